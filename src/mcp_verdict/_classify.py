@@ -1,0 +1,138 @@
+"""``classify``: one ``tools/call`` response in, one verdict out.
+
+Two kinds of error are kept apart, as h11 keeps local and remote protocol errors apart:
+
+- a malformed *response* is the peer's problem: ``classify`` never raises for any
+  ``response``; it returns an ``unclassified`` verdict whose findings say why;
+- a bad *option* (unknown version, a bool request id, extensions given as one string...)
+  is the caller's own mistake: ``classify`` raises ``ValueError`` at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from ._envelope import check_envelope
+from ._error import check_error
+from ._findings import Finding
+from ._kind import Kind
+from ._parser import PARSER_MAX_DEPTH, parse
+from ._result import check_result
+from ._verdict import Verdict
+from ._versions import LATEST_VERSION, RULES_BY_VERSION, VERSIONS
+from ._walk import Context
+
+_RAW_TYPES: Final = (bytes, bytearray, memoryview, str)
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds on what one response may cost to read.
+
+    ``max_bytes`` bounds the wire text; ``max_depth`` the nesting of objects and arrays (the
+    envelope object is depth 1; at most 200, the wire parser's own bound); ``max_nodes`` the
+    number of values a walk over a parsed value may visit (shared or cyclic references in a
+    value handed in by the caller).
+    """
+
+    max_bytes: int = 64 * 1024 * 1024
+    max_depth: int = 64
+    max_nodes: int = 10_000_000
+
+    def __post_init__(self) -> None:
+        for name in ("max_bytes", "max_depth", "max_nodes"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"Limits.{name} must be a positive integer, not {value!r}")
+        if self.max_depth > PARSER_MAX_DEPTH:
+            raise ValueError(f"Limits.max_depth cannot exceed {PARSER_MAX_DEPTH}, the wire parser's bound")
+
+
+DEFAULT_LIMITS: Final = Limits()
+
+AbsentResultType = Literal["invalid", "complete"]
+
+
+def classify(
+    response: object,
+    *,
+    version: str = LATEST_VERSION,
+    request_id: str | int | None = None,
+    client_capabilities: Mapping[str, Any] | None = None,
+    extensions: Iterable[str] = (),
+    absent_result_type: AbsentResultType = "invalid",
+    limits: Limits = DEFAULT_LIMITS,
+) -> Verdict:
+    """Classify one JSON-RPC response to ``tools/call``.
+
+    ``response`` is the raw wire text (``bytes``, ``bytearray``, ``memoryview`` or ``str``,
+    read strictly: UTF-8, standard JSON, no duplicate keys) or an already parsed JSON value.
+
+    ``version`` is the negotiated protocol version. ``request_id``, when given, must equal the
+    response id with the same JSON type. ``client_capabilities`` is the capabilities object the
+    client declared; with it, input requests the client cannot serve are refused.
+    ``extensions`` lists the negotiated extensions (``"io.modelcontextprotocol/tasks"`` enables
+    task results; on 2025-11-25 it means the request was task-augmented).
+    ``absent_result_type="complete"`` opts in to reading a 2026-07-28 result without
+    resultType as complete (the specification's back-compat rule); the default is strict.
+
+    Never raises for any ``response``; raises ``ValueError`` for a bad option.
+    """
+    rules = RULES_BY_VERSION.get(version) if type(version) is str else None
+    if rules is None:
+        raise ValueError(f"unknown protocol version {version!r}; expected one of {', '.join(VERSIONS)}")
+    if request_id is not None and (type(request_id) is bool or not isinstance(request_id, (str, int))):
+        raise ValueError(f"request_id must be a string, an integer or None, not {request_id!r}")
+    if client_capabilities is not None:
+        _check_capabilities(client_capabilities)
+    if extensions:
+        if isinstance(extensions, (str, bytes)) or not all(isinstance(e, str) for e in extensions):
+            raise ValueError(f"extensions must be an iterable of extension id strings, not {extensions!r}")
+        negotiated = frozenset(extensions)
+    else:
+        negotiated = frozenset()
+    if absent_result_type == "invalid":
+        absent_is_complete = False
+    elif absent_result_type == "complete":
+        absent_is_complete = True
+    else:
+        raise ValueError(f'absent_result_type must be "invalid" or "complete", not {absent_result_type!r}')
+    if type(limits) is not Limits:
+        raise ValueError(f"limits must be a Limits, not {limits!r}")
+
+    ctx = Context(rules, limits.max_depth, limits.max_nodes, client_capabilities, negotiated,
+                  absent_is_complete)
+    message = response
+    if isinstance(response, _RAW_TYPES):
+        message, problem = parse(response, limits.max_bytes, limits.max_depth)
+        if problem is not None:
+            return Verdict(Kind.UNCLASSIFIED, (problem,), rules.version, None)
+    kind = _classify(ctx, message, request_id)
+    findings = tuple(ctx.findings)
+    if kind is None or any(f.severity == "error" for f in findings):
+        kind = Kind.UNCLASSIFIED
+    return Verdict(kind, findings, rules.version, message)
+
+
+def _classify(ctx: Context, message: object, request_id: str | int | None) -> Kind | None:
+    branch = check_envelope(ctx, message, request_id)
+    if branch is None:
+        return None
+    assert isinstance(message, dict)
+    if branch == "error":
+        check_error(ctx, message["error"])
+        return Kind.PROTOCOL_ERROR
+    return check_result(ctx, message["result"])
+
+
+def _check_capabilities(capabilities: object) -> None:
+    if not isinstance(capabilities, Mapping):
+        raise ValueError(f"client_capabilities must be the capabilities object (a mapping), not {capabilities!r}")
+    for name in ("elicitation", "sampling", "roots"):
+        if name in capabilities and not isinstance(capabilities[name], Mapping):
+            raise ValueError(f"client_capabilities[{name!r}] must be an object, not {capabilities[name]!r}")
+
+
+__all__ = ["DEFAULT_LIMITS", "AbsentResultType", "Finding", "Limits", "classify"]

@@ -1,0 +1,194 @@
+"""Content blocks of a complete ``tools/call`` result, per protocol version.
+
+Rules (https://modelcontextprotocol.io/specification/2026-07-28/server/tools#tool-result and
+each version's ``schema.json``):
+
+- every block is an object (``content.not_object``) whose ``type`` is a string naming a
+  block type some version defines (``content.type``) and that the negotiated version has
+  (``content.type_version``): text, image, resource since 2024-11-05; audio since
+  2025-03-26; resource_link since 2025-06-18;
+- required fields and their types (``content.field_missing``, ``content.field_type``):
+  text {text}; image and audio {data, mimeType}; resource_link {uri, name}; resource
+  {resource: {uri, and text or blob}} (exactly one of text and blob: ``content.resource_body``);
+- optional fields the version defines are type-checked too: annotations (audience of
+  "user"/"assistant", priority a number in 0..1, lastModified a string since 2025-06-18:
+  ``content.annotations``), ``_meta`` objects since 2025-06-18, resource_link title,
+  description, mimeType (strings), size (an integer) and icons (since 2025-11-25).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from ._findings import describe, pointer
+from ._versions import ALL_CONTENT_TYPES, RULES_BY_VERSION
+from ._walk import Context, check_extras, check_value
+
+_TEXT_KEYS: Final = frozenset({"type", "text", "annotations", "_meta"})
+_MEDIA_KEYS: Final = frozenset({"type", "data", "mimeType", "annotations", "_meta"})
+_LINK_KEYS: Final = frozenset({"type", "uri", "name", "title", "description", "mimeType", "size",
+                               "icons", "annotations", "_meta"})
+_RESOURCE_KEYS: Final = frozenset({"type", "resource", "annotations", "_meta"})
+_CONTENTS_KEYS: Final = frozenset({"uri", "mimeType", "text", "blob", "_meta"})
+_ANNOTATION_KEYS: Final = frozenset({"audience", "priority", "lastModified"})
+_ROLES: Final = frozenset({"user", "assistant"})
+_FIRST_VERSION: Final = {
+    kind: next(v for v, rules in RULES_BY_VERSION.items() if kind in rules.content_types)
+    for kind in ALL_CONTENT_TYPES
+}
+
+# Depths: the message is 1, result 2, content 3, a block 4, a block's members 5.
+_BLOCK_DEPTH: Final = 4
+
+
+def check_content(ctx: Context, content: list[Any], base: str) -> None:
+    """Check every block of a content list whose pointer is ``base``."""
+    allowed = ctx.rules.content_types
+    for index, block in enumerate(content):
+        # Fast path: a bare text block, by far the most common shape.
+        if (type(block) is dict and len(block) == 2 and block.get("type") == "text"
+                and type(block.get("text")) is str):
+            continue
+        _check_block(ctx, block, pointer(base, index), allowed)
+
+
+def _check_block(ctx: Context, block: object, path: str, allowed: frozenset[str]) -> None:
+    if not isinstance(block, dict):
+        ctx.add(path, "content.not_object", f"the block is {describe(block)}, not an object")
+        return
+    kind = block.get("type")
+    if not isinstance(kind, str):
+        ctx.add(pointer(path, "type") if "type" in block else path, "content.type",
+                f"the block's type is {describe(kind)}" if "type" in block else "the block has no type")
+        return
+    if kind not in ALL_CONTENT_TYPES:
+        ctx.add(pointer(path, "type"), "content.type",
+                f"{kind!r} is not a content block type of a tool result "
+                f"(text, image, audio, resource_link, resource)")
+        return
+    if kind not in allowed:
+        ctx.add(pointer(path, "type"), "content.type_version",
+                f"{kind!r} blocks exist from {_FIRST_VERSION[kind]}; this response is "
+                f"{ctx.rules.version}")
+        return
+    _CHECKS[kind](ctx, block, path)
+
+
+def _field(ctx: Context, obj: Mapping[str, Any], name: str, path: str, *, required: bool,
+           kind: type = str, what: str = "a string") -> bool:
+    """Check one member's JSON type; True when present and well typed."""
+    if name not in obj:
+        if required:
+            ctx.add(path, "content.field_missing", f"the block has no {name}")
+        return False
+    value = obj[name]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        ctx.add(pointer(path, name), "content.field_type", f"{name} is {describe(value)}; expected {what}")
+        return False
+    return True
+
+
+def _common(ctx: Context, block: Mapping[str, Any], path: str, known: frozenset[str], depth: int) -> None:
+    """annotations, _meta and unknown members, shared by every block type."""
+    if "annotations" in block:
+        _annotations(ctx, block["annotations"], pointer(path, "annotations"), depth + 1)
+    if not ctx.rules.block_meta:
+        known = known - {"_meta"}  # not defined before 2025-06-18: an unknown member
+    elif "_meta" in block and _field(ctx, block, "_meta", path, required=False, kind=dict,
+                                     what="an object"):
+        check_value(ctx, block["_meta"], pointer(path, "_meta"), depth + 1)
+    check_extras(ctx, block, known, path, depth)
+
+
+def _annotations(ctx: Context, value: object, path: str, depth: int) -> None:
+    if not isinstance(value, dict):
+        ctx.add(path, "content.annotations", f"annotations is {describe(value)}, not an object")
+        return
+    audience = value.get("audience")
+    if "audience" in value and (not isinstance(audience, list)
+                                or any(not isinstance(r, str) or r not in _ROLES for r in audience)):
+        ctx.add(pointer(path, "audience"), "content.annotations",
+                f'audience is {describe(audience)}; expected an array of "user" and "assistant"')
+    priority = value.get("priority")
+    if "priority" in value and (isinstance(priority, bool) or not isinstance(priority, (int, float))
+                                or not 0 <= priority <= 1):
+        ctx.add(pointer(path, "priority"), "content.annotations",
+                f"priority is {describe(priority)}; expected a number from 0 to 1")
+    known = _ANNOTATION_KEYS
+    if ctx.rules.annotations_last_modified:
+        if "lastModified" in value and not isinstance(value["lastModified"], str):
+            ctx.add(pointer(path, "lastModified"), "content.annotations",
+                    f"lastModified is {describe(value['lastModified'])}; expected a string")
+    else:
+        known = known - {"lastModified"}
+    check_extras(ctx, value, known, path, depth)
+
+
+def _text(ctx: Context, block: Mapping[str, Any], path: str) -> None:
+    _field(ctx, block, "text", path, required=True)
+    _common(ctx, block, path, _TEXT_KEYS, _BLOCK_DEPTH)
+
+
+def _media(ctx: Context, block: Mapping[str, Any], path: str) -> None:
+    _field(ctx, block, "data", path, required=True)
+    _field(ctx, block, "mimeType", path, required=True)
+    _common(ctx, block, path, _MEDIA_KEYS, _BLOCK_DEPTH)
+
+
+def _resource_link(ctx: Context, block: Mapping[str, Any], path: str) -> None:
+    _field(ctx, block, "uri", path, required=True)
+    _field(ctx, block, "name", path, required=True)
+    for name in ("title", "description", "mimeType"):
+        _field(ctx, block, name, path, required=False)
+    _field(ctx, block, "size", path, required=False, kind=int, what="an integer")
+    known = _LINK_KEYS
+    if ctx.rules.resource_link_icons:
+        if _field(ctx, block, "icons", path, required=False, kind=list, what="an array"):
+            _icons(ctx, block["icons"], pointer(path, "icons"))
+    else:
+        known = known - {"icons"}
+    _common(ctx, block, path, known, _BLOCK_DEPTH)
+
+
+def _icons(ctx: Context, icons: list[Any], path: str) -> None:
+    for index, icon in enumerate(icons):
+        where = pointer(path, index)
+        if not isinstance(icon, dict) or not isinstance(icon.get("src"), str):
+            ctx.add(where, "content.field_type", f"icon is {describe(icon)}; expected an object with a string src")
+            return
+        check_extras(ctx, icon, frozenset({"src"}), where, _BLOCK_DEPTH + 2)
+
+
+def _resource(ctx: Context, block: Mapping[str, Any], path: str) -> None:
+    if _field(ctx, block, "resource", path, required=True, kind=dict, what="an object"):
+        contents = block["resource"]
+        where = pointer(path, "resource")
+        _field(ctx, contents, "uri", where, required=True)
+        _field(ctx, contents, "mimeType", where, required=False)
+        has_text = "text" in contents
+        has_blob = "blob" in contents
+        if has_text and has_blob:
+            ctx.add(where, "content.resource_body",
+                    "the resource has both text and blob; readers would disagree on its body")
+        elif not has_text and not has_blob:
+            ctx.add(where, "content.resource_body", "the resource has neither text nor blob")
+        else:
+            _field(ctx, contents, "text" if has_text else "blob", where, required=True)
+        known = _CONTENTS_KEYS
+        if ctx.rules.block_meta:
+            if _field(ctx, contents, "_meta", where, required=False, kind=dict, what="an object"):
+                check_value(ctx, contents["_meta"], pointer(where, "_meta"), _BLOCK_DEPTH + 2)
+        else:
+            known = known - {"_meta"}
+        check_extras(ctx, contents, known, where, _BLOCK_DEPTH + 1)
+    _common(ctx, block, path, _RESOURCE_KEYS, _BLOCK_DEPTH)
+
+
+_CHECKS: Final[dict[str, Callable[[Context, Mapping[str, Any], str], None]]] = {
+    "text": _text,
+    "image": _media,
+    "audio": _media,
+    "resource_link": _resource_link,
+    "resource": _resource,
+}

@@ -1,0 +1,71 @@
+"""The JSON-RPC 2.0 envelope of a response, as MCP constrains it.
+
+Rules (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#responses and
+https://www.jsonrpc.org/specification#response_object):
+
+- one JSON object, not a batch (``envelope.batch``) or a scalar (``envelope.not_object``);
+- ``"jsonrpc": "2.0"``, that exact string (``envelope.jsonrpc``);
+- exactly one of ``result`` and ``error`` (``envelope.result_and_error``,
+  ``envelope.no_result_or_error``), and no ``method`` (``envelope.request_shape``);
+- a result response has an id (``envelope.id_missing``); an error response may omit it
+  (``envelope.id_absent_on_error``, a warning); a present id is a string or an integer,
+  never a bool, float, null, array or object (``envelope.id_type``);
+- with the request's id known, the response id equals it with the same JSON type
+  (``envelope.id_mismatch``).
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+from ._findings import describe
+from ._walk import Context, check_extras
+
+_KNOWN: Final = frozenset({"jsonrpc", "id", "result", "error", "method"})
+
+
+def check_envelope(ctx: Context, message: object, request_id: str | int | None,
+                   ) -> Literal["result", "error"] | None:
+    """Check the envelope; return which branch to read next, or None if there is none."""
+    if not isinstance(message, dict):
+        if isinstance(message, list):
+            ctx.add("", "envelope.batch",
+                    f"a JSON array of {len(message)} values is a batch, not one response")
+        else:
+            ctx.add("", "envelope.not_object", f"the response is {describe(message)}, not an object")
+        return None
+    jsonrpc = message.get("jsonrpc")
+    if jsonrpc != "2.0" or not isinstance(jsonrpc, str):
+        if "jsonrpc" in message:
+            ctx.add("/jsonrpc", "envelope.jsonrpc", f'"jsonrpc" is {describe(jsonrpc)}, not "2.0"')
+        else:
+            ctx.add("", "envelope.jsonrpc", 'the "jsonrpc": "2.0" member is missing')
+    has_result = "result" in message
+    has_error = "error" in message
+    if "method" in message:
+        ctx.add("/method", "envelope.request_shape",
+                'a "method" member makes this a request or notification, not a response')
+    if has_result and has_error:
+        ctx.add("", "envelope.result_and_error", "both result and error are present")
+        return None
+    if not has_result and not has_error:
+        ctx.add("", "envelope.no_result_or_error", "neither result nor error is present")
+        return None
+    if "id" in message:
+        response_id = message["id"]
+        if isinstance(response_id, bool) or not isinstance(response_id, (str, int)):
+            ctx.add("/id", "envelope.id_type",
+                    f"the id is {describe(response_id)}; it must be a string or an integer")
+        elif request_id is not None and (type(response_id) is not type(request_id)
+                                         or response_id != request_id):
+            ctx.add("/id", "envelope.id_mismatch",
+                    f"the id is {response_id!r}; the request's id is {request_id!r}")
+    elif has_result:
+        ctx.add("", "envelope.id_missing", "a result response must carry the request's id")
+    else:
+        schema = " (this version's schema requires it)" if ctx.rules.error_id_required else ""
+        ctx.add("", "envelope.id_absent_on_error",
+                f"the error response has no id{schema}; it cannot be matched to a request")
+    if len(message) > has_result + has_error + ("jsonrpc" in message) + ("id" in message):
+        check_extras(ctx, message, _KNOWN, "", 1)
+    return "result" if has_result else "error"

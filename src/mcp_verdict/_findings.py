@@ -1,0 +1,229 @@
+"""Findings: what a verdict says about a response, and the catalogue of their codes.
+
+Every check in the classifier reports through a code listed here. The catalogue is the one
+place that says, for each code, how severe it is and which part of the specification it
+enforces; the check itself lives in the module named for what it inspects (``_parser``,
+``_envelope``, ``_error``, ``_result``, ``_content``, ``_input``, ``_task``).
+
+An ``error`` finding makes the verdict ``unclassified``; a ``warning`` never changes the kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+Severity = Literal["error", "warning"]
+
+_SPEC: Final = "https://modelcontextprotocol.io/specification/"
+_LATEST: Final = _SPEC + "2026-07-28/"
+_TASKS: Final = "https://github.com/modelcontextprotocol/ext-tasks/blob/main/schema/draft/schema.ts"
+_RFC8259: Final = "https://www.rfc-editor.org/rfc/rfc8259"
+_JSONRPC: Final = "https://www.jsonrpc.org/specification#response_object"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One entry of the catalogue: a finding code, its severity and the text it enforces."""
+
+    code: str
+    severity: Severity
+    spec: str
+    summary: str
+
+
+def _rules(*rules: Rule) -> dict[str, Rule]:
+    table: dict[str, Rule] = {}
+    for rule in rules:
+        if rule.code in table:  # pragma: no cover - guards the literal table below
+            raise AssertionError(f"duplicate rule code {rule.code}")
+        table[rule.code] = rule
+    return table
+
+
+RULES: Final[dict[str, Rule]] = _rules(
+    # --- raw wire text (_parser) -------------------------------------------------------
+    Rule("json.too_large", "error", _RFC8259 + "#section-9",
+         "The wire text is longer than Limits.max_bytes."),
+    Rule("json.encoding", "error", _RFC8259 + "#section-8.1",
+         "The wire text is not UTF-8, or a string escapes a lone surrogate that UTF-8 cannot carry."),
+    Rule("json.bom", "error", _RFC8259 + "#section-8.1",
+         "The wire text starts with a byte order mark, which senders MUST NOT add."),
+    Rule("json.syntax", "error", _RFC8259 + "#section-2",
+         "The wire text is not standard JSON (NaN, Infinity, single quotes, comments, "
+         "trailing commas, bare words, control characters, empty input)."),
+    Rule("json.trailing_data", "error", _RFC8259 + "#section-2",
+         "Something follows the JSON value on the wire."),
+    Rule("json.duplicate_key", "error", _RFC8259 + "#section-4",
+         "An object repeats a member name: parsers disagree on which copy wins, so the message "
+         "could say one thing to a gateway and another to the host."),
+    Rule("json.too_deep", "error", _RFC8259 + "#section-9",
+         "The value nests deeper than Limits.max_depth."),
+    Rule("json.too_many_nodes", "error", _RFC8259 + "#section-9",
+         "A parsed value holds more than Limits.max_nodes values (shared or cyclic references)."),
+    Rule("json.number_out_of_range", "error", _RFC8259 + "#section-6",
+         "A number is not a finite IEEE 754 double (1e400, NaN or infinity in a parsed value)."),
+    Rule("json.not_json_value", "error", _RFC8259 + "#section-3",
+         "A parsed value holds something JSON cannot carry (a tuple, set, bytes, object, or a "
+         "non-string key)."),
+    # --- JSON-RPC envelope (_envelope) ------------------------------------------------------
+    Rule("envelope.batch", "error", _JSONRPC,
+         "A JSON array: a batch is not the single response to one tools/call."),
+    Rule("envelope.not_object", "error", _LATEST + "basic/index#responses",
+         "The response is not a JSON object (a string, number, boolean or null)."),
+    Rule("envelope.jsonrpc", "error", _LATEST + "basic/index#messages",
+         'The "jsonrpc" member is missing or is not exactly the string "2.0".'),
+    Rule("envelope.result_and_error", "error", _JSONRPC,
+         "Both result and error are present; a response carries exactly one."),
+    Rule("envelope.no_result_or_error", "error", _JSONRPC,
+         "Neither result nor error is present."),
+    Rule("envelope.request_shape", "error", _LATEST + "basic/index#requests",
+         'A "method" member makes the message a request or notification, not a response.'),
+    Rule("envelope.id_missing", "error", _LATEST + "basic/index#result-responses",
+         "A result response has no id."),
+    Rule("envelope.id_type", "error", _LATEST + "basic/index#requests",
+         "The id is not a string or an integer (a bool, float, null, array or object)."),
+    Rule("envelope.id_mismatch", "error", _LATEST + "basic/index#result-responses",
+         "The id is not the request's id, compared with its JSON type (7 is not \"7\")."),
+    Rule("envelope.id_absent_on_error", "warning", _LATEST + "basic/index#error-responses",
+         "An error response without an id: allowed only when the request id could not be read, "
+         "and it cannot be correlated with a request."),
+    # --- JSON-RPC error object (_error) -----------------------------------------------------
+    Rule("error.not_object", "error", _LATEST + "basic/index#error-responses",
+         "The error member is not an object."),
+    Rule("error.code", "error", _LATEST + "basic/index#error-responses",
+         "The error code is missing or not an integer (a float, bool or string)."),
+    Rule("error.message", "error", _LATEST + "basic/index#error-responses",
+         "The error message is missing or not a string."),
+    Rule("error.reserved_code", "warning", _LATEST + "basic/index#error-codes",
+         "A code in -32020..-32099 that the specification does not define, or one it retired."),
+    # --- result object (_result) ------------------------------------------------------------
+    Rule("result.not_object", "error", _LATEST + "basic/index#result-responses",
+         "The result member is not an object (null, a list, a string, a number)."),
+    Rule("result.result_type_missing", "error", _LATEST + "basic/index#resulttype",
+         "A 2026-07-28 result has no resultType (opt in to the back-compat reading with "
+         'absent_result_type="complete").'),
+    Rule("result.result_type_assumed", "warning", _LATEST + "basic/index#resulttype",
+         'A 2026-07-28 result has no resultType and was read as "complete" because the caller '
+         "opted in."),
+    Rule("result.result_type_type", "error", _LATEST + "basic/index#resulttype",
+         "The resultType is not a string."),
+    Rule("result.result_type_unknown", "error", _LATEST + "basic/index#resulttype",
+         "The resultType is not one this version and the negotiated extensions define (an "
+         "unrecognized resultType MUST be considered invalid)."),
+    Rule("result.meta", "error", _LATEST + "basic/index#_meta",
+         "The result's _meta is not an object."),
+    Rule("result.content_missing", "error", _LATEST + "server/tools#tool-result",
+         "A complete tools/call result has no content list."),
+    Rule("result.content_type", "error", _LATEST + "server/tools#tool-result",
+         "The content member is not a list."),
+    Rule("result.is_error", "error", _LATEST + "server/tools#error-handling",
+         'isError is not a JSON boolean ("false", "true", 0, 1, null, [], {} are not).'),
+    Rule("result.structured_content", "error", _SPEC + "2025-06-18/server/tools#structured-content",
+         "structuredContent is not an object (required on 2025-06-18 and 2025-11-25; any JSON "
+         "value is allowed from 2026-07-28)."),
+    Rule("result.structured_content_undefined", "warning", _SPEC + "2025-06-18/changelog",
+         "structuredContent arrived on a version that does not define it (before 2025-06-18)."),
+    # --- content blocks (_content) ----------------------------------------------------------
+    Rule("content.not_object", "error", _LATEST + "server/tools#tool-result",
+         "A content block is not an object."),
+    Rule("content.type", "error", _LATEST + "server/tools#tool-result",
+         "A content block has no type, a type that is not a string, or a type no version defines "
+         "for tool results."),
+    Rule("content.type_version", "error", _SPEC + "2025-06-18/changelog",
+         "A content block type newer than the negotiated version (audio before 2025-03-26, "
+         "resource_link before 2025-06-18)."),
+    Rule("content.field_missing", "error", _LATEST + "server/tools#tool-result",
+         "A content block lacks a required field (text, data, mimeType, uri, name, resource)."),
+    Rule("content.field_type", "error", _LATEST + "server/tools#tool-result",
+         "A content block field has the wrong JSON type."),
+    Rule("content.resource_body", "error", _LATEST + "server/resources#resource-contents",
+         "An embedded resource has neither text nor blob, or has both."),
+    Rule("content.annotations", "error", _LATEST + "server/resources#annotations",
+         "Block annotations are malformed (audience of user/assistant, priority 0..1, "
+         "lastModified a string)."),
+    # --- input_required (_input) ------------------------------------------------------------
+    Rule("input.empty", "error", _LATEST + "basic/patterns/mrtr#server-requirements-basic-workflow",
+         "An input_required result has neither inputRequests nor requestState."),
+    Rule("input.requests_type", "error", _LATEST + "basic/patterns/mrtr#inputrequests",
+         "inputRequests is not an object."),
+    Rule("input.requests_empty", "warning", _LATEST + "basic/patterns/mrtr#inputrequests",
+         "inputRequests is an empty object: there is nothing to fulfil."),
+    Rule("input.request_state_type", "error", _LATEST + "basic/patterns/mrtr#inputrequiredresult",
+         "requestState is not a string."),
+    Rule("input.request", "error", _LATEST + "basic/patterns/mrtr#inputrequests",
+         "An input request is not an object, or its method is not elicitation/create, "
+         "sampling/createMessage or roots/list."),
+    Rule("input.params", "error", _LATEST + "basic/patterns/mrtr#inputrequests",
+         "An input request's params are missing or malformed for its method."),
+    Rule("input.elicitation_mode", "error", _LATEST + "client/elicitation#protocol-messages",
+         'An elicitation mode other than "form" (or absent) and "url".'),
+    Rule("input.capability", "error", _LATEST + "basic/patterns/mrtr#server-requirements-basic-workflow",
+         "The server asked for input the client did not declare (elicitation, its url mode, "
+         "sampling or roots): servers MUST NOT send such requests."),
+    # --- task handles (_task) ---------------------------------------------------------------
+    Rule("task.field", "error", _TASKS,
+         "A task handle lacks a required field or has one of the wrong type (taskId, status, "
+         "createdAt, lastUpdatedAt, ttlMs, pollIntervalMs, statusMessage)."),
+    Rule("task.status", "error", _TASKS,
+         "The task status is not working, input_required, completed, cancelled or failed."),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One observation about a response.
+
+    ``path`` is a JSON pointer (RFC 6901) to the offending value (``""`` is the whole
+    message), ``code`` a stable identifier from :data:`RULES`, ``message`` text for humans.
+    """
+
+    path: str
+    code: str
+    message: str
+    severity: Severity = "error"
+
+    @property
+    def spec(self) -> str:
+        """The specification text this finding enforces."""
+        rule = RULES.get(self.code)
+        return rule.spec if rule is not None else ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "code": self.code, "message": self.message,
+                "severity": self.severity, "spec": self.spec}
+
+
+def finding(path: str, code: str, message: str) -> Finding:
+    """Build a finding whose severity comes from the catalogue (unknown codes are bugs)."""
+    return Finding(path, code, message, RULES[code].severity)
+
+
+def pointer(parent: str, token: str | int) -> str:
+    """Append one reference token to a JSON pointer, escaping ``~`` and ``/`` (RFC 6901)."""
+    if isinstance(token, int):
+        return f"{parent}/{token}"
+    if "~" in token or "/" in token:
+        token = token.replace("~", "~0").replace("/", "~1")
+    return f"{parent}/{token}"
+
+
+def describe(value: object) -> str:
+    """A short, exact description of a JSON value for a finding message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f"the string {shown!r}"
+    if isinstance(value, int):
+        return f"the integer {value}"
+    if isinstance(value, float):
+        return f"the number {value!r}"
+    if isinstance(value, list):
+        return f"an array of {len(value)}"
+    if isinstance(value, dict):
+        return f"an object of {len(value)} members"
+    return f"a Python {type(value).__name__}"
+

@@ -1,0 +1,398 @@
+"""The verdict value and the typed views a caller reads from it.
+
+A :class:`Verdict` holds the kind, the findings and the parsed message. Its accessors only
+hand out what the kind vouches for: ``is_error``, ``content`` and ``structured_content`` of
+an ``unclassified`` verdict are ``None`` or empty, never a guess. The views are built on
+access from the message, which the classifier has already checked, so building them cannot
+fail. They hold the parsed JSON values as they arrived: treat them as read-only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal, NoReturn
+
+from ._findings import Finding
+from ._kind import Kind
+
+JSON = Any
+"""A JSON value as Python holds it: dict, list, str, int, float, bool or None."""
+
+
+# --- protocol errors ------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class ErrorInfo:
+    """The JSON-RPC error of a ``protocol_error`` verdict."""
+
+    code: int
+    message: str
+    data: JSON = None
+    has_data: bool = False
+
+
+# --- content blocks -------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class TextBlock:
+    text: str
+    annotations: Mapping[str, JSON] | None = None
+    meta: Mapping[str, JSON] | None = None
+    type: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ImageBlock:
+    data: str
+    mime_type: str
+    annotations: Mapping[str, JSON] | None = None
+    meta: Mapping[str, JSON] | None = None
+    type: Literal["image"] = "image"
+
+
+@dataclass(frozen=True, slots=True)
+class AudioBlock:
+    data: str
+    mime_type: str
+    annotations: Mapping[str, JSON] | None = None
+    meta: Mapping[str, JSON] | None = None
+    type: Literal["audio"] = "audio"
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceLinkBlock:
+    uri: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+    annotations: Mapping[str, JSON] | None = None
+    meta: Mapping[str, JSON] | None = None
+    type: Literal["resource_link"] = "resource_link"
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddedResourceBlock:
+    uri: str
+    text: str | None = None
+    blob: str | None = None
+    mime_type: str | None = None
+    annotations: Mapping[str, JSON] | None = None
+    meta: Mapping[str, JSON] | None = None
+    type: Literal["resource"] = "resource"
+
+
+ContentBlock = TextBlock | ImageBlock | AudioBlock | ResourceLinkBlock | EmbeddedResourceBlock
+
+
+def _block(raw: Mapping[str, JSON]) -> ContentBlock:
+    kind = raw["type"]
+    annotations = raw.get("annotations")
+    meta = raw.get("_meta")
+    if kind == "text":
+        return TextBlock(raw["text"], annotations, meta)
+    if kind == "image":
+        return ImageBlock(raw["data"], raw["mimeType"], annotations, meta)
+    if kind == "audio":
+        return AudioBlock(raw["data"], raw["mimeType"], annotations, meta)
+    if kind == "resource_link":
+        return ResourceLinkBlock(raw["uri"], raw["name"], raw.get("title"), raw.get("description"),
+                                 raw.get("mimeType"), raw.get("size"), annotations, meta)
+    resource = raw["resource"]
+    return EmbeddedResourceBlock(resource["uri"], resource.get("text"), resource.get("blob"),
+                                 resource.get("mimeType"), annotations, meta)
+
+
+# --- input requests -------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class ElicitationRequest:
+    """An ``elicitation/create`` input request; ``mode`` is "form" when the server omitted it."""
+
+    key: str
+    mode: Literal["form", "url"]
+    message: str
+    requested_schema: Mapping[str, JSON] | None
+    url: str | None
+    params: Mapping[str, JSON]
+    method: Literal["elicitation/create"] = "elicitation/create"
+
+
+@dataclass(frozen=True, slots=True)
+class SamplingRequest:
+    """A ``sampling/createMessage`` input request."""
+
+    key: str
+    messages: tuple[Mapping[str, JSON], ...]
+    max_tokens: int
+    params: Mapping[str, JSON]
+    method: Literal["sampling/createMessage"] = "sampling/createMessage"
+
+
+@dataclass(frozen=True, slots=True)
+class RootsRequest:
+    """A ``roots/list`` input request."""
+
+    key: str
+    params: Mapping[str, JSON]
+    method: Literal["roots/list"] = "roots/list"
+
+
+InputRequest = ElicitationRequest | SamplingRequest | RootsRequest
+
+
+def _input_request(key: str, raw: Mapping[str, JSON]) -> InputRequest:
+    method = raw["method"]
+    params = raw.get("params") or {}
+    if method == "elicitation/create":
+        mode = params.get("mode", "form")
+        return ElicitationRequest(key, mode, params["message"], params.get("requestedSchema"),
+                                  params.get("url"), params)
+    if method == "sampling/createMessage":
+        return SamplingRequest(key, tuple(params["messages"]), params["maxTokens"], params)
+    return RootsRequest(key, params)
+
+
+# --- tasks ----------------------------------------------------------------------------------
+
+TaskStatus = Literal["working", "input_required", "completed", "cancelled", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class TaskInfo:
+    """A task handle (2026-07-28 tasks extension, or a 2025-11-25 CreateTaskResult)."""
+
+    task_id: str
+    status: TaskStatus
+    created_at: str
+    last_updated_at: str
+    ttl_ms: int | None
+    poll_interval_ms: int | None = None
+    status_message: str | None = None
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in ("completed", "cancelled", "failed")
+
+
+def _task(result: Mapping[str, JSON]) -> TaskInfo:
+    if "task" in result and "resultType" not in result:  # 2025-11-25 CreateTaskResult
+        task = result["task"]
+        return TaskInfo(task["taskId"], task["status"], task["createdAt"], task["lastUpdatedAt"],
+                        task["ttl"], task.get("pollInterval"), task.get("statusMessage"))
+    return TaskInfo(result["taskId"], result["status"], result["createdAt"],
+                    result["lastUpdatedAt"], result["ttlMs"], result.get("pollIntervalMs"),
+                    result.get("statusMessage"))
+
+
+# --- the verdict ----------------------------------------------------------------------------
+
+_RESULT_KINDS: Final = frozenset({Kind.TOOL_ERROR, Kind.NORMAL_COMPLETE, Kind.INPUT_REQUIRED, Kind.TASK})
+_COMPLETE_KINDS: Final = frozenset({Kind.TOOL_ERROR, Kind.NORMAL_COMPLETE})
+_MISSING: Final = object()
+_set = object.__setattr__
+
+
+class Verdict:
+    """What one ``tools/call`` response turned out to be. Immutable; build with ``classify``."""
+
+    __slots__ = ("kind", "findings", "version", "message")
+
+    kind: Kind
+    findings: tuple[Finding, ...]
+    version: str
+    message: JSON
+    """The parsed response as it arrived (``None`` when the wire text could not be parsed)."""
+
+    def __init__(self, kind: Kind, findings: tuple[Finding, ...], version: str, message: JSON) -> None:
+        _set(self, "kind", kind)
+        _set(self, "findings", findings)
+        _set(self, "version", version)
+        _set(self, "message", message)
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError(f"Verdict is immutable; cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"Verdict is immutable; cannot delete {name!r}")
+
+    def __reduce__(self) -> tuple[type[Verdict], tuple[Kind, tuple[Finding, ...], str, JSON]]:
+        return (Verdict, (self.kind, self.findings, self.version, self.message))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Verdict):
+            return NotImplemented
+        return (self.kind == other.kind and self.version == other.version
+                and self.findings == other.findings and self.message == other.message)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.version, self.findings))
+
+    def __repr__(self) -> str:
+        parts = [f"kind={self.kind.value!r}", f"version={self.version!r}"]
+        if self.id is not None:
+            parts.append(f"id={self.id!r}")
+        if self.kind is Kind.PROTOCOL_ERROR:
+            parts.append(f"error_code={self.error_code!r}")
+        if self.findings:
+            parts.append("findings=[" + ", ".join(f"{f.code}@{f.path or '/'}" for f in self.findings) + "]")
+        return f"Verdict({', '.join(parts)})"
+
+    # -- envelope ------------------------------------------------------------------------
+    @property
+    def id(self) -> str | int | None:
+        """The response id when it is a string or an integer, else ``None``."""
+        message = self.message
+        if type(message) is dict:
+            value = message.get("id")
+            if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+                return value
+        return None
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        """Findings of severity "error" (why a verdict is unclassified)."""
+        return tuple(f for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "warning")
+
+    # -- protocol_error ------------------------------------------------------------------
+    @property
+    def error(self) -> ErrorInfo | None:
+        if self.kind is not Kind.PROTOCOL_ERROR:
+            return None
+        raw = self.message["error"]
+        data = raw.get("data", _MISSING)
+        return ErrorInfo(raw["code"], raw["message"], None if data is _MISSING else data,
+                         data is not _MISSING)
+
+    @property
+    def error_code(self) -> int | None:
+        return self.message["error"]["code"] if self.kind is Kind.PROTOCOL_ERROR else None
+
+    @property
+    def error_message(self) -> str | None:
+        return self.message["error"]["message"] if self.kind is Kind.PROTOCOL_ERROR else None
+
+    @property
+    def error_data(self) -> JSON:
+        return self.message["error"].get("data") if self.kind is Kind.PROTOCOL_ERROR else None
+
+    # -- results -------------------------------------------------------------------------
+    @property
+    def result(self) -> Mapping[str, JSON] | None:
+        """The result object of a result verdict; ``None`` for errors and unclassified."""
+        return self.message["result"] if self.kind in _RESULT_KINDS else None
+
+    @property
+    def result_type(self) -> str | None:
+        """The resultType exactly as sent, when it is a string (also on unclassified verdicts)."""
+        message = self.message
+        if type(message) is dict:
+            result = message.get("result")
+            if type(result) is dict:
+                value = result.get("resultType")
+                if isinstance(value, str):
+                    return value
+        return None
+
+    @property
+    def is_error(self) -> bool | None:
+        """True for tool_error, False for normal_complete, None for every other kind."""
+        kind = self.kind
+        if kind is Kind.TOOL_ERROR:
+            return True
+        if kind is Kind.NORMAL_COMPLETE:
+            return False
+        return None
+
+    @property
+    def content(self) -> tuple[ContentBlock, ...]:
+        """Content blocks of a tool_error or normal_complete verdict; empty otherwise."""
+        if self.kind not in _COMPLETE_KINDS:
+            return ()
+        return tuple(_block(raw) for raw in self.message["result"]["content"])
+
+    @property
+    def text(self) -> str:
+        """The text blocks of the content joined by newlines ("" when there are none)."""
+        return "\n".join(block.text for block in self.content if isinstance(block, TextBlock))
+
+    @property
+    def has_structured_content(self) -> bool:
+        return self.kind in _COMPLETE_KINDS and "structuredContent" in self.message["result"]
+
+    @property
+    def structured_content(self) -> JSON:
+        """structuredContent of a tool_error or normal_complete verdict (``None`` if absent;
+        use ``has_structured_content`` to tell an absent value from a JSON null)."""
+        if self.kind not in _COMPLETE_KINDS:
+            return None
+        return self.message["result"].get("structuredContent")
+
+    # -- input_required ------------------------------------------------------------------
+    @property
+    def input_requests(self) -> Mapping[str, InputRequest]:
+        if self.kind is not Kind.INPUT_REQUIRED:
+            return {}
+        raw = self.message["result"].get("inputRequests") or {}
+        return {key: _input_request(key, value) for key, value in raw.items()}
+
+    @property
+    def request_state(self) -> str | None:
+        """The requestState exactly as sent (echo it byte for byte on the retry)."""
+        if self.kind is not Kind.INPUT_REQUIRED:
+            return None
+        value = self.message["result"].get("requestState")
+        return value if isinstance(value, str) else None
+
+    # -- task ----------------------------------------------------------------------------
+    @property
+    def task(self) -> TaskInfo | None:
+        return _task(self.message["result"]) if self.kind is Kind.TASK else None
+
+    # -- serialisation -------------------------------------------------------------------
+    def to_dict(self, *, payload: bool = True) -> dict[str, JSON]:
+        """JSON-serialisable form. ``payload=False`` leaves out content and structured content."""
+        out: dict[str, JSON] = {
+            "kind": self.kind.value,
+            "version": self.version,
+            "id": self.id,
+            "findings": [f.to_dict() for f in self.findings],
+        }
+        kind = self.kind
+        if kind is Kind.PROTOCOL_ERROR:
+            error = self.message["error"]
+            out["error"] = {key: error[key] for key in ("code", "message", "data") if key in error}
+        elif kind in _COMPLETE_KINDS:
+            result = self.message["result"]
+            out["is_error"] = kind is Kind.TOOL_ERROR
+            out["content_types"] = [block["type"] for block in result["content"]]
+            if payload:
+                out["content"] = result["content"]
+                if "structuredContent" in result:
+                    out["structured_content"] = result["structuredContent"]
+        elif kind is Kind.INPUT_REQUIRED:
+            result = self.message["result"]
+            out["input_requests"] = result.get("inputRequests", {}) if payload else sorted(
+                result.get("inputRequests", {}))
+            out["request_state"] = result.get("requestState")
+        elif kind is Kind.TASK:
+            task = self.task
+            assert task is not None
+            out["task"] = {"task_id": task.task_id, "status": task.status,
+                           "created_at": task.created_at, "last_updated_at": task.last_updated_at,
+                           "ttl_ms": task.ttl_ms, "poll_interval_ms": task.poll_interval_ms,
+                           "status_message": task.status_message}
+        return out
+
+
+__all__ = [
+    "AudioBlock", "ContentBlock", "ElicitationRequest", "EmbeddedResourceBlock", "ErrorInfo",
+    "ImageBlock", "InputRequest", "JSON", "ResourceLinkBlock", "RootsRequest", "SamplingRequest",
+    "TaskInfo", "TaskStatus", "TextBlock", "Verdict",
+]
