@@ -84,7 +84,8 @@ def _field(ctx: Context, obj: Mapping[str, Any], name: str, path: str, *, requir
         return False
     value = obj[name]
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        ctx.add(pointer(path, name), "content.field_type", f"{name} is {describe(value)}; expected {what}")
+        ctx.add(pointer(path, name), "content.field_type", f"{name} is {describe(value)}; expected {what}",
+                value)
         return False
     return True
 
@@ -114,7 +115,7 @@ def _annotations(ctx: Context, value: object, path: str, depth: int) -> None:
     if "priority" in value and (isinstance(priority, bool) or not isinstance(priority, (int, float))
                                 or not 0 <= priority <= 1):
         ctx.add(pointer(path, "priority"), "content.annotations",
-                f"priority is {describe(priority)}; expected a number from 0 to 1")
+                f"priority is {describe(priority)}; expected a number from 0 to 1", priority)
     known = _ANNOTATION_KEYS
     if ctx.rules.annotations_last_modified:
         if "lastModified" in value and not isinstance(value["lastModified"], str):

@@ -55,7 +55,7 @@ def check_envelope(ctx: Context, message: object, request_id: str | int | None,
         response_id = message["id"]
         if isinstance(response_id, bool) or not isinstance(response_id, (str, int)):
             ctx.add("/id", "envelope.id_type",
-                    f"the id is {describe(response_id)}; it must be a string or an integer")
+                    f"the id is {describe(response_id)}; it must be a string or an integer", response_id)
         elif request_id is not None and (type(response_id) is not type(request_id)
                                          or response_id != request_id):
             ctx.add("/id", "envelope.id_mismatch",

@@ -36,7 +36,7 @@ def check_error(ctx: Context, error: object) -> None:
     if isinstance(code, bool) or not isinstance(code, int):
         ctx.add("/error/code" if "code" in error else "/error", "error.code",
                 f"error.code is {describe(code)}; it must be an integer" if "code" in error
-                else "error.code is missing")
+                else "error.code is missing", code)
     elif ctx.rules.result_type_required:
         if code in _RETIRED_2026:
             ctx.add("/error/code", "error.reserved_code",

@@ -178,7 +178,7 @@ def _check_sampling(ctx: Context, params: Mapping[str, Any], where: str) -> None
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int):
         ctx.add(pointer(where, "maxTokens") if "maxTokens" in params else where, "input.params",
                 f"maxTokens is {describe(max_tokens)}; expected an integer" if "maxTokens" in params
-                else "a sampling request needs maxTokens")
+                else "a sampling request needs maxTokens", max_tokens)
     check_extras(ctx, params, _SAMPLING_KEYS, where, _PARAMS_DEPTH)
 
 

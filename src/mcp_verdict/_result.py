@@ -104,7 +104,7 @@ def _check_complete(ctx: Context, result: Mapping[str, Any]) -> Kind:
     flag = result.get("isError", False)
     if flag is not True and flag is not False:
         ctx.add("/result/isError", "result.is_error",
-                f"isError is {describe(flag)}; only the JSON booleans true and false are allowed")
+                f"isError is {describe(flag)}; only the JSON booleans true and false are allowed", flag)
     known = _COMPLETE_KEYS
     if "structuredContent" in result:
         value = result["structuredContent"]

@@ -43,9 +43,11 @@ def check_task(ctx: Context, task: Mapping[str, Any], path: str, depth: int, *, 
     if ttl not in task:
         ctx.add(path, "task.field", f"the task has no {ttl} (an integer, or null for unlimited)")
     elif task[ttl] is not None and not _is_int(task[ttl]):
-        ctx.add(pointer(path, ttl), "task.field", f"{ttl} is {describe(task[ttl])}; expected an integer or null")
+        ctx.add(pointer(path, ttl), "task.field", f"{ttl} is {describe(task[ttl])}; expected an integer or null",
+                task[ttl])
     if poll in task and not _is_int(task[poll]):
-        ctx.add(pointer(path, poll), "task.field", f"{poll} is {describe(task[poll])}; expected an integer")
+        ctx.add(pointer(path, poll), "task.field", f"{poll} is {describe(task[poll])}; expected an integer",
+                task[poll])
     if "statusMessage" in task and not isinstance(task["statusMessage"], str):
         ctx.add(pointer(path, "statusMessage"), "task.field",
                 f"statusMessage is {describe(task['statusMessage'])}; expected a string")

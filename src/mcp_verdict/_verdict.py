@@ -225,7 +225,8 @@ class Verdict:
         if not isinstance(other, Verdict):
             return NotImplemented
         return (self.kind == other.kind and self.version == other.version
-                and self.findings == other.findings and self.message == other.message)
+                and self.findings == other.findings
+                and (self.message is other.message or self.message == other.message))
 
     def __hash__(self) -> int:
         return hash((self.kind, self.version, self.findings))

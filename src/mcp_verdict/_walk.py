@@ -35,7 +35,15 @@ class Context:
         self.extensions = extensions
         self.absent_is_complete = absent_is_complete
 
-    def add(self, path: str, code: str, message: str) -> None:
+    def add(self, path: str, code: str, message: str, value: object = None) -> None:
+        """Record a finding; ``value`` is the offending value of a type check, if any.
+
+        A type check that meets a float that is not finite reports the real problem: the
+        wire held a number no double can carry (1e400), whatever member it sits in.
+        """
+        if type(value) is float and value - value != 0.0:
+            code = "json.number_out_of_range"
+            message = f"{value!r} is not a finite JSON number (a number like 1e400 on the wire)"
         self.findings.append(finding(path, code, message))
 
     def has_errors(self) -> bool:
@@ -58,6 +66,8 @@ def check_value(ctx: Context, value: object, path: str, depth: int) -> bool:
     while stack:
         item, level = pop()
         budget -= 1
+        if budget < 0:
+            break
         kind = type(item)
         if kind is str or kind is int or kind is bool or item is None:
             continue
@@ -87,9 +97,8 @@ def check_value(ctx: Context, value: object, path: str, depth: int) -> bool:
         push((plain, level))
         budget += 1
     else:
-        if budget >= 0:
-            ctx.nodes_left = budget
-            return True
+        ctx.nodes_left = budget
+        return True
     ctx.nodes_left = budget
     _explain(ctx, value, path, depth)
     return False

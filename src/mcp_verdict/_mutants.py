@@ -1,0 +1,163 @@
+"""Mutants of the real classifier: the proof that a test suite catches bad receivers.
+
+Each mutant is the package's own source with one rule broken by a textual patch, loaded
+under a private package name. Nothing in the classifier knows about mutants: there are no
+hooks. Every patch must match the source exactly once, so a mutant cannot silently stop
+mutating when the code it targets changes (``MutantError`` says which one broke).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import itertools
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Final
+
+_PACKAGE_DIR: Final = Path(__file__).resolve().parent
+_counter = itertools.count()
+
+
+class MutantError(RuntimeError):
+    """A mutant's patch no longer matches the classifier's source."""
+
+
+@dataclass(frozen=True, slots=True)
+class Mutant:
+    name: str
+    description: str
+    patches: tuple[tuple[str, str, str], ...]
+    """(module file, exact original text, replacement)."""
+
+
+def _m(name: str, description: str, *patches: tuple[str, str, str]) -> Mutant:
+    return Mutant(name, description, patches)
+
+
+MUTANTS: Final[tuple[Mutant, ...]] = (
+    _m("result_means_success", "design note: a result is present → normal_complete",
+       ("_classify.py", "kind = _classify(ctx, message, request_id)",
+        'kind = Kind.NORMAL_COMPLETE if isinstance(message, dict) and "result" in message '
+        "else _classify(ctx, message, request_id)")),
+    _m("complete_ignores_is_error", "design note: complete ignores isError",
+       ("_result.py", "if flag is not True and flag is not False:", "if False:"),
+       ("_result.py", "return Kind.TOOL_ERROR if flag is True else Kind.NORMAL_COMPLETE",
+        "return Kind.NORMAL_COMPLETE")),
+    _m("bool_coercion", "isError read with bool(): \"false\" is an error, 0 is success",
+       ("_result.py", 'flag = result.get("isError", False)', 'flag = bool(result.get("isError", False))')),
+    _m("flag_equals_false", "isError == False is success: 0 and 0.0 pass",
+       ("_result.py", "if flag is not True and flag is not False:", "if False:"),
+       ("_result.py", "return Kind.TOOL_ERROR if flag is True else Kind.NORMAL_COMPLETE",
+        "return Kind.NORMAL_COMPLETE if flag == False else Kind.TOOL_ERROR  # noqa: E712")),
+    _m("back_compat_on_2026", "2025 back-compat applied on 2026-07-28: absent resultType is complete",
+       ("_result.py", "if not ctx.absent_is_complete:", "if False:")),
+    _m("unknown_result_type_is_complete", "an unknown resultType is read as complete",
+       ("_result.py",
+        'ctx.add("/result/resultType", "result.result_type_unknown", _why_unknown(ctx, result_type))\n'
+        "    return None",
+        "return _check_complete(ctx, result)")),
+    _m("result_type_case_insensitive", "resultType compared without case",
+       ("_result.py", 'if result_type == "complete":', 'if result_type.lower() == "complete":')),
+    _m("content_not_validated", "content blocks are not validated",
+       ("_result.py", 'check_content(ctx, content, "/result/content")', "pass")),
+    _m("block_version_ignored", "blocks newer than the version are accepted",
+       ("_content.py", "if kind not in allowed:", "if False:")),
+    _m("resource_body_unchecked", "an embedded resource may carry both text and blob",
+       ("_content.py", "if has_text and has_blob:", "if False:")),
+    _m("id_not_checked", "the response id is not checked",
+       ("_envelope.py", 'if "id" in message:', "if False:"),
+       ("_envelope.py", "elif has_result:\n        ctx.add(", "elif False:\n        ctx.add(")),
+    _m("id_compared_as_text", 'the id is compared as text: 7 matches "7"',
+       ("_envelope.py", "(type(response_id) is not type(request_id)\n"
+        "                                         or response_id != request_id)",
+        "str(response_id) != str(request_id)")),
+    _m("jsonrpc_not_checked", 'the "jsonrpc": "2.0" member is not checked',
+       ("_envelope.py", 'if jsonrpc != "2.0" or not isinstance(jsonrpc, str):', "if False:")),
+    _m("duplicate_keys_last_wins", "duplicate keys are accepted, the last copy wins",
+       ("_parser.py", "catch_duplicate_keys=True", "catch_duplicate_keys=False")),
+    _m("nan_accepted", "NaN and Infinity are accepted on the wire",
+       ("_parser.py", "allow_inf_nan=False", "allow_inf_nan=True"),
+       ("_walk.py", "if item - item == 0.0:  # type: ignore[operator]", "if True:")),
+    _m("error_code_any_number", "a float error code is accepted",
+       ("_error.py", "if isinstance(code, bool) or not isinstance(code, int):",
+        "if isinstance(code, bool) or not isinstance(code, (int, float)):")),
+    _m("input_needs_nothing", "input_required accepted without inputRequests or requestState",
+       ("_input.py", "if not has_requests and not has_state:", "if False:")),
+    _m("capabilities_ignored", "the client's declared capabilities are ignored",
+       ("_input.py", "declared = ctx.client_capabilities", "declared = None")),
+    _m("structured_content_2026_on_2025", "2026 structuredContent rules applied to 2025 versions",
+       ("_result.py", 'if rules.structured_content == "object" and not isinstance(value, dict):',
+        "if False:")),
+    _m("task_without_extension", "a task result is accepted without the tasks extension",
+       ("_result.py",
+        'if result_type == "task" and rules.task_shape == "extension" and TASKS_EXTENSION in ctx.extensions:',
+        'if result_type == "task":')),
+    _m("task_status_unchecked", "any task status is accepted",
+       ("_task.py", "elif not isinstance(status, str) or status not in STATUSES:", "elif False:")),
+    _m("deep_values_accepted", "open-shaped values are not held to the depth limit",
+       ("_walk.py", "if level > max_depth:\n                break\n            for key, member in item.items()",
+        "if False:\n                break\n            for key, member in item.items()")),
+)
+
+
+class _Loader(importlib.abc.SourceLoader):
+    def __init__(self, path: Path, patches: Sequence[tuple[str, str]], mutant: str) -> None:
+        self._path = path
+        self._patches = patches
+        self._mutant = mutant
+
+    def get_filename(self, fullname: str) -> str:
+        return str(self._path)
+
+    def get_data(self, path: str) -> bytes:
+        source = self._path.read_text("utf-8")
+        for original, replacement in self._patches:
+            count = source.count(original)
+            if count != 1:
+                raise MutantError(f"mutant {self._mutant}: {original!r} occurs {count} times in "
+                                  f"{self._path.name}, expected once")
+            source = source.replace(original, replacement)
+        return source.encode("utf-8")
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def __init__(self, package: str, mutant: Mutant) -> None:
+        self._package = package
+        self._mutant = mutant
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None,
+                  ) -> importlib.machinery.ModuleSpec | None:
+        if fullname == self._package:
+            return importlib.util.spec_from_loader(fullname, None, is_package=True)
+        prefix = self._package + "."
+        if not fullname.startswith(prefix) or "." in fullname[len(prefix):]:
+            return None
+        file = _PACKAGE_DIR / (fullname[len(prefix):] + ".py")
+        if not file.is_file():
+            return None
+        patches = [(old, new) for name, old, new in self._mutant.patches if name == file.name]
+        return importlib.util.spec_from_loader(fullname, _Loader(file, patches, self._mutant.name))
+
+
+def build(mutant: Mutant) -> Callable[..., Any]:
+    """Load the mutated classifier and return its ``classify``."""
+    for file, original, _ in mutant.patches:
+        if (_PACKAGE_DIR / file).read_text("utf-8").count(original) != 1:
+            raise MutantError(f"mutant {mutant.name}: its patch of {file} no longer matches once")
+    package = f"_mcp_verdict_mutant_{next(_counter)}_{mutant.name}"
+    finder = _Finder(package, mutant)
+    sys.meta_path.insert(0, finder)
+    try:
+        module = importlib.import_module(package + "._classify")
+    finally:
+        sys.meta_path.remove(finder)
+        for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
+            del sys.modules[name]
+    classify: Callable[..., Any] = module.classify
+    return classify
