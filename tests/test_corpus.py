@@ -40,13 +40,17 @@ def test_corpus_size_and_spread() -> None:
     assert set(per_kind) == set(Kind), per_kind
 
 
+# Only a parsed Python value (never JSON text) can break these; test_api.py covers them.
+PYTHON_VALUE_RULES = {"json.not_json_value", "json.too_many_nodes"}
+
+
 def test_every_rule_is_exercised_and_every_named_finding_exists() -> None:
     named = {c.finding for c in CASES if c.finding is not None}
     assert named <= set(RULES), named - set(RULES)
     seen: set[str] = set()
     for case in CASES:
         seen.update(f.code for f in classify(case.input, **case.kwargs()).findings)
-    assert set(RULES) - seen == set(), "rules no corpus case exercises"
+    assert set(RULES) - seen - PYTHON_VALUE_RULES == set(), "rules no corpus case exercises"
 
 
 def test_every_case_has_a_reference_and_a_reason() -> None:

@@ -20,9 +20,9 @@ from ._findings import Finding
 from ._kind import Kind
 from ._parser import PARSER_MAX_DEPTH, parse
 from ._result import check_result
-from ._verdict import Verdict
+from ._verdict import Verdict, make_verdict
 from ._versions import LATEST_VERSION, RULES_BY_VERSION, VERSIONS
-from ._walk import Context
+from ._walk import Context, Options
 
 _RAW_TYPES: Final = (bytes, bytearray, memoryview, str)
 
@@ -54,6 +54,13 @@ DEFAULT_LIMITS: Final = Limits()
 
 AbsentResultType = Literal["invalid", "complete"]
 
+_PLAIN: Final = {
+    version: Options(rules, DEFAULT_LIMITS.max_bytes, DEFAULT_LIMITS.max_depth, DEFAULT_LIMITS.max_nodes,
+                     None, frozenset(), False)
+    for version, rules in RULES_BY_VERSION.items()
+}
+"""Options of a call that sets nothing but the version (checked once, at import)."""
+
 
 def classify(
     response: object,
@@ -80,40 +87,48 @@ def classify(
 
     Never raises for any ``response``; raises ``ValueError`` for a bad option.
     """
+    if (client_capabilities is None and not extensions and absent_result_type == "invalid"
+            and limits is DEFAULT_LIMITS and type(version) is str and version in _PLAIN):
+        options = _PLAIN[version]
+    else:
+        options = _options(version, client_capabilities, extensions, absent_result_type, limits)
+    if request_id is not None and (type(request_id) is bool or not isinstance(request_id, (str, int))):
+        raise ValueError(f"request_id must be a string, an integer or None, not {request_id!r}")
+    ctx = Context(options)
+    message = response
+    if isinstance(response, _RAW_TYPES):
+        message, problem = parse(response, options.max_bytes, options.max_depth)
+        if problem is not None:
+            return make_verdict(Kind.UNCLASSIFIED, (problem,), options.rules.version, None)
+    kind = _classify(ctx, message, request_id)
+    if ctx.errors or kind is None:
+        kind = Kind.UNCLASSIFIED
+    return make_verdict(kind, tuple(ctx.findings) if ctx.findings else (), options.rules.version, message)
+
+
+def _options(version: object, client_capabilities: object, extensions: object,
+             absent_result_type: object, limits: object) -> Options:
+    """Check the caller's options; a mistake here is the caller's, so it raises."""
     rules = RULES_BY_VERSION.get(version) if type(version) is str else None
     if rules is None:
         raise ValueError(f"unknown protocol version {version!r}; expected one of {', '.join(VERSIONS)}")
-    if request_id is not None and (type(request_id) is bool or not isinstance(request_id, (str, int))):
-        raise ValueError(f"request_id must be a string, an integer or None, not {request_id!r}")
     if client_capabilities is not None:
         _check_capabilities(client_capabilities)
     if extensions:
-        if isinstance(extensions, (str, bytes)) or not all(isinstance(e, str) for e in extensions):
+        if isinstance(extensions, (str, bytes)) or not isinstance(extensions, Iterable):
             raise ValueError(f"extensions must be an iterable of extension id strings, not {extensions!r}")
         negotiated = frozenset(extensions)
+        if not all(isinstance(e, str) for e in negotiated):
+            raise ValueError(f"extensions must be an iterable of extension id strings, not {extensions!r}")
     else:
         negotiated = frozenset()
-    if absent_result_type == "invalid":
-        absent_is_complete = False
-    elif absent_result_type == "complete":
-        absent_is_complete = True
-    else:
+    if absent_result_type not in ("invalid", "complete") or not isinstance(absent_result_type, str):
         raise ValueError(f'absent_result_type must be "invalid" or "complete", not {absent_result_type!r}')
     if type(limits) is not Limits:
         raise ValueError(f"limits must be a Limits, not {limits!r}")
-
-    ctx = Context(rules, limits.max_depth, limits.max_nodes, client_capabilities, negotiated,
-                  absent_is_complete)
-    message = response
-    if isinstance(response, _RAW_TYPES):
-        message, problem = parse(response, limits.max_bytes, limits.max_depth)
-        if problem is not None:
-            return Verdict(Kind.UNCLASSIFIED, (problem,), rules.version, None)
-    kind = _classify(ctx, message, request_id)
-    findings = tuple(ctx.findings)
-    if kind is None or any(f.severity == "error" for f in findings):
-        kind = Kind.UNCLASSIFIED
-    return Verdict(kind, findings, rules.version, message)
+    return Options(rules, limits.max_bytes, limits.max_depth, limits.max_nodes,
+                   client_capabilities,  # type: ignore[arg-type]
+                   negotiated, absent_result_type == "complete")
 
 
 def _classify(ctx: Context, message: object, request_id: str | int | None) -> Kind | None:

@@ -152,14 +152,17 @@ def mutants_command(as_json: bool) -> None:
     Exit status 1 when the real classifier fails a case or a mutant survives.
     """
     from . import corpus
-    from ._mutants import MUTANTS, build
+    from ._mutants import MUTANTS, MutantError, build
 
     cases = corpus.load()
     rows: list[tuple[str, str, list[str]]] = []
     real = [c.id for c in cases if classify(c.input, **c.kwargs()).kind != c.expect]
     rows.append(("real classifier", "mcp_verdict.classify", real))
     for mutant in MUTANTS:
-        receiver = build(mutant)
+        try:
+            receiver = build(mutant)
+        except MutantError as exc:
+            raise click.ClickException(str(exc)) from None
         failing = [c.id for c in cases if receiver(c.input, **c.kwargs()).kind != c.expect]
         rows.append((mutant.name, mutant.description, failing))
     healthy = not real and all(failing for _, _, failing in rows[1:])

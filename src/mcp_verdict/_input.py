@@ -16,7 +16,8 @@ client/elicitation, and the schema's InputRequiredResult):
   ``maxTokens`` an integer; roots — params optional, an object;
 - with the client's declared capabilities known, a request for a capability it did not
   declare is refused (``input.capability``): elicitation (form mode needs ``elicitation``
-  empty or with ``form``; url mode needs ``elicitation.url``), sampling, roots.
+  empty or with ``form``; url mode needs ``elicitation.url``), sampling (with ``tools``, it
+  needs ``sampling.tools``: client/sampling#tools-in-sampling), roots.
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def _check_request(ctx: Context, request: object, path: str) -> None:
         _check_elicitation(ctx, params, where, path)
     else:
         _check_sampling(ctx, params, where)
-        _require_capability(ctx, path, "sampling")
+        _require_capability(ctx, path, "sampling", "tools" if "tools" in params else None)
 
 
 def _check_elicitation(ctx: Context, params: Mapping[str, Any], where: str, path: str) -> None:
@@ -183,7 +184,7 @@ def _check_sampling(ctx: Context, params: Mapping[str, Any], where: str) -> None
 
 
 def _require_capability(ctx: Context, path: str, capability: str, mode: str | None = None) -> None:
-    declared = ctx.client_capabilities
+    declared = ctx.options.client_capabilities
     if declared is None:
         return
     if capability not in declared:
@@ -193,8 +194,14 @@ def _require_capability(ctx: Context, path: str, capability: str, mode: str | No
         return
     if mode is None:
         return
-    modes = declared[capability]
-    supported = {"form"} if not modes else {m for m in ("form", "url") if m in modes}
+    declared_modes = declared[capability]
+    if capability == "sampling":  # tool-enabled sampling needs sampling.tools
+        if mode not in declared_modes:
+            ctx.add(path, "input.capability",
+                    "the client did not declare sampling.tools; the server MUST NOT send a "
+                    "tool-enabled sampling request")
+        return
+    supported = {"form"} if not declared_modes else {m for m in ("form", "url") if m in declared_modes}
     if mode not in supported:
         ctx.add(path, "input.capability",
                 f"the client declared elicitation modes {sorted(supported) or 'none'}; "

@@ -56,7 +56,7 @@ MUTANTS: Final[tuple[Mutant, ...]] = (
        ("_result.py", "return Kind.TOOL_ERROR if flag is True else Kind.NORMAL_COMPLETE",
         "return Kind.NORMAL_COMPLETE if flag == False else Kind.TOOL_ERROR  # noqa: E712")),
     _m("back_compat_on_2026", "2025 back-compat applied on 2026-07-28: absent resultType is complete",
-       ("_result.py", "if not ctx.absent_is_complete:", "if False:")),
+       ("_result.py", "if not ctx.options.absent_is_complete:", "if False:")),
     _m("unknown_result_type_is_complete", "an unknown resultType is read as complete",
        ("_result.py",
         'ctx.add("/result/resultType", "result.result_type_unknown", _why_unknown(ctx, result_type))\n'
@@ -90,16 +90,16 @@ MUTANTS: Final[tuple[Mutant, ...]] = (
     _m("input_needs_nothing", "input_required accepted without inputRequests or requestState",
        ("_input.py", "if not has_requests and not has_state:", "if False:")),
     _m("capabilities_ignored", "the client's declared capabilities are ignored",
-       ("_input.py", "declared = ctx.client_capabilities", "declared = None")),
+       ("_input.py", "declared = ctx.options.client_capabilities", "declared = None")),
     _m("structured_content_2026_on_2025", "2026 structuredContent rules applied to 2025 versions",
        ("_result.py", 'if rules.structured_content == "object" and not isinstance(value, dict):',
         "if False:")),
     _m("task_without_extension", "a task result is accepted without the tasks extension",
        ("_result.py",
-        'if result_type == "task" and rules.task_shape == "extension" and TASKS_EXTENSION in ctx.extensions:',
+        'if result_type == "task" and rules.task_shape == "extension" and TASKS_EXTENSION in ctx.options.extensions:',
         'if result_type == "task":')),
     _m("task_status_unchecked", "any task status is accepted",
-       ("_task.py", "elif not isinstance(status, str) or status not in STATUSES:", "elif False:")),
+       ("_task.py", "elif status not in STATUSES:", "elif False:")),
     _m("deep_values_accepted", "open-shaped values are not held to the depth limit",
        ("_walk.py", "if level > max_depth:\n                break\n            for key, member in item.items()",
         "if False:\n                break\n            for key, member in item.items()")),
@@ -159,5 +159,13 @@ def build(mutant: Mutant) -> Callable[..., Any]:
         sys.meta_path.remove(finder)
         for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
             del sys.modules[name]
-    classify: Callable[..., Any] = module.classify
+    mutated: Callable[..., Any] = module.classify
+    limits_type = module.Limits
+
+    def classify(response: object, **options: Any) -> Any:
+        if "limits" in options:  # the mutant has its own copy of the Limits class
+            limits = options["limits"]
+            options["limits"] = limits_type(limits.max_bytes, limits.max_depth, limits.max_nodes)
+        return mutated(response, **options)
+
     return classify

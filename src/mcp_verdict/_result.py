@@ -50,10 +50,10 @@ def check_result(ctx: Context, result: object) -> Kind | None:
     rules = ctx.rules
     if "resultType" not in result:
         if rules.task_shape == "augmented" and "task" in result and "content" not in result \
-                and TASKS_EXTENSION in ctx.extensions:
+                and TASKS_EXTENSION in ctx.options.extensions:
             return _check_augmented_task(ctx, result)
         if rules.result_type_required:
-            if not ctx.absent_is_complete:
+            if not ctx.options.absent_is_complete:
                 ctx.add("/result", "result.result_type_missing",
                         f"a {rules.version} result must carry resultType")
                 return None
@@ -71,7 +71,7 @@ def check_result(ctx: Context, result: object) -> Kind | None:
         check_input_required(ctx, result)
         check_extras(ctx, result, _INPUT_KEYS, "/result", 2)
         return Kind.INPUT_REQUIRED
-    if result_type == "task" and rules.task_shape == "extension" and TASKS_EXTENSION in ctx.extensions:
+    if result_type == "task" and rules.task_shape == "extension" and TASKS_EXTENSION in ctx.options.extensions:
         check_task(ctx, result, "/result", 2, legacy=False)
         return Kind.TASK
     ctx.add("/result/resultType", "result.result_type_unknown", _why_unknown(ctx, result_type))

@@ -37,7 +37,9 @@ def check_task(ctx: Context, task: Mapping[str, Any], path: str, depth: int, *, 
     status = task.get("status")
     if "status" not in task:
         ctx.add(path, "task.field", "the task has no status")
-    elif not isinstance(status, str) or status not in STATUSES:
+    elif not isinstance(status, str):
+        ctx.add(pointer(path, "status"), "task.field", f"status is {describe(status)}; expected a string")
+    elif status not in STATUSES:
         ctx.add(pointer(path, "status"), "task.status",
                 f"status is {describe(status)}; expected one of {', '.join(sorted(STATUSES))}")
     if ttl not in task:

@@ -392,6 +392,25 @@ class Verdict:
         return out
 
 
+class _Unfrozen:
+    """Same slots as Verdict, plain assignment: built first, then turned into a Verdict."""
+
+    __slots__ = ("kind", "findings", "version", "message")
+
+    def __init__(self, kind: Kind, findings: tuple[Finding, ...], version: str, message: JSON) -> None:
+        self.kind = kind
+        self.findings = findings
+        self.version = version
+        self.message = message
+
+
+def make_verdict(kind: Kind, findings: tuple[Finding, ...], version: str, message: JSON) -> Verdict:
+    """Build a verdict at the cost of a plain object: assign the slots, then freeze by class."""
+    verdict: Any = _Unfrozen(kind, findings, version, message)
+    verdict.__class__ = Verdict
+    return verdict  # type: ignore[no-any-return]
+
+
 __all__ = [
     "AudioBlock", "ContentBlock", "ElicitationRequest", "EmbeddedResourceBlock", "ErrorInfo",
     "ImageBlock", "InputRequest", "JSON", "ResourceLinkBlock", "RootsRequest", "SamplingRequest",

@@ -11,29 +11,37 @@ so no depth of input can exhaust the Python stack.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 from ._findings import Finding, finding, pointer
 from ._versions import VersionRules
 
 
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The checked options of a ``classify`` call (built once, shared by every call alike)."""
+
+    rules: VersionRules
+    max_bytes: int
+    max_depth: int
+    max_nodes: int
+    client_capabilities: Mapping[str, Any] | None
+    extensions: frozenset[str]
+    absent_is_complete: bool
+
+
 class Context:
     """What one ``classify`` call checks against, and what it has found so far."""
 
-    __slots__ = ("rules", "findings", "max_depth", "nodes_left", "client_capabilities",
-                 "extensions", "absent_is_complete", "max_nodes")
+    __slots__ = ("options", "rules", "findings", "errors", "nodes_left")
 
-    def __init__(self, rules: VersionRules, max_depth: int, max_nodes: int,
-                 client_capabilities: Mapping[str, Any] | None, extensions: frozenset[str],
-                 absent_is_complete: bool) -> None:
-        self.rules = rules
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.rules = options.rules
         self.findings: list[Finding] = []
-        self.max_depth = max_depth
-        self.max_nodes = max_nodes
-        self.nodes_left = max_nodes
-        self.client_capabilities = client_capabilities
-        self.extensions = extensions
-        self.absent_is_complete = absent_is_complete
+        self.errors = 0
+        self.nodes_left = options.max_nodes
 
     def add(self, path: str, code: str, message: str, value: object = None) -> None:
         """Record a finding; ``value`` is the offending value of a type check, if any.
@@ -44,10 +52,10 @@ class Context:
         if type(value) is float and value - value != 0.0:
             code = "json.number_out_of_range"
             message = f"{value!r} is not a finite JSON number (a number like 1e400 on the wire)"
-        self.findings.append(finding(path, code, message))
-
-    def has_errors(self) -> bool:
-        return any(f.severity == "error" for f in self.findings)
+        item = finding(path, code, message)
+        if item.severity == "error":
+            self.errors += 1
+        self.findings.append(item)
 
 
 _NOT_JSON: Final = "json.not_json_value"
@@ -61,7 +69,7 @@ def check_value(ctx: Context, value: object, path: str, depth: int) -> bool:
     stack: list[tuple[object, int]] = [(value, depth)]
     pop = stack.pop
     push = stack.append
-    max_depth = ctx.max_depth
+    max_depth = ctx.options.max_depth
     budget = ctx.nodes_left
     while stack:
         item, level = pop()
@@ -141,9 +149,9 @@ def _explain(ctx: Context, value: object, path: str, depth: int) -> None:
     while stack:
         item, level, where = stack.pop()
         seen += 1
-        if seen > ctx.max_nodes:
+        if seen > ctx.options.max_nodes:
             ctx.add(path, "json.too_many_nodes",
-                    f"the value holds more than {ctx.max_nodes} nodes (shared or cyclic references?)")
+                    f"the value holds more than {ctx.options.max_nodes} nodes (shared or cyclic references?)")
             return
         if item is None or isinstance(item, (str, bool)):
             continue
@@ -155,8 +163,8 @@ def _explain(ctx: Context, value: object, path: str, depth: int) -> None:
             ctx.add(where, "json.number_out_of_range", f"{item!r} is not a finite JSON number")
             return
         if isinstance(item, (dict, list)):
-            if level > ctx.max_depth:
-                ctx.add(where, "json.too_deep", f"the value nests deeper than {ctx.max_depth} levels")
+            if level > ctx.options.max_depth:
+                ctx.add(where, "json.too_deep", f"the value nests deeper than {ctx.options.max_depth} levels")
                 return
             if isinstance(item, dict):
                 for key in item:
@@ -172,4 +180,4 @@ def _explain(ctx: Context, value: object, path: str, depth: int) -> None:
         return
     # The fast walk ran out of node budget over several values: blame this one.
     ctx.add(path, "json.too_many_nodes",
-            f"the response holds more than {ctx.max_nodes} values (shared or cyclic references?)")
+            f"the response holds more than {ctx.options.max_nodes} values (shared or cyclic references?)")

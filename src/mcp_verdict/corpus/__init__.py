@@ -12,7 +12,7 @@ Line fields:
 - exactly one of ``input`` (the parsed response), ``raw`` (the exact wire text, a string
   encoded as UTF-8) and ``raw_base64`` (wire bytes that are not UTF-8);
 - ``options``: any of ``request_id``, ``client_capabilities``, ``extensions``,
-  ``absent_result_type``;
+  ``absent_result_type`` and ``limits`` (an object of ``Limits`` fields);
 - ``expect``: the kind; ``finding``: the code that must be among the findings (required for
   ``unclassified``; for other kinds, a warning that must be present);
 - ``schema``: what the official JSON schema of the version says of the case: ``valid``,
@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Final, Literal
 
+from .._classify import Limits
 from .._kind import Kind
 from .._versions import VERSIONS
 
@@ -39,7 +40,8 @@ CORPUS_VERSION: Final = "1.0.0"
 """Bumped when a case is added, removed or relabelled (see CHANGELOG.md beside this file)."""
 
 SchemaLabel = Literal["valid", "invalid", "n/a"]
-_OPTION_NAMES: Final = frozenset({"request_id", "client_capabilities", "extensions", "absent_result_type"})
+_OPTION_NAMES: Final = frozenset({"request_id", "client_capabilities", "extensions", "absent_result_type",
+                                  "limits"})
 _FIELDS: Final = frozenset({"id", "version", "versions", "input", "raw", "raw_base64", "options",
                             "expect", "finding", "schema", "spec", "description"})
 
@@ -71,7 +73,10 @@ class Case:
 
     def kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``classify``: the version and the case's options."""
-        return {"version": self.version, **self.options}
+        options = dict(self.options)
+        if "limits" in options:
+            options["limits"] = Limits(**options["limits"])
+        return {"version": self.version, **options}
 
 
 class CorpusError(ValueError):

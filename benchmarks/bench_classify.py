@@ -1,0 +1,108 @@
+"""Speed of classify against orjson.loads and the official SDK's typed parse, side by side.
+
+Run: python benchmarks/bench_classify.py [--quick]
+
+Everything is measured in this one process, the candidates interleaved round by round, and
+reported as medians, so the ratios hold on a noisy machine even when absolute numbers move.
+Targets (README): bytes→verdict ≤ 2.5× orjson.loads on every shape; the SDK's typed parse
+≥ 4× slower than ours on every shape; dict→verdict ≤ 3 µs on the small shapes; cost linear
+in size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import sys
+import timeit
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from mcp_verdict import Kind, classify
+
+sys.path.insert(0, str(Path(__file__).parent))
+from shapes import SHAPES, many_blocks, result_of  # noqa: E402
+
+
+def sdk_parser() -> Callable[[bytes], Any] | None:
+    """The official SDK's typed parse of a tools/call result, if mcp-types is installed."""
+    try:
+        import mcp_types
+        import pydantic
+    except ImportError:
+        return None
+    adapter: Any = pydantic.TypeAdapter(mcp_types.CallToolResult | mcp_types.InputRequiredResult)
+    return adapter.validate_json  # type: ignore[no-any-return]
+
+
+def per_call_us(fn: Callable[[], Any], number: int) -> float:
+    return timeit.timeit(fn, number=number) / number * 1e6
+
+
+def bench_shapes(rounds: int) -> list[dict[str, Any]]:
+    sdk = sdk_parser()
+    rows = []
+    for name, build in SHAPES.items():
+        wire = build()
+        parsed = json.loads(wire)
+        result_bytes = result_of(wire)
+        assert classify(wire).kind is not Kind.UNCLASSIFIED, name
+        number = 100 if len(wire) > 10_000 else 10_000
+        samples: dict[str, list[float]] = {"orjson": [], "ours": [], "ours_dict": [], "sdk": []}
+        for _ in range(rounds):
+            samples["orjson"].append(per_call_us(lambda: orjson.loads(wire), number))
+            samples["ours"].append(per_call_us(lambda: classify(wire), number))
+            samples["ours_dict"].append(per_call_us(lambda: classify(parsed), number))
+            if sdk is not None:
+                samples["sdk"].append(per_call_us(lambda: sdk(result_bytes), max(number // 4, 1)))
+        row: dict[str, Any] = {"shape": name, "size": len(wire)}
+        row.update({key: statistics.median(values) for key, values in samples.items() if values})
+        rows.append(row)
+    return rows
+
+
+def linearity() -> tuple[int, int, float]:
+    small, large = many_blocks(blocks=8_000), many_blocks(blocks=80_000)  # ~1 MB and ~10 MB
+    t_small = statistics.median(per_call_us(lambda: classify(small), 3) for _ in range(5))
+    t_large = statistics.median(per_call_us(lambda: classify(large), 1) for _ in range(5))
+    return len(small), len(large), t_large / t_small
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run)")
+    args = parser.parse_args()
+    gc.disable()
+    try:
+        rows = bench_shapes(rounds=3 if args.quick else 11)
+        small_kb, large_kb, cost = linearity()
+    finally:
+        gc.enable()
+    print(f"{'shape':<17}{'bytes':>7}{'orjson µs':>11}{'ours µs':>9}{'ours/orjson':>13}"
+          f"{'dict→verdict µs':>17}{'SDK µs':>9}{'SDK/ours':>10}")
+    worst = 0.0
+    slowest_sdk = float("inf")
+    for row in rows:
+        ratio = row["ours"] / row["orjson"]
+        worst = max(worst, ratio)
+        sdk_ratio = row["sdk"] / row["ours"] if "sdk" in row else float("nan")
+        slowest_sdk = min(slowest_sdk, sdk_ratio)
+        sdk_text = f"{row['sdk']:>9.2f}" if "sdk" in row else f"{'n/a':>9}"
+        print(f"{row['shape']:<17}{row['size']:>7}{row['orjson']:>11.2f}{row['ours']:>9.2f}{ratio:>12.2f}x"
+              f"{row['ours_dict']:>17.2f}{sdk_text}{sdk_ratio:>9.1f}x")
+    small_dict = max(row["ours_dict"] for row in rows if row["size"] < 1000)
+    print(f"\nworst bytes→verdict / orjson.loads: {worst:.2f}x (target ≤ 2.5x)")
+    print(f"SDK typed parse / ours, slowest shape: {slowest_sdk:.1f}x (target ≥ 4x)")
+    print(f"dict→verdict on the small shapes: ≤ {small_dict:.2f} µs (target ≤ 3 µs)")
+    print(f"linearity: {large_kb / small_kb:.1f}x the bytes ({small_kb >> 10} KiB → {large_kb >> 10} KiB) "
+          f"costs {cost:.1f}x the time")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
