@@ -26,7 +26,7 @@ import orjson
 from mcp_verdict import Kind, classify
 
 sys.path.insert(0, str(Path(__file__).parent))
-from shapes import SHAPES, many_blocks, result_of  # noqa: E402
+from shapes import SHAPES, many_blocks, result_of
 
 
 def sdk_parser() -> Callable[[bytes], Any] | None:
@@ -54,12 +54,16 @@ def bench_shapes(rounds: int) -> list[dict[str, Any]]:
         assert classify(wire).kind is not Kind.UNCLASSIFIED, name
         number = 100 if len(wire) > 10_000 else 10_000
         samples: dict[str, list[float]] = {"orjson": [], "ours": [], "ours_dict": [], "sdk": []}
+        candidates: dict[str, Callable[[], Any]] = {
+            "orjson": lambda w=wire: orjson.loads(w),  # type: ignore[misc]
+            "ours": lambda w=wire: classify(w),  # type: ignore[misc]
+            "ours_dict": lambda p=parsed: classify(p),  # type: ignore[misc]
+        }
+        if sdk is not None:
+            candidates["sdk"] = lambda r=result_bytes, f=sdk: f(r)  # type: ignore[misc]
         for _ in range(rounds):
-            samples["orjson"].append(per_call_us(lambda: orjson.loads(wire), number))
-            samples["ours"].append(per_call_us(lambda: classify(wire), number))
-            samples["ours_dict"].append(per_call_us(lambda: classify(parsed), number))
-            if sdk is not None:
-                samples["sdk"].append(per_call_us(lambda: sdk(result_bytes), max(number // 4, 1)))
+            for key, fn in candidates.items():
+                samples[key].append(per_call_us(fn, number if key != "sdk" else max(number // 4, 1)))
         row: dict[str, Any] = {"shape": name, "size": len(wire)}
         row.update({key: statistics.median(values) for key, values in samples.items() if values})
         rows.append(row)

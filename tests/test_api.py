@@ -160,11 +160,11 @@ def test_task_accessors_2026_and_2025() -> None:
 def test_verdicts_are_immutable() -> None:
     verdict = classify(COMPLETE)
     with pytest.raises(AttributeError):
-        verdict.kind = Kind.TOOL_ERROR  # type: ignore[misc]
+        verdict.kind = Kind.TOOL_ERROR
     with pytest.raises(AttributeError):
         del verdict.findings
     with pytest.raises(AttributeError):
-        verdict.extra = 1  # type: ignore[attr-defined]
+        verdict.extra = 1
 
 
 def test_equality_hash_pickle_and_repr() -> None:
@@ -173,7 +173,8 @@ def test_equality_hash_pickle_and_repr() -> None:
     assert pickle.loads(pickle.dumps(first)) == first
     assert repr(first) == "Verdict(kind='normal_complete', version='2026-07-28', id=1)"
     bad = classify(ok({"resultType": "complete", "content": [], "isError": 0}))
-    assert repr(bad) == "Verdict(kind='unclassified', version='2026-07-28', id=1, findings=[result.is_error@/result/isError])"
+    assert repr(bad) == ("Verdict(kind='unclassified', version='2026-07-28', id=1, "
+                         "findings=[result.is_error@/result/isError])")
 
 
 @pytest.mark.parametrize("response", [

@@ -141,7 +141,7 @@ json_text = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=4),
     max_leaves=20,
-).map(lambda v: json.dumps(v))
+).map(json.dumps)
 
 fragments = st.sampled_from(['{', '}', '[', ']', ',', ':', '"a"', '"a"', '1', '-0', '1e400', 'NaN',
                              'true', 'null', ' ', '"\\ud800"', '"\\u00e9"', '"\\/"', '1.5e-3', "'x'",

@@ -198,7 +198,7 @@ _set = object.__setattr__
 class Verdict:
     """What one ``tools/call`` response turned out to be. Immutable; build with ``classify``."""
 
-    __slots__ = ("kind", "findings", "version", "message")
+    __slots__ = ("findings", "kind", "message", "version")
 
     kind: Kind
     findings: tuple[Finding, ...]
@@ -395,7 +395,7 @@ class Verdict:
 class _Unfrozen:
     """Same slots as Verdict, plain assignment: built first, then turned into a Verdict."""
 
-    __slots__ = ("kind", "findings", "version", "message")
+    __slots__ = ("findings", "kind", "message", "version")
 
     def __init__(self, kind: Kind, findings: tuple[Finding, ...], version: str, message: JSON) -> None:
         self.kind = kind
@@ -412,7 +412,19 @@ def make_verdict(kind: Kind, findings: tuple[Finding, ...], version: str, messag
 
 
 __all__ = [
-    "AudioBlock", "ContentBlock", "ElicitationRequest", "EmbeddedResourceBlock", "ErrorInfo",
-    "ImageBlock", "InputRequest", "JSON", "ResourceLinkBlock", "RootsRequest", "SamplingRequest",
-    "TaskInfo", "TaskStatus", "TextBlock", "Verdict",
+    "JSON",
+    "AudioBlock",
+    "ContentBlock",
+    "ElicitationRequest",
+    "EmbeddedResourceBlock",
+    "ErrorInfo",
+    "ImageBlock",
+    "InputRequest",
+    "ResourceLinkBlock",
+    "RootsRequest",
+    "SamplingRequest",
+    "TaskInfo",
+    "TaskStatus",
+    "TextBlock",
+    "Verdict",
 ]

@@ -34,7 +34,7 @@ class Options:
 class Context:
     """What one ``classify`` call checks against, and what it has found so far."""
 
-    __slots__ = ("options", "rules", "findings", "errors", "nodes_left")
+    __slots__ = ("errors", "findings", "nodes_left", "options", "rules")
 
     def __init__(self, options: Options) -> None:
         self.options = options
@@ -112,7 +112,7 @@ def check_value(ctx: Context, value: object, path: str, depth: int) -> bool:
     return False
 
 
-def check_extras(ctx: Context, obj: Mapping[object, object], known: frozenset[str], path: str,
+def check_extras(ctx: Context, obj: Mapping[Any, Any], known: frozenset[str], path: str,
                  depth: int) -> None:
     """Hold the members of ``obj`` (at nesting ``depth``) that no rule names to the JSON rules."""
     for key, value in obj.items():

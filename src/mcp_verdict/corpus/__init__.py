@@ -112,7 +112,7 @@ def _parse_line(text: str, source: str) -> list[Case]:
     else:
         value = line["input"]
     try:
-        expect = Kind(line.get("expect"))
+        expect = Kind(str(line.get("expect")))
     except ValueError:
         raise CorpusError(f"{source}: unknown expect {line.get('expect')!r}") from None
     finding = line.get("finding")
