@@ -5,9 +5,14 @@
 <Kind.UNCLASSIFIED: 'unclassified'>
 """
 
+from ._check import ContentCheck, Expectation, ExpectationResult, SuspectMatch, check_output
 from ._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
+from ._decide import DEFAULT_RETRY, POLICY, Action, Decision, PolicyRow, RetryPolicy, decide
 from ._findings import RULES, Finding, Rule
 from ._kind import Kind
+from ._outcome import Attempt, Observation, Observe, Outcome, Stage, evaluate, run_observation, settle
+from ._schema import DEFAULT_SCHEMA_LIMITS, SUPPORTED_DIALECTS, SchemaLimits
+from ._suspect import DEFAULT_SUSPECTS, Suspect
 from ._verdict import (
     JSON,
     AudioBlock,
@@ -31,30 +36,55 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_LIMITS",
+    "DEFAULT_RETRY",
+    "DEFAULT_SCHEMA_LIMITS",
+    "DEFAULT_SUSPECTS",
     "JSON",
     "LATEST_VERSION",
+    "POLICY",
     "RULES",
+    "SUPPORTED_DIALECTS",
     "TASKS_EXTENSION",
     "VERSIONS",
     "AbsentResultType",
+    "Action",
+    "Attempt",
     "AudioBlock",
     "ContentBlock",
+    "ContentCheck",
+    "Decision",
     "ElicitationRequest",
     "EmbeddedResourceBlock",
     "ErrorInfo",
+    "Expectation",
+    "ExpectationResult",
     "Finding",
     "ImageBlock",
     "InputRequest",
     "Kind",
     "Limits",
+    "Observation",
+    "Observe",
+    "Outcome",
+    "PolicyRow",
     "ResourceLinkBlock",
+    "RetryPolicy",
     "RootsRequest",
     "Rule",
     "SamplingRequest",
+    "SchemaLimits",
+    "Stage",
+    "Suspect",
+    "SuspectMatch",
     "TaskInfo",
     "TaskStatus",
     "TextBlock",
     "Verdict",
     "__version__",
+    "check_output",
     "classify",
+    "decide",
+    "evaluate",
+    "run_observation",
+    "settle",
 ]

@@ -167,6 +167,40 @@ RULES: Final[dict[str, Rule]] = _rules(
          "createdAt, lastUpdatedAt, ttlMs, pollIntervalMs, statusMessage)."),
     Rule("task.status", "error", _TASKS,
          "The task status is not working, input_required, completed, cancelled or failed."),
+    # --- content check (_schema, _suspect, _check) -------------------------------------------
+    Rule("output.not_complete", "error", _LATEST + "server/tools#error-handling",
+         "Only a normal_complete verdict can pass a content check (tool errors are not held to "
+         "the outputSchema, and are never success)."),
+    Rule("output.structured_missing", "error", _LATEST + "server/tools#output-schema",
+         "The tool declares an outputSchema but the result carries no structuredContent."),
+    Rule("output.schema", "error", _LATEST + "server/tools#output-schema",
+         "structuredContent does not conform to the tool's outputSchema."),
+    Rule("output.dialect", "error", _LATEST + "basic/index#schema-dialect",
+         "The schema's $schema names a dialect the validator does not support: refused, never a pass."),
+    Rule("output.ref", "error", _LATEST + "basic/index#ref-resolution",
+         "A $ref points outside the schema (network or file): never fetched, the schema is rejected."),
+    Rule("output.bounds", "error", _LATEST + "basic/index#composition-keyword-resource-use",
+         "The schema nests deeper or holds more subschemas than SchemaLimits allow."),
+    Rule("output.budget", "error", _LATEST + "basic/index#composition-keyword-resource-use",
+         "Validation ran past SchemaLimits.time_budget and was stopped."),
+    Rule("output.schema_invalid", "error", _LATEST + "basic/index#schema-validation",
+         "The schema is not valid in its dialect (or is not a JSON object or boolean)."),
+    Rule("content.suspect_error", "error", _LATEST + "server/tools#error-handling",
+         "A result without isError: true whose content reads like a failure (status error, "
+         "success false, an error key, an Error: or traceback text)."),
+    Rule("expect.failed", "error", _LATEST + "server/tools#security-considerations",
+         "A caller expectation (schema, pydantic model or callable) rejected the content."),
+    Rule("expect.error", "error", _LATEST + "server/tools#security-considerations",
+         "A caller expectation raised instead of answering."),
+    # --- the client's own failures (local, not the peer's message) ----------------------------
+    Rule("transport.timeout", "error", _LATEST + "server/tools#security-considerations",
+         "No response arrived within the timeout."),
+    Rule("transport.closed", "error", _LATEST + "basic/transports/index",
+         "The server exited or closed the stream before responding."),
+    Rule("transport.error", "error", _LATEST + "basic/transports/index",
+         "The transport failed (connection refused, HTTP error status, malformed frame)."),
+    Rule("transport.rounds", "error", _LATEST + "basic/patterns/mrtr",
+         "The server kept asking for input past the client's rounds cap."),
 )
 
 

@@ -1,0 +1,207 @@
+"""The content check: is a normal_complete result the data the caller needs?
+
+``complete`` is also how tool errors and error-shaped results arrive, and a well-formed result
+can still carry the wrong data. A ``normal_complete`` verdict is not business success until:
+
+1. its structuredContent conforms to the tool's ``outputSchema`` (a tool that declares one must
+   send structuredContent; a result with ``isError: true`` is not held to it, and is never
+   success) — https://modelcontextprotocol.io/specification/2026-07-28/server/tools#output-schema;
+2. none of the error-shaped-success heuristics (``_suspect``) fires, unless a caller expectation
+   explicitly passes the result;
+3. every caller expectation passes: a JSON Schema dict, a pydantic model or ``TypeAdapter``
+   (validated in strict mode: no coercion), or a callable returning True, False or a reason.
+
+Schema and model expectations read the structuredContent, or, when the result has none, the
+text content parsed as strict JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ._findings import Finding, finding
+from ._kind import Kind
+from ._schema import DEFAULT_SCHEMA_LIMITS, SchemaLimits, compile_schema, validate
+from ._suspect import DEFAULT_SUSPECTS, Suspect
+from ._verdict import Verdict
+
+Expectation = Mapping[str, Any] | type | Callable[[Verdict], "bool | str"] | Any
+"""A JSON Schema dict, a pydantic model class, a pydantic TypeAdapter, or a callable."""
+
+_STRUCTURED: Final = "/result/structuredContent"
+
+
+@dataclass(frozen=True, slots=True)
+class SuspectMatch:
+    """A heuristic that fired, with the evidence it saw."""
+
+    id: str
+    path: str
+    evidence: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectationResult:
+    name: str
+    passed: bool
+    reason: str
+    error: bool = False
+    """The expectation itself misbehaved (raised, or answered something else than True, False
+    or a reason string)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ContentCheck:
+    """Whether a verdict's content is the data the caller needs, and why not."""
+
+    passed: bool
+    findings: tuple[Finding, ...]
+    suspects: tuple[SuspectMatch, ...] = ()
+    expectations: tuple[ExpectationResult, ...] = ()
+    schema_checked: bool = False
+    suspect_overridden: bool = False
+    """Heuristics fired but every caller expectation explicitly passed the result."""
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(f.code for f in self.findings)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "findings": [f.to_dict() for f in self.findings],
+            "suspects": [{"id": s.id, "path": s.path, "evidence": s.evidence} for s in self.suspects],
+            "expectations": [{"name": e.name, "passed": e.passed, "reason": e.reason, "error": e.error}
+                             for e in self.expectations],
+            "schema_checked": self.schema_checked,
+            "suspect_overridden": self.suspect_overridden,
+        }
+
+
+def check_output(
+    verdict: Verdict,
+    tool: Mapping[str, Any] | None = None,
+    *,
+    expect: Expectation | Sequence[Expectation] | None = None,
+    suspects: Iterable[Suspect] = DEFAULT_SUSPECTS,
+    schema_limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS,
+) -> ContentCheck:
+    """Check a verdict's content against the tool's outputSchema, the error-shaped-success
+    heuristics and the caller's expectations. ``tool`` is a tool as returned by tools/list."""
+    if verdict.kind is not Kind.NORMAL_COMPLETE:
+        why = ("a tool error is never success and is not held to the outputSchema"
+               if verdict.kind is Kind.TOOL_ERROR else f"a {verdict.kind.value} verdict has no content to check")
+        return ContentCheck(False, (finding("", "output.not_complete", why),))
+    findings: list[Finding] = []
+    schema_checked = False
+    if tool is not None and "outputSchema" in tool:
+        schema_checked = True
+        compiled = compile_schema(tool["outputSchema"], "/outputSchema", schema_limits)
+        if compiled.problem is not None:
+            findings.append(compiled.problem)
+        elif not verdict.has_structured_content:
+            findings.append(finding("/result", "output.structured_missing",
+                                    f"tool {tool.get('name', '?')!r} declares an outputSchema; the result "
+                                    "has no structuredContent"))
+        else:
+            findings.extend(validate(compiled, verdict.structured_content, _STRUCTURED, schema_limits))
+    matches = []
+    for suspect in suspects:
+        hit = suspect.test(verdict)
+        if hit is not None:
+            matches.append(SuspectMatch(suspect.id, hit[0], hit[1]))
+    results = tuple(_run(item, verdict, schema_limits) for item in _expectations(expect))
+    for result in results:
+        if not result.passed:
+            code = "expect.error" if result.error else "expect.failed"
+            findings.append(finding("", code, f"{result.name}: {result.reason}"))
+    overridden = bool(matches) and bool(results) and all(r.passed for r in results)
+    if matches and not overridden:
+        findings.extend(finding(m.path, "content.suspect_error", f"{m.id}: {m.evidence}") for m in matches)
+    return ContentCheck(not findings, tuple(findings), tuple(matches), results, schema_checked, overridden)
+
+
+def _expectations(expect: Any) -> list[Any]:
+    if expect is None:
+        return []
+    if isinstance(expect, (list, tuple)):
+        return list(expect)
+    return [expect]
+
+
+def _instance(verdict: Verdict) -> tuple[bool, Any]:
+    """What schema and model expectations read: structuredContent, else the text as JSON."""
+    if verdict.has_structured_content:
+        return True, verdict.structured_content
+    try:
+        return True, json.loads(verdict.text)
+    except ValueError:
+        return False, None
+
+
+def _run(item: Any, verdict: Verdict, limits: SchemaLimits) -> ExpectationResult:
+    name = _name(item)
+    try:
+        if isinstance(item, (Mapping, bool)):
+            found, instance = _instance(verdict)
+            if not found:
+                return ExpectationResult(name, False, "no structuredContent, and the text is not JSON")
+            compiled = compile_schema(item, "/expect", limits)
+            problems = validate(compiled, instance, _STRUCTURED if verdict.has_structured_content else "/text",
+                                limits)
+            if problems:
+                return ExpectationResult(name, False, "; ".join(f"{p.path or '/'}: {p.message}" for p in problems[:5]))
+            return ExpectationResult(name, True, "")
+        validate_python = _pydantic(item)
+        if validate_python is not None:
+            found, instance = _instance(verdict)
+            if not found:
+                return ExpectationResult(name, False, "no structuredContent, and the text is not JSON")
+            return _pydantic_result(name, validate_python, instance)
+        if callable(item):
+            answer = item(verdict)
+            if answer is True:
+                return ExpectationResult(name, True, "")
+            if answer is False:
+                return ExpectationResult(name, False, "returned False")
+            if isinstance(answer, str):
+                return ExpectationResult(name, False, answer or "returned an empty reason")
+            return ExpectationResult(name, False, f"returned {answer!r}; expected True, False or a reason string",
+                                     error=True)
+    except Exception as exc:  # an expectation is caller code: its failure is reported, not raised
+        return ExpectationResult(name, False, f"raised {type(exc).__name__}: {exc}", error=True)
+    return ExpectationResult(name, False, f"{item!r} is not a JSON Schema, pydantic model, TypeAdapter or "
+                                          "callable", error=True)
+
+
+def _pydantic(item: Any) -> Callable[[Any], Any] | None:
+    if isinstance(item, type) and hasattr(item, "model_validate"):
+        model: Any = item
+        return lambda value: model.model_validate(value, strict=True)
+    if hasattr(item, "validate_python") and hasattr(item, "json_schema"):
+        adapter: Any = item
+        return lambda value: adapter.validate_python(value, strict=True)
+    return None
+
+
+def _pydantic_result(name: str, validate_python: Callable[[Any], Any], instance: Any) -> ExpectationResult:
+    try:
+        validate_python(instance)
+    except Exception as exc:
+        if type(exc).__name__ == "ValidationError":
+            errors: list[dict[str, Any]] = getattr(exc, "errors", list)()
+            text = "; ".join(f"/{'/'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg')}" for e in errors[:5])
+            return ExpectationResult(name, False, text or str(exc))
+        raise
+    return ExpectationResult(name, True, "")
+
+
+def _name(item: Any) -> str:
+    if isinstance(item, Mapping):
+        return str(item.get("title") or "schema")
+    if isinstance(item, type):
+        return item.__name__
+    return str(getattr(item, "__name__", None) or type(item).__name__)

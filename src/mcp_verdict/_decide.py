@@ -1,0 +1,283 @@
+"""The next action for every outcome: one policy table, read top to bottom, first match wins.
+
+Tool errors go back to the model (never an automatic resend of the same arguments), input
+requests are fulfilled, and a write whose effect is unknown is observed before anything else.
+Only failures safe to repeat are retried: -32603 or a transport failure, when nothing reached
+the server, or when the tool is read-only or idempotent by annotations from a trusted server
+(annotations are untrusted unless ``trusted_server`` is set:
+https://modelcontextprotocol.io/specification/2026-07-28/server/tools#tool). Retries back off
+exponentially with jitter up to an attempt cap. ``accept`` is only ever reached through an
+:class:`~mcp_verdict.Outcome` whose checks passed.
+
+The same table is in the README; every row has a test.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Final
+
+from ._kind import Kind
+from ._verdict import Verdict
+from ._versions import VERSIONS
+
+if TYPE_CHECKING:
+    from ._outcome import Outcome
+
+
+class Action(StrEnum):
+    VERIFY_CONTENT = "verify_content"
+    ACCEPT = "accept"
+    RETURN_TO_MODEL = "return_to_model"
+    FULFIL_INPUT = "fulfil_input"
+    POLL_TASK = "poll_task"
+    RETRY = "retry"
+    RENEGOTIATE = "renegotiate"
+    ADD_CAPABILITY = "add_capability"
+    FIX_REQUEST = "fix_request"
+    CHECK_STATE = "check_state"
+    INVESTIGATE = "investigate"
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Exponential backoff with jitter: attempt n waits base·2^(n-1), capped, times 0.5–1.0."""
+
+    max_attempts: int = 3
+    base_delay: float = 0.5
+    max_delay: float = 8.0
+
+
+DEFAULT_RETRY: Final = RetryPolicy()
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    action: Action
+    reason: str
+    rule: str
+    """The policy row that decided (see POLICY)."""
+    delay: float | None = None
+    """Seconds to wait before the retry (retry only)."""
+    version: str | None = None
+    """The protocol version to renegotiate to (renegotiate only)."""
+    capabilities: Mapping[str, Any] | None = field(default=None)
+    """The capabilities the server requires (add_capability only)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"action": self.action.value, "reason": self.reason, "rule": self.rule}
+        if self.delay is not None:
+            out["delay"] = self.delay
+        if self.version is not None:
+            out["version"] = self.version
+        if self.capabilities is not None:
+            out["capabilities"] = dict(self.capabilities)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Situation:
+    verdict: Verdict
+    outcome: Outcome | None
+    tool: Mapping[str, Any] | None
+    attempt: int
+    trusted_server: bool
+    request_sent: bool
+    retry: RetryPolicy
+
+    @property
+    def code(self) -> int | None:
+        return self.verdict.error_code
+
+    @property
+    def transport(self) -> str | None:
+        for item in self.verdict.findings:
+            if item.code.startswith("transport."):
+                return item.code
+        return None
+
+    @property
+    def annotations(self) -> Mapping[str, Any]:
+        value = self.tool.get("annotations") if self.tool is not None else None
+        return value if isinstance(value, Mapping) else {}
+
+    @property
+    def safe_to_repeat(self) -> bool:
+        """Read-only or idempotent, and the server that says so is trusted."""
+        hints = self.annotations
+        return self.trusted_server and (hints.get("readOnlyHint") is True or hints.get("idempotentHint") is True)
+
+    @property
+    def read_only(self) -> bool:
+        return self.trusted_server and self.annotations.get("readOnlyHint") is True
+
+    @property
+    def repeatable_failure(self) -> bool:
+        """-32603 or a transport failure (not the input-rounds cap, which is the server's doing)."""
+        return self.code == -32603 or self.transport in ("transport.timeout", "transport.closed", "transport.error")
+
+    def content_codes(self) -> set[str]:
+        check = self.outcome.content_check if self.outcome is not None else None
+        return set(check.codes) if check is not None else set()
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyRow:
+    name: str
+    when: str
+    """The condition, in words (the README table's first column)."""
+    action: Action
+    applies: Callable[[_Situation], bool]
+    reason: Callable[[_Situation], str]
+
+
+def _supported(s: _Situation) -> str | None:
+    data = s.verdict.error_data
+    offered = data.get("supported") if isinstance(data, Mapping) else None
+    if not isinstance(offered, list):
+        return None
+    common = [v for v in VERSIONS if v in offered]
+    return common[-1] if common else None
+
+
+def _outcome_failed(s: _Situation) -> bool:
+    return s.outcome is not None and s.verdict.kind is Kind.NORMAL_COMPLETE and not s.outcome.succeeded
+
+
+_SCHEMA_CODES: Final = frozenset({"output.structured_missing", "output.schema", "output.dialect", "output.ref",
+                                  "output.bounds", "output.budget", "output.schema_invalid"})
+_FIX_CODES: Final = {-32700: "parse error", -32600: "invalid request", -32601: "method not found",
+                     -32602: "invalid params", -32020: "header mismatch"}
+
+POLICY: Final[tuple[PolicyRow, ...]] = (
+    PolicyRow("accept", "an Outcome whose every requested check passed", Action.ACCEPT,
+              lambda s: s.outcome is not None and s.outcome.succeeded,
+              lambda s: "complete and content checked"
+                        + (", completion observed" if s.outcome and s.outcome.observation else "")),
+    PolicyRow("suspect_error", "Outcome: the content reads like a failure (content.suspect_error)",
+              Action.RETURN_TO_MODEL,
+              lambda s: _outcome_failed(s) and "content.suspect_error" in s.content_codes(),
+              lambda s: "isError is not set but the content reports a failure; hand it to the model as a tool error"),
+    PolicyRow("contract_broken", "Outcome: structuredContent misses or breaks the outputSchema, or the schema "
+              "cannot be used", Action.INVESTIGATE,
+              lambda s: _outcome_failed(s) and bool(s.content_codes() & _SCHEMA_CODES),
+              lambda s: "the server broke its outputSchema contract; quarantine the result, never accept it"),
+    PolicyRow("expectation_failed_write", "Outcome: a caller expectation failed and the tool may write",
+              Action.CHECK_STATE,
+              lambda s: _outcome_failed(s) and any(c.startswith("expect.") for c in s.content_codes())
+              and not s.read_only,
+              lambda s: "the write returned data the caller did not expect; observe its effect before anything else"),
+    PolicyRow("expectation_failed_read", "Outcome: a caller expectation failed on a read-only tool",
+              Action.INVESTIGATE,
+              lambda s: _outcome_failed(s) and any(c.startswith("expect.") for c in s.content_codes()),
+              lambda s: "the read returned data the caller did not expect"),
+    PolicyRow("not_observed", "Outcome: the write's completion was not observed in time", Action.CHECK_STATE,
+              lambda s: _outcome_failed(s) and s.outcome is not None and s.outcome.observation is not None
+              and not s.outcome.observation.passed,
+              lambda s: "the write's effect was not observed; check the state before resending"),
+    PolicyRow("normal_complete", "normal_complete (decided from the verdict alone)", Action.VERIFY_CONTENT,
+              lambda s: s.verdict.kind is Kind.NORMAL_COMPLETE,
+              lambda s: "complete is not business success yet: check the content (and observe writes)"),
+    PolicyRow("tool_error", "tool_error", Action.RETURN_TO_MODEL,
+              lambda s: s.verdict.kind is Kind.TOOL_ERROR,
+              lambda s: "the tool reported an execution error: give its content to the model to self-correct; "
+                        "never resend the same arguments automatically"),
+    PolicyRow("input_required", "input_required", Action.FULFIL_INPUT,
+              lambda s: s.verdict.kind is Kind.INPUT_REQUIRED,
+              lambda s: "the server needs input: fulfil the requests and retry with inputResponses and the exact "
+                        "requestState"),
+    PolicyRow("task", "task", Action.POLL_TASK,
+              lambda s: s.verdict.kind is Kind.TASK,
+              lambda s: "the work continues as a task: poll tasks/get honouring pollIntervalMs"),
+    PolicyRow("unsupported_version", "protocol_error -32022 naming a version both sides support",
+              Action.RENEGOTIATE,
+              lambda s: s.code == -32022 and _supported(s) is not None,
+              lambda s: f"the server does not support the request's version; renegotiate to {_supported(s)}"),
+    PolicyRow("no_common_version", "protocol_error -32022 without a version both sides support",
+              Action.INVESTIGATE,
+              lambda s: s.code == -32022,
+              lambda s: "the server supports no protocol version this client speaks"),
+    PolicyRow("missing_capability", "protocol_error -32021", Action.ADD_CAPABILITY,
+              lambda s: s.code == -32021,
+              lambda s: "the server requires a client capability the request did not declare"),
+    PolicyRow("bad_request", "protocol_error -32700, -32600, -32601, -32602, -32020", Action.FIX_REQUEST,
+              lambda s: s.code in _FIX_CODES,
+              lambda s: f"the request is wrong ({_FIX_CODES.get(s.code or 0)}): fix it; resending it unchanged "
+                        "cannot help"),
+    PolicyRow("url_elicitation", "protocol_error -32042 (URL elicitation required, 2025-11-25)",
+              Action.FULFIL_INPUT,
+              lambda s: s.code == -32042,
+              lambda s: "the server needs a URL-mode elicitation completed first"),
+    PolicyRow("not_sent", "-32603 or a transport failure, and the request never reached the server",
+              Action.RETRY,
+              lambda s: s.repeatable_failure and not s.request_sent and s.attempt < s.retry.max_attempts,
+              lambda s: "nothing reached the server, so resending cannot repeat an effect"),
+    PolicyRow("safe_retry", "-32603 or a transport failure, tool read-only or idempotent (trusted), "
+              "attempts left", Action.RETRY,
+              lambda s: s.repeatable_failure and s.safe_to_repeat and s.attempt < s.retry.max_attempts,
+              lambda s: f"a repeatable failure on a tool safe to repeat (attempt {s.attempt} of "
+                        f"{s.retry.max_attempts})"),
+    PolicyRow("retries_exhausted", "-32603 or a transport failure, safe to repeat, attempt cap reached",
+              Action.INVESTIGATE,
+              lambda s: s.repeatable_failure and (s.safe_to_repeat or not s.request_sent),
+              lambda s: f"gave up after {s.attempt} attempts"),
+    PolicyRow("unknown_effect", "-32603 or a transport failure after the request was sent, on a tool that may "
+              "write", Action.CHECK_STATE,
+              lambda s: s.repeatable_failure,
+              lambda s: "the request was sent and its effect is unknown: observe the state before anything else; "
+                        "never resend blindly"),
+    PolicyRow("other_error", "any other protocol_error", Action.INVESTIGATE,
+              lambda s: s.verdict.kind is Kind.PROTOCOL_ERROR,
+              lambda s: f"error {s.code} has no defined recovery"),
+    PolicyRow("unclassified", "unclassified", Action.INVESTIGATE,
+              lambda s: True,
+              lambda s: "the response is not a valid tools/call response: quarantine and log it; never success"),
+)
+
+
+def decide(
+    verdict: Verdict | Outcome,
+    *,
+    tool: Mapping[str, Any] | None = None,
+    attempt: int = 1,
+    trusted_server: bool = False,
+    request_sent: bool = True,
+    retry: RetryPolicy = DEFAULT_RETRY,
+) -> Decision:
+    """The next action for a verdict (or an Outcome, which alone can lead to ``accept``).
+
+    ``tool`` is the tool as listed (its annotations matter only with ``trusted_server``),
+    ``attempt`` counts from 1, ``request_sent`` is False when the request never left the client.
+    """
+    from ._outcome import Outcome
+
+    outcome = verdict if isinstance(verdict, Outcome) else None
+    plain = outcome.verdict if outcome is not None else verdict
+    assert isinstance(plain, Verdict)
+    if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
+        raise ValueError(f"attempt counts from 1, not {attempt!r}")
+    situation = _Situation(plain, outcome, tool if tool is not None else (outcome.tool if outcome else None),
+                           attempt, trusted_server, request_sent, retry)
+    for row in POLICY:
+        if row.applies(situation):
+            return _decision(row, situation)
+    raise AssertionError("the last policy row matches everything")  # pragma: no cover
+
+
+def _decision(row: PolicyRow, s: _Situation) -> Decision:
+    delay = version = capabilities = None
+    if row.action is Action.RETRY:
+        backoff = min(s.retry.max_delay, s.retry.base_delay * 2 ** (s.attempt - 1))
+        # Deterministic jitter in [0.5, 1.0): spreads clients apart without hidden state.
+        seed = zlib.crc32(f"{s.verdict.id!r}:{s.attempt}".encode())
+        delay = round(backoff * (0.5 + (seed % 1000) / 2000), 3)
+    elif row.action is Action.RENEGOTIATE:
+        version = _supported(s)
+    elif row.action is Action.ADD_CAPABILITY:
+        data = s.verdict.error_data
+        required = data.get("requiredCapabilities") if isinstance(data, Mapping) else None
+        capabilities = required if isinstance(required, Mapping) else {}
+    return Decision(row.action, row.reason(s), row.name, delay, version, capabilities)

@@ -1,0 +1,238 @@
+"""The value a caller ends with: how far the call got, and whether it succeeded.
+
+Three named stages, each visible:
+
+- ``classified`` — the verdict is known (and, for anything but normal_complete, that is as far
+  as a call can get);
+- ``content_verified`` — a normal_complete result passed the content check;
+- ``completion_observed`` — for writes, an observation (a read tool, or any async callable)
+  saw the effect, polled with bounds for eventual consistency.
+
+``succeeded`` is true only when every stage the caller asked for passed, and never for
+anything but normal_complete. ``evaluate`` is pure; ``settle`` adds the (async) observation.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Final, Literal
+
+import anyio
+
+from ._check import ContentCheck, Expectation, check_output
+from ._decide import Decision, decide
+from ._kind import Kind
+from ._schema import DEFAULT_SCHEMA_LIMITS, SchemaLimits
+from ._suspect import DEFAULT_SUSPECTS, Suspect
+from ._verdict import Verdict
+
+Stage = Literal["classified", "content_verified", "completion_observed"]
+
+
+@dataclass(frozen=True, slots=True)
+class Observe:
+    """How to observe a write's completion.
+
+    ``read`` is an async callable returning what to look at — typically the verdict of a read
+    tool (``Observe.tool_call(...)`` lets the client call one) — and ``until`` a predicate over it
+    returning True when the effect is visible, or False or a reason string when not yet.
+    Polling stops after ``attempts`` reads or ``timeout`` seconds, whichever comes first,
+    waiting ``interval`` seconds (times ``backoff`` after each miss) between reads.
+    """
+
+    until: Callable[[Any], bool | str]
+    read: Callable[[], Awaitable[Any]] | None = None
+    attempts: int = 5
+    interval: float = 0.2
+    backoff: float = 1.5
+    timeout: float = 5.0
+    tool: tuple[str, Mapping[str, Any]] | None = None
+    """(name, arguments) of a read tool for the client to call, when ``read`` is not given."""
+
+    def __post_init__(self) -> None:
+        if (self.read is None) == (self.tool is None):
+            raise ValueError("Observe needs exactly one of read (an async callable) and tool (via Observe.tool_call)")
+        if isinstance(self.attempts, bool) or not isinstance(self.attempts, int) or self.attempts < 1:
+            raise ValueError(f"Observe.attempts must be a positive integer, not {self.attempts!r}")
+        for name in ("interval", "timeout", "backoff"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                    or value < 0 or (name == "timeout" and value == 0) or (name == "backoff" and value < 1):
+                raise ValueError(f"Observe.{name} is out of range: {value!r}")
+
+    @classmethod
+    def tool_call(cls, name: str, arguments: Mapping[str, Any] | None = None, *,
+                  until: Callable[[Any], bool | str], **options: Any) -> Observe:
+        """Observe through a read tool the client calls (its verdict is passed to ``until``)."""
+        return cls(until=until, tool=(name, dict(arguments or {})), **options)
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """One read while observing."""
+
+    at: float
+    """Wall-clock time of the read (seconds since the epoch)."""
+    elapsed: float
+    """Seconds since the observation started."""
+    observed: Any
+    """What the read returned (a Verdict for a read tool)."""
+    passed: bool
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    passed: bool
+    reason: str
+    attempts: tuple[Attempt, ...]
+    started_at: float
+    finished_at: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"passed": self.passed, "reason": self.reason, "started_at": self.started_at,
+                "finished_at": self.finished_at,
+                "attempts": [{"at": a.at, "elapsed": round(a.elapsed, 6), "passed": a.passed, "reason": a.reason,
+                              "observed": a.observed.to_dict(payload=False) if isinstance(a.observed, Verdict)
+                              else repr(a.observed)} for a in self.attempts]}
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """Where a call ended: its verdict, content check, observation, stage and success."""
+
+    verdict: Verdict
+    content_check: ContentCheck | None
+    observation: Observation | None = None
+    observe_requested: bool = False
+    tool: Mapping[str, Any] | None = field(default=None, compare=False)
+    trusted_server: bool = False
+
+    @property
+    def stage(self) -> Stage:
+        if self.content_check is None or not self.content_check.passed:
+            return "classified"
+        if self.observation is not None and self.observation.passed:
+            return "completion_observed"
+        return "content_verified"
+
+    @property
+    def succeeded(self) -> bool:
+        """True only for normal_complete with every requested check passed."""
+        if self.verdict.kind is not Kind.NORMAL_COMPLETE or self.content_check is None:
+            return False
+        if not self.content_check.passed:
+            return False
+        if self.observe_requested:
+            return self.observation is not None and self.observation.passed
+        return True
+
+    @property
+    def decision(self) -> Decision:
+        return decide(self, trusted_server=self.trusted_server)
+
+    def to_dict(self, *, payload: bool = False) -> dict[str, Any]:
+        return {
+            "stage": self.stage,
+            "succeeded": self.succeeded,
+            "verdict": self.verdict.to_dict(payload=payload),
+            "content_check": self.content_check.to_dict() if self.content_check is not None else None,
+            "observation": self.observation.to_dict() if self.observation is not None else None,
+            "decision": self.decision.to_dict(),
+        }
+
+
+def evaluate(
+    verdict: Verdict,
+    tool: Mapping[str, Any] | None = None,
+    *,
+    expect: Expectation | Sequence[Expectation] | None = None,
+    suspects: Iterable[Suspect] = DEFAULT_SUSPECTS,
+    schema_limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS,
+    trusted_server: bool = False,
+) -> Outcome:
+    """Classified → content check (pure). Only normal_complete verdicts are content-checked."""
+    check = None
+    if verdict.kind is Kind.NORMAL_COMPLETE:
+        check = check_output(verdict, tool, expect=expect, suspects=suspects, schema_limits=schema_limits)
+    return Outcome(verdict, check, tool=tool, trusted_server=trusted_server)
+
+
+async def settle(
+    verdict: Verdict,
+    tool: Mapping[str, Any] | None = None,
+    *,
+    expect: Expectation | Sequence[Expectation] | None = None,
+    observe: Observe | None = None,
+    suspects: Iterable[Suspect] = DEFAULT_SUSPECTS,
+    schema_limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS,
+    trusted_server: bool = False,
+) -> Outcome:
+    """All three stages: classify's verdict, the content check, then (for writes) the
+    observation — run only when the content check passed."""
+    outcome = evaluate(verdict, tool, expect=expect, suspects=suspects, schema_limits=schema_limits,
+                       trusted_server=trusted_server)
+    if observe is None:
+        return outcome
+    outcome = replace(outcome, observe_requested=True)
+    if not outcome.content_check or not outcome.content_check.passed:
+        return outcome
+    if observe.read is None:
+        raise ValueError("Observe.tool_call needs a client to call the read tool; pass read= instead")
+    return replace(outcome, observation=await run_observation(observe, observe.read))
+
+
+_MONOTONIC: Final = time.monotonic
+
+
+async def run_observation(observe: Observe, read: Callable[[], Awaitable[Any]]) -> Observation:
+    """Poll ``read`` until ``observe.until`` holds, within the attempt and time bounds."""
+    started_wall = time.time()
+    start = _MONOTONIC()
+    deadline = start + observe.timeout
+    attempts: list[Attempt] = []
+    wait = observe.interval
+    for number in range(1, observe.attempts + 1):
+        remaining = deadline - _MONOTONIC()
+        if remaining <= 0:
+            break
+        observed: Any = None
+        try:
+            with anyio.fail_after(remaining):
+                observed = await read()
+            passed, reason = _judge(observe, observed)
+        except TimeoutError:
+            passed, reason = False, f"the read did not answer within the remaining {remaining:.3f} s"
+        except Exception as exc:  # the read is caller code or a network call: record, keep polling
+            passed, reason = False, f"the read raised {type(exc).__name__}: {exc}"
+        attempts.append(Attempt(time.time(), _MONOTONIC() - start, observed, passed, reason))
+        if passed:
+            return Observation(True, f"observed on read {number}", tuple(attempts), started_wall, time.time())
+        if number < observe.attempts:
+            pause = min(wait, deadline - _MONOTONIC())
+            if pause <= 0:
+                break
+            await anyio.sleep(pause)
+            wait *= observe.backoff
+    why = attempts[-1].reason if attempts else "no time to read"
+    return Observation(False, f"not observed after {len(attempts)} read(s): {why}", tuple(attempts),
+                       started_wall, time.time())
+
+
+def _judge(observe: Observe, observed: Any) -> tuple[bool, str]:
+    if isinstance(observed, Verdict) and observed.kind is not Kind.NORMAL_COMPLETE:
+        return False, f"the read returned a {observed.kind.value} verdict"
+    try:
+        answer = observe.until(observed)
+    except Exception as exc:
+        return False, f"the predicate raised {type(exc).__name__}: {exc}"
+    if answer is True:
+        return True, ""
+    if answer is False:
+        return False, "the predicate returned False"
+    if isinstance(answer, str):
+        return False, answer or "the predicate returned an empty reason"
+    return False, f"the predicate returned {answer!r}; expected True, False or a reason string"

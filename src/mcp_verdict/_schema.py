@@ -1,0 +1,226 @@
+"""JSON Schema as MCP uses it: dialects, local references only, bounds against hostile schemas.
+
+Rules (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#json-schema-usage):
+
+- a schema without ``$schema`` is JSON Schema 2020-12; ``$schema`` selects another dialect the
+  validator supports (draft-04, -06, -07, 2019-09, 2020-12); any other dialect is refused with
+  a finding, never treated as a pass (``output.dialect``);
+- ``$ref`` is resolved within the schema only (``#...`` pointers, ``$defs``, and resources the
+  schema embeds with ``$id``). A network or file URI is never dereferenced: a schema with a
+  reference that does not resolve inside it is rejected, not treated as permissive
+  (``output.ref``);
+- composition can be expensive, so a schema nesting deeper than ``SchemaLimits.max_depth`` or
+  holding more than ``SchemaLimits.max_subschemas`` subschemas is rejected (``output.bounds``),
+  and one validation may run for at most ``SchemaLimits.time_budget`` seconds
+  (``output.budget``);
+- a schema that is not valid in its dialect is rejected (``output.schema_invalid``).
+
+The validator is the ``jsonschema`` package: every keyword is wrapped to check the deadline,
+so the time budget is enforced inside a validation, which a compiled validator cannot offer.
+Compiled validators are cached by the schema's content.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import json
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+from urllib.parse import urldefrag, urljoin
+
+import jsonschema
+import referencing
+import referencing.exceptions
+from jsonschema import validators
+
+from ._findings import Finding, finding, pointer
+
+DEFAULT_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
+_DIALECTS: Final[dict[str, type[Any]]] = {
+    "https://json-schema.org/draft/2020-12/schema": jsonschema.Draft202012Validator,
+    "https://json-schema.org/draft/2019-09/schema": jsonschema.Draft201909Validator,
+    "http://json-schema.org/draft-07/schema": jsonschema.Draft7Validator,
+    "http://json-schema.org/draft-06/schema": jsonschema.Draft6Validator,
+    "http://json-schema.org/draft-04/schema": jsonschema.Draft4Validator,
+}
+SUPPORTED_DIALECTS: Final = tuple(_DIALECTS)
+_BASE: Final = "https://mcp-verdict.invalid/schema"  # the root of a schema without $id
+_deadline: contextvars.ContextVar[float] = contextvars.ContextVar("mcp_verdict_schema_deadline")
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaLimits:
+    """Bounds against hostile schemas (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#composition-keyword-resource-use)."""
+
+    max_depth: int = 32
+    max_subschemas: int = 2_000
+    time_budget: float = 0.5
+    """Seconds one validation may take."""
+
+    def __post_init__(self) -> None:
+        for name in ("max_depth", "max_subschemas"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"SchemaLimits.{name} must be a positive integer, not {value!r}")
+        if isinstance(self.time_budget, bool) or not isinstance(self.time_budget, (int, float)) \
+                or not self.time_budget > 0:
+            raise ValueError(f"SchemaLimits.time_budget must be a positive number of seconds, not {self.time_budget!r}")
+
+
+DEFAULT_SCHEMA_LIMITS: Final = SchemaLimits()
+
+
+class _BudgetExceeded(Exception):
+    pass
+
+
+def _guard(check: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
+    def guarded(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        if time.monotonic() > _deadline.get():
+            raise _BudgetExceeded
+        return check(validator, value, instance, schema)
+    return guarded
+
+
+_GUARDED: Final[dict[type[Any], Any]] = {}
+
+
+def _guarded(cls: type[Any]) -> Any:
+    """The dialect's validator class with every keyword checking the deadline first."""
+    if cls not in _GUARDED:
+        _GUARDED[cls] = validators.extend(cls, {name: _guard(check) for name, check in cls.VALIDATORS.items()})
+    return _GUARDED[cls]
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledSchema:
+    """A schema ready to validate against, or the reason it cannot be used."""
+
+    validator: Any
+    problem: Finding | None
+    dialect: str
+
+
+def compile_schema(schema: object, where: str, limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS) -> CompiledSchema:
+    """Check and compile a schema; the result is cached by the schema's content."""
+    try:
+        key = json.dumps(schema, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):
+        return CompiledSchema(None, finding(where, "output.schema_invalid", "the schema is not a JSON value"), "")
+    return _compile(key, where, limits)
+
+
+@functools.lru_cache(maxsize=512)
+def _compile(key: str, where: str, limits: SchemaLimits) -> CompiledSchema:
+    schema = json.loads(key)
+    if isinstance(schema, bool):
+        return CompiledSchema(_guarded(jsonschema.Draft202012Validator)(schema), None, DEFAULT_DIALECT)
+    if not isinstance(schema, dict):
+        return CompiledSchema(None, finding(where, "output.schema_invalid",
+                                            f"a schema is an object or a boolean, not {type(schema).__name__}"), "")
+    dialect = schema.get("$schema", DEFAULT_DIALECT)
+    cls = _DIALECTS.get(dialect.rstrip("#")) if isinstance(dialect, str) else None
+    if cls is None:
+        return CompiledSchema(None, finding(pointer(where, "$schema"), "output.dialect",
+                                            f"dialect {dialect!r} is not supported; supported: "
+                                            + ", ".join(SUPPORTED_DIALECTS)), str(dialect))
+    problem = _check_bounds_and_refs(schema, where, limits)
+    if problem is not None:
+        return CompiledSchema(None, problem, str(dialect))
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        at = where + "".join(f"/{p}" for p in exc.absolute_path)
+        return CompiledSchema(None, finding(at, "output.schema_invalid", f"the schema is invalid: {exc.message}"),
+                              str(dialect))
+    registry: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
+    validator = _guarded(cls)(schema, registry=registry)
+    return CompiledSchema(validator, None, str(dialect))
+
+
+def _refuse(uri: str) -> referencing.Resource[Any]:
+    raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
+
+
+_COMPOSITION: Final = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SUBSCHEMA_MAPS: Final = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SUBSCHEMA_ONE: Final = ("not", "if", "then", "else", "items", "contains", "additionalProperties",
+                         "additionalItems", "unevaluatedItems", "unevaluatedProperties", "propertyNames")
+
+
+def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: SchemaLimits) -> Finding | None:
+    """Walk the schema once: depth and subschema bounds, and every $ref resolving inside it."""
+    ids = {_BASE}
+    refs: list[tuple[str, str, str]] = []  # (path, base, ref)
+    stack: list[tuple[Any, int, str, str]] = [(schema, 1, where, _BASE)]
+    count = 0
+    while stack:
+        node, depth, path, base = stack.pop()
+        if isinstance(node, bool):
+            continue
+        if not isinstance(node, dict):
+            continue
+        count += 1
+        if count > limits.max_subschemas:
+            return finding(where, "output.bounds",
+                           f"the schema holds more than {limits.max_subschemas} subschemas")
+        if depth > limits.max_depth:
+            return finding(path, "output.bounds", f"the schema nests deeper than {limits.max_depth} levels")
+        if isinstance(node.get("$id"), str):
+            base = urldefrag(urljoin(base, node["$id"])).url
+            ids.add(base)
+        refs.extend((pointer(path, keyword), base, node[keyword])
+                    for keyword in ("$ref", "$dynamicRef") if isinstance(node.get(keyword), str))
+        for keyword in _SUBSCHEMA_ONE:
+            if keyword in node:
+                value = node[keyword]
+                if isinstance(value, list):  # draft-04..07 tuple items
+                    stack.extend((v, depth + 1, pointer(pointer(path, keyword), i), base)
+                                 for i, v in enumerate(value))
+                else:
+                    stack.append((value, depth + 1, pointer(path, keyword), base))
+        for keyword in _COMPOSITION:
+            if isinstance(node.get(keyword), list):
+                stack.extend((v, depth + 1, pointer(pointer(path, keyword), i), base)
+                             for i, v in enumerate(node[keyword]))
+        for keyword in _SUBSCHEMA_MAPS:
+            if isinstance(node.get(keyword), dict):
+                stack.extend((v, depth + 1, pointer(pointer(path, keyword), k), base)
+                             for k, v in node[keyword].items())
+        if isinstance(node.get("dependencies"), dict):
+            stack.extend((v, depth + 1, pointer(pointer(path, "dependencies"), k), base)
+                         for k, v in node["dependencies"].items() if isinstance(v, dict))
+    for path, base, ref in refs:
+        target = urldefrag(urljoin(base, ref)).url
+        if target not in ids:
+            return finding(path, "output.ref",
+                           f"$ref {ref!r} points outside the schema; it is never fetched, so the schema is "
+                           "rejected rather than treated as permissive")
+    return None
+
+
+def validate(compiled: CompiledSchema, instance: object, where: str,
+             limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS) -> list[Finding]:
+    """Validate ``instance`` (whose JSON pointer is ``where``); findings for each violation."""
+    if compiled.problem is not None:
+        return [compiled.problem]
+    token = _deadline.set(time.monotonic() + limits.time_budget)
+    try:
+        errors = sorted(compiled.validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
+    except _BudgetExceeded:
+        return [finding(where, "output.budget",
+                        f"validation ran past its budget of {limits.time_budget} s and was stopped")]
+    except referencing.exceptions.Unresolvable as exc:
+        return [finding(where, "output.ref", f"a $ref does not resolve inside the schema: {exc}")]
+    except RecursionError:
+        return [finding(where, "output.bounds", "the schema recurses too deeply for this instance")]
+    finally:
+        _deadline.reset(token)
+    out = []
+    for error in errors[:20]:
+        at = where + "".join(pointer("", p) for p in error.absolute_path)
+        out.append(finding(at, "output.schema", error.message))
+    return out

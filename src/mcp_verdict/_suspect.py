@@ -1,0 +1,112 @@
+"""Error-shaped success: failures reported inside a normal result.
+
+Many servers report a failure without ``isError: true`` — a structuredContent such as
+``{"status": "error"}`` or ``{"success": false}``, or text that starts with ``Error:`` or a
+Python traceback (kimai_mcp, kubeflow/mcp-server, winremote-mcp and n8n's MCP trigger all
+shipped this bug). The default content check flags such results as ``content.suspect_error``
+with the evidence; a flagged result is never accepted unless a caller expectation explicitly
+passes it.
+
+The heuristics are this one table (``DEFAULT_SUSPECTS``); pass ``suspects=()`` to turn them
+off, or ``DEFAULT_SUSPECTS + (Suspect(...),)`` to extend them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ._verdict import TextBlock, Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class Suspect:
+    """One heuristic: ``test`` returns ``(JSON pointer, evidence)`` when the result looks failed."""
+
+    id: str
+    description: str
+    test: Callable[[Verdict], tuple[str, str] | None]
+
+
+_FAILED_STATUS: Final = frozenset({"error", "failed", "failure", "fail"})
+_ERROR_KEYS: Final = ("error", "error_code", "errorCode", "errors", "exception")
+_TRACEBACK: Final = "Traceback (most recent call last):"
+_ERROR_PREFIX: Final = re.compile(r"\s*(error|fatal)\s*[:!]", re.IGNORECASE)
+_EXCEPTION_PREFIX: Final = re.compile(r"\s*((?i:exception)\b|[A-Za-z_][\w.]*(Error|Exception)\s*:)")
+
+
+def _structured(verdict: Verdict) -> Mapping[str, Any] | None:
+    value = verdict.structured_content
+    return value if isinstance(value, dict) else None
+
+
+def _status_error(verdict: Verdict) -> tuple[str, str] | None:
+    data = _structured(verdict)
+    if data is None:
+        return None
+    for key in ("status", "state", "result"):
+        value = data.get(key)
+        if isinstance(value, str) and value.strip().lower() in _FAILED_STATUS:
+            return f"/result/structuredContent/{key}", f"{key}: {value!r}"
+    return None
+
+
+def _success_false(verdict: Verdict) -> tuple[str, str] | None:
+    data = _structured(verdict)
+    if data is None:
+        return None
+    for key in ("success", "ok", "succeeded"):
+        if data.get(key) is False:
+            return f"/result/structuredContent/{key}", f"{key}: false"
+    return None
+
+
+def _error_key(verdict: Verdict) -> tuple[str, str] | None:
+    data = _structured(verdict)
+    if data is None:
+        return None
+    for key in _ERROR_KEYS:
+        value = data.get(key)
+        if value not in (None, False, "", [], {}) and key in data:
+            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+            return f"/result/structuredContent/{key}", f"{key}: {shown}"
+    return None
+
+
+def _text_blocks(verdict: Verdict) -> list[tuple[int, str]]:
+    return [(i, b.text) for i, b in enumerate(verdict.content) if isinstance(b, TextBlock)]
+
+
+def _error_text(verdict: Verdict) -> tuple[str, str] | None:
+    for index, text in _text_blocks(verdict):
+        if _ERROR_PREFIX.match(text):
+            return f"/result/content/{index}/text", text.strip().splitlines()[0][:80]
+    return None
+
+
+def _exception_text(verdict: Verdict) -> tuple[str, str] | None:
+    for index, text in _text_blocks(verdict):
+        if _EXCEPTION_PREFIX.match(text):
+            return f"/result/content/{index}/text", text.strip().splitlines()[0][:80]
+    return None
+
+
+def _traceback_text(verdict: Verdict) -> tuple[str, str] | None:
+    for index, text in _text_blocks(verdict):
+        if _TRACEBACK in text:
+            return f"/result/content/{index}/text", _TRACEBACK
+    return None
+
+
+DEFAULT_SUSPECTS: Final[tuple[Suspect, ...]] = (
+    Suspect("structured.status_error", 'structuredContent has status/state/result "error", "failed", '
+            '"failure" or "fail" (any case)', _status_error),
+    Suspect("structured.success_false", "structuredContent has success, ok or succeeded = false", _success_false),
+    Suspect("structured.error_key", "structuredContent has a non-empty error, error_code, errorCode, errors "
+            "or exception member", _error_key),
+    Suspect("text.error_prefix", 'a text block starts with "Error:" or "Fatal:" (any case)', _error_text),
+    Suspect("text.exception", 'a text block starts with "Exception" or "SomethingError:"', _exception_text),
+    Suspect("text.traceback", "a text block holds a Python traceback", _traceback_text),
+)

@@ -1,0 +1,138 @@
+"""The next-action policy: one test per row of POLICY, with fixed expected actions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcp_verdict import POLICY, TASKS_EXTENSION, Action, Observation, Outcome, Verdict, classify, decide, evaluate
+from mcp_verdict._findings import finding
+from mcp_verdict._kind import Kind
+from mcp_verdict._verdict import make_verdict
+
+
+def ok(result: dict[str, Any]) -> Verdict:
+    return classify({"jsonrpc": "2.0", "id": 1, "result": result})
+
+
+def error(code: int, data: Any = None) -> Verdict:
+    body: dict[str, Any] = {"code": code, "message": "m"}
+    if data is not None:
+        body["data"] = data
+    return classify({"jsonrpc": "2.0", "id": 1, "error": body})
+
+
+def transport(code: str) -> Verdict:
+    return make_verdict(Kind.UNCLASSIFIED, (finding("", code, "simulated"),), "2026-07-28", None)
+
+
+NORMAL = ok({"resultType": "complete", "content": [], "structuredContent": {"id": "a", "state": "done"}})
+READ_ONLY = {"name": "get", "annotations": {"readOnlyHint": True}}
+IDEMPOTENT = {"name": "put", "annotations": {"idempotentHint": True}}
+WRITE = {"name": "create", "annotations": {"readOnlyHint": False, "destructiveHint": True}}
+TASK = {"resultType": "task", "taskId": "t", "status": "working", "createdAt": "c", "lastUpdatedAt": "u",
+        "ttlMs": None}
+
+
+def outcome(verdict: Verdict, **kwargs: Any) -> Outcome:
+    return evaluate(verdict, **kwargs)
+
+
+# row name → (subject, decide kwargs, expected action). Rows are tried top to bottom.
+ROWS: dict[str, tuple[Any, dict[str, Any], Action]] = {
+    "accept": (outcome(NORMAL), {}, Action.ACCEPT),
+    "suspect_error": (outcome(ok({"resultType": "complete", "content": [], "structuredContent": {"status": "error"}})),
+                      {}, Action.RETURN_TO_MODEL),
+    "contract_broken": (outcome(NORMAL, tool={"name": "t", "outputSchema": {"required": ["count"]}}), {},
+                        Action.INVESTIGATE),
+    "expectation_failed_write": (outcome(NORMAL, expect=lambda v: "wrong state"), {"tool": WRITE},
+                                 Action.CHECK_STATE),
+    "expectation_failed_read": (outcome(NORMAL, expect=lambda v: "wrong count"),
+                                {"tool": READ_ONLY, "trusted_server": True}, Action.INVESTIGATE),
+    "not_observed": (Outcome(NORMAL, evaluate(NORMAL).content_check, Observation(False, "timeout", (), 0.0, 1.0),
+                             observe_requested=True), {}, Action.CHECK_STATE),
+    "normal_complete": (NORMAL, {}, Action.VERIFY_CONTENT),
+    "tool_error": (ok({"resultType": "complete", "content": [], "isError": True}), {"tool": READ_ONLY,
+                                                                                    "trusted_server": True},
+                   Action.RETURN_TO_MODEL),
+    "input_required": (ok({"resultType": "input_required", "requestState": "s"}), {}, Action.FULFIL_INPUT),
+    "task": (classify({"jsonrpc": "2.0", "id": 1, "result": TASK}, extensions=[TASKS_EXTENSION]), {},
+             Action.POLL_TASK),
+    "unsupported_version": (error(-32022, {"supported": ["2025-11-25", "1999-01-01"]}), {}, Action.RENEGOTIATE),
+    "no_common_version": (error(-32022, {"supported": ["1999-01-01"]}), {}, Action.INVESTIGATE),
+    "missing_capability": (error(-32021, {"requiredCapabilities": {"elicitation": {}}}), {}, Action.ADD_CAPABILITY),
+    "bad_request": (error(-32602), {}, Action.FIX_REQUEST),
+    "url_elicitation": (error(-32042), {}, Action.FULFIL_INPUT),
+    "not_sent": (transport("transport.error"), {"request_sent": False, "tool": WRITE}, Action.RETRY),
+    "safe_retry": (error(-32603), {"tool": READ_ONLY, "trusted_server": True}, Action.RETRY),
+    "retries_exhausted": (transport("transport.timeout"), {"tool": IDEMPOTENT, "trusted_server": True, "attempt": 3},
+                          Action.INVESTIGATE),
+    "unknown_effect": (transport("transport.closed"), {"tool": WRITE}, Action.CHECK_STATE),
+    "other_error": (error(-32000), {}, Action.INVESTIGATE),
+    "unclassified": (classify(b"[]"), {}, Action.INVESTIGATE),
+}
+
+
+def test_every_policy_row_has_a_test() -> None:
+    assert [row.name for row in POLICY] == list(ROWS)
+
+
+@pytest.mark.parametrize("row", list(ROWS))
+def test_policy_row(row: str) -> None:
+    subject, kwargs, action = ROWS[row]
+    decision = decide(subject, **kwargs)
+    assert (decision.rule, decision.action) == (row, action), decision.reason
+
+
+# --- the rules that matter most, stated again as plain cases ------------------------------------------
+
+def test_tool_errors_are_never_retried_even_on_a_trusted_read_only_tool() -> None:
+    verdict = ok({"resultType": "complete", "content": [{"type": "text", "text": "bad date"}], "isError": True})
+    for attempt in (1, 2, 5):
+        assert decide(verdict, tool=READ_ONLY, trusted_server=True, attempt=attempt).action is Action.RETURN_TO_MODEL
+
+
+def test_annotations_are_untrusted_unless_the_server_is_trusted() -> None:
+    assert decide(error(-32603), tool=READ_ONLY).action is Action.CHECK_STATE
+    assert decide(error(-32603), tool=READ_ONLY, trusted_server=True).action is Action.RETRY
+
+
+def test_a_timeout_after_sending_a_write_is_checked_never_resent() -> None:
+    for trusted in (False, True):
+        assert decide(transport("transport.timeout"), tool=WRITE, trusted_server=trusted).action is Action.CHECK_STATE
+    assert decide(transport("transport.timeout"), tool=None).action is Action.CHECK_STATE
+
+
+def test_unclassified_and_input_requests_never_retry() -> None:
+    for verdict in (classify(b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"isError":0}}'),
+                    ok({"resultType": "input_required", "requestState": ""})):
+        for attempt in (1, 2):
+            assert decide(verdict, tool=READ_ONLY, trusted_server=True, attempt=attempt).action is not Action.RETRY
+
+
+def test_retry_backoff_grows_with_jitter_and_stops_at_the_cap() -> None:
+    delays = [decide(error(-32603), tool=IDEMPOTENT, trusted_server=True, attempt=n).delay for n in (1, 2)]
+    assert delays[0] is not None and delays[1] is not None
+    assert 0.25 <= delays[0] <= 0.5 and 0.5 <= delays[1] <= 1.0
+    assert decide(error(-32603), tool=IDEMPOTENT, trusted_server=True, attempt=3).action is Action.INVESTIGATE
+    # same inputs, same decision: the jitter is derived, not drawn from hidden state
+    assert decide(error(-32603), tool=IDEMPOTENT, trusted_server=True, attempt=2).delay == delays[1]
+
+
+def test_renegotiate_names_the_newest_common_version_and_add_capability_the_missing_ones() -> None:
+    decision = decide(error(-32022, {"supported": ["2025-06-18", "2025-11-25"], "requested": "2026-07-28"}))
+    assert decision.version == "2025-11-25"
+    decision = decide(error(-32021, {"requiredCapabilities": {"sampling": {}}}))
+    assert decision.capabilities == {"sampling": {}}
+
+
+def test_accept_only_through_an_outcome() -> None:
+    assert decide(NORMAL).action is Action.VERIFY_CONTENT
+    assert decide(outcome(NORMAL)).action is Action.ACCEPT
+    assert outcome(NORMAL).decision.action is Action.ACCEPT
+
+
+def test_attempt_must_count_from_one() -> None:
+    with pytest.raises(ValueError, match="attempt"):
+        decide(NORMAL, attempt=0)

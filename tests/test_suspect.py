@@ -1,0 +1,74 @@
+"""Error-shaped success: one test per row of the heuristics table, plus off and extend."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcp_verdict import DEFAULT_SUSPECTS, Kind, Suspect, Verdict, check_output, classify
+
+
+def complete(structured: Any = ..., text: str = "ok") -> Verdict:
+    result: dict[str, Any] = {"resultType": "complete", "content": [{"type": "text", "text": text}]}
+    if structured is not ...:
+        result["structuredContent"] = structured
+    verdict = classify({"jsonrpc": "2.0", "id": 1, "result": result})
+    assert verdict.kind is Kind.NORMAL_COMPLETE
+    return verdict
+
+
+# (heuristic id, a result it must flag, its evidence path, a near miss it must not flag)
+ROWS = [
+    ("structured.status_error", complete({"status": "error", "message": "quota"}),
+     "/result/structuredContent/status", complete({"status": "ok"})),
+    ("structured.status_error", complete({"state": "FAILED"}), "/result/structuredContent/state",
+     complete({"state": "failing-over"})),
+    ("structured.success_false", complete({"success": False, "detail": "x"}), "/result/structuredContent/success",
+     complete({"success": True})),
+    ("structured.success_false", complete({"ok": False}), "/result/structuredContent/ok", complete({"ok": 0})),
+    ("structured.error_key", complete({"error": "not found"}), "/result/structuredContent/error",
+     complete({"error": None})),
+    ("structured.error_key", complete({"error_code": 404}), "/result/structuredContent/error_code",
+     complete({"errors": []})),
+    ("text.error_prefix", complete(text="Error: file not found"), "/result/content/0/text",
+     complete(text="No errors: all files found")),
+    ("text.error_prefix", complete(text="  error : permission denied"), "/result/content/0/text",
+     complete(text="errors were corrected")),
+    ("text.exception", complete(text="Exception in handler: boom"), "/result/content/0/text",
+     complete(text="An exception was avoided")),
+    ("text.exception", complete(text="ValueError: invalid literal"), "/result/content/0/text",
+     complete(text="ValueErrors are rare here")),
+    ("text.traceback", complete(text='Traceback (most recent call last):\n  File "x.py", line 1'),
+     "/result/content/0/text", complete(text="a trace of the run")),
+]
+
+
+@pytest.mark.parametrize(("rule", "flagged", "path", "near_miss"), ROWS, ids=[f"{r[0]}-{i}" for i, r in enumerate(ROWS)])
+def test_heuristic_row(rule: str, flagged: Verdict, path: str, near_miss: Verdict) -> None:
+    check = check_output(flagged)
+    assert not check.passed
+    assert [(m.id, m.path) for m in check.suspects] == [(rule, path)]
+    assert check.codes == ("content.suspect_error",)
+    assert check_output(near_miss).passed, check_output(near_miss).suspects
+
+
+def test_every_row_of_the_table_has_a_test() -> None:
+    assert {s.id for s in DEFAULT_SUSPECTS} == {row[0] for row in ROWS}
+
+
+def test_heuristics_can_be_turned_off_and_extended() -> None:
+    flagged = complete({"status": "error"})
+    assert check_output(flagged, suspects=()).passed
+    custom = Suspect("text.nope", "text is NOPE", lambda v: ("/result/content/0/text", "NOPE") if v.text == "NOPE" else None)
+    check = check_output(complete(text="NOPE"), suspects=(*DEFAULT_SUSPECTS, custom))
+    assert [m.id for m in check.suspects] == ["text.nope"]
+
+
+def test_a_caller_expectation_can_explicitly_pass_a_flagged_result() -> None:
+    flagged = complete({"status": "error", "expected": True})
+    check = check_output(flagged, expect=lambda v: v.structured_content.get("expected") is True)
+    assert check.passed and check.suspect_overridden
+    assert [m.id for m in check.suspects] == ["structured.status_error"]
+    failing = check_output(flagged, expect=lambda v: "no")
+    assert not failing.passed and set(failing.codes) == {"expect.failed", "content.suspect_error"}
