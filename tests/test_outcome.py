@@ -99,7 +99,10 @@ def test_a_raising_read_or_predicate_is_recorded_and_polling_goes_on() -> None:
     assert outcome.observation is not None
     assert outcome.observation.attempts[0].reason == "the read raised ConnectionError: reset"
 
-    outcome = run(settle(WRITE, observe=Observe(until=lambda v: 1 / 0, read=flaky, attempts=2, interval=0.001)))
+    def broken(verdict: Verdict) -> bool:
+        raise ZeroDivisionError
+
+    outcome = run(settle(WRITE, observe=Observe(until=broken, read=flaky, attempts=2, interval=0.001)))
     assert not outcome.succeeded
 
 

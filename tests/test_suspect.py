@@ -44,7 +44,8 @@ ROWS = [
 ]
 
 
-@pytest.mark.parametrize(("rule", "flagged", "path", "near_miss"), ROWS, ids=[f"{r[0]}-{i}" for i, r in enumerate(ROWS)])
+@pytest.mark.parametrize(("rule", "flagged", "path", "near_miss"), ROWS,
+                         ids=[f"{r[0]}-{i}" for i, r in enumerate(ROWS)])
 def test_heuristic_row(rule: str, flagged: Verdict, path: str, near_miss: Verdict) -> None:
     check = check_output(flagged)
     assert not check.passed
@@ -60,7 +61,8 @@ def test_every_row_of_the_table_has_a_test() -> None:
 def test_heuristics_can_be_turned_off_and_extended() -> None:
     flagged = complete({"status": "error"})
     assert check_output(flagged, suspects=()).passed
-    custom = Suspect("text.nope", "text is NOPE", lambda v: ("/result/content/0/text", "NOPE") if v.text == "NOPE" else None)
+    custom = Suspect("text.nope", "text is NOPE",
+                     lambda v: ("/result/content/0/text", "NOPE") if v.text == "NOPE" else None)
     check = check_output(complete(text="NOPE"), suspects=(*DEFAULT_SUSPECTS, custom))
     assert [m.id for m in check.suspects] == ["text.nope"]
 
