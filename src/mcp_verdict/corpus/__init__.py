@@ -159,7 +159,7 @@ def load(*, versions: Iterable[str] | None = None, kinds: Iterable[Kind | str] |
         wanted = set(versions)
         unknown = wanted - set(VERSIONS)
         if unknown:
-            raise ValueError(f"unknown versions {sorted(unknown)}")
+            raise ValueError(f"unknown versions {sorted(unknown)}; the corpus has {', '.join(VERSIONS)}")
         cases = tuple(c for c in cases if c.version in wanted)
     if kinds is not None:
         wanted_kinds = {Kind(k) for k in kinds}
@@ -169,4 +169,17 @@ def load(*, versions: Iterable[str] | None = None, kinds: Iterable[Kind | str] |
     return cases
 
 
-__all__ = ["CORPUS_VERSION", "Case", "CorpusError", "SchemaLabel", "load"]
+def get(case_id: str) -> Case:
+    """One case by its id (as a conformance failure names it); ``KeyError`` when there is none."""
+    for case in _load_all():
+        if case.id == case_id:
+            return case
+    raise KeyError(f"no corpus case {case_id!r}")
+
+
+def changelog() -> str:
+    """The corpus changelog (Markdown): what each :data:`CORPUS_VERSION` added, removed or relabelled."""
+    return resources.files(__package__).joinpath("CHANGELOG.md").read_text("utf-8")
+
+
+__all__ = ["CORPUS_VERSION", "Case", "CorpusError", "SchemaLabel", "changelog", "get", "load"]

@@ -1,0 +1,192 @@
+"""Running a receiver over corpus cases: one outcome per case, never a crash of the run.
+
+Each case ends as ``pass`` (the receiver's label is the expected one), ``fail`` (another
+label), ``error`` (the receiver raised, or returned something that is not a label; the
+exception is kept) or ``skip`` (the kit cannot put the case to this receiver: its wire bytes
+have no parsed form, or it sets an option the receiver does not accept).
+"""
+
+from __future__ import annotations
+
+import collections
+import copy
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from .._classify import DEFAULT_LIMITS, Limits
+from .._kind import Kind
+from .._parser import parse
+from ..corpus import CORPUS_VERSION, Case
+from ._labels import KIND_LABELS, Labels
+from ._receiver import Receiver
+
+Status = Literal["pass", "fail", "error", "skip"]
+STATUSES: Final[tuple[Status, ...]] = ("pass", "fail", "error", "skip")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one case made of one receiver."""
+
+    case: Case
+    status: Status
+    expected: str
+    """The expected label (the application's label for ``case.expect``)."""
+    got: str | None = None
+    """The receiver's label, when it gave one."""
+    reason: str = ""
+    """Why it failed, errored or was skipped, in one line."""
+    exception: BaseException | None = None
+    """What the receiver raised (``error`` only; ``None`` when it returned something unusable)."""
+
+    @property
+    def failed(self) -> bool:
+        return self.status in ("fail", "error")
+
+    def to_dict(self) -> dict[str, Any]:
+        case = self.case
+        return {"id": case.id, "status": self.status, "version": case.version, "expect": case.expect.value,
+                "expected": self.expected, "got": self.got, "reason": self.reason,
+                "description": case.description, "spec": case.spec, "finding": case.finding,
+                "source": case.source}
+
+
+def check_case(receiver: Receiver, case: Case, labels: Labels = KIND_LABELS) -> Outcome:
+    """Put one case to the receiver. Never raises for anything the receiver does."""
+    expected = labels[case.expect]
+    call = _call_for(receiver, case)
+    if isinstance(call, str):
+        return Outcome(case, "skip", expected, reason=call)
+    response, options = call
+    try:
+        value = receiver.function(response, **options)
+    except Exception as exc:
+        return Outcome(case, "error", expected, reason=f"the receiver raised {type(exc).__name__}: {exc}",
+                       exception=exc)
+    got = _label_of(value, labels)
+    if got is None:
+        return Outcome(case, "error", expected, reason=f"the receiver returned {_short(repr(value))}: expected a "
+                       "label string, a Kind or an object with a .kind")
+    if got == expected:
+        return Outcome(case, "pass", expected, got)
+    known = sorted(set(labels.by_kind.values()))
+    if got not in known:
+        reason = f"expected {expected!r}, got {got!r}, which is not a label ({', '.join(known)})"
+    else:
+        reason = f"expected {expected!r}, got {got!r}"
+    if not labels.identity:
+        reason += f" (the case is {case.expect.value}; {got!r} stands for " \
+                  f"{', '.join(k.value for k in labels.kinds_of(got)) or 'no kind'})"
+    return Outcome(case, "fail", expected, got, reason)
+
+
+def _call_for(receiver: Receiver, case: Case) -> tuple[object, dict[str, Any]] | str:
+    """The response and options for this receiver, or why the case cannot be put to it."""
+    options = case.kwargs()
+    passed: dict[str, Any] = {}
+    for name, value in options.items():
+        if receiver.takes(name):
+            passed[name] = copy.deepcopy(value)
+        elif name != "version":  # every case has a version; a receiver may speak only one
+            return f"the case sets {name}, which the receiver does not accept"
+    if receiver.input == "raw":
+        return case.wire(), passed
+    if not case.raw:
+        return copy.deepcopy(case.input), passed
+    if receiver.input == "both":
+        return case.input, passed
+    limits: Limits = options.get("limits", DEFAULT_LIMITS)
+    value, problem = parse(case.input, limits.max_bytes, limits.max_depth)
+    if problem is not None:
+        return f"its wire bytes have no parsed form ({problem.code}) and the receiver takes parsed responses"
+    return value, passed
+
+
+def _label_of(value: object, labels: Labels) -> str | None:
+    """A ``Kind`` is mapped through the labels; any other string is the application's own label."""
+    if not isinstance(value, str):
+        value = getattr(value, "kind", None)
+    if isinstance(value, Kind):
+        return labels[value]
+    return value if isinstance(value, str) else None
+
+
+def _short(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """Every outcome of one receiver over a selection of cases."""
+
+    receiver: Receiver
+    labels: Labels
+    outcomes: tuple[Outcome, ...]
+
+    def with_status(self, *statuses: Status) -> tuple[Outcome, ...]:
+        return tuple(o for o in self.outcomes if o.status in statuses)
+
+    @property
+    def ok(self) -> bool:
+        """No case failed or errored, and at least one ran."""
+        counts = self.counts()
+        return counts["fail"] == counts["error"] == 0 and counts["pass"] > 0
+
+    def counts(self) -> dict[Status, int]:
+        counter = collections.Counter(o.status for o in self.outcomes)
+        return {status: counter[status] for status in STATUSES}
+
+    def by_kind(self) -> dict[Kind, dict[Status, int]]:
+        """Counts per expected kind."""
+        table: dict[Kind, dict[Status, int]] = {kind: dict.fromkeys(STATUSES, 0) for kind in Kind}
+        for outcome in self.outcomes:
+            table[outcome.case.expect][outcome.status] += 1
+        return table
+
+    def skip_reasons(self) -> dict[str, int]:
+        return dict(collections.Counter(o.reason for o in self.with_status("skip")).most_common())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "receiver": self.receiver.name, "input": self.receiver.input, "corpus_version": CORPUS_VERSION,
+            "labels": self.labels.to_dict(), "ok": self.ok, "summary": {"cases": len(self.outcomes),
+                                                                        **self.counts()},
+            "by_kind": {kind.value: counts for kind, counts in self.by_kind().items()},
+            "failures": [o.to_dict() for o in self.with_status("fail", "error")],
+            "skipped": self.skip_reasons(),
+        }
+
+
+def run(receiver: Receiver, cases: Iterable[Case], labels: Labels = KIND_LABELS) -> Report:
+    """Put every case to the receiver."""
+    return Report(receiver, labels, tuple(check_case(receiver, case, labels) for case in cases))
+
+
+def split_versions(values: Iterable[str]) -> list[str] | None:
+    """The versions of ``--versions``/``--mcp-versions`` (comma-separated, repeatable); ``None``
+    (all) when none is given. ``corpus.load`` refuses an unknown one."""
+    chosen = [v.strip() for value in values for v in value.split(",") if v.strip()]
+    return chosen or None
+
+
+def describe(outcome: Outcome, *, width: int = 300) -> str:
+    """A failure as a reader needs it: which case, what was expected and why, what came back."""
+    case = outcome.case
+    lines = [f"{case.id} ({case.version}): {outcome.reason}",
+             f"  why: {case.description}",
+             f"  spec: {case.spec}"]
+    if case.finding is not None:
+        lines.append(f"  finding that explains the label: {case.finding}")
+    lines.append(f"  case: {case.source} (corpus {CORPUS_VERSION})")
+    shown = {"version": case.version, **case.options}
+    lines.append(f"  options: {_short(json.dumps(shown, ensure_ascii=False), width)}")
+    if case.raw:
+        lines.append(f"  wire bytes: {_short(repr(case.input), width)}")
+    else:
+        lines.append(f"  response: {_short(case.wire().decode('utf-8'), width)}")
+    return "\n".join(lines)
+
+
+__all__ = ["STATUSES", "Outcome", "Report", "Status", "check_case", "describe", "run", "split_versions"]

@@ -1,0 +1,146 @@
+"""The pytest plugin, for real: small pytest sessions run by ``pytester`` with ``--mcp-receiver``.
+
+Each session is limited to one protocol version to keep the runtime modest.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib.metadata import entry_points
+
+import pytest
+
+from mcp_verdict import corpus
+
+pytest_plugins = ["pytester"]
+
+OLDEST = "2024-11-05"
+OLDEST_CASES = len(corpus.load(versions=[OLDEST]))
+LATEST_CASES = len(corpus.load(versions=["2026-07-28"]))
+
+APP = '''
+from mcp_verdict import Kind, classify
+
+def good(response, **options):
+    return classify(response, **options)
+good.mcp_receiver_input = "both"
+
+def ok_or_not(response, version):
+    return "ok" if classify(response, version=version).kind is Kind.NORMAL_COMPLETE else "not_ok"
+
+def result_means_ok(response):
+    return "ok" if isinstance(response, dict) and "result" in response else "not_ok"
+
+def kaboom(response):
+    raise RuntimeError("kaboom")
+
+def raw(response, version):
+    assert type(response) is bytes
+    return classify(response, version=version).kind
+raw.mcp_receiver_input = "raw"
+'''
+
+OK_LABELS = {"normal_complete": "ok", "tool_error": "not_ok", "input_required": "not_ok", "task": "not_ok",
+             "protocol_error": "not_ok", "unclassified": "not_ok"}
+
+
+@pytest.fixture
+def app(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(app_receiver=APP)
+    pytester.syspathinsert()
+    return pytester
+
+
+def test_the_plugin_is_registered_as_a_pytest11_entry_point() -> None:
+    plugins = {ep.name: ep.value for ep in entry_points(group="pytest11")}
+    assert plugins.get("mcp-verdict") == "mcp_verdict.kit._pytest_plugin"
+
+
+def test_without_the_option_the_plugin_does_nothing(app: pytest.Pytester) -> None:
+    app.makepyfile(test_own="def test_one():\n    assert True\n")
+    result = app.runpytest()
+    result.assert_outcomes(passed=1)
+    assert "mcp-verdict conformance kit" not in result.stdout.str()
+
+
+def test_a_conforming_receiver_passes_one_item_per_case(app: pytest.Pytester) -> None:
+    app.makepyfile(test_own="def test_one():\n    assert True\n")
+    result = app.runpytest("--mcp-receiver=app_receiver:good", f"--mcp-versions={OLDEST}", "-v")
+    result.assert_outcomes(passed=OLDEST_CASES + 1)  # the application's own test runs too
+    result.stdout.fnmatch_lines([
+        f"mcp-verdict conformance kit: receiver app_receiver:good (both input), {OLDEST_CASES} cases of corpus *",
+        f"mcp-receiver::env/ok/minimal@{OLDEST} PASSED*",
+    ])
+
+
+def test_builtin_receiver_and_item_names(app: pytest.Pytester) -> None:
+    result = app.runpytest("--mcp-receiver=mcp_verdict:classify", f"--mcp-versions={OLDEST}", "--collect-only",
+                           "-q")
+    names = [line for line in result.stdout.lines if line.startswith("mcp-receiver::")]
+    assert names == [f"mcp-receiver::{c.id}" for c in corpus.load(versions=[OLDEST])]
+
+
+def test_labels_and_failures_are_named_by_case_id(app: pytest.Pytester) -> None:
+    labels = app.path / "labels.json"
+    labels.write_text(json.dumps(OK_LABELS), "utf-8")
+    result = app.runpytest("--mcp-receiver=app_receiver:result_means_ok", f"--mcp-receiver-labels={labels}",
+                           "--mcp-versions=2026-07-28", "-v")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    outcomes = result.parseoutcomes()
+    assert outcomes["failed"] > 0
+    assert outcomes["passed"] + outcomes["failed"] + outcomes.get("skipped", 0) == LATEST_CASES
+    result.stdout.fnmatch_lines_random([
+        "mcp-receiver::design/normal_false PASSED*",
+        "mcp-receiver::design/protocol_error PASSED*",
+        "mcp-receiver::design/string_flag FAILED*",
+        "mcp-receiver::design/tool_error FAILED*",
+        "design/string_flag (2026-07-28): expected 'not_ok', got 'ok' (the case is unclassified; 'ok' stands for "
+        "normal_complete)",
+        "  spec: 2026-07-28/schema#calltoolresult",
+    ])
+
+
+def test_the_same_receiver_with_the_right_labels_passes(app: pytest.Pytester) -> None:
+    labels = app.path / "labels.json"
+    labels.write_text(json.dumps(OK_LABELS), "utf-8")
+    result = app.runpytest("--mcp-receiver=app_receiver:ok_or_not", f"--mcp-receiver-labels={labels}",
+                           f"--mcp-versions={OLDEST}")
+    assert result.ret == pytest.ExitCode.OK
+    outcomes = result.parseoutcomes()
+    assert "failed" not in outcomes
+    assert outcomes["passed"] + outcomes["skipped"] == OLDEST_CASES
+
+
+def test_a_raising_receiver_fails_every_case_with_its_exception(app: pytest.Pytester) -> None:
+    result = app.runpytest("--mcp-receiver=app_receiver:kaboom", f"--mcp-versions={OLDEST}",
+                           "--mcp-receiver-input=raw")
+    result.assert_outcomes(failed=OLDEST_CASES - _needing_options(OLDEST), skipped=_needing_options(OLDEST))
+    result.stdout.fnmatch_lines(["*the receiver raised RuntimeError: kaboom*", "*raise RuntimeError(\"kaboom\")*"])
+    assert "INTERNALERROR" not in result.stdout.str()
+
+
+def test_a_raw_receiver_gets_every_case(app: pytest.Pytester) -> None:
+    result = app.runpytest("--mcp-receiver=app_receiver:raw", f"--mcp-versions={OLDEST}", "-rs")
+    result.assert_outcomes(passed=OLDEST_CASES - _needing_options(OLDEST), skipped=_needing_options(OLDEST))
+    result.stdout.fnmatch_lines(["*the case sets request_id, which the receiver does not accept*"])
+
+
+def _needing_options(version: str) -> int:
+    """Cases that set an option other than the version (a receiver without it skips them)."""
+    return sum(bool(c.options) for c in corpus.load(versions=[version]))
+
+
+USAGE_ERRORS = [
+    (["--mcp-receiver=nope:nothing"], "*mcp-verdict: receiver 'nope:nothing': cannot import module 'nope'*"),
+    (["--mcp-receiver=os:getcwd"], "*os:getcwd() cannot be called as receiver(response)*"),
+    (["--mcp-receiver=mcp-verdict", "--mcp-versions=1999"], "*unknown versions ?'1999'?; the corpus has 2024-11-05*"),
+    (["--mcp-receiver=mcp-verdict", "--mcp-receiver-labels=missing.json"], "*label file 'missing.json'*"),
+    (["--mcp-versions=2026-07-28"], "*--mcp-versions only apply with --mcp-receiver=MODULE:FUNCTION*"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), USAGE_ERRORS, ids=[" ".join(r[0]) for r in USAGE_ERRORS])
+def test_bad_setup_is_a_usage_error(app: pytest.Pytester, args: list[str], message: str) -> None:
+    result = app.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
