@@ -110,6 +110,8 @@ class Outcome:
     observe_requested: bool = False
     tool: Mapping[str, Any] | None = field(default=None, compare=False)
     trusted_server: bool = False
+    request_sent: bool = True
+    """False when the request never left the client (nothing can have happened on the server)."""
 
     @property
     def stage(self) -> Stage:
@@ -132,7 +134,7 @@ class Outcome:
 
     @property
     def decision(self) -> Decision:
-        return decide(self, trusted_server=self.trusted_server)
+        return decide(self, trusted_server=self.trusted_server, request_sent=self.request_sent)
 
     def to_dict(self, *, payload: bool = False) -> dict[str, Any]:
         return {

@@ -1,0 +1,122 @@
+"""Streamable HTTP, recorded at the byte level under the SDK's own transport.
+
+The SDK's ``streamable_http_client`` takes any ``httpx2.AsyncClient``; this module gives it one
+whose transport records each POST's body and tees every response chunk into the wire log
+before the SDK parses anything: a JSON body becomes one frame, each server-sent event one
+frame. ``accept-encoding: identity`` keeps the recorded bytes the message bytes (no gzip).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator
+from typing import Any, Final
+
+import httpx2
+
+from ._wire import SSEParser, WireLog
+
+_NOT_SENT: Final = (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.UnsupportedProtocol)
+
+
+class _TeeStream(httpx2.AsyncByteStream):
+    def __init__(self, inner: httpx2.AsyncByteStream, log: WireLog, exchange: int, status: int,
+                 content_type: str, max_bytes: int) -> None:
+        self._inner = inner
+        self._log = log
+        self._exchange = exchange
+        self._status = status
+        self._sse = SSEParser() if content_type.startswith("text/event-stream") else None
+        self._json = content_type.startswith("application/json")
+        self._body = bytearray()
+        self._max = max_bytes
+        self._done = False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in self._inner:
+                self._take(chunk)
+                yield chunk
+        except Exception as exc:
+            self._finish(broken=f"the response stream broke: {type(exc).__name__}: {exc}")
+            raise
+        self._finish()
+
+    def _take(self, chunk: bytes) -> None:
+        if self._sse is not None:
+            for data in self._sse.feed(chunk):
+                self._log.add("in", "message", data, exchange=self._exchange, status=self._status)
+        elif len(self._body) <= self._max:
+            self._body += chunk
+
+    def _finish(self, broken: str | None = None) -> None:
+        if self._done:
+            return
+        self._done = True
+        if self._sse is not None:
+            if broken or self._sse.pending:
+                self._log.add("in", "eof", (broken or "the event stream ended inside an event").encode(),
+                              exchange=self._exchange, status=self._status)
+            return
+        if broken:
+            self._log.add("in", "eof", broken.encode(), exchange=self._exchange, status=self._status)
+            return
+        body = bytes(self._body)
+        if self._json or (body.strip() and self._status < 400):
+            self._log.add("in", "message", body, exchange=self._exchange, status=self._status)
+        elif self._status >= 400 or body.strip():
+            preview = body[:200].decode("utf-8", "replace")
+            self._log.add("in", "http_error", f"HTTP {self._status}: {preview}".encode(),
+                          exchange=self._exchange, status=self._status)
+        elif self._status == 202:
+            self._log.add("in", "http_error", b"HTTP 202 Accepted without a response body",
+                          exchange=self._exchange, status=self._status)
+
+    async def aclose(self) -> None:
+        self._finish()
+        await self._inner.aclose()
+
+
+class RecordingTransport(httpx2.AsyncBaseTransport):
+    """An httpx2 transport that records every exchange's request and response bytes."""
+
+    def __init__(self, log: WireLog, inner: httpx2.AsyncBaseTransport | None = None,
+                 max_bytes: int = 64 * 1024 * 1024) -> None:
+        self._log = log
+        self._inner = inner or httpx2.AsyncHTTPTransport()
+        self._exchanges = itertools.count(1)
+        self._max = max_bytes
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        exchange = next(self._exchanges)
+        if request.method == "POST":
+            body = request.content
+            self._log.add("out", "message", body, exchange=exchange)
+        try:
+            response = await self._inner.handle_async_request(request)
+        except _NOT_SENT as exc:
+            self._log.add("in", "send_failed", f"{type(exc).__name__}: {exc}".encode(), exchange=exchange)
+            raise
+        except Exception as exc:
+            self._log.add("in", "eof", f"{type(exc).__name__}: {exc}".encode(), exchange=exchange)
+            raise
+        if request.method != "POST":
+            return response
+        stream: Any = response.stream
+        content_type = response.headers.get("content-type", "").lower()
+        return httpx2.Response(
+            response.status_code, headers=response.headers,
+            stream=_TeeStream(stream, self._log, exchange, response.status_code, content_type, self._max),
+            request=request, extensions=response.extensions)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def recording_http_client(log: WireLog, *, headers: dict[str, str] | None = None,
+                          auth: httpx2.Auth | None = None, timeout: float = 30.0,
+                          max_bytes: int = 64 * 1024 * 1024) -> httpx2.AsyncClient:
+    """An ``httpx2.AsyncClient`` for ``streamable_http_client(url, http_client=...)``."""
+    merged = {"accept-encoding": "identity", **(headers or {})}
+    return httpx2.AsyncClient(transport=RecordingTransport(log, max_bytes=max_bytes), headers=merged, auth=auth,
+                              timeout=httpx2.Timeout(timeout, read=max(timeout, 30.0)))

@@ -1,0 +1,182 @@
+"""stdio, recorded at the byte level: the thinnest transport the SDK's Client accepts.
+
+Why our own: the SDK's ``stdio_client`` decodes stdout as text and parses each line inside
+its reader, with no hook for the raw bytes; invalid UTF-8 from the server escapes as an
+exception that tears the client down, and an unparseable line leaves the request waiting
+until its timeout. This transport reads bytes, records every line in the wire log before
+anything parses it, and hands the SDK its messages. When a line cannot be parsed (bad JSON,
+bad UTF-8, an oversized line) it records it and fails the requests in flight at once with a
+local JSON-RPC error, so a call ends promptly — the verdict comes from the recorded bytes.
+
+Shutdown follows the spec (basic/transports/stdio, lifecycle): close the server's stdin,
+wait, terminate, kill.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
+from typing import Any, Final
+
+import anyio
+import anyio.abc
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.client.stdio import get_default_environment
+from mcp.shared.message import SessionMessage
+
+from ._wire import WireLog
+
+_GRACE: Final = 2.0
+_STDERR_KEEP: Final = 64 * 1024
+
+
+class StderrTail:
+    """The last bytes the server wrote to stderr (for diagnostics)."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+
+    def add(self, chunk: bytes) -> None:
+        self.data += chunk
+        if len(self.data) > _STDERR_KEEP:
+            del self.data[: len(self.data) - _STDERR_KEEP]
+
+    def text(self) -> str:
+        return self.data.decode("utf-8", "replace")
+
+
+@asynccontextmanager
+async def recording_stdio(
+    command: Sequence[str], log: WireLog, *, env: Mapping[str, str] | None = None, cwd: str | None = None,
+    max_bytes: int = 64 * 1024 * 1024, stderr: StderrTail | None = None,
+) -> AsyncIterator[tuple[MemoryObjectReceiveStream[SessionMessage | Exception],
+                         MemoryObjectSendStream[SessionMessage]]]:
+    """Spawn ``command`` and yield the (read, write) streams the SDK's Client expects."""
+    if not command:
+        raise ValueError("the server command is empty")
+    environment = get_default_environment() | dict(env or {})
+    process = await anyio.open_process(list(command), env=environment, cwd=cwd)
+    to_client, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](100)
+    to_server, from_client = anyio.create_memory_object_stream[SessionMessage](100)
+    pending: set[str] = set()
+    tail = stderr if stderr is not None else StderrTail()
+
+    async def fail_pending(reason: str) -> None:
+        for request_id in sorted(pending):
+            error = types.JSONRPCError(jsonrpc="2.0", id=_restore(request_id),
+                                       error=types.ErrorData(code=types.PARSE_ERROR, message=reason))
+            with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                await to_client.send(SessionMessage(error))
+        pending.clear()
+
+    async def deliver(line: bytes) -> None:
+        log.add("in", "message", line)
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except ValueError:
+            await fail_pending("the server wrote a frame that is not a JSON-RPC message")
+            return
+        inner: Any = message
+        if isinstance(inner, (types.JSONRPCResponse, types.JSONRPCError)) and inner.id is not None:
+            pending.discard(str(inner.id))
+        with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await to_client.send(SessionMessage(message))
+
+    async def read_stdout() -> None:
+        assert process.stdout is not None
+        buffer = bytearray()
+        skipping = False
+        try:
+            async for chunk in process.stdout:
+                buffer += chunk
+                while True:
+                    cut = buffer.find(b"\n")
+                    if cut < 0:
+                        if len(buffer) > max_bytes and not skipping:
+                            await deliver(bytes(buffer[: max_bytes + 1]))  # classify: json.too_large
+                            skipping = True
+                            buffer.clear()
+                        elif skipping:
+                            buffer.clear()
+                        break
+                    line = bytes(buffer[:cut])
+                    del buffer[: cut + 1]
+                    if skipping:
+                        skipping = False
+                        continue
+                    if line.strip():
+                        await deliver(line)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
+            pass
+        finally:
+            code = process.returncode
+            log.add("in", "eof", f"the server closed its stdout{'' if code is None else f' (exit {code})'}".encode())
+            await fail_pending("the server closed the connection")
+            to_client.close()
+
+    async def read_stderr() -> None:
+        assert process.stderr is not None
+        with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
+            async for chunk in process.stderr:
+                tail.add(chunk)
+
+    async def write_stdin() -> None:
+        assert process.stdin is not None
+        try:
+            async for session_message in from_client:
+                message: Any = session_message.message
+                data = message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8")
+                if isinstance(message, types.JSONRPCRequest):
+                    pending.add(str(message.id))
+                log.add("out", "message", data)
+                await process.stdin.send(data + b"\n")
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            log.add("in", "send_failed", b"the server's stdin is closed")
+            await fail_pending("the server's stdin is closed")
+            to_client.close()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(read_stdout)
+        group.start_soon(read_stderr)
+        group.start_soon(write_stdin)
+        try:
+            yield from_server, to_server
+        finally:
+            with anyio.CancelScope(shield=True):
+                to_server.close()
+                await _stop(process)
+            group.cancel_scope.cancel()
+
+
+def _restore(request_id: str) -> str | int:
+    return int(request_id) if request_id.lstrip("-").isdigit() else request_id
+
+
+async def _stop(process: anyio.abc.Process) -> None:
+    """Close stdin, wait; terminate, wait; kill (the spec's shutdown order for stdio)."""
+    if process.stdin is not None:
+        with suppress(Exception):
+            await process.stdin.aclose()
+    with anyio.move_on_after(_GRACE):
+        await process.wait()
+        return
+    with suppress(ProcessLookupError):
+        process.terminate()
+    with anyio.move_on_after(_GRACE):
+        await process.wait()
+        return
+    with suppress(ProcessLookupError):
+        process.kill()
+    with anyio.move_on_after(_GRACE):
+        await process.wait()
+
+
+def split_command(command: str | Sequence[str]) -> list[str]:
+    """A command given as one string is split the way a POSIX shell splits words."""
+    if isinstance(command, str):
+        import shlex
+
+        return shlex.split(command, posix=os.name != "nt")
+    return list(command)
