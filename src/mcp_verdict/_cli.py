@@ -11,8 +11,10 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from . import corpus, kit
 from ._classify import classify
 from ._kind import Kind
+from ._mutants import MutantError
 from ._verdict import Verdict
 from ._versions import LATEST_VERSION, VERSIONS
 
@@ -146,14 +148,14 @@ def _summary(verdict: Verdict) -> str:
 
 @main.command("conform")
 @click.argument("receiver", required=False, metavar="[MODULE:FUNCTION]")
-@click.option("--builtin", type=click.Choice(["mcp-verdict", "minimal", "sdk"]),
+@click.option("--builtin", type=click.Choice(list(kit.BUILTINS)),
               help="Check a built-in receiver instead: mcp-verdict, the design note's minimal classifier, or the "
                    "official SDK's typed parse.")
 @click.option("--labels", "labels_file", type=click.Path(dir_okay=False),
               help='JSON file mapping each kind to your label, e.g. {"normal_complete": "ok", ...}.')
 @click.option("--versions", "versions", multiple=True, metavar="V[,V...]",
               help="Only the cases of these protocol versions (comma-separated or repeated).")
-@click.option("--input", "input_mode", type=click.Choice(["parsed", "raw", "both"]),
+@click.option("--input", "input_mode", type=click.Choice(kit.INPUT_MODES),
               help="What the receiver takes (overrides its mcp_receiver_input attribute; default parsed).")
 @click.option("-v", "--verbose", is_flag=True, help="Explain each failure in full (description, spec, response).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
@@ -165,8 +167,6 @@ def conform_command(receiver: str | None, builtin: str | None, labels_file: str 
     Prints each failing case and a summary per kind. Exit status 0 when every case that
     ran passed, 1 on any failure or error (or when no case could run), 2 usage error.
     """
-    from . import corpus, kit
-
     if (receiver is None) == (builtin is None):
         raise click.UsageError("give a receiver MODULE:FUNCTION or --builtin NAME (one of them)")
     try:
@@ -183,9 +183,7 @@ def conform_command(receiver: str | None, builtin: str | None, labels_file: str 
     sys.exit(0 if report.ok else 1)
 
 
-def _print_report(console: Console, report: Any, verbose: bool) -> None:
-    from . import corpus, kit
-
+def _print_report(console: Console, report: kit.Report, verbose: bool) -> None:
     for outcome in report.with_status("fail", "error"):
         tag = "[red]FAIL [/]" if outcome.status == "fail" else "[bold red]ERROR[/]"
         if verbose:
@@ -217,13 +215,9 @@ def mutants_command(as_json: bool) -> None:
 
     Exit status 1 when the real classifier fails a case or a mutant survives.
     """
-    from . import corpus
-    from ._mutants import MutantError
-    from .kit import kill_table
-
     cases = corpus.load()
     try:
-        rows = kill_table(cases)
+        rows = kit.kill_table(cases)
     except MutantError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:

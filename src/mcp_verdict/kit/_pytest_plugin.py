@@ -18,6 +18,7 @@ import pytest
 
 from .. import corpus
 from .._versions import VERSIONS
+from ._builtins import BUILTINS
 from ._labels import KIND_LABELS, Labels, load_labels
 from ._receiver import INPUT_MODES, KitError, Receiver, load_receiver
 from ._run import check_case, describe, split_versions
@@ -37,7 +38,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("mcp-verdict", "MCP receiver conformance kit (mcp-verdict)")
     group.addoption("--mcp-receiver", metavar="MODULE:FUNCTION", default=None,
                     help="run every corpus case against this receiver (package.module:function, or a built-in: "
-                         "mcp-verdict, minimal, sdk)")
+                         f"{', '.join(BUILTINS)})")
     group.addoption("--mcp-receiver-labels", metavar="FILE", default=None,
                     help='JSON file mapping each kind to your label, e.g. {"normal_complete": "ok", ...}')
     group.addoption("--mcp-versions", metavar="V[,V...]", default=None,
@@ -50,8 +51,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     spec = config.getoption("mcp_receiver")
     if spec is None:
-        given = [f"--mcp-{name}" for name in ("receiver-labels", "versions", "receiver-input")
-                 if config.getoption("mcp_" + name.replace("-", "_")) is not None]
+        given = [flag for flag, dest in (("--mcp-receiver-labels", "mcp_receiver_labels"),
+                                         ("--mcp-versions", "mcp_versions"),
+                                         ("--mcp-receiver-input", "mcp_receiver_input"))
+                 if config.getoption(dest) is not None]
         if given:
             raise pytest.UsageError(f"{', '.join(given)} only apply with --mcp-receiver=MODULE:FUNCTION")
         return
