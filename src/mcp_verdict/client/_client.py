@@ -32,7 +32,7 @@ from pydantic import ConfigDict
 
 from .. import __version__
 from .._check import Expectation
-from .._classify import DEFAULT_LIMITS, Limits, classify
+from .._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
 from .._findings import finding
 from .._kind import Kind
 from .._outcome import Observe, Outcome, settle
@@ -88,6 +88,7 @@ class VerdictClient:
                  handlers: Handlers | None = None, tasks: bool = False, mode: Mode = "auto",
                  timeout: float = 30.0, task_timeout: float = 120.0, trusted_server: bool = False,
                  max_rounds: int = 10, limits: Limits = DEFAULT_LIMITS,
+                 absent_result_type: AbsentResultType = "invalid",
                  client_info: tuple[str, str] = ("mcp-verdict", __version__)) -> None:
         if (command is None) == (url is None):
             raise ValueError("give exactly one of command (stdio) and url (Streamable HTTP)")
@@ -109,6 +110,7 @@ class VerdictClient:
         self.trusted_server = trusted_server
         self.max_rounds = max_rounds
         self.limits = limits
+        self.absent_result_type: AbsentResultType = absent_result_type
         self._client_info = types.Implementation(name=client_info[0], version=client_info[1])
         self.capabilities: dict[str, Any] = self.handlers.capabilities(tasks=tasks)
         self.wire = WireLog()
@@ -358,7 +360,7 @@ class VerdictClient:
         if answer is not None:
             verdict = classify(answer.data, version=self.version, request_id=request.id,
                                client_capabilities=self.capabilities, extensions=self.extensions,
-                               limits=self.limits)
+                               limits=self.limits, absent_result_type=self.absent_result_type)
             return Round(method, request.frame.data, answer.data, verdict, started, finished)
         return Round(method, request.frame.data, None, self._no_answer(frames, request, error), started, finished)
 
@@ -416,7 +418,8 @@ class VerdictClient:
             return self._local("task.field", f"tasks/get answered taskId {result.get('taskId')!r} with status "
                                              f"{status!r}")
         options: dict[str, Any] = {"version": self.version, "request_id": original_id,
-                                   "client_capabilities": self.capabilities, "extensions": self.extensions}
+                                   "client_capabilities": self.capabilities, "extensions": self.extensions,
+                                   "absent_result_type": self.absent_result_type}
         if status == "completed":
             return classify({"jsonrpc": "2.0", "id": original_id, "result": result.get("result")}, **options)
         if status == "failed":
