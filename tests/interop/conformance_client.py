@@ -16,9 +16,8 @@ from typing import Any
 
 import anyio
 
-from mcp_verdict import Kind
+from mcp_verdict import ElicitationRequest, Kind
 from mcp_verdict.client import ElicitAnswer, Handlers, VerdictClient
-from mcp_verdict._verdict import ElicitationRequest
 
 
 async def confirm(request: ElicitationRequest, problems: Sequence[str]) -> ElicitAnswer:

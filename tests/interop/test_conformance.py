@@ -38,7 +38,7 @@ def test_conformance_scenario(scenario: str, version: str | None, tmp_path: Path
                "--timeout", "60000", "-o", str(tmp_path)]
     if version is not None:
         command += ["--spec-version", version]
-    run = subprocess.run(command, capture_output=True, text=True, timeout=180, cwd=HERE)
+    run = subprocess.run(command, check=False, capture_output=True, text=True, timeout=180, cwd=HERE)
     report = run.stdout + run.stderr
     assert run.returncode == 0, report[-4000:]
     assert "OVERALL: PASSED" in report, report[-4000:]

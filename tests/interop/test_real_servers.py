@@ -22,8 +22,7 @@ from typing import Any
 import anyio
 import pytest
 
-from mcp_verdict import Action, Kind
-from mcp_verdict._verdict import ElicitationRequest, SamplingRequest
+from mcp_verdict import Action, ElicitationRequest, Kind, SamplingRequest
 from mcp_verdict.client import ElicitAnswer, Handlers, VerdictClient
 
 from .conftest import EVERYTHING, NODE, need
