@@ -5,6 +5,8 @@
 <Kind.UNCLASSIFIED: 'unclassified'>
 """
 
+from typing import TYPE_CHECKING, Any, Final
+
 from ._check import ContentCheck, Expectation, ExpectationResult, SuspectMatch, check_output
 from ._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
 from ._decide import DEFAULT_RETRY, POLICY, Action, Decision, PolicyRow, RetryPolicy, decide
@@ -32,9 +34,23 @@ from ._verdict import (
 )
 from ._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
 
+if TYPE_CHECKING:
+    from .client import CallRecord, ElicitAnswer, HandlerError, Handlers, Round, VerdictClient
+
 __version__ = "0.1.0"
 
-__all__ = [
+_CLIENT: Final = frozenset({"CallRecord", "ElicitAnswer", "HandlerError", "Handlers", "Round", "VerdictClient"})
+
+
+def __getattr__(name: str) -> Any:
+    """The client's names load on first use: the core does not import the SDK."""
+    if name in _CLIENT:
+        from . import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module 'mcp_verdict' has no attribute {name!r}")
+
+__all__ = [  # noqa: RUF022 - grouped: the core, then the client (loaded lazily)
     "DEFAULT_LIMITS",
     "DEFAULT_RETRY",
     "DEFAULT_SCHEMA_LIMITS",
@@ -81,6 +97,12 @@ __all__ = [
     "TextBlock",
     "Verdict",
     "__version__",
+    "CallRecord",
+    "ElicitAnswer",
+    "HandlerError",
+    "Handlers",
+    "Round",
+    "VerdictClient",
     "check_output",
     "classify",
     "decide",

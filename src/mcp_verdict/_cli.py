@@ -38,7 +38,33 @@ _STYLE: Final = {
 }
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """Commands that need the client (and so the SDK) are imported only when used."""
+
+    LAZY: Final = {"call": "mcp_verdict.client._cli:call_command",
+                   "tools": "mcp_verdict.client._cli:tools_command",
+                   "demo": "mcp_verdict.demo._cli:demo_command"}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.LAZY})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.LAZY and cmd_name not in self.commands:
+            import importlib
+
+            module, _, name = self.LAZY[cmd_name].partition(":")
+            try:
+                loaded = importlib.import_module(module)
+            except ModuleNotFoundError as exc:
+                if exc.name == module:
+                    return None
+                raise
+            command: click.Command = getattr(loaded, name)
+            return command
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="mcp-verdict")
 def main() -> None:
     """Tell truthfully what an MCP tools/call produced, and what to do next."""

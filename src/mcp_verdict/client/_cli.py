@@ -1,0 +1,337 @@
+"""``mcp-verdict call`` and ``mcp-verdict tools``: the client from a terminal or a script.
+
+Input requests are answered interactively in a terminal (form fields typed per the requested
+schema, URL consent asked with the host shown, sampling answered by typing the reply), or from
+an ``--answers`` file otherwise:
+
+    {"form": {"<key>": {"name": "Ada"} | "decline" | "cancel", "*": ...},
+     "url": {"<key>": true | false, "*": ...},
+     "sampling": {"<key>": {CreateMessageResult}, "*": ...},
+     "roots": [{"uri": "file:///...", "name": "..."}]}
+
+Each section present declares that capability; ``*`` answers any key. 2025 servers, which ask
+with server-to-client requests, are matched by ``*``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+import anyio
+import click
+from rich.console import Console
+from rich.prompt import Confirm, Prompt
+from rich.status import Status
+from rich.table import Table
+
+from .._kind import Kind
+from .._outcome import Outcome
+from .._verdict import ElicitationRequest, SamplingRequest
+from ._client import VerdictClient
+from ._handlers import ElicitAnswer, Handlers
+
+EXIT_ACCEPT: Final = 0
+EXIT_CONNECT: Final = 3
+EXIT_CONTENT: Final = 21
+"""normal_complete whose content check failed or whose completion was not observed."""
+EXIT_BY_KIND: Final = {Kind.TASK: 10, Kind.INPUT_REQUIRED: 11, Kind.TOOL_ERROR: 12, Kind.PROTOCOL_ERROR: 13,
+                       Kind.UNCLASSIFIED: 20, Kind.NORMAL_COMPLETE: EXIT_CONTENT}
+
+
+class _Spinner:
+    """A spinner shown only while the client waits on the server (paused for prompts)."""
+
+    def __init__(self, console: Console, enabled: bool) -> None:
+        self._status: Status | None = Status("calling…", console=console) if enabled else None
+
+    def running(self) -> AbstractContextManager[Any]:
+        return self._status if self._status is not None else nullcontext()
+
+    def pause(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+
+    def resume(self) -> None:
+        if self._status is not None:
+            self._status.start()
+
+
+def _interactive_handlers(console: Console, spinner: _Spinner) -> Handlers:
+    async def form(request: ElicitationRequest, problems: Sequence[str]) -> ElicitAnswer:
+        spinner.pause()
+        try:
+            return await anyio.to_thread.run_sync(_ask_form, console, request, list(problems))
+        finally:
+            spinner.resume()
+
+    async def url(request: ElicitationRequest) -> bool:
+        spinner.pause()
+        try:
+            host = urlsplit(request.url or "").hostname or "?"
+            console.print(f"[bold]The server asks you to open a URL[/] (host [bold]{host}[/]): {request.message}")
+            console.print(f"  {request.url}")
+            console.print("  [dim]mcp-verdict never opens it for you.[/]")
+            return bool(await anyio.to_thread.run_sync(lambda: Confirm.ask("Consent?", console=console)))
+        finally:
+            spinner.resume()
+
+    async def sampling(request: SamplingRequest) -> Mapping[str, Any]:
+        spinner.pause()
+        try:
+            console.print("[bold]The server asks for a model reply[/] to:")
+            for message in request.messages:
+                content = message.get("content")
+                text = content.get("text") if isinstance(content, dict) else content
+                console.print(f"  {message.get('role')}: {text}")
+            reply = await anyio.to_thread.run_sync(lambda: Prompt.ask("reply", console=console))
+            return {"role": "assistant", "content": {"type": "text", "text": reply}, "model": "human",
+                    "stopReason": "endTurn"}
+        finally:
+            spinner.resume()
+
+    return Handlers(form=form, url=url, sampling=sampling)
+
+
+def _ask_form(console: Console, request: ElicitationRequest, problems: list[str]) -> ElicitAnswer:
+    console.print(f"[bold]The server asks:[/] {request.message}")
+    for problem in problems:
+        console.print(f"  [red]{problem}[/]")
+    choice = Prompt.ask("accept, decline or cancel", choices=["accept", "decline", "cancel"], default="accept",
+                        console=console)
+    if choice != "accept":
+        return ElicitAnswer(choice)  # type: ignore[arg-type]
+    schema = request.requested_schema or {}
+    required = set(schema.get("required") or [])
+    content: dict[str, Any] = {}
+    for name, definition in (schema.get("properties") or {}).items():
+        prop = definition if isinstance(definition, dict) else {}
+        label = f"{prop.get('title') or name}{'' if name in required else ' (optional)'}"
+        default = prop.get("default")
+        kind = prop.get("type")
+        if kind == "boolean":
+            content[name] = Confirm.ask(label, default=bool(default), console=console)
+            continue
+        options = prop.get("enum") or [o.get("const") for o in prop.get("oneOf") or [] if isinstance(o, dict)]
+        text = Prompt.ask(label, choices=[str(o) for o in options] or None,
+                          default=None if default is None else str(default), console=console)
+        if not text and name not in required:
+            continue
+        if kind == "integer":
+            content[name] = _number(text, int)
+        elif kind == "number":
+            content[name] = _number(text, float)
+        else:
+            content[name] = text
+    return ElicitAnswer.accept(content)
+
+
+def _number(text: str | None, kind: type) -> Any:
+    try:
+        return kind(text)
+    except (TypeError, ValueError):
+        return text  # the schema check reports it and the question is asked again
+
+
+def _file_handlers(path: Path) -> Handlers:
+    try:
+        answers = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise click.BadParameter(f"cannot read answers: {exc}", param_hint="--answers") from None
+    if not isinstance(answers, dict) or set(answers) - {"form", "url", "sampling", "roots"}:
+        raise click.BadParameter('answers is an object with "form", "url", "sampling" and "roots" sections',
+                                 param_hint="--answers")
+
+    def pick(section: str, key: str) -> Any:
+        table = answers[section]
+        if key in table:
+            return table[key]
+        if "*" in table:
+            return table["*"]
+        raise KeyError(f"no {section} answer for {key!r} in {path}")
+
+    async def form(request: ElicitationRequest, problems: Sequence[str]) -> ElicitAnswer:
+        if problems:
+            return ElicitAnswer.cancel()  # a file cannot be asked again
+        answer = pick("form", request.key)
+        if answer in ("decline", "cancel"):
+            return ElicitAnswer(answer)
+        return ElicitAnswer.accept(answer)
+
+    async def url(request: ElicitationRequest) -> bool:
+        return pick("url", request.key) is True
+
+    async def sampling(request: SamplingRequest) -> Mapping[str, Any]:
+        result: Mapping[str, Any] = pick("sampling", request.key)
+        return result
+
+    async def roots() -> Sequence[Mapping[str, Any]]:
+        listed: Sequence[Mapping[str, Any]] = answers["roots"]
+        return listed
+
+    return Handlers(form=form if "form" in answers else None, url=url if "url" in answers else None,
+                    sampling=sampling if "sampling" in answers else None,
+                    roots=roots if "roots" in answers else None)
+
+
+def _client(stdio: str | None, url: str | None, headers: Sequence[str], **options: Any) -> VerdictClient:
+    if (stdio is None) == (url is None):
+        raise click.UsageError("give exactly one of --stdio CMD and --url URL")
+    parsed: dict[str, str] = {}
+    for header in headers:
+        name, sep, value = header.partition(":")
+        if not sep:
+            raise click.BadParameter(f"{header!r} is not NAME: VALUE", param_hint="--header")
+        parsed[name.strip()] = value.strip()
+    if stdio is not None:
+        return VerdictClient.stdio(stdio, **options)
+    assert url is not None
+    return VerdictClient.http(url, headers=parsed, **options)
+
+
+_server_options = [
+    click.option("--stdio", "stdio", metavar="CMD", help='Spawn the server: --stdio "python server.py".'),
+    click.option("--url", "url", metavar="URL", help="A Streamable HTTP endpoint."),
+    click.option("--header", "headers", multiple=True, metavar="NAME: VALUE", help="An HTTP header (repeatable)."),
+    click.option("--timeout", type=float, default=30.0, show_default=True, help="Seconds per request."),
+]
+
+
+def _with_server_options(function: Any) -> Any:
+    for option in reversed(_server_options):
+        function = option(function)
+    return function
+
+
+@click.command("call")
+@_with_server_options
+@click.argument("tool")
+@click.argument("arguments", default="{}")
+@click.option("--answers", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Answers to input requests (JSON; see the docs). Without it, a terminal asks you.")
+@click.option("--tasks", is_flag=True, help="Declare the tasks extension and follow task handles.")
+@click.option("--trusted", is_flag=True, help="Trust the server's tool annotations (retry decisions).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def call_command(stdio: str | None, url: str | None, headers: Sequence[str], timeout: float, tool: str,
+                 arguments: str, answers: Path | None, tasks: bool, trusted: bool, as_json: bool) -> None:
+    """Call TOOL with ARGUMENTS (a JSON object) and print its verdict, content check and decision.
+
+    Exit status: 0 accepted; 21 normal_complete whose content check failed; 10 task,
+    11 input_required (unfulfilled), 12 tool_error, 13 protocol_error, 20 unclassified
+    (transport failures included); 3 cannot connect; 2 usage error.
+    """
+    try:
+        parsed = json.loads(arguments)
+    except ValueError as exc:
+        raise click.BadParameter(f"not JSON: {exc}", param_hint="ARGUMENTS") from None
+    if not isinstance(parsed, dict):
+        raise click.BadParameter("tool arguments are a JSON object", param_hint="ARGUMENTS")
+    console = Console(stderr=as_json, highlight=False)
+    spinner = _Spinner(console, enabled=console.is_terminal and not as_json)
+    if answers is not None:
+        handlers = _file_handlers(answers)
+    elif sys.stdin.isatty() and console.is_terminal:
+        handlers = _interactive_handlers(console, spinner)
+    else:
+        handlers = Handlers()
+    client = _client(stdio, url, headers, handlers=handlers, timeout=timeout, tasks=tasks, trusted_server=trusted)
+
+    async def run() -> Outcome:
+        async with client:
+            with spinner.running():
+                return await client.call_tool(tool, parsed)
+
+    outcome = _connect(console, run)
+    record = client.history[-1] if client.history else None
+    if as_json:
+        data = outcome.to_dict(payload=True)
+        data["rounds"] = [{"method": r.method, "kind": r.verdict.kind.value,
+                           "request": r.request.decode("utf-8", "replace") if r.request else None,
+                           "response": r.response.decode("utf-8", "replace") if r.response else None}
+                          for r in (record.rounds if record else [])]
+        click.echo(json.dumps(data, ensure_ascii=False, default=str))
+    else:
+        _print_outcome(console, outcome, len(record.rounds) if record else 0)
+    sys.exit(exit_status(outcome))
+
+@click.command("tools")
+@_with_server_options
+@click.option("--json", "as_json", is_flag=True, help="Print the tools as the server sent them (JSON).")
+def tools_command(stdio: str | None, url: str | None, headers: Sequence[str], timeout: float,
+                  as_json: bool) -> None:
+    """List the server's tools with their annotations and schemas."""
+    console = Console(highlight=False)
+    client = _client(stdio, url, headers, timeout=timeout)
+
+    async def run() -> tuple[str, list[dict[str, Any]]]:
+        async with client:
+            return client.version, await client.list_tools()
+
+    version, tools = _connect(console, run)
+    if as_json:
+        click.echo(json.dumps({"version": version, "tools": tools}, ensure_ascii=False))
+        return
+    table = Table(title=f"{len(tools)} tool(s), protocol {version}")
+    table.add_column("tool")
+    table.add_column("annotations")
+    table.add_column("arguments")
+    table.add_column("output")
+    for tool in tools:
+        hints = tool.get("annotations") or {}
+        marks = [name for key, name in (("readOnlyHint", "read-only"), ("idempotentHint", "idempotent"),
+                                        ("destructiveHint", "destructive"), ("openWorldHint", "open-world"))
+                 if hints.get(key) is True]
+        schema = tool.get("inputSchema") or {}
+        required = set(schema.get("required") or [])
+        args = ", ".join(f"{name}{'' if name in required else '?'}: {(prop or {}).get('type', 'any')}"
+                         for name, prop in (schema.get("properties") or {}).items())
+        output = "outputSchema" if "outputSchema" in tool else ""
+        table.add_row(tool["name"], ", ".join(marks), args, output)
+    console.print(table)
+
+
+def _connect(console: Console, run: Any) -> Any:
+    try:
+        return anyio.run(run)
+    except (OSError, TimeoutError) as exc:
+        console.print(f"[red]cannot connect:[/] {type(exc).__name__}: {exc}")
+        sys.exit(EXIT_CONNECT)
+    except Exception as exc:
+        if type(exc).__name__ in ("MCPError", "ConnectError", "HTTPError", "ExceptionGroup"):
+            console.print(f"[red]cannot connect:[/] {type(exc).__name__}: {exc}")
+            sys.exit(EXIT_CONNECT)
+        raise
+
+
+def exit_status(outcome: Outcome) -> int:
+    if outcome.succeeded:
+        return EXIT_ACCEPT
+    return EXIT_BY_KIND[outcome.verdict.kind]
+
+
+def _print_outcome(console: Console, outcome: Outcome, rounds: int) -> None:
+    verdict = outcome.verdict
+    console.print(f"verdict   [bold]{verdict.kind.value}[/]  (protocol {verdict.version}, {rounds} round(s))")
+    for item in verdict.findings:
+        console.print(f"          {item.severity} {item.code} at {item.path or '/'}: {item.message}")
+    if verdict.kind in (Kind.NORMAL_COMPLETE, Kind.TOOL_ERROR):
+        text = verdict.text
+        if text:
+            console.print(f"content   {text[:400]}{'…' if len(text) > 400 else ''}")
+        if verdict.has_structured_content:
+            console.print(f"structured {json.dumps(verdict.structured_content, ensure_ascii=False)[:400]}")
+    if verdict.kind is Kind.PROTOCOL_ERROR:
+        console.print(f"error     {verdict.error_code}: {verdict.error_message}")
+    check = outcome.content_check
+    if check is not None:
+        state = "[green]passed[/]" if check.passed else "[red]failed[/]"
+        console.print(f"content check {state}" + ("" if check.schema_checked else " (no outputSchema)"))
+        for item in check.findings:
+            console.print(f"          {item.code} at {item.path or '/'}: {item.message}")
+    decision = outcome.decision
+    console.print(f"decision  [bold]{decision.action.value}[/]: {decision.reason}")
