@@ -1,0 +1,134 @@
+"""Tools whose response is broken on the wire: bytes no JSON library would produce.
+
+Each breaks one rule of https://modelcontextprotocol.io/specification/2026-07-28/:
+
+- ``duplicate_is_error``: ``"isError":true,"isError":false`` in one object — JSON (RFC 8259
+  §4) says names SHOULD be unique; readers disagree on which copy wins (most keep the last);
+- ``nan_value``: a bare ``NaN`` in ``structuredContent`` — not JSON at all (RFC 8259 §6), yet
+  Python's ``json`` accepts it;
+- ``mismatched_id``: the response's id is not the request's (basic/index#result-responses:
+  "MUST include the same ID"); ``id_style: "type"`` (default) keeps the digits and changes
+  the JSON type (``7`` → ``"7"``), ``"other"`` sends another id altogether;
+- ``hang_up``: no response — the stdio server exits, the HTTP server drops the connection after
+  the response headers (basic/transports/stdio#unexpected-termination);
+- ``malformed_json``: a truncated, unparseable frame; with ``answer_after: true`` the stdio
+  server then also writes the proper answer (garbage, then the answer; HTTP carries only the
+  garbage — one body per POST);
+- ``invalid_utf8``: a text block encoded in Latin-1 ("café" as ``caf\\xe9``): invalid UTF-8
+  (basic/transports/stdio: messages are UTF-8).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ._call import Call, Tool, object_schema, text_content, tool_annotations
+from ._wire import Reply, RequestId, dumps, result_frame
+
+_NO_ARGUMENTS: Final = object_schema({})
+
+
+def _result_type(call: Call) -> str:
+    return '"resultType":"complete",' if call.modern else ""
+
+
+def _duplicate_is_error(call: Call) -> Reply:
+    content = dumps(text_content("Deployment rolled back: health check failed."))
+    return call.raw_result(f'{{{_result_type(call)}"content":{content},"isError":true,"isError":false}}')
+
+
+duplicate_is_error: Final = Tool({
+    "name": "duplicate_is_error",
+    "title": "Duplicated isError",
+    "description": "Outcome: a result object with isError twice, true then false (a duplicated key).",
+    "inputSchema": _NO_ARGUMENTS,
+    "annotations": tool_annotations("Duplicated isError", read_only=True),
+}, _duplicate_is_error)
+
+
+def _nan(call: Call) -> Reply:
+    content = dumps(text_content("Conversion ratio computed."))
+    return call.raw_result(f'{{{_result_type(call)}"content":{content},"structuredContent":{{"ratio":NaN}},'
+                           f'"isError":false}}')
+
+
+nan_value: Final = Tool({
+    "name": "nan_value",
+    "title": "NaN in the result",
+    "description": "Outcome: structuredContent {\"ratio\": NaN} — a bare NaN, which is not JSON.",
+    "inputSchema": _NO_ARGUMENTS,
+    "annotations": tool_annotations("NaN in the result", read_only=True),
+}, _nan)
+
+
+def other_id(request_id: RequestId, style: str) -> RequestId:
+    """The id ``mismatched_id`` answers with: same digits in the other JSON type, or another id."""
+    if style == "other":
+        return request_id + 1_000_000 if isinstance(request_id, int) else f"{request_id}-other"
+    if isinstance(request_id, int):
+        return str(request_id)
+    return int(request_id) if request_id.isascii() and request_id.isdigit() else f"{request_id}-other"
+
+
+def _mismatched_id(call: Call) -> Reply:
+    wrong = other_id(call.request_id, str(call.arguments.get("id_style", "type")))
+    result = call.result_fields({"content": text_content("Cache warmed."), "isError": False})
+    return Reply((result_frame(wrong, dumps(result)),))
+
+
+mismatched_id: Final = Tool({
+    "name": "mismatched_id",
+    "title": "Mismatched response id",
+    "description": "Outcome: a well-formed result under the wrong id — id_style \"type\" (default) sends the "
+                   "same digits as the other JSON type (7 → \"7\"), \"other\" a different id.",
+    "inputSchema": object_schema({"id_style": {"type": "string", "enum": ["type", "other"]}}),
+    "annotations": tool_annotations("Mismatched response id", read_only=True),
+}, _mismatched_id)
+
+
+def _hang_up(call: Call) -> Reply:
+    return Reply(close=True)
+
+
+hang_up: Final = Tool({
+    "name": "hang_up",
+    "title": "Hang up",
+    "description": "Outcome: no response — over stdio the server process exits; over HTTP the connection is "
+                   "dropped after the response headers.",
+    "inputSchema": _NO_ARGUMENTS,
+    "annotations": tool_annotations("Hang up", read_only=True),
+}, _hang_up)
+
+
+def _malformed_json(call: Call) -> Reply:
+    good = call.result({"content": text_content("Index rebuilt."), "isError": False})
+    whole = good.frames[0]
+    garbage = whole[: len(whole) // 2]
+    if call.arguments.get("answer_after") is True:
+        return Reply((garbage, whole))
+    return Reply((garbage,))
+
+
+malformed_json: Final = Tool({
+    "name": "malformed_json",
+    "title": "Malformed JSON frame",
+    "description": "Outcome: a truncated, unparseable JSON frame. With answer_after: true the stdio server "
+                   "then writes the proper answer as the next line (HTTP: ignored).",
+    "inputSchema": object_schema({"answer_after": {"type": "boolean"}}),
+    "annotations": tool_annotations("Malformed JSON frame", read_only=True),
+}, _malformed_json)
+
+
+def _invalid_utf8(call: Call) -> Reply:
+    content = dumps(text_content("Order placed at the café.")).encode("latin-1")
+    prefix = f'{{"jsonrpc":"2.0","id":{dumps(call.request_id)},"result":{{{_result_type(call)}"content":'.encode()
+    return Reply((prefix + content + b',"isError":false}}',))
+
+
+invalid_utf8: Final = Tool({
+    "name": "invalid_utf8",
+    "title": "Invalid UTF-8",
+    "description": "Outcome: a frame whose text block is Latin-1 encoded (\"café\" as caf\\xe9): invalid UTF-8.",
+    "inputSchema": _NO_ARGUMENTS,
+    "annotations": tool_annotations("Invalid UTF-8", read_only=True),
+}, _invalid_utf8)
