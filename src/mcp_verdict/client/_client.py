@@ -20,7 +20,7 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
 import anyio
@@ -35,7 +35,7 @@ from .._check import Expectation
 from .._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
 from .._findings import finding
 from .._kind import Kind
-from .._outcome import Observe, Outcome, settle
+from .._outcome import Observe, Outcome, run_observation, settle
 from .._parser import parse
 from .._task import STATUSES
 from .._verdict import ElicitationRequest, RootsRequest, SamplingRequest, Verdict, make_verdict
@@ -279,24 +279,35 @@ class VerdictClient:
                 await self._list_tools()
             record = CallRecord(name, dict(arguments or {}))
             verdict = await self._call(name, record)
-        if observe is not None and observe.read is None and observe.tool is not None:
-            read_name, read_args = observe.tool
-
-            async def read() -> Verdict:
-                return await self.call_verdict(read_name, read_args)
-
-            observe = Observe(until=observe.until, read=read, attempts=observe.attempts, interval=observe.interval,
-                              backoff=observe.backoff, timeout=observe.timeout)
-        outcome = await settle(verdict, self._tools.get(name), expect=expect, observe=observe,
+        outcome = await settle(verdict, self._tools.get(name), expect=expect, observe=self._resolve(observe),
                                trusted_server=self.trusted_server)
-        sent = all(r.request_sent for r in record.rounds[-1:])
-        if not sent:
-            outcome = Outcome(outcome.verdict, outcome.content_check, outcome.observation, outcome.observe_requested,
-                              outcome.tool, outcome.trusted_server, request_sent=False)
+        if not all(r.request_sent for r in record.rounds[-1:]):
+            outcome = replace(outcome, request_sent=False)
         record.outcome = outcome
         self.history.append(record)
         del self.history[:-_HISTORY]
         return outcome
+
+    async def observe(self, outcome: Outcome, observe: Observe) -> Outcome:
+        """Observe a write's completion after the call (when the read depends on its result,
+        e.g. the new record's id). Runs only if the content check passed."""
+        if not outcome.content_check or not outcome.content_check.passed:
+            return replace(outcome, observe_requested=True)
+        resolved = self._resolve(observe)
+        assert resolved is not None and resolved.read is not None
+        return replace(outcome, observe_requested=True, observation=await run_observation(resolved, resolved.read))
+
+    def _resolve(self, observe: Observe | None) -> Observe | None:
+        """Observe.tool_call(...) becomes a read through this client."""
+        if observe is None or observe.read is not None or observe.tool is None:
+            return observe
+        read_name, read_args = observe.tool
+
+        async def read() -> Verdict:
+            return await self.call_verdict(read_name, read_args)
+
+        return Observe(until=observe.until, read=read, attempts=observe.attempts, interval=observe.interval,
+                       backoff=observe.backoff, timeout=observe.timeout)
 
     async def call_verdict(self, name: str, arguments: Mapping[str, Any] | None = None) -> Verdict:
         """Call a tool and return only its verdict (rounds and tasks followed, no content check)."""

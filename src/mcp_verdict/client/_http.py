@@ -37,9 +37,13 @@ class _TeeStream(httpx2.AsyncByteStream):
             async for chunk in self._inner:
                 self._take(chunk)
                 yield chunk
-        except Exception as exc:
+        except httpx2.TransportError as exc:
+            # Recorded, then ended quietly: the SDK's own handling of a broken body escapes its
+            # task group and tears the client down; a short body instead fails just this request
+            # (the SDK reports a parse error or a closed stream), and the verdict comes from the
+            # recorded frames (transport.closed).
             self._finish(broken=f"the response stream broke: {type(exc).__name__}: {exc}")
-            raise
+            return
         self._finish()
 
     def _take(self, chunk: bytes) -> None:
