@@ -33,10 +33,13 @@ _STDERR_KEEP: Final = 64 * 1024
 
 
 class StderrTail:
-    """The last bytes the server wrote to stderr (for diagnostics)."""
+    """The last bytes the server wrote to stderr (for diagnostics), and its process id and exit
+    status once known."""
 
     def __init__(self) -> None:
         self.data = bytearray()
+        self.pid: int | None = None
+        self.returncode: int | None = None
 
     def add(self, chunk: bytes) -> None:
         self.data += chunk
@@ -58,6 +61,8 @@ async def recording_stdio(
         raise ValueError("the server command is empty")
     environment = get_default_environment() | dict(env or {})
     process = await anyio.open_process(list(command), env=environment, cwd=cwd)
+    if stderr is not None:
+        stderr.pid = process.pid
     to_client, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](100)
     to_server, from_client = anyio.create_memory_object_stream[SessionMessage](100)
     pending: set[str] = set()
@@ -147,6 +152,7 @@ async def recording_stdio(
             with anyio.CancelScope(shield=True):
                 to_server.close()
                 await _stop(process)
+                tail.returncode = process.returncode
             group.cancel_scope.cancel()
 
 
