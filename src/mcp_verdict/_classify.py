@@ -16,9 +16,10 @@ from typing import Any, Final, Literal
 
 from ._envelope import check_envelope
 from ._error import check_error
+from ._fastpath import common_kind
 from ._findings import Finding
 from ._kind import Kind
-from ._parser import PARSER_MAX_DEPTH, parse
+from ._parser import PARSER_MAX_DEPTH, parse, read_quick, written_back_exactly
 from ._result import check_result
 from ._verdict import Verdict, make_verdict
 from ._versions import LATEST_VERSION, RULES_BY_VERSION, VERSIONS
@@ -94,12 +95,28 @@ def classify(
         options = _options(version, client_capabilities, extensions, absent_result_type, limits)
     if request_id is not None and (type(request_id) is bool or not isinstance(request_id, (str, int))):
         raise ValueError(f"request_id must be a string, an integer or None, not {request_id!r}")
-    ctx = Context(options)
+    # The fast path (_fastpath) recognises a common well-formed response in one pass; for
+    # anything else it returns None and the full checker runs and explains.
     message = response
     if isinstance(response, _RAW_TYPES):
+        if type(response) is bytes and len(response) <= options.max_bytes:
+            quick = read_quick(response)
+            kind = common_kind(quick, options, request_id, quick=True)
+            if kind is not None and written_back_exactly(response, quick):
+                return make_verdict(kind, (), options.rules.version, quick)
+            del quick  # before the strict reader builds its own copy
         message, problem = parse(response, options.max_bytes, options.max_depth)
         if problem is not None:
             return make_verdict(Kind.UNCLASSIFIED, (problem,), options.rules.version, None)
+    kind = common_kind(message, options, request_id, quick=False)
+    if kind is not None:
+        return make_verdict(kind, (), options.rules.version, message)
+    return check_fully(message, options, request_id)
+
+
+def check_fully(message: object, options: Options, request_id: str | int | None) -> Verdict:
+    """The full checker: every rule, each in its module; the findings say what is wrong."""
+    ctx = Context(options)
     kind = _classify(ctx, message, request_id)
     if ctx.errors or kind is None:
         kind = Kind.UNCLASSIFIED

@@ -1,0 +1,314 @@
+"""Differential tests of the fast path against the full checker.
+
+The fast path (``_fastpath.common_kind``, with the quick reader ``_parser.read_quick`` and its
+duplicate-key proof ``_parser.written_back_exactly``) may only ever say "well-formed, of this
+kind" when the full checker says the same with no finding at all. These tests hold it to that
+on every corpus case (parsed and on the wire) and on generated responses built to sit on the
+fast path's boundaries: odd flags and ids, near-miss blocks, deep and wide open values, NaN,
+tight limits, duplicate member names written on the wire, escaped colons and spaced-out text.
+
+The reference is the classifier without any fast path: the strict reader, then every rule.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from mcp_verdict import TASKS_EXTENSION, VERSIONS, Kind, Limits, Verdict, classify, corpus
+from mcp_verdict._classify import DEFAULT_LIMITS, _options, check_fully
+from mcp_verdict._fastpath import common_kind
+from mcp_verdict._parser import NOT_PARSED, parse, read_quick, written_back_exactly
+from mcp_verdict._verdict import make_verdict
+from mcp_verdict._walk import Options
+
+from .test_properties import mutated
+
+CASES = corpus.load()
+
+
+def options_of(kwargs: dict[str, Any]) -> tuple[Options, Any]:
+    """The checked options of a classify call, and its request id."""
+    kwargs = dict(kwargs)
+    request_id = kwargs.pop("request_id", None)
+    options = _options(kwargs.pop("version", "2026-07-28"), kwargs.pop("client_capabilities", None),
+                       kwargs.pop("extensions", ()), kwargs.pop("absent_result_type", "invalid"),
+                       kwargs.pop("limits", DEFAULT_LIMITS))
+    assert not kwargs
+    return options, request_id
+
+
+def reference(response: Any, kwargs: dict[str, Any]) -> Verdict:
+    """classify with no fast path: the strict reader, then the full checker."""
+    options, request_id = options_of(kwargs)
+    message = response
+    if isinstance(response, (bytes, bytearray, memoryview, str)):
+        message, problem = parse(response, options.max_bytes, options.max_depth)
+        if problem is not None:
+            return make_verdict(Kind.UNCLASSIFIED, (problem,), options.rules.version, None)
+    return check_fully(message, options, request_id)
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Equal as JSON values with the same Python types (1, 1.0 and True differ) and key order."""
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(same_json(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def check_parsed(message: Any, kwargs: dict[str, Any]) -> Kind | None:
+    """The fast path on a parsed value agrees with the full checker; returns its answer."""
+    options, request_id = options_of(kwargs)
+    kind = common_kind(message, options, request_id, quick=False)
+    if kind is not None:
+        full = check_fully(message, options, request_id)
+        assert (full.kind, full.findings) == (kind, ()), f"fast path said {kind} of {message!r}"
+    assert classify(message, **kwargs) == reference(message, kwargs)
+    return kind
+
+
+def check_wire(wire: bytes, kwargs: dict[str, Any]) -> Kind | None:
+    """The quick reader and the fast path on wire text agree with the strict reader and the
+    full checker; returns the fast path's answer when the quick reader's value is used."""
+    options, request_id = options_of(kwargs)
+    quick = read_quick(wire) if len(wire) <= options.max_bytes else NOT_PARSED
+    expected = reference(wire, kwargs)
+    if quick is not NOT_PARSED and written_back_exactly(wire, quick):
+        strict, problem = parse(wire, options.max_bytes, options.max_depth)
+        assert problem is None, f"the quick read was trusted but the strict reader says {problem}"
+        assert same_json(quick, strict)
+    else:
+        quick = NOT_PARSED
+    kind = common_kind(quick, options, request_id, quick=True)
+    if kind is not None:
+        assert (expected.kind, expected.findings) == (kind, ()), f"fast path said {kind} of {wire!r}"
+    actual = classify(wire, **kwargs)
+    assert actual == expected
+    if expected.message is not None:
+        assert same_json(actual.message, expected.message)
+    return kind
+
+
+# --- every corpus case ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_corpus_case(case: corpus.Case) -> None:
+    if not case.raw:
+        check_parsed(case.input, case.kwargs())
+    check_wire(case.wire(), case.kwargs())
+
+
+def test_the_fast_path_takes_the_common_cases() -> None:
+    """Guards the guard: a fast path that always deferred would pass every test above."""
+    taken = dict.fromkeys(Kind, 0)
+    for case in CASES:
+        if not case.raw and check_wire(case.wire(), case.kwargs()) is not None:
+            taken[case.expect] += 1
+    assert taken[Kind.NORMAL_COMPLETE] >= 100, taken
+    assert taken[Kind.TOOL_ERROR] >= 10, taken
+    assert taken[Kind.PROTOCOL_ERROR] >= 20, taken
+    assert taken[Kind.INPUT_REQUIRED] >= 5, taken
+    assert taken[Kind.UNCLASSIFIED] == 0, taken
+
+
+# --- generated responses on the fast path's boundaries ----------------------------------------
+# Responses of the common shapes, then (most of the time) one to three perturbations: a value
+# replaced by a near miss, a member added or deleted. Options and limits vary too.
+
+scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6)
+json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+    st.text(max_size=4), inner, max_size=3), max_leaves=12)
+nested = st.integers(1, 70).map(lambda n: json.loads("[" * n + "]" * n))
+open_values = st.one_of(json_values, json_values, nested,
+                        st.dictionaries(st.text(max_size=3), json_values | nested, max_size=3))
+odd: st.SearchStrategy[Any] = st.sampled_from([True, False, 0, 1, 0.0, "false", "true", None, [], {}, 1.5, -1,
+                                               "", "2.0", "text", "complete", float("nan"), float("inf")])
+json_text = st.text(alphabet=st.sampled_from('ab: "\\/\u00e9\n\x01'), max_size=8)
+
+text_block = st.fixed_dictionaries({"type": st.just("text"), "text": json_text})
+media_block = st.fixed_dictionaries({"type": st.sampled_from(["image", "audio"]), "data": st.text(max_size=4),
+                                     "mimeType": st.sampled_from(["image/png", "audio/wav"])})
+complete = st.fixed_dictionaries(
+    {"resultType": st.just("complete"), "content": st.lists(text_block | media_block, max_size=3)},
+    optional={"isError": st.booleans(), "structuredContent": open_values,
+              "_meta": st.dictionaries(st.text(max_size=3), open_values, max_size=2)})
+schema = st.fixed_dictionaries(
+    {"type": st.just("object"),
+     "properties": st.dictionaries(st.text(max_size=3), st.fixed_dictionaries(
+         {"type": st.sampled_from(["string", "number", "integer", "boolean", "array"])},
+         optional={"description": json_text, "enum": st.lists(json_text, max_size=2)}), max_size=2)},
+    optional={"required": st.lists(st.text(max_size=3), max_size=2), "$defs": open_values})
+elicitation = st.fixed_dictionaries(
+    {"method": st.just("elicitation/create"),
+     "params": st.fixed_dictionaries({"message": json_text, "requestedSchema": schema},
+                                     optional={"mode": st.just("form")})})
+input_required = st.fixed_dictionaries(
+    {"resultType": st.just("input_required"),
+     "inputRequests": st.dictionaries(json_text, elicitation, min_size=1, max_size=2)},
+    optional={"requestState": json_text, "_meta": st.dictionaries(st.text(max_size=3), open_values, max_size=2)})
+error = st.fixed_dictionaries(
+    {"code": st.sampled_from([-32700, -32600, -32601, -32602, -32603, -32000, 404])
+     | st.sampled_from([-32002, -32042, -32020, -32021, -32099, -32100, 0]) | st.integers(),
+     "message": json_text},
+    optional={"data": open_values})
+common = st.fixed_dictionaries({"jsonrpc": st.just("2.0"), "id": st.integers(-2, 2) | st.text(max_size=2),
+                                "result": complete | input_required}) | st.fixed_dictionaries(
+    {"jsonrpc": st.just("2.0"), "id": st.integers(-2, 2) | st.text(max_size=2), "error": error})
+keys = st.sampled_from(["jsonrpc", "id", "result", "error", "method", "resultType", "content", "isError",
+                        "structuredContent", "_meta", "type", "text", "data", "mimeType", "code", "message",
+                        "inputRequests", "requestState", "params", "mode", "requestedSchema", "properties",
+                        "required", "annotations", "task", "x"])
+
+
+@st.composite
+def responses(draw: st.DrawFn) -> Any:
+    message: Any = json.loads(json.dumps(draw(common)))  # a fresh copy, NaN and all
+    for _ in range(draw(st.sampled_from([0, 0, 0, 1, 1, 2, 3]))):
+        target: Any = message
+        for _ in range(draw(st.integers(0, 6))):  # down to a random container
+            children = list(target.values()) if isinstance(target, dict) else target
+            containers = [c for c in children if isinstance(c, (dict, list))]
+            if not containers:
+                break
+            target = draw(st.sampled_from(containers))
+        action = draw(st.sampled_from(["replace", "replace", "add", "delete"]))
+        if isinstance(target, dict):
+            if target and action != "add":
+                key = draw(st.sampled_from(sorted(target)))
+                if action == "delete":
+                    del target[key]
+                else:
+                    target[key] = draw(odd | json_values | nested | text_block | media_block)
+            else:
+                target[draw(keys)] = draw(odd | json_values)
+        elif target and action != "add":
+            index = draw(st.integers(0, len(target) - 1))
+            if action == "delete":
+                del target[index]
+            else:
+                target[index] = draw(odd | json_values | text_block | media_block)
+        else:
+            target.append(draw(odd | text_block | media_block))
+    return message
+
+
+call_options = st.fixed_dictionaries({}, optional={
+    "version": st.sampled_from(VERSIONS),
+    "request_id": st.sampled_from([0, 1, -1, "1", "a"]),
+    "client_capabilities": st.sampled_from([{}, {"elicitation": {}}, {"elicitation": {"url": {}}}]),
+    "extensions": st.just((TASKS_EXTENSION,)),
+    "absent_result_type": st.just("complete"),
+    "limits": st.builds(Limits, max_depth=st.integers(1, 8), max_nodes=st.integers(1, 30)),
+})
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+WRITERS: list[Callable[[Any], str]] = [
+    _compact,  # as the SDKs write it
+    json.dumps,  # spaced out, non-ASCII escaped: the strict reader's job
+    lambda v: _compact(v) + "\n",  # a line of JSON Lines
+]
+
+
+@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+@given(responses(), st.one_of(st.just({}), call_options), st.sampled_from(range(len(WRITERS))))
+@example({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [],
+                                                "structuredContent": float("nan")}}, {}, 0)
+def test_generated_responses(message: Any, opts: dict[str, Any], writer: int) -> None:
+    check_parsed(message, opts)
+    try:
+        wire = WRITERS[writer](message).encode("utf-8", "surrogatepass")
+    except ValueError:
+        return
+    check_wire(wire, opts)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated())
+def test_mutated_corpus_responses(pair: tuple[Any, dict[str, Any]]) -> None:
+    message, opts = pair
+    check_parsed(message, opts)
+    check_wire(json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass"),
+               opts)
+
+
+# --- duplicate member names and escaped colons on the wire ------------------------------------
+
+def write(value: Any, duplicate: int, escape_colons: bool) -> str:
+    """Compact JSON; the ``duplicate``-th object met (depth first) writes its first member
+    twice, the first copy with another value; colons in strings optionally as \\u003a."""
+    seen = 0
+
+    def string(text: str) -> str:
+        out = json.dumps(text, ensure_ascii=False)
+        return out.replace(":", "\\u003a") if escape_colons else out
+
+    def go(item: Any) -> str:
+        nonlocal seen
+        if isinstance(item, dict):
+            parts = [f"{string(k)}:{go(v)}" for k, v in item.items()]
+            if item and seen == duplicate:
+                first = next(iter(item))
+                parts.insert(0, f"{string(first)}:{json.dumps(item[first] is None)}")
+            seen += 1
+            return "{" + ",".join(parts) + "}"
+        if isinstance(item, list):
+            return "[" + ",".join(go(v) for v in item) + "]"
+        if isinstance(item, str):
+            return string(item)
+        return json.dumps(item)
+
+    return go(value)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from([c for c in CASES if not c.raw]), st.integers(-1, 6), st.booleans())
+def test_duplicates_and_escaped_colons_never_pass_the_quick_reader(case: corpus.Case, duplicate: int,
+                                                                    escape_colons: bool) -> None:
+    wire = write(case.input, duplicate, escape_colons).encode("utf-8", "surrogatepass")
+    check_wire(wire, case.kwargs())
+    if duplicate >= 0 and b"," in wire:
+        quick = read_quick(wire)
+        assert quick is NOT_PARSED or not written_back_exactly(wire, quick) or wire == json.dumps(
+            case.input, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+@pytest.mark.parametrize("wire", [
+    b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"a:"}],'
+    b'"isError":false,"isError":true}}',
+    b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"a\\u003a"}],'
+    b'"isError":false,"isError":true}}',
+    b'{"jsonrpc":"2.0","id":1,"id":1,"result":{"resultType":"complete","content":[]}}',
+    b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"structuredContent":{"a":1,"a":1}}}',
+    b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"structuredContent":{"a":1,"\\u0061":1}}}',
+])
+def test_duplicates_are_found_by_the_strict_reader(wire: bytes) -> None:
+    verdict = classify(wire)
+    assert verdict.kind is Kind.UNCLASSIFIED
+    assert [f.code for f in verdict.findings] == ["json.duplicate_key"]
+    assert verdict == reference(wire, {})
+
+
+def test_written_back_exactly_is_the_quick_readers_only_proof() -> None:
+    compact = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}'
+    assert written_back_exactly(compact, read_quick(compact))
+    assert written_back_exactly(compact + b" \n", read_quick(compact + b" \n"))
+    spaced = b'{"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": []}}'
+    assert not written_back_exactly(spaced, read_quick(spaced))
+    assert classify(spaced).kind is Kind.NORMAL_COMPLETE
+    big = b'{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":{"resultType":"complete","content":[]}}'
+    assert not written_back_exactly(big, read_quick(big))
+    assert classify(big).id == 123456789012345678901234567890
