@@ -1,0 +1,87 @@
+"""`mcp-verdict call`, `tools` and `demo`, run for real as subprocesses against the demo server."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcp_verdict.demo import stdio_command
+
+CLI = [sys.executable, "-m", "mcp_verdict"]
+SERVER = shlex.join(stdio_command())
+
+
+def cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout, check=False,
+                          stdin=subprocess.DEVNULL)
+
+
+# (tool, arguments, exit status, decision) — exit codes as documented in the README
+CALLS = [
+    ("get_forecast", '{"city": "Lisbon"}', 0, "accept"),
+    ("charge_card", '{"amount_cents": 100}', 12, "return_to_model"),
+    ("add_integers", '{"a": 1, "b": "x"}', 13, "fix_request"),
+    ("string_is_error", "{}", 20, "investigate"),
+    ("count_open_tickets", '{"queue": "q"}', 21, "investigate"),
+    ("confirm_delete", '{"path": "/tmp/x"}', 13, "add_capability"),  # no terminal, no --answers
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments", "status", "action"), CALLS)
+def test_call_json(tool: str, arguments: str, status: int, action: str) -> None:
+    run = cli("call", "--stdio", SERVER, tool, arguments, "--json")
+    assert run.returncode == status, run.stderr
+    data = json.loads(run.stdout)
+    assert data["decision"]["action"] == action
+    assert {"kind", "findings"} <= set(data["verdict"])
+    assert data["rounds"] and data["rounds"][0]["request"].startswith("{")
+
+
+def test_call_answers_input_from_a_file(tmp_path: Path) -> None:
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"form": {"*": {"confirm": True}}}))
+    run = cli("call", "--stdio", SERVER, "confirm_delete", '{"path": "/tmp/x"}', "--answers", str(answers), "--json")
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert [r["kind"] for r in data["rounds"]] == ["input_required", "normal_complete"]
+
+
+def test_call_human_output() -> None:
+    run = cli("call", "--stdio", SERVER, "charge_card", '{"amount_cents": 100}')
+    assert run.returncode == 12
+    assert "tool_error" in run.stdout and "return_to_model" in run.stdout
+
+
+@pytest.mark.parametrize(("args", "status"), [
+    (["call", "--stdio", SERVER, "get_forecast", "not json"], 2),
+    (["call", "--stdio", SERVER, "get_forecast", "[1]"], 2),
+    (["call", "get_forecast"], 2),
+    (["call", "--url", "http://127.0.0.1:9/mcp", "get_forecast", "{}", "--timeout", "3"], 3),
+])
+def test_call_usage_and_connection_errors(args: list[str], status: int) -> None:
+    assert cli(*args).returncode == status
+
+
+def test_tools_json() -> None:
+    run = cli("tools", "--stdio", SERVER, "--json")
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert data["version"] == "2026-07-28"
+    names = {tool["name"] for tool in data["tools"]}
+    assert {"get_forecast", "confirm_delete", "hang_up"} <= names
+
+
+@pytest.mark.parametrize("transport", [[], ["--http"]])
+def test_demo_runs_every_tool_and_exits_zero(transport: list[str]) -> None:
+    run = cli("demo", "--json", *transport, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    rows = json.loads(run.stdout)
+    assert all(row["ok"] for row in rows)
+    by_tool = {row["tool"]: row for row in rows}
+    assert by_tool["string_is_error"]["naive"] == "success" and by_tool["string_is_error"]["verdict"] == "unclassified"
+    assert by_tool["hang_up"]["decision"] == "check_state"
