@@ -19,7 +19,7 @@ from ._error import check_error
 from ._fastpath import common_kind
 from ._findings import Finding
 from ._kind import Kind
-from ._parser import PARSER_MAX_DEPTH, parse, read_quick, written_back_exactly
+from ._parser import PARSER_MAX_DEPTH, parse, read_quick
 from ._result import check_result
 from ._verdict import Verdict, make_verdict
 from ._versions import LATEST_VERSION, RULES_BY_VERSION, VERSIONS
@@ -88,27 +88,26 @@ def classify(
 
     Never raises for any ``response``; raises ``ValueError`` for a bad option.
     """
-    if (client_capabilities is None and not extensions and absent_result_type == "invalid"
-            and limits is DEFAULT_LIMITS and type(version) is str and version in _PLAIN):
-        options = _PLAIN[version]
-    else:
+    options = _PLAIN.get(version) if type(version) is str else None
+    if (options is None or client_capabilities is not None or extensions or absent_result_type != "invalid"
+            or limits is not DEFAULT_LIMITS):
         options = _options(version, client_capabilities, extensions, absent_result_type, limits)
     if request_id is not None and (type(request_id) is bool or not isinstance(request_id, (str, int))):
         raise ValueError(f"request_id must be a string, an integer or None, not {request_id!r}")
     # The fast path (_fastpath) recognises a common well-formed response in one pass; for
-    # anything else it returns None and the full checker runs and explains.
+    # anything else it returns None, and the full checker runs and explains.
+    if type(response) is bytes and len(response) <= options.max_bytes:
+        quick = read_quick(response)  # the value, only when proven free of duplicate names
+        kind = common_kind(quick, options, request_id, True)
+        if kind is not None:
+            return make_verdict(kind, (), options.rules.version, quick)
+        del quick  # before the strict reader builds its own copy
     message = response
     if isinstance(response, _RAW_TYPES):
-        if type(response) is bytes and len(response) <= options.max_bytes:
-            quick = read_quick(response)
-            kind = common_kind(quick, options, request_id, quick=True)
-            if kind is not None and written_back_exactly(response, quick):
-                return make_verdict(kind, (), options.rules.version, quick)
-            del quick  # before the strict reader builds its own copy
         message, problem = parse(response, options.max_bytes, options.max_depth)
         if problem is not None:
             return make_verdict(Kind.UNCLASSIFIED, (problem,), options.rules.version, None)
-    kind = common_kind(message, options, request_id, quick=False)
+    kind = common_kind(message, options, request_id, False)  # not quick
     if kind is not None:
         return make_verdict(kind, (), options.rules.version, message)
     return check_fully(message, options, request_id)

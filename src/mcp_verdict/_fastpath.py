@@ -42,13 +42,14 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any, Final
 
+import orjson
+
 from ._kind import Kind
 from ._walk import Options
 
 _ABSENT: Final = object()
 _PRIMITIVE_TYPES: Final = frozenset({"string", "number", "integer", "boolean", "array"})
 _MEDIA: Final = frozenset({"image", "audio"})
-_CONTAINERS: Final = frozenset({dict, list})
 # Enum members are slow to look up on their class; these are read once.
 _NORMAL_COMPLETE: Final = Kind.NORMAL_COMPLETE
 _TOOL_ERROR: Final = Kind.TOOL_ERROR
@@ -56,7 +57,7 @@ _INPUT_REQUIRED: Final = Kind.INPUT_REQUIRED
 _PROTOCOL_ERROR: Final = Kind.PROTOCOL_ERROR
 
 
-def common_kind(message: object, options: Options, request_id: str | int | None, *,
+def common_kind(message: object, options: Options, request_id: str | int | None,
                 quick: bool) -> Kind | None:
     """The kind of a common well-formed response; ``None`` to leave it to the full checker.
 
@@ -213,13 +214,25 @@ def _open_value(value: object, depth: int, max_depth: int, budget: int, quick: b
 
     Returns the node budget left, or -1 when the value is unusual: an object or array nested
     deeper than ``max_depth``, more values than the ``budget`` (one per value, as
-    ``check_value`` charges), or, unless ``quick``, anything but exact JSON types with finite
-    numbers and string member names.
+    ``check_value`` charges), or anything but exact JSON types with finite numbers and string
+    member names.
     """
+    if quick:
+        # A value of the quick reader is JSON by construction; only its size is in question.
+        # Written out, every value starts at its own byte and every level of nesting takes
+        # two, so a short writing bounds both without a walk (charging one node per byte).
+        try:
+            size = len(orjson.dumps(value))
+        except orjson.JSONEncodeError:  # an integer beyond 64 bits
+            size = budget + 1
+        if depth - 1 + size // 2 <= max_depth and size <= budget:
+            return budget - size
     budget -= 1
     kind = type(value)
     if kind is not dict and kind is not list:
-        return budget if quick or _scalar(value) else -1
+        if kind is str or kind is int or kind is bool or value is None:
+            return budget
+        return budget if kind is float and value - value == 0.0 else -1  # type: ignore[operator]
     stack: list[tuple[Any, int]] = [(value, depth)]
     while stack:
         container, level = stack.pop()
@@ -237,20 +250,12 @@ def _open_value(value: object, depth: int, max_depth: int, budget: int, quick: b
         budget -= len(items)
         if budget < 0:
             return -1
-        if quick and _CONTAINERS.isdisjoint(map(type, items)):
-            continue  # the common flat object or array: nothing nested below it
         for item in items:
             kind = type(item)
+            if kind is str or kind is int or kind is bool or item is None:
+                continue
             if kind is dict or kind is list:
                 stack.append((item, level + 1))
-            elif not quick and not _scalar(item):
+            elif kind is not float or item - item != 0.0:  # NaN and the infinities
                 return -1
     return budget
-
-
-def _scalar(value: object) -> bool:
-    """A JSON scalar of an exact type: a string, a finite number, a boolean or null."""
-    kind = type(value)
-    if kind is float:
-        return value - value == 0.0  # type: ignore[operator,no-any-return]  # false for NaN and infinities
-    return kind is str or kind is int or kind is bool or value is None

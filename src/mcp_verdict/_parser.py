@@ -21,8 +21,8 @@ Two readers, one authority:
   beyond a double such as 1e400, control characters, trailing data, a BOM...) and gives the
   same value for what it accepts (big integers stay integers), with one exception: it keeps
   the last copy of a duplicated member name silently. Its value is therefore only used when
-  :func:`written_back_exactly` proves the text repeats no member name; otherwise the strict
-  reader reads the text again, and decides and explains.
+  the text provably repeats no member name (below); otherwise the strict reader reads the
+  text again, and decides and explains.
 
 The proof: if orjson, writing back the value read, produces exactly the text (followed by
 nothing but whitespace), the text cannot repeat a member name, because it *is* the writing
@@ -85,30 +85,25 @@ NOT_PARSED: Final = _NOT_PARSED
 """Sentinel returned in place of a value when the text could not be parsed."""
 
 _DECODE: Final = msgspec.json.Decoder().decode
+_WRITE: Final = orjson.dumps
 
 
 def read_quick(data: bytes) -> object:
-    """The quick read (msgspec): the value, or ``NOT_PARSED`` for anything it refuses.
+    """The quick read (msgspec): the value, when the text provably repeats no member name;
+    ``NOT_PARSED`` for anything else, which the strict reader then reads and explains.
 
-    Never trusted alone: it keeps the last copy of a duplicated member name, so its value
-    counts only when :func:`written_back_exactly` proves there was none. No finding comes
-    from here; the strict reader explains every refusal.
+    The proof (module docstring) is that orjson writes the value back as exactly ``data``
+    (followed by nothing but whitespace): ``data`` is then the writing of Python dicts, whose
+    keys are distinct. Without it, the value could hide a duplicate: msgspec keeps the last
+    copy of a repeated name silently.
     """
     try:
-        return _DECODE(data)
-    except Exception:  # DecodeError, ValidationError (1e400), RecursionError (deep nesting)
+        value = _DECODE(data)
+        written = _WRITE(value)
+    except Exception:  # msgspec: not JSON, 1e400, too deep; orjson: an integer beyond 64 bits
         return _NOT_PARSED
-
-
-def written_back_exactly(data: bytes, value: object) -> bool:
-    """True when orjson writes ``value`` back as ``data`` (then followed by nothing but
-    whitespace): proof that ``data`` repeats no member name (module docstring)."""
-    try:
-        written = orjson.dumps(value)
-    except orjson.JSONEncodeError:  # an integer beyond 64 bits, which orjson cannot write
-        return False
-    # read_quick accepted all of data, so whatever follows the written value is whitespace.
-    return written == data or data.startswith(written)
+    # msgspec accepted all of data, so whatever follows the written value is whitespace.
+    return value if written == data or data.startswith(written) else _NOT_PARSED
 
 
 def _explain(data: bytes, reason: str, max_depth: int) -> Finding:
