@@ -1,8 +1,9 @@
 """Differential tests of the fast path against the full checker.
 
-The fast path (``_fastpath.common_kind``, and the quick reader ``_parser.read_quick`` with its
-proof that the text repeats no member name) may only ever say "well-formed, of this kind"
-when the full checker says the same with no finding at all. These tests hold it to that
+The fast path (``_fastpath.read_common`` on wire text, with the quick reader
+``_parser.read_quick`` and its proof that the text repeats no member name, and
+``_fastpath.common_kind`` on parsed values) may only ever say "well-formed, of this kind"
+when the strict reader and the full checker say the same with no finding at all. These tests hold it to that
 on every corpus case (parsed and on the wire) and on generated responses built to sit on the
 fast path's boundaries: odd flags and ids, near-miss blocks, deep and wide open values, NaN,
 tight limits, duplicate member names written on the wire, escaped colons and spaced-out text.
@@ -18,13 +19,14 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mcp_verdict import TASKS_EXTENSION, VERSIONS, Kind, Limits, Verdict, classify, corpus
 from mcp_verdict._classify import DEFAULT_LIMITS, _options, check_fully
-from mcp_verdict._fastpath import common_kind
+from mcp_verdict._fastpath import common_kind, read_common
 from mcp_verdict._parser import NOT_PARSED, parse, read_quick
 from mcp_verdict._verdict import make_verdict
 from mcp_verdict._walk import Options
@@ -70,7 +72,7 @@ def same_json(a: Any, b: Any) -> bool:
 def check_parsed(message: Any, kwargs: dict[str, Any]) -> Kind | None:
     """The fast path on a parsed value agrees with the full checker; returns its answer."""
     options, request_id = options_of(kwargs)
-    kind = common_kind(message, options, request_id, False)
+    kind = common_kind(message, options, request_id)
     if kind is not None:
         full = check_fully(message, options, request_id)
         assert (full.kind, full.findings) == (kind, ()), f"fast path said {kind} of {message!r}"
@@ -79,23 +81,19 @@ def check_parsed(message: Any, kwargs: dict[str, Any]) -> Kind | None:
 
 
 def check_wire(wire: bytes, kwargs: dict[str, Any]) -> Kind | None:
-    """The quick reader and the fast path on wire text agree with the strict reader and the
-    full checker; returns the fast path's answer when the quick reader's value is used."""
+    """The fast path on wire text agrees with the strict reader and the full checker, value
+    for value; returns its answer."""
     options, request_id = options_of(kwargs)
-    quick = read_quick(wire) if len(wire) <= options.max_bytes else NOT_PARSED
     expected = reference(wire, kwargs)
-    if quick is not NOT_PARSED:
-        strict, problem = parse(wire, options.max_bytes, options.max_depth)
-        assert problem is None, f"the quick reader read what the strict reader refuses: {problem}"
-        assert same_json(quick, strict)
-    kind = common_kind(quick, options, request_id, True)
-    if kind is not None:
-        assert (expected.kind, expected.findings) == (kind, ()), f"fast path said {kind} of {wire!r}"
+    seen = read_common(wire, options, request_id) if len(wire) <= options.max_bytes else None
+    if seen is not None:
+        assert (expected.kind, expected.findings) == (seen[0], ()), f"fast path said {seen[0]} of {wire!r}"
+        assert same_json(seen[1], expected.message)
     actual = classify(wire, **kwargs)
     assert actual == expected
     if expected.message is not None:
         assert same_json(actual.message, expected.message)
-    return kind
+    return seen[0] if seen is not None else None
 
 
 # --- every corpus case ------------------------------------------------------------------------
@@ -280,7 +278,7 @@ def test_duplicates_and_escaped_colons_never_pass_the_quick_reader(case: corpus.
     wire = write(case.input, duplicate, escape_colons).encode("utf-8", "surrogatepass")
     check_wire(wire, case.kwargs())
     if duplicate >= 0:
-        assert read_quick(wire) is NOT_PARSED or wire == json.dumps(
+        assert read_quick(wire, _DECODE) is NOT_PARSED or wire == json.dumps(
             case.input, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
@@ -300,16 +298,30 @@ def test_duplicates_are_found_by_the_strict_reader(wire: bytes) -> None:
     assert verdict == reference(wire, {})
 
 
+_DECODE = msgspec.json.Decoder().decode
+
+
 def test_the_quick_reader_takes_only_what_it_can_prove() -> None:
     compact = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}'
-    assert read_quick(compact) == json.loads(compact)
-    assert read_quick(compact + b" \n") == json.loads(compact)
+    assert read_quick(compact, _DECODE) == json.loads(compact)
+    assert read_quick(compact + b" \n", _DECODE) == json.loads(compact)
     spaced = b'{"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": []}}'
-    assert read_quick(spaced) is NOT_PARSED
+    assert read_quick(spaced, _DECODE) is NOT_PARSED
     assert classify(spaced).kind is Kind.NORMAL_COMPLETE
     big = b'{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":{"resultType":"complete","content":[]}}'
-    assert read_quick(big) is NOT_PARSED
+    assert read_quick(big, _DECODE) is NOT_PARSED
     assert classify(big).id == 123456789012345678901234567890
     for refused in (b'{"a":1,"a":2}', b'{"a":NaN}', b'{"a":1e400}', b'{"a":"\\ud800"}', b'\xef\xbb\xbf{}', b'{} x',
                     b'{"a":"\xff"}', b"[" * 2000 + b"]" * 2000):
-        assert read_quick(refused) is NOT_PARSED, refused
+        assert read_quick(refused, _DECODE) is NOT_PARSED, refused
+
+
+def test_a_member_the_declared_shapes_do_not_name_is_not_dropped() -> None:
+    """The typed reader drops an undeclared member; the proof then sends the text on."""
+    extra = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"x":[1e400]}}'
+    options, _ = options_of({})
+    assert read_common(extra, options, None) is None
+    assert [f.code for f in classify(extra).findings] == ["json.number_out_of_range"]
+    method = b'{"jsonrpc":"2.0","id":1,"method":"x","result":{"resultType":"complete","content":[]}}'
+    assert read_common(method, options, None) is None
+    assert [f.code for f in classify(method).findings] == ["envelope.request_shape"]

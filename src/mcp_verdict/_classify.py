@@ -16,10 +16,10 @@ from typing import Any, Final, Literal
 
 from ._envelope import check_envelope
 from ._error import check_error
-from ._fastpath import common_kind
+from ._fastpath import common_kind, read_common
 from ._findings import Finding
 from ._kind import Kind
-from ._parser import PARSER_MAX_DEPTH, parse, read_quick
+from ._parser import PARSER_MAX_DEPTH, parse
 from ._result import check_result
 from ._verdict import Verdict, make_verdict
 from ._versions import LATEST_VERSION, RULES_BY_VERSION, VERSIONS
@@ -97,17 +97,15 @@ def classify(
     # The fast path (_fastpath) recognises a common well-formed response in one pass; for
     # anything else it returns None, and the full checker runs and explains.
     if type(response) is bytes and len(response) <= options.max_bytes:
-        quick = read_quick(response)  # the value, only when proven free of duplicate names
-        kind = common_kind(quick, options, request_id, True)
-        if kind is not None:
-            return make_verdict(kind, (), options.rules.version, quick)
-        del quick  # before the strict reader builds its own copy
+        seen = read_common(response, options, request_id)
+        if seen is not None:
+            return make_verdict(seen[0], (), options.rules.version, seen[1])
     message = response
     if isinstance(response, _RAW_TYPES):
         message, problem = parse(response, options.max_bytes, options.max_depth)
         if problem is not None:
             return make_verdict(Kind.UNCLASSIFIED, (problem,), options.rules.version, None)
-    kind = common_kind(message, options, request_id, False)  # not quick
+    kind = common_kind(message, options, request_id)
     if kind is not None:
         return make_verdict(kind, (), options.rules.version, message)
     return check_fully(message, options, request_id)

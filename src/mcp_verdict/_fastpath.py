@@ -30,21 +30,29 @@ Shapes recognised (exact JSON types only: a subclass of dict, str or int is "unu
   schema) hold only JSON values with finite numbers and string member names, within the
   depth limit and the node budget: the bounds ``_walk.check_value`` applies.
 
-Values read by the quick reader (``_parser.read_quick``) are JSON types, finite numbers and
-string member names by construction, so their open-shaped values are only measured (depth,
-node budget); values handed in by the caller, or read by the strict reader (which reads
-1e400 as infinity), are inspected value by value. Whether the wire text repeated a member
-name is not this module's question: ``_parser`` answers it before a value gets here.
+Two ways in, one contract:
+
+- :func:`read_common` reads wire text. The shapes above are declared as types, and msgspec
+  reads the text against them in C, so every member it returns already has the JSON type its
+  declaration names; a member not declared is dropped, and ``_parser.read_quick``'s proof
+  (orjson writes the value back as exactly the text) then fails, so nothing undeclared, no
+  repeated member name and no rewritten value gets through. What types cannot say (version
+  rules, the request id, reserved codes, property types, the depth and node bounds) is
+  checked after the read.
+- :func:`common_kind` checks a parsed value: the caller's, or the strict reader's (which
+  reads 1e400 as infinity). Every value is inspected: exact types, finite numbers, string
+  member names.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any, Final
+from typing import Any, Final, Literal, NotRequired, TypedDict
 
-import orjson
+import msgspec
 
 from ._kind import Kind
+from ._parser import NOT_PARSED, read_quick
 from ._walk import Options
 
 _ABSENT: Final = object()
@@ -57,12 +65,134 @@ _INPUT_REQUIRED: Final = Kind.INPUT_REQUIRED
 _PROTOCOL_ERROR: Final = Kind.PROTOCOL_ERROR
 
 
-def common_kind(message: object, options: Options, request_id: str | int | None,
-                quick: bool) -> Kind | None:
-    """The kind of a common well-formed response; ``None`` to leave it to the full checker.
+# --- wire text: the common shapes, declared for msgspec -------------------------------------
 
-    ``quick``: ``message`` was read by ``_parser.read_quick`` (see the module docstring).
+class _TextBlock(TypedDict):
+    type: Literal["text"]
+    text: str
+
+
+class _RequestedSchema(TypedDict):
+    type: Literal["object"]
+    properties: dict[str, dict[str, Any]]  # each property's type is checked after the read
+    required: NotRequired[list[str]]
+
+
+class _FormParams(TypedDict):
+    mode: NotRequired[Literal["form"]]
+    message: str
+    requestedSchema: _RequestedSchema
+
+
+class _Elicitation(TypedDict):
+    method: Literal["elicitation/create"]
+    params: _FormParams
+
+
+class _Result(TypedDict, total=False):  # which members go together is checked after the read
+    resultType: Literal["complete", "input_required"]
+    content: list[_TextBlock]
+    isError: bool
+    structuredContent: Any
+    _meta: dict[str, Any]
+    inputRequests: dict[str, _Elicitation]
+    requestState: str
+
+
+class _Error(TypedDict):
+    code: int
+    message: str
+    data: NotRequired[Any]
+
+
+class _Envelope(TypedDict):
+    jsonrpc: Literal["2.0"]
+    id: int | str
+    result: NotRequired[_Result]
+    error: NotRequired[_Error]
+
+
+_READ_COMMON: Final = msgspec.json.Decoder(_Envelope).decode
+
+
+def read_common(data: bytes, options: Options, request_id: str | int | None) -> tuple[Kind, Any] | None:
+    """Read a common well-formed response from wire text: ``(kind, message)``; ``None`` to
+    leave the text to the strict reader and the full checker."""
+    message: Any = read_quick(data, _READ_COMMON)
+    if message is NOT_PARSED or len(message) != 3:  # 3: jsonrpc, id and one of result and error
+        return None
+    if request_id is not None and (type(message["id"]) is not type(request_id) or message["id"] != request_id):
+        return None
+    rules = options.rules
+    result = message.get("result")
+    if result is None:
+        error = message["error"]
+        if rules.result_type_required and -32099 <= error["code"] <= -32002:
+            return None  # maybe a reserved or retired code: the full checker decides on a warning
+        kind = _PROTOCOL_ERROR
+        has_open_values = "data" in error
+    else:
+        result_type = result.get("resultType")
+        if result_type is None and rules.result_type_required:
+            return None
+        if result_type == "input_required":
+            if (not rules.input_required or options.client_capabilities is not None
+                    or "content" in result or "isError" in result or "structuredContent" in result):
+                return None
+            requests = result.get("inputRequests")
+            if requests is None:
+                if "requestState" not in result:
+                    return None  # neither inputRequests nor requestState
+            elif not requests:
+                return None
+            else:
+                for request in requests.values():
+                    for definition in request["params"]["requestedSchema"]["properties"].values():
+                        property_type = definition.get("type")
+                        if type(property_type) is not str or property_type not in _PRIMITIVE_TYPES:
+                            return None
+            kind = _INPUT_REQUIRED
+        else:
+            if "content" not in result or "inputRequests" in result or "requestState" in result:
+                return None
+            if "structuredContent" in result and (
+                    rules.structured_content == "undefined"
+                    or (rules.structured_content == "object" and type(result["structuredContent"]) is not dict)):
+                return None
+            kind = _TOOL_ERROR if result.get("isError") is True else _NORMAL_COMPLETE
+        has_open_values = "_meta" in result or "structuredContent" in result or "inputRequests" in result
+    if has_open_values and not _within_bounds(data, message, options):
+        return None
+    return kind, message
+
+
+def _within_bounds(data: bytes, message: Any, options: Options) -> bool:
+    """The open-shaped values of a message read by :func:`read_common` are within the depth
+    limit and the node budget.
+
+    Cheaply, from the text when it is small: a value nested at level L (the envelope being
+    level 1) has L opening brackets before it, and every value starts at its own byte. Else
+    by walking them, as ``_walk.check_value`` would.
     """
+    if (len(data) <= options.max_nodes
+            and data.count(b"{") + data.count(b"[") <= options.max_depth):
+        return True
+    owner = message.get("result") or message["error"]
+    values = [(owner[name], 3) for name in ("_meta", "structuredContent", "data") if name in owner]
+    values.extend((request["params"]["requestedSchema"], 6) for request in owner.get("inputRequests", {}).values())
+    budget = options.max_nodes
+    for value, depth in values:
+        budget = _open_value(value, depth, options.max_depth, budget)
+        if budget < 0:
+            return False
+    return True
+
+
+# --- parsed values ----------------------------------------------------------------------------
+
+def common_kind(message: object, options: Options, request_id: str | int | None) -> Kind | None:
+    """The kind of a common well-formed parsed response; ``None`` to leave it to the full
+    checker."""
     if type(message) is not dict or len(message) != 3:
         return None
     jsonrpc = message.get("jsonrpc")
@@ -74,7 +204,7 @@ def common_kind(message: object, options: Options, request_id: str | int | None,
         return None
     result = message.get("result", _ABSENT)
     if result is _ABSENT:
-        return _error(message.get("error", _ABSENT), options, quick)
+        return _error(message.get("error", _ABSENT), options)
     if type(result) is not dict:
         return None
     rules = options.rules
@@ -84,7 +214,7 @@ def common_kind(message: object, options: Options, request_id: str | int | None,
     if meta is not _ABSENT:
         if type(meta) is not dict:
             return None
-        budget = _open_value(meta, 3, options.max_depth, budget, quick)
+        budget = _open_value(meta, 3, options.max_depth, budget)
         if budget < 0:
             return None
         known = 1
@@ -97,7 +227,7 @@ def common_kind(message: object, options: Options, request_id: str | int | None,
     elif result_type == "complete":
         known += 1
     elif result_type == "input_required" and rules.input_required and options.client_capabilities is None:
-        return _input_required(result, options, quick, budget, known + 1)
+        return _input_required(result, options, budget, known + 1)
     else:
         return None
 
@@ -129,7 +259,7 @@ def common_kind(message: object, options: Options, request_id: str | int | None,
         shape = rules.structured_content
         if shape == "undefined" or (shape == "object" and type(structured) is not dict):
             return None
-        if _open_value(structured, 3, options.max_depth, budget, quick) < 0:
+        if _open_value(structured, 3, options.max_depth, budget) < 0:
             return None
         known += 1
     if len(result) != known:  # a member no rule names: the full checker walks it
@@ -137,7 +267,7 @@ def common_kind(message: object, options: Options, request_id: str | int | None,
     return _TOOL_ERROR if flag is True else _NORMAL_COMPLETE
 
 
-def _error(error: object, options: Options, quick: bool) -> Kind | None:
+def _error(error: object, options: Options) -> Kind | None:
     """A JSON-RPC error object of the common shape."""
     if type(error) is not dict:
         return None
@@ -147,13 +277,12 @@ def _error(error: object, options: Options, quick: bool) -> Kind | None:
     if options.rules.result_type_required and -32099 <= code <= -32002:
         return None  # maybe a reserved or retired code: the full checker decides on a warning
     if len(error) != 2 and (len(error) != 3 or "data" not in error
-                            or _open_value(error["data"], 3, options.max_depth, options.max_nodes, quick) < 0):
+                            or _open_value(error["data"], 3, options.max_depth, options.max_nodes) < 0):
         return None
     return _PROTOCOL_ERROR
 
 
-def _input_required(result: dict[str, object], options: Options, quick: bool, budget: int,
-                    known: int) -> Kind | None:
+def _input_required(result: dict[str, object], options: Options, budget: int, known: int) -> Kind | None:
     """An input_required result whose requests are form-mode elicitations."""
     state = result.get("requestState", _ABSENT)
     if state is not _ABSENT:
@@ -201,7 +330,7 @@ def _input_required(result: dict[str, object], options: Options, quick: bool, bu
                 for name in required:
                     if type(name) is not str:
                         return None
-            budget = _open_value(schema, 6, options.max_depth, budget, quick)
+            budget = _open_value(schema, 6, options.max_depth, budget)
             if budget < 0:
                 return None
     if len(result) != known:
@@ -209,7 +338,7 @@ def _input_required(result: dict[str, object], options: Options, quick: bool, bu
     return _INPUT_REQUIRED
 
 
-def _open_value(value: object, depth: int, max_depth: int, budget: int, quick: bool) -> int:
+def _open_value(value: object, depth: int, max_depth: int, budget: int) -> int:
     """Hold an open-shaped value at nesting ``depth`` to ``_walk.check_value``'s bounds.
 
     Returns the node budget left, or -1 when the value is unusual: an object or array nested
@@ -217,16 +346,6 @@ def _open_value(value: object, depth: int, max_depth: int, budget: int, quick: b
     ``check_value`` charges), or anything but exact JSON types with finite numbers and string
     member names.
     """
-    if quick:
-        # A value of the quick reader is JSON by construction; only its size is in question.
-        # Written out, every value starts at its own byte and every level of nesting takes
-        # two, so a short writing bounds both without a walk (charging one node per byte).
-        try:
-            size = len(orjson.dumps(value))
-        except orjson.JSONEncodeError:  # an integer beyond 64 bits
-            size = budget + 1
-        if depth - 1 + size // 2 <= max_depth and size <= budget:
-            return budget - size
     budget -= 1
     kind = type(value)
     if kind is not dict and kind is not list:
@@ -241,10 +360,9 @@ def _open_value(value: object, depth: int, max_depth: int, budget: int, quick: b
         items: Collection[Any]
         if type(container) is dict:
             items = container.values()
-            if not quick:
-                for key in container:
-                    if type(key) is not str:
-                        return -1
+            for key in container:
+                if type(key) is not str:
+                    return -1
         else:
             items = container
         budget -= len(items)
