@@ -58,6 +58,8 @@ from ._walk import Options
 _ABSENT: Final = object()
 _PRIMITIVE_TYPES: Final = frozenset({"string", "number", "integer", "boolean", "array"})
 _MEDIA: Final = frozenset({"image", "audio"})
+_CONTAINERS: Final = frozenset({dict, list})
+_SHORT_TEXT: Final = 4096  # bytes; below it, counting brackets is cheaper than looking at values
 # Enum members are slow to look up on their class; these are read once.
 _NORMAL_COMPLETE: Final = Kind.NORMAL_COMPLETE
 _TOOL_ERROR: Final = Kind.TOOL_ERROR
@@ -130,7 +132,8 @@ def read_common(data: bytes, options: Options, request_id: str | int | None) -> 
         if rules.result_type_required and -32099 <= error["code"] <= -32002:
             return None  # maybe a reserved or retired code: the full checker decides on a warning
         kind = _PROTOCOL_ERROR
-        has_open_values = "data" in error
+        if "data" in error and not _within_bounds(data, error, options):
+            return None
     else:
         result_type = result.get("resultType")
         if result_type is None and rules.result_type_required:
@@ -160,24 +163,29 @@ def read_common(data: bytes, options: Options, request_id: str | int | None) -> 
                     or (rules.structured_content == "object" and type(result["structuredContent"]) is not dict)):
                 return None
             kind = _TOOL_ERROR if result.get("isError") is True else _NORMAL_COMPLETE
-        has_open_values = "_meta" in result or "structuredContent" in result or "inputRequests" in result
-    if has_open_values and not _within_bounds(data, message, options):
-        return None
+        if (("structuredContent" in result or "_meta" in result or "inputRequests" in result)
+                and not _within_bounds(data, result, options)):
+            return None
     return kind, message
 
 
-def _within_bounds(data: bytes, message: Any, options: Options) -> bool:
-    """The open-shaped values of a message read by :func:`read_common` are within the depth
-    limit and the node budget.
+def _within_bounds(data: bytes, owner: Any, options: Options) -> bool:
+    """The open-shaped values in ``owner`` (a result or an error read by :func:`read_common`)
+    are within the depth limit and the node budget.
 
-    Cheaply, from the text when it is small: a value nested at level L (the envelope being
-    level 1) has L opening brackets before it, and every value starts at its own byte. Else
-    by walking them, as ``_walk.check_value`` would.
+    Every value starts at its own byte, so a text no longer than the node budget holds no
+    more values. A value nested at level L (the envelope being level 1) has L opening
+    brackets before it, so a text with few brackets nests no deeper; counting them is the
+    cheapest check on a short text, and on a long one, seeing that the open-shaped values
+    are flat (nothing nested in them). Else they are walked, as ``_walk.check_value`` would.
     """
-    if (len(data) <= options.max_nodes
-            and data.count(b"{") + data.count(b"[") <= options.max_depth):
-        return True
-    owner = message.get("result") or message["error"]
+    if len(data) <= options.max_nodes:
+        if len(data) <= _SHORT_TEXT:
+            if data.count(b"{") + data.count(b"[") <= options.max_depth:
+                return True
+        elif options.max_depth >= 3 and "inputRequests" not in owner and all(
+                _flat(owner[name]) for name in ("_meta", "structuredContent", "data") if name in owner):
+            return True
     values = [(owner[name], 3) for name in ("_meta", "structuredContent", "data") if name in owner]
     values.extend((request["params"]["requestedSchema"], 6) for request in owner.get("inputRequests", {}).values())
     budget = options.max_nodes
@@ -186,6 +194,14 @@ def _within_bounds(data: bytes, message: Any, options: Options) -> bool:
         if budget < 0:
             return False
     return True
+
+
+def _flat(value: Any) -> bool:
+    """A JSON value read by msgspec with no object or array inside it."""
+    kind = type(value)
+    if kind is dict:
+        return _CONTAINERS.isdisjoint(map(type, value.values()))
+    return kind is not list or _CONTAINERS.isdisjoint(map(type, value))
 
 
 # --- parsed values ----------------------------------------------------------------------------
@@ -313,26 +329,31 @@ def _input_required(result: dict[str, object], options: Options, budget: int, kn
                     return None
             elif len(params) != 2:
                 return None
+            # The schema {"type": "object", "properties": {...}, "required": [...]} is walked
+            # here member by member, as _walk.check_value would walk it from depth 6.
             schema_type = schema.get("type")
             properties = schema.get("properties")
-            if type(schema_type) is not str or schema_type != "object" or type(properties) is not dict:
+            required = schema.get("required", _ABSENT)
+            if (type(schema_type) is not str or schema_type != "object" or type(properties) is not dict
+                    or len(schema) != 2 + (required is not _ABSENT) or options.max_depth < 7):
                 return None
-            for definition in properties.values():
-                if type(definition) is not dict:
+            budget -= 1 + len(schema) + len(properties)  # the schema, its members, its properties
+            if required is not _ABSENT:
+                if type(required) is not list:
+                    return None
+                budget -= len(required)
+                for name in required:
+                    if type(name) is not str:
+                        return None
+            for name, definition in properties.items():
+                if type(name) is not str or type(definition) is not dict:
                     return None
                 kind = definition.get("type")
                 if type(kind) is not str or kind not in _PRIMITIVE_TYPES:
                     return None
-            required = schema.get("required", _ABSENT)
-            if required is not _ABSENT:
-                if type(required) is not list:
+                budget = _open_value(definition, 8, options.max_depth, budget + 1)  # charged above
+                if budget < 0:
                     return None
-                for name in required:
-                    if type(name) is not str:
-                        return None
-            budget = _open_value(schema, 6, options.max_depth, budget)
-            if budget < 0:
-                return None
     if len(result) != known:
         return None
     return _INPUT_REQUIRED
