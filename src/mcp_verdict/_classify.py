@@ -101,7 +101,7 @@ def classify(
         if seen is not None:
             return make_verdict(seen[0], (), options.rules.version, seen[1])
     message = response
-    if isinstance(response, _RAW_TYPES):
+    if type(response) is not dict and isinstance(response, _RAW_TYPES):
         message, problem = parse(response, options.max_bytes, options.max_depth)
         if problem is not None:
             return make_verdict(Kind.UNCLASSIFIED, (problem,), options.rules.version, None)

@@ -59,6 +59,8 @@ _ABSENT: Final = object()
 _PRIMITIVE_TYPES: Final = frozenset({"string", "number", "integer", "boolean", "array"})
 _MEDIA: Final = frozenset({"image", "audio"})
 _CONTAINERS: Final = frozenset({dict, list})
+_PLAIN_SCALARS: Final = frozenset({str, int, bool, type(None)})  # JSON scalars with nothing to check
+_STRINGS: Final = frozenset({str})
 _SHORT_TEXT: Final = 4096  # bytes; below it, counting brackets is cheaper than looking at values
 # Enum members are slow to look up on their class; these are read once.
 _NORMAL_COMPLETE: Final = Kind.NORMAL_COMPLETE
@@ -373,6 +375,9 @@ def _open_value(value: object, depth: int, max_depth: int, budget: int) -> int:
         if kind is str or kind is int or kind is bool or value is None:
             return budget
         return budget if kind is float and value - value == 0.0 else -1  # type: ignore[operator]
+    if (kind is dict and depth <= max_depth and _PLAIN_SCALARS.issuperset(map(type, value.values()))  # type: ignore[attr-defined]
+            and _STRINGS.issuperset(map(type, value))):  # type: ignore[call-overload]
+        return budget - len(value)  # type: ignore[arg-type]  # a flat object, the common case
     stack: list[tuple[Any, int]] = [(value, depth)]
     while stack:
         container, level = stack.pop()
