@@ -209,6 +209,8 @@ class Verdict(msgspec.Struct, frozen=True):
     message: JSON
     """The parsed response as it arrived (``None`` when the wire text could not be parsed)."""
 
+    __rich_repr__ = None  # type: ignore[assignment]  # rich prints a verdict by its repr, as before
+
     def __reduce__(self) -> tuple[type[Verdict], tuple[Kind, tuple[Finding, ...], str, JSON]]:
         return (Verdict, (self.kind, self.findings, self.version, self.message))
 
