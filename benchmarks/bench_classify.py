@@ -2,8 +2,10 @@
 
 Run: python benchmarks/bench_classify.py [--quick]
 
-Everything is measured in this one process, the candidates interleaved round by round, and
-reported as medians, so the ratios hold on a noisy machine even when absolute numbers move.
+Everything is measured in this one process, the candidates interleaved in many short rounds
+(about three milliseconds each, after a short warm-up), and reported as medians. A ratio is the median of the ratios
+within each round, so that it compares candidates measured moments apart: on a noisy machine
+whose speed drifts from second to second, the absolute numbers move and the ratios hold.
 Targets (README): bytes→verdict ≤ 2.5× orjson.loads on every shape; the SDK's typed parse
 ≥ 4× slower than ours on every shape; dict→verdict ≤ 3 µs on the small shapes; cost linear
 in size.
@@ -52,8 +54,6 @@ def bench_shapes(rounds: int) -> list[dict[str, Any]]:
         parsed = json.loads(wire)
         result_bytes = result_of(wire)
         assert classify(wire).kind is not Kind.UNCLASSIFIED, name
-        number = 100 if len(wire) > 10_000 else 10_000
-        samples: dict[str, list[float]] = {"orjson": [], "ours": [], "ours_dict": [], "sdk": []}
         candidates: dict[str, Callable[[], Any]] = {
             "orjson": lambda w=wire: orjson.loads(w),  # type: ignore[misc]
             "ours": lambda w=wire: classify(w),  # type: ignore[misc]
@@ -61,13 +61,28 @@ def bench_shapes(rounds: int) -> list[dict[str, Any]]:
         }
         if sdk is not None:
             candidates["sdk"] = lambda r=result_bytes, f=sdk: f(r)  # type: ignore[misc]
+        timers = {key: timeit.Timer(fn) for key, fn in candidates.items()}
+        numbers = {key: _calls_per_ms(fn) * 3 for key, fn in candidates.items()}
+        for key, timer in timers.items():  # the machine's clock settles before the first sample
+            timer.timeit(numbers[key] * 30)
+        samples: dict[str, list[float]] = {key: [] for key in candidates}
         for _ in range(rounds):
-            for key, fn in candidates.items():
-                samples[key].append(per_call_us(fn, number if key != "sdk" else max(number // 4, 1)))
+            for key, timer in timers.items():
+                timer.timeit(max(1, numbers[key] // 10))  # warm up after the other candidates ran
+                samples[key].append(timer.timeit(numbers[key]) / numbers[key] * 1e6)
         row: dict[str, Any] = {"shape": name, "size": len(wire)}
-        row.update({key: statistics.median(values) for key, values in samples.items() if values})
+        row.update({key: statistics.median(values) for key, values in samples.items()})
+        row["ours/orjson"] = statistics.median(o / r for o, r in zip(samples["ours"], samples["orjson"], strict=True))
+        if "sdk" in samples:
+            row["sdk/ours"] = statistics.median(s / o for s, o in zip(samples["sdk"], samples["ours"], strict=True))
         rows.append(row)
     return rows
+
+
+def _calls_per_ms(fn: Callable[[], Any]) -> int:
+    """How many calls of ``fn`` take about a millisecond (at least one)."""
+    once = min(per_call_us(fn, 1) for _ in range(5))
+    return max(1, int(1000 / max(once, 0.01)))
 
 
 def linearity() -> tuple[int, int, float, float]:
@@ -90,7 +105,7 @@ def main() -> int:
     args = parser.parse_args()
     gc.disable()
     try:
-        rows = bench_shapes(rounds=3 if args.quick else 11)
+        rows = bench_shapes(rounds=15 if args.quick else 100)
         small_kb, large_kb, cost, reference = linearity()
     finally:
         gc.enable()
@@ -99,9 +114,9 @@ def main() -> int:
     worst = 0.0
     slowest_sdk = float("inf")
     for row in rows:
-        ratio = row["ours"] / row["orjson"]
+        ratio = row["ours/orjson"]
         worst = max(worst, ratio)
-        sdk_ratio = row["sdk"] / row["ours"] if "sdk" in row else float("nan")
+        sdk_ratio = row.get("sdk/ours", float("nan"))
         slowest_sdk = min(slowest_sdk, sdk_ratio)
         sdk_text = f"{row['sdk']:>9.2f}" if "sdk" in row else f"{'n/a':>9}"
         print(f"{row['shape']:<17}{row['size']:>7}{row['orjson']:>11.2f}{row['ours']:>9.2f}{ratio:>12.2f}x"

@@ -31,6 +31,7 @@ from mcp_verdict._parser import NOT_PARSED, parse, read_quick
 from mcp_verdict._verdict import make_verdict
 from mcp_verdict._walk import Options
 
+from . import test_parser
 from .test_properties import mutated
 
 CASES = corpus.load()
@@ -325,3 +326,23 @@ def test_a_member_the_declared_shapes_do_not_name_is_not_dropped() -> None:
     method = b'{"jsonrpc":"2.0","id":1,"method":"x","result":{"resultType":"complete","content":[]}}'
     assert read_common(method, options, None) is None
     assert [f.code for f in classify(method).findings] == ["envelope.request_shape"]
+
+
+@settings(max_examples=400)
+@given(st.one_of(test_parser.json_text, json_values.map(_compact), json_values.map(_compact).map(lambda t: t + " "),
+                 st.lists(test_parser.fragments, max_size=12).map("".join)).map(
+    lambda t: t.encode("utf-8", "surrogatepass")) | st.binary(max_size=40))
+@example(b'{"a":1,"a":2}')
+@example(b'{"a":"\\u003a","a":1}')
+@example(b'[1e400]')
+def test_the_quick_reader_agrees_with_the_strict_stdlib(data: bytes) -> None:
+    """What the quick reader takes, a strict json (no NaN, no duplicates, UTF-8) takes too,
+    with the same value; it may refuse more (text not written compactly), never less."""
+    value = read_quick(data, _DECODE)
+    if value is NOT_PARSED:
+        return
+    try:
+        expected = test_parser._stdlib(data)
+    except test_parser._Rejected:
+        raise AssertionError(f"the quick reader took what the strict stdlib refuses: {data!r}") from None
+    assert same_json(value, expected)
