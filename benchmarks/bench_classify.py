@@ -3,7 +3,8 @@
 Run: python benchmarks/bench_classify.py [--quick]
 
 Everything is measured in this one process, the candidates interleaved in many short rounds
-(about three milliseconds each, after a short warm-up), and reported as medians. A ratio is the median of the ratios
+(about three milliseconds each, each after as long a warm-up: a candidate run just after
+another starts with cold caches), and reported as medians. A ratio is the median of the ratios
 within each round, so that it compares candidates measured moments apart: on a noisy machine
 whose speed drifts from second to second, the absolute numbers move and the ratios hold.
 Targets (README): bytes→verdict ≤ 2.5× orjson.loads on every shape; the SDK's typed parse
@@ -68,7 +69,7 @@ def bench_shapes(rounds: int) -> list[dict[str, Any]]:
         samples: dict[str, list[float]] = {key: [] for key in candidates}
         for _ in range(rounds):
             for key, timer in timers.items():
-                timer.timeit(max(1, numbers[key] // 10))  # warm up after the other candidates ran
+                timer.timeit(numbers[key])  # warm up after the other candidates ran
                 samples[key].append(timer.timeit(numbers[key]) / numbers[key] * 1e6)
         row: dict[str, Any] = {"shape": name, "size": len(wire)}
         row.update({key: statistics.median(values) for key, values in samples.items()})

@@ -2,7 +2,8 @@
 
 Run: python benchmarks/bench_readers.py [--quick]
 
-µs per call, median of interleaved rounds, on the benchmark shapes:
+µs per call, median of short interleaved rounds (as in bench_classify.py), on the benchmark
+shapes:
 
 - orjson.loads, msgspec (untyped), jiter, json.loads: plain reads, none of which reports a
   duplicated member name (jiter only when asked, next column);
@@ -82,7 +83,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run)")
     args = parser.parse_args()
-    rounds = 3 if args.quick else 11
+    rounds = 10 if args.quick else 60
     print(f"{'shape':<17}{'bytes':>7}" + "".join(f"{name:>24}" for name in READERS))
     gc.disable()
     try:
@@ -90,12 +91,17 @@ def main() -> int:
             wire = build()
             for read in READERS.values():
                 assert read(wire) is not NOT_PARSED
-            number = 100 if len(wire) > 10_000 else 10_000
+            timers = {reader: timeit.Timer(lambda f=read, w=wire: f(w))  # type: ignore[misc]
+                      for reader, read in READERS.items()}
+            numbers = {reader: max(1, int(3000 / max(min(timer.timeit(1) for _ in range(5)) * 1e6, 0.01)))
+                       for reader, timer in timers.items()}  # about three milliseconds a sample
+            for reader, timer in timers.items():
+                timer.timeit(numbers[reader] * 30)  # the machine's clock settles
             samples: dict[str, list[float]] = {reader: [] for reader in READERS}
             for _ in range(rounds):
-                for reader, read in READERS.items():
-                    call: Callable[[], object] = lambda f=read, w=wire: f(w)  # type: ignore[misc]  # noqa: E731
-                    samples[reader].append(timeit.timeit(call, number=number) / number * 1e6)
+                for reader, timer in timers.items():
+                    timer.timeit(numbers[reader])  # warm up after the other readers ran
+                    samples[reader].append(timer.timeit(numbers[reader]) / numbers[reader] * 1e6)
             print(f"{name:<17}{len(wire):>7}"
                   + "".join(f"{statistics.median(samples[reader]):>24.2f}" for reader in READERS))
     finally:
