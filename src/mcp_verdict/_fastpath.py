@@ -9,8 +9,9 @@ start and says what, if anything, is wrong. A rule lives where it always did, in
 named for what it checks; this one only knows shapes on which no rule can fire.
 
 The contract, held by ``tests/test_fastpath.py`` on every corpus case and on generated and
-mutated responses: when :func:`common_kind` returns a kind, the full checker returns the same
-kind with no finding at all (not even a warning).
+mutated responses: when :func:`read_common` or :func:`common_kind` returns a kind, the strict
+reader and the full checker return the same kind, with no finding at all (not even a
+warning), and the same parsed message.
 
 Shapes recognised (exact JSON types only: a subclass of dict, str or int is "unusual"):
 
@@ -19,8 +20,9 @@ Shapes recognised (exact JSON types only: a subclass of dict, str or int is "unu
 - an error ``{"code": <int>, "message": <str>}`` with an optional ``data``, whose code is
   outside -32099..-32002 on versions that warn about reserved codes;
 - a complete result (``resultType: "complete"``, or absent where the version reads absence
-  as complete) with ``content`` of bare text blocks ``{"type": "text", "text": <str>}`` and
-  image or audio blocks ``{"type", "data", "mimeType"}`` the version defines; ``isError``
+  as complete) with ``content`` of bare text blocks ``{"type": "text", "text": <str>}`` (and,
+  parsed values only, image or audio blocks ``{"type", "data", "mimeType"}`` the version
+  defines: on the wire these go to the strict reader first); ``isError``
   absent or a JSON boolean; ``structuredContent`` where the version defines it (an object
   where the version requires one); ``_meta`` an object; no other member;
 - an ``input_required`` result (on versions that define it, with no client capabilities to
