@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
@@ -38,7 +38,7 @@ from .._kind import Kind
 from .._outcome import Observe, Outcome, run_observation, settle
 from .._parser import parse
 from .._task import STATUSES
-from .._verdict import ElicitationRequest, RootsRequest, SamplingRequest, Verdict, make_verdict
+from .._verdict import ElicitationRequest, InputRequest, RootsRequest, SamplingRequest, Verdict, make_verdict
 from .._versions import TASKS_EXTENSION, VERSIONS
 from ._handlers import HandlerError, Handlers
 from ._http import recording_http_client
@@ -175,33 +175,28 @@ class VerdictClient:
     def _sdk_callbacks(self) -> dict[str, Any]:
         """Callbacks for 2025 servers, which send input requests as server-to-client requests."""
         handlers = self.handlers
+
+        def bridge(build: Callable[..., InputRequest], model: Any) -> Callable[..., Awaitable[Any]]:
+            async def callback(context: Any, *params: Any) -> Any:
+                raw = params[0].model_dump(by_alias=True, exclude_none=True, mode="json") if params else {}
+                try:
+                    return model.model_validate(await handlers.answer(build(raw)))
+                except HandlerError as exc:
+                    return types.ErrorData(code=types.INTERNAL_ERROR, message=str(exc))
+            return callback
+
         callbacks: dict[str, Any] = {}
         if handlers.form is not None or handlers.url is not None:
-            async def elicit(context: Any, params: Any) -> Any:
-                raw = params.model_dump(by_alias=True, exclude_none=True, mode="json")
-                request = ElicitationRequest("", raw.get("mode", "form"), raw.get("message", ""),
-                                             raw.get("requestedSchema"), raw.get("url"), raw)
-                try:
-                    return types.ElicitResult.model_validate(await handlers.answer(request))
-                except HandlerError as exc:
-                    return types.ErrorData(code=types.INTERNAL_ERROR, message=str(exc))
-            callbacks["elicitation_callback"] = elicit
+            callbacks["elicitation_callback"] = bridge(
+                lambda raw: ElicitationRequest("", raw.get("mode", "form"), raw.get("message", ""),
+                                               raw.get("requestedSchema"), raw.get("url"), raw),
+                types.ElicitResult)
         if handlers.sampling is not None:
-            async def sample(context: Any, params: Any) -> Any:
-                raw = params.model_dump(by_alias=True, exclude_none=True, mode="json")
-                request = SamplingRequest("", tuple(raw.get("messages", ())), raw.get("maxTokens", 0), raw)
-                try:
-                    return types.CreateMessageResult.model_validate(await handlers.answer(request))
-                except HandlerError as exc:
-                    return types.ErrorData(code=types.INTERNAL_ERROR, message=str(exc))
-            callbacks["sampling_callback"] = sample
+            callbacks["sampling_callback"] = bridge(
+                lambda raw: SamplingRequest("", tuple(raw.get("messages", ())), raw.get("maxTokens", 0), raw),
+                types.CreateMessageResult)
         if handlers.roots is not None:
-            async def roots(context: Any) -> Any:
-                try:
-                    return types.ListRootsResult.model_validate(await handlers.answer(RootsRequest("", {})))
-                except HandlerError as exc:
-                    return types.ErrorData(code=types.INTERNAL_ERROR, message=str(exc))
-            callbacks["list_roots_callback"] = roots
+            callbacks["list_roots_callback"] = bridge(lambda raw: RootsRequest("", {}), types.ListRootsResult)
         return callbacks
 
     # -- state ------------------------------------------------------------------------------
