@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -45,21 +44,49 @@ EXIT_BY_KIND: Final = {Kind.TASK: 10, Kind.INPUT_REQUIRED: 11, Kind.TOOL_ERROR: 
 
 
 class _Spinner:
-    """A spinner shown only while the client waits on the server (paused for prompts)."""
+    """A spinner for calls that take longer than a moment: it appears after ``delay`` seconds
+    of waiting on the server, and steps aside while the user answers a prompt."""
 
-    def __init__(self, console: Console, enabled: bool) -> None:
+    def __init__(self, console: Console, enabled: bool, delay: float = 0.4) -> None:
         self._status: Status | None = Status("calling…", console=console) if enabled else None
+        self._delay = delay
+        self._waiting = False
+        self._prompting = False
 
-    def running(self) -> AbstractContextManager[Any]:
-        return self._status if self._status is not None else nullcontext()
+    async def around(self, call: Callable[[], Awaitable[Outcome]]) -> Outcome:
+        if self._status is None:
+            return await call()
+        result: list[Outcome] = []
+        async with anyio.create_task_group() as group:
+            async def show_later() -> None:
+                await anyio.sleep(self._delay)
+                self._waiting = True
+                self._refresh()
+
+            group.start_soon(show_later)
+            try:
+                result.append(await call())
+            finally:
+                group.cancel_scope.cancel()
+                self._waiting = False
+                self._refresh()
+        return result[0]
 
     def pause(self) -> None:
-        if self._status is not None:
-            self._status.stop()
+        self._prompting = True
+        self._refresh()
 
     def resume(self) -> None:
-        if self._status is not None:
+        self._prompting = False
+        self._refresh()
+
+    def _refresh(self) -> None:
+        if self._status is None:
+            return
+        if self._waiting and not self._prompting:
             self._status.start()
+        else:
+            self._status.stop()
 
 
 def _interactive_handlers(console: Console, spinner: _Spinner) -> Handlers:
@@ -243,8 +270,7 @@ def call_command(stdio: str | None, url: str | None, headers: Sequence[str], tim
 
     async def run() -> Outcome:
         async with client:
-            with spinner.running():
-                return await client.call_tool(tool, parsed)
+            return await spinner.around(lambda: client.call_tool(tool, parsed))
 
     outcome = _connect(console, run)
     record = client.history[-1] if client.history else None
