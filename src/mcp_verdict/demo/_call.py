@@ -141,6 +141,14 @@ def tool_annotations(title: str, *, read_only: bool, destructive: bool | None = 
     return out
 
 
+def outcome_tool(name: str, title: str, description: str, handler: Handler,
+                 input_schema: Mapping[str, Any] | None = None) -> Tool:
+    """A read-only tool built to produce one outcome (the malformed results and wire faults)."""
+    return Tool({"name": name, "title": title, "description": description,
+                 "inputSchema": dict(input_schema) if input_schema is not None else object_schema({}),
+                 "annotations": tool_annotations(title, read_only=True)}, handler)
+
+
 def object_schema(properties: Mapping[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
     """An input or output schema: a closed object (JSON Schema 2020-12, the default dialect)."""
     schema: dict[str, Any] = {"type": "object", "properties": dict(properties)}

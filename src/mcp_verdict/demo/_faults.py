@@ -22,10 +22,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from ._call import Call, Tool, object_schema, text_content, tool_annotations
+from ._call import Call, object_schema, outcome_tool, text_content
 from ._wire import Reply, RequestId, dumps, result_frame
-
-_NO_ARGUMENTS: Final = object_schema({})
 
 
 def _result_type(call: Call) -> str:
@@ -37,13 +35,9 @@ def _duplicate_is_error(call: Call) -> Reply:
     return call.raw_result(f'{{{_result_type(call)}"content":{content},"isError":true,"isError":false}}')
 
 
-duplicate_is_error: Final = Tool({
-    "name": "duplicate_is_error",
-    "title": "Duplicated isError",
-    "description": "Outcome: a result object with isError twice, true then false (a duplicated key).",
-    "inputSchema": _NO_ARGUMENTS,
-    "annotations": tool_annotations("Duplicated isError", read_only=True),
-}, _duplicate_is_error)
+duplicate_is_error: Final = outcome_tool("duplicate_is_error", "Duplicated isError",
+                        "Outcome: a result object with isError twice, true then false (a duplicated key).",
+                        _duplicate_is_error)
 
 
 def _nan(call: Call) -> Reply:
@@ -52,13 +46,8 @@ def _nan(call: Call) -> Reply:
                            f'"isError":false}}')
 
 
-nan_value: Final = Tool({
-    "name": "nan_value",
-    "title": "NaN in the result",
-    "description": "Outcome: structuredContent {\"ratio\": NaN} — a bare NaN, which is not JSON.",
-    "inputSchema": _NO_ARGUMENTS,
-    "annotations": tool_annotations("NaN in the result", read_only=True),
-}, _nan)
+nan_value: Final = outcome_tool("nan_value", "NaN in the result",
+                        "Outcome: structuredContent {\"ratio\": NaN} — a bare NaN, which is not JSON.", _nan)
 
 
 def other_id(request_id: RequestId, style: str) -> RequestId:
@@ -76,28 +65,19 @@ def _mismatched_id(call: Call) -> Reply:
     return Reply((result_frame(wrong, dumps(result)),))
 
 
-mismatched_id: Final = Tool({
-    "name": "mismatched_id",
-    "title": "Mismatched response id",
-    "description": "Outcome: a well-formed result under the wrong id — id_style \"type\" (default) sends the "
-                   "same digits as the other JSON type (7 → \"7\"), \"other\" a different id.",
-    "inputSchema": object_schema({"id_style": {"type": "string", "enum": ["type", "other"]}}),
-    "annotations": tool_annotations("Mismatched response id", read_only=True),
-}, _mismatched_id)
+mismatched_id: Final = outcome_tool("mismatched_id", "Mismatched response id",
+                        "Outcome: a well-formed result under the wrong id — id_style \"type\" (default) sends the "
+             "same digits as the other JSON type (7 → \"7\"), \"other\" a different id.", _mismatched_id,
+                        object_schema({"id_style": {"type": "string", "enum": ["type", "other"]}}))
 
 
 def _hang_up(call: Call) -> Reply:
     return Reply(close=True)
 
 
-hang_up: Final = Tool({
-    "name": "hang_up",
-    "title": "Hang up",
-    "description": "Outcome: no response — over stdio the server process exits; over HTTP the connection is "
-                   "dropped after the response headers.",
-    "inputSchema": _NO_ARGUMENTS,
-    "annotations": tool_annotations("Hang up", read_only=True),
-}, _hang_up)
+hang_up: Final = outcome_tool("hang_up", "Hang up",
+                        "Outcome: no response — over stdio the server process exits; over HTTP the connection is "
+             "dropped after the response headers.", _hang_up)
 
 
 def _malformed_json(call: Call) -> Reply:
@@ -109,14 +89,10 @@ def _malformed_json(call: Call) -> Reply:
     return Reply((garbage,))
 
 
-malformed_json: Final = Tool({
-    "name": "malformed_json",
-    "title": "Malformed JSON frame",
-    "description": "Outcome: a truncated, unparseable JSON frame. With answer_after: true the stdio server "
-                   "then writes the proper answer as the next line (HTTP: ignored).",
-    "inputSchema": object_schema({"answer_after": {"type": "boolean"}}),
-    "annotations": tool_annotations("Malformed JSON frame", read_only=True),
-}, _malformed_json)
+malformed_json: Final = outcome_tool("malformed_json", "Malformed JSON frame",
+                        "Outcome: a truncated, unparseable JSON frame. With answer_after: true the stdio server "
+             "then writes the proper answer as the next line (HTTP: ignored).", _malformed_json,
+                        object_schema({"answer_after": {"type": "boolean"}}))
 
 
 def _invalid_utf8(call: Call) -> Reply:
@@ -125,10 +101,6 @@ def _invalid_utf8(call: Call) -> Reply:
     return Reply((prefix + content + b',"isError":false}}',))
 
 
-invalid_utf8: Final = Tool({
-    "name": "invalid_utf8",
-    "title": "Invalid UTF-8",
-    "description": "Outcome: a frame whose text block is Latin-1 encoded (\"café\" as caf\\xe9): invalid UTF-8.",
-    "inputSchema": _NO_ARGUMENTS,
-    "annotations": tool_annotations("Invalid UTF-8", read_only=True),
-}, _invalid_utf8)
+invalid_utf8: Final = outcome_tool("invalid_utf8", "Invalid UTF-8",
+                        "Outcome: a frame whose text block is Latin-1 encoded (\"café\" as caf\\xe9): invalid UTF-8.",
+                        _invalid_utf8)

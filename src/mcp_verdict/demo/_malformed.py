@@ -21,23 +21,16 @@ from __future__ import annotations
 
 from typing import Final
 
-from ._call import Call, Tool, object_schema, text_content, tool_annotations
+from ._call import Call, outcome_tool, text_content
 from ._wire import Reply
-
-_NO_ARGUMENTS: Final = object_schema({})
 
 
 def _string_is_error(call: Call) -> Reply:
     return call.result({"content": text_content("Backup finished: 42 files copied."), "isError": "false"})
 
 
-string_is_error: Final = Tool({
-    "name": "string_is_error",
-    "title": "isError as a string",
-    "description": "Outcome: a result whose isError is the string \"false\" (not a boolean).",
-    "inputSchema": _NO_ARGUMENTS,
-    "annotations": tool_annotations("isError as a string", read_only=True),
-}, _string_is_error)
+string_is_error: Final = outcome_tool("string_is_error", "isError as a string",
+                        "Outcome: a result whose isError is the string \"false\" (not a boolean).", _string_is_error)
 
 
 def _missing_result_type(call: Call) -> Reply:
@@ -45,36 +38,23 @@ def _missing_result_type(call: Call) -> Reply:
                        result_type=None)
 
 
-missing_result_type: Final = Tool({
-    "name": "missing_result_type",
-    "title": "No resultType",
-    "description": "Outcome: a 2026-07-28 result without resultType.",
-    "inputSchema": _NO_ARGUMENTS,
-    "annotations": tool_annotations("No resultType", read_only=True),
-}, _missing_result_type)
+missing_result_type: Final = outcome_tool("missing_result_type", "No resultType",
+                        "Outcome: a 2026-07-28 result without resultType.", _missing_result_type)
 
 
 def _unknown_result_type(call: Call) -> Reply:
     return call.result({"content": text_content("Backup scheduled."), "isError": False}, result_type="deferred")
 
 
-unknown_result_type: Final = Tool({
-    "name": "unknown_result_type",
-    "title": "Unknown resultType",
-    "description": "Outcome: a result with resultType \"deferred\", which no version or extension defines.",
-    "inputSchema": _NO_ARGUMENTS,
-    "annotations": tool_annotations("Unknown resultType", read_only=True),
-}, _unknown_result_type)
+unknown_result_type: Final = outcome_tool("unknown_result_type", "Unknown resultType",
+                        "Outcome: a result with resultType \"deferred\", which no version or extension defines.",
+                        _unknown_result_type)
 
 
 def _text_block_without_text(call: Call) -> Reply:
     return call.result({"content": [{"type": "text"}], "isError": False})
 
 
-text_block_without_text: Final = Tool({
-    "name": "text_block_without_text",
-    "title": "Text block without text",
-    "description": "Outcome: a result whose content block {\"type\": \"text\"} has no text member.",
-    "inputSchema": _NO_ARGUMENTS,
-    "annotations": tool_annotations("Text block without text", read_only=True),
-}, _text_block_without_text)
+text_block_without_text: Final = outcome_tool("text_block_without_text", "Text block without text",
+                        "Outcome: a result whose content block {\"type\": \"text\"} has no text member.",
+                        _text_block_without_text)
