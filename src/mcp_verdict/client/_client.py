@@ -16,7 +16,6 @@ client, so every frame between a call's start and end belongs to it.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
@@ -340,19 +339,25 @@ class VerdictClient:
     async def _round(self, name: str, arguments: Mapping[str, Any], responses: dict[str, Any] | None,
                      state: str | None) -> Round:
         session = self._session()
+        return await self._exchange("tools/call", lambda: session.call_tool(
+            name, dict(arguments), read_timeout_seconds=self.timeout, input_responses=responses,
+            request_state=state, allow_input_required=True, allow_claimed=True))
+
+    async def _exchange(self, method: str, send: Callable[[], Awaitable[Any]], *, classify_answer: bool = True,
+                        ) -> Round:
+        """Send one request through the SDK and judge it from the frames it left in the wire log."""
         mark = self.wire.mark()
         started = time.time()
         error: BaseException | None = None
         try:
             with anyio.fail_after(self.timeout):
-                await session.call_tool(name, dict(arguments), read_timeout_seconds=self.timeout,
-                                        input_responses=responses, request_state=state,
-                                        allow_input_required=True, allow_claimed=True)
+                await send()
         except Exception as exc:  # the SDK's view is secondary: the recorded bytes decide
             error = exc
-        return self._judge("tools/call", self.wire.since(mark), error, started)
+        return self._judge(method, self.wire.since(mark), error, started, classify_answer=classify_answer)
 
-    def _judge(self, method: str, frames: list[Frame], error: BaseException | None, started: float) -> Round:
+    def _judge(self, method: str, frames: list[Frame], error: BaseException | None, started: float, *,
+               classify_answer: bool = True) -> Round:
         request = next((r for r in reversed(list(requests(frames))) if r.method == method), None)
         finished = time.time()
         if request is None:
@@ -363,6 +368,9 @@ class VerdictClient:
             return Round(method, None, None, self._local("transport.error", f"the request was not sent: {why}"),
                          started, finished, request_sent=False)
         answer = response_to(frames, request)
+        if answer is not None and not classify_answer:  # not a tools/call response: the caller judges it
+            placeholder = self._local("transport.error", f"a {method} response is not a tools/call response")
+            return Round(method, request.frame.data, answer.data, placeholder, started, finished)
         if answer is not None:
             verdict = classify(answer.data, version=self.version, request_id=request.id,
                                client_capabilities=self.capabilities, extensions=self.extensions,
@@ -446,27 +454,9 @@ class VerdictClient:
 
     async def _raw_round(self, method: str, params: dict[str, Any]) -> Round:
         session = self._session()
-        mark = self.wire.mark()
-        started = time.time()
-        error: BaseException | None = None
-        try:
-            with anyio.fail_after(self.timeout):
-                await session.send_request(_Raw(method=method, params=params), _ANY,
-                                           request_read_timeout_seconds=self.timeout)
-        except Exception as exc:
-            error = exc
-        frames = self.wire.since(mark)
-        request = next((r for r in requests(frames) if r.method == method), None)
-        finished = time.time()
-        if request is None:
-            return Round(method, None, None, self._local("transport.error", _describe(error)), started, finished,
-                         request_sent=False)
-        answer = response_to(frames, request)
-        if answer is None:
-            return Round(method, request.frame.data, None, self._no_answer(frames, request, error), started,
-                         finished)
-        placeholder = self._local("transport.error", "not a tools/call response")  # judged by the caller
-        return Round(method, request.frame.data, answer.data, placeholder, started, finished)
+        return await self._exchange(method, lambda: session.send_request(
+            _Raw(method=method, params=params), _ANY, request_read_timeout_seconds=self.timeout),
+            classify_answer=False)
 
 
 class _AnyResult(types.Result):
@@ -497,7 +487,3 @@ def _describe(error: BaseException | None) -> str:
     if error is None:
         return "no response and no error"
     return f"{type(error).__name__}: {error}"
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
