@@ -16,7 +16,7 @@ from typing import Any, Final, Literal
 
 from ._envelope import check_envelope
 from ._error import check_error
-from ._fastpath import common_kind, read_common
+from ._fastpath import common_kind, common_reader, read_common
 from ._findings import Finding
 from ._kind import Kind
 from ._parser import PARSER_MAX_DEPTH, parse
@@ -55,12 +55,9 @@ DEFAULT_LIMITS: Final = Limits()
 
 AbsentResultType = Literal["invalid", "complete"]
 
-_PLAIN: Final = {
-    version: Options(rules, DEFAULT_LIMITS.max_bytes, DEFAULT_LIMITS.max_depth, DEFAULT_LIMITS.max_nodes,
-                     None, frozenset(), False)
-    for version, rules in RULES_BY_VERSION.items()
-}
-"""Options of a call that sets nothing but the version (checked once, at import)."""
+_PLAIN: Final[dict[str, Options]] = {}
+"""Options of a call that sets nothing but the version, by version: filled by ``_options``
+on the version's first such call (a memo; the options are a pure function of the version)."""
 
 
 def classify(
@@ -88,7 +85,10 @@ def classify(
 
     Never raises for any ``response``; raises ``ValueError`` for a bad option.
     """
-    options = _PLAIN.get(version) if type(version) is str else None
+    try:
+        options = _PLAIN[version]
+    except Exception:  # a version not yet seen plainly, or not a version at all: _options says
+        options = None
     if (options is None or client_capabilities is not None or extensions or absent_result_type != "invalid"
             or limits is not DEFAULT_LIMITS):
         options = _options(version, client_capabilities, extensions, absent_result_type, limits)
@@ -96,10 +96,15 @@ def classify(
         raise ValueError(f"request_id must be a string, an integer or None, not {request_id!r}")
     # The fast path (_fastpath) recognises a common well-formed response in one pass; for
     # anything else it returns None, and the full checker runs and explains.
-    if type(response) is bytes and len(response) <= options.max_bytes:
-        seen = read_common(response, options, request_id)
-        if seen is not None:
-            return make_verdict(seen[0], (), options.rules.version, seen[1])
+    if type(response) is bytes:
+        if len(response) <= options.quick_bytes:
+            verdict = read_common(response, options, request_id)
+            if verdict is not None:
+                return verdict
+        elif len(response) <= options.max_bytes and options.read_common is not None:
+            verdict = read_common(response, options, request_id, count_values=True)
+            if verdict is not None:
+                return verdict
     message = response
     if type(response) is not dict and isinstance(response, _RAW_TYPES):
         message, problem = parse(response, options.max_bytes, options.max_depth)
@@ -140,9 +145,15 @@ def _options(version: object, client_capabilities: object, extensions: object,
         raise ValueError(f'absent_result_type must be "invalid" or "complete", not {absent_result_type!r}')
     if type(limits) is not Limits:
         raise ValueError(f"limits must be a Limits, not {limits!r}")
-    return Options(rules, limits.max_bytes, limits.max_depth, limits.max_nodes,
-                   client_capabilities,  # type: ignore[arg-type]
-                   negotiated, absent_result_type == "complete")
+    reader = common_reader(rules.version, limits.max_depth)
+    options = Options(rules, limits.max_bytes, limits.max_depth, limits.max_nodes,
+                      client_capabilities,  # type: ignore[arg-type]
+                      negotiated, absent_result_type == "complete",
+                      reader, -1 if reader is None else min(limits.max_bytes, limits.max_nodes))
+    if (client_capabilities is None and not negotiated and absent_result_type == "invalid"
+            and limits is DEFAULT_LIMITS):
+        _PLAIN[rules.version] = options
+    return options
 
 
 def _classify(ctx: Context, message: object, request_id: str | int | None) -> Kind | None:

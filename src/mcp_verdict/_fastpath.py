@@ -34,36 +34,47 @@ Shapes recognised (exact JSON types only: a subclass of dict, str or int is "unu
 
 Two ways in, one contract:
 
-- :func:`read_common` reads wire text. The shapes above are declared as types, and msgspec
-  reads the text against them in C, so every member it returns already has the JSON type its
-  declaration names; a member not declared is dropped, and ``_parser.read_quick``'s proof
-  (orjson writes the value back as exactly the text) then fails, so nothing undeclared, no
-  repeated member name and no rewritten value gets through. What types cannot say (version
-  rules, the request id, reserved codes, property types, the depth and node bounds) is
-  checked after the read.
+- :func:`read_common` reads wire text. The shapes above are declared as types, per version
+  and depth limit, and msgspec reads the text against them in C (refusing what the strict
+  reader, ``_parser``, refuses: invalid UTF-8, lone surrogates, NaN and Infinity, numbers
+  beyond a double such as 1e400, control characters, trailing data...). So every member it
+  returns already has the JSON type its declaration names, an open-shaped value nests no
+  deeper than the limit, and a member not declared is dropped. What types cannot say (the
+  request id, reserved codes, which members go together, property types) is checked after
+  the read.
 - :func:`common_kind` checks a parsed value: the caller's, or the strict reader's (which
   reads 1e400 as infinity). Every value is inspected: exact types, finite numbers, string
   member names.
+
+msgspec keeps the last copy of a repeated member name silently, and drops undeclared ones;
+its value is used only when orjson, writing it back, produces exactly the text (followed by
+nothing but whitespace). The text is then the writing of Python dicts, whose keys are
+distinct, with orjson's one-to-one escaping: it repeats no member name and holds no member
+the value lacks. Compact JSON as the TypeScript and Python SDKs write it is such a text; any
+other (spaces after the colons, escaped non-ASCII, ``1e2``...) goes to the strict reader,
+which decides and explains.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from typing import Any, Final, Literal, NotRequired, TypedDict
+import functools
+from collections.abc import Callable, Collection
+from typing import Any, Final, Literal, NotRequired, TypedDict, Union
 
 import msgspec
+import orjson
 
 from ._kind import Kind
-from ._parser import NOT_PARSED, read_quick
+from ._verdict import Verdict, make_verdict
+from ._versions import RULES_BY_VERSION, VersionRules
 from ._walk import Options
 
 _ABSENT: Final = object()
+_WRITE: Final = orjson.dumps
 _PRIMITIVE_TYPES: Final = frozenset({"string", "number", "integer", "boolean", "array"})
 _MEDIA: Final = frozenset({"image", "audio"})
-_CONTAINERS: Final = frozenset({dict, list})
 _PLAIN_SCALARS: Final = frozenset({str, int, bool, type(None)})  # JSON scalars with nothing to check
 _STRINGS: Final = frozenset({str})
-_SHORT_TEXT: Final = 4096  # bytes; below it, counting brackets is cheaper than looking at values
 # Enum members are slow to look up on their class; these are read once.
 _NORMAL_COMPLETE: Final = Kind.NORMAL_COMPLETE
 _TOOL_ERROR: Final = Kind.TOOL_ERROR
@@ -72,60 +83,91 @@ _PROTOCOL_ERROR: Final = Kind.PROTOCOL_ERROR
 
 
 # --- wire text: the common shapes, declared for msgspec -------------------------------------
+# The shapes are declared per version (the members a version defines, the resultType values
+# it knows, the shape of structuredContent) and per depth limit: an open-shaped value is
+# declared as JSON nested no deeper than the limit allows, so that msgspec itself refuses a
+# value nested too deep. Declaring nesting level by level costs msgspec a type node per
+# possible path, twice as many per level; past _TYPED_DEPTH a value is left to the full
+# checker, which reads it at any depth the limit allows.
 
-class _TextBlock(TypedDict):
-    type: Literal["text"]
-    text: str
-
-
-class _RequestedSchema(TypedDict):
-    type: Literal["object"]
-    properties: dict[str, dict[str, Any]]  # each property's type is checked after the read
-    required: NotRequired[list[str]]
-
-
-class _FormParams(TypedDict):
-    mode: NotRequired[Literal["form"]]
-    message: str
-    requestedSchema: _RequestedSchema
+_TYPED_DEPTH: Final = 10
+"""The deepest level (the envelope being level 1) at which the declared shapes hold an
+object or array; ``structuredContent`` may thus nest eight levels inside itself."""
+_FIXED_DEPTH: Final = 9
+"""The level of the deepest member the common shapes fix: a requested property's members."""
+_NEW_TYPEDDICT: Final[Any] = TypedDict  # declared with member types computed below
 
 
-class _Elicitation(TypedDict):
-    method: Literal["elicitation/create"]
-    params: _FormParams
+_TEXT_BLOCK: Final = _NEW_TYPEDDICT("_TextBlock", {"type": Literal["text"], "text": str})
 
 
-class _Result(TypedDict, total=False):  # which members go together is checked after the read
-    resultType: Literal["complete", "input_required"]
-    content: list[_TextBlock]
-    isError: bool
-    structuredContent: Any
-    _meta: dict[str, Any]
-    inputRequests: dict[str, _Elicitation]
-    requestState: str
+def _json_levels(deepest: int) -> dict[int, Any]:
+    """The type of a JSON value at each nesting level from 3 on, holding objects and arrays
+    at levels up to ``deepest`` only."""
+    levels: dict[int, Any] = {deepest + 1: Union[str, int, float, bool, None]}  # noqa: UP007
+    for level in range(deepest, 2, -1):
+        inner = levels[level + 1]
+        levels[level] = Union[str, int, float, bool, None, dict[str, inner], list[inner]]  # noqa: UP007
+    return levels
 
 
-class _Error(TypedDict):
-    code: int
-    message: str
-    data: NotRequired[Any]
+def _envelope_type(rules: VersionRules, deepest: int) -> Any:
+    """The common response shapes of one version, open-shaped values nested at most to
+    level ``deepest``."""
+    levels = _json_levels(deepest)
+    result: dict[str, Any] = {
+        "resultType": Literal["complete", "input_required"] if rules.input_required else Literal["complete"],
+        "content": NotRequired[list[_TEXT_BLOCK]],
+        "isError": NotRequired[bool],
+        "_meta": NotRequired[dict[str, levels[4]]],
+    }
+    if not rules.result_type_required:
+        result["resultType"] = NotRequired[result["resultType"]]
+    if rules.structured_content == "object":
+        result["structuredContent"] = NotRequired[dict[str, levels[4]]]
+    elif rules.structured_content == "any":
+        result["structuredContent"] = NotRequired[levels[3]]
+    if rules.input_required:
+        schema = _NEW_TYPEDDICT("_RequestedSchema", {
+            "type": Literal["object"],
+            "properties": dict[str, dict[str, levels[9]]],  # each property's type is checked after the read
+            "required": NotRequired[list[str]]})
+        params = _NEW_TYPEDDICT("_FormParams", {
+            "mode": NotRequired[Literal["form"]], "message": str, "requestedSchema": schema})
+        elicitation = _NEW_TYPEDDICT("_Elicitation", {"method": Literal["elicitation/create"], "params": params})
+        result["inputRequests"] = NotRequired[dict[str, elicitation]]
+        result["requestState"] = NotRequired[str]
+    error = _NEW_TYPEDDICT("_Error", {"code": int, "message": str, "data": NotRequired[levels[3]]})
+    return _NEW_TYPEDDICT("_Envelope", {
+        "jsonrpc": Literal["2.0"], "id": int | str,
+        "result": NotRequired[_NEW_TYPEDDICT("_Result", result)], "error": NotRequired[error]})
 
 
-class _Envelope(TypedDict):
-    jsonrpc: Literal["2.0"]
-    id: int | str
-    result: NotRequired[_Result]
-    error: NotRequired[_Error]
+def common_reader(version: str, max_depth: int) -> Callable[[bytes], Any] | None:
+    """msgspec's reader of the common shapes of ``version`` under a depth limit, for
+    ``Options.read_common``; ``None`` when the limit leaves no room for them."""
+    return _reader(version, min(max_depth, _TYPED_DEPTH)) if max_depth >= _FIXED_DEPTH else None
 
 
-_READ_COMMON: Final = msgspec.json.Decoder(_Envelope).decode
+@functools.cache
+def _reader(version: str, deepest: int) -> Callable[[bytes], Any]:
+    """Built on first use (a few milliseconds), remembered: a pure function of its arguments."""
+    return msgspec.json.Decoder(_envelope_type(RULES_BY_VERSION[version], deepest)).decode
 
 
-def read_common(data: bytes, options: Options, request_id: str | int | None) -> tuple[Kind, Any] | None:
-    """Read a common well-formed response from wire text: ``(kind, message)``; ``None`` to
-    leave the text to the strict reader and the full checker."""
-    message: Any = read_quick(data, _READ_COMMON)
-    if message is NOT_PARSED or len(message) != 3:  # 3: jsonrpc, id and one of result and error
+def read_common(data: bytes, options: Options, request_id: str | int | None,
+                count_values: bool = False) -> Verdict | None:
+    """The verdict on a common well-formed response read from wire text; ``None`` to leave
+    the text to the strict reader and the full checker. ``options.read_common`` is set;
+    ``count_values`` when the text is longer than ``options.max_nodes``."""
+    try:
+        message: Any = options.read_common(data)  # type: ignore[misc]
+        written = _WRITE(message)
+    except Exception:  # msgspec: not JSON or not the shapes, 1e400, too deep; orjson: an integer beyond 64 bits
+        return None
+    # The proof (module docstring): msgspec accepted all of data, so whatever follows the
+    # written value is whitespace.
+    if (written != data and not data.startswith(written)) or len(message) != 3:  # jsonrpc, id, result|error
         return None
     if request_id is not None and (type(message["id"]) is not type(request_id) or message["id"] != request_id):
         return None
@@ -136,76 +178,46 @@ def read_common(data: bytes, options: Options, request_id: str | int | None) -> 
         if rules.result_type_required and -32099 <= error["code"] <= -32002:
             return None  # maybe a reserved or retired code: the full checker decides on a warning
         kind = _PROTOCOL_ERROR
-        if "data" in error and not _within_bounds(data, error, options):
+        owner = error
+    elif result.get("resultType") != "input_required":
+        if "content" not in result or "inputRequests" in result or "requestState" in result:
             return None
+        kind = _TOOL_ERROR if result.get("isError") is True else _NORMAL_COMPLETE
+        owner = result
     else:
-        result_type = result.get("resultType")
-        if result_type is None and rules.result_type_required:
+        if (options.client_capabilities is not None
+                or "content" in result or "isError" in result or "structuredContent" in result):
             return None
-        if result_type == "input_required":
-            if (not rules.input_required or options.client_capabilities is not None
-                    or "content" in result or "isError" in result or "structuredContent" in result):
-                return None
-            requests = result.get("inputRequests")
-            if requests is None:
-                if "requestState" not in result:
-                    return None  # neither inputRequests nor requestState
-            elif not requests:
-                return None
-            else:
-                for request in requests.values():
-                    for definition in request["params"]["requestedSchema"]["properties"].values():
-                        property_type = definition.get("type")
-                        if type(property_type) is not str or property_type not in _PRIMITIVE_TYPES:
-                            return None
-            kind = _INPUT_REQUIRED
+        requests = result.get("inputRequests")
+        if requests is None:
+            if "requestState" not in result:
+                return None  # neither inputRequests nor requestState
+        elif not requests:
+            return None
         else:
-            if "content" not in result or "inputRequests" in result or "requestState" in result:
-                return None
-            if "structuredContent" in result and (
-                    rules.structured_content == "undefined"
-                    or (rules.structured_content == "object" and type(result["structuredContent"]) is not dict)):
-                return None
-            kind = _TOOL_ERROR if result.get("isError") is True else _NORMAL_COMPLETE
-        if (("structuredContent" in result or "_meta" in result or "inputRequests" in result)
-                and not _within_bounds(data, result, options)):
-            return None
-    return kind, message
+            for request in requests.values():
+                for definition in request["params"]["requestedSchema"]["properties"].values():
+                    property_type = definition.get("type")
+                    if type(property_type) is not str or property_type not in _PRIMITIVE_TYPES:
+                        return None
+        kind = _INPUT_REQUIRED
+        owner = result
+    if count_values and not _within_budget(owner, options.max_nodes):
+        return None
+    return make_verdict(kind, (), rules.version, message)
 
 
-def _within_bounds(data: bytes, owner: Any, options: Options) -> bool:
+def _within_budget(owner: Any, max_nodes: int) -> bool:
     """The open-shaped values in ``owner`` (a result or an error read by :func:`read_common`)
-    are within the depth limit and the node budget.
-
-    Every value starts at its own byte, so a text no longer than the node budget holds no
-    more values. A value nested at level L (the envelope being level 1) has L opening
-    brackets before it, so a text with few brackets nests no deeper; counting them is the
-    cheapest check on a short text, and on a long one, seeing that the open-shaped values
-    are flat (nothing nested in them). Else they are walked, as ``_walk.check_value`` would.
-    """
-    if len(data) <= options.max_nodes:
-        if len(data) <= _SHORT_TEXT:
-            if data.count(b"{") + data.count(b"[") <= options.max_depth:
-                return True
-        elif options.max_depth >= 3 and "inputRequests" not in owner and all(
-                _flat(owner[name]) for name in ("_meta", "structuredContent", "data") if name in owner):
-            return True
+    hold no more values than the node budget, counted as ``_walk.check_value`` counts them."""
     values = [(owner[name], 3) for name in ("_meta", "structuredContent", "data") if name in owner]
     values.extend((request["params"]["requestedSchema"], 6) for request in owner.get("inputRequests", {}).values())
-    budget = options.max_nodes
+    budget = max_nodes
     for value, depth in values:
-        budget = _open_value(value, depth, options.max_depth, budget)
+        budget = _open_value(value, depth, _TYPED_DEPTH, budget)
         if budget < 0:
             return False
     return True
-
-
-def _flat(value: Any) -> bool:
-    """A JSON value read by msgspec with no object or array inside it."""
-    kind = type(value)
-    if kind is dict:
-        return _CONTAINERS.isdisjoint(map(type, value.values()))
-    return kind is not list or _CONTAINERS.isdisjoint(map(type, value))
 
 
 # --- parsed values ----------------------------------------------------------------------------

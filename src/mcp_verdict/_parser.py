@@ -11,37 +11,20 @@ Rules (RFC 8259 as MCP uses it; each maps to a ``json.*`` code in ``_findings``)
   ``Limits.max_depth`` deep (``json.too_deep``; the parser itself stops at
   :data:`PARSER_MAX_DEPTH`, so a 100,000-deep nesting costs nothing).
 
-Two readers, one authority:
-
-- :func:`parse`, the strict reader, is jiter with duplicate-key detection: the only fast parser
-  measured (see README) that reports duplicate keys instead of silently keeping one copy. It
-  is the authority: every finding of this module comes from it.
-- :func:`read_quick` is msgspec, about twice as fast as jiter with duplicate detection, here
-  given the types of the common responses (``_fastpath``) to read against. It
-  refuses what jiter refuses (invalid UTF-8, lone surrogates, NaN and Infinity, numbers
-  beyond a double such as 1e400, control characters, trailing data, a BOM...) and gives the
-  same value for what it accepts (big integers stay integers), with one exception: it keeps
-  the last copy of a duplicated member name silently. Its value is therefore only used when
-  the text provably repeats no member name (below); otherwise the strict reader reads the
-  text again, and decides and explains.
-
-The proof: if orjson, writing back the value read, produces exactly the text (followed by
-nothing but whitespace), the text cannot repeat a member name, because it *is* the writing
-of Python dicts, whose keys are distinct, and orjson's escaping is one-to-one. Compact JSON
-as the TypeScript and Python SDKs write it is such a text. Any other text (spaces after the
-colons, escaped non-ASCII, ``1e2``...) is simply read by the strict reader.
+The reader is jiter with duplicate-key detection: the only fast parser measured (see README)
+that reports duplicate keys instead of silently keeping one copy. It is the authority: every
+finding about wire text comes from it. (The fast path, ``_fastpath.read_common``, reads the
+common responses more quickly, and only where it can prove it reads them as this module would.)
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
 import jiter
-import orjson
 
 from ._findings import Finding, finding, pointer
 
@@ -84,28 +67,6 @@ def parse(raw: bytes | bytearray | memoryview | str, max_bytes: int, max_depth: 
 
 NOT_PARSED: Final = _NOT_PARSED
 """Sentinel returned in place of a value when the text could not be parsed."""
-
-_WRITE: Final = orjson.dumps
-
-
-def read_quick(data: bytes, decode: Callable[[bytes], object]) -> object:
-    """The quick read: ``decode`` (a msgspec decoder, typed or not) reads ``data``. Returns
-    the value when the text provably repeats no member name and says nothing the value does
-    not; ``NOT_PARSED`` otherwise, and the strict reader then reads the text and explains.
-
-    The proof (module docstring) is that orjson writes the value back as exactly ``data``
-    (followed by nothing but whitespace): ``data`` is then the writing of Python dicts, whose
-    keys are distinct, and a typed decoder dropped no member. Without it, the value could
-    hide a duplicate: msgspec keeps the last copy of a repeated name silently.
-    """
-    try:
-        value = decode(data)
-        written = _WRITE(value)
-    except Exception:  # msgspec: not JSON or not the type, 1e400, too deep; orjson: an integer beyond 64 bits
-        return _NOT_PARSED
-    # msgspec accepted all of data, so whatever follows the written value is whitespace.
-    return value if written == data or data.startswith(written) else _NOT_PARSED
-
 
 def _explain(data: bytes, reason: str, max_depth: int) -> Finding:
     """Turn a parser error into a finding at the JSON pointer where it happened."""

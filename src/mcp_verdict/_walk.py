@@ -10,7 +10,7 @@ so no depth of input can exhaust the Python stack.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -29,6 +29,12 @@ class Options:
     client_capabilities: Mapping[str, Any] | None
     extensions: frozenset[str]
     absent_is_complete: bool
+    read_common: Callable[[bytes], Any] | None = None
+    """msgspec's reader of the common response shapes under these options (``_fastpath``);
+    ``None`` where the depth limit leaves no room for them."""
+    quick_bytes: int = -1
+    """The longest wire text the fast path reads without counting values against
+    ``max_nodes`` (no text holds more values than bytes); -1 without ``read_common``."""
 
 
 class Context:
