@@ -12,7 +12,7 @@ shapes:
   members and the colons in strings (the census the README describes);
 - msgspec + write-back: msgspec, then ``orjson.dumps(value) == text`` (the proof used);
 - typed + write-back: msgspec reading against the common shapes declared in ``_fastpath``,
-  then the same proof: the quick reader as classify uses it.
+  then the same proof: the read as classify's fast path does it.
 """
 
 from __future__ import annotations
@@ -31,13 +31,21 @@ import jiter
 import msgspec
 import orjson
 
-from mcp_verdict._fastpath import _READ_COMMON
-from mcp_verdict._parser import NOT_PARSED, read_quick
+from mcp_verdict._classify import DEFAULT_LIMITS
+from mcp_verdict._fastpath import common_reader
 
 sys.path.insert(0, str(Path(__file__).parent))
 from shapes import SHAPES
 
+NOT_PARSED = None
 _DECODE = msgspec.json.Decoder().decode
+_TYPED = common_reader("2026-07-28", DEFAULT_LIMITS.max_depth)
+
+
+def write_back(data: bytes, decode: Callable[[bytes], object]) -> object:
+    """The proof ``_fastpath.read_common`` uses: orjson writes the value back as the text."""
+    value = decode(data)
+    return value if orjson.dumps(value) == data else NOT_PARSED
 
 
 def census(value: Any) -> int:
@@ -74,8 +82,8 @@ READERS: dict[str, Callable[[bytes], object]] = {
                                                        catch_duplicate_keys=True),
     "json.loads": json.loads,
     "msgspec + colon census": with_census,
-    "msgspec + write-back": lambda data: read_quick(data, _DECODE),
-    "typed + write-back": lambda data: read_quick(data, _READ_COMMON),
+    "msgspec + write-back": lambda data: write_back(data, _DECODE),
+    "typed + write-back": lambda data: write_back(data, _TYPED),  # type: ignore[arg-type]
 }
 
 

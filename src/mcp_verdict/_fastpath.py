@@ -95,19 +95,25 @@ _TYPED_DEPTH: Final = 10
 object or array; ``structuredContent`` may thus nest eight levels inside itself."""
 _FIXED_DEPTH: Final = 9
 """The level of the deepest member the common shapes fix: a requested property's members."""
-_NEW_TYPEDDICT: Final[Any] = TypedDict  # declared with member types computed below
+# The shapes are built from member types computed at run time, which mypy cannot read as
+# types: it sees these as plain values.
+_TYPED_DICT: Final[Any] = TypedDict
+_UNION: Final[Any] = Union
+_NOT_REQUIRED: Final[Any] = NotRequired
+_DICT: Final[Any] = dict
+_LIST: Final[Any] = list
 
 
-_TEXT_BLOCK: Final = _NEW_TYPEDDICT("_TextBlock", {"type": Literal["text"], "text": str})
+_TEXT_BLOCK: Final = _TYPED_DICT("_TextBlock", {"type": Literal["text"], "text": str})
 
 
 def _json_levels(deepest: int) -> dict[int, Any]:
     """The type of a JSON value at each nesting level from 3 on, holding objects and arrays
     at levels up to ``deepest`` only."""
-    levels: dict[int, Any] = {deepest + 1: Union[str, int, float, bool, None]}  # noqa: UP007
+    levels: dict[int, Any] = {deepest + 1: _UNION[str, int, float, bool, None]}
     for level in range(deepest, 2, -1):
         inner = levels[level + 1]
-        levels[level] = Union[str, int, float, bool, None, dict[str, inner], list[inner]]  # noqa: UP007
+        levels[level] = _UNION[str, int, float, bool, None, _DICT[str, inner], _LIST[inner]]
     return levels
 
 
@@ -117,30 +123,30 @@ def _envelope_type(rules: VersionRules, deepest: int) -> Any:
     levels = _json_levels(deepest)
     result: dict[str, Any] = {
         "resultType": Literal["complete", "input_required"] if rules.input_required else Literal["complete"],
-        "content": NotRequired[list[_TEXT_BLOCK]],
-        "isError": NotRequired[bool],
-        "_meta": NotRequired[dict[str, levels[4]]],
+        "content": _NOT_REQUIRED[_LIST[_TEXT_BLOCK]],
+        "isError": _NOT_REQUIRED[bool],
+        "_meta": _NOT_REQUIRED[_DICT[str, levels[4]]],
     }
     if not rules.result_type_required:
-        result["resultType"] = NotRequired[result["resultType"]]
+        result["resultType"] = _NOT_REQUIRED[result["resultType"]]
     if rules.structured_content == "object":
-        result["structuredContent"] = NotRequired[dict[str, levels[4]]]
+        result["structuredContent"] = _NOT_REQUIRED[_DICT[str, levels[4]]]
     elif rules.structured_content == "any":
-        result["structuredContent"] = NotRequired[levels[3]]
+        result["structuredContent"] = _NOT_REQUIRED[levels[3]]
     if rules.input_required:
-        schema = _NEW_TYPEDDICT("_RequestedSchema", {
+        schema = _TYPED_DICT("_RequestedSchema", {
             "type": Literal["object"],
-            "properties": dict[str, dict[str, levels[9]]],  # each property's type is checked after the read
-            "required": NotRequired[list[str]]})
-        params = _NEW_TYPEDDICT("_FormParams", {
-            "mode": NotRequired[Literal["form"]], "message": str, "requestedSchema": schema})
-        elicitation = _NEW_TYPEDDICT("_Elicitation", {"method": Literal["elicitation/create"], "params": params})
-        result["inputRequests"] = NotRequired[dict[str, elicitation]]
-        result["requestState"] = NotRequired[str]
-    error = _NEW_TYPEDDICT("_Error", {"code": int, "message": str, "data": NotRequired[levels[3]]})
-    return _NEW_TYPEDDICT("_Envelope", {
+            "properties": _DICT[str, _DICT[str, levels[9]]],  # each property's type is checked after the read
+            "required": _NOT_REQUIRED[_LIST[str]]})
+        params = _TYPED_DICT("_FormParams", {
+            "mode": _NOT_REQUIRED[Literal["form"]], "message": str, "requestedSchema": schema})
+        elicitation = _TYPED_DICT("_Elicitation", {"method": Literal["elicitation/create"], "params": params})
+        result["inputRequests"] = _NOT_REQUIRED[_DICT[str, elicitation]]
+        result["requestState"] = _NOT_REQUIRED[str]
+    error = _TYPED_DICT("_Error", {"code": int, "message": str, "data": _NOT_REQUIRED[levels[3]]})
+    return _TYPED_DICT("_Envelope", {
         "jsonrpc": Literal["2.0"], "id": int | str,
-        "result": NotRequired[_NEW_TYPEDDICT("_Result", result)], "error": NotRequired[error]})
+        "result": _NOT_REQUIRED[_TYPED_DICT("_Result", result)], "error": _NOT_REQUIRED[error]})
 
 
 def common_reader(version: str, max_depth: int) -> Callable[[bytes], Any] | None:

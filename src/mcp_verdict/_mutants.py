@@ -134,7 +134,7 @@ MUTANTS: Final[tuple[Mutant, ...]] = (
         "    if True:\n        result[\"resultType\"]")),
     _m("fast_is_error_any", "fast path: any isError value passes (only true is an error)",
        ("_fastpath.py", "if flag is not True and flag is not False:", "if False:"),
-       ("_fastpath.py", '"isError": NotRequired[bool],', '"isError": NotRequired[Any],')),
+       ("_fastpath.py", '"isError": _NOT_REQUIRED[bool],', '"isError": _NOT_REQUIRED[Any],')),
     _m("fast_text_unchecked", "fast path: a text block's text is not type-checked",
        ("_fastpath.py", 'block.get("type") == "text" and type(block.get("text")) is str',
         'block.get("type") == "text"'),
@@ -165,7 +165,7 @@ MUTANTS: Final[tuple[Mutant, ...]] = (
         "if type(message) is not dict or len(message) < 3:"),
        ("_fastpath.py", "or len(message) != 3:  # jsonrpc", "or len(message) < 3:  # jsonrpc")),
     _m("fast_depth_unbounded", "fast path: open-shaped values read from the wire are not held to the depth limit",
-       ("_fastpath.py", "levels: dict[int, Any] = {deepest + 1: Union[str, int, float, bool, None]}",
+       ("_fastpath.py", "levels: dict[int, Any] = {deepest + 1: _UNION[str, int, float, bool, None]}",
         "levels: dict[int, Any] = {deepest + 1: Any}")),
 )
 
