@@ -130,7 +130,7 @@ def main() -> int:
     args = parser.parse_args()
     gc.disable()
     try:
-        rows = bench_shapes(rounds=15 if args.quick else 100)
+        rows = bench_shapes(rounds=40 if args.quick else 100)
         small_kb, large_kb, cost, reference = linearity()
     finally:
         gc.enable()
