@@ -330,6 +330,38 @@ def test_the_quick_reader_takes_only_what_it_can_prove() -> None:
         assert read_quick(refused, _DECODE) is NOT_PARSED, refused
 
 
+def _nested_structured(lists: int) -> bytes:
+    """A complete result whose structuredContent is ``lists`` nested arrays: the outermost
+    at level 3 (envelope 1, result 2), the innermost at level ``lists + 2``."""
+    return (b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"structuredContent":'
+            + b"[" * lists + b"]" * lists + b"}}")
+
+
+@pytest.mark.parametrize(("lists", "limits", "fast", "kind", "codes"), [
+    # innermost level 10: the deepest the declared shapes hold (_fastpath._TYPED_DEPTH)
+    (8, DEFAULT_LIMITS, True, Kind.NORMAL_COMPLETE, []),
+    # level 11, within the default limit of 64: left to the full checker, which accepts it
+    (9, DEFAULT_LIMITS, False, Kind.NORMAL_COMPLETE, []),
+    # level 64, the limit itself (basic/index: the receiver bounds nesting; README "Limits")
+    (62, DEFAULT_LIMITS, False, Kind.NORMAL_COMPLETE, []),
+    # level 65, past the limit
+    (63, DEFAULT_LIMITS, False, Kind.UNCLASSIFIED, ["json.too_deep"]),
+    # a tighter limit than the declared depth: the shapes are declared to the limit
+    (7, Limits(max_depth=9), True, Kind.NORMAL_COMPLETE, []),
+    (8, Limits(max_depth=9), False, Kind.UNCLASSIFIED, ["json.too_deep"]),
+    # a limit too tight for the common shapes themselves: no fast path
+    (1, Limits(max_depth=8), False, Kind.NORMAL_COMPLETE, []),
+])
+def test_the_depth_limit_is_declared_to_the_typed_reader(lists: int, limits: Limits, fast: bool, kind: Kind,
+                                                         codes: list[str]) -> None:
+    wire = _nested_structured(lists)
+    options, _ = options_of({"limits": limits})
+    seen = read_common(wire, options, None) if options.read_common is not None else None
+    assert (seen is not None) is fast
+    verdict = classify(wire, limits=limits)
+    assert (verdict.kind, [f.code for f in verdict.findings]) == (kind, codes)
+
+
 def test_a_member_the_declared_shapes_do_not_name_is_not_dropped() -> None:
     """The typed reader drops an undeclared member; the proof then sends the text on."""
     extra = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"x":[1e400]}}'
