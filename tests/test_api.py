@@ -56,6 +56,24 @@ def test_bad_options_raise_value_error(options: dict[str, Any], message: str) ->
         classify(COMPLETE, **options)
 
 
+def test_the_version_is_read_the_same_on_every_call() -> None:
+    """Options of plain calls are remembered per version; a version string, or a subclass of
+    str equal to one, means the same on the first call as on later ones."""
+
+    class Version(str):
+        pass
+
+    for _ in range(2):
+        for version in ("2025-06-18", Version("2025-06-18")):
+            assert classify(COMPLETE, version=version).version == "2025-06-18"
+            assert type(classify(COMPLETE, version=version).version) is str
+    for _ in range(2):
+        with pytest.raises(ValueError, match="unknown protocol version"):
+            classify(COMPLETE, version=Version("2025-01-01"))
+        with pytest.raises(ValueError, match="unknown protocol version"):
+            classify(COMPLETE, version=["2025-06-18"])  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("kwargs", [{"max_bytes": 0}, {"max_depth": 201}, {"max_nodes": True},
                                     {"max_depth": "64"}])
 def test_bad_limits(kwargs: dict[str, Any]) -> None:

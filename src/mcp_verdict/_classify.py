@@ -128,7 +128,7 @@ def check_fully(message: object, options: Options, request_id: str | int | None)
 def _options(version: object, client_capabilities: object, extensions: object,
              absent_result_type: object, limits: object) -> Options:
     """Check the caller's options; a mistake here is the caller's, so it raises."""
-    rules = RULES_BY_VERSION.get(version) if type(version) is str else None
+    rules = RULES_BY_VERSION.get(version) if isinstance(version, str) else None  # as _PLAIN[version] finds it
     if rules is None:
         raise ValueError(f"unknown protocol version {version!r}; expected one of {', '.join(VERSIONS)}")
     if client_capabilities is not None:

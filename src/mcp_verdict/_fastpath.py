@@ -208,19 +208,19 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
                         return None
         kind = _INPUT_REQUIRED
         owner = result
-    if count_values and not _within_budget(owner, options.max_nodes):
+    if count_values and not _within_budget(owner, options):
         return None
     return make_verdict(kind, (), rules.version, message)
 
 
-def _within_budget(owner: Any, max_nodes: int) -> bool:
+def _within_budget(owner: Any, options: Options) -> bool:
     """The open-shaped values in ``owner`` (a result or an error read by :func:`read_common`)
     hold no more values than the node budget, counted as ``_walk.check_value`` counts them."""
     values = [(owner[name], 3) for name in ("_meta", "structuredContent", "data") if name in owner]
     values.extend((request["params"]["requestedSchema"], 6) for request in owner.get("inputRequests", {}).values())
-    budget = max_nodes
+    budget = options.max_nodes
     for value, depth in values:
-        budget = _open_value(value, depth, _TYPED_DEPTH, budget)
+        budget = _open_value(value, depth, options.max_depth, budget)
         if budget < 0:
             return False
     return True
