@@ -75,6 +75,7 @@ _PRIMITIVE_TYPES: Final = frozenset({"string", "number", "integer", "boolean", "
 _MEDIA: Final = frozenset({"image", "audio"})
 _PLAIN_SCALARS: Final = frozenset({str, int, bool, type(None)})  # JSON scalars with nothing to check
 _STRINGS: Final = frozenset({str})
+_FEW_MEMBERS: Final = 8  # up to this many, one look at each member is cheaper than two set checks
 # Enum members are slow to look up on their class; these are read once.
 _NORMAL_COMPLETE: Final = Kind.NORMAL_COMPLETE
 _TOOL_ERROR: Final = Kind.TOOL_ERROR
@@ -395,9 +396,19 @@ def _open_value(value: object, depth: int, max_depth: int, budget: int) -> int:
         if kind is str or kind is int or kind is bool or value is None:
             return budget
         return budget if kind is float and value - value == 0.0 else -1  # type: ignore[operator]
-    if (kind is dict and depth <= max_depth and _PLAIN_SCALARS.issuperset(map(type, value.values()))  # type: ignore[attr-defined]
-            and _STRINGS.issuperset(map(type, value))):  # type: ignore[call-overload]
-        return budget - len(value)  # type: ignore[arg-type]  # a flat object, the common case
+    if kind is dict and depth <= max_depth:  # a flat object is the common case: seen at once
+        if len(value) > _FEW_MEMBERS:  # type: ignore[arg-type]
+            if (_PLAIN_SCALARS.issuperset(map(type, value.values()))  # type: ignore[attr-defined]
+                    and _STRINGS.issuperset(map(type, value))):  # type: ignore[call-overload]
+                return budget - len(value)  # type: ignore[arg-type]
+        else:
+            for key, item in value.items():  # type: ignore[attr-defined]
+                item_kind = type(item)
+                if type(key) is not str or not (item_kind is str or item_kind is int or item_kind is bool
+                                                 or item is None or (item_kind is float and item - item == 0.0)):
+                    break  # something to look into: the walk below decides
+            else:
+                return budget - len(value)  # type: ignore[arg-type]
     stack: list[tuple[Any, int]] = [(value, depth)]
     while stack:
         container, level = stack.pop()
