@@ -26,8 +26,7 @@ from typing import Any
 
 import orjson
 
-from mcp_verdict import Kind, Verdict, classify
-from mcp_verdict._classify import DEFAULT_LIMITS
+from mcp_verdict import DEFAULT_LIMITS, Kind, Verdict, classify
 from mcp_verdict._fastpath import common_reader
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -31,7 +31,7 @@ import jiter
 import msgspec
 import orjson
 
-from mcp_verdict._classify import DEFAULT_LIMITS
+from mcp_verdict import DEFAULT_LIMITS
 from mcp_verdict._fastpath import common_reader
 
 sys.path.insert(0, str(Path(__file__).parent))
