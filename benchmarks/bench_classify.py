@@ -27,7 +27,7 @@ from typing import Any
 import orjson
 
 from mcp_verdict import DEFAULT_LIMITS, Kind, Verdict, classify
-from mcp_verdict._fastpath import common_reader
+from mcp_verdict.verdict._fastpath import common_reader
 
 sys.path.insert(0, str(Path(__file__).parent))
 from shapes import SHAPES, many_blocks, result_of

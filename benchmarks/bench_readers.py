@@ -32,7 +32,7 @@ import msgspec
 import orjson
 
 from mcp_verdict import DEFAULT_LIMITS
-from mcp_verdict._fastpath import common_reader
+from mcp_verdict.verdict._fastpath import common_reader
 
 sys.path.insert(0, str(Path(__file__).parent))
 from shapes import SHAPES

@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema
 
 from mcp_verdict import check_output, classify
-from mcp_verdict._schema import _compile
+from mcp_verdict.judgement._schema import _compile
 
 FLAT: dict[str, Any] = {
     "type": "object",

@@ -102,7 +102,7 @@ def test_time_budget_stops_a_hostile_schema() -> None:
 
 
 def test_compiled_schemas_are_cached_by_content() -> None:
-    from mcp_verdict._schema import _compile
+    from mcp_verdict.judgement._schema import _compile
 
     _compile.cache_clear()
     for _ in range(3):

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from mcp_verdict import POLICY, TASKS_EXTENSION, Action, Observation, Outcome, Verdict, classify, decide, evaluate
-from mcp_verdict._findings import finding
-from mcp_verdict._kind import Kind
-from mcp_verdict._verdict import make_verdict
+from mcp_verdict.verdict._findings import finding
+from mcp_verdict.verdict._kind import Kind
+from mcp_verdict.verdict._verdict import make_verdict
 
 
 def ok(result: dict[str, Any]) -> Verdict:

@@ -26,11 +26,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mcp_verdict import TASKS_EXTENSION, VERSIONS, Kind, Limits, Verdict, classify, corpus
-from mcp_verdict._classify import DEFAULT_LIMITS, _options, check_fully
-from mcp_verdict._fastpath import common_kind, read_common
-from mcp_verdict._parser import NOT_PARSED, parse
-from mcp_verdict._verdict import make_verdict
-from mcp_verdict._walk import Options
+from mcp_verdict.verdict._classify import DEFAULT_LIMITS, _options, check_fully
+from mcp_verdict.verdict._fastpath import common_kind, read_common
+from mcp_verdict.verdict._parser import NOT_PARSED, parse
+from mcp_verdict.verdict._verdict import make_verdict
+from mcp_verdict.verdict._walk import Options
 
 from . import test_parser
 from .test_properties import mutated

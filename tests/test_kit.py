@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from mcp_verdict import Kind, Verdict, classify, corpus, kit
-from mcp_verdict._mutants import MUTANTS
 from mcp_verdict.corpus import Case
+from mcp_verdict.kit._mutants import MUTANTS
 
 CASES = corpus.load()
 OK_LABELS = {"normal_complete": "ok", "tool_error": "not_ok", "input_required": "not_ok", "task": "not_ok",

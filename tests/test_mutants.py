@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mcp_verdict import classify, corpus
-from mcp_verdict._mutants import MUTANTS, Mutant, MutantError, build
+from mcp_verdict.kit._mutants import MUTANTS, Mutant, MutantError, build
 
 CASES = corpus.load()
 

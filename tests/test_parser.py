@@ -16,7 +16,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mcp_verdict import Kind, Limits, classify
-from mcp_verdict._parser import parse
+from mcp_verdict.verdict._parser import parse
 
 OK = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}'
 

@@ -7,15 +7,15 @@
 
 from typing import TYPE_CHECKING, Any, Final
 
-from ._check import ContentCheck, Expectation, ExpectationResult, SuspectMatch, check_output
-from ._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
-from ._decide import DEFAULT_RETRY, POLICY, Action, Decision, PolicyRow, RetryPolicy, decide
-from ._findings import RULES, Finding, Rule
-from ._kind import Kind
-from ._outcome import Attempt, Observation, Observe, Outcome, Stage, evaluate, run_observation, settle
-from ._schema import DEFAULT_SCHEMA_LIMITS, SUPPORTED_DIALECTS, SchemaLimits
-from ._suspect import DEFAULT_SUSPECTS, Suspect
-from ._verdict import (
+from .judgement._check import ContentCheck, Expectation, ExpectationResult, SuspectMatch, check_output
+from .judgement._decide import DEFAULT_RETRY, POLICY, Action, Decision, PolicyRow, RetryPolicy, decide
+from .judgement._outcome import Attempt, Observation, Observe, Outcome, Stage, evaluate, run_observation, settle
+from .judgement._schema import DEFAULT_SCHEMA_LIMITS, SUPPORTED_DIALECTS, SchemaLimits
+from .judgement._suspect import DEFAULT_SUSPECTS, Suspect
+from .verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
+from .verdict._findings import RULES, Finding, Rule
+from .verdict._kind import Kind
+from .verdict._verdict import (
     JSON,
     AudioBlock,
     ContentBlock,
@@ -32,7 +32,7 @@ from ._verdict import (
     TextBlock,
     Verdict,
 )
-from ._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
+from .verdict._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
 
 if TYPE_CHECKING:
     from .client import CallRecord, ElicitAnswer, HandlerError, Handlers, Round, VerdictClient

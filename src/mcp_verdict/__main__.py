@@ -1,6 +1,6 @@
 """``python -m mcp_verdict``: the same command line as ``mcp-verdict``."""
 
-from ._cli import main
+from .cli import main
 
 if __name__ == "__main__":
     main()

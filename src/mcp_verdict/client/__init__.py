@@ -1,7 +1,20 @@
-"""The verdict-first MCP client (the edge: processes, sockets, the official SDK)."""
+"""The verdict-first MCP client: an edge (processes, sockets, the official SDK), extra ``[client]``.
 
-from ._client import CallRecord, Round, VerdictClient
-from ._handlers import (
+Holds :class:`VerdictClient` (``_client``: negotiation and calls through the SDK, every round
+judged from its recorded bytes), the recording transports (``_http``, ``_stdio``), the wire log
+and its correlation (``_wire``) and the input handlers (``_handlers``).
+
+May import: the verdict and judgement layers; the official SDK (``mcp``, ``mcp_types``,
+pydantic), httpx2 and anyio. Nothing in the core imports it; ``mcp_verdict.VerdictClient``
+loads it on first use.
+"""
+
+from .._extras import require
+
+require("client", "mcp_verdict.client")
+
+from ._client import CallRecord, Round, VerdictClient  # noqa: E402 - after the extra is checked
+from ._handlers import (  # noqa: E402
     ElicitAnswer,
     FormHandler,
     HandlerError,
@@ -10,7 +23,13 @@ from ._handlers import (
     SamplingHandler,
     UrlConsentHandler,
 )
-from ._wire import Frame, WireLog
+from ._wire import Frame, WireLog  # noqa: E402
+
+LAYER_CONTRACT = {
+    "layers": ("verdict", "judgement"),
+    "libraries": ("mcp", "mcp_types", "pydantic", "httpx2", "anyio"),
+}
+"""What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""
 
 __all__ = [
     "CallRecord",

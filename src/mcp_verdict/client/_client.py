@@ -30,15 +30,15 @@ from mcp.client.streamable_http import streamable_http_client
 from pydantic import ConfigDict
 
 from .. import __version__
-from .._check import Expectation
-from .._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
-from .._findings import finding
-from .._kind import Kind
-from .._outcome import Observe, Outcome, run_observation, settle
-from .._parser import parse
-from .._task import STATUSES
-from .._verdict import ElicitationRequest, InputRequest, RootsRequest, SamplingRequest, Verdict, make_verdict
-from .._versions import TASKS_EXTENSION, VERSIONS
+from ..judgement._check import Expectation
+from ..judgement._outcome import Observe, Outcome, run_observation, settle
+from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
+from ..verdict._findings import finding
+from ..verdict._kind import Kind
+from ..verdict._parser import parse
+from ..verdict._task import STATUSES
+from ..verdict._verdict import ElicitationRequest, InputRequest, RootsRequest, SamplingRequest, Verdict, make_verdict
+from ..verdict._versions import TASKS_EXTENSION, VERSIONS
 from ._handlers import HandlerError, Handlers
 from ._http import recording_http_client
 from ._stdio import StderrTail, recording_stdio, split_command

@@ -17,8 +17,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from .._schema import compile_schema, validate
-from .._verdict import ElicitationRequest, InputRequest, RootsRequest, SamplingRequest
+from ..judgement._schema import compile_schema, validate
+from ..verdict._verdict import ElicitationRequest, InputRequest, RootsRequest, SamplingRequest
 
 FORM_ATTEMPTS: Final = 3
 

@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Final, Literal
 
-from .._classify import Limits
-from .._kind import Kind
-from .._versions import VERSIONS
+from ..verdict._classify import Limits
+from ..verdict._kind import Kind
+from ..verdict._versions import VERSIONS
 
 CORPUS_VERSION: Final = "1.0.0"
 """Bumped when a case is added, removed or relabelled (see CHANGELOG.md beside this file)."""
@@ -181,5 +181,8 @@ def changelog() -> str:
     """The corpus changelog (Markdown): what each :data:`CORPUS_VERSION` added, removed or relabelled."""
     return resources.files(__package__).joinpath("CHANGELOG.md").read_text("utf-8")
 
+
+LAYER_CONTRACT = {"layers": ("verdict",), "libraries": ()}
+"""What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""
 
 __all__ = ["CORPUS_VERSION", "Case", "CorpusError", "SchemaLabel", "changelog", "get", "load"]

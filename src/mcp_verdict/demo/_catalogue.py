@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Literal
 
-from .._decide import Action
-from .._kind import Kind
+from ..judgement._decide import Action
+from ..verdict._kind import Kind
 from ._call import TASKS_EXTENSION
 
 Naive = Literal["success", "failure", "crash", "no_response"]

@@ -20,6 +20,7 @@ See :mod:`mcp_verdict.kit._receiver` for the calling convention and
 from ._builtins import BUILTINS, builtin, minimal, sdk_receiver
 from ._killtable import KillRow, kill_table
 from ._labels import KIND_LABELS, Labels, labels_from, load_labels
+from ._load import load_receiver
 from ._receiver import (
     INPUT_ATTRIBUTE,
     INPUT_MODES,
@@ -27,10 +28,12 @@ from ._receiver import (
     InputMode,
     KitError,
     Receiver,
-    load_receiver,
     receiver_from,
 )
 from ._run import STATUSES, Outcome, Report, Status, check_case, describe, run, split_versions
+
+LAYER_CONTRACT = {"layers": ("verdict", "judgement", "corpus"), "libraries": ("pytest", "mcp_types", "pydantic")}
+"""What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""
 
 __all__ = [
     "BUILTINS",

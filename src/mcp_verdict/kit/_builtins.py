@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from .._classify import classify
-from .._kind import Kind
-from .._versions import LATEST_VERSION, RULES_BY_VERSION
+from ..verdict._classify import classify
+from ..verdict._kind import Kind
+from ..verdict._versions import LATEST_VERSION, RULES_BY_VERSION
 from ._receiver import KitError, Receiver, receiver_from
 
 _ABSENT: Final = object()

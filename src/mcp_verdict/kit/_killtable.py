@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .._classify import classify
-from .._mutants import MUTANTS, Mutant, build
 from ..corpus import Case, load
+from ..verdict._classify import classify
+from ._mutants import MUTANTS, Mutant, build
 from ._receiver import receiver_from
 from ._run import Report, run
 

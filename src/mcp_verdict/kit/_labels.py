@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._kind import Kind
+from ..verdict._kind import Kind
 from ._receiver import KitError
 
 

@@ -17,10 +17,11 @@ from typing import Any
 import pytest
 
 from .. import corpus
-from .._versions import VERSIONS
+from ..verdict._versions import VERSIONS
 from ._builtins import BUILTINS
 from ._labels import KIND_LABELS, Labels, load_labels
-from ._receiver import INPUT_MODES, Receiver, load_receiver
+from ._load import load_receiver
+from ._receiver import INPUT_MODES, Receiver
 from ._run import check_case, describe, split_versions
 
 

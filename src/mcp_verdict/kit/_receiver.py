@@ -11,14 +11,12 @@ This module is at the edge: it imports the application's code and inspects it.
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Literal, cast, get_args
 
-from .._classify import classify
+from ..verdict._classify import classify
 
 InputMode = Literal["parsed", "raw", "both"]
 """What a receiver takes as ``response``:
@@ -77,33 +75,6 @@ def receiver_from(function: Callable[..., Any], *, name: str | None = None,
     return Receiver(label, function, cast(InputMode, mode), _accepted_options(function, label))
 
 
-def load_receiver(spec: str, *, input: InputMode | None = None) -> Receiver:
-    """Find a receiver by ``package.module:function`` (the attribute may be dotted, e.g.
-    ``module:Class.method``) or by the name of a built-in receiver (:data:`BUILTINS`)."""
-    from ._builtins import BUILTINS, builtin
-
-    if ":" not in spec:
-        if spec in BUILTINS:
-            found = builtin(spec)
-            return found if input is None else dataclasses.replace(found, input=input)
-        raise KitError(f"receiver {spec!r}: expected package.module:function, or a built-in receiver "
-                       f"({', '.join(BUILTINS)})")
-    module_name, _, attribute = spec.partition(":")
-    if not module_name or not attribute:
-        raise KitError(f"receiver {spec!r}: expected package.module:function")
-    try:
-        target: Any = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise KitError(f"receiver {spec!r}: cannot import module {module_name!r}: {exc}") from None
-    for part in attribute.split("."):
-        try:
-            target = getattr(target, part)
-        except AttributeError:
-            raise KitError(f"receiver {spec!r}: {module_name}.{attribute} does not exist "
-                           f"(no attribute {part!r})") from None
-    return receiver_from(target, name=spec, input=input)
-
-
 def _declared_input(function: object) -> object:
     declared = getattr(function, INPUT_ATTRIBUTE, None)
     if declared is None and function is classify:
@@ -151,4 +122,4 @@ def _accepted_options(function: Callable[..., Any], label: str) -> frozenset[str
 
 
 __all__ = ["INPUT_ATTRIBUTE", "INPUT_MODES", "OPTION_NAMES", "InputMode", "KitError", "Receiver",
-           "load_receiver", "receiver_from"]
+           "receiver_from"]

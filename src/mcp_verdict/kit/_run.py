@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from .._classify import DEFAULT_LIMITS, Limits
-from .._kind import Kind
-from .._parser import parse
 from ..corpus import CORPUS_VERSION, Case
+from ..verdict._classify import DEFAULT_LIMITS, Limits
+from ..verdict._kind import Kind
+from ..verdict._parser import parse
 from ._labels import KIND_LABELS, Labels
 from ._receiver import Receiver
 

@@ -25,7 +25,9 @@ Two validators, chosen per schema (see README and benchmarks/bench_schema.py for
   so the time budget is enforced inside the validation (a compiled validator cannot be
   interrupted).
 
-Compiled validators are cached by the schema's content.
+Compiled validators are cached by the schema's content. Both libraries load on first use: a
+``$ref``-free schema never imports the ``jsonschema`` package (jsonschema-rs meta-validates it
+too), and ``import mcp_verdict`` imports neither.
 """
 
 from __future__ import annotations
@@ -39,21 +41,17 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urldefrag, urljoin
 
-import jsonschema
-import referencing
-import referencing.exceptions
-from jsonschema import validators
-
-from ._findings import Finding, finding, pointer
+from ..verdict._findings import Finding, finding, pointer
 
 DEFAULT_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
-_DIALECTS: Final[dict[str, type[Any]]] = {
-    "https://json-schema.org/draft/2020-12/schema": jsonschema.Draft202012Validator,
-    "https://json-schema.org/draft/2019-09/schema": jsonschema.Draft201909Validator,
-    "http://json-schema.org/draft-07/schema": jsonschema.Draft7Validator,
-    "http://json-schema.org/draft-06/schema": jsonschema.Draft6Validator,
-    "http://json-schema.org/draft-04/schema": jsonschema.Draft4Validator,
+_DIALECTS: Final[dict[str, str]] = {
+    "https://json-schema.org/draft/2020-12/schema": "Draft202012Validator",
+    "https://json-schema.org/draft/2019-09/schema": "Draft201909Validator",
+    "http://json-schema.org/draft-07/schema": "Draft7Validator",
+    "http://json-schema.org/draft-06/schema": "Draft6Validator",
+    "http://json-schema.org/draft-04/schema": "Draft4Validator",
 }
+"""Each supported dialect, and its validator class's name (the same in both libraries)."""
 SUPPORTED_DIALECTS: Final = tuple(_DIALECTS)
 _BASE: Final = "https://mcp-verdict.invalid/schema"  # the root of a schema without $id
 _deadline: contextvars.ContextVar[float] = contextvars.ContextVar("mcp_verdict_schema_deadline")
@@ -99,6 +97,8 @@ _GUARDED: Final[dict[type[Any], Any]] = {}
 def _guarded(cls: type[Any]) -> Any:
     """The dialect's validator class with every keyword checking the deadline first."""
     if cls not in _GUARDED:
+        from jsonschema import validators
+
         _GUARDED[cls] = validators.extend(cls, {name: _guard(check) for name, check in cls.VALIDATORS.items()})
     return _GUARDED[cls]
 
@@ -112,15 +112,6 @@ class CompiledSchema:
     dialect: str
     engine: str = "jsonschema"
     """"jsonschema-rs" for schemas without $ref, "jsonschema" (deadline-guarded) otherwise."""
-
-
-_RUST: Final = {
-    "https://json-schema.org/draft/2020-12/schema": "Draft202012Validator",
-    "https://json-schema.org/draft/2019-09/schema": "Draft201909Validator",
-    "http://json-schema.org/draft-07/schema": "Draft7Validator",
-    "http://json-schema.org/draft-06/schema": "Draft6Validator",
-    "http://json-schema.org/draft-04/schema": "Draft4Validator",
-}
 
 
 def _offline(uri: str) -> Any:
@@ -140,36 +131,51 @@ def compile_schema(schema: object, where: str, limits: SchemaLimits = DEFAULT_SC
 def _compile(key: str, where: str, limits: SchemaLimits) -> CompiledSchema:
     schema = json.loads(key)
     if isinstance(schema, bool):
-        return CompiledSchema(_guarded(jsonschema.Draft202012Validator)(schema), None, DEFAULT_DIALECT)
+        import jsonschema_rs
+
+        return CompiledSchema(jsonschema_rs.Draft202012Validator(schema, retriever=_offline), None, DEFAULT_DIALECT,
+                              "jsonschema-rs")
     if not isinstance(schema, dict):
         return CompiledSchema(None, finding(where, "output.schema_invalid",
                                             f"a schema is an object or a boolean, not {type(schema).__name__}"), "")
     dialect = schema.get("$schema", DEFAULT_DIALECT)
-    cls = _DIALECTS.get(dialect.rstrip("#")) if isinstance(dialect, str) else None
-    if cls is None:
+    name = _DIALECTS.get(dialect.rstrip("#")) if isinstance(dialect, str) else None
+    if name is None:
         return CompiledSchema(None, finding(pointer(where, "$schema"), "output.dialect",
                                             f"dialect {dialect!r} is not supported; supported: "
                                             + ", ".join(SUPPORTED_DIALECTS)), str(dialect))
     problem, has_refs = _check_bounds_and_refs(schema, where, limits)
     if problem is not None:
         return CompiledSchema(None, problem, str(dialect))
+    if not has_refs:
+        import jsonschema_rs
+
+        try:
+            jsonschema_rs.meta.validate(schema)
+        except jsonschema_rs.ValidationError as exc:
+            at = where + "".join(pointer("", p) for p in exc.instance_path)
+            return CompiledSchema(None, finding(at, "output.schema_invalid",
+                                                f"the schema is invalid: {exc.message}"), str(dialect))
+        rust = getattr(jsonschema_rs, name)
+        return CompiledSchema(rust(schema, retriever=_offline), None, str(dialect), "jsonschema-rs")
+    import jsonschema
+    import referencing
+
+    cls = getattr(jsonschema, name)
     try:
         cls.check_schema(schema)
     except jsonschema.SchemaError as exc:
         at = where + "".join(f"/{p}" for p in exc.absolute_path)
         return CompiledSchema(None, finding(at, "output.schema_invalid", f"the schema is invalid: {exc.message}"),
                               str(dialect))
-    if not has_refs:
-        import jsonschema_rs
-
-        rust = getattr(jsonschema_rs, _RUST[dialect.rstrip("#")])
-        return CompiledSchema(rust(schema, retriever=_offline), None, str(dialect), "jsonschema-rs")
     registry: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
     validator = _guarded(cls)(schema, registry=registry)
     return CompiledSchema(validator, None, str(dialect), "jsonschema")
 
 
-def _refuse(uri: str) -> referencing.Resource[Any]:
+def _refuse(uri: str) -> Any:
+    import referencing.exceptions
+
     raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
@@ -241,6 +247,8 @@ def validate(compiled: CompiledSchema, instance: object, where: str,
         errors = sorted(compiled.validator.iter_errors(instance), key=lambda e: list(e.instance_path))
         return [finding(where + "".join(pointer("", p) for p in error.instance_path), "output.schema", error.message)
                 for error in errors[:20]]
+    import referencing.exceptions  # already loaded: the jsonschema engine uses it
+
     token = _deadline.set(time.monotonic() + limits.time_budget)
     try:
         errors = sorted(compiled.validator.iter_errors(instance), key=lambda e: list(e.absolute_path))

@@ -29,11 +29,11 @@ from rich.prompt import Confirm, Prompt
 from rich.status import Status
 from rich.table import Table
 
-from .._kind import Kind
-from .._outcome import Outcome
-from .._verdict import ElicitationRequest, SamplingRequest
-from ._client import VerdictClient
-from ._handlers import ElicitAnswer, Handlers
+from ..client._client import VerdictClient
+from ..client._handlers import ElicitAnswer, Handlers
+from ..judgement._outcome import Outcome
+from ..verdict._kind import Kind
+from ..verdict._verdict import ElicitationRequest, SamplingRequest
 
 EXIT_ACCEPT: Final = 0
 EXIT_CONNECT: Final = 3

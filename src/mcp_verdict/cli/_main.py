@@ -11,12 +11,12 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from . import corpus, kit
-from ._classify import classify
-from ._kind import Kind
-from ._mutants import MutantError
-from ._verdict import Verdict
-from ._versions import LATEST_VERSION, VERSIONS
+from .. import corpus, kit
+from ..kit._mutants import MutantError
+from ..verdict._classify import classify
+from ..verdict._kind import Kind
+from ..verdict._verdict import Verdict
+from ..verdict._versions import LATEST_VERSION, VERSIONS
 
 EXIT_CODES: Final[dict[Kind, int]] = {
     Kind.NORMAL_COMPLETE: 0,
@@ -39,29 +39,58 @@ _STYLE: Final = {
 
 
 class _LazyGroup(click.Group):
-    """Commands that need the client (and so the SDK) are imported only when used."""
+    """Commands on an extra's stack are imported only when run: ``--help`` lists them from this
+    table, so neither it nor ``classify`` loads the SDK; without the extra, running one prints
+    which extra to install and exits 2."""
 
-    LAZY: Final = {"call": "mcp_verdict.client._cli:call_command",
-                   "tools": "mcp_verdict.client._cli:tools_command",
-                   "demo": "mcp_verdict.demo._cli:demo_command"}
+    LAZY: Final = {
+        "call": ("mcp_verdict.cli._call:call_command", "client",
+                 "Call one tool and print its verdict, content check and decision."),
+        "tools": ("mcp_verdict.cli._call:tools_command", "client",
+                  "List the server's tools with their annotations and schemas."),
+        "demo": ("mcp_verdict.cli._demo:demo_command", "client",
+                 "Run every tool of the embedded fault-injecting server through the client."),
+    }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self.LAZY})
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in self.LAZY:
+                rows.append((name, self.LAZY[name][2]))
+            else:
+                command = self.commands[name]
+                rows.append((name, command.get_short_help_str(limit=formatter.width - 6 - len(name))))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in self.LAZY and cmd_name not in self.commands:
             import importlib
 
-            module, _, name = self.LAZY[cmd_name].partition(":")
+            from .._extras import MissingExtra, require
+
+            target, extra, _ = self.LAZY[cmd_name]
+            module, _, name = target.partition(":")
             try:
-                loaded = importlib.import_module(module)
-            except ModuleNotFoundError as exc:
-                if exc.name == module:
-                    return None
-                raise
-            command: click.Command = getattr(loaded, name)
+                require(extra, f"mcp-verdict {cmd_name}")
+            except MissingExtra as exc:
+                return _missing_extra_command(cmd_name, str(exc))
+            command: click.Command = getattr(importlib.import_module(module), name)
             return command
         return super().get_command(ctx, cmd_name)
+
+
+def _missing_extra_command(name: str, message: str) -> click.Command:
+    @click.command(name, context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                                           "help_option_names": []})
+    def missing() -> None:
+        click.echo(f"mcp-verdict: {message}", err=True)
+        sys.exit(2)
+
+    return missing
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -22,11 +22,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ._findings import Finding, finding
-from ._kind import Kind
+from ..verdict._findings import Finding, finding
+from ..verdict._kind import Kind
+from ..verdict._verdict import Verdict
 from ._schema import DEFAULT_SCHEMA_LIMITS, SchemaLimits, compile_schema, validate
 from ._suspect import DEFAULT_SUSPECTS, Suspect
-from ._verdict import Verdict
 
 Expectation = Mapping[str, Any] | type | Callable[[Verdict], "bool | str"] | Any
 """A JSON Schema dict, a pydantic model class, a pydantic TypeAdapter, or a callable."""

@@ -20,7 +20,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Final
 
-_PACKAGE_DIR: Final = Path(__file__).resolve().parent
+_PACKAGE_DIR: Final = Path(__file__).resolve().parent.parent / "verdict"
+"""The verdict layer, which imports nothing outside itself: a mutant is a copy of it."""
 _counter = itertools.count()
 
 

@@ -20,14 +20,12 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
-import anyio
-
+from ..verdict._kind import Kind
+from ..verdict._verdict import Verdict
 from ._check import ContentCheck, Expectation, check_output
 from ._decide import Decision, decide
-from ._kind import Kind
 from ._schema import DEFAULT_SCHEMA_LIMITS, SchemaLimits
 from ._suspect import DEFAULT_SUSPECTS, Suspect
-from ._verdict import Verdict
 
 Stage = Literal["classified", "content_verified", "completion_observed"]
 
@@ -134,7 +132,7 @@ class Outcome:
 
     @property
     def decision(self) -> Decision:
-        return decide(self, trusted_server=self.trusted_server, request_sent=self.request_sent)
+        return decide(self)
 
     def to_dict(self, *, payload: bool = False) -> dict[str, Any]:
         return {
@@ -191,7 +189,10 @@ _MONOTONIC: Final = time.monotonic
 
 
 async def run_observation(observe: Observe, read: Callable[[], Awaitable[Any]]) -> Observation:
-    """Poll ``read`` until ``observe.until`` holds, within the attempt and time bounds."""
+    """Poll ``read`` until ``observe.until`` holds, within the attempt and time bounds (on any
+    event loop anyio supports; anyio loads on the first observation, not at import)."""
+    import anyio
+
     started_wall = time.time()
     start = _MONOTONIC()
     deadline = start + observe.timeout

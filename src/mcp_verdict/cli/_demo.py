@@ -20,13 +20,13 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from .._decide import Action
-from .._kind import Kind
-from .._outcome import Observe, Outcome
-from .._verdict import ElicitationRequest, SamplingRequest, Verdict
 from ..client import ElicitAnswer, Handlers, VerdictClient
-from . import CATALOGUE, naive_conclusion, serve_http, stdio_command
-from ._catalogue import DemoTool
+from ..demo import CATALOGUE, naive_conclusion, serve_http, stdio_command
+from ..demo._catalogue import DemoTool
+from ..judgement._decide import Action
+from ..judgement._outcome import Observe, Outcome
+from ..verdict._kind import Kind
+from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
 
 _QUICK_SLOW = 1.0
 """slow_echo's delay in the demo (seconds), and the shorter client timeout that cuts it off."""

@@ -18,14 +18,31 @@ import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
-from ._kind import Kind
-from ._verdict import Verdict
-from ._versions import VERSIONS
+from ..verdict._kind import Kind
+from ..verdict._verdict import Verdict
+from ..verdict._versions import VERSIONS
 
-if TYPE_CHECKING:
-    from ._outcome import Outcome
+
+class Judged(Protocol):
+    """What ``decide`` reads from an :class:`~mcp_verdict.Outcome` (defined in ``_outcome``,
+    which builds on this module; the policy needs only these members)."""
+
+    @property
+    def verdict(self) -> Verdict: ...
+    @property
+    def succeeded(self) -> bool: ...
+    @property
+    def content_check(self) -> Any: ...
+    @property
+    def observation(self) -> Any: ...
+    @property
+    def tool(self) -> Mapping[str, Any] | None: ...
+    @property
+    def trusted_server(self) -> bool: ...
+    @property
+    def request_sent(self) -> bool: ...
 
 
 class Action(StrEnum):
@@ -81,7 +98,7 @@ class Decision:
 @dataclass(frozen=True, slots=True)
 class _Situation:
     verdict: Verdict
-    outcome: Outcome | None
+    outcome: Judged | None
     tool: Mapping[str, Any] | None
     attempt: int
     trusted_server: bool
@@ -239,26 +256,34 @@ POLICY: Final[tuple[PolicyRow, ...]] = (
 
 
 def decide(
-    verdict: Verdict | Outcome,
+    verdict: Verdict | Judged,
     *,
     tool: Mapping[str, Any] | None = None,
     attempt: int = 1,
-    trusted_server: bool = False,
-    request_sent: bool = True,
+    trusted_server: bool | None = None,
+    request_sent: bool | None = None,
     retry: RetryPolicy = DEFAULT_RETRY,
 ) -> Decision:
     """The next action for a verdict (or an Outcome, which alone can lead to ``accept``).
 
     ``tool`` is the tool as listed (its annotations matter only with ``trusted_server``),
     ``attempt`` counts from 1, ``request_sent`` is False when the request never left the client.
+    For an Outcome, ``tool``, ``trusted_server`` and ``request_sent`` default to what the Outcome
+    was evaluated with (trust is given once); for a bare verdict, to no tool, untrusted, sent.
     """
-    from ._outcome import Outcome
-
-    outcome = verdict if isinstance(verdict, Outcome) else None
-    plain = outcome.verdict if outcome is not None else verdict
-    assert isinstance(plain, Verdict)
+    if isinstance(verdict, Verdict):
+        outcome: Judged | None = None
+        plain = verdict
+    else:
+        outcome, plain = verdict, verdict.verdict
+        if not isinstance(plain, Verdict):
+            raise ValueError(f"decide takes a Verdict or an Outcome, not {type(verdict).__name__}")
     if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
         raise ValueError(f"attempt counts from 1, not {attempt!r}")
+    if trusted_server is None:
+        trusted_server = outcome.trusted_server if outcome is not None else False
+    if request_sent is None:
+        request_sent = outcome.request_sent if outcome is not None else True
     situation = _Situation(plain, outcome, tool if tool is not None else (outcome.tool if outcome else None),
                            attempt, trusted_server, request_sent, retry)
     for row in POLICY:

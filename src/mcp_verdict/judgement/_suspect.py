@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ._verdict import TextBlock, Verdict
+from ..verdict._verdict import TextBlock, Verdict
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,52 @@
+"""The optional parts of mcp-verdict, and the one-line message when one is not installed.
+
+``pip install mcp-verdict`` is the core (the verdict, the judgement, the corpus, the kit and
+the CLI's ``classify``, ``conform`` and ``mutants``); every edge that needs a larger stack is
+an extra, and imports that stack only when it is used. :func:`require` checks an extra before
+its edge imports anything, so a missing or too old stack is one clear message, not a traceback
+from deep inside an import.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+from typing import Final, NamedTuple
+
+
+class Needs(NamedTuple):
+    module: str
+    """The top-level module that must be importable."""
+    distribution: str = ""
+    """Its distribution on PyPI, when a minimum major version applies."""
+    min_major: int = 0
+
+
+EXTRAS: Final[dict[str, tuple[Needs, ...]]] = {
+    "client": (Needs("mcp", "mcp", 2), Needs("httpx2"), Needs("anyio")),
+}
+"""Each extra, and what its presence is checked by."""
+
+
+class MissingExtra(ImportError):
+    """An optional part of mcp-verdict was used without its extra installed."""
+
+    def __init__(self, extra: str, what: str, why: str) -> None:
+        self.extra = extra
+        super().__init__(f"{what} needs the [{extra}] extra ({why}): pip install 'mcp-verdict[{extra}]'")
+
+
+def require(extra: str, what: str) -> None:
+    """Raise :class:`MissingExtra` naming ``extra`` unless everything it brings is importable."""
+    for needs in EXTRAS[extra]:
+        if importlib.util.find_spec(needs.module) is None:
+            raise MissingExtra(extra, what, f"module {needs.module!r} is not installed")
+        if needs.min_major:
+            try:
+                version = importlib.metadata.version(needs.distribution)
+            except importlib.metadata.PackageNotFoundError:
+                continue  # importable but not installed as a distribution (a source checkout)
+            major = version.split(".")[0]
+            if major.isdigit() and int(major) < needs.min_major:
+                raise MissingExtra(extra, what, f"{needs.distribution} {needs.min_major}.x or later is needed; "
+                                                f"{version} is installed")

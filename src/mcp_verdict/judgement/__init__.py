@@ -1,0 +1,18 @@
+"""The judgement: from a verdict to what the application should believe and do (sans-I/O).
+
+Holds the content check (``_check``: the tool's outputSchema and the caller's expectations),
+JSON Schema as MCP uses it (``_schema``: dialects, local references, bounds, two engines), the
+error-shaped-success heuristics (``_suspect``), the decision policy (``_decide``: one table,
+first match wins) and the Outcome with its observation of a write's completion (``_outcome``;
+it builds on ``_decide``, never the other way round).
+
+May import: the verdict layer and the standard library; jsonschema-rs, and the ``jsonschema``
+package (with ``referencing``) only where a schema holds ``$ref``; anyio for the observation's
+sleeps and timeouts. Every library loads on first use, not at import. Never an edge.
+"""
+
+LAYER_CONTRACT = {
+    "layers": ("verdict",),
+    "libraries": ("jsonschema_rs", "jsonschema", "referencing", "anyio"),
+}
+"""What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""

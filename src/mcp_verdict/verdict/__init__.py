@@ -1,0 +1,17 @@
+"""The verdict: one ``tools/call`` response in, one immutable :class:`Verdict` out (sans-I/O).
+
+Holds the wire reader (``_parser``: UTF-8, standard JSON, duplicate keys, limits), the rules,
+each in the module named for what it inspects (``_envelope``, ``_error``, ``_result``,
+``_content``, ``_input``, ``_task``), the facts that differ per protocol version
+(``_versions``), the finding catalogue (``_findings``), the walk over open-shaped values
+(``_walk``), the Verdict value and its typed views (``_verdict``), the fast path that knows no
+rule (``_fastpath``) and ``classify`` itself (``_classify``).
+
+May import: the standard library (no I/O, no threads, no processes), msgspec, orjson and jiter,
+and its own modules only — never another layer of mcp_verdict (a mutant of the kill table is a
+copy of this folder alone). Pure functions over immutable values; no global state but memos of
+pure functions.
+"""
+
+LAYER_CONTRACT = {"layers": (), "libraries": ("msgspec", "orjson", "jiter")}
+"""What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""
