@@ -1,4 +1,4 @@
-"""The client's pure parts: SSE framing, which frame answers which request, input handlers."""
+"""The client's pure parts: which frame answers which request, input handlers (SSE: test_frames)."""
 
 from __future__ import annotations
 
@@ -10,34 +10,7 @@ import pytest
 
 from mcp_verdict import ElicitationRequest, RootsRequest, SamplingRequest
 from mcp_verdict.client import ElicitAnswer, HandlerError, Handlers
-from mcp_verdict.client._wire import SSEParser, WireLog, requests, response_to, sse_events
-
-# --- SSE (WHATWG event-stream rules) ------------------------------------------------------------
-
-SSE_CASES = [
-    (b"data: {}\n\n", [b"{}"]),
-    (b"event: message\ndata: {\"a\":1}\n\n", [b'{"a":1}']),
-    (b"data: a\r\ndata: b\r\n\r\n", [b"a\nb"]),
-    (b": comment\ndata: x\n\ndata: y\n\n", [b"x", b"y"]),
-    (b"data:nospace\n\n", [b"nospace"]),
-    (b"id: 4\nretry: 10\ndata: z\n\n", [b"z"]),
-    (b"data: cut off without a blank line", []),  # discarded at the end of the stream
-]
-
-
-@pytest.mark.parametrize(("body", "events"), SSE_CASES)
-def test_sse_events(body: bytes, events: list[bytes]) -> None:
-    assert sse_events(body) == events
-
-
-def test_sse_parser_is_incremental_and_handles_split_crlf() -> None:
-    parser = SSEParser()
-    seen = []
-    for chunk in (b"data: {\"id\"", b":1}\r", b"\n\r", b"\ndata: 2\n", b"\n"):
-        seen += parser.feed(chunk)
-    assert seen == [b'{"id":1}', b"2"]
-    assert not parser.pending
-
+from mcp_verdict.client._wire import WireLog, requests, response_to
 
 # --- correlation ----------------------------------------------------------------------------------
 

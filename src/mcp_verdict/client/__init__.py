@@ -26,7 +26,7 @@ from ._handlers import (  # noqa: E402
 from ._wire import Frame, WireLog  # noqa: E402
 
 LAYER_CONTRACT = {
-    "layers": ("verdict", "judgement"),
+    "layers": ("verdict", "judgement", "frames"),
     "libraries": ("mcp", "mcp_types", "pydantic", "httpx2", "anyio"),
 }
 """What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""

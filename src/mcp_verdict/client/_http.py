@@ -14,7 +14,8 @@ from typing import Any, Final
 
 import httpx2
 
-from ._wire import SSEParser, WireLog
+from ..frames import SSEParser
+from ._wire import WireLog
 
 _NOT_SENT: Final = (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.UnsupportedProtocol)
 
@@ -48,8 +49,8 @@ class _TeeStream(httpx2.AsyncByteStream):
 
     def _take(self, chunk: bytes) -> None:
         if self._sse is not None:
-            for data in self._sse.feed(chunk):
-                self._log.add("in", "message", data, exchange=self._exchange, status=self._status)
+            for event in self._sse.feed(chunk):
+                self._log.add("in", "message", event.data, exchange=self._exchange, status=self._status)
         elif len(self._body) <= self._max:
             self._body += chunk
 
@@ -58,7 +59,9 @@ class _TeeStream(httpx2.AsyncByteStream):
             return
         self._done = True
         if self._sse is not None:
-            if broken or self._sse.pending:
+            for event in self._sse.close():
+                self._log.add("in", "message", event.data, exchange=self._exchange, status=self._status)
+            if broken or self._sse.dropped:
                 self._log.add("in", "eof", (broken or "the event stream ended inside an event").encode(),
                               exchange=self._exchange, status=self._status)
             return

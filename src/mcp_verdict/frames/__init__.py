@@ -1,0 +1,59 @@
+"""The frames: what crosses an MCP connection, read without I/O, and the frame log format.
+
+Holds the byte-faithful server-sent events reader (``_sse``), the lenient routing read of a
+JSON-RPC frame with tolerant id recovery (``_jsonrpc``), the conversation tracker that pairs
+answers with requests and knows the version, capabilities and extensions in force for each
+(``_track``), and the frame log format v1 with its JSON Schema (``_log``,
+``framelog-v1.schema.json``) and its rotating file writer (``_logfile``, the one module here
+that does I/O). The client, the tap, the proxy and the audit all read the wire through it.
+
+May import: the verdict layer (versions and extension ids), the standard library and orjson.
+Nothing here judges a response: that is ``classify``'s work, on the bytes this layer keeps.
+"""
+
+from ._jsonrpc import FrameKind, Id, Peek, id_key, peek, recover_id
+from ._log import (
+    FORMAT_VERSION,
+    FrameRecord,
+    LogProblem,
+    decode,
+    encode,
+    read,
+    redact,
+    schema,
+)
+from ._logfile import FrameLogWriter
+from ._sse import SSEEvent, SSEParser, sse_events
+from ._track import Answered, Context, Event, Exchange, Seen, Stray, Tracker, Unanswered
+
+LAYER_CONTRACT = {"layers": ("verdict",), "libraries": ("orjson",)}
+"""What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""
+
+__all__ = [
+    "FORMAT_VERSION",
+    "Answered",
+    "Context",
+    "Event",
+    "Exchange",
+    "FrameKind",
+    "FrameLogWriter",
+    "FrameRecord",
+    "Id",
+    "LogProblem",
+    "Peek",
+    "SSEEvent",
+    "SSEParser",
+    "Seen",
+    "Stray",
+    "Tracker",
+    "Unanswered",
+    "decode",
+    "encode",
+    "id_key",
+    "peek",
+    "read",
+    "recover_id",
+    "redact",
+    "schema",
+    "sse_events",
+]

@@ -1,0 +1,86 @@
+"""Writing a frame log to disk, rotated by size (the one module of this layer that does I/O).
+
+Used by the tap and the proxy; the audit reads what it writes. A line is written whole or not
+at all (one ``write`` of one encoded record, under a lock, so threads and tasks may share a
+writer); when the file would pass ``max_bytes`` it is closed and renamed ``NAME.1`` (older
+files shift to ``NAME.2``..., the oldest beyond ``backups`` is removed) and a new file starts.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import IO
+
+from ._log import FrameRecord, encode, redact
+
+
+class FrameLogWriter:
+    """Append frame records to ``path`` (JSON Lines, format v1).
+
+    ``payloads=False`` writes each payload as its digest and size only (``redacted``).
+    ``flush_each=True`` flushes after every record (a crash loses nothing written).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, max_bytes: int = 64 * 1024 * 1024, backups: int = 3,
+                 payloads: bool = True, flush_each: bool = True) -> None:
+        if max_bytes < 1024:
+            raise ValueError("max_bytes must be at least 1024")
+        if backups < 0:
+            raise ValueError("backups must be 0 or more")
+        self.path = Path(path)
+        self.max_bytes = max_bytes
+        self.backups = backups
+        self.payloads = payloads
+        self.flush_each = flush_each
+        self._lock = threading.Lock()
+        self._file: IO[bytes] | None = open(self.path, "ab")  # noqa: SIM115 - held until close()
+        self._size = self._file.tell()
+        self.records = 0
+
+    def write(self, record: FrameRecord) -> None:
+        line = encode(record if self.payloads else redact(record))
+        with self._lock:
+            if self._file is None:
+                raise ValueError("the frame log is closed")
+            if self._size and self._size + len(line) > self.max_bytes:
+                self._rotate()
+            self._file.write(line)
+            self._size += len(line)
+            self.records += 1
+            if self.flush_each:
+                self._file.flush()
+
+    def _rotate(self) -> None:
+        assert self._file is not None
+        self._file.close()
+        if self.backups == 0:
+            self.path.unlink(missing_ok=True)
+        else:
+            for n in range(self.backups, 0, -1):
+                older = self.path.with_name(f"{self.path.name}.{n}")
+                if n == self.backups:
+                    older.unlink(missing_ok=True)
+                newer = self.path.with_name(f"{self.path.name}.{n - 1}") if n > 1 else self.path
+                if newer.exists():
+                    newer.rename(older)
+        self._file = open(self.path, "ab")  # noqa: SIM115
+        self._size = 0
+
+    def flush(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+
+    def __enter__(self) -> FrameLogWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

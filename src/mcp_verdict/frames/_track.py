@@ -1,0 +1,315 @@
+"""Following MCP conversations frame by frame: which answer belongs to which request, under which
+protocol version, capabilities and extensions, and which rounds make up one tool call.
+
+A :class:`Tracker` is fed every frame of one or more connections, in the order each connection
+saw them (``feed``), and returns what each frame completes: an :class:`Answered` exchange (a
+request and the frame that answers it), or a :class:`Stray` frame (an answer to no request, a
+second answer, a message that answers nothing). ``close`` ends a connection and returns an
+:class:`Unanswered` exchange for every request still waiting. It is sans-I/O: the tap, the
+proxy and the audit each feed it from their own source and act on the events.
+
+Pairing is by connection and JSON-RPC id with its JSON type (sessions reuse ids, so there is
+no process-wide map). A frame no parser can read is paired by the id :func:`recover_id` finds
+in it; without one, by the HTTP exchange it came in, or by the only request waiting.
+
+What is in force for a request (:class:`Context`), per the version's rules:
+
+- 2026-07-28 and later: the request's own ``_meta`` (``io.modelcontextprotocol/protocolVersion``
+  and ``io.modelcontextprotocol/clientCapabilities``; the extensions are the keys of its
+  ``extensions`` member) — https://modelcontextprotocol.io/specification/2026-07-28/basic/index#meta;
+- 2025 sessions: the ``initialize`` exchange (the version the server answered, the capabilities
+  the client declared);
+- otherwise the ``MCP-Protocol-Version`` header of the request's HTTP exchange, else the
+  tracker's default. A version mcp-verdict does not know is kept as ``claimed`` and read as the
+  default.
+- 2025-11-25: a ``tools/call`` whose params hold ``task`` is task-augmented (the tasks extension
+  is in force for it).
+
+Rounds: a ``tools/call`` that echoes a ``requestState`` an earlier answer on its connection
+gave continues that call (multi round-trip input); ``tasks/get``, ``tasks/result`` and
+``tasks/cancel`` for a task id an earlier answer created continue the call that created it.
+Each :class:`Exchange` says its ``call`` and ``round``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from ..verdict._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
+from ._jsonrpc import Id, Peek, id_key, peek
+
+Origin = Literal["client", "server"]
+VersionSource = Literal["request_meta", "initialize", "header", "default"]
+_META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
+_META_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
+_TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/cancel"})
+_STATELESS: Final = frozenset(v for v in VERSIONS if v >= "2026-07-28")
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """A frame as the tracker got it."""
+
+    data: bytes
+    at: float
+    seq: int
+    http: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What is in force for one request: the options ``classify`` needs to judge its answer."""
+
+    version: str
+    source: VersionSource
+    claimed: str | None = None
+    """The version string as the wire gave it, when it is not one ``classify`` knows."""
+    client_capabilities: Mapping[str, Any] | None = None
+    extensions: tuple[str, ...] = ()
+
+    def classify_options(self) -> dict[str, Any]:
+        """Keyword arguments for ``classify`` (with the request id added by the caller)."""
+        return {"version": self.version, "client_capabilities": self.client_capabilities,
+                "extensions": self.extensions}
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """A request and the frame that answers it (``response`` is None while unanswered)."""
+
+    conn: str
+    origin: Origin
+    """Who sent the request: the client (tools/call...) or the server (elicitation/create...)."""
+    method: str
+    request_id: Id
+    request: Seen
+    response: Seen | None
+    context: Context
+    call: int
+    """The logical call this exchange belongs to (numbered per connection from 1)."""
+    round: int
+    """1 for the call's first request; each MRTR retry and each task request adds one."""
+    tool: str | None = None
+    task_id: str | None = None
+    response_peek: Peek | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    exchange: Exchange
+
+
+@dataclass(frozen=True, slots=True)
+class Unanswered:
+    exchange: Exchange
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Stray:
+    """A frame that answers nothing this tracker knows of."""
+
+    conn: str
+    direction: Literal["c2s", "s2c"]
+    seen: Seen
+    peek: Peek
+    reason: str
+
+
+Event = Answered | Unanswered | Stray
+
+
+@dataclass
+class _Pending:
+    exchange: Exchange
+    exchange_no: int | None
+
+
+@dataclass
+class _Connection:
+    pending: dict[tuple[Origin, tuple[str, Any]], _Pending] = field(default_factory=dict)
+    answered: set[tuple[Origin, tuple[str, Any]]] = field(default_factory=set)
+    version: str | None = None  # from initialize
+    claimed: str | None = None
+    capabilities: Mapping[str, Any] | None = None
+    server_extensions: frozenset[str] | None = None
+    calls: int = 0
+    rounds: dict[int, int] = field(default_factory=dict)
+    states: dict[str, int] = field(default_factory=dict)  # requestState -> call
+    tasks: dict[str, int] = field(default_factory=dict)  # taskId -> call
+    initialize_id: tuple[str, Any] | None = None
+
+
+class Tracker:
+    """Follows the conversations of any number of connections (sans-I/O)."""
+
+    def __init__(self, *, default_version: str = LATEST_VERSION, max_answered: int = 100_000) -> None:
+        if default_version not in VERSIONS:
+            raise ValueError(f"unknown protocol version {default_version!r}")
+        self.default_version = default_version
+        self._max_answered = max_answered
+        self._conns: dict[str, _Connection] = {}
+
+    def pending(self, conn: str) -> list[Exchange]:
+        """The requests of ``conn`` still waiting for an answer, oldest first."""
+        state = self._conns.get(conn)
+        return [p.exchange for p in state.pending.values()] if state else []
+
+    def feed(self, conn: str, direction: Literal["c2s", "s2c"], data: bytes, *, at: float, seq: int,
+             http: Mapping[str, Any] | None = None) -> list[Event]:
+        """One frame of ``conn``: what it completes. Never raises for any ``data``."""
+        state = self._conns.get(conn)
+        if state is None:
+            state = self._conns[conn] = _Connection()
+        seen = Seen(bytes(data), at, seq, http)
+        look = peek(data)
+        sender: Origin = "client" if direction == "c2s" else "server"
+        other: Origin = "server" if sender == "client" else "client"
+        if look.kind == "request":
+            self._request(conn, state, sender, look, seen)
+            return []
+        if look.kind == "notification":
+            return []
+        if look.kind in ("response", "error", "unreadable", "invalid"):
+            target = self._match(state, other, look, seen)
+            if target is None:
+                why = ("a second answer to the same request" if look.has_id and (other, id_key(look.id))
+                       in state.answered else "it answers no request waiting on this connection")
+                if look.kind == "invalid" and not look.has_id:
+                    why = "it is not a JSON-RPC message"
+                return [Stray(conn, direction, seen, look, why)]
+            return [Answered(self._answer(state, target, look, seen))]
+        return [Stray(conn, direction, seen, look, "a batch is not part of MCP (since 2025-06-18)")]
+
+    def close(self, conn: str, reason: str = "the connection closed") -> list[Event]:
+        """End ``conn``: every request still waiting is unanswered."""
+        state = self._conns.pop(conn, None)
+        if state is None:
+            return []
+        return [Unanswered(p.exchange, reason) for p in state.pending.values()]
+
+    # -- requests ------------------------------------------------------------------------------
+    def _request(self, conn: str, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> None:
+        method = look.method or ""
+        params = look.params
+        key = (origin, id_key(look.id))
+        if origin == "client" and method == "initialize":
+            state.initialize_id = id_key(look.id)
+            capabilities = params.get("capabilities")
+            state.capabilities = capabilities if isinstance(capabilities, Mapping) else None
+        context = self._context(state, look, seen) if origin == "client" else Context(
+            state.version or self.default_version, "initialize" if state.version else "default")
+        call, number = self._round_of(state, origin, method, params)
+        tool = params.get("name") if method == "tools/call" and isinstance(params.get("name"), str) else None
+        task_id = params.get("taskId") if method in _TASK_METHODS and isinstance(params.get("taskId"), str) else None
+        exchange = Exchange(conn, origin, method, look.id, seen, None, context, call, number, tool, task_id)
+        exchange_no = seen.http.get("exchange") if seen.http else None
+        state.pending[key] = _Pending(exchange, exchange_no if isinstance(exchange_no, int) else None)
+        state.answered.discard(key)  # an id reused after its answer is a new request
+
+    def _context(self, state: _Connection, look: Peek, seen: Seen) -> Context:
+        params = look.params
+        meta = params.get("_meta")
+        meta = meta if isinstance(meta, Mapping) else {}
+        claimed = meta.get(_META_VERSION)
+        capabilities: Mapping[str, Any] | None
+        if isinstance(claimed, str) and (claimed in _STATELESS or claimed not in VERSIONS):
+            source: VersionSource = "request_meta"
+            raw_caps = meta.get(_META_CAPABILITIES)
+            capabilities = raw_caps if isinstance(raw_caps, Mapping) else None
+        elif state.version is not None or state.claimed is not None:
+            source, claimed, capabilities = "initialize", state.version or state.claimed, state.capabilities
+        else:
+            header = seen.http.get("protocol_version") if seen.http else None
+            if isinstance(header, str):
+                source, claimed = "header", header
+            else:
+                source, claimed = "default", None
+            capabilities = state.capabilities
+        version = claimed if isinstance(claimed, str) and claimed in VERSIONS else self.default_version
+        extensions = set()
+        declared = capabilities.get("extensions") if capabilities is not None else None
+        if isinstance(declared, Mapping):
+            extensions = {name for name in declared if isinstance(name, str)}
+            if state.server_extensions is not None:
+                extensions &= state.server_extensions
+        if version == "2025-11-25" and look.method == "tools/call" and isinstance(params.get("task"), Mapping):
+            extensions.add(TASKS_EXTENSION)
+        return Context(version, source, claimed if claimed != version else None, capabilities,
+                       tuple(sorted(extensions)))
+
+    def _round_of(self, state: _Connection, origin: Origin, method: str, params: Mapping[str, Any],
+                  ) -> tuple[int, int]:
+        call: int | None = None
+        if origin == "client":
+            if method == "tools/call" and isinstance(params.get("requestState"), str):
+                call = state.states.get(params["requestState"])
+            elif method in _TASK_METHODS and isinstance(params.get("taskId"), str):
+                call = state.tasks.get(params["taskId"])
+        if call is None:
+            state.calls += 1
+            call = state.calls
+            _remember(state.rounds, call, 0, self._max_answered)
+        state.rounds[call] = state.rounds.get(call, 0) + 1
+        return call, state.rounds[call]
+
+    # -- answers -------------------------------------------------------------------------------
+    def _match(self, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> _Pending | None:
+        if look.has_id:
+            return state.pending.get((origin, id_key(look.id)))
+        if look.kind != "unreadable" and not (look.kind == "error" and "id" not in (look.message or {})):
+            return None
+        # No readable id: an error without one (the server could not read the request id), or a
+        # frame no parser reads. The HTTP exchange it came in pairs it; else the only request waiting.
+        waiting = [p for (who, _), p in state.pending.items() if who == origin]
+        exchange_no = seen.http.get("exchange") if seen.http else None
+        if isinstance(exchange_no, int):
+            same = [p for p in waiting if p.exchange_no == exchange_no]
+            if len(same) == 1:
+                return same[0]
+        return waiting[0] if len(waiting) == 1 else None
+
+    def _answer(self, state: _Connection, pending: _Pending, look: Peek, seen: Seen) -> Exchange:
+        exchange = pending.exchange
+        key = (exchange.origin, id_key(exchange.request_id))
+        del state.pending[key]
+        state.answered.add(key)
+        if len(state.answered) > self._max_answered:
+            state.answered.clear()  # bounded memory on a long connection: only duplicate detection is lost
+        result = look.result
+        if exchange.origin == "client" and result is not None:
+            if exchange.method == "initialize" and state.initialize_id == key[1]:
+                version = result.get("protocolVersion")
+                if isinstance(version, str):
+                    state.version = version if version in VERSIONS else None
+                    state.claimed = version
+                server_caps = result.get("capabilities")
+                extensions = server_caps.get("extensions") if isinstance(server_caps, Mapping) else None
+                if isinstance(extensions, Mapping):
+                    state.server_extensions = frozenset(n for n in extensions if isinstance(n, str))
+            elif exchange.method == "server/discover":
+                server_caps = result.get("capabilities")
+                extensions = server_caps.get("extensions") if isinstance(server_caps, Mapping) else None
+                if isinstance(extensions, Mapping):
+                    state.server_extensions = frozenset(n for n in extensions if isinstance(n, str))
+            state_value = result.get("requestState")
+            if isinstance(state_value, str):
+                _remember(state.states, state_value, exchange.call, self._max_answered)
+            task_id = result.get("taskId")
+            if not isinstance(task_id, str):
+                task = result.get("task")
+                task_id = task.get("taskId") if isinstance(task, Mapping) else None
+            if isinstance(task_id, str):
+                _remember(state.tasks, task_id, exchange.call, self._max_answered)
+        return Exchange(exchange.conn, exchange.origin, exchange.method, exchange.request_id, exchange.request,
+                        seen, exchange.context, exchange.call, exchange.round, exchange.tool, exchange.task_id, look)
+
+
+def _remember(table: dict[Any, Any], key: Any, value: Any, cap: int) -> None:
+    """Set a key, forgetting the oldest entries past ``cap`` (memory bounded on long connections)."""
+    table.pop(key, None)
+    table[key] = value
+    while len(table) > cap:
+        del table[next(iter(table))]

@@ -1,0 +1,389 @@
+"""The frames layer: server-sent events, routing reads, the frame log format, the tracker.
+
+Every expected value below is written by hand from the rule it cites: WHATWG's event-stream
+interpretation (https://html.spec.whatwg.org/multipage/server-sent-events.html), JSON-RPC 2.0
+(https://www.jsonrpc.org/specification), and the MCP versioning and per-request ``_meta`` rules
+(https://modelcontextprotocol.io/specification/2026-07-28/basic/index#meta).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcp_verdict import TASKS_EXTENSION
+from mcp_verdict.frames import (
+    Answered,
+    FrameLogWriter,
+    FrameRecord,
+    LogProblem,
+    SSEEvent,
+    SSEParser,
+    Stray,
+    Tracker,
+    Unanswered,
+    decode,
+    encode,
+    id_key,
+    peek,
+    read,
+    recover_id,
+    redact,
+    schema,
+    sse_events,
+)
+
+# --- server-sent events ---------------------------------------------------------------------------
+
+SSE_CASES = [
+    # (stream, [(data, event, id)]) — WHATWG "interpret an event stream"
+    (b"data: {}\n\n", [(b"{}", "message", None)]),
+    (b"event: message\ndata: {\"a\":1}\n\n", [(b'{"a":1}', "message", None)]),
+    (b"data: a\r\ndata: b\r\n\r\n", [(b"a\nb", "message", None)]),  # data lines joined by LF; CRLF ends lines
+    (b"data: a\rdata: b\r\r", [(b"a\nb", "message", None)]),  # a lone CR ends a line too
+    (b": comment\ndata: x\n\ndata: y\n\n", [(b"x", "message", None), (b"y", "message", None)]),
+    (b"data:nospace\n\n", [(b"nospace", "message", None)]),
+    (b"data:  two spaces\n\n", [(b" two spaces", "message", None)]),  # only one space is dropped
+    (b"id: 4\nretry: 10\ndata: z\n\n", [(b"z", "message", "4")]),
+    (b"id: 7\ndata:\n\n", []),  # the 2025-11-25 priming event: an id and empty data is no message
+    (b"id: 7\ndata:\n\ndata: m\n\n", [(b"m", "message", "7")]),  # ... but its id is kept
+    (b"id: 7\n\n", []),  # no data field at all
+    (b"data\n\n", []),  # a bare "data" field has an empty value
+    (b"data:\ndata:\n\n", [(b"\n", "message", None)]),  # two empty data lines: one LF survives
+    (b"event: ping\ndata: 1\n\n", [(b"1", "ping", None)]),
+    (b"id: a\x00b\ndata: 1\n\n", [(b"1", "message", None)]),  # an id holding NUL is ignored
+    (b"\xef\xbb\xbfdata: bom\n\n", [(b"bom", "message", None)]),  # a leading BOM is dropped
+    (b"data: \xff\xfe\n\n", [(b"\xff\xfe", "message", None)]),  # data bytes kept exactly, not repaired
+    (b"foo: bar\ndata: 1\n\n", [(b"1", "message", None)]),  # unknown fields are ignored
+    (b"data: cut off without a blank line", []),  # discarded at the end of the stream
+]
+
+
+@pytest.mark.parametrize(("body", "expected"), SSE_CASES)
+def test_sse_events(body: bytes, expected: list[tuple[bytes, str, str | None]]) -> None:
+    assert [(e.data, e.event, e.id) for e in sse_events(body)] == expected
+
+
+def test_sse_parser_is_incremental_and_handles_a_split_crlf() -> None:
+    parser = SSEParser()
+    seen: list[SSEEvent] = []
+    for chunk in (b"data: {\"id\"", b":1}\r", b"\n\r", b"\ndata: 2\n", b"\n"):
+        seen += parser.feed(chunk)
+    assert [e.data for e in seen] == [b'{"id":1}', b"2"]
+    assert not parser.pending
+
+
+def test_sse_retry_and_close() -> None:
+    parser = SSEParser()
+    assert parser.feed(b"retry: 1500\nretry: x1\ndata: a\n\ndata: b") == [SSEEvent(b"a", "message", None, 1500)]
+    assert parser.retry == 1500
+    assert parser.pending and parser.close() == [] and parser.dropped and not parser.pending
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([b"data: x", b"data:", b"id: 1", b": c", b"event: e", b"", b"retry: 5",
+                                 b"data: \xff"]), max_size=12),
+       st.sampled_from([b"\n", b"\r", b"\r\n"]), st.lists(st.integers(1, 7), max_size=10))
+def test_sse_any_chunking_gives_the_same_events(lines: list[bytes], end: bytes, cuts: list[int]) -> None:
+    body = b"".join(line + end for line in lines) + end
+    whole = sse_events(body)
+    parser = SSEParser()
+    pieces: list[SSEEvent] = []
+    position = 0
+    for cut in cuts:
+        pieces += parser.feed(body[position:position + cut])
+        position += cut
+    pieces += parser.feed(body[position:])
+    pieces += parser.close()
+    assert pieces == whole
+
+
+# --- routing reads --------------------------------------------------------------------------------
+
+PEEK_CASES = [
+    (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}', "request", 1, "tools/call"),
+    (b'{"jsonrpc":"2.0","method":"notifications/progress"}', "notification", None, "notifications/progress"),
+    (b'{"jsonrpc":"2.0","id":"a","result":{}}', "response", "a", None),
+    (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}', "error", None, None),
+    (b'{"jsonrpc":"2.0","id":2.5,"result":{}}', "response", 2.5, None),
+    (b'[{"jsonrpc":"2.0","id":1,"result":{}}]', "batch", None, None),
+    (b'"just a string"', "invalid", None, None),
+    (b'{"jsonrpc":"2.0","id":1}', "invalid", 1, None),
+    (b'{"jsonrpc":"2.0","id":1,"method":"m","result":{}}', "invalid", 1, None),
+    (b'{"jsonrpc":"2.0","id":3,"result":{"x":NaN}}', "unreadable", 3, None),
+    (b'{"jsonrpc":"2.0","id":"k","result":{"t":"\\ud800"}}', "unreadable", "k", None),
+    (b'{"jsonrpc":"2.0","id":4,"result":{"content":[{"ty', "unreadable", 4, None),
+    (b'{"jsonrpc":"2.0","id":5,"result":{"t":"\xff"}}', "unreadable", 5, None),
+    (b"debug: starting up", "unreadable", None, None),
+]
+
+
+@pytest.mark.parametrize(("frame", "kind", "id_", "method"), PEEK_CASES)
+def test_peek(frame: bytes, kind: str, id_: Any, method: str | None) -> None:
+    look = peek(frame)
+    assert (look.kind, look.id, look.method) == (kind, id_, method)
+    assert type(look.id) is type(id_)
+
+
+RECOVER_CASES = [
+    (b'{"jsonrpc":"2.0","result":{"id":9,"x":NaN},"id":3}', (True, 3)),  # the top-level id, not the nested one
+    (b'{"id": "s-1" , "result": NaN}', (True, "s-1")),
+    (b'{"id":"esc\\"aped","result":NaN}', (True, 'esc"aped')),
+    (b'{"jsonrpc":"2.0","result":{"text":"\\"id\\":7"},"x":NaN}', (False, None)),  # "id" inside a string
+    (b'{"result":NaN,"id":1.5}', (False, None)),  # not an integer or a string
+    (b'{"id":' + b"9" * 30 + b',"result":NaN}', (False, None)),  # no peer uses such an id
+    (b'[{"id":1}', (False, None)),  # nested one level down
+    (b"", (False, None)),
+]
+
+
+@pytest.mark.parametrize(("frame", "expected"), RECOVER_CASES)
+def test_recover_id(frame: bytes, expected: tuple[bool, Any]) -> None:
+    assert recover_id(frame) == expected
+
+
+def test_id_keys_keep_the_json_type_apart() -> None:
+    assert len({id_key(7), id_key("7"), id_key(7.0)}) == 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300))
+def test_routing_reads_never_raise(data: bytes) -> None:
+    peek(data)
+    recover_id(data)
+    decode(data)
+
+
+# --- the frame log --------------------------------------------------------------------------------
+
+RECORDS = [
+    FrameRecord("c1", 0, 1764620000.5, "c2s", "message", b'{"jsonrpc":"2.0","id":1,"method":"tools/call"}',
+                transport="stdio"),
+    FrameRecord("c1", 1, 1764620000.75, "s2c", "message", b'{"isError":true,"isError":false}'),
+    FrameRecord("c1", 2, 1764620001.0, "s2c", "message", b"\xff\xfe not UTF-8"),
+    FrameRecord("c1", 3, 1764620001.0, "s2c", "noise", b"debug: hello"),
+    FrameRecord("h", 0, 1.0, "s2c", "message", b"{}", transport="http",
+                http={"exchange": 2, "method": "POST", "status": 200, "content_type": "text/event-stream",
+                      "session": "abc", "protocol_version": "2025-11-25", "event_id": "7"}),
+    FrameRecord("c1", 4, 2.0, "s2c", "eof", note="the server exited with status 1"),
+    FrameRecord("c1", 5, 2.0, "c2s", "open", note="stdio: python server.py"),
+]
+
+
+@pytest.mark.parametrize("record", RECORDS)
+def test_a_record_survives_its_line_exactly_and_fits_the_schema(record: FrameRecord) -> None:
+    line = encode(record)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert decode(line) == record
+    jsonschema.validate(__import__("json").loads(line), schema())
+
+
+def test_bytes_that_are_not_utf8_travel_as_base64() -> None:
+    assert b'"b64":"//4gbm90IFVURi04"' in encode(RECORDS[2])
+
+
+def test_redaction_keeps_only_digest_and_size() -> None:
+    red = redact(RECORDS[0])
+    assert red.data is None and red.redacted is not None and red.size == len(RECORDS[0].data or b"")
+    line = encode(red)
+    assert b"tools/call" not in line and decode(line) == red
+    jsonschema.validate(__import__("json").loads(line), schema())
+
+
+BAD_LINES = [
+    (b"not json", "not JSON"),
+    (b'{"v":2,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"message","data":""}', "unknown format version 2"),
+    (b'{"v":1,"conn":"c","seq":-1,"t":0,"dir":"c2s","kind":"message","data":""}', "seq must be"),
+    (b'{"v":1,"conn":"c","seq":0,"t":0,"dir":"up","kind":"message","data":""}', "dir must be"),
+    (b'{"v":1,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"message"}', "exactly one of"),
+    (b'{"v":1,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"eof","data":"x"}', "carries no payload"),
+    (b'{"v":1,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"message","b64":"***"}', "not valid base64"),
+    (b'{"v":1,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"message","data":"","http":{"authorization":"x"}}',
+     "http.authorization is not a field"),
+]
+
+
+@pytest.mark.parametrize(("line", "reason"), BAD_LINES)
+def test_a_bad_line_is_a_problem_with_its_reason(line: bytes, reason: str) -> None:
+    problem = decode(line, 7)
+    assert isinstance(problem, LogProblem) and problem.line == 7 and reason in problem.reason
+
+
+def test_the_schema_refuses_what_the_reader_refuses() -> None:
+    import json
+
+    for line, _ in BAD_LINES[1:]:
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(json.loads(line), schema())
+
+
+def test_read_numbers_lines_and_skips_blank_ones() -> None:
+    stream = io.BytesIO(encode(RECORDS[0]) + b"\n" + b"garbage\n" + encode(RECORDS[1]))
+    out = list(read(stream))
+    assert out[0] == RECORDS[0] and isinstance(out[1], LogProblem) and out[1].line == 3 and out[2] == RECORDS[1]
+
+
+def test_the_writer_rotates_by_size_and_redacts_on_request(tmp_path: Path) -> None:
+    path = tmp_path / "frames.jsonl"
+    with FrameLogWriter(path, max_bytes=1024, backups=2) as writer:
+        for seq in range(40):
+            writer.write(FrameRecord("c", seq, float(seq), "c2s", "message", b"x" * 60))
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == ["frames.jsonl", "frames.jsonl.1", "frames.jsonl.2"]
+    sizes = [p.stat().st_size for p in tmp_path.iterdir()]
+    assert max(sizes) <= 1024
+    kept = [r.seq for name in ("frames.jsonl.2", "frames.jsonl.1", "frames.jsonl")
+            for r in read((tmp_path / name).open("rb")) if isinstance(r, FrameRecord)]
+    assert kept == sorted(kept) and kept[-1] == 39  # the newest frames, in order
+    with FrameLogWriter(tmp_path / "red.jsonl", payloads=False) as writer:
+        writer.write(RECORDS[0])
+    assert b"tools/call" not in (tmp_path / "red.jsonl").read_bytes()
+
+
+# --- the tracker ----------------------------------------------------------------------------------
+
+def _feed(tracker: Tracker, frames: list[tuple[str, bytes]], conn: str = "c", **http: Any) -> list[Any]:
+    events = []
+    for seq, (direction, data) in enumerate(frames):
+        events += tracker.feed(conn, direction, data, at=float(seq), seq=seq,  # type: ignore[arg-type]
+                               http=http or None)
+    return events
+
+
+CALL = b'{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"t","arguments":{}}}'
+OK = b'{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}'
+
+
+def test_answers_pair_by_id_with_its_json_type_out_of_order() -> None:
+    tracker = Tracker()
+    events = _feed(tracker, [("c2s", CALL % b"1"), ("c2s", CALL % b'"1"'), ("s2c", OK % b'"1"'),
+                             ("s2c", b'{"jsonrpc":"2.0","method":"notifications/progress"}'), ("s2c", OK % b"1")])
+    assert [type(e) for e in events] == [Answered, Answered]
+    assert [e.exchange.request_id for e in events] == ["1", 1]
+    assert [e.exchange.request.seq for e in events] == [1, 0]
+    assert events[0].exchange.tool == "t" and events[0].exchange.method == "tools/call"
+
+
+def test_strays_a_second_answer_and_an_answer_to_nothing() -> None:
+    tracker = Tracker()
+    events = _feed(tracker, [("s2c", OK % b"9"), ("c2s", CALL % b"1"), ("s2c", OK % b"1"), ("s2c", OK % b"1")])
+    assert [type(e) for e in events] == [Stray, Answered, Stray]
+    assert "answers no request" in events[0].reason and "second answer" in events[2].reason
+
+
+def test_an_unreadable_answer_is_paired_by_its_recovered_id_or_the_only_waiting_request() -> None:
+    tracker = Tracker()
+    events = _feed(tracker, [("c2s", CALL % b"1"), ("c2s", CALL % b"2"),
+                             ("s2c", b'{"jsonrpc":"2.0","id":2,"result":{"x":NaN}}'), ("s2c", b"garbage")])
+    assert isinstance(events[0], Answered) and events[0].exchange.request_id == 2
+    assert isinstance(events[1], Answered) and events[1].exchange.request_id == 1  # the only one left
+
+
+def test_an_unreadable_answer_with_no_id_and_two_waiting_is_a_stray_then_both_are_unanswered() -> None:
+    tracker = Tracker()
+    events = _feed(tracker, [("c2s", CALL % b"1"), ("c2s", CALL % b"2"), ("s2c", b"garbage")])
+    assert isinstance(events[0], Stray)
+    closed = tracker.close("c", "the server exited")
+    assert [type(e) for e in closed] == [Unanswered, Unanswered] and closed[0].reason == "the server exited"
+
+
+def test_an_http_answer_without_an_id_pairs_with_its_own_exchange() -> None:
+    tracker = Tracker()
+    tracker.feed("h", "c2s", CALL % b"1", at=0, seq=0, http={"exchange": 1})
+    tracker.feed("h", "c2s", CALL % b"2", at=0, seq=1, http={"exchange": 2})
+    events = tracker.feed("h", "s2c", b"<html>", at=0, seq=2, http={"exchange": 2})
+    assert isinstance(events[0], Answered) and events[0].exchange.request_id == 2
+
+
+def test_server_requests_and_the_clients_answers_pair_the_other_way() -> None:
+    tracker = Tracker()
+    events = _feed(tracker, [("c2s", CALL % b"1"), ("s2c", b'{"jsonrpc":"2.0","id":1,"method":"elicitation/create"}'),
+                             ("c2s", b'{"jsonrpc":"2.0","id":1,"result":{"action":"decline"}}'), ("s2c", OK % b"1")])
+    assert [(e.exchange.origin, e.exchange.method) for e in events] == [("server", "elicitation/create"),
+                                                                          ("client", "tools/call")]
+
+
+INIT = (b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+        b'"capabilities":{"elicitation":{}},"clientInfo":{"name":"c","version":"1"}}}')
+INIT_OK = b'{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"%s","capabilities":{},"serverInfo":{}}}'
+
+
+def _context_of(frames: list[tuple[str, bytes]], **http: Any) -> Any:
+    tracker = Tracker()
+    events = _feed(tracker, frames, **http)
+    return next(e for e in events if e.exchange.method == "tools/call").exchange.context
+
+
+def test_a_2025_session_takes_the_version_and_capabilities_of_initialize() -> None:
+    context = _context_of([("c2s", INIT), ("s2c", INIT_OK % b"2025-06-18"), ("c2s", CALL % b"1"), ("s2c", OK % b"1")])
+    assert (context.version, context.source, context.claimed) == ("2025-06-18", "initialize", None)
+    assert context.client_capabilities == {"elicitation": {}} and context.extensions == ()
+
+
+def test_an_unknown_negotiated_version_is_claimed_and_read_as_the_default() -> None:
+    context = _context_of([("c2s", INIT), ("s2c", INIT_OK % b"2099-01-01"), ("c2s", CALL % b"1"), ("s2c", OK % b"1")])
+    assert (context.version, context.claimed) == ("2026-07-28", "2099-01-01")
+
+
+def test_a_2026_request_carries_its_own_version_capabilities_and_extensions() -> None:
+    call = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{'
+            b'"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":'
+            b'{"sampling":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}')
+    context = _context_of([("c2s", call), ("s2c", OK % b"1")])
+    assert (context.version, context.source) == ("2026-07-28", "request_meta")
+    assert context.client_capabilities == {"sampling": {}, "extensions": {TASKS_EXTENSION: {}}}
+    assert context.extensions == (TASKS_EXTENSION,)
+
+
+def test_the_header_gives_the_version_when_nothing_else_does() -> None:
+    context = _context_of([("c2s", CALL % b"1"), ("s2c", OK % b"1")], protocol_version="2025-03-26")
+    assert (context.version, context.source) == ("2025-03-26", "header")
+    assert _context_of([("c2s", CALL % b"1"), ("s2c", OK % b"1")]).source == "default"
+
+
+def test_a_task_augmented_2025_11_25_call_has_the_tasks_extension_in_force() -> None:
+    call = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","task":{"ttl":1000}}}'
+    context = _context_of([("c2s", INIT), ("s2c", INIT_OK % b"2025-11-25"), ("c2s", call), ("s2c", OK % b"1")])
+    assert context.extensions == (TASKS_EXTENSION,)
+
+
+def test_rounds_of_one_call_are_linked_by_request_state_and_task_id() -> None:
+    tracker = Tracker()
+    frames = [
+        ("c2s", CALL % b"1"),
+        ("s2c", b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"s1"}}'),
+        ("c2s", b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","requestState":"s1"}}'),
+        ("s2c", b'{"jsonrpc":"2.0","id":2,"result":{"resultType":"task","taskId":"T","status":"working"}}'),
+        ("c2s", b'{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":"T"}}'),
+        ("s2c", b'{"jsonrpc":"2.0","id":3,"result":{"taskId":"T","status":"completed"}}'),
+        ("c2s", CALL % b"4"),
+        ("s2c", OK % b"4"),
+    ]
+    events = _feed(tracker, frames)
+    assert [(e.exchange.call, e.exchange.round, e.exchange.method) for e in events] == [
+        (1, 1, "tools/call"), (1, 2, "tools/call"), (1, 3, "tasks/get"), (2, 1, "tools/call")]
+    assert events[2].exchange.task_id == "T"
+
+
+def test_connections_are_apart_even_with_the_same_ids() -> None:
+    tracker = Tracker()
+    tracker.feed("a", "c2s", CALL % b"1", at=0, seq=0)
+    assert isinstance(tracker.feed("b", "s2c", OK % b"1", at=0, seq=0)[0], Stray)
+    assert isinstance(tracker.feed("a", "s2c", OK % b"1", at=0, seq=1)[0], Answered)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["c2s", "s2c"]),
+                          st.one_of(st.binary(max_size=60), st.sampled_from([CALL % b"1", OK % b"1", INIT,
+                                                                             INIT_OK % b"x", b"garbage"]))),
+                max_size=20))
+def test_the_tracker_never_raises(frames: list[tuple[str, bytes]]) -> None:
+    tracker = Tracker()
+    _feed(tracker, frames)
+    tracker.close("c")
