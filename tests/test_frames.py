@@ -290,7 +290,8 @@ def test_an_unreadable_answer_with_no_id_and_two_waiting_is_a_stray_then_both_ar
     events = _feed(tracker, [("c2s", CALL % b"1"), ("c2s", CALL % b"2"), ("s2c", b"garbage")])
     assert isinstance(events[0], Stray)
     closed = tracker.close("c", "the server exited")
-    assert [type(e) for e in closed] == [Unanswered, Unanswered] and closed[0].reason == "the server exited"
+    assert [type(e) for e in closed] == [Unanswered, Unanswered]
+    assert isinstance(closed[0], Unanswered) and closed[0].reason == "the server exited"
 
 
 def test_an_http_answer_without_an_id_pairs_with_its_own_exchange() -> None:
