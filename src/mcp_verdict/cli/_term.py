@@ -1,0 +1,58 @@
+"""Peer text on a terminal: printed literally, never as markup, never as control sequences.
+
+Anything that came from a server, a client or a log — tool text, error messages, finding
+messages that quote a value, tool names, URLs — is data. Two things could turn it into more:
+
+- rich markup: ``[/]`` in a message would crash the print, ``[blink]x`` would blink. Peer text
+  is therefore only ever handed to rich as :class:`rich.text.Text` (which rich never parses for
+  markup), built by :func:`literal`, or escaped with :func:`markup_safe` where it is spliced into a
+  markup string of our own.
+- terminal control: ESC starts ANSI and OSC sequences (``\\x1b[2J`` clears the screen,
+  ``\\x1b]0;title\\x07`` retitles the window, OSC 8 forges links), CR overwrites a line, and the
+  bidirectional controls reorder what is shown (Trojan Source, CVE-2021-42574). Every C0 control
+  but LF and TAB, DEL, every C1 control and every bidi control is shown as its visible escape
+  (``\\x1b``, ``\\r``, ``\\u202e``), so the sequence it would have started is printed as text.
+
+``--json`` output is not touched by this module: it stays byte-faithful (JSON escapes every
+control character itself).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from rich.markup import escape
+from rich.text import Text
+
+_NAMED: Final = {0x0D: "\\r", 0x08: "\\b", 0x0C: "\\f", 0x0B: "\\v", 0x00: "\\0", 0x07: "\\a", 0x1B: "\\x1b"}
+_BIDI: Final = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+
+
+def _table() -> dict[int, str]:
+    table: dict[int, str] = {}
+    for code in (*range(0x00, 0x20), *range(0x7F, 0xA0)):
+        if code in (0x09, 0x0A):
+            continue
+        table[code] = _NAMED.get(code, f"\\x{code:02x}")
+    for code in _BIDI:
+        table[code] = f"\\u{code:04x}"
+    return table
+
+
+_TABLE: Final = _table()
+
+
+def neutral(text: str) -> str:
+    """``text`` with every control and bidi character replaced by its visible escape."""
+    return text.translate(_TABLE)
+
+
+def literal(text: str, style: str = "") -> Text:
+    """Peer text as a rich Text: shown literally, control sequences neutralised; long lines fold
+    rather than being cut."""
+    return Text(neutral(text), style=style, overflow="fold", no_wrap=False)
+
+
+def markup_safe(text: str) -> str:
+    """Peer text to splice into a markup string of our own: neutralised, then markup-escaped."""
+    return escape(neutral(text))
