@@ -30,7 +30,7 @@ _BIDI: Final = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0
 
 def _table() -> dict[int, str]:
     table: dict[int, str] = {}
-    for code in (*range(0x00, 0x20), *range(0x7F, 0xA0)):
+    for code in (*range(0x20), *range(0x7F, 0xA0)):
         if code in (0x09, 0x0A):
             continue
         table[code] = _NAMED.get(code, f"\\x{code:02x}")
