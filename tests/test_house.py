@@ -46,3 +46,10 @@ def test_the_changelog_has_an_entry_for_the_current_version() -> None:
     version = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["version"]
     changelog = (ROOT / "CHANGELOG.md").read_text("utf-8")
     assert f"## {version}" in changelog
+
+
+def test_the_readme_lists_every_extra_pyproject_declares() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    listed = set(re.findall(r"^\| `\[([a-z-]+)\]` \|", readme, re.MULTILINE))
+    declared = set(tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["optional-dependencies"])
+    assert listed == declared - {"test"}
