@@ -213,3 +213,33 @@ def test_the_contract_reader_sees_real_imports() -> None:
     assert ("mcp_verdict.client._client", "mcp") in seen
     assert any(i.module == "mcp_verdict.judgement._schema" and i.target == "jsonschema" and i.lazy
                for i in ALL_IMPORTS)
+
+
+_LOADED = ("import sys, mcp_verdict{extra}; "
+           "print(sorted(m for m in sys.modules if m.startswith(('mcp_verdict', {libs}))))")
+
+
+@pytest.mark.parametrize(("statement", "may_load"), [
+    # `import mcp_verdict` loads no layer at all; each public name loads its own layer on first use.
+    ("", set()),
+    ("; from mcp_verdict import classify", {"mcp_verdict.verdict"}),
+    ("; from mcp_verdict import decide", {"mcp_verdict.verdict", "mcp_verdict.judgement"}),
+    ("; from mcp_verdict import check_output, settle", {"mcp_verdict.verdict", "mcp_verdict.judgement"}),
+])
+def test_the_facade_loads_each_layer_on_first_use(statement: str, may_load: set[str]) -> None:
+    import subprocess
+
+    libs = "'mcp', 'httpx2', 'pydantic', 'jsonschema', 'anyio', 'click', 'rich'"
+    done = subprocess.run([sys.executable, "-c", _LOADED.format(extra=statement, libs=libs)], capture_output=True,
+                          text=True, check=True)
+    loaded = set(ast.literal_eval(done.stdout))
+    layers = {".".join(m.split(".")[:2]) for m in loaded if m.startswith("mcp_verdict.")}
+    assert layers == may_load
+    assert {m.split(".")[0] for m in loaded} - {"mcp_verdict"} == set()  # no edge or heavy library
+
+
+def test_every_public_name_resolves() -> None:
+    import mcp_verdict
+
+    assert {name for name in mcp_verdict.__all__ if getattr(mcp_verdict, name, None) is None} == set()
+    assert set(mcp_verdict.__all__) - {"__version__"} == set(mcp_verdict._WHERE)

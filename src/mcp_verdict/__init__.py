@@ -5,52 +5,76 @@
 <Kind.UNCLASSIFIED: 'unclassified'>
 """
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any, Final
-
-from .judgement._check import ContentCheck, Expectation, ExpectationResult, SuspectMatch, check_output
-from .judgement._decide import DEFAULT_RETRY, POLICY, Action, Decision, PolicyRow, RetryPolicy, decide
-from .judgement._outcome import Attempt, Observation, Observe, Outcome, Stage, evaluate, run_observation, settle
-from .judgement._schema import DEFAULT_SCHEMA_LIMITS, SUPPORTED_DIALECTS, SchemaLimits
-from .judgement._suspect import DEFAULT_SUSPECTS, Suspect
-from .verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
-from .verdict._findings import RULES, Finding, Rule
-from .verdict._kind import Kind
-from .verdict._verdict import (
-    JSON,
-    AudioBlock,
-    ContentBlock,
-    ElicitationRequest,
-    EmbeddedResourceBlock,
-    ErrorInfo,
-    ImageBlock,
-    InputRequest,
-    ResourceLinkBlock,
-    RootsRequest,
-    SamplingRequest,
-    TaskInfo,
-    TaskStatus,
-    TextBlock,
-    Verdict,
-)
-from .verdict._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
-
-if TYPE_CHECKING:
-    from .client import CallRecord, ElicitAnswer, HandlerError, Handlers, Round, VerdictClient
 
 __version__ = "0.1.0"
 
-_CLIENT: Final = frozenset({"CallRecord", "ElicitAnswer", "HandlerError", "Handlers", "Round", "VerdictClient"})
+if TYPE_CHECKING:
+    from .client import CallRecord, ElicitAnswer, HandlerError, Handlers, Round, VerdictClient
+    from .judgement._check import ContentCheck, Expectation, ExpectationResult, SuspectMatch, check_output
+    from .judgement._decide import DEFAULT_RETRY, POLICY, Action, Decision, PolicyRow, RetryPolicy, decide
+    from .judgement._outcome import Attempt, Observation, Observe, Outcome, Stage, evaluate, run_observation, settle
+    from .judgement._schema import DEFAULT_SCHEMA_LIMITS, SUPPORTED_DIALECTS, SchemaLimits
+    from .judgement._suspect import DEFAULT_SUSPECTS, Suspect
+    from .verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
+    from .verdict._findings import RULES, Finding, Rule
+    from .verdict._kind import Kind
+    from .verdict._verdict import (
+        JSON,
+        AudioBlock,
+        ContentBlock,
+        ElicitationRequest,
+        EmbeddedResourceBlock,
+        ErrorInfo,
+        ImageBlock,
+        InputRequest,
+        ResourceLinkBlock,
+        RootsRequest,
+        SamplingRequest,
+        TaskInfo,
+        TaskStatus,
+        TextBlock,
+        Verdict,
+    )
+    from .verdict._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
+
+_MODULES: Final[dict[str, tuple[str, ...]]] = {
+    "verdict._classify": ("AbsentResultType", "DEFAULT_LIMITS", "Limits", "classify"),
+    "verdict._kind": ("Kind",),
+    "verdict._verdict": ("AudioBlock", "ContentBlock", "ElicitationRequest", "EmbeddedResourceBlock", "ErrorInfo",
+                         "ImageBlock", "InputRequest", "JSON", "ResourceLinkBlock", "RootsRequest",
+                         "SamplingRequest", "TaskInfo", "TaskStatus", "TextBlock", "Verdict"),
+    "verdict._findings": ("Finding", "RULES", "Rule"),
+    "verdict._versions": ("LATEST_VERSION", "TASKS_EXTENSION", "VERSIONS"),
+    "judgement._check": ("ContentCheck", "Expectation", "ExpectationResult", "SuspectMatch", "check_output"),
+    "judgement._schema": ("DEFAULT_SCHEMA_LIMITS", "SUPPORTED_DIALECTS", "SchemaLimits"),
+    "judgement._suspect": ("DEFAULT_SUSPECTS", "Suspect"),
+    "judgement._outcome": ("Attempt", "Observation", "Observe", "Outcome", "Stage", "evaluate", "run_observation",
+                           "settle"),
+    "judgement._decide": ("Action", "DEFAULT_RETRY", "Decision", "POLICY", "PolicyRow", "RetryPolicy", "decide"),
+    "client": ("CallRecord", "ElicitAnswer", "HandlerError", "Handlers", "Round", "VerdictClient"),
+}
+_WHERE: Final = {name: module for module, names in _MODULES.items() for name in names}
+"""Where each public name lives. ``import mcp_verdict`` imports none of it: a name loads its
+module on first use (PEP 562), so ``from mcp_verdict import classify`` pays for the verdict
+layer alone, and the client's names (extra ``[client]``) load the SDK only when touched."""
 
 
 def __getattr__(name: str) -> Any:
-    """The client's names load on first use: the core does not import the SDK."""
-    if name in _CLIENT:
-        from . import client
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcp_verdict' has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
 
-        return getattr(client, name)
-    raise AttributeError(f"module 'mcp_verdict' has no attribute {name!r}")
 
-__all__ = [  # noqa: RUF022 - grouped: the core, then the client (loaded lazily)
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_WHERE])
+
+
+__all__ = [  # noqa: RUF022 - grouped: the core, then the client
     "DEFAULT_LIMITS",
     "DEFAULT_RETRY",
     "DEFAULT_SCHEMA_LIMITS",
