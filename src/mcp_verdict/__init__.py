@@ -36,10 +36,12 @@ from .verdict._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
 
 if TYPE_CHECKING:
     from .client import CallRecord, ElicitAnswer, HandlerError, Handlers, Round, VerdictClient
+    from .tap import VerdictError, VerdictTap
 
 __version__ = "0.1.0"
 
 _CLIENT: Final = frozenset({"CallRecord", "ElicitAnswer", "HandlerError", "Handlers", "Round", "VerdictClient"})
+_TAP: Final = frozenset({"VerdictError", "VerdictTap"})
 
 
 def __getattr__(name: str) -> Any:
@@ -48,6 +50,10 @@ def __getattr__(name: str) -> Any:
         from . import client
 
         return getattr(client, name)
+    if name in _TAP:
+        from . import tap
+
+        return getattr(tap, name)
     raise AttributeError(f"module 'mcp_verdict' has no attribute {name!r}")
 
 __all__ = [  # noqa: RUF022 - grouped: the core, then the client (loaded lazily)
@@ -103,6 +109,8 @@ __all__ = [  # noqa: RUF022 - grouped: the core, then the client (loaded lazily)
     "Handlers",
     "Round",
     "VerdictClient",
+    "VerdictError",
+    "VerdictTap",
     "check_output",
     "classify",
     "decide",

@@ -8,11 +8,13 @@ frame, each server-sent event one frame (read by the shared WHATWG parser,
 ``accept-encoding: identity`` keeps the recorded bytes the message bytes. One client is one
 connection of the tap.
 
-The SDK is left to do what it does; two things are made prompt: a JSON body that is not JSON at
+The SDK is left to do what it does; three things are made prompt: a JSON body that is not JSON at
 all (no SDK can read it; 1.x would leave its call waiting for the timeout) is handed to the SDK
 as a JSON-RPC parse error for the request it answers, and an HTTP failure is recorded for the
-exchange so the call's verdict says what it was (``transport.error``). The verdict always reads
-the recorded bytes.
+exchange so the call's verdict says what it was (``transport.error``); and, for mcp 1.x (httpx),
+a JSON-RPC error answering a request in an HTTP 4xx body (as 2026-07-28 servers send -32602) is
+handed to the SDK with status 200 — 1.x raises any 4xx out of its transport task and ends the
+whole session, where 2.x reads the error. The verdict always reads the recorded status and bytes.
 """
 
 from __future__ import annotations
@@ -166,7 +168,10 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
             session = response.headers.get("mcp-session-id")
             if session:
                 info["session"] = session
-            return lib.Response(response.status_code, headers=response.headers,
+            status = response.status_code
+            if library == "httpx" and status >= 400 and answers_request and content_type.startswith("application/json"):
+                status = 200  # mcp 1.x raises any 4xx out of its transport task, ending the session
+            return lib.Response(status, headers=response.headers,
                                 stream=Tee(response.stream, self._tap, self._conn, info, content_type,
                                            answers_request),
                                 request=request, extensions=response.extensions)
