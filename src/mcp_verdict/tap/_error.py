@@ -19,10 +19,12 @@ from ..verdict._verdict import Verdict, make_verdict
 class VerdictError(Exception):
     """A ``tools/call`` whose verdict must not pass as success."""
 
-    def __init__(self, outcome: Outcome, message: str | None = None) -> None:
+    def __init__(self, outcome: Outcome, message: str | None = None, *, response: bytes | None = None) -> None:
         self.outcome = outcome
         self.verdict: Verdict = outcome.verdict
         self.decision: Decision = outcome.decision
+        self.response = response
+        """The answer's exact bytes, when one arrived."""
         super().__init__(message or describe(outcome))
 
     def __reduce__(self) -> tuple[type[VerdictError], tuple[Outcome, str]]:

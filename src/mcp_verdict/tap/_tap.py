@@ -149,7 +149,7 @@ class Judged:
         """The outcome; raises :class:`VerdictError` when its verdict is ``unclassified``."""
         outcome = self.outcome
         if outcome.verdict.kind is Kind.UNCLASSIFIED:
-            raise VerdictError(outcome)
+            raise VerdictError(outcome, response=self.calls[-1].response)
         return outcome
 
 
