@@ -11,7 +11,9 @@ exact bytes through the tap::
   ``resultType``, a broken frame, a timeout) raises :class:`~mcp_verdict.VerdictError` from
   ``call_tool`` and ``call_tool_mcp`` — also with ``raise_on_error=False``, which would hand the
   application the lenient parse as a plain result;
-- a tool error stays FastMCP's ``ToolError``; a protocol error stays the SDK's ``MCPError``;
+- so does a protocol error whose effect is unknown (-32603 after a write was sent: the decision is
+  ``check_state``); a tool error stays FastMCP's ``ToolError``, any other protocol error the SDK's
+  ``MCPError``;
 - ``input_required`` goes to FastMCP's own handlers (elicitation, sampling) as before: each round
   is judged, and the final round decides.
 
@@ -41,7 +43,7 @@ from fastmcp.server.middleware import Middleware  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from ..judgement._check import Expectation  # noqa: E402
-from ..judgement._decide import RetryPolicy  # noqa: E402
+from ..judgement._decide import Action, RetryPolicy  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ..tap._tap import WriteProxy  # noqa: E402
 from ..verdict._kind import Kind  # noqa: E402
@@ -70,7 +72,7 @@ def _strict_session(base: type[Any], tap: VerdictTap, conn: dict[str, str],
             outcome, result, judged = await run_judged(tap, self, name, lambda: stock(name, arguments, *args,
                                                                                     **kwargs),
                                                        retry=_ONE_ATTEMPT, judge_options=judge_options)
-            if outcome.verdict.kind is Kind.UNCLASSIFIED:
+            if outcome.verdict.kind is Kind.UNCLASSIFIED or outcome.decision.action is Action.CHECK_STATE:
                 raise VerdictError(outcome, response=judged.calls[-1].response)
             if judged.error is not None:
                 raise judged.error  # a protocol error: the SDK's own MCPError, as FastMCP expects
