@@ -49,9 +49,9 @@ async def run_judged(tap: VerdictTap, session: Any, name: str, send: Callable[[]
                 result = await send()
             except Exception as exc:
                 judged.error = exc
-                if not judged.sent:
+                if not judged.any_sent:
                     raise
-        if not judged.sent:
+        if not judged.any_sent:
             raise RuntimeError(f"the call of {name!r} sent no tools/call request")
         outcome = judged.outcome
         decision = decide(outcome, attempt=attempt, retry=retry)

@@ -61,6 +61,8 @@ class _Conn:
     failures: dict[int, str] = field(default_factory=dict)
     """HTTP: what went wrong in an exchange without a JSON-RPC answer (status, broken body)."""
     not_sent: set[tuple[str, Any]] = field(default_factory=set)
+    tool_calls: deque[tuple[Any, str | None]] = field(default_factory=lambda: deque(maxlen=256))
+    """HTTP: the tools/call requests sent (id, tool name), for blocks that opened this connection."""
     closed: str | None = None
     proxy: WriteProxy | None = None
 
@@ -117,16 +119,30 @@ class Judged:
         self._options = dict(options)
         self.sent: list[tuple[WriteProxy, Any, str | None]] = []
         """(proxy, request id, tool name) of every tools/call sent, in order."""
+        self.opened: list[str] = []
+        """Connections opened inside the block (a stack that connects per call): their tools/call
+        requests belong to the block when no proxy saw one."""
         self.error: BaseException | None = None
         """What the SDK raised, if anything (the verdict comes from the wire all the same)."""
         self._cache: tuple[int, list[TapCall]] | None = None
 
+    def _targets(self) -> list[tuple[WriteProxy | str, Any, str | None]]:
+        if self.sent:
+            return list(self.sent)
+        return [(conn, rid, name) for conn in self.opened for rid, name in self._tap._tool_calls(conn)]
+
+    @property
+    def any_sent(self) -> bool:
+        """A tools/call of this block reached the transport."""
+        return bool(self._targets())
+
     @property
     def calls(self) -> list[TapCall]:
         """Every tools/call of the block, judged (a round-trip retry is a call of its own)."""
-        if self._cache is None or self._cache[0] != len(self.sent):
-            self._cache = (len(self.sent), [self._tap._judge(proxy, rid, name, self._options, self.error)
-                                            for proxy, rid, name in self.sent])
+        targets = self._targets()
+        if self._cache is None or self._cache[0] != len(targets):
+            self._cache = (len(targets), [self._tap._judge(target, rid, name, self._options, self.error)
+                                          for target, rid, name in targets])
         return self._cache[1]
 
     @property
@@ -187,6 +203,9 @@ class VerdictTap:
     def _open(self, transport: Literal["stdio", "http"], note: str) -> str:
         conn = f"{self.name}-{next(self._numbers)}"
         state = self._conns[conn] = _Conn(conn, transport)
+        judged = _CURRENT.get()
+        if judged is not None:
+            judged.opened.append(conn)
         if self.log is not None:
             self.log.write(FrameRecord(conn, next(state.seq), time.time(), "c2s", "open", note=note,
                                        transport=transport))
@@ -236,6 +255,9 @@ class VerdictTap:
             look = peek(data)
             if look.kind == "request":
                 key = id_key(look.id)
+                if look.method == "tools/call":
+                    name = look.params.get("name")
+                    state.tool_calls.append((look.id, name if isinstance(name, str) else None))
                 if http is not None and isinstance(http.get("exchange"), int):
                     state.exchange_of[key] = http["exchange"]
                     if len(state.exchange_of) > _KEEP:
@@ -388,9 +410,9 @@ class VerdictTap:
                 await session.call_tool(name, dict(arguments or {}), **dict(call_options or {}))
             except Exception as exc:
                 judged.error = exc
-                if not judged.sent:
+                if not judged.any_sent:
                     raise
-        if not judged.sent:
+        if not judged.any_sent:
             raise RuntimeError(f"{type(session).__name__}.call_tool sent no tools/call request")
         outcome = judged.outcome
         if observe is not None:
@@ -401,9 +423,13 @@ class VerdictTap:
             outcome = replace(outcome, request_sent=last.outcome.request_sent)
         return outcome
 
-    def _judge(self, proxy: WriteProxy, request_id: Any, name: str | None, options: Mapping[str, Any],
+    def _tool_calls(self, conn: str) -> list[tuple[Any, str | None]]:
+        state = self._conns.get(conn)
+        return list(state.tool_calls) if state is not None else []
+
+    def _judge(self, target: WriteProxy | str, request_id: Any, name: str | None, options: Mapping[str, Any],
                error: BaseException | None) -> TapCall:
-        state = self._conn_of(proxy)
+        state = self._conns.get(target) if isinstance(target, str) else self._conn_of(target)
         key = id_key(request_id)
         limits = options.get("limits") or self.limits
         absent = options.get("absent_result_type") or self.absent_result_type
