@@ -24,6 +24,7 @@ from mcp_verdict import Kind, VerdictError, VerdictTap, demo
 from mcp_verdict.frames import FrameRecord, read, schema
 
 from .peers import DEMO_CASES, DEMO_STDIO, everything_http, everything_stdio
+from .readme_table import CASES, cell, check_row
 
 Factory = Callable[[VerdictTap], Any]
 
@@ -259,3 +260,27 @@ def test_a_plain_client_session_over_the_tap() -> None:
     outcome = run(scenario)
     assert outcome.verdict.kind is Kind.UNCLASSIFIED
     assert "json.duplicate_key" in [f.code for f in outcome.verdict.errors]
+
+
+def test_the_official_sdk_row_of_the_readme_table() -> None:
+    """Before: what ``Client.call_tool`` returns; after: the tap's outcome for the same call."""
+    async def scenario() -> tuple[list[str], list[str]]:
+        tap = VerdictTap()
+        before, after = [], []
+        async with demo_client(tap, "stdio") as client:
+            for name in CASES:
+                arguments = {"amount_cents": 5} if name == "charge_card" else {}
+                async with tap.judging(client) as judged:
+                    result = await client.call_tool(name, arguments)
+                before.append("is_error=True" if result.is_error else "success")
+                after.append(f"{judged.verdict.kind.value} ({judged.outcome.decision.action.value})")
+            async with tap.judging(client) as judged:
+                try:
+                    await client.call_tool("slow_write", {"key": "sdk-row", "seconds": 1}, read_timeout_seconds=0.3)
+                except Exception as exc:
+                    before.append(f"1 run, {type(exc).__name__}")
+            after.append(f"1 run, {judged.verdict.kind.value} ({judged.outcome.decision.action.value})")
+        return before, after
+
+    before, after = run(scenario)
+    check_row("official SDK `ClientSession`/`Client`", [cell(b, a) for b, a in zip(before, after, strict=True)])

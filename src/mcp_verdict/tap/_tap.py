@@ -124,7 +124,10 @@ class Judged:
         requests belong to the block when no proxy saw one."""
         self.error: BaseException | None = None
         """What the SDK raised, if anything (the verdict comes from the wire all the same)."""
-        self._cache: tuple[int, list[TapCall]] | None = None
+        self.tokens: list[list[Any]] = []
+        """Per tools/call sent: what each observer kept when it was sent (a span...)."""
+        self._done: list[TapCall] = []
+        self._eager: dict[int, TapCall] = {}
 
     def _targets(self) -> list[tuple[WriteProxy | str, Any, str | None]]:
         if self.sent:
@@ -138,12 +141,18 @@ class Judged:
 
     @property
     def calls(self) -> list[TapCall]:
-        """Every tools/call of the block, judged (a round-trip retry is a call of its own)."""
+        """Every tools/call of the block, judged (a round-trip retry is a call of its own); a call
+        whose answer arrived is judged when it arrives, the others when first asked for."""
         targets = self._targets()
-        if self._cache is None or self._cache[0] != len(targets):
-            self._cache = (len(targets), [self._tap._judge(target, rid, name, self._options, self.error)
-                                          for target, rid, name in targets])
-        return self._cache[1]
+        while len(self._done) < len(targets):
+            index = len(self._done)
+            call = self._eager.pop(index, None)
+            if call is None:
+                target, rid, name = targets[index]
+                call = self._tap._judge(target, rid, name, self._options, self.error)
+                self._tap._observe(call, self.tokens[index] if index < len(self.tokens) else [])
+            self._done.append(call)
+        return self._done
 
     @property
     def outcomes(self) -> list[Outcome]:
@@ -196,6 +205,12 @@ class VerdictTap:
         self._conns: dict[str, _Conn] = {}
         self._numbers = itertools.count(1)
         self._unlinked: list[WriteProxy] = []
+        self._claims: dict[tuple[str, tuple[str, Any]], tuple[Judged, int]] = {}
+        self.observers: list[Any] = []
+        """Told of every judged call (``mcp_verdict.otel.instrument`` adds one): ``sent(name,
+        request_id)`` in the caller's task when the request is written, returning a token, and
+        ``judged(call, token)`` once the call is judged — when its answer arrives, if the
+        connection is known then, so the stack's own span for the call is still open."""
         self.history: deque[TapCall] = deque(maxlen=1000)
         """The last judged calls, oldest first."""
 
@@ -274,12 +289,30 @@ class VerdictTap:
                     self._tools(state, exchange)
                 key = id_key(exchange.request_id)
                 state.answered[key] = exchange
+                claim = self._claims.pop((conn, key), None) if exchange.method == "tools/call" else None
+                if claim is not None:
+                    self._judge_now(claim, exchange, state)
                 state.answered.move_to_end(key)
                 if len(state.answered) > _KEEP:
                     state.answered.popitem(last=False)
             elif isinstance(event, Stray) and direction == "s2c":
                 state.strays.append(event)
         return events
+
+    def _judge_now(self, claim: tuple[Judged, int], exchange: Exchange, state: _Conn) -> None:
+        judged, index = claim
+        if index in judged._eager or index < len(judged._done):
+            return
+        call = self._judge(state.id, exchange.request_id, exchange.tool, judged._options, None, exchange)
+        judged._eager[index] = call
+        self._observe(call, judged.tokens[index] if index < len(judged.tokens) else [])
+
+    def _observe(self, call: TapCall, tokens: list[Any]) -> None:
+        for observer, token in zip(self.observers, tokens or [None] * len(self.observers), strict=False):
+            try:
+                observer.judged(call, token)
+            except Exception:  # an observer's failure never changes a verdict
+                continue
 
     @staticmethod
     def _tools(state: _Conn, exchange: Exchange) -> None:
@@ -308,7 +341,13 @@ class VerdictTap:
         judged = _CURRENT.get()
         if judged is not None and method == "tools/call":
             name = params.get("name") if isinstance(params, Mapping) else getattr(params, "name", None)
-            judged.sent.append((proxy, request_id, name if isinstance(name, str) else None))
+            name = name if isinstance(name, str) else None
+            judged.sent.append((proxy, request_id, name))
+            judged.tokens.append([observer.sent(name, request_id) for observer in self.observers])
+            if proxy.conn is not None:
+                self._claims[(proxy.conn, id_key(request_id))] = (judged, len(judged.sent) - 1)
+                if len(self._claims) > _KEEP:
+                    del self._claims[next(iter(self._claims))]
         if proxy.conn is None:
             plain = params if isinstance(params, Mapping) or params is None else _dump(params)
             proxy.sent.append((method, id_key(request_id), plain))
@@ -428,14 +467,14 @@ class VerdictTap:
         return list(state.tool_calls) if state is not None else []
 
     def _judge(self, target: WriteProxy | str, request_id: Any, name: str | None, options: Mapping[str, Any],
-               error: BaseException | None) -> TapCall:
+               error: BaseException | None, answered: Exchange | None = None) -> TapCall:
         state = self._conns.get(target) if isinstance(target, str) else self._conn_of(target)
         key = id_key(request_id)
         limits = options.get("limits") or self.limits
         absent = options.get("absent_result_type") or self.absent_result_type
         trusted = options.get("trusted_server")
         trusted = self.trusted_server if trusted is None else trusted
-        exchange = state.answered.get(key) if state is not None else None
+        exchange = answered or (state.answered.get(key) if state is not None else None)
         tool = options.get("tool") or (state.tools.get(name) if state is not None and name else None) \
             or (self.tool(name) if name else None)
         sent = not (state is not None and key in state.not_sent)
