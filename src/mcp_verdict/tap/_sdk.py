@@ -85,13 +85,20 @@ def sdk() -> SDK:
 
 
 def request_of(session_message: Any) -> tuple[str, Any, Any] | None:
-    """(method, id, params) when a SessionMessage holds a request, else None."""
-    message: Any = getattr(session_message, "message", None)
-    inner: Any = getattr(message, "root", message)
-    method = getattr(inner, "method", None)
-    if not isinstance(method, str) or not hasattr(inner, "id"):
+    """(method, id, params) when a SessionMessage holds a request, else None.
+
+    Reads the models' fields from their ``__dict__`` (pydantic keeps them there): a missing
+    attribute on a pydantic model is an exception raised and caught inside ``getattr``, which
+    would cost more than the rest of the tap's work on a call."""
+    fields = getattr(session_message, "__dict__", None) or {}
+    message: Any = fields.get("message")
+    inner = getattr(message, "__dict__", None) or {}
+    if "root" in inner:  # 1.x: JSONRPCMessage is a root model
+        inner = getattr(inner["root"], "__dict__", None) or {}
+    method = inner.get("method")
+    if not isinstance(method, str) or "id" not in inner:
         return None
-    return method, inner.id, getattr(inner, "params", None)
+    return method, inner["id"], inner.get("params")
 
 
 def session_of(target: Any) -> Any:

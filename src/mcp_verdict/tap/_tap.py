@@ -23,8 +23,8 @@ import contextvars
 import itertools
 import time
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
 from os import PathLike
 from typing import Any, Final, Literal
@@ -43,7 +43,11 @@ from ._sdk import request_of, session_of, write_stream_of
 
 Direction = Literal["c2s", "s2c"]
 _KEEP: Final = 4096
-"""Answered exchanges kept per connection for calls whose binding comes late (bounded memory)."""
+"""Per connection: request exchanges and failures remembered (bounded memory)."""
+_UNCLAIMED: Final = 256
+"""Per connection: tools/call answers kept for a judging block that learns its call's id late
+(a session linked by content, a connection opened inside the block); a claimed call is judged
+when its answer arrives and nothing of it is kept."""
 _CURRENT: Final[contextvars.ContextVar[Judged | None]] = contextvars.ContextVar("mcp_verdict_tap_call",
                                                                                 default=None)
 
@@ -178,6 +182,32 @@ class Judged:
         return outcome
 
 
+class _Judging:
+    """The judging block: sets the context variable the write proxies read (cheaper than a
+    generator-based context manager, and usable with ``with`` and ``async with``)."""
+
+    __slots__ = ("_judged", "_token")
+
+    def __init__(self, judged: Judged) -> None:
+        self._judged = judged
+        self._token: contextvars.Token[Judged | None] | None = None
+
+    def __enter__(self) -> Judged:
+        self._token = _CURRENT.set(self._judged)
+        return self._judged
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _CURRENT.reset(self._token)
+            self._token = None
+
+    async def __aenter__(self) -> Judged:
+        return self.__enter__()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.__exit__()
+
+
 class VerdictTap:
     """Records MCP connections at the byte level and judges their ``tools/call`` answers.
 
@@ -211,7 +241,7 @@ class VerdictTap:
         request_id)`` in the caller's task when the request is written, returning a token, and
         ``judged(call, token)`` once the call is judged — when its answer arrives, if the
         connection is known then, so the stack's own span for the call is still open."""
-        self.history: deque[TapCall] = deque(maxlen=1000)
+        self.history: deque[TapCall] = deque(maxlen=100)
         """The last judged calls, oldest first."""
 
     # -- connections ----------------------------------------------------------------------------
@@ -287,13 +317,16 @@ class VerdictTap:
                     continue
                 if exchange.method == "tools/list":
                     self._tools(state, exchange)
+                if exchange.method != "tools/call":
+                    continue
                 key = id_key(exchange.request_id)
-                state.answered[key] = exchange
-                claim = self._claims.pop((conn, key), None) if exchange.method == "tools/call" else None
-                if claim is not None:
+                claim = self._claims.pop((conn, key), None)
+                if claim is not None:  # judged now, while the stack's span for the call is open
                     self._judge_now(claim, exchange, state)
+                    continue
+                state.answered[key] = exchange  # for a call whose block learns its id later
                 state.answered.move_to_end(key)
-                if len(state.answered) > _KEEP:
+                if len(state.answered) > _UNCLAIMED:
                     state.answered.popitem(last=False)
             elif isinstance(event, Stray) and direction == "s2c":
                 state.strays.append(event)
@@ -334,13 +367,15 @@ class VerdictTap:
 
     # -- linking proxies to connections -----------------------------------------------------------
     def _sent(self, proxy: WriteProxy, item: Any) -> None:
+        judged = _CURRENT.get()
+        if judged is None and proxy.conn is not None:
+            return  # nothing to note: no judged call, and the connection is known
         request = request_of(item)
         if request is None:
             return
         method, request_id, params = request
-        judged = _CURRENT.get()
         if judged is not None and method == "tools/call":
-            name = params.get("name") if isinstance(params, Mapping) else getattr(params, "name", None)
+            name = params.get("name") if type(params) is dict else getattr(params, "name", None)
             name = name if isinstance(name, str) else None
             judged.sent.append((proxy, request_id, name))
             judged.tokens.append([observer.sent(name, request_id) for observer in self.observers])
@@ -405,8 +440,7 @@ class VerdictTap:
         return proxy
 
     # -- judging ------------------------------------------------------------------------------------
-    @asynccontextmanager
-    async def judging(self, session: Any = None, **judge_options: Any) -> AsyncIterator[Judged]:
+    def judging(self, session: Any = None, **judge_options: Any) -> _Judging:
         """Judge every ``tools/call`` the code inside the block sends (in this task)::
 
             async with tap.judging(session) as judged:
@@ -414,17 +448,12 @@ class VerdictTap:
             judged.outcome            # or judged.check(): raises VerdictError when unclassified
 
         ``session`` is needed once for a session the tap did not build the streams of; the
-        options are those of :meth:`call_tool`.
+        options are those of :meth:`call_tool`. (A plain ``with`` works as well as ``async with``.)
         """
         _check_options(judge_options)
         if session is not None:
             self.proxy(session)
-        judged = Judged(self, judge_options)
-        token = _CURRENT.set(judged)
-        try:
-            yield judged
-        finally:
-            _CURRENT.reset(token)
+        return _Judging(Judged(self, judge_options))
 
     async def call_tool(self, session: Any, name: str, arguments: Mapping[str, Any] | None = None, *,
                         expect: Expectation | Sequence[Expectation] | None = None, observe: Observe | None = None,
