@@ -12,6 +12,8 @@ Side by side in one process, on the same request and answer bytes, per call:
   when its answer arrives (classify + the content check); the difference to ``judgement`` is the
   tap's overhead;
 - ``tap + frame log``: the same with every frame written to a frame log (a temporary file);
+- ``Tracker pair``: the shared ``frames.Tracker`` alone fed the request and the answer (the part
+  of the tap's overhead that is the frames layer's, shared with the proxy and the audit);
 - ``orjson.loads`` of the answer: the machine's speed in the same rounds, so a run on a busy
   machine can be read against a quiet one (the overhead is also printed as a multiple of it).
 
@@ -34,6 +36,7 @@ import orjson
 from mcp.shared.message import SessionMessage
 
 from mcp_verdict import VerdictTap, classify, evaluate
+from mcp_verdict.frames import Tracker
 
 TOOL = {"name": "get_forecast", "inputSchema": {"type": "object"},
         "outputSchema": {"type": "object", "properties": {"city": {"type": "string"},
@@ -79,7 +82,9 @@ def main() -> None:
         log_conn, log_proxy = tapped(logged)
 
         async def one_round() -> dict[str, float]:
-            totals = dict.fromkeys(("orjson.loads", "classify", "judgement", "tap", "tap + frame log"), 0.0)
+            totals = dict.fromkeys(("orjson.loads", "classify", "judgement", "Tracker pair", "tap", "tap + frame log"),
+                                   0.0)
+            tracker = Tracker()
             clock = time.perf_counter
             for _ in range(calls):  # the columns interleaved call by call: the same machine for each
                 i = next(ids)
@@ -106,6 +111,10 @@ def main() -> None:
                     totals[which] += clock() - t3
                 totals["classify"] += t1 - t0
                 totals["judgement"] += t2 - t1
+                t4 = clock()
+                tracker.feed("bench", "c2s", sent, at=0.0, seq=2 * i)
+                tracker.feed("bench", "s2c", data, at=0.0, seq=2 * i + 1)
+                totals["Tracker pair"] += clock() - t4
             return {name: value / calls * 1e6 for name, value in totals.items()}
 
         loop = asyncio.new_event_loop()
@@ -121,6 +130,9 @@ def main() -> None:
     ratio = statistics.median((r["tap"] - r["judgement"]) / r["orjson.loads"] for r in results)
     print(f"  tap overhead beside the judgement: {overhead:6.2f} µs (target ≤ 15) = {ratio:.1f}× orjson.loads "
           "of the answer in the same rounds")
+    own = statistics.median(r["tap"] - r["judgement"] - r["Tracker pair"] for r in results)
+    print(f"  of which the shared Tracker (frames/) pairing the two frames: {med['Tracker pair']:6.2f} µs; "
+          f"the tap's own work: {own:6.2f} µs")
     print(f"  ... with the frame log:            {logged_overhead:6.2f} µs")
 
 

@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_verdict import VerdictError, demo
 from mcp_verdict.integrations.fastmcp import UPSTREAM_REFUSED, StrictTransport, VerdictMiddleware
 
-from .peers import DEMO_STDIO, everything_stdio
+from .peers import DEMO_STDIO, everything_http, everything_stdio
 from .readme_table import CASES, cell, check_row
 
 
@@ -130,10 +130,12 @@ def test_the_proxy_answers_a_refused_upstream_answer_with_a_json_rpc_error() -> 
     assert [f["code"] for f in data["findings"]] == ["result.is_error"] and len(data["sha256"]) == 64
 
 
-def test_fifty_concurrent_calls_answered_out_of_order() -> None:
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_fifty_concurrent_calls_answered_out_of_order(transport: str) -> None:
     async def scenario() -> dict[int, str]:
         results: dict[int, str] = {}
-        async with Client(StrictTransport(DEMO_STDIO)) as client:
+        async with demo.serve_http() as url, Client(StrictTransport(DEMO_STDIO if transport == "stdio" else url)) \
+                as client:
             async def one(i: int) -> None:
                 result = await client.call_tool("slow_echo", {"text": f"call {i}", "seconds": (50 - i) * 0.005})
                 results[i] = result.structured_content["text"]
@@ -146,10 +148,17 @@ def test_fifty_concurrent_calls_answered_out_of_order() -> None:
     assert run(scenario) == {i: f"call {i}" for i in range(50)}
 
 
-def test_server_everything() -> None:
-    async def scenario() -> tuple[Any, Any]:
-        async with Client(StrictTransport(everything_stdio())) as client:
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_server_everything(transport: str) -> None:
+    async def calls(target: StrictTransport) -> tuple[Any, Any]:
+        async with Client(target) as client:
             return await client.call_tool("echo", {"message": "hi"}), await attempt(client, "get-sum", {"a": 2})
+
+    async def scenario() -> tuple[Any, Any]:
+        if transport == "stdio":
+            return await calls(StrictTransport(everything_stdio()))
+        with everything_http() as url:
+            return await calls(StrictTransport(url))
 
     echo, bad = run(scenario)
     assert "hi" in echo.content[0].text

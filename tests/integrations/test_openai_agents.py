@@ -18,16 +18,15 @@ from agents.tool_context import ToolContext
 from mcp_verdict import demo
 from mcp_verdict.integrations.openai_agents import StrictMCPServerStdio, StrictMCPServerStreamableHttp
 
-from .peers import DEMO_STDIO, everything_stdio
+from .peers import DEMO_STDIO, everything_http, everything_stdio
 from .readme_table import CASES, cell, check_row
 
-OPTIONS: dict[str, Any] = {"max_retry_attempts": 2, "retry_backoff_seconds_base": 0.05,
-                           "client_session_timeout_seconds": 0.5}
+OPTIONS: dict[str, Any] = {"max_retry_attempts": 2, "retry_backoff_seconds_base": 0.05}
 
 
 @asynccontextmanager
 async def server(strict: bool, transport: str, command: list[str] | None = None,
-                 timeout: float = 0.5) -> AsyncIterator[Any]:
+                 timeout: float = 2.0) -> AsyncIterator[Any]:
     options = {**OPTIONS, "client_session_timeout_seconds": timeout, "cache_tools_list": True}
     if transport == "stdio":
         command = command or DEMO_STDIO
@@ -78,8 +77,8 @@ def test_what_the_model_sees_without_and_with_mcp_verdict(transport: str) -> Non
             async with server(strict, transport) as target:
                 outputs = [text(await invoke(target, name, {"amount_cents": 5} if name == "charge_card" else {}))
                            for name in CASES]
-                outputs.append(text(await invoke(target, "slow_write", {"key": key, "seconds": 1.5})))
-                await anyio.sleep(1.2)  # every execution the stock retries caused has answered by now
+                outputs.append(text(await invoke(target, "slow_write", {"key": key, "seconds": 4})))
+                await anyio.sleep(4.2)  # every execution the stock retries caused has answered by now
                 count = json.loads(text(await invoke(target, "write_count", {"key": key})))["executions"]
             out[strict] = ([seen(o) for o in outputs], count)
         return out
@@ -124,11 +123,24 @@ def test_fifty_concurrent_tool_calls_answered_out_of_order() -> None:
     assert run(scenario) == {i: f"call {i}" for i in range(50)}
 
 
-def test_server_everything() -> None:
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_server_everything(transport: str) -> None:
     async def scenario() -> tuple[str, str]:
-        async with server(True, "stdio", command=everything_stdio(), timeout=20) as target:
+        if transport == "stdio":
+            context: Any = server(True, "stdio", command=everything_stdio(), timeout=20)
+        else:
+            context = everything_server_over_http()
+        async with context as target:
             return text(await invoke(target, "echo", {"message": "hi"})), text(await invoke(target, "get-sum",
                                                                                              {"a": 2, "b": 40}))
 
     echo, total = run(scenario)
     assert "hi" in echo and "42" in total
+
+
+@asynccontextmanager
+async def everything_server_over_http() -> AsyncIterator[Any]:
+    with everything_http() as url:
+        async with StrictMCPServerStreamableHttp({"url": url, "timeout": 20}, client_session_timeout_seconds=20,
+                                                 cache_tools_list=True) as target:
+            yield target

@@ -18,7 +18,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from mcp_verdict import VerdictError, demo
 from mcp_verdict.integrations.pydantic_ai import strict_toolset
 
-from .peers import DEMO_STDIO, everything_stdio
+from .peers import DEMO_STDIO, everything_http, everything_stdio
 from .readme_table import CASES, cell, check_row
 
 WORDS = {"success": "return", "retried": "ModelRetry", "failed": "failed return"}
@@ -54,17 +54,17 @@ def test_what_the_model_receives_without_and_with_mcp_verdict(transport: str) ->
         async with demo.serve_http() as url:
             for strict in (False, True):
                 if strict:
-                    toolset: Any = strict_toolset(url if transport == "http" else DEMO_STDIO, read_timeout=0.5,
+                    toolset: Any = strict_toolset(url if transport == "http" else DEMO_STDIO, read_timeout=2,
                                                   max_retries=2)
                 else:
                     toolset = MCPToolset(url if transport == "http" else StdioTransport(DEMO_STDIO[0], DEMO_STDIO[1:]),
-                                         read_timeout=0.5, max_retries=2)
+                                         read_timeout=2, max_retries=2)
                 key = f"pydantic-{transport}-{strict}"
                 async with toolset:  # one connection (one stdio server process) for the whole scenario
                     seen = [await ask(toolset, name, {"amount_cents": 5} if name == "charge_card" else {})
                             for name in CASES]
-                    seen.append(await ask(toolset, "slow_write", {"key": key, "seconds": 1.0}))
-                    await anyio.sleep(0.9)
+                    seen.append(await ask(toolset, "slow_write", {"key": key, "seconds": 4}))
+                    await anyio.sleep(4.2)  # every execution has answered by now
                     count = (await toolset.direct_call_tool("write_count", {"key": key}))["executions"]
                 out[strict] = (seen, count)
         return out
@@ -113,9 +113,46 @@ def test_a_process_tool_call_of_your_own_still_runs() -> None:
     assert called == ["string_is_error"] and seen == "failed return"
 
 
-def test_server_everything() -> None:
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_server_everything(transport: str) -> None:
     async def scenario() -> tuple[str, str]:
-        return await ask(strict_toolset(everything_stdio()), "echo", {"message": "hi"})
+        if transport == "stdio":
+            return await ask(strict_toolset(everything_stdio()), "echo", {"message": "hi"})
+        with everything_http() as url:
+            return await ask(strict_toolset(url), "echo", {"message": "hi"})
 
     seen, content = run(scenario)
     assert seen == "return" and "hi" in content
+
+
+def test_fifty_tool_calls_in_one_model_response_answered_out_of_order() -> None:
+    """pydantic-ai runs the tool calls of one model response concurrently."""
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        returns = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+        if not returns:
+            return ModelResponse(parts=[ToolCallPart("slow_echo", {"text": f"call {i}", "seconds": (50 - i) * 0.005},
+                                                     tool_call_id=f"c{i}") for i in range(50)])
+        texts: list[tuple[str, Any]] = [(p.tool_call_id, p.content) for p in returns]
+        return ModelResponse(parts=[TextPart("|".join(f"{call}={content['text']}" for call, content in texts))])
+
+    async def scenario() -> str:
+        result = await Agent(FunctionModel(respond), toolsets=[strict_toolset(DEMO_STDIO)]).run("go")
+        return str(result.output)
+
+    pairs = dict(item.split("=") for item in run(scenario).split("|"))
+    assert pairs == {f"c{i}": f"call {i}" for i in range(50)}
+
+
+# pydantic-ai warns that a modern (2026-07-28) session cannot ask for input; FastMCP's client answers
+# input_required results (multi round-trip) with the same handler, as this test shows.
+@pytest.mark.filterwarnings("ignore:`elicitation_handler` will never be called")
+def test_input_required_goes_to_the_toolsets_elicitation_handler() -> None:
+    async def elicit(message: str, response_type: Any, params: Any, context: Any) -> Any:
+        return {"confirm": True}
+
+    async def scenario() -> tuple[str, str]:
+        return await ask(strict_toolset(DEMO_STDIO, elicitation_handler=elicit), "confirm_delete",
+                         {"path": "/tmp/report.txt"})
+
+    seen, content = run(scenario)
+    assert seen == "return" and "'deleted': True" in content
