@@ -31,7 +31,7 @@ from typing import Any, Final, Literal
 
 from ..frames import Answered, Exchange, FrameLogWriter, FrameRecord, Stray, Tracker, id_key, peek
 from ..judgement._check import Expectation
-from ..judgement._outcome import Observe, Outcome, settle
+from ..judgement._outcome import Observe, Outcome, evaluate, settle
 from ..judgement._schema import DEFAULT_SCHEMA_LIMITS, SchemaLimits
 from ..judgement._suspect import DEFAULT_SUSPECTS, Suspect
 from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
@@ -615,8 +615,6 @@ class VerdictTap:
 def settle_now(verdict: Verdict, tool: Mapping[str, Any] | None, options: Mapping[str, Any],
                trusted: bool) -> Outcome:
     """The content check without an observation (pure and synchronous)."""
-    from ..judgement._outcome import evaluate
-
     return evaluate(verdict, tool, expect=options.get("expect"), suspects=options.get("suspects", DEFAULT_SUSPECTS),
                     schema_limits=options.get("schema_limits", DEFAULT_SCHEMA_LIMITS), trusted_server=trusted)
 
