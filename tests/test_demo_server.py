@@ -68,6 +68,9 @@ HAND: dict[str, tuple[Kind, int | str | None, str]] = {
     "hang_up": (Kind.UNCLASSIFIED, "transport.closed", "no_response"),
     "malformed_json": (Kind.UNCLASSIFIED, "json.syntax", "crash"),
     "invalid_utf8": (Kind.UNCLASSIFIED, "json.encoding", "crash"),
+    "slow_write": (Kind.NORMAL_COMPLETE, None, "success"),
+    "write_count": (Kind.NORMAL_COMPLETE, None, "success"),
+    "deferred_everywhere": (Kind.UNCLASSIFIED, "result.result_type_unknown", "success"),
 }
 # With no capabilities declared, these three answer differently (by hand).
 HAND_UNDECLARED: dict[str, tuple[Kind, int | None]] = {

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from .judgement._outcome import Attempt, Observation, Observe, Outcome, Stage, evaluate, run_observation, settle
     from .judgement._schema import DEFAULT_SCHEMA_LIMITS, SUPPORTED_DIALECTS, SchemaLimits
     from .judgement._suspect import DEFAULT_SUSPECTS, Suspect
+    from .tap import VerdictError, VerdictTap
     from .verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
     from .verdict._findings import RULES, Finding, Rule
     from .verdict._kind import Kind
@@ -54,6 +55,7 @@ _MODULES: Final[dict[str, tuple[str, ...]]] = {
                            "settle"),
     "judgement._decide": ("Action", "DEFAULT_RETRY", "Decision", "POLICY", "PolicyRow", "RetryPolicy", "decide"),
     "client": ("CallRecord", "ElicitAnswer", "HandlerError", "Handlers", "Round", "VerdictClient"),
+    "tap": ("VerdictError", "VerdictTap"),
 }
 _WHERE: Final = {name: module for module, names in _MODULES.items() for name in names}
 """Where each public name lives. ``import mcp_verdict`` imports none of it: a name loads its
@@ -127,6 +129,8 @@ __all__ = [  # noqa: RUF022 - grouped: the core, then the client
     "Handlers",
     "Round",
     "VerdictClient",
+    "VerdictError",
+    "VerdictTap",
     "check_output",
     "classify",
     "decide",

@@ -24,6 +24,11 @@ class Needs(NamedTuple):
 
 EXTRAS: Final[dict[str, tuple[Needs, ...]]] = {
     "client": (Needs("mcp", "mcp", 2), Needs("httpx2"), Needs("anyio")),
+    "otel": (Needs("opentelemetry"),),
+    "fastmcp": (Needs("fastmcp", "fastmcp", 4), Needs("mcp", "mcp", 2), Needs("httpx2")),
+    "pydantic-ai": (Needs("pydantic_ai"), Needs("mcp", "mcp", 2), Needs("httpx2")),
+    "openai-agents": (Needs("agents"), Needs("mcp", "mcp", 2), Needs("httpx2")),
+    "langchain": (Needs("langchain_mcp_adapters"), Needs("langchain_core"), Needs("mcp", "mcp", 1), Needs("httpx")),
 }
 """Each extra, and what its presence is checked by."""
 

@@ -170,6 +170,13 @@ CATALOGUE: Final[tuple[DemoTool, ...]] = (
              note="the verdict is the client's own (transport.closed); restart a stdio server afterwards"),
     DemoTool("malformed_json", "a truncated, unparseable JSON frame", {}, _bad("json.syntax", "crash")),
     DemoTool("invalid_utf8", "a frame that is not UTF-8 (Latin-1 text)", {}, _bad("json.encoding", "crash")),
+    DemoTool("slow_write", "a write that counts its executions, then answers late (0.1 s by default)",
+             {"key": "demo"}, _COMPLETE, checked_action=_A.ACCEPT,
+             note="a client that times out first has still caused the write: write_count shows how many ran"),
+    DemoTool("write_count", "a read: how many times slow_write ran for a key", {"key": "demo"}, _COMPLETE,
+             checked_action=_A.ACCEPT),
+    DemoTool("deferred_everywhere", "resultType \"deferred\" on every version (2025 sessions too)", {},
+             _bad("result.result_type_unknown")),
 )
 
 CATALOGUE_BY_NAME: Final[Mapping[str, DemoTool]] = MappingProxyType({tool.name: tool for tool in CATALOGUE})

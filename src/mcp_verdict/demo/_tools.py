@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Final
 
 from ._call import Tool
+from ._counted import deferred_everywhere, slow_write, write_count
 from ._faults import duplicate_is_error, hang_up, invalid_utf8, malformed_json, mismatched_id, nan_value
 from ._interactive import confirm_delete, summarize_text
 from ._long_running import generate_report, slow_echo
@@ -38,6 +39,9 @@ TOOLS: Final[tuple[Tool, ...]] = (
     hang_up,
     malformed_json,
     invalid_utf8,
+    slow_write,
+    write_count,
+    deferred_everywhere,
 )
 
 TOOLS_BY_NAME: Final[Mapping[str, Tool]] = MappingProxyType({tool.name: tool for tool in TOOLS})

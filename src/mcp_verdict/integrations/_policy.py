@@ -1,0 +1,61 @@
+"""What every adapter does with an outcome, in one place: the reason a model is shown, and when
+a failed call may run again.
+
+A call is run once through the tap and judged; then ``decide`` says what comes next. Only
+``retry`` runs it again (after the decision's delay, up to the cap): a tool error, an input
+request, or a write whose effect is unknown after the request was sent never runs again,
+whatever a stack's own retry setting says. The text a model sees for a failure names the
+verdict, its first finding and the next action, so the model (or the person reading the
+trace) knows whether to correct the arguments, ask the user, or check the state first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import anyio
+
+from ..judgement._decide import Action, RetryPolicy, decide
+from ..judgement._outcome import Outcome
+from ..tap._error import describe
+from ..tap._tap import Judged, VerdictTap
+from ..verdict._kind import Kind
+
+
+def model_message(outcome: Outcome) -> str:
+    """What the model is told about a call that did not succeed."""
+    verdict = outcome.verdict
+    decision = decide(outcome)
+    if verdict.kind is Kind.TOOL_ERROR:
+        return f"The tool reported an error: {verdict.text or '(no text)'}"
+    if decision.action is Action.CHECK_STATE:
+        return (f"The tool call's effect is unknown ({describe(outcome)}). Do not call it again before "
+                "checking whether it took effect.")
+    return f"The tool call failed: {describe(outcome)}"
+
+
+async def run_judged(tap: VerdictTap, session: Any, name: str, send: Callable[[], Awaitable[Any]], *,
+                     retry: RetryPolicy, judge_options: Mapping[str, Any]) -> tuple[Outcome, Any, Judged]:
+    """Send a call through ``send`` (the stack's own call, on ``session``) inside the tap's judging,
+    retrying only on ``retry`` decisions; returns the final outcome, what ``send`` returned (or
+    None) and the last judged block. What ``send`` raises before anything reached the wire is
+    raised as it is."""
+    attempt = 1
+    while True:
+        result: Any = None
+        async with tap.judging(session, **judge_options) as judged:
+            try:
+                result = await send()
+            except Exception as exc:
+                judged.error = exc
+                if not judged.any_sent:
+                    raise
+        if not judged.any_sent:
+            raise RuntimeError(f"the call of {name!r} sent no tools/call request")
+        outcome = judged.outcome
+        decision = decide(outcome, attempt=attempt, retry=retry)
+        if decision.action is not Action.RETRY:
+            return outcome, result if judged.error is None else None, judged
+        attempt += 1
+        await anyio.sleep(decision.delay or 0)

@@ -1,0 +1,166 @@
+"""FastMCP: a strict transport for ``fastmcp.Client``, and a middleware for FastMCP proxies.
+
+``StrictTransport(url_or_command, ...)`` is a FastMCP client transport (Streamable HTTP for an
+``http(s)://`` URL, else stdio for a command) whose sessions judge every ``tools/call`` from its
+exact bytes through the tap::
+
+    async with fastmcp.Client(StrictTransport("http://127.0.0.1:8000/mcp")) as client:
+        await client.call_tool("get_forecast", {"city": "Lisbon"})   # VerdictError if unclassified
+
+- an ``unclassified`` answer (``isError: "false"``, a duplicated ``isError``, an unknown
+  ``resultType``, a broken frame, a timeout) raises :class:`~mcp_verdict.VerdictError` from
+  ``call_tool`` and ``call_tool_mcp`` — also with ``raise_on_error=False``, which would hand the
+  application the lenient parse as a plain result;
+- so does a protocol error whose effect is unknown (-32603 after a write was sent: the decision is
+  ``check_state``); a tool error stays FastMCP's ``ToolError``, any other protocol error the SDK's
+  ``MCPError``;
+- ``input_required`` goes to FastMCP's own handlers (elicitation, sampling) as before: each round
+  is judged, and the final round decides.
+
+FastMCP's proxy (``create_proxy``) re-serialises what the upstream answered, so a malformed
+upstream answer reaches its clients as a clean success. ``create_proxy(StrictTransport(...))``
+refuses it upstream, and :class:`VerdictMiddleware` on the proxy turns the refusal into a
+JSON-RPC error for the downstream client (code :data:`UPSTREAM_REFUSED`, ``data`` holding the
+verdict kind, its findings, the decision and the digest of the upstream bytes) instead of the
+``isError`` text FastMCP would make of it.
+"""
+
+from __future__ import annotations
+
+from .._extras import require
+
+require("fastmcp", "mcp_verdict.integrations.fastmcp")
+
+import contextlib  # noqa: E402 - after the extra is checked
+import dataclasses  # noqa: E402
+import hashlib  # noqa: E402
+from collections.abc import AsyncIterator, Mapping, Sequence  # noqa: E402
+from typing import Any, Final  # noqa: E402
+
+from fastmcp.client.transports import ClientTransport, StreamableHttpTransport  # noqa: E402
+from fastmcp.client.transports.base import TransportOptions  # noqa: E402
+from fastmcp.server.middleware import Middleware  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
+
+from ..judgement._check import Expectation  # noqa: E402
+from ..judgement._decide import Action, RetryPolicy  # noqa: E402
+from ..tap import VerdictError, VerdictTap  # noqa: E402
+from ..tap._tap import WriteProxy  # noqa: E402
+from ..verdict._kind import Kind  # noqa: E402
+from ._policy import run_judged  # noqa: E402
+
+__all__ = ["UPSTREAM_REFUSED", "StrictTransport", "VerdictMiddleware"]
+
+UPSTREAM_REFUSED: Final = -32010
+"""The JSON-RPC error code the middleware answers with (an implementation-defined server error,
+outside the ranges JSON-RPC and MCP define)."""
+_ONE_ATTEMPT: Final = RetryPolicy(max_attempts=1)
+
+
+def _strict_session(base: type[Any], tap: VerdictTap, conn: dict[str, str],
+                    judge_options: Mapping[str, Any]) -> type[Any]:
+    """``base`` (FastMCP's session class for this connection) judging its tools/call."""
+
+    class StrictSession(base):  # type: ignore[misc]
+        def __init__(self, read_stream: Any, write_stream: Any, *args: Any, **kwargs: Any) -> None:
+            if not isinstance(write_stream, WriteProxy):
+                write_stream = tap.write_stream(write_stream, conn.get("id"))
+            super().__init__(read_stream, write_stream, *args, **kwargs)
+
+        async def call_tool(self, name: str, arguments: Any = None, *args: Any, **kwargs: Any) -> Any:
+            stock = super().call_tool
+            outcome, result, judged = await run_judged(tap, self, name, lambda: stock(name, arguments, *args,
+                                                                                    **kwargs),
+                                                       retry=_ONE_ATTEMPT, judge_options=judge_options)
+            if outcome.verdict.kind is Kind.UNCLASSIFIED or outcome.decision.action is Action.CHECK_STATE:
+                raise VerdictError(outcome, response=judged.calls[-1].response)
+            if judged.error is not None:
+                raise judged.error  # a protocol error: the SDK's own MCPError, as FastMCP expects
+            return result
+
+    StrictSession.__name__ = StrictSession.__qualname__ = f"Strict{base.__name__}"
+    return StrictSession
+
+
+class StrictTransport(ClientTransport):
+    """A FastMCP client transport whose calls are judged (see the module docstring).
+
+    ``target``: an ``http(s)://`` URL (Streamable HTTP) or a command (a string, then ``args``, or a
+    list). ``tap``: share one tap (a frame log, several transports); by default each transport has
+    its own. ``trusted_server`` and ``expect`` go to every judgement.
+    """
+
+    def __init__(self, target: str | Sequence[str], args: Sequence[str] = (), *, env: Mapping[str, str] | None = None,
+                 cwd: str | None = None, headers: Mapping[str, str] | None = None, auth: Any = None,
+                 tap: VerdictTap | None = None, trusted_server: bool = False,
+                 expect: Expectation | Sequence[Expectation] | None = None) -> None:
+        self.tap = tap if tap is not None else VerdictTap(name="fastmcp")
+        self._judge = {"trusted_server": trusted_server, "expect": expect}
+        self.url: str | None = None
+        self.command: list[str] = []
+        if isinstance(target, str) and target.startswith(("http://", "https://")):
+            self.url = target
+        else:
+            self.command = [target, *args] if isinstance(target, str) else [*target, *args]
+            if not self.command:
+                raise ValueError("the server command is empty")
+        self._env, self._cwd = env, cwd
+        self._headers, self._auth = dict(headers or {}), auth
+
+    @contextlib.asynccontextmanager
+    async def connect_session(self, *, transport_options: TransportOptions | None = None,
+                              **session_kwargs: Any) -> AsyncIterator[Any]:
+        options = transport_options or TransportOptions()
+        conn: dict[str, str] = {}
+        session_class = _strict_session(options.session_class, self.tap, conn, self._judge)
+        options = dataclasses.replace(options, session_class=session_class)
+        if self.url is not None:
+            def factory(headers: Any = None, timeout: Any = None, auth: Any = None, **kwargs: Any) -> Any:
+                client = self.tap.httpx_client_factory(headers=headers, timeout=timeout, auth=auth, **kwargs)
+                conn["id"] = client.mcp_verdict_conn
+                return client
+
+            inner = StreamableHttpTransport(self.url, headers=self._headers, auth=self._auth,
+                                            httpx_client_factory=factory)
+            async with inner.connect_session(transport_options=options, **session_kwargs) as session:
+                yield session
+            return
+        async with self.tap.stdio_transport(self.command[0], self.command[1:], self._env, cwd=self._cwd) \
+                as (read_stream, write_stream), session_class(read_stream, write_stream, **session_kwargs) as session:
+            yield session
+
+    def __repr__(self) -> str:
+        return f"<StrictTransport({self.url or ' '.join(self.command)!r})>"
+
+
+def _verdict_error(error: BaseException) -> VerdictError | None:
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, VerdictError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+class VerdictMiddleware(Middleware):
+    """On a FastMCP proxy over :class:`StrictTransport`: an upstream answer the verdict refused
+    reaches the downstream client as a JSON-RPC error naming the verdict, never as a result."""
+
+    async def on_call_tool(self, context: Any, call_next: Any) -> Any:
+        try:
+            return await call_next(context)
+        except Exception as exc:
+            refused = _verdict_error(exc)
+            if refused is None:
+                raise
+            verdict = refused.verdict
+            data: dict[str, Any] = {"verdict": verdict.kind.value, "decision": refused.decision.action.value,
+                                    "findings": [{"code": f.code, "path": f.path, "message": f.message}
+                                                 for f in verdict.findings]}
+            if refused.response is not None:
+                data["sha256"] = hashlib.sha256(refused.response).hexdigest()
+            raise MCPError(code=UPSTREAM_REFUSED, message=f"mcp-verdict refused the upstream answer: {refused}",
+                           data=data) from exc
+

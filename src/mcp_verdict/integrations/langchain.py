@@ -1,0 +1,87 @@
+"""langchain-mcp-adapters: the connection's ``httpx_client_factory``, a tool-call interceptor,
+and a stdio session read as bytes (extra ``[langchain]``; the adapters pin ``mcp<2``, so this
+runs beside the SDK's 1.x line)::
+
+    tap = VerdictTap()
+    client = MultiServerMCPClient(
+        {"notes": {"transport": "streamable_http", "url": url, "httpx_client_factory": tap.httpx_client_factory}},
+        tool_interceptors=[VerdictInterceptor(tap)])
+    tools = await client.get_tools()
+
+    async with stdio_session(tap, "python", ["server.py"]) as session:      # stdio, read as bytes
+        tools = await load_mcp_tools(session, tool_interceptors=[VerdictInterceptor(tap)])
+
+- an ``unclassified`` answer (``isError: "false"``, a duplicated ``isError``, an unknown
+  ``resultType``, a broken frame, a timeout) reaches the model as ``ToolMessage(status="error")``
+  with the reason — the adapters would hand it the content as a success;
+  ``on_unclassified="raise"`` raises the :class:`~mcp_verdict.VerdictError` instead;
+- a failure whose effect is unknown (a write that timed out after it was sent) says so: check the
+  state before calling again;
+- a tool error stays the adapters' ``ToolMessage(status="error")``; any other protocol error
+  stays the SDK's ``McpError``.
+
+The adapters open a new session per tool call when given a connection: the interceptor judges
+the call on the connection the factory opened for it; with a session (``stdio_session``), by the
+request id the session gave the call.
+"""
+
+from __future__ import annotations
+
+from .._extras import require
+
+require("langchain", "mcp_verdict.integrations.langchain")
+
+import importlib  # noqa: E402 - after the extra is checked
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence  # noqa: E402
+from contextlib import asynccontextmanager  # noqa: E402
+from typing import Any, Literal  # noqa: E402
+
+from ..judgement._check import Expectation  # noqa: E402
+from ..judgement._decide import Action, RetryPolicy  # noqa: E402
+from ..tap import VerdictError, VerdictTap  # noqa: E402
+from ..verdict._kind import Kind  # noqa: E402
+from ._policy import model_message, run_judged  # noqa: E402
+
+__all__ = ["VerdictInterceptor", "connection", "stdio_session"]
+
+
+class VerdictInterceptor:
+    """A langchain-mcp-adapters ``ToolCallInterceptor`` that judges each call through ``tap``."""
+
+    def __init__(self, tap: VerdictTap, *, trusted_server: bool = False,
+                 expect: Expectation | Sequence[Expectation] | None = None,
+                 on_unclassified: Literal["error", "raise"] = "error") -> None:
+        if on_unclassified not in ("error", "raise"):
+            raise ValueError(f"on_unclassified is 'error' or 'raise', not {on_unclassified!r}")
+        self.tap = tap
+        self.on_unclassified = on_unclassified
+        self._judge = {"trusted_server": trusted_server, "expect": expect}
+        types = importlib.import_module("mcp.types")
+        self._result, self._text = types.CallToolResult, types.TextContent
+
+    async def __call__(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        outcome, result, judged = await run_judged(self.tap, None, request.name, lambda: handler(request),
+                                                   retry=RetryPolicy(max_attempts=1), judge_options=self._judge)
+        if outcome.verdict.kind is Kind.UNCLASSIFIED or outcome.decision.action is Action.CHECK_STATE:
+            if self.on_unclassified == "raise":
+                raise VerdictError(outcome, response=judged.calls[-1].response)
+            return self._result(content=[self._text(type="text", text=model_message(outcome))], isError=True)
+        if judged.error is not None:
+            raise judged.error
+        return result
+
+
+def connection(tap: VerdictTap, url: str, **options: Any) -> dict[str, Any]:
+    """A ``streamable_http`` connection for ``MultiServerMCPClient`` recorded by ``tap``."""
+    return {"transport": "streamable_http", "url": url, **options, "httpx_client_factory": tap.httpx_client_factory}
+
+
+@asynccontextmanager
+async def stdio_session(tap: VerdictTap, command: str, args: Sequence[str] = (), env: Mapping[str, str] | None = None,
+                        *, cwd: str | None = None, **session_kwargs: Any) -> AsyncIterator[Any]:
+    """An initialized ``ClientSession`` over the tap's stdio transport (for ``load_mcp_tools``)."""
+    session_class = importlib.import_module("mcp").ClientSession
+    async with tap.stdio_transport(command, args, env, cwd=cwd) as (read_stream, write_stream), \
+            session_class(read_stream, write_stream, **session_kwargs) as session:
+        await session.initialize()
+        yield session

@@ -1,0 +1,130 @@
+"""The OpenAI Agents SDK: drop-in MCP servers whose every tool call is judged from its bytes.
+
+``StrictMCPServerStdio`` and ``StrictMCPServerStreamableHttp`` take the parameters of the Agents
+SDK's ``MCPServerStdio`` and ``MCPServerStreamableHttp`` (plus ``tap=``, ``trusted_server=`` and
+``expect=``) and behave the same, except:
+
+- their transport is the tap's (stdio read as bytes; Streamable HTTP through the tap's
+  ``httpx_client_factory``), so each answer is judged by ``classify`` on its exact bytes;
+- a tool error reaches the model as an error (the stock server hands the model the error text as
+  plain output, the flag dropped); an unclassified answer (``isError: "false"``, a duplicated
+  ``isError``, an unknown ``resultType``...) reaches the model as a failure with the reason, never
+  as output; a write whose effect is unknown tells the model to check the state;
+- a call runs again only when ``decide()`` says ``retry`` (nothing reached the server, or the
+  server is trusted and says the tool is read-only or idempotent), at most ``max_retry_attempts``
+  times: the stock servers re-run a call after any exception, so a write that timed out after it
+  was sent runs again — three times with ``max_retry_attempts=2``.
+
+Failures are raised as :class:`AgentsVerdictError` (both a :class:`~mcp_verdict.VerdictError` and
+the Agents SDK's ``UserError``); the servers' default ``failure_error_function`` shows the model
+its reason (the SDK's own default hides every reason).
+"""
+
+from __future__ import annotations
+
+from .._extras import require
+
+require("openai-agents", "mcp_verdict.integrations.openai_agents")
+
+from collections.abc import Mapping, Sequence  # noqa: E402 - after the extra is checked
+from typing import Any  # noqa: E402
+
+from agents.exceptions import UserError  # noqa: E402
+from agents.mcp import MCPServerStdio, MCPServerStreamableHttp  # noqa: E402
+from agents.tool import default_tool_error_function  # noqa: E402
+
+from ..judgement._check import Expectation  # noqa: E402
+from ..judgement._decide import Action, RetryPolicy  # noqa: E402
+from ..judgement._outcome import Outcome  # noqa: E402
+from ..tap import VerdictError, VerdictTap  # noqa: E402
+from ..verdict._kind import Kind  # noqa: E402
+from ._policy import model_message, run_judged  # noqa: E402
+
+__all__ = ["AgentsVerdictError", "StrictMCPServerStdio", "StrictMCPServerStreamableHttp", "verdict_error_message"]
+
+
+class AgentsVerdictError(VerdictError, UserError):
+    """A tool call that did not succeed, as the Agents SDK's failure pipeline takes it."""
+
+    def __init__(self, outcome: Outcome, message: str | None = None) -> None:
+        VerdictError.__init__(self, outcome, message or model_message(outcome))
+
+
+def verdict_error_message(context: Any, error: Exception) -> str:
+    """A ``failure_error_function`` that shows the model the verdict's reason for our failures."""
+    if isinstance(error, VerdictError):
+        return str(error)
+    return default_tool_error_function(context, error)
+
+
+class _Strict:
+    """What both strict servers add to the Agents SDK's ClientSession-based servers."""
+
+    tap: VerdictTap
+    session: Any
+    _strict_retries: int
+    _trusted: bool
+    _expect: Expectation | Sequence[Expectation] | None
+    outcomes: list[Outcome]
+
+    def _setup(self, tap: VerdictTap | None, trusted_server: bool,
+               expect: Expectation | Sequence[Expectation] | None) -> None:
+        self.tap = tap if tap is not None else VerdictTap(name="agents")
+        self._trusted = trusted_server
+        self._expect = expect
+        self.outcomes = []
+        self._strict_retries = max(int(getattr(self, "max_retry_attempts", 0)), 0)
+        self.max_retry_attempts = 0  # the stock loop re-runs after any exception: ours decides
+
+    async def call_tool(self, tool_name: str, arguments: dict[str, Any] | None,
+                        meta: dict[str, Any] | None = None) -> Any:
+        if not self.session:
+            raise UserError("Server not initialized. Make sure you call `connect()` first.")
+        stock = super().call_tool  # type: ignore[misc]
+
+        async def send() -> Any:
+            return await (stock(tool_name, arguments) if meta is None else stock(tool_name, arguments, meta=meta))
+
+        outcome, result, _ = await run_judged(
+            self.tap, self.session, tool_name, send, retry=RetryPolicy(max_attempts=self._strict_retries + 1),
+            judge_options={"trusted_server": self._trusted, "expect": self._expect})
+        self.outcomes.append(outcome)
+        del self.outcomes[:-100]
+        kind = outcome.verdict.kind
+        if kind is Kind.NORMAL_COMPLETE and outcome.decision.action is Action.ACCEPT and result is not None:
+            return result
+        raise AgentsVerdictError(outcome)
+
+
+def _failure_function(options: dict[str, Any]) -> None:
+    options.setdefault("failure_error_function", verdict_error_message)
+
+
+class StrictMCPServerStdio(_Strict, MCPServerStdio):
+    """``MCPServerStdio`` whose calls are judged (see the module docstring)."""
+
+    def __init__(self, params: Mapping[str, Any], *args: Any, tap: VerdictTap | None = None,
+                 trusted_server: bool = False, expect: Expectation | Sequence[Expectation] | None = None,
+                 **options: Any) -> None:
+        _failure_function(options)
+        super().__init__(dict(params), *args, **options)  # type: ignore[arg-type]
+        self._setup(tap, trusted_server, expect)
+        self._stdio = dict(params)
+
+    def create_streams(self) -> Any:
+        params = self._stdio
+        return self.tap.stdio_transport(str(params["command"]), [str(a) for a in params.get("args", ())],
+                                        params.get("env"), cwd=params.get("cwd"))
+
+
+class StrictMCPServerStreamableHttp(_Strict, MCPServerStreamableHttp):
+    """``MCPServerStreamableHttp`` whose calls are judged (see the module docstring)."""
+
+    def __init__(self, params: Mapping[str, Any], *args: Any, tap: VerdictTap | None = None,
+                 trusted_server: bool = False, expect: Expectation | Sequence[Expectation] | None = None,
+                 **options: Any) -> None:
+        _failure_function(options)
+        chosen = tap if tap is not None else VerdictTap(name="agents")
+        merged: Any = {**dict(params), "httpx_client_factory": chosen.httpx_client_factory}
+        super().__init__(merged, *args, **options)
+        self._setup(chosen, trusted_server, expect)

@@ -1,0 +1,88 @@
+"""pydantic-ai: an ``MCPToolset`` whose calls are judged from their bytes.
+
+``strict_toolset(url_or_command, ...)`` builds pydantic-ai's ``MCPToolset`` over FastMCP's
+client with :class:`~mcp_verdict.integrations.fastmcp.StrictTransport` as its transport, and a
+``process_tool_call`` hook (wrapping yours, if given)::
+
+    agent = Agent(model, toolsets=[strict_toolset("http://127.0.0.1:8000/mcp")])
+
+- an ``unclassified`` answer (``isError: "false"``, a duplicated ``isError``, an unknown
+  ``resultType``, a broken frame) becomes a failed tool return carrying the reason
+  (``ToolFailed``: the model sees the failure, is not told to retry); ``on_unclassified="raise"``
+  raises the :class:`~mcp_verdict.VerdictError` out of the run instead;
+- a tool error keeps pydantic-ai's tool-error behaviour (``tool_error_behavior``: a ``ModelRetry``
+  by default);
+- a failure whose effect is unknown (a timeout or -32603 after a write was sent) is never turned
+  into a ``ModelRetry``: the model is told the effect is unknown and to check the state first —
+  pydantic-ai's stock toolset asks the model to retry, so the write runs again.
+
+``verdict_process_tool_call(...)`` is the hook alone, for a toolset you build yourself over a
+StrictTransport.
+"""
+
+from __future__ import annotations
+
+from .._extras import require
+
+require("pydantic-ai", "mcp_verdict.integrations.pydantic_ai")
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence  # noqa: E402 - after the extra is checked
+from typing import Any, Literal  # noqa: E402
+
+from pydantic_ai.exceptions import ToolFailed  # noqa: E402
+from pydantic_ai.mcp import MCPToolset  # noqa: E402
+
+from ..judgement._check import Expectation  # noqa: E402
+from ..tap import VerdictError, VerdictTap  # noqa: E402
+from ._policy import model_message  # noqa: E402
+from .fastmcp import StrictTransport  # noqa: E402
+
+__all__ = ["strict_toolset", "verdict_process_tool_call"]
+
+ProcessToolCall = Callable[[Any, Any, str, dict[str, Any]], Awaitable[Any]]
+
+
+def _refusal(error: BaseException) -> VerdictError | None:
+    if isinstance(error, VerdictError):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        found = [e for e in (_refusal(inner) for inner in error.exceptions) if e is not None]
+        return found[0] if found else None
+    return None
+
+
+def verdict_process_tool_call(inner: ProcessToolCall | None = None, *,
+                              on_unclassified: Literal["fail", "raise"] = "fail") -> ProcessToolCall:
+    """A ``process_tool_call`` hook: refusals become failed tool returns with the reason."""
+    if on_unclassified not in ("fail", "raise"):
+        raise ValueError(f"on_unclassified is 'fail' or 'raise', not {on_unclassified!r}")
+
+    async def process_tool_call(ctx: Any, call_tool: Any, name: str, tool_args: dict[str, Any]) -> Any:
+        try:
+            if inner is not None:
+                return await inner(ctx, call_tool, name, tool_args)
+            return await call_tool(name, tool_args)
+        except Exception as exc:
+            refused = _refusal(exc)
+            if refused is None:
+                raise
+            if on_unclassified == "raise":
+                raise refused from exc
+            raise ToolFailed(model_message(refused.outcome)) from exc
+
+    return process_tool_call
+
+
+def strict_toolset(target: str | Sequence[str] | StrictTransport, args: Sequence[str] = (), *,
+                   tap: VerdictTap | None = None, trusted_server: bool = False,
+                   expect: Expectation | Sequence[Expectation] | None = None,
+                   env: Mapping[str, str] | None = None, headers: Mapping[str, str] | None = None, auth: Any = None,
+                   on_unclassified: Literal["fail", "raise"] = "fail", process_tool_call: ProcessToolCall | None = None,
+                   **toolset_options: Any) -> MCPToolset[Any]:
+    """``MCPToolset`` over a StrictTransport (an ``http(s)://`` URL, or a command and ``args``),
+    with the verdict hook; other options go to ``MCPToolset`` as they are."""
+    transport = target if isinstance(target, StrictTransport) else StrictTransport(
+        target, args, env=env, headers=headers, auth=auth, tap=tap, trusted_server=trusted_server, expect=expect)
+    hook = verdict_process_tool_call(process_tool_call, on_unclassified=on_unclassified)
+    toolset: MCPToolset[Any] = MCPToolset(transport, process_tool_call=hook, **toolset_options)
+    return toolset

@@ -1,0 +1,119 @@
+"""The span attributes of a judged ``tools/call``.
+
+From the OpenTelemetry semantic conventions for MCP (``gen_ai``/``mcp`` registry,
+https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/): ``mcp.method.name`` (``tools/call``),
+``gen_ai.tool.name``, ``jsonrpc.request.id``, ``mcp.protocol.version`` and ``error.type``; the
+span is named ``{mcp.method.name} {gen_ai.tool.name}`` and is a client span. The conventions mark
+only ``isError: true`` (``error.type = "tool_error"``) and JSON-RPC errors (the code) as errors;
+here **anything but an accepted call** sets ``error.type`` and the span status to error:
+
+=====================================  ==========================================================
+verdict                                ``error.type``
+=====================================  ==========================================================
+normal_complete, accepted              (none; status unset)
+normal_complete, content check failed  ``content_check``
+tool_error                             ``tool_error``
+protocol_error                         the JSON-RPC error code, as a string (``-32602``)
+input_required, task                   ``input_required``, ``task`` (the call is not done)
+unclassified                           ``unclassified``
+=====================================  ==========================================================
+
+mcp-verdict's own attributes: ``mcp_verdict.kind``, ``mcp_verdict.finding`` (the first error
+finding's code, when there is one), ``mcp_verdict.decision`` (the action) and
+``mcp_verdict.stage``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from opentelemetry import trace
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+
+from ..judgement._decide import Action
+from ..judgement._outcome import Outcome
+from ..tap._error import describe
+from ..tap._tap import TapCall, VerdictTap
+from ..verdict._kind import Kind
+
+ATTRIBUTES: Final = ("mcp.method.name", "gen_ai.tool.name", "jsonrpc.request.id", "mcp.protocol.version",
+                     "error.type", "mcp_verdict.kind", "mcp_verdict.finding", "mcp_verdict.decision",
+                     "mcp_verdict.stage")
+"""Every attribute :func:`record` may set."""
+_SCOPE: Final = "mcp_verdict"
+
+
+def error_type(outcome: Outcome) -> str | None:
+    """``error.type`` for an outcome (None for an accepted call); see the module's table."""
+    if outcome.decision.action is Action.ACCEPT:
+        return None
+    verdict = outcome.verdict
+    if verdict.kind is Kind.PROTOCOL_ERROR:
+        return str(verdict.error_code)
+    if verdict.kind is Kind.NORMAL_COMPLETE:
+        return "content_check"
+    return verdict.kind.value
+
+
+def record(outcome: Outcome, *, span: Span | None = None, tool: str | None = None, request_id: Any = None,
+           tracer_provider: Any = None) -> Span:
+    """Set the verdict's attributes and status on ``span`` (default: the current span); when it is
+    not recording, on a new client span ``tools/call {tool}``, ended at once. Returns the span."""
+    target = span if span is not None else trace.get_current_span()
+    if target.is_recording():
+        _apply(target, outcome, tool, request_id)
+        return target
+    return _own_span(outcome, tool, request_id, tracer_provider)
+
+
+def _own_span(outcome: Outcome, tool: str | None, request_id: Any, tracer_provider: Any) -> Span:
+    tracer = trace.get_tracer(_SCOPE, tracer_provider=tracer_provider)
+    with tracer.start_as_current_span(f"tools/call {tool}" if tool else "tools/call", kind=SpanKind.CLIENT,
+                                      record_exception=False, set_status_on_exception=False) as own:
+        _apply(own, outcome, tool, request_id)
+    return own
+
+
+def _apply(span: Span, outcome: Outcome, tool: str | None, request_id: Any) -> None:
+    verdict = outcome.verdict
+    decision = outcome.decision
+    attributes: dict[str, Any] = {"mcp.method.name": "tools/call", "mcp.protocol.version": verdict.version,
+                                  "mcp_verdict.kind": verdict.kind.value, "mcp_verdict.decision": decision.action.value,
+                                  "mcp_verdict.stage": outcome.stage}
+    if tool is not None:
+        attributes["gen_ai.tool.name"] = tool
+    identifier = request_id if request_id is not None else verdict.id
+    if identifier is not None:
+        attributes["jsonrpc.request.id"] = str(identifier)
+    if verdict.errors:
+        attributes["mcp_verdict.finding"] = verdict.errors[0].code
+    kind = error_type(outcome)
+    if kind is not None:
+        attributes["error.type"] = kind
+    span.set_attributes(attributes)
+    if kind is not None:
+        span.set_status(Status(StatusCode.ERROR, describe(outcome)))
+
+
+class _Observer:
+    def __init__(self, tracer_provider: Any) -> None:
+        self._provider = tracer_provider
+
+    def sent(self, name: str | None, request_id: Any) -> Span | None:
+        span = trace.get_current_span()
+        return span if span.is_recording() else None
+
+    def judged(self, call: TapCall, token: Any) -> None:
+        if isinstance(token, Span) and token.is_recording():
+            _apply(token, call.outcome, call.name, call.request_id)
+        else:  # the stack's span has ended (no answer came): the verdict gets a span of its own
+            _own_span(call.outcome, call.name, call.request_id, self._provider)
+
+
+def instrument(tap: VerdictTap, *, tracer_provider: Any = None) -> VerdictTap:
+    """Record every call ``tap`` judges: on the span open when its request was written (the SDK's
+    ``MCP send tools/call`` span, FastMCP's ``tools/call`` span), while it is still open when the
+    answer arrives; else on a span of its own. Returns the tap."""
+    if not any(isinstance(o, _Observer) for o in tap.observers):
+        tap.observers.append(_Observer(tracer_provider))
+    return tap

@@ -1,0 +1,24 @@
+"""The tap: verdicts for the calls an application already makes, from the bytes its connection moved.
+
+Holds :class:`VerdictTap` (``_tap``: recording, pairing through the shared
+:class:`~mcp_verdict.frames.Tracker`, judging each ``tools/call``, the optional frame log), the
+recorded transports it hands the SDK — Streamable HTTP over httpx2 or httpx (``_http``) and a
+byte-reading stdio transport (``_stdio``) — what differs between the SDK's majors (``_sdk``:
+mcp 1.x from 1.9, and 2.x) and :class:`VerdictError` (``_error``).
+
+May import: the verdict, judgement and frames layers; anyio and orjson; and, on first use only,
+the official SDK (``mcp``, ``mcp_types``) and httpx2 or httpx. ``import mcp_verdict.tap`` loads
+no stack: the transports import theirs when they are built (a missing one is one line naming the
+extra). The adapters (``mcp_verdict.integrations``) and ``mcp_verdict.otel`` build on it.
+"""
+
+from ._error import VerdictError
+from ._tap import Judged, TapCall, VerdictTap, WriteProxy
+
+LAYER_CONTRACT = {
+    "layers": ("verdict", "judgement", "frames"),
+    "libraries": ("anyio", "orjson", "mcp", "mcp_types", "httpx", "httpx2"),
+}
+"""What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""
+
+__all__ = ["Judged", "TapCall", "VerdictError", "VerdictTap", "WriteProxy"]

@@ -1,0 +1,51 @@
+"""The exception for a call that must not pass as success, and the local verdicts of the tap.
+
+:class:`VerdictError` is what the tap and the adapters raise when a stack would otherwise hand
+the application a success it must not have (an ``unclassified`` answer: ``isError: "false"``,
+a duplicated ``isError`` on the wire, an unknown ``resultType``...). It carries the
+:class:`~mcp_verdict.Outcome`, its verdict and the decision, so the application can log the
+findings and act on ``decision.action`` (``investigate``, ``check_state``...).
+"""
+
+from __future__ import annotations
+
+from ..judgement._decide import Decision
+from ..judgement._outcome import Outcome
+from ..verdict._findings import finding
+from ..verdict._kind import Kind
+from ..verdict._verdict import Verdict, make_verdict
+
+
+class VerdictError(Exception):
+    """A ``tools/call`` whose verdict must not pass as success."""
+
+    def __init__(self, outcome: Outcome, message: str | None = None, *, response: bytes | None = None) -> None:
+        self.outcome = outcome
+        self.verdict: Verdict = outcome.verdict
+        self.decision: Decision = outcome.decision
+        self.response = response
+        """The answer's exact bytes, when one arrived."""
+        super().__init__(message or describe(outcome))
+
+    def __reduce__(self) -> tuple[type[VerdictError], tuple[Outcome, str]]:
+        return (type(self), (self.outcome, str(self)))
+
+
+def describe(outcome: Outcome) -> str:
+    """One line for a person: the kind, the first error finding (or the error), the action."""
+    verdict = outcome.verdict
+    why = ""
+    first = verdict.errors[0] if verdict.errors else (verdict.findings[0] if verdict.findings else None)
+    if first is not None:
+        why = f" ({first.code}{' at ' + first.path if first.path else ''}: {first.message})"
+    elif verdict.kind is Kind.PROTOCOL_ERROR:
+        why = f" (error {verdict.error_code}: {verdict.error_message})"
+    elif outcome.content_check is not None and not outcome.content_check.passed:
+        why = f" (content check: {', '.join(outcome.content_check.codes)})"
+    decision = outcome.decision
+    return f"the tools/call answer is {verdict.kind.value}{why}; next: {decision.action.value} — {decision.reason}"
+
+
+def local_verdict(code: str, message: str, version: str) -> Verdict:
+    """A verdict for what the tap saw go wrong on its side (no answer, a broken transport)."""
+    return make_verdict(Kind.UNCLASSIFIED, (finding("", code, message),), version, None)

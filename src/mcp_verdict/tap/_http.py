@@ -1,0 +1,200 @@
+"""Streamable HTTP, recorded at the byte level under the SDK's own transport (httpx2 or httpx).
+
+The SDK's Streamable HTTP transport takes any ``AsyncClient`` (mcp 2.x: httpx2; mcp 1.x: httpx,
+also through an ``httpx_client_factory``). The client made here has a transport that records each
+POST body before it is sent, and tees every response before the SDK reads it: a JSON body is one
+frame, each server-sent event one frame (read by the shared WHATWG parser,
+:class:`~mcp_verdict.frames.SSEParser`); the GET stream of a 2025 session is recorded too.
+``accept-encoding: identity`` keeps the recorded bytes the message bytes. One client is one
+connection of the tap.
+
+The SDK is left to do what it does; three things are made prompt: a JSON body that is not JSON at
+all (no SDK can read it; 1.x would leave its call waiting for the timeout) is handed to the SDK
+as a JSON-RPC parse error for the request it answers, and an HTTP failure is recorded for the
+exchange so the call's verdict says what it was (``transport.error``); and, for mcp 1.x (httpx),
+a JSON-RPC error answering a request in an HTTP 4xx body (as 2026-07-28 servers send -32602) is
+handed to the SDK with status 200 — 1.x raises any 4xx out of its transport task and ends the
+whole session, where 2.x reads the error. The verdict always reads the recorded status and bytes.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import itertools
+from collections.abc import AsyncIterator, Mapping
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+import orjson
+
+from ..frames import Answered, SSEParser
+from ._sdk import sdk
+
+if TYPE_CHECKING:
+    from ._tap import VerdictTap
+
+_PARSE_ERROR: Final = -32700
+_MAX_BODY: Final = 64 * 1024 * 1024
+
+
+def _library(name: Literal["auto", "httpx2", "httpx"]) -> Any:
+    if name == "auto":
+        name = "httpx2" if sdk().major >= 2 else "httpx"
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        from .._extras import MissingExtra
+
+        raise MissingExtra("client" if name == "httpx2" else "langchain", f"tap.http_client(library={name!r})",
+                           f"module {name!r} is not installed") from None
+
+
+@functools.cache
+def _classes(library: str) -> tuple[type[Any], type[Any]]:
+    lib = importlib.import_module(library)
+    not_sent = (lib.ConnectError, lib.ConnectTimeout, lib.UnsupportedProtocol)
+
+    class Tee(lib.AsyncByteStream):  # type: ignore[misc,name-defined]
+        def __init__(self, inner: Any, tap: VerdictTap, conn: str, http: dict[str, Any], content_type: str,
+                     answers_request: bool) -> None:
+            self._inner = inner
+            self._tap = tap
+            self._conn = conn
+            self._http = http
+            self._sse = SSEParser() if content_type.startswith("text/event-stream") else None
+            self._json = content_type.startswith("application/json")
+            self._answers = answers_request
+            self._body = bytearray()
+            self._done = False
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            try:
+                async for chunk in self._inner:
+                    if self._sse is not None:
+                        for event in self._sse.feed(chunk):
+                            self._event(event)
+                        yield chunk
+                    elif len(self._body) <= _MAX_BODY:
+                        self._body += chunk
+            except lib.TransportError as exc:
+                self._finish(broken=f"the response stream broke: {type(exc).__name__}: {exc}")
+                raise
+            tail = self._finish()
+            if tail is not None:
+                yield tail
+
+        def _event(self, event: Any) -> None:
+            http = dict(self._http)
+            if event.id:
+                http["event_id"] = event.id
+            self._tap._feed(self._conn, "s2c", event.data, http)
+
+        def _finish(self, broken: str | None = None) -> bytes | None:
+            """Record the end of the body; returns the bytes to hand the SDK (a buffered body)."""
+            if self._done:
+                return None
+            self._done = True
+            status = self._http.get("status", 0)
+            if self._sse is not None:
+                for event in self._sse.close():
+                    self._event(event)
+                if broken or self._sse.dropped:
+                    self._tap._note(self._conn, "s2c", "error", broken or "the event stream ended inside an event",
+                                    http=self._http)
+                return None
+            body = bytes(self._body)
+            if broken:
+                self._tap._note(self._conn, "s2c", "error", broken, http=self._http)
+                return None
+            if self._json or (body.strip() and status < 400):
+                events = self._tap._feed(self._conn, "s2c", body, self._http)
+                answered = [e.exchange for e in events if isinstance(e, Answered) and e.exchange.origin == "client"]
+                if answered and answered[0].response_peek is not None \
+                        and answered[0].response_peek.kind == "unreadable":
+                    return orjson.dumps({"jsonrpc": "2.0", "id": answered[0].request_id, "error": {
+                        "code": _PARSE_ERROR, "message": "mcp-verdict tap: the server's answer is not JSON "
+                                                         "(the verdict has the details)"}})
+                return body
+            if status >= 400 or body.strip():
+                preview = body[:200].decode("utf-8", "replace")
+                self._tap._note(self._conn, "s2c", "error", f"HTTP {status}: {preview}".rstrip(": "),
+                                http=self._http)
+            elif status == 202 and self._answers:
+                self._tap._note(self._conn, "s2c", "error", "HTTP 202 Accepted without an answer to the request",
+                                http=self._http)
+            return body
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    class Recording(lib.AsyncBaseTransport):  # type: ignore[misc,name-defined]
+        def __init__(self, tap: VerdictTap, conn: str, inner: Any) -> None:
+            self._tap = tap
+            self._conn = conn
+            self._inner = inner
+            self._exchanges = itertools.count(1)
+
+        async def handle_async_request(self, request: Any) -> Any:
+            exchange = next(self._exchanges)
+            http: dict[str, Any] = {"exchange": exchange, "method": request.method}
+            version = request.headers.get("mcp-protocol-version")
+            if version:
+                http["protocol_version"] = version
+            session = request.headers.get("mcp-session-id")
+            if session:
+                http["session"] = session
+            body: bytes | None = None
+            answers_request = False
+            if request.method == "POST":
+                body = bytes(request.content)
+                answers_request = b'"method"' in body and b'"id"' in body
+                self._tap._feed(self._conn, "c2s", body, http)
+            try:
+                response = await self._inner.handle_async_request(request)
+            except not_sent as exc:
+                self._tap._note(self._conn, "c2s", "error", f"not sent: {type(exc).__name__}: {exc}", http=http)
+                if body is not None:
+                    self._tap._not_sent(self._conn, body)
+                raise
+            except Exception as exc:
+                self._tap._note(self._conn, "s2c", "error", f"{type(exc).__name__}: {exc}", http=http)
+                raise
+            if request.method not in ("POST", "GET"):
+                return response
+            content_type = response.headers.get("content-type", "").lower()
+            info = {**http, "status": response.status_code}
+            if content_type:
+                info["content_type"] = content_type
+            session = response.headers.get("mcp-session-id")
+            if session:
+                info["session"] = session
+            status = response.status_code
+            if library == "httpx" and status >= 400 and answers_request and content_type.startswith("application/json"):
+                status = 200  # mcp 1.x raises any 4xx out of its transport task, ending the session
+            return lib.Response(status, headers=response.headers,
+                                stream=Tee(response.stream, self._tap, self._conn, info, content_type,
+                                           answers_request),
+                                request=request, extensions=response.extensions)
+
+        async def aclose(self) -> None:
+            try:
+                await self._inner.aclose()
+            finally:
+                self._tap._close(self._conn, "the HTTP client closed")
+
+    return Tee, Recording
+
+
+def recording_client(tap: VerdictTap, library: Literal["auto", "httpx2", "httpx"], *,
+                     headers: Mapping[str, str] | None, timeout: Any, auth: Any, **options: Any) -> Any:
+    lib = _library(library)
+    _, recording = _classes(lib.__name__)
+    inner = options.pop("transport", None) or lib.AsyncHTTPTransport()
+    conn = tap._open("http", f"{lib.__name__} client")
+    merged = {"accept-encoding": "identity", **dict(headers or {})}
+    if timeout is None:
+        timeout = lib.Timeout(30.0, read=300.0)  # the SDK's defaults: a server may hold a stream open
+    client = lib.AsyncClient(transport=recording(tap, conn, inner), headers=merged, timeout=timeout, auth=auth,
+                             **options)
+    client.mcp_verdict_conn = conn
+    return client

@@ -1,0 +1,148 @@
+"""stdio for any SDK session, read as bytes: every line recorded before the SDK parses it.
+
+The SDK's own ``stdio_client`` decodes the server's stdout as text and parses each line inside
+its reader, with no hook for the bytes; invalid UTF-8 or an unparseable line becomes an
+exception the call never sees, and the call waits for its timeout. This transport reads bytes,
+feeds every line to the tap (which pairs it with its request by id, or by the id it recovers from
+a broken line), hands the SDK its messages, and when the SDK cannot read a line that answers one
+of its requests, answers that request at once with a JSON-RPC parse error — so the call ends now,
+and its verdict comes from the recorded bytes (``json.syntax``, ``json.encoding``...). Outgoing
+messages are written as the SDK's own stdio transport writes them.
+
+Shutdown follows the spec (basic/transports/stdio): close the server's stdin, wait, terminate,
+wait, kill.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager, suppress
+from os import PathLike
+from typing import TYPE_CHECKING, Any, Final
+
+import anyio
+import anyio.abc
+import orjson
+
+from ..frames import Answered
+from ._sdk import sdk
+
+if TYPE_CHECKING:
+    from ._tap import VerdictTap
+
+_GRACE: Final = 2.0
+_PARSE_ERROR: Final = -32700
+
+
+@asynccontextmanager
+async def stdio_transport(tap: VerdictTap, command: str, args: list[str], env: Mapping[str, str] | None, *,
+                          cwd: str | PathLike[str] | None, max_bytes: int) -> AsyncIterator[tuple[Any, Any]]:
+    if not command:
+        raise ValueError("the server command is empty")
+    kit = sdk()
+    environment = kit.default_environment() | dict(env or {})
+    process = await anyio.open_process([command, *args], env=environment, cwd=cwd)
+    conn = tap._open("stdio", f"pid {process.pid}: {command} {' '.join(args)}".strip())
+    to_client, from_server = anyio.create_memory_object_stream[Any](100)
+    to_server, from_client = anyio.create_memory_object_stream[Any](100)
+
+    async def deliver(line: bytes) -> None:
+        events = tap._feed(conn, "s2c", line)
+        try:
+            message: Any = kit.parse(line)
+        except ValueError as exc:
+            answered = [e.exchange for e in events if isinstance(e, Answered) and e.exchange.origin == "client"]
+            if answered:  # fail that request now: the verdict reads the recorded bytes
+                error = orjson.dumps({"jsonrpc": "2.0", "id": answered[0].request_id, "error": {
+                    "code": _PARSE_ERROR, "message": "mcp-verdict tap: the SDK cannot read the server's answer "
+                                                     "(the verdict has the details)"}})
+                message = kit.parse(error)
+            else:
+                message = exc  # what the SDK's own transport hands the session for a line it cannot read
+        with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await to_client.send(message)
+
+    async def read_stdout() -> None:
+        assert process.stdout is not None
+        buffer = bytearray()
+        skipping = False
+        try:
+            async for chunk in process.stdout:
+                buffer += chunk
+                while True:
+                    cut = buffer.find(b"\n")
+                    if cut < 0:
+                        if len(buffer) > max_bytes and not skipping:
+                            await deliver(bytes(buffer[: max_bytes + 1]))  # classify: json.too_large
+                            tap._note(conn, "s2c", "error", f"a line longer than {max_bytes} bytes: its first "
+                                                            f"{max_bytes + 1} bytes were judged, the rest skipped")
+                            skipping = True
+                            buffer.clear()
+                        elif skipping:
+                            buffer.clear()
+                        break
+                    line = bytes(buffer[:cut])
+                    del buffer[: cut + 1]
+                    if skipping:
+                        skipping = False
+                        continue
+                    line = line.removesuffix(b"\r")
+                    if line.strip():
+                        await deliver(line)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
+            pass
+        finally:
+            code = process.returncode
+            reason = f"the server closed its stdout{'' if code is None else f' (exit {code})'}"
+            tap._note(conn, "s2c", "eof", reason)
+            tap._close(conn, reason)
+            to_client.close()
+
+    async def drain_stderr() -> None:
+        assert process.stderr is not None
+        with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
+            async for _ in process.stderr:
+                pass
+
+    async def write_stdin() -> None:
+        assert process.stdin is not None
+        try:
+            async for session_message in from_client:
+                data = kit.dump(session_message)
+                tap._feed(conn, "c2s", data)
+                try:
+                    await process.stdin.send(data + b"\n")
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                    tap._not_sent(conn, data)
+                    raise
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            tap._note(conn, "c2s", "error", "the server's stdin is closed")
+            tap._close(conn, "the server's stdin is closed")
+            to_client.close()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(read_stdout)
+        group.start_soon(drain_stderr)
+        group.start_soon(write_stdin)
+        try:
+            yield from_server, tap.write_stream(to_server, conn)
+        finally:
+            with anyio.CancelScope(shield=True):
+                to_server.close()
+                await _stop(process)
+                tap._close(conn, "the client closed the connection")
+            group.cancel_scope.cancel()
+
+
+async def _stop(process: anyio.abc.Process) -> None:
+    """Close stdin, wait; terminate, wait; kill (the spec's shutdown order for stdio)."""
+    if process.stdin is not None:
+        with suppress(Exception):
+            await process.stdin.aclose()
+    for step in (None, process.terminate, process.kill):
+        if step is not None:
+            with suppress(ProcessLookupError):
+                step()
+        with anyio.move_on_after(_GRACE):
+            await process.wait()
+            return

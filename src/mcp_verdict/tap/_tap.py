@@ -1,0 +1,653 @@
+"""VerdictTap: the verdict of every ``tools/call`` a session makes, from the bytes its transport moved.
+
+The tap sits under a connection the application already has (its ``httpx`` client, or its stdio
+streams), records every frame before the SDK parses it, and follows each connection with the
+shared :class:`~mcp_verdict.frames.Tracker` (pairing by connection and JSON-RPC id with its JSON
+type, the version, capabilities and extensions in force for each request). A call is judged by
+``classify`` on the exact answer bytes — never on the SDK's leniently parsed result.
+
+Which answer belongs to which call: while a call is judged (:meth:`VerdictTap.call_tool`, or the
+:meth:`VerdictTap.judging` context), the session's write stream is the tap's proxy; the proxy runs
+in the caller's task when the SDK writes the request, so it learns the exact id the SDK gave that
+request (a context variable says which judged call is running). The connection is known exactly
+for the tap's own stdio transport and for sessions the adapters build; for a session built by the
+application over :meth:`VerdictTap.http_client`, the proxy is linked to the connection whose
+outgoing frames carry the same requests (method, id and params), which is exact as soon as the
+two sessions differ in one request — and trivially so with one connection. 50 calls in flight,
+answered in any order, each get the verdict of their own answer.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import itertools
+import time
+from collections import OrderedDict, deque
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field, replace
+from os import PathLike
+from typing import Any, Final, Literal
+
+from ..frames import Answered, Exchange, FrameLogWriter, FrameRecord, Stray, Tracker, id_key, peek
+from ..judgement._check import Expectation
+from ..judgement._outcome import Observe, Outcome, evaluate, settle
+from ..judgement._schema import DEFAULT_SCHEMA_LIMITS, SchemaLimits
+from ..judgement._suspect import DEFAULT_SUSPECTS, Suspect
+from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
+from ..verdict._kind import Kind
+from ..verdict._verdict import Verdict
+from ..verdict._versions import LATEST_VERSION
+from ._error import VerdictError, local_verdict
+from ._sdk import request_of, session_of, write_stream_of
+
+Direction = Literal["c2s", "s2c"]
+_KEEP: Final = 4096
+"""Per connection: request exchanges and failures remembered (bounded memory)."""
+_UNCLAIMED: Final = 256
+"""Per connection: tools/call answers kept for a judging block that learns its call's id late
+(a session linked by content, a connection opened inside the block); a claimed call is judged
+when its answer arrives and nothing of it is kept."""
+_CURRENT: Final[contextvars.ContextVar[Judged | None]] = contextvars.ContextVar("mcp_verdict_tap_call",
+                                                                                default=None)
+
+
+@dataclass(slots=True)
+class _Conn:
+    id: str
+    transport: Literal["stdio", "http"]
+    seq: itertools.count[int] = field(default_factory=itertools.count)
+    answered: OrderedDict[tuple[str, Any], Exchange] = field(default_factory=OrderedDict)
+    strays: deque[Stray] = field(default_factory=lambda: deque(maxlen=256))
+    tools: dict[str, dict[str, Any]] = field(default_factory=dict)
+    exchange_of: OrderedDict[tuple[str, Any], int] = field(default_factory=OrderedDict)
+    """HTTP: the exchange (POST) each request went out in."""
+    failures: dict[int, str] = field(default_factory=dict)
+    """HTTP: what went wrong in an exchange without a JSON-RPC answer (status, broken body)."""
+    not_sent: set[tuple[str, Any]] = field(default_factory=set)
+    tool_calls: deque[tuple[Any, str | None]] = field(default_factory=lambda: deque(maxlen=256))
+    """HTTP: the tools/call requests sent (id, tool name), for blocks that opened this connection."""
+    closed: str | None = None
+    proxy: WriteProxy | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TapCall:
+    """One judged ``tools/call``: where it went, the exact bytes, the verdict and the outcome."""
+
+    conn: str | None
+    name: str | None
+    request_id: Any
+    request: bytes | None
+    response: bytes | None
+    verdict: Verdict
+    outcome: Outcome
+    round: int = 1
+
+
+class WriteProxy:
+    """Stands in for a session's write stream: forwards everything, and tells the tap the id of
+    each request a judged call sends (in the caller's task, where the SDK writes it)."""
+
+    def __init__(self, inner: Any, tap: VerdictTap, conn: str | None) -> None:
+        self._inner = inner
+        self._tap = tap
+        self.conn = conn
+        self.sent: deque[tuple[str, tuple[str, Any], Any]] = deque(maxlen=64)
+        """Requests sent while not linked to a connection: (method, id key, params)."""
+
+    async def send(self, item: Any) -> None:
+        self._tap._sent(self, item)
+        await self._inner.send(item)
+
+    def send_nowait(self, item: Any) -> None:
+        self._tap._sent(self, item)
+        self._inner.send_nowait(item)
+
+    async def __aenter__(self) -> WriteProxy:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._inner.__aexit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class Judged:
+    """The calls judged inside one :meth:`VerdictTap.judging` block (or one ``call_tool``)."""
+
+    def __init__(self, tap: VerdictTap, options: Mapping[str, Any]) -> None:
+        self._tap = tap
+        self._options = dict(options)
+        self.sent: list[tuple[WriteProxy, Any, str | None]] = []
+        """(proxy, request id, tool name) of every tools/call sent, in order."""
+        self.opened: list[str] = []
+        """Connections opened inside the block (a stack that connects per call): their tools/call
+        requests belong to the block when no proxy saw one."""
+        self.error: BaseException | None = None
+        """What the SDK raised, if anything (the verdict comes from the wire all the same)."""
+        self.tokens: list[list[Any]] = []
+        """Per tools/call sent: what each observer kept when it was sent (a span...)."""
+        self._done: list[TapCall] = []
+        self._eager: dict[int, TapCall] = {}
+
+    def _targets(self) -> list[tuple[WriteProxy | str, Any, str | None]]:
+        if self.sent:
+            return list(self.sent)
+        return [(conn, rid, name) for conn in self.opened for rid, name in self._tap._tool_calls(conn)]
+
+    @property
+    def any_sent(self) -> bool:
+        """A tools/call of this block reached the transport."""
+        return bool(self._targets())
+
+    @property
+    def calls(self) -> list[TapCall]:
+        """Every tools/call of the block, judged (a round-trip retry is a call of its own); a call
+        whose answer arrived is judged when it arrives, the others when first asked for."""
+        targets = self._targets()
+        while len(self._done) < len(targets):
+            index = len(self._done)
+            call = self._eager.pop(index, None)
+            if call is None:
+                target, rid, name = targets[index]
+                call = self._tap._judge(target, rid, name, self._options, self.error)
+                self._tap._observe(call, self.tokens[index] if index < len(self.tokens) else [])
+            self._done.append(call)
+        return self._done
+
+    @property
+    def outcomes(self) -> list[Outcome]:
+        return [call.outcome for call in self.calls]
+
+    @property
+    def outcome(self) -> Outcome:
+        """The outcome of the block's last tools/call (the final round of a multi-round call)."""
+        calls = self.calls
+        if not calls:
+            raise LookupError("no tools/call was sent in this block")
+        return calls[-1].outcome
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.outcome.verdict
+
+    def check(self) -> Outcome:
+        """The outcome; raises :class:`VerdictError` when its verdict is ``unclassified``."""
+        outcome = self.outcome
+        if outcome.verdict.kind is Kind.UNCLASSIFIED:
+            raise VerdictError(outcome, response=self.calls[-1].response)
+        return outcome
+
+
+class _Judging:
+    """The judging block: sets the context variable the write proxies read (cheaper than a
+    generator-based context manager, and usable with ``with`` and ``async with``)."""
+
+    __slots__ = ("_judged", "_token")
+
+    def __init__(self, judged: Judged) -> None:
+        self._judged = judged
+        self._token: contextvars.Token[Judged | None] | None = None
+
+    def __enter__(self) -> Judged:
+        self._token = _CURRENT.set(self._judged)
+        return self._judged
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _CURRENT.reset(self._token)
+            self._token = None
+
+    async def __aenter__(self) -> Judged:
+        return self.__enter__()
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.__exit__()
+
+
+class VerdictTap:
+    """Records MCP connections at the byte level and judges their ``tools/call`` answers.
+
+    ``frame_log``: a path (or a :class:`~mcp_verdict.frames.FrameLogWriter`) to write every frame
+    to, in the frame log format v1 that the proxy writes and the audit reads; ``log_payloads=False``
+    writes digests instead of bytes. ``trusted_server``, ``limits`` and ``absent_result_type`` are
+    the defaults of every judgement (each call may override them).
+    """
+
+    def __init__(self, *, frame_log: str | PathLike[str] | FrameLogWriter | None = None,
+                 log_payloads: bool = True, default_version: str = LATEST_VERSION,
+                 trusted_server: bool = False, limits: Limits = DEFAULT_LIMITS,
+                 absent_result_type: AbsentResultType = "invalid", name: str = "tap") -> None:
+        self.tracker = Tracker(default_version=default_version)
+        self.default_version = default_version
+        self.trusted_server = trusted_server
+        self.limits = limits
+        self.absent_result_type: AbsentResultType = absent_result_type
+        self.name = name
+        if isinstance(frame_log, FrameLogWriter) or frame_log is None:
+            self.log = frame_log
+        else:
+            self.log = FrameLogWriter(frame_log, payloads=log_payloads)
+        self._own_log = self.log is not None and not isinstance(frame_log, FrameLogWriter)
+        self._conns: dict[str, _Conn] = {}
+        self._numbers = itertools.count(1)
+        self._unlinked: list[WriteProxy] = []
+        self._claims: dict[tuple[str, tuple[str, Any]], tuple[Judged, int]] = {}
+        self.observers: list[Any] = []
+        """Told of every judged call (``mcp_verdict.otel.instrument`` adds one): ``sent(name,
+        request_id)`` in the caller's task when the request is written, returning a token, and
+        ``judged(call, token)`` once the call is judged — when its answer arrives, if the
+        connection is known then, so the stack's own span for the call is still open."""
+        self.history: deque[TapCall] = deque(maxlen=100)
+        """The last judged calls, oldest first."""
+
+    # -- connections ----------------------------------------------------------------------------
+    def _open(self, transport: Literal["stdio", "http"], note: str) -> str:
+        conn = f"{self.name}-{next(self._numbers)}"
+        state = self._conns[conn] = _Conn(conn, transport)
+        judged = _CURRENT.get()
+        if judged is not None:
+            judged.opened.append(conn)
+        if self.log is not None:
+            self.log.write(FrameRecord(conn, next(state.seq), time.time(), "c2s", "open", note=note,
+                                       transport=transport))
+        return conn
+
+    def _close(self, conn: str, reason: str) -> None:
+        state = self._conns.get(conn)
+        if state is None or state.closed is not None:
+            return
+        state.closed = reason
+        self.tracker.close(conn, reason)
+        if self.log is not None:
+            self.log.write(FrameRecord(conn, next(state.seq), time.time(), "s2c", "close", note=reason,
+                                       transport=state.transport))
+        if state.proxy is not None and state.proxy in self._unlinked:
+            self._unlinked.remove(state.proxy)
+
+    def _note(self, conn: str, direction: Direction, kind: Literal["eof", "error", "noise", "refused"],
+              note: str, data: bytes | None = None, http: Mapping[str, Any] | None = None) -> None:
+        state = self._conns[conn]
+        seq = next(state.seq)
+        if self.log is not None:
+            self.log.write(FrameRecord(conn, seq, time.time(), direction, kind,
+                                       data if kind in ("noise", "refused") else None, note=note,
+                                       transport=state.transport, http=http or None))
+        exchange = http.get("exchange") if http else None
+        if kind == "error" and isinstance(exchange, int):
+            state.failures[exchange] = note
+            if len(state.failures) > _KEEP:
+                del state.failures[next(iter(state.failures))]
+
+    def _not_sent(self, conn: str, data: bytes) -> None:
+        look = peek(data)
+        if look.kind == "request":
+            self._conns[conn].not_sent.add(id_key(look.id))
+
+    def _feed(self, conn: str, direction: Direction, data: bytes,
+              http: Mapping[str, Any] | None = None) -> list[Any]:
+        """One frame of ``conn``: log it, follow it, keep what judging needs. Never raises."""
+        state = self._conns[conn]
+        seq = next(state.seq)
+        at = time.time()
+        if self.log is not None:
+            self.log.write(FrameRecord(conn, seq, at, direction, "message", data, transport=state.transport,
+                                       http=http or None))
+        if direction == "c2s" and (http is not None or self._unlinked):
+            look = peek(data)
+            if look.kind == "request":
+                key = id_key(look.id)
+                if look.method == "tools/call":
+                    name = look.params.get("name")
+                    state.tool_calls.append((look.id, name if isinstance(name, str) else None))
+                if http is not None and isinstance(http.get("exchange"), int):
+                    state.exchange_of[key] = http["exchange"]
+                    if len(state.exchange_of) > _KEEP:
+                        state.exchange_of.popitem(last=False)
+                if self._unlinked and state.proxy is None:
+                    self._link(state, look.method or "", key, look.params)
+        events = self.tracker.feed(conn, direction, data, at=at, seq=seq, http=http)
+        for event in events:
+            if isinstance(event, Answered):
+                exchange = event.exchange
+                if exchange.origin != "client":
+                    continue
+                if exchange.method == "tools/list":
+                    self._tools(state, exchange)
+                if exchange.method != "tools/call":
+                    continue
+                key = id_key(exchange.request_id)
+                claim = self._claims.pop((conn, key), None)
+                if claim is not None:  # judged now, while the stack's span for the call is open
+                    self._judge_now(claim, exchange, state)
+                    continue
+                state.answered[key] = exchange  # for a call whose block learns its id later
+                state.answered.move_to_end(key)
+                if len(state.answered) > _UNCLAIMED:
+                    state.answered.popitem(last=False)
+            elif isinstance(event, Stray) and direction == "s2c":
+                state.strays.append(event)
+        return events
+
+    def _judge_now(self, claim: tuple[Judged, int], exchange: Exchange, state: _Conn) -> None:
+        judged, index = claim
+        if index in judged._eager or index < len(judged._done):
+            return
+        call = self._judge(state.id, exchange.request_id, exchange.tool, judged._options, None, exchange)
+        judged._eager[index] = call
+        self._observe(call, judged.tokens[index] if index < len(judged.tokens) else [])
+
+    def _observe(self, call: TapCall, tokens: list[Any]) -> None:
+        for observer, token in zip(self.observers, tokens or [None] * len(self.observers), strict=False):
+            try:
+                observer.judged(call, token)
+            except Exception:  # an observer's failure never changes a verdict
+                continue
+
+    @staticmethod
+    def _tools(state: _Conn, exchange: Exchange) -> None:
+        look = exchange.response_peek
+        result = look.result if look is not None else None
+        listed = result.get("tools") if result is not None else None
+        if isinstance(listed, list):
+            for tool in listed:
+                if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                    state.tools[tool["name"]] = tool
+
+    def tool(self, name: str, conn: str | None = None) -> dict[str, Any] | None:
+        """A tool's definition as a server listed it on the wire (the last seen, or on ``conn``)."""
+        states = [self._conns[conn]] if conn is not None else reversed(list(self._conns.values()))
+        for state in states:
+            if name in state.tools:
+                return state.tools[name]
+        return None
+
+    # -- linking proxies to connections -----------------------------------------------------------
+    def _sent(self, proxy: WriteProxy, item: Any) -> None:
+        judged = _CURRENT.get()
+        if judged is None and proxy.conn is not None:
+            return  # nothing to note: no judged call, and the connection is known
+        request = request_of(item)
+        if request is None:
+            return
+        method, request_id, params = request
+        if judged is not None and method == "tools/call":
+            name = params.get("name") if type(params) is dict else getattr(params, "name", None)
+            name = name if isinstance(name, str) else None
+            judged.sent.append((proxy, request_id, name))
+            judged.tokens.append([observer.sent(name, request_id) for observer in self.observers])
+            if proxy.conn is not None:
+                self._claims[(proxy.conn, id_key(request_id))] = (judged, len(judged.sent) - 1)
+                if len(self._claims) > _KEEP:
+                    del self._claims[next(iter(self._claims))]
+        if proxy.conn is None:
+            plain = params if isinstance(params, Mapping) or params is None else _dump(params)
+            proxy.sent.append((method, id_key(request_id), plain))
+
+    def _link(self, state: _Conn, method: str, key: tuple[str, Any], params: Mapping[str, Any]) -> None:
+        matching = [p for p in self._unlinked if any(m == method and k == key for m, k, _ in p.sent)]
+        if len(matching) > 1:
+            matching = [p for p in matching if any(m == method and k == key and _same(ps, params)
+                                                   for m, k, ps in p.sent)]
+        if len(matching) == 1:
+            self._bind(matching[0], state)
+
+    def _bind(self, proxy: WriteProxy, state: _Conn) -> None:
+        proxy.conn = state.id
+        proxy.sent.clear()
+        state.proxy = proxy
+        if proxy in self._unlinked:
+            self._unlinked.remove(proxy)
+
+    def _conn_of(self, proxy: WriteProxy) -> _Conn | None:
+        if proxy.conn is not None:
+            return self._conns.get(proxy.conn)
+        free = [s for s in self._conns.values() if s.proxy is None and s.closed is None]
+        if len(free) == 1 and len(self._unlinked) == 1:
+            self._bind(proxy, free[0])
+            return free[0]
+        return None
+
+    def proxy(self, session: Any, conn: str | None = None) -> WriteProxy:
+        """Put the tap's proxy in front of the stream ``session`` writes to (once); returns it."""
+        found = write_stream_of(session_of(session))
+        if found is None:
+            raise TypeError(f"cannot find the write stream of {type(session).__name__}")
+        holder, attribute = found
+        current = getattr(holder, attribute)
+        if isinstance(current, WriteProxy) and current._tap is self:
+            if conn is not None and current.conn is None:
+                self._bind(current, self._conns[conn])
+            return current
+        proxy = WriteProxy(current, self, conn)
+        setattr(holder, attribute, proxy)
+        if conn is None:
+            self._unlinked.append(proxy)
+        else:
+            self._conns[conn].proxy = proxy
+        return proxy
+
+    def write_stream(self, inner: Any, conn: str | None) -> WriteProxy:
+        """Wrap a write stream before a session is built on it (the adapters' way: no lookup)."""
+        proxy = WriteProxy(inner, self, conn)
+        if conn is None:
+            self._unlinked.append(proxy)
+        else:
+            self._conns[conn].proxy = proxy
+        return proxy
+
+    # -- judging ------------------------------------------------------------------------------------
+    def judging(self, session: Any = None, **judge_options: Any) -> _Judging:
+        """Judge every ``tools/call`` the code inside the block sends (in this task)::
+
+            async with tap.judging(session) as judged:
+                result = await session.call_tool("get_forecast", {"city": "Lisbon"})
+            judged.outcome            # or judged.check(): raises VerdictError when unclassified
+
+        ``session`` is needed once for a session the tap did not build the streams of; the
+        options are those of :meth:`call_tool`. (A plain ``with`` works as well as ``async with``.)
+        """
+        _check_options(judge_options)
+        if session is not None:
+            self.proxy(session)
+        return _Judging(Judged(self, judge_options))
+
+    async def call_tool(self, session: Any, name: str, arguments: Mapping[str, Any] | None = None, *,
+                        expect: Expectation | Sequence[Expectation] | None = None, observe: Observe | None = None,
+                        tool: Mapping[str, Any] | None = None, trusted_server: bool | None = None,
+                        suspects: Iterable[Suspect] = DEFAULT_SUSPECTS,
+                        schema_limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS,
+                        absent_result_type: AbsentResultType | None = None, limits: Limits | None = None,
+                        call_options: Mapping[str, Any] | None = None) -> Outcome:
+        """Call a tool through an SDK ``ClientSession`` or ``Client`` (1.x or 2.x, or FastMCP's
+        ``Client``) and return its :class:`~mcp_verdict.Outcome`, judged from the answer's bytes.
+
+        Server faults never raise: they are in the outcome (a timeout, a closed connection, an
+        HTTP error are ``unclassified`` with a ``transport.*`` finding). What the SDK raises before
+        anything reached the wire (a session not entered, bad arguments) is raised as it is.
+        ``observe`` needs ``read=`` (an async callable). ``call_options`` go to ``call_tool``
+        (``read_timeout_seconds``...).
+        """
+        options = {"expect": expect, "tool": tool, "trusted_server": trusted_server, "suspects": suspects,
+                   "schema_limits": schema_limits, "absent_result_type": absent_result_type, "limits": limits}
+        async with self.judging(session, **options) as judged:
+            try:
+                await session.call_tool(name, dict(arguments or {}), **dict(call_options or {}))
+            except Exception as exc:
+                judged.error = exc
+                if not judged.any_sent:
+                    raise
+        if not judged.any_sent:
+            raise RuntimeError(f"{type(session).__name__}.call_tool sent no tools/call request")
+        outcome = judged.outcome
+        if observe is not None:
+            last = judged.calls[-1]
+            outcome = await settle(outcome.verdict, outcome.tool, expect=expect, observe=observe,
+                                   suspects=suspects, schema_limits=schema_limits,
+                                   trusted_server=outcome.trusted_server)
+            outcome = replace(outcome, request_sent=last.outcome.request_sent)
+        return outcome
+
+    def _tool_calls(self, conn: str) -> list[tuple[Any, str | None]]:
+        state = self._conns.get(conn)
+        return list(state.tool_calls) if state is not None else []
+
+    def _judge(self, target: WriteProxy | str, request_id: Any, name: str | None, options: Mapping[str, Any],
+               error: BaseException | None, answered: Exchange | None = None) -> TapCall:
+        state = self._conns.get(target) if isinstance(target, str) else self._conn_of(target)
+        key = id_key(request_id)
+        limits = options.get("limits") or self.limits
+        absent = options.get("absent_result_type") or self.absent_result_type
+        trusted = options.get("trusted_server")
+        trusted = self.trusted_server if trusted is None else trusted
+        exchange = answered or (state.answered.get(key) if state is not None else None)
+        tool = options.get("tool") or (state.tools.get(name) if state is not None and name else None) \
+            or (self.tool(name) if name else None)
+        sent = not (state is not None and key in state.not_sent)
+        request_bytes = response = None
+        number = 1
+        if exchange is not None and exchange.response is not None:
+            request_bytes, response = exchange.request.data, exchange.response.data
+            number = exchange.round
+            verdict = classify(response, request_id=request_id, limits=limits, absent_result_type=absent,
+                               **exchange.context.classify_options())
+        else:
+            version = self._version_of(state, key)
+            stray = self._loose_answer(state, request_id)
+            if stray is not None:  # an answer whose id only matches once coerced (7 → "7"): judged as it came
+                response = stray.seen.data
+                context = self._context_of(state, key)
+                verdict = classify(response, request_id=request_id, limits=limits, absent_result_type=absent,
+                                   **(context.classify_options() if context is not None else {"version": version}))
+            else:
+                verdict = self._no_answer(state, key, error, version)
+        outcome = settle_now(verdict, tool, options, trusted)
+        if not sent:
+            outcome = replace(outcome, request_sent=False)
+        call = TapCall(state.id if state is not None else None, name, request_id, request_bytes, response, verdict,
+                       outcome, number)
+        self.history.append(call)
+        return call
+
+    def _version_of(self, state: _Conn | None, key: tuple[str, Any]) -> str:
+        context = self._context_of(state, key)
+        return context.version if context is not None else self.default_version
+
+    def _context_of(self, state: _Conn | None, key: tuple[str, Any]) -> Any:
+        if state is None:
+            return None
+        for exchange in self.tracker.pending(state.id):
+            if id_key(exchange.request_id) == key:
+                return exchange.context
+        return None
+
+    @staticmethod
+    def _loose_answer(state: _Conn | None, request_id: Any) -> Stray | None:
+        if state is None:
+            return None
+        for stray in reversed(state.strays):
+            look = stray.peek
+            if look.kind in ("response", "error") and look.has_id and look.id is not None \
+                    and str(look.id) == str(request_id) and id_key(look.id) != id_key(request_id):
+                return stray
+        return None
+
+    def _no_answer(self, state: _Conn | None, key: tuple[str, Any], error: BaseException | None,
+                   version: str) -> Verdict:
+        if state is None:
+            return local_verdict("transport.error", "the tap cannot tell which connection this session uses "
+                                 "(build it over the tap's transports, or pass it to tap.judging first)", version)
+        if key in state.not_sent:
+            why = state.failures.get(state.exchange_of.get(key, -1), _describe(error))
+            return local_verdict("transport.error", f"the request was not sent: {why}", version)
+        if _is_timeout(error):
+            return local_verdict("transport.timeout", f"no answer before the SDK's timeout ({_describe(error)})",
+                                 version)
+        failure = state.failures.get(state.exchange_of.get(key, -1))
+        if failure is not None:
+            return local_verdict("transport.error", failure, version)
+        if state.closed is not None:
+            return local_verdict("transport.closed", state.closed, version)
+        return local_verdict("transport.error", f"no answer was recorded ({_describe(error)})", version)
+
+    # -- transports -----------------------------------------------------------------------------------
+    def stdio_transport(self, command: str, args: Sequence[str] = (), env: Mapping[str, str] | None = None, *,
+                        cwd: str | PathLike[str] | None = None, max_bytes: int | None = None,
+                        ) -> AbstractAsyncContextManager[tuple[Any, Any]]:
+        """Spawn ``command args...`` and yield the (read, write) streams of an SDK session (1.x or
+        2.x), reading the server's stdout as bytes. Every frame is recorded before the SDK parses
+        it; a frame the SDK cannot read fails its own call at once (the verdict has the details)."""
+        from ._stdio import stdio_transport
+
+        return stdio_transport(self, command, list(args), env, cwd=cwd,
+                               max_bytes=max_bytes or self.limits.max_bytes)
+
+    def http_client(self, *, library: Literal["auto", "httpx2", "httpx"] = "auto",
+                    headers: Mapping[str, str] | None = None, timeout: Any = None, auth: Any = None,
+                    **options: Any) -> Any:
+        """An ``httpx2.AsyncClient`` (or ``httpx`` for mcp 1.x; ``auto`` follows the installed
+        SDK) whose every exchange is recorded: hand it to the SDK's Streamable HTTP transport."""
+        from ._http import recording_client
+
+        return recording_client(self, library, headers=headers, timeout=timeout, auth=auth, **options)
+
+    def httpx_client_factory(self, headers: Mapping[str, str] | None = None, timeout: Any = None,
+                             auth: Any = None, **options: Any) -> Any:
+        """The factory the stacks call (``McpHttpClientFactory``: headers, timeout, auth): a new
+        recorded client, one connection each, of the library the installed SDK uses."""
+        return self.http_client(headers=headers, timeout=timeout, auth=auth, **options)
+
+    def close(self) -> None:
+        """Close the frame log (when the tap opened it)."""
+        if self.log is not None and self._own_log:
+            self.log.close()
+
+    def __enter__(self) -> VerdictTap:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def settle_now(verdict: Verdict, tool: Mapping[str, Any] | None, options: Mapping[str, Any],
+               trusted: bool) -> Outcome:
+    """The content check without an observation (pure and synchronous)."""
+    return evaluate(verdict, tool, expect=options.get("expect"), suspects=options.get("suspects", DEFAULT_SUSPECTS),
+                    schema_limits=options.get("schema_limits", DEFAULT_SCHEMA_LIMITS), trusted_server=trusted)
+
+
+_OPTIONS: Final = frozenset({"expect", "tool", "trusted_server", "suspects", "schema_limits", "absent_result_type",
+                             "limits"})
+
+
+def _check_options(options: Mapping[str, Any]) -> None:
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise TypeError(f"unknown judge option(s): {', '.join(sorted(unknown))}")
+
+
+def _dump(params: Any) -> Any:
+    dump = getattr(params, "model_dump", None)
+    return dump(by_alias=True, mode="json", exclude_none=True) if callable(dump) else None
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is None and b in (None, {})
+    return dict(a) == dict(b)
+
+
+def _is_timeout(error: BaseException | None) -> bool:
+    if error is None:
+        return False
+    if isinstance(error, TimeoutError) or "timeout" in type(error).__name__.lower():
+        return True
+    code = getattr(getattr(error, "error", None), "code", None)
+    return code in (408, -32001) or "timed out" in str(error).lower()
+
+
+def _describe(error: BaseException | None) -> str:
+    return "no error was raised" if error is None else f"{type(error).__name__}: {error}"
