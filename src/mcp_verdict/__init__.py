@@ -35,11 +35,12 @@ from .verdict._verdict import (
 from .verdict._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
 
 if TYPE_CHECKING:
-    from .client import CallRecord, ElicitAnswer, HandlerError, Handlers, Round, VerdictClient
+    from .client import CallRecord, CannotConnect, ElicitAnswer, HandlerError, Handlers, Round, VerdictClient
 
 __version__ = "0.1.0"
 
-_CLIENT: Final = frozenset({"CallRecord", "ElicitAnswer", "HandlerError", "Handlers", "Round", "VerdictClient"})
+_CLIENT: Final = frozenset({"CallRecord", "CannotConnect", "ElicitAnswer", "HandlerError", "Handlers", "Round",
+                            "VerdictClient"})
 
 
 def __getattr__(name: str) -> Any:
@@ -98,6 +99,7 @@ __all__ = [  # noqa: RUF022 - grouped: the core, then the client (loaded lazily)
     "Verdict",
     "__version__",
     "CallRecord",
+    "CannotConnect",
     "ElicitAnswer",
     "HandlerError",
     "Handlers",
