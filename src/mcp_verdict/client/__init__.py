@@ -17,6 +17,7 @@ require("client", "mcp_verdict.client")
 from ._client import MODES, CallRecord, Mode, Round, VerdictClient  # noqa: E402 - after the extra is checked
 from ._connect import CannotConnect  # noqa: E402
 from ._handlers import (  # noqa: E402
+    AnswerRejected,
     ElicitAnswer,
     FormHandler,
     HandlerError,
@@ -35,6 +36,7 @@ LAYER_CONTRACT = {
 
 __all__ = [
     "MODES",
+    "AnswerRejected",
     "CallRecord",
     "CannotConnect",
     "ElicitAnswer",

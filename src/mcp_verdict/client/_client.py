@@ -180,6 +180,7 @@ class VerdictClient:
         self._tools: dict[str, dict[str, Any]] = {}
         self._listed = False
         self._discover_error: str | None = None
+        self._handler_errors: list[HandlerError] = []
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
@@ -230,8 +231,14 @@ class VerdictClient:
 
     def _diagnose(self, error: BaseException, mark: int) -> CannotConnect:
         tail = self.server_stderr
-        return diagnose(error, target=self.target, frames=self.wire.since(mark), timeout=self.timeout,
-                        exit_code=tail.returncode, stderr=tail.text(), stdio=self._command is not None)
+        failure = diagnose(error, target=self.target, frames=self.wire.since(mark), timeout=self.timeout,
+                           exit_code=tail.returncode, stderr=tail.text(), stdio=self._command is not None,
+                           stopped=tail.stopped)
+        if failure.step == "initialize" and self._discover_error and failure.cause != "protocol":
+            return CannotConnect(failure.cause, f"{failure.detail}; server/discover before it: "
+                                 f"{self._discover_error}", target=failure.target, step=failure.step,
+                                 status=failure.status, exit_code=failure.exit_code, stderr=failure.stderr)
+        return failure
 
     async def _open(self, sdk_mode: Literal["auto", "legacy"]) -> None:
         stack = AsyncExitStack()
@@ -240,7 +247,8 @@ class VerdictClient:
         try:
             if self._command is not None:
                 transport: Any = recording_stdio(self._command, self.wire, env=self._env, cwd=self._cwd,
-                                                 max_bytes=self.limits.max_bytes, stderr=self.server_stderr)
+                                                 max_bytes=self.limits.max_bytes, stderr=self.server_stderr,
+                                                 grace=min(2.0, self.timeout))
             else:
                 assert self._url is not None
                 http = recording_http_client(self.wire, headers=self._headers, auth=self._auth,
@@ -307,13 +315,15 @@ class VerdictClient:
     def _sdk_callbacks(self) -> dict[str, Any]:
         """Callbacks for 2025 servers, which send input requests as server-to-client requests."""
         handlers = self.handlers
+        failed = self._handler_errors
 
         def bridge(build: Callable[..., InputRequest], model: Any) -> Callable[..., Awaitable[Any]]:
             async def callback(context: Any, *params: Any) -> Any:
                 raw = params[0].model_dump(by_alias=True, exclude_none=True, mode="json") if params else {}
                 try:
                     return model.model_validate(await handlers.answer(build(raw)))
-                except HandlerError as exc:
+                except HandlerError as exc:  # the server hears it failed; the call raises it after
+                    failed.append(exc)
                     return types.ErrorData(code=types.INTERNAL_ERROR, message=str(exc))
             return callback
 
@@ -496,6 +506,13 @@ class VerdictClient:
                 self._remember(record)
 
     async def _call(self, name: str, record: CallRecord) -> Verdict:
+        self._handler_errors.clear()
+        verdict = await self._rounds(name, record)
+        if self._handler_errors:  # a handler failed on a server-to-client request (2025 servers)
+            raise self._handler_errors[0]
+        return verdict
+
+    async def _rounds(self, name: str, record: CallRecord) -> Verdict:
         responses: dict[str, Any] | None = None
         state: str | None = None
         for number in range(1, self.max_rounds + 1):

@@ -60,15 +60,21 @@ def check_url(url: str) -> str | None:
     return None
 
 
-def leaves(error: BaseException) -> Iterator[BaseException]:
-    """Every exception inside ``error`` (exception groups opened), followed along ``__cause__``."""
+def leaves(error: BaseException, _seen: set[int] | None = None) -> Iterator[BaseException]:
+    """Every exception inside ``error`` (exception groups opened), followed along ``__cause__``
+    and ``__context__`` (each once)."""
+    seen = _seen if _seen is not None else set()
+    if id(error) in seen:
+        return
+    seen.add(id(error))
     if isinstance(error, BaseExceptionGroup):
         for inner in error.exceptions:
-            yield from leaves(inner)
-        return
-    yield error
-    if error.__cause__ is not None and error.__cause__ is not error:
-        yield from leaves(error.__cause__)
+            yield from leaves(inner, seen)
+    else:
+        yield error
+    for linked in (error.__cause__, error.__context__):
+        if linked is not None:
+            yield from leaves(linked, seen)
 
 
 def last_step(frames: Sequence[Frame]) -> str:
@@ -86,8 +92,10 @@ def stderr_lines(text: str) -> list[str]:
 
 
 def diagnose(error: BaseException, *, target: str, frames: Sequence[Frame], timeout: float,
-             exit_code: int | None, stderr: str, stdio: bool) -> CannotConnect:
-    """Turn what the connect attempt raised, and what it left on the wire, into one cause."""
+             exit_code: int | None, stderr: str, stdio: bool, stopped: bool = False) -> CannotConnect:
+    """Turn what the connect attempt raised, and what it left on the wire, into one cause.
+    ``stopped``: the client itself ended the server process (after a timeout), so its exit
+    status is not the cause."""
     import httpx2
     from mcp.shared.exceptions import MCPError
 
@@ -104,27 +112,28 @@ def diagnose(error: BaseException, *, target: str, frames: Sequence[Frame], time
         if isinstance(leaf, (httpx2.UnsupportedProtocol, httpx2.InvalidURL)):
             return CannotConnect("bad_url", f"bad URL: {leaf}", target=target, step="connect")
         if isinstance(leaf, (httpx2.ConnectError, ConnectionRefusedError)):
-            text = str(leaf) or type(leaf).__name__
-            cause: Cause = "refused" if "refused" in text.lower() or isinstance(leaf, ConnectionRefusedError) \
-                else "unreachable"
-            what = "connection refused" if cause == "refused" else f"cannot reach the server: {text}"
-            return CannotConnect(cause, what, target=target, step="connect")
+            refused = any(isinstance(other, ConnectionRefusedError) or "refused" in str(other).lower()
+                          for other in found)
+            if refused:
+                return CannotConnect("refused", "connection refused (is the server running?)", target=target,
+                                     step="connect")
+            return CannotConnect("unreachable", f"cannot reach the server: {leaf}", target=target, step="connect")
     http_error = next((f for f in frames if f.kind == "http_error"), None)
     if http_error is not None and http_error.status is not None and http_error.status >= 400:
         body = http_error.data.decode("utf-8", "replace").partition(": ")[2].strip()
         detail = f"HTTP {http_error.status}" + (f": {preview(body.encode(), 120)}" if body else "")
         return CannotConnect("http_status", detail, target=target, step=step, status=http_error.status)
-    if stdio and exit_code is not None:
+    timed_out = any(isinstance(leaf, TimeoutError) or (isinstance(leaf, MCPError) and leaf.code == -32001)
+                    for leaf in found)
+    if stdio and exit_code is not None and not (timed_out and stopped):
         detail = f"the server exited with status {exit_code}"
         if tail:
             detail += f"; its stderr ends: {tail[-1].strip()}"
         return CannotConnect("exited", detail, target=target, step=step, exit_code=exit_code, stderr=tail)
-    if stdio and any(f.kind == "eof" for f in frames):
+    if stdio and not timed_out and any(f.kind == "eof" for f in frames):
         return CannotConnect("exited", "the server closed its stdout", target=target, step=step, stderr=tail)
-    for leaf in found:
-        if isinstance(leaf, TimeoutError) or (isinstance(leaf, MCPError) and leaf.code == -32001):
-            return CannotConnect("timeout", f"no answer within {timeout:g} s", target=target, step=step,
-                                 stderr=tail)
+    if timed_out:
+        return CannotConnect("timeout", f"no answer within {timeout:g} s", target=target, step=step, stderr=tail)
     for leaf in found:
         if isinstance(leaf, MCPError):
             return CannotConnect("protocol", f"the server answered {step} with error {leaf.code}: {leaf}",

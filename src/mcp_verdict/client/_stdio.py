@@ -49,6 +49,8 @@ class StderrTail:
         self.data = bytearray()
         self.pid: int | None = None
         self.returncode: int | None = None
+        self.stopped = False
+        """The client had to terminate or kill the process (it did not exit on end of stdin)."""
 
     def add(self, chunk: bytes) -> None:
         self.data += chunk
@@ -62,7 +64,7 @@ class StderrTail:
 @asynccontextmanager
 async def recording_stdio(
     command: Sequence[str], log: WireLog, *, env: Mapping[str, str] | None = None, cwd: str | None = None,
-    max_bytes: int = 64 * 1024 * 1024, stderr: StderrTail | None = None,
+    max_bytes: int = 64 * 1024 * 1024, stderr: StderrTail | None = None, grace: float = _GRACE,
 ) -> AsyncIterator[tuple[MemoryObjectReceiveStream[SessionMessage | Exception],
                          MemoryObjectSendStream[SessionMessage]]]:
     """Spawn ``command`` and yield the (read, write) streams the SDK's Client expects."""
@@ -169,7 +171,7 @@ async def recording_stdio(
         finally:
             with anyio.CancelScope(shield=True):
                 to_server.close()
-                await _stop(process)
+                tail.stopped = await _stop(process, grace)
                 tail.returncode = process.returncode
             group.cancel_scope.cancel()
 
@@ -178,23 +180,27 @@ def _restore(request_id: str) -> str | int:
     return int(request_id) if request_id.lstrip("-").isdigit() else request_id
 
 
-async def _stop(process: anyio.abc.Process) -> None:
-    """Close stdin, wait; terminate, wait; kill (the spec's shutdown order for stdio)."""
+async def _stop(process: anyio.abc.Process, grace: float = _GRACE) -> bool:
+    """Close stdin, wait; terminate, wait; kill (the spec's shutdown order for stdio). True when
+    the process had to be terminated or killed."""
+    if process.returncode is not None:
+        return False
     if process.stdin is not None:
         with suppress(Exception):
             await process.stdin.aclose()
-    with anyio.move_on_after(_GRACE):
+    with anyio.move_on_after(grace):
         await process.wait()
-        return
+        return False
     with suppress(ProcessLookupError):
         process.terminate()
-    with anyio.move_on_after(_GRACE):
+    with anyio.move_on_after(grace):
         await process.wait()
-        return
+        return True
     with suppress(ProcessLookupError):
         process.kill()
-    with anyio.move_on_after(_GRACE):
+    with anyio.move_on_after(grace):
         await process.wait()
+    return True
 
 
 def split_command(command: str | Sequence[str]) -> list[str]:
