@@ -38,9 +38,10 @@ from ..client._client import MODES, CallRecord, VerdictClient
 from ..client._connect import CannotConnect
 from ..client._handlers import AnswerRejected, ElicitAnswer, HandlerError, Handlers
 from ..judgement._outcome import Outcome
-from ..verdict._classify import DEFAULT_LIMITS, Limits
+from ..verdict._classify import Limits
 from ..verdict._kind import Kind
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
+from ._main import limits_option
 from ._term import literal, markup_safe
 
 EXIT_ACCEPT: Final = 0
@@ -237,14 +238,6 @@ def _client(stdio: str | None, url: str | None, headers: Sequence[str], **option
         return VerdictClient.http(url, headers=parsed, **options)
     except ValueError as exc:  # an empty command, an unbalanced quote
         raise click.UsageError(str(exc)) from None
-
-
-def limits_option(function: Any) -> Any:
-    """``--max-bytes`` and ``--max-depth``: the classifier's limits (shared with ``classify``)."""
-    function = click.option("--max-depth", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_depth,
-                            show_default=True, help="Deepest nesting a response may have.")(function)
-    return click.option("--max-bytes", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_bytes,
-                        show_default=True, help="Largest response (and stdio line) read, in bytes.")(function)
 
 
 _server_options = [

@@ -420,10 +420,12 @@ class VerdictClient:
         modelled: list[Any] = []
         for tool in tools:
             try:
+                _sdk_checks(self.version, tool)
                 modelled.append(types.Tool.model_validate(tool, by_name=False))
             except ValidationError as exc:
                 first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": str(exc)}
-                where = ".".join(str(part) for part in first.get("loc", ()))
+                loc = tuple(first.get("loc", ()))
+                where = ".".join(str(part) for part in (loc[2:] if loc[:2] == ("tools", 0) else loc))
                 self.warnings.append(f"tool {tool['name']!r}: the SDK cannot model it ({where}: {first.get('msg')}); "
                                      "it is listed as sent and its calls are judged from the wire")
         try:
@@ -606,8 +608,8 @@ class VerdictClient:
         else:
             code, message = "transport.error", _describe(error)
         if seen.noise:
-            message += (f"; the server wrote {_lines(len(seen.noise))} that {_are(len(seen.noise))} not JSON-RPC "
-                        f"messages (first: {preview(seen.noise[0].data)}): the likely cause, if it meant to answer")
+            message += (f"; the server wrote {_not_messages(len(seen.noise))} (first: {preview(seen.noise[0].data)}):"
+                        " the likely cause, if it meant to answer")
         verdict = self._local(code, message)
         return _with(verdict, _noise_finding(seen.noise, answered=False)) if seen.noise else verdict
 
@@ -713,6 +715,25 @@ _ANY: Final = _AnyResult
 _HANDSHAKE: Final = frozenset(v for v in VERSIONS if v < "2026-07-28")
 
 
+def _sdk_checks(version: str, tool: dict[str, Any]) -> None:
+    """Raise the ValidationError the SDK's own reading of this tool in a tools/list raises (its
+    per-version result models: a 2025 inputSchema without ``type`` fails there)."""
+    try:
+        from mcp_types import methods
+    except ImportError:  # pragma: no cover - another SDK layout: the model check alone
+        return
+    try:
+        validator = methods.SERVER_RESULTS.get(("tools/list", version))
+    except AttributeError:  # pragma: no cover
+        return
+    if validator is None:
+        return
+    try:
+        methods.validate_server_result("tools/list", version, {"tools": [tool], "ttlMs": 0, "cacheScope": "public"})
+    except KeyError:  # pragma: no cover - no model for this version
+        return
+
+
 def _status_of(value: Any) -> str | None:
     result = value.get("result") if isinstance(value, dict) else None
     status = result.get("status") if isinstance(result, dict) else None
@@ -724,19 +745,15 @@ def _with(verdict: Verdict, extra: Finding) -> Verdict:
     return make_verdict(verdict.kind, (*verdict.findings, extra), verdict.version, verdict.message)
 
 
-def _lines(count: int) -> str:
-    return "1 line" if count == 1 else f"{count} lines"
-
-
-def _are(count: int) -> str:
-    return "is" if count == 1 else "are"
+def _not_messages(count: int) -> str:
+    return "1 line that is not a JSON-RPC message" if count == 1 else \
+        f"{count} lines that are not JSON-RPC messages"
 
 
 def _noise_finding(noise: Sequence[Frame], *, answered: bool) -> Finding:
     shown = ", ".join(preview(frame.data, 60) for frame in noise[:3]) + (", …" if len(noise) > 3 else "")
     when = "before its answer" if answered else "instead of an answer"
-    return finding("", "transport.noise", f"the server wrote {_lines(len(noise))} that {_are(len(noise))} not "
-                                           f"JSON-RPC messages {when}: {shown}")
+    return finding("", "transport.noise", f"the server wrote {_not_messages(len(noise))} {when}: {shown}")
 
 
 def _is_timeout(error: BaseException | None) -> bool:
