@@ -105,8 +105,8 @@ STRING_FLAG = '{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","conten
     (json.dumps(json.loads(GOOD), indent=2), [(None, "normal_complete", None)]),
     (f"{GOOD}\n{GOOD}", [(1, "normal_complete", None), (2, "normal_complete", None)]),
 ])
-def test_json_lines_detection_never_raises_and_keeps_every_line(text: str,
-                                                                expected: list[tuple[int | None, str, str | None]]) -> None:
+def test_json_lines_detection_never_raises_and_keeps_every_line(
+        text: str, expected: list[tuple[int | None, str, str | None]]) -> None:
     run = cli("classify", "--json", stdin=text)
     assert "Traceback" not in run.stderr, run.stderr
     got = []
@@ -186,7 +186,7 @@ def test_a_debug_line_before_the_answer_is_a_warning_not_the_answer() -> None:
     assert len(warnings) == 1 and warnings[0]["severity"] == "warning"
     assert "debug: handling tools/call" in warnings[0]["message"]
     frames = data["rounds"][0]["frames"]
-    assert [f["data"] for f in frames if f["direction"] == "in"][0] == "debug: handling tools/call"
+    assert next(f["data"] for f in frames if f["direction"] == "in") == "debug: handling tools/call"
 
 
 def test_noise_and_no_answer_names_the_noise_as_the_likely_cause() -> None:
