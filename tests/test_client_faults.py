@@ -40,6 +40,7 @@ HANDLERS = Handlers(form=confirm, sampling=summarise)
 @asynccontextmanager
 async def connect(transport: str, **options: Any) -> AsyncIterator[VerdictClient]:
     options.setdefault("timeout", 5)
+    options.setdefault("connect_timeout", 20)  # a short call timeout must not fail a slow start
     if transport == "stdio":
         client = VerdictClient.stdio(stdio_command(), **options)
         async with client:

@@ -137,7 +137,8 @@ class VerdictClient:
                  env: Mapping[str, str] | None = None, cwd: str | None = None,
                  headers: Mapping[str, str] | None = None, auth: Any = None,
                  handlers: Handlers | None = None, tasks: bool = False, mode: Mode = "auto",
-                 timeout: float = 30.0, task_timeout: float = 120.0, trusted_server: bool = False,
+                 timeout: float = 30.0, connect_timeout: float | None = None, task_timeout: float = 120.0,
+                 trusted_server: bool = False,
                  max_rounds: int = 10, limits: Limits = DEFAULT_LIMITS,
                  absent_result_type: AbsentResultType = "invalid",
                  client_info: tuple[str, str] = ("mcp-verdict", __version__)) -> None:
@@ -145,7 +146,7 @@ class VerdictClient:
             raise ValueError("give exactly one of command (stdio) and url (Streamable HTTP)")
         if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
             raise ValueError(f"max_rounds must be a positive integer, not {max_rounds!r}")
-        if not timeout > 0 or not task_timeout > 0:
+        if not timeout > 0 or not task_timeout > 0 or not (connect_timeout is None or connect_timeout > 0):
             raise ValueError("timeouts must be positive numbers of seconds")
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -161,6 +162,8 @@ class VerdictClient:
         self.tasks = tasks
         self.mode: Mode = mode
         self.timeout = float(timeout)
+        self.connect_timeout = float(connect_timeout if connect_timeout is not None else timeout)
+        """Bounds each step of connecting (server/discover, initialize); ``timeout`` by default."""
         self.task_timeout = float(task_timeout)
         self.trusted_server = trusted_server
         self.max_rounds = max_rounds
@@ -231,7 +234,7 @@ class VerdictClient:
 
     def _diagnose(self, error: BaseException, mark: int) -> CannotConnect:
         tail = self.server_stderr
-        failure = diagnose(error, target=self.target, frames=self.wire.since(mark), timeout=self.timeout,
+        failure = diagnose(error, target=self.target, frames=self.wire.since(mark), timeout=self.connect_timeout,
                            exit_code=tail.returncode, stderr=tail.text(), stdio=self._command is not None,
                            stopped=tail.stopped)
         if failure.step == "initialize" and self._discover_error and failure.cause != "protocol":
@@ -248,14 +251,15 @@ class VerdictClient:
             if self._command is not None:
                 transport: Any = recording_stdio(self._command, self.wire, env=self._env, cwd=self._cwd,
                                                  max_bytes=self.limits.max_bytes, stderr=self.server_stderr,
-                                                 grace=min(2.0, self.timeout))
+                                                 grace=min(2.0, self.connect_timeout))
             else:
                 assert self._url is not None
                 http = recording_http_client(self.wire, headers=self._headers, auth=self._auth,
-                                             timeout=self.timeout, max_bytes=self.limits.max_bytes)
+                                             timeout=max(self.timeout, self.connect_timeout),
+                                             max_bytes=self.limits.max_bytes)
                 await stack.enter_async_context(http)
                 transport = streamable_http_client(self._url, http_client=http)
-            engine = Client(transport, mode=sdk_mode, cache=None, read_timeout_seconds=self.timeout,
+            engine = Client(transport, mode=sdk_mode, cache=None, read_timeout_seconds=self.connect_timeout,
                             client_info=self._client_info, **self._sdk_callbacks(),
                             extensions=[advertise(TASKS_EXTENSION)] if self.tasks else None)
             engine._build_session = self._session_builder(engine._build_session)  # type: ignore[method-assign,assignment]
@@ -286,10 +290,10 @@ class VerdictClient:
                 from mcp.shared.exceptions import MCPError
 
                 try:
-                    with anyio.fail_after(client.timeout):
+                    with anyio.fail_after(client.connect_timeout):
                         return await send_discover(version)
                 except TimeoutError:
-                    client._discover_error = f"no answer within {client.timeout:g} s"
+                    client._discover_error = f"no answer within {client.connect_timeout:g} s"
                     raise MCPError(types.REQUEST_TIMEOUT, client._discover_error) from None
                 except Exception as exc:
                     client._discover_error = f"{type(exc).__name__}: {exc}"

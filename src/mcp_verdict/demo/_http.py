@@ -251,8 +251,13 @@ def _bind(port: int) -> socket.socket:
 def _uvicorn_server(app: DemoHttpApp, *, log_level: str, quiet_signals: bool) -> uvicorn.Server:
     import uvicorn
 
+    # In process (quiet_signals), uvicorn leaves the host's logging alone (log_config=None): its
+    # records go to the host's handlers, like every other library's.
+    from uvicorn.config import LOGGING_CONFIG
+
     config = uvicorn.Config(app, host=HOST, lifespan="off", access_log=False, log_level=log_level, http="h11",
-                            ws="none", timeout_graceful_shutdown=2)
+                            ws="none", timeout_graceful_shutdown=2,
+                            log_config=None if quiet_signals else LOGGING_CONFIG)
     if not quiet_signals:
         return uvicorn.Server(config)
 
