@@ -1,3 +1,5 @@
+# mypy: ignore-errors
+# (type-checked against the mcp 2.x of the main environment; this file runs on mcp 1.x)
 """A real MCP server on the official Python SDK at 1.x (FastMCP), with an event store.
 
 Runs in the side virtualenv ``.venvs/mcp1`` (mcp 1.x), which ``./run test`` builds:
@@ -64,7 +66,7 @@ def build(port: int = 0) -> FastMCP:
         raise RuntimeError(f"exploded: {reason}")
 
     @server.tool(description="Asks the user's name, then greets.")
-    async def ask_name(ctx: Context) -> str:  # type: ignore[type-arg]
+    async def ask_name(ctx: Context) -> str:
         answer = await ctx.elicit("What is your name?", Name)
         return f"hello, {answer.data.name}" if answer.action == "accept" else "hello, nobody"
 
