@@ -118,7 +118,8 @@ def diagnose(error: BaseException, *, target: str, frames: Sequence[Frame], time
                 return CannotConnect("refused", "connection refused (is the server running?)", target=target,
                                      step="connect")
             return CannotConnect("unreachable", f"cannot reach the server: {leaf}", target=target, step="connect")
-    http_error = next((f for f in frames if f.kind == "http_error"), None)
+    posted = {f.exchange for f in frames if f.direction == "out"}  # not the GET stream's own status
+    http_error = next((f for f in frames if f.kind == "http_error" and f.exchange in posted), None)
     if http_error is not None and http_error.status is not None and http_error.status >= 400:
         body = http_error.data.decode("utf-8", "replace").partition(": ")[2].strip()
         detail = f"HTTP {http_error.status}" + (f": {preview(body.encode(), 120)}" if body else "")
