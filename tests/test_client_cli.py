@@ -127,3 +127,70 @@ def test_interactive_elicitation_in_a_terminal() -> None:
     assert not answers, text
     assert status == 0, text
     assert "normal_complete" in text and "accept" in text
+
+
+# --- the demo's layout: 80 columns, wider, narrower, piped ---------------------------------------
+
+def demo_cli(*args: str, columns: int) -> subprocess.CompletedProcess[str]:
+    import os
+
+    return subprocess.run([*CLI, "demo", *args], capture_output=True, text=True, timeout=120, check=False,
+                          stdin=subprocess.DEVNULL, env={**os.environ, "COLUMNS": str(columns)})
+
+
+@pytest.fixture(scope="module")
+def demo_rows() -> list[dict[str, object]]:
+    run = demo_cli("--json", columns=80)
+    assert run.returncode == 0, run.stderr
+    rows: list[dict[str, object]] = json.loads(run.stdout)
+    assert all(row["ok"] for row in rows)  # each row as the catalogue states it by hand
+    return rows
+
+
+@pytest.mark.parametrize("columns", [40, 80, 120, 200])
+def test_the_demo_never_cuts_the_verdict_the_finding_or_the_decision(columns: int,
+                                                                      demo_rows: list[dict[str, object]]) -> None:
+    run = demo_cli(columns=columns)  # piped: no colours, the width rich is told
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stderr == ""
+    lines = run.stdout.splitlines()
+    assert all(len(line) <= columns for line in lines), max(lines, key=len)
+    assert "…" not in run.stdout
+    tokens = {token for line in lines for token in line.replace("│", " ").split()}
+    for row in demo_rows:
+        for value in (row["verdict"], row["decision"], row["why"]):
+            assert not value or value in tokens or f"{value}:" in tokens, (columns, row["tool"], value)
+    assert "A naive receiver called 10 of 23 calls a success that mcp-verdict does not" in " ".join(
+        run.stdout.split())
+
+
+def test_the_demo_over_http_has_a_clean_stderr_and_shows_logs_with_v() -> None:
+    quiet = demo_cli("--http", columns=80)
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+    loud = demo_cli("--http", "-v", columns=80)
+    assert loud.returncode == 0
+    assert "logs:" in loud.stderr and "hang_up" in loud.stderr
+
+
+def test_the_demo_prints_peer_text_literally() -> None:
+    """The demo's renderer, fed rows whose tool names and descriptions are hostile peer text."""
+    import io
+
+    from rich.console import Console
+
+    from mcp_verdict import Action, Kind, classify, evaluate
+    from mcp_verdict.cli._demo import Row, render
+
+    hostile = "[/] [bold]x[/bold] \x1b]0;pwned\x07 \x1b[2J " + "L" * 10_000
+    verdict = classify(b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"isError":"no"}}')
+    outcome = evaluate(verdict)
+    rows = [Row(f"tool{hostile}", hostile, outcome, "success", Kind.UNCLASSIFIED, Action.INVESTIGATE, "success")]
+    for width in (40, 80, 200):
+        out = io.StringIO()
+        render(Console(file=out, width=width, highlight=False, color_system=None), rows, "stdio")
+        text = out.getvalue()
+        assert "\x1b" not in text and "\x07" not in text
+        flat = text.replace("\n", "")
+        assert "[/] [bold]x[/bold] \\x1b]0;pwned\\a \\x1b[2J" in flat.replace("  ", " ") or width < 80
+        assert flat.count("L") >= 20_000 and all(len(line) <= width for line in text.splitlines())
+        assert "result.is_error" in text and "investigate" in text

@@ -40,6 +40,7 @@ HANDLERS = Handlers(form=confirm, sampling=summarise)
 @asynccontextmanager
 async def connect(transport: str, **options: Any) -> AsyncIterator[VerdictClient]:
     options.setdefault("timeout", 5)
+    options.setdefault("connect_timeout", 20)  # a short call timeout must not fail a slow start
     if transport == "stdio":
         client = VerdictClient.stdio(stdio_command(), **options)
         async with client:
@@ -238,3 +239,17 @@ def test_bad_client_options_are_the_callers_mistake() -> None:
         VerdictClient()
     with pytest.raises(ValueError, match="max_rounds"):
         VerdictClient.stdio(stdio_command(), max_rounds=0)
+
+
+def test_task_rounds_show_what_each_round_was() -> None:
+    async def scenario() -> Any:
+        async with connect("stdio", tasks=True) as client:
+            await client.call_tool("generate_report", {"title": "Q3", "polls": 2})
+            return client.history[-1]
+
+    record = run(scenario)
+    # by hand: the call answers a task handle; tasks/get answers working twice, then completed
+    assert [(r.method, r.kind, r.status) for r in record.rounds] == [
+        ("tools/call", "task", None), ("tasks/get", "task", "working"), ("tasks/get", "task", "working"),
+        ("tasks/get", "normal_complete", "completed")]
+    assert all(r.response is not None and r.frames for r in record.rounds)

@@ -10,37 +10,88 @@ import pytest
 
 from mcp_verdict import ElicitationRequest, RootsRequest, SamplingRequest
 from mcp_verdict.client import ElicitAnswer, HandlerError, Handlers
-from mcp_verdict.client._wire import WireLog, requests, response_to
+from mcp_verdict.client._wire import WireLog, bytes_field, exchange_of, requests
 
-# --- correlation ----------------------------------------------------------------------------------
+# --- correlation: which frame answers a request -----------------------------------------------
 
-def _log(*frames: tuple[str, bytes]) -> WireLog:
+CALL = b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"t"}}'
+LIST = b'{"jsonrpc":"2.0","id":6,"method":"tools/list"}'
+ANSWER = b'{"jsonrpc":"2.0","id":5,"result":{"content":[]}}'
+PROGRESS = b'{"jsonrpc":"2.0","method":"notifications/progress","params":{}}'
+ELICIT = b'{"jsonrpc":"2.0","id":"s1","method":"elicitation/create","params":{}}'
+LISTED = b'{"jsonrpc":"2.0","id":6,"result":{"tools":[]}}'
+DEBUG = b"debug: connecting to the database"
+LOG_JSON = b'{"level":"info","msg":"ready"}'
+
+# (name, frames after the request, the answer expected, the noise expected) - stdio, by hand
+STDIO_CASES: list[tuple[str, list[tuple[str, bytes]], bytes | None, list[bytes]]] = [
+    ("the matching answer", [("in", ANSWER)], ANSWER, []),
+    ("notifications, server requests and another request's answer are skipped",
+     [("in", PROGRESS), ("in", ELICIT), ("out", LIST), ("in", LISTED), ("in", ANSWER)], ANSWER, []),
+    ("a debug line before the answer is noise", [("in", DEBUG), ("in", ANSWER)], ANSWER, [DEBUG]),
+    ("JSON that is no JSON-RPC message is noise", [("in", LOG_JSON), ("in", ANSWER)], ANSWER, [LOG_JSON]),
+    ("noise and no answer", [("in", DEBUG)], None, [DEBUG]),
+    ("an unreadable frame with our id is the (malformed) answer",
+     [("in", b'{"jsonrpc":"2.0","id":5,"result":{"x":NaN}}'), ("in", ANSWER)],
+     b'{"jsonrpc":"2.0","id":5,"result":{"x":NaN}}', []),
+    ("a truncated frame without a readable id is noise; the answer after it counts",
+     [("in", b'{"jsonrpc":"2.0","res'), ("in", ANSWER)], ANSWER, [b'{"jsonrpc":"2.0","res']),
+    ("bad UTF-8 with our id is the answer", [("in", b'{"jsonrpc":"2.0","id":5,"result":"caf\xe9"}')],
+     b'{"jsonrpc":"2.0","id":5,"result":"caf\xe9"}', []),
+    ("an answer under an altered id is taken: classify reports the id",
+     [("in", b'{"jsonrpc":"2.0","id":"5","result":{}}')], b'{"jsonrpc":"2.0","id":"5","result":{}}', []),
+    ("the exact id wins over an altered one",
+     [("in", b'{"jsonrpc":"2.0","id":"5","result":{}}'), ("in", ANSWER)], ANSWER, []),
+    ("an error without an id is the answer (the server could not read ours)",
+     [("in", b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}')],
+     b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}', []),
+    ("the answer to another request of ours is never ours", [("out", LIST), ("in", LISTED)], None, []),
+]
+
+
+def _log(*frames: tuple[str, bytes], exchange: int | None = None) -> WireLog:
     log = WireLog()
     for direction, data in frames:
-        log.add(direction, "message", data)  # type: ignore[arg-type]
+        log.add(direction, "message", data, exchange=exchange)  # type: ignore[arg-type]
     return log
 
 
-def test_the_answer_skips_notifications_server_requests_and_other_answers() -> None:
-    log = _log(
-        ("out", b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"t"}}'),
-        ("in", b'{"jsonrpc":"2.0","method":"notifications/progress","params":{}}'),
-        ("in", b'{"jsonrpc":"2.0","id":"s1","method":"elicitation/create","params":{}}'),
-        ("out", b'{"jsonrpc":"2.0","id":6,"method":"tools/list"}'),
-        ("in", b'{"jsonrpc":"2.0","id":6,"result":{"tools":[]}}'),
-        ("in", b'{"jsonrpc":"2.0","id":"5","result":{}}'),
-    )
+@pytest.mark.parametrize(("name", "after", "answer", "noise"), STDIO_CASES, ids=[c[0] for c in STDIO_CASES])
+def test_stdio_correlation(name: str, after: list[tuple[str, bytes]], answer: bytes | None,
+                           noise: list[bytes]) -> None:
+    log = _log(("out", CALL), *after)
     call = next(r for r in requests(log.frames) if r.method == "tools/call")
-    answer = response_to(log.frames, call)
-    assert answer is not None and answer.data == b'{"jsonrpc":"2.0","id":"5","result":{}}'  # classify judges the id
+    seen = exchange_of(log.frames, call)
+    assert (seen.answer.data if seen.answer else None) == answer
+    assert [f.data for f in seen.noise] == noise
+    assert LIST not in [f.data for f in seen.frames] and LISTED not in [f.data for f in seen.frames]
 
 
-def test_an_unparseable_frame_is_the_answer() -> None:
-    log = _log(("out", b'{"jsonrpc":"2.0","id":1,"method":"tools/call"}'), ("in", b"\xff garbage"),
-               ("in", b'{"jsonrpc":"2.0","id":1,"result":{}}'))
+def test_on_http_the_body_of_our_post_is_the_answer_however_malformed() -> None:
+    log = WireLog()
+    log.add("out", "message", CALL, exchange=1)
+    log.add("in", "message", b"<html>oops</html>", exchange=1, status=200)
     call = next(requests(log.frames))
-    answer = response_to(log.frames, call)
-    assert answer is not None and answer.data == b"\xff garbage"
+    seen = exchange_of(log.frames, call)
+    assert seen.answer is not None and seen.answer.data == b"<html>oops</html>" and seen.noise == ()
+
+
+def test_on_http_other_exchanges_do_not_answer_but_our_id_does_wherever_it_comes() -> None:
+    log = WireLog()
+    log.add("out", "message", CALL, exchange=1)
+    log.add("in", "message", b'{"jsonrpc":"2.0","id":9,"result":{}}', exchange=2, status=200)
+    log.add("in", "message", ANSWER, exchange=3, status=200)  # a resumed GET stream
+    seen = exchange_of(log.frames, next(requests(log.frames)))
+    assert seen.answer is not None and seen.answer.data == ANSWER
+
+
+def test_frames_are_shown_without_loss() -> None:
+    log = WireLog()
+    text = log.add("in", "message", b'{"a":"\xc3\xa9"}')
+    binary = log.add("in", "message", b"caf\xe9")
+    assert text.to_dict()["data"] == '{"a":"é"}'
+    assert binary.to_dict()["data_base64"] == "Y2Fm6Q=="
+    assert bytes_field("response", None) == {"response": None}
 
 
 def test_wire_log_is_bounded() -> None:

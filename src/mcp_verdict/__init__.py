@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Final
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from .client import CallRecord, ElicitAnswer, HandlerError, Handlers, Round, VerdictClient
+    from .client import CallRecord, CannotConnect, ElicitAnswer, HandlerError, Handlers, Round, VerdictClient
     from .judgement._check import ContentCheck, Expectation, ExpectationResult, SuspectMatch, check_output
     from .judgement._decide import DEFAULT_RETRY, POLICY, Action, Decision, PolicyRow, RetryPolicy, decide
     from .judgement._outcome import Attempt, Observation, Observe, Outcome, Stage, evaluate, run_observation, settle
@@ -54,7 +54,7 @@ _MODULES: Final[dict[str, tuple[str, ...]]] = {
     "judgement._outcome": ("Attempt", "Observation", "Observe", "Outcome", "Stage", "evaluate", "run_observation",
                            "settle"),
     "judgement._decide": ("Action", "DEFAULT_RETRY", "Decision", "POLICY", "PolicyRow", "RetryPolicy", "decide"),
-    "client": ("CallRecord", "ElicitAnswer", "HandlerError", "Handlers", "Round", "VerdictClient"),
+    "client": ("CallRecord", "CannotConnect", "ElicitAnswer", "HandlerError", "Handlers", "Round", "VerdictClient"),
     "tap": ("VerdictError", "VerdictTap"),
 }
 _WHERE: Final = {name: module for module, names in _MODULES.items() for name in names}
@@ -124,6 +124,7 @@ __all__ = [  # noqa: RUF022 - grouped: the core, then the client
     "Verdict",
     "__version__",
     "CallRecord",
+    "CannotConnect",
     "ElicitAnswer",
     "HandlerError",
     "Handlers",

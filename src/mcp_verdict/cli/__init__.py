@@ -10,7 +10,7 @@ from ._main import EXIT_CODES, main
 
 LAYER_CONTRACT = {
     "layers": ("verdict", "judgement", "corpus", "kit", "client", "demo"),
-    "libraries": ("click", "rich", "anyio"),
+    "libraries": ("click", "rich", "anyio", "jiter"),
 }
 """What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""
 

@@ -10,7 +10,11 @@ an ``--answers`` file otherwise:
      "roots": [{"uri": "file:///...", "name": "..."}]}
 
 Each section present declares that capability; ``*`` answers any key. 2025 servers, which ask
-with server-to-client requests, are matched by ``*``.
+with server-to-client requests, are matched by ``*``. A form answer from the file that fails
+the requested schema stops the call (exit 2, the problems shown): a file cannot be asked again.
+
+Everything the server sent is printed literally (``_term``); ``--json`` prints the bytes as
+they came (text, or base64 when they are not UTF-8).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import json
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 from urllib.parse import urlsplit
 
 import anyio
@@ -28,19 +32,27 @@ from rich.console import Console
 from rich.prompt import Confirm, Prompt
 from rich.status import Status
 from rich.table import Table
+from rich.text import Text
 
-from ..client._client import VerdictClient
-from ..client._handlers import ElicitAnswer, Handlers
+from ..client._client import MODES, CallRecord, VerdictClient
+from ..client._connect import CannotConnect
+from ..client._handlers import AnswerRejected, ElicitAnswer, HandlerError, Handlers
 from ..judgement._outcome import Outcome
+from ..verdict._classify import Limits
 from ..verdict._kind import Kind
-from ..verdict._verdict import ElicitationRequest, SamplingRequest
+from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
+from ._main import limits_option
+from ._term import literal, markup_safe
 
 EXIT_ACCEPT: Final = 0
+EXIT_USAGE: Final = 2
 EXIT_CONNECT: Final = 3
 EXIT_CONTENT: Final = 21
 """normal_complete whose content check failed or whose completion was not observed."""
 EXIT_BY_KIND: Final = {Kind.TASK: 10, Kind.INPUT_REQUIRED: 11, Kind.TOOL_ERROR: 12, Kind.PROTOCOL_ERROR: 13,
                        Kind.UNCLASSIFIED: 20, Kind.NORMAL_COMPLETE: EXIT_CONTENT}
+_SHOWN: Final = 2000
+"""Characters of tool content shown by ``call`` (the rest is in ``--json``)."""
 
 
 class _Spinner:
@@ -101,8 +113,9 @@ def _interactive_handlers(console: Console, spinner: _Spinner) -> Handlers:
         spinner.pause()
         try:
             host = urlsplit(request.url or "").hostname or "?"
-            console.print(f"[bold]The server asks you to open a URL[/] (host [bold]{host}[/]): {request.message}")
-            console.print(f"  {request.url}")
+            console.print(Text.assemble(("The server asks you to open a URL", "bold"), " (host ",
+                                        literal(host, "bold"), "): ", literal(request.message)))
+            console.print(Text.assemble("  ", literal(request.url or "")))
             console.print("  [dim]mcp-verdict never opens it for you.[/]")
             return bool(await anyio.to_thread.run_sync(lambda: Confirm.ask("Consent?", console=console)))
         finally:
@@ -115,7 +128,7 @@ def _interactive_handlers(console: Console, spinner: _Spinner) -> Handlers:
             for message in request.messages:
                 content = message.get("content")
                 text = content.get("text") if isinstance(content, dict) else content
-                console.print(f"  {message.get('role')}: {text}")
+                console.print(Text.assemble("  ", literal(str(message.get("role"))), ": ", literal(str(text))))
             reply = await anyio.to_thread.run_sync(lambda: Prompt.ask("reply", console=console))
             return {"role": "assistant", "content": {"type": "text", "text": reply}, "model": "human",
                     "stopReason": "endTurn"}
@@ -126,9 +139,9 @@ def _interactive_handlers(console: Console, spinner: _Spinner) -> Handlers:
 
 
 def _ask_form(console: Console, request: ElicitationRequest, problems: list[str]) -> ElicitAnswer:
-    console.print(f"[bold]The server asks:[/] {request.message}")
+    console.print(Text.assemble(("The server asks:", "bold"), " ", literal(request.message)))
     for problem in problems:
-        console.print(f"  [red]{problem}[/]")
+        console.print(Text.assemble("  ", literal(problem, "red")))
     choice = Prompt.ask("accept, decline or cancel", choices=["accept", "decline", "cancel"], default="accept",
                         console=console)
     if choice != "accept":
@@ -138,7 +151,7 @@ def _ask_form(console: Console, request: ElicitationRequest, problems: list[str]
     content: dict[str, Any] = {}
     for name, definition in (schema.get("properties") or {}).items():
         prop = definition if isinstance(definition, dict) else {}
-        label = f"{prop.get('title') or name}{'' if name in required else ' (optional)'}"
+        label = markup_safe(f"{prop.get('title') or name}{'' if name in required else ' (optional)'}")
         default = prop.get("default")
         kind = prop.get("type")
         if kind == "boolean":
@@ -180,14 +193,17 @@ def _file_handlers(path: Path) -> Handlers:
             return table[key]
         if "*" in table:
             return table["*"]
-        raise KeyError(f"no {section} answer for {key!r} in {path}")
+        raise HandlerError(f"no {section} answer for {key!r} in {path}")
 
     async def form(request: ElicitationRequest, problems: Sequence[str]) -> ElicitAnswer:
-        if problems:
-            return ElicitAnswer.cancel()  # a file cannot be asked again
+        if problems:  # a file cannot be asked again: stop, and say why
+            raise AnswerRejected(request.key or "*", problems)
         answer = pick("form", request.key)
         if answer in ("decline", "cancel"):
             return ElicitAnswer(answer)
+        if not isinstance(answer, dict):
+            raise AnswerRejected(request.key or "*", [f"the answer is {answer!r}, not an object, "
+                                                      '"decline" or "cancel"'])
         return ElicitAnswer.accept(answer)
 
     async def url(request: ElicitationRequest) -> bool:
@@ -215,24 +231,31 @@ def _client(stdio: str | None, url: str | None, headers: Sequence[str], **option
         if not sep:
             raise click.BadParameter(f"{header!r} is not NAME: VALUE", param_hint="--header")
         parsed[name.strip()] = value.strip()
-    if stdio is not None:
-        return VerdictClient.stdio(stdio, **options)
-    assert url is not None
-    return VerdictClient.http(url, headers=parsed, **options)
+    try:
+        if stdio is not None:
+            return VerdictClient.stdio(stdio, **options)
+        assert url is not None
+        return VerdictClient.http(url, headers=parsed, **options)
+    except ValueError as exc:  # an empty command, an unbalanced quote
+        raise click.UsageError(str(exc)) from None
 
 
 _server_options = [
     click.option("--stdio", "stdio", metavar="CMD", help='Spawn the server: --stdio "python server.py".'),
     click.option("--url", "url", metavar="URL", help="A Streamable HTTP endpoint."),
     click.option("--header", "headers", multiple=True, metavar="NAME: VALUE", help="An HTTP header (repeatable)."),
-    click.option("--timeout", type=float, default=30.0, show_default=True, help="Seconds per request."),
+    click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+                 help="Seconds per request, and per step of connecting."),
+    click.option("--mode", type=click.Choice(MODES), default="auto", show_default=True,
+                 help="auto: server/discover, falling back to initialize; modern: server/discover only; "
+                      "legacy: initialize only."),
 ]
 
 
 def _with_server_options(function: Any) -> Any:
     for option in reversed(_server_options):
         function = option(function)
-    return function
+    return limits_option(function)
 
 
 @click.command("call")
@@ -241,16 +264,20 @@ def _with_server_options(function: Any) -> Any:
 @click.argument("arguments", default="{}")
 @click.option("--answers", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Answers to input requests (JSON; see the docs). Without it, a terminal asks you.")
-@click.option("--tasks", is_flag=True, help="Declare the tasks extension and follow task handles.")
+@click.option("--tasks", is_flag=True, help="Declare the tasks extension (2026-07-28) or send task-augmented "
+                                            "calls (2025-11-25), and follow task handles.")
 @click.option("--trusted", is_flag=True, help="Trust the server's tool annotations (retry decisions).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def call_command(stdio: str | None, url: str | None, headers: Sequence[str], timeout: float, tool: str,
-                 arguments: str, answers: Path | None, tasks: bool, trusted: bool, as_json: bool) -> None:
+@click.option("-v", "--verbose", is_flag=True, help="Show every round and the server's stderr.")
+def call_command(stdio: str | None, url: str | None, headers: Sequence[str], timeout: float, mode: Any,
+                 max_bytes: int, max_depth: int, tool: str, arguments: str, answers: Path | None, tasks: bool,
+                 trusted: bool, as_json: bool, verbose: bool) -> None:
     """Call TOOL with ARGUMENTS (a JSON object) and print its verdict, content check and decision.
 
     Exit status: 0 accepted; 21 normal_complete whose content check failed; 10 task,
     11 input_required (unfulfilled), 12 tool_error, 13 protocol_error, 20 unclassified
-    (transport failures included); 3 cannot connect; 2 usage error.
+    (transport failures included); 3 cannot connect; 2 usage error (an answer from
+    --answers that fails the requested schema included).
     """
     try:
         parsed = json.loads(arguments)
@@ -259,6 +286,7 @@ def call_command(stdio: str | None, url: str | None, headers: Sequence[str], tim
     if not isinstance(parsed, dict):
         raise click.BadParameter("tool arguments are a JSON object", param_hint="ARGUMENTS")
     console = Console(stderr=as_json, highlight=False)
+    errors = Console(stderr=True, highlight=False)
     spinner = _Spinner(console, enabled=console.is_terminal and not as_json)
     if answers is not None:
         handlers = _file_handlers(answers)
@@ -266,72 +294,106 @@ def call_command(stdio: str | None, url: str | None, headers: Sequence[str], tim
         handlers = _interactive_handlers(console, spinner)
     else:
         handlers = Handlers()
-    client = _client(stdio, url, headers, handlers=handlers, timeout=timeout, tasks=tasks, trusted_server=trusted)
+    client = _client(stdio, url, headers, handlers=handlers, timeout=timeout, tasks=tasks, trusted_server=trusted,
+                     mode=mode, limits=Limits(max_bytes=max_bytes, max_depth=max_depth))
 
     async def run() -> Outcome:
         async with client:
             return await spinner.around(lambda: client.call_tool(tool, parsed))
 
-    outcome = _connect(console, run)
+    try:
+        outcome = _connect(errors, client, run)
+    except HandlerError as exc:
+        _handler_failed(errors, exc)
     record = client.history[-1] if client.history else None
     if as_json:
         data = outcome.to_dict(payload=True)
-        data["rounds"] = [{"method": r.method, "kind": r.verdict.kind.value,
-                           "request": r.request.decode("utf-8", "replace") if r.request else None,
-                           "response": r.response.decode("utf-8", "replace") if r.response else None}
-                          for r in (record.rounds if record else [])]
+        data["version"] = outcome.verdict.version
+        data["warnings"] = list(client.warnings)
+        data["rounds"] = [r.to_dict() for r in (record.rounds if record else [])]
         click.echo(json.dumps(data, ensure_ascii=False, default=str))
     else:
-        _print_outcome(console, outcome, len(record.rounds) if record else 0)
+        print_outcome(console, outcome, record, client.warnings, verbose=verbose)
+        if verbose and client.server_stderr.data:
+            _print_stderr(console, client.server_stderr.text().splitlines()[-20:])
     sys.exit(exit_status(outcome))
+
+
+def _handler_failed(console: Console, exc: HandlerError) -> NoReturn:
+    if isinstance(exc, AnswerRejected):
+        console.print(Text.assemble(("mcp-verdict: ", "red"), "the answer for ", literal(repr(exc.key)),
+                                    " in --answers does not fit the requested schema:"))
+        for problem in exc.problems:
+            console.print(Text.assemble("  ", literal(problem)))
+    else:
+        console.print(Text.assemble(("mcp-verdict: ", "red"), literal(str(exc))))
+    sys.exit(EXIT_USAGE)
+
 
 @click.command("tools")
 @_with_server_options
 @click.option("--json", "as_json", is_flag=True, help="Print the tools as the server sent them (JSON).")
-def tools_command(stdio: str | None, url: str | None, headers: Sequence[str], timeout: float,
-                  as_json: bool) -> None:
+def tools_command(stdio: str | None, url: str | None, headers: Sequence[str], timeout: float, mode: Any,
+                  max_bytes: int, max_depth: int, as_json: bool) -> None:
     """List the server's tools with their annotations and schemas."""
     console = Console(highlight=False)
-    client = _client(stdio, url, headers, timeout=timeout)
+    client = _client(stdio, url, headers, timeout=timeout, mode=mode,
+                     limits=Limits(max_bytes=max_bytes, max_depth=max_depth))
 
     async def run() -> tuple[str, list[dict[str, Any]]]:
         async with client:
             return client.version, await client.list_tools()
 
-    version, tools = _connect(console, run)
+    version, tools = _connect(Console(stderr=True, highlight=False), client, run)
     if as_json:
-        click.echo(json.dumps({"version": version, "tools": tools}, ensure_ascii=False))
+        click.echo(json.dumps({"version": version, "tools": tools, "warnings": client.warnings},
+                              ensure_ascii=False))
         return
     table = Table(title=f"{len(tools)} tool(s), protocol {version}")
-    table.add_column("tool")
-    table.add_column("annotations")
-    table.add_column("arguments")
+    table.add_column("tool", overflow="fold")
+    table.add_column("annotations", overflow="fold")
+    table.add_column("arguments", overflow="fold")
     table.add_column("output")
     for tool in tools:
-        hints = tool.get("annotations") or {}
+        hints = tool.get("annotations")
+        hints = hints if isinstance(hints, dict) else {}
         marks = [name for key, name in (("readOnlyHint", "read-only"), ("idempotentHint", "idempotent"),
                                         ("destructiveHint", "destructive"), ("openWorldHint", "open-world"))
                  if hints.get(key) is True]
-        schema = tool.get("inputSchema") or {}
-        required = set(schema.get("required") or [])
-        args = ", ".join(f"{name}{'' if name in required else '?'}: {(prop or {}).get('type', 'any')}"
-                         for name, prop in (schema.get("properties") or {}).items())
+        schema = tool.get("inputSchema")
+        schema = schema if isinstance(schema, dict) else {}
+        required = schema.get("required")
+        required = set(required) if isinstance(required, list) else set()
+        properties = schema.get("properties")
+        properties = properties if isinstance(properties, dict) else {}
+        args = ", ".join(f"{name}{'' if name in required else '?'}: "
+                         f"{(prop if isinstance(prop, dict) else {}).get('type', 'any')}"
+                         for name, prop in properties.items())
         output = "outputSchema" if "outputSchema" in tool else ""
-        table.add_row(tool["name"], ", ".join(marks), args, output)
+        table.add_row(literal(str(tool["name"])), ", ".join(marks), literal(args), output)
     console.print(table)
+    _print_warnings(console, client.warnings)
 
 
-def _connect(console: Console, run: Any) -> Any:
+def _connect(console: Console, client: VerdictClient, run: Any) -> Any:
     try:
         return anyio.run(run)
-    except (OSError, TimeoutError) as exc:
-        console.print(f"[red]cannot connect:[/] {type(exc).__name__}: {exc}")
+    except CannotConnect as exc:
+        console.print(Text.assemble(("mcp-verdict: ", "red"), literal(str(exc))))
+        if exc.stderr and (exc.cause != "exited" or len(exc.stderr) > 1):
+            _print_stderr(console, list(exc.stderr))
         sys.exit(EXIT_CONNECT)
-    except Exception as exc:
-        if type(exc).__name__ in ("MCPError", "ConnectError", "HTTPError", "ExceptionGroup"):
-            console.print(f"[red]cannot connect:[/] {type(exc).__name__}: {exc}")
-            sys.exit(EXIT_CONNECT)
-        raise
+
+
+def _print_stderr(console: Console, lines: Sequence[str]) -> None:
+    console.print("[dim]the server's stderr ends:[/]")
+    for line in lines:
+        console.print(Text.assemble("  ", literal(line, "dim")))
+
+
+def _print_warnings(console: Console, warnings: Sequence[str]) -> None:
+    for warning in warnings:
+        console.print(Text.assemble(("warning ", "yellow"), literal(warning)))
 
 
 def exit_status(outcome: Outcome) -> int:
@@ -340,24 +402,45 @@ def exit_status(outcome: Outcome) -> int:
     return EXIT_BY_KIND[outcome.verdict.kind]
 
 
-def _print_outcome(console: Console, outcome: Outcome, rounds: int) -> None:
-    verdict = outcome.verdict
-    console.print(f"verdict   [bold]{verdict.kind.value}[/]  (protocol {verdict.version}, {rounds} round(s))")
+def _findings(console: Console, verdict: Verdict) -> None:
     for item in verdict.findings:
-        console.print(f"          {item.severity} {item.code} at {item.path or '/'}: {item.message}")
+        console.print(Text.assemble("          ", (item.severity, "dim"), " ", (item.code, "bold"), " at ",
+                                    literal(item.path or "/"), ": ", literal(item.message)))
+
+
+def print_outcome(console: Console, outcome: Outcome, record: CallRecord | None, warnings: Sequence[str] = (), *,
+                  verbose: bool = False) -> None:
+    """The verdict, its findings, the content, the content check and the decision; peer text
+    printed literally, nothing that decides cut short."""
+    verdict = outcome.verdict
+    rounds = record.rounds if record else []
+    console.print(Text.assemble("verdict   ", (verdict.kind.value, "bold"),
+                                f"  (protocol {verdict.version}, {len(rounds)} round(s))"))
+    _findings(console, verdict)
+    if verbose or len(rounds) > 1:
+        for number, round_ in enumerate(rounds, 1):
+            status = f" ({round_.status})" if round_.status else ""
+            console.print(Text.assemble(f"  round {number}  ", literal(round_.method), "  ",
+                                        (round_.kind, "bold"), status))
     if verdict.kind in (Kind.NORMAL_COMPLETE, Kind.TOOL_ERROR):
         text = verdict.text
         if text:
-            console.print(f"content   {text[:400]}{'…' if len(text) > 400 else ''}")
+            shown = text[:_SHOWN] + (f"… ({len(text) - _SHOWN} more characters: see --json)"
+                                     if len(text) > _SHOWN else "")
+            console.print(Text.assemble("content   ", literal(shown)))
         if verdict.has_structured_content:
-            console.print(f"structured {json.dumps(verdict.structured_content, ensure_ascii=False)[:400]}")
+            data = json.dumps(verdict.structured_content, ensure_ascii=False)
+            console.print(Text.assemble("structured ", literal(data[:_SHOWN] + ("…" if len(data) > _SHOWN else ""))))
     if verdict.kind is Kind.PROTOCOL_ERROR:
-        console.print(f"error     {verdict.error_code}: {verdict.error_message}")
+        console.print(Text.assemble("error     ", (str(verdict.error_code), "bold"), ": ",
+                                    literal(str(verdict.error_message))))
     check = outcome.content_check
     if check is not None:
-        state = "[green]passed[/]" if check.passed else "[red]failed[/]"
-        console.print(f"content check {state}" + ("" if check.schema_checked else " (no outputSchema)"))
+        state = ("passed", "green") if check.passed else ("failed", "red")
+        console.print(Text.assemble("content check ", state, "" if check.schema_checked else " (no outputSchema)"))
         for item in check.findings:
-            console.print(f"          {item.code} at {item.path or '/'}: {item.message}")
+            console.print(Text.assemble("          ", (item.code, "bold"), " at ", literal(item.path or "/"), ": ",
+                                        literal(item.message)))
     decision = outcome.decision
-    console.print(f"decision  [bold]{decision.action.value}[/]: {decision.reason}")
+    console.print(Text.assemble("decision  ", (decision.action.value, "bold"), ": ", literal(decision.reason)))
+    _print_warnings(console, warnings)

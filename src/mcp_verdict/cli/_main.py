@@ -8,15 +8,19 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 import click
+import jiter
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from .. import corpus, kit
 from ..kit._mutants import MutantError
-from ..verdict._classify import classify
+from ..verdict._classify import DEFAULT_LIMITS, Limits, classify
 from ..verdict._kind import Kind
+from ..verdict._parser import PARSER_MAX_DEPTH
 from ..verdict._verdict import Verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
+from ._term import literal
 
 EXIT_CODES: Final[dict[Kind, int]] = {
     Kind.NORMAL_COMPLETE: 0,
@@ -111,19 +115,41 @@ def _request_id(value: str | None) -> str | int | None:
     return parsed
 
 
-def _messages(data: bytes, mode: str) -> list[bytes]:
-    """One message, or JSON Lines: auto picks lines when the first non-blank line is a whole
-    JSON value by itself and more lines follow."""
-    lines = [line for line in data.split(b"\n") if line.strip()]
-    if mode == "lines":
-        return lines
-    if mode == "single" or len(lines) < 2:
-        return [data]
+def _one_value(text: bytes) -> bool:
+    """Whether ``text`` reads as one JSON value (leniently: NaN allowed, duplicates kept; never
+    raises, whatever the nesting — jiter stops at its depth bound)."""
     try:
-        json.loads(lines[0])
+        jiter.from_json(text, allow_inf_nan=True, cache_mode=False)
     except ValueError:
-        return [data]
-    return lines
+        return False
+    return True
+
+
+def _messages(data: bytes, mode: str) -> list[tuple[int | None, bytes]]:
+    """The responses in ``data``, each with its line number (None: the whole input is one).
+
+    ``auto``: one response when the whole input reads as one JSON value (a pretty-printed
+    response included); otherwise JSON Lines when at least two lines hold text and one of them
+    reads as a JSON value by itself — then every line is classified where it is, a bad one
+    included; otherwise one response (whose verdict says what is wrong with it)."""
+    lines = [(number, line.removesuffix(b"\r")) for number, line in enumerate(data.split(b"\n"), 1)
+             if line.strip()]
+    if mode == "lines":
+        return list(lines)
+    if mode == "single" or len(lines) < 2 or _one_value(data):
+        return [(None, data)]
+    if any(_one_value(line) for _, line in lines):
+        return list(lines)
+    return [(None, data)]
+
+
+def limits_option(function: Any) -> Any:
+    """``--max-bytes`` and ``--max-depth``: the classifier's limits (``classify``, ``call``, ``tools``)."""
+    function = click.option("--max-depth", type=click.IntRange(1, PARSER_MAX_DEPTH),
+                            default=DEFAULT_LIMITS.max_depth, show_default=True,
+                            help="Deepest nesting a response may have.")(function)
+    return click.option("--max-bytes", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_bytes,
+                        show_default=True, help="Largest response (and stdio line) read, in bytes.")(function)
 
 
 @main.command("classify")
@@ -138,10 +164,11 @@ def _messages(data: bytes, mode: str) -> list[bytes]:
               show_default=True, help="How to read a 2026-07-28 result without resultType.")
 @click.option("--lines/--single", "lines", default=None,
               help="Force JSON Lines or one message (default: detect).")
+@limits_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per response.")
 def classify_command(file: Any, version: str, request_id: str | None, extensions: Sequence[str],
                      capabilities: str | None, absent_result_type: str, lines: bool | None,
-                     as_json: bool) -> None:
+                     max_bytes: int, max_depth: int, as_json: bool) -> None:
     """Classify one JSON-RPC response (or JSON Lines of them) from FILE or stdin.
 
     Exit status: 0 normal_complete, 10 task, 11 input_required, 12 tool_error,
@@ -156,30 +183,39 @@ def classify_command(file: Any, version: str, request_id: str | None, extensions
     options: dict[str, Any] = {
         "version": version, "request_id": _request_id(request_id), "extensions": tuple(extensions),
         "client_capabilities": caps, "absent_result_type": absent_result_type,
+        "limits": Limits(max_bytes=max_bytes, max_depth=max_depth),
     }
-    data = file.read()
+    data = file.read(max_bytes + 1) if lines is False else file.read()
     mode = "auto" if lines is None else ("lines" if lines else "single")
     try:
-        verdicts = [classify(message, **options) for message in _messages(data, mode)]
+        verdicts = [(number, classify(message, **options)) for number, message in _messages(data, mode)]
     except ValueError as exc:  # a bad option, never a bad response
         raise click.UsageError(str(exc)) from None
     if as_json:
-        for verdict in verdicts:
-            click.echo(json.dumps(verdict.to_dict(), ensure_ascii=False))
+        for number, verdict in verdicts:
+            out = verdict.to_dict()
+            if number is not None:
+                out["line"] = number
+            click.echo(json.dumps(out, ensure_ascii=False))
     else:
-        _print(Console(highlight=False, soft_wrap=True), verdicts)
-    sys.exit(max((EXIT_CODES[v.kind] for v in verdicts), default=0))
+        print_verdicts(Console(highlight=False), verdicts)
+    sys.exit(max((EXIT_CODES[v.kind] for _, v in verdicts), default=0))
 
 
-def _print(console: Console, verdicts: Sequence[Verdict]) -> None:
-    for number, verdict in enumerate(verdicts, start=1):
-        prefix = f"{number:>4}  " if len(verdicts) > 1 else ""
-        style = _STYLE[verdict.kind]
+def print_verdicts(console: Console, verdicts: Sequence[tuple[int | None, Verdict]]) -> None:
+    """Each verdict (with its line number in JSON Lines) and its findings; peer text literal."""
+    width = max((len(str(n)) for n, _ in verdicts if n is not None), default=0)
+    for number, verdict in verdicts:
+        prefix = f"line {number:>{width}}  " if number is not None else ""
+        line = Text.assemble(prefix, (verdict.kind.value, _STYLE[verdict.kind]))
         summary = _summary(verdict)
-        console.print(f"{prefix}[{style}]{verdict.kind.value}[/]  {summary}".rstrip())
+        if summary:
+            line.append("  ")
+            line.append_text(literal(summary))
+        console.print(line)
         for item in verdict.findings:
-            console.print(f"{' ' * len(prefix)}  [dim]{item.severity}[/] {item.code} at "
-                          f"{item.path or '/'}: {item.message}", markup=True)
+            console.print(Text.assemble(" " * len(prefix), "  ", (item.severity, "dim"), " ", (item.code, "bold"),
+                                        " at ", literal(item.path or "/"), ": ", literal(item.message)))
 
 
 def _summary(verdict: Verdict) -> str:

@@ -2,7 +2,8 @@
 
 Holds :class:`VerdictClient` (``_client``: negotiation and calls through the SDK, every round
 judged from its recorded bytes), the recording transports (``_http``, ``_stdio``), the wire log
-and its correlation (``_wire``) and the input handlers (``_handlers``).
+and its correlation (``_wire``), why a connection failed (``_connect``) and the input handlers
+(``_handlers``).
 
 May import: the verdict and judgement layers; the official SDK (``mcp``, ``mcp_types``,
 pydantic), httpx2 and anyio. Nothing in the core imports it; ``mcp_verdict.VerdictClient``
@@ -13,8 +14,10 @@ from .._extras import require
 
 require("client", "mcp_verdict.client")
 
-from ._client import CallRecord, Round, VerdictClient  # noqa: E402 - after the extra is checked
+from ._client import MODES, CallRecord, Mode, Round, VerdictClient  # noqa: E402 - after the extra is checked
+from ._connect import CannotConnect  # noqa: E402
 from ._handlers import (  # noqa: E402
+    AnswerRejected,
     ElicitAnswer,
     FormHandler,
     HandlerError,
@@ -32,12 +35,16 @@ LAYER_CONTRACT = {
 """What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""
 
 __all__ = [
+    "MODES",
+    "AnswerRejected",
     "CallRecord",
+    "CannotConnect",
     "ElicitAnswer",
     "FormHandler",
     "Frame",
     "HandlerError",
     "Handlers",
+    "Mode",
     "RootsHandler",
     "Round",
     "SamplingHandler",

@@ -1,11 +1,21 @@
 """VerdictClient: calls tools and returns outcomes, judged from the bytes on the wire.
 
 The official SDK (``mcp.Client``) is the protocol engine: transports, version negotiation
-(``server/discover`` with the 2026-07-28 per-request ``_meta`` and headers, falling back to the
-``initialize`` handshake for 2025 servers), ``x-mcp-header`` handling and HTTP auth hooks. Every
-frame passes through a recording transport first, and the verdict of each round is
-``classify`` of the response's raw bytes — never the SDK's leniently parsed objects, which turn
+(``server/discover`` with the 2026-07-28 per-request ``_meta`` and headers, or the
+``initialize`` handshake for 2025 servers), ``x-mcp-header`` handling and HTTP auth hooks.
+Every frame passes through a recording transport first, and the verdict of each round is
+``classify`` of the answer's raw bytes — never the SDK's leniently parsed objects, which turn
 ``isError: "false"`` into success and keep the last of duplicated keys.
+
+Connecting (``mode``): ``auto`` probes ``server/discover`` and, when the probe fails in any
+way, falls back to ``initialize`` — on the same connection when it is still up, else on a new
+one (a stdio server that died on the probe is started again); ``modern`` insists on
+``server/discover``; ``legacy`` only does ``initialize``. Each step is bounded by ``timeout``;
+a failure to connect is one :class:`~mcp_verdict.client.CannotConnect` naming its cause.
+
+``tools/list`` is sent raw and read from its bytes: tools are kept exactly as the server sent
+them, a tool the SDK's models cannot hold becomes a warning (never a crash), and a call works
+without a listing at all.
 
 The client drives the multi round-trip pattern itself (one ``tools/call`` per round, through
 the SDK's single-round call): each round is classified before any input is gathered, input
@@ -16,6 +26,7 @@ client, so every frame between a call's start and end belongs to it.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
@@ -27,38 +38,69 @@ import mcp_types as types
 from mcp import Client
 from mcp.client.extension import advertise
 from mcp.client.streamable_http import streamable_http_client
-from pydantic import ConfigDict
+from pydantic import ConfigDict, ValidationError
 
 from .. import __version__
 from ..judgement._check import Expectation
 from ..judgement._outcome import Observe, Outcome, run_observation, settle
 from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
-from ..verdict._findings import finding
+from ..verdict._findings import Finding, finding
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
 from ..verdict._task import STATUSES
 from ..verdict._verdict import ElicitationRequest, InputRequest, RootsRequest, SamplingRequest, Verdict, make_verdict
 from ..verdict._versions import TASKS_EXTENSION, VERSIONS
+from ._connect import CannotConnect, check_url, diagnose
 from ._handlers import HandlerError, Handlers
 from ._http import recording_http_client
 from ._stdio import StderrTail, recording_stdio, split_command
-from ._wire import Frame, Request, WireLog, requests, response_to, transport_failure
+from ._wire import Exchange, Frame, WireLog, bytes_field, exchange_of, preview, requests, transport_failure
 
-Mode = Literal["auto", "legacy", "2026-07-28"]
+Mode = Literal["auto", "modern", "legacy"]
+MODES: Final = ("auto", "modern", "legacy")
 _HISTORY: Final = 100
+_LEGACY_TASKS: Final = "2025-11-25"
+"""The one handshake-era version with tasks (task-augmented requests, tasks/get, tasks/result)."""
+_TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
 
 
 @dataclass(frozen=True, slots=True)
 class Round:
-    """One request/response exchange of a call."""
+    """One request/answer exchange of a call: a ``tools/call`` round, or a task request."""
 
     method: str
     request: bytes | None
     response: bytes | None
+    """The bytes judged (the answer), or None when no answer came."""
     verdict: Verdict
+    """The verdict of this round: of its answer (a tools/call round, a terminal task result), or,
+    for a task request whose task is still running, the call's task verdict."""
     started_at: float
     finished_at: float
     request_sent: bool = True
+    frames: tuple[Frame, ...] = ()
+    """Every frame of the exchange: the request, what came in for it, the answer."""
+    noise: tuple[Frame, ...] = ()
+    """Lines that were not JSON-RPC messages (stdio), recorded and not taken as the answer."""
+    status: str | None = None
+    """The task's status, for a task request (tasks/get, tasks/result)."""
+
+    @property
+    def kind(self) -> str:
+        """What this round was: the kind of its verdict (``task`` while a task is running)."""
+        return self.verdict.kind.value
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"method": self.method, "kind": self.kind}
+        if self.status is not None:
+            out["status"] = self.status
+        out["findings"] = [f.code for f in self.verdict.findings]
+        out.update(bytes_field("request", self.request))
+        out.update(bytes_field("response", self.response))
+        out["request_sent"] = self.request_sent
+        out["started_at"], out["finished_at"] = self.started_at, self.finished_at
+        out["frames"] = [frame.to_dict() for frame in self.frames]
+        return out
 
 
 @dataclass
@@ -72,9 +114,19 @@ class CallRecord:
 
 
 class _Raw(types.Request[dict[str, Any], str]):
-    """A request the SDK has no model for (the tasks extension's methods)."""
+    """A request the SDK has no model for, or whose result it must not model (tasks/*)."""
 
     name_param = "taskId"
+
+
+class _RawCall(types.Request[dict[str, Any], str]):
+    """A tools/call the SDK's call_tool cannot send (a 2025-11-25 task-augmented call)."""
+
+    name_param = "name"
+
+
+class _RawList(types.Request[dict[str, Any] | None, str]):
+    """tools/list, sent raw: its answer is read from the bytes, not through the SDK's models."""
 
 
 class VerdictClient:
@@ -85,7 +137,8 @@ class VerdictClient:
                  env: Mapping[str, str] | None = None, cwd: str | None = None,
                  headers: Mapping[str, str] | None = None, auth: Any = None,
                  handlers: Handlers | None = None, tasks: bool = False, mode: Mode = "auto",
-                 timeout: float = 30.0, task_timeout: float = 120.0, trusted_server: bool = False,
+                 timeout: float = 30.0, connect_timeout: float | None = None, task_timeout: float = 120.0,
+                 trusted_server: bool = False,
                  max_rounds: int = 10, limits: Limits = DEFAULT_LIMITS,
                  absent_result_type: AbsentResultType = "invalid",
                  client_info: tuple[str, str] = ("mcp-verdict", __version__)) -> None:
@@ -93,9 +146,13 @@ class VerdictClient:
             raise ValueError("give exactly one of command (stdio) and url (Streamable HTTP)")
         if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
             raise ValueError(f"max_rounds must be a positive integer, not {max_rounds!r}")
-        if not timeout > 0 or not task_timeout > 0:
+        if not timeout > 0 or not task_timeout > 0 or not (connect_timeout is None or connect_timeout > 0):
             raise ValueError("timeouts must be positive numbers of seconds")
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         self._command = split_command(command) if command is not None else None
+        if self._command is not None and not self._command:
+            raise ValueError("the server command is empty")
         self._url = url
         self._env = env
         self._cwd = cwd
@@ -103,8 +160,10 @@ class VerdictClient:
         self._auth = auth
         self.handlers = handlers or Handlers()
         self.tasks = tasks
-        self._mode = mode
+        self.mode: Mode = mode
         self.timeout = float(timeout)
+        self.connect_timeout = float(connect_timeout if connect_timeout is not None else timeout)
+        """Bounds each step of connecting (server/discover, initialize); ``timeout`` by default."""
         self.task_timeout = float(task_timeout)
         self.trusted_server = trusted_server
         self.max_rounds = max_rounds
@@ -114,12 +173,17 @@ class VerdictClient:
         self.capabilities: dict[str, Any] = self.handlers.capabilities(tasks=tasks)
         self.wire = WireLog()
         self.history: list[CallRecord] = []
+        self.warnings: list[str] = []
+        """What the client noticed that is no verdict: a fallback to initialize, tools the SDK
+        cannot model, a tools/list that failed."""
         self.server_stderr = StderrTail()
         self._engine: Client | None = None
         self._stack: AsyncExitStack | None = None
         self._lock = anyio.Lock()
         self._tools: dict[str, dict[str, Any]] = {}
         self._listed = False
+        self._discover_error: str | None = None
+        self._handler_errors: list[HandlerError] = []
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
@@ -132,39 +196,120 @@ class VerdictClient:
         """Talk Streamable HTTP to ``url``."""
         return cls(url=url, **options)
 
+    @property
+    def target(self) -> str:
+        """The server as the user named it: the URL, or the command line."""
+        if self._url is not None:
+            return self._url
+        import shlex
+
+        return shlex.join(self._command or [])
+
     async def __aenter__(self) -> VerdictClient:
+        if self._url is not None and (why := check_url(self._url)) is not None:
+            raise CannotConnect("bad_url", why, target=self.target, step="connect")
+        mark = self.wire.mark()
+        try:
+            await self._open("legacy" if self.mode == "legacy" else "auto")
+            return self
+        except Exception as exc:
+            failure = self._diagnose(exc, mark)
+            if not self._retry_legacy(failure, mark):
+                raise failure from exc
+        # auto: server/discover failed and took the connection with it; start again with initialize.
+        why = self._discover_error or failure.detail
+        mark = self.wire.mark()
+        try:
+            await self._open("legacy")
+        except Exception as exc:
+            raise self._diagnose(exc, mark) from exc
+        restarted = "restarted the server and " if self._command is not None else "reconnected and "
+        self.warnings.append(f"server/discover failed ({why}): {restarted}connected with initialize")
+        return self
+
+    def _retry_legacy(self, failure: CannotConnect, mark: int) -> bool:
+        if self.mode != "auto" or failure.cause in ("bad_url", "spawn", "refused", "timeout"):
+            return False
+        return any(r.method == "server/discover" for r in requests(self.wire.since(mark)))
+
+    def _diagnose(self, error: BaseException, mark: int) -> CannotConnect:
+        tail = self.server_stderr
+        failure = diagnose(error, target=self.target, frames=self.wire.since(mark), timeout=self.connect_timeout,
+                           exit_code=tail.returncode, stderr=tail.text(), stdio=self._command is not None,
+                           stopped=tail.stopped)
+        if failure.step == "initialize" and self._discover_error and failure.cause != "protocol":
+            return CannotConnect(failure.cause, f"{failure.detail}; server/discover before it: "
+                                 f"{self._discover_error}", target=failure.target, step=failure.step,
+                                 status=failure.status, exit_code=failure.exit_code, stderr=failure.stderr)
+        return failure
+
+    async def _open(self, sdk_mode: Literal["auto", "legacy"]) -> None:
         stack = AsyncExitStack()
+        self.server_stderr = StderrTail()
+        self._discover_error = None
         try:
             if self._command is not None:
                 transport: Any = recording_stdio(self._command, self.wire, env=self._env, cwd=self._cwd,
-                                                 max_bytes=self.limits.max_bytes, stderr=self.server_stderr)
+                                                 max_bytes=self.limits.max_bytes, stderr=self.server_stderr,
+                                                 grace=min(2.0, self.connect_timeout))
             else:
                 assert self._url is not None
                 http = recording_http_client(self.wire, headers=self._headers, auth=self._auth,
-                                             timeout=self.timeout, max_bytes=self.limits.max_bytes)
+                                             timeout=max(self.timeout, self.connect_timeout),
+                                             max_bytes=self.limits.max_bytes)
                 await stack.enter_async_context(http)
                 transport = streamable_http_client(self._url, http_client=http)
-            engine = Client(transport, mode=self._mode, cache=None, read_timeout_seconds=self.timeout,
+            engine = Client(transport, mode=sdk_mode, cache=None, read_timeout_seconds=self.connect_timeout,
                             client_info=self._client_info, **self._sdk_callbacks(),
                             extensions=[advertise(TASKS_EXTENSION)] if self.tasks else None)
-            declared = types.ClientCapabilities.model_validate(self.capabilities)
-            build = engine._build_session
-
-            async def build_session(exit_stack: AsyncExitStack) -> Any:
-                session = await build(exit_stack)
-                # The SDK declares elicitation form and url together for any elicitation
-                # callback; the client must declare exactly what its handlers can serve.
-                session._build_capabilities = lambda version: declared  # type: ignore[method-assign]
-                return session
-
-            engine._build_session = build_session  # type: ignore[method-assign]
-            await stack.enter_async_context(engine)  # negotiation is bounded by read_timeout_seconds
+            engine._build_session = self._session_builder(engine._build_session)  # type: ignore[method-assign,assignment]
+            # Each negotiation step is bounded by the timeout: initialize by the SDK's read timeout,
+            # server/discover by bounded_discover (the SDK's own probe waits 10 s whatever it is told).
+            await stack.enter_async_context(engine)
         except BaseException:
-            await stack.aclose()
+            with anyio.CancelScope(shield=True):
+                await stack.aclose()
             raise
         self._engine = engine
         self._stack = stack
-        return self
+
+    def _session_builder(self, build: Callable[[AsyncExitStack], Awaitable[Any]],
+                         ) -> Callable[[AsyncExitStack], Awaitable[Any]]:
+        declared = types.ClientCapabilities.model_validate(self.capabilities)
+        client = self
+
+        async def build_session(exit_stack: AsyncExitStack) -> Any:
+            session = await build(exit_stack)
+            # The SDK declares elicitation form and url together for any elicitation callback;
+            # the client must declare exactly what its handlers can serve.
+            session._build_capabilities = lambda version: declared
+            send_discover = session.send_discover
+            initialize = session.initialize
+
+            async def bounded_discover(version: str) -> Any:
+                from mcp.shared.exceptions import MCPError
+
+                try:
+                    with anyio.fail_after(client.connect_timeout):
+                        return await send_discover(version)
+                except TimeoutError:
+                    client._discover_error = f"no answer within {client.connect_timeout:g} s"
+                    raise MCPError(types.REQUEST_TIMEOUT, client._discover_error) from None
+                except Exception as exc:
+                    client._discover_error = f"{type(exc).__name__}: {exc}"
+                    raise
+
+            async def refuse_initialize() -> Any:
+                raise CannotConnect("protocol", f"the server did not accept server/discover "
+                                    f"({client._discover_error or 'no modern version in common'}); "
+                                    "mode 'modern' does not fall back to initialize",
+                                    target=client.target, step="server/discover")
+
+            session.send_discover = bounded_discover
+            session.initialize = refuse_initialize if client.mode == "modern" else initialize
+            return session
+
+        return build_session
 
     async def __aexit__(self, *exc: object) -> None:
         stack, self._stack, self._engine = self._stack, None, None
@@ -174,13 +319,15 @@ class VerdictClient:
     def _sdk_callbacks(self) -> dict[str, Any]:
         """Callbacks for 2025 servers, which send input requests as server-to-client requests."""
         handlers = self.handlers
+        failed = self._handler_errors
 
         def bridge(build: Callable[..., InputRequest], model: Any) -> Callable[..., Awaitable[Any]]:
             async def callback(context: Any, *params: Any) -> Any:
                 raw = params[0].model_dump(by_alias=True, exclude_none=True, mode="json") if params else {}
                 try:
                     return model.model_validate(await handlers.answer(build(raw)))
-                except HandlerError as exc:
+                except HandlerError as exc:  # the server hears it failed; the call raises it after
+                    failed.append(exc)
                     return types.ErrorData(code=types.INTERNAL_ERROR, message=str(exc))
             return callback
 
@@ -217,12 +364,14 @@ class VerdictClient:
 
     @property
     def extensions(self) -> tuple[str, ...]:
-        return (TASKS_EXTENSION,) if self.tasks else ()
+        """The extensions in force for a 2026-07-28 call (the tasks extension, when opted in)."""
+        return (TASKS_EXTENSION,) if self.tasks and self.version not in _HANDSHAKE else ()
 
     # -- tools/list ---------------------------------------------------------------------------
     async def list_tools(self) -> list[dict[str, Any]]:
         """Every tool the server lists, exactly as it sent it (schemas verbatim), minus the ones
-        the SDK refuses on Streamable HTTP for an invalid ``x-mcp-header``."""
+        the SDK drops on 2026-07-28 for an invalid ``x-mcp-header`` (a MUST of the spec). A
+        listing that fails, or tools the SDK's models cannot hold, are reported in ``warnings``."""
         async with self._lock:
             return await self._list_tools()
 
@@ -231,33 +380,76 @@ class VerdictClient:
         tools: list[dict[str, Any]] = []
         cursor: str | None = None
         for _ in range(100):  # pagination, bounded
-            mark = self.wire.mark()
-            with anyio.fail_after(self.timeout):
-                listed = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor)
-                                                  if cursor else None)
-            kept = {tool.name for tool in listed.tools}
-            raw = self._raw_result(self.wire.since(mark), "tools/list")
-            page = raw.get("tools") if isinstance(raw, dict) else None
-            if isinstance(page, list):
-                tools.extend(t for t in page if isinstance(t, dict) and t.get("name") in kept)
-            else:
-                tools.extend(t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in listed.tools)
-            cursor = listed.next_cursor
+            params = {"cursor": cursor} if cursor else None
+            send = functools.partial(session.send_request, _RawList(method="tools/list", params=params), _ANY,
+                                     request_read_timeout_seconds=self.timeout)
+            round_ = await self._exchange("tools/list", send, judge=False)
+            page, cursor, problem = self._tool_page(round_)
+            if problem is not None:
+                self.warnings.append(f"tools/list: {problem}; calls go on without the tools' schemas")
+                break
+            tools.extend(page)
             if not cursor:
                 break
-        self._tools = {tool["name"]: tool for tool in tools}
+        self._tools = {tool["name"]: tool for tool in self._absorb(tools, complete=True)}
         self._listed = True
-        return tools
+        return list(self._tools.values())
 
-    def _raw_result(self, frames: list[Frame], method: str) -> Any:
-        for request in requests(frames):
-            if request.method == method:
-                frame = response_to(frames, request)
-                if frame is not None:
-                    value, problem = parse(frame.data, self.limits.max_bytes, self.limits.max_depth)
-                    if problem is None and isinstance(value, dict):
-                        return value.get("result")
-        return None
+    def _tool_page(self, round_: Round) -> tuple[list[dict[str, Any]], str | None, str | None]:
+        """The tools of one tools/list answer, its next cursor, or why it has none."""
+        if round_.response is None:
+            return [], None, round_.verdict.findings[0].message if round_.verdict.findings else "no answer"
+        value, problem = parse(round_.response, self.limits.max_bytes, self.limits.max_depth)
+        if problem is not None:
+            return [], None, f"the answer is not valid JSON ({problem.code}: {problem.message})"
+        result = value.get("result") if isinstance(value, dict) else None
+        if not isinstance(result, dict):
+            error = value.get("error") if isinstance(value, dict) else None
+            if isinstance(error, dict):
+                return [], None, f"the server answered error {error.get('code')!r}: {error.get('message')!r}"
+            return [], None, "the answer holds no result object"
+        listed = result.get("tools")
+        if not isinstance(listed, list):
+            return [], None, "the result holds no tools array"
+        page = [t for t in listed if isinstance(t, dict) and isinstance(t.get("name"), str)]
+        if len(page) != len(listed):
+            self.warnings.append(f"tools/list: {len(listed) - len(page)} entries are not tools with a name")
+        cursor = result.get("nextCursor")
+        return page, cursor if isinstance(cursor, str) and cursor else None, None
+
+    def _absorb(self, tools: list[dict[str, Any]], *, complete: bool) -> list[dict[str, Any]]:
+        """Give the SDK the tools its models can hold (for x-mcp-header and its own schema
+        cache); keep the rest as sent, with a warning; drop what the SDK must drop."""
+        session = self._session()
+        modelled: list[Any] = []
+        for tool in tools:
+            try:
+                _sdk_checks(self.version, tool)
+                modelled.append(types.Tool.model_validate(tool, by_name=False))
+            except ValidationError as exc:
+                first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": str(exc)}
+                loc = tuple(first.get("loc", ()))
+                where = ".".join(str(part) for part in (loc[2:] if loc[:2] == ("tools", 0) else loc))
+                self.warnings.append(f"tool {tool['name']!r}: the SDK cannot model it ({where}: {first.get('msg')}); "
+                                     "it is listed as sent and its calls are judged from the wire")
+        try:
+            kept = {t.name for t in session._absorb_tool_listing(types.ListToolsResult(tools=modelled),
+                                                                  complete=complete).tools}
+            schemas = session._tool_output_schemas
+        except AttributeError:  # another SDK version: it keeps its own view; ours is the wire's
+            return tools
+        out = []
+        modelled_names = {t.name for t in modelled}
+        for tool in tools:
+            name = tool["name"]
+            if name in modelled_names and name not in kept:
+                self.warnings.append(f"tool {name!r} dropped: its x-mcp-header annotations are invalid "
+                                     "(2026-07-28: clients MUST drop such tools)")
+                continue
+            if name not in modelled_names:
+                schemas[name] = None  # the SDK would list again on every call to learn it
+            out.append(tool)
+        return out
 
     def tool(self, name: str) -> dict[str, Any] | None:
         """The listed definition of a tool (after list_tools)."""
@@ -272,15 +464,20 @@ class VerdictClient:
             if not self._listed:
                 await self._list_tools()
             record = CallRecord(name, dict(arguments or {}))
-            verdict = await self._call(name, record)
+            try:
+                verdict = await self._call(name, record)
+            finally:
+                self._remember(record)
         outcome = await settle(verdict, self._tools.get(name), expect=expect, observe=self._resolve(observe),
                                trusted_server=self.trusted_server)
         if not all(r.request_sent for r in record.rounds[-1:]):
             outcome = replace(outcome, request_sent=False)
         record.outcome = outcome
+        return outcome
+
+    def _remember(self, record: CallRecord) -> None:
         self.history.append(record)
         del self.history[:-_HISTORY]
-        return outcome
 
     async def observe(self, outcome: Outcome, observe: Observe) -> Outcome:
         """Observe a write's completion after the call (when the read depends on its result,
@@ -309,12 +506,19 @@ class VerdictClient:
             if not self._listed:
                 await self._list_tools()
             record = CallRecord(name, dict(arguments or {}))
-            verdict = await self._call(name, record)
-            self.history.append(record)
-            del self.history[:-_HISTORY]
-            return verdict
+            try:
+                return await self._call(name, record)
+            finally:
+                self._remember(record)
 
     async def _call(self, name: str, record: CallRecord) -> Verdict:
+        self._handler_errors.clear()
+        verdict = await self._rounds(name, record)
+        if self._handler_errors:  # a handler failed on a server-to-client request (2025 servers)
+            raise self._handler_errors[0]
+        return verdict
+
+    async def _rounds(self, name: str, record: CallRecord) -> Verdict:
         responses: dict[str, Any] | None = None
         state: str | None = None
         for number in range(1, self.max_rounds + 1):
@@ -336,28 +540,41 @@ class VerdictClient:
                 await anyio.sleep(min(0.05 * 2 ** (number - 1), 1.0))  # state-only: retry, gently
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def _augmented(self, name: str) -> bool:
+        """A 2025-11-25 call sent as a task: tasks opted in and the tool supports them."""
+        if not self.tasks or self.version != _LEGACY_TASKS:
+            return False
+        execution = (self._tools.get(name) or {}).get("execution")
+        return isinstance(execution, dict) and execution.get("taskSupport") in ("optional", "required")
+
     async def _round(self, name: str, arguments: Mapping[str, Any], responses: dict[str, Any] | None,
                      state: str | None) -> Round:
         session = self._session()
+        if self._augmented(name):
+            params = {"name": name, "arguments": dict(arguments), "task": {"ttl": int(self.task_timeout * 1000)}}
+            return await self._exchange("tools/call", lambda: session.send_request(
+                _RawCall(method="tools/call", params=params), _ANY, request_read_timeout_seconds=self.timeout),
+                extensions=(TASKS_EXTENSION,))
         return await self._exchange("tools/call", lambda: session.call_tool(
             name, dict(arguments), read_timeout_seconds=self.timeout, input_responses=responses,
-            request_state=state, allow_input_required=True, allow_claimed=True))
+            request_state=state, allow_input_required=True, allow_claimed=True), extensions=self.extensions)
 
-    async def _exchange(self, method: str, send: Callable[[], Awaitable[Any]], *, classify_answer: bool = True,
-                        ) -> Round:
+    async def _exchange(self, method: str, send: Callable[[], Awaitable[Any]], *, judge: bool = True,
+                        extensions: tuple[str, ...] = (), timeout: float | None = None) -> Round:
         """Send one request through the SDK and judge it from the frames it left in the wire log."""
         mark = self.wire.mark()
         started = time.time()
         error: BaseException | None = None
         try:
-            with anyio.fail_after(self.timeout):
+            with anyio.fail_after(timeout or self.timeout):
                 await send()
         except Exception as exc:  # the SDK's view is secondary: the recorded bytes decide
             error = exc
-        return self._judge(method, self.wire.since(mark), error, started, classify_answer=classify_answer)
+        return self._judge(method, self.wire.since(mark), error, started, judge=judge, extensions=extensions,
+                           timeout=timeout or self.timeout)
 
     def _judge(self, method: str, frames: list[Frame], error: BaseException | None, started: float, *,
-               classify_answer: bool = True) -> Round:
+               judge: bool, extensions: tuple[str, ...], timeout: float) -> Round:
         request = next((r for r in reversed(list(requests(frames))) if r.method == method), None)
         finished = time.time()
         if request is None:
@@ -366,28 +583,39 @@ class VerdictClient:
                 raise error  # it never left the client: the caller's own mistake (bad arguments)
             why = failure.data.decode("utf-8", "replace") if failure else _describe(error)
             return Round(method, None, None, self._local("transport.error", f"the request was not sent: {why}"),
-                         started, finished, request_sent=False)
-        answer = response_to(frames, request)
-        if answer is not None and not classify_answer:  # not a tools/call response: the caller judges it
-            placeholder = self._local("transport.error", f"a {method} response is not a tools/call response")
-            return Round(method, request.frame.data, answer.data, placeholder, started, finished)
-        if answer is not None:
-            verdict = classify(answer.data, version=self.version, request_id=request.id,
-                               client_capabilities=self.capabilities, extensions=self.extensions,
+                         started, finished, request_sent=False, frames=tuple(frames))
+        seen = exchange_of(frames, request)
+        answer = seen.answer
+        if answer is None:
+            verdict = self._no_answer(seen, error, timeout)
+            return Round(method, request.frame.data, None, verdict, started, finished, frames=seen.frames,
+                         noise=seen.noise)
+        if judge:
+            our_id = request.id if isinstance(request.id, (str, int)) else None  # the SDK's ids: integers
+            verdict = classify(answer.data, version=self.version, request_id=our_id,
+                               client_capabilities=self.capabilities, extensions=extensions,
                                limits=self.limits, absent_result_type=self.absent_result_type)
-            return Round(method, request.frame.data, answer.data, verdict, started, finished)
-        return Round(method, request.frame.data, None, self._no_answer(frames, request, error), started, finished)
+        else:  # not a tools/call answer: the caller reads it (a placeholder says only that it came)
+            verdict = make_verdict(Kind.UNCLASSIFIED, (), self.version, None)
+        if seen.noise:
+            verdict = _with(verdict, _noise_finding(seen.noise, answered=True))
+        return Round(method, request.frame.data, answer.data, verdict, started, finished, frames=seen.frames,
+                     noise=seen.noise)
 
-    def _no_answer(self, frames: list[Frame], request: Request, error: BaseException | None) -> Verdict:
-        failure = transport_failure(frames, request)
+    def _no_answer(self, seen: Exchange, error: BaseException | None, timeout: float) -> Verdict:
+        failure = seen.failure
         if _is_timeout(error):
-            return self._local("transport.timeout", f"no response within {self.timeout:g} s")
-        if failure is not None:
+            code, message = "transport.timeout", f"no response within {timeout:g} s"
+        elif failure is not None:
             text = failure.data.decode("utf-8", "replace")
-            if failure.kind == "eof":
-                return self._local("transport.closed", text)
-            return self._local("transport.error", text)
-        return self._local("transport.error", _describe(error))
+            code, message = ("transport.closed" if failure.kind == "eof" else "transport.error"), text
+        else:
+            code, message = "transport.error", _describe(error)
+        if seen.noise:
+            message += (f"; the server wrote {_not_messages(len(seen.noise))} (first: {preview(seen.noise[0].data)}):"
+                        " the likely cause, if it meant to answer")
+        verdict = self._local(code, message)
+        return _with(verdict, _noise_finding(seen.noise, answered=False)) if seen.noise else verdict
 
     def _local(self, code: str, message: str) -> Verdict:
         """A verdict for the client's own failure: nothing the server said can be trusted."""
@@ -395,10 +623,10 @@ class VerdictClient:
 
     # -- tasks --------------------------------------------------------------------------------
     async def _follow_task(self, verdict: Verdict, record: CallRecord) -> Verdict:
-        """Poll tasks/get (honouring pollIntervalMs) until the task ends, then judge its result."""
+        """Poll the task (honouring its poll interval) until it ends, then judge its result."""
         task = verdict.task
         assert task is not None
-        original_id = verdict.id
+        legacy = self.version == _LEGACY_TASKS
         interval = (task.poll_interval_ms or 1000) / 1000
         deadline = time.monotonic() + self.task_timeout
         while True:
@@ -407,41 +635,64 @@ class VerdictClient:
                                    f"{self.task_timeout:g} s (it may still be running)")
             await anyio.sleep(max(interval, 0.01))
             round_ = await self._raw_round("tasks/get", {"taskId": task.task_id})
-            record.rounds.append(round_)
             if round_.response is None:
+                record.rounds.append(round_)
                 return round_.verdict
             value, problem = parse(round_.response, self.limits.max_bytes, self.limits.max_depth)
-            judged = self._task_state(value, problem, original_id, task.task_id)
+            judged = self._task_state(value, problem, verdict, task.task_id, legacy=legacy)
             if isinstance(judged, Verdict):
+                record.rounds.append(replace(round_, verdict=judged, status=_status_of(value)))
                 return judged
-            if judged is not None:
-                interval = judged / 1000
+            status, poll = judged
+            record.rounds.append(replace(round_, verdict=verdict, status=status))
+            if legacy and status in (*_TERMINAL, "input_required"):
+                # 2025-11-25: the result (or the server's input requests) comes with tasks/result.
+                return await self._task_result(task.task_id, record, deadline)
+            if poll is not None:
+                interval = poll / 1000
 
-    def _task_state(self, value: Any, problem: Any, original_id: Any, task_id: str) -> Verdict | float | None:
-        """A terminal task's verdict, or the next poll interval in ms (None: keep the interval)."""
+    def _task_state(self, value: Any, problem: Finding | None, handle: Verdict, task_id: str, *,
+                    legacy: bool) -> Verdict | tuple[str, float | None]:
+        """A terminal task's verdict, or its status and the next poll interval in ms."""
         if problem is not None:
             return make_verdict(Kind.UNCLASSIFIED, (problem,), self.version, None)
         result = value.get("result") if isinstance(value, dict) else None
         if not isinstance(result, dict):
             error = value.get("error") if isinstance(value, dict) else None
             if isinstance(error, dict):  # tasks/get itself failed
-                return classify({"jsonrpc": "2.0", "id": original_id, "error": error}, version=self.version)
+                return classify({"jsonrpc": "2.0", "id": handle.id, "error": error}, version=self.version)
             return self._local("task.field", "the tasks/get response carries no result object")
         status = result.get("status")
         if result.get("taskId") != task_id or not isinstance(status, str) or status not in STATUSES:
             return self._local("task.field", f"tasks/get answered taskId {result.get('taskId')!r} with status "
                                              f"{status!r}")
-        options: dict[str, Any] = {"version": self.version, "request_id": original_id,
+        poll = result.get("pollInterval" if legacy else "pollIntervalMs")
+        interval = float(poll) if isinstance(poll, int) and not isinstance(poll, bool) and poll >= 0 else None
+        if legacy:
+            if status == "cancelled":
+                return self._local("task.status", f"task {task_id} was cancelled: its effect is unknown")
+            return status, interval
+        options: dict[str, Any] = {"version": self.version, "request_id": handle.id,
                                    "client_capabilities": self.capabilities, "extensions": self.extensions,
                                    "absent_result_type": self.absent_result_type}
         if status == "completed":
-            return classify({"jsonrpc": "2.0", "id": original_id, "result": result.get("result")}, **options)
+            return classify({"jsonrpc": "2.0", "id": handle.id, "result": result.get("result")}, **options)
         if status == "failed":
-            return classify({"jsonrpc": "2.0", "id": original_id, "error": result.get("error")}, **options)
+            return classify({"jsonrpc": "2.0", "id": handle.id, "error": result.get("error")}, **options)
         if status == "cancelled":
             return self._local("task.status", f"task {task_id} was cancelled: its effect is unknown")
-        poll = result.get("pollIntervalMs")
-        return float(poll) if isinstance(poll, int) and not isinstance(poll, bool) and poll >= 0 else None
+        return status, interval
+
+    async def _task_result(self, task_id: str, record: CallRecord, deadline: float) -> Verdict:
+        """2025-11-25: ``tasks/result`` answers with the call's own result (or error), judged as
+        the response it is; it waits for the task to end, input requests arriving meanwhile."""
+        remaining = max(deadline - time.monotonic(), 0.1)
+        session = self._session()
+        round_ = await self._exchange("tasks/result", lambda: session.send_request(
+            _Raw(method="tasks/result", params={"taskId": task_id}), _ANY, request_read_timeout_seconds=remaining),
+            timeout=remaining)
+        record.rounds.append(replace(round_, status="completed" if round_.response is not None else None))
+        return round_.verdict
 
     async def cancel_task(self, task_id: str) -> bool:
         """Ask the server to cancel a task (cooperative: it may still finish). True if acknowledged."""
@@ -455,8 +706,7 @@ class VerdictClient:
     async def _raw_round(self, method: str, params: dict[str, Any]) -> Round:
         session = self._session()
         return await self._exchange(method, lambda: session.send_request(
-            _Raw(method=method, params=params), _ANY, request_read_timeout_seconds=self.timeout),
-            classify_answer=False)
+            _Raw(method=method, params=params), _ANY, request_read_timeout_seconds=self.timeout), judge=False)
 
 
 class _AnyResult(types.Result):
@@ -466,6 +716,47 @@ class _AnyResult(types.Result):
 
 
 _ANY: Final = _AnyResult
+_HANDSHAKE: Final = frozenset(v for v in VERSIONS if v < "2026-07-28")
+
+
+def _sdk_checks(version: str, tool: dict[str, Any]) -> None:
+    """Raise the ValidationError the SDK's own reading of this tool in a tools/list raises (its
+    per-version result models: a 2025 inputSchema without ``type`` fails there). Only what it
+    says of the tool counts: the rest of the listing is supplied here."""
+    try:
+        from mcp_types import methods
+    except ImportError:  # pragma: no cover - another SDK layout: the model check alone
+        return
+    listing = {"tools": [tool], "resultType": "complete", "ttlMs": 0, "cacheScope": "public"}
+    try:
+        methods.validate_server_result("tools/list", version, listing)
+    except KeyError:  # pragma: no cover - no model for this version
+        return
+    except ValidationError as exc:
+        if any(tuple(error.get("loc", ()))[:1] == ("tools",) for error in exc.errors()):
+            raise
+
+
+def _status_of(value: Any) -> str | None:
+    result = value.get("result") if isinstance(value, dict) else None
+    status = result.get("status") if isinstance(result, dict) else None
+    return status if isinstance(status, str) else None
+
+
+def _with(verdict: Verdict, extra: Finding) -> Verdict:
+    """The verdict with one more finding after its own (a warning never changes the kind)."""
+    return make_verdict(verdict.kind, (*verdict.findings, extra), verdict.version, verdict.message)
+
+
+def _not_messages(count: int) -> str:
+    return "1 line that is not a JSON-RPC message" if count == 1 else \
+        f"{count} lines that are not JSON-RPC messages"
+
+
+def _noise_finding(noise: Sequence[Frame], *, answered: bool) -> Finding:
+    shown = ", ".join(preview(frame.data, 60) for frame in noise[:3]) + (", …" if len(noise) > 3 else "")
+    when = "before its answer" if answered else "instead of an answer"
+    return finding("", "transport.noise", f"the server wrote {_not_messages(len(noise))} {when}: {shown}")
 
 
 def _is_timeout(error: BaseException | None) -> bool:

@@ -27,6 +27,16 @@ class HandlerError(RuntimeError):
     """An input handler (application code) raised; the call cannot go on."""
 
 
+class AnswerRejected(HandlerError):
+    """A form handler cannot give an answer that passes the requested schema (an answers file
+    cannot be asked again): the call stops, with what was wrong."""
+
+    def __init__(self, key: str, problems: Sequence[str]) -> None:
+        self.key = key
+        self.problems = tuple(problems)
+        super().__init__(f"the answer to {key!r} does not fit the requested schema: " + "; ".join(problems))
+
+
 @dataclass(frozen=True, slots=True)
 class ElicitAnswer:
     """The user's answer to a form elicitation."""

@@ -1,9 +1,10 @@
 """Streamable HTTP, recorded at the byte level under the SDK's own transport.
 
 The SDK's ``streamable_http_client`` takes any ``httpx2.AsyncClient``; this module gives it one
-whose transport records each POST's body and tees every response chunk into the wire log
-before the SDK parses anything: a JSON body becomes one frame, each server-sent event one
-frame. ``accept-encoding: identity`` keeps the recorded bytes the message bytes (no gzip).
+whose transport records each POST's body and tees every POST and GET response into the wire
+log before the SDK parses anything: a JSON body becomes one frame, each server-sent event one
+frame (read by :class:`mcp_verdict.frames.SSEParser`: an event with empty data is none).
+``accept-encoding: identity`` keeps the recorded bytes the message bytes (no gzip).
 """
 
 from __future__ import annotations
@@ -107,8 +108,10 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
         except Exception as exc:
             self._log.add("in", "eof", f"{type(exc).__name__}: {exc}".encode(), exchange=exchange)
             raise
-        if request.method != "POST":
+        if request.method not in ("POST", "GET"):
             return response
+        # GET opens the server's own SSE stream (server requests, notifications, and the answers
+        # a resumed stream replays): its events are frames too, in their own exchange.
         stream: Any = response.stream
         content_type = response.headers.get("content-type", "").lower()
         return httpx2.Response(

@@ -4,9 +4,17 @@ Why our own: the SDK's ``stdio_client`` decodes stdout as text and parses each l
 its reader, with no hook for the raw bytes; invalid UTF-8 from the server escapes as an
 exception that tears the client down, and an unparseable line leaves the request waiting
 until its timeout. This transport reads bytes, records every line in the wire log before
-anything parses it, and hands the SDK its messages. When a line cannot be parsed (bad JSON,
-bad UTF-8, an oversized line) it records it and fails the requests in flight at once with a
-local JSON-RPC error, so a call ends promptly — the verdict comes from the recorded bytes.
+anything parses it, and hands the SDK its messages. A line the SDK cannot take is one of two
+things (read with :func:`mcp_verdict.frames.peek`, which recovers the id of a frame no parser
+reads):
+
+- a malformed answer: it carries the id of a request in flight (bad JSON, bad UTF-8, an
+  oversized line cut at the limit), or it is a response without a readable id while exactly
+  one request waits. That request is failed at once with a local JSON-RPC error, so the call
+  ends promptly — its verdict comes from the recorded bytes (``json.syntax``...);
+- noise: a debug print, a log line, anything that is not a JSON-RPC message and names no
+  request in flight. It is recorded and nothing more: a matching answer that follows is still
+  the answer (the client reports the noise on the call).
 
 Shutdown follows the spec (basic/transports/stdio, lifecycle): close the server's stdin,
 wait, terminate, kill.
@@ -26,6 +34,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
+from ..frames import peek
 from ._wire import WireLog
 
 _GRACE: Final = 2.0
@@ -40,6 +49,8 @@ class StderrTail:
         self.data = bytearray()
         self.pid: int | None = None
         self.returncode: int | None = None
+        self.stopped = False
+        """The client had to terminate or kill the process (it did not exit on end of stdin)."""
 
     def add(self, chunk: bytes) -> None:
         self.data += chunk
@@ -53,7 +64,7 @@ class StderrTail:
 @asynccontextmanager
 async def recording_stdio(
     command: Sequence[str], log: WireLog, *, env: Mapping[str, str] | None = None, cwd: str | None = None,
-    max_bytes: int = 64 * 1024 * 1024, stderr: StderrTail | None = None,
+    max_bytes: int = 64 * 1024 * 1024, stderr: StderrTail | None = None, grace: float = _GRACE,
 ) -> AsyncIterator[tuple[MemoryObjectReceiveStream[SessionMessage | Exception],
                          MemoryObjectSendStream[SessionMessage]]]:
     """Spawn ``command`` and yield the (read, write) streams the SDK's Client expects."""
@@ -68,21 +79,30 @@ async def recording_stdio(
     pending: set[str] = set()
     tail = stderr if stderr is not None else StderrTail()
 
+    async def fail(request_id: str, reason: str) -> None:
+        pending.discard(request_id)
+        error = types.JSONRPCError(jsonrpc="2.0", id=_restore(request_id),
+                                   error=types.ErrorData(code=types.PARSE_ERROR, message=reason))
+        with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await to_client.send(SessionMessage(error))
+
     async def fail_pending(reason: str) -> None:
         for request_id in sorted(pending):
-            error = types.JSONRPCError(jsonrpc="2.0", id=_restore(request_id),
-                                       error=types.ErrorData(code=types.PARSE_ERROR, message=reason))
-            with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                await to_client.send(SessionMessage(error))
-        pending.clear()
+            await fail(request_id, reason)
 
     async def deliver(line: bytes) -> None:
         log.add("in", "message", line)
         try:
             message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         except ValueError:
-            await fail_pending("the server wrote a frame that is not a JSON-RPC message")
-            return
+            look = peek(line)
+            # The SDK correlates "7" with 7 (it coerces), so in-flight ids are kept as text.
+            named = str(look.id) if look.has_id and look.id is not None else None
+            if named in pending:
+                await fail(named, "the server answered with a frame that is not a valid JSON-RPC message")
+            elif look.kind in ("response", "error") and not look.has_id and len(pending) == 1:
+                await fail(next(iter(pending)), "the server answered with a response whose id cannot be read")
+            return  # otherwise noise: recorded, and the answer may still come
         inner: Any = message
         if isinstance(inner, (types.JSONRPCResponse, types.JSONRPCError)) and inner.id is not None:
             pending.discard(str(inner.id))
@@ -151,7 +171,7 @@ async def recording_stdio(
         finally:
             with anyio.CancelScope(shield=True):
                 to_server.close()
-                await _stop(process)
+                tail.stopped = await _stop(process, grace)
                 tail.returncode = process.returncode
             group.cancel_scope.cancel()
 
@@ -160,23 +180,27 @@ def _restore(request_id: str) -> str | int:
     return int(request_id) if request_id.lstrip("-").isdigit() else request_id
 
 
-async def _stop(process: anyio.abc.Process) -> None:
-    """Close stdin, wait; terminate, wait; kill (the spec's shutdown order for stdio)."""
+async def _stop(process: anyio.abc.Process, grace: float = _GRACE) -> bool:
+    """Close stdin, wait; terminate, wait; kill (the spec's shutdown order for stdio). True when
+    the process had to be terminated or killed."""
+    if process.returncode is not None:
+        return False
     if process.stdin is not None:
         with suppress(Exception):
             await process.stdin.aclose()
-    with anyio.move_on_after(_GRACE):
+    with anyio.move_on_after(grace):
         await process.wait()
-        return
+        return False
     with suppress(ProcessLookupError):
         process.terminate()
-    with anyio.move_on_after(_GRACE):
+    with anyio.move_on_after(grace):
         await process.wait()
-        return
+        return True
     with suppress(ProcessLookupError):
         process.kill()
-    with anyio.move_on_after(_GRACE):
+    with anyio.move_on_after(grace):
         await process.wait()
+    return True
 
 
 def split_command(command: str | Sequence[str]) -> list[str]:

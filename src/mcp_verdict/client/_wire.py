@@ -1,28 +1,46 @@
 """What crossed the wire, byte for byte, and which frame answers which request.
 
 The recording transports append every frame they see to a :class:`WireLog`: each outgoing
-request body, each incoming line (stdio) or message (an HTTP JSON body, or one SSE event's
-data), and what went wrong at the transport (end of stream, an HTTP status without a JSON-RPC
-body). The client reads the frames of one call from the log and classifies the raw bytes of
-the response — never the SDK's parsed, coerced view of it.
+message, each incoming line (stdio) or message (an HTTP JSON body, or one SSE event's data),
+and what went wrong at the transport (end of stream, an HTTP status without a JSON-RPC body).
+The client reads the frames of one call from the log and classifies the raw bytes of the
+answer — never the SDK's parsed, coerced view of it.
 
-Correlation never trusts a coerced id: an incoming frame answers our ``tools/call`` when it is
-not a notification, not a server-to-client request, and not the answer to another request we
-sent (an implicit ``tools/list``). ``classify`` then checks the id with its JSON type.
+Which frame answers a request (:func:`exchange_of`), read with the routing peek of
+:mod:`mcp_verdict.frames` (ids compared with their JSON type, ids recovered from frames no
+parser reads):
+
+1. the first incoming frame whose id is the request's id, with the same JSON type (a frame
+   that does not parse counts when the id recovered from it is the request's);
+2. otherwise the first incoming response that answers none of our other requests — a response
+   whose id was altered (``7`` answered as ``"7"``), or an error without an id (the server
+   could not read ours); ``classify`` then reports the id it carries;
+3. otherwise, on HTTP only, the first frame of the request's own exchange that is not a
+   JSON-RPC message: the body of our POST is its answer, however malformed.
+
+On stdio a line that is not a JSON-RPC message (a debug print, a log line, a truncated frame
+without a readable id) is **noise**: it is recorded, it never stands in for the answer, and it
+is reported on the call (``transport.noise``). The client pairs after the call, with every
+frame of it in hand, rather than frame by frame as :class:`mcp_verdict.frames.Tracker` does for
+a tap: the tracker pairs an unreadable frame without an id with the only request waiting,
+which is right for an observer that cannot wait, and wrong for a client that can see the
+matching answer arrive a moment later.
 """
 
 from __future__ import annotations
 
-import json
+import base64
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from ..frames import Id, Peek, id_key, peek
+
 Direction = Literal["out", "in"]
 FrameKind = Literal["message", "eof", "http_error", "send_failed"]
-
-_MISSING: Final = object()
+_ANSWERS: Final = frozenset({"response", "error"})
+_NOT_MESSAGES: Final = frozenset({"unreadable", "invalid"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,16 +55,34 @@ class Frame:
     at: float
     """Wall-clock time the frame was recorded."""
     exchange: int | None = None
-    """The HTTP exchange (one POST) the frame belongs to; None on stdio."""
+    """The HTTP exchange (one POST or GET) the frame belongs to; None on stdio."""
     status: int | None = None
     """The HTTP status of the exchange, for incoming HTTP frames."""
 
-    def peek(self) -> Any:
-        """A lenient parse, for routing only (never for the verdict); None if it is not JSON."""
-        try:
-            return json.loads(self.data)
-        except ValueError:
-            return None
+    def peek(self) -> Peek:
+        """The routing read of the frame (never the verdict: ``classify`` reads the bytes)."""
+        return peek(self.data)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: the bytes as text when they are UTF-8, else as base64 — never lossy."""
+        out: dict[str, Any] = {"seq": self.seq, "direction": self.direction, "kind": self.kind, "at": self.at}
+        if self.exchange is not None:
+            out["exchange"] = self.exchange
+        if self.status is not None:
+            out["status"] = self.status
+        out.update(bytes_field("data", self.data))
+        return out
+
+
+def bytes_field(name: str, data: bytes | None) -> dict[str, Any]:
+    """``{name: text}`` for UTF-8 bytes, ``{name + "_base64": ...}`` otherwise, ``{name: None}``
+    for no bytes at all: the bytes the verdict judged, shown without loss."""
+    if data is None:
+        return {name: None}
+    try:
+        return {name: data.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {f"{name}_base64": base64.b64encode(data).decode("ascii")}
 
 
 @dataclass
@@ -81,56 +117,82 @@ class Request:
     """An outgoing request as sent: its id exactly as serialised, its method and params."""
 
     frame: Frame
-    id: Any
+    id: Id
     method: str
     params: dict[str, Any]
 
 
-def requests(frames: list[Frame]) -> Iterator[Request]:
+def requests(frames: Sequence[Frame]) -> Iterator[Request]:
     for frame in frames:
         if frame.direction != "out" or frame.kind != "message":
             continue
-        body = frame.peek()
-        if isinstance(body, dict) and "id" in body and isinstance(body.get("method"), str):
-            params = body.get("params")
-            yield Request(frame, body["id"], body["method"], params if isinstance(params, dict) else {})
+        look = frame.peek()
+        if look.kind == "request" and look.method is not None:
+            yield Request(frame, look.id, look.method, look.params)
 
 
-def _same_id(a: Any, b: Any) -> bool:
-    return type(a) is type(b) and a == b
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """A request, what answered it, and every frame seen while it was waiting."""
+
+    request: Request
+    answer: Frame | None
+    frames: tuple[Frame, ...]
+    """The request, the incoming frames for it (server requests and notifications, our replies
+    to them, noise) and the answer — not the frames of our other requests."""
+    noise: tuple[Frame, ...]
+    """Incoming frames that are not JSON-RPC messages and did not answer the request."""
+    failure: Frame | None
+    """An end of stream or HTTP failure seen after the request (in its exchange on HTTP)."""
 
 
-def response_to(frames: list[Frame], request: Request) -> Frame | None:
-    """The incoming frame that answers ``request``, or None if none arrived.
+def _is_noise(look: Peek, request_key: tuple[str, Any]) -> bool:
+    """Not a JSON-RPC message, and not carrying the request's id (which would make it the
+    request's malformed answer)."""
+    return look.kind in _NOT_MESSAGES and not (look.has_id and id_key(look.id) == request_key)
 
-    On HTTP the answer travels in the request's own exchange. On stdio it is the first
-    incoming frame after the request that is neither a notification, nor a request from the
-    server, nor the answer to another of our requests. A frame that cannot be parsed at all
-    counts as the answer (a malformed answer is still the answer).
-    """
-    others = [r.id for r in requests(frames) if r.frame.seq != request.frame.seq]
-    for frame in frames:
-        if frame.direction != "in" or frame.seq < request.frame.seq:
+
+def exchange_of(frames: Sequence[Frame], request: Request) -> Exchange:
+    """Pair ``request`` with its answer among ``frames`` (the frames of one call, in order)."""
+    key = id_key(request.id)
+    ours = list(requests(frames))
+    others = {id_key(r.id) for r in ours if r.frame.seq != request.frame.seq}
+    other_seqs = {r.frame.seq for r in ours if r.frame.seq != request.frame.seq}
+    http = request.frame.exchange is not None
+    later = [f for f in frames if f.seq > request.frame.seq]
+    incoming = [(f, f.peek()) for f in later if f.direction == "in" and f.kind == "message"]
+
+    def own_exchange(frame: Frame) -> bool:
+        return not http or frame.exchange == request.frame.exchange
+
+    answer: Frame | None = next((f for f, look in incoming if look.has_id and id_key(look.id) == key
+                                 and look.kind in (*_ANSWERS, *_NOT_MESSAGES)), None)
+    if answer is None:
+        answer = next((f for f, look in incoming if own_exchange(f) and look.kind in (*_ANSWERS, "batch")
+                       and not (look.has_id and id_key(look.id) in others)), None)
+    if answer is None and http:
+        answer = next((f for f, look in incoming if own_exchange(f) and look.kind in _NOT_MESSAGES), None)
+    end = answer.seq if answer is not None else (later[-1].seq if later else request.frame.seq)
+    answered_others = {f.seq for f, look in incoming if look.has_id and id_key(look.id) in others
+                       and look.kind in _ANSWERS}
+    kept = [request.frame]
+    noise = []
+    for frame in later:
+        if frame.seq > end:
+            break
+        if frame.seq in other_seqs or frame.seq in answered_others or (not own_exchange(frame) and frame is not answer):
             continue
-        if request.frame.exchange is not None and frame.exchange != request.frame.exchange:
-            continue
-        if frame.kind != "message":
-            continue
-        body = frame.peek()
-        if isinstance(body, dict):
-            if "method" in body and "result" not in body and "error" not in body:
-                continue  # a notification or a server-to-client request
-            if "id" in body and any(_same_id(body["id"], other) for other in others) \
-                    and not _same_id(body["id"], request.id):
-                continue  # the answer to another request of ours
-        return frame
-    return None
+        kept.append(frame)
+        if frame is not answer and frame.direction == "in" and frame.kind == "message" \
+                and _is_noise(frame.peek(), key):
+            noise.append(frame)
+    return Exchange(request, answer, tuple(kept), tuple(noise), transport_failure(frames, request))
 
 
-def transport_failure(frames: list[Frame], request: Request | None) -> Frame | None:
+def transport_failure(frames: Sequence[Frame], request: Request | None) -> Frame | None:
     """An end-of-stream or HTTP failure frame after the request (in its exchange on HTTP)."""
     for frame in frames:
-        if frame.kind in ("message",) or frame.direction != "in":
+        if frame.kind == "message" or frame.direction != "in":
             continue
         if request is not None:
             if frame.seq < request.frame.seq:
@@ -139,3 +201,10 @@ def transport_failure(frames: list[Frame], request: Request | None) -> Frame | N
                 continue
         return frame
     return None
+
+
+def preview(data: bytes, limit: int = 80) -> str:
+    """A short, exact-enough rendering of a frame for a message (repr-escaped, cut at ``limit``)."""
+    text = data[: limit * 4].decode("utf-8", "backslashreplace")
+    shown = repr(text[:limit])
+    return shown + ("…" if len(text) > limit or len(data) > limit * 4 else "")

@@ -98,9 +98,17 @@ class Call:
         """A well-formed result response."""
         return self.raw_result(dumps(self.result_fields(fields, result_type)), delay=delay)
 
-    def raw_result(self, result_text: str, *, delay: float = 0.0) -> Reply:
-        """A result response around ``result_text`` exactly as given (faults)."""
-        return Reply((result_frame(self.request_id, result_text),), delay=delay)
+    def raw_result(self, result: str | bytes, *, request_id: RequestId | None = None, delay: float = 0.0) -> Reply:
+        """A result response around ``result`` exactly as given — the raw answer of a fault: text,
+        or bytes that need not be UTF-8; under another ``request_id`` when given."""
+        envelope = result_frame(self.request_id if request_id is None else request_id, "")  # {...,"result":}
+        body = result if isinstance(result, bytes) else result.encode("utf-8")
+        return Reply((envelope[:-1] + body + b"}",), delay=delay)
+
+    @staticmethod
+    def raw_frames(*frames: bytes) -> Reply:
+        """Exactly these frames, whatever they are (a truncated message, garbage then the answer)."""
+        return Reply(tuple(frames))
 
 
 def text_content(text: str) -> list[dict[str, Any]]:
@@ -141,12 +149,26 @@ def tool_annotations(title: str, *, read_only: bool, destructive: bool | None = 
     return out
 
 
-def outcome_tool(name: str, title: str, description: str, handler: Handler,
-                 input_schema: Mapping[str, Any] | None = None) -> Tool:
-    """A read-only tool built to produce one outcome (the malformed results and wire faults)."""
-    return Tool({"name": name, "title": title, "description": description,
-                 "inputSchema": dict(input_schema) if input_schema is not None else object_schema({}),
-                 "annotations": tool_annotations(title, read_only=True)}, handler)
+def tool(title: str, description: str, *, inputs: Mapping[str, Any] | None = None, required: tuple[str, ...] = (),
+         outputs: Mapping[str, Any] | None = None, output_required: tuple[str, ...] = (), read_only: bool = True,
+         destructive: bool = False, idempotent: bool = False, open_world: bool = False,
+         ) -> Callable[[Handler], Tool]:
+    """The one way to declare a demo tool: decorate its handler, named as the tool.
+
+    ``inputs``/``outputs`` are the properties of closed object schemas (no ``outputs``: no
+    outputSchema); the annotations say read-only unless ``read_only=False``.
+    """
+
+    def declare(handler: Handler) -> Tool:
+        definition: dict[str, Any] = {"name": handler.__name__, "title": title, "description": description,
+                                      "inputSchema": object_schema(inputs or {}, required)}
+        if outputs is not None:
+            definition["outputSchema"] = object_schema(outputs, output_required)
+        definition["annotations"] = tool_annotations(title, read_only=read_only, destructive=destructive,
+                                                     idempotent=idempotent, open_world=open_world)
+        return Tool(definition, handler)
+
+    return declare
 
 
 def object_schema(properties: Mapping[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from jsonschema import Draft202012Validator
@@ -39,11 +39,13 @@ from jsonschema.exceptions import best_match
 
 from .. import __version__
 from ._call import SERVER_INFO_KEY, TASKS_EXTENSION, Call, Services
+from ._headers import header_mismatch
 from ._notes import NoteStore
 from ._state import StateSealer
 from ._tasks import TaskStore, UnknownTask
 from ._tools import TOOLS, TOOLS_BY_NAME
 from ._wire import (
+    HEADER_MISMATCH,
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -82,10 +84,13 @@ class Connection:
 
     ``legacy_version``: the version a legacy ``initialize`` negotiated — for the whole stdio
     process (set by the core when it answers ``initialize``), or for one HTTP request (set by
-    the HTTP edge from a legacy ``MCP-Protocol-Version`` header). ``None``: modern only.
+    the core from a legacy ``MCP-Protocol-Version`` header). ``None``: modern only.
+    ``headers``: the HTTP request's headers (lower-case names); ``None`` on stdio. With them
+    the core applies the Streamable HTTP header rules (``_headers``).
     """
 
     legacy_version: str | None = None
+    headers: Mapping[str, str] | None = None
 
 
 class DemoServer:
@@ -110,15 +115,37 @@ class DemoServer:
         return self.handle(message, connection)
 
     def handle(self, message: object, connection: Connection | None = None) -> Reply:
-        """Handle one parsed message; returns what to send (nothing for a notification)."""
+        """Handle one parsed message; returns what to send (nothing for a notification; for
+        ``notifications/cancelled``, the id of the request to cancel)."""
         connection = connection if connection is not None else Connection()
         try:
-            return self._handle(message, connection)
+            if connection.headers is not None:
+                self._http_rules(message, connection)
+            reply = self._handle(message, connection)
         except RequestError as err:
             return error_reply(readable_id(message), err.code, err.message, err.data)
         except Exception:
             log.exception("internal error while handling %.200r", message)
             return error_reply(readable_id(message), INTERNAL_ERROR, "Internal error")
+        return replace(reply, request_id=readable_id(message)) if reply.delay > 0 else reply
+
+    @staticmethod
+    def _http_rules(message: object, connection: Connection) -> None:
+        """A legacy ``MCP-Protocol-Version`` header on a request without the modern ``_meta``
+        selects legacy semantics; a present routing header that disagrees with a modern
+        request's body is -32020 (basic/transports/streamable-http)."""
+        headers = connection.headers or {}
+        if not isinstance(message, dict):
+            return
+        params = message.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        meta = meta if isinstance(meta, dict) else {}
+        if PROTOCOL_VERSION_KEY not in meta and headers.get("mcp-protocol-version") in LEGACY_VERSIONS:
+            connection.legacy_version = headers["mcp-protocol-version"]
+        if all(key in meta for key in REQUIRED_META) and "id" in message:
+            why = header_mismatch(message, headers)
+            if why is not None:
+                raise RequestError(HEADER_MISMATCH, f"Header mismatch: {why}")
 
     def tool_definitions(self) -> list[dict[str, Any]]:
         """The tools as ``tools/list`` lists them."""
@@ -132,7 +159,11 @@ class DemoServer:
         method = message.get("method")
         if "id" not in message and isinstance(method, str):
             log.debug("notification %s", method)
-            return NOTHING  # notifications/initialized, notifications/cancelled (the stdio edge acts on it)
+            if method == "notifications/cancelled":  # basic/patterns/cancellation: the edge stops it
+                params = message.get("params")
+                cancelled = readable_id({"id": params.get("requestId")}) if isinstance(params, dict) else None
+                return Reply(cancel=cancelled) if cancelled is not None else NOTHING
+            return NOTHING  # notifications/initialized
         request_id = readable_id(message)
         if request_id is None or message.get("jsonrpc") != "2.0" or not isinstance(method, str):
             raise RequestError(INVALID_REQUEST, "Invalid Request: expected a JSON-RPC 2.0 request with a string "

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from ._call import Call, Services, Tool, object_schema, outcome_tool, structured, text_content, tool_annotations
+from ._call import Call, Services, structured, text_content, tool
 from ._wire import Reply, dumps
 
 DEFAULT_WRITE_SECONDS: Final = 0.1
@@ -29,7 +29,13 @@ def _key(services: Services, key: str) -> tuple[int, str]:
     return (id(services), key)
 
 
-def _slow_write(call: Call) -> Reply:
+@tool("Write, slowly", "Records one execution under `key` at once, then answers after `seconds` (default "
+      f"{DEFAULT_WRITE_SECONDS:g}). Outcome: success, late — a client that times out first has still caused "
+      "the write (write_count shows it).",
+      inputs={"key": {"type": "string", "minLength": 1}, "seconds": {"type": "number", "minimum": 0, "maximum": 30}},
+      required=("key",), outputs={"key": {"type": "string"}, "execution": {"type": "integer"}},
+      output_required=("key", "execution"), read_only=False)
+def slow_write(call: Call) -> Reply:
     key = str(call.arguments["key"])
     slot = _key(call.services, key)
     _EXECUTIONS[slot] = count = _EXECUTIONS.get(slot, 0) + 1
@@ -37,43 +43,18 @@ def _slow_write(call: Call) -> Reply:
     return call.result(structured({"key": key, "execution": count}), delay=seconds)
 
 
-slow_write: Final = Tool({
-    "name": "slow_write",
-    "title": "Write, slowly",
-    "description": "Records one execution under `key` at once, then answers after `seconds` (default "
-                   f"{DEFAULT_WRITE_SECONDS:g}). Outcome: success, late — a client that times out first has still "
-                   "caused the write (write_count shows it).",
-    "inputSchema": object_schema({"key": {"type": "string", "minLength": 1},
-                                  "seconds": {"type": "number", "minimum": 0, "maximum": 30}}, ("key",)),
-    "outputSchema": object_schema({"key": {"type": "string"}, "execution": {"type": "integer"}},
-                                  ("key", "execution")),
-    "annotations": tool_annotations("Write, slowly", read_only=False, destructive=False, idempotent=False),
-}, _slow_write)
-
-
-def _write_count(call: Call) -> Reply:
+@tool("Count the writes", "How many times slow_write ran for `key` in this server process. Outcome: success.",
+      inputs={"key": {"type": "string", "minLength": 1}}, required=("key",),
+      outputs={"key": {"type": "string"}, "executions": {"type": "integer"}}, output_required=("key", "executions"))
+def write_count(call: Call) -> Reply:
     key = str(call.arguments["key"])
     return call.result(structured({"key": key, "executions": _EXECUTIONS.get(_key(call.services, key), 0)}))
 
 
-write_count: Final = Tool({
-    "name": "write_count",
-    "title": "Count the writes",
-    "description": "How many times slow_write ran for `key` in this server process. Outcome: success.",
-    "inputSchema": object_schema({"key": {"type": "string", "minLength": 1}}, ("key",)),
-    "outputSchema": object_schema({"key": {"type": "string"}, "executions": {"type": "integer"}},
-                                  ("key", "executions")),
-    "annotations": tool_annotations("Count the writes", read_only=True),
-}, _write_count)
-
-
-def _deferred(call: Call) -> Reply:
+@tool("Unknown resultType, every version",
+      "Outcome: a result with resultType \"deferred\" on every protocol version, a 2025 session included.")
+def deferred_everywhere(call: Call) -> Reply:
     fields = {"content": text_content("Backup scheduled."), "isError": False}
     if call.modern:
         return call.result(fields, result_type="deferred")
     return call.raw_result(dumps({"resultType": "deferred", **fields}))
-
-
-deferred_everywhere: Final = outcome_tool("deferred_everywhere", "Unknown resultType, every version",
-                                          "Outcome: a result with resultType \"deferred\" on every protocol "
-                                          "version, a 2025 session included.", _deferred)

@@ -20,34 +20,25 @@ Each breaks one rule of https://modelcontextprotocol.io/specification/2026-07-28
 
 from __future__ import annotations
 
-from typing import Final
-
-from ._call import Call, object_schema, outcome_tool, text_content
-from ._wire import Reply, RequestId, dumps, result_frame
+from ._call import Call, text_content, tool
+from ._wire import Reply, RequestId, dumps
 
 
 def _result_type(call: Call) -> str:
     return '"resultType":"complete",' if call.modern else ""
 
 
-def _duplicate_is_error(call: Call) -> Reply:
+@tool("Duplicated isError", "Outcome: a result object with isError twice, true then false (a duplicated key).")
+def duplicate_is_error(call: Call) -> Reply:
     content = dumps(text_content("Deployment rolled back: health check failed."))
     return call.raw_result(f'{{{_result_type(call)}"content":{content},"isError":true,"isError":false}}')
 
 
-duplicate_is_error: Final = outcome_tool("duplicate_is_error", "Duplicated isError",
-                        "Outcome: a result object with isError twice, true then false (a duplicated key).",
-                        _duplicate_is_error)
-
-
-def _nan(call: Call) -> Reply:
+@tool("NaN in the result", "Outcome: structuredContent {\"ratio\": NaN} — a bare NaN, which is not JSON.")
+def nan_value(call: Call) -> Reply:
     content = dumps(text_content("Conversion ratio computed."))
     return call.raw_result(f'{{{_result_type(call)}"content":{content},"structuredContent":{{"ratio":NaN}},'
                            f'"isError":false}}')
-
-
-nan_value: Final = outcome_tool("nan_value", "NaN in the result",
-                        "Outcome: structuredContent {\"ratio\": NaN} — a bare NaN, which is not JSON.", _nan)
 
 
 def other_id(request_id: RequestId, style: str) -> RequestId:
@@ -59,48 +50,31 @@ def other_id(request_id: RequestId, style: str) -> RequestId:
     return int(request_id) if request_id.isascii() and request_id.isdigit() else f"{request_id}-other"
 
 
-def _mismatched_id(call: Call) -> Reply:
+@tool("Mismatched response id", "Outcome: a well-formed result under the wrong id — id_style \"type\" (default) "
+      "sends the same digits as the other JSON type (7 → \"7\"), \"other\" a different id.",
+      inputs={"id_style": {"type": "string", "enum": ["type", "other"]}})
+def mismatched_id(call: Call) -> Reply:
     wrong = other_id(call.request_id, str(call.arguments.get("id_style", "type")))
     result = call.result_fields({"content": text_content("Cache warmed."), "isError": False})
-    return Reply((result_frame(wrong, dumps(result)),))
+    return call.raw_result(dumps(result), request_id=wrong)
 
 
-mismatched_id: Final = outcome_tool("mismatched_id", "Mismatched response id",
-                        "Outcome: a well-formed result under the wrong id — id_style \"type\" (default) sends the "
-             "same digits as the other JSON type (7 → \"7\"), \"other\" a different id.", _mismatched_id,
-                        object_schema({"id_style": {"type": "string", "enum": ["type", "other"]}}))
-
-
-def _hang_up(call: Call) -> Reply:
+@tool("Hang up", "Outcome: no response — over stdio the server process exits; over HTTP the connection is "
+      "dropped after the response headers.")
+def hang_up(call: Call) -> Reply:
     return Reply(close=True)
 
 
-hang_up: Final = outcome_tool("hang_up", "Hang up",
-                        "Outcome: no response — over stdio the server process exits; over HTTP the connection is "
-             "dropped after the response headers.", _hang_up)
-
-
-def _malformed_json(call: Call) -> Reply:
-    good = call.result({"content": text_content("Index rebuilt."), "isError": False})
-    whole = good.frames[0]
+@tool("Malformed JSON frame", "Outcome: a truncated, unparseable JSON frame. With answer_after: true the stdio "
+      "server then writes the proper answer as the next line (HTTP: ignored).",
+      inputs={"answer_after": {"type": "boolean"}})
+def malformed_json(call: Call) -> Reply:
+    whole = call.result({"content": text_content("Index rebuilt."), "isError": False}).frames[0]
     garbage = whole[: len(whole) // 2]
-    if call.arguments.get("answer_after") is True:
-        return Reply((garbage, whole))
-    return Reply((garbage,))
+    return call.raw_frames(garbage, whole) if call.arguments.get("answer_after") is True else call.raw_frames(garbage)
 
 
-malformed_json: Final = outcome_tool("malformed_json", "Malformed JSON frame",
-                        "Outcome: a truncated, unparseable JSON frame. With answer_after: true the stdio server "
-             "then writes the proper answer as the next line (HTTP: ignored).", _malformed_json,
-                        object_schema({"answer_after": {"type": "boolean"}}))
-
-
-def _invalid_utf8(call: Call) -> Reply:
+@tool("Invalid UTF-8", "Outcome: a frame whose text block is Latin-1 encoded (\"café\" as caf\\xe9): invalid UTF-8.")
+def invalid_utf8(call: Call) -> Reply:
     content = dumps(text_content("Order placed at the café.")).encode("latin-1")
-    prefix = f'{{"jsonrpc":"2.0","id":{dumps(call.request_id)},"result":{{{_result_type(call)}"content":'.encode()
-    return Reply((prefix + content + b',"isError":false}}',))
-
-
-invalid_utf8: Final = outcome_tool("invalid_utf8", "Invalid UTF-8",
-                        "Outcome: a frame whose text block is Latin-1 encoded (\"café\" as caf\\xe9): invalid UTF-8.",
-                        _invalid_utf8)
+    return call.raw_result(f'{{{_result_type(call)}"content":'.encode() + content + b',"isError":false}')

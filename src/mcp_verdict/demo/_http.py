@@ -9,22 +9,22 @@ basic/transports/streamable-http
   streams SSE); a notification gets 202 with no body;
 - errors carry their HTTP status (``_wire.HTTP_STATUS``): 400 for -32700/-32600/-32602 (e.g.
   missing ``_meta`` fields)/-32020/-32021/-32022, 404 for -32601 (#protocol-version-header);
-- header validation, loosely (#server-validation): a header that is present must match the
-  body — ``MCP-Protocol-Version`` the ``_meta`` version, ``Mcp-Method`` the method,
-  ``Mcp-Name`` ``params.name`` (``params.taskId`` for tasks/*; Base64 sentinel decoded) —
-  else 400 -32020; an absent header is tolerated;
+- header validation, loosely (#server-validation, ``_headers``; applied by the core to every
+  request that came with headers): a present header that does not match the body is 400
+  -32020; an absent header is tolerated;
 - #security-endpoint: bound to 127.0.0.1 only, never another interface; an ``Origin`` or
   ``Host`` that is not loopback gets 403;
 - closing the connection while a (slow) request is pending cancels it (#cancellation);
 - a legacy client (``initialize``, then requests with a legacy ``MCP-Protocol-Version``
   header and no ``_meta``) is served with legacy semantics (see ``_core``).
+
+The edge only carries bytes: the body goes to :meth:`DemoServer.handle_bytes` with the request
+headers, the same core entry point the stdio edge uses for each line.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
 import logging
 import socket
@@ -34,20 +34,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from typing import IO, TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
-from ._core import LEGACY_VERSIONS, PROTOCOL_VERSION_KEY, REQUIRED_META, Connection, DemoServer
-from ._wire import (
-    HEADER_MISMATCH,
-    HTTP_STATUS,
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    Reply,
-    error_reply,
-    parse_request,
-    readable_id,
-)
+from ._core import Connection, DemoServer
+from ._headers import decode_header_value, header_mismatch
+from ._wire import HTTP_STATUS, INVALID_REQUEST, Reply, error_reply
 
 if TYPE_CHECKING:
     import uvicorn
+
+__all__ = ["DemoHttpApp", "decode_header_value", "header_mismatch", "run_http", "serve_http",
+           "serve_http_in_thread"]
 
 log = logging.getLogger("mcp_verdict.demo")
 
@@ -56,44 +51,11 @@ HOST: Final = "127.0.0.1"
 MCP_PATH: Final = "/mcp"
 MAX_BODY: Final = 16 * 1024 * 1024
 _LOOPBACK: Final = frozenset({"127.0.0.1", "localhost", "::1"})
-_NAME_PARAM: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
-                      "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
-
-
-def decode_header_value(value: str) -> str:
-    """Undo the ``=?base64?...?=`` sentinel (streamable-http#value-encoding); other values as is."""
-    if value.startswith("=?base64?") and value.endswith("?=") and len(value) >= 11:
-        try:
-            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
-        except (binascii.Error, UnicodeDecodeError):
-            return value
-    return value
-
-
-def header_mismatch(message: Mapping[str, Any], headers: Mapping[str, str]) -> str | None:
-    """Why the present routing headers disagree with the body, or ``None`` (loose: an absent
-    header is not checked). Only called for modern requests with the required ``_meta``."""
-    params = message.get("params")
-    params = params if isinstance(params, Mapping) else {}
-    meta = params.get("_meta")
-    version = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, Mapping) else None
-    method = message.get("method")
-    given = headers.get("mcp-protocol-version")
-    if given is not None and given != version:
-        return f"MCP-Protocol-Version header {given!r} does not match _meta protocolVersion {version!r}"
-    given = headers.get("mcp-method")
-    if given is not None and given != method:
-        return f"Mcp-Method header {given!r} does not match body method {method!r}"
-    given = headers.get("mcp-name")
-    source = _NAME_PARAM.get(method) if isinstance(method, str) else None
-    if given is not None and source is not None and decode_header_value(given) != params.get(source):
-        return f"Mcp-Name header {given!r} does not match body params.{source} {params.get(source)!r}"
-    return None
 
 
 def _loopback(value: str | None, *, origin: bool) -> bool:
@@ -137,24 +99,7 @@ class DemoHttpApp:
         await self._post(body, headers, receive, send)
 
     async def _post(self, body: bytes, headers: Mapping[str, str], receive: Receive, send: Send) -> None:
-        try:
-            message = parse_request(body)
-        except (ValueError, RecursionError) as err:
-            await _respond(send, error_reply(None, PARSE_ERROR, f"Parse error: {err}"))
-            return
-        connection = Connection()
-        if isinstance(message, dict):
-            params = message.get("params")
-            meta = params.get("_meta") if isinstance(params, dict) else None
-            meta = meta if isinstance(meta, dict) else {}
-            if PROTOCOL_VERSION_KEY not in meta and headers.get("mcp-protocol-version") in LEGACY_VERSIONS:
-                connection.legacy_version = headers["mcp-protocol-version"]
-            if all(key in meta for key in REQUIRED_META) and "id" in message:
-                why = header_mismatch(message, headers)
-                if why is not None:
-                    await _respond(send, error_reply(readable_id(message), HEADER_MISMATCH, f"Header mismatch: {why}"))
-                    return
-        reply = self.server.handle(message, connection)
+        reply = self.server.handle_bytes(body, Connection(headers=headers))
         if reply.delay > 0 and not await _wait_unless_disconnected(reply.delay, receive):
             log.info("the client disconnected: request cancelled")
             return
@@ -251,8 +196,13 @@ def _bind(port: int) -> socket.socket:
 def _uvicorn_server(app: DemoHttpApp, *, log_level: str, quiet_signals: bool) -> uvicorn.Server:
     import uvicorn
 
+    # In process (quiet_signals), uvicorn leaves the host's logging alone (log_config=None): its
+    # records go to the host's handlers, like every other library's.
+    from uvicorn.config import LOGGING_CONFIG
+
     config = uvicorn.Config(app, host=HOST, lifespan="off", access_log=False, log_level=log_level, http="h11",
-                            ws="none", timeout_graceful_shutdown=2)
+                            ws="none", timeout_graceful_shutdown=2,
+                            log_config=None if quiet_signals else LOGGING_CONFIG)
     if not quiet_signals:
         return uvicorn.Server(config)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ._call import Call, Tool, object_schema, structured, text_content, tool_annotations
+from ._call import Call, structured, text_content, tool
 from ._state import StateError
 from ._wire import INVALID_PARAMS, Reply, RequestError
 
@@ -58,7 +58,14 @@ def _ask(call: Call, key: str, request: Mapping[str, Any]) -> Reply:
                        result_type="input_required")
 
 
-def _confirm(call: Call) -> Reply:
+@tool("Delete a file, after confirmation", "Asks the user to confirm with a form elicitation (input_required), "
+      "then completes with whether the (pretend) file was deleted. Needs the elicitation capability (form mode); "
+      "without it: -32021.",
+      inputs={"path": {"type": "string", "minLength": 1}}, required=("path",),
+      outputs={"path": {"type": "string"}, "deleted": {"type": "boolean"},
+               "answer": {"type": "string", "enum": sorted(_ACTIONS)}}, output_required=("path", "deleted", "answer"),
+      read_only=False, destructive=True, idempotent=True)
+def confirm_delete(call: Call) -> Reply:
     if not call.modern:
         return _legacy(call)
     call.require("elicitation", {"elicitation": {"form": {}}})
@@ -82,19 +89,6 @@ def _confirm(call: Call) -> Reply:
     return call.result(structured(data))
 
 
-confirm_delete: Final = Tool({
-    "name": "confirm_delete",
-    "title": "Delete a file, after confirmation",
-    "description": "Asks the user to confirm with a form elicitation (input_required), then completes with "
-                   "whether the (pretend) file was deleted. Needs the elicitation capability (form mode); "
-                   "without it: -32021.",
-    "inputSchema": object_schema({"path": {"type": "string", "minLength": 1}}, ("path",)),
-    "outputSchema": object_schema({"path": {"type": "string"}, "deleted": {"type": "boolean"},
-                                   "answer": {"type": "string", "enum": sorted(_ACTIONS)}},
-                                  ("path", "deleted", "answer")),
-    "annotations": tool_annotations("Delete a file, after confirmation", read_only=False, destructive=True,
-                               idempotent=True),
-}, _confirm)
 
 
 def _sampled_text(answer: Mapping[str, Any]) -> str | None:
@@ -105,7 +99,12 @@ def _sampled_text(answer: Mapping[str, Any]) -> str | None:
     return "".join(texts) if texts else None
 
 
-def _summarize(call: Call) -> Reply:
+@tool("Summarize a text with the client's model", "Asks the client's model for a one-sentence summary "
+      "(input_required with sampling/createMessage), then completes with it. Needs the sampling capability; "
+      "without it: -32021.",
+      inputs={"text": {"type": "string", "minLength": 1}}, required=("text",),
+      outputs={"summary": {"type": "string"}, "model": {"type": "string"}}, output_required=("summary", "model"))
+def summarize_text(call: Call) -> Reply:
     if not call.modern:
         return _legacy(call)
     call.require("sampling", {"sampling": {}})
@@ -124,16 +123,3 @@ def _summarize(call: Call) -> Reply:
     model = answer.get("model")
     data = {"summary": summary, "model": model if isinstance(model, str) else "unknown"}
     return call.result(structured(data))
-
-
-summarize_text: Final = Tool({
-    "name": "summarize_text",
-    "title": "Summarize a text with the client's model",
-    "description": "Asks the client's model for a one-sentence summary (input_required with "
-                   "sampling/createMessage), then completes with it. Needs the sampling capability; "
-                   "without it: -32021.",
-    "inputSchema": object_schema({"text": {"type": "string", "minLength": 1}}, ("text",)),
-    "outputSchema": object_schema({"summary": {"type": "string"}, "model": {"type": "string"}},
-                                  ("summary", "model")),
-    "annotations": tool_annotations("Summarize a text", read_only=True),
-}, _summarize)

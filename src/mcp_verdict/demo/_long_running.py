@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ._call import Call, Tool, object_schema, structured, tool_annotations
+from ._call import Call, structured, tool
 from ._tasks import DEFAULT_POLL_INTERVAL_MS, DEFAULT_TASK_TTL_MS
 from ._wire import Reply
 
@@ -23,26 +23,23 @@ DEFAULT_SLOW_SECONDS: Final = 2.0
 MAX_SLOW_SECONDS: Final = 30.0
 
 
-def _slow(call: Call) -> Reply:
+@tool("Echo, slowly", f"Echoes the text after waiting `seconds` (default {DEFAULT_SLOW_SECONDS:g}, at most "
+      f"{MAX_SLOW_SECONDS:g}). Outcome: success, late — a client with a shorter timeout sees none.",
+      inputs={"text": {"type": "string"}, "seconds": {"type": "number", "minimum": 0, "maximum": MAX_SLOW_SECONDS}},
+      outputs={"text": {"type": "string"}, "waited_s": {"type": "number"}}, output_required=("text", "waited_s"))
+def slow_echo(call: Call) -> Reply:
     seconds = float(call.arguments.get("seconds", DEFAULT_SLOW_SECONDS))
     data = {"text": str(call.arguments.get("text", "")), "waited_s": seconds}
     return call.result(structured(data), delay=seconds)
 
 
-slow_echo: Final = Tool({
-    "name": "slow_echo",
-    "title": "Echo, slowly",
-    "description": f"Echoes the text after waiting `seconds` (default {DEFAULT_SLOW_SECONDS:g}, at most "
-                   f"{MAX_SLOW_SECONDS:g}). Outcome: success, late — a client with a shorter timeout sees none.",
-    "inputSchema": object_schema({"text": {"type": "string"},
-                                  "seconds": {"type": "number", "minimum": 0, "maximum": MAX_SLOW_SECONDS}}),
-    "outputSchema": object_schema({"text": {"type": "string"}, "waited_s": {"type": "number"}},
-                                  ("text", "waited_s")),
-    "annotations": tool_annotations("Echo, slowly", read_only=True),
-}, _slow)
-
-
-def _report(call: Call) -> Reply:
+@tool("Generate a report", "Generates a report. Outcome: a task (resultType \"task\") when the request declares "
+      "the io.modelcontextprotocol/tasks extension — tasks/get answers working `polls` times (default 2), then "
+      "completed with the report inlined; without the extension, the report at once (a normal complete result).",
+      inputs={"title": {"type": "string"}, "polls": {"type": "integer", "minimum": 0, "maximum": 20},
+              "poll_interval_ms": {"type": "integer", "minimum": 1, "maximum": 10_000}},
+      outputs={"title": {"type": "string"}, "pages": {"type": "integer"}}, output_required=("title", "pages"))
+def generate_report(call: Call) -> Reply:
     title = str(call.arguments.get("title", "Quarterly report"))
     data = {"title": title, "pages": 12}
     report: dict[str, Any] = {"resultType": "complete", **structured(data)}
@@ -53,19 +50,3 @@ def _report(call: Call) -> Reply:
                                         poll_interval_ms=int(call.arguments.get("poll_interval_ms",
                                                                                 DEFAULT_POLL_INTERVAL_MS)))
     return call.result(fields, result_type="task")
-
-
-generate_report: Final = Tool({
-    "name": "generate_report",
-    "title": "Generate a report",
-    "description": "Generates a report. Outcome: a task (resultType \"task\") when the request declares the "
-                   "io.modelcontextprotocol/tasks extension — tasks/get answers working `polls` times "
-                   "(default 2), then completed with the report inlined; without the extension, the report "
-                   "at once (a normal complete result).",
-    "inputSchema": object_schema({"title": {"type": "string"},
-                                  "polls": {"type": "integer", "minimum": 0, "maximum": 20},
-                                  "poll_interval_ms": {"type": "integer", "minimum": 1, "maximum": 10_000}}),
-    "outputSchema": object_schema({"title": {"type": "string"}, "pages": {"type": "integer"}},
-                                  ("title", "pages")),
-    "annotations": tool_annotations("Generate a report", read_only=True),
-}, _report)

@@ -19,42 +19,26 @@ text-block faults remain faults.
 
 from __future__ import annotations
 
-from typing import Final
-
-from ._call import Call, outcome_tool, text_content
+from ._call import Call, text_content, tool
 from ._wire import Reply
 
 
-def _string_is_error(call: Call) -> Reply:
+@tool("isError as a string", "Outcome: a result whose isError is the string \"false\" (not a boolean).")
+def string_is_error(call: Call) -> Reply:
     return call.result({"content": text_content("Backup finished: 42 files copied."), "isError": "false"})
 
 
-string_is_error: Final = outcome_tool("string_is_error", "isError as a string",
-                        "Outcome: a result whose isError is the string \"false\" (not a boolean).", _string_is_error)
-
-
-def _missing_result_type(call: Call) -> Reply:
+@tool("No resultType", "Outcome: a 2026-07-28 result without resultType.")
+def missing_result_type(call: Call) -> Reply:
     return call.result({"content": text_content("Backup finished: 42 files copied."), "isError": False},
                        result_type=None)
 
 
-missing_result_type: Final = outcome_tool("missing_result_type", "No resultType",
-                        "Outcome: a 2026-07-28 result without resultType.", _missing_result_type)
-
-
-def _unknown_result_type(call: Call) -> Reply:
+@tool("Unknown resultType", "Outcome: a result with resultType \"deferred\", which no version or extension defines.")
+def unknown_result_type(call: Call) -> Reply:
     return call.result({"content": text_content("Backup scheduled."), "isError": False}, result_type="deferred")
 
 
-unknown_result_type: Final = outcome_tool("unknown_result_type", "Unknown resultType",
-                        "Outcome: a result with resultType \"deferred\", which no version or extension defines.",
-                        _unknown_result_type)
-
-
-def _text_block_without_text(call: Call) -> Reply:
+@tool("Text block without text", "Outcome: a result whose content block {\"type\": \"text\"} has no text member.")
+def text_block_without_text(call: Call) -> Reply:
     return call.result({"content": [{"type": "text"}], "isError": False})
-
-
-text_block_without_text: Final = outcome_tool("text_block_without_text", "Text block without text",
-                        "Outcome: a result whose content block {\"type\": \"text\"} has no text member.",
-                        _text_block_without_text)

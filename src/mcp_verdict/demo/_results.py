@@ -19,13 +19,18 @@ from __future__ import annotations
 import zlib
 from typing import Any, Final
 
-from ._call import Call, Tool, object_schema, structured, text_content, tool_annotations
+from ._call import Call, structured, text_content, tool
 from ._wire import Reply
 
 _CONDITIONS: Final = ("sunny", "partly cloudy", "overcast", "light rain", "windy")
 
 
-def _forecast(call: Call) -> Reply:
+@tool("Weather forecast", "Today's forecast for a city (deterministic demo data). Outcome: success with "
+      "structuredContent that conforms to the outputSchema.",
+      inputs={"city": {"type": "string", "minLength": 1, "description": "City name"}}, required=("city",),
+      outputs={"city": {"type": "string"}, "temperature_c": {"type": "number"}, "conditions": {"type": "string"}},
+      output_required=("city", "temperature_c", "conditions"))
+def get_forecast(call: Call) -> Reply:
     city = str(call.arguments["city"])
     seed = zlib.crc32(city.casefold().encode())
     data = {"city": city, "temperature_c": round(8 + (seed % 220) / 10, 1),
@@ -33,66 +38,30 @@ def _forecast(call: Call) -> Reply:
     return call.result(structured(data))
 
 
-get_forecast: Final = Tool({
-    "name": "get_forecast",
-    "title": "Weather forecast",
-    "description": "Today's forecast for a city (deterministic demo data). Outcome: success with "
-                   "structuredContent that conforms to the outputSchema.",
-    "inputSchema": object_schema({"city": {"type": "string", "minLength": 1, "description": "City name"}},
-                                 ("city",)),
-    "outputSchema": object_schema({"city": {"type": "string"}, "temperature_c": {"type": "number"},
-                                   "conditions": {"type": "string"}},
-                                  ("city", "temperature_c", "conditions")),
-    "annotations": tool_annotations("Weather forecast", read_only=True),
-}, _forecast)
-
-
-def _charge(call: Call) -> Reply:
+@tool("Charge the card on file", "Charges the user's card. Outcome: always a tool execution error (isError: true, "
+      "the card is declined); nothing is charged.",
+      inputs={"amount_cents": {"type": "integer", "minimum": 1}}, required=("amount_cents",),
+      read_only=False, open_world=True)
+def charge_card(call: Call) -> Reply:
     amount = call.arguments["amount_cents"]
     return call.result({"content": text_content(f"Payment of {amount} cents declined: the card on file expired "
                                                 "in 2024. Ask the user for another card."),
                         "isError": True})
 
 
-charge_card: Final = Tool({
-    "name": "charge_card",
-    "title": "Charge the card on file",
-    "description": "Charges the user's card. Outcome: always a tool execution error (isError: true, the card "
-                   "is declined); nothing is charged.",
-    "inputSchema": object_schema({"amount_cents": {"type": "integer", "minimum": 1}}, ("amount_cents",)),
-    "annotations": tool_annotations("Charge the card on file", read_only=False, destructive=False, idempotent=False,
-                               open_world=True),
-}, _charge)
-
-
-def _add(call: Call) -> Reply:
+@tool("Add two integers", "Adds two integers. Outcome: the sum for integer arguments; any other arguments are a "
+      "protocol error, -32602 (the demo calls it with b = \"three\").",
+      inputs={"a": {"type": "integer"}, "b": {"type": "integer"}}, required=("a", "b"),
+      outputs={"sum": {"type": "integer"}}, output_required=("sum",))
+def add_integers(call: Call) -> Reply:
     a, b = call.arguments["a"], call.arguments["b"]
     return call.result(structured({"sum": a + b}))
 
 
-add_integers: Final = Tool({
-    "name": "add_integers",
-    "title": "Add two integers",
-    "description": "Adds two integers. Outcome: the sum for integer arguments; any other arguments are a "
-                   "protocol error, -32602 (the demo calls it with b = \"three\").",
-    "inputSchema": object_schema({"a": {"type": "integer"}, "b": {"type": "integer"}}, ("a", "b")),
-    "outputSchema": object_schema({"sum": {"type": "integer"}}, ("sum",)),
-    "annotations": tool_annotations("Add two integers", read_only=True),
-}, _add)
-
-
-def _count(call: Call) -> Reply:
+@tool("Count open tickets", "Counts the open tickets in a queue. Outcome: a complete result whose "
+      "structuredContent breaks the declared outputSchema (count is the string \"7\", not an integer).",
+      inputs={"queue": {"type": "string"}},
+      outputs={"count": {"type": "integer", "minimum": 0}, "queue": {"type": "string"}}, output_required=("count",))
+def count_open_tickets(call: Call) -> Reply:
     data: dict[str, Any] = {"count": "7", "queue": str(call.arguments.get("queue", "support"))}
     return call.result(structured(data))
-
-
-count_open_tickets: Final = Tool({
-    "name": "count_open_tickets",
-    "title": "Count open tickets",
-    "description": "Counts the open tickets in a queue. Outcome: a complete result whose structuredContent "
-                   "breaks the declared outputSchema (count is the string \"7\", not an integer).",
-    "inputSchema": object_schema({"queue": {"type": "string"}}),
-    "outputSchema": object_schema({"count": {"type": "integer", "minimum": 0}, "queue": {"type": "string"}},
-                                  ("count",)),
-    "annotations": tool_annotations("Count open tickets", read_only=True),
-}, _count)

@@ -12,7 +12,8 @@ basic/transports/stdio (https://modelcontextprotocol.io/specification/2026-07-28
   flight (a slow one) get at most ``EOF_GRACE`` seconds to answer; the ``hang_up`` tool makes
   it exit at once without answering.
 
-stdin is read with ``os.read`` in a daemon thread, so it works for pipes, files and terminals
+Each line goes to :meth:`DemoServer.handle_bytes`, the core entry point the HTTP edge uses for
+each body. stdin is read with ``os.read`` in a daemon thread, so it works for pipes, files and terminals
 alike and never holds a lock that would stall the interpreter's exit.
 """
 
@@ -25,11 +26,10 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Mapping
 from typing import BinaryIO, Final
 
 from ._core import Connection, DemoServer
-from ._wire import PARSE_ERROR, Reply, RequestId, error_reply, parse_request, readable_id
+from ._wire import PARSE_ERROR, Reply, RequestId, error_reply
 
 log = logging.getLogger("mcp_verdict.demo")
 
@@ -71,20 +71,13 @@ class _StdioEdge:
             self.hung_up = True
 
     def on_line(self, line: bytes) -> None:
-        try:
-            message = parse_request(line)
-        except (ValueError, RecursionError) as err:
-            self.write(error_reply(None, PARSE_ERROR, f"Parse error: {err}").frames)
-            return
-        if isinstance(message, dict) and message.get("method") == "notifications/cancelled" and "id" not in message:
-            self.cancel(message.get("params"))
-            return
-        reply = self.server.handle(message, self.connection)
-        request_id = readable_id(message)
-        if reply.delay > 0 and request_id is not None and not reply.close:
+        reply = self.server.handle_bytes(line, self.connection)
+        if reply.cancel is not None:
+            self.cancel(reply.cancel)
+        elif reply.delay > 0 and reply.request_id is not None and not reply.close:
             task = asyncio.create_task(self.later(reply))
-            self.inflight[request_id] = task
-            task.add_done_callback(functools.partial(self._forget, request_id))
+            self.inflight[reply.request_id] = task
+            task.add_done_callback(functools.partial(self._forget, reply.request_id))
         else:
             self.carry_out(reply)
 
@@ -98,9 +91,8 @@ class _StdioEdge:
             log.warning("hang_up: exiting without answering")
             self.hung_up = True
 
-    def cancel(self, params: object) -> None:
-        request_id = params.get("requestId") if isinstance(params, Mapping) else None
-        task = self.inflight.get(request_id) if isinstance(request_id, (str, int)) else None
+    def cancel(self, request_id: RequestId) -> None:
+        task = self.inflight.get(request_id)
         if task is not None:
             log.info("request %r cancelled by the client", request_id)
             task.cancel()

@@ -61,12 +61,16 @@ class Reply:
       edge drops the connection after the response headers, before any body.
     - ``error_code``: the JSON-RPC error code of an error reply (the HTTP edge maps it to a
       status with :data:`HTTP_STATUS`); ``None`` for results and faults.
+    - ``request_id``: the request a delayed reply answers (so an edge can cancel it).
+    - ``cancel``: a ``notifications/cancelled`` named this request: stop it, send nothing.
     """
 
     frames: tuple[bytes, ...] = ()
     delay: float = 0.0
     close: bool = False
     error_code: int | None = None
+    request_id: RequestId | None = None
+    cancel: RequestId | None = None
 
     @property
     def body(self) -> bytes | None:

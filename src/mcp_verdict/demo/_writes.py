@@ -11,47 +11,33 @@ from __future__ import annotations
 
 from typing import Final
 
-from ._call import Call, Tool, object_schema, structured, tool_annotations
+from ._call import Call, structured, tool
 from ._wire import Reply
 
 DEFAULT_LAG_READS: Final = 2
 DEFAULT_LAG_MS: Final = 0
 
 
-def _create(call: Call) -> Reply:
+@tool("Create a note", "Stores a note and returns its id. Outcome: success; the note becomes visible to get_note "
+      f"only after `lag_reads` reads (default {DEFAULT_LAG_READS}) and `lag_ms` milliseconds "
+      f"(default {DEFAULT_LAG_MS}) — eventual consistency.",
+      inputs={"text": {"type": "string"}, "lag_reads": {"type": "integer", "minimum": 0, "maximum": 100},
+              "lag_ms": {"type": "integer", "minimum": 0, "maximum": 60_000}}, required=("text",),
+      outputs={"id": {"type": "string"}, "text": {"type": "string"}}, output_required=("id", "text"),
+      read_only=False)
+def create_note(call: Call) -> Reply:
     text = str(call.arguments["text"])
     note_id = call.services.notes.create(text, lag_reads=int(call.arguments.get("lag_reads", DEFAULT_LAG_READS)),
                                          lag_ms=int(call.arguments.get("lag_ms", DEFAULT_LAG_MS)))
     return call.result(structured({"id": note_id, "text": text}))
 
 
-create_note: Final = Tool({
-    "name": "create_note",
-    "title": "Create a note",
-    "description": "Stores a note and returns its id. Outcome: success; the note becomes visible to get_note "
-                   f"only after `lag_reads` reads (default {DEFAULT_LAG_READS}) and `lag_ms` milliseconds "
-                   f"(default {DEFAULT_LAG_MS}) — eventual consistency.",
-    "inputSchema": object_schema({"text": {"type": "string"},
-                                  "lag_reads": {"type": "integer", "minimum": 0, "maximum": 100},
-                                  "lag_ms": {"type": "integer", "minimum": 0, "maximum": 60_000}}, ("text",)),
-    "outputSchema": object_schema({"id": {"type": "string"}, "text": {"type": "string"}}, ("id", "text")),
-    "annotations": tool_annotations("Create a note", read_only=False, destructive=False, idempotent=False),
-}, _create)
-
-
-def _get(call: Call) -> Reply:
+@tool("Read a note", "Reads a note by id. Outcome: success; found is false until the note is visible "
+      "(see create_note), then true with its text.",
+      inputs={"id": {"type": "string", "minLength": 1}}, required=("id",),
+      outputs={"id": {"type": "string"}, "found": {"type": "boolean"}, "text": {"type": ["string", "null"]}},
+      output_required=("id", "found", "text"))
+def get_note(call: Call) -> Reply:
     note_id = str(call.arguments["id"])
     text = call.services.notes.read(note_id)
     return call.result(structured({"id": note_id, "found": text is not None, "text": text}))
-
-
-get_note: Final = Tool({
-    "name": "get_note",
-    "title": "Read a note",
-    "description": "Reads a note by id. Outcome: success; found is false until the note is visible "
-                   "(see create_note), then true with its text.",
-    "inputSchema": object_schema({"id": {"type": "string", "minLength": 1}}, ("id",)),
-    "outputSchema": object_schema({"id": {"type": "string"}, "found": {"type": "boolean"},
-                                   "text": {"type": ["string", "null"]}}, ("id", "found", "text")),
-    "annotations": tool_annotations("Read a note", read_only=True),
-}, _get)

@@ -201,6 +201,9 @@ RULES: Final[dict[str, Rule]] = _rules(
          "The transport failed (connection refused, HTTP error status, malformed frame)."),
     Rule("transport.rounds", "error", _LATEST + "basic/patterns/mrtr",
          "The server kept asking for input past the client's rounds cap."),
+    Rule("transport.noise", "warning", _LATEST + "basic/transports/stdio",
+         "The server wrote lines to stdout that are not JSON-RPC messages (it MUST NOT); they "
+         "were recorded and not taken as the answer."),
 )
 
 

@@ -1,0 +1,146 @@
+"""Why a connection could not be made: one exception, carrying the cause.
+
+Connecting is spawning the server (stdio) or reaching the URL (HTTP), then the version
+negotiation (``server/discover``, or the ``initialize`` handshake). Whatever fails there —
+an executable that is not found, a refused connection, a URL without a scheme, an HTTP
+status without a JSON-RPC body, a server that exits at start, a step that takes longer than
+the timeout, a server that refuses every version — ends in :class:`CannotConnect`, whose
+``cause`` says which, and whose message is one line a person can act on. The underlying
+exception (often an ``ExceptionGroup`` from a task group) is kept as ``__cause__``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Final, Literal
+from urllib.parse import urlsplit
+
+from ._wire import Frame, preview, requests
+
+Cause = Literal["bad_url", "spawn", "refused", "unreachable", "http_status", "exited", "timeout", "protocol"]
+_STDERR_LINES: Final = 5
+
+
+class CannotConnect(ConnectionError):
+    """The client could not connect to the server, or could not agree on a protocol with it.
+
+    ``cause``: ``bad_url`` (no http(s) scheme or host), ``spawn`` (the command could not be
+    started), ``refused`` (nothing listens at the address), ``unreachable`` (another network
+    failure: DNS, reset, TLS), ``http_status`` (the endpoint answered an HTTP error without a
+    JSON-RPC body), ``exited`` (the server process ended), ``timeout`` (a step took longer
+    than the client's timeout), ``protocol`` (the server answered, but negotiation failed).
+    ``step`` is where it happened: ``spawn``, ``connect``, ``server/discover`` or
+    ``initialize``. ``status`` is the HTTP status, ``exit_code`` the process's exit status,
+    ``stderr`` the last lines the server wrote to its stderr.
+    """
+
+    def __init__(self, cause: Cause, detail: str, *, target: str, step: str, status: int | None = None,
+                 exit_code: int | None = None, stderr: Sequence[str] = ()) -> None:
+        self.cause: Cause = cause
+        self.detail = detail
+        self.target = target
+        self.step = step
+        self.status = status
+        self.exit_code = exit_code
+        self.stderr = tuple(stderr)
+        super().__init__(f"cannot connect to {target}: {detail} (during {step})")
+
+
+def check_url(url: str) -> str | None:
+    """Why ``url`` is not a Streamable HTTP endpoint address, or None."""
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:
+        return f"not a URL ({exc})"
+    if parts.scheme not in ("http", "https"):
+        return (f"the URL {url!r} has no http:// or https:// scheme" if not parts.scheme
+                else f"the URL scheme {parts.scheme!r} is not http or https")
+    if not parts.hostname:
+        return f"the URL {url!r} names no host"
+    return None
+
+
+def leaves(error: BaseException, _seen: set[int] | None = None) -> Iterator[BaseException]:
+    """Every exception inside ``error`` (exception groups opened), followed along ``__cause__``
+    and ``__context__`` (each once)."""
+    seen = _seen if _seen is not None else set()
+    if id(error) in seen:
+        return
+    seen.add(id(error))
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            yield from leaves(inner, seen)
+    else:
+        yield error
+    for linked in (error.__cause__, error.__context__):
+        if linked is not None:
+            yield from leaves(linked, seen)
+
+
+def last_step(frames: Sequence[Frame]) -> str:
+    """The negotiation request sent last (``server/discover``, ``initialize``), else ``connect``."""
+    step = "connect"
+    for request in requests(frames):
+        if request.method in ("server/discover", "initialize"):
+            step = request.method
+    return step
+
+
+def stderr_lines(text: str) -> list[str]:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-_STDERR_LINES:]
+
+
+def diagnose(error: BaseException, *, target: str, frames: Sequence[Frame], timeout: float,
+             exit_code: int | None, stderr: str, stdio: bool, stopped: bool = False) -> CannotConnect:
+    """Turn what the connect attempt raised, and what it left on the wire, into one cause.
+    ``stopped``: the client itself ended the server process (after a timeout), so its exit
+    status is not the cause."""
+    import httpx2
+    from mcp.shared.exceptions import MCPError
+
+    step = last_step(frames)
+    tail = stderr_lines(stderr)
+    found = list(leaves(error))
+    for leaf in found:
+        if isinstance(leaf, CannotConnect):
+            return leaf
+    for leaf in found:
+        if isinstance(leaf, (FileNotFoundError, PermissionError, NotADirectoryError)) and stdio and step == "connect":
+            return CannotConnect("spawn", f"cannot start the server: {leaf.strerror or leaf}", target=target,
+                                 step="spawn")
+        if isinstance(leaf, (httpx2.UnsupportedProtocol, httpx2.InvalidURL)):
+            return CannotConnect("bad_url", f"bad URL: {leaf}", target=target, step="connect")
+        if isinstance(leaf, (httpx2.ConnectError, ConnectionRefusedError)):
+            refused = any(isinstance(other, ConnectionRefusedError) or "refused" in str(other).lower()
+                          for other in found)
+            if refused:
+                return CannotConnect("refused", "connection refused (is the server running?)", target=target,
+                                     step="connect")
+            return CannotConnect("unreachable", f"cannot reach the server: {leaf}", target=target, step="connect")
+    posted = {f.exchange for f in frames if f.direction == "out"}  # not the GET stream's own status
+    http_error = next((f for f in frames if f.kind == "http_error" and f.exchange in posted), None)
+    if http_error is not None and http_error.status is not None and http_error.status >= 400:
+        body = http_error.data.decode("utf-8", "replace").partition(": ")[2].strip()
+        detail = f"HTTP {http_error.status}" + (f": {preview(body.encode(), 120)}" if body else "")
+        return CannotConnect("http_status", detail, target=target, step=step, status=http_error.status)
+    timed_out = any(isinstance(leaf, TimeoutError) or (isinstance(leaf, MCPError) and leaf.code == -32001)
+                    for leaf in found)
+    if stdio and exit_code is not None and not (timed_out and stopped):
+        detail = f"the server exited with status {exit_code}"
+        if tail:
+            detail += f"; its stderr ends: {tail[-1].strip()}"
+        return CannotConnect("exited", detail, target=target, step=step, exit_code=exit_code, stderr=tail)
+    if stdio and not timed_out and any(f.kind == "eof" for f in frames):
+        return CannotConnect("exited", "the server closed its stdout", target=target, step=step, stderr=tail)
+    if timed_out:
+        return CannotConnect("timeout", f"no answer within {timeout:g} s", target=target, step=step, stderr=tail)
+    for leaf in found:
+        if isinstance(leaf, MCPError):
+            return CannotConnect("protocol", f"the server answered {step} with error {leaf.code}: {leaf}",
+                                 target=target, step=step, stderr=tail)
+    for leaf in found:
+        if isinstance(leaf, (httpx2.TransportError, OSError)):
+            return CannotConnect("unreachable", f"{type(leaf).__name__}: {leaf}", target=target, step=step)
+    leaf = found[0] if found else error
+    return CannotConnect("protocol", f"{type(leaf).__name__}: {leaf}", target=target, step=step, stderr=tail)
