@@ -24,6 +24,7 @@ class Needs(NamedTuple):
 
 EXTRAS: Final[dict[str, tuple[Needs, ...]]] = {
     "client": (Needs("mcp", "mcp", 2), Needs("httpx2"), Needs("anyio")),
+    "proxy": (Needs("aiohttp"),),
 }
 """Each extra, and what its presence is checked by."""
 
