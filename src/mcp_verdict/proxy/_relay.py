@@ -220,8 +220,46 @@ class Relay:
         if key is not None and key in self._answered_by_proxy:
             return self._refuse(data, seq, at, http, "a late answer: the proxy already answered this request")
         if self.enforce:
+            near = self._near_miss(event.peek.id) if key is not None and event.peek.kind in ("response", "error") \
+                else None
+            if near is not None:
+                return self._mismatched(near, data, seq, at, http)
             return self._refuse(data, seq, at, http, f"enforce: {event.reason}")
+        near = self._near_miss(event.peek.id) if key is not None and event.peek.kind in ("response", "error") \
+            else None
+        if near is not None:  # observe: delivered where a direct connection would have: as the answer
+            near_key = id_key(near.exchange.request_id)
+            self._forget(near_key, near, "answered with an id of another JSON type")
+            return self._forward(data, seq, at, http, answers=near_key)
         return self._forward(data, seq, at, http)
+
+    def _near_miss(self, value: Id) -> _Waiting | None:
+        """The waiting request an answer means with an id of another JSON type (``7`` → ``"7"``)."""
+        text = str(value)
+        found = [w for w in self._waiting.values() if str(w.exchange.request_id) == text]
+        return found[0] if len(found) == 1 else None
+
+    def _mismatched(self, waiting: _Waiting, data: bytes, seq: int, at: float,
+                    http: Mapping[str, Any] | None) -> list[Out]:
+        """enforce: an answer whose id is the request's with another JSON type. It is judged as
+        that request's answer (``envelope.id_mismatch``) and refused; the host gets its error."""
+        exchange = waiting.exchange
+        verdict = classify(data, request_id=_request_id(exchange.request_id), **exchange.context.classify_options())
+        if verdict.kind is not Kind.UNCLASSIFIED:  # cannot be: the ids differ in type
+            return self._refuse(data, seq, at, http, "enforce: it answers no request waiting on this connection")
+        self._judged(exchange, waiting, verdict, data, True)
+        waiting.token = None
+        codes = ", ".join(sorted({f.code for f in verdict.errors}))
+        self._log("s2c", "refused", data, note=f"enforce: the verdict is unclassified ({codes})", http=http,
+                  seq=seq, at=at)
+        self.stats.replaced += 1
+        self.stats.refused += 1
+        self.stats.kinds[verdict.kind.value] = self.stats.kinds.get(verdict.kind.value, 0) + 1
+        answer = refusal(exchange.request_id, verdict, data, refuse_as=self.refuse_as,
+                         version=exchange.context.version, messages=self.messages) \
+            if exchange.method in _JUDGED else error_frame(exchange.request_id, REFUSED, "mcp-verdict refused the "
+                                                           f"server's answer ({codes})", verdict_data(verdict, data))
+        return [self._own_answer(answer, id_key(exchange.request_id), f"in place of frame {seq}")]
 
     def upstream_too_large(self, prefix: bytes, size: int, http: Mapping[str, Any] | None = None) -> list[Out]:
         self.stats.refused += 1
@@ -406,6 +444,10 @@ class Relay:
 
     def waiting_keys(self) -> list[Key]:
         return list(self._waiting)
+
+    def is_waiting(self, key: Key) -> bool:
+        """The host's request ``key`` still waits for its answer."""
+        return key in self._waiting
 
     # -- helpers --------------------------------------------------------------------------------
     def _own_answer(self, answer: bytes, key: Key, reason: str) -> Out:
