@@ -229,8 +229,8 @@ class StdioHost:
         loop.call_soon_threadsafe(lambda: self._ended(splitter.close()))
 
     def _line(self, line: bytes) -> None:
-        if not line:
-            return
+        if not line or self.gone.is_set():
+            return  # nothing more goes upstream once the host has gone
         if not is_message(line):
             relay = self.bridge.relay
             relay.stats.host_frames += 1
