@@ -25,7 +25,7 @@ from mcp_verdict.demo import CATALOGUE, CATALOGUE_BY_NAME, DEMO_EXTENSIONS
 from mcp_verdict.frames import recover_id
 from mcp_verdict.proxy import REFUSED, UPSTREAM_CLOSED
 
-from ._peers import DECLARED, PAIRS, V, HttpHostPeer, LinePeer, call, host, naive
+from ._peers import DECLARED, PAIRS, HttpHostPeer, LinePeer, V, call, host, naive
 
 NAMES = [tool.name for tool in CATALOGUE]
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from mcp_verdict.frames import FrameRecord
 from mcp_verdict.frames import read as read_log
 from mcp_verdict.proxy import REFUSED, TOO_LARGE, UPSTREAM_CLOSED, UPSTREAM_TIMEOUT
 
@@ -23,7 +24,8 @@ INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
 
 
 def tool(request_id: int, name: str, **arguments: Any) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}}
 
 
 def start(tmp_path: Path, *args: str) -> LinePeer:
@@ -106,7 +108,7 @@ def test_oversized_frames_are_refused_both_ways(tmp_path: Path) -> None:
     assert error["code"] == TOO_LARGE and error["data"]["limit"] == 4096
     assert json.loads(peer.exchange(tool(10, "echo")) or b"{}")["id"] == 10
     peer.close()
-    kinds = [(r.dir, r.kind) for r in read_log((tmp_path / "frames.jsonl").open("rb")) if hasattr(r, "kind")]
+    kinds = [(r.dir, r.kind) for r in read_log((tmp_path / "frames.jsonl").open("rb")) if isinstance(r, FrameRecord)]
     assert kinds.count(("s2c", "refused")) == 1 and kinds.count(("c2s", "refused")) == 1
 
 
@@ -149,7 +151,7 @@ def test_the_frame_log_accounts_for_every_frame(tmp_path: Path) -> None:
     answers = [json.loads(peer.recv() or b"{}") for _ in range(10)]
     assert [a["id"] for a in answers] == list(range(20, 30))
     peer.close()
-    records = [r for r in read_log((tmp_path / "frames.jsonl").open("rb"))]
+    records = list(read_log((tmp_path / "frames.jsonl").open("rb")))
     assert all(hasattr(r, "kind") for r in records)
     refused = [r for r in records if getattr(r, "kind", "") == "refused"]
     assert len(refused) == 3

@@ -35,7 +35,7 @@ from aiohttp import web
 from ..frames._jsonrpc import peek
 from ._bridge import Bridge
 from ._http_upstream import HttpUpstream
-from ._relay import Key
+from ._relay import Key, Telemetry
 from ._stdio import StdioUpstream, merge_env
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ class HttpHost:
         self._count = 0
         self._exchange = 0
         self._upstreams: list[Any] = []
-        self.telemetry = None
+        self.telemetry: Telemetry | None = None
 
     # -- setup --------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -177,7 +177,7 @@ class HttpHost:
                 rest += len(chunk)
             bridge.host_too_large(body[:65536], rest, stream)
             return await self._answer_queued(stream, 413)
-        headers = {k: v for k, v in request.headers.items()} if self._stdio is None else None
+        headers = dict(request.headers.items()) if self._stdio is None else None
         key = bridge.from_host(body, stream, http=http, headers=headers)
         if key is None:
             if not stream.queue.empty():
@@ -193,7 +193,7 @@ class HttpHost:
             raise
 
     async def _answer_queued(self, stream: PostStream, status: int) -> web.Response:
-        kind, data, _, _ = stream.queue.get_nowait()
+        _kind, data, _, _ = stream.queue.get_nowait()
         return web.Response(body=data, status=status, content_type="application/json")
 
     async def _respond(self, request: web.Request, stream: PostStream, bridge: Bridge, key: Key,
@@ -304,7 +304,8 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
     await runner.setup()
     site = web.TCPSite(runner, options.listen[0], options.listen[1], reuse_address=True)
     await site.start()
-    sockets = site._server.sockets if site._server is not None else ()  # type: ignore[union-attr]
+    server: Any = site._server
+    sockets = server.sockets if server is not None else ()
     port = sockets[0].getsockname()[1] if sockets else options.listen[1]
     url = f"http://{options.listen[0]}:{port}{options.path}"
     if bound is not None:

@@ -132,15 +132,10 @@ class HttpUpstream:
             self._posts[key] = task
 
     def _request_headers(self, data: bytes, host: Mapping[str, str] | None) -> dict[str, str]:
-        out: dict[str, str] = {}
-        if host is not None:
-            for name, value in host.items():
-                if name.lower() not in _HOP:
-                    out[name] = value
+        out = {name: value for name, value in (host or {}).items() if name.lower() not in _HOP}
         out["Content-Type"] = "application/json"
         out["Accept"] = _ACCEPT
-        for name, value in self.headers:
-            out[name] = value
+        out.update(self.headers)
         if self.stdio_host:
             look = peek(data)
             if look.kind in ("request", "notification") and look.method is not None:
@@ -150,12 +145,12 @@ class HttpUpstream:
                 if isinstance(version, str):
                     out["MCP-Protocol-Version"] = version
                     out["Mcp-Method"] = look.method
-                    name = params.get("name") if look.method in ("tools/call", "prompts/get") else \
+                    target = params.get("name") if look.method in ("tools/call", "prompts/get") else \
                         params.get("uri") if look.method == "resources/read" else None
-                    if isinstance(name, str):
-                        out["Mcp-Name"] = header_value(name)
-                    if look.method == "tools/call" and isinstance(name, str):
-                        tool = self.bridge.relay.tool(name)
+                    if isinstance(target, str):
+                        out["Mcp-Name"] = header_value(target)
+                    if look.method == "tools/call" and isinstance(target, str):
+                        tool = self.bridge.relay.tool(target)
                         if tool is not None:
                             out.update(_param_headers(tool.get("inputSchema"), params.get("arguments")))
                 elif self.protocol_version is not None:
@@ -307,7 +302,7 @@ class HttpUpstream:
                 if size > self.limit:
                     self.bridge.upstream_too_large(b"", size, stream)
                     return True
-        except (aiohttp.ClientError, OSError, asyncio.TimeoutError):
+        except (TimeoutError, aiohttp.ClientError, OSError):
             pass
         finally:
             response.release()
@@ -333,8 +328,7 @@ class HttpUpstream:
         """A host's GET (HTTP host side, 2025 sessions): the upstream's GET stream, mirrored."""
         assert self._client is not None
         headers = {k: v for k, v in host.items() if k.lower() not in _HOP}
-        for name, value in self.headers:
-            headers[name] = value
+        headers.update(self.headers)
         queue = stream.queue  # type: ignore[attr-defined]
         try:
             async with self._client.get(self.url, headers=headers) as response:
@@ -352,7 +346,7 @@ class HttpUpstream:
                 if last is not None:
                     parser.last_event_id = last
                 await self._pump(response, parser, None, stream, http)
-        except (aiohttp.ClientError, OSError, asyncio.TimeoutError):
+        except (TimeoutError, aiohttp.ClientError, OSError):
             queue.put_nowait(("status", b"502", False, None))
             return
         queue.put_nowait(("end", b"", False, None))

@@ -62,8 +62,11 @@ class _Telemetry:
 
     def end(self, token: object, verdict: Verdict | None, action: str | None, error: str | None,
             refused: bool) -> None:
-        span, started, attrs = token  # type: ignore[misc]
-        metric = {k: attrs[k] for k in ("mcp.method.name", "gen_ai.tool.name", "mcp.protocol.version",
+        assert isinstance(token, tuple)
+        span: Any = token[0]
+        started: float = token[1]
+        attrs: dict[str, Any] = token[2]
+        metric: dict[str, Any] = {k: attrs[k] for k in ("mcp.method.name", "gen_ai.tool.name", "mcp.protocol.version",
                                         "network.transport") if k in attrs}
         error_type: str | None = error
         if verdict is not None:

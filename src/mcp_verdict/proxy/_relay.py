@@ -122,7 +122,7 @@ class Stats:
 
 
 def _request_id(value: Id) -> str | int | None:
-    return value if type(value) in (str, int) else None
+    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
 
 
 class Relay:

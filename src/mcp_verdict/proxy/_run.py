@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any

@@ -61,10 +61,10 @@ class LineSplitter:
         self._kept = b""
 
     def feed(self, chunk: bytes) -> None:
-        if self._dropping < 0 and not self._buffer and chunk.endswith(b"\n") and chunk.find(b"\n") == len(chunk) - 1:
-            if len(chunk) - 1 <= self.limit:
-                self.on_line(chunk[:-1])  # one whole line: no copy
-                return
+        if (self._dropping < 0 and not self._buffer and chunk.endswith(b"\n")
+                and chunk.find(b"\n") == len(chunk) - 1 and len(chunk) - 1 <= self.limit):
+            self.on_line(chunk[:-1])  # one whole line: no copy
+            return
         start = 0
         end = len(chunk)
         while start < end:
@@ -212,7 +212,7 @@ class StdioHost:
         if _pipe_like(self._stdout):
             out = os.fdopen(os.dup(self._stdout), "wb", buffering=0)
             transport, _ = await loop.connect_write_pipe(lambda: _StdoutProtocol(self.stream), out)
-            self.stream.transport = transport  # type: ignore[assignment]
+            self.stream.transport = transport
         else:
             self.stream.transport = _FileWriter(self._stdout)  # type: ignore[assignment]
         self.bridge.standing = self.stream
