@@ -14,8 +14,8 @@ they offer the pair — and measures:
   counted) and its resident set after the calls (10k in a full run);
 - a 5 MB answer through stdio → stdio (seconds, beside direct).
 
-Numbers, not assertions (``--quick``: 200 sequential calls per size instead of 2,000; the
-RSS is then after ~2k calls, not 10k). The machine may be shared: compare within a run.
+Numbers, not assertions (``--quick``: 100 sequential calls per size instead of 2,000; the
+RSS is then after ~650 calls, not 10k). The machine may be shared: compare within a run.
 """
 
 from __future__ import annotations
@@ -419,11 +419,11 @@ def echo_http() -> Iterator[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true", help="200 sequential calls per size (CI)")
+    parser.add_argument("--quick", action="store_true", help="100 sequential calls per size (CI)")
     parser.add_argument("--pair", action="append", help="only these pairs (e.g. stdio→stdio)")
     args = parser.parse_args()
-    n = 200 if args.quick else 2000
-    flight = 800 if args.quick else 4000
+    n = 100 if args.quick else 2000
+    flight = 400 if args.quick else 4000
     rss_calls = 0 if args.quick else 10_000
     print(f"bench_proxy: {n} sequential calls per answer size, {flight} with 16 in flight; "
           f"machine: {os.cpu_count()} cores (possibly shared); added = chain - direct")

@@ -36,14 +36,14 @@ from ..verdict._verdict import Verdict
 
 
 class _Telemetry:
-    def __init__(self, transport: str) -> None:
+    def __init__(self, transport: str, tracer_provider: Any = None, meter_provider: Any = None) -> None:
         from opentelemetry import metrics, trace
         from opentelemetry.propagate import extract
 
         self._trace = trace
         self._extract = extract
-        self._tracer = trace.get_tracer("mcp_verdict.proxy")
-        self._duration = metrics.get_meter("mcp_verdict.proxy").create_histogram(
+        self._tracer = trace.get_tracer("mcp_verdict.proxy", tracer_provider=tracer_provider)
+        self._duration = metrics.get_meter("mcp_verdict.proxy", meter_provider=meter_provider).create_histogram(
             "mcp.client.operation.duration", unit="s", description="Duration of MCP requests through the proxy")
         self._transport = transport
 
@@ -103,9 +103,10 @@ def attributes(exchange: Exchange, session: str | None, transport: str) -> dict[
     return attrs
 
 
-def telemetry(transport: str) -> _Telemetry | None:
-    """The proxy's telemetry, or None when opentelemetry-api is not installed."""
+def telemetry(transport: str, *, tracer_provider: Any = None, meter_provider: Any = None) -> _Telemetry | None:
+    """The proxy's telemetry (on the global providers unless given), or None when
+    opentelemetry-api is not installed."""
     try:
-        return _Telemetry(transport)
+        return _Telemetry(transport, tracer_provider, meter_provider)
     except ImportError:
         return None
