@@ -14,8 +14,8 @@ they offer the pair — and measures:
   counted) and its resident set after the calls (10k in a full run);
 - a 5 MB answer through stdio → stdio (seconds, beside direct).
 
-Numbers, not assertions (``--quick``: 100 sequential calls per size instead of 2,000; the
-RSS is then after ~650 calls, not 10k). The machine may be shared: compare within a run.
+Numbers, not assertions (``--quick``, what ./run test runs: direct and ours only, 100
+sequential calls per size instead of 2,000, the RSS after ~650 calls, not 10k). The machine may be shared: compare within a run.
 """
 
 from __future__ import annotations
@@ -435,6 +435,8 @@ def main() -> None:
         for chain in chains(url):
             if args.pair and chain.pair not in args.pair:
                 continue
+            if args.quick and not (chain.name.startswith("direct") or chain.name.startswith("mcp-verdict")):
+                continue  # the quick run (./run test) measures ours beside direct; peers in a full run
             started = time.monotonic()
             try:
                 result = bounded(functools.partial(measure, chain, n, flight, rss_calls), 150.0)
