@@ -15,7 +15,8 @@ they offer the pair — and measures:
 - a 5 MB answer through stdio → stdio (seconds, beside direct).
 
 Numbers, not assertions (``--quick``, what ./run test runs: direct and ours only, 100
-sequential calls per size instead of 2,000, the RSS after ~650 calls, not 10k). The machine may be shared: compare within a run.
+sequential calls per size instead of 2,000, the RSS after ~650 calls, not 10k). The machine may
+be shared: compare within a run.
 """
 
 from __future__ import annotations
