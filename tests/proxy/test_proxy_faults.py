@@ -167,3 +167,15 @@ def test_payloads_are_redacted_by_default(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in (tmp_path / "f.jsonl").read_text().splitlines()]
     messages = [line for line in lines if line["kind"] == "message"]
     assert messages and all("redacted" in m and "data" not in m for m in messages)
+
+
+def test_an_oversized_post_is_refused_over_http() -> None:
+    from ._peers import HttpHostPeer, proxy_http
+
+    with proxy_http(["--max-frame-bytes", "4096", "--", *SERVER]) as (url, _):
+        host = HttpHostPeer(url)
+        status, body, _ = host.post(json.dumps(tool(1, "echo", pad="y" * 10_000)).encode())
+        assert status == 413 and body is not None and error_of(body)["code"] == TOO_LARGE
+        status, body, _ = host.post(b'{"pad":"' + b"y" * 10_000 + b'"}')  # no id to answer
+        assert status == 413 and body is None
+        host.close()

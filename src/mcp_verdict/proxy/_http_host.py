@@ -193,6 +193,9 @@ class HttpHost:
             raise
 
     async def _answer_queued(self, stream: PostStream, status: int) -> web.Response:
+        """The answer the relay wrote at once (a refused request), or the bare status without one."""
+        if stream.queue.empty():
+            return web.Response(status=status)
         _kind, data, _, _ = stream.queue.get_nowait()
         return web.Response(body=data, status=status, content_type="application/json")
 

@@ -8,8 +8,8 @@
   (``Authorization``, cookies and ``Mcp-Param-*`` never are).
 - **Verdict lines** (``--verdicts FILE``): one JSON object per judged round — ``t``, ``conn``,
   ``call``, ``round``, ``method``, ``id``, ``tool``, ``task``, ``version``, ``kind``,
-  ``findings`` (code, path, severity: the messages may quote the payload, so they are left
-  out unless ``--log-payloads``), ``decision`` (``decide``'s action), ``forwarded``
+  ``findings`` (code, path, severity: never the messages, which may quote the payload),
+  ``decision`` (``decide``'s action), ``forwarded``
   (``unchanged`` or ``refused``), ``latency_ms`` (request in to answer out), ``sha256`` and
   ``size`` of the answer's bytes.
 
