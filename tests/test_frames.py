@@ -23,6 +23,7 @@ from mcp_verdict.frames import (
     FrameLogWriter,
     FrameRecord,
     LogProblem,
+    RotatingLines,
     SSEEvent,
     SSEParser,
     Stray,
@@ -388,3 +389,28 @@ def test_the_tracker_never_raises(frames: list[tuple[str, bytes]]) -> None:
     tracker = Tracker()
     _feed(tracker, frames)
     tracker.close("c")
+
+
+# -- Tracker.opened and RotatingLines (added for the proxy) ------------------------------------------
+def test_opened_names_the_request_the_last_frame_opened() -> None:
+    tracker = Tracker()
+    tracker.feed("c", "c2s", b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}', at=0, seq=0)
+    opened = tracker.opened("c")
+    assert opened is not None and opened.request_id == 7 and opened.tool == "t"
+    tracker.feed("c", "c2s", b'{"jsonrpc":"2.0","method":"notifications/initialized"}', at=0, seq=1)
+    assert tracker.opened("c") is None
+    tracker.feed("c", "s2c", b'{"jsonrpc":"2.0","id":7,"result":{}}', at=0, seq=2)
+    assert tracker.opened("c") is None
+    assert tracker.opened("unknown") is None
+
+
+def test_rotating_lines_rotate_whole_lines(tmp_path: Path) -> None:
+    path = tmp_path / "v.jsonl"
+    with RotatingLines(path, max_bytes=1024, backups=1) as lines:
+        for n in range(100):
+            lines.write_line(b'{"n":%d,"pad":"%s"}\n' % (n, b"x" * 40))
+    kept = path.read_bytes().splitlines() + (tmp_path / "v.jsonl.1").read_bytes().splitlines()
+    assert all(line.startswith(b'{"n":') and line.endswith(b'"}') for line in kept)
+    assert path.stat().st_size <= 1024 and not (tmp_path / "v.jsonl.2").exists()
+    with pytest.raises(ValueError, match="closed"):
+        lines.write_line(b"x\n")

@@ -29,6 +29,7 @@ EXTRAS: Final[dict[str, tuple[Needs, ...]]] = {
     "pydantic-ai": (Needs("pydantic_ai"), Needs("mcp", "mcp", 2), Needs("httpx2")),
     "openai-agents": (Needs("agents"), Needs("mcp", "mcp", 2), Needs("httpx2")),
     "langchain": (Needs("langchain_mcp_adapters"), Needs("langchain_core"), Needs("mcp", "mcp", 1), Needs("httpx")),
+    "proxy": (Needs("aiohttp"),),
 }
 """Each extra, and what its presence is checked by."""
 

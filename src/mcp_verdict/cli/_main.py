@@ -54,6 +54,7 @@ class _LazyGroup(click.Group):
                   "List the server's tools with their annotations and schemas."),
         "demo": ("mcp_verdict.cli._demo:demo_command", "client",
                  "Run every tool of the embedded fault-injecting server through the client."),
+        "proxy": ("mcp_verdict.cli._proxy:proxy_command", "proxy", "Judge every answer between a host and a server."),
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

@@ -22,7 +22,7 @@ from ._log import (
     redact,
     schema,
 )
-from ._logfile import FrameLogWriter
+from ._logfile import FrameLogWriter, RotatingLines
 from ._sse import SSEEvent, SSEParser, sse_events
 from ._track import Answered, Context, Event, Exchange, Seen, Stray, Tracker, Unanswered
 
@@ -41,6 +41,7 @@ __all__ = [
     "Id",
     "LogProblem",
     "Peek",
+    "RotatingLines",
     "SSEEvent",
     "SSEParser",
     "Seen",

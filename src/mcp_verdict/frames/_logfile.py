@@ -4,6 +4,8 @@ Used by the tap and the proxy; the audit reads what it writes. A line is written
 at all (one ``write`` of one encoded record, under a lock, so threads and tasks may share a
 writer); when the file would pass ``max_bytes`` it is closed and renamed ``NAME.1`` (older
 files shift to ``NAME.2``..., the oldest beyond ``backups`` is removed) and a new file starts.
+:class:`RotatingLines` is that file of whole lines, for any JSON Lines a recorder writes beside
+the frame log (the proxy's verdict lines); :class:`FrameLogWriter` writes frame records to one.
 """
 
 from __future__ import annotations
@@ -16,15 +18,14 @@ from typing import IO
 from ._log import FrameRecord, encode, redact
 
 
-class FrameLogWriter:
-    """Append frame records to ``path`` (JSON Lines, format v1).
+class RotatingLines:
+    """Append whole lines to ``path``, rotated by size (``NAME.1``, ``NAME.2``...).
 
-    ``payloads=False`` writes each payload as its digest and size only (``redacted``).
-    ``flush_each=True`` flushes after every record (a crash loses nothing written).
+    ``flush_each=True`` flushes after every line (a crash loses nothing written).
     """
 
     def __init__(self, path: str | os.PathLike[str], *, max_bytes: int = 64 * 1024 * 1024, backups: int = 3,
-                 payloads: bool = True, flush_each: bool = True) -> None:
+                 flush_each: bool = True) -> None:
         if max_bytes < 1024:
             raise ValueError("max_bytes must be at least 1024")
         if backups < 0:
@@ -32,18 +33,17 @@ class FrameLogWriter:
         self.path = Path(path)
         self.max_bytes = max_bytes
         self.backups = backups
-        self.payloads = payloads
         self.flush_each = flush_each
         self._lock = threading.Lock()
         self._file: IO[bytes] | None = open(self.path, "ab")  # noqa: SIM115 - held until close()
         self._size = self._file.tell()
         self.records = 0
 
-    def write(self, record: FrameRecord) -> None:
-        line = encode(record if self.payloads else redact(record))
+    def write_line(self, line: bytes) -> None:
+        """Write one line (``line`` ends with its LF)."""
         with self._lock:
             if self._file is None:
-                raise ValueError("the frame log is closed")
+                raise ValueError(f"{self.path} is closed")
             if self._size and self._size + len(line) > self.max_bytes:
                 self._rotate()
             self._file.write(line)
@@ -79,8 +79,30 @@ class FrameLogWriter:
                 self._file.close()
                 self._file = None
 
-    def __enter__(self) -> FrameLogWriter:
+    def __enter__(self) -> RotatingLines:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class FrameLogWriter(RotatingLines):
+    """Append frame records to ``path`` (JSON Lines, format v1).
+
+    ``payloads=False`` writes each payload as its digest and size only (``redacted``).
+    ``flush_each=True`` flushes after every record (a crash loses nothing written).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, max_bytes: int = 64 * 1024 * 1024, backups: int = 3,
+                 payloads: bool = True, flush_each: bool = True) -> None:
+        super().__init__(path, max_bytes=max_bytes, backups=backups, flush_each=flush_each)
+        self.payloads = payloads
+
+    def write(self, record: FrameRecord) -> None:
+        try:
+            self.write_line(encode(record if self.payloads else redact(record)))
+        except ValueError as exc:
+            raise ValueError("the frame log is closed") from exc
+
+    def __enter__(self) -> FrameLogWriter:
+        return self

@@ -140,6 +140,7 @@ class _Connection:
     states: dict[str, int] = field(default_factory=dict)  # requestState -> call
     tasks: dict[str, int] = field(default_factory=dict)  # taskId -> call
     initialize_id: tuple[str, Any] | None = None
+    opened: Exchange | None = None  # the request the last frame fed opened
 
 
 class Tracker:
@@ -163,6 +164,7 @@ class Tracker:
         state = self._conns.get(conn)
         if state is None:
             state = self._conns[conn] = _Connection()
+        state.opened = None
         seen = Seen(bytes(data), at, seq, http)
         look = peek(data)
         sender: Origin = "client" if direction == "c2s" else "server"
@@ -182,6 +184,12 @@ class Tracker:
                 return [Stray(conn, direction, seen, look, why)]
             return [Answered(self._answer(state, target, look, seen))]
         return [Stray(conn, direction, seen, look, "a batch is not part of MCP (since 2025-06-18)")]
+
+    def opened(self, conn: str) -> Exchange | None:
+        """The request the last frame fed on ``conn`` opened (None when that frame was no request):
+        a relay registers its deadline without reading the frame a second time."""
+        state = self._conns.get(conn)
+        return state.opened if state is not None else None
 
     def close(self, conn: str, reason: str = "the connection closed") -> list[Event]:
         """End ``conn``: every request still waiting is unanswered."""
@@ -207,6 +215,7 @@ class Tracker:
         exchange = Exchange(conn, origin, method, look.id, seen, None, context, call, number, tool, task_id)
         exchange_no = seen.http.get("exchange") if seen.http else None
         state.pending[key] = _Pending(exchange, exchange_no if isinstance(exchange_no, int) else None)
+        state.opened = exchange
         state.answered.discard(key)  # an id reused after its answer is a new request
 
     def _context(self, state: _Connection, look: Peek, seen: Seen) -> Context:

@@ -1,0 +1,95 @@
+"""The upstream and the peers of bench_proxy.py: an echo MCP server (stdio or HTTP, 2025-06-18
+initialize sessions) and FastMCP's create_proxy, each run as its own process.
+
+    python benchmarks/_proxy_peers.py echo-stdio
+    python benchmarks/_proxy_peers.py echo-http PORT
+    python benchmarks/_proxy_peers.py fastmcp stdio|http PORT TARGET   (TARGET: a URL or a JSON command list)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+TOOL: dict[str, Any] = {"name": "echo", "description": "Answers with a text of `size` bytes.",
+        "inputSchema": {"type": "object", "properties": {"size": {"type": "integer"}}}}
+
+
+def answer(message: dict[str, Any]) -> bytes | None:
+    method = message.get("method")
+    if "id" not in message:
+        return None
+    rid = json.dumps(message["id"]).encode()
+    result: dict[str, Any]
+    if method == "initialize":
+        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "echo", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [TOOL]}
+    elif method == "ping":
+        result = {}
+    elif method == "tools/call":
+        size = int((message.get("params") or {}).get("arguments", {}).get("size", 100))
+        return (b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[{"type":"text","text":"'
+                + b"x" * size + b'"}],"isError":false}}')
+    else:
+        return b'{"jsonrpc":"2.0","id":' + rid + b',"error":{"code":-32601,"message":"Method not found"}}'
+    return b'{"jsonrpc":"2.0","id":' + rid + b',"result":' + json.dumps(result).encode() + b"}"
+
+
+def echo_stdio() -> None:
+    out = sys.stdout.buffer
+    for line in sys.stdin.buffer:
+        reply = answer(json.loads(line))
+        if reply is not None:
+            out.write(reply + b"\n")
+            out.flush()
+
+
+def echo_http(port: int) -> None:
+    import uuid
+
+    from aiohttp import web
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        if request.method == "DELETE":
+            return web.Response(status=200)
+        if request.method != "POST":
+            return web.Response(status=405)
+        message = json.loads(await request.read())
+        reply = answer(message)
+        if reply is None:
+            return web.Response(status=202)
+        headers = {"Mcp-Session-Id": uuid.uuid4().hex} if message.get("method") == "initialize" else {}
+        return web.Response(body=reply, content_type="application/json", headers=headers)
+
+    app = web.Application(client_max_size=64 * 1024 * 1024)
+    app.router.add_route("*", "/mcp", handle)
+    print(f"listening on http://127.0.0.1:{port}/mcp", flush=True)
+    web.run_app(app, host="127.0.0.1", port=port, print=None, access_log=None)
+
+
+def fastmcp(transport: str, port: int, target: str) -> None:
+    from fastmcp.server import create_proxy
+
+    if target.startswith("http"):
+        backend: Any = target
+    else:
+        command = json.loads(target)
+        backend = {"mcpServers": {"echo": {"command": command[0], "args": command[1:]}}}
+    proxy = create_proxy(backend)
+    if transport == "stdio":
+        proxy.run(transport="stdio", show_banner=False)
+    else:
+        proxy.run(transport="http", host="127.0.0.1", port=port, show_banner=False, log_level="error")
+
+
+if __name__ == "__main__":
+    what = sys.argv[1]
+    if what == "echo-stdio":
+        echo_stdio()
+    elif what == "echo-http":
+        echo_http(int(sys.argv[2]))
+    else:
+        fastmcp(sys.argv[2], int(sys.argv[3]), sys.argv[4])

@@ -1,0 +1,477 @@
+"""The proxy beside a direct connection and its peers, side by side in one run, on loopback.
+
+For each transport pair (host side → upstream) it starts the same echo MCP server
+(``_proxy_peers.py``: a 2025-06-18 session; answers of a chosen size), connects a raw host
+(bytes on a pipe, or ``http.client`` POSTs) directly and through each proxy in turn — ours
+(``mcp-verdict proxy``, observe and enforce), FastMCP's ``create_proxy`` (.venv), PyPI
+``mcp-proxy`` 0.13 (.venvs/mcpproxy: it pins mcp<2) and npm ``supergateway`` (Node 22) where
+they offer the pair — and measures:
+
+- added latency: p50 and p99 of sequential tools/call round trips, minus the direct one's (at
+  ~250 B and 60 kB answers);
+- throughput with 16 calls in flight (calls/s);
+- proxy CPU per call (the proxy process's user+system time over the calls, its upstream not
+  counted) and its resident set after the calls (10k in a full run);
+- a 5 MB answer through stdio → stdio (seconds, beside direct).
+
+Numbers, not assertions (``--quick``, what ./run test runs: direct and ours only, 100
+sequential calls per size instead of 2,000, the RSS after ~650 calls, not 10k). The machine may
+be shared: compare within a run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import http.client
+import io
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+PEERS = str(Path(__file__).with_name("_proxy_peers.py"))
+PY = sys.executable
+NODE = ROOT / "tests/interop/node_modules/node/bin/node"
+SUPERGATEWAY = ROOT / "tests/interop/node_modules/supergateway/dist/index.js"
+MCP_PROXY = ROOT / ".venvs/mcpproxy/bin/mcp-proxy"
+OURS = [PY, "-c", "from mcp_verdict.cli import main; main()", "proxy"]
+ECHO_STDIO = [PY, PEERS, "echo-stdio"]
+SMALL, LARGE = 160, 60_000  # text sizes: answers of ~250 B and ~60 kB
+TICK = os.sysconf("SC_CLK_TCK")
+INIT = (b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+        b'"capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}')
+INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+
+
+def call_bytes(n: int, size: int) -> bytes:
+    return (b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"size":%d}}}'
+            % (n, size))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+# -- hosts ------------------------------------------------------------------------------------------
+class StdioHost:
+    def __init__(self, command: list[str]) -> None:
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, bufsize=0)
+        _OPEN.append(self._kill)
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.w = self.process.stdin
+        self.r = io.BufferedReader(self.process.stdout, 1 << 20)  # type: ignore[type-var]
+
+    def call(self, data: bytes) -> bytes:
+        self.w.write(data + b"\n")
+        while True:
+            line = self.r.readline()
+            if not line:
+                raise ConnectionError("the process closed stdout")
+            if b'"method"' not in line[:200]:
+                return line
+
+    def start(self) -> None:
+        self.call(INIT)
+        self.w.write(INITIALIZED + b"\n")
+
+    def pipelined(self, frames: list[bytes], window: int) -> None:
+        sent = received = 0
+        while received < len(frames):
+            while sent < len(frames) and sent - received < window:
+                self.w.write(frames[sent] + b"\n")
+                sent += 1
+            line = self.r.readline()
+            if not line:
+                raise ConnectionError("the process closed stdout")
+            if b'"method"' not in line[:200]:
+                received += 1
+
+    def _kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+
+    def close(self) -> None:
+        with contextlib.suppress(ValueError):
+            _OPEN.remove(self._kill)
+        with contextlib.suppress(OSError):
+            self.w.close()
+        try:
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+class HttpHost:
+    def __init__(self, url: str, session: str | None = None) -> None:
+        rest = url.split("//", 1)[1]
+        hostport, _, path = rest.partition("/")
+        host, _, port = hostport.partition(":")
+        self.path = "/" + path
+        self.conn = http.client.HTTPConnection(host, int(port), timeout=60)
+        self.session = session
+        self.url = url
+
+    def call(self, data: bytes) -> bytes:
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                   "MCP-Protocol-Version": "2025-06-18"}
+        if self.session:
+            headers["Mcp-Session-Id"] = self.session
+        self.conn.request("POST", self.path, body=data, headers=headers)
+        response = self.conn.getresponse()
+        body = response.read()
+        if response.getheader("Mcp-Session-Id"):
+            self.session = response.getheader("Mcp-Session-Id")
+        if (response.getheader("Content-Type") or "").startswith("text/event-stream"):
+            datas = [line[5:].strip() for line in body.split(b"\n") if line.startswith(b"data:")]
+            datas = [d for d in datas if d and b'"method"' not in d[:200]]
+            return datas[-1] if datas else b""
+        return body
+
+    def start(self) -> None:
+        self.call(INIT)
+        self.call(INITIALIZED)
+
+    def pipelined(self, frames: list[bytes], window: int) -> None:
+        chunks = [frames[i::window] for i in range(window)]
+        errors: list[BaseException] = []
+
+        def run(chunk: list[bytes]) -> None:
+            host = HttpHost(self.url, self.session)
+            try:
+                for frame in chunk:
+                    host.call(frame)
+            except BaseException as exc:  # reported after the run
+                errors.append(exc)
+            finally:
+                host.conn.close()
+
+        threads = [threading.Thread(target=run, args=(c,)) for c in chunks]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def wait_http(url: str, timeout: float = 40.0) -> None:
+    rest = url.split("//", 1)[1].split("/", 1)[0]
+    host, _, port = rest.partition(":")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection((host, int(port)), timeout=1):
+            return
+        time.sleep(0.1)
+    raise TimeoutError(f"{url} did not come up")
+
+
+# -- chains -----------------------------------------------------------------------------------------
+@dataclass
+class Chain:
+    name: str
+    pair: str
+    open: Callable[[], tuple[Any, int | None, Callable[[], None]]]
+    """() -> (host, the proxy's pid or None for direct, cleanup)."""
+
+
+def stdio_chain(command: list[str]) -> Callable[[], tuple[Any, int | None, Callable[[], None]]]:
+    def open_() -> tuple[Any, int | None, Callable[[], None]]:
+        host = StdioHost(command)
+        host.start()
+        return host, host.process.pid, host.close
+    return open_
+
+
+def http_chain(command: list[str] | None, url: str) -> Callable[[], tuple[Any, int | None, Callable[[], None]]]:
+    def open_() -> tuple[Any, int | None, Callable[[], None]]:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL) if command else None
+        wait_http(url)
+        time.sleep(0.3)
+        host = HttpHost(url)
+        host.start()
+
+        def close() -> None:
+            host.close()
+            if process is not None:
+                process.terminate()
+                try:
+                    process.wait(5)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+        return host, process.pid if process else None, close
+    return open_
+
+
+def chains(upstream_url: str) -> list[Chain]:
+    out: list[Chain] = []
+    fastmcp_ok = True
+    try:
+        import fastmcp  # noqa: F401
+    except ImportError:
+        fastmcp_ok = False
+    have_mcp_proxy = MCP_PROXY.exists()
+    have_sg = NODE.exists() and SUPERGATEWAY.exists()
+    echo_json = json.dumps(ECHO_STDIO)
+
+    def direct_stdio() -> tuple[Any, int | None, Callable[[], None]]:
+        host = StdioHost(ECHO_STDIO)
+        host.start()
+        return host, None, host.close
+
+    def direct_http() -> tuple[Any, int | None, Callable[[], None]]:
+        host = HttpHost(upstream_url)
+        host.start()
+        return host, None, host.close
+
+    out.extend(Chain(f"mcp-verdict ({mode})", "stdio→stdio", stdio_chain([*OURS, "--mode", mode, "--", *ECHO_STDIO]))
+               for mode in ("observe", "enforce"))
+    if fastmcp_ok:
+        out.append(Chain("fastmcp create_proxy", "stdio→stdio", stdio_chain([PY, PEERS, "fastmcp", "stdio", "0",
+                                                                              echo_json])))
+    out.insert(0, Chain("direct", "stdio→stdio", direct_stdio))
+
+    out.append(Chain("direct", "stdio→HTTP", direct_http))
+    out.extend(Chain(f"mcp-verdict ({mode})", "stdio→HTTP", stdio_chain([*OURS, "--mode", mode, "--upstream",
+                                                                          upstream_url]))
+               for mode in ("observe", "enforce"))
+    if have_mcp_proxy:
+        out.append(Chain("mcp-proxy 0.13", "stdio→HTTP", stdio_chain([str(MCP_PROXY), "--transport", "streamablehttp",
+                                                                       upstream_url])))
+    if have_sg:
+        out.append(Chain("supergateway 4.0", "stdio→HTTP", stdio_chain(
+            [str(NODE), str(SUPERGATEWAY), "--streamableHttp", upstream_url, "--logLevel", "none"])))
+    if fastmcp_ok:
+        out.append(Chain("fastmcp create_proxy", "stdio→HTTP", stdio_chain([PY, PEERS, "fastmcp", "stdio", "0",
+                                                                             upstream_url])))
+
+    out.append(Chain("direct (stdio)", "HTTP→stdio", direct_stdio))
+    for mode in ("observe", "enforce"):
+        port = free_port()
+        out.append(Chain(f"mcp-verdict ({mode})", "HTTP→stdio", http_chain(
+            [*OURS, "--mode", mode, "--listen", f"127.0.0.1:{port}", "--", *ECHO_STDIO], f"http://127.0.0.1:{port}/mcp")))
+    if have_sg:
+        port = free_port()
+        out.append(Chain("supergateway 4.0", "HTTP→stdio", http_chain(
+            [str(NODE), str(SUPERGATEWAY), "--stdio", " ".join(ECHO_STDIO), "--outputTransport", "streamableHttp",
+             "--stateful", "--port", str(port), "--logLevel", "none"], f"http://127.0.0.1:{port}/mcp")))
+    if have_mcp_proxy:
+        port = free_port()
+        out.append(Chain("mcp-proxy 0.13", "HTTP→stdio", http_chain(
+            [str(MCP_PROXY), "--port", str(port), "--host", "127.0.0.1", "--", *ECHO_STDIO],
+            f"http://127.0.0.1:{port}/mcp")))
+    if fastmcp_ok:
+        port = free_port()
+        out.append(Chain("fastmcp create_proxy", "HTTP→stdio", http_chain(
+            [PY, PEERS, "fastmcp", "http", str(port), echo_json], f"http://127.0.0.1:{port}/mcp")))
+
+    out.append(Chain("direct", "HTTP→HTTP", direct_http))
+    for mode in ("observe", "enforce"):
+        port = free_port()
+        out.append(Chain(f"mcp-verdict ({mode})", "HTTP→HTTP", http_chain(
+            [*OURS, "--mode", mode, "--listen", f"127.0.0.1:{port}", "--upstream", upstream_url],
+            f"http://127.0.0.1:{port}/mcp")))
+    if fastmcp_ok:
+        port = free_port()
+        out.append(Chain("fastmcp create_proxy", "HTTP→HTTP", http_chain(
+            [PY, PEERS, "fastmcp", "http", str(port), upstream_url], f"http://127.0.0.1:{port}/mcp")))
+    return out
+
+
+# -- measuring --------------------------------------------------------------------------------------
+@dataclass
+class Result:
+    p50: dict[int, float]
+    p99: dict[int, float]
+    throughput: float
+    cpu_ms: float | None
+    rss: float | None
+    calls: int
+
+
+_OPEN: list[Callable[[], None]] = []
+
+
+def bounded(run: Callable[[], Result], seconds: float) -> Result:
+    """Run one chain's measurement, giving up (and killing its processes) past ``seconds``."""
+    box: list[Any] = []
+    thread = threading.Thread(target=lambda: box.append(_catch(run)), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        for close in list(_OPEN):  # noqa: PERF101 - closing removes from the list
+            with contextlib.suppress(Exception):
+                close()
+        thread.join(10)
+        raise TimeoutError(f"no result within {seconds:g} s")
+    value = box[0]
+    if isinstance(value, BaseException):
+        raise value
+    assert isinstance(value, Result)
+    return value
+
+
+def _catch(run: Callable[[], Result]) -> Result | BaseException:
+    try:
+        return run()
+    except BaseException as exc:
+        return exc
+
+
+def measure(chain: Chain, n: int, flight_calls: int, rss_calls: int) -> Result:
+    host, pid, close = chain.open()
+    _OPEN.append(close)
+    try:
+        ids = iter(range(1, 10**9))
+        for _ in range(50):
+            host.call(call_bytes(next(ids), SMALL))  # warm up
+        p50: dict[int, float] = {}
+        p99: dict[int, float] = {}
+        cpu0 = cpu_seconds(pid) if pid else 0.0
+        calls = 0
+        for size in (SMALL, LARGE):
+            times = []
+            for _ in range(n):
+                frame = call_bytes(next(ids), size)
+                t0 = time.perf_counter()
+                host.call(frame)
+                times.append(time.perf_counter() - t0)
+            calls += n
+            times.sort()
+            p50[size] = statistics.median(times) * 1e6
+            p99[size] = times[int(len(times) * 0.99) - 1] * 1e6
+        cpu_ms = (cpu_seconds(pid) - cpu0) / calls * 1000 if pid else None
+        frames = [call_bytes(next(ids), SMALL) for _ in range(flight_calls)]
+        t0 = time.perf_counter()
+        host.pipelined(frames, 16)
+        throughput = flight_calls / (time.perf_counter() - t0)
+        calls += flight_calls + 50
+        for _ in range(max(0, rss_calls - calls)):
+            host.call(call_bytes(next(ids), SMALL))
+        rss = rss_mib(pid) if pid else None
+        return Result(p50, p99, throughput, cpu_ms, rss, max(calls, rss_calls))
+    finally:
+        _OPEN.remove(close)
+        close()
+
+
+def big_answer(rounds: int) -> tuple[float, float]:
+    """Seconds for one 5 MB answer, direct and through the proxy (stdio → stdio, enforce)."""
+    out = []
+    for command in (ECHO_STDIO, [*OURS, "--mode", "enforce", "--", *ECHO_STDIO]):
+        host = StdioHost(command)
+        host.start()
+        times = []
+        for n in range(rounds):
+            t0 = time.perf_counter()
+            reply = host.call(call_bytes(n + 1, 5 * 1024 * 1024))
+            times.append(time.perf_counter() - t0)
+            assert len(reply) > 5 * 1024 * 1024, reply[:200]
+        host.close()
+        out.append(statistics.median(times))
+    return out[0], out[1]
+
+
+@contextlib.contextmanager
+def echo_http() -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen([PY, PEERS, "echo-http", str(port)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        wait_http(url)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="100 sequential calls per size (CI)")
+    parser.add_argument("--pair", action="append", help="only these pairs (e.g. stdio→stdio)")
+    args = parser.parse_args()
+    n = 100 if args.quick else 2000
+    flight = 400 if args.quick else 4000
+    rss_calls = 0 if args.quick else 10_000
+    print(f"bench_proxy: {n} sequential calls per answer size, {flight} with 16 in flight; "
+          f"machine: {os.cpu_count()} cores (possibly shared); added = chain - direct")
+    if not shutil.which("node") and not NODE.exists():
+        print("  (no Node: supergateway skipped)")
+    with echo_http() as url:
+        table = []
+        direct: dict[str, Result] = {}
+        for chain in chains(url):
+            if args.pair and chain.pair not in args.pair:
+                continue
+            if args.quick and not (chain.name.startswith("direct") or chain.name.startswith("mcp-verdict")):
+                continue  # the quick run (./run test) measures ours beside direct; peers in a full run
+            started = time.monotonic()
+            try:
+                result = bounded(functools.partial(measure, chain, n, flight, rss_calls), 150.0)
+            except Exception as exc:  # a peer that cannot run this pair is reported, not fatal
+                print(f"  {chain.pair:12s} {chain.name:24s} failed: {type(exc).__name__}: {exc}", flush=True)
+                continue
+            print(f"  {chain.pair:12s} {chain.name:24s} done in {time.monotonic() - started:.1f} s", flush=True)
+            if chain.name.startswith("direct"):
+                direct[chain.pair] = result
+            base = direct.get(chain.pair)
+            table.append((chain, result, base))
+    print()
+    print("| pair | chain | added p50 250 B µs | added p99 250 B µs | added p50 60 kB µs | added p99 60 kB µs "
+          "| calls/s, 16 in flight | proxy CPU ms/call | proxy RSS MiB |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for chain, r, base in table:
+        is_direct = chain.name.startswith("direct")
+
+        def added(values: dict[int, float], size: int, base_values: dict[int, float] | None,
+                  is_direct: bool = is_direct) -> str:
+            if base_values is None or is_direct:
+                return f"({values[size]:.0f})"
+            return f"{values[size] - base_values[size]:.0f}"
+        p50, p99 = (base.p50, base.p99) if base else (None, None)
+        print(f"| {chain.pair} | {chain.name} | {added(r.p50, SMALL, p50)} "
+              f"| {added(r.p99, SMALL, p99)} | {added(r.p50, LARGE, p50)} "
+              f"| {added(r.p99, LARGE, p99)} | {r.throughput:.0f} "
+              f"| {'' if r.cpu_ms is None else f'{r.cpu_ms:.3f}'} | {'' if r.rss is None else f'{r.rss:.0f}'} |")
+    print("(direct rows: the absolute round trip in parentheses; RSS after", f"{max(rss_calls, 2 * n + flight)} calls)")
+    if not args.pair or "stdio→stdio" in args.pair:
+        direct_s, ours_s = big_answer(3 if args.quick else 7)
+        print(f"5 MB answer through stdio→stdio (enforce): direct {direct_s:.3f} s, through mcp-verdict "
+              f"{ours_s:.3f} s (added {ours_s - direct_s:.3f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+"""The proxy: ``mcp-verdict proxy`` between a host and an MCP server, judging every answer.
+
+Holds the relay (``_relay``: one host↔upstream conversation, sans-I/O — limits, pairing with
+``frames.Tracker``, the verdict of every ``tools/call`` answer on its exact bytes, the
+``observe``/``enforce`` modes, the faults), the frames the proxy writes itself and its error
+codes (``_codes``), the routing between a host side and an upstream side (``_bridge``), the
+transports (``_stdio``: the host on stdin/stdout and an upstream process with its restart
+policy; ``_http_host``: a Streamable HTTP server for the host; ``_http_upstream``: a Streamable
+HTTP client to the upstream), the frame log and verdict lines (``_record``), the OpenTelemetry
+spans and metrics (``_otel``) and the wiring of the four transport pairs (``_run``).
+
+May import: the verdict, the judgement and the frames layers; orjson; the HTTP stack of the
+[proxy] extra (aiohttp, and uvloop when installed) and opentelemetry (the [otel] extra), each
+only in the module that needs it. Never the client, the SDK or a framework.
+"""
+
+from __future__ import annotations
+
+from ._codes import (
+    CODES,
+    REFUSED,
+    TOO_LARGE,
+    UPSTREAM_CLOSED,
+    UPSTREAM_TIMEOUT,
+    UPSTREAM_UNAVAILABLE,
+)
+from ._relay import Out, Relay
+from ._run import ProxyOptions, main, run
+
+LAYER_CONTRACT = {"layers": ("verdict", "judgement", "frames"),
+                  "libraries": ("orjson", "aiohttp", "uvloop", "opentelemetry", "multidict", "yarl")}
+"""What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""
+
+__all__ = [
+    "CODES",
+    "REFUSED",
+    "TOO_LARGE",
+    "UPSTREAM_CLOSED",
+    "UPSTREAM_TIMEOUT",
+    "UPSTREAM_UNAVAILABLE",
+    "Out",
+    "ProxyOptions",
+    "Relay",
+    "main",
+    "run",
+]

@@ -1,0 +1,128 @@
+"""The bridge: a relay between one host side and one upstream side, whatever their transports.
+
+A host side (stdio, or an HTTP server) hands the bridge each frame with the :class:`HostStream`
+that should carry what answers it (stdout; the POST's response; a GET stream). An upstream side
+(a stdio process, or an HTTP client) sends frames on and hands back each frame it reads with
+the host stream it belongs to, when it knows one (the POST that caused it). The bridge asks the
+relay what to do and routes each frame to the host: an answer to the stream its request came
+on, a related message (progress) to its request's stream, anything else to the stream it came
+with, else the host's standing stream (stdout, or an open GET stream), else it is logged as
+refused (no stream to carry it: a 2026-07-28 host over HTTP opens none).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from ._relay import Key, Out, Relay
+
+
+class HostStream(Protocol):
+    """Where frames for the host go."""
+
+    def send(self, data: bytes, *, final: bool) -> None:
+        """Send one frame; ``final``: it answers the request this stream was opened for."""
+
+
+class Upstream(Protocol):
+    """The upstream side, as the bridge drives it."""
+
+    def send(self, data: bytes, *, key: Key | None, stream: HostStream | None,
+             headers: Mapping[str, str] | None) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+class Bridge:
+    """Routes the relay's frames between one host side and one upstream side."""
+
+    def __init__(self, relay: Relay, upstream: Upstream | None = None, standing: HostStream | None = None) -> None:
+        self.relay = relay
+        self.upstream = upstream
+        self.standing = standing
+        """The host stream for frames that belong to no request (stdout; a GET stream)."""
+        self._streams: dict[Key, HostStream] = {}
+        self._timer: asyncio.TimerHandle | None = None
+
+    # -- frames from the host ------------------------------------------------------------------
+    def from_host(self, data: bytes, stream: HostStream | None = None, *, http: Mapping[str, Any] | None = None,
+                  headers: Mapping[str, str] | None = None) -> Key | None:
+        """A host frame; returns the id key of the request it opened (None: no request)."""
+        outs = self.relay.from_host(data, http)
+        key = self.relay.last_opened
+        if key is not None and stream is not None:
+            self._streams[key] = stream
+        self._dispatch(outs, stream, key, headers)
+        self._arm()
+        return key
+
+    def host_too_large(self, prefix: bytes, size: int, stream: HostStream | None = None) -> None:
+        self._dispatch(self.relay.host_too_large(prefix, size), stream, None, None)
+
+    # -- frames from the upstream --------------------------------------------------------------
+    def from_upstream(self, data: bytes, via: HostStream | None = None, *,
+                      http: Mapping[str, Any] | None = None) -> None:
+        self._dispatch(self.relay.from_upstream(data, http), via, None, None)
+
+    def upstream_too_large(self, prefix: bytes, size: int, via: HostStream | None = None) -> None:
+        self._dispatch(self.relay.upstream_too_large(prefix, size), via, None, None)
+
+    def upstream_lost(self, reason: str, code: int | None = None) -> None:
+        outs = self.relay.upstream_lost(reason) if code is None else self.relay.upstream_lost(reason, code)
+        self._dispatch(outs, None, None, None)
+
+    def fail(self, key: Key, reason: str, code: int) -> None:
+        self._dispatch(self.relay.fail(key, reason, code), None, None, None)
+
+    def host_lost(self, reason: str = "the host disconnected") -> None:
+        self._dispatch(self.relay.host_lost(reason), None, None, None)
+        self._streams.clear()
+
+    def cancel(self, key: Key, reason: str, notify: bool = True) -> None:
+        self._streams.pop(key, None)
+        self._dispatch(self.relay.cancel(key, reason, notify), None, None, None)
+
+    def stream_of(self, key: Key) -> HostStream | None:
+        return self._streams.get(key)
+
+    # -- routing -------------------------------------------------------------------------------
+    def _dispatch(self, outs: list[Out], via: HostStream | None, key: Key | None,
+                  headers: Mapping[str, str] | None) -> None:
+        for out in outs:
+            if out.to == "upstream":
+                if self.upstream is not None:
+                    self.upstream.send(out.data, key=key, stream=via if key is not None else None, headers=headers)
+                continue
+            if out.answers is not None:
+                stream = self._streams.pop(out.answers, None) or via or self.standing
+                final = True
+            else:
+                stream = (self._streams.get(out.related) if out.related is not None else None) or via \
+                    or self.standing
+                final = False
+            if stream is None:
+                self.relay.note("error", "s2c", "no host stream to carry a frame: dropped")
+                self.relay.stats.refused += 1
+                continue
+            stream.send(out.data, final=final)
+
+    def _arm(self) -> None:
+        """Keep one timer for the earliest request deadline."""
+        deadline = self.relay.next_deadline
+        if deadline is None or self._timer is not None:
+            return
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, deadline - self.relay.clock())
+        self._timer = loop.call_later(min(delay, 3600.0) + 0.001, self._expire)
+
+    def _expire(self) -> None:
+        self._timer = None
+        self._dispatch(self.relay.expire(), None, None, None)
+        self._arm()
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None

@@ -1,0 +1,112 @@
+"""OpenTelemetry for the proxy: a span per ``tools/call`` and the operation-duration metric.
+
+Written on ``opentelemetry-api`` alone (extra ``[otel]``): without an SDK configured by the
+application the API's no-op tracer and meter cost next to nothing, and without the package
+:func:`telemetry` returns None and nothing is recorded. The names follow the OpenTelemetry
+semantic conventions for MCP (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/):
+
+- span ``tools/call {tool}``, kind CLIENT (the proxy calls the upstream for the host), with
+  ``mcp.method.name``, ``gen_ai.operation.name`` = ``execute_tool``, ``gen_ai.tool.name``,
+  ``jsonrpc.request.id``, ``mcp.protocol.version``, ``mcp.session.id``, ``network.transport``
+  (``pipe`` for stdio, ``tcp`` for HTTP), and on failure ``error.type`` (``tool_error`` for
+  ``isError: true``, the JSON-RPC code for a protocol error, ``unclassified``, or the proxy's
+  own reason) and ``rpc.response.status_code``;
+- the verdict: ``mcp_verdict.verdict.kind``, ``mcp_verdict.verdict.findings`` (the codes),
+  ``mcp_verdict.decision.action`` and ``mcp_verdict.proxy.refused``;
+- trace context: the span's parent is the ``traceparent``/``tracestate`` the host put in the
+  request's ``params._meta`` (basic/index#_meta); the request is forwarded unchanged, so the
+  upstream sees the host's own context;
+- metric ``mcp.client.operation.duration`` (histogram, seconds) with the method, tool, version,
+  transport and ``error.type`` attributes.
+
+The integrations share ``mcp_verdict.otel`` (its own branch); this module keeps the proxy's
+attribute names in one place (:func:`attributes`) so it can be pointed at that module.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from ..frames import Exchange
+from ..frames._jsonrpc import peek
+from ..verdict._kind import Kind
+from ..verdict._verdict import Verdict
+
+
+class _Telemetry:
+    def __init__(self, transport: str, tracer_provider: Any = None, meter_provider: Any = None) -> None:
+        from opentelemetry import metrics, trace
+        from opentelemetry.propagate import extract
+
+        self._trace = trace
+        self._extract = extract
+        self._tracer = trace.get_tracer("mcp_verdict.proxy", tracer_provider=tracer_provider)
+        self._duration = metrics.get_meter("mcp_verdict.proxy", meter_provider=meter_provider).create_histogram(
+            "mcp.client.operation.duration", unit="s", description="Duration of MCP requests through the proxy")
+        self._transport = transport
+
+    def start(self, exchange: Exchange, session: str | None) -> object:
+        attrs = attributes(exchange, session, self._transport)
+        context = None
+        if b"traceparent" in exchange.request.data:
+            meta = peek(exchange.request.data).params.get("_meta")
+            if isinstance(meta, Mapping):
+                carrier = {k: v for k in ("traceparent", "tracestate", "baggage")
+                           if isinstance(v := meta.get(k), str)}
+                context = self._extract(carrier)
+        span = self._tracer.start_span(f"tools/call {exchange.tool or ''}".rstrip(), context=context,
+                                       kind=self._trace.SpanKind.CLIENT, attributes=attrs)
+        return (span, time.perf_counter(), attrs)
+
+    def end(self, token: object, verdict: Verdict | None, action: str | None, error: str | None,
+            refused: bool) -> None:
+        assert isinstance(token, tuple)
+        span: Any = token[0]
+        started: float = token[1]
+        attrs: dict[str, Any] = token[2]
+        metric: dict[str, Any] = {k: attrs[k] for k in ("mcp.method.name", "gen_ai.tool.name", "mcp.protocol.version",
+                                        "network.transport") if k in attrs}
+        error_type: str | None = error
+        if verdict is not None:
+            span.set_attribute("mcp_verdict.verdict.kind", verdict.kind.value)
+            span.set_attribute("mcp_verdict.verdict.findings", [f.code for f in verdict.findings])
+            if action is not None:
+                span.set_attribute("mcp_verdict.decision.action", action)
+            if verdict.kind is Kind.TOOL_ERROR:
+                error_type = "tool_error"
+            elif verdict.kind is Kind.PROTOCOL_ERROR and verdict.error_code is not None:
+                error_type = str(verdict.error_code)
+                span.set_attribute("rpc.response.status_code", error_type)
+            elif verdict.kind is Kind.UNCLASSIFIED:
+                error_type = "unclassified"
+        span.set_attribute("mcp_verdict.proxy.refused", refused)
+        if error_type is not None:
+            span.set_attribute("error.type", error_type)
+            metric["error.type"] = error_type
+            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, error_type))
+        span.end()
+        self._duration.record(time.perf_counter() - started, metric)
+
+
+def attributes(exchange: Exchange, session: str | None, transport: str) -> dict[str, Any]:
+    """The semantic-convention attributes of a tools/call span."""
+    attrs: dict[str, Any] = {"mcp.method.name": exchange.method, "gen_ai.operation.name": "execute_tool",
+                             "mcp.protocol.version": exchange.context.version, "network.transport": transport}
+    if exchange.tool is not None:
+        attrs["gen_ai.tool.name"] = exchange.tool
+    if exchange.request_id is not None:
+        attrs["jsonrpc.request.id"] = str(exchange.request_id)
+    if session is not None:
+        attrs["mcp.session.id"] = session
+    return attrs
+
+
+def telemetry(transport: str, *, tracer_provider: Any = None, meter_provider: Any = None) -> _Telemetry | None:
+    """The proxy's telemetry (on the global providers unless given), or None when
+    opentelemetry-api is not installed."""
+    try:
+        return _Telemetry(transport, tracer_provider, meter_provider)
+    except ImportError:
+        return None

@@ -1,0 +1,59 @@
+"""What the proxy records: the frame log (format v1, ``frames``) and the verdict lines.
+
+- **Frame log** (``--log FILE``): every frame as the host saw it, each refused frame as a
+  ``refused`` record with the reason, the connection's life (``open``, ``eof``, ``close``,
+  ``error``). Payloads are redacted by default — each payload is its SHA-256 digest and size
+  (``redacted``) — since arguments and results may hold anything; ``--log-payloads`` keeps the
+  exact bytes. No HTTP header beyond the format's named fields is ever recorded
+  (``Authorization``, cookies and ``Mcp-Param-*`` never are).
+- **Verdict lines** (``--verdicts FILE``): one JSON object per judged round — ``t``, ``conn``,
+  ``call``, ``round``, ``method``, ``id``, ``tool``, ``task``, ``version``, ``kind``,
+  ``findings`` (code, path, severity: never the messages, which may quote the payload),
+  ``decision`` (``decide``'s action), ``forwarded``
+  (``unchanged`` or ``refused``), ``latency_ms`` (request in to answer out), ``sha256`` and
+  ``size`` of the answer's bytes.
+
+Both files rotate by size (``--log-max-bytes``, ``--log-backups``): ``NAME.1``, ``NAME.2``...
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from ..frames import FrameLogWriter, FrameRecord, RotatingLines
+
+
+class Recorder:
+    """The frame log and the verdict lines of one proxy (either may be absent)."""
+
+    def __init__(self, frames: str | os.PathLike[str] | None = None, verdicts: str | os.PathLike[str] | None = None,
+                 *, payloads: bool = False, max_bytes: int = 64 * 1024 * 1024, backups: int = 3,
+                 flush_each: bool = True) -> None:
+        self.payloads = payloads
+        self._frames = FrameLogWriter(frames, max_bytes=max_bytes, backups=backups, payloads=payloads,
+                                      flush_each=flush_each) if frames is not None else None
+        self._verdicts = RotatingLines(verdicts, max_bytes=max_bytes, backups=backups,
+                                       flush_each=flush_each) if verdicts is not None else None
+
+    @property
+    def wants_verdicts(self) -> bool:
+        return self._verdicts is not None
+
+    def frame(self, record: FrameRecord) -> None:
+        if self._frames is not None:
+            self._frames.write(record)
+
+    def verdict(self, line: Mapping[str, Any]) -> None:
+        if self._verdicts is not None:
+            self._verdicts.write_line(orjson.dumps({"t": time.time(), **line}, option=orjson.OPT_APPEND_NEWLINE,
+                                                   default=str))
+
+    def close(self) -> None:
+        for writer in (self._frames, self._verdicts):
+            if writer is not None:
+                writer.close()

@@ -1,0 +1,521 @@
+"""The relay: one host↔upstream conversation, frame by frame, with no I/O of its own.
+
+The transports (``_stdio``, ``_http_host``, ``_http_upstream``) hand it every frame they read
+and send what it returns. For each frame it decides, in this order:
+
+- **limits**: a frame longer than ``max_frame`` is never forwarded; it is logged as
+  ``refused`` (its first bytes give the id, :func:`frames.recover_id`), and the request it is,
+  or answers, gets a ``TOO_LARGE`` error;
+- **pairing**: :class:`frames.Tracker` pairs answers with requests by connection and id with
+  its JSON type, and says what is in force for each (version, capabilities, extensions);
+- **judging**: every answer to ``tools/call`` and ``tasks/result`` is classified on its exact
+  bytes, and a terminal ``tasks/get`` on the result it inlines; each round (input_required
+  retries, task polls) is judged as it comes;
+- **mode**: ``observe`` forwards every frame unchanged. ``enforce`` forwards every frame
+  unchanged **except**: an answer whose verdict is ``unclassified`` (it reaches the host as the
+  REFUSED error of ``_codes``, or as a tool error); an answer to any other request, or a
+  message from the server, that no strict parser reads (duplicate keys, NaN, invalid UTF-8,
+  a truncated line: two parsers could read it two ways) — an answer becomes a REFUSED error, a
+  server request gets an error upstream, a notification is dropped; an answer to no request
+  the host is waiting for. Each refused frame is logged as ``refused`` with the reason;
+- **faults**: an upstream that closes or exits answers every request in flight with
+  UPSTREAM_CLOSED (:meth:`Relay.upstream_lost`), a request past ``timeout`` gets
+  UPSTREAM_TIMEOUT and a ``notifications/cancelled`` upstream (:meth:`Relay.expire`), a late
+  answer after that is refused (the host already has its answer), and a host that goes away
+  cancels its requests upstream (:meth:`Relay.host_lost`).
+
+So every frame in is forwarded, answered with an error, or logged as refused; frames are
+returned in the order they came. What the host sees is what the frame log holds as
+``message`` records (the proxy's own answers carry a note saying so).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, Protocol
+
+from ..frames import Answered, Exchange, FrameRecord, Stray, Tracker, id_key, recover_id
+from ..frames._jsonrpc import Id, peek
+from ..frames._log import RecordKind
+from ..judgement._decide import decide
+from ..verdict._classify import DEFAULT_LIMITS, classify
+from ..verdict._kind import Kind
+from ..verdict._parser import parse
+from ..verdict._verdict import Verdict, make_verdict
+from ..verdict._versions import LATEST_VERSION
+from ._codes import (
+    REFUSED,
+    TOO_LARGE,
+    UPSTREAM_CLOSED,
+    UPSTREAM_TIMEOUT,
+    RefuseAs,
+    cancelled,
+    digest,
+    error_frame,
+    refusal,
+    verdict_data,
+)
+
+Mode = Literal["observe", "enforce"]
+Side = Literal["host", "upstream"]
+_JUDGED: Final = frozenset({"tools/call", "tasks/result"})
+_RECOVER_PREFIX: Final = 64 * 1024
+Key = tuple[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Out:
+    """A frame to send: to the host or the upstream."""
+
+    to: Side
+    data: bytes
+    answers: Key | None = None
+    """For a frame to the host that answers one of its requests: that request's id key (the
+    HTTP host side routes it to the POST it answers)."""
+    related: Key | None = None
+    """For a server message to the host that relates to one of its requests (progress): that
+    request's id key."""
+
+
+class Recorder(Protocol):
+    """Where the relay records (``_record.Recorder``; tests may pass their own)."""
+
+    def frame(self, record: FrameRecord) -> None: ...
+
+    def verdict(self, line: Mapping[str, Any]) -> None: ...
+
+    @property
+    def wants_verdicts(self) -> bool: ...
+
+
+class Telemetry(Protocol):
+    """Spans and metrics per tools/call (``_otel``)."""
+
+    def start(self, exchange: Exchange, session: str | None) -> object: ...
+
+    def end(self, token: object, verdict: Verdict | None, action: str | None, error: str | None,
+            refused: bool) -> None: ...
+
+
+@dataclass(slots=True)
+class _Waiting:
+    exchange: Exchange
+    deadline: float
+    started: float
+    token: object = None
+    progress: object = None
+
+
+@dataclass(slots=True)
+class Stats:
+    """Counts of what crossed, for the soak test and the shutdown line."""
+
+    host_frames: int = 0
+    upstream_frames: int = 0
+    forwarded: int = 0
+    replaced: int = 0
+    refused: int = 0
+    proxy_answers: int = 0
+    kinds: dict[str, int] = field(default_factory=dict)
+
+
+def _request_id(value: Id) -> str | int | None:
+    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+
+
+class Relay:
+    """One conversation between a host and its upstream (see the module docstring)."""
+
+    def __init__(self, conn: str = "proxy", *, mode: Mode = "observe", refuse_as: RefuseAs = "error",
+                 timeout: float = 120.0, max_frame: int = DEFAULT_LIMITS.max_bytes,
+                 default_version: str = LATEST_VERSION, recorder: Recorder | None = None,
+                 telemetry: Telemetry | None = None, transport: Literal["stdio", "http"] | None = None,
+                 messages_in_refusals: bool = True, clock: Callable[[], float] = time.monotonic) -> None:
+        if mode not in ("observe", "enforce"):
+            raise ValueError(f"mode must be observe or enforce, not {mode!r}")
+        if refuse_as not in ("error", "tool-error"):
+            raise ValueError(f"refuse_as must be error or tool-error, not {refuse_as!r}")
+        self.conn = conn
+        self.mode = mode
+        self.enforce = mode == "enforce"
+        self.refuse_as: RefuseAs = refuse_as
+        self.timeout = timeout
+        self.max_frame = max_frame
+        self.tracker = Tracker(default_version=default_version)
+        self.recorder = recorder
+        self.telemetry = telemetry
+        self.transport = transport
+        self.messages = messages_in_refusals
+        self.clock = clock
+        self.session: str | None = None
+        """The upstream's Mcp-Session-Id, when it has one (for the spans)."""
+        self.stats = Stats()
+        self._seq = 0
+        self._waiting: dict[Key, _Waiting] = {}
+        self._tools: dict[str, Mapping[str, Any]] = {}
+        self._answered_by_proxy: dict[Key, None] = {}
+        self.last_opened: Key | None = None
+        """The id key of the request the last host frame opened (None: it opened none)."""
+
+    # -- the host's frames ----------------------------------------------------------------------
+    def from_host(self, data: bytes, http: Mapping[str, Any] | None = None) -> list[Out]:
+        """A frame the host sent: what to send on."""
+        self.stats.host_frames += 1
+        if len(data) > self.max_frame:
+            return self.host_too_large(data[:_RECOVER_PREFIX], len(data), http)
+        seq = self._log("c2s", "message", data, http=http)
+        self.tracker.feed(self.conn, "c2s", data, at=time.time(), seq=seq, http=http)
+        opened = self.tracker.opened(self.conn)
+        if opened is not None and opened.origin == "client":
+            key = id_key(opened.request_id)
+            now = self.clock()
+            waiting = _Waiting(opened, now + self.timeout, now)
+            waiting.progress = _progress_token(opened)
+            if self.telemetry is not None and opened.method == "tools/call":
+                waiting.token = self.telemetry.start(opened, self.session)
+            self._waiting.pop(key, None)
+            self._waiting[key] = waiting
+            self._answered_by_proxy.pop(key, None)
+            self.last_opened = key
+        else:
+            self.last_opened = None
+        self.stats.forwarded += 1
+        return [Out("upstream", data)]
+
+    def host_too_large(self, prefix: bytes, size: int, http: Mapping[str, Any] | None = None) -> list[Out]:
+        """A host frame past the limit (a stdio line is cut off as it is read: ``prefix`` is its
+        start, ``size`` its length). Logged as refused; a request gets TOO_LARGE."""
+        self.stats.refused += 1
+        self._log("c2s", "refused", prefix, note=f"{size} bytes: past the limit of {self.max_frame} bytes",
+                  http=http)
+        found, request_id = recover_id(prefix)
+        if not found:
+            return []
+        answer = error_frame(request_id, TOO_LARGE, f"the request is {size} bytes; the proxy's limit is "
+                                                    f"{self.max_frame}", {"size": size, "limit": self.max_frame})
+        return [self._own_answer(answer, id_key(request_id), "refused the request: too large")]
+
+    # -- the upstream's frames ------------------------------------------------------------------
+    def from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None) -> list[Out]:
+        """A frame the upstream sent: what to send on."""
+        self.stats.upstream_frames += 1
+        if len(data) > self.max_frame:
+            return self.upstream_too_large(data[:_RECOVER_PREFIX], len(data), http)
+        at = time.time()
+        seq = self._seq  # the record is written once we know whether it is forwarded
+        self._seq += 1
+        events = self.tracker.feed(self.conn, "s2c", data, at=at, seq=seq, http=http)
+        if not events:
+            return self._server_message(data, seq, at, http)
+        event = events[0]
+        if isinstance(event, Answered):
+            exchange = event.exchange
+            if exchange.origin == "client":
+                return self._answer(exchange, data, seq, at, http)
+            return self._forward(data, seq, at, http)  # cannot happen on s2c; forward unchanged
+        assert isinstance(event, Stray)
+        key = id_key(event.peek.id) if event.peek.has_id else None
+        if key is not None and key in self._answered_by_proxy:
+            return self._refuse(data, seq, at, http, "a late answer: the proxy already answered this request")
+        if self.enforce:
+            near = self._near_miss(event.peek.id) if key is not None and event.peek.kind in ("response", "error") \
+                else None
+            if near is not None:
+                return self._mismatched(near, data, seq, at, http)
+            return self._refuse(data, seq, at, http, f"enforce: {event.reason}")
+        near = self._near_miss(event.peek.id) if key is not None and event.peek.kind in ("response", "error") \
+            else None
+        if near is not None:  # observe: delivered where a direct connection would have: as the answer
+            near_key = id_key(near.exchange.request_id)
+            self._forget(near_key, near, "answered with an id of another JSON type")
+            return self._forward(data, seq, at, http, answers=near_key)
+        return self._forward(data, seq, at, http)
+
+    def _near_miss(self, value: Id) -> _Waiting | None:
+        """The waiting request an answer means with an id of another JSON type (``7`` → ``"7"``)."""
+        text = str(value)
+        found = [w for w in self._waiting.values() if str(w.exchange.request_id) == text]
+        return found[0] if len(found) == 1 else None
+
+    def _mismatched(self, waiting: _Waiting, data: bytes, seq: int, at: float,
+                    http: Mapping[str, Any] | None) -> list[Out]:
+        """enforce: an answer whose id is the request's with another JSON type. It is judged as
+        that request's answer (``envelope.id_mismatch``) and refused; the host gets its error."""
+        exchange = waiting.exchange
+        verdict = classify(data, request_id=_request_id(exchange.request_id), **exchange.context.classify_options())
+        if verdict.kind is not Kind.UNCLASSIFIED:  # cannot be: the ids differ in type
+            return self._refuse(data, seq, at, http, "enforce: it answers no request waiting on this connection")
+        self._judged(exchange, waiting, verdict, data, True)
+        waiting.token = None
+        codes = ", ".join(sorted({f.code for f in verdict.errors}))
+        self._log("s2c", "refused", data, note=f"enforce: the verdict is unclassified ({codes})", http=http,
+                  seq=seq, at=at)
+        self.stats.replaced += 1
+        self.stats.refused += 1
+        self.stats.kinds[verdict.kind.value] = self.stats.kinds.get(verdict.kind.value, 0) + 1
+        answer = refusal(exchange.request_id, verdict, data, refuse_as=self.refuse_as,
+                         version=exchange.context.version, messages=self.messages) \
+            if exchange.method in _JUDGED else error_frame(exchange.request_id, REFUSED, "mcp-verdict refused the "
+                                                           f"server's answer ({codes})", verdict_data(verdict, data))
+        return [self._own_answer(answer, id_key(exchange.request_id), f"in place of frame {seq}")]
+
+    def upstream_too_large(self, prefix: bytes, size: int, http: Mapping[str, Any] | None = None) -> list[Out]:
+        self.stats.refused += 1
+        self._log("s2c", "refused", prefix, note=f"{size} bytes: past the limit of {self.max_frame} bytes",
+                  http=http)
+        found, request_id = recover_id(prefix)
+        key = id_key(request_id) if found else None
+        if key is None or key not in self._waiting:
+            return []
+        answer = error_frame(request_id, TOO_LARGE, f"the server's answer is {size} bytes; the proxy's limit is "
+                                                    f"{self.max_frame}", {"size": size, "limit": self.max_frame})
+        return [self._own_answer(answer, key, "the answer was too large")]
+
+    def _server_message(self, data: bytes, seq: int, at: float, http: Mapping[str, Any] | None) -> list[Out]:
+        """A request or notification from the server (or a frame the tracker took as one)."""
+        related = None
+        look = None
+        if self._waiting:
+            look = peek(data)
+            token = look.params.get("progressToken") if look.method == "notifications/progress" else None
+            if token is not None:
+                related = next((k for k, w in self._waiting.items() if w.progress == token), None)
+        if self.enforce:
+            _, problem = parse(data, self.max_frame, DEFAULT_LIMITS.max_depth)
+            if problem is not None:
+                look = look or peek(data)
+                out = self._refuse(data, seq, at, http, f"enforce: a server {look.kind} no strict parser reads "
+                                                        f"({problem.code}: {problem.message})")
+                if look.kind == "request" and look.has_id:
+                    out.append(Out("upstream", error_frame(look.id, -32600, "mcp-verdict proxy: the request "
+                                                                            "is not strict JSON")))
+                return out
+        return self._forward(data, seq, at, http, related=related)
+
+    def _answer(self, exchange: Exchange, data: bytes, seq: int, at: float,
+                http: Mapping[str, Any] | None) -> list[Out]:
+        key = id_key(exchange.request_id)
+        waiting = self._waiting.pop(key, None)
+        method = exchange.method
+        verdict: Verdict | None = None
+        if method in _JUDGED:
+            verdict = classify(data, request_id=_request_id(exchange.request_id), **exchange.context.classify_options())
+        elif method == "tasks/get":
+            verdict = self._task_verdict(exchange, data)
+        elif method == "tools/list" and exchange.response_peek is not None:
+            self._remember_tools(exchange.response_peek.result)
+        if verdict is None and self.enforce:
+            _, problem = parse(data, self.max_frame, DEFAULT_LIMITS.max_depth)
+            if problem is not None:
+                verdict = make_verdict(Kind.UNCLASSIFIED, (problem,), exchange.context.version, None)
+        if verdict is not None:
+            self.stats.kinds[verdict.kind.value] = self.stats.kinds.get(verdict.kind.value, 0) + 1
+        refuse = self.enforce and verdict is not None and verdict.kind is Kind.UNCLASSIFIED
+        if waiting is not None and (verdict is not None or waiting.token is not None):
+            self._judged(exchange, waiting, verdict, data, refuse)
+        if not refuse:
+            return self._forward(data, seq, at, http, answers=key)
+        assert verdict is not None
+        codes = ", ".join(sorted({f.code for f in verdict.errors}))
+        self._log("s2c", "refused", data, note=f"enforce: the verdict is unclassified ({codes})", http=http,
+                  seq=seq, at=at)
+        self.stats.refused += 1
+        self.stats.replaced += 1
+        if method in _JUDGED:
+            answer = refusal(exchange.request_id, verdict, data, refuse_as=self.refuse_as,
+                             version=exchange.context.version, messages=self.messages)
+        else:
+            answer = error_frame(exchange.request_id, REFUSED, f"mcp-verdict refused the server's answer to "
+                                 f"{method} ({codes})", verdict_data(verdict, data, messages=self.messages))
+        self._log("s2c", "message", answer, note=f"written by the proxy in place of frame {seq}", http=http)
+        return [Out("host", answer, answers=key)]
+
+    def _task_verdict(self, exchange: Exchange, data: bytes) -> Verdict | None:
+        """A terminal tasks/get: the verdict of the result (or error) it inlines (tasks extension)."""
+        look = exchange.response_peek
+        result = look.result if look is not None else None
+        if result is None:
+            return None
+        status = result.get("status")
+        options = exchange.context.classify_options()
+        if status == "completed" and isinstance(result.get("result"), dict):
+            return classify({"jsonrpc": "2.0", "id": _request_id(exchange.request_id), "result": result["result"]},
+                            **options)
+        if status == "failed" and isinstance(result.get("error"), dict):
+            return classify({"jsonrpc": "2.0", "id": _request_id(exchange.request_id), "error": result["error"]},
+                            **options)
+        return None
+
+    def _remember_tools(self, result: Mapping[str, Any] | None) -> None:
+        tools = result.get("tools") if result is not None else None
+        if isinstance(tools, list):
+            for tool in tools[:10_000]:
+                if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                    self._tools[tool["name"]] = tool
+
+    def tool(self, name: str) -> Mapping[str, Any] | None:
+        """A tool as the upstream listed it (the last tools/list seen)."""
+        return self._tools.get(name)
+
+    def _judged(self, exchange: Exchange, waiting: _Waiting, verdict: Verdict | None, data: bytes,
+                refused: bool) -> None:
+        action = None
+        recorder = self.recorder
+        wants = recorder is not None and recorder.wants_verdicts
+        if verdict is not None and (wants or waiting.token is not None):
+            action = decide(verdict, tool=self._tools.get(exchange.tool or "")).action.value
+        if wants and verdict is not None:
+            assert recorder is not None
+            recorder.verdict({
+                "conn": self.conn, "call": exchange.call, "round": exchange.round, "method": exchange.method,
+                "id": exchange.request_id, "tool": exchange.tool, "task": exchange.task_id,
+                "version": exchange.context.version, "kind": verdict.kind.value,
+                "findings": [{"code": f.code, "path": f.path, "severity": f.severity} for f in verdict.findings],
+                "decision": action, "forwarded": "refused" if refused else "unchanged",
+                "latency_ms": round((self.clock() - waiting.started) * 1000, 3), **digest(data)})
+        if waiting.token is not None and self.telemetry is not None:
+            self.telemetry.end(waiting.token, verdict, action, None, refused)
+
+    # -- faults ---------------------------------------------------------------------------------
+    def upstream_lost(self, reason: str, code: int = UPSTREAM_CLOSED) -> list[Out]:
+        """The upstream is gone: every request of the host in flight gets an error."""
+        out = []
+        for key, waiting in list(self._waiting.items()):
+            answer = error_frame(waiting.exchange.request_id, code, f"mcp-verdict proxy: {reason}", {"reason": reason})
+            out.append(self._own_answer(answer, key, reason))
+        return out
+
+    def fail(self, key: Key, reason: str, code: int = UPSTREAM_CLOSED) -> list[Out]:
+        """One request of the host failed upstream (its HTTP exchange broke): its error."""
+        waiting = self._waiting.get(key)
+        if waiting is None:
+            return []
+        answer = error_frame(waiting.exchange.request_id, code, f"mcp-verdict proxy: {reason}", {"reason": reason})
+        return [self._own_answer(answer, key, reason)]
+
+    def expire(self, now: float | None = None) -> list[Out]:
+        """Requests past their deadline: UPSTREAM_TIMEOUT to the host, cancelled upstream."""
+        now = self.clock() if now is None else now
+        out: list[Out] = []
+        for key, waiting in list(self._waiting.items()):
+            if waiting.deadline > now:
+                break  # deadlines grow in insertion order
+            request_id = waiting.exchange.request_id
+            reason = f"no answer within {self.timeout:g} s"
+            out.append(self._own_answer(error_frame(request_id, UPSTREAM_TIMEOUT, f"mcp-verdict proxy: {reason}",
+                                                    {"timeout": self.timeout}), key, reason))
+            out.append(self._to_upstream(cancelled(request_id, f"mcp-verdict proxy: {reason}")))
+        return out
+
+    @property
+    def next_deadline(self) -> float | None:
+        for waiting in self._waiting.values():
+            return waiting.deadline
+        return None
+
+    def host_lost(self, reason: str = "the host disconnected") -> list[Out]:
+        """The host is gone: cancel its requests upstream (``notifications/cancelled``)."""
+        out = []
+        for key, waiting in list(self._waiting.items()):
+            out.append(self._to_upstream(cancelled(waiting.exchange.request_id, f"mcp-verdict proxy: {reason}")))
+            self._forget(key, waiting, reason)
+        return out
+
+    def cancel(self, key: Key, reason: str, notify: bool = True) -> list[Out]:
+        """The host gave up one request (its HTTP stream closed): cancel it upstream."""
+        waiting = self._waiting.get(key)
+        if waiting is None:
+            return []
+        self._forget(key, waiting, reason)
+        return [self._to_upstream(cancelled(waiting.exchange.request_id, f"mcp-verdict proxy: {reason}"))] \
+            if notify else []
+
+    def _forget(self, key: Key, waiting: _Waiting, reason: str) -> None:
+        self._waiting.pop(key, None)
+        self._remember_answered(key)
+        if waiting.token is not None and self.telemetry is not None:
+            self.telemetry.end(waiting.token, None, None, reason, False)
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._waiting)
+
+    def waiting_keys(self) -> list[Key]:
+        return list(self._waiting)
+
+    def is_waiting(self, key: Key) -> bool:
+        """The host's request ``key`` still waits for its answer."""
+        return key in self._waiting
+
+    # -- helpers --------------------------------------------------------------------------------
+    def _own_answer(self, answer: bytes, key: Key, reason: str) -> Out:
+        """An answer the proxy writes itself: fed to the tracker (the request is answered), logged."""
+        seq = self._log("s2c", "message", answer, note=f"written by the proxy: {reason}")
+        self.tracker.feed(self.conn, "s2c", answer, at=time.time(), seq=seq)
+        waiting = self._waiting.pop(key, None)
+        if waiting is not None and waiting.token is not None and self.telemetry is not None:
+            self.telemetry.end(waiting.token, None, None, reason, False)
+        self._remember_answered(key)
+        self.stats.proxy_answers += 1
+        return Out("host", answer, answers=key)
+
+    def _remember_answered(self, key: Key) -> None:
+        self._answered_by_proxy[key] = None
+        if len(self._answered_by_proxy) > 10_000:
+            del self._answered_by_proxy[next(iter(self._answered_by_proxy))]
+
+    def _to_upstream(self, data: bytes) -> Out:
+        seq = self._log("c2s", "message", data, note="written by the proxy")
+        self.tracker.feed(self.conn, "c2s", data, at=time.time(), seq=seq)
+        return Out("upstream", data)
+
+    def _forward(self, data: bytes, seq: int, at: float, http: Mapping[str, Any] | None, *,
+                 answers: Key | None = None, related: Key | None = None) -> list[Out]:
+        self.stats.forwarded += 1
+        if self.recorder is not None:
+            self.recorder.frame(FrameRecord(self.conn, seq, at, "s2c", "message", data, None, None, self.transport,
+                                            _http(http)))
+        return [Out("host", data, answers=answers, related=related)]
+
+    def _refuse(self, data: bytes, seq: int, at: float, http: Mapping[str, Any] | None, note: str) -> list[Out]:
+        self.stats.refused += 1
+        self._log("s2c", "refused", data, note=note, http=http, seq=seq, at=at)
+        return []
+
+    def _log(self, direction: Literal["c2s", "s2c"], kind: RecordKind, data: bytes | None,
+             *, note: str | None = None, http: Mapping[str, Any] | None = None, seq: int | None = None,
+             at: float | None = None) -> int:
+        if seq is None:
+            seq = self._seq
+            self._seq += 1
+        if self.recorder is not None:
+            self.recorder.frame(FrameRecord(self.conn, seq, time.time() if at is None else at, direction, kind, data,
+                                            None, note, self.transport, _http(http)))
+        return seq
+
+    def note(self, kind: Literal["open", "close", "eof", "error"], direction: Literal["c2s", "s2c"], note: str) -> None:
+        """Record a connection event (open, close, eof, a transport error) in the frame log."""
+        self._log(direction, kind, None, note=note)
+
+
+def _progress_token(exchange: Exchange) -> object:
+    look = peek(exchange.request.data) if b"progressToken" in exchange.request.data else None
+    if look is None:
+        return None
+    meta = look.params.get("_meta")
+    return meta.get("progressToken") if isinstance(meta, dict) else None
+
+
+_HTTP_KEYS: Final = ("exchange", "method", "status", "content_type", "session", "protocol_version", "event_id")
+
+
+def _http(http: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """Only the HTTP fields the frame log format names (never a header such as Authorization)."""
+    if not http:
+        return None
+    return {k: http[k] for k in _HTTP_KEYS if k in http and http[k] is not None}
+
+
+__all__ = ["Mode", "Out", "Recorder", "Relay", "Stats", "Telemetry"]

@@ -1,0 +1,177 @@
+"""Running a proxy: the options, and the four transport pairs wired to one relay each.
+
+=====================  =================================================================
+host side → upstream   what runs
+=====================  =================================================================
+stdio → stdio          :class:`StdioHost` and :class:`StdioUpstream` (one process, one session)
+stdio → HTTP           :class:`StdioHost` and ``_http_upstream.HttpUpstream`` (one session)
+HTTP → stdio           ``_http_host.HttpHost`` and :class:`StdioUpstream` (one process)
+HTTP → HTTP            ``_http_host.HttpHost`` and ``_http_upstream.HttpUpstream``: a reverse
+                       proxy, each host session on its own upstream session
+=====================  =================================================================
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..verdict._classify import DEFAULT_LIMITS
+from ..verdict._versions import LATEST_VERSION
+from ._bridge import Bridge
+from ._codes import RefuseAs
+from ._record import Recorder
+from ._relay import Mode, Relay, Telemetry
+from ._stdio import Restart, StdioHost, StdioUpstream
+
+
+@dataclass(frozen=True)
+class ProxyOptions:
+    """Everything ``mcp-verdict proxy`` takes (the CLI's options, one to one)."""
+
+    command: Sequence[str] = ()
+    """The upstream server's command (stdio upstream)."""
+    upstream: str | None = None
+    """The upstream's Streamable HTTP URL (HTTP upstream)."""
+    listen: tuple[str, int] | None = None
+    """Serve Streamable HTTP to the host on (host, port) (HTTP host side); None: stdio."""
+    path: str = "/mcp"
+    mode: Mode = "observe"
+    refuse_as: RefuseAs = "error"
+    timeout: float = 120.0
+    max_frame: int = DEFAULT_LIMITS.max_bytes
+    restart: Restart = "never"
+    max_restarts: int = 5
+    grace: float = 5.0
+    log: str | None = None
+    verdicts: str | None = None
+    log_payloads: bool = False
+    log_max_bytes: int = 64 * 1024 * 1024
+    log_backups: int = 3
+    otel: bool = True
+    default_version: str = LATEST_VERSION
+    headers: tuple[tuple[str, str], ...] = ()
+    """Extra headers for the upstream's HTTP requests (``--header``)."""
+    env: dict[str, str] = field(default_factory=dict)
+    allowed_origins: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if bool(self.command) == bool(self.upstream):
+            raise ValueError("give either an upstream command (after --) or --upstream URL, not both")
+        if self.timeout <= 0:
+            raise ValueError("--timeout must be positive")
+        if self.max_frame < 1024:
+            raise ValueError("--max-frame-bytes must be at least 1024")
+
+
+def make_recorder(options: ProxyOptions) -> Recorder | None:
+    if options.log is None and options.verdicts is None:
+        return None
+    return Recorder(options.log, options.verdicts, payloads=options.log_payloads, max_bytes=options.log_max_bytes,
+                    backups=options.log_backups)
+
+
+def make_telemetry(options: ProxyOptions, transport: str) -> Telemetry | None:
+    if not options.otel:
+        return None
+    from ._otel import telemetry
+
+    return telemetry(transport)
+
+
+def make_relay(options: ProxyOptions, conn: str, recorder: Recorder | None, telemetry: Telemetry | None,
+               transport: Any) -> Relay:
+    return Relay(conn, mode=options.mode, refuse_as=options.refuse_as, timeout=options.timeout,
+                 max_frame=options.max_frame, default_version=options.default_version, recorder=recorder,
+                 telemetry=telemetry, transport=transport, messages_in_refusals=True)
+
+
+async def run(options: ProxyOptions, *, ready: asyncio.Event | None = None) -> int:
+    """Run until the host goes away (stdio host) or until cancelled (HTTP host). Returns the exit
+    status: 0, or the upstream's own non-zero status when it ended the session."""
+    recorder = make_recorder(options)
+    try:
+        if options.listen is None:
+            return await _run_stdio_host(options, recorder, ready)
+        from ._http_host import serve
+
+        return await serve(options, recorder, ready)
+    finally:
+        if recorder is not None:
+            recorder.close()
+
+
+async def _run_stdio_host(options: ProxyOptions, recorder: Recorder | None, ready: asyncio.Event | None) -> int:
+    telemetry = make_telemetry(options, "pipe")
+    relay = make_relay(options, "stdio", recorder, telemetry, "stdio")
+    bridge = Bridge(relay)
+    host = StdioHost(bridge, limit=options.max_frame)
+    upstream: Any
+    if options.command:
+        upstream = StdioUpstream(bridge, options.command, limit=options.max_frame, restart=options.restart,
+                                 max_restarts=options.max_restarts, grace=options.grace,
+                                 env=_env(options))
+    else:
+        from ._http_upstream import HttpUpstream
+
+        assert options.upstream is not None
+        upstream = HttpUpstream(bridge, options.upstream, headers=options.headers, limit=options.max_frame,
+                                timeout=options.timeout)
+    bridge.upstream = upstream
+    await upstream.start()
+    await host.start()
+    if ready is not None:
+        ready.set()
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    eof = asyncio.ensure_future(host.eof.wait())
+    finished = asyncio.ensure_future(upstream.wait())
+    stopped = asyncio.ensure_future(stop.wait())
+    await asyncio.wait({eof, finished, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    status = 0
+    if host.eof.is_set() and not finished.done():
+        if isinstance(upstream, StdioUpstream):
+            upstream.close_input()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(finished), options.grace)
+        if relay.in_flight:
+            bridge.upstream_lost("the host closed its input and the upstream did not answer before shutdown")
+    for task in (eof, finished, stopped):
+        task.cancel()
+    await upstream.aclose()
+    if isinstance(upstream, StdioUpstream) and upstream.exit_codes and not host.eof.is_set():
+        last = upstream.exit_codes[-1]
+        status = last if isinstance(last, int) and last > 0 else (1 if last else 0)
+    await host.drain()
+    host.close()
+    bridge.close()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(sig)
+    return status
+
+
+def _env(options: ProxyOptions) -> dict[str, str] | None:
+    from ._stdio import merge_env
+
+    return merge_env(options.env)
+
+
+def main(options: ProxyOptions) -> int:
+    """Run the proxy on a fresh event loop (uvloop when installed, measured faster)."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(run(options))
+    return uvloop.run(run(options))
+
+
+__all__ = ["ProxyOptions", "main", "run"]
+

@@ -1,0 +1,485 @@
+"""The stdio sides: the host on the proxy's own stdin/stdout, and an upstream server process.
+
+basic/transports/stdio (2026-07-28 and the 2025 revisions): one JSON-RPC message per line,
+UTF-8, no embedded newline; the server writes nothing else to stdout and logs to stderr (the
+upstream's stderr is passed through to the proxy's own); the client shuts down by closing the
+server's stdin, then SIGTERM, then SIGKILL.
+
+Hot path: the pipes are asyncio protocols — a chunk read is split into lines in one
+``bytes.find`` loop and each line goes to the bridge with no copy when the chunk is one
+whole line; writes go to the transport's buffer (no await per frame).
+
+- A line that does not start with ``{`` (after blanks) is not a JSON-RPC message: it is noise
+  (logged as such), forwarded in ``observe`` and dropped in ``enforce``; an empty line is skipped.
+- A line longer than the limit is never held whole: its first 64 KiB are kept (for the id),
+  the rest is counted and dropped up to its line end, and the bridge refuses it.
+- Host shutdown: the host closing stdin is passed on (the upstream's stdin is closed; answers
+  still in flight are forwarded until the upstream exits or ``grace`` passes); the host closing
+  stdout (a broken pipe) is a disconnect: every request in flight is cancelled upstream.
+- Upstream exit: every request in flight gets UPSTREAM_CLOSED; the restart policy may start it
+  again (``never``, ``on-failure``: a non-zero exit or a signal, ``always``), with backoff and at
+  most ``max_restarts`` times; a 2025 session is initialised again with the host's own
+  ``initialize`` and ``notifications/initialized`` (the replayed answer is logged, not
+  forwarded), and frames the host sends meanwhile wait for the new process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import stat
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final, Literal
+
+import orjson
+
+from ..frames._jsonrpc import id_key, peek
+from ._bridge import Bridge, HostStream
+from ._codes import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE
+from ._relay import Key
+
+_KEEP: Final = 64 * 1024
+_STARTS: Final = frozenset(b"{")
+Restart = Literal["never", "on-failure", "always"]
+
+
+class LineSplitter:
+    """Bytes in, whole lines out (without their LF), bounded by ``limit``."""
+
+    __slots__ = ("_buffer", "_dropping", "_kept", "limit", "on_line", "on_too_large")
+
+    def __init__(self, limit: int, on_line: Callable[[bytes], None], on_too_large: Callable[[bytes, int], None]
+                 ) -> None:
+        self.limit = limit
+        self.on_line = on_line
+        self.on_too_large = on_too_large
+        self._buffer = bytearray()
+        self._dropping = -1  # bytes of an oversized line counted so far (-1: not dropping)
+        self._kept = b""
+
+    def feed(self, chunk: bytes) -> None:
+        if (self._dropping < 0 and not self._buffer and chunk.endswith(b"\n")
+                and chunk.find(b"\n") == len(chunk) - 1 and len(chunk) - 1 <= self.limit):
+            self.on_line(chunk[:-1])  # one whole line: no copy
+            return
+        start = 0
+        end = len(chunk)
+        while start < end:
+            cut = chunk.find(b"\n", start)
+            if self._dropping >= 0:
+                if cut < 0:
+                    self._dropping += end - start
+                    return
+                size = self._dropping + cut - start
+                self._dropping = -1
+                self.on_too_large(self._kept, size)
+                self._kept = b""
+                start = cut + 1
+                continue
+            if cut < 0:
+                self._buffer += chunk[start:]
+                if len(self._buffer) > self.limit:
+                    self._kept = bytes(self._buffer[:_KEEP])
+                    self._dropping = len(self._buffer)
+                    self._buffer.clear()
+                return
+            if self._buffer:
+                self._buffer += chunk[start:cut]
+                line = bytes(self._buffer)
+                self._buffer.clear()
+            else:
+                line = chunk[start:cut]
+            start = cut + 1
+            if len(line) > self.limit:
+                self.on_too_large(line[:_KEEP], len(line))
+            else:
+                self.on_line(line)
+
+    def close(self) -> bytes:
+        """The stream ended: what is left of an unfinished line (b"" when none)."""
+        rest = bytes(self._buffer)
+        self._buffer.clear()
+        if self._dropping >= 0:
+            self.on_too_large(self._kept, self._dropping)
+            self._dropping = -1
+        return rest
+
+
+def is_message(line: bytes) -> bool:
+    """A line that may be a JSON-RPC message (starts with ``{``, blanks aside)."""
+    if line[:1] == b"{":
+        return True
+    stripped = line.lstrip(b" \t\r")
+    return stripped[:1] == b"{"
+
+
+# -- the host on stdin/stdout ------------------------------------------------------------------------
+class _WriterStream:
+    """A host stream that writes lines to a pipe transport (the proxy's stdout)."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.WriteTransport | None = None
+        self.broken = False
+        self.on_broken: Callable[[], None] | None = None
+
+    def send(self, data: bytes, *, final: bool) -> None:
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        try:
+            transport.write(data + b"\n")
+        except (BrokenPipeError, ConnectionResetError, RuntimeError):
+            self._broke()
+
+    def _broke(self) -> None:
+        if not self.broken:
+            self.broken = True
+            if self.on_broken is not None:
+                self.on_broken()
+
+
+class _StdoutProtocol(asyncio.BaseProtocol):
+    def __init__(self, stream: _WriterStream) -> None:
+        self.stream = stream
+        self.closed = asyncio.get_running_loop().create_future()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.stream._broke()
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+
+class _StdinProtocol(asyncio.Protocol):
+    def __init__(self, splitter: LineSplitter, on_eof: Callable[[bytes], None]) -> None:
+        self.splitter = splitter
+        self.on_eof = on_eof
+
+    def data_received(self, data: bytes) -> None:
+        self.splitter.feed(data)
+
+    def eof_received(self) -> bool:
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.on_eof(self.splitter.close())
+
+
+def _pipe_like(fd: int) -> bool:
+    """A pipe, socket or character device (what asyncio's pipe transports take); not a file."""
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
+class _FileWriter:
+    """Blocking writes to a regular file standing in for stdout (a transport's small surface)."""
+
+    def __init__(self, fd: int) -> None:
+        self._file = os.fdopen(os.dup(fd), "wb", buffering=0)
+
+    def write(self, data: bytes) -> None:
+        self._file.write(data)
+
+    def is_closing(self) -> bool:
+        return self._file.closed
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class StdioHost:
+    """The host side on the proxy's stdin and stdout."""
+
+    def __init__(self, bridge: Bridge, *, limit: int, stdin: int | None = None, stdout: int | None = None) -> None:
+        self.bridge = bridge
+        self.limit = limit
+        self.stream = _WriterStream()
+        self.eof = asyncio.Event()
+        self.gone = asyncio.Event()
+        self._stdin = sys.stdin.fileno() if stdin is None else stdin
+        self._stdout = sys.stdout.fileno() if stdout is None else stdout
+        self._enforce = bridge.relay.enforce
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.stream.on_broken = self._host_gone
+        splitter = LineSplitter(self.limit, self._line, self._too_large)
+        if _pipe_like(self._stdout):
+            out = os.fdopen(os.dup(self._stdout), "wb", buffering=0)
+            transport, _ = await loop.connect_write_pipe(lambda: _StdoutProtocol(self.stream), out)
+            self.stream.transport = transport
+        else:
+            self.stream.transport = _FileWriter(self._stdout)  # type: ignore[assignment]
+        self.bridge.standing = self.stream
+        if _pipe_like(self._stdin):
+            inp = os.fdopen(os.dup(self._stdin), "rb", buffering=0)
+            await loop.connect_read_pipe(lambda: _StdinProtocol(splitter, self._ended), inp)
+        else:  # a regular file: read it on a thread
+            loop.run_in_executor(None, self._read_file, loop, splitter)
+
+    def _read_file(self, loop: asyncio.AbstractEventLoop, splitter: LineSplitter) -> None:
+        with open(os.dup(self._stdin), "rb", buffering=0) as handle:
+            while chunk := handle.read(65536):
+                loop.call_soon_threadsafe(splitter.feed, chunk)
+        loop.call_soon_threadsafe(lambda: self._ended(splitter.close()))
+
+    def _line(self, line: bytes) -> None:
+        if not line or self.gone.is_set():
+            return  # nothing more goes upstream once the host has gone
+        if not is_message(line):
+            relay = self.bridge.relay
+            relay.stats.host_frames += 1
+            if self._enforce:
+                relay.stats.refused += 1
+                relay._log("c2s", "noise", line, note="not a JSON-RPC message: dropped (enforce)")
+            else:
+                relay._log("c2s", "noise", line, note="not a JSON-RPC message: forwarded (observe)")
+                relay.stats.forwarded += 1
+                upstream = self.bridge.upstream
+                if upstream is not None:
+                    upstream.send(line, key=None, stream=None, headers=None)
+            return
+        self.bridge.from_host(line, self.stream)
+
+    def _too_large(self, prefix: bytes, size: int) -> None:
+        self.bridge.host_too_large(prefix, size, self.stream)
+
+    def _ended(self, rest: bytes) -> None:
+        if rest.strip():
+            self._line(rest)  # a last line without its LF is still a line
+        self.bridge.relay.note("eof", "c2s", "the host closed stdin")
+        self.eof.set()
+
+    def _host_gone(self) -> None:
+        self.bridge.relay.note("close", "s2c", "the host closed stdout")
+        self.bridge.host_lost()
+        self.gone.set()
+        self.eof.set()
+
+    async def drain(self) -> None:
+        """Wait until what was written to stdout is flushed."""
+        transport = self.stream.transport
+        for _ in range(200):
+            if transport is None or transport.is_closing() or not transport.get_write_buffer_size():
+                return
+            await asyncio.sleep(0.005)
+
+    def close(self) -> None:
+        if self.stream.transport is not None:
+            self.stream.transport.close()
+
+
+# -- the upstream process ------------------------------------------------------------------------------
+class _ProcessProtocol(asyncio.SubprocessProtocol):
+    def __init__(self, owner: StdioUpstream) -> None:
+        self.owner = owner
+        self.splitter = LineSplitter(owner.limit, owner._line, owner._too_large)
+        self.exited = asyncio.get_running_loop().create_future()
+        self.stdout_closed = False
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        if fd == 1:
+            self.splitter.feed(data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 1 and not self.stdout_closed:
+            self.stdout_closed = True
+            rest = self.splitter.close()
+            if rest.strip():
+                self.owner._line(rest)  # the last line, cut off by the exit: still judged
+            self.owner._stdout_closed(self)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+class StdioUpstream:
+    """An upstream MCP server started as a process, with a restart policy."""
+
+    def __init__(self, bridge: Bridge, command: Sequence[str], *, limit: int, restart: Restart = "never",
+                 max_restarts: int = 5, grace: float = 5.0, env: Mapping[str, str] | None = None,
+                 cwd: str | None = None) -> None:
+        if not command:
+            raise ValueError("the upstream command is empty")
+        self.bridge = bridge
+        self.command = list(command)
+        self.limit = limit
+        self.restart = restart
+        self.max_restarts = max_restarts
+        self.grace = grace
+        self.env = dict(env) if env is not None else None
+        self.cwd = cwd
+        self.restarts = 0
+        self.exit_codes: list[int | None] = []
+        self.finished = asyncio.Event()
+        self._transport: asyncio.SubprocessTransport | None = None
+        self._protocol: _ProcessProtocol | None = None
+        self._stdin: asyncio.WriteTransport | None = None
+        self._queue: list[bytes] | None = None  # frames waiting for a (re)started process
+        self._init: bytes | None = None
+        self._initialized: bytes | None = None
+        self._replay_id: str | None = None
+        self._closing = False
+        self._input_closed = False
+        self._enforce = bridge.relay.enforce
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        transport, protocol = await loop.subprocess_exec(
+            lambda: _ProcessProtocol(self), *self.command, stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=None, env=self.env, cwd=self.cwd)
+        self._transport, self._protocol = transport, protocol
+        self._stdin = transport.get_pipe_transport(0)  # type: ignore[assignment]
+        self.bridge.relay.note("open", "c2s", f"started the upstream (pid {transport.get_pid()})")
+
+    @property
+    def pid(self) -> int | None:
+        return self._transport.get_pid() if self._transport is not None else None
+
+    # -- frames to the upstream ------------------------------------------------------------------
+    def send(self, data: bytes, *, key: Key | None = None, stream: HostStream | None = None,
+             headers: Mapping[str, str] | None = None) -> None:
+        if self._init is None and b'"initialize"' in data:
+            self._remember_init(data)
+        elif self._initialized is None and b"notifications/initialized" in data:
+            self._initialized = data
+        if self._queue is not None:
+            self._queue.append(data)
+            return
+        stdin = self._stdin
+        if stdin is None or stdin.is_closing() or self._input_closed:
+            if key is not None:
+                self.bridge.fail(key, "the upstream is not running", UPSTREAM_UNAVAILABLE)
+            return
+        stdin.write(data + b"\n")
+
+    def _remember_init(self, data: bytes) -> None:
+        look = peek(data)
+        if look.kind == "request" and look.method == "initialize":
+            self._init = data
+
+    def close_input(self) -> None:
+        """The host closed its input: close the upstream's stdin (the stdio shutdown)."""
+        self._input_closed = True
+        if self._stdin is not None and not self._stdin.is_closing():
+            self._stdin.close()
+
+    # -- frames from the upstream ----------------------------------------------------------------
+    def _line(self, line: bytes) -> None:
+        if not line:
+            return
+        if self._replay_id is not None and self._replay_id.encode() in line:
+            look = peek(line)
+            if look.id == self._replay_id:
+                self._replay_id = None
+                self.bridge.relay.note("open", "s2c", "the restarted upstream answered the replayed initialize")
+                self._replayed()
+                return
+        if not is_message(line):
+            relay = self.bridge.relay
+            relay.stats.upstream_frames += 1
+            if self._enforce:
+                relay.stats.refused += 1
+                relay._log("s2c", "noise", line, note="not a JSON-RPC message: dropped (enforce)")
+            else:
+                relay._log("s2c", "noise", line, note="not a JSON-RPC message: forwarded (observe)")
+                relay.stats.forwarded += 1
+                if self.bridge.standing is not None:
+                    self.bridge.standing.send(line, final=False)
+            return
+        self.bridge.from_upstream(line)
+
+    def _too_large(self, prefix: bytes, size: int) -> None:
+        self.bridge.upstream_too_large(prefix, size)
+
+    def _stdout_closed(self, protocol: _ProcessProtocol) -> None:
+        asyncio.get_running_loop().create_task(self._after_exit(protocol))
+
+    async def _after_exit(self, protocol: _ProcessProtocol) -> None:
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(protocol.exited), 2.0)
+        code = self._transport.get_returncode() if self._transport is not None else None
+        self.exit_codes.append(code)
+        relay = self.bridge.relay
+        relay.note("eof", "s2c", f"the upstream closed stdout (exit status {code})")
+        self.bridge.upstream_lost(f"the upstream exited (status {code}) before answering", UPSTREAM_CLOSED)
+        if self._transport is not None:
+            self._transport.close()
+        failed = code != 0
+        again = (not self._closing and not self._input_closed and self.restarts < self.max_restarts
+                 and (self.restart == "always" or (self.restart == "on-failure" and failed)))
+        if not again:
+            self._stdin = None
+            self.finished.set()
+            return
+        self.restarts += 1
+        self._queue = []
+        await asyncio.sleep(min(0.1 * 2 ** (self.restarts - 1), 5.0))
+        try:
+            await self.start()
+        except OSError as exc:
+            relay.note("error", "c2s", f"the upstream could not be restarted: {exc}")
+            queued, self._queue = self._queue, None
+            self._stdin = None
+            for data in queued or ():
+                look = peek(data)
+                if look.kind == "request":
+                    self.bridge.fail(id_key(look.id), "the upstream could not be restarted", UPSTREAM_UNAVAILABLE)
+            self.finished.set()
+            return
+        relay.note("open", "c2s", f"restarted the upstream ({self.restarts} of at most {self.max_restarts})")
+        if self._init is not None:
+            self._replay_id = f"mcp-verdict-replay-{self.restarts}"
+            message = orjson.loads(self._init)
+            message["id"] = self._replay_id
+            assert self._stdin is not None
+            self._stdin.write(orjson.dumps(message) + b"\n")
+        else:
+            self._replayed()
+
+    def _replayed(self) -> None:
+        assert self._stdin is not None
+        if self._initialized is not None and self._init is not None:
+            self._stdin.write(self._initialized + b"\n")
+        queued, self._queue = self._queue or [], None
+        for data in queued:
+            self._stdin.write(data + b"\n")
+
+    async def aclose(self) -> None:
+        """Stop the upstream: close its stdin, wait ``grace``, then SIGTERM, then SIGKILL."""
+        self._closing = True
+        transport, protocol = self._transport, self._protocol
+        if transport is None or protocol is None:
+            return
+        self.close_input()
+        for sig in (None, signal.SIGTERM, signal.SIGKILL):
+            if sig is not None and transport.get_returncode() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    transport.send_signal(sig)
+            try:
+                await asyncio.wait_for(asyncio.shield(protocol.exited), self.grace if sig is None else 2.0)
+                break
+            except TimeoutError:
+                continue
+        transport.close()
+
+    async def wait(self) -> None:
+        """Until the upstream has exited for good (no restart follows)."""
+        await self.finished.wait()
+
+
+def merge_env(extra: Mapping[str, str] | None) -> dict[str, str] | None:
+    if not extra:
+        return None
+    env = dict(os.environ)
+    env.update(extra)
+    return env
+
+
+__all__ = ["LineSplitter", "Restart", "StdioHost", "StdioUpstream", "is_message", "merge_env"]

@@ -1,0 +1,66 @@
+"""A stdio MCP server that misbehaves on request, for the proxy's fault tests.
+
+tools/call by name: ``echo`` answers at once; ``exit`` exits mid-call (status 3); ``hang``
+never answers; ``garbage`` writes a line of noise, then a truncated frame with the id; ``big``
+answers with a text of ``arguments.size`` bytes; ``progress`` sends two progress notifications
+first; ``dup`` answers with isError twice. ``notifications/cancelled`` is written to stderr as
+``cancelled <id>`` (the test reads it). Also answers ``initialize`` (2025-06-18) and counts
+its starts in the file named by $FAULT_STARTS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+
+def main() -> None:
+    starts = os.environ.get("FAULT_STARTS")
+    if starts:
+        with open(starts, "a") as handle:
+            handle.write("start\n")
+    out = sys.stdout.buffer
+    for line in sys.stdin.buffer:
+        message = json.loads(line)
+        method = message.get("method")
+        if method == "notifications/cancelled":
+            print(f"cancelled {message['params']['requestId']}", file=sys.stderr, flush=True)
+            continue
+        if "id" not in message:
+            continue
+        rid = json.dumps(message["id"]).encode()
+        if method == "initialize":
+            out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"protocolVersion":"2025-06-18",'
+                      b'"capabilities":{"tools":{}},"serverInfo":{"name":"fault","version":"0"}}}\n')
+            out.flush()
+            continue
+        name = message.get("params", {}).get("name")
+        args = message.get("params", {}).get("arguments", {})
+        if name == "exit":
+            sys.exit(3)
+        if name == "hang":
+            continue
+        if name == "garbage":
+            out.write(b"this is not json\n")
+            out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[{"type":"te\n')
+        elif name == "big":
+            text = "x" * int(args.get("size", 10))
+            out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[{"type":"text","text":"'
+                      + text.encode() + b'"}],"isError":false}}\n')
+        elif name == "progress":
+            token = message["params"]["_meta"]["progressToken"]
+            for n in (1, 2):
+                out.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
+                                      "params": {"progressToken": token, "progress": n}}).encode() + b"\n")
+            out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[],"isError":false}}\n')
+        elif name == "dup":
+            out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[],"isError":true,"isError":false}}\n')
+        else:
+            out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[{"type":"text","text":"ok"}],'
+                      b'"isError":false,"x-unknown":{"kept":true},"_meta":{"m":1}}}\n')
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()

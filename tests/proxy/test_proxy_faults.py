@@ -1,0 +1,181 @@
+"""Faults through the proxy (stdio → stdio, 2025-06-18 session): each ends as a JSON-RPC error
+for the call in flight, in bounded time, and nothing is lost or reordered."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_verdict.frames import FrameRecord
+from mcp_verdict.frames import read as read_log
+from mcp_verdict.proxy import REFUSED, TOO_LARGE, UPSTREAM_CLOSED, UPSTREAM_TIMEOUT
+
+from ._peers import PROXY, LinePeer, wait_until
+
+SERVER = [sys.executable, str(Path(__file__).with_name("fault_server.py"))]
+INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+
+
+def tool(request_id: int, name: str, **arguments: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}}
+
+
+def start(tmp_path: Path, *args: str) -> LinePeer:
+    peer = LinePeer([*PROXY, "--log", str(tmp_path / "frames.jsonl"), "--log-payloads", *args, "--", *SERVER],
+                    env={"FAULT_STARTS": str(tmp_path / "starts")})
+    assert json.loads(peer.exchange(INIT) or b"{}")["result"]["protocolVersion"] == "2025-06-18"
+    peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return peer
+
+
+def error_of(raw: bytes | None) -> dict[str, Any]:
+    assert raw is not None
+    return dict(json.loads(raw)["error"])
+
+
+def test_unknown_members_and_meta_are_kept_byte_for_byte(tmp_path: Path) -> None:
+    peer = start(tmp_path)
+    raw = peer.exchange(tool(1, "echo"))
+    assert raw == (b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}],'
+                   b'"isError":false,"x-unknown":{"kept":true},"_meta":{"m":1}}}')
+    peer.close()
+
+
+def test_an_upstream_that_exits_mid_call_fails_the_call_and_is_restarted(tmp_path: Path) -> None:
+    peer = start(tmp_path, "--restart", "on-failure")
+    started = time.monotonic()
+    error = error_of(peer.exchange(tool(1, "exit")))
+    assert error["code"] == UPSTREAM_CLOSED and "status 3" in error["message"]
+    assert time.monotonic() - started < 5
+    # the restarted upstream was initialised again with the host's own initialize
+    assert json.loads(peer.exchange(tool(2, "echo")) or b"{}")["id"] == 2
+    assert (tmp_path / "starts").read_text().count("start") == 2
+    peer.close()
+
+
+def test_an_upstream_that_exits_without_restart_ends_the_proxy_with_its_status(tmp_path: Path) -> None:
+    peer = start(tmp_path)
+    assert error_of(peer.exchange(tool(1, "exit")))["code"] == UPSTREAM_CLOSED
+    assert peer.process.wait(15) == 3
+
+
+def test_a_hanging_upstream_is_answered_at_the_timeout_and_cancelled(tmp_path: Path) -> None:
+    peer = start(tmp_path, "--timeout", "0.5")
+    started = time.monotonic()
+    error = error_of(peer.exchange(tool(7, "hang")))
+    assert error["code"] == UPSTREAM_TIMEOUT
+    assert 0.4 < time.monotonic() - started < 5
+    assert wait_until(lambda: any(b"cancelled 7" in line for line in peer.stderr))
+    peer.close()
+
+
+@pytest.mark.parametrize(("mode", "expected"), [("observe", "unchanged"), ("enforce", REFUSED)])
+def test_garbage_from_the_upstream(tmp_path: Path, mode: str, expected: object) -> None:
+    peer = start(tmp_path, "--mode", mode)
+    peer.send(tool(3, "garbage"))
+    if mode == "observe":
+        assert peer.recv() == b"this is not json"
+        assert peer.recv() == b'{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"te'
+    else:
+        error = error_of(peer.recv())  # the noise line is dropped; the truncated frame's id recovered
+        assert error["code"] == REFUSED
+        assert error["data"]["verdict"]["findings"][0]["code"] == "json.syntax"
+    assert json.loads(peer.exchange(tool(4, "echo")) or b"{}")["id"] == 4
+    peer.close()
+
+
+def test_duplicate_keys_never_reach_the_host_as_they_came_in_enforce(tmp_path: Path) -> None:
+    peer = start(tmp_path, "--mode", "enforce")
+    error = error_of(peer.exchange(tool(5, "dup")))
+    assert error["code"] == REFUSED
+    assert error["data"]["verdict"]["findings"][0]["code"] == "json.duplicate_key"
+    peer.close()
+
+
+def test_oversized_frames_are_refused_both_ways(tmp_path: Path) -> None:
+    peer = start(tmp_path, "--max-frame-bytes", "4096")
+    error = error_of(peer.exchange(tool(8, "big", size=100_000)))
+    assert error["code"] == TOO_LARGE
+    error = error_of(peer.exchange(tool(9, "echo", pad="y" * 10_000)))
+    assert error["code"] == TOO_LARGE and error["data"]["limit"] == 4096
+    assert json.loads(peer.exchange(tool(10, "echo")) or b"{}")["id"] == 10
+    peer.close()
+    kinds = [(r.dir, r.kind) for r in read_log((tmp_path / "frames.jsonl").open("rb")) if isinstance(r, FrameRecord)]
+    assert kinds.count(("s2c", "refused")) == 1 and kinds.count(("c2s", "refused")) == 1
+
+
+def test_progress_notifications_pass_in_order_before_the_answer(tmp_path: Path) -> None:
+    peer = start(tmp_path)
+    message = tool(11, "progress")
+    message["params"]["_meta"] = {"progressToken": "p1"}
+    peer.send(message)
+    frames = [peer.recv() for _ in range(3)]
+    assert [json.loads(f or b"{}").get("method") or json.loads(f or b"{}").get("id") for f in frames] == [
+        "notifications/progress", "notifications/progress", 11]
+    peer.close()
+
+
+def test_a_host_that_goes_away_cancels_its_calls_upstream(tmp_path: Path) -> None:
+    process = subprocess.Popen([*PROXY, "--", *SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+    process.stdin.write(json.dumps(tool(11, "echo")).encode() + b"\n")
+    process.stdin.flush()
+    assert json.loads(process.stdout.readline())["id"] == 11  # the proxy is up
+    process.stdin.write(json.dumps(tool(12, "hang")).encode() + b"\n")
+    process.stdin.flush()
+    time.sleep(0.5)
+    process.stdout.close()  # the host stops reading: the proxy's next write breaks the pipe
+    process.stdin.write(json.dumps(tool(13, "echo")).encode() + b"\n")
+    process.stdin.flush()
+    try:
+        _, err = process.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _, err = process.communicate()
+        raise
+    assert b"cancelled 12" in err
+
+def test_the_frame_log_accounts_for_every_frame(tmp_path: Path) -> None:
+    peer = start(tmp_path, "--mode", "enforce", "--verdicts", str(tmp_path / "verdicts.jsonl"))
+    for n in range(20, 30):
+        peer.send(tool(n, "dup" if n % 3 == 0 else "echo"))
+    answers = [json.loads(peer.recv() or b"{}") for _ in range(10)]
+    assert [a["id"] for a in answers] == list(range(20, 30))
+    peer.close()
+    records = list(read_log((tmp_path / "frames.jsonl").open("rb")))
+    assert all(hasattr(r, "kind") for r in records)
+    refused = [r for r in records if getattr(r, "kind", "") == "refused"]
+    assert len(refused) == 3
+    verdicts = [json.loads(line) for line in (tmp_path / "verdicts.jsonl").read_text().splitlines()]
+    assert [v["kind"] for v in verdicts] == ["unclassified" if n % 3 == 0 else "normal_complete" for n in range(20, 30)]
+    assert all("authorization" not in line.lower() for line in (tmp_path / "frames.jsonl").read_text().splitlines())
+
+
+def test_payloads_are_redacted_by_default(tmp_path: Path) -> None:
+    peer = LinePeer([*PROXY, "--log", str(tmp_path / "f.jsonl"), "--", *SERVER])
+    peer.exchange(INIT)
+    peer.close()
+    lines = [json.loads(line) for line in (tmp_path / "f.jsonl").read_text().splitlines()]
+    messages = [line for line in lines if line["kind"] == "message"]
+    assert messages and all("redacted" in m and "data" not in m for m in messages)
+
+
+def test_an_oversized_post_is_refused_over_http() -> None:
+    from ._peers import HttpHostPeer, proxy_http
+
+    with proxy_http(["--max-frame-bytes", "4096", "--", *SERVER]) as (url, _):
+        host = HttpHostPeer(url)
+        status, body, _ = host.post(json.dumps(tool(1, "echo", pad="y" * 10_000)).encode())
+        assert status == 413 and body is not None and error_of(body)["code"] == TOO_LARGE
+        status, body, _ = host.post(b'{"pad":"' + b"y" * 10_000 + b'"}')  # no id to answer
+        assert status == 413 and body is None
+        host.close()
