@@ -24,6 +24,8 @@ class Needs(NamedTuple):
 
 EXTRAS: Final[dict[str, tuple[Needs, ...]]] = {
     "client": (Needs("mcp", "mcp", 2), Needs("httpx2"), Needs("anyio")),
+    "audit": (Needs("pyarrow", "pyarrow", 16),),
+    "spark": (Needs("pyarrow", "pyarrow", 16), Needs("pyspark", "pyspark", 3)),
 }
 """Each extra, and what its presence is checked by."""
 

@@ -50,6 +50,8 @@ class _LazyGroup(click.Group):
                   "List the server's tools with their annotations and schemas."),
         "demo": ("mcp_verdict.cli._demo:demo_command", "client",
                  "Run every tool of the embedded fault-injecting server through the client."),
+        "audit": ("mcp_verdict.cli._audit:audit_command", "audit",
+                  "Audit recorded traffic: every tools/call's verdict, and what a naive receiver concluded."),
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
