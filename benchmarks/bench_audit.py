@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -39,7 +40,7 @@ from mcp_verdict.frames import FrameRecord, encode
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}},
                                                        "extensions": {"io.modelcontextprotocol/tasks": {}}}}
-TOOLS = {"resultType": "complete", "tools": [
+TOOLS: dict[str, Any] = {"resultType": "complete", "tools": [
     {"name": "get_forecast", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True},
      "outputSchema": {"type": "object", "properties": {"city": {"type": "string"}, "celsius": {"type": "number"}},
                       "required": ["city", "celsius"]}},
@@ -48,7 +49,8 @@ TOOLS = {"resultType": "complete", "tools": [
     {"name": "confirm_delete", "inputSchema": {"type": "object"}},
     {"name": "generate_report", "inputSchema": {"type": "object"}},
 ]}
-WORDS = "the tool returned a result that a receiver must judge before it trusts any of it".split()
+WORDS = ("the", "tool", "returned", "a", "result", "that", "a", "receiver", "must", "judge", "before", "it",
+         "trusts", "any", "of", "it")
 
 
 def _text(rng: random.Random, low: int, high: int) -> str:
@@ -107,8 +109,9 @@ def conversation(rng: random.Random, conn: str, start: float, calls: int) -> lis
         elif shape < 0.92:
             rid = request("tools/call", {"name": "generate_report", "arguments": {"title": "Q3"}})
             task = f"t-{conn}-{rid}"
-            answer(rid, {"resultType": "task", "taskId": task, "status": "working", "createdAt": "2026-01-01T00:00:00Z",
-                         "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttlMs": 60000, "pollIntervalMs": 100})
+            answer(rid, {"resultType": "task", "taskId": task, "status": "working",
+                         "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z",
+                         "ttlMs": 60000, "pollIntervalMs": 100})
             poll = request("tasks/get", {"taskId": task})
             answer(poll, {"resultType": "complete", "taskId": task, "status": "completed",
                           "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:01Z",
@@ -197,7 +200,8 @@ def judgement_only(path: Path) -> float:
                                  tools.get(exchange.tool or "")))
     start = time.perf_counter()
     for data, request_id, options, tool in work:
-        decide(evaluate(classify(data, request_id=request_id, **options), tool))
+        decide(evaluate(classify(data, request_id=request_id if isinstance(request_id, (str, int)) else None,
+                                 **options), tool))
     return time.perf_counter() - start
 
 

@@ -11,6 +11,7 @@ JSON file exporter, which writes OUT. Nothing in the export is written by hand.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import anyio
 from mcp import Client, StdioServerParameters
@@ -22,10 +23,11 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from tests.servers.sdk_server import build
 
-DEMO_CALLS = [("get_forecast", {"city": "Lisbon"}), ("charge_card", {"amount_cents": 1999}),
-              ("add_integers", {"a": 2, "b": "three"}), ("string_is_error", {})]
-CALLS = [("add", {"a": 2, "b": 3}), ("explode", {"reason": "disk full"}), ("no_such_tool", {}),
-         ("add", {"a": "two", "b": 3})]
+Calls = list[tuple[str, dict[str, Any]]]
+DEMO_CALLS: Calls = [("get_forecast", {"city": "Lisbon"}), ("charge_card", {"amount_cents": 1999}),
+                     ("add_integers", {"a": 2, "b": "three"}), ("string_is_error", {})]
+CALLS: Calls = [("add", {"a": 2, "b": 3}), ("explode", {"reason": "disk full"}), ("no_such_tool", {}),
+                ("add", {"a": "two", "b": 3})]
 
 
 async def main(out: str) -> None:

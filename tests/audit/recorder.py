@@ -14,6 +14,7 @@ through them instead of through this relay.)
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import threading
@@ -42,10 +43,8 @@ def _pump(source: IO[bytes], sink: IO[bytes], recorder: Recorder, direction: str
         line = source.readline()
         if not line:
             recorder.write(direction, "eof", note="the stream ended")
-            try:
+            with contextlib.suppress(OSError):
                 sink.close()
-            except OSError:
-                pass
             return
         recorder.write(direction, "message", line.rstrip(b"\n").removesuffix(b"\r"))
         try:

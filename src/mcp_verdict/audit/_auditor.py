@@ -162,8 +162,7 @@ class Auditor:
         for event in self._tracker.close(conn, why):
             if isinstance(event, Unanswered):
                 self._unanswered(event.exchange, event.reason, "closed", out)
-        for key in [k for k in self._open if k[0] == conn]:
-            out.append(self._finish(self._open.pop(key), "closed"))
+        out.extend(self._finish(self._open.pop(key), "closed") for key in [k for k in self._open if k[0] == conn])
         self._conns.pop(conn, None)
         return out
 
@@ -175,8 +174,7 @@ class Auditor:
             for event in self._tracker.close(conn, "the log ends before an answer"):
                 if isinstance(event, Unanswered):
                     self._unanswered(event.exchange, event.reason, "log_ended", out)
-        for key in sorted(self._open):
-            out.append(self._finish(self._open.pop(key), "log_ended"))
+        out.extend(self._finish(self._open.pop(key), "log_ended") for key in sorted(self._open))
         self._conns.clear()
         out.sort(key=lambda e: e.order)
         return out
@@ -225,10 +223,10 @@ class Auditor:
         if exchange.origin == "client" and method in _TASK_METHODS and key in self._open:
             self.tally["call"] += 2
             call = self._open.pop(key)
-            verdict, status = judge_task(exchange, call.first.request_id)
-            call.rounds.append(self._round(exchange, verdict, status, line))
-            if verdict is not None:
-                call.verdict = verdict
+            ended, status = judge_task(exchange, call.first.request_id)
+            call.rounds.append(self._round(exchange, ended, status, line))
+            if ended is not None:
+                call.verdict = ended
                 out.append(self._finish(call, "answered"))
             else:
                 self._keep(key, call, out)

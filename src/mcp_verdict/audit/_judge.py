@@ -35,7 +35,8 @@ RUNNING: Final = frozenset({"working", "input_required"})
 def judge_call(exchange: Exchange) -> Verdict:
     """The verdict of a tools/call round's answer (``exchange.response`` must be set)."""
     assert exchange.response is not None
-    return classify(exchange.response.data, request_id=exchange.request_id, **exchange.context.classify_options())
+    return classify(exchange.response.data, request_id=_checkable(exchange.request_id),
+                    **exchange.context.classify_options())
 
 
 def judge_task(exchange: Exchange, original_id: Any) -> tuple[Verdict | None, str | None]:
@@ -44,7 +45,7 @@ def judge_task(exchange: Exchange, original_id: Any) -> tuple[Verdict | None, st
     assert exchange.response is not None
     options = exchange.context.classify_options()
     if exchange.method == "tasks/result":
-        return classify(exchange.response.data, request_id=exchange.request_id, **options), None
+        return classify(exchange.response.data, request_id=_checkable(exchange.request_id), **options), None
     value, problem = parse(exchange.response.data, DEFAULT_LIMITS.max_bytes, DEFAULT_LIMITS.max_depth)
     if problem is not None:
         return make_verdict(Kind.UNCLASSIFIED, (problem,), exchange.context.version, None), None
@@ -72,6 +73,12 @@ def judge_task(exchange: Exchange, original_id: Any) -> tuple[Verdict | None, st
         return _local(exchange.context.version, "task.status",
                       "the task was cancelled: its effect is unknown"), status
     return None, status
+
+
+def _checkable(request_id: Any) -> str | int | None:
+    """The request id classify can hold the answer to (a float id, which JSON-RPC advises
+    against, is not checked)."""
+    return request_id if isinstance(request_id, (str, int)) and not isinstance(request_id, bool) else None
 
 
 def unanswered(version: str, why: str) -> Verdict:

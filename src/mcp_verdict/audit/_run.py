@@ -25,7 +25,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, Any, Final, cast
 
 from ._auditor import Auditor
 from ._formats import FIDELITY_OF, Format, detect, feed_framelog, feed_jsonrpc, framelog_conn
@@ -73,7 +73,7 @@ def _open(path: str) -> IO[bytes]:
     handle = open(path, "rb")  # noqa: SIM115 - closed by the caller
     if handle.read(2) == b"\x1f\x8b":
         handle.close()
-        return gzip.open(path, "rb")
+        return cast(IO[bytes], gzip.open(path, "rb"))
     handle.seek(0)
     return handle
 

@@ -41,9 +41,12 @@ _KIND_STYLE: Final = {"normal_complete": "green", "tool_error": "yellow", "input
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--format", "format_", type=click.Choice(["auto", *FORMATS]), default="auto", show_default=True,
               help="The input format (auto: detected from each file's first line).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per call and per problem, then the summary.")
-@click.option("--parquet", "parquet", type=click.Path(dir_okay=False), help="Write one row per call to this Parquet file.")
-@click.option("--html", "html", type=click.Path(dir_okay=False), help="Write the report as one self-contained HTML page.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object per call and per problem, then the summary.")
+@click.option("--parquet", "parquet", type=click.Path(dir_okay=False),
+              help="Write one row per call to this Parquet file.")
+@click.option("--html", "html", type=click.Path(dir_okay=False),
+              help="Write the report as one self-contained HTML page.")
 @click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Processes to audit with.")
 @click.option("--trusted", is_flag=True, help="Trust the servers' tool annotations (read-only, idempotent).")
 def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: str | None, html: str | None,
@@ -113,7 +116,7 @@ def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: st
 
 def _count_table(title: str, counts: Any, style: dict[str, str] | None = None) -> Table:
     table = Table(title=title, title_justify="left", expand=False)
-    table.add_column(title.split(" ")[-1])
+    table.add_column(title.rsplit(" ", maxsplit=1)[-1])
     table.add_column("calls", justify="right")
     for name, n in counts.most_common():
         table.add_row(literal(name, (style or {}).get(name, "")), str(n))
