@@ -94,12 +94,15 @@ def naive(look: Peek | None, data: bytes | None) -> str:
     """What the naive receiver (``"result" in json.loads(answer)``, :func:`naive_conclusion`)
     concludes. When the routing read parsed the answer, json.loads would read the same object
     (orjson is stricter and keeps the last of duplicate keys, as json does), so it is not read
-    again; anything else goes through json.loads itself."""
+    again; anything else goes through json.loads itself, whose RecursionError on a deeply
+    nested answer is a crash of the receiver too."""
     if data is None:
         return "no_response"
     if look is not None and look.kind in ("response", "error", "invalid", "request", "notification"):
         message: Mapping[str, Any] | None = look.message
-        if look.kind == "invalid" and message is None:
-            return naive_conclusion(data)  # a list or a scalar: let json decide
-        return "success" if message is not None and "result" in message else "failure"
-    return naive_conclusion(data)
+        if look.kind != "invalid" or message is not None:
+            return "success" if message is not None and "result" in message else "failure"
+    try:
+        return naive_conclusion(data)  # a list, a scalar or what orjson refuses: let json decide
+    except RecursionError:
+        return "crash"
