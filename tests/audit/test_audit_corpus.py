@@ -52,7 +52,9 @@ def _conversation(case: Case, request_id: Any) -> list[tuple[str, bytes]]:
     else:
         init = {"protocolVersion": case.version, "capabilities": declared, "clientInfo": {"name": "c", "version": "1"}}
         frames.append(("c2s", orjson.dumps({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": init})))
-        server = {"tools": {}, "extensions": {e: {} for e in extensions}} if extensions else {"tools": {}}
+        server: dict[str, Any] = {"tools": {}}
+        if extensions:
+            server["extensions"] = {e: {} for e in extensions}
         frames.append(("s2c", orjson.dumps({"jsonrpc": "2.0", "id": "init", "result": {
             "protocolVersion": case.version, "capabilities": server, "serverInfo": {"name": "s", "version": "1"}}})))
         if case.version == "2025-11-25" and TASKS_EXTENSION in extensions:
