@@ -125,8 +125,9 @@ def conversation(rng: random.Random, conn: str, start: float, calls: int) -> lis
     return frames
 
 
-def generate(path: Path, megabytes: float, seed: int = 7) -> int:
-    """A log of about ``megabytes`` MB, connections interleaved in groups of 8; returns its lines."""
+def generate(path: Path, megabytes: float, seed: int = 7, pace: float = 0.01) -> int:
+    """A log of about ``megabytes`` MB, connections interleaved in groups of 8, frames up to ``pace``
+    seconds apart; returns its lines."""
     rng = random.Random(seed)
     lines = 0
     t = 1_790_000_000.0
@@ -145,7 +146,7 @@ def generate(path: Path, megabytes: float, seed: int = 7) -> int:
             while streams:
                 conn = rng.choice(list(streams))
                 direction, frame = streams[conn].pop(0)
-                t += rng.random() * 0.01
+                t += rng.random() * pace
                 out.write(encode(FrameRecord(conn, seqs[conn], t, direction, "message", frame,  # type: ignore[arg-type]
                                              transport="stdio")))
                 seqs[conn] += 1

@@ -84,11 +84,11 @@ class Summary:
             self._time(row.started_at, kind)
 
     def _time(self, at: float, kind: str) -> None:
-        self.first_time = at if self.first_time is None else min(self.first_time, at)
-        self.last_time = at if self.last_time is None else max(self.last_time, at)
+        self.first_time = first = at if self.first_time is None else min(self.first_time, at)
+        self.last_time = last = at if self.last_time is None else max(self.last_time, at)
         bucket = int(at // self.width) * self.width
         self.buckets.setdefault(bucket, Counter())[kind] += 1
-        while len(self.buckets) > MAX_BUCKETS and self.width < _WIDTHS[-1]:
+        while (last - first) / self.width > MAX_BUCKETS - 1 and self.width < _WIDTHS[-1]:
             self.width = next(w for w in _WIDTHS if w > self.width)
             merged: dict[int, Counter[str]] = {}
             for start, counts in self.buckets.items():
@@ -96,10 +96,13 @@ class Summary:
             self.buckets = merged
 
     def timeline(self) -> list[tuple[int, Counter[str]]]:
-        """Buckets from the first to the last, empty ones included."""
+        """Buckets from the first to the last, empty ones included (at most about
+        :data:`MAX_BUCKETS`; past the widest bucket, only the non-empty ones)."""
         if not self.buckets:
             return []
         first, last = min(self.buckets), max(self.buckets)
+        if (last - first) // self.width > 4 * MAX_BUCKETS:
+            return sorted(self.buckets.items())
         return [(start, self.buckets.get(start, Counter())) for start in range(first, last + 1, self.width)]
 
     def to_dict(self) -> dict[str, Any]:
