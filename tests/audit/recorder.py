@@ -19,7 +19,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import IO
+from typing import IO, Any
 
 from mcp_verdict.frames import FrameLogWriter, FrameRecord
 
@@ -31,10 +31,11 @@ class Recorder:
         self.seq = 0
         self.lock = threading.Lock()
 
-    def write(self, direction: str, kind: str, data: bytes | None = None, note: str | None = None) -> None:
+    def write(self, direction: str, kind: str, data: bytes | None = None, note: str | None = None,
+              transport: str = "stdio", http: dict[str, Any] | None = None) -> None:
         with self.lock:  # seq and line order agree
             self.writer.write(FrameRecord(self.conn, self.seq, time.time(), direction, kind,  # type: ignore[arg-type]
-                                          data, None, note, "stdio"))
+                                          data, None, note, transport, http))  # type: ignore[arg-type]
             self.seq += 1
 
 
