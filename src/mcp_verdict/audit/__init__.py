@@ -13,6 +13,8 @@ receiver, orjson, and — in ``_arrow`` and ``spark`` only, on first use — pya
 (the [audit] and [spark] extras).
 """
 
+from typing import Any
+
 from ._auditor import Auditor
 from ._formats import FORMATS, detect
 from ._rows import CATEGORIES, FIDELITY, CallRow, Entry, FindingRow, Problem, RoundRow
@@ -24,7 +26,23 @@ LAYER_CONTRACT = {
 }
 """What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""
 
-__all__ = [
+_ARROW = frozenset({"CALL_SCHEMA", "ENTRY_SCHEMA", "FRAME_SCHEMA", "ParquetSink", "audit_batches", "calls_batch",
+                    "frame_batches"})
+
+
+def __getattr__(name: str) -> Any:
+    """The Arrow names load on first use: they need the [audit] extra (pyarrow)."""
+    if name in _ARROW:
+        from .._extras import require
+
+        require("audit", f"mcp_verdict.audit.{name}")
+        from . import _arrow
+
+        return getattr(_arrow, name)
+    raise AttributeError(f"module 'mcp_verdict.audit' has no attribute {name!r}")
+
+
+__all__ = [  # noqa: RUF022 - the core names, then the Arrow names (loaded lazily)
     "CATEGORIES",
     "FIDELITY",
     "FORMATS",
@@ -41,4 +59,11 @@ __all__ = [
     "audit_files",
     "detect",
     "plan",
+    "CALL_SCHEMA",
+    "ENTRY_SCHEMA",
+    "FRAME_SCHEMA",
+    "ParquetSink",
+    "audit_batches",
+    "calls_batch",
+    "frame_batches",
 ]
