@@ -101,6 +101,7 @@ class Auditor:
         self._conns: dict[str, _Conn] = {}
         self._open: dict[tuple[str, int], _Call] = {}
         self._lines: dict[tuple[str, int], tuple[str, int]] = {}  # (conn, seq) of a waiting request -> position
+        self._asked: dict[tuple[str, int], list[_Round]] = {}  # a waiting call's server requests (2025 input)
         self._line = 0
 
     # -- feeding -----------------------------------------------------------------------------
@@ -164,6 +165,8 @@ class Auditor:
                 self._unanswered(event.exchange, event.reason, "closed", out)
         out.extend(self._finish(self._open.pop(key), "closed") for key in [k for k in self._open if k[0] == conn])
         self._conns.pop(conn, None)
+        for key in [k for k in self._asked if k[0] == conn]:
+            del self._asked[key]
         return out
 
     def end(self) -> list[Entry]:
@@ -176,6 +179,7 @@ class Auditor:
                     self._unanswered(event.exchange, event.reason, "log_ended", out)
         out.extend(self._finish(self._open.pop(key), "log_ended") for key in sorted(self._open))
         self._conns.clear()
+        self._asked.clear()
         out.sort(key=lambda e: e.order)
         return out
 
@@ -207,6 +211,7 @@ class Auditor:
             call = self._open.pop(key, None)
             if call is None:
                 call = _Call(exchange, source, line)
+            call.rounds.extend(self._asked.pop(key, ()))
             call.rounds.append(self._round(exchange, verdict, None, line))
             call.verdict = verdict
             call.answered = True
@@ -231,9 +236,26 @@ class Auditor:
             else:
                 self._keep(key, call, out)
             return
+        if exchange.origin == "server":
+            asking = self._asking(exchange)
+            if asking is not None:  # a 2025 server's input request, made while the call waits
+                self.tally["call"] += 2
+                self._asked.setdefault(asking, []).append(self._round(exchange, None, None, line))
+                return
         self.tally["message"] += 2
         if exchange.origin == "client" and exchange.response_peek is not None:
             self._learn(exchange)
+
+    def _asking(self, request: Exchange) -> tuple[str, int] | None:
+        """The tools/call a server request belongs to: the one waiting on the same HTTP exchange,
+        else the only one waiting on the connection."""
+        waiting = [e for e in self._tracker.pending(request.conn) if e.origin == "client" and e.method == "tools/call"]
+        number = request.request.http.get("exchange") if request.request.http else None
+        if number is not None:
+            same = [e for e in waiting if e.request.http and e.request.http.get("exchange") == number]
+            if len(same) == 1:
+                return (same[0].conn, same[0].call)
+        return (waiting[0].conn, waiting[0].call) if len(waiting) == 1 else None
 
     def _unanswered(self, exchange: Exchange, why: str, end: End, out: list[Entry]) -> None:
         source, line = self._position(exchange)
@@ -242,6 +264,7 @@ class Auditor:
                                            (exchange.method in _TASK_METHODS and key in self._open)):
             self.tally["call"] += 1
             call = self._open.pop(key, None) or _Call(exchange, source, line)
+            call.rounds.extend(self._asked.pop(key, ()))
             verdict = unanswered(exchange.context.version, why)
             call.rounds.append(_Round(exchange.method, exchange.request_id, verdict, None,
                                       self._time(exchange.request.at), None, len(exchange.request.data), None,
