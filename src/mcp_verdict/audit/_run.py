@@ -20,7 +20,9 @@ import gzip
 import heapq
 import multiprocessing
 import os
+import queue
 import re
+import threading
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +38,8 @@ MAX_LINE: Final = 256 * 1024 * 1024
 """The longest line read (a frame log line holds a frame of up to the classifier's 64 MiB,
 escaped); a longer one is an unreadable line."""
 _CHUNK: Final = 512
+_AHEAD: Final = 64
+"""Chunks of entries a worker may send before the merge takes them."""
 _ROTATED: Final = re.compile(r"^(?P<base>.+)\.(?P<n>[0-9]+)$")
 
 
@@ -223,14 +227,29 @@ def audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, trusted_ser
         pipes.append(parent)
         processes.append(process)
     read = [0] * jobs
+    queues: list[queue.Queue[tuple[str, Any]]] = [queue.Queue(maxsize=_AHEAD) for _ in range(jobs)]
 
-    def stream(index: int) -> Iterator[Entry]:
+    def drain(index: int) -> None:
+        """Receive a worker's messages as they come, so it never waits for the merge (up to
+        _AHEAD chunks ahead: memory stays bounded)."""
         pipe = pipes[index]
         while True:
             try:
-                kind, value = pipe.recv()
-            except EOFError:
-                raise AuditError(f"audit process {index} ended without its results") from None
+                message = pipe.recv()
+            except (EOFError, OSError):
+                queues[index].put(("ended", None))
+                return
+            queues[index].put(message)
+            if message[0] in ("totals", "error"):
+                return
+
+    readers = [threading.Thread(target=drain, args=(i,), daemon=True) for i in range(jobs)]
+    for reader in readers:
+        reader.start()
+
+    def stream(index: int) -> Iterator[Entry]:
+        while True:
+            kind, value = queues[index].get()
             if kind == "entries":
                 yield from value
             elif kind == "progress":
@@ -240,6 +259,8 @@ def audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, trusted_ser
             elif kind == "totals":
                 totals.add(value)
                 return
+            elif kind == "ended":
+                raise AuditError(f"audit process {index} ended without its results")
             else:
                 raise AuditError(f"audit process {index} failed: {value}")
 
