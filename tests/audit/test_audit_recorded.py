@@ -90,6 +90,7 @@ def test_server_everything_recorded_over_stdio(everything_log: Path) -> None:
     # a 2025 server asks with requests of its own while the call waits: they are the call's input rounds
     assert [r.method for r in elicited.rounds] == ["elicitation/create", "tools/call"]
     assert [r.method for r in by_tool["trigger-sampling-request"].rounds] == ["sampling/createMessage", "tools/call"]
+    assert elicited.naive_false_success is False  # its one answer was the accepted result
     assert by_tool["echo"].server and problems == []
     assert totals.tally["message"] >= 4  # initialize and tools/list, each a request and its answer
     assert totals.lines == sum(1 for _ in everything_log.open("rb"))

@@ -342,7 +342,10 @@ class Auditor:
         if outcome.content_check is not None:
             findings += tuple(FindingRow(f.code, f.severity, f.path, f.message)
                               for f in outcome.content_check.findings)
-        first_accepted = accepted and len(call.rounds) == 1
+        # the naive receiver took the first answer as the end: right only if it was the accepted one
+        # (a 2025 server's own requests during the call are not answers)
+        answers = sum(r.method == "tools/call" or r.method in _TASK_METHODS for r in call.rounds)
+        first_accepted = accepted and answers == 1
         context = first.context
         started = call.rounds[0].started if call.rounds else None
         ended = call.rounds[-1].ended if call.rounds else None
