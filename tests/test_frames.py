@@ -414,3 +414,59 @@ def test_rotating_lines_rotate_whole_lines(tmp_path: Path) -> None:
     assert path.stat().st_size <= 1024 and not (tmp_path / "v.jsonl.2").exists()
     with pytest.raises(ValueError, match="closed"):
         lines.write_line(b"x\n")
+
+
+def test_a_request_reusing_a_waiting_id_replaces_it_and_the_first_is_unanswered() -> None:
+    tracker = Tracker()
+    assert tracker.feed("c", "c2s", CALL % b"1", at=0, seq=0) == []
+    events = tracker.feed("c", "c2s", CALL % b"1", at=1, seq=1)
+    assert [type(e) for e in events] == [Unanswered]
+    assert isinstance(events[0], Unanswered) and events[0].exchange.request.seq == 0
+    assert "reused its id" in events[0].reason
+    answered = tracker.feed("c", "s2c", OK % b"1", at=2, seq=2)
+    assert isinstance(answered[0], Answered) and answered[0].exchange.request.seq == 1
+
+
+@pytest.mark.parametrize(("pair", "answer", "expected"), [
+    (False, OK % b'"7"', Stray),  # JSON-RPC: "7" answers no request 7
+    (True, OK % b'"7"', Answered),  # the audit's reading: the only waiting request with that text
+    (True, OK % b'"8"', Stray),
+    (True, OK % b"7.0", Stray),  # 7.0 is not written 7
+])
+def test_a_mismatched_id_pairs_only_when_asked_and_only_with_the_one_request_of_that_text(
+        pair: bool, answer: bytes, expected: type) -> None:
+    tracker = Tracker(pair_mismatched_ids=pair)
+    tracker.feed("c", "c2s", CALL % b"7", at=0, seq=0)
+    events = tracker.feed("c", "s2c", answer, at=0, seq=1)
+    assert [type(e) for e in events] == [expected]
+
+
+def test_a_typed_match_comes_before_a_mismatched_one() -> None:
+    tracker = Tracker(pair_mismatched_ids=True)
+    tracker.feed("c", "c2s", CALL % b"7", at=0, seq=0)
+    tracker.feed("c", "c2s", b'{"jsonrpc":"2.0","id":"7","method":"ping"}', at=0, seq=1)
+    first = tracker.feed("c", "s2c", OK % b'"7"', at=0, seq=2)[0]  # the ping, by its own type
+    assert isinstance(first, Answered) and first.exchange.method == "ping"
+    second = tracker.feed("c", "s2c", OK % b'"7"', at=0, seq=3)[0]  # then the tools/call 7, by its text
+    assert isinstance(second, Answered) and second.exchange.request_id == 7
+
+
+def test_feed_takes_the_callers_peek_instead_of_reading_again() -> None:
+    tracker = Tracker()
+    tracker.feed("c", "c2s", CALL % b"1", at=0, seq=0)
+    look = peek(OK % b"1")
+    events = tracker.feed("c", "s2c", OK % b"1", at=0, seq=1, look=look)
+    assert isinstance(events[0], Answered) and events[0].exchange.response_peek is look
+
+
+def test_tasks_update_continues_the_call_that_created_the_task() -> None:
+    tracker = Tracker()
+    frames = [
+        ("c2s", CALL % b"1"),
+        ("s2c", b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"T","status":"working"}}'),
+        ("c2s", b'{"jsonrpc":"2.0","id":2,"method":"tasks/update","params":{"taskId":"T","inputResponses":{}}}'),
+        ("s2c", b'{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete"}}'),
+    ]
+    events = _feed(tracker, frames)
+    assert [(e.exchange.call, e.exchange.round, e.exchange.method) for e in events] == [
+        (1, 1, "tools/call"), (1, 2, "tasks/update")]

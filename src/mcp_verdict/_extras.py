@@ -30,6 +30,8 @@ EXTRAS: Final[dict[str, tuple[Needs, ...]]] = {
     "openai-agents": (Needs("agents"), Needs("mcp", "mcp", 2), Needs("httpx2")),
     "langchain": (Needs("langchain_mcp_adapters"), Needs("langchain_core"), Needs("mcp", "mcp", 1), Needs("httpx")),
     "proxy": (Needs("aiohttp"),),
+    "audit": (Needs("pyarrow", "pyarrow", 16),),
+    "spark": (Needs("pyarrow", "pyarrow", 16), Needs("pyspark", "pyspark", 3)),
 }
 """Each extra, and what its presence is checked by."""
 

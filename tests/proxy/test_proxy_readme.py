@@ -14,7 +14,7 @@ from mcp_verdict.proxy import CODES
 from ._peers import PROXY
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
-SECTION = README[README.index("## The proxy"):README.index("## The rules, per version")]
+SECTION = README[README.index("## The proxy"):README.index("## The audit")]
 
 
 def test_the_codes_table_is_the_code_table() -> None:

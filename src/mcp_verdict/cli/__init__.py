@@ -9,7 +9,7 @@ so ``mcp-verdict --help`` and ``classify`` never load it.
 from ._main import EXIT_CODES, main
 
 LAYER_CONTRACT = {
-    "layers": ("verdict", "judgement", "corpus", "kit", "client", "demo", "proxy"),
+    "layers": ("verdict", "judgement", "corpus", "kit", "client", "demo", "proxy", "audit"),
     "libraries": ("click", "rich", "anyio", "jiter"),
 }
 """What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""

@@ -55,6 +55,8 @@ class _LazyGroup(click.Group):
         "demo": ("mcp_verdict.cli._demo:demo_command", "client",
                  "Run every tool of the embedded fault-injecting server through the client."),
         "proxy": ("mcp_verdict.cli._proxy:proxy_command", "proxy", "Judge every answer between a host and a server."),
+        "audit": ("mcp_verdict.cli._audit:audit_command", "audit",
+                  "Audit recorded traffic: every tools/call's verdict, and what a naive receiver concluded."),
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

@@ -26,9 +26,16 @@ What is in force for a request (:class:`Context`), per the version's rules:
   is in force for it).
 
 Rounds: a ``tools/call`` that echoes a ``requestState`` an earlier answer on its connection
-gave continues that call (multi round-trip input); ``tasks/get``, ``tasks/result`` and
-``tasks/cancel`` for a task id an earlier answer created continue the call that created it.
-Each :class:`Exchange` says its ``call`` and ``round``.
+gave continues that call (multi round-trip input); ``tasks/get``, ``tasks/result``,
+``tasks/update`` and ``tasks/cancel`` for a task id an earlier answer created continue the call
+that created it. Each :class:`Exchange` says its ``call`` and ``round``.
+
+A request whose id is still waiting on its connection replaces the earlier request, which is
+returned as :class:`Unanswered` at once (it can no longer be told apart from the new one).
+With ``pair_mismatched_ids=True`` (the audit's reading), an answer whose id matches no waiting
+request by JSON type but equals, written as text, the id of the only waiting request with
+that text (``"7"`` for ``7``) is paired with it; ``classify`` given the request id then finds
+the mismatch (``envelope.id_mismatch``) instead of the call being left unanswered.
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ Origin = Literal["client", "server"]
 VersionSource = Literal["request_meta", "initialize", "header", "default"]
 _META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 _META_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
-_TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/cancel"})
+_TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "tasks/cancel"})
 _STATELESS: Final = frozenset(v for v in VERSIONS if v >= "2026-07-28")
 
 
@@ -146,10 +153,12 @@ class _Connection:
 class Tracker:
     """Follows the conversations of any number of connections (sans-I/O)."""
 
-    def __init__(self, *, default_version: str = LATEST_VERSION, max_answered: int = 100_000) -> None:
+    def __init__(self, *, default_version: str = LATEST_VERSION, max_answered: int = 100_000,
+                 pair_mismatched_ids: bool = False) -> None:
         if default_version not in VERSIONS:
             raise ValueError(f"unknown protocol version {default_version!r}")
         self.default_version = default_version
+        self.pair_mismatched_ids = pair_mismatched_ids
         self._max_answered = max_answered
         self._conns: dict[str, _Connection] = {}
 
@@ -159,18 +168,24 @@ class Tracker:
         return [p.exchange for p in state.pending.values()] if state else []
 
     def feed(self, conn: str, direction: Literal["c2s", "s2c"], data: bytes, *, at: float, seq: int,
-             http: Mapping[str, Any] | None = None) -> list[Event]:
-        """One frame of ``conn``: what it completes. Never raises for any ``data``."""
+             http: Mapping[str, Any] | None = None, look: Peek | None = None) -> list[Event]:
+        """One frame of ``conn``: what it completes. Never raises for any ``data``.
+
+        ``look`` is the frame's :func:`peek` when the caller already has it (it is not read again).
+        """
         state = self._conns.get(conn)
         if state is None:
             state = self._conns[conn] = _Connection()
         state.opened = None
         seen = Seen(bytes(data), at, seq, http)
-        look = peek(data)
+        if look is None:
+            look = peek(data)
         sender: Origin = "client" if direction == "c2s" else "server"
         other: Origin = "server" if sender == "client" else "client"
         if look.kind == "request":
-            self._request(conn, state, sender, look, seen)
+            replaced = self._request(conn, state, sender, look, seen)
+            if replaced is not None:
+                return [Unanswered(replaced, "a new request reused its id before it was answered")]
             return []
         if look.kind == "notification":
             return []
@@ -199,7 +214,7 @@ class Tracker:
         return [Unanswered(p.exchange, reason) for p in state.pending.values()]
 
     # -- requests ------------------------------------------------------------------------------
-    def _request(self, conn: str, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> None:
+    def _request(self, conn: str, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> Exchange | None:
         method = look.method or ""
         params = look.params
         key = (origin, id_key(look.id))
@@ -214,9 +229,11 @@ class Tracker:
         task_id = params.get("taskId") if method in _TASK_METHODS and isinstance(params.get("taskId"), str) else None
         exchange = Exchange(conn, origin, method, look.id, seen, None, context, call, number, tool, task_id)
         exchange_no = seen.http.get("exchange") if seen.http else None
+        replaced = state.pending.pop(key, None)
         state.pending[key] = _Pending(exchange, exchange_no if isinstance(exchange_no, int) else None)
         state.opened = exchange
         state.answered.discard(key)  # an id reused after its answer is a new request
+        return replaced.exchange if replaced is not None else None
 
     def _context(self, state: _Connection, look: Peek, seen: Seen) -> Context:
         params = look.params
@@ -267,7 +284,12 @@ class Tracker:
     # -- answers -------------------------------------------------------------------------------
     def _match(self, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> _Pending | None:
         if look.has_id:
-            return state.pending.get((origin, id_key(look.id)))
+            found = state.pending.get((origin, id_key(look.id)))
+            if found is None and self.pair_mismatched_ids and look.id is not None:
+                text = _id_text(look.id)
+                same = [p for (who, key), p in state.pending.items() if who == origin and _id_text(key[1]) == text]
+                return same[0] if len(same) == 1 else None
+            return found
         if look.kind != "unreadable" and not (look.kind == "error" and "id" not in (look.message or {})):
             return None
         # No readable id: an error without one (the server could not read the request id), or a
@@ -314,6 +336,11 @@ class Tracker:
                 _remember(state.tasks, task_id, exchange.call, self._max_answered)
         return Exchange(exchange.conn, exchange.origin, exchange.method, exchange.request_id, exchange.request,
                         seen, exchange.context, exchange.call, exchange.round, exchange.tool, exchange.task_id, look)
+
+
+def _id_text(value: Any) -> str:
+    """An id as text, whatever its JSON type (``7`` and ``"7"`` both read ``7``)."""
+    return value if isinstance(value, str) else repr(value)
 
 
 def _remember(table: dict[Any, Any], key: Any, value: Any, cap: int) -> None:

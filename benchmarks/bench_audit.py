@@ -1,0 +1,269 @@
+"""Audit throughput and memory, measured side by side in one run (numbers, not assertions).
+
+    python benchmarks/bench_audit.py [--quick] [--memory] [--mb N]
+
+Generates a frame log (format v1, written with ``frames.encode``) of many connections, each a
+2026-07-28 conversation — server/discover, tools/list, then tools/call with the answers real
+servers give: structured successes, text of a few hundred bytes to a few kB, tool errors,
+protocol errors, input_required rounds, tasks polled to completion, and malformed answers
+(``isError: "false"``, a duplicated ``isError``, NaN) — with progress notifications between.
+Then measures on the same file, in this process's turn:
+
+- ``orjson.loads`` of every line (reading the file included): the line throughput to beat;
+- the audit on one process (``jobs=1``) and on two (``jobs=2``), with every entry consumed;
+
+and prints lines/s, the audit's share of orjson's throughput (target ≥ 50%) and the speed-up of
+two processes (target ≥ 1.7×). ``--memory`` also generates a 1 GB log and reports the peak
+resident memory of the audit of 100 MB and of 1 GB (each in a fresh process): bounded means
+the same. Timings on a shared machine are noisy: compare the ratios within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from mcp_verdict.audit import CallRow, audit_files
+from mcp_verdict.frames import FrameRecord, encode
+
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}},
+                                                       "extensions": {"io.modelcontextprotocol/tasks": {}}}}
+TOOLS: dict[str, Any] = {"resultType": "complete", "tools": [
+    {"name": "get_forecast", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True},
+     "outputSchema": {"type": "object", "properties": {"city": {"type": "string"}, "celsius": {"type": "number"}},
+                      "required": ["city", "celsius"]}},
+    {"name": "search_docs", "inputSchema": {"type": "object"}},
+    {"name": "charge_card", "inputSchema": {"type": "object"}},
+    {"name": "confirm_delete", "inputSchema": {"type": "object"}},
+    {"name": "generate_report", "inputSchema": {"type": "object"}},
+]}
+WORDS = ("the", "tool", "returned", "a", "result", "that", "a", "receiver", "must", "judge", "before", "it",
+         "trusts", "any", "of", "it")
+
+
+def _text(rng: random.Random, low: int, high: int) -> str:
+    n = rng.randint(low, high) // 6
+    return " ".join(rng.choice(WORDS) for _ in range(n))
+
+
+def conversation(rng: random.Random, conn: str, start: float, calls: int) -> list[tuple[str, bytes]]:
+    """(direction, frame) of one connection."""
+    frames: list[tuple[str, bytes]] = []
+    ids = iter(range(1, 1_000_000))
+
+    def request(method: str, params: dict[str, object]) -> int:
+        rid = next(ids)
+        frames.append(("c2s", orjson.dumps({"jsonrpc": "2.0", "id": rid, "method": method,
+                                            "params": {**params, "_meta": META}})))
+        return rid
+
+    def answer(rid: int, result: object) -> None:
+        frames.append(("s2c", orjson.dumps({"jsonrpc": "2.0", "id": rid, "result": result})))
+
+    answer(request("server/discover", {}), {"resultType": "complete", "supportedVersions": ["2026-07-28"],
+                                             "capabilities": {"tools": {}},
+                                             "_meta": {"io.modelcontextprotocol/serverInfo": {
+                                                 "name": f"server-{conn[-1]}", "version": "1.0"}}})
+    answer(request("tools/list", {}), TOOLS)
+    for _ in range(calls):
+        shape = rng.random()
+        if shape < 0.35:
+            rid = request("tools/call", {"name": "get_forecast", "arguments": {"city": "Lisbon"}})
+            answer(rid, {"resultType": "complete", "content": [{"type": "text", "text": '{"city":"Lisbon"}'}],
+                         "structuredContent": {"city": "Lisbon", "celsius": 21.5}})
+        elif shape < 0.65:
+            rid = request("tools/call", {"name": "search_docs", "arguments": {"q": "verdict"}})
+            frames.append(("s2c", orjson.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
+                                                "params": {"progressToken": rid, "progress": 0.5}})))
+            answer(rid, {"resultType": "complete", "content": [{"type": "text", "text": _text(rng, 200, 4000)}]})
+        elif shape < 0.75:
+            rid = request("tools/call", {"name": "charge_card", "arguments": {"amount_cents": 1999}})
+            answer(rid, {"resultType": "complete", "isError": True,
+                         "content": [{"type": "text", "text": "card declined"}]})
+        elif shape < 0.80:
+            rid = request("tools/call", {"name": "charge_card", "arguments": {"amount_cents": "x"}})
+            frames.append(("s2c", orjson.dumps({"jsonrpc": "2.0", "id": rid, "error": {
+                "code": -32602, "message": "amount_cents must be an integer"}})))
+        elif shape < 0.87:
+            rid = request("tools/call", {"name": "confirm_delete", "arguments": {"path": "/tmp/x"}})
+            answer(rid, {"resultType": "input_required", "requestState": f"s-{conn}-{rid}", "inputRequests": {
+                "ok": {"method": "elicitation/create", "params": {
+                    "mode": "form", "message": "Delete?", "requestedSchema": {
+                        "type": "object", "properties": {"confirm": {"type": "boolean"}}}}}}})
+            again = request("tools/call", {"name": "confirm_delete", "arguments": {"path": "/tmp/x"},
+                                           "requestState": f"s-{conn}-{rid}", "inputResponses": {
+                                               "ok": {"action": "accept", "content": {"confirm": True}}}})
+            answer(again, {"resultType": "complete", "content": [{"type": "text", "text": "deleted"}]})
+        elif shape < 0.92:
+            rid = request("tools/call", {"name": "generate_report", "arguments": {"title": "Q3"}})
+            task = f"t-{conn}-{rid}"
+            answer(rid, {"resultType": "task", "taskId": task, "status": "working",
+                         "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z",
+                         "ttlMs": 60000, "pollIntervalMs": 100})
+            poll = request("tasks/get", {"taskId": task})
+            answer(poll, {"resultType": "complete", "taskId": task, "status": "completed",
+                          "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:01Z",
+                          "ttlMs": 60000, "result": {"resultType": "complete",
+                                                     "content": [{"type": "text", "text": "report"}]}})
+        else:
+            rid = request("tools/call", {"name": "search_docs", "arguments": {"q": "x"}})
+            bad = rng.choice([b'"isError":"false"', b'"isError":true,"isError":false', b'"score":NaN'])
+            frames.append(("s2c", b'{"jsonrpc":"2.0","id":%d,"result":{"resultType":"complete","content":[],%s}}'
+                           % (rid, bad)))
+    return frames
+
+
+def generate(path: Path, megabytes: float, seed: int = 7, pace: float = 0.01) -> int:
+    """A log of about ``megabytes`` MB, connections interleaved in groups of 8, frames up to ``pace``
+    seconds apart; returns its lines."""
+    rng = random.Random(seed)
+    lines = 0
+    t = 1_790_000_000.0
+    target = int(megabytes * 1024 * 1024)
+    with path.open("wb") as out:
+        group = 0
+        while out.tell() < target:
+            conns = [f"g{group}-c{i}" for i in range(8)]
+            streams = {c: [(c2s_s2c, f) for c2s_s2c, f in conversation(rng, c, t, rng.randint(20, 60))]
+                       for c in conns}
+            seqs = dict.fromkeys(conns, 0)
+            for conn in conns:
+                out.write(encode(FrameRecord(conn, 0, t, "c2s", "open", note="bench", transport="stdio")))
+                seqs[conn] = 1
+                lines += 1
+            while streams:
+                conn = rng.choice(list(streams))
+                direction, frame = streams[conn].pop(0)
+                t += rng.random() * pace
+                out.write(encode(FrameRecord(conn, seqs[conn], t, direction, "message", frame,  # type: ignore[arg-type]
+                                             transport="stdio")))
+                seqs[conn] += 1
+                lines += 1
+                if not streams[conn]:
+                    del streams[conn]
+                    out.write(encode(FrameRecord(conn, seqs[conn], t, "s2c", "close", note="done",
+                                                 transport="stdio")))
+                    lines += 1
+            group += 1
+    return lines
+
+
+def orjson_lines(path: Path) -> tuple[float, int]:
+    start = time.perf_counter()
+    n = 0
+    with path.open("rb") as handle:
+        for line in handle:
+            orjson.loads(line)
+            n += 1
+    return time.perf_counter() - start, n
+
+
+def audit_time(path: Path, jobs: int) -> tuple[float, int]:
+    start = time.perf_counter()
+    _, totals, entries = audit_files([str(path)], jobs=jobs)
+    calls = sum(1 for e in entries if isinstance(e, CallRow))
+    elapsed = time.perf_counter() - start
+    assert totals.lines > 0 and calls > 0
+    return elapsed, totals.lines
+
+
+def judgement_only(path: Path) -> float:
+    """The judgement alone, for the same calls: classify + evaluate (with the tool) + decide of every
+    tools/call answer, paired beforehand (what any audit must spend per call, whatever reads it)."""
+    from mcp_verdict import classify, decide, evaluate
+    from mcp_verdict.frames import Answered, Tracker, decode
+
+    tools = {t["name"]: t for t in TOOLS["tools"]}
+    tracker = Tracker()
+    work = []
+    with path.open("rb") as handle:
+        for line in handle:
+            record = decode(line.rstrip(b"\n"))
+            if getattr(record, "kind", None) != "message" or record.data is None:  # type: ignore[union-attr]
+                continue
+            for event in tracker.feed(record.conn, record.dir, record.data, at=record.t, seq=record.seq):  # type: ignore[union-attr]
+                if isinstance(event, Answered) and event.exchange.method == "tools/call":
+                    exchange = event.exchange
+                    assert exchange.response is not None
+                    work.append((exchange.response.data, exchange.request_id, exchange.context.classify_options(),
+                                 tools.get(exchange.tool or "")))
+    start = time.perf_counter()
+    for data, request_id, options, tool in work:
+        decide(evaluate(classify(data, request_id=request_id if isinstance(request_id, (str, int)) else None,
+                                 **options), tool))
+    return time.perf_counter() - start
+
+
+def peak_rss(path: Path) -> tuple[float, float]:
+    """(peak resident MB, seconds) of a fresh process auditing ``path`` on one core."""
+    code = ("import sys,resource,time;from mcp_verdict.audit import audit_files;t=time.perf_counter();"
+            "_,totals,e=audit_files([sys.argv[1]]);[0 for _ in e];"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024, time.perf_counter()-t)")
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    rss, seconds = out.stdout.split()
+    return float(rss), float(seconds)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="a small log, one round")
+    parser.add_argument("--memory", action="store_true", help="also the 1 GB log's peak memory (slow)")
+    parser.add_argument("--mb", type=float, default=None)
+    parser.add_argument("--rounds", type=int, default=None)
+    args = parser.parse_args()
+    megabytes = args.mb or (8 if args.quick else 100)
+    rounds = args.rounds or (1 if args.quick else 3)
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "frames.jsonl"
+        lines = generate(log, megabytes)
+        size = log.stat().st_size / 1024 / 1024
+        print(f"audit benchmark: {size:.1f} MB frame log, {lines} lines, {os.cpu_count()} cores "
+              f"(shared machine: compare the ratios)")
+        results: dict[str, list[float]] = {"orjson": [], "audit1": [], "audit2": [], "judge": []}
+        for _ in range(rounds):  # side by side, interleaved
+            results["orjson"].append(orjson_lines(log)[0])
+            results["judge"].append(judgement_only(log))
+            results["audit1"].append(audit_time(log, 1)[0])
+            results["audit2"].append(audit_time(log, 2)[0])
+        best = {k: min(v) for k, v in results.items()}
+        share = [o / a for o, a in zip(results["orjson"], results["audit1"], strict=True)]
+        speedup = [a1 / a2 for a1, a2 in zip(results["audit1"], results["audit2"], strict=True)]
+        print("| measure | lines/s (best of rounds) |")
+        print("| --- | --- |")
+        for key, label in (("orjson", "orjson.loads per line"), ("judge", "the judgement alone (per line)"),
+                           ("audit1", "audit, 1 process"), ("audit2", "audit, 2 processes")):
+            print(f"| {label} | {lines / best[key]:,.0f} |")
+        print(f"audit on one core: {100 * max(share):.0f}% of orjson.loads' line throughput "
+              f"(rounds: {', '.join(f'{100 * s:.0f}%' for s in share)}; target ≥ 50%)")
+        floor = [o / j for o, j in zip(results["orjson"], results["judge"], strict=True)]
+        judged = [j / a for j, a in zip(results["judge"], results["audit1"], strict=True)]
+        print(f"the judgement alone (classify + content check + decide of each call, paired beforehand): "
+              f"{100 * max(floor):.0f}% of orjson.loads' line throughput; it is {100 * max(judged):.0f}% of "
+              "the audit's time")
+        print(f"two processes: {max(speedup):.2f}× one (rounds: {', '.join(f'{s:.2f}×' for s in speedup)}; "
+              "target ≥ 1.7×)")
+        if args.memory:
+            rss_small, t_small = peak_rss(log)
+            big = Path(tmp) / "big.jsonl"
+            big_lines = generate(big, 1024, seed=11)
+            rss_big, t_big = peak_rss(big)
+            print(f"peak memory: {megabytes:.0f} MB log {rss_small:.0f} MB resident ({t_small:.0f} s); "
+                  f"1 GB log ({big_lines} lines) {rss_big:.0f} MB resident ({t_big:.0f} s)")
+        print(json.dumps({"lines": lines, "share_of_orjson": max(share), "two_processes": max(speedup)}))
+    _ = resource
+
+
+if __name__ == "__main__":
+    main()

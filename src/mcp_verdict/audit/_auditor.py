@@ -1,0 +1,384 @@
+"""The audit of a recorded conversation, frame by frame (sans-I/O).
+
+An :class:`Auditor` is fed every line of one recording (one log, or one family of rotated
+logs) in order: messages with their connection, direction and time, the log's own records
+(open, close, eof...), and lines that could not be read. It pairs requests and answers with
+:class:`~mcp_verdict.frames.Tracker` (by connection and id with its JSON type; the version,
+capabilities and extensions in force per request; rounds linked by requestState and task id),
+follows each ``tools/call`` through its input rounds and task polls, and when a call is over
+returns its :class:`~mcp_verdict.audit.CallRow`: the final verdict, the content check against
+the tool's outputSchema when the connection's ``tools/list`` answer was recorded, the decision,
+and what a naive ``"result" in response`` receiver concluded from the first answer.
+
+Bounded memory: the state kept is the tracker's (requests in flight), the calls still waiting
+for a continuation (an input_required answer with a requestState, a running task: at most
+``max_open``, the oldest ended early past it), and per open connection its server's name and
+tools. Every line is counted in exactly one category (:data:`~mcp_verdict.audit.CATEGORIES`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+import orjson
+
+from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
+from ..judgement._decide import Action, decide
+from ..judgement._outcome import evaluate
+from ..verdict._kind import Kind
+from ..verdict._verdict import Verdict
+from ..verdict._versions import LATEST_VERSION
+from ._judge import judge_call, judge_task, naive, unanswered
+from ._rows import CATEGORIES, CallRow, End, Entry, Fidelity, FindingRow, Problem, RoundRow
+
+Direction = Literal["c2s", "s2c"]
+END_OF_INPUT: Final = 1 << 62
+"""The order of what the end of the input completes (after every line)."""
+_SERVER_METHODS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
+_TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "tasks/cancel"})
+_WAITING: Final = frozenset({Kind.INPUT_REQUIRED, Kind.TASK})
+
+
+@dataclass(slots=True)
+class _Round:
+    method: str
+    request_id: Any
+    verdict: Verdict | None
+    status: str | None
+    started: float | None
+    ended: float | None
+    request_bytes: int
+    response_bytes: int | None
+    line: int
+    answer_line: int | None
+
+    def row(self) -> RoundRow:
+        return RoundRow(self.method, _id_text(self.request_id), self.verdict.kind.value if self.verdict else None,
+                        self.status, self.started, self.ended, self.request_bytes, self.response_bytes, self.line,
+                        self.answer_line)
+
+
+@dataclass(slots=True)
+class _Call:
+    first: Exchange
+    source: str
+    line: int
+    rounds: list[_Round] = field(default_factory=list)
+    verdict: Verdict | None = None
+    first_verdict: Verdict | None = None
+    naive: str = "no_response"
+    task_id: str | None = None
+    answered: bool = False
+
+
+@dataclass(slots=True)
+class _Conn:
+    server: str | None = None
+    server_version: str | None = None
+    transport: str | None = None
+    tools: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+class Auditor:
+    """Audits one recording (sans-I/O). Set :attr:`source` and :attr:`file_order` before
+    feeding the lines of each file; call :meth:`end` once after the last line."""
+
+    def __init__(self, *, input_format: str = "framelog", fidelity: Fidelity = "wire", family: int = 0,
+                 trusted_server: bool = False, default_version: str = LATEST_VERSION,
+                 max_open: int = 100_000, has_time: bool = True) -> None:
+        self.input_format = input_format
+        self.fidelity: Fidelity = fidelity
+        self.family = family
+        self.trusted_server = trusted_server
+        self.max_open = max_open
+        self.has_time = has_time
+        self.source = ""
+        self.file_order = 0
+        self.tally: dict[str, int] = dict.fromkeys(CATEGORIES, 0)
+        self._tracker = Tracker(default_version=default_version, pair_mismatched_ids=True)
+        self._conns: dict[str, _Conn] = {}
+        self._open: dict[tuple[str, int], _Call] = {}
+        self._lines: dict[tuple[str, int], tuple[str, int]] = {}  # (conn, seq) of a waiting request -> position
+        self._asked: dict[tuple[str, int], list[_Round]] = {}  # a waiting call's server requests (2025 input)
+        self._line = 0
+
+    # -- feeding -----------------------------------------------------------------------------
+    def message(self, conn: str, direction: Direction | None, data: bytes, *, at: float, seq: int, line: int,
+                http: Mapping[str, Any] | None = None, transport: str | None = None) -> list[Entry]:
+        """One JSON-RPC frame (``direction`` None: inferred, for logs that do not say it)."""
+        self._line = line
+        info = self._conns.get(conn)
+        if info is None:
+            info = self._conns[conn] = _Conn()
+        if transport is not None and info.transport is None:
+            info.transport = transport
+        look = peek(data)
+        kind = look.kind
+        if kind == "notification":
+            self.tally["notification"] += 1
+            return []
+        if direction is None:
+            direction = self._direction(conn, look)
+        if kind == "request":
+            self._lines[(conn, seq)] = (self.source, line)
+        events = self._tracker.feed(conn, direction, data, at=at, seq=seq, http=http, look=look)
+        out: list[Entry] = []
+        for event in events:
+            if isinstance(event, Answered):
+                self._answered(event.exchange, out)
+            elif isinstance(event, Unanswered):
+                self._unanswered(event.exchange, event.reason, "reused_id", out)
+            else:
+                self._stray(event, out)
+        return out
+
+    def record(self, conn: str, kind: str, direction: Direction, *, line: int, note: str | None = None,
+               transport: str | None = None) -> list[Entry]:
+        """A frame log record that is no message (open, close, eof, error, noise, refused)."""
+        self._line = line
+        self.tally["transport"] += 1
+        info = self._conns.setdefault(conn, _Conn())
+        if transport is not None and info.transport is None:
+            info.transport = transport
+        if kind == "close" or (kind == "eof" and direction == "s2c" and (transport or info.transport) != "http"):
+            why = "the connection closed before an answer" if kind == "close" else \
+                "the server's stream ended before an answer"
+            return self.close(conn, why)
+        return []
+
+    def unreadable(self, line: int, reason: str, text: bytes = b"") -> Problem:
+        """A line that is not a record of the input's format."""
+        self.tally["unreadable"] += 1
+        return Problem(self.source, line, "unreadable", reason, None, text[:200], self._order(line, "", 0))
+
+    def count(self, category: str) -> None:
+        """A line that needs nothing but counting (``blank``, ``redacted``)."""
+        self.tally[category] += 1
+
+    def close(self, conn: str, why: str = "the connection closed before an answer") -> list[Entry]:
+        """End one connection: its waiting requests are unanswered, its waiting calls end."""
+        out: list[Entry] = []
+        for event in self._tracker.close(conn, why):
+            if isinstance(event, Unanswered):
+                self._unanswered(event.exchange, event.reason, "closed", out)
+        out.extend(self._finish(self._open.pop(key), "closed") for key in [k for k in self._open if k[0] == conn])
+        self._conns.pop(conn, None)
+        for key in [k for k in self._asked if k[0] == conn]:
+            del self._asked[key]
+        return out
+
+    def end(self) -> list[Entry]:
+        """The input ended: every connection still open ends, in a stable order."""
+        self._line = END_OF_INPUT
+        out: list[Entry] = []
+        for conn in sorted(self._conns):
+            for event in self._tracker.close(conn, "the log ends before an answer"):
+                if isinstance(event, Unanswered):
+                    self._unanswered(event.exchange, event.reason, "log_ended", out)
+        out.extend(self._finish(self._open.pop(key), "log_ended") for key in sorted(self._open))
+        self._conns.clear()
+        self._asked.clear()
+        out.sort(key=lambda e: e.order)
+        return out
+
+    @property
+    def lines(self) -> int:
+        return sum(self.tally.values())
+
+    # -- pairing results ---------------------------------------------------------------------
+    def _direction(self, conn: str, look: Peek) -> Direction:
+        if look.kind == "request":
+            return "s2c" if look.method in _SERVER_METHODS else "c2s"
+        if look.has_id:
+            key = id_key(look.id)
+            for exchange in self._tracker.pending(conn):
+                if id_key(exchange.request_id) == key:
+                    return "s2c" if exchange.origin == "client" else "c2s"
+        return "s2c"
+
+    def _position(self, exchange: Exchange) -> tuple[str, int]:
+        return self._lines.pop((exchange.conn, exchange.request.seq), (self.source, self._line))
+
+    def _answered(self, exchange: Exchange, out: list[Entry]) -> None:
+        source, line = self._position(exchange)
+        method = exchange.method
+        key = (exchange.conn, exchange.call)
+        if exchange.origin == "client" and method == "tools/call":
+            self.tally["call"] += 2
+            verdict = judge_call(exchange)
+            call = self._open.pop(key, None)
+            if call is None:
+                call = _Call(exchange, source, line)
+            call.rounds.extend(self._asked.pop(key, ()))
+            call.rounds.append(self._round(exchange, verdict, None, line))
+            call.verdict = verdict
+            call.answered = True
+            if call.first_verdict is None:
+                call.first_verdict = verdict
+                call.naive = naive(exchange.response_peek, exchange.response.data if exchange.response else None)
+            if verdict.kind is Kind.TASK and verdict.task is not None:
+                call.task_id = verdict.task.task_id
+            if verdict.kind in _WAITING and _continues(verdict):
+                self._keep(key, call, out)
+            else:
+                out.append(self._finish(call, "answered"))
+            return
+        if exchange.origin == "client" and method in _TASK_METHODS and key in self._open:
+            self.tally["call"] += 2
+            call = self._open.pop(key)
+            ended, status = judge_task(exchange, call.first.request_id)
+            call.rounds.append(self._round(exchange, ended, status, line))
+            if ended is not None:
+                call.verdict = ended
+                out.append(self._finish(call, "answered"))
+            else:
+                self._keep(key, call, out)
+            return
+        if exchange.origin == "server":
+            asking = self._asking(exchange)
+            if asking is not None:  # a 2025 server's input request, made while the call waits
+                self.tally["call"] += 2
+                self._asked.setdefault(asking, []).append(self._round(exchange, None, None, line))
+                return
+        self.tally["message"] += 2
+        if exchange.origin == "client" and exchange.response_peek is not None:
+            self._learn(exchange)
+
+    def _asking(self, request: Exchange) -> tuple[str, int] | None:
+        """The tools/call a server request belongs to: the one waiting on the same HTTP exchange,
+        else the only one waiting on the connection."""
+        waiting = [e for e in self._tracker.pending(request.conn) if e.origin == "client" and e.method == "tools/call"]
+        number = request.request.http.get("exchange") if request.request.http else None
+        if number is not None:
+            same = [e for e in waiting if e.request.http and e.request.http.get("exchange") == number]
+            if len(same) == 1:
+                return (same[0].conn, same[0].call)
+        return (waiting[0].conn, waiting[0].call) if len(waiting) == 1 else None
+
+    def _unanswered(self, exchange: Exchange, why: str, end: End, out: list[Entry]) -> None:
+        source, line = self._position(exchange)
+        key = (exchange.conn, exchange.call)
+        if exchange.origin == "client" and (exchange.method == "tools/call" or
+                                           (exchange.method in _TASK_METHODS and key in self._open)):
+            self.tally["call"] += 1
+            call = self._open.pop(key, None) or _Call(exchange, source, line)
+            call.rounds.extend(self._asked.pop(key, ()))
+            verdict = unanswered(exchange.context.version, why)
+            call.rounds.append(_Round(exchange.method, exchange.request_id, verdict, None,
+                                      self._time(exchange.request.at), None, len(exchange.request.data), None,
+                                      line, None))
+            call.verdict = verdict
+            if call.first_verdict is None:
+                call.first_verdict = verdict
+            out.append(self._finish(call, end))
+            return
+        self.tally["message"] += 1
+
+    def _stray(self, event: Stray, out: list[Entry]) -> None:
+        unreadable = event.peek.kind == "unreadable" or (event.peek.kind == "invalid" and not event.peek.has_id)
+        category: Literal["stray", "unreadable"] = "unreadable" if unreadable else "stray"
+        self.tally[category] += 1
+        reason = event.reason if not event.peek.problem else f"{event.reason}; unreadable: {event.peek.problem}"
+        out.append(Problem(self.source, self._line, category, reason, event.conn, event.seen.data[:200],
+                           self._order(self._line, event.conn, 0)))
+
+    def _keep(self, key: tuple[str, int], call: _Call, out: list[Entry]) -> None:
+        self._open[key] = call
+        while len(self._open) > self.max_open:
+            oldest = next(iter(self._open))
+            out.append(self._finish(self._open.pop(oldest), "evicted"))
+
+    def _learn(self, exchange: Exchange) -> None:
+        """What an answer tells about its connection: the server (initialize, server/discover)
+        and its tools (tools/list, page by page)."""
+        look = exchange.response_peek
+        result = look.result if look is not None else None
+        if result is None:
+            return
+        info = self._conns.setdefault(exchange.conn, _Conn())
+        if exchange.method in ("initialize", "server/discover"):
+            server = result.get("serverInfo")
+            meta = result.get("_meta")
+            if not isinstance(server, Mapping) and isinstance(meta, Mapping):  # 2026-07-28 server/discover
+                server = meta.get("io.modelcontextprotocol/serverInfo")
+            if isinstance(server, Mapping):
+                name, version = server.get("name"), server.get("version")
+                info.server = name if isinstance(name, str) else info.server
+                info.server_version = version if isinstance(version, str) else info.server_version
+        elif exchange.method == "tools/list":
+            tools = result.get("tools")
+            if isinstance(tools, list):
+                for tool in tools:
+                    if isinstance(tool, Mapping) and isinstance(tool.get("name"), str):
+                        info.tools[tool["name"]] = tool
+
+    # -- rows --------------------------------------------------------------------------------
+    def _time(self, at: float) -> float | None:
+        return at if self.has_time else None
+
+    def _round(self, exchange: Exchange, verdict: Verdict | None, status: str | None, line: int) -> _Round:
+        response = exchange.response
+        return _Round(exchange.method, exchange.request_id, verdict, status, self._time(exchange.request.at),
+                      self._time(response.at) if response else None, len(exchange.request.data),
+                      len(response.data) if response else None, line, self._line if response else None)
+
+    def _order(self, line: int, conn: str, call: int) -> tuple[Any, ...]:
+        if line >= END_OF_INPUT:
+            return (self.family, END_OF_INPUT, 0, conn, call)
+        return (self.family, self.file_order, line, conn, call)
+
+    def _finish(self, call: _Call, end: End) -> CallRow:
+        first = call.first
+        info = self._conns.get(first.conn) or _Conn()
+        verdict = call.verdict
+        assert verdict is not None
+        tool = info.tools.get(first.tool) if first.tool is not None else None
+        outcome = evaluate(verdict, tool, trusted_server=self.trusted_server)
+        decision = decide(outcome)
+        accepted = decision.action is Action.ACCEPT
+        findings = tuple(FindingRow(f.code, f.severity, f.path, f.message) for f in verdict.findings)
+        if outcome.content_check is not None:
+            findings += tuple(FindingRow(f.code, f.severity, f.path, f.message)
+                              for f in outcome.content_check.findings)
+        # the naive receiver took the first answer as the end: right only if it was the accepted one
+        # (a 2025 server's own requests during the call are not answers)
+        answers = sum(r.method == "tools/call" or r.method in _TASK_METHODS for r in call.rounds)
+        first_accepted = accepted and answers == 1
+        context = first.context
+        started = call.rounds[0].started if call.rounds else None
+        ended = call.rounds[-1].ended if call.rounds else None
+        finished = call.answered and verdict.kind not in _WAITING and end in ("answered", "closed", "log_ended")
+        if verdict.kind in _WAITING:
+            finished = False
+        first_kind = call.first_verdict.kind.value if call.first_verdict else None
+        return CallRow(
+            source=call.source, line=call.line, input_format=self.input_format, fidelity=self.fidelity,
+            conn=first.conn, call=first.call, server=info.server, server_version=info.server_version,
+            transport=info.transport, tool=first.tool, request_id=_id_text(first.request_id),
+            protocol_version=context.version, version_source=context.source, extensions=context.extensions,
+            started_at=started, ended_at=ended, rounds=tuple(r.row() for r in call.rounds),
+            kind=verdict.kind.value, first_kind=first_kind, error_code=verdict.error_code, findings=findings,
+            action=decision.action.value, rule=decision.rule, reason=decision.reason, stage=outcome.stage,
+            accepted=accepted, content_checked=bool(outcome.content_check and outcome.content_check.schema_checked),
+            naive=call.naive, naive_false_success=call.naive == "success" and not first_accepted,
+            unknown_effect=decision.action is Action.CHECK_STATE, answered=call.answered, finished=finished,
+            end=end if not (end == "answered" and not call.answered) else "closed", task_id=call.task_id,
+            order=self._order(self._line, first.conn, first.call))
+
+
+def _continues(verdict: Verdict) -> bool:
+    """An answer the tracker can link a continuation to: an input request with a requestState,
+    or a task handle (its id)."""
+    if verdict.kind is Kind.INPUT_REQUIRED:
+        return verdict.request_state is not None
+    return verdict.task is not None
+
+
+def _id_text(value: Any) -> str:
+    """A request id as JSON text (``7`` and ``"7"`` stay apart)."""
+    try:
+        return orjson.dumps(value).decode("utf-8")
+    except TypeError:
+        return repr(value)

@@ -1,0 +1,83 @@
+"""The inputs the audit reads, told apart by their first line, and each line fed to an
+:class:`~mcp_verdict.audit.Auditor` (sans-I/O: lines in, entries out).
+
+=============  ========================================================  ==========
+format         what a line is                                            fidelity
+=============  ========================================================  ==========
+``framelog``   a frame log record (format v1, :mod:`mcp_verdict.frames`:  wire
+               connection, direction, time, the frame's exact bytes)
+``jsonrpc``    one JSON-RPC message, either direction (as many tools     wire, for what
+               log them); the file is one connection, directions are      the line holds
+               inferred (server requests by method, answers by the
+               request waiting with their id), there are no times
+``otlp``       an OTLP JSON trace export (one ``TracesData`` per line,   parsed or status
+               as OpenTelemetry's file exporter writes), read for its
+               ``tools/call`` spans (:mod:`mcp_verdict.audit._otlp`)
+=============  ========================================================  ==========
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+import orjson
+
+from ..frames import LogProblem, decode
+from ._auditor import Auditor
+from ._rows import Entry
+
+Format = Literal["framelog", "jsonrpc", "otlp"]
+FORMATS: Final = ("framelog", "jsonrpc", "otlp")
+FIDELITY_OF: Final = {"framelog": "wire", "jsonrpc": "wire", "otlp": "parsed"}
+
+
+def detect(first: bytes) -> Format | None:
+    """The format of a file from its first non-blank line, or None when it is none of them."""
+    try:
+        value = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    if "v" in value and "conn" in value and "dir" in value:
+        return "framelog"
+    if "resourceSpans" in value:
+        return "otlp"
+    if value.get("jsonrpc") == "2.0" or "method" in value or "result" in value or "error" in value:
+        return "jsonrpc"
+    return None
+
+
+def feed_framelog(auditor: Auditor, number: int, line: bytes) -> list[Entry]:
+    """One frame log line (without its line end)."""
+    record = decode(line, number)
+    if isinstance(record, LogProblem):
+        return [auditor.unreadable(number, record.reason, record.text)]
+    if record.kind == "message":
+        if record.data is None:
+            auditor.count("redacted")
+            return []
+        return auditor.message(record.conn, record.dir, record.data, at=record.t, seq=record.seq, line=number,
+                               http=record.http, transport=record.transport)
+    return auditor.record(record.conn, record.kind, record.dir, line=number, note=record.note,
+                          transport=record.transport)
+
+
+def feed_jsonrpc(auditor: Auditor, number: int, line: bytes) -> list[Entry]:
+    """One JSON-RPC JSON Lines line: the file (``auditor.source``) is the connection."""
+    return auditor.message(auditor.source, None, line, at=0.0, seq=number, line=number)
+
+
+_CONN_PREFIX: Final = b'{"v":1,"conn":"'
+
+
+def framelog_conn(line: bytes) -> bytes | None:
+    """The connection of a frame log line, read cheaply (to share a log's connections among
+    processes): the writer's own key order is read by position; any other line is decoded.
+    None for a line that is not a record."""
+    if line.startswith(_CONN_PREFIX):
+        end = line.find(b'"', len(_CONN_PREFIX))
+        if end > 0 and b"\\" not in line[len(_CONN_PREFIX):end]:
+            return line[len(_CONN_PREFIX):end]
+    record = decode(line)
+    return None if isinstance(record, LogProblem) else record.conn.encode("utf-8", "surrogatepass")

@@ -1,0 +1,108 @@
+"""Judging one round of a call, purely: the verdict of a tools/call answer, of a task request's
+answer, of a request that got none, and what a naive receiver concluded from the first answer.
+
+- A ``tools/call`` answer is classified on its exact bytes with the request's id and the
+  version, capabilities and extensions in force for it (:class:`~mcp_verdict.frames.Context`).
+- ``tasks/get`` (tasks extension, https://github.com/modelcontextprotocol/ext-tasks,
+  specification/draft/tasks.md "Getting Tasks"): the answer is read strictly first (a duplicate
+  key anywhere in it is a wire finding of the call); ``working`` and ``input_required`` keep the
+  call running; ``completed`` inlines the original request's result and ``failed`` its JSON-RPC
+  error, each classified as the answer to the original ``tools/call``; ``cancelled`` leaves the
+  effect unknown (``task.status``).
+- ``tasks/result`` (2025-11-25 tasks) answers with the original request's result itself.
+- ``tasks/update`` and ``tasks/cancel`` are acknowledgements: they judge nothing.
+- A request that got no answer before its connection closed (or the log ended) is
+  ``unclassified`` with ``transport.closed``: its effect is unknown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from ..demo._catalogue import naive_conclusion
+from ..frames import Exchange, Peek
+from ..verdict._classify import DEFAULT_LIMITS, classify
+from ..verdict._findings import finding
+from ..verdict._kind import Kind
+from ..verdict._parser import parse
+from ..verdict._task import STATUSES
+from ..verdict._verdict import Verdict, make_verdict
+
+RUNNING: Final = frozenset({"working", "input_required"})
+
+
+def judge_call(exchange: Exchange) -> Verdict:
+    """The verdict of a tools/call round's answer (``exchange.response`` must be set)."""
+    assert exchange.response is not None
+    return classify(exchange.response.data, request_id=_checkable(exchange.request_id),
+                    **exchange.context.classify_options())
+
+
+def judge_task(exchange: Exchange, original_id: Any) -> tuple[Verdict | None, str | None]:
+    """A task round's (verdict, status): ``(None, status)`` while the task runs or for an
+    acknowledgement; a verdict once the task's end is known."""
+    assert exchange.response is not None
+    options = exchange.context.classify_options()
+    if exchange.method == "tasks/result":
+        return classify(exchange.response.data, request_id=_checkable(exchange.request_id), **options), None
+    value, problem = parse(exchange.response.data, DEFAULT_LIMITS.max_bytes, DEFAULT_LIMITS.max_depth)
+    if problem is not None:
+        return make_verdict(Kind.UNCLASSIFIED, (problem,), exchange.context.version, None), None
+    if exchange.method != "tasks/get":
+        return None, None  # tasks/update, tasks/cancel: acknowledgements
+    message = value if isinstance(value, dict) else {}
+    result = message.get("result")
+    if not isinstance(result, dict):
+        error = message.get("error")
+        if isinstance(error, dict):  # tasks/get itself failed: the task's state is unknown
+            return _local(exchange.context.version, "task.field",
+                          f"tasks/get failed with error {error.get('code')!r}: the task's end is unknown"), None
+        return _local(exchange.context.version, "task.field", "the tasks/get answer carries no result object"), None
+    status = result.get("status")
+    if not isinstance(status, str) or status not in STATUSES:
+        return _local(exchange.context.version, "task.status", f"tasks/get answered status {status!r}"), None
+    envelope: dict[str, Any] = {"jsonrpc": "2.0", "id": original_id}
+    if status == "completed":
+        envelope["result"] = result.get("result")
+        return classify(envelope, request_id=original_id, **options), status
+    if status == "failed":
+        envelope["error"] = result.get("error")
+        return classify(envelope, request_id=original_id, **options), status
+    if status == "cancelled":
+        return _local(exchange.context.version, "task.status",
+                      "the task was cancelled: its effect is unknown"), status
+    return None, status
+
+
+def _checkable(request_id: Any) -> str | int | None:
+    """The request id classify can hold the answer to (a float id, which JSON-RPC advises
+    against, is not checked)."""
+    return request_id if isinstance(request_id, (str, int)) and not isinstance(request_id, bool) else None
+
+
+def unanswered(version: str, why: str) -> Verdict:
+    """The verdict of a request that got no answer."""
+    return _local(version, "transport.closed", why)
+
+
+def _local(version: str, code: str, message: str) -> Verdict:
+    return make_verdict(Kind.UNCLASSIFIED, (finding("", code, message),), version, None)
+
+
+def naive(look: Peek | None, data: bytes | None) -> str:
+    """What the naive receiver (``"result" in json.loads(answer)``, :func:`naive_conclusion`)
+    concludes. When the routing read parsed the answer, json.loads would read the same object
+    (orjson is stricter and keeps the last of duplicate keys, as json does), so it is not read
+    again; anything else goes through json.loads itself, whose RecursionError on a deeply
+    nested answer is a crash of the receiver too."""
+    if data is None:
+        return "no_response"
+    if look is not None and look.kind in ("response", "error", "invalid", "request", "notification"):
+        message: Mapping[str, Any] | None = look.message
+        if look.kind != "invalid" or message is not None:
+            return "success" if message is not None and "result" in message else "failure"
+    try:
+        return naive_conclusion(data)  # a list, a scalar or what orjson refuses: let json decide
+    except RecursionError:
+        return "crash"

@@ -1,0 +1,247 @@
+"""``tools/call`` spans of an OTLP JSON trace export, judged as far as a span can say.
+
+The export is what OpenTelemetry's OTLP file exporter writes: one ``TracesData`` JSON object
+per line (https://opentelemetry.io/docs/specs/otel/protocol/file-exporter/), spans with the MCP
+semantic conventions (https://github.com/open-telemetry/semantic-conventions-genai,
+docs/gen-ai/mcp.md): ``mcp.method.name``, ``jsonrpc.request.id``, ``gen_ai.tool.name``,
+``mcp.session.id``, ``mcp.protocol.version``, ``error.type`` / ``rpc.response.status_code``,
+and, opt-in, ``gen_ai.tool.call.result``.
+
+What a span can show, per row (``fidelity``):
+
+- ``parsed``: the span records the result (``gen_ai.tool.call.result``). It is classified as
+  the text the instrumentation recorded, wrapped in a JSON-RPC envelope: what the result holds
+  is judged (isError, resultType, content blocks, structuredContent), but not the wire — the
+  envelope (id, jsonrpc member) is ours, and a result the instrumentation re-serialised has
+  already lost duplicate keys and NaNs (``isError: "false"`` survives, a duplicated one does not).
+- ``status``: no result. A JSON-RPC error code in ``error.type`` is a protocol_error with that
+  code; ``error.type: "tool_error"`` is a tool error (its content unknown); any other
+  ``error.type`` is the client's own failure (an exception: the effect is unknown). A span with
+  no error and no result is counted, and not judged (``kind`` is empty): a result arrived, so a
+  naive receiver called it a success, and nothing in the span says whether it was one.
+
+A call traced on both sides (the client's span and the server's, in one trace with the same
+request id and tool) is one call: the two spans are merged (within a window of spans).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import orjson
+
+from ..judgement._decide import Action, decide
+from ..judgement._outcome import evaluate
+from ..verdict._classify import classify
+from ..verdict._versions import VERSIONS
+from ._auditor import END_OF_INPUT, Auditor
+from ._judge import naive as naive_of
+from ._judge import unanswered
+from ._rows import CallRow, Entry, FindingRow, RoundRow
+
+_WINDOW: Final = 10_000
+_SPAN_KINDS: Final = {1: "internal", 2: "server", 3: "client", 4: "producer", 5: "consumer",
+                      "SPAN_KIND_SERVER": "server", "SPAN_KIND_CLIENT": "client"}
+
+
+def _value(raw: Any) -> Any:
+    if not isinstance(raw, Mapping):
+        return None
+    for key in ("stringValue", "boolValue", "doubleValue"):
+        if key in raw:
+            return raw[key]
+    if "intValue" in raw:
+        try:
+            return int(raw["intValue"])
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def _attributes(raw: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if isinstance(raw, list):
+        for item in raw:
+            if isinstance(item, Mapping) and isinstance(item.get("key"), str):
+                out[item["key"]] = _value(item.get("value"))
+    return out
+
+
+def _nanos(raw: Any) -> float | None:
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        return None
+    return value / 1e9 if value > 0 else None
+
+
+@dataclass
+class _Span:
+    trace: str
+    kind: str
+    name: str
+    attributes: dict[str, Any]
+    service: str | None
+    start: float | None
+    end: float | None
+    status_message: str | None
+    line: int
+    merged: list[_Span] = field(default_factory=list)
+
+    @property
+    def tool(self) -> str | None:
+        name = self.attributes.get("gen_ai.tool.name")
+        if isinstance(name, str):
+            return name
+        _, found, rest = self.name.partition("tools/call ")
+        return rest.strip() or None if found else None
+
+    @property
+    def request_id(self) -> str | None:
+        value = self.attributes.get("jsonrpc.request.id")
+        return None if value is None else str(value)
+
+    def get(self, key: str) -> Any:
+        for span in (self, *self.merged):
+            if span.attributes.get(key) is not None:
+                return span.attributes[key]
+        return None
+
+
+class OtlpReader:
+    """Reads an OTLP JSON export line by line into call rows of an :class:`Auditor`'s input."""
+
+    def __init__(self, auditor: Auditor) -> None:
+        self.auditor = auditor
+        self._waiting: OrderedDict[tuple[str, str, str | None], _Span] = OrderedDict()
+        self._calls = 0
+
+    def line(self, number: int, line: bytes) -> Iterator[Entry]:
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            yield self.auditor.unreadable(number, f"not JSON: {exc}", line)
+            return
+        if not isinstance(value, dict) or not isinstance(value.get("resourceSpans"), list):
+            yield self.auditor.unreadable(number, "not an OTLP TracesData object (no resourceSpans)", line)
+            return
+        spans = list(self._spans(value, number))
+        self.auditor.count("call" if spans else "message")
+        for span in spans:
+            yield from self._add(span, number)
+
+    def end(self) -> Iterator[Entry]:
+        while self._waiting:
+            _, span = self._waiting.popitem(last=False)
+            yield self._row(span, END_OF_INPUT)
+
+    def _spans(self, value: Mapping[str, Any], number: int) -> Iterator[_Span]:
+        for resource_spans in value["resourceSpans"]:
+            if not isinstance(resource_spans, Mapping):
+                continue
+            resource = resource_spans.get("resource")
+            service = _attributes(resource.get("attributes") if isinstance(resource, Mapping) else None).get(
+                "service.name")
+            for scope in resource_spans.get("scopeSpans") or ():
+                if not isinstance(scope, Mapping):
+                    continue
+                for span in scope.get("spans") or ():
+                    if not isinstance(span, Mapping):
+                        continue
+                    attributes = _attributes(span.get("attributes"))
+                    if attributes.get("mcp.method.name") != "tools/call":
+                        continue
+                    status = span.get("status")
+                    message = status.get("message") if isinstance(status, Mapping) else None
+                    yield _Span(str(span.get("traceId") or ""), _SPAN_KINDS.get(span.get("kind"), "internal"),
+                                str(span.get("name") or ""), attributes,
+                                service if isinstance(service, str) else None,
+                                _nanos(span.get("startTimeUnixNano")), _nanos(span.get("endTimeUnixNano")),
+                                message if isinstance(message, str) else None, number)
+
+    def _add(self, span: _Span, number: int) -> Iterator[Entry]:
+        if span.request_id is None:
+            yield self._row(span, number)
+            return
+        key = (span.trace, span.request_id, span.tool)
+        other = self._waiting.pop(key, None)
+        if other is not None and other.kind != span.kind:
+            client, server = (other, span) if other.kind == "client" else (span, other)
+            client.merged.append(server)
+            yield self._row(client, number)
+            return
+        if other is not None:
+            yield self._row(other, number)
+        self._waiting[key] = span
+        while len(self._waiting) > _WINDOW:
+            _, oldest = self._waiting.popitem(last=False)
+            yield self._row(oldest, number)
+
+    def _row(self, span: _Span, completed: int) -> CallRow:
+        auditor = self.auditor
+        self._calls += 1
+        version = span.get("mcp.protocol.version")
+        version = version if isinstance(version, str) and version in VERSIONS else auditor._tracker.default_version
+        request_id = span.request_id or ""
+        conn = str(span.get("mcp.session.id") or span.trace or auditor.source)
+        result = span.get("gen_ai.tool.call.result")
+        error_type = span.get("error.type")
+        fidelity = "status"
+        verdict = None
+        naive = "success"
+        if isinstance(result, str):
+            fidelity = "parsed"
+            envelope_id = request_id if request_id.lstrip("-").isdigit() else orjson.dumps(request_id).decode()
+            wire = b'{"jsonrpc":"2.0","id":' + envelope_id.encode() + b',"result":' + result.encode(
+                "utf-8", "surrogatepass") + b"}"
+            verdict = classify(wire, version=version)
+            naive = naive_of(None, wire)
+        elif isinstance(error_type, str) and error_type.lstrip("-").isdigit():
+            error = {"code": int(error_type), "message": span.status_message or ""}
+            verdict = classify({"jsonrpc": "2.0", "id": 1, "error": error}, version=version)
+            naive = "failure"
+        elif error_type == "tool_error":
+            tool_result: dict[str, Any] = {"content": [], "isError": True}
+            if version >= "2026-07-28":
+                tool_result["resultType"] = "complete"
+            verdict = classify({"jsonrpc": "2.0", "id": 1, "result": tool_result}, version=version)
+        elif isinstance(error_type, str):
+            verdict = unanswered(version, f"the client failed: {error_type}"
+                                          + (f" ({span.status_message})" if span.status_message else ""))
+            naive = "no_response"
+        outcome = evaluate(verdict) if verdict is not None else None
+        decision = decide(outcome) if outcome is not None else None
+        accepted = decision is not None and decision.action is Action.ACCEPT
+        findings = tuple(FindingRow(f.code, f.severity, f.path, f.message) for f in verdict.findings) if verdict \
+            else ()
+        if outcome is not None and outcome.content_check is not None:
+            findings += tuple(FindingRow(f.code, f.severity, f.path, f.message) for f in outcome.content_check.findings)
+        server_span = next((s for s in (span, *span.merged) if s.kind == "server"), None)
+        kind = verdict.kind.value if verdict is not None else None
+        order = (auditor.family, END_OF_INPUT, 0, conn, self._calls) if completed >= END_OF_INPUT else (
+            auditor.family, auditor.file_order, completed, conn, self._calls)
+        return CallRow(
+            source=auditor.source, line=span.line, input_format="otlp", fidelity=fidelity,  # type: ignore[arg-type]
+            conn=conn, call=self._calls,
+            server=(server_span.service if server_span else None) or _str(span.get("server.address")),
+            server_version=None, transport=_str(span.get("network.transport")), tool=span.tool,
+            request_id=request_id, protocol_version=version, version_source="default"
+            if span.get("mcp.protocol.version") is None else "request_meta", extensions=(),
+            started_at=span.start, ended_at=span.end,
+            rounds=(RoundRow("tools/call", request_id, kind, None, span.start, span.end, 0, None, span.line,
+                             span.line),),
+            kind=kind, first_kind=kind, error_code=verdict.error_code if verdict else None, findings=findings,
+            action=decision.action.value if decision else None, rule=decision.rule if decision else None,
+            reason=decision.reason if decision else "the span records no result: nothing to judge",
+            stage=outcome.stage if outcome else None, accepted=accepted, content_checked=False, naive=naive,
+            naive_false_success=None if verdict is None else (naive == "success" and not accepted),
+            unknown_effect=decision is not None and decision.action is Action.CHECK_STATE,
+            answered=naive != "no_response", finished=kind not in ("input_required", "task"), end="answered",
+            task_id=None, order=order)
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

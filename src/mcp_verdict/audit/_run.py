@@ -1,0 +1,282 @@
+"""Auditing files (the edge of the audit: opens and reads them, runs processes).
+
+Files are grouped into *recordings*: a log and the files it was rotated into (``NAME``,
+``NAME.1``, ``NAME.2``... — a connection may span them, so they are read oldest first as one
+stream); every other file is a recording of its own. Each line is read with a length bound
+(a longer line is an unreadable line, skipped to its end), so memory stays bounded whatever
+the file holds. gzip files are read through gzip.
+
+``jobs > 1`` starts that many processes. Each reads every file but audits only the lines it
+owns: a frame log's connections are shared among them by a hash of the connection id (a
+connection's frames stay in one process, in order), lines without a connection by line
+number, and a JSON-RPC or OTLP file (one conversation, or spans that need no pairing) goes to
+one process whole. Their entries come back in the order they were completed (file, line,
+connection, call), merged, so the output is the same whatever ``jobs`` is.
+"""
+
+from __future__ import annotations
+
+import gzip
+import heapq
+import multiprocessing
+import os
+import queue
+import re
+import threading
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Final, cast
+
+from ._auditor import Auditor
+from ._formats import FIDELITY_OF, Format, detect, feed_framelog, feed_jsonrpc, framelog_conn
+from ._otlp import OtlpReader
+from ._rows import CATEGORIES, Entry
+
+MAX_LINE: Final = 256 * 1024 * 1024
+"""The longest line read (a frame log line holds a frame of up to the classifier's 64 MiB,
+escaped); a longer one is an unreadable line."""
+_CHUNK: Final = 512
+_AHEAD: Final = 64
+"""Chunks of entries a worker may send before the merge takes them."""
+_ROTATED: Final = re.compile(r"^(?P<base>.+)\.(?P<n>[0-9]+)$")
+
+
+class AuditError(Exception):
+    """An input that cannot be audited at all (missing, unreadable, of no known format)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    path: str
+    format: Format
+    fidelity: str
+    recording: int
+    order: int
+    size: int
+
+
+@dataclass
+class Totals:
+    """What the whole audit read: lines per category (they add up to ``lines``)."""
+
+    tally: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CATEGORIES, 0))
+    bytes_read: int = 0
+
+    @property
+    def lines(self) -> int:
+        return sum(self.tally.values())
+
+    def add(self, other: dict[str, int]) -> None:
+        for key, value in other.items():
+            self.tally[key] = self.tally.get(key, 0) + value
+
+
+def _open(path: str) -> IO[bytes]:
+    handle = open(path, "rb")  # noqa: SIM115 - closed by the caller
+    if handle.read(2) == b"\x1f\x8b":
+        handle.close()
+        return cast(IO[bytes], gzip.open(path, "rb"))
+    handle.seek(0)
+    return handle
+
+
+def _lines(handle: IO[bytes]) -> Iterator[tuple[int, bytes | None, int]]:
+    """(number, line without its end or None when too long, bytes consumed) for every line."""
+    number = 0
+    while True:
+        line = handle.readline(MAX_LINE + 1)
+        if not line:
+            return
+        number += 1
+        size = len(line)
+        if len(line) > MAX_LINE and not line.endswith(b"\n"):
+            while True:  # skip the rest of the line, bounded reads
+                rest = handle.readline(MAX_LINE)
+                size += len(rest)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield number, None, size
+            continue
+        yield number, line.rstrip(b"\r\n"), size
+
+
+def _first_line(path: str) -> bytes:
+    with _open(path) as handle:
+        for _, line, _ in _lines(handle):
+            if line is None or line.strip():
+                return line or b""
+    return b""
+
+
+def plan(paths: Sequence[str], format: str = "auto") -> list[Input]:
+    """The inputs in reading order, with their format (detected unless given) and recording."""
+    families: dict[str, list[tuple[int, str]]] = {}
+    names = set(paths)
+    for path in paths:
+        if not os.path.isfile(path):
+            raise AuditError(f"{path}: no such file")
+        match = _ROTATED.match(path)
+        base, n = (match["base"], int(match["n"])) if match and (
+            match["base"] in names or any(_ROTATED.match(p) and p != path and p.rsplit(".", 1)[0] == match["base"]
+                                          for p in names)) else (path, 0)
+        families.setdefault(base, []).append((n, path))
+    inputs = []
+    for recording, members in enumerate(families.values()):
+        for order, (_, path) in enumerate(sorted(members, key=lambda m: -m[0])):
+            if format == "auto":
+                try:
+                    found = detect(_first_line(path))
+                except OSError as exc:
+                    raise AuditError(f"{path}: {exc.strerror or exc}") from None
+                if found is None:
+                    raise AuditError(f"{path}: not a frame log, JSON-RPC JSON Lines or an OTLP JSON export "
+                                     "(its first line is none of them); name the format with --format")
+                chosen: Format = found
+            else:
+                chosen = format  # type: ignore[assignment]
+            inputs.append(Input(path, chosen, FIDELITY_OF[chosen], recording, order, os.path.getsize(path)))
+    return inputs
+
+
+def _owner(entry_format: str, line: bytes | None, number: int, key: str, jobs: int) -> int:
+    if entry_format != "framelog":
+        return zlib.crc32(key.encode("utf-8", "surrogatepass")) % jobs
+    conn = framelog_conn(line) if line else None
+    if conn is None:
+        return number % jobs
+    return zlib.crc32(key.encode("utf-8", "surrogatepass") + b"\0" + conn) % jobs
+
+
+def _audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, index: int = 0, trusted_server: bool = False,
+           progress: Callable[[int], None] | None = None) -> Iterator[Entry]:
+    """The entries of every input this process owns, recording by recording, in order."""
+    by_recording: dict[int, list[Input]] = {}
+    for item in inputs:
+        by_recording.setdefault(item.recording, []).append(item)
+    for recording, members in by_recording.items():
+        first = members[0]
+        auditor = Auditor(input_format=first.format, fidelity="wire", family=recording,
+                          trusted_server=trusted_server, has_time=first.format != "jsonrpc")
+        key = Path(members[-1].path).as_posix()
+        for item in members:
+            auditor.source = item.path
+            auditor.file_order = item.order
+            otlp = OtlpReader(auditor) if item.format == "otlp" else None
+            feed = feed_framelog if item.format == "framelog" else feed_jsonrpc
+            with _open(item.path) as handle:
+                for number, line, size in _lines(handle):
+                    totals.bytes_read += size
+                    if progress is not None and number % 4096 == 0:
+                        progress(totals.bytes_read)
+                    if jobs > 1 and _owner(item.format, line, number, key, jobs) != index:
+                        continue
+                    if line is None:
+                        yield auditor.unreadable(number, f"the line is longer than {MAX_LINE} bytes")
+                        continue
+                    if not line.strip():
+                        auditor.count("blank")
+                        continue
+                    if otlp is not None:
+                        yield from otlp.line(number, line)
+                    else:
+                        yield from feed(auditor, number, line)
+            if otlp is not None:
+                yield from otlp.end()
+        yield from auditor.end()
+        totals.add(auditor.tally)
+    if progress is not None:
+        progress(totals.bytes_read)
+
+
+def _worker(inputs: Sequence[Input], jobs: int, index: int, trusted_server: bool, pipe: Any) -> None:
+    totals = Totals()
+    chunk: list[Entry] = []
+    try:
+        for entry in _audit(inputs, totals, jobs=jobs, index=index, trusted_server=trusted_server,
+                            progress=lambda n: pipe.send(("progress", n))):
+            chunk.append(entry)
+            if len(chunk) >= _CHUNK:
+                pipe.send(("entries", chunk))
+                chunk = []
+        if chunk:
+            pipe.send(("entries", chunk))
+        pipe.send(("totals", totals.tally))
+    except Exception as exc:  # reported to the parent, which raises it
+        pipe.send(("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        pipe.close()
+
+
+def audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, trusted_server: bool = False,
+          progress: Callable[[int], None] | None = None) -> Iterator[Entry]:
+    """Every entry of the inputs, in a stable order (the same for any ``jobs``); ``totals`` is
+    filled in as the lines are read (complete once the iterator is exhausted)."""
+    if jobs <= 1:
+        yield from _audit(inputs, totals, trusted_server=trusted_server, progress=progress)
+        return
+    context = multiprocessing.get_context("spawn")
+    pipes, processes = [], []
+    for index in range(jobs):
+        parent, child = context.Pipe(duplex=False)
+        process = context.Process(target=_worker, args=(list(inputs), jobs, index, trusted_server, child),
+                                  daemon=True)
+        process.start()
+        child.close()
+        pipes.append(parent)
+        processes.append(process)
+    read = [0] * jobs
+    queues: list[queue.Queue[tuple[str, Any]]] = [queue.Queue(maxsize=_AHEAD) for _ in range(jobs)]
+
+    def drain(index: int) -> None:
+        """Receive a worker's messages as they come, so it never waits for the merge (up to
+        _AHEAD chunks ahead: memory stays bounded)."""
+        pipe = pipes[index]
+        while True:
+            try:
+                message = pipe.recv()
+            except (EOFError, OSError):
+                queues[index].put(("ended", None))
+                return
+            queues[index].put(message)
+            if message[0] in ("totals", "error"):
+                return
+
+    readers = [threading.Thread(target=drain, args=(i,), daemon=True) for i in range(jobs)]
+    for reader in readers:
+        reader.start()
+
+    def stream(index: int) -> Iterator[Entry]:
+        while True:
+            kind, value = queues[index].get()
+            if kind == "entries":
+                yield from value
+            elif kind == "progress":
+                read[index] = value
+                if progress is not None:
+                    progress(sum(read) // jobs)
+            elif kind == "totals":
+                totals.add(value)
+                return
+            elif kind == "ended":
+                raise AuditError(f"audit process {index} ended without its results")
+            else:
+                raise AuditError(f"audit process {index} failed: {value}")
+
+    try:
+        yield from heapq.merge(*(stream(i) for i in range(jobs)), key=lambda e: e.order)
+        totals.bytes_read = sum(item.size for item in inputs)
+    finally:
+        for process in processes:
+            process.join(timeout=5)
+            if process.is_alive():
+                process.terminate()
+
+
+def audit_files(paths: Iterable[str], *, format: str = "auto", jobs: int = 1,
+                trusted_server: bool = False) -> tuple[list[Input], Totals, Iterator[Entry]]:
+    """Plan and audit files: (the inputs, the totals filled in as the entries are read, the entries)."""
+    inputs = plan(list(paths), format)
+    totals = Totals()
+    return inputs, totals, audit(inputs, totals, jobs=jobs, trusted_server=trusted_server)

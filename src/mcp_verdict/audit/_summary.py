@@ -1,0 +1,121 @@
+"""The report's figures, gathered as the entries stream by (bounded memory: counters, a
+bounded time histogram and the first examples of each list).
+
+- totals by verdict kind and by decision;
+- **naive false successes**: calls whose first answer a naive ``"result" in response``
+  receiver took as success and mcp-verdict does not accept, by server and tool;
+- top findings, and findings by server;
+- calls with an unknown effect (decision ``check_state``);
+- kinds over time (buckets that widen as the recording grows, at most :data:`MAX_BUCKETS`);
+- the problems (unreadable and stray lines) and the line counts.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from ._rows import CallRow, Entry, Problem
+
+MAX_BUCKETS: Final = 120
+EXAMPLES: Final = 20
+_WIDTHS: Final = (1, 5, 15, 60, 300, 900, 3600, 6 * 3600, 86400, 7 * 86400, 30 * 86400, 365 * 86400)
+UNJUDGED: Final = "not judged"
+
+
+def server_name(row: CallRow) -> str:
+    return row.server or "(unknown server)"
+
+
+@dataclass
+class Summary:
+    calls: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)
+    actions: Counter[str] = field(default_factory=Counter)
+    naive: Counter[str] = field(default_factory=Counter)
+    false_successes: int = 0
+    false_by_tool: Counter[tuple[str, str]] = field(default_factory=Counter)
+    calls_by_tool: Counter[tuple[str, str]] = field(default_factory=Counter)
+    findings: Counter[str] = field(default_factory=Counter)
+    findings_by_server: Counter[tuple[str, str]] = field(default_factory=Counter)
+    fidelity: Counter[str] = field(default_factory=Counter)
+    unknown_effect: int = 0
+    unknown_examples: list[CallRow] = field(default_factory=list)
+    false_examples: list[CallRow] = field(default_factory=list)
+    problems: Counter[str] = field(default_factory=Counter)
+    problem_examples: list[Problem] = field(default_factory=list)
+    unfinished: int = 0
+    width: int = _WIDTHS[0]
+    buckets: dict[int, Counter[str]] = field(default_factory=dict)
+    first_time: float | None = None
+    last_time: float | None = None
+
+    def add(self, entry: Entry) -> None:
+        if isinstance(entry, Problem):
+            self.problems[entry.category] += 1
+            if len(self.problem_examples) < EXAMPLES:
+                self.problem_examples.append(entry)
+            return
+        row = entry
+        kind = row.kind or UNJUDGED
+        self.calls += 1
+        self.kinds[kind] += 1
+        self.actions[row.action or UNJUDGED] += 1
+        self.naive[row.naive] += 1
+        self.fidelity[row.fidelity] += 1
+        key = (server_name(row), row.tool or "(no tool name)")
+        self.calls_by_tool[key] += 1
+        if row.naive_false_success:
+            self.false_successes += 1
+            self.false_by_tool[key] += 1
+            if len(self.false_examples) < EXAMPLES:
+                self.false_examples.append(row)
+        for item in {f.code for f in row.findings}:
+            self.findings[item] += 1
+            self.findings_by_server[(key[0], item)] += 1
+        if row.unknown_effect:
+            self.unknown_effect += 1
+            if len(self.unknown_examples) < EXAMPLES:
+                self.unknown_examples.append(row)
+        if not row.finished:
+            self.unfinished += 1
+        if row.started_at is not None:
+            self._time(row.started_at, kind)
+
+    def _time(self, at: float, kind: str) -> None:
+        self.first_time = first = at if self.first_time is None else min(self.first_time, at)
+        self.last_time = last = at if self.last_time is None else max(self.last_time, at)
+        bucket = int(at // self.width) * self.width
+        self.buckets.setdefault(bucket, Counter())[kind] += 1
+        while (last - first) / self.width > MAX_BUCKETS - 1 and self.width < _WIDTHS[-1]:
+            self.width = next(w for w in _WIDTHS if w > self.width)
+            merged: dict[int, Counter[str]] = {}
+            for start, counts in self.buckets.items():
+                merged.setdefault(int(start // self.width) * self.width, Counter()).update(counts)
+            self.buckets = merged
+
+    def timeline(self) -> list[tuple[int, Counter[str]]]:
+        """Buckets from the first to the last, empty ones included (at most about
+        :data:`MAX_BUCKETS`; past the widest bucket, only the non-empty ones)."""
+        if not self.buckets:
+            return []
+        first, last = min(self.buckets), max(self.buckets)
+        if (last - first) // self.width > 4 * MAX_BUCKETS:
+            return sorted(self.buckets.items())
+        return [(start, self.buckets.get(start, Counter())) for start in range(first, last + 1, self.width)]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls, "kinds": dict(self.kinds), "actions": dict(self.actions),
+            "naive": dict(self.naive), "naive_false_successes": self.false_successes,
+            "naive_false_successes_by_tool": [{"server": s, "tool": t, "false_successes": n,
+                                               "calls": self.calls_by_tool[(s, t)]}
+                                              for (s, t), n in self.false_by_tool.most_common()],
+            "findings": dict(self.findings.most_common()),
+            "findings_by_server": [{"server": s, "finding": f, "calls": n}
+                                   for (s, f), n in self.findings_by_server.most_common()],
+            "unknown_effect": self.unknown_effect, "unfinished": self.unfinished,
+            "fidelity": dict(self.fidelity), "problems": dict(self.problems),
+            "first_time": self.first_time, "last_time": self.last_time,
+        }

@@ -1,0 +1,173 @@
+"""``mcp-verdict audit``: recorded traffic → a verdict per tools/call and a report.
+
+Reads frame logs (the format the proxy and the tap write), plain JSON-RPC JSON Lines and OTLP
+JSON trace exports (detected, or named with ``--format``), streams them through the audit
+(``--jobs N`` processes) and prints the report: totals by kind and decision, the calls a naive
+``"result" in response`` receiver took as success that mcp-verdict does not accept (by server
+and tool), the top findings, the calls with an unknown effect, the unreadable lines, and the
+line counts, which add up. ``--json`` prints one JSON object per call and per problem line,
+then the summary; ``--parquet`` and ``--html`` write the calls table and the page.
+
+Exit status: 0 no naive false success found, 1 at least one, 2 usage error, 3 an input cannot
+be read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, Final
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+from rich.table import Table
+
+from ..audit import FORMATS, AuditError, CallRow, Problem, Totals, plan
+from ..audit._rows import FIDELITY
+from ..audit._run import audit
+from ..audit._summary import Summary
+from ._term import literal
+
+PROGRESS_ABOVE: Final = 32 * 1024 * 1024
+"""Inputs larger than this get a progress bar (on a terminal)."""
+_KIND_STYLE: Final = {"normal_complete": "green", "tool_error": "yellow", "input_required": "cyan", "task": "blue",
+                      "protocol_error": "magenta", "unclassified": "bold red"}
+
+
+@click.command("audit")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--format", "format_", type=click.Choice(["auto", *FORMATS]), default="auto", show_default=True,
+              help="The input format (auto: detected from each file's first line).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object per call and per problem, then the summary.")
+@click.option("--parquet", "parquet", type=click.Path(dir_okay=False),
+              help="Write one row per call to this Parquet file.")
+@click.option("--html", "html", type=click.Path(dir_okay=False),
+              help="Write the report as one self-contained HTML page.")
+@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Processes to audit with.")
+@click.option("--trusted", is_flag=True, help="Trust the servers' tool annotations (read-only, idempotent).")
+def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: str | None, html: str | None,
+                  jobs: int, trusted: bool) -> None:
+    """Audit recorded MCP traffic: the verdict of every tools/call, and what a naive receiver concluded.
+
+    FILES are frame logs, JSON-RPC JSON Lines or OTLP JSON trace exports (rotated logs NAME,
+    NAME.1... are read as one recording). Exit status: 0 no naive false success, 1 some,
+    2 usage error, 3 an input cannot be read.
+    """
+    try:
+        inputs = plan(list(files), format_)
+    except AuditError as exc:
+        click.echo(f"mcp-verdict audit: {exc}", err=True)
+        sys.exit(3)
+    sink = None
+    if parquet is not None:
+        from .._extras import MissingExtra, require
+
+        try:
+            require("audit", "mcp-verdict audit --parquet")
+        except MissingExtra as exc:
+            click.echo(f"mcp-verdict: {exc}", err=True)
+            sys.exit(2)
+        from ..audit._arrow import ParquetSink
+
+        sink = ParquetSink(parquet)
+    summary = Summary()
+    totals = Totals()
+    size = sum(item.size for item in inputs)
+    err = Console(stderr=True)
+    show = size > PROGRESS_ABOVE and err.is_terminal and not os.environ.get("CI")
+    progress = Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
+                        TransferSpeedColumn(), TimeRemainingColumn(), console=err, transient=True, disable=not show)
+    out = sys.stdout
+    try:
+        with progress:
+            task = progress.add_task("auditing", total=size)
+            for entry in audit(inputs, totals, jobs=jobs, trusted_server=trusted,
+                               progress=lambda n: progress.update(task, completed=n)):
+                summary.add(entry)
+                if sink is not None and isinstance(entry, CallRow):
+                    sink.add(entry)
+                if as_json:
+                    out.write(json.dumps(entry.to_dict(), ensure_ascii=False) + "\n")
+    except (AuditError, OSError) as exc:
+        click.echo(f"mcp-verdict audit: {exc}", err=True)
+        sys.exit(3)
+    finally:
+        if sink is not None:
+            sink.close()
+    described = [(item.path, item.format, item.fidelity) for item in inputs]
+    if as_json:
+        out.write(json.dumps({"type": "summary", **summary.to_dict(), "lines": totals.lines,
+                              "line_counts": totals.tally,
+                              "inputs": [{"path": p, "format": f, "fidelity": d} for p, f, d in described]},
+                             ensure_ascii=False) + "\n")
+    else:
+        report(Console(highlight=False, width=min(Console().width, 100)), summary, totals, described)
+    if html is not None:
+        from ..audit._html import render
+
+        with open(html, "w", encoding="utf-8") as handle:
+            handle.write(render(summary, totals.tally, described))
+    sys.exit(1 if summary.false_successes else 0)
+
+
+def _count_table(title: str, counts: Any, style: dict[str, str] | None = None) -> Table:
+    table = Table(title=title, title_justify="left", expand=False)
+    table.add_column(title.rsplit(" ", maxsplit=1)[-1])
+    table.add_column("calls", justify="right")
+    for name, n in counts.most_common():
+        table.add_row(literal(name, (style or {}).get(name, "")), str(n))
+    return table
+
+
+def report(console: Console, summary: Summary, totals: Totals, inputs: Sequence[tuple[str, str, str]]) -> None:
+    """The terminal report (readable at 80 columns)."""
+    for path, fmt, fidelity in inputs:
+        line = literal(f"{path}: {fmt}, {fidelity} fidelity", "bold")
+        console.print(line)
+        console.print(literal(f"  {FIDELITY.get(fidelity, '')}", "dim"))
+    tally = totals.tally
+    parts = " + ".join(f"{n} {k}" for k, n in tally.items() if n)
+    console.print(f"\n{totals.lines} lines = {parts or '0'}")
+    share = f" ({100 * summary.false_successes / summary.calls:.1f}%)" if summary.calls else ""
+    console.print(f"{summary.calls} tools/call; [bold red]{summary.false_successes}[/] naive false successes{share}; "
+                  f"{summary.unknown_effect} with an unknown effect; {summary.unfinished} not followed to their end\n",
+                  markup=True)
+    if summary.calls:
+        grid = Table.grid(padding=(0, 4))
+        grid.add_row(_count_table("by kind", summary.kinds, _KIND_STYLE), _count_table("by decision", summary.actions))
+        console.print(grid)
+    if summary.false_by_tool:
+        table = Table(title="Naive false successes: taken as success by \"result\" in response, not accepted",
+                      title_justify="left")
+        table.add_column("server")
+        table.add_column("tool")
+        table.add_column("false", justify="right")
+        table.add_column("of", justify="right")
+        for (server, tool), n in summary.false_by_tool.most_common(15):
+            table.add_row(literal(server), literal(tool), str(n), str(summary.calls_by_tool[(server, tool)]))
+        console.print(table)
+    if summary.findings:
+        table = Table(title="Top findings", title_justify="left")
+        table.add_column("finding")
+        table.add_column("calls", justify="right")
+        for code, n in summary.findings.most_common(10):
+            table.add_row(literal(code), str(n))
+        console.print(table)
+    if summary.unknown_examples:
+        table = Table(title=f"Unknown effect (check the state): first {len(summary.unknown_examples)} of "
+                            f"{summary.unknown_effect}", title_justify="left")
+        for column in ("server", "tool", "where", "why"):
+            table.add_column(column)
+        for row in summary.unknown_examples:
+            table.add_row(literal(row.server or ""), literal(row.tool or ""), literal(f"{row.source}:{row.line}"),
+                          literal(row.finding or ""))
+        console.print(table)
+    problems: list[Problem] = summary.problem_examples
+    if problems:
+        console.print(f"Unreadable and stray lines: first {len(problems)} of {sum(summary.problems.values())}")
+        for problem in problems:
+            console.print(literal(f"  {problem.source}:{problem.line} {problem.category}: {problem.reason}"))

@@ -1,0 +1,167 @@
+"""``mcp-verdict audit`` as a user runs it: the terminal report at 80 columns, --json, --parquet
+queried with DuckDB, --html rendered in headless Chromium with its charts drawn, exit status,
+and peer text printed literally."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+
+from mcp_verdict.frames import FrameLogWriter, FrameRecord
+
+CLI = [sys.executable, "-m", "mcp_verdict"]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def cli(*args: str, width: int = 80) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": str(width), "TERM": "dumb"}
+    return subprocess.run([*CLI, "audit", *args], capture_output=True, text=True, env=env, timeout=120,
+                          check=False)
+
+
+def test_the_terminal_report_fits_80_columns_and_its_counts_add_up(demo_log: Path) -> None:
+    done = cli(str(demo_log))
+    assert done.returncode == 1, done.stderr  # naive false successes were found
+    lines = done.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    total = sum(1 for _ in demo_log.open("rb"))
+    counted = next(line for line in lines if line.startswith(f"{total} lines = "))
+    assert sum(int(part.split()[0]) for part in counted.split(" = ")[1].split(" + ")) == total
+    words = " ".join(done.stdout.split())  # long paths wrap
+    assert "naive false successes" in words and "wire fidelity" in words
+    assert "json.duplicate_key" in words and "hang_up" in words
+
+
+def test_json_lines_one_per_call_and_problem_then_the_summary(demo_log: Path) -> None:
+    done = cli(str(demo_log), "--json")
+    objects = [json.loads(line) for line in done.stdout.splitlines()]
+    calls = [o for o in objects if o["type"] == "call"]
+    summary = objects[-1]
+    assert summary["type"] == "summary" and summary["calls"] == len(calls)
+    assert summary["lines"] == sum(summary["line_counts"].values()) == sum(1 for _ in demo_log.open("rb"))
+    assert summary["naive_false_successes"] == sum(c["naive_false_success"] for c in calls)
+    dup = next(c for c in calls if c["tool"] == "duplicate_is_error")
+    assert dup["kind"] == "unclassified" and dup["decision"]["action"] == "investigate"
+    assert dup["rounds"][0]["response_bytes"] > 0 and dup["findings"][0]["code"] == "json.duplicate_key"
+
+
+def test_parquet_is_queried_with_duckdb(demo_log: Path, everything_log: Path, tmp_path: Path) -> None:
+    import duckdb
+
+    out = tmp_path / "calls.parquet"
+    done = cli(str(demo_log), str(everything_log), "--parquet", str(out))
+    assert done.returncode == 1, done.stderr
+    con = duckdb.connect()
+    rows = con.execute(f"""
+        select server, tool, kind, action from read_parquet('{out}')
+        where naive_false_success order by server, tool""").fetchall()
+    assert ("mcp-verdict-demo", "string_is_error", "unclassified", "investigate") in rows
+    # server-everything's only one: the tool error of an unknown tool, a result a naive receiver takes as success
+    assert [(tool, kind) for server, tool, kind, _ in rows if server != "mcp-verdict-demo"] == [("nope", "tool_error")]
+    per_kind = dict(con.execute(f"select kind, count(*) from read_parquet('{out}') group by kind").fetchall())
+    assert per_kind["tool_error"] == 2  # charge_card, and server-everything's unknown tool
+    rounds = con.execute(f"""select len(round_details), round_details[2].status from read_parquet('{out}')
+                            where tool = 'generate_report'""").fetchone()
+    assert rounds == (4, "working")
+    first = con.execute(f"select findings[1].code from read_parquet('{out}') where tool = 'nan_value'").fetchone()
+    assert first == ("json.syntax",)
+
+
+def _png_pixels(path: Path) -> tuple[int, int, list[bytes]]:
+    """Decode an 8-bit RGB/RGBA non-interlaced PNG (what Chromium writes) into rows of pixels."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width = 8, b"", 0
+    height = channels = 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and colour in (2, 6)
+            channels = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    rows, previous = [], bytearray(stride)
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for x in range(stride):
+            left = line[x - channels] if x >= channels else 0
+            up, corner = previous[x], previous[x - channels] if x >= channels else 0
+            if kind == 1:
+                line[x] = (line[x] + left) & 0xFF
+            elif kind == 2:
+                line[x] = (line[x] + up) & 0xFF
+            elif kind == 3:
+                line[x] = (line[x] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                line[x] = (line[x] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 0xFF
+        rows.append(bytes(line))
+        previous = line
+    return width, channels, rows
+
+
+def test_the_html_report_renders_in_chromium_with_its_charts_drawn(demo_log: Path, tmp_path: Path) -> None:
+    if not Path(CHROMIUM).exists():
+        pytest.fail("chromium is not installed (./run test installs Debian's chromium)")
+    page = tmp_path / "report.html"
+    done = cli(str(demo_log), "--html", str(page))
+    assert done.returncode == 1, done.stderr
+    html = page.read_text("utf-8")
+    assert "http://" not in html.replace("http://www.w3.org", "") and "https://" not in html and "<script" not in html
+    profile = tmp_path / "profile"
+    dom = subprocess.run([CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True, timeout=120, check=True)
+    for chart in ("kinds-over-time", "false-successes-by-tool", "findings-by-server"):
+        start = dom.stdout.index(f'id="{chart}"')
+        svg = dom.stdout[start:dom.stdout.index("</svg>", start)]
+        assert svg.count("<rect") >= 3, chart
+    shot = tmp_path / "report.png"
+    subprocess.run([CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--window-size=1280,1400",
+                    f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=120, check=True)
+    width, channels, rows = _png_pixels(shot)
+
+    def count(rgb: tuple[int, int, int]) -> int:
+        pixel = bytes(rgb)
+        return sum(row[x:x + 3] == pixel for row in rows for x in range(0, width * channels, channels * 2))
+
+    assert count((0xD6, 0x27, 0x28)) > 2000  # the red of unclassified columns and false-success bars
+    assert count((0x2E, 0x9E, 0x44)) > 500  # the green of normal_complete columns
+
+
+def test_peer_text_is_printed_literally(tmp_path: Path) -> None:
+    log = tmp_path / "evil.jsonl"
+    with FrameLogWriter(log) as writer:
+        call = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\\u001b[2Jwipe[/]"}}'
+        writer.write(FrameRecord("c", 0, 1.0, "c2s", "message", call))
+        writer.write(FrameRecord("c", 1, 2.0, "s2c", "message", b'{"jsonrpc":"2.0","id":1,"result":{"isError":1}}'))
+    done = cli(str(log))
+    assert "\x1b" not in done.stdout and "\\x1b[2Jwipe[/]" in done.stdout
+
+
+@pytest.mark.parametrize(("args", "status", "message"), [
+    (["/no/such/file"], 3, "no such file"),
+    (["{log}", "--format", "otlp"], 0, ""),
+    (["{plain}"], 3, "not a frame log"),
+])
+def test_exit_status_and_errors(demo_log: Path, tmp_path: Path, args: list[str], status: int, message: str) -> None:
+    plain = tmp_path / "notes.txt"
+    plain.write_text("hello\n")
+    done = cli(*[a.format(log=demo_log, plain=plain) for a in args])
+    assert done.returncode == status, done.stderr
+    assert message in done.stderr

@@ -1,0 +1,112 @@
+"""OTLP JSON trace exports: the official SDK's own spans (a subprocess runs real calls and
+OpenTelemetry's OTLP JSON file exporter writes them: tests/audit/otlp_export.py), and spans
+that record the result (gen_ai.tool.call.result), written by the OpenTelemetry SDK with the
+same exporter. Each row says its fidelity; what a span cannot show is not judged."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_verdict.audit import CallRow, audit_files
+
+from .test_audit_recorded import run
+
+
+@pytest.fixture(scope="module")
+def sdk_export(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("otlp") / "traces.jsonl"
+    subprocess.run([sys.executable, "-m", "tests.audit.otlp_export", str(out)], check=True, capture_output=True,
+                   timeout=120)
+    return out
+
+
+# (tool, arguments' order in otlp_export.CALLS/DEMO_CALLS) → (fidelity, kind, error code, action, naive), by hand:
+SDK_SPANS: list[tuple[str, str, str | None, int | None, str | None, str]] = [
+    # the SDK server's spans (in process): isError true is marked error.type=tool_error; a success is unjudged
+    ("add", "status", None, None, None, "success"),
+    ("explode", "status", "tool_error", None, "return_to_model", "success"),
+    ("no_such_tool", "status", "tool_error", None, "return_to_model", "success"),  # MCPServer: a tool error
+    ("add", "status", "tool_error", None, "return_to_model", "success"),  # bad arguments: a tool error too
+    # the SDK client's spans (stdio to the demo server): only JSON-RPC errors are marked
+    ("get_forecast", "status", None, None, None, "success"),
+    ("charge_card", "status", None, None, None, "success"),  # a client span does not mark isError
+    ("add_integers", "status", "protocol_error", -32602, "fix_request", "failure"),
+    ("string_is_error", "status", None, None, None, "success"),  # the SDK took it as success: unseen here
+]
+
+
+def test_the_sdks_own_spans_are_judged_as_far_as_they_say(sdk_export: Path) -> None:
+    rows, problems, totals = run([sdk_export])
+    assert [(r.tool, r.fidelity, r.kind, r.error_code, r.action, r.naive) for r in rows] == SDK_SPANS
+    assert all(r.input_format == "otlp" and r.started_at is not None for r in rows)
+    assert problems == [] and totals.lines == sum(1 for _ in sdk_export.open("rb"))
+    unjudged = [r for r in rows if r.kind is None]
+    assert all(r.naive_false_success is None and not r.accepted for r in unjudged)
+
+
+def _export(spans: list[tuple[str, str, str]]) -> str:
+    from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.trace import SpanKind
+
+    stream = io.StringIO()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(FileSpanExporter(stream=stream)))
+    tracer = provider.get_tracer("an-instrumented-host")
+    for request_id, tool, result in spans:
+        with tracer.start_as_current_span(f"tools/call {tool}", kind=SpanKind.CLIENT, attributes={
+                "mcp.method.name": "tools/call", "gen_ai.tool.name": tool, "jsonrpc.request.id": request_id,
+                "mcp.protocol.version": "2026-07-28", "gen_ai.tool.call.result": result}):
+            pass
+    provider.shutdown()
+    return stream.getvalue()
+
+
+def _results(log: Path) -> dict[str, tuple[bytes, Any]]:
+    """Each demo tool's first answer in the recorded frame log: (the wire bytes, the parsed result)."""
+    calls: dict[int, str] = {}
+    out: dict[str, tuple[bytes, Any]] = {}
+    for line in log.open("rb"):
+        record = json.loads(line)
+        data = record.get("data")
+        if record["conn"] != "demo-1" or data is None:
+            continue
+        try:
+            message = json.loads(data)
+        except ValueError:
+            continue
+        if message.get("method") == "tools/call":
+            calls[message["id"]] = message["params"]["name"]
+        elif "result" in message and calls.get(message.get("id")) and calls[message["id"]] not in out:
+            out[calls[message["id"]]] = (data.encode(), message["result"])
+    return out
+
+
+def test_a_recorded_result_is_judged_with_parsed_fidelity(demo_log: Path, tmp_path: Path) -> None:
+    results = _results(demo_log)
+    names = ["get_forecast", "charge_card", "string_is_error", "unknown_result_type", "duplicate_is_error"]
+    # an instrumentation records the result as parsed JSON, written back: duplicates are gone by then
+    export = _export([(str(i), n, json.dumps(results[n][1])) for i, n in enumerate(names, 1)])
+    path = tmp_path / "traces.jsonl"
+    path.write_text(export)
+    _, _, entries = audit_files([str(path)])
+    rows = [e for e in entries if isinstance(e, CallRow)]
+    assert [(r.tool, r.fidelity, r.kind, r.finding, r.naive_false_success) for r in rows] == [
+        ("get_forecast", "parsed", "normal_complete", None, False),
+        ("charge_card", "parsed", "tool_error", None, True),
+        ("string_is_error", "parsed", "unclassified", "result.is_error", True),
+        ("unknown_result_type", "parsed", "unclassified", "result.result_type_unknown", True),
+        # on the wire: isError true, then false (json.duplicate_key, a false success); parsed, only the last
+        # is left, and the call reads as an accepted success: what parsed fidelity cannot see
+        ("duplicate_is_error", "parsed", "normal_complete", None, False),
+    ]
+    assert b'"isError":true' in results["duplicate_is_error"][0] and b'"isError":false' in results[
+        "duplicate_is_error"][0]

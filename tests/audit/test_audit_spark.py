@@ -1,0 +1,69 @@
+"""The audit on Spark (local mode, one local[2] session): a directory of frame logs, and the
+same logs as Parquet frame tables, give the same per-call rows and line counts as the local audit."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from mcp_verdict.audit import CallRow, audit_files, plan
+from mcp_verdict.audit._arrow import CALL_SCHEMA, calls_batch, frame_batches
+
+pyspark = pytest.importorskip("pyspark")
+
+
+@pytest.fixture(scope="module")
+def spark() -> Any:
+    from pyspark.sql import SparkSession
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable  # the workers run this interpreter (it has mcp_verdict)
+    session = (SparkSession.builder.master("local[2]").appName("mcp-verdict-audit-test")
+               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+               .config("spark.driver.bindAddress", "127.0.0.1").config("spark.driver.host", "127.0.0.1")
+               .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+    yield session
+    session.stop()
+
+
+def _local(paths: list[Path]) -> tuple[pa.Table, dict[str, int]]:
+    _, totals, entries = audit_files([str(p) for p in paths])
+    rows = [e for e in entries if isinstance(e, CallRow)]
+    return pa.Table.from_batches([calls_batch(rows)], schema=CALL_SCHEMA), totals.tally
+
+
+def _sorted(table: pa.Table) -> list[dict[str, Any]]:
+    return sorted(table.to_pylist(), key=lambda r: (r["source"], r["conn"], r["call"]))
+
+
+def test_spark_gives_the_local_audits_rows(spark: Any, demo_log: Path, everything_log: Path, tmp_path: Path) -> None:
+    from mcp_verdict.audit.spark import audit
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    lines = demo_log.read_bytes().splitlines(True)
+    (logs / "demo.jsonl.1").write_bytes(b"".join(lines[:30]))  # rotated: one recording of two files
+    (logs / "demo.jsonl").write_bytes(b"".join(lines[30:]) + b"not a record\n")
+    shutil.copy(everything_log, logs / "everything.jsonl")
+    paths = sorted(logs.iterdir())
+    expected, tally = _local(paths)
+
+    result = audit(spark, str(logs))
+    assert _sorted(result.calls.toArrow().cast(CALL_SCHEMA)) == _sorted(expected)
+    assert {k: v for k, v in result.lines.items() if v} == {k: v for k, v in tally.items() if v}
+    problems = result.problems.collect()
+    assert [(Path(p["source"]).name, p["line"], p["category"]) for p in problems] == [
+        ("demo.jsonl", len(lines) - 30 + 1, "unreadable")]
+
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    pq.write_table(pa.Table.from_batches(list(frame_batches(plan([str(p) for p in paths])))),
+                   tables / "frames.parquet")
+    from_parquet = audit(spark, str(tables), input="parquet")
+    assert _sorted(from_parquet.calls.toArrow().cast(CALL_SCHEMA)) == _sorted(expected)
