@@ -15,9 +15,9 @@ Ids are compared with their JSON type (``7`` is not ``"7"``, and ``1`` is not ``
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+import msgspec
 import orjson
 
 FrameKind = Literal["request", "notification", "response", "error", "batch", "invalid", "unreadable"]
@@ -27,8 +27,7 @@ message (no method, no result or error, not an object); ``unreadable`` is not JS
 Id = str | int | float | None
 
 
-@dataclass(frozen=True, slots=True)
-class Peek:
+class Peek(msgspec.Struct, frozen=True):
     """A frame, as routing sees it."""
 
     kind: FrameKind

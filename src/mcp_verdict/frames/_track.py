@@ -44,6 +44,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+import msgspec
+
 from ..verdict._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
 from ._jsonrpc import Id, Peek, id_key, peek
 
@@ -55,8 +57,7 @@ _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "
 _STATELESS: Final = frozenset(v for v in VERSIONS if v >= "2026-07-28")
 
 
-@dataclass(frozen=True, slots=True)
-class Seen:
+class Seen(msgspec.Struct, frozen=True):
     """A frame as the tracker got it."""
 
     data: bytes
@@ -65,8 +66,7 @@ class Seen:
     http: Mapping[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
+class Context(msgspec.Struct, frozen=True):
     """What is in force for one request: the options ``classify`` needs to judge its answer."""
 
     version: str
@@ -82,8 +82,7 @@ class Context:
                 "extensions": self.extensions}
 
 
-@dataclass(frozen=True, slots=True)
-class Exchange:
+class Exchange(msgspec.Struct, frozen=True):
     """A request and the frame that answers it (``response`` is None while unanswered)."""
 
     conn: str
@@ -100,22 +99,19 @@ class Exchange:
     """1 for the call's first request; each MRTR retry and each task request adds one."""
     tool: str | None = None
     task_id: str | None = None
-    response_peek: Peek | None = field(default=None, compare=False, repr=False)
+    response_peek: Peek | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Answered:
+class Answered(msgspec.Struct, frozen=True):
     exchange: Exchange
 
 
-@dataclass(frozen=True, slots=True)
-class Unanswered:
+class Unanswered(msgspec.Struct, frozen=True):
     exchange: Exchange
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class Stray:
+class Stray(msgspec.Struct, frozen=True):
     """A frame that answers nothing this tracker knows of."""
 
     conn: str
