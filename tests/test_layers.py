@@ -243,3 +243,21 @@ def test_every_public_name_resolves() -> None:
 
     assert {name for name in mcp_verdict.__all__ if getattr(mcp_verdict, name, None) is None} == set()
     assert set(mcp_verdict.__all__) - {"__version__"} == set(mcp_verdict._WHERE)
+
+
+@pytest.mark.parametrize(("argv", "must_not_load"), [
+    # --help lists every command from the lazy table: click and the kinds' names, no reader, no rich.
+    (["--help"], ("mcp_verdict.verdict._classify", "msgspec", "orjson", "mcp_verdict.kit", "rich", "mcp",
+                  "aiohttp", "pyarrow")),
+    # classify --json reads and judges: the verdict layer, but no terminal library and no edge.
+    (["classify", "--json", "-"], ("rich", "mcp_verdict.judgement", "mcp_verdict.kit", "mcp", "httpx2")),
+])
+def test_the_cli_loads_only_what_the_command_needs(argv: list[str], must_not_load: tuple[str, ...]) -> None:
+    import subprocess
+
+    program = (f"import sys\nfrom mcp_verdict.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+               "print(sorted(sys.modules), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True,
+                          input='{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}')
+    loaded = ast.literal_eval(done.stderr.strip().splitlines()[-1])
+    assert [m for m in loaded if any(m == name or m.startswith(name + ".") for name in must_not_load)] == []

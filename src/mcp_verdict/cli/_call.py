@@ -41,7 +41,7 @@ from ..judgement._outcome import Outcome
 from ..verdict._classify import Limits
 from ..verdict._kind import Kind
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
-from ._main import limits_option
+from ._options import limits_option
 from ._term import literal, markup_safe
 
 EXIT_ACCEPT: Final = 0

@@ -38,7 +38,7 @@ from ..judgement._decide import Action
 from ..judgement._outcome import Observe, Outcome
 from ..verdict._kind import Kind
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
-from ._main import _STYLE
+from ._style import _STYLE
 from ._term import literal
 
 _QUICK_SLOW = 1.0

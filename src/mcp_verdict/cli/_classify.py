@@ -1,0 +1,152 @@
+"""``mcp-verdict classify``: one response, or JSON Lines of them, from a file or stdin."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import click
+import jiter
+
+from ..verdict._classify import Limits, classify
+from ..verdict._kind import Kind
+from ..verdict._verdict import Verdict
+from ..verdict._versions import LATEST_VERSION, VERSIONS
+from ._options import limits_option
+from ._style import _STYLE, EXIT_CODES
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def _request_id(value: str | None) -> str | int | None:
+    if value is None:
+        return None
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return value
+    if isinstance(parsed, bool) or not isinstance(parsed, (str, int)):
+        raise click.BadParameter("a request id is a string or an integer", param_hint="--request-id")
+    return parsed
+
+
+def _one_value(text: bytes) -> bool:
+    """Whether ``text`` reads as one JSON value (leniently: NaN allowed, duplicates kept; never
+    raises, whatever the nesting — jiter stops at its depth bound)."""
+    try:
+        jiter.from_json(text, allow_inf_nan=True, cache_mode=False)
+    except ValueError:
+        return False
+    return True
+
+
+def _messages(data: bytes, mode: str) -> list[tuple[int | None, bytes]]:
+    """The responses in ``data``, each with its line number (None: the whole input is one).
+
+    ``auto``: one response when the whole input reads as one JSON value (a pretty-printed
+    response included); otherwise JSON Lines when at least two lines hold text and one of them
+    reads as a JSON value by itself — then every line is classified where it is, a bad one
+    included; otherwise one response (whose verdict says what is wrong with it)."""
+    lines = [(number, line.removesuffix(b"\r")) for number, line in enumerate(data.split(b"\n"), 1)
+             if line.strip()]
+    if mode == "lines":
+        return list(lines)
+    if mode == "single" or len(lines) < 2 or _one_value(data):
+        return [(None, data)]
+    if any(_one_value(line) for _, line in lines):
+        return list(lines)
+    return [(None, data)]
+
+
+@click.command("classify")
+@click.argument("file", type=click.File("rb"), default="-")
+@click.option("--version", "version", type=click.Choice(VERSIONS), default=LATEST_VERSION,
+              show_default=True, help="Negotiated protocol version.")
+@click.option("--request-id", help="The request's id (JSON: 7 is an integer, '\"7\"' a string).")
+@click.option("--extension", "extensions", multiple=True,
+              help="A negotiated extension, e.g. io.modelcontextprotocol/tasks (repeatable).")
+@click.option("--capabilities", help="The client's declared capabilities, as a JSON object.")
+@click.option("--absent-result-type", type=click.Choice(["invalid", "complete"]), default="invalid",
+              show_default=True, help="How to read a 2026-07-28 result without resultType.")
+@click.option("--lines/--single", "lines", default=None,
+              help="Force JSON Lines or one message (default: detect).")
+@limits_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per response.")
+def classify_command(file: Any, version: str, request_id: str | None, extensions: Sequence[str],
+                     capabilities: str | None, absent_result_type: str, lines: bool | None,
+                     max_bytes: int, max_depth: int, as_json: bool) -> None:
+    """Classify one JSON-RPC response (or JSON Lines of them) from FILE or stdin.
+
+    Exit status: 0 normal_complete, 10 task, 11 input_required, 12 tool_error,
+    13 protocol_error, 20 unclassified (the highest over all responses), 2 usage error.
+    """
+    caps = None
+    if capabilities is not None:
+        try:
+            caps = json.loads(capabilities)
+        except ValueError as exc:
+            raise click.BadParameter(f"not JSON: {exc}", param_hint="--capabilities") from None
+    options: dict[str, Any] = {
+        "version": version, "request_id": _request_id(request_id), "extensions": tuple(extensions),
+        "client_capabilities": caps, "absent_result_type": absent_result_type,
+        "limits": Limits(max_bytes=max_bytes, max_depth=max_depth),
+    }
+    data = file.read(max_bytes + 1) if lines is False else file.read()
+    mode = "auto" if lines is None else ("lines" if lines else "single")
+    try:
+        verdicts = [(number, classify(message, **options)) for number, message in _messages(data, mode)]
+    except ValueError as exc:  # a bad option, never a bad response
+        raise click.UsageError(str(exc)) from None
+    if as_json:
+        for number, verdict in verdicts:
+            out = verdict.to_dict()
+            if number is not None:
+                out["line"] = number
+            click.echo(json.dumps(out, ensure_ascii=False))
+    else:
+        from rich.console import Console  # rich loads only to print to a terminal, not for --json
+
+        print_verdicts(Console(highlight=False), verdicts)
+    sys.exit(max((EXIT_CODES[v.kind] for _, v in verdicts), default=0))
+
+
+def print_verdicts(console: Console, verdicts: Sequence[tuple[int | None, Verdict]]) -> None:
+    """Each verdict (with its line number in JSON Lines) and its findings; peer text literal."""
+    from rich.text import Text
+
+    from ._term import literal
+
+    width = max((len(str(n)) for n, _ in verdicts if n is not None), default=0)
+    for number, verdict in verdicts:
+        prefix = f"line {number:>{width}}  " if number is not None else ""
+        line = Text.assemble(prefix, (verdict.kind.value, _STYLE[verdict.kind]))
+        summary = _summary(verdict)
+        if summary:
+            line.append("  ")
+            line.append_text(literal(summary))
+        console.print(line)
+        for item in verdict.findings:
+            console.print(Text.assemble(" " * len(prefix), "  ", (item.severity, "dim"), " ", (item.code, "bold"),
+                                        " at ", literal(item.path or "/"), ": ", literal(item.message)))
+
+
+def _summary(verdict: Verdict) -> str:
+    kind = verdict.kind
+    if kind is Kind.PROTOCOL_ERROR:
+        return f"code {verdict.error_code}: {verdict.error_message}"
+    if kind in (Kind.TOOL_ERROR, Kind.NORMAL_COMPLETE):
+        types = [block.type for block in verdict.content]
+        extra = " + structuredContent" if verdict.has_structured_content else ""
+        return f"{len(types)} block(s) {', '.join(types)}{extra}".replace("  ", " ")
+    if kind is Kind.INPUT_REQUIRED:
+        asks = ", ".join(f"{key} ({req.method})" for key, req in verdict.input_requests.items())
+        state = "" if verdict.request_state is None else " + requestState"
+        return f"asks for {asks or 'nothing'}{state}"
+    if kind is Kind.TASK:
+        task = verdict.task
+        assert task is not None
+        return f"task {task.task_id} {task.status}"
+    return ""

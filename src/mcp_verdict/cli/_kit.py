@@ -1,0 +1,108 @@
+"""``mcp-verdict conform`` and ``mcp-verdict mutants``: the receiver conformance kit from a terminal."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from .. import corpus, kit
+from ..kit._mutants import MutantError
+
+
+@click.command("conform")
+@click.argument("receiver", required=False, metavar="[MODULE:FUNCTION]")
+@click.option("--builtin", type=click.Choice(list(kit.BUILTINS)),
+              help="Check a built-in receiver instead: mcp-verdict, the design note's minimal classifier, or the "
+                   "official SDK's typed parse.")
+@click.option("--labels", "labels_file", type=click.Path(dir_okay=False),
+              help='JSON file mapping each kind to your label, e.g. {"normal_complete": "ok", ...}.')
+@click.option("--versions", "versions", multiple=True, metavar="V[,V...]",
+              help="Only the cases of these protocol versions (comma-separated or repeated).")
+@click.option("--input", "input_mode", type=click.Choice(kit.INPUT_MODES),
+              help="What the receiver takes (overrides its mcp_receiver_input attribute; default parsed).")
+@click.option("-v", "--verbose", is_flag=True, help="Explain each failure in full (description, spec, response).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def conform_command(receiver: str | None, builtin: str | None, labels_file: str | None, versions: Sequence[str],
+                    input_mode: Any, verbose: bool, as_json: bool) -> None:
+    """Run every corpus case against a receiver: MODULE:FUNCTION called as
+    receiver(response, **options), returning a label, a Kind or an object with a .kind.
+
+    Prints each failing case and a summary per kind. Exit status 0 when every case that
+    ran passed, 1 on any failure or error (or when no case could run), 2 usage error.
+    """
+    if (receiver is None) == (builtin is None):
+        raise click.UsageError("give a receiver MODULE:FUNCTION or --builtin NAME (one of them)")
+    try:
+        found = kit.load_receiver(receiver or str(builtin), input=input_mode)
+        labels = kit.KIND_LABELS if labels_file is None else kit.load_labels(labels_file)
+        cases = corpus.load(versions=kit.split_versions(versions))
+    except ValueError as exc:  # KitError included: the user's setup, not a failing case
+        raise click.UsageError(str(exc)) from None
+    report = kit.run(found, cases, labels)
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        _print_report(Console(highlight=False, soft_wrap=True), report, verbose)
+    sys.exit(0 if report.ok else 1)
+
+
+def _print_report(console: Console, report: kit.Report, verbose: bool) -> None:
+    for outcome in report.with_status("fail", "error"):
+        tag = "[red]FAIL [/]" if outcome.status == "fail" else "[bold red]ERROR[/]"
+        if verbose:
+            console.print(f"{tag} {kit.describe(outcome)}", markup=True)
+        else:
+            case = outcome.case
+            console.print(f"{tag} {case.id} ({case.version}): {outcome.reason}  [dim]{case.description}[/]",
+                          markup=True)
+    table = Table(title=f"{report.receiver.name} ({report.receiver.input} input) over corpus {corpus.CORPUS_VERSION}")
+    for column in ("expected kind", "cases", "passed", "failed", "errors", "skipped"):
+        table.add_column(column, justify="left" if column == "expected kind" else "right")
+    for kind, counts in report.by_kind().items():
+        table.add_row(kind.value, str(sum(counts.values())), str(counts["pass"]), str(counts["fail"]),
+                      str(counts["error"]), str(counts["skip"]))
+    console.print(table)
+    for reason, count in report.skip_reasons().items():
+        console.print(f"[dim]skipped {count}: {reason}[/]", markup=True)
+    counts = report.counts()
+    verdict = "[green]conforms[/]" if report.ok else "[bold red]FAILS[/]"
+    console.print(f"{len(report.outcomes)} cases: {counts['pass']} passed, {counts['fail']} failed, "
+                  f"{counts['error']} errors, {counts['skip']} skipped: {verdict}", markup=True)
+
+
+@click.command("mutants")
+@click.option("--json", "as_json", is_flag=True, help="Print the table as JSON.")
+def mutants_command(as_json: bool) -> None:
+    """Print the kill table: the real classifier, then each mutant, with the corpus cases it
+    fails and those it raises on.
+
+    Exit status 1 when the real classifier fails a case or a mutant survives.
+    """
+    cases = corpus.load()
+    try:
+        rows = kit.kill_table(cases)
+    except MutantError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps({"cases": len(cases), "corpus_version": corpus.CORPUS_VERSION, "rows": [
+            {"receiver": row.name, "description": row.description, "failing": list(row.failing),
+             "errors": list(row.errors), "result": row.result} for row in rows]}, indent=2))
+    else:
+        table = Table(title=f"Kill table over {len(cases)} corpus cases")
+        table.add_column("receiver")
+        table.add_column("failing", justify="right")
+        table.add_column("errors", justify="right")
+        table.add_column("first failing cases")
+        table.add_column("result")
+        for row in rows:
+            style = "green" if row.healthy else "red"
+            table.add_row(row.name, str(len(row.failing)), str(len(row.errors)),
+                          ", ".join((row.failing + row.errors)[:3]), f"[{style}]{row.result}[/]")
+        Console().print(table)
+    sys.exit(0 if all(row.healthy for row in rows) else 1)
