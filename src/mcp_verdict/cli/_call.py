@@ -379,7 +379,7 @@ def _connect(console: Console, client: VerdictClient, run: Any) -> Any:
     try:
         return anyio.run(run)
     except CannotConnect as exc:
-        console.print(Text.assemble(("mcp-verdict: ", "red"), literal(str(exc))))
+        console.print(Text.assemble(("mcp-verdict: ", "red"), literal(str(exc))), soft_wrap=True)  # one line
         if exc.stderr and (exc.cause != "exited" or len(exc.stderr) > 1):
             _print_stderr(console, list(exc.stderr))
         sys.exit(EXIT_CONNECT)
