@@ -124,10 +124,14 @@ def test_the_proxy_answers_a_refused_upstream_answer_with_a_json_rpc_error() -> 
     laundered, fine, refused = run(scenario)
     assert laundered.is_error is False  # FastMCP's proxy alone: a clean success downstream
     assert fine.structured_content["city"] == "Lisbon"
-    assert isinstance(refused, MCPError) and refused.error.code == UPSTREAM_REFUSED
+    # -31000: the proxy's code for a refused answer, outside JSON-RPC's reserved range
+    # (basic/index#error-codes); the same ``data`` as the proxy writes, source aside.
+    assert isinstance(refused, MCPError) and refused.error.code == -31000 == UPSTREAM_REFUSED
     data = refused.error.data
-    assert data["verdict"] == "unclassified" and data["decision"] == "investigate"
-    assert [f["code"] for f in data["findings"]] == ["result.is_error"] and len(data["sha256"]) == 64
+    assert data["source"] == "mcp-verdict fastmcp" and data["decision"] == "investigate"
+    assert data["verdict"]["kind"] == "unclassified" and data["verdict"]["version"] == "2026-07-28"
+    assert [f["code"] for f in data["verdict"]["findings"]] == ["result.is_error"]
+    assert len(data["sha256"]) == 64 and data["size"] > 0
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])

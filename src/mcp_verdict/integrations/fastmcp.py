@@ -20,8 +20,9 @@ exact bytes through the tap::
 FastMCP's proxy (``create_proxy``) re-serialises what the upstream answered, so a malformed
 upstream answer reaches its clients as a clean success. ``create_proxy(StrictTransport(...))``
 refuses it upstream, and :class:`VerdictMiddleware` on the proxy turns the refusal into a
-JSON-RPC error for the downstream client (code :data:`UPSTREAM_REFUSED`, ``data`` holding the
-verdict kind, its findings, the decision and the digest of the upstream bytes) instead of the
+JSON-RPC error for the downstream client (code :data:`UPSTREAM_REFUSED`, -31000, the proxy's
+code for the same thing, and the same ``data``: the verdict's kind, version and findings, the
+decision and the digest of the upstream bytes) instead of the
 ``isError`` text FastMCP would make of it.
 """
 
@@ -33,7 +34,6 @@ require("fastmcp", "mcp_verdict.integrations.fastmcp")
 
 import contextlib  # noqa: E402 - after the extra is checked
 import dataclasses  # noqa: E402
-import hashlib  # noqa: E402
 from collections.abc import AsyncIterator, Mapping, Sequence  # noqa: E402
 from typing import Any, Final  # noqa: E402
 
@@ -42,6 +42,7 @@ from fastmcp.client.transports.base import TransportOptions  # noqa: E402
 from fastmcp.server.middleware import Middleware  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
+from ..frames._refusal import REFUSED, verdict_data  # noqa: E402
 from ..judgement._check import Expectation  # noqa: E402
 from ..judgement._decide import Action, RetryPolicy  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
@@ -51,9 +52,11 @@ from ._policy import run_judged  # noqa: E402
 
 __all__ = ["UPSTREAM_REFUSED", "StrictTransport", "VerdictMiddleware"]
 
-UPSTREAM_REFUSED: Final = -32010
-"""The JSON-RPC error code the middleware answers with (an implementation-defined server error,
-outside the ranges JSON-RPC and MCP define)."""
+UPSTREAM_REFUSED: Final = REFUSED
+"""The JSON-RPC error code the middleware answers with: -31000, the code the proxy answers a
+refused upstream answer with (``frames/_refusal``: outside the range JSON-RPC reserves, as the MCP
+spec asks of codes an implementation allocates)."""
+_SOURCE: Final = "mcp-verdict fastmcp"
 _ONE_ATTEMPT: Final = RetryPolicy(max_attempts=1)
 
 
@@ -155,12 +158,8 @@ class VerdictMiddleware(Middleware):
             refused = _verdict_error(exc)
             if refused is None:
                 raise
-            verdict = refused.verdict
-            data: dict[str, Any] = {"verdict": verdict.kind.value, "decision": refused.decision.action.value,
-                                    "findings": [{"code": f.code, "path": f.path, "message": f.message}
-                                                 for f in verdict.findings]}
-            if refused.response is not None:
-                data["sha256"] = hashlib.sha256(refused.response).hexdigest()
+            data = verdict_data(refused.verdict, refused.response, source=_SOURCE,
+                                decision=refused.decision.action.value)
             raise MCPError(code=UPSTREAM_REFUSED, message=f"mcp-verdict refused the upstream answer: {refused}",
                            data=data) from exc
 
