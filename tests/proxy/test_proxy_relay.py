@@ -47,9 +47,10 @@ def test_a_span_per_tools_call_with_the_semantic_convention_and_verdict_attribut
     assert attrs["mcp.method.name"] == "tools/call" and attrs["gen_ai.tool.name"] == "get_forecast"
     assert attrs["gen_ai.operation.name"] == "execute_tool" and attrs["jsonrpc.request.id"] == "1"
     assert attrs["mcp.protocol.version"] == "2026-07-28" and attrs["network.transport"] == "pipe"
-    assert attrs["mcp_verdict.verdict.kind"] == "unclassified" and attrs["error.type"] == "unclassified"
-    assert attrs["mcp_verdict.verdict.findings"] == ("result.is_error",)
-    assert attrs["mcp_verdict.proxy.refused"] is True and attrs["mcp_verdict.decision.action"] == "investigate"
+    # the names and error.type of mcp_verdict.otel (the integrations' spans), plus the refusal
+    assert attrs["mcp_verdict.kind"] == "unclassified" and attrs["error.type"] == "unclassified"
+    assert attrs["mcp_verdict.findings"] == ("result.is_error",) and attrs["mcp_verdict.finding"] == "result.is_error"
+    assert attrs["mcp_verdict.proxy.refused"] is True and attrs["mcp_verdict.decision"] == "investigate"
     assert first.parent is not None and format(first.parent.trace_id, "032x") == "0af7651916cd43dd8448eb211c80319c"
     assert dict(second.attributes or {})["error.type"] == "tool_error"
     metrics = reader.get_metrics_data()

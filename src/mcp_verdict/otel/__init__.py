@@ -12,9 +12,9 @@ from .._extras import require
 
 require("otel", "mcp_verdict.otel")
 
-from ._spans import ATTRIBUTES, error_type, instrument, record  # noqa: E402 - after the extra is checked
+from ._spans import ATTRIBUTES, error_type, instrument, record, verdict_attributes, verdict_error_type  # noqa: E402 - after the extra is checked
 
 LAYER_CONTRACT = {"layers": ("verdict", "judgement", "tap"), "libraries": ("opentelemetry",)}
 """What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""
 
-__all__ = ["ATTRIBUTES", "error_type", "instrument", "record"]
+__all__ = ["ATTRIBUTES", "error_type", "instrument", "record", "verdict_attributes", "verdict_error_type"]

@@ -19,8 +19,10 @@ unclassified                           ``unclassified``
 =====================================  ==========================================================
 
 mcp-verdict's own attributes: ``mcp_verdict.kind``, ``mcp_verdict.finding`` (the first error
-finding's code, when there is one), ``mcp_verdict.decision`` (the action) and
-``mcp_verdict.stage``.
+finding's code, when there is one), ``mcp_verdict.findings`` (every finding's code),
+``mcp_verdict.decision`` (the action) and ``mcp_verdict.stage``. The proxy's spans use the same
+names and the same ``error.type`` (:func:`verdict_attributes`, :func:`verdict_error_type`), and add
+``mcp_verdict.proxy.refused``.
 """
 
 from __future__ import annotations
@@ -35,24 +37,44 @@ from ..judgement._outcome import Outcome
 from ..tap._error import describe
 from ..tap._tap import TapCall, VerdictTap
 from ..verdict._kind import Kind
+from ..verdict._verdict import Verdict
 
 ATTRIBUTES: Final = ("mcp.method.name", "gen_ai.tool.name", "jsonrpc.request.id", "mcp.protocol.version",
-                     "error.type", "mcp_verdict.kind", "mcp_verdict.finding", "mcp_verdict.decision",
-                     "mcp_verdict.stage")
+                     "error.type", "mcp_verdict.kind", "mcp_verdict.finding", "mcp_verdict.findings",
+                     "mcp_verdict.decision", "mcp_verdict.stage")
 """Every attribute :func:`record` may set."""
 _SCOPE: Final = "mcp_verdict"
 
 
 def error_type(outcome: Outcome) -> str | None:
     """``error.type`` for an outcome (None for an accepted call); see the module's table."""
-    if outcome.decision.action is Action.ACCEPT:
+    return verdict_error_type(outcome.verdict, outcome.decision.action)
+
+
+def verdict_error_type(verdict: Verdict, action: Action | str) -> str | None:
+    """``error.type`` for a verdict and the action decided on it (None when the action is
+    ``accept``); see the module's table."""
+    if Action(action) is Action.ACCEPT:
         return None
-    verdict = outcome.verdict
     if verdict.kind is Kind.PROTOCOL_ERROR:
         return str(verdict.error_code)
     if verdict.kind is Kind.NORMAL_COMPLETE:
         return "content_check"
     return verdict.kind.value
+
+
+def verdict_attributes(verdict: Verdict, action: Action | str, stage: str | None = None) -> dict[str, Any]:
+    """mcp-verdict's own attributes of a judged call, and ``error.type`` where it is one."""
+    attributes: dict[str, Any] = {"mcp_verdict.kind": verdict.kind.value, "mcp_verdict.decision": Action(action).value,
+                                  "mcp_verdict.findings": [f.code for f in verdict.findings]}
+    if stage is not None:
+        attributes["mcp_verdict.stage"] = stage
+    if verdict.errors:
+        attributes["mcp_verdict.finding"] = verdict.errors[0].code
+    kind = verdict_error_type(verdict, action)
+    if kind is not None:
+        attributes["error.type"] = kind
+    return attributes
 
 
 def record(outcome: Outcome, *, span: Span | None = None, tool: str | None = None, request_id: Any = None,
@@ -76,20 +98,14 @@ def _own_span(outcome: Outcome, tool: str | None, request_id: Any, tracer_provid
 
 def _apply(span: Span, outcome: Outcome, tool: str | None, request_id: Any) -> None:
     verdict = outcome.verdict
-    decision = outcome.decision
     attributes: dict[str, Any] = {"mcp.method.name": "tools/call", "mcp.protocol.version": verdict.version,
-                                  "mcp_verdict.kind": verdict.kind.value, "mcp_verdict.decision": decision.action.value,
-                                  "mcp_verdict.stage": outcome.stage}
+                                  **verdict_attributes(verdict, outcome.decision.action, outcome.stage)}
     if tool is not None:
         attributes["gen_ai.tool.name"] = tool
     identifier = request_id if request_id is not None else verdict.id
     if identifier is not None:
         attributes["jsonrpc.request.id"] = str(identifier)
-    if verdict.errors:
-        attributes["mcp_verdict.finding"] = verdict.errors[0].code
-    kind = error_type(outcome)
-    if kind is not None:
-        attributes["error.type"] = kind
+    kind = attributes.get("error.type")
     span.set_attributes(attributes)
     if kind is not None:
         span.set_status(Status(StatusCode.ERROR, describe(outcome)))

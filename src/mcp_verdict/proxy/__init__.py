@@ -10,8 +10,8 @@ HTTP client to the upstream), the frame log and verdict lines (``_record``), the
 spans and metrics (``_otel``) and the wiring of the four transport pairs (``_run``).
 
 May import: the verdict, the judgement and the frames layers; orjson; the HTTP stack of the
-[proxy] extra (aiohttp, and uvloop when installed) and opentelemetry (the [otel] extra), each
-only in the module that needs it. Never the client, the SDK or a framework.
+[proxy] extra (aiohttp, and uvloop when installed) and opentelemetry with the otel layer's span
+vocabulary (the [otel] extra), each only in the module that needs it. Never the client, the SDK or a framework.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from ._codes import (
 from ._relay import Out, Relay
 from ._run import ProxyOptions, main, run
 
-LAYER_CONTRACT = {"layers": ("verdict", "judgement", "frames"),
+LAYER_CONTRACT = {"layers": ("verdict", "judgement", "frames", "otel"),
                   "libraries": ("orjson", "aiohttp", "uvloop", "opentelemetry", "multidict", "yarl")}
 """What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""
 

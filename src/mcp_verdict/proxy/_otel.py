@@ -11,16 +11,17 @@ semantic conventions for MCP (https://opentelemetry.io/docs/specs/semconv/gen-ai
   (``pipe`` for stdio, ``tcp`` for HTTP), and on failure ``error.type`` (``tool_error`` for
   ``isError: true``, the JSON-RPC code for a protocol error, ``unclassified``, or the proxy's
   own reason) and ``rpc.response.status_code``;
-- the verdict: ``mcp_verdict.verdict.kind``, ``mcp_verdict.verdict.findings`` (the codes),
-  ``mcp_verdict.decision.action`` and ``mcp_verdict.proxy.refused``;
+- the verdict, with the names and the ``error.type`` of ``mcp_verdict.otel`` (one vocabulary for
+  the proxy's spans and the integrations'): ``mcp_verdict.kind``, ``mcp_verdict.finding``,
+  ``mcp_verdict.findings``, ``mcp_verdict.decision``, and ``mcp_verdict.proxy.refused``;
 - trace context: the span's parent is the ``traceparent``/``tracestate`` the host put in the
   request's ``params._meta`` (basic/index#_meta); the request is forwarded unchanged, so the
   upstream sees the host's own context;
 - metric ``mcp.client.operation.duration`` (histogram, seconds) with the method, tool, version,
   transport and ``error.type`` attributes.
 
-The integrations share ``mcp_verdict.otel`` (its own branch); this module keeps the proxy's
-attribute names in one place (:func:`attributes`) so it can be pointed at that module.
+The verdict's attributes come from ``mcp_verdict.otel`` (imported with the API, on first use);
+this module adds what only the proxy knows (transport, session, refusal, trace context).
 """
 
 from __future__ import annotations
@@ -40,12 +41,15 @@ class _Telemetry:
         from opentelemetry import metrics, trace
         from opentelemetry.propagate import extract
 
+        from ..otel import verdict_attributes
+
         self._trace = trace
         self._extract = extract
         self._tracer = trace.get_tracer("mcp_verdict.proxy", tracer_provider=tracer_provider)
         self._duration = metrics.get_meter("mcp_verdict.proxy", meter_provider=meter_provider).create_histogram(
             "mcp.client.operation.duration", unit="s", description="Duration of MCP requests through the proxy")
         self._transport = transport
+        self._verdict_attributes = verdict_attributes
 
     def start(self, exchange: Exchange, session: str | None) -> object:
         attrs = attributes(exchange, session, self._transport)
@@ -69,18 +73,12 @@ class _Telemetry:
         metric: dict[str, Any] = {k: attrs[k] for k in ("mcp.method.name", "gen_ai.tool.name", "mcp.protocol.version",
                                         "network.transport") if k in attrs}
         error_type: str | None = error
-        if verdict is not None:
-            span.set_attribute("mcp_verdict.verdict.kind", verdict.kind.value)
-            span.set_attribute("mcp_verdict.verdict.findings", [f.code for f in verdict.findings])
-            if action is not None:
-                span.set_attribute("mcp_verdict.decision.action", action)
-            if verdict.kind is Kind.TOOL_ERROR:
-                error_type = "tool_error"
-            elif verdict.kind is Kind.PROTOCOL_ERROR and verdict.error_code is not None:
-                error_type = str(verdict.error_code)
-                span.set_attribute("rpc.response.status_code", error_type)
-            elif verdict.kind is Kind.UNCLASSIFIED:
-                error_type = "unclassified"
+        if verdict is not None and action is not None:
+            judged = self._verdict_attributes(verdict, action)
+            span.set_attributes(judged)
+            error_type = judged.get("error.type")
+            if verdict.kind is Kind.PROTOCOL_ERROR and verdict.error_code is not None:
+                span.set_attribute("rpc.response.status_code", str(verdict.error_code))
         span.set_attribute("mcp_verdict.proxy.refused", refused)
         if error_type is not None:
             span.set_attribute("error.type", error_type)
