@@ -14,7 +14,14 @@ basic/transports/streamable-http, as a server:
   ``Last-Event-ID`` (event ids and priming events pass through), or, over stdio, the stream the
   process's unrelated messages go to; ``DELETE`` ends the session;
 - a host that closes a POST's stream cancels its request upstream (the stream closed on HTTP,
-  ``notifications/cancelled`` on stdio and in 2025 sessions).
+  ``notifications/cancelled`` on stdio and in 2025 sessions);
+- stateless requests (2026-07-28, no session) from different hosts may carry the same id at the
+  same time (ids are unique per connection only, and each stateless POST stands alone): each
+  answer still reaches the host that asked and is judged against its request. Over an HTTP
+  upstream a request whose id is in flight goes through another stateless relay (the bytes
+  unchanged, each relay its own frame-log connection); over a stdio upstream, one connection for
+  every host, it is sent upstream under an id of the proxy's (``"mcp-verdict:<nonce>:<n>"``,
+  what the frame log then shows), and the host's own id is put back in the answer.
 
 aiohttp serves it (its C HTTP parser; measured beside uvicorn with httptools: the same CPU per
 request, and one library for both sides).
@@ -24,15 +31,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import secrets
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
 import aiohttp
+import orjson
 from aiohttp import web
 
-from ..frames._jsonrpc import peek
+from ..frames._jsonrpc import id_key, peek
 from ._bridge import Bridge
 from ._http_upstream import HttpUpstream
 from ._relay import Key, Telemetry
@@ -55,6 +64,10 @@ def _sse(data: bytes, event_id: str | None = None) -> bytes:
 class PostStream:
     """The host stream of one POST (or GET): frames queue up until the handler writes them."""
 
+    restore: tuple[bytes, bytes] | None = None
+    """(the id the proxy sent upstream, the host's own id), both as JSON: the answer gets the
+    host's id back (:func:`_restore_id`)."""
+
     def __init__(self) -> None:
         self.queue: asyncio.Queue[tuple[str, bytes, bool, str | None]] = asyncio.Queue()
         self.status: int | None = None
@@ -76,7 +89,19 @@ class PostStream:
         if self.closed:
             return
         event_id, self.pending_id = self.pending_id, None
+        if final and self.restore is not None:
+            data = _restore_id(data, *self.restore)
         self.queue.put_nowait(("frame", data, final, event_id))
+
+
+def _restore_id(data: bytes, sent: bytes, original: bytes) -> bytes:
+    """``data`` (an answer to a request sent upstream with id ``sent``) with the id member put
+    back to ``original``. The proxy's id is a random token no host or server writes otherwise;
+    an answer that does not carry it as its id is left as it came."""
+    match = re.search(rb'"id"\s*:\s*' + re.escape(sent), data)
+    if match is None:
+        return data
+    return data[:match.start()] + b'"id":' + original + data[match.end():]
 
 
 class HttpHost:
@@ -86,13 +111,17 @@ class HttpHost:
         self.options = options
         self.recorder = recorder
         self.bridges: dict[str, Bridge] = {}
-        self._stateless: Bridge | None = None
+        self._stateless: list[Bridge] = []
+        """The relays of stateless requests (HTTP upstream): the first one where the request's id
+        is not in flight takes it."""
         self._stdio: Bridge | None = None
         self._client: aiohttp.ClientSession | None = None
         self._count = 0
         self._exchange = 0
         self._upstreams: list[Any] = []
         self.telemetry: Telemetry | None = None
+        self._nonce = secrets.token_hex(6)
+        self._renumbered = 0
 
     # -- setup --------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -115,13 +144,15 @@ class HttpHost:
                 timeout=aiohttp.ClientTimeout(total=None, sock_connect=30), auto_decompress=False,
                 skip_auto_headers=("User-Agent",))
 
-    async def _bridge_for(self, session: str | None, initialize: bool) -> Bridge:
+    async def _bridge_for(self, session: str | None, initialize: bool, key: Key | None = None) -> Bridge:
         if self._stdio is not None:
             return self._stdio
         if session is not None and session in self.bridges:
             return self.bridges[session]
-        if not initialize and session is None and self._stateless is not None:
-            return self._stateless
+        if not initialize and session is None:
+            for stateless in self._stateless:
+                if key is None or not stateless.relay.is_waiting(key):
+                    return stateless
         from ._run import make_relay
 
         self._count += 1
@@ -137,8 +168,21 @@ class HttpHost:
         if session is not None:
             self.bridges[session] = bridge
         elif not initialize:
-            self._stateless = bridge
+            self._stateless.append(bridge)
         return bridge
+
+    def _renumber(self, body: bytes, stream: PostStream) -> bytes:
+        """A stateless request for the stdio upstream whose id another host has in flight: the
+        same request under an id of the proxy's; ``stream`` puts the host's id back."""
+        assert self._stdio is not None
+        look = peek(body)
+        if look.kind != "request" or look.message is None \
+                or not self._stdio.relay.is_waiting(id_key(look.id)):
+            return body
+        self._renumbered += 1
+        sent = f"mcp-verdict:{self._nonce}:{self._renumbered}"
+        stream.restore = (orjson.dumps(sent), orjson.dumps(look.id))
+        return orjson.dumps({**look.message, "id": sent})
 
     def _origin_ok(self, request: web.Request) -> bool:
         origin = request.headers.get("Origin")
@@ -165,9 +209,15 @@ class HttpHost:
     async def _post(self, request: web.Request) -> web.StreamResponse:
         body = await request.content.read(self.options.max_frame + 1)
         session = request.headers.get("Mcp-Session-Id")
-        initialize = b'"initialize"' in body and peek(body).method == "initialize"
-        bridge = await self._bridge_for(session, initialize)
+        look = peek(body)
+        initialize = look.method == "initialize"
         stream = PostStream()
+        if session is None and not initialize and look.kind == "request":
+            if self._stdio is not None:
+                body = self._renumber(body, stream)
+            bridge = await self._bridge_for(session, initialize, id_key(look.id))
+        else:
+            bridge = await self._bridge_for(session, initialize)
         self._exchange += 1
         http = {"exchange": self._exchange, "method": "POST", "session": session,
                 "protocol_version": request.headers.get("MCP-Protocol-Version")}
