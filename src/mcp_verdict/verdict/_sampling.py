@@ -132,9 +132,11 @@ def _message(ctx: Context, message: object, path: str) -> bool:
 def _block(ctx: Context, block: object, path: str, depth: int) -> None:
     kind = block.get("type") if isinstance(block, dict) else None
     if not isinstance(block, dict) or not isinstance(kind, str) or kind not in _BLOCK_TYPES:
-        ctx.add(path, "sampling.content",
-                f"the block is {describe(block)} of type {describe(kind)}; a sampling message holds text, "
-                "image, audio, tool_use and tool_result blocks")
+        what = (f"a {kind!r} block" if isinstance(kind, str) else
+                f"a block whose type is {describe(kind)}" if isinstance(block, dict) else describe(block))
+        ctx.add(pointer(path, "type") if isinstance(kind, str) else path, "sampling.content",
+                f"{what} is not a sampling block: a message holds text, image, audio, tool_use and "
+                "tool_result blocks")
         return
     if kind in _MEDIA_TYPES:
         check_block(ctx, block, path, _MEDIA_TYPES, depth)
@@ -180,9 +182,9 @@ def _blocks_of(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [block for block in blocks if isinstance(block, dict)]
 
 
-def _id(block: Mapping[str, Any], name: str) -> str:
-    value = block.get(name)
-    return value if isinstance(value, str) else ""
+def _ids(blocks: list[Mapping[str, Any]], name: str) -> list[str]:
+    """The string ids of the blocks (a missing or mistyped id is reported by ``_block``)."""
+    return [value for value in (block.get(name) for block in blocks) if isinstance(value, str)]
 
 
 def _pairing(ctx: Context, messages: list[Any], path: str) -> None:
@@ -199,21 +201,20 @@ def _pairing(ctx: Context, messages: list[Any], path: str) -> None:
             ctx.add(pointer(at, "content"), "sampling.tool_result_mixed",
                     "a user message with tool results MUST contain only tool results; this one mixes in "
                     f"{len(blocks) - len(results)} other block(s)")
-        answered = {_id(b, "toolUseId") for b in results}
+        answered = set(_ids(results, "toolUseId"))
         if pending:
             missing = [i for i in pending if i not in answered]
             if message["role"] != "user" or len(results) != len(blocks) or missing:
                 ctx.add(pending_at, "sampling.tool_pairing",
                         f"the tool uses {missing or pending!r} are not answered by the next message, a user "
                         "message of tool results for each of them")
-        for result in results:
-            if _id(result, "toolUseId") not in used:
-                ctx.add(at, "sampling.tool_pairing",
-                        f"the tool result for {result.get('toolUseId')!r} matches no previous tool use")
+        for answer in _ids(results, "toolUseId"):
+            if answer not in used:
+                ctx.add(at, "sampling.tool_pairing", f"the tool result for {answer!r} matches no previous tool use")
                 break
-        pending = [_id(b, "id") for b in uses] if message["role"] == "assistant" else []
+        pending = _ids(uses, "id") if message["role"] == "assistant" else []
         pending_at = at
-        used.update(_id(b, "id") for b in uses)
+        used.update(_ids(uses, "id"))
     if pending:
         ctx.add(pending_at, "sampling.tool_pairing",
                 f"the last message asks for the tool uses {pending!r}; each MUST be followed by a user message "
@@ -261,9 +262,10 @@ def _preferences(ctx: Context, value: object, path: str) -> None:
         else:
             for index, hint in enumerate(hints):
                 at = pointer(pointer(path, "hints"), index)
-                if not isinstance(hint, dict) or ("name" in hint and not isinstance(hint["name"], str)):
-                    ctx.add(at, "sampling.param",
-                            f"the hint is {describe(hint)}; expected an object whose name is a string")
+                if not isinstance(hint, dict):
+                    ctx.add(at, "sampling.param", f"the hint is {describe(hint)}; expected an object")
+                elif "name" in hint and not isinstance(hint["name"], str):
+                    _param(ctx, at, "name", hint["name"], "a string")
                 else:
                     check_value(ctx, hint, at, _PARAMS_DEPTH + 3)
     for name in _PRIORITIES:
