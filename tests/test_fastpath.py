@@ -377,13 +377,25 @@ def _form(definition: dict[str, Any]) -> dict[str, Any]:
 
 
 # (response, version, does the fast path take it, the kind, the codes): the fast path takes
-# only the plainest requested properties and no reserved result _meta key; the rules of
-# _elicitation and _meta decide the rest (client/elicitation#requested-schema,
+# only common requested properties with exact JSON types and only the plainest serverInfo; the
+# rules of _elicitation and _meta decide the rest (client/elicitation#requested-schema,
 # 2026-07-28/schema#resultmetaobject).
 ROUTED: list[tuple[dict[str, Any], str, bool, Kind, list[str]]] = [
     (_form({"type": "string", "title": "T", "description": "D"}), "2026-07-28", True, Kind.INPUT_REQUIRED, []),
     (_form({"type": "boolean"}), "2026-07-28", True, Kind.INPUT_REQUIRED, []),
-    (_form({"type": "string", "format": "email"}), "2026-07-28", False, Kind.INPUT_REQUIRED, []),
+    (_form({"type": "string", "format": "email", "minLength": 3, "default": "a@b.c"}), "2026-07-28", True,
+     Kind.INPUT_REQUIRED, []),
+    (_form({"type": "string", "enum": ["a", "b"]}), "2026-07-28", True, Kind.INPUT_REQUIRED, []),
+    (_form({"type": "number", "minimum": 0.5, "default": 1}), "2026-07-28", True, Kind.INPUT_REQUIRED, []),
+    (_form({"type": "string", "minLength": 3.0}), "2026-07-28", False, Kind.INPUT_REQUIRED, []),
+    (_form({"type": "array", "items": {"type": "string", "enum": ["a"]}, "minItems": 1, "default": ["a"]}),
+     "2026-07-28", True, Kind.INPUT_REQUIRED, []),
+    (_form({"type": "array", "items": {"anyOf": [{"const": "a", "title": "A"}]}}), "2026-07-28", False,
+     Kind.INPUT_REQUIRED, []),
+    (_form({"type": "array", "items": {"type": "string", "enum": [1]}}), "2026-07-28", False,
+     Kind.UNCLASSIFIED, ["elicitation.property"]),
+    (_form({"type": "string", "enum": [1]}), "2026-07-28", False, Kind.INPUT_REQUIRED, []),
+    (_form({"type": "boolean", "default": "no"}), "2026-07-28", False, Kind.UNCLASSIFIED, ["elicitation.property"]),
     (_form({"type": "string", "format": "phone"}), "2026-07-28", False, Kind.UNCLASSIFIED, ["elicitation.property"]),
     (_form({"type": "array"}), "2026-07-28", False, Kind.UNCLASSIFIED, ["elicitation.property"]),
     (_form({"type": "string", "title": 1}), "2026-07-28", False, Kind.UNCLASSIFIED, ["elicitation.property"]),
@@ -393,7 +405,13 @@ ROUTED: list[tuple[dict[str, Any], str, bool, Kind, list[str]]] = [
      "2026-07-28", False, Kind.UNCLASSIFIED, ["meta.reserved"]),
     ({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [],
                                             "_meta": {SERVER_INFO: {"name": "s", "version": "1"}}}},
+     "2026-07-28", True, Kind.NORMAL_COMPLETE, []),
+    ({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [], "_meta": {
+        SERVER_INFO: {"name": "s", "version": "1", "icons": [{"src": "i.png"}]}, "k": 1}}},
      "2026-07-28", False, Kind.NORMAL_COMPLETE, []),
+    ({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [],
+                                            "_meta": {SERVER_INFO: {"name": "s"}}}},
+     "2026-07-28", False, Kind.UNCLASSIFIED, ["meta.reserved"]),
     ({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": "x",
                                             "_meta": {SERVER_INFO: 1}}},
      "2026-07-28", False, Kind.UNCLASSIFIED, ["meta.reserved"]),

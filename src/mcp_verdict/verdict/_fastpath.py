@@ -26,10 +26,12 @@ Shapes recognised (exact JSON types only: a subclass of dict, str or int is "unu
   absent or a JSON boolean; ``structuredContent`` where the version defines it (an object
   where the version requires one); ``_meta`` an object; no other member;
 - an ``input_required`` result (on versions that define it, with no client capabilities to
-  check) whose requests are all form-mode elicitations with a requested schema of the
-  plainest properties: a string, number, integer or boolean type with at most a string
-  title and description (anything richer is left to ``_elicitation``);
-- no result ``_meta`` key the version reserves with a type (``_meta`` checks those);
+  check) whose requests are all form-mode elicitations with a requested schema of common
+  properties: string, number, integer or boolean schemas and untitled multi-selects whose
+  keywords have their exact JSON types, string enums included (titled enums are left to
+  ``_elicitation``);
+- in a result ``_meta``, no key the version reserves with a type but a serverInfo of the
+  plainest Implementation shape (string members only; icons are left to ``_meta``);
 - the open-shaped values inside them (structuredContent, _meta, error data, the requested
   schema) hold only JSON values with finite numbers and string member names, within the
   depth limit and the node budget: the bounds ``_walk.check_value`` applies.
@@ -66,15 +68,20 @@ from typing import Any, Final, Literal, NotRequired, TypedDict, Union
 import msgspec
 import orjson
 
+from ._elicitation import FORMATS
 from ._kind import Kind
 from ._verdict import Verdict, make_verdict
-from ._versions import RULES_BY_VERSION, VersionRules
+from ._versions import RULES_BY_VERSION, SERVER_INFO, VersionRules
 from ._walk import Options
 
 _ABSENT: Final = object()
 _WRITE: Final = orjson.dumps
-_PLAIN_PROPERTY_TYPES: Final = frozenset({"string", "number", "integer", "boolean"})
+_PLAIN_PROPERTY_TYPES: Final = frozenset({"string", "number", "integer", "boolean", "array"})
 _PLAIN_PROPERTY_TEXT: Final = frozenset({"title", "description"})
+_STRING_BOUNDS: Final = frozenset({"minLength", "maxLength"})
+_ITEM_BOUNDS: Final = frozenset({"minItems", "maxItems"})
+_NUMBER_KEYWORDS: Final = frozenset({"default", "minimum", "maximum"})
+_IMPLEMENTATION_TEXT: Final = frozenset({"name", "version", "title", "description", "websiteUrl"})
 _MEDIA: Final = frozenset({"image", "audio"})
 _PLAIN_SCALARS: Final = frozenset({str, int, bool, type(None)})  # JSON scalars with nothing to check
 _STRINGS: Final = frozenset({str})
@@ -189,8 +196,8 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
             return None  # maybe a reserved or retired code: the full checker decides on a warning
         kind = _PROTOCOL_ERROR
         owner = error
-    elif rules.reserved_result_meta and not rules.reserved_result_meta.isdisjoint(result.get("_meta", ())):
-        return None  # a reserved _meta key: its type is _meta's to check
+    elif rules.reserved_result_meta and "_meta" in result and not _plain_reserved(result["_meta"], rules):
+        return None  # a reserved _meta key of a richer shape: _meta checks it
     elif result.get("resultType") != "input_required":
         if "content" not in result or "inputRequests" in result or "requestState" in result:
             return None
@@ -255,8 +262,8 @@ def common_kind(message: object, options: Options, request_id: str | int | None)
     known = 0  # members of result checked so far
     meta = result.get("_meta", _ABSENT)
     if meta is not _ABSENT:
-        if type(meta) is not dict or not rules.reserved_result_meta.isdisjoint(meta):
-            return None  # not an object, or a reserved key whose type is _meta's to check
+        if type(meta) is not dict or (rules.reserved_result_meta and not _plain_reserved(meta, rules)):
+            return None  # not an object, or a reserved key of a richer shape: _meta checks it
         budget = _open_value(meta, 3, options.max_depth, budget)
         if budget < 0:
             return None
@@ -386,17 +393,67 @@ def _input_required(result: dict[str, object], options: Options, budget: int, kn
 
 
 def _plain_property(definition: dict[str, Any]) -> bool:
-    """A requested property of the plainest shape, on which no rule of ``_elicitation`` can
-    fire: a string, number, integer or boolean type and at most a string title and
-    description. Any other definition (formats, bounds, defaults, enums) is the full
+    """A requested property of a common shape on which no rule of ``_elicitation`` can fire:
+    a string (title, description, default, minLength, maxLength, a supported format, an enum
+    of strings), number or integer (title, description, default, minimum, maximum), boolean
+    (title, description, default) or untitled multi-select (title, description, items of a
+    string enum, minItems, maxItems, a default of strings) whose every keyword has its exact
+    JSON type. Any other definition (titled options, integral floats...) is the full
     checker's."""
     kind = definition.get("type")
     if type(kind) is not str or kind not in _PLAIN_PROPERTY_TYPES:
         return False
+    if kind == "array" and "items" not in definition:
+        return False
     for key, value in definition.items():
-        if key != "type" and (key not in _PLAIN_PROPERTY_TEXT or type(value) is not str):
-            return False
+        value_type = type(value)
+        if key == "type" or (value_type is str and key in _PLAIN_PROPERTY_TEXT):
+            continue
+        if kind == "string":
+            if ((value_type is int and key in _STRING_BOUNDS) or (value_type is str and key == "default")
+                    or (value_type is str and key == "format" and value in FORMATS)
+                    or (value_type is list and key == "enum" and _STRINGS.issuperset(map(type, value)))):
+                continue
+        elif kind == "boolean":
+            if value_type is bool and key == "default":
+                continue
+        elif kind == "array":
+            if ((value_type is int and key in _ITEM_BOUNDS)
+                    or (value_type is list and key == "default" and _STRINGS.issuperset(map(type, value)))
+                    or (value_type is dict and key == "items" and _string_enum(value))):
+                continue
+        elif (value_type is int or value_type is float) and key in _NUMBER_KEYWORDS:
+            continue  # a number or integer schema; finiteness is the open walk's
+        return False
     return True
+
+
+def _string_enum(items: dict[str, Any]) -> bool:
+    """A multi-select's items exactly ``{"type": "string", "enum": [strings]}``."""
+    kind = items.get("type")
+    values = items.get("enum")
+    return (len(items) == 2 and type(kind) is str and kind == "string" and type(values) is list
+            and _STRINGS.issuperset(map(type, values)))
+
+
+def _plain_reserved(meta: dict[str, Any], rules: VersionRules) -> bool:
+    """A result ``_meta`` with no key the version reserves, or only a serverInfo of the
+    plainest Implementation shape (string name, version, title, description, websiteUrl), on
+    which no rule of ``_meta`` can fire."""
+    reserved = rules.reserved_result_meta
+    info = meta.get(SERVER_INFO, _ABSENT)
+    if info is _ABSENT:
+        return reserved.isdisjoint(meta)
+    if type(info) is not dict or len(reserved) != 1:  # another reserved key would need its own check
+        return False
+    if type(info.get("name")) is not str or type(info.get("version")) is not str:
+        return False
+    for key, value in info.items():
+        if type(value) is not str or key not in _IMPLEMENTATION_TEXT:
+            break
+    else:
+        return True
+    return False
 
 
 def _open_value(value: object, depth: int, max_depth: int, budget: int) -> int:
