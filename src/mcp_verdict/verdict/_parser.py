@@ -186,6 +186,7 @@ def _locate(data: bytes, offset: int) -> str:
     """
     stack: list[list[Any]] = []  # [is_object, element index | number of the member name's string | None]
     strings = 0  # strings opened so far
+    after_string = False  # the last token read is a string
     blocks: list[tuple[int, int, bool, int]] = []  # (start, stop, inside, strings before), to find names
     for start, stop, inside, block in _blocks(data, offset):
         blocks.append((start, stop, inside, strings))
@@ -207,9 +208,12 @@ def _locate(data: bytes, offset: int) -> str:
                         colon = piece.rfind(b'":')
                         if colon >= 0:
                             top[1] = strings + piece.count(b'"', 0, colon)
+                        elif index == 0 and after_string and piece[:1] == b":":  # a name ending in the last block
+                            top[1] = strings - 1
                     else:
                         top[1] += piece.count(b",")
                 strings += piece.count(b'"')
+        after_string = tokens[-1:] == b'"'
     path = ""
     for is_object, key in stack:
         if key is None:
