@@ -121,6 +121,44 @@ def test_the_fast_path_takes_the_common_cases() -> None:
     assert taken[Kind.UNCLASSIFIED] == 0, taken
 
 
+_LINK = {"type": "resource_link", "uri": "file:///project/src/a.py", "name": "a.py", "mimeType": "text/x-python"}
+_TEXT = {"type": "text", "text": "Found 2 files: « a.py » and b.py"}
+
+
+def _links_result(*blocks: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": list(blocks)}}
+
+
+# (response, options, written compact, fast path takes it on the wire, fast path takes it parsed)
+LINK_CASES: list[tuple[dict[str, Any], dict[str, Any], bool, bool]] = [
+    # resource_link blocks, alone or beside text blocks (2025-06-18 schema: ResourceLink)
+    (_links_result(_LINK, {**_LINK, "uri": "file:///b.py", "name": "b.py"}), {}, True, True),
+    (_links_result(_TEXT, _LINK, _TEXT), {}, True, True),
+    (_links_result({**_LINK, "title": "A", "description": "module a", "size": 1024}), {}, True, True),
+    (_links_result(_LINK), {"version": "2025-06-18"}, True, True),
+    # members the fast path does not declare: the full checker decides (here: no finding)
+    (_links_result({**_LINK, "icons": []}), {}, False, False),
+    (_links_result({**_LINK, "annotations": {"audience": ["user"]}}), {}, False, False),
+    # wrong types or a missing name: the full checker explains
+    (_links_result({**_LINK, "size": 1.5}), {}, False, False),
+    (_links_result({**_LINK, "size": True}), {}, False, False),
+    (_links_result({"type": "resource_link", "uri": "file:///a.py"}), {}, False, False),
+    (_links_result({**_LINK, "text": "x"}), {}, False, False),
+    # resource_link does not exist before 2025-06-18: content.type_version
+    (_links_result(_LINK), {"version": "2025-03-26"}, False, False),
+    # an image beside a link: the strict reader on the wire, the fast path on the parsed value
+    (_links_result(_LINK, {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}), {}, False, True),
+]
+
+
+@pytest.mark.parametrize(("message", "opts", "wire_fast", "parsed_fast"), LINK_CASES)
+def test_resource_link_blocks_take_the_fast_path(message: dict[str, Any], opts: dict[str, Any],
+                                                 wire_fast: bool, parsed_fast: bool) -> None:
+    assert (check_wire(_compact(message).encode(), opts) is not None) is wire_fast
+    assert (check_parsed(message, opts) is not None) is parsed_fast
+    check_wire(json.dumps(message).encode(), opts)  # spaced and escaped: the strict reader, same verdict
+
+
 # --- generated responses on the fast path's boundaries ----------------------------------------
 # Responses of the common shapes, then (most of the time) one to three perturbations: a value
 # replaced by a near miss, a member added or deleted. Options and limits vary too.
@@ -138,8 +176,12 @@ json_text = st.text(alphabet=st.sampled_from('ab: "\\/\u00e9\n\x01'), max_size=8
 text_block = st.fixed_dictionaries({"type": st.just("text"), "text": json_text})
 media_block = st.fixed_dictionaries({"type": st.sampled_from(["image", "audio"]), "data": st.text(max_size=4),
                                      "mimeType": st.sampled_from(["image/png", "audio/wav"])})
+link_block = st.fixed_dictionaries(
+    {"type": st.just("resource_link"), "uri": st.sampled_from(["file:///a.py", "https://x/y"]), "name": json_text},
+    optional={"title": json_text, "description": json_text, "mimeType": st.just("text/plain"),
+              "size": st.integers(-1, 2**70) | st.floats(0, 10) | st.booleans(), "icons": st.just([])})
 complete = st.fixed_dictionaries(
-    {"resultType": st.just("complete"), "content": st.lists(text_block | media_block, max_size=3)},
+    {"resultType": st.just("complete"), "content": st.lists(text_block | media_block | link_block, max_size=3)},
     optional={"isError": st.booleans(), "structuredContent": open_values,
               "_meta": st.dictionaries(st.text(max_size=3), open_values, max_size=2)})
 schema = st.fixed_dictionaries(
@@ -167,7 +209,8 @@ common = st.fixed_dictionaries({"jsonrpc": st.just("2.0"), "id": st.integers(-2,
 keys = st.sampled_from(["jsonrpc", "id", "result", "error", "method", "resultType", "content", "isError",
                         "structuredContent", "_meta", "type", "text", "data", "mimeType", "code", "message",
                         "inputRequests", "requestState", "params", "mode", "requestedSchema", "properties",
-                        "required", "annotations", "task", "x"])
+                        "required", "annotations", "task", "x", "uri", "name", "title", "description", "size",
+                        "icons"])
 
 
 @st.composite
@@ -188,7 +231,8 @@ def responses(draw: st.DrawFn) -> Any:
                 if action == "delete":
                     del target[key]
                 else:
-                    target[key] = copy.deepcopy(draw(odd | json_values | nested | text_block | media_block))
+                    target[key] = copy.deepcopy(draw(odd | json_values | nested | text_block | media_block
+                                                      | link_block))
             else:
                 target[draw(keys)] = copy.deepcopy(draw(odd | json_values))
         elif target and action != "add":
@@ -196,9 +240,9 @@ def responses(draw: st.DrawFn) -> Any:
             if action == "delete":
                 del target[index]
             else:
-                target[index] = copy.deepcopy(draw(odd | json_values | text_block | media_block))
+                target[index] = copy.deepcopy(draw(odd | json_values | text_block | media_block | link_block))
         else:
-            target.append(copy.deepcopy(draw(odd | text_block | media_block)))
+            target.append(copy.deepcopy(draw(odd | text_block | media_block | link_block)))
     return message
 
 
