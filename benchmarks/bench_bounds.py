@@ -21,6 +21,7 @@ the size of the text, beside orjson.loads' own. Target (README, issue #11 sectio
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import statistics
 import sys
@@ -64,10 +65,8 @@ CASES: dict[str, tuple[Callable[[int], bytes], str]] = {
 
 
 def _orjson(data: bytes) -> None:
-    try:
+    with contextlib.suppress(orjson.JSONDecodeError):
         orjson.loads(data)
-    except orjson.JSONDecodeError:
-        pass
 
 
 def _seconds(fn: Callable[[], object]) -> float:

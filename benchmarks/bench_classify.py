@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import math
 import statistics
 import sys
 import timeit
@@ -164,7 +165,7 @@ def main() -> int:
     args = parser.parse_args()
     gc.disable()
     try:
-        rows = bench_shapes(rounds=40 if args.quick else 100)
+        rows = bench_shapes(rounds=25 if args.quick else 100)
         small_kb, large_kb, cost, reference = linearity()
     finally:
         gc.enable()
@@ -185,7 +186,7 @@ def main() -> int:
         floor_ratio = row.get("sdk/floor", nan)
         slowest_sdk = min(slowest_sdk, sdk_ratio)
         slowest_client = min(slowest_client, client_ratio)
-        if floor_ratio == floor_ratio:
+        if not math.isnan(floor_ratio):
             slowest_floor = min(slowest_floor, floor_ratio)
         print(f"{row['shape']:<26}{row['size']:>7}{row['orjson']:>11.2f}{row['ours']:>9.2f}{ratio:>12.2f}x"
               f"{target:>7.1f}x{row['ours_dict']:>9.2f}{row.get('sdk', nan):>9.2f}{sdk_ratio:>9.1f}x"

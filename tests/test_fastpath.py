@@ -176,7 +176,7 @@ json_text = st.text(alphabet=st.sampled_from('ab: "\\/\u00e9\n\x01'), max_size=8
 text_block = st.fixed_dictionaries({"type": st.just("text"), "text": json_text})
 media_block = st.fixed_dictionaries({"type": st.sampled_from(["image", "audio"]), "data": st.text(max_size=4),
                                      "mimeType": st.sampled_from(["image/png", "audio/wav"])})
-link_block = st.fixed_dictionaries(
+link_block: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries(
     {"type": st.just("resource_link"), "uri": st.sampled_from(["file:///a.py", "https://x/y"]), "name": json_text},
     optional={"title": json_text, "description": json_text, "mimeType": st.just("text/plain"),
               "size": st.integers(-1, 2**70) | st.floats(0, 10) | st.booleans(), "icons": st.just([])})
@@ -382,16 +382,17 @@ def _nested_structured(lists: int) -> bytes:
 
 
 @pytest.mark.parametrize(("lists", "limits", "fast", "kind", "codes"), [
-    # innermost level 10: the deepest the declared shapes hold (_fastpath._TYPED_DEPTH)
-    (8, DEFAULT_LIMITS, True, Kind.NORMAL_COMPLETE, []),
-    # level 11, within the default limit of 64: left to the full checker, which accepts it
-    (9, DEFAULT_LIMITS, False, Kind.NORMAL_COMPLETE, []),
+    # innermost level 8: the deepest the declared shapes hold (_fastpath._TYPED_DEPTH)
+    (6, DEFAULT_LIMITS, True, Kind.NORMAL_COMPLETE, []),
+    # level 9, within the default limit of 64: left to the full checker, which accepts it
+    (7, DEFAULT_LIMITS, False, Kind.NORMAL_COMPLETE, []),
     # level 64, the limit itself (basic/index: the receiver bounds nesting; README "Limits")
     (62, DEFAULT_LIMITS, False, Kind.NORMAL_COMPLETE, []),
     # level 65, past the limit
     (63, DEFAULT_LIMITS, False, Kind.UNCLASSIFIED, ["json.too_deep"]),
-    # a tighter limit than the declared depth: the shapes are declared to the limit
-    (7, Limits(max_depth=9), True, Kind.NORMAL_COMPLETE, []),
+    # the tightest limit the common shapes allow (9) is still deeper than the declared shapes
+    (6, Limits(max_depth=9), True, Kind.NORMAL_COMPLETE, []),
+    (7, Limits(max_depth=9), False, Kind.NORMAL_COMPLETE, []),
     (8, Limits(max_depth=9), False, Kind.UNCLASSIFIED, ["json.too_deep"]),
     # a limit too tight for the common shapes themselves: no fast path
     (1, Limits(max_depth=8), False, Kind.NORMAL_COMPLETE, []),
