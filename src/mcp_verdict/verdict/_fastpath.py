@@ -101,9 +101,11 @@ _PROTOCOL_ERROR: Final = Kind.PROTOCOL_ERROR
 # possible path, twice as many per level; past _TYPED_DEPTH a value is left to the full
 # checker, which reads it at any depth the limit allows.
 
-_TYPED_DEPTH: Final = 10
+_TYPED_DEPTH: Final = 8
 """The deepest level (the envelope being level 1) at which the declared shapes hold an
-object or array; ``structuredContent`` may thus nest eight levels inside itself."""
+object or array; ``structuredContent`` may thus nest six levels inside itself. msgspec's
+build of a reader grows ~2.2x per level (5 ms at 8, 26 ms at 10, measured): the first call
+on a version pays it, so the common shapes stop where real responses do."""
 _FIXED_DEPTH: Final = 9
 """The level of the deepest member the common shapes fix: a requested property's members."""
 # The shapes are built from member types computed at run time, which mypy cannot read as
@@ -116,6 +118,13 @@ _LIST: Final[Any] = list
 
 
 _TEXT_BLOCK: Final = _TYPED_DICT("_TextBlock", {"type": Literal["text"], "text": str})
+_BLOCK: Final = _TYPED_DICT("_Block", {  # a text or resource_link block: which members go together is checked after
+    "type": Literal["text", "resource_link"], "text": _NOT_REQUIRED[str], "uri": _NOT_REQUIRED[str],
+    "name": _NOT_REQUIRED[str], "title": _NOT_REQUIRED[str], "description": _NOT_REQUIRED[str],
+    "mimeType": _NOT_REQUIRED[str], "size": _NOT_REQUIRED[int]})
+_LINK_STRINGS: Final = frozenset({"uri", "name", "title", "description", "mimeType"})
+_PROPERTY_MEMBER: Final = _UNION[str, int, float, bool, None, _LIST[str], _DICT[str, _UNION[str, _LIST[str]]]]
+"""A requested property's member (level 9): a multi-select's items hold a list at level 10."""
 
 
 def _json_levels(deepest: int) -> dict[int, Any]:
@@ -128,13 +137,14 @@ def _json_levels(deepest: int) -> dict[int, Any]:
     return levels
 
 
-def _envelope_type(rules: VersionRules, deepest: int) -> Any:
+def _envelope_type(rules: VersionRules, deepest: int, links: bool = False) -> Any:
     """The common response shapes of one version, open-shaped values nested at most to
-    level ``deepest``."""
+    level ``deepest``; content blocks bare text blocks, or with ``links`` text and
+    resource_link blocks."""
     levels = _json_levels(deepest)
     result: dict[str, Any] = {
         "resultType": Literal["complete", "input_required"] if rules.input_required else Literal["complete"],
-        "content": _NOT_REQUIRED[_LIST[_TEXT_BLOCK]],
+        "content": _NOT_REQUIRED[_LIST[_BLOCK if links else _TEXT_BLOCK]],
         "isError": _NOT_REQUIRED[bool],
         "_meta": _NOT_REQUIRED[_DICT[str, levels[4]]],
     }
@@ -147,7 +157,9 @@ def _envelope_type(rules: VersionRules, deepest: int) -> Any:
     if rules.input_required:
         schema = _TYPED_DICT("_RequestedSchema", {
             "type": Literal["object"],
-            "properties": _DICT[str, _DICT[str, levels[9]]],  # each property's type is checked after the read
+            # each property's members: scalars, lists of strings (enum, default) or a multi-select's
+            # items {"type": "string", "enum": [...]}; their shapes are checked after the read
+            "properties": _DICT[str, _DICT[str, _PROPERTY_MEMBER]],
             "required": _NOT_REQUIRED[_LIST[str]]})
         params = _TYPED_DICT("_FormParams", {
             "mode": _NOT_REQUIRED[Literal["form"]], "message": str, "requestedSchema": schema})
@@ -167,9 +179,31 @@ def common_reader(version: str, max_depth: int) -> Callable[[bytes], Any] | None
 
 
 @functools.cache
-def _reader(version: str, deepest: int) -> Callable[[bytes], Any]:
+def _reader(version: str, deepest: int, links: bool = False) -> Callable[[bytes], Any]:
     """Built on first use (a few milliseconds), remembered: a pure function of its arguments."""
-    return msgspec.json.Decoder(_envelope_type(RULES_BY_VERSION[version], deepest)).decode
+    return msgspec.json.Decoder(_envelope_type(RULES_BY_VERSION[version], deepest, links)).decode
+
+
+def _read_links(data: bytes, options: Options, problem: msgspec.ValidationError) -> Any:
+    """The text read again with text and resource_link blocks declared, when the read of bare
+    text blocks failed on a block; ``None`` otherwise or if the blocks do not go together.
+    Each block then costs one look in Python whatever its type (as ``common_kind`` checks
+    blocks)."""
+    rules = options.rules
+    if "resource_link" not in rules.content_types or "content[" not in str(problem):
+        return None
+    try:
+        message = _reader(rules.version, min(options.max_depth, _TYPED_DEPTH), True)(data)
+    except Exception:  # as in read_common
+        return None
+    content = message.get("result", {}).get("content", ())
+    for block in content:
+        if block["type"] == "text":
+            if len(block) != 2 or "text" not in block:
+                return None
+        elif "uri" not in block or "name" not in block or "text" in block:
+            return None
+    return message
 
 
 def read_common(data: bytes, options: Options, request_id: str | int | None,
@@ -178,9 +212,18 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
     the text to the strict reader and the full checker. ``options.read_common`` is set;
     ``count_values`` when the text is longer than ``options.max_nodes``."""
     try:
+        if data[11] == 32:  # {"jsonrpc": "2.0" (json.dumps): no proof can hold
+            return None
         message: Any = options.read_common(data)  # type: ignore[misc]
+    except msgspec.ValidationError as problem:  # not the shapes: maybe other blocks
+        message = _read_links(data, options, problem)
+        if message is None:
+            return None
+    except Exception:  # msgspec: not JSON, 1e400, too deep; a text of fewer than 12 bytes
+        return None
+    try:
         written = _WRITE(message)
-    except Exception:  # msgspec: not JSON or not the shapes, 1e400, too deep; orjson: an integer beyond 64 bits
+    except Exception:  # orjson: an integer beyond 64 bits
         return None
     # The proof (module docstring): msgspec accepted all of data, so whatever follows the
     # written value is whitespace.
@@ -216,8 +259,8 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
         else:
             for request in requests.values():
                 for definition in request["params"]["requestedSchema"]["properties"].values():
-                    if not _plain_property(definition):
-                        return None
+                    if not _plain_property(definition) or ("items" in definition and options.max_depth < 10):
+                        return None  # (a multi-select's enum sits at level 10)
         kind = _INPUT_REQUIRED
         owner = result
     if count_values and not _within_budget(owner, options):
@@ -291,12 +334,15 @@ def common_kind(message: object, options: Options, request_id: str | int | None)
         if len(block) == 2:
             if not (block.get("type") == "text" and type(block.get("text")) is str):  # as _content reads it
                 return None
-        elif len(block) == 3:
-            block_type = block.get("type")
-            if (type(block_type) is not str or block_type not in _MEDIA or block_type not in rules.content_types
-                    or type(block.get("data")) is not str or type(block.get("mimeType")) is not str):
+            continue
+        block_type = block.get("type")
+        if type(block_type) is not str:
+            return None
+        if block_type == "resource_link":
+            if not _plain_link(block, rules):
                 return None
-        else:
+        elif (len(block) != 3 or block_type not in _MEDIA or block_type not in rules.content_types
+                or type(block.get("data")) is not str or type(block.get("mimeType")) is not str):
             return None
     known += 1
     flag = result.get("isError", _ABSENT)
@@ -315,6 +361,23 @@ def common_kind(message: object, options: Options, request_id: str | int | None)
     if len(result) != known:  # a member no rule names: the full checker walks it
         return None
     return _TOOL_ERROR if flag is True else _NORMAL_COMPLETE
+
+
+def _plain_link(block: dict[str, Any], rules: VersionRules) -> bool:
+    """A resource_link block of the version with string uri and name, and at most a string
+    title, description and mimeType and an integer size: no rule of ``_content`` can fire."""
+    if "resource_link" not in rules.content_types or "uri" not in block or "name" not in block:
+        return False
+    for key, value in block.items():
+        if key in _LINK_STRINGS:
+            if type(value) is not str:
+                return False
+        elif key == "size":
+            if type(value) is not int:
+                return False
+        elif key != "type":
+            return False
+    return True
 
 
 def _error(error: object, options: Options) -> Kind | None:
