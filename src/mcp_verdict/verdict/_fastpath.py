@@ -67,6 +67,7 @@ import msgspec
 import orjson
 
 from ._kind import Kind
+from ._parser import NOT_PARSED, read_strict
 from ._verdict import Verdict, make_verdict
 from ._versions import RULES_BY_VERSION, VersionRules
 from ._walk import Options
@@ -78,6 +79,9 @@ _PLAIN_PROPERTY_TEXT: Final = frozenset({"title", "description"})
 _MEDIA: Final = frozenset({"image", "audio"})
 _PLAIN_SCALARS: Final = frozenset({str, int, bool, type(None)})  # JSON scalars with nothing to check
 _STRINGS: Final = frozenset({str})
+_STRICT_PROOF_BYTES: Final = 64 * 1024
+"""The longest text the strict reader proves for the fast path when a write-back cannot (a
+wrong text longer than this would be read twice)."""
 _FEW_MEMBERS: Final = 8  # up to this many, one look at each member is cheaper than two set checks
 # Enum members are slow to look up on their class; these are read once.
 _NORMAL_COMPLETE: Final = Kind.NORMAL_COMPLETE
@@ -201,8 +205,7 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
     the text to the strict reader and the full checker. ``options.read_common`` is set;
     ``count_values`` when the text is longer than ``options.max_nodes``."""
     try:
-        if data[11] == 32:  # {"jsonrpc": "2.0" (json.dumps): no proof can hold
-            return None
+        spaced = data[11] == 32  # {"jsonrpc": "2.0" (json.dumps): no write-back can prove it
         message: Any = options.read_common(data)  # type: ignore[misc]
     except msgspec.ValidationError as problem:  # not the shapes: maybe other blocks
         message = _read_links(data, options, problem)
@@ -210,13 +213,8 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
             return None
     except Exception:  # msgspec: not JSON, 1e400, too deep; a text of fewer than 12 bytes
         return None
-    try:
-        written = _WRITE(message)
-    except Exception:  # orjson: an integer beyond 64 bits
-        return None
-    # The proof (module docstring): msgspec accepted all of data, so whatever follows the
-    # written value is whitespace.
-    if (written != data and not data.startswith(written)) or len(message) != 3:  # jsonrpc, id, result|error
+    message = _proven(data, message, spaced)
+    if message is None or len(message) != 3:  # jsonrpc, id, result|error
         return None
     if request_id is not None and (type(message["id"]) is not type(request_id) or message["id"] != request_id):
         return None
@@ -255,6 +253,30 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
     if count_values and not _within_budget(owner, options):
         return None
     return make_verdict(kind, (), rules.version, message)
+
+
+def _proven(data: bytes, message: Any, spaced: bool) -> Any:
+    """The typed read ``message`` if it is the strict reader's value of ``data`` (module
+    docstring), or that value; ``None`` when neither proof holds.
+
+    The write-back: orjson writes ``message`` back exactly as ``data`` (msgspec accepted all of
+    it, so whatever follows the written value is whitespace). Failing that, on a text of at
+    most :data:`_STRICT_PROOF_BYTES` (spaced or escaped, as ``json.dumps`` writes), the strict
+    reader reads it without error (so no member name repeats) to a value equal to ``message``
+    (so the typed read dropped nothing, and every member has the type declared): the strict
+    reader's value is returned.
+    """
+    if not spaced:
+        try:
+            written = _WRITE(message)
+        except Exception:  # orjson: an integer beyond 64 bits
+            written = b""
+        if written == data or (written and data.startswith(written)):
+            return message
+    if len(data) > _STRICT_PROOF_BYTES:
+        return None  # the strict reader reads it next anyway, and explains
+    strict = read_strict(data)
+    return strict if strict is not NOT_PARSED and strict == message else None
 
 
 def _within_budget(owner: Any, options: Options) -> bool:
