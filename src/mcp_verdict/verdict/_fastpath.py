@@ -20,9 +20,11 @@ Shapes recognised (exact JSON types only: a subclass of dict, str or int is "unu
 - an error ``{"code": <int>, "message": <str>}`` with an optional ``data``, whose code is
   outside -32099..-32002 on versions that warn about reserved codes;
 - a complete result (``resultType: "complete"``, or absent where the version reads absence
-  as complete) with ``content`` of bare text blocks ``{"type": "text", "text": <str>}`` (and,
-  parsed values only, image or audio blocks ``{"type", "data", "mimeType"}`` the version
-  defines: on the wire these go to the strict reader first); ``isError``
+  as complete) with ``content`` of bare text blocks ``{"type": "text", "text": <str>}``,
+  resource_link blocks (string uri and name, at most a string title, description and
+  mimeType and an integer size) where the version defines them, and (parsed values only)
+  image or audio blocks ``{"type", "data", "mimeType"}`` the version defines (on the wire
+  these go to the strict reader, which reads long strings fastest); ``isError``
   absent or a JSON boolean; ``structuredContent`` where the version defines it (an object
   where the version requires one); ``_meta`` an object; no other member;
 - an ``input_required`` result (on versions that define it, with no client capabilities to
@@ -49,12 +51,22 @@ Two ways in, one contract:
   member names.
 
 msgspec keeps the last copy of a repeated member name silently, and drops undeclared ones;
-its value is used only when orjson, writing it back, produces exactly the text (followed by
-nothing but whitespace). The text is then the writing of Python dicts, whose keys are
-distinct, with orjson's one-to-one escaping: it repeats no member name and holds no member
-the value lacks. Compact JSON as the TypeScript and Python SDKs write it is such a text; any
-other (spaces after the colons, escaped non-ASCII, ``1e2``...) goes to the strict reader,
-which decides and explains.
+its value is used only when one of two proofs holds:
+
+- the write-back: orjson, writing it back, produces exactly the text (followed by nothing
+  but whitespace). The text is then the writing of Python dicts, whose keys are distinct,
+  with orjson's one-to-one escaping: it repeats no member name and holds no member the value
+  lacks. Compact JSON as the TypeScript and Python SDKs write it is such a text;
+- the strict reader (``_parser.read_strict``), on a text of at most 64 KiB the write-back
+  cannot prove (spaces after the colons as ``json.dumps`` writes, escaped non-ASCII,
+  ``1e2``...): it reads the text without error, so no member name repeats, to a value equal
+  to msgspec's, so msgspec dropped nothing; the strict reader's value is the one kept. A
+  text that starts ``{"jsonrpc": `` skips the write-back, which cannot hold.
+
+Anything else goes to the strict reader, which decides and explains. A content block other
+than a bare text block makes the first typed read fail; the text is then read once more with
+text and resource_link blocks declared together (their member combinations checked in one
+look per block), so that a block costs about the same whatever its type.
 """
 
 from __future__ import annotations
@@ -213,7 +225,17 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
             return None
     except Exception:  # msgspec: not JSON, 1e400, too deep; a text of fewer than 12 bytes
         return None
-    message = _proven(data, message, spaced)
+    # The proofs (module docstring). The write-back: msgspec accepted all of data, so whatever
+    # follows the written value is whitespace.
+    if spaced:
+        message = _strictly_proven(data, message)
+    else:
+        try:
+            written = _WRITE(message)
+        except Exception:  # orjson: an integer beyond 64 bits
+            written = b""
+        if written != data and not (written and data.startswith(written)):
+            message = _strictly_proven(data, message)
     if message is None or len(message) != 3:  # jsonrpc, id, result|error
         return None
     if request_id is not None and (type(message["id"]) is not type(request_id) or message["id"] != request_id):
@@ -255,24 +277,10 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
     return make_verdict(kind, (), rules.version, message)
 
 
-def _proven(data: bytes, message: Any, spaced: bool) -> Any:
-    """The typed read ``message`` if it is the strict reader's value of ``data`` (module
-    docstring), or that value; ``None`` when neither proof holds.
-
-    The write-back: orjson writes ``message`` back exactly as ``data`` (msgspec accepted all of
-    it, so whatever follows the written value is whitespace). Failing that, on a text of at
-    most :data:`_STRICT_PROOF_BYTES` (spaced or escaped, as ``json.dumps`` writes), the strict
-    reader reads it without error (so no member name repeats) to a value equal to ``message``
-    (so the typed read dropped nothing, and every member has the type declared): the strict
-    reader's value is returned.
-    """
-    if not spaced:
-        try:
-            written = _WRITE(message)
-        except Exception:  # orjson: an integer beyond 64 bits
-            written = b""
-        if written == data or (written and data.startswith(written)):
-            return message
+def _strictly_proven(data: bytes, message: Any) -> Any:
+    """The strict reader's value of ``data`` when it equals the typed read ``message`` (the
+    second proof of the module docstring), on a text of at most :data:`_STRICT_PROOF_BYTES`;
+    ``None`` otherwise."""
     if len(data) > _STRICT_PROOF_BYTES:
         return None  # the strict reader reads it next anyway, and explains
     strict = read_strict(data)
