@@ -65,7 +65,7 @@ def parse(raw: bytes | bytearray | memoryview | str, max_bytes: int, max_depth: 
     if data.startswith(_BOM):
         return _NOT_PARSED, finding("", "json.bom", "the message starts with a UTF-8 byte order mark")
     try:
-        value = jiter.from_json(data, allow_inf_nan=False, cache_mode="none", catch_duplicate_keys=True)
+        value = _read(data)
     except ValueError as exc:
         return _NOT_PARSED, _explain(data, str(exc), max_depth)
     return value, None
@@ -80,10 +80,16 @@ def read_strict(data: bytes) -> object:
     :data:`NOT_PARSED` on any wire error, left unexplained (``parse`` explains). A byte order
     mark is refused here too (jiter reads none). For the fast path's proof on texts a
     write-back cannot prove."""
-    try:  # configured as in parse (a mutant of the kill table changes both)
-        return jiter.from_json(data, allow_inf_nan=False, cache_mode="none", catch_duplicate_keys=True)
+    try:
+        return _read(data)
     except ValueError:
         return _NOT_PARSED
+
+
+def _read(data: bytes) -> object:
+    """jiter configured as the strict reader (one place, so that the kill table's mutants of
+    it reach both ways in); raises ``ValueError`` on any wire error."""
+    return jiter.from_json(data, allow_inf_nan=False, cache_mode="none", catch_duplicate_keys=True)
 
 def _explain(data: bytes, reason: str, max_depth: int) -> Finding:
     """Turn a parser error into a finding at the JSON pointer where it happened."""
