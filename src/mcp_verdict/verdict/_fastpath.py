@@ -57,7 +57,7 @@ its value is used only when one of two proofs holds:
   but whitespace). The text is then the writing of Python dicts, whose keys are distinct,
   with orjson's one-to-one escaping: it repeats no member name and holds no member the value
   lacks. Compact JSON as the TypeScript and Python SDKs write it is such a text;
-- the strict reader (``_parser.read_strict``), on a text of at most 64 KiB the write-back
+- the strict reader (``_parser.read_strict``), on a text of at most 4 KiB the write-back
   cannot prove (spaces after the colons as ``json.dumps`` writes, escaped non-ASCII,
   ``1e2``...): it reads the text without error, so no member name repeats, to a value equal
   to msgspec's, so msgspec dropped nothing; the strict reader's value is the one kept. A
@@ -91,9 +91,11 @@ _PLAIN_PROPERTY_TEXT: Final = frozenset({"title", "description"})
 _MEDIA: Final = frozenset({"image", "audio"})
 _PLAIN_SCALARS: Final = frozenset({str, int, bool, type(None)})  # JSON scalars with nothing to check
 _STRINGS: Final = frozenset({str})
-_STRICT_PROOF_BYTES: Final = 64 * 1024
-"""The longest text the strict reader proves for the fast path when a write-back cannot (a
-wrong text longer than this would be read twice)."""
+_STRICT_PROOF_BYTES: Final = 4096
+"""The longest text the strict reader proves for the fast path when a write-back cannot. On a
+small text the typed read and the strict reader together cost less than the strict reader and
+``common_kind``'s checks in Python; on a longer one, mostly strings, the typed read costs more
+than it spares (and a wrong text would be read twice)."""
 _FEW_MEMBERS: Final = 8  # up to this many, one look at each member is cheaper than two set checks
 # Enum members are slow to look up on their class; these are read once.
 _NORMAL_COMPLETE: Final = Kind.NORMAL_COMPLETE
