@@ -174,8 +174,8 @@ def _plain(block: bytes) -> bytes:
 def _tokens(block: bytes, inside: bool) -> bytes:
     """The structural tokens of a block, one byte each: the brackets, commas and colons outside
     strings, and a quote where a string opens."""
-    if inside and b'"' not in block:
-        return b""
+    if b'"' not in block:  # all inside one string, or no string at all
+        return b"" if inside else block.translate(None, _NOT_TOKEN)
     pieces = block.split(b'"')
     outside = pieces[1 if inside else 0::2]
     marked = b'"'.join(outside)
