@@ -5,6 +5,7 @@ Run: python benchmarks/bench_import.py [--rounds N]
 Each figure is the wall time of a whole fresh interpreter, median of N runs interleaved:
 
 - a bare interpreter (``python -c pass``): the floor;
+- ``import msgspec, orjson, jiter``: what the libraries the verdict stands on cost alone;
 - ``from mcp_verdict import classify``;
 - the same, then one ``classify`` of a compact text-block response on the latest version,
   the first call (it builds that version's readers);
@@ -33,6 +34,7 @@ _CALL = ('b\'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",'
          '"content":[{"type":"text","text":"ok"}]}}\'')
 PROGRAMS = {
     "bare interpreter": "pass",
+    "the libraries alone": "import msgspec, orjson, jiter",
     "import classify": "from mcp_verdict import classify",
     "import + first call": f"from mcp_verdict import classify; classify({_CALL})",
     "import + a call per version": (f"from mcp_verdict import VERSIONS, classify\n"

@@ -275,6 +275,7 @@ def _compact(value: Any) -> str:
 WRITERS: list[Callable[[Any], str]] = [
     _compact,  # as the SDKs write it
     json.dumps,  # spaced out, non-ASCII escaped: the strict reader's job
+    lambda v: json.dumps(v, separators=(",", ":")),  # compact, non-ASCII escaped: the strict reader's proof
     lambda v: _compact(v) + "\n",  # a line of JSON Lines
 ]
 
@@ -524,3 +525,20 @@ def test_a_multi_select_is_held_to_the_depth_limit(max_depth: int, fast: bool, k
     assert (check_parsed(message, kwargs) is not None) is fast
     verdict = classify(wire, **kwargs)
     assert (verdict.kind, [f.code for f in verdict.findings]) == (kind, codes)
+
+
+_ESCAPED = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"caf\\u00e9"}'
+
+# (compact wire text the write-back cannot prove, the fast path takes it)
+STRICT_PROOF_CASES = [
+    (_ESCAPED + b"]}}", True),  # an escaped é: the strict reader proves it
+    (_ESCAPED + b'],"structuredContent":{"n":1e2}}}', True),  # 1e2 written back as 100.0
+    (_ESCAPED[:-1] + b',"text":"x"}]}}', False),  # a repeated name (RFC 8259 section 4): json.duplicate_key
+    (_ESCAPED + b'],"x":1}}', False),  # a member the shapes do not declare: the full checker walks it
+    (_ESCAPED + b"]}}" + b" " * 5000, False),  # longer than the strict proof takes
+]
+
+
+@pytest.mark.parametrize(("wire", "fast"), STRICT_PROOF_CASES)
+def test_the_strict_reader_proves_what_the_write_back_cannot(wire: bytes, fast: bool) -> None:
+    assert (check_wire(wire, {}) is not None) is fast
