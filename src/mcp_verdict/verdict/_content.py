@@ -13,7 +13,11 @@ each version's ``schema.json``):
 - optional fields the version defines are type-checked too: annotations (audience of
   "user"/"assistant", priority a number in 0..1, lastModified a string since 2025-06-18:
   ``content.annotations``), ``_meta`` objects since 2025-06-18, resource_link title,
-  description, mimeType (strings), size (an integer) and icons (since 2025-11-25).
+  description, mimeType (strings), size (an integer) and icons (since 2025-11-25, ``_icons``).
+
+:func:`check_block` takes the block's nesting level, so that the blocks a sampling request
+carries (``_sampling``: its messages' text, image and audio blocks, a tool result's content)
+are held to these same rules.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from ._findings import describe, pointer
+from ._icons import check_icons
 from ._versions import ALL_CONTENT_TYPES, RULES_BY_VERSION
 from ._walk import Context, check_extras, check_value
 
@@ -42,18 +47,21 @@ _FIRST_VERSION: Final = {
 _BLOCK_DEPTH: Final = 4
 
 
-def check_content(ctx: Context, content: list[Any], base: str) -> None:
-    """Check every block of a content list whose pointer is ``base``."""
+def check_content(ctx: Context, content: list[Any], base: str, depth: int = _BLOCK_DEPTH - 1) -> None:
+    """Check every block of a content list whose pointer is ``base`` and nesting level
+    ``depth`` (a tools/call result's content is level 3)."""
     allowed = ctx.rules.content_types
     for index, block in enumerate(content):
         # Fast path: a bare text block, by far the most common shape.
         if (type(block) is dict and len(block) == 2 and block.get("type") == "text"
                 and type(block.get("text")) is str):
             continue
-        _check_block(ctx, block, pointer(base, index), allowed)
+        check_block(ctx, block, pointer(base, index), allowed, depth + 1)
 
 
-def _check_block(ctx: Context, block: object, path: str, allowed: frozenset[str]) -> None:
+def check_block(ctx: Context, block: object, path: str, allowed: frozenset[str],
+                depth: int = _BLOCK_DEPTH) -> None:
+    """Check one content block at nesting ``depth`` whose type must be in ``allowed``."""
     if not isinstance(block, dict):
         ctx.add(path, "content.not_object", f"the block is {describe(block)}, not an object")
         return
@@ -72,7 +80,7 @@ def _check_block(ctx: Context, block: object, path: str, allowed: frozenset[str]
                 f"{kind!r} blocks exist from {_FIRST_VERSION[kind]}; this response is "
                 f"{ctx.rules.version}")
         return
-    _CHECKS[kind](ctx, block, path)
+    _CHECKS[kind](ctx, block, path, depth)
 
 
 def _field(ctx: Context, obj: Mapping[str, Any], name: str, path: str, *, required: bool,
@@ -90,8 +98,9 @@ def _field(ctx: Context, obj: Mapping[str, Any], name: str, path: str, *, requir
     return True
 
 
-def _common(ctx: Context, block: Mapping[str, Any], path: str, known: frozenset[str], depth: int) -> None:
-    """annotations, _meta and unknown members, shared by every block type."""
+def check_common(ctx: Context, block: Mapping[str, Any], path: str, known: frozenset[str], depth: int) -> None:
+    """annotations, _meta and unknown members, shared by every block type (also the sampling
+    blocks of ``_sampling``)."""
     if "annotations" in block:
         _annotations(ctx, block["annotations"], pointer(path, "annotations"), depth + 1)
     if not ctx.rules.block_meta:
@@ -126,18 +135,18 @@ def _annotations(ctx: Context, value: object, path: str, depth: int) -> None:
     check_extras(ctx, value, known, path, depth)
 
 
-def _text(ctx: Context, block: Mapping[str, Any], path: str) -> None:
+def _text(ctx: Context, block: Mapping[str, Any], path: str, depth: int) -> None:
     _field(ctx, block, "text", path, required=True)
-    _common(ctx, block, path, _TEXT_KEYS, _BLOCK_DEPTH)
+    check_common(ctx, block, path, _TEXT_KEYS, depth)
 
 
-def _media(ctx: Context, block: Mapping[str, Any], path: str) -> None:
+def _media(ctx: Context, block: Mapping[str, Any], path: str, depth: int) -> None:
     _field(ctx, block, "data", path, required=True)
     _field(ctx, block, "mimeType", path, required=True)
-    _common(ctx, block, path, _MEDIA_KEYS, _BLOCK_DEPTH)
+    check_common(ctx, block, path, _MEDIA_KEYS, depth)
 
 
-def _resource_link(ctx: Context, block: Mapping[str, Any], path: str) -> None:
+def _resource_link(ctx: Context, block: Mapping[str, Any], path: str, depth: int) -> None:
     _field(ctx, block, "uri", path, required=True)
     _field(ctx, block, "name", path, required=True)
     for name in ("title", "description", "mimeType"):
@@ -145,23 +154,14 @@ def _resource_link(ctx: Context, block: Mapping[str, Any], path: str) -> None:
     _field(ctx, block, "size", path, required=False, kind=int, what="an integer")
     known = _LINK_KEYS
     if ctx.rules.resource_link_icons:
-        if _field(ctx, block, "icons", path, required=False, kind=list, what="an array"):
-            _icons(ctx, block["icons"], pointer(path, "icons"))
+        if "icons" in block:
+            check_icons(ctx, block["icons"], pointer(path, "icons"), depth + 1)
     else:
         known = known - {"icons"}
-    _common(ctx, block, path, known, _BLOCK_DEPTH)
+    check_common(ctx, block, path, known, depth)
 
 
-def _icons(ctx: Context, icons: list[Any], path: str) -> None:
-    for index, icon in enumerate(icons):
-        where = pointer(path, index)
-        if not isinstance(icon, dict) or not isinstance(icon.get("src"), str):
-            ctx.add(where, "content.field_type", f"icon is {describe(icon)}; expected an object with a string src")
-            return
-        check_extras(ctx, icon, frozenset({"src"}), where, _BLOCK_DEPTH + 2)
-
-
-def _resource(ctx: Context, block: Mapping[str, Any], path: str) -> None:
+def _resource(ctx: Context, block: Mapping[str, Any], path: str, depth: int) -> None:
     if _field(ctx, block, "resource", path, required=True, kind=dict, what="an object"):
         contents = block["resource"]
         where = pointer(path, "resource")
@@ -179,14 +179,14 @@ def _resource(ctx: Context, block: Mapping[str, Any], path: str) -> None:
         known = _CONTENTS_KEYS
         if ctx.rules.block_meta:
             if _field(ctx, contents, "_meta", where, required=False, kind=dict, what="an object"):
-                check_value(ctx, contents["_meta"], pointer(where, "_meta"), _BLOCK_DEPTH + 2)
+                check_value(ctx, contents["_meta"], pointer(where, "_meta"), depth + 2)
         else:
             known = known - {"_meta"}
-        check_extras(ctx, contents, known, where, _BLOCK_DEPTH + 1)
-    _common(ctx, block, path, _RESOURCE_KEYS, _BLOCK_DEPTH)
+        check_extras(ctx, contents, known, where, depth + 1)
+    check_common(ctx, block, path, _RESOURCE_KEYS, depth)
 
 
-_CHECKS: Final[dict[str, Callable[[Context, Mapping[str, Any], str], None]]] = {
+_CHECKS: Final[dict[str, Callable[[Context, Mapping[str, Any], str, int], None]]] = {
     "text": _text,
     "image": _media,
     "audio": _media,

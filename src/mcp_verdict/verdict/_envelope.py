@@ -7,7 +7,10 @@ https://www.jsonrpc.org/specification#response_object):
 - ``"jsonrpc": "2.0"``, that exact string (``envelope.jsonrpc``);
 - exactly one of ``result`` and ``error`` (``envelope.result_and_error``,
   ``envelope.no_result_or_error``), and no ``method`` (``envelope.request_shape``);
-- a result response has an id (``envelope.id_missing``); an error response may omit it
+- a result response has an id (``envelope.id_missing``); so does an error response up to
+  2025-06-18 (``envelope.error_id_missing``: "Responses MUST include the same ID as the
+  request they correspond to", and the schema's JSONRPCError requires it); from 2025-11-25
+  an error response may omit it when the request id could not be read
   (``envelope.id_absent_on_error``, a warning); a present id is a string or an integer,
   never a bool, float, null, array or object (``envelope.id_type``);
 - with the request's id known, the response id equals it with the same JSON type
@@ -62,10 +65,14 @@ def check_envelope(ctx: Context, message: object, request_id: str | int | None,
                     f"the id is {response_id!r}; the request's id is {request_id!r}")
     elif has_result:
         ctx.add("", "envelope.id_missing", "a result response must carry the request's id")
+    elif ctx.rules.error_id_required:
+        ctx.add("", "envelope.error_id_missing",
+                f"the error response has no id; on {ctx.rules.version} every response MUST include the "
+                "id of its request")
     else:
-        schema = " (this version's schema requires it)" if ctx.rules.error_id_required else ""
         ctx.add("", "envelope.id_absent_on_error",
-                f"the error response has no id{schema}; it cannot be matched to a request")
+                "the error response has no id: allowed only when the request id could not be read; "
+                "it cannot be matched to a request")
     if len(message) > has_result + has_error + ("jsonrpc" in message) + ("id" in message):
         check_extras(ctx, message, _KNOWN, "", 1)
     return "result" if has_result else "error"

@@ -26,8 +26,10 @@ Shapes recognised (exact JSON types only: a subclass of dict, str or int is "unu
   absent or a JSON boolean; ``structuredContent`` where the version defines it (an object
   where the version requires one); ``_meta`` an object; no other member;
 - an ``input_required`` result (on versions that define it, with no client capabilities to
-  check) whose requests are all form-mode elicitations with a requested schema of
-  primitive properties;
+  check) whose requests are all form-mode elicitations with a requested schema of the
+  plainest properties: a string, number, integer or boolean type with at most a string
+  title and description (anything richer is left to ``_elicitation``);
+- no result ``_meta`` key the version reserves with a type (``_meta`` checks those);
 - the open-shaped values inside them (structuredContent, _meta, error data, the requested
   schema) hold only JSON values with finite numbers and string member names, within the
   depth limit and the node budget: the bounds ``_walk.check_value`` applies.
@@ -71,7 +73,8 @@ from ._walk import Options
 
 _ABSENT: Final = object()
 _WRITE: Final = orjson.dumps
-_PRIMITIVE_TYPES: Final = frozenset({"string", "number", "integer", "boolean", "array"})
+_PLAIN_PROPERTY_TYPES: Final = frozenset({"string", "number", "integer", "boolean"})
+_PLAIN_PROPERTY_TEXT: Final = frozenset({"title", "description"})
 _MEDIA: Final = frozenset({"image", "audio"})
 _PLAIN_SCALARS: Final = frozenset({str, int, bool, type(None)})  # JSON scalars with nothing to check
 _STRINGS: Final = frozenset({str})
@@ -186,6 +189,8 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
             return None  # maybe a reserved or retired code: the full checker decides on a warning
         kind = _PROTOCOL_ERROR
         owner = error
+    elif rules.reserved_result_meta and not rules.reserved_result_meta.isdisjoint(result.get("_meta", ())):
+        return None  # a reserved _meta key: its type is _meta's to check
     elif result.get("resultType") != "input_required":
         if "content" not in result or "inputRequests" in result or "requestState" in result:
             return None
@@ -204,8 +209,7 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
         else:
             for request in requests.values():
                 for definition in request["params"]["requestedSchema"]["properties"].values():
-                    property_type = definition.get("type")
-                    if type(property_type) is not str or property_type not in _PRIMITIVE_TYPES:
+                    if not _plain_property(definition):
                         return None
         kind = _INPUT_REQUIRED
         owner = result
@@ -251,8 +255,8 @@ def common_kind(message: object, options: Options, request_id: str | int | None)
     known = 0  # members of result checked so far
     meta = result.get("_meta", _ABSENT)
     if meta is not _ABSENT:
-        if type(meta) is not dict:
-            return None
+        if type(meta) is not dict or not rules.reserved_result_meta.isdisjoint(meta):
+            return None  # not an object, or a reserved key whose type is _meta's to check
         budget = _open_value(meta, 3, options.max_depth, budget)
         if budget < 0:
             return None
@@ -371,8 +375,7 @@ def _input_required(result: dict[str, object], options: Options, budget: int, kn
             for name, definition in properties.items():
                 if type(name) is not str or type(definition) is not dict:
                     return None
-                kind = definition.get("type")
-                if type(kind) is not str or kind not in _PRIMITIVE_TYPES:
+                if not _plain_property(definition):
                     return None
                 budget = _open_value(definition, 8, options.max_depth, budget + 1)  # charged above
                 if budget < 0:
@@ -380,6 +383,20 @@ def _input_required(result: dict[str, object], options: Options, budget: int, kn
     if len(result) != known:
         return None
     return _INPUT_REQUIRED
+
+
+def _plain_property(definition: dict[str, Any]) -> bool:
+    """A requested property of the plainest shape, on which no rule of ``_elicitation`` can
+    fire: a string, number, integer or boolean type and at most a string title and
+    description. Any other definition (formats, bounds, defaults, enums) is the full
+    checker's."""
+    kind = definition.get("type")
+    if type(kind) is not str or kind not in _PLAIN_PROPERTY_TYPES:
+        return False
+    for key, value in definition.items():
+        if key != "type" and (key not in _PLAIN_PROPERTY_TEXT or type(value) is not str):
+            return False
+    return True
 
 
 def _open_value(value: object, depth: int, max_depth: int, budget: int) -> int:

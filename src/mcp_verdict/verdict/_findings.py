@@ -3,7 +3,8 @@
 Every check in the classifier reports through a code listed here. The catalogue is the one
 place that says, for each code, how severe it is and which part of the specification it
 enforces; the check itself lives in the module named for what it inspects (``_parser``,
-``_envelope``, ``_error``, ``_result``, ``_content``, ``_input``, ``_task``).
+``_envelope``, ``_error``, ``_result``, ``_meta``, ``_content``, ``_icons``, ``_input``,
+``_elicitation``, ``_sampling``, ``_task``).
 
 An ``error`` finding makes the verdict ``unclassified``; a ``warning`` never changes the kind.
 """
@@ -86,8 +87,12 @@ RULES: Final[dict[str, Rule]] = _rules(
     Rule("envelope.id_mismatch", "error", _LATEST + "basic/index#result-responses",
          "The id is not the request's id, compared with its JSON type (7 is not \"7\")."),
     Rule("envelope.id_absent_on_error", "warning", _LATEST + "basic/index#error-responses",
-         "An error response without an id: allowed only when the request id could not be read, "
-         "and it cannot be correlated with a request."),
+         "An error response without an id (2025-11-25 on): allowed only when the request id could "
+         "not be read, and it cannot be correlated with a request."),
+    Rule("envelope.error_id_missing", "error", _SPEC + "2025-06-18/basic/index#responses",
+         "An error response without an id on a version that requires one (up to 2025-06-18: "
+         '"Responses MUST include the same ID as the request they correspond to", and the '
+         "schema's JSONRPCError requires id)."),
     # --- JSON-RPC error object (_error) -----------------------------------------------------
     Rule("error.not_object", "error", _LATEST + "basic/index#error-responses",
          "The error member is not an object."),
@@ -113,6 +118,10 @@ RULES: Final[dict[str, Rule]] = _rules(
          "unrecognized resultType MUST be considered invalid)."),
     Rule("result.meta", "error", _LATEST + "basic/index#_meta",
          "The result's _meta is not an object."),
+    Rule("meta.reserved", "error", _LATEST + "schema#resultmetaobject",
+         "A reserved result _meta key has a value of the wrong type (2026-07-28: "
+         "io.modelcontextprotocol/serverInfo is an Implementation with string name and version, "
+         "and string title, description, websiteUrl and icons when present)."),
     Rule("result.content_missing", "error", _LATEST + "server/tools#tool-result",
          "A complete tools/call result has no content list."),
     Rule("result.content_type", "error", _LATEST + "server/tools#tool-result",
@@ -142,6 +151,10 @@ RULES: Final[dict[str, Rule]] = _rules(
     Rule("content.annotations", "error", _LATEST + "server/resources#annotations",
          "Block annotations are malformed (audience of user/assistant, priority 0..1, "
          "lastModified a string)."),
+    # --- icons (_icons) ---------------------------------------------------------------------
+    Rule("icon.field", "error", _SPEC + "2025-11-25/basic/index#icons",
+         "icons is not an array of Icon objects: src a string (required), mimeType a string, "
+         'sizes an array of strings, theme "light" or "dark" (since 2025-11-25).'),
     # --- input_required (_input) ------------------------------------------------------------
     Rule("input.empty", "error", _LATEST + "basic/patterns/mrtr#server-requirements-basic-workflow",
          "An input_required result has neither inputRequests nor requestState."),
@@ -158,6 +171,40 @@ RULES: Final[dict[str, Rule]] = _rules(
          "An input request's params are missing or malformed for its method."),
     Rule("input.elicitation_mode", "error", _LATEST + "client/elicitation#protocol-messages",
          'An elicitation mode other than "form" (or absent) and "url".'),
+    # --- elicitation requests (_elicitation) -------------------------------------------------
+    Rule("elicitation.url", "error", _LATEST + "client/elicitation#url-mode-elicitation-requests",
+         'A url-mode elicitation\'s url is not an absolute URL ("The url parameter MUST contain a '
+         'valid URL"; stricter than the schema, whose format: uri is not asserted).'),
+    Rule("elicitation.schema", "error", _LATEST + "client/elicitation#requested-schema",
+         'A requestedSchema is not a flat object schema: type "object", properties an object, '
+         "required an array of strings, $schema a string."),
+    Rule("elicitation.property", "error", _LATEST + "client/elicitation#requested-schema",
+         "A requested property is not a primitive schema definition: string (title, description, "
+         "default, minLength, maxLength, format date/date-time/email/uri), number or integer "
+         "(default, minimum, maximum), boolean, or an enum (untitled or titled, single or multi "
+         "select, legacy enumNames), each keyword of its JSON type."),
+    # --- sampling requests (_sampling) -------------------------------------------------------
+    Rule("sampling.message", "error", _LATEST + "client/sampling#messages",
+         "A sampling message is not an object with role user or assistant, content one block or an "
+         "array of blocks, and _meta an object."),
+    Rule("sampling.content", "error", _LATEST + "client/sampling#data-types",
+         "A sampling message block is not text, image, audio, tool_use (id, name, input object) or "
+         "tool_result (toolUseId, content blocks, boolean isError), or a member has the wrong type."),
+    Rule("sampling.tool_result_mixed", "error", _LATEST + "client/sampling#tool-result-messages",
+         'A user message with tool results holds other blocks too ("it MUST contain ONLY tool '
+         'results"; stricter than the schema).'),
+    Rule("sampling.tool_pairing", "error", _LATEST + "client/sampling#tool-use-and-result-balance",
+         "A tool use is not answered by the next message, a user message of tool results, or a tool "
+         "result answers no previous tool use (MUST; stricter than the schema)."),
+    Rule("sampling.param", "error", _LATEST + "client/sampling#model-preferences",
+         "A sampling parameter has the wrong type: modelPreferences (hints with string names, "
+         "priorities numbers in 0..1), systemPrompt, includeContext (none, thisServer, allServers), "
+         "temperature, stopSequences (strings), metadata (an object)."),
+    Rule("sampling.tool", "error", _LATEST + "client/sampling#tools-in-sampling",
+         'A sampling tool is not a Tool: name a string, inputSchema an object with type "object", '
+         "title, description, icons, annotations, outputSchema and _meta of their types."),
+    Rule("sampling.tool_choice", "error", _LATEST + "client/sampling#tool-choice-modes",
+         "toolChoice is not an object whose mode is auto, none or required."),
     Rule("input.capability", "error", _LATEST + "basic/patterns/mrtr#server-requirements-basic-workflow",
          "The server asked for input the client did not declare (elicitation, its url mode, "
          "sampling or roots): servers MUST NOT send such requests."),

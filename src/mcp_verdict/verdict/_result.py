@@ -3,7 +3,8 @@
 Rules (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#resulttype,
 server/tools#tool-result and #error-handling):
 
-- ``result`` is an object (``result.not_object``), its ``_meta`` an object (``result.meta``);
+- ``result`` is an object (``result.not_object``), its ``_meta`` an object (``result.meta``)
+  whose reserved keys have their types (``_meta``);
 - resultType: before 2026-07-28 an absent resultType means "complete" (earlier servers never
   send it). On 2026-07-28 it is required (``result.result_type_missing``) unless the caller
   opts in to the specification's back-compat reading (``absent_result_type="complete"``,
@@ -28,6 +29,7 @@ from ._content import check_content
 from ._findings import describe
 from ._input import check_input_required
 from ._kind import Kind
+from ._meta import check_result_meta
 from ._task import check_task
 from ._versions import TASKS_EXTENSION
 from ._walk import Context, check_extras, check_value
@@ -44,7 +46,7 @@ def check_result(ctx: Context, result: object) -> Kind | None:
         return None
     if "_meta" in result:
         if isinstance(result["_meta"], dict):
-            check_value(ctx, result["_meta"], "/result/_meta", 3)
+            check_result_meta(ctx, result["_meta"], "/result/_meta")
         else:
             ctx.add("/result/_meta", "result.meta", f"_meta is {describe(result['_meta'])}, not an object")
     rules = ctx.rules

@@ -18,6 +18,9 @@ LATEST_VERSION: Final = "2026-07-28"
 TASKS_EXTENSION: Final = "io.modelcontextprotocol/tasks"
 """The official tasks extension (https://github.com/modelcontextprotocol/ext-tasks)."""
 
+SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+"""The result ``_meta`` key naming the server software (an Implementation), 2026-07-28."""
+
 
 @dataclass(frozen=True, slots=True)
 class VersionRules:
@@ -41,7 +44,11 @@ class VersionRules:
     resource_link_icons: bool
     """Resource links may carry ``icons`` (since 2025-11-25)."""
     error_id_required: bool
-    """The version's schema requires an id on error responses (up to 2025-06-18)."""
+    """The version's schema and prose require an id on every error response (up to 2025-06-18:
+    "Responses MUST include the same ID as the request they correspond to")."""
+    reserved_result_meta: frozenset[str] = frozenset()
+    """Result ``_meta`` keys the version's schema reserves with a defined type
+    (2026-07-28: ``ResultMetaObject``'s ``io.modelcontextprotocol/serverInfo``)."""
 
 
 _BASE_TYPES: Final = frozenset({"text", "image", "resource"})
@@ -66,7 +73,7 @@ RULES_BY_VERSION: Final[dict[str, VersionRules]] = {
     "2026-07-28": VersionRules(
         "2026-07-28", _BASE_TYPES | {"audio", "resource_link"}, True, True, "any", "extension",
         block_meta=True, annotations_last_modified=True, resource_link_icons=True,
-        error_id_required=False),
+        error_id_required=False, reserved_result_meta=frozenset({SERVER_INFO})),
 }
 
 ALL_CONTENT_TYPES: Final = frozenset({"text", "image", "audio", "resource_link", "resource"})
