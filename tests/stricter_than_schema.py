@@ -71,6 +71,22 @@ STRICTER: Final[tuple[Stricter, ...]] = (
              _SPEC + "2026-07-28/schema#createmessagerequestparams",
              "a sampling request's maxTokens written with a fraction part (100.0): a token count is "
              "an integer on the wire"),
+    Stricter("elicitation.property", frozenset({"2026-07-28"}),
+             "minLength?: number; maxLength?: number — StringSchema (the schema.json types them integer)",
+             _SPEC + "2026-07-28/schema#stringschema",
+             "a requested string property's minLength or maxLength written with a fraction part (3.0)"),
+    Stricter("sampling.tool_result_mixed", frozenset({"2026-07-28"}),
+             'When a user message contains tool results (type: "tool_result"), it MUST contain ONLY tool '
+             "results.",
+             _SPEC + "2026-07-28/client/sampling#tool-result-messages",
+             "a user message of a sampling request with a tool_result beside a text block"),
+    Stricter("sampling.tool_pairing", frozenset({"2026-07-28"}),
+             "every assistant message containing ToolUseContent blocks MUST be followed by a user message "
+             "that consists entirely of ToolResultContent blocks, with each tool use (e.g. with id: $id) "
+             "matched by a corresponding tool result (with toolUseId: $id), before any other message.",
+             _SPEC + "2026-07-28/client/sampling#tool-use-and-result-balance",
+             "a sampling request whose tool_use is not answered by the next message, or whose tool_result "
+             "answers no tool_use"),
     Stricter("result.result_type_unknown", frozenset({"2026-07-28"}),
              "A resultType of any value unrecognized by the client MUST be considered invalid.",
              _SPEC + "2026-07-28/basic/index#resulttype",
