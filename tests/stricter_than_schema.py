@@ -65,16 +65,6 @@ STRICTER: Final[tuple[Stricter, ...]] = (
              "ttl: number | null — Actual retention duration from creation in milliseconds.",
              _SPEC + "2025-11-25/schema#task",
              "a task's pollInterval or ttl written with a fraction part (1000.0)"),
-    Stricter("input.params", frozenset({"2026-07-28"}),
-             "maxTokens: number — The requested maximum number of tokens to sample (to prevent runaway "
-             "completions).",
-             _SPEC + "2026-07-28/schema#createmessagerequestparams",
-             "a sampling request's maxTokens written with a fraction part (100.0): a token count is "
-             "an integer on the wire"),
-    Stricter("elicitation.property", frozenset({"2026-07-28"}),
-             "minLength?: number; maxLength?: number — StringSchema (the schema.json types them integer)",
-             _SPEC + "2026-07-28/schema#stringschema",
-             "a requested string property's minLength or maxLength written with a fraction part (3.0)"),
     Stricter("sampling.tool_result_mixed", frozenset({"2026-07-28"}),
              'When a user message contains tool results (type: "tool_result"), it MUST contain ONLY tool '
              "results.",

@@ -138,15 +138,23 @@ json_text = st.text(alphabet=st.sampled_from('ab: "\\/\u00e9\n\x01'), max_size=8
 text_block = st.fixed_dictionaries({"type": st.just("text"), "text": json_text})
 media_block = st.fixed_dictionaries({"type": st.sampled_from(["image", "audio"]), "data": st.text(max_size=4),
                                      "mimeType": st.sampled_from(["image/png", "audio/wav"])})
+SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+server_info = st.sampled_from([{"name": "s", "version": "1"}, {"name": "s"}, "s", None,
+                               {"name": "s", "version": "1", "icons": [{"src": 1}]}])
+metas = st.dictionaries(st.text(max_size=3), open_values, max_size=2) | st.builds(
+    lambda info, rest: {SERVER_INFO: info, **rest}, server_info, st.dictionaries(st.text(max_size=3), open_values,
+                                                                                  max_size=1))
 complete = st.fixed_dictionaries(
     {"resultType": st.just("complete"), "content": st.lists(text_block | media_block, max_size=3)},
-    optional={"isError": st.booleans(), "structuredContent": open_values,
-              "_meta": st.dictionaries(st.text(max_size=3), open_values, max_size=2)})
+    optional={"isError": st.booleans(), "structuredContent": open_values, "_meta": metas})
 schema = st.fixed_dictionaries(
     {"type": st.just("object"),
      "properties": st.dictionaries(st.text(max_size=3), st.fixed_dictionaries(
          {"type": st.sampled_from(["string", "number", "integer", "boolean", "array"])},
-         optional={"description": json_text, "enum": st.lists(json_text, max_size=2)}), max_size=2)},
+         optional={"description": json_text, "title": json_text | st.integers(),
+                   "enum": st.lists(json_text, max_size=2), "default": odd, "format": st.sampled_from(
+                       ["email", "phone"]), "minLength": odd, "items": st.just({"type": "string", "enum": ["a"]})}),
+         max_size=2)},
     optional={"required": st.lists(st.text(max_size=3), max_size=2), "$defs": open_values})
 elicitation = st.fixed_dictionaries(
     {"method": st.just("elicitation/create"),
@@ -155,7 +163,7 @@ elicitation = st.fixed_dictionaries(
 input_required = st.fixed_dictionaries(
     {"resultType": st.just("input_required"),
      "inputRequests": st.dictionaries(json_text, elicitation, min_size=1, max_size=2)},
-    optional={"requestState": json_text, "_meta": st.dictionaries(st.text(max_size=3), open_values, max_size=2)})
+    optional={"requestState": json_text, "_meta": metas})
 error = st.fixed_dictionaries(
     {"code": st.sampled_from([-32700, -32600, -32601, -32602, -32603, -32000, 404])
      | st.sampled_from([-32002, -32042, -32020, -32021, -32099, -32100, 0]) | st.integers(),
@@ -359,6 +367,48 @@ def test_the_depth_limit_is_declared_to_the_typed_reader(lists: int, limits: Lim
     seen = read_common(wire, options, None) if options.read_common is not None else None
     assert (seen is not None) is fast
     verdict = classify(wire, limits=limits)
+    assert (verdict.kind, [f.code for f in verdict.findings]) == (kind, codes)
+
+
+def _form(definition: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "inputRequests": {"q": {
+        "method": "elicitation/create", "params": {"message": "m", "requestedSchema": {
+            "type": "object", "properties": {"p": definition}}}}}}}
+
+
+# (response, version, does the fast path take it, the kind, the codes): the fast path takes
+# only the plainest requested properties and no reserved result _meta key; the rules of
+# _elicitation and _meta decide the rest (client/elicitation#requested-schema,
+# 2026-07-28/schema#resultmetaobject).
+ROUTED: list[tuple[dict[str, Any], str, bool, Kind, list[str]]] = [
+    (_form({"type": "string", "title": "T", "description": "D"}), "2026-07-28", True, Kind.INPUT_REQUIRED, []),
+    (_form({"type": "boolean"}), "2026-07-28", True, Kind.INPUT_REQUIRED, []),
+    (_form({"type": "string", "format": "email"}), "2026-07-28", False, Kind.INPUT_REQUIRED, []),
+    (_form({"type": "string", "format": "phone"}), "2026-07-28", False, Kind.UNCLASSIFIED, ["elicitation.property"]),
+    (_form({"type": "array"}), "2026-07-28", False, Kind.UNCLASSIFIED, ["elicitation.property"]),
+    (_form({"type": "string", "title": 1}), "2026-07-28", False, Kind.UNCLASSIFIED, ["elicitation.property"]),
+    (_form({"type": "integer", "default": "1"}), "2026-07-28", False, Kind.UNCLASSIFIED, ["elicitation.property"]),
+    ({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [],
+                                            "_meta": {SERVER_INFO: "s"}}},
+     "2026-07-28", False, Kind.UNCLASSIFIED, ["meta.reserved"]),
+    ({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [],
+                                            "_meta": {SERVER_INFO: {"name": "s", "version": "1"}}}},
+     "2026-07-28", False, Kind.NORMAL_COMPLETE, []),
+    ({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": "x",
+                                            "_meta": {SERVER_INFO: 1}}},
+     "2026-07-28", False, Kind.UNCLASSIFIED, ["meta.reserved"]),
+    ({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "_meta": {SERVER_INFO: "s"}}},
+     "2025-11-25", True, Kind.NORMAL_COMPLETE, []),
+]
+
+
+@pytest.mark.parametrize(("message", "version", "fast", "kind", "codes"), ROUTED)
+def test_the_new_rules_hold_on_the_fast_path(message: dict[str, Any], version: str, fast: bool, kind: Kind,
+                                             codes: list[str]) -> None:
+    kwargs = {"version": version}
+    assert (check_wire(_compact(message).encode("utf-8"), kwargs) is not None) is fast
+    assert (check_parsed(message, kwargs) is not None) is fast
+    verdict = classify(message, version=version)
     assert (verdict.kind, [f.code for f in verdict.findings]) == (kind, codes)
 
 

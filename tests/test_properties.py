@@ -135,3 +135,35 @@ def test_never_raises_on_damaged_wire_bytes(case: corpus.Case, data: st.DataObje
         else:
             wire[position:position] = wire[max(0, position - 20):position]
     _check(bytes(wire), case.kwargs())
+
+
+INPUT_CASES = [c for c in VALID if c.expect is Kind.INPUT_REQUIRED or "/meta/" in c.id or "/icon/" in c.id]
+
+
+@st.composite
+def damaged_deep(draw: st.DrawFn) -> tuple[Any, dict[str, Any]]:
+    """A valid input request (elicitation, sampling, roots), icon or reserved _meta response,
+    one member replaced deep down (down to the blocks of a tool result) by any JSON value, a
+    Python value JSON cannot carry, or the container itself (a cycle)."""
+    case = draw(st.sampled_from(INPUT_CASES))
+    message = json.loads(json.dumps(case.input))
+    target: Any = message
+    for _ in range(draw(st.integers(2, 12))):
+        children = list(target.values()) if isinstance(target, dict) else target
+        containers = [v for v in children if isinstance(v, (dict, list))]
+        if not containers:
+            break
+        target = draw(st.sampled_from(containers))
+    replacement = draw(st.one_of(json_values, python_junk, st.just(target)))
+    if isinstance(target, dict) and target:
+        target[draw(st.sampled_from(sorted(target)))] = replacement
+    elif isinstance(target, list) and target:
+        target[draw(st.integers(0, len(target) - 1))] = replacement
+    return message, dict(case.kwargs())
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(damaged_deep())
+def test_never_raises_deep_in_input_requests_icons_and_meta(pair: tuple[Any, dict[str, Any]]) -> None:
+    message, opts = pair
+    _check(message, opts)

@@ -2,7 +2,8 @@
 
 Holds the wire reader (``_parser``: UTF-8, standard JSON, duplicate keys, limits), the rules,
 each in the module named for what it inspects (``_envelope``, ``_error``, ``_result``,
-``_content``, ``_input``, ``_task``), the facts that differ per protocol version
+``_meta``, ``_content``, ``_icons``, ``_input``, ``_elicitation``, ``_sampling``, ``_task``),
+the facts that differ per protocol version
 (``_versions``), the finding catalogue (``_findings``), the walk over open-shaped values
 (``_walk``), the Verdict value and its typed views (``_verdict``), the fast path that knows no
 rule (``_fastpath``) and ``classify`` itself (``_classify``).

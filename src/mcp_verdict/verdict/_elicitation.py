@@ -23,8 +23,8 @@ schema's ``ElicitRequestFormParams``, ``ElicitRequestURLParams`` and
   titled multi-select (``items: {anyOf: [{const, title}]}``) — both with minItems and
   maxItems integers and a default array of strings — and the legacy titled enum
   (``enum`` with ``enumNames`` strings). Anything else, a nested object or array of
-  objects included, is ``elicitation.property``. Integer keywords are JSON integers (3.0
-  is a number, not an integer, as everywhere in this package).
+  objects included, is ``elicitation.property``. Integer keywords take what JSON Schema
+  calls an integer, 3.0 included (the schema is the reference here; no prose is stricter).
 """
 
 from __future__ import annotations
@@ -121,6 +121,9 @@ def _is_str(value: object) -> bool:
 
 
 def _is_int(value: object) -> bool:
+    """A JSON Schema integer: an integer, or a number with a zero fractional part (3.0)."""
+    if isinstance(value, float):
+        return value.is_integer()
     return isinstance(value, int) and not isinstance(value, bool)
 
 

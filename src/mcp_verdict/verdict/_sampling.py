@@ -3,7 +3,8 @@
 Rules (https://modelcontextprotocol.io/specification/2026-07-28/client/sampling and the
 schema's ``CreateMessageRequestParams``; input requests exist on 2026-07-28 only):
 
-- ``messages`` an array and ``maxTokens`` an integer, both required (``input.params``);
+- ``messages`` an array and ``maxTokens`` an integer (as JSON Schema counts them: 100.0 is
+  one), both required (``input.params``);
 - every message is an object with ``role`` ``"user"`` or ``"assistant"``, ``content`` one
   block or an array of blocks, and ``_meta`` an object when present (``sampling.message``);
 - a block is text, image or audio (held to the content rules of ``_content``), tool_use
@@ -71,7 +72,7 @@ def check_sampling(ctx: Context, params: Mapping[str, Any], where: str) -> bool:
     else:
         _messages(ctx, messages, pointer(where, "messages"))
     max_tokens = params.get("maxTokens")
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int):
+    if not _is_integer(max_tokens):
         ctx.add(pointer(where, "maxTokens") if "maxTokens" in params else where, "input.params",
                 f"maxTokens is {describe(max_tokens)}; expected an integer" if "maxTokens" in params
                 else "a sampling request needs maxTokens", max_tokens)
@@ -225,6 +226,13 @@ def _pairing(ctx: Context, messages: list[Any], path: str) -> None:
 
 def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_integer(value: object) -> bool:
+    """A JSON Schema integer: an integer, or a number with a zero fractional part (100.0)."""
+    if isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _optional_params(ctx: Context, params: Mapping[str, Any], where: str) -> None:
