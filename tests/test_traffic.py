@@ -66,7 +66,7 @@ def test_every_call_of_the_tables_was_recorded_with_every_round() -> None:
 def test_the_recording_covers_what_the_issue_names() -> None:
     servers = {c.recorded["server"] for c in RECORDED if c.recorded}
     assert {"server-everything", "server-filesystem", "server-memory", "mcp-server-time", "mcp-server-git",
-            "python-sdk-1", "python-sdk-2", "typescript-sdk", "fastmcp"} <= servers
+            "python-sdk-1", "python-sdk-2", "typescript-sdk", "fastmcp", "fastmcp-typescript"} <= servers
     sdk = {c.recorded["server"]: c.recorded["package_version"] for c in RECORDED
            if c.recorded and c.recorded["server"].startswith("python-sdk-")}
     assert sdk["python-sdk-1"].startswith("1.") and sdk["python-sdk-2"].startswith("2."), sdk

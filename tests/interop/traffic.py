@@ -336,6 +336,20 @@ SERVERS: tuple[Server, ...] = (
             Call("bad-arguments", "add", {"a": "x"}, (E,), "argument validation failure: an isError result"),
         ),
         source="tests/servers/fastmcp_server.py"),
+    Server(
+        "fastmcp-typescript", "npm:fastmcp",
+        lambda folder: [str(NODE), str(HERE / "ts_fastmcp_server.mjs")],
+        (
+            Call("add", "add", {"a": 1, "b": 2}, (N,), "the sum as text"),
+            Call("refuse", "refuse", {}, (E,), "throws UserError: an isError result"),
+            Call("pixel", "pixel", {}, (N,), "imageContent: an image block"),
+            Call("silence", "silence", {}, (N,), "audioContent: an audio block"),
+            Call("bad-arguments", "add", {"a": "x"}, (P,),
+                 "its CallTool handler throws McpError InvalidParams (-32602) when parameters fail validation"),
+            Call("unknown-tool", "no_such_tool", {}, (P,),
+                 "its CallTool handler throws McpError MethodNotFound (-32601) for an unknown tool"),
+        ),
+        needs=(NODE, NPM / "fastmcp"), source="tests/interop/ts_fastmcp_server.mjs"),
 )
 
 
