@@ -12,6 +12,10 @@ dispatched on resultType (tests/schema_oracle.py), is the oracle:
 - the schema accepts → ``classify`` gives the kind the dispatch and ``isError`` name, or says
   ``unclassified`` only with codes that tests/stricter_than_schema.py lists for the version.
 
+No definition of these schemas is closed (none sets ``additionalProperties: false``), so an
+extra member is always one the schema takes: those mutants check that ``classify`` takes it
+too; the generator would make the refused kind (``extra_closed``) for a schema that closes one.
+
 Two drivers: a deterministic sweep (seeded; every change at every site of a few instances;
 it also proves every row of the table still happens on each version it lists) and hypothesis
 (one instance, one change; shrinks to the first branch and the fewest members). Profiles:
