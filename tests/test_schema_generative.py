@@ -316,3 +316,22 @@ def test_every_row_names_a_known_code_and_versions() -> None:
         assert row.versions and row.versions <= set(VERSIONS), row.code
         assert row.must and row.reference.startswith("https://") and row.witness, row.code
     assert len({row.code for row in STRICTER}) == len(STRICTER)
+
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_no_reachable_definition_is_closed(version: str) -> None:
+    """The docstring's claim, kept true: when a schema closes a definition, its extra-member
+    mutants become refusals (next test) and this docstring must say so."""
+    gen = _generator(version)
+    reachable = set().union(*(gen.reachable(root) for root in (*ROOTS[version], envelope_definitions(version)[1])))
+    assert sorted(d for d in reachable if '"additionalProperties": false' in json.dumps(gen.defs[d])) == []
+
+
+def test_a_closed_definition_gets_a_refused_extra_member() -> None:
+    root = {"$defs": {"Closed": {"type": "object", "properties": {"a": {"type": "string"}},
+                                 "required": ["a"], "additionalProperties": False}}}
+    gen = Generator(root)
+    value, sites = gen.generate(gen.definition("Closed"), RandomChooser(random.Random(0)))
+    extra = [m for m in mutations(value, sites) if m.kind == "extra_closed"]
+    assert len(extra) == 1 and extra[0].apply(value) == {**value, "extraMember": "x"}
