@@ -11,8 +11,9 @@ then shrinks a failure to the first branch, the fewest members) or by a seeded `
 out and arrays stay empty. Each generated value is recorded as a :class:`Site` (its path and the
 schema it was made from), and :func:`mutations` lists the one-member changes a site admits:
 a wrong JSON type, a missing required member, a value out of range, an unknown enum or const
-value, an extra member (on a closed object: one the schema refuses; on an open one: one it
-takes), an integer written with a fraction part, a bad array item, one item too many.
+value, a string outside its ``format``, an extra member (on a closed object: one the schema
+refuses; on an open one: one it takes), an integer written with a fraction part, a bad array
+item, one item too many.
 
 Whether a mutant is valid is never decided here: the test asks the official schema.
 """
@@ -40,6 +41,8 @@ _TEMPLATES = ("file:///{path}", "https://example.com/{id}")
 _BYTES = (b"", b"hello", b"\x00\x01\xff", bytes(range(32)))
 _INTEGERS = (0, 1, -1, 42, 1000, 2**53)
 _NUMBERS = (0, 0.5, 1, -3.25, 0.25, 1e300)
+_BAD_FORMAT = {"uri": "not a uri", "uri-template": "{unclosed", "byte": "not*base64!"}
+"""Strings outside a format (the schemas' formats annotate: JSON Schema does not assert them)."""
 OPEN_KEYS = ("x", "note", "example.com/key", "a.b/c-d", "ünï")
 _ANY: tuple[Any, ...] = ("s", 1, 0.5, True, None, {"k": "v"}, [1, "two"], {})
 
@@ -341,6 +344,9 @@ def mutations(instance: Any, sites: list[Site], *, wrong_types: int = len(_TYPES
             yield Mutation("above_maximum", path, _setter(path, _constant(above)))
         if "const" in schema or "enum" in schema:
             yield Mutation("unknown_enum", path, _setter(path, _unknown_like))
+        if schema.get("format") in _BAD_FORMAT and isinstance(current, str):
+            bad = _BAD_FORMAT[schema["format"]]
+            yield Mutation(f"bad_format:{schema['format']}", path, _setter(path, _constant(bad)))
         if isinstance(current, dict):
             for name in schema.get("required", ()):
                 if name in current:

@@ -65,6 +65,11 @@ STRICTER: Final[tuple[Stricter, ...]] = (
              "ttl: number | null — Actual retention duration from creation in milliseconds.",
              _SPEC + "2025-11-25/schema#task",
              "a task's pollInterval or ttl written with a fraction part (1000.0)"),
+    Stricter("elicitation.url", frozenset({"2026-07-28"}),
+             "The url parameter MUST contain a valid URL.",
+             _SPEC + "2026-07-28/client/elicitation#url-mode-elicitation-requests",
+             'a url-mode elicitation whose url is not an absolute URL ("not a uri"): the schema\'s '
+             "format: uri annotates and is not asserted"),
     Stricter("sampling.tool_result_mixed", frozenset({"2026-07-28"}),
              'When a user message contains tool results (type: "tool_result"), it MUST contain ONLY tool '
              "results.",
