@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import math
 import statistics
 import sys
 import timeit
@@ -44,6 +45,30 @@ def sdk_parser() -> Callable[[bytes], Any] | None:
     return adapter.validate_json  # type: ignore[no-any-return]
 
 
+def sdk_client() -> Callable[[bytes], Any] | None:
+    """What a user of the official SDK (mcp 2.x) pays for a tools/call response: the whole
+    JSON-RPC message through the SDK's message adapter (as its transports read it), then the
+    result through the session's checks (``validate_server_result`` for the negotiated
+    version, then the ``CallToolResult | InputRequiredResult`` adapter ``call_tool`` uses)."""
+    try:
+        import mcp_types
+        import pydantic
+        from mcp_types import methods
+    except ImportError:
+        return None
+    message_adapter = mcp_types.jsonrpc_message_adapter
+    result_adapter: Any = pydantic.TypeAdapter(mcp_types.CallToolResult | mcp_types.InputRequiredResult)
+    check = methods.validate_server_result
+
+    def client(wire: bytes) -> Any:
+        message: Any = message_adapter.validate_json(wire, by_name=False)
+        raw = message.result
+        check("tools/call", "2026-07-28", raw)
+        return result_adapter.validate_python(raw, by_name=False)
+
+    return client
+
+
 def floor_classifier() -> Callable[[bytes], Verdict]:
     """What any verdict from wire text costs in Python with these libraries, checking no rule:
     msgspec's typed read of the common shapes, orjson's write-back proof, the verdict built.
@@ -68,6 +93,7 @@ def per_call_us(fn: Callable[[], Any], number: int) -> float:
 
 def bench_shapes(rounds: int) -> list[dict[str, Any]]:
     sdk = sdk_parser()
+    client = sdk_client()
     floor = floor_classifier()
     rows = []
     for name, build in SHAPES.items():
@@ -79,10 +105,16 @@ def bench_shapes(rounds: int) -> list[dict[str, Any]]:
             "orjson": lambda w=wire: orjson.loads(w),  # type: ignore[misc]
             "ours": lambda w=wire: classify(w),  # type: ignore[misc]
             "ours_dict": lambda p=parsed: classify(p),  # type: ignore[misc]
-            "floor": lambda w=wire, f=floor: f(w),  # type: ignore[misc]
         }
+        try:
+            floor(wire)
+            candidates["floor"] = lambda w=wire, f=floor: f(w)  # type: ignore[misc]
+        except Exception:  # not a shape the typed read takes, or not compact: no floor
+            pass
         if sdk is not None:
             candidates["sdk"] = lambda r=result_bytes, f=sdk: f(r)  # type: ignore[misc]
+        if client is not None:
+            candidates["sdk_client"] = lambda w=wire, f=client: f(w)  # type: ignore[misc]
         timers = {key: timeit.Timer(fn) for key, fn in candidates.items()}
         numbers = {key: _calls_per_ms(fn) * 3 for key, fn in candidates.items()}
         for key, timer in timers.items():  # the machine's clock settles before the first sample
@@ -97,8 +129,12 @@ def bench_shapes(rounds: int) -> list[dict[str, Any]]:
         row["ours/orjson"] = statistics.median(o / r for o, r in zip(samples["ours"], samples["orjson"], strict=True))
         if "sdk" in samples:
             row["sdk/ours"] = statistics.median(s / o for s, o in zip(samples["sdk"], samples["ours"], strict=True))
+        if "sdk" in samples and "floor" in samples:
             row["sdk/floor"] = statistics.median(
                 s / f for s, f in zip(samples["sdk"], samples["floor"], strict=True))
+        if "sdk_client" in samples:
+            row["client/ours"] = statistics.median(
+                s / o for s, o in zip(samples["sdk_client"], samples["ours"], strict=True))
         rows.append(row)
     return rows
 
@@ -129,27 +165,37 @@ def main() -> int:
     args = parser.parse_args()
     gc.disable()
     try:
-        rows = bench_shapes(rounds=40 if args.quick else 100)
+        rows = bench_shapes(rounds=25 if args.quick else 100)
         small_kb, large_kb, cost, reference = linearity()
     finally:
         gc.enable()
-    print(f"{'shape':<17}{'bytes':>7}{'orjson µs':>11}{'ours µs':>9}{'ours/orjson':>13}"
-          f"{'dict→verdict µs':>17}{'SDK µs':>9}{'SDK/ours':>10}{'SDK/floor':>11}")
+    print(f"{'shape':<26}{'bytes':>7}{'orjson µs':>11}{'ours µs':>9}{'ours/orjson':>13}{'target':>8}"
+          f"{'dict µs':>9}{'SDK µs':>9}{'SDK/ours':>10}{'client µs':>11}{'client/ours':>13}{'SDK/floor':>11}")
     worst = 0.0
-    slowest_sdk = slowest_floor = float("inf")
+    missed = []
+    slowest_sdk = slowest_client = slowest_floor = float("inf")
+    nan = float("nan")
     for row in rows:
         ratio = row["ours/orjson"]
+        target = 4.0 if row["size"] < 1000 and "(dumps)" in row["shape"] else 2.5
         worst = max(worst, ratio)
-        sdk_ratio = row.get("sdk/ours", float("nan"))
+        if ratio > target:
+            missed.append(f"{row['shape']} {ratio:.2f}x > {target}x")
+        sdk_ratio = row.get("sdk/ours", nan)
+        client_ratio = row.get("client/ours", nan)
+        floor_ratio = row.get("sdk/floor", nan)
         slowest_sdk = min(slowest_sdk, sdk_ratio)
-        floor_ratio = row.get("sdk/floor", float("nan"))
-        slowest_floor = min(slowest_floor, floor_ratio)
-        sdk_text = f"{row['sdk']:>9.2f}" if "sdk" in row else f"{'n/a':>9}"
-        print(f"{row['shape']:<17}{row['size']:>7}{row['orjson']:>11.2f}{row['ours']:>9.2f}{ratio:>12.2f}x"
-              f"{row['ours_dict']:>17.2f}{sdk_text}{sdk_ratio:>9.1f}x{floor_ratio:>10.1f}x")
+        slowest_client = min(slowest_client, client_ratio)
+        if not math.isnan(floor_ratio):
+            slowest_floor = min(slowest_floor, floor_ratio)
+        print(f"{row['shape']:<26}{row['size']:>7}{row['orjson']:>11.2f}{row['ours']:>9.2f}{ratio:>12.2f}x"
+              f"{target:>7.1f}x{row['ours_dict']:>9.2f}{row.get('sdk', nan):>9.2f}{sdk_ratio:>9.1f}x"
+              f"{row.get('sdk_client', nan):>11.2f}{client_ratio:>12.1f}x{floor_ratio:>10.1f}x")
     small_dict = max(row["ours_dict"] for row in rows if row["size"] < 1000)
-    print(f"\nworst bytes→verdict / orjson.loads: {worst:.2f}x (target ≤ 2.5x)")
-    print(f"SDK typed parse / ours, slowest shape: {slowest_sdk:.1f}x (target ≥ 4x)")
+    print(f"\nworst bytes→verdict / orjson.loads: {worst:.2f}x (targets: ≤ 2.5x; ≤ 4x for json.dumps-written "
+          f"shapes under 1 kB); over target: {', '.join(missed) or 'none'}")
+    print(f"SDK typed parse of the result (validate_json) / ours, slowest shape: {slowest_sdk:.1f}x (target ≥ 4x)")
+    print(f"SDK client path (message adapter + result validation) / ours, slowest shape: {slowest_client:.1f}x")
     print(f"SDK typed parse / the floor (typed read + proof + verdict, no rule checked), slowest shape: "
           f"{slowest_floor:.1f}x")
     print(f"dict→verdict on the small shapes: ≤ {small_dict:.2f} µs (target ≤ 3 µs)")

@@ -54,12 +54,6 @@ STRICTER: Final[tuple[Stricter, ...]] = (
              "Error codes MUST be integers.",
              _SPEC + "2026-07-28/basic/index#error-responses",
              "an error code written with a fraction part (-32603.0)"),
-    Stricter("content.field_type", frozenset({"2025-06-18", "2025-11-25", "2026-07-28"}),
-             "size?: number — The size of the raw resource content, in bytes (i.e., before base64 "
-             "encoding or any tokenization), if known.",
-             _SPEC + "2026-07-28/schema#resource",
-             "a resource link size written with a fraction part (1.0): a byte count is an integer "
-             "on the wire"),
     Stricter("task.field", frozenset({"2025-11-25"}),
              "pollInterval?: number — Suggested polling interval in milliseconds. "
              "ttl: number | null — Actual retention duration from creation in milliseconds.",

@@ -121,6 +121,44 @@ def test_the_fast_path_takes_the_common_cases() -> None:
     assert taken[Kind.UNCLASSIFIED] == 0, taken
 
 
+_LINK = {"type": "resource_link", "uri": "file:///project/src/a.py", "name": "a.py", "mimeType": "text/x-python"}
+_TEXT = {"type": "text", "text": "Found 2 files: « a.py » and b.py"}
+
+
+def _links_result(*blocks: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": list(blocks)}}
+
+
+# (response, options, written compact, fast path takes it on the wire, fast path takes it parsed)
+LINK_CASES: list[tuple[dict[str, Any], dict[str, Any], bool, bool]] = [
+    # resource_link blocks, alone or beside text blocks (2025-06-18 schema: ResourceLink)
+    (_links_result(_LINK, {**_LINK, "uri": "file:///b.py", "name": "b.py"}), {}, True, True),
+    (_links_result(_TEXT, _LINK, _TEXT), {}, True, True),
+    (_links_result({**_LINK, "title": "A", "description": "module a", "size": 1024}), {}, True, True),
+    (_links_result(_LINK), {"version": "2025-06-18"}, True, True),
+    # members the fast path does not declare: the full checker decides (here: no finding)
+    (_links_result({**_LINK, "icons": []}), {}, False, False),
+    (_links_result({**_LINK, "annotations": {"audience": ["user"]}}), {}, False, False),
+    # wrong types or a missing name: the full checker explains
+    (_links_result({**_LINK, "size": 1.5}), {}, False, False),
+    (_links_result({**_LINK, "size": True}), {}, False, False),
+    (_links_result({"type": "resource_link", "uri": "file:///a.py"}), {}, False, False),
+    (_links_result({**_LINK, "text": "x"}), {}, False, False),
+    # resource_link does not exist before 2025-06-18: content.type_version
+    (_links_result(_LINK), {"version": "2025-03-26"}, False, False),
+    # an image beside a link: the strict reader on the wire, the fast path on the parsed value
+    (_links_result(_LINK, {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}), {}, False, True),
+]
+
+
+@pytest.mark.parametrize(("message", "opts", "wire_fast", "parsed_fast"), LINK_CASES)
+def test_resource_link_blocks_take_the_fast_path(message: dict[str, Any], opts: dict[str, Any],
+                                                 wire_fast: bool, parsed_fast: bool) -> None:
+    assert (check_wire(_compact(message).encode(), opts) is not None) is wire_fast
+    assert (check_parsed(message, opts) is not None) is parsed_fast
+    check_wire(json.dumps(message).encode(), opts)  # spaced and escaped: the strict reader, same verdict
+
+
 # --- generated responses on the fast path's boundaries ----------------------------------------
 # Responses of the common shapes, then (most of the time) one to three perturbations: a value
 # replaced by a near miss, a member added or deleted. Options and limits vary too.
@@ -138,6 +176,14 @@ json_text = st.text(alphabet=st.sampled_from('ab: "\\/\u00e9\n\x01'), max_size=8
 text_block = st.fixed_dictionaries({"type": st.just("text"), "text": json_text})
 media_block = st.fixed_dictionaries({"type": st.sampled_from(["image", "audio"]), "data": st.text(max_size=4),
                                      "mimeType": st.sampled_from(["image/png", "audio/wav"])})
+link_block: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries(
+    {"type": st.just("resource_link"), "uri": st.sampled_from(["file:///a.py", "https://x/y"]), "name": json_text},
+    optional={"title": json_text, "description": json_text, "mimeType": st.just("text/plain"),
+              "size": st.integers(-1, 2**70) | st.floats(0, 10) | st.booleans(),
+              "icons": st.sampled_from([[], [{"src": "a.png"}], [{"src": "a.png", "theme": "dark", "sizes": ["any"]}],
+                                        [{"src": 1}], [{"src": "a.png", "theme": "blue"}], [{"src": "a.png",
+                                                                                            "sizes": "48x48"}],
+                                        ["a.png"], "a.png"])})
 SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 server_info = st.sampled_from([{"name": "s", "version": "1"}, {"name": "s"}, "s", None,
                                {"name": "s", "version": "1", "icons": [{"src": 1}]}])
@@ -145,7 +191,7 @@ metas = st.dictionaries(st.text(max_size=3), open_values, max_size=2) | st.build
     lambda info, rest: {SERVER_INFO: info, **rest}, server_info, st.dictionaries(st.text(max_size=3), open_values,
                                                                                   max_size=1))
 complete = st.fixed_dictionaries(
-    {"resultType": st.just("complete"), "content": st.lists(text_block | media_block, max_size=3)},
+    {"resultType": st.just("complete"), "content": st.lists(text_block | media_block | link_block, max_size=3)},
     optional={"isError": st.booleans(), "structuredContent": open_values, "_meta": metas})
 schema = st.fixed_dictionaries(
     {"type": st.just("object"),
@@ -175,7 +221,8 @@ common = st.fixed_dictionaries({"jsonrpc": st.just("2.0"), "id": st.integers(-2,
 keys = st.sampled_from(["jsonrpc", "id", "result", "error", "method", "resultType", "content", "isError",
                         "structuredContent", "_meta", "type", "text", "data", "mimeType", "code", "message",
                         "inputRequests", "requestState", "params", "mode", "requestedSchema", "properties",
-                        "required", "annotations", "task", "x"])
+                        "required", "annotations", "task", "x", "uri", "name", "title", "description", "size",
+                        "icons"])
 
 
 @st.composite
@@ -196,7 +243,8 @@ def responses(draw: st.DrawFn) -> Any:
                 if action == "delete":
                     del target[key]
                 else:
-                    target[key] = copy.deepcopy(draw(odd | json_values | nested | text_block | media_block))
+                    target[key] = copy.deepcopy(draw(odd | json_values | nested | text_block | media_block
+                                                      | link_block))
             else:
                 target[draw(keys)] = copy.deepcopy(draw(odd | json_values))
         elif target and action != "add":
@@ -204,9 +252,9 @@ def responses(draw: st.DrawFn) -> Any:
             if action == "delete":
                 del target[index]
             else:
-                target[index] = copy.deepcopy(draw(odd | json_values | text_block | media_block))
+                target[index] = copy.deepcopy(draw(odd | json_values | text_block | media_block | link_block))
         else:
-            target.append(copy.deepcopy(draw(odd | text_block | media_block)))
+            target.append(copy.deepcopy(draw(odd | text_block | media_block | link_block)))
     return message
 
 
@@ -346,16 +394,17 @@ def _nested_structured(lists: int) -> bytes:
 
 
 @pytest.mark.parametrize(("lists", "limits", "fast", "kind", "codes"), [
-    # innermost level 10: the deepest the declared shapes hold (_fastpath._TYPED_DEPTH)
-    (8, DEFAULT_LIMITS, True, Kind.NORMAL_COMPLETE, []),
-    # level 11, within the default limit of 64: left to the full checker, which accepts it
-    (9, DEFAULT_LIMITS, False, Kind.NORMAL_COMPLETE, []),
+    # innermost level 8: the deepest the declared shapes hold (_fastpath._TYPED_DEPTH)
+    (6, DEFAULT_LIMITS, True, Kind.NORMAL_COMPLETE, []),
+    # level 9, within the default limit of 64: left to the full checker, which accepts it
+    (7, DEFAULT_LIMITS, False, Kind.NORMAL_COMPLETE, []),
     # level 64, the limit itself (basic/index: the receiver bounds nesting; README "Limits")
     (62, DEFAULT_LIMITS, False, Kind.NORMAL_COMPLETE, []),
     # level 65, past the limit
     (63, DEFAULT_LIMITS, False, Kind.UNCLASSIFIED, ["json.too_deep"]),
-    # a tighter limit than the declared depth: the shapes are declared to the limit
-    (7, Limits(max_depth=9), True, Kind.NORMAL_COMPLETE, []),
+    # the tightest limit the common shapes allow (9) is still deeper than the declared shapes
+    (6, Limits(max_depth=9), True, Kind.NORMAL_COMPLETE, []),
+    (7, Limits(max_depth=9), False, Kind.NORMAL_COMPLETE, []),
     (8, Limits(max_depth=9), False, Kind.UNCLASSIFIED, ["json.too_deep"]),
     # a limit too tight for the common shapes themselves: no fast path
     (1, Limits(max_depth=8), False, Kind.NORMAL_COMPLETE, []),
@@ -377,13 +426,25 @@ def _form(definition: dict[str, Any]) -> dict[str, Any]:
 
 
 # (response, version, does the fast path take it, the kind, the codes): the fast path takes
-# only the plainest requested properties and no reserved result _meta key; the rules of
-# _elicitation and _meta decide the rest (client/elicitation#requested-schema,
+# only common requested properties with exact JSON types and only the plainest serverInfo; the
+# rules of _elicitation and _meta decide the rest (client/elicitation#requested-schema,
 # 2026-07-28/schema#resultmetaobject).
 ROUTED: list[tuple[dict[str, Any], str, bool, Kind, list[str]]] = [
     (_form({"type": "string", "title": "T", "description": "D"}), "2026-07-28", True, Kind.INPUT_REQUIRED, []),
     (_form({"type": "boolean"}), "2026-07-28", True, Kind.INPUT_REQUIRED, []),
-    (_form({"type": "string", "format": "email"}), "2026-07-28", False, Kind.INPUT_REQUIRED, []),
+    (_form({"type": "string", "format": "email", "minLength": 3, "default": "a@b.c"}), "2026-07-28", True,
+     Kind.INPUT_REQUIRED, []),
+    (_form({"type": "string", "enum": ["a", "b"]}), "2026-07-28", True, Kind.INPUT_REQUIRED, []),
+    (_form({"type": "number", "minimum": 0.5, "default": 1}), "2026-07-28", True, Kind.INPUT_REQUIRED, []),
+    (_form({"type": "string", "minLength": 3.0}), "2026-07-28", False, Kind.INPUT_REQUIRED, []),
+    (_form({"type": "array", "items": {"type": "string", "enum": ["a"]}, "minItems": 1, "default": ["a"]}),
+     "2026-07-28", True, Kind.INPUT_REQUIRED, []),
+    (_form({"type": "array", "items": {"anyOf": [{"const": "a", "title": "A"}]}}), "2026-07-28", False,
+     Kind.INPUT_REQUIRED, []),
+    (_form({"type": "array", "items": {"type": "string", "enum": [1]}}), "2026-07-28", False,
+     Kind.UNCLASSIFIED, ["elicitation.property"]),
+    (_form({"type": "string", "enum": [1]}), "2026-07-28", False, Kind.INPUT_REQUIRED, []),
+    (_form({"type": "boolean", "default": "no"}), "2026-07-28", False, Kind.UNCLASSIFIED, ["elicitation.property"]),
     (_form({"type": "string", "format": "phone"}), "2026-07-28", False, Kind.UNCLASSIFIED, ["elicitation.property"]),
     (_form({"type": "array"}), "2026-07-28", False, Kind.UNCLASSIFIED, ["elicitation.property"]),
     (_form({"type": "string", "title": 1}), "2026-07-28", False, Kind.UNCLASSIFIED, ["elicitation.property"]),
@@ -393,7 +454,13 @@ ROUTED: list[tuple[dict[str, Any], str, bool, Kind, list[str]]] = [
      "2026-07-28", False, Kind.UNCLASSIFIED, ["meta.reserved"]),
     ({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [],
                                             "_meta": {SERVER_INFO: {"name": "s", "version": "1"}}}},
+     "2026-07-28", True, Kind.NORMAL_COMPLETE, []),
+    ({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [], "_meta": {
+        SERVER_INFO: {"name": "s", "version": "1", "icons": [{"src": "i.png"}]}, "k": 1}}},
      "2026-07-28", False, Kind.NORMAL_COMPLETE, []),
+    ({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [],
+                                            "_meta": {SERVER_INFO: {"name": "s"}}}},
+     "2026-07-28", False, Kind.UNCLASSIFIED, ["meta.reserved"]),
     ({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": "x",
                                             "_meta": {SERVER_INFO: 1}}},
      "2026-07-28", False, Kind.UNCLASSIFIED, ["meta.reserved"]),
@@ -441,3 +508,19 @@ def test_the_quick_reader_agrees_with_the_strict_stdlib(data: bytes) -> None:
     except test_parser._Rejected:
         raise AssertionError(f"the quick reader took what the strict stdlib refuses: {data!r}") from None
     assert same_json(value, expected)
+
+
+@pytest.mark.parametrize(("max_depth", "fast", "kind", "codes"), [
+    # a multi-select's enum is an array at level 10 (envelope 1, result 2, inputRequests 3, the
+    # request 4, params 5, requestedSchema 6, properties 7, the property 8, items 9)
+    (9, False, Kind.UNCLASSIFIED, ["json.too_deep"]),
+    (10, True, Kind.INPUT_REQUIRED, []),
+])
+def test_a_multi_select_is_held_to_the_depth_limit(max_depth: int, fast: bool, kind: Kind, codes: list[str]) -> None:
+    message = _form({"type": "array", "items": {"type": "string", "enum": ["a"]}})
+    wire = _compact(message).encode("utf-8")
+    kwargs: dict[str, Any] = {"limits": Limits(max_depth=max_depth)}
+    assert (check_wire(wire, kwargs) is not None) is fast
+    assert (check_parsed(message, kwargs) is not None) is fast
+    verdict = classify(wire, **kwargs)
+    assert (verdict.kind, [f.code for f in verdict.findings]) == (kind, codes)

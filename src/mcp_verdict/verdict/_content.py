@@ -13,7 +13,8 @@ each version's ``schema.json``):
 - optional fields the version defines are type-checked too: annotations (audience of
   "user"/"assistant", priority a number in 0..1, lastModified a string since 2025-06-18:
   ``content.annotations``), ``_meta`` objects since 2025-06-18, resource_link title,
-  description, mimeType (strings), size (an integer) and icons (since 2025-11-25, ``_icons``).
+  description, mimeType (strings), size (an integer as JSON Schema counts them: 2048.0 is one)
+  and icons (since 2025-11-25, ``_icons``).
 
 :func:`check_block` takes the block's nesting level, so that the blocks a sampling request
 carries (``_sampling``: its messages' text, image and audio blocks, a tool result's content)
@@ -151,7 +152,9 @@ def _resource_link(ctx: Context, block: Mapping[str, Any], path: str, depth: int
     _field(ctx, block, "name", path, required=True)
     for name in ("title", "description", "mimeType"):
         _field(ctx, block, name, path, required=False)
-    _field(ctx, block, "size", path, required=False, kind=int, what="an integer")
+    size = block.get("size")
+    if "size" in block and not (isinstance(size, float) and size.is_integer()):  # JSON Schema: 2048.0 is an integer
+        _field(ctx, block, "size", path, required=False, kind=int, what="an integer")
     known = _LINK_KEYS
     if ctx.rules.resource_link_icons:
         if "icons" in block:

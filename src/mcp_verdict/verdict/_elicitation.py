@@ -40,7 +40,8 @@ from ._walk import Context, check_extras, check_value
 _FORM_KEYS: Final = frozenset({"mode", "message", "requestedSchema"})
 _URL_KEYS: Final = frozenset({"mode", "message", "url"})
 _SCHEMA_KEYS: Final = frozenset({"type", "properties", "required", "$schema"})
-_FORMATS: Final = frozenset({"date", "date-time", "email", "uri"})
+FORMATS: Final = frozenset({"date", "date-time", "email", "uri"})
+"""The string formats a requested property may name."""
 # Depths: params 5, requestedSchema 6, properties 7, a property 8.
 _PARAMS_DEPTH: Final = 5
 _SCHEMA_DEPTH: Final = 6
@@ -140,7 +141,7 @@ def _is_strings(value: object) -> bool:
 
 
 def _is_format(value: object) -> bool:
-    return isinstance(value, str) and value in _FORMATS
+    return isinstance(value, str) and value in FORMATS
 
 
 def _is_options(value: object) -> bool:

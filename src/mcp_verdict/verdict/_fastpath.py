@@ -26,10 +26,12 @@ Shapes recognised (exact JSON types only: a subclass of dict, str or int is "unu
   absent or a JSON boolean; ``structuredContent`` where the version defines it (an object
   where the version requires one); ``_meta`` an object; no other member;
 - an ``input_required`` result (on versions that define it, with no client capabilities to
-  check) whose requests are all form-mode elicitations with a requested schema of the
-  plainest properties: a string, number, integer or boolean type with at most a string
-  title and description (anything richer is left to ``_elicitation``);
-- no result ``_meta`` key the version reserves with a type (``_meta`` checks those);
+  check) whose requests are all form-mode elicitations with a requested schema of common
+  properties: string, number, integer or boolean schemas and untitled multi-selects whose
+  keywords have their exact JSON types, string enums included (titled enums are left to
+  ``_elicitation``);
+- in a result ``_meta``, no key the version reserves with a type but a serverInfo of the
+  plainest Implementation shape (string members only; icons are left to ``_meta``);
 - the open-shaped values inside them (structuredContent, _meta, error data, the requested
   schema) hold only JSON values with finite numbers and string member names, within the
   depth limit and the node budget: the bounds ``_walk.check_value`` applies.
@@ -66,15 +68,20 @@ from typing import Any, Final, Literal, NotRequired, TypedDict, Union
 import msgspec
 import orjson
 
+from ._elicitation import FORMATS
 from ._kind import Kind
 from ._verdict import Verdict, make_verdict
-from ._versions import RULES_BY_VERSION, VersionRules
+from ._versions import RULES_BY_VERSION, SERVER_INFO, VersionRules
 from ._walk import Options
 
 _ABSENT: Final = object()
 _WRITE: Final = orjson.dumps
-_PLAIN_PROPERTY_TYPES: Final = frozenset({"string", "number", "integer", "boolean"})
+_PLAIN_PROPERTY_TYPES: Final = frozenset({"string", "number", "integer", "boolean", "array"})
 _PLAIN_PROPERTY_TEXT: Final = frozenset({"title", "description"})
+_STRING_BOUNDS: Final = frozenset({"minLength", "maxLength"})
+_ITEM_BOUNDS: Final = frozenset({"minItems", "maxItems"})
+_NUMBER_KEYWORDS: Final = frozenset({"default", "minimum", "maximum"})
+_IMPLEMENTATION_TEXT: Final = frozenset({"name", "version", "title", "description", "websiteUrl"})
 _MEDIA: Final = frozenset({"image", "audio"})
 _PLAIN_SCALARS: Final = frozenset({str, int, bool, type(None)})  # JSON scalars with nothing to check
 _STRINGS: Final = frozenset({str})
@@ -94,9 +101,11 @@ _PROTOCOL_ERROR: Final = Kind.PROTOCOL_ERROR
 # possible path, twice as many per level; past _TYPED_DEPTH a value is left to the full
 # checker, which reads it at any depth the limit allows.
 
-_TYPED_DEPTH: Final = 10
+_TYPED_DEPTH: Final = 8
 """The deepest level (the envelope being level 1) at which the declared shapes hold an
-object or array; ``structuredContent`` may thus nest eight levels inside itself."""
+object or array; ``structuredContent`` may thus nest six levels inside itself. msgspec's
+build of a reader grows ~2.2x per level (5 ms at 8, 26 ms at 10, measured): the first call
+on a version pays it, so the common shapes stop where real responses do."""
 _FIXED_DEPTH: Final = 9
 """The level of the deepest member the common shapes fix: a requested property's members."""
 # The shapes are built from member types computed at run time, which mypy cannot read as
@@ -109,6 +118,13 @@ _LIST: Final[Any] = list
 
 
 _TEXT_BLOCK: Final = _TYPED_DICT("_TextBlock", {"type": Literal["text"], "text": str})
+_BLOCK: Final = _TYPED_DICT("_Block", {  # a text or resource_link block: which members go together is checked after
+    "type": Literal["text", "resource_link"], "text": _NOT_REQUIRED[str], "uri": _NOT_REQUIRED[str],
+    "name": _NOT_REQUIRED[str], "title": _NOT_REQUIRED[str], "description": _NOT_REQUIRED[str],
+    "mimeType": _NOT_REQUIRED[str], "size": _NOT_REQUIRED[int]})
+_LINK_STRINGS: Final = frozenset({"uri", "name", "title", "description", "mimeType"})
+_PROPERTY_MEMBER: Final = _UNION[str, int, float, bool, None, _LIST[str], _DICT[str, _UNION[str, _LIST[str]]]]
+"""A requested property's member (level 9): a multi-select's items hold a list at level 10."""
 
 
 def _json_levels(deepest: int) -> dict[int, Any]:
@@ -121,13 +137,14 @@ def _json_levels(deepest: int) -> dict[int, Any]:
     return levels
 
 
-def _envelope_type(rules: VersionRules, deepest: int) -> Any:
+def _envelope_type(rules: VersionRules, deepest: int, links: bool = False) -> Any:
     """The common response shapes of one version, open-shaped values nested at most to
-    level ``deepest``."""
+    level ``deepest``; content blocks bare text blocks, or with ``links`` text and
+    resource_link blocks."""
     levels = _json_levels(deepest)
     result: dict[str, Any] = {
         "resultType": Literal["complete", "input_required"] if rules.input_required else Literal["complete"],
-        "content": _NOT_REQUIRED[_LIST[_TEXT_BLOCK]],
+        "content": _NOT_REQUIRED[_LIST[_BLOCK if links else _TEXT_BLOCK]],
         "isError": _NOT_REQUIRED[bool],
         "_meta": _NOT_REQUIRED[_DICT[str, levels[4]]],
     }
@@ -140,7 +157,9 @@ def _envelope_type(rules: VersionRules, deepest: int) -> Any:
     if rules.input_required:
         schema = _TYPED_DICT("_RequestedSchema", {
             "type": Literal["object"],
-            "properties": _DICT[str, _DICT[str, levels[9]]],  # each property's type is checked after the read
+            # each property's members: scalars, lists of strings (enum, default) or a multi-select's
+            # items {"type": "string", "enum": [...]}; their shapes are checked after the read
+            "properties": _DICT[str, _DICT[str, _PROPERTY_MEMBER]],
             "required": _NOT_REQUIRED[_LIST[str]]})
         params = _TYPED_DICT("_FormParams", {
             "mode": _NOT_REQUIRED[Literal["form"]], "message": str, "requestedSchema": schema})
@@ -160,9 +179,31 @@ def common_reader(version: str, max_depth: int) -> Callable[[bytes], Any] | None
 
 
 @functools.cache
-def _reader(version: str, deepest: int) -> Callable[[bytes], Any]:
+def _reader(version: str, deepest: int, links: bool = False) -> Callable[[bytes], Any]:
     """Built on first use (a few milliseconds), remembered: a pure function of its arguments."""
-    return msgspec.json.Decoder(_envelope_type(RULES_BY_VERSION[version], deepest)).decode
+    return msgspec.json.Decoder(_envelope_type(RULES_BY_VERSION[version], deepest, links)).decode
+
+
+def _read_links(data: bytes, options: Options, problem: msgspec.ValidationError) -> Any:
+    """The text read again with text and resource_link blocks declared, when the read of bare
+    text blocks failed on a block; ``None`` otherwise or if the blocks do not go together.
+    Each block then costs one look in Python whatever its type (as ``common_kind`` checks
+    blocks)."""
+    rules = options.rules
+    if "resource_link" not in rules.content_types or "content[" not in str(problem):
+        return None
+    try:
+        message = _reader(rules.version, min(options.max_depth, _TYPED_DEPTH), True)(data)
+    except Exception:  # as in read_common
+        return None
+    content = message.get("result", {}).get("content", ())
+    for block in content:
+        if block["type"] == "text":
+            if len(block) != 2 or "text" not in block:
+                return None
+        elif "uri" not in block or "name" not in block or "text" in block:
+            return None
+    return message
 
 
 def read_common(data: bytes, options: Options, request_id: str | int | None,
@@ -171,9 +212,18 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
     the text to the strict reader and the full checker. ``options.read_common`` is set;
     ``count_values`` when the text is longer than ``options.max_nodes``."""
     try:
+        if data[11] == 32:  # {"jsonrpc": "2.0" (json.dumps): no proof can hold
+            return None
         message: Any = options.read_common(data)  # type: ignore[misc]
+    except msgspec.ValidationError as problem:  # not the shapes: maybe other blocks
+        message = _read_links(data, options, problem)
+        if message is None:
+            return None
+    except Exception:  # msgspec: not JSON, 1e400, too deep; a text of fewer than 12 bytes
+        return None
+    try:
         written = _WRITE(message)
-    except Exception:  # msgspec: not JSON or not the shapes, 1e400, too deep; orjson: an integer beyond 64 bits
+    except Exception:  # orjson: an integer beyond 64 bits
         return None
     # The proof (module docstring): msgspec accepted all of data, so whatever follows the
     # written value is whitespace.
@@ -189,8 +239,8 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
             return None  # maybe a reserved or retired code: the full checker decides on a warning
         kind = _PROTOCOL_ERROR
         owner = error
-    elif rules.reserved_result_meta and not rules.reserved_result_meta.isdisjoint(result.get("_meta", ())):
-        return None  # a reserved _meta key: its type is _meta's to check
+    elif rules.reserved_result_meta and "_meta" in result and not _plain_reserved(result["_meta"], rules):
+        return None  # a reserved _meta key of a richer shape: _meta checks it
     elif result.get("resultType") != "input_required":
         if "content" not in result or "inputRequests" in result or "requestState" in result:
             return None
@@ -209,8 +259,8 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
         else:
             for request in requests.values():
                 for definition in request["params"]["requestedSchema"]["properties"].values():
-                    if not _plain_property(definition):
-                        return None
+                    if not _plain_property(definition) or ("items" in definition and options.max_depth < 10):
+                        return None  # (a multi-select's enum sits at level 10)
         kind = _INPUT_REQUIRED
         owner = result
     if count_values and not _within_budget(owner, options):
@@ -255,8 +305,8 @@ def common_kind(message: object, options: Options, request_id: str | int | None)
     known = 0  # members of result checked so far
     meta = result.get("_meta", _ABSENT)
     if meta is not _ABSENT:
-        if type(meta) is not dict or not rules.reserved_result_meta.isdisjoint(meta):
-            return None  # not an object, or a reserved key whose type is _meta's to check
+        if type(meta) is not dict or (rules.reserved_result_meta and not _plain_reserved(meta, rules)):
+            return None  # not an object, or a reserved key of a richer shape: _meta checks it
         budget = _open_value(meta, 3, options.max_depth, budget)
         if budget < 0:
             return None
@@ -284,12 +334,15 @@ def common_kind(message: object, options: Options, request_id: str | int | None)
         if len(block) == 2:
             if not (block.get("type") == "text" and type(block.get("text")) is str):  # as _content reads it
                 return None
-        elif len(block) == 3:
-            block_type = block.get("type")
-            if (type(block_type) is not str or block_type not in _MEDIA or block_type not in rules.content_types
-                    or type(block.get("data")) is not str or type(block.get("mimeType")) is not str):
+            continue
+        block_type = block.get("type")
+        if type(block_type) is not str:
+            return None
+        if block_type == "resource_link":
+            if not _plain_link(block, rules):
                 return None
-        else:
+        elif (len(block) != 3 or block_type not in _MEDIA or block_type not in rules.content_types
+                or type(block.get("data")) is not str or type(block.get("mimeType")) is not str):
             return None
     known += 1
     flag = result.get("isError", _ABSENT)
@@ -308,6 +361,23 @@ def common_kind(message: object, options: Options, request_id: str | int | None)
     if len(result) != known:  # a member no rule names: the full checker walks it
         return None
     return _TOOL_ERROR if flag is True else _NORMAL_COMPLETE
+
+
+def _plain_link(block: dict[str, Any], rules: VersionRules) -> bool:
+    """A resource_link block of the version with string uri and name, and at most a string
+    title, description and mimeType and an integer size: no rule of ``_content`` can fire."""
+    if "resource_link" not in rules.content_types or "uri" not in block or "name" not in block:
+        return False
+    for key, value in block.items():
+        if key in _LINK_STRINGS:
+            if type(value) is not str:
+                return False
+        elif key == "size":
+            if type(value) is not int:
+                return False
+        elif key != "type":
+            return False
+    return True
 
 
 def _error(error: object, options: Options) -> Kind | None:
@@ -386,17 +456,67 @@ def _input_required(result: dict[str, object], options: Options, budget: int, kn
 
 
 def _plain_property(definition: dict[str, Any]) -> bool:
-    """A requested property of the plainest shape, on which no rule of ``_elicitation`` can
-    fire: a string, number, integer or boolean type and at most a string title and
-    description. Any other definition (formats, bounds, defaults, enums) is the full
+    """A requested property of a common shape on which no rule of ``_elicitation`` can fire:
+    a string (title, description, default, minLength, maxLength, a supported format, an enum
+    of strings), number or integer (title, description, default, minimum, maximum), boolean
+    (title, description, default) or untitled multi-select (title, description, items of a
+    string enum, minItems, maxItems, a default of strings) whose every keyword has its exact
+    JSON type. Any other definition (titled options, integral floats...) is the full
     checker's."""
     kind = definition.get("type")
     if type(kind) is not str or kind not in _PLAIN_PROPERTY_TYPES:
         return False
+    if kind == "array" and "items" not in definition:
+        return False
     for key, value in definition.items():
-        if key != "type" and (key not in _PLAIN_PROPERTY_TEXT or type(value) is not str):
-            return False
+        value_type = type(value)
+        if key == "type" or (value_type is str and key in _PLAIN_PROPERTY_TEXT):
+            continue
+        if kind == "string":
+            if ((value_type is int and key in _STRING_BOUNDS) or (value_type is str and key == "default")
+                    or (value_type is str and key == "format" and value in FORMATS)
+                    or (value_type is list and key == "enum" and _STRINGS.issuperset(map(type, value)))):
+                continue
+        elif kind == "boolean":
+            if value_type is bool and key == "default":
+                continue
+        elif kind == "array":
+            if ((value_type is int and key in _ITEM_BOUNDS)
+                    or (value_type is list and key == "default" and _STRINGS.issuperset(map(type, value)))
+                    or (value_type is dict and key == "items" and _string_enum(value))):
+                continue
+        elif (value_type is int or value_type is float) and key in _NUMBER_KEYWORDS:
+            continue  # a number or integer schema; finiteness is the open walk's
+        return False
     return True
+
+
+def _string_enum(items: dict[str, Any]) -> bool:
+    """A multi-select's items exactly ``{"type": "string", "enum": [strings]}``."""
+    kind = items.get("type")
+    values = items.get("enum")
+    return (len(items) == 2 and type(kind) is str and kind == "string" and type(values) is list
+            and _STRINGS.issuperset(map(type, values)))
+
+
+def _plain_reserved(meta: dict[str, Any], rules: VersionRules) -> bool:
+    """A result ``_meta`` with no key the version reserves, or only a serverInfo of the
+    plainest Implementation shape (string name, version, title, description, websiteUrl), on
+    which no rule of ``_meta`` can fire."""
+    reserved = rules.reserved_result_meta
+    info = meta.get(SERVER_INFO, _ABSENT)
+    if info is _ABSENT:
+        return reserved.isdisjoint(meta)
+    if type(info) is not dict or len(reserved) != 1:  # another reserved key would need its own check
+        return False
+    if type(info.get("name")) is not str or type(info.get("version")) is not str:
+        return False
+    for key, value in info.items():
+        if type(value) is not str or key not in _IMPLEMENTATION_TEXT:
+            break
+    else:
+        return True
+    return False
 
 
 def _open_value(value: object, depth: int, max_depth: int, budget: int) -> int:

@@ -200,6 +200,9 @@ RULES: Final[dict[str, Rule]] = _rules(
          "A sampling parameter has the wrong type: modelPreferences (hints with string names, "
          "priorities numbers in 0..1), systemPrompt, includeContext (none, thisServer, allServers), "
          "temperature, stopSequences (strings), metadata (an object)."),
+    Rule("sampling.include_context", "warning", _LATEST + "client/sampling#capabilities",
+         'includeContext "thisServer" or "allServers": deprecated (SEP-2596); servers SHOULD avoid '
+         "them, and SHOULD NOT use them unless the client declares sampling.context."),
     Rule("sampling.tool", "error", _LATEST + "client/sampling#tools-in-sampling",
          'A sampling tool is not a Tool: name a string, inputSchema an object with type "object", '
          "title, description, icons, annotations, outputSchema and _meta of their types."),

@@ -19,10 +19,12 @@ common responses more quickly, and only where it can prove it reads them as this
 
 from __future__ import annotations
 
+import bisect
+import codecs
 import json
 import re
-from dataclasses import dataclass
-from typing import Final
+from collections.abc import Iterator
+from typing import Any, Final
 
 import jiter
 
@@ -33,7 +35,12 @@ PARSER_MAX_DEPTH: Final = 200
 
 _BOM: Final = b"\xef\xbb\xbf"
 _POSITION: Final = re.compile(r" at line (\d+) column (\d+)$")
-_TOKEN: Final = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\],:]', re.DOTALL)
+_STRING: Final = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)  # possessive: no backtracking
+_BRACKETS: Final = re.compile(rb"([\[\]{}])")
+_HAS_BRACKET: Final = re.compile(rb"[\[\]{}]").search
+_NOT_TOKEN: Final = bytes(sorted(set(range(256)) - set(b'{}[],:"')))
+_BLOCK: Final = 1 << 16
+"""The error path reads the text this many bytes at a time."""
 _NOT_PARSED: Final = object()
 
 
@@ -83,73 +90,149 @@ def _explain(data: bytes, reason: str, max_depth: int) -> Finding:
     if text == "trailing characters":
         return finding("", "json.trailing_data", f"data follows the JSON value{where}")
     if "surrogate" in text or "hex escape" in text or "unicode code point" in text:
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            return finding("", "json.encoding", f"the message is not UTF-8: {exc.reason} at byte {exc.start}")
+        problem = _utf8_error(data)
+        if problem is not None:
+            return finding("", "json.encoding", f"the message is not UTF-8: {problem}")
         return finding(_locate(data, offset), "json.encoding",
                        f"a string escapes a lone surrogate, which UTF-8 cannot carry{where}")
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return finding("", "json.encoding", f"the message is not UTF-8: {exc.reason} at byte {exc.start}")
+    problem = _utf8_error(data)
+    if problem is not None:
+        return finding("", "json.encoding", f"the message is not UTF-8: {problem}")
     return finding(_locate(data, offset), "json.syntax", f"not standard JSON: {text}{where}")
 
 
 def _offset(data: bytes, line: int, column: int) -> int:
-    """Byte offset of jiter's 1-based line and byte column."""
+    """Byte offset of jiter's 1-based line and byte column: newlines are counted a block at a
+    time, in C."""
     start = 0
-    for _ in range(line - 1):
-        nxt = data.find(b"\n", start)
-        if nxt < 0:
-            break
-        start = nxt + 1
+    need = line - 1
+    while need > 0 and start < len(data):
+        end = min(len(data), start + _BLOCK)
+        lines = data.count(b"\n", start, end)
+        if lines < need:
+            need -= lines
+            start = end
+            continue
+        start = end - len(data[start:end].split(b"\n", need)[-1])
+        break
     return min(len(data), start + max(column - 1, 0))
 
 
-@dataclass(slots=True)
-class _Frame:
-    is_object: bool
-    key: str | int | None
-    expecting_key: bool
+def _utf8_error(data: bytes) -> str | None:
+    """Where ``data`` first fails to be UTF-8 (as ``bytes.decode`` says it), decoded a block at
+    a time so that the error path holds no copy of the text; ``None`` if it is UTF-8."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    step = _BLOCK * 16
+    for start in range(0, max(len(data), 1), step):
+        pending = len(decoder.getstate()[0])
+        try:
+            decoder.decode(data[start:start + step], final=start + step >= len(data))
+        except UnicodeDecodeError as exc:
+            return f"{exc.reason} at byte {start - pending + exc.start}"
+    return None
+
+
+def _blocks(data: bytes, end: int) -> Iterator[tuple[int, int, bool, bytes]]:
+    """The text before ``end`` a block at a time, as ``(start, stop, inside, plain)``:
+    ``inside`` tells whether the block starts inside a string, ``plain`` is the block with
+    every escape turned into two underscores (so every quote left delimits a string; lengths
+    and places kept). A block never ends inside an escape."""
+    start = 0
+    inside = False
+    while start < end:
+        stop = min(end, start + _BLOCK)
+        block = data[start:stop]
+        if b"\\" in block:
+            run = len(block) - len(block.rstrip(b"\\"))
+            if run % 2 and stop < end:  # the block ends on an escape's backslash: take its character
+                stop += 1
+                block = data[start:stop]
+            block = _plain(block)
+        yield start, stop, inside, block
+        if block.count(b'"') % 2:
+            inside = not inside
+        start = stop
+
+
+def _plain(block: bytes) -> bytes:
+    """``block`` with every escape two underscores: backslashes pair from the left, as JSON
+    reads them (the block starts outside an escape)."""
+    return block.replace(b"\\\\", b"__").replace(b'\\"', b"__") if b"\\" in block else block
+
+
+def _tokens(block: bytes, inside: bool) -> bytes:
+    """The structural tokens of a block, one byte each: the brackets, commas and colons outside
+    strings, and a quote where a string opens."""
+    if inside and b'"' not in block:
+        return b""
+    pieces = block.split(b'"')
+    outside = pieces[1 if inside else 0::2]
+    marked = b'"'.join(outside)
+    if outside and (len(pieces) - 1 + inside) % 2:  # the block ends inside a string it opened
+        marked += b'"'
+    return marked.translate(None, _NOT_TOKEN)
 
 
 def _locate(data: bytes, offset: int) -> str:
     """The JSON pointer of the innermost member or element open at ``offset``.
 
-    Scans the text before ``offset`` token by token (strings are skipped whole), tracking
-    the open containers, the current member name and element index. Error path only.
+    One forward pass over the text before ``offset`` (error path only), in blocks of
+    :data:`_BLOCK` bytes: each block is reduced in C to its structural tokens (strings become
+    one quote each), and only the brackets are walked in Python, keeping the open containers:
+    for an array the index of the current element (its commas counted in C), for an object the
+    number of the string that names the current member. The names are read from the text at
+    the end, one string each. Time linear in the text, memory one block and the open
+    containers (at most :data:`PARSER_MAX_DEPTH`).
     """
-    stack: list[_Frame] = []
-    for match in _TOKEN.finditer(data, 0, offset):
-        token = match.group()
-        first = token[:1]
-        if first == b"{":
-            stack.append(_Frame(True, None, True))
-        elif first == b"[":
-            stack.append(_Frame(False, 0, False))
-        elif first in (b"}", b"]"):
-            if stack:
-                stack.pop()
-        elif first == b",":
-            if stack:
-                top = stack[-1]
-                if top.is_object:
-                    top.expecting_key = True
-                elif isinstance(top.key, int):
-                    top.key += 1
-        elif first == b":":
-            if stack:
-                stack[-1].expecting_key = False
-        elif stack and stack[-1].is_object and stack[-1].expecting_key:
-            try:
-                key = json.loads(token)
-            except ValueError:
-                key = token.decode("utf-8", "replace")[1:-1]
-            stack[-1].key = key if isinstance(key, str) else str(key)
+    stack: list[list[Any]] = []  # [is_object, element index | number of the member name's string | None]
+    strings = 0  # strings opened so far
+    after_string = False  # the last token read is a string
+    blocks: list[tuple[int, int, bool, int]] = []  # (start, stop, inside, strings before), to find names
+    for start, stop, inside, block in _blocks(data, offset):
+        blocks.append((start, stop, inside, strings))
+        tokens = _tokens(block, inside)
+        if not tokens:
+            continue
+        for index, piece in enumerate(_BRACKETS.split(tokens) if _HAS_BRACKET(tokens) else (tokens,)):
+            if index % 2:  # a bracket
+                if piece == b"{":
+                    stack.append([True, None])
+                elif piece == b"[":
+                    stack.append([False, 0])
+                elif stack:
+                    stack.pop()
+            elif piece:  # the tokens between two brackets
+                if stack:
+                    top = stack[-1]
+                    if top[0]:
+                        colon = piece.rfind(b'":')
+                        if colon >= 0:
+                            top[1] = strings + piece.count(b'"', 0, colon)
+                        elif index == 0 and after_string and piece[:1] == b":":  # a name ending in the last block
+                            top[1] = strings - 1
+                    else:
+                        top[1] += piece.count(b",")
+                strings += piece.count(b'"')
+        after_string = tokens[-1:] == b'"'
     path = ""
-    for frame in stack:
-        if frame.key is None:
+    for is_object, key in stack:
+        if key is None:
             break
-        path = pointer(path, frame.key)
+        path = pointer(path, _name(data, blocks, key) if is_object else key)
     return path
+
+
+def _name(data: bytes, blocks: list[tuple[int, int, bool, int]], number: int) -> str:
+    """The member name held by the string numbered ``number`` (from 0) in the text."""
+    start, stop, inside, before = blocks[bisect.bisect_right(blocks, number, key=lambda b: b[3]) - 1]
+    block = _plain(data[start:stop])
+    pieces = block.split(b'"', 2 * (number - before + 1))
+    opening = 2 * (number - before) + inside  # the opening quote follows this piece
+    where = start + sum(map(len, pieces[:opening + 1])) + opening
+    match = _STRING.match(data, where)
+    token = match.group() if match else data[where:where + 1]
+    try:
+        key = json.loads(token)
+    except ValueError:
+        key = token.decode("utf-8", "replace")[1:-1]
+    return key if isinstance(key, str) else str(key)

@@ -28,6 +28,9 @@ schema's ``CreateMessageRequestParams``; input requests exist on 2026-07-28 only
   strings; ``icons`` (``_icons``); ``annotations`` with a string ``title`` and boolean hints;
   ``outputSchema`` an object with a string ``$schema``; ``_meta`` an object (``sampling.tool``);
 - ``toolChoice`` an object whose ``mode`` is auto, none or required (``sampling.tool_choice``);
+- ``includeContext`` ``"thisServer"`` or ``"allServers"`` draws the warning
+  ``sampling.include_context``: deprecated (SEP-2596), "Servers SHOULD avoid using these
+  values ... and SHOULD NOT use them unless the client declares ``sampling.context``";
 - a request with ``tools`` or ``toolChoice`` is tool-enabled: :func:`check_sampling` says so,
   and ``_input`` requires the ``sampling.tools`` capability for it.
 """
@@ -53,6 +56,7 @@ _TOOL_RESULT_KEYS: Final = frozenset({"type", "toolUseId", "content", "isError",
 _PREFERENCE_KEYS: Final = frozenset({"hints", "costPriority", "speedPriority", "intelligencePriority"})
 _PRIORITIES: Final = ("costPriority", "speedPriority", "intelligencePriority")
 _CONTEXTS: Final = frozenset({"none", "thisServer", "allServers"})
+_DEPRECATED_CONTEXTS: Final = frozenset({"thisServer", "allServers"})
 _TOOL_KEYS: Final = frozenset({"name", "title", "description", "inputSchema", "outputSchema", "icons",
                                "annotations", "_meta"})
 _HINTS: Final = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
@@ -241,6 +245,13 @@ def _optional_params(ctx: Context, params: Mapping[str, Any], where: str) -> Non
     context = params.get("includeContext")
     if "includeContext" in params and (not isinstance(context, str) or context not in _CONTEXTS):
         _param(ctx, where, "includeContext", context, "none, thisServer or allServers")
+    elif context in _DEPRECATED_CONTEXTS:
+        declared = ctx.options.client_capabilities
+        unless = ("" if declared is None else
+                  "; the client declared sampling.context" if "context" in declared.get("sampling", {}) else
+                  "; the client did not declare sampling.context, without which servers SHOULD NOT use it")
+        ctx.add(pointer(where, "includeContext"), "sampling.include_context",
+                f"includeContext {context!r} is deprecated: servers SHOULD omit it or use \"none\"{unless}")
     if "temperature" in params and not _is_number(params["temperature"]):
         _param(ctx, where, "temperature", params["temperature"], "a number")
     stops = params.get("stopSequences")

@@ -1,0 +1,74 @@
+"""What ``from mcp_verdict import classify`` and the first call cost a fresh interpreter.
+
+Run: python benchmarks/bench_import.py [--rounds N]
+
+Each figure is the wall time of a whole fresh interpreter, median of N runs interleaved:
+
+- a bare interpreter (``python -c pass``): the floor;
+- ``from mcp_verdict import classify``;
+- the same, then one ``classify`` of a compact text-block response on the latest version,
+  the first call (it builds that version's readers);
+- the same import, then one first call on each version.
+
+The modules are compiled first (``compileall``) and the runs may write bytecode (the
+environment's ``PYTHONDONTWRITEBYTECODE`` is dropped for them), as an installed package is.
+Targets (issue #11, section 4): the import ≤ 30 ms above the bare interpreter; the import and
+the first call on a version together ≤ 40 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import mcp_verdict
+
+_CALL = ('b\'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",'
+         '"content":[{"type":"text","text":"ok"}]}}\'')
+PROGRAMS = {
+    "bare interpreter": "pass",
+    "import classify": "from mcp_verdict import classify",
+    "import + first call": f"from mcp_verdict import classify; classify({_CALL})",
+    "import + a call per version": (f"from mcp_verdict import VERSIONS, classify\n"
+                                    f"for v in VERSIONS: classify({_CALL}, version=v)"),
+}
+
+
+def _run(code: str, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=15, help="runs of each program (default 15)")
+    args = parser.parse_args()
+    package = Path(mcp_verdict.__file__).parent
+    compileall.compile_dir(package, quiet=1)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(package.parent)  # this copy of the package, as the benchmark imported it
+    for code in PROGRAMS.values():  # warm the file cache and write any bytecode missing
+        _run(code, env)
+    times: dict[str, list[float]] = {name: [] for name in PROGRAMS}
+    for _ in range(args.rounds):
+        for name, code in PROGRAMS.items():
+            times[name].append(_run(code, env))
+    median = {name: statistics.median(values) * 1e3 for name, values in times.items()}
+    bare = median["bare interpreter"]
+    for name in PROGRAMS:
+        extra = "" if name == "bare interpreter" else f"   +{median[name] - bare:.1f} ms"
+        print(f"{name:<30}{median[name]:>8.1f} ms{extra}")
+    print(f"\nimport classify: +{median['import classify'] - bare:.1f} ms (target ≤ 30 ms); import + first call: "
+          f"+{median['import + first call'] - bare:.1f} ms (target ≤ 40 ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
