@@ -75,5 +75,8 @@ def test_the_recording_covers_what_the_issue_names() -> None:
     blocks = collections.Counter(block.get("type") for c in RECORDED
                                  for block in (json.loads(c.wire()).get("result") or {}).get("content", []))
     assert {"text", "image", "audio", "resource_link", "resource"} <= set(blocks), blocks
+    assert {c.recorded["transport"] for c in RECORDED if c.recorded} == {"stdio", "http"}
+    assert {Kind.INPUT_REQUIRED, Kind.TOOL_ERROR} <= {c.expect for c in RECORDED
+                                                      if c.recorded and c.recorded["transport"] == "http"}
     errors = {c.recorded["server"] for c in RECORDED if c.recorded and c.expect is Kind.TOOL_ERROR}
     assert {"mcp-server-time", "server-filesystem", "server-everything", "server-memory", "mcp-server-git"} <= errors

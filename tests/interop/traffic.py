@@ -1,7 +1,8 @@
 """Recorded traffic: real answers of real MCP servers to ``tools/call``, labelled by hand.
 
-Each server of :data:`SERVERS` is started here (stdio), sent the calls of its table through
-``VerdictClient`` (which keeps the exact bytes of every answer), and every round of every call
+Each server of :data:`SERVERS` is started here (stdio, or Streamable HTTP on 127.0.0.1), sent
+the calls of its table through ``VerdictClient`` (which keeps the exact bytes of every answer,
+the JSON text of an SSE event's data over HTTP), and every round of every call
 becomes a corpus case in ``src/mcp_verdict/corpus/data/recorded.jsonl``: the negotiated
 version, the exact response bytes, the options the client classified them with (the request
 id, the capabilities it declared, the extensions), the server's name and version, the tool and
@@ -26,10 +27,12 @@ import argparse
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -85,6 +88,9 @@ class Server:
     """Files that must exist for the server to start (node, a package, a side virtualenv)."""
     source: str = ""
     """The server's own file, when it is written here on top of the package."""
+    http: bool = False
+    """Streamable HTTP on 127.0.0.1 instead of stdio: ``command`` then holds ``{port}``, and
+    the server is reached at ``http://127.0.0.1:{port}/mcp``."""
     python: Path | None = None
     """The interpreter whose environment holds a pypi package (default: this one)."""
 
@@ -196,6 +202,18 @@ SERVERS: tuple[Server, ...] = (
         ),
         tasks=True, needs=(NODE, NPM.joinpath(*_EVERYTHING))),
     Server(
+        "server-everything-http", "npm:@modelcontextprotocol/server-everything",
+        lambda folder: [str(NODE), str(NPM.joinpath(*_EVERYTHING)), "streamableHttp"],
+        (
+            Call("echo", "echo", {"message": "over http"}, (N,), "echoes the message, over Streamable HTTP (SSE)"),
+            Call("get-tiny-image", "get-tiny-image", {}, (N,), "the PNG image block, over Streamable HTTP"),
+            Call("resource-links", "get-resource-links", {"count": 2}, (N,), "two resource_link blocks, over HTTP"),
+            Call("elicitation", "trigger-elicitation-request", {}, (N,),
+                 "the elicitation arrives on the call's SSE stream; declined; a normal result"),
+            Call("bad-arguments", "get-sum", {"a": "two"}, (E,), "argument validation failure as an isError result"),
+        ),
+        inputs="form", http=True, needs=(NODE, NPM.joinpath(*_EVERYTHING))),
+    Server(
         "server-filesystem", "npm:@modelcontextprotocol/server-filesystem",
         lambda folder: [str(NODE), str(NPM.joinpath(*_FILESYSTEM)), str(folder / "fs")],
         (
@@ -303,6 +321,16 @@ SERVERS: tuple[Server, ...] = (
         ),
         inputs="form", source="tests/servers/sdk_server.py"),
     Server(
+        "python-sdk-2-http", "pypi:mcp",
+        lambda folder: [sys.executable, "-m", "tests.servers.sdk_server", "http", "{port}"],
+        (
+            Call("add", "add", {"a": 2, "b": 3}, (N,), "structured {total: 5}, over Streamable HTTP"),
+            Call("explode", "explode", {}, (E,), "raises ToolError: an isError result, over HTTP"),
+            Call("greet", "greet", {}, (ASK, N),
+                 "2026-07-28 over HTTP: an input_required result, then the retry with the answer completes"),
+        ),
+        inputs="form", http=True, source="tests/servers/sdk_server.py"),
+    Server(
         "python-sdk-1", "pypi:mcp",
         lambda folder: [str(MCP1_PYTHON), str(ROOT / "tests" / "servers" / "sdk1_server.py"), "stdio"],
         (
@@ -323,6 +351,16 @@ SERVERS: tuple[Server, ...] = (
             Call("ask-name", "ask_name", {}, (N,), "elicits the name, then greets"),
         ),
         inputs="form", needs=(NODE, NPM / "@modelcontextprotocol" / "sdk"), source="tests/interop/ts_sdk_server.mjs"),
+    Server(
+        "typescript-sdk-http", "npm:@modelcontextprotocol/sdk",
+        lambda folder: [str(NODE), str(HERE / "ts_sdk_server.mjs"), "http", "{port}"],
+        (
+            Call("add", "add", {"a": 2, "b": 3}, (N,), "structured content, over Streamable HTTP"),
+            Call("decline", "decline", {"reason": "no"}, (E,), "returns isError: true itself, over HTTP"),
+            Call("ask-name", "ask_name", {}, (N,), "elicits the name on the call's SSE stream, then greets"),
+        ),
+        inputs="form", http=True, needs=(NODE, NPM / "@modelcontextprotocol" / "sdk"),
+        source="tests/interop/ts_sdk_server.mjs"),
     Server(
         "fastmcp", "pypi:fastmcp",
         lambda folder: [sys.executable, "-m", "tests.servers.fastmcp_server"],
@@ -407,23 +445,60 @@ class Recorded:
 async def record(server: Server, folder: Path) -> list[Recorded]:
     server.prepare(folder)
     env = {**os.environ, **{k: _fill(v, folder) for k, v in server.env.items()}}
-    out: list[Recorded] = []
     from mcp_verdict.client import VerdictClient
 
-    async with VerdictClient.stdio(server.command(folder), cwd=str(ROOT), env=env, handlers=_handlers(server.inputs),
-                                   tasks=server.tasks, timeout=60, task_timeout=120) as client:
-        info = dict(client.server_info or {})
-        for call in server.calls:
-            await client.call_tool(call.tool, _fill(call.arguments, folder))
-            rounds = [r for r in client.history[-1].rounds if r.method in ("tools/call", "tasks/result")]
-            for number, round_ in enumerate(rounds):
-                request_id = json.loads(round_.request)["id"] if round_.request else None
-                augmented = round_.method == "tools/call" and round_.request is not None \
-                    and b'"task":{' in round_.request
-                extensions = ("io.modelcontextprotocol/tasks",) if augmented else tuple(client.extensions)
-                out.append(Recorded(server, call, number, round_.method, client.version, info, request_id,
-                                    dict(client.capabilities), extensions, round_.response, round_.verdict.kind,
-                                    tuple(f.code for f in round_.verdict.findings)))
+    options: dict[str, Any] = {"handlers": _handlers(server.inputs), "tasks": server.tasks, "timeout": 60,
+                               "task_timeout": 120}
+    if server.http:
+        async with _listening(server, folder, env) as url, VerdictClient.http(url, **options) as client:
+            return await _calls(server, folder, client)
+    async with VerdictClient.stdio(server.command(folder), cwd=str(ROOT), env=env, **options) as client:
+        return await _calls(server, folder, client)
+
+
+@asynccontextmanager
+async def _listening(server: Server, folder: Path, env: dict[str, str]) -> AsyncIterator[str]:
+    """Start an HTTP server on a free loopback port; yield its URL; stop it (by its own pid)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [part.replace("{port}", str(port)) for part in server.command(folder)]
+    env = {**env, "PORT": str(port)}
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            if process.poll() is not None:
+                raise RuntimeError(f"{server.name} exited with {process.returncode} before listening")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                await anyio.sleep(0.1)
+        else:
+            raise RuntimeError(f"{server.name} did not listen on 127.0.0.1:{port} within 30 s")
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+async def _calls(server: Server, folder: Path, client: Any) -> list[Recorded]:
+    out: list[Recorded] = []
+    info = dict(client.server_info or {})
+    for call in server.calls:
+        await client.call_tool(call.tool, _fill(call.arguments, folder))
+        rounds = [r for r in client.history[-1].rounds if r.method in ("tools/call", "tasks/result")]
+        for number, round_ in enumerate(rounds):
+            request_id = json.loads(round_.request)["id"] if round_.request else None
+            augmented = round_.method == "tools/call" and round_.request is not None and b'"task":{' in round_.request
+            extensions = ("io.modelcontextprotocol/tasks",) if augmented else tuple(client.extensions)
+            out.append(Recorded(server, call, number, round_.method, client.version, info, request_id,
+                                dict(client.capabilities), extensions, round_.response, round_.verdict.kind,
+                                tuple(f.code for f in round_.verdict.findings)))
     return out
 
 
@@ -474,6 +549,7 @@ def corpus_line(item: Recorded) -> dict[str, Any]:
         "recorded": {"server": server.name, "package": server.package,
                      "package_version": package_version(server), **({"source": server.source} if server.source else {}),
                      "server_info": item.server_info, "tool": call.tool, "arguments": call.arguments,
+                     "transport": "http" if server.http else "stdio",
                      "method": item.method, "round": item.round, "request_id": item.request_id,
                      "client_capabilities": item.capabilities, "extensions": list(item.extensions)},
     }

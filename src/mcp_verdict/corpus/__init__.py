@@ -22,9 +22,9 @@ Line fields:
 - ``spec``: the reference; ``description``: why the label is what it is;
 - ``recorded`` (recorded traffic, ``data/recorded.jsonl``): where a real server's answer came
   from: ``server``, ``package``, ``package_version``, ``server_info``, ``tool``, ``arguments``,
-  ``method``, ``round``, and the ``request_id``, ``client_capabilities`` and ``extensions`` of
-  the recording client (the recorder, tests/interop/traffic.py, writes these lines; their
-  labels are its hand-written call tables).
+  ``transport`` (stdio or http), ``method``, ``round``, and the ``request_id``,
+  ``client_capabilities`` and ``extensions`` of the recording client (the recorder,
+  tests/interop/traffic.py, writes these lines; their labels are its hand-written call tables).
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ _OPTION_NAMES: Final = frozenset({"request_id", "client_capabilities", "extensio
 _FIELDS: Final = frozenset({"id", "version", "versions", "input", "raw", "raw_base64", "options",
                             "expect", "finding", "schema", "spec", "description", "recorded"})
 _RECORDED_FIELDS: Final = frozenset({"server", "package", "package_version", "server_info", "tool", "arguments",
-                                     "method", "round", "request_id", "client_capabilities", "extensions"})
+                                     "transport", "method", "round", "request_id", "client_capabilities",
+                                     "extensions"})
 
 
 @dataclass(frozen=True, slots=True)
