@@ -16,8 +16,11 @@ No definition of these schemas is closed (none sets ``additionalProperties: fals
 extra member is always one the schema takes: those mutants check that ``classify`` takes it
 too; the generator would make the refused kind (``extra_closed``) for a schema that closes one.
 
-Two drivers: a deterministic sweep (seeded; every change at every site of a few instances;
-it also proves every row of the table still happens on each version it lists) and hypothesis
+Two drivers: a deterministic sweep (seeded instances that prefer definitions not yet made,
+until every reachable one is; each kind of change tried once at each place of the schema, and
+the changes the parsed value cannot show: a member duplicated on the wire, another request id,
+both result and error, the capabilities declared; it also proves that every row of the table
+still happens on each version it lists) and hypothesis
 (one instance, one change; shrinks to the first branch and the fewest members). Profiles:
 ``differential`` (the default: derandomized, a few seconds) and ``differential-deep``
 (``MCP_VERDICT_DIFFERENTIAL_PROFILE=differential-deep``: many more examples, random).
@@ -55,8 +58,8 @@ ROOTS: dict[str, tuple[str, ...]] = {
 extension whose schema is not in ../shared)."""
 ERROR = "error response"
 RESULT_TYPES = {"CallToolResult": "complete", "InputRequiredResult": "input_required"}
-ALL_CAPABILITIES: dict[str, Any] = {"elicitation": {"form": {}, "url": {}}, "sampling": {"tools": {}, "context": {}},
-                    "roots": {}}
+ALL_CAPABILITIES: dict[str, Any] = {"elicitation": {"form": {}, "url": {}},
+                                    "sampling": {"tools": {}, "context": {}}, "roots": {}}
 SWEEP_SEEDS = 24
 
 settings.register_profile(
@@ -242,8 +245,9 @@ def _shape(path: tuple[str | int, ...]) -> tuple[str | int, ...]:
 
 
 def sweep(version: str, tally: Tally | None = None) -> Iterator[Probe]:
-    """Seeded instances (every other one with every optional member); each change is tried once
-    per place in the schema, so the sweep stays small while every definition gets reached."""
+    """Seeded instances (one in four with every optional member; sampling blocks kept plain in
+    half); each change is tried once per place in the schema, so the sweep stays small while
+    every definition gets reached."""
     gen = _generator(version)
     tried: set[tuple[str, str, tuple[str | int, ...]]] = set()
     for root in (*ROOTS[version], ERROR):
@@ -316,7 +320,6 @@ def test_every_row_names_a_known_code_and_versions() -> None:
         assert row.versions and row.versions <= set(VERSIONS), row.code
         assert row.must and row.reference.startswith("https://") and row.witness, row.code
     assert len({row.code for row in STRICTER}) == len(STRICTER)
-
 
 
 @pytest.mark.parametrize("version", VERSIONS)
