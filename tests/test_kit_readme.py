@@ -11,7 +11,8 @@ from mcp_verdict import corpus, kit
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 GROUPS = {"wire": "wire text", "env": "envelope", "err": "error object", "rt": "resultType",
-          "content": "content blocks", "input": "input_required", "task": "tasks", "design": "the design note's twelve"}
+          "content": "content blocks", "input": "input_required", "task": "tasks", "design": "the design note's twelve",
+          "rec": "recorded traffic of real servers"}
 RECEIVERS = ("mcp-verdict", "minimal", "sdk")
 
 

@@ -19,7 +19,12 @@ Line fields:
   ``invalid`` (unclassified for a reason the schema itself states), or ``n/a`` (a rule of
   the wire or the prose the schema cannot express); defaults to ``valid`` for every kind but
   unclassified, which must state it;
-- ``spec``: the reference; ``description``: why the label is what it is.
+- ``spec``: the reference; ``description``: why the label is what it is;
+- ``recorded`` (recorded traffic, ``data/recorded.jsonl``): where a real server's answer came
+  from: ``server``, ``package``, ``package_version``, ``server_info``, ``tool``, ``arguments``,
+  ``transport`` (stdio or http), ``method``, ``round``, and the ``request_id``,
+  ``client_capabilities`` and ``extensions`` of the recording client (the recorder,
+  tests/interop/traffic.py, writes these lines; their labels are its hand-written call tables).
 """
 
 from __future__ import annotations
@@ -36,14 +41,17 @@ from ..verdict._classify import Limits
 from ..verdict._kind import Kind
 from ..verdict._versions import VERSIONS
 
-CORPUS_VERSION: Final = "1.1.0"
+CORPUS_VERSION: Final = "1.2.0"
 """Bumped when a case is added, removed or relabelled (see CHANGELOG.md beside this file)."""
 
 SchemaLabel = Literal["valid", "invalid", "n/a"]
 _OPTION_NAMES: Final = frozenset({"request_id", "client_capabilities", "extensions", "absent_result_type",
                                   "limits"})
 _FIELDS: Final = frozenset({"id", "version", "versions", "input", "raw", "raw_base64", "options",
-                            "expect", "finding", "schema", "spec", "description"})
+                            "expect", "finding", "schema", "spec", "description", "recorded"})
+_RECORDED_FIELDS: Final = frozenset({"server", "package", "package_version", "server_info", "tool", "arguments",
+                                     "transport", "method", "round", "request_id", "client_capabilities",
+                                     "extensions"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +71,8 @@ class Case:
     options: Mapping[str, Any] = field(default_factory=dict)
     source: str = ""
     """``file:line`` of the case in the package data."""
+    recorded: Mapping[str, Any] | None = None
+    """For recorded traffic: the server, its version, the tool and arguments of the call."""
 
     def wire(self) -> bytes:
         """The response as wire bytes (parsed inputs are serialised compactly)."""
@@ -127,9 +137,12 @@ def _parse_line(text: str, source: str) -> list[Case]:
     for name in ("spec", "description"):
         if not isinstance(line.get(name), str) or not line[name]:
             raise CorpusError(f"{source}: {name} is required")
+    recorded = line.get("recorded")
+    if recorded is not None and (not isinstance(recorded, dict) or not set(recorded) >= _RECORDED_FIELDS):
+        raise CorpusError(f"{source}: recorded must be an object with {sorted(_RECORDED_FIELDS)}")
     multi = "versions" in line
     return [Case(f"{case_id}@{version}" if multi else case_id, version, value, raw, expect, finding,
-                 schema, line["spec"], line["description"], options, source)
+                 schema, line["spec"], line["description"], options, source, recorded)
             for version in versions]
 
 
