@@ -119,27 +119,41 @@ def _offline(uri: str) -> Any:
 
 
 def compile_schema(schema: object, where: str, limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS) -> CompiledSchema:
-    """Check and compile a schema; the result is cached by the schema's content.
+    """Check and compile a schema; the result is cached by the schema's content (:func:`schema_key`)."""
+    key = schema_key(schema)
+    if key is None:
+        return CompiledSchema(None, finding(where, "output.schema_invalid", "the schema is not a JSON value"), "")
+    return _compile(key, where, limits)
 
-    The cache key is the schema written as canonical JSON (sorted keys), so a dict mutated
-    since an earlier call never meets the validator compiled for its earlier content. orjson
-    writes it (a small schema in ~0.6 µs with the check below, where the standard library
-    takes ~3 µs). orjson writes some values the standard library refuses (a NaN as ``null``,
-    a UUID or a datetime as a string...): a text that does not read back as the same value
-    takes the standard library's way, which refuses what is not JSON, as before.
+
+def compile_key(key: str | bytes, where: str, limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS) -> CompiledSchema:
+    """Compile the schema whose :func:`schema_key` is ``key`` (cached with ``compile_schema``'s)."""
+    return _compile(key, where, limits)
+
+
+def schema_key(schema: object) -> str | bytes | None:
+    """The schema's content as canonical JSON text (sorted keys), or None when it is not a JSON value.
+
+    Compiled validators are cached by it, so a dict mutated since an earlier call never meets
+    the validator compiled for its earlier content; a caller that must hold to a schema as it
+    was at one moment (the tap, to the outputSchema as the server listed it) keeps the key.
+    orjson writes it (a small schema in ~0.6 µs with the check below, where the standard
+    library takes ~3 µs). orjson writes some values the standard library refuses (a NaN as
+    ``null``, a UUID or a datetime as a string...): a text that does not read back as the same
+    value takes the standard library's way, which refuses what is not JSON, as before.
     """
     import orjson  # loaded already: the verdict reads with it
 
     try:
-        key: str | bytes = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
-        if orjson.loads(key) != schema:
-            raise TypeError
+        key = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
+        if orjson.loads(key) == schema:
+            return key
     except TypeError:  # orjson.JSONEncodeError is a TypeError
-        try:
-            key = json.dumps(schema, sort_keys=True, separators=(",", ":"), allow_nan=False)
-        except (TypeError, ValueError):
-            return CompiledSchema(None, finding(where, "output.schema_invalid", "the schema is not a JSON value"), "")
-    return _compile(key, where, limits)
+        pass
+    try:
+        return json.dumps(schema, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):
+        return None
 
 
 @functools.lru_cache(maxsize=512)
