@@ -242,7 +242,7 @@ class VerdictTap:
         self._conns: dict[str, _Conn] = {}
         self._numbers = itertools.count(1)
         self._unlinked: list[WriteProxy] = []
-        self._claims: dict[tuple[str, tuple[str, Any]], tuple[Judged, int]] = {}
+        self._claims: OrderedDict[tuple[str, tuple[str, Any]], tuple[Judged, int]] = OrderedDict()
         self.observers: list[Any] = []
         """Told of every judged call (``mcp_verdict.otel.instrument`` adds one): ``sent(name,
         request_id)`` in the caller's task when the request is written, returning a token, and
@@ -413,7 +413,7 @@ class VerdictTap:
             if proxy.conn is not None:
                 self._claims[(proxy.conn, id_key(request_id))] = (judged, len(judged.sent) - 1)
                 if len(self._claims) > _KEEP:
-                    del self._claims[next(iter(self._claims))]
+                    self._claims.popitem(last=False)  # O(1), where a dict's oldest entry is not
         if proxy.conn is None:
             plain = params if isinstance(params, Mapping) or params is None else _dump(params)
             proxy.sent.append((method, id_key(request_id), plain))
