@@ -72,6 +72,8 @@ def _error_key(verdict: Verdict) -> tuple[str, str] | None:
         return None
     for key in _ERROR_KEYS:
         value = data.get(key)
+        if value is None:  # absent or null: what the test below also skips, without building its tuple
+            continue
         if value not in (None, False, "", [], {}) and key in data:
             shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
             return f"/result/structuredContent/{key}", f"{key}: {shown}"
