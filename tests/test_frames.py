@@ -224,6 +224,65 @@ def test_the_schema_refuses_what_the_reader_refuses() -> None:
             jsonschema.validate(json.loads(line), schema())
 
 
+# Lines the typed reader and the checked reader of ``decode`` must read alike: the writer's own
+# lines, and the edges where msgspec and orjson differ if nothing holds them together (a long
+# integer orjson reads as a float, a null member, a duplicated key, an unknown member, a lone
+# surrogate, base64, http members of the wrong type).
+EDGE_LINES = [encode(r).rstrip(b"\n") for r in [*RECORDS, redact(RECORDS[0])]] + [
+    b'{"v":1,"conn":"c","seq":184467440737095516150,"t":0,"dir":"c2s","kind":"open"}',
+    b'{"v":1,"conn":"c","seq":18446744073709551615,"t":0,"dir":"c2s","kind":"open"}',
+    b'{"v":1,"conn":"c","seq":0,"t":1e400,"dir":"c2s","kind":"open"}',
+    b'{"v":1,"conn":"c","seq":0,"t":-0,"dir":"c2s","kind":"open"}',
+    b'{"v":1,"conn":"c","seq":0,"t":7,"dir":"c2s","kind":"message","data":"x","note":null}',
+    b'{"v":1,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"message","data":null}',
+    b'{"v":1,"conn":"c","conn":"d","seq":0,"t":0,"dir":"c2s","kind":"message","data":"x","data":"y"}',
+    b'{"v":1,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"message","data":"x","extra":[[[1]]]}',
+    b'{"v":1,"conn":"\\ud800","seq":0,"t":0,"dir":"c2s","kind":"open"}',
+    b'{"v":1,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"message","data":"\\udc80"}',
+    b'{"v":1.0,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"open"}',
+    b'{"v":true,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"open"}',
+    b'{"v":1,"conn":"c","seq":true,"t":0,"dir":"c2s","kind":"open"}',
+    b'{"v":1,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"message","b64":"eA=="}',
+    b'{"v":1,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"message","data":"x","b64":"eA=="}',
+    b'{"v":1,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"open","redacted":{"sha256":"a","size":1}}',
+    b'{"v":1,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"message","redacted":{"sha256":"a","size":1,"x":2}}',
+    b'{"v":1,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"message","data":"x","http":{"exchange":"2"}}',
+    b'{"v":1,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"message","data":"x","http":{"status":200.0}}',
+    b'{"v":1,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"message","data":"x","http":{"exchange":1e30}}',
+    b'{"v":1,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"message","data":"x","http":{"exchange":-3}}',
+    b'{"v":1,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"message","data":"x","transport":"ws"}',
+    b' {"v":1,"conn":"c","seq":0,"t":0,"dir":"c2s","kind":"eof"} ',
+    b"\xef\xbb\xbf{}", b"[]", b"", b'{"v":1}',
+] + [line for line, _ in BAD_LINES]
+
+
+@pytest.mark.parametrize("line", EDGE_LINES)
+def test_the_typed_reader_reads_every_line_as_the_checked_reader_does(line: bytes) -> None:
+    from mcp_verdict.frames._log import _decode_checked
+
+    assert decode(line, 3) == _decode_checked(line, 3)
+    assert decode(line.decode("utf-8", "surrogatepass"), 3) == _decode_checked(line.decode("utf-8", "surrogatepass"), 3)
+
+
+_MEMBER = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2 ** 70), max_value=2 ** 70),
+                    st.floats(allow_nan=False), st.text(max_size=5), st.sampled_from(["c2s", "s2c", "message", "open",
+                                                                                      "eof", "stdio", "http"]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.sampled_from(["v", "conn", "seq", "t", "dir", "kind", "data", "b64", "note", "transport",
+                                        "redacted", "http", "other"]),
+                       st.one_of(_MEMBER, st.dictionaries(st.sampled_from(["sha256", "size", "exchange", "status",
+                                                                           "method", "x"]), _MEMBER, max_size=3)),
+                       max_size=10))
+def test_the_typed_reader_agrees_with_the_checked_reader_on_any_object(value: dict[str, Any]) -> None:
+    from mcp_verdict.frames._log import _decode_checked
+
+    line = __import__("json").dumps({"v": 1, "conn": "c", "seq": 0, "t": 0, "dir": "c2s", "kind": "open",
+                                     **value}).encode()
+    assert decode(line) == _decode_checked(line, 0)
+
+
 def test_read_numbers_lines_and_skips_blank_ones() -> None:
     stream = io.BytesIO(encode(RECORDS[0]) + b"\n" + b"garbage\n" + encode(RECORDS[1]))
     out = list(read(stream))

@@ -26,7 +26,8 @@ import orjson
 
 from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
 from ..judgement._decide import Action, decide
-from ..judgement._outcome import evaluate
+from ..judgement._outcome import evaluate_listed
+from ..judgement._schema import CompiledSchema, compile_key, schema_key
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
 from ..verdict._versions import LATEST_VERSION
@@ -79,6 +80,8 @@ class _Conn:
     server_version: str | None = None
     transport: str | None = None
     tools: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    schemas: dict[str, CompiledSchema | None] = field(default_factory=dict)
+    """Per listed tool with an outputSchema: it compiled as listed (once per listing, not per call)."""
 
 
 class Auditor:
@@ -313,6 +316,7 @@ class Auditor:
                 for tool in tools:
                     if isinstance(tool, Mapping) and isinstance(tool.get("name"), str):
                         info.tools[tool["name"]] = tool
+                        info.schemas.pop(tool["name"], None)
 
     # -- rows --------------------------------------------------------------------------------
     def _time(self, at: float) -> float | None:
@@ -335,7 +339,8 @@ class Auditor:
         verdict = call.verdict
         assert verdict is not None
         tool = info.tools.get(first.tool) if first.tool is not None else None
-        outcome = evaluate(verdict, tool, trusted_server=self.trusted_server)
+        outcome = evaluate_listed(verdict, tool, _listed_schema(info, first.tool, tool),
+                                  trusted_server=self.trusted_server)
         decision = decide(outcome)
         accepted = decision.action is Action.ACCEPT
         findings = tuple(FindingRow(f.code, f.severity, f.path, f.message) for f in verdict.findings)
@@ -366,6 +371,17 @@ class Auditor:
             unknown_effect=decision.action is Action.CHECK_STATE, answered=call.answered, finished=finished,
             end=end if not (end == "answered" and not call.answered) else "closed", task_id=call.task_id,
             order=self._order(self._line, first.conn, first.call))
+
+
+def _listed_schema(info: _Conn, name: str | None, tool: Mapping[str, Any] | None) -> CompiledSchema | None:
+    """The outputSchema of a listed tool, compiled once per listing (None: the tool declares none,
+    or its schema is no JSON value, which the content check reports from the tool itself)."""
+    if tool is None or name is None or "outputSchema" not in tool:
+        return None
+    if name not in info.schemas:
+        key = schema_key(tool["outputSchema"])
+        info.schemas[name] = compile_key(key, "/outputSchema") if key is not None else None
+    return info.schemas[name]
 
 
 def _continues(verdict: Verdict) -> bool:

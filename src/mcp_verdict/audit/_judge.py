@@ -35,8 +35,9 @@ RUNNING: Final = frozenset({"working", "input_required"})
 def judge_call(exchange: Exchange) -> Verdict:
     """The verdict of a tools/call round's answer (``exchange.response`` must be set)."""
     assert exchange.response is not None
-    return classify(exchange.response.data, request_id=_checkable(exchange.request_id),
-                    **exchange.context.classify_options())
+    context = exchange.context
+    return classify(exchange.response.data, version=context.version, request_id=_checkable(exchange.request_id),
+                    client_capabilities=context.client_capabilities, extensions=context.extensions)
 
 
 def judge_task(exchange: Exchange, original_id: Any) -> tuple[Verdict | None, str | None]:

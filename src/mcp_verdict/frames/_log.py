@@ -43,8 +43,9 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
+import msgspec
 import orjson
 
 FORMAT_VERSION: Final = 1
@@ -121,8 +122,76 @@ class LogProblem:
     """The line's first 200 bytes."""
 
 
+_INT64: Final = msgspec.Meta(ge=-(2 ** 63), le=2 ** 63 - 1)
+"""Integers orjson reads as integers too (past 64 bits it reads a float, which the format refuses;
+from 2**63 to 2**64 the checked path decides)."""
+Count = Annotated[int, msgspec.Meta(ge=0, le=2 ** 63 - 1)]
+
+
+class _Redacted(msgspec.Struct, forbid_unknown_fields=True):
+    sha256: str
+    size: Count
+
+
+class _Line(msgspec.Struct, forbid_unknown_fields=True):
+    """A record as the writer writes it, typed: what ``_check`` checks member by member, checked
+    by msgspec in C. Anything else (an unknown member, a null, a long integer...) is read by the
+    checked path, which says what is wrong."""
+
+    v: Literal[1]
+    conn: str
+    seq: Count
+    t: float
+    dir: Direction
+    kind: RecordKind
+    data: str | msgspec.UnsetType = msgspec.UNSET
+    b64: str | msgspec.UnsetType = msgspec.UNSET
+    redacted: _Redacted | msgspec.UnsetType = msgspec.UNSET
+    note: str | msgspec.UnsetType = msgspec.UNSET
+    transport: Literal["stdio", "http"] | msgspec.UnsetType = msgspec.UNSET
+    http: dict[str, Annotated[int, _INT64] | str] | msgspec.UnsetType = msgspec.UNSET
+
+
+_READ_LINE: Final = msgspec.json.Decoder(_Line)
+
+
 def decode(line: bytes | str, number: int = 0) -> FrameRecord | LogProblem:
-    """Read one log line. Never raises: a line that is not a valid record is a LogProblem."""
+    """Read one log line. Never raises: a line that is not a valid record is a LogProblem.
+
+    A line as the writer writes it is read by a typed msgspec decoder (~4× faster than the
+    checked path, which reads it with orjson and checks each member in Python); any other line
+    takes the checked path, whose result the fast one equals wherever both read a line (a test
+    holds them equal)."""
+    try:
+        value = _READ_LINE.decode(line)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return _decode_checked(line, number)
+    unset = msgspec.UNSET
+    data: bytes | None = None
+    redacted = None
+    if value.kind in _PAYLOAD_KINDS:
+        if value.data is not unset:
+            if value.b64 is not unset or value.redacted is not unset:
+                return _decode_checked(line, number)
+            data = value.data.encode("utf-8", "surrogatepass")
+        elif value.redacted is not unset and value.b64 is unset:
+            redacted = (value.redacted.sha256, value.redacted.size)
+        else:  # base64, or no payload: the checked path
+            return _decode_checked(line, number)
+    elif value.data is not unset or value.b64 is not unset or value.redacted is not unset:
+        return _decode_checked(line, number)
+    http = value.http
+    if http is not unset:
+        for key, item in http.items():
+            if _HTTP_FIELDS.get(key) is not type(item):
+                return _decode_checked(line, number)
+    return FrameRecord(value.conn, value.seq, value.t, value.dir, value.kind, data, redacted,
+                       None if value.note is unset else value.note,
+                       None if value.transport is unset else value.transport, None if http is unset else http)
+
+
+def _decode_checked(line: bytes | str, number: int) -> FrameRecord | LogProblem:
+    """The checked path of :func:`decode`: orjson, then each member checked in Python."""
     raw = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else bytes(line)
     try:
         value = orjson.loads(raw)

@@ -6,13 +6,14 @@ error-shaped-success heuristics (``_suspect``), the decision policy (``_decide``
 first match wins) and the Outcome with its observation of a write's completion (``_outcome``;
 it builds on ``_decide``, never the other way round).
 
-May import: the verdict layer and the standard library; jsonschema-rs, and the ``jsonschema``
+May import: the verdict layer and the standard library; orjson (the canonical text a compiled
+schema is cached by; the verdict has loaded it already); jsonschema-rs, and the ``jsonschema``
 package (with ``referencing``) only where a schema holds ``$ref``; anyio for the observation's
 sleeps and timeouts. Every library loads on first use, not at import. Never an edge.
 """
 
 LAYER_CONTRACT = {
     "layers": ("verdict",),
-    "libraries": ("jsonschema_rs", "jsonschema", "referencing", "anyio"),
+    "libraries": ("orjson", "jsonschema_rs", "jsonschema", "referencing", "anyio"),
 }
 """What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""

@@ -25,7 +25,7 @@ from typing import Any, Final
 from ..verdict._findings import Finding, finding
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
-from ._schema import DEFAULT_SCHEMA_LIMITS, SchemaLimits, compile_schema, validate
+from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_schema, validate
 from ._suspect import DEFAULT_SUSPECTS, Suspect
 
 Expectation = Mapping[str, Any] | type | Callable[[Verdict], "bool | str"] | Any
@@ -91,20 +91,36 @@ def check_output(
 ) -> ContentCheck:
     """Check a verdict's content against the tool's outputSchema, the error-shaped-success
     heuristics and the caller's expectations. ``tool`` is a tool as returned by tools/list."""
+    return check_listed(verdict, tool, None, expect=expect, suspects=suspects, schema_limits=schema_limits)
+
+
+def check_listed(
+    verdict: Verdict,
+    tool: Mapping[str, Any] | None,
+    output_schema: CompiledSchema | None,
+    *,
+    expect: Expectation | Sequence[Expectation] | None = None,
+    suspects: Iterable[Suspect] = DEFAULT_SUSPECTS,
+    schema_limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS,
+) -> ContentCheck:
+    """:func:`check_output`, holding the result to ``output_schema`` when it is given: the tool's
+    outputSchema compiled as it was listed (the tap keeps it from the tools/list answer, so a
+    later change to the tool's dict does not change what its calls are held to)."""
     if verdict.kind is not Kind.NORMAL_COMPLETE:
         why = ("a tool error is never success and is not held to the outputSchema"
                if verdict.kind is Kind.TOOL_ERROR else f"a {verdict.kind.value} verdict has no content to check")
         return ContentCheck(False, (finding("", "output.not_complete", why),))
     findings: list[Finding] = []
     schema_checked = False
-    if tool is not None and "outputSchema" in tool:
+    if output_schema is not None or (tool is not None and "outputSchema" in tool):
         schema_checked = True
-        compiled = compile_schema(tool["outputSchema"], "/outputSchema", schema_limits)
+        compiled = output_schema or compile_schema(tool["outputSchema"], "/outputSchema",  # type: ignore[index]
+                                                   schema_limits)
         if compiled.problem is not None:
             findings.append(compiled.problem)
         elif not verdict.has_structured_content:
             findings.append(finding("/result", "output.structured_missing",
-                                    f"tool {tool.get('name', '?')!r} declares an outputSchema; the result "
+                                    f"tool {(tool or {}).get('name', '?')!r} declares an outputSchema; the result "
                                     "has no structuredContent"))
         else:
             findings.extend(validate(compiled, verdict.structured_content, _STRUCTURED, schema_limits))
@@ -113,7 +129,7 @@ def check_output(
         hit = suspect.test(verdict)
         if hit is not None:
             matches.append(SuspectMatch(suspect.id, hit[0], hit[1]))
-    results = tuple(_run(item, verdict, schema_limits) for item in _expectations(expect))
+    results = tuple(_run(item, verdict, schema_limits) for item in _expectations(expect)) if expect is not None else ()
     for result in results:
         if not result.passed:
             code = "expect.error" if result.error else "expect.failed"

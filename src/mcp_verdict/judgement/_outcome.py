@@ -22,9 +22,9 @@ from typing import Any, Final, Literal
 
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
-from ._check import ContentCheck, Expectation, check_output
+from ._check import ContentCheck, Expectation, check_listed
 from ._decide import Decision, decide
-from ._schema import DEFAULT_SCHEMA_LIMITS, SchemaLimits
+from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits
 from ._suspect import DEFAULT_SUSPECTS, Suspect
 
 Stage = Literal["classified", "content_verified", "completion_observed"]
@@ -155,9 +155,25 @@ def evaluate(
     trusted_server: bool = False,
 ) -> Outcome:
     """Classified → content check (pure). Only normal_complete verdicts are content-checked."""
+    return evaluate_listed(verdict, tool, None, expect=expect, suspects=suspects, schema_limits=schema_limits,
+                           trusted_server=trusted_server)
+
+
+def evaluate_listed(
+    verdict: Verdict,
+    tool: Mapping[str, Any] | None,
+    output_schema: CompiledSchema | None,
+    *,
+    expect: Expectation | Sequence[Expectation] | None = None,
+    suspects: Iterable[Suspect] = DEFAULT_SUSPECTS,
+    schema_limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS,
+    trusted_server: bool = False,
+) -> Outcome:
+    """:func:`evaluate` with the tool's outputSchema compiled as listed (see ``check_listed``)."""
     check = None
     if verdict.kind is Kind.NORMAL_COMPLETE:
-        check = check_output(verdict, tool, expect=expect, suspects=suspects, schema_limits=schema_limits)
+        check = check_listed(verdict, tool, output_schema, expect=expect, suspects=suspects,
+                             schema_limits=schema_limits)
     return Outcome(verdict, check, tool=tool, trusted_server=trusted_server)
 
 

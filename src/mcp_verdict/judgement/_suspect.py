@@ -18,7 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ..verdict._verdict import TextBlock, Verdict
+from ..verdict._kind import Kind
+from ..verdict._verdict import Verdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,8 @@ class Suspect:
     test: Callable[[Verdict], tuple[str, str] | None]
 
 
+_COMPLETE: Final = frozenset({Kind.NORMAL_COMPLETE, Kind.TOOL_ERROR})
+"""The kinds whose verdict has content (``Verdict.content`` is empty for the others)."""
 _FAILED_STATUS: Final = frozenset({"error", "failed", "failure", "fail"})
 _ERROR_KEYS: Final = ("error", "error_code", "errorCode", "errors", "exception")
 _TRACEBACK: Final = "Traceback (most recent call last):"
@@ -69,6 +72,8 @@ def _error_key(verdict: Verdict) -> tuple[str, str] | None:
         return None
     for key in _ERROR_KEYS:
         value = data.get(key)
+        if value is None:  # absent or null: what the test below also skips, without building its tuple
+            continue
         if value not in (None, False, "", [], {}) and key in data:
             shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
             return f"/result/structuredContent/{key}", f"{key}: {shown}"
@@ -76,7 +81,12 @@ def _error_key(verdict: Verdict) -> tuple[str, str] | None:
 
 
 def _text_blocks(verdict: Verdict) -> list[tuple[int, str]]:
-    return [(i, b.text) for i, b in enumerate(verdict.content) if isinstance(b, TextBlock)]
+    """(index, text) of each text block: ``verdict.content``'s TextBlocks, read from the message
+    the verdict checked without building a block value for each (three heuristics read them)."""
+    if verdict.kind not in _COMPLETE:
+        return []
+    message: Any = verdict.message
+    return [(i, raw["text"]) for i, raw in enumerate(message["result"]["content"]) if raw["type"] == "text"]
 
 
 def _error_text(verdict: Verdict) -> tuple[str, str] | None:

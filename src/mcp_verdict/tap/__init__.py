@@ -6,7 +6,8 @@ recorded transports it hands the SDK — Streamable HTTP over httpx2 or httpx (`
 byte-reading stdio transport (``_stdio``) — what differs between the SDK's majors (``_sdk``:
 mcp 1.x from 1.9, and 2.x) and :class:`VerdictError` (``_error``).
 
-May import: the verdict, judgement and frames layers; anyio and orjson; and, on first use only,
+May import: the verdict, judgement and frames layers; anyio, orjson and msgspec (a judged call's
+record is a frozen Struct, as the frames' values are); and, on first use only,
 the official SDK (``mcp``, ``mcp_types``) and httpx2 or httpx. ``import mcp_verdict.tap`` loads
 no stack: the transports import theirs when they are built (a missing one is one line naming the
 extra). The adapters (``mcp_verdict.integrations``) and ``mcp_verdict.otel`` build on it.
@@ -17,7 +18,7 @@ from ._tap import Judged, TapCall, VerdictTap, WriteProxy
 
 LAYER_CONTRACT = {
     "layers": ("verdict", "judgement", "frames"),
-    "libraries": ("anyio", "orjson", "mcp", "mcp_types", "httpx", "httpx2"),
+    "libraries": ("anyio", "orjson", "msgspec", "mcp", "mcp_types", "httpx", "httpx2"),
 }
 """What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""
 

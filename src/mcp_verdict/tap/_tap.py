@@ -29,10 +29,12 @@ from dataclasses import dataclass, field, replace
 from os import PathLike
 from typing import Any, Final, Literal
 
+import msgspec
+
 from ..frames import Answered, Exchange, FrameLogWriter, FrameRecord, Stray, Tracker, id_key, peek
 from ..judgement._check import Expectation
-from ..judgement._outcome import Observe, Outcome, evaluate, settle
-from ..judgement._schema import DEFAULT_SCHEMA_LIMITS, SchemaLimits
+from ..judgement._outcome import Observe, Outcome, evaluate_listed, settle
+from ..judgement._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_key, schema_key
 from ..judgement._suspect import DEFAULT_SUSPECTS, Suspect
 from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
 from ..verdict._kind import Kind
@@ -60,6 +62,10 @@ class _Conn:
     answered: OrderedDict[tuple[str, Any], Exchange] = field(default_factory=OrderedDict)
     strays: deque[Stray] = field(default_factory=lambda: deque(maxlen=256))
     tools: dict[str, dict[str, Any]] = field(default_factory=dict)
+    schemas: dict[str, str | bytes | None] = field(default_factory=dict)
+    """Per listed tool with an outputSchema: its content as listed (``schema_key``)."""
+    compiled: dict[str, tuple[SchemaLimits, CompiledSchema]] = field(default_factory=dict)
+    """Per listed tool: its outputSchema compiled, under the schema limits of the last call."""
     exchange_of: OrderedDict[tuple[str, Any], int] = field(default_factory=OrderedDict)
     """HTTP: the exchange (POST) each request went out in."""
     failures: dict[int, str] = field(default_factory=dict)
@@ -71,9 +77,10 @@ class _Conn:
     proxy: WriteProxy | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class TapCall:
-    """One judged ``tools/call``: where it went, the exact bytes, the verdict and the outcome."""
+class TapCall(msgspec.Struct, frozen=True):
+    """One judged ``tools/call``: where it went, the exact bytes, the verdict and the outcome.
+
+    A frozen msgspec Struct, as the frames' values are: built in C (one per judged call)."""
 
     conn: str | None
     name: str | None
@@ -235,7 +242,7 @@ class VerdictTap:
         self._conns: dict[str, _Conn] = {}
         self._numbers = itertools.count(1)
         self._unlinked: list[WriteProxy] = []
-        self._claims: dict[tuple[str, tuple[str, Any]], tuple[Judged, int]] = {}
+        self._claims: OrderedDict[tuple[str, tuple[str, Any]], tuple[Judged, int]] = OrderedDict()
         self.observers: list[Any] = []
         """Told of every judged call (``mcp_verdict.otel.instrument`` adds one): ``sent(name,
         request_id)`` in the caller's task when the request is written, returning a token, and
@@ -341,6 +348,8 @@ class VerdictTap:
         self._observe(call, judged.tokens[index] if index < len(judged.tokens) else [])
 
     def _observe(self, call: TapCall, tokens: list[Any]) -> None:
+        if not self.observers:
+            return
         for observer, token in zip(self.observers, tokens or [None] * len(self.observers), strict=False):
             try:
                 observer.judged(call, token)
@@ -355,7 +364,28 @@ class VerdictTap:
         if isinstance(listed, list):
             for tool in listed:
                 if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-                    state.tools[tool["name"]] = tool
+                    name = tool["name"]
+                    state.tools[name] = tool
+                    state.compiled.pop(name, None)
+                    if "outputSchema" in tool:
+                        state.schemas[name] = schema_key(tool["outputSchema"])
+                    else:
+                        state.schemas.pop(name, None)
+
+    @staticmethod
+    def _listed_schema(state: _Conn, name: str, limits: SchemaLimits) -> CompiledSchema | None:
+        """The outputSchema of tool ``name`` as the connection's tools/list gave it, compiled (once
+        per listing and schema limits): what its calls are held to, whatever becomes of the dict
+        :meth:`tool` returns. None when the listing had no outputSchema (or gave no JSON value)."""
+        key = state.schemas.get(name)
+        if key is None:
+            return None
+        known = state.compiled.get(name)
+        if known is not None and known[0] is limits:
+            return known[1]
+        compiled = compile_key(key, "/outputSchema", limits)
+        state.compiled[name] = (limits, compiled)
+        return compiled
 
     def tool(self, name: str, conn: str | None = None) -> dict[str, Any] | None:
         """A tool's definition as a server listed it on the wire (the last seen, or on ``conn``)."""
@@ -378,11 +408,12 @@ class VerdictTap:
             name = params.get("name") if type(params) is dict else getattr(params, "name", None)
             name = name if isinstance(name, str) else None
             judged.sent.append((proxy, request_id, name))
-            judged.tokens.append([observer.sent(name, request_id) for observer in self.observers])
+            judged.tokens.append([observer.sent(name, request_id) for observer in self.observers]
+                                 if self.observers else _NO_TOKENS)
             if proxy.conn is not None:
                 self._claims[(proxy.conn, id_key(request_id))] = (judged, len(judged.sent) - 1)
                 if len(self._claims) > _KEEP:
-                    del self._claims[next(iter(self._claims))]
+                    self._claims.popitem(last=False)  # O(1), where a dict's oldest entry is not
         if proxy.conn is None:
             plain = params if isinstance(params, Mapping) or params is None else _dump(params)
             proxy.sent.append((method, id_key(request_id), plain))
@@ -450,7 +481,8 @@ class VerdictTap:
         ``session`` is needed once for a session the tap did not build the streams of; the
         options are those of :meth:`call_tool`. (A plain ``with`` works as well as ``async with``.)
         """
-        _check_options(judge_options)
+        if judge_options:
+            _check_options(judge_options)
         if session is not None:
             self.proxy(session)
         return _Judging(Judged(self, judge_options))
@@ -504,16 +536,25 @@ class VerdictTap:
         trusted = options.get("trusted_server")
         trusted = self.trusted_server if trusted is None else trusted
         exchange = answered or (state.answered.get(key) if state is not None else None)
-        tool = options.get("tool") or (state.tools.get(name) if state is not None and name else None) \
-            or (self.tool(name) if name else None)
+        schema_limits = options.get("schema_limits", DEFAULT_SCHEMA_LIMITS)
+        tool = options.get("tool") or None
+        output_schema = None
+        if not tool and name:
+            tool = state.tools.get(name) if state is not None else None
+            if tool and state is not None:
+                output_schema = self._listed_schema(state, name, schema_limits)
+            else:
+                tool = self.tool(name)
         sent = not (state is not None and key in state.not_sent)
         request_bytes = response = None
         number = 1
         if exchange is not None and exchange.response is not None:
             request_bytes, response = exchange.request.data, exchange.response.data
             number = exchange.round
-            verdict = classify(response, request_id=request_id, limits=limits, absent_result_type=absent,
-                               **exchange.context.classify_options())
+            context = exchange.context
+            verdict = classify(response, version=context.version, request_id=request_id,
+                               client_capabilities=context.client_capabilities, extensions=context.extensions,
+                               absent_result_type=absent, limits=limits)
         else:
             version = self._version_of(state, key)
             stray = self._loose_answer(state, request_id)
@@ -524,7 +565,9 @@ class VerdictTap:
                                    **(context.classify_options() if context is not None else {"version": version}))
             else:
                 verdict = self._no_answer(state, key, error, version)
-        outcome = settle_now(verdict, tool, options, trusted)
+        outcome = evaluate_listed(verdict, tool, output_schema, expect=options.get("expect"),
+                                  suspects=options.get("suspects", DEFAULT_SUSPECTS), schema_limits=schema_limits,
+                                  trusted_server=trusted)
         if not sent:
             outcome = replace(outcome, request_sent=False)
         call = TapCall(state.id if state is not None else None, name, request_id, request_bytes, response, verdict,
@@ -612,13 +655,8 @@ class VerdictTap:
         self.close()
 
 
-def settle_now(verdict: Verdict, tool: Mapping[str, Any] | None, options: Mapping[str, Any],
-               trusted: bool) -> Outcome:
-    """The content check without an observation (pure and synchronous)."""
-    return evaluate(verdict, tool, expect=options.get("expect"), suspects=options.get("suspects", DEFAULT_SUSPECTS),
-                    schema_limits=options.get("schema_limits", DEFAULT_SCHEMA_LIMITS), trusted_server=trusted)
-
-
+_NO_TOKENS: Final[list[Any]] = []
+"""The tokens of a call sent while no observer is registered (shared, never written to)."""
 _OPTIONS: Final = frozenset({"expect", "tool", "trusted_server", "suspects", "schema_limits", "absent_result_type",
                              "limits"})
 
