@@ -54,16 +54,14 @@ def check_elicitation(ctx: Context, params: Mapping[str, Any], where: str) -> Li
     """Check an elicitation's params (pointer ``where``); return its mode for the capability
     check, or ``None`` when the mode is not one."""
     if not isinstance(params.get("message"), str):
-        ctx.add(pointer(where, "message") if "message" in params else where, "input.params",
-                f"message is {describe(params.get('message'))}; expected a string"
-                if "message" in params else "an elicitation needs a message")
+        ctx.add_member(params, "message", where, "input.params", "; expected a string",
+                       "an elicitation needs a message")
     mode = params.get("mode", "form")
     if mode == "url" and isinstance(mode, str):
         url = params.get("url")
         if not isinstance(url, str):
-            ctx.add(pointer(where, "url") if "url" in params else where, "input.params",
-                    f"url is {describe(url)}; expected a string" if "url" in params
-                    else "a url-mode elicitation needs a url")
+            ctx.add_member(params, "url", where, "input.params", "; expected a string",
+                           "a url-mode elicitation needs a url")
         elif not _ABSOLUTE_URL.fullmatch(url):
             ctx.add(pointer(where, "url"), "elicitation.url",
                     f"url is {describe(url)}; the url MUST contain a valid URL: an absolute one, with "
@@ -77,9 +75,8 @@ def check_elicitation(ctx: Context, params: Mapping[str, Any], where: str) -> Li
     schema = params.get("requestedSchema")
     schema_at = pointer(where, "requestedSchema")
     if not isinstance(schema, dict):
-        ctx.add(schema_at if "requestedSchema" in params else where, "input.params",
-                f"requestedSchema is {describe(schema)}, not an object" if "requestedSchema" in params
-                else "a form-mode elicitation needs a requestedSchema")
+        ctx.add_member(params, "requestedSchema", where, "input.params", ", not an object",
+                       "a form-mode elicitation needs a requestedSchema")
     else:
         _requested_schema(ctx, schema, schema_at)
     check_extras(ctx, params, _FORM_KEYS, where, _PARAMS_DEPTH)

@@ -74,10 +74,9 @@ def _check_request(ctx: Context, request: object, path: str) -> None:
         return
     method = request.get("method")
     if not isinstance(method, str) or method not in _CAPABILITY:
-        ctx.add(pointer(path, "method") if "method" in request else path, "input.request",
-                f"method is {describe(method)}; expected elicitation/create, "
-                f"sampling/createMessage or roots/list" if "method" in request
-                else "the input request has no method")
+        ctx.add_member(request, "method", path, "input.request",
+                       "; expected elicitation/create, sampling/createMessage or roots/list",
+                       "the input request has no method")
         return
     check_extras(ctx, request, _REQUEST_KEYS, path, _PARAMS_DEPTH - 1)
     where = pointer(path, "params")
@@ -88,9 +87,7 @@ def _check_request(ctx: Context, request: object, path: str) -> None:
         _require_capability(ctx, path, "roots")
         return
     if not isinstance(params, dict):
-        ctx.add(where if "params" in request else path, "input.params",
-                f"params is {describe(params)}, not an object" if "params" in request
-                else f"{method} needs params")
+        ctx.add_member(request, "params", path, "input.params", ", not an object", f"{method} needs params")
         return
     if method == "elicitation/create":
         mode = check_elicitation(ctx, params, where)

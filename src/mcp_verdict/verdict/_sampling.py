@@ -70,16 +70,14 @@ def check_sampling(ctx: Context, params: Mapping[str, Any], where: str) -> bool:
     """Check a sampling request's params (pointer ``where``); True when it is tool-enabled."""
     messages = params.get("messages")
     if not isinstance(messages, list):
-        ctx.add(pointer(where, "messages") if "messages" in params else where, "input.params",
-                f"messages is {describe(messages)}; expected an array" if "messages" in params
-                else "a sampling request needs messages")
+        ctx.add_member(params, "messages", where, "input.params", "; expected an array",
+                       "a sampling request needs messages")
     else:
         _messages(ctx, messages, pointer(where, "messages"))
     max_tokens = params.get("maxTokens")
     if not _is_integer(max_tokens):
-        ctx.add(pointer(where, "maxTokens") if "maxTokens" in params else where, "input.params",
-                f"maxTokens is {describe(max_tokens)}; expected an integer" if "maxTokens" in params
-                else "a sampling request needs maxTokens", max_tokens)
+        ctx.add_member(params, "maxTokens", where, "input.params", "; expected an integer",
+                       "a sampling request needs maxTokens", number=True)
     _optional_params(ctx, params, where)
     if "tools" in params:
         _tools(ctx, params["tools"], pointer(where, "tools"))
@@ -108,9 +106,8 @@ def _message(ctx: Context, message: object, path: str) -> bool:
     role = message.get("role")
     readable = True
     if not isinstance(role, str) or role not in _ROLES:
-        ctx.add(pointer(path, "role") if "role" in message else path, "sampling.message",
-                f'role is {describe(role)}; expected "user" or "assistant"' if "role" in message
-                else "the message has no role")
+        ctx.add_member(message, "role", path, "sampling.message", '; expected "user" or "assistant"',
+                       "the message has no role")
         readable = False
     content = message.get("content")
     where = pointer(path, "content")
@@ -120,9 +117,8 @@ def _message(ctx: Context, message: object, path: str) -> bool:
         for index, block in enumerate(content):
             _block(ctx, block, pointer(where, index), _MESSAGE_DEPTH + 2)
     else:
-        ctx.add(where if "content" in message else path, "sampling.message",
-                f"content is {describe(content)}; expected a block or an array of blocks" if "content" in message
-                else "the message has no content")
+        ctx.add_member(message, "content", path, "sampling.message", "; expected a block or an array of blocks",
+                       "the message has no content")
         readable = False
     if "_meta" in message:
         if isinstance(message["_meta"], dict):
@@ -308,17 +304,13 @@ def _tool(ctx: Context, tool: object, path: str) -> None:
         ctx.add(path, "sampling.tool", f"the tool is {describe(tool)}, not an object")
         return
     if not isinstance(tool.get("name"), str):
-        ctx.add(pointer(path, "name") if "name" in tool else path, "sampling.tool",
-                f"name is {describe(tool.get('name'))}; expected a string" if "name" in tool
-                else "the tool has no name")
+        ctx.add_member(tool, "name", path, "sampling.tool", "; expected a string", "the tool has no name")
     for name in ("title", "description"):
         if name in tool and not isinstance(tool[name], str):
             ctx.add(pointer(path, name), "sampling.tool", f"{name} is {describe(tool[name])}; expected a string")
     schema = tool.get("inputSchema")
     if not isinstance(schema, dict):
-        ctx.add(pointer(path, "inputSchema") if "inputSchema" in tool else path, "sampling.tool",
-                f"inputSchema is {describe(schema)}, not an object" if "inputSchema" in tool
-                else "the tool has no inputSchema")
+        ctx.add_member(tool, "inputSchema", path, "sampling.tool", ", not an object", "the tool has no inputSchema")
     else:
         if schema.get("type") != "object" or not isinstance(schema.get("type"), str):
             ctx.add(pointer(pointer(path, "inputSchema"), "type") if "type" in schema else pointer(path, "inputSchema"),

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ._findings import Finding, finding, pointer
+from ._findings import Finding, describe, finding, pointer
 from ._versions import VersionRules
 
 
@@ -62,6 +62,17 @@ class Context:
         if item.severity == "error":
             self.errors += 1
         self.findings.append(item)
+
+    def add_member(self, container: Mapping[str, Any], key: str, path: str, code: str, wrong: str, missing: str,
+                   *, number: bool = False) -> None:
+        """Record that member ``key`` of ``container`` (at ``path``) is not what it must be. When
+        present, the finding sits on the member and says what it is, then ``wrong``; when absent,
+        on ``path``, saying ``missing``. ``number``: the member is a number (see :meth:`add`)."""
+        if key in container:
+            value = container[key]
+            self.add(pointer(path, key), code, f"{key} is {describe(value)}{wrong}", value if number else None)
+        else:
+            self.add(path, code, missing)
 
 
 _NOT_JSON: Final = "json.not_json_value"
