@@ -41,7 +41,7 @@ import aiohttp
 import orjson
 from aiohttp import web
 
-from ..frames._jsonrpc import id_key, peek
+from ..frames._jsonrpc import Peek, id_key, peek
 from ._bridge import Bridge
 from ._http_upstream import HttpUpstream
 from ._relay import Key, Telemetry
@@ -171,13 +171,12 @@ class HttpHost:
             self._stateless.append(bridge)
         return bridge
 
-    def _renumber(self, body: bytes, stream: PostStream) -> bytes:
-        """A stateless request for the stdio upstream whose id another host has in flight: the
-        same request under an id of the proxy's; ``stream`` puts the host's id back."""
+    def _renumber(self, body: bytes, look: Peek, stream: PostStream) -> bytes:
+        """A stateless request (``body``, read as ``look``) for the stdio upstream whose id another
+        host has in flight: the same request under an id of the proxy's; ``stream`` puts the
+        host's id back."""
         assert self._stdio is not None
-        look = peek(body)
-        if look.kind != "request" or look.message is None \
-                or not self._stdio.relay.is_waiting(id_key(look.id)):
+        if look.message is None or not self._stdio.relay.is_waiting(id_key(look.id)):
             return body
         self._renumbered += 1
         sent = f"mcp-verdict:{self._nonce}:{self._renumbered}"
@@ -209,12 +208,13 @@ class HttpHost:
     async def _post(self, request: web.Request) -> web.StreamResponse:
         body = await request.content.read(self.options.max_frame + 1)
         session = request.headers.get("Mcp-Session-Id")
-        look = peek(body)
-        initialize = look.method == "initialize"
+        # a session's requests are routed by its id: only initialize and stateless requests are read
+        look = peek(body) if session is None or b'"initialize"' in body else None
+        initialize = look is not None and look.method == "initialize"
         stream = PostStream()
-        if session is None and not initialize and look.kind == "request":
+        if look is not None and session is None and not initialize and look.kind == "request":
             if self._stdio is not None:
-                body = self._renumber(body, stream)
+                body = self._renumber(body, look, stream)
             bridge = await self._bridge_for(session, initialize, id_key(look.id))
         else:
             bridge = await self._bridge_for(session, initialize)
