@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from mcp_verdict.demo import stdio_command
+
+from .processes import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "mcp_verdict"]
@@ -126,13 +127,6 @@ def test_classify_limits_options() -> None:
 
 
 # --- connection truth ----------------------------------------------------------------------------
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
 
 EXITS = shlex.join([sys.executable, "-c", "import sys; print('config file missing', file=sys.stderr); sys.exit(4)"])
 SILENT = shlex.join([sys.executable, "-c", "import time; time.sleep(60)"])

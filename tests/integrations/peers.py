@@ -12,14 +12,12 @@ the mcp 1.x tests (``tests/integrations/mcp1``) import this module too, so it im
 from __future__ import annotations
 
 import contextlib
-import os
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from ..processes import free_port, http_server, require
 
 HERE = Path(__file__).resolve().parent
 INTEROP = HERE.parent / "interop"
@@ -57,15 +55,7 @@ LEGACY_CASES: list[tuple[str, dict[str, Any], str, str | int | None, str]] = [
 
 def require_interop(path: Path, what: str) -> Path:
     """The peer, or a skip (a failure under ./run test, which sets MCP_VERDICT_REQUIRE_INTEROP=1)."""
-    if path.exists():
-        return path
-    import pytest
-
-    message = f"{what} is not installed at {path}: run `npm ci --prefix tests/interop` (./run test does)"
-    if os.environ.get("MCP_VERDICT_REQUIRE_INTEROP") == "1":
-        pytest.fail(message)
-    pytest.skip(message)
-    raise AssertionError("unreachable")  # pytest.skip raises
+    return require(path, what, "run `npm ci --prefix tests/interop` (./run test does)")
 
 
 def everything_stdio() -> list[str]:
@@ -74,35 +64,12 @@ def everything_stdio() -> list[str]:
     return [str(node), str(server), "stdio"]
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @contextlib.contextmanager
 def everything_http(timeout: float = 30.0) -> Iterator[str]:
     """server-everything over Streamable HTTP on 127.0.0.1; yields its URL; stopped on exit."""
     node = require_interop(NODE, "npm's node@22")
     server = require_interop(EVERYTHING, "@modelcontextprotocol/server-everything")
     port = free_port()
-    process = subprocess.Popen([str(node), "--require", str(LOOPBACK), str(server), "streamableHttp"],
-                               env={**os.environ, "PORT": str(port)}, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                break
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"server-everything did not listen on 127.0.0.1:{port}")
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(5)
+    with http_server([str(node), "--require", str(LOOPBACK), str(server), "streamableHttp"], port,
+                     "server-everything", env={"PORT": str(port)}, timeout=timeout) as url:
+        yield url

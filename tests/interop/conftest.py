@@ -6,10 +6,9 @@ peer fails the run instead of skipping silently. Run by hand without them, the t
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-import pytest
+from ..processes import require
 
 HERE = Path(__file__).resolve().parent
 NODE = HERE / "node_modules" / "node" / "bin" / "node"
@@ -18,9 +17,5 @@ EVERYTHING = HERE / "node_modules" / "@modelcontextprotocol" / "server-everythin
 
 
 def need(path: Path, what: str) -> Path:
-    if path.exists():
-        return path
-    message = f"{what} is not installed at {path}: run `npm ci --prefix tests/interop` (./run test does)"
-    if os.environ.get("MCP_VERDICT_REQUIRE_INTEROP") == "1":
-        pytest.fail(message)
-    pytest.skip(message)
+    """An npm peer, or a skip (a failure under ./run test)."""
+    return require(path, what, "run `npm ci --prefix tests/interop` (./run test does)")

@@ -16,11 +16,7 @@ Kinds and actions are stated by hand from each server's documented behaviour.
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,6 +27,7 @@ import pytest
 from mcp_verdict import Action, ElicitationRequest, Kind
 from mcp_verdict.client import CannotConnect, ElicitAnswer, Handlers, VerdictClient
 
+from ..processes import free_port, http_server, require
 from .conftest import EVERYTHING, HERE, NODE, need
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,45 +50,13 @@ def run(fn: Any, *args: Any) -> Any:
 
 
 def need_venv(path: Path, what: str) -> Path:
-    if path.exists():
-        return path
-    message = f"{what} is not installed at {path}: ./run test builds it"
-    if os.environ.get("MCP_VERDICT_REQUIRE_INTEROP") == "1":
-        pytest.fail(message)
-    pytest.skip(message)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+    return require(path, what, "./run test builds it")
 
 
 def serve(command: list[str], port: int, *, env: dict[str, str] | None = None) -> Iterator[str]:
-    """Start a server process listening on 127.0.0.1:port; yield its /mcp URL; stop it (by its pid)."""
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env={**os.environ, **(env or {})})
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                pytest.fail(f"{command[:3]} exited with {process.returncode} before listening")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            pytest.fail(f"{command[:3]} did not start listening")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    """Start a server process listening on 127.0.0.1:port; yield its /mcp URL; stop it."""
+    with http_server(command, port, str(command[:3]), env=env, cwd=ROOT) as url:
+        yield url
 
 
 def connect(transport: str, target: Any, **options: Any) -> VerdictClient:

@@ -11,10 +11,7 @@ Expected kinds and actions are stated by hand from each server's documented beha
 from __future__ import annotations
 
 import shutil
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,10 +19,12 @@ from typing import Any
 import anyio
 import pytest
 
-from mcp_verdict import Action, ElicitationRequest, Kind, SamplingRequest
+from mcp_verdict import Action, ElicitationRequest, Kind
 from mcp_verdict.client import ElicitAnswer, Handlers, VerdictClient
 
+from ..processes import free_port, http_server
 from .conftest import EVERYTHING, NODE, need
+from .traffic import name_form, sample
 
 ROOT = Path(__file__).resolve().parents[2]
 SDK_SERVER = [sys.executable, "-m", "tests.servers.sdk_server"]
@@ -35,15 +34,7 @@ asked: list[str] = []
 
 async def form(request: ElicitationRequest, problems: Sequence[str]) -> ElicitAnswer:
     asked.append(request.message)
-    properties = (request.requested_schema or {}).get("properties", {})
-    if "name" in properties:
-        return ElicitAnswer.accept({"name": "Ada"})
-    return ElicitAnswer.decline()
-
-
-async def sample(request: SamplingRequest) -> dict[str, Any]:
-    return {"role": "assistant", "content": {"type": "text", "text": "42"}, "model": "test-model",
-            "stopReason": "endTurn"}
+    return await name_form(request, problems)
 
 
 HANDLERS = Handlers(form=form, sampling=sample)
@@ -160,29 +151,9 @@ def test_sdk_server_over_stdio() -> None:
 
 @pytest.fixture
 def sdk_http_server() -> Iterator[str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen([*SDK_SERVER, "http", str(port)], cwd=ROOT, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("the SDK server did not start listening")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    port = free_port()
+    with http_server([*SDK_SERVER, "http", str(port)], port, "the SDK server", cwd=ROOT, timeout=20) as url:
+        yield url
 
 
 def test_sdk_server_over_http(sdk_http_server: str) -> None:

@@ -27,7 +27,6 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -41,6 +40,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 
 from mcp_verdict import Kind
+
+from ..processes import free_port, stop, wait_listening
 
 if TYPE_CHECKING:
     from mcp_verdict import ElicitationRequest, SamplingRequest
@@ -97,7 +98,7 @@ class Server:
 
 # -- input handlers: fixed answers ----------------------------------------------------------
 
-async def _name_form(request: ElicitationRequest, problems: Sequence[str]) -> ElicitAnswer:
+async def name_form(request: ElicitationRequest, problems: Sequence[str]) -> ElicitAnswer:
     from mcp_verdict.client import ElicitAnswer
 
     properties = (request.requested_schema or {}).get("properties", {})
@@ -106,7 +107,7 @@ async def _name_form(request: ElicitationRequest, problems: Sequence[str]) -> El
     return ElicitAnswer.decline()
 
 
-async def _sample(request: SamplingRequest) -> dict[str, Any]:
+async def sample(request: SamplingRequest) -> dict[str, Any]:
     return {"role": "assistant", "content": {"type": "text", "text": "42"}, "model": "test-model",
             "stopReason": "endTurn"}
 
@@ -119,8 +120,8 @@ def _handlers(inputs: str) -> Handlers:
     from mcp_verdict.client import Handlers
 
     if inputs == "all":
-        return Handlers(form=_name_form, sampling=_sample, roots=_roots)
-    return Handlers(form=_name_form) if inputs == "form" else Handlers()
+        return Handlers(form=name_form, sampling=sample, roots=_roots)
+    return Handlers(form=name_form) if inputs == "form" else Handlers()
 
 
 # -- the servers and their call tables ------------------------------------------------------
@@ -459,31 +460,15 @@ async def record(server: Server, folder: Path) -> list[Recorded]:
 @asynccontextmanager
 async def _listening(server: Server, folder: Path, env: dict[str, str]) -> AsyncIterator[str]:
     """Start an HTTP server on a free loopback port; yield its URL; stop it (by its own pid)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     command = [part.replace("{port}", str(port)) for part in server.command(folder)]
     env = {**env, "PORT": str(port)}
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        for _ in range(300):
-            if process.poll() is not None:
-                raise RuntimeError(f"{server.name} exited with {process.returncode} before listening")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                await anyio.sleep(0.1)
-        else:
-            raise RuntimeError(f"{server.name} did not listen on 127.0.0.1:{port} within 30 s")
+        await anyio.to_thread.run_sync(wait_listening, port, process, server.name)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 async def _calls(server: Server, folder: Path, client: Any) -> list[Recorded]:

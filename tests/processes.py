@@ -1,0 +1,79 @@
+"""Real peer processes for the tests: a free loopback port, waiting for a listener, stopping.
+
+One place for what every test that starts a server needs, so that a server that does not start
+fails the test with its name, and a server that does not stop is killed, never left behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def listening(port: int) -> bool:
+    """Whether something accepts connections on 127.0.0.1:port now (one try)."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+    except OSError:
+        return False
+    return True
+
+
+def wait_listening(port: int, process: subprocess.Popen[bytes] | None, what: str, timeout: float = 30.0) -> None:
+    """Block until the port accepts; RuntimeError naming `what` if the process exits or time runs out."""
+    deadline = time.monotonic() + timeout
+    while not listening(port):
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"{what} exited with {process.returncode} before listening on 127.0.0.1:{port}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not listen on 127.0.0.1:{port} within {timeout:g} s")
+        time.sleep(0.05)
+
+
+def stop(process: subprocess.Popen[bytes] | subprocess.Popen[str], timeout: float = 10.0) -> None:
+    """Terminate, wait, and kill only if it does not exit in time (never left running)."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=timeout)
+
+
+@contextlib.contextmanager
+def http_server(command: Sequence[str], port: int, what: str, *, env: Mapping[str, str] | None = None,
+                cwd: Path | None = None, timeout: float = 30.0) -> Iterator[str]:
+    """Start a Streamable HTTP server already told to listen on `port`; yield its /mcp URL; stop it."""
+    process = subprocess.Popen(list(command), cwd=cwd, env=None if env is None else {**os.environ, **env},
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_listening(port, process, what, timeout)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        stop(process)
+
+
+def require(path: Path, what: str, how: str) -> Path:
+    """The peer at `path`, or a skip saying `how` to install it — a failure under ./run test, which sets
+    MCP_VERDICT_REQUIRE_INTEROP=1 so that a missing peer cannot pass silently."""
+    if path.exists():
+        return path
+    message = f"{what} is not installed at {path}: {how}"
+    if os.environ.get("MCP_VERDICT_REQUIRE_INTEROP") == "1":
+        pytest.fail(message)
+    pytest.skip(message)
