@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+import anyio
 
 from ..processes import free_port, http_server, require
 
@@ -73,3 +75,21 @@ def everything_http(timeout: float = 30.0) -> Iterator[str]:
     with http_server([str(node), "--require", str(LOOPBACK), str(server), "streamableHttp"], port,
                      "server-everything", env={"PORT": str(port)}, timeout=timeout) as url:
         yield url
+
+
+FIFTY = {i: f"call {i}" for i in range(50)}
+"""What 50 concurrent ``slow_echo`` calls answered out of order must give back: call i its own text."""
+
+
+async def fifty_out_of_order(echo: Callable[[dict[str, Any]], Awaitable[str]], step: float = 0.005) -> dict[int, str]:
+    """50 concurrent ``slow_echo`` calls through `echo` (arguments → the echoed text), call i
+    sleeping (50 - i)·step on the server, so they are answered last call first; {i: text}."""
+    results: dict[int, str] = {}
+
+    async def one(i: int) -> None:
+        results[i] = await echo({"text": f"call {i}", "seconds": (50 - i) * step})
+
+    async with anyio.create_task_group() as group:
+        for i in range(50):
+            group.start_soon(one, i)
+    return results

@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_verdict import VerdictError, demo
 from mcp_verdict.integrations.fastmcp import UPSTREAM_REFUSED, StrictTransport, VerdictMiddleware
 
-from .peers import DEMO_STDIO, everything_http, everything_stdio
+from .peers import DEMO_STDIO, FIFTY, everything_http, everything_stdio, fifty_out_of_order
 from .readme_table import CASES, cell, check_row
 
 
@@ -137,19 +137,15 @@ def test_the_proxy_answers_a_refused_upstream_answer_with_a_json_rpc_error() -> 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_fifty_concurrent_calls_answered_out_of_order(transport: str) -> None:
     async def scenario() -> dict[int, str]:
-        results: dict[int, str] = {}
         async with demo.serve_http() as url, Client(StrictTransport(DEMO_STDIO if transport == "stdio" else url)) \
                 as client:
-            async def one(i: int) -> None:
-                result = await client.call_tool("slow_echo", {"text": f"call {i}", "seconds": (50 - i) * 0.005})
-                results[i] = result.structured_content["text"]
+            async def echo(arguments: dict[str, Any]) -> str:
+                text: str = (await client.call_tool("slow_echo", arguments)).structured_content["text"]
+                return text
 
-            async with anyio.create_task_group() as group:
-                for i in range(50):
-                    group.start_soon(one, i)
-        return results
+            return await fifty_out_of_order(echo)
 
-    assert run(scenario) == {i: f"call {i}" for i in range(50)}
+    assert run(scenario) == FIFTY
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])

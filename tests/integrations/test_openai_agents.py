@@ -18,7 +18,7 @@ from agents.tool_context import ToolContext
 from mcp_verdict import demo
 from mcp_verdict.integrations.openai_agents import StrictMCPServerStdio, StrictMCPServerStreamableHttp
 
-from .peers import DEMO_STDIO, everything_http, everything_stdio
+from .peers import DEMO_STDIO, FIFTY, everything_http, everything_stdio, fifty_out_of_order
 from .readme_table import CASES, cell, check_row
 
 OPTIONS: dict[str, Any] = {"max_retry_attempts": 2, "retry_backoff_seconds_base": 0.05}
@@ -109,18 +109,14 @@ def test_success_and_the_reason_reach_the_model() -> None:
 
 def test_fifty_concurrent_tool_calls_answered_out_of_order() -> None:
     async def scenario() -> dict[int, str]:
-        results: dict[int, str] = {}
         async with server(True, "stdio", timeout=20) as target:
-            async def one(i: int) -> None:
-                output = await invoke(target, "slow_echo", {"text": f"call {i}", "seconds": (50 - i) * 0.005})
-                results[i] = json.loads(text(output))["text"]
+            async def echo(arguments: dict[str, Any]) -> str:
+                echoed: str = json.loads(text(await invoke(target, "slow_echo", arguments)))["text"]
+                return echoed
 
-            async with anyio.create_task_group() as group:
-                for i in range(50):
-                    group.start_soon(one, i)
-        return results
+            return await fifty_out_of_order(echo)
 
-    assert run(scenario) == {i: f"call {i}" for i in range(50)}
+    assert run(scenario) == FIFTY
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])

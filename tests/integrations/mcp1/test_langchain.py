@@ -20,7 +20,7 @@ from langchain_mcp_adapters.tools import load_mcp_tools
 from mcp_verdict import VerdictError, VerdictTap, demo
 from mcp_verdict.integrations.langchain import VerdictInterceptor, connection, stdio_session
 
-from ..peers import DEMO_STDIO, everything_http, everything_stdio
+from ..peers import DEMO_STDIO, FIFTY, everything_http, everything_stdio, fifty_out_of_order
 from ..readme_table import CASES, cell, check_row
 
 TIMEOUT = {"read_timeout_seconds": timedelta(seconds=2)}  # long enough for a server process to start
@@ -112,19 +112,16 @@ def test_on_unclassified_raise() -> None:
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_fifty_concurrent_tool_calls_answered_out_of_order(transport: str) -> None:
     async def scenario() -> dict[int, str]:
-        results: dict[int, str] = {}
         async with demo.serve_http() as url, tools_for(True, transport, url) as tools:
-            async def one(i: int) -> None:
-                message = await invoke(tools, "slow_echo", {"text": f"call {i}", "seconds": (50 - i) * 0.002})
+            async def echo(arguments: dict[str, Any]) -> str:
+                message = await invoke(tools, "slow_echo", arguments)
                 assert isinstance(message, ToolMessage) and message.status == "success", message
-                results[i] = json.loads(text(message))["text"]
+                echoed: str = json.loads(text(message))["text"]
+                return echoed
 
-            async with anyio.create_task_group() as group:
-                for i in range(50):
-                    group.start_soon(one, i)
-        return results
+            return await fifty_out_of_order(echo, step=0.002)
 
-    assert run(scenario) == {i: f"call {i}" for i in range(50)}
+    assert run(scenario) == FIFTY
 
 
 def test_server_everything() -> None:
