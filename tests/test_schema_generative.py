@@ -19,8 +19,8 @@ too; the generator would make the refused kind (``extra_closed``) for a schema t
 Two drivers: a deterministic sweep (seeded instances that prefer definitions not yet made,
 until every reachable one is; each kind of change tried once at each place of the schema, and
 the changes the parsed value cannot show: a member duplicated on the wire, another request id,
-both result and error, the capabilities declared; and, before 2026-07-28, a resultType; it also proves that every row of the table
-still happens on each version it lists) and hypothesis
+both result and error, the capabilities declared; and, before 2026-07-28, a resultType; it
+also proves that every row of the table still happens on each version it lists) and hypothesis
 (one instance, one change; shrinks to the first branch and the fewest members). Profiles:
 ``differential`` (the default: derandomized, a few seconds) and ``differential-deep``
 (``MCP_VERDICT_DIFFERENTIAL_PROFILE=differential-deep``: many more examples, random).
