@@ -22,6 +22,12 @@ JSON = Any
 """A JSON value as Python holds it: dict, list, str, int, float, bool or None."""
 
 
+def _integer(value: Any) -> Any:
+    """An integer member as its view types it: one written with a zero fractional part
+    (2048.0, which the checker takes as JSON Schema does) as the int it is; anything else as is."""
+    return int(value) if type(value) is float and value.is_integer() else value
+
+
 # --- protocol errors ------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +107,7 @@ def _block(raw: Mapping[str, JSON]) -> ContentBlock:
         return AudioBlock(raw["data"], raw["mimeType"], annotations, meta)
     if kind == "resource_link":
         return ResourceLinkBlock(raw["uri"], raw["name"], raw.get("title"), raw.get("description"),
-                                 raw.get("mimeType"), raw.get("size"), annotations, meta)
+                                 raw.get("mimeType"), _integer(raw.get("size")), annotations, meta)
     resource = raw["resource"]
     return EmbeddedResourceBlock(resource["uri"], resource.get("text"), resource.get("blob"),
                                  resource.get("mimeType"), annotations, meta)
@@ -153,7 +159,7 @@ def _input_request(key: str, raw: Mapping[str, JSON]) -> InputRequest:
         return ElicitationRequest(key, mode, params["message"], params.get("requestedSchema"),
                                   params.get("url"), params)
     if method == "sampling/createMessage":
-        return SamplingRequest(key, tuple(params["messages"]), params["maxTokens"], params)
+        return SamplingRequest(key, tuple(params["messages"]), _integer(params["maxTokens"]), params)
     return RootsRequest(key, params)
 
 
@@ -183,9 +189,9 @@ def _task(result: Mapping[str, JSON]) -> TaskInfo:
     if "task" in result and "resultType" not in result:  # 2025-11-25 CreateTaskResult
         task = result["task"]
         return TaskInfo(task["taskId"], task["status"], task["createdAt"], task["lastUpdatedAt"],
-                        task["ttl"], task.get("pollInterval"), task.get("statusMessage"))
+                        _integer(task["ttl"]), _integer(task.get("pollInterval")), task.get("statusMessage"))
     return TaskInfo(result["taskId"], result["status"], result["createdAt"],
-                    result["lastUpdatedAt"], result["ttlMs"], result.get("pollIntervalMs"),
+                    result["lastUpdatedAt"], _integer(result["ttlMs"]), _integer(result.get("pollIntervalMs")),
                     result.get("statusMessage"))
 
 
@@ -261,12 +267,12 @@ class Verdict(msgspec.Struct, frozen=True):
             return None
         raw = self.message["error"]
         data = raw.get("data", _MISSING)
-        return ErrorInfo(raw["code"], raw["message"], None if data is _MISSING else data,
+        return ErrorInfo(_integer(raw["code"]), raw["message"], None if data is _MISSING else data,
                          data is not _MISSING)
 
     @property
     def error_code(self) -> int | None:
-        return self.message["error"]["code"] if self.kind is Kind.PROTOCOL_ERROR else None
+        return _integer(self.message["error"]["code"]) if self.kind is Kind.PROTOCOL_ERROR else None
 
     @property
     def error_message(self) -> str | None:
