@@ -537,14 +537,12 @@ STRICT_PROOF_CASES = [
     (_ESCAPED + b'],"structuredContent":{"n":1e2}}}', True),  # 1e2 written back as 100.0
     (_ESCAPED[:-1] + b',"text":"x"}]}}', False),  # a repeated name (RFC 8259 section 4): json.duplicate_key
     (_ESCAPED + b'],"x":1}}', False),  # a member the shapes do not declare: the full checker walks it
-    (_ESCAPED + b"]}}" + b" " * 5000, True),  # longer than the strict proof takes: the colons counted prove it
+    (_ESCAPED + b"]}}" + b" " * 5000, False),  # longer than the strict proof and the colon count take
     # the colon count: the text holds as many colons as the value written back, so no name repeats
     # and no member was dropped; a colon written \u003a inside a string could hide a repeated name
     (_SPACED, True),  # json.dumps' separators
     (_SPACED[:-3] + b', "text": "x"}]}}', False),  # a repeated name: one colon more than the write-back
     (_ESCAPED + b'],"structuredContent":{"a":1,"a":2,"b":"\\u003a"}}}', False),  # json.duplicate_key
-    (_ESCAPED + b'],"structuredContent":{"a":1,"a":2,"b":"\\u003a"}}}' + b" " * 5000, False),  # the same, long
-    (_ESCAPED[:-1] + b',"text":"x"}]}}' + b" " * 5000, False),  # a repeated name, long
     (b" " * 5000 + _SPACED, False),  # json.dumps' separators, long: left to the strict reader
 ]
 

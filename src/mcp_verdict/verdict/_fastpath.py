@@ -59,8 +59,8 @@ its value is used only when one of two proofs holds:
   but whitespace). The text is then the writing of Python dicts, whose keys are distinct,
   with orjson's one-to-one escaping: it repeats no member name and holds no member the value
   lacks. Compact JSON as the TypeScript and Python SDKs write it is such a text;
-- the colon count, for a text written otherwise (``json.dumps``' spaced separators, escaped
-  non-ASCII, ``1e2``...) that holds no ``\\u003`` (no colon written as an escape): the text
+- the colon count, for a text of at most 4 KiB written otherwise (``json.dumps``' spaced
+  separators, escaped non-ASCII, ``1e2``...) that holds no ``\\u003`` (no colon written as an escape): the text
   holds as many colon bytes as orjson's writing of the value. Every colon of a JSON text
   either follows a member name (one per member) or sits raw inside a string; the value has
   at most the text's members (fewer if a name repeats in an object or msgspec dropped a
@@ -259,7 +259,8 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
     except Exception:  # orjson: an integer beyond 64 bits
         written = b""
     if written != data and not (written and data.startswith(written)) and (
-            not written or _ESCAPED_COLON in data or data.count(b":") != written.count(b":")):  # the colon count
+            len(data) > _STRICT_PROOF_BYTES or not written  # (on a long text counting costs more than it spares)
+            or _ESCAPED_COLON in data or data.count(b":") != written.count(b":")):  # the colon count
         message = _strictly_proven(data, message)
     if message is None or len(message) != 3:  # jsonrpc, id, result|error
         return None

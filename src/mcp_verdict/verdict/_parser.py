@@ -37,7 +37,6 @@ _BOM: Final = b"\xef\xbb\xbf"
 _POSITION: Final = re.compile(r" at line (\d+) column (\d+)$")
 _STRING: Final = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)  # possessive: no backtracking
 _BRACKETS: Final = re.compile(rb"([\[\]{}])")
-_HAS_BRACKET: Final = re.compile(rb"[\[\]{}]").search
 _NOT_TOKEN: Final = bytes(sorted(set(range(256)) - set(b'{}[],:"')))
 _BLOCK: Final = 1 << 16
 """The error path reads the text this many bytes at a time."""
@@ -184,6 +183,12 @@ def _tokens(block: bytes, inside: bool) -> bytes:
     return marked.translate(None, _NOT_TOKEN)
 
 
+def _has_bracket(tokens: bytes) -> bool:
+    """Whether a block's tokens hold a bracket: four searches in C, each faster than one
+    regular expression scanning for the four (a block of commas is the common case)."""
+    return b"[" in tokens or b"]" in tokens or b"{" in tokens or b"}" in tokens
+
+
 def _locate(data: bytes, offset: int) -> str:
     """The JSON pointer of the innermost member or element open at ``offset``.
 
@@ -204,7 +209,7 @@ def _locate(data: bytes, offset: int) -> str:
         tokens = _tokens(block, inside)
         if not tokens:
             continue
-        for index, piece in enumerate(_BRACKETS.split(tokens) if _HAS_BRACKET(tokens) else (tokens,)):
+        for index, piece in enumerate(_BRACKETS.split(tokens) if _has_bracket(tokens) else (tokens,)):
             if index % 2:  # a bracket
                 if piece == b"{":
                     stack.append([True, None])
