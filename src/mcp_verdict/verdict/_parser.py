@@ -206,6 +206,14 @@ def _locate(data: bytes, offset: int) -> str:
     blocks: list[tuple[int, int, bool, int]] = []  # (start, stop, inside, strings before), to find names
     for start, stop, inside, block in _blocks(data, offset):
         blocks.append((start, stop, inside, strings))
+        if not inside and stack and not stack[-1][0] and b'"' not in block and not _has_bracket(block):
+            # a block of an array's elements, no string and no bracket in it (a listing of
+            # numbers): only its commas count, and no token of it is a string
+            commas = block.count(b",")
+            stack[-1][1] += commas
+            if commas or b":" in block:
+                after_string = False
+            continue
         tokens = _tokens(block, inside)
         if not tokens:
             continue
