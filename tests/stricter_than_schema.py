@@ -46,19 +46,13 @@ STRICTER: Final[tuple[Stricter, ...]] = (
              "be included.", _JSONRPC,
              "a result response that also carries an error member (the response definitions are open)"),
     Stricter("envelope.id_type", ALL,
-             "Requests MUST include a string or integer ID.",
-             _SPEC + "2026-07-28/basic/index#requests",
-             "an id written with a fraction part (0.0): JSON Schema's integer takes it, the wire "
-             "says a float"),
-    Stricter("error.code", ALL,
-             "Error codes MUST be integers.",
-             _SPEC + "2026-07-28/basic/index#error-responses",
-             "an error code written with a fraction part (-32603.0)"),
-    Stricter("task.field", frozenset({"2025-11-25"}),
-             "pollInterval?: number — Suggested polling interval in milliseconds. "
-             "ttl: number | null — Actual retention duration from creation in milliseconds.",
-             _SPEC + "2025-11-25/schema#task",
-             "a task's pollInterval or ttl written with a fraction part (1000.0)"),
+             "Responses MUST include the same ID as the request they correspond to. [...] Requests "
+             "MUST include a string or integer ID.",
+             _SPEC + "2025-06-18/basic/index#responses",
+             "an id written with a fraction part (0.0): JSON Schema's integer takes it, but the id "
+             "is the request's echoed, and a request's integer id is written without one, so 0.0 is "
+             "not the ID the request wrote (the one integer rule stricter than the schema; maxTokens, "
+             "size, error.code, ttl and the like take 0.0 as the schema does)"),
     Stricter("elicitation.url", frozenset({"2026-07-28"}),
              "The url parameter MUST contain a valid URL.",
              _SPEC + "2026-07-28/client/elicitation#url-mode-elicitation-requests",
@@ -76,11 +70,15 @@ STRICTER: Final[tuple[Stricter, ...]] = (
              _SPEC + "2026-07-28/client/sampling#tool-use-and-result-balance",
              "a sampling request whose tool_use is not answered by the next message, or whose tool_result "
              "answers no tool_use"),
-    Stricter("result.result_type_unknown", frozenset({"2026-07-28"}),
+    Stricter("result.result_type_unknown", ALL,
              "A resultType of any value unrecognized by the client MUST be considered invalid.",
              _SPEC + "2026-07-28/basic/index#resulttype",
-             'a resultType other than "complete" and "input_required" (the schema types it as any '
-             "string)"),
+             'on 2026-07-28, a resultType other than "complete" and "input_required" (the schema '
+             'types it as any string); before, a resultType other than "complete" (the older '
+             "schemas leave a result's extra members open): a server writing resultType speaks the "
+             "2026-07-28 protocol, whose rule this is, and a client of an older version recognizes "
+             'no value but "complete", the meaning every older result has ("input_required" over '
+             "an older version would be read as a complete result without content)"),
     Stricter("input.empty", frozenset({"2026-07-28"}),
              "Servers MUST include at least one of inputRequests or requestState in every "
              "InputRequiredResult response.",

@@ -133,6 +133,22 @@ def test_every_block_type_has_a_typed_view() -> None:
     )
 
 
+# (wire text with an integer written with a zero fractional part, what the view holds: an int)
+INTEGRAL_VIEWS = [
+    (b'{"jsonrpc":"2.0","id":1,"error":{"code":-32602.0,"message":"bad"}}',
+     lambda v: (v.error_code, v.error.code if v.error else None), (-32602, -32602)),
+    (b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"resource_link",'
+     b'"uri":"file:///a","name":"a","size":2048.0}]}}',
+     lambda v: (v.content[0].size,), (2048,)),
+]
+
+
+@pytest.mark.parametrize(("wire", "view", "expected"), INTEGRAL_VIEWS)
+def test_an_integral_float_is_an_int_in_the_views(wire: bytes, view: Any, expected: tuple[int, ...]) -> None:
+    seen = view(classify(wire))
+    assert seen == expected and all(type(x) is int for x in seen)
+
+
 def test_protocol_error_accessors() -> None:
     verdict = classify({"jsonrpc": "2.0", "id": "a", "error": {
         "code": -32022, "message": "Unsupported protocol version", "data": {"supported": ["2025-11-25"]}}})

@@ -527,15 +527,23 @@ def test_a_multi_select_is_held_to_the_depth_limit(max_depth: int, fast: bool, k
     assert (verdict.kind, [f.code for f in verdict.findings]) == (kind, codes)
 
 
+_SPACED = (b'{"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", '
+           b'"content": [{"type": "text", "text": "a: b"}]}}')
 _ESCAPED = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"caf\\u00e9"}'
 
-# (compact wire text the write-back cannot prove, the fast path takes it)
+# (wire text the write-back cannot prove, the fast path takes it)
 STRICT_PROOF_CASES = [
     (_ESCAPED + b"]}}", True),  # an escaped é: the strict reader proves it
     (_ESCAPED + b'],"structuredContent":{"n":1e2}}}', True),  # 1e2 written back as 100.0
     (_ESCAPED[:-1] + b',"text":"x"}]}}', False),  # a repeated name (RFC 8259 section 4): json.duplicate_key
     (_ESCAPED + b'],"x":1}}', False),  # a member the shapes do not declare: the full checker walks it
-    (_ESCAPED + b"]}}" + b" " * 5000, False),  # longer than the strict proof takes
+    (_ESCAPED + b"]}}" + b" " * 5000, False),  # longer than the strict proof and the colon count take
+    # the colon count: the text holds as many colons as the value written back, so no name repeats
+    # and no member was dropped; a colon written \u003a inside a string could hide a repeated name
+    (_SPACED, True),  # json.dumps' separators
+    (_SPACED[:-3] + b', "text": "x"}]}}', False),  # a repeated name: one colon more than the write-back
+    (_ESCAPED + b'],"structuredContent":{"a":1,"a":2,"b":"\\u003a"}}}', False),  # json.duplicate_key
+    (b" " * 5000 + _SPACED, False),  # json.dumps' separators, long: left to the strict reader
 ]
 
 

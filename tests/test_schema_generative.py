@@ -19,8 +19,8 @@ too; the generator would make the refused kind (``extra_closed``) for a schema t
 Two drivers: a deterministic sweep (seeded instances that prefer definitions not yet made,
 until every reachable one is; each kind of change tried once at each place of the schema, and
 the changes the parsed value cannot show: a member duplicated on the wire, another request id,
-both result and error, the capabilities declared; it also proves that every row of the table
-still happens on each version it lists) and hypothesis
+both result and error, the capabilities declared; and, before 2026-07-28, a resultType; it
+also proves that every row of the table still happens on each version it lists) and hypothesis
 (one instance, one change; shrinks to the first branch and the fewest members). Profiles:
 ``differential`` (the default: derandomized, a few seconds) and ``differential-deep``
 (``MCP_VERDICT_DIFFERENTIAL_PROFILE=differential-deep``: many more examples, random).
@@ -165,6 +165,12 @@ def beyond_the_value(version: str, root: str, message: dict[str, Any]) -> Iterat
     if "result" in message:
         both = {**message, "error": {"code": -32603, "message": "internal"}}
         yield Probe(version, root, "result_and_error", both, _wire(both), kwargs)
+    result = message.get("result")
+    if root == "CallToolResult" and isinstance(result, dict) and "resultType" not in result:
+        # an older version's result with the 2026-07-28 member: its open definition takes any value
+        for value in ("complete", "input_required"):
+            typed = {**message, "result": {**result, "resultType": value}}
+            yield Probe(version, root, f"result_type:{value}", typed, _wire(typed), kwargs)
     requests = message.get("result", {}).get("inputRequests") if isinstance(message.get("result"), dict) else None
     if isinstance(requests, dict) and requests:
         yield Probe(version, root, "capabilities:none", message, body, {**kwargs, "client_capabilities": {}})

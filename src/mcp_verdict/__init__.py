@@ -21,8 +21,9 @@ if TYPE_CHECKING:
     from .verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
     from .verdict._findings import RULES, Finding, Rule
     from .verdict._kind import Kind
-    from .verdict._verdict import (
-        JSON,
+    from .verdict._verdict import JSON, Verdict
+    from .verdict._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
+    from .verdict._views import (
         AudioBlock,
         ContentBlock,
         ElicitationRequest,
@@ -36,16 +37,15 @@ if TYPE_CHECKING:
         TaskInfo,
         TaskStatus,
         TextBlock,
-        Verdict,
     )
-    from .verdict._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
 
 _MODULES: Final[dict[str, tuple[str, ...]]] = {
     "verdict._classify": ("AbsentResultType", "DEFAULT_LIMITS", "Limits", "classify"),
     "verdict._kind": ("Kind",),
-    "verdict._verdict": ("AudioBlock", "ContentBlock", "ElicitationRequest", "EmbeddedResourceBlock", "ErrorInfo",
-                         "ImageBlock", "InputRequest", "JSON", "ResourceLinkBlock", "RootsRequest",
-                         "SamplingRequest", "TaskInfo", "TaskStatus", "TextBlock", "Verdict"),
+    "verdict._verdict": ("JSON", "Verdict"),
+    "verdict._views": ("AudioBlock", "ContentBlock", "ElicitationRequest", "EmbeddedResourceBlock", "ErrorInfo",
+                       "ImageBlock", "InputRequest", "ResourceLinkBlock", "RootsRequest", "SamplingRequest",
+                       "TaskInfo", "TaskStatus", "TextBlock"),
     "verdict._findings": ("Finding", "RULES", "Rule"),
     "verdict._versions": ("LATEST_VERSION", "TASKS_EXTENSION", "VERSIONS"),
     "judgement._check": ("ContentCheck", "Expectation", "ExpectationResult", "SuspectMatch", "check_output"),

@@ -41,7 +41,7 @@ from ..verdict._classify import Limits
 from ..verdict._kind import Kind
 from ..verdict._versions import VERSIONS
 
-CORPUS_VERSION: Final = "1.2.0"
+CORPUS_VERSION: Final = "1.3.0"
 """Bumped when a case is added, removed or relabelled (see CHANGELOG.md beside this file)."""
 
 SchemaLabel = Literal["valid", "invalid", "n/a"]

@@ -118,7 +118,12 @@ MUTANTS: Final[tuple[Mutant, ...]] = (
     # _parser) and _fastpath.common_kind (parsed values); a rule broken in the fast path is
     # broken in both ways in, where both know it ----------------------------------------------
     _m("fast_duplicates_unchecked", "fast path: the quick reader's value is trusted without the proof",
-       ("_fastpath.py", "if written != data and not (written and data.startswith(written)):", "if False:")),
+       ("_fastpath.py", "if written != data and not (written and data.startswith(written)) and (",
+        "if False and (")),
+    _m("fast_escaped_colon_counted", "fast path: a colon written \\u003a in a string is counted as if raw",
+       ("_fastpath.py", "or _ESCAPED_COLON in data or data.count", "or data.count")),
+    _m("fast_colons_uncounted", "fast path: a text the write-back cannot prove is trusted without counting its colons",
+       ("_fastpath.py", 'or data.count(b":") != written.count(b":")):', "):")),
     _m("fast_jsonrpc_unchecked", 'fast path: "jsonrpc" is not checked',
        ("_fastpath.py", 'if type(jsonrpc) is not str or jsonrpc != "2.0" or (id_type', "if (id_type"),
        ("_fastpath.py", '"jsonrpc": Literal["2.0"]', '"jsonrpc": Any')),

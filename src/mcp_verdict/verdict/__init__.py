@@ -5,7 +5,8 @@ each in the module named for what it inspects (``_envelope``, ``_error``, ``_res
 ``_meta``, ``_content``, ``_icons``, ``_input``, ``_elicitation``, ``_sampling``, ``_task``),
 the facts that differ per protocol version
 (``_versions``), the finding catalogue (``_findings``), the walk over open-shaped values
-(``_walk``), the Verdict value and its typed views (``_verdict``), the fast path that knows no
+(``_walk``), the Verdict value (``_verdict``) and its typed views (``_views``, loaded on first
+use), the fast path that knows no
 rule (``_fastpath``) and ``classify`` itself (``_classify``).
 
 May import: the standard library (no I/O, no threads, no processes), msgspec, orjson and jiter,

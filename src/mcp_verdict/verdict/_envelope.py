@@ -12,7 +12,10 @@ https://www.jsonrpc.org/specification#response_object):
   request they correspond to", and the schema's JSONRPCError requires it); from 2025-11-25
   an error response may omit it when the request id could not be read
   (``envelope.id_absent_on_error``, a warning); a present id is a string or an integer,
-  never a bool, float, null, array or object (``envelope.id_type``);
+  never a bool, float, null, array or object (``envelope.id_type``). ``1.0`` is refused
+  though JSON Schema's integer takes it, the one integer held stricter than the schema (a row
+  of tests/stricter_than_schema.py): the id is the request's echoed, and a request's integer
+  id is written without a fraction part;
 - with the request's id known, the response id equals it with the same JSON type
   (``envelope.id_mismatch``).
 """

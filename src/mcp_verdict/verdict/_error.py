@@ -3,7 +3,9 @@
 Rules (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-responses):
 
 - ``error`` is an object (``error.not_object``);
-- ``code`` is an integer: not a float, bool or string (``error.code``);
+- ``code`` is an integer as the schema's ``"type": "integer"`` counts integers (-32603.0 is
+  one: JSON Schema takes a number with a zero fractional part), not a fraction, bool or
+  string (``error.code``);
 - ``message`` is a string (``error.message``);
 - ``data`` is optional and may be any JSON value;
 - on 2026-07-28, a code in the range reserved for the specification (-32020..-32099) that
@@ -33,6 +35,8 @@ def check_error(ctx: Context, error: object) -> None:
         ctx.add("/error", "error.not_object", f"error is {describe(error)}, not an object")
         return
     code = error.get("code")
+    if isinstance(code, float) and code.is_integer():
+        code = int(code)  # for the reserved codes below; the message keeps the value as written
     if isinstance(code, bool) or not isinstance(code, int):
         ctx.add("/error/code" if "code" in error else "/error", "error.code",
                 f"error.code is {describe(code)}; it must be an integer" if "code" in error

@@ -97,7 +97,8 @@ RULES: Final[dict[str, Rule]] = _rules(
     Rule("error.not_object", "error", _LATEST + "basic/index#error-responses",
          "The error member is not an object."),
     Rule("error.code", "error", _LATEST + "basic/index#error-responses",
-         "The error code is missing or not an integer (a float, bool or string)."),
+         "The error code is missing or not an integer (a fraction, bool or string; -32603.0 is an "
+         "integer, as JSON Schema counts them)."),
     Rule("error.message", "error", _LATEST + "basic/index#error-responses",
          "The error message is missing or not a string."),
     Rule("error.reserved_code", "warning", _LATEST + "basic/index#error-codes",

@@ -57,6 +57,10 @@ def check_task(ctx: Context, task: Mapping[str, Any], path: str, depth: int, *, 
 
 
 def _is_int(value: object) -> bool:
+    """A JSON Schema integer, as the schemas type ``ttl`` and ``pollInterval``: an integer,
+    or a number with a zero fractional part (1000.0)."""
+    if isinstance(value, float):
+        return value.is_integer()
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -10,8 +10,7 @@ fail. They hold the parsed JSON values as they arrived: treat them as read-only.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
@@ -22,171 +21,34 @@ JSON = Any
 """A JSON value as Python holds it: dict, list, str, int, float, bool or None."""
 
 
-# --- protocol errors ------------------------------------------------------------------------
+if TYPE_CHECKING:  # exported by __all__ below, loaded at run time by __getattr__
+    from ._views import (
+        AudioBlock,
+        ContentBlock,
+        ElicitationRequest,
+        EmbeddedResourceBlock,
+        ErrorInfo,
+        ImageBlock,
+        InputRequest,
+        ResourceLinkBlock,
+        RootsRequest,
+        SamplingRequest,
+        TaskInfo,
+        TaskStatus,
+        TextBlock,
+    )
 
-@dataclass(frozen=True, slots=True)
-class ErrorInfo:
-    """The JSON-RPC error of a ``protocol_error`` verdict."""
-
-    code: int
-    message: str
-    data: JSON = None
-    has_data: bool = False
-
-
-# --- content blocks -------------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class TextBlock:
-    text: str
-    annotations: Mapping[str, JSON] | None = None
-    meta: Mapping[str, JSON] | None = None
-    type: Literal["text"] = "text"
-
-
-@dataclass(frozen=True, slots=True)
-class ImageBlock:
-    data: str
-    mime_type: str
-    annotations: Mapping[str, JSON] | None = None
-    meta: Mapping[str, JSON] | None = None
-    type: Literal["image"] = "image"
+_VIEWS: Final = frozenset({"AudioBlock", "ContentBlock", "ElicitationRequest", "EmbeddedResourceBlock", "ErrorInfo",
+                           "ImageBlock", "InputRequest", "ResourceLinkBlock", "RootsRequest", "SamplingRequest",
+                           "TaskInfo", "TaskStatus", "TextBlock"})
 
 
-@dataclass(frozen=True, slots=True)
-class AudioBlock:
-    data: str
-    mime_type: str
-    annotations: Mapping[str, JSON] | None = None
-    meta: Mapping[str, JSON] | None = None
-    type: Literal["audio"] = "audio"
-
-
-@dataclass(frozen=True, slots=True)
-class ResourceLinkBlock:
-    uri: str
-    name: str
-    title: str | None = None
-    description: str | None = None
-    mime_type: str | None = None
-    size: int | None = None
-    annotations: Mapping[str, JSON] | None = None
-    meta: Mapping[str, JSON] | None = None
-    type: Literal["resource_link"] = "resource_link"
-
-
-@dataclass(frozen=True, slots=True)
-class EmbeddedResourceBlock:
-    uri: str
-    text: str | None = None
-    blob: str | None = None
-    mime_type: str | None = None
-    annotations: Mapping[str, JSON] | None = None
-    meta: Mapping[str, JSON] | None = None
-    type: Literal["resource"] = "resource"
-
-
-ContentBlock = TextBlock | ImageBlock | AudioBlock | ResourceLinkBlock | EmbeddedResourceBlock
-
-
-def _block(raw: Mapping[str, JSON]) -> ContentBlock:
-    kind = raw["type"]
-    annotations = raw.get("annotations")
-    meta = raw.get("_meta")
-    if kind == "text":
-        return TextBlock(raw["text"], annotations, meta)
-    if kind == "image":
-        return ImageBlock(raw["data"], raw["mimeType"], annotations, meta)
-    if kind == "audio":
-        return AudioBlock(raw["data"], raw["mimeType"], annotations, meta)
-    if kind == "resource_link":
-        return ResourceLinkBlock(raw["uri"], raw["name"], raw.get("title"), raw.get("description"),
-                                 raw.get("mimeType"), raw.get("size"), annotations, meta)
-    resource = raw["resource"]
-    return EmbeddedResourceBlock(resource["uri"], resource.get("text"), resource.get("blob"),
-                                 resource.get("mimeType"), annotations, meta)
-
-
-# --- input requests -------------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class ElicitationRequest:
-    """An ``elicitation/create`` input request; ``mode`` is "form" when the server omitted it."""
-
-    key: str
-    mode: Literal["form", "url"]
-    message: str
-    requested_schema: Mapping[str, JSON] | None
-    url: str | None
-    params: Mapping[str, JSON]
-    method: Literal["elicitation/create"] = "elicitation/create"
-
-
-@dataclass(frozen=True, slots=True)
-class SamplingRequest:
-    """A ``sampling/createMessage`` input request."""
-
-    key: str
-    messages: tuple[Mapping[str, JSON], ...]
-    max_tokens: int
-    params: Mapping[str, JSON]
-    method: Literal["sampling/createMessage"] = "sampling/createMessage"
-
-
-@dataclass(frozen=True, slots=True)
-class RootsRequest:
-    """A ``roots/list`` input request."""
-
-    key: str
-    params: Mapping[str, JSON]
-    method: Literal["roots/list"] = "roots/list"
-
-
-InputRequest = ElicitationRequest | SamplingRequest | RootsRequest
-
-
-def _input_request(key: str, raw: Mapping[str, JSON]) -> InputRequest:
-    method = raw["method"]
-    params = raw.get("params") or {}
-    if method == "elicitation/create":
-        mode = params.get("mode", "form")
-        return ElicitationRequest(key, mode, params["message"], params.get("requestedSchema"),
-                                  params.get("url"), params)
-    if method == "sampling/createMessage":
-        return SamplingRequest(key, tuple(params["messages"]), params["maxTokens"], params)
-    return RootsRequest(key, params)
-
-
-# --- tasks ----------------------------------------------------------------------------------
-
-TaskStatus = Literal["working", "input_required", "completed", "cancelled", "failed"]
-
-
-@dataclass(frozen=True, slots=True)
-class TaskInfo:
-    """A task handle (2026-07-28 tasks extension, or a 2025-11-25 CreateTaskResult)."""
-
-    task_id: str
-    status: TaskStatus
-    created_at: str
-    last_updated_at: str
-    ttl_ms: int | None
-    poll_interval_ms: int | None = None
-    status_message: str | None = None
-
-    @property
-    def terminal(self) -> bool:
-        return self.status in ("completed", "cancelled", "failed")
-
-
-def _task(result: Mapping[str, JSON]) -> TaskInfo:
-    if "task" in result and "resultType" not in result:  # 2025-11-25 CreateTaskResult
-        task = result["task"]
-        return TaskInfo(task["taskId"], task["status"], task["createdAt"], task["lastUpdatedAt"],
-                        task["ttl"], task.get("pollInterval"), task.get("statusMessage"))
-    return TaskInfo(result["taskId"], result["status"], result["createdAt"],
-                    result["lastUpdatedAt"], result["ttlMs"], result.get("pollIntervalMs"),
-                    result.get("statusMessage"))
+def __getattr__(name: str) -> Any:
+    """The view names, still importable from here: loaded from ``_views`` on first use (PEP 562)."""
+    if name in _VIEWS:
+        from . import _views
+        return getattr(_views, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --- the verdict ----------------------------------------------------------------------------
@@ -259,14 +121,18 @@ class Verdict(msgspec.Struct, frozen=True):
     def error(self) -> ErrorInfo | None:
         if self.kind is not Kind.PROTOCOL_ERROR:
             return None
+        from ._views import ErrorInfo, _integer
         raw = self.message["error"]
         data = raw.get("data", _MISSING)
-        return ErrorInfo(raw["code"], raw["message"], None if data is _MISSING else data,
+        return ErrorInfo(_integer(raw["code"]), raw["message"], None if data is _MISSING else data,
                          data is not _MISSING)
 
     @property
     def error_code(self) -> int | None:
-        return self.message["error"]["code"] if self.kind is Kind.PROTOCOL_ERROR else None
+        if self.kind is not Kind.PROTOCOL_ERROR:
+            return None
+        code = self.message["error"]["code"]
+        return int(code) if type(code) is float else code  # written with a zero fractional part
 
     @property
     def error_message(self) -> str | None:
@@ -309,12 +175,15 @@ class Verdict(msgspec.Struct, frozen=True):
         """Content blocks of a tool_error or normal_complete verdict; empty otherwise."""
         if self.kind not in _COMPLETE_KINDS:
             return ()
+        from ._views import _block
         return tuple(_block(raw) for raw in self.message["result"]["content"])
 
     @property
     def text(self) -> str:
         """The text blocks of the content joined by newlines ("" when there are none)."""
-        return "\n".join(block.text for block in self.content if isinstance(block, TextBlock))
+        if self.kind not in _COMPLETE_KINDS:
+            return ""
+        return "\n".join(raw["text"] for raw in self.message["result"]["content"] if raw["type"] == "text")
 
     @property
     def has_structured_content(self) -> bool:
@@ -333,6 +202,7 @@ class Verdict(msgspec.Struct, frozen=True):
     def input_requests(self) -> Mapping[str, InputRequest]:
         if self.kind is not Kind.INPUT_REQUIRED:
             return {}
+        from ._views import _input_request
         raw = self.message["result"].get("inputRequests") or {}
         return {key: _input_request(key, value) for key, value in raw.items()}
 
@@ -347,7 +217,10 @@ class Verdict(msgspec.Struct, frozen=True):
     # -- task ----------------------------------------------------------------------------
     @property
     def task(self) -> TaskInfo | None:
-        return _task(self.message["result"]) if self.kind is Kind.TASK else None
+        if self.kind is not Kind.TASK:
+            return None
+        from ._views import _task
+        return _task(self.message["result"])
 
     # -- serialisation -------------------------------------------------------------------
     def to_dict(self, *, payload: bool = True) -> dict[str, JSON]:
@@ -362,6 +235,7 @@ class Verdict(msgspec.Struct, frozen=True):
         if kind is Kind.PROTOCOL_ERROR:
             error = self.message["error"]
             out["error"] = {key: error[key] for key in ("code", "message", "data") if key in error}
+            out["error"]["code"] = self.error_code
         elif kind in _COMPLETE_KINDS:
             result = self.message["result"]
             out["is_error"] = kind is Kind.TOOL_ERROR

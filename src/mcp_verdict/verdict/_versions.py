@@ -7,8 +7,9 @@ and its changelog (https://modelcontextprotocol.io/specification/<version>/chang
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final, Literal
+
+import msgspec
 
 VERSIONS: Final = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 """Every protocol version the classifier knows, oldest first."""
@@ -22,8 +23,7 @@ SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
 """The result ``_meta`` key naming the server software (an Implementation), 2026-07-28."""
 
 
-@dataclass(frozen=True, slots=True)
-class VersionRules:
+class VersionRules(msgspec.Struct, frozen=True):  # a frozen Struct: defined in C, unlike a dataclass (~0.5 ms)
     version: str
     content_types: frozenset[str]
     """Content block types a tools/call result may carry."""

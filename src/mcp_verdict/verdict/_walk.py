@@ -11,15 +11,15 @@ so no depth of input can exhaust the Python stack.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final
+
+import msgspec
 
 from ._findings import Finding, describe, finding, pointer
 from ._versions import VersionRules
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
+class Options(msgspec.Struct, frozen=True):  # a frozen Struct: defined in C, unlike a dataclass (~0.5 ms)
     """The checked options of a ``classify`` call (built once, shared by every call alike)."""
 
     rules: VersionRules
