@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+import functools
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from mcp_verdict import Kind, Verdict
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 SCHEMAS = SHARED / "mcp-schema"
@@ -14,3 +19,30 @@ def require_shared() -> Path:
         pytest.skip(f"official MCP schemas not found at {SCHEMAS}: the differential tests need "
                     "../shared/mcp-schema beside the project")
     return SCHEMAS
+
+
+def input_request_response(key: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    """A 2026-07-28 tools/call response asking for one input: inputRequests[key] = method(params)."""
+    return {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "inputRequests": {
+        key: {"method": method, "params": params}}}}
+
+
+def assert_first_finding(verdict: Verdict, code: str | None, path: str, spec: str) -> None:
+    """None: the input request stands, with no finding at all; else it is refused and the first
+    finding is `code` at `path` (the table row's spec reference says why)."""
+    found = [(f.code, f.path) for f in verdict.findings]
+    if code is None:
+        assert (verdict.kind, found) == (Kind.INPUT_REQUIRED, []), spec
+    else:
+        assert verdict.kind is Kind.UNCLASSIFIED, spec
+        assert found[0] == (code, path), spec
+
+
+@functools.cache
+def definition_validator(name: str, version: str = "2026-07-28") -> Any:
+    """A jsonschema validator of one definition of the version's official schema (the oracle)."""
+    from jsonschema import validators
+
+    root = json.loads((require_shared() / version / "schema.json").read_text("utf-8"))
+    schema = {"$schema": root["$schema"], "$ref": f"#/$defs/{name}", "$defs": root["$defs"]}
+    return validators.validator_for(schema)(schema)

@@ -9,8 +9,6 @@ with the specification text it rests on.
 from __future__ import annotations
 
 import copy
-import functools
-import json
 from typing import Any
 
 import pytest
@@ -19,7 +17,7 @@ from hypothesis import strategies as st
 
 from mcp_verdict import Kind, classify
 
-from .conftest import require_shared
+from .conftest import assert_first_finding, definition_validator, input_request_response
 
 REQUESTED = "2026-07-28/client/elicitation#requested-schema"
 URL_MODE = "2026-07-28/client/elicitation#url-mode-elicitation-requests"
@@ -27,8 +25,7 @@ BASE = "/result/inputRequests/q/params"
 
 
 def response(params: dict[str, Any]) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "inputRequests": {
-        "q": {"method": "elicitation/create", "params": params}}}}
+    return input_request_response("q", "elicitation/create", params)
 
 
 def form(properties: dict[str, Any], **schema: Any) -> dict[str, Any]:
@@ -104,13 +101,7 @@ PARAMS: list[tuple[dict[str, Any], str | None, str, str]] = [
 
 @pytest.mark.parametrize(("params", "code", "at", "spec"), PARAMS)
 def test_params(params: dict[str, Any], code: str | None, at: str, spec: str) -> None:
-    verdict = classify(response(params))
-    found = [(f.code, f.path) for f in verdict.findings]
-    if code is None:
-        assert (verdict.kind, found) == (Kind.INPUT_REQUIRED, []), spec
-    else:
-        assert verdict.kind is Kind.UNCLASSIFIED, spec
-        assert found[0] == (code, BASE + at), spec
+    assert_first_finding(classify(response(params)), code, BASE + at, spec)
 
 
 def test_url_mode_needs_the_url_capability() -> None:
@@ -121,13 +112,8 @@ def test_url_mode_needs_the_url_capability() -> None:
 
 # --- the official schema's PrimitiveSchemaDefinition as the oracle ---------------------------------
 
-@functools.cache
 def _primitive_validator() -> Any:
-    from jsonschema import validators
-
-    root = json.loads((require_shared() / "2026-07-28" / "schema.json").read_text("utf-8"))
-    schema = {"$schema": root["$schema"], "$ref": "#/$defs/PrimitiveSchemaDefinition", "$defs": root["$defs"]}
-    return validators.validator_for(schema)(schema)
+    return definition_validator("PrimitiveSchemaDefinition")
 
 
 values = st.sampled_from(["a", "", "date", "email", "uri", "phone", 0, 1, 2.0, 2.5, -1, True, False, None, [], {},

@@ -8,8 +8,6 @@ well-formed) and that finding's JSON pointer below the params, with the specific
 from __future__ import annotations
 
 import copy
-import functools
-import json
 from typing import Any
 
 import pytest
@@ -18,7 +16,7 @@ from hypothesis import strategies as st
 
 from mcp_verdict import Kind, classify
 
-from .conftest import require_shared
+from .conftest import assert_first_finding, definition_validator, input_request_response
 
 SAMPLING = "2026-07-28/client/sampling"
 SCHEMA = "2026-07-28/schema#createmessagerequestparams"
@@ -28,8 +26,7 @@ STRICTER = {"sampling.tool_pairing", "sampling.tool_result_mixed"}
 
 
 def response(params: dict[str, Any]) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "inputRequests": {
-        "s": {"method": "sampling/createMessage", "params": params}}}}
+    return input_request_response("s", "sampling/createMessage", params)
 
 
 def text(role: str, words: str = "hi") -> dict[str, Any]:
@@ -114,13 +111,7 @@ TABLE: list[tuple[dict[str, Any], str | None, str, str]] = [
 
 @pytest.mark.parametrize(("given_params", "code", "at", "spec"), TABLE)
 def test_sampling_params(given_params: dict[str, Any], code: str | None, at: str, spec: str) -> None:
-    verdict = classify(response(given_params))
-    found = [(f.code, f.path) for f in verdict.findings]
-    if code is None:
-        assert (verdict.kind, found) == (Kind.INPUT_REQUIRED, []), spec
-    else:
-        assert verdict.kind is Kind.UNCLASSIFIED, spec
-        assert found[0] == (code, BASE + at), spec
+    assert_first_finding(classify(response(given_params)), code, BASE + at, spec)
 
 
 # (params, client capabilities, expected codes): tools and toolChoice need sampling.tools; the
@@ -150,13 +141,8 @@ def test_tool_use_needs_the_sampling_tools_capability(given_params: dict[str, An
 
 # --- the official schema's CreateMessageRequestParams as the oracle --------------------------------
 
-@functools.cache
 def _params_validator() -> Any:
-    from jsonschema import validators
-
-    root = json.loads((require_shared() / "2026-07-28" / "schema.json").read_text("utf-8"))
-    schema = {"$schema": root["$schema"], "$ref": "#/$defs/CreateMessageRequestParams", "$defs": root["$defs"]}
-    return validators.validator_for(schema)(schema)
+    return definition_validator("CreateMessageRequestParams")
 
 
 blocks = st.sampled_from([
