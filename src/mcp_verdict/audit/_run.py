@@ -6,12 +6,14 @@ stream); every other file is a recording of its own. Each line is read with a le
 (a longer line is an unreadable line, skipped to its end), so memory stays bounded whatever
 the file holds. gzip files are read through gzip.
 
-``jobs > 1`` starts that many processes. Each reads every file but audits only the lines it
-owns: a frame log's connections are shared among them by a hash of the connection id (a
-connection's frames stay in one process, in order), lines without a connection by line
-number, and a JSON-RPC or OTLP file (one conversation, or spans that need no pairing) goes to
-one process whole. Their entries come back in the order they were completed (file, line,
-connection, call), merged, so the output is the same whatever ``jobs`` is.
+``jobs > 1`` starts that many processes (forked where that is safe, :func:`_start_method`).
+Each reads every frame log but decodes only the lines it owns: a frame log's connections are
+shared among them by a hash of the connection id, read from the line's bytes before any JSON
+is decoded (a connection's frames stay in one process, in order), lines without a connection
+by line number; a JSON-RPC or OTLP file (one conversation, or spans that need no pairing) goes
+to one process whole and the others do not open it. Their entries come back as MessagePack
+chunks in the order they were completed (file, line, connection, call), merged, so the output
+is the same whatever ``jobs`` is.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import multiprocessing
 import os
 import queue
 import re
+import sys
 import threading
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -32,12 +35,14 @@ from typing import IO, Any, Final, cast
 from ._auditor import Auditor
 from ._formats import FIDELITY_OF, Format, detect, feed_framelog, feed_jsonrpc, framelog_conn
 from ._otlp import OtlpReader
-from ._rows import CATEGORIES, Entry
+from ._rows import CATEGORIES, DECODE, ENCODE, Entry
 
 MAX_LINE: Final = 256 * 1024 * 1024
 """The longest line read (a frame log line holds a frame of up to the classifier's 64 MiB,
 escaped); a longer one is an unreadable line."""
 _CHUNK: Final = 512
+_PROGRESS_EVERY: Final = 4 * 1024 * 1024
+"""Bytes read between two progress reports."""
 _AHEAD: Final = 64
 """Chunks of entries a worker may send before the merge takes them."""
 _ROTATED: Final = re.compile(r"^(?P<base>.+)\.(?P<n>[0-9]+)$")
@@ -140,7 +145,14 @@ def plan(paths: Sequence[str], format: str = "auto") -> list[Input]:
     return inputs
 
 
+_OWNERS_KEPT: Final = 1 << 16
+"""Connections whose process is remembered per file (forgotten past it: memory stays bounded)."""
+
+
 def _owner(entry_format: str, line: bytes | None, number: int, key: str, jobs: int) -> int:
+    """The process (of ``jobs``) that audits a line: a frame log's line goes with its
+    connection (hashed with the recording's key), a line without one by its number; any other
+    format's file goes whole to one process."""
     if entry_format != "framelog":
         return zlib.crc32(key.encode("utf-8", "surrogatepass")) % jobs
     conn = framelog_conn(line) if line else None
@@ -149,12 +161,43 @@ def _owner(entry_format: str, line: bytes | None, number: int, key: str, jobs: i
     return zlib.crc32(key.encode("utf-8", "surrogatepass") + b"\0" + conn) % jobs
 
 
+def _framelog_lines(handle: IO[bytes], key: str, jobs: int, index: int,
+                    counted: Callable[[int], None]) -> Iterator[tuple[int, bytes | None]]:
+    """The lines of a frame log this process owns (:func:`_owner`), each connection's process
+    hashed once; ``counted`` is told the bytes of every line read, owned or not."""
+    prefix = key.encode("utf-8", "surrogatepass") + b"\0"
+    owners: dict[bytes, int] = {}
+    crc32 = zlib.crc32
+    for number, line, size in _lines(handle):
+        counted(size)
+        conn = framelog_conn(line) if line else None
+        if conn is None:
+            if number % jobs == index:
+                yield number, line
+            continue
+        owner = owners.get(conn)
+        if owner is None:
+            if len(owners) >= _OWNERS_KEPT:
+                owners.clear()
+            owner = owners[conn] = crc32(prefix + conn) % jobs
+        if owner == index:
+            yield number, line
+
+
 def _audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, index: int = 0, trusted_server: bool = False,
            progress: Callable[[int], None] | None = None) -> Iterator[Entry]:
     """The entries of every input this process owns, recording by recording, in order."""
     by_recording: dict[int, list[Input]] = {}
     for item in inputs:
         by_recording.setdefault(item.recording, []).append(item)
+    told = [0]  # the bytes read when progress was last told
+
+    def counted(size: int) -> None:
+        totals.bytes_read += size
+        if progress is not None and totals.bytes_read - told[0] >= _PROGRESS_EVERY:
+            told[0] = totals.bytes_read
+            progress(told[0])
+
     for recording, members in by_recording.items():
         first = members[0]
         auditor = Auditor(input_format=first.format, fidelity="wire", family=recording,
@@ -163,31 +206,47 @@ def _audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, index: int
         for item in members:
             auditor.source = item.path
             auditor.file_order = item.order
+            if jobs > 1 and item.format != "framelog" and _owner(item.format, None, 0, key, jobs) != index:
+                counted(item.size)  # another process reads this file whole
+                continue
             otlp = OtlpReader(auditor) if item.format == "otlp" else None
-            feed = feed_framelog if item.format == "framelog" else feed_jsonrpc
             with _open(item.path) as handle:
-                for number, line, size in _lines(handle):
-                    totals.bytes_read += size
-                    if progress is not None and number % 4096 == 0:
-                        progress(totals.bytes_read)
-                    if jobs > 1 and _owner(item.format, line, number, key, jobs) != index:
-                        continue
+                if jobs > 1 and item.format == "framelog":
+                    numbered: Iterator[tuple[int, bytes | None]] = _framelog_lines(handle, key, jobs, index, counted)
+                else:
+                    numbered = _counted_lines(handle, counted)
+                for number, line in numbered:
                     if line is None:
                         yield auditor.unreadable(number, f"the line is longer than {MAX_LINE} bytes")
-                        continue
-                    if not line.strip():
+                    elif not line.strip():
                         auditor.count("blank")
-                        continue
-                    if otlp is not None:
+                    elif otlp is not None:
                         yield from otlp.line(number, line)
+                    elif item.format == "framelog":
+                        yield from feed_framelog(auditor, number, line)
                     else:
-                        yield from feed(auditor, number, line)
+                        yield from feed_jsonrpc(auditor, number, line)
             if otlp is not None:
                 yield from otlp.end()
         yield from auditor.end()
         totals.add(auditor.tally)
     if progress is not None:
         progress(totals.bytes_read)
+
+
+def _counted_lines(handle: IO[bytes], counted: Callable[[int], None]) -> Iterator[tuple[int, bytes | None]]:
+    for number, line, size in _lines(handle):
+        counted(size)
+        yield number, line
+
+
+def _packed(chunk: list[Entry]) -> tuple[str, Any]:
+    """A chunk of entries as one message: MessagePack (encoded and decoded in C, a few µs a row),
+    or pickled when a value does not fit it (an error code past 64 bits)."""
+    try:
+        return ("entries", ENCODE.encode(chunk))
+    except (OverflowError, TypeError):
+        return ("pickled", chunk)
 
 
 def _worker(inputs: Sequence[Input], jobs: int, index: int, trusted_server: bool, pipe: Any) -> None:
@@ -198,15 +257,24 @@ def _worker(inputs: Sequence[Input], jobs: int, index: int, trusted_server: bool
                             progress=lambda n: pipe.send(("progress", n))):
             chunk.append(entry)
             if len(chunk) >= _CHUNK:
-                pipe.send(("entries", chunk))
+                pipe.send(_packed(chunk))
                 chunk = []
         if chunk:
-            pipe.send(("entries", chunk))
+            pipe.send(_packed(chunk))
         pipe.send(("totals", totals.tally))
     except Exception as exc:  # reported to the parent, which raises it
         pipe.send(("error", f"{type(exc).__name__}: {exc}"))
     finally:
         pipe.close()
+
+
+def _start_method() -> str:
+    """``fork`` where it is safe: on Linux, from a process that runs no other thread (a forked
+    child inherits no lock another thread held), starting in a few ms with the audit already
+    imported and warm; else ``spawn``, a fresh interpreter that imports the audit (~0.3 s)."""
+    if sys.platform.startswith("linux") and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
 
 
 def audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, trusted_server: bool = False,
@@ -216,7 +284,7 @@ def audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, trusted_ser
     if jobs <= 1:
         yield from _audit(inputs, totals, trusted_server=trusted_server, progress=progress)
         return
-    context = multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("fork") if _start_method() == "fork" else multiprocessing.get_context("spawn")
     pipes, processes = [], []
     for index in range(jobs):
         parent, child = context.Pipe(duplex=False)
@@ -251,6 +319,8 @@ def audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, trusted_ser
         while True:
             kind, value = queues[index].get()
             if kind == "entries":
+                yield from DECODE.decode(value)
+            elif kind == "pickled":
                 yield from value
             elif kind == "progress":
                 read[index] = value
