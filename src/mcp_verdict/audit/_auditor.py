@@ -200,33 +200,41 @@ class Auditor:
         return "s2c"
 
     def _position(self, exchange: Exchange) -> tuple[str, int]:
-        return self._lines.pop((exchange.conn, exchange.request.seq), (self.source, self._line))
+        return self._lines.pop((exchange.conn, exchange.request.seq), None) or (self.source, self._line)
 
     def _answered(self, exchange: Exchange, out: list[Entry]) -> None:
         source, line = self._position(exchange)
         method = exchange.method
+        origin = exchange.origin
         key = (exchange.conn, exchange.call)
-        if exchange.origin == "client" and method == "tools/call":
+        if method == "tools/call" and origin == "client":
             self.tally["call"] += 2
             verdict = judge_call(exchange)
             call = self._open.pop(key, None)
             if call is None:
                 call = _Call(exchange, source, line)
-            call.rounds.extend(self._asked.pop(key, ()))
-            call.rounds.append(self._round(exchange, verdict, None, line))
+            rounds = call.rounds
+            if self._asked:
+                rounds.extend(self._asked.pop(key, ()))
+            rounds.append(self._round(exchange, verdict, None, line))
             call.verdict = verdict
             call.answered = True
             if call.first_verdict is None:
                 call.first_verdict = verdict
-                call.naive = naive(exchange.response_peek, exchange.response.data if exchange.response else None)
-            if verdict.kind is Kind.TASK and verdict.task is not None:
-                call.task_id = verdict.task.task_id
-            if verdict.kind in _WAITING and _continues(verdict):
-                self._keep(key, call, out)
-            else:
-                out.append(self._finish(call, "answered"))
+                response = exchange.response
+                call.naive = naive(exchange.response_peek, response.data if response is not None else None)
+            kind = verdict.kind
+            if kind in _WAITING:
+                if kind is Kind.TASK:
+                    task = verdict.task
+                    if task is not None:
+                        call.task_id = task.task_id
+                if _continues(verdict):
+                    self._keep(key, call, out)
+                    return
+            out.append(self._finish(call, "answered"))
             return
-        if exchange.origin == "client" and method in _TASK_METHODS and key in self._open:
+        if origin == "client" and method in _TASK_METHODS and key in self._open:
             self.tally["call"] += 2
             call = self._open.pop(key)
             ended, status = judge_task(exchange, call.first.request_id)
@@ -321,10 +329,14 @@ class Auditor:
         return at if self.has_time else None
 
     def _round(self, exchange: Exchange, verdict: Verdict | None, status: str | None, line: int) -> _Round:
+        request = exchange.request
         response = exchange.response
-        return _Round(exchange.method, exchange.request_id, verdict, status, self._time(exchange.request.at),
-                      self._time(response.at) if response else None, len(exchange.request.data),
-                      len(response.data) if response else None, line, self._line if response else None)
+        timed = self.has_time
+        if response is None:
+            return _Round(exchange.method, exchange.request_id, verdict, status, request.at if timed else None, None,
+                          len(request.data), None, line, None)
+        return _Round(exchange.method, exchange.request_id, verdict, status, request.at if timed else None,
+                      response.at if timed else None, len(request.data), len(response.data), line, self._line)
 
     def _order(self, line: int, conn: str, call: int) -> tuple[Any, ...]:
         if line >= END_OF_INPUT:
