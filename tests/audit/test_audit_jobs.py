@@ -193,3 +193,27 @@ def test_the_cli_report_is_the_same_with_two_processes(log: tuple[Path, Counter[
                for jobs in ("1", "2")]
     assert outputs[0].returncode == outputs[1].returncode == 1, outputs[0].stderr  # the malformed isError
     assert outputs[0].stdout and outputs[1].stdout == outputs[0].stdout
+
+
+def test_connections_read_the_slow_way_are_shared_alike(tmp_path: Path) -> None:
+    """A connection id with an escape, and records whose keys are not in the writer's order,
+    are owned by the process their connection hashes to, as the writer's own lines are."""
+    import json
+
+    path = tmp_path / "odd.jsonl"
+    lines = []
+    for conn in ('plain', 'quote"d', "back\\slash", "é-unicode"):
+        for seq, (direction, frame) in enumerate(conversation(random.Random(len(conn)), 6)[0], 1):
+            record = FrameRecord(conn, seq, 1_790_000_000.0 + seq, direction, "message", frame,  # type: ignore[arg-type]
+                                 transport="stdio")
+            line = encode(record)
+            if conn == "plain" and seq % 2:  # the same record, its keys in another order
+                value = json.loads(line)
+                line = json.dumps(dict(reversed(list(value.items())))).encode() + b"\n"
+            lines.append(line)
+    path.write_bytes(b"".join(lines))
+    one, one_totals = run(path, 1)
+    two, two_totals = run(path, 2)
+    assert two == one and two_totals.tally == one_totals.tally
+    assert {r.conn for r in one if isinstance(r, CallRow)} == {"plain", 'quote"d', "back\\slash", "é-unicode"}
+    assert one_totals.tally["unreadable"] == one_totals.tally["stray"] == 0

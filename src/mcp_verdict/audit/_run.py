@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import IO, Any, Final, cast
 
 from ._auditor import Auditor
-from ._formats import FIDELITY_OF, Format, detect, feed_framelog, feed_jsonrpc, framelog_conn
+from ._formats import _CONN_PREFIX, FIDELITY_OF, Format, detect, feed_framelog, feed_jsonrpc, framelog_conn
 from ._otlp import OtlpReader
 from ._rows import CATEGORIES, DECODE, ENCODE, Entry
 
@@ -145,6 +145,7 @@ def plan(paths: Sequence[str], format: str = "auto") -> list[Input]:
     return inputs
 
 
+_CONN_AT: Final = len(_CONN_PREFIX)
 _OWNERS_KEPT: Final = 1 << 16
 """Connections whose process is remembered per file (forgotten past it: memory stays bounded)."""
 
@@ -196,7 +197,15 @@ def _audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, index: int
                         report_at = totals.bytes_read + _PROGRESS_EVERY
                         progress(totals.bytes_read)
                     if shared:
-                        conn = framelog_conn(line) if line else None
+                        conn = None
+                        if line is not None and line.startswith(_CONN_PREFIX):  # framelog_conn, inlined
+                            end = line.find(b'"', _CONN_AT)
+                            if end > 0:
+                                conn = line[_CONN_AT:end]
+                                if b"\\" in conn:
+                                    conn = framelog_conn(line)
+                        if conn is None and line:
+                            conn = framelog_conn(line)
                         if conn is None:
                             if number % jobs != index:
                                 continue
