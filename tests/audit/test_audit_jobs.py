@@ -12,10 +12,13 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import cast
 
+import msgspec
 import pytest
 
-from mcp_verdict.audit import CallRow, Entry, Totals, audit_files
+from mcp_verdict.audit import CallRow, Entry, FindingRow, Problem, RoundRow, Totals, _run, audit_files
+from mcp_verdict.audit._rows import DECODE
 from mcp_verdict.frames import FrameRecord, encode
 
 META = (b'"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/'
@@ -143,13 +146,41 @@ def test_the_generated_log_is_judged_as_written(log: tuple[Path, Counter[str]]) 
     assert totals.tally["unreadable"] == totals.tally["stray"] == 0
 
 
-@pytest.mark.parametrize("jobs", [2, 3])
-def test_more_processes_give_the_same_entries_in_the_same_order(log: tuple[Path, Counter[str]], jobs: int) -> None:
+@pytest.mark.parametrize(("jobs", "start"), [(2, "fork"), (3, "fork"), (2, "spawn")])
+def test_more_processes_give_the_same_entries_in_the_same_order(log: tuple[Path, Counter[str]], jobs: int,
+                                                                start: str, monkeypatch: pytest.MonkeyPatch) -> None:
     path, _ = log
     one, one_totals = run(path, 1)
+    monkeypatch.setattr(_run, "_start_method", lambda: start)
     many, many_totals = run(path, jobs)
     assert many == one
+    assert [type(e) for e in many] == [type(e) for e in one]
     assert many_totals.tally == one_totals.tally
+
+
+ROW = CallRow("f.jsonl", 3, "framelog", "wire", "c", 1, "s", None, "stdio", "t", '"7"', "2026-07-28",
+              "request_meta", ("io.modelcontextprotocol/tasks",), 1.5, 2.25,
+              (RoundRow("tools/call", '"7"', "protocol_error", None, 1.5, 2.25, 120, 80, 3, 4),
+               RoundRow("tasks/get", "8", None, "working", None, None, 60, None, 5, None)),
+              "protocol_error", "task", -32602, (FindingRow("error.code", "warning", "/error/code", "é\u2028"),),
+              "return_to_model", "protocol_error", "why", "classified", False, False, "failure", False, False, True,
+              True, "answered", "T1", (0, 0, 4, "c", 1))
+PROBLEM = Problem("f.jsonl", 9, "unreadable", "not JSON", None, b"\xff\x00", (0, 0, 9, "", 0))
+
+
+def test_entries_cross_between_processes_as_they_were() -> None:
+    kind, value = _run._packed([ROW, PROBLEM])
+    decoded = DECODE.decode(value)
+    assert kind == "entries" and decoded == [ROW, PROBLEM]
+    assert [type(e) for e in decoded] == [CallRow, Problem]
+    assert type(cast(CallRow, decoded[0]).rounds) is tuple
+
+
+def test_a_row_that_messagepack_cannot_hold_is_pickled() -> None:
+    """An error code past 64 bits (JSON allows it) still crosses between processes."""
+    row = msgspec.structs.replace(ROW, error_code=2 ** 70)
+    kind, value = _run._packed([row, PROBLEM])
+    assert kind == "pickled" and value == [row, PROBLEM]
 
 
 @pytest.mark.parametrize("as_json", [True, False])
@@ -162,3 +193,27 @@ def test_the_cli_report_is_the_same_with_two_processes(log: tuple[Path, Counter[
                for jobs in ("1", "2")]
     assert outputs[0].returncode == outputs[1].returncode == 1, outputs[0].stderr  # the malformed isError
     assert outputs[0].stdout and outputs[1].stdout == outputs[0].stdout
+
+
+def test_connections_read_the_slow_way_are_shared_alike(tmp_path: Path) -> None:
+    """A connection id with an escape, and records whose keys are not in the writer's order,
+    are owned by the process their connection hashes to, as the writer's own lines are."""
+    import json
+
+    path = tmp_path / "odd.jsonl"
+    lines = []
+    for conn in ('plain', 'quote"d', "back\\slash", "é-unicode"):
+        for seq, (direction, frame) in enumerate(conversation(random.Random(len(conn)), 6)[0], 1):
+            record = FrameRecord(conn, seq, 1_790_000_000.0 + seq, direction, "message", frame,  # type: ignore[arg-type]
+                                 transport="stdio")
+            line = encode(record)
+            if conn == "plain" and seq % 2:  # the same record, its keys in another order
+                value = json.loads(line)
+                line = json.dumps(dict(reversed(list(value.items())))).encode() + b"\n"
+            lines.append(line)
+    path.write_bytes(b"".join(lines))
+    one, one_totals = run(path, 1)
+    two, two_totals = run(path, 2)
+    assert two == one and two_totals.tally == one_totals.tally
+    assert {r.conn for r in one if isinstance(r, CallRow)} == {"plain", 'quote"d', "back\\slash", "é-unicode"}
+    assert one_totals.tally["unreadable"] == one_totals.tally["stray"] == 0

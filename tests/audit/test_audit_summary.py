@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+import msgspec
 import pytest
 
 from mcp_verdict.audit import CallRow
@@ -27,7 +26,7 @@ ROW = CallRow(source="f", line=1, input_format="framelog", fidelity="wire", conn
 def test_the_time_histogram_is_bounded(times: list[float], width: int) -> None:
     summary = Summary()
     for at in times:
-        summary.add(replace(ROW, started_at=1_790_000_000.0 + at))
+        summary.add(msgspec.structs.replace(ROW, started_at=1_790_000_000.0 + at))
     assert summary.width == width
     assert len(summary.timeline()) <= MAX_BUCKETS + 1
     assert sum(sum(c.values()) for _, c in summary.timeline()) == len(times)

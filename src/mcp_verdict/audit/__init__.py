@@ -9,8 +9,8 @@ the stable per-call schema (``_arrow``), the report's figures (``_summary``) and
 runs the Arrow audit with PySpark.
 
 May import: the verdict, the judgement, the frames, the demo's definition of the naive
-receiver, orjson, and — in ``_arrow`` and ``spark`` only, on first use — pyarrow and pyspark
-(the [audit] and [spark] extras).
+receiver, orjson and msgspec (core dependencies), and — in ``_arrow`` and ``spark`` only, on
+first use — pyarrow and pyspark (the [audit] and [spark] extras).
 """
 
 from typing import Any
@@ -22,7 +22,7 @@ from ._run import AuditError, Input, Totals, audit, audit_files, plan
 
 LAYER_CONTRACT = {
     "layers": ("verdict", "judgement", "frames", "demo"),
-    "libraries": ("orjson", "pyarrow", "pyspark"),
+    "libraries": ("orjson", "msgspec", "pyarrow", "pyspark"),
 }
 """What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""
 

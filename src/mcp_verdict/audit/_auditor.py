@@ -19,9 +19,9 @@ tools. Every line is counted in exactly one category (:data:`~mcp_verdict.audit.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+import msgspec
 import orjson
 
 from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
@@ -42,8 +42,7 @@ _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "
 _WAITING: Final = frozenset({Kind.INPUT_REQUIRED, Kind.TASK})
 
 
-@dataclass(slots=True)
-class _Round:
+class _Round(msgspec.Struct):
     method: str
     request_id: Any
     verdict: Verdict | None
@@ -56,17 +55,17 @@ class _Round:
     answer_line: int | None
 
     def row(self) -> RoundRow:
-        return RoundRow(self.method, _id_text(self.request_id), self.verdict.kind.value if self.verdict else None,
+        verdict = self.verdict
+        return RoundRow(self.method, _id_text(self.request_id), None if verdict is None else str(verdict.kind),
                         self.status, self.started, self.ended, self.request_bytes, self.response_bytes, self.line,
                         self.answer_line)
 
 
-@dataclass(slots=True)
-class _Call:
+class _Call(msgspec.Struct):
     first: Exchange
     source: str
     line: int
-    rounds: list[_Round] = field(default_factory=list)
+    rounds: list[_Round] = msgspec.field(default_factory=list)
     verdict: Verdict | None = None
     first_verdict: Verdict | None = None
     naive: str = "no_response"
@@ -74,13 +73,12 @@ class _Call:
     answered: bool = False
 
 
-@dataclass(slots=True)
-class _Conn:
+class _Conn(msgspec.Struct):
     server: str | None = None
     server_version: str | None = None
     transport: str | None = None
-    tools: dict[str, Mapping[str, Any]] = field(default_factory=dict)
-    schemas: dict[str, CompiledSchema | None] = field(default_factory=dict)
+    tools: dict[str, Mapping[str, Any]] = msgspec.field(default_factory=dict)
+    schemas: dict[str, CompiledSchema | None] = msgspec.field(default_factory=dict)
     """Per listed tool with an outputSchema: it compiled as listed (once per listing, not per call)."""
 
 
@@ -202,33 +200,41 @@ class Auditor:
         return "s2c"
 
     def _position(self, exchange: Exchange) -> tuple[str, int]:
-        return self._lines.pop((exchange.conn, exchange.request.seq), (self.source, self._line))
+        return self._lines.pop((exchange.conn, exchange.request.seq), None) or (self.source, self._line)
 
     def _answered(self, exchange: Exchange, out: list[Entry]) -> None:
         source, line = self._position(exchange)
         method = exchange.method
+        origin = exchange.origin
         key = (exchange.conn, exchange.call)
-        if exchange.origin == "client" and method == "tools/call":
+        if method == "tools/call" and origin == "client":
             self.tally["call"] += 2
             verdict = judge_call(exchange)
             call = self._open.pop(key, None)
             if call is None:
                 call = _Call(exchange, source, line)
-            call.rounds.extend(self._asked.pop(key, ()))
-            call.rounds.append(self._round(exchange, verdict, None, line))
+            rounds = call.rounds
+            if self._asked:
+                rounds.extend(self._asked.pop(key, ()))
+            rounds.append(self._round(exchange, verdict, None, line))
             call.verdict = verdict
             call.answered = True
             if call.first_verdict is None:
                 call.first_verdict = verdict
-                call.naive = naive(exchange.response_peek, exchange.response.data if exchange.response else None)
-            if verdict.kind is Kind.TASK and verdict.task is not None:
-                call.task_id = verdict.task.task_id
-            if verdict.kind in _WAITING and _continues(verdict):
-                self._keep(key, call, out)
-            else:
-                out.append(self._finish(call, "answered"))
+                response = exchange.response
+                call.naive = naive(exchange.response_peek, response.data if response is not None else None)
+            kind = verdict.kind
+            if kind in _WAITING:
+                if kind is Kind.TASK:
+                    task = verdict.task
+                    if task is not None:
+                        call.task_id = task.task_id
+                if _continues(verdict):
+                    self._keep(key, call, out)
+                    return
+            out.append(self._finish(call, "answered"))
             return
-        if exchange.origin == "client" and method in _TASK_METHODS and key in self._open:
+        if origin == "client" and method in _TASK_METHODS and key in self._open:
             self.tally["call"] += 2
             call = self._open.pop(key)
             ended, status = judge_task(exchange, call.first.request_id)
@@ -323,10 +329,14 @@ class Auditor:
         return at if self.has_time else None
 
     def _round(self, exchange: Exchange, verdict: Verdict | None, status: str | None, line: int) -> _Round:
+        request = exchange.request
         response = exchange.response
-        return _Round(exchange.method, exchange.request_id, verdict, status, self._time(exchange.request.at),
-                      self._time(response.at) if response else None, len(exchange.request.data),
-                      len(response.data) if response else None, line, self._line if response else None)
+        timed = self.has_time
+        if response is None:
+            return _Round(exchange.method, exchange.request_id, verdict, status, request.at if timed else None, None,
+                          len(request.data), None, line, None)
+        return _Round(exchange.method, exchange.request_id, verdict, status, request.at if timed else None,
+                      response.at if timed else None, len(request.data), len(response.data), line, self._line)
 
     def _order(self, line: int, conn: str, call: int) -> tuple[Any, ...]:
         if line >= END_OF_INPUT:
@@ -335,42 +345,50 @@ class Auditor:
 
     def _finish(self, call: _Call, end: End) -> CallRow:
         first = call.first
-        info = self._conns.get(first.conn) or _Conn()
+        info = self._conns.get(first.conn)
         verdict = call.verdict
         assert verdict is not None
-        tool = info.tools.get(first.tool) if first.tool is not None else None
-        outcome = evaluate_listed(verdict, tool, _listed_schema(info, first.tool, tool),
+        name = first.tool
+        tool = info.tools.get(name) if info is not None and name is not None else None
+        outcome = evaluate_listed(verdict, tool, None if tool is None else _listed_schema(info, name, tool),  # type: ignore[arg-type]
                                   trusted_server=self.trusted_server)
         decision = decide(outcome)
-        accepted = decision.action is Action.ACCEPT
-        findings = tuple(FindingRow(f.code, f.severity, f.path, f.message) for f in verdict.findings)
-        if outcome.content_check is not None:
-            findings += tuple(FindingRow(f.code, f.severity, f.path, f.message)
-                              for f in outcome.content_check.findings)
+        action = decision.action
+        accepted = action is Action.ACCEPT
+        findings = tuple([FindingRow(f.code, f.severity, f.path, f.message) for f in verdict.findings]) \
+            if verdict.findings else ()
+        checked = outcome.content_check
+        if checked is not None and checked.findings:
+            findings += tuple([FindingRow(f.code, f.severity, f.path, f.message) for f in checked.findings])
+        rounds = call.rounds
         # the naive receiver took the first answer as the end: right only if it was the accepted one
         # (a 2025 server's own requests during the call are not answers)
-        answers = sum(r.method == "tools/call" or r.method in _TASK_METHODS for r in call.rounds)
-        first_accepted = accepted and answers == 1
+        if accepted:
+            answers = 0
+            for r in rounds:
+                if r.method == "tools/call" or r.method in _TASK_METHODS:
+                    answers += 1
+            first_accepted = answers == 1
+        else:
+            first_accepted = False
         context = first.context
-        started = call.rounds[0].started if call.rounds else None
-        ended = call.rounds[-1].ended if call.rounds else None
-        finished = call.answered and verdict.kind not in _WAITING and end in ("answered", "closed", "log_ended")
-        if verdict.kind in _WAITING:
-            finished = False
-        first_kind = call.first_verdict.kind.value if call.first_verdict else None
+        waiting = verdict.kind in _WAITING
+        answered = call.answered
+        first_verdict = call.first_verdict
+        naive_said = call.naive
         return CallRow(
-            source=call.source, line=call.line, input_format=self.input_format, fidelity=self.fidelity,
-            conn=first.conn, call=first.call, server=info.server, server_version=info.server_version,
-            transport=info.transport, tool=first.tool, request_id=_id_text(first.request_id),
-            protocol_version=context.version, version_source=context.source, extensions=context.extensions,
-            started_at=started, ended_at=ended, rounds=tuple(r.row() for r in call.rounds),
-            kind=verdict.kind.value, first_kind=first_kind, error_code=verdict.error_code, findings=findings,
-            action=decision.action.value, rule=decision.rule, reason=decision.reason, stage=outcome.stage,
-            accepted=accepted, content_checked=bool(outcome.content_check and outcome.content_check.schema_checked),
-            naive=call.naive, naive_false_success=call.naive == "success" and not first_accepted,
-            unknown_effect=decision.action is Action.CHECK_STATE, answered=call.answered, finished=finished,
-            end=end if not (end == "answered" and not call.answered) else "closed", task_id=call.task_id,
-            order=self._order(self._line, first.conn, first.call))
+            call.source, call.line, self.input_format, self.fidelity, first.conn, first.call,
+            None if info is None else info.server, None if info is None else info.server_version,
+            None if info is None else info.transport, name, _id_text(first.request_id), context.version,
+            context.source, context.extensions, rounds[0].started if rounds else None,
+            rounds[-1].ended if rounds else None, tuple([r.row() for r in rounds]), str(verdict.kind),
+            None if first_verdict is None else str(first_verdict.kind), verdict.error_code, findings,
+            str(action), decision.rule, decision.reason, outcome.stage, accepted,
+            bool(checked and checked.schema_checked), naive_said, naive_said == "success" and not first_accepted,
+            action is Action.CHECK_STATE, answered,
+            answered and not waiting and end in ("answered", "closed", "log_ended"),
+            end if not (end == "answered" and not answered) else "closed", call.task_id,
+            self._order(self._line, first.conn, first.call))
 
 
 def _listed_schema(info: _Conn, name: str | None, tool: Mapping[str, Any] | None) -> CompiledSchema | None:
@@ -394,6 +412,8 @@ def _continues(verdict: Verdict) -> bool:
 
 def _id_text(value: Any) -> str:
     """A request id as JSON text (``7`` and ``"7"`` stay apart)."""
+    if type(value) is int:
+        return str(value)  # what orjson writes, and past 64 bits what repr writes
     try:
         return orjson.dumps(value).decode("utf-8")
     except TypeError:

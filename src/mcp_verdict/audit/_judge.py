@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ..demo._catalogue import naive_conclusion
 from ..frames import Exchange, Peek
 from ..verdict._classify import DEFAULT_LIMITS, classify
 from ..verdict._findings import finding
@@ -103,6 +102,8 @@ def naive(look: Peek | None, data: bytes | None) -> str:
         message: Mapping[str, Any] | None = look.message
         if look.kind != "invalid" or message is not None:
             return "success" if message is not None and "result" in message else "failure"
+    from ..demo._catalogue import naive_conclusion  # on first use: the demo package is heavy to import
+
     try:
         return naive_conclusion(data)  # a list, a scalar or what orjson refuses: let json decide
     except RecursionError:

@@ -3,13 +3,18 @@ that is not part of a readable conversation, and the line categories that make t
 
 Every input line lands in exactly one category of :data:`CATEGORIES`; a call's request and answer
 lines (every round, every task poll) count as ``call`` lines.
+
+The rows are frozen msgspec structs: built in C (a row of 37 columns costs well under a
+microsecond, where a frozen dataclass paid a Python ``object.__setattr__`` per column), and
+sent between the audit's processes as MessagePack (:data:`ENCODE`, :data:`DECODE`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Final, Literal
+
+import msgspec
 
 CATEGORIES: Final = ("call", "notification", "message", "transport", "stray", "unreadable", "redacted", "blank")
 """``call``: a request or answer of a tools/call (its rounds and task polls included);
@@ -32,8 +37,7 @@ FIDELITY: Final[Mapping[str, str]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class RoundRow:
+class RoundRow(msgspec.Struct, frozen=True, array_like=True):
     """One round of a call: a tools/call retry, or a task request."""
 
     method: str
@@ -56,16 +60,14 @@ class RoundRow:
                 "response_bytes": self.response_bytes, "line": self.line, "answer_line": self.answer_line}
 
 
-@dataclass(frozen=True, slots=True)
-class FindingRow:
+class FindingRow(msgspec.Struct, frozen=True, array_like=True):
     code: str
     severity: str
     path: str
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class CallRow:
+class CallRow(msgspec.Struct, frozen=True, array_like=True, tag="call"):
     """One tools/call as the audit judged it (the Parquet schema has one column per field)."""
 
     source: str
@@ -109,8 +111,9 @@ class CallRow:
     """The call reached a terminal answer (not left at input_required or a running task)."""
     end: End
     task_id: str | None
-    order: tuple[Any, ...] = field(default=(), compare=False, repr=False)
-    """Where the row was completed, for a stable merge of parallel audits (not a column)."""
+    order: tuple[Any, ...] = ()
+    """Where the row was completed, for a stable merge of parallel audits (not a column; the
+    same for any number of processes)."""
 
     @property
     def duration_ms(self) -> float | None:
@@ -157,8 +160,7 @@ class CallRow:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(msgspec.Struct, frozen=True, array_like=True, tag="problem"):
     """A line the audit could not make part of a call or a message: where it is and why."""
 
     source: str
@@ -168,7 +170,7 @@ class Problem:
     conn: str | None = None
     text: bytes = b""
     """The line's (or frame's) first 200 bytes."""
-    order: tuple[Any, ...] = field(default=(), compare=False, repr=False)
+    order: tuple[Any, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": "problem", "source": self.source, "line": self.line, "category": self.category,
@@ -176,3 +178,9 @@ class Problem:
 
 
 Entry = CallRow | Problem
+"""What the audit yields, in its order."""
+
+ENCODE: Final = msgspec.msgpack.Encoder()
+"""Entries as MessagePack (a list of them per message between the audit's processes)."""
+DECODE: Final = msgspec.msgpack.Decoder(list[Entry])
+"""The entries back, typed: every row rebuilt in C."""

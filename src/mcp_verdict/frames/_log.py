@@ -41,7 +41,7 @@ import binascii
 import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from typing import Annotated, Any, Final, Literal
 
@@ -58,9 +58,8 @@ _HTTP_FIELDS: Final = {"exchange": int, "method": str, "status": int, "content_t
                        "protocol_version": str, "event_id": str}
 
 
-@dataclass(frozen=True, slots=True)
-class FrameRecord:
-    """One record of the frame log."""
+class FrameRecord(msgspec.Struct, frozen=True):
+    """One record of the frame log (a frozen msgspec struct: built in C, as every line read is)."""
 
     conn: str
     seq: int
@@ -73,7 +72,7 @@ class FrameRecord:
     """(sha256 hex digest, size) of a payload that was not logged."""
     note: str | None = None
     transport: Literal["stdio", "http"] | None = None
-    http: Mapping[str, Any] | None = field(default=None, compare=True)
+    http: Mapping[str, Any] | None = None
 
     @property
     def size(self) -> int:
@@ -169,25 +168,29 @@ def decode(line: bytes | str, number: int = 0) -> FrameRecord | LogProblem:
     unset = msgspec.UNSET
     data: bytes | None = None
     redacted = None
-    if value.kind in _PAYLOAD_KINDS:
-        if value.data is not unset:
+    kind = value.kind
+    text = value.data
+    if kind in _PAYLOAD_KINDS:
+        if text is not unset:
             if value.b64 is not unset or value.redacted is not unset:
                 return _decode_checked(line, number)
-            data = value.data.encode("utf-8", "surrogatepass")
+            data = text.encode("utf-8", "surrogatepass")
         elif value.redacted is not unset and value.b64 is unset:
             redacted = (value.redacted.sha256, value.redacted.size)
         else:  # base64, or no payload: the checked path
             return _decode_checked(line, number)
-    elif value.data is not unset or value.b64 is not unset or value.redacted is not unset:
+    elif text is not unset or value.b64 is not unset or value.redacted is not unset:
         return _decode_checked(line, number)
-    http = value.http
-    if http is not unset:
+    http: dict[str, int | str] | None = None
+    if value.http is not unset:
+        http = value.http
         for key, item in http.items():
             if _HTTP_FIELDS.get(key) is not type(item):
                 return _decode_checked(line, number)
-    return FrameRecord(value.conn, value.seq, value.t, value.dir, value.kind, data, redacted,
-                       None if value.note is unset else value.note,
-                       None if value.transport is unset else value.transport, None if http is unset else http)
+    note = value.note
+    transport = value.transport
+    return FrameRecord(value.conn, value.seq, value.t, value.dir, kind, data, redacted,
+                       None if note is unset else note, None if transport is unset else transport, http)
 
 
 def _decode_checked(line: bytes | str, number: int) -> FrameRecord | LogProblem:
