@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast
 
 from ._envelope import check_envelope
 from ._error import check_error
@@ -133,23 +133,28 @@ def _options(version: object, client_capabilities: object, extensions: object,
         raise ValueError(f"unknown protocol version {version!r}; expected one of {', '.join(VERSIONS)}")
     if client_capabilities is not None:
         _check_capabilities(client_capabilities)
-    if extensions:
-        if isinstance(extensions, (str, bytes)) or not isinstance(extensions, Iterable):
-            raise ValueError(f"extensions must be an iterable of extension id strings, not {extensions!r}")
-        negotiated = frozenset(extensions)
-        if not all(isinstance(e, str) for e in negotiated):
-            raise ValueError(f"extensions must be an iterable of extension id strings, not {extensions!r}")
+    if not extensions:
+        negotiated = _NO_EXTENSIONS
     else:
-        negotiated = frozenset()
+        if type(extensions) not in _COLLECTIONS and (  # the built-in collections without the ABC test
+                isinstance(extensions, (str, bytes)) or not isinstance(extensions, Iterable)):
+            raise ValueError(f"extensions must be an iterable of extension id strings, not {extensions!r}")
+        negotiated = extensions if type(extensions) is frozenset else frozenset(cast("Iterable[str]", extensions))
+        if not _STR.issuperset(map(type, negotiated)) and not all(isinstance(e, str) for e in negotiated):
+            raise ValueError(f"extensions must be an iterable of extension id strings, not {extensions!r}")
     if absent_result_type not in ("invalid", "complete") or not isinstance(absent_result_type, str):
         raise ValueError(f'absent_result_type must be "invalid" or "complete", not {absent_result_type!r}')
     if type(limits) is not Limits:
         raise ValueError(f"limits must be a Limits, not {limits!r}")
-    reader = common_reader(rules.version, limits.max_depth)
+    plain = _PLAIN.get(rules.version) if limits is DEFAULT_LIMITS else None
+    if plain is not None:  # the reader and its bound as the plain options of the version hold them
+        reader, quick_bytes = plain.read_common, plain.quick_bytes
+    else:
+        reader = common_reader(rules.version, limits.max_depth)
+        quick_bytes = -1 if reader is None else min(limits.max_bytes, limits.max_nodes)
     options = Options(rules, limits.max_bytes, limits.max_depth, limits.max_nodes,
                       client_capabilities,  # type: ignore[arg-type]
-                      negotiated, absent_result_type == "complete",
-                      reader, -1 if reader is None else min(limits.max_bytes, limits.max_nodes))
+                      negotiated, absent_result_type == "complete", reader, quick_bytes)
     if (client_capabilities is None and not negotiated and absent_result_type == "invalid"
             and limits is DEFAULT_LIMITS):
         _PLAIN[rules.version] = options
@@ -167,12 +172,20 @@ def _classify(ctx: Context, message: object, request_id: str | int | None) -> Ki
     return check_result(ctx, message["result"])
 
 
+_MAPPING_CAPABILITIES: Final = ("elicitation", "sampling", "roots")
+_NO_EXTENSIONS: Final[frozenset[str]] = frozenset()
+_STR: Final = frozenset({str})
+_COLLECTIONS: Final = frozenset({frozenset, tuple, list, set})
+
+
 def _check_capabilities(capabilities: object) -> None:
-    if not isinstance(capabilities, Mapping):
+    if type(capabilities) is not dict and not isinstance(capabilities, Mapping):  # a dict without the ABC test
         raise ValueError(f"client_capabilities must be the capabilities object (a mapping), not {capabilities!r}")
-    for name in ("elicitation", "sampling", "roots"):
-        if name in capabilities and not isinstance(capabilities[name], Mapping):
-            raise ValueError(f"client_capabilities[{name!r}] must be an object, not {capabilities[name]!r}")
+    for name in _MAPPING_CAPABILITIES:
+        if name in capabilities:
+            value = capabilities[name]
+            if type(value) is not dict and not isinstance(value, Mapping):
+                raise ValueError(f"client_capabilities[{name!r}] must be an object, not {value!r}")
 
 
 __all__ = ["DEFAULT_LIMITS", "AbsentResultType", "Finding", "Limits", "classify"]
