@@ -42,18 +42,17 @@ from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
 
 
-def _silent_providers() -> tuple[tuple[type, ...], tuple[type, ...]]:
+def _silent_providers() -> frozenset[type]:
     """The provider types that record nothing: the API's defaults before an SDK is set, and its
-    no-op providers."""
+    no-op providers (exact types: a subclass may record)."""
     from opentelemetry import metrics, trace
 
-    tracers: tuple[type, ...] = (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
-    meters: tuple[type, ...] = (metrics.NoOpMeterProvider,)
+    silent: set[type] = {trace.ProxyTracerProvider, trace.NoOpTracerProvider, metrics.NoOpMeterProvider}
     try:
         from opentelemetry.metrics._internal import _ProxyMeterProvider
     except ImportError:  # another API layout: count its default meter provider as recording
-        return tracers, meters
-    return tracers, (*meters, _ProxyMeterProvider)
+        return frozenset(silent)
+    return frozenset({*silent, _ProxyMeterProvider})
 
 
 class _Telemetry:
@@ -65,7 +64,7 @@ class _Telemetry:
 
         self._tracer_provider = tracer_provider
         self._meter_provider = meter_provider
-        self._silent_tracers, self._silent_meters = _silent_providers()
+        self._silent = _silent_providers()
         self._trace = trace
         self._metrics = metrics
         self._extract = extract
@@ -79,7 +78,7 @@ class _Telemetry:
         """Some SDK records this call's span or metric (see the module docstring)."""
         tracers = self._tracer_provider or self._trace.get_tracer_provider()
         meters = self._meter_provider or self._metrics.get_meter_provider()
-        return not (isinstance(tracers, self._silent_tracers) and isinstance(meters, self._silent_meters))
+        return type(tracers) not in self._silent or type(meters) not in self._silent
 
     def start(self, exchange: Exchange, session: str | None) -> object:
         """The span of one call, or None when nothing would record it (``end`` is then not called)."""
