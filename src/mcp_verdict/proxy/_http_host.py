@@ -264,7 +264,7 @@ class HttpHost:
                 rest += len(chunk)
             bridge.host_too_large(body[:65536], rest, stream)
             return await self._answer_queued(stream, 413)
-        headers = dict(request.headers.items()) if self._stdio is None else None
+        headers = request.headers if self._stdio is None else None  # read-only: no copy
         key = bridge.from_host(body, stream, http=http, headers=headers)
         if key is None:
             if not stream.queue.empty():
