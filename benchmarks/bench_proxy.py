@@ -39,6 +39,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -166,6 +167,9 @@ class HttpHost:
         self.call(INITIALIZED)
 
     def pipelined(self, frames: list[bytes], window: int) -> None:
+        # this connection sits idle meanwhile, maybe past the server's keep-alive timeout (5 s for
+        # uvicorn and Node: a slow peer then closes it, and the next call would hit a broken pipe)
+        self.conn.close()  # http.client opens a new one on the next request
         chunks = [frames[i::window] for i in range(window)]
         errors: list[BaseException] = []
 
@@ -220,16 +224,19 @@ def stdio_chain(command: list[str]) -> Callable[[], tuple[Any, int | None, Calla
 
 
 def http_chain(command: list[str] | None, url: str) -> Callable[[], tuple[Any, int | None, Callable[[], None]]]:
+    """A chain whose host speaks HTTP: ``{port}`` in ``command`` and ``url`` is a port picked
+    as the chain opens (picked minutes ahead, other processes on the machine may take it)."""
     def open_() -> tuple[Any, int | None, Callable[[], None]]:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL) if command else None
-        wait_http(url)
-        time.sleep(0.3)
-        host = HttpHost(url)
-        host.start()
+        port = str(free_port())
+        argv = [part.replace("{port}", port) for part in command] if command else None
+        where = url.replace("{port}", port)
+        errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close(), with the chain
+        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=errors) if argv else None
 
         def close() -> None:
-            host.close()
+            with contextlib.suppress(Exception):
+                host.close()
             if process is not None:
                 process.terminate()
                 try:
@@ -237,6 +244,22 @@ def http_chain(command: list[str] | None, url: str) -> Callable[[], tuple[Any, i
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
+            errors.close()
+        host = HttpHost(where)
+        try:
+            wait_http(where)
+            time.sleep(0.3)
+            if process is not None and process.poll() is not None:
+                raise RuntimeError(f"the process exited with {process.returncode}")
+            host.start()
+        except Exception as exc:
+            tail = b""
+            with contextlib.suppress(Exception):
+                errors.seek(0)
+                tail = errors.read()[-300:]
+            close()
+            raise RuntimeError(f"{type(exc).__name__}: {exc} (its stderr ends: "
+                               f"{tail.decode(errors='replace').strip()!r})") from exc
         return host, process.pid if process else None, close
     return open_
 
@@ -284,35 +307,28 @@ def chains(upstream_url: str) -> list[Chain]:
                                                                              upstream_url])))
 
     out.append(Chain("direct (stdio)", "HTTP→stdio", direct_stdio))
-    for mode in ("observe", "enforce"):
-        port = free_port()
-        out.append(Chain(f"mcp-verdict ({mode})", "HTTP→stdio", http_chain(
-            [*OURS, "--mode", mode, "--listen", f"127.0.0.1:{port}", "--", *ECHO_STDIO], f"http://127.0.0.1:{port}/mcp")))
+    out.extend(Chain(f"mcp-verdict ({mode})", "HTTP→stdio", http_chain(
+        [*OURS, "--mode", mode, "--listen", "127.0.0.1:{port}", "--", *ECHO_STDIO], "http://127.0.0.1:{port}/mcp"))
+        for mode in ("observe", "enforce"))
     if have_sg:
-        port = free_port()
         out.append(Chain("supergateway 4.0", "HTTP→stdio", http_chain(
             [str(NODE), str(SUPERGATEWAY), "--stdio", " ".join(ECHO_STDIO), "--outputTransport", "streamableHttp",
-             "--stateful", "--port", str(port), "--logLevel", "none"], f"http://127.0.0.1:{port}/mcp")))
+             "--stateful", "--port", "{port}", "--logLevel", "none"], "http://127.0.0.1:{port}/mcp")))
     if have_mcp_proxy:
-        port = free_port()
         out.append(Chain("mcp-proxy 0.13", "HTTP→stdio", http_chain(
-            [str(MCP_PROXY), "--port", str(port), "--host", "127.0.0.1", "--", *ECHO_STDIO],
-            f"http://127.0.0.1:{port}/mcp")))
+            [str(MCP_PROXY), "--port", "{port}", "--host", "127.0.0.1", "--", *ECHO_STDIO],
+            "http://127.0.0.1:{port}/mcp")))
     if fastmcp_ok:
-        port = free_port()
         out.append(Chain("fastmcp create_proxy", "HTTP→stdio", http_chain(
-            [PY, PEERS, "fastmcp", "http", str(port), echo_json], f"http://127.0.0.1:{port}/mcp")))
+            [PY, PEERS, "fastmcp", "http", "{port}", echo_json], "http://127.0.0.1:{port}/mcp")))
 
     out.append(Chain("direct", "HTTP→HTTP", direct_http))
-    for mode in ("observe", "enforce"):
-        port = free_port()
-        out.append(Chain(f"mcp-verdict ({mode})", "HTTP→HTTP", http_chain(
-            [*OURS, "--mode", mode, "--listen", f"127.0.0.1:{port}", "--upstream", upstream_url],
-            f"http://127.0.0.1:{port}/mcp")))
+    out.extend(Chain(f"mcp-verdict ({mode})", "HTTP→HTTP", http_chain(
+        [*OURS, "--mode", mode, "--listen", "127.0.0.1:{port}", "--upstream", upstream_url],
+        "http://127.0.0.1:{port}/mcp")) for mode in ("observe", "enforce"))
     if fastmcp_ok:
-        port = free_port()
         out.append(Chain("fastmcp create_proxy", "HTTP→HTTP", http_chain(
-            [PY, PEERS, "fastmcp", "http", str(port), upstream_url], f"http://127.0.0.1:{port}/mcp")))
+            [PY, PEERS, "fastmcp", "http", "{port}", upstream_url], "http://127.0.0.1:{port}/mcp")))
     return out
 
 
