@@ -68,13 +68,17 @@ def test_a_span_per_tools_call_with_the_semantic_convention_and_verdict_attribut
 ])
 def test_a_call_is_traced_only_when_some_provider_records(tracers: str, meters: str, spans: bool) -> None:
     from opentelemetry import metrics, trace
+    from opentelemetry.metrics._internal import _ProxyMeterProvider
 
     exporter = InMemorySpanExporter()
     sdk_tracers = TracerProvider()
     sdk_tracers.add_span_processor(SimpleSpanProcessor(exporter))
     reader = InMemoryMetricReader()
-    tracer_provider = {"none": None, "noop": trace.NoOpTracerProvider(), "sdk": sdk_tracers}[tracers]
-    meter_provider = {"none": None, "noop": metrics.NoOpMeterProvider(),
+    # "none": the types of the API's global defaults before an SDK is set (given here: another
+    # test module of the suite sets the global tracer provider once per process)
+    tracer_provider = {"none": trace.ProxyTracerProvider(), "noop": trace.NoOpTracerProvider(),
+                       "sdk": sdk_tracers}[tracers]
+    meter_provider = {"none": _ProxyMeterProvider(), "noop": metrics.NoOpMeterProvider(),
                       "sdk": MeterProvider(metric_readers=[reader])}[meters]
     tel = telemetry("pipe", tracer_provider=tracer_provider, meter_provider=meter_provider)
     assert tel is not None

@@ -26,8 +26,8 @@ this module adds what only the proxy knows (transport, session, refusal, trace c
 With no SDK behind either global provider (the API's default proxies, or its no-op providers)
 a call records nothing anywhere, so :meth:`_Telemetry.start` returns None and the call costs one
 check: no attributes, no verdict decision, no span (measured: about 7% of the proxy's CPU per
-HTTP call). The check is made per call, so an SDK configured after the proxy started is used
-from its next call on (the API's proxy tracer and meter delegate to it).
+HTTP call). The providers are looked at again at most a second later, so an SDK configured after
+the proxy started is used from then on (the API's proxy tracer and meter delegate to it).
 """
 
 from __future__ import annotations
@@ -65,6 +65,8 @@ class _Telemetry:
         self._tracer_provider = tracer_provider
         self._meter_provider = meter_provider
         self._silent = _silent_providers()
+        self._listening = False
+        self._recheck = 0.0
         self._trace = trace
         self._metrics = metrics
         self._extract = extract
@@ -75,10 +77,16 @@ class _Telemetry:
         self._verdict_attributes = verdict_attributes
 
     def listening(self) -> bool:
-        """Some SDK records this call's span or metric (see the module docstring)."""
+        """Some SDK records this call's span or metric (see the module docstring); looked up at
+        most once a second (the two global look-ups cost more than the rest of the check)."""
+        now = time.monotonic()
+        if now < self._recheck:
+            return self._listening
         tracers = self._tracer_provider or self._trace.get_tracer_provider()
         meters = self._meter_provider or self._metrics.get_meter_provider()
-        return type(tracers) not in self._silent or type(meters) not in self._silent
+        self._listening = type(tracers) not in self._silent or type(meters) not in self._silent
+        self._recheck = now + 1.0
+        return self._listening
 
     def start(self, exchange: Exchange, session: str | None) -> object:
         """The span of one call, or None when nothing would record it (``end`` is then not called)."""
