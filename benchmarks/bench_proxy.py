@@ -14,6 +14,12 @@ they offer the pair — and measures:
   counted) and its resident set after the calls (10k in a full run);
 - a 5 MB answer through stdio → stdio (seconds, beside direct).
 
+Each chain has 150 s (``BOUND``) for its start and all its measurements. A chain whose warm-up
+(up to 50 calls, or a tenth of the bound) shows its sequential calls alone would not fit is
+reported at once as too slow, with its warm-up median per call (``~`` in the p50 column), not
+waited on: FastMCP's proxy over an HTTP upstream takes hundreds of ms a call (it opens an
+upstream session per call).
+
 Numbers, not assertions (``--quick``, what ./run test runs: direct and ours only, 100
 sequential calls per size instead of 2,000, the RSS after ~650 calls, not 10k). The machine may
 be shared: compare within a run.
@@ -33,6 +39,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -160,6 +167,9 @@ class HttpHost:
         self.call(INITIALIZED)
 
     def pipelined(self, frames: list[bytes], window: int) -> None:
+        # this connection sits idle meanwhile, maybe past the server's keep-alive timeout (5 s for
+        # uvicorn and Node: a slow peer then closes it, and the next call would hit a broken pipe)
+        self.conn.close()  # http.client opens a new one on the next request
         chunks = [frames[i::window] for i in range(window)]
         errors: list[BaseException] = []
 
@@ -214,16 +224,19 @@ def stdio_chain(command: list[str]) -> Callable[[], tuple[Any, int | None, Calla
 
 
 def http_chain(command: list[str] | None, url: str) -> Callable[[], tuple[Any, int | None, Callable[[], None]]]:
+    """A chain whose host speaks HTTP: ``{port}`` in ``command`` and ``url`` is a port picked
+    as the chain opens (picked minutes ahead, other processes on the machine may take it)."""
     def open_() -> tuple[Any, int | None, Callable[[], None]]:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL) if command else None
-        wait_http(url)
-        time.sleep(0.3)
-        host = HttpHost(url)
-        host.start()
+        port = str(free_port())
+        argv = [part.replace("{port}", port) for part in command] if command else None
+        where = url.replace("{port}", port)
+        errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close(), with the chain
+        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=errors) if argv else None
 
         def close() -> None:
-            host.close()
+            with contextlib.suppress(Exception):
+                host.close()
             if process is not None:
                 process.terminate()
                 try:
@@ -231,6 +244,22 @@ def http_chain(command: list[str] | None, url: str) -> Callable[[], tuple[Any, i
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
+            errors.close()
+        host = HttpHost(where)
+        try:
+            wait_http(where)
+            time.sleep(0.3)
+            if process is not None and process.poll() is not None:
+                raise RuntimeError(f"the process exited with {process.returncode}")
+            host.start()
+        except Exception as exc:
+            tail = b""
+            with contextlib.suppress(Exception):
+                errors.seek(0)
+                tail = errors.read()[-300:]
+            close()
+            raise RuntimeError(f"{type(exc).__name__}: {exc} (its stderr ends: "
+                               f"{tail.decode(errors='replace').strip()!r})") from exc
         return host, process.pid if process else None, close
     return open_
 
@@ -278,35 +307,28 @@ def chains(upstream_url: str) -> list[Chain]:
                                                                              upstream_url])))
 
     out.append(Chain("direct (stdio)", "HTTP→stdio", direct_stdio))
-    for mode in ("observe", "enforce"):
-        port = free_port()
-        out.append(Chain(f"mcp-verdict ({mode})", "HTTP→stdio", http_chain(
-            [*OURS, "--mode", mode, "--listen", f"127.0.0.1:{port}", "--", *ECHO_STDIO], f"http://127.0.0.1:{port}/mcp")))
+    out.extend(Chain(f"mcp-verdict ({mode})", "HTTP→stdio", http_chain(
+        [*OURS, "--mode", mode, "--listen", "127.0.0.1:{port}", "--", *ECHO_STDIO], "http://127.0.0.1:{port}/mcp"))
+        for mode in ("observe", "enforce"))
     if have_sg:
-        port = free_port()
         out.append(Chain("supergateway 4.0", "HTTP→stdio", http_chain(
             [str(NODE), str(SUPERGATEWAY), "--stdio", " ".join(ECHO_STDIO), "--outputTransport", "streamableHttp",
-             "--stateful", "--port", str(port), "--logLevel", "none"], f"http://127.0.0.1:{port}/mcp")))
+             "--stateful", "--port", "{port}", "--logLevel", "none"], "http://127.0.0.1:{port}/mcp")))
     if have_mcp_proxy:
-        port = free_port()
         out.append(Chain("mcp-proxy 0.13", "HTTP→stdio", http_chain(
-            [str(MCP_PROXY), "--port", str(port), "--host", "127.0.0.1", "--", *ECHO_STDIO],
-            f"http://127.0.0.1:{port}/mcp")))
+            [str(MCP_PROXY), "--port", "{port}", "--host", "127.0.0.1", "--", *ECHO_STDIO],
+            "http://127.0.0.1:{port}/mcp")))
     if fastmcp_ok:
-        port = free_port()
         out.append(Chain("fastmcp create_proxy", "HTTP→stdio", http_chain(
-            [PY, PEERS, "fastmcp", "http", str(port), echo_json], f"http://127.0.0.1:{port}/mcp")))
+            [PY, PEERS, "fastmcp", "http", "{port}", echo_json], "http://127.0.0.1:{port}/mcp")))
 
     out.append(Chain("direct", "HTTP→HTTP", direct_http))
-    for mode in ("observe", "enforce"):
-        port = free_port()
-        out.append(Chain(f"mcp-verdict ({mode})", "HTTP→HTTP", http_chain(
-            [*OURS, "--mode", mode, "--listen", f"127.0.0.1:{port}", "--upstream", upstream_url],
-            f"http://127.0.0.1:{port}/mcp")))
+    out.extend(Chain(f"mcp-verdict ({mode})", "HTTP→HTTP", http_chain(
+        [*OURS, "--mode", mode, "--listen", "127.0.0.1:{port}", "--upstream", upstream_url],
+        "http://127.0.0.1:{port}/mcp")) for mode in ("observe", "enforce"))
     if fastmcp_ok:
-        port = free_port()
         out.append(Chain("fastmcp create_proxy", "HTTP→HTTP", http_chain(
-            [PY, PEERS, "fastmcp", "http", str(port), upstream_url], f"http://127.0.0.1:{port}/mcp")))
+            [PY, PEERS, "fastmcp", "http", "{port}", upstream_url], "http://127.0.0.1:{port}/mcp")))
     return out
 
 
@@ -322,6 +344,8 @@ class Result:
 
 
 _OPEN: list[Callable[[], None]] = []
+BOUND = 150.0
+"""Seconds one chain may take (its start, warm-up and every measurement)."""
 
 
 def bounded(run: Callable[[], Result], seconds: float) -> Result:
@@ -350,13 +374,32 @@ def _catch(run: Callable[[], Result]) -> Result | BaseException:
         return exc
 
 
-def measure(chain: Chain, n: int, flight_calls: int, rss_calls: int) -> Result:
+class TooSlow(Exception):
+    """A chain whose warm-up shows its sequential calls alone would not fit the bound."""
+
+    def __init__(self, per_call: float, calls: int, needed: float, bound: float) -> None:
+        super().__init__(f"{per_call * 1000:.1f} ms per call (median of {calls} warm-up calls): the sequential "
+                         f"calls alone would take ~{needed:.0f} s, past the {bound:g} s bound")
+        self.per_call = per_call
+
+
+def measure(chain: Chain, n: int, flight_calls: int, rss_calls: int, bound: float = BOUND) -> Result:
+    started = time.monotonic()
     host, pid, close = chain.open()
     _OPEN.append(close)
     try:
         ids = iter(range(1, 10**9))
-        for _ in range(50):
-            host.call(call_bytes(next(ids), SMALL))  # warm up
+        warm: list[float] = []
+        for _ in range(50):  # warm up, and see whether the run can fit the bound
+            t0 = time.perf_counter()
+            host.call(call_bytes(next(ids), SMALL))
+            warm.append(time.perf_counter() - t0)
+            if len(warm) >= 3 and time.monotonic() - started > bound / 10:
+                break
+        per_call = statistics.median(warm)
+        needed = per_call * 2 * n
+        if time.monotonic() - started + needed > bound:
+            raise TooSlow(per_call, len(warm), needed, bound)
         p50: dict[int, float] = {}
         p99: dict[int, float] = {}
         cpu0 = cpu_seconds(pid) if pid else 0.0
@@ -432,6 +475,7 @@ def main() -> None:
         print("  (no Node: supergateway skipped)")
     with echo_http() as url:
         table = []
+        slow: list[tuple[Chain, float, Result | None]] = []
         direct: dict[str, Result] = {}
         for chain in chains(url):
             if args.pair and chain.pair not in args.pair:
@@ -440,7 +484,11 @@ def main() -> None:
                 continue  # the quick run (./run test) measures ours beside direct; peers in a full run
             started = time.monotonic()
             try:
-                result = bounded(functools.partial(measure, chain, n, flight, rss_calls), 150.0)
+                result = bounded(functools.partial(measure, chain, n, flight, rss_calls), BOUND)
+            except TooSlow as exc:  # measured, and reported as such: not waited on
+                print(f"  {chain.pair:12s} {chain.name:24s} too slow: {exc}", flush=True)
+                slow.append((chain, exc.per_call * 1e6, direct.get(chain.pair)))
+                continue
             except Exception as exc:  # a peer that cannot run this pair is reported, not fatal
                 print(f"  {chain.pair:12s} {chain.name:24s} failed: {type(exc).__name__}: {exc}", flush=True)
                 continue
@@ -466,7 +514,11 @@ def main() -> None:
               f"| {added(r.p99, SMALL, p99)} | {added(r.p50, LARGE, p50)} "
               f"| {added(r.p99, LARGE, p99)} | {r.throughput:.0f} "
               f"| {'' if r.cpu_ms is None else f'{r.cpu_ms:.3f}'} | {'' if r.rss is None else f'{r.rss:.0f}'} |")
-    print("(direct rows: the absolute round trip in parentheses; RSS after", f"{max(rss_calls, 2 * n + flight)} calls)")
+    for chain, per_call, base in slow:
+        added_p50 = f"~{per_call - base.p50[SMALL]:.0f}" if base else f"~({per_call:.0f})"
+        print(f"| {chain.pair} | {chain.name} | {added_p50} | too slow | | | | | |")
+    print("(direct rows: the absolute round trip in parentheses; RSS after", f"{max(rss_calls, 2 * n + flight)} calls"
+          + ("; ~: the median of the warm-up calls of a chain too slow for the bound" if slow else "") + ")")
     if not args.pair or "stdio→stdio" in args.pair:
         direct_s, ours_s = big_answer(3 if args.quick else 7)
         print(f"5 MB answer through stdio→stdio (enforce): direct {direct_s:.3f} s, through mcp-verdict "

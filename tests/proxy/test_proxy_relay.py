@@ -59,6 +59,40 @@ def test_a_span_per_tools_call_with_the_semantic_convention_and_verdict_attribut
     assert names == ["mcp.client.operation.duration"]
 
 
+@pytest.mark.parametrize(("tracers", "meters", "spans"), [
+    ("none", "none", False),  # the API's defaults: nothing records, no span is started
+    ("noop", "noop", False),
+    ("sdk", "none", True),
+    ("none", "sdk", True),  # a metric alone still needs the call timed
+    ("sdk", "sdk", True),
+])
+def test_a_call_is_traced_only_when_some_provider_records(tracers: str, meters: str, spans: bool) -> None:
+    from opentelemetry import metrics, trace
+    from opentelemetry.metrics._internal import _ProxyMeterProvider
+
+    exporter = InMemorySpanExporter()
+    sdk_tracers = TracerProvider()
+    sdk_tracers.add_span_processor(SimpleSpanProcessor(exporter))
+    reader = InMemoryMetricReader()
+    # "none": the types of the API's global defaults before an SDK is set (given here: another
+    # test module of the suite sets the global tracer provider once per process)
+    tracer_provider = {"none": trace.ProxyTracerProvider(), "noop": trace.NoOpTracerProvider(),
+                       "sdk": sdk_tracers}[tracers]
+    meter_provider = {"none": _ProxyMeterProvider(), "noop": metrics.NoOpMeterProvider(),
+                      "sdk": MeterProvider(metric_readers=[reader])}[meters]
+    tel = telemetry("pipe", tracer_provider=tracer_provider, meter_provider=meter_provider)
+    assert tel is not None
+    relay = Relay(mode="enforce", telemetry=tel)
+    relay.from_host(request(1, "get_forecast"))
+    assert (relay._waiting[("int", 1)].token is not None) is spans
+    outs = relay.from_upstream(GOOD)
+    assert [o.data for o in outs] == [GOOD] and relay.in_flight == 0
+    assert len(exporter.get_finished_spans()) == (1 if spans and tracers == "sdk" else 0)
+    data = reader.get_metrics_data()
+    names = [m.name for rm in data.resource_metrics for sm in rm.scope_metrics for m in sm.metrics] if data else []
+    assert names == (["mcp.client.operation.duration"] if spans and meters == "sdk" else [])
+
+
 @pytest.mark.parametrize(("mode", "answer", "forwarded"), [
     ("observe", GOOD, True), ("observe", STRING_FLAG, True), ("observe", TOOL_ERROR, True),
     ("enforce", GOOD, True), ("enforce", STRING_FLAG, False), ("enforce", TOOL_ERROR, True),

@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 import re
 import secrets
+from collections import deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
@@ -61,6 +62,42 @@ def _sse(data: bytes, event_id: str | None = None) -> bytes:
     return head + b"data: " + body + b"\n\n"
 
 
+Item = tuple[str, bytes, bool, str | None]
+"""(kind, data, final, event id): what a host stream's handler writes."""
+
+
+class _Items:
+    """The items of one host stream, for its one handler: an ``asyncio.Queue`` without the
+    bound, the task counting and the Event it builds per instance (one per POST)."""
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: deque[Item] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: Item) -> None:
+        self._items.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def empty(self) -> bool:
+        return not self._items
+
+    def get_nowait(self) -> Item:
+        return self._items.popleft()
+
+    async def get(self) -> Item:
+        while not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._items.popleft()
+
+
 class PostStream:
     """The host stream of one POST (or GET): frames queue up until the handler writes them."""
 
@@ -69,7 +106,7 @@ class PostStream:
     host's id back (:func:`_restore_id`)."""
 
     def __init__(self) -> None:
-        self.queue: asyncio.Queue[tuple[str, bytes, bool, str | None]] = asyncio.Queue()
+        self.queue = _Items()
         self.status: int | None = None
         self.headers: Mapping[str, str] | None = None
         self.sse: bool | None = None
@@ -227,7 +264,7 @@ class HttpHost:
                 rest += len(chunk)
             bridge.host_too_large(body[:65536], rest, stream)
             return await self._answer_queued(stream, 413)
-        headers = dict(request.headers.items()) if self._stdio is None else None
+        headers = request.headers if self._stdio is None else None  # read-only: no copy
         key = bridge.from_host(body, stream, http=http, headers=headers)
         if key is None:
             if not stream.queue.empty():

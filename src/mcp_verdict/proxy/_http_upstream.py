@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -46,6 +47,8 @@ _HOP: Final = frozenset({"host", "content-length", "connection", "keep-alive", "
 _ACCEPT: Final = "application/json, text/event-stream"
 _META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 _RESUMES: Final = 3
+_FIRST: Final = re.compile(rb"[ \t\n\r\x0b\x0c]*([^ \t\n\r\x0b\x0c])")
+"""The first byte that is not ASCII whitespace (what ``bytes.strip`` strips)."""
 
 
 def header_value(value: str) -> str:
@@ -214,11 +217,12 @@ class HttpUpstream:
         body = await self._body(response, key, stream)
         if body is None:
             return True  # refused by the limit: the relay answered
-        if body.strip() and body.lstrip()[:1] == b"{":
+        first = _FIRST.match(body)  # the first byte past ASCII whitespace (no stripped copies)
+        if first is not None and first.group(1) == b"{":
             self.bridge.from_upstream(body, stream, http=http)
             self._after_answer(body, key)
             return not self.bridge.relay.is_waiting(key)
-        if response.status >= 400 or not body.strip():
+        if response.status >= 400 or first is None:
             reason = f"the upstream answered HTTP {response.status} without a JSON-RPC body"
             self.bridge.fail(key, reason, UPSTREAM_UNAVAILABLE)
             return True
@@ -226,6 +230,9 @@ class HttpUpstream:
         return not self.bridge.relay.is_waiting(key)
 
     async def _body(self, response: aiohttp.ClientResponse, key: Key, stream: HostStream | None) -> bytes | None:
+        length = response.content_length
+        if length is not None and length <= self.limit:
+            return await response.read()  # the length is known and within the limit: one read
         chunks: list[bytes] = []
         size = 0
         async for chunk in response.content.iter_any():

@@ -22,6 +22,12 @@ semantic conventions for MCP (https://opentelemetry.io/docs/specs/semconv/gen-ai
 
 The verdict's attributes come from ``mcp_verdict.otel`` (imported with the API, on first use);
 this module adds what only the proxy knows (transport, session, refusal, trace context).
+
+With no SDK behind either global provider (the API's default proxies, or its no-op providers)
+a call records nothing anywhere, so :meth:`_Telemetry.start` returns None and the call costs one
+check: no attributes, no verdict decision, no span (measured: about 7% of the proxy's CPU per
+HTTP call). The providers are looked at again at most a second later, so an SDK configured after
+the proxy started is used from then on (the API's proxy tracer and meter delegate to it).
 """
 
 from __future__ import annotations
@@ -36,6 +42,19 @@ from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
 
 
+def _silent_providers() -> frozenset[type]:
+    """The provider types that record nothing: the API's defaults before an SDK is set, and its
+    no-op providers (exact types: a subclass may record)."""
+    from opentelemetry import metrics, trace
+
+    silent: set[type] = {trace.ProxyTracerProvider, trace.NoOpTracerProvider, metrics.NoOpMeterProvider}
+    try:
+        from opentelemetry.metrics._internal import _ProxyMeterProvider
+    except ImportError:  # another API layout: count its default meter provider as recording
+        return frozenset(silent)
+    return frozenset({*silent, _ProxyMeterProvider})
+
+
 class _Telemetry:
     def __init__(self, transport: str, tracer_provider: Any = None, meter_provider: Any = None) -> None:
         from opentelemetry import metrics, trace
@@ -43,7 +62,13 @@ class _Telemetry:
 
         from ..otel import verdict_attributes
 
+        self._tracer_provider = tracer_provider
+        self._meter_provider = meter_provider
+        self._silent = _silent_providers()
+        self._listening = False
+        self._recheck = 0.0
         self._trace = trace
+        self._metrics = metrics
         self._extract = extract
         self._tracer = trace.get_tracer("mcp_verdict.proxy", tracer_provider=tracer_provider)
         self._duration = metrics.get_meter("mcp_verdict.proxy", meter_provider=meter_provider).create_histogram(
@@ -51,7 +76,22 @@ class _Telemetry:
         self._transport = transport
         self._verdict_attributes = verdict_attributes
 
+    def listening(self) -> bool:
+        """Some SDK records this call's span or metric (see the module docstring); looked up at
+        most once a second (the two global look-ups cost more than the rest of the check)."""
+        now = time.monotonic()
+        if now < self._recheck:
+            return self._listening
+        tracers = self._tracer_provider or self._trace.get_tracer_provider()
+        meters = self._meter_provider or self._metrics.get_meter_provider()
+        self._listening = type(tracers) not in self._silent or type(meters) not in self._silent
+        self._recheck = now + 1.0
+        return self._listening
+
     def start(self, exchange: Exchange, session: str | None) -> object:
+        """The span of one call, or None when nothing would record it (``end`` is then not called)."""
+        if not self.listening():
+            return None
         attrs = attributes(exchange, session, self._transport)
         context = None
         if b"traceparent" in exchange.request.data:

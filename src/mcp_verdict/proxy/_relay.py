@@ -93,7 +93,8 @@ class Recorder(Protocol):
 class Telemetry(Protocol):
     """Spans and metrics per tools/call (``_otel``)."""
 
-    def start(self, exchange: Exchange, session: str | None) -> object: ...
+    def start(self, exchange: Exchange, session: str | None) -> object:
+        """A token for ``end``, or None when nothing records the call (``end`` is then not called)."""
 
     def end(self, token: object, verdict: Verdict | None, action: str | None, error: str | None,
             refused: bool) -> None: ...

@@ -164,13 +164,42 @@ def _env(options: ProxyOptions) -> dict[str, str] | None:
     return merge_env(options.env)
 
 
+async def _serve_settled(options: ProxyOptions) -> int:
+    """:func:`run`, with the heap settled once the proxy is ready (:func:`_settle_heap`)."""
+    ready = asyncio.Event()
+    task = asyncio.ensure_future(run(options, ready=ready))
+    waiter = asyncio.ensure_future(ready.wait())
+    await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    waiter.cancel()
+    if ready.is_set():
+        _settle_heap()
+    return await task
+
+
+def _settle_heap() -> None:
+    """Collect once, then move everything alive (modules, the HTTP stack, the tracker's tables)
+    to the collector's permanent generation (``gc.freeze``).
+
+    The calls themselves allocate short-lived containers only; without this, the collections of
+    the older generations walk what the start-up left behind. Measured on HTTP→HTTP, 4,000
+    sequential calls on the shared 2-core machine: a generation-1 pause every ~3 s took 1.2–1.4 ms
+    (0.7 ms frozen), and a full collection 34 ms (the one made here, before the first call),
+    against ~0.1 ms for generation 0 — pauses that land in a sequential run's p99.
+    Frozen objects are still freed by their reference counts; only their cycles are not looked
+    for. The CLI's process only: :func:`run` itself leaves the collector alone."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
 def main(options: ProxyOptions) -> int:
     """Run the proxy on a fresh event loop (uvloop when installed, measured faster)."""
     try:
         import uvloop
     except ImportError:
-        return asyncio.run(run(options))
-    return uvloop.run(run(options))
+        return asyncio.run(_serve_settled(options))
+    return uvloop.run(_serve_settled(options))
 
 
 __all__ = ["ProxyOptions", "main", "run"]
