@@ -182,18 +182,22 @@ class Tracker:
         seen = Seen(data if type(data) is bytes else bytes(data), at, seq, http)
         if look is None:
             look = peek(data)
-        sender: Origin = "client" if direction == "c2s" else "server"
         kind = look.kind
         if kind == "request":
-            replaced = self._request(conn, state, sender, look, seen)
+            replaced = self._request(conn, state, "client" if direction == "c2s" else "server", look, seen)
             if replaced is not None:
                 return [Unanswered(replaced, "a new request reused its id before it was answered")]
             return []
         if kind == "notification":
             return []
         if kind in _ANSWERS:
-            other: Origin = "server" if sender == "client" else "client"
-            target = self._match(state, other, look, seen)
+            other: Origin = "server" if direction == "c2s" else "client"
+            if look.has_id:  # the common case: the id finds the request waiting
+                target = state.pending.get((other, (type(look.id).__name__, look.id)))
+                if target is None:
+                    target = self._match(state, other, look, seen)
+            else:
+                target = self._match(state, other, look, seen)
             if target is None:
                 why = ("a second answer to the same request" if look.has_id and (other, id_key(look.id))
                        in state.answered else "it answers no request waiting on this connection")
@@ -220,7 +224,8 @@ class Tracker:
     def _request(self, conn: str, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> Exchange | None:
         method = look.method or ""
         params = look.params
-        id_of = id_key(look.id)
+        request_id = look.id
+        id_of = (type(request_id).__name__, request_id)  # id_key
         key = (origin, id_of)
         if origin == "client" and method == "initialize":
             state.initialize_id = id_of
@@ -228,19 +233,32 @@ class Tracker:
             state.capabilities = capabilities if isinstance(capabilities, Mapping) else None
         context = self._context(state, look, params, seen) if origin == "client" else Context(
             state.version or self.default_version, "initialize" if state.version else "default")
-        call, number = self._round_of(state, origin, method, params)
         tool = task_id = None
+        call: int | None = None
         if method == "tools/call":
             name = params.get("name")
             tool = name if isinstance(name, str) else None
+            if origin == "client" and isinstance(params.get("requestState"), str):
+                call = state.states.get(params["requestState"])
         elif method in _TASK_METHODS:
             task = params.get("taskId")
             task_id = task if isinstance(task, str) else None
-        exchange = Exchange(conn, origin, method, look.id, seen, None, context, call, number, tool, task_id)
+            if origin == "client" and task_id is not None:
+                call = state.tasks.get(task_id)
+        rounds = state.rounds
+        if call is None:  # a new call: its first round (the oldest calls forgotten past the cap)
+            call = state.calls = state.calls + 1
+            while rounds and len(rounds) >= self._max_answered:
+                rounds.popitem(last=False)
+            rounds[call] = number = 1
+        else:
+            number = rounds[call] = rounds.get(call, 0) + 1
+        exchange = Exchange(conn, origin, method, request_id, seen, None, context, call, number, tool, task_id)
         http = seen.http
         exchange_no = http.get("exchange") if http else None
-        replaced = state.pending.pop(key, None)
-        state.pending[key] = _Pending(exchange, exchange_no if isinstance(exchange_no, int) else None, key)
+        pending = state.pending
+        replaced = pending.pop(key, None)
+        pending[key] = _Pending(exchange, exchange_no if isinstance(exchange_no, int) else None, key)
         state.opened = exchange
         if state.answered:
             state.answered.discard(key)  # an id reused after its answer is a new request
@@ -279,22 +297,6 @@ class Tracker:
             extensions.add(TASKS_EXTENSION)
         return Context(version, source, claimed if claimed != version else None, capabilities,
                        tuple(sorted(extensions)))
-
-    def _round_of(self, state: _Connection, origin: Origin, method: str, params: Mapping[str, Any],
-                  ) -> tuple[int, int]:
-        call: int | None = None
-        if origin == "client":
-            if method == "tools/call" and isinstance(params.get("requestState"), str):
-                call = state.states.get(params["requestState"])
-            elif method in _TASK_METHODS and isinstance(params.get("taskId"), str):
-                call = state.tasks.get(params["taskId"])
-        if call is None:  # a new call: its first round
-            state.calls += 1
-            _remember(state.rounds, state.calls, 0, self._max_answered)
-            state.rounds[state.calls] = 1
-            return state.calls, 1
-        number = state.rounds[call] = state.rounds.get(call, 0) + 1
-        return call, number
 
     # -- answers -------------------------------------------------------------------------------
     def _match(self, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> _Pending | None:
@@ -345,8 +347,8 @@ class Tracker:
                 _remember(state.states, state_value, exchange.call, self._max_answered)
             task_id = result.get("taskId")
             if not isinstance(task_id, str):
-                task = result.get("task")
-                task_id = task.get("taskId") if isinstance(task, Mapping) else None
+                task = result.get("task")  # (an ABC test of None costs more than the rest of this)
+                task_id = task.get("taskId") if task is not None and isinstance(task, Mapping) else None
             if isinstance(task_id, str):
                 _remember(state.tasks, task_id, exchange.call, self._max_answered)
         return msgspec.structs.replace(exchange, response=seen, response_peek=look)
