@@ -129,16 +129,10 @@ class Stray(msgspec.Struct, frozen=True):
 Event = Answered | Unanswered | Stray
 
 
-class _Pending(msgspec.Struct):
-    exchange: Exchange
-    exchange_no: int | None
-    key: tuple[Origin, tuple[str, Any]]
-    """Where it waits in ``_Connection.pending`` (kept: the answer need not rebuild it)."""
-
-
 @dataclass
 class _Connection:
-    pending: dict[tuple[Origin, tuple[str, Any]], _Pending] = field(default_factory=dict)
+    pending: dict[tuple[Origin, tuple[str, Any]], Exchange] = field(default_factory=dict)
+    """The requests waiting, by (origin, id key): (exchange.origin, id_key(exchange.request_id))."""
     answered: set[tuple[Origin, tuple[str, Any]]] = field(default_factory=set)
     version: str | None = None  # from initialize
     claimed: str | None = None
@@ -167,7 +161,7 @@ class Tracker:
     def pending(self, conn: str) -> list[Exchange]:
         """The requests of ``conn`` still waiting for an answer, oldest first."""
         state = self._conns.get(conn)
-        return [p.exchange for p in state.pending.values()] if state else []
+        return list(state.pending.values()) if state else []
 
     def feed(self, conn: str, direction: Literal["c2s", "s2c"], data: bytes, *, at: float, seq: int,
              http: Mapping[str, Any] | None = None, look: Peek | None = None) -> list[Event]:
@@ -218,12 +212,15 @@ class Tracker:
         state = self._conns.pop(conn, None)
         if state is None:
             return []
-        return [Unanswered(p.exchange, reason) for p in state.pending.values()]
+        return [Unanswered(exchange, reason) for exchange in state.pending.values()]
 
     # -- requests ------------------------------------------------------------------------------
     def _request(self, conn: str, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> Exchange | None:
         method = look.method or ""
-        params = look.params
+        message = look.message  # look.params, read here
+        params = message.get("params") if message is not None else None
+        if type(params) is not dict and not isinstance(params, dict):
+            params = {}
         request_id = look.id
         id_of = (type(request_id).__name__, request_id)  # id_key
         key = (origin, id_of)
@@ -254,15 +251,12 @@ class Tracker:
         else:
             number = rounds[call] = rounds.get(call, 0) + 1
         exchange = Exchange(conn, origin, method, request_id, seen, None, context, call, number, tool, task_id)
-        http = seen.http
-        exchange_no = http.get("exchange") if http else None
         pending = state.pending
         replaced = pending.pop(key, None)
-        pending[key] = _Pending(exchange, exchange_no if isinstance(exchange_no, int) else None, key)
-        state.opened = exchange
+        pending[key] = state.opened = exchange
         if state.answered:
             state.answered.discard(key)  # an id reused after its answer is a new request
-        return replaced.exchange if replaced is not None else None
+        return replaced
 
     def _context(self, state: _Connection, look: Peek, params: dict[str, Any], seen: Seen) -> Context:
         meta = params.get("_meta")
@@ -299,7 +293,7 @@ class Tracker:
                        tuple(sorted(extensions)))
 
     # -- answers -------------------------------------------------------------------------------
-    def _match(self, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> _Pending | None:
+    def _match(self, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> Exchange | None:
         if look.has_id:
             found = state.pending.get((origin, id_key(look.id)))
             if found is None and self.pair_mismatched_ids and look.id is not None:
@@ -314,20 +308,21 @@ class Tracker:
         waiting = [p for (who, _), p in state.pending.items() if who == origin]
         exchange_no = seen.http.get("exchange") if seen.http else None
         if isinstance(exchange_no, int):
-            same = [p for p in waiting if p.exchange_no == exchange_no]
+            same = [p for p in waiting if _exchange_no(p) == exchange_no]
             if len(same) == 1:
                 return same[0]
         return waiting[0] if len(waiting) == 1 else None
 
-    def _answer(self, state: _Connection, pending: _Pending, look: Peek, seen: Seen) -> Exchange:
-        exchange = pending.exchange
-        key = pending.key
+    def _answer(self, state: _Connection, exchange: Exchange, look: Peek, seen: Seen) -> Exchange:
+        request_id = exchange.request_id
+        key = (exchange.origin, (type(request_id).__name__, request_id))  # where it waits
         del state.pending[key]
         state.answered.add(key)
         if len(state.answered) > self._max_answered:
             state.answered.clear()  # bounded memory on a long connection: only duplicate detection is lost
-        result = look.result
-        if exchange.origin == "client" and result is not None:
+        message = look.message  # look.result, read here
+        result = message.get("result") if message is not None else None
+        if exchange.origin == "client" and result is not None and isinstance(result, dict):
             if exchange.method == "initialize" and state.initialize_id == key[1]:
                 version = result.get("protocolVersion")
                 if isinstance(version, str):
@@ -352,6 +347,13 @@ class Tracker:
             if isinstance(task_id, str):
                 _remember(state.tasks, task_id, exchange.call, self._max_answered)
         return msgspec.structs.replace(exchange, response=seen, response_peek=look)
+
+
+def _exchange_no(exchange: Exchange) -> int | None:
+    """The HTTP exchange (POST) the request came in, when the feed said."""
+    http = exchange.request.http
+    number = http.get("exchange") if http else None
+    return number if isinstance(number, int) else None
 
 
 def _id_text(value: Any) -> str:
