@@ -106,7 +106,18 @@ def check_listed(
     """:func:`check_output`, holding the result to ``output_schema`` when it is given: the tool's
     outputSchema compiled as it was listed (the tap keeps it from the tools/list answer, so a
     later change to the tool's dict does not change what its calls are held to)."""
-    if verdict.kind is not Kind.NORMAL_COMPLETE:
+    return checked(verdict, tool, output_schema, expect, suspects, schema_limits)
+
+
+_NORMAL_COMPLETE: Final = Kind.NORMAL_COMPLETE
+
+
+def checked(verdict: Verdict, tool: Mapping[str, Any] | None, output_schema: CompiledSchema | None,
+            expect: Expectation | Sequence[Expectation] | None, suspects: Iterable[Suspect],
+            schema_limits: SchemaLimits) -> ContentCheck:
+    """:func:`check_listed` with every argument in place (what ``evaluate_listed`` calls, once per
+    judged call)."""
+    if verdict.kind is not _NORMAL_COMPLETE:
         why = ("a tool error is never success and is not held to the outputSchema"
                if verdict.kind is Kind.TOOL_ERROR else f"a {verdict.kind.value} verdict has no content to check")
         return ContentCheck(False, (finding("", "output.not_complete", why),))

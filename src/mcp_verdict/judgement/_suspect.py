@@ -110,6 +110,8 @@ def _traceback_text(verdict: Verdict) -> tuple[str, str] | None:
     return None
 
 
+_error_prefix: Final = _ERROR_PREFIX.match
+_exception_prefix: Final = _EXCEPTION_PREFIX.match
 _STRUCTURED_TESTS: Final = (("structured.status_error", _status_error), ("structured.success_false", _success_false),
                              ("structured.error_key", _error_key))
 _STRUCTURED_KEYS: Final = frozenset({"status", "state", "result", "success", "ok", "succeeded", *_ERROR_KEYS})
@@ -140,9 +142,9 @@ def default_matches(verdict: Verdict) -> list[tuple[str, str, str]]:
         if raw["type"] != "text":
             continue
         text = raw["text"]
-        if error is None and _ERROR_PREFIX.match(text):
+        if error is None and _error_prefix(text):
             error = ("text.error_prefix", f"/result/content/{index}/text", text.strip().splitlines()[0][:80])
-        if exception is None and _EXCEPTION_PREFIX.match(text):
+        if exception is None and _exception_prefix(text):
             exception = ("text.exception", f"/result/content/{index}/text", text.strip().splitlines()[0][:80])
         if traceback is None and _TRACEBACK in text:
             traceback = ("text.traceback", f"/result/content/{index}/text", _TRACEBACK)
