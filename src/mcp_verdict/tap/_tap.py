@@ -125,12 +125,17 @@ class WriteProxy:
 
 
 class Judged:
-    """The calls judged inside one :meth:`VerdictTap.judging` block (or one ``call_tool``)."""
+    """The calls judged inside one :meth:`VerdictTap.judging` block (or one ``call_tool``).
 
-    __slots__ = ("_done", "_eager", "_options", "_tap", "error", "opened", "sent", "tokens")
+    It is the block itself: entering it (``with`` or ``async with``) sets the context variable
+    the write proxies read, leaving it resets it (cheaper than a generator-based context manager,
+    and one object per judged block)."""
+
+    __slots__ = ("_done", "_eager", "_options", "_tap", "_token", "error", "opened", "sent", "tokens")
 
     def __init__(self, tap: VerdictTap, options: Mapping[str, Any]) -> None:
         self._tap = tap
+        self._token: contextvars.Token[Judged | None] | None = None
         self._options = dict(options) if options else _NO_OPTIONS
         self.sent: list[tuple[WriteProxy, Any, str | None]] = []
         """(proxy, request id, tool name) of every tools/call sent, in order."""
@@ -143,6 +148,24 @@ class Judged:
         """Per tools/call sent: what each observer kept when it was sent (a span...)."""
         self._done: list[TapCall] = []
         self._eager: dict[int, TapCall] = {}
+
+    def __enter__(self) -> Judged:
+        self._token = _CURRENT.set(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _CURRENT.reset(self._token)
+            self._token = None
+
+    async def __aenter__(self) -> Judged:  # __enter__, written out (one call less per judged call)
+        self._token = _CURRENT.set(self)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _CURRENT.reset(self._token)
+            self._token = None
 
     def _targets(self) -> Sequence[tuple[WriteProxy | str, Any, str | None]]:
         if self.sent:
@@ -192,35 +215,6 @@ class Judged:
         if outcome.verdict.kind is Kind.UNCLASSIFIED:
             raise VerdictError(outcome, response=self.calls[-1].response)
         return outcome
-
-
-class _Judging:
-    """The judging block: sets the context variable the write proxies read (cheaper than a
-    generator-based context manager, and usable with ``with`` and ``async with``)."""
-
-    __slots__ = ("_judged", "_token")
-
-    def __init__(self, judged: Judged) -> None:
-        self._judged = judged
-        self._token: contextvars.Token[Judged | None] | None = None
-
-    def __enter__(self) -> Judged:
-        self._token = _CURRENT.set(self._judged)
-        return self._judged
-
-    def __exit__(self, *exc: object) -> None:
-        if self._token is not None:
-            _CURRENT.reset(self._token)
-            self._token = None
-
-    async def __aenter__(self) -> Judged:  # __enter__, written out (one call less per judged call)
-        self._token = _CURRENT.set(self._judged)
-        return self._judged
-
-    async def __aexit__(self, *exc: object) -> None:
-        if self._token is not None:
-            _CURRENT.reset(self._token)
-            self._token = None
 
 
 class VerdictTap:
@@ -486,7 +480,7 @@ class VerdictTap:
         return proxy
 
     # -- judging ------------------------------------------------------------------------------------
-    def judging(self, session: Any = None, **judge_options: Any) -> _Judging:
+    def judging(self, session: Any = None, **judge_options: Any) -> Judged:
         """Judge every ``tools/call`` the code inside the block sends (in this task)::
 
             async with tap.judging(session) as judged:
@@ -500,7 +494,7 @@ class VerdictTap:
             _check_options(judge_options)
         if session is not None:
             self.proxy(session)
-        return _Judging(Judged(self, judge_options))
+        return Judged(self, judge_options)
 
     async def call_tool(self, session: Any, name: str, arguments: Mapping[str, Any] | None = None, *,
                         expect: Expectation | Sequence[Expectation] | None = None, observe: Observe | None = None,
