@@ -127,7 +127,7 @@ def checked(verdict: Verdict, tool: Mapping[str, Any] | None, output_schema: Com
         schema_checked = True
         compiled = output_schema or compile_schema(tool["outputSchema"], "/outputSchema",  # type: ignore[index]
                                                    schema_limits)
-        result: Any = verdict.message["result"]  # a normal_complete verdict's result object
+        result: Any = verdict.message["result"] if compiled.problem is None else None  # normal_complete's
         if compiled.problem is not None:
             findings.append(compiled.problem)
         elif "structuredContent" not in result:

@@ -167,9 +167,9 @@ class Judged:
             _CURRENT.reset(self._token)
             self._token = None
 
-    def _targets(self) -> Sequence[tuple[WriteProxy | str, Any, str | None]]:
+    def _targets(self) -> list[tuple[WriteProxy | str, Any, str | None]]:
         if self.sent:
-            return self.sent  # read only, never kept
+            return list(self.sent)
         return [(conn, rid, name) for conn in self.opened for rid, name in self._tap._tool_calls(conn)]
 
     @property
@@ -182,6 +182,8 @@ class Judged:
         """Every tools/call of the block, judged (a round-trip retry is a call of its own); a call
         whose answer arrived is judged when it arrives, the others when first asked for."""
         done = self._done
+        if self.sent and len(done) == len(self.sent):
+            return done  # every call sent is judged (what the loop below finds, without a copy)
         targets = self._targets()
         while len(done) < len(targets):
             index = len(done)
