@@ -432,6 +432,36 @@ def test_rounds_of_one_call_are_linked_by_request_state_and_task_id() -> None:
     assert events[2].exchange.task_id == "T"
 
 
+SECOND = "a second answer to the same request"
+NOTHING = "it answers no request waiting on this connection"
+
+
+@pytest.mark.parametrize(("cap", "expected", "again"), [
+    # Rounds and requestStates are remembered for the last ``cap`` calls (past it the oldest is
+    # forgotten: a retry then opens a new call, or restarts its count; with 0 nothing outlives its
+    # own request). The ids answered are forgotten all at once when they grow past ``cap`` (only
+    # the detection of a second answer is lost): after ids 1, 2 and 3, id 3 is still known with a
+    # cap of 1 (cleared at 2, then 3 added) and 100,000, not with 0 or 2 (cleared at 3).
+    (0, [(1, 1), (2, 1), (3, 1)], NOTHING),
+    (1, [(1, 1), (2, 1), (1, 1)], SECOND),
+    (2, [(1, 1), (2, 1), (1, 2)], NOTHING),
+    (100_000, [(1, 1), (2, 1), (1, 2)], SECOND),
+])
+def test_what_a_connection_remembers_is_bounded(cap: int, expected: list[tuple[int, int]], again: str) -> None:
+    tracker = Tracker(max_answered=cap)
+    frames = [
+        ("c2s", CALL % b"1"),
+        ("s2c", b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"s1"}}'),
+        ("c2s", CALL % b"2"),
+        ("s2c", OK % b"2"),
+        ("c2s", b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","requestState":"s1"}}'),
+        ("s2c", OK % b"3"),
+    ]
+    events = _feed(tracker, frames)
+    assert [(e.exchange.call, e.exchange.round) for e in events] == expected
+    assert [e.reason for e in _feed(tracker, [("s2c", OK % b"3")])] == [again]
+
+
 def test_connections_are_apart_even_with_the_same_ids() -> None:
     tracker = Tracker()
     tracker.feed("a", "c2s", CALL % b"1", at=0, seq=0)

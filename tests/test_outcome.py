@@ -136,3 +136,33 @@ def test_outcome_serialises() -> None:
     outcome = evaluate(WRITE)
     data = outcome.to_dict()
     assert data["stage"] == "content_verified" and data["decision"]["action"] == "accept"
+
+
+TOOL = {"name": "t", "outputSchema": {"type": "object", "required": ["id"]}}
+
+
+@pytest.mark.parametrize(("verdict", "tool", "trusted", "passed", "schema_checked"), [
+    (WRITE, None, False, True, False),
+    (WRITE, TOOL, True, True, True),
+    (ok({"resultType": "complete", "content": [], "structuredContent": {}}), TOOL, False, False, True),
+    (ok({"resultType": "complete", "content": [], "isError": True}), TOOL, False, None, False),
+])
+def test_evaluate_builds_the_outcome_its_constructor_builds(verdict: Verdict, tool: Any, trusted: bool,
+                                                             passed: bool | None, schema_checked: bool) -> None:
+    """The judged call's Outcome and ContentCheck are built without their dataclass ``__init__``
+    (one per call, on the tap's path): each field as the constructor would set it, still frozen."""
+    import dataclasses
+
+    from mcp_verdict import Outcome
+
+    outcome = evaluate(verdict, tool, trusted_server=trusted)
+    built = Outcome(verdict, outcome.content_check, tool=tool, trusted_server=trusted)
+    assert [getattr(outcome, f.name) for f in dataclasses.fields(Outcome)] \
+        == [getattr(built, f.name) for f in dataclasses.fields(Outcome)]
+    assert outcome == built and outcome.tool is tool and repr(outcome) == repr(built)
+    assert (outcome.observation, outcome.observe_requested, outcome.request_sent) == (None, False, True)
+    check = outcome.content_check
+    assert (check.passed, check.schema_checked) == (passed, schema_checked) if check else passed is None
+    assert dataclasses.replace(outcome, request_sent=False).request_sent is False
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        outcome.trusted_server = not trusted  # type: ignore[misc]

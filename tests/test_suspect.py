@@ -74,3 +74,62 @@ def test_a_caller_expectation_can_explicitly_pass_a_flagged_result() -> None:
     assert [m.id for m in check.suspects] == ["structured.status_error"]
     failing = check_output(flagged, expect=lambda v: "no")
     assert not failing.passed and set(failing.codes) == {"expect.failed", "content.suspect_error"}
+
+
+class _Dict(dict):  # type: ignore[type-arg]
+    """A dict subclass as structuredContent (a verdict of an already parsed value)."""
+
+
+def several(blocks: list[dict[str, Any]], structured: Any = ...) -> Verdict:
+    result: dict[str, Any] = {"resultType": "complete", "content": blocks}
+    if structured is not ...:
+        result["structuredContent"] = structured
+    return classify({"jsonrpc": "2.0", "id": 1, "result": result})
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"type": "text", "text": value}
+
+
+IMAGE = {"type": "image", "data": "aGk=", "mimeType": "image/png"}
+
+# (case, verdict, the heuristics that fire as (id, path, evidence), in the table's order)
+PASSES = [
+    ("nothing", complete({"city": "Lisbon"}, text='{"city": "Lisbon"}'), []),
+    ("no structuredContent", complete(text="fine"), []),
+    ("structuredContent not an object", complete([1, 2], text="[1, 2]"), []),
+    ("every structured row", complete({"status": " Failed ", "ok": False, "errors": ["x"], "error": 0}), [
+        ("structured.status_error", "/result/structuredContent/status", "status: ' Failed '"),
+        ("structured.success_false", "/result/structuredContent/ok", "ok: false"),
+        ("structured.error_key", "/result/structuredContent/errors", "errors: ['x']")]),
+    ("a dict subclass", complete(_Dict(state="error")), [
+        ("structured.status_error", "/result/structuredContent/state", "state: 'error'")]),
+    ("first firing block of each text row", several(
+        [IMAGE, text("all good"), text("Traceback (most recent call last):\n  x"), text("KeyError: 'a'"),
+         text("\n fatal! disk\nmore"), text("Error: second")]), [
+        ("text.error_prefix", "/result/content/4/text", "fatal! disk"),
+        ("text.exception", "/result/content/3/text", "KeyError: 'a'"),
+        ("text.traceback", "/result/content/2/text", "Traceback (most recent call last):")]),
+    ("structured and text", several([text("Exception: boom")], {"result": "FAIL"}), [
+        ("structured.status_error", "/result/structuredContent/result", "result: 'FAIL'"),
+        ("text.exception", "/result/content/0/text", "Exception: boom")]),
+    ("a tool error is read too", classify({"jsonrpc": "2.0", "id": 1, "result": {
+        "resultType": "complete", "isError": True, "content": [text("Error: x")]}}),
+     [("text.error_prefix", "/result/content/0/text", "Error: x")]),
+    ("no content to read", classify({"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "Error: x"}}), []),
+]
+
+
+@pytest.mark.parametrize(("case", "verdict", "expected"), PASSES, ids=[p[0] for p in PASSES])
+def test_the_default_table_in_one_pass_finds_what_each_row_finds(case: str, verdict: Verdict,
+                                                                  expected: list[tuple[str, str, str]]) -> None:
+    """The content check reads DEFAULT_SUSPECTS in one pass (``default_matches``): the same
+    matches, in the same order, as each row's ``test`` run in turn."""
+    from mcp_verdict.judgement._suspect import default_matches
+
+    rows = [(s.id, *hit) for s in DEFAULT_SUSPECTS if (hit := s.test(verdict)) is not None]
+    assert rows == expected
+    assert default_matches(verdict) == expected
+    if verdict.kind is Kind.NORMAL_COMPLETE:
+        assert [(m.id, m.path, m.evidence) for m in check_output(verdict).suspects] == expected
+        assert check_output(verdict, suspects=list(DEFAULT_SUSPECTS)) == check_output(verdict)  # row by row

@@ -129,16 +129,10 @@ class Stray(msgspec.Struct, frozen=True):
 Event = Answered | Unanswered | Stray
 
 
-class _Pending(msgspec.Struct):
-    exchange: Exchange
-    exchange_no: int | None
-    key: tuple[Origin, tuple[str, Any]]
-    """Where it waits in ``_Connection.pending`` (kept: the answer need not rebuild it)."""
-
-
 @dataclass
 class _Connection:
-    pending: dict[tuple[Origin, tuple[str, Any]], _Pending] = field(default_factory=dict)
+    pending: dict[tuple[Origin, tuple[str, Any]], Exchange] = field(default_factory=dict)
+    """The requests waiting, by (origin, id key): (exchange.origin, id_key(exchange.request_id))."""
     answered: set[tuple[Origin, tuple[str, Any]]] = field(default_factory=set)
     version: str | None = None  # from initialize
     claimed: str | None = None
@@ -167,7 +161,7 @@ class Tracker:
     def pending(self, conn: str) -> list[Exchange]:
         """The requests of ``conn`` still waiting for an answer, oldest first."""
         state = self._conns.get(conn)
-        return [p.exchange for p in state.pending.values()] if state else []
+        return list(state.pending.values()) if state else []
 
     def feed(self, conn: str, direction: Literal["c2s", "s2c"], data: bytes, *, at: float, seq: int,
              http: Mapping[str, Any] | None = None, look: Peek | None = None) -> list[Event]:
@@ -182,18 +176,22 @@ class Tracker:
         seen = Seen(data if type(data) is bytes else bytes(data), at, seq, http)
         if look is None:
             look = peek(data)
-        sender: Origin = "client" if direction == "c2s" else "server"
         kind = look.kind
         if kind == "request":
-            replaced = self._request(conn, state, sender, look, seen)
+            replaced = self._request(conn, state, "client" if direction == "c2s" else "server", look, seen)
             if replaced is not None:
                 return [Unanswered(replaced, "a new request reused its id before it was answered")]
             return []
         if kind == "notification":
             return []
         if kind in _ANSWERS:
-            other: Origin = "server" if sender == "client" else "client"
-            target = self._match(state, other, look, seen)
+            other: Origin = "server" if direction == "c2s" else "client"
+            if look.has_id:  # the common case: the id finds the request waiting
+                target = state.pending.get((other, (type(look.id).__name__, look.id)))
+                if target is None:
+                    target = self._match(state, other, look, seen)
+            else:
+                target = self._match(state, other, look, seen)
             if target is None:
                 why = ("a second answer to the same request" if look.has_id and (other, id_key(look.id))
                        in state.answered else "it answers no request waiting on this connection")
@@ -214,13 +212,17 @@ class Tracker:
         state = self._conns.pop(conn, None)
         if state is None:
             return []
-        return [Unanswered(p.exchange, reason) for p in state.pending.values()]
+        return [Unanswered(exchange, reason) for exchange in state.pending.values()]
 
     # -- requests ------------------------------------------------------------------------------
     def _request(self, conn: str, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> Exchange | None:
         method = look.method or ""
-        params = look.params
-        id_of = id_key(look.id)
+        message = look.message  # look.params, read here
+        params = message.get("params") if message is not None else None
+        if type(params) is not dict and not isinstance(params, dict):
+            params = {}
+        request_id = look.id
+        id_of = (type(request_id).__name__, request_id)  # id_key
         key = (origin, id_of)
         if origin == "client" and method == "initialize":
             state.initialize_id = id_of
@@ -228,34 +230,45 @@ class Tracker:
             state.capabilities = capabilities if isinstance(capabilities, Mapping) else None
         context = self._context(state, look, params, seen) if origin == "client" else Context(
             state.version or self.default_version, "initialize" if state.version else "default")
-        call, number = self._round_of(state, origin, method, params)
         tool = task_id = None
+        call: int | None = None
         if method == "tools/call":
             name = params.get("name")
             tool = name if isinstance(name, str) else None
+            if origin == "client" and isinstance(params.get("requestState"), str):
+                call = state.states.get(params["requestState"])
         elif method in _TASK_METHODS:
             task = params.get("taskId")
             task_id = task if isinstance(task, str) else None
-        exchange = Exchange(conn, origin, method, look.id, seen, None, context, call, number, tool, task_id)
-        http = seen.http
-        exchange_no = http.get("exchange") if http else None
-        replaced = state.pending.pop(key, None)
-        state.pending[key] = _Pending(exchange, exchange_no if isinstance(exchange_no, int) else None, key)
-        state.opened = exchange
+            if origin == "client" and task_id is not None:
+                call = state.tasks.get(task_id)
+        rounds = state.rounds
+        if call is None:  # a new call: its first round (the oldest calls forgotten past the cap)
+            call = state.calls = state.calls + 1
+            while rounds and len(rounds) >= self._max_answered:
+                rounds.popitem(last=False)
+            rounds[call] = number = 1
+        else:
+            number = rounds[call] = rounds.get(call, 0) + 1
+        exchange = Exchange(conn, origin, method, request_id, seen, None, context, call, number, tool, task_id)
+        pending = state.pending
+        replaced = pending.pop(key, None)
+        pending[key] = state.opened = exchange
         if state.answered:
             state.answered.discard(key)  # an id reused after its answer is a new request
-        return replaced.exchange if replaced is not None else None
+        return replaced
 
     def _context(self, state: _Connection, look: Peek, params: dict[str, Any], seen: Seen) -> Context:
         meta = params.get("_meta")
-        if type(meta) is not dict and not isinstance(meta, Mapping):
-            meta = _NO_META
+        if type(meta) is not dict and (meta is None or not isinstance(meta, Mapping)):
+            meta = _NO_META  # (None tested first: an ABC test of None is slow, and most requests have no _meta)
         claimed = meta.get(_META_VERSION)
         capabilities: Mapping[str, Any] | None
         if isinstance(claimed, str) and (claimed in _STATELESS or claimed not in VERSIONS):
             source: VersionSource = "request_meta"
             raw_caps = meta.get(_META_CAPABILITIES)
-            capabilities = raw_caps if type(raw_caps) is dict or isinstance(raw_caps, Mapping) else None
+            capabilities = raw_caps if type(raw_caps) is dict or (
+                raw_caps is not None and isinstance(raw_caps, Mapping)) else None
         elif state.version is not None or state.claimed is not None:
             source, claimed, capabilities = "initialize", state.version or state.claimed, state.capabilities
         else:
@@ -267,7 +280,8 @@ class Tracker:
             capabilities = state.capabilities
         version = claimed if isinstance(claimed, str) and claimed in VERSIONS else self.default_version
         declared = capabilities.get("extensions") if capabilities else None
-        tasks = version == "2025-11-25" and look.method == "tools/call" and isinstance(params.get("task"), Mapping)
+        task = params.get("task") if version == "2025-11-25" and look.method == "tools/call" else None
+        tasks = task is not None and isinstance(task, Mapping)
         if declared is None and not tasks:  # the common case: no extension in force
             return Context(version, source, claimed if claimed != version else None, capabilities)
         extensions = set()
@@ -280,24 +294,8 @@ class Tracker:
         return Context(version, source, claimed if claimed != version else None, capabilities,
                        tuple(sorted(extensions)))
 
-    def _round_of(self, state: _Connection, origin: Origin, method: str, params: Mapping[str, Any],
-                  ) -> tuple[int, int]:
-        call: int | None = None
-        if origin == "client":
-            if method == "tools/call" and isinstance(params.get("requestState"), str):
-                call = state.states.get(params["requestState"])
-            elif method in _TASK_METHODS and isinstance(params.get("taskId"), str):
-                call = state.tasks.get(params["taskId"])
-        if call is None:  # a new call: its first round
-            state.calls += 1
-            _remember(state.rounds, state.calls, 0, self._max_answered)
-            state.rounds[state.calls] = 1
-            return state.calls, 1
-        number = state.rounds[call] = state.rounds.get(call, 0) + 1
-        return call, number
-
     # -- answers -------------------------------------------------------------------------------
-    def _match(self, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> _Pending | None:
+    def _match(self, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> Exchange | None:
         if look.has_id:
             found = state.pending.get((origin, id_key(look.id)))
             if found is None and self.pair_mismatched_ids and look.id is not None:
@@ -312,20 +310,21 @@ class Tracker:
         waiting = [p for (who, _), p in state.pending.items() if who == origin]
         exchange_no = seen.http.get("exchange") if seen.http else None
         if isinstance(exchange_no, int):
-            same = [p for p in waiting if p.exchange_no == exchange_no]
+            same = [p for p in waiting if _exchange_no(p) == exchange_no]
             if len(same) == 1:
                 return same[0]
         return waiting[0] if len(waiting) == 1 else None
 
-    def _answer(self, state: _Connection, pending: _Pending, look: Peek, seen: Seen) -> Exchange:
-        exchange = pending.exchange
-        key = pending.key
+    def _answer(self, state: _Connection, exchange: Exchange, look: Peek, seen: Seen) -> Exchange:
+        request_id = exchange.request_id
+        key = (exchange.origin, (type(request_id).__name__, request_id))  # where it waits
         del state.pending[key]
         state.answered.add(key)
         if len(state.answered) > self._max_answered:
             state.answered.clear()  # bounded memory on a long connection: only duplicate detection is lost
-        result = look.result
-        if exchange.origin == "client" and result is not None:
+        message = look.message  # look.result, read here
+        result = message.get("result") if message is not None else None
+        if exchange.origin == "client" and result is not None and isinstance(result, dict):
             if exchange.method == "initialize" and state.initialize_id == key[1]:
                 version = result.get("protocolVersion")
                 if isinstance(version, str):
@@ -345,11 +344,18 @@ class Tracker:
                 _remember(state.states, state_value, exchange.call, self._max_answered)
             task_id = result.get("taskId")
             if not isinstance(task_id, str):
-                task = result.get("task")
-                task_id = task.get("taskId") if isinstance(task, Mapping) else None
+                task = result.get("task")  # (an ABC test of None costs more than the rest of this)
+                task_id = task.get("taskId") if task is not None and isinstance(task, Mapping) else None
             if isinstance(task_id, str):
                 _remember(state.tasks, task_id, exchange.call, self._max_answered)
         return msgspec.structs.replace(exchange, response=seen, response_peek=look)
+
+
+def _exchange_no(exchange: Exchange) -> int | None:
+    """The HTTP exchange (POST) the request came in, when the feed said."""
+    http = exchange.request.http
+    number = http.get("exchange") if http else None
+    return number if isinstance(number, int) else None
 
 
 def _id_text(value: Any) -> str:

@@ -26,7 +26,7 @@ from ..verdict._findings import Finding, finding
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
 from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_schema, validate
-from ._suspect import DEFAULT_SUSPECTS, Suspect
+from ._suspect import DEFAULT_SUSPECTS, Suspect, default_matches
 
 Expectation = Mapping[str, Any] | type | Callable[[Verdict], "bool | str"] | Any
 """A JSON Schema dict, a pydantic model class, a pydantic TypeAdapter, or a callable."""
@@ -106,7 +106,18 @@ def check_listed(
     """:func:`check_output`, holding the result to ``output_schema`` when it is given: the tool's
     outputSchema compiled as it was listed (the tap keeps it from the tools/list answer, so a
     later change to the tool's dict does not change what its calls are held to)."""
-    if verdict.kind is not Kind.NORMAL_COMPLETE:
+    return checked(verdict, tool, output_schema, expect, suspects, schema_limits)
+
+
+_NORMAL_COMPLETE: Final = Kind.NORMAL_COMPLETE
+
+
+def checked(verdict: Verdict, tool: Mapping[str, Any] | None, output_schema: CompiledSchema | None,
+            expect: Expectation | Sequence[Expectation] | None, suspects: Iterable[Suspect],
+            schema_limits: SchemaLimits) -> ContentCheck:
+    """:func:`check_listed` with every argument in place (what ``evaluate_listed`` calls, once per
+    judged call)."""
+    if verdict.kind is not _NORMAL_COMPLETE:
         why = ("a tool error is never success and is not held to the outputSchema"
                if verdict.kind is Kind.TOOL_ERROR else f"a {verdict.kind.value} verdict has no content to check")
         return ContentCheck(False, (finding("", "output.not_complete", why),))
@@ -116,28 +127,42 @@ def check_listed(
         schema_checked = True
         compiled = output_schema or compile_schema(tool["outputSchema"], "/outputSchema",  # type: ignore[index]
                                                    schema_limits)
+        result: Any = verdict.message["result"] if compiled.problem is None else None  # normal_complete's
         if compiled.problem is not None:
             findings.append(compiled.problem)
-        elif not verdict.has_structured_content:
+        elif "structuredContent" not in result:
             findings.append(finding("/result", "output.structured_missing",
                                     f"tool {(tool or {}).get('name', '?')!r} declares an outputSchema; the result "
                                     "has no structuredContent"))
         else:
-            findings.extend(validate(compiled, verdict.structured_content, _STRUCTURED, schema_limits))
-    matches = []
-    for suspect in suspects:
-        hit = suspect.test(verdict)
-        if hit is not None:
-            matches.append(SuspectMatch(suspect.id, hit[0], hit[1]))
+            instance = result["structuredContent"]
+            if compiled.engine != "jsonschema-rs" or not compiled.validator.is_valid(instance):
+                findings.extend(validate(compiled, instance, _STRUCTURED, schema_limits))
+    if suspects is DEFAULT_SUSPECTS:  # the table's rows in one pass (the same matches, in order)
+        hits = default_matches(verdict)
+        matches = [SuspectMatch(*hit) for hit in hits] if hits else []
+    else:
+        matches = []
+        for suspect in suspects:
+            hit = suspect.test(verdict)
+            if hit is not None:
+                matches.append(SuspectMatch(suspect.id, hit[0], hit[1]))
+    if expect is None and not matches and not findings:  # the common case: nothing to report
+        return _PASSED[schema_checked]
     results = tuple(_run(item, verdict, schema_limits) for item in _expectations(expect)) if expect is not None else ()
-    for result in results:
-        if not result.passed:
-            code = "expect.error" if result.error else "expect.failed"
-            findings.append(finding("", code, f"{result.name}: {result.reason}"))
+    for outcome in results:
+        if not outcome.passed:
+            code = "expect.error" if outcome.error else "expect.failed"
+            findings.append(finding("", code, f"{outcome.name}: {outcome.reason}"))
     overridden = bool(matches) and bool(results) and all(r.passed for r in results)
     if matches and not overridden:
         findings.extend(finding(m.path, "content.suspect_error", f"{m.id}: {m.evidence}") for m in matches)
     return ContentCheck(not findings, tuple(findings), tuple(matches), results, schema_checked, overridden)
+
+
+_PASSED: Final = (ContentCheck(True, (), (), (), False, False), ContentCheck(True, (), (), (), True, False))
+"""The check of a result with nothing to report (indexed by ``schema_checked``): immutable, so
+every such call shares one value rather than building an equal one."""
 
 
 def _expectations(expect: Any) -> list[Any]:

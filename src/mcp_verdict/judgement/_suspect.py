@@ -110,6 +110,53 @@ def _traceback_text(verdict: Verdict) -> tuple[str, str] | None:
     return None
 
 
+_error_prefix: Final = _ERROR_PREFIX.match
+_exception_prefix: Final = _EXCEPTION_PREFIX.match
+_STRUCTURED_TESTS: Final = (("structured.status_error", _status_error), ("structured.success_false", _success_false),
+                             ("structured.error_key", _error_key))
+_STRUCTURED_KEYS: Final = frozenset({"status", "state", "result", "success", "ok", "succeeded", *_ERROR_KEYS})
+"""Every member the three structuredContent heuristics read: a dict holding none of them
+trips none of them."""
+
+
+def default_matches(verdict: Verdict) -> list[tuple[str, str, str]]:
+    """What the heuristics of ``DEFAULT_SUSPECTS`` find, as (id, path, evidence) in the table's
+    order: the same as running each row's ``test``, in one pass over the result.
+
+    The content check runs it on every judged call, so the common case is short: a
+    structuredContent holding none of the members the heuristics read is skipped with one set
+    test, and each text block is read once for the three text heuristics (each still reports
+    the first block it fires on)."""
+    if verdict.kind not in _COMPLETE:
+        return []
+    found: list[tuple[str, str, str]] = []
+    result: Any = verdict.message["result"]
+    data = result.get("structuredContent")
+    if isinstance(data, dict) and (type(data) is not dict or not data.keys().isdisjoint(_STRUCTURED_KEYS)):
+        for name, test in _STRUCTURED_TESTS:
+            hit = test(verdict)
+            if hit is not None:
+                found.append((name, hit[0], hit[1]))
+    error = exception = traceback = None
+    for index, raw in enumerate(result["content"]):
+        if raw["type"] != "text":
+            continue
+        text = raw["text"]
+        if error is None and _error_prefix(text):
+            error = ("text.error_prefix", f"/result/content/{index}/text", text.strip().splitlines()[0][:80])
+        if exception is None and _exception_prefix(text):
+            exception = ("text.exception", f"/result/content/{index}/text", text.strip().splitlines()[0][:80])
+        if traceback is None and _TRACEBACK in text:
+            traceback = ("text.traceback", f"/result/content/{index}/text", _TRACEBACK)
+    if error is not None:
+        found.append(error)
+    if exception is not None:
+        found.append(exception)
+    if traceback is not None:
+        found.append(traceback)
+    return found
+
+
 DEFAULT_SUSPECTS: Final[tuple[Suspect, ...]] = (
     Suspect("structured.status_error", 'structuredContent has status/state/result "error", "failed", '
             '"failure" or "fail" (any case)', _status_error),

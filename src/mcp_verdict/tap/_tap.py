@@ -23,10 +23,11 @@ import contextvars
 import itertools
 import time
 from collections import OrderedDict, deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
 from os import PathLike
+from types import MappingProxyType
 from typing import Any, Final, Literal
 
 import msgspec
@@ -103,9 +104,10 @@ class WriteProxy:
         self.sent: deque[tuple[str, tuple[str, Any], Any]] = deque(maxlen=64)
         """Requests sent while not linked to a connection: (method, id key, params)."""
 
-    async def send(self, item: Any) -> None:
+    def send(self, item: Any) -> Awaitable[None]:
+        """The inner stream's ``send(item)``, to await (noted first; no coroutine of its own)."""
         self._tap._sent(self, item)
-        await self._inner.send(item)
+        return self._inner.send(item)  # type: ignore[no-any-return]
 
     def send_nowait(self, item: Any) -> None:
         self._tap._sent(self, item)
@@ -123,11 +125,18 @@ class WriteProxy:
 
 
 class Judged:
-    """The calls judged inside one :meth:`VerdictTap.judging` block (or one ``call_tool``)."""
+    """The calls judged inside one :meth:`VerdictTap.judging` block (or one ``call_tool``).
+
+    It is the block itself: entering it (``with`` or ``async with``) sets the context variable
+    the write proxies read, leaving it resets it (cheaper than a generator-based context manager,
+    and one object per judged block)."""
+
+    __slots__ = ("_done", "_eager", "_options", "_tap", "_token", "error", "opened", "sent", "tokens")
 
     def __init__(self, tap: VerdictTap, options: Mapping[str, Any]) -> None:
         self._tap = tap
-        self._options = dict(options)
+        self._token: contextvars.Token[Judged | None] | None = None
+        self._options = dict(options) if options else _NO_OPTIONS
         self.sent: list[tuple[WriteProxy, Any, str | None]] = []
         """(proxy, request id, tool name) of every tools/call sent, in order."""
         self.opened: list[str] = []
@@ -139,6 +148,24 @@ class Judged:
         """Per tools/call sent: what each observer kept when it was sent (a span...)."""
         self._done: list[TapCall] = []
         self._eager: dict[int, TapCall] = {}
+
+    def __enter__(self) -> Judged:
+        self._token = _CURRENT.set(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _CURRENT.reset(self._token)
+            self._token = None
+
+    async def __aenter__(self) -> Judged:  # __enter__, written out (one call less per judged call)
+        self._token = _CURRENT.set(self)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _CURRENT.reset(self._token)
+            self._token = None
 
     def _targets(self) -> list[tuple[WriteProxy | str, Any, str | None]]:
         if self.sent:
@@ -154,16 +181,19 @@ class Judged:
     def calls(self) -> list[TapCall]:
         """Every tools/call of the block, judged (a round-trip retry is a call of its own); a call
         whose answer arrived is judged when it arrives, the others when first asked for."""
+        done = self._done
+        if self.sent and len(done) == len(self.sent):
+            return done  # every call sent is judged (what the loop below finds, without a copy)
         targets = self._targets()
-        while len(self._done) < len(targets):
-            index = len(self._done)
+        while len(done) < len(targets):
+            index = len(done)
             call = self._eager.pop(index, None)
             if call is None:
                 target, rid, name = targets[index]
                 call = self._tap._judge(target, rid, name, self._options, self.error)
                 self._tap._observe(call, self.tokens[index] if index < len(self.tokens) else [])
-            self._done.append(call)
-        return self._done
+            done.append(call)
+        return done
 
     @property
     def outcomes(self) -> list[Outcome]:
@@ -187,32 +217,6 @@ class Judged:
         if outcome.verdict.kind is Kind.UNCLASSIFIED:
             raise VerdictError(outcome, response=self.calls[-1].response)
         return outcome
-
-
-class _Judging:
-    """The judging block: sets the context variable the write proxies read (cheaper than a
-    generator-based context manager, and usable with ``with`` and ``async with``)."""
-
-    __slots__ = ("_judged", "_token")
-
-    def __init__(self, judged: Judged) -> None:
-        self._judged = judged
-        self._token: contextvars.Token[Judged | None] | None = None
-
-    def __enter__(self) -> Judged:
-        self._token = _CURRENT.set(self._judged)
-        return self._judged
-
-    def __exit__(self, *exc: object) -> None:
-        if self._token is not None:
-            _CURRENT.reset(self._token)
-            self._token = None
-
-    async def __aenter__(self) -> Judged:
-        return self.__enter__()
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.__exit__()
 
 
 class VerdictTap:
@@ -303,8 +307,9 @@ class VerdictTap:
         if self.log is not None:
             self.log.write(FrameRecord(conn, seq, at, direction, "message", data, transport=state.transport,
                                        http=http or None))
+        look = None
         if direction == "c2s" and (http is not None or self._unlinked):
-            look = peek(data)
+            look = peek(data)  # read once: the Tracker is given it
             if look.kind == "request":
                 key = id_key(look.id)
                 if look.method == "tools/call":
@@ -316,17 +321,19 @@ class VerdictTap:
                         state.exchange_of.popitem(last=False)
                 if self._unlinked and state.proxy is None:
                     self._link(state, look.method or "", key, look.params)
-        events = self.tracker.feed(conn, direction, data, at=at, seq=seq, http=http)
+        events = self.tracker.feed(conn, direction, data, at=at, seq=seq, http=http, look=look)
         for event in events:
-            if isinstance(event, Answered):
+            if type(event) is Answered:
                 exchange = event.exchange
                 if exchange.origin != "client":
                     continue
-                if exchange.method == "tools/list":
-                    self._tools(state, exchange)
-                if exchange.method != "tools/call":
+                method = exchange.method
+                if method != "tools/call":
+                    if method == "tools/list":
+                        self._tools(state, exchange)
                     continue
-                key = id_key(exchange.request_id)
+                request_id = exchange.request_id
+                key = (type(request_id).__name__, request_id)  # id_key
                 claim = self._claims.pop((conn, key), None)
                 if claim is not None:  # judged now, while the stack's span for the call is open
                     self._judge_now(claim, exchange, state)
@@ -343,9 +350,13 @@ class VerdictTap:
         judged, index = claim
         if index in judged._eager or index < len(judged._done):
             return
-        call = self._judge(state.id, exchange.request_id, exchange.tool, judged._options, None, exchange)
-        judged._eager[index] = call
-        self._observe(call, judged.tokens[index] if index < len(judged.tokens) else [])
+        call = self._judge(state, exchange.request_id, exchange.tool, judged._options, None, exchange)
+        if index == len(judged._done):
+            judged._done.append(call)  # the next call of the block, in order: where ``calls`` would put it
+        else:
+            judged._eager[index] = call
+        if self.observers:
+            self._observe(call, judged.tokens[index] if index < len(judged.tokens) else [])
 
     def _observe(self, call: TapCall, tokens: list[Any]) -> None:
         if not self.observers:
@@ -411,7 +422,7 @@ class VerdictTap:
             judged.tokens.append([observer.sent(name, request_id) for observer in self.observers]
                                  if self.observers else _NO_TOKENS)
             if proxy.conn is not None:
-                self._claims[(proxy.conn, id_key(request_id))] = (judged, len(judged.sent) - 1)
+                self._claims[(proxy.conn, (type(request_id).__name__, request_id))] = (judged, len(judged.sent) - 1)
                 if len(self._claims) > _KEEP:
                     self._claims.popitem(last=False)  # O(1), where a dict's oldest entry is not
         if proxy.conn is None:
@@ -471,7 +482,7 @@ class VerdictTap:
         return proxy
 
     # -- judging ------------------------------------------------------------------------------------
-    def judging(self, session: Any = None, **judge_options: Any) -> _Judging:
+    def judging(self, session: Any = None, **judge_options: Any) -> Judged:
         """Judge every ``tools/call`` the code inside the block sends (in this task)::
 
             async with tap.judging(session) as judged:
@@ -485,7 +496,7 @@ class VerdictTap:
             _check_options(judge_options)
         if session is not None:
             self.proxy(session)
-        return _Judging(Judged(self, judge_options))
+        return Judged(self, judge_options)
 
     async def call_tool(self, session: Any, name: str, arguments: Mapping[str, Any] | None = None, *,
                         expect: Expectation | Sequence[Expectation] | None = None, observe: Observe | None = None,
@@ -527,25 +538,35 @@ class VerdictTap:
         state = self._conns.get(conn)
         return list(state.tool_calls) if state is not None else []
 
-    def _judge(self, target: WriteProxy | str, request_id: Any, name: str | None, options: Mapping[str, Any],
+    def _judge(self, target: WriteProxy | str | _Conn, request_id: Any, name: str | None, options: Mapping[str, Any],
                error: BaseException | None, answered: Exchange | None = None) -> TapCall:
-        state = self._conns.get(target) if isinstance(target, str) else self._conn_of(target)
-        key = id_key(request_id)
-        limits = options.get("limits") or self.limits
-        absent = options.get("absent_result_type") or self.absent_result_type
-        trusted = options.get("trusted_server")
-        trusted = self.trusted_server if trusted is None else trusted
+        if type(target) is _Conn:
+            state: _Conn | None = target
+        else:
+            state = self._conns.get(target) if isinstance(target, str) else self._conn_of(target)  # type: ignore[arg-type]
+        key = (type(request_id).__name__, request_id)  # id_key
+        if options:
+            limits = options.get("limits") or self.limits
+            absent = options.get("absent_result_type") or self.absent_result_type
+            trusted = options.get("trusted_server")
+            trusted = self.trusted_server if trusted is None else trusted
+            schema_limits = options.get("schema_limits", DEFAULT_SCHEMA_LIMITS)
+            tool = options.get("tool") or None
+            expect, suspects = options.get("expect"), options.get("suspects", DEFAULT_SUSPECTS)
+        else:  # a judging block without options: the tap's defaults (what each get above finds)
+            limits, absent, trusted = self.limits, self.absent_result_type, self.trusted_server
+            schema_limits, tool, expect, suspects = DEFAULT_SCHEMA_LIMITS, None, None, DEFAULT_SUSPECTS
         exchange = answered or (state.answered.get(key) if state is not None else None)
-        schema_limits = options.get("schema_limits", DEFAULT_SCHEMA_LIMITS)
-        tool = options.get("tool") or None
         output_schema = None
         if not tool and name:
             tool = state.tools.get(name) if state is not None else None
             if tool and state is not None:
-                output_schema = self._listed_schema(state, name, schema_limits)
+                known = state.compiled.get(name)  # _listed_schema's memo, read here: every call reads it
+                output_schema = known[1] if known is not None and known[0] is schema_limits \
+                    else self._listed_schema(state, name, schema_limits)
             else:
                 tool = self.tool(name)
-        sent = not (state is not None and key in state.not_sent)
+        sent = not (state is not None and state.not_sent and key in state.not_sent)
         request_bytes = response = None
         number = 1
         if exchange is not None and exchange.response is not None:
@@ -565,9 +586,8 @@ class VerdictTap:
                                    **(context.classify_options() if context is not None else {"version": version}))
             else:
                 verdict = self._no_answer(state, key, error, version)
-        outcome = evaluate_listed(verdict, tool, output_schema, expect=options.get("expect"),
-                                  suspects=options.get("suspects", DEFAULT_SUSPECTS), schema_limits=schema_limits,
-                                  trusted_server=trusted)
+        outcome = evaluate_listed(verdict, tool, output_schema, expect=expect, suspects=suspects,
+                                  schema_limits=schema_limits, trusted_server=trusted)
         if not sent:
             outcome = replace(outcome, request_sent=False)
         call = TapCall(state.id if state is not None else None, name, request_id, request_bytes, response, verdict,
@@ -657,6 +677,8 @@ class VerdictTap:
 
 _NO_TOKENS: Final[list[Any]] = []
 """The tokens of a call sent while no observer is registered (shared, never written to)."""
+_NO_OPTIONS: Final[Mapping[str, Any]] = MappingProxyType({})
+"""The options of a judging block given none (shared: read only)."""
 _OPTIONS: Final = frozenset({"expect", "tool", "trusted_server", "suspects", "schema_limits", "absent_result_type",
                              "limits"})
 
