@@ -122,7 +122,10 @@ def test_fifty_concurrent_calls_answered_out_of_order(transport: str) -> None:
     assert sorted(outcomes) == list(range(count))
     for i, outcome in outcomes.items():
         assert outcome.succeeded and outcome.verdict.structured_content["text"] == f"call {i}"
-    assert order[:3] == ["call 49", "call 48", "call 47"]  # judged as the answers came: last sent, first
+    # judged as the answers came, not as the calls were sent: the last sent (20 ms) long before the
+    # first (1 s) — the ranks of neighbours are left to the scheduler of a loaded machine
+    assert sorted(order) == sorted(f"call {i}" for i in range(count))
+    assert order.index("call 49") < order.index("call 25") < order.index("call 0")
 
 
 def test_two_sessions_on_one_tap_are_told_apart() -> None:
