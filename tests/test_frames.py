@@ -22,6 +22,7 @@ from mcp_verdict.frames import (
     Answered,
     FrameLogWriter,
     FrameRecord,
+    LineReader,
     LogProblem,
     RotatingLines,
     SSEEvent,
@@ -559,3 +560,24 @@ def test_tasks_update_continues_the_call_that_created_the_task() -> None:
     events = _feed(tracker, frames)
     assert [(e.exchange.call, e.exchange.round, e.exchange.method) for e in events] == [
         (1, 1, "tools/call"), (1, 2, "tasks/update")]
+
+
+# --- the bounded stdio line reader (basic/transports#stdio: newline-delimited, bounded) ----------
+
+LINES: list[tuple[list[bytes], int, list[tuple[bytes, bool]]]] = [
+    ([b'{"a":1}\n'], 64, [(b'{"a":1}', False)]),
+    ([b'{"a":', b"1}\n{", b'"b":2}\n'], 64, [(b'{"a":1}', False), (b'{"b":2}', False)]),
+    ([b"\n  \n\r\n", b"x\n"], 64, [(b"x", False)]),  # blank lines are no messages
+    ([b"x\r\n"], 64, [(b"x\r", False)]),  # a CR before the LF kept: the bytes as sent
+    ([b"0123456789"], 8, [(b"012345678", True)]),  # unfinished and past the limit: its start, once
+    ([b"0123456789", b"abc", b"def\nok\n"], 8, [(b"012345678", True), (b"ok", False)]),  # the rest skipped
+    ([b"0123456789\nok\n"], 8, [(b"0123456789", False), (b"ok", False)]),  # whole at once: as read
+    ([b"01234567"], 8, []),  # at the limit, unfinished: still waited for
+    ([b"01234567", b"\n"], 8, [(b"01234567", False)]),
+]
+
+
+@pytest.mark.parametrize(("chunks", "limit", "expected"), LINES)
+def test_line_reader(chunks: list[bytes], limit: int, expected: list[tuple[bytes, bool]]) -> None:
+    reader = LineReader(limit)
+    assert [(line.data, line.cut) for chunk in chunks for line in reader.feed(chunk)] == expected

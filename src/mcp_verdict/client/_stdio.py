@@ -34,7 +34,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
-from ..frames import peek
+from ..frames import LineReader, peek
 from ._wire import WireLog
 
 _GRACE: Final = 2.0
@@ -111,28 +111,11 @@ async def recording_stdio(
 
     async def read_stdout() -> None:
         assert process.stdout is not None
-        buffer = bytearray()
-        skipping = False
+        lines = LineReader(max_bytes)
         try:
             async for chunk in process.stdout:
-                buffer += chunk
-                while True:
-                    cut = buffer.find(b"\n")
-                    if cut < 0:
-                        if len(buffer) > max_bytes and not skipping:
-                            await deliver(bytes(buffer[: max_bytes + 1]))  # classify: json.too_large
-                            skipping = True
-                            buffer.clear()
-                        elif skipping:
-                            buffer.clear()
-                        break
-                    line = bytes(buffer[:cut])
-                    del buffer[: cut + 1]
-                    if skipping:
-                        skipping = False
-                        continue
-                    if line.strip():
-                        await deliver(line)
+                for line in lines.feed(chunk):
+                    await deliver(line.data)  # a cut line: classify says json.too_large of its start
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
             pass
         finally:

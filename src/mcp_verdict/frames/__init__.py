@@ -1,6 +1,7 @@
 """The frames: what crosses an MCP connection, read without I/O, and the frame log format.
 
-Holds the byte-faithful server-sent events reader (``_sse``), the lenient routing read of a
+Holds the byte-faithful server-sent events reader (``_sse``), the bounded stdio line reader of a
+client's side (``_lines``), the lenient routing read of a
 JSON-RPC frame with tolerant id recovery (``_jsonrpc``), the conversation tracker that pairs
 answers with requests and knows the version, capabilities and extensions in force for each
 (``_track``), and the frame log format v1 with its JSON Schema (``_log``,
@@ -13,6 +14,7 @@ Nothing here judges a response: that is ``classify``'s work, on the bytes this l
 """
 
 from ._jsonrpc import FrameKind, Id, Peek, id_key, peek, recover_id
+from ._lines import Line, LineReader
 from ._log import (
     FORMAT_VERSION,
     FrameRecord,
@@ -40,6 +42,8 @@ __all__ = [
     "FrameLogWriter",
     "FrameRecord",
     "Id",
+    "Line",
+    "LineReader",
     "LogProblem",
     "Peek",
     "RotatingLines",

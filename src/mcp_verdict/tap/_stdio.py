@@ -24,7 +24,7 @@ import anyio
 import anyio.abc
 import orjson
 
-from ..frames import Answered
+from ..frames import Answered, LineReader
 from ._sdk import sdk
 
 if TYPE_CHECKING:
@@ -64,31 +64,16 @@ async def stdio_transport(tap: VerdictTap, command: str, args: list[str], env: M
 
     async def read_stdout() -> None:
         assert process.stdout is not None
-        buffer = bytearray()
-        skipping = False
+        lines = LineReader(max_bytes)
         try:
             async for chunk in process.stdout:
-                buffer += chunk
-                while True:
-                    cut = buffer.find(b"\n")
-                    if cut < 0:
-                        if len(buffer) > max_bytes and not skipping:
-                            await deliver(bytes(buffer[: max_bytes + 1]))  # classify: json.too_large
-                            tap._note(conn, "s2c", "error", f"a line longer than {max_bytes} bytes: its first "
-                                                            f"{max_bytes + 1} bytes were judged, the rest skipped")
-                            skipping = True
-                            buffer.clear()
-                        elif skipping:
-                            buffer.clear()
-                        break
-                    line = bytes(buffer[:cut])
-                    del buffer[: cut + 1]
-                    if skipping:
-                        skipping = False
+                for line in lines.feed(chunk):
+                    if not line.cut:
+                        await deliver(line.data.removesuffix(b"\r"))
                         continue
-                    line = line.removesuffix(b"\r")
-                    if line.strip():
-                        await deliver(line)
+                    await deliver(line.data)  # classify says json.too_large of a cut line's start
+                    tap._note(conn, "s2c", "error", f"a line longer than {max_bytes} bytes: its first "
+                                                    f"{max_bytes + 1} bytes were judged, the rest skipped")
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
             pass
         finally:

@@ -1,0 +1,56 @@
+"""The stdio framing of a client's side (MCP basic/transports#stdio): newline-delimited
+messages, read without I/O, with a bound on a line.
+
+"Messages are delimited by newlines, and MUST NOT contain embedded newlines." A client reading a
+server's stdout must not hold an unbounded line: when an unfinished line grows past the limit,
+its first ``limit + 1`` bytes are handed out at once — so that the call waiting for it fails now
+(``classify`` says ``json.too_large`` of them) instead of at its timeout — and the rest of that
+line is skipped up to its newline. Blank lines are no messages. (The proxy frames its two sides
+itself: it relays, so it reports an oversized line with its size once the line has ended.)
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Line(NamedTuple):
+    """One line of the stream: ``data`` without its LF (a CR before it kept: the bytes as sent); ``cut`` when it is
+    the first ``limit + 1`` bytes of a longer line whose rest is skipped."""
+
+    data: bytes
+    cut: bool = False
+
+
+class LineReader:
+    """Bytes in (``feed``), the stream's non-blank lines out, none held past ``limit`` bytes."""
+
+    __slots__ = ("_buffer", "_skipping", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._buffer = bytearray()
+        self._skipping = False  # the rest of a cut line, up to its LF, is being dropped
+
+    def feed(self, chunk: bytes) -> list[Line]:
+        """The lines this chunk completes (and the cut start of an overlong one), in order."""
+        buffer = self._buffer
+        buffer += chunk
+        out: list[Line] = []
+        while True:
+            cut = buffer.find(b"\n")
+            if cut < 0:
+                if self._skipping:
+                    buffer.clear()
+                elif len(buffer) > self.limit:
+                    out.append(Line(bytes(buffer[: self.limit + 1]), True))
+                    self._skipping = True
+                    buffer.clear()
+                return out
+            line = bytes(buffer[:cut])
+            del buffer[: cut + 1]
+            if self._skipping:
+                self._skipping = False
+                continue
+            if line.strip():
+                out.append(Line(line))
