@@ -130,3 +130,134 @@ def test_a_late_answer_after_the_timeout_is_refused() -> None:
     assert json.loads(outs[1].data)["method"] == "notifications/cancelled"
     assert relay.from_upstream(GOOD) == []  # the host already has its answer
     assert relay.stats.refused == 1
+
+
+class _Lines:
+    """A recorder keeping the verdict lines (frame records are not asked for here)."""
+
+    wants_verdicts = True
+
+    def __init__(self) -> None:
+        self.verdicts: list[dict[str, object]] = []
+
+    def frame(self, record: object) -> None:
+        pass
+
+    def verdict(self, line: object) -> None:
+        assert isinstance(line, dict)
+        self.verdicts.append(line)
+
+
+def test_observe_forwards_an_answer_before_it_is_judged_when_the_caller_defers() -> None:
+    lines = _Lines()
+    relay = Relay(mode="observe", recorder=lines)
+    relay.from_host(request(1))
+    outs = relay.from_upstream(STRING_FLAG, defer=True)
+    assert [(o.to, o.data, o.answers) for o in outs] == [("host", STRING_FLAG, ("int", 1))]
+    assert (lines.verdicts, relay.stats.kinds) == ([], {})  # not judged yet
+    relay.judge_deferred()
+    assert [(v["kind"], v["forwarded"]) for v in lines.verdicts] == [("unclassified", "unchanged")]
+    assert relay.stats.kinds == {"unclassified": 1}
+    relay.judge_deferred()  # nothing left to judge
+    assert len(lines.verdicts) == 1
+
+
+def test_enforce_judges_before_it_forwards_even_when_the_caller_defers() -> None:
+    lines = _Lines()
+    relay = Relay(mode="enforce", recorder=lines)
+    relay.from_host(request(1))
+    (out,) = relay.from_upstream(STRING_FLAG, defer=True)
+    assert json.loads(out.data)["error"]["code"] == REFUSED
+    assert [(v["kind"], v["forwarded"]) for v in lines.verdicts] == [("unclassified", "refused")]
+    relay.judge_deferred()
+    assert len(lines.verdicts) == 1
+
+
+def test_a_host_frame_forwarded_by_the_caller_is_tracked_and_not_returned() -> None:
+    relay = Relay(mode="enforce")
+    assert relay.from_host(request(1), forwarded=True) == []
+    assert relay.is_waiting(("int", 1)) and relay.stats.forwarded == 1
+    (out,) = relay.from_upstream(STRING_FLAG)
+    assert json.loads(out.data)["error"]["code"] == REFUSED  # judged as the answer to request 1
+    with pytest.raises(ValueError, match="never forwarded"):
+        Relay(max_frame=10).from_host(request(2), forwarded=True)
+
+
+def _capable(request_id: int, capabilities: dict[str, object]) -> bytes:
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities}
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                       "params": {"name": "t", "arguments": {}, "_meta": meta}}).encode()
+
+
+def _url_elicitation(request_id: int) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "result": {
+        "resultType": "input_required", "inputRequests": {"q": {"method": "elicitation/create", "params": {
+            "mode": "url", "message": "m", "url": "https://example.com/", "elicitationId": "e1"}}}}}).encode()
+
+
+@pytest.mark.parametrize(("capabilities", "kind"), [
+    # each request's own capabilities decide (basic/index#meta; client/elicitation: url mode needs
+    # the url capability), call after call on one connection: options kept for one context are
+    # never used for another
+    ([{"elicitation": {"url": {}}}, {"elicitation": {}}, {"elicitation": {"url": {}}}],
+     ["input_required", "unclassified", "input_required"]),
+    ([{}, {"elicitation": {"url": {}}}, {}], ["unclassified", "input_required", "unclassified"]),
+])
+def test_each_answer_is_judged_under_its_own_requests_capabilities(capabilities: list[dict[str, object]],
+                                                                   kind: list[str]) -> None:
+    lines = _Lines()
+    relay = Relay(mode="observe", recorder=lines)
+    for n, declared in enumerate(capabilities, 1):
+        relay.from_host(_capable(n, declared))
+        relay.from_upstream(_url_elicitation(n))
+    assert [v["kind"] for v in lines.verdicts] == kind
+
+
+class _Pipe:
+    """An upstream that is a pipe (frames are sent before the relay reads them); ``up`` says
+    whether it takes them."""
+
+    routes_by_key = False
+
+    def __init__(self, up: bool) -> None:
+        self.up = up
+        self.sent: list[bytes] = []
+
+    def send(self, data: bytes, *, key: object, stream: object, headers: object) -> bool:
+        self.sent.append(data)
+        return self.up
+
+    async def aclose(self) -> None:
+        pass
+
+
+class _Host:
+    def __init__(self) -> None:
+        self.got: list[bytes] = []
+
+    def send(self, data: bytes, *, final: bool) -> None:
+        self.got.append(data)
+
+
+@pytest.mark.parametrize(("up", "answered"), [
+    (True, []),  # sent; the answer comes from the upstream
+    (False, [-31004]),  # the pipe is gone: UPSTREAM_UNAVAILABLE (README codes) at once, never a hang
+])
+def test_a_host_frame_goes_down_the_pipe_before_the_relay_reads_it(up: bool, answered: list[int]) -> None:
+    import asyncio
+
+    from mcp_verdict.proxy._bridge import Bridge
+
+    async def go() -> tuple[_Pipe, _Host, Relay]:
+        relay = Relay(mode="enforce")
+        pipe, host = _Pipe(up), _Host()
+        bridge = Bridge(relay, pipe, host)
+        assert bridge.from_host(request(1), host) == ("int", 1)
+        bridge.close()
+        return pipe, host, relay
+
+    pipe, host, relay = asyncio.run(go())
+    assert pipe.sent == [request(1)]
+    assert [json.loads(d)["error"]["code"] for d in host.got] == answered
+    assert relay.in_flight == (1 if up else 0)

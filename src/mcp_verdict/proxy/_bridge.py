@@ -16,6 +16,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from ._codes import UPSTREAM_UNAVAILABLE
 from ._relay import Key, Out, Relay
 
 
@@ -29,8 +30,16 @@ class HostStream(Protocol):
 class Upstream(Protocol):
     """The upstream side, as the bridge drives it."""
 
+    routes_by_key: bool
+    """The upstream needs the id key of the request a frame opens to send it (an HTTP upstream
+    posts it and routes its answer back); one that does not (a pipe) is sent each host frame
+    before the relay reads it."""
+
     def send(self, data: bytes, *, key: Key | None, stream: HostStream | None,
-             headers: Mapping[str, str] | None) -> None: ...
+             headers: Mapping[str, str] | None) -> bool:
+        """Send (or queue) one frame; False when the upstream cannot take it (with ``key`` given,
+        the upstream has failed that request itself)."""
+        ...
 
     async def aclose(self) -> None: ...
 
@@ -49,9 +58,25 @@ class Bridge:
     # -- frames from the host ------------------------------------------------------------------
     def from_host(self, data: bytes, stream: HostStream | None = None, *, http: Mapping[str, Any] | None = None,
                   headers: Mapping[str, str] | None = None) -> Key | None:
-        """A host frame; returns the id key of the request it opened (None: no request)."""
-        outs = self.relay.from_host(data, http)
-        key = self.relay.last_opened
+        """A host frame; returns the id key of the request it opened (None: no request).
+
+        To an upstream that does not route by key, a frame within the limit is sent first and
+        read after: the upstream works on it while the relay tracks it."""
+        relay = self.relay
+        upstream = self.upstream
+        if upstream is not None and not upstream.routes_by_key and len(data) <= relay.max_frame:
+            sent = upstream.send(data, key=None, stream=None, headers=headers)
+            outs = relay.from_host(data, http, forwarded=True)
+            key = relay.last_opened
+            if key is not None and stream is not None:
+                self._streams[key] = stream
+            self._dispatch(outs, stream, key, headers)
+            if not sent and key is not None:
+                self.fail(key, "the upstream is not running", UPSTREAM_UNAVAILABLE)
+            self._arm()
+            return key
+        outs = relay.from_host(data, http)
+        key = relay.last_opened
         if key is not None and stream is not None:
             self._streams[key] = stream
         self._dispatch(outs, stream, key, headers)
@@ -64,7 +89,12 @@ class Bridge:
     # -- frames from the upstream --------------------------------------------------------------
     def from_upstream(self, data: bytes, via: HostStream | None = None, *,
                       http: Mapping[str, Any] | None = None) -> None:
-        self._dispatch(self.relay.from_upstream(data, http), via, None, None)
+        """An upstream frame. In observe an answer reaches the host before it is judged."""
+        relay = self.relay
+        try:
+            self._dispatch(relay.from_upstream(data, http, defer=True), via, None, None)
+        finally:
+            relay.judge_deferred()
 
     def upstream_too_large(self, prefix: bytes, size: int, via: HostStream | None = None) -> None:
         self._dispatch(self.relay.upstream_too_large(prefix, size), via, None, None)

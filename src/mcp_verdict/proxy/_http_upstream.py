@@ -117,8 +117,10 @@ class HttpUpstream:
         await self._finished.wait()
 
     # -- sending ---------------------------------------------------------------------------------
+    routes_by_key = True  # each request is its own POST, its answer routed back by its key
+
     def send(self, data: bytes, *, key: Key | None = None, stream: HostStream | None = None,
-             headers: Mapping[str, str] | None = None) -> None:
+             headers: Mapping[str, str] | None = None) -> bool:
         if b"notifications/cancelled" in data and key is None:
             look = peek(data)
             if look.method == "notifications/cancelled":
@@ -127,12 +129,13 @@ class HttpUpstream:
                 if task is not None:
                     task.cancel()  # closing the response stream is the cancellation
                 if self.session_id is None:
-                    return  # 2026-07-28: no notification on HTTP
+                    return True  # 2026-07-28: no notification on HTTP
         task = asyncio.get_running_loop().create_task(self._post(data, key, stream, headers))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         if key is not None:
             self._posts[key] = task
+        return True
 
     def _request_headers(self, data: bytes, host: Mapping[str, str] | None) -> dict[str, str]:
         out = {name: value for name, value in (host or {}).items() if name.lower() not in _HOP}

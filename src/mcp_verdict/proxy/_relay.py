@@ -34,17 +34,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, Protocol
+from typing import Any, Final, Literal, NamedTuple, Protocol
 
-from ..frames import Answered, Exchange, FrameRecord, Stray, Tracker, id_key, recover_id
+from ..frames import Answered, Context, Exchange, FrameRecord, Stray, Tracker, id_key, recover_id
 from ..frames._jsonrpc import Id, peek
 from ..frames._log import RecordKind
 from ..judgement._decide import decide
-from ..verdict._classify import DEFAULT_LIMITS, classify
+from ..verdict._classify import DEFAULT_LIMITS, classify_options, judge
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION
+from ..verdict._walk import Options
 from ._codes import (
     REFUSED,
     TOO_LARGE,
@@ -62,12 +63,12 @@ Mode = Literal["observe", "enforce"]
 Side = Literal["host", "upstream"]
 _JUDGED: Final = frozenset({"tools/call", "tasks/result"})
 _RECOVER_PREFIX: Final = 64 * 1024
+_OPTION_MEMO: Final = 64
 Key = tuple[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class Out:
-    """A frame to send: to the host or the upstream."""
+class Out(NamedTuple):
+    """A frame to send: to the host or the upstream (immutable; a tuple is built in one step)."""
 
     to: Side
     data: bytes
@@ -157,33 +158,51 @@ class Relay:
         self._waiting: dict[Key, _Waiting] = {}
         self._tools: dict[str, Mapping[str, Any]] = {}
         self._answered_by_proxy: dict[Key, None] = {}
+        self._deferred: tuple[Exchange, _Waiting | None, bytes] | None = None
+        self._option_memo: dict[tuple[str, int, tuple[str, ...]], tuple[object, Options]] = {}
         self.last_opened: Key | None = None
         """The id key of the request the last host frame opened (None: it opened none)."""
 
     # -- the host's frames ----------------------------------------------------------------------
-    def from_host(self, data: bytes, http: Mapping[str, Any] | None = None) -> list[Out]:
-        """A frame the host sent: what to send on."""
+    def from_host(self, data: bytes, http: Mapping[str, Any] | None = None, *, forwarded: bool = False) -> list[Out]:
+        """A frame the host sent: what to send on.
+
+        ``forwarded``: the caller sent it upstream already (a host frame within ``max_frame`` is
+        always forwarded unchanged, so a transport may write it before the relay reads it: the
+        upstream starts on it while the relay tracks it); nothing is returned for it then."""
         self.stats.host_frames += 1
         if len(data) > self.max_frame:
+            if forwarded:
+                raise ValueError("a frame past max_frame is never forwarded")
             return self.host_too_large(data[:_RECOVER_PREFIX], len(data), http)
-        seq = self._log("c2s", "message", data, http=http)
-        self.tracker.feed(self.conn, "c2s", data, at=time.time(), seq=seq, http=http)
-        opened = self.tracker.opened(self.conn)
+        seq = self._seq
+        self._seq += 1
+        at = time.time()
+        if self.recorder is not None:
+            self.recorder.frame(FrameRecord(self.conn, seq, at, "c2s", "message", data, None, None, self.transport,
+                                            _http(http)))
+        tracker = self.tracker
+        tracker.feed(self.conn, "c2s", data, at=at, seq=seq, http=http)
+        opened = tracker.opened(self.conn)
         if opened is not None and opened.origin == "client":
-            key = id_key(opened.request_id)
+            request_id = opened.request_id
+            key = (type(request_id).__name__, request_id)  # id_key
             now = self.clock()
-            waiting = _Waiting(opened, now + self.timeout, now)
-            waiting.progress = _progress_token(opened)
+            waiting = _Waiting(opened, now + self.timeout, now,
+                               None, _progress_token(opened) if b"progressToken" in data else None)
             if self.telemetry is not None and opened.method == "tools/call":
                 waiting.token = self.telemetry.start(opened, self.session)
-            self._waiting.pop(key, None)
-            self._waiting[key] = waiting
-            self._answered_by_proxy.pop(key, None)
+            pending = self._waiting
+            if key in pending:
+                del pending[key]  # (re-inserted last: deadlines stay in insertion order)
+            pending[key] = waiting
+            if self._answered_by_proxy:
+                self._answered_by_proxy.pop(key, None)
             self.last_opened = key
         else:
             self.last_opened = None
         self.stats.forwarded += 1
-        return [Out("upstream", data)]
+        return [] if forwarded else [Out("upstream", data)]
 
     def host_too_large(self, prefix: bytes, size: int, http: Mapping[str, Any] | None = None) -> list[Out]:
         """A host frame past the limit (a stdio line is cut off as it is read: ``prefix`` is its
@@ -199,8 +218,12 @@ class Relay:
         return [self._own_answer(answer, id_key(request_id), "refused the request: too large")]
 
     # -- the upstream's frames ------------------------------------------------------------------
-    def from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None) -> list[Out]:
-        """A frame the upstream sent: what to send on."""
+    def from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None, *, defer: bool = False) -> list[Out]:
+        """A frame the upstream sent: what to send on.
+
+        ``defer`` (observe): an answer is forwarded before it is judged — the caller sends what
+        this returns, then calls :meth:`judge_deferred` (the verdict cannot change what observe
+        forwards, so the host does not wait for it)."""
         self.stats.upstream_frames += 1
         if len(data) > self.max_frame:
             return self.upstream_too_large(data[:_RECOVER_PREFIX], len(data), http)
@@ -214,7 +237,7 @@ class Relay:
         if isinstance(event, Answered):
             exchange = event.exchange
             if exchange.origin == "client":
-                return self._answer(exchange, data, seq, at, http)
+                return self._answer(exchange, data, seq, at, http, defer)
             return self._forward(data, seq, at, http)  # cannot happen on s2c; forward unchanged
         assert isinstance(event, Stray)
         key = id_key(event.peek.id) if event.peek.has_id else None
@@ -245,7 +268,7 @@ class Relay:
         """enforce: an answer whose id is the request's with another JSON type. It is judged as
         that request's answer (``envelope.id_mismatch``) and refused; the host gets its error."""
         exchange = waiting.exchange
-        verdict = classify(data, request_id=_request_id(exchange.request_id), **exchange.context.classify_options())
+        verdict = judge(data, self._options(exchange.context), _request_id(exchange.request_id))
         if verdict.kind is not Kind.UNCLASSIFIED:  # cannot be: the ids differ in type
             return self._refuse(data, seq, at, http, "enforce: it answers no request waiting on this connection")
         self._judged(exchange, waiting, verdict, data, True)
@@ -296,24 +319,25 @@ class Relay:
         return self._forward(data, seq, at, http, related=related)
 
     def _answer(self, exchange: Exchange, data: bytes, seq: int, at: float,
-                http: Mapping[str, Any] | None) -> list[Out]:
+                http: Mapping[str, Any] | None, defer: bool) -> list[Out]:
         key = id_key(exchange.request_id)
         waiting = self._waiting.pop(key, None)
+        if not self.enforce:  # observe: forwarded unchanged whatever the verdict
+            if defer:
+                self._deferred = (exchange, waiting, data)
+            else:
+                self._observed(exchange, waiting, data)
+            return self._forward(data, seq, at, http, answers=key)
         method = exchange.method
-        verdict: Verdict | None = None
-        if method in _JUDGED:
-            verdict = classify(data, request_id=_request_id(exchange.request_id), **exchange.context.classify_options())
-        elif method == "tasks/get":
-            verdict = self._task_verdict(exchange, data)
-        elif method == "tools/list" and exchange.response_peek is not None:
-            self._remember_tools(exchange.response_peek.result)
-        if verdict is None and self.enforce:
+        verdict = self._verdict(exchange, data)
+        if verdict is None:
             _, problem = parse(data, self.max_frame, DEFAULT_LIMITS.max_depth)
             if problem is not None:
                 verdict = make_verdict(Kind.UNCLASSIFIED, (problem,), exchange.context.version, None)
         if verdict is not None:
-            self.stats.kinds[verdict.kind.value] = self.stats.kinds.get(verdict.kind.value, 0) + 1
-        refuse = self.enforce and verdict is not None and verdict.kind is Kind.UNCLASSIFIED
+            kinds, name = self.stats.kinds, verdict.kind.value
+            kinds[name] = kinds.get(name, 0) + 1
+        refuse = verdict is not None and verdict.kind is Kind.UNCLASSIFIED
         if waiting is not None and (verdict is not None or waiting.token is not None):
             self._judged(exchange, waiting, verdict, data, refuse)
         if not refuse:
@@ -333,20 +357,61 @@ class Relay:
         self._log("s2c", "message", answer, note=f"written by the proxy in place of frame {seq}", http=http)
         return [Out("host", answer, answers=key)]
 
-    def _task_verdict(self, exchange: Exchange, data: bytes) -> Verdict | None:
+    def judge_deferred(self) -> None:
+        """observe, ``from_upstream(defer=True)``: judge the answer just forwarded (its verdict
+        line, its span). Nothing when there is none."""
+        deferred = self._deferred
+        if deferred is not None:
+            self._deferred = None
+            self._observed(*deferred)
+
+    def _observed(self, exchange: Exchange, waiting: _Waiting | None, data: bytes) -> None:
+        """observe: the verdict of an answer forwarded unchanged, counted and recorded."""
+        verdict = self._verdict(exchange, data)
+        if verdict is not None:
+            kinds, name = self.stats.kinds, verdict.kind.value
+            kinds[name] = kinds.get(name, 0) + 1
+        if waiting is not None and (verdict is not None or waiting.token is not None):
+            self._judged(exchange, waiting, verdict, data, False)
+
+    def _verdict(self, exchange: Exchange, data: bytes) -> Verdict | None:
+        """The verdict of an answer to a judged method (None: the method is not judged)."""
+        method = exchange.method
+        if method in _JUDGED:
+            return judge(data, self._options(exchange.context), _request_id(exchange.request_id))
+        if method == "tasks/get":
+            return self._task_verdict(exchange)
+        if method == "tools/list" and exchange.response_peek is not None:
+            self._remember_tools(exchange.response_peek.result)
+        return None
+
+    def _options(self, context: Context) -> Options:
+        """``classify``'s options for a context, kept per connection: a session's requests share
+        one context's version, capabilities object and extensions, so they are checked once."""
+        capabilities = context.client_capabilities
+        key = (context.version, id(capabilities), context.extensions)
+        held = self._option_memo.get(key)
+        if held is not None and held[0] is capabilities:
+            return held[1]
+        options = classify_options(context.version, capabilities, context.extensions)
+        if len(self._option_memo) >= _OPTION_MEMO:
+            self._option_memo.clear()
+        self._option_memo[key] = (capabilities, options)  # the object is held: its id is not reused
+        return options
+
+    def _task_verdict(self, exchange: Exchange) -> Verdict | None:
         """A terminal tasks/get: the verdict of the result (or error) it inlines (tasks extension)."""
         look = exchange.response_peek
         result = look.result if look is not None else None
         if result is None:
             return None
         status = result.get("status")
-        options = exchange.context.classify_options()
+        options = self._options(exchange.context)
+        request_id = _request_id(exchange.request_id)
         if status == "completed" and isinstance(result.get("result"), dict):
-            return classify({"jsonrpc": "2.0", "id": _request_id(exchange.request_id), "result": result["result"]},
-                            **options)
+            return judge({"jsonrpc": "2.0", "id": request_id, "result": result["result"]}, options, request_id)
         if status == "failed" and isinstance(result.get("error"), dict):
-            return classify({"jsonrpc": "2.0", "id": _request_id(exchange.request_id), "error": result["error"]},
-                            **options)
+            return judge({"jsonrpc": "2.0", "id": request_id, "error": result["error"]}, options, request_id)
         return None
 
     def _remember_tools(self, result: Mapping[str, Any] | None) -> None:
@@ -502,10 +567,8 @@ class Relay:
 
 
 def _progress_token(exchange: Exchange) -> object:
-    look = peek(exchange.request.data) if b"progressToken" in exchange.request.data else None
-    if look is None:
-        return None
-    meta = look.params.get("_meta")
+    """The request's ``_meta.progressToken`` (the caller has seen the bytes name one)."""
+    meta = peek(exchange.request.data).params.get("_meta")
     return meta.get("progressToken") if isinstance(meta, dict) else None
 
 

@@ -343,21 +343,24 @@ class StdioUpstream:
         return self._transport.get_pid() if self._transport is not None else None
 
     # -- frames to the upstream ------------------------------------------------------------------
+    routes_by_key = False  # one pipe: frames are written as they come
+
     def send(self, data: bytes, *, key: Key | None = None, stream: HostStream | None = None,
-             headers: Mapping[str, str] | None = None) -> None:
+             headers: Mapping[str, str] | None = None) -> bool:
         if self._init is None and b'"initialize"' in data:
             self._remember_init(data)
         elif self._initialized is None and b"notifications/initialized" in data:
             self._initialized = data
         if self._queue is not None:
             self._queue.append(data)
-            return
+            return True
         stdin = self._stdin
         if stdin is None or stdin.is_closing() or self._input_closed:
             if key is not None:
                 self.bridge.fail(key, "the upstream is not running", UPSTREAM_UNAVAILABLE)
-            return
+            return False
         stdin.write(data + b"\n")
+        return True
 
     def _remember_init(self, data: bytes) -> None:
         look = peek(data)

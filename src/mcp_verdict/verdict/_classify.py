@@ -94,6 +94,20 @@ def classify(
         options = _options(version, client_capabilities, extensions, absent_result_type, limits)
     if request_id is not None and (type(request_id) is bool or not isinstance(request_id, (str, int))):
         raise ValueError(f"request_id must be a string, an integer or None, not {request_id!r}")
+    return judge(response, options, request_id)
+
+
+def classify_options(version: str = LATEST_VERSION, client_capabilities: Mapping[str, Any] | None = None,
+                     extensions: Iterable[str] = (), absent_result_type: AbsentResultType = "invalid",
+                     limits: Limits = DEFAULT_LIMITS) -> Options:
+    """``classify``'s options, checked once (``ValueError`` for a bad one), for a caller that
+    judges many answers under the same ones (the proxy keeps them per connection)."""
+    return _options(version, client_capabilities, extensions, absent_result_type, limits)
+
+
+def judge(response: object, options: Options, request_id: str | int | None) -> Verdict:
+    """``classify`` with options from :func:`classify_options` and a request id already checked
+    (a string, an integer that is not a bool, or None). Never raises for any ``response``."""
     # The fast path (_fastpath) recognises a common well-formed response in one pass; for
     # anything else it returns None, and the full checker runs and explains.
     if type(response) is bytes:
