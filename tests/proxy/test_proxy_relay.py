@@ -261,3 +261,39 @@ def test_a_host_frame_goes_down_the_pipe_before_the_relay_reads_it(up: bool, ans
     assert pipe.sent == [request(1)]
     assert [json.loads(d)["error"]["code"] for d in host.got] == answered
     assert relay.in_flight == (1 if up else 0)
+
+
+@pytest.mark.parametrize(("mode", "answer", "timed_out", "host_gets"), [
+    # a stdio host has one stream: what observe forwards unchanged is written before it is read,
+    # once; what enforce refuses, or a late answer after the proxy answered, never is
+    ("observe", STRING_FLAG, False, [STRING_FLAG]),
+    ("observe", GOOD, False, [GOOD]),
+    ("enforce", GOOD, False, [GOOD]),
+    ("enforce", STRING_FLAG, False, [-31000]),  # REFUSED (README codes)
+    ("observe", GOOD, True, [-31002]),  # UPSTREAM_TIMEOUT (README codes) at the deadline; the late answer refused
+])
+def test_one_host_stream_gets_each_frame_once(mode: str, answer: bytes, timed_out: bool,
+                                              host_gets: list[object]) -> None:
+    import asyncio
+
+    from mcp_verdict.proxy._bridge import Bridge
+
+    now = [0.0]
+
+    async def go() -> tuple[_Host, Bridge]:
+        relay = Relay(mode=mode, timeout=1.0, clock=lambda: now[0])  # type: ignore[arg-type]
+        host = _Host()
+        bridge = Bridge(relay, _Pipe(True), host)
+        bridge.one_stream = True
+        bridge.from_host(request(1), host)
+        if timed_out:
+            now[0] = 2.0
+            bridge._expire()
+        bridge.from_upstream(answer)
+        bridge.close()
+        return host, bridge
+
+    host, bridge = asyncio.run(go())
+    got = [d if d in (GOOD, STRING_FLAG) else json.loads(d)["error"]["code"] for d in host.got]
+    assert got == host_gets
+    assert bridge.stream_of(("int", 1)) is None  # routed: nothing left waiting for a stream

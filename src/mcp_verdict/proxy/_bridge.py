@@ -52,6 +52,8 @@ class Bridge:
         self.upstream = upstream
         self.standing = standing
         """The host stream for frames that belong to no request (stdout; a GET stream)."""
+        self.one_stream = False
+        """The host has one stream, ``standing``, for every frame (stdio): routing is moot."""
         self._streams: dict[Key, HostStream] = {}
         self._timer: asyncio.TimerHandle | None = None
 
@@ -89,10 +91,16 @@ class Bridge:
     # -- frames from the upstream --------------------------------------------------------------
     def from_upstream(self, data: bytes, via: HostStream | None = None, *,
                       http: Mapping[str, Any] | None = None) -> None:
-        """An upstream frame. In observe an answer reaches the host before it is judged."""
+        """An upstream frame. In observe an answer reaches the host before it is judged, and a
+        host with one stream (stdio) gets any frame the relay will forward unchanged before the
+        relay reads it."""
         relay = self.relay
+        early = self.one_stream and self.standing is not None and relay.forwards_unread(data)
+        if early:
+            assert self.standing is not None
+            self.standing.send(data, final=False)
         try:
-            self._dispatch(relay.from_upstream(data, http, defer=True), via, None, None)
+            self._dispatch(relay.from_upstream(data, http, defer=True), via, None, None, data if early else None)
         finally:
             relay.judge_deferred()
 
@@ -119,8 +127,15 @@ class Bridge:
 
     # -- routing -------------------------------------------------------------------------------
     def _dispatch(self, outs: list[Out], via: HostStream | None, key: Key | None,
-                  headers: Mapping[str, str] | None) -> None:
+                  headers: Mapping[str, str] | None, sent: bytes | None = None) -> None:
+        """Send each frame where it goes; ``sent``: the host already has this frame (routed, not
+        sent again)."""
         for out in outs:
+            if sent is not None and out.to == "host" and out.data is sent:
+                sent = None
+                if out.answers is not None:
+                    self._streams.pop(out.answers, None)
+                continue
             if out.to == "upstream":
                 if self.upstream is not None:
                     self.upstream.send(out.data, key=key, stream=via if key is not None else None, headers=headers)

@@ -257,6 +257,12 @@ class Relay:
             return self._forward(data, seq, at, http, answers=near_key)
         return self._forward(data, seq, at, http)
 
+    def forwards_unread(self, data: bytes) -> bool:
+        """``from_upstream`` will forward this frame unchanged whatever it holds: observe, within
+        the limit, and no request answered by the proxy itself (a late answer to one is refused).
+        A host with one stream may be sent it before the relay reads it."""
+        return not self.enforce and not self._answered_by_proxy and len(data) <= self.max_frame
+
     def _near_miss(self, value: Id) -> _Waiting | None:
         """The waiting request an answer means with an id of another JSON type (``7`` → ``"7"``)."""
         text = str(value)

@@ -216,6 +216,7 @@ class StdioHost:
         else:
             self.stream.transport = _FileWriter(self._stdout)  # type: ignore[assignment]
         self.bridge.standing = self.stream
+        self.bridge.one_stream = True
         if _pipe_like(self._stdin):
             inp = os.fdopen(os.dup(self._stdin), "rb", buffering=0)
             await loop.connect_read_pipe(lambda: _StdinProtocol(splitter, self._ended), inp)
