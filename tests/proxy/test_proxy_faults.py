@@ -179,3 +179,24 @@ def test_an_oversized_post_is_refused_over_http() -> None:
         status, body, _ = host.post(b'{"pad":"' + b"y" * 10_000 + b'"}')  # no id to answer
         assert status == 413 and body is None
         host.close()
+
+
+@pytest.mark.parametrize(("path", "method", "status"), [
+    # one endpoint (basic/transports#streamable-http: "a single HTTP endpoint path"); anything
+    # else is not found, and nothing of it goes upstream
+    ("/mcp/", "POST", 404), ("/other", "POST", 404), ("/", "GET", 404), ("/mcp", "PUT", 405),
+])
+def test_only_the_endpoint_path_is_served(path: str, method: str, status: int) -> None:
+    import httpx2
+
+    from ._peers import HttpHostPeer, proxy_http
+
+    with proxy_http(["--", *SERVER]) as (url, _):
+        base = url.rsplit("/", 1)[0]
+        answer = httpx2.request(method, base + path, content=json.dumps(tool(1, "echo")).encode(),
+                               headers={"Content-Type": "application/json"}, timeout=10)
+        assert answer.status_code == status
+        host = HttpHostPeer(url)  # the endpoint itself still answers
+        status_code, body, _ = host.post(INIT)
+        assert status_code == 200 and body is not None and "result" in json.loads(body)
+        host.close()
