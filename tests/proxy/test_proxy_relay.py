@@ -162,6 +162,19 @@ def test_observe_forwards_an_answer_before_it_is_judged_when_the_caller_defers()
     assert len(lines.verdicts) == 1
 
 
+def test_answers_forwarded_together_are_judged_later_in_the_order_they_came() -> None:
+    lines = _Lines()
+    relay = Relay(mode="observe", recorder=lines)
+    relay.from_host(request(1))
+    relay.from_host(request(2))
+    relay.from_upstream(TOOL_ERROR.replace(b'"id":1', b'"id":2'), defer=True)
+    relay.from_upstream(STRING_FLAG, defer=True)
+    assert relay.deferred == 2 and lines.verdicts == []
+    relay.judge_deferred()
+    assert [(v["id"], v["kind"]) for v in lines.verdicts] == [(2, "tool_error"), (1, "unclassified")]
+    assert relay.deferred == 0
+
+
 def test_enforce_judges_before_it_forwards_even_when_the_caller_defers() -> None:
     lines = _Lines()
     relay = Relay(mode="enforce", recorder=lines)

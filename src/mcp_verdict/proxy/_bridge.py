@@ -54,6 +54,7 @@ class Bridge:
         """The host stream for frames that belong to no request (stdout; a GET stream)."""
         self.one_stream = False
         """The host has one stream, ``standing``, for every frame (stdio): routing is moot."""
+        self._judging = False
         self._streams: dict[Key, HostStream] = {}
         self._timer: asyncio.TimerHandle | None = None
 
@@ -102,7 +103,15 @@ class Bridge:
         try:
             self._dispatch(relay.from_upstream(data, http, defer=True), via, None, None, data if early else None)
         finally:
-            relay.judge_deferred()
+            if relay.deferred and not self._judging:
+                # judged on the loop's next turn: after the host stream's writer (an HTTP
+                # response waits on its queue) has sent the answer
+                self._judging = True
+                asyncio.get_running_loop().call_soon(self._judge)
+
+    def _judge(self) -> None:
+        self._judging = False
+        self.relay.judge_deferred()
 
     def upstream_too_large(self, prefix: bytes, size: int, via: HostStream | None = None) -> None:
         self._dispatch(self.relay.upstream_too_large(prefix, size), via, None, None)
@@ -168,6 +177,8 @@ class Bridge:
         self._arm()
 
     def close(self) -> None:
+        """Judge what is left to judge; stop the deadline timer."""
+        self.relay.judge_deferred()
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None

@@ -375,6 +375,9 @@ class HttpHost:
         return web.Response(status=response.status, body=body)
 
     async def aclose(self) -> None:
+        for bridge in {id(b): b for b in (self._stdio, *self.bridges.values(), *self._stateless)
+                       if b is not None}.values():
+            bridge.close()  # the verdicts still to write
         for upstream in self._upstreams:
             with contextlib.suppress(Exception):
                 await upstream.aclose()

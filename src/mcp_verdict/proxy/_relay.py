@@ -32,6 +32,7 @@ returned in the order they came. What the host sees is what the frame log holds 
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple, Protocol
@@ -158,7 +159,7 @@ class Relay:
         self._waiting: dict[Key, _Waiting] = {}
         self._tools: dict[str, Mapping[str, Any]] = {}
         self._answered_by_proxy: dict[Key, None] = {}
-        self._deferred: tuple[Exchange, _Waiting | None, bytes] | None = None
+        self._deferred: deque[tuple[Exchange, _Waiting | None, bytes]] = deque()
         self._option_memo: dict[tuple[str, int, tuple[str, ...]], tuple[object, Options]] = {}
         self.last_opened: Key | None = None
         """The id key of the request the last host frame opened (None: it opened none)."""
@@ -222,8 +223,8 @@ class Relay:
         """A frame the upstream sent: what to send on.
 
         ``defer`` (observe): an answer is forwarded before it is judged — the caller sends what
-        this returns, then calls :meth:`judge_deferred` (the verdict cannot change what observe
-        forwards, so the host does not wait for it)."""
+        this returns and calls :meth:`judge_deferred` later (the verdict cannot change what
+        observe forwards, so the host does not wait for it)."""
         self.stats.upstream_frames += 1
         if len(data) > self.max_frame:
             return self.upstream_too_large(data[:_RECOVER_PREFIX], len(data), http)
@@ -330,7 +331,7 @@ class Relay:
         waiting = self._waiting.pop(key, None)
         if not self.enforce:  # observe: forwarded unchanged whatever the verdict
             if defer:
-                self._deferred = (exchange, waiting, data)
+                self._deferred.append((exchange, waiting, data))
             else:
                 self._observed(exchange, waiting, data)
             return self._forward(data, seq, at, http, answers=key)
@@ -363,13 +364,17 @@ class Relay:
         self._log("s2c", "message", answer, note=f"written by the proxy in place of frame {seq}", http=http)
         return [Out("host", answer, answers=key)]
 
+    @property
+    def deferred(self) -> int:
+        """Answers forwarded and not judged yet (``from_upstream(defer=True)``)."""
+        return len(self._deferred)
+
     def judge_deferred(self) -> None:
-        """observe, ``from_upstream(defer=True)``: judge the answer just forwarded (its verdict
-        line, its span). Nothing when there is none."""
+        """observe, ``from_upstream(defer=True)``: judge the answers forwarded since the last call
+        (their verdict lines, their spans), in the order they came. Nothing when there are none."""
         deferred = self._deferred
-        if deferred is not None:
-            self._deferred = None
-            self._observed(*deferred)
+        while deferred:
+            self._observed(*deferred.popleft())
 
     def _observed(self, exchange: Exchange, waiting: _Waiting | None, data: bytes) -> None:
         """observe: the verdict of an answer forwarded unchanged, counted and recorded."""
