@@ -4,6 +4,12 @@ initialize sessions) and FastMCP's create_proxy, each run as its own process.
     python benchmarks/_proxy_peers.py echo-stdio
     python benchmarks/_proxy_peers.py echo-http PORT
     python benchmarks/_proxy_peers.py fastmcp stdio|http PORT TARGET   (TARGET: a URL or a JSON command list)
+    python benchmarks/_proxy_peers.py floor COMMAND...   (a bare relay: the floor, not a proxy)
+
+``floor`` moves bytes between its stdin/stdout and a child process's pipes on uvloop with the
+same asyncio pipe protocols as mcp-verdict's stdio sides, and does nothing else: no line
+splitting, no reading, no judging. What it adds is what any relay on this loop pays for the two
+extra pipe hops and process wake-ups on this machine.
 """
 
 from __future__ import annotations
@@ -85,9 +91,50 @@ def fastmcp(transport: str, port: int, target: str) -> None:
         proxy.run(transport="http", host="127.0.0.1", port=port, show_banner=False, log_level="error")
 
 
+def floor(command: list[str]) -> None:
+    import asyncio
+    import os
+
+    import uvloop
+
+    async def relay() -> None:
+        loop = asyncio.get_running_loop()
+        out, _ = await loop.connect_write_pipe(asyncio.Protocol, os.fdopen(1, "wb", 0))
+        done = loop.create_future()
+
+        def finish() -> None:
+            if not done.done():
+                done.set_result(None)
+
+        class Child(asyncio.SubprocessProtocol):
+            def pipe_data_received(self, fd: int, data: bytes) -> None:
+                out.write(data)
+
+            def process_exited(self) -> None:
+                finish()
+
+        child, _ = await loop.subprocess_exec(Child, *command, stderr=None)
+        stdin: Any = child.get_pipe_transport(0)
+
+        class Host(asyncio.Protocol):
+            def data_received(self, data: bytes) -> None:
+                stdin.write(data)
+
+            def eof_received(self) -> bool:
+                stdin.close()
+                return False
+
+        await loop.connect_read_pipe(Host, os.fdopen(0, "rb", 0))
+        await done
+
+    uvloop.run(relay())
+
+
 if __name__ == "__main__":
     what = sys.argv[1]
-    if what == "echo-stdio":
+    if what == "floor":
+        floor(sys.argv[2:])
+    elif what == "echo-stdio":
         echo_stdio()
     elif what == "echo-http":
         echo_http(int(sys.argv[2]))

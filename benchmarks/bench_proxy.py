@@ -14,13 +14,17 @@ they offer the pair — and measures:
   counted) and its resident set after the calls (10k in a full run);
 - a 5 MB answer through stdio → stdio (seconds, beside direct).
 
+On stdio→stdio a ``floor`` chain (``_proxy_peers.py floor``: a relay of bytes on uvloop's pipe
+protocols that reads nothing) shows what the extra process and its two pipe hops cost before
+any proxy work.
+
 Each chain has 150 s (``BOUND``) for its start and all its measurements. A chain whose warm-up
 (up to 50 calls, or a tenth of the bound) shows its sequential calls alone would not fit is
 reported at once as too slow, with its warm-up median per call (``~`` in the p50 column), not
 waited on: FastMCP's proxy over an HTTP upstream takes hundreds of ms a call (it opens an
 upstream session per call).
 
-Numbers, not assertions (``--quick``, what ./run test runs: direct and ours only, 100
+Numbers, not assertions (``--quick``, what ./run test runs: direct, the floor and ours only, 100
 sequential calls per size instead of 2,000, the RSS after ~650 calls, not 10k). The machine may
 be shared: compare within a run.
 """
@@ -291,6 +295,7 @@ def chains(upstream_url: str) -> list[Chain]:
         out.append(Chain("fastmcp create_proxy", "stdio→stdio", stdio_chain([PY, PEERS, "fastmcp", "stdio", "0",
                                                                               echo_json])))
     out.insert(0, Chain("direct", "stdio→stdio", direct_stdio))
+    out.insert(1, Chain("floor: a bare uvloop relay", "stdio→stdio", stdio_chain([PY, PEERS, "floor", *ECHO_STDIO])))
 
     out.append(Chain("direct", "stdio→HTTP", direct_http))
     out.extend(Chain(f"mcp-verdict ({mode})", "stdio→HTTP", stdio_chain([*OURS, "--mode", mode, "--upstream",
@@ -480,7 +485,7 @@ def main() -> None:
         for chain in chains(url):
             if args.pair and chain.pair not in args.pair:
                 continue
-            if args.quick and not (chain.name.startswith("direct") or chain.name.startswith("mcp-verdict")):
+            if args.quick and not chain.name.startswith(("direct", "floor", "mcp-verdict")):
                 continue  # the quick run (./run test) measures ours beside direct; peers in a full run
             started = time.monotonic()
             try:
