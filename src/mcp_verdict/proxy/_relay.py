@@ -329,6 +329,8 @@ class Relay:
                 http: Mapping[str, Any] | None, defer: bool) -> list[Out]:
         key = id_key(exchange.request_id)
         waiting = self._waiting.pop(key, None)
+        if exchange.method == "tools/list" and exchange.response_peek is not None:
+            self._remember_tools(exchange.response_peek.result)  # at once: the next request's headers use it
         if not self.enforce:  # observe: forwarded unchanged whatever the verdict
             if defer:
                 self._deferred.append((exchange, waiting, data))
@@ -392,8 +394,6 @@ class Relay:
             return judge(data, self._options(exchange.context), _request_id(exchange.request_id))
         if method == "tasks/get":
             return self._task_verdict(exchange)
-        if method == "tools/list" and exchange.response_peek is not None:
-            self._remember_tools(exchange.response_peek.result)
         return None
 
     def _options(self, context: Context) -> Options:
