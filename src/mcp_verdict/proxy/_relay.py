@@ -572,6 +572,21 @@ class Relay:
                                             None, note, self.transport, _http(http)))
         return seq
 
+    def noise(self, direction: Literal["c2s", "s2c"], line: bytes) -> bool:
+        """A stdio line that is no JSON-RPC message (it does not start with ``{``): counted and
+        logged as noise; True when it is to be forwarded (observe), False when dropped (enforce)."""
+        if direction == "c2s":
+            self.stats.host_frames += 1
+        else:
+            self.stats.upstream_frames += 1
+        if self.enforce:
+            self.stats.refused += 1
+            self._log(direction, "noise", line, note="not a JSON-RPC message: dropped (enforce)")
+            return False
+        self._log(direction, "noise", line, note="not a JSON-RPC message: forwarded (observe)")
+        self.stats.forwarded += 1
+        return True
+
     def note(self, kind: Literal["open", "close", "eof", "error"], direction: Literal["c2s", "s2c"], note: str) -> None:
         """Record a connection event (open, close, eof, a transport error) in the frame log."""
         self._log(direction, kind, None, note=note)

@@ -203,7 +203,6 @@ class StdioHost:
         self.gone = asyncio.Event()
         self._stdin = sys.stdin.fileno() if stdin is None else stdin
         self._stdout = sys.stdout.fileno() if stdout is None else stdout
-        self._enforce = bridge.relay.enforce
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -233,17 +232,9 @@ class StdioHost:
         if not line or self.gone.is_set():
             return  # nothing more goes upstream once the host has gone
         if not is_message(line):
-            relay = self.bridge.relay
-            relay.stats.host_frames += 1
-            if self._enforce:
-                relay.stats.refused += 1
-                relay._log("c2s", "noise", line, note="not a JSON-RPC message: dropped (enforce)")
-            else:
-                relay._log("c2s", "noise", line, note="not a JSON-RPC message: forwarded (observe)")
-                relay.stats.forwarded += 1
-                upstream = self.bridge.upstream
-                if upstream is not None:
-                    upstream.send(line, key=None, stream=None, headers=None)
+            upstream = self.bridge.upstream
+            if self.bridge.relay.noise("c2s", line) and upstream is not None:
+                upstream.send(line, key=None, stream=None, headers=None)
             return
         self.bridge.from_host(line, self.stream)
 
@@ -328,7 +319,6 @@ class StdioUpstream:
         self._replay_id: str | None = None
         self._closing = False
         self._input_closed = False
-        self._enforce = bridge.relay.enforce
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -386,16 +376,9 @@ class StdioUpstream:
                 self._replayed()
                 return
         if not is_message(line):
-            relay = self.bridge.relay
-            relay.stats.upstream_frames += 1
-            if self._enforce:
-                relay.stats.refused += 1
-                relay._log("s2c", "noise", line, note="not a JSON-RPC message: dropped (enforce)")
-            else:
-                relay._log("s2c", "noise", line, note="not a JSON-RPC message: forwarded (observe)")
-                relay.stats.forwarded += 1
-                if self.bridge.standing is not None:
-                    self.bridge.standing.send(line, final=False)
+            standing = self.bridge.standing
+            if self.bridge.relay.noise("s2c", line) and standing is not None:
+                standing.send(line, final=False)
             return
         self.bridge.from_upstream(line)
 
