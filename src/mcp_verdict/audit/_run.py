@@ -295,6 +295,8 @@ class _Report(msgspec.Struct):
     heads: dict[str, dict[str, int]]
     closed: dict[str, int]
     held: list[tuple[str, Held]]
+    read: int
+    """The bytes its lines took (decompressed)."""
 
 
 def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send: Callable[[list[Entry]], None],
@@ -312,12 +314,13 @@ def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send:
     framelog = item.format == "framelog"
     chunk: list[Entry] = []
     limit = None if part.end is None else part.end - part.start
-    consumed = 0
+    consumed = total = 0
     with _open(item.path) as handle:
         if part.start:
             handle.seek(part.start)
         for number, line, size in _lines(handle, part.first_line, limit):
             consumed += size
+            total += size
             if consumed >= _PROGRESS_EVERY:
                 read(consumed)
                 consumed = 0
@@ -371,7 +374,7 @@ def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send:
     if chunk:
         send(chunk)
     return _Report(main, {conn: {k: v for k, v in tally.items() if v} for conn, tally in heads.items()},
-                   closed, held)
+                   closed, held, total)
 
 
 def _packed(chunk: list[Entry]) -> tuple[str, Any]:
@@ -557,6 +560,7 @@ def _processes(inputs: Sequence[Input], totals: Totals, jobs: int, trusted_serve
                 yield from heapq.merge(_kept(decoded(chunks), taken, report.closed),
                                        _carried(carry, item, part, taken, report.closed), key=lambda e: e.order)
             totals.add(report.tally)
+            totals.bytes_read += report.read
             for conn, tally in report.heads.items():
                 if conn not in taken:
                     totals.add(tally)
@@ -567,7 +571,6 @@ def _processes(inputs: Sequence[Input], totals: Totals, jobs: int, trusted_serve
                 totals.add(carry.tally)
                 del carries[item.recording]
             tokens[index].release()
-        totals.bytes_read = sum(item.size for item in inputs)
         if progress is not None:
             progress(totals.bytes_read)
         finished = True
