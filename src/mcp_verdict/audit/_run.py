@@ -478,7 +478,12 @@ def _processes(inputs: Sequence[Input], totals: Totals, jobs: int, trusted_serve
     if jobs <= 1:
         yield from _audit(inputs, totals, trusted_server=trusted_server, progress=progress)
         return
-    context = multiprocessing.get_context("fork") if _start_method() == "fork" else multiprocessing.get_context("spawn")
+    method = _start_method()
+    if method == "fork":  # what the audit imports on first use (the naive receiver, jsonschema: ~0.15 s),
+        from ..demo import _catalogue  # imported once here rather than in each process
+
+        del _catalogue
+    context = multiprocessing.get_context("fork") if method == "fork" else multiprocessing.get_context("spawn")
     pipes, processes, tokens = [], [], []
     for index in range(jobs):
         parent, child = context.Pipe(duplex=False)
