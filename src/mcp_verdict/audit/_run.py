@@ -21,7 +21,7 @@ of the parent, so memory stays bounded.
 
 from __future__ import annotations
 
-import bisect
+import dataclasses
 import gzip
 import heapq
 import multiprocessing
@@ -54,6 +54,7 @@ bounds what the parent holds of the processes' results)."""
 _AHEAD_PARTS: Final = 2
 """Parts a process may audit before the parent takes their results."""
 _COUNT_BLOCK: Final = 8 * 1024 * 1024
+_SCAN_BLOCK: Final = 64 * 1024
 _ROTATED: Final = re.compile(r"^(?P<base>.+)\.(?P<n>[0-9]+)$")
 
 
@@ -229,41 +230,34 @@ def _gzipped(path: str) -> bool:
         return handle.read(2) == b"\x1f\x8b"
 
 
-def _cuts(path: str, targets: Sequence[int], size: int) -> list[tuple[int, int]]:
-    """(offset, line number there) of the first line starting at or after each target offset
-    (one read of the file, counting line ends), without repeats, strictly inside the file."""
-    cuts: list[tuple[int, int]] = []
-    count = base = 0
-    next_target = 0
+def _cut_points(path: str, targets: Sequence[int], size: int) -> list[int]:
+    """The offset of the first line starting after the first line end at or past each target
+    offset, without repeats, strictly inside the file."""
+    cuts: list[int] = []
     with open(path, "rb") as handle:
-        while next_target < len(targets):
-            data = handle.read(_COUNT_BLOCK)
-            if not data:
-                break
-            while next_target < len(targets):
-                last = cuts[-1][0] if cuts else 0
-                if targets[next_target] < last:
-                    next_target = bisect.bisect_left(targets, last, next_target)
-                    continue
-                at = max(targets[next_target], base) - base
-                if at >= len(data):
+        for target in targets:
+            if cuts and target < cuts[-1]:
+                continue
+            handle.seek(target)
+            at = target
+            while True:
+                block = handle.read(_SCAN_BLOCK)
+                if not block:
+                    return cuts
+                found = block.find(b"\n")
+                if found >= 0:
                     break
-                found = data.find(b"\n", at)
-                if found < 0:
-                    break  # this line goes on in the next block
-                cut = base + found + 1
-                if last < cut < size:
-                    cuts.append((cut, count + data.count(b"\n", 0, found + 1) + 1))
-                next_target += 1
-            count += data.count(b"\n")
-            base += len(data)
+                at += len(block)
+            cut = at + found + 1
+            if cut >= size:
+                return cuts
+            if not cuts or cut > cuts[-1]:
+                cuts.append(cut)
     return cuts
 
 
-def parts(inputs: Sequence[Input], jobs: int, stripe: int | None = None) -> list[Part]:
-    """The inputs cut into parts for ``jobs`` processes: a plain frame log at line boundaries
-    into parts of at most ``stripe`` bytes (at least one per process, a multiple of ``jobs``
-    in all); a gzip file, a JSON-RPC file and an OTLP export whole."""
+def _cut(inputs: Sequence[Input], jobs: int, stripe: int | None = None) -> list[Part]:
+    """The parts (:func:`parts`), the first line of each part inside a file not counted yet (0)."""
     stripe = stripe or _STRIPE
     total = sum(item.size for item in inputs)
     pieces = max(jobs, -(-total // stripe))
@@ -276,13 +270,49 @@ def parts(inputs: Sequence[Input], jobs: int, stripe: int | None = None) -> list
     for index, item in enumerate(inputs):
         last = index + 1 == len(inputs) or inputs[index + 1].recording != item.recording
         n = max(1, round(item.size / target)) if item.format == "framelog" else 1
-        cuts = [] if n == 1 or _gzipped(item.path) else _cuts(item.path, [item.size * k // n for k in range(1, n)],
-                                                                 item.size)
-        bounds = [(0, 1), *cuts]
-        for k, (start, first_line) in enumerate(bounds):
-            end = bounds[k + 1][0] if k + 1 < len(bounds) else None
-            out.append(Part(index, start, end, first_line, firsts[item.recording], last and end is None))
+        cuts = [] if n == 1 or _gzipped(item.path) else _cut_points(
+            item.path, [item.size * k // n for k in range(1, n)], item.size)
+        bounds = [0, *cuts]
+        for k, begin in enumerate(bounds):
+            end = bounds[k + 1] if k + 1 < len(bounds) else None
+            out.append(Part(index, begin, end, 1 if begin == 0 else 0, firsts[item.recording], last and end is None))
     return out
+
+
+def _first_lines(inputs: Sequence[Input], cut: Sequence[Part]) -> Iterator[tuple[int, int]]:
+    """(part, the number of its first line) in order: the line ends before each part counted,
+    one read of each file cut in several parts (a part is known as soon as those before it are)."""
+    handle: IO[bytes] | None = None
+    counted = at = 0
+    try:
+        for number, part in enumerate(cut):
+            if part.start == 0:
+                if handle is not None:
+                    handle.close()
+                    handle = None
+                yield number, 1
+                continue
+            if handle is None:
+                handle = open(inputs[part.input].path, "rb")  # noqa: SIM115 - closed below
+                counted = at = 0
+            while at < part.start:
+                block = handle.read(min(_COUNT_BLOCK, part.start - at))
+                if not block:
+                    break
+                counted += block.count(b"\n")
+                at += len(block)
+            yield number, counted + 1
+    finally:
+        if handle is not None:
+            handle.close()
+
+
+def parts(inputs: Sequence[Input], jobs: int, stripe: int | None = None) -> list[Part]:
+    """The inputs cut into parts for ``jobs`` processes: a plain frame log at line boundaries
+    into parts of at most ``stripe`` bytes (at least one per process, a multiple of ``jobs``
+    in all); a gzip file, a JSON-RPC file and an OTLP export whole."""
+    cut = _cut(inputs, jobs, stripe)
+    return [dataclasses.replace(cut[number], first_line=first) for number, first in _first_lines(inputs, cut)]
 
 
 class _Report(msgspec.Struct):
@@ -387,7 +417,7 @@ def _packed(chunk: list[Entry]) -> tuple[str, Any]:
 
 
 def _worker(inputs: Sequence[Input], all_parts: Sequence[Part], mine: Sequence[int], trusted_server: bool,
-            pipe: Any, tokens: Any) -> None:
+            pipe: Any, go: Any) -> None:
     read = 0
 
     def progress(n: int) -> None:
@@ -397,14 +427,17 @@ def _worker(inputs: Sequence[Input], all_parts: Sequence[Part], mine: Sequence[i
 
     try:
         for index in mine:
-            tokens.acquire()  # at most _AHEAD_PARTS parts ahead of the parent
-            report = _audit_part(inputs, all_parts[index], trusted_server, lambda c: pipe.send(_packed(c)), progress)
+            number, first_line = go.recv()  # at most _AHEAD_PARTS parts ahead of the parent
+            assert number == index
+            part = dataclasses.replace(all_parts[index], first_line=first_line)
+            report = _audit_part(inputs, part, trusted_server, lambda c: pipe.send(_packed(c)), progress)
             pipe.send(("part", report))
         pipe.send(("done", None))
     except Exception as exc:  # reported to the parent, which raises it
         pipe.send(("error", f"{type(exc).__name__}: {exc}"))
     finally:
         pipe.close()
+        go.close()
 
 
 def _start_method() -> str:
@@ -473,7 +506,7 @@ def _processes(inputs: Sequence[Input], totals: Totals, jobs: int, trusted_serve
     there are audited again from the carry. A connection the carry does not hold began in the
     part, so its entries stand. What each process holds of its connections at its part's end
     joins the carry; at a recording's end the carry's connections end with the process's."""
-    all_parts = parts(inputs, jobs)
+    all_parts = _cut(inputs, jobs)
     jobs = min(jobs, len(all_parts))
     if jobs <= 1:
         yield from _audit(inputs, totals, trusted_server=trusted_server, progress=progress)
@@ -484,17 +517,32 @@ def _processes(inputs: Sequence[Input], totals: Totals, jobs: int, trusted_serve
 
         del _catalogue
     context = multiprocessing.get_context("fork") if method == "fork" else multiprocessing.get_context("spawn")
-    pipes, processes, tokens = [], [], []
+    pipes, processes, gos = [], [], []
     for index in range(jobs):
         parent, child = context.Pipe(duplex=False)
-        semaphore = context.Semaphore(_AHEAD_PARTS)
+        go_child, go_parent = context.Pipe(duplex=False)
         process = context.Process(target=_worker, args=(list(inputs), all_parts, range(index, len(all_parts), jobs),
-                                                        trusted_server, child, semaphore), daemon=True)
+                                                        trusted_server, child, go_child), daemon=True)
         process.start()
         child.close()
+        go_child.close()
         pipes.append(parent)
         processes.append(process)
-        tokens.append(semaphore)
+        gos.append(go_parent)
+    # The first lines are counted here while the processes start on theirs (each part is sent
+    # as soon as it is counted, at most _AHEAD_PARTS ahead of what the parent has taken).
+    firsts: list[int] = []
+    sent = 0
+
+    def send_parts(taken: int) -> None:
+        nonlocal sent
+        while sent < len(firsts) and sent < taken + _AHEAD_PARTS * jobs:
+            gos[sent % jobs].send((sent, firsts[sent]))
+            sent += 1
+
+    for _, first_line in _first_lines(inputs, all_parts):
+        firsts.append(first_line)
+        send_parts(0)
     read = [0] * jobs
     queues: list[queue.SimpleQueue[tuple[str, Any]]] = [queue.SimpleQueue() for _ in range(jobs)]
 
@@ -543,7 +591,8 @@ def _processes(inputs: Sequence[Input], totals: Totals, jobs: int, trusted_serve
     carries: dict[int, Auditor] = {}
     finished = False
     try:
-        for number, part in enumerate(all_parts):
+        for number, cut_part in enumerate(all_parts):
+            part = dataclasses.replace(cut_part, first_line=firsts[number])
             index = number % jobs
             item = inputs[part.input]
             carry = carries.get(item.recording)
@@ -575,7 +624,7 @@ def _processes(inputs: Sequence[Input], totals: Totals, jobs: int, trusted_serve
             if part.last_of_recording:
                 totals.add(carry.tally)
                 del carries[item.recording]
-            tokens[index].release()
+            send_parts(number + 1)
         if progress is not None:
             progress(totals.bytes_read)
         finished = True
@@ -585,6 +634,8 @@ def _processes(inputs: Sequence[Input], totals: Totals, jobs: int, trusted_serve
                 process.join(timeout=5)
             if process.is_alive():
                 process.terminate()
+        for go in gos:
+            go.close()
 
 
 def audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, trusted_server: bool = False,
