@@ -18,7 +18,7 @@ tools. Every line is counted in exactly one category (:data:`~mcp_verdict.audit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal
 
 import msgspec
@@ -80,6 +80,16 @@ class _Conn(msgspec.Struct):
     tools: dict[str, Mapping[str, Any]] = msgspec.field(default_factory=dict)
     schemas: dict[str, CompiledSchema | None] = msgspec.field(default_factory=dict)
     """Per listed tool with an outputSchema: it compiled as listed (once per listing, not per call)."""
+
+
+class Held(msgspec.Struct):
+    """What an :class:`Auditor` holds of one connection (:meth:`Auditor.export`)."""
+
+    tracker: Any
+    info: _Conn
+    open: list[tuple[tuple[str, int], _Call]]
+    asked: list[tuple[tuple[str, int], list[_Round]]]
+    lines: list[tuple[tuple[str, int], tuple[str, int]]]
 
 
 class Auditor:
@@ -170,14 +180,21 @@ class Auditor:
             del self._asked[key]
         return out
 
-    def end(self) -> list[Entry]:
-        """The input ended: every connection still open ends, in a stable order."""
+    def end(self, tally_of: Callable[[str], dict[str, int]] | None = None) -> list[Entry]:
+        """The input ended: every connection still open ends, in a stable order.
+
+        ``tally_of`` gives the tally each connection's last lines are counted in (the audit's
+        processes count a connection they may hand over apart); by default :attr:`tally`."""
         self._line = END_OF_INPUT
         out: list[Entry] = []
+        tally = self.tally
         for conn in sorted(self._conns):
+            if tally_of is not None:
+                self.tally = tally_of(conn)
             for event in self._tracker.close(conn, "the log ends before an answer"):
                 if isinstance(event, Unanswered):
                     self._unanswered(event.exchange, event.reason, "log_ended", out)
+        self.tally = tally
         out.extend(self._finish(self._open.pop(key), "log_ended") for key in sorted(self._open))
         self._conns.clear()
         self._asked.clear()
@@ -187,6 +204,41 @@ class Auditor:
     @property
     def lines(self) -> int:
         return sum(self.tally.values())
+
+    # -- handing connections over ------------------------------------------------------------
+    def connections(self) -> list[str]:
+        """The connections this auditor holds something of (open, or not closed yet)."""
+        return list(self._conns)
+
+    def holds(self, conn: str) -> bool:
+        return conn in self._conns
+
+    def export(self) -> list[tuple[str, Held]]:
+        """Everything held of each connection, to continue it in another auditor of the same
+        recording (:meth:`adopt`): the pairing state, the server and tools learnt, the calls
+        waiting for a continuation, the lines of the requests waiting. The values pickle (the
+        compiled outputSchemas are left out: they are compiled again when needed)."""
+        held = {conn: Held(self._tracker.export(conn), msgspec.structs.replace(info, schemas={}), [], [], [])
+                for conn, info in self._conns.items()}
+        for key, call in self._open.items():
+            if key[0] in held:
+                held[key[0]].open.append((key, call))
+        for key, rounds in self._asked.items():
+            if key[0] in held:
+                held[key[0]].asked.append((key, rounds))
+        for key, position in self._lines.items():
+            if key[0] in held:
+                held[key[0]].lines.append((key, position))
+        return list(held.items())
+
+    def adopt(self, conn: str, held: Held) -> None:
+        """Continue ``conn`` from what another auditor of the same recording held of it."""
+        if held.tracker is not None:
+            self._tracker.adopt(conn, held.tracker)
+        self._conns[conn] = held.info
+        self._open.update(held.open)
+        self._asked.update(held.asked)
+        self._lines.update(held.lines)
 
     # -- pairing results ---------------------------------------------------------------------
     def _direction(self, conn: str, look: Peek) -> Direction:

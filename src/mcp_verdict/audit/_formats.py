@@ -22,7 +22,7 @@ from typing import Final, Literal
 
 import orjson
 
-from ..frames import LogProblem, decode
+from ..frames import FrameRecord, LogProblem, decode
 from ._auditor import Auditor
 from ._rows import Entry
 
@@ -53,6 +53,11 @@ def feed_framelog(auditor: Auditor, number: int, line: bytes) -> list[Entry]:
     record = decode(line, number)
     if isinstance(record, LogProblem):
         return [auditor.unreadable(number, record.reason, record.text)]
+    return feed_record(auditor, number, record)
+
+
+def feed_record(auditor: Auditor, number: int, record: FrameRecord) -> list[Entry]:
+    """One frame log record, decoded (line ``number``)."""
     if record.kind == "message":
         if record.data is None:
             auditor.count("redacted")

@@ -7,17 +7,21 @@ stream); every other file is a recording of its own. Each line is read with a le
 the file holds. gzip files are read through gzip.
 
 ``jobs > 1`` starts that many processes (forked where that is safe, :func:`_start_method`).
-Each reads every frame log but decodes only the lines it owns: a frame log's connections are
-shared among them by a hash of the connection id, read from the line's bytes before any JSON
-is decoded (a connection's frames stay in one process, in order), lines without a connection
-by line number; a JSON-RPC or OTLP file (one conversation, or spans that need no pairing) goes
-to one process whole and the others do not open it. Their entries come back as MessagePack
-chunks in the order they were completed (file, line, connection, call), merged, so the output
-is the same whatever ``jobs`` is.
+The inputs are cut into parts (:func:`parts`): a plain frame log at line boundaries, into
+parts of at most ``_STRIPE`` bytes, dealt to the processes in turn; a gzip file, a JSON-RPC
+file or an OTLP export is one part. Each process audits its parts only, as if every connection
+began in its part, and sends back its entries (MessagePack chunks) and, per part, its counts
+per connection and what it holds of the connections still open at the part's end. The parent
+puts the parts together in order: a connection that began in an earlier part (the parent holds
+it, the *carry*) is audited again from the carry up to its first ``close`` record, in place of
+the process's entries for those lines (:func:`_processes`). The output (entries, their order,
+the counts) is the same whatever ``jobs`` is. A process is at most ``_AHEAD_PARTS`` parts ahead
+of the parent, so memory stays bounded.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import heapq
 import multiprocessing
@@ -26,14 +30,15 @@ import queue
 import re
 import sys
 import threading
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, Any, Final, cast
 
-from ._auditor import Auditor
-from ._formats import _CONN_PREFIX, FIDELITY_OF, Format, detect, feed_framelog, feed_jsonrpc, framelog_conn
+import msgspec
+
+from ..frames import LogProblem, decode
+from ._auditor import END_OF_INPUT, Auditor, Held
+from ._formats import FIDELITY_OF, Format, detect, feed_framelog, feed_jsonrpc, feed_record
 from ._otlp import OtlpReader
 from ._rows import CATEGORIES, DECODE, ENCODE, Entry
 
@@ -43,8 +48,13 @@ escaped); a longer one is an unreadable line."""
 _CHUNK: Final = 512
 _PROGRESS_EVERY: Final = 4 * 1024 * 1024
 """Bytes read between two progress reports."""
-_AHEAD: Final = 64
-"""Chunks of entries a worker may send before the merge takes them."""
+_STRIPE: Final = 16 * 1024 * 1024
+"""The largest part of a frame log one process audits at a time (with ``_AHEAD_PARTS``, it
+bounds what the parent holds of the processes' results)."""
+_AHEAD_PARTS: Final = 2
+"""Parts a process may audit before the parent takes their results."""
+_COUNT_BLOCK: Final = 8 * 1024 * 1024
+_SCAN_BLOCK: Final = 64 * 1024
 _ROTATED: Final = re.compile(r"^(?P<base>.+)\.(?P<n>[0-9]+)$")
 
 
@@ -87,10 +97,14 @@ def _open(path: str) -> IO[bytes]:
     return handle
 
 
-def _lines(handle: IO[bytes]) -> Iterator[tuple[int, bytes | None, int]]:
-    """(number, line without its end or None when too long, bytes consumed) for every line."""
-    number = 0
+def _lines(handle: IO[bytes], first: int = 1, limit: int | None = None) -> Iterator[tuple[int, bytes | None, int]]:
+    """(number, line without its end or None when too long, bytes consumed) for every line,
+    numbered from ``first``; with ``limit``, the lines that start within that many bytes."""
+    number = first - 1
+    left = limit
     while True:
+        if left is not None and left <= 0:
+            return
         line = handle.readline(MAX_LINE + 1)
         if not line:
             return
@@ -102,8 +116,12 @@ def _lines(handle: IO[bytes]) -> Iterator[tuple[int, bytes | None, int]]:
                 size += len(rest)
                 if not rest or rest.endswith(b"\n"):
                     break
+            if left is not None:
+                left -= size
             yield number, None, size
             continue
+        if left is not None:
+            left -= size
         yield number, line.rstrip(b"\r\n"), size
 
 
@@ -145,78 +163,29 @@ def plan(paths: Sequence[str], format: str = "auto") -> list[Input]:
     return inputs
 
 
-_CONN_AT: Final = len(_CONN_PREFIX)
-_OWNERS_KEPT: Final = 1 << 16
-"""Connections whose process is remembered per file (forgotten past it: memory stays bounded)."""
-
-
-def _owner(entry_format: str, line: bytes | None, number: int, key: str, jobs: int) -> int:
-    """The process (of ``jobs``) that audits a line: a frame log's line goes with its
-    connection (hashed with the recording's key), a line without one by its number; any other
-    format's file goes whole to one process."""
-    if entry_format != "framelog":
-        return zlib.crc32(key.encode("utf-8", "surrogatepass")) % jobs
-    conn = framelog_conn(line) if line else None
-    if conn is None:
-        return number % jobs
-    return zlib.crc32(key.encode("utf-8", "surrogatepass") + b"\0" + conn) % jobs
-
-
-def _audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, index: int = 0, trusted_server: bool = False,
+def _audit(inputs: Sequence[Input], totals: Totals, *, trusted_server: bool = False,
            progress: Callable[[int], None] | None = None) -> Iterator[Entry]:
-    """The entries of every input this process owns, recording by recording, in order.
+    """The entries of every input, recording by recording, in order (one process).
 
     One loop per file, with no generator between the line and its audit (a layer per line
-    costs about what ``orjson.loads`` of a whole line does). With ``jobs > 1`` a frame log's
-    line is owned as :func:`_owner` says, its connection's process hashed once per file."""
+    costs about what ``orjson.loads`` of a whole line does)."""
     by_recording: dict[int, list[Input]] = {}
     for item in inputs:
         by_recording.setdefault(item.recording, []).append(item)
     report_at = _PROGRESS_EVERY
-    crc32 = zlib.crc32
-    for recording, members in by_recording.items():
-        first = members[0]
-        auditor = Auditor(input_format=first.format, fidelity="wire", family=recording,
-                          trusted_server=trusted_server, has_time=first.format != "jsonrpc")
-        key = Path(members[-1].path).as_posix()
-        prefix = key.encode("utf-8", "surrogatepass") + b"\0"
+    for members in by_recording.values():
+        auditor = _auditor_of(members[0], trusted_server)
         for item in members:
             auditor.source = item.path
             auditor.file_order = item.order
-            if jobs > 1 and item.format != "framelog" and _owner(item.format, None, 0, key, jobs) != index:
-                totals.bytes_read += item.size  # another process reads this file whole
-                continue
             otlp = OtlpReader(auditor) if item.format == "otlp" else None
             feed = feed_framelog if item.format == "framelog" else feed_jsonrpc
-            shared = jobs > 1 and item.format == "framelog"
-            owners: dict[bytes, int] = {}
             with _open(item.path) as handle:
                 for number, line, size in _lines(handle):
                     totals.bytes_read += size
                     if progress is not None and totals.bytes_read >= report_at:
                         report_at = totals.bytes_read + _PROGRESS_EVERY
                         progress(totals.bytes_read)
-                    if shared:
-                        conn = None
-                        if line is not None and line.startswith(_CONN_PREFIX):  # framelog_conn, inlined
-                            end = line.find(b'"', _CONN_AT)
-                            if end > 0:
-                                conn = line[_CONN_AT:end]
-                                if b"\\" in conn:
-                                    conn = framelog_conn(line)
-                        if conn is None and line:
-                            conn = framelog_conn(line)
-                        if conn is None:
-                            if number % jobs != index:
-                                continue
-                        else:
-                            owner = owners.get(conn)
-                            if owner is None:
-                                if len(owners) >= _OWNERS_KEPT:
-                                    owners.clear()
-                                owner = owners[conn] = crc32(prefix + conn) % jobs
-                            if owner != index:
-                                continue
                     if line is None:
                         yield auditor.unreadable(number, f"the line is longer than {MAX_LINE} bytes")
                     elif not line.strip():
@@ -235,6 +204,209 @@ def _audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, index: int
         progress(totals.bytes_read)
 
 
+def _auditor_of(first: Input, trusted_server: bool) -> Auditor:
+    """The auditor of a recording (configured by its first file)."""
+    return Auditor(input_format=first.format, fidelity="wire", family=first.recording,
+                   trusted_server=trusted_server, has_time=first.format != "jsonrpc")
+
+
+# -- parts of the inputs, one process each ---------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A run of whole lines of one input: bytes ``start`` to ``end`` (None: to the file's end),
+    its first line numbered ``first_line``."""
+
+    input: int
+    start: int
+    end: int | None
+    first_line: int
+    first: Input
+    """The first file of its recording (which configures the recording's auditor)."""
+    last_of_recording: bool
+
+
+def _gzipped(path: str) -> bool:
+    with open(path, "rb") as handle:
+        return handle.read(2) == b"\x1f\x8b"
+
+
+def _cut_points(path: str, targets: Sequence[int], size: int) -> list[int]:
+    """The offset of the first line starting after the first line end at or past each target
+    offset, without repeats, strictly inside the file."""
+    cuts: list[int] = []
+    with open(path, "rb") as handle:
+        for target in targets:
+            if cuts and target < cuts[-1]:
+                continue
+            handle.seek(target)
+            at = target
+            while True:
+                block = handle.read(_SCAN_BLOCK)
+                if not block:
+                    return cuts
+                found = block.find(b"\n")
+                if found >= 0:
+                    break
+                at += len(block)
+            cut = at + found + 1
+            if cut >= size:
+                return cuts
+            if not cuts or cut > cuts[-1]:
+                cuts.append(cut)
+    return cuts
+
+
+def _cut(inputs: Sequence[Input], jobs: int, stripe: int | None = None) -> list[Part]:
+    """The parts (:func:`parts`), the first line of each part inside a file not counted yet (0)."""
+    stripe = stripe or _STRIPE
+    total = sum(item.size for item in inputs)
+    pieces = max(jobs, -(-total // stripe))
+    pieces = -(-pieces // jobs) * jobs
+    target = max(1, total // pieces)
+    firsts: dict[int, Input] = {}
+    for item in inputs:
+        firsts.setdefault(item.recording, item)
+    out: list[Part] = []
+    for index, item in enumerate(inputs):
+        last = index + 1 == len(inputs) or inputs[index + 1].recording != item.recording
+        n = max(1, round(item.size / target)) if item.format == "framelog" else 1
+        cuts = [] if n == 1 or _gzipped(item.path) else _cut_points(
+            item.path, [item.size * k // n for k in range(1, n)], item.size)
+        bounds = [0, *cuts]
+        for k, begin in enumerate(bounds):
+            end = bounds[k + 1] if k + 1 < len(bounds) else None
+            out.append(Part(index, begin, end, 1 if begin == 0 else 0, firsts[item.recording], last and end is None))
+    return out
+
+
+def _first_lines(inputs: Sequence[Input], cut: Sequence[Part]) -> Iterator[tuple[int, int]]:
+    """(part, the number of its first line) in order: the line ends before each part counted,
+    one read of each file cut in several parts (a part is known as soon as those before it are)."""
+    handle: IO[bytes] | None = None
+    counted = at = 0
+    try:
+        for number, part in enumerate(cut):
+            if part.start == 0:
+                if handle is not None:
+                    handle.close()
+                    handle = None
+                yield number, 1
+                continue
+            if handle is None:
+                handle = open(inputs[part.input].path, "rb")  # noqa: SIM115 - closed below
+                counted = at = 0
+            while at < part.start:
+                block = handle.read(min(_COUNT_BLOCK, part.start - at))
+                if not block:
+                    break
+                counted += block.count(b"\n")
+                at += len(block)
+            yield number, counted + 1
+    finally:
+        if handle is not None:
+            handle.close()
+
+
+def parts(inputs: Sequence[Input], jobs: int, stripe: int | None = None) -> list[Part]:
+    """The inputs cut into parts for ``jobs`` processes: a plain frame log at line boundaries
+    into parts of at most ``stripe`` bytes (at least one per process, a multiple of ``jobs``
+    in all); a gzip file, a JSON-RPC file and an OTLP export whole."""
+    cut = _cut(inputs, jobs, stripe)
+    return [dataclasses.replace(cut[number], first_line=first) for number, first in _first_lines(inputs, cut)]
+
+
+class _Report(msgspec.Struct):
+    """What a process tells of a part besides its entries: its counts (the lines of each
+    connection apart, until the connection's first ``close`` record: it may have begun in an
+    earlier part), where each connection's first close was, and what it holds of every
+    connection still open at the part's end."""
+
+    tally: dict[str, int]
+    heads: dict[str, dict[str, int]]
+    closed: dict[str, int]
+    held: list[tuple[str, Held]]
+    read: int
+    """The bytes its lines took (decompressed)."""
+
+
+def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send: Callable[[list[Entry]], None],
+                read: Callable[[int], None]) -> _Report:
+    """Audit one part as if every connection began in it (a connection that did is audited
+    exactly; one that began earlier is corrected by the parent, :func:`_resolve`)."""
+    item = inputs[part.input]
+    auditor = _auditor_of(part.first, trusted_server)
+    auditor.source = item.path
+    auditor.file_order = item.order
+    main = auditor.tally
+    heads: dict[str, dict[str, int]] = {}
+    closed: dict[str, int] = {}
+    otlp = OtlpReader(auditor) if item.format == "otlp" else None
+    framelog = item.format == "framelog"
+    chunk: list[Entry] = []
+    limit = None if part.end is None else part.end - part.start
+    consumed = total = 0
+    with _open(item.path) as handle:
+        if part.start:
+            handle.seek(part.start)
+        for number, line, size in _lines(handle, part.first_line, limit):
+            consumed += size
+            total += size
+            if consumed >= _PROGRESS_EVERY:
+                read(consumed)
+                consumed = 0
+            if line is None:
+                auditor.tally = main
+                chunk.append(auditor.unreadable(number, f"the line is longer than {MAX_LINE} bytes"))
+                continue
+            if not line.strip():
+                main["blank"] += 1
+                continue
+            if otlp is not None:
+                chunk.extend(otlp.line(number, line))
+                continue
+            if framelog:
+                record = decode(line, number)
+                if isinstance(record, LogProblem):
+                    auditor.tally = main
+                    chunk.append(auditor.unreadable(number, record.reason, record.text))
+                    continue
+                conn = record.conn
+            else:
+                record = None
+                conn = item.path  # a JSON-RPC file is one connection
+            if conn in closed:
+                auditor.tally = main
+            else:
+                tally = heads.get(conn)
+                if tally is None:
+                    tally = heads[conn] = dict.fromkeys(CATEGORIES, 0)
+                auditor.tally = tally
+            if record is not None:
+                entries = feed_record(auditor, number, record)
+                if record.kind == "close" and conn not in closed:
+                    closed[conn] = number
+            else:
+                entries = feed_jsonrpc(auditor, number, line)
+            if entries:
+                chunk.extend(entries)
+                if len(chunk) >= _CHUNK:
+                    send(chunk)
+                    chunk = []
+    read(consumed)
+    auditor.tally = main
+    if otlp is not None:
+        chunk.extend(otlp.end())
+    held: list[tuple[str, Held]] = []
+    if part.last_of_recording:
+        chunk.extend(auditor.end(lambda conn: main if conn in closed else heads[conn]))
+    else:
+        held = auditor.export()
+    if chunk:
+        send(chunk)
+    return _Report(main, {conn: {k: v for k, v in tally.items() if v} for conn, tally in heads.items()},
+                   closed, held, total)
+
+
 def _packed(chunk: list[Entry]) -> tuple[str, Any]:
     """A chunk of entries as one message: MessagePack (encoded and decoded in C, a few µs a row),
     or pickled when a value does not fit it (an error code past 64 bits)."""
@@ -244,23 +416,28 @@ def _packed(chunk: list[Entry]) -> tuple[str, Any]:
         return ("pickled", chunk)
 
 
-def _worker(inputs: Sequence[Input], jobs: int, index: int, trusted_server: bool, pipe: Any) -> None:
-    totals = Totals()
-    chunk: list[Entry] = []
+def _worker(inputs: Sequence[Input], all_parts: Sequence[Part], mine: Sequence[int], trusted_server: bool,
+            pipe: Any, go: Any) -> None:
+    read = 0
+
+    def progress(n: int) -> None:
+        nonlocal read
+        read += n
+        pipe.send(("progress", read))
+
     try:
-        for entry in _audit(inputs, totals, jobs=jobs, index=index, trusted_server=trusted_server,
-                            progress=lambda n: pipe.send(("progress", n))):
-            chunk.append(entry)
-            if len(chunk) >= _CHUNK:
-                pipe.send(_packed(chunk))
-                chunk = []
-        if chunk:
-            pipe.send(_packed(chunk))
-        pipe.send(("totals", totals.tally))
+        for index in mine:
+            number, first_line = go.recv()  # at most _AHEAD_PARTS parts ahead of the parent
+            assert number == index
+            part = dataclasses.replace(all_parts[index], first_line=first_line)
+            report = _audit_part(inputs, part, trusted_server, lambda c: pipe.send(_packed(c)), progress)
+            pipe.send(("part", report))
+        pipe.send(("done", None))
     except Exception as exc:  # reported to the parent, which raises it
         pipe.send(("error", f"{type(exc).__name__}: {exc}"))
     finally:
         pipe.close()
+        go.close()
 
 
 def _start_method() -> str:
@@ -272,29 +449,106 @@ def _start_method() -> str:
     return "spawn"
 
 
-def audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, trusted_server: bool = False,
-          progress: Callable[[int], None] | None = None) -> Iterator[Entry]:
-    """Every entry of the inputs, in a stable order (the same for any ``jobs``); ``totals`` is
-    filled in as the lines are read (complete once the iterator is exhausted)."""
+def _carried(carry: Auditor, item: Input, part: Part, taken: set[str], closed: dict[str, int]) -> Iterator[Entry]:
+    """The lines of the connections ``taken`` over (open at the part's start), audited from what
+    was held of them, up to each one's first close in the part; then, at the recording's end,
+    the end of every connection held."""
+    if taken:
+        carry.source = item.path
+        carry.file_order = item.order
+        until = max(closed[c] for c in taken) if all(c in closed for c in taken) else None
+        framelog = item.format == "framelog"
+        limit = None if part.end is None else part.end - part.start
+        with _open(item.path) as handle:
+            if part.start:
+                handle.seek(part.start)
+            for number, line, _ in _lines(handle, part.first_line, limit):
+                if until is not None and number > until:
+                    break
+                if line is None or not line.strip():
+                    continue
+                if not framelog:
+                    yield from feed_jsonrpc(carry, number, line)
+                    continue
+                record = decode(line, number)
+                if isinstance(record, LogProblem) or record.conn not in taken:
+                    continue
+                if number > closed.get(record.conn, number):
+                    continue  # after its first close, the process's entries stand
+                yield from feed_record(carry, number, record)
+    if part.last_of_recording:
+        yield from carry.end()
+
+
+def _kept(entries: Iterable[Entry], taken: set[str], closed: dict[str, int]) -> Iterator[Entry]:
+    """A process's entries less those of the connections taken over, up to their first close."""
+    for entry in entries:
+        conn = entry.conn
+        if conn is not None and conn in taken:
+            at = closed.get(conn)
+            if at is None:
+                continue
+            order = entry.order
+            if order[1] != END_OF_INPUT and order[2] <= at:
+                continue
+        yield entry
+
+
+def _processes(inputs: Sequence[Input], totals: Totals, jobs: int, trusted_server: bool,
+               progress: Callable[[int], None] | None) -> Iterator[Entry]:
+    """The audit on ``jobs`` processes, each auditing its parts of the inputs (:func:`parts`,
+    dealt in turn), the parent putting the parts' results together in order.
+
+    A process audits its part as if every connection began there. The parent holds, after each
+    part, what is known of every connection still open (the carry); a connection of the next
+    part that the carry holds began earlier: its entries up to its first ``close`` record (when
+    everything of a connection ends and a fresh one may start) are dropped, and its lines up to
+    there are audited again from the carry. A connection the carry does not hold began in the
+    part, so its entries stand. What each process holds of its connections at its part's end
+    joins the carry; at a recording's end the carry's connections end with the process's."""
+    all_parts = _cut(inputs, jobs)
+    jobs = min(jobs, len(all_parts))
     if jobs <= 1:
         yield from _audit(inputs, totals, trusted_server=trusted_server, progress=progress)
         return
-    context = multiprocessing.get_context("fork") if _start_method() == "fork" else multiprocessing.get_context("spawn")
-    pipes, processes = [], []
+    method = _start_method()
+    if method == "fork":  # what the audit imports on first use (the naive receiver, jsonschema: ~0.15 s),
+        from ..demo import _catalogue  # imported once here rather than in each process
+
+        del _catalogue
+    context = multiprocessing.get_context("fork") if method == "fork" else multiprocessing.get_context("spawn")
+    pipes, processes, gos = [], [], []
     for index in range(jobs):
         parent, child = context.Pipe(duplex=False)
-        process = context.Process(target=_worker, args=(list(inputs), jobs, index, trusted_server, child),
-                                  daemon=True)
+        go_child, go_parent = context.Pipe(duplex=False)
+        process = context.Process(target=_worker, args=(list(inputs), all_parts, range(index, len(all_parts), jobs),
+                                                        trusted_server, child, go_child), daemon=True)
         process.start()
         child.close()
+        go_child.close()
         pipes.append(parent)
         processes.append(process)
+        gos.append(go_parent)
+    # The first lines are counted here while the processes start on theirs (each part is sent
+    # as soon as it is counted, at most _AHEAD_PARTS ahead of what the parent has taken).
+    firsts: list[int] = []
+    sent = 0
+
+    def send_parts(taken: int) -> None:
+        nonlocal sent
+        while sent < len(firsts) and sent < taken + _AHEAD_PARTS * jobs:
+            gos[sent % jobs].send((sent, firsts[sent]))
+            sent += 1
+
+    for _, first_line in _first_lines(inputs, all_parts):
+        firsts.append(first_line)
+        send_parts(0)
     read = [0] * jobs
-    queues: list[queue.Queue[tuple[str, Any]]] = [queue.Queue(maxsize=_AHEAD) for _ in range(jobs)]
+    queues: list[queue.SimpleQueue[tuple[str, Any]]] = [queue.SimpleQueue() for _ in range(jobs)]
 
     def drain(index: int) -> None:
-        """Receive a worker's messages as they come, so it never waits for the merge (up to
-        _AHEAD chunks ahead: memory stays bounded)."""
+        """Receive a process's messages as they come (it is never more than _AHEAD_PARTS parts
+        ahead of the parent: memory stays bounded)."""
         pipe = pipes[index]
         while True:
             try:
@@ -303,40 +557,95 @@ def audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, trusted_ser
                 queues[index].put(("ended", None))
                 return
             queues[index].put(message)
-            if message[0] in ("totals", "error"):
+            if message[0] in ("done", "error"):
                 return
 
     readers = [threading.Thread(target=drain, args=(i,), daemon=True) for i in range(jobs)]
     for reader in readers:
         reader.start()
 
-    def stream(index: int) -> Iterator[Entry]:
+    def messages(index: int) -> Iterator[tuple[str, Any]]:
+        """A process's messages for its current part: its entries, then its report."""
         while True:
             kind, value = queues[index].get()
-            if kind == "entries":
-                yield from DECODE.decode(value)
-            elif kind == "pickled":
-                yield from value
+            if kind in ("entries", "pickled", "part"):
+                yield kind, value
+                if kind == "part":
+                    return
             elif kind == "progress":
                 read[index] = value
                 if progress is not None:
-                    progress(sum(read) // jobs)
-            elif kind == "totals":
-                totals.add(value)
-                return
-            elif kind == "ended":
+                    progress(sum(read))
+            elif kind in ("ended", "done"):
                 raise AuditError(f"audit process {index} ended without its results")
             else:
                 raise AuditError(f"audit process {index} failed: {value}")
 
+    def decoded(chunks: Iterable[tuple[str, Any]]) -> Iterator[Entry]:
+        for kind, value in chunks:
+            if kind == "entries":
+                yield from DECODE.decode(value)
+            elif kind == "pickled":
+                yield from value
+
+    carries: dict[int, Auditor] = {}
+    finished = False
     try:
-        yield from heapq.merge(*(stream(i) for i in range(jobs)), key=lambda e: e.order)
-        totals.bytes_read = sum(item.size for item in inputs)
+        for number, cut_part in enumerate(all_parts):
+            part = dataclasses.replace(cut_part, first_line=firsts[number])
+            index = number % jobs
+            item = inputs[part.input]
+            carry = carries.get(item.recording)
+            if carry is None:
+                carry = carries[item.recording] = _auditor_of(part.first, trusted_server)
+            taken: set[str] = set()
+            if not carry.connections():  # nothing began earlier: the entries stand as they come
+                report = None
+                for kind, value in messages(index):
+                    if kind == "part":
+                        report = value
+                    else:
+                        yield from decoded([(kind, value)])
+                assert report is not None
+            else:
+                chunks = list(messages(index))
+                report = chunks.pop()[1]
+                taken = {conn for conn in report.heads if carry.holds(conn)}
+                yield from heapq.merge(_kept(decoded(chunks), taken, report.closed),
+                                       _carried(carry, item, part, taken, report.closed), key=lambda e: e.order)
+            totals.add(report.tally)
+            totals.bytes_read += report.read
+            for conn, tally in report.heads.items():
+                if conn not in taken:
+                    totals.add(tally)
+            for conn, held in report.held:
+                if conn not in taken or conn in report.closed:
+                    carry.adopt(conn, held)
+            if part.last_of_recording:
+                totals.add(carry.tally)
+                del carries[item.recording]
+            send_parts(number + 1)
+        if progress is not None:
+            progress(totals.bytes_read)
+        finished = True
     finally:
         for process in processes:
-            process.join(timeout=5)
+            if finished:
+                process.join(timeout=5)
             if process.is_alive():
                 process.terminate()
+        for go in gos:
+            go.close()
+
+
+def audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, trusted_server: bool = False,
+          progress: Callable[[int], None] | None = None) -> Iterator[Entry]:
+    """Every entry of the inputs, in a stable order (the same for any ``jobs``); ``totals`` is
+    filled in as the lines are read (complete once the iterator is exhausted)."""
+    if jobs <= 1:
+        yield from _audit(inputs, totals, trusted_server=trusted_server, progress=progress)
+        return
+    yield from _processes(inputs, totals, jobs, trusted_server, progress)
 
 
 def audit_files(paths: Iterable[str], *, format: str = "auto", jobs: int = 1,

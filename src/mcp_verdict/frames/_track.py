@@ -201,6 +201,16 @@ class Tracker:
             return [Answered(self._answer(state, target, look, seen))]
         return [Stray(conn, direction, seen, look, "a batch is not part of MCP (since 2025-06-18)")]
 
+    def export(self, conn: str) -> _Connection | None:
+        """What the tracker holds of ``conn`` (None: nothing), to continue it in another tracker
+        with :meth:`adopt` (the audit's processes hand a connection that spans their parts of a
+        log over this way; the value pickles)."""
+        return self._conns.get(conn)
+
+    def adopt(self, conn: str, state: _Connection) -> None:
+        """Continue ``conn`` from what :meth:`export` gave (replacing what this tracker held of it)."""
+        self._conns[conn] = state
+
     def opened(self, conn: str) -> Exchange | None:
         """The request the last frame fed on ``conn`` opened (None when that frame was no request):
         a relay registers its deadline without reading the frame a second time."""
