@@ -126,7 +126,11 @@ def default_matches(verdict: Verdict) -> list[tuple[str, str, str]]:
     The content check runs it on every judged call, so the common case is short: a
     structuredContent holding none of the members the heuristics read is skipped with one set
     test, and each text block is read once for the three text heuristics (each still reports
-    the first block it fires on)."""
+    the first block it fires on). Both prefix patterns start with ``\\s*`` and then an ASCII
+    letter or ``_`` (``[A-Za-z_]``, or the first letter of error, fatal or exception, which no
+    other character matches even ignoring case), so a text whose first character is neither
+    whitespace (``str.isspace`` is ``\\s``) nor one of those is not matched against them (a text
+    holding JSON starts with ``{``): each match costs more than the rest of the block's reading."""
     if verdict.kind not in _COMPLETE:
         return []
     found: list[tuple[str, str, str]] = []
@@ -142,10 +146,12 @@ def default_matches(verdict: Verdict) -> list[tuple[str, str, str]]:
         if raw["type"] != "text":
             continue
         text = raw["text"]
-        if error is None and _error_prefix(text):
-            error = ("text.error_prefix", f"/result/content/{index}/text", text.strip().splitlines()[0][:80])
-        if exception is None and _exception_prefix(text):
-            exception = ("text.exception", f"/result/content/{index}/text", text.strip().splitlines()[0][:80])
+        first = text[:1]
+        if first.isspace() or (first.isascii() and (first.isalpha() or first == "_")):  # else neither can match
+            if error is None and _error_prefix(text):
+                error = ("text.error_prefix", f"/result/content/{index}/text", text.strip().splitlines()[0][:80])
+            if exception is None and _exception_prefix(text):
+                exception = ("text.exception", f"/result/content/{index}/text", text.strip().splitlines()[0][:80])
         if traceback is None and _TRACEBACK in text:
             traceback = ("text.traceback", f"/result/content/{index}/text", _TRACEBACK)
     if error is not None:
