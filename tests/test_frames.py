@@ -610,7 +610,8 @@ PLAIN_ANSWERS: list[tuple[list[bytes], bytes, Any, str]] = [
     ([b"1", b"2"], b'{"jsonrpc":"2.0","id":"\x01","result":{}}', NO_REQUEST, "unreadable"),  # nor here
     ([b"1"], b'{"jsonrpc":"2.0","id":1,"result":{"text":"\\u0041"}}', 1, "response"),  # \u in a value
     ([b"1"], b'{"jsonrpc":"2.0","id":1,"extra":0,"result":{}}', 1, "response"),
-    ([b"1"], b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}', 1, "error"),
+    ([b"1"], b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}', NO_REQUEST, "error"),  # null: an id
+    ([b"1"], b'{"jsonrpc":"2.0","error":{"code":-32700,"message":"m"}}', 1, "error"),  # none: the only request
     ([b"1"], OK % b"2", NO_REQUEST, "response"),
     ([b"1"], OK % b"1.0", NO_REQUEST, "response"),
 ]

@@ -60,6 +60,10 @@ _STATELESS: Final = frozenset(v for v in VERSIONS if v >= "2026-07-28")
 _NO_META: Final[Mapping[str, Any]] = MappingProxyType({})
 _ANSWERS: Final = frozenset({"response", "error", "unreadable", "invalid"})
 """The frame kinds that answer a request (or try to: an unreadable or invalid frame with its id)."""
+_READS_RESULT: Final = frozenset({"initialize", "server/discover"})
+"""The requests whose result the tracker reads (the version, capabilities and extensions)."""
+_RESULT_FACTS: Final = frozenset({"requestState", "taskId", "task"})
+"""The members of any other result it reads: a result holding none of them (most) is not read."""
 
 
 class Seen(msgspec.Struct, frozen=True):
@@ -325,7 +329,10 @@ class Tracker:
         message = look.message  # look.result, read here
         result = message.get("result") if message is not None else None
         if exchange.origin == "client" and result is not None and isinstance(result, dict):
-            if exchange.method == "initialize" and state.initialize_id == key[1]:
+            method = exchange.method
+            if method not in _READS_RESULT and _RESULT_FACTS.isdisjoint(result):
+                return msgspec.structs.replace(exchange, response=seen, response_peek=look)  # nothing to read
+            if method == "initialize" and state.initialize_id == key[1]:
                 version = result.get("protocolVersion")
                 if isinstance(version, str):
                     state.version = version if version in VERSIONS else None
@@ -334,7 +341,7 @@ class Tracker:
                 extensions = server_caps.get("extensions") if isinstance(server_caps, Mapping) else None
                 if isinstance(extensions, Mapping):
                     state.server_extensions = frozenset(n for n in extensions if isinstance(n, str))
-            elif exchange.method == "server/discover":
+            elif method == "server/discover":
                 server_caps = result.get("capabilities")
                 extensions = server_caps.get("extensions") if isinstance(server_caps, Mapping) else None
                 if isinstance(extensions, Mapping):
