@@ -78,10 +78,12 @@ class _Conn:
     proxy: WriteProxy | None = None
 
 
-class TapCall(msgspec.Struct, frozen=True):
+class TapCall(msgspec.Struct, frozen=True, gc=False):
     """One judged ``tools/call``: where it went, the exact bytes, the verdict and the outcome.
 
-    A frozen msgspec Struct, as the frames' values are: built in C (one per judged call)."""
+    A frozen msgspec Struct, as the frames' values are: built in C (one per judged call), and
+    untracked by the cycle collector (it holds bytes and immutable values, which cannot refer
+    back to it)."""
 
     conn: str | None
     name: str | None
