@@ -32,6 +32,8 @@ class Suspect:
 
 
 _COMPLETE: Final = frozenset({Kind.NORMAL_COMPLETE, Kind.TOOL_ERROR})
+_NORMAL_COMPLETE: Final = Kind.NORMAL_COMPLETE
+_TOOL_ERROR: Final = Kind.TOOL_ERROR
 """The kinds whose verdict has content (``Verdict.content`` is empty for the others)."""
 _FAILED_STATUS: Final = frozenset({"error", "failed", "failure", "fail"})
 _ERROR_KEYS: Final = ("error", "error_code", "errorCode", "errors", "exception")
@@ -131,7 +133,8 @@ def default_matches(verdict: Verdict) -> list[tuple[str, str, str]]:
     other character matches even ignoring case), so a text whose first character is neither
     whitespace (``str.isspace`` is ``\\s``) nor one of those is not matched against them (a text
     holding JSON starts with ``{``): each match costs more than the rest of the block's reading."""
-    if verdict.kind not in _COMPLETE:
+    kind = verdict.kind
+    if kind is not _NORMAL_COMPLETE and kind is not _TOOL_ERROR:  # not in _COMPLETE (an Enum hashes in Python)
         return []
     found: list[tuple[str, str, str]] = []
     result: Any = verdict.message["result"]

@@ -204,6 +204,9 @@ class Judged:
     @property
     def outcome(self) -> Outcome:
         """The outcome of the block's last tools/call (the final round of a multi-round call)."""
+        done = self._done
+        if done and len(done) == len(self.sent):
+            return done[-1].outcome  # every call sent is judged (what ``calls`` returns then)
         calls = self.calls
         if not calls:
             raise LookupError("no tools/call was sent in this block")
