@@ -549,7 +549,8 @@ class VerdictTap:
         """:meth:`_judge` of a call answered on ``state`` (``response`` is its answer's bytes),
         judged with the tap's defaults (a judging block given no options): what ``_judge`` does
         then, without its lookups of options and of the exchange."""
-        request_id, name = exchange.request_id, exchange.tool
+        request_id: Any = exchange.request_id  # what _judge is given (the SDK's id: a str or an int)
+        name = exchange.tool
         tool = output_schema = None
         if name:
             tool = state.tools.get(name)
