@@ -581,3 +581,79 @@ LINES: list[tuple[list[bytes], int, list[tuple[bytes, bool]]]] = [
 def test_line_reader(chunks: list[bytes], limit: int, expected: list[tuple[bytes, bool]]) -> None:
     reader = LineReader(limit)
     assert [(line.data, line.cut) for chunk in chunks for line in reader.feed(chunk)] == expected
+
+
+# An answer's routing from its bytes alone (Tracker._plain_answer) or from its peek: each case is
+# (requests waiting, the answer, what it pairs with: the request id, or NO_REQUEST), with
+# the kind its peek says. The bytes route only where they prove the peek's pairing.
+NO_REQUEST: Any = object()
+PLAIN_ANSWERS: list[tuple[list[bytes], bytes, Any, str]] = [
+    ([b"1"], OK % b"1", 1, "response"),
+    ([b'"a-1"'], OK % b'"a-1"', "a-1", "response"),
+    ([b"-0"], OK % b"0", 0, "response"),  # -0 is the integer 0 for orjson
+    ([b"1", b'"1"'], OK % b'"1"', "1", "response"),  # the JSON type decides
+    ([b"1", b"2"], b'{"jsonrpc":"2.0","id":1,"result":{},"id":2}', 2, "response"),  # the last id is kept
+    ([b"1", b"2"], b'{"jsonrpc":"2.0","id":1,"result":{},"\\u0069d":2}', 2, "response"),  # "id", escaped
+    ([b"1", b"2"], b'{"jsonrpc":"2.0","id":1,"result":{"x":{"id":3}}}', 1, "response"),  # an inner "id"
+    ([b'"a\\"b"'], OK % b'"a\\"b"', 'a"b', "response"),  # an escaped id: read by the peek
+    ([b"123456789012345678"], OK % b"123456789012345678", 123456789012345678, "response"),
+    ([b"1234567890123456789"], OK % b"1234567890123456789", 1234567890123456789, "response"),
+    ([b"18446744073709551616"], OK % b"18446744073709551616", 1.8446744073709552e19, "response"),  # orjson: a float
+    ([b"1"], b'{"jsonrpc":"2.0","id":1,"result":{', 1, "unreadable"),  # truncated: its id recovered
+    ([b"1"], b'{"jsonrpc":"2.0","id":1,"result":{"v":1e400}}', 1, "unreadable"),
+    ([b"1"], b'{"jsonrpc":"2.0","id":1,"result":{},"method":"x"}', 1, "invalid"),
+    ([b"1"], b'{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"m"}}', 1, "error"),
+    ([b'"a,b"'], OK % b'"a,b"', "a,b", "response"),
+    ([b'"\xc3\xa9"'], OK % b'"\xc3\xa9"', "\u00e9", "response"),  # UTF-8 in the id: read by the peek
+    ([b'""'], OK % b'""', "", "response"),
+    ([b"1"], b'{"jsonrpc":"2.0","id":01,"result":{}}', 1, "unreadable"),  # no id recovered: the only request
+    ([b"1", b"2"], b'{"jsonrpc":"2.0","id":"\x01","result":{}}', NO_REQUEST, "unreadable"),  # nor here
+    ([b"1"], b'{"jsonrpc":"2.0","id":1,"result":{"text":"\\u0041"}}', 1, "response"),  # \u in a value
+    ([b"1"], b'{"jsonrpc":"2.0","id":1,"extra":0,"result":{}}', 1, "response"),
+    ([b"1"], b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}', NO_REQUEST, "error"),  # null: an id
+    ([b"1"], b'{"jsonrpc":"2.0","error":{"code":-32700,"message":"m"}}', 1, "error"),  # none: the only request
+    ([b"1"], OK % b"2", NO_REQUEST, "response"),
+    ([b"1"], OK % b"1.0", NO_REQUEST, "response"),
+]
+
+
+@pytest.mark.parametrize(("requests", "answer", "pairs", "kind"), PLAIN_ANSWERS)
+def test_an_answer_pairs_as_its_peek_says_whether_its_bytes_route_it_or_not(
+        requests: list[bytes], answer: bytes, pairs: Any, kind: str) -> None:
+    for given_look in (False, True):
+        tracker = Tracker()
+        for seq, request_id in enumerate(requests):
+            tracker.feed("c", "c2s", CALL % request_id, at=0, seq=seq)
+        events = tracker.feed("c", "s2c", answer, at=0, seq=9, look=peek(answer) if given_look else None)
+        assert len(events) == 1
+        event = events[0]
+        if pairs is NO_REQUEST:
+            assert isinstance(event, Stray) and event.peek.kind == kind
+            assert event.reason == "it answers no request waiting on this connection"
+            continue
+        assert isinstance(event, Answered)
+        exchange = event.exchange
+        assert (type(exchange.request_id), exchange.request_id) == (type(pairs), pairs)
+        assert exchange.response is not None and exchange.response.data == answer
+        assert exchange.response_peek is not None and exchange.response_peek.kind == kind
+        assert exchange.response_peek == peek(answer)
+        assert len(tracker.pending("c")) == len(requests) - 1
+        again = tracker.feed("c", "s2c", answer, at=0, seq=10)
+        assert isinstance(again[0], Stray) and again[0].reason == (
+            "a second answer to the same request" if exchange.response_peek.has_id
+            else "it answers no request waiting on this connection")
+
+
+def test_an_answer_holding_a_member_the_tracker_reads_is_read() -> None:
+    """requestState and taskId in an answer are remembered whether or not its id is plain."""
+    tracker = Tracker()
+    frames = [
+        ("c2s", CALL % b"1"),
+        ("s2c", b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"S"}}'),
+        ("c2s", b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","requestState":"S"}}'),
+        ("s2c", b'{"jsonrpc":"2.0","id":2,"result":{"resultType":"task","task":{"taskId":"T"}}}'),
+        ("c2s", b'{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":"T"}}'),
+        ("s2c", OK % b"3"),
+    ]
+    events = _feed(tracker, frames)
+    assert [(e.exchange.call, e.exchange.round) for e in events] == [(1, 1), (1, 2), (1, 3)]

@@ -117,6 +117,13 @@ PASSES = [
         "resultType": "complete", "isError": True, "content": [text("Error: x")]}}),
      [("text.error_prefix", "/result/content/0/text", "Error: x")]),
     ("no content to read", classify({"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "Error: x"}}), []),
+    # the first character decides whether the prefixes are read: whitespace (any \s), an ASCII letter or _
+    ("first characters", several([text("{\"error\": 1}"), text("1Error: x"), text("\u00c9Error: x"), text(""),
+                                  text("\u00a0Fatal: nbsp"), text("_BadError: x")]), [
+        ("text.error_prefix", "/result/content/4/text", "Fatal: nbsp"),
+        ("text.exception", "/result/content/5/text", "_BadError: x")]),
+    ("a tab, then exception", several([text("\texception raised")]), [
+        ("text.exception", "/result/content/0/text", "exception raised")]),
 ]
 
 

@@ -27,8 +27,9 @@ message (no method, no result or error, not an object); ``unreadable`` is not JS
 Id = str | int | float | None
 
 
-class Peek(msgspec.Struct, frozen=True):
-    """A frame, as routing sees it."""
+class Peek(msgspec.Struct, frozen=True, gc=False):
+    """A frame, as routing sees it (untracked by the cycle collector, as the tracker's values:
+    it holds JSON values only)."""
 
     kind: FrameKind
     id: Id = None

@@ -32,6 +32,8 @@ class Suspect:
 
 
 _COMPLETE: Final = frozenset({Kind.NORMAL_COMPLETE, Kind.TOOL_ERROR})
+_NORMAL_COMPLETE: Final = Kind.NORMAL_COMPLETE
+_TOOL_ERROR: Final = Kind.TOOL_ERROR
 """The kinds whose verdict has content (``Verdict.content`` is empty for the others)."""
 _FAILED_STATUS: Final = frozenset({"error", "failed", "failure", "fail"})
 _ERROR_KEYS: Final = ("error", "error_code", "errorCode", "errors", "exception")
@@ -126,8 +128,13 @@ def default_matches(verdict: Verdict) -> list[tuple[str, str, str]]:
     The content check runs it on every judged call, so the common case is short: a
     structuredContent holding none of the members the heuristics read is skipped with one set
     test, and each text block is read once for the three text heuristics (each still reports
-    the first block it fires on)."""
-    if verdict.kind not in _COMPLETE:
+    the first block it fires on). Both prefix patterns start with ``\\s*`` and then an ASCII
+    letter or ``_`` (``[A-Za-z_]``, or the first letter of error, fatal or exception, which no
+    other character matches even ignoring case), so a text whose first character is neither
+    whitespace (``str.isspace`` is ``\\s``) nor one of those is not matched against them (a text
+    holding JSON starts with ``{``): each match costs more than the rest of the block's reading."""
+    kind = verdict.kind
+    if kind is not _NORMAL_COMPLETE and kind is not _TOOL_ERROR:  # not in _COMPLETE (an Enum hashes in Python)
         return []
     found: list[tuple[str, str, str]] = []
     result: Any = verdict.message["result"]
@@ -142,10 +149,12 @@ def default_matches(verdict: Verdict) -> list[tuple[str, str, str]]:
         if raw["type"] != "text":
             continue
         text = raw["text"]
-        if error is None and _error_prefix(text):
-            error = ("text.error_prefix", f"/result/content/{index}/text", text.strip().splitlines()[0][:80])
-        if exception is None and _exception_prefix(text):
-            exception = ("text.exception", f"/result/content/{index}/text", text.strip().splitlines()[0][:80])
+        first = text[:1]
+        if first.isspace() or (first.isascii() and (first.isalpha() or first == "_")):  # else neither can match
+            if error is None and _error_prefix(text):
+                error = ("text.error_prefix", f"/result/content/{index}/text", text.strip().splitlines()[0][:80])
+            if exception is None and _exception_prefix(text):
+                exception = ("text.exception", f"/result/content/{index}/text", text.strip().splitlines()[0][:80])
         if traceback is None and _TRACEBACK in text:
             traceback = ("text.traceback", f"/result/content/{index}/text", _TRACEBACK)
     if error is not None:

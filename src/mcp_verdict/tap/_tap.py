@@ -78,10 +78,12 @@ class _Conn:
     proxy: WriteProxy | None = None
 
 
-class TapCall(msgspec.Struct, frozen=True):
+class TapCall(msgspec.Struct, frozen=True, gc=False):
     """One judged ``tools/call``: where it went, the exact bytes, the verdict and the outcome.
 
-    A frozen msgspec Struct, as the frames' values are: built in C (one per judged call)."""
+    A frozen msgspec Struct, as the frames' values are: built in C (one per judged call), and
+    untracked by the cycle collector (it holds bytes and immutable values, which cannot refer
+    back to it)."""
 
     conn: str | None
     name: str | None
@@ -202,6 +204,9 @@ class Judged:
     @property
     def outcome(self) -> Outcome:
         """The outcome of the block's last tools/call (the final round of a multi-round call)."""
+        done = self._done
+        if done and len(done) == len(self.sent):
+            return done[-1].outcome  # every call sent is judged (what ``calls`` returns then)
         calls = self.calls
         if not calls:
             raise LookupError("no tools/call was sent in this block")
@@ -350,7 +355,9 @@ class VerdictTap:
         judged, index = claim
         if index in judged._eager or index < len(judged._done):
             return
-        call = self._judge(state, exchange.request_id, exchange.tool, judged._options, None, exchange)
+        response = exchange.response
+        call = self._judge_answered(state, exchange, response.data) if response is not None and not judged._options \
+            else self._judge(state, exchange.request_id, exchange.tool, judged._options, None, exchange)
         if index == len(judged._done):
             judged._done.append(call)  # the next call of the block, in order: where ``calls`` would put it
         else:
@@ -537,6 +544,32 @@ class VerdictTap:
     def _tool_calls(self, conn: str) -> list[tuple[Any, str | None]]:
         state = self._conns.get(conn)
         return list(state.tool_calls) if state is not None else []
+
+    def _judge_answered(self, state: _Conn, exchange: Exchange, response: bytes) -> TapCall:
+        """:meth:`_judge` of a call answered on ``state`` (``response`` is its answer's bytes),
+        judged with the tap's defaults (a judging block given no options): what ``_judge`` does
+        then, without its lookups of options and of the exchange."""
+        request_id: Any = exchange.request_id  # what _judge is given (the SDK's id: a str or an int)
+        name = exchange.tool
+        tool = output_schema = None
+        if name:
+            tool = state.tools.get(name)
+            if tool:
+                known = state.compiled.get(name)  # _listed_schema's memo, read here: every call reads it
+                output_schema = known[1] if known is not None and known[0] is DEFAULT_SCHEMA_LIMITS \
+                    else self._listed_schema(state, name, DEFAULT_SCHEMA_LIMITS)
+            else:
+                tool = self.tool(name)
+        context = exchange.context
+        verdict = classify(response, version=context.version, request_id=request_id,
+                           client_capabilities=context.client_capabilities, extensions=context.extensions,
+                           absent_result_type=self.absent_result_type, limits=self.limits)
+        outcome = evaluate_listed(verdict, tool, output_schema, trusted_server=self.trusted_server)
+        if state.not_sent and (type(request_id).__name__, request_id) in state.not_sent:
+            outcome = replace(outcome, request_sent=False)
+        call = TapCall(state.id, name, request_id, exchange.request.data, response, verdict, outcome, exchange.round)
+        self.history.append(call)
+        return call
 
     def _judge(self, target: WriteProxy | str | _Conn, request_id: Any, name: str | None, options: Mapping[str, Any],
                error: BaseException | None, answered: Exchange | None = None) -> TapCall:
