@@ -32,9 +32,9 @@ class Suspect:
 
 
 _COMPLETE: Final = frozenset({Kind.NORMAL_COMPLETE, Kind.TOOL_ERROR})
+"""The kinds whose verdict has content (``Verdict.content`` is empty for the others)."""
 _NORMAL_COMPLETE: Final = Kind.NORMAL_COMPLETE
 _TOOL_ERROR: Final = Kind.TOOL_ERROR
-"""The kinds whose verdict has content (``Verdict.content`` is empty for the others)."""
 _FAILED_STATUS: Final = frozenset({"error", "failed", "failure", "fail"})
 _ERROR_KEYS: Final = ("error", "error_code", "errorCode", "errors", "exception")
 _TRACEBACK: Final = "Traceback (most recent call last):"

@@ -67,22 +67,16 @@ class Bridge:
         read after: the upstream works on it while the relay tracks it."""
         relay = self.relay
         upstream = self.upstream
-        if upstream is not None and not upstream.routes_by_key and len(data) <= relay.max_frame:
-            sent = upstream.send(data, key=None, stream=None, headers=headers)
-            outs = relay.from_host(data, http, forwarded=True)
-            key = relay.last_opened
-            if key is not None and stream is not None:
-                self._streams[key] = stream
-            self._dispatch(outs, stream, key, headers)
-            if not sent and key is not None:
-                self.fail(key, "the upstream is not running", UPSTREAM_UNAVAILABLE)
-            self._arm()
-            return key
-        outs = relay.from_host(data, http)
+        first = upstream is not None and not upstream.routes_by_key and len(data) <= relay.max_frame
+        sent = upstream.send(data, key=None, stream=None, headers=headers) if first and upstream is not None \
+            else True
+        outs = relay.from_host(data, http, forwarded=first)
         key = relay.last_opened
         if key is not None and stream is not None:
             self._streams[key] = stream
         self._dispatch(outs, stream, key, headers)
+        if not sent and key is not None:
+            self.fail(key, "the upstream is not running", UPSTREAM_UNAVAILABLE)
         self._arm()
         return key
 

@@ -176,18 +176,13 @@ class Relay:
             if forwarded:
                 raise ValueError("a frame past max_frame is never forwarded")
             return self.host_too_large(data[:_RECOVER_PREFIX], len(data), http)
-        seq = self._seq
-        self._seq += 1
         at = time.time()
-        if self.recorder is not None:
-            self.recorder.frame(FrameRecord(self.conn, seq, at, "c2s", "message", data, None, None, self.transport,
-                                            _http(http)))
+        seq = self._log("c2s", "message", data, http=http, at=at)
         tracker = self.tracker
         tracker.feed(self.conn, "c2s", data, at=at, seq=seq, http=http)
         opened = tracker.opened(self.conn)
         if opened is not None and opened.origin == "client":
-            request_id = opened.request_id
-            key = (type(request_id).__name__, request_id)  # id_key
+            key = id_key(opened.request_id)
             now = self.clock()
             waiting = _Waiting(opened, now + self.timeout, now,
                                None, _progress_token(opened) if b"progressToken" in data else None)
@@ -285,7 +280,7 @@ class Relay:
                   seq=seq, at=at)
         self.stats.replaced += 1
         self.stats.refused += 1
-        self.stats.kinds[verdict.kind.value] = self.stats.kinds.get(verdict.kind.value, 0) + 1
+        self._count(verdict)
         answer = refusal(exchange.request_id, verdict, data, refuse_as=self.refuse_as,
                          version=exchange.context.version, messages=self.messages) \
             if exchange.method in _JUDGED else error_frame(exchange.request_id, REFUSED, "mcp-verdict refused the "
@@ -344,8 +339,7 @@ class Relay:
             if problem is not None:
                 verdict = make_verdict(Kind.UNCLASSIFIED, (problem,), exchange.context.version, None)
         if verdict is not None:
-            kinds, name = self.stats.kinds, verdict.kind.value
-            kinds[name] = kinds.get(name, 0) + 1
+            self._count(verdict)
         refuse = verdict is not None and verdict.kind is Kind.UNCLASSIFIED
         if waiting is not None and (verdict is not None or waiting.token is not None):
             self._judged(exchange, waiting, verdict, data, refuse)
@@ -382,10 +376,13 @@ class Relay:
         """observe: the verdict of an answer forwarded unchanged, counted and recorded."""
         verdict = self._verdict(exchange, data)
         if verdict is not None:
-            kinds, name = self.stats.kinds, verdict.kind.value
-            kinds[name] = kinds.get(name, 0) + 1
+            self._count(verdict)
         if waiting is not None and (verdict is not None or waiting.token is not None):
             self._judged(exchange, waiting, verdict, data, False)
+
+    def _count(self, verdict: Verdict) -> None:
+        kinds, name = self.stats.kinds, verdict.kind.value
+        kinds[name] = kinds.get(name, 0) + 1
 
     def _verdict(self, exchange: Exchange, data: bytes) -> Verdict | None:
         """The verdict of an answer to a judged method (None: the method is not judged)."""
