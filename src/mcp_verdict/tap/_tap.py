@@ -545,21 +545,24 @@ class VerdictTap:
         state = self._conns.get(conn)
         return list(state.tool_calls) if state is not None else []
 
+    def _listed_tool(self, state: _Conn | None, name: str, schema_limits: SchemaLimits
+                     ) -> tuple[Any, CompiledSchema | None]:
+        """The tool ``name`` as the connection listed it, with its compiled outputSchema (None
+        when it declares none); a tool not listed there is the one the tap was told of, with none."""
+        tool = state.tools.get(name) if state is not None else None
+        if tool and state is not None:
+            known = state.compiled.get(name)  # _listed_schema's memo, read here: every call reads it
+            return tool, (known[1] if known is not None and known[0] is schema_limits
+                          else self._listed_schema(state, name, schema_limits))
+        return self.tool(name), None
+
     def _judge_answered(self, state: _Conn, exchange: Exchange, response: bytes) -> TapCall:
         """:meth:`_judge` of a call answered on ``state`` (``response`` is its answer's bytes),
         judged with the tap's defaults (a judging block given no options): what ``_judge`` does
         then, without its lookups of options and of the exchange."""
         request_id: Any = exchange.request_id  # what _judge is given (the SDK's id: a str or an int)
         name = exchange.tool
-        tool = output_schema = None
-        if name:
-            tool = state.tools.get(name)
-            if tool:
-                known = state.compiled.get(name)  # _listed_schema's memo, read here: every call reads it
-                output_schema = known[1] if known is not None and known[0] is DEFAULT_SCHEMA_LIMITS \
-                    else self._listed_schema(state, name, DEFAULT_SCHEMA_LIMITS)
-            else:
-                tool = self.tool(name)
+        tool, output_schema = self._listed_tool(state, name, DEFAULT_SCHEMA_LIMITS) if name else (None, None)
         context = exchange.context
         verdict = classify(response, version=context.version, request_id=request_id,
                            client_capabilities=context.client_capabilities, extensions=context.extensions,
@@ -592,13 +595,7 @@ class VerdictTap:
         exchange = answered or (state.answered.get(key) if state is not None else None)
         output_schema = None
         if not tool and name:
-            tool = state.tools.get(name) if state is not None else None
-            if tool and state is not None:
-                known = state.compiled.get(name)  # _listed_schema's memo, read here: every call reads it
-                output_schema = known[1] if known is not None and known[0] is schema_limits \
-                    else self._listed_schema(state, name, schema_limits)
-            else:
-                tool = self.tool(name)
+            tool, output_schema = self._listed_tool(state, name, schema_limits)
         sent = not (state is not None and state.not_sent and key in state.not_sent)
         request_bytes = response = None
         number = 1
