@@ -9,7 +9,9 @@ placed after most of its bytes, where finding and explaining the error costs the
 - a long string, then a bad escape (``json.syntax``);
 - a long string, then data after the value (``json.trailing_data``);
 - many small tokens (a listing of one-digit numbers in structuredContent, one token every two
-  bytes: 0.5 million at 1 MiB, 30 million at 60 MiB), then a syntax error.
+  bytes: 0.5 million at 1 MiB, 30 million at 60 MiB), then a syntax error;
+- the same tokens, the text cut off inside the listing (a stream that stopped);
+- the same tokens, then a duplicate member name.
 
 Measured side by side in this one process: classify's time over ``orjson.loads`` of the same
 bytes (which fails at the same error; median of per-round ratios, the two interleaved), and the
@@ -56,11 +58,23 @@ def small_tokens_then_syntax_error(size: int) -> bytes:
     return head + b"1,2,3,4,5,6,7,8," * (size // 16) + b"]}}}"  # a trailing comma
 
 
+def small_tokens_then_duplicate_key(size: int) -> bytes:
+    head = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"structuredContent":{"v":['
+    return head + b"1,2,3,4,5,6,7,8," * (size // 16) + b'9],"v":0}}}'
+
+
+def small_tokens_truncated(size: int) -> bytes:
+    head = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"structuredContent":{"v":['
+    return head + b"1,2,3,4,5,6,7,8," * (size // 16) + b"9"  # a stream cut off
+
+
 CASES: dict[str, tuple[Callable[[int], bytes], str]] = {
     "long string, duplicate key": (long_string_then_duplicate_key, "json.duplicate_key"),
     "long string, bad escape": (long_string_then_bad_escape, "json.syntax"),
     "long string, trailing data": (long_string_then_trailing_data, "json.trailing_data"),
     "small tokens, syntax error": (small_tokens_then_syntax_error, "json.syntax"),
+    "small tokens, truncated": (small_tokens_truncated, "json.syntax"),
+    "small tokens, duplicate key": (small_tokens_then_duplicate_key, "json.duplicate_key"),
 }
 
 

@@ -19,7 +19,7 @@ from ._error import check_error
 from ._fastpath import common_kind, common_reader, read_common
 from ._findings import Finding
 from ._kind import Kind
-from ._parser import PARSER_MAX_DEPTH, parse
+from ._parser import PARSER_MAX_DEPTH, SKIM_BYTES, parse, skim
 from ._result import check_result
 from ._verdict import Verdict, make_verdict
 from ._versions import LATEST_VERSION, RULES_BY_VERSION, VERSIONS
@@ -110,18 +110,25 @@ def judge(response: object, options: Options, request_id: str | int | None) -> V
     (a string, an integer that is not a bool, or None). Never raises for any ``response``."""
     # The fast path (_fastpath) recognises a common well-formed response in one pass; for
     # anything else it returns None, and the full checker runs and explains.
+    skimmed = False
     if type(response) is bytes:
-        if len(response) <= options.quick_bytes:
+        size = len(response)
+        if SKIM_BYTES < size <= options.max_bytes:  # a long text: no value built for a syntax error
+            problem = skim(response)
+            if problem is not None:
+                return make_verdict(Kind.UNCLASSIFIED, (problem,), options.rules.version, None)
+            skimmed = True
+        if size <= options.quick_bytes:
             verdict = read_common(response, options, request_id)
             if verdict is not None:
                 return verdict
-        elif len(response) <= options.max_bytes and options.read_common is not None:
+        elif size <= options.max_bytes and options.read_common is not None:
             verdict = read_common(response, options, request_id, count_values=True)
             if verdict is not None:
                 return verdict
     message = response
     if type(response) is not dict and isinstance(response, _RAW_TYPES):
-        message, problem = parse(response, options.max_bytes, options.max_depth)
+        message, problem = parse(response, options.max_bytes, options.max_depth, skimmed=skimmed)
         if problem is not None:
             return make_verdict(Kind.UNCLASSIFIED, (problem,), options.rules.version, None)
     kind = common_kind(message, options, request_id)
