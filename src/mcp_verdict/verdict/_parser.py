@@ -24,11 +24,11 @@ skimmed (:func:`skim`): msgspec's raw skip checks its syntax without building an
 a wrong text never has a value built only to be dropped (a listing of small numbers cost four
 to six times its size that way; skimmed, the error path holds well under one). Where tokens
 are sparse (long strings: the skip reads them at ~0.9x orjson) the values built cost about
-the text itself, and no skim runs. Anything else the skip reports
-(a lone surrogate escape, nesting past its own limit), a syntax error after nesting deeper
-than jiter reads, and every error the skip cannot see (duplicate names, bad UTF-8 in strings)
-are left to jiter as below. So on such a text a syntax error is
-named even where a duplicate name came before it; the verdict is unclassified either way.
+the text itself, and no skim runs. Anything else the skip reports (a lone surrogate escape,
+nesting past its own limit), a syntax error after nesting deeper than jiter reads, and every
+error the skip cannot see (duplicate names, bad UTF-8 in strings) are left to jiter as below.
+So on such a text a syntax error is named even where a duplicate name came before it; the
+verdict is unclassified either way.
 """
 
 from __future__ import annotations
