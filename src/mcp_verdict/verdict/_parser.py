@@ -91,11 +91,9 @@ def parse(raw: bytes | bytearray | memoryview | str, max_bytes: int, max_depth: 
             return _NOT_PARSED, problem
     try:
         value = jiter.from_json(data, allow_inf_nan=False, cache_mode="none", catch_duplicate_keys=True)
-    except ValueError as exc:  # jiter reads no byte order mark either: it is named here
+    except ValueError as exc:  # (a byte order mark included: _named names it)
         if not explain:
             return _NOT_PARSED, None
-        if data.startswith(_BOM):
-            return _NOT_PARSED, finding("", "json.bom", "the message starts with a UTF-8 byte order mark")
         return _NOT_PARSED, _explain(data, str(exc), max_depth)
     return value, None
 
@@ -136,8 +134,6 @@ def skim(data: bytes) -> Finding | None:
         return None
     else:
         return None
-    if data.startswith(_BOM):
-        return finding("", "json.bom", "the message starts with a UTF-8 byte order mark")
     if reason == "Input data was truncated":
         if b"\\u" in data:  # the skip says this of a lone high surrogate escape as well
             return None
@@ -147,41 +143,46 @@ def skim(data: bytes) -> Finding | None:
         if match is None or "unicode escape" in match.group(1) or "surrogate" in match.group(1):
             return None  # a bad or lone-surrogate \\u escape: jiter names it
         text, offset = match.group(1), int(match.group(2))
-    problem = _utf8_error(data)
-    if problem is not None:  # as _explain: bad UTF-8 is named before a syntax error
-        return finding("", "json.encoding", f"the message is not UTF-8: {problem}")
-    if text == "trailing characters":  # (the skip names the byte after the first one)
-        return finding("", "json.trailing_data", f"data follows the JSON value (byte {offset - 1})")
+        if text == "trailing characters":
+            offset -= 1  # the skip names the byte after the first one
     path, deepest = _open_at(data, offset)
     if deepest > PARSER_MAX_DEPTH:  # jiter stops there first, and names the nesting
         return None
-    return finding(path, "json.syntax", f"not standard JSON: {text} (byte {offset})")
+    return _named(data, text, offset, f" (byte {offset})", PARSER_MAX_DEPTH, path)
 
 
 def _explain(data: bytes, reason: str, max_depth: int) -> Finding:
-    """Turn a parser error into a finding at the JSON pointer where it happened."""
+    """Turn jiter's error into a finding at the JSON pointer where it happened."""
     match = _POSITION.search(reason)
-    offset = _offset(data, int(match.group(1)), int(match.group(2))) if match else 0
-    where = f" (byte {offset})" if match else ""
-    text = reason[: match.start()] if match else reason
+    if match is None:
+        return _named(data, reason, 0, "", max_depth)
+    offset = _offset(data, int(match.group(1)), int(match.group(2)))
+    return _named(data, reason[: match.start()], offset, f" (byte {offset})", max_depth)
+
+
+def _named(data: bytes, text: str, offset: int, where: str, max_depth: int, path: str | None = None) -> Finding:
+    """The finding for a reader's error ``text`` at byte ``offset`` (``where`` names that byte,
+    or is empty when the reader gave none), jiter's and the skim's alike; ``path`` is the JSON
+    pointer at ``offset`` when the caller has walked there already (else it is walked to only
+    where the finding names it)."""
+
+    def at() -> str:
+        return _locate(data, offset) if path is None else path
+
+    if data.startswith(_BOM):  # jiter reads no byte order mark either: it is named here
+        return finding("", "json.bom", "the message starts with a UTF-8 byte order mark")
     if text.startswith("Detected duplicate key"):
-        return finding(_locate(data, offset), "json.duplicate_key",
-                       f"{text.replace('Detected d', 'd', 1)}{where}")
+        return finding(at(), "json.duplicate_key", f"{text.replace('Detected d', 'd', 1)}{where}")
     if text == "recursion limit exceeded":
-        return finding(_locate(data, offset), "json.too_deep",
-                       f"the value nests deeper than the limit of {max_depth} levels{where}")
+        return finding(at(), "json.too_deep", f"the value nests deeper than the limit of {max_depth} levels{where}")
     if text == "trailing characters":
         return finding("", "json.trailing_data", f"data follows the JSON value{where}")
-    if "surrogate" in text or "hex escape" in text or "unicode code point" in text:
-        problem = _utf8_error(data)
-        if problem is not None:
-            return finding("", "json.encoding", f"the message is not UTF-8: {problem}")
-        return finding(_locate(data, offset), "json.encoding",
-                       f"a string escapes a lone surrogate, which UTF-8 cannot carry{where}")
     problem = _utf8_error(data)
     if problem is not None:
         return finding("", "json.encoding", f"the message is not UTF-8: {problem}")
-    return finding(_locate(data, offset), "json.syntax", f"not standard JSON: {text}{where}")
+    if "surrogate" in text or "hex escape" in text or "unicode code point" in text:
+        return finding(at(), "json.encoding", f"a string escapes a lone surrogate, which UTF-8 cannot carry{where}")
+    return finding(at(), "json.syntax", f"not standard JSON: {text}{where}")
 
 
 def _offset(data: bytes, line: int, column: int) -> int:
