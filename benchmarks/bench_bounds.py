@@ -53,19 +53,19 @@ def long_string_then_trailing_data(size: int) -> bytes:
     return _HEAD + b"x" * size + b'"}]}} {"jsonrpc":"2.0"}'
 
 
+_LISTING = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"structuredContent":{"v":['
+
+
 def small_tokens_then_syntax_error(size: int) -> bytes:
-    head = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"structuredContent":{"v":['
-    return head + b"1,2,3,4,5,6,7,8," * (size // 16) + b"]}}}"  # a trailing comma
+    return _LISTING + b"1,2,3,4,5,6,7,8," * (size // 16) + b"]}}}"  # a trailing comma
 
 
 def small_tokens_then_duplicate_key(size: int) -> bytes:
-    head = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"structuredContent":{"v":['
-    return head + b"1,2,3,4,5,6,7,8," * (size // 16) + b'9],"v":0}}}'
+    return _LISTING + b"1,2,3,4,5,6,7,8," * (size // 16) + b'9],"v":0}}}'
 
 
 def small_tokens_truncated(size: int) -> bytes:
-    head = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"structuredContent":{"v":['
-    return head + b"1,2,3,4,5,6,7,8," * (size // 16) + b"9"  # a stream cut off
+    return _LISTING + b"1,2,3,4,5,6,7,8," * (size // 16) + b"9"  # a stream cut off
 
 
 CASES: dict[str, tuple[Callable[[int], bytes], str]] = {
