@@ -186,6 +186,62 @@ def test_enforce_judges_before_it_forwards_even_when_the_caller_defers() -> None
     assert len(lines.verdicts) == 1
 
 
+class _Records(_Lines):
+    """A recorder keeping the frame records too."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.frames: list[tuple[object, ...]] = []
+
+    def frame(self, record: object) -> None:
+        self.frames.append((record.seq, record.dir, record.kind, record.data, record.note))  # type: ignore[attr-defined]
+
+
+ANSWER_TO_2 = GOOD.replace(b'"id":1', b'"id":2')
+
+
+@pytest.mark.parametrize(("mode", "requests", "answer", "early"), [
+    # enforce: an answer to a tools/call waiting here whose verdict passes may reach a stdio
+    # host before the relay's bookkeeping; anything else goes the usual way
+    ("enforce", [request(1)], GOOD, True),
+    ("enforce", [request(1)], TOOL_ERROR, True),  # a tool error is a verdict that passes
+    ("enforce", [request(1)], STRING_FLAG, False),  # unclassified: refused, never sent early
+    ("enforce", [request(1)], GOOD[:-1], False),  # truncated
+    ("enforce", [request(2)], GOOD, False),  # answers no request waiting
+    ("enforce", [request(1)], GOOD.replace(b'"id":1', b'"id":"1"'), False),  # the id's JSON type differs
+    ("enforce", [b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}'],
+     b'{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}', False),  # not a judged method
+    ("enforce", [request(1)], b'{"jsonrpc":"2.0","method":"notifications/progress","params":{}}', False),
+    ("observe", [request(1)], GOOD, False),  # observe forwards unread (forwards_unread) instead
+])
+def test_enforce_passes_an_answer_early_only_when_its_verdict_passes(
+        mode: str, requests: list[bytes], answer: bytes, early: bool) -> None:
+    runs = []
+    for ask_first in (False, True):
+        lines = _Records()
+        relay = Relay(mode=mode, recorder=lines)  # type: ignore[arg-type]
+        for frame in requests:
+            relay.from_host(frame)
+        if ask_first:
+            assert relay.passes_early(answer) is early
+        outs = relay.from_upstream(answer)
+        runs.append(([(o.to, o.data, o.answers) for o in outs], lines.frames,
+                     [{k: v for k, v in line.items() if k != "latency_ms"} for line in lines.verdicts],
+                     relay.in_flight, relay.stats))
+    assert runs[0] == runs[1]  # asking first changes nothing the relay sends, logs or counts
+
+
+def test_an_early_verdict_is_used_only_for_the_frame_it_was_read_from() -> None:
+    relay = Relay(mode="enforce")
+    relay.from_host(request(1))
+    relay.from_host(request(2))
+    assert relay.passes_early(GOOD)
+    (out,) = relay.from_upstream(STRING_FLAG.replace(b'"id":1', b'"id":2'))  # another frame came instead
+    assert json.loads(out.data)["error"]["code"] == REFUSED
+    (out,) = relay.from_upstream(GOOD)
+    assert out.data == GOOD
+
+
 def test_a_host_frame_forwarded_by_the_caller_is_tracked_and_not_returned() -> None:
     relay = Relay(mode="enforce")
     assert relay.from_host(request(1), forwarded=True) == []
@@ -284,6 +340,7 @@ def test_a_host_frame_goes_down_the_pipe_before_the_relay_reads_it(up: bool, ans
     ("enforce", GOOD, False, [GOOD]),
     ("enforce", STRING_FLAG, False, [-31000]),  # REFUSED (README codes)
     ("observe", GOOD, True, [-31002]),  # UPSTREAM_TIMEOUT (README codes) at the deadline; the late answer refused
+    ("enforce", GOOD, True, [-31002]),  # UPSTREAM_TIMEOUT (README codes) at the deadline; the late answer refused
 ])
 def test_one_host_stream_gets_each_frame_once(mode: str, answer: bytes, timed_out: bool,
                                               host_gets: list[object]) -> None:

@@ -88,9 +88,11 @@ class Bridge:
                       http: Mapping[str, Any] | None = None) -> None:
         """An upstream frame. In observe an answer reaches the host before it is judged, and a
         host with one stream (stdio) gets any frame the relay will forward unchanged before the
-        relay reads it."""
+        relay reads it; in enforce, an answer whose verdict passes, before the relay's
+        bookkeeping (``Relay.passes_early``)."""
         relay = self.relay
-        early = self.one_stream and self.standing is not None and relay.forwards_unread(data)
+        early = self.one_stream and self.standing is not None and (
+            relay.forwards_unread(data) or relay.passes_early(data))
         if early:
             assert self.standing is not None
             self.standing.send(data, final=False)

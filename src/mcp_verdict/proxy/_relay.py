@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple, Protocol
 
 from ..frames import Answered, Context, Exchange, FrameRecord, Stray, Tracker, id_key, recover_id
-from ..frames._jsonrpc import Id, peek
+from ..frames._jsonrpc import Id, Peek, peek
 from ..frames._log import RecordKind
 from ..judgement._decide import decide
 from ..verdict._classify import DEFAULT_LIMITS, classify_options, judge
@@ -63,6 +63,7 @@ from ._codes import (
 Mode = Literal["observe", "enforce"]
 Side = Literal["host", "upstream"]
 _JUDGED: Final = frozenset({"tools/call", "tasks/result"})
+_ANSWER_KINDS: Final = frozenset({"response", "error"})
 _RECOVER_PREFIX: Final = 64 * 1024
 _OPTION_MEMO: Final = 64
 Key = tuple[str, Any]
@@ -161,6 +162,7 @@ class Relay:
         self._answered_by_proxy: dict[Key, None] = {}
         self._deferred: deque[tuple[Exchange, _Waiting | None, bytes]] = deque()
         self._option_memo: dict[tuple[str, int, tuple[str, ...]], tuple[object, Options]] = {}
+        self._early: tuple[bytes, Peek, Verdict] | None = None
         self.last_opened: Key | None = None
         """The id key of the request the last host frame opened (None: it opened none)."""
 
@@ -226,14 +228,18 @@ class Relay:
         at = time.time()
         seq = self._seq  # the record is written once we know whether it is forwarded
         self._seq += 1
-        events = self.tracker.feed(self.conn, "s2c", data, at=at, seq=seq, http=http)
+        early, self._early = self._early, None
+        look = judged = None
+        if early is not None and early[0] is data:  # passes_early read it: its peek and verdict
+            _, look, judged = early
+        events = self.tracker.feed(self.conn, "s2c", data, at=at, seq=seq, http=http, look=look)
         if not events:
             return self._server_message(data, seq, at, http)
         event = events[0]
         if isinstance(event, Answered):
             exchange = event.exchange
             if exchange.origin == "client":
-                return self._answer(exchange, data, seq, at, http, defer)
+                return self._answer(exchange, data, seq, at, http, defer, judged)
             return self._forward(data, seq, at, http)  # cannot happen on s2c; forward unchanged
         assert isinstance(event, Stray)
         key = id_key(event.peek.id) if event.peek.has_id else None
@@ -258,6 +264,33 @@ class Relay:
         the limit, and no request answered by the proxy itself (a late answer to one is refused).
         A host with one stream may be sent it before the relay reads it."""
         return not self.enforce and not self._answered_by_proxy and len(data) <= self.max_frame
+
+    def passes_early(self, data: bytes) -> bool:
+        """enforce: this frame answers a judged request (``tools/call``, ``tasks/result``) that
+        is waiting on this connection, and its verdict lets it through. A host with one stream
+        may then be sent it before :meth:`from_upstream` reads it: what enforce forwards of such
+        an answer depends on its verdict alone, and ``from_upstream`` of this same ``data``, next,
+        reuses this read and this verdict (the bookkeeping, the frame log and the verdict line
+        follow the send). False otherwise, with nothing kept."""
+        if not self.enforce or len(data) > self.max_frame:
+            return False
+        look = peek(data)
+        if not look.has_id or look.kind not in _ANSWER_KINDS:
+            return False
+        key = id_key(look.id)
+        waiting = self._waiting.get(key)
+        if waiting is None:
+            return False
+        exchange = waiting.exchange
+        state = self.tracker.export(self.conn)
+        # the tracker pairs it with this very request (so from_upstream will take it as its answer)
+        if exchange.method not in _JUDGED or state is None or state.pending.get(("client", key)) is not exchange:
+            return False
+        verdict = judge(data, self._options(exchange.context), _request_id(exchange.request_id))
+        if verdict.kind is Kind.UNCLASSIFIED:
+            return False
+        self._early = (data, look, verdict)
+        return True
 
     def _near_miss(self, value: Id) -> _Waiting | None:
         """The waiting request an answer means with an id of another JSON type (``7`` → ``"7"``)."""
@@ -321,7 +354,7 @@ class Relay:
         return self._forward(data, seq, at, http, related=related)
 
     def _answer(self, exchange: Exchange, data: bytes, seq: int, at: float,
-                http: Mapping[str, Any] | None, defer: bool) -> list[Out]:
+                http: Mapping[str, Any] | None, defer: bool, judged: Verdict | None = None) -> list[Out]:
         key = id_key(exchange.request_id)
         waiting = self._waiting.pop(key, None)
         if exchange.method == "tools/list" and exchange.response_peek is not None:
@@ -333,7 +366,7 @@ class Relay:
                 self._observed(exchange, waiting, data)
             return self._forward(data, seq, at, http, answers=key)
         method = exchange.method
-        verdict = self._verdict(exchange, data)
+        verdict = judged if judged is not None else self._verdict(exchange, data)
         if verdict is None:
             _, problem = parse(data, self.max_frame, DEFAULT_LIMITS.max_depth)
             if problem is not None:
