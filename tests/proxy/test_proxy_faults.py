@@ -200,3 +200,33 @@ def test_only_the_endpoint_path_is_served(path: str, method: str, status: int) -
         status_code, body, _ = host.post(INIT)
         assert status_code == 200 and body is not None and "result" in json.loads(body)
         host.close()
+
+
+@pytest.mark.parametrize("upstream", ["stdio", "http"])
+def test_sigterm_stops_an_http_listening_proxy_with_its_records_complete(tmp_path: Path, upstream: str) -> None:
+    # `kill` / a service manager's stop: the proxy exits 0 with every answer it forwarded judged
+    # (observe judges after forwarding) and every frame logged, as a host closing stdin does on stdio
+    import contextlib
+    import signal
+
+    from mcp_verdict.demo import stdio_command
+
+    from ._peers import HttpHostPeer, call, demo_http, proxy_http
+
+    log, verdicts = tmp_path / "frames.jsonl", tmp_path / "verdicts.jsonl"
+    args = ["--mode", "observe", "--log", str(log), "--log-payloads", "--verdicts", str(verdicts)]
+    with contextlib.ExitStack() as stack:
+        target = ["--upstream", stack.enter_context(demo_http())] if upstream == "http" else ["--", *stdio_command()]
+        url, process = stack.enter_context(proxy_http([*args, *target]))
+        host = HttpHostPeer(url)
+        for n in range(1, 11):
+            status, body, _ = host.post(call(n, "string_is_error"))  # (an unclassified answer: forwarded in observe)
+            assert status == 200 and json.loads(body or b"{}")["id"] == n
+        process.send_signal(signal.SIGTERM)  # at once after the last answer: its verdict may not be written yet
+        assert process.wait(20) == 0  # stopped, not killed by the signal (-15)
+        host.close()
+    lines = [json.loads(line) for line in verdicts.read_text().splitlines()]
+    assert [(line["id"], line["kind"]) for line in lines] == [(n, "unclassified") for n in range(1, 11)]
+    records = [r for r in read_log(log.open("rb")) if isinstance(r, FrameRecord) and r.kind == "message"]
+    assert [json.loads(r.data or b"{}")["id"] for r in records if r.dir == "c2s"] == list(range(1, 11))
+    assert [json.loads(r.data or b"{}")["id"] for r in records if r.dir == "s2c"] == list(range(1, 11))

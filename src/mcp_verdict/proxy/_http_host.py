@@ -21,7 +21,9 @@ basic/transports/streamable-http, as a server:
   upstream a request whose id is in flight goes through another stateless relay (the bytes
   unchanged, each relay its own frame-log connection); over a stdio upstream, one connection for
   every host, it is sent upstream under an id of the proxy's (``"mcp-verdict:<nonce>:<n>"``,
-  what the frame log then shows), and the host's own id is put back in the answer.
+  what the frame log then shows), and the host's own id is put back in the answer;
+- SIGTERM and SIGINT stop it gracefully: the endpoint closes, answers forwarded and not yet
+  judged are judged, and the frame log and verdict lines are complete before it exits (status 0).
 
 aiohttp serves it (its C HTTP parser; measured beside uvicorn with httptools: the same CPU per
 request, and one library for both sides).
@@ -33,6 +35,7 @@ import asyncio
 import contextlib
 import re
 import secrets
+import signal
 from collections import deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
@@ -415,14 +418,31 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
     print(f"mcp-verdict proxy listening on {url}", file=sys.stderr, flush=True)
     if ready is not None:
         ready.set()
+    # SIGTERM and SIGINT end the service as a cancellation does: the endpoint stops, the answers
+    # forwarded and not judged yet are judged, and the records are written (without a handler
+    # the signal would end the process before any of that)
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    handled = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # (not the main thread)
+            loop.add_signal_handler(sig, stop.set)
+            handled.append(sig)
+    stopped = asyncio.ensure_future(stop.wait())
+    finished = asyncio.ensure_future(host._upstreams[0].wait()) if host._stdio is not None else None
     try:
-        if host._stdio is not None:
+        await asyncio.wait({stopped} if finished is None else {stopped, finished},
+                           return_when=asyncio.FIRST_COMPLETED)
+        if finished is not None and finished.done():
             upstream = host._upstreams[0]
-            await upstream.wait()
             code = upstream.exit_codes[-1] if upstream.exit_codes else 0
             return code if isinstance(code, int) and code > 0 else 0
-        await asyncio.Event().wait()
         return 0
     finally:
+        for task in (stopped, finished):
+            if task is not None:
+                task.cancel()
+        for sig in handled:
+            loop.remove_signal_handler(sig)
         await runner.cleanup()
         await host.aclose()
