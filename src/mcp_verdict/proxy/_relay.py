@@ -27,6 +27,11 @@ and send what it returns. For each frame it decides, in this order:
 So every frame in is forwarded, answered with an error, or logged as refused; frames are
 returned in the order they came. What the host sees is what the frame log holds as
 ``message`` records (the proxy's own answers carry a note saying so).
+
+What the host waits for: a transport may send a frame before the relay reads it when the relay
+says what it will do with it — :meth:`Relay.forwards_unread` (observe: forwarded unchanged
+whatever it holds) and :meth:`Relay.passes_early` (enforce: an answer to a judged request whose
+verdict passes; the verdict is made first, the pairing, records and verdict line after the send).
 """
 
 from __future__ import annotations
