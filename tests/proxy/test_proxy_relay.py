@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import TracerProvider
@@ -229,6 +231,52 @@ def test_enforce_passes_an_answer_early_only_when_its_verdict_passes(
                      [{k: v for k, v in line.items() if k != "latency_ms"} for line in lines.verdicts],
                      relay.in_flight, relay.stats))
     assert runs[0] == runs[1]  # asking first changes nothing the relay sends, logs or counts
+
+
+_SEEDS = [GOOD, STRING_FLAG, TOOL_ERROR, GOOD.replace(b'"id":1', b'"id":2'),
+          b'{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad"}}',
+          b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"s"}}',
+          b'{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false,"isError":true}}']
+
+
+@st.composite
+def _answers(draw: st.DrawFn) -> bytes:
+    """A seed answer with up to three bytes replaced, inserted or deleted; or (one in four) any bytes."""
+    if draw(st.integers(0, 3)) == 0:
+        return draw(st.binary(max_size=64))
+    data = bytearray(draw(st.sampled_from(_SEEDS)))
+    for _ in range(draw(st.integers(0, 3))):
+        at = draw(st.integers(0, len(data)))
+        how = draw(st.sampled_from(["replace", "insert", "delete"]))
+        byte = draw(st.sampled_from(b'{}[]",:0129 \\tfnux\x00\xff'))
+        if how == "insert" or at == len(data):
+            data.insert(at, byte)
+        elif how == "replace":
+            data[at] = byte
+        else:
+            del data[at]
+    return bytes(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(answer=_answers())
+def test_an_answer_sent_early_is_exactly_what_enforce_forwards(answer: bytes) -> None:
+    # for any bytes: passes_early never raises, asking changes nothing, and what it let go early
+    # is the frame the relay forwards unchanged as that request's answer
+    runs = []
+    for ask_first in (False, True):
+        lines = _Records()
+        relay = Relay(mode="enforce", recorder=lines)
+        relay.from_host(request(1))
+        relay.from_host(b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}')
+        early = relay.passes_early(answer) if ask_first else None
+        outs = relay.from_upstream(answer)
+        if early:
+            assert [(o.to, o.data, o.answers) for o in outs] == [("host", answer, ("int", 1))]
+        runs.append(([(o.to, o.data, o.answers) for o in outs], lines.frames,
+                     [{k: v for k, v in line.items() if k != "latency_ms"} for line in lines.verdicts],
+                     relay.in_flight, relay.stats))
+    assert runs[0] == runs[1]
 
 
 def test_an_early_verdict_is_used_only_for_the_frame_it_was_read_from() -> None:
