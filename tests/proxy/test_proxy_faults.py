@@ -230,3 +230,45 @@ def test_sigterm_stops_an_http_listening_proxy_with_its_records_complete(tmp_pat
     records = [r for r in read_log(log.open("rb")) if isinstance(r, FrameRecord) and r.kind == "message"]
     assert [json.loads(r.data or b"{}")["id"] for r in records if r.dir == "c2s"] == list(range(1, 11))
     assert [json.loads(r.data or b"{}")["id"] for r in records if r.dir == "s2c"] == list(range(1, 11))
+
+
+@pytest.mark.parametrize("upstream", ["stdio", "http"])
+@pytest.mark.parametrize(("seconds", "grace", "expected"), [
+    (1.0, 10.0, "answered"),  # answered within the grace: forwarded as it came
+    (25.0, 0.5, UPSTREAM_CLOSED),  # still waiting when the grace ends: an error, never a silent close
+])
+def test_sigterm_gives_the_calls_in_flight_the_grace_then_an_error(upstream: str, seconds: float, grace: float,
+                                                                  expected: object) -> None:
+    import contextlib
+    import signal
+    import threading
+
+    from mcp_verdict.demo import stdio_command
+
+    from ._peers import HttpHostPeer, call, demo_http, proxy_http
+
+    got: dict[str, Any] = {}
+    with contextlib.ExitStack() as stack:
+        target = ["--upstream", stack.enter_context(demo_http())] if upstream == "http" else ["--", *stdio_command()]
+        url, process = stack.enter_context(proxy_http(["--grace", str(grace), *target]))
+
+        def host() -> None:
+            peer = HttpHostPeer(url)
+            got["answer"] = peer.post(call(7, "slow_write", {"key": "k", "seconds": seconds}))
+            peer.close()
+
+        thread = threading.Thread(target=host)
+        thread.start()
+        time.sleep(0.5)  # the call is in flight
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(30) == 0
+        thread.join(30)
+        assert time.monotonic() - started < grace + 8
+    status, body, _ = got["answer"]
+    answer = json.loads(body)
+    assert status == 200 and answer["id"] == 7
+    if expected == "answered":
+        assert answer["result"]["structuredContent"] == {"key": "k", "execution": 1}
+    else:
+        assert answer["error"]["code"] == expected and "stopped" in answer["error"]["message"]

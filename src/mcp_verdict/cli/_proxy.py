@@ -56,7 +56,8 @@ def _header(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
               show_default=True, help="Restart a stdio upstream that exits.")
 @click.option("--max-restarts", type=int, default=5, show_default=True)
 @click.option("--grace", type=float, default=5.0, show_default=True,
-              help="Seconds the upstream gets to finish after its input closes, before SIGTERM.")
+              help="Seconds the calls in flight get at shutdown: a stdio upstream after its input closes "
+                   "(before SIGTERM); an HTTP host after a stop signal (then -31001).")
 @click.option("--log", "log", metavar="FILE", help="Write the frame log (format v1, JSON Lines) here.")
 @click.option("--verdicts", metavar="FILE", help="Write one verdict line per judged answer here.")
 @click.option("--log-payloads", is_flag=True, help="Log the frames' bytes (default: a digest and size only).")

@@ -119,6 +119,9 @@ class Bridge:
     def fail(self, key: Key, reason: str, code: int) -> None:
         self._dispatch(self.relay.fail(key, reason, code), None, None, None)
 
+    def stopping(self, reason: str) -> None:
+        self._dispatch(self.relay.stopping(reason), None, None, None)
+
     def host_lost(self, reason: str = "the host disconnected") -> None:
         self._dispatch(self.relay.host_lost(reason), None, None, None)
         self._streams.clear()

@@ -22,8 +22,10 @@ basic/transports/streamable-http, as a server:
   unchanged, each relay its own frame-log connection); over a stdio upstream, one connection for
   every host, it is sent upstream under an id of the proxy's (``"mcp-verdict:<nonce>:<n>"``,
   what the frame log then shows), and the host's own id is put back in the answer;
-- SIGTERM and SIGINT stop it gracefully: the endpoint closes, answers forwarded and not yet
-  judged are judged, and the frame log and verdict lines are complete before it exits (status 0).
+- SIGTERM and SIGINT stop it gracefully: the endpoint stops listening, the calls in flight get
+  ``--grace`` seconds to be answered and each one still waiting then gets UPSTREAM_CLOSED (and
+  its cancellation upstream), answers forwarded and not yet judged are judged, and the frame log
+  and verdict lines are complete before it exits (status 0).
 
 aiohttp serves it (its C HTTP parser; measured beside uvicorn with httptools: the same CPU per
 request, and one library for both sides).
@@ -377,9 +379,25 @@ class HttpHost:
             await bridge.upstream.aclose()
         return web.Response(status=response.status, body=body)
 
+    def _all_bridges(self) -> list[Bridge]:
+        return list({id(b): b for b in (self._stdio, *self.bridges.values(), *self._stateless)
+                     if b is not None}.values())
+
+    async def stop(self, grace: float) -> None:
+        """A stop signal, the endpoint no longer listening: the calls in flight get ``grace``
+        seconds to be answered; each still waiting then gets UPSTREAM_CLOSED on its stream (and
+        its cancellation upstream), so that no host is left waiting on a proxy that is gone."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        while any(b.relay.in_flight for b in self._all_bridges()) and loop.time() < deadline:
+            await asyncio.sleep(0.02)
+        for bridge in self._all_bridges():
+            if bridge.relay.in_flight:
+                bridge.stopping(f"the proxy was stopped before the upstream answered (within {grace:g} s)")
+        await asyncio.sleep(0.05)  # the response writers send those answers
+
     async def aclose(self) -> None:
-        for bridge in {id(b): b for b in (self._stdio, *self.bridges.values(), *self._stateless)
-                       if b is not None}.values():
+        for bridge in self._all_bridges():
             bridge.close()  # the verdicts still to write
         for upstream in self._upstreams:
             with contextlib.suppress(Exception):
@@ -433,6 +451,9 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
     try:
         await asyncio.wait({stopped} if finished is None else {stopped, finished},
                            return_when=asyncio.FIRST_COMPLETED)
+        if stopped.done():
+            await site.stop()  # no new connection; the calls in flight get the grace
+            await host.stop(options.grace)
         if finished is not None and finished.done():
             upstream = host._upstreams[0]
             code = upstream.exit_codes[-1] if upstream.exit_codes else 0

@@ -521,6 +521,16 @@ class Relay:
             out.append(self._to_upstream(cancelled(request_id, f"mcp-verdict proxy: {reason}")))
         return out
 
+    def stopping(self, reason: str) -> list[Out]:
+        """The proxy is stopping: every request in flight gets UPSTREAM_CLOSED, cancelled upstream."""
+        out: list[Out] = []
+        for key, waiting in list(self._waiting.items()):
+            request_id = waiting.exchange.request_id
+            out.append(self._own_answer(error_frame(request_id, UPSTREAM_CLOSED, f"mcp-verdict proxy: {reason}",
+                                                    {"reason": reason}), key, reason))
+            out.append(self._to_upstream(cancelled(request_id, f"mcp-verdict proxy: {reason}")))
+        return out
+
     @property
     def next_deadline(self) -> float | None:
         for waiting in self._waiting.values():
