@@ -272,3 +272,22 @@ def test_sigterm_gives_the_calls_in_flight_the_grace_then_an_error(upstream: str
         assert answer["result"]["structuredContent"] == {"key": "k", "execution": 1}
     else:
         assert answer["error"]["code"] == expected and "stopped" in answer["error"]["message"]
+
+
+def test_sigterm_stops_a_stdio_proxy_with_status_0_and_an_error_for_the_call_in_flight() -> None:
+    import signal
+
+    from mcp_verdict.demo import stdio_command
+
+    from ._peers import call
+
+    peer = LinePeer([*PROXY, "--grace", "0.5", "--", *stdio_command()])
+    assert peer.exchange(call(6, "write_count", {"key": "k"})) is not None  # running (its signal handlers set)
+    peer.send(call(7, "slow_write", {"key": "k", "seconds": 25.0}))
+    time.sleep(0.5)  # in flight
+    started = time.monotonic()
+    peer.process.send_signal(signal.SIGTERM)
+    error = error_of(peer.recv(30))
+    assert error["code"] == UPSTREAM_CLOSED
+    assert peer.process.wait(30) == 0  # the proxy stopped the upstream: not the upstream's failure
+    assert time.monotonic() - started < 10

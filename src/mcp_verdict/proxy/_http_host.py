@@ -431,14 +431,9 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
     url = f"http://{options.listen[0]}:{port}{options.path}"
     if bound is not None:
         bound.append(url)
-    import sys
-
-    print(f"mcp-verdict proxy listening on {url}", file=sys.stderr, flush=True)
-    if ready is not None:
-        ready.set()
-    # SIGTERM and SIGINT end the service as a cancellation does: the endpoint stops, the answers
+    # SIGTERM and SIGINT stop the service (HttpHost.stop: the grace, then errors), the answers
     # forwarded and not judged yet are judged, and the records are written (without a handler
-    # the signal would end the process before any of that)
+    # the signal would end the process before any of that); set before the endpoint is announced
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     handled = []
@@ -446,6 +441,11 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # (not the main thread)
             loop.add_signal_handler(sig, stop.set)
             handled.append(sig)
+    import sys
+
+    print(f"mcp-verdict proxy listening on {url}", file=sys.stderr, flush=True)
+    if ready is not None:
+        ready.set()
     stopped = asyncio.ensure_future(stop.wait())
     finished = asyncio.ensure_future(host._upstreams[0].wait()) if host._stdio is not None else None
     try:

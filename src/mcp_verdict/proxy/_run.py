@@ -143,10 +143,17 @@ async def _run_stdio_host(options: ProxyOptions, recorder: Recorder | None, read
                 await asyncio.wait_for(asyncio.shield(finished), options.grace)
         if relay.in_flight:
             bridge.upstream_lost("the host closed its input and the upstream did not answer before shutdown")
+    elif stop.is_set() and not finished.done():  # a stop signal: the calls in flight get the grace
+        deadline = loop.time() + options.grace
+        while relay.in_flight and loop.time() < deadline and not finished.done():
+            await asyncio.sleep(0.02)
+        if relay.in_flight and not finished.done():
+            bridge.stopping(f"the proxy was stopped before the upstream answered (within {options.grace:g} s)")
     for task in (eof, finished, stopped):
         task.cancel()
     await upstream.aclose()
-    if isinstance(upstream, StdioUpstream) and upstream.exit_codes and not host.eof.is_set():
+    if isinstance(upstream, StdioUpstream) and upstream.exit_codes and not host.eof.is_set() \
+            and not stop.is_set():  # (a stop signal ends the upstream itself: not its failure)
         last = upstream.exit_codes[-1]
         status = last if isinstance(last, int) and last > 0 else (1 if last else 0)
     await host.drain()
