@@ -274,20 +274,25 @@ def test_sigterm_gives_the_calls_in_flight_the_grace_then_an_error(upstream: str
         assert answer["error"]["code"] == expected and "stopped" in answer["error"]["message"]
 
 
-def test_sigterm_stops_a_stdio_proxy_with_status_0_and_an_error_for_the_call_in_flight() -> None:
+@pytest.mark.parametrize("upstream", ["stdio", "http"])
+def test_sigterm_stops_a_stdio_proxy_with_status_0_and_an_error_for_the_call_in_flight(upstream: str) -> None:
+    import contextlib
     import signal
 
     from mcp_verdict.demo import stdio_command
 
-    from ._peers import call
+    from ._peers import call, demo_http
 
-    peer = LinePeer([*PROXY, "--grace", "0.5", "--", *stdio_command()])
-    assert peer.exchange(call(6, "write_count", {"key": "k"})) is not None  # running (its signal handlers set)
-    peer.send(call(7, "slow_write", {"key": "k", "seconds": 25.0}))
-    time.sleep(0.5)  # in flight
-    started = time.monotonic()
-    peer.process.send_signal(signal.SIGTERM)
-    error = error_of(peer.recv(30))
-    assert error["code"] == UPSTREAM_CLOSED
-    assert peer.process.wait(30) == 0  # the proxy stopped the upstream: not the upstream's failure
-    assert time.monotonic() - started < 10
+    with contextlib.ExitStack() as stack:
+        target = ["--upstream", stack.enter_context(demo_http())] if upstream == "http" else ["--", *stdio_command()]
+        peer = LinePeer([*PROXY, "--grace", "0.5", *target])
+        stack.callback(peer.close)
+        assert peer.exchange(call(6, "write_count", {"key": "k"})) is not None  # running (its signal handlers set)
+        peer.send(call(7, "slow_write", {"key": "k", "seconds": 25.0}))
+        time.sleep(0.5)  # in flight
+        started = time.monotonic()
+        peer.process.send_signal(signal.SIGTERM)
+        error = error_of(peer.recv(30))
+        assert error["code"] == UPSTREAM_CLOSED and "stopped" in error["message"]
+        assert peer.process.wait(30) == 0  # the proxy stopped the upstream: not the upstream's failure
+        assert time.monotonic() - started < 10
