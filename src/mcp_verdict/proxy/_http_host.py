@@ -37,7 +37,6 @@ import asyncio
 import contextlib
 import re
 import secrets
-import signal
 from collections import deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
@@ -51,6 +50,7 @@ from ..frames._jsonrpc import Peek, id_key, peek
 from ._bridge import Bridge
 from ._http_upstream import HttpUpstream
 from ._relay import Key, Telemetry
+from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env
 
 if TYPE_CHECKING:
@@ -385,15 +385,9 @@ class HttpHost:
 
     async def stop(self, grace: float) -> None:
         """A stop signal, the endpoint no longer listening: the calls in flight get ``grace``
-        seconds to be answered; each still waiting then gets UPSTREAM_CLOSED on its stream (and
-        its cancellation upstream), so that no host is left waiting on a proxy that is gone."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + grace
-        while any(b.relay.in_flight for b in self._all_bridges()) and loop.time() < deadline:
-            await asyncio.sleep(0.02)
-        for bridge in self._all_bridges():
-            if bridge.relay.in_flight:
-                bridge.stopping(f"the proxy was stopped before the upstream answered (within {grace:g} s)")
+        seconds, then UPSTREAM_CLOSED on their streams (``_shutdown.wind_down``), so that no host
+        is left waiting on a proxy that is gone."""
+        await wind_down(self._all_bridges, grace)
         await asyncio.sleep(0.05)  # the response writers send those answers
 
     async def aclose(self) -> None:
@@ -432,38 +426,31 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
     if bound is not None:
         bound.append(url)
     # SIGTERM and SIGINT stop the service (HttpHost.stop: the grace, then errors), the answers
-    # forwarded and not judged yet are judged, and the records are written (without a handler
-    # the signal would end the process before any of that); set before the endpoint is announced
-    loop = asyncio.get_running_loop()
+    # forwarded and not judged yet are judged, and the records are written; the handlers are
+    # set before the endpoint is announced
     stop = asyncio.Event()
-    handled = []
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # (not the main thread)
-            loop.add_signal_handler(sig, stop.set)
-            handled.append(sig)
-    import sys
+    with stop_signals(stop):
+        import sys
 
-    print(f"mcp-verdict proxy listening on {url}", file=sys.stderr, flush=True)
-    if ready is not None:
-        ready.set()
-    stopped = asyncio.ensure_future(stop.wait())
-    finished = asyncio.ensure_future(host._upstreams[0].wait()) if host._stdio is not None else None
-    try:
-        await asyncio.wait({stopped} if finished is None else {stopped, finished},
-                           return_when=asyncio.FIRST_COMPLETED)
-        if stopped.done():
-            await site.stop()  # no new connection; the calls in flight get the grace
-            await host.stop(options.grace)
-        if finished is not None and finished.done():
-            upstream = host._upstreams[0]
-            code = upstream.exit_codes[-1] if upstream.exit_codes else 0
-            return code if isinstance(code, int) and code > 0 else 0
-        return 0
-    finally:
-        for task in (stopped, finished):
-            if task is not None:
-                task.cancel()
-        for sig in handled:
-            loop.remove_signal_handler(sig)
-        await runner.cleanup()
-        await host.aclose()
+        print(f"mcp-verdict proxy listening on {url}", file=sys.stderr, flush=True)
+        if ready is not None:
+            ready.set()
+        stopped = asyncio.ensure_future(stop.wait())
+        finished = asyncio.ensure_future(host._upstreams[0].wait()) if host._stdio is not None else None
+        try:
+            await asyncio.wait({stopped} if finished is None else {stopped, finished},
+                               return_when=asyncio.FIRST_COMPLETED)
+            if stopped.done():
+                await site.stop()  # no new connection; the calls in flight get the grace
+                await host.stop(options.grace)
+            if finished is not None and finished.done():
+                upstream = host._upstreams[0]
+                code = upstream.exit_codes[-1] if upstream.exit_codes else 0
+                return code if isinstance(code, int) and code > 0 else 0
+            return 0
+        finally:
+            for task in (stopped, finished):
+                if task is not None:
+                    task.cancel()
+            await runner.cleanup()
+            await host.aclose()

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +25,7 @@ from ._bridge import Bridge
 from ._codes import RefuseAs
 from ._record import Recorder
 from ._relay import Mode, Relay, Telemetry
+from ._shutdown import stop_signals, wind_down
 from ._stdio import Restart, StdioHost, StdioUpstream
 
 
@@ -126,43 +126,33 @@ async def _run_stdio_host(options: ProxyOptions, recorder: Recorder | None, read
     await host.start()
     if ready is not None:
         ready.set()
-    loop = asyncio.get_running_loop()
     stop = asyncio.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
-    eof = asyncio.ensure_future(host.eof.wait())
-    finished = asyncio.ensure_future(upstream.wait())
-    stopped = asyncio.ensure_future(stop.wait())
-    await asyncio.wait({eof, finished, stopped}, return_when=asyncio.FIRST_COMPLETED)
-    status = 0
-    if host.eof.is_set() and not finished.done():
-        if isinstance(upstream, StdioUpstream):
-            upstream.close_input()
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(asyncio.shield(finished), options.grace)
-        if relay.in_flight:
-            bridge.upstream_lost("the host closed its input and the upstream did not answer before shutdown")
-    elif stop.is_set() and not finished.done():  # a stop signal: the calls in flight get the grace
-        deadline = loop.time() + options.grace
-        while relay.in_flight and loop.time() < deadline and not finished.done():
-            await asyncio.sleep(0.02)
-        if relay.in_flight and not finished.done():
-            bridge.stopping(f"the proxy was stopped before the upstream answered (within {options.grace:g} s)")
-    for task in (eof, finished, stopped):
-        task.cancel()
-    await upstream.aclose()
-    if isinstance(upstream, StdioUpstream) and upstream.exit_codes and not host.eof.is_set() \
-            and not stop.is_set():  # (a stop signal ends the upstream itself: not its failure)
-        last = upstream.exit_codes[-1]
-        status = last if isinstance(last, int) and last > 0 else (1 if last else 0)
-    await host.drain()
-    host.close()
-    bridge.close()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.remove_signal_handler(sig)
-    return status
+    with stop_signals(stop):
+        eof = asyncio.ensure_future(host.eof.wait())
+        finished = asyncio.ensure_future(upstream.wait())
+        stopped = asyncio.ensure_future(stop.wait())
+        await asyncio.wait({eof, finished, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        status = 0
+        if host.eof.is_set() and not finished.done():
+            if isinstance(upstream, StdioUpstream):
+                upstream.close_input()
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(finished), options.grace)
+            if relay.in_flight:
+                bridge.upstream_lost("the host closed its input and the upstream did not answer before shutdown")
+        elif stop.is_set():  # a stop signal: the calls in flight get the grace
+            await wind_down(lambda: (bridge,), options.grace, finished.done)
+        for task in (eof, finished, stopped):
+            task.cancel()
+        await upstream.aclose()
+        if isinstance(upstream, StdioUpstream) and upstream.exit_codes and not host.eof.is_set() \
+                and not stop.is_set():  # (a stop signal ends the upstream itself: not its failure)
+            last = upstream.exit_codes[-1]
+            status = last if isinstance(last, int) and last > 0 else (1 if last else 0)
+        await host.drain()
+        host.close()
+        bridge.close()
+        return status
 
 
 def _env(options: ProxyOptions) -> dict[str, str] | None:
