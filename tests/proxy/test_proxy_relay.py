@@ -4,6 +4,7 @@ error, and what each mode does with a frame — fixed frames in, fixed expectati
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -199,7 +200,24 @@ class _Records(_Lines):
         self.frames.append((record.seq, record.dir, record.kind, record.data, record.note))  # type: ignore[attr-defined]
 
 
-ANSWER_TO_2 = GOOD.replace(b'"id":1', b'"id":2')
+def _with_and_without_asking(mode: str, requests: list[bytes], answer: bytes) -> tuple[bool, tuple[Any, ...]]:
+    """What passes_early said of ``answer``, and what from_upstream then sent, logged and
+    counted — the same, or the relay told apart asking first from not."""
+    runs = []
+    early = False
+    for ask_first in (False, True):
+        lines = _Records()
+        relay = Relay(mode=mode, recorder=lines)  # type: ignore[arg-type]
+        for frame in requests:
+            relay.from_host(frame)
+        if ask_first:
+            early = relay.passes_early(answer)
+        outs = relay.from_upstream(answer)
+        runs.append(([(o.to, o.data, o.answers) for o in outs], lines.frames,
+                     [{k: v for k, v in line.items() if k != "latency_ms"} for line in lines.verdicts],
+                     relay.in_flight, relay.stats))
+    assert runs[0] == runs[1]  # asking first changes nothing the relay sends, logs or counts
+    return early, runs[1]
 
 
 @pytest.mark.parametrize(("mode", "requests", "answer", "early"), [
@@ -218,19 +236,7 @@ ANSWER_TO_2 = GOOD.replace(b'"id":1', b'"id":2')
 ])
 def test_enforce_passes_an_answer_early_only_when_its_verdict_passes(
         mode: str, requests: list[bytes], answer: bytes, early: bool) -> None:
-    runs = []
-    for ask_first in (False, True):
-        lines = _Records()
-        relay = Relay(mode=mode, recorder=lines)  # type: ignore[arg-type]
-        for frame in requests:
-            relay.from_host(frame)
-        if ask_first:
-            assert relay.passes_early(answer) is early
-        outs = relay.from_upstream(answer)
-        runs.append(([(o.to, o.data, o.answers) for o in outs], lines.frames,
-                     [{k: v for k, v in line.items() if k != "latency_ms"} for line in lines.verdicts],
-                     relay.in_flight, relay.stats))
-    assert runs[0] == runs[1]  # asking first changes nothing the relay sends, logs or counts
+    assert _with_and_without_asking(mode, requests, answer)[0] is early
 
 
 _SEEDS = [GOOD, STRING_FLAG, TOOL_ERROR, GOOD.replace(b'"id":1', b'"id":2'),
@@ -263,20 +269,10 @@ def _answers(draw: st.DrawFn) -> bytes:
 def test_an_answer_sent_early_is_exactly_what_enforce_forwards(answer: bytes) -> None:
     # for any bytes: passes_early never raises, asking changes nothing, and what it let go early
     # is the frame the relay forwards unchanged as that request's answer
-    runs = []
-    for ask_first in (False, True):
-        lines = _Records()
-        relay = Relay(mode="enforce", recorder=lines)
-        relay.from_host(request(1))
-        relay.from_host(b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}')
-        early = relay.passes_early(answer) if ask_first else None
-        outs = relay.from_upstream(answer)
-        if early:
-            assert [(o.to, o.data, o.answers) for o in outs] == [("host", answer, ("int", 1))]
-        runs.append(([(o.to, o.data, o.answers) for o in outs], lines.frames,
-                     [{k: v for k, v in line.items() if k != "latency_ms"} for line in lines.verdicts],
-                     relay.in_flight, relay.stats))
-    assert runs[0] == runs[1]
+    early, (outs, *_) = _with_and_without_asking(
+        "enforce", [request(1), b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'], answer)
+    if early:
+        assert outs == [("host", answer, ("int", 1))]
 
 
 def test_an_early_verdict_is_used_only_for_the_frame_it_was_read_from() -> None:
