@@ -3,6 +3,7 @@ for the call in flight, in bounded time, and nothing is lost or reordered."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -202,21 +203,28 @@ def test_only_the_endpoint_path_is_served(path: str, method: str, status: int) -
         host.close()
 
 
+def _demo_target(stack: contextlib.ExitStack, upstream: str) -> list[str]:
+    """The proxy's arguments naming the demo server as its upstream: over HTTP (served in
+    ``stack``) or as a stdio command."""
+    from mcp_verdict.demo import stdio_command
+
+    from ._peers import demo_http
+
+    return ["--upstream", stack.enter_context(demo_http())] if upstream == "http" else ["--", *stdio_command()]
+
+
 @pytest.mark.parametrize("upstream", ["stdio", "http"])
 def test_sigterm_stops_an_http_listening_proxy_with_its_records_complete(tmp_path: Path, upstream: str) -> None:
     # `kill` / a service manager's stop: the proxy exits 0 with every answer it forwarded judged
     # (observe judges after forwarding) and every frame logged, as a host closing stdin does on stdio
-    import contextlib
     import signal
 
-    from mcp_verdict.demo import stdio_command
-
-    from ._peers import HttpHostPeer, call, demo_http, proxy_http
+    from ._peers import HttpHostPeer, call, proxy_http
 
     log, verdicts = tmp_path / "frames.jsonl", tmp_path / "verdicts.jsonl"
     args = ["--mode", "observe", "--log", str(log), "--log-payloads", "--verdicts", str(verdicts)]
     with contextlib.ExitStack() as stack:
-        target = ["--upstream", stack.enter_context(demo_http())] if upstream == "http" else ["--", *stdio_command()]
+        target = _demo_target(stack, upstream)
         url, process = stack.enter_context(proxy_http([*args, *target]))
         host = HttpHostPeer(url)
         for n in range(1, 11):
@@ -239,17 +247,14 @@ def test_sigterm_stops_an_http_listening_proxy_with_its_records_complete(tmp_pat
 ])
 def test_sigterm_gives_the_calls_in_flight_the_grace_then_an_error(upstream: str, seconds: float, grace: float,
                                                                   expected: object) -> None:
-    import contextlib
     import signal
     import threading
 
-    from mcp_verdict.demo import stdio_command
-
-    from ._peers import HttpHostPeer, call, demo_http, proxy_http
+    from ._peers import HttpHostPeer, call, proxy_http
 
     got: dict[str, Any] = {}
     with contextlib.ExitStack() as stack:
-        target = ["--upstream", stack.enter_context(demo_http())] if upstream == "http" else ["--", *stdio_command()]
+        target = _demo_target(stack, upstream)
         url, process = stack.enter_context(proxy_http(["--grace", str(grace), *target]))
 
         def host() -> None:
@@ -276,15 +281,12 @@ def test_sigterm_gives_the_calls_in_flight_the_grace_then_an_error(upstream: str
 
 @pytest.mark.parametrize("upstream", ["stdio", "http"])
 def test_sigterm_stops_a_stdio_proxy_with_status_0_and_an_error_for_the_call_in_flight(upstream: str) -> None:
-    import contextlib
     import signal
 
-    from mcp_verdict.demo import stdio_command
-
-    from ._peers import call, demo_http
+    from ._peers import call
 
     with contextlib.ExitStack() as stack:
-        target = ["--upstream", stack.enter_context(demo_http())] if upstream == "http" else ["--", *stdio_command()]
+        target = _demo_target(stack, upstream)
         peer = LinePeer([*PROXY, "--grace", "0.5", *target])
         stack.callback(peer.close)
         assert peer.exchange(call(6, "write_count", {"key": "k"})) is not None  # running (its signal handlers set)
