@@ -494,6 +494,32 @@ def test_opened_names_the_request_the_last_frame_opened() -> None:
     assert tracker.opened("unknown") is None
 
 
+# (origin, id key asked, frames fed on "c" before) -> the request id found waiting, or None
+WAITING_CASES = [
+    ("client", ("int", 7), [("c2s", b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}')], 7),
+    # an id keeps its JSON type: 7 is not "7"
+    ("client", ("str", "7"), [("c2s", b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}')], None),
+    # the server's request with the same id is the other origin's
+    ("client", ("int", 7), [("s2c", b'{"jsonrpc":"2.0","id":7,"method":"roots/list"}')], None),
+    ("server", ("int", 7), [("s2c", b'{"jsonrpc":"2.0","id":7,"method":"roots/list"}')], 7),
+    # answered: no longer waiting
+    ("client", ("int", 7), [("c2s", b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}'),
+                            ("s2c", b'{"jsonrpc":"2.0","id":7,"result":{}}')], None),
+    ("client", ("int", 7), [], None),
+]
+
+
+@pytest.mark.parametrize(("origin", "key", "frames", "expected"), WAITING_CASES)
+def test_waiting_names_the_request_an_answer_with_that_id_would_pair_with(
+        origin: Any, key: tuple[str, Any], frames: list[tuple[Any, bytes]], expected: int | None) -> None:
+    tracker = Tracker()
+    for seq, (direction, frame) in enumerate(frames):
+        tracker.feed("c", direction, frame, at=0, seq=seq)
+    found = tracker.waiting("c", origin, key)
+    assert (found.request_id if found is not None else None) == expected
+    assert tracker.waiting("other", origin, key) is None
+
+
 def test_rotating_lines_rotate_whole_lines(tmp_path: Path) -> None:
     path = tmp_path / "v.jsonl"
     with RotatingLines(path, max_bytes=1024, backups=1) as lines:

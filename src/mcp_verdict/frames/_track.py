@@ -171,6 +171,12 @@ class Tracker:
         state = self._conns.get(conn)
         return list(state.pending.values()) if state else []
 
+    def waiting(self, conn: str, origin: Origin, key: tuple[str, Any]) -> Exchange | None:
+        """The request ``origin`` sent on ``conn`` with the id ``key`` (:func:`id_key`) if it is
+        still waiting: the one an answer with that id will be paired with (None: none waits)."""
+        state = self._conns.get(conn)
+        return state.pending.get((origin, key)) if state is not None else None
+
     def feed(self, conn: str, direction: Literal["c2s", "s2c"], data: bytes, *, at: float, seq: int,
              http: Mapping[str, Any] | None = None, look: Peek | None = None) -> list[Event]:
         """One frame of ``conn``: what it completes. Never raises for any ``data``.

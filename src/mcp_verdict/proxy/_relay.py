@@ -287,9 +287,8 @@ class Relay:
         if waiting is None:
             return False
         exchange = waiting.exchange
-        state = self.tracker.export(self.conn)
         # the tracker pairs it with this very request (so from_upstream will take it as its answer)
-        if exchange.method not in _JUDGED or state is None or state.pending.get(("client", key)) is not exchange:
+        if exchange.method not in _JUDGED or self.tracker.waiting(self.conn, "client", key) is not exchange:
             return False
         verdict = judge(data, self._options(exchange.context), _request_id(exchange.request_id))
         if verdict.kind is Kind.UNCLASSIFIED:
