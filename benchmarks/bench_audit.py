@@ -227,9 +227,9 @@ def _scan(path: Path, start: int, stop: int) -> None:
 
     tracker = Tracker()
     with path.open("rb") as handle:
-        handle.seek(start)
-        if start:
-            handle.readline()  # the line under way at start belongs to the part before
+        if start:  # the line under way at start belongs to the part before (one that begins at start, here)
+            handle.seek(start - 1)
+            handle.readline()
         while handle.tell() < stop:
             line = handle.readline()
             if not line:
