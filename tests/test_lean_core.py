@@ -116,3 +116,15 @@ def test_the_client_from_python_says_which_extra_to_install(name: str) -> None:
 
 def test_the_1x_sdk_is_what_the_mcp1_environment_holds() -> None:
     assert installed(venv("mcp1"))["mcp"].startswith("1.")
+
+
+# The start-up budget of a core command (issue #9: `classify FILE` ≤ 250 ms wall): a command that
+# checks no extra's version reads no package metadata (`importlib.metadata` and the `email`
+# package it brings cost 20-50 ms on this machine class). `--version` reads it, as it must.
+@pytest.mark.parametrize("args", [("classify", "--json", "-"), ("--help",), ("conform", "--builtin", "mcp-verdict")])
+def test_a_core_command_does_not_import_the_package_metadata_reader(args: tuple[str, ...]) -> None:
+    done = run(venv("core"), "python", "-X", "importtime", "-m", "mcp_verdict", *args, stdin=TOOL_ERROR)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.decode().splitlines()
+                if line.startswith("import time:")}
+    assert "mcp_verdict" in imported, done.stderr[-2000:]
+    assert sorted(imported & {"importlib.metadata", "email"}) == []

@@ -9,7 +9,6 @@ from deep inside an import.
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 from typing import Final, NamedTuple
 
@@ -50,9 +49,11 @@ def require(extra: str, what: str) -> None:
         if importlib.util.find_spec(needs.module) is None:
             raise MissingExtra(extra, what, f"module {needs.module!r} is not installed")
         if needs.min_major:
+            from importlib import metadata  # here: ~20-50 ms (email, zipfile) that other commands need not pay
+
             try:
-                version = importlib.metadata.version(needs.distribution)
-            except importlib.metadata.PackageNotFoundError:
+                version = metadata.version(needs.distribution)
+            except metadata.PackageNotFoundError:
                 continue  # importable but not installed as a distribution (a source checkout)
             major = version.split(".")[0]
             if major.isdigit() and int(major) < needs.min_major:

@@ -50,15 +50,15 @@ class _LazyGroup(click.Group):
         if cmd_name in self.LAZY and cmd_name not in self.commands:
             import importlib
 
-            from .._extras import MissingExtra, require
-
             target, extra, _ = self.LAZY[cmd_name]
             module, _, name = target.partition(":")
-            try:
-                if extra is not None:
+            if extra is not None:
+                from .._extras import MissingExtra, require
+
+                try:
                     require(extra, f"mcp-verdict {cmd_name}")
-            except MissingExtra as exc:
-                return _missing_extra_command(cmd_name, str(exc))
+                except MissingExtra as exc:
+                    return _missing_extra_command(cmd_name, str(exc))
             command: click.Command = getattr(importlib.import_module(module), name)
             return command
         return super().get_command(ctx, cmd_name)
