@@ -32,13 +32,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
 from mcp_verdict.audit import CallRow, audit_files
-from mcp_verdict.frames import FrameRecord, encode
+from mcp_verdict.frames import Answered, Exchange, FrameRecord, Tracker, decode, encode
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}},
@@ -191,26 +192,29 @@ def audit_time(path: Path, jobs: int) -> tuple[float, int, float, float]:
     return elapsed, totals.lines, _cpu(resource.RUSAGE_SELF) - cpu, _cpu(resource.RUSAGE_CHILDREN) - children
 
 
+def answered_calls(lines: Iterable[bytes]) -> Iterator[tuple[Exchange, bytes]]:
+    """The tools/call exchanges a Tracker of their own pairs, each with its answer's bytes, fed
+    these frame-log lines in order."""
+    tracker = Tracker()
+    for line in lines:
+        record = decode(line.rstrip(b"\n"))
+        if getattr(record, "kind", None) != "message" or record.data is None:  # type: ignore[union-attr]
+            continue
+        for event in tracker.feed(record.conn, record.dir, record.data, at=record.t, seq=record.seq):  # type: ignore[union-attr]
+            if isinstance(event, Answered) and event.exchange.method == "tools/call":
+                assert event.exchange.response is not None
+                yield event.exchange, event.exchange.response.data
+
+
 def judgement_only(path: Path) -> float:
     """The judgement alone, for the same calls: classify + evaluate (with the tool) + decide of every
     tools/call answer, paired beforehand (what any audit must spend per call, whatever reads it)."""
     from mcp_verdict import classify, decide, evaluate
-    from mcp_verdict.frames import Answered, Tracker, decode
 
     tools = {t["name"]: t for t in TOOLS["tools"]}
-    tracker = Tracker()
-    work = []
     with path.open("rb") as handle:
-        for line in handle:
-            record = decode(line.rstrip(b"\n"))
-            if getattr(record, "kind", None) != "message" or record.data is None:  # type: ignore[union-attr]
-                continue
-            for event in tracker.feed(record.conn, record.dir, record.data, at=record.t, seq=record.seq):  # type: ignore[union-attr]
-                if isinstance(event, Answered) and event.exchange.method == "tools/call":
-                    exchange = event.exchange
-                    assert exchange.response is not None
-                    work.append((exchange.response.data, exchange.request_id, exchange.context.classify_options(),
-                                 tools.get(exchange.tool or "")))
+        work = [(data, exchange.request_id, exchange.context.classify_options(), tools.get(exchange.tool or ""))
+                for exchange, data in answered_calls(handle)]
     start = time.perf_counter()
     for data, request_id, options, tool in work:
         decide(evaluate(classify(data, request_id=request_id if isinstance(request_id, (str, int)) else None,
@@ -218,29 +222,27 @@ def judgement_only(path: Path) -> float:
     return time.perf_counter() - start
 
 
+def _lines_between(handle: BinaryIO, start: int, stop: int) -> Iterator[bytes]:
+    """The lines of ``handle`` that begin in ``[start, stop)``."""
+    if start:  # the line under way at start belongs to the part before (one that begins at start, here)
+        handle.seek(start - 1)
+        handle.readline()
+    while handle.tell() < stop:
+        line = handle.readline()
+        if not line:
+            return
+        yield line
+
+
 def _scan(path: Path, start: int, stop: int) -> None:
     """The lines beginning in ``[start, stop)`` of ``path`` decoded, fed to a Tracker of their own,
     and every tools/call answer it pairs classified: the bulk of the audit's per-line work, with
     nothing to share (a connection cut at ``start`` is only paired less)."""
     from mcp_verdict import classify
-    from mcp_verdict.frames import Answered, Tracker, decode
 
-    tracker = Tracker()
     with path.open("rb") as handle:
-        if start:  # the line under way at start belongs to the part before (one that begins at start, here)
-            handle.seek(start - 1)
-            handle.readline()
-        while handle.tell() < stop:
-            line = handle.readline()
-            if not line:
-                break
-            record = decode(line.rstrip(b"\n"))
-            if getattr(record, "kind", None) != "message" or record.data is None:  # type: ignore[union-attr]
-                continue
-            for event in tracker.feed(record.conn, record.dir, record.data, at=record.t, seq=record.seq):  # type: ignore[union-attr]
-                if isinstance(event, Answered) and event.exchange.method == "tools/call":
-                    assert event.exchange.response is not None
-                    classify(event.exchange.response.data, **event.exchange.context.classify_options())
+        for exchange, data in answered_calls(_lines_between(handle, start, stop)):
+            classify(data, **exchange.context.classify_options())
 
 
 def split_time(path: Path, processes: int) -> float:
