@@ -261,7 +261,9 @@ def responses(draw: st.DrawFn) -> Any:
 call_options = st.fixed_dictionaries({}, optional={
     "version": st.sampled_from(VERSIONS),
     "request_id": st.sampled_from([0, 1, -1, "1", "a"]),
-    "client_capabilities": st.sampled_from([{}, {"elicitation": {}}, {"elicitation": {"url": {}}}]),
+    "client_capabilities": st.sampled_from([{}, {"elicitation": {}}, {"elicitation": {"url": {}}},
+                                            {"elicitation": {"form": {}}}, {"elicitation": {"form": {}, "url": {}}},
+                                            {"sampling": {}, "roots": {}}]),
     "extensions": st.just((TASKS_EXTENSION,)),
     "absent_result_type": st.just("complete"),
     "limits": st.builds(Limits, max_depth=st.integers(1, 8), max_nodes=st.integers(1, 30)),
@@ -478,6 +480,42 @@ def test_the_new_rules_hold_on_the_fast_path(message: dict[str, Any], version: s
     assert (check_parsed(message, kwargs) is not None) is fast
     verdict = classify(message, version=version)
     assert (verdict.kind, [f.code for f in verdict.findings]) == (kind, codes)
+
+
+_FORM = {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": "s1", "inputRequests": {
+    "ok": {"method": "elicitation/create", "params": {"mode": "form", "message": "Delete?", "requestedSchema": {
+        "type": "object", "properties": {"confirm": {"type": "boolean"}}}}}}}}
+_STATE_ONLY = {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": "s1"}}
+
+# (response, the client's declared capabilities, the fast path takes it, kind, finding codes).
+# client/elicitation#capabilities (2025-11-25 and 2026-07-28): "elicitation": {} means form mode
+# alone; with members, form mode needs "form"; a client that declares no elicitation MUST NOT be
+# asked (input.capability, _input._require_capability).
+CAPABILITY_CASES: list[tuple[dict[str, Any], dict[str, Any] | None, bool, Kind, list[str]]] = [
+    (_FORM, None, True, Kind.INPUT_REQUIRED, []),
+    (_FORM, {"elicitation": {}}, True, Kind.INPUT_REQUIRED, []),
+    (_FORM, {"elicitation": {"form": {}}}, True, Kind.INPUT_REQUIRED, []),
+    (_FORM, {"elicitation": {"form": {}, "url": {}}, "sampling": {}}, True, Kind.INPUT_REQUIRED, []),
+    (_FORM, {"elicitation": {"form": {}}, "extensions": {TASKS_EXTENSION: {}}}, True, Kind.INPUT_REQUIRED, []),
+    (_FORM, {"elicitation": {"url": {}}}, False, Kind.UNCLASSIFIED, ["input.capability"]),
+    (_FORM, {}, False, Kind.UNCLASSIFIED, ["input.capability"]),
+    (_FORM, {"sampling": {}, "roots": {}}, False, Kind.UNCLASSIFIED, ["input.capability"]),
+    # no input request: no capability is asked for
+    (_STATE_ONLY, {}, True, Kind.INPUT_REQUIRED, []),
+    (_STATE_ONLY, {"elicitation": {"url": {}}}, True, Kind.INPUT_REQUIRED, []),
+]
+
+
+@pytest.mark.parametrize(("message", "capabilities", "fast", "kind", "codes"), CAPABILITY_CASES)
+def test_input_required_takes_the_fast_path_under_declared_capabilities(
+        message: dict[str, Any], capabilities: dict[str, Any] | None, fast: bool, kind: Kind,
+        codes: list[str]) -> None:
+    kwargs = {"client_capabilities": capabilities}
+    assert (check_wire(_compact(message).encode("utf-8"), kwargs) is not None) is fast
+    assert (check_parsed(message, kwargs) is not None) is fast
+    for response in (message, _compact(message).encode("utf-8"), json.dumps(message).encode("utf-8")):
+        verdict = classify(response, client_capabilities=capabilities)
+        assert (verdict.kind, [f.code for f in verdict.findings]) == (kind, codes)
 
 
 def test_a_member_the_declared_shapes_do_not_name_is_not_dropped() -> None:

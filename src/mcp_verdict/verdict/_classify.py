@@ -18,6 +18,7 @@ from ._envelope import check_envelope
 from ._error import check_error
 from ._fastpath import common_kind, common_reader, read_common
 from ._findings import Finding
+from ._input import form_elicitation
 from ._kind import Kind
 from ._parser import PARSER_MAX_DEPTH, SKIM_BYTES, parse, skim
 from ._result import check_result
@@ -175,7 +176,8 @@ def _options(version: object, client_capabilities: object, extensions: object,
         quick_bytes = -1 if reader is None else min(limits.max_bytes, limits.max_nodes)
     options = Options(rules, limits.max_bytes, limits.max_depth, limits.max_nodes,
                       client_capabilities,  # type: ignore[arg-type]
-                      negotiated, absent_result_type == "complete", reader, quick_bytes)
+                      negotiated, absent_result_type == "complete", reader, quick_bytes,
+                      client_capabilities is None or form_elicitation(client_capabilities))  # type: ignore[arg-type]
     if (client_capabilities is None and not negotiated and absent_result_type == "invalid"
             and limits is DEFAULT_LIMITS):
         _PLAIN[rules.version] = options

@@ -27,11 +27,11 @@ Shapes recognised (exact JSON types only: a subclass of dict, str or int is "unu
   these go to the strict reader, which reads long strings fastest); ``isError``
   absent or a JSON boolean; ``structuredContent`` where the version defines it (an object
   where the version requires one); ``_meta`` an object; no other member;
-- an ``input_required`` result (on versions that define it, with no client capabilities to
-  check) whose requests are all form-mode elicitations with a requested schema of common
-  properties: string, number, integer or boolean schemas and untitled multi-selects whose
-  keywords have their exact JSON types, string enums included (titled enums are left to
-  ``_elicitation``);
+- an ``input_required`` result (on versions that define it, for a client whose capabilities
+  are not given or declare form-mode elicitation) whose requests are all form-mode
+  elicitations with a requested schema of common properties: string, number, integer or
+  boolean schemas and untitled multi-selects whose keywords have their exact JSON types,
+  string enums included (titled enums are left to ``_elicitation``);
 - in a result ``_meta``, no key the version reserves with a type but a serverInfo of the
   plainest Implementation shape (string members only; icons are left to ``_meta``);
 - the open-shaped values inside them (structuredContent, _meta, error data, the requested
@@ -282,14 +282,13 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
         kind = _TOOL_ERROR if result.get("isError") is True else _NORMAL_COMPLETE
         owner = result
     else:
-        if (options.client_capabilities is not None
-                or "content" in result or "isError" in result or "structuredContent" in result):
+        if "content" in result or "isError" in result or "structuredContent" in result:
             return None
         requests = result.get("inputRequests")
         if requests is None:
             if "requestState" not in result:
                 return None  # neither inputRequests nor requestState
-        elif not requests:
+        elif not requests or not options.form_elicitation:  # (every request is a form elicitation)
             return None
         else:
             for request in requests.values():
@@ -364,7 +363,7 @@ def common_kind(message: object, options: Options, request_id: str | int | None)
         return None
     elif result_type == "complete":
         known += 1
-    elif result_type == "input_required" and rules.input_required and options.client_capabilities is None:
+    elif result_type == "input_required" and rules.input_required:
         return _input_required(result, options, budget, known + 1)
     else:
         return None
@@ -451,7 +450,7 @@ def _input_required(result: dict[str, object], options: Options, budget: int, kn
     if requests is _ABSENT:
         if state is _ABSENT:
             return None  # neither inputRequests nor requestState
-    elif type(requests) is not dict or not requests:
+    elif type(requests) is not dict or not requests or not options.form_elicitation:
         return None
     else:
         known += 1

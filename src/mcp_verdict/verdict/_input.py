@@ -127,8 +127,20 @@ def _require_capability(ctx: Context, path: str, capability: str, mode: str | No
                     "the client did not declare sampling.tools; the server MUST NOT send a "
                     "tool-enabled sampling request")
         return
-    supported = {"form"} if not declared_modes else {m for m in ("form", "url") if m in declared_modes}
+    supported = _elicitation_modes(declared_modes)
     if mode not in supported:
         ctx.add(path, "input.capability",
                 f"the client declared elicitation modes {sorted(supported) or 'none'}; "
                 f"the server MUST NOT send a {mode}-mode elicitation")
+
+
+def _elicitation_modes(declared: Mapping[str, Any]) -> set[str]:
+    """The elicitation modes a client's ``elicitation`` capability declares: an empty object
+    means form mode alone (client/elicitation#capabilities)."""
+    return {"form"} if not declared else {m for m in ("form", "url") if m in declared}
+
+
+def form_elicitation(capabilities: Mapping[str, Any]) -> bool:
+    """A client declaring ``capabilities`` (already checked: ``elicitation`` is an object when
+    present) may be sent a form-mode elicitation."""
+    return "elicitation" in capabilities and "form" in _elicitation_modes(capabilities["elicitation"])

@@ -35,6 +35,10 @@ class Options(msgspec.Struct, frozen=True):  # a frozen Struct: defined in C, un
     quick_bytes: int = -1
     """The longest wire text the fast path reads without counting values against
     ``max_nodes`` (no text holds more values than bytes); -1 without ``read_common``."""
+    form_elicitation: bool = True
+    """A form-mode elicitation may be asked of the client: no capabilities are given, or they
+    declare elicitation with form mode (``_input._require_capability``'s rule, read once here
+    for the fast path)."""
 
 
 class Context:
