@@ -35,7 +35,7 @@ COMPLETE = ok({"resultType": "complete", "content": [{"type": "text", "text": "h
 
 # --- a bad option is the caller's mistake: ValueError, never a verdict ------------------------
 
-BAD_OPTIONS = [
+BAD_OPTIONS: list[tuple[dict[str, Any], str]] = [
     ({"version": "2025-01-01"}, "unknown protocol version"),
     ({"version": 2026}, "unknown protocol version"),
     ({"request_id": True}, "request_id"),

@@ -415,6 +415,55 @@ def test_a_task_augmented_2025_11_25_call_has_the_tasks_extension_in_force() -> 
     assert context.extensions == (TASKS_EXTENSION,)
 
 
+def _call_2026(rid: int, capabilities: bytes, version: bytes = b"2026-07-28", task: bytes = b"") -> bytes:
+    return (b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t",%s"_meta":{'
+            b'"io.modelcontextprotocol/protocolVersion":"%s","io.modelcontextprotocol/clientCapabilities":%s}}}'
+            % (rid, task, version, capabilities))
+
+
+_CAPS = b'{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}}'
+# (the client's requests in order, whether each request's context is the previous one's object).
+# What is in force is compared, not where it was written: equal _meta capabilities in two
+# requests (2026-07-28 basic/lifecycle: each request carries them) are one context.
+CONTEXT_REUSE_CASES: list[tuple[list[bytes], list[bool]]] = [
+    ([_call_2026(1, _CAPS), _call_2026(2, _CAPS), _call_2026(3, _CAPS)], [False, True, True]),
+    # the same members written in another order are the same capabilities
+    ([_call_2026(1, _CAPS), _call_2026(2, b'{"extensions":{"io.modelcontextprotocol/tasks":{}},'
+                                         b'"elicitation":{"form":{}}}')], [False, True]),
+    ([_call_2026(1, _CAPS), _call_2026(2, b'{"elicitation":{}}'), _call_2026(3, _CAPS)], [False, False, False]),
+    ([_call_2026(1, _CAPS), _call_2026(2, _CAPS, b"2099-01-01")], [False, False]),
+    ([_call_2026(1, b"{}"), _call_2026(2, b"null"), _call_2026(3, b"null")], [False, False, True]),
+    # a 2025 session: initialize's capabilities for every request; a task-augmented call differs
+    ([INIT, CALL % b"1", CALL % b"2", _call_2026(3, b"{}", b"2025-11-25", b'"task":{"ttl":1},'),
+      CALL % b"4"], [False, False, True, False, False]),
+]
+
+
+@pytest.mark.parametrize(("requests", "reused"), CONTEXT_REUSE_CASES)
+def test_a_request_in_the_same_context_gets_the_same_context_object(requests: list[bytes],
+                                                                   reused: list[bool]) -> None:
+    tracker = Tracker()
+    contexts = []
+    for seq, data in enumerate(requests):
+        tracker.feed("c", "c2s", data, at=0.0, seq=seq)
+        opened = tracker.opened("c")
+        assert opened is not None
+        contexts.append(opened.context)
+        if data == INIT:
+            tracker.feed("c", "s2c", INIT_OK % b"2025-11-25", at=0.0, seq=100)
+    assert [i > 0 and c is contexts[i - 1] for i, c in enumerate(contexts)] == reused
+    for i, context in enumerate(contexts):  # each still says what is in force for its own request
+        if reused[i]:
+            assert context == contexts[i - 1]
+
+
+def test_capabilities_nested_past_the_recursion_limit_are_compared_without_raising() -> None:
+    deep = b'{"x":' * 1020 + b"{}" + b"}" * 1020
+    tracker = Tracker()
+    _feed(tracker, [("c2s", _call_2026(1, deep)), ("c2s", _call_2026(2, deep)), ("s2c", OK % b"2")])
+    assert [e.request_id for e in tracker.pending("c")] == [1]
+
+
 def test_rounds_of_one_call_are_linked_by_request_state_and_task_id() -> None:
     tracker = Tracker()
     frames = [

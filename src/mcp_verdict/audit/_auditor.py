@@ -28,6 +28,7 @@ from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_ke
 from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
+from ..verdict._classify import OptionsMemo
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
 from ..verdict._versions import LATEST_VERSION
@@ -109,6 +110,7 @@ class Auditor:
         self.file_order = 0
         self.tally: dict[str, int] = dict.fromkeys(CATEGORIES, 0)
         self._tracker = Tracker(default_version=default_version, pair_mismatched_ids=True)
+        self._options = OptionsMemo()  # classify's options per request context, checked once
         self._conns: dict[str, _Conn] = {}
         self._open: dict[tuple[str, int], _Call] = {}
         self._lines: dict[tuple[str, int], tuple[str, int]] = {}  # (conn, seq) of a waiting request -> position
@@ -261,7 +263,7 @@ class Auditor:
         key = (exchange.conn, exchange.call)
         if method == "tools/call" and origin == "client":
             self.tally["call"] += 2
-            verdict = judge_call(exchange)
+            verdict = judge_call(exchange, self._options)
             call = self._open.pop(key, None)
             if call is None:
                 call = _Call(exchange, source, line)
@@ -289,7 +291,7 @@ class Auditor:
         if origin == "client" and method in _TASK_METHODS and key in self._open:
             self.tally["call"] += 2
             call = self._open.pop(key)
-            ended, status = judge_task(exchange, call.first.request_id)
+            ended, status = judge_task(exchange, call.first.request_id, self._options)
             call.rounds.append(self._round(exchange, ended, status, line))
             if ended is not None:
                 call.verdict = ended

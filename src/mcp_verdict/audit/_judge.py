@@ -21,31 +21,36 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ..frames import Exchange, Peek
-from ..verdict._classify import DEFAULT_LIMITS, classify
+from ..verdict._classify import DEFAULT_LIMITS, OptionsMemo, held_id, judge
 from ..verdict._findings import finding
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
 from ..verdict._task import STATUSES
 from ..verdict._verdict import Verdict, make_verdict
+from ..verdict._walk import Options
 
 RUNNING: Final = frozenset({"working", "input_required"})
 
 
-def judge_call(exchange: Exchange) -> Verdict:
-    """The verdict of a tools/call round's answer (``exchange.response`` must be set)."""
+def judge_call(exchange: Exchange, memo: OptionsMemo) -> Verdict:
+    """The verdict of a tools/call round's answer (``exchange.response`` must be set), under the
+    options in force for its request (``memo`` holds them checked, per context)."""
     assert exchange.response is not None
+    return judge(exchange.response.data, _options(exchange, memo), held_id(exchange.request_id))
+
+
+def _options(exchange: Exchange, memo: OptionsMemo) -> Options:
     context = exchange.context
-    return classify(exchange.response.data, version=context.version, request_id=_checkable(exchange.request_id),
-                    client_capabilities=context.client_capabilities, extensions=context.extensions)
+    return memo.get(context.version, context.client_capabilities, context.extensions)
 
 
-def judge_task(exchange: Exchange, original_id: Any) -> tuple[Verdict | None, str | None]:
+def judge_task(exchange: Exchange, original_id: Any, memo: OptionsMemo) -> tuple[Verdict | None, str | None]:
     """A task round's (verdict, status): ``(None, status)`` while the task runs or for an
     acknowledgement; a verdict once the task's end is known."""
     assert exchange.response is not None
-    options = exchange.context.classify_options()
+    options = _options(exchange, memo)
     if exchange.method == "tasks/result":
-        return classify(exchange.response.data, request_id=_checkable(exchange.request_id), **options), None
+        return judge(exchange.response.data, options, held_id(exchange.request_id)), None
     value, problem = parse(exchange.response.data, DEFAULT_LIMITS.max_bytes, DEFAULT_LIMITS.max_depth)
     if problem is not None:
         return make_verdict(Kind.UNCLASSIFIED, (problem,), exchange.context.version, None), None
@@ -65,20 +70,14 @@ def judge_task(exchange: Exchange, original_id: Any) -> tuple[Verdict | None, st
     envelope: dict[str, Any] = {"jsonrpc": "2.0", "id": original_id}
     if status == "completed":
         envelope["result"] = result.get("result")
-        return classify(envelope, request_id=original_id, **options), status
+        return judge(envelope, options, held_id(original_id)), status
     if status == "failed":
         envelope["error"] = result.get("error")
-        return classify(envelope, request_id=original_id, **options), status
+        return judge(envelope, options, held_id(original_id)), status
     if status == "cancelled":
         return _local(exchange.context.version, "task.status",
                       "the task was cancelled: its effect is unknown"), status
     return None, status
-
-
-def _checkable(request_id: Any) -> str | int | None:
-    """The request id classify can hold the answer to (a float id, which JSON-RPC advises
-    against, is not checked)."""
-    return request_id if isinstance(request_id, (str, int)) and not isinstance(request_id, bool) else None
 
 
 def unanswered(version: str, why: str) -> Verdict:

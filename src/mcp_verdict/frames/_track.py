@@ -152,6 +152,21 @@ class _Connection:
     tasks: OrderedDict[str, int] = field(default_factory=OrderedDict)  # taskId -> call
     initialize_id: tuple[str, Any] | None = None
     opened: Exchange | None = None  # the request the last frame fed opened
+    context: Context | None = None
+    """The context of the client's last request: the next one gets this same object while what
+    is in force stays equal (a 2026-07-28 request carries its capabilities in its own _meta), so
+    a judge keeps classify's options per context object (verdict's OptionsMemo)."""
+
+
+def _same(held: Mapping[str, Any] | None, capabilities: Mapping[str, Any] | None) -> bool:
+    """Whether two capabilities objects are the same JSON value (one compare in C; a value
+    nested past the interpreter's recursion limit is taken as another)."""
+    if held is capabilities:
+        return True
+    try:
+        return held == capabilities
+    except RecursionError:
+        return False
 
 
 class Tracker:
@@ -306,17 +321,24 @@ class Tracker:
         declared = capabilities.get("extensions") if capabilities else None
         task = params.get("task") if version == "2025-11-25" and look.method == "tools/call" else None
         tasks = task is not None and isinstance(task, Mapping)
-        if declared is None and not tasks:  # the common case: no extension in force
-            return Context(version, source, claimed if claimed != version else None, capabilities)
-        extensions = set()
-        if isinstance(declared, Mapping):
-            extensions = {name for name in declared if isinstance(name, str)}
-            if state.server_extensions is not None:
-                extensions &= state.server_extensions
-        if tasks:
-            extensions.add(TASKS_EXTENSION)
-        return Context(version, source, claimed if claimed != version else None, capabilities,
-                       tuple(sorted(extensions)))
+        in_force: tuple[str, ...] = ()
+        if declared is not None or tasks:
+            extensions = set()
+            if isinstance(declared, Mapping):
+                extensions = {name for name in declared if isinstance(name, str)}
+                if state.server_extensions is not None:
+                    extensions &= state.server_extensions
+            if tasks:
+                extensions.add(TASKS_EXTENSION)
+            in_force = tuple(sorted(extensions))
+        if claimed == version:
+            claimed = None
+        last = state.context
+        if (last is not None and last.version == version and last.source == source and last.claimed == claimed
+                and last.extensions == in_force and _same(last.client_capabilities, capabilities)):
+            return last
+        context = state.context = Context(version, source, claimed, capabilities, in_force)
+        return context
 
     # -- answers -------------------------------------------------------------------------------
     def _match(self, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> Exchange | None:

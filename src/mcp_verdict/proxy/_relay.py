@@ -46,7 +46,7 @@ from ..frames import Answered, Context, Exchange, FrameRecord, Stray, Tracker, i
 from ..frames._jsonrpc import Id, Peek, peek
 from ..frames._log import RecordKind
 from ..judgement._decide import decide
-from ..verdict._classify import DEFAULT_LIMITS, classify_options, judge
+from ..verdict._classify import DEFAULT_LIMITS, OptionsMemo, held_id, judge
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
 from ..verdict._verdict import Verdict, make_verdict
@@ -70,7 +70,6 @@ Side = Literal["host", "upstream"]
 _JUDGED: Final = frozenset({"tools/call", "tasks/result"})
 _ANSWER_KINDS: Final = frozenset({"response", "error"})
 _RECOVER_PREFIX: Final = 64 * 1024
-_OPTION_MEMO: Final = 64
 Key = tuple[str, Any]
 
 
@@ -130,10 +129,6 @@ class Stats:
     kinds: dict[str, int] = field(default_factory=dict)
 
 
-def _request_id(value: Id) -> str | int | None:
-    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
-
-
 class Relay:
     """One conversation between a host and its upstream (see the module docstring)."""
 
@@ -166,7 +161,7 @@ class Relay:
         self._tools: dict[str, Mapping[str, Any]] = {}
         self._answered_by_proxy: dict[Key, None] = {}
         self._deferred: deque[tuple[Exchange, _Waiting | None, bytes]] = deque()
-        self._option_memo: dict[tuple[str, int, tuple[str, ...]], tuple[object, Options]] = {}
+        self._option_memo = OptionsMemo()
         self._early: tuple[bytes, Peek, Verdict] | None = None
         self.last_opened: Key | None = None
         """The id key of the request the last host frame opened (None: it opened none)."""
@@ -290,7 +285,7 @@ class Relay:
         # the tracker pairs it with this very request (so from_upstream will take it as its answer)
         if exchange.method not in _JUDGED or self.tracker.waiting(self.conn, "client", key) is not exchange:
             return False
-        verdict = judge(data, self._options(exchange.context), _request_id(exchange.request_id))
+        verdict = judge(data, self._options(exchange.context), held_id(exchange.request_id))
         if verdict.kind is Kind.UNCLASSIFIED:
             return False
         self._early = (data, look, verdict)
@@ -307,7 +302,7 @@ class Relay:
         """enforce: an answer whose id is the request's with another JSON type. It is judged as
         that request's answer (``envelope.id_mismatch``) and refused; the host gets its error."""
         exchange = waiting.exchange
-        verdict = judge(data, self._options(exchange.context), _request_id(exchange.request_id))
+        verdict = judge(data, self._options(exchange.context), held_id(exchange.request_id))
         if verdict.kind is not Kind.UNCLASSIFIED:  # cannot be: the ids differ in type
             return self._refuse(data, seq, at, http, "enforce: it answers no request waiting on this connection")
         self._judged(exchange, waiting, verdict, data, True)
@@ -425,24 +420,15 @@ class Relay:
         """The verdict of an answer to a judged method (None: the method is not judged)."""
         method = exchange.method
         if method in _JUDGED:
-            return judge(data, self._options(exchange.context), _request_id(exchange.request_id))
+            return judge(data, self._options(exchange.context), held_id(exchange.request_id))
         if method == "tasks/get":
             return self._task_verdict(exchange)
         return None
 
     def _options(self, context: Context) -> Options:
-        """``classify``'s options for a context, kept per connection: a session's requests share
-        one context's version, capabilities object and extensions, so they are checked once."""
-        capabilities = context.client_capabilities
-        key = (context.version, id(capabilities), context.extensions)
-        held = self._option_memo.get(key)
-        if held is not None and held[0] is capabilities:
-            return held[1]
-        options = classify_options(context.version, capabilities, context.extensions)
-        if len(self._option_memo) >= _OPTION_MEMO:
-            self._option_memo.clear()
-        self._option_memo[key] = (capabilities, options)  # the object is held: its id is not reused
-        return options
+        """``classify``'s options for a context, kept while the tracker hands out the same
+        context object (a session's requests share one), so they are checked once."""
+        return self._option_memo.get(context.version, context.client_capabilities, context.extensions)
 
     def _task_verdict(self, exchange: Exchange) -> Verdict | None:
         """A terminal tasks/get: the verdict of the result (or error) it inlines (tasks extension)."""
@@ -452,7 +438,7 @@ class Relay:
             return None
         status = result.get("status")
         options = self._options(exchange.context)
-        request_id = _request_id(exchange.request_id)
+        request_id = held_id(exchange.request_id)
         if status == "completed" and isinstance(result.get("result"), dict):
             return judge({"jsonrpc": "2.0", "id": request_id, "result": result["result"]}, options, request_id)
         if status == "failed" and isinstance(result.get("error"), dict):

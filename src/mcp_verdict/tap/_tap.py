@@ -37,7 +37,7 @@ from ..judgement._check import Expectation
 from ..judgement._outcome import Observe, Outcome, evaluate_listed, settle
 from ..judgement._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_key, schema_key
 from ..judgement._suspect import DEFAULT_SUSPECTS, Suspect
-from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
+from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, OptionsMemo, classify, held_id, judge
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
 from ..verdict._versions import LATEST_VERSION
@@ -238,6 +238,7 @@ class VerdictTap:
                  trusted_server: bool = False, limits: Limits = DEFAULT_LIMITS,
                  absent_result_type: AbsentResultType = "invalid", name: str = "tap") -> None:
         self.tracker = Tracker(default_version=default_version)
+        self._options = OptionsMemo()  # classify's options per request context, checked once
         self.default_version = default_version
         self.trusted_server = trusted_server
         self.limits = limits
@@ -564,9 +565,8 @@ class VerdictTap:
         name = exchange.tool
         tool, output_schema = self._listed_tool(state, name, DEFAULT_SCHEMA_LIMITS) if name else (None, None)
         context = exchange.context
-        verdict = classify(response, version=context.version, request_id=request_id,
-                           client_capabilities=context.client_capabilities, extensions=context.extensions,
-                           absent_result_type=self.absent_result_type, limits=self.limits)
+        verdict = judge(response, self._options.get(context.version, context.client_capabilities, context.extensions,
+                                                    self.absent_result_type, self.limits), held_id(request_id))
         outcome = evaluate_listed(verdict, tool, output_schema, trusted_server=self.trusted_server)
         if state.not_sent and (type(request_id).__name__, request_id) in state.not_sent:
             outcome = replace(outcome, request_sent=False)
@@ -603,9 +603,8 @@ class VerdictTap:
             request_bytes, response = exchange.request.data, exchange.response.data
             number = exchange.round
             context = exchange.context
-            verdict = classify(response, version=context.version, request_id=request_id,
-                               client_capabilities=context.client_capabilities, extensions=context.extensions,
-                               absent_result_type=absent, limits=limits)
+            verdict = judge(response, self._options.get(context.version, context.client_capabilities,
+                                                        context.extensions, absent, limits), held_id(request_id))
         else:
             version = self._version_of(state, key)
             stray = self._loose_answer(state, request_id)

@@ -106,6 +106,48 @@ def classify_options(version: str = LATEST_VERSION, client_capabilities: Mapping
     return _options(version, client_capabilities, extensions, absent_result_type, limits)
 
 
+class OptionsMemo:
+    """``classify``'s options, checked once per set of them, for a caller that judges many
+    answers under a few sets (the proxy, the tap and the audit, whose requests share a version,
+    a capabilities object and extensions: the frames Tracker hands the requests of a connection
+    one context while what is in force on it stays the same).
+
+    A capabilities object and the limits are told apart by identity, and held while their
+    options are, so their ids are not reused meanwhile; an equal object that is another one is
+    checked again. At most
+    ``size`` sets are held (then the memo starts afresh). Not shared between threads.
+    """
+
+    __slots__ = ("_held", "_size")
+
+    def __init__(self, size: int = 64) -> None:
+        self._held: dict[tuple[Any, ...], tuple[object, Limits, Options]] = {}
+        self._size = size
+
+    def get(self, version: str, client_capabilities: Mapping[str, Any] | None = None,
+            extensions: tuple[str, ...] = (), absent_result_type: AbsentResultType = "invalid",
+            limits: Limits = DEFAULT_LIMITS) -> Options:
+        """:func:`classify_options` of these (``ValueError`` for a bad one, as there)."""
+        key = (version, id(client_capabilities), extensions, absent_result_type, id(limits))
+        try:
+            held = self._held.get(key)
+        except TypeError:  # extensions given as a list: not held
+            return _options(version, client_capabilities, extensions, absent_result_type, limits)
+        if held is not None and held[0] is client_capabilities and held[1] is limits:
+            return held[2]
+        options = _options(version, client_capabilities, extensions, absent_result_type, limits)
+        if len(self._held) >= self._size:
+            self._held.clear()
+        self._held[key] = (client_capabilities, limits, options)
+        return options
+
+
+def held_id(value: object) -> str | int | None:
+    """The request id ``classify`` holds an answer to: a string or an integer that is not a
+    bool; any other (a float id, which JSON-RPC advises against, or none) is not checked."""
+    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+
+
 def judge(response: object, options: Options, request_id: str | int | None) -> Verdict:
     """``classify`` with options from :func:`classify_options` and a request id already checked
     (a string, an integer that is not a bool, or None). Never raises for any ``response``."""
