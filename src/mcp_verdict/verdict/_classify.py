@@ -114,8 +114,8 @@ class OptionsMemo:
 
     A capabilities object and the limits are told apart by identity, and held while their
     options are, so their ids are not reused meanwhile; an equal object that is another one is
-    checked again. At most
-    ``size`` sets are held (then the memo starts afresh). Not shared between threads.
+    checked again. At most ``size`` sets are held (then the memo starts afresh). Not shared
+    between threads.
     """
 
     __slots__ = ("_held", "_size")
