@@ -158,17 +158,6 @@ class _Connection:
     a judge keeps classify's options per context object (verdict's OptionsMemo)."""
 
 
-def _same(held: Mapping[str, Any] | None, capabilities: Mapping[str, Any] | None) -> bool:
-    """Whether two capabilities objects are the same JSON value (one compare in C; a value
-    nested past the interpreter's recursion limit is taken as another)."""
-    if held is capabilities:
-        return True
-    try:
-        return held == capabilities
-    except RecursionError:
-        return False
-
-
 class Tracker:
     """Follows the conversations of any number of connections (sans-I/O)."""
 
@@ -335,8 +324,15 @@ class Tracker:
             claimed = None
         last = state.context
         if (last is not None and last.version == version and last.source == source and last.claimed == claimed
-                and last.extensions == in_force and _same(last.client_capabilities, capabilities)):
-            return last
+                and last.extensions == in_force):
+            held = last.client_capabilities
+            if held is capabilities:
+                return last
+            try:
+                if held == capabilities:  # the same JSON value (one compare in C)
+                    return last
+            except RecursionError:  # nested past the interpreter's recursion limit: taken as another
+                pass
         context = state.context = Context(version, source, claimed, capabilities, in_force)
         return context
 
