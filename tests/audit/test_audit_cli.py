@@ -165,3 +165,22 @@ def test_exit_status_and_errors(demo_log: Path, tmp_path: Path, args: list[str],
     done = cli(*[a.format(log=demo_log, plain=plain) for a in args])
     assert done.returncode == status, done.stderr
     assert message in done.stderr
+
+
+def test_an_empty_file_and_a_damaged_gzip_file_are_reported_not_fatal(demo_log: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(b"\x1f\x8bgarbage")
+    done = cli(str(empty), str(cut), str(demo_log), width=400)  # (the paths are not folded)
+    assert done.returncode == 1, done.stderr  # the demo log's naive false successes: the audit ran
+    out = " ".join(done.stdout.split())
+    assert f"{empty}: empty: nothing to audit" in out
+    assert f"{cut}: unreadable: the gzip stream is cut off before its end" in out
+    assert f"{cut}:1 unreadable: the gzip stream is cut off before its end" in out
+    summary = json.loads(cli(str(empty), str(cut), "--json").stdout.splitlines()[-1])
+    assert [(i["path"], i["note"]) for i in summary["inputs"]] == [
+        (str(empty), "empty: nothing to audit"),
+        (str(cut), "unreadable: the gzip stream is cut off before its end: nothing from here to the end of the "
+                   "file can be read")]
+    assert summary["line_counts"]["unreadable"] == summary["lines"] == 1

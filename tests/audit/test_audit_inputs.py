@@ -1,14 +1,17 @@
-"""Inputs as they come: gzip, redacted payloads, lines past the length bound, the progress
-callback, and a problem line in the middle of a JSON-RPC file."""
+"""Inputs as they come: gzip (whole or damaged), redacted payloads, lines past the length bound,
+the progress callback, a problem line in the middle of a JSON-RPC file, files with nothing to
+detect a format from, and paths that are no file."""
 
 from __future__ import annotations
 
 import gzip
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from mcp_verdict.audit import CallRow, Totals, audit, plan
+from mcp_verdict.audit import AuditError, CallRow, Totals, audit, plan
 from mcp_verdict.frames import FrameLogWriter, FrameRecord, decode
 
 from .test_audit_recorded import comparable, run
@@ -70,3 +73,105 @@ def test_a_broken_line_in_json_rpc_lines_is_an_answer_or_a_problem(tmp_path: Pat
         ("a", "unclassified", "json.syntax", "crash"), ("b", "normal_complete", None, "success")]
     assert [(p.line, p.category) for p in problems] == [(5, "unreadable")]
     assert totals.tally["call"] == 4 and totals.lines == 5
+
+
+# A gzip file that cannot be read to its end (a log compressed while it was written, a copy cut
+# off, a bad disk): the lines before the damage are audited as the same lines of a plain file
+# are, the damage is one unreadable line where it begins, and the other inputs are audited. The
+# damage is built at a member boundary (a gzip file may hold several members, read in turn), so
+# where it begins is known. (name, the file's bytes from the demo log's lines, lines read before
+# the damage, words of the reason)
+def _member(lines: list[bytes]) -> bytes:
+    return gzip.compress(b"".join(lines), mtime=0)
+
+
+def _bad_checksum(lines: list[bytes]) -> bytes:
+    member = bytearray(_member(lines))
+    member[-8] ^= 0xFF  # the CRC-32 of the member's data (RFC 1952 section 2.3), first byte flipped
+    return bytes(member)
+
+
+DAMAGED_GZIP = [
+    ("cut off inside the next member's header", lambda ls: _member(ls[:20]) + b"\x1f\x8b\x08", 20,
+     "the gzip stream is cut off before its end"),
+    ("corrupt deflate data after a good header", lambda ls: _member(ls[:20]) + _member(ls[20:30])[:10] + b"\xff" * 16,
+     20, "not a valid gzip stream (Error -3"),
+    ("a member whose checksum is wrong (its lines are read, then the check fails)",
+     lambda ls: _member(ls[:20]) + _bad_checksum(ls[20:30]), 30, "not a valid gzip stream (CRC check failed"),
+    ("a gzip header and nothing readable after it", lambda ls: b"\x1f\x8b" + b"garbage", 0,
+     "the gzip stream is cut off before its end"),
+]
+
+
+@pytest.mark.parametrize(("name", "build", "read", "why"), DAMAGED_GZIP, ids=[c[0] for c in DAMAGED_GZIP])
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_damaged_gzip_file_is_audited_up_to_the_damage(demo_log: Path, tmp_path: Path, name: str, build: Any,
+                                                         read: int, why: str, jobs: int) -> None:
+    lines = demo_log.read_bytes().splitlines(True)
+    assert len(lines) > 30
+    damaged = tmp_path / "frames.jsonl.gz"
+    damaged.write_bytes(build(lines))
+    plain = tmp_path / "prefix.jsonl"
+    plain.write_bytes(b"".join(lines[:read]))
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(demo_log.read_bytes())
+    rows, problems, totals = run([damaged, other], jobs=jobs)
+    assert [(p.source, p.line, p.category) for p in problems] == [(str(damaged), read + 1, "unreadable")]
+    assert problems[0].reason.startswith(why) and "nothing from here to the end of the file" in problems[0].reason
+    assert totals.lines == read + 1 + len(lines)  # every line accounted for: those read, the damage, the other file
+    damaged_rows = [comparable(r) for r in rows if r.source == str(damaged)]
+    assert damaged_rows == ([comparable(r) for r in run([plain])[0]] if read else [])
+    assert [comparable(r) for r in rows if r.source == str(other)] == [comparable(r) for r in run([demo_log])[0]]
+    (item, _) = plan([str(damaged), str(other)])
+    assert (item.format, item.note is None) == (("framelog", True) if read else ("framelog", False))
+
+
+def test_a_gzip_file_unreadable_from_its_start_says_so_in_the_plan(tmp_path: Path) -> None:
+    damaged = tmp_path / "x.gz"
+    damaged.write_bytes(b"\x1f\x8bgarbage")
+    (item,) = plan([str(damaged)])
+    assert item.note == ("unreadable: the gzip stream is cut off before its end: nothing from here to the end "
+                         "of the file can be read")
+
+
+# Files with nothing to detect a format from: audited as their recording's other files are (a
+# frame log alone), with a note, the other inputs audited. (name, files written: name -> content
+# or "DEMO" for the demo log, the expected notes by file, blank lines counted)
+EMPTY_INPUTS = [
+    ("an empty file beside a log", {"empty.jsonl": b"", "frames.jsonl": "DEMO"},
+     {"empty.jsonl": "empty: nothing to audit", "frames.jsonl": None}, 0),
+    ("blank lines only", {"blank.jsonl": b"\n \n\r\n", "frames.jsonl": "DEMO"},
+     {"blank.jsonl": "empty: nothing to audit", "frames.jsonl": None}, 3),
+    ("the current file of a rotated log, just rotated", {"frames.jsonl": b"", "frames.jsonl.1": "DEMO"},
+     {"frames.jsonl.1": None, "frames.jsonl": "empty: nothing to audit"}, 0),
+    ("an empty gzip file", {"empty.jsonl.gz": gzip.compress(b""), "frames.jsonl": "DEMO"},
+     {"empty.jsonl.gz": "empty: nothing to audit", "frames.jsonl": None}, 0),
+]
+
+
+@pytest.mark.parametrize(("name", "files", "notes", "blank"), EMPTY_INPUTS, ids=[c[0] for c in EMPTY_INPUTS])
+def test_a_file_with_nothing_to_detect_does_not_stop_the_audit(demo_log: Path, tmp_path: Path, name: str,
+                                                             files: dict[str, Any], notes: dict[str, str | None],
+                                                             blank: int) -> None:
+    for file, content in files.items():
+        (tmp_path / file).write_bytes(demo_log.read_bytes() if content == "DEMO" else content)
+    paths = [str(tmp_path / file) for file in files]
+    inputs = plan(paths)
+    assert {Path(i.path).name: i.note for i in inputs} == notes
+    assert {i.format for i in inputs} == {"framelog"}  # the demo log's format, taken by the empty file
+    rows, problems, totals = run([tmp_path / file for file in files])
+    assert problems == [] and totals.tally["blank"] == blank
+    assert [comparable(r) for r in rows] == [comparable(r) for r in run([demo_log])[0]]
+    assert totals.lines == len(demo_log.read_bytes().splitlines()) + blank
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda tmp: str(tmp / "missing.jsonl"), "no such file"),
+    (str, "a directory (name the files in it)"),
+    (lambda tmp: os.devnull, "not a regular file (the audit reads files it can seek in)"),
+])
+def test_a_path_that_is_no_file_stops_the_plan_with_why(tmp_path: Path, make: Any, message: str) -> None:
+    path = make(tmp_path)
+    with pytest.raises(AuditError) as raised:
+        plan([path])
+    assert str(raised.value) == f"{path}: {message}"

@@ -142,7 +142,8 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[object]], numeric: Se
 
 def render(summary: Summary, tally: Mapping[str, int], inputs: Sequence[tuple[str, str, str]],
            title: str = "mcp-verdict audit") -> str:
-    """The page: ``inputs`` are (path, format, fidelity) per input file."""
+    """The page: ``inputs`` are (path, format, fidelity) per input file (fidelity ``none``, with
+    why in place of the format, for a file nothing could be detected in)."""
     lines = sum(tally.values())
     share = f"{100 * summary.false_successes / summary.calls:.1f}%" if summary.calls else "0%"
     cards = [("calls", summary.calls, False), ("naive false successes", f"{summary.false_successes} ({share})", True),
@@ -153,7 +154,8 @@ def render(summary: Summary, tally: Mapping[str, int], inputs: Sequence[tuple[st
     span = ""
     if summary.first_time is not None and summary.last_time is not None:
         span = f" · {_t(_when(summary.first_time))} – {_t(_when(summary.last_time))} UTC"
-    source_rows = [(path, fmt, f"{fidelity}: {FIDELITY.get(fidelity, '')}") for path, fmt, fidelity in inputs]
+    source_rows = [(path, fmt, f"{fidelity}: {FIDELITY[fidelity]}" if fidelity in FIDELITY else fidelity)
+                   for path, fmt, fidelity in inputs]
     kinds = _table(["kind", "calls"], [(k, n) for k, n in summary.kinds.most_common()], numeric=(1,))
     actions = _table(["decision", "calls"], [(k, n) for k, n in summary.actions.most_common()], numeric=(1,))
     counted = _table(["lines", "count"], [*[(k, n) for k, n in tally.items() if n], ("total", lines)], numeric=(1,))

@@ -30,6 +30,7 @@ import queue
 import re
 import sys
 import threading
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Final, cast
@@ -70,6 +71,8 @@ class Input:
     recording: int
     order: int
     size: int
+    note: str | None = None
+    """Why nothing could be detected in it: ``empty: ...`` or ``unreadable: ...`` (:func:`plan`)."""
 
 
 @dataclass
@@ -97,49 +100,86 @@ def _open(path: str) -> IO[bytes]:
     return handle
 
 
-def _lines(handle: IO[bytes], first: int = 1, limit: int | None = None) -> Iterator[tuple[int, bytes | None, int]]:
-    """(number, line without its end or None when too long, bytes consumed) for every line,
-    numbered from ``first``; with ``limit``, the lines that start within that many bytes."""
+def _lines(handle: IO[bytes], first: int = 1, limit: int | None = None) -> Iterator[tuple[int, bytes | str, int]]:
+    """(number, the line without its end, bytes consumed) for every line, numbered from
+    ``first``; with ``limit``, the lines that start within that many bytes. A line that cannot
+    be read is given as why (a ``str``): longer than :data:`MAX_LINE` (skipped to its end), or
+    the file cannot be read past it (a gzip stream cut off or corrupt, a read error: the last
+    item, its size unknown)."""
     number = first - 1
     left = limit
     while True:
         if left is not None and left <= 0:
             return
-        line = handle.readline(MAX_LINE + 1)
+        try:
+            line = handle.readline(MAX_LINE + 1)
+        except _READ_ERRORS as exc:
+            yield number + 1, _unreadable_rest(exc), 0
+            return
         if not line:
             return
         number += 1
         size = len(line)
         if len(line) > MAX_LINE and not line.endswith(b"\n"):
             while True:  # skip the rest of the line, bounded reads
-                rest = handle.readline(MAX_LINE)
+                try:
+                    rest = handle.readline(MAX_LINE)
+                except _READ_ERRORS as exc:
+                    yield number, f"the line is longer than {MAX_LINE} bytes; {_unreadable_rest(exc)}", size
+                    return
                 size += len(rest)
                 if not rest or rest.endswith(b"\n"):
                     break
             if left is not None:
                 left -= size
-            yield number, None, size
+            yield number, f"the line is longer than {MAX_LINE} bytes", size
             continue
         if left is not None:
             left -= size
         yield number, line.rstrip(b"\r\n"), size
 
 
-def _first_line(path: str) -> bytes:
+_READ_ERRORS: Final = (EOFError, OSError, zlib.error)
+"""What reading a file can raise past its start: gzip raises EOFError for a stream cut off,
+BadGzipFile (an OSError) for a bad header or checksum, zlib.error for corrupt data."""
+
+
+def _unreadable_rest(exc: BaseException) -> str:
+    """Why the rest of a file cannot be read, from what reading it raised."""
+    if isinstance(exc, EOFError):
+        why = "the gzip stream is cut off before its end"
+    elif isinstance(exc, gzip.BadGzipFile | zlib.error):
+        why = f"not a valid gzip stream ({exc})"
+    else:
+        why = f"a read error ({exc.strerror if isinstance(exc, OSError) and exc.strerror else exc})"
+    return f"{why}: nothing from here to the end of the file can be read"
+
+
+def _first_line(path: str) -> bytes | str | None:
+    """The first line that holds anything; None when none does (an empty file, blank lines);
+    why, when the file cannot be read that far (a ``str``)."""
     with _open(path) as handle:
         for _, line, _ in _lines(handle):
-            if line is None or line.strip():
-                return line or b""
-    return b""
+            if isinstance(line, str) or line.strip():
+                return line
+    return None
 
 
 def plan(paths: Sequence[str], format: str = "auto") -> list[Input]:
-    """The inputs in reading order, with their format (detected unless given) and recording."""
+    """The inputs in reading order, with their format (detected unless given) and recording.
+
+    A file with no line to detect a format from — empty, blank lines only, or unreadable from
+    its start (a corrupt gzip file) — is read as its recording's other files are (a frame log
+    when it is alone), with a ``note`` saying so; the audit then counts its blank lines or
+    reports it unreadable, and the other inputs are audited. A file whose first line is of no
+    known format stops the plan: it was named by mistake, or needs ``format``."""
     families: dict[str, list[tuple[int, str]]] = {}
     names = set(paths)
     for path in paths:
         if not os.path.isfile(path):
-            raise AuditError(f"{path}: no such file")
+            raise AuditError(f"{path}: " + ("a directory (name the files in it)" if os.path.isdir(path) else
+                                            "not a regular file (the audit reads files it can seek in)"
+                                            if os.path.exists(path) else "no such file"))
         match = _ROTATED.match(path)
         base, n = (match["base"], int(match["n"])) if match and (
             match["base"] in names or any(_ROTATED.match(p) and p != path and p.rsplit(".", 1)[0] == match["base"]
@@ -147,19 +187,31 @@ def plan(paths: Sequence[str], format: str = "auto") -> list[Input]:
         families.setdefault(base, []).append((n, path))
     inputs = []
     for recording, members in enumerate(families.values()):
-        for order, (_, path) in enumerate(sorted(members, key=lambda m: -m[0])):
-            if format == "auto":
-                try:
-                    found = detect(_first_line(path))
-                except OSError as exc:
-                    raise AuditError(f"{path}: {exc.strerror or exc}") from None
-                if found is None:
+        found: dict[str, Format] = {}
+        notes: dict[str, str] = {}
+        for _, path in members:
+            if format != "auto":
+                found[path] = format  # type: ignore[assignment]
+                continue
+            try:
+                first = _first_line(path)
+            except OSError as exc:
+                raise AuditError(f"{path}: {exc.strerror or exc}") from None
+            if first is None:
+                notes[path] = "empty: nothing to audit"
+            elif isinstance(first, str):
+                notes[path] = f"unreadable: {first}"
+            else:
+                detected = detect(first)
+                if detected is None:
                     raise AuditError(f"{path}: not a frame log, JSON-RPC JSON Lines or an OTLP JSON export "
                                      "(its first line is none of them); name the format with --format")
-                chosen: Format = found
-            else:
-                chosen = format  # type: ignore[assignment]
-            inputs.append(Input(path, chosen, FIDELITY_OF[chosen], recording, order, os.path.getsize(path)))
+                found[path] = detected
+        family_format: Format = next(iter(found.values()), "framelog")
+        for order, (_, path) in enumerate(sorted(members, key=lambda m: -m[0])):
+            chosen = found.get(path, family_format)
+            inputs.append(Input(path, chosen, FIDELITY_OF[chosen], recording, order, os.path.getsize(path),
+                                notes.get(path)))
     return inputs
 
 
@@ -186,8 +238,8 @@ def _audit(inputs: Sequence[Input], totals: Totals, *, trusted_server: bool = Fa
                     if progress is not None and totals.bytes_read >= report_at:
                         report_at = totals.bytes_read + _PROGRESS_EVERY
                         progress(totals.bytes_read)
-                    if line is None:
-                        yield auditor.unreadable(number, f"the line is longer than {MAX_LINE} bytes")
+                    if isinstance(line, str):
+                        yield auditor.unreadable(number, line)
                     elif not line.strip():
                         auditor.count("blank")
                     elif otlp is not None:
@@ -354,9 +406,9 @@ def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send:
             if consumed >= _PROGRESS_EVERY:
                 read(consumed)
                 consumed = 0
-            if line is None:
+            if isinstance(line, str):
                 auditor.tally = main
-                chunk.append(auditor.unreadable(number, f"the line is longer than {MAX_LINE} bytes"))
+                chunk.append(auditor.unreadable(number, line))
                 continue
             if not line.strip():
                 main["blank"] += 1
@@ -465,7 +517,7 @@ def _carried(carry: Auditor, item: Input, part: Part, taken: set[str], closed: d
             for number, line, _ in _lines(handle, part.first_line, limit):
                 if until is not None and number > until:
                     break
-                if line is None or not line.strip():
+                if isinstance(line, str) or not line.strip():
                     continue
                 if not framelog:
                     yield from feed_jsonrpc(carry, number, line)

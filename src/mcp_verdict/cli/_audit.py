@@ -98,11 +98,14 @@ def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: st
     finally:
         if sink is not None:
             sink.close()
-    described = [(item.path, item.format, item.fidelity) for item in inputs]
+    # (path, format, fidelity); a file nothing could be detected in: (path, why, "none")
+    described = [(item.path, item.format, item.fidelity) if item.note is None else (item.path, item.note, "none")
+                 for item in inputs]
     if as_json:
         out.write(json.dumps({"type": "summary", **summary.to_dict(), "lines": totals.lines,
                               "line_counts": totals.tally,
-                              "inputs": [{"path": p, "format": f, "fidelity": d} for p, f, d in described]},
+                              "inputs": [{"path": item.path, "format": item.format, "fidelity": item.fidelity,
+                                          "note": item.note} for item in inputs]},
                              ensure_ascii=False) + "\n")
     else:
         report(Console(highlight=False, width=min(Console().width, 100)), summary, totals, described)
@@ -126,6 +129,9 @@ def _count_table(title: str, counts: Any, style: dict[str, str] | None = None) -
 def report(console: Console, summary: Summary, totals: Totals, inputs: Sequence[tuple[str, str, str]]) -> None:
     """The terminal report (readable at 80 columns)."""
     for path, fmt, fidelity in inputs:
+        if fidelity == "none":  # nothing detected in it: fmt says why
+            console.print(literal(f"{path}: {fmt}", "bold"))
+            continue
         line = literal(f"{path}: {fmt}, {fidelity} fidelity", "bold")
         console.print(line)
         console.print(literal(f"  {FIDELITY.get(fidelity, '')}", "dim"))
