@@ -184,3 +184,30 @@ def test_an_empty_file_and_a_damaged_gzip_file_are_reported_not_fatal(demo_log: 
         (str(cut), "unreadable: the gzip stream is cut off before its end: nothing from here to the end of the "
                    "file can be read")]
     assert summary["line_counts"]["unreadable"] == summary["lines"] == 1
+
+
+@pytest.mark.parametrize(("at", "shown", "stored"), [
+    # A frame log's "t" is any JSON number; only some are times a datetime holds (year 1..9999).
+    (2.0, "1970-01-01 00:00:02", 2.0),
+    (-5.0, "1969-12-31 23:59:55", -5.0),
+    (1e300, "t=1e+300", None),  # OverflowError
+    (-1e300, "t=-1e+300", None),
+    (253402300800.0, "t=253402300800.0", None),  # year 10000: ValueError
+])
+def test_recorded_times_a_datetime_cannot_hold_do_not_stop_html_or_parquet(
+        tmp_path: Path, at: float, shown: str, stored: float | None) -> None:
+    import duckdb
+
+    log = tmp_path / "times.jsonl"
+    with FrameLogWriter(log) as writer:
+        writer.write(FrameRecord("c", 0, at, "c2s", "message",
+                                 b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}'))
+        writer.write(FrameRecord("c", 1, at, "s2c", "message",
+                                 b'{"jsonrpc":"2.0","id":1,"result":{"content":[],"resultType":"complete"}}'))
+    page, table = tmp_path / "report.html", tmp_path / "calls.parquet"
+    done = cli(str(log), "--html", str(page), "--parquet", str(table))
+    assert done.returncode == 0, done.stderr
+    assert f"{shown} UTC" in page.read_text()
+    row = duckdb.connect().execute(
+        f"select kind, epoch(started_at) from read_parquet('{table}')").fetchall()
+    assert row == [("normal_complete", stored)]

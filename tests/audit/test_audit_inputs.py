@@ -126,6 +126,24 @@ def test_a_damaged_gzip_file_is_audited_up_to_the_damage(demo_log: Path, tmp_pat
     assert (item.format, item.note is None) == (("framelog", True) if read else ("framelog", False))
 
 
+def test_a_damaged_gzip_file_as_a_frame_table_keeps_its_lines_and_the_damage(demo_log: Path, tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    from mcp_verdict.audit._arrow import FRAME_SCHEMA, audit_batches, frame_batches
+
+    lines = demo_log.read_bytes().splitlines(True)
+    damaged = tmp_path / "frames.jsonl.gz"
+    damaged.write_bytes(_member(lines[:20]) + b"\x1f\x8b\x08")
+    table = [row for batch in frame_batches(plan([str(damaged)])) for row in batch.to_pylist()]
+    assert [(r["line"], r["text"]) for r in table] == [
+        *((n, line.rstrip(b"\n")) for n, line in enumerate(lines[:20], 1)), (21, None)]
+    audited = [row for batch in audit_batches([pa.RecordBatch.from_pylist(table, schema=FRAME_SCHEMA)])
+               for row in batch.to_pylist()]
+    problems = [(r["line"], r["category"], r["problem"]) for r in audited if r["entry"] == "problem"]
+    assert problems == [(21, "unreadable", "the line cannot be read (too long, or a damaged file from here on)")]
+    local_rows, _, _ = run([damaged])
+    assert len([r for r in audited if r["entry"] == "call"]) == len(local_rows)
+
+
 def test_a_gzip_file_unreadable_from_its_start_says_so_in_the_plan(tmp_path: Path) -> None:
     damaged = tmp_path / "x.gz"
     damaged.write_bytes(b"\x1f\x8bgarbage")

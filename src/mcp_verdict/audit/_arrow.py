@@ -14,14 +14,14 @@ Needs the [audit] extra (pyarrow).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
 
 from ._auditor import Auditor
 from ._formats import feed_framelog
-from ._rows import CallRow, Entry, Problem
+from ._rows import CallRow, Entry, Problem, utc
 from ._run import Input, _lines, _open
 
 _FINDING = pa.struct([("code", pa.string()), ("severity", pa.string()), ("path", pa.string()),
@@ -58,12 +58,13 @@ FRAME_SCHEMA = pa.schema([
     ("text", pa.binary()),
 ])
 """A frame log as a table: each line's bytes (``text``, without its line end; null for a line
-too long to read) with where it is: the recording (the log's name without a rotation suffix),
-the file, its place among the recording's files (oldest first) and the line number."""
+that cannot be read: too long, or where a damaged gzip file stops being readable) with where it
+is: the recording (the log's name without a rotation suffix), the file, its place among the
+recording's files (oldest first) and the line number."""
 
 
 def _time(value: float | None) -> datetime | None:
-    return None if value is None else datetime.fromtimestamp(value, UTC)
+    return None if value is None else utc(value)
 
 
 def call_record(row: CallRow) -> dict[str, Any]:
@@ -130,7 +131,7 @@ def frame_batches(inputs: Iterable[Input], *, rows: int = 10_000) -> Iterator[pa
         with _open(item.path) as handle:
             for number, line, _ in _lines(handle):
                 batch.append({"recording": recording, "source": item.path, "file_order": item.order,
-                              "line": number, "text": line})
+                              "line": number, "text": None if isinstance(line, str) else line})
                 if len(batch) >= rows:
                     yield pa.RecordBatch.from_pylist(batch, schema=FRAME_SCHEMA)
                     batch = []
@@ -163,7 +164,8 @@ def audit_batches(batches: Iterable[pa.RecordBatch], *, trusted_server: bool = F
                 auditor = auditors[recording] = Auditor(input_format="framelog", trusted_server=trusted_server)
             auditor.source, auditor.file_order = source, order
             if text is None:
-                entries: list[Entry] = [auditor.unreadable(number, "the line is too long to read")]
+                entries: list[Entry] = [auditor.unreadable(
+                    number, "the line cannot be read (too long, or a damaged file from here on)")]
             elif not text.strip():
                 auditor.count("blank")
                 continue

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from html import escape
 from typing import Final
 
-from ._rows import FIDELITY
+from ._rows import FIDELITY, utc
 from ._summary import UNJUDGED, Summary
 
 KIND_COLOURS: Final = {
@@ -51,7 +50,8 @@ def _legend(items: Sequence[tuple[str, str]]) -> str:
 
 
 def _when(at: float) -> str:
-    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M:%S")
+    when = utc(at)
+    return when.strftime("%Y-%m-%d %H:%M:%S") if when is not None else f"t={at!r}"
 
 
 def kinds_over_time(summary: Summary) -> str:

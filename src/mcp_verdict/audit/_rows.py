@@ -12,6 +12,7 @@ sent between the audit's processes as MessagePack (:data:`ENCODE`, :data:`DECODE
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
 import msgspec
@@ -28,6 +29,16 @@ whose payload was not logged (digest and size only), which cannot be judged; ``b
 Category = Literal["call", "notification", "message", "transport", "stray", "unreadable", "redacted", "blank"]
 End = Literal["answered", "closed", "log_ended", "evicted", "reused_id"]
 Fidelity = Literal["wire", "parsed", "status"]
+
+
+def utc(at: float) -> datetime | None:
+    """A recorded time (Unix seconds) as a UTC datetime; None when no datetime holds it (a frame
+    log's ``t`` is any number: 1e300 is kept in the rows as written, shown as no time)."""
+    try:
+        return datetime.fromtimestamp(at, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+
 
 FIDELITY: Final[Mapping[str, str]] = {
     "wire": "the exact bytes of each frame: every finding is visible (duplicate keys, NaN, bad UTF-8)",
