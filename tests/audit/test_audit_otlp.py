@@ -110,3 +110,54 @@ def test_a_recorded_result_is_judged_with_parsed_fidelity(demo_log: Path, tmp_pa
     ]
     assert b'"isError":true' in results["duplicate_is_error"][0] and b'"isError":false' in results[
         "duplicate_is_error"][0]
+
+
+def _span_line(attributes: dict[str, str], start: Any = "1700000000000000000") -> str:
+    """One TracesData line as an exporter could write it, with string attributes and a start time."""
+    span = {"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174", "name": "tools/call t",
+            "kind": 3, "startTimeUnixNano": start, "endTimeUnixNano": "1700000000500000000",
+            "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in
+                           {"mcp.method.name": "tools/call", "mcp.protocol.version": "2026-07-28",
+                            **attributes}.items()]}
+    return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]})
+
+
+COMPLETE = '{"content":[],"resultType":"complete"}'
+# OTLP's JSON mapping (https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding): fixed64 times
+# as strings (or numbers); attributes as the instrumentation wrote them. An error.type is a JSON-RPC
+# code only when it reads as an integer (semconv docs/gen-ai/mcp.md: "the JSON-RPC error code").
+ODD_SPANS = [
+    ("error.type a code", {"jsonrpc.request.id": "1", "error.type": "-32602"}, "1700000000000000000",
+     ("1", "protocol_error", -32602, "failure", 1700000000.0)),
+    ("error.type a superscript digit: not a code", {"jsonrpc.request.id": "1", "error.type": "²"},
+     "1700000000000000000", ("1", "unclassified", None, "no_response", 1700000000.0)),
+    ("error.type of 5,000 digits: not a code", {"jsonrpc.request.id": "1", "error.type": "9" * 5000},
+     "1700000000000000000", ("1", "unclassified", None, "no_response", 1700000000.0)),
+    ("request id 007: a string id", {"jsonrpc.request.id": "007", "gen_ai.tool.call.result": COMPLETE},
+     "1700000000000000000", ("007", "normal_complete", None, "success", 1700000000.0)),
+    ("request id a superscript digit", {"jsonrpc.request.id": "²", "gen_ai.tool.call.result": COMPLETE},
+     "1700000000000000000", ("²", "normal_complete", None, "success", 1700000000.0)),
+    ("request id of 40 digits", {"jsonrpc.request.id": "9" * 40, "gen_ai.tool.call.result": COMPLETE},
+     "1700000000000000000", ("9" * 40, "normal_complete", None, "success", 1700000000.0)),
+    ("start time past fixed64", {"jsonrpc.request.id": "1", "gen_ai.tool.call.result": COMPLETE}, "9" * 400,
+     ("1", "normal_complete", None, "success", None)),
+    ("start time a JSON number", {"jsonrpc.request.id": "1", "gen_ai.tool.call.result": COMPLETE}, 1.7e18,
+     ("1", "normal_complete", None, "success", 1700000000.0)),
+    ("start time zero", {"jsonrpc.request.id": "1", "gen_ai.tool.call.result": COMPLETE}, "0",
+     ("1", "normal_complete", None, "success", None)),
+    ("start time true", {"jsonrpc.request.id": "1", "gen_ai.tool.call.result": COMPLETE}, True,
+     ("1", "normal_complete", None, "success", None)),
+    ("start time 1e5 as text", {"jsonrpc.request.id": "1", "gen_ai.tool.call.result": COMPLETE}, "1e5",
+     ("1", "normal_complete", None, "success", None)),
+]
+
+
+@pytest.mark.parametrize(("name", "attributes", "start", "expected"), ODD_SPANS, ids=[c[0] for c in ODD_SPANS])
+def test_odd_span_values_are_read_not_fatal(tmp_path: Path, name: str, attributes: dict[str, str], start: Any,
+                                            expected: tuple[Any, ...]) -> None:
+    path = tmp_path / "traces.jsonl"
+    path.write_text(_span_line(attributes, start) + "\n")
+    _, totals, entries = audit_files([str(path)], format="otlp")
+    (row,) = [e for e in entries if isinstance(e, CallRow)]
+    assert (row.request_id, row.kind, row.error_code, row.naive, row.started_at) == expected
+    assert totals.lines == 1

@@ -26,6 +26,7 @@ request id and tool) is one call: the two spans are merged (within a window of s
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -70,12 +71,25 @@ def _attributes(raw: Any) -> dict[str, Any]:
     return out
 
 
+_INTEGER: Final = re.compile(r"-?(?:0|[1-9][0-9]{0,18})", re.ASCII)
+"""An integer as ``str(int)`` writes it, of at most 19 digits: an attribute recorded from a JSON
+number. Anything else (``"007"``, ``"²"``, 5,000 digits) was recorded as text."""
+
+_FIXED64: Final = 1 << 64
+
+
+def _integer(text: str) -> int | None:
+    return int(text) if _INTEGER.fullmatch(text) else None
+
+
 def _nanos(raw: Any) -> float | None:
-    try:
-        value = int(raw)
-    except (TypeError, ValueError):
+    """A span time (OTLP's fixed64 nanoseconds, in JSON a string or a number) in Unix seconds;
+    None when absent, zero, or out of the fixed64 range."""
+    if isinstance(raw, bool):
         return None
-    return value / 1e9 if value > 0 else None
+    if isinstance(raw, str):
+        raw = _integer(raw)
+    return raw / 1e9 if isinstance(raw, int | float) and 0 < raw < _FIXED64 else None
 
 
 @dataclass
@@ -145,10 +159,10 @@ class OtlpReader:
             resource = resource_spans.get("resource")
             service = _attributes(resource.get("attributes") if isinstance(resource, Mapping) else None).get(
                 "service.name")
-            for scope in resource_spans.get("scopeSpans") or ():
+            for scope in _list(resource_spans.get("scopeSpans")):
                 if not isinstance(scope, Mapping):
                     continue
-                for span in scope.get("spans") or ():
+                for span in _list(scope.get("spans")):
                     if not isinstance(span, Mapping):
                         continue
                     attributes = _attributes(span.get("attributes"))
@@ -156,7 +170,9 @@ class OtlpReader:
                         continue
                     status = span.get("status")
                     message = status.get("message") if isinstance(status, Mapping) else None
-                    yield _Span(str(span.get("traceId") or ""), _SPAN_KINDS.get(span.get("kind"), "internal"),
+                    kind = span.get("kind")
+                    yield _Span(str(span.get("traceId") or ""),
+                                _SPAN_KINDS.get(kind, "internal") if isinstance(kind, int | str) else "internal",
                                 str(span.get("name") or ""), attributes,
                                 service if isinstance(service, str) else None,
                                 _nanos(span.get("startTimeUnixNano")), _nanos(span.get("endTimeUnixNano")),
@@ -194,13 +210,13 @@ class OtlpReader:
         naive = "success"
         if isinstance(result, str):
             fidelity = "parsed"
-            envelope_id = request_id if request_id.lstrip("-").isdigit() else orjson.dumps(request_id).decode()
+            envelope_id = request_id if _integer(request_id) is not None else orjson.dumps(request_id).decode()
             wire = b'{"jsonrpc":"2.0","id":' + envelope_id.encode() + b',"result":' + result.encode(
                 "utf-8", "surrogatepass") + b"}"
             verdict = classify(wire, version=version)
             naive = naive_of(None, wire)
-        elif isinstance(error_type, str) and error_type.lstrip("-").isdigit():
-            error = {"code": int(error_type), "message": span.status_message or ""}
+        elif isinstance(error_type, str) and (code := _integer(error_type)) is not None:
+            error = {"code": code, "message": span.status_message or ""}
             verdict = classify({"jsonrpc": "2.0", "id": 1, "error": error}, version=version)
             naive = "failure"
         elif error_type == "tool_error":
@@ -241,6 +257,11 @@ class OtlpReader:
             unknown_effect=decision is not None and decision.action is Action.CHECK_STATE,
             answered=naive != "no_response", finished=kind not in ("input_required", "task"), end="answered",
             task_id=None, order=order)
+
+
+def _list(value: Any) -> list[Any]:
+    """A repeated field of the export: a list, or nothing (a member of any other type)."""
+    return value if isinstance(value, list) else []
 
 
 def _str(value: Any) -> str | None:
