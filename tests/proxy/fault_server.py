@@ -3,7 +3,8 @@
 tools/call by name: ``echo`` answers at once; ``exit`` exits mid-call (status 3); ``hang``
 never answers; ``garbage`` writes a line of noise, then a truncated frame with the id; ``big``
 answers with a text of ``arguments.size`` bytes; ``progress`` sends two progress notifications
-first; ``dup`` answers with isError twice. ``notifications/cancelled`` is written to stderr as
+first; ``dup`` answers with isError twice; ``len`` answers with the length of
+``arguments.text`` (in characters) as its text. ``notifications/cancelled`` is written to stderr as
 ``cancelled <id>`` (the test reads it). Also answers ``initialize`` (2025-06-18) and counts
 its starts in the file named by $FAULT_STARTS.
 """
@@ -54,6 +55,9 @@ def main() -> None:
                 out.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
                                       "params": {"progressToken": token, "progress": n}}).encode() + b"\n")
             out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[],"isError":false}}\n')
+        elif name == "len":
+            out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[{"type":"text","text":"'
+                      + str(len(args.get("text", ""))).encode() + b'"}],"isError":false}}\n')
         elif name == "dup":
             out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[],"isError":true,"isError":false}}\n')
         else:

@@ -67,6 +67,24 @@ def _sse(data: bytes, event_id: str | None = None) -> bytes:
     return head + b"data: " + body + b"\n\n"
 
 
+async def _read_body(request: web.BaseRequest, limit: int) -> bytes:
+    """The POST's body up to its end or ``limit`` bytes, whichever comes first (one ``read``
+    returns only what has arrived: a body sent in several pieces takes several)."""
+    content = request.content
+    body = await content.read(limit)
+    if len(body) >= limit or content.at_eof():
+        return body
+    chunks = [body]
+    size = len(body)
+    while size < limit:
+        chunk = await content.read(limit - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
 Item = tuple[str, bytes, bool, str | None]
 """(kind, data, final, event id): what a host stream's handler writes."""
 
@@ -248,7 +266,7 @@ class HttpHost:
         return web.Response(status=405, headers={"Allow": "GET, POST, DELETE"})
 
     async def _post(self, request: web.BaseRequest) -> web.StreamResponse:
-        body = await request.content.read(self.options.max_frame + 1)
+        body = await _read_body(request, self.options.max_frame + 1)
         session = request.headers.get("Mcp-Session-Id")
         # a session's requests are routed by its id: only initialize and stateless requests are read
         look = peek(body) if session is None or b'"initialize"' in body else None
