@@ -685,7 +685,10 @@ PLAIN_ANSWERS: list[tuple[list[bytes], bytes, Any, str]] = [
     ([b"1", b"2"], b'{"jsonrpc":"2.0","id":"\x01","result":{}}', NO_REQUEST, "unreadable"),  # nor here
     ([b"1"], b'{"jsonrpc":"2.0","id":1,"result":{"text":"\\u0041"}}', 1, "response"),  # \u in a value
     ([b"1"], b'{"jsonrpc":"2.0","id":1,"extra":0,"result":{}}', 1, "response"),
-    ([b"1"], b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}', NO_REQUEST, "error"),  # null: an id
+    # null: the server could not read the id (JSON-RPC 2.0 section 5): as with none, the only request
+    ([b"1"], b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}', 1, "error"),
+    ([b"1", b"2"], b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}', NO_REQUEST, "error"),
+    ([b"1"], b'{"jsonrpc":"2.0","id":null,"result":{}}', NO_REQUEST, "response"),  # a result names its request
     ([b"1"], b'{"jsonrpc":"2.0","error":{"code":-32700,"message":"m"}}', 1, "error"),  # none: the only request
     ([b"1"], OK % b"2", NO_REQUEST, "response"),
     ([b"1"], OK % b"1.0", NO_REQUEST, "response"),
@@ -715,7 +718,7 @@ def test_an_answer_pairs_as_its_peek_says_whether_its_bytes_route_it_or_not(
         assert len(tracker.pending("c")) == len(requests) - 1
         again = tracker.feed("c", "s2c", answer, at=0, seq=10)
         assert isinstance(again[0], Stray) and again[0].reason == (
-            "a second answer to the same request" if exchange.response_peek.has_id
+            "a second answer to the same request" if exchange.response_peek.id is not None
             else "it answers no request waiting on this connection")
 
 
@@ -732,3 +735,29 @@ def test_an_answer_holding_a_member_the_tracker_reads_is_read() -> None:
     ]
     events = _feed(tracker, frames)
     assert [(e.exchange.call, e.exchange.round) for e in events] == [(1, 1), (1, 2), (1, 3)]
+
+
+def test_past_max_pending_the_oldest_request_is_dropped_as_evicted() -> None:
+    tracker = Tracker(max_pending=3)
+    events = [tracker.feed("c", "c2s", CALL % str(n).encode(), at=0, seq=n) for n in range(1, 6)]
+    assert [[(type(e).__name__, e.exchange.request_id, e.evicted) for e in es if isinstance(e, Unanswered)]
+            for es in events] == [[], [], [], [("Unanswered", 1, True)], [("Unanswered", 2, True)]]
+    assert [e.request_id for e in tracker.pending("c")] == [3, 4, 5]
+    (late,) = tracker.feed("c", "s2c", OK % b"1", at=0, seq=9)  # the dropped request's answer: a stray
+    assert isinstance(late, Stray)
+    (reused,) = tracker.feed("c", "c2s", CALL % b"5", at=0, seq=10)  # a reused id is no eviction
+    assert isinstance(reused, Unanswered) and not reused.evicted
+    with pytest.raises(ValueError, match="max_pending"):
+        Tracker(max_pending=0)
+
+
+def test_forget_stops_waiting_for_one_request() -> None:
+    tracker = Tracker()
+    tracker.feed("c", "c2s", CALL % b"1", at=0, seq=1)
+    tracker.feed("c", "c2s", CALL % b'"1"', at=0, seq=2)
+    forgotten = tracker.forget("c", "client", ("int", 1))
+    assert forgotten is not None and forgotten.request_id == 1
+    assert tracker.forget("c", "client", ("int", 1)) is None and tracker.forget("other", "client", ("int", 1)) is None
+    assert [e.request_id for e in tracker.pending("c")] == ["1"]
+    (late,) = tracker.feed("c", "s2c", OK % b"1", at=0, seq=3)
+    assert isinstance(late, Stray)

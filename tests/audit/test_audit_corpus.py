@@ -2,7 +2,8 @@
 answered on a connection of its own, under the version, capabilities and extensions the case
 states — negotiated with ``initialize`` before 2026-07-28, carried in the request's ``_meta``
 from 2026-07-28 — and audited: each call's kind must be the case's label. A case whose answer
-no JSON-RPC pairing can give to its request (no id, a null id, a request instead of an answer)
+no JSON-RPC pairing can give to its request (a result without an id or with a null one, a
+request instead of an answer)
 is counted, not judged: a stray answer (or a server request) and an unanswered call."""
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ def _request_id(case: Case) -> tuple[bool, Any]:
     wanted = case.options.get("request_id")
     if look.kind in ("request", "notification"):
         return False, wanted if wanted is not None else 1  # a message of its own, not an answer
-    if look.kind == "unreadable" or (look.kind == "error" and "id" not in (look.message or {})):
-        # no id to read: the answer goes to the only request waiting (frames.Tracker)
+    if look.kind == "unreadable" or (look.kind == "error" and (look.message or {}).get("id") is None):
+        # no id to read (none, or null: JSON-RPC 2.0 section 5): the answer goes to the only request
+        # waiting (frames.Tracker)
         return True, wanted if wanted is not None else (look.id if look.has_id else 1)
     if not look.has_id or not isinstance(look.id, (str, int)) or isinstance(look.id, bool):
         return False, wanted if wanted is not None else 1

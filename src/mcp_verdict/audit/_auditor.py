@@ -109,7 +109,7 @@ class Auditor:
         self.source = ""
         self.file_order = 0
         self.tally: dict[str, int] = dict.fromkeys(CATEGORIES, 0)
-        self._tracker = Tracker(default_version=default_version, pair_mismatched_ids=True)
+        self._tracker = Tracker(default_version=default_version, pair_mismatched_ids=True, max_pending=max_open)
         self._options = OptionsMemo()  # classify's options per request context, checked once
         self._conns: dict[str, _Conn] = {}
         self._open: dict[tuple[str, int], _Call] = {}
@@ -142,7 +142,7 @@ class Auditor:
             if isinstance(event, Answered):
                 self._answered(event.exchange, out)
             elif isinstance(event, Unanswered):
-                self._unanswered(event.exchange, event.reason, "reused_id", out)
+                self._unanswered(event.exchange, event.reason, "evicted" if event.evicted else "reused_id", out)
             else:
                 self._stray(event, out)
         return out

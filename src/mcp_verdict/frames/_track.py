@@ -32,6 +32,8 @@ that created it. Each :class:`Exchange` says its ``call`` and ``round``.
 
 A request whose id is still waiting on its connection replaces the earlier request, which is
 returned as :class:`Unanswered` at once (it can no longer be told apart from the new one).
+Past ``max_pending`` requests waiting on a connection (a peer that never answers), the oldest
+is returned as :class:`Unanswered` with ``evicted`` set: memory stays bounded.
 With ``pair_mismatched_ids=True`` (the audit's reading), an answer whose id matches no waiting
 request by JSON type but equals, written as text, the id of the only waiting request with
 that text (``"7"`` for ``7``) is paired with it; ``classify`` given the request id then finds
@@ -122,6 +124,8 @@ class Answered(msgspec.Struct, frozen=True, gc=False):
 class Unanswered(msgspec.Struct, frozen=True, gc=False):
     exchange: Exchange
     reason: str
+    evicted: bool = False
+    """True when the request was dropped for the bound on requests waiting (``max_pending``)."""
 
 
 class Stray(msgspec.Struct, frozen=True, gc=False):
@@ -162,12 +166,15 @@ class Tracker:
     """Follows the conversations of any number of connections (sans-I/O)."""
 
     def __init__(self, *, default_version: str = LATEST_VERSION, max_answered: int = 100_000,
-                 pair_mismatched_ids: bool = False) -> None:
+                 max_pending: int = 100_000, pair_mismatched_ids: bool = False) -> None:
         if default_version not in VERSIONS:
             raise ValueError(f"unknown protocol version {default_version!r}")
+        if max_pending < 1:
+            raise ValueError("max_pending must be at least 1")
         self.default_version = default_version
         self.pair_mismatched_ids = pair_mismatched_ids
         self._max_answered = max_answered
+        self._max_pending = max_pending
         self._conns: dict[str, _Connection] = {}
 
     def pending(self, conn: str) -> list[Exchange]:
@@ -197,9 +204,14 @@ class Tracker:
         kind = look.kind
         if kind == "request":
             replaced = self._request(conn, state, "client" if direction == "c2s" else "server", look, seen)
+            events: list[Event] = []
             if replaced is not None:
-                return [Unanswered(replaced, "a new request reused its id before it was answered")]
-            return []
+                events.append(Unanswered(replaced, "a new request reused its id before it was answered"))
+            if len(state.pending) > self._max_pending:  # a peer that never answers: bounded memory
+                oldest = next(iter(state.pending))
+                events.append(Unanswered(state.pending.pop(oldest), f"more than {self._max_pending} requests "
+                                         "were waiting on the connection: the oldest was dropped", evicted=True))
+            return events
         if kind == "notification":
             return []
         if kind in _ANSWERS:
@@ -234,6 +246,13 @@ class Tracker:
         a relay registers its deadline without reading the frame a second time."""
         state = self._conns.get(conn)
         return state.opened if state is not None else None
+
+    def forget(self, conn: str, origin: Origin, key: tuple[str, Any]) -> Exchange | None:
+        """Stop waiting for the answer to the request ``origin`` sent on ``conn`` with the id
+        ``key`` (a caller that gave up on it: a timeout); an answer that comes later is a
+        :class:`Stray`. Returns the request (None: none was waiting)."""
+        state = self._conns.get(conn)
+        return state.pending.pop((origin, key), None) if state is not None else None
 
     def close(self, conn: str, reason: str = "the connection closed") -> list[Event]:
         """End ``conn``: every request still waiting is unanswered."""
@@ -338,17 +357,18 @@ class Tracker:
 
     # -- answers -------------------------------------------------------------------------------
     def _match(self, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> Exchange | None:
-        if look.has_id:
+        if look.has_id and (look.id is not None or look.kind != "error"):
             found = state.pending.get((origin, id_key(look.id)))
             if found is None and self.pair_mismatched_ids and look.id is not None:
                 text = _id_text(look.id)
                 same = [p for (who, key), p in state.pending.items() if who == origin and _id_text(key[1]) == text]
                 return same[0] if len(same) == 1 else None
             return found
-        if look.kind != "unreadable" and not (look.kind == "error" and "id" not in (look.message or {})):
+        if look.kind != "unreadable" and not (look.kind == "error" and (look.message or {}).get("id") is None):
             return None
-        # No readable id: an error without one (the server could not read the request id), or a
-        # frame no parser reads. The HTTP exchange it came in pairs it; else the only request waiting.
+        # No readable id: an error without one or with a null id (the server could not read the
+        # request id: JSON-RPC 2.0 section 5), or a frame no parser reads. The HTTP exchange it
+        # came in pairs it; else the only request waiting.
         waiting = [p for (who, _), p in state.pending.items() if who == origin]
         exchange_no = seen.http.get("exchange") if seen.http else None
         if isinstance(exchange_no, int):
