@@ -164,6 +164,18 @@ def demo_http() -> Iterator[str]:
 
 
 @contextlib.contextmanager
+def styled_http(style: str) -> Iterator[str]:
+    """``styled_server.py`` (a hand-written HTTP upstream answering in ``style``) on 127.0.0.1."""
+    server = os.path.join(os.path.dirname(__file__), "styled_server.py")
+    process = subprocess.Popen([sys.executable, server, style], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        yield _wait_for(rb"listening on (http://\S+)", process.stdout).decode()
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+@contextlib.contextmanager
 def proxy_http(args: Sequence[str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """The proxy serving HTTP to the host (--listen 127.0.0.1:0), as its own process."""
     process = subprocess.Popen([*PROXY, "--listen", "127.0.0.1:0", *args], stdin=subprocess.DEVNULL,

@@ -48,7 +48,7 @@ from aiohttp import web
 
 from ..frames._jsonrpc import Peek, id_key, peek
 from ._bridge import Bridge
-from ._http_upstream import HttpUpstream
+from ._http_upstream import HttpUpstream, client_session
 from ._relay import Key, Telemetry
 from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env
@@ -199,10 +199,7 @@ class HttpHost:
             self._stdio = bridge
             self._upstreams.append(upstream)
         else:
-            self._client = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=512, enable_cleanup_closed=True),
-                timeout=aiohttp.ClientTimeout(total=None, sock_connect=30), auto_decompress=False,
-                skip_auto_headers=("User-Agent",))
+            self._client = client_session(512, 30.0)
 
     async def _bridge_for(self, session: str | None, initialize: bool, key: Key | None = None) -> Bridge:
         if self._stdio is not None:
@@ -389,7 +386,9 @@ class HttpHost:
         if self._stdio is not None or self._client is None:
             return web.Response(status=200 if session else 400)
         assert self.options.upstream is not None
-        headers = {k: v for k, v in request.headers.items() if k.lower() not in ("host", "content-length")}
+        headers = {k: v for k, v in request.headers.items()
+                   if k.lower() not in ("host", "content-length", "accept-encoding")}
+        headers["Accept-Encoding"] = "identity"
         async with self._client.delete(self.options.upstream, headers=headers) as response:
             body = await response.read()
         bridge = self.bridges.pop(session or "", None)

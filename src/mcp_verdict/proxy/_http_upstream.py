@@ -47,6 +47,8 @@ _HOP: Final = frozenset({"host", "content-length", "connection", "keep-alive", "
 _ACCEPT: Final = "application/json, text/event-stream"
 _META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 _RESUMES: Final = 3
+_IDENTITY: Final = {"Accept-Encoding": "identity"}
+"""On every upstream request: the bytes judged are the bytes the server wrote, uncompressed."""
 _FIRST: Final = re.compile(rb"[ \t\n\r\x0b\x0c]*([^ \t\n\r\x0b\x0c])")
 """The first byte that is not ASCII whitespace (what ``bytes.strip`` strips)."""
 
@@ -84,6 +86,16 @@ def _param_headers(schema: object, arguments: object, prefix: tuple[str, ...] = 
     return out
 
 
+def client_session(limit: int, sock_connect: float) -> aiohttp.ClientSession:
+    """The proxy's HTTP client: no decompression, and ``Accept-Encoding: identity`` on every
+    request (aiohttp would otherwise ask for gzip and deflate, and a compressed body, which is
+    not decompressed here, would be taken as the message)."""
+    return aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=limit, enable_cleanup_closed=True),
+        timeout=aiohttp.ClientTimeout(total=None, sock_connect=sock_connect), auto_decompress=False,
+        skip_auto_headers=("User-Agent",), headers=_IDENTITY)
+
+
 class HttpUpstream:
     """One upstream MCP endpoint over Streamable HTTP, for one host conversation."""
 
@@ -108,10 +120,7 @@ class HttpUpstream:
 
     async def start(self) -> None:
         if self._client is None:
-            self._client = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=256, enable_cleanup_closed=True),
-                timeout=aiohttp.ClientTimeout(total=None, sock_connect=min(self.timeout, 30.0)),
-                auto_decompress=False, skip_auto_headers=("User-Agent",))
+            self._client = client_session(256, min(self.timeout, 30.0))
 
     async def wait(self) -> None:
         await self._finished.wait()
@@ -142,6 +151,7 @@ class HttpUpstream:
         out["Content-Type"] = "application/json"
         out["Accept"] = _ACCEPT
         out.update(self.headers)
+        out.update(_IDENTITY)  # (even over a --header naming another encoding)
         if self.stdio_host:
             look = peek(data)
             if look.kind in ("request", "notification") and look.method is not None:
@@ -339,6 +349,7 @@ class HttpUpstream:
         assert self._client is not None
         headers = {k: v for k, v in host.items() if k.lower() not in _HOP}
         headers.update(self.headers)
+        headers.update(_IDENTITY)
         queue = stream.queue  # type: ignore[attr-defined]
         try:
             async with self._client.get(self.url, headers=headers) as response:
@@ -372,7 +383,7 @@ class HttpUpstream:
                 await self._get
         if self.stdio_host and self.session_id is not None and self._client is not None:
             with contextlib.suppress(aiohttp.ClientError, OSError, asyncio.TimeoutError):
-                headers = {"Mcp-Session-Id": self.session_id, **dict(self.headers)}
+                headers = {"Mcp-Session-Id": self.session_id, **dict(self.headers), **_IDENTITY}
                 if self.protocol_version:
                     headers["MCP-Protocol-Version"] = self.protocol_version
                 async with self._client.delete(self.url, headers=headers,
