@@ -563,15 +563,35 @@ class VerdictClient:
                         extensions: tuple[str, ...] = (), timeout: float | None = None) -> Round:
         """Send one request through the SDK and judge it from the frames it left in the wire log."""
         mark = self.wire.mark()
+        shed = self.wire.shed
         started = time.time()
         error: BaseException | None = None
+        self.wire.hold(mark)  # the log keeps this call's frames before any older ones
         try:
             with anyio.fail_after(timeout or self.timeout):
                 await send()
         except Exception as exc:  # the SDK's view is secondary: the recorded bytes decide
             error = exc
+        finally:
+            self.wire.hold(None)
+        if self.wire.shed > shed:
+            self.warnings.append(f"{method}: the wire log was full ({self.wire.max_frames} frames); "
+                                 f"{self.wire.shed - shed} notifications and noise lines were not kept")
+        if self.wire.lost_since(mark):
+            return self._overflowed(method, self.wire.since(mark), error, started)
         return self._judge(method, self.wire.since(mark), error, started, judge=judge, extensions=extensions,
                            timeout=timeout or self.timeout)
+
+    def _overflowed(self, method: str, frames: list[Frame], error: BaseException | None, started: float) -> Round:
+        """The call's own frames passed the wire log's bound: its request was sent (it was
+        recorded), but what answered it may be gone. Never "not sent", never a judged answer."""
+        request = next((r for r in reversed(list(requests(frames))) if r.method == method), None)
+        message = (f"the wire log overflowed during the call (more than {self.wire.max_frames} frames of it): "
+                   "the request was sent, but its answer was not kept, so its effect is unknown")
+        if error is not None:
+            message += f" ({_describe(error)})"
+        return Round(method, request.frame.data if request else None, None, self._local("transport.error", message),
+                     started, time.time(), request_sent=True, frames=tuple(frames))
 
     def _judge(self, method: str, frames: list[Frame], error: BaseException | None, started: float, *,
                judge: bool, extensions: tuple[str, ...], timeout: float) -> Round:

@@ -30,6 +30,7 @@ matching answer arrive a moment later.
 from __future__ import annotations
 
 import base64
+import itertools
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -87,29 +88,73 @@ def bytes_field(name: str, data: bytes | None) -> dict[str, Any]:
 
 @dataclass
 class WireLog:
-    """An append-only record of frames, shared by a client and its transport."""
+    """An append-only record of frames, shared by a client and its transport.
+
+    Memory is bounded by ``max_frames``: the oldest frames go first, but never a frame of the
+    call in progress (from the ``hold`` mark on) while older ones remain. When the call's own
+    frames reach the bound, incoming notifications and stdio noise are no longer kept (counted
+    in ``shed``); only if the call's essential frames alone pass the bound are its oldest ones
+    dropped, and :meth:`lost_since` says so (the request then left the client: never "not
+    sent")."""
 
     frames: list[Frame] = field(default_factory=list)
     max_frames: int = 10_000
     _seq: int = 0
     _dropped: int = 0
+    shed: int = 0
+    """Notifications and noise of a call in progress not kept because the log was full."""
+    _hold: int | None = None
+    _lost_through: int = -1
+    """The highest sequence number of a frame dropped from the front."""
 
     def add(self, direction: Direction, kind: FrameKind, data: bytes, *, exchange: int | None = None,
             status: int | None = None) -> Frame:
         frame = Frame(self._seq, direction, kind, data, time.time(), exchange, status)
         self._seq += 1
+        hold = self._hold
+        # During a call, a tenth of the log stays free for its essential frames (its answer).
+        soft = self.max_frames if hold is None else self.max_frames - max(1, self.max_frames // 10)
+        if hold is not None and len(self.frames) >= soft and (not self.frames or self.frames[0].seq >= hold) \
+                and _sheddable(frame):
+            self.shed += 1
+            return frame
         self.frames.append(frame)
-        if len(self.frames) > self.max_frames:  # bounded memory on a long-lived client
-            drop = len(self.frames) - self.max_frames
-            del self.frames[:drop]
-            self._dropped += drop
+        if len(self.frames) > soft:  # bounded memory on a long-lived client: the oldest go first
+            drop = len(self.frames) - soft
+            if hold is not None:
+                drop = sum(1 for f in itertools.islice(self.frames, drop) if f.seq < hold)
+            if len(self.frames) - drop > self.max_frames:  # the call's own frames alone pass the bound
+                drop = len(self.frames) - self.max_frames
+            if drop:
+                self._lost_through = max(self._lost_through, self.frames[drop - 1].seq)
+                del self.frames[:drop]
+                self._dropped += drop
         return frame
 
     def mark(self) -> int:
         return self._seq
 
+    def hold(self, mark: int | None) -> None:
+        """Keep the frames from ``mark`` on (a call in progress) before any other; None ends it."""
+        self._hold = mark
+
+    def lost_since(self, mark: int) -> bool:
+        """Whether a frame recorded at or after ``mark`` was dropped from the log."""
+        return self._lost_through >= mark
+
     def since(self, mark: int) -> list[Frame]:
         return [f for f in self.frames if f.seq >= mark]
+
+
+def _sheddable(frame: Frame) -> bool:
+    """An incoming notification, or a stdio line that is no JSON-RPC message and carries no id:
+    nothing a call's answer can be."""
+    if frame.direction != "in" or frame.kind != "message":
+        return False
+    look = frame.peek()
+    if look.kind == "notification":
+        return True
+    return frame.exchange is None and look.kind in _NOT_MESSAGES and not look.has_id
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,138 @@
+"""Handshake-era MCP servers whose tools/call misbehaves in one chosen way, for the client's
+fault tests. Run: python -m tests.servers.misbehaving stdio MODE [N], or
+python -m tests.servers.misbehaving http (prints its port, then serves
+http://127.0.0.1:PORT/<mode>/mcp until its stdin closes).
+
+stdio modes: ``ok``; ``noise_flood N`` (N debug lines, then the answer); ``notif_flood N``
+(N notifications/message, then the answer); ``init_hang`` (never answers initialize).
+
+http modes (per path): ``ok``; ``notif_flood`` (2,000 notifications on the call's SSE stream,
+then the answer); ``drop`` (the connection closed before any response); ``badstatus`` (a
+garbage status line); ``redirect`` (307 to /ok/mcp); ``json_forever`` (an endless JSON body).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+OK_TEXT = "ok"
+
+
+def answer(message: dict[str, Any]) -> dict[str, Any]:
+    method, request_id = message.get("method"), message.get("id")
+    if method == "server/discover":
+        return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}}
+    if method == "initialize":
+        return {"jsonrpc": "2.0", "id": request_id, "result": {
+            "protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
+            "serverInfo": {"name": "misbehaving", "version": "1"}}}
+    if method == "tools/list":
+        return {"jsonrpc": "2.0", "id": request_id,
+                "result": {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}}
+    if method == "tools/call":
+        return {"jsonrpc": "2.0", "id": request_id,
+                "result": {"content": [{"type": "text", "text": OK_TEXT}], "isError": False}}
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}}
+
+
+def notification(number: int) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                       "params": {"level": "info", "data": number}}).encode()
+
+
+def stdio(mode: str, count: int) -> None:
+    out = sys.stdout.buffer
+    for raw in sys.stdin.buffer:
+        try:
+            message = json.loads(raw)
+        except ValueError:
+            continue
+        if message.get("id") is None:
+            continue
+        if mode == "init_hang" and message.get("method") in ("initialize", "server/discover"):
+            continue
+        if message.get("method") == "tools/call":
+            for number in range(count):
+                out.write(b"debug line %d\n" % number if mode == "noise_flood" else notification(number) + b"\n")
+        out.write(json.dumps(answer(message)).encode() + b"\n")
+        out.flush()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        self.send(405, b"")
+
+    def do_DELETE(self) -> None:
+        self.send(200, b"")
+
+    def do_POST(self) -> None:
+        mode = self.path.split("/")[1]
+        body = self.rfile.read(int(self.headers.get("content-length", 0)))
+        if mode == "redirect":
+            self.send_response(307)
+            self.send_header("location", "/ok/mcp")
+            self.send_header("content-length", "0")
+            self.end_headers()
+            return
+        message = json.loads(body)
+        if message.get("id") is None:
+            self.send(202, b"")
+            return
+        if message.get("method") != "tools/call" or mode == "ok":
+            self.send(200, json.dumps(answer(message)).encode())
+            return
+        self.close_connection = True
+        if mode == "drop":
+            return
+        if mode == "badstatus":
+            self.wfile.write(b"garbage\r\n\r\n")
+            return
+        if mode == "notif_flood":
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(b"".join(b"data: " + notification(n) + b"\n\n" for n in range(2000)))
+            self.wfile.write(b"data: " + json.dumps(answer(message)).encode() + b"\n\n")
+            return
+        if mode == "json_forever":
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.end_headers()
+            self.wfile.write(b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"' % message["id"])
+            try:
+                while True:
+                    self.wfile.write(b"a" * 65536)
+            except OSError:
+                return
+
+
+def http() -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print(server.server_address[1], flush=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    sys.stdin.read()  # until the test closes our stdin
+    server.shutdown()
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "http":
+        http()
+    else:
+        stdio(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 0)

@@ -1,0 +1,100 @@
+"""VerdictClient against servers that misbehave at the transport, over real stdio processes and
+real sockets on 127.0.0.1 (tests/servers/misbehaving.py): floods that pass the wire log's bound,
+connections dropped before any response, redirects, endless bodies, connect timeouts, servers
+behind wrapper commands. Expected values are stated by hand.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from mcp_verdict import Action, Kind
+from mcp_verdict.client import VerdictClient
+from mcp_verdict.client._wire import WireLog
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER = [sys.executable, "-m", "tests.servers.misbehaving"]
+
+CALL = b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"t"}}'
+ANSWER = b'{"jsonrpc":"2.0","id":5,"result":{"content":[]}}'
+NOTE = b'{"jsonrpc":"2.0","method":"notifications/message","params":{}}'
+SERVER_REQUEST = b'{"jsonrpc":"2.0","id":"s1","method":"ping"}'
+
+
+@contextmanager
+def http_server() -> Iterator[str]:
+    """The misbehaving HTTP server on 127.0.0.1: its base URL."""
+    process = subprocess.Popen([*SERVER, "http"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        yield f"http://127.0.0.1:{process.stdout.readline().strip()}"
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        process.wait(10)
+
+
+def call(client: VerdictClient) -> Any:
+    async def go() -> Any:
+        async with client:
+            return await client.call_tool("t"), client
+    return anyio.run(go)
+
+
+# --- 1. the wire log's bound never drops the frames of the call in progress ---------------------
+
+# (name, max_frames, frames before the call, frames of the call after its request,
+#  request kept, answer kept, lost, shed) - by hand from the rule: the oldest go first, then
+#  the call's notifications and noise beyond nine tenths of the bound; its essential frames
+#  pass the bound only when they alone are more than it.
+BOUND_CASES: list[tuple[str, int, int, list[bytes], bool, bool, bool, int]] = [
+    ("older frames go before the call's", 10, 8, [NOTE] * 3 + [ANSWER], True, True, False, 0),
+    ("the call's notifications beyond the bound are shed", 10, 0, [NOTE] * 20 + [ANSWER], True, True, False, 12),
+    ("stdio noise beyond the bound is shed", 10, 2, [b"debug"] * 20 + [ANSWER], True, True, False, 12),
+    ("essential frames alone past the bound: the request goes, and the log says so",
+     10, 0, [SERVER_REQUEST] * 12 + [ANSWER], False, True, True, 0),
+]
+
+
+@pytest.mark.parametrize(("name", "bound", "before", "after", "request_kept", "answer_kept", "lost", "shed"),
+                         BOUND_CASES, ids=[c[0] for c in BOUND_CASES])
+def test_the_wire_log_keeps_the_call_in_progress(name: str, bound: int, before: int, after: list[bytes],
+                                                 request_kept: bool, answer_kept: bool, lost: bool,
+                                                 shed: int) -> None:
+    log = WireLog(max_frames=bound)
+    for number in range(before):
+        log.add("in", "message", b'{"jsonrpc":"2.0","id":%d,"result":{}}' % (100 + number))
+    mark = log.mark()
+    log.hold(mark)
+    log.add("out", "message", CALL)
+    for data in after:
+        log.add("in", "message", data)
+    log.hold(None)
+    kept = [f.data for f in log.frames]
+    assert len(kept) <= bound
+    assert (CALL in kept, ANSWER in kept, log.lost_since(mark), log.shed) == (request_kept, answer_kept, lost, shed)
+
+
+FLOODS = [("stdio", "noise_flood"), ("stdio", "notif_flood"), ("http", "notif_flood")]
+
+
+@pytest.mark.parametrize(("transport", "mode"), FLOODS)
+def test_an_answer_after_a_flood_past_the_bound_is_judged(transport: str, mode: str) -> None:
+    with http_server() as base:
+        if transport == "stdio":
+            client = VerdictClient.stdio([*SERVER, "stdio", mode, "300"], cwd=str(ROOT), timeout=20)
+        else:
+            client = VerdictClient.http(f"{base}/{mode}/mcp", timeout=20)
+        client.wire.max_frames = 100
+        outcome, client = call(client)
+    assert (outcome.verdict.kind, outcome.decision.action, outcome.request_sent) == \
+        (Kind.NORMAL_COMPLETE, Action.ACCEPT, True)
+    assert any("notifications and noise lines were not kept" in w for w in client.warnings)
