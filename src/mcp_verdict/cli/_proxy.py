@@ -22,8 +22,10 @@ def _listen(value: str | None) -> tuple[str, int] | None:
     if value is None:
         return None
     host, sep, port = value.rpartition(":")
-    if not sep or not port.isdigit():
+    if not sep or not port.isascii() or not port.isdigit():
         raise click.BadParameter("HOST:PORT, e.g. 127.0.0.1:8100", param_hint="--listen")
+    if int(port) > 65535:
+        raise click.BadParameter(f"the port {port} is not between 0 and 65535", param_hint="--listen")
     return (host.strip("[]") or "127.0.0.1", int(port))
 
 

@@ -439,7 +439,8 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
     server: Any = site._server
     sockets = server.sockets if server is not None else ()
     port = sockets[0].getsockname()[1] if sockets else options.listen[1]
-    url = f"http://{options.listen[0]}:{port}{options.path}"
+    name = options.listen[0]
+    url = f"http://{'[' + name + ']' if ':' in name else name}:{port}{options.path}"  # an IPv6 address in brackets
     if bound is not None:
         bound.append(url)
     # SIGTERM and SIGINT stop the service (HttpHost.stop: the grace, then errors), the answers

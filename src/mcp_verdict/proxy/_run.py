@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,10 +63,22 @@ class ProxyOptions:
     def __post_init__(self) -> None:
         if bool(self.command) == bool(self.upstream):
             raise ValueError("give either an upstream command (after --) or --upstream URL, not both")
-        if self.timeout <= 0:
-            raise ValueError("--timeout must be positive")
+        if not (math.isfinite(self.timeout) and self.timeout > 0):
+            raise ValueError(f"--timeout must be a positive number of seconds, not {self.timeout!r}")
+        if not (math.isfinite(self.grace) and self.grace >= 0):
+            raise ValueError(f"--grace must be 0 or a positive number of seconds, not {self.grace!r}")
         if self.max_frame < 1024:
             raise ValueError("--max-frame-bytes must be at least 1024")
+        if self.max_restarts < 0:
+            raise ValueError(f"--max-restarts must be 0 or more, not {self.max_restarts}")
+        if self.log_max_bytes < 1024:
+            raise ValueError(f"--log-max-bytes must be at least 1024, not {self.log_max_bytes}")
+        if self.log_backups < 0:
+            raise ValueError(f"--log-backups must be 0 or more, not {self.log_backups}")
+        if not self.path.startswith("/"):
+            raise ValueError(f"--path must start with '/', not {self.path!r}")
+        if self.listen is not None and not 0 <= self.listen[1] <= 65535:
+            raise ValueError(f"--listen: the port {self.listen[1]} is not between 0 and 65535")
 
 
 def make_recorder(options: ProxyOptions) -> Recorder | None:
