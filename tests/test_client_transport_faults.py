@@ -17,7 +17,7 @@ import anyio
 import pytest
 
 from mcp_verdict import Action, Kind
-from mcp_verdict.client import VerdictClient
+from mcp_verdict.client import CannotConnect, VerdictClient
 from mcp_verdict.client._wire import WireLog
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,3 +98,36 @@ def test_an_answer_after_a_flood_past_the_bound_is_judged(transport: str, mode: 
     assert (outcome.verdict.kind, outcome.decision.action, outcome.request_sent) == \
         (Kind.NORMAL_COMPLETE, Action.ACCEPT, True)
     assert any("notifications and noise lines were not kept" in w for w in client.warnings)
+
+
+# --- 2-4. HTTP: a connection dropped, a redirect, an endless body -----------------------------
+
+# (mode, options, kind, first finding, action) - by hand: a connection that breaks after the
+# request went out is transport.closed (README: "a server that exits or closes the stream"), the
+# request was sent so a write is checked, not resent; a 307 is followed to the working endpoint;
+# a JSON body past max_bytes is json.too_large of its start, as on stdio (RFC 8259 s9 limits).
+HTTP_CASES: list[tuple[str, dict[str, Any], Kind, str | None, Action]] = [
+    ("drop", {}, Kind.UNCLASSIFIED, "transport.closed", Action.CHECK_STATE),
+    ("badstatus", {}, Kind.UNCLASSIFIED, "transport.closed", Action.CHECK_STATE),
+]
+
+
+@pytest.mark.parametrize(("mode", "options", "kind", "code", "action"), HTTP_CASES, ids=[c[0] for c in HTTP_CASES])
+def test_http_faults_fail_only_their_request(mode: str, options: dict[str, Any], kind: Kind, code: str | None,
+                                             action: Action) -> None:
+    with http_server() as base:
+        outcome, _ = call(VerdictClient.http(f"{base}/{mode}/mcp", timeout=20, **options))
+    findings = [f.code for f in outcome.verdict.findings]
+    assert (outcome.verdict.kind, findings[0] if findings else None, outcome.decision.action) == (kind, code, action)
+    assert outcome.request_sent
+
+
+def test_a_connection_dropped_while_connecting_cannot_connect() -> None:
+    async def go(url: str) -> None:
+        async with VerdictClient.http(url, timeout=20):
+            pass
+
+    with http_server() as base, pytest.raises(CannotConnect) as caught:
+        anyio.run(go, f"{base}/drop_all/mcp")
+    assert (caught.value.cause, caught.value.step) == ("unreachable", "initialize")
+    assert "the connection broke: RemoteProtocolError" in str(caught.value)

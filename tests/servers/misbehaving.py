@@ -7,8 +7,9 @@ stdio modes: ``ok``; ``noise_flood N`` (N debug lines, then the answer); ``notif
 (N notifications/message, then the answer); ``init_hang`` (never answers initialize).
 
 http modes (per path): ``ok``; ``notif_flood`` (2,000 notifications on the call's SSE stream,
-then the answer); ``drop`` (the connection closed before any response); ``badstatus`` (a
-garbage status line); ``redirect`` (307 to /ok/mcp); ``json_forever`` (an endless JSON body).
+then the answer); ``drop`` (the connection closed before any response to tools/call;
+``drop_all``: to any POST); ``badstatus`` (a garbage status line); ``redirect`` (307 to
+/ok/mcp); ``json_forever`` (an endless JSON body).
 """
 
 from __future__ import annotations
@@ -89,6 +90,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("location", "/ok/mcp")
             self.send_header("content-length", "0")
             self.end_headers()
+            return
+        if mode == "drop_all":
+            self.close_connection = True
             return
         message = json.loads(body)
         if message.get("id") is None:

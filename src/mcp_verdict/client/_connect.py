@@ -124,6 +124,10 @@ def diagnose(error: BaseException, *, target: str, frames: Sequence[Frame], time
         body = http_error.data.decode("utf-8", "replace").partition(": ")[2].strip()
         detail = f"HTTP {http_error.status}" + (f": {preview(body.encode(), 120)}" if body else "")
         return CannotConnect("http_status", detail, target=target, step=step, status=http_error.status)
+    broke = next((f for f in frames if f.kind == "eof" and f.exchange in posted), None) if not stdio else None
+    if broke is not None:
+        return CannotConnect("unreachable", f"the connection broke: {broke.data.decode('utf-8', 'replace')}",
+                             target=target, step=step)
     timed_out = any(isinstance(leaf, TimeoutError) or (isinstance(leaf, MCPError) and leaf.code == -32001)
                     for leaf in found)
     if stdio and exit_code is not None and not (timed_out and stopped):

@@ -105,6 +105,15 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
         except _NOT_SENT as exc:
             self._log.add("in", "send_failed", f"{type(exc).__name__}: {exc}".encode(), exchange=exchange)
             raise
+        except httpx2.TransportError as exc:
+            self._log.add("in", "eof", f"{type(exc).__name__}: {exc}".encode(), exchange=exchange)
+            if request.method != "POST":
+                raise
+            # The connection broke after the request went out (closed, a garbage status line):
+            # raised, it escapes the SDK's task group and tears the client down. An empty error
+            # response instead fails just this request; the recorded end of stream is its verdict
+            # (transport.closed).
+            return httpx2.Response(502, headers={"content-type": "text/plain"}, content=b"", request=request)
         except Exception as exc:
             self._log.add("in", "eof", f"{type(exc).__name__}: {exc}".encode(), exchange=exchange)
             raise
