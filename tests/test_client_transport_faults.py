@@ -109,6 +109,7 @@ def test_an_answer_after_a_flood_past_the_bound_is_judged(transport: str, mode: 
 HTTP_CASES: list[tuple[str, dict[str, Any], Kind, str | None, Action]] = [
     ("drop", {}, Kind.UNCLASSIFIED, "transport.closed", Action.CHECK_STATE),
     ("badstatus", {}, Kind.UNCLASSIFIED, "transport.closed", Action.CHECK_STATE),
+    ("redirect", {}, Kind.NORMAL_COMPLETE, None, Action.ACCEPT),
 ]
 
 

@@ -98,7 +98,7 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         exchange = next(self._exchanges)
         if request.method == "POST":
-            body = request.content
+            body = await request.aread()  # a request rebuilt for a redirect has its body unread
             self._log.add("out", "message", body, exchange=exchange)
         try:
             response = await self._inner.handle_async_request(request)
