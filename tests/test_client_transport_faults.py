@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import pytest
 
-from mcp_verdict import Action, Kind
+from mcp_verdict import Action, Kind, Limits
 from mcp_verdict.client import CannotConnect, VerdictClient
 from mcp_verdict.client._wire import WireLog
 
@@ -110,6 +110,7 @@ HTTP_CASES: list[tuple[str, dict[str, Any], Kind, str | None, Action]] = [
     ("drop", {}, Kind.UNCLASSIFIED, "transport.closed", Action.CHECK_STATE),
     ("badstatus", {}, Kind.UNCLASSIFIED, "transport.closed", Action.CHECK_STATE),
     ("redirect", {}, Kind.NORMAL_COMPLETE, None, Action.ACCEPT),
+    ("json_forever", {"limits": Limits(max_bytes=100_000)}, Kind.UNCLASSIFIED, "json.too_large", Action.INVESTIGATE),
 ]
 
 

@@ -37,7 +37,11 @@ class _TeeStream(httpx2.AsyncByteStream):
     async def __aiter__(self) -> AsyncIterator[bytes]:
         try:
             async for chunk in self._inner:
-                self._take(chunk)
+                if not self._take(chunk):
+                    # Past max_bytes: the body is recorded cut (json.too_large of its start) and the
+                    # stream ends here, so this request fails at once and memory stays bounded.
+                    self._finish()
+                    return
                 yield chunk
         except httpx2.TransportError as exc:
             # Recorded, then ended quietly: the SDK's own handling of a broken body escapes its
@@ -48,12 +52,14 @@ class _TeeStream(httpx2.AsyncByteStream):
             return
         self._finish()
 
-    def _take(self, chunk: bytes) -> None:
+    def _take(self, chunk: bytes) -> bool:
+        """Record ``chunk``; False once a body (not an event stream) passes max_bytes."""
         if self._sse is not None:
             for event in self._sse.feed(chunk):
                 self._log.add("in", "message", event.data, exchange=self._exchange, status=self._status)
-        elif len(self._body) <= self._max:
-            self._body += chunk
+            return True
+        self._body += chunk[: self._max + 1 - len(self._body)]
+        return len(self._body) <= self._max
 
     def _finish(self, broken: str | None = None) -> None:
         if self._done:
