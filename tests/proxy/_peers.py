@@ -53,8 +53,10 @@ class LinePeer:
                                         stderr=subprocess.PIPE, env={**os.environ, **(env or {})})
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.stderr: list[bytes] = []
-        threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._err, daemon=True).start()
+        self._readers = [threading.Thread(target=self._read, daemon=True),
+                         threading.Thread(target=self._err, daemon=True)]
+        for reader in self._readers:
+            reader.start()
 
     def _read(self) -> None:
         assert self.process.stdout is not None
@@ -90,10 +92,13 @@ class LinePeer:
             assert self.process.stdin is not None
             self.process.stdin.close()
         try:
-            return self.process.wait(timeout)
+            status = self.process.wait(timeout)
         except subprocess.TimeoutExpired:
             self.process.kill()
-            return self.process.wait()
+            status = self.process.wait()
+        for reader in self._readers:  # what the process wrote is all read
+            reader.join(5)
+        return status
 
 
 class HttpHostPeer:

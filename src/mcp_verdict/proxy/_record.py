@@ -14,11 +14,17 @@
   ``size`` of the answer's bytes.
 
 Both files rotate by size (``--log-max-bytes``, ``--log-backups``): ``NAME.1``, ``NAME.2``...
+
+A file that can no longer be written (a full disk, a rotation that fails, a read-only file
+system) stops that file's records, said once on stderr; the proxy carries on relaying (a
+recorder never costs the host a call). Once closed, the recorder writes nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -45,15 +51,40 @@ class Recorder:
         return self._verdicts is not None
 
     def frame(self, record: FrameRecord) -> None:
-        if self._frames is not None:
-            self._frames.write(record)
+        writer = self._frames
+        if writer is not None:
+            try:
+                writer.write(record)
+            except (OSError, ValueError) as exc:
+                self._frames = None
+                _stopped("frame log", writer, exc)
 
     def verdict(self, line: Mapping[str, Any]) -> None:
-        if self._verdicts is not None:
-            self._verdicts.write_line(orjson.dumps({"t": time.time(), **line}, option=orjson.OPT_APPEND_NEWLINE,
-                                                   default=str))
+        writer = self._verdicts
+        if writer is not None:
+            try:
+                writer.write_line(orjson.dumps({"t": time.time(), **line}, option=orjson.OPT_APPEND_NEWLINE,
+                                               default=str))
+            except (OSError, ValueError) as exc:
+                self._verdicts = None
+                _stopped("verdict lines", writer, exc)
 
     def close(self) -> None:
-        for writer in (self._frames, self._verdicts):
+        """Close both files; later records are dropped (a transport's last callbacks may still
+        note something as the loop winds down)."""
+        writers, self._frames, self._verdicts = (self._frames, self._verdicts), None, None
+        for writer in writers:
             if writer is not None:
-                writer.close()
+                try:
+                    writer.close()
+                except OSError as exc:  # the last flush
+                    _stopped("frame log" if isinstance(writer, FrameLogWriter) else "verdict lines", writer, exc)
+
+
+def _stopped(what: str, writer: RotatingLines, exc: BaseException) -> None:
+    """One line on stderr: which file failed, why, and that its records stopped."""
+    with contextlib.suppress(OSError, ValueError):
+        writer.close()
+    cause = exc.__cause__ if isinstance(exc, ValueError) and exc.__cause__ is not None else exc
+    print(f"mcp-verdict proxy: the {what} {writer.path} could not be written ({type(cause).__name__}: {cause}); "
+          f"no more {what} records are written, the proxy carries on", file=sys.stderr, flush=True)

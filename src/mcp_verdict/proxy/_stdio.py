@@ -244,14 +244,14 @@ class StdioHost:
     def _ended(self, rest: bytes) -> None:
         if rest.strip():
             self._line(rest)  # a last line without its LF is still a line
+        self.eof.set()  # (first: the proxy ends on it whatever the note does)
         self.bridge.relay.note("eof", "c2s", "the host closed stdin")
-        self.eof.set()
 
     def _host_gone(self) -> None:
-        self.bridge.relay.note("close", "s2c", "the host closed stdout")
-        self.bridge.host_lost()
         self.gone.set()
         self.eof.set()
+        self.bridge.relay.note("close", "s2c", "the host closed stdout")
+        self.bridge.host_lost()
 
     async def drain(self) -> None:
         """Wait until what was written to stdout is flushed."""
@@ -262,6 +262,7 @@ class StdioHost:
             await asyncio.sleep(0.005)
 
     def close(self) -> None:
+        self.stream.on_broken = None  # closing stdout is the proxy's own doing, not the host going away
         if self.stream.transport is not None:
             self.stream.transport.close()
 
