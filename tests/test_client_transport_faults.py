@@ -133,3 +133,20 @@ def test_a_connection_dropped_while_connecting_cannot_connect() -> None:
         anyio.run(go, f"{base}/drop_all/mcp")
     assert (caught.value.cause, caught.value.step) == ("unreachable", "initialize")
     assert "the connection broke: RemoteProtocolError" in str(caught.value)
+
+
+# --- 5-6. stdio: a connect timeout, a server behind a wrapper ---------------------------------
+
+def test_a_server_that_never_answers_initialize_is_a_timeout_not_an_exit() -> None:
+    """It exits on the end of its stdin, as servers should, once the client gives up: its exit
+    status 0 is the client's doing, not the cause."""
+    async def go() -> None:
+        async with VerdictClient.stdio([*SERVER, "stdio", "init_hang"], cwd=str(ROOT), mode="legacy",
+                                       connect_timeout=1):
+            pass
+
+    with pytest.raises(CannotConnect) as caught:
+        anyio.run(go)
+    assert (caught.value.cause, caught.value.step, caught.value.exit_code) == ("timeout", "initialize", None)
+    assert "no answer within 1 s" in str(caught.value)
+

@@ -78,6 +78,7 @@ async def recording_stdio(
     to_server, from_client = anyio.create_memory_object_stream[SessionMessage](100)
     pending: set[str] = set()
     tail = stderr if stderr is not None else StderrTail()
+    stdout_closed = anyio.Event()
 
     async def fail(request_id: str, reason: str) -> None:
         pending.discard(request_id)
@@ -119,6 +120,7 @@ async def recording_stdio(
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
             pass
         finally:
+            stdout_closed.set()
             code = process.returncode
             log.add("in", "eof", f"the server closed its stdout{'' if code is None else f' (exit {code})'}".encode())
             await fail_pending("the server closed the connection")
@@ -154,7 +156,10 @@ async def recording_stdio(
         finally:
             with anyio.CancelScope(shield=True):
                 to_server.close()
-                tail.stopped = await _stop(process, grace)
+                # The server ended on its own when its stdout closed before the client stopped it;
+                # otherwise the client ended it (its exit status is then no cause of anything).
+                ended_first = stdout_closed.is_set()
+                tail.stopped = await _stop(process, grace) or not ended_first
                 tail.returncode = process.returncode
             group.cancel_scope.cancel()
 
