@@ -4,8 +4,10 @@ tools/call by name: ``echo`` answers at once; ``exit`` exits mid-call (status 3)
 never answers; ``garbage`` writes a line of noise, then a truncated frame with the id; ``big``
 answers with a text of ``arguments.size`` bytes; ``progress`` sends two progress notifications
 first; ``dup`` answers with isError twice; ``len`` answers with the length of
-``arguments.text`` (in characters) as its text. ``notifications/cancelled`` is written to stderr as
-``cancelled <id>`` (the test reads it). Also answers ``initialize`` (2025-06-18) and counts
+``arguments.text`` (in characters) as its text. ``tasks/get`` answers a completed task whose
+inlined result says isError twice (``taskId`` ``dup``) or once (any other).
+``notifications/cancelled`` is written to stderr as ``cancelled <id>`` (the test reads it).
+Also answers ``initialize`` (2025-06-18) and counts
 its starts in the file named by $FAULT_STARTS.
 """
 
@@ -34,6 +36,14 @@ def main() -> None:
         if method == "initialize":
             out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"protocolVersion":"2025-06-18",'
                       b'"capabilities":{"tools":{}},"serverInfo":{"name":"fault","version":"0"}}}\n')
+            out.flush()
+            continue
+        if method == "tasks/get":
+            flags = b'"isError":true,"isError":false' if message["params"].get("taskId") == "dup" else b'"isError":true'
+            out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"resultType":"complete","taskId":"t1",'
+                      b'"status":"completed","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z",'
+                      b'"ttlMs":null,"result":{"resultType":"complete","content":[{"type":"text","text":"boom"}],'
+                      + flags + b'}}}\n')
             out.flush()
             continue
         name = message.get("params", {}).get("name")

@@ -298,3 +298,27 @@ def test_sigterm_stops_a_stdio_proxy_with_status_0_and_an_error_for_the_call_in_
         assert error["code"] == UPSTREAM_CLOSED and "stopped" in error["message"]
         assert peer.process.wait(30) == 0  # the proxy stopped the upstream: not the upstream's failure
         assert time.monotonic() - started < 10
+
+
+TASKS_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}
+TERMINAL = (b'{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","taskId":"t1","status":"completed",'
+            b'"createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":null,'
+            b'"result":{"resultType":"complete","content":[{"type":"text","text":"boom"}],')
+
+
+@pytest.mark.parametrize(("mode", "task", "expected"), [
+    ("enforce", "dup", (REFUSED, "json.duplicate_key")),
+    ("enforce", "ok", TERMINAL + b'"isError":true}}}'),
+    ("observe", "dup", TERMINAL + b'"isError":true,"isError":false}}}'),
+])
+def test_a_terminal_tasks_get_is_judged_on_its_bytes(mode: str, task: str, expected: object) -> None:
+    peer = LinePeer([*PROXY, "--mode", mode, "--", *SERVER])
+    raw = peer.exchange({"jsonrpc": "2.0", "id": 2, "method": "tasks/get",
+                         "params": {"_meta": TASKS_META, "taskId": task}})
+    peer.close()
+    if isinstance(expected, tuple):
+        error = error_of(raw)
+        assert (error["code"], error["data"]["verdict"]["findings"][0]["code"]) == expected
+    else:
+        assert raw == expected

@@ -366,7 +366,8 @@ class Relay:
             return self._forward(data, seq, at, http, answers=key)
         method = exchange.method
         verdict = judged if judged is not None else self._verdict(exchange, data)
-        if verdict is None:
+        if method not in _JUDGED:  # (a terminal tasks/get is judged on the result it inlines, read
+            # by a lenient parser: its bytes must read strictly too, as every answer enforce forwards)
             _, problem = parse(data, self.max_frame, DEFAULT_LIMITS.max_depth)
             if problem is not None:
                 verdict = make_verdict(Kind.UNCLASSIFIED, (problem,), exchange.context.version, None)
