@@ -150,3 +150,23 @@ def test_a_server_that_never_answers_initialize_is_a_timeout_not_an_exit() -> No
     assert (caught.value.cause, caught.value.step, caught.value.exit_code) == ("timeout", "initialize", None)
     assert "no answer within 1 s" in str(caught.value)
 
+
+def gone(pid: int) -> bool:
+    """The process has ended: no such process, or a zombie waiting for init to reap it."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_a_server_behind_a_wrapper_is_ended_with_its_descendants(tmp_path: Path) -> None:
+    child = tmp_path / "child.pid"
+    wrapper = f"sh -c 'sleep 300 & echo $! > {child}; wait'"  # ignores the end of stdin, like npx or uv run
+    done = subprocess.run([sys.executable, "-m", "mcp_verdict", "call", "--mode", "legacy", "--timeout", "1",
+                           "--stdio", wrapper, "t"], capture_output=True, text=True, timeout=60, cwd=ROOT, check=False)
+    assert done.returncode == 3
+    assert "no answer within 1 s" in done.stderr
+    assert "Exception ignored" not in done.stderr and "Traceback" not in done.stderr
+    assert gone(int(child.read_text()))
