@@ -14,7 +14,7 @@ Nothing here judges a response: that is ``classify``'s work, on the bytes this l
 """
 
 from ._jsonrpc import FrameKind, Id, Peek, id_key, peek, recover_id
-from ._lines import Line, LineReader
+from ._lines import Line, LineReader, may_be_message
 from ._log import (
     FORMAT_VERSION,
     FrameRecord,
@@ -56,6 +56,7 @@ __all__ = [
     "decode",
     "encode",
     "id_key",
+    "may_be_message",
     "peek",
     "read",
     "recover_id",

@@ -7,11 +7,22 @@ its first ``limit + 1`` bytes are handed out at once — so that the call waitin
 (``classify`` says ``json.too_large`` of them) instead of at its timeout — and the rest of that
 line is skipped up to its newline. Blank lines are no messages. (The proxy frames its two sides
 itself: it relays, so it reports an oversized line with its size once the line has ended.)
+
+A line that does not start with ``{`` (blanks aside) cannot be a JSON-RPC message: it is noise
+(a debug print, a log line the server MUST NOT write to stdout), never a request's answer
+(:func:`may_be_message`). A line that starts with ``{`` and does not parse is a broken message.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
+
+
+def may_be_message(line: bytes) -> bool:
+    """A stdio line that may be a JSON-RPC message: it starts with ``{``, blanks aside."""
+    if line[:1] == b"{":
+        return True
+    return line.lstrip(b" \t\r")[:1] == b"{"
 
 
 class Line(NamedTuple):

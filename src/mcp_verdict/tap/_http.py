@@ -8,10 +8,13 @@ frame, each server-sent event one frame (read by the shared WHATWG parser,
 ``accept-encoding: identity`` keeps the recorded bytes the message bytes. One client is one
 connection of the tap.
 
-The SDK is left to do what it does; three things are made prompt: a JSON body that is not JSON at
+The SDK is left to do what it does; four things are made prompt: a JSON body that is not JSON at
 all (no SDK can read it; 1.x would leave its call waiting for the timeout) is handed to the SDK
 as a JSON-RPC parse error for the request it answers, and an HTTP failure is recorded for the
-exchange so the call's verdict says what it was (``transport.error``); and, for mcp 1.x (httpx),
+exchange so the call's verdict says what it was (``transport.error``); a connection that breaks
+before a POST's request is answered (the server hangs up, a reset, a read timeout) is recorded,
+and the SDK is handed a JSON-RPC error for that request — where the SDK's transport would raise
+out of its task group and end the whole session; and, for mcp 1.x (httpx),
 a JSON-RPC error answering a request in an HTTP 4xx body (as 2026-07-28 servers send -32602) is
 handed to the SDK with status 200 — 1.x raises any 4xx out of its transport task and ends the
 whole session, where 2.x reads the error. The verdict always reads the recorded status and bytes.
@@ -27,14 +30,28 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import orjson
 
-from ..frames import Answered, SSEParser
+from ..frames import Answered, SSEParser, id_key, peek
 from ._sdk import sdk
 
 if TYPE_CHECKING:
     from ._tap import VerdictTap
 
 _PARSE_ERROR: Final = -32700
+_INTERNAL_ERROR: Final = -32603
 _MAX_BODY: Final = 64 * 1024 * 1024
+
+
+def _stand_in(tap: VerdictTap, conn: str, body: bytes | None, why: str) -> bytes | None:
+    """A JSON-RPC error answering the request a POST carried, when that request is still waiting
+    (None: the POST carried no request, or it was answered): what the SDK is handed for an
+    exchange that broke, so only that call fails, with the verdict from the wire."""
+    if body is None:
+        return None
+    look = peek(body)
+    if look.kind != "request" or tap.tracker.waiting(conn, "client", id_key(look.id)) is None:
+        return None
+    return orjson.dumps({"jsonrpc": "2.0", "id": look.id, "error": {
+        "code": _INTERNAL_ERROR, "message": f"mcp-verdict tap: {why} (the verdict has the details)"}})
 
 
 def _library(name: Literal["auto", "httpx2", "httpx"]) -> Any:
@@ -56,7 +73,7 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
 
     class Tee(lib.AsyncByteStream):  # type: ignore[misc,name-defined]
         def __init__(self, inner: Any, tap: VerdictTap, conn: str, http: dict[str, Any], content_type: str,
-                     answers_request: bool) -> None:
+                     answers_request: bool, request_body: bytes | None) -> None:
             self._inner = inner
             self._tap = tap
             self._conn = conn
@@ -64,6 +81,7 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
             self._sse = SSEParser() if content_type.startswith("text/event-stream") else None
             self._json = content_type.startswith("application/json")
             self._answers = answers_request
+            self._request_body = request_body
             self._body = bytearray()
             self._done = False
 
@@ -77,8 +95,15 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
                     elif len(self._body) <= _MAX_BODY:
                         self._body += chunk
             except lib.TransportError as exc:
-                self._finish(broken=f"the response stream broke: {type(exc).__name__}: {exc}")
-                raise
+                why = f"the response stream broke: {type(exc).__name__}: {exc}"
+                self._finish(broken=why)
+                error = _stand_in(self._tap, self._conn, self._request_body, why) if self._answers else None
+                if error is None:
+                    raise
+                # the SDK reads this instead of the exception that would end its session; a stream's
+                # unfinished event is ended first (the SDK drops what it cannot read)
+                yield b"\n\nevent: message\ndata: " + error + b"\n\n" if self._sse is not None else error
+                return
             tail = self._finish()
             if tail is not None:
                 yield tail
@@ -106,6 +131,10 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
             if broken:
                 self._tap._note(self._conn, "s2c", "error", broken, http=self._http)
                 return None
+            if len(body) > _MAX_BODY:  # judged as json.too_large; the rest was not kept
+                self._tap._note(self._conn, "s2c", "error", f"a body longer than {_MAX_BODY} bytes: its first "
+                                                            f"{len(body)} bytes were judged, the rest skipped",
+                                http=self._http)
             if self._json or (body.strip() and status < 400):
                 events = self._tap._feed(self._conn, "s2c", body, self._http)
                 answered = [e.exchange for e in events if isinstance(e, Answered) and e.exchange.origin == "client"]
@@ -157,8 +186,13 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
                     self._tap._not_sent(self._conn, body)
                 raise
             except Exception as exc:
-                self._tap._note(self._conn, "s2c", "error", f"{type(exc).__name__}: {exc}", http=http)
-                raise
+                why = f"the exchange broke before an answer: {type(exc).__name__}: {exc}"
+                self._tap._note(self._conn, "s2c", "error", why, http=http)
+                error = _stand_in(self._tap, self._conn, body, why) if answers_request else None
+                if error is None:
+                    raise
+                return lib.Response(200, headers={"content-type": "application/json"}, content=error,
+                                    request=request)
             if request.method not in ("POST", "GET"):
                 return response
             content_type = response.headers.get("content-type", "").lower()
@@ -173,7 +207,7 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
                 status = 200  # mcp 1.x raises any 4xx out of its transport task, ending the session
             return lib.Response(status, headers=response.headers,
                                 stream=Tee(response.stream, self._tap, self._conn, info, content_type,
-                                           answers_request),
+                                           answers_request, body),
                                 request=request, extensions=response.extensions)
 
         async def aclose(self) -> None:

@@ -24,7 +24,7 @@ import anyio
 import anyio.abc
 import orjson
 
-from ..frames import Answered, LineReader
+from ..frames import Answered, LineReader, Stray, may_be_message
 from ._sdk import sdk
 
 if TYPE_CHECKING:
@@ -32,6 +32,14 @@ if TYPE_CHECKING:
 
 _GRACE: Final = 2.0
 _PARSE_ERROR: Final = -32700
+_UNREADABLE: Final = "mcp-verdict tap: the SDK cannot read the server's answer (the verdict has the details)"
+_NO_ID: Final = "mcp-verdict tap: the server answered with an error without the request's id"
+_LOOSE: Final = ("mcp-verdict tap: the server's answer carries the request's id as another JSON type "
+                 "(the verdict has the details)")
+
+
+def _error_for(request_id: Any, code: int, message: str) -> bytes:
+    return orjson.dumps({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
 
 
 @asynccontextmanager
@@ -47,18 +55,33 @@ async def stdio_transport(tap: VerdictTap, command: str, args: list[str], env: M
     to_server, from_client = anyio.create_memory_object_stream[Any](100)
 
     async def deliver(line: bytes) -> None:
-        events = tap._feed(conn, "s2c", line)
+        loose = None
+        if not may_be_message(line):  # a debug print: noise, never an answer (the verdict warns of it)
+            tap._note(conn, "s2c", "noise", "not a JSON-RPC message", data=line)
+            answered = []
+        else:
+            events = tap._feed(conn, "s2c", line)
+            answered = [e.exchange for e in events if isinstance(e, Answered) and e.exchange.origin == "client"]
+            if not answered and events and isinstance(events[0], Stray):
+                loose = tap._loosely_waiting(conn, events[0])
         try:
             message: Any = kit.parse(line)
         except ValueError as exc:
-            answered = [e.exchange for e in events if isinstance(e, Answered) and e.exchange.origin == "client"]
-            if answered:  # fail that request now: the verdict reads the recorded bytes
-                error = orjson.dumps({"jsonrpc": "2.0", "id": answered[0].request_id, "error": {
-                    "code": _PARSE_ERROR, "message": "mcp-verdict tap: the SDK cannot read the server's answer "
-                                                     "(the verdict has the details)"}})
-                message = kit.parse(error)
-            else:
-                message = exc  # what the SDK's own transport hands the session for a line it cannot read
+            # fail the request it answers now (the verdict reads the recorded bytes); else what
+            # the SDK's own transport hands the session for a line it cannot read
+            message = kit.parse(_error_for(answered[0].request_id, _PARSE_ERROR, _UNREADABLE)) if answered else exc
+        else:
+            look = answered[0].response_peek if answered else None
+            if look is not None and look.kind == "error" and look.id is None:
+                # an error without the request's id (the server could not read it): the SDK drops
+                # it, and its call would wait for its timeout; it gets the error under its own id
+                error = look.message.get("error") if look.message is not None else None
+                code = error.get("code") if isinstance(error, dict) else None
+                text = error.get("message") if isinstance(error, dict) else None
+                message = kit.parse(_error_for(answered[0].request_id, code if type(code) is int else _PARSE_ERROR,
+                                               text if isinstance(text, str) else _NO_ID))
+        if loose is not None:  # an id the SDK cannot pair (3.0 or "3" for 3): that call fails now
+            message = kit.parse(_error_for(loose.request_id, _PARSE_ERROR, _LOOSE))
         with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
             await to_client.send(message)
 

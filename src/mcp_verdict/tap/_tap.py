@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextvars
 import itertools
 import time
+import warnings
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -38,8 +39,9 @@ from ..judgement._outcome import Observe, Outcome, evaluate_listed, settle
 from ..judgement._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_key, schema_key
 from ..judgement._suspect import DEFAULT_SUSPECTS, Suspect
 from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, OptionsMemo, classify, held_id, judge
+from ..verdict._findings import finding
 from ..verdict._kind import Kind
-from ..verdict._verdict import Verdict
+from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION
 from ._error import VerdictError, local_verdict
 from ._sdk import request_of, session_of, write_stream_of
@@ -51,6 +53,12 @@ _UNCLAIMED: Final = 256
 """Per connection: tools/call answers kept for a judging block that learns its call's id late
 (a session linked by content, a connection opened inside the block); a claimed call is judged
 when its answer arrives and nothing of it is kept."""
+_CLOSED_KEPT: Final = 64
+"""Closed connections kept (their answers, tools and strays, for a block that judges late); an
+older closed connection is forgotten, so a tap serving one connection per call stays bounded."""
+_NOISE_KEPT: Final = 64
+"""Per connection: the last stdio lines that were no JSON-RPC message (noise), for the verdicts
+of the calls they came during."""
 _CURRENT: Final[contextvars.ContextVar[Judged | None]] = contextvars.ContextVar("mcp_verdict_tap_call",
                                                                                 default=None)
 
@@ -76,6 +84,8 @@ class _Conn:
     """HTTP: the tools/call requests sent (id, tool name), for blocks that opened this connection."""
     closed: str | None = None
     proxy: WriteProxy | None = None
+    noise: deque[tuple[int, bytes]] = field(default_factory=lambda: deque(maxlen=_NOISE_KEPT))
+    """stdio: (seq, bytes) of the last lines that were no JSON-RPC message."""
 
 
 class TapCall(msgspec.Struct, frozen=True, gc=False):
@@ -250,6 +260,7 @@ class VerdictTap:
             self.log = FrameLogWriter(frame_log, payloads=log_payloads)
         self._own_log = self.log is not None and not isinstance(frame_log, FrameLogWriter)
         self._conns: dict[str, _Conn] = {}
+        self._closed: deque[str] = deque()
         self._numbers = itertools.count(1)
         self._unlinked: list[WriteProxy] = []
         self._claims: OrderedDict[tuple[str, tuple[str, Any]], tuple[Judged, int]] = OrderedDict()
@@ -260,6 +271,21 @@ class VerdictTap:
         connection is known then, so the stack's own span for the call is still open."""
         self.history: deque[TapCall] = deque(maxlen=100)
         """The last judged calls, oldest first."""
+        self.log_error: str | None = None
+        """Why the frame log stopped (a write failed: a full disk...); the calls go on unlogged."""
+
+    def _write(self, record: FrameRecord) -> None:
+        """One record to the frame log; a failed write stops the log (once, with a warning), never
+        the connection or its calls."""
+        log = self.log
+        if log is None:
+            return
+        try:
+            log.write(record)
+        except (OSError, ValueError) as exc:
+            self.log = None
+            self.log_error = f"{type(exc).__name__}: {exc}"
+            warnings.warn(f"mcp-verdict tap: the frame log stopped: {self.log_error}", RuntimeWarning, stacklevel=2)
 
     # -- connections ----------------------------------------------------------------------------
     def _open(self, transport: Literal["stdio", "http"], note: str) -> str:
@@ -269,8 +295,8 @@ class VerdictTap:
         if judged is not None:
             judged.opened.append(conn)
         if self.log is not None:
-            self.log.write(FrameRecord(conn, next(state.seq), time.time(), "c2s", "open", note=note,
-                                       transport=transport))
+            self._write(FrameRecord(conn, next(state.seq), time.time(), "c2s", "open", note=note,
+                                    transport=transport))
         return conn
 
     def _close(self, conn: str, reason: str) -> None:
@@ -280,39 +306,49 @@ class VerdictTap:
         state.closed = reason
         self.tracker.close(conn, reason)
         if self.log is not None:
-            self.log.write(FrameRecord(conn, next(state.seq), time.time(), "s2c", "close", note=reason,
-                                       transport=state.transport))
+            self._write(FrameRecord(conn, next(state.seq), time.time(), "s2c", "close", note=reason,
+                                    transport=state.transport))
         if state.proxy is not None and state.proxy in self._unlinked:
             self._unlinked.remove(state.proxy)
+        self._closed.append(conn)
+        while len(self._closed) > _CLOSED_KEPT:
+            self._conns.pop(self._closed.popleft(), None)
 
     def _note(self, conn: str, direction: Direction, kind: Literal["eof", "error", "noise", "refused"],
               note: str, data: bytes | None = None, http: Mapping[str, Any] | None = None) -> None:
-        state = self._conns[conn]
+        state = self._conns.get(conn)
+        if state is None:
+            return
         seq = next(state.seq)
         if self.log is not None:
-            self.log.write(FrameRecord(conn, seq, time.time(), direction, kind,
-                                       data if kind in ("noise", "refused") else None, note=note,
-                                       transport=state.transport, http=http or None))
+            self._write(FrameRecord(conn, seq, time.time(), direction, kind,
+                                    data if kind in ("noise", "refused") else None, note=note,
+                                    transport=state.transport, http=http or None))
         exchange = http.get("exchange") if http else None
         if kind == "error" and isinstance(exchange, int):
             state.failures[exchange] = note
             if len(state.failures) > _KEEP:
                 del state.failures[next(iter(state.failures))]
+        elif kind == "noise" and data is not None:
+            state.noise.append((seq, data))
 
     def _not_sent(self, conn: str, data: bytes) -> None:
         look = peek(data)
-        if look.kind == "request":
-            self._conns[conn].not_sent.add(id_key(look.id))
+        state = self._conns.get(conn)
+        if look.kind == "request" and state is not None:
+            state.not_sent.add(id_key(look.id))
 
     def _feed(self, conn: str, direction: Direction, data: bytes,
               http: Mapping[str, Any] | None = None) -> list[Any]:
         """One frame of ``conn``: log it, follow it, keep what judging needs. Never raises."""
-        state = self._conns[conn]
+        state = self._conns.get(conn)
+        if state is None:  # a frame after the connection closed and was forgotten (_CLOSED_KEPT)
+            return []
         seq = next(state.seq)
         at = time.time()
         if self.log is not None:
-            self.log.write(FrameRecord(conn, seq, at, direction, "message", data, transport=state.transport,
-                                       http=http or None))
+            self._write(FrameRecord(conn, seq, at, direction, "message", data, transport=state.transport,
+                                    http=http or None))
         look = None
         if direction == "c2s" and (http is not None or self._unlinked):
             look = peek(data)  # read once: the Tracker is given it
@@ -408,7 +444,8 @@ class VerdictTap:
 
     def tool(self, name: str, conn: str | None = None) -> dict[str, Any] | None:
         """A tool's definition as a server listed it on the wire (the last seen, or on ``conn``)."""
-        states = [self._conns[conn]] if conn is not None else reversed(list(self._conns.values()))
+        known = self._conns.get(conn) if conn is not None else None
+        states = ([known] if known is not None else []) if conn is not None else reversed(list(self._conns.values()))
         for state in states:
             if name in state.tools:
                 return state.tools[name]
@@ -453,12 +490,11 @@ class VerdictTap:
             self._unlinked.remove(proxy)
 
     def _conn_of(self, proxy: WriteProxy) -> _Conn | None:
+        """The connection a proxy's requests went out on; None when no recorded connection carried
+        them (a session built over a client the tap does not record): never a guess, which would
+        judge the call by another session's answer."""
         if proxy.conn is not None:
             return self._conns.get(proxy.conn)
-        free = [s for s in self._conns.values() if s.proxy is None and s.closed is None]
-        if len(free) == 1 and len(self._unlinked) == 1:
-            self._bind(proxy, free[0])
-            return free[0]
         return None
 
     def proxy(self, session: Any, conn: str | None = None) -> WriteProxy:
@@ -567,6 +603,8 @@ class VerdictTap:
         context = exchange.context
         verdict = judge(response, self._options.get(context.version, context.client_capabilities, context.extensions,
                                                     self.absent_result_type, self.limits), held_id(request_id))
+        if state.noise:
+            verdict = _with_noise(verdict, state, exchange.request.seq, exchange.response)
         outcome = evaluate_listed(verdict, tool, output_schema, trusted_server=self.trusted_server)
         if state.not_sent and (type(request_id).__name__, request_id) in state.not_sent:
             outcome = replace(outcome, request_sent=False)
@@ -605,16 +643,25 @@ class VerdictTap:
             context = exchange.context
             verdict = judge(response, self._options.get(context.version, context.client_capabilities,
                                                         context.extensions, absent, limits), held_id(request_id))
+            if state is not None and state.noise:
+                verdict = _with_noise(verdict, state, exchange.request.seq, exchange.response)
         else:
-            version = self._version_of(state, key)
+            waiting = self.tracker.waiting(state.id, "client", key) if state is not None else None
+            held = waiting.context if waiting is not None else None
+            version = held.version if held is not None else self.default_version
             stray = self._loose_answer(state, request_id)
             if stray is not None:  # an answer whose id only matches once coerced (7 → "7"): judged as it came
                 response = stray.seen.data
-                context = self._context_of(state, key)
                 verdict = classify(response, request_id=request_id, limits=limits, absent_result_type=absent,
-                                   **(context.classify_options() if context is not None else {"version": version}))
+                                   **(held.classify_options() if held is not None else {"version": version}))
             else:
                 verdict = self._no_answer(state, key, error, version)
+                if state is not None and state.noise and waiting is not None:
+                    verdict = _with_noise(verdict, state, waiting.request.seq, None)
+            if state is not None:  # judged without its answer: no longer waited for, nor claimed
+                if waiting is not None:
+                    self.tracker.forget(state.id, "client", key)
+                self._claims.pop((state.id, key), None)
         outcome = evaluate_listed(verdict, tool, output_schema, expect=expect, suspects=suspects,
                                   schema_limits=schema_limits, trusted_server=trusted)
         if not sent:
@@ -624,17 +671,15 @@ class VerdictTap:
         self.history.append(call)
         return call
 
-    def _version_of(self, state: _Conn | None, key: tuple[str, Any]) -> str:
-        context = self._context_of(state, key)
-        return context.version if context is not None else self.default_version
-
-    def _context_of(self, state: _Conn | None, key: tuple[str, Any]) -> Any:
-        if state is None:
+    def _loosely_waiting(self, conn: str, stray: Stray) -> Exchange | None:
+        """The one client request still waiting on ``conn`` whose id a stray answer carries as
+        another JSON type (``3.0`` or ``"3"`` for ``3``), if exactly one; None otherwise."""
+        look = stray.peek
+        if look.kind not in ("response", "error") or not look.has_id or look.id is None:
             return None
-        for exchange in self.tracker.pending(state.id):
-            if id_key(exchange.request_id) == key:
-                return exchange.context
-        return None
+        same = [e for e in self.tracker.pending(conn) if e.origin == "client" and _same_id(look.id, e.request_id)
+                and id_key(look.id) != id_key(e.request_id)]
+        return same[0] if len(same) == 1 else None
 
     @staticmethod
     def _loose_answer(state: _Conn | None, request_id: Any) -> Stray | None:
@@ -643,7 +688,7 @@ class VerdictTap:
         for stray in reversed(state.strays):
             look = stray.peek
             if look.kind in ("response", "error") and look.has_id and look.id is not None \
-                    and str(look.id) == str(request_id) and id_key(look.id) != id_key(request_id):
+                    and _same_id(look.id, request_id) and id_key(look.id) != id_key(request_id):
                 return stray
         return None
 
@@ -721,6 +766,36 @@ def _check_options(options: Mapping[str, Any]) -> None:
 def _dump(params: Any) -> Any:
     dump = getattr(params, "model_dump", None)
     return dump(by_alias=True, mode="json", exclude_none=True) if callable(dump) else None
+
+
+def _with_noise(verdict: Verdict, state: _Conn, after: int, response: Any) -> Verdict:
+    """The verdict with a ``transport.noise`` warning when the server wrote lines that are no
+    JSON-RPC message between the request and its answer (or since the request, unanswered):
+    the client's reading (``mcp_verdict.client``), where the noise is never the answer."""
+    until = response.seq if response is not None else None
+    lines = [data for seq, data in state.noise if seq > after and (until is None or seq < until)]
+    if not lines:
+        return verdict
+    count = "1 line that is not a JSON-RPC message" if len(lines) == 1 else \
+        f"{len(lines)} lines that are not JSON-RPC messages"
+    shown = ", ".join(_preview(line) for line in lines[:3]) + (", …" if len(lines) > 3 else "")
+    when = "before its answer" if response is not None else "and no answer"
+    extra = finding("", "transport.noise", f"the server wrote {count} {when}: {shown}")
+    return make_verdict(verdict.kind, (*verdict.findings, extra), verdict.version, verdict.message)
+
+
+def _preview(data: bytes, limit: int = 60) -> str:
+    text = data[:limit].decode("utf-8", "replace")
+    return repr(text + ("…" if len(data) > limit else ""))
+
+
+def _same_id(answered: Any, asked: Any) -> bool:
+    """An answer's id that is the request's once coerced: ``"7"`` for ``7``, ``1.0`` or ``1e0``
+    for ``1`` (numbers by value, the rest as text)."""
+    numbers = (int, float)
+    if type(answered) in numbers and type(asked) in numbers:
+        return bool(answered == asked)
+    return str(answered) == str(asked)
 
 
 def _same(a: Any, b: Any) -> bool:
