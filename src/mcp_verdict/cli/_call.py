@@ -41,7 +41,7 @@ from ..judgement._outcome import Outcome
 from ..verdict._classify import Limits
 from ..verdict._kind import Kind
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
-from ._options import limits_option
+from ._options import json_value, limits_option
 from ._term import literal, markup_safe
 
 EXIT_ACCEPT: Final = 0
@@ -180,9 +180,10 @@ def _number(text: str | None, kind: type) -> Any:
 
 def _file_handlers(path: Path) -> Handlers:
     try:
-        answers = json.loads(path.read_text("utf-8"))
+        text = path.read_text("utf-8")
     except (OSError, ValueError) as exc:
         raise click.BadParameter(f"cannot read answers: {exc}", param_hint="--answers") from None
+    answers = json_value(text, "--answers")
     if not isinstance(answers, dict) or set(answers) - {"form", "url", "sampling", "roots"}:
         raise click.BadParameter('answers is an object with "form", "url", "sampling" and "roots" sections',
                                  param_hint="--answers")
@@ -279,10 +280,7 @@ def call_command(stdio: str | None, url: str | None, headers: Sequence[str], tim
     (transport failures included); 3 cannot connect; 2 usage error (an answer from
     --answers that fails the requested schema included).
     """
-    try:
-        parsed = json.loads(arguments)
-    except ValueError as exc:
-        raise click.BadParameter(f"not JSON: {exc}", param_hint="ARGUMENTS") from None
+    parsed = json_value(arguments, "ARGUMENTS")
     if not isinstance(parsed, dict):
         raise click.BadParameter("tool arguments are a JSON object", param_hint="ARGUMENTS")
     console = Console(stderr=as_json, highlight=False)

@@ -14,7 +14,7 @@ from ..verdict._classify import Limits, classify
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
-from ._options import limits_option
+from ._options import json_value, limits_option
 from ._style import _STYLE, EXIT_CODES
 
 if TYPE_CHECKING:
@@ -26,6 +26,8 @@ def _request_id(value: str | None) -> str | int | None:
         return None
     try:
         parsed = json.loads(value)
+    except RecursionError:  # nested too deep to be a string or an integer
+        parsed = None
     except ValueError:
         return value
     if isinstance(parsed, bool) or not isinstance(parsed, (str, int)):
@@ -85,10 +87,7 @@ def classify_command(file: Any, version: str, request_id: str | None, extensions
     """
     caps = None
     if capabilities is not None:
-        try:
-            caps = json.loads(capabilities)
-        except ValueError as exc:
-            raise click.BadParameter(f"not JSON: {exc}", param_hint="--capabilities") from None
+        caps = json_value(capabilities, "--capabilities", standard=False)
     options: dict[str, Any] = {
         "version": version, "request_id": _request_id(request_id), "extensions": tuple(extensions),
         "client_capabilities": caps, "absent_result_type": absent_result_type,

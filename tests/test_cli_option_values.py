@@ -1,0 +1,70 @@
+"""The CLI's option and argument values at their edges: nesting too deep to read, numbers
+standard JSON has no spelling for. Each runs the real CLI as a subprocess against a real server
+(tests/servers/misbehaving.py) where one is needed; expected values are stated by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-m", "mcp_verdict"]
+SERVER = shlex.join([sys.executable, "-m", "tests.servers.misbehaving", "stdio", "ok"])
+DEEP = "[" * 100_000
+GOOD = '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}'
+
+
+def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=60, check=False, cwd=ROOT,
+                          input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL)
+
+
+def _answers(tmp_path: Path) -> str:
+    path = tmp_path / "answers.json"
+    path.write_text(DEEP)
+    return str(path)
+
+
+# (name, arguments, the option the usage error names, what it says) - exit 2 for each: a usage
+# error, never a RecursionError traceback (7), never NaN/Infinity/1e400 sent as null (8: RFC
+# 8259 s6, "Numeric values that cannot be represented ... (such as Infinity and NaN) are not
+# permitted").
+USAGE_CASES: list[tuple[str, list[str], str, str]] = [
+    ("classify --capabilities nested too deep", ["classify", "--capabilities", DEEP, "-"], "--capabilities",
+     "nested too deeply to read"),
+    ("classify --request-id nested too deep", ["classify", "--request-id", DEEP, "-"], "--request-id",
+     "a request id is a string or an integer"),
+    ("call ARGUMENTS nested too deep", ["call", "--stdio", SERVER, "t", DEEP], "ARGUMENTS",
+     "nested too deeply to read"),
+    ("call --answers nested too deep", ["call", "--stdio", SERVER, "t", "--answers", "ANSWERS"], "--answers",
+     "nested too deeply to read"),
+    ("call ARGUMENTS with NaN", ["call", "--stdio", SERVER, "t", '{"a": NaN}'], "ARGUMENTS",
+     "NaN is not standard JSON"),
+    ("call ARGUMENTS with -Infinity", ["call", "--stdio", SERVER, "t", '{"a": [1, -Infinity]}'], "ARGUMENTS",
+     "-Infinity is not standard JSON"),
+    ("call ARGUMENTS with 1e400", ["call", "--stdio", SERVER, "t", '{"b": 1e400}'], "ARGUMENTS",
+     "1e400 is not standard JSON here: it overflows a double"),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "option", "says"), USAGE_CASES, ids=[c[0] for c in USAGE_CASES])
+def test_bad_option_values_are_usage_errors(name: str, args: list[str], option: str, says: str,
+                                            tmp_path: Path) -> None:
+    args = [_answers(tmp_path) if a == "ANSWERS" else a for a in args]
+    done = cli(*args, stdin=GOOD)
+    assert done.returncode == 2, done.stderr
+    assert f"Invalid value for {option}: {says}" in done.stderr
+    assert "Traceback" not in done.stderr and "RecursionError" not in done.stderr
+
+
+def test_large_finite_numbers_in_arguments_are_sent_as_written() -> None:
+    done = cli("call", "--json", "--stdio", SERVER, "t", '{"a": 1e300, "b": -0.5}')
+    assert done.returncode == 0, done.stderr
+    sent = json.loads(json.loads(done.stdout)["rounds"][0]["request"])
+    assert sent["params"]["arguments"] == {"a": 1e300, "b": -0.5}
