@@ -4,6 +4,7 @@ take the shapes real deployments give them: compressed, pretty-printed."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -57,3 +58,28 @@ def test_every_upstream_request_asks_for_the_identity_encoding(side: str, mode: 
                 finally:
                     host.close()
         assert _seen(url) == expected
+
+
+PRETTY_CALL = json.dumps({"jsonrpc": "2.0", "id": 2, "result": {
+    "content": [{"type": "text", "text": "ok\nline two"}], "isError": False}}, indent=2).encode()
+
+
+@pytest.mark.parametrize(("mode", "line", "logged"), [
+    ("observe", PRETTY_CALL.replace(b"\n", b" "), PRETTY_CALL),
+    ("enforce", PRETTY_CALL.replace(b"\n", b" "), PRETTY_CALL),
+])
+def test_a_pretty_printed_body_reaches_a_stdio_host_as_one_line(tmp_path: Path, mode: str, line: bytes,
+                                                                logged: bytes) -> None:
+    """A body with line breaks between its tokens (valid JSON) is one frame: a stdio host gets it
+    as one line, the breaks made spaces; the frame log keeps the upstream's bytes and says so."""
+    with styled_http("pretty") as url:
+        peer = LinePeer([*PROXY, "--mode", mode, "--log", str(tmp_path / "f.jsonl"), "--log-payloads",
+                         "--upstream", url])
+        assert json.loads(peer.exchange(INIT) or b"{}")["result"]["protocolVersion"] == "2025-11-25"
+        peer.send(INITIALIZED)
+        assert peer.exchange(CALL) == line
+        assert peer.close() == 0
+    records = [json.loads(text) for text in (tmp_path / "f.jsonl").read_text().splitlines()]
+    answer = [r for r in records if r["dir"] == "s2c" and r["kind"] == "message" and '"id": 2' in r["data"]]
+    assert [(r["data"].encode(), r.get("note")) for r in answer] == [
+        (logged, "written to the host as one line: each CR and LF replaced by a space")]

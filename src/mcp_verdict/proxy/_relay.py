@@ -163,6 +163,10 @@ class Relay:
         self._deferred: deque[tuple[Exchange, _Waiting | None, bytes]] = deque()
         self._option_memo = OptionsMemo()
         self._early: tuple[bytes, Peek, Verdict] | None = None
+        self.one_line = False
+        """The host reads one frame per line (stdio) from an upstream whose frames may hold line
+        breaks (HTTP): a forwarded frame holding CR or LF is written to the host with each
+        replaced by a space (:func:`one_line`), which its frame-log record notes."""
         self.last_opened: Key | None = None
         """The id key of the request the last host frame opened (None: it opened none)."""
 
@@ -583,7 +587,8 @@ class Relay:
                  answers: Key | None = None, related: Key | None = None) -> list[Out]:
         self.stats.forwarded += 1
         if self.recorder is not None:
-            self.recorder.frame(FrameRecord(self.conn, seq, at, "s2c", "message", data, None, None, self.transport,
+            note = _ONE_LINE if self.one_line and (b"\n" in data or b"\r" in data) else None
+            self.recorder.frame(FrameRecord(self.conn, seq, at, "s2c", "message", data, None, note, self.transport,
                                             _http(http)))
         return [Out("host", data, answers=answers, related=related)]
 
@@ -623,6 +628,19 @@ class Relay:
         self._log(direction, kind, None, note=note)
 
 
+_ONE_LINE: Final = "written to the host as one line: each CR and LF replaced by a space"
+_BREAKS: Final = bytes.maketrans(b"\r\n", b"  ")
+
+
+def one_line(data: bytes) -> bytes:
+    """``data`` with each CR and LF byte replaced by a space, for a host that reads one frame
+    per line. In valid JSON a raw CR or LF can only be whitespace between tokens (inside a
+    string it is escaped), so the message is unchanged; a frame that is not valid JSON (observe
+    forwards it) is written the same way rather than split into lines the host would read as
+    frames of their own. The frame log keeps the upstream's bytes."""
+    return data.translate(_BREAKS)
+
+
 def _progress_token(exchange: Exchange) -> object:
     """The request's ``_meta.progressToken`` (the caller has seen the bytes name one)."""
     meta = peek(exchange.request.data).params.get("_meta")
@@ -639,4 +657,4 @@ def _http(http: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     return {k: http[k] for k in _HTTP_KEYS if k in http and http[k] is not None}
 
 
-__all__ = ["Mode", "Out", "Recorder", "Relay", "Stats", "Telemetry"]
+__all__ = ["Mode", "Out", "Recorder", "Relay", "Stats", "Telemetry", "one_line"]

@@ -134,6 +134,7 @@ async def _run_stdio_host(options: ProxyOptions, recorder: Recorder | None, read
         assert options.upstream is not None
         upstream = HttpUpstream(bridge, options.upstream, headers=options.headers, limit=options.max_frame,
                                 timeout=options.timeout)
+        relay.one_line = host.stream.one_line = True  # an HTTP body may hold line breaks; stdout may not
     bridge.upstream = upstream
     await upstream.start()
     await host.start()

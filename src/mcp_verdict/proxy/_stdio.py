@@ -39,7 +39,7 @@ import orjson
 from ..frames._jsonrpc import id_key, peek
 from ._bridge import Bridge, HostStream
 from ._codes import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE
-from ._relay import Key
+from ._relay import Key, one_line
 
 _KEEP: Final = 64 * 1024
 _STARTS: Final = frozenset(b"{")
@@ -124,11 +124,15 @@ class _WriterStream:
         self.transport: asyncio.WriteTransport | None = None
         self.broken = False
         self.on_broken: Callable[[], None] | None = None
+        self.one_line = False
+        """Frames may hold line breaks (an HTTP upstream): each CR and LF becomes a space."""
 
     def send(self, data: bytes, *, final: bool) -> None:
         transport = self.transport
         if transport is None or transport.is_closing():
             return
+        if self.one_line and (b"\n" in data or b"\r" in data):
+            data = one_line(data)
         try:
             transport.write(data + b"\n")
         except (BrokenPipeError, ConnectionResetError, RuntimeError):
