@@ -68,3 +68,43 @@ def test_large_finite_numbers_in_arguments_are_sent_as_written() -> None:
     assert done.returncode == 0, done.stderr
     sent = json.loads(json.loads(done.stdout)["rounds"][0]["request"])
     assert sent["params"]["arguments"] == {"a": 1e300, "b": -0.5}
+
+
+# --- classify reads a bounded amount --------------------------------------------------------------
+
+PRETTY = json.dumps(json.loads(GOOD), indent=4)  # 160 bytes: past --max-bytes 100 whole
+LONG = '{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","content":[{"type":"text","text":"' + \
+    "x" * 200 + '"}]}}'
+STRING_FLAG = '{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[],"isError":"false"}}'
+
+# (name, flags, input, exit, [(line, kind, first finding code)]) - by hand, with --max-bytes 100:
+# an input past the limit is never read whole; judged whole it is json.too_large of its first
+# 101 bytes (RFC 8259 s9: a parser may limit the size of texts); JSON Lines go a line at a time,
+# an overlong line json.too_large where it is.
+BOUNDED_CASES: list[tuple[str, list[str], str, int, list[tuple[int | None, str, str | None]]]] = [
+    ("auto: one response past the limit", [], PRETTY, 20, [(None, "unclassified", "json.too_large")]),
+    ("auto: JSON Lines past the limit in all, each line within it", [], f"{GOOD}\n\n{STRING_FLAG}\n{GOOD}", 20,
+     [(1, "normal_complete", None), (3, "unclassified", "result.is_error"), (4, "normal_complete", None)]),
+    ("auto: JSON Lines with an overlong line", [], f"{GOOD}\n{LONG}\r\n{GOOD}\n", 20,
+     [(1, "normal_complete", None), (2, "unclassified", "json.too_large"), (3, "normal_complete", None)]),
+    ("--lines: an overlong last line without its newline", ["--lines"], f"{GOOD}\r\n{LONG}", 20,
+     [(1, "normal_complete", None), (2, "unclassified", "json.too_large")]),
+    ("--lines: within the limit", ["--lines"], f"\n{GOOD}\n", 0, [(2, "normal_complete", None)]),
+]
+
+
+@pytest.mark.parametrize(("name", "flags", "text", "status", "expected"), BOUNDED_CASES,
+                         ids=[c[0] for c in BOUNDED_CASES])
+def test_classify_reads_a_bounded_amount(name: str, flags: list[str], text: str, status: int,
+                                         expected: list[tuple[int | None, str, str | None]]) -> None:
+    done = cli("classify", "--json", "--max-bytes", "100", *flags, "-", stdin=text)
+    assert done.returncode == status, done.stderr
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(r.get("line"), r["kind"], r["findings"][0]["code"] if r["findings"] else None) for r in rows] == expected
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_classify_of_an_endless_input_stops_at_the_limit() -> None:
+    done = cli("classify", "--json", "--max-bytes", "1000", "/dev/zero")
+    assert done.returncode == 20
+    assert json.loads(done.stdout)["findings"][0]["code"] == "json.too_large"

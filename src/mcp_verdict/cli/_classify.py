@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -63,6 +63,47 @@ def _messages(data: bytes, mode: str) -> list[tuple[int | None, bytes]]:
     return [(None, data)]
 
 
+def _lines_begin(data: bytes) -> bool:
+    """An input too long to be one response begins as JSON Lines: two lines at least, and one of
+    its complete lines reads as a JSON value by itself."""
+    complete = [line for line in data[: data.rfind(b"\n") + 1].split(b"\n") if line.strip()]
+    return data.count(b"\n") >= 1 and any(_one_value(line.removesuffix(b"\r")) for line in complete)
+
+
+def _stream_lines(file: Any, first: bytes, limit: int) -> Iterator[tuple[int, bytes]]:
+    """The non-blank lines of ``first`` and the rest of ``file``, numbered from 1, read in
+    chunks: a line longer than ``limit`` is handed out as its first ``limit + 1`` bytes (its
+    verdict says json.too_large) and the rest of it skipped."""
+    buffer = bytearray(first)
+    number = 0
+    skipping = False  # the rest of a line already handed out cut
+    while True:
+        cut = buffer.find(b"\n")
+        if cut >= 0:
+            line = bytes(buffer[:cut]).removesuffix(b"\r")
+            del buffer[: cut + 1]
+            if skipping:
+                skipping = False
+                continue
+            number += 1
+            if line.strip():
+                yield number, line
+            continue
+        if skipping:
+            buffer.clear()
+        elif len(buffer) > limit:
+            number += 1
+            yield number, bytes(buffer[: limit + 1])
+            skipping = True
+            buffer.clear()
+        chunk = file.read(65536)
+        if not chunk:
+            break
+        buffer += chunk
+    if buffer.strip() and not skipping:
+        yield number + 1, bytes(buffer).removesuffix(b"\r")
+
+
 @click.command("classify")
 @click.argument("file", type=click.File("rb"), default="-")
 @click.option("--version", "version", type=click.Choice(VERSIONS), default=LATEST_VERSION,
@@ -93,10 +134,15 @@ def classify_command(file: Any, version: str, request_id: str | None, extensions
         "client_capabilities": caps, "absent_result_type": absent_result_type,
         "limits": Limits(max_bytes=max_bytes, max_depth=max_depth),
     }
-    data = file.read(max_bytes + 1) if lines is False else file.read()
-    mode = "auto" if lines is None else ("lines" if lines else "single")
+    # Bounded reading: at most max_bytes + 1 bytes to judge the input whole (more is json.too_large
+    # of them), JSON Lines streamed a line at a time, none held past max_bytes + 1.
+    data = file.read(max_bytes + 1) if lines is not True else b""
+    if lines is True or (lines is None and len(data) > max_bytes and _lines_begin(data)):
+        messages: Iterable[tuple[int | None, bytes]] = _stream_lines(file, data, max_bytes)
+    else:
+        messages = _messages(data, "single" if lines is False or len(data) > max_bytes else "auto")
     try:
-        verdicts = [(number, classify(message, **options)) for number, message in _messages(data, mode)]
+        verdicts = [(number, classify(message, **options)) for number, message in messages]
     except ValueError as exc:  # a bad option, never a bad response
         raise click.UsageError(str(exc)) from None
     if as_json:
