@@ -108,3 +108,15 @@ def test_classify_of_an_endless_input_stops_at_the_limit() -> None:
     done = cli("classify", "--json", "--max-bytes", "1000", "/dev/zero")
     assert done.returncode == 20
     assert json.loads(done.stdout)["findings"][0]["code"] == "json.too_large"
+
+
+# --- an absurd terminal width -----------------------------------------------------------------
+
+@pytest.mark.parametrize("columns", ["0", "-5", "12"])
+def test_an_absurd_columns_still_prints_the_verdict(columns: str) -> None:
+    import os
+
+    done = subprocess.run([*CLI, "classify", "-"], input=STRING_FLAG, capture_output=True, text=True, timeout=60,
+                          check=False, cwd=ROOT, env={**os.environ, "COLUMNS": columns})
+    assert done.returncode == 20
+    assert "unclassified" in done.stdout and "result.is_error" in done.stdout

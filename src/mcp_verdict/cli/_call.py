@@ -42,7 +42,7 @@ from ..verdict._classify import Limits
 from ..verdict._kind import Kind
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
 from ._options import json_value, limits_option
-from ._term import literal, markup_safe
+from ._term import literal, make_console, markup_safe
 
 EXIT_ACCEPT: Final = 0
 EXIT_USAGE: Final = 2
@@ -283,8 +283,8 @@ def call_command(stdio: str | None, url: str | None, headers: Sequence[str], tim
     parsed = json_value(arguments, "ARGUMENTS")
     if not isinstance(parsed, dict):
         raise click.BadParameter("tool arguments are a JSON object", param_hint="ARGUMENTS")
-    console = Console(stderr=as_json, highlight=False)
-    errors = Console(stderr=True, highlight=False)
+    console = make_console(stderr=as_json, highlight=False)
+    errors = make_console(stderr=True, highlight=False)
     spinner = _Spinner(console, enabled=console.is_terminal and not as_json)
     if answers is not None:
         handlers = _file_handlers(answers)
@@ -334,7 +334,7 @@ def _handler_failed(console: Console, exc: HandlerError) -> NoReturn:
 def tools_command(stdio: str | None, url: str | None, headers: Sequence[str], timeout: float, mode: Any,
                   max_bytes: int, max_depth: int, as_json: bool) -> None:
     """List the server's tools with their annotations and schemas."""
-    console = Console(highlight=False)
+    console = make_console(highlight=False)
     client = _client(stdio, url, headers, timeout=timeout, mode=mode,
                      limits=Limits(max_bytes=max_bytes, max_depth=max_depth))
 
@@ -342,7 +342,7 @@ def tools_command(stdio: str | None, url: str | None, headers: Sequence[str], ti
         async with client:
             return client.version, await client.list_tools()
 
-    version, tools = _connect(Console(stderr=True, highlight=False), client, run)
+    version, tools = _connect(make_console(stderr=True, highlight=False), client, run)
     if as_json:
         click.echo(json.dumps({"version": version, "tools": tools, "warnings": client.warnings},
                               ensure_ascii=False))

@@ -152,9 +152,9 @@ def classify_command(file: Any, version: str, request_id: str | None, extensions
                 out["line"] = number
             click.echo(json.dumps(out, ensure_ascii=False))
     else:
-        from rich.console import Console  # rich loads only to print to a terminal, not for --json
+        from ._term import make_console  # rich loads only to print to a terminal, not for --json
 
-        print_verdicts(Console(highlight=False), verdicts)
+        print_verdicts(make_console(highlight=False), verdicts)
     sys.exit(max((EXIT_CODES[v.kind] for _, v in verdicts), default=0))
 
 

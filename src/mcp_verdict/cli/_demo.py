@@ -39,7 +39,7 @@ from ..judgement._outcome import Observe, Outcome
 from ..verdict._kind import Kind
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
 from ._style import _STYLE
-from ._term import literal
+from ._term import literal, make_console
 
 _QUICK_SLOW = 1.0
 """slow_echo's delay in the demo (seconds), and the shorter client timeout that cuts it off."""
@@ -302,9 +302,9 @@ def demo_command(http: bool, as_json: bool, verbose: bool) -> None:
                                 "decision": r.outcome.decision.action.value, "naive": r.naive, "ok": r.ok}
                                for r in rows], indent=2))
     else:
-        render(Console(highlight=False), rows, "Streamable HTTP" if http else "stdio")
+        render(make_console(highlight=False), rows, "Streamable HTTP" if http else "stdio")
     if verbose:
-        errors = Console(stderr=True, highlight=False)
+        errors = make_console(stderr=True, highlight=False)
         for title, lines in (("logs", logs), ("the demo server's stderr", stderr)):
             errors.print(f"[dim]{title}: {len(lines)} line(s)[/]")
             for line in lines:

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from .. import corpus, kit
 from ..kit._mutants import MutantError
+from ._term import make_console
 
 
 @click.command("conform")
@@ -48,7 +49,7 @@ def conform_command(receiver: str | None, builtin: str | None, labels_file: str 
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
-        _print_report(Console(highlight=False, soft_wrap=True), report, verbose)
+        _print_report(make_console(highlight=False, soft_wrap=True), report, verbose)
     sys.exit(0 if report.ok else 1)
 
 
@@ -104,5 +105,5 @@ def mutants_command(as_json: bool) -> None:
             style = "green" if row.healthy else "red"
             table.add_row(row.name, str(len(row.failing)), str(len(row.errors)),
                           ", ".join((row.failing + row.errors)[:3]), f"[{style}]{row.result}[/]")
-        Console().print(table)
+        make_console().print(table)
     sys.exit(0 if all(row.healthy for row in rows) else 1)

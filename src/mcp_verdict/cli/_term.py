@@ -19,8 +19,10 @@ control character itself).
 
 from __future__ import annotations
 
-from typing import Final
+import os
+from typing import Any, Final
 
+from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
@@ -56,3 +58,19 @@ def literal(text: str, style: str = "") -> Text:
 def markup_safe(text: str) -> str:
     """Peer text to splice into a markup string of our own: neutralised, then markup-escaped."""
     return escape(neutral(text))
+
+
+_NARROWEST: Final = 20
+
+
+def make_console(**options: Any) -> Console:
+    """A rich Console for the CLI's output. An absurd width in ``COLUMNS`` (0, negative, under
+    20 columns: rich takes 0 at its word and prints nothing at all) is ignored for 80."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    try:
+        absurd = bool(columns) and int(columns) < _NARROWEST
+    except ValueError:
+        absurd = False
+    if absurd and "width" not in options:
+        options["width"] = 80
+    return Console(**options)
