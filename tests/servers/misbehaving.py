@@ -4,7 +4,9 @@ python -m tests.servers.misbehaving http (prints its port, then serves
 http://127.0.0.1:PORT/<mode>/mcp until its stdin closes).
 
 stdio modes: ``ok``; ``noise_flood N`` (N debug lines, then the answer); ``notif_flood N``
-(N notifications/message, then the answer); ``init_hang`` (never answers initialize).
+(N notifications/message, then the answer); ``init_hang`` (never answers initialize);
+``elicit_hostile`` (a form whose enum choices and default carry terminal control sequences; the
+answer says whether the choice came back exactly as sent).
 
 http modes (per path): ``ok``; ``notif_flood`` (2,000 notifications on the call's SSE stream,
 then the answer); ``drop`` (the connection closed before any response to tools/call;
@@ -21,6 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 OK_TEXT = "ok"
+HOSTILE_EVENT = b"\x1b[2J\x1b]0;PWNED\x07boom"
+HOSTILE_CHOICE = "red\x1b]0;PWNED\x07"
 
 
 def answer(message: dict[str, Any]) -> dict[str, Any]:
@@ -55,6 +59,19 @@ def stdio(mode: str, count: int) -> None:
         if message.get("id") is None:
             continue
         if mode == "init_hang" and message.get("method") in ("initialize", "server/discover"):
+            continue
+        if mode == "elicit_hostile" and message.get("method") == "tools/call":
+            colours = {"type": "string", "enum": [HOSTILE_CHOICE, "blue"], "default": HOSTILE_CHOICE}
+            schema = {"type": "object", "required": ["colour"], "properties": {"colour": colours}}
+            out.write(json.dumps({"jsonrpc": "2.0", "id": "e1", "method": "elicitation/create",
+                                  "params": {"message": "Pick a colour", "requestedSchema": schema}}).encode() + b"\n")
+            out.flush()
+            reply = json.loads(sys.stdin.buffer.readline())
+            colour = (reply.get("result") or {}).get("content", {}).get("colour")
+            said = "got the hostile choice as sent" if colour == HOSTILE_CHOICE else f"got {colour!r}"
+            out.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {
+                "content": [{"type": "text", "text": said}], "isError": False}}).encode() + b"\n")
+            out.flush()
             continue
         if message.get("method") == "tools/call":
             for number in range(count):
@@ -112,6 +129,13 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("content-type", "text/event-stream")
             self.end_headers()
             self.wfile.write(b"".join(b"data: " + notification(n) + b"\n\n" for n in range(2000)))
+            self.wfile.write(b"data: " + json.dumps(answer(message)).encode() + b"\n\n")
+            return
+        if mode == "hostile_sse":  # an event name the SDK logs as it came: terminal control sequences
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(b"event: " + HOSTILE_EVENT + b"\ndata: {}\n\n")
             self.wfile.write(b"data: " + json.dumps(answer(message)).encode() + b"\n\n")
             return
         if mode == "json_forever":

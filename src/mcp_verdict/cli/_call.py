@@ -42,7 +42,7 @@ from ..verdict._classify import Limits
 from ..verdict._kind import Kind
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
 from ._options import json_value, limits_option
-from ._term import literal, make_console, markup_safe
+from ._term import literal, make_console, markup_safe, neutral, neutral_logs
 
 EXIT_ACCEPT: Final = 0
 EXIT_USAGE: Final = 2
@@ -158,8 +158,17 @@ def _ask_form(console: Console, request: ElicitationRequest, problems: list[str]
             content[name] = Confirm.ask(label, default=bool(default), console=console)
             continue
         options = prop.get("enum") or [o.get("const") for o in prop.get("oneOf") or [] if isinstance(o, dict)]
-        text = Prompt.ask(label, choices=[str(o) for o in options] or None,
-                          default=None if default is None else str(default), console=console)
+        # peer text in the prompt is shown neutralised; the reply is mapped back to what the server sent
+        shown: dict[str, str] = {}
+        for option in options:
+            shown.setdefault(neutral(str(option)), str(option))
+        shown_default = None if default is None else neutral(str(default))
+        reply = Prompt.ask(label, choices=list(shown) or None, default=shown_default, console=console)
+        text: str | None = reply
+        if reply is not None and reply in shown:
+            text = shown[reply]
+        elif default is not None and reply == shown_default:
+            text = str(default)
         if not text and name not in required:
             continue
         if kind == "integer":
@@ -375,7 +384,8 @@ def tools_command(stdio: str | None, url: str | None, headers: Sequence[str], ti
 
 def _connect(console: Console, client: VerdictClient, run: Any) -> Any:
     try:
-        return anyio.run(run)
+        with neutral_logs():
+            return anyio.run(run)
     except CannotConnect as exc:
         console.print(Text.assemble(("mcp-verdict: ", "red"), literal(str(exc))), soft_wrap=True)  # one line
         if exc.stderr and (exc.cause != "exited" or len(exc.stderr) > 1):

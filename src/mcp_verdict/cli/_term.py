@@ -19,7 +19,11 @@ control character itself).
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Final
 
 from rich.console import Console
@@ -74,3 +78,34 @@ def make_console(**options: Any) -> Console:
     if absurd and "width" not in options:
         options["width"] = 80
     return Console(**options)
+
+
+class _NeutralLogs(logging.Handler):
+    """Log records to stderr with control sequences neutralised: the SDK's warnings quote what a
+    server sent (an SSE event name, a content type, a tool name)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.setFormatter(logging.Formatter("%(name)s %(levelname)s: %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(neutral(self.format(record)) + "\n")
+        except Exception:  # a log line never stops a command
+            self.handleError(record)
+
+
+@contextmanager
+def neutral_logs() -> Iterator[None]:
+    """While a command talks to a server: log records (warnings and worse, what Python's last-resort
+    handler prints) go to stderr neutralised, unless the application configured logging itself."""
+    root = logging.getLogger()
+    if root.handlers:
+        yield
+        return
+    handler = _NeutralLogs()
+    root.addHandler(handler)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
