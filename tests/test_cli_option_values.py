@@ -50,6 +50,14 @@ USAGE_CASES: list[tuple[str, list[str], str, str]] = [
      "-Infinity is not standard JSON"),
     ("call ARGUMENTS with 1e400", ["call", "--stdio", SERVER, "t", '{"b": 1e400}'], "ARGUMENTS",
      "1e400 is not standard JSON here: it overflows a double"),
+    # RFC 9110 s5.1 (a field name is a token) and s5.5 (a field value: no CR, LF or NUL): the
+    # request could not be sent as asked (it was "cannot connect", status 3)
+    ("call --header with a line break", ["call", "--url", "http://127.0.0.1:9/mcp", "--header", "X-A: b\nc", "t"],
+     "--header", "'X-A: b\\nc': a header value is visible ASCII, spaces and tabs, or Latin-1"),
+    ("call --header with a space in its name", ["call", "--url", "http://127.0.0.1:9/mcp", "--header", "X A: b", "t"],
+     "--header", "'X A: b': a header name is letters, digits"),
+    ("call --header beyond Latin-1", ["call", "--url", "http://127.0.0.1:9/mcp", "--header", "X-A: \u20ac", "t"],
+     "--header", "'X-A: \u20ac': a header value is visible ASCII"),
 ]
 
 
@@ -120,3 +128,15 @@ def test_an_absurd_columns_still_prints_the_verdict(columns: str) -> None:
                           check=False, cwd=ROOT, env={**os.environ, "COLUMNS": columns})
     assert done.returncode == 20
     assert "unclassified" in done.stdout and "result.is_error" in done.stdout
+
+
+@pytest.mark.parametrize(("url", "says"), [
+    ("http://127.0.0.1:99999/mcp", "has a bad port (Port out of range 0-65535)"),
+    ("http://127.0.0.1:abc/mcp", "has a bad port (Port could not be cast to integer value as 'abc')"),
+])
+def test_a_url_with_a_bad_port_is_a_bad_url(url: str, says: str) -> None:
+    from mcp_verdict.client._connect import check_url
+
+    assert check_url(url) == f"the URL {url!r} {says}"
+    done = cli("call", "--url", url, "t")
+    assert done.returncode == 3 and says in done.stderr and "Traceback" not in done.stderr, done.stderr

@@ -20,6 +20,7 @@ they came (text, or base64 when they are not UTF-8).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
@@ -232,6 +233,10 @@ def _file_handlers(path: Path) -> Handlers:
                     roots=roots if "roots" in answers else None)
 
 
+_TOKEN: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_FIELD_VALUE: Final = re.compile(r"[\t\x20-\x7e\x80-\xff]*")
+
+
 def _client(stdio: str | None, url: str | None, headers: Sequence[str], **options: Any) -> VerdictClient:
     if (stdio is None) == (url is None):
         raise click.UsageError("give exactly one of --stdio CMD and --url URL")
@@ -240,7 +245,14 @@ def _client(stdio: str | None, url: str | None, headers: Sequence[str], **option
         name, sep, value = header.partition(":")
         if not sep:
             raise click.BadParameter(f"{header!r} is not NAME: VALUE", param_hint="--header")
-        parsed[name.strip()] = value.strip()
+        name, value = name.strip(), value.strip()
+        if not _TOKEN.fullmatch(name):
+            raise click.BadParameter(f"{header!r}: a header name is letters, digits and !#$%&'*+-.^_`|~ "
+                                     "(RFC 9110 s5.1)", param_hint="--header")
+        if not _FIELD_VALUE.fullmatch(value):
+            raise click.BadParameter(f"{header!r}: a header value is visible ASCII, spaces and tabs, or Latin-1 "
+                                     "(RFC 9110 s5.5): no line breaks or control characters", param_hint="--header")
+        parsed[name] = value
     try:
         if stdio is not None:
             return VerdictClient.stdio(stdio, **options)

@@ -57,6 +57,10 @@ def check_url(url: str) -> str | None:
                 else f"the URL scheme {parts.scheme!r} is not http or https")
     if not parts.hostname:
         return f"the URL {url!r} names no host"
+    try:
+        parts.port  # noqa: B018 - read for its check: a port past 65535 or not a number raises
+    except ValueError as exc:
+        return f"the URL {url!r} has a bad port ({exc})"
     return None
 
 
