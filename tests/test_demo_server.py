@@ -417,7 +417,10 @@ def test_unknown_tool_and_unknown_method(stdio: StdioPeer, http: HttpPeer) -> No
 
 def test_malformed_requests_over_stdio(stdio: StdioPeer) -> None:
     for line in (b"this is not json", b'{"jsonrpc":"2.0","id":1,"method":"x","params":{"v":NaN}}',
-                 b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"s":"caf\xe9"}}'):
+                 b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"s":"caf\xe9"}}',
+                 # a lone surrogate escape is no Unicode text (RFC 8259 s8.2): it was an internal error
+                 b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_forecast",'
+                 b'"arguments":{"city":"\\ud800"}}}'):
         stdio.send_raw(line)
         message = json.loads(stdio.recv() or b"null")
         assert message["id"] is None

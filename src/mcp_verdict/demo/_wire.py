@@ -17,6 +17,7 @@ Spec references (https://modelcontextprotocol.io/specification/2026-07-28/):
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -130,8 +131,12 @@ def readable_id(message: object) -> RequestId | None:
     return None
 
 
+_SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+
+
 def parse_request(raw: bytes) -> object:
-    """Parse one incoming message strictly: UTF-8, standard JSON (NaN and Infinity refused).
+    """Parse one incoming message strictly: UTF-8, standard JSON (NaN and Infinity refused), and
+    Unicode text (a ``\\ud800`` escape with no partner is no character: RFC 8259 s8.2).
 
     Raises ``ValueError`` (including ``UnicodeDecodeError`` and ``json.JSONDecodeError``).
     """
@@ -139,4 +144,22 @@ def parse_request(raw: bytes) -> object:
     def refuse(name: str) -> object:
         raise ValueError(f"{name} is not JSON")
 
-    return json.loads(raw.decode("utf-8"), parse_constant=refuse)
+    value = json.loads(raw.decode("utf-8"), parse_constant=refuse)
+    if _SURROGATE_ESCAPE.search(raw) and _lone_surrogate(value):
+        raise ValueError("a \\u escape names a lone surrogate, which is no Unicode character (RFC 8259 s8.2)")
+    return value
+
+
+def _lone_surrogate(value: object) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if any("\ud800" <= char <= "\udfff" for char in item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
