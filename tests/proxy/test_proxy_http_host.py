@@ -3,16 +3,21 @@ the proxy keeps per session stays bounded."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import gc
 import json
 import socket
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ._peers import TIMEOUT, HttpHostPeer, proxy_http
+from ._peers import TIMEOUT, HttpHostPeer, call, demo_http, proxy_http, styled_http, wait_until
 
 SERVER = [sys.executable, str(Path(__file__).with_name("fault_server.py"))]
 
@@ -65,3 +70,115 @@ def test_a_post_body_is_read_to_its_end(size: int, cuts: tuple[int, ...], expect
                 assert _text(peer.post(body)[1]) == expected
             finally:
                 peer.close()
+
+
+# -- what the proxy holds per host conversation (HTTP upstream) --------------------------------
+INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+              "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                         "clientInfo": {"name": "proxy-tests", "version": "0"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+TOOLS_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+ROUNDS = 30
+
+
+@contextlib.contextmanager
+def _proxy_in_thread(upstream: str, max_sessions: int) -> Iterator[tuple[str, Callable[[], dict[str, int]]]]:
+    """The HTTP host side served in this process (its own thread and event loop, on 127.0.0.1),
+    and what it holds once settled: relays, session relays, upstreams, and the Bridge objects
+    still alive (after a collection)."""
+    from mcp_verdict.proxy._bridge import Bridge
+    from mcp_verdict.proxy._http_host import HttpHost, serve
+    from mcp_verdict.proxy._run import ProxyOptions
+
+    options = ProxyOptions(upstream=upstream, listen=("127.0.0.1", 0), otel=False)
+    loop = asyncio.new_event_loop()
+    bound: list[str] = []
+    hosts: list[HttpHost] = []
+    tasks: list[asyncio.Task[int]] = []
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        task = loop.create_task(serve(options, None, None, bound, hosts=hosts, max_sessions=max_sessions))
+        tasks.append(task)
+        with contextlib.suppress(asyncio.CancelledError):
+            loop.run_until_complete(task)
+
+    def held() -> dict[str, int]:
+        counts = asyncio.run_coroutine_threadsafe(hosts[0].settled(), loop).result(TIMEOUT)
+        gc.collect()
+        counts["bridge objects"] = sum(1 for o in gc.get_objects() if type(o) is Bridge)
+        return counts
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        assert wait_until(lambda: bool(bound), TIMEOUT)
+        yield bound[0], held
+    finally:
+        if tasks:
+            loop.call_soon_threadsafe(tasks[0].cancel)
+        thread.join(TIMEOUT)
+        loop.close()
+
+
+def _sessions(peer: HttpHostPeer, delete: bool) -> None:
+    """2025 sessions, one after another: initialize, initialized, tools/list, and DELETE."""
+    for _ in range(ROUNDS):
+        peer.session = None
+        status, answer, _ = peer.post(INITIALIZE)
+        assert status == 200 and answer is not None and b'"protocolVersion"' in answer
+        headers = {"mcp-protocol-version": "2025-11-25"}
+        assert peer.post(INITIALIZED, headers)[0] == 202
+        status, answer, _ = peer.post(TOOLS_LIST, headers)
+        assert status == 200 and answer is not None and b'"tools"' in answer
+        if delete and peer.session is not None:
+            assert peer.client.delete(peer.url, headers={"mcp-session-id": peer.session}).status_code == 200
+
+
+def _unknown_sessions(peer: HttpHostPeer, _: bool) -> None:
+    """A POST each with a new session id the proxy has never seen."""
+    for n in range(ROUNDS):
+        status, answer, _ = peer.post(TOOLS_LIST, {"mcp-session-id": f"unknown-{n}",
+                                                   "mcp-protocol-version": "2025-11-25"})
+        assert status == 200 and answer is not None and b'"tools"' in answer
+
+
+def _unknown_gets(peer: HttpHostPeer, _: bool) -> None:
+    """A GET each with a new session id the proxy has never seen (the upstream answers 405)."""
+    for n in range(ROUNDS):
+        response = peer.client.get(peer.url, headers={"accept": "text/event-stream", "mcp-session-id": f"get-{n}"})
+        assert response.status_code == 405
+
+
+def _stateless(peer: HttpHostPeer, _: bool) -> None:
+    """2026-07-28 requests, no session."""
+    for n in range(ROUNDS):
+        answer = peer.post(call(n, "get_forecast", {"city": "Paris"}))[1]
+        assert answer is not None and b'"result"' in answer
+
+
+@pytest.mark.parametrize(("upstream", "script", "delete", "max_sessions", "expected"), [
+    # the demo mints no session id: each initialize's relay serves that POST only; the rest is stateless
+    ("demo", _sessions, True, 1000, {"relays": 1, "sessions": 0, "upstreams": 1, "bridge objects": 1}),
+    ("demo", _unknown_sessions, False, 1000, {"relays": 0, "sessions": 0, "upstreams": 0, "bridge objects": 0}),
+    ("demo", _stateless, False, 1000, {"relays": 1, "sessions": 0, "upstreams": 1, "bridge objects": 1}),
+    # styled mints one per initialize: the session's relay lives until its DELETE
+    ("styled", _sessions, True, 1000, {"relays": 0, "sessions": 0, "upstreams": 0, "bridge objects": 0}),
+    # never deleted: the cap keeps the 4 most recent
+    ("styled", _sessions, False, 4, {"relays": 4, "sessions": 4, "upstreams": 4, "bridge objects": 4}),
+    ("styled", _unknown_gets, False, 1000, {"relays": 0, "sessions": 0, "upstreams": 0, "bridge objects": 0}),
+], ids=["demo-initialize-delete", "demo-unknown-session-ids", "demo-stateless", "styled-initialize-delete",
+        "styled-sessions-past-the-cap", "styled-get-unknown-session"])
+def test_the_relays_held_stay_bounded(upstream: str, script: Callable[[HttpHostPeer, bool], None], delete: bool,
+                                      max_sessions: int, expected: dict[str, int]) -> None:
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(demo_http() if upstream == "demo" else styled_http("plain"))
+        proxy_url, held = stack.enter_context(_proxy_in_thread(url, max_sessions))
+        peer = HttpHostPeer(proxy_url)
+        stack.callback(peer.close)
+        script(peer, delete)
+        assert held() == expected
+        if upstream == "styled" and not delete:  # an evicted session's next request still gets its answer
+            status, answer, _ = peer.post(TOOLS_LIST, {"mcp-session-id": "s-1-1",
+                                                       "mcp-protocol-version": "2025-11-25"})
+            assert status == 200 and answer is not None and b'"tools"' in answer

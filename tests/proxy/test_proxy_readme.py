@@ -43,3 +43,9 @@ def test_every_option_the_section_names_exists() -> None:
     help_text = subprocess.run([*PROXY, "--help"], capture_output=True, text=True, timeout=60, check=True).stdout
     named = set(re.findall(r"`(--[a-z-]+)", SECTION)) - {"--quick"}  # the benchmark's option
     assert named and all(option in help_text for option in named)
+
+
+def test_the_session_relay_cap_is_the_one_documented() -> None:
+    from mcp_verdict.proxy._http_host import MAX_SESSIONS
+
+    assert f"at most {MAX_SESSIONS:,} session relays are kept" in " ".join(SECTION.split())

@@ -22,6 +22,14 @@ basic/transports/streamable-http, as a server:
   unchanged, each relay its own frame-log connection); over a stdio upstream, one connection for
   every host, it is sent upstream under an id of the proxy's (``"mcp-verdict:<nonce>:<n>"``,
   what the frame log then shows), and the host's own id is put back in the answer;
+- what it holds per host conversation stays bounded (HTTP upstream): a relay made for an
+  ``initialize`` or for a session id it does not know serves that one POST (or GET) and is
+  closed after it (its upstream POSTs still under way finished first), unless the answer carries
+  an ``Mcp-Session-Id``: it is then that session's relay, until the host's DELETE. At most
+  :data:`MAX_SESSIONS` session relays are kept: past that the least recently used idle one is
+  closed (the upstream session is not ended; its next request starts a relay of its own). The
+  stateless requests share one relay, and one more for each id in flight twice at once (closed
+  once idle);
 - SIGTERM and SIGINT stop it gracefully: the endpoint stops listening, the calls in flight get
   ``--grace`` seconds to be answered and each one still waiting then gets UPSTREAM_CLOSED (and
   its cancellation upstream), answers forwarded and not yet judged are judged, and the frame log
@@ -39,6 +47,7 @@ import re
 import secrets
 from collections import deque
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
@@ -59,6 +68,9 @@ if TYPE_CHECKING:
 
 _PASS_BACK: Final = ("Mcp-Session-Id", "WWW-Authenticate", "Retry-After")
 _LOCAL: Final = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+MAX_SESSIONS: Final = 1000
+"""The 2025 session relays an HTTP host keeps at most (HTTP upstream); past it the least recently
+used idle one is closed (its upstream session goes on: its next request gets a new relay)."""
 
 
 def _sse(data: bytes, event_id: str | None = None) -> bytes:
@@ -164,21 +176,43 @@ def _restore_id(data: bytes, sent: bytes, original: bytes) -> bytes:
     return data[:match.start()] + b'"id":' + original + data[match.end():]
 
 
+@dataclass(slots=True)
+class _Held:
+    """A relay of the HTTP upstream, as the host side holds it."""
+
+    upstream: HttpUpstream
+    users: int = 1
+    """The handlers (POSTs, GETs) using it now."""
+    session: str | None = None
+    """The session it is the relay of (None: it serves the handlers using it, then is closed)."""
+    stateless: bool = False
+
+
 class HttpHost:
     """The MCP endpoint the host talks to."""
 
-    def __init__(self, options: ProxyOptions, recorder: Recorder | None) -> None:
+    def __init__(self, options: ProxyOptions, recorder: Recorder | None, *,
+                 max_sessions: int = MAX_SESSIONS) -> None:
         self.options = options
         self.recorder = recorder
+        self.max_sessions = max_sessions
         self.bridges: dict[str, Bridge] = {}
+        """The session relays (HTTP upstream) by session id, least recently used first."""
         self._stateless: list[Bridge] = []
         """The relays of stateless requests (HTTP upstream): the first one where the request's id
-        is not in flight takes it."""
+        is not in flight takes it. The first is kept; the others are closed once idle."""
+        self._live: dict[Bridge, _Held] = {}
+        """Every relay of the HTTP upstream not yet released."""
+        self._releasing: set[asyncio.Task[None]] = set()
+        self._active = 0
+        """The handlers running."""
         self._stdio: Bridge | None = None
+        self._stdio_upstream: StdioUpstream | None = None
         self._client: aiohttp.ClientSession | None = None
         self._count = 0
         self._exchange = 0
-        self._upstreams: list[Any] = []
+        self._upstreams: dict[Any, None] = {}
+        """The upstreams not yet closed (an insertion-ordered set)."""
         self.telemetry: Telemetry | None = None
         self._nonce = secrets.token_hex(6)
         self._renumbered = 0
@@ -197,19 +231,30 @@ class HttpHost:
             bridge.upstream = upstream
             await upstream.start()
             self._stdio = bridge
-            self._upstreams.append(upstream)
+            self._stdio_upstream = upstream
+            self._upstreams[upstream] = None
         else:
             self._client = client_session(512, 30.0)
 
-    async def _bridge_for(self, session: str | None, initialize: bool, key: Key | None = None) -> Bridge:
+    # -- the relays of the HTTP upstream ---------------------------------------------------------
+    def _acquire(self, session: str | None, initialize: bool, key: Key | None = None) -> Bridge:
+        """The relay for one POST or GET, counted as used until :meth:`_release`: the session's,
+        else (stateless) a shared one where the request's id is not in flight, else a new one."""
         if self._stdio is not None:
             return self._stdio
-        if session is not None and session in self.bridges:
-            return self.bridges[session]
-        if not initialize and session is None:
-            for stateless in self._stateless:
-                if key is None or not stateless.relay.is_waiting(key):
-                    return stateless
+        bridge = None
+        if session is not None:
+            bridge = self.bridges.pop(session, None)
+            if bridge is not None:
+                self.bridges[session] = bridge  # (the most recently used last)
+        elif not initialize:
+            bridge = next((b for b in self._stateless if key is None or not b.relay.is_waiting(key)), None)
+        if bridge is None:
+            return self._new_bridge(stateless=not initialize and session is None)
+        self._live[bridge].users += 1
+        return bridge
+
+    def _new_bridge(self, *, stateless: bool) -> Bridge:
         from ._run import make_relay
 
         self._count += 1
@@ -219,14 +264,79 @@ class HttpHost:
         upstream = HttpUpstream(bridge, self.options.upstream, headers=self.options.headers,
                                 limit=self.options.max_frame, timeout=self.options.timeout, client=self._client,
                                 stdio_host=False)
-        await upstream.start()
         bridge.upstream = upstream
-        self._upstreams.append(upstream)
-        if session is not None:
-            self.bridges[session] = bridge
-        elif not initialize:
+        self._upstreams[upstream] = None
+        self._live[bridge] = _Held(upstream, stateless=stateless)
+        if stateless:
             self._stateless.append(bridge)
         return bridge
+
+    def _release(self, bridge: Bridge) -> None:
+        """A handler is done with ``bridge``: a relay no session keeps (and not the first
+        stateless one) is closed once no handler uses it."""
+        held = self._live.get(bridge)
+        if held is None:
+            return
+        held.users -= 1
+        if held.users <= 0 and held.session is None and not (held.stateless and self._stateless[0] is bridge):
+            self._drop(bridge)
+        self._trim()
+
+    def _adopt(self, session: str, bridge: Bridge) -> None:
+        """The upstream's answer on ``bridge`` carries ``session``: it is that session's relay
+        (unless the session has one already, or the relay serves stateless requests)."""
+        held = self._live.get(bridge)
+        if held is None or held.session is not None or held.stateless or session in self.bridges:
+            return
+        held.session = session
+        self.bridges[session] = bridge
+        self._trim()
+
+    def _trim(self) -> None:
+        """At most ``max_sessions`` session relays: the least recently used idle ones past it are
+        closed (one in use is closed when it is no longer, if still past it)."""
+        excess = len(self.bridges) - self.max_sessions
+        if excess <= 0:
+            return
+        for bridge in list(self.bridges.values()):
+            if self._live[bridge].users <= 0:
+                self._drop(bridge)
+                excess -= 1
+                if excess <= 0:
+                    return
+
+    def _drop(self, bridge: Bridge) -> None:
+        """No handler reaches ``bridge`` from now on; it is closed in the background: its upstream
+        POSTs still under way (a notification's, after the host had its 202) finish first (at
+        most ``--timeout`` seconds)."""
+        held = self._live.pop(bridge)
+        if held.session is not None and self.bridges.get(held.session) is bridge:
+            del self.bridges[held.session]
+        held.session = None
+        if held.stateless:
+            self._stateless.remove(bridge)
+        task = asyncio.get_running_loop().create_task(self._close(bridge, held.upstream))
+        self._releasing.add(task)
+        task.add_done_callback(self._releasing.discard)
+
+    async def _close(self, bridge: Bridge, upstream: HttpUpstream) -> None:
+        try:
+            await upstream.settle(self.options.timeout)
+        finally:
+            bridge.close()  # the verdicts still to write; the deadline timer stopped
+            with contextlib.suppress(Exception):
+                await upstream.aclose()
+            self._upstreams.pop(upstream, None)
+
+    async def settled(self) -> dict[str, int]:
+        """Once no handler runs and every relay let go is closed: how many relays, session relays
+        and upstreams the host holds (the tests count them)."""
+        while self._active or self._releasing:
+            if self._releasing:
+                await asyncio.wait(set(self._releasing))
+            else:
+                await asyncio.sleep(0.01)
+        return {"relays": len(self._live), "sessions": len(self.bridges), "upstreams": len(self._upstreams)}
 
     def _renumber(self, body: bytes, look: Peek, stream: PostStream) -> bytes:
         """A stateless request (``body``, read as ``look``) for the stdio upstream whose id another
@@ -254,13 +364,17 @@ class HttpHost:
         if not self._origin_ok(request):
             return web.json_response({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Origin not allowed"}},
                                      status=403)
-        if request.method == "POST":
-            return await self._post(request)
-        if request.method == "GET":
-            return await self._get(request)
-        if request.method == "DELETE":
-            return await self._delete(request)
-        return web.Response(status=405, headers={"Allow": "GET, POST, DELETE"})
+        self._active += 1
+        try:
+            if request.method == "POST":
+                return await self._post(request)
+            if request.method == "GET":
+                return await self._get(request)
+            if request.method == "DELETE":
+                return await self._delete(request)
+            return web.Response(status=405, headers={"Allow": "GET, POST, DELETE"})
+        finally:
+            self._active -= 1
 
     async def _post(self, request: web.BaseRequest) -> web.StreamResponse:
         body = await _read_body(request, self.options.max_frame + 1)
@@ -272,9 +386,16 @@ class HttpHost:
         if look is not None and session is None and not initialize and look.kind == "request":
             if self._stdio is not None:
                 body = self._renumber(body, look, stream)
-            bridge = await self._bridge_for(session, initialize, id_key(look.id))
+            bridge = self._acquire(session, initialize, id_key(look.id))
         else:
-            bridge = await self._bridge_for(session, initialize)
+            bridge = self._acquire(session, initialize)
+        try:
+            return await self._post_on(request, body, session, initialize, stream, bridge)
+        finally:
+            self._release(bridge)
+
+    async def _post_on(self, request: web.BaseRequest, body: bytes, session: str | None, initialize: bool,
+                       stream: PostStream, bridge: Bridge) -> web.StreamResponse:
         self._exchange += 1
         http = {"exchange": self._exchange, "method": "POST", "session": session,
                 "protocol_version": request.headers.get("MCP-Protocol-Version")}
@@ -315,8 +436,8 @@ class HttpHost:
                 if name in stream.headers:
                     headers[name] = stream.headers[name]
             sid = stream.headers.get("Mcp-Session-Id")
-            if sid and sid not in self.bridges:
-                self.bridges[sid] = bridge
+            if sid:
+                self._adopt(sid, bridge)
         elif initialize and self._stdio is not None:
             headers["Mcp-Session-Id"] = secrets.token_hex(16)
         kind, data, final, event_id = item
@@ -350,16 +471,28 @@ class HttpHost:
             previous = bridge.standing
             bridge.standing = stream
         else:
-            bridge = await self._bridge_for(session, False)
-            upstream = bridge.upstream
-            assert isinstance(upstream, HttpUpstream)
-            task = asyncio.get_running_loop().create_task(upstream.forward_get(stream, dict(request.headers)))
+            bridge = self._acquire(session, False)
+            try:
+                return await self._get_on(request, stream, bridge)
+            finally:
+                self._release(bridge)
+        return await self._stream_to_host(request, stream, bridge, previous)
+
+    async def _get_on(self, request: web.BaseRequest, stream: PostStream, bridge: Bridge) -> web.StreamResponse:
+        upstream = bridge.upstream
+        assert isinstance(upstream, HttpUpstream)
+        task = asyncio.get_running_loop().create_task(upstream.forward_get(stream, dict(request.headers)))
+        try:
             item = await stream.queue.get()
             if item[0] == "status":
-                task.cancel()
                 return web.Response(status=int(item[1]), headers=dict(stream.headers or {}))
             stream.queue.put_nowait(item)
-            previous = None
+            return await self._stream_to_host(request, stream, bridge, None)
+        finally:
+            task.cancel()  # the host's stream ended: so does the upstream's
+
+    async def _stream_to_host(self, request: web.BaseRequest, stream: PostStream, bridge: Bridge,
+                              previous: Any) -> web.StreamResponse:
         response = web.StreamResponse(status=200, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
         response.content_type = "text/event-stream"
         await response.prepare(request)
@@ -391,14 +524,17 @@ class HttpHost:
         headers["Accept-Encoding"] = "identity"
         async with self._client.delete(self.options.upstream, headers=headers) as response:
             body = await response.read()
-        bridge = self.bridges.pop(session or "", None)
-        if bridge is not None and isinstance(bridge.upstream, HttpUpstream):
-            await bridge.upstream.aclose()
+        bridge = self.bridges.get(session or "")
+        if bridge is not None:  # the session's relay is closed once no handler uses it
+            held = self._live[bridge]
+            del self.bridges[session or ""]
+            held.session = None
+            if held.users <= 0:
+                self._drop(bridge)
         return web.Response(status=response.status, body=body)
 
     def _all_bridges(self) -> list[Bridge]:
-        return list({id(b): b for b in (self._stdio, *self.bridges.values(), *self._stateless)
-                     if b is not None}.values())
+        return [self._stdio] if self._stdio is not None else list(self._live)
 
     async def stop(self, grace: float) -> None:
         """A stop signal, the endpoint no longer listening: the calls in flight get ``grace``
@@ -408,9 +544,13 @@ class HttpHost:
         await asyncio.sleep(0.05)  # the response writers send those answers
 
     async def aclose(self) -> None:
+        for task in list(self._releasing):
+            task.cancel()  # (each closes its relay and upstream on its way out)
+        if self._releasing:
+            await asyncio.wait(set(self._releasing))
         for bridge in self._all_bridges():
             bridge.close()  # the verdicts still to write
-        for upstream in self._upstreams:
+        for upstream in list(self._upstreams):
             with contextlib.suppress(Exception):
                 await upstream.aclose()
         if self._client is not None:
@@ -418,10 +558,14 @@ class HttpHost:
 
 
 async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio.Event | None,
-                bound: list[str] | None = None) -> int:
-    """Serve until cancelled. ``bound`` receives the URL the endpoint listens on."""
+                bound: list[str] | None = None, *, hosts: list[HttpHost] | None = None,
+                max_sessions: int = MAX_SESSIONS) -> int:
+    """Serve until cancelled. ``bound`` receives the URL the endpoint listens on, ``hosts`` the
+    :class:`HttpHost` (the tests count what it holds)."""
     assert options.listen is not None
-    host = HttpHost(options, recorder)
+    host = HttpHost(options, recorder, max_sessions=max_sessions)
+    if hosts is not None:
+        hosts.append(host)
     await host.start()
     path = options.path
 
@@ -454,7 +598,8 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
         if ready is not None:
             ready.set()
         stopped = asyncio.ensure_future(stop.wait())
-        finished = asyncio.ensure_future(host._upstreams[0].wait()) if host._stdio is not None else None
+        stdio = host._stdio_upstream
+        finished = asyncio.ensure_future(stdio.wait()) if stdio is not None else None
         try:
             await asyncio.wait({stopped} if finished is None else {stopped, finished},
                                return_when=asyncio.FIRST_COMPLETED)
@@ -462,8 +607,8 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
                 await site.stop()  # no new connection; the calls in flight get the grace
                 await host.stop(options.grace)
             if finished is not None and finished.done():
-                upstream = host._upstreams[0]
-                code = upstream.exit_codes[-1] if upstream.exit_codes else 0
+                assert stdio is not None
+                code = stdio.exit_codes[-1] if stdio.exit_codes else 0
                 return code if isinstance(code, int) and code > 0 else 0
             return 0
         finally:

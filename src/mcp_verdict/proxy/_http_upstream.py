@@ -372,6 +372,12 @@ class HttpUpstream:
             return
         queue.put_nowait(("end", b"", False, None))
 
+    async def settle(self, timeout: float) -> None:
+        """Wait, at most ``timeout`` seconds, for the POSTs still under way (a notification's, say,
+        after the host had its 202), so that closing does not cut them off."""
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=timeout)
+
     async def aclose(self) -> None:
         for task in list(self._tasks) + ([self._get] if self._get is not None else []):
             task.cancel()
