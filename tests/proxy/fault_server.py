@@ -8,7 +8,9 @@ first; ``dup`` answers with isError twice; ``len`` answers with the length of
 inlined result says isError twice (``taskId`` ``dup``) or once (any other).
 ``notifications/cancelled`` is written to stderr as ``cancelled <id>`` (the test reads it).
 Also answers ``initialize`` (2025-06-18) and counts
-its starts in the file named by $FAULT_STARTS.
+its starts in the file named by $FAULT_STARTS. It reads as leniently as Python's json (NaN,
+``1e400``, lone surrogates), invalid UTF-8 replaced, and answers any other request with an id as
+``echo``.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ def main() -> None:
             handle.write("start\n")
     out = sys.stdout.buffer
     for line in sys.stdin.buffer:
-        message = json.loads(line)
+        message = json.loads(line.decode("utf-8", "replace"))
         method = message.get("method")
         if method == "notifications/cancelled":
             print(f"cancelled {message['params']['requestId']}", file=sys.stderr, flush=True)

@@ -383,7 +383,8 @@ class HttpHost:
         look = peek(body) if session is None or b'"initialize"' in body else None
         initialize = look is not None and look.method == "initialize"
         stream = PostStream()
-        if look is not None and session is None and not initialize and look.kind == "request":
+        if look is not None and session is None and not initialize and (
+                look.kind == "request" or (look.kind == "unreadable" and look.has_id)):
             if self._stdio is not None:
                 body = self._renumber(body, look, stream)
             bridge = self._acquire(session, initialize, id_key(look.id))

@@ -18,6 +18,12 @@ and send what it returns. For each frame it decides, in this order:
   a truncated line: two parsers could read it two ways) — an answer becomes a REFUSED error, a
   server request gets an error upstream, a notification is dropped; an answer to no request
   the host is waiting for. Each refused frame is logged as ``refused`` with the reason;
+- **unreadable requests**: a host request no parser reads (NaN, ``1e400``, a lone surrogate,
+  invalid UTF-8) whose id shows (:func:`frames.recover_id`) is forwarded unchanged and awaited by
+  that id like any other (its deadline, its faults), in a bounded table of the relay's own (the
+  tracker cannot open it): its answer is the answer to ``tools/call`` when the request's bytes
+  name ``"tools/call"`` (judged, in force the session's version, else the HTTP header's, else
+  the default), else an answer to a method the proxy does not judge;
 - **faults**: an upstream that closes or exits answers every request in flight with
   UPSTREAM_CLOSED (:meth:`Relay.upstream_lost`), a request past ``timeout`` gets
   UPSTREAM_TIMEOUT and a ``notifications/cancelled`` upstream (:meth:`Relay.expire`), a late
@@ -42,7 +48,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple, Protocol
 
-from ..frames import Answered, Context, Exchange, FrameRecord, Stray, Tracker, id_key, recover_id
+from ..frames import Answered, Context, Exchange, FrameRecord, Seen, Stray, Tracker, id_key, recover_id
 from ..frames._jsonrpc import Id, Peek, peek
 from ..frames._log import RecordKind
 from ..judgement._decide import decide
@@ -50,7 +56,7 @@ from ..verdict._classify import DEFAULT_LIMITS, OptionsMemo, held_id, judge
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
 from ..verdict._verdict import Verdict, make_verdict
-from ..verdict._versions import LATEST_VERSION
+from ..verdict._versions import LATEST_VERSION, VERSIONS
 from ..verdict._walk import Options
 from ._codes import (
     REFUSED,
@@ -70,6 +76,9 @@ Side = Literal["host", "upstream"]
 _JUDGED: Final = frozenset({"tools/call", "tasks/result"})
 _ANSWER_KINDS: Final = frozenset({"response", "error"})
 _RECOVER_PREFIX: Final = 64 * 1024
+_MAX_UNREADABLE: Final = 10_000
+"""The unreadable host requests awaited at once, at most (past it the oldest is paired no more:
+its deadline still answers it)."""
 Key = tuple[str, Any]
 
 
@@ -160,6 +169,9 @@ class Relay:
         self._waiting: dict[Key, _Waiting] = {}
         self._tools: dict[str, Mapping[str, Any]] = {}
         self._answered_by_proxy: dict[Key, None] = {}
+        self._unreadable: dict[Key, Exchange] = {}
+        """The host's requests no parser reads, awaited by the id they show (the tracker does
+        not know them: :meth:`_await_unreadable`)."""
         self._deferred: deque[tuple[Exchange, _Waiting | None, bytes]] = deque()
         self._option_memo = OptionsMemo()
         self._early: tuple[bytes, Peek, Verdict] | None = None
@@ -183,9 +195,12 @@ class Relay:
                 raise ValueError("a frame past max_frame is never forwarded")
             return self.host_too_large(data[:_RECOVER_PREFIX], len(data), http)
         at = time.time()
-        seq = self._log("c2s", "message", data, http=http, at=at)
+        look = peek(data)
+        unreadable = look.kind == "unreadable"
+        seq = self._log("c2s", "message", data, http=http, at=at,
+                        note=f"the proxy could not read it: {look.problem}" if unreadable else None)
         tracker = self.tracker
-        tracker.feed(self.conn, "c2s", data, at=at, seq=seq, http=http)
+        events = tracker.feed(self.conn, "c2s", data, at=at, seq=seq, http=http, look=look)
         opened = tracker.opened(self.conn)
         if opened is not None and opened.origin == "client":
             key = id_key(opened.request_id)
@@ -201,10 +216,40 @@ class Relay:
             if self._answered_by_proxy:
                 self._answered_by_proxy.pop(key, None)
             self.last_opened = key
+        elif unreadable and look.has_id and b'"method"' in data and not (events and isinstance(events[0], Answered)):
+            self.last_opened = self._await_unreadable(data, look.id, Seen(data, at, seq, http))
         else:
             self.last_opened = None
         self.stats.forwarded += 1
         return [] if forwarded else [Out("upstream", data)]
+
+    def _await_unreadable(self, data: bytes, request_id: Id, seen: Seen) -> Key | None:
+        """A host request no parser reads (it names a method) whose id shows: awaited by that id,
+        with the usual deadline, so that the host gets its answer or an error, never silence.
+        Its answer is judged as a ``tools/call`` answer when the bytes name ``"tools/call"``,
+        under the version in force: the session's, else the HTTP header's, else the default."""
+        key = id_key(request_id)
+        if key in self._waiting:
+            return None  # a request of the host with this id waits already: the answer is its
+        state = self.tracker.export(self.conn)
+        header = seen.http.get("protocol_version") if seen.http else None
+        if state is not None and state.version is not None:
+            context = Context(state.version, "initialize", None, state.capabilities)
+        elif isinstance(header, str) and header in VERSIONS:
+            context = Context(header, "header")
+        else:
+            context = Context(self.tracker.default_version, "default")
+        method = "tools/call" if b'"tools/call"' in data else ""
+        exchange = Exchange(self.conn, "client", method, request_id, seen, None, context, 0, 1)
+        table = self._unreadable
+        table[key] = exchange
+        if len(table) > _MAX_UNREADABLE:
+            del table[next(iter(table))]
+        now = self.clock()
+        self._waiting[key] = _Waiting(exchange, now + self.timeout, now)
+        if self._answered_by_proxy:
+            self._answered_by_proxy.pop(key, None)
+        return key
 
     def host_too_large(self, prefix: bytes, size: int, http: Mapping[str, Any] | None = None) -> list[Out]:
         """A host frame past the limit (a stdio line is cut off as it is read: ``prefix`` is its
@@ -247,6 +292,10 @@ class Relay:
             return self._forward(data, seq, at, http)  # cannot happen on s2c; forward unchanged
         assert isinstance(event, Stray)
         key = id_key(event.peek.id) if event.peek.has_id else None
+        if self._unreadable and event.peek.kind in _ANSWER_KINDS:
+            unread = self._unread_answered(key, event.peek)
+            if unread is not None:  # the answer to a request the proxy could not read
+                return self._answer(unread, data, seq, at, http, defer)
         if key is not None and key in self._answered_by_proxy:
             return self._refuse(data, seq, at, http, "a late answer: the proxy already answered this request")
         if self.enforce:
@@ -262,6 +311,17 @@ class Relay:
             self._forget(near_key, near, "answered with an id of another JSON type")
             return self._forward(data, seq, at, http, answers=near_key)
         return self._forward(data, seq, at, http)
+
+    def _unread_answered(self, key: Key | None, look: Peek) -> Exchange | None:
+        """The unreadable request of the host this answer answers (taken from the table): the one
+        with its id; for an error with a null id (the server could not read the request either,
+        JSON-RPC 2.0 s5), the only request waiting when it is one the proxy could not read."""
+        if key is not None and key in self._unreadable:
+            return self._unreadable.pop(key)
+        if look.kind == "error" and look.id is None and len(self._unreadable) == 1 \
+                and not any(e.origin == "client" for e in self.tracker.pending(self.conn)):
+            return self._unreadable.popitem()[1]
+        return None
 
     def forwards_unread(self, data: bytes) -> bool:
         """``from_upstream`` will forward this frame unchanged whatever it holds: observe, within
@@ -546,6 +606,8 @@ class Relay:
 
     def _forget(self, key: Key, waiting: _Waiting, reason: str) -> None:
         self._waiting.pop(key, None)
+        if self._unreadable:
+            self._unreadable.pop(key, None)
         self._remember_answered(key)
         if waiting.token is not None and self.telemetry is not None:
             self.telemetry.end(waiting.token, None, None, reason, False)
@@ -569,6 +631,8 @@ class Relay:
         waiting = self._waiting.pop(key, None)
         if waiting is not None and waiting.token is not None and self.telemetry is not None:
             self.telemetry.end(waiting.token, None, None, reason, False)
+        if self._unreadable:
+            self._unreadable.pop(key, None)
         self._remember_answered(key)
         self.stats.proxy_answers += 1
         return Out("host", answer, answers=key)
