@@ -37,6 +37,7 @@ from typing import Final, Literal
 import orjson
 
 from ..frames._jsonrpc import id_key, peek
+from ..frames._lines import may_be_message
 from ._bridge import Bridge, HostStream
 from ._codes import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE
 from ._relay import Key, one_line
@@ -106,14 +107,6 @@ class LineSplitter:
             self.on_too_large(self._kept, self._dropping)
             self._dropping = -1
         return rest
-
-
-def is_message(line: bytes) -> bool:
-    """A line that may be a JSON-RPC message (starts with ``{``, blanks aside)."""
-    if line[:1] == b"{":
-        return True
-    stripped = line.lstrip(b" \t\r")
-    return stripped[:1] == b"{"
 
 
 # -- the host on stdin/stdout ------------------------------------------------------------------------
@@ -235,7 +228,7 @@ class StdioHost:
     def _line(self, line: bytes) -> None:
         if not line or self.gone.is_set():
             return  # nothing more goes upstream once the host has gone
-        if not is_message(line):
+        if not may_be_message(line):
             upstream = self.bridge.upstream
             if self.bridge.relay.noise("c2s", line) and upstream is not None:
                 upstream.send(line, key=None, stream=None, headers=None)
@@ -380,7 +373,7 @@ class StdioUpstream:
                 self.bridge.relay.note("open", "s2c", "the restarted upstream answered the replayed initialize")
                 self._replayed()
                 return
-        if not is_message(line):
+        if not may_be_message(line):
             standing = self.bridge.standing
             if self.bridge.relay.noise("s2c", line) and standing is not None:
                 standing.send(line, final=False)
@@ -474,4 +467,4 @@ def merge_env(extra: Mapping[str, str] | None) -> dict[str, str] | None:
     return env
 
 
-__all__ = ["LineSplitter", "Restart", "StdioHost", "StdioUpstream", "is_message", "merge_env"]
+__all__ = ["LineSplitter", "Restart", "StdioHost", "StdioUpstream", "merge_env"]
