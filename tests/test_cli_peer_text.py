@@ -6,54 +6,16 @@ the choice. The servers are real processes (tests/servers/misbehaving.py) on std
 
 from __future__ import annotations
 
-import os
-import select
 import subprocess
 import sys
-import time
 
 import pytest
 
 from .servers.misbehaving import HOSTILE_CHOICE
+from .terminal import CLI, in_a_terminal
 from .test_client_transport_faults import ROOT, http_server
 
-CLI = [sys.executable, "-m", "mcp_verdict"]
 RAW_OSC = b"\x1b]0;PWNED"  # the window-title sequence the server's text carries
-
-
-def _in_a_terminal(args: list[str], answers: list[tuple[bytes, bytes]]) -> tuple[int, bytes]:
-    """Run the CLI in a pseudo-terminal, typing each answer once its prompt is shown."""
-    import pty
-
-    primary, secondary = pty.openpty()
-    process = subprocess.Popen([*CLI, *args], stdin=secondary, stdout=secondary, stderr=secondary, close_fds=True,
-                               cwd=ROOT, env={**os.environ, "TERM": "dumb", "COLUMNS": "120"})
-    os.close(secondary)
-    output = b""
-    deadline = time.monotonic() + 60
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([primary], [], [], 0.2)
-            if ready:
-                try:
-                    chunk = os.read(primary, 4096)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                output += chunk
-            if answers and answers[0][0] in output:
-                os.write(primary, answers.pop(0)[1])
-            if process.poll() is not None and not ready:
-                break
-        status = process.wait(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        os.close(primary)
-    assert not answers, output
-    return status, output
 
 
 @pytest.mark.parametrize(("typed", "server_got"), [
@@ -63,9 +25,9 @@ def _in_a_terminal(args: list[str], answers: list[tuple[bytes, bytes]]) -> tuple
 ])
 def test_a_forms_choices_are_shown_neutralised_and_answered_as_sent(typed: bytes, server_got: bytes) -> None:
     assert HOSTILE_CHOICE == "red\x1b]0;PWNED\x07"
-    status, output = _in_a_terminal(
+    status, output = in_a_terminal(
         ["call", "--stdio", f"{sys.executable} -m tests.servers.misbehaving stdio elicit_hostile", "t"],
-        [(b"accept, decline or cancel", b"accept\n"), (b"colour", typed)])
+        [(b"accept, decline or cancel", b"accept\n"), (b"colour", typed)], cwd=ROOT)
     assert status == 0, output
     assert RAW_OSC not in output
     assert b"red\\x1b]0;PWNED\\a" in output  # the choice and the default, as visible escapes

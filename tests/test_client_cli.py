@@ -12,6 +12,8 @@ import pytest
 
 from mcp_verdict.demo import stdio_command
 
+from .terminal import in_a_terminal
+
 CLI = [sys.executable, "-m", "mcp_verdict"]
 SERVER = shlex.join(stdio_command())
 
@@ -89,42 +91,9 @@ def test_demo_runs_every_tool_and_exits_zero(transport: list[str]) -> None:
 
 def test_interactive_elicitation_in_a_terminal() -> None:
     """In a real pseudo-terminal the form is asked field by field and the call completes."""
-    import os
-    import pty
-    import select
-    import time
-
-    primary, secondary = pty.openpty()
-    process = subprocess.Popen([*CLI, "call", "--stdio", SERVER, "confirm_delete", '{"path": "/tmp/x"}'],
-                               stdin=secondary, stdout=secondary, stderr=secondary, close_fds=True,
-                               env={**os.environ, "TERM": "dumb", "COLUMNS": "120"})
-    os.close(secondary)
-    output = b""
-    answers = [(b"accept, decline or cancel", b"accept\n"), (b"Delete the file", b"y\n")]
-    deadline = time.monotonic() + 60
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([primary], [], [], 0.2)
-            if ready:
-                try:
-                    chunk = os.read(primary, 4096)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                output += chunk
-            if answers and answers[0][0] in output:
-                os.write(primary, answers.pop(0)[1])
-            if process.poll() is not None and not ready:
-                break
-        status = process.wait(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        os.close(primary)
+    status, output = in_a_terminal(["call", "--stdio", SERVER, "confirm_delete", '{"path": "/tmp/x"}'],
+                                   [(b"accept, decline or cancel", b"accept\n"), (b"Delete the file", b"y\n")])
     text = output.decode("utf-8", "replace")
-    assert not answers, text
     assert status == 0, text
     assert "normal_complete" in text and "accept" in text
 
