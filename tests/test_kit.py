@@ -6,7 +6,11 @@ has ~1,500 cases); everything else puts single cases to receivers.
 
 from __future__ import annotations
 
+import gc
 import json
+import re
+import traceback
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -479,3 +483,127 @@ def test_every_case_carries_what_an_application_needs() -> None:
         assert case.id and case.version and case.description and case.spec, case.id
         assert isinstance(case.expect, Kind)
         assert isinstance(case.input, bytes) if case.raw else not isinstance(case.input, bytes)
+
+
+# --- receivers that misbehave beyond raising an Exception (hunt D2, D3, D5) -----------------------
+
+class _KindRaises:
+    @property
+    def kind(self) -> Kind:
+        raise RuntimeError("kind blew up")
+
+
+class _ReprRaises:
+    def __repr__(self) -> str:
+        raise RuntimeError("repr blew up")
+
+
+class _StrRaises(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("str blew up")
+
+
+def _exits(response: object) -> str:
+    raise SystemExit(0)
+
+
+def _generator_exit(response: object) -> str:
+    raise GeneratorExit
+
+
+def _kind_raises(response: object) -> object:
+    return _KindRaises()
+
+
+def _repr_raises(response: object) -> object:
+    return _ReprRaises()
+
+
+def _str_raises(response: object) -> str:
+    raise _StrRaises
+
+
+def _long_message(response: object) -> str:
+    raise ValueError("x" * 100_000)
+
+
+def _long_label(response: object) -> str:
+    return "y" * 100_000
+
+
+class _Label(str):
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("eq blew up")
+
+    __hash__ = str.__hash__
+
+
+def _str_subclass(response: object) -> str:
+    return _Label("normal_complete")
+
+
+MISBEHAVING = [
+    (_exits, "error", r"the receiver raised SystemExit: 0"),
+    (_generator_exit, "error", r"the receiver raised GeneratorExit"),
+    (_kind_raises, "error", r"the receiver returned <tests\.test_kit\._KindRaises object at 0x[0-9a-f]+>, whose "
+                            r"\.kind raised RuntimeError: kind blew up"),
+    (_repr_raises, "error", r"the receiver returned <tests\.test_kit\._ReprRaises object at 0x[0-9a-f]+>: expected "
+                            r"a label string, a Kind or an object with a \.kind"),
+    (_str_raises, "error", r"the receiver raised _StrRaises \(whose str\(\) raised RuntimeError\)"),
+    (_long_message, "error", r"the receiver raised ValueError: x{200}…"),
+    (_long_label, "fail", r"expected 'normal_complete', got 'y{199}…, which is not a label \(.*\)"),
+    (_str_subclass, "pass", r""),
+]
+
+
+@pytest.mark.parametrize(("function", "status", "reason"), MISBEHAVING, ids=[r[0].__name__ for r in MISBEHAVING])
+def test_a_misbehaving_receiver_is_an_outcome_never_a_crash(function: Any, status: str, reason: str) -> None:
+    outcome = kit.check_case(kit.receiver_from(function), _one("design/normal_false"))
+    assert outcome.status == status
+    assert re.fullmatch(reason, outcome.reason), outcome.reason
+    assert len(outcome.got or "") <= 201
+
+
+def test_an_error_outcome_lets_go_of_the_receivers_locals() -> None:
+    class Big:
+        pass
+
+    held: list[weakref.ref[Big]] = []
+
+    def heavy(response: object) -> str:
+        big = Big()
+        held.append(weakref.ref(big))
+        try:
+            raise KeyError("inner")
+        except KeyError:
+            raise ValueError("outer") from None
+
+    outcome = kit.check_case(kit.receiver_from(heavy), _one("design/normal_false"))
+    gc.collect()
+    assert (outcome.status, outcome.reason, held[0]()) == ("error", "the receiver raised ValueError: outer", None)
+    assert "raise ValueError(\"outer\")" in "".join(traceback.format_exception(outcome.exception))
+
+
+def test_a_keyboard_interrupt_still_stops_the_run() -> None:
+    def interrupted(response: object) -> str:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        kit.check_case(kit.receiver_from(interrupted), _one("design/normal_false"))
+
+
+DESCRIBED = [
+    ("[/]", "the receiver raised ValueError: [/]"),
+    ("\x1b]0;TITLE\x07\x1b[31mred\u202e", "the receiver raised ValueError: \\x1b]0;TITLE\\a\\x1b[31mred\\u202e"),
+    ("\udcff\r", "the receiver raised ValueError: \\udcff\\r"),
+]
+
+
+@pytest.mark.parametrize(("message", "first_line"), DESCRIBED, ids=["markup", "escapes", "surrogate"])
+def test_describe_shows_the_receivers_text_and_never_a_control(message: str, first_line: str) -> None:
+    def raising(response: object) -> str:
+        raise ValueError(message)
+
+    outcome = kit.check_case(kit.receiver_from(raising), _one("design/normal_false"))
+    assert outcome.reason == f"the receiver raised ValueError: {message}"  # the report keeps it as it was
+    assert kit.describe(outcome).splitlines()[0] == f"design/normal_false (2026-07-28): {first_line}"

@@ -24,6 +24,34 @@ def ok_or_not(response, version):
 
 def kaboom(response):
     raise RuntimeError("kaboom")
+
+def markup_raise(response):
+    raise ValueError("[/]")
+
+def markup_label(response):
+    return "[bold red]ok[/] \\x1b[2J\\x1b]0;pwned\\x07"
+
+def escape_raise(response):
+    raise ValueError("\\x1b]0;TITLE\\x07\\x1b[31mred\\u202e")
+
+def surrogate_label(response):
+    return "\\ud800"
+
+def surrogate_raise(response):
+    raise ValueError("\\udcff")
+
+def exits(response):
+    import sys
+    sys.exit(0)
+
+def always_ok(response, **options):
+    return "normal_complete"
+
+def prints(response, version):
+    import os
+    print("debug", response)
+    os.write(1, b"raw\\n")
+    return classify(response, version=version)
 '''
 
 OK_LABELS = {"normal_complete": "ok", "tool_error": "not_ok", "input_required": "not_ok", "task": "not_ok",
@@ -34,6 +62,12 @@ def _run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str
     env = {**os.environ, "PYTHONPATH": str(cwd) if cwd else "", "COLUMNS": "200"}
     return subprocess.run([str(CLI), *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300,
                           check=False)
+
+
+def _run_bytes(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """The raw output, and no PYTHONPATH: the working directory is on sys.path only if the CLI puts it there."""
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "COLUMNS": "200"}
+    return subprocess.run([str(CLI), *args], capture_output=True, cwd=cwd, env=env, timeout=300, check=False)
 
 
 def _json(*args: str, cwd: Path | None = None) -> tuple[int, dict[str, Any]]:
@@ -95,11 +129,27 @@ USAGE = [
     (["conform", "mcp_verdict:classify", "--builtin", "sdk"], "give a receiver MODULE:FUNCTION or --builtin NAME"),
     (["conform", "--builtin", "minimal", "--versions", "1999"], "unknown versions ['1999']"),
     (["conform", "--builtin", "minimal", "--labels", "missing.json"], "label file 'missing.json'"),
+    (["conform", "syntax_error:f"], "receiver 'syntax_error:f': cannot import module 'syntax_error': SyntaxError: "),
+    (["conform", "raises_at_import:f"], "receiver 'raises_at_import:f': cannot import module 'raises_at_import': "
+                                        "RuntimeError: boom at import"),
+    (["conform", "exits_at_import:f"], "cannot import module 'exits_at_import': SystemExit: 3"),
+    (["conform", ".foo:bar"], "receiver '.foo:bar': '.foo' is a relative module name"),
+    (["conform", "--builtin", "minimal", "--labels", "deep.json"],
+     "label file 'deep.json': not a label file: RecursionError (nested too deep to read)"),
+    (["conform", "--builtin", "minimal", "--labels", "latin.json"],
+     "label file 'latin.json': not UTF-8 (invalid continuation byte at byte 21)"),
+    (["conform", "--builtin", "minimal", "--versions", ","], "versions ',': no protocol version named"),
+    (["conform", "--builtin", "minimal", "--versions", ""], "versions '': no protocol version named"),
 ]
+SETUP_FILES = {"syntax_error.py": "def f(:\n", "raises_at_import.py": "raise RuntimeError('boom at import')\n",
+               "exits_at_import.py": "import sys\nsys.exit(3)\n", "deep.json": "[" * 200_000 + "]" * 200_000,
+               "latin.json": '{"normal_complete": "\xe9"}'}
 
 
 @pytest.mark.parametrize(("args", "message"), USAGE, ids=[" ".join(r[0]) for r in USAGE])
 def test_usage_errors_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    for name, text in SETUP_FILES.items():
+        (tmp_path / name).write_text(text, "latin-1")
     done = _run(*args, cwd=tmp_path)
     assert done.returncode == 2
     assert message in done.stderr
@@ -113,3 +163,69 @@ def test_mutants_kill_table() -> None:
                        "errors": [], "result": "passes all"}
     assert all(row["result"] == "killed" and "errors" in row for row in rows[1:])
     assert table["cases"] == len(corpus.load())
+
+
+# --- the receiver's text on the terminal and in JSON (hunt D1, D2, D4, D10) -----------------------
+
+SHOWN = [
+    (["app_receiver:markup_raise"], "ERROR content/missing@2026-07-28 (2026-07-28): the receiver raised "
+                                    "ValueError: [/]"),
+    (["app_receiver:markup_label"], "FAIL  content/missing@2026-07-28 (2026-07-28): expected 'unclassified', got "
+                                    "'[bold red]ok[/] \\x1b[2J\\x1b]0;pwned\\x07', which is not a label"),
+    (["app_receiver:escape_raise"], "ERROR content/missing@2026-07-28 (2026-07-28): the receiver raised ValueError: "
+                                    "\\x1b]0;TITLE\\a\\x1b[31mred\\u202e"),
+    (["app_receiver:surrogate_raise"], "ERROR content/missing@2026-07-28 (2026-07-28): the receiver raised ValueError: "
+                                       "\\udcff"),
+    (["app_receiver:exits"], "ERROR content/missing@2026-07-28 (2026-07-28): the receiver raised SystemExit: 0"),
+    (["app_receiver:always_ok", "-v"], '  response: {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",'
+                                       '"content":[null]}}'),
+]
+
+
+@pytest.mark.parametrize(("args", "line"), SHOWN, ids=[" ".join(r[0]) for r in SHOWN])
+def test_the_receivers_text_is_shown_literally(tmp_path: Path, args: list[str], line: str) -> None:
+    (tmp_path / "app_receiver.py").write_text(APP, "utf-8")
+    done = _run_bytes("conform", *args, "--versions", "2026-07-28", cwd=tmp_path)
+    out = done.stdout.decode("utf-8")  # strict: valid UTF-8
+    assert (done.returncode, done.stderr) == (1, b"")
+    assert any(shown.startswith(line) for shown in out.splitlines()), out[:2000]
+    assert "\x1b" not in out and "\u202e" not in out
+    assert out.rstrip().endswith("FAILS")
+
+
+JSON_REPORTS = [
+    ("surrogate_label", "fail", "\ud800", "expected 'unclassified', got '\\ud800', which is not a label "
+                                           "(input_required, normal_complete, protocol_error, task, tool_error, "
+                                           "unclassified)"),
+    ("surrogate_raise", "error", None, "the receiver raised ValueError: \udcff"),
+    ("exits", "error", None, "the receiver raised SystemExit: 0"),
+    ("escape_raise", "error", None, "the receiver raised ValueError: \x1b]0;TITLE\x07\x1b[31mred\u202e"),
+]
+
+
+@pytest.mark.parametrize(("function", "status", "got", "reason"), JSON_REPORTS, ids=[r[0] for r in JSON_REPORTS])
+def test_the_json_report_is_valid_utf8_json_with_the_receivers_text(tmp_path: Path, function: str, status: str,
+                                                                     got: str | None, reason: str) -> None:
+    (tmp_path / "app_receiver.py").write_text(APP, "utf-8")
+    done = _run_bytes("conform", f"app_receiver:{function}", "--versions", "2026-07-28", "--json", cwd=tmp_path)
+    report = json.loads(done.stdout.decode("utf-8"))
+    assert (done.returncode, report["ok"]) == (1, False)
+    first = report["failures"][0]
+    assert (first["id"], first["status"], first["got"], first["reason"]) == ("content/missing@2026-07-28", status,
+                                                                           got, reason)
+
+
+def test_what_the_receiver_prints_goes_to_stderr_under_json(tmp_path: Path) -> None:
+    (tmp_path / "app_receiver.py").write_text(APP, "utf-8")
+    done = _run_bytes("conform", "app_receiver:prints", "--versions", OLDEST, "--json", cwd=tmp_path)
+    report = json.loads(done.stdout.decode("utf-8"))
+    assert (done.returncode, report["ok"], report["summary"]["error"]) == (0, True, 0)
+    cases = report["summary"]["cases"]
+    assert done.stderr.count(b"debug ") == done.stderr.count(b"raw\n") == cases - report["summary"]["skip"] > 0
+
+
+def test_a_receiver_in_the_working_directory_imports_without_pythonpath(tmp_path: Path) -> None:
+    (tmp_path / "cwd_receiver.py").write_text(APP, "utf-8")
+    done = _run_bytes("conform", "cwd_receiver:ok_or_not", "--versions", OLDEST, "--json", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr  # it ran: ok_or_not fails the cases of the kinds' own names
+    assert json.loads(done.stdout)["receiver"] == "cwd_receiver:ok_or_not"

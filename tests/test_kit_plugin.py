@@ -6,7 +6,11 @@ Each session is limited to one protocol version to keep the runtime modest.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from importlib.metadata import entry_points
+from pathlib import Path
 
 import pytest
 
@@ -33,6 +37,9 @@ def result_means_ok(response):
 
 def kaboom(response):
     raise RuntimeError("kaboom")
+
+def escape_raise(response):
+    raise ValueError("\\x1b]0;TITLE\\x07\\x1b[31mred\\u202e")
 
 def raw(response, version):
     assert type(response) is bytes
@@ -136,11 +143,82 @@ USAGE_ERRORS = [
     (["--mcp-receiver=mcp-verdict", "--mcp-versions=1999"], "*unknown versions ?'1999'?; the corpus has 2024-11-05*"),
     (["--mcp-receiver=mcp-verdict", "--mcp-receiver-labels=missing.json"], "*label file 'missing.json'*"),
     (["--mcp-versions=2026-07-28"], "*--mcp-versions only apply with --mcp-receiver=MODULE:FUNCTION*"),
+    (["--mcp-receiver=syntax_error:f"], "*cannot import module 'syntax_error': SyntaxError: *"),
+    (["--mcp-receiver=raises_at_import:f"], "*cannot import module 'raises_at_import': RuntimeError: boom at import"),
+    (["--mcp-receiver=.foo:bar"], "*receiver '.foo:bar': '.foo' is a relative module name*"),
+    (["--mcp-receiver=mcp-verdict", "--mcp-receiver-labels=deep.json"],
+     "*label file '*deep.json': not a label file: RecursionError (nested too deep to read)"),
+    (["--mcp-receiver=mcp-verdict", "--mcp-versions=,"], "*versions ',': no protocol version named*"),
+    (["--mcp-receiver=mcp-verdict", "--mcp-versions="], "*versions '': no protocol version named*"),
+    (["--mcp-receiver=mcp-verdict", "mcp-receiver::no/such"], "*no corpus case 'no/such' among the selected*"),
 ]
 
 
 @pytest.mark.parametrize(("args", "message"), USAGE_ERRORS, ids=[" ".join(r[0]) for r in USAGE_ERRORS])
 def test_bad_setup_is_a_usage_error(app: pytest.Pytester, args: list[str], message: str) -> None:
+    app.makepyfile(syntax_error="def f(:\n", raises_at_import="raise RuntimeError('boom at import')\n")
+    (app.path / "deep.json").write_text("[" * 200_000 + "]" * 200_000, "utf-8")
     result = app.runpytest(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
+
+
+def test_the_receivers_text_reaches_the_report_neutralised(app: pytest.Pytester) -> None:
+    result = app.runpytest("--mcp-receiver=app_receiver:escape_raise", "--mcp-versions=2026-07-28",
+                           "--mcp-receiver-input=raw", "-k", "design/normal_false")
+    result.assert_outcomes(failed=1, deselected=LATEST_CASES - 1)
+    out = result.stdout.str()
+    shown = "ValueError: \\x1b]0;TITLE\\a\\x1b[31mred\\u202e"
+    assert f"design/normal_false (2026-07-28): the receiver raised {shown}" in result.stdout.lines
+    assert shown in result.stdout.lines  # the traceback's last line
+    assert "\x1b" not in out and "\u202e" not in out
+
+
+PYTEST = Path(sys.executable).with_name("pytest")
+
+
+def _pytest_script(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The ``pytest`` console script as a user runs it: no PYTHONPATH, no ``python -m`` putting the
+    working directory on sys.path."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTEST_ADDOPTS")}
+    return subprocess.run([str(PYTEST), "-p", "no:cacheprovider", *args], capture_output=True, text=True, cwd=cwd,
+                          env=env, timeout=300, check=False)
+
+
+def test_a_receiver_in_the_working_directory_imports(tmp_path: Path) -> None:
+    (tmp_path / "cwd_receiver.py").write_text(APP, "utf-8")
+    done = _pytest_script("--mcp-receiver=cwd_receiver:good", f"--mcp-versions={OLDEST}", "-q", cwd=tmp_path)
+    assert (done.returncode, done.stdout.splitlines()[-1].split(" in ")[0]) == (0, f"{OLDEST_CASES} passed"), \
+        done.stdout + done.stderr
+
+
+def test_a_label_file_in_addopts_is_the_ini_files_wherever_pytest_runs(tmp_path: Path) -> None:
+    identity = {kind: kind for kind in OK_LABELS}
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "mcp-labels.json").write_text(json.dumps(identity), "utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\naddopts = "--mcp-receiver=mcp_verdict:classify '
+        f'--mcp-receiver-labels=tests/mcp-labels.json --mcp-versions={OLDEST}"\n', "utf-8")
+    for cwd in (tmp_path, tmp_path / "tests"):
+        done = _pytest_script("-q", cwd=cwd)
+        assert (done.returncode, done.stdout.splitlines()[-1].split(" in ")[0]) == (0, f"{OLDEST_CASES} passed"), \
+            done.stdout + done.stderr
+    done = _pytest_script("-q", "--mcp-receiver-labels=mcp-labels.json", cwd=tmp_path / "tests")  # the cwd's
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+SELECTIONS = [
+    ([], OLDEST_CASES + 2),
+    (["test_own.py"], 2),
+    (["test_own.py::test_one"], 1),
+    (["test_own.py", "mcp-receiver"], OLDEST_CASES + 2),
+    (["mcp-receiver"], OLDEST_CASES),
+    ([f"mcp-receiver::env/ok/minimal@{OLDEST}", "test_own.py::test_two"], 2),
+]
+
+
+@pytest.mark.parametrize(("paths", "passed"), SELECTIONS, ids=[" ".join(r[0]) or "none" for r in SELECTIONS])
+def test_test_paths_select_the_kit_items_too(app: pytest.Pytester, paths: list[str], passed: int) -> None:
+    app.makepyfile(test_own="def test_one():\n    assert True\n\ndef test_two():\n    assert True\n")
+    result = app.runpytest("--mcp-receiver=app_receiver:good", f"--mcp-versions={OLDEST}", *paths)
+    result.assert_outcomes(passed=passed)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import click
@@ -13,7 +15,8 @@ from rich.table import Table
 
 from .. import corpus, kit
 from ..kit._mutants import MutantError
-from ._term import make_console
+from ..kit._text import neutral
+from ._term import literal, make_console, markup_safe
 
 
 @click.command("conform")
@@ -39,30 +42,63 @@ def conform_command(receiver: str | None, builtin: str | None, labels_file: str 
     """
     if (receiver is None) == (builtin is None):
         raise click.UsageError("give a receiver MODULE:FUNCTION or --builtin NAME (one of them)")
-    try:
-        found = kit.load_receiver(receiver or str(builtin), input=input_mode)
-        labels = kit.KIND_LABELS if labels_file is None else kit.load_labels(labels_file)
-        cases = corpus.load(versions=kit.split_versions(versions))
-    except ValueError as exc:  # KitError included: the user's setup, not a failing case
-        raise click.UsageError(str(exc)) from None
-    report = kit.run(found, cases, labels)
+    with _stdout_to_stderr() if as_json else contextlib.nullcontext():  # the receiver's prints never reach the JSON
+        try:
+            found = kit.load_receiver(receiver or str(builtin), input=input_mode)
+            labels = kit.KIND_LABELS if labels_file is None else kit.load_labels(labels_file)
+            cases = corpus.load(versions=kit.split_versions(versions))
+        except ValueError as exc:  # KitError included: the user's setup, not a failing case
+            raise click.UsageError(neutral(str(exc))) from None
+        report = kit.run(found, cases, labels)
     if as_json:
-        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        _write_json(report.to_dict())
     else:
         _print_report(make_console(highlight=False, soft_wrap=True), report, verbose)
     sys.exit(0 if report.ok else 1)
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """What runs inside writes to stderr, from Python (``print``) and from the file descriptor 1 alike."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _write_json(value: object) -> None:
+    """The report as UTF-8 JSON, whatever the receiver's strings hold: a lone surrogate (which UTF-8
+    cannot carry) is written as its JSON escape, ``\\ud800``, so the text stays valid JSON and the
+    parser gives back the string the receiver made."""
+    text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    out = sys.stdout.buffer
+    out.write(text.encode("utf-8", "backslashreplace"))
+    out.flush()
+
+
+def _peer(text: str) -> str:
+    """The receiver's or the corpus's text for a markup string: shown literally, its controls, bidi
+    characters and lone surrogates as visible escapes."""
+    return markup_safe(neutral(text))
 
 
 def _print_report(console: Console, report: kit.Report, verbose: bool) -> None:
     for outcome in report.with_status("fail", "error"):
         tag = "[red]FAIL [/]" if outcome.status == "fail" else "[bold red]ERROR[/]"
         if verbose:
-            console.print(f"{tag} {kit.describe(outcome)}", markup=True)
+            console.print(f"{tag} {_peer(kit.describe(outcome))}", markup=True)
         else:
             case = outcome.case
-            console.print(f"{tag} {case.id} ({case.version}): {outcome.reason}  [dim]{case.description}[/]",
-                          markup=True)
-    table = Table(title=f"{report.receiver.name} ({report.receiver.input} input) over corpus {corpus.CORPUS_VERSION}")
+            console.print(f"{tag} {_peer(f'{case.id} ({case.version}): {outcome.reason}')}  "
+                          f"[dim]{_peer(case.description)}[/]", markup=True)
+    table = Table(title=literal(neutral(f"{report.receiver.name} ({report.receiver.input} input) over corpus "
+                                        f"{corpus.CORPUS_VERSION}")))
     for column in ("expected kind", "cases", "passed", "failed", "errors", "skipped"):
         table.add_column(column, justify="left" if column == "expected kind" else "right")
     for kind, counts in report.by_kind().items():
@@ -70,7 +106,7 @@ def _print_report(console: Console, report: kit.Report, verbose: bool) -> None:
                       str(counts["error"]), str(counts["skip"]))
     console.print(table)
     for reason, count in report.skip_reasons().items():
-        console.print(f"[dim]skipped {count}: {reason}[/]", markup=True)
+        console.print(f"[dim]skipped {count}: {_peer(reason)}[/]", markup=True)
     counts = report.counts()
     verdict = "[green]conforms[/]" if report.ok else "[bold red]FAILS[/]"
     console.print(f"{len(report.outcomes)} cases: {counts['pass']} passed, {counts['fail']} failed, "

@@ -82,13 +82,20 @@ def labels_from(mapping: object, *, source: str = "labels") -> Labels:
 def load_labels(path: str | Path) -> Labels:
     """Read and check a label file; raises :class:`KitError` with the file's name."""
     try:
-        text = Path(path).read_text("utf-8")
+        data = Path(path).read_bytes()
     except OSError as exc:
         raise KitError(f"label file {str(path)!r}: cannot read it: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise KitError(f"label file {str(path)!r}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
     try:
         mapping = json.loads(text, object_pairs_hook=_no_duplicates)
     except ValueError as exc:
         raise KitError(f"label file {str(path)!r}: not JSON: {exc}") from None
+    except RecursionError:
+        raise KitError(f"label file {str(path)!r}: not a label file: RecursionError (nested too deep to "
+                       "read)") from None
     return labels_from(mapping, source=f"label file {str(path)!r}")
 
 

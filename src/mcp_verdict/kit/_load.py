@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import os
+import sys
 from typing import Any
 
 from ._builtins import BUILTINS, builtin
@@ -26,17 +28,42 @@ def load_receiver(spec: str, *, input: InputMode | None = None) -> Receiver:
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise KitError(f"receiver {spec!r}: expected package.module:function")
+    if module_name.startswith("."):
+        raise KitError(f"receiver {spec!r}: {module_name!r} is a relative module name; give the module's full "
+                       "dotted name")
+    _working_directory_importable()
     try:
         target: Any = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise KitError(f"receiver {spec!r}: cannot import module {module_name!r}: {exc}") from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # SyntaxError, whatever it raises at import, SystemExit: all the user's setup
+        raise KitError(f"receiver {spec!r}: cannot import module {module_name!r}: {_exception_text(exc)}") from None
     for part in attribute.split("."):
         try:
             target = getattr(target, part)
         except AttributeError:
             raise KitError(f"receiver {spec!r}: {module_name}.{attribute} does not exist "
                            f"(no attribute {part!r})") from None
+        except Exception as exc:  # a module __getattr__ or a property that raises
+            raise KitError(f"receiver {spec!r}: reading {part!r} raised {_exception_text(exc)}") from None
     return receiver_from(target, name=spec, input=input)
+
+
+def _working_directory_importable() -> None:
+    """A receiver module in the working directory imports, as with ``python -m``: console scripts
+    (``mcp-verdict``, ``pytest``) do not put the working directory on ``sys.path``."""
+    cwd = os.getcwd()
+    present = {os.path.abspath(entry or os.curdir) for entry in sys.path if isinstance(entry, str)}
+    if cwd not in present:
+        sys.path.insert(0, cwd)
+
+
+def _exception_text(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except Exception:
+        text = ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 __all__ = ["load_receiver"]

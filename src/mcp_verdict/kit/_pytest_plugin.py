@@ -5,13 +5,19 @@ test item named by its case id (``mcp-receiver::design/string_flag``), which pas
 receiver returns the case's label, fails with the case's reason and reference when it
 returns another, fails with the exception when the receiver raises, and is skipped (with the
 reason) when the case cannot be put to this receiver.
+
+The items join a run that selects no test path (``pytest``, or ``testpaths``); when test paths
+are given on the command line they join only if one of them names them: ``mcp-receiver`` (every
+case) or ``mcp-receiver::CASE_ID`` (that case), e.g. ``pytest tests/test_a.py mcp-receiver``.
 """
 
 from __future__ import annotations
 
+import itertools
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,6 +29,10 @@ from ._labels import KIND_LABELS, Labels, load_labels
 from ._load import load_receiver
 from ._receiver import INPUT_MODES, Receiver
 from ._run import check_case, describe, split_versions
+from ._text import neutral
+
+_NODE = "mcp-receiver"
+"""The node id of the kit's collector, and the test path that selects its items."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +40,8 @@ class _Suite:
     receiver: Receiver
     labels: Labels
     cases: tuple[corpus.Case, ...]
+    selected: frozenset[str] | None
+    """The case ids named on the command line (``mcp-receiver::ID``); ``None`` for every case."""
 
 
 _SUITE = pytest.StashKey[_Suite]()
@@ -62,12 +74,44 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         receiver = load_receiver(spec, input=config.getoption("mcp_receiver_input"))
         labels_file = config.getoption("mcp_receiver_labels")
-        labels = KIND_LABELS if labels_file is None else load_labels(labels_file)
-        cases = corpus.load(versions=split_versions([config.getoption("mcp_versions") or ""]))
+        labels = KIND_LABELS if labels_file is None else load_labels(_labels_path(config, labels_file))
+        versions = config.getoption("mcp_versions")
+        cases = corpus.load(versions=split_versions([] if versions is None else [versions]))
     except ValueError as exc:  # a KitError too: the user's own setup, before any case runs
+        raise pytest.UsageError(f"mcp-verdict: {neutral(str(exc))}") from None
+    config.stash[_SUITE] = _Suite(receiver, labels, cases, _selection(config, cases))
 
-        raise pytest.UsageError(f"mcp-verdict: {exc}") from None
-    config.stash[_SUITE] = _Suite(receiver, labels, cases)
+
+def _labels_path(config: pytest.Config, given: str) -> Path:
+    """A relative label file given on the command line is the working directory's; one given in the
+    ini file's ``addopts`` (or ``PYTEST_ADDOPTS``) is the ini file's folder's (the rootdir's without one),
+    wherever pytest runs from."""
+    path = Path(given)
+    args = config.invocation_params.args
+    on_command_line = f"--mcp-receiver-labels={given}" in args or any(
+        flag == "--mcp-receiver-labels" and value == given for flag, value in itertools.pairwise(args))
+    if path.is_absolute() or on_command_line:
+        return path
+    return (config.inipath.parent if config.inipath is not None else config.rootpath) / path
+
+
+def _selection(config: pytest.Config, cases: tuple[corpus.Case, ...]) -> frozenset[str] | None:
+    """Which kit items the run selects: the test paths that name them are taken out of pytest's
+    (they are no files); with other test paths given and none of these, no item."""
+    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+        return None
+    named = [arg for arg in config.args if arg == _NODE or arg.startswith(f"{_NODE}::")]
+    config.args[:] = [arg for arg in config.args if arg not in named]
+    if not named and config.args:
+        return frozenset()
+    if not named or _NODE in named:
+        return None
+    ids = {arg.removeprefix(f"{_NODE}::") for arg in named}
+    unknown = sorted(ids - {case.id for case in cases})
+    if unknown:
+        raise pytest.UsageError(f"mcp-verdict: no corpus case {', '.join(map(repr, unknown))} among the selected "
+                                "versions")
+    return frozenset(ids)
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -82,8 +126,8 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     suite = config.stash.get(_SUITE, None)
-    if suite is not None:
-        collector = _Conformance.from_parent(session, name="mcp-receiver", nodeid="mcp-receiver", suite=suite)
+    if suite is not None and suite.selected != frozenset():
+        collector = _Conformance.from_parent(session, name=_NODE, nodeid=_NODE, suite=suite)
         items.extend(session.genitems(collector))  # through the collection hooks, so reports count them
 
 
@@ -94,7 +138,8 @@ class _Conformance(pytest.Collector):
 
     def collect(self) -> Iterator[pytest.Item]:
         for case in self.suite.cases:
-            yield CaseItem.from_parent(self, name=case.id, case=case, suite=self.suite)
+            if self.suite.selected is None or case.id in self.suite.selected:
+                yield CaseItem.from_parent(self, name=case.id, case=case, suite=self.suite)
 
 
 class ConformanceFailure(AssertionError):
@@ -112,7 +157,7 @@ class CaseItem(pytest.Item):
     def runtest(self) -> None:
         outcome = check_case(self.suite.receiver, self.case, self.suite.labels)
         if outcome.status == "skip":
-            pytest.skip(outcome.reason)
+            pytest.skip(neutral(outcome.reason))
         if outcome.status != "pass":
             raise ConformanceFailure(describe(outcome)) from outcome.exception
 
@@ -127,7 +172,11 @@ class CaseItem(pytest.Item):
         if cause is None:
             return str(failure)
         frames = cause.__traceback__.tb_next if cause.__traceback__ is not None else None
-        return f"{failure}\n\n" + "".join(traceback.format_exception(type(cause), cause, frames)).rstrip()
+        try:
+            shown = "".join(traceback.format_exception(type(cause), cause, frames)).rstrip()
+        except Exception:  # an exception whose __str__ raises in the traceback module's hands
+            shown = f"{type(cause).__name__} (its traceback cannot be shown)"
+        return f"{failure}\n\n" + neutral(shown)  # the receiver's text: shown, never obeyed by the terminal
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, None, f"{self.case.id} ({self.case.source})"

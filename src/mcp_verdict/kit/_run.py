@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import copy
 import json
+import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -20,7 +21,8 @@ from ..verdict._classify import DEFAULT_LIMITS, Limits
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
 from ._labels import KIND_LABELS, Labels
-from ._receiver import Receiver
+from ._receiver import KitError, Receiver
+from ._text import neutral
 
 Status = Literal["pass", "fail", "error", "skip"]
 STATUSES: Final[tuple[Status, ...]] = ("pass", "fail", "error", "skip")
@@ -54,7 +56,8 @@ class Outcome:
 
 
 def check_case(receiver: Receiver, case: Case, labels: Labels = KIND_LABELS) -> Outcome:
-    """Put one case to the receiver. Never raises for anything the receiver does."""
+    """Put one case to the receiver. Never raises for anything the receiver does (anything it
+    raises but ``KeyboardInterrupt``, ``SystemExit`` included, is an ``error`` outcome)."""
     expected = labels[case.expect]
     call = _call_for(receiver, case)
     if isinstance(call, str):
@@ -62,24 +65,71 @@ def check_case(receiver: Receiver, case: Case, labels: Labels = KIND_LABELS) -> 
     response, options = call
     try:
         value = receiver.function(response, **options)
-    except Exception as exc:
-        return Outcome(case, "error", expected, reason=f"the receiver raised {type(exc).__name__}: {exc}",
-                       exception=exc)
-    got = _label_of(value, labels)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # SystemExit too: a receiver never ends the run
+        return Outcome(case, "error", expected, reason=f"the receiver raised {_exception_text(exc)}",
+                       exception=_kept(exc))
+    try:
+        got = _label_of(value, labels)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        return Outcome(case, "error", expected, reason=f"the receiver returned {_repr(value)}, whose .kind raised "
+                       f"{_exception_text(exc)}", exception=_kept(exc))
     if got is None:
-        return Outcome(case, "error", expected, reason=f"the receiver returned {_short(repr(value))}: expected a "
+        return Outcome(case, "error", expected, reason=f"the receiver returned {_repr(value)}: expected a "
                        "label string, a Kind or an object with a .kind")
     if got == expected:
         return Outcome(case, "pass", expected, got)
     known = sorted(set(labels.by_kind.values()))
+    shown = _short(repr(got))
     if got not in known:
-        reason = f"expected {expected!r}, got {got!r}, which is not a label ({', '.join(known)})"
+        reason = f"expected {expected!r}, got {shown}, which is not a label ({', '.join(known)})"
     else:
-        reason = f"expected {expected!r}, got {got!r}"
+        reason = f"expected {expected!r}, got {shown}"
     if not labels.identity:
-        reason += f" (the case is {case.expect.value}; {got!r} stands for " \
+        reason += f" (the case is {case.expect.value}; {shown} stands for " \
                   f"{', '.join(k.value for k in labels.kinds_of(got)) or 'no kind'})"
-    return Outcome(case, "fail", expected, got, reason)
+    return Outcome(case, "fail", expected, _short(got), reason)
+
+
+def _exception_text(exc: BaseException) -> str:
+    """``Type: message`` of what the receiver raised, bounded; its ``__str__`` may raise too."""
+    name = type(exc).__name__
+    try:
+        text = str(exc)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as inner:
+        return f"{name} (whose str() raised {type(inner).__name__})"
+    return f"{name}: {_short(text)}" if text else name
+
+
+def _repr(value: object) -> str:
+    """The receiver's value for a reason, bounded; its ``__repr__`` may raise (or never end)."""
+    try:
+        text = repr(value)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        text = object.__repr__(value)
+    return _short(text)
+
+
+def _kept(exc: BaseException) -> BaseException:
+    """The exception as an outcome keeps it: its traceback's frames (the receiver's locals, which may
+    be large) let go, for it and every exception it chains to."""
+    seen: set[int] = set()
+    pending = [exc]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        traceback.clear_frames(current.__traceback__)
+        pending.extend(chained for chained in (current.__cause__, current.__context__) if chained is not None)
+    return exc
 
 
 def _call_for(receiver: Receiver, case: Case) -> tuple[object, dict[str, Any]] | str:
@@ -110,7 +160,7 @@ def _label_of(value: object, labels: Labels) -> str | None:
         value = getattr(value, "kind", None)
     if isinstance(value, Kind):
         return labels[value]
-    return value if isinstance(value, str) else None
+    return str.__str__(value) if isinstance(value, str) else None  # a str subclass as a plain str
 
 
 def _short(text: str, limit: int = 200) -> str:
@@ -166,13 +216,21 @@ def run(receiver: Receiver, cases: Iterable[Case], labels: Labels = KIND_LABELS)
 
 def split_versions(values: Iterable[str]) -> list[str] | None:
     """The versions of ``--versions``/``--mcp-versions`` (comma-separated, repeatable); ``None``
-    (all) when none is given. ``corpus.load`` refuses an unknown one."""
-    chosen = [v.strip() for value in values for v in value.split(",") if v.strip()]
+    (all) when the option is not given. Given with no version in it (``,``, an empty string) it
+    raises :class:`KitError`; ``corpus.load`` refuses an unknown one."""
+    given = list(values)
+    chosen = [v.strip() for value in given for v in value.split(",") if v.strip()]
+    if given and not chosen:
+        raise KitError(f"versions {', '.join(map(repr, given))}: no protocol version named; leave the option "
+                       "out for every version")
     return chosen or None
 
 
 def describe(outcome: Outcome, *, width: int = 300) -> str:
-    """A failure as a reader needs it: which case, what was expected and why, what came back."""
+    """A failure as a reader needs it: which case, what was expected and why, what came back.
+
+    Safe to print: every control, bidi and lone surrogate character in it (the receiver's text,
+    the case's content) is shown as its visible escape."""
     case = outcome.case
     lines = [f"{case.id} ({case.version}): {outcome.reason}",
              f"  why: {case.description}",
@@ -186,7 +244,7 @@ def describe(outcome: Outcome, *, width: int = 300) -> str:
         lines.append(f"  wire bytes: {_short(repr(case.input), width)}")
     else:
         lines.append(f"  response: {_short(case.wire().decode('utf-8'), width)}")
-    return "\n".join(lines)
+    return neutral("\n".join(lines))
 
 
 __all__ = ["STATUSES", "Outcome", "Report", "Status", "check_case", "describe", "run", "split_versions"]
