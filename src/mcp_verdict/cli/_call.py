@@ -41,9 +41,10 @@ from ..client._handlers import AnswerRejected, ElicitAnswer, HandlerError, Handl
 from ..judgement._outcome import Outcome
 from ..verdict._classify import Limits
 from ..verdict._kind import Kind
+from ..verdict._peer_text import neutral
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
 from ._options import json_value, limits_option
-from ._term import literal, make_console, markup_safe, neutral, neutral_logs
+from ._term import literal, make_console, markup_safe, neutral_logs
 
 EXIT_ACCEPT: Final = 0
 EXIT_USAGE: Final = 2

@@ -15,7 +15,7 @@ from rich.table import Table
 
 from .. import corpus, kit
 from ..kit._mutants import MutantError
-from ..kit._text import neutral
+from ..verdict._peer_text import neutral
 from ._term import literal, make_console, markup_safe
 
 

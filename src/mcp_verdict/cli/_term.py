@@ -7,11 +7,9 @@ messages that quote a value, tool names, URLs — is data. Two things could turn
   is therefore only ever handed to rich as :class:`rich.text.Text` (which rich never parses for
   markup), built by :func:`literal`, or escaped with :func:`markup_safe` where it is spliced into a
   markup string of our own.
-- terminal control: ESC starts ANSI and OSC sequences (``\\x1b[2J`` clears the screen,
-  ``\\x1b]0;title\\x07`` retitles the window, OSC 8 forges links), CR overwrites a line, and the
-  bidirectional controls reorder what is shown (Trojan Source, CVE-2021-42574). Every C0 control
-  but LF and TAB, DEL, every C1 control and every bidi control is shown as its visible escape
-  (``\\x1b``, ``\\r``, ``\\u202e``), so the sequence it would have started is printed as text.
+- terminal control (ESC sequences, CR, the bidi controls, a lone surrogate): :func:`neutral`
+  shows each as its visible escape, so the sequence it would have started is printed as text
+  (the one table, in ``verdict._peer_text``, which the conformance kit's messages use too).
 
 ``--json`` output is not touched by this module: it stays byte-faithful (JSON escapes every
 control character itself).
@@ -30,27 +28,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-_NAMED: Final = {0x0D: "\\r", 0x08: "\\b", 0x0C: "\\f", 0x0B: "\\v", 0x00: "\\0", 0x07: "\\a", 0x1B: "\\x1b"}
-_BIDI: Final = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
-
-
-def _table() -> dict[int, str]:
-    table: dict[int, str] = {}
-    for code in (*range(0x20), *range(0x7F, 0xA0)):
-        if code in (0x09, 0x0A):
-            continue
-        table[code] = _NAMED.get(code, f"\\x{code:02x}")
-    for code in _BIDI:
-        table[code] = f"\\u{code:04x}"
-    return table
-
-
-_TABLE: Final = _table()
-
-
-def neutral(text: str) -> str:
-    """``text`` with every control and bidi character replaced by its visible escape."""
-    return text.translate(_TABLE)
+from ..verdict._peer_text import neutral
 
 
 def literal(text: str, style: str = "") -> Text:

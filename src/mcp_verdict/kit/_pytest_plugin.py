@@ -23,13 +23,13 @@ from typing import Any
 import pytest
 
 from .. import corpus
+from ..verdict._peer_text import neutral
 from ..verdict._versions import VERSIONS
 from ._builtins import BUILTINS
 from ._labels import KIND_LABELS, Labels, load_labels
 from ._load import load_receiver
 from ._receiver import INPUT_MODES, Receiver
 from ._run import check_case, describe, split_versions
-from ._text import neutral
 
 _NODE = "mcp-receiver"
 """The node id of the kit's collector, and the test path that selects its items."""

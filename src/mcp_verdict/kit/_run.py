@@ -20,9 +20,9 @@ from ..corpus import CORPUS_VERSION, Case
 from ..verdict._classify import DEFAULT_LIMITS, Limits
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
+from ..verdict._peer_text import neutral
 from ._labels import KIND_LABELS, Labels
 from ._receiver import KitError, Receiver
-from ._text import neutral
 
 Status = Literal["pass", "fail", "error", "skip"]
 STATUSES: Final[tuple[Status, ...]] = ("pass", "fail", "error", "skip")

@@ -7,7 +7,8 @@ the facts that differ per protocol version
 (``_versions``), the finding catalogue (``_findings``), the walk over open-shaped values
 (``_walk``), the Verdict value (``_verdict``) and its typed views (``_views``, loaded on first
 use), the fast path that knows no
-rule (``_fastpath``) and ``classify`` itself (``_classify``).
+rule (``_fastpath``), ``classify`` itself (``_classify``), and how peer text is shown on a
+terminal (``_peer_text``: what the CLI and the kit print of it).
 
 May import: the standard library (no I/O, no threads, no processes), msgspec, orjson and jiter,
 and its own modules only — never another layer of mcp_verdict (a mutant of the kill table is a

@@ -1,10 +1,13 @@
-"""Peer text in the kit's own messages: what a receiver raised or returned, and a case's content.
+"""Peer text shown on a terminal: every character that would act instead of being shown.
 
-A failure reaches a terminal (pytest's report, ``mcp-verdict conform``), so every control
-character but LF and TAB, DEL, every C1 control and every bidi control is shown as its visible
-escape (``\\x1b``, ``\\r``, ``\\u202e``), the same table as the CLI's ``_term.neutral`` (the kit
-may not import the CLI). A lone surrogate, which no terminal or UTF-8 stream can take, is shown
-as its escape too. JSON reports keep the receiver's text as it was.
+Anything that came from a server, a client, a receiver under test or a log is data. Terminal
+control would turn it into more: ESC starts ANSI and OSC sequences (``\\x1b[2J`` clears the
+screen, ``\\x1b]0;title\\x07`` retitles the window, OSC 8 forges links), CR overwrites a line,
+and the bidirectional controls reorder what is shown (Trojan Source, CVE-2021-42574). So every
+C0 control but LF and TAB, DEL, every C1 control and every bidi control is shown as its visible
+escape (``\\x1b``, ``\\r``, ``\\u202e``), and so is a lone surrogate, which no UTF-8 stream
+can carry. The one table for the CLI (``cli._term``, which adds rich's markup escaping) and the
+conformance kit's messages (pytest's report).
 """
 
 from __future__ import annotations
