@@ -17,6 +17,7 @@ import asyncio
 import gzip
 import json
 import sys
+from typing import Any
 
 from aiohttp import web
 
@@ -41,6 +42,7 @@ async def handle(request: web.Request) -> web.StreamResponse:
         return web.Response(status=202)
     headers = {}
     method = message["method"]
+    result: dict[str, Any]
     if method == "initialize":
         result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                   "serverInfo": {"name": "styled", "version": "0"}}

@@ -135,7 +135,7 @@ def _sessions(peer: HttpHostPeer, delete: bool) -> None:
             assert peer.client.delete(peer.url, headers={"mcp-session-id": peer.session}).status_code == 200
 
 
-def _unknown_sessions(peer: HttpHostPeer, _: bool) -> None:
+def _unknown_sessions(peer: HttpHostPeer, _delete: bool) -> None:
     """A POST each with a new session id the proxy has never seen."""
     for n in range(ROUNDS):
         status, answer, _ = peer.post(TOOLS_LIST, {"mcp-session-id": f"unknown-{n}",
