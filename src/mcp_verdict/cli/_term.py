@@ -17,7 +17,6 @@ control character itself).
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from collections.abc import Iterator
@@ -58,30 +57,27 @@ def make_console(**options: Any) -> Console:
     return Console(**options)
 
 
-class _NeutralLogs(logging.Handler):
-    """Log records to stderr with control sequences neutralised: the SDK's warnings quote what a
-    server sent (an SSE event name, a content type, a tool name)."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.setFormatter(logging.Formatter("%(name)s %(levelname)s: %(message)s"))
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            sys.stderr.write(neutral(self.format(record)) + "\n")
-        except Exception:  # a log line never stops a command
-            self.handleError(record)
-
-
 @contextmanager
 def neutral_logs() -> Iterator[None]:
     """While a command talks to a server: log records (warnings and worse, what Python's last-resort
-    handler prints) go to stderr neutralised, unless the application configured logging itself."""
+    handler prints) go to stderr neutralised, unless the application configured logging itself.
+    The SDK's warnings quote what a server sent (an SSE event name, a content type, a tool name).
+    (``logging`` is imported here: the commands that talk to no server do without it.)"""
+    import logging
+
+    class NeutralLogs(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            try:
+                sys.stderr.write(neutral(self.format(record)) + "\n")
+            except Exception:  # a log line never stops a command
+                self.handleError(record)
+
     root = logging.getLogger()
     if root.handlers:
         yield
         return
-    handler = _NeutralLogs()
+    handler = NeutralLogs(logging.WARNING)
+    handler.setFormatter(logging.Formatter("%(name)s %(levelname)s: %(message)s"))
     root.addHandler(handler)
     try:
         yield

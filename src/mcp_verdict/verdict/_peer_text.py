@@ -12,7 +12,6 @@ conformance kit's messages (pytest's report).
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
 _NAMED: Final = {0x0D: "\\r", 0x08: "\\b", 0x0C: "\\f", 0x0B: "\\v", 0x00: "\\0", 0x07: "\\a", 0x1B: "\\x1b"}
@@ -30,12 +29,18 @@ def _table() -> dict[int, str]:
 
 
 _TABLE: Final = _table()
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 def neutral(text: str) -> str:
     """``text`` with every control, bidi and lone surrogate character shown as its visible escape."""
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text.translate(_TABLE))
+    shown = text.translate(_TABLE)
+    if shown.isascii():
+        return shown
+    try:
+        shown.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: no UTF-8 stream carries it; shown as \udXXX
+        return shown.encode("utf-8", "backslashreplace").decode("utf-8")
+    return shown
 
 
 __all__ = ["neutral"]
