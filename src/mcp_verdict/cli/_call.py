@@ -369,30 +369,69 @@ def tools_command(stdio: str | None, url: str | None, headers: Sequence[str], ti
         click.echo(json.dumps({"version": version, "tools": tools, "warnings": client.warnings},
                               ensure_ascii=False))
         return
-    table = Table(title=f"{len(tools)} tool(s), protocol {version}")
-    table.add_column("tool", overflow="fold")
-    table.add_column("annotations", overflow="fold")
-    table.add_column("arguments", overflow="fold")
-    table.add_column("output")
-    for tool in tools:
-        hints = tool.get("annotations")
-        hints = hints if isinstance(hints, dict) else {}
-        marks = [name for key, name in (("readOnlyHint", "read-only"), ("idempotentHint", "idempotent"),
-                                        ("destructiveHint", "destructive"), ("openWorldHint", "open-world"))
-                 if hints.get(key) is True]
-        schema = tool.get("inputSchema")
-        schema = schema if isinstance(schema, dict) else {}
-        required = schema.get("required")
-        required = set(required) if isinstance(required, list) else set()
-        properties = schema.get("properties")
-        properties = properties if isinstance(properties, dict) else {}
-        args = ", ".join(f"{name}{'' if name in required else '?'}: "
-                         f"{(prop if isinstance(prop, dict) else {}).get('type', 'any')}"
-                         for name, prop in properties.items())
-        output = "outputSchema" if "outputSchema" in tool else ""
-        table.add_row(literal(str(tool["name"])), ", ".join(marks), literal(args), output)
-    console.print(table)
+    print_tools(console, tools, version)
     _print_warnings(console, client.warnings)
+
+
+_INDENTED: Final = 10
+"""The narrowest console the tools' details are indented in."""
+_TABLE_FRAME: Final = 5 + 4 * 2
+"""The tools table's borders and cell padding (four columns)."""
+_TABLE_READABLE: Final = len("annotations") + len("arguments") + len("outputSchema")
+"""The least the table's other columns need: a mark (``destructive``) or a header unbroken."""
+
+
+def _tool_row(tool: Mapping[str, Any]) -> tuple[str, str, str, bool]:
+    """A listed tool as (name, annotation marks, arguments, has an outputSchema); the name and
+    the arguments are the server's text, neutralised."""
+    hints = tool.get("annotations")
+    hints = hints if isinstance(hints, dict) else {}
+    marks = [name for key, name in (("readOnlyHint", "read-only"), ("idempotentHint", "idempotent"),
+                                    ("destructiveHint", "destructive"), ("openWorldHint", "open-world"))
+             if hints.get(key) is True]
+    schema = tool.get("inputSchema")
+    schema = schema if isinstance(schema, dict) else {}
+    required = schema.get("required")
+    required = set(required) if isinstance(required, list) else set()
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, dict) else {}
+    args = ", ".join(f"{name}{'' if name in required else '?'}: "
+                     f"{(prop if isinstance(prop, dict) else {}).get('type', 'any')}"
+                     for name, prop in properties.items())
+    return neutral(str(tool["name"])), ", ".join(marks), neutral(args), "outputSchema" in tool
+
+
+def print_tools(console: Console, tools: Sequence[Mapping[str, Any]], version: str) -> None:
+    """The tools as a table when the console is wide enough for it with every name on one line;
+    else one tool after the other, its name on lines of its own (folded only where the name
+    alone is wider than the console), its annotations, arguments and output below. Nothing is
+    cut: a user sees which tools exist at any width."""
+    from rich.cells import cell_len, chop_cells
+
+    rows = [_tool_row(tool) for tool in tools]
+    title = f"{len(rows)} tool(s), protocol {version}"
+    widest = max([len("tool"), *(cell_len(name) for name, _, _, _ in rows)])
+    if widest + _TABLE_FRAME + _TABLE_READABLE <= console.width:
+        table = Table(title=title)
+        table.add_column("tool", no_wrap=True, min_width=widest)
+        table.add_column("annotations", overflow="fold")
+        table.add_column("arguments", overflow="fold")
+        table.add_column("output", no_wrap=True)
+        for name, marks, args, output in rows:
+            table.add_row(Text(name), marks, Text(args, overflow="fold"), "outputSchema" if output else "")
+        console.print(table)
+        return
+    console.print(Text(title, style="italic", overflow="fold"))
+    width = max(console.width, 1)
+    for name, marks, args, output in rows:
+        for piece in [piece for piece in chop_cells(name, width) if piece] or [""]:  # "": an empty name
+            console.print(Text(piece, style="bold", no_wrap=True, overflow="ignore"), crop=False)
+        details = "; ".join(part for part in (marks, f"arguments {args}" if args else "",
+                                              "outputSchema" if output else "") if part)
+        indent = 2 if width >= _INDENTED else 0  # every line under the name, where there is room to
+        for line in Text(details, overflow="fold").wrap(console, width - indent) if details else ():
+            line.rstrip()
+            console.print(Text.assemble(" " * indent, line), no_wrap=True, crop=False)
 
 
 def _connect(console: Console, client: VerdictClient, run: Any) -> Any:
