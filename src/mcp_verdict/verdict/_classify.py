@@ -95,7 +95,11 @@ def classify(
         options = _options(version, client_capabilities, extensions, absent_result_type, limits)
     if request_id is not None and (type(request_id) is bool or not isinstance(request_id, (str, int))):
         raise ValueError(f"request_id must be a string, an integer or None, not {request_id!r}")
-    return judge(response, options, request_id)
+    if type(response) is bytes and len(response) <= options.quick_bytes and len(response) <= SKIM_BYTES:
+        # judge's first step, taken here: most answers are short texts the fast path knows
+        verdict = read_common(response, options, request_id)
+        return verdict if verdict is not None else _judge(response, options, request_id, False, False)
+    return _judge(response, options, request_id, True, False)
 
 
 def classify_options(version: str = LATEST_VERSION, client_capabilities: Mapping[str, Any] | None = None,
@@ -151,10 +155,15 @@ def held_id(value: object) -> str | int | None:
 def judge(response: object, options: Options, request_id: str | int | None) -> Verdict:
     """``classify`` with options from :func:`classify_options` and a request id already checked
     (a string, an integer that is not a bool, or None). Never raises for any ``response``."""
+    return _judge(response, options, request_id, True, False)
+
+
+def _judge(response: object, options: Options, request_id: str | int | None, fast: bool, skimmed: bool) -> Verdict:
+    """:func:`judge`; ``fast``: the fast path is still to be tried on wire text (``classify``
+    has tried it on a short one)."""
     # The fast path (_fastpath) recognises a common well-formed response in one pass; for
     # anything else it returns None, and the full checker runs and explains.
-    skimmed = False
-    if type(response) is bytes:
+    if fast and type(response) is bytes:
         size = len(response)
         if SKIM_BYTES < size <= options.max_bytes:  # a long text: no value built for a syntax error
             problem = skim(response)
