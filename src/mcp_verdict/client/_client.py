@@ -81,9 +81,17 @@ class Round:
     frames: tuple[Frame, ...] = ()
     """Every frame of the exchange: the request, what came in for it, the answer."""
     noise: tuple[Frame, ...] = ()
-    """Lines that were not JSON-RPC messages (stdio), recorded and not taken as the answer."""
+    """Lines that were not JSON-RPC messages (stdio), recorded and not taken as the answer (the
+    ones the wire log kept)."""
     status: str | None = None
     """The task's status, for a task request (tasks/get, tasks/result)."""
+    noise_shed: int = 0
+    """Noise lines of the exchange the wire log was too full to keep: counted, not kept."""
+
+    @property
+    def noise_count(self) -> int:
+        """Every noise line the server wrote during the exchange, kept or not."""
+        return len(self.noise) + self.noise_shed
 
     @property
     def kind(self) -> str:
@@ -604,12 +612,12 @@ class VerdictClient:
             why = failure.data.decode("utf-8", "replace") if failure else _describe(error)
             return Round(method, None, None, self._local("transport.error", f"the request was not sent: {why}"),
                          started, finished, request_sent=False, frames=tuple(frames))
-        seen = exchange_of(frames, request)
+        seen = exchange_of(frames, request, shed_noise=self.wire.shed_noise)
         answer = seen.answer
         if answer is None:
             verdict = self._no_answer(seen, error, timeout)
             return Round(method, request.frame.data, None, verdict, started, finished, frames=seen.frames,
-                         noise=seen.noise)
+                         noise=seen.noise, noise_shed=seen.noise_shed)
         if judge:
             our_id = request.id if isinstance(request.id, (str, int)) else None  # the SDK's ids: integers
             verdict = classify(answer.data, version=self.version, request_id=our_id,
@@ -617,10 +625,10 @@ class VerdictClient:
                                limits=self.limits, absent_result_type=self.absent_result_type)
         else:  # not a tools/call answer: the caller reads it (a placeholder says only that it came)
             verdict = make_verdict(Kind.UNCLASSIFIED, (), self.version, None)
-        if seen.noise:
-            verdict = _with(verdict, _noise_finding(seen.noise, answered=True))
+        if seen.noise_count:
+            verdict = _with(verdict, _noise_finding(seen, answered=True))
         return Round(method, request.frame.data, answer.data, verdict, started, finished, frames=seen.frames,
-                     noise=seen.noise)
+                     noise=seen.noise, noise_shed=seen.noise_shed)
 
     def _no_answer(self, seen: Exchange, error: BaseException | None, timeout: float) -> Verdict:
         failure = seen.failure
@@ -631,11 +639,12 @@ class VerdictClient:
             code, message = ("transport.closed" if failure.kind == "eof" else "transport.error"), text
         else:
             code, message = "transport.error", _describe(error)
-        if seen.noise:
-            message += (f"; the server wrote {_not_messages(len(seen.noise))} (first: {preview(seen.noise[0].data)}):"
+        if seen.noise_count:
+            first = f" (first: {preview(seen.noise[0].data)})" if seen.noise else ""
+            message += (f"; the server wrote {_not_messages(seen.noise_count)}{first}:"
                         " the likely cause, if it meant to answer")
         verdict = self._local(code, message)
-        return _with(verdict, _noise_finding(seen.noise, answered=False)) if seen.noise else verdict
+        return _with(verdict, _noise_finding(seen, answered=False)) if seen.noise_count else verdict
 
     def _local(self, code: str, message: str) -> Verdict:
         """A verdict for the client's own failure: nothing the server said can be trusted."""
@@ -773,10 +782,23 @@ def _not_messages(count: int) -> str:
         f"{count} lines that are not JSON-RPC messages"
 
 
-def _noise_finding(noise: Sequence[Frame], *, answered: bool) -> Finding:
-    shown = ", ".join(preview(frame.data, 60) for frame in noise[:3]) + (", …" if len(noise) > 3 else "")
+_NOISE_SHOWN: Final = 3
+"""Noise lines quoted in a ``transport.noise`` warning (the rest are in the round's frames)."""
+
+
+def _noise_finding(seen: Exchange, *, answered: bool) -> Finding:
+    """How many noise lines the server wrote in all (those the wire log could not keep
+    counted too), and the first few of them; what is not quoted is said to be left out."""
+    count = seen.noise_count
+    first = [preview(frame.data, 60) for frame in seen.noise[:_NOISE_SHOWN]]
+    notes = [f"the first {len(first)} shown"] if first and count > len(first) else []
+    if seen.noise_shed:
+        notes.append(f"the wire log kept {len(seen.noise)} of them")
     when = "before its answer" if answered else "instead of an answer"
-    return finding("", "transport.noise", f"the server wrote {_not_messages(len(noise))} {when}: {shown}")
+    message = f"the server wrote {_not_messages(count)} {when}" + (f" ({'; '.join(notes)})" if notes else "")
+    if first:
+        message += ": " + ", ".join(first) + (", …" if count > len(first) else "")
+    return finding("", "transport.noise", message)
 
 
 def _is_timeout(error: BaseException | None) -> bool:

@@ -20,7 +20,8 @@ parser reads):
 
 On stdio a line that is not a JSON-RPC message (a debug print, a log line, a truncated frame
 without a readable id) is **noise**: it is recorded, it never stands in for the answer, and it
-is reported on the call (``transport.noise``). The client pairs after the call, with every
+is reported on the call (``transport.noise``), counted in full even where the bounded log
+could not keep it all (:attr:`Exchange.noise_shed`). The client pairs after the call, with every
 frame of it in hand, rather than frame by frame as :class:`mcp_verdict.frames.Tracker` does for
 a tap: the tracker pairs an unreadable frame without an id with the only request waiting,
 which is right for an observer that cannot wait, and wrong for a client that can see the
@@ -59,6 +60,9 @@ class Frame:
     """The HTTP exchange (one POST or GET) the frame belongs to; None on stdio."""
     status: int | None = None
     """The HTTP status of the exchange, for incoming HTTP frames."""
+    noise_shed: int = 0
+    """How many stdio noise lines the log had shed (counted, not kept) before this frame: the
+    difference between two frames is the noise that came between them and is not in the log."""
 
     def peek(self) -> Peek:
         """The routing read of the frame (never the verdict: ``classify`` reads the bytes)."""
@@ -103,21 +107,25 @@ class WireLog:
     _dropped: int = 0
     shed: int = 0
     """Notifications and noise of a call in progress not kept because the log was full."""
+    shed_noise: int = 0
+    """Of ``shed``, the stdio noise lines (each frame records the count so far: ``noise_shed``)."""
     _hold: int | None = None
     _lost_through: int = -1
     """The highest sequence number of a frame dropped from the front."""
 
     def add(self, direction: Direction, kind: FrameKind, data: bytes, *, exchange: int | None = None,
             status: int | None = None) -> Frame:
-        frame = Frame(self._seq, direction, kind, data, time.time(), exchange, status)
+        frame = Frame(self._seq, direction, kind, data, time.time(), exchange, status, self.shed_noise)
         self._seq += 1
         hold = self._hold
         # During a call, a tenth of the log stays free for its essential frames (its answer).
         soft = self.max_frames if hold is None else self.max_frames - max(1, self.max_frames // 10)
-        if hold is not None and len(self.frames) >= soft and (not self.frames or self.frames[0].seq >= hold) \
-                and _sheddable(frame):
-            self.shed += 1
-            return frame
+        if hold is not None and len(self.frames) >= soft and (not self.frames or self.frames[0].seq >= hold):
+            sheddable = _sheddable(frame)
+            if sheddable is not None:
+                self.shed += 1
+                self.shed_noise += sheddable == "noise"
+                return frame
         self.frames.append(frame)
         if len(self.frames) > soft:  # bounded memory on a long-lived client: the oldest go first
             drop = len(self.frames) - soft
@@ -146,15 +154,17 @@ class WireLog:
         return [f for f in self.frames if f.seq >= mark]
 
 
-def _sheddable(frame: Frame) -> bool:
-    """An incoming notification, or a stdio line that is no JSON-RPC message and carries no id:
-    nothing a call's answer can be."""
+def _sheddable(frame: Frame) -> Literal["notification", "noise"] | None:
+    """An incoming notification, or a stdio line that is no JSON-RPC message and carries no id
+    (noise): nothing a call's answer can be."""
     if frame.direction != "in" or frame.kind != "message":
-        return False
+        return None
     look = frame.peek()
     if look.kind == "notification":
-        return True
-    return frame.exchange is None and look.kind in _NOT_MESSAGES and not look.has_id
+        return "notification"
+    if frame.exchange is None and look.kind in _NOT_MESSAGES and not look.has_id:
+        return "noise"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,9 +196,17 @@ class Exchange:
     """The request, the incoming frames for it (server requests and notifications, our replies
     to them, noise) and the answer — not the frames of our other requests."""
     noise: tuple[Frame, ...]
-    """Incoming frames that are not JSON-RPC messages and did not answer the request."""
+    """Incoming frames that are not JSON-RPC messages and did not answer the request (the ones
+    the log kept)."""
     failure: Frame | None
     """An end of stream or HTTP failure seen after the request (in its exchange on HTTP)."""
+    noise_shed: int = 0
+    """Noise lines of the exchange the log did not keep (it was full): counted, not kept."""
+
+    @property
+    def noise_count(self) -> int:
+        """Every noise line the server wrote during the exchange, kept or not."""
+        return len(self.noise) + self.noise_shed
 
 
 def _is_noise(look: Peek, request_key: tuple[str, Any]) -> bool:
@@ -197,8 +215,10 @@ def _is_noise(look: Peek, request_key: tuple[str, Any]) -> bool:
     return look.kind in _NOT_MESSAGES and not (look.has_id and id_key(look.id) == request_key)
 
 
-def exchange_of(frames: Sequence[Frame], request: Request) -> Exchange:
-    """Pair ``request`` with its answer among ``frames`` (the frames of one call, in order)."""
+def exchange_of(frames: Sequence[Frame], request: Request, *, shed_noise: int | None = None) -> Exchange:
+    """Pair ``request`` with its answer among ``frames`` (the frames of one call, in order).
+    ``shed_noise``: the log's :attr:`WireLog.shed_noise` now, for the noise it shed after its
+    last frame when no answer came (else the last frame's count is taken)."""
     key = id_key(request.id)
     ours = list(requests(frames))
     others = {id_key(r.id) for r in ours if r.frame.seq != request.frame.seq}
@@ -231,7 +251,12 @@ def exchange_of(frames: Sequence[Frame], request: Request) -> Exchange:
         if frame is not answer and frame.direction == "in" and frame.kind == "message" \
                 and _is_noise(frame.peek(), key):
             noise.append(frame)
-    return Exchange(request, answer, tuple(kept), tuple(noise), transport_failure(frames, request))
+    if answer is not None:
+        shed_by_end = answer.noise_shed
+    else:
+        shed_by_end = shed_noise if shed_noise is not None else max((f.noise_shed for f in later), default=0)
+    shed = max(shed_by_end - request.frame.noise_shed, 0)
+    return Exchange(request, answer, tuple(kept), tuple(noise), transport_failure(frames, request), shed)
 
 
 def transport_failure(frames: Sequence[Frame], request: Request | None) -> Frame | None:
