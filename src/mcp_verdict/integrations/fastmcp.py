@@ -12,8 +12,10 @@ exact bytes through the tap::
   ``call_tool`` and ``call_tool_mcp`` — also with ``raise_on_error=False``, which would hand the
   application the lenient parse as a plain result;
 - so does a protocol error whose effect is unknown (-32603 after a write was sent: the decision is
-  ``check_state``); a tool error stays FastMCP's ``ToolError``, any other protocol error the SDK's
-  ``MCPError``;
+  ``check_state``), and a complete answer the content check did not accept (text that reports a
+  failure without ``isError``, a failed ``expect``, structuredContent that breaks the
+  outputSchema): only an accepted call is a success; a tool error stays FastMCP's ``ToolError``,
+  any other protocol error the SDK's ``MCPError``;
 - ``input_required`` goes to FastMCP's own handlers (elicitation, sampling) as before: each round
   is judged, and the final round decides.
 
@@ -45,6 +47,7 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 from ..frames._refusal import REFUSED, verdict_data  # noqa: E402
 from ..judgement._check import Expectation  # noqa: E402
 from ..judgement._decide import Action, RetryPolicy  # noqa: E402
+from ..judgement._outcome import Outcome  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ..tap._tap import WriteProxy  # noqa: E402
 from ..verdict._kind import Kind  # noqa: E402
@@ -58,6 +61,18 @@ refused upstream answer with (``frames/_refusal``: outside the range JSON-RPC re
 spec asks of codes an implementation allocates)."""
 _SOURCE: Final = "mcp-verdict fastmcp"
 _ONE_ATTEMPT: Final = RetryPolicy(max_attempts=1)
+
+
+def _refused(outcome: Outcome) -> bool:
+    """The call must reach the application as a :class:`VerdictError`: an ``unclassified``
+    answer, an unknown effect, and a complete answer that is not accepted (its content check
+    failed: error-shaped, a failed expectation, a broken outputSchema). A tool error stays
+    FastMCP's ``ToolError``, any other protocol error the SDK's ``MCPError``; an input request or a
+    task goes back to the stack, which fulfils or polls it (its next round is judged in turn)."""
+    kind, action = outcome.verdict.kind, outcome.decision.action
+    if kind is Kind.UNCLASSIFIED or action is Action.CHECK_STATE:
+        return True
+    return kind is Kind.NORMAL_COMPLETE and action is not Action.ACCEPT
 
 
 def _strict_session(base: type[Any], tap: VerdictTap, conn: dict[str, str],
@@ -75,7 +90,7 @@ def _strict_session(base: type[Any], tap: VerdictTap, conn: dict[str, str],
             outcome, result, judged = await run_judged(tap, self, name, lambda: stock(name, arguments, *args,
                                                                                     **kwargs),
                                                        retry=_ONE_ATTEMPT, judge_options=judge_options)
-            if outcome.verdict.kind is Kind.UNCLASSIFIED or outcome.decision.action is Action.CHECK_STATE:
+            if _refused(outcome):
                 raise VerdictError(outcome, response=judged.calls[-1].response)
             if judged.error is not None:
                 raise judged.error  # a protocol error: the SDK's own MCPError, as FastMCP expects

@@ -1,0 +1,200 @@
+"""The adapters (FastMCP, pydantic-ai, the OpenAI Agents SDK) against a crafted server whose every
+answer is written byte for byte, one way per tool: what the application (or the model) is handed.
+
+The server (``SERVER``, run with ``python -c``) speaks 2026-07-28 (``server/discover``: the SDK)
+and 2025-11-25 (``initialize``: FastMCP's client asks for it first). It takes its tools as JSON
+on its command line: per tool, the exact answer (``raw``; ``{id}`` stands for the request's id,
+``{pad}`` for ``pad``'s text repeated its count of times), the tool's ``annotations`` and
+``outputSchema``. ``bare_list`` answers ``tools/list`` without the ``ttlMs`` and ``cacheScope``
+2026-07-28 requires (the SDK refuses that list, which it reads to validate a call's output)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import pytest
+from fastmcp import Client
+from fastmcp.exceptions import ToolError
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from mcp_verdict import VerdictError
+from mcp_verdict.integrations.fastmcp import StrictTransport
+from mcp_verdict.integrations.openai_agents import StrictMCPServerStdio
+from mcp_verdict.integrations.pydantic_ai import strict_toolset
+
+SERVER = r'''
+import json, sys
+tools, options = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+META = {"io.modelcontextprotocol/serverInfo": {"name": "crafted", "version": "1"}}
+out = sys.stdout.buffer
+def send(data):
+    out.write(data + b"\n"); out.flush()
+for line in sys.stdin.buffer:
+    message = json.loads(line)
+    rid, method = message.get("id"), message.get("method")
+    if rid is None:
+        continue
+    if method == "server/discover":
+        result = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                  "_meta": META}
+    elif method == "initialize":
+        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "crafted", "version": "1"}}
+    elif method == "tools/list":
+        listed = [{"name": name, "inputSchema": {"type": "object"},
+                   **{key: spec[key] for key in ("annotations", "outputSchema") if key in spec}}
+                  for name, spec in tools.items()]
+        result = {"resultType": "complete", "tools": listed, "_meta": META}
+        if not options.get("bare_list"):
+            result.update(ttlMs=0, cacheScope="private")
+    elif method == "tools/call":
+        spec = tools[message["params"]["name"]]
+        text, count = spec.get("pad", ("", 0))
+        raw = spec["raw"].replace("{id}", json.dumps(rid)).replace("{pad}", text * count)
+        send(raw.encode())
+        continue
+    else:
+        send(json.dumps({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "no"}}).encode())
+        continue
+    send(json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}).encode())
+'''
+
+
+def answer(result: str) -> str:
+    return '{"jsonrpc":"2.0","id":{id},"result":' + result + "}"
+
+
+def command(tools: dict[str, Any], **options: Any) -> list[str]:
+    return [sys.executable, "-c", SERVER, json.dumps(tools), json.dumps(options)]
+
+
+READ_ONLY = {"readOnlyHint": True}
+COUNT_SCHEMA = {"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]}
+
+
+def wrong_count(verdict: Any) -> bool | str:
+    return "not the count I need"
+
+
+# name → (the tool as listed, the answer, the options of the strict transport or server)
+TOOLS: dict[str, tuple[dict[str, Any], str, dict[str, Any]]] = {
+    "plain": ({}, answer('{"resultType":"complete","content":[{"type":"text","text":"42"}]}'), {}),
+    # isError absent, the text reports a failure (content.suspect_error: never accepted)
+    "error_shaped": ({}, answer('{"resultType":"complete","content":[{"type":"text",'
+                                '"text":"Error: permission denied"}]}'), {}),
+    # a read-only tool (trusted annotations) whose answer fails the caller's expectation
+    "expectation_failed": ({"annotations": READ_ONLY},
+                           answer('{"resultType":"complete","content":[{"type":"text","text":"7"}]}'),
+                           {"trusted_server": True, "expect": wrong_count}),
+    # structuredContent breaks the tool's outputSchema ("7" is no integer)
+    "broken_contract": ({"outputSchema": COUNT_SCHEMA},
+                        answer('{"resultType":"complete","content":[{"type":"text","text":"{}"}],'
+                               '"structuredContent":{"count":"7"}}'), {}),
+    "tool_error": ({}, answer('{"resultType":"complete","content":[{"type":"text","text":"declined"}],'
+                              '"isError":true}'), {}),
+}
+
+
+def run(scenario: Callable[[], Any]) -> Any:
+    return anyio.run(scenario)
+
+
+def fastmcp_label(outcome: Any) -> str:
+    if isinstance(outcome, VerdictError):
+        return f"VerdictError ({outcome.decision.action.value})"
+    if isinstance(outcome, BaseException):
+        return type(outcome).__name__
+    return "error result" if outcome.is_error else f"success {outcome.content[0].text}"
+
+
+# name → what FastMCP's call_tool gives the application over a StrictTransport (by hand: the
+# verdict's decision; only an accepted call is a success)
+FASTMCP: list[tuple[str, str]] = [
+    ("plain", "success 42"),
+    ("error_shaped", "VerdictError (return_to_model)"),
+    ("expectation_failed", "VerdictError (investigate)"),
+    ("broken_contract", "VerdictError (investigate)"),
+    ("tool_error", "ToolError"),
+]
+
+
+@pytest.mark.parametrize(("name", "expected"), FASTMCP)
+def test_fastmcp_hands_back_only_accepted_calls_as_success(name: str, expected: str) -> None:
+    listed, raw, options = TOOLS[name]
+
+    async def scenario() -> str:
+        async with Client(StrictTransport(command({name: {**listed, "raw": raw}}), **options)) as client:
+            await client.list_tools()
+            try:
+                return fastmcp_label(await client.call_tool(name, {}))
+            except (ToolError, VerdictError, RuntimeError) as exc:
+                return fastmcp_label(exc)
+
+    assert run(scenario) == expected
+
+
+def caller(name: str) -> FunctionModel:
+    """A model that calls ``name`` once and reports the tool return it was handed."""
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        returns = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+        if not returns:
+            return ModelResponse(parts=[ToolCallPart(name, {})])
+        return ModelResponse(parts=[TextPart(f"{returns[-1].outcome}|{str(returns[-1].content).split(' (')[0]}")])
+
+    return FunctionModel(respond)
+
+
+# name → the tool return the model is handed (outcome|the text before its details), by hand
+PYDANTIC_AI: list[tuple[str, str]] = [
+    ("plain", "success|42"),
+    ("error_shaped", "failed|The tool call failed: the tools/call answer is normal_complete"),
+    ("expectation_failed", "failed|The tool call failed: the tools/call answer is normal_complete"),
+    ("broken_contract", "failed|The tool call failed: the tools/call answer is normal_complete"),
+]
+
+
+@pytest.mark.parametrize(("name", "expected"), PYDANTIC_AI)
+def test_pydantic_ai_hands_the_model_only_accepted_calls_as_returns(name: str, expected: str) -> None:
+    listed, raw, options = TOOLS[name]
+
+    async def scenario() -> str:
+        executable, *args = command({name: {**listed, "raw": raw}})
+        toolset = strict_toolset(executable, args, **options)
+        result = await Agent(caller(name), toolsets=[toolset]).run("go")
+        return str(result.output)
+
+    assert run(scenario) == expected
+
+
+# (server options, tool) → what the Agents SDK's call_tool raises or returns, by hand
+AGENTS: list[tuple[dict[str, Any], str, str]] = [
+    ({}, "plain", "42"),
+    ({}, "error_shaped", "AgentsVerdictError: The tool call failed: the tools/call answer is normal_complete"),
+    # the answer is accepted, but the SDK refuses the tools/list it reads to validate the output:
+    # its own error, as the stock server raises it (never a "failure" whose next step is "accept")
+    ({"bare_list": True}, "plain", "ValidationError: 2 validation errors for ListToolsResult"),
+]
+
+
+@pytest.mark.parametrize(("server_options", "name", "expected"), AGENTS)
+def test_agents_raise_the_stacks_own_error_when_the_answer_was_accepted(server_options: dict[str, Any], name: str,
+                                                                         expected: str) -> None:
+    listed, raw, options = TOOLS[name]
+
+    async def scenario() -> str:
+        executable, *args = command({name: {**listed, "raw": raw}}, **server_options)
+        async with StrictMCPServerStdio({"command": executable, "args": args}, **options) as server:
+            try:
+                result = await server.call_tool(name, {})
+            except Exception as exc:
+                return f"{type(exc).__name__}: {str(exc).splitlines()[0].split(' (')[0]}"
+            return str(result.content[0].text)
+
+    assert run(scenario) == expected
+
