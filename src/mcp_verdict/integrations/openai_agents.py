@@ -17,7 +17,9 @@ SDK's ``MCPServerStdio`` and ``MCPServerStreamableHttp`` (plus ``tap=``, ``trust
 
 Failures are raised as :class:`AgentsVerdictError` (both a :class:`~mcp_verdict.VerdictError` and
 the Agents SDK's ``UserError``); the servers' default ``failure_error_function`` shows the model
-its reason (the SDK's own default hides every reason).
+its reason (the SDK's own default hides every reason). An accepted answer the SDK then fails on
+(say, the ``tools/list`` it reads to validate the output is refused) raises the SDK's own error,
+as the stock servers do.
 """
 
 from __future__ import annotations
@@ -85,14 +87,16 @@ class _Strict:
         async def send() -> Any:
             return await (stock(tool_name, arguments) if meta is None else stock(tool_name, arguments, meta=meta))
 
-        outcome, result, _ = await run_judged(
+        outcome, result, judged = await run_judged(
             self.tap, self.session, tool_name, send, retry=RetryPolicy(max_attempts=self._strict_retries + 1),
             judge_options={"trusted_server": self._trusted, "expect": self._expect})
         self.outcomes.append(outcome)
         del self.outcomes[:-100]
-        kind = outcome.verdict.kind
-        if kind is Kind.NORMAL_COMPLETE and outcome.decision.action is Action.ACCEPT and result is not None:
-            return result
+        if outcome.verdict.kind is Kind.NORMAL_COMPLETE and outcome.decision.action is Action.ACCEPT:
+            if judged.error is not None:  # the answer is fine, the stack failed after it: its own error
+                raise judged.error
+            if result is not None:
+                return result
         raise AgentsVerdictError(outcome)
 
 
