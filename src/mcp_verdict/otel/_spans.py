@@ -19,10 +19,12 @@ unclassified                           ``unclassified``
 =====================================  ==========================================================
 
 mcp-verdict's own attributes: ``mcp_verdict.kind``, ``mcp_verdict.finding`` (the first error
-finding's code, when there is one), ``mcp_verdict.findings`` (every finding's code),
-``mcp_verdict.decision`` (the action) and ``mcp_verdict.stage``. The proxy's spans use the same
-names and the same ``error.type`` (:func:`verdict_attributes`, :func:`verdict_error_type`), and add
-``mcp_verdict.proxy.refused``.
+finding's code, when there is one), ``mcp_verdict.findings`` (every finding's code, once, in
+order: 20,000 blocks with the same fault are one code), ``mcp_verdict.decision`` (the action) and
+``mcp_verdict.stage``. The proxy's spans use the same names and the same ``error.type``
+(:func:`verdict_attributes`, :func:`verdict_error_type`), and add ``mcp_verdict.proxy.refused``.
+The status's description is the outcome in one line, bounded (:func:`status_description`): a
+peer's error message of megabytes would otherwise go whole into every span exported.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ ATTRIBUTES: Final = ("mcp.method.name", "gen_ai.tool.name", "jsonrpc.request.id"
                      "mcp_verdict.decision", "mcp_verdict.stage")
 """Every attribute :func:`record` may set."""
 _SCOPE: Final = "mcp_verdict"
+DESCRIPTION_LIMIT: Final = 1024
+"""The span status description's length bound (characters), before the count of the whole."""
 
 
 def error_type(outcome: Outcome) -> str | None:
@@ -65,8 +69,9 @@ def verdict_error_type(verdict: Verdict, action: Action | str) -> str | None:
 
 def verdict_attributes(verdict: Verdict, action: Action | str, stage: str | None = None) -> dict[str, Any]:
     """mcp-verdict's own attributes of a judged call, and ``error.type`` where it is one."""
+    codes = [f.code for f in verdict.findings]
     attributes: dict[str, Any] = {"mcp_verdict.kind": verdict.kind.value, "mcp_verdict.decision": Action(action).value,
-                                  "mcp_verdict.findings": [f.code for f in verdict.findings]}
+                                  "mcp_verdict.findings": list(dict.fromkeys(codes)) if len(codes) > 1 else codes}
     if stage is not None:
         attributes["mcp_verdict.stage"] = stage
     if verdict.errors:
@@ -108,7 +113,16 @@ def _apply(span: Span, outcome: Outcome, tool: str | None, request_id: Any) -> N
     kind = attributes.get("error.type")
     span.set_attributes(attributes)
     if kind is not None:
-        span.set_status(Status(StatusCode.ERROR, describe(outcome)))
+        span.set_status(Status(StatusCode.ERROR, status_description(outcome)))
+
+
+def status_description(outcome: Outcome) -> str:
+    """The span status's description: the outcome in one line, at most :data:`DESCRIPTION_LIMIT`
+    characters and a count (a peer's error message can be megabytes; the verdict keeps it whole)."""
+    text = describe(outcome)
+    if len(text) <= DESCRIPTION_LIMIT:
+        return text
+    return f"{text[:DESCRIPTION_LIMIT]}… ({len(text)} characters in all)"
 
 
 class _Observer:
