@@ -1,17 +1,9 @@
 """The adapters (FastMCP, pydantic-ai, the OpenAI Agents SDK) against a crafted server whose every
-answer is written byte for byte, one way per tool: what the application (or the model) is handed.
-
-The server (``SERVER``, run with ``python -c``) speaks 2026-07-28 (``server/discover``: the SDK)
-and 2025-11-25 (``initialize``: FastMCP's client asks for it first). It takes its tools as JSON
-on its command line: per tool, the exact answer (``raw``; ``{id}`` stands for the request's id,
-``{pad}`` for ``pad``'s text repeated its count of times), the tool's ``annotations`` and
-``outputSchema``. ``bare_list`` answers ``tools/list`` without the ``ttlMs`` and ``cacheScope``
-2026-07-28 requires (the SDK refuses that list, which it reads to validate a call's output)."""
+answer is written byte for byte, one way per tool (``crafted_answers``): what the application (or
+the model) is handed."""
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -28,51 +20,7 @@ from mcp_verdict.integrations.fastmcp import StrictTransport
 from mcp_verdict.integrations.openai_agents import StrictMCPServerStdio
 from mcp_verdict.integrations.pydantic_ai import strict_toolset
 
-SERVER = r'''
-import json, sys
-tools, options = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-META = {"io.modelcontextprotocol/serverInfo": {"name": "crafted", "version": "1"}}
-out = sys.stdout.buffer
-def send(data):
-    out.write(data + b"\n"); out.flush()
-for line in sys.stdin.buffer:
-    message = json.loads(line)
-    rid, method = message.get("id"), message.get("method")
-    if rid is None:
-        continue
-    if method == "server/discover":
-        result = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
-                  "_meta": META}
-    elif method == "initialize":
-        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-                  "serverInfo": {"name": "crafted", "version": "1"}}
-    elif method == "tools/list":
-        listed = [{"name": name, "inputSchema": {"type": "object"},
-                   **{key: spec[key] for key in ("annotations", "outputSchema") if key in spec}}
-                  for name, spec in tools.items()]
-        result = {"resultType": "complete", "tools": listed, "_meta": META}
-        if not options.get("bare_list"):
-            result.update(ttlMs=0, cacheScope="private")
-    elif method == "tools/call":
-        spec = tools[message["params"]["name"]]
-        text, count = spec.get("pad", ("", 0))
-        raw = spec["raw"].replace("{id}", json.dumps(rid)).replace("{pad}", text * count)
-        send(raw.encode())
-        continue
-    else:
-        send(json.dumps({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "no"}}).encode())
-        continue
-    send(json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}).encode())
-'''
-
-
-def answer(result: str) -> str:
-    return '{"jsonrpc":"2.0","id":{id},"result":' + result + "}"
-
-
-def command(tools: dict[str, Any], **options: Any) -> list[str]:
-    return [sys.executable, "-c", SERVER, json.dumps(tools), json.dumps(options)]
-
+from .crafted_answers import answer, command
 
 READ_ONLY = {"readOnlyHint": True}
 COUNT_SCHEMA = {"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]}

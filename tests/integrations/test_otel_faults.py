@@ -1,4 +1,4 @@
-"""mcp_verdict.otel against a crafted server (``test_adapters_faults.SERVER``) whose answers are
+"""mcp_verdict.otel against a crafted server (``crafted_answers``) whose answers are
 as large or as repetitive as a peer likes: what lands on the span stays bounded, and says what
 the verdict says."""
 
@@ -13,7 +13,7 @@ from opentelemetry import trace
 from mcp_verdict import VerdictTap
 from mcp_verdict.otel import record
 
-from .test_adapters_faults import command
+from .crafted_answers import command
 from .test_otel import EXPORTER, verdict_spans
 
 HUGE = 1_000_000

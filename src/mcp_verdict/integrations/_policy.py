@@ -35,6 +35,19 @@ def model_message(outcome: Outcome) -> str:
     return f"The tool call failed: {describe(outcome)}"
 
 
+def refused(outcome: Outcome) -> bool:
+    """Whether a call must reach the application as a refusal (a :class:`~mcp_verdict.VerdictError`
+    or the stack's failure) rather than in the stack's own idiom: an ``unclassified`` answer, an
+    unknown effect, and a complete answer that is not accepted (its content check failed:
+    error-shaped, a failed expectation, a broken outputSchema). A tool error and any other
+    protocol error stay the stack's own; an input request or a task goes back to the stack, which
+    fulfils or polls it (its next round is judged in turn)."""
+    kind, action = outcome.verdict.kind, outcome.decision.action
+    if kind is Kind.UNCLASSIFIED or action is Action.CHECK_STATE:
+        return True
+    return kind is Kind.NORMAL_COMPLETE and action is not Action.ACCEPT
+
+
 async def run_judged(tap: VerdictTap, session: Any, name: str, send: Callable[[], Awaitable[Any]], *,
                      retry: RetryPolicy, judge_options: Mapping[str, Any]) -> tuple[Outcome, Any, Judged]:
     """Send a call through ``send`` (the stack's own call, on ``session``) inside the tap's judging,

@@ -46,12 +46,10 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from ..frames._refusal import REFUSED, verdict_data  # noqa: E402
 from ..judgement._check import Expectation  # noqa: E402
-from ..judgement._decide import Action, RetryPolicy  # noqa: E402
-from ..judgement._outcome import Outcome  # noqa: E402
+from ..judgement._decide import RetryPolicy  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ..tap._tap import WriteProxy  # noqa: E402
-from ..verdict._kind import Kind  # noqa: E402
-from ._policy import run_judged  # noqa: E402
+from ._policy import refused, run_judged  # noqa: E402
 
 __all__ = ["UPSTREAM_REFUSED", "StrictTransport", "VerdictMiddleware"]
 
@@ -61,18 +59,6 @@ refused upstream answer with (``frames/_refusal``: outside the range JSON-RPC re
 spec asks of codes an implementation allocates)."""
 _SOURCE: Final = "mcp-verdict fastmcp"
 _ONE_ATTEMPT: Final = RetryPolicy(max_attempts=1)
-
-
-def _refused(outcome: Outcome) -> bool:
-    """The call must reach the application as a :class:`VerdictError`: an ``unclassified``
-    answer, an unknown effect, and a complete answer that is not accepted (its content check
-    failed: error-shaped, a failed expectation, a broken outputSchema). A tool error stays
-    FastMCP's ``ToolError``, any other protocol error the SDK's ``MCPError``; an input request or a
-    task goes back to the stack, which fulfils or polls it (its next round is judged in turn)."""
-    kind, action = outcome.verdict.kind, outcome.decision.action
-    if kind is Kind.UNCLASSIFIED or action is Action.CHECK_STATE:
-        return True
-    return kind is Kind.NORMAL_COMPLETE and action is not Action.ACCEPT
 
 
 def _strict_session(base: type[Any], tap: VerdictTap, conn: dict[str, str],
@@ -90,7 +76,7 @@ def _strict_session(base: type[Any], tap: VerdictTap, conn: dict[str, str],
             outcome, result, judged = await run_judged(tap, self, name, lambda: stock(name, arguments, *args,
                                                                                     **kwargs),
                                                        retry=_ONE_ATTEMPT, judge_options=judge_options)
-            if _refused(outcome):
+            if refused(outcome):
                 raise VerdictError(outcome, response=judged.calls[-1].response)
             if judged.error is not None:
                 raise judged.error  # a protocol error: the SDK's own MCPError, as FastMCP expects

@@ -17,6 +17,9 @@ runs beside the SDK's 1.x line)::
   ``on_unclassified="raise"`` raises the :class:`~mcp_verdict.VerdictError` instead;
 - a failure whose effect is unknown (a write that timed out after it was sent) says so: check the
   state before calling again;
+- a complete answer the content check did not accept (text that reports a failure without
+  ``isError``, a failed ``expect``, structuredContent that breaks the outputSchema) reaches the
+  model as ``ToolMessage(status="error")`` with the reason too: only an accepted call is a success;
 - a tool error stays the adapters' ``ToolMessage(status="error")``; any other protocol error
   stays the SDK's ``McpError``.
 
@@ -37,10 +40,9 @@ from contextlib import asynccontextmanager  # noqa: E402
 from typing import Any, Literal  # noqa: E402
 
 from ..judgement._check import Expectation  # noqa: E402
-from ..judgement._decide import Action, RetryPolicy  # noqa: E402
+from ..judgement._decide import RetryPolicy  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
-from ..verdict._kind import Kind  # noqa: E402
-from ._policy import model_message, run_judged  # noqa: E402
+from ._policy import model_message, refused, run_judged  # noqa: E402
 
 __all__ = ["VerdictInterceptor", "connection", "stdio_session"]
 
@@ -62,7 +64,7 @@ class VerdictInterceptor:
     async def __call__(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         outcome, result, judged = await run_judged(self.tap, None, request.name, lambda: handler(request),
                                                    retry=RetryPolicy(max_attempts=1), judge_options=self._judge)
-        if outcome.verdict.kind is Kind.UNCLASSIFIED or outcome.decision.action is Action.CHECK_STATE:
+        if refused(outcome):
             if self.on_unclassified == "raise":
                 raise VerdictError(outcome, response=judged.calls[-1].response)
             return self._result(content=[self._text(type="text", text=model_message(outcome))], isError=True)
