@@ -468,6 +468,11 @@ def _findings(console: Console, verdict: Verdict) -> None:
                                     literal(item.path or "/"), ": ", literal(item.message)))
 
 
+def _cut(text: str) -> str:
+    """The first ``_SHOWN`` characters of a tool's content, and how many more there are."""
+    return text[:_SHOWN] + (f"… ({len(text) - _SHOWN} more characters: see --json)" if len(text) > _SHOWN else "")
+
+
 def print_outcome(console: Console, outcome: Outcome, record: CallRecord | None, warnings: Sequence[str] = (), *,
                   verbose: bool = False) -> None:
     """The verdict, its findings, the content, the content check and the decision; peer text
@@ -485,12 +490,10 @@ def print_outcome(console: Console, outcome: Outcome, record: CallRecord | None,
     if verdict.kind in (Kind.NORMAL_COMPLETE, Kind.TOOL_ERROR):
         text = verdict.text
         if text:
-            shown = text[:_SHOWN] + (f"… ({len(text) - _SHOWN} more characters: see --json)"
-                                     if len(text) > _SHOWN else "")
-            console.print(Text.assemble("content   ", literal(shown)))
+            console.print(Text.assemble("content   ", literal(_cut(text))))
         if verdict.has_structured_content:
             data = json.dumps(verdict.structured_content, ensure_ascii=False)
-            console.print(Text.assemble("structured ", literal(data[:_SHOWN] + ("…" if len(data) > _SHOWN else ""))))
+            console.print(Text.assemble("structured ", literal(_cut(data))))
     if verdict.kind is Kind.PROTOCOL_ERROR:
         console.print(Text.assemble("error     ", (str(verdict.error_code), "bold"), ": ",
                                     literal(str(verdict.error_message))))

@@ -59,6 +59,8 @@ from ._wire import Exchange, Frame, WireLog, bytes_field, exchange_of, preview, 
 Mode = Literal["auto", "modern", "legacy"]
 MODES: Final = ("auto", "modern", "legacy")
 _HISTORY: Final = 100
+_PAGES: Final = 100
+"""The most tools/list pages followed (a server whose cursors never end is cut there, with a warning)."""
 _LEGACY_TASKS: Final = "2025-11-25"
 """The one handshake-era version with tasks (task-augmented requests, tasks/get, tasks/result)."""
 _TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
@@ -387,7 +389,8 @@ class VerdictClient:
         session = self._session()
         tools: list[dict[str, Any]] = []
         cursor: str | None = None
-        for _ in range(100):  # pagination, bounded
+        cursors: set[str] = set()
+        for pages in range(1, _PAGES + 1):  # pagination, bounded
             params = {"cursor": cursor} if cursor else None
             send = functools.partial(session.send_request, _RawList(method="tools/list", params=params), _ANY,
                                      request_read_timeout_seconds=self.timeout)
@@ -399,6 +402,15 @@ class VerdictClient:
             tools.extend(page)
             if not cursor:
                 break
+            if cursor in cursors:
+                self.warnings.append(f"tools/list: the server sent the cursor {_quoted(cursor)} a second time (a "
+                                     f"loop): stopped after {pages} pages ({len(tools)} tools)")
+                break
+            cursors.add(cursor)
+        else:
+            self.warnings.append(f"tools/list: stopped after {_PAGES} pages ({len(tools)} tools) with more to come "
+                                 f"(nextCursor {_quoted(cursor or '')}): the tools after them are not listed")
+        _warn_duplicates(tools, self.warnings)
         self._tools = {tool["name"]: tool for tool in self._absorb(tools, complete=True)}
         self._listed = True
         return list(self._tools.values())
@@ -799,6 +811,27 @@ def _noise_finding(seen: Exchange, *, answered: bool) -> Finding:
     if first:
         message += ": " + ", ".join(first) + (", …" if count > len(first) else "")
     return finding("", "transport.noise", message)
+
+
+def _quoted(text: str, limit: int = 60) -> str:
+    """A server's string in a message: quoted, cut at ``limit`` characters with a mark."""
+    return repr(text[:limit]) + ("…" if len(text) > limit else "")
+
+
+def _warn_duplicates(tools: Sequence[Mapping[str, Any]], warnings: list[str]) -> None:
+    """One warning for the tool names listed more than once (the last listing is kept: the
+    one a call is checked against), naming the first three."""
+    counts: dict[str, int] = {}
+    for tool in tools:
+        counts[tool["name"]] = counts.get(tool["name"], 0) + 1
+    twice = [(name, count) for name, count in counts.items() if count > 1]
+    if not twice:
+        return
+    named = ", ".join(f"{_quoted(name)} ({count} times)" for name, count in twice[:3])
+    more = f" and {len(twice) - 3} more" if len(twice) > 3 else ""
+    subject = "1 name is" if len(twice) == 1 else f"{len(twice)} names are"
+    warnings.append(f"tools/list: {subject} listed more than once: {named}{more}; the last listing of each is "
+                    "the one kept")
 
 
 def _is_timeout(error: BaseException | None) -> bool:
