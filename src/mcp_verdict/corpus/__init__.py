@@ -25,6 +25,13 @@ Line fields:
   ``transport`` (stdio or http), ``method``, ``round``, and the ``request_id``,
   ``client_capabilities`` and ``extensions`` of the recording client (the recorder,
   tests/interop/traffic.py, writes these lines; their labels are its hand-written call tables).
+
+A line that is blank or starts with ``//`` is a comment. Every other line is checked member by
+member: a malformed one (not UTF-8, not JSON, NaN, a member name given twice, an unknown or
+missing member, a member of the wrong type, an option or limit ``classify`` would refuse) is
+reported with its ``file:line``, the member and what was expected, every such line of every
+file in one :class:`CorpusError` (the first 20 shown). A :class:`Case` built in Python is held
+to the same rules.
 """
 
 from __future__ import annotations
@@ -32,23 +39,34 @@ from __future__ import annotations
 import base64
 import functools
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Final, Literal
 
 from ..verdict._classify import Limits
 from ..verdict._kind import Kind
+from ..verdict._parser import PARSER_MAX_DEPTH
+from ..verdict._peer_text import neutral
 from ..verdict._versions import VERSIONS
 
 CORPUS_VERSION: Final = "1.3.0"
 """Bumped when a case is added, removed or relabelled (see CHANGELOG.md beside this file)."""
 
 SchemaLabel = Literal["valid", "invalid", "n/a"]
-_OPTION_NAMES: Final = frozenset({"request_id", "client_capabilities", "extensions", "absent_result_type",
-                                  "limits"})
-_FIELDS: Final = frozenset({"id", "version", "versions", "input", "raw", "raw_base64", "options",
-                            "expect", "finding", "schema", "spec", "description", "recorded"})
+_SCHEMA_LABELS: Final = ("valid", "invalid", "n/a")
+_OPTION_NAMES: Final = ("request_id", "client_capabilities", "extensions", "absent_result_type", "limits")
+_LIMIT_NAMES: Final = ("max_bytes", "max_depth", "max_nodes")
+_MAPPING_CAPABILITIES: Final = ("elicitation", "sampling", "roots")
+"""The capabilities ``classify`` requires to be objects when a client declares them."""
+_FIELDS: Final = ("id", "version", "versions", "input", "raw", "raw_base64", "options", "expect", "finding",
+                  "schema", "spec", "description", "recorded")
+_SOURCES: Final = ("input", "raw", "raw_base64")
+_KINDS: Final = tuple(kind.value for kind in Kind)
+_UNCLASSIFIED: Final = Kind.UNCLASSIFIED
+"""Kept here: a member of an enum is slow to look up on the class, and the loader asks per line."""
+_SHOWN_PROBLEMS: Final = 20
+"""How many problems a report lists (it counts the rest)."""
 _RECORDED_FIELDS: Final = frozenset({"server", "package", "package_version", "server_info", "tool", "arguments",
                                      "transport", "method", "round", "request_id", "client_capabilities",
                                      "extensions"})
@@ -74,6 +92,13 @@ class Case:
     recorded: Mapping[str, Any] | None = None
     """For recorded traffic: the server, its version, the tool and arguments of the call."""
 
+    def __post_init__(self) -> None:
+        problems = _case_problems(self)
+        if problems:
+            where = self.source if isinstance(self.source, str) and self.source else f"case {self.id!r}"
+            raise CorpusError(f"{where}: {problems[0]}" if len(problems) == 1 else
+                              _listing(f"{where}: {len(problems)} problems:", problems))
+
     def wire(self) -> bytes:
         """The response as wire bytes (parsed inputs are serialised compactly)."""
         if self.raw:
@@ -90,78 +115,312 @@ class Case:
 
 
 class CorpusError(ValueError):
-    """A data line of the corpus is malformed (a packaging bug, reported with its place)."""
+    """A data line of the corpus, or a :class:`Case` built in Python, is malformed: every problem
+    named with its place (``file:line``), its member and what was expected."""
 
 
-def _parse_line(text: str, source: str) -> list[Case]:
+def _shown(value: object) -> str:
+    """A value from a file or a caller, for a message: its JSON text cut at 60 characters, every
+    control, bidi and lone surrogate character in it a visible escape; a value JSON cannot write
+    is named by its type."""
     try:
-        line = json.loads(text)
-    except ValueError as exc:
-        raise CorpusError(f"{source}: not JSON: {exc}") from None
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return _a(type(value).__name__)
+    return neutral(text if len(text) <= 60 else text[:60] + "…")
+
+
+def _a(name: str) -> str:
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
+
+
+def _did_you_mean(name: object, known: Sequence[str], *, quoted: bool = False) -> str:
+    """`` (did you mean x?)`` for a name one typo away from a known one, else nothing."""
+    if not isinstance(name, str) or len(name) > 64:
+        return ""
+    import difflib
+
+    close = difflib.get_close_matches(name, known, n=1)
+    if not close:
+        return ""
+    return f" (did you mean {json.dumps(close[0]) if quoted else close[0]}?)"
+
+
+def _listing(title: str, problems: Sequence[str]) -> str:
+    """The title, then the first problems one a line, then how many more there are."""
+    shown = "".join(f"\n  {problem}" for problem in problems[:_SHOWN_PROBLEMS])
+    more = len(problems) - _SHOWN_PROBLEMS
+    return title + shown + (f"\n  … and {more} more" if more > 0 else "")
+
+
+def _is_version(value: object) -> bool:
+    return isinstance(value, str) and value in VERSIONS
+
+
+def _text_problem(name: str, value: object) -> str | None:
+    if isinstance(value, str) and value:
+        return None
+    return f"{name}: expected a non-empty string, got {_shown(value)}"
+
+
+def _input_problem(value: object) -> str | None:
+    """A parsed input must be written as UTF-8 JSON (``Case.wire``): no NaN, no lone surrogate."""
+    try:
+        json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError, RecursionError):
+        return f"input: expected a JSON value writable as UTF-8, got {_shown(value)}"
+    return None
+
+
+def _option_problems(options: object) -> list[str]:
+    """What ``classify`` would refuse in a case's options, named member by member."""
+    if not isinstance(options, Mapping):
+        return [f"options: expected an object of any of {', '.join(_OPTION_NAMES)}, got {_shown(options)}"]
+    problems: list[str] = []
+    for name, value in options.items():
+        path = f"options.{name}"
+        if name not in _OPTION_NAMES:
+            problems.append(f"options.{_shown(name)}: unknown option{_did_you_mean(name, _OPTION_NAMES)}; the options "
+                            f"are {', '.join(_OPTION_NAMES)}")
+        elif name == "request_id":
+            if type(value) is bool or not isinstance(value, (str, int)):
+                problems.append(f"{path}: expected a string or an integer, got {_shown(value)}")
+        elif name == "client_capabilities":
+            if not isinstance(value, Mapping):
+                problems.append(f"{path}: expected an object, got {_shown(value)}")
+            else:
+                problems.extend(f"{path}.{member}: expected an object, got {_shown(value[member])}"
+                                for member in _MAPPING_CAPABILITIES
+                                if member in value and not isinstance(value[member], Mapping))
+        elif name == "extensions":
+            if not isinstance(value, (list, tuple, set, frozenset)):
+                problems.append(f"{path}: expected an array of extension id strings, got {_shown(value)}")
+            else:
+                problems.extend(f"{path}[{index}]: expected an extension id string, got {_shown(extension)}"
+                                for index, extension in enumerate(value) if not isinstance(extension, str))
+        elif name == "absent_result_type":
+            if not isinstance(value, str) or value not in ("invalid", "complete"):
+                problems.append(f'{path}: expected "invalid" or "complete", got {_shown(value)}')
+        else:
+            problems.extend(_limit_problems(value))
+    return problems
+
+
+def _limit_problems(limits: object) -> list[str]:
+    if not isinstance(limits, Mapping):
+        return [f"options.limits: expected an object of any of {', '.join(_LIMIT_NAMES)}, got {_shown(limits)}"]
+    problems: list[str] = []
+    for name, value in limits.items():
+        if name not in _LIMIT_NAMES:
+            problems.append(f"options.limits.{_shown(name)}: unknown limit{_did_you_mean(name, _LIMIT_NAMES)}; the "
+                            f"limits are {', '.join(_LIMIT_NAMES)}")
+        elif (type(value) is bool or not isinstance(value, int) or value < 1
+              or (name == "max_depth" and value > PARSER_MAX_DEPTH)):
+            bound = f" of at most {PARSER_MAX_DEPTH}" if name == "max_depth" else ""
+            problems.append(f"options.limits.{name}: expected a positive integer{bound}, got {_shown(value)}")
+    if not problems:
+        try:
+            Limits(**limits)
+        except (TypeError, ValueError) as exc:  # a rule of Limits this check does not know yet
+            problems.append(f"options.limits: {exc}")
+    return problems
+
+
+def _case_problems(case: Case) -> list[str]:
+    """A built case's fields, each as the kit will use it."""
+    problems: list[str] = []
+    if (problem := _text_problem("id", case.id)) is not None:
+        problems.append(problem)
+    if not _is_version(case.version):
+        problems.append(f"version: expected one of {', '.join(VERSIONS)}, got {_shown(case.version)}")
+    if type(case.raw) is not bool:
+        problems.append(f"raw: expected True or False, got {_shown(case.raw)}")
+    elif case.raw:
+        if not isinstance(case.input, (bytes, bytearray)):
+            problems.append(f"input: expected the wire bytes of a raw case, got {_a(type(case.input).__name__)}")
+    elif (problem := _input_problem(case.input)) is not None:
+        problems.append(problem)
+    if not isinstance(case.expect, Kind):
+        problems.append(f"expect: expected a Kind, got {_shown(case.expect)}")
+    if case.finding is None:
+        if case.expect is _UNCLASSIFIED:
+            problems.append("finding: missing; an unclassified case names the finding that explains it")
+    elif not isinstance(case.finding, str) or not case.finding:
+        problems.append(f"finding: expected a finding code, a non-empty string, got {_shown(case.finding)}")
+    if not isinstance(case.schema, str) or case.schema not in _SCHEMA_LABELS:
+        problems.append(f'schema: expected "valid", "invalid" or "n/a", got {_shown(case.schema)}')
+    problems.extend(problem for problem in (_text_problem("spec", case.spec),
+                                            _text_problem("description", case.description)) if problem)
+    problems.extend(_option_problems(case.options))
+    if case.recorded is not None and not isinstance(case.recorded, Mapping):
+        problems.append(f"recorded: expected an object, got {_shown(case.recorded)}")
+    return problems
+
+
+def _read_json_line(text: str) -> tuple[object, list[str]]:
+    """The line's value, and what JSON does not allow but Python's reader takes: NaN and the
+    infinities, a member name given twice (the last would silently win)."""
+    problems: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, value in items:
+            if key in result:
+                problems.append(f"{_shown(key)}: a member name given twice in one object (write wire text with "
+                                "duplicates as raw)")
+            result[key] = value
+        return result
+
+    def constant(name: str) -> None:
+        problems.append(f"{name} is not JSON (write wire text that holds it as raw)")
+
+    value = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+    return value, list(dict.fromkeys(problems))
+
+
+def _line_problems(line: dict[str, Any]) -> list[str]:
+    """Every member of a data line checked (see the module doc); the problems in member order."""
+    problems = [f"{_shown(name)}: unknown member{_did_you_mean(name, _FIELDS)}; the members are {', '.join(_FIELDS)}"
+                for name in line if name not in _FIELDS]
+    problems.append("id: missing (a non-empty string)" if "id" not in line else _text_problem("id", line["id"]) or "")
+    problems.extend(_version_problems(line))
+    given = [name for name in _SOURCES if name in line]
+    if not given:
+        problems.append("input: missing (give one of input, raw and raw_base64)")
+    elif len(given) > 1:
+        problems.append(f"{', '.join(given)}: give one of input, raw and raw_base64, not several")
+    elif given == ["raw"]:
+        if not isinstance(line["raw"], str):
+            problems.append(f"raw: expected the wire text, a string, got {_shown(line['raw'])}")
+    elif given == ["raw_base64"]:
+        encoded = line["raw_base64"]
+        if not isinstance(encoded, str):
+            problems.append(f"raw_base64: expected wire bytes in base64, a string, got {_shown(encoded)}")
+        elif _base64(encoded) is None:
+            problems.append(f"raw_base64: expected wire bytes in base64, got {_shown(encoded)}, which is not base64")
+    if "options" in line:
+        problems.extend(_option_problems(line["options"]))
+    expect = line.get("expect")
+    if "expect" not in line:
+        problems.append(f"expect: missing (one of {', '.join(_KINDS)})")
+    elif not isinstance(expect, str) or expect not in _KINDS:
+        problems.append(f"expect: expected one of {', '.join(_KINDS)}, got {_shown(expect)}")
+    if "finding" in line:
+        if not isinstance(line["finding"], str) or not line["finding"]:
+            problems.append(f"finding: expected a finding code, a non-empty string, got {_shown(line['finding'])}")
+    elif expect == _UNCLASSIFIED:
+        problems.append("finding: missing; an unclassified case names the finding that explains it")
+    if "schema" in line:
+        if not isinstance(line["schema"], str) or line["schema"] not in _SCHEMA_LABELS:
+            problems.append(f'schema: expected "valid", "invalid" or "n/a", got {_shown(line["schema"])}')
+    elif expect == _UNCLASSIFIED:
+        problems.append('schema: missing; an unclassified case states it ("valid", "invalid" or "n/a")')
+    problems.extend(f"{name}: missing (a non-empty string)" if name not in line else
+                    _text_problem(name, line[name]) or "" for name in ("spec", "description"))
+    if "recorded" in line:
+        recorded = line["recorded"]
+        if not isinstance(recorded, dict):
+            problems.append(f"recorded: expected an object with {', '.join(sorted(_RECORDED_FIELDS))}, got "
+                            f"{_shown(recorded)}")
+        elif missing := sorted(_RECORDED_FIELDS - set(recorded)):
+            problems.append(f"recorded: missing {', '.join(missing)}")
+    return [problem for problem in problems if problem]
+
+
+def _version_problems(line: dict[str, Any]) -> list[str]:
+    expected = f"expected one of {', '.join(VERSIONS)}"
+    if "version" in line and "versions" in line:
+        return ["version, versions: give one of them, not both"]
+    if "version" in line:
+        return [] if _is_version(line["version"]) else [f"version: {expected}, got {_shown(line['version'])}"]
+    if "versions" not in line:
+        return ["version: missing (give version, a protocol version, or versions, an array of them)"]
+    versions = line["versions"]
+    if not isinstance(versions, list) or not versions:
+        return [f"versions: expected a non-empty array of protocol versions, got {_shown(versions)}"]
+    problems: list[str] = []
+    for index, version in enumerate(versions):
+        if not _is_version(version):
+            problems.append(f"versions[{index}]: {expected}, got {_shown(version)}")
+        elif version in versions[:index]:
+            problems.append(f"versions[{index}]: {_shown(version)} listed twice")
+    return problems
+
+
+def _base64(text: str) -> bytes | None:
+    try:
+        return base64.b64decode(text, validate=True)
+    except ValueError:  # binascii.Error, and a str that is not ASCII
+        return None
+
+
+def _parse_line(text: str, source: str) -> tuple[list[Case], list[str]]:
+    """The cases of one data line, or its problems, each prefixed with ``source`` (``file:line``)."""
+    try:
+        line, problems = _read_json_line(text)
+    except json.JSONDecodeError as exc:
+        return [], [f"{source}:{exc.colno}: not JSON: {exc.msg}"]
+    except RecursionError:
+        return [], [f"{source}: not JSON: nested too deep to read"]
     if not isinstance(line, dict):
-        raise CorpusError(f"{source}: a case is an object")
-    unknown = set(line) - _FIELDS
-    if unknown:
-        raise CorpusError(f"{source}: unknown fields {sorted(unknown)}")
-    case_id = line.get("id")
-    if not isinstance(case_id, str) or not case_id:
-        raise CorpusError(f"{source}: id must be a non-empty string")
-    if ("version" in line) == ("versions" in line):
-        raise CorpusError(f"{source}: give exactly one of version and versions")
-    versions = [line["version"]] if "version" in line else line["versions"]
-    if not isinstance(versions, list) or not versions or any(v not in VERSIONS for v in versions):
-        raise CorpusError(f"{source}: unknown version in {versions!r}")
-    sources = [k for k in ("input", "raw", "raw_base64") if k in line]
-    if len(sources) != 1:
-        raise CorpusError(f"{source}: give exactly one of input, raw and raw_base64")
-    raw = sources[0] != "input"
-    if sources[0] == "raw":
+        return [], [f"{source}: expected a case, a JSON object, got {_shown(line)}"]
+    problems += _line_problems(line)
+    if problems:
+        return [], [f"{source}: {problem}" for problem in problems]
+    if "raw" in line:
         value: Any = line["raw"].encode("utf-8", "surrogatepass")
-    elif sources[0] == "raw_base64":
-        value = base64.b64decode(line["raw_base64"], validate=True)
+    elif "raw_base64" in line:
+        value = _base64(line["raw_base64"])
     else:
         value = line["input"]
-    try:
-        expect = Kind(str(line.get("expect")))
-    except ValueError:
-        raise CorpusError(f"{source}: unknown expect {line.get('expect')!r}") from None
-    finding = line.get("finding")
-    if expect is Kind.UNCLASSIFIED and not isinstance(finding, str):
-        raise CorpusError(f"{source}: an unclassified case names the finding that explains it")
-    schema = line.get("schema", "valid" if expect is not Kind.UNCLASSIFIED else None)
-    if schema not in ("valid", "invalid", "n/a"):
-        raise CorpusError(f"{source}: schema must be valid, invalid or n/a (unclassified cases state it)")
-    options = line.get("options", {})
-    if not isinstance(options, dict) or set(options) - _OPTION_NAMES:
-        raise CorpusError(f"{source}: options may hold only {sorted(_OPTION_NAMES)}")
-    for name in ("spec", "description"):
-        if not isinstance(line.get(name), str) or not line[name]:
-            raise CorpusError(f"{source}: {name} is required")
-    recorded = line.get("recorded")
-    if recorded is not None and (not isinstance(recorded, dict) or not set(recorded) >= _RECORDED_FIELDS):
-        raise CorpusError(f"{source}: recorded must be an object with {sorted(_RECORDED_FIELDS)}")
+    expect = Kind(line["expect"])
+    schema = line.get("schema", "valid")
+    versions = [line["version"]] if "version" in line else line["versions"]
     multi = "versions" in line
-    return [Case(f"{case_id}@{version}" if multi else case_id, version, value, raw, expect, finding,
-                 schema, line["spec"], line["description"], options, source, recorded)
-            for version in versions]
+    try:
+        return [Case(f"{line['id']}@{version}" if multi else line["id"], version, value, "input" not in line, expect,
+                     line.get("finding"), schema, line["spec"], line["description"], line.get("options", {}), source,
+                     line.get("recorded")) for version in versions], []
+    except CorpusError as exc:  # the input, which Case checks (written as JSON once, not twice)
+        return [], [str(exc)]
+
+
+def _load_files(files: Iterable[tuple[str, bytes]]) -> tuple[Case, ...]:
+    """Every case of these data files (name, bytes), in order; a :class:`CorpusError` naming every
+    malformed line (the first 20 shown) when any is."""
+    cases: list[Case] = []
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    for name, data in files:
+        for number, encoded in enumerate(data.split(b"\n"), start=1):
+            source = f"{name}:{number}"
+            try:
+                text = encoded.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                column = len(encoded[:exc.start].decode("utf-8")) + 1
+                problems.append(f"{source}:{column}: not UTF-8 ({exc.reason})")
+                continue
+            if not text.strip() or text.lstrip().startswith("//"):
+                continue
+            found, bad = _parse_line(text, source)
+            problems.extend(bad)
+            for case in found:
+                if case.id in seen:
+                    problems.append(f"{source}: id: {_shown(case.id)} given twice (first at {seen[case.id]})")
+                else:
+                    seen[case.id] = source
+                    cases.append(case)
+    if problems:
+        raise CorpusError(problems[0] if len(problems) == 1 else
+                          _listing(f"{len(problems)} problems in the corpus data:", problems))
+    return tuple(cases)
 
 
 @functools.cache
 def _load_all() -> tuple[Case, ...]:
-    cases: list[Case] = []
     folder = resources.files(__package__).joinpath("data")
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if not entry.name.endswith(".jsonl"):
-            continue
-        for number, text in enumerate(entry.read_text("utf-8").splitlines(), start=1):
-            if text.strip() and not text.lstrip().startswith("//"):
-                cases.extend(_parse_line(text, f"{entry.name}:{number}"))
-    seen: dict[str, str] = {}
-    for case in cases:
-        if case.id in seen:
-            raise CorpusError(f"{case.source}: duplicate case id {case.id!r} (also {seen[case.id]})")
-        seen[case.id] = case.source
-    return tuple(cases)
+    entries = sorted((entry for entry in folder.iterdir() if entry.name.endswith(".jsonl")), key=lambda e: e.name)
+    return _load_files((entry.name, entry.read_bytes()) for entry in entries)
 
 
 def load(*, versions: Iterable[str] | None = None, kinds: Iterable[Kind | str] | None = None,
