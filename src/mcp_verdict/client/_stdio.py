@@ -51,6 +51,9 @@ class StderrTail:
 
     def __init__(self) -> None:
         self.data = bytearray()
+        self.dropped = 0
+        """Bytes not kept from the start: the tail holds the last ``_STDERR_KEEP``."""
+        self._at_line_start = False
         self.pid: int | None = None
         self.returncode: int | None = None
         self.stopped = False
@@ -59,10 +62,18 @@ class StderrTail:
     def add(self, chunk: bytes) -> None:
         self.data += chunk
         if len(self.data) > _STDERR_KEEP:
-            del self.data[: len(self.data) - _STDERR_KEEP]
+            cut = len(self.data) - _STDERR_KEEP
+            self._at_line_start = self.data[cut - 1] == 0x0A
+            del self.data[:cut]
+            self.dropped += cut
 
     def text(self) -> str:
-        return self.data.decode("utf-8", "replace")
+        """The kept bytes as text, after a line ``…`` when earlier lines were not kept, or ``…``
+        first when the first kept line is the end of a longer one: a cut never passes for whole."""
+        text = self.data.decode("utf-8", "replace")
+        if not self.dropped:
+            return text
+        return ("…\n" if self._at_line_start else "…") + text
 
 
 @asynccontextmanager
