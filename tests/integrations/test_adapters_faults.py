@@ -15,7 +15,7 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from mcp_verdict import VerdictError
+from mcp_verdict import VerdictError, demo
 from mcp_verdict.integrations.fastmcp import StrictTransport
 from mcp_verdict.integrations.openai_agents import StrictMCPServerStdio
 from mcp_verdict.integrations.pydantic_ai import strict_toolset
@@ -146,3 +146,45 @@ def test_agents_raise_the_stacks_own_error_when_the_answer_was_accepted(server_o
 
     assert run(scenario) == expected
 
+
+
+def test_a_url_scheme_in_capitals_is_still_http() -> None:
+    async def scenario() -> str:
+        async with demo.serve_http() as url:
+            assert url.startswith("http://")
+            async with Client(StrictTransport("HTTP://" + url.removeprefix("http://"))) as client:
+                return str((await client.call_tool("get_forecast", {"city": "Lisbon"})).structured_content["city"])
+
+    assert run(scenario) == "Lisbon"
+
+
+# odd options → the error the application is given at once (by hand), never an option dropped
+ODD_OPTIONS: list[tuple[str, Callable[[], Any], str]] = [
+    ("strict_toolset: a transport and options of one",
+     lambda: strict_toolset(StrictTransport("http://127.0.0.1:1/mcp"), expect={"type": "object"}),
+     "ValueError: expect, given with a StrictTransport, would be ignored: give it to the StrictTransport"),
+    ("strict_toolset: a transport and its args",
+     lambda: strict_toolset(StrictTransport("http://127.0.0.1:1/mcp"), ["--flag"], trusted_server=True),
+     "ValueError: args, trusted_server, given with a StrictTransport, would be ignored: give them to the "
+     "StrictTransport"),
+    ("StrictTransport: a URL and a command's args",
+     lambda: StrictTransport("http://127.0.0.1:1/mcp", ["--flag"], cwd="/tmp"),
+     "ValueError: args, cwd are for a command; http://127.0.0.1:1/mcp is a URL"),
+    ("StrictTransport: a command and HTTP headers",
+     lambda: StrictTransport(["python", "server.py"], headers={"Authorization": "x"}, auth="bearer"),
+     "ValueError: headers, auth are for a URL; the target is a command"),
+    ("StrictMCPServerStdio: unlimited retries",
+     lambda: StrictMCPServerStdio({"command": "python"}, max_retry_attempts=-1),
+     "ValueError: max_retry_attempts=-1 (retry forever) is not allowed on a strict server: give the most "
+     "times a call may run again"),
+]
+
+
+@pytest.mark.parametrize(("case", "make", "expected"), ODD_OPTIONS, ids=[case[0] for case in ODD_OPTIONS])
+def test_odd_options_are_refused_with_a_clear_error(case: str, make: Callable[[], Any], expected: str) -> None:
+    try:
+        made = make()
+    except Exception as exc:
+        assert f"{type(exc).__name__}: {exc}" == expected
+        return
+    pytest.fail(f"{case}: accepted ({made!r})")

@@ -89,9 +89,11 @@ def _strict_session(base: type[Any], tap: VerdictTap, conn: dict[str, str],
 class StrictTransport(ClientTransport):
     """A FastMCP client transport whose calls are judged (see the module docstring).
 
-    ``target``: an ``http(s)://`` URL (Streamable HTTP) or a command (a string, then ``args``, or a
-    list). ``tap``: share one tap (a frame log, several transports); by default each transport has
-    its own. ``trusted_server`` and ``expect`` go to every judgement.
+    ``target``: an ``http(s)://`` URL (Streamable HTTP; ``headers`` and ``auth`` are for it) or a
+    command (a string, then ``args``, or a list; ``env`` and ``cwd`` are for it): an option of the
+    other kind is a ``ValueError``, never dropped. ``tap``: share one tap (a frame log, several
+    transports); by default each transport has its own. ``trusted_server`` and ``expect`` go to
+    every judgement.
     """
 
     def __init__(self, target: str | Sequence[str], args: Sequence[str] = (), *, env: Mapping[str, str] | None = None,
@@ -102,9 +104,16 @@ class StrictTransport(ClientTransport):
         self._judge = {"trusted_server": trusted_server, "expect": expect}
         self.url: str | None = None
         self.command: list[str] = []
-        if isinstance(target, str) and target.startswith(("http://", "https://")):
-            self.url = target
+        if isinstance(target, str) and target[:8].lower().startswith(("http://", "https://")):  # schemes: any case
+            scheme, rest = target.split(":", 1)
+            self.url = f"{scheme.lower()}:{rest}"  # FastMCP's HTTP transport reads the scheme in lower case
+            stdio = [name for name, value in (("args", args), ("env", env), ("cwd", cwd)) if value]
+            if stdio:
+                raise ValueError(f"{', '.join(stdio)} are for a command; {target} is a URL")
         else:
+            http = [name for name, value in (("headers", headers), ("auth", auth)) if value]
+            if http:
+                raise ValueError(f"{', '.join(http)} are for a URL; the target is a command")
             self.command = [target, *args] if isinstance(target, str) else [*target, *args]
             if not self.command:
                 raise ValueError("the server command is empty")

@@ -75,7 +75,11 @@ class _Strict:
         self._trusted = trusted_server
         self._expect = expect
         self.outcomes = []
-        self._strict_retries = max(int(getattr(self, "max_retry_attempts", 0)), 0)
+        retries = getattr(self, "max_retry_attempts", 0)
+        if retries == -1:  # the stock servers' "retry forever": no bound on time
+            raise ValueError("max_retry_attempts=-1 (retry forever) is not allowed on a strict server: give the "
+                             "most times a call may run again")
+        self._strict_retries = max(int(retries), 0)
         self.max_retry_attempts = 0  # the stock loop re-runs after any exception: ours decides
 
     async def call_tool(self, tool_name: str, arguments: dict[str, Any] | None,

@@ -80,9 +80,21 @@ def strict_toolset(target: str | Sequence[str] | StrictTransport, args: Sequence
                    on_unclassified: Literal["fail", "raise"] = "fail", process_tool_call: ProcessToolCall | None = None,
                    **toolset_options: Any) -> MCPToolset[Any]:
     """``MCPToolset`` over a StrictTransport (an ``http(s)://`` URL, or a command and ``args``),
-    with the verdict hook; other options go to ``MCPToolset`` as they are."""
-    transport = target if isinstance(target, StrictTransport) else StrictTransport(
-        target, args, env=env, headers=headers, auth=auth, tap=tap, trusted_server=trusted_server, expect=expect)
+    with the verdict hook; other options go to ``MCPToolset`` as they are. Given a StrictTransport,
+    the transport's own options (``args``, ``tap``, ``trusted_server``, ``expect``, ``env``,
+    ``headers``, ``auth``) are its own: passing them here too is a ``ValueError``."""
+    if isinstance(target, StrictTransport):
+        given = {"args": args, "tap": tap, "trusted_server": trusted_server, "expect": expect, "env": env,
+                 "headers": headers, "auth": auth}
+        ignored = [name for name, value in given.items() if value is not None and value is not False and value != ()]
+        if ignored:
+            them = "them" if len(ignored) > 1 else "it"
+            raise ValueError(f"{', '.join(ignored)}, given with a StrictTransport, would be ignored: give {them} to "
+                             "the StrictTransport")
+        transport = target
+    else:
+        transport = StrictTransport(target, args, env=env, headers=headers, auth=auth, tap=tap,
+                                    trusted_server=trusted_server, expect=expect)
     hook = verdict_process_tool_call(process_tool_call, on_unclassified=on_unclassified)
     toolset: MCPToolset[Any] = MCPToolset(transport, process_tool_call=hook, **toolset_options)
     return toolset
