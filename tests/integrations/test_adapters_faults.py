@@ -46,6 +46,9 @@ TOOLS: dict[str, tuple[dict[str, Any], str, dict[str, Any]]] = {
                                '"structuredContent":{"count":"7"}}'), {}),
     "tool_error": ({}, answer('{"resultType":"complete","content":[{"type":"text","text":"declined"}],'
                               '"isError":true}'), {}),
+    # a tool error whose text clears the screen (ESC [2J) and reverses what follows (U+202E)
+    "tool_error_escapes": ({}, answer('{"resultType":"complete","content":[{"type":"text",'
+                                      '"text":"bad \\u001b[2J \\u202e done"}],"isError":true}'), {}),
 }
 
 
@@ -124,6 +127,8 @@ def test_pydantic_ai_hands_the_model_only_accepted_calls_as_returns(name: str, e
 AGENTS: list[tuple[dict[str, Any], str, str]] = [
     ({}, "plain", "42"),
     ({}, "error_shaped", "AgentsVerdictError: The tool call failed: the tools/call answer is normal_complete"),
+    # peer text in the reason is shown, never obeyed (verdict/_peer_text): visible escapes
+    ({}, "tool_error_escapes", "AgentsVerdictError: The tool reported an error: bad \\x1b[2J \\u202e done"),
     # the answer is accepted, but the SDK refuses the tools/list it reads to validate the output:
     # its own error, as the stock server raises it (never a "failure" whose next step is "accept")
     ({"bare_list": True}, "plain", "ValidationError: 2 validation errors for ListToolsResult"),

@@ -21,18 +21,21 @@ from ..judgement._outcome import Outcome
 from ..tap._error import describe
 from ..tap._tap import Judged, VerdictTap
 from ..verdict._kind import Kind
+from ..verdict._peer_text import neutral
 
 
 def model_message(outcome: Outcome) -> str:
-    """What the model is told about a call that did not succeed."""
+    """What the model is told about a call that did not succeed (the message of the adapters'
+    exceptions too, so logged and printed as well): the server's text in it is shown literally,
+    its control, escape and bidi characters as visible escapes (``verdict._peer_text``)."""
     verdict = outcome.verdict
     decision = decide(outcome)
     if verdict.kind is Kind.TOOL_ERROR:
-        return f"The tool reported an error: {verdict.text or '(no text)'}"
+        return neutral(f"The tool reported an error: {verdict.text or '(no text)'}")
     if decision.action is Action.CHECK_STATE:
-        return (f"The tool call's effect is unknown ({describe(outcome)}). Do not call it again before "
-                "checking whether it took effect.")
-    return f"The tool call failed: {describe(outcome)}"
+        return neutral(f"The tool call's effect is unknown ({describe(outcome)}). Do not call it again before "
+                       "checking whether it took effect.")
+    return neutral(f"The tool call failed: {describe(outcome)}")
 
 
 def refused(outcome: Outcome) -> bool:
