@@ -137,3 +137,54 @@ def test_tools_in_a_narrow_terminal_shows_every_name(columns: int) -> None:
     missing = [name for name in DEMO_TOOLS if not shown_in_full(name, shown)]
     assert missing == [], shown
     assert "…" not in shown, shown
+
+
+# --- the conformance kit's tables: every kind and receiver whole ---------------------------------
+
+KINDS = ["normal_complete", "tool_error", "input_required", "task", "protocol_error", "unclassified"]
+
+
+@pytest.mark.parametrize("columns", [1, 12, 20, 40, 63, 64, 80, 200])
+def test_conform_shows_every_kind_and_count_whole(columns: int) -> None:
+    run = subprocess.run([*CLI, "conform", "--builtin", "minimal"], capture_output=True, text=True, timeout=120,
+                         check=False, cwd=ROOT, stdin=subprocess.DEVNULL,
+                         env={**os.environ, "COLUMNS": str(columns), "TERM": "xterm-256color"})
+    assert run.returncode == 1, run.stderr  # the minimal classifier fails cases
+    missing = [kind for kind in KINDS if not shown_in_full(kind, run.stdout)]
+    assert missing == [], run.stdout
+    assert "…" not in run.stdout, run.stdout
+
+
+@pytest.mark.parametrize("columns", [20, 40])
+def test_conform_in_a_narrow_terminal_shows_every_kind(columns: int) -> None:
+    status, shown = in_a_terminal_of(columns, ["conform", "--builtin", "minimal"])
+    assert status == 1, shown
+    assert [kind for kind in KINDS if not shown_in_full(kind, shown)] == [], shown
+    assert "…" not in shown, shown
+
+
+LONG_RECEIVER = "a_receiver_whose_name_is_longer_than_a_narrow_terminal"
+
+
+@pytest.mark.parametrize("columns", [12, 20, 40, 60, 80, 120])
+def test_the_kill_table_shows_every_receiver_and_result_whole(columns: int) -> None:
+    import io
+
+    from rich.console import Console
+
+    from mcp_verdict import corpus, kit
+    from mcp_verdict.cli._kit import print_kill_table
+
+    cases = corpus.load()[:60]
+    real = kit.kill_table(cases, mutants=())[0]
+    minimal = kit.run(kit.load_receiver("minimal"), cases, kit.KIND_LABELS)
+    rows = [real, kit.KillRow(LONG_RECEIVER, "by hand", minimal, False),
+            kit.KillRow("x", "by hand", real.report, False)]
+    out = io.StringIO()
+    print_kill_table(Console(file=out, width=columns, highlight=False, color_system=None), rows, len(cases))
+    shown = out.getvalue()
+    assert [name for name in ("real classifier", LONG_RECEIVER, "x") if not shown_in_full(name, shown)] == [], shown
+    for result in ("passes all", "killed", "SURVIVED"):
+        assert shown_in_full(result, shown), shown
+    assert "…" not in shown, shown
+    assert all(len(line) <= columns for line in shown.splitlines()), shown

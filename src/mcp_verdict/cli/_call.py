@@ -44,7 +44,7 @@ from ..verdict._kind import Kind
 from ..verdict._peer_text import neutral
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
 from ._options import json_value, limits_option
-from ._term import literal, make_console, markup_safe, neutral_logs
+from ._term import literal, make_console, markup_safe, neutral_logs, print_indented, print_whole
 
 EXIT_ACCEPT: Final = 0
 EXIT_USAGE: Final = 2
@@ -373,8 +373,6 @@ def tools_command(stdio: str | None, url: str | None, headers: Sequence[str], ti
     _print_warnings(console, client.warnings)
 
 
-_INDENTED: Final = 10
-"""The narrowest console the tools' details are indented in."""
 _TABLE_FRAME: Final = 5 + 4 * 2
 """The tools table's borders and cell padding (four columns)."""
 _TABLE_READABLE: Final = len("annotations") + len("arguments") + len("outputSchema")
@@ -406,7 +404,7 @@ def print_tools(console: Console, tools: Sequence[Mapping[str, Any]], version: s
     else one tool after the other, its name on lines of its own (folded only where the name
     alone is wider than the console), its annotations, arguments and output below. Nothing is
     cut: a user sees which tools exist at any width."""
-    from rich.cells import cell_len, chop_cells
+    from rich.cells import cell_len
 
     rows = [_tool_row(tool) for tool in tools]
     title = f"{len(rows)} tool(s), protocol {version}"
@@ -422,16 +420,12 @@ def print_tools(console: Console, tools: Sequence[Mapping[str, Any]], version: s
         console.print(table)
         return
     console.print(Text(title, style="italic", overflow="fold"))
-    width = max(console.width, 1)
     for name, marks, args, output in rows:
-        for piece in [piece for piece in chop_cells(name, width) if piece] or [""]:  # "": an empty name
-            console.print(Text(piece, style="bold", no_wrap=True, overflow="ignore"), crop=False)
+        print_whole(console, name, "bold")
         details = "; ".join(part for part in (marks, f"arguments {args}" if args else "",
                                               "outputSchema" if output else "") if part)
-        indent = 2 if width >= _INDENTED else 0  # every line under the name, where there is room to
-        for line in Text(details, overflow="fold").wrap(console, width - indent) if details else ():
-            line.rstrip()
-            console.print(Text.assemble(" " * indent, line), no_wrap=True, crop=False)
+        if details:
+            print_indented(console, Text(details, overflow="fold"))
 
 
 def _connect(console: Console, client: VerdictClient, run: Any) -> Any:

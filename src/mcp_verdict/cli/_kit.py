@@ -12,11 +12,12 @@ from typing import Any
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from .. import corpus, kit
 from ..kit._mutants import MutantError
 from ..verdict._peer_text import neutral
-from ._term import literal, make_console, markup_safe
+from ._term import literal, make_console, markup_safe, print_indented, print_whole
 
 
 @click.command("conform")
@@ -72,6 +73,32 @@ def _stdout_to_stderr() -> Iterator[None]:
         os.close(saved)
 
 
+def print_kill_table(console: Console, rows: Sequence[kit.KillRow], cases: int) -> None:
+    """The kill table when the console holds it with every receiver name and result whole (the
+    first failing cases fold), else a line per receiver: nothing cut at any width."""
+    title = f"Kill table over {cases} corpus cases"
+    cells = [(row.name, str(len(row.failing)), str(len(row.errors)), ", ".join((row.failing + row.errors)[:3]),
+              row.result, "green" if row.healthy else "red") for row in rows]
+    heads = ("receiver", "failing", "errors", "result", "first failing cases")
+    if _fits(console, heads, [(name, failing, errors, result, heads[-1]) for name, failing, errors, _, result, _
+                              in cells]):
+        table = Table(title=title)
+        table.add_column("receiver", no_wrap=True)
+        table.add_column("failing", justify="right", no_wrap=True)
+        table.add_column("errors", justify="right", no_wrap=True)
+        table.add_column("first failing cases", overflow="fold")
+        table.add_column("result", no_wrap=True)
+        for name, failing, errors, first, result, style in cells:
+            table.add_row(literal(name), failing, errors, literal(first), Text(result, style=style))
+        console.print(table)
+        return
+    console.print(title, markup=False)
+    for name, failing, errors, first, result, style in cells:
+        print_whole(console, neutral(name), "bold")
+        print_indented(console, Text.assemble((result, style), f" ({failing} failing, {errors} errors",
+                                              "; first: " if first else "", literal(first), ")", overflow="fold"))
+
+
 def _write_json(value: object) -> None:
     """The report as UTF-8 JSON, whatever the receiver's strings hold: a lone surrogate (which UTF-8
     cannot carry) is written as its JSON escape, ``\\ud800``, so the text stays valid JSON and the
@@ -88,6 +115,13 @@ def _peer(text: str) -> str:
     return markup_safe(neutral(text))
 
 
+def _fits(console: Console, heads: Sequence[str], rows: Sequence[Sequence[str]]) -> bool:
+    """Whether a table of these columns fits the console with every cell (and header) on one
+    line: its borders and padding, and the widest cell of each column."""
+    widest = sum(max([len(head), *(len(row[number]) for row in rows)]) for number, head in enumerate(heads))
+    return widest + 3 * len(heads) + 1 <= console.width
+
+
 def _print_report(console: Console, report: kit.Report, verbose: bool) -> None:
     for outcome in report.with_status("fail", "error"):
         tag = "[red]FAIL [/]" if outcome.status == "fail" else "[bold red]ERROR[/]"
@@ -97,14 +131,23 @@ def _print_report(console: Console, report: kit.Report, verbose: bool) -> None:
             case = outcome.case
             console.print(f"{tag} {_peer(f'{case.id} ({case.version}): {outcome.reason}')}  "
                           f"[dim]{_peer(case.description)}[/]", markup=True)
-    table = Table(title=literal(neutral(f"{report.receiver.name} ({report.receiver.input} input) over corpus "
-                                        f"{corpus.CORPUS_VERSION}")))
-    for column in ("expected kind", "cases", "passed", "failed", "errors", "skipped"):
-        table.add_column(column, justify="left" if column == "expected kind" else "right")
-    for kind, counts in report.by_kind().items():
-        table.add_row(kind.value, str(sum(counts.values())), str(counts["pass"]), str(counts["fail"]),
-                      str(counts["error"]), str(counts["skip"]))
-    console.print(table)
+    title = literal(neutral(f"{report.receiver.name} ({report.receiver.input} input) over corpus "
+                            f"{corpus.CORPUS_VERSION}"))
+    rows = [(kind.value, str(sum(counts.values())), str(counts["pass"]), str(counts["fail"]), str(counts["error"]),
+             str(counts["skip"])) for kind, counts in report.by_kind().items()]
+    heads = ("expected kind", "cases", "passed", "failed", "errors", "skipped")
+    if _fits(console, heads, rows):
+        table = Table(title=title)
+        for column in heads:
+            table.add_column(column, justify="left" if column == "expected kind" else "right", no_wrap=True)
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+    else:  # too narrow for the table with every kind and count whole: a line per kind
+        console.print(title)
+        for kind, cases, passed, failed, errors, skipped in rows:
+            console.print(f"{kind}: {cases} cases, {passed} passed, {failed} failed, {errors} errors, "
+                          f"{skipped} skipped", markup=False)
     for reason, count in report.skip_reasons().items():
         console.print(f"[dim]skipped {count}: {_peer(reason)}[/]", markup=True)
     counts = report.counts()
@@ -131,15 +174,5 @@ def mutants_command(as_json: bool) -> None:
             {"receiver": row.name, "description": row.description, "failing": list(row.failing),
              "errors": list(row.errors), "result": row.result} for row in rows]}, indent=2))
     else:
-        table = Table(title=f"Kill table over {len(cases)} corpus cases")
-        table.add_column("receiver")
-        table.add_column("failing", justify="right")
-        table.add_column("errors", justify="right")
-        table.add_column("first failing cases")
-        table.add_column("result")
-        for row in rows:
-            style = "green" if row.healthy else "red"
-            table.add_row(row.name, str(len(row.failing)), str(len(row.errors)),
-                          ", ".join((row.failing + row.errors)[:3]), f"[{style}]{row.result}[/]")
-        make_console().print(table)
+        print_kill_table(make_console(), rows, len(cases))
     sys.exit(0 if all(row.healthy for row in rows) else 1)

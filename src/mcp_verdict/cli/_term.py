@@ -41,6 +41,30 @@ def markup_safe(text: str) -> str:
     return escape(neutral(text))
 
 
+def print_whole(console: Console, text: str, style: str = "") -> None:
+    """A name (already neutralised) on lines of its own, whole: cut only where it is wider than
+    the console, at the console's width — never at a space, never with an ellipsis — so the
+    lines put back together are the name."""
+    from rich.cells import chop_cells
+
+    for piece in [piece for piece in chop_cells(text, max(console.width, 1)) if piece] or [""]:
+        console.print(Text(piece, style=style, no_wrap=True, overflow="ignore"), crop=False)
+
+
+_INDENTED: Final = 10
+"""The narrowest console details are indented in."""
+
+
+def print_indented(console: Console, text: Text) -> None:
+    """Details under a name: folded to the console's width, every line indented by two where
+    there is room to, no trailing spaces."""
+    width = max(console.width, 1)
+    indent = 2 if width >= _INDENTED else 0
+    for line in text.wrap(console, width - indent):
+        line.rstrip()
+        console.print(Text.assemble(" " * indent, line), no_wrap=True, crop=False)
+
+
 _NARROWEST: Final = 20
 
 
