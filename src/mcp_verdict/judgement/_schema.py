@@ -17,13 +17,16 @@ Rules (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#json
 
 Two validators, chosen per schema (see README and benchmarks/bench_schema.py for the numbers):
 
-- a schema without ``$ref`` is a tree, so validating costs at most its (bounded) number of
-  subschemas times the size of the instance: it goes to jsonschema-rs, about two orders of
-  magnitude faster, run offline;
+- a schema without ``$ref`` whose regular expressions all run on a linear-time engine (no
+  lookaround, no backreference) is a tree, so validating costs at most its (bounded) number of
+  subschemas times the size of the instance: it goes to jsonschema-rs with that engine, about
+  two orders of magnitude faster, run offline;
 - a schema with ``$ref`` may recurse, and composition through recursion can cost exponential
-  time: it goes to the ``jsonschema`` package with every keyword wrapped to check the deadline,
-  so the time budget is enforced inside the validation (a compiled validator cannot be
-  interrupted).
+  time; a pattern that needs backtracking can cost up to the engine's give-up on every string
+  it meets: such a schema goes to the ``jsonschema`` package with every keyword wrapped to
+  check the deadline, so the time budget is enforced inside the validation (a compiled
+  validator cannot be interrupted), and its regular expressions run on jsonschema-rs's
+  engine, one bounded match at a time (``_patterns``), never on Python's ``re``.
 
 Compiled validators are cached by the schema's content. Both libraries load on first use: a
 ``$ref``-free schema never imports the ``jsonschema`` package (jsonschema-rs meta-validates it
@@ -83,6 +86,12 @@ class _BudgetExceeded(Exception):
     pass
 
 
+def check_deadline() -> None:
+    """Stop the validation under way when it has run past its budget."""
+    if time.monotonic() > _deadline.get():
+        raise _BudgetExceeded
+
+
 def _guard(check: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
     def guarded(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
         if time.monotonic() > _deadline.get():
@@ -95,11 +104,15 @@ _GUARDED: Final[dict[type[Any], Any]] = {}
 
 
 def _guarded(cls: type[Any]) -> Any:
-    """The dialect's validator class with every keyword checking the deadline first."""
+    """The dialect's validator class with every keyword checking the deadline first, and the
+    keywords that run a regular expression running it on a bounded engine (``_patterns``)."""
     if cls not in _GUARDED:
         from jsonschema import validators
 
-        _GUARDED[cls] = validators.extend(cls, {name: _guard(check) for name, check in cls.VALIDATORS.items()})
+        from . import _patterns
+
+        checks = {**cls.VALIDATORS, **_patterns.keywords(cls)}
+        _GUARDED[cls] = validators.extend(cls, {name: _guard(check) for name, check in checks.items()})
     return _GUARDED[cls]
 
 
@@ -173,10 +186,10 @@ def _compile(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSche
         return CompiledSchema(None, finding(pointer(where, "$schema"), "output.dialect",
                                             f"dialect {dialect!r} is not supported; supported: "
                                             + ", ".join(SUPPORTED_DIALECTS)), str(dialect))
-    problem, has_refs = _check_bounds_and_refs(schema, where, limits)
+    problem, has_refs, patterns = _check_bounds_and_refs(schema, where, limits)
     if problem is not None:
         return CompiledSchema(None, problem, str(dialect))
-    if not has_refs:
+    if not has_refs and all(_linear(pattern) for _, pattern in patterns):
         import jsonschema_rs
 
         try:
@@ -186,20 +199,57 @@ def _compile(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSche
             return CompiledSchema(None, finding(at, "output.schema_invalid",
                                                 f"the schema is invalid: {exc.message}"), str(dialect))
         rust = getattr(jsonschema_rs, name)
-        return CompiledSchema(rust(schema, retriever=_offline), None, str(dialect), "jsonschema-rs")
+        return CompiledSchema(rust(schema, retriever=_offline, pattern_options=jsonschema_rs.RegexOptions()), None,
+                              str(dialect), "jsonschema-rs")
     import jsonschema
     import referencing
 
     cls = getattr(jsonschema, name)
-    try:
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        at = where + "".join(f"/{p}" for p in exc.absolute_path)
-        return CompiledSchema(None, finding(at, "output.schema_invalid", f"the schema is invalid: {exc.message}"),
-                              str(dialect))
+    problem = _meta_problem(cls, schema, where)
+    if problem is not None:
+        return CompiledSchema(None, problem, str(dialect))
+    from . import _patterns
+
+    for at, pattern in patterns:  # run as jsonschema-rs runs the patterns of a schema without $ref
+        reason = _patterns.compile_error(pattern)
+        if reason is not None:
+            return CompiledSchema(None, finding(at, "output.schema_invalid", f"the schema is invalid: {reason}"),
+                                  str(dialect))
     registry: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
     validator = _guarded(cls)(schema, registry=registry)
     return CompiledSchema(validator, None, str(dialect), "jsonschema")
+
+
+@functools.lru_cache(maxsize=1024)
+def _linear(pattern: str) -> bool:
+    """Whether ``pattern`` runs on jsonschema-rs's linear engine (the ``regex`` crate alone: no
+    lookaround or backreference), where it cannot backtrack at all."""
+    import jsonschema_rs
+
+    try:
+        jsonschema_rs.validator_for({"pattern": pattern}, pattern_options=jsonschema_rs.RegexOptions())
+    except jsonschema_rs.ValidationError:
+        return False
+    return True
+
+
+def _meta_problem(cls: Any, schema: Mapping[str, Any], where: str) -> Finding | None:
+    """``cls.check_schema``, with the ``regex`` format read as the validation will run it
+    (``_patterns``: ECMA-262, where Python's ``re`` refuses ``\\p{L}`` and named groups
+    ``(?<name>...)``)."""
+    import jsonschema
+
+    from . import _patterns
+
+    formats = cls.FORMAT_CHECKER
+    checker = jsonschema.FormatChecker([name for name in formats.checkers if name != "regex"])
+    checker.checks("regex")(lambda pattern: not isinstance(pattern, str) or _patterns.compile_error(pattern) is None)
+    meta = cls(cls.META_SCHEMA, format_checker=checker)
+    error = jsonschema.exceptions.best_match(meta.iter_errors(schema))
+    if error is None:
+        return None
+    at = where + "".join(f"/{p}" for p in error.absolute_path)
+    return finding(at, "output.schema_invalid", f"the schema is invalid: {error.message}")
 
 
 def _refuse(uri: str) -> Any:
@@ -215,11 +265,13 @@ _SUBSCHEMA_ONE: Final = ("not", "if", "then", "else", "items", "contains", "addi
 
 
 def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: SchemaLimits,
-                           ) -> tuple[Finding | None, bool]:
+                           ) -> tuple[Finding | None, bool, list[tuple[str, str]]]:
     """Walk the schema once: depth and subschema bounds, and every $ref resolving inside it.
-    Also says whether the schema has any reference at all."""
+    Also says whether the schema has any reference at all, and lists its regular expressions
+    (``pattern`` values and ``patternProperties`` names, with their paths)."""
     ids = {_BASE}
     refs: list[tuple[str, str, str]] = []  # (path, base, ref)
+    patterns: list[tuple[str, str]] = []
     stack: list[tuple[Any, int, str, str]] = [(schema, 1, where, _BASE)]
     count = 0
     while stack:
@@ -231,14 +283,20 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
         count += 1
         if count > limits.max_subschemas:
             return finding(where, "output.bounds",
-                           f"the schema holds more than {limits.max_subschemas} subschemas"), bool(refs)
+                           f"the schema holds more than {limits.max_subschemas} subschemas"), bool(refs), patterns
         if depth > limits.max_depth:
-            return finding(path, "output.bounds", f"the schema nests deeper than {limits.max_depth} levels"), bool(refs)
+            return finding(path, "output.bounds",
+                           f"the schema nests deeper than {limits.max_depth} levels"), bool(refs), patterns
         if isinstance(node.get("$id"), str):
             base = urldefrag(urljoin(base, node["$id"])).url
             ids.add(base)
         refs.extend((pointer(path, keyword), base, node[keyword])
                     for keyword in ("$ref", "$dynamicRef") if isinstance(node.get(keyword), str))
+        if isinstance(node.get("pattern"), str):
+            patterns.append((pointer(path, "pattern"), node["pattern"]))
+        if isinstance(node.get("patternProperties"), dict):
+            patterns.extend((pointer(pointer(path, "patternProperties"), name), name)
+                            for name in node["patternProperties"] if isinstance(name, str))
         for keyword in _SUBSCHEMA_ONE:
             if keyword in node:
                 value = node[keyword]
@@ -263,8 +321,8 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
         if target not in ids:
             return finding(path, "output.ref",
                            f"$ref {ref!r} points outside the schema; it is never fetched, so the schema is "
-                           "rejected rather than treated as permissive"), True
-    return None, bool(refs)
+                           "rejected rather than treated as permissive"), True, patterns
+    return None, bool(refs), patterns
 
 
 def validate(compiled: CompiledSchema, instance: object, where: str,
