@@ -18,7 +18,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 import click
 from rich.console import Console
@@ -29,7 +29,7 @@ from ..audit import FORMATS, AuditError, CallRow, Problem, Totals, plan
 from ..audit._rows import FIDELITY
 from ..audit._run import audit
 from ..audit._summary import Summary
-from ._term import literal
+from ._term import literal, make_console, print_rows, table_width
 
 PROGRESS_ABOVE: Final = 32 * 1024 * 1024
 """Inputs larger than this get a progress bar (on a terminal)."""
@@ -108,7 +108,7 @@ def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: st
                                           "note": item.note} for item in inputs]},
                              ensure_ascii=False) + "\n")
     else:
-        report(Console(highlight=False, width=min(Console().width, 100)), summary, totals, described)
+        report(make_console(highlight=False, width=min(make_console().width, 100)), summary, totals, described)
     if html is not None:
         from ..audit._html import render
 
@@ -117,13 +117,22 @@ def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: st
     sys.exit(1 if summary.false_successes else 0)
 
 
-def _count_table(title: str, counts: Any, style: dict[str, str] | None = None) -> Table:
+_FALSE_SHOWN: Final = 15
+_FINDINGS_SHOWN: Final = 10
+
+
+def _count_table(title: str, rows: Sequence[tuple[str, str]], style: dict[str, str] | None = None) -> Table:
     table = Table(title=title, title_justify="left", expand=False)
-    table.add_column(title.rsplit(" ", maxsplit=1)[-1])
-    table.add_column("calls", justify="right")
-    for name, n in counts.most_common():
-        table.add_row(literal(name, (style or {}).get(name, "")), str(n))
+    table.add_column(title.rsplit(" ", maxsplit=1)[-1], no_wrap=True)
+    table.add_column("calls", justify="right", no_wrap=True)
+    for name, n in rows:
+        table.add_row(literal(name, (style or {}).get(name, "")), n)
     return table
+
+
+def _most(shown: int, total: int, what: str) -> str:
+    """A title's note on a top-N table: how many there were in all, when not all are shown."""
+    return f" (the {shown} most frequent of {total} {what})" if total > shown else ""
 
 
 def report(console: Console, summary: Summary, totals: Totals, inputs: Sequence[tuple[str, str, str]]) -> None:
@@ -142,36 +151,31 @@ def report(console: Console, summary: Summary, totals: Totals, inputs: Sequence[
     console.print(f"{summary.calls} tools/call; [bold red]{summary.false_successes}[/] naive false successes{share}; "
                   f"{summary.unknown_effect} with an unknown effect; {summary.unfinished} not followed to their end\n",
                   markup=True)
-    if summary.calls:
-        grid = Table.grid(padding=(0, 4))
-        grid.add_row(_count_table("by kind", summary.kinds, _KIND_STYLE), _count_table("by decision", summary.actions))
-        console.print(grid)
+    if summary.calls:  # side by side when both fit whole, else one after the other
+        kinds = [(name, str(n)) for name, n in summary.kinds.most_common()]
+        actions = [(name, str(n)) for name, n in summary.actions.most_common()]
+        if table_width(("kind", "calls"), kinds) + 4 + table_width(("decision", "calls"), actions) <= console.width:
+            grid = Table.grid(padding=(0, 4))
+            grid.add_row(_count_table("by kind", kinds, _KIND_STYLE), _count_table("by decision", actions))
+            console.print(grid)
+        else:
+            print_rows(console, "by kind", ("kind", "calls"), kinds, styles=_KIND_STYLE)
+            print_rows(console, "by decision", ("decision", "calls"), actions)
     if summary.false_by_tool:
-        table = Table(title="Naive false successes: taken as success by \"result\" in response, not accepted",
-                      title_justify="left")
-        table.add_column("server")
-        table.add_column("tool")
-        table.add_column("false", justify="right")
-        table.add_column("of", justify="right")
-        for (server, tool), n in summary.false_by_tool.most_common(15):
-            table.add_row(literal(server), literal(tool), str(n), str(summary.calls_by_tool[(server, tool)]))
-        console.print(table)
+        top = summary.false_by_tool.most_common(_FALSE_SHOWN)
+        title = "Naive false successes: taken as success by \"result\" in response, not accepted"
+        print_rows(console, title + _most(len(top), len(summary.false_by_tool), "server/tool pairs"),
+                   ("server", "tool", "false", "of"),
+                   [(server, tool, str(n), str(summary.calls_by_tool[(server, tool)])) for (server, tool), n in top])
     if summary.findings:
-        table = Table(title="Top findings", title_justify="left")
-        table.add_column("finding")
-        table.add_column("calls", justify="right")
-        for code, n in summary.findings.most_common(10):
-            table.add_row(literal(code), str(n))
-        console.print(table)
+        codes = summary.findings.most_common(_FINDINGS_SHOWN)
+        print_rows(console, "Top findings" + _most(len(codes), len(summary.findings), "findings"),
+                   ("finding", "calls"), [(code, str(n)) for code, n in codes])
     if summary.unknown_examples:
-        table = Table(title=f"Unknown effect (check the state): first {len(summary.unknown_examples)} of "
-                            f"{summary.unknown_effect}", title_justify="left")
-        for column in ("server", "tool", "where", "why"):
-            table.add_column(column)
-        for row in summary.unknown_examples:
-            table.add_row(literal(row.server or ""), literal(row.tool or ""), literal(f"{row.source}:{row.line}"),
-                          literal(row.finding or ""))
-        console.print(table)
+        print_rows(console, f"Unknown effect (check the state): first {len(summary.unknown_examples)} of "
+                            f"{summary.unknown_effect}", ("server", "tool", "where", "why"),
+                   [(row.server or "", row.tool or "", f"{row.source}:{row.line}", row.finding or "")
+                    for row in summary.unknown_examples])
     problems: list[Problem] = summary.problem_examples
     if problems:
         console.print(f"Unreadable and stray lines: first {len(problems)} of {sum(summary.problems.values())}")

@@ -17,7 +17,7 @@ from rich.text import Text
 from .. import corpus, kit
 from ..kit._mutants import MutantError
 from ..verdict._peer_text import neutral
-from ._term import literal, make_console, markup_safe, print_indented, print_whole
+from ._term import literal, make_console, markup_safe, print_indented, print_whole, table_width
 
 
 @click.command("conform")
@@ -80,8 +80,8 @@ def print_kill_table(console: Console, rows: Sequence[kit.KillRow], cases: int) 
     cells = [(row.name, str(len(row.failing)), str(len(row.errors)), ", ".join((row.failing + row.errors)[:3]),
               row.result, "green" if row.healthy else "red") for row in rows]
     heads = ("receiver", "failing", "errors", "result", "first failing cases")
-    if _fits(console, heads, [(name, failing, errors, result, heads[-1]) for name, failing, errors, _, result, _
-                              in cells]):
+    if table_width(heads, [(name, failing, errors, result, heads[-1]) for name, failing, errors, _, result, _
+                           in cells]) <= console.width:
         table = Table(title=title)
         table.add_column("receiver", no_wrap=True)
         table.add_column("failing", justify="right", no_wrap=True)
@@ -115,13 +115,6 @@ def _peer(text: str) -> str:
     return markup_safe(neutral(text))
 
 
-def _fits(console: Console, heads: Sequence[str], rows: Sequence[Sequence[str]]) -> bool:
-    """Whether a table of these columns fits the console with every cell (and header) on one
-    line: its borders and padding, and the widest cell of each column."""
-    widest = sum(max([len(head), *(len(row[number]) for row in rows)]) for number, head in enumerate(heads))
-    return widest + 3 * len(heads) + 1 <= console.width
-
-
 def _print_report(console: Console, report: kit.Report, verbose: bool) -> None:
     for outcome in report.with_status("fail", "error"):
         tag = "[red]FAIL [/]" if outcome.status == "fail" else "[bold red]ERROR[/]"
@@ -136,7 +129,7 @@ def _print_report(console: Console, report: kit.Report, verbose: bool) -> None:
     rows = [(kind.value, str(sum(counts.values())), str(counts["pass"]), str(counts["fail"]), str(counts["error"]),
              str(counts["skip"])) for kind, counts in report.by_kind().items()]
     heads = ("expected kind", "cases", "passed", "failed", "errors", "skipped")
-    if _fits(console, heads, rows):
+    if table_width(heads, rows) <= console.width:
         table = Table(title=title)
         for column in heads:
             table.add_column(column, justify="left" if column == "expected kind" else "right", no_wrap=True)

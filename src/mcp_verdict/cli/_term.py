@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Final
 
@@ -39,6 +39,41 @@ def literal(text: str, style: str = "") -> Text:
 def markup_safe(text: str) -> str:
     """Peer text to splice into a markup string of our own: neutralised, then markup-escaped."""
     return escape(neutral(text))
+
+
+def table_width(heads: Sequence[str], rows: Sequence[Sequence[str]]) -> int:
+    """The width a table of these columns takes with every cell and header on one line (rich's
+    default box: borders and a space either side of each cell)."""
+    from rich.cells import cell_len
+
+    return sum(max([cell_len(head), *(cell_len(row[number]) for row in rows)])
+               for number, head in enumerate(heads)) + 3 * len(heads) + 1
+
+
+def print_rows(console: Console, title: str, heads: Sequence[str], rows: Sequence[Sequence[str]], *,
+               styles: dict[str, str] | None = None) -> None:
+    """Rows of peer text (neutralised here) as a table when the console holds every cell whole;
+    else a block per row: its first cell on lines of its own, the others named below it.
+    Numbers are right-aligned; nothing is cut at any width."""
+    from rich.table import Table
+
+    if table_width(heads, [[neutral(cell) for cell in row] for row in rows]) <= console.width:
+        table = Table(title=title, title_justify="left")
+        for number, head in enumerate(heads):
+            numeric = bool(rows) and all(row[number].isdigit() for row in rows)
+            table.add_column(head, justify="right" if numeric else "left", no_wrap=True)
+        for row in rows:
+            table.add_row(*(literal(cell, (styles or {}).get(cell, "")) for cell in row))
+        console.print(table)
+        return
+    console.print(Text(title, style="italic", overflow="fold"))
+    for first, *others in rows:
+        print_whole(console, neutral(first), (styles or {}).get(first, "bold"))
+        details = Text(overflow="fold")
+        for head, cell in zip(heads[1:], others, strict=True):
+            details.append_text(Text.assemble(", " if details else "", f"{head} ", literal(cell)))
+        if others:
+            print_indented(console, details)
 
 
 def print_whole(console: Console, text: str, style: str = "") -> None:
