@@ -60,14 +60,16 @@ class Bridge:
 
     # -- frames from the host ------------------------------------------------------------------
     def from_host(self, data: bytes, stream: HostStream | None = None, *, http: Mapping[str, Any] | None = None,
-                  headers: Mapping[str, str] | None = None) -> Key | None:
+                  headers: Mapping[str, str] | None = None, read_first: bool = False) -> Key | None:
         """A host frame; returns the id key of the request it opened (None: no request).
 
         To an upstream that does not route by key, a frame within the limit is sent first and
-        read after: the upstream works on it while the relay tracks it."""
+        read after: the upstream works on it while the relay tracks it — unless ``read_first``
+        (a caller that found the frame unreadable: the relay may answer it instead)."""
         relay = self.relay
         upstream = self.upstream
-        first = upstream is not None and not upstream.routes_by_key and len(data) <= relay.max_frame
+        first = upstream is not None and not upstream.routes_by_key and len(data) <= relay.max_frame \
+            and not read_first
         sent = upstream.send(data, key=None, stream=None, headers=headers) if first and upstream is not None \
             else True
         outs = relay.from_host(data, http, forwarded=first)

@@ -27,12 +27,17 @@ from ..frames._refusal import (
 )
 from ..frames._refusal import verdict_data as _verdict_data
 from ..verdict._verdict import Verdict
+from ._ids import id_json
 
-__all__ = ["CODES", "META_KEY", "REFUSED", "SOURCE", "TOO_LARGE", "UPSTREAM_CLOSED", "UPSTREAM_TIMEOUT",
-           "UPSTREAM_UNAVAILABLE", "RefuseAs", "cancelled", "digest", "error_frame", "findings_codes", "refusal",
-           "verdict_data"]
+__all__ = ["CODES", "INVALID_REQUEST", "META_KEY", "PARSE_ERROR", "REFUSED", "SOURCE", "TOO_LARGE",
+           "UPSTREAM_CLOSED", "UPSTREAM_TIMEOUT", "UPSTREAM_UNAVAILABLE", "RefuseAs", "cancelled", "digest",
+           "error_frame", "findings_codes", "refusal", "verdict_data"]
 
 SOURCE: Final = "mcp-verdict proxy"
+PARSE_ERROR: Final = -32700
+"""JSON-RPC 2.0 s5.1: the proxy answers a host request it cannot read and cannot relay with it."""
+INVALID_REQUEST: Final = -32600
+"""JSON-RPC 2.0 s5.1: a request the proxy cannot relay as written (its id is a number it cannot hold)."""
 
 RefuseAs = Literal["error", "tool-error"]
 
@@ -42,15 +47,12 @@ def verdict_data(verdict: Verdict, original: bytes, *, messages: bool = True) ->
     return _verdict_data(verdict, original, source=SOURCE, messages=messages)
 
 
-def _id_json(request_id: object) -> bytes:
-    return orjson.dumps(request_id)
-
-
 def error_frame(request_id: object, code: int, message: str, data: Mapping[str, Any] | None = None) -> bytes:
-    """A JSON-RPC error answer to ``request_id`` (written compactly, no line end)."""
+    """A JSON-RPC error answer to ``request_id`` (written compactly, no line end; the id exactly:
+    an int past 64 bits, a lone surrogate, ``bytes`` as they are, ``_ids.id_json``)."""
     error: dict[str, Any] = {"code": code, "message": message}
     error["data"] = {"source": SOURCE, **(data or {})}
-    return b'{"jsonrpc":"2.0","id":' + _id_json(request_id) + b',"error":' + orjson.dumps(error) + b"}"
+    return b'{"jsonrpc":"2.0","id":' + id_json(request_id) + b',"error":' + orjson.dumps(error) + b"}"
 
 
 def refusal(request_id: object, verdict: Verdict, original: bytes, *, refuse_as: RefuseAs, version: str,
@@ -66,13 +68,17 @@ def refusal(request_id: object, verdict: Verdict, original: bytes, *, refuse_as:
                               "_meta": {META_KEY: data}}
     if version >= "2026-07-28":
         result = {"resultType": "complete", **result}
-    return b'{"jsonrpc":"2.0","id":' + _id_json(request_id) + b',"result":' + orjson.dumps(result) + b"}"
+    return b'{"jsonrpc":"2.0","id":' + id_json(request_id) + b',"result":' + orjson.dumps(result) + b"}"
 
 
 def cancelled(request_id: object, reason: str) -> bytes:
     """``notifications/cancelled`` for a request the host gave up (basic/patterns/cancellation)."""
-    return orjson.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                         "params": {"requestId": request_id, "reason": reason}})
+    try:
+        return orjson.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                             "params": {"requestId": request_id, "reason": reason}})
+    except TypeError:  # an id orjson cannot write (past 64 bits, a lone surrogate): written exactly
+        return (b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":' + id_json(request_id)
+                + b',"reason":' + orjson.dumps(reason) + b"}}")
 
 
 def findings_codes(verdict: Verdict) -> Sequence[str]:

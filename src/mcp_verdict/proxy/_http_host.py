@@ -21,7 +21,9 @@ basic/transports/streamable-http, as a server:
   upstream a request whose id is in flight goes through another stateless relay (the bytes
   unchanged, each relay its own frame-log connection); over a stdio upstream, one connection for
   every host, it is sent upstream under an id of the proxy's (``"mcp-verdict:<nonce>:<n>"``,
-  what the frame log then shows), and the host's own id is put back in the answer;
+  what the frame log then shows; only the id's bytes are replaced), and the host's own id is
+  put back in the answer as the host wrote it. A request no parser reads cannot be renumbered:
+  with its id in flight it gets the JSON-RPC parse error at once (``Relay``), unsent;
 - what it holds per host conversation stays bounded (HTTP upstream): a relay made for an
   ``initialize`` or for a session id it does not know serves that one POST (or GET) and is
   closed after it (its upstream POSTs still under way finished first), unless the answer carries
@@ -43,6 +45,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 import secrets
 from collections import deque
@@ -58,6 +61,7 @@ from aiohttp import web
 from ..frames._jsonrpc import Peek, id_key, peek
 from ._bridge import Bridge
 from ._http_upstream import HttpUpstream, client_session
+from ._ids import exact, id_json, id_spans
 from ._relay import Key, Telemetry
 from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env
@@ -340,15 +344,31 @@ class HttpHost:
 
     def _renumber(self, body: bytes, look: Peek, stream: PostStream) -> bytes:
         """A stateless request (``body``, read as ``look``) for the stdio upstream whose id another
-        host has in flight: the same request under an id of the proxy's; ``stream`` puts the
-        host's id back."""
+        host has in flight: the same bytes with the id member's value replaced by an id of the
+        proxy's (every other byte as the host wrote it: an integer past 64 bits, an escape);
+        ``stream`` puts the host's id back, as the host wrote it. (A request no parser reads is
+        not renumbered: the relay answers it, ``Relay._host_unreadable``.)"""
         assert self._stdio is not None
         if look.message is None or not self._stdio.relay.is_waiting(id_key(look.id)):
             return body
         self._renumbered += 1
-        sent = f"mcp-verdict:{self._nonce}:{self._renumbered}"
-        stream.restore = (orjson.dumps(sent), orjson.dumps(look.id))
-        return orjson.dumps({**look.message, "id": sent})
+        sent = orjson.dumps(f"mcp-verdict:{self._nonce}:{self._renumbered}")
+        spans = id_spans(body)
+        if not spans:  # the member's name escaped ("\u0069d"): written anew, exactly (Python's json)
+            stream.restore = (sent, id_json(look.id))
+            try:
+                return json.dumps({**json.loads(body), "id": json.loads(sent)}, separators=(",", ":")).encode()
+            except (ValueError, RecursionError):  # (deeper than Python's json goes): as orjson reads it
+                return orjson.dumps({**look.message, "id": json.loads(sent)})
+        start, end = spans[-1]
+        stream.restore = (sent, body[start:end])
+        out: list[bytes] = []
+        last = 0
+        for start, end in spans:  # each one, if the host wrote it twice: every reader gets the proxy's
+            out += (body[last:start], sent)
+            last = end
+        out.append(body[last:])
+        return b"".join(out)
 
     def _origin_ok(self, request: web.BaseRequest) -> bool:
         origin = request.headers.get("Origin")
@@ -381,22 +401,26 @@ class HttpHost:
         session = request.headers.get("Mcp-Session-Id")
         # a session's requests are routed by its id: only initialize and stateless requests are read
         look = peek(body) if session is None or b'"initialize"' in body else None
+        if look is not None and (type(look.id) is float or (look.kind == "unreadable" and not look.has_id)):
+            look = exact(look, body)  # an integer past 64 bits, a lone surrogate: the exact id
         initialize = look is not None and look.method == "initialize"
         stream = PostStream()
+        read_first = False
         if look is not None and session is None and not initialize and (
                 look.kind == "request" or (look.kind == "unreadable" and look.has_id)):
             if self._stdio is not None:
                 body = self._renumber(body, look, stream)
+                read_first = look.kind == "unreadable"  # (the relay may answer it instead)
             bridge = self._acquire(session, initialize, id_key(look.id))
         else:
             bridge = self._acquire(session, initialize)
         try:
-            return await self._post_on(request, body, session, initialize, stream, bridge)
+            return await self._post_on(request, body, session, initialize, stream, bridge, read_first)
         finally:
             self._release(bridge)
 
     async def _post_on(self, request: web.BaseRequest, body: bytes, session: str | None, initialize: bool,
-                       stream: PostStream, bridge: Bridge) -> web.StreamResponse:
+                       stream: PostStream, bridge: Bridge, read_first: bool = False) -> web.StreamResponse:
         self._exchange += 1
         http = {"exchange": self._exchange, "method": "POST", "session": session,
                 "protocol_version": request.headers.get("MCP-Protocol-Version")}
@@ -407,7 +431,7 @@ class HttpHost:
             bridge.host_too_large(body[:65536], rest, stream)
             return await self._answer_queued(stream, 413)
         headers = request.headers if self._stdio is None else None  # read-only: no copy
-        key = bridge.from_host(body, stream, http=http, headers=headers)
+        key = bridge.from_host(body, stream, http=http, headers=headers, read_first=read_first)
         if key is None:
             if not stream.queue.empty():
                 return await self._answer_queued(stream, 200)

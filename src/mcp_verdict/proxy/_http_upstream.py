@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
@@ -132,8 +133,17 @@ class HttpUpstream:
              headers: Mapping[str, str] | None = None) -> bool:
         if b"notifications/cancelled" in data and key is None:
             look = peek(data)
-            if look.method == "notifications/cancelled":
-                request_id = look.params.get("requestId")
+            method, params = look.method, look.params
+            if look.kind == "unreadable" or type(params.get("requestId")) is float:
+                # the proxy's own, for an id orjson does not read exactly (an integer past 64 bits,
+                # a lone surrogate): Python's json reads it
+                with contextlib.suppress(ValueError, RecursionError):
+                    message = json.loads(data)
+                    inner = message.get("params") if isinstance(message, dict) else None
+                    if isinstance(inner, dict):
+                        method, params = message.get("method"), inner
+            if method == "notifications/cancelled":
+                request_id = params.get("requestId")
                 task = self._posts.pop(id_key(request_id), None)
                 if task is not None:
                     task.cancel()  # closing the response stream is the cancellation

@@ -135,7 +135,10 @@ def attributes(exchange: Exchange, session: str | None, transport: str) -> dict[
     if exchange.tool is not None:
         attrs["gen_ai.tool.name"] = exchange.tool
     if exchange.request_id is not None:
-        attrs["jsonrpc.request.id"] = str(exchange.request_id)
+        text = str(exchange.request_id)
+        if not text.isascii():  # (a lone surrogate, which no exporter encodes: escaped)
+            text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+        attrs["jsonrpc.request.id"] = text
     if session is not None:
         attrs["mcp.session.id"] = session
     return attrs

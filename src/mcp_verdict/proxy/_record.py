@@ -23,6 +23,7 @@ recorder never costs the host a call). Once closed, the recorder writes nothing.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
 import time
@@ -62,9 +63,13 @@ class Recorder:
     def verdict(self, line: Mapping[str, Any]) -> None:
         writer = self._verdicts
         if writer is not None:
+            record = {"t": time.time(), **line}
             try:
-                writer.write_line(orjson.dumps({"t": time.time(), **line}, option=orjson.OPT_APPEND_NEWLINE,
-                                               default=str))
+                try:
+                    data = orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE, default=str)
+                except TypeError:  # an id orjson cannot write (an int past 64 bits, a lone surrogate)
+                    data = json.dumps(record, separators=(",", ":"), default=str).encode() + b"\n"
+                writer.write_line(data)
             except (OSError, ValueError) as exc:
                 self._verdicts = None
                 _stopped("verdict lines", writer, exc)

@@ -24,6 +24,14 @@ and send what it returns. For each frame it decides, in this order:
   tracker cannot open it): its answer is the answer to ``tools/call`` when the request's bytes
   name ``"tools/call"`` (judged, in force the session's version, else the HTTP header's, else
   the default), else an answer to a method the proxy does not judge;
+- **ids**: an id is held exactly as written (``_ids``: an integer past 64 bits, which orjson
+  reads as a float, is read again from the bytes; a string escaping a lone surrogate is read
+  by Python's json), so the proxy's own answers and cancellations carry the host's id. A host
+  request the proxy cannot await gets its answer at once (JSON-RPC 2.0 s5.1), and is not
+  forwarded unless the transport sent it already: one whose id the host has in flight on the
+  connection (INVALID_REQUEST; PARSE_ERROR when no parser reads it: the two answers could not
+  be told apart, and the earlier request keeps the id), one whose id is a number no int or
+  float holds (``1e400``: INVALID_REQUEST, under the id as written);
 - **faults**: an upstream that closes or exits answers every request in flight with
   UPSTREAM_CLOSED (:meth:`Relay.upstream_lost`), a request past ``timeout`` gets
   UPSTREAM_TIMEOUT and a ``notifications/cancelled`` upstream (:meth:`Relay.expire`), a late
@@ -48,7 +56,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple, Protocol
 
-from ..frames import Answered, Context, Exchange, FrameRecord, Seen, Stray, Tracker, id_key, recover_id
+from ..frames import Answered, Context, Exchange, FrameRecord, Seen, Stray, Tracker, id_key
 from ..frames._jsonrpc import Id, Peek, peek
 from ..frames._log import RecordKind
 from ..judgement._decide import decide
@@ -59,6 +67,8 @@ from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
 from ..verdict._walk import Options
 from ._codes import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
     REFUSED,
     TOO_LARGE,
     UPSTREAM_CLOSED,
@@ -70,6 +80,7 @@ from ._codes import (
     refusal,
     verdict_data,
 )
+from ._ids import exact, exact_peek, recover, unheld_id
 
 Mode = Literal["observe", "enforce"]
 Side = Literal["host", "upstream"]
@@ -196,41 +207,125 @@ class Relay:
             return self.host_too_large(data[:_RECOVER_PREFIX], len(data), http)
         at = time.time()
         look = peek(data)
-        unreadable = look.kind == "unreadable"
-        seq = self._log("c2s", "message", data, http=http, at=at,
-                        note=f"the proxy could not read it: {look.problem}" if unreadable else None)
+        if look.kind == "unreadable":
+            return self._host_unreadable(data, look, http, at, forwarded)
+        if type(look.id) is float:  # an integer past 64 bits reads as a float: its exact id
+            look = exact(look, data)
+        seq = self._seq  # (the record is written once the frame is known to be forwarded)
+        self._seq += 1
         tracker = self.tracker
-        events = tracker.feed(self.conn, "c2s", data, at=at, seq=seq, http=http, look=look)
+        tracker.feed(self.conn, "c2s", data, at=at, seq=seq, http=http, look=look)
         opened = tracker.opened(self.conn)
         if opened is not None and opened.origin == "client":
             key = id_key(opened.request_id)
+            pending = self._waiting
+            if key in pending:  # the host reused an id in flight
+                return self._id_in_flight(data, opened, key, seq, at, http, forwarded)
+            self._log("c2s", "message", data, http=http, at=at, seq=seq)
             now = self.clock()
             waiting = _Waiting(opened, now + self.timeout, now,
                                None, _progress_token(opened) if b"progressToken" in data else None)
             if self.telemetry is not None and opened.method == "tools/call":
                 waiting.token = self.telemetry.start(opened, self.session)
-            pending = self._waiting
-            if key in pending:
-                del pending[key]  # (re-inserted last: deadlines stay in insertion order)
             pending[key] = waiting
             if self._answered_by_proxy:
                 self._answered_by_proxy.pop(key, None)
             self.last_opened = key
-        elif unreadable and look.has_id and b'"method"' in data and not (events and isinstance(events[0], Answered)):
-            self.last_opened = self._await_unreadable(data, look.id, Seen(data, at, seq, http))
         else:
+            self._log("c2s", "message", data, http=http, at=at, seq=seq)
             self.last_opened = None
         self.stats.forwarded += 1
         return [] if forwarded else [Out("upstream", data)]
 
-    def _await_unreadable(self, data: bytes, request_id: Id, seen: Seen) -> Key | None:
+    def _id_in_flight(self, data: bytes, opened: Exchange, key: Key, seq: int, at: float,
+                      http: Mapping[str, Any] | None, forwarded: bool) -> list[Out]:
+        """A host request whose id is in flight on this connection (the host reused it before the
+        answer came, which MCP basic/index#requests forbids): the earlier request keeps the id
+        (it stays waiting, with its deadline: an HTTP host's POST for it is answered), this one is
+        answered with INVALID_REQUEST at once and not forwarded — unless it was already (a pipe
+        upstream), when the first answer to the id goes to the earlier request (over one pipe
+        they cannot be told apart) and a second is dropped as late. One answer per request,
+        in both modes."""
+        earlier = self._waiting[key].exchange
+        state = self.tracker.export(self.conn)
+        if state is not None:  # the tracker took the new one in place of the earlier: undone
+            if key in self._unreadable:
+                state.pending.pop(("client", key), None)
+            else:
+                state.pending[("client", key)] = earlier
+        self.last_opened = None
+        reason = ("a request with the same id is in flight on this connection (the host reused the id before "
+                  "its answer came)")
+        answer = error_frame(opened.request_id, INVALID_REQUEST,
+                             f"mcp-verdict proxy: invalid request: {reason}; {_UNRELAYED[forwarded]}",
+                             {"reason": reason, "forwarded": forwarded})
+        if forwarded:  # (a pipe upstream is sent each frame before the relay reads it)
+            self._log("c2s", "message", data, http=http, at=at, seq=seq,
+                      note=f"{reason}: the proxy answered it itself; a second answer to the id is dropped")
+            self._remember_answered(key)
+            self.stats.forwarded += 1
+        else:
+            self._log("c2s", "refused", data, http=http, at=at, seq=seq, note=f"not forwarded: {reason}")
+            self.stats.refused += 1
+        return [self._unsent_answer(answer, f"in answer to frame {seq}", http)]
+
+    def _host_unreadable(self, data: bytes, look: Peek, http: Mapping[str, Any] | None, at: float,
+                         forwarded: bool) -> list[Out]:
+        """A host frame no parser reads. A request (its bytes name a method) whose id shows is
+        awaited by that id (:meth:`_await_unreadable`); one the proxy cannot await is answered by
+        the proxy at once, and not forwarded unless it was already: its id is in flight (the two
+        answers could not be told apart: a parse error, JSON-RPC 2.0 s5.1), or its id is a
+        number the proxy cannot hold (``_ids.unheld_id``: an invalid request)."""
+        if not look.has_id:
+            look = exact(look, data)
+        seq = self._seq  # the record is written once we know whether it is forwarded
+        self._seq += 1
+        note = f"the proxy could not read it: {look.problem}"
+        events = self.tracker.feed(self.conn, "c2s", data, at=at, seq=seq, http=http, look=look)
+        self.last_opened = None
+        request = b'"method"' in data and not (events and isinstance(events[0], Answered))
+        if not request:
+            self._log("c2s", "message", data, http=http, at=at, seq=seq, note=note)
+            self.stats.forwarded += 1
+            return [] if forwarded else [Out("upstream", data)]
+        answer = None
+        key = id_key(look.id) if look.has_id else None
+        if key is not None and key in self._waiting:
+            reason = ("the proxy could not read the request, and a request with the same id is in flight: "
+                      "their answers could not be told apart")
+            answer = error_frame(look.id, PARSE_ERROR, f"mcp-verdict proxy: parse error ({look.problem}); a "
+                                 f"request with the same id is in flight; {_UNRELAYED[forwarded]}",
+                                 {"reason": reason, "forwarded": forwarded})
+        elif not look.has_id:
+            raw = unheld_id(data)
+            if raw is not None:
+                reason = f"the request id {_shown(raw)} is a number the proxy cannot hold exactly"
+                answer = error_frame(raw, INVALID_REQUEST, f"mcp-verdict proxy: invalid request: {reason} "
+                                     f"(MCP request ids are strings or integers); {_UNFOLLOWED[forwarded]}",
+                                     {"reason": reason, "forwarded": forwarded})
+        if answer is None:
+            self._log("c2s", "message", data, http=http, at=at, seq=seq, note=note)
+            if key is not None:
+                self.last_opened = self._await_unreadable(data, look.id, Seen(data, at, seq, http))
+            self.stats.forwarded += 1
+            return [] if forwarded else [Out("upstream", data)]
+        if forwarded:  # (a pipe upstream is sent each frame before the relay reads it)
+            self._log("c2s", "message", data, http=http, at=at, seq=seq,
+                      note=f"{note}; the proxy answered it itself and does not follow it")
+            if key is not None:
+                self._remember_answered(key)  # (the upstream's second answer to the id: late)
+            self.stats.forwarded += 1
+        else:
+            self._log("c2s", "refused", data, http=http, at=at, seq=seq, note=f"{note}; {reason}")
+            self.stats.refused += 1
+        return [self._unsent_answer(answer, f"in answer to frame {seq}", http)]
+
+    def _await_unreadable(self, data: bytes, request_id: Id, seen: Seen) -> Key:
         """A host request no parser reads (it names a method) whose id shows: awaited by that id,
         with the usual deadline, so that the host gets its answer or an error, never silence.
         Its answer is judged as a ``tools/call`` answer when the bytes name ``"tools/call"``,
         under the version in force: the session's, else the HTTP header's, else the default."""
         key = id_key(request_id)
-        if key in self._waiting:
-            return None  # a request of the host with this id waits already: the answer is its
         state = self.tracker.export(self.conn)
         header = seen.http.get("protocol_version") if seen.http else None
         if state is not None and state.version is not None:
@@ -257,12 +352,13 @@ class Relay:
         self.stats.refused += 1
         self._log("c2s", "refused", prefix, note=f"{size} bytes: past the limit of {self.max_frame} bytes",
                   http=http)
-        found, request_id = recover_id(prefix)
+        found, request_id = recover(prefix)
         if not found:
             return []
         answer = error_frame(request_id, TOO_LARGE, f"the request is {size} bytes; the proxy's limit is "
                                                     f"{self.max_frame}", {"size": size, "limit": self.max_frame})
-        return [self._own_answer(answer, id_key(request_id), "refused the request: too large")]
+        # never forwarded nor awaited: a request of the host waiting with this id is another's
+        return [self._unsent_answer(answer, "refused the request: too large", http)]
 
     # -- the upstream's frames ------------------------------------------------------------------
     def from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None, *, defer: bool = False) -> list[Out]:
@@ -278,12 +374,16 @@ class Relay:
         seq = self._seq  # the record is written once we know whether it is forwarded
         self._seq += 1
         early, self._early = self._early, None
-        look = judged = None
+        judged = None
         if early is not None and early[0] is data:  # passes_early read it: its peek and verdict
             _, look, judged = early
+        else:
+            look = peek(data)
+            if type(look.id) is float or (look.kind == "unreadable" and not look.has_id):
+                look = exact(look, data)  # an integer past 64 bits, a lone surrogate: the exact id
         events = self.tracker.feed(self.conn, "s2c", data, at=at, seq=seq, http=http, look=look)
         if not events:
-            return self._server_message(data, seq, at, http)
+            return self._server_message(data, seq, at, http, look)
         event = events[0]
         if isinstance(event, Answered):
             exchange = event.exchange
@@ -292,7 +392,9 @@ class Relay:
             return self._forward(data, seq, at, http)  # cannot happen on s2c; forward unchanged
         assert isinstance(event, Stray)
         key = id_key(event.peek.id) if event.peek.has_id else None
-        if self._unreadable and event.peek.kind in _ANSWER_KINDS:
+        kind = event.peek.kind
+        # (an answer no parser reads either, with its id, answers one: it echoes a lone surrogate)
+        if self._unreadable and (kind in _ANSWER_KINDS or (key is not None and kind == "unreadable")):
             unread = self._unread_answered(key, event.peek)
             if unread is not None:  # the answer to a request the proxy could not read
                 return self._answer(unread, data, seq, at, http, defer)
@@ -339,6 +441,8 @@ class Relay:
         if not self.enforce or len(data) > self.max_frame:
             return False
         look = peek(data)
+        if type(look.id) is float:
+            look = exact(look, data)
         if not look.has_id or look.kind not in _ANSWER_KINDS:
             return False
         key = id_key(look.id)
@@ -387,27 +491,25 @@ class Relay:
         self.stats.refused += 1
         self._log("s2c", "refused", prefix, note=f"{size} bytes: past the limit of {self.max_frame} bytes",
                   http=http)
-        found, request_id = recover_id(prefix)
-        key = id_key(request_id) if found else None
+        found, request_id = recover(prefix)
+        key = id_key(request_id) if found and not isinstance(request_id, bytes) else None
         if key is None or key not in self._waiting:
             return []
         answer = error_frame(request_id, TOO_LARGE, f"the server's answer is {size} bytes; the proxy's limit is "
                                                     f"{self.max_frame}", {"size": size, "limit": self.max_frame})
         return [self._own_answer(answer, key, "the answer was too large")]
 
-    def _server_message(self, data: bytes, seq: int, at: float, http: Mapping[str, Any] | None) -> list[Out]:
+    def _server_message(self, data: bytes, seq: int, at: float, http: Mapping[str, Any] | None,
+                        look: Peek) -> list[Out]:
         """A request or notification from the server (or a frame the tracker took as one)."""
         related = None
-        look = None
         if self._waiting:
-            look = peek(data)
             token = look.params.get("progressToken") if look.method == "notifications/progress" else None
             if token is not None:
                 related = next((k for k, w in self._waiting.items() if w.progress == token), None)
         if self.enforce:
             _, problem = parse(data, self.max_frame, DEFAULT_LIMITS.max_depth)
             if problem is not None:
-                look = look or peek(data)
                 out = self._refuse(data, seq, at, http, f"enforce: a server {look.kind} no strict parser reads "
                                                         f"({problem.code}: {problem.message})")
                 if look.kind == "request" and look.has_id:
@@ -627,7 +729,7 @@ class Relay:
     def _own_answer(self, answer: bytes, key: Key, reason: str) -> Out:
         """An answer the proxy writes itself: fed to the tracker (the request is answered), logged."""
         seq = self._log("s2c", "message", answer, note=f"written by the proxy: {reason}")
-        self.tracker.feed(self.conn, "s2c", answer, at=time.time(), seq=seq)
+        self.tracker.feed(self.conn, "s2c", answer, at=time.time(), seq=seq, look=exact_peek(answer))
         waiting = self._waiting.pop(key, None)
         if waiting is not None and waiting.token is not None and self.telemetry is not None:
             self.telemetry.end(waiting.token, None, None, reason, False)
@@ -636,6 +738,14 @@ class Relay:
         self._remember_answered(key)
         self.stats.proxy_answers += 1
         return Out("host", answer, answers=key)
+
+    def _unsent_answer(self, answer: bytes, reason: str, http: Mapping[str, Any] | None) -> Out:
+        """The proxy's answer to a host request it did not await (refused, or not followed): logged;
+        the tracker and the requests waiting are left alone (one waiting with the same id is
+        another), and it goes to the host stream the request came on (``answers`` None)."""
+        self._log("s2c", "message", answer, note=f"written by the proxy: {reason}", http=http)
+        self.stats.proxy_answers += 1
+        return Out("host", answer)
 
     def _remember_answered(self, key: Key) -> None:
         self._answered_by_proxy[key] = None
@@ -703,6 +813,21 @@ def one_line(data: bytes) -> bytes:
     forwards it) is written the same way rather than split into lines the host would read as
     frames of their own. The frame log keeps the upstream's bytes."""
     return data.translate(_BREAKS)
+
+
+_UNRELAYED: Final = {
+    False: "the proxy does not relay it",
+    True: "it had reached the server before the proxy read it: the first answer to the id goes to the earlier "
+          "request, a second is dropped"}
+_UNFOLLOWED: Final = {
+    False: "the proxy does not relay it",
+    True: "it had reached the server before the proxy read it: the proxy does not follow its answer"}
+
+
+def _shown(raw: bytes) -> str:
+    """A number as the peer wrote it (digits, sign, point, exponent only: ``_ids``), cut short."""
+    text = raw.decode("ascii", "replace")
+    return text if len(text) <= 40 else f"{text[:20]}...{text[-8:]} ({len(text)} characters)"
 
 
 def _progress_token(exchange: Exchange) -> object:
