@@ -23,7 +23,7 @@ import pytest
 
 from mcp_verdict.frames import FrameRecord
 from mcp_verdict.frames import read as read_log
-from mcp_verdict.proxy import REFUSED, UPSTREAM_TIMEOUT
+from mcp_verdict.proxy import REFUSED, TOO_LARGE, UPSTREAM_TIMEOUT
 
 from ._peers import PROXY, HttpHostPeer, LinePeer, call, demo_http, proxy_http, styled_http
 
@@ -296,3 +296,22 @@ def test_a_renumbered_stateless_request_reaches_a_stdio_upstream_byte_for_byte_b
         sent = [record.data for record in read_log(lines) if isinstance(record, FrameRecord) and record.dir == "c2s"
                 and record.kind == "message" and record.data is not None and b"18446744073709551616" in record.data]
     assert [re.sub(rb'"mcp-verdict:[0-9a-f]+:1"', b"7", data) for data in sent] == [second]
+
+
+@pytest.mark.parametrize("id_text", ["123456789012345678901234567890", '"\\ud800"', "1e400", "18446744073709551616"])
+def test_a_request_past_the_limit_gets_too_large_under_the_id_it_wrote(id_text: str) -> None:
+    """A request past ``--max-frame-bytes`` is never forwarded; its TOO_LARGE error carries its
+    id as written, and the proxy carries on (ids of more than 20 digits, with a lone surrogate or
+    past the double range were not found in its first bytes: the host got nothing; 2**64 was, and
+    writing the error raised: the proxy read no more of the host)."""
+    peer = LinePeer([*PROXY, "--max-frame-bytes", "2048", "--", *SERVER])
+    try:
+        peer.send_raw(b'{"jsonrpc":"2.0","id":' + id_text.encode() + b',"method":"tools/call","params":{"name":"echo",'
+                      b'"arguments":{"text":"' + b"x" * 3000 + b'"}}}\n')
+        raw = peer.recv(10)
+        peer.send_raw(tools_call(b"1", "echo") + b"\n")
+        after = peer.recv(10)
+    finally:
+        peer.close()
+    assert raw is not None and after is not None
+    assert (id_and_outcome(raw), id_and_outcome(after)) == ((id_text, TOO_LARGE), ("1", ANSWER))
