@@ -135,9 +135,9 @@ USAGE = [
     (["conform", "exits_at_import:f"], "cannot import module 'exits_at_import': SystemExit: 3"),
     (["conform", ".foo:bar"], "receiver '.foo:bar': '.foo' is a relative module name"),
     (["conform", "--builtin", "minimal", "--labels", "deep.json"],
-     "label file 'deep.json': not a label file: RecursionError (nested too deep to read)"),
+     "label file 'deep.json': line 1: not JSON: nested too deep to read"),
     (["conform", "--builtin", "minimal", "--labels", "latin.json"],
-     "label file 'latin.json': not UTF-8 (invalid continuation byte at byte 21)"),
+     "label file 'latin.json': line 1, column 22: not UTF-8 (invalid continuation byte)"),
     (["conform", "--builtin", "minimal", "--versions", ","], "versions ',': no protocol version named"),
     (["conform", "--builtin", "minimal", "--versions", ""], "versions '': no protocol version named"),
 ]

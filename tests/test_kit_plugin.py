@@ -147,7 +147,7 @@ USAGE_ERRORS = [
     (["--mcp-receiver=raises_at_import:f"], "*cannot import module 'raises_at_import': RuntimeError: boom at import"),
     (["--mcp-receiver=.foo:bar"], "*receiver '.foo:bar': '.foo' is a relative module name*"),
     (["--mcp-receiver=mcp-verdict", "--mcp-receiver-labels=deep.json"],
-     "*label file '*deep.json': not a label file: RecursionError (nested too deep to read)"),
+     "*label file '*deep.json': line 1: not JSON: nested too deep to read"),
     (["--mcp-receiver=mcp-verdict", "--mcp-versions=,"], "*versions ',': no protocol version named*"),
     (["--mcp-receiver=mcp-verdict", "--mcp-versions="], "*versions '': no protocol version named*"),
     (["--mcp-receiver=mcp-verdict", "mcp-receiver::no/such"], "*no corpus case 'no/such' among the selected*"),

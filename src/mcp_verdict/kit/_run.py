@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from ..corpus import CORPUS_VERSION, Case
+from ..corpus import CORPUS_VERSION, Case, _a
 from ..verdict._classify import DEFAULT_LIMITS, Limits
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
@@ -57,7 +57,28 @@ class Outcome:
 
 def check_case(receiver: Receiver, case: Case, labels: Labels = KIND_LABELS) -> Outcome:
     """Put one case to the receiver. Never raises for anything the receiver does (anything it
-    raises but ``KeyboardInterrupt``, ``SystemExit`` included, is an ``error`` outcome)."""
+    raises but ``KeyboardInterrupt``, ``SystemExit`` included, is an ``error`` outcome); raises
+    :class:`KitError` when it is not given a receiver, a case and labels."""
+    _check_arguments(receiver, (case,), labels)
+    return _check_case(receiver, case, labels)
+
+
+def _check_arguments(receiver: object, cases: tuple[object, ...], labels: object) -> None:
+    """The caller's own mistakes, named before any case runs (they were an AttributeError or a
+    KeyError from deep in the run)."""
+    if not isinstance(receiver, Receiver):
+        raise KitError(f"receiver: expected a Receiver (kit.load_receiver or kit.receiver_from), got "
+                       f"{_a(type(receiver).__name__)}")
+    if not isinstance(labels, Labels):
+        raise KitError(f"labels: expected a Labels (kit.load_labels or kit.labels_from), got "
+                       f"{_a(type(labels).__name__)}")
+    for case in cases:
+        if not isinstance(case, Case):
+            raise KitError(f"cases: expected corpus.Case objects (as corpus.load() gives them), got "
+                           f"{_a(type(case).__name__)}")
+
+
+def _check_case(receiver: Receiver, case: Case, labels: Labels) -> Outcome:
     expected = labels[case.expect]
     call = _call_for(receiver, case)
     if isinstance(call, str):
@@ -210,8 +231,11 @@ class Report:
 
 
 def run(receiver: Receiver, cases: Iterable[Case], labels: Labels = KIND_LABELS) -> Report:
-    """Put every case to the receiver."""
-    return Report(receiver, labels, tuple(check_case(receiver, case, labels) for case in cases))
+    """Put every case to the receiver; raises :class:`KitError` when it is not given a receiver,
+    cases and labels."""
+    chosen = tuple(cases)
+    _check_arguments(receiver, chosen, labels)
+    return Report(receiver, labels, tuple(_check_case(receiver, case, labels) for case in chosen))
 
 
 def split_versions(values: Iterable[str]) -> list[str] | None:
