@@ -8,6 +8,8 @@ for the request's id, ``{pad}`` for ``pad``'s text repeated its count of times),
 ``annotations`` and ``outputSchema``. ``bare_list`` answers ``tools/list`` without the ``ttlMs``
 and ``cacheScope`` 2026-07-28 requires (the SDK refuses that list, which it reads to validate a
 call's output).
+``runs`` names a file the server appends one line to per ``tools/call`` it receives (before it
+answers): how many times the tool ran.
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ for line in sys.stdin.buffer:
         if not options.get("bare_list"):
             result.update(ttlMs=0, cacheScope="private")
     elif method == "tools/call":
+        if options.get("runs"):
+            with open(options["runs"], "a") as runs:
+                runs.write(message["params"]["name"] + "\n")
         spec = tools[message["params"]["name"]]
         text, count = spec.get("pad", ("", 0))
         raw = spec["raw"].replace("{id}", json.dumps(rid)).replace("{pad}", text * count)

@@ -4,15 +4,19 @@ a failed call may run again.
 A call is run once through the tap and judged; then ``decide`` says what comes next. Only
 ``retry`` runs it again (after the decision's delay, up to the cap): a tool error, an input
 request, or a write whose effect is unknown after the request was sent never runs again,
-whatever a stack's own retry setting says. The text a model sees for a failure names the
-verdict, its first finding and the next action, so the model (or the person reading the
-trace) knows whether to correct the arguments, ask the user, or check the state first.
+whatever a stack's own retry setting says. Nor does a stack get a failure in a form it re-runs
+(pydantic-ai's ``ModelRetry`` makes the model call the tool again) unless the call may run again
+(:func:`may_run_again`): every other failure leaves the state unknown or cannot succeed as it is.
+The text a model sees for a failure names the verdict, its first finding and the next action,
+so the model (or the person reading the trace) knows whether to correct the arguments, ask the
+user, or check the state first; when the call must not run again, it says so.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 import anyio
 
@@ -23,19 +27,66 @@ from ..tap._tap import Judged, VerdictTap
 from ..verdict._kind import Kind
 from ..verdict._peer_text import neutral
 
+_RUN_AGAIN: Final = frozenset({Action.RETRY, Action.FIX_REQUEST, Action.RETURN_TO_MODEL})
+_JUDGED: Final[weakref.WeakKeyDictionary[BaseException, Outcome]] = weakref.WeakKeyDictionary()
+"""The outcome of each stack error an adapter let through as it is (an SDK ``MCPError``), for a
+stack built on that adapter that would otherwise re-run it (pydantic-ai over FastMCP's)."""
+
+
+def may_run_again(outcome: Outcome) -> bool:
+    """Whether a failed call may be handed to a stack in a form it runs again (a ``ModelRetry``):
+    only when the decision is ``retry`` (nothing reached the server, or a trusted read-only or
+    idempotent tool), ``fix_request`` (the server refused the request itself: nothing ran, and
+    corrected arguments may pass) or ``return_to_model`` (the tool reported its own failure: the
+    model corrects its arguments). Every other action leaves the call's effect unknown
+    (``check_state``, ``investigate``) or names a step to take first (``fulfil_input``,
+    ``renegotiate``, ``add_capability``, ``poll_task``): running it again blindly repeats a write or
+    cannot succeed."""
+    return outcome.decision.action in _RUN_AGAIN
+
+
+def remember(error: BaseException, outcome: Outcome) -> None:
+    """Note the outcome of a stack error an adapter raises as it is (see :func:`outcome_of`)."""
+    _JUDGED[error] = outcome
+
+
+def outcome_of(error: BaseException) -> Outcome | None:
+    """The outcome noted for ``error``, or for an error it was raised from or wraps (a group)."""
+    seen: set[int] = set()
+    todo: list[BaseException] = [error]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen or len(seen) > 64:
+            continue
+        seen.add(id(current))
+        known = _JUDGED.get(current)
+        if known is not None:
+            return known
+        if isinstance(current, BaseExceptionGroup):
+            todo.extend(current.exceptions)
+        todo.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+    return None
+
 
 def model_message(outcome: Outcome) -> str:
     """What the model is told about a call that did not succeed (the message of the adapters'
     exceptions too, so logged and printed as well): the server's text in it is shown literally,
-    its control, escape and bidi characters as visible escapes (``verdict._peer_text``)."""
+    its control, escape and bidi characters as visible escapes (``verdict._peer_text``). A call
+    that must not run again (:func:`may_run_again`) says so."""
     verdict = outcome.verdict
-    decision = decide(outcome)
+    decision = outcome.decision
     if verdict.kind is Kind.TOOL_ERROR:
         return neutral(f"The tool reported an error: {verdict.text or '(no text)'}")
     if decision.action is Action.CHECK_STATE:
         return neutral(f"The tool call's effect is unknown ({describe(outcome)}). Do not call it again before "
                        "checking whether it took effect.")
-    return neutral(f"The tool call failed: {describe(outcome)}")
+    if may_run_again(outcome):
+        return neutral(f"The tool call failed: {describe(outcome)}")
+    if decision.action is Action.INVESTIGATE and outcome.request_sent:
+        advice = "Do not call it again before checking whether it took effect: it may have run."
+    else:
+        advice = f"Do not call it again as it is: {decision.action.value} first."
+    return neutral(f"The tool call failed: {describe(outcome)}. {advice}")
 
 
 def refused(outcome: Outcome) -> bool:

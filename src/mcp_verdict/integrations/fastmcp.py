@@ -15,7 +15,8 @@ exact bytes through the tap::
   ``check_state``), and a complete answer the content check did not accept (text that reports a
   failure without ``isError``, a failed ``expect``, structuredContent that breaks the
   outputSchema): only an accepted call is a success; a tool error stays FastMCP's ``ToolError``,
-  any other protocol error the SDK's ``MCPError``;
+  any other protocol error the SDK's ``MCPError`` (its outcome known to the pydantic-ai adapter,
+  which re-runs it only when ``decide`` allows);
 - ``input_required`` goes to FastMCP's own handlers (elicitation, sampling) as before: each round
   is judged, and the final round decides.
 
@@ -49,7 +50,7 @@ from ..judgement._check import Expectation  # noqa: E402
 from ..judgement._decide import RetryPolicy  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ..tap._tap import WriteProxy  # noqa: E402
-from ._policy import refused, run_judged  # noqa: E402
+from ._policy import refused, remember, run_judged  # noqa: E402
 
 __all__ = ["UPSTREAM_REFUSED", "StrictTransport", "VerdictMiddleware"]
 
@@ -79,6 +80,7 @@ def _strict_session(base: type[Any], tap: VerdictTap, conn: dict[str, str],
             if refused(outcome):
                 raise VerdictError(outcome, response=judged.calls[-1].response)
             if judged.error is not None:
+                remember(judged.error, outcome)  # for a stack over this client that would re-run it
                 raise judged.error  # a protocol error: the SDK's own MCPError, as FastMCP expects
             return result
 

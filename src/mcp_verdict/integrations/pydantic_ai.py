@@ -12,9 +12,13 @@ client with :class:`~mcp_verdict.integrations.fastmcp.StrictTransport` as its tr
   raises the :class:`~mcp_verdict.VerdictError` out of the run instead;
 - a tool error keeps pydantic-ai's tool-error behaviour (``tool_error_behavior``: a ``ModelRetry``
   by default);
-- a failure whose effect is unknown (a timeout or -32603 after a write was sent) is never turned
-  into a ``ModelRetry``: the model is told the effect is unknown and to check the state first —
-  pydantic-ai's stock toolset asks the model to retry, so the write runs again.
+- a failure whose effect is unknown (a timeout or -32603 after a write was sent: ``check_state``;
+  any other server error after the call was sent, -32000...: ``investigate``) or that names a step
+  to take first (``fulfil_input``, ``renegotiate``, ``add_capability``) is never turned into a
+  ``ModelRetry``: it is a failed tool return telling the model not to call the tool again blindly
+  — pydantic-ai's stock toolset asks the model to retry every protocol error, so a write runs
+  again. Only a retry-safe failure (``decide``: ``retry``, ``fix_request``, ``return_to_model``)
+  stays a ``ModelRetry``.
 
 ``verdict_process_tool_call(...)`` is the hook alone, for a toolset you build yourself over a
 StrictTransport.
@@ -34,7 +38,7 @@ from pydantic_ai.mcp import MCPToolset  # noqa: E402
 
 from ..judgement._check import Expectation  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
-from ._policy import model_message  # noqa: E402
+from ._policy import may_run_again, model_message, outcome_of  # noqa: E402
 from .fastmcp import StrictTransport  # noqa: E402
 
 __all__ = ["strict_toolset", "verdict_process_tool_call"]
@@ -53,7 +57,9 @@ def _refusal(error: BaseException) -> VerdictError | None:
 
 def verdict_process_tool_call(inner: ProcessToolCall | None = None, *,
                               on_unclassified: Literal["fail", "raise"] = "fail") -> ProcessToolCall:
-    """A ``process_tool_call`` hook: refusals become failed tool returns with the reason."""
+    """A ``process_tool_call`` hook: refusals, and failures that must not run again (whatever form
+    the toolset gave them: a protocol error is a ``ModelRetry``), become failed tool returns with
+    the reason."""
     if on_unclassified not in ("fail", "raise"):
         raise ValueError(f"on_unclassified is 'fail' or 'raise', not {on_unclassified!r}")
 
@@ -65,7 +71,10 @@ def verdict_process_tool_call(inner: ProcessToolCall | None = None, *,
         except Exception as exc:
             refused = _refusal(exc)
             if refused is None:
-                raise
+                outcome = outcome_of(exc)
+                if outcome is None or may_run_again(outcome):
+                    raise
+                refused = VerdictError(outcome)
             if on_unclassified == "raise":
                 raise refused from exc
             raise ToolFailed(model_message(refused.outcome)) from exc
