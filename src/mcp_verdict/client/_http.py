@@ -19,6 +19,10 @@ from ..frames import SSEParser
 from ._wire import WireLog
 
 _NOT_SENT: Final = (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.UnsupportedProtocol)
+_ERROR_QUOTED: Final = 200
+"""Bytes of an HTTP error body that is no JSON-RPC message quoted in its failure."""
+_ERROR_COUNTED: Final = 1024 * 1024
+"""Bytes of such a body read to count it (counted, not kept); past them it is "more than"."""
 
 
 class _TeeStream(httpx2.AsyncByteStream):
@@ -33,6 +37,24 @@ class _TeeStream(httpx2.AsyncByteStream):
         self._body = bytearray()
         self._max = max_bytes
         self._done = False
+        self._error_size: int | None = None
+        """An error body read ahead (its start in ``_body``): its size, or -1 past ``_ERROR_COUNTED``."""
+
+    async def read_error_body(self) -> None:
+        """Read an HTTP error body that the SDK never reads (it answers the request with a
+        stand-in error): its start is kept for the failure, the rest only counted, up to a bound."""
+        size = 0
+        try:
+            async for chunk in self._inner:
+                if size < _ERROR_QUOTED:
+                    self._body += chunk[: _ERROR_QUOTED - size]
+                size += len(chunk)
+                if size > _ERROR_COUNTED:
+                    size = -1
+                    break
+        except httpx2.TransportError:
+            pass  # what came before the break is what the server said
+        self._error_size = size
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         try:
@@ -79,12 +101,21 @@ class _TeeStream(httpx2.AsyncByteStream):
         if self._json or (body.strip() and self._status < 400):
             self._log.add("in", "message", body, exchange=self._exchange, status=self._status)
         elif self._status >= 400 or body.strip():
-            preview = body[:200].decode("utf-8", "replace")
-            self._log.add("in", "http_error", f"HTTP {self._status}: {preview}".encode(),
-                          exchange=self._exchange, status=self._status)
+            self._log.add("in", "http_error", self._error_text(body).encode(), exchange=self._exchange,
+                          status=self._status)
         elif self._status == 202:
             self._log.add("in", "http_error", b"HTTP 202 Accepted without a response body",
                           exchange=self._exchange, status=self._status)
+
+    def _error_text(self, body: bytes) -> str:
+        """``HTTP 500: <the body's start>``, and its size when more of it was not quoted."""
+        size = len(body) if self._error_size is None else self._error_size
+        if size == 0:
+            return f"HTTP {self._status} with an empty body"
+        text = f"HTTP {self._status}: {body[:_ERROR_QUOTED].decode('utf-8', 'replace')}"
+        if size < 0:
+            return f"{text}… (more than {_ERROR_COUNTED} bytes in all)"
+        return text + (f"… ({size} bytes in all)" if size > _ERROR_QUOTED else "")
 
     async def aclose(self) -> None:
         self._finish()
@@ -129,10 +160,11 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
         # a resumed stream replays): its events are frames too, in their own exchange.
         stream: Any = response.stream
         content_type = response.headers.get("content-type", "").lower()
-        return httpx2.Response(
-            response.status_code, headers=response.headers,
-            stream=_TeeStream(stream, self._log, exchange, response.status_code, content_type, self._max),
-            request=request, extensions=response.extensions)
+        tee = _TeeStream(stream, self._log, exchange, response.status_code, content_type, self._max)
+        if response.status_code >= 400 and not content_type.startswith(("application/json", "text/event-stream")):
+            await tee.read_error_body()  # the SDK reads none of it: what the server said would be lost
+        return httpx2.Response(response.status_code, headers=response.headers, stream=tee, request=request,
+                               extensions=response.extensions)
 
     async def aclose(self) -> None:
         await self._inner.aclose()
