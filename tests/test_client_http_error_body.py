@@ -32,17 +32,19 @@ def base() -> Iterator[str]:
 
 
 # (body size, the transport.error message) - the body is E...EEND; 200 bytes are quoted
-CASES = [
+CASES: list[tuple[int | str, str]] = [
     (0, "HTTP 500 with an empty body"),
     (3, "HTTP 500: END"),
     (200, "HTTP 500: " + "E" * 197 + "END"),
     (201, "HTTP 500: " + "E" * 198 + "EN" + "… (201 bytes in all)"),  # the D is the 201st byte
     (100_000, "HTTP 500: " + "E" * 200 + "… (100000 bytes in all)"),
+    ("endless", "HTTP 500: " + "E" * 200 + "… (more than 1048576 bytes: not read to its end)"),
+    ("stall", "HTTP 500: " + "E" * 200 + "… (at least 300 bytes: not read to its end)"),  # read for 5 s
 ]
 
 
 @pytest.mark.parametrize(("size", "message"), CASES, ids=[str(c[0]) for c in CASES])
-def test_an_http_error_body_is_quoted_with_its_length(base: str, size: int, message: str) -> None:
+def test_an_http_error_body_is_quoted_with_its_length(base: str, size: int | str, message: str) -> None:
     run = subprocess.run([*CLI, "call", "--mode", "legacy", "--url", f"{base}/{size}/mcp", "t", "--json"],
                          capture_output=True, text=True, timeout=60, check=False, stdin=subprocess.DEVNULL)
     assert run.returncode == 20, run.stdout + run.stderr

@@ -3,7 +3,9 @@ that is no JSON-RPC message, of a size chosen per path. Run: python -m tests.ser
 (prints its port, then serves http://127.0.0.1:PORT/<size>/mcp until its stdin closes).
 
 At ``/<size>/mcp`` a tools/call is answered ``500`` with ``text/plain`` ``<size>`` bytes: ``E``s
-and, for sizes of 3 and more, ``END`` last. Everything else gets its ordinary answer.
+and, for sizes of 3 and more, ``END`` last. At ``/endless/mcp`` the body never ends (no length);
+at ``/stall/mcp`` 300 ``E``s come, then nothing until the client goes. Everything else gets its
+ordinary answer.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -51,12 +54,28 @@ class Handler(BaseHTTPRequestHandler):
         self.send(200, b"")
 
     def do_POST(self) -> None:
-        size = int(self.path.split("/")[1])
+        mode = self.path.split("/")[1]
         message = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
         if message.get("id") is None:
             self.send(202, b"")
+        elif message.get("method") == "tools/call" and mode in ("endless", "stall"):
+            self.close_connection = True
+            self.send_response(500)
+            self.send_header("content-type", "text/plain")
+            self.end_headers()
+            try:
+                self.wfile.write(b"E" * 300)
+                self.wfile.flush()
+                while True:
+                    if mode == "endless":
+                        self.wfile.write(b"E" * 65536)
+                    else:
+                        time.sleep(0.5)
+                        self.wfile.write(b"")
+            except OSError:
+                return
         elif message.get("method") == "tools/call":
-            self.send(500, body_of(size), "text/plain")
+            self.send(500, body_of(int(mode)), "text/plain")
         else:
             self.send(200, json.dumps(answer(message)).encode())
 

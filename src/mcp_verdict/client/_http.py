@@ -23,6 +23,9 @@ _ERROR_QUOTED: Final = 200
 """Bytes of an HTTP error body that is no JSON-RPC message quoted in its failure."""
 _ERROR_COUNTED: Final = 1024 * 1024
 """Bytes of such a body read to count it (counted, not kept); past them it is "more than"."""
+_ERROR_SECONDS: Final = 5.0
+"""Seconds such a body is read for (half the request timeout if less): a body that trickles is
+counted as far as it came."""
 
 
 class _TeeStream(httpx2.AsyncByteStream):
@@ -38,22 +41,31 @@ class _TeeStream(httpx2.AsyncByteStream):
         self._max = max_bytes
         self._done = False
         self._error_size: int | None = None
-        """An error body read ahead (its start in ``_body``): its size, or -1 past ``_ERROR_COUNTED``."""
+        """An error body read ahead (its start in ``_body``): its size, as far as it was read."""
+        self._error_whole = True
+        """Whether the error body was read to its end (not past the byte or time bound)."""
 
-    async def read_error_body(self) -> None:
+    async def read_error_body(self, seconds: float) -> None:
         """Read an HTTP error body that the SDK never reads (it answers the request with a
-        stand-in error): its start is kept for the failure, the rest only counted, up to a bound."""
+        stand-in error): its start is kept for the failure, the rest only counted, within a
+        byte and a time bound."""
+        import anyio
+
         size = 0
-        try:
-            async for chunk in self._inner:
-                if size < _ERROR_QUOTED:
-                    self._body += chunk[: _ERROR_QUOTED - size]
-                size += len(chunk)
-                if size > _ERROR_COUNTED:
-                    size = -1
-                    break
-        except httpx2.TransportError:
-            pass  # what came before the break is what the server said
+        self._error_whole = False
+        with anyio.move_on_after(seconds):
+            try:
+                async for chunk in self._inner:
+                    if size < _ERROR_QUOTED:
+                        self._body += chunk[: _ERROR_QUOTED - size]
+                    size += len(chunk)
+                    if size > _ERROR_COUNTED:
+                        size = _ERROR_COUNTED + 1  # "more than" the bound, whatever the chunks
+                        break
+                else:
+                    self._error_whole = True
+            except httpx2.TransportError:
+                self._error_whole = True  # what came before the break is all the server said
         self._error_size = size
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
@@ -110,11 +122,12 @@ class _TeeStream(httpx2.AsyncByteStream):
     def _error_text(self, body: bytes) -> str:
         """``HTTP 500: <the body's start>``, and its size when more of it was not quoted."""
         size = len(body) if self._error_size is None else self._error_size
-        if size == 0:
+        if size == 0 and self._error_whole:
             return f"HTTP {self._status} with an empty body"
         text = f"HTTP {self._status}: {body[:_ERROR_QUOTED].decode('utf-8', 'replace')}"
-        if size < 0:
-            return f"{text}… (more than {_ERROR_COUNTED} bytes in all)"
+        if not self._error_whole:
+            more = f"more than {_ERROR_COUNTED}" if size > _ERROR_COUNTED else f"at least {size}"
+            return f"{text}… ({more} bytes: not read to its end)"
         return text + (f"… ({size} bytes in all)" if size > _ERROR_QUOTED else "")
 
     async def aclose(self) -> None:
@@ -126,8 +139,9 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
     """An httpx2 transport that records every exchange's request and response bytes."""
 
     def __init__(self, log: WireLog, inner: httpx2.AsyncBaseTransport | None = None,
-                 max_bytes: int = 64 * 1024 * 1024) -> None:
+                 max_bytes: int = 64 * 1024 * 1024, error_seconds: float = _ERROR_SECONDS) -> None:
         self._log = log
+        self._error_seconds = error_seconds
         self._inner = inner or httpx2.AsyncHTTPTransport()
         self._exchanges = itertools.count(1)
         self._max = max_bytes
@@ -162,7 +176,8 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
         content_type = response.headers.get("content-type", "").lower()
         tee = _TeeStream(stream, self._log, exchange, response.status_code, content_type, self._max)
         if response.status_code >= 400 and not content_type.startswith(("application/json", "text/event-stream")):
-            await tee.read_error_body()  # the SDK reads none of it: what the server said would be lost
+            # the SDK reads none of it: what the server said would be lost
+            await tee.read_error_body(self._error_seconds)
         return httpx2.Response(response.status_code, headers=response.headers, stream=tee, request=request,
                                extensions=response.extensions)
 
@@ -175,5 +190,6 @@ def recording_http_client(log: WireLog, *, headers: dict[str, str] | None = None
                           max_bytes: int = 64 * 1024 * 1024) -> httpx2.AsyncClient:
     """An ``httpx2.AsyncClient`` for ``streamable_http_client(url, http_client=...)``."""
     merged = {"accept-encoding": "identity", **(headers or {})}
-    return httpx2.AsyncClient(transport=RecordingTransport(log, max_bytes=max_bytes), headers=merged, auth=auth,
+    transport = RecordingTransport(log, max_bytes=max_bytes, error_seconds=min(_ERROR_SECONDS, timeout / 2))
+    return httpx2.AsyncClient(transport=transport, headers=merged, auth=auth,
                               timeout=httpx2.Timeout(timeout, read=max(timeout, 30.0)))
