@@ -15,6 +15,7 @@ Ids are compared with their JSON type (``7`` is not ``"7"``, and ``1`` is not ``
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any, Final, Literal
 
 import msgspec
@@ -100,8 +101,26 @@ def recover_id(data: bytes | bytearray | memoryview | str) -> tuple[bool, Id]:
     """The id of a frame that does not parse, when a top-level ``"id"`` member with an integer or
     a plain string value can be seen. Returns (found, id). Never raises; linear time."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    for value in id_values(raw, _VALUE):
+        text = value.group(1)
+        if text[:1] == b'"':
+            try:
+                decoded = orjson.loads(text)
+            except orjson.JSONDecodeError:
+                return False, None
+            return True, decoded if isinstance(decoded, str) else None
+        if len(text) > 20:
+            return False, None  # no JSON-RPC peer uses such an id; int() of it is not linear
+        return True, int(text)
+    return False, None
+
+
+def id_values(data: bytes, value: re.Pattern[bytes]) -> Iterator[re.Match[bytes]]:
+    """The value of each top-level ``"id"`` member of ``data`` that ``value`` matches (matched at
+    the end of the member's name), in order. A Python step per string or bracket: linear in the
+    frame's size; never raises."""
     depth = 0
-    for match in _TOKENS.finditer(raw):
+    for match in _TOKENS.finditer(data):
         token = match.group()
         first = token[:1]
         if first in {b"{", b"["}:
@@ -109,17 +128,6 @@ def recover_id(data: bytes | bytearray | memoryview | str) -> tuple[bool, Id]:
         elif first in {b"}", b"]"}:
             depth -= 1
         elif depth == 1 and token == b'"id"':
-            value = _VALUE.match(raw, match.end())
-            if value is None:
-                continue
-            text = value.group(1)
-            if text[:1] == b'"':
-                try:
-                    decoded = orjson.loads(text)
-                except orjson.JSONDecodeError:
-                    return False, None
-                return True, decoded if isinstance(decoded, str) else None
-            if len(text) > 20:
-                return False, None  # no JSON-RPC peer uses such an id; int() of it is not linear
-            return True, int(text)
-    return False, None
+            found = value.match(data, match.end())
+            if found is not None:
+                yield found

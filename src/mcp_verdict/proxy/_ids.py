@@ -29,7 +29,7 @@ from typing import Final
 
 import orjson
 
-from ..frames._jsonrpc import _TOKENS, Id, Peek, peek, recover_id
+from ..frames._jsonrpc import Id, Peek, id_values, peek, recover_id
 
 _NUMBER: Final = rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
 _VALUE: Final = re.compile(rb'\s*:\s*(' + _NUMBER + rb'|"(?:[^"\\]|\\.)*"|null)(?=\s*[,}])', re.DOTALL)
@@ -40,20 +40,7 @@ _UNHELD: Final = object()
 def id_spans(data: bytes) -> list[tuple[int, int]]:
     """Where the value of each top-level ``"id"`` member is in ``data`` (a number, a string or
     null), in order. Linear time (a step per string or bracket); never raises."""
-    spans = []
-    depth = 0
-    for match in _TOKENS.finditer(data):
-        token = match.group()
-        first = token[:1]
-        if first in {b"{", b"["}:
-            depth += 1
-        elif first in {b"}", b"]"}:
-            depth -= 1
-        elif depth == 1 and token == b'"id"':
-            value = _VALUE.match(data, match.end())
-            if value is not None:
-                spans.append(value.span(1))
-    return spans
+    return [value.span(1) for value in id_values(data, _VALUE)]
 
 
 def id_text(data: bytes) -> bytes | None:
