@@ -83,6 +83,18 @@ class LinePeer:
         except queue.Empty:
             return None
 
+    def lines_within(self, seconds: float) -> Iterator[bytes]:
+        """The lines the process writes, until ``seconds`` have passed or its stdout ends."""
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                raw = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                return
+            if raw is None:
+                return
+            yield raw
+
     def exchange(self, message: Mapping[str, Any], timeout: float = TIMEOUT) -> bytes | None:
         self.send(message)
         return self.recv(timeout)

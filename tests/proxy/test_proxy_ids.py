@@ -11,7 +11,6 @@ The upstreams read as leniently as Python's json (the integers exact)."""
 from __future__ import annotations
 
 import json
-import queue
 import re
 import sys
 import threading
@@ -87,19 +86,14 @@ def test_a_stdio_host_gets_every_answer_under_the_id_it_wrote(mode: str, tmp_pat
         if mode == "observe":
             expected.update(OBSERVE_EXTRA)
         got: dict[str, list[object]] = {}
-        deadline = time.monotonic() + 10
-        while sum(map(len, got.values())) < sum(map(len, expected.values())):
-            try:
-                raw = peer.lines.get(timeout=max(0.01, deadline - time.monotonic()))
-            except queue.Empty:
-                break
-            if raw is None:
-                break
+        for raw in peer.lines_within(10):
             id_text, outcome = id_and_outcome(raw)
             got.setdefault(id_text, []).append(outcome)
+            if sum(map(len, got.values())) >= sum(map(len, expected.values())):
+                break
         time.sleep(0.3)  # nothing more comes
-        while not peer.lines.empty() and (raw := peer.lines.get()) is not None:
-            id_text, outcome = id_and_outcome(raw)
+        while not peer.lines.empty() and (late := peer.lines.get()) is not None:
+            id_text, outcome = id_and_outcome(late)
             got.setdefault(id_text, []).append(outcome)
     finally:
         status = peer.close()
