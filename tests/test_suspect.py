@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from mcp_verdict import DEFAULT_SUSPECTS, Kind, Suspect, Verdict, check_output, classify
+from mcp_verdict.judgement._suspect import default_matches
 
 
 def complete(structured: Any = ..., text: str = "ok") -> Verdict:
@@ -140,3 +141,11 @@ def test_the_default_table_in_one_pass_finds_what_each_row_finds(case: str, verd
     if verdict.kind is Kind.NORMAL_COMPLETE:
         assert [(m.id, m.path, m.evidence) for m in check_output(verdict).suspects] == expected
         assert check_output(verdict, suspects=list(DEFAULT_SUSPECTS)) == check_output(verdict)  # row by row
+
+
+def test_the_evidence_of_a_huge_error_member_is_cut() -> None:
+    wide = {str(i): i for i in range(200_000)}
+    verdict = classify({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [],
+                                                               "structuredContent": {"error": wide}}})
+    assert default_matches(verdict) == [("structured.error_key", "/result/structuredContent/error",
+                                         "error: {'0': 0, '1': 1, '2': 2, '3': 3, '4': 4, '5': 5, '6': 6, ...")]

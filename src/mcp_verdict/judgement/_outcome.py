@@ -14,6 +14,7 @@ anything but normal_complete. ``evaluate`` is pure; ``settle`` adds the (async) 
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -25,7 +26,7 @@ from ..verdict._verdict import Verdict
 from ._check import ContentCheck, Expectation, checked
 from ._decide import Decision, decide
 from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits
-from ._suspect import DEFAULT_SUSPECTS, Suspect
+from ._suspect import DEFAULT_SUSPECTS, Suspect, described, shown
 
 Stage = Literal["classified", "content_verified", "completion_observed"]
 
@@ -53,6 +54,11 @@ class Observe:
     def __post_init__(self) -> None:
         if (self.read is None) == (self.tool is None):
             raise ValueError("Observe needs exactly one of read (an async callable) and tool (via Observe.tool_call)")
+        if self.read is not None and not callable(self.read):
+            raise ValueError(f"Observe.read must be an async callable, not {shown(self.read)}")
+        if not callable(self.until) or inspect.iscoroutinefunction(self.until):
+            raise ValueError(f"Observe.until must be a plain (not async) callable returning True, False or a "
+                             f"reason string, not {shown(self.until)}")
         if isinstance(self.attempts, bool) or not isinstance(self.attempts, int) or self.attempts < 1:
             raise ValueError(f"Observe.attempts must be a positive integer, not {self.attempts!r}")
         for name in ("interval", "timeout", "backoff"):
@@ -95,7 +101,11 @@ class Observation:
                 "finished_at": self.finished_at,
                 "attempts": [{"at": a.at, "elapsed": round(a.elapsed, 6), "passed": a.passed, "reason": a.reason,
                               "observed": a.observed.to_dict(payload=False) if isinstance(a.observed, Verdict)
-                              else repr(a.observed)} for a in self.attempts]}
+                              else shown(a.observed, _SHOWN)} for a in self.attempts]}
+
+
+_SHOWN: Final = 200
+"""Characters of what a read returned kept in ``Observation.to_dict`` (its repr, cut)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +165,8 @@ def evaluate(
     trusted_server: bool = False,
 ) -> Outcome:
     """Classified → content check (pure). Only normal_complete verdicts are content-checked."""
+    if trusted_server is not True and trusted_server is not False:
+        raise ValueError(f"trusted_server must be True or False, not {shown(trusted_server)}")
     return evaluate_listed(verdict, tool, None, expect=expect, suspects=suspects, schema_limits=schema_limits,
                            trusted_server=trusted_server)
 
@@ -212,15 +224,18 @@ async def settle(
 ) -> Outcome:
     """All three stages: classify's verdict, the content check, then (for writes) the
     observation — run only when the content check passed."""
+    if observe is not None:
+        if not isinstance(observe, Observe):
+            raise ValueError(f"observe must be an Observe, not {shown(observe)}")
+        if observe.read is None:
+            raise ValueError("Observe.tool_call needs a client to call the read tool; pass read= instead")
     outcome = evaluate(verdict, tool, expect=expect, suspects=suspects, schema_limits=schema_limits,
                        trusted_server=trusted_server)
     if observe is None:
         return outcome
     outcome = replace(outcome, observe_requested=True)
-    if not outcome.content_check or not outcome.content_check.passed:
+    if not outcome.content_check or not outcome.content_check.passed or observe.read is None:
         return outcome
-    if observe.read is None:
-        raise ValueError("Observe.tool_call needs a client to call the read tool; pass read= instead")
     return replace(outcome, observation=await run_observation(observe, observe.read))
 
 
@@ -242,22 +257,31 @@ async def run_observation(observe: Observe, read: Callable[[], Awaitable[Any]]) 
         if remaining <= 0:
             break
         observed: Any = None
-        try:
-            with anyio.fail_after(remaining):
-                observed = await read()
-            passed, reason = _judge(observe, observed)
-        except TimeoutError:
-            passed, reason = False, f"the read did not answer within the remaining {remaining:.3f} s"
-        except Exception as exc:  # the read is caller code or a network call: record, keep polling
-            passed, reason = False, f"the read raised {type(exc).__name__}: {exc}"
+        failure: str | None = None
+        try:  # the read is caller code or a network call: what it raises is recorded, polling goes on
+            pending = read()
+        except Exception as exc:
+            failure = f"the read raised {described(exc)}"
+        else:
+            if not inspect.isawaitable(pending):  # the caller's mistake, the same on every read
+                raise ValueError(f"Observe.read must be an async callable; it returned {shown(pending)}")
+            try:
+                with anyio.move_on_after(remaining) as scope:
+                    observed = await pending
+            except Exception as exc:
+                failure = f"the read raised {described(exc)}"
+            else:
+                if scope.cancelled_caught:
+                    failure = f"the read did not answer within the remaining {remaining:.3f} s"
+        passed, reason = (False, failure) if failure is not None else _judge(observe, observed)
         attempts.append(Attempt(time.time(), _MONOTONIC() - start, observed, passed, reason))
         if passed:
             return Observation(True, f"observed on read {number}", tuple(attempts), started_wall, time.time())
         if number < observe.attempts:
-            pause = min(wait, deadline - _MONOTONIC())
-            if pause <= 0:
+            left = deadline - _MONOTONIC()
+            if left <= 0:
                 break
-            await anyio.sleep(pause)
+            await anyio.sleep(min(wait, left))  # an interval of 0 still yields (and can be cancelled)
             wait *= observe.backoff
     why = attempts[-1].reason if attempts else "no time to read"
     return Observation(False, f"not observed after {len(attempts)} read(s): {why}", tuple(attempts),
@@ -270,11 +294,15 @@ def _judge(observe: Observe, observed: Any) -> tuple[bool, str]:
     try:
         answer = observe.until(observed)
     except Exception as exc:
-        return False, f"the predicate raised {type(exc).__name__}: {exc}"
+        return False, f"the predicate raised {described(exc)}"
     if answer is True:
         return True, ""
     if answer is False:
         return False, "the predicate returned False"
-    if isinstance(answer, str):
-        return False, answer or "the predicate returned an empty reason"
-    return False, f"the predicate returned {answer!r}; expected True, False or a reason string"
+    if isinstance(answer, str):  # as a plain str: a subclass may redefine its truth or formatting
+        return False, str.__str__(answer) or "the predicate returned an empty reason"
+    if inspect.isawaitable(answer):  # the caller's mistake, the same on every read
+        if inspect.iscoroutine(answer):
+            answer.close()  # never awaited: closed here rather than warned about at collection
+        raise ValueError("Observe.until must be a plain (not async) callable; it returned an awaitable")
+    return False, f"the predicate returned {shown(answer)}; expected True, False or a reason string"

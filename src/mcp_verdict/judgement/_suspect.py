@@ -42,6 +42,72 @@ _ERROR_PREFIX: Final = re.compile(r"\s*(error|fatal)\s*[:!]", re.IGNORECASE)
 _EXCEPTION_PREFIX: Final = re.compile(r"\s*((?i:exception)\b|[A-Za-z_][\w.]*(Error|Exception)\s*:)")
 
 
+def shown(value: Any, limit: int = 80) -> str:
+    """``repr(value)``, or its first ``limit - 3`` characters and ``...`` when longer, at a cost
+    bounded by ``limit`` rather than by the value's size or depth (a dict, list or tuple is
+    written only as far as the limit; a str only its head). Never raises: an object whose
+    ``repr`` raises is named by its type. For server data (the evidence of a match) and for
+    whatever caller code returned (a read, a predicate, an expectation)."""
+    parts: list[str] = []
+    room = limit + 1  # one more than the limit: enough to tell that the text was cut
+
+    def put(text: str) -> None:
+        nonlocal room
+        parts.append(text[:room])
+        room -= len(text)
+
+    def walk(item: Any) -> None:  # each level writes at least one character: depth <= limit
+        kind = type(item)
+        if kind is dict:
+            put("{")
+            for number, (key, member) in enumerate(item.items()):
+                if room <= 0:
+                    return
+                if number:
+                    put(", ")
+                walk(key)
+                put(": ")
+                walk(member)
+            put("}")
+        elif kind is list or kind is tuple:
+            put("[" if kind is list else "(")
+            for number, member in enumerate(item):
+                if room <= 0:
+                    return
+                if number:
+                    put(", ")
+                walk(member)
+            put("]" if kind is list else ("," if len(item) == 1 else "") + ")")
+        elif kind is str:
+            put(repr(item[:room]) if len(item) > room else repr(item))
+        else:
+            try:
+                text = repr(item)
+                if type(text) is not str:  # pragma: no cover - repr() itself refuses anything else
+                    raise TypeError("repr returned no str")
+            except Exception as exc:
+                text = f"<{type(item).__name__} object; its repr raised {type(exc).__name__}>"
+            put(text)
+
+    walk(value)
+    text = "".join(parts)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def described(exc: BaseException, limit: int = 300) -> str:
+    """``"TypeName: message"`` of an exception raised by caller code, its message cut to about
+    ``limit`` characters; never raises (an exception whose ``str`` raises is named alone)."""
+    try:
+        message = str(exc)
+        if type(message) is not str:  # pragma: no cover - str() itself refuses anything else
+            raise TypeError("str returned no str")
+    except Exception:
+        return f"{type(exc).__name__} (its message could not be read)"
+    if len(message) > limit:
+        message = message[:limit - 3] + "..."
+    return f"{type(exc).__name__}: {message}"
+
+
 def _structured(verdict: Verdict) -> Mapping[str, Any] | None:
     value = verdict.structured_content
     return value if isinstance(value, dict) else None
@@ -77,8 +143,7 @@ def _error_key(verdict: Verdict) -> tuple[str, str] | None:
         if value is None:  # absent or null: what the test below also skips, without building its tuple
             continue
         if value not in (None, False, "", [], {}) and key in data:
-            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
-            return f"/result/structuredContent/{key}", f"{key}: {shown}"
+            return f"/result/structuredContent/{key}", f"{key}: {shown(value, 60)}"
     return None
 
 
