@@ -14,6 +14,7 @@ The same table is in the README; every row has a test.
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -67,6 +68,15 @@ class RetryPolicy:
     base_delay: float = 0.5
     max_delay: float = 8.0
 
+    def __post_init__(self) -> None:
+        if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or self.max_attempts < 1:
+            raise ValueError(f"RetryPolicy.max_attempts must be a positive integer, not {self.max_attempts!r}")
+        for name in ("base_delay", "max_delay"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                    or value < 0:
+                raise ValueError(f"RetryPolicy.{name} must be a finite number of seconds >= 0, not {value!r}")
+
 
 DEFAULT_RETRY: Final = RetryPolicy()
 
@@ -117,6 +127,18 @@ class _Situation:
         return None
 
     @property
+    def accepted(self) -> bool:
+        """An Outcome of a normal_complete verdict whose every check passed. Each member is read
+        as exactly True (an outside ``Judged`` may answer anything): ``Outcome.succeeded`` alone
+        implies the rest, but a truthy string or a tool error saying it succeeded is no success."""
+        outcome = self.outcome
+        if outcome is None or self.verdict.kind is not Kind.NORMAL_COMPLETE or outcome.succeeded is not True:
+            return False
+        if getattr(outcome.content_check, "passed", None) is not True:
+            return False
+        return outcome.observation is None or getattr(outcome.observation, "passed", None) is True
+
+    @property
     def annotations(self) -> Mapping[str, Any]:
         value = self.tool.get("annotations") if self.tool is not None else None
         return value if isinstance(value, Mapping) else {}
@@ -138,7 +160,8 @@ class _Situation:
 
     def content_codes(self) -> set[str]:
         check = self.outcome.content_check if self.outcome is not None else None
-        return set(check.codes) if check is not None else set()
+        codes = getattr(check, "codes", ()) if check is not None else ()
+        return {c for c in codes if isinstance(c, str)} if isinstance(codes, (tuple, list, frozenset, set)) else set()
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +184,7 @@ def _supported(s: _Situation) -> str | None:
 
 
 def _outcome_failed(s: _Situation) -> bool:
-    return s.outcome is not None and s.verdict.kind is Kind.NORMAL_COMPLETE and not s.outcome.succeeded
+    return s.outcome is not None and s.verdict.kind is Kind.NORMAL_COMPLETE and not s.accepted
 
 
 _SCHEMA_CODES: Final = frozenset({"output.structured_missing", "output.schema", "output.dialect", "output.ref",
@@ -171,7 +194,7 @@ _FIX_CODES: Final = {-32700: "parse error", -32600: "invalid request", -32601: "
 
 POLICY: Final[tuple[PolicyRow, ...]] = (
     PolicyRow("accept", "an Outcome whose every requested check passed", Action.ACCEPT,
-              lambda s: s.outcome is not None and s.outcome.succeeded,
+              lambda s: s.accepted,
               lambda s: "complete and content checked"
                         + (", completion observed" if s.outcome and s.outcome.observation else "")),
     PolicyRow("suspect_error", "Outcome: the content reads like a failure (content.suspect_error)",
@@ -193,7 +216,7 @@ POLICY: Final[tuple[PolicyRow, ...]] = (
               lambda s: "the read returned data the caller did not expect"),
     PolicyRow("not_observed", "Outcome: the write's completion was not observed in time", Action.CHECK_STATE,
               lambda s: _outcome_failed(s) and s.outcome is not None and s.outcome.observation is not None
-              and not s.outcome.observation.passed,
+              and getattr(s.outcome.observation, "passed", None) is not True,
               lambda s: "the write's effect was not observed; check the state before resending"),
     PolicyRow("normal_complete", "normal_complete (decided from the verdict alone)", Action.VERIFY_CONTENT,
               lambda s: s.verdict.kind is Kind.NORMAL_COMPLETE,
@@ -275,17 +298,29 @@ def decide(
         outcome: Judged | None = None
         plain = verdict
     else:
-        outcome, plain = verdict, verdict.verdict
-        if not isinstance(plain, Verdict):
+        outcome, inner = verdict, getattr(verdict, "verdict", None)
+        if not isinstance(inner, Verdict):
             raise ValueError(f"decide takes a Verdict or an Outcome, not {type(verdict).__name__}")
+        plain = inner
     if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
         raise ValueError(f"attempt counts from 1, not {attempt!r}")
+    for name, value in (("trusted_server", trusted_server), ("request_sent", request_sent)):
+        if value is not None and value is not True and value is not False:
+            raise ValueError(f"{name} must be True, False or None, not {type(value).__name__}")
+    if tool is not None and not isinstance(tool, Mapping):
+        raise ValueError(f"tool must be the tool as listed (a mapping) or None, not {type(tool).__name__}")
+    if not isinstance(retry, RetryPolicy):
+        raise ValueError(f"retry must be a RetryPolicy, not {type(retry).__name__}")
+    # An Outcome's own members, read conservatively (an outside Judged may hold anything):
+    # trusted only when exactly True, unsent only when exactly False, a tool only as a mapping.
     if trusted_server is None:
-        trusted_server = outcome.trusted_server if outcome is not None else False
+        trusted_server = outcome is not None and outcome.trusted_server is True
     if request_sent is None:
-        request_sent = outcome.request_sent if outcome is not None else True
-    situation = _Situation(plain, outcome, tool if tool is not None else (outcome.tool if outcome else None),
-                           attempt, trusted_server, request_sent, retry)
+        request_sent = outcome is None or outcome.request_sent is not False
+    if tool is None and outcome is not None:
+        listed = outcome.tool
+        tool = listed if isinstance(listed, Mapping) else None
+    situation = _Situation(plain, outcome, tool, attempt, trusted_server, request_sent, retry)
     for row in POLICY:
         if row.applies(situation):
             return _decision(row, situation)
@@ -295,7 +330,11 @@ def decide(
 def _decision(row: PolicyRow, s: _Situation) -> Decision:
     delay = version = capabilities = None
     if row.action is Action.RETRY:
-        backoff = min(s.retry.max_delay, s.retry.base_delay * 2 ** (s.attempt - 1))
+        try:  # base·2^(n-1) as a float: past the float range (a late attempt) it is the cap
+            raw = math.ldexp(s.retry.base_delay, s.attempt - 1)
+        except OverflowError:
+            raw = math.inf
+        backoff = min(s.retry.max_delay, raw)
         # Deterministic jitter in [0.5, 1.0): spreads clients apart without hidden state.
         seed = zlib.crc32(f"{s.verdict.id!r}:{s.attempt}".encode())
         delay = round(backoff * (0.5 + (seed % 1000) / 2000), 3)
