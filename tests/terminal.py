@@ -13,15 +13,26 @@ CLI = [sys.executable, "-m", "mcp_verdict"]
 
 
 def in_a_terminal(args: list[str], answers: list[tuple[bytes, bytes]], *, cwd: Path | None = None,
-                  timeout: float = 60) -> tuple[int, bytes]:
-    """Run ``mcp-verdict ARGS`` in a pseudo-terminal (TERM=dumb, 120 columns), typing each
-    answer once its prompt is in the output; returns (exit status, everything shown). Every
-    answer must have been typed."""
+                  timeout: float = 60, columns: int | None = None) -> tuple[int, bytes]:
+    """Run ``mcp-verdict ARGS`` in a pseudo-terminal (TERM=dumb, COLUMNS=120; with ``columns``,
+    a terminal that wide with no COLUMNS, TERM=xterm and no colour), typing each answer once
+    its prompt is in the output; returns (exit status, everything shown). Every answer must
+    have been typed."""
     import pty
 
     primary, secondary = pty.openpty()
+    if columns is None:
+        env = {**os.environ, "TERM": "dumb", "COLUMNS": "120"}
+    else:
+        import fcntl
+        import struct
+        import termios
+
+        fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+        env = {**{k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")},
+               "TERM": "xterm", "NO_COLOR": "1"}
     process = subprocess.Popen([*CLI, *args], stdin=secondary, stdout=secondary, stderr=secondary, close_fds=True,
-                               cwd=cwd, env={**os.environ, "TERM": "dumb", "COLUMNS": "120"})
+                               cwd=cwd, env=env)
     os.close(secondary)
     pending = list(answers)
     output = b""

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import os
 import re
-import select
 import shlex
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from mcp_verdict.demo import stdio_command
+
+from .terminal import in_a_terminal
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "mcp_verdict"]
@@ -54,38 +54,7 @@ SGR = re.compile(r"\x1b\[[0-9;]*m")  # a style: rich sizes a TERM=dumb console 8
 def in_a_terminal_of(columns: int, args: list[str], timeout: float = 60) -> tuple[int, str]:
     """Run ``mcp-verdict ARGS`` in a pseudo-terminal ``columns`` wide (no COLUMNS, no colour):
     (exit status, what it showed: line ends as \\n, the styles it set (bold) taken out)."""
-    import fcntl
-    import pty
-    import struct
-    import termios
-
-    primary, secondary = pty.openpty()
-    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    process = subprocess.Popen([*CLI, *args], stdin=subprocess.DEVNULL, stdout=secondary, stderr=secondary,
-                               close_fds=True, cwd=ROOT, env={**env, "TERM": "xterm", "NO_COLOR": "1"})
-    os.close(secondary)
-    output = b""
-    deadline = time.monotonic() + timeout
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([primary], [], [], 0.2)
-            if ready:
-                try:
-                    chunk = os.read(primary, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                output += chunk
-            elif process.poll() is not None:
-                break
-        status = process.wait(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        os.close(primary)
+    status, output = in_a_terminal(args, [], cwd=ROOT, timeout=timeout, columns=columns)
     return status, SGR.sub("", output.decode("utf-8", "replace").replace("\r\n", "\n"))
 
 
