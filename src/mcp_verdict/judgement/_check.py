@@ -17,7 +17,6 @@ text content parsed as strict JSON.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -26,7 +25,7 @@ from ..verdict._findings import Finding, finding
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
 from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_schema, validate
-from ._suspect import DEFAULT_SUSPECTS, Suspect, default_matches
+from ._suspect import DEFAULT_SUSPECTS, Suspect, default_matches, described, shown
 
 Expectation = Mapping[str, Any] | type | Callable[[Verdict], "bool | str"] | Any
 """A JSON Schema dict, a pydantic model class, a pydantic TypeAdapter, or a callable."""
@@ -174,23 +173,40 @@ def _expectations(expect: Any) -> list[Any]:
 
 
 def _instance(verdict: Verdict) -> tuple[bool, Any]:
-    """What schema and model expectations read: structuredContent, else the text as JSON."""
+    """What schema and model expectations read: structuredContent, else the text as strict JSON,
+    read as the wire is (no NaN or Infinity, no duplicate member names, nesting bounded, no
+    number past a double's range such as 1e400): a text the wire would refuse is no JSON here."""
     if verdict.has_structured_content:
         return True, verdict.structured_content
-    try:
-        return True, json.loads(verdict.text)
-    except ValueError:
+    from ..verdict._parser import NOT_PARSED, PARSER_MAX_DEPTH, parse
+
+    text = verdict.text
+    value, _ = parse(text, len(text) * 4, PARSER_MAX_DEPTH, explain=False)  # 4: UTF-8 bytes per character
+    if value is NOT_PARSED:
         return False, None
+    stack = [value]
+    while stack:  # every number finite (the parser reads 1e400 as inf)
+        item = stack.pop()
+        if type(item) is float and item - item != 0.0:
+            return False, None
+        if type(item) is dict:
+            stack.extend(item.values())
+        elif type(item) is list:
+            stack.extend(item)
+    return True, value
 
 
 def _run(item: Any, verdict: Verdict, limits: SchemaLimits) -> ExpectationResult:
     name = _name(item)
     try:
         if isinstance(item, (Mapping, bool)):
+            compiled = compile_schema(item, "/expect", limits)
+            if compiled.problem is not None:  # the caller's schema cannot be used: it misbehaved
+                problem = compiled.problem
+                return ExpectationResult(name, False, f"{problem.path or '/'}: {problem.message}", error=True)
             found, instance = _instance(verdict)
             if not found:
                 return ExpectationResult(name, False, "no structuredContent, and the text is not JSON")
-            compiled = compile_schema(item, "/expect", limits)
             problems = validate(compiled, instance, _STRUCTURED if verdict.has_structured_content else "/text",
                                 limits)
             if problems:
@@ -208,12 +224,12 @@ def _run(item: Any, verdict: Verdict, limits: SchemaLimits) -> ExpectationResult
                 return ExpectationResult(name, True, "")
             if answer is False:
                 return ExpectationResult(name, False, "returned False")
-            if isinstance(answer, str):
-                return ExpectationResult(name, False, answer or "returned an empty reason")
-            return ExpectationResult(name, False, f"returned {answer!r}; expected True, False or a reason string",
-                                     error=True)
+            if isinstance(answer, str):  # as a plain str: a subclass may redefine its truth or formatting
+                return ExpectationResult(name, False, str.__str__(answer) or "returned an empty reason")
+            return ExpectationResult(name, False, f"returned {shown(answer)}; expected True, False or a reason "
+                                                  "string", error=True)
     except Exception as exc:  # an expectation is caller code: its failure is reported, not raised
-        return ExpectationResult(name, False, f"raised {type(exc).__name__}: {exc}", error=True)
+        return ExpectationResult(name, False, f"raised {described(exc)}", error=True)
     return ExpectationResult(name, False, f"{item!r} is not a JSON Schema, pydantic model, TypeAdapter or "
                                           "callable", error=True)
 
@@ -241,8 +257,14 @@ def _pydantic_result(name: str, validate_python: Callable[[Any], Any], instance:
 
 
 def _name(item: Any) -> str:
-    if isinstance(item, Mapping):
-        return str(item.get("title") or "schema")
-    if isinstance(item, type):
-        return item.__name__
-    return str(getattr(item, "__name__", None) or type(item).__name__)
+    """The expectation's title or name; its type's name when reading that raises (caller code)."""
+    try:
+        if isinstance(item, Mapping):
+            value = item.get("title") or "schema"
+        elif isinstance(item, type):
+            value = item.__name__
+        else:
+            value = getattr(item, "__name__", None) or type(item).__name__
+        return str.__str__(value) if isinstance(value, str) else shown(value)
+    except Exception:
+        return type(item).__name__
