@@ -11,7 +11,10 @@ answer says whether the choice came back exactly as sent).
 http modes (per path): ``ok``; ``notif_flood`` (2,000 notifications on the call's SSE stream,
 then the answer); ``drop`` (the connection closed before any response to tools/call;
 ``drop_all``: to any POST); ``badstatus`` (a garbage status line); ``redirect`` (307 to
-/ok/mcp); ``json_forever`` (an endless JSON body).
+/ok/mcp); ``json_forever`` (an endless JSON body); ``error<SIZE>`` (status 500 with a
+``text/plain`` body of SIZE bytes: ``E``s and, for sizes of 3 and more, ``END`` last);
+``error_endless`` (500 and a body that never ends, no length); ``error_stall`` (500, 300 ``E``s,
+then nothing until the client goes).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -137,6 +141,25 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(b"event: " + HOSTILE_EVENT + b"\ndata: {}\n\n")
             self.wfile.write(b"data: " + json.dumps(answer(message)).encode() + b"\n\n")
+            return
+        if mode in ("error_endless", "error_stall"):
+            self.send_response(500)
+            self.send_header("content-type", "text/plain")
+            self.end_headers()
+            try:
+                self.wfile.write(b"E" * 300)
+                self.wfile.flush()
+                while True:
+                    if mode == "error_endless":
+                        self.wfile.write(b"E" * 65536)
+                    else:
+                        time.sleep(0.5)
+                        self.wfile.write(b"")
+            except OSError:
+                return
+        if mode.startswith("error") and mode[5:].isdigit():
+            size = int(mode[5:])
+            self.send(500, b"E" * (size - 3) + b"END" if size >= 3 else b"E" * size, "text/plain")
             return
         if mode == "json_forever":
             self.send_response(200)
