@@ -16,6 +16,8 @@ import json
 import sys
 from typing import Any
 
+from tests.servers._lines import requests
+
 BIG = "b" * 5_000
 
 
@@ -60,13 +62,7 @@ def answer(message: dict[str, Any], flags: list[str]) -> dict[str, Any]:
 
 def main(flags: list[str]) -> None:
     out = sys.stdout.buffer
-    for raw in sys.stdin.buffer:
-        try:
-            message = json.loads(raw)
-        except ValueError:
-            continue
-        if not isinstance(message, dict) or message.get("id") is None:
-            continue
+    for message in requests():
         out.write(json.dumps(answer(message, flags)).encode() + b"\n")
         out.flush()
 

@@ -15,6 +15,8 @@ import json
 import sys
 from typing import Any
 
+from tests.servers._lines import requests
+
 
 def answer(message: dict[str, Any]) -> dict[str, Any]:
     method, request_id = message.get("method"), message.get("id")
@@ -34,13 +36,7 @@ def answer(message: dict[str, Any]) -> dict[str, Any]:
 def main(lines: int, notes: int, end: str) -> None:
     out = sys.stdout.buffer
     every = lines // notes if notes else 0
-    for raw in sys.stdin.buffer:
-        try:
-            message = json.loads(raw)
-        except ValueError:
-            continue
-        if not isinstance(message, dict) or message.get("id") is None:
-            continue
+    for message in requests():
         if message.get("method") == "tools/call":
             written = 0
             for number in range(lines):
