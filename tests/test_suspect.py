@@ -149,3 +149,38 @@ def test_the_evidence_of_a_huge_error_member_is_cut() -> None:
                                                                "structuredContent": {"error": wide}}})
     assert default_matches(verdict) == [("structured.error_key", "/result/structuredContent/error",
                                          "error: {'0': 0, '1': 1, '2': 2, '3': 3, '4': 4, '5': 5, '6': 6, ...")]
+
+
+def _raises(verdict: Verdict) -> tuple[str, str] | None:
+    raise KeyError("no such member")
+
+
+# (what the caller's heuristic answers, the match it makes: (path, evidence) or None) - the
+# heuristic is the caller's code: one that fails cannot clear the result, and says why
+CUSTOM_ANSWERS: list[tuple[str, Any, tuple[str, str] | None]] = [
+    ("a pair", lambda v: ("/result", "looks failed"), ("/result", "looks failed")),
+    ("None", lambda v: None, None),
+    ("raises", _raises, ("", "the heuristic raised KeyError: 'no such member'")),
+    ("a string, not a pair", lambda v: "ab", ("", "the heuristic answered 'ab', not None or a (path, evidence) pair")),
+    ("a triple", lambda v: ("/a", "b", "c"),
+     ("", "the heuristic answered ('/a', 'b', 'c'), not None or a (path, evidence) pair")),
+    ("a pair of non-strings", lambda v: (1, 2),
+     ("", "the heuristic answered (1, 2), not None or a (path, evidence) pair")),
+    ("False, as `test and (path, evidence)` answers: no match", lambda v: False, None),
+    ("0", lambda v: 0, ("", "the heuristic answered 0, not None or a (path, evidence) pair")),
+]
+
+
+@pytest.mark.parametrize(("label", "test", "match"), CUSTOM_ANSWERS, ids=[c[0] for c in CUSTOM_ANSWERS])
+def test_a_custom_heuristic_that_fails_cannot_clear_the_result(label: str, test: Any,
+                                                               match: tuple[str, str] | None) -> None:
+    check = check_output(complete(text="fine"), suspects=(Suspect("custom", "a caller's heuristic", test),))
+    assert [(m.path, m.evidence) for m in check.suspects] == ([match] if match else [])
+    assert check.passed is (match is None)
+
+
+@pytest.mark.parametrize("suspects", [None, "text.error_prefix", 3, {"id": "x"}, [DEFAULT_SUSPECTS[0], "x"]],
+                         ids=["None", "a string", "an int", "a dict", "a list holding a string"])
+def test_suspects_that_are_not_suspects_are_a_value_error(suspects: Any) -> None:
+    with pytest.raises(ValueError, match="suspects must"):
+        check_output(complete(text="fine"), suspects=suspects)

@@ -116,6 +116,8 @@ def checked(verdict: Verdict, tool: Mapping[str, Any] | None, output_schema: Com
             schema_limits: SchemaLimits) -> ContentCheck:
     """:func:`check_listed` with every argument in place (what ``evaluate_listed`` calls, once per
     judged call)."""
+    if suspects is not DEFAULT_SUSPECTS:
+        suspects = _suspects(suspects)
     if verdict.kind is not _NORMAL_COMPLETE:
         why = ("a tool error is never success and is not held to the outputSchema"
                if verdict.kind is Kind.TOOL_ERROR else f"a {verdict.kind.value} verdict has no content to check")
@@ -141,11 +143,7 @@ def checked(verdict: Verdict, tool: Mapping[str, Any] | None, output_schema: Com
         hits = default_matches(verdict)
         matches = [SuspectMatch(*hit) for hit in hits] if hits else []
     else:
-        matches = []
-        for suspect in suspects:
-            hit = suspect.test(verdict)
-            if hit is not None:
-                matches.append(SuspectMatch(suspect.id, hit[0], hit[1]))
+        matches = [match for match in (_match(suspect, verdict) for suspect in suspects) if match is not None]
     if expect is None and not matches and not findings:  # the common case: nothing to report
         return _PASSED[schema_checked]
     results = tuple(_run(item, verdict, schema_limits) for item in _expectations(expect)) if expect is not None else ()
@@ -157,6 +155,33 @@ def checked(verdict: Verdict, tool: Mapping[str, Any] | None, output_schema: Com
     if matches and not overridden:
         findings.extend(finding(m.path, "content.suspect_error", f"{m.id}: {m.evidence}") for m in matches)
     return ContentCheck(not findings, tuple(findings), tuple(matches), results, schema_checked, overridden)
+
+
+def _suspects(suspects: object) -> tuple[Suspect, ...]:
+    """The caller's heuristics, checked (a mistake here is the caller's: ``ValueError``)."""
+    if suspects is None or isinstance(suspects, (str, bytes, Mapping)) or not isinstance(suspects, Iterable):
+        raise ValueError(f"suspects must be an iterable of Suspect values, not {shown(suspects)}")
+    held = tuple(suspects)
+    for suspect in held:
+        if not isinstance(suspect, Suspect):
+            raise ValueError(f"suspects must hold Suspect values, not {shown(suspect)}")
+    return held
+
+
+def _match(suspect: Suspect, verdict: Verdict) -> SuspectMatch | None:
+    """What one of the caller's heuristics says of the result. One that raises, or answers
+    something other than ``None`` or a (path, evidence) pair of strings, cannot clear it: that
+    is a match saying so (the check fails unless an expectation passes the result), never an
+    exception out of the check."""
+    try:
+        hit: object = suspect.test(verdict)
+    except Exception as exc:
+        return SuspectMatch(suspect.id, "", f"the heuristic raised {described(exc)}")
+    if hit is None or hit is False:  # False: what ``looks_failed and (path, evidence)`` answers
+        return None
+    if type(hit) is tuple and len(hit) == 2 and type(hit[0]) is str and type(hit[1]) is str:
+        return SuspectMatch(suspect.id, hit[0], hit[1])
+    return SuspectMatch(suspect.id, "", f"the heuristic answered {shown(hit)}, not None or a (path, evidence) pair")
 
 
 _PASSED: Final = (ContentCheck(True, (), (), (), False, False), ContentCheck(True, (), (), (), True, False))

@@ -24,7 +24,9 @@ from ..verdict._verdict import Verdict
 
 @dataclass(frozen=True, slots=True)
 class Suspect:
-    """One heuristic: ``test`` returns ``(JSON pointer, evidence)`` when the result looks failed."""
+    """One heuristic: ``test`` returns ``(JSON pointer, evidence)`` when the result looks failed,
+    else ``None`` (or ``False``). A test that raises or answers anything else cannot clear the
+    result: the check reports it as a match saying so."""
 
     id: str
     description: str
