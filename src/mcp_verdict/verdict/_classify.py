@@ -95,7 +95,7 @@ def classify(
         options = _options(version, client_capabilities, extensions, absent_result_type, limits)
     if request_id is not None and (type(request_id) is bool or not isinstance(request_id, (str, int))):
         raise ValueError(f"request_id must be a string, an integer or None, not {request_id!r}")
-    if type(response) is bytes and len(response) <= options.quick_bytes and len(response) <= SKIM_BYTES:
+    if type(response) is bytes and len(response) <= options.quick_short:
         # judge's first step, taken here: most answers are short texts the fast path knows
         verdict = read_common(response, options, request_id)
         return verdict if verdict is not None else _judge(response, options, request_id, False, False)
@@ -228,7 +228,8 @@ def _options(version: object, client_capabilities: object, extensions: object,
     options = Options(rules, limits.max_bytes, limits.max_depth, limits.max_nodes,
                       client_capabilities,  # type: ignore[arg-type]
                       negotiated, absent_result_type == "complete", reader, quick_bytes,
-                      client_capabilities is None or form_elicitation(client_capabilities))  # type: ignore[arg-type]
+                      client_capabilities is None or form_elicitation(client_capabilities),  # type: ignore[arg-type]
+                      min(quick_bytes, SKIM_BYTES))
     if (client_capabilities is None and not negotiated and absent_result_type == "invalid"
             and limits is DEFAULT_LIMITS):
         _PLAIN[rules.version] = options

@@ -515,6 +515,8 @@ def _plain_property(definition: dict[str, Any]) -> bool:
     kind = definition.get("type")
     if type(kind) is not str or kind not in _PLAIN_PROPERTY_TYPES:
         return False
+    if len(definition) == 1:  # {"type": ...} alone, the commonest: only a multi-select needs more
+        return kind != "array"
     if kind == "array" and "items" not in definition:
         return False
     for key, value in definition.items():

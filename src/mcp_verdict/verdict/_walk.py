@@ -39,6 +39,9 @@ class Options(msgspec.Struct, frozen=True):  # a frozen Struct: defined in C, un
     """A form-mode elicitation may be asked of the client: no capabilities are given, or they
     declare elicitation with form mode (``_input._require_capability``'s rule, read once here
     for the fast path)."""
+    quick_short: int = -1
+    """The longest wire text ``classify`` hands the fast path itself, before ``judge``: within
+    ``quick_bytes`` and too short to be skimmed (``_parser.SKIM_BYTES``)."""
 
 
 class Context:
