@@ -29,8 +29,9 @@ TAIL = "); next: investigate — error -32000 has no defined recovery"
 
 # tool → (mcp_verdict.findings, error.type, the status description), by hand
 CASES: list[tuple[str, tuple[str, ...], str, str]] = [
-    ("huge_message", (), "-32000",
-     HEAD + "m" * (1024 - len(HEAD)) + f"… ({len(HEAD) + HUGE + len(TAIL)} characters in all)"),
+    # the message is cut where the outcome is described (500 characters and the count), so the
+    # description, under 1024 characters, says how long the peer's message was
+    ("huge_message", (), "-32000", HEAD + "m" * 500 + f"… ({HUGE} characters in all)" + TAIL),
     ("many_blocks", ("content.field_missing",), "unclassified",
      "the tools/call answer is unclassified (content.field_missing at /result/content/0: the block has no "
      "text); next: investigate — the response is not a valid tools/call response: quarantine and log it; "

@@ -9,10 +9,13 @@ findings and act on ``decision.action`` (``investigate``, ``check_state``...).
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..judgement._decide import Decision
 from ..judgement._outcome import Outcome
 from ..verdict._findings import finding
 from ..verdict._kind import Kind
+from ..verdict._peer_text import neutral
 from ..verdict._verdict import Verdict, make_verdict
 
 
@@ -31,15 +34,32 @@ class VerdictError(Exception):
         return (type(self), (self.outcome, str(self)))
 
 
+PEER_TEXT_SHOWN: Final = 500
+"""The most characters of one piece of a server's text (an error message, a finding's message or
+path) :func:`describe` shows, before the count of the whole (the verdict keeps it whole)."""
+
+
+def _shown(text: str | None) -> str:
+    """A server's text as one line shows it: bounded, then neutralised (``verdict._peer_text``)."""
+    if text is None:
+        return ""
+    if len(text) <= PEER_TEXT_SHOWN:
+        return neutral(text)
+    return f"{neutral(text[:PEER_TEXT_SHOWN])}… ({len(text)} characters in all)"
+
+
 def describe(outcome: Outcome) -> str:
-    """One line for a person: the kind, the first error finding (or the error), the action."""
+    """One line for a person: the kind, the first error finding (or the error), the action. The
+    server's text in it (an error message, a finding's message and path) is shown literally, its
+    control, escape and bidi characters as visible escapes, each at most :data:`PEER_TEXT_SHOWN`
+    characters and the count: it goes into exception messages, logs and spans."""
     verdict = outcome.verdict
     why = ""
     first = verdict.errors[0] if verdict.errors else (verdict.findings[0] if verdict.findings else None)
     if first is not None:
-        why = f" ({first.code}{' at ' + first.path if first.path else ''}: {first.message})"
+        why = f" ({first.code}{' at ' + _shown(first.path) if first.path else ''}: {_shown(first.message)})"
     elif verdict.kind is Kind.PROTOCOL_ERROR:
-        why = f" (error {verdict.error_code}: {verdict.error_message})"
+        why = f" (error {verdict.error_code}: {_shown(verdict.error_message)})"
     elif outcome.content_check is not None and not outcome.content_check.passed:
         why = f" (content check: {', '.join(outcome.content_check.codes)})"
     decision = outcome.decision
