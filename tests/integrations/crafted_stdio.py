@@ -6,6 +6,7 @@ way per tool name (run: python tests/integrations/crafted_stdio.py):
   be read);
 - ``float_id``: the answer with the request's id written as a float (``3`` answered ``3.0``);
 - ``silent``: no answer at all;
+- ``late``: the plain answer, 1 s late (a client that gave up before then has cancelled the call);
 - anything else: a plain text answer.
 """
 
@@ -13,8 +14,9 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
-TOOLS = ("noisy", "id_null", "float_id", "silent", "plain")
+TOOLS = ("noisy", "id_null", "float_id", "silent", "late", "plain")
 
 
 def main() -> None:
@@ -35,6 +37,8 @@ def main() -> None:
             name = message["params"]["name"]
             if name == "silent":
                 continue
+            if name == "late":
+                time.sleep(1.0)
             if name == "noisy":
                 out.write(b"debug: handling noisy\n")
                 out.flush()

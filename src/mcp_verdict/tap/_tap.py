@@ -15,17 +15,24 @@ application over :meth:`VerdictTap.http_client`, the proxy is linked to the conn
 outgoing frames carry the same requests (method, id and params), which is exact as soon as the
 two sessions differ in one request — and trivially so with one connection. 50 calls in flight,
 answered in any order, each get the verdict of their own answer.
+
+A judged block that is cancelled (the caller's ``anyio.move_on_after``, ``asyncio.wait_for``)
+judges the calls it sent without their answers at once: ``unclassified``, ``transport.error``
+("cancelled"), their effect unknown (``check_state``), on the tap's history and its observers (a
+span of its own, with error status, where the stack's span ended unset); an answer arriving later
+is no longer waited for, so it is never judged as a call of its own.
 """
 
 from __future__ import annotations
 
 import contextvars
 import itertools
+import sys
 import time
 import warnings
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, suppress
 from dataclasses import dataclass, field, replace
 from os import PathLike
 from types import MappingProxyType
@@ -165,19 +172,33 @@ class Judged:
         self._token = _CURRENT.set(self)
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
         if self._token is not None:
             _CURRENT.reset(self._token)
             self._token = None
+        if error is not None and _is_cancelled(error):
+            self._cancelled(error)  # type: ignore[arg-type]
 
     async def __aenter__(self) -> Judged:  # __enter__, written out (one call less per judged call)
         self._token = _CURRENT.set(self)
         return self
 
-    async def __aexit__(self, *exc: object) -> None:
+    async def __aexit__(self, kind: object, error: object, trace: object) -> None:
         if self._token is not None:
             _CURRENT.reset(self._token)
             self._token = None
+        if error is not None and _is_cancelled(error):
+            self._cancelled(error)  # type: ignore[arg-type]
+
+    def _cancelled(self, error: BaseException) -> None:
+        """The block was cancelled (a timeout of the caller's: ``move_on_after``, ``wait_for``):
+        every call it sent and whose answer has not arrived is judged now, without it (its
+        request was sent: its effect is unknown), and is no longer waited for — nobody will ask
+        for its verdict, and an answer arriving later is no call of its own, nor a success."""
+        if self.error is None:
+            self.error = error
+        with suppress(Exception):  # judging never turns a cancellation into another error
+            _ = self.calls
 
     def _targets(self) -> list[tuple[WriteProxy | str, Any, str | None]]:
         if self.sent:
@@ -700,6 +721,9 @@ class VerdictTap:
         if key in state.not_sent:
             why = state.failures.get(state.exchange_of.get(key, -1), _describe(error))
             return local_verdict("transport.error", f"the request was not sent: {why}", version)
+        if error is not None and _is_cancelled(error):
+            return local_verdict("transport.error", f"the call was cancelled before its answer arrived "
+                                 f"({type(error).__name__}); the request was sent, so the tool may have run", version)
         if _is_timeout(error):
             return local_verdict("transport.timeout", f"no answer before the SDK's timeout ({_describe(error)})",
                                  version)
@@ -811,6 +835,16 @@ def _is_timeout(error: BaseException | None) -> bool:
         return True
     code = getattr(getattr(error, "error", None), "code", None)
     return code in (408, -32001) or "timed out" in str(error).lower()
+
+
+def _is_cancelled(error: object) -> bool:
+    """A cancellation (asyncio's ``CancelledError``, which anyio raises on asyncio; trio's
+    ``Cancelled``): the caller gave up on the block, not the server. Neither is imported here (a
+    cancellation of a loop means its module is loaded)."""
+    loop = sys.modules.get("asyncio")
+    if loop is not None and isinstance(error, loop.CancelledError):
+        return True
+    return type(error).__name__ == "Cancelled" and type(error).__module__.startswith("trio")
 
 
 def _describe(error: BaseException | None) -> str:
