@@ -12,22 +12,12 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict import TASKS_EXTENSION, Action, RetryPolicy, Verdict, classify, decide, evaluate
+from mcp_verdict import TASKS_EXTENSION, Action, RetryPolicy, classify, decide, evaluate
 from mcp_verdict.verdict._findings import finding
 from mcp_verdict.verdict._kind import Kind
 from mcp_verdict.verdict._verdict import make_verdict
 
-
-def ok(result: dict[str, Any]) -> Verdict:
-    return classify({"jsonrpc": "2.0", "id": 1, "result": result})
-
-
-def error(code: int, data: Any = None) -> Verdict:
-    body: dict[str, Any] = {"code": code, "message": "m"}
-    if data is not None:
-        body["data"] = data
-    return classify({"jsonrpc": "2.0", "id": 1, "error": body})
-
+from .test_decide import error, ok
 
 NORMAL = ok({"resultType": "complete", "content": [], "structuredContent": {"id": "a"}})
 TOOL_ERROR = ok({"resultType": "complete", "content": [], "isError": True})

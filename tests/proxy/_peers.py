@@ -193,6 +193,20 @@ def styled_http(style: str) -> Iterator[str]:
 
 
 @contextlib.contextmanager
+def proxy_http_before(pair: str, args: Sequence[str]) -> Iterator[str]:
+    """The proxy serving HTTP to the host in front of the demo server: over HTTP when ``pair`` is
+    ``"http-http"``, else over stdio. Its URL."""
+    from mcp_verdict.demo import stdio_command
+
+    if pair == "http-http":
+        with demo_http() as upstream, proxy_http([*args, "--upstream", upstream]) as (url, _):
+            yield url
+    else:
+        with proxy_http([*args, "--", *stdio_command()]) as (url, _):
+            yield url
+
+
+@contextlib.contextmanager
 def proxy_http(args: Sequence[str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """The proxy serving HTTP to the host (--listen 127.0.0.1:0), as its own process."""
     process = subprocess.Popen([*PROXY, "--listen", "127.0.0.1:0", *args], stdin=subprocess.DEVNULL,

@@ -24,7 +24,7 @@ from mcp_verdict.frames import FrameRecord
 from mcp_verdict.frames import read as read_log
 from mcp_verdict.proxy import REFUSED, TOO_LARGE, UPSTREAM_TIMEOUT
 
-from ._peers import PROXY, HttpHostPeer, LinePeer, call, demo_http, proxy_http, styled_http
+from ._peers import PROXY, HttpHostPeer, LinePeer, call, proxy_http, proxy_http_before, styled_http
 
 SERVER = [sys.executable, str(Path(__file__).with_name("fault_server.py"))]
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
@@ -138,18 +138,13 @@ def test_stateless_hosts_get_their_answers_under_the_ids_they_wrote(pair: str, m
     """Two hosts with 2**64 in flight at once (over stdio the later is sent upstream under an id
     of the proxy's, and its own id put back in the answer), and a third with 2**64 + 1 (the same
     float): each gets its own answer, under its id as it wrote it."""
-    from mcp_verdict.demo import stdio_command
 
     bodies = {"first": (_slow_write("18446744073709551616", "first", 1.0), 0.0),
               "second": (_slow_write("18446744073709551616", "second", 1.0), 0.3),
               "third": (_slow_write("18446744073709551617", "third", 0.5), 0.3)}
     args = ["--mode", mode]
-    if pair == "http-http":
-        with demo_http() as upstream, proxy_http([*args, "--upstream", upstream]) as (url, _):
-            got = _post_all(url, bodies)
-    else:
-        with proxy_http([*args, "--", *stdio_command()]) as (url, _):
-            got = _post_all(url, bodies)
+    with proxy_http_before(pair, args) as url:
+        got = _post_all(url, bodies)
     outcome = {name: (status, *id_and_outcome(body or b""), json.loads(body or b"")["result"]["structuredContent"][
         "key"]) for name, (status, body) in got.items()}
     assert outcome == {"first": (200, "18446744073709551616", ANSWER, "first"),

@@ -21,7 +21,7 @@ import pytest
 
 from mcp_verdict.proxy import REFUSED, TOO_LARGE
 
-from ._peers import HttpHostPeer, call, demo_http, proxy_http
+from ._peers import HttpHostPeer, call, proxy_http_before
 
 PAIRS = ["http-http", "http-stdio"]
 
@@ -29,7 +29,6 @@ PAIRS = ["http-http", "http-stdio"]
 @pytest.mark.parametrize("pair", PAIRS)
 @pytest.mark.parametrize("mode", ["observe", "enforce"])
 def test_two_hosts_with_the_same_id_in_flight_each_get_their_own_answer(pair: str, mode: str, tmp_path: Path) -> None:
-    from mcp_verdict.demo import stdio_command
 
     def run(url: str) -> dict[str, Any]:
         got: dict[str, Any] = {}
@@ -51,12 +50,8 @@ def test_two_hosts_with_the_same_id_in_flight_each_get_their_own_answer(pair: st
 
     verdicts = tmp_path / "verdicts.jsonl"
     args = ["--mode", mode, "--verdicts", str(verdicts)]
-    if pair == "http-http":
-        with demo_http() as upstream, proxy_http([*args, "--upstream", upstream]) as (url, _):
-            got = run(url)
-    else:
-        with proxy_http([*args, "--", *stdio_command()]) as (url, _):
-            got = run(url)
+    with proxy_http_before(pair, args) as url:
+        got = run(url)
     for name in ("first", "second"):
         status, answer = got[name]
         assert status == 200, name
@@ -98,7 +93,6 @@ SECOND_CASES = [
                          ids=[f"{p}-{s}-{m}" for p, s, m, _ in SECOND_CASES])
 def test_a_request_of_another_host_with_the_same_id_in_flight_gets_its_own_error(
         pair: str, second: str, mode: str, expected: tuple[int, str, int]) -> None:
-    from mcp_verdict.demo import stdio_command
 
     def run(url: str) -> dict[str, tuple[int, bytes | None]]:
         got: dict[str, tuple[int, bytes | None]] = {}
@@ -121,12 +115,8 @@ def test_a_request_of_another_host_with_the_same_id_in_flight_gets_its_own_error
         return got
 
     args = ["--mode", mode, "--max-frame-bytes", "4096"]
-    if pair == "http-http":
-        with demo_http() as upstream, proxy_http([*args, "--upstream", upstream]) as (url, _):
-            got = run(url)
-    else:
-        with proxy_http([*args, "--", *stdio_command()]) as (url, _):
-            got = run(url)
+    with proxy_http_before(pair, args) as url:
+        got = run(url)
     status, body = got["second"]
     answer = json.loads(body or b"null")
     id_text = re.match(rb'\{"jsonrpc":"2\.0","id":(.*?),', body or b"")
