@@ -98,8 +98,8 @@ def classify(
     if type(response) is bytes and len(response) <= options.quick_short:
         # judge's first step, taken here: most answers are short texts the fast path knows
         verdict = read_common(response, options, request_id)
-        return verdict if verdict is not None else _judge(response, options, request_id, False, False)
-    return _judge(response, options, request_id, True, False)
+        return verdict if verdict is not None else judge(response, options, request_id, fast=False)
+    return judge(response, options, request_id)
 
 
 def classify_options(version: str = LATEST_VERSION, client_capabilities: Mapping[str, Any] | None = None,
@@ -152,17 +152,13 @@ def held_id(value: object) -> str | int | None:
     return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
 
 
-def judge(response: object, options: Options, request_id: str | int | None) -> Verdict:
+def judge(response: object, options: Options, request_id: str | int | None, fast: bool = True) -> Verdict:
     """``classify`` with options from :func:`classify_options` and a request id already checked
-    (a string, an integer that is not a bool, or None). Never raises for any ``response``."""
-    return _judge(response, options, request_id, True, False)
-
-
-def _judge(response: object, options: Options, request_id: str | int | None, fast: bool, skimmed: bool) -> Verdict:
-    """:func:`judge`; ``fast``: the fast path is still to be tried on wire text (``classify``
-    has tried it on a short one)."""
+    (a string, an integer that is not a bool, or None). Never raises for any ``response``.
+    ``fast=False``: the caller (``classify``) has tried the fast path on this short text."""
     # The fast path (_fastpath) recognises a common well-formed response in one pass; for
     # anything else it returns None, and the full checker runs and explains.
+    skimmed = False
     if fast and type(response) is bytes:
         size = len(response)
         if SKIM_BYTES < size <= options.max_bytes:  # a long text: no value built for a syntax error
