@@ -39,6 +39,7 @@ from ..judgement._outcome import Outcome
 from ..tap._error import describe
 from ..tap._tap import TapCall, VerdictTap
 from ..verdict._kind import Kind
+from ..verdict._peer_text import cut
 from ..verdict._verdict import Verdict
 
 ATTRIBUTES: Final = ("mcp.method.name", "gen_ai.tool.name", "jsonrpc.request.id", "mcp.protocol.version",
@@ -119,10 +120,7 @@ def _apply(span: Span, outcome: Outcome, tool: str | None, request_id: Any) -> N
 def status_description(outcome: Outcome) -> str:
     """The span status's description: the outcome in one line, at most :data:`DESCRIPTION_LIMIT`
     characters and a count (a peer's error message can be megabytes; the verdict keeps it whole)."""
-    text = describe(outcome)
-    if len(text) <= DESCRIPTION_LIMIT:
-        return text
-    return f"{text[:DESCRIPTION_LIMIT]}… ({len(text)} characters in all)"
+    return cut(describe(outcome), DESCRIPTION_LIMIT)
 
 
 class _Observer:

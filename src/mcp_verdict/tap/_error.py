@@ -15,7 +15,7 @@ from ..judgement._decide import Decision
 from ..judgement._outcome import Outcome
 from ..verdict._findings import finding
 from ..verdict._kind import Kind
-from ..verdict._peer_text import neutral
+from ..verdict._peer_text import cut, neutral
 from ..verdict._verdict import Verdict, make_verdict
 
 
@@ -41,11 +41,7 @@ path) :func:`describe` shows, before the count of the whole (the verdict keeps i
 
 def _shown(text: str | None) -> str:
     """A server's text as one line shows it: bounded, then neutralised (``verdict._peer_text``)."""
-    if text is None:
-        return ""
-    if len(text) <= PEER_TEXT_SHOWN:
-        return neutral(text)
-    return f"{neutral(text[:PEER_TEXT_SHOWN])}… ({len(text)} characters in all)"
+    return "" if text is None else neutral(cut(text, PEER_TEXT_SHOWN))
 
 
 def describe(outcome: Outcome) -> str:

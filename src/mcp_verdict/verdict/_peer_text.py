@@ -43,4 +43,10 @@ def neutral(text: str) -> str:
     return shown
 
 
-__all__ = ["neutral"]
+def cut(text: str, limit: int) -> str:
+    """``text`` when it is at most ``limit`` characters, else its first ``limit`` and how many
+    there were in all: a peer's text in one line (an exception's message, a span's status)."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters in all)"
+
+
+__all__ = ["cut", "neutral"]
