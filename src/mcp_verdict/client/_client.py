@@ -27,6 +27,9 @@ client, so every frame between a call's start and end belongs to it.
 from __future__ import annotations
 
 import functools
+import math
+import numbers
+import os
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
@@ -43,7 +46,8 @@ from pydantic import ConfigDict, ValidationError
 from .. import __version__
 from ..judgement._check import Expectation
 from ..judgement._outcome import Observe, Outcome, run_observation, settle
-from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
+from ..judgement._suspect import shown
+from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify, classify_options
 from ..verdict._findings import Finding, finding
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
@@ -156,10 +160,12 @@ class VerdictClient:
             raise ValueError("give exactly one of command (stdio) and url (Streamable HTTP)")
         if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
             raise ValueError(f"max_rounds must be a positive integer, not {max_rounds!r}")
-        if not timeout > 0 or not task_timeout > 0 or not (connect_timeout is None or connect_timeout > 0):
-            raise ValueError("timeouts must be positive numbers of seconds")
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        _check_options(command=command, url=url, env=env, cwd=cwd, headers=headers, handlers=handlers, tasks=tasks,
+                       timeout=timeout, connect_timeout=connect_timeout, task_timeout=task_timeout,
+                       trusted_server=trusted_server, client_info=client_info)
+        classify_options(absent_result_type=absent_result_type, limits=limits)  # classify's own ValueError
         self._command = split_command(command) if command is not None else None
         if self._command is not None and not self._command:
             raise ValueError("the server command is empty")
@@ -168,7 +174,7 @@ class VerdictClient:
         self._cwd = cwd
         self._headers = dict(headers or {})
         self._auth = auth
-        self.handlers = handlers or Handlers()
+        self.handlers = handlers if handlers is not None else Handlers()
         self.tasks = tasks
         self.mode: Mode = mode
         self.timeout = float(timeout)
@@ -832,6 +838,37 @@ def _warn_duplicates(tools: Sequence[Mapping[str, Any]], warnings: list[str]) ->
     subject = "1 name is" if len(twice) == 1 else f"{len(twice)} names are"
     warnings.append(f"tools/list: {subject} listed more than once: {named}{more}; the last listing of each is "
                     "the one kept")
+
+
+def _check_options(*, command: object, url: object, env: object, cwd: object, headers: object, handlers: object,
+                   tasks: object, timeout: object, connect_timeout: object, task_timeout: object,
+                   trusted_server: object, client_info: object) -> None:
+    """The constructor's options, each checked when the client is made: a wrong one is a
+    ValueError naming it and the value, never a failure at the first connect or settle."""
+    if command is not None and not isinstance(command, str) and (
+            not isinstance(command, Sequence) or not all(isinstance(word, str) for word in command)):
+        raise ValueError(f"command must be a string or a sequence of strings, not {shown(command)}")
+    if url is not None and not isinstance(url, str):
+        raise ValueError(f"url must be a string, not {shown(url)}")
+    for name, strings in (("env", env), ("headers", headers)):
+        if strings is not None and (not isinstance(strings, Mapping) or not all(
+                isinstance(key, str) and isinstance(value, str) for key, value in strings.items())):
+            raise ValueError(f"{name} must be a mapping of strings to strings or None, not {shown(strings)}")
+    if cwd is not None and not isinstance(cwd, (str, os.PathLike)):
+        raise ValueError(f"cwd must be a path (a string or os.PathLike) or None, not {shown(cwd)}")
+    if handlers is not None and not isinstance(handlers, Handlers):
+        raise ValueError(f"handlers must be a Handlers or None, not {shown(handlers)}")
+    for name, flag in (("tasks", tasks), ("trusted_server", trusted_server)):
+        if flag is not True and flag is not False:
+            raise ValueError(f"{name} must be True or False, not {shown(flag)}")
+    for name, seconds in (("timeout", timeout), ("connect_timeout", connect_timeout), ("task_timeout", task_timeout)):
+        if name == "connect_timeout" and seconds is None:
+            continue
+        if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) or not math.isfinite(seconds) \
+                or seconds <= 0:
+            raise ValueError(f"{name} must be a positive finite number of seconds, not {shown(seconds)}")
+    if not isinstance(client_info, tuple) or len(client_info) != 2 or not all(isinstance(p, str) for p in client_info):
+        raise ValueError(f"client_info must be a (name, version) pair of strings, not {shown(client_info)}")
 
 
 def _is_timeout(error: BaseException | None) -> bool:
