@@ -39,14 +39,13 @@ from __future__ import annotations
 import base64
 import functools
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from importlib import resources
 from typing import Any, Final, Literal
 
-from ..verdict._classify import Limits
+from ..verdict._classify import OPTION_NAMES, Limits, OptionError, check_option
 from ..verdict._kind import Kind
-from ..verdict._parser import PARSER_MAX_DEPTH
 from ..verdict._peer_text import neutral
 from ..verdict._versions import VERSIONS
 
@@ -55,10 +54,7 @@ CORPUS_VERSION: Final = "1.3.0"
 
 SchemaLabel = Literal["valid", "invalid", "n/a"]
 _SCHEMA_LABELS: Final = ("valid", "invalid", "n/a")
-_OPTION_NAMES: Final = ("request_id", "client_capabilities", "extensions", "absent_result_type", "limits")
-_LIMIT_NAMES: Final = ("max_bytes", "max_depth", "max_nodes")
-_MAPPING_CAPABILITIES: Final = ("elicitation", "sampling", "roots")
-"""The capabilities ``classify`` requires to be objects when a client declares them."""
+_LIMIT_NAMES: Final = tuple(member.name for member in fields(Limits))
 _FIELDS: Final = ("id", "version", "versions", "input", "raw", "raw_base64", "options", "expect", "finding",
                   "schema", "spec", "description", "recorded")
 _SOURCES: Final = ("input", "raw", "raw_base64")
@@ -173,57 +169,57 @@ def _input_problem(value: object) -> str | None:
 
 
 def _option_problems(options: object) -> list[str]:
-    """What ``classify`` would refuse in a case's options, named member by member."""
+    """What ``classify`` refuses in a case's options, named member by member: each option is asked
+    of classify's own checks (``check_option``, ``Limits``), one place for the rules; the loader
+    adds only the shape of the data (an object of options, limits as an object, no null)."""
     if not isinstance(options, Mapping):
-        return [f"options: expected an object of any of {', '.join(_OPTION_NAMES)}, got {_shown(options)}"]
+        return [f"options: expected an object of any of {', '.join(OPTION_NAMES)}, got {_shown(options)}"]
     problems: list[str] = []
     for name, value in options.items():
-        path = f"options.{name}"
-        if name not in _OPTION_NAMES:
-            problems.append(f"options.{_shown(name)}: unknown option{_did_you_mean(name, _OPTION_NAMES)}; the options "
-                            f"are {', '.join(_OPTION_NAMES)}")
-        elif name == "request_id":
-            if type(value) is bool or not isinstance(value, (str, int)):
-                problems.append(f"{path}: expected a string or an integer, got {_shown(value)}")
-        elif name == "client_capabilities":
-            if not isinstance(value, Mapping):
-                problems.append(f"{path}: expected an object, got {_shown(value)}")
-            else:
-                problems.extend(f"{path}.{member}: expected an object, got {_shown(value[member])}"
-                                for member in _MAPPING_CAPABILITIES
-                                if member in value and not isinstance(value[member], Mapping))
-        elif name == "extensions":
-            if not isinstance(value, (list, tuple, set, frozenset)):
-                problems.append(f"{path}: expected an array of extension id strings, got {_shown(value)}")
-            else:
-                problems.extend(f"{path}[{index}]: expected an extension id string, got {_shown(extension)}"
-                                for index, extension in enumerate(value) if not isinstance(extension, str))
-        elif name == "absent_result_type":
-            if not isinstance(value, str) or value not in ("invalid", "complete"):
-                problems.append(f'{path}: expected "invalid" or "complete", got {_shown(value)}')
-        else:
+        if name not in OPTION_NAMES:
+            problems.append(f"options.{_shown(name)}: unknown option{_did_you_mean(name, OPTION_NAMES)}; the options "
+                            f"are {', '.join(OPTION_NAMES)}")
+        elif value is None:
+            problems.append(f"options.{name}: null is classify's default; leave the option out instead")
+        elif name == "limits":
             problems.extend(_limit_problems(value))
+        else:
+            problems.extend(_refused(name, value, functools.partial(check_option, name)))
     return problems
 
 
 def _limit_problems(limits: object) -> list[str]:
     if not isinstance(limits, Mapping):
         return [f"options.limits: expected an object of any of {', '.join(_LIMIT_NAMES)}, got {_shown(limits)}"]
-    problems: list[str] = []
-    for name, value in limits.items():
-        if name not in _LIMIT_NAMES:
-            problems.append(f"options.limits.{_shown(name)}: unknown limit{_did_you_mean(name, _LIMIT_NAMES)}; the "
-                            f"limits are {', '.join(_LIMIT_NAMES)}")
-        elif (type(value) is bool or not isinstance(value, int) or value < 1
-              or (name == "max_depth" and value > PARSER_MAX_DEPTH)):
-            bound = f" of at most {PARSER_MAX_DEPTH}" if name == "max_depth" else ""
-            problems.append(f"options.limits.{name}: expected a positive integer{bound}, got {_shown(value)}")
-    if not problems:
-        try:
-            Limits(**limits)
-        except (TypeError, ValueError) as exc:  # a rule of Limits this check does not know yet
-            problems.append(f"options.limits: {exc}")
-    return problems
+    problems = [f"options.limits.{_shown(name)}: unknown limit{_did_you_mean(name, _LIMIT_NAMES)}; the limits are "
+                f"{', '.join(_LIMIT_NAMES)}" for name in limits if name not in _LIMIT_NAMES]
+    known = {name: value for name, value in limits.items() if name in _LIMIT_NAMES}
+    return problems + _refused("limits", known, lambda given: Limits(**given))
+
+
+def _refused(name: str, value: object, ask: Callable[[Any], object]) -> list[str]:
+    """What ``ask`` (classify's check of option ``name``) refuses in ``value``, each at its member:
+    the option as a whole, or every member of an object or an array that is wrong alone."""
+    whole = _refusal(ask, value)
+    if whole is None:
+        return []
+    members: list[tuple[str, object]] = []
+    if whole.option != name:  # a member is wrong: ask of each alone, to name every one
+        if isinstance(value, Mapping):
+            members = [(f"{name}.{key}", {key: item}) for key, item in value.items()]
+        elif isinstance(value, list):
+            members = [(f"{name}[{index}]", [item]) for index, item in enumerate(value)]
+    problems = [f"options.{path}: expected {refused.expected}, got {_shown(refused.value)}"
+                for path, alone in members if (refused := _refusal(ask, alone)) is not None]
+    return problems or [f"options.{whole.option}: expected {whole.expected}, got {_shown(whole.value)}"]
+
+
+def _refusal(ask: Callable[[Any], object], value: object) -> OptionError | None:
+    try:
+        ask(value)
+    except OptionError as exc:
+        return exc
+    return None
 
 
 def _case_problems(case: Case) -> list[str]:

@@ -28,6 +28,26 @@ from ._walk import Context, Options
 
 _RAW_TYPES: Final = (bytes, bytearray, memoryview, str)
 
+OPTION_NAMES: Final = ("request_id", "client_capabilities", "extensions", "absent_result_type", "limits")
+"""``classify``'s options besides the version (each checked alone by :func:`check_option`)."""
+
+
+class OptionError(ValueError):
+    """A bad option of ``classify`` (its message says which and why), and where it is, for a
+    caller that names places its own way (the corpus loader names a data line's member):
+    ``option`` is the option or the member of it that is wrong (``limits.max_depth``,
+    ``client_capabilities.sampling``, ``extensions[1]``), ``expected`` what it must be, in words,
+    and ``value`` what was given there."""
+
+    def __init__(self, option: str, expected: str, value: object, message: str | None = None) -> None:
+        self.option = option
+        self.expected = expected
+        self.value = value
+        super().__init__(message if message is not None else f"{option} must be {expected}, not {value!r}")
+
+    def __reduce__(self) -> tuple[type[OptionError], tuple[str, str, object, str]]:
+        return (type(self), (self.option, self.expected, self.value, str(self)))
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:
@@ -46,10 +66,12 @@ class Limits:
     def __post_init__(self) -> None:
         for name in ("max_bytes", "max_depth", "max_nodes"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"Limits.{name} must be a positive integer, not {value!r}")
-        if self.max_depth > PARSER_MAX_DEPTH:
-            raise ValueError(f"Limits.max_depth cannot exceed {PARSER_MAX_DEPTH}, the wire parser's bound")
+            deep = name == "max_depth"  # bounded by the wire parser's own bound
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1 \
+                    or (deep and value > PARSER_MAX_DEPTH):
+                expected = f"a positive integer of at most {PARSER_MAX_DEPTH}" if deep else "a positive integer"
+                raise OptionError(f"limits.{name}", expected, value, f"Limits.{name} must be {expected}"
+                                  f"{' (the wire parser bound)' if deep else ''}, not {value!r}")
 
 
 DEFAULT_LIMITS: Final = Limits()
@@ -93,8 +115,8 @@ def classify(
     if (options is None or client_capabilities is not None or extensions or absent_result_type != "invalid"
             or limits is not DEFAULT_LIMITS):
         options = _options(version, client_capabilities, extensions, absent_result_type, limits)
-    if request_id is not None and (type(request_id) is bool or not isinstance(request_id, (str, int))):
-        raise ValueError(f"request_id must be a string, an integer or None, not {request_id!r}")
+    if request_id is not None and type(request_id) is not int and type(request_id) is not str:
+        _check_request_id(request_id)  # the rule, for anything but a plain integer or string
     if type(response) is bytes and len(response) <= options.quick_short:
         # judge's first step, taken here: most answers are short texts the fast path knows
         verdict = read_common(response, options, request_id)
@@ -108,6 +130,18 @@ def classify_options(version: str = LATEST_VERSION, client_capabilities: Mapping
     """``classify``'s options, checked once (``ValueError`` for a bad one), for a caller that
     judges many answers under the same ones (the proxy keeps them per connection)."""
     return _options(version, client_capabilities, extensions, absent_result_type, limits)
+
+
+def check_option(name: str, value: object) -> None:
+    """One of ``classify``'s options (:data:`OPTION_NAMES`) checked alone by the checks
+    ``classify`` runs on it: an :class:`OptionError` naming the first wrong member of a bad one."""
+    if name == "request_id":
+        if value is not None:
+            _check_request_id(value)
+    elif name in OPTION_NAMES:
+        _options(LATEST_VERSION, **{name: value})
+    else:
+        raise ValueError(f"unknown option {name!r}; classify's options are {', '.join(OPTION_NAMES)}")
 
 
 class OptionsMemo:
@@ -194,12 +228,19 @@ def check_fully(message: object, options: Options, request_id: str | int | None)
     return make_verdict(kind, tuple(ctx.findings) if ctx.findings else (), options.rules.version, message)
 
 
-def _options(version: object, client_capabilities: object, extensions: object,
-             absent_result_type: object, limits: object) -> Options:
-    """Check the caller's options; a mistake here is the caller's, so it raises."""
+def _check_request_id(request_id: object) -> None:
+    if type(request_id) is bool or not isinstance(request_id, (str, int)):
+        raise OptionError("request_id", "a string or an integer", request_id,
+                          f"request_id must be a string, an integer or None, not {request_id!r}")
+
+
+def _options(version: object, client_capabilities: object = None, extensions: object = (),
+             absent_result_type: object = "invalid", limits: object = DEFAULT_LIMITS) -> Options:
+    """Check the caller's options; a mistake here is the caller's, so it raises (OptionError)."""
     rules = RULES_BY_VERSION.get(version) if isinstance(version, str) else None  # as _PLAIN[version] finds it
     if rules is None:
-        raise ValueError(f"unknown protocol version {version!r}; expected one of {', '.join(VERSIONS)}")
+        expected = f"one of {', '.join(VERSIONS)}"
+        raise OptionError("version", expected, version, f"unknown protocol version {version!r}; expected {expected}")
     if client_capabilities is not None:
         _check_capabilities(client_capabilities)
     if not extensions:
@@ -207,14 +248,17 @@ def _options(version: object, client_capabilities: object, extensions: object,
     else:
         if type(extensions) not in _COLLECTIONS and (  # the built-in collections without the ABC test
                 isinstance(extensions, (str, bytes)) or not isinstance(extensions, Iterable)):
-            raise ValueError(f"extensions must be an iterable of extension id strings, not {extensions!r}")
-        negotiated = extensions if type(extensions) is frozenset else frozenset(cast("Iterable[str]", extensions))
+            raise OptionError("extensions", "an iterable of extension id strings", extensions)
+        try:
+            negotiated = extensions if type(extensions) is frozenset else frozenset(cast("Iterable[str]", extensions))
+        except TypeError:  # an unhashable member ({} or []): no extension id string
+            raise _bad_extension(extensions) from None
         if not _STR.issuperset(map(type, negotiated)) and not all(isinstance(e, str) for e in negotiated):
-            raise ValueError(f"extensions must be an iterable of extension id strings, not {extensions!r}")
+            raise _bad_extension(extensions)
     if absent_result_type not in ("invalid", "complete") or not isinstance(absent_result_type, str):
-        raise ValueError(f'absent_result_type must be "invalid" or "complete", not {absent_result_type!r}')
+        raise OptionError("absent_result_type", '"invalid" or "complete"', absent_result_type)
     if type(limits) is not Limits:
-        raise ValueError(f"limits must be a Limits, not {limits!r}")
+        raise OptionError("limits", "a Limits", limits)
     plain = _PLAIN.get(rules.version) if limits is DEFAULT_LIMITS else None
     if plain is not None:  # the reader and its bound as the plain options of the version hold them
         reader, quick_bytes = plain.read_common, plain.quick_bytes
@@ -251,12 +295,24 @@ _COLLECTIONS: Final = frozenset({frozenset, tuple, list, set})
 
 def _check_capabilities(capabilities: object) -> None:
     if type(capabilities) is not dict and not isinstance(capabilities, Mapping):  # a dict without the ABC test
-        raise ValueError(f"client_capabilities must be the capabilities object (a mapping), not {capabilities!r}")
+        raise OptionError("client_capabilities", "the capabilities object", capabilities,
+                          f"client_capabilities must be the capabilities object (a mapping), not {capabilities!r}")
     for name in _MAPPING_CAPABILITIES:
         if name in capabilities:
             value = capabilities[name]
             if type(value) is not dict and not isinstance(value, Mapping):
-                raise ValueError(f"client_capabilities[{name!r}] must be an object, not {value!r}")
+                raise OptionError(f"client_capabilities.{name}", "an object", value,
+                                  f"client_capabilities[{name!r}] must be an object, not {value!r}")
 
 
-__all__ = ["DEFAULT_LIMITS", "AbsentResultType", "Finding", "Limits", "classify"]
+def _bad_extension(extensions: object) -> OptionError:
+    """The first extension that is no string, by its place in a list or tuple (a set has none)."""
+    if isinstance(extensions, (list, tuple)):
+        for index, extension in enumerate(extensions):
+            if not isinstance(extension, str):
+                return OptionError(f"extensions[{index}]", "an extension id string", extension)
+    return OptionError("extensions", "an iterable of extension id strings", extensions)
+
+
+__all__ = ["DEFAULT_LIMITS", "OPTION_NAMES", "AbsentResultType", "Finding", "Limits", "OptionError", "check_option",
+           "classify"]
