@@ -44,9 +44,9 @@ CASES: list[tuple[str, dict[str, Any], str, bool, str, int, str, int]] = [
     # -32603 after a write was sent: check_state (was already protected)
     ("internal_error_write", {}, error(-32603), False, "failed return", 1, "check_state", 1),
     # -32603 on a read-only tool of a trusted server: retry-safe, run again (the Agents server: 1 + 2
-    # retries; the error it then raises carries the last outcome, whose own decision is retry)
+    # retries; the error it then raises says what to do now the retries are spent: investigate)
     ("internal_error_read_only", {"annotations": READ_ONLY}, error(-32603), True, "ModelRetry, ModelRetry", 2,
-     "retry", 3),
+     "investigate", 3),
     # a tool error: back to the model to correct its arguments (pydantic-ai's own behaviour)
     ("tool_error", {}, answer('{"resultType":"complete","content":[{"type":"text","text":"no"}],"isError":true}'),
      False, "ModelRetry, ModelRetry", 2, "return_to_model", 1),

@@ -20,7 +20,7 @@ from typing import Any, Final
 
 import anyio
 
-from ..judgement._decide import Action, RetryPolicy, decide
+from ..judgement._decide import Action, Decision, RetryPolicy, decide
 from ..judgement._outcome import Outcome
 from ..tap._error import describe
 from ..tap._tap import Judged, VerdictTap
@@ -68,25 +68,39 @@ def outcome_of(error: BaseException) -> Outcome | None:
     return None
 
 
-def model_message(outcome: Outcome) -> str:
+def model_message(outcome: Outcome, decision: Decision | None = None) -> str:
     """What the model is told about a call that did not succeed (the message of the adapters'
     exceptions too, so logged and printed as well): the server's text in it is shown literally,
     its control, escape and bidi characters as visible escapes (``verdict._peer_text``). A call
-    that must not run again (:func:`may_run_again`) says so."""
+    that must not run again (:func:`may_run_again`) says so. ``decision`` is the one the call
+    ended on when it is not the outcome's own (``decide`` at attempt 1): an adapter that ran the
+    call again decides at its last attempt, when no retry is left."""
     verdict = outcome.verdict
-    decision = outcome.decision
+    decision = decision if decision is not None else outcome.decision
     if verdict.kind is Kind.TOOL_ERROR:
         return neutral(f"The tool reported an error: {verdict.text or '(no text)'}")
+    line = described(outcome, decision)
     if decision.action is Action.CHECK_STATE:
-        return neutral(f"The tool call's effect is unknown ({describe(outcome)}). Do not call it again before "
+        return neutral(f"The tool call's effect is unknown ({line}). Do not call it again before "
                        "checking whether it took effect.")
-    if may_run_again(outcome):
-        return neutral(f"The tool call failed: {describe(outcome)}")
+    if decision.action in _RUN_AGAIN:
+        return neutral(f"The tool call failed: {line}")
     if decision.action is Action.INVESTIGATE and outcome.request_sent:
         advice = "Do not call it again before checking whether it took effect: it may have run."
     else:
         advice = f"Do not call it again as it is: {decision.action.value} first."
-    return neutral(f"The tool call failed: {describe(outcome)}. {advice}")
+    return neutral(f"The tool call failed: {line}. {advice}")
+
+
+def described(outcome: Outcome, decision: Decision) -> str:
+    """The outcome's one line (``describe``), its next action that of ``decision``: ``describe``
+    ends with the outcome's own decision, which is replaced."""
+    own = outcome.decision
+    line = describe(outcome)
+    if decision == own:
+        return line
+    return f"{line.removesuffix(f'; next: {own.action.value} — {own.reason}')}; next: {decision.action.value} — " \
+           f"{decision.reason}"
 
 
 def refused(outcome: Outcome) -> bool:

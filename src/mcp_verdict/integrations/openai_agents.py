@@ -16,8 +16,9 @@ SDK's ``MCPServerStdio`` and ``MCPServerStreamableHttp`` (plus ``tap=``, ``trust
   was sent runs again — three times with ``max_retry_attempts=2``.
 
 Failures are raised as :class:`AgentsVerdictError` (both a :class:`~mcp_verdict.VerdictError` and
-the Agents SDK's ``UserError``); the servers' default ``failure_error_function`` shows the model
-its reason (the SDK's own default hides every reason). An accepted answer the SDK then fails on
+the Agents SDK's ``UserError``); its ``decision`` is the one reached at the last attempt (after
+the retries are spent, never ``retry``). The servers' default ``failure_error_function`` shows the
+model its reason (the SDK's own default hides every reason). An accepted answer the SDK then fails on
 (say, the ``tools/list`` it reads to validate the output is refused) raises the SDK's own error,
 as the stock servers do.
 """
@@ -36,7 +37,7 @@ from agents.mcp import MCPServerStdio, MCPServerStreamableHttp  # noqa: E402
 from agents.tool import default_tool_error_function  # noqa: E402
 
 from ..judgement._check import Expectation  # noqa: E402
-from ..judgement._decide import Action, RetryPolicy  # noqa: E402
+from ..judgement._decide import Action, Decision, RetryPolicy, decide  # noqa: E402
 from ..judgement._outcome import Outcome  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ..verdict._kind import Kind  # noqa: E402
@@ -46,10 +47,17 @@ __all__ = ["AgentsVerdictError", "StrictMCPServerStdio", "StrictMCPServerStreama
 
 
 class AgentsVerdictError(VerdictError, UserError):
-    """A tool call that did not succeed, as the Agents SDK's failure pipeline takes it."""
+    """A tool call that did not succeed, as the Agents SDK's failure pipeline takes it.
+    ``decision`` is the one the call ended on: at its last attempt, when the strict server ran it
+    again (the outcome's own ``decision`` is decided at attempt 1)."""
 
-    def __init__(self, outcome: Outcome, message: str | None = None) -> None:
-        VerdictError.__init__(self, outcome, message or model_message(outcome))
+    def __init__(self, outcome: Outcome, message: str | None = None, decision: Decision | None = None) -> None:
+        final = decision if decision is not None else outcome.decision
+        VerdictError.__init__(self, outcome, message or model_message(outcome, final))
+        self.decision = final
+
+    def __reduce__(self) -> tuple[type[AgentsVerdictError], tuple[Outcome, str, Decision]]:  # type: ignore[override]
+        return (type(self), (self.outcome, str(self), self.decision))
 
 
 def verdict_error_message(context: Any, error: Exception) -> str:
@@ -87,12 +95,16 @@ class _Strict:
         if not self.session:
             raise UserError("Server not initialized. Make sure you call `connect()` first.")
         stock = super().call_tool  # type: ignore[misc]
+        attempts = 0
 
         async def send() -> Any:
+            nonlocal attempts
+            attempts += 1
             return await (stock(tool_name, arguments) if meta is None else stock(tool_name, arguments, meta=meta))
 
+        policy = RetryPolicy(max_attempts=self._strict_retries + 1)
         outcome, result, judged = await run_judged(
-            self.tap, self.session, tool_name, send, retry=RetryPolicy(max_attempts=self._strict_retries + 1),
+            self.tap, self.session, tool_name, send, retry=policy,
             judge_options={"trusted_server": self._trusted, "expect": self._expect})
         self.outcomes.append(outcome)
         del self.outcomes[:-100]
@@ -101,7 +113,8 @@ class _Strict:
                 raise judged.error
             if result is not None:
                 return result
-        raise AgentsVerdictError(outcome)
+        # what to do now, at the attempt run_judged stopped at (each attempt sent once): never retry
+        raise AgentsVerdictError(outcome, decision=decide(outcome, attempt=attempts, retry=policy))
 
 
 def _failure_function(options: dict[str, Any]) -> None:
