@@ -13,7 +13,8 @@ SDK's ``MCPServerStdio`` and ``MCPServerStreamableHttp`` (plus ``tap=``, ``trust
 - a call runs again only when ``decide()`` says ``retry`` (nothing reached the server, or the
   server is trusted and says the tool is read-only or idempotent), at most ``max_retry_attempts``
   times: the stock servers re-run a call after any exception, so a write that timed out after it
-  was sent runs again — three times with ``max_retry_attempts=2``.
+  was sent runs again — three times with ``max_retry_attempts=2``. The stock retry is turned off
+  for tool calls alone: ``list_tools`` retries ``max_retry_attempts`` times as the stock servers do.
 
 Failures are raised as :class:`AgentsVerdictError` (both a :class:`~mcp_verdict.VerdictError` and
 the Agents SDK's ``UserError``); its ``decision`` is the one reached at the last attempt (after
@@ -30,7 +31,8 @@ from .._extras import require
 require("openai-agents", "mcp_verdict.integrations.openai_agents")
 
 from collections.abc import Mapping, Sequence  # noqa: E402 - after the extra is checked
-from typing import Any  # noqa: E402
+from contextvars import ContextVar  # noqa: E402
+from typing import Any, Final  # noqa: E402
 
 from agents.exceptions import UserError  # noqa: E402
 from agents.mcp import MCPServerStdio, MCPServerStreamableHttp  # noqa: E402
@@ -67,15 +69,36 @@ def verdict_error_message(context: Any, error: Exception) -> str:
     return default_tool_error_function(context, error)
 
 
+_CALLING: Final[ContextVar[object]] = ContextVar("mcp_verdict_agents_calling", default=None)
+"""The strict server whose stock ``call_tool`` runs in this context (it reads no retries)."""
+
+
 class _Strict:
     """What both strict servers add to the Agents SDK's ClientSession-based servers."""
 
     tap: VerdictTap
     session: Any
-    _strict_retries: int
+    _retries: int
     _trusted: bool
     _expect: Expectation | Sequence[Expectation] | None
     outcomes: list[Outcome]
+
+    @property
+    def max_retry_attempts(self) -> int:
+        """The user's setting, as every stock method reads it (``list_tools`` retries that many
+        times), but 0 for the stock ``call_tool`` of this server's own judged call: its loop
+        re-runs a call after any exception (HTTP's too, on a new session), where ``decide()``
+        says when a call may run again, at most this many times."""
+        return 0 if _CALLING.get() is self else self._retries
+
+    @max_retry_attempts.setter
+    def max_retry_attempts(self, value: int) -> None:
+        if value == -1:  # the stock servers' "retry forever": no bound on time
+            raise ValueError("max_retry_attempts=-1 (retry forever) is not allowed on a strict server: give the "
+                             "most times a call may run again")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"max_retry_attempts must be a whole number of retries >= 0, not {value!r}")
+        self._retries = value
 
     def _setup(self, tap: VerdictTap | None, trusted_server: bool,
                expect: Expectation | Sequence[Expectation] | None) -> None:
@@ -83,12 +106,6 @@ class _Strict:
         self._trusted = trusted_server
         self._expect = expect
         self.outcomes = []
-        retries = getattr(self, "max_retry_attempts", 0)
-        if retries == -1:  # the stock servers' "retry forever": no bound on time
-            raise ValueError("max_retry_attempts=-1 (retry forever) is not allowed on a strict server: give the "
-                             "most times a call may run again")
-        self._strict_retries = max(int(retries), 0)
-        self.max_retry_attempts = 0  # the stock loop re-runs after any exception: ours decides
 
     async def call_tool(self, tool_name: str, arguments: dict[str, Any] | None,
                         meta: dict[str, Any] | None = None) -> Any:
@@ -100,9 +117,13 @@ class _Strict:
         async def send() -> Any:
             nonlocal attempts
             attempts += 1
-            return await (stock(tool_name, arguments) if meta is None else stock(tool_name, arguments, meta=meta))
+            calling = _CALLING.set(self)
+            try:
+                return await (stock(tool_name, arguments) if meta is None else stock(tool_name, arguments, meta=meta))
+            finally:
+                _CALLING.reset(calling)
 
-        policy = RetryPolicy(max_attempts=self._strict_retries + 1)
+        policy = RetryPolicy(max_attempts=self._retries + 1)
         outcome, result, judged = await run_judged(
             self.tap, self.session, tool_name, send, retry=policy,
             judge_options={"trusted_server": self._trusted, "expect": self._expect})
