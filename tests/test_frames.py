@@ -138,8 +138,8 @@ RECOVER_CASES = [
     (b'{"id": "s-1" , "result": NaN}', (True, "s-1")),
     (b'{"id":"esc\\"aped","result":NaN}', (True, 'esc"aped')),
     (b'{"jsonrpc":"2.0","result":{"text":"\\"id\\":7"},"x":NaN}', (False, None)),  # "id" inside a string
-    (b'{"result":NaN,"id":1.5}', (False, None)),  # not an integer or a string
-    (b'{"id":' + b"9" * 30 + b',"result":NaN}', (False, None)),  # no peer uses such an id
+    (b'{"result":NaN,"id":1.5}', (True, 1.5)),  # a float, as orjson reads one
+    (b'{"id":' + b"9" * 30 + b',"result":NaN}', (True, 10**30 - 1)),  # an integer, exactly
     (b'[{"id":1}', (False, None)),  # nested one level down
     (b"", (False, None)),
 ]
@@ -673,7 +673,7 @@ PLAIN_ANSWERS: list[tuple[list[bytes], bytes, Any, str]] = [
     ([b'"a\\"b"'], OK % b'"a\\"b"', 'a"b', "response"),  # an escaped id: read by the peek
     ([b"123456789012345678"], OK % b"123456789012345678", 123456789012345678, "response"),
     ([b"1234567890123456789"], OK % b"1234567890123456789", 1234567890123456789, "response"),
-    ([b"18446744073709551616"], OK % b"18446744073709551616", 1.8446744073709552e19, "response"),  # orjson: a float
+    ([b"18446744073709551616"], OK % b"18446744073709551616", 2**64, "response"),  # exact (orjson: a float)
     ([b"1"], b'{"jsonrpc":"2.0","id":1,"result":{', 1, "unreadable"),  # truncated: its id recovered
     ([b"1"], b'{"jsonrpc":"2.0","id":1,"result":{"v":1e400}}', 1, "unreadable"),
     ([b"1"], b'{"jsonrpc":"2.0","id":1,"result":{},"method":"x"}', 1, "invalid"),
@@ -761,3 +761,65 @@ def test_forget_stops_waiting_for_one_request() -> None:
     assert [e.request_id for e in tracker.pending("c")] == ["1"]
     (late,) = tracker.feed("c", "s2c", OK % b"1", at=0, seq=3)
     assert isinstance(late, Stray)
+
+
+# --- exact ids (JSON-RPC 2.0 s4: the id is the request's own, answered "the same as the value of
+# the id member in the Request Object"; orjson reads an integer past 64 bits as a float) ---------
+
+BROKEN = b'{"jsonrpc":"2.0","id":%s,"result":{"content":[],"x":NaN}}'  # no parser reads it
+# (the id as the peer wrote it, the answer, what peek reads of the answer: kind, id, has_id, unheld)
+EXACT_IDS: list[tuple[bytes, bytes, tuple[str, Any, bool, bytes | None]]] = [
+    (b"18446744073709551616", OK, ("response", 18446744073709551616, True, None)),  # 2**64
+    (b"18446744073709551617", OK, ("response", 18446744073709551617, True, None)),  # 2**64 + 1: the same float
+    (b"-18446744073709551616", OK, ("response", -18446744073709551616, True, None)),  # -2**64
+    (b"1.5", OK, ("response", 1.5, True, None)),
+    (b"1E2", OK, ("response", 100.0, True, None)),  # a float, as orjson reads it (not the int 100)
+    (b"1e400", OK, ("unreadable", None, False, b"1e400")),  # no int or float holds it
+    (b"1234567890123456789012345", BROKEN, ("unreadable", 1234567890123456789012345, True, None)),  # 25 digits
+    (b'"s-1"', OK, ("response", "s-1", True, None)),
+]
+
+
+@pytest.mark.parametrize(("written", "answer", "expected"), EXACT_IDS, ids=[w.decode() for w, _, _ in EXACT_IDS])
+def test_peek_reads_the_id_as_written(written: bytes, answer: bytes,
+                                      expected: tuple[str, Any, bool, bytes | None]) -> None:
+    look = peek(answer % written)
+    assert (look.kind, look.id, look.has_id) == expected[:3]
+    assert type(look.id) is type(expected[1])
+    assert look.unheld == expected[3]
+    assert recover_id(BROKEN % written) == (expected[2], expected[1])  # the same id where no parser reads it
+
+
+def test_each_answer_pairs_with_its_own_request_only() -> None:
+    """Every request of EXACT_IDS waiting at once (one with 1e400 is no request: no parser reads
+    it), their answers in reverse order: each pairs with the request its id names, written the
+    same; the answer with 1e400 with none."""
+    unheld = "its id is a number no integer or float holds, which no request can carry"
+    tracker = Tracker()
+    requests = _feed(tracker, [("c2s", CALL % written) for written, _, _ in EXACT_IDS])
+    paired: dict[bytes, tuple[bytes | None, bytes | str]] = {}
+    for seq, (written, answer, _) in enumerate(reversed(EXACT_IDS), 100):
+        (event,) = tracker.feed("c", "s2c", answer % written, at=0, seq=seq)
+        if isinstance(event, Answered):
+            assert event.exchange.response is not None
+            paired[written] = (event.exchange.request.data, event.exchange.response.data)
+        else:
+            assert isinstance(event, Stray)
+            paired[written] = (None, event.reason)
+    assert paired == {written: (None, unheld) if written == b"1e400" else (CALL % written, answer % written)
+                      for written, answer, _ in EXACT_IDS}
+    assert tracker.pending("c") == []
+    assert [(type(e), e.reason) for e in requests] == [(Stray, unheld)]  # the request with 1e400
+
+
+@pytest.mark.parametrize("answer", [OK % b"1e400", OK % b"-1e400", BROKEN % (b"9" * 5000),
+                                    b'{"jsonrpc":"2.0","id":1e400,"error":{"code":-32603,"message":"m"}}'])
+def test_an_answer_whose_id_no_number_holds_is_paired_with_no_request(answer: bytes) -> None:
+    """The only request waiting is not taken for its request (a frame without a visible id is)."""
+    tracker = Tracker()
+    tracker.feed("c", "c2s", CALL % b"7", at=0, seq=0)
+    (event,) = tracker.feed("c", "s2c", answer, at=0, seq=1)
+    assert isinstance(event, Stray) and event.peek.unheld is not None and not event.peek.has_id
+    assert [e.request_id for e in tracker.pending("c")] == [7]
+    (later,) = tracker.feed("c", "s2c", OK % b"7", at=0, seq=2)
+    assert isinstance(later, Answered)

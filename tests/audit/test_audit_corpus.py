@@ -3,11 +3,12 @@ answered on a connection of its own, under the version, capabilities and extensi
 states — negotiated with ``initialize`` before 2026-07-28, carried in the request's ``_meta``
 from 2026-07-28 — and audited: each call's kind must be the case's label. A case whose answer
 no JSON-RPC pairing can give to its request (a result without an id or with a null one, a
-request instead of an answer)
+request instead of an answer, an id no number holds such as ``1e400``)
 is counted, not judged: a stray answer (or a server request) and an unanswered call."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,8 @@ def _request_id(case: Case) -> tuple[bool, Any]:
     wanted = case.options.get("request_id")
     if look.kind in ("request", "notification"):
         return False, wanted if wanted is not None else 1  # a message of its own, not an answer
+    if look.unheld is not None:  # an id no int or float holds (1e400): no request can carry it
+        return False, wanted if wanted is not None else 1
     if look.kind == "unreadable" or (look.kind == "error" and (look.message or {}).get("id") is None):
         # no id to read (none, or null: JSON-RPC 2.0 section 5): the answer goes to the only request
         # waiting (frames.Tracker)
@@ -61,8 +64,9 @@ def _conversation(case: Case, request_id: Any) -> list[tuple[str, bytes]]:
             "protocolVersion": case.version, "capabilities": server, "serverInfo": {"name": "s", "version": "1"}}})))
         if case.version == "2025-11-25" and TASKS_EXTENSION in extensions:
             params["task"] = {}
-    frames.append(("c2s", orjson.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-                                        "params": params})))
+    # (Python's json: an id past 64 bits, read exactly from the answer, is written exactly; orjson raises)
+    frames.append(("c2s", json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                                      "params": params}, separators=(",", ":")).encode()))
     frames.append(("s2c", case.wire()))
     return frames
 

@@ -10,11 +10,33 @@ error rather than left waiting.
 
 Ids are compared with their JSON type (``7`` is not ``"7"``, and ``1`` is not ``1.0``):
 :func:`id_key` is the key to use in a map of pending requests.
+
+Ids are read exactly. orjson reads an integer past the 64-bit range as a float
+(``18446744073709551616`` becomes ``1.8446744073709552e+19``: another id, and 2**64 and
+2**64 + 1 the same one), and reads no frame whose id is ``1e400``. So when orjson gives a float
+id — only then: an ``int`` or ``str`` id (every ordinary frame) costs its type test and nothing
+more — :func:`peek` reads the id again from the bytes, from the last top-level ``"id"`` member
+(the one orjson and Python's json keep when there are several); :func:`recover_id` reads a frame
+no parser reads the same way:
+
+- an integer is a Python ``int``, exactly (the verdict's strict parser reads the answer's id the
+  same way, so a server that rounds it is caught);
+- a string is read as Python's json reads it (a lone surrogate kept);
+- a fraction or exponent that a float holds (``1.5``, ``1E2``) is that float, as orjson reads it;
+- ``null`` is the id ``None``;
+- a number that neither an int nor a float holds — ``1e400``, an integer of more digits than
+  Python converts (``sys.get_int_max_str_digits``; its default when that is 0, so a read stays
+  quick) — is *unheld*: no id (``has_id`` is False) and :attr:`Peek.unheld` holds it as
+  written. No request can carry such an id, so the tracker pairs the frame with no request
+  (where a frame without a visible id is paired with the only request waiting).
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
+import sys
 from collections.abc import Iterator
 from typing import Any, Final, Literal
 
@@ -38,9 +60,14 @@ class Peek(msgspec.Struct, frozen=True, gc=False):
     """The id member is present (``id: null`` included)."""
     method: str | None = None
     message: dict[str, Any] | None = None
-    """The parsed message (requests and responses), for reading params and result members."""
+    """The parsed message (requests and responses), for reading params and result members, as
+    orjson reads it (its ``"id"`` may be the float of an integer past 64 bits: ``id`` is exact)."""
     problem: str | None = None
     """Why an unreadable frame could not be read."""
+    unheld: bytes | None = None
+    """The id as written when it is a number neither an int nor a float holds (``1e400``; an
+    integer of more digits than Python converts): ``has_id`` is False, and the frame answers no
+    request (the tracker never pairs it with the only request waiting)."""
 
     @property
     def params(self) -> dict[str, Any]:
@@ -59,11 +86,10 @@ def id_key(value: Id) -> tuple[str, Any]:
 
 
 _ABSENT: Final = object()
-_ID_TYPES: Final = (str, int, float)
 
 
 def peek(data: bytes | bytearray | memoryview | str) -> Peek:
-    """Read one frame for routing. Never raises.
+    """Read one frame for routing, with its id exact. Never raises.
 
     orjson gives plain ``dict``, ``list``, ``str``, ``int``, ``float``, ``bool`` and ``None``
     only, so exact type tests read it (they are cheaper than ``isinstance``; a peek is made of
@@ -71,14 +97,23 @@ def peek(data: bytes | bytearray | memoryview | str) -> Peek:
     try:
         message = orjson.loads(data)
     except (orjson.JSONDecodeError, TypeError) as exc:
-        found, value = recover_id(data)
-        return Peek("unreadable", value, found, problem=str(exc))
+        found, value, unheld = _read_id(data)
+        return Peek("unreadable", value, found, problem=str(exc), unheld=unheld)
     if type(message) is not dict:
         return Peek("batch") if type(message) is list else Peek("invalid")
     value = message.get("id", _ABSENT)
-    has_id = value is not _ABSENT
-    if not has_id or (value is not None and type(value) not in _ID_TYPES):
-        value, has_id = None, False  # absent, or not a valid id (a bool, an object...)
+    if value is _ABSENT:
+        value, has_id = None, False
+    else:
+        of = type(value)
+        if of is int or of is str:  # every ordinary id
+            has_id = True
+        elif of is float:  # an integer past 64 bits reads as a float: the id as written
+            value, has_id = _exact_float(data, value), True
+        else:  # null, or not a valid id (a bool, an object...)
+            has_id = value is None
+            if not has_id:
+                value = None
     method = message.get("method")
     if type(method) is str:
         if "result" in message or "error" in message:
@@ -94,25 +129,80 @@ def peek(data: bytes | bytearray | memoryview | str) -> Peek:
 # Strings and brackets, matched in C; a Python step per match keeps the nesting depth, so the
 # scan is linear in the frame's size with a step per string or bracket.
 _TOKENS: Final = re.compile(rb'"(?:[^"\\]|\\.)*"?|[{}\[\]]', re.DOTALL)
-_VALUE: Final = re.compile(rb'\s*:\s*(-?(?:0|[1-9][0-9]*)(?![0-9.eE])|"(?:[^"\\]|\\.)*")', re.DOTALL)
+_NUMBER: Final = rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+# after a member's name: its value when it is a number, a string or null, else group 1 is None
+_ID_VALUE: Final = re.compile(rb'\s*:\s*(?:(' + _NUMBER + rb'|"(?:[^"\\]|\\.)*"|null)(?=\s*[,}]))?', re.DOTALL)
+_INTEGER: Final = re.compile(rb"-?(?:0|[1-9][0-9]*)")
+_FLOAT_DIGITS: Final = 309
+"""The most digits of an integer orjson reads (as a float): one more is past the double range."""
+
+
+def _as_bytes(data: bytes | bytearray | memoryview | str) -> bytes:
+    return data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+
+
+def _exact_float(data: bytes | bytearray | memoryview | str, value: float) -> Id:
+    """The id orjson read as the float ``value``: an ``int`` when the member's text is an
+    integer (past 64 bits), else ``value``. Also ``value`` when the text the scan finds cannot be
+    the number orjson read (the member orjson kept is named ``"\\u0069d"``, which the scan does
+    not see)."""
+    text = id_text(_as_bytes(data))
+    if text is None or len(text) > _FLOAT_DIGITS + 1 or _INTEGER.fullmatch(text) is None:
+        return value
+    number = int(text)  # at most 309 digits: below any limit of int()
+    return number if float(number) == value else value
+
+
+def _max_digits() -> int:
+    """The most digits of an integer id read: Python's limit (its default when it is 0, so the
+    read stays quick whatever the process set)."""
+    return sys.get_int_max_str_digits() or sys.int_info.default_max_str_digits
+
+
+def _read_id(data: bytes | bytearray | memoryview | str) -> tuple[bool, Id, bytes | None]:
+    """(found, id, unheld) of a frame orjson cannot read, from the bytes. Never raises."""
+    text = id_text(_as_bytes(data))
+    if text is None:
+        return False, None, None
+    if text[:1] == b'"':
+        try:
+            value = json.loads(text.decode("utf-8", "surrogatepass"))
+        except ValueError:  # (invalid UTF-8, a control character, a bad escape)
+            return False, None, None
+        return True, value, None  # (a string: the text is one)
+    if text == b"null":
+        return True, None, None
+    if _INTEGER.fullmatch(text) is not None:
+        if len(text) - (text[:1] == b"-") > _max_digits():
+            return False, None, text
+        return True, int(text), None
+    number = float(text)
+    return (True, number, None) if math.isfinite(number) else (False, None, text)
 
 
 def recover_id(data: bytes | bytearray | memoryview | str) -> tuple[bool, Id]:
-    """The id of a frame that does not parse, when a top-level ``"id"`` member with an integer or
-    a plain string value can be seen. Returns (found, id). Never raises; linear time."""
-    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
-    for value in id_values(raw, _VALUE):
-        text = value.group(1)
-        if text[:1] == b'"':
-            try:
-                decoded = orjson.loads(text)
-            except orjson.JSONDecodeError:
-                return False, None
-            return True, decoded if isinstance(decoded, str) else None
-        if len(text) > 20:
-            return False, None  # no JSON-RPC peer uses such an id; int() of it is not linear
-        return True, int(text)
-    return False, None
+    """The id of a frame that does not parse, read from the last top-level ``"id"`` member (the
+    module's rules: an integer exactly, a string as Python's json reads it, a float, ``null``).
+    Returns (found, id): not found when no member shows a complete value, or it is a number no
+    int or float holds (:attr:`Peek.unheld`). Never raises; linear time."""
+    found, value, _ = _read_id(data)
+    return found, value
+
+
+def id_text(data: bytes) -> bytes | None:
+    """The text of the last top-level ``"id"`` member's value, as written, when it is a number,
+    a string or null followed by ``,`` or ``}`` (None: no member, or another value, or one cut
+    short). Linear time; never raises."""
+    last = None
+    for value in id_values(data, _ID_VALUE):
+        last = value
+    return None if last is None else last.group(1)
+
+
+def id_spans(data: bytes) -> list[tuple[int, int]]:
+    """Where the value of each top-level ``"id"`` member that is a number, a string or null is
+    in ``data``, in order. Linear time; never raises."""
+    return [value.span(1) for value in id_values(data, _ID_VALUE) if value.group(1) is not None]
 
 
 def id_values(data: bytes, value: re.Pattern[bytes]) -> Iterator[re.Match[bytes]]:

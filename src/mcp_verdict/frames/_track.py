@@ -9,8 +9,11 @@ second answer, a message that answers nothing). ``close`` ends a connection and 
 proxy and the audit each feed it from their own source and act on the events.
 
 Pairing is by connection and JSON-RPC id with its JSON type (sessions reuse ids, so there is
-no process-wide map). A frame no parser can read is paired by the id :func:`recover_id` finds
-in it; without one, by the HTTP exchange it came in, or by the only request waiting.
+no process-wide map), the id exact (:func:`peek`: an integer past 64 bits is an ``int``, not the
+float orjson reads). A frame no parser can read is paired by the id :func:`recover_id` finds
+in it; without one (or with ``null``), by the HTTP exchange it came in, or by the only request
+waiting — unless its id is a number no int or float holds (``1e400``: :attr:`Peek.unheld`),
+which no request can carry: such a frame answers no request.
 
 What is in force for a request (:class:`Context`), per the version's rules:
 
@@ -227,6 +230,8 @@ class Tracker:
                        in state.answered else "it answers no request waiting on this connection")
                 if kind == "invalid" and not look.has_id:
                     why = "it is not a JSON-RPC message"
+                elif look.unheld is not None:
+                    why = "its id is a number no integer or float holds, which no request can carry"
                 return [Stray(conn, direction, seen, look, why)]
             return [Answered(self._answer(state, target, look, seen))]
         return [Stray(conn, direction, seen, look, "a batch is not part of MCP (since 2025-06-18)")]
@@ -357,7 +362,7 @@ class Tracker:
 
     # -- answers -------------------------------------------------------------------------------
     def _match(self, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> Exchange | None:
-        if look.has_id and (look.id is not None or look.kind != "error"):
+        if look.has_id and (look.id is not None or look.kind not in {"error", "unreadable"}):
             found = state.pending.get((origin, id_key(look.id)))
             if found is None and self.pair_mismatched_ids and look.id is not None:
                 text = _id_text(look.id)
@@ -366,9 +371,11 @@ class Tracker:
             return found
         if look.kind != "unreadable" and not (look.kind == "error" and (look.message or {}).get("id") is None):
             return None
+        if look.unheld is not None:  # an id no request can carry (1e400): it answers none
+            return None
         # No readable id: an error without one or with a null id (the server could not read the
-        # request id: JSON-RPC 2.0 section 5), or a frame no parser reads. The HTTP exchange it
-        # came in pairs it; else the only request waiting.
+        # request id: JSON-RPC 2.0 section 5), or a frame no parser reads (without an id, or with
+        # a null one). The HTTP exchange it came in pairs it; else the only request waiting.
         waiting = [p for (who, _), p in state.pending.items() if who == origin]
         exchange_no = seen.http.get("exchange") if seen.http else None
         if isinstance(exchange_no, int):

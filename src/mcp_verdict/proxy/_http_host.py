@@ -58,10 +58,10 @@ import aiohttp
 import orjson
 from aiohttp import web
 
-from ..frames._jsonrpc import Peek, id_key, peek
+from ..frames._jsonrpc import Peek, id_key, id_spans, peek
 from ._bridge import Bridge
 from ._http_upstream import HttpUpstream, client_session
-from ._ids import exact, id_json, id_spans
+from ._ids import id_json
 from ._relay import Key, Telemetry
 from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env
@@ -401,8 +401,6 @@ class HttpHost:
         session = request.headers.get("Mcp-Session-Id")
         # a session's requests are routed by its id: only initialize and stateless requests are read
         look = peek(body) if session is None or b'"initialize"' in body else None
-        if look is not None and (type(look.id) is float or (look.kind == "unreadable" and not look.has_id)):
-            look = exact(look, body)  # an integer past 64 bits, a lone surrogate: the exact id
         initialize = look is not None and look.method == "initialize"
         stream = PostStream()
         read_first = False

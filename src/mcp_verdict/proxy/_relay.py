@@ -24,14 +24,14 @@ and send what it returns. For each frame it decides, in this order:
   tracker cannot open it): its answer is the answer to ``tools/call`` when the request's bytes
   name ``"tools/call"`` (judged, in force the session's version, else the HTTP header's, else
   the default), else an answer to a method the proxy does not judge;
-- **ids**: an id is held exactly as written (``_ids``: an integer past 64 bits, which orjson
-  reads as a float, is read again from the bytes; a string escaping a lone surrogate is read
-  by Python's json), so the proxy's own answers and cancellations carry the host's id. A host
-  request the proxy cannot await gets its answer at once (JSON-RPC 2.0 s5.1), and is not
-  forwarded unless the transport sent it already: one whose id the host has in flight on the
-  connection (INVALID_REQUEST; PARSE_ERROR when no parser reads it: the two answers could not
-  be told apart, and the earlier request keeps the id), one whose id is a number no int or
-  float holds (``1e400``: INVALID_REQUEST, under the id as written);
+- **ids**: an id is held exactly as written (``frames.peek``: an integer past 64 bits, which
+  orjson reads as a float, is read again from the bytes; a string escaping a lone surrogate is
+  read by Python's json), so the proxy's own answers and cancellations carry the host's id
+  (``_ids.id_json``). A host request the proxy cannot await gets its answer at once (JSON-RPC
+  2.0 s5.1), and is not forwarded unless the transport sent it already: one whose id the host
+  has in flight on the connection (INVALID_REQUEST; PARSE_ERROR when no parser reads it: the
+  two answers could not be told apart, and the earlier request keeps the id), one whose id is
+  a number no int or float holds (``1e400``: INVALID_REQUEST, under the id as written);
 - **faults**: an upstream that closes or exits answers every request in flight with
   UPSTREAM_CLOSED (:meth:`Relay.upstream_lost`), a request past ``timeout`` gets
   UPSTREAM_TIMEOUT and a ``notifications/cancelled`` upstream (:meth:`Relay.expire`), a late
@@ -80,7 +80,7 @@ from ._codes import (
     refusal,
     verdict_data,
 )
-from ._ids import exact, exact_peek, recover, unheld_id
+from ._ids import recover
 
 Mode = Literal["observe", "enforce"]
 Side = Literal["host", "upstream"]
@@ -209,8 +209,6 @@ class Relay:
         look = peek(data)
         if look.kind == "unreadable":
             return self._host_unreadable(data, look, http, at, forwarded)
-        if type(look.id) is float:  # an integer past 64 bits reads as a float: its exact id
-            look = exact(look, data)
         seq = self._seq  # (the record is written once the frame is known to be forwarded)
         self._seq += 1
         tracker = self.tracker
@@ -275,9 +273,7 @@ class Relay:
         awaited by that id (:meth:`_await_unreadable`); one the proxy cannot await is answered by
         the proxy at once, and not forwarded unless it was already: its id is in flight (the two
         answers could not be told apart: a parse error, JSON-RPC 2.0 s5.1), or its id is a
-        number the proxy cannot hold (``_ids.unheld_id``: an invalid request)."""
-        if not look.has_id:
-            look = exact(look, data)
+        number the proxy cannot hold (``Peek.unheld``: an invalid request)."""
         seq = self._seq  # the record is written once we know whether it is forwarded
         self._seq += 1
         note = f"the proxy could not read it: {look.problem}"
@@ -297,7 +293,7 @@ class Relay:
                                  f"request with the same id is in flight; {_UNRELAYED[forwarded]}",
                                  {"reason": reason, "forwarded": forwarded})
         elif not look.has_id:
-            raw = unheld_id(data)
+            raw = look.unheld
             if raw is not None:
                 reason = f"the request id {_shown(raw)} is a number the proxy cannot hold exactly"
                 answer = error_frame(raw, INVALID_REQUEST, f"mcp-verdict proxy: invalid request: {reason} "
@@ -379,8 +375,6 @@ class Relay:
             _, look, judged = early
         else:
             look = peek(data)
-            if type(look.id) is float or (look.kind == "unreadable" and not look.has_id):
-                look = exact(look, data)  # an integer past 64 bits, a lone surrogate: the exact id
         events = self.tracker.feed(self.conn, "s2c", data, at=at, seq=seq, http=http, look=look)
         if not events:
             return self._server_message(data, seq, at, http, look)
@@ -441,8 +435,6 @@ class Relay:
         if not self.enforce or len(data) > self.max_frame:
             return False
         look = peek(data)
-        if type(look.id) is float:
-            look = exact(look, data)
         if not look.has_id or look.kind not in _ANSWER_KINDS:
             return False
         key = id_key(look.id)
@@ -729,7 +721,7 @@ class Relay:
     def _own_answer(self, answer: bytes, key: Key, reason: str) -> Out:
         """An answer the proxy writes itself: fed to the tracker (the request is answered), logged."""
         seq = self._log("s2c", "message", answer, note=f"written by the proxy: {reason}")
-        self.tracker.feed(self.conn, "s2c", answer, at=time.time(), seq=seq, look=exact_peek(answer))
+        self.tracker.feed(self.conn, "s2c", answer, at=time.time(), seq=seq, look=peek(answer))
         waiting = self._waiting.pop(key, None)
         if waiting is not None and waiting.token is not None and self.telemetry is not None:
             self.telemetry.end(waiting.token, None, None, reason, False)
@@ -825,7 +817,7 @@ _UNFOLLOWED: Final = {
 
 
 def _shown(raw: bytes) -> str:
-    """A number as the peer wrote it (digits, sign, point, exponent only: ``_ids``), cut short."""
+    """A number as the peer wrote it (digits, sign, point, exponent only: ``Peek.unheld``), cut short."""
     text = raw.decode("ascii", "replace")
     return text if len(text) <= 40 else f"{text[:20]}...{text[-8:]} ({len(text)} characters)"
 

@@ -40,7 +40,6 @@ from ..frames._jsonrpc import id_key, peek
 from ..frames._lines import may_be_message
 from ._bridge import Bridge, HostStream
 from ._codes import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE
-from ._ids import exact_peek
 from ._relay import Key, one_line
 
 _KEEP: Final = 64 * 1024
@@ -414,7 +413,7 @@ class StdioUpstream:
             queued, self._queue = self._queue, None
             self._stdin = None
             for data in queued or ():
-                look = exact_peek(data)
+                look = peek(data)
                 if look.kind == "request":
                     self.bridge.fail(id_key(look.id), "the upstream could not be restarted", UPSTREAM_UNAVAILABLE)
             self.finished.set()
