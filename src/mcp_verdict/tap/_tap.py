@@ -64,8 +64,11 @@ _CLOSED_KEPT: Final = 64
 """Closed connections kept (their answers, tools and strays, for a block that judges late); an
 older closed connection is forgotten, so a tap serving one connection per call stays bounded."""
 _NOISE_KEPT: Final = 64
-"""Per connection: the last stdio lines that were no JSON-RPC message (noise), for the verdicts
-of the calls they came during."""
+"""Per connection: the last stdio lines that were no JSON-RPC message (noise) kept, for the
+verdicts of the calls they came during (every one is counted: ``_Conn.noise_count``)."""
+_NOISE_MARKS: Final = 4096
+"""Per connection with noise: the noise count at each client frame and tools/call answer, the
+last this many (a call counts the noise between its request and its answer from them)."""
 _CURRENT: Final[contextvars.ContextVar[Judged | None]] = contextvars.ContextVar("mcp_verdict_tap_call",
                                                                                 default=None)
 
@@ -92,7 +95,14 @@ class _Conn:
     closed: str | None = None
     proxy: WriteProxy | None = None
     noise: deque[tuple[int, bytes]] = field(default_factory=lambda: deque(maxlen=_NOISE_KEPT))
-    """stdio: (seq, bytes) of the last lines that were no JSON-RPC message."""
+    """stdio: (seq, bytes) of the last lines that were no JSON-RPC message (a sample)."""
+    noise_count: int = 0
+    """stdio: every line that was no JSON-RPC message, kept or not."""
+    noise_from: int | None = None
+    """The seq of the first of them (no noise came before it)."""
+    noise_marks: OrderedDict[int, int] = field(default_factory=OrderedDict)
+    """seq -> ``noise_count`` when that frame came, for the client's frames and the tools/call
+    answers after the first noise line (the last ``_NOISE_MARKS``)."""
 
 
 class TapCall(msgspec.Struct, frozen=True, gc=False):
@@ -352,6 +362,9 @@ class VerdictTap:
                 del state.failures[next(iter(state.failures))]
         elif kind == "noise" and data is not None:
             state.noise.append((seq, data))
+            if state.noise_from is None:
+                state.noise_from = seq
+            state.noise_count += 1
 
     def _not_sent(self, conn: str, data: bytes) -> None:
         look = peek(data)
@@ -367,6 +380,8 @@ class VerdictTap:
             return []
         seq = next(state.seq)
         at = time.time()
+        if state.noise_count and direction == "c2s":  # where a call's noise starts (a request)
+            _mark_noise(state, seq)
         if self.log is not None:
             self._write(FrameRecord(conn, seq, at, direction, "message", data, transport=state.transport,
                                     http=http or None))
@@ -395,6 +410,8 @@ class VerdictTap:
                     if method == "tools/list":
                         self._tools(state, exchange)
                     continue
+                if state.noise_count:  # where the call's noise ends (its answer)
+                    _mark_noise(state, seq)
                 request_id = exchange.request_id
                 key = (type(request_id).__name__, request_id)  # id_key
                 claim = self._claims.pop((conn, key), None)
@@ -795,17 +812,46 @@ def _dump(params: Any) -> Any:
 def _with_noise(verdict: Verdict, state: _Conn, after: int, response: Any) -> Verdict:
     """The verdict with a ``transport.noise`` warning when the server wrote lines that are no
     JSON-RPC message between the request and its answer (or since the request, unanswered):
-    the client's reading (``mcp_verdict.client``), where the noise is never the answer."""
+    the client's reading (``mcp_verdict.client``), where the noise is never the answer. Every
+    line is counted, and the message says how many of them the tap kept (the last
+    ``_NOISE_KEPT`` of the connection) and shows the first three of those."""
     until = response.seq if response is not None else None
     lines = [data for seq, data in state.noise if seq > after and (until is None or seq < until)]
-    if not lines:
+    seen = _noise_between(state, after, until)
+    at_least = seen is None  # (the count at the request was no longer kept: the lines kept, at least)
+    count = len(lines) if seen is None else seen
+    if not count:
         return verdict
-    count = "1 line that is not a JSON-RPC message" if len(lines) == 1 else \
-        f"{len(lines)} lines that are not JSON-RPC messages"
-    shown = ", ".join(_preview(line) for line in lines[:3]) + (", …" if len(lines) > 3 else "")
+    what = "1 line that is not a JSON-RPC message" if count == 1 else \
+        f"{count} lines that are not JSON-RPC messages"
     when = "before its answer" if response is not None else "and no answer"
-    extra = finding("", "transport.noise", f"the server wrote {count} {when}: {shown}")
+    kept = ""
+    if at_least or len(lines) < count:
+        kept = f" (the tap kept the last {len(lines)} of them)" if lines else " (the tap kept none of them)"
+    shown = ", ".join(_preview(line) for line in lines[:3]) + (", …" if count > 3 else "")
+    message = f"the server wrote {'at least ' if at_least else ''}{what} {when}{kept}" + (f": {shown}" if lines else "")
+    extra = finding("", "transport.noise", message)
     return make_verdict(verdict.kind, (*verdict.findings, extra), verdict.version, verdict.message)
+
+
+def _mark_noise(state: _Conn, seq: int) -> None:
+    """Note the connection's noise count at frame ``seq`` (the last ``_NOISE_MARKS`` are kept)."""
+    marks = state.noise_marks
+    marks[seq] = state.noise_count
+    if len(marks) > _NOISE_MARKS:
+        marks.popitem(last=False)
+
+
+def _noise_between(state: _Conn, after: int, until: int | None) -> int | None:
+    """How many noise lines came after frame ``after`` and before frame ``until`` (None: up to
+    now); None when the count at one of them is no longer kept."""
+    first = state.noise_from
+    if first is None:
+        return 0
+    marks = state.noise_marks
+    end = state.noise_count if until is None else 0 if until < first else marks.get(until)
+    start = 0 if after < first else marks.get(after)
+    return None if end is None or start is None else end - start
 
 
 def _preview(data: bytes, limit: int = 60) -> str:
