@@ -1,4 +1,5 @@
-"""The frames the proxy writes itself: its JSON-RPC error codes, and the refusal of an answer.
+"""The frames the proxy writes itself: its JSON-RPC error codes, the refusal of an answer, and
+a host's request under an id of the proxy's (:func:`with_id`).
 
 The codes, their meanings and the ``data`` of a refusal are defined once, for every writer, in
 ``frames/_refusal`` (re-exported here); ``data.source`` is always ``"mcp-verdict proxy"``.
@@ -10,11 +11,13 @@ surface tool errors to the model better than protocol errors.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal
 
 import orjson
 
+from ..frames._jsonrpc import id_spans
 from ..frames._refusal import (
     CODES,
     META_KEY,
@@ -31,7 +34,7 @@ from ._ids import id_json
 
 __all__ = ["CODES", "INVALID_REQUEST", "META_KEY", "PARSE_ERROR", "REFUSED", "SOURCE", "TOO_LARGE",
            "UPSTREAM_CLOSED", "UPSTREAM_TIMEOUT", "UPSTREAM_UNAVAILABLE", "RefuseAs", "cancelled", "digest",
-           "error_frame", "findings_codes", "refusal", "verdict_data"]
+           "error_frame", "findings_codes", "refusal", "verdict_data", "with_id"]
 
 SOURCE: Final = "mcp-verdict proxy"
 PARSE_ERROR: Final = -32700
@@ -83,3 +86,25 @@ def cancelled(request_id: object, reason: str) -> bytes:
 
 def findings_codes(verdict: Verdict) -> Sequence[str]:
     return [f.code for f in verdict.findings]
+
+
+def with_id(data: bytes, new: bytes, message: Mapping[str, Any] | None) -> bytes:
+    """The request ``data`` with its id replaced by ``new`` (the id as JSON), every other byte as
+    the host wrote it (an integer past 64 bits, an exponent, an escape, the blanks): the value of
+    each top-level ``"id"`` member is replaced (one written twice: every reader gets ``new``).
+    When no member shows (its name escaped, ``"\\u0069d"``) the request is written anew: by
+    Python's json (its integers exact), else (deeper than it goes) from ``message``, orjson's
+    read of it."""
+    spans = id_spans(data)
+    if not spans:
+        try:
+            return json.dumps({**json.loads(data), "id": json.loads(new)}, separators=(",", ":")).encode()
+        except (ValueError, TypeError, RecursionError):
+            return orjson.dumps({**(message or {}), "id": json.loads(new)})
+    out: list[bytes] = []
+    last = 0
+    for start, end in spans:
+        out += (data[last:start], new)
+        last = end
+    out.append(data[last:])
+    return b"".join(out)

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import re
 import secrets
 from collections import deque
@@ -58,11 +57,12 @@ import aiohttp
 import orjson
 from aiohttp import web
 
-from ..frames._jsonrpc import Peek, id_key, id_spans, peek
+from ..frames._jsonrpc import Peek, id_key, peek
 from ._bridge import Bridge
+from ._codes import with_id
 from ._http_upstream import HttpUpstream, client_session
 from ._ids import id_json
-from ._relay import Key, Telemetry
+from ._relay import Key, Telemetry, as_written
 from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env
 
@@ -353,22 +353,8 @@ class HttpHost:
             return body
         self._renumbered += 1
         sent = orjson.dumps(f"mcp-verdict:{self._nonce}:{self._renumbered}")
-        spans = id_spans(body)
-        if not spans:  # the member's name escaped ("\u0069d"): written anew, exactly (Python's json)
-            stream.restore = (sent, id_json(look.id))
-            try:
-                return json.dumps({**json.loads(body), "id": json.loads(sent)}, separators=(",", ":")).encode()
-            except (ValueError, RecursionError):  # (deeper than Python's json goes): as orjson reads it
-                return orjson.dumps({**look.message, "id": json.loads(sent)})
-        start, end = spans[-1]
-        stream.restore = (sent, body[start:end])
-        out: list[bytes] = []
-        last = 0
-        for start, end in spans:  # each one, if the host wrote it twice: every reader gets the proxy's
-            out += (body[last:start], sent)
-            last = end
-        out.append(body[last:])
-        return b"".join(out)
+        stream.restore = (sent, id_json(as_written(look.id, body)))
+        return with_id(body, sent, look.message)
 
     def _origin_ok(self, request: web.BaseRequest) -> bool:
         origin = request.headers.get("Origin")
@@ -403,12 +389,13 @@ class HttpHost:
         look = peek(body) if session is None or b'"initialize"' in body else None
         initialize = look is not None and look.method == "initialize"
         stream = PostStream()
-        read_first = False
+        # a frame no parser reads is read before a stdio upstream is sent it: the relay may answer
+        # it instead (its id in flight, a number no int or float holds, a string that is not UTF-8)
+        read_first = self._stdio is not None and look is not None and look.kind == "unreadable"
         if look is not None and session is None and not initialize and (
                 look.kind == "request" or (look.kind == "unreadable" and look.has_id)):
             if self._stdio is not None:
                 body = self._renumber(body, look, stream)
-                read_first = look.kind == "unreadable"  # (the relay may answer it instead)
             bridge = self._acquire(session, initialize, id_key(look.id))
         else:
             bridge = self._acquire(session, initialize)

@@ -26,12 +26,16 @@ and send what it returns. For each frame it decides, in this order:
   the default), else an answer to a method the proxy does not judge;
 - **ids**: an id is held exactly as written (``frames.peek``: an integer past 64 bits, which
   orjson reads as a float, is read again from the bytes; a string escaping a lone surrogate is
-  read by Python's json), so the proxy's own answers and cancellations carry the host's id
-  (``_ids.id_json``). A host request the proxy cannot await gets its answer at once (JSON-RPC
-  2.0 s5.1), and is not forwarded unless the transport sent it already: one whose id the host
-  has in flight on the connection (INVALID_REQUEST; PARSE_ERROR when no parser reads it: the
-  two answers could not be told apart, and the earlier request keeps the id), one whose id is
-  a number no int or float holds (``1e400``: INVALID_REQUEST, under the id as written);
+  read by Python's json), and the proxy's own answers and cancellations carry it as the host
+  wrote it, the text of the request's id member (:func:`as_written`: ``1E2``, ``-0``,
+  ``"\\u0041"``, which written anew would be ``100.0``, ``0``, ``"A"``); an upstream's answer is
+  forwarded as the upstream wrote it. A host request the proxy cannot await gets its answer at
+  once (JSON-RPC 2.0 s5.1), and is not forwarded unless the transport sent it already: one whose
+  id the host has in flight on the connection (INVALID_REQUEST; PARSE_ERROR when no parser reads
+  it: the two answers could not be told apart, and the earlier request keeps the id), one whose
+  id is a number no int or float holds (``1e400``: INVALID_REQUEST, under the id as written),
+  one whose id is a string that is not UTF-8 (PARSE_ERROR with a null id: the id cannot be
+  told, JSON-RPC 2.0 s5; TOO_LARGE with a null id when it is also past the limit);
 - **faults**: an upstream that closes or exits answers every request in flight with
   UPSTREAM_CLOSED (:meth:`Relay.upstream_lost`), a request past ``timeout`` gets
   UPSTREAM_TIMEOUT and a ``notifications/cancelled`` upstream (:meth:`Relay.expire`), a late
@@ -50,6 +54,7 @@ verdict passes; the verdict is made first, the pairing, records and verdict line
 
 from __future__ import annotations
 
+import json
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -57,7 +62,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple, Protocol
 
 from ..frames import Answered, Context, Exchange, FrameRecord, Seen, Stray, Tracker, id_key
-from ..frames._jsonrpc import Id, Peek, peek
+from ..frames._jsonrpc import Id, Peek, id_text, peek
 from ..frames._log import RecordKind
 from ..judgement._decide import decide
 from ..verdict._classify import DEFAULT_LIMITS, OptionsMemo, held_id, judge
@@ -254,7 +259,7 @@ class Relay:
         self.last_opened = None
         reason = ("a request with the same id is in flight on this connection (the host reused the id before "
                   "its answer came)")
-        answer = error_frame(opened.request_id, INVALID_REQUEST,
+        answer = error_frame(as_written(opened.request_id, data), INVALID_REQUEST,
                              f"mcp-verdict proxy: invalid request: {reason}; {_UNRELAYED[forwarded]}",
                              {"reason": reason, "forwarded": forwarded})
         if forwarded:  # (a pipe upstream is sent each frame before the relay reads it)
@@ -272,8 +277,9 @@ class Relay:
         """A host frame no parser reads. A request (its bytes name a method) whose id shows is
         awaited by that id (:meth:`_await_unreadable`); one the proxy cannot await is answered by
         the proxy at once, and not forwarded unless it was already: its id is in flight (the two
-        answers could not be told apart: a parse error, JSON-RPC 2.0 s5.1), or its id is a
-        number the proxy cannot hold (``Peek.unheld``: an invalid request)."""
+        answers could not be told apart: a parse error, JSON-RPC 2.0 s5.1), its id is a
+        number the proxy cannot hold (``Peek.unheld``: an invalid request), or its id is a
+        string no parser reads (invalid UTF-8: a parse error with a null id, s5)."""
         seq = self._seq  # the record is written once we know whether it is forwarded
         self._seq += 1
         note = f"the proxy could not read it: {look.problem}"
@@ -289,9 +295,9 @@ class Relay:
         if key is not None and key in self._waiting:
             reason = ("the proxy could not read the request, and a request with the same id is in flight: "
                       "their answers could not be told apart")
-            answer = error_frame(look.id, PARSE_ERROR, f"mcp-verdict proxy: parse error ({look.problem}); a "
-                                 f"request with the same id is in flight; {_UNRELAYED[forwarded]}",
-                                 {"reason": reason, "forwarded": forwarded})
+            answer = error_frame(as_written(look.id, data), PARSE_ERROR,
+                                 f"mcp-verdict proxy: parse error ({look.problem}); a request with the same id is in "
+                                 f"flight; {_UNRELAYED[forwarded]}", {"reason": reason, "forwarded": forwarded})
         elif not look.has_id:
             raw = look.unheld
             if raw is not None:
@@ -299,6 +305,11 @@ class Relay:
                 answer = error_frame(raw, INVALID_REQUEST, f"mcp-verdict proxy: invalid request: {reason} "
                                      f"(MCP request ids are strings or integers); {_UNFOLLOWED[forwarded]}",
                                      {"reason": reason, "forwarded": forwarded})
+            elif _unreadable_string_id(data):  # (invalid UTF-8): no id to await, none to answer under
+                reason = ("its id is a string no JSON parser reads (invalid UTF-8): the proxy cannot tell the id, so "
+                          "its answer's id is null (JSON-RPC 2.0 s5)")
+                answer = error_frame(None, PARSE_ERROR, f"mcp-verdict proxy: parse error ({look.problem}); {reason}; "
+                                     f"{_UNFOLLOWED[forwarded]}", {"reason": reason, "forwarded": forwarded})
         if answer is None:
             self._log("c2s", "message", data, http=http, at=at, seq=seq, note=note)
             if key is not None:
@@ -349,7 +360,11 @@ class Relay:
         self._log("c2s", "refused", prefix, note=f"{size} bytes: past the limit of {self.max_frame} bytes",
                   http=http)
         found, request_id = recover(prefix)
-        if not found:
+        if found:
+            request_id = as_written(request_id, prefix)
+        elif b'"method"' in prefix and _unreadable_string_id(prefix):  # a request with no id to answer under
+            request_id = None
+        else:
             return []
         answer = error_frame(request_id, TOO_LARGE, f"the request is {size} bytes; the proxy's limit is "
                                                     f"{self.max_frame}", {"size": size, "limit": self.max_frame})
@@ -473,9 +488,10 @@ class Relay:
         self.stats.replaced += 1
         self.stats.refused += 1
         self._count(verdict)
-        answer = refusal(exchange.request_id, verdict, data, refuse_as=self.refuse_as,
+        request_id = _reply_id(exchange)
+        answer = refusal(request_id, verdict, data, refuse_as=self.refuse_as,
                          version=exchange.context.version, messages=self.messages) \
-            if exchange.method in _JUDGED else error_frame(exchange.request_id, REFUSED, "mcp-verdict refused the "
+            if exchange.method in _JUDGED else error_frame(request_id, REFUSED, "mcp-verdict refused the "
                                                            f"server's answer ({codes})", verdict_data(verdict, data))
         return [self._own_answer(answer, id_key(exchange.request_id), f"in place of frame {seq}")]
 
@@ -485,10 +501,12 @@ class Relay:
                   http=http)
         found, request_id = recover(prefix)
         key = id_key(request_id) if found and not isinstance(request_id, bytes) else None
-        if key is None or key not in self._waiting:
+        waiting = self._waiting.get(key) if key is not None else None
+        if key is None or waiting is None:
             return []
-        answer = error_frame(request_id, TOO_LARGE, f"the server's answer is {size} bytes; the proxy's limit is "
-                                                    f"{self.max_frame}", {"size": size, "limit": self.max_frame})
+        answer = error_frame(_reply_id(waiting.exchange), TOO_LARGE,
+                             f"the server's answer is {size} bytes; the proxy's limit is {self.max_frame}",
+                             {"size": size, "limit": self.max_frame})
         return [self._own_answer(answer, key, "the answer was too large")]
 
     def _server_message(self, data: bytes, seq: int, at: float, http: Mapping[str, Any] | None,
@@ -505,8 +523,8 @@ class Relay:
                 out = self._refuse(data, seq, at, http, f"enforce: a server {look.kind} no strict parser reads "
                                                         f"({problem.code}: {problem.message})")
                 if look.kind == "request" and look.has_id:
-                    out.append(Out("upstream", error_frame(look.id, -32600, "mcp-verdict proxy: the request "
-                                                                            "is not strict JSON")))
+                    out.append(Out("upstream", error_frame(as_written(look.id, data), INVALID_REQUEST,
+                                                           "mcp-verdict proxy: the request is not strict JSON")))
                 return out
         return self._forward(data, seq, at, http, related=related)
 
@@ -543,10 +561,10 @@ class Relay:
         self.stats.refused += 1
         self.stats.replaced += 1
         if method in _JUDGED:
-            answer = refusal(exchange.request_id, verdict, data, refuse_as=self.refuse_as,
+            answer = refusal(_reply_id(exchange), verdict, data, refuse_as=self.refuse_as,
                              version=exchange.context.version, messages=self.messages)
         else:
-            answer = error_frame(exchange.request_id, REFUSED, f"mcp-verdict refused the server's answer to "
+            answer = error_frame(_reply_id(exchange), REFUSED, f"mcp-verdict refused the server's answer to "
                                  f"{method} ({codes})", verdict_data(verdict, data, messages=self.messages))
         self._log("s2c", "message", answer, note=f"written by the proxy in place of frame {seq}", http=http)
         return [Out("host", answer, answers=key)]
@@ -639,7 +657,7 @@ class Relay:
         """The upstream is gone: every request of the host in flight gets an error."""
         out = []
         for key, waiting in list(self._waiting.items()):
-            answer = error_frame(waiting.exchange.request_id, code, f"mcp-verdict proxy: {reason}", {"reason": reason})
+            answer = error_frame(_reply_id(waiting.exchange), code, f"mcp-verdict proxy: {reason}", {"reason": reason})
             out.append(self._own_answer(answer, key, reason))
         return out
 
@@ -648,7 +666,7 @@ class Relay:
         waiting = self._waiting.get(key)
         if waiting is None:
             return []
-        answer = error_frame(waiting.exchange.request_id, code, f"mcp-verdict proxy: {reason}", {"reason": reason})
+        answer = error_frame(_reply_id(waiting.exchange), code, f"mcp-verdict proxy: {reason}", {"reason": reason})
         return [self._own_answer(answer, key, reason)]
 
     def expire(self, now: float | None = None) -> list[Out]:
@@ -658,7 +676,7 @@ class Relay:
         for key, waiting in list(self._waiting.items()):
             if waiting.deadline > now:
                 break  # deadlines grow in insertion order
-            request_id = waiting.exchange.request_id
+            request_id = _reply_id(waiting.exchange)
             reason = f"no answer within {self.timeout:g} s"
             out.append(self._own_answer(error_frame(request_id, UPSTREAM_TIMEOUT, f"mcp-verdict proxy: {reason}",
                                                     {"timeout": self.timeout}), key, reason))
@@ -669,7 +687,7 @@ class Relay:
         """The proxy is stopping: every request in flight gets UPSTREAM_CLOSED, cancelled upstream."""
         out: list[Out] = []
         for key, waiting in list(self._waiting.items()):
-            request_id = waiting.exchange.request_id
+            request_id = _reply_id(waiting.exchange)
             out.append(self._own_answer(error_frame(request_id, UPSTREAM_CLOSED, f"mcp-verdict proxy: {reason}",
                                                     {"reason": reason}), key, reason))
             out.append(self._to_upstream(cancelled(request_id, f"mcp-verdict proxy: {reason}")))
@@ -685,7 +703,7 @@ class Relay:
         """The host is gone: cancel its requests upstream (``notifications/cancelled``)."""
         out = []
         for key, waiting in list(self._waiting.items()):
-            out.append(self._to_upstream(cancelled(waiting.exchange.request_id, f"mcp-verdict proxy: {reason}")))
+            out.append(self._to_upstream(cancelled(_reply_id(waiting.exchange), f"mcp-verdict proxy: {reason}")))
             self._forget(key, waiting, reason)
         return out
 
@@ -695,7 +713,7 @@ class Relay:
         if waiting is None:
             return []
         self._forget(key, waiting, reason)
-        return [self._to_upstream(cancelled(waiting.exchange.request_id, f"mcp-verdict proxy: {reason}"))] \
+        return [self._to_upstream(cancelled(_reply_id(waiting.exchange), f"mcp-verdict proxy: {reason}"))] \
             if notify else []
 
     def _forget(self, key: Key, waiting: _Waiting, reason: str) -> None:
@@ -816,6 +834,45 @@ _UNFOLLOWED: Final = {
     True: "it had reached the server before the proxy read it: the proxy does not follow its answer"}
 
 
+def as_written(request_id: Id | bytes, data: bytes) -> Id | bytes:
+    """``request_id`` as the frame ``data`` writes it: the text of its last top-level ``"id"``
+    member (the member orjson keeps), for the answers and cancellations the proxy writes itself.
+    JSON-RPC 2.0 s5: a response's id is the same as the request's, and a host may compare them
+    as text (``1E2`` is not ``100.0``, ``-0`` not ``0``, ``"\\u0041"`` not ``"A"``).
+    ``request_id`` itself when that text does not read as it (the member orjson kept is named
+    with an escape, ``"\\u0069d"``, which the scan does not see) or there is none; ``bytes``
+    (an id already as written) as they are. Linear in the frame's size: for the proxy's own
+    answers only."""
+    if isinstance(request_id, bytes):
+        return request_id
+    text = id_text(data)
+    if text is None:
+        return request_id
+    try:  # (Python's json: integers exact, a lone surrogate kept)
+        value = json.loads(text.decode("utf-8", "surrogatepass"))
+    except ValueError:  # (invalid UTF-8, a bad escape, more digits than Python converts)
+        return request_id
+    return text if type(value) is type(request_id) and value == request_id else request_id
+
+
+def _reply_id(exchange: Exchange) -> Id | bytes:
+    """The id of the host's request ``exchange``, as the host wrote it (:func:`as_written`)."""
+    return as_written(exchange.request_id, exchange.request.data)
+
+
+def _unreadable_string_id(data: bytes) -> bool:
+    """The frame's (last top-level) id member is a string no JSON parser reads — invalid UTF-8,
+    a bad escape, a raw control character —: a request with an id that cannot be told."""
+    text = id_text(data)
+    if text is None or text[:1] != b'"':
+        return False
+    try:
+        json.loads(text.decode("utf-8", "surrogatepass"))
+    except ValueError:
+        return True
+    return False
+
+
 def _shown(raw: bytes) -> str:
     """A number as the peer wrote it (digits, sign, point, exponent only: ``Peek.unheld``), cut short."""
     text = raw.decode("ascii", "replace")
@@ -838,4 +895,4 @@ def _http(http: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     return {k: http[k] for k in _HTTP_KEYS if k in http and http[k] is not None}
 
 
-__all__ = ["Mode", "Out", "Recorder", "Relay", "Stats", "Telemetry", "one_line"]
+__all__ = ["Mode", "Out", "Recorder", "Relay", "Stats", "Telemetry", "as_written", "one_line"]

@@ -19,8 +19,9 @@ whole line; writes go to the transport's buffer (no await per frame).
 - Upstream exit: every request in flight gets UPSTREAM_CLOSED; the restart policy may start it
   again (``never``, ``on-failure``: a non-zero exit or a signal, ``always``), with backoff and at
   most ``max_restarts`` times; a 2025 session is initialised again with the host's own
-  ``initialize`` and ``notifications/initialized`` (the replayed answer is logged, not
-  forwarded), and frames the host sends meanwhile wait for the new process.
+  ``initialize`` (its bytes, under an id of the proxy's) and ``notifications/initialized`` (the
+  replayed answer is logged, not forwarded), and frames the host sends meanwhile wait for the
+  new process.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import orjson
 from ..frames._jsonrpc import id_key, peek
 from ..frames._lines import may_be_message
 from ._bridge import Bridge, HostStream
-from ._codes import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE
+from ._codes import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE, with_id
 from ._relay import Key, one_line
 
 _KEEP: Final = 64 * 1024
@@ -421,10 +422,9 @@ class StdioUpstream:
         relay.note("open", "c2s", f"restarted the upstream ({self.restarts} of at most {self.max_restarts})")
         if self._init is not None:
             self._replay_id = f"mcp-verdict-replay-{self.restarts}"
-            message = orjson.loads(self._init)
-            message["id"] = self._replay_id
             assert self._stdin is not None
-            self._stdin.write(orjson.dumps(message) + b"\n")
+            # the host's bytes but the id's (re-serialised, its integers past 64 bits became floats)
+            self._stdin.write(with_id(self._init, orjson.dumps(self._replay_id), peek(self._init).message) + b"\n")
         else:
             self._replayed()
 
