@@ -79,7 +79,7 @@ def model_message(outcome: Outcome, decision: Decision | None = None) -> str:
     decision = decision if decision is not None else outcome.decision
     if verdict.kind is Kind.TOOL_ERROR:
         return neutral(f"The tool reported an error: {verdict.text or '(no text)'}")
-    line = described(outcome, decision)
+    line = describe(outcome, decision)
     if decision.action is Action.CHECK_STATE:
         return neutral(f"The tool call's effect is unknown ({line}). Do not call it again before "
                        "checking whether it took effect.")
@@ -90,17 +90,6 @@ def model_message(outcome: Outcome, decision: Decision | None = None) -> str:
     else:
         advice = f"Do not call it again as it is: {decision.action.value} first."
     return neutral(f"The tool call failed: {line}. {advice}")
-
-
-def described(outcome: Outcome, decision: Decision) -> str:
-    """The outcome's one line (``describe``), its next action that of ``decision``: ``describe``
-    ends with the outcome's own decision, which is replaced."""
-    own = outcome.decision
-    line = describe(outcome)
-    if decision == own:
-        return line
-    return f"{line.removesuffix(f'; next: {own.action.value} — {own.reason}')}; next: {decision.action.value} — " \
-           f"{decision.reason}"
 
 
 def refused(outcome: Outcome) -> bool:

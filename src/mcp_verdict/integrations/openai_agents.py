@@ -55,11 +55,7 @@ class AgentsVerdictError(VerdictError, UserError):
 
     def __init__(self, outcome: Outcome, message: str | None = None, decision: Decision | None = None) -> None:
         final = decision if decision is not None else outcome.decision
-        VerdictError.__init__(self, outcome, message or model_message(outcome, final))
-        self.decision = final
-
-    def __reduce__(self) -> tuple[type[AgentsVerdictError], tuple[Outcome, str, Decision]]:  # type: ignore[override]
-        return (type(self), (self.outcome, str(self), self.decision))
+        VerdictError.__init__(self, outcome, message or model_message(outcome, final), decision=final)
 
 
 def verdict_error_message(context: Any, error: Exception) -> str:

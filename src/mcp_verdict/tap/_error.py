@@ -4,12 +4,14 @@
 the application a success it must not have (an ``unclassified`` answer: ``isError: "false"``,
 a duplicated ``isError`` on the wire, an unknown ``resultType``...). It carries the
 :class:`~mcp_verdict.Outcome`, its verdict and the decision, so the application can log the
-findings and act on ``decision.action`` (``investigate``, ``check_state``...).
+findings and act on ``decision.action`` (``investigate``, ``check_state``...). Its decision is
+the outcome's own unless another is given (an adapter that ran the call again gives the one it
+ended on), and its message is built from that same decision.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from ..judgement._decide import Decision
 from ..judgement._outcome import Outcome
@@ -20,18 +22,22 @@ from ..verdict._verdict import Verdict, make_verdict
 
 
 class VerdictError(Exception):
-    """A ``tools/call`` whose verdict must not pass as success."""
+    """A ``tools/call`` whose verdict must not pass as success.
 
-    def __init__(self, outcome: Outcome, message: str | None = None, *, response: bytes | None = None) -> None:
+    ``decision``: what to do now, when it is not the outcome's own (``outcome.decision``); the
+    message, unless given, is :func:`describe`'s line for it."""
+
+    def __init__(self, outcome: Outcome, message: str | None = None, *, response: bytes | None = None,
+                 decision: Decision | None = None) -> None:
         self.outcome = outcome
         self.verdict: Verdict = outcome.verdict
-        self.decision: Decision = outcome.decision
+        self.decision: Decision = decision if decision is not None else outcome.decision
         self.response = response
         """The answer's exact bytes, when one arrived."""
-        super().__init__(message or describe(outcome))
+        super().__init__(message or describe(outcome, self.decision))
 
-    def __reduce__(self) -> tuple[type[VerdictError], tuple[Outcome, str]]:
-        return (type(self), (self.outcome, str(self)))
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuilt, (type(self), self.outcome, str(self), self.response, self.decision))
 
 
 PEER_TEXT_SHOWN: Final = 500
@@ -44,8 +50,17 @@ def _shown(text: str | None) -> str:
     return "" if text is None else neutral(cut(text, PEER_TEXT_SHOWN))
 
 
-def describe(outcome: Outcome) -> str:
-    """One line for a person: the kind, the first error finding (or the error), the action. The
+def _rebuilt(cls: type[VerdictError], outcome: Outcome, message: str, response: bytes | None,
+             decision: Decision) -> VerdictError:
+    """A pickled :class:`VerdictError` (or subclass) as it was: its message, bytes and decision."""
+    error = cls.__new__(cls)
+    VerdictError.__init__(error, outcome, message, response=response, decision=decision)
+    return error
+
+
+def describe(outcome: Outcome, decision: Decision | None = None) -> str:
+    """One line for a person: the kind, the first error finding (or the error), the action of
+    ``decision`` (by default the outcome's own). The
     server's text in it (an error message, a finding's message and path) is shown literally, its
     control, escape and bidi characters as visible escapes, each at most :data:`PEER_TEXT_SHOWN`
     characters and the count: it goes into exception messages, logs and spans."""
@@ -58,7 +73,8 @@ def describe(outcome: Outcome) -> str:
         why = f" (error {verdict.error_code}: {_shown(verdict.error_message)})"
     elif outcome.content_check is not None and not outcome.content_check.passed:
         why = f" (content check: {', '.join(outcome.content_check.codes)})"
-    decision = outcome.decision
+    if decision is None:
+        decision = outcome.decision
     return f"the tools/call answer is {verdict.kind.value}{why}; next: {decision.action.value} — {decision.reason}"
 
 
