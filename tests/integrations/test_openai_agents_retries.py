@@ -42,7 +42,7 @@ def lines(path: Path) -> int:
 # max_retry_attempts → (how many times the tool ran, the error's decision (action, rule, reason)), by hand:
 # -32603 on a read-only tool of a trusted server is retried until the attempts run out
 EXHAUSTED: list[tuple[int, int, tuple[str, str, str]]] = [
-    (0, 1, ("investigate", "retries_exhausted", "gave up after 1 attempts")),
+    (0, 1, ("investigate", "retries_exhausted", "gave up after 1 attempt")),
     (1, 2, ("investigate", "retries_exhausted", "gave up after 2 attempts")),
     (2, 3, ("investigate", "retries_exhausted", "gave up after 3 attempts")),
 ]

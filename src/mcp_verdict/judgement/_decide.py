@@ -263,7 +263,7 @@ POLICY: Final[tuple[PolicyRow, ...]] = (
     PolicyRow("retries_exhausted", "-32603 or a transport failure, safe to repeat, attempt cap reached",
               Action.INVESTIGATE,
               lambda s: s.repeatable_failure and (s.safe_to_repeat or not s.request_sent),
-              lambda s: f"gave up after {s.attempt} attempts"),
+              lambda s: f"gave up after {s.attempt} attempt{'' if s.attempt == 1 else 's'}"),
     PolicyRow("unknown_effect", "-32603 or a transport failure after the request was sent, on a tool that may "
               "write", Action.CHECK_STATE,
               lambda s: s.repeatable_failure,
