@@ -581,10 +581,110 @@ STRICT_PROOF_CASES = [
     (_SPACED, True),  # json.dumps' separators
     (_SPACED[:-3] + b', "text": "x"}]}}', False),  # a repeated name: one colon more than the write-back
     (_ESCAPED + b'],"structuredContent":{"a":1,"a":2,"b":"\\u003a"}}}', False),  # json.duplicate_key
-    (b" " * 5000 + _SPACED, False),  # json.dumps' separators, long: left to the strict reader
+    (b" " * 5000 + _SPACED, True),  # long and spaced: orjson reads it, the quote count proves it
 ]
 
 
 @pytest.mark.parametrize(("wire", "fast"), STRICT_PROOF_CASES)
 def test_the_strict_reader_proves_what_the_write_back_cannot(wire: bytes, fast: bool) -> None:
     assert (check_wire(wire, {}) is not None) is fast
+
+
+def _long_spaced(result: str, envelope: str = '"id": 1') -> bytes:
+    """A response as ``json.dumps`` writes it (spaced, non-ASCII escaped), longer than the
+    strict proof takes (4 KiB): 1,500 é written ``\\u00e9`` in its first text block; ``result``
+    the members after content, written as they are."""
+    text = json.dumps("é" * 1500)
+    return (f'{{"jsonrpc": "2.0", {envelope}, "result": {{"resultType": "complete", "content": '
+            f'[{{"type": "text", "text": {text}}}]{result}}}}}').encode()
+
+
+# (wire text longer than 4 KiB as json.dumps writes it; the fast path takes it; kind; findings):
+# orjson reads it, and the quote count proves no member name repeats (module docstring of
+# _fastpath): a text holds 2 quote bytes per string plus one per \" escape. RFC 8259 s4: names
+# SHOULD be unique (json.duplicate_key); s6: integers past 64 bits are read exactly.
+QUOTE_PROOF_CASES: list[tuple[bytes, bool, Kind, list[str]]] = [
+    (_long_spaced(""), True, Kind.NORMAL_COMPLETE, []),
+    (_long_spaced(', "isError": true'), True, Kind.TOOL_ERROR, []),
+    (_long_spaced(', "structuredContent": {"q": "say \\"hi\\"", "a\\"b": [1, 2.5, null]}'), True,
+     Kind.NORMAL_COMPLETE, []),
+    (_long_spaced("", '"id": "r-7"'), True, Kind.NORMAL_COMPLETE, []),
+    # a repeated name: two quote bytes more than the value's strings
+    (_long_spaced(', "isError": false, "isError": true'), False, Kind.UNCLASSIFIED, ["json.duplicate_key"]),
+    (_long_spaced("", '"id": 1, "id": 1'), False, Kind.UNCLASSIFIED, ["json.duplicate_key"]),
+    (_long_spaced(', "structuredContent": {"a": "x\\"y", "a": 1}'), False, Kind.UNCLASSIFIED,
+     ["json.duplicate_key"]),
+    (_long_spaced(', "structuredContent": {"q": "\\"", "a": 1, "a": 2}'), False, Kind.UNCLASSIFIED,
+     ["json.duplicate_key"]),
+    # a quote written \u0022 is a quote of the value but no quote byte: two of them balance a
+    # repeated name's two, so the count proves nothing and the strict reader reads the text
+    (_long_spaced(', "structuredContent": {"q": "\\u0022\\u0022"}, "isError": false, "isError": true'), False,
+     Kind.UNCLASSIFIED, ["json.duplicate_key"]),
+    (_long_spaced(', "structuredContent": {"q": "\\u0022"}'), False, Kind.NORMAL_COMPLETE, []),
+    # an integer past 64 bits: orjson reads a float, the strict reader the integer
+    (_long_spaced(', "structuredContent": {"n": 18446744073709551616}'), False, Kind.NORMAL_COMPLETE, []),
+    (_long_spaced(', "structuredContent": {"n": -9223372036854775809}'), False, Kind.NORMAL_COMPLETE, []),
+    (_long_spaced(', "structuredContent": {"n": 1e19}'), False, Kind.NORMAL_COMPLETE, []),  # (written as a float)
+    (_long_spaced(', "structuredContent": {"n": 9223372036854775807, "m": -9223372036854775808}'), True,
+     Kind.NORMAL_COMPLETE, []),
+    # what orjson refuses, the strict reader explains
+    (_long_spaced(', "structuredContent": {"n": NaN}'), False, Kind.UNCLASSIFIED, ["json.syntax"]),  # s6
+    (_long_spaced(', "structuredContent": {"s": "\\ud800"}'), False, Kind.UNCLASSIFIED, ["json.encoding"]),  # s8.2
+    # a member no rule names (results are open): the full checker walks it
+    (_long_spaced(', "x": 1'), False, Kind.NORMAL_COMPLETE, []),
+]
+
+
+@pytest.mark.parametrize(("wire", "fast", "kind", "codes"), QUOTE_PROOF_CASES)
+def test_the_quote_count_proves_a_long_spaced_text(wire: bytes, fast: bool, kind: Kind, codes: list[str]) -> None:
+    assert len(wire) > 4096 and wire[11] == 32
+    assert (check_wire(wire, {}) is not None) is fast
+    verdict = classify(wire)
+    assert (verdict.kind, [f.code for f in verdict.findings]) == (kind, codes)
+    if verdict.message is not None:
+        assert same_json(verdict.message, json.loads(wire))
+
+
+def write_spaced(value: Any, duplicate: int, quote_escape: str) -> tuple[str, bool]:
+    """``json.dumps``' writing (spaced, ASCII), except: the ``duplicate``-th object met (depth
+    first) writes its first member twice, the first copy with another value; a quote in a
+    string written ``quote_escape`` (``\\"`` or ``\\u0022``). Returns (the text, whether a
+    member was written twice)."""
+    seen = 0
+    repeated = False
+
+    def go(item: Any) -> str:
+        nonlocal seen, repeated
+        if isinstance(item, dict):
+            parts = [f"{go(k)}: {go(v)}" for k, v in item.items()]
+            if item and seen == duplicate:
+                first = next(iter(item))
+                parts.insert(0, f"{go(first)}: {go(first)}")
+                repeated = True
+            seen += 1
+            return "{" + ", ".join(parts) + "}"
+        if isinstance(item, list):
+            return "[" + ", ".join(go(v) for v in item) + "]"
+        if isinstance(item, str):
+            return json.dumps(item).replace('\\"', quote_escape)
+        return json.dumps(item)
+
+    return go(value), repeated
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(json_values, st.integers(-1, 4), st.sampled_from(['\\"', "\\u0022"]), st.booleans())
+def test_duplicates_never_pass_the_quote_count(structured: Any, duplicate: int, quote_escape: str,
+                                               error: bool) -> None:
+    """Long spaced texts (the quote count's route) with a repeated member name anywhere and
+    quotes written either way agree with the strict reader and the full checker."""
+    result = {"resultType": "complete", "content": [{"type": "text", "text": 'é "q" ' * 800}],
+              "structuredContent": {"v": structured}}
+    if error:
+        result["isError"] = True
+    text, repeated = write_spaced({"jsonrpc": "2.0", "id": 1, "result": result}, duplicate, quote_escape)
+    wire = text.encode()
+    assert len(wire) > 4096 and wire[11] == 32
+    check_wire(wire, {})
+    if repeated:
+        assert [f.code for f in classify(wire).findings] == ["json.duplicate_key"]
