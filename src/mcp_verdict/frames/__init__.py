@@ -13,7 +13,7 @@ May import: the verdict layer (versions and extension ids), the standard library
 Nothing here judges a response: that is ``classify``'s work, on the bytes this layer keeps.
 """
 
-from ._jsonrpc import FrameKind, Id, Peek, id_key, peek, recover_id
+from ._jsonrpc import FrameKind, Id, Peek, id_json, id_key, peek, recover_id
 from ._lines import Line, LineReader, may_be_message
 from ._log import (
     FORMAT_VERSION,
@@ -55,6 +55,7 @@ __all__ = [
     "Unanswered",
     "decode",
     "encode",
+    "id_json",
     "id_key",
     "may_be_message",
     "peek",

@@ -29,6 +29,10 @@ no parser reads the same way:
   quick) — is *unheld*: no id (``has_id`` is False) and :attr:`Peek.unheld` holds it as
   written. No request can carry such an id, so the tracker pairs the frame with no request
   (where a frame without a visible id is paired with the only request waiting).
+
+An id is written back the same way, exactly (:func:`id_json`): what the proxy and the tap put in
+the answers they make for a request, where ``orjson.dumps`` refuses an int past 64 bits and a
+string with a lone surrogate.
 """
 
 from __future__ import annotations
@@ -187,6 +191,18 @@ def recover_id(data: bytes | bytearray | memoryview | str) -> tuple[bool, Id]:
     int or float holds (:attr:`Peek.unheld`). Never raises; linear time."""
     found, value, _ = _read_id(data)
     return found, value
+
+
+def id_json(request_id: object) -> bytes:
+    """An id as JSON, exactly, for a frame written back under it: orjson, else (an int past 64
+    bits, a string with a lone surrogate) Python's json; ``bytes``: an id already written (an
+    unheld one, :attr:`Peek.unheld`), as they are."""
+    if isinstance(request_id, bytes):
+        return bytes(request_id)
+    try:
+        return orjson.dumps(request_id)
+    except TypeError:
+        return json.dumps(request_id).encode()
 
 
 def id_text(data: bytes) -> bytes | None:

@@ -57,11 +57,10 @@ import aiohttp
 import orjson
 from aiohttp import web
 
-from ..frames._jsonrpc import Peek, id_key, peek
+from ..frames._jsonrpc import Peek, id_json, id_key, peek
 from ._bridge import Bridge
 from ._codes import with_id
 from ._http_upstream import HttpUpstream, client_session
-from ._ids import id_json
 from ._relay import Key, Telemetry, as_written
 from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import orjson
 
-from ..frames import Answered, SSEParser, id_key, peek
+from ..frames import Answered, SSEParser, id_json, id_key, peek
 from ._sdk import sdk
 
 if TYPE_CHECKING:
@@ -39,6 +39,13 @@ if TYPE_CHECKING:
 _PARSE_ERROR: Final = -32700
 _INTERNAL_ERROR: Final = -32603
 _MAX_BODY: Final = 64 * 1024 * 1024
+
+
+def _error_for(request_id: Any, code: int, message: str) -> bytes:
+    """A JSON-RPC error answering ``request_id``, the id written exactly (``frames.id_json``: an
+    int past 64 bits or a string with a lone surrogate as they are, where ``orjson.dumps`` raises)."""
+    error = orjson.dumps({"code": code, "message": message})
+    return b'{"jsonrpc":"2.0","id":' + id_json(request_id) + b',"error":' + error + b"}"
 
 
 def _stand_in(tap: VerdictTap, conn: str, body: bytes | None, why: str) -> bytes | None:
@@ -50,8 +57,7 @@ def _stand_in(tap: VerdictTap, conn: str, body: bytes | None, why: str) -> bytes
     look = peek(body)
     if look.kind != "request" or tap.tracker.waiting(conn, "client", id_key(look.id)) is None:
         return None
-    return orjson.dumps({"jsonrpc": "2.0", "id": look.id, "error": {
-        "code": _INTERNAL_ERROR, "message": f"mcp-verdict tap: {why} (the verdict has the details)"}})
+    return _error_for(look.id, _INTERNAL_ERROR, f"mcp-verdict tap: {why} (the verdict has the details)")
 
 
 def _library(name: Literal["auto", "httpx2", "httpx"]) -> Any:
@@ -140,9 +146,8 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
                 answered = [e.exchange for e in events if isinstance(e, Answered) and e.exchange.origin == "client"]
                 if answered and answered[0].response_peek is not None \
                         and answered[0].response_peek.kind == "unreadable":
-                    return orjson.dumps({"jsonrpc": "2.0", "id": answered[0].request_id, "error": {
-                        "code": _PARSE_ERROR, "message": "mcp-verdict tap: the server's answer is not JSON "
-                                                         "(the verdict has the details)"}})
+                    return _error_for(answered[0].request_id, _PARSE_ERROR, "mcp-verdict tap: the server's answer "
+                                      "is not JSON (the verdict has the details)")
                 return body
             if status >= 400 or body.strip():
                 preview = body[:200].decode("utf-8", "replace")

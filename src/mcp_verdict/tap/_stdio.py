@@ -24,7 +24,7 @@ import anyio
 import anyio.abc
 import orjson
 
-from ..frames import Answered, LineReader, Stray, may_be_message
+from ..frames import Answered, LineReader, Stray, id_json, may_be_message
 from ._sdk import sdk
 
 if TYPE_CHECKING:
@@ -39,7 +39,10 @@ _LOOSE: Final = ("mcp-verdict tap: the server's answer carries the request's id 
 
 
 def _error_for(request_id: Any, code: int, message: str) -> bytes:
-    return orjson.dumps({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
+    """A JSON-RPC error answering ``request_id``, the id written exactly (``frames.id_json``: an
+    int past 64 bits as it is, where ``orjson.dumps`` raises)."""
+    error = orjson.dumps({"code": code, "message": message})
+    return b'{"jsonrpc":"2.0","id":' + id_json(request_id) + b',"error":' + error + b"}"
 
 
 @asynccontextmanager
