@@ -40,7 +40,7 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from ..frames import Answered, Exchange, FrameLogWriter, FrameRecord, Stray, Tracker, id_key, peek
+from ..frames import Answered, Exchange, FrameLogWriter, FrameRecord, Stray, Tracker, Unanswered, id_key, peek
 from ..judgement._check import Expectation
 from ..judgement._outcome import Observe, Outcome, evaluate_listed, settle
 from ..judgement._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_key, schema_key
@@ -103,6 +103,10 @@ class _Conn:
     noise_marks: OrderedDict[int, int] = field(default_factory=OrderedDict)
     """seq -> ``noise_count`` when that frame came, for the client's frames and the tools/call
     answers after the first noise line (the last ``_NOISE_MARKS``)."""
+    ended: OrderedDict[tuple[str, Any], Exchange] = field(default_factory=OrderedDict)
+    """The client's tools/call requests still waiting when the connection closed (the last
+    ``_UNCLAIMED``), for judging them without their answer as the waiting ones are: the context
+    in force and the noise since each request."""
 
 
 class TapCall(msgspec.Struct, frozen=True, gc=False):
@@ -335,7 +339,12 @@ class VerdictTap:
         if state is None or state.closed is not None:
             return
         state.closed = reason
-        self.tracker.close(conn, reason)
+        for event in self.tracker.close(conn, reason):
+            exchange = event.exchange if isinstance(event, Unanswered) else None
+            if exchange is not None and exchange.origin == "client" and exchange.method == "tools/call":
+                state.ended[(type(exchange.request_id).__name__, exchange.request_id)] = exchange  # id_key
+                if len(state.ended) > _UNCLAIMED:
+                    state.ended.popitem(last=False)
         if self.log is not None:
             self._write(FrameRecord(conn, next(state.seq), time.time(), "s2c", "close", note=reason,
                                     transport=state.transport))
@@ -685,7 +694,9 @@ class VerdictTap:
                 verdict = _with_noise(verdict, state, exchange.request.seq, exchange.response)
         else:
             waiting = self.tracker.waiting(state.id, "client", key) if state is not None else None
-            held = waiting.context if waiting is not None else None
+            ended = state.ended.pop(key, None) if state is not None and state.ended else None
+            asked = waiting or ended  # the request, still waiting or waiting when the connection closed
+            held = asked.context if asked is not None else None
             version = held.version if held is not None else self.default_version
             stray = self._loose_answer(state, request_id)
             if stray is not None:  # an answer whose id only matches once coerced (7 → "7"): judged as it came
@@ -694,8 +705,8 @@ class VerdictTap:
                                    **(held.classify_options() if held is not None else {"version": version}))
             else:
                 verdict = self._no_answer(state, key, error, version)
-                if state is not None and state.noise and waiting is not None:
-                    verdict = _with_noise(verdict, state, waiting.request.seq, None)
+                if state is not None and state.noise and asked is not None:
+                    verdict = _with_noise(verdict, state, asked.request.seq, None)
             if state is not None:  # judged without its answer: no longer waited for, nor claimed
                 if waiting is not None:
                     self.tracker.forget(state.id, "client", key)
