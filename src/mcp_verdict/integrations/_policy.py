@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from typing import Any, Final
 
 import anyio
 
-from ..judgement._decide import Action, Decision, RetryPolicy, decide
+from ..judgement._decide import Action, Decision, RetryPolicy
 from ..judgement._outcome import Outcome
 from ..tap._error import describe
 from ..tap._tap import Judged, VerdictTap
@@ -106,11 +107,14 @@ def refused(outcome: Outcome) -> bool:
 
 
 async def run_judged(tap: VerdictTap, session: Any, name: str, send: Callable[[], Awaitable[Any]], *,
-                     retry: RetryPolicy, judge_options: Mapping[str, Any]) -> tuple[Outcome, Any, Judged]:
-    """Send a call through ``send`` (the stack's own call, on ``session``) inside the tap's judging,
-    retrying only on ``retry`` decisions; returns the final outcome, what ``send`` returned (or
-    None) and the last judged block. What ``send`` raises before anything reached the wire is
-    raised as it is."""
+                     retry: RetryPolicy, run_again: bool,
+                     judge_options: Mapping[str, Any]) -> tuple[Outcome, Any, Judged]:
+    """Send a call through ``send`` (the stack's own call, on ``session``) inside the tap's judging;
+    with ``run_again``, send it again on each ``retry`` decision (after its delay), at most
+    ``retry.max_attempts`` times in all. Returns the final outcome, what ``send`` returned (or
+    None) and the last judged block; the outcome carries its attempt and ``retry``, so its
+    ``decision`` is the one the call ended on. What ``send`` raises before anything reached the
+    wire is raised as it is."""
     attempt = 1
     while True:
         result: Any = None
@@ -123,9 +127,9 @@ async def run_judged(tap: VerdictTap, session: Any, name: str, send: Callable[[]
                     raise
         if not judged.any_sent:
             raise RuntimeError(f"the call of {name!r} sent no tools/call request")
-        outcome = judged.outcome
-        decision = decide(outcome, attempt=attempt, retry=retry)
-        if decision.action is not Action.RETRY:
+        outcome = replace(judged.outcome, attempt=attempt, retry=retry)
+        decision = outcome.decision
+        if decision.action is not Action.RETRY or not run_again:
             return outcome, result if judged.error is None else None, judged
         attempt += 1
         await anyio.sleep(decision.delay or 0)

@@ -47,7 +47,7 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from ..frames._refusal import REFUSED, verdict_data  # noqa: E402
 from ..judgement._check import Expectation  # noqa: E402
-from ..judgement._decide import RetryPolicy  # noqa: E402
+from ..judgement._decide import DEFAULT_RETRY  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ..tap._tap import WriteProxy  # noqa: E402
 from ._policy import refused, remember, run_judged  # noqa: E402
@@ -59,7 +59,6 @@ UPSTREAM_REFUSED: Final = REFUSED
 refused upstream answer with (``frames/_refusal``: outside the range JSON-RPC reserves, as the MCP
 spec asks of codes an implementation allocates)."""
 _SOURCE: Final = "mcp-verdict fastmcp"
-_ONE_ATTEMPT: Final = RetryPolicy(max_attempts=1)
 
 
 def _strict_session(base: type[Any], tap: VerdictTap, conn: dict[str, str],
@@ -76,7 +75,8 @@ def _strict_session(base: type[Any], tap: VerdictTap, conn: dict[str, str],
             stock = super().call_tool
             outcome, result, judged = await run_judged(tap, self, name, lambda: stock(name, arguments, *args,
                                                                                     **kwargs),
-                                                       retry=_ONE_ATTEMPT, judge_options=judge_options)
+                                                       retry=DEFAULT_RETRY, run_again=False,
+                                                       judge_options=judge_options)
             if refused(outcome):
                 raise VerdictError(outcome, response=judged.calls[-1].response)
             if judged.error is not None:

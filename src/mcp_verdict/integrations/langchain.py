@@ -40,7 +40,7 @@ from contextlib import asynccontextmanager  # noqa: E402
 from typing import Any, Literal  # noqa: E402
 
 from ..judgement._check import Expectation  # noqa: E402
-from ..judgement._decide import RetryPolicy  # noqa: E402
+from ..judgement._decide import DEFAULT_RETRY  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ._policy import model_message, refused, run_judged  # noqa: E402
 
@@ -63,7 +63,8 @@ class VerdictInterceptor:
 
     async def __call__(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         outcome, result, judged = await run_judged(self.tap, None, request.name, lambda: handler(request),
-                                                   retry=RetryPolicy(max_attempts=1), judge_options=self._judge)
+                                                   retry=DEFAULT_RETRY, run_again=False,
+                                                   judge_options=self._judge)
         if refused(outcome):
             if self.on_unclassified == "raise":
                 raise VerdictError(outcome, response=judged.calls[-1].response)

@@ -39,7 +39,7 @@ from agents.mcp import MCPServerStdio, MCPServerStreamableHttp  # noqa: E402
 from agents.tool import default_tool_error_function  # noqa: E402
 
 from ..judgement._check import Expectation  # noqa: E402
-from ..judgement._decide import Action, Decision, RetryPolicy, decide  # noqa: E402
+from ..judgement._decide import Action, Decision, RetryPolicy  # noqa: E402
 from ..judgement._outcome import Outcome  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ..verdict._kind import Kind  # noqa: E402
@@ -108,11 +108,8 @@ class _Strict:
         if not self.session:
             raise UserError("Server not initialized. Make sure you call `connect()` first.")
         stock = super().call_tool  # type: ignore[misc]
-        attempts = 0
 
         async def send() -> Any:
-            nonlocal attempts
-            attempts += 1
             calling = _CALLING.set(self)
             try:
                 return await (stock(tool_name, arguments) if meta is None else stock(tool_name, arguments, meta=meta))
@@ -121,7 +118,7 @@ class _Strict:
 
         policy = RetryPolicy(max_attempts=self._retries + 1)
         outcome, result, judged = await run_judged(
-            self.tap, self.session, tool_name, send, retry=policy,
+            self.tap, self.session, tool_name, send, retry=policy, run_again=True,
             judge_options={"trusted_server": self._trusted, "expect": self._expect})
         self.outcomes.append(outcome)
         del self.outcomes[:-100]
@@ -130,8 +127,8 @@ class _Strict:
                 raise judged.error
             if result is not None:
                 return result
-        # what to do now, at the attempt run_judged stopped at (each attempt sent once): never retry
-        raise AgentsVerdictError(outcome, decision=decide(outcome, attempt=attempts, retry=policy))
+        # the outcome of the attempt run_judged stopped at: its decision is what to do now, never retry
+        raise AgentsVerdictError(outcome)
 
 
 def _failure_function(options: dict[str, Any]) -> None:

@@ -282,17 +282,19 @@ def decide(
     verdict: Verdict | Judged,
     *,
     tool: Mapping[str, Any] | None = None,
-    attempt: int = 1,
+    attempt: int | None = None,
     trusted_server: bool | None = None,
     request_sent: bool | None = None,
-    retry: RetryPolicy = DEFAULT_RETRY,
+    retry: RetryPolicy | None = None,
 ) -> Decision:
     """The next action for a verdict (or an Outcome, which alone can lead to ``accept``).
 
     ``tool`` is the tool as listed (its annotations matter only with ``trusted_server``),
     ``attempt`` counts from 1, ``request_sent`` is False when the request never left the client.
-    For an Outcome, ``tool``, ``trusted_server`` and ``request_sent`` default to what the Outcome
-    was evaluated with (trust is given once); for a bare verdict, to no tool, untrusted, sent.
+    For an Outcome, ``tool``, ``trusted_server``, ``request_sent``, ``attempt`` and ``retry``
+    default to what the Outcome carries (trust is given once; an adapter that ran the call again
+    gives its outcome the attempt it ended on, and its policy); for a bare verdict, to no tool,
+    untrusted, sent, attempt 1 and :data:`DEFAULT_RETRY`.
     """
     if isinstance(verdict, Verdict):
         outcome: Judged | None = None
@@ -302,14 +304,20 @@ def decide(
         if not isinstance(inner, Verdict):
             raise ValueError(f"decide takes a Verdict or an Outcome, not {type(verdict).__name__}")
         plain = inner
-    if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
+    if attempt is None:  # an Outcome's own, read conservatively: a whole number from 1, else 1
+        own = getattr(outcome, "attempt", 1) if outcome is not None else 1
+        attempt = own if isinstance(own, int) and not isinstance(own, bool) and own >= 1 else 1
+    elif isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
         raise ValueError(f"attempt counts from 1, not {attempt!r}")
     for name, value in (("trusted_server", trusted_server), ("request_sent", request_sent)):
         if value is not None and value is not True and value is not False:
             raise ValueError(f"{name} must be True, False or None, not {type(value).__name__}")
     if tool is not None and not isinstance(tool, Mapping):
         raise ValueError(f"tool must be the tool as listed (a mapping) or None, not {type(tool).__name__}")
-    if not isinstance(retry, RetryPolicy):
+    if retry is None:
+        policy = getattr(outcome, "retry", None) if outcome is not None else None
+        retry = policy if isinstance(policy, RetryPolicy) else DEFAULT_RETRY
+    elif not isinstance(retry, RetryPolicy):
         raise ValueError(f"retry must be a RetryPolicy, not {type(retry).__name__}")
     # An Outcome's own members, read conservatively (an outside Judged may hold anything):
     # trusted only when exactly True, unsent only when exactly False, a tool only as a mapping.

@@ -24,7 +24,7 @@ from typing import Any, Final, Literal
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
 from ._check import ContentCheck, Expectation, checked
-from ._decide import Decision, decide
+from ._decide import DEFAULT_RETRY, Decision, RetryPolicy, decide
 from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits
 from ._suspect import DEFAULT_SUSPECTS, Suspect, described, shown
 
@@ -120,6 +120,18 @@ class Outcome:
     trusted_server: bool = False
     request_sent: bool = True
     """False when the request never left the client (nothing can have happened on the server)."""
+    attempt: int = 1
+    """Which attempt at the call this is, counting from 1: an adapter that ran the call again
+    gives its last outcome the number of that attempt, so ``decision`` is the one the call ended
+    on (``retries_exhausted`` once the attempts are spent), never attempt 1's ``retry``."""
+    retry: RetryPolicy = DEFAULT_RETRY
+    """The retry policy ``decision`` follows (an adapter's own, when it was given one)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.attempt, bool) or not isinstance(self.attempt, int) or self.attempt < 1:
+            raise ValueError(f"Outcome.attempt counts from 1, not {shown(self.attempt)}")
+        if not isinstance(self.retry, RetryPolicy):
+            raise ValueError(f"Outcome.retry must be a RetryPolicy, not {shown(self.retry)}")
 
     @property
     def stage(self) -> Stage:
@@ -142,6 +154,7 @@ class Outcome:
 
     @property
     def decision(self) -> Decision:
+        """What to do next (``decide``), at this outcome's ``attempt`` under its ``retry`` policy."""
         return decide(self)
 
     def to_dict(self, *, payload: bool = False) -> dict[str, Any]:
@@ -183,6 +196,8 @@ _SET_OBSERVE_REQUESTED: Final = Outcome.__dict__["observe_requested"].__set__
 _SET_TOOL: Final = Outcome.__dict__["tool"].__set__
 _SET_TRUSTED: Final = Outcome.__dict__["trusted_server"].__set__
 _SET_SENT: Final = Outcome.__dict__["request_sent"].__set__
+_SET_ATTEMPT: Final = Outcome.__dict__["attempt"].__set__
+_SET_RETRY: Final = Outcome.__dict__["retry"].__set__
 
 
 def evaluate_listed(
@@ -209,6 +224,8 @@ def evaluate_listed(
     _SET_TOOL(outcome, tool)
     _SET_TRUSTED(outcome, trusted_server)
     _SET_SENT(outcome, True)
+    _SET_ATTEMPT(outcome, 1)
+    _SET_RETRY(outcome, DEFAULT_RETRY)
     return outcome
 
 
