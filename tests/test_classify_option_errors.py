@@ -2,19 +2,46 @@
 ``OptionError`` (a ValueError) saying which option or member is wrong (``option``), what it must
 be (``expected``) and what was given (``value``), so the corpus loader names a data line's member
 from them instead of a copy of the rules. An extension that cannot be hashed (``[{}]``) was a
-TypeError out of classify."""
+TypeError out of classify.
+
+Each option as a user may get it wrong (the second part of the table): a mapping, an empty
+string, None, False or empty bytes for ``extensions`` was read silently (a mapping as its keys,
+the others as no extension), a generator's or a view's wrong member was named as the whole
+generator, an endless iterator of non-strings never came back; a capability member classify
+reads that is no object (``{"elicitation": {"form": false}}``) declared what it meant to deny.
+Those rows fail on the code before them; the rest of the table holds what was already right."""
 
 from __future__ import annotations
 
+import enum
+import itertools
+import json
+import math
+from collections import deque
+from types import MappingProxyType, SimpleNamespace
 from typing import Any
 
 import pytest
 
 from mcp_verdict import Limits, classify
-from mcp_verdict.verdict._classify import OptionError, check_option
+from mcp_verdict.verdict._classify import OptionError, OptionsMemo, check_option, classify_options
 
 ANSWER = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}'
 VERSIONS = "2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28"
+TASKS = "io.modelcontextprotocol/tasks"
+EXTENSIONS = "an iterable of extension id strings"
+
+
+class _Nan:
+    """Equal to a float NaN (which equals nothing): the value a NaN request id is refused with."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, float) and math.isnan(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+NAN_ID: Any = _Nan()
 
 # classify's options → (option, expected, value, the message), written by hand
 BAD: list[tuple[str, dict[str, Any], str, str, object, str]] = [
@@ -42,6 +69,84 @@ BAD: list[tuple[str, dict[str, Any], str, str, object, str]] = [
      "absent_result_type must be \"invalid\" or \"complete\", not 'maybe'"),
     ("limits a dict", {"limits": {"max_bytes": 1}}, "limits", "a Limits", {"max_bytes": 1},
      "limits must be a Limits, not {'max_bytes': 1}"),
+    # extensions: a sequence of extension ids (README "The API in five minutes"); a mapping is
+    # iterated as its keys (the capabilities' extensions object, {id: settings}, is not that list)
+    ("extensions a mapping", {"extensions": {TASKS: {}}}, "extensions", EXTENSIONS, {TASKS: {}},
+     f"extensions must be {EXTENSIONS}, not a mapping ({{'{TASKS}': {{}}}}); give the negotiated ids, as a list "
+     "or tuple"),
+    ("extensions an empty mapping", {"extensions": {}}, "extensions", EXTENSIONS, {},
+     f"extensions must be {EXTENSIONS}, not a mapping ({{}}); give the negotiated ids, as a list or tuple"),
+    ("extensions a mappingproxy", {"extensions": MappingProxyType({TASKS: {}})}, "extensions", EXTENSIONS,
+     MappingProxyType({TASKS: {}}),
+     f"extensions must be {EXTENSIONS}, not a mapping (mappingproxy({{'{TASKS}': {{}}}})); give the negotiated "
+     "ids, as a list or tuple"),
+    ("extensions an empty string", {"extensions": ""}, "extensions", EXTENSIONS, "",
+     f"extensions must be {EXTENSIONS}, not ''"),
+    ("extensions None", {"extensions": None}, "extensions", EXTENSIONS, None,
+     f"extensions must be {EXTENSIONS}, not None"),
+    ("extensions False", {"extensions": False}, "extensions", EXTENSIONS, False,
+     f"extensions must be {EXTENSIONS}, not False"),
+    ("extensions 0", {"extensions": 0}, "extensions", EXTENSIONS, 0, f"extensions must be {EXTENSIONS}, not 0"),
+    ("extensions empty bytes", {"extensions": b""}, "extensions", EXTENSIONS, b"",
+     f"extensions must be {EXTENSIONS}, not b''"),
+    ("extensions bytes", {"extensions": TASKS.encode()}, "extensions", EXTENSIONS, TASKS.encode(),
+     f"extensions must be {EXTENSIONS}, not b'{TASKS}'"),
+    ("extensions a bytearray", {"extensions": bytearray(b"x")}, "extensions", EXTENSIONS, bytearray(b"x"),
+     f"extensions must be {EXTENSIONS}, not bytearray(b'x')"),
+    ("extensions a number", {"extensions": 5}, "extensions", EXTENSIONS, 5, f"extensions must be {EXTENSIONS}, not 5"),
+    ("a generator's member a number", {"extensions": (e for e in (TASKS, 1))}, "extensions[1]",
+     "an extension id string", 1, "extensions[1] must be an extension id string, not 1"),
+    ("a mapping's items", {"extensions": {TASKS: {}}.items()}, "extensions[0]", "an extension id string",
+     (TASKS, {}), f"extensions[0] must be an extension id string, not ('{TASKS}', {{}})"),
+    ("a deque's member None", {"extensions": deque([TASKS, None])}, "extensions[1]", "an extension id string",
+     None, "extensions[1] must be an extension id string, not None"),
+    # client_capabilities: the members classify reads are objects (schema ClientCapabilities:
+    # elicitation.form, elicitation.url, sampling.tools, sampling.context); present means declared
+    ("form false", {"client_capabilities": {"elicitation": {"form": False}}}, "client_capabilities.elicitation.form",
+     "an object", False, "client_capabilities['elicitation']['form'] must be an object (present, it declares form; "
+     "leave it out not to), not False"),
+    ("url null", {"client_capabilities": {"elicitation": {"form": {}, "url": None}}},
+     "client_capabilities.elicitation.url", "an object", None, "client_capabilities['elicitation']['url'] must be "
+     "an object (present, it declares url; leave it out not to), not None"),
+    ("tools true", {"client_capabilities": {"sampling": {"tools": True}}}, "client_capabilities.sampling.tools",
+     "an object", True, "client_capabilities['sampling']['tools'] must be an object (present, it declares tools; "
+     "leave it out not to), not True"),
+    ("context a string", {"client_capabilities": {"sampling": {"context": "thisServer"}}},
+     "client_capabilities.sampling.context", "an object", "thisServer", "client_capabilities['sampling']['context'] "
+     "must be an object (present, it declares context; leave it out not to), not 'thisServer'"),
+    ("form false in a mappingproxy", {"client_capabilities": MappingProxyType({"elicitation": MappingProxyType(
+        {"form": False})})}, "client_capabilities.elicitation.form", "an object", False,
+     "client_capabilities['elicitation']['form'] must be an object (present, it declares form; leave it out not "
+     "to), not False"),
+    ("elicitation null", {"client_capabilities": {"elicitation": None}}, "client_capabilities.elicitation",
+     "an object", None, "client_capabilities['elicitation'] must be an object, not None"),
+    ("capabilities a string", {"client_capabilities": "sampling"}, "client_capabilities", "the capabilities object",
+     "sampling", "client_capabilities must be the capabilities object (a mapping), not 'sampling'"),
+    ("capabilities an object's attributes", {"client_capabilities": SimpleNamespace(sampling={})},
+     "client_capabilities", "the capabilities object", SimpleNamespace(sampling={}),
+     "client_capabilities must be the capabilities object (a mapping), not namespace(sampling={})"),
+    # request_id, absent_result_type, limits, version
+    ("request_id NaN", {"request_id": math.nan}, "request_id", "a string or an integer", NAN_ID,
+     "request_id must be a string, an integer or None, not nan"),
+    ("request_id bytes", {"request_id": b"1"}, "request_id", "a string or an integer", b"1",
+     "request_id must be a string, an integer or None, not b'1'"),
+    ("absent_result_type None", {"absent_result_type": None}, "absent_result_type", '"invalid" or "complete"', None,
+     'absent_result_type must be "invalid" or "complete", not None'),
+    ("absent_result_type True", {"absent_result_type": True}, "absent_result_type", '"invalid" or "complete"', True,
+     'absent_result_type must be "invalid" or "complete", not True'),
+    ("absent_result_type a list", {"absent_result_type": ["complete"]}, "absent_result_type",
+     '"invalid" or "complete"', ["complete"], 'absent_result_type must be "invalid" or "complete", not [\'complete\']'),
+    ("limits None", {"limits": None}, "limits", "a Limits", None, "limits must be a Limits, not None"),
+    ("limits the class", {"limits": Limits}, "limits", "a Limits", Limits,
+     "limits must be a Limits, not <class 'mcp_verdict.verdict._classify.Limits'>"),
+    ("version None", {"version": None}, "version", f"one of {VERSIONS}", None,
+     f"unknown protocol version None; expected one of {VERSIONS}"),
+    ("version bytes", {"version": b"2025-06-18"}, "version", f"one of {VERSIONS}", b"2025-06-18",
+     f"unknown protocol version b'2025-06-18'; expected one of {VERSIONS}"),
+    ("version a list", {"version": ["2025-06-18"]}, "version", f"one of {VERSIONS}", ["2025-06-18"],
+     f"unknown protocol version ['2025-06-18']; expected one of {VERSIONS}"),
+    ("version spaced", {"version": "2025-06-18 "}, "version", f"one of {VERSIONS}", "2025-06-18 ",
+     f"unknown protocol version '2025-06-18 '; expected one of {VERSIONS}"),
 ]
 
 
@@ -66,6 +171,16 @@ BAD_LIMITS: list[tuple[dict[str, Any], str, str, object, str]] = [
      "Limits.max_depth must be a positive integer of at most 200 (the wire parser bound), not 201"),
     ({"max_depth": True}, "limits.max_depth", "a positive integer of at most 200", True,
      "Limits.max_depth must be a positive integer of at most 200 (the wire parser bound), not True"),
+    ({"max_bytes": math.inf}, "limits.max_bytes", "a positive integer", math.inf,
+     "Limits.max_bytes must be a positive integer, not inf"),
+    ({"max_nodes": math.nan}, "limits.max_nodes", "a positive integer", NAN_ID,
+     "Limits.max_nodes must be a positive integer, not nan"),
+    ({"max_bytes": -1}, "limits.max_bytes", "a positive integer", -1, "Limits.max_bytes must be a positive integer, "
+     "not -1"),
+    ({"max_depth": 2.0}, "limits.max_depth", "a positive integer of at most 200", 2.0,
+     "Limits.max_depth must be a positive integer of at most 200 (the wire parser bound), not 2.0"),
+    ({"max_nodes": None}, "limits.max_nodes", "a positive integer", None,
+     "Limits.max_nodes must be a positive integer, not None"),
 ]
 
 
@@ -91,6 +206,16 @@ ALONE: list[tuple[str, object, str | None]] = [
     ("absent_result_type", None, "absent_result_type"),
     ("limits", Limits(max_depth=3), None),
     ("limits", None, "limits"),
+    ("extensions", {TASKS: {}}, "extensions"),
+    ("extensions", {}, "extensions"),
+    ("extensions", "", "extensions"),
+    ("extensions", None, "extensions"),
+    ("extensions", (), None),
+    ("extensions", frozenset({TASKS}), None),
+    ("client_capabilities", {"elicitation": {"form": {}, "url": {}}, "sampling": {"tools": {}, "context": {}}}, None),
+    ("client_capabilities", {"roots": {"listChanged": True}, "experimental": {"x": 1}}, None),
+    ("client_capabilities", {"sampling": {"tools": False}}, "client_capabilities.sampling.tools"),
+    ("client_capabilities", {"elicitation": {"url": 1}}, "client_capabilities.elicitation.url"),
 ]
 
 
@@ -110,3 +235,86 @@ def test_an_unknown_option_is_no_option_error() -> None:
     assert type(caught.value) is ValueError
     assert str(caught.value) == ("unknown option 'request-id'; classify's options are request_id, client_capabilities, "
                                  "extensions, absent_result_type, limits")
+
+
+# The same check from each entry point that takes extensions: a mapping is refused, never read
+# as its keys (classify_options: the proxy's options per connection; OptionsMemo: the tap's,
+# the proxy's and the audit's per request context)
+ENTRY_POINTS: list[tuple[str, Any]] = [
+    ("classify", lambda extensions: classify(ANSWER, extensions=extensions)),
+    ("classify_options", lambda extensions: classify_options(extensions=extensions)),
+    ("OptionsMemo.get", lambda extensions: OptionsMemo().get("2026-07-28", None, extensions)),
+    ("check_option", lambda extensions: check_option("extensions", extensions)),
+]
+
+
+@pytest.mark.parametrize("call", [row[1] for row in ENTRY_POINTS], ids=[row[0] for row in ENTRY_POINTS])
+def test_extensions_as_a_mapping_are_refused_by_every_entry_point(call: Any) -> None:
+    with pytest.raises(OptionError) as caught:
+        call({TASKS: {}})
+    assert (caught.value.option, caught.value.value) == ("extensions", {TASKS: {}})
+
+
+TASK_ANSWER = (b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"786512e2","status":"working",'
+               b'"createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:40:00Z","ttlMs":60000}}')
+
+# extensions in the forms a user has them → the kind of a 2026-07-28 task answer, which the
+# tasks extension alone allows (ext-tasks, "Task creation"); without it: result.result_type_unknown
+EXTENSION_FORMS: list[tuple[str, Any, str]] = [
+    ("none", (), "unclassified"),
+    ("an empty list", [], "unclassified"),
+    ("an empty set", set(), "unclassified"),
+    ("a tuple", (TASKS,), "task"),
+    ("a list", [TASKS], "task"),
+    ("a frozenset", frozenset({TASKS}), "task"),
+    ("a generator", (e for e in [TASKS]), "task"),
+    ("a mapping's keys", {TASKS: {}}.keys(), "task"),
+    ("a deque", deque([TASKS]), "task"),
+]
+
+
+@pytest.mark.parametrize(("extensions", "kind"), [row[1:] for row in EXTENSION_FORMS],
+                         ids=[row[0] for row in EXTENSION_FORMS])
+def test_extensions_in_any_iterable_of_ids_are_in_force(extensions: Any, kind: str) -> None:
+    assert classify(TASK_ANSWER, extensions=extensions).kind.value == kind
+
+
+def test_an_endless_iterator_of_non_strings_is_refused_at_its_first_member() -> None:
+    with pytest.raises(OptionError) as caught:
+        classify(ANSWER, extensions=itertools.repeat(0))  # type: ignore[arg-type]
+    assert (caught.value.option, caught.value.value, str(caught.value)) == (
+        "extensions[0]", 0, "extensions[0] must be an extension id string, not 0")
+
+
+class StrId(enum.StrEnum):
+    A = "a"
+
+
+class IntId(enum.IntEnum):
+    SEVEN = 7
+
+
+class TextId(str):
+    pass
+
+
+# a request id of a str or int subclass (an enum of ids) → the verdict on an answer carrying that
+# id, as JSON writes it: the id is compared as the plain string or integer it is (JSON-RPC 2.0
+# "Response object": the id is the same as the request's); an id of the other JSON type still differs
+TYPED_IDS: list[tuple[str, object, bytes, str, list[str]]] = [
+    ("StrEnum", StrId.A, b'"a"', "normal_complete", []),
+    ("str subclass", TextId("a"), b'"a"', "normal_complete", []),
+    ("IntEnum", IntId.SEVEN, b"7", "normal_complete", []),
+    ("IntEnum against a string id", IntId.SEVEN, b'"7"', "unclassified", ["envelope.id_mismatch"]),
+    ("StrEnum against another", StrId.A, b'"b"', "unclassified", ["envelope.id_mismatch"]),
+]
+
+
+@pytest.mark.parametrize(("request_id", "wire_id", "kind", "codes"), [row[1:] for row in TYPED_IDS],
+                         ids=[row[0] for row in TYPED_IDS])
+@pytest.mark.parametrize("parsed", [False, True], ids=["bytes", "parsed"])
+def test_a_request_id_of_a_str_or_int_subclass_is_compared_as_its_json_value(
+        request_id: object, wire_id: bytes, kind: str, codes: list[str], parsed: bool) -> None:
+    answer = b'{"jsonrpc":"2.0","id":' + wire_id + b',"result":{"resultType":"complete","content":[]}}'
+    verdict = classify(json.loads(answer) if parsed else answer, request_id=request_id)  # type: ignore[arg-type]
+    assert (verdict.kind.value, [f.code for f in verdict.findings]) == (kind, codes)

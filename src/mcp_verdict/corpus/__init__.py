@@ -197,21 +197,31 @@ def _limit_problems(limits: object) -> list[str]:
     return problems + _refused("limits", known, lambda given: Limits(**given))
 
 
-def _refused(name: str, value: object, ask: Callable[[Any], object]) -> list[str]:
+def _refused(name: str, value: object, ask: Callable[[Any], object], named: str | None = None) -> list[str]:
     """What ``ask`` (classify's check of option ``name``) refuses in ``value``, each at its member:
-    the option as a whole, or every member of an object or an array that is wrong alone."""
+    the option as a whole, or every member of an object or an array that is wrong alone, at any
+    depth (``client_capabilities.elicitation.form``). ``named``: what classify calls ``value``
+    when asked so (a member of an array is asked alone, as the array's first)."""
+    named = name if named is None else named
     whole = _refusal(ask, value)
     if whole is None:
         return []
-    members: list[tuple[str, object]] = []
-    if whole.option != name:  # a member is wrong: ask of each alone, to name every one
+    if whole.option != named:  # a member is wrong: ask of each alone, to name every one
+        problems: list[str] = []
         if isinstance(value, Mapping):
-            members = [(f"{name}.{key}", {key: item}) for key, item in value.items()]
+            for key, item in value.items():
+                problems += _refused(f"{name}.{key}", item, functools.partial(_ask_in, ask, key), f"{named}.{key}")
         elif isinstance(value, list):
-            members = [(f"{name}[{index}]", [item]) for index, item in enumerate(value)]
-    problems = [f"options.{path}: expected {refused.expected}, got {_shown(refused.value)}"
-                for path, alone in members if (refused := _refusal(ask, alone)) is not None]
-    return problems or [f"options.{whole.option}: expected {whole.expected}, got {_shown(whole.value)}"]
+            for index, item in enumerate(value):
+                problems += _refused(f"{name}[{index}]", item, lambda alone: ask([alone]), f"{named}[0]")
+        if problems:
+            return problems
+    where = name + whole.option[len(named):] if whole.option.startswith(named) else name
+    return [f"options.{where}: expected {whole.expected}, got {_shown(whole.value)}"]
+
+
+def _ask_in(ask: Callable[[Any], object], key: object, value: object) -> object:
+    return ask({key: value})
 
 
 def _refusal(ask: Callable[[Any], object], value: object) -> OptionError | None:

@@ -112,11 +112,12 @@ def classify(
         options = _PLAIN[version]
     except Exception:  # a version not yet seen plainly, or not a version at all: _options says
         options = None
-    if (options is None or client_capabilities is not None or extensions or absent_result_type != "invalid"
-            or limits is not DEFAULT_LIMITS):
+    if (options is None or client_capabilities is not None
+            or extensions or (type(extensions) is not tuple and type(extensions) not in _COLLECTIONS)
+            or absent_result_type != "invalid" or limits is not DEFAULT_LIMITS):
         options = _options(version, client_capabilities, extensions, absent_result_type, limits)
     if request_id is not None and type(request_id) is not int and type(request_id) is not str:
-        _check_request_id(request_id)  # the rule, for anything but a plain integer or string
+        request_id = _check_request_id(request_id)  # the rule, for anything but a plain integer or string
     if type(response) is bytes and len(response) <= options.quick_short:
         # judge's first step, taken here: most answers are short texts the fast path knows
         verdict = read_common(response, options, request_id)
@@ -228,10 +229,16 @@ def check_fully(message: object, options: Options, request_id: str | int | None)
     return make_verdict(kind, tuple(ctx.findings) if ctx.findings else (), options.rules.version, message)
 
 
-def _check_request_id(request_id: object) -> None:
-    if type(request_id) is bool or not isinstance(request_id, (str, int)):
+def _check_request_id(request_id: object) -> str | int:
+    """A request id that is a string or an integer (not a bool), as the plain ``str`` or ``int``
+    the response's id is compared with, type and value (a ``StrEnum`` or ``IntEnum`` member
+    given as the id would otherwise never equal a JSON id)."""
+    if isinstance(request_id, str):
+        return str.__str__(request_id)
+    if type(request_id) is bool or not isinstance(request_id, int):
         raise OptionError("request_id", "a string or an integer", request_id,
                           f"request_id must be a string, an integer or None, not {request_id!r}")
+    return int.__int__(request_id)
 
 
 def _options(version: object, client_capabilities: object = None, extensions: object = (),
@@ -243,19 +250,8 @@ def _options(version: object, client_capabilities: object = None, extensions: ob
         raise OptionError("version", expected, version, f"unknown protocol version {version!r}; expected {expected}")
     if client_capabilities is not None:
         _check_capabilities(client_capabilities)
-    if not extensions:
-        negotiated = _NO_EXTENSIONS
-    else:
-        if type(extensions) not in _COLLECTIONS and (  # the built-in collections without the ABC test
-                isinstance(extensions, (str, bytes)) or not isinstance(extensions, Iterable)):
-            raise OptionError("extensions", "an iterable of extension id strings", extensions)
-        try:
-            negotiated = extensions if type(extensions) is frozenset else frozenset(cast("Iterable[str]", extensions))
-        except TypeError:  # an unhashable member ({} or []): no extension id string
-            raise _bad_extension(extensions) from None
-        if not _STR.issuperset(map(type, negotiated)) and not all(isinstance(e, str) for e in negotiated):
-            raise _bad_extension(extensions)
-    if absent_result_type not in ("invalid", "complete") or not isinstance(absent_result_type, str):
+    negotiated = _NO_EXTENSIONS if type(extensions) in _COLLECTIONS and not extensions else _negotiated(extensions)
+    if not isinstance(absent_result_type, str) or absent_result_type not in ("invalid", "complete"):
         raise OptionError("absent_result_type", '"invalid" or "complete"', absent_result_type)
     if type(limits) is not Limits:
         raise OptionError("limits", "a Limits", limits)
@@ -287,22 +283,72 @@ def _classify(ctx: Context, message: object, request_id: str | int | None) -> Ki
     return check_result(ctx, message["result"])
 
 
-_MAPPING_CAPABILITIES: Final = ("elicitation", "sampling", "roots")
 _NO_EXTENSIONS: Final[frozenset[str]] = frozenset()
 _STR: Final = frozenset({str})
 _COLLECTIONS: Final = frozenset({frozenset, tuple, list, set})
+_EXTENSIONS: Final = "an iterable of extension id strings"
 
 
 def _check_capabilities(capabilities: object) -> None:
     if type(capabilities) is not dict and not isinstance(capabilities, Mapping):  # a dict without the ABC test
         raise OptionError("client_capabilities", "the capabilities object", capabilities,
                           f"client_capabilities must be the capabilities object (a mapping), not {capabilities!r}")
-    for name in _MAPPING_CAPABILITIES:
-        if name in capabilities:
-            value = capabilities[name]
-            if type(value) is not dict and not isinstance(value, Mapping):
-                raise OptionError(f"client_capabilities.{name}", "an object", value,
-                                  f"client_capabilities[{name!r}] must be an object, not {value!r}")
+    # Unrolled, since classify runs this on each call given capabilities: a dict of dicts passes
+    # here, anything else is looked at member by member (_check_capability)
+    if "elicitation" in capabilities:
+        value = capabilities["elicitation"]
+        if type(value) is not dict or (value and (("form" in value and type(value["form"]) is not dict)
+                                                  or ("url" in value and type(value["url"]) is not dict))):
+            _check_capability("elicitation", value, ("form", "url"))
+    if "sampling" in capabilities:
+        value = capabilities["sampling"]
+        if type(value) is not dict or (value and (("tools" in value and type(value["tools"]) is not dict)
+                                                  or ("context" in value and type(value["context"]) is not dict))):
+            _check_capability("sampling", value, ("tools", "context"))
+    if "roots" in capabilities and type(capabilities["roots"]) is not dict:
+        _check_capability("roots", capabilities["roots"], ())
+
+
+def _check_capability(name: str, value: object, members: tuple[str, ...]) -> None:
+    """A capability ``classify`` reads is an object, and so is each member of it that it reads
+    (the schema's ``ClientCapabilities``): a member is declared by being present, so
+    ``{"form": false}`` would declare form mode."""
+    if type(value) is not dict and not isinstance(value, Mapping):
+        raise OptionError(f"client_capabilities.{name}", "an object", value,
+                          f"client_capabilities[{name!r}] must be an object, not {value!r}")
+    for member in members:
+        if member in value and type(value[member]) is not dict and not isinstance(value[member], Mapping):
+            raise OptionError(f"client_capabilities.{name}.{member}", "an object", value[member],
+                              f"client_capabilities[{name!r}][{member!r}] must be an object (present, it "
+                              f"declares {member}; leave it out not to), not {value[member]!r}")
+
+
+def _negotiated(extensions: object) -> frozenset[str]:
+    """The extension ids of a non-empty built-in collection, or of any other iterable of
+    strings, read once (a generator, a dict's keys); an ``OptionError`` for anything else: a
+    string or bytes (iterable, but one id is no list of them), a mapping (whose iteration
+    would silently give its keys alone: the capabilities' ``extensions`` object is not the list
+    of ids), None or any value that is no collection at all, or a member that is no string."""
+    if type(extensions) not in _COLLECTIONS:  # the built-in collections without the ABC tests
+        if isinstance(extensions, Mapping):
+            raise OptionError("extensions", _EXTENSIONS, extensions,
+                              f"extensions must be {_EXTENSIONS}, not a mapping ({extensions!r}); give the "
+                              "negotiated ids, as a list or tuple")
+        if isinstance(extensions, (str, bytes, bytearray, memoryview)) or not isinstance(extensions, Iterable):
+            raise OptionError("extensions", _EXTENSIONS, extensions)
+        given: list[object] = []  # member by member: an endless iterator of non-strings stops at the first
+        for index, extension in enumerate(extensions):
+            if not isinstance(extension, str):
+                raise OptionError(f"extensions[{index}]", "an extension id string", extension)
+            given.append(extension)
+        extensions = given
+    try:
+        negotiated = extensions if type(extensions) is frozenset else frozenset(cast("Iterable[str]", extensions))
+    except TypeError:  # an unhashable member ({} or []): no extension id string
+        raise _bad_extension(extensions) from None
+    if not _STR.issuperset(map(type, negotiated)) and not all(isinstance(e, str) for e in negotiated):
+        raise _bad_extension(extensions)
+    return negotiated
 
 
 def _bad_extension(extensions: object) -> OptionError:
@@ -311,7 +357,7 @@ def _bad_extension(extensions: object) -> OptionError:
         for index, extension in enumerate(extensions):
             if not isinstance(extension, str):
                 return OptionError(f"extensions[{index}]", "an extension id string", extension)
-    return OptionError("extensions", "an iterable of extension id strings", extensions)
+    return OptionError("extensions", _EXTENSIONS, extensions)
 
 
 __all__ = ["DEFAULT_LIMITS", "OPTION_NAMES", "AbsentResultType", "Finding", "Limits", "OptionError", "check_option",
