@@ -15,10 +15,14 @@ SDK's ``MCPServerStdio`` and ``MCPServerStreamableHttp`` (plus ``tap=``, ``trust
   times: the stock servers re-run a call after any exception, so a write that timed out after it
   was sent runs again — three times with ``max_retry_attempts=2``. The stock retry is turned off
   for tool calls alone: ``list_tools`` retries ``max_retry_attempts`` times as the stock servers do.
+  A judged retry waits as the stock servers do, ``retry_backoff_seconds_base`` doubled at each
+  retry and at most ``retry_backoff_seconds_max``, times ``decide``'s jitter (0.5 to 1); a
+  negative, infinite or non-number setting is a ValueError when it is set.
 
 Failures are raised as :class:`AgentsVerdictError` (both a :class:`~mcp_verdict.VerdictError` and
-the Agents SDK's ``UserError``); its ``decision`` is the one reached at the last attempt (after
-the retries are spent, never ``retry``). The servers' default ``failure_error_function`` shows the
+the Agents SDK's ``UserError``); its ``outcome`` is the last attempt's (``attempt``, and the
+``retry`` policy of these settings) and its ``decision`` the one reached there (after the
+retries are spent, ``retries_exhausted``: never ``retry``); ``outcomes`` keeps those outcomes. The servers' default ``failure_error_function`` shows the
 model its reason (the SDK's own default hides every reason). An accepted answer the SDK then fails on
 (say, the ``tools/list`` it reads to validate the output is refused) raises the SDK's own error,
 as the stock servers do.
@@ -30,7 +34,9 @@ from .._extras import require
 
 require("openai-agents", "mcp_verdict.integrations.openai_agents")
 
-from collections.abc import Mapping, Sequence  # noqa: E402 - after the extra is checked
+import math  # noqa: E402 - after the extra is checked
+import sys  # noqa: E402
+from collections.abc import Mapping, Sequence  # noqa: E402
 from contextvars import ContextVar  # noqa: E402
 from typing import Any, Final  # noqa: E402
 
@@ -75,6 +81,8 @@ class _Strict:
     tap: VerdictTap
     session: Any
     _retries: int
+    _base: float
+    _cap: float | None
     _trusted: bool
     _expect: Expectation | Sequence[Expectation] | None
     outcomes: list[Outcome]
@@ -96,6 +104,33 @@ class _Strict:
             raise ValueError(f"max_retry_attempts must be a whole number of retries >= 0, not {value!r}")
         self._retries = value
 
+    @property
+    def retry_backoff_seconds_base(self) -> float:
+        """The user's setting, read as the stock servers read it: the wait before retry ``n`` is
+        ``base * 2**(n - 1)`` seconds, at most ``retry_backoff_seconds_max``; a strict server's
+        judged retries wait that times ``decide``'s jitter (0.5 to 1)."""
+        return self._base
+
+    @retry_backoff_seconds_base.setter
+    def retry_backoff_seconds_base(self, value: float) -> None:
+        self._base = _seconds("retry_backoff_seconds_base", value)
+
+    @property
+    def retry_backoff_seconds_max(self) -> float | None:
+        """The user's setting: the longest wait between retries (None: no bound but the doubling's)."""
+        return self._cap
+
+    @retry_backoff_seconds_max.setter
+    def retry_backoff_seconds_max(self, value: float | None) -> None:
+        self._cap = None if value is None else _seconds("retry_backoff_seconds_max", value)
+
+    def _retry_policy(self) -> RetryPolicy:
+        """The policy of this server's judged retries: the user's settings, as the stock servers
+        use them (``max_retry_attempts`` retries, ``retry_backoff_seconds_base`` doubled at each,
+        at most ``retry_backoff_seconds_max``)."""
+        cap = self._cap if self._cap is not None else sys.float_info.max
+        return RetryPolicy(max_attempts=self._retries + 1, base_delay=self._base, max_delay=cap)
+
     def _setup(self, tap: VerdictTap | None, trusted_server: bool,
                expect: Expectation | Sequence[Expectation] | None) -> None:
         self.tap = tap if tap is not None else VerdictTap(name="agents")
@@ -116,7 +151,7 @@ class _Strict:
             finally:
                 _CALLING.reset(calling)
 
-        policy = RetryPolicy(max_attempts=self._retries + 1)
+        policy = self._retry_policy()
         outcome, result, judged = await run_judged(
             self.tap, self.session, tool_name, send, retry=policy, run_again=True,
             judge_options={"trusted_server": self._trusted, "expect": self._expect})
@@ -129,6 +164,14 @@ class _Strict:
                 return result
         # the outcome of the attempt run_judged stopped at: its decision is what to do now, never retry
         raise AgentsVerdictError(outcome)
+
+
+def _seconds(name: str, value: object) -> float:
+    """A number of seconds a strict server waits: finite and >= 0, or a ValueError naming it (the
+    stock servers take a negative base and sleep no time, or an infinite one and never wake)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number of seconds >= 0, not {value!r}")
+    return float(value)
 
 
 def _failure_function(options: dict[str, Any]) -> None:
