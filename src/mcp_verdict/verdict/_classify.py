@@ -113,7 +113,7 @@ def classify(
     except Exception:  # a version not yet seen plainly, or not a version at all: _options says
         options = None
     if (options is None or client_capabilities is not None
-            or extensions or (type(extensions) is not tuple and type(extensions) not in _COLLECTIONS)
+            or (extensions is not _NONE and (extensions or type(extensions) not in _COLLECTIONS))
             or absent_result_type != "invalid" or limits is not DEFAULT_LIMITS):
         options = _options(version, client_capabilities, extensions, absent_result_type, limits)
     if request_id is not None and type(request_id) is not int and type(request_id) is not str:
@@ -284,6 +284,8 @@ def _classify(ctx: Context, message: object, request_id: str | int | None) -> Ki
 
 
 _NO_EXTENSIONS: Final[frozenset[str]] = frozenset()
+_NONE: Final = ()
+"""classify's default extensions (the one empty tuple: ``()`` is it)."""
 _STR: Final = frozenset({str})
 _COLLECTIONS: Final = frozenset({frozenset, tuple, list, set})
 _EXTENSIONS: Final = "an iterable of extension id strings"
