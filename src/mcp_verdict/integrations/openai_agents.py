@@ -22,10 +22,10 @@ SDK's ``MCPServerStdio`` and ``MCPServerStreamableHttp`` (plus ``tap=``, ``trust
 Failures are raised as :class:`AgentsVerdictError` (both a :class:`~mcp_verdict.VerdictError` and
 the Agents SDK's ``UserError``); its ``outcome`` is the last attempt's (``attempt``, and the
 ``retry`` policy of these settings) and its ``decision`` the one reached there (after the
-retries are spent, ``retries_exhausted``: never ``retry``); ``outcomes`` keeps those outcomes. The servers' default ``failure_error_function`` shows the
-model its reason (the SDK's own default hides every reason). An accepted answer the SDK then fails on
-(say, the ``tools/list`` it reads to validate the output is refused) raises the SDK's own error,
-as the stock servers do.
+retries are spent, ``retries_exhausted``: never ``retry``); ``outcomes`` keeps those outcomes.
+The servers' default ``failure_error_function`` shows the model its reason (the SDK's own
+default hides every reason). An accepted answer the SDK then fails on (say, the ``tools/list``
+it reads to validate the output is refused) raises the SDK's own error, as the stock servers do.
 """
 
 from __future__ import annotations
