@@ -1,7 +1,8 @@
 """A call cancelled before its answer (``anyio.move_on_after``, ``asyncio.wait_for``) is judged
-when it is cancelled: not a success, its effect unknown (the request was sent: the tool may have
-run), on the tap's records and on a span with error status; an answer that arrives afterwards is
-not reported as a second call, nor as a success. A real ``mcp.Client`` on a real stdio server
+when it is cancelled: ``transport.cancelled``, not a success, its effect unknown (the request was
+sent: the tool may have run), on the tap's records and on a span with error status; an answer
+that arrives afterwards is the cancelled call's late answer, on the tap's history only (no span,
+never a second call). A real ``mcp.Client`` on a real stdio server
 (``crafted_stdio.py``: ``silent`` never answers, ``late`` answers after 1 s), the OpenTelemetry
 SDK's in-memory exporter (``test_otel``)."""
 
@@ -24,17 +25,20 @@ from mcp_verdict.otel import instrument
 from .test_otel import EXPORTER, verdict_spans
 
 CRAFTED = [sys.executable, str(Path(__file__).with_name("crafted_stdio.py"))]
-CANCELLED = ("the tools/call answer is unclassified (transport.error: the call was cancelled before its answer "
+CANCELLED = ("the tools/call answer is unclassified (transport.cancelled: the call was cancelled before its answer "
              "arrived (CancelledError); the request was sent, so the tool may have run); next: check_state — the "
              "request was sent and its effect is unknown: observe the state before anything else; never resend "
              "blindly")
 
 # (tool, how the caller gives up) → the tap's history and the spans with a verdict, in order:
-# (tool, kind, first finding, decision) and (tool, error.type, status, status description); by hand
+# (tool, late, kind, first finding, decision) and (tool, error.type, status, status description);
+# by hand
 CASES: list[tuple[str, str]] = [("silent", "move_on_after"), ("silent", "wait_for"), ("late", "move_on_after"),
                                 ("late", "wait_for")]
-HISTORY = [("cancelled", "unclassified", "transport.error", "check_state"),
-           ("plain", "normal_complete", None, "accept")]
+CANCELLED_ROW = ("cancelled", False, "unclassified", "transport.cancelled", "check_state")
+PLAIN_ROW = ("plain", False, "normal_complete", None, "accept")
+HISTORY = {"silent": [CANCELLED_ROW, PLAIN_ROW],
+           "late": [CANCELLED_ROW, ("cancelled", True, "normal_complete", None, "accept"), PLAIN_ROW]}
 SPANS = [("cancelled", "unclassified", StatusCode.ERROR, CANCELLED), ("plain", None, StatusCode.UNSET, None)]
 
 
@@ -51,7 +55,7 @@ async def give_up(how: str, call: Awaitable[Any]) -> str:
 
 
 @pytest.mark.parametrize(("tool", "how"), CASES, ids=[f"{tool}-{how}" for tool, how in CASES])
-def test_a_cancelled_call_is_judged_unknown_and_a_late_answer_is_no_second_success(tool: str, how: str) -> None:
+def test_a_cancelled_call_is_judged_unknown_and_a_late_answer_is_no_second_call(tool: str, how: str) -> None:
     EXPORTER.clear()
 
     async def scenario() -> tuple[str, VerdictTap]:
@@ -68,8 +72,9 @@ def test_a_cancelled_call_is_judged_unknown_and_a_late_answer_is_no_second_succe
     EXPORTER.clear()
     assert given_up == "cancelled"
     name = {tool: "cancelled", "plain": "plain"}
-    assert [(name[c.name or ""], c.verdict.kind.value, c.verdict.errors[0].code if c.verdict.errors else None,
-             c.outcome.decision.action.value) for c in tap.history] == HISTORY
+    assert [(name[c.name or ""], getattr(c, "late", False), c.verdict.kind.value,
+             c.verdict.errors[0].code if c.verdict.errors else None,
+             c.outcome.decision.action.value) for c in tap.history] == HISTORY[tool]
     assert [(name[str((s.attributes or {}).get("gen_ai.tool.name"))], (s.attributes or {}).get("error.type"),
              s.status.status_code, s.status.description) for s in spans] == SPANS
     assert not any(state.answered for state in tap._conns.values())  # the late answer is not kept for a claim

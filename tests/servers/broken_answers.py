@@ -8,7 +8,8 @@ http://127.0.0.1:PORT/mcp until its stdin closes).
 - ``id_null``: a JSON-RPC error with ``"id": null`` (JSON-RPC 2.0 section 5: the id could not
   be read);
 - ``float_id``: the answer with the request's integer id written as a float (``N.0``);
-- ``drop`` (HTTP): the connection closed before any response;
+- ``drop``: no answer (HTTP: the connection closed before any response);
+- ``late``: the plain answer, 1 s late (whatever the client did meanwhile: a cancellation too);
 - anything else: a plain text answer.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -24,7 +26,7 @@ from tests.servers._lines import requests
 
 
 def answer(message: dict[str, Any]) -> bytes | None:
-    """The bytes answering ``message`` (None: the connection is dropped)."""
+    """The bytes answering ``message`` (None: no answer; HTTP: the connection is dropped)."""
     method, request_id = message.get("method"), message.get("id")
     if method == "initialize":
         return json.dumps({"jsonrpc": "2.0", "id": request_id, "result": {
@@ -44,6 +46,8 @@ def answer(message: dict[str, Any]) -> bytes | None:
         return plain.replace(b'"id": %d' % request_id, b'"id": %d.0' % request_id)
     if name == "drop":
         return None
+    if name == "late":
+        time.sleep(1.0)
     return plain
 
 

@@ -17,10 +17,12 @@ two sessions differ in one request — and trivially so with one connection. 50 
 answered in any order, each get the verdict of their own answer.
 
 A judged block that is cancelled (the caller's ``anyio.move_on_after``, ``asyncio.wait_for``)
-judges the calls it sent without their answers at once: ``unclassified``, ``transport.error``
-("cancelled"), their effect unknown (``check_state``), on the tap's history and its observers (a
-span of its own, with error status, where the stack's span ended unset); an answer arriving later
-is no longer waited for, so it is never judged as a call of its own.
+judges the calls it sent without their answers at once: ``unclassified``, ``transport.cancelled``,
+their effect unknown (``check_state``), on the tap's history and its observers (a span of its own,
+with error status, where the stack's span ended unset). An answer arriving later is that call's
+late answer: judged on its own bytes and kept on the history (``TapCall.late``), so what the
+server did with the cancelled request can be seen; never handed to the caller, never another
+call's answer.
 """
 
 from __future__ import annotations
@@ -103,6 +105,11 @@ class _Conn:
     noise_marks: OrderedDict[int, int] = field(default_factory=OrderedDict)
     """seq -> ``noise_count`` when that frame came, for the client's frames and the tools/call
     answers after the first noise line (the last ``_NOISE_MARKS``)."""
+    cancelled: OrderedDict[tuple[str, Any], tuple[Exchange, str | None, Mapping[str, Any]]] = field(
+        default_factory=OrderedDict)
+    """The tools/call requests judged cancelled while they were waiting, with the tool's name
+    and the block's options (the last ``_UNCLAIMED``): an answer arriving later is judged as
+    theirs (a late answer), never as another call's."""
     ended: OrderedDict[tuple[str, Any], Exchange] = field(default_factory=OrderedDict)
     """The client's tools/call requests still waiting when the connection closed (the last
     ``_UNCLAIMED``), for judging them without their answer as the waiting ones are: the context
@@ -124,6 +131,10 @@ class TapCall(msgspec.Struct, frozen=True, gc=False):
     verdict: Verdict
     outcome: Outcome
     round: int = 1
+    late: bool = False
+    """The answer of a call already judged cancelled (``transport.cancelled``), which arrived
+    afterwards: judged on its own bytes, kept on the history, never handed to the caller (what
+    the server did with the cancelled request: observed completion, or its error)."""
 
 
 class WriteProxy:
@@ -208,7 +219,8 @@ class Judged:
         """The block was cancelled (a timeout of the caller's: ``move_on_after``, ``wait_for``):
         every call it sent and whose answer has not arrived is judged now, without it (its
         request was sent: its effect is unknown), and is no longer waited for — nobody will ask
-        for its verdict, and an answer arriving later is no call of its own, nor a success."""
+        for its verdict; an answer arriving later is judged as its late answer (on the history,
+        ``TapCall.late``), never as a call of its own."""
         if self.error is None:
             self.error = error
         with suppress(Exception):  # judging never turns a cancellation into another error
@@ -433,7 +445,24 @@ class VerdictTap:
                     state.answered.popitem(last=False)
             elif isinstance(event, Stray) and direction == "s2c":
                 state.strays.append(event)
+                if state.cancelled:
+                    self._late(state, event)
         return events
+
+    def _late(self, state: _Conn, stray: Stray) -> None:
+        """An answer to a call judged cancelled while it waited: judged as that call's late
+        answer (on the history, ``late``), with the options of its block; no observer is told
+        (the call's span has ended) and the SDK, which gave up on it, is handed what it always is."""
+        look = stray.peek
+        if look.kind not in ("response", "error") or not look.has_id:
+            return
+        found = state.cancelled.pop(id_key(look.id), None)
+        if found is None:
+            return
+        asked, name, options = found
+        answered = msgspec.structs.replace(asked, response=stray.seen, response_peek=look)
+        call = self._judge(state, asked.request_id, name, options, None, answered)
+        self.history[-1] = msgspec.structs.replace(call, late=True)
 
     def _judge_now(self, claim: tuple[Judged, int], exchange: Exchange, state: _Conn) -> None:
         judged, index = claim
@@ -710,6 +739,10 @@ class VerdictTap:
             if state is not None:  # judged without its answer: no longer waited for, nor claimed
                 if waiting is not None:
                     self.tracker.forget(state.id, "client", key)
+                    if sent and _is_cancelled(error):  # an answer may still come: it is this call's
+                        state.cancelled[key] = (waiting, name, options)
+                        if len(state.cancelled) > _UNCLAIMED:
+                            state.cancelled.popitem(last=False)
                 self._claims.pop((state.id, key), None)
         outcome = evaluate_listed(verdict, tool, output_schema, expect=expect, suspects=suspects,
                                   schema_limits=schema_limits, trusted_server=trusted)
@@ -750,7 +783,7 @@ class VerdictTap:
             why = state.failures.get(state.exchange_of.get(key, -1), _describe(error))
             return local_verdict("transport.error", f"the request was not sent: {why}", version)
         if error is not None and _is_cancelled(error):
-            return local_verdict("transport.error", f"the call was cancelled before its answer arrived "
+            return local_verdict("transport.cancelled", f"the call was cancelled before its answer arrived "
                                  f"({type(error).__name__}); the request was sent, so the tool may have run", version)
         if _is_timeout(error):
             return local_verdict("transport.timeout", f"no answer before the SDK's timeout ({_describe(error)})",

@@ -250,6 +250,9 @@ RULES: Final[dict[str, Rule]] = _rules(
          "The server exited or closed the stream before responding."),
     Rule("transport.error", "error", _LATEST + "basic/transports/index",
          "The transport failed (connection refused, HTTP error status, malformed frame)."),
+    Rule("transport.cancelled", "error", _LATEST + "basic/patterns/cancellation#timing-considerations",
+         "The caller cancelled the call before its answer arrived; the request was sent, so the server "
+         "may have completed it."),
     Rule("transport.rounds", "error", _LATEST + "basic/patterns/mrtr",
          "The server kept asking for input past the client's rounds cap."),
     Rule("transport.noise", "warning", _LATEST + "basic/transports/stdio",
