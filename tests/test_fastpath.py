@@ -678,7 +678,7 @@ def test_duplicates_never_pass_the_quote_count(structured: Any, duplicate: int, 
                                                error: bool) -> None:
     """Long spaced texts (the quote count's route) with a repeated member name anywhere and
     quotes written either way agree with the strict reader and the full checker."""
-    result = {"resultType": "complete", "content": [{"type": "text", "text": 'é "q" ' * 800}],
+    result: dict[str, Any] = {"resultType": "complete", "content": [{"type": "text", "text": 'é "q" ' * 800}],
               "structuredContent": {"v": structured}}
     if error:
         result["isError"] = True
