@@ -280,3 +280,19 @@ def test_shared_references_hit_the_node_budget() -> None:
     verdict = classify(ok({"resultType": "complete", "content": [], "structuredContent": shared}),
                        limits=Limits(max_nodes=100_000))
     assert [f.code for f in verdict.findings] == ["json.too_many_nodes"]
+
+
+@pytest.mark.parametrize(("options", "option", "message"), [
+    ({"extensions": {"io.modelcontextprotocol/tasks": {}}}, "extensions",
+     "extensions must be an iterable of extension id strings, not a mapping"),
+    ({"extensions": ["io.modelcontextprotocol/tasks", 1]}, "extensions[1]", "extensions[1] must be an extension id string, not 1"),
+    ({"client_capabilities": {"elicitation": {"form": False}}}, "client_capabilities.elicitation.form",
+     "client_capabilities['elicitation']['form'] must be an object"),
+])
+def test_a_bad_option_is_an_exported_option_error(options: dict[str, Any], option: str, message: str) -> None:
+    """README "The API in five minutes": a bad option raises OptionError, a ValueError naming it."""
+    with pytest.raises(mcp_verdict.OptionError) as raised:
+        classify(COMPLETE, **options)
+    assert isinstance(raised.value, ValueError)
+    assert raised.value.option == option
+    assert str(raised.value).startswith(message)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .judgement._schema import DEFAULT_SCHEMA_LIMITS, SUPPORTED_DIALECTS, SchemaLimits
     from .judgement._suspect import DEFAULT_SUSPECTS, Suspect
     from .tap import VerdictError, VerdictTap
-    from .verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify
+    from .verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, OptionError, classify
     from .verdict._findings import RULES, Finding, Rule
     from .verdict._kind import Kind
     from .verdict._verdict import JSON, Verdict
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     )
 
 _MODULES: Final[dict[str, tuple[str, ...]]] = {
-    "verdict._classify": ("AbsentResultType", "DEFAULT_LIMITS", "Limits", "classify"),
+    "verdict._classify": ("AbsentResultType", "DEFAULT_LIMITS", "Limits", "OptionError", "classify"),
     "verdict._kind": ("Kind",),
     "verdict._verdict": ("JSON", "Verdict"),
     "verdict._views": ("AudioBlock", "ContentBlock", "ElicitationRequest", "EmbeddedResourceBlock", "ErrorInfo",
@@ -107,6 +107,7 @@ __all__ = [  # noqa: RUF022 - grouped: the core, then the client
     "Limits",
     "Observation",
     "Observe",
+    "OptionError",
     "Outcome",
     "PolicyRow",
     "ResourceLinkBlock",
