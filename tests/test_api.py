@@ -285,7 +285,8 @@ def test_shared_references_hit_the_node_budget() -> None:
 @pytest.mark.parametrize(("options", "option", "message"), [
     ({"extensions": {"io.modelcontextprotocol/tasks": {}}}, "extensions",
      "extensions must be an iterable of extension id strings, not a mapping"),
-    ({"extensions": ["io.modelcontextprotocol/tasks", 1]}, "extensions[1]", "extensions[1] must be an extension id string, not 1"),
+    ({"extensions": ["io.modelcontextprotocol/tasks", 1]}, "extensions[1]",
+     "extensions[1] must be an extension id string, not 1"),
     ({"client_capabilities": {"elicitation": {"form": False}}}, "client_capabilities.elicitation.form",
      "client_capabilities['elicitation']['form'] must be an object"),
 ])
