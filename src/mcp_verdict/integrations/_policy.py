@@ -10,6 +10,13 @@ whatever a stack's own retry setting says. Nor does a stack get a failure in a f
 The text a model sees for a failure names the verdict, its first finding and the next action,
 so the model (or the person reading the trace) knows whether to correct the arguments, ask the
 user, or check the state first; when the call must not run again, it says so.
+
+The FastMCP, pydantic-ai and LangChain adapters never run a call again themselves (their stacks
+do not): ``decide`` follows the ``retry`` policy the user gives the adapter (by default
+``DEFAULT_RETRY``), at attempt 1, and a ``retry`` decision is the caller's to act on — the text
+says nothing ran the call again and when it may be called again (:func:`refusal`). The Agents
+SDK's strict servers run it again themselves (their stock servers retry), so their outcome
+after the retries is never ``retry``.
 """
 
 from __future__ import annotations
@@ -85,12 +92,33 @@ def model_message(outcome: Outcome, decision: Decision | None = None) -> str:
         return neutral(f"The tool call's effect is unknown ({line}). Do not call it again before "
                        "checking whether it took effect.")
     if decision.action in _RUN_AGAIN:
-        return neutral(f"The tool call failed: {line}")
+        return neutral(f"The tool call failed: {line}{not_run_again(decision)}")
     if decision.action is Action.INVESTIGATE and outcome.request_sent:
         advice = "Do not call it again before checking whether it took effect: it may have run."
     else:
         advice = f"Do not call it again as it is: {decision.action.value} first."
     return neutral(f"The tool call failed: {line}. {advice}")
+
+
+def not_run_again(decision: Decision) -> str:
+    """What a ``retry`` decision means where nothing runs the call again: the caller may, after
+    the decision's delay ("" for any other decision)."""
+    if decision.action is not Action.RETRY:
+        return ""
+    return f". Nothing ran it again: the caller may call it again after {decision.delay or 0:g} s"
+
+
+def refusal(outcome: Outcome) -> str:
+    """The message of an adapter's :class:`~mcp_verdict.VerdictError`: the outcome's one line, and
+    for a ``retry`` decision that nothing ran the call again (the adapter does not)."""
+    return describe(outcome) + not_run_again(outcome.decision)
+
+
+def retry_policy(value: object) -> RetryPolicy:
+    """An adapter's ``retry`` option, or a ValueError naming it."""
+    if not isinstance(value, RetryPolicy):
+        raise ValueError(f"retry must be a RetryPolicy (mcp_verdict.RetryPolicy), not {type(value).__name__}")
+    return value
 
 
 def refused(outcome: Outcome) -> bool:

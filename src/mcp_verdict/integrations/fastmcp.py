@@ -47,10 +47,10 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from ..frames._refusal import REFUSED, verdict_data  # noqa: E402
 from ..judgement._check import Expectation  # noqa: E402
-from ..judgement._decide import DEFAULT_RETRY  # noqa: E402
+from ..judgement._decide import DEFAULT_RETRY, RetryPolicy  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ..tap._tap import WriteProxy  # noqa: E402
-from ._policy import refused, remember, run_judged  # noqa: E402
+from ._policy import refusal, refused, remember, retry_policy, run_judged  # noqa: E402
 
 __all__ = ["UPSTREAM_REFUSED", "StrictTransport", "VerdictMiddleware"]
 
@@ -61,8 +61,8 @@ spec asks of codes an implementation allocates)."""
 _SOURCE: Final = "mcp-verdict fastmcp"
 
 
-def _strict_session(base: type[Any], tap: VerdictTap, conn: dict[str, str],
-                    judge_options: Mapping[str, Any]) -> type[Any]:
+def _strict_session(base: type[Any], tap: VerdictTap, conn: dict[str, str], judge_options: Mapping[str, Any],
+                    retry: RetryPolicy) -> type[Any]:
     """``base`` (FastMCP's session class for this connection) judging its tools/call."""
 
     class StrictSession(base):  # type: ignore[misc]
@@ -75,10 +75,10 @@ def _strict_session(base: type[Any], tap: VerdictTap, conn: dict[str, str],
             stock = super().call_tool
             outcome, result, judged = await run_judged(tap, self, name, lambda: stock(name, arguments, *args,
                                                                                     **kwargs),
-                                                       retry=DEFAULT_RETRY, run_again=False,
+                                                       retry=retry, run_again=False,
                                                        judge_options=judge_options)
             if refused(outcome):
-                raise VerdictError(outcome, response=judged.calls[-1].response)
+                raise VerdictError(outcome, refusal(outcome), response=judged.calls[-1].response)
             if judged.error is not None:
                 remember(judged.error, outcome)  # for a stack over this client that would re-run it
                 raise judged.error  # a protocol error: the SDK's own MCPError, as FastMCP expects
@@ -95,13 +95,18 @@ class StrictTransport(ClientTransport):
     command (a string, then ``args``, or a list; ``env`` and ``cwd`` are for it): an option of the
     other kind is a ``ValueError``, never dropped. ``tap``: share one tap (a frame log, several
     transports); by default each transport has its own. ``trusted_server`` and ``expect`` go to
-    every judgement.
+    every judgement. ``retry``: the policy ``decide`` follows (default ``DEFAULT_RETRY``: 3
+    attempts, 0.5 s doubled, at most 8 s); the transport runs each call once, as FastMCP does, so
+    a ``retry`` decision is the application's to act on (the error says nothing ran the call
+    again, and when it may be called again); ``RetryPolicy(max_attempts=1)`` decides no retry.
     """
 
     def __init__(self, target: str | Sequence[str], args: Sequence[str] = (), *, env: Mapping[str, str] | None = None,
                  cwd: str | None = None, headers: Mapping[str, str] | None = None, auth: Any = None,
                  tap: VerdictTap | None = None, trusted_server: bool = False,
-                 expect: Expectation | Sequence[Expectation] | None = None) -> None:
+                 expect: Expectation | Sequence[Expectation] | None = None,
+                 retry: RetryPolicy = DEFAULT_RETRY) -> None:
+        self.retry = retry_policy(retry)
         self.tap = tap if tap is not None else VerdictTap(name="fastmcp")
         self._judge = {"trusted_server": trusted_server, "expect": expect}
         self.url: str | None = None
@@ -127,7 +132,7 @@ class StrictTransport(ClientTransport):
                               **session_kwargs: Any) -> AsyncIterator[Any]:
         options = transport_options or TransportOptions()
         conn: dict[str, str] = {}
-        session_class = _strict_session(options.session_class, self.tap, conn, self._judge)
+        session_class = _strict_session(options.session_class, self.tap, conn, self._judge, self.retry)
         options = dataclasses.replace(options, session_class=session_class)
         if self.url is not None:
             def factory(headers: Any = None, timeout: Any = None, auth: Any = None, **kwargs: Any) -> Any:

@@ -40,21 +40,28 @@ from contextlib import asynccontextmanager  # noqa: E402
 from typing import Any, Literal  # noqa: E402
 
 from ..judgement._check import Expectation  # noqa: E402
-from ..judgement._decide import DEFAULT_RETRY  # noqa: E402
+from ..judgement._decide import DEFAULT_RETRY, RetryPolicy  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
-from ._policy import model_message, refused, run_judged  # noqa: E402
+from ._policy import model_message, refusal, refused, retry_policy, run_judged  # noqa: E402
 
 __all__ = ["VerdictInterceptor", "connection", "stdio_session"]
 
 
 class VerdictInterceptor:
-    """A langchain-mcp-adapters ``ToolCallInterceptor`` that judges each call through ``tap``."""
+    """A langchain-mcp-adapters ``ToolCallInterceptor`` that judges each call through ``tap``.
+
+    ``retry``: the policy ``decide`` follows (default ``DEFAULT_RETRY``: 3 attempts, 0.5 s
+    doubled, at most 8 s); the interceptor runs each call once, as the adapters do, so a
+    ``retry`` decision is the model's or the application's to act on (the message says nothing
+    ran the call again, and when it may be called again); ``RetryPolicy(max_attempts=1)`` decides
+    no retry."""
 
     def __init__(self, tap: VerdictTap, *, trusted_server: bool = False,
                  expect: Expectation | Sequence[Expectation] | None = None,
-                 on_unclassified: Literal["error", "raise"] = "error") -> None:
+                 on_unclassified: Literal["error", "raise"] = "error", retry: RetryPolicy = DEFAULT_RETRY) -> None:
         if on_unclassified not in ("error", "raise"):
             raise ValueError(f"on_unclassified is 'error' or 'raise', not {on_unclassified!r}")
+        self.retry = retry_policy(retry)
         self.tap = tap
         self.on_unclassified = on_unclassified
         self._judge = {"trusted_server": trusted_server, "expect": expect}
@@ -63,11 +70,11 @@ class VerdictInterceptor:
 
     async def __call__(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         outcome, result, judged = await run_judged(self.tap, None, request.name, lambda: handler(request),
-                                                   retry=DEFAULT_RETRY, run_again=False,
+                                                   retry=self.retry, run_again=False,
                                                    judge_options=self._judge)
         if refused(outcome):
             if self.on_unclassified == "raise":
-                raise VerdictError(outcome, response=judged.calls[-1].response)
+                raise VerdictError(outcome, refusal(outcome), response=judged.calls[-1].response)
             return self._result(content=[self._text(type="text", text=model_message(outcome))], isError=True)
         if judged.error is not None:
             raise judged.error

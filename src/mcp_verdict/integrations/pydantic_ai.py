@@ -37,6 +37,7 @@ from pydantic_ai.exceptions import ToolFailed  # noqa: E402
 from pydantic_ai.mcp import MCPToolset  # noqa: E402
 
 from ..judgement._check import Expectation  # noqa: E402
+from ..judgement._decide import DEFAULT_RETRY, RetryPolicy  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ._policy import may_run_again, model_message, outcome_of  # noqa: E402
 from .fastmcp import StrictTransport  # noqa: E402
@@ -86,15 +87,19 @@ def strict_toolset(target: str | Sequence[str] | StrictTransport, args: Sequence
                    tap: VerdictTap | None = None, trusted_server: bool = False,
                    expect: Expectation | Sequence[Expectation] | None = None,
                    env: Mapping[str, str] | None = None, headers: Mapping[str, str] | None = None, auth: Any = None,
-                   on_unclassified: Literal["fail", "raise"] = "fail", process_tool_call: ProcessToolCall | None = None,
+                   retry: RetryPolicy | None = None, on_unclassified: Literal["fail", "raise"] = "fail",
+                   process_tool_call: ProcessToolCall | None = None,
                    **toolset_options: Any) -> MCPToolset[Any]:
     """``MCPToolset`` over a StrictTransport (an ``http(s)://`` URL, or a command and ``args``),
     with the verdict hook; other options go to ``MCPToolset`` as they are. Given a StrictTransport,
     the transport's own options (``args``, ``tap``, ``trusted_server``, ``expect``, ``env``,
-    ``headers``, ``auth``) are its own: passing them here too is a ``ValueError``."""
+    ``headers``, ``auth``, ``retry``) are its own: passing them here too is a ``ValueError``.
+    ``retry`` is the policy ``decide`` follows (the StrictTransport's: ``DEFAULT_RETRY`` when not
+    given): nothing runs a call again but the model, on a ``retry`` decision (a ``ModelRetry``,
+    up to the toolset's ``max_retries``); ``RetryPolicy(max_attempts=1)`` decides no retry."""
     if isinstance(target, StrictTransport):
         given = {"args": args, "tap": tap, "trusted_server": trusted_server, "expect": expect, "env": env,
-                 "headers": headers, "auth": auth}
+                 "headers": headers, "auth": auth, "retry": retry}
         ignored = [name for name, value in given.items() if value is not None and value is not False and value != ()]
         if ignored:
             them = "them" if len(ignored) > 1 else "it"
@@ -103,7 +108,8 @@ def strict_toolset(target: str | Sequence[str] | StrictTransport, args: Sequence
         transport = target
     else:
         transport = StrictTransport(target, args, env=env, headers=headers, auth=auth, tap=tap,
-                                    trusted_server=trusted_server, expect=expect)
+                                    trusted_server=trusted_server, expect=expect,
+                                    retry=DEFAULT_RETRY if retry is None else retry)
     hook = verdict_process_tool_call(process_tool_call, on_unclassified=on_unclassified)
     toolset: MCPToolset[Any] = MCPToolset(transport, process_tool_call=hook, **toolset_options)
     return toolset
