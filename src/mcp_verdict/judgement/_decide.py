@@ -155,8 +155,10 @@ class _Situation:
 
     @property
     def repeatable_failure(self) -> bool:
-        """-32603 or a transport failure (not the input-rounds cap, which is the server's doing)."""
-        return self.code == -32603 or self.transport in ("transport.timeout", "transport.closed", "transport.error")
+        """-32603 or a transport failure, a cancelled call's included (not the input-rounds cap,
+        which is the server's doing)."""
+        return self.code == -32603 or self.transport in ("transport.timeout", "transport.closed", "transport.error",
+                                                         "transport.cancelled")
 
     def content_codes(self) -> set[str]:
         check = self.outcome.content_check if self.outcome is not None else None
