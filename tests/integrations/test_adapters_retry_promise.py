@@ -13,7 +13,6 @@ expected texts written by hand from the policy table (README, "The next action")
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,15 +28,7 @@ from mcp_verdict import DEFAULT_RETRY, RetryPolicy, VerdictError
 from mcp_verdict.integrations.fastmcp import StrictTransport
 from mcp_verdict.integrations.pydantic_ai import strict_toolset
 
-from .gone_server import GONE
-
-SAFE = "retry — a repeatable failure on a tool safe to repeat"
-AGAIN = ". Nothing ran it again: the caller may call it again after"
-UNKNOWN = ("check_state — the request was sent and its effect is unknown: observe the state before anything else; "
-           "never resend blindly")
-
-RUN = ". Do not call it again before checking whether it took effect: it may have run."
-CHECK = "). Do not call it again before checking whether it took effect."
+from .gone_server import AGAIN, CHECK, GONE, RUN, SAFE, UNKNOWN, after_next, runs
 
 # case → (trusted_server, the adapter's retry option (None: not given),
 #         what the error says after "; next: " (DELAY: the decision's delay), the delay's bounds,
@@ -53,20 +44,6 @@ CASES: list[tuple[str, bool, RetryPolicy | None, str, tuple[float, float], str]]
     ("no retry", True, RetryPolicy(max_attempts=1), "investigate — gave up after 1 attempt", (0, 0), RUN),
     ("untrusted: a write, whatever the policy", False, RetryPolicy(max_attempts=5), UNKNOWN, (0, 0), CHECK),
 ]
-
-
-def after_next(message: str, expected: str, bounds: tuple[float, float]) -> str:
-    """The message's text after "; next: ", its delay checked within ``bounds`` and written DELAY."""
-    tail = message.split("; next: ", 1)[1]
-    found = re.search(r"after ([0-9.]+) s", tail)
-    if "DELAY" in expected and found:
-        assert bounds[0] <= float(found.group(1)) <= bounds[1], tail
-        tail = tail.replace(found.group(1), "DELAY")
-    return tail
-
-
-def runs(path: Path) -> int:
-    return len(path.read_text().splitlines()) if path.exists() else 0
 
 
 @pytest.mark.parametrize(("case", "trusted", "retry", "expected", "bounds"), [c[:5] for c in CASES],
