@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import replace
 from typing import Any, Final
 
 import anyio
@@ -140,13 +139,14 @@ async def run_judged(tap: VerdictTap, session: Any, name: str, send: Callable[[]
     """Send a call through ``send`` (the stack's own call, on ``session``) inside the tap's judging;
     with ``run_again``, send it again on each ``retry`` decision (after its delay), at most
     ``retry.max_attempts`` times in all. Returns the final outcome, what ``send`` returned (or
-    None) and the last judged block; the outcome carries its attempt and ``retry``, so its
-    ``decision`` is the one the call ended on. What ``send`` raises before anything reached the
+    None) and the last judged block; each attempt is judged with its number and ``retry`` (the
+    tap's history and its observers' spans carry them), so the outcome's ``decision`` is the one
+    the call ended on. What ``send`` raises before anything reached the
     wire is raised as it is."""
     attempt = 1
     while True:
         result: Any = None
-        async with tap.judging(session, **judge_options) as judged:
+        async with tap.judging(session, attempt=attempt, retry=retry, **judge_options) as judged:
             try:
                 result = await send()
             except Exception as exc:
@@ -155,7 +155,7 @@ async def run_judged(tap: VerdictTap, session: Any, name: str, send: Callable[[]
                     raise
         if not judged.any_sent:
             raise RuntimeError(f"the call of {name!r} sent no tools/call request")
-        outcome = replace(judged.outcome, attempt=attempt, retry=retry)
+        outcome = judged.outcome  # judged at this attempt under ``retry``, as the tap's history and spans have it
         decision = outcome.decision
         if decision.action is not Action.RETRY or not run_again:
             return outcome, result if judged.error is None else None, judged

@@ -44,9 +44,10 @@ import msgspec
 
 from ..frames import Answered, Exchange, FrameLogWriter, FrameRecord, Stray, Tracker, Unanswered, id_key, peek
 from ..judgement._check import Expectation
+from ..judgement._decide import DEFAULT_RETRY, RetryPolicy
 from ..judgement._outcome import Observe, Outcome, evaluate_listed, settle
 from ..judgement._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_key, schema_key
-from ..judgement._suspect import DEFAULT_SUSPECTS, Suspect
+from ..judgement._suspect import DEFAULT_SUSPECTS, Suspect, shown
 from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, OptionsMemo, classify, held_id, judge
 from ..verdict._findings import finding
 from ..verdict._kind import Kind
@@ -71,6 +72,9 @@ verdicts of the calls they came during (every one is counted: ``_Conn.noise_coun
 _NOISE_MARKS: Final = 4096
 """Per connection with noise: the noise count at each client frame and tools/call answer, the
 last this many (a call counts the noise between its request and its answer from them)."""
+Attempt = tuple[int, RetryPolicy] | None
+"""The attempt at a call and the retry policy its outcome carries; None for attempt 1 under
+``DEFAULT_RETRY`` (what ``evaluate_listed`` gives every outcome)."""
 _CURRENT: Final[contextvars.ContextVar[Judged | None]] = contextvars.ContextVar("mcp_verdict_tap_call",
                                                                                 default=None)
 
@@ -105,11 +109,11 @@ class _Conn:
     noise_marks: OrderedDict[int, int] = field(default_factory=OrderedDict)
     """seq -> ``noise_count`` when that frame came, for the client's frames and the tools/call
     answers after the first noise line (the last ``_NOISE_MARKS``)."""
-    cancelled: OrderedDict[tuple[str, Any], tuple[Exchange, str | None, Mapping[str, Any]]] = field(
+    cancelled: OrderedDict[tuple[str, Any], tuple[Exchange, str | None, Mapping[str, Any], Attempt]] = field(
         default_factory=OrderedDict)
-    """The tools/call requests judged cancelled while they were waiting, with the tool's name
-    and the block's options (the last ``_UNCLAIMED``): an answer arriving later is judged as
-    theirs (a late answer), never as another call's."""
+    """The tools/call requests judged cancelled while they were waiting, with the tool's name,
+    the block's options and its attempt (the last ``_UNCLAIMED``): an answer arriving later is
+    judged as theirs (a late answer), never as another call's."""
     ended: OrderedDict[tuple[str, Any], Exchange] = field(default_factory=OrderedDict)
     """The client's tools/call requests still waiting when the connection closed (the last
     ``_UNCLAIMED``), for judging them without their answer as the waiting ones are: the context
@@ -175,12 +179,14 @@ class Judged:
     the write proxies read, leaving it resets it (cheaper than a generator-based context manager,
     and one object per judged block)."""
 
-    __slots__ = ("_done", "_eager", "_options", "_tap", "_token", "error", "opened", "sent", "tokens")
+    __slots__ = ("_attempt", "_done", "_eager", "_options", "_tap", "_token", "error", "opened", "sent", "tokens")
 
-    def __init__(self, tap: VerdictTap, options: Mapping[str, Any]) -> None:
+    def __init__(self, tap: VerdictTap, options: Mapping[str, Any], attempt: Attempt = None) -> None:
         self._tap = tap
         self._token: contextvars.Token[Judged | None] | None = None
         self._options = dict(options) if options else _NO_OPTIONS
+        self._attempt = attempt
+        """(attempt, retry policy) every outcome of the block carries, None for (1, DEFAULT_RETRY)."""
         self.sent: list[tuple[WriteProxy, Any, str | None]] = []
         """(proxy, request id, tool name) of every tools/call sent, in order."""
         self.opened: list[str] = []
@@ -249,7 +255,7 @@ class Judged:
             call = self._eager.pop(index, None)
             if call is None:
                 target, rid, name = targets[index]
-                call = self._tap._judge(target, rid, name, self._options, self.error)
+                call = self._tap._judge(target, rid, name, self._options, self.error, attempt=self._attempt)
                 self._tap._observe(call, self.tokens[index] if index < len(self.tokens) else [])
             done.append(call)
         return done
@@ -459,9 +465,9 @@ class VerdictTap:
         found = state.cancelled.pop(id_key(look.id), None)
         if found is None:
             return
-        asked, name, options = found
+        asked, name, options, attempt = found
         answered = msgspec.structs.replace(asked, response=stray.seen, response_peek=look)
-        call = self._judge(state, asked.request_id, name, options, None, answered)
+        call = self._judge(state, asked.request_id, name, options, None, answered, attempt=attempt)
         self.history[-1] = msgspec.structs.replace(call, late=True)
 
     def _judge_now(self, claim: tuple[Judged, int], exchange: Exchange, state: _Conn) -> None:
@@ -469,8 +475,10 @@ class VerdictTap:
         if index in judged._eager or index < len(judged._done):
             return
         response = exchange.response
-        call = self._judge_answered(state, exchange, response.data) if response is not None and not judged._options \
-            else self._judge(state, exchange.request_id, exchange.tool, judged._options, None, exchange)
+        call = self._judge_answered(state, exchange, response.data) \
+            if response is not None and not judged._options and judged._attempt is None \
+            else self._judge(state, exchange.request_id, exchange.tool, judged._options, None, exchange,
+                             attempt=judged._attempt)
         if index == len(judged._done):
             judged._done.append(call)  # the next call of the block, in order: where ``calls`` would put it
         else:
@@ -602,7 +610,8 @@ class VerdictTap:
         return proxy
 
     # -- judging ------------------------------------------------------------------------------------
-    def judging(self, session: Any = None, **judge_options: Any) -> Judged:
+    def judging(self, session: Any = None, *, attempt: int = 1, retry: RetryPolicy = DEFAULT_RETRY,
+                **judge_options: Any) -> Judged:
         """Judge every ``tools/call`` the code inside the block sends (in this task)::
 
             async with tap.judging(session) as judged:
@@ -610,13 +619,17 @@ class VerdictTap:
             judged.outcome            # or judged.check(): raises VerdictError when unclassified
 
         ``session`` is needed once for a session the tap did not build the streams of; the
-        options are those of :meth:`call_tool`. (A plain ``with`` works as well as ``async with``.)
+        options are those of :meth:`call_tool`. ``attempt`` (from 1) and ``retry`` are those of
+        a call run again (an adapter's retries): every outcome of the block carries them (on the
+        history and the observers' spans too), so its ``decision`` is that attempt's under that
+        policy. A wrong one is a ValueError. (A plain ``with`` works as well as ``async with``.)
         """
         if judge_options:
             _check_options(judge_options)
+        again = _attempt(attempt, retry)
         if session is not None:
             self.proxy(session)
-        return Judged(self, judge_options)
+        return Judged(self, judge_options, again)
 
     async def call_tool(self, session: Any, name: str, arguments: Mapping[str, Any] | None = None, *,
                         expect: Expectation | Sequence[Expectation] | None = None, observe: Observe | None = None,
@@ -624,7 +637,8 @@ class VerdictTap:
                         suspects: Iterable[Suspect] = DEFAULT_SUSPECTS,
                         schema_limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS,
                         absent_result_type: AbsentResultType | None = None, limits: Limits | None = None,
-                        call_options: Mapping[str, Any] | None = None) -> Outcome:
+                        call_options: Mapping[str, Any] | None = None, attempt: int = 1,
+                        retry: RetryPolicy = DEFAULT_RETRY) -> Outcome:
         """Call a tool through an SDK ``ClientSession`` or ``Client`` (1.x or 2.x, or FastMCP's
         ``Client``) and return its :class:`~mcp_verdict.Outcome`, judged from the answer's bytes.
 
@@ -632,11 +646,12 @@ class VerdictTap:
         HTTP error are ``unclassified`` with a ``transport.*`` finding). What the SDK raises before
         anything reached the wire (a session not entered, bad arguments) is raised as it is.
         ``observe`` needs ``read=`` (an async callable). ``call_options`` go to ``call_tool``
-        (``read_timeout_seconds``...).
+        (``read_timeout_seconds``...). ``attempt`` and ``retry``: as for :meth:`judging` (a caller
+        that runs the call again says which attempt this is, and under which policy).
         """
         options = {"expect": expect, "tool": tool, "trusted_server": trusted_server, "suspects": suspects,
                    "schema_limits": schema_limits, "absent_result_type": absent_result_type, "limits": limits}
-        async with self.judging(session, **options) as judged:
+        async with self.judging(session, attempt=attempt, retry=retry, **options) as judged:
             try:
                 await session.call_tool(name, dict(arguments or {}), **dict(call_options or {}))
             except Exception as exc:
@@ -651,7 +666,7 @@ class VerdictTap:
             outcome = await settle(outcome.verdict, outcome.tool, expect=expect, observe=observe,
                                    suspects=suspects, schema_limits=schema_limits,
                                    trusted_server=outcome.trusted_server)
-            outcome = replace(outcome, request_sent=last.outcome.request_sent)
+            outcome = replace(outcome, request_sent=last.outcome.request_sent, attempt=attempt, retry=retry)
         return outcome
 
     def _tool_calls(self, conn: str) -> list[tuple[Any, str | None]]:
@@ -689,7 +704,7 @@ class VerdictTap:
         return call
 
     def _judge(self, target: WriteProxy | str | _Conn, request_id: Any, name: str | None, options: Mapping[str, Any],
-               error: BaseException | None, answered: Exchange | None = None) -> TapCall:
+               error: BaseException | None, answered: Exchange | None = None, *, attempt: Attempt = None) -> TapCall:
         if type(target) is _Conn:
             state: _Conn | None = target
         else:
@@ -740,7 +755,7 @@ class VerdictTap:
                 if waiting is not None:
                     self.tracker.forget(state.id, "client", key)
                     if sent and _is_cancelled(error):  # an answer may still come: it is this call's
-                        state.cancelled[key] = (waiting, name, options)
+                        state.cancelled[key] = (waiting, name, options, attempt)
                         if len(state.cancelled) > _UNCLAIMED:
                             state.cancelled.popitem(last=False)
                 self._claims.pop((state.id, key), None)
@@ -748,6 +763,8 @@ class VerdictTap:
                                   schema_limits=schema_limits, trusted_server=trusted)
         if not sent:
             outcome = replace(outcome, request_sent=False)
+        if attempt is not None:  # a call run again: its outcome decides at its own attempt, under its policy
+            outcome = replace(outcome, attempt=attempt[0], retry=attempt[1])
         call = TapCall(state.id if state is not None else None, name, request_id, request_bytes, response, verdict,
                        outcome, number)
         self.history.append(call)
@@ -840,6 +857,17 @@ _NO_OPTIONS: Final[Mapping[str, Any]] = MappingProxyType({})
 """The options of a judging block given none (shared: read only)."""
 _OPTIONS: Final = frozenset({"expect", "tool", "trusted_server", "suspects", "schema_limits", "absent_result_type",
                              "limits"})
+
+
+def _attempt(attempt: object, retry: object) -> Attempt:
+    """A judging block's attempt and policy (None for the defaults), or a ValueError naming them."""
+    if attempt == 1 and retry is DEFAULT_RETRY and type(attempt) is int:  # every block but a retry's
+        return None
+    if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
+        raise ValueError(f"attempt counts from 1, not {shown(attempt)}")
+    if not isinstance(retry, RetryPolicy):
+        raise ValueError(f"retry must be a RetryPolicy (mcp_verdict.RetryPolicy), not {shown(retry)}")
+    return None if attempt == 1 and retry == DEFAULT_RETRY else (attempt, retry)
 
 
 def _check_options(options: Mapping[str, Any]) -> None:
