@@ -36,6 +36,10 @@ class SDK:
     """Wire bytes → a SessionMessage (raises ValueError when the SDK cannot read them)."""
     dump: Callable[[Any], bytes]
     """A SessionMessage → the bytes the SDK's own stdio transport writes."""
+    error: Callable[[Any, int, str], Any]
+    """(request id, code, message) → a SessionMessage holding that JSON-RPC error, built from
+    Python values: any id the SDK holds (past 64 bits, a string with a lone surrogate, which its
+    JSON reader refuses)."""
     default_environment: Callable[[], dict[str, str]]
 
 
@@ -71,7 +75,10 @@ def sdk() -> SDK:
             text: str = message.message.model_dump_json(by_alias=True, exclude_unset=True)
             return text.encode("utf-8")
 
-        return SDK(version[0], parse2, dump2, stdio.get_default_environment)
+        def error2(request_id: Any, code: int, text: str) -> Any:
+            return session_message(adapter.validate_python(_error(request_id, code, text), by_name=False))
+
+        return SDK(version[0], parse2, dump2, error2, stdio.get_default_environment)
     model = importlib.import_module("mcp.types").JSONRPCMessage
 
     def parse1(data: bytes) -> Any:
@@ -81,7 +88,14 @@ def sdk() -> SDK:
         text: str = message.message.model_dump_json(by_alias=True, exclude_none=True)
         return text.encode("utf-8")
 
-    return SDK(version[0], parse1, dump1, stdio.get_default_environment)
+    def error1(request_id: Any, code: int, text: str) -> Any:
+        return session_message(model.model_validate(_error(request_id, code, text)))
+
+    return SDK(version[0], parse1, dump1, error1, stdio.get_default_environment)
+
+
+def _error(request_id: Any, code: int, text: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": text}}
 
 
 def request_of(session_message: Any) -> tuple[str, Any, Any] | None:
@@ -99,6 +113,19 @@ def request_of(session_message: Any) -> tuple[str, Any, Any] | None:
     if not isinstance(method, str) or "id" not in inner:
         return None
     return method, inner["id"], inner.get("params")
+
+
+def answer_id_of(session_message: Any) -> tuple[Any] | None:
+    """(id,) when a SessionMessage holds a response or an error (the client's answer to a
+    server's request), else None; read as :func:`request_of` reads."""
+    fields = getattr(session_message, "__dict__", None) or {}
+    message: Any = fields.get("message")
+    inner = getattr(message, "__dict__", None) or {}
+    if "root" in inner:  # 1.x: JSONRPCMessage is a root model
+        inner = getattr(inner["root"], "__dict__", None) or {}
+    if "method" in inner or "id" not in inner or not ("result" in inner or "error" in inner):
+        return None
+    return (inner["id"],)
 
 
 def session_of(target: Any) -> Any:

@@ -7,7 +7,11 @@ feeds every line to the tap (which pairs it with its request by id, or by the id
 a broken line), hands the SDK its messages, and when the SDK cannot read a line that answers one
 of its requests, answers that request at once with a JSON-RPC parse error — so the call ends now,
 and its verdict comes from the recorded bytes (``json.syntax``, ``json.encoding``...). Outgoing
-messages are written as the SDK's own stdio transport writes them.
+messages are written as the SDK's own stdio transport writes them; one the SDK cannot write (a
+string with a lone surrogate, in an id a caller chose or in the arguments) is not sent: a request
+gets a JSON-RPC error on the read stream at once, the client's answer to a server's request is
+replaced by a JSON-RPC error under that request's id (the server waits for no answer), a
+notification is dropped, each noted — where the SDK's own transport ends the connection.
 
 Shutdown follows the spec (basic/transports/stdio): close the server's stdin, wait, terminate,
 wait, kill.
@@ -25,13 +29,17 @@ import anyio.abc
 import orjson
 
 from ..frames import Answered, LineReader, Stray, id_json, may_be_message
-from ._sdk import sdk
+from ..verdict._peer_text import cut, neutral
+from ._sdk import answer_id_of, request_of, sdk
 
 if TYPE_CHECKING:
     from ._tap import VerdictTap
 
 _GRACE: Final = 2.0
 _PARSE_ERROR: Final = -32700
+_INTERNAL_ERROR: Final = -32603
+_WHY_SHOWN: Final = 500
+"""The most characters of the SDK's exception text for a message it cannot write (and its count)."""
 _UNREADABLE: Final = "mcp-verdict tap: the SDK cannot read the server's answer (the verdict has the details)"
 _NO_ID: Final = "mcp-verdict tap: the server answered with an error without the request's id"
 _LOOSE: Final = ("mcp-verdict tap: the server's answer carries the request's id as another JSON type "
@@ -40,7 +48,8 @@ _LOOSE: Final = ("mcp-verdict tap: the server's answer carries the request's id 
 
 def _error_for(request_id: Any, code: int, message: str) -> bytes:
     """A JSON-RPC error answering ``request_id``, the id written exactly (``frames.id_json``: an
-    int past 64 bits as it is, where ``orjson.dumps`` raises)."""
+    int past 64 bits as it is, where ``orjson.dumps`` raises), for the server. (The SDK is handed
+    its own model of one, ``kit.error``: its JSON reader refuses a lone surrogate's escape.)"""
     error = orjson.dumps({"code": code, "message": message})
     return b'{"jsonrpc":"2.0","id":' + id_json(request_id) + b',"error":' + error + b"}"
 
@@ -72,7 +81,7 @@ async def stdio_transport(tap: VerdictTap, command: str, args: list[str], env: M
         except ValueError as exc:
             # fail the request it answers now (the verdict reads the recorded bytes); else what
             # the SDK's own transport hands the session for a line it cannot read
-            message = kit.parse(_error_for(answered[0].request_id, _PARSE_ERROR, _UNREADABLE)) if answered else exc
+            message = kit.error(answered[0].request_id, _PARSE_ERROR, _UNREADABLE) if answered else exc
         else:
             look = answered[0].response_peek if answered else None
             if look is not None and look.kind == "error" and look.id is None:
@@ -81,10 +90,10 @@ async def stdio_transport(tap: VerdictTap, command: str, args: list[str], env: M
                 error = look.message.get("error") if look.message is not None else None
                 code = error.get("code") if isinstance(error, dict) else None
                 text = error.get("message") if isinstance(error, dict) else None
-                message = kit.parse(_error_for(answered[0].request_id, code if type(code) is int else _PARSE_ERROR,
-                                               text if isinstance(text, str) else _NO_ID))
+                message = kit.error(answered[0].request_id, code if type(code) is int else _PARSE_ERROR,
+                                    text if isinstance(text, str) else _NO_ID)
         if loose is not None:  # an id the SDK cannot pair (3.0 or "3" for 3): that call fails now
-            message = kit.parse(_error_for(loose.request_id, _PARSE_ERROR, _LOOSE))
+            message = kit.error(loose.request_id, _PARSE_ERROR, _LOOSE)
         with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
             await to_client.send(message)
 
@@ -115,11 +124,36 @@ async def stdio_transport(tap: VerdictTap, command: str, args: list[str], env: M
             async for _ in process.stderr:
                 pass
 
+    async def unwritable(session_message: Any, error: Exception) -> bytes | None:
+        """What stands for a message the SDK cannot write: its request is answered on the read
+        stream with a JSON-RPC error (never sent: the verdict says so); the client's answer to a
+        server's request becomes a JSON-RPC error under that id, the bytes returned to send; a
+        notification is dropped. Each is noted."""
+        why = neutral(f"the SDK cannot write the message: {type(error).__name__}: {cut(str(error), _WHY_SHOWN)}")
+        request = request_of(session_message)
+        if request is not None:
+            tap._not_written(conn, request[1], why)
+            with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                await to_client.send(kit.error(request[1], _INTERNAL_ERROR,
+                                               f"mcp-verdict tap: {why} (the request was not sent)"))
+            return None
+        tap._note(conn, "c2s", "error", why)
+        answer = answer_id_of(session_message)
+        if answer is None or answer[0] is None:
+            return None
+        return _error_for(answer[0], _INTERNAL_ERROR, "mcp-verdict tap: the client could not write its answer")
+
     async def write_stdin() -> None:
         assert process.stdin is not None
         try:
             async for session_message in from_client:
-                data = kit.dump(session_message)
+                try:
+                    data = kit.dump(session_message)
+                except Exception as exc:  # the SDK's serialisation refused it: that message fails, not the rest
+                    unsent = await unwritable(session_message, exc)
+                    if unsent is None:
+                        continue
+                    data = unsent
                 tap._feed(conn, "c2s", data)
                 try:
                     await process.stdin.send(data + b"\n")

@@ -96,6 +96,8 @@ class _Conn:
     failures: dict[int, str] = field(default_factory=dict)
     """HTTP: what went wrong in an exchange without a JSON-RPC answer (status, broken body)."""
     not_sent: set[tuple[str, Any]] = field(default_factory=set)
+    unwritten: OrderedDict[tuple[str, Any], str] = field(default_factory=OrderedDict)
+    """stdio: why each request the SDK could not write was not sent (the last ``_KEEP``)."""
     tool_calls: deque[tuple[Any, str | None]] = field(default_factory=lambda: deque(maxlen=256))
     """HTTP: the tools/call requests sent (id, tool name), for blocks that opened this connection."""
     closed: str | None = None
@@ -398,6 +400,18 @@ class VerdictTap:
         state = self._conns.get(conn)
         if look.kind == "request" and state is not None:
             state.not_sent.add(id_key(look.id))
+
+    def _not_written(self, conn: str, request_id: Any, why: str) -> None:
+        """A request the SDK could not write (stdio): noted, and judged not sent, for ``why``."""
+        self._note(conn, "c2s", "error", why)
+        state = self._conns.get(conn)
+        if state is None:
+            return
+        key = (type(request_id).__name__, request_id)  # id_key
+        state.not_sent.add(key)
+        state.unwritten[key] = why
+        if len(state.unwritten) > _KEEP:
+            state.not_sent.discard(state.unwritten.popitem(last=False)[0])
 
     def _feed(self, conn: str, direction: Direction, data: bytes,
               http: Mapping[str, Any] | None = None) -> list[Any]:
@@ -797,7 +811,7 @@ class VerdictTap:
             return local_verdict("transport.error", "the tap cannot tell which connection this session uses "
                                  "(build it over the tap's transports, or pass it to tap.judging first)", version)
         if key in state.not_sent:
-            why = state.failures.get(state.exchange_of.get(key, -1), _describe(error))
+            why = state.unwritten.get(key) or state.failures.get(state.exchange_of.get(key, -1), _describe(error))
             return local_verdict("transport.error", f"the request was not sent: {why}", version)
         if error is not None and _is_cancelled(error):
             return local_verdict("transport.cancelled", f"the call was cancelled before its answer arrived "
