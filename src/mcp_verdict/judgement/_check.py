@@ -13,19 +13,29 @@ can still carry the wrong data. A ``normal_complete`` verdict is not business su
 
 Schema and model expectations read the structuredContent, or, when the result has none, the
 text content parsed as strict JSON.
+
+Two kinds of mistake are kept apart, as ``classify`` keeps them: a wrong option (a verdict that
+is no Verdict, a tool that is no mapping, schema limits that are no ``SchemaLimits``, suspects
+that are no ``Suspect`` values, an expectation that is none of the kinds above or a JSON Schema
+that cannot be used) is the caller's own and an :class:`~mcp_verdict.OptionError` (a
+``ValueError``) naming it and the value, before any work, whatever the verdict; what the
+server's data reveals (a result the expectation refuses, or that makes it raise or answer
+something else than True, False or a reason) is a finding.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..verdict._classify import OptionError
 from ..verdict._findings import Finding, finding
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
 from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_schema, validate
-from ._suspect import DEFAULT_SUSPECTS, Suspect, default_matches, described, shown
+from ._suspect import DEFAULT_SUSPECTS, Suspect, default_matches, described, is_async, shown
 
 Expectation = Mapping[str, Any] | type | Callable[[Verdict], "bool | str"] | Any
 """A JSON Schema dict, a pydantic model class, a pydantic TypeAdapter, or a callable."""
@@ -90,7 +100,8 @@ def check_output(
 ) -> ContentCheck:
     """Check a verdict's content against the tool's outputSchema, the error-shaped-success
     heuristics and the caller's expectations. ``tool`` is a tool as returned by tools/list."""
-    return check_listed(verdict, tool, None, expect=expect, suspects=suspects, schema_limits=schema_limits)
+    prepared, suspects = judging_options(verdict, tool, expect, suspects, schema_limits)
+    return checked(verdict, tool, None, prepared, suspects, schema_limits)
 
 
 def check_listed(
@@ -105,19 +116,87 @@ def check_listed(
     """:func:`check_output`, holding the result to ``output_schema`` when it is given: the tool's
     outputSchema compiled as it was listed (the tap keeps it from the tools/list answer, so a
     later change to the tool's dict does not change what its calls are held to)."""
-    return checked(verdict, tool, output_schema, expect, suspects, schema_limits)
+    prepared, suspects = judging_options(verdict, tool, expect, suspects, schema_limits)
+    return checked(verdict, tool, output_schema, prepared, suspects, schema_limits)
+
+
+Prepared = tuple[str, Any, CompiledSchema | None, Callable[[Any], Any] | None]
+"""An expectation checked as an option: (the option naming it, the expectation, its compiled
+JSON Schema, its pydantic validation); a callable has neither."""
+
+_EXPECTATION: Final = ("a JSON Schema (a dict or a bool), a pydantic model class, a pydantic TypeAdapter or a plain "
+                       "(not async) callable taking the verdict")
+_EXPECT: Final = f"an expectation ({_EXPECTATION}), a list or tuple of them, or None"
+
+
+def judging_options(verdict: object, tool: object, expect: object, suspects: object, schema_limits: object,
+                    ) -> tuple[tuple[Prepared, ...] | None, Iterable[Suspect]]:
+    """The content check's options, checked before any work and whatever the verdict's kind:
+    an :class:`OptionError` naming the first wrong one and its value. Gives the expectations
+    prepared (each JSON Schema compiled once) and the suspects as a tuple (read once)."""
+    if not isinstance(verdict, Verdict):
+        raise OptionError("verdict", "a Verdict (what classify returns)", verdict,
+                          f"verdict must be a Verdict (what classify returns), not {shown(verdict)}")
+    if tool is not None and not isinstance(tool, Mapping):
+        hint = ("; an SDK Tool: tool.model_dump(by_alias=True, exclude_none=True)"
+                if _has(tool, "model_dump") else "")
+        raise OptionError("tool", "the tool as listed (a mapping) or None", tool,
+                          f"tool must be the tool as listed (a mapping) or None, not {shown(tool)}{hint}")
+    if type(schema_limits) is not SchemaLimits:
+        raise OptionError("schema_limits", "a SchemaLimits", schema_limits,
+                          f"schema_limits must be a SchemaLimits, not {shown(schema_limits)}")
+    held: Iterable[Suspect] = DEFAULT_SUSPECTS if suspects is DEFAULT_SUSPECTS else _suspects(suspects)
+    return (None if expect is None else _prepared(expect, schema_limits)), held
+
+
+def _prepared(expect: object, limits: SchemaLimits) -> tuple[Prepared, ...]:
+    if isinstance(expect, (list, tuple)):
+        return tuple(_prepare(f"expect[{index}]", item, limits, _EXPECTATION) for index, item in enumerate(expect))
+    return (_prepare("expect", expect, limits, _EXPECT),)
+
+
+def _prepare(option: str, item: Any, limits: SchemaLimits, expected: str) -> Prepared:
+    """One expectation, checked: a JSON Schema that cannot be used (invalid, of a dialect not
+    supported, past the schema limits, with a reference outside it, no JSON value) or a value
+    of no kind an expectation has is the caller's mistake (``OptionError``)."""
+    if isinstance(item, (Mapping, bool)):
+        compiled = compile_schema(item, "/expect", limits)
+        problem = compiled.problem
+        if problem is not None:
+            at = problem.path[len("/expect"):] or "/"
+            raise OptionError(option, "a JSON Schema that can be used", item,
+                              f"{option} is a JSON Schema that cannot be used: at {at}: {problem.message}")
+        return option, item, compiled, None
+    try:
+        validate_python = _pydantic(item)
+    except Exception:  # an attribute that raises when looked up: no pydantic model
+        validate_python = None
+    if validate_python is not None:
+        return option, item, None, validate_python
+    if isinstance(item, type):
+        raise OptionError(option, expected, item,
+                          f"{option} must be {expected}, not the class {shown(item)}, which is no pydantic model "
+                          "(pydantic.TypeAdapter(it) validates against it)")
+    if callable(item) and not is_async(item):
+        return option, item, None, None
+    raise OptionError(option, expected, item, f"{option} must be {expected}, not {shown(item)}")
+
+
+def _has(value: object, name: str) -> bool:
+    try:
+        return hasattr(value, name)
+    except Exception:
+        return False
 
 
 _NORMAL_COMPLETE: Final = Kind.NORMAL_COMPLETE
 
 
 def checked(verdict: Verdict, tool: Mapping[str, Any] | None, output_schema: CompiledSchema | None,
-            expect: Expectation | Sequence[Expectation] | None, suspects: Iterable[Suspect],
+            expect: tuple[Prepared, ...] | None, suspects: Iterable[Suspect],
             schema_limits: SchemaLimits) -> ContentCheck:
-    """:func:`check_listed` with every argument in place (what ``evaluate_listed`` calls, once per
-    judged call)."""
-    if suspects is not DEFAULT_SUSPECTS:
-        suspects = _suspects(suspects)
+    """:func:`check_listed` with every argument in place and checked (:func:`judging_options`:
+    what ``evaluate_listed`` calls, once per judged call)."""
     if verdict.kind is not _NORMAL_COMPLETE:
         why = ("a tool error is never success and is not held to the outputSchema"
                if verdict.kind is Kind.TOOL_ERROR else f"a {verdict.kind.value} verdict has no content to check")
@@ -146,7 +225,7 @@ def checked(verdict: Verdict, tool: Mapping[str, Any] | None, output_schema: Com
         matches = [match for match in (_match(suspect, verdict) for suspect in suspects) if match is not None]
     if expect is None and not matches and not findings:  # the common case: nothing to report
         return _PASSED[schema_checked]
-    results = tuple(_run(item, verdict, schema_limits) for item in _expectations(expect)) if expect is not None else ()
+    results = tuple(_run(item, verdict, schema_limits) for item in expect) if expect is not None else ()
     for outcome in results:
         if not outcome.passed:
             code = "expect.error" if outcome.error else "expect.failed"
@@ -158,14 +237,18 @@ def checked(verdict: Verdict, tool: Mapping[str, Any] | None, output_schema: Com
 
 
 def _suspects(suspects: object) -> tuple[Suspect, ...]:
-    """The caller's heuristics, checked (a mistake here is the caller's: ``ValueError``)."""
+    """The caller's heuristics, read once and checked member by member (a mistake here is the
+    caller's: ``OptionError``; an endless iterator of non-Suspects stops at its first)."""
     if suspects is None or isinstance(suspects, (str, bytes, Mapping)) or not isinstance(suspects, Iterable):
-        raise ValueError(f"suspects must be an iterable of Suspect values, not {shown(suspects)}")
-    held = tuple(suspects)
-    for suspect in held:
+        raise OptionError("suspects", "an iterable of Suspect values", suspects,
+                          f"suspects must be an iterable of Suspect values, not {shown(suspects)}")
+    held: list[Suspect] = []
+    for index, suspect in enumerate(suspects):
         if not isinstance(suspect, Suspect):
-            raise ValueError(f"suspects must hold Suspect values, not {shown(suspect)}")
-    return held
+            raise OptionError(f"suspects[{index}]", "a Suspect", suspect,
+                              f"suspects must hold Suspect values, not {shown(suspect)} (suspects[{index}])")
+        held.append(suspect)
+    return tuple(held)
 
 
 def _match(suspect: Suspect, verdict: Verdict) -> SuspectMatch | None:
@@ -187,14 +270,6 @@ def _match(suspect: Suspect, verdict: Verdict) -> SuspectMatch | None:
 _PASSED: Final = (ContentCheck(True, (), (), (), False, False), ContentCheck(True, (), (), (), True, False))
 """The check of a result with nothing to report (indexed by ``schema_checked``): immutable, so
 every such call shares one value rather than building an equal one."""
-
-
-def _expectations(expect: Any) -> list[Any]:
-    if expect is None:
-        return []
-    if isinstance(expect, (list, tuple)):
-        return list(expect)
-    return [expect]
 
 
 def _instance(verdict: Verdict) -> tuple[bool, Any]:
@@ -221,14 +296,12 @@ def _instance(verdict: Verdict) -> tuple[bool, Any]:
     return True, value
 
 
-def _run(item: Any, verdict: Verdict, limits: SchemaLimits) -> ExpectationResult:
+def _run(prepared: Prepared, verdict: Verdict, limits: SchemaLimits) -> ExpectationResult:
+    option, item, compiled, validate_python = prepared
     name = _name(item)
+    answer: object = None
     try:
-        if isinstance(item, (Mapping, bool)):
-            compiled = compile_schema(item, "/expect", limits)
-            if compiled.problem is not None:  # the caller's schema cannot be used: it misbehaved
-                problem = compiled.problem
-                return ExpectationResult(name, False, f"{problem.path or '/'}: {problem.message}", error=True)
+        if compiled is not None:
             found, instance = _instance(verdict)
             if not found:
                 return ExpectationResult(name, False, "no structuredContent, and the text is not JSON")
@@ -237,26 +310,28 @@ def _run(item: Any, verdict: Verdict, limits: SchemaLimits) -> ExpectationResult
             if problems:
                 return ExpectationResult(name, False, "; ".join(f"{p.path or '/'}: {p.message}" for p in problems[:5]))
             return ExpectationResult(name, True, "")
-        validate_python = _pydantic(item)
         if validate_python is not None:
             found, instance = _instance(verdict)
             if not found:
                 return ExpectationResult(name, False, "no structuredContent, and the text is not JSON")
             return _pydantic_result(name, validate_python, instance)
-        if callable(item):
-            answer = item(verdict)
-            if answer is True:
-                return ExpectationResult(name, True, "")
-            if answer is False:
-                return ExpectationResult(name, False, "returned False")
-            if isinstance(answer, str):  # as a plain str: a subclass may redefine its truth or formatting
-                return ExpectationResult(name, False, str.__str__(answer) or "returned an empty reason")
+        answer = item(verdict)
+        if answer is True:
+            return ExpectationResult(name, True, "")
+        if answer is False:
+            return ExpectationResult(name, False, "returned False")
+        if isinstance(answer, str):  # as a plain str: a subclass may redefine its truth or formatting
+            return ExpectationResult(name, False, str.__str__(answer) or "returned an empty reason")
+        if not inspect.isawaitable(answer):
             return ExpectationResult(name, False, f"returned {shown(answer)}; expected True, False or a reason "
                                                   "string", error=True)
     except Exception as exc:  # an expectation is caller code: its failure is reported, not raised
         return ExpectationResult(name, False, f"raised {described(exc)}", error=True)
-    return ExpectationResult(name, False, f"{item!r} is not a JSON Schema, pydantic model, TypeAdapter or "
-                                          "callable", error=True)
+    if inspect.iscoroutine(answer):  # the caller's mistake, the same on every call
+        answer.close()  # never awaited: closed here rather than warned about at collection
+    raise OptionError(option, _EXPECTATION, item,
+                      f"{option} must be a plain (not async) callable returning True, False or a reason string; "
+                      "it returned an awaitable")
 
 
 def _pydantic(item: Any) -> Callable[[Any], Any] | None:

@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, Protocol
 
+from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
 from ..verdict._versions import VERSIONS
+from ._suspect import shown
 
 
 class Judged(Protocol):
@@ -62,7 +64,12 @@ class Action(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
-    """Exponential backoff with jitter: attempt n waits base·2^(n-1), capped, times 0.5–1.0."""
+    """Exponential backoff with jitter: attempt n waits base·2^(n-1), capped, times 0.5–1.0.
+
+    ``max_delay`` caps every wait, the first one included: a ``base_delay`` above it waits
+    ``max_delay`` from the first retry on (the stock OpenAI Agents servers' backoff, which the
+    adapter maps here, is read the same way), never an error. ``max_attempts`` is a positive
+    integer, each delay a finite number of seconds >= 0: anything else is an ``OptionError``."""
 
     max_attempts: int = 3
     base_delay: float = 0.5
@@ -70,12 +77,14 @@ class RetryPolicy:
 
     def __post_init__(self) -> None:
         if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or self.max_attempts < 1:
-            raise ValueError(f"RetryPolicy.max_attempts must be a positive integer, not {self.max_attempts!r}")
+            raise OptionError("RetryPolicy.max_attempts", "a positive integer", self.max_attempts,
+                              f"RetryPolicy.max_attempts must be a positive integer, not {self.max_attempts!r}")
         for name in ("base_delay", "max_delay"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
                     or value < 0:
-                raise ValueError(f"RetryPolicy.{name} must be a finite number of seconds >= 0, not {value!r}")
+                raise OptionError(f"RetryPolicy.{name}", "a finite number of seconds >= 0", value,
+                                  f"RetryPolicy.{name} must be a finite number of seconds >= 0, not {value!r}")
 
 
 DEFAULT_RETRY: Final = RetryPolicy()
@@ -304,23 +313,28 @@ def decide(
     else:
         outcome, inner = verdict, getattr(verdict, "verdict", None)
         if not isinstance(inner, Verdict):
-            raise ValueError(f"decide takes a Verdict or an Outcome, not {type(verdict).__name__}")
+            raise OptionError("verdict", "a Verdict or an Outcome", verdict,
+                              f"decide takes a Verdict or an Outcome, not {shown(verdict)}")
         plain = inner
     if attempt is None:  # an Outcome's own, read conservatively: a whole number from 1, else 1
         own = getattr(outcome, "attempt", 1) if outcome is not None else 1
         attempt = own if isinstance(own, int) and not isinstance(own, bool) and own >= 1 else 1
     elif isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
-        raise ValueError(f"attempt counts from 1, not {attempt!r}")
+        raise OptionError("attempt", "an integer from 1, or None", attempt,
+                          f"attempt counts from 1, not {shown(attempt)}")
     for name, value in (("trusted_server", trusted_server), ("request_sent", request_sent)):
         if value is not None and value is not True and value is not False:
-            raise ValueError(f"{name} must be True, False or None, not {type(value).__name__}")
+            raise OptionError(name, "True, False or None", value,
+                              f"{name} must be True, False or None, not {shown(value)}")
     if tool is not None and not isinstance(tool, Mapping):
-        raise ValueError(f"tool must be the tool as listed (a mapping) or None, not {type(tool).__name__}")
+        raise OptionError("tool", "the tool as listed (a mapping) or None", tool,
+                          f"tool must be the tool as listed (a mapping) or None, not {shown(tool)}")
     if retry is None:
         policy = getattr(outcome, "retry", None) if outcome is not None else None
         retry = policy if isinstance(policy, RetryPolicy) else DEFAULT_RETRY
     elif not isinstance(retry, RetryPolicy):
-        raise ValueError(f"retry must be a RetryPolicy, not {type(retry).__name__}")
+        raise OptionError("retry", "a RetryPolicy or None", retry,
+                          f"retry must be a RetryPolicy or None, not {shown(retry)}")
     # An Outcome's own members, read conservatively (an outside Judged may hold anything):
     # trusted only when exactly True, unsent only when exactly False, a tool only as a mapping.
     if trusted_server is None:

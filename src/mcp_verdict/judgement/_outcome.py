@@ -21,9 +21,10 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
+from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
-from ._check import ContentCheck, Expectation, checked
+from ._check import ContentCheck, Expectation, checked, judging_options
 from ._decide import DEFAULT_RETRY, Decision, RetryPolicy, decide
 from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits
 from ._suspect import DEFAULT_SUSPECTS, Suspect, described, shown
@@ -53,25 +54,56 @@ class Observe:
 
     def __post_init__(self) -> None:
         if (self.read is None) == (self.tool is None):
-            raise ValueError("Observe needs exactly one of read (an async callable) and tool (via Observe.tool_call)")
+            raise OptionError("Observe.read", "exactly one of read and tool", self.read,
+                              "Observe needs exactly one of read (an async callable) and tool (via Observe.tool_call)")
         if self.read is not None and not callable(self.read):
-            raise ValueError(f"Observe.read must be an async callable, not {shown(self.read)}")
+            raise OptionError("Observe.read", "an async callable", self.read,
+                              f"Observe.read must be an async callable, not {shown(self.read)}")
+        if self.tool is not None:
+            _check_tool(self.tool)
         if not callable(self.until) or inspect.iscoroutinefunction(self.until):
-            raise ValueError(f"Observe.until must be a plain (not async) callable returning True, False or a "
-                             f"reason string, not {shown(self.until)}")
+            raise OptionError("Observe.until", _UNTIL, self.until, f"Observe.until must be {_UNTIL}, "
+                                                                   f"not {shown(self.until)}")
         if isinstance(self.attempts, bool) or not isinstance(self.attempts, int) or self.attempts < 1:
-            raise ValueError(f"Observe.attempts must be a positive integer, not {self.attempts!r}")
+            raise OptionError("Observe.attempts", "a positive integer", self.attempts,
+                              f"Observe.attempts must be a positive integer, not {shown(self.attempts)}")
         for name in ("interval", "timeout", "backoff"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
                     or value < 0 or (name == "timeout" and value == 0) or (name == "backoff" and value < 1):
-                raise ValueError(f"Observe.{name} is out of range: {value!r}")
+                raise OptionError(f"Observe.{name}", _RANGES[name], value,
+                                  f"Observe.{name} is out of range: {shown(value)} (it must be {_RANGES[name]})")
 
     @classmethod
     def tool_call(cls, name: str, arguments: Mapping[str, Any] | None = None, *,
                   until: Callable[[Any], bool | str], **options: Any) -> Observe:
-        """Observe through a read tool the client calls (its verdict is passed to ``until``)."""
+        """Observe through a read tool the client calls (its verdict is passed to ``until``):
+        ``name`` is the tool's name (a non-empty string), ``arguments`` its arguments (a mapping,
+        copied, or None for none)."""
+        _check_tool((name, arguments if arguments is not None else {}))
         return cls(until=until, tool=(name, dict(arguments or {})), **options)
+
+
+_UNTIL: Final = "a plain (not async) callable returning True, False or a reason string"
+_RANGES: Final = {"interval": "a finite number of seconds >= 0", "timeout": "a finite number of seconds > 0",
+                  "backoff": "a finite number >= 1"}
+
+
+def _check_tool(tool: object) -> None:
+    """``Observe.tool``: (the read tool's name, its arguments) as ``Observe.tool_call`` makes it."""
+    if type(tool) is not tuple or len(tool) != 2:
+        raise OptionError("Observe.tool", "a (name, arguments) pair", tool,
+                          f"Observe.tool must be a (name, arguments) pair (Observe.tool_call makes it), "
+                          f"not {shown(tool)}")
+    name, arguments = tool
+    if not isinstance(name, str) or not name:
+        raise OptionError("Observe.tool_call.name", "the read tool's name (a non-empty string)", name,
+                          f"Observe.tool_call's name must be the read tool's name (a non-empty string), "
+                          f"not {shown(name)}")
+    if not isinstance(arguments, Mapping):
+        raise OptionError("Observe.tool_call.arguments", "the read tool's arguments (an object) or None", arguments,
+                          f"Observe.tool_call's arguments must be the read tool's arguments (a mapping) or None, "
+                          f"not {shown(arguments)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,10 +160,28 @@ class Outcome:
     """The retry policy ``decision`` follows (an adapter's own, when it was given one)."""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.verdict, Verdict):
+            raise OptionError("Outcome.verdict", "a Verdict", self.verdict,
+                              f"Outcome.verdict must be a Verdict, not {shown(self.verdict)}")
+        for name, kind in (("content_check", ContentCheck), ("observation", Observation)):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, kind):
+                raise OptionError(f"Outcome.{name}", f"a {kind.__name__} or None", value,
+                                  f"Outcome.{name} must be a {kind.__name__} or None, not {shown(value)}")
+        for name in ("observe_requested", "trusted_server", "request_sent"):
+            value = getattr(self, name)
+            if value is not True and value is not False:
+                raise OptionError(f"Outcome.{name}", "True or False", value,
+                                  f"Outcome.{name} must be True or False, not {shown(value)}")
+        if self.tool is not None and not isinstance(self.tool, Mapping):
+            raise OptionError("Outcome.tool", "the tool as listed (a mapping) or None", self.tool,
+                              f"Outcome.tool must be the tool as listed (a mapping) or None, not {shown(self.tool)}")
         if isinstance(self.attempt, bool) or not isinstance(self.attempt, int) or self.attempt < 1:
-            raise ValueError(f"Outcome.attempt counts from 1, not {shown(self.attempt)}")
+            raise OptionError("Outcome.attempt", "an integer from 1", self.attempt,
+                              f"Outcome.attempt counts from 1, not {shown(self.attempt)}")
         if not isinstance(self.retry, RetryPolicy):
-            raise ValueError(f"Outcome.retry must be a RetryPolicy, not {shown(self.retry)}")
+            raise OptionError("Outcome.retry", "a RetryPolicy", self.retry,
+                              f"Outcome.retry must be a RetryPolicy, not {shown(self.retry)}")
 
     @property
     def stage(self) -> Stage:
@@ -177,9 +227,8 @@ def evaluate(
     schema_limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS,
     trusted_server: bool = False,
 ) -> Outcome:
-    """Classified → content check (pure). Only normal_complete verdicts are content-checked."""
-    if trusted_server is not True and trusted_server is not False:
-        raise ValueError(f"trusted_server must be True or False, not {shown(trusted_server)}")
+    """Classified → content check (pure). Only normal_complete verdicts are content-checked;
+    every option is checked whatever the verdict (an :class:`OptionError` for a bad one)."""
     return evaluate_listed(verdict, tool, None, expect=expect, suspects=suspects, schema_limits=schema_limits,
                            trusted_server=trusted_server)
 
@@ -211,7 +260,16 @@ def evaluate_listed(
     trusted_server: bool = False,
 ) -> Outcome:
     """:func:`evaluate` with the tool's outputSchema compiled as listed (see ``check_listed``)."""
-    check = checked(verdict, tool, output_schema, expect, suspects, schema_limits) \
+    if (expect is not None or suspects is not DEFAULT_SUSPECTS or schema_limits is not DEFAULT_SCHEMA_LIMITS
+            or type(verdict) is not Verdict or (tool is not None and type(tool) is not dict)
+            or (trusted_server is not False and trusted_server is not True)):  # else every option is right
+        if trusted_server is not True and trusted_server is not False:
+            raise OptionError("trusted_server", "True or False", trusted_server,
+                              f"trusted_server must be True or False, not {shown(trusted_server)}")
+        prepared, suspects = judging_options(verdict, tool, expect, suspects, schema_limits)
+    else:
+        prepared = None
+    check = checked(verdict, tool, output_schema, prepared, suspects, schema_limits) \
         if verdict.kind is _NORMAL_COMPLETE else None
     # Outcome(verdict, check, tool=tool, trusted_server=trusted_server), built as the dataclass's
     # __init__ builds it (every field set once on a new instance) in about half its instructions:
@@ -243,9 +301,11 @@ async def settle(
     observation — run only when the content check passed."""
     if observe is not None:
         if not isinstance(observe, Observe):
-            raise ValueError(f"observe must be an Observe, not {shown(observe)}")
+            raise OptionError("observe", "an Observe or None", observe,
+                              f"observe must be an Observe, not {shown(observe)}")
         if observe.read is None:
-            raise ValueError("Observe.tool_call needs a client to call the read tool; pass read= instead")
+            raise OptionError("observe", "an Observe with read=", observe,
+                              "Observe.tool_call needs a client to call the read tool; pass read= instead")
     outcome = evaluate(verdict, tool, expect=expect, suspects=suspects, schema_limits=schema_limits,
                        trusted_server=trusted_server)
     if observe is None:
@@ -262,6 +322,10 @@ _MONOTONIC: Final = time.monotonic
 async def run_observation(observe: Observe, read: Callable[[], Awaitable[Any]]) -> Observation:
     """Poll ``read`` until ``observe.until`` holds, within the attempt and time bounds (on any
     event loop anyio supports; anyio loads on the first observation, not at import)."""
+    if not isinstance(observe, Observe):
+        raise OptionError("observe", "an Observe", observe, f"observe must be an Observe, not {shown(observe)}")
+    if not callable(read):
+        raise OptionError("read", "an async callable", read, f"read must be an async callable, not {shown(read)}")
     import anyio
 
     started_wall = time.time()
@@ -281,7 +345,8 @@ async def run_observation(observe: Observe, read: Callable[[], Awaitable[Any]]) 
             failure = f"the read raised {described(exc)}"
         else:
             if not inspect.isawaitable(pending):  # the caller's mistake, the same on every read
-                raise ValueError(f"Observe.read must be an async callable; it returned {shown(pending)}")
+                raise OptionError("Observe.read", "an async callable", read,
+                                  f"Observe.read must be an async callable; it returned {shown(pending)}")
             try:
                 with anyio.move_on_after(remaining) as scope:
                     observed = await pending
@@ -321,5 +386,6 @@ def _judge(observe: Observe, observed: Any) -> tuple[bool, str]:
     if inspect.isawaitable(answer):  # the caller's mistake, the same on every read
         if inspect.iscoroutine(answer):
             answer.close()  # never awaited: closed here rather than warned about at collection
-        raise ValueError("Observe.until must be a plain (not async) callable; it returned an awaitable")
+        raise OptionError("Observe.until", _UNTIL, observe.until,
+                          "Observe.until must be a plain (not async) callable; it returned an awaitable")
     return False, f"the predicate returned {shown(answer)}; expected True, False or a reason string"

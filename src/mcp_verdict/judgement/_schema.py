@@ -38,13 +38,16 @@ from __future__ import annotations
 import contextvars
 import functools
 import json
+import math
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urldefrag, urljoin
 
+from ..verdict._classify import OptionError
 from ..verdict._findings import Finding, finding, pointer
+from ..verdict._parser import PARSER_MAX_DEPTH
 
 DEFAULT_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 _DIALECTS: Final[dict[str, str]] = {
@@ -62,7 +65,12 @@ _deadline: contextvars.ContextVar[float] = contextvars.ContextVar("mcp_verdict_s
 
 @dataclass(frozen=True, slots=True)
 class SchemaLimits:
-    """Bounds against hostile schemas (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#composition-keyword-resource-use)."""
+    """Bounds against hostile schemas (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#composition-keyword-resource-use).
+
+    ``max_depth`` is a positive integer of at most 200 (the wire parser's bound: no schema read
+    from the wire nests deeper), ``max_subschemas`` a positive integer, ``time_budget`` a
+    positive, finite number of seconds (an infinite budget is no bound). A bad one is an
+    :class:`~mcp_verdict.OptionError` when the limits are made."""
 
     max_depth: int = 32
     max_subschemas: int = 2_000
@@ -72,11 +80,18 @@ class SchemaLimits:
     def __post_init__(self) -> None:
         for name in ("max_depth", "max_subschemas"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"SchemaLimits.{name} must be a positive integer, not {value!r}")
-        if isinstance(self.time_budget, bool) or not isinstance(self.time_budget, (int, float)) \
-                or not self.time_budget > 0:
-            raise ValueError(f"SchemaLimits.time_budget must be a positive number of seconds, not {self.time_budget!r}")
+            deep = name == "max_depth"
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1 \
+                    or (deep and value > PARSER_MAX_DEPTH):
+                expected = f"a positive integer of at most {PARSER_MAX_DEPTH}" if deep else "a positive integer"
+                raise OptionError(f"SchemaLimits.{name}", expected, value,
+                                  f"SchemaLimits.{name} must be {expected}, not {value!r}")
+        budget = self.time_budget
+        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0 \
+                or not math.isfinite(budget):
+            raise OptionError("SchemaLimits.time_budget", "a positive, finite number of seconds", budget,
+                              f"SchemaLimits.time_budget must be a positive number of seconds, finite, "
+                              f"not {budget!r}")
 
 
 DEFAULT_SCHEMA_LIMITS: Final = SchemaLimits()
@@ -133,7 +148,11 @@ def _offline(uri: str) -> Any:
 
 def compile_schema(schema: object, where: str, limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS) -> CompiledSchema:
     """Check and compile a schema; the result is cached by the schema's content (:func:`schema_key`)."""
-    key = schema_key(schema)
+    try:
+        key = _key(schema)
+    except RecursionError:  # nested past what the JSON writers follow: far past any max_depth
+        return CompiledSchema(None, finding(where, "output.bounds",
+                                            f"the schema nests deeper than {limits.max_depth} levels"), "")
     if key is None:
         return CompiledSchema(None, finding(where, "output.schema_invalid", "the schema is not a JSON value"), "")
     return _compile(key, where, limits)
@@ -153,8 +172,18 @@ def schema_key(schema: object) -> str | bytes | None:
     orjson writes it (a small schema in ~0.6 µs with the check below, where the standard
     library takes ~3 µs). orjson writes some values the standard library refuses (a NaN as
     ``null``, a UUID or a datetime as a string...): a text that does not read back as the same
-    value takes the standard library's way, which refuses what is not JSON, as before.
+    value takes the standard library's way, which refuses what is not JSON, as before. A value
+    nested too deeply for the JSON writers to follow is None too (never a ``RecursionError``).
     """
+    try:
+        return _key(schema)
+    except RecursionError:
+        return None
+
+
+def _key(schema: object) -> str | bytes | None:
+    """:func:`schema_key`, raising ``RecursionError`` for a value nested past what the standard
+    library's writer follows."""
     import orjson  # loaded already: the verdict reads with it
 
     try:
@@ -171,6 +200,13 @@ def schema_key(schema: object) -> str | bytes | None:
 
 @functools.lru_cache(maxsize=512)
 def _compile(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema:
+    try:
+        return _build(key, where, limits)
+    except RecursionError:  # the jsonschema package's meta-validation recurses per level of the schema
+        return CompiledSchema(None, finding(where, "output.bounds", "the schema nests too deeply to be checked"), "")
+
+
+def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema:
     schema = json.loads(key)
     if isinstance(schema, bool):
         import jsonschema_rs
@@ -192,15 +228,18 @@ def _compile(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSche
     if not has_refs and all(_linear(pattern) for _, pattern in patterns):
         import jsonschema_rs
 
+        rust = getattr(jsonschema_rs, name)
         try:
             jsonschema_rs.meta.validate(schema)
+            validator = rust(schema, retriever=_offline, pattern_options=jsonschema_rs.RegexOptions())
         except jsonschema_rs.ValidationError as exc:
             at = where + "".join(pointer("", p) for p in exc.instance_path)
             return CompiledSchema(None, finding(at, "output.schema_invalid",
                                                 f"the schema is invalid: {exc.message}"), str(dialect))
-        rust = getattr(jsonschema_rs, name)
-        return CompiledSchema(rust(schema, retriever=_offline, pattern_options=jsonschema_rs.RegexOptions()), None,
-                              str(dialect), "jsonschema-rs")
+        except ValueError:  # jsonschema-rs reads a schema nested past its recursion limit no further
+            return CompiledSchema(None, finding(where, "output.bounds", "the schema nests too deeply to be checked"),
+                                  str(dialect))
+        return CompiledSchema(validator, None, str(dialect), "jsonschema-rs")
     import jsonschema
     import referencing
 

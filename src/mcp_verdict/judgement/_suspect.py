@@ -13,11 +13,13 @@ off, or ``DEFAULT_SUSPECTS + (Suspect(...),)`` to extend them.
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
 
@@ -31,6 +33,21 @@ class Suspect:
     id: str
     description: str
     test: Callable[[Verdict], tuple[str, str] | None]
+
+    def __post_init__(self) -> None:
+        """A heuristic is a non-empty id string, a description string and a plain (not async)
+        callable: anything else is the caller's mistake, an ``OptionError`` when it is made."""
+        if not isinstance(self.id, str) or not self.id:
+            raise OptionError("Suspect.id", "a non-empty string", self.id,
+                              f"Suspect.id must be a non-empty string, not {shown(self.id)}")
+        if not isinstance(self.description, str):
+            raise OptionError("Suspect.description", "a string", self.description,
+                              f"Suspect.description must be a string, not {shown(self.description)}")
+        if not callable(self.test) or is_async(self.test):
+            raise OptionError("Suspect.test", _TEST, self.test, f"Suspect.test must be {_TEST}, not {shown(self.test)}")
+
+
+_TEST: Final = "a plain (not async) callable taking the verdict"
 
 
 _COMPLETE: Final = frozenset({Kind.NORMAL_COMPLETE, Kind.TOOL_ERROR})
@@ -94,6 +111,15 @@ def shown(value: Any, limit: int = 80) -> str:
     walk(value)
     text = "".join(parts)
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def is_async(function: object) -> bool:
+    """Whether caller code is an ``async def`` function (an answer to await, never a value);
+    False when telling raises (an attribute read that raises is caller code too)."""
+    try:
+        return inspect.iscoroutinefunction(function)
+    except Exception:
+        return False
 
 
 def described(exc: BaseException, limit: int = 300) -> str:
