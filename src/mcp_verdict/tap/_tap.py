@@ -36,6 +36,7 @@ from collections import OrderedDict, deque
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, suppress
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from os import PathLike
 from types import MappingProxyType
 from typing import Any, Final, Literal
@@ -43,6 +44,7 @@ from typing import Any, Final, Literal
 import msgspec
 
 from ..frames import Answered, Exchange, FrameLogWriter, FrameRecord, Stray, Tracker, Unanswered, id_key, peek
+from ..frames._jsonrpc import id_text
 from ..judgement._check import Expectation
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy
 from ..judgement._outcome import Observe, Outcome, evaluate_listed, settle
@@ -790,7 +792,7 @@ class VerdictTap:
         look = stray.peek
         if look.kind not in ("response", "error") or not look.has_id or look.id is None:
             return None
-        same = [e for e in self.tracker.pending(conn) if e.origin == "client" and _same_id(look.id, e.request_id)
+        same = [e for e in self.tracker.pending(conn) if e.origin == "client" and _same_id(stray, e.request_id)
                 and id_key(look.id) != id_key(e.request_id)]
         return same[0] if len(same) == 1 else None
 
@@ -801,7 +803,7 @@ class VerdictTap:
         for stray in reversed(state.strays):
             look = stray.peek
             if look.kind in ("response", "error") and look.has_id and look.id is not None \
-                    and _same_id(look.id, request_id) and id_key(look.id) != id_key(request_id):
+                    and _same_id(stray, request_id) and id_key(look.id) != id_key(request_id):
                 return stray
         return None
 
@@ -945,13 +947,30 @@ def _preview(data: bytes, limit: int = 60) -> str:
     return repr(text + ("…" if len(data) > limit else ""))
 
 
-def _same_id(answered: Any, asked: Any) -> bool:
-    """An answer's id that is the request's once coerced: ``"7"`` for ``7``, ``1.0`` or ``1e0``
-    for ``1`` (numbers by value, the rest as text)."""
+def _same_id(stray: Stray, asked: Any) -> bool:
+    """A stray answer's id that is the request's once coerced: ``"7"`` for ``7``, ``1.0`` or
+    ``1e0`` for ``1`` (numbers by their exact value as written, the rest as text): an id written
+    as a float past 2**53 is read from its text, so ``18446744073709551617.0`` is 2**64+1's, and
+    not 2**64's, which its float reading equals."""
+    answered = stray.peek.id
     numbers = (int, float)
     if type(answered) in numbers and type(asked) in numbers:
-        return bool(answered == asked)
+        return bool(_exact(stray, answered) == asked)
     return str(answered) == str(asked)
+
+
+def _exact(stray: Stray, value: Any) -> Any:
+    """The exact value of a number id: a float's as the stray's bytes write it (a Decimal), when
+    they do; the value otherwise."""
+    if type(value) is not float:
+        return value
+    text = id_text(stray.seen.data)
+    if text is None:
+        return value
+    try:
+        return Decimal(text.decode("ascii"))
+    except (ArithmeticError, ValueError):
+        return value
 
 
 def _same(a: Any, b: Any) -> bool:
