@@ -124,13 +124,13 @@ class ParquetSink:
 def frame_batches(inputs: Iterable[Input], *, rows: int = 10_000) -> Iterator[pa.RecordBatch]:
     """Frame logs as :data:`FRAME_SCHEMA` batches (for a data lake, or :func:`audit_batches`)."""
     inputs = list(inputs)
-    newest = {i.recording: i.path for i in sorted(inputs, key=lambda i: i.order)}
+    newest = {i.recording: i.name for i in sorted(inputs, key=lambda i: i.order)}
     batch: list[dict[str, Any]] = []
     for item in inputs:
         recording = newest[item.recording]
         with _open(item.path) as handle:
             for number, line, _ in _lines(handle):
-                batch.append({"recording": recording, "source": item.path, "file_order": item.order,
+                batch.append({"recording": recording, "source": item.name, "file_order": item.order,
                               "line": number, "text": None if isinstance(line, str) else line})
                 if len(batch) >= rows:
                     yield pa.RecordBatch.from_pylist(batch, schema=FRAME_SCHEMA)

@@ -1,6 +1,7 @@
 """The audit as one self-contained HTML page: inline CSS and SVG charts drawn here, no script,
 no font, no request at view time. Everything that came from a log (server and tool names,
-finding messages, file names) is escaped: it is text, never markup.
+finding messages, file names) is escaped: it is text, never markup; its control and bidi
+characters are shown as their escapes, as on the terminal.
 
 Charts: verdict kinds over time (stacked columns), naive false successes by tool (bars), and
 findings by server (stacked bars); beside them the totals, the line counts that add up, the
@@ -14,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Final
 
+from ..verdict._peer_text import neutral
 from ._rows import FIDELITY, utc
 from ._summary import UNJUDGED, Summary
 
@@ -41,7 +43,9 @@ code{font-size:12px;background:#f0f1f4;padding:1px 4px;border-radius:3px}.muted{
 
 
 def _t(value: object) -> str:
-    return escape(str(value), quote=True)
+    """Text on the page: control and bidi characters shown as their escapes (a U+202E in a tool
+    name would turn the count after it around, ``verdict._peer_text``), then HTML-escaped."""
+    return escape(neutral(str(value)), quote=True)
 
 
 def _legend(items: Sequence[tuple[str, str]]) -> str:
@@ -51,7 +55,11 @@ def _legend(items: Sequence[tuple[str, str]]) -> str:
 
 def _when(at: float) -> str:
     when = utc(at)
-    return when.strftime("%Y-%m-%d %H:%M:%S") if when is not None else f"t={at!r}"
+    return when.strftime("%Y-%m-%d %H:%M:%S") if when is not None else f"t={float(at)!r}"
+
+
+def _per_column(width: int) -> str:
+    return f"{width} s per column" if width < 10**12 else f"{float(width):.3g} s per column"
 
 
 def kinds_over_time(summary: Summary) -> str:
@@ -83,7 +91,7 @@ def kinds_over_time(summary: Summary) -> str:
                      f'text-anchor="{anchor}" font-size="11">{_t(_when(timeline[i][0]))} UTC</text>')
     parts.append("</svg>")
     used = [(k, c) for k, c in KIND_COLOURS.items() if summary.kinds.get(k)]
-    return "".join(parts) + _legend(used) + f'<p class="muted">{summary.width} s per column</p>'
+    return "".join(parts) + _legend(used) + f'<p class="muted">{_per_column(summary.width)}</p>'
 
 
 def _bars(chart_id: str, label: str, rows: Sequence[tuple[str, Sequence[tuple[str, int, str]]]]) -> str:

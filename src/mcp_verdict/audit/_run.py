@@ -74,6 +74,26 @@ class Input:
     note: str | None = None
     """Why nothing could be detected in it: ``empty: ...`` or ``unreadable: ...`` (:func:`plan`)."""
 
+    @property
+    def name(self) -> str:
+        """The path as text any UTF-8 output holds: what the rows' ``source``, the reports and a
+        JSON-RPC file's connection say (:func:`shown_path`)."""
+        return shown_path(self.path)
+
+
+def shown_path(path: str) -> str:
+    """``path`` as valid UTF-8 text: a byte the file system's encoding could not decode (held
+    as a lone surrogate by Python, PEP 383) is shown as its escape (``\\xff``), as is any other
+    lone surrogate; the path as it is otherwise. (The lone surrogate itself would stop a UTF-8
+    stream: the --json lines, the page, the Parquet strings.)"""
+    if path.isascii():
+        return path
+    try:
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = path.encode("utf-8", "backslashreplace")
+    return raw.decode("utf-8", "backslashreplace")
+
 
 @dataclass
 class Totals:
@@ -177,7 +197,7 @@ def plan(paths: Sequence[str], format: str = "auto") -> list[Input]:
     names = set(paths)
     for path in paths:
         if not os.path.isfile(path):
-            raise AuditError(f"{path}: " + ("a directory (name the files in it)" if os.path.isdir(path) else
+            raise AuditError(f"{shown_path(path)}: " + ("a directory (name the files in it)" if os.path.isdir(path) else
                                             "not a regular file (the audit reads files it can seek in)"
                                             if os.path.exists(path) else "no such file"))
         match = _ROTATED.match(path)
@@ -196,7 +216,7 @@ def plan(paths: Sequence[str], format: str = "auto") -> list[Input]:
             try:
                 first = _first_line(path)
             except OSError as exc:
-                raise AuditError(f"{path}: {exc.strerror or exc}") from None
+                raise AuditError(f"{shown_path(path)}: {exc.strerror or exc}") from None
             if first is None:
                 notes[path] = "empty: nothing to audit"
             elif isinstance(first, str):
@@ -204,7 +224,7 @@ def plan(paths: Sequence[str], format: str = "auto") -> list[Input]:
             else:
                 detected = detect(first)
                 if detected is None:
-                    raise AuditError(f"{path}: not a frame log, JSON-RPC JSON Lines or an OTLP JSON export "
+                    raise AuditError(f"{shown_path(path)}: not a frame log, JSON-RPC JSON Lines or an OTLP JSON export "
                                      "(its first line is none of them); name the format with --format")
                 found[path] = detected
         family_format: Format = next(iter(found.values()), "framelog")
@@ -228,7 +248,7 @@ def _audit(inputs: Sequence[Input], totals: Totals, *, trusted_server: bool = Fa
     for members in by_recording.values():
         auditor = _auditor_of(members[0], trusted_server)
         for item in members:
-            auditor.source = item.path
+            auditor.source = item.name
             auditor.file_order = item.order
             otlp = OtlpReader(auditor) if item.format == "otlp" else None
             feed = feed_framelog if item.format == "framelog" else feed_jsonrpc
@@ -387,7 +407,7 @@ def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send:
     exactly; one that began earlier is corrected by the parent, :func:`_resolve`)."""
     item = inputs[part.input]
     auditor = _auditor_of(part.first, trusted_server)
-    auditor.source = item.path
+    auditor.source = item.name
     auditor.file_order = item.order
     main = auditor.tally
     heads: dict[str, dict[str, int]] = {}
@@ -425,7 +445,7 @@ def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send:
                 conn = record.conn
             else:
                 record = None
-                conn = item.path  # a JSON-RPC file is one connection
+                conn = item.name  # a JSON-RPC file is one connection
             if conn in closed:
                 auditor.tally = main
             else:
@@ -506,7 +526,7 @@ def _carried(carry: Auditor, item: Input, part: Part, taken: set[str], closed: d
     was held of them, up to each one's first close in the part; then, at the recording's end,
     the end of every connection held."""
     if taken:
-        carry.source = item.path
+        carry.source = item.name
         carry.file_order = item.order
         until = max(closed[c] for c in taken) if all(c in closed for c in taken) else None
         framelog = item.format == "framelog"

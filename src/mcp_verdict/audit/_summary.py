@@ -6,7 +6,8 @@ bounded time histogram and the first examples of each list).
   receiver took as success and mcp-verdict does not accept, by server and tool;
 - top findings, and findings by server;
 - calls with an unknown effect (decision ``check_state``);
-- kinds over time (buckets that widen as the recording grows, at most :data:`MAX_BUCKETS`);
+- kinds over time (buckets that widen as the recording grows, at most :data:`MAX_BUCKETS`
+  whatever its times);
 - the problems (unreadable and stray lines) and the line counts.
 """
 
@@ -16,16 +17,44 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import msgspec
+
+from ..verdict._peer_text import cut
 from ._rows import CallRow, Entry, Problem
 
+NAME_KEPT: Final = 200
+"""The characters of a server or tool name the summary keeps (a longer one is kept as its first
+:data:`NAME_KEPT` and its length, :func:`verdict._peer_text.cut`): what the reports show and
+hold stays bounded whatever a peer calls itself. The calls' own rows keep the whole names."""
+MAX_PAIRS: Final = 100_000
+"""The (server, tool) pairs and the (server, finding) pairs counted by name; the calls of pairs
+first seen past them are counted under :data:`PAST_PAIRS` (the counts still add up, memory stays
+bounded whatever number of names a recording holds)."""
+PAST_PAIRS: Final = f"(pairs past the first {MAX_PAIRS})"
 MAX_BUCKETS: Final = 120
 EXAMPLES: Final = 20
-_WIDTHS: Final = (1, 5, 15, 60, 300, 900, 3600, 6 * 3600, 86400, 7 * 86400, 30 * 86400, 365 * 86400)
+_WIDTHS: Final = (1, 5, 15, 60, 300, 900, 3600, 6 * 3600, 86400, 7 * 86400, 28 * 86400, 364 * 86400)
+"""Column widths in seconds, each a multiple of the one before (a column merged into a wider
+one lands in the column its times are in: four weeks, not thirty days, after a week)."""
+_WIDEST: Final = 10**308
+"""Past a year, a column is ten times as wide each time the span outgrows the columns (times in
+nanoseconds read as seconds span millennia); at most this (the float next to the largest), so
+even the span of the largest times either side (which is infinite as a float) falls into four
+columns."""
 UNJUDGED: Final = "not judged"
 
 
 def server_name(row: CallRow) -> str:
-    return row.server or "(unknown server)"
+    return cut(row.server, NAME_KEPT) if row.server else "(unknown server)"
+
+
+def _kept(row: CallRow) -> CallRow:
+    """An example row as the summary keeps it: its server and tool names cut (:data:`NAME_KEPT`)."""
+    server, tool = row.server, row.tool
+    if (server is None or len(server) <= NAME_KEPT) and (tool is None or len(tool) <= NAME_KEPT):
+        return row
+    return msgspec.structs.replace(row, server=None if server is None else cut(server, NAME_KEPT),
+                                   tool=None if tool is None else cut(tool, NAME_KEPT))
 
 
 @dataclass
@@ -64,20 +93,25 @@ class Summary:
         self.actions[row.action or UNJUDGED] += 1
         self.naive[row.naive] += 1
         self.fidelity[row.fidelity] += 1
-        key = (server_name(row), row.tool or "(no tool name)")
+        key = (server_name(row), cut(row.tool, NAME_KEPT) if row.tool else "(no tool name)")
+        if key not in self.calls_by_tool and len(self.calls_by_tool) >= MAX_PAIRS:
+            key = (PAST_PAIRS, PAST_PAIRS)
         self.calls_by_tool[key] += 1
         if row.naive_false_success:
             self.false_successes += 1
             self.false_by_tool[key] += 1
             if len(self.false_examples) < EXAMPLES:
-                self.false_examples.append(row)
+                self.false_examples.append(_kept(row))
         for item in {f.code for f in row.findings}:
             self.findings[item] += 1
-            self.findings_by_server[(key[0], item)] += 1
+            pair = (key[0], item)
+            if pair not in self.findings_by_server and len(self.findings_by_server) >= MAX_PAIRS:
+                pair = (PAST_PAIRS, item)
+            self.findings_by_server[pair] += 1
         if row.unknown_effect:
             self.unknown_effect += 1
             if len(self.unknown_examples) < EXAMPLES:
-                self.unknown_examples.append(row)
+                self.unknown_examples.append(_kept(row))
         if not row.finished:
             self.unfinished += 1
         if row.started_at is not None:
@@ -88,21 +122,19 @@ class Summary:
         self.last_time = last = at if self.last_time is None else max(self.last_time, at)
         bucket = int(at // self.width) * self.width
         self.buckets.setdefault(bucket, Counter())[kind] += 1
-        while (last - first) / self.width > MAX_BUCKETS - 1 and self.width < _WIDTHS[-1]:
-            self.width = next(w for w in _WIDTHS if w > self.width)
+        while (last - first) / self.width > MAX_BUCKETS - 1 and self.width < _WIDEST:
+            self.width = next((w for w in _WIDTHS if w > self.width), min(self.width * 10, _WIDEST))
             merged: dict[int, Counter[str]] = {}
             for start, counts in self.buckets.items():
                 merged.setdefault(int(start // self.width) * self.width, Counter()).update(counts)
             self.buckets = merged
 
     def timeline(self) -> list[tuple[int, Counter[str]]]:
-        """Buckets from the first to the last, empty ones included (at most about
-        :data:`MAX_BUCKETS`; past the widest bucket, only the non-empty ones)."""
+        """Buckets from the first to the last, empty ones included (at most ``MAX_BUCKETS + 1``:
+        the columns of a time axis)."""
         if not self.buckets:
             return []
         first, last = min(self.buckets), max(self.buckets)
-        if (last - first) // self.width > 4 * MAX_BUCKETS:
-            return sorted(self.buckets.items())
         return [(start, self.buckets.get(start, Counter())) for start in range(first, last + 1, self.width)]
 
     def to_dict(self) -> dict[str, Any]:

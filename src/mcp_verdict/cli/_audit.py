@@ -27,8 +27,9 @@ from rich.table import Table
 
 from ..audit import FORMATS, AuditError, CallRow, Problem, Totals, plan
 from ..audit._rows import FIDELITY
-from ..audit._run import audit
+from ..audit._run import audit, shown_path
 from ..audit._summary import Summary
+from ..verdict._peer_text import neutral
 from ._term import literal, make_console, print_rows, table_width
 
 PROGRESS_ABOVE: Final = 32 * 1024 * 1024
@@ -60,7 +61,7 @@ def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: st
     try:
         inputs = plan(list(files), format_)
     except AuditError as exc:
-        click.echo(f"mcp-verdict audit: {exc}", err=True)
+        click.echo(neutral(f"mcp-verdict audit: {exc}"), err=True)
         sys.exit(3)
     sink = None
     if parquet is not None:
@@ -73,7 +74,20 @@ def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: st
             sys.exit(2)
         from ..audit._arrow import ParquetSink
 
-        sink = ParquetSink(parquet)
+        try:
+            sink = ParquetSink(parquet)
+        except OSError as exc:
+            raise click.BadParameter(neutral(f"cannot write {shown_path(parquet)}: {exc.strerror or exc}"),
+                                     param_hint="'--parquet'") from None
+    page = None
+    if html is not None:  # opened before the audit: a page that cannot be written is said before, not after
+        try:
+            page = open(html, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            if sink is not None:
+                sink.close()
+            raise click.BadParameter(neutral(f"cannot write {shown_path(html)}: {exc.strerror or exc}"),
+                                     param_hint="'--html'") from None
     summary = Summary()
     totals = Totals()
     size = sum(item.size for item in inputs)
@@ -91,30 +105,45 @@ def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: st
                 if sink is not None and isinstance(entry, CallRow):
                     sink.add(entry)
                 if as_json:
-                    out.write(json.dumps(entry.to_dict(), ensure_ascii=False) + "\n")
+                    out.write(json_line(entry.to_dict()))
     except (AuditError, OSError) as exc:
-        click.echo(f"mcp-verdict audit: {exc}", err=True)
+        click.echo(neutral(f"mcp-verdict audit: {exc}"), err=True)
         sys.exit(3)
     finally:
         if sink is not None:
             sink.close()
     # (path, format, fidelity); a file nothing could be detected in: (path, why, "none")
-    described = [(item.path, item.format, item.fidelity) if item.note is None else (item.path, item.note, "none")
+    described = [(item.name, item.format, item.fidelity) if item.note is None else (item.name, item.note, "none")
                  for item in inputs]
     if as_json:
-        out.write(json.dumps({"type": "summary", **summary.to_dict(), "lines": totals.lines,
+        out.write(json_line({"type": "summary", **summary.to_dict(), "lines": totals.lines,
                               "line_counts": totals.tally,
-                              "inputs": [{"path": item.path, "format": item.format, "fidelity": item.fidelity,
-                                          "note": item.note} for item in inputs]},
-                             ensure_ascii=False) + "\n")
+                              "inputs": [{"path": item.name, "format": item.format, "fidelity": item.fidelity,
+                                          "note": item.note} for item in inputs]}))
     else:
         report(make_console(highlight=False, width=min(make_console().width, 100)), summary, totals, described)
-    if html is not None:
+    if page is not None:
         from ..audit._html import render
 
-        with open(html, "w", encoding="utf-8") as handle:
-            handle.write(render(summary, totals.tally, described))
+        with page:
+            page.write(render(summary, totals.tally, described))
     sys.exit(1 if summary.false_successes else 0)
+
+
+_JSON_ESCAPED: Final = {code: f"\\u{code:04x}" for code in (*range(0x7F, 0x2070), *range(0xD800, 0xE000))
+                        if code in (0x2028, 0x2029) or neutral(chr(code)) != chr(code)}
+"""What ``json.dumps`` leaves as it is and a reader of the lines should not meet raw: DEL, the C1
+controls (U+009B is CSI to a terminal), the bidi controls (``verdict._peer_text``'s table), the
+line and paragraph separators (line ends to ``str.splitlines`` and to JavaScript before ES2019)
+and lone surrogates (no UTF-8 stream carries one). Each only ever stands inside a JSON string,
+where its ``\\uXXXX`` escape is the same string."""
+
+
+def json_line(value: object) -> str:
+    """One ``--json`` line: ``value`` as JSON (non-ASCII text as it is, but for
+    :data:`_JSON_ESCAPED`), then a line end."""
+    text = json.dumps(value, ensure_ascii=False)
+    return (text if text.isascii() and "\x7f" not in text else text.translate(_JSON_ESCAPED)) + "\n"
 
 
 _FALSE_SHOWN: Final = 15
