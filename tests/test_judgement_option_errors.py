@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import anyio
+import mcp.types
 import pytest
 
 from mcp_verdict import (
@@ -48,6 +49,8 @@ TOOL_ERROR = classify({"jsonrpc": "2.0", "id": 1, "result": {
     "resultType": "complete", "content": [{"type": "text", "text": "no"}], "isError": True}})
 INTERNAL = classify({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "internal"}})
 TOOL = {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}}
+SDK_TOOL = mcp.types.Tool(name="t", input_schema={"type": "object"},
+                          output_schema={"type": "object", "required": ["b"]})
 EXPECTATION = ("a JSON Schema (a dict or a bool), a pydantic model class, a pydantic TypeAdapter or a plain "
                "(not async) callable taking the verdict")
 
@@ -119,6 +122,10 @@ ROWS: list[tuple[str, Callable[[], Any], str, str]] = [
      "tool", "not ['t']"),
     ("settle tool a str", lambda: anyio.run(lambda: settle(OK, "t")),  # type: ignore[arg-type]
      "tool", "tool must be the tool as listed (a mapping) or None, not 't'"),
+    # the SDK's Tool object (pydantic): its outputSchema was never seen ("outputSchema" in it is
+    # False), so a result without the structuredContent it requires was content_verified
+    ("evaluate tool the SDK's Tool", lambda: evaluate(OK, SDK_TOOL),  # type: ignore[arg-type]
+     "tool", "; an SDK Tool: tool.model_dump(by_alias=True, exclude_none=True)"),
     # the verdict
     ("check verdict a dict", lambda: check_output({"x": 1}),  # type: ignore[arg-type]
      "verdict", "verdict must be a Verdict (what classify returns), not {'x': 1}"),
