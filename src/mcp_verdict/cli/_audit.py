@@ -14,7 +14,6 @@ be read.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -30,6 +29,8 @@ from ..audit._rows import FIDELITY
 from ..audit._run import audit, shown_path
 from ..audit._summary import Summary
 from ..verdict._peer_text import neutral
+from ._json import json_line
+from ._style import stdout_gone
 from ._term import literal, make_console, print_rows, table_width
 
 PROGRESS_ABOVE: Final = 32 * 1024 * 1024
@@ -107,6 +108,8 @@ def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: st
                 if as_json:
                     out.write(json_line(entry.to_dict()))
     except (AuditError, OSError) as exc:
+        if isinstance(exc, BrokenPipeError) and stdout_gone():
+            raise  # (the reader of --json stopped reading: READER_GONE, quietly)
         click.echo(neutral(f"mcp-verdict audit: {exc}"), err=True)
         sys.exit(3)
     finally:
@@ -128,22 +131,6 @@ def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: st
         with page:
             page.write(render(summary, totals.tally, described))
     sys.exit(1 if summary.false_successes else 0)
-
-
-_JSON_ESCAPED: Final = {code: f"\\u{code:04x}" for code in (*range(0x7F, 0x2070), *range(0xD800, 0xE000))
-                        if code in (0x2028, 0x2029) or neutral(chr(code)) != chr(code)}
-"""What ``json.dumps`` leaves as it is and a reader of the lines should not meet raw: DEL, the C1
-controls (U+009B is CSI to a terminal), the bidi controls (``verdict._peer_text``'s table), the
-line and paragraph separators (line ends to ``str.splitlines`` and to JavaScript before ES2019)
-and lone surrogates (no UTF-8 stream carries one). Each only ever stands inside a JSON string,
-where its ``\\uXXXX`` escape is the same string."""
-
-
-def json_line(value: object) -> str:
-    """One ``--json`` line: ``value`` as JSON (non-ASCII text as it is, but for
-    :data:`_JSON_ESCAPED`), then a line end."""
-    text = json.dumps(value, ensure_ascii=False)
-    return (text if text.isascii() and "\x7f" not in text else text.translate(_JSON_ESCAPED)) + "\n"
 
 
 _FALSE_SHOWN: Final = 15

@@ -43,6 +43,7 @@ from ..verdict._classify import Limits
 from ..verdict._kind import Kind
 from ..verdict._peer_text import neutral
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
+from ._json import echo_json
 from ._options import json_value, limits_option
 from ._term import literal, make_console, markup_safe, neutral_logs, print_indented, print_whole
 
@@ -331,7 +332,7 @@ def call_command(stdio: str | None, url: str | None, headers: Sequence[str], tim
         data["version"] = outcome.verdict.version
         data["warnings"] = list(client.warnings)
         data["rounds"] = [r.to_dict() for r in (record.rounds if record else [])]
-        click.echo(json.dumps(data, ensure_ascii=False, default=str))
+        echo_json(data, default=str)
     else:
         print_outcome(console, outcome, record, client.warnings, verbose=verbose)
         if verbose and client.server_stderr.data:
@@ -366,8 +367,7 @@ def tools_command(stdio: str | None, url: str | None, headers: Sequence[str], ti
 
     version, tools = _connect(make_console(stderr=True, highlight=False), client, run)
     if as_json:
-        click.echo(json.dumps({"version": version, "tools": tools, "warnings": client.warnings},
-                              ensure_ascii=False))
+        echo_json({"version": version, "tools": tools, "warnings": client.warnings})
         return
     print_tools(console, tools, version)
     _print_warnings(console, client.warnings)

@@ -14,6 +14,7 @@ from ..verdict._classify import Limits, classify
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
+from ._json import echo_json
 from ._options import json_value, limits_option
 from ._style import _STYLE, EXIT_CODES
 
@@ -150,7 +151,7 @@ def classify_command(file: Any, version: str, request_id: str | None, extensions
             out = verdict.to_dict()
             if number is not None:
                 out["line"] = number
-            click.echo(json.dumps(out, ensure_ascii=False))
+            echo_json(out)
     else:
         from ._term import make_console  # rich loads only to print to a terminal, not for --json
 

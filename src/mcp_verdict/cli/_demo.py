@@ -16,7 +16,6 @@ off the terminal and shown with ``-v``.
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -38,6 +37,7 @@ from ..judgement._decide import Action
 from ..judgement._outcome import Observe, Outcome
 from ..verdict._kind import Kind
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
+from ._json import echo_json
 from ._style import _STYLE
 from ._term import literal, make_console
 
@@ -297,10 +297,10 @@ def demo_command(http: bool, as_json: bool, verbose: bool) -> None:
     with _captured_logs() as logs:
         rows = anyio.run(_demo, http, stderr)
     if as_json:
-        click.echo(json.dumps([{"tool": r.tool, "produces": r.produces, "verdict": r.outcome.verdict.kind.value,
-                                "findings": [f.code for f in r.outcome.verdict.findings], "why": r.why,
-                                "decision": r.outcome.decision.action.value, "naive": r.naive, "ok": r.ok}
-                               for r in rows], indent=2))
+        echo_json([{"tool": r.tool, "produces": r.produces, "verdict": r.outcome.verdict.kind.value,
+                    "findings": [f.code for f in r.outcome.verdict.findings], "why": r.why,
+                    "decision": r.outcome.decision.action.value, "naive": r.naive, "ok": r.ok} for r in rows],
+                  indent=2)
     else:
         render(make_console(highlight=False), rows, "Streamable HTTP" if http else "stdio")
     if verbose:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -17,6 +16,7 @@ from rich.text import Text
 from .. import corpus, kit
 from ..kit._mutants import MutantError
 from ..verdict._peer_text import neutral
+from ._json import echo_json
 from ._term import literal, make_console, markup_safe, print_indented, print_whole, table_width
 
 
@@ -103,10 +103,7 @@ def _write_json(value: object) -> None:
     """The report as UTF-8 JSON, whatever the receiver's strings hold: a lone surrogate (which UTF-8
     cannot carry) is written as its JSON escape, ``\\ud800``, so the text stays valid JSON and the
     parser gives back the string the receiver made."""
-    text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
-    out = sys.stdout.buffer
-    out.write(text.encode("utf-8", "backslashreplace"))
-    out.flush()
+    echo_json(value, indent=2)
 
 
 def _peer(text: str) -> str:
@@ -163,9 +160,9 @@ def mutants_command(as_json: bool) -> None:
     except MutantError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:
-        click.echo(json.dumps({"cases": len(cases), "corpus_version": corpus.CORPUS_VERSION, "rows": [
+        echo_json({"cases": len(cases), "corpus_version": corpus.CORPUS_VERSION, "rows": [
             {"receiver": row.name, "description": row.description, "failing": list(row.failing),
-             "errors": list(row.errors), "result": row.result} for row in rows]}, indent=2))
+             "errors": list(row.errors), "result": row.result} for row in rows]}, indent=2)
     else:
         print_kill_table(make_console(), rows, len(cases))
     sys.exit(0 if all(row.healthy for row in rows) else 1)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import sys
-from typing import Final
+from typing import Any, Final
 
 import click
 
-from ._style import EXIT_CODES
+from ._style import EXIT_CODES, READER_GONE, quiet_stdout, stdout_gone
 
 
 class _LazyGroup(click.Group):
@@ -45,6 +45,16 @@ class _LazyGroup(click.Group):
                 rows.append((name, self.commands[name].get_short_help_str(limit=formatter.width - 6 - len(name))))
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """A command whose reader stopped reading (``| head``) ends quietly with READER_GONE."""
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            if not stdout_gone():
+                raise
+            quiet_stdout()
+            sys.exit(READER_GONE)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in self.LAZY and cmd_name not in self.commands:

@@ -1,7 +1,8 @@
-"""What every command shares: the exit status per kind and the colour per kind."""
+"""What every command shares: the exit status per kind, the colour per kind, and a reader gone."""
 
 from __future__ import annotations
 
+import sys
 from typing import Final
 
 from ..verdict._kind import Kind
@@ -15,6 +16,36 @@ EXIT_CODES: Final[dict[Kind, int]] = {
     Kind.UNCLASSIFIED: 20,
 }
 """Exit status per kind; with several responses the highest one wins (unclassified is worst)."""
+
+READER_GONE: Final = 141
+"""The exit status of a command whose reader stopped reading (``| head``): 128 + SIGPIPE, what the
+shell reports for a command the signal ended, apart from every status a command gives."""
+
+
+def stdout_gone() -> bool:
+    """Stdout is a pipe or socket whose reader has closed it (a write raised ``BrokenPipeError``
+    because of it, not because of another pipe: a worker's, a server's)."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no fd (a test's capture), or no poll
+        return False
+
+
+def quiet_stdout() -> None:
+    """Point stdout's descriptor at /dev/null, so that the interpreter's last flush of what is
+    still buffered for the gone reader raises nothing (Python's documented way for SIGPIPE)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):
+        pass
 
 _STYLE: Final = {
     Kind.NORMAL_COMPLETE: "green",

@@ -11,8 +11,9 @@ messages that quote a value, tool names, URLs — is data. Two things could turn
   shows each as its visible escape, so the sequence it would have started is printed as text
   (the one table, in ``verdict._peer_text``, which the conformance kit's messages use too).
 
-``--json`` output is not touched by this module: it stays byte-faithful (JSON escapes every
-control character itself).
+``--json`` output is not written here but by ``_json``: JSON, with what ``json.dumps`` leaves raw
+that a terminal or a line splitter acts on (DEL, the C1 and bidi controls, U+2028/U+2029, lone
+surrogates) written as its ``\\uXXXX`` escape, the same string.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from ..verdict._peer_text import neutral
+from ._style import READER_GONE, quiet_stdout
 
 
 def literal(text: str, style: str = "") -> Text:
@@ -103,6 +105,17 @@ def print_indented(console: Console, text: Text) -> None:
 _NARROWEST: Final = 20
 
 
+class _Console(Console):
+    """rich's Console, but a reader that stopped reading (``| head``) ends the command with
+    READER_GONE, as the commands' other writes do (rich exits 1, a status ``audit`` gives to a
+    naive false success)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        quiet_stdout()
+        raise SystemExit(READER_GONE)
+
+
 def make_console(**options: Any) -> Console:
     """A rich Console for the CLI's output. An absurd width in ``COLUMNS`` (0, negative, under
     20 columns: rich takes 0 at its word and prints nothing at all) is ignored for 80."""
@@ -113,7 +126,7 @@ def make_console(**options: Any) -> Console:
         absurd = False
     if absurd and "width" not in options:
         options["width"] = 80
-    return Console(**options)
+    return _Console(**options)
 
 
 @contextmanager
