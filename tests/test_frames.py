@@ -823,3 +823,24 @@ def test_an_answer_whose_id_no_number_holds_is_paired_with_no_request(answer: by
     assert [e.request_id for e in tracker.pending("c")] == [7]
     (later,) = tracker.feed("c", "s2c", OK % b"7", at=0, seq=2)
     assert isinstance(later, Answered)
+
+
+_NOT_FOLLOWED = ("no strict parser reads it and its bytes name a method: a request or a notification whose method "
+                 "and params cannot be read, which is not followed")
+_ANSWERS_NONE = "it answers no request waiting on this connection"
+
+
+@pytest.mark.parametrize(("frame", "reason"), [
+    # a request no strict parser reads (NaN, a lone surrogate), nothing waiting: not called an answer
+    (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"v":NaN}}}', _NOT_FOLLOWED),
+    (b'{"jsonrpc":"2.0","id":2,"method" : "tools/call","params":{"name":"\\ud800"}}', _NOT_FOLLOWED),
+    (b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":NaN}}', _NOT_FOLLOWED),
+    # an answer no strict parser reads, nothing waiting
+    (b'{"jsonrpc":"2.0","id":3,"result":{"content":[],"v":NaN}}', _ANSWERS_NONE),
+    (b'{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"method"}],"v":NaN}}', _ANSWERS_NONE),
+])
+def test_an_unreadable_frame_nothing_waits_for_says_what_it_is(frame: bytes, reason: str) -> None:
+    """A stray's reason (the audit prints it, then "; unreadable: ..."): a frame that names a
+    method is no answer (it was called one: "it answers no request waiting on this connection")."""
+    events = _feed(Tracker(), [("c2s", frame)])
+    assert [(type(e).__name__, e.reason) for e in events] == [("Stray", reason)]

@@ -45,6 +45,7 @@ the mismatch (``envelope.id_mismatch``) instead of the call being left unanswere
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -232,6 +233,9 @@ class Tracker:
                     why = "it is not a JSON-RPC message"
                 elif look.unheld is not None:
                     why = "its id is a number no integer or float holds, which no request can carry"
+                elif kind == "unreadable" and _names_method(seen.data):
+                    why = ("no strict parser reads it and its bytes name a method: a request or a notification "
+                           "whose method and params cannot be read, which is not followed")
                 return [Stray(conn, direction, seen, look, why)]
             return [Answered(self._answer(state, target, look, seen))]
         return [Stray(conn, direction, seen, look, "a batch is not part of MCP (since 2025-06-18)")]
@@ -445,3 +449,13 @@ def _remember(table: OrderedDict[Any, Any], key: Any, value: Any, cap: int) -> N
     table[key] = value
     while len(table) > cap:
         table.popitem(last=False)
+
+
+_METHOD_MEMBER: Final = re.compile(rb'"method"\s*:\s*"')
+
+
+def _names_method(data: bytes) -> bool:
+    """A frame no parser reads shows a ``"method": "`` member (a request's or a notification's,
+    by its bytes; a string inside an answer could hold one too, then the frame answers nothing
+    this connection waits for either way)."""
+    return _METHOD_MEMBER.search(data) is not None
