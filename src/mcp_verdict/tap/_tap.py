@@ -45,12 +45,21 @@ import msgspec
 
 from ..frames import Answered, Exchange, FrameLogWriter, FrameRecord, Stray, Tracker, Unanswered, id_key, peek
 from ..frames._jsonrpc import id_text
-from ..judgement._check import Expectation
+from ..judgement._check import Expectation, judging_options
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy
 from ..judgement._outcome import Observe, Outcome, evaluate_listed, settle
 from ..judgement._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_key, schema_key
 from ..judgement._suspect import DEFAULT_SUSPECTS, Suspect, shown
-from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, OptionsMemo, classify, held_id, judge
+from ..verdict._classify import (
+    DEFAULT_LIMITS,
+    AbsentResultType,
+    Limits,
+    OptionsMemo,
+    check_option,
+    classify,
+    held_id,
+    judge,
+)
 from ..verdict._findings import finding
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict, make_verdict
@@ -641,7 +650,7 @@ class VerdictTap:
         policy. A wrong one is a ValueError. (A plain ``with`` works as well as ``async with``.)
         """
         if judge_options:
-            _check_options(judge_options)
+            judge_options = _checked_options(judge_options)
         again = _attempt(attempt, retry)
         if session is not None:
             self.proxy(session)
@@ -667,7 +676,10 @@ class VerdictTap:
         """
         options = {"expect": expect, "tool": tool, "trusted_server": trusted_server, "suspects": suspects,
                    "schema_limits": schema_limits, "absent_result_type": absent_result_type, "limits": limits}
-        async with self.judging(session, attempt=attempt, retry=retry, **options) as judged:
+        judging = self.judging(session, attempt=attempt, retry=retry, **options)  # its options checked
+        if observe is not None:  # settle's own check of it, before the call (nothing is read: no answer yet)
+            await settle(_OPTIONS_CHECKED, observe=observe)
+        async with judging as judged:
             try:
                 await session.call_tool(name, dict(arguments or {}), **dict(call_options or {}))
             except Exception as exc:
@@ -680,7 +692,7 @@ class VerdictTap:
         if observe is not None:
             last = judged.calls[-1]
             outcome = await settle(outcome.verdict, outcome.tool, expect=expect, observe=observe,
-                                   suspects=suspects, schema_limits=schema_limits,
+                                   suspects=judged._options["suspects"], schema_limits=schema_limits,
                                    trusted_server=outcome.trusted_server)
             outcome = replace(outcome, request_sent=last.outcome.request_sent, attempt=attempt, retry=retry)
         return outcome
@@ -886,10 +898,36 @@ def _attempt(attempt: object, retry: object) -> Attempt:
     return None if attempt == 1 and retry == DEFAULT_RETRY else (attempt, retry)
 
 
-def _check_options(options: Mapping[str, Any]) -> None:
+_OPTIONS_CHECKED: Final = local_verdict("transport.error", "no call: a judging block's options being checked",
+                                       LATEST_VERSION)
+"""The verdict the options of a judging block are checked with, before any call (never judged)."""
+
+
+def _checked_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """A judging block's options, checked when the block is made, before any request is sent:
+    an unknown name is a TypeError, a wrong value the :class:`~mcp_verdict.OptionError` that
+    judging the call would raise (classify's checks of ``limits`` and ``absent_result_type``, the
+    content check's of ``tool``, ``expect``, ``suspects`` and ``schema_limits``, evaluate's of
+    ``trusted_server``; None is the tap's default), so a call is never made only for its
+    judgement to refuse an option. The suspects come back as a tuple, read once."""
     unknown = set(options) - _OPTIONS
     if unknown:
         raise TypeError(f"unknown judge option(s): {', '.join(sorted(unknown))}")
+    for name in ("limits", "absent_result_type"):
+        value = options.get(name)
+        if value is not None:
+            check_option(name, value)
+    trusted = options.get("trusted_server")
+    if trusted is not None and trusted is not True and trusted is not False:
+        evaluate_listed(_OPTIONS_CHECKED, None, None, trusted_server=trusted)  # raises: evaluate's own check
+    checked = dict(options)
+    expect, tool = options.get("expect"), options.get("tool")
+    suspects = options.get("suspects", DEFAULT_SUSPECTS)
+    schema_limits = options.get("schema_limits", DEFAULT_SCHEMA_LIMITS)
+    if expect is not None or tool is not None or suspects is not DEFAULT_SUSPECTS \
+            or schema_limits is not DEFAULT_SCHEMA_LIMITS:
+        _, checked["suspects"] = judging_options(_OPTIONS_CHECKED, tool, expect, suspects, schema_limits)
+    return checked
 
 
 def _dump(params: Any) -> Any:
