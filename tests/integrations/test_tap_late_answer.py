@@ -14,22 +14,16 @@ tap's stdio transport and over Streamable HTTP on the tap's client; the rows are
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
 import pytest
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 
 from mcp_verdict import VerdictTap
 
-ROOT = Path(__file__).resolve().parents[2]
-SERVER = [sys.executable, "-m", "tests.servers.broken_answers"]
+from ._tap_streams import client_of, serve_http
+
 CANCELLED = ("the call was cancelled before its answer arrived (CancelledError); the request was sent, so the tool "
              "may have run")
 DONE = b'{"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "done"}], "isError": false}}'
@@ -53,24 +47,7 @@ CASES: list[tuple[str, str, list[Row]]] = [
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    process = subprocess.Popen([*SERVER, "http"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        yield f"http://127.0.0.1:{process.stdout.readline().strip()}/mcp"
-    finally:
-        assert process.stdin is not None
-        process.stdin.close()
-        process.wait(10)
-
-
-@asynccontextmanager
-async def client_of(tap: VerdictTap, transport: str, url: str) -> AsyncIterator[Client]:
-    if transport == "stdio":
-        async with Client(tap.stdio_transport(SERVER[0], [*SERVER[1:], "stdio"], cwd=ROOT)) as client:
-            yield client
-        return
-    async with tap.http_client() as http, Client(streamable_http_client(url, http_client=http)) as client:
-        yield client
+    yield from serve_http()
 
 
 @pytest.mark.parametrize(("transport", "tool", "history"), CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])

@@ -14,23 +14,18 @@ caller reads and the verdicts are written by hand."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
 import mcp_types
 import pytest
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
 from mcp_verdict import VerdictTap
 
-ROOT = Path(__file__).resolve().parents[2]
-SERVER = [sys.executable, "-m", "tests.servers.broken_answers"]
+from ._tap_streams import serve_http, streams
+
 BIG = 2**64
 UNREADABLE = "mcp-verdict tap: the server's answer is not JSON (the verdict has the details)"
 LOOSE = ("mcp-verdict tap: the server's answer carries the request's id as another JSON type (the verdict has "
@@ -58,25 +53,7 @@ CASES: list[tuple[str, str, int, tuple[int, int, str], str, list[str]]] = [
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    process = subprocess.Popen([*SERVER, "http"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        yield f"http://127.0.0.1:{process.stdout.readline().strip()}/mcp"
-    finally:
-        assert process.stdin is not None
-        process.stdin.close()
-        process.wait(10)
-
-
-@asynccontextmanager
-async def streams(tap: VerdictTap, transport: str, url: str) -> AsyncIterator[tuple[Any, Any]]:
-    """The (read, write) streams of a connection the tap records; the write stream the tap's."""
-    if transport == "stdio":
-        async with tap.stdio_transport(SERVER[0], [*SERVER[1:], "stdio"], cwd=ROOT) as (read, write):
-            yield read, write
-        return
-    async with tap.http_client() as http, streamable_http_client(url, http_client=http) as (read, write):
-        yield read, tap.write_stream(write, http.mcp_verdict_conn)
+    yield from serve_http()
 
 
 @pytest.mark.parametrize(("transport", "tool", "request_id", "read", "kind", "codes"), CASES,
