@@ -106,7 +106,9 @@ class _Conn:
     """HTTP: the exchange (POST) each request went out in."""
     failures: dict[int, str] = field(default_factory=dict)
     """HTTP: what went wrong in an exchange without a JSON-RPC answer (status, broken body)."""
-    not_sent: set[tuple[str, Any]] = field(default_factory=set)
+    not_sent: OrderedDict[tuple[str, Any], None] = field(default_factory=OrderedDict)
+    """The requests that were not sent (the last ``_KEEP``); a request sent again under the same
+    id is no longer one of them."""
     unwritten: OrderedDict[tuple[str, Any], str] = field(default_factory=OrderedDict)
     """stdio: why each request the SDK could not write was not sent (the last ``_KEEP``)."""
     tool_calls: deque[tuple[Any, str | None]] = field(default_factory=lambda: deque(maxlen=256))
@@ -407,10 +409,12 @@ class VerdictTap:
             state.noise_count += 1
 
     def _not_sent(self, conn: str, data: bytes) -> None:
+        """A request recorded on its way out whose sending failed (HTTP: no connection; stdio:
+        the server's stdin closed)."""
         look = peek(data)
         state = self._conns.get(conn)
         if look.kind == "request" and state is not None:
-            state.not_sent.add(id_key(look.id))
+            self._unsent(state, id_key(look.id))
 
     def _not_written(self, conn: str, request_id: Any, why: str) -> None:
         """A request the SDK could not write (stdio): noted, and judged not sent, for ``why``."""
@@ -419,10 +423,28 @@ class VerdictTap:
         if state is None:
             return
         key = (type(request_id).__name__, request_id)  # id_key
-        state.not_sent.add(key)
         state.unwritten[key] = why
-        if len(state.unwritten) > _KEEP:
-            state.not_sent.discard(state.unwritten.popitem(last=False)[0])
+        state.unwritten.move_to_end(key)
+        self._unsent(state, key)
+
+    def _unsent(self, state: _Conn, key: tuple[str, Any]) -> None:
+        """Mark request ``key`` not sent (the last ``_KEEP`` marks are kept, with why each was
+        not written), and judge it now when a judging block waits for it: its mark is cleared
+        when a request is sent again under its id, so it is judged before that can happen."""
+        marks = state.not_sent
+        marks[key] = None
+        marks.move_to_end(key)
+        if len(marks) > _KEEP:
+            state.unwritten.pop(marks.popitem(last=False)[0], None)
+        claim = self._claims.pop((state.id, key), None)
+        if claim is None:
+            return
+        judged, index = claim
+        if index in judged._eager or index < len(judged._done):
+            return
+        _, request_id, name = judged.sent[index]
+        self._place(judged, index, self._judge(state, request_id, name, judged._options, None,
+                                               attempt=judged._attempt))
 
     def _feed(self, conn: str, direction: Direction, data: bytes,
               http: Mapping[str, Any] | None = None) -> list[Any]:
@@ -451,6 +473,11 @@ class VerdictTap:
                         state.exchange_of.popitem(last=False)
                 if self._unlinked and state.proxy is None:
                     self._link(state, look.method or "", key, look.params)
+        if state.not_sent and direction == "c2s":  # a request sent again under an id that was not sent
+            if look is None:
+                look = peek(data)
+            if look.kind == "request":
+                _sent_again(state, id_key(look.id))
         events = self.tracker.feed(conn, direction, data, at=at, seq=seq, http=http, look=look)
         for event in events:
             if type(event) is Answered:
@@ -504,6 +531,10 @@ class VerdictTap:
             if response is not None and not judged._options and judged._attempt is None \
             else self._judge(state, exchange.request_id, exchange.tool, judged._options, None, exchange,
                              attempt=judged._attempt)
+        self._place(judged, index, call)
+
+    def _place(self, judged: Judged, index: int, call: TapCall) -> None:
+        """A call of ``judged`` (its ``index``-th tools/call) judged before the block asked for it."""
         if index == len(judged._done):
             judged._done.append(call)  # the next call of the block, in order: where ``calls`` would put it
         else:
@@ -958,6 +989,13 @@ def _with_noise(verdict: Verdict, state: _Conn, after: int, response: Any) -> Ve
     message = f"the server wrote {'at least ' if at_least else ''}{what} {when}{kept}" + (f": {shown}" if lines else "")
     extra = finding("", "transport.noise", message)
     return make_verdict(verdict.kind, (*verdict.findings, extra), verdict.version, verdict.message)
+
+
+def _sent_again(state: _Conn, key: tuple[str, Any]) -> None:
+    """Request ``key`` goes out (again): it is no longer marked not sent."""
+    if key in state.not_sent:
+        del state.not_sent[key]
+        state.unwritten.pop(key, None)
 
 
 def _mark_noise(state: _Conn, seq: int) -> None:
