@@ -63,6 +63,8 @@ ROWS: dict[str, tuple[Any, dict[str, Any], Action]] = {
     "no_common_version": (error(-32022, {"supported": ["1999-01-01"]}), {}, Action.INVESTIGATE),
     "missing_capability": (error(-32021, {"requiredCapabilities": {"elicitation": {}}}), {}, Action.ADD_CAPABILITY),
     "bad_request": (error(-32602), {}, Action.FIX_REQUEST),
+    "unwritable": (transport("transport.unwritable"), {"request_sent": False, "tool": READ_ONLY,
+                                                       "trusted_server": True}, Action.FIX_REQUEST),
     "url_elicitation": (error(-32042), {}, Action.FULFIL_INPUT),
     "not_sent": (transport("transport.error"), {"request_sent": False, "tool": WRITE}, Action.RETRY),
     "safe_retry": (error(-32603), {"tool": READ_ONLY, "trusted_server": True}, Action.RETRY),

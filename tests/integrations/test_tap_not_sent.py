@@ -45,14 +45,14 @@ def request(request_id: Any, params: dict[str, Any]) -> SessionMessage:
 # kind, request_sent); by hand
 REUSE: list[tuple[str, list[tuple[Any, dict[str, Any]]], list[tuple[Any, list[str], str, bool]]]] = [
     ("not written, then written under the same id", [(7, UNWRITABLE), (7, CALL)],
-     [(7, ["transport.error"], "unclassified", False), (7, [], "normal_complete", True)]),
+     [(7, ["transport.unwritable"], "unclassified", False), (7, [], "normal_complete", True)]),
     ("a string id", [("a", UNWRITABLE), ("a", CALL)],
-     [("a", ["transport.error"], "unclassified", False), ("a", [], "normal_complete", True)]),
+     [("a", ["transport.unwritable"], "unclassified", False), ("a", [], "normal_complete", True)]),
     ("not written twice, then written", [(7, UNWRITABLE), (7, UNWRITABLE), (7, CALL)],
-     [(7, ["transport.error"], "unclassified", False), (7, ["transport.error"], "unclassified", False),
+     [(7, ["transport.unwritable"], "unclassified", False), (7, ["transport.unwritable"], "unclassified", False),
       (7, [], "normal_complete", True)]),
     ("another id not written between", [(7, UNWRITABLE), (8, UNWRITABLE), (7, CALL)],
-     [(7, ["transport.error"], "unclassified", False), (8, ["transport.error"], "unclassified", False),
+     [(7, ["transport.unwritable"], "unclassified", False), (8, ["transport.unwritable"], "unclassified", False),
       (7, [], "normal_complete", True)]),
 ]
 

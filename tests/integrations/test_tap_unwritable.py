@@ -7,8 +7,10 @@ exception out: the transport's task group ended, and the whole connection with i
 stdio transport ends the same way). Now that message alone fails, and the connection carries on:
 
 - a request is not sent; it gets a JSON-RPC error (-32603) under its own id on the read stream
-  at once, and its verdict is ``transport.error`` "the request was not sent" (``request_sent``
-  False);
+  at once, and its verdict is ``transport.unwritable`` "the request was not sent" (``request_sent``
+  False), decided ``fix_request``: sent again unchanged it fails the same way (RFC 8259 section
+  8.2: a lone surrogate encodes no Unicode character). It was ``transport.error``, decided
+  ``retry`` (nothing reached the server);
 - the client's answer to a server's request is replaced by a JSON-RPC error under that request's
   id, so the server waits for nothing;
 - a notification is dropped;
@@ -49,12 +51,14 @@ def request(request_id: Any, params: dict[str, Any]) -> SessionMessage:
 
 
 # (what the caller writes) → what it reads next (its type, id, and the error's code and message or
-# the server's echo), and the verdicts of the judged block (finding codes, request_sent); by hand
-CASES: list[tuple[str, SessionMessage, tuple[str, Any, Any], list[tuple[list[str], bool]]]] = [
+# the server's echo), and the verdicts of the judged block (finding codes, request_sent, the
+# decision's action and rule); by hand
+UNWRITABLE = (["transport.unwritable"], False, "fix_request", "unwritable")
+CASES: list[tuple[str, SessionMessage, tuple[str, Any, Any], list[tuple[list[str], bool, str, str]]]] = [
     ("request id with a lone surrogate", request("a\ud800b", CALL),
-     ("JSONRPCError", "a\ud800b", (-32603, NOT_SENT.format(at=1))), [(["transport.error"], False)]),
+     ("JSONRPCError", "a\ud800b", (-32603, NOT_SENT.format(at=1))), [UNWRITABLE]),
     ("arguments with a lone surrogate", request(7, {"name": "plain", "arguments": {"text": "x\ud800"}}),
-     ("JSONRPCError", 7, (-32603, NOT_SENT.format(at=1))), [(["transport.error"], False)]),
+     ("JSONRPCError", 7, (-32603, NOT_SENT.format(at=1))), [UNWRITABLE]),
     ("the client's answer with a lone surrogate",
      SessionMessage(mcp_types.JSONRPCResponse(jsonrpc="2.0", id=5, result={"text": "\ud800"})),
      ("JSONRPCNotification", None, {"jsonrpc": "2.0", "id": 5, "error": {
@@ -68,7 +72,8 @@ CASES: list[tuple[str, SessionMessage, tuple[str, Any, Any], list[tuple[list[str
 
 @pytest.mark.parametrize(("case", "written", "read", "verdicts"), CASES, ids=[c[0] for c in CASES])
 def test_a_message_the_sdk_cannot_write_fails_alone(case: str, written: SessionMessage, read: tuple[str, Any, Any],
-                                                    verdicts: list[tuple[list[str], bool]], tmp_path: Path) -> None:
+                                                    verdicts: list[tuple[list[str], bool, str, str]],
+                                                    tmp_path: Path) -> None:
     async def scenario() -> tuple[Any, list[Any], Any, str]:
         with anyio.fail_after(20), VerdictTap(frame_log=tmp_path / "frames.jsonl") as tap:
             async with tap.stdio_transport(SERVER[0], SERVER[1:], cwd=ROOT) as (reader, writer):
@@ -91,7 +96,8 @@ def test_a_message_the_sdk_cannot_write_fails_alone(case: str, written: SessionM
         assert message.params["data"] == detail  # what the server received instead of the answer
     else:
         assert (message.id, message.result) == (request_id, detail)
-    judged = [([f.code for f in c.verdict.findings], c.outcome.request_sent) for c in calls if c.request_id != 1]
+    judged = [([f.code for f in c.verdict.findings], c.outcome.request_sent, c.outcome.decision.action.value,
+               c.outcome.decision.rule) for c in calls if c.request_id != 1]
     assert judged == verdicts
     for call in calls:
         if not call.outcome.request_sent:
@@ -110,7 +116,7 @@ def test_the_sdks_call_with_arguments_it_cannot_write_fails_and_the_session_goes
                 return failed, await tap.call_tool(client, "get_forecast", {"city": "Lisbon"})
 
     failed, after = anyio.run(scenario)
-    assert ([f.code for f in failed.verdict.findings], failed.verdict.kind.value, failed.request_sent) == (
-        ["transport.error"], "unclassified", False)
+    assert ([f.code for f in failed.verdict.findings], failed.verdict.kind.value, failed.request_sent,
+            failed.decision.action.value) == (["transport.unwritable"], "unclassified", False, "fix_request")
     assert failed.verdict.findings[0].message == "the request was not sent: " + WHY.format(at=3)
     assert (after.verdict.kind.value, after.decision.action.value) == ("normal_complete", "accept")

@@ -258,6 +258,11 @@ POLICY: Final[tuple[PolicyRow, ...]] = (
               lambda s: s.code in _FIX_CODES,
               lambda s: f"the request is wrong ({_FIX_CODES.get(s.code or 0)}): fix it; resending it unchanged "
                         "cannot help"),
+    PolicyRow("unwritable", "transport.unwritable: the client could not write the request (a lone surrogate)",
+              Action.FIX_REQUEST,
+              lambda s: s.transport == "transport.unwritable",
+              lambda s: "the request cannot be written as JSON text (a string in it holds a lone surrogate): fix "
+                        "it; resending it unchanged fails the same way"),
     PolicyRow("url_elicitation", "protocol_error -32042 (URL elicitation required, 2025-11-25)",
               Action.FULFIL_INPUT,
               lambda s: s.code == -32042,

@@ -856,7 +856,10 @@ class VerdictTap:
             return local_verdict("transport.error", "the tap cannot tell which connection this session uses "
                                  "(build it over the tap's transports, or pass it to tap.judging first)", version)
         if key in state.not_sent:
-            why = state.unwritten.get(key) or state.failures.get(state.exchange_of.get(key, -1), _describe(error))
+            unwritten = state.unwritten.get(key)
+            if unwritten is not None:  # resent unchanged, it fails the same way: fix_request, not retry
+                return local_verdict("transport.unwritable", f"the request was not sent: {unwritten}", version)
+            why = state.failures.get(state.exchange_of.get(key, -1), _describe(error))
             return local_verdict("transport.error", f"the request was not sent: {why}", version)
         if error is not None and _is_cancelled(error):
             return local_verdict("transport.cancelled", f"the call was cancelled before its answer arrived "

@@ -253,6 +253,10 @@ RULES: Final[dict[str, Rule]] = _rules(
     Rule("transport.cancelled", "error", _LATEST + "basic/patterns/cancellation#timing-considerations",
          "The caller cancelled the call before its answer arrived; the request was sent, so the server "
          "may have completed it."),
+    Rule("transport.unwritable", "error", _RFC8259 + "#section-8.2",
+         "The client could not write the request as JSON text: a string in it (the id or the "
+         "arguments) holds a lone surrogate, which encodes no Unicode character and which UTF-8 "
+         "cannot carry. The request was not sent; sent again unchanged, it fails the same way."),
     Rule("transport.rounds", "error", _LATEST + "basic/patterns/mrtr",
          "The server kept asking for input past the client's rounds cap."),
     Rule("transport.noise", "warning", _LATEST + "basic/transports/stdio",
