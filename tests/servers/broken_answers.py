@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.servers._lines import requests
+from tests.servers._lines import requests, serve_http
 
 
 def answer(message: dict[str, Any]) -> bytes | None:
@@ -84,14 +83,5 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-def http() -> None:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    print(server.server_address[1], flush=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    sys.stdin.read()  # until the test closes our stdin
-    server.shutdown()
-
-
 if __name__ == "__main__":
-    http() if sys.argv[1] == "http" else stdio()
+    serve_http(Handler) if sys.argv[1] == "http" else stdio()

@@ -10,16 +10,12 @@ from __future__ import annotations
 import json
 import sys
 
+from tests.servers._lines import messages
+
 
 def main() -> None:
     out = sys.stdout.buffer
-    for raw in sys.stdin.buffer:
-        try:
-            message = json.loads(raw)
-        except ValueError:
-            continue
-        if not isinstance(message, dict):
-            continue
+    for message in messages():
         if message.get("method") == "tools/call" and "id" in message:
             reply = {"jsonrpc": "2.0", "id": message["id"],
                      "result": {"content": [{"type": "text", "text": "done"}], "isError": False}}

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.servers._lines import requests, serve_http
 
 OK_TEXT = "ok"
 HOSTILE_EVENT = b"\x1b[2J\x1b]0;PWNED\x07boom"
@@ -55,13 +56,7 @@ def notification(number: int) -> bytes:
 
 def stdio(mode: str, count: int) -> None:
     out = sys.stdout.buffer
-    for raw in sys.stdin.buffer:
-        try:
-            message = json.loads(raw)
-        except ValueError:
-            continue
-        if message.get("id") is None:
-            continue
+    for message in requests():
         if mode == "init_hang" and message.get("method") in ("initialize", "server/discover"):
             continue
         if mode == "elicit_hostile" and message.get("method") == "tools/call":
@@ -173,17 +168,8 @@ class Handler(BaseHTTPRequestHandler):
                 return
 
 
-def http() -> None:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    print(server.server_address[1], flush=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    sys.stdin.read()  # until the test closes our stdin
-    server.shutdown()
-
-
 if __name__ == "__main__":
     if sys.argv[1] == "http":
-        http()
+        serve_http(Handler)
     else:
         stdio(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 0)
