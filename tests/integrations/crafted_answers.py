@@ -18,25 +18,39 @@ import json
 import sys
 from typing import Any
 
-SERVER = r'''
+HANDSHAKE = r'''
 import json, sys
+def requests():
+    """(message, id, method) of each request on stdin (a line with an id), until stdin closes."""
+    for line in sys.stdin.buffer:
+        message = json.loads(line)
+        if message.get("id") is not None:
+            yield message, message["id"], message.get("method")
+def meta(name):
+    return {"io.modelcontextprotocol/serverInfo": {"name": name, "version": "1"}}
+def handshake(method, name):
+    """The result server ``name`` answers server/discover (2026-07-28) or initialize (2025-11-25)
+    with, a tools server; None for any other method."""
+    if method == "server/discover":
+        return {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                "_meta": meta(name)}
+    if method == "initialize":
+        return {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                "serverInfo": {"name": name, "version": "1"}}
+    return None
+'''
+"""What the crafted servers run with ``python -c`` share (prefixed to their script): reading the
+requests and answering the handshake of either era."""
+
+SERVER = HANDSHAKE + r'''
 tools, options = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-META = {"io.modelcontextprotocol/serverInfo": {"name": "crafted", "version": "1"}}
+META = meta("crafted")
 out = sys.stdout.buffer
 def send(data):
     out.write(data + b"\n"); out.flush()
-for line in sys.stdin.buffer:
-    message = json.loads(line)
-    rid, method = message.get("id"), message.get("method")
-    if rid is None:
-        continue
-    if method == "server/discover":
-        result = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
-                  "_meta": META}
-    elif method == "initialize":
-        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-                  "serverInfo": {"name": "crafted", "version": "1"}}
-    elif method == "tools/list":
+for message, rid, method in requests():
+    result = handshake(method, "crafted")
+    if method == "tools/list":
         listed = [{"name": name, "inputSchema": {"type": "object"},
                    **{key: spec[key] for key in ("annotations", "outputSchema") if key in spec}}
                   for name, spec in tools.items()]
@@ -52,7 +66,7 @@ for line in sys.stdin.buffer:
         raw = spec["raw"].replace("{id}", json.dumps(rid)).replace("{pad}", text * count)
         send(raw.encode())
         continue
-    else:
+    elif result is None:
         send(json.dumps({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "no"}}).encode())
         continue
     send(json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}).encode())

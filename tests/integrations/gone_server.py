@@ -6,25 +6,19 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .crafted_answers import HANDSHAKE
+
 # A stdio MCP server (2026-07-28 and 2025-11-25) listing one read-only tool, ``read``, that
 # appends a line to the file named by its argument per tools/call it receives, then exits
 # before answering: the client sees its connection close after the request was sent.
-GONE = r'''
-import json, sys
+GONE = HANDSHAKE + r'''
 runs = sys.argv[1]
-META = {"io.modelcontextprotocol/serverInfo": {"name": "gone", "version": "1"}}
-for line in sys.stdin.buffer:
-    message = json.loads(line)
-    rid, method = message.get("id"), message.get("method")
-    if rid is None:
-        continue
+META = meta("gone")
+for message, rid, method in requests():
     answer = {"jsonrpc": "2.0", "id": rid}
-    if method == "server/discover":
-        answer["result"] = {"resultType": "complete", "supportedVersions": ["2026-07-28"],
-                            "capabilities": {"tools": {}}, "_meta": META}
-    elif method == "initialize":
-        answer["result"] = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-                            "serverInfo": {"name": "gone", "version": "1"}}
+    hello = handshake(method, "gone")
+    if hello is not None:
+        answer["result"] = hello
     elif method == "tools/list":
         tools = [{"name": "read", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}]
         answer["result"] = {"resultType": "complete", "tools": tools, "ttlMs": 0, "cacheScope": "private",

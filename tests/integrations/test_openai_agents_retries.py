@@ -25,7 +25,7 @@ from agents.tool_context import ToolContext
 
 from mcp_verdict.integrations.openai_agents import AgentsVerdictError, StrictMCPServerStdio
 
-from .crafted_answers import command
+from .crafted_answers import HANDSHAKE, command
 
 INTERNAL_ERROR = '{"jsonrpc":"2.0","id":{id},"error":{"code":-32603,"message":"failed"}}'
 READ_ONLY = {"annotations": {"readOnlyHint": True}, "raw": INTERNAL_ERROR}
@@ -93,23 +93,15 @@ def test_a_write_with_an_unknown_effect_still_runs_once(tmp_path: Path) -> None:
 
 # A stdio MCP server (2026-07-28 and 2025-11-25) whose first ``failures`` tools/list requests are
 # answered with a -32603 error; it appends a line to the file ``listed`` per tools/list received.
-FLAKY_LISTING = r'''
-import json, sys
+FLAKY_LISTING = HANDSHAKE + r'''
 failures, listed = int(sys.argv[1]), sys.argv[2]
-META = {"io.modelcontextprotocol/serverInfo": {"name": "flaky-listing", "version": "1"}}
+META = meta("flaky-listing")
 count = 0
-for line in sys.stdin.buffer:
-    message = json.loads(line)
-    rid, method = message.get("id"), message.get("method")
-    if rid is None:
-        continue
+for message, rid, method in requests():
     answer = {"jsonrpc": "2.0", "id": rid}
-    if method == "server/discover":
-        answer["result"] = {"resultType": "complete", "supportedVersions": ["2026-07-28"],
-                            "capabilities": {"tools": {}}, "_meta": META}
-    elif method == "initialize":
-        answer["result"] = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-                            "serverInfo": {"name": "flaky-listing", "version": "1"}}
+    hello = handshake(method, "flaky-listing")
+    if hello is not None:
+        answer["result"] = hello
     elif method == "tools/list":
         count += 1
         with open(listed, "a") as out:
