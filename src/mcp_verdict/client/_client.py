@@ -274,7 +274,9 @@ class VerdictClient:
                                              timeout=max(self.timeout, self.connect_timeout),
                                              max_bytes=self.limits.max_bytes)
                 await stack.enter_async_context(http)
-                transport = streamable_http_client(self._url, http_client=http)
+                # No event size cap of the SDK's own (1 MiB): the recording transport ends an event
+                # past limits.max_bytes, recorded cut (json.too_large), as it does a JSON body.
+                transport = streamable_http_client(self._url, http_client=http, max_sse_event_size=None)
             engine = Client(transport, mode=sdk_mode, cache=None, read_timeout_seconds=self.connect_timeout,
                             client_info=self._client_info, **self._sdk_callbacks(),
                             extensions=[advertise(TASKS_EXTENSION)] if self.tasks else None)
@@ -657,6 +659,10 @@ class VerdictClient:
             code, message = ("transport.closed" if failure.kind == "eof" else "transport.error"), text
         else:
             code, message = "transport.error", _describe(error)
+        events = sum(1 for frame in seen.frames if frame.kind == "event")
+        if events:
+            message += (f"; the server sent {events} event{'s' if events > 1 else ''} of a type other than "
+                        "'message', which no MCP client reads as a message")
         if seen.noise_count:
             first = f" (first: {preview(seen.noise[0].data)})" if seen.noise else ""
             message += (f"; the server wrote {_not_messages(seen.noise_count)}{first}:"

@@ -3,8 +3,13 @@
 The SDK's ``streamable_http_client`` takes any ``httpx2.AsyncClient``; this module gives it one
 whose transport records each POST's body and tees every POST and GET response into the wire
 log before the SDK parses anything: a JSON body becomes one frame, each server-sent event one
-frame (read by :class:`mcp_verdict.frames.SSEParser`: an event with empty data is none).
-``accept-encoding: identity`` keeps the recorded bytes the message bytes (no gzip).
+frame (read by :class:`mcp_verdict.frames.SSEParser`: an event with empty data is none; an
+event whose type is not ``message`` is recorded as an ``event`` frame, no message: the SDK
+does not read it, and it never stands for an answer).
+``accept-encoding: identity`` asks for the message bytes as they are; a body the server
+compresses anyway (``content-encoding: gzip``...) is decoded by httpx2 before it is recorded,
+so the frames are the message bytes the SDK reads, and bounded as such. An event of a stream,
+like a body, is bounded by ``max_bytes``: past it the event is recorded cut and the stream ends.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from typing import Any, Final
 
 import httpx2
 
-from ..frames import SSEParser
+from ..frames import SSEEvent, SSEParser
 from ._wire import WireLog
 
 _NOT_SENT: Final = (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.UnsupportedProtocol)
@@ -26,6 +31,25 @@ _ERROR_COUNTED: Final = 1024 * 1024
 _ERROR_SECONDS: Final = 5.0
 """Seconds such a body is read for (half the request timeout if less): a body that trickles is
 counted as far as it came."""
+
+
+class _Decoded(httpx2.AsyncByteStream):
+    """A body with a content coding, decoded by httpx2 (the coding the SDK would undo itself)."""
+
+    def __init__(self, response: httpx2.Response) -> None:
+        self._response = response
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._response.aiter_bytes():
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._response.aclose()
+
+
+def _encoded(headers: httpx2.Headers) -> bool:
+    return any(coding.strip().lower() not in ("", "identity")
+               for coding in headers.get_list("content-encoding", split_commas=True))
 
 
 class _TeeStream(httpx2.AsyncByteStream):
@@ -40,6 +64,8 @@ class _TeeStream(httpx2.AsyncByteStream):
         self._body = bytearray()
         self._max = max_bytes
         self._done = False
+        self._event = bytearray()
+        """The bytes of the event being read (its lines so far), to bound it and record it cut."""
         self._error_size: int | None = None
         """An error body read ahead (its start in ``_body``): its size, as far as it was read."""
         self._error_whole = True
@@ -64,7 +90,7 @@ class _TeeStream(httpx2.AsyncByteStream):
                         break
                 else:
                     self._error_whole = True
-            except httpx2.TransportError:
+            except (httpx2.TransportError, httpx2.DecodingError):
                 self._error_whole = True  # what came before the break is all the server said
         self._error_size = size
 
@@ -84,24 +110,45 @@ class _TeeStream(httpx2.AsyncByteStream):
             # recorded frames (transport.closed).
             self._finish(broken=f"the response stream broke: {type(exc).__name__}: {exc}")
             return
+        except httpx2.DecodingError as exc:  # a content coding that does not decode: no message bytes
+            self._finish(undecodable=f"the response body does not decode as its content-encoding says: {exc}")
+            return
         self._finish()
 
     def _take(self, chunk: bytes) -> bool:
-        """Record ``chunk``; False once a body (not an event stream) passes max_bytes."""
+        """Record ``chunk``; False once a body, or an event of a stream, passes max_bytes."""
         if self._sse is not None:
-            for event in self._sse.feed(chunk):
-                self._log.add("in", "message", event.data, exchange=self._exchange, status=self._status)
+            # Fed a line at a time, so the event being read is known to the byte: past max_bytes it
+            # is recorded cut (json.too_large, as a body is) and the stream ends, memory bounded.
+            for piece in chunk.splitlines(keepends=True):  # after CRLF, LF or CR: the parser's line ends
+                self._record(self._sse.feed(piece))
+                if piece[-1:] in (b"\n", b"\r") and not self._sse.pending:  # between events
+                    self._event.clear()
+                    continue
+                self._event += piece[: self._max + 1 - len(self._event)]
+                if len(self._event) > self._max:
+                    self._log.add("in", "message", bytes(self._event), exchange=self._exchange, status=self._status)
+                    self._done = True
+                    return False
             return True
         self._body += chunk[: self._max + 1 - len(self._body)]
         return len(self._body) <= self._max
 
-    def _finish(self, broken: str | None = None) -> None:
+    def _record(self, events: list[SSEEvent]) -> None:
+        for event in events:
+            self._log.add("in", "message" if event.event == "message" else "event", event.data,
+                          exchange=self._exchange, status=self._status)
+
+    def _finish(self, broken: str | None = None, undecodable: str | None = None) -> None:
         if self._done:
             return
         self._done = True
+        if undecodable:
+            self._log.add("in", "http_error", f"HTTP {self._status}: {undecodable}".encode(), exchange=self._exchange,
+                          status=self._status)
+            return
         if self._sse is not None:
-            for event in self._sse.close():
-                self._log.add("in", "message", event.data, exchange=self._exchange, status=self._status)
+            self._record(self._sse.close())
             if broken or self._sse.dropped:
                 self._log.add("in", "eof", (broken or "the event stream ended inside an event").encode(),
                               exchange=self._exchange, status=self._status)
@@ -173,12 +220,18 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
         # GET opens the server's own SSE stream (server requests, notifications, and the answers
         # a resumed stream replays): its events are frames too, in their own exchange.
         stream: Any = response.stream
+        headers = response.headers
+        if _encoded(headers):  # compressed although identity was asked: the message bytes are the decoded ones
+            stream = _Decoded(httpx2.Response(response.status_code, headers=headers, stream=stream, request=request))
+            headers = headers.copy()
+            del headers["content-encoding"]
+            headers.pop("content-length", None)
         content_type = response.headers.get("content-type", "").lower()
         tee = _TeeStream(stream, self._log, exchange, response.status_code, content_type, self._max)
         if response.status_code >= 400 and not content_type.startswith(("application/json", "text/event-stream")):
             # the SDK reads none of it: what the server said would be lost
             await tee.read_error_body(self._error_seconds)
-        return httpx2.Response(response.status_code, headers=response.headers, stream=tee, request=request,
+        return httpx2.Response(response.status_code, headers=headers, stream=tee, request=request,
                                extensions=response.extensions)
 
     async def aclose(self) -> None:

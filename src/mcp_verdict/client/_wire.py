@@ -40,7 +40,9 @@ from typing import Any, Final, Literal
 from ..frames import Id, Peek, id_key, peek
 
 Direction = Literal["out", "in"]
-FrameKind = Literal["message", "eof", "http_error", "send_failed"]
+FrameKind = Literal["message", "event", "eof", "http_error", "send_failed"]
+"""``event``: the data of a server-sent event whose type is not ``message`` — recorded, but no
+JSON-RPC message (the SDKs read only ``message`` events, as a browser's ``onmessage`` does)."""
 _ANSWERS: Final = frozenset({"response", "error"})
 _NOT_MESSAGES: Final = frozenset({"unreadable", "invalid"})
 
@@ -53,7 +55,7 @@ class Frame:
     direction: Direction
     kind: FrameKind
     data: bytes
-    """The exact bytes (a message), or a description (eof, http_error, send_failed)."""
+    """The exact bytes (a message, an event's data), or a description (eof, http_error, send_failed)."""
     at: float
     """Wall-clock time the frame was recorded."""
     exchange: int | None = None
@@ -155,8 +157,10 @@ class WireLog:
 
 
 def _sheddable(frame: Frame) -> Literal["notification", "noise"] | None:
-    """An incoming notification, or a stdio line that is no JSON-RPC message and carries no id
-    (noise): nothing a call's answer can be."""
+    """An incoming notification, an SSE event of a type other than ``message``, or a stdio line
+    that is no JSON-RPC message and carries no id (noise): nothing a call's answer can be."""
+    if frame.direction == "in" and frame.kind == "event":
+        return "notification"  # an event of another type: no message, nothing a call waits for
     if frame.direction != "in" or frame.kind != "message":
         return None
     look = frame.peek()
@@ -262,7 +266,7 @@ def exchange_of(frames: Sequence[Frame], request: Request, *, shed_noise: int | 
 def transport_failure(frames: Sequence[Frame], request: Request | None) -> Frame | None:
     """An end-of-stream or HTTP failure frame after the request (in its exchange on HTTP)."""
     for frame in frames:
-        if frame.kind == "message" or frame.direction != "in":
+        if frame.kind in ("message", "event") or frame.direction != "in":
             continue
         if request is not None:
             if frame.seq < request.frame.seq:
