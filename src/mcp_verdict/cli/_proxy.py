@@ -70,7 +70,8 @@ def _header(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
               help="The version to judge by when a request does not say (no _meta, no initialize).")
 @click.option("--no-otel", is_flag=True, help="No OpenTelemetry spans or metrics even when installed.")
 @click.option("--allow-origin", "origins", multiple=True,
-              help="With --listen: an Origin the host may send (default: none but localhost).")
+              help="With --listen: an Origin the host may send, and on a loopback address a Host (its "
+                   "name) (default: none but localhost).")
 def proxy_command(command: tuple[str, ...], mode: str, refuse_as: str, upstream: str | None, listen: str | None,
                   path: str, headers: tuple[str, ...], timeout: float, max_frame_bytes: int, restart: str,
                   max_restarts: int, grace: float, log: str | None, verdicts: str | None, log_payloads: bool,

@@ -23,8 +23,10 @@ from ._relay import Key, Out, Relay
 class HostStream(Protocol):
     """Where frames for the host go."""
 
-    def send(self, data: bytes, *, final: bool) -> None:
-        """Send one frame; ``final``: it answers the request this stream was opened for."""
+    def send(self, data: bytes, *, final: bool) -> bool | None:
+        """Send one frame; ``final``: it answers the request this stream was opened for. False:
+        the stream no longer takes frames (closed, or its host does not read it), the frame is
+        dropped."""
 
 
 class Upstream(Protocol):
@@ -84,6 +86,10 @@ class Bridge:
 
     def host_too_large(self, prefix: bytes, size: int, stream: HostStream | None = None) -> None:
         self._dispatch(self.relay.host_too_large(prefix, size), stream, None, None)
+
+    def host_no_message(self, data: bytes, stream: HostStream, http: Mapping[str, Any] | None = None) -> None:
+        """A host body that is no JSON-RPC message: refused, its error to ``stream``."""
+        self._dispatch(self.relay.host_no_message(data, http), stream, None, None)
 
     # -- frames from the upstream --------------------------------------------------------------
     def from_upstream(self, data: bytes, via: HostStream | None = None, *,
@@ -161,7 +167,10 @@ class Bridge:
                 self.relay.note("error", "s2c", "no host stream to carry a frame: dropped")
                 self.relay.stats.refused += 1
                 continue
-            stream.send(out.data, final=final)
+            if stream.send(out.data, final=final) is False:
+                why = getattr(stream, "dropped_why", "") or "the host stream takes no more frames"
+                self.relay.note("error", "s2c", f"{why}: dropped")
+                self.relay.stats.refused += 1
 
     def _arm(self) -> None:
         """Keep one timer for the earliest request deadline."""

@@ -6,13 +6,22 @@ basic/transports/streamable-http, as a server:
   is the only frame, or an SSE stream (related notifications, then the answer) — mirroring the
   upstream's own choice when the upstream is HTTP; a notification or a response gets 202;
 - ``Origin`` is validated (DNS rebinding): a present Origin that is not a localhost one or one
-  given with ``--allow-origin`` is refused with 403;
+  given with ``--allow-origin`` is refused with 403; listening on a loopback address, so is the
+  ``Host`` header (421): a page whose name was rebound to 127.0.0.1 sends its own name there, and
+  no Origin on a same-origin GET (its GET stream would read the server's messages);
+- a body that is no JSON-RPC message (empty, blanks, not UTF-8 JSON, a batch) gets 400 and a
+  JSON-RPC error with a null id, and is not forwarded (logged as refused);
+- a stream whose host does not read it holds at most :func:`backlog_limit` bytes of frames
+  waiting: past it the frames that do not answer its request are dropped (each noted in the
+  frame log), the answer never;
 - 2025 sessions: over an HTTP upstream, ``Mcp-Session-Id`` passes through both ways (each host
   session is one upstream session and has its own relay); over a stdio upstream the proxy
-  issues the id on the ``initialize`` answer (the process is the one session);
+  issues the id on the ``initialize`` answer (the process is the one session); a body with line
+  breaks (pretty-printed) is written to the process as one line, each CR and LF a space;
 - ``GET`` opens the stream for the server's own messages (2025): forwarded upstream with
   ``Last-Event-ID`` (event ids and priming events pass through), or, over stdio, the stream the
-  process's unrelated messages go to; ``DELETE`` ends the session;
+  process's unrelated messages go to (the most recently opened of those still open);
+  ``DELETE`` ends the session;
 - a host that closes a POST's stream cancels its request upstream (the stream closed on HTTP,
   ``notifications/cancelled`` on stdio and in 2025 sessions);
 - stateless requests (2026-07-28, no session) from different hosts may carry the same id at the
@@ -45,6 +54,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import re
 import secrets
 from collections import deque
@@ -71,6 +81,26 @@ if TYPE_CHECKING:
 
 _PASS_BACK: Final = ("Mcp-Session-Id", "WWW-Authenticate", "Retry-After")
 _LOCAL: Final = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+_FIRST: Final = re.compile(rb"[ \t\r\n]*([^ \t\r\n])")
+"""A body's first byte past JSON's whitespace."""
+_BACKLOG: Final = 16 * 1024 * 1024
+
+
+def backlog_limit(max_frame: int) -> int:
+    """The bytes a host stream holds waiting, at most, before its host reads them (16 MiB, or
+    ``--max-frame-bytes`` when smaller); one frame within the frame limit is always taken while
+    the stream is under it, and the answer always."""
+    return min(max_frame, _BACKLOG)
+
+
+def _no_message(body: bytes) -> bool:
+    """The body cannot be a JSON-RPC message: it does not start with ``{`` past JSON's blanks
+    (empty, an array, a UTF-16 or UTF-8 byte order mark), or it is UTF-16 or UTF-32 (NUL bytes
+    between its ASCII characters: no ``"jsonrpc"`` shows)."""
+    first = _FIRST.match(body)
+    if first is None or first.group(1) != b"{":
+        return True
+    return b"\x00" in body and b'"jsonrpc"' not in body
 MAX_SESSIONS: Final = 1000
 """The 2025 session relays an HTTP host keeps at most (HTTP upstream); past it the least recently
 used idle one is closed (its upstream session goes on: its next request gets a new relay)."""
@@ -106,16 +136,19 @@ Item = tuple[str, bytes, bool, str | None]
 
 class _Items:
     """The items of one host stream, for its one handler: an ``asyncio.Queue`` without the
-    bound, the task counting and the Event it builds per instance (one per POST)."""
+    bound, the task counting and the Event it builds per instance (one per POST); ``size``, the
+    bytes waiting."""
 
-    __slots__ = ("_items", "_waiter")
+    __slots__ = ("_items", "_waiter", "size")
 
     def __init__(self) -> None:
         self._items: deque[Item] = deque()
         self._waiter: asyncio.Future[None] | None = None
+        self.size = 0
 
     def put_nowait(self, item: Item) -> None:
         self._items.append(item)
+        self.size += len(item[1])
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
@@ -124,7 +157,9 @@ class _Items:
         return not self._items
 
     def get_nowait(self) -> Item:
-        return self._items.popleft()
+        item = self._items.popleft()
+        self.size -= len(item[1])
+        return item
 
     async def get(self) -> Item:
         while not self._items:
@@ -133,7 +168,7 @@ class _Items:
                 await self._waiter
             finally:
                 self._waiter = None
-        return self._items.popleft()
+        return self.get_nowait()
 
 
 class PostStream:
@@ -143,8 +178,11 @@ class PostStream:
     """(the id the proxy sent upstream, the host's own id), both as JSON: the answer gets the
     host's id back (:func:`_restore_id`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = _BACKLOG) -> None:
         self.queue = _Items()
+        self.limit = limit
+        """The bytes waiting past which a frame that does not answer the request is dropped."""
+        self.dropped_why = ""
         self.status: int | None = None
         self.headers: Mapping[str, str] | None = None
         self.sse: bool | None = None
@@ -160,13 +198,18 @@ class PostStream:
     def prime(self, event_id: str, retry: int | None) -> None:
         self.queue.put_nowait(("prime", str(retry) .encode() if retry is not None else b"", False, event_id))
 
-    def send(self, data: bytes, *, final: bool) -> None:
+    def send(self, data: bytes, *, final: bool) -> bool:
         if self.closed:
-            return
+            self.dropped_why = "the host closed the stream"
+            return False
+        if not final and self.queue.size > self.limit:
+            self.dropped_why = f"the host does not read its stream ({self.queue.size} bytes wait)"
+            return False
         event_id, self.pending_id = self.pending_id, None
         if final and self.restore is not None:
             data = _restore_id(data, *self.restore)
         self.queue.put_nowait(("frame", data, final, event_id))
+        return True
 
 
 def _restore_id(data: bytes, sent: bytes, original: bytes) -> bytes:
@@ -219,6 +262,15 @@ class HttpHost:
         self.telemetry: Telemetry | None = None
         self._nonce = secrets.token_hex(6)
         self._renumbered = 0
+        self._backlog = backlog_limit(options.max_frame)
+        self._gets: list[PostStream] = []
+        """The host's GET streams open (stdio upstream), the latest last: it is the standing one."""
+        self._host_names: frozenset[str] | None = None
+        """The names the Host header may give (None: not checked, the endpoint is not on loopback)."""
+        listen = options.listen[0] if options.listen is not None else ""
+        with contextlib.suppress(ValueError):
+            if listen == "localhost" or ipaddress.ip_address(listen.strip("[]")).is_loopback:
+                self._host_names = _LOCAL | {urlsplit(o).hostname or "" for o in options.allowed_origins}
 
     # -- setup --------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -231,6 +283,7 @@ class HttpHost:
             upstream = StdioUpstream(bridge, self.options.command, limit=self.options.max_frame,
                                      restart=self.options.restart, max_restarts=self.options.max_restarts,
                                      grace=self.options.grace, env=merge_env(self.options.env))
+            upstream.one_line = relay.upstream_one_line = True  # an HTTP body may hold line breaks
             bridge.upstream = upstream
             await upstream.start()
             self._stdio = bridge
@@ -355,6 +408,21 @@ class HttpHost:
         stream.restore = (sent, id_json(as_written(look.id, body)))
         return with_id(body, sent, look.message)
 
+    def _host_ok(self, request: web.BaseRequest) -> bool:
+        """The Host header names the loopback endpoint (or a host of ``--allow-origin``): a page
+        whose name was rebound to 127.0.0.1 gives its own name (DNS rebinding)."""
+        names = self._host_names
+        if names is None:
+            return True
+        host = request.headers.get("Host")
+        if host is None:
+            return True  # (HTTP/1.0 without one: no browser)
+        try:
+            name = urlsplit("//" + host).hostname
+        except ValueError:
+            return False
+        return name is not None and name in names
+
     def _origin_ok(self, request: web.BaseRequest) -> bool:
         origin = request.headers.get("Origin")
         if origin is None:
@@ -369,6 +437,9 @@ class HttpHost:
         if not self._origin_ok(request):
             return web.json_response({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Origin not allowed"}},
                                      status=403)
+        if not self._host_ok(request):
+            return web.json_response({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Host not allowed"}},
+                                     status=421)
         self._active += 1
         try:
             if request.method == "POST":
@@ -387,7 +458,7 @@ class HttpHost:
         # a session's requests are routed by its id: only initialize and stateless requests are read
         look = peek(body) if session is None or b'"initialize"' in body else None
         initialize = look is not None and look.method == "initialize"
-        stream = PostStream()
+        stream = PostStream(self._backlog)
         # a frame no parser reads is read before a stdio upstream is sent it: the relay may answer
         # it instead (its id in flight, a number no int or float holds, a string that is not UTF-8)
         read_first = self._stdio is not None and look is not None and look.kind == "unreadable"
@@ -414,6 +485,9 @@ class HttpHost:
                 rest += len(chunk)
             bridge.host_too_large(body[:65536], rest, stream)
             return await self._answer_queued(stream, 413)
+        if _no_message(body):
+            bridge.host_no_message(body, stream, http)
+            return await self._answer_queued(stream, 400)
         headers = request.headers if self._stdio is None else None  # read-only: no copy
         key = bridge.from_host(body, stream, http=http, headers=headers, read_first=read_first)
         if key is None:
@@ -474,10 +548,10 @@ class HttpHost:
         if "text/event-stream" not in request.headers.get("Accept", ""):
             return web.Response(status=406)
         session = request.headers.get("Mcp-Session-Id")
-        stream = PostStream()
+        stream = PostStream(self._backlog)
         if self._stdio is not None:
             bridge = self._stdio
-            previous = bridge.standing
+            self._gets.append(stream)
             bridge.standing = stream
         else:
             bridge = self._acquire(session, False)
@@ -485,7 +559,7 @@ class HttpHost:
                 return await self._get_on(request, stream, bridge)
             finally:
                 self._release(bridge)
-        return await self._stream_to_host(request, stream, bridge, previous)
+        return await self._stream_to_host(request, stream, bridge)
 
     async def _get_on(self, request: web.BaseRequest, stream: PostStream, bridge: Bridge) -> web.StreamResponse:
         upstream = bridge.upstream
@@ -496,12 +570,12 @@ class HttpHost:
             if item[0] == "status":
                 return web.Response(status=int(item[1]), headers=dict(stream.headers or {}))
             stream.queue.put_nowait(item)
-            return await self._stream_to_host(request, stream, bridge, None)
+            return await self._stream_to_host(request, stream, bridge)
         finally:
             task.cancel()  # the host's stream ended: so does the upstream's
 
-    async def _stream_to_host(self, request: web.BaseRequest, stream: PostStream, bridge: Bridge,
-                              previous: Any) -> web.StreamResponse:
+    async def _stream_to_host(self, request: web.BaseRequest, stream: PostStream, bridge: Bridge
+                              ) -> web.StreamResponse:
         response = web.StreamResponse(status=200, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
         response.content_type = "text/event-stream"
         await response.prepare(request)
@@ -519,8 +593,10 @@ class HttpHost:
                     await response.write(_sse(data, event_id))
         finally:
             stream.closed = True
-            if self._stdio is not None and bridge.standing is stream:
-                bridge.standing = previous
+            if self._stdio is not None:
+                self._gets.remove(stream)
+                if bridge.standing is stream:  # the GET opened before it that is still open, if any
+                    bridge.standing = self._gets[-1] if self._gets else None
         return response
 
     async def _delete(self, request: web.BaseRequest) -> web.StreamResponse:

@@ -195,6 +195,10 @@ class Relay:
         """The host reads one frame per line (stdio) from an upstream whose frames may hold line
         breaks (HTTP): a forwarded frame holding CR or LF is written to the host with each
         replaced by a space (:func:`one_line`), which its frame-log record notes."""
+        self.upstream_one_line = False
+        """The upstream reads one frame per line (stdio) from a host whose frames may hold line
+        breaks (an HTTP body, pretty-printed): each CR and LF is written as a space, which the
+        host frame's record notes."""
         self.last_opened: Key | None = None
         """The id key of the request the last host frame opened (None: it opened none)."""
 
@@ -352,6 +356,27 @@ class Relay:
         if self._answered_by_proxy:
             self._answered_by_proxy.pop(key, None)
         return key
+
+    def host_no_message(self, data: bytes, http: Mapping[str, Any] | None = None) -> list[Out]:
+        """A host body that is no JSON-RPC message (an HTTP POST: empty, blanks only, not JSON,
+        not UTF-8 JSON, or JSON that is no object — a batch, which MCP has not had since
+        2025-06-18): never forwarded, logged as refused, answered with a null id (JSON-RPC 2.0
+        s5.1: PARSE_ERROR for a body no parser reads, INVALID_REQUEST for JSON that is no object;
+        no id can be told)."""
+        self.stats.host_frames += 1
+        self.stats.refused += 1
+        try:
+            json.loads(data.decode())  # (as UTF-8; Python's json reads NaN, 1e400 and a lone surrogate)
+        except (ValueError, RecursionError):
+            code, reason = PARSE_ERROR, "the body is no JSON text (JSON is UTF-8, RFC 8259 s8.1)"
+        else:
+            code, reason = INVALID_REQUEST, ("the body is JSON but no JSON-RPC message object (one message per "
+                                             "POST; a batch, an array, is not MCP since 2025-06-18)")
+        self._log("c2s", "refused", data, note=f"not forwarded: {reason}", http=http)
+        what = "parse error" if code == PARSE_ERROR else "invalid request"
+        answer = error_frame(None, code, f"mcp-verdict proxy: {what}: {reason}; the proxy does not relay it",
+                             {"reason": reason, "forwarded": False})
+        return [self._unsent_answer(answer, "refused the body: no JSON-RPC message", http)]
 
     def host_too_large(self, prefix: bytes, size: int, http: Mapping[str, Any] | None = None) -> list[Out]:
         """A host frame past the limit (a stdio line is cut off as it is read: ``prefix`` is its
@@ -788,6 +813,9 @@ class Relay:
             seq = self._seq
             self._seq += 1
         if self.recorder is not None:
+            if self.upstream_one_line and direction == "c2s" and kind == "message" and data is not None \
+                    and (b"\n" in data or b"\r" in data):
+                note = _ONE_LINE_UP if note is None else f"{note}; {_ONE_LINE_UP}"
             self.recorder.frame(FrameRecord(self.conn, seq, time.time() if at is None else at, direction, kind, data,
                                             None, note, self.transport, _http(http)))
         return seq
@@ -813,6 +841,7 @@ class Relay:
 
 
 _ONE_LINE: Final = "written to the host as one line: each CR and LF replaced by a space"
+_ONE_LINE_UP: Final = "written to the upstream as one line: each CR and LF replaced by a space"
 _BREAKS: Final = bytes.maketrans(b"\r\n", b"  ")
 
 

@@ -334,9 +334,14 @@ class StdioUpstream:
 
     # -- frames to the upstream ------------------------------------------------------------------
     routes_by_key = False  # one pipe: frames are written as they come
+    one_line = False
+    """The host's frames may hold line breaks (an HTTP host's body, pretty-printed): each CR and
+    LF is written as a space (:func:`one_line`), so that the server reads one line per frame."""
 
     def send(self, data: bytes, *, key: Key | None = None, stream: HostStream | None = None,
              headers: Mapping[str, str] | None = None) -> bool:
+        if self.one_line and (b"\n" in data or b"\r" in data):
+            data = one_line(data)
         if self._init is None and b'"initialize"' in data:
             self._remember_init(data)
         elif self._initialized is None and b"notifications/initialized" in data:
