@@ -21,7 +21,7 @@ import pytest
 
 from mcp_verdict.frames import sse_events
 
-from ._peers import TIMEOUT, call, demo_http, proxy_http, wait_until
+from ._peers import TIMEOUT, HttpHostPeer, call, demo_http, proxy_http, wait_until
 
 NOTIFY = [sys.executable, str(Path(__file__).with_name("notify_server.py"))]
 FORECAST = call(7, "get_forecast", {"city": "Paris"})
@@ -110,9 +110,46 @@ def test_a_body_with_line_breaks_reaches_a_stdio_server_as_one_line(tmp_path: Pa
     assert answer == {"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "ok"}],
                                                             "isError": False}}
     host_frames = [(r["kind"], r.get("note")) for r in _records(log) if r["dir"] == "c2s" and r["kind"] == "message"]
-    assert host_frames == [("message", "written to the upstream as one line: each CR and LF replaced by a space")]
+    assert host_frames == [("message", ONE_LINE_UP)]
     server = [r["kind"] for r in _records(log) if r["dir"] == "s2c" and r["kind"] in ("message", "error")]
     assert server == ["message"]  # its one answer: no parse error for a line that was part of the body
+
+
+ONE_LINE_UP = ("written to the upstream as one line: each CR and LF between tokens a space, one inside a string "
+               "(a frame no strict parser reads) a vertical tab")
+VERBATIM = [sys.executable, str(Path(__file__).with_name("verbatim_server.py"))]
+INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+UPSTREAM_TIMEOUT = -31002  # README "The proxy", the proxy's codes
+
+
+# (a body with a raw line break, where it is; what the server reads; what the host gets): a raw
+# CR or LF inside a string makes the frame invalid (RFC 8259 s7: control characters are escaped
+# inside strings); written as a space there, the server would read a valid, repaired request
+@pytest.mark.parametrize(("body", "read", "answer"), [
+    (b'{"jsonrpc":"2.0","id":9,\n"method":"tools/call","params":{"name":"echo","arguments":{"t":"a b"}}}',
+     b'{"jsonrpc":"2.0","id":9, "method":"tools/call","params":{"name":"echo","arguments":{"t":"a b"}}}', "answered"),
+    (b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"t":"a\nb"}}}',
+     b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"t":"a\x0bb"}}}',
+     UPSTREAM_TIMEOUT),  # (the server's strict json refuses it and answers nothing)
+    (b'{"jsonrpc":"2.0","id":9,\r\n"method":"tools/call","params":{"name":"echo","arguments":{"t":"a\r\nb"}}}',
+     b'{"jsonrpc":"2.0","id":9,  "method":"tools/call","params":{"name":"echo","arguments":{"t":"a\x0b\x0bb"}}}',
+     UPSTREAM_TIMEOUT),
+], ids=["between tokens", "inside a string", "both, CRLF"])
+def test_a_raw_line_break_inside_a_string_is_never_repaired(tmp_path: Path, body: bytes, read: bytes,
+                                                             answer: object) -> None:
+    received = tmp_path / "received"
+    with proxy_http(["--timeout", "1", "--", "env", f"VERBATIM_LOG={received}", *VERBATIM]) as (url, _):
+        peer = HttpHostPeer(url)
+        try:
+            assert b'"2025-06-18"' in (peer.exchange(INIT) or b"")
+            peer.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            status, raw, _events = peer.post(body, timeout=8)
+        finally:
+            peer.close()
+    got = json.loads(raw or b"null")
+    assert (status, "answered" if "result" in got else got["error"]["code"]) == (200, answer)
+    assert [line for line in received.read_bytes().splitlines() if b'"id":9' in line] == [read]
 
 
 # -- Host and Origin: DNS rebinding ----------------------------------------------------------------

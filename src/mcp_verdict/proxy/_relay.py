@@ -55,11 +55,14 @@ verdict passes; the verdict is made first, the pairing, records and verdict line
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple, Protocol
+
+import orjson
 
 from ..frames import Answered, Context, Exchange, FrameRecord, Seen, Stray, Tracker, id_key
 from ..frames._jsonrpc import Id, Peek, id_text, peek
@@ -840,18 +843,39 @@ class Relay:
         self._log(direction, kind, None, note=note)
 
 
-_ONE_LINE: Final = "written to the host as one line: each CR and LF replaced by a space"
-_ONE_LINE_UP: Final = "written to the upstream as one line: each CR and LF replaced by a space"
+_ONE_LINE: Final = ("written to the host as one line: each CR and LF between tokens a space, one inside a string "
+                    "(a frame no strict parser reads) a vertical tab")
+_ONE_LINE_UP: Final = ("written to the upstream as one line: each CR and LF between tokens a space, one inside a "
+                       "string (a frame no strict parser reads) a vertical tab")
 _BREAKS: Final = bytes.maketrans(b"\r\n", b"  ")
 
 
 def one_line(data: bytes) -> bytes:
-    """``data`` with each CR and LF byte replaced by a space, for a host that reads one frame
-    per line. In valid JSON a raw CR or LF can only be whitespace between tokens (inside a
-    string it is escaped), so the message is unchanged; a frame that is not valid JSON (observe
-    forwards it) is written the same way rather than split into lines the host would read as
-    frames of their own. The frame log keeps the upstream's bytes."""
-    return data.translate(_BREAKS)
+    """``data`` on one line, for a peer that reads one frame per line (stdio), its meaning and
+    its validity unchanged. In valid JSON a raw CR or LF can only be whitespace between tokens,
+    each written as a space. In a frame no strict parser reads (observe forwards it), a raw CR
+    or LF inside a string is itself what makes it invalid (RFC 8259 s7: a control character
+    inside a string must be escaped): it is written as a raw vertical tab (0x0B), a control
+    character a strict parser refuses alike, so that the peer reads the frame the proxy was
+    given as invalid, never a repaired one (a space there would make a valid message of it);
+    those between tokens become spaces. The frame log keeps the bytes as they came."""
+    flat = data.translate(_BREAKS)
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError:  # (a string holding a raw line break, or another fault)
+        return _STRING.sub(_tab_breaks, data).translate(_BREAKS)
+    return flat
+
+
+_STRING: Final = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+"""A string token, from its opening quote to its closing one (matched from the left, each
+string whole, so a closing quote is never taken for an opening one)."""
+_TABS: Final = bytes.maketrans(b"\r\n", b"\x0b\x0b")
+
+
+def _tab_breaks(found: re.Match[bytes]) -> bytes:
+    text = found.group()
+    return text.translate(_TABS) if b"\n" in text or b"\r" in text else text
 
 
 _UNRELAYED: Final = {
