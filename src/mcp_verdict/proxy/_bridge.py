@@ -13,7 +13,7 @@ refused (no stream to carry it: a 2026-07-28 host over HTTP opens none).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, Protocol
 
 from ._codes import UPSTREAM_UNAVAILABLE
@@ -87,6 +87,10 @@ class Bridge:
     def host_too_large(self, prefix: bytes, size: int, stream: HostStream | None = None) -> None:
         self._dispatch(self.relay.host_too_large(prefix, size), stream, None, None)
 
+    def host_no_session(self, data: bytes, stream: HostStream, http: Mapping[str, Any] | None = None) -> None:
+        """A host body whose session id names no session the proxy holds: refused, its error to ``stream``."""
+        self._dispatch(self.relay.host_no_session(data, http), stream, None, None)
+
     def host_no_message(self, data: bytes, stream: HostStream, http: Mapping[str, Any] | None = None) -> None:
         """A host body that is no JSON-RPC message: refused, its error to ``stream``."""
         self._dispatch(self.relay.host_no_message(data, http), stream, None, None)
@@ -127,8 +131,8 @@ class Bridge:
     def fail(self, key: Key, reason: str, code: int) -> None:
         self._dispatch(self.relay.fail(key, reason, code), None, None, None)
 
-    def stopping(self, reason: str) -> None:
-        self._dispatch(self.relay.stopping(reason), None, None, None)
+    def stopping(self, reason: str, keys: Collection[Key] | None = None) -> None:
+        self._dispatch(self.relay.stopping(reason, keys), None, None, None)
 
     def host_lost(self, reason: str = "the host disconnected") -> None:
         self._dispatch(self.relay.host_lost(reason), None, None, None)

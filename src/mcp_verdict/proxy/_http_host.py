@@ -15,9 +15,16 @@ basic/transports/streamable-http, as a server:
   waiting: past it the frames that do not answer its request are dropped (each noted in the
   frame log), the answer never;
 - 2025 sessions: over an HTTP upstream, ``Mcp-Session-Id`` passes through both ways (each host
-  session is one upstream session and has its own relay); over a stdio upstream the proxy
-  issues the id on the ``initialize`` answer (the process is the one session); a body with line
-  breaks (pretty-printed) is written to the process as one line, each CR and LF a space;
+  session is one upstream session and has its own relay, and the upstream's own 404 for a
+  session it ended passes through); over a stdio upstream the proxy issues the id on the
+  ``initialize`` answer and holds it until the host's ``DELETE``: a request naming an id it does
+  not hold (never issued, ended, empty) gets 404 Not Found and a JSON-RPC error with a null id,
+  unforwarded (2025-11-25 Session Management 3: after termination, 404; 4: the host then
+  initialises again), except a 2026-07-28 request, whose ``Mcp-Session-Id`` is ignored; a
+  ``DELETE`` answers the session's calls in flight with UPSTREAM_CLOSED (cancelled upstream) and
+  ends its GET streams, and leaves the process running (it serves every host on one
+  connection: other sessions, stateless requests); a body with line breaks (pretty-printed) is
+  written to the process as one line, each CR and LF a space;
 - ``GET`` opens the stream for the server's own messages (2025): forwarded upstream with
   ``Last-Event-ID`` (event ids and priming events pass through), or, over stdio, the stream the
   process's unrelated messages go to (the most recently opened of those still open);
@@ -101,6 +108,9 @@ def _no_message(body: bytes) -> bool:
     if first is None or first.group(1) != b"{":
         return True
     return b"\x00" in body and b'"jsonrpc"' not in body
+_DATE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_STATELESS: Final = "2026-07-28"
+"""The first protocol version without sessions (versions are dates: later ones compare greater)."""
 MAX_SESSIONS: Final = 1000
 """The 2025 session relays an HTTP host keeps at most (HTTP upstream); past it the least recently
 used idle one is closed (its upstream session goes on: its next request gets a new relay)."""
@@ -188,6 +198,8 @@ class PostStream:
         self.sse: bool | None = None
         self.pending_id: str | None = None
         self.closed = False
+        self.session: str | None = None
+        """The 2025 session of a GET stream (stdio upstream): it ends with the session."""
 
     def begin(self, status: int, headers: Mapping[str, str]) -> None:
         """The upstream's response started (HTTP upstream): mirror its status and kind."""
@@ -264,6 +276,9 @@ class HttpHost:
         self._renumbered = 0
         self._backlog = backlog_limit(options.max_frame)
         self._gets: list[PostStream] = []
+        self._sessions: dict[str, set[Key]] = {}
+        """The 2025 sessions the proxy issued (stdio upstream) and not ended, least recently used
+        first: each one's calls in flight (the keys of its POSTs still answering)."""
         """The host's GET streams open (stdio upstream), the latest last: it is the standing one."""
         self._host_names: frozenset[str] | None = None
         """The names the Host header may give (None: not checked, the endpoint is not on loopback)."""
@@ -454,7 +469,16 @@ class HttpHost:
 
     async def _post(self, request: web.BaseRequest) -> web.StreamResponse:
         body = await _read_body(request, self.options.max_frame + 1)
-        session = request.headers.get("Mcp-Session-Id")
+        session = self._session_of(request)
+        if session is not None and self._stdio is not None and not self._holds(session):
+            if len(body) > self.options.max_frame:
+                body = body[:65536]
+            stream = PostStream(self._backlog)
+            self._exchange += 1
+            self._stdio.host_no_session(body, stream, {"exchange": self._exchange, "method": "POST",
+                                                       "session": session,
+                                                       "protocol_version": request.headers.get("MCP-Protocol-Version")})
+            return await self._answer_queued(stream, 404)
         # a session's requests are routed by its id: only initialize and stateless requests are read
         look = peek(body) if session is None or b'"initialize"' in body else None
         initialize = look is not None and look.method == "initialize"
@@ -494,6 +518,9 @@ class HttpHost:
             if not stream.queue.empty():
                 return await self._answer_queued(stream, 200)
             return web.Response(status=202)
+        calls = self._sessions.get(session) if session is not None and self._stdio is not None else None
+        if calls is not None:
+            calls.add(key)  # (a DELETE of the session answers it)
         try:
             return await self._respond(request, stream, bridge, key, initialize)
         except (asyncio.CancelledError, ConnectionResetError):
@@ -502,6 +529,9 @@ class HttpHost:
                 notify = self._stdio is not None or session is not None
                 bridge.cancel(key, "the host closed its stream", notify=notify)
             raise
+        finally:
+            if calls is not None:
+                calls.discard(key)
 
     async def _answer_queued(self, stream: PostStream, status: int) -> web.Response:
         """The answer the relay wrote at once (a refused request), or the bare status without one."""
@@ -522,7 +552,7 @@ class HttpHost:
             if sid:
                 self._adopt(sid, bridge)
         elif initialize and self._stdio is not None:
-            headers["Mcp-Session-Id"] = secrets.token_hex(16)
+            headers["Mcp-Session-Id"] = self._issue()
         kind, data, final, event_id = item
         status = stream.status or 200
         if kind == "frame" and final and stream.queue.empty() and not stream.sse:
@@ -547,9 +577,13 @@ class HttpHost:
     async def _get(self, request: web.BaseRequest) -> web.StreamResponse:
         if "text/event-stream" not in request.headers.get("Accept", ""):
             return web.Response(status=406)
-        session = request.headers.get("Mcp-Session-Id")
+        session = self._session_of(request)
         stream = PostStream(self._backlog)
         if self._stdio is not None:
+            if session is not None and not self._holds(session):
+                return web.json_response({"jsonrpc": "2.0", "id": None,
+                                          "error": {"code": -32600, "message": "Session not found"}}, status=404)
+            stream.session = session
             bridge = self._stdio
             self._gets.append(stream)
             bridge.standing = stream
@@ -601,8 +635,10 @@ class HttpHost:
 
     async def _delete(self, request: web.BaseRequest) -> web.StreamResponse:
         session = request.headers.get("Mcp-Session-Id")
-        if self._stdio is not None or self._client is None:
-            return web.Response(status=200 if session else 400)
+        if self._stdio is not None:
+            return self._end_session(session)
+        if self._client is None:
+            return web.Response(status=400)
         assert self.options.upstream is not None
         headers = {k: v for k, v in request.headers.items()
                    if k.lower() not in ("host", "content-length", "accept-encoding")}
@@ -617,6 +653,58 @@ class HttpHost:
             if held.users <= 0:
                 self._drop(bridge)
         return web.Response(status=response.status, body=body)
+
+    # -- the 2025 sessions over a stdio upstream -------------------------------------------------
+    def _session_of(self, request: web.BaseRequest) -> str | None:
+        """The request's ``Mcp-Session-Id``; None also for a 2026-07-28 request (by its
+        ``MCP-Protocol-Version``), which has no sessions: the header is ignored (2026-07-28
+        basic/transports/streamable-http, Earlier Streamable HTTP Revisions)."""
+        session = request.headers.get("Mcp-Session-Id")
+        version = request.headers.get("MCP-Protocol-Version", "")
+        if session is not None and _DATE.fullmatch(version) and version >= _STATELESS:
+            return None
+        return session
+
+    def _issue(self) -> str:
+        """A new session's id (stdio upstream), held until the host's DELETE; past
+        :data:`MAX_SESSIONS` the least recently used one with no call in flight is forgotten
+        (its host gets 404 and initialises again)."""
+        session = secrets.token_hex(16)
+        self._sessions[session] = set()
+        if len(self._sessions) > self.max_sessions:
+            idle = next((s for s, calls in self._sessions.items() if not calls), None)
+            if idle is not None:
+                self._forget_session(idle, "")
+        return session
+
+    def _holds(self, session: str) -> bool:
+        """``session`` is one the proxy issued and not ended (stdio upstream): now the most recently used."""
+        calls = self._sessions.pop(session, None)
+        if calls is None:
+            return False
+        self._sessions[session] = calls
+        return True
+
+    def _end_session(self, session: str | None) -> web.Response:
+        """The host's DELETE (stdio upstream): the session ends — its later requests get 404, its
+        calls still in flight UPSTREAM_CLOSED (cancelled upstream), its GET streams end. The
+        process goes on: it serves every host (other sessions, stateless requests) on one
+        connection; the next ``initialize`` reaches it as any new session's does."""
+        if not session:
+            return web.Response(status=400)
+        if not self._holds(session):
+            return web.json_response({"jsonrpc": "2.0", "id": None,
+                                      "error": {"code": -32600, "message": "Session not found"}}, status=404)
+        self._forget_session(session, "the host ended its session (HTTP DELETE) before the upstream answered")
+        return web.Response(status=200)
+
+    def _forget_session(self, session: str, reason: str) -> None:
+        calls = self._sessions.pop(session)
+        if calls and self._stdio is not None:
+            self._stdio.stopping(reason, calls)
+        for stream in self._gets:
+            if stream.session == session:
+                stream.queue.put_nowait(("end", b"", True, None))
 
     def _all_bridges(self) -> list[Bridge]:
         return [self._stdio] if self._stdio is not None else list(self._live)

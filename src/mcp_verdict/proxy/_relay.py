@@ -58,7 +58,7 @@ import json
 import re
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple, Protocol
 
@@ -380,6 +380,18 @@ class Relay:
         answer = error_frame(None, code, f"mcp-verdict proxy: {what}: {reason}; the proxy does not relay it",
                              {"reason": reason, "forwarded": False})
         return [self._unsent_answer(answer, "refused the body: no JSON-RPC message", http)]
+
+    def host_no_session(self, data: bytes, http: Mapping[str, Any] | None = None) -> list[Out]:
+        """A host body whose ``Mcp-Session-Id`` names no session the proxy holds (never issued,
+        or ended by the host's DELETE): never forwarded, logged as refused; its answer, HTTP 404
+        with a JSON-RPC error of null id, tells the host to initialise a new session (2025-11-25
+        basic/transports, Session Management 3 and 4)."""
+        self.stats.host_frames += 1
+        self.stats.refused += 1
+        reason = "the session id is not one of a session the proxy holds (never issued, or ended)"
+        self._log("c2s", "refused", data, note=f"not forwarded: {reason}", http=http)
+        answer = error_frame(None, INVALID_REQUEST, "Session not found", {"reason": reason, "forwarded": False})
+        return [self._unsent_answer(answer, "refused the body: session not found", http)]
 
     def host_too_large(self, prefix: bytes, size: int, http: Mapping[str, Any] | None = None) -> list[Out]:
         """A host frame past the limit (a stdio line is cut off as it is read: ``prefix`` is its
@@ -711,10 +723,13 @@ class Relay:
             out.append(self._to_upstream(cancelled(request_id, f"mcp-verdict proxy: {reason}")))
         return out
 
-    def stopping(self, reason: str) -> list[Out]:
-        """The proxy is stopping: every request in flight gets UPSTREAM_CLOSED, cancelled upstream."""
+    def stopping(self, reason: str, keys: Collection[Key] | None = None) -> list[Out]:
+        """The proxy is stopping: every request in flight (or those of ``keys``: their host
+        session ended) gets UPSTREAM_CLOSED, cancelled upstream."""
         out: list[Out] = []
         for key, waiting in list(self._waiting.items()):
+            if keys is not None and key not in keys:
+                continue
             request_id = _reply_id(waiting.exchange)
             out.append(self._own_answer(error_frame(request_id, UPSTREAM_CLOSED, f"mcp-verdict proxy: {reason}",
                                                     {"reason": reason}), key, reason))
