@@ -93,7 +93,7 @@ def test_a_session_id_the_proxy_does_not_hold_gets_404_over_a_stdio_server(
     refused = [r["note"] for r in map(json.loads, log.read_text().splitlines())
                if r["dir"] == "c2s" and r["kind"] == "refused"]
     assert refused == ["not forwarded: the session id is not one of a session the proxy holds (never issued, or "
-                       "ended)"] * (1 if "POST" == steps[-1][0] and statuses[-1] == 404 else 0)
+                       "ended)"] * (1 if steps[-1][0] == "POST" and statuses[-1] == 404 else 0)
 
 
 def test_a_delete_answers_the_session_calls_in_flight_and_cancels_them_upstream(tmp_path: Path) -> None:
