@@ -137,3 +137,35 @@ def test_a_large_event_is_bounded_in_the_client_too(base: str) -> None:
             return outcome.verdict.kind, [f.code for f in outcome.verdict.findings], len(answer or b"")
 
     assert anyio.run(go) == (Kind.UNCLASSIFIED, ["json.too_large"], 100_001)
+
+
+def test_a_session_the_server_ended_is_started_again() -> None:
+    """MCP Streamable HTTP, session management: a 404 to a request that carried a session id
+    means the server ended that session, and the client MUST start a new one with initialize.
+    The call that met the 404 fails and says so; the next calls go through the new session
+    (the server's answer names the session it was sent: s2). A server of its own: the ended
+    session is the server's state."""
+    async def go(url: str) -> tuple[list[tuple[str, list[tuple[str, str]], object]], list[str]]:
+        seen = []
+        async with VerdictClient.http(url, mode="legacy", timeout=10) as client:
+            for _ in range(3):
+                outcome = await client.call_tool("t")
+                verdict = outcome.verdict
+                seen.append((verdict.kind.value, [(f.code, f.message) for f in verdict.findings],
+                             verdict.to_dict().get("content")))
+            return seen, client.warnings
+
+    with subprocess.Popen([sys.executable, "-m", "tests.servers.hostile_http"], cwd=ROOT, stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True) as process:
+        assert process.stdout is not None and process.stdin is not None
+        try:
+            seen, warnings = anyio.run(go, f"http://127.0.0.1:{process.stdout.readline().strip()}/session404/mcp")
+        finally:
+            process.stdin.close()
+    assert seen == [
+        ("unclassified", [("transport.error", "HTTP 404: unknown session; the server ended session 's1': the client "
+                                              "starts a new one before its next request")], None),
+        ("normal_complete", [], [{"type": "text", "text": "session s2"}]),
+        ("normal_complete", [], [{"type": "text", "text": "session s2"}]),
+    ]
+    assert warnings == ["the server ended session 's1' (HTTP 404): connected again, a new session"]

@@ -56,7 +56,7 @@ from ..verdict._verdict import ElicitationRequest, InputRequest, RootsRequest, S
 from ..verdict._versions import TASKS_EXTENSION, VERSIONS
 from ._connect import CannotConnect, check_url, diagnose
 from ._handlers import HandlerError, Handlers
-from ._http import recording_http_client
+from ._http import RecordingTransport, recording_http_client
 from ._stdio import StderrTail, recording_stdio, split_command
 from ._wire import Exchange, Frame, WireLog, bytes_field, exchange_of, preview, requests, transport_failure
 
@@ -200,6 +200,9 @@ class VerdictClient:
         self._listed = False
         self._discover_error: str | None = None
         self._handler_errors: list[HandlerError] = []
+        self._recorder: RecordingTransport | None = None
+        self._sdk_mode: Literal["auto", "legacy"] = "legacy" if mode == "legacy" else "auto"
+        self._owner: int | None = None
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
@@ -270,9 +273,9 @@ class VerdictClient:
                                                  grace=min(2.0, self.connect_timeout))
             else:
                 assert self._url is not None
-                http = recording_http_client(self.wire, headers=self._headers, auth=self._auth,
-                                             timeout=max(self.timeout, self.connect_timeout),
-                                             max_bytes=self.limits.max_bytes)
+                http, self._recorder = recording_http_client(
+                    self.wire, headers=self._headers, auth=self._auth, timeout=max(self.timeout, self.connect_timeout),
+                    max_bytes=self.limits.max_bytes)
                 await stack.enter_async_context(http)
                 # No event size cap of the SDK's own (1 MiB): the recording transport ends an event
                 # past limits.max_bytes, recorded cut (json.too_large), as it does a JSON body.
@@ -290,6 +293,8 @@ class VerdictClient:
             raise
         self._engine = engine
         self._stack = stack
+        self._sdk_mode = sdk_mode
+        self._owner = anyio.get_current_task().id  # the connection's task groups close in this task only
 
     def _session_builder(self, build: Callable[[AsyncExitStack], Awaitable[Any]],
                          ) -> Callable[[AsyncExitStack], Awaitable[Any]]:
@@ -375,6 +380,11 @@ class VerdictClient:
         info = self._session().server_info
         return info.model_dump(exclude_none=True) if info is not None else None
 
+    async def _send_request(self, *args: Any, **kwargs: Any) -> Any:
+        """The session's send_request, of the session in force when it is sent (one renewed after
+        the server ended the last)."""
+        return await self._session().send_request(*args, **kwargs)
+
     def _session(self) -> Any:
         if self._engine is None:
             raise RuntimeError("use the client inside `async with`")
@@ -394,13 +404,12 @@ class VerdictClient:
             return await self._list_tools()
 
     async def _list_tools(self) -> list[dict[str, Any]]:
-        session = self._session()
         tools: list[dict[str, Any]] = []
         cursor: str | None = None
         cursors: set[str] = set()
         for pages in range(1, _PAGES + 1):  # pagination, bounded
             params = {"cursor": cursor} if cursor else None
-            send = functools.partial(session.send_request, _RawList(method="tools/list", params=params), _ANY,
+            send = functools.partial(self._send_request, _RawList(method="tools/list", params=params), _ANY,
                                      request_read_timeout_seconds=self.timeout)
             round_ = await self._exchange("tools/list", send, judge=False)
             page, cursor, problem = self._tool_page(round_)
@@ -577,22 +586,25 @@ class VerdictClient:
 
     async def _round(self, name: str, arguments: Mapping[str, Any], responses: dict[str, Any] | None,
                      state: str | None) -> Round:
-        session = self._session()
         if self._augmented(name):
             params = {"name": name, "arguments": dict(arguments), "task": {"ttl": int(self.task_timeout * 1000)}}
-            return await self._exchange("tools/call", lambda: session.send_request(
+            return await self._exchange("tools/call", lambda: self._session().send_request(
                 _RawCall(method="tools/call", params=params), _ANY, request_read_timeout_seconds=self.timeout),
                 extensions=(TASKS_EXTENSION,))
-        return await self._exchange("tools/call", lambda: session.call_tool(
+        return await self._exchange("tools/call", lambda: self._session().call_tool(
             name, dict(arguments), read_timeout_seconds=self.timeout, input_responses=responses,
             request_state=state, allow_input_required=True, allow_claimed=True), extensions=self.extensions)
 
     async def _exchange(self, method: str, send: Callable[[], Awaitable[Any]], *, judge: bool = True,
                         extensions: tuple[str, ...] = (), timeout: float | None = None) -> Round:
         """Send one request through the SDK and judge it from the frames it left in the wire log."""
+        started = time.time()
+        if self._renewable():
+            renewed = await self._renew_session(method, started)
+            if renewed is not None:
+                return renewed
         mark = self.wire.mark()
         shed = self.wire.shed
-        started = time.time()
         error: BaseException | None = None
         self.wire.hold(mark)  # the log keeps this call's frames before any older ones
         try:
@@ -609,6 +621,34 @@ class VerdictClient:
             return self._overflowed(method, self.wire.since(mark), error, started)
         return self._judge(method, self.wire.since(mark), error, started, judge=judge, extensions=extensions,
                            timeout=timeout or self.timeout)
+
+    def _renewable(self) -> bool:
+        """The server ended the session, and this task, the one that connected, can connect again
+        (the SDK's task groups are closed by the task that opened them)."""
+        return self._recorder is not None and self._recorder.ended_session is not None \
+            and anyio.get_current_task().id == self._owner
+
+    async def _renew_session(self, method: str, started: float) -> Round | None:
+        """The server ended the session (a 404 to a request that carried its id): connect again,
+        a new session without the old id, before the next request (MCP Streamable HTTP, session
+        management: the client MUST). A failure to connect is this request's verdict, not sent."""
+        assert self._recorder is not None
+        ended = self._recorder.ended_session or ""
+        stack, self._stack, self._engine, self._recorder = self._stack, None, None, None
+        if stack is not None:
+            await stack.aclose()  # the old connection (the SDK's DELETE for the ended session)
+        mark = self.wire.mark()
+        try:
+            await self._open(self._sdk_mode)
+        except Exception as exc:
+            failure = self._diagnose(exc, mark)
+            return Round(method, None, None, self._local("transport.error", f"the request was not sent: the server "
+                                                         f"ended session {_quoted(ended)} and a new one could not be "
+                                                         f"started: {failure.detail}"),
+                         started, time.time(), request_sent=False, frames=tuple(self.wire.since(mark)))
+        self.warnings.append(f"the server ended session {_quoted(ended)} (HTTP 404): connected again, "
+                             "a new session")
+        return None
 
     def _overflowed(self, method: str, frames: list[Frame], error: BaseException | None, started: float) -> Round:
         """The call's own frames passed the wire log's bound: its request was sent (it was
@@ -657,6 +697,11 @@ class VerdictClient:
         elif failure is not None:
             text = failure.data.decode("utf-8", "replace")
             code, message = ("transport.closed" if failure.kind == "eof" else "transport.error"), text
+            if failure.status == 404 and self._recorder is not None and self._recorder.ended_session is not None:
+                message += f"; the server ended session {_quoted(self._recorder.ended_session)}: " + (
+                    "the client starts a new one before its next request" if self._renewable() else
+                    "a new one needs the client opened again (calls from a task other than the one that opened it "
+                    "cannot reconnect it)")
         else:
             code, message = "transport.error", _describe(error)
         events = sum(1 for frame in seen.frames if frame.kind == "event")
@@ -740,8 +785,7 @@ class VerdictClient:
         """2025-11-25: ``tasks/result`` answers with the call's own result (or error), judged as
         the response it is; it waits for the task to end, input requests arriving meanwhile."""
         remaining = max(deadline - time.monotonic(), 0.1)
-        session = self._session()
-        round_ = await self._exchange("tasks/result", lambda: session.send_request(
+        round_ = await self._exchange("tasks/result", lambda: self._session().send_request(
             _Raw(method="tasks/result", params={"taskId": task_id}), _ANY, request_read_timeout_seconds=remaining),
             timeout=remaining)
         record.rounds.append(replace(round_, status="completed" if round_.response is not None else None))
@@ -757,8 +801,7 @@ class VerdictClient:
         return problem is None and isinstance(value, dict) and isinstance(value.get("result"), dict)
 
     async def _raw_round(self, method: str, params: dict[str, Any]) -> Round:
-        session = self._session()
-        return await self._exchange(method, lambda: session.send_request(
+        return await self._exchange(method, lambda: self._session().send_request(
             _Raw(method=method, params=params), _ANY, request_read_timeout_seconds=self.timeout), judge=False)
 
 

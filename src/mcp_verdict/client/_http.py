@@ -192,6 +192,9 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
         self._inner = inner or httpx2.AsyncHTTPTransport()
         self._exchanges = itertools.count(1)
         self._max = max_bytes
+        self.ended_session: str | None = None
+        """The session id a POST carried when the server answered it 404: the server ended that
+        session, and the client must start a new one (MCP Streamable HTTP, session management)."""
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         exchange = next(self._exchanges)
@@ -217,6 +220,9 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
             raise
         if request.method not in ("POST", "GET"):
             return response
+        session = request.headers.get("mcp-session-id")
+        if request.method == "POST" and response.status_code == 404 and session:
+            self.ended_session = session
         # GET opens the server's own SSE stream (server requests, notifications, and the answers
         # a resumed stream replays): its events are frames too, in their own exchange.
         stream: Any = response.stream
@@ -240,9 +246,10 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
 
 def recording_http_client(log: WireLog, *, headers: dict[str, str] | None = None,
                           auth: httpx2.Auth | None = None, timeout: float = 30.0,
-                          max_bytes: int = 64 * 1024 * 1024) -> httpx2.AsyncClient:
-    """An ``httpx2.AsyncClient`` for ``streamable_http_client(url, http_client=...)``."""
+                          max_bytes: int = 64 * 1024 * 1024) -> tuple[httpx2.AsyncClient, RecordingTransport]:
+    """An ``httpx2.AsyncClient`` for ``streamable_http_client(url, http_client=...)``, and its
+    recording transport."""
     merged = {"accept-encoding": "identity", **(headers or {})}
     transport = RecordingTransport(log, max_bytes=max_bytes, error_seconds=min(_ERROR_SECONDS, timeout / 2))
     return httpx2.AsyncClient(transport=transport, headers=merged, auth=auth,
-                              timeout=httpx2.Timeout(timeout, read=max(timeout, 30.0)))
+                              timeout=httpx2.Timeout(timeout, read=max(timeout, 30.0))), transport
