@@ -844,3 +844,26 @@ def test_an_unreadable_frame_nothing_waits_for_says_what_it_is(frame: bytes, rea
     method is no answer (it was called one: "it answers no request waiting on this connection")."""
     events = _feed(Tracker(), [("c2s", frame)])
     assert [(type(e).__name__, e.reason) for e in events] == [("Stray", reason)]
+
+
+@pytest.mark.parametrize("frame", [
+    b'{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"' + b"a" * 2_000_000,  # cut in a string
+    b'{"jsonrpc":"2.0","id":"' + b"a" * 2_000_000,  # cut in the id
+    b'{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"' + b"a\\\"" * 700_000,  # escapes
+])
+def test_reading_the_id_of_a_frame_cut_inside_a_string_is_bounded_in_memory(frame: bytes) -> None:
+    """An answer cut at the size limit, an endless body: the id is recovered without the regular
+    expression's backtracking stack (it took ~140 bytes per byte of the string: 565 MB for a 4 MB
+    frame). The bound, 30x the frame, holds orjson's own failed read (~12x) and no more (a memory
+    bound, not a timing)."""
+    import tracemalloc
+
+    peek(b"{}")
+    tracemalloc.start()
+    try:
+        look = peek(frame)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert look.kind == "unreadable"
+    assert peak < 30 * len(frame), f"{peak / len(frame):.0f}x the frame"

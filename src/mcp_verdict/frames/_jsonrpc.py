@@ -132,10 +132,10 @@ def peek(data: bytes | bytearray | memoryview | str) -> Peek:
 
 # Strings and brackets, matched in C; a Python step per match keeps the nesting depth, so the
 # scan is linear in the frame's size with a step per string or bracket.
-_TOKENS: Final = re.compile(rb'"(?:[^"\\]|\\.)*"?|[{}\[\]]', re.DOTALL)
+_TOKENS: Final = re.compile(rb'"(?:[^"\\]++|\\.)*+"?|[{}\[\]]', re.DOTALL)
 _NUMBER: Final = rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
 # after a member's name: its value when it is a number, a string or null, else group 1 is None
-_ID_VALUE: Final = re.compile(rb'\s*:\s*(?:(' + _NUMBER + rb'|"(?:[^"\\]|\\.)*"|null)(?=\s*[,}]))?', re.DOTALL)
+_ID_VALUE: Final = re.compile(rb'\s*:\s*(?:(' + _NUMBER + rb'|"(?:[^"\\]++|\\.)*+"|null)(?=\s*[,}]))?', re.DOTALL)
 _INTEGER: Final = re.compile(rb"-?(?:0|[1-9][0-9]*)")
 _FLOAT_DIGITS: Final = 309
 """The most digits of an integer orjson reads (as a float): one more is past the double range."""

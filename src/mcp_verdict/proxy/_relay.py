@@ -882,7 +882,7 @@ def one_line(data: bytes) -> bytes:
     return flat
 
 
-_STRING: Final = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_STRING: Final = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
 """A string token, from its opening quote to its closing one (matched from the left, each
 string whole, so a closing quote is never taken for an opening one)."""
 _TABS: Final = bytes.maketrans(b"\r\n", b"\x0b\x0b")
