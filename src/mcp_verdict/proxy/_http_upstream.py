@@ -118,6 +118,17 @@ class HttpUpstream:
         self._get: asyncio.Task[None] | None = None
         self._exchange = 0
         self._finished = asyncio.Event()
+        self._readable = asyncio.Event()
+        """Set while the host takes frames: cleared, the response bodies are not read further
+        (their bytes wait in the sockets; the server's writes block, as with a direct connection)."""
+        self._readable.set()
+
+    def pause_reading(self) -> None:
+        """The host's pipe is full (a stdio host not reading): stop reading the upstream's bodies."""
+        self._readable.clear()
+
+    def resume_reading(self) -> None:
+        self._readable.set()
 
     async def start(self) -> None:
         if self._client is None:
@@ -311,6 +322,8 @@ class HttpUpstream:
         primed = parser.last_event_id
         try:
             async for chunk in response.content.iter_any():
+                if not self._readable.is_set():
+                    await self._readable.wait()
                 size += len(chunk)
                 for event in parser.feed(chunk):
                     size = 0

@@ -136,6 +136,8 @@ async def _run_stdio_host(options: ProxyOptions, recorder: Recorder | None, read
                                 timeout=options.timeout)
         relay.one_line = host.stream.one_line = True  # an HTTP body may hold line breaks; stdout may not
     bridge.upstream = upstream
+    # backpressure: a host that does not read its stdout stops the proxy reading the upstream
+    host.stream.on_pause, host.stream.on_resume = upstream.pause_reading, upstream.resume_reading
     await upstream.start()
     await host.start()
     if ready is not None:

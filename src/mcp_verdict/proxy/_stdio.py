@@ -13,6 +13,9 @@ whole line; writes go to the transport's buffer (no await per frame).
   (logged as such), forwarded in ``observe`` and dropped in ``enforce``; an empty line is skipped.
 - A line longer than the limit is never held whole: its first 64 KiB are kept (for the id),
   the rest is counted and dropped up to its line end, and the bridge refuses it.
+- Backpressure: while more than 1 MiB waits for the host's stdout (a host that does not read
+  its pipe), the upstream is not read (a process's stdout; an HTTP upstream's response bodies):
+  the server blocks on its own writes, as with a direct connection; nothing is dropped.
 - Host shutdown: the host closing stdin is passed on (the upstream's stdin is closed; answers
   still in flight are forwarded until the upstream exits or ``grace`` passes); the host closing
   stdout (a broken pipe) is a disconnect: every request in flight is cancelled upstream.
@@ -33,7 +36,7 @@ import signal
 import stat
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Final, Literal
+from typing import Final, Literal, cast
 
 import orjson
 
@@ -44,6 +47,8 @@ from ._codes import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE, with_id
 from ._relay import Key, one_line
 
 _KEEP: Final = 64 * 1024
+_HIGH_WATER: Final = 1024 * 1024
+"""The bytes waiting for the host's stdout past which the upstream is no longer read."""
 _STARTS: Final = frozenset(b"{")
 Restart = Literal["never", "on-failure", "always"]
 
@@ -112,12 +117,21 @@ class LineSplitter:
 
 # -- the host on stdin/stdout ------------------------------------------------------------------------
 class _WriterStream:
-    """A host stream that writes lines to a pipe transport (the proxy's stdout)."""
+    """A host stream that writes lines to a pipe transport (the proxy's stdout).
+
+    Backpressure: while the transport's buffer is past its high-water mark (the host does not
+    read its pipe), ``on_pause`` stops reading the upstream — which then blocks on its own output,
+    as with a direct connection — and ``on_resume`` reads it again once the buffer has drained
+    below its low-water mark. What is held is one read of the upstream at most past the mark;
+    nothing is dropped."""
 
     def __init__(self) -> None:
         self.transport: asyncio.WriteTransport | None = None
         self.broken = False
         self.on_broken: Callable[[], None] | None = None
+        self.on_pause: Callable[[], None] | None = None
+        self.on_resume: Callable[[], None] | None = None
+        self.paused = False
         self.one_line = False
         """Frames may hold line breaks (an HTTP upstream): each CR and LF becomes a space."""
 
@@ -138,13 +152,31 @@ class _WriterStream:
             if self.on_broken is not None:
                 self.on_broken()
 
+    def pause(self) -> None:
+        self.paused = True
+        if self.on_pause is not None:
+            self.on_pause()
+
+    def resume(self) -> None:
+        if self.paused:
+            self.paused = False
+            if self.on_resume is not None:
+                self.on_resume()
+
 
 class _StdoutProtocol(asyncio.BaseProtocol):
     def __init__(self, stream: _WriterStream) -> None:
         self.stream = stream
         self.closed = asyncio.get_running_loop().create_future()
 
+    def pause_writing(self) -> None:
+        self.stream.pause()
+
+    def resume_writing(self) -> None:
+        self.stream.resume()
+
     def connection_lost(self, exc: Exception | None) -> None:
+        self.stream.resume()  # (an upstream paused for a host now gone: its frames are read, and cancelled)
         self.stream._broke()
         if not self.closed.done():
             self.closed.set_result(None)
@@ -209,6 +241,7 @@ class StdioHost:
         if _pipe_like(self._stdout):
             out = os.fdopen(os.dup(self._stdout), "wb", buffering=0)
             transport, _ = await loop.connect_write_pipe(lambda: _StdoutProtocol(self.stream), out)
+            transport.set_write_buffer_limits(high=_HIGH_WATER)
             self.stream.transport = transport
         else:
             self.stream.transport = _FileWriter(self._stdout)  # type: ignore[assignment]
@@ -318,6 +351,7 @@ class StdioUpstream:
         self._replay_id: str | None = None
         self._closing = False
         self._input_closed = False
+        self._paused = False
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -327,6 +361,27 @@ class StdioUpstream:
         self._transport, self._protocol = transport, protocol
         self._stdin = transport.get_pipe_transport(0)  # type: ignore[assignment]
         self.bridge.relay.note("open", "c2s", f"started the upstream (pid {transport.get_pid()})")
+        if self._paused:
+            self._reading(False)
+
+    def pause_reading(self) -> None:
+        """Stop reading the upstream's stdout (the host's pipe is full): the upstream blocks on it."""
+        self._paused = True
+        self._reading(False)
+
+    def resume_reading(self) -> None:
+        self._paused = False
+        self._reading(True)
+
+    def _reading(self, on: bool) -> None:
+        # (uvloop's pipe transports have the methods but are no asyncio.ReadTransport)
+        pipe = cast("asyncio.ReadTransport | None",
+                    self._transport.get_pipe_transport(1) if self._transport is not None else None)
+        if pipe is not None and not pipe.is_closing():
+            if on and not pipe.is_reading():
+                pipe.resume_reading()
+            elif not on and pipe.is_reading():
+                pipe.pause_reading()
 
     @property
     def pid(self) -> int | None:
