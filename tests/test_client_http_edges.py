@@ -99,8 +99,7 @@ CASES: list[tuple[str, tuple[str, ...], int, str, list[tuple[str, str]], list[di
     ("cross_redirect", (), 20, "unclassified", [
         ("transport.error", "MCPError: Redirect to http://localhost:1/mcp not followed; use that URL as the "
                             "endpoint if it is the intended server")], None),
-    ("status429", (), 20, "unclassified", [("transport.error", "HTTP 429: no")], None),
-    ("status503", (), 20, "unclassified", [("transport.error", "HTTP 503: no")], None),
+    # (HTTP error statuses: tests/test_client_http_refused.py)
     # --timeout holds whether the server never sends its headers or stalls after them.
     ("never_headers", ("--timeout", "1"), 20, "unclassified", [("transport.timeout", "no response within 1 s")],
      None),
@@ -163,8 +162,9 @@ def test_a_session_the_server_ended_is_started_again() -> None:
         finally:
             process.stdin.close()
     assert seen == [
-        ("unclassified", [("transport.error", "HTTP 404: unknown session; the server ended session 's1': the client "
-                                              "starts a new one before its next request")], None),
+        ("unclassified", [("transport.refused", "HTTP 404, session ended: the server refused the request, which it "
+                                                "did not run (HTTP 404: unknown session; the server ended session "
+                                                "'s1': the client starts a new one before its next request)")], None),
         ("normal_complete", [], [{"type": "text", "text": "session s2"}]),
         ("normal_complete", [], [{"type": "text", "text": "session s2"}]),
     ]

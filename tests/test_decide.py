@@ -27,6 +27,10 @@ def transport(code: str) -> Verdict:
     return make_verdict(Kind.UNCLASSIFIED, (finding("", code, "simulated"),), "2026-07-28", None)
 
 
+def refused(message: str) -> Verdict:
+    return make_verdict(Kind.UNCLASSIFIED, (finding("", "transport.refused", message),), "2026-07-28", None)
+
+
 NORMAL = ok({"resultType": "complete", "content": [], "structuredContent": {"id": "a", "state": "done"}})
 READ_ONLY = {"name": "get", "annotations": {"readOnlyHint": True}}
 IDEMPOTENT = {"name": "put", "annotations": {"idempotentHint": True}}
@@ -65,6 +69,14 @@ ROWS: dict[str, tuple[Any, dict[str, Any], Action]] = {
     "bad_request": (error(-32602), {}, Action.FIX_REQUEST),
     "unwritable": (transport("transport.unwritable"), {"request_sent": False, "tool": READ_ONLY,
                                                        "trusted_server": True}, Action.FIX_REQUEST),
+    "refused_auth": (refused("HTTP 401: the server refused the request, which it did not run (HTTP 401: no)"),
+                     {"tool": WRITE}, Action.INVESTIGATE),
+    "refused_too_large": (refused("HTTP 413: the server refused the request, which it did not run (HTTP 413: x)"),
+                          {"tool": WRITE}, Action.FIX_REQUEST),
+    "refused_retry": (refused("HTTP 429, Retry-After 3 s: the server refused the request, which it did not run "
+                              "(HTTP 429: x)"), {"tool": WRITE}, Action.RETRY),
+    "refused": (refused("HTTP 400: the server refused the request, which it did not run (HTTP 400: x)"),
+                {"tool": WRITE}, Action.INVESTIGATE),
     "url_elicitation": (error(-32042), {}, Action.FULFIL_INPUT),
     "not_sent": (transport("transport.error"), {"request_sent": False, "tool": WRITE}, Action.RETRY),
     "safe_retry": (error(-32603), {"tool": READ_ONLY, "trusted_server": True}, Action.RETRY),
@@ -138,3 +150,23 @@ def test_accept_only_through_an_outcome() -> None:
 def test_attempt_must_count_from_one() -> None:
     with pytest.raises(ValueError, match="attempt"):
         decide(NORMAL, attempt=0)
+
+
+# (transport.refused message, attempt, expected (action, rule, delay)); RetryPolicy() caps waits at 8 s
+REFUSALS = [
+    ("HTTP 429, Retry-After 8 s: x (HTTP 429: 'HTTP 429, Retry-After 1 s: ')", 1, ("retry", "refused_retry", 8.0)),
+    ("HTTP 429, Retry-After 9 s: x", 1, ("investigate", "refused", None)),
+    ("HTTP 503, Retry-After 0 s: x", 2, ("retry", "refused_retry", 0.0)),
+    ("HTTP 503, Retry-After 0 s: x", 3, ("investigate", "refused", None)),  # attempts spent
+    ("HTTP 404, session ended: x", 1, ("retry", "refused_retry", 0.457)),
+    ("HTTP 404: x", 1, ("investigate", "refused", None)),
+    ("HTTP 403: x", 1, ("investigate", "refused_auth", None)),
+    ("the peer wrote HTTP 429, Retry-After 1 s: ", 1, ("investigate", "unclassified", None)),  # not the fixed form
+]
+
+
+@pytest.mark.parametrize(("message", "attempt", "expected"), REFUSALS)
+def test_a_refusal_is_decided_by_its_status_and_wait(message: str, attempt: int,
+                                                     expected: tuple[str, str, float | None]) -> None:
+    decision = decide(refused(message), tool=WRITE, attempt=attempt)
+    assert (decision.action.value, decision.rule, decision.delay) == expected

@@ -42,8 +42,8 @@ def plain(status: str, body: bytes, *headers: str) -> Parts:
     yield head(status, *headers, length=len(body)) + body
 
 
-def status(code: int) -> Callable[[Any], Parts]:
-    return lambda rid: plain(f"{code} Status", b"no", "content-type: text/plain", "retry-after: 120")
+def status(code: int, *headers: str) -> Callable[[Any], Parts]:
+    return lambda rid: plain(f"{code} Status", b"no", "content-type: text/plain", *headers)
 
 
 def mode_table() -> dict[str, Callable[[Any], Parts]]:
@@ -117,7 +117,11 @@ def mode_table() -> dict[str, Callable[[Any], Parts]]:
         "cross_redirect": lambda rid: plain("307 Temporary Redirect", b"", "location: http://localhost:1/mcp"),
         "never_headers": never_headers,
         "stall": stall_after_headers,
-        **{f"status{code}": status(code) for code in (401, 403, 404, 405, 429, 500, 502, 503)},
+        **{f"status{code}": status(code, "retry-after: 120") for code in (401, 403, 404, 405, 429, 500, 502, 503)},
+        # RFC 9110 s10.2.3: Retry-After as delay-seconds or an HTTP-date (one long past: wait 0)
+        **{f"status{code}_wait2": status(code, "retry-after: 2") for code in (429, 503)},
+        **{f"status{code}_bare": status(code) for code in (400, 413, 415, 429, 503, 504)},
+        "status429_date": status(429, "retry-after: Wed, 21 Oct 2015 07:28:00 GMT"),
     }
 
 

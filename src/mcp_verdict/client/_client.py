@@ -48,7 +48,7 @@ from ..judgement._check import Expectation
 from ..judgement._outcome import Observe, Outcome, run_observation, settle
 from ..judgement._suspect import shown
 from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify, classify_options
-from ..verdict._findings import Finding, finding
+from ..verdict._findings import Finding, finding, refused, refuses
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
 from ..verdict._task import STATUSES
@@ -704,6 +704,14 @@ class VerdictClient:
                     "cannot reconnect it)")
         else:
             code, message = "transport.error", _describe(error)
+        ended = code == "transport.error" and failure is not None and failure.status == 404 \
+            and self._recorder is not None and self._recorder.ended_session is not None
+        if code == "transport.error" and failure is not None and failure.kind == "http_error" \
+                and failure.status is not None and refuses(failure.status, failure.retry_after):
+            # A status that says the server did not run the request (auth, rate limit, a gone
+            # session...): not a write of unknown effect.
+            code = "transport.refused"
+            message = refused(failure.status, failure.retry_after, message, session_ended=ended).message
         events = sum(1 for frame in seen.frames if frame.kind == "event")
         if events:
             message += (f"; the server sent {events} event{'s' if events > 1 else ''} of a type other than "

@@ -52,10 +52,31 @@ def _encoded(headers: httpx2.Headers) -> bool:
                for coding in headers.get_list("content-encoding", split_commas=True))
 
 
+def retry_after(headers: httpx2.Headers) -> int | None:
+    """The seconds a Retry-After header asks for (RFC 9110 s10.2.3): delay-seconds, or an
+    HTTP-date counted from now (rounded up, a past date is 0); None when absent or neither."""
+    value = headers.get("retry-after", "").strip()
+    if value.isascii() and value.isdigit():  # past 12 digits (31,000 years) the same as 12 nines
+        return int(value) if len(value) <= 12 else 10**12 - 1
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when.tzinfo is None:  # RFC 9110 s5.6.7: an HTTP-date is GMT
+        return None
+    import datetime
+    import math
+
+    return max(0, math.ceil((when - datetime.datetime.now(datetime.UTC)).total_seconds()))
+
+
 class _TeeStream(httpx2.AsyncByteStream):
     def __init__(self, inner: httpx2.AsyncByteStream, log: WireLog, exchange: int, status: int,
-                 content_type: str, max_bytes: int) -> None:
+                 content_type: str, max_bytes: int, wait: int | None = None) -> None:
         self._inner = inner
+        self._wait = wait
         self._log = log
         self._exchange = exchange
         self._status = status
@@ -161,7 +182,7 @@ class _TeeStream(httpx2.AsyncByteStream):
             self._log.add("in", "message", body, exchange=self._exchange, status=self._status)
         elif self._status >= 400 or body.strip():
             self._log.add("in", "http_error", self._error_text(body).encode(), exchange=self._exchange,
-                          status=self._status)
+                          status=self._status, retry_after=self._wait)
         elif self._status == 202:
             self._log.add("in", "http_error", b"HTTP 202 Accepted without a response body",
                           exchange=self._exchange, status=self._status)
@@ -233,7 +254,8 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
             del headers["content-encoding"]
             headers.pop("content-length", None)
         content_type = response.headers.get("content-type", "").lower()
-        tee = _TeeStream(stream, self._log, exchange, response.status_code, content_type, self._max)
+        tee = _TeeStream(stream, self._log, exchange, response.status_code, content_type, self._max,
+                         retry_after(response.headers) if response.status_code >= 400 else None)
         if response.status_code >= 400 and not content_type.startswith(("application/json", "text/event-stream")):
             # the SDK reads none of it: what the server said would be lost
             await tee.read_error_body(self._error_seconds)

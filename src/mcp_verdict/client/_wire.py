@@ -65,6 +65,9 @@ class Frame:
     noise_shed: int = 0
     """How many stdio noise lines the log had shed (counted, not kept) before this frame: the
     difference between two frames is the noise that came between them and is not in the log."""
+    retry_after: int | None = None
+    """The seconds an HTTP error response's Retry-After asked the client to wait (RFC 9110
+    s10.2.3: delay-seconds, or an HTTP-date counted from when it came), for an ``http_error``."""
 
     def peek(self) -> Peek:
         """The routing read of the frame (never the verdict: ``classify`` reads the bytes)."""
@@ -77,6 +80,8 @@ class Frame:
             out["exchange"] = self.exchange
         if self.status is not None:
             out["status"] = self.status
+        if self.retry_after is not None:
+            out["retry_after"] = self.retry_after
         out.update(bytes_field("data", self.data))
         return out
 
@@ -116,8 +121,8 @@ class WireLog:
     """The highest sequence number of a frame dropped from the front."""
 
     def add(self, direction: Direction, kind: FrameKind, data: bytes, *, exchange: int | None = None,
-            status: int | None = None) -> Frame:
-        frame = Frame(self._seq, direction, kind, data, time.time(), exchange, status, self.shed_noise)
+            status: int | None = None, retry_after: int | None = None) -> Frame:
+        frame = Frame(self._seq, direction, kind, data, time.time(), exchange, status, self.shed_noise, retry_after)
         self._seq += 1
         hold = self._hold
         # During a call, a tenth of the log stays free for its essential frames (its answer).

@@ -22,6 +22,7 @@ from enum import StrEnum
 from typing import Any, Final, Protocol
 
 from ..verdict._classify import OptionError
+from ..verdict._findings import refusal
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
 from ..verdict._versions import VERSIONS
@@ -136,6 +137,27 @@ class _Situation:
         return None
 
     @property
+    def refusal(self) -> tuple[int, int | None, bool] | None:
+        """A transport.refused finding's HTTP status, Retry-After seconds and session end."""
+        for item in self.verdict.findings:
+            if item.code == "transport.refused":
+                return refusal(item)
+        return None
+
+    def refused(self, *statuses: int) -> bool:
+        return self.refusal is not None and self.refusal[0] in statuses
+
+    @property
+    def refused_retry(self) -> bool:
+        """Refused for now, not for good: 429, 503 with Retry-After, a 404 that ended the session
+        (the client starts a new one), with a Retry-After within the policy's cap."""
+        refused = self.refusal
+        if refused is None:
+            return False
+        status, wait, ended = refused
+        return (status in (429, 503) or ended) and (wait is None or wait <= self.retry.max_delay)
+
+    @property
     def accepted(self) -> bool:
         """An Outcome of a normal_complete verdict whose every check passed. Each member is read
         as exactly True (an outside ``Judged`` may answer anything): ``Outcome.succeeded`` alone
@@ -192,6 +214,14 @@ def _supported(s: _Situation) -> str | None:
         return None
     common = [v for v in VERSIONS if v in offered]
     return common[-1] if common else None
+
+
+def _status(s: _Situation) -> int:
+    return s.refusal[0] if s.refusal is not None else 0
+
+
+def _wait(s: _Situation) -> int | None:
+    return s.refusal[1] if s.refusal is not None else None
 
 
 def _outcome_failed(s: _Situation) -> bool:
@@ -263,6 +293,30 @@ POLICY: Final[tuple[PolicyRow, ...]] = (
               lambda s: s.transport == "transport.unwritable",
               lambda s: "the request cannot be written as JSON text (a string in it holds a lone surrogate): fix "
                         "it; resending it unchanged fails the same way"),
+    PolicyRow("refused_auth", "transport.refused: HTTP 401 or 403 (authorization), the request was not run",
+              Action.INVESTIGATE,
+              lambda s: s.refused(401, 403),
+              lambda s: f"the server refused the request's authorization (HTTP {_status(s)}) and did not run it: "
+                        "authorize (WWW-Authenticate says how) before sending it again"),
+    PolicyRow("refused_too_large", "transport.refused: HTTP 413, the request was not run", Action.FIX_REQUEST,
+              lambda s: s.refused(413),
+              lambda s: "the server refused the request as too large (HTTP 413) and did not run it: make it "
+                        "smaller; resending it unchanged is refused again"),
+    PolicyRow("refused_retry", "transport.refused: HTTP 429, 503 with Retry-After, or a 404 that ended the "
+              "session; any Retry-After within RetryPolicy.max_delay; attempts left", Action.RETRY,
+              lambda s: s.refused_retry and s.attempt < s.retry.max_attempts,
+              lambda s: f"the server refused the request for now (HTTP {_status(s)}) and did not run it: "
+                        + ("send it again in the new session" if s.refusal and s.refusal[2] else
+                           "send it again after the wait it asked for" if _wait(s) is not None else
+                           "send it again after a backoff")),
+    PolicyRow("refused", "transport.refused: any other status that says the request was not run (400, 404, 405, "
+              "406, 415, 421, 431; a Retry-After past the cap; no attempts left)", Action.INVESTIGATE,
+              lambda s: s.refusal is not None,
+              lambda s: f"the server refused the request (HTTP {_status(s)}) and did not run it: "
+                        + (f"it asks to wait {_wait(s)} s, more than RetryPolicy.max_delay ({s.retry.max_delay:g} s)"
+                           if (_wait(s) or 0) > s.retry.max_delay else
+                           f"gave up after {s.attempt} attempt{'' if s.attempt == 1 else 's'}" if s.refused_retry else
+                           "sent again unchanged it is refused again")),
     PolicyRow("url_elicitation", "protocol_error -32042 (URL elicitation required, 2025-11-25)",
               Action.FULFIL_INPUT,
               lambda s: s.code == -32042,
@@ -367,6 +421,9 @@ def _decision(row: PolicyRow, s: _Situation) -> Decision:
         # Deterministic jitter in [0.5, 1.0): spreads clients apart without hidden state.
         seed = zlib.crc32(f"{s.verdict.id!r}:{s.attempt}".encode())
         delay = round(backoff * (0.5 + (seed % 1000) / 2000), 3)
+        wait = _wait(s)
+        if wait is not None:  # the server's Retry-After, within the cap (refused_retry): never sooner
+            delay = float(wait)
     elif row.action is Action.RENEGOTIATE:
         version = _supported(s)
     elif row.action is Action.ADD_CAPABILITY:

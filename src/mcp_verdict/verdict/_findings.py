@@ -11,6 +11,7 @@ An ``error`` finding makes the verdict ``unclassified``; a ``warning`` never cha
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -257,6 +258,14 @@ RULES: Final[dict[str, Rule]] = _rules(
          "The client could not write the request as JSON text: a string in it (the id or the "
          "arguments) holds a lone surrogate, which encodes no Unicode character and which UTF-8 "
          "cannot carry. The request was not sent; sent again unchanged, it fails the same way."),
+    Rule("transport.refused", "error", _LATEST + "basic/transports/streamable-http#sending-messages",
+         "The HTTP server refused the POSTed request with a status that says it did not run it, "
+         "and no JSON-RPC answer: 400, 404 (the endpoint or the session is gone), 405, 406, 413, "
+         "415, 421, 431, 401 and 403 (authorization: basic/authorization#error-handling), 429 "
+         "(RFC 6585 s4), or 503 with a Retry-After (RFC 9110 s15.6.4: the service is unavailable "
+         "for that long). The message starts with the status and the Retry-After in seconds. "
+         "A 500, 502, 504 or a 503 without Retry-After stays transport.error: a gateway may send "
+         "it after the server ran the request."),
     Rule("transport.rounds", "error", _LATEST + "basic/patterns/mrtr",
          "The server kept asking for input past the client's rounds cap."),
     Rule("transport.noise", "warning", _LATEST + "basic/transports/stdio",
@@ -292,6 +301,37 @@ class Finding:
 def finding(path: str, code: str, message: str) -> Finding:
     """Build a finding whose severity comes from the catalogue (unknown codes are bugs)."""
     return Finding(path, code, message, RULES[code].severity)
+
+
+REFUSING: Final = frozenset({400, 401, 403, 404, 405, 406, 413, 415, 421, 429, 431})
+"""HTTP statuses to a POSTed request, without a JSON-RPC answer, that say the request was not
+run (with 503 when a Retry-After comes with it): see ``transport.refused``."""
+_REFUSED: Final = re.compile(r"HTTP (\d{3})(?:, Retry-After (\d+) s)?(, session ended)?: ")
+
+
+def refuses(status: int | None, retry_after: int | None) -> bool:
+    """Whether an HTTP status (and Retry-After) to a POSTed request without a JSON-RPC answer
+    says the server did not run it (``transport.refused``)."""
+    return status in REFUSING or (status == 503 and retry_after is not None)
+
+
+def refused(status: int, retry_after: int | None, said: str, *, session_ended: bool = False) -> Finding:
+    """The ``transport.refused`` finding: its message starts with the status, the Retry-After
+    in seconds (429, 503) and whether the session ended, in one fixed form (:func:`refusal` reads it back),
+    then what the server said."""
+    # Retry-After means "try later" only with 429 (RFC 6585 s4) and 503 (RFC 9110 s15.6.4)
+    wait = f", Retry-After {retry_after} s" if retry_after is not None and status in (429, 503) else ""
+    ended = ", session ended" if session_ended else ""
+    return finding("", "transport.refused", f"HTTP {status}{wait}{ended}: the server refused the request, which "
+                                            f"it did not run ({said})")
+
+
+def refusal(item: Finding) -> tuple[int, int | None, bool] | None:
+    """A ``transport.refused`` finding's status, Retry-After seconds and session end."""
+    match = _REFUSED.match(item.message) if item.code == "transport.refused" else None
+    if match is None:
+        return None
+    return int(match[1]), int(match[2]) if match[2] is not None else None, match[3] is not None
 
 
 def pointer(parent: str, token: str | int) -> str:
