@@ -323,7 +323,7 @@ def call_command(stdio: str | None, url: str | None, headers: Sequence[str], tim
             return await spinner.around(lambda: client.call_tool(tool, parsed))
 
     try:
-        outcome = _connect(errors, client, run)
+        outcome = _connect(errors, client, run, verbose=verbose)
     except HandlerError as exc:
         _handler_failed(errors, exc)
     record = client.history[-1] if client.history else None
@@ -428,9 +428,9 @@ def print_tools(console: Console, tools: Sequence[Mapping[str, Any]], version: s
             print_indented(console, Text(details, overflow="fold"))
 
 
-def _connect(console: Console, client: VerdictClient, run: Any) -> Any:
+def _connect(console: Console, client: VerdictClient, run: Any, *, verbose: bool = False) -> Any:
     try:
-        with neutral_logs():
+        with neutral_logs(verbose=verbose):
             return anyio.run(run)
     except CannotConnect as exc:
         console.print(Text.assemble(("mcp-verdict: ", "red"), literal(str(exc))), soft_wrap=True)  # one line

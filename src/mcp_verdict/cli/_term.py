@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from ..verdict._peer_text import neutral
+from ..verdict._peer_text import cut, neutral
 from ._style import READER_GONE, quiet_stdout
 
 
@@ -129,18 +129,32 @@ def make_console(**options: Any) -> Console:
     return _Console(**options)
 
 
+_EXCEPTION_SHOWN: Final = 300
+"""Characters of a logged exception's message shown (without -v) on its one line."""
+
+
 @contextmanager
-def neutral_logs() -> Iterator[None]:
+def neutral_logs(*, verbose: bool = False) -> Iterator[None]:
     """While a command talks to a server: log records (warnings and worse, what Python's last-resort
     handler prints) go to stderr neutralised, unless the application configured logging itself.
     The SDK's warnings quote what a server sent (an SSE event name, a content type, a tool name).
+    A record with an exception (the SDK's ``logger.exception`` on a body it cannot parse) is one
+    line, its message and ``ExceptionType: message`` (cut at 300 characters); its traceback only
+    with ``verbose``: the verdict says what went wrong, a traceback reads like a crash.
     (``logging`` is imported here: the commands that talk to no server do without it.)"""
     import logging
 
     class NeutralLogs(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
             try:
-                sys.stderr.write(neutral(self.format(record)) + "\n")
+                if record.exc_info and record.exc_info[1] is not None and not verbose:
+                    exc = record.exc_info[1]
+                    said = " ".join(str(exc).split())
+                    line = (f"{record.name} {record.levelname}: {record.getMessage()}: "
+                            f"{type(exc).__name__}: {cut(said, _EXCEPTION_SHOWN)}")
+                else:
+                    line = self.format(record)
+                sys.stderr.write(neutral(line) + "\n")
             except Exception:  # a log line never stops a command
                 self.handleError(record)
 
