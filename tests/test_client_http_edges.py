@@ -104,9 +104,8 @@ CASES: list[tuple[str, tuple[str, ...], int, str, list[tuple[str, str]], list[di
     ("never_headers", ("--timeout", "1"), 20, "unclassified", [("transport.timeout", "no response within 1 s")],
      None),
     ("stall", ("--timeout", "1"), 20, "unclassified", [("transport.timeout", "no response within 1 s")], None),
-    # Session ids the server chose (control characters, 10 kB) are sent back as they came.
-    # (the server's answer names the session id it was sent)
-    ("session_ctl", (), 0, "normal_complete", [], [{"type": "text", "text": "session s\x01\x1b[2Jx"}]),
+    # A session id of visible ASCII, however long (10 kB), is sent back as it came (the server's
+    # answer names the session id it was sent); one of other characters: test below.
     ("session_long", (), 0, "normal_complete", [], [{"type": "text", "text": "session " + "s" * 10_000}]),
 ]
 
@@ -169,3 +168,21 @@ def test_a_session_the_server_ended_is_started_again() -> None:
         ("normal_complete", [], [{"type": "text", "text": "session s2"}]),
     ]
     assert warnings == ["the server ended session 's1' (HTTP 404): connected again, a new session"]
+
+
+# (mode, how the refused id is shown): a session id MUST be visible ASCII, 0x21-0x7E (Streamable
+# HTTP, session management). One with control characters would carry them back to the server in
+# a header; one with "é" cannot be sent at all (every later request failed "Connection closed",
+# decided retry). The client refuses the connection at initialize (exit 3: cannot connect).
+@pytest.mark.parametrize(("mode", "shown"), [
+    ("session_ctl", "'s\\x01\\x1b[2Jx'"),
+    ("session_latin1", "'sé'"),
+])
+def test_a_session_id_that_is_not_visible_ascii_is_refused_at_connect(base: str, mode: str, shown: str) -> None:
+    run = subprocess.run([*CLI, "call", "--mode", "legacy", "--timeout", "5", "--url", f"{base}/{mode}/mcp", "t"],
+                         capture_output=True, text=True, timeout=120, check=False, stdin=subprocess.DEVNULL, cwd=ROOT)
+    assert (run.returncode, run.stdout) == (3, "")
+    assert run.stderr.strip() == (
+        f"mcp-verdict: cannot connect to {base}/{mode}/mcp: the server's Mcp-Session-Id {shown} holds characters "
+        "that are not visible ASCII (0x21-0x7E), which a session id MUST be made of (Streamable HTTP, session "
+        "management): the client cannot send it back (during initialize)")

@@ -51,6 +51,7 @@ from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classi
 from ..verdict._findings import Finding, finding, refused, refuses
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
+from ..verdict._peer_text import cut, neutral
 from ..verdict._task import STATUSES
 from ..verdict._verdict import ElicitationRequest, InputRequest, RootsRequest, SamplingRequest, Verdict, make_verdict
 from ..verdict._versions import TASKS_EXTENSION, VERSIONS
@@ -328,8 +329,19 @@ class VerdictClient:
                                     "mode 'modern' does not fall back to initialize",
                                     target=client.target, step="server/discover")
 
+            async def checked_initialize() -> Any:
+                result = await initialize()
+                recorder = client._recorder
+                if recorder is not None and recorder.bad_session is not None:
+                    raise CannotConnect("protocol", "the server's Mcp-Session-Id "
+                                        f"{neutral(cut(repr(recorder.bad_session), 120))} holds characters that are "
+                                        "not visible ASCII (0x21-0x7E), which a session id MUST be made of (Streamable "
+                                        "HTTP, session management): the client cannot send it back",
+                                        target=client.target, step="initialize")
+                return result
+
             session.send_discover = bounded_discover
-            session.initialize = refuse_initialize if client.mode == "modern" else initialize
+            session.initialize = refuse_initialize if client.mode == "modern" else checked_initialize
             return session
 
         return build_session

@@ -15,6 +15,7 @@ like a body, is bounded by ``max_bytes``: past it the event is recorded cut and 
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import AsyncIterator
 from typing import Any, Final
 
@@ -213,6 +214,9 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
         self._inner = inner or httpx2.AsyncHTTPTransport()
         self._exchanges = itertools.count(1)
         self._max = max_bytes
+        self.bad_session: str | None = None
+        """A session id the server issued that is not visible ASCII (0x21-0x7E), which it MUST be:
+        the client refuses the connection (``CannotConnect``, cause ``protocol``)."""
         self.ended_session: str | None = None
         """The session id a POST carried when the server answered it 404: the server ended that
         session, and the client must start a new one (MCP Streamable HTTP, session management)."""
@@ -244,6 +248,16 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
         session = request.headers.get("mcp-session-id")
         if request.method == "POST" and response.status_code == 404 and session:
             self.ended_session = session
+        issued = response.headers.get_list("mcp-session-id") if request.method == "POST" else []
+        if issued and not all(_VISIBLE_ASCII.fullmatch(value) for value in issued):
+            # A session id MUST be visible ASCII (Streamable HTTP, session management): one that is
+            # not cannot go back in a header (httpx2 refuses to encode it, or it would carry
+            # control bytes to the server); it is kept for the connect step to refuse, not used.
+            self.bad_session = next(v for v in issued if not _VISIBLE_ASCII.fullmatch(v))
+            headers = response.headers.copy()
+            del headers["mcp-session-id"]
+            response = httpx2.Response(response.status_code, headers=headers, stream=response.stream,
+                                       request=request, extensions=response.extensions)
         # GET opens the server's own SSE stream (server requests, notifications, and the answers
         # a resumed stream replays): its events are frames too, in their own exchange.
         stream: Any = response.stream
@@ -275,3 +289,7 @@ def recording_http_client(log: WireLog, *, headers: dict[str, str] | None = None
     transport = RecordingTransport(log, max_bytes=max_bytes, error_seconds=min(_ERROR_SECONDS, timeout / 2))
     return httpx2.AsyncClient(transport=transport, headers=merged, auth=auth,
                               timeout=httpx2.Timeout(timeout, read=max(timeout, 30.0))), transport
+
+
+_VISIBLE_ASCII: Final = re.compile(r"[\x21-\x7e]+")
+"""What a session id MUST consist of (Streamable HTTP, session management: visible ASCII)."""
