@@ -56,6 +56,27 @@ def stop(process: subprocess.Popen[bytes] | subprocess.Popen[str], timeout: floa
 
 
 @contextlib.contextmanager
+def port_server(command: Sequence[str], cwd: Path | None = None) -> Iterator[str]:
+    """Start a test server that picks its own port, prints it on its first line and stops when
+    its stdin closes (tests/servers/_lines.py's ``serve_http``); yield its base URL
+    (``http://127.0.0.1:PORT``); close its stdin and wait for it (killed if it does not stop)."""
+    process = subprocess.Popen(list(command), cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        port = process.stdout.readline().strip()
+        if not port.isdigit():
+            raise RuntimeError(f"{' '.join(command)} printed {port!r}, not its port")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            stop(process)
+
+
+@contextlib.contextmanager
 def http_server(command: Sequence[str], port: int, what: str, *, env: Mapping[str, str] | None = None,
                 cwd: Path | None = None, timeout: float = 30.0) -> Iterator[str]:
     """Start a Streamable HTTP server already told to listen on `port`; yield its /mcp URL; stop it."""

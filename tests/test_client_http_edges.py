@@ -24,22 +24,18 @@ import pytest
 from mcp_verdict import Kind, Limits
 from mcp_verdict.client import VerdictClient
 
+from .processes import port_server
+
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "mcp_verdict"]
+HOSTILE = [sys.executable, "-m", "tests.servers.hostile_http"]
 OK = [{"type": "text", "text": "ok"}]
 
 
 @pytest.fixture(scope="module")
 def base() -> Iterator[str]:
-    process = subprocess.Popen([sys.executable, "-m", "tests.servers.hostile_http"], cwd=ROOT, stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        yield f"http://127.0.0.1:{process.stdout.readline().strip()}"
-    finally:
-        assert process.stdin is not None
-        process.stdin.close()
-        process.wait(10)
+    with port_server(HOSTILE, cwd=ROOT) as url:
+        yield url
 
 
 def call(base: str, mode: str, *options: str) -> tuple[int, dict[str, object]]:
@@ -153,13 +149,8 @@ def test_a_session_the_server_ended_is_started_again() -> None:
                              verdict.to_dict().get("content")))
             return seen, client.warnings
 
-    with subprocess.Popen([sys.executable, "-m", "tests.servers.hostile_http"], cwd=ROOT, stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE, text=True) as process:
-        assert process.stdout is not None and process.stdin is not None
-        try:
-            seen, warnings = anyio.run(go, f"http://127.0.0.1:{process.stdout.readline().strip()}/session404/mcp")
-        finally:
-            process.stdin.close()
+    with port_server(HOSTILE, cwd=ROOT) as url:
+        seen, warnings = anyio.run(go, f"{url}/session404/mcp")
     assert seen == [
         ("unclassified", [("transport.refused", "HTTP 404, session ended: the server refused the request, which it "
                                                 "did not run (HTTP 404: unknown session; the server ended session "

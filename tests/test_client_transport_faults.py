@@ -20,6 +20,8 @@ from mcp_verdict import Action, Kind, Limits
 from mcp_verdict.client import CannotConnect, VerdictClient
 from mcp_verdict.client._wire import WireLog
 
+from .processes import port_server
+
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = [sys.executable, "-m", "tests.servers.misbehaving"]
 
@@ -32,14 +34,8 @@ SERVER_REQUEST = b'{"jsonrpc":"2.0","id":"s1","method":"ping"}'
 @contextmanager
 def http_server() -> Iterator[str]:
     """The misbehaving HTTP server on 127.0.0.1: its base URL."""
-    process = subprocess.Popen([*SERVER, "http"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        yield f"http://127.0.0.1:{process.stdout.readline().strip()}"
-    finally:
-        assert process.stdin is not None
-        process.stdin.close()
-        process.wait(10)
+    with port_server([*SERVER, "http"], cwd=ROOT) as base:
+        yield base
 
 
 def call(client: VerdictClient) -> Any:
