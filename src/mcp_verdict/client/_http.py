@@ -21,7 +21,7 @@ from typing import Any, Final
 
 import httpx2
 
-from ..frames import SSEEvent, SSEParser
+from ..frames import SSEEvent, SSEParser, retry_after
 from ._wire import WireLog
 
 _NOT_SENT: Final = (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.UnsupportedProtocol)
@@ -51,26 +51,6 @@ class _Decoded(httpx2.AsyncByteStream):
 def _encoded(headers: httpx2.Headers) -> bool:
     return any(coding.strip().lower() not in ("", "identity")
                for coding in headers.get_list("content-encoding", split_commas=True))
-
-
-def retry_after(headers: httpx2.Headers) -> int | None:
-    """The seconds a Retry-After header asks for (RFC 9110 s10.2.3): delay-seconds, or an
-    HTTP-date counted from now (rounded up, a past date is 0); None when absent or neither."""
-    value = headers.get("retry-after", "").strip()
-    if value.isascii() and value.isdigit():  # past 12 digits (31,000 years) the same as 12 nines
-        return int(value) if len(value) <= 12 else 10**12 - 1
-    from email.utils import parsedate_to_datetime
-
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-    if when.tzinfo is None:  # RFC 9110 s5.6.7: an HTTP-date is GMT
-        return None
-    import datetime
-    import math
-
-    return max(0, math.ceil((when - datetime.datetime.now(datetime.UTC)).total_seconds()))
 
 
 class _TeeStream(httpx2.AsyncByteStream):
@@ -269,7 +249,7 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
             headers.pop("content-length", None)
         content_type = response.headers.get("content-type", "").lower()
         tee = _TeeStream(stream, self._log, exchange, response.status_code, content_type, self._max,
-                         retry_after(response.headers) if response.status_code >= 400 else None)
+                         retry_after(response.headers.get("retry-after")) if response.status_code >= 400 else None)
         if response.status_code >= 400 and not content_type.startswith(("application/json", "text/event-stream")):
             # the SDK reads none of it: what the server said would be lost
             await tee.read_error_body(self._error_seconds)

@@ -6,7 +6,8 @@ JSON-RPC frame with tolerant id recovery (``_jsonrpc``), the conversation tracke
 answers with requests and knows the version, capabilities and extensions in force for each
 (``_track``), and the frame log format v1 with its JSON Schema (``_log``,
 ``framelog-v1.schema.json``) and its rotating file writer (``_logfile``, the one module here
-that does I/O). The client, the tap, the proxy and the audit all read the wire through it.
+that does I/O), and the seconds an HTTP error's Retry-After asks for (``_retry_after``). The
+client, the tap, the proxy and the audit all read the wire through it.
 
 May import: the verdict layer (versions and extension ids), the standard library, orjson, and msgspec
 (its frozen Structs are the immutable values a frame makes: built in C, ~10x a frozen dataclass).
@@ -26,6 +27,7 @@ from ._log import (
     schema,
 )
 from ._logfile import FrameLogWriter, RotatingLines
+from ._retry_after import retry_after
 from ._sse import SSEEvent, SSEParser, sse_events
 from ._track import Answered, Context, Event, Exchange, Seen, Stray, Tracker, Unanswered
 
@@ -62,6 +64,7 @@ __all__ = [
     "read",
     "recover_id",
     "redact",
+    "retry_after",
     "schema",
     "sse_events",
 ]

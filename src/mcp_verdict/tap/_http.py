@@ -28,9 +28,10 @@ import itertools
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+import anyio
 import orjson
 
-from ..frames import Answered, SSEParser, id_json, id_key, peek
+from ..frames import Answered, SSEParser, id_json, id_key, peek, retry_after
 from ._sdk import sdk
 
 if TYPE_CHECKING:
@@ -39,6 +40,13 @@ if TYPE_CHECKING:
 _PARSE_ERROR: Final = -32700
 _INTERNAL_ERROR: Final = -32603
 _MAX_BODY: Final = 64 * 1024 * 1024
+_ERROR_QUOTED: Final = 200
+"""Bytes of an HTTP error body that is no JSON-RPC message quoted in its failure."""
+_ERROR_READ: Final = 1024 * 1024
+"""Bytes of such a body read (the rest is left unread: the SDK reads none of it)."""
+_ERROR_SECONDS: Final = 5.0
+"""Seconds such a body is read for before the SDK is handed the response (a body that trickles
+is cut: the failure quotes what came)."""
 
 
 def _error_for(request_id: Any, code: int, message: str) -> bytes:
@@ -79,8 +87,9 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
 
     class Tee(lib.AsyncByteStream):  # type: ignore[misc,name-defined]
         def __init__(self, inner: Any, tap: VerdictTap, conn: str, http: dict[str, Any], content_type: str,
-                     answers_request: bool, request_body: bytes | None) -> None:
+                     answers_request: bool, request_body: bytes | None, wait: int | None = None) -> None:
             self._inner = inner
+            self._wait = wait
             self._tap = tap
             self._conn = conn
             self._http = http
@@ -90,8 +99,30 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
             self._request_body = request_body
             self._body = bytearray()
             self._done = False
+            self._early = False
+
+        async def read_error(self) -> None:
+            """Read an HTTP error body that is no JSON-RPC message now, within a byte and a time
+            bound, and note the exchange's failure with its status and Retry-After: the SDK reads
+            none of it and fails the request with a stand-in error at once, which the call is
+            judged from (``transport.refused`` or ``transport.error``)."""
+            self._early = True
+            read = 0
+            with anyio.move_on_after(_ERROR_SECONDS):
+                try:
+                    async for chunk in self._inner:
+                        self._body += chunk[: max(0, _ERROR_QUOTED - len(self._body))]
+                        read += len(chunk)
+                        if read > _ERROR_READ:
+                            break
+                except lib.TransportError as exc:
+                    self._finish(broken=f"the response stream broke: {type(exc).__name__}: {exc}")
+            self._finish()
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
+            if self._early:  # read already (read_error): its quoted start
+                yield bytes(self._body)
+                return
             try:
                 async for chunk in self._inner:
                     if self._sse is not None:
@@ -152,7 +183,8 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
             if status >= 400 or body.strip():
                 preview = body[:200].decode("utf-8", "replace")
                 self._tap._note(self._conn, "s2c", "error", f"HTTP {status}: {preview}".rstrip(": "),
-                                http=self._http)
+                                http=self._http, status=status if status >= 400 else None,
+                                retry_after=self._wait)
             elif status == 202 and self._answers:
                 self._tap._note(self._conn, "s2c", "error", "HTTP 202 Accepted without an answer to the request",
                                 http=self._http)
@@ -208,12 +240,15 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
             if session:
                 info["session"] = session
             status = response.status_code
+            tee = Tee(response.stream, self._tap, self._conn, info, content_type, answers_request, body,
+                      retry_after(response.headers.get("retry-after")) if status >= 400 else None)
+            if status >= 400 and answers_request and not content_type.startswith(("application/json",
+                                                                                  "text/event-stream")):
+                await tee.read_error()
             if library == "httpx" and status >= 400 and answers_request and content_type.startswith("application/json"):
                 status = 200  # mcp 1.x raises any 4xx out of its transport task, ending the session
-            return lib.Response(status, headers=response.headers,
-                                stream=Tee(response.stream, self._tap, self._conn, info, content_type,
-                                           answers_request, body),
-                                request=request, extensions=response.extensions)
+            return lib.Response(status, headers=response.headers, stream=tee, request=request,
+                                extensions=response.extensions)
 
         async def aclose(self) -> None:
             try:

@@ -60,7 +60,7 @@ from ..verdict._classify import (
     held_id,
     judge,
 )
-from ..verdict._findings import finding
+from ..verdict._findings import finding, refused, refuses
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION
@@ -86,6 +86,19 @@ last this many (a call counts the noise between its request and its answer from 
 Attempt = tuple[int, RetryPolicy] | None
 """The attempt at a call and the retry policy its outcome carries; None for attempt 1 under
 ``DEFAULT_RETRY`` (what ``evaluate_listed`` gives every outcome)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Failure:
+    """HTTP: what went wrong in an exchange without a JSON-RPC answer."""
+
+    note: str
+    status: int | None = None
+    """The status of an HTTP error response (its body no JSON-RPC answer); None for a broken exchange."""
+    retry_after: int | None = None
+    """The seconds its Retry-After asked for (``frames.retry_after``)."""
+
+
 _CURRENT: Final[contextvars.ContextVar[Judged | None]] = contextvars.ContextVar("mcp_verdict_tap_call",
                                                                                 default=None)
 
@@ -104,7 +117,7 @@ class _Conn:
     """Per listed tool: its outputSchema compiled, under the schema limits of the last call."""
     exchange_of: OrderedDict[tuple[str, Any], int] = field(default_factory=OrderedDict)
     """HTTP: the exchange (POST) each request went out in."""
-    failures: dict[int, str] = field(default_factory=dict)
+    failures: dict[int, _Failure] = field(default_factory=dict)
     """HTTP: what went wrong in an exchange without a JSON-RPC answer (status, broken body)."""
     not_sent: OrderedDict[tuple[str, Any], None] = field(default_factory=OrderedDict)
     """The requests that were not sent (the last ``_KEEP``); a request sent again under the same
@@ -388,7 +401,10 @@ class VerdictTap:
             self._conns.pop(self._closed.popleft(), None)
 
     def _note(self, conn: str, direction: Direction, kind: Literal["eof", "error", "noise", "refused"],
-              note: str, data: bytes | None = None, http: Mapping[str, Any] | None = None) -> None:
+              note: str, data: bytes | None = None, http: Mapping[str, Any] | None = None, *,
+              status: int | None = None, retry_after: int | None = None) -> None:
+        """One frame of ``conn`` that is no message; an ``error`` of an HTTP exchange is kept as its
+        failure, with the ``status`` and ``retry_after`` of an HTTP error response (no JSON-RPC answer)."""
         state = self._conns.get(conn)
         if state is None:
             return
@@ -399,7 +415,7 @@ class VerdictTap:
                                     transport=state.transport, http=http or None))
         exchange = http.get("exchange") if http else None
         if kind == "error" and isinstance(exchange, int):
-            state.failures[exchange] = note
+            state.failures[exchange] = _Failure(note, status, retry_after)
             if len(state.failures) > _KEEP:
                 del state.failures[next(iter(state.failures))]
         elif kind == "noise" and data is not None:
@@ -859,7 +875,8 @@ class VerdictTap:
             unwritten = state.unwritten.get(key)
             if unwritten is not None:  # resent unchanged, it fails the same way: fix_request, not retry
                 return local_verdict("transport.unwritable", f"the request was not sent: {unwritten}", version)
-            why = state.failures.get(state.exchange_of.get(key, -1), _describe(error))
+            unsent = state.failures.get(state.exchange_of.get(key, -1))
+            why = unsent.note if unsent is not None else _describe(error)
             return local_verdict("transport.error", f"the request was not sent: {why}", version)
         if error is not None and _is_cancelled(error):
             return local_verdict("transport.cancelled", f"the call was cancelled before its answer arrived "
@@ -868,8 +885,13 @@ class VerdictTap:
             return local_verdict("transport.timeout", f"no answer before the SDK's timeout ({_describe(error)})",
                                  version)
         failure = state.failures.get(state.exchange_of.get(key, -1))
+        if failure is not None and failure.status is not None and refuses(failure.status, failure.retry_after):
+            # a status that says the server did not run the request (auth, rate limit...): not a
+            # write of unknown effect (the client's rule, verdict._findings)
+            return make_verdict(Kind.UNCLASSIFIED, (refused(failure.status, failure.retry_after, failure.note),),
+                                version, None)
         if failure is not None:
-            return local_verdict("transport.error", failure, version)
+            return local_verdict("transport.error", failure.note, version)
         if state.closed is not None:
             return local_verdict("transport.closed", state.closed, version)
         return local_verdict("transport.error", f"no answer was recorded ({_describe(error)})", version)
