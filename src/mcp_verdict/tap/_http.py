@@ -11,7 +11,10 @@ connection of the tap.
 The SDK is left to do what it does; four things are made prompt: a JSON body that is not JSON at
 all (no SDK can read it; 1.x would leave its call waiting for the timeout) is handed to the SDK
 as a JSON-RPC parse error for the request it answers, and an HTTP failure is recorded for the
-exchange so the call's verdict says what it was (``transport.error``); a connection that breaks
+exchange so the call's verdict says what it was (an error status whose body is no JSON-RPC
+message, which the SDK never reads, is read at once within a byte and a time bound and noted
+with its status and Retry-After: ``transport.refused`` when the status says the request was not
+run, else ``transport.error``); a connection that breaks
 before a POST's request is answered (the server hangs up, a reset, a read timeout) is recorded,
 and the SDK is handed a JSON-RPC error for that request — where the SDK's transport would raise
 out of its task group and end the whole session; and, for mcp 1.x (httpx),
