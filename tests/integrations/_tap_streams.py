@@ -11,7 +11,6 @@ A test module serves it over HTTP once with a module fixture of its own::
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -23,6 +22,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from mcp_verdict import VerdictTap
 
+from ..processes import port_server
+
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = [sys.executable, "-m", "tests.servers.broken_answers"]
 
@@ -30,14 +31,8 @@ SERVER = [sys.executable, "-m", "tests.servers.broken_answers"]
 def serve_http() -> Iterator[str]:
     """The server over Streamable HTTP: its URL while the generator is open (it stops when its
     stdin closes)."""
-    process = subprocess.Popen([*SERVER, "http"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        yield f"http://127.0.0.1:{process.stdout.readline().strip()}/mcp"
-    finally:
-        assert process.stdin is not None
-        process.stdin.close()
-        process.wait(10)
+    with port_server([*SERVER, "http"], cwd=ROOT) as base:
+        yield f"{base}/mcp"
 
 
 @asynccontextmanager
