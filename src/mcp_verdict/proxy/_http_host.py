@@ -77,7 +77,7 @@ from aiohttp import web
 from ..frames._jsonrpc import Peek, id_json, id_key, peek
 from ._bridge import Bridge
 from ._codes import with_id
-from ._http_upstream import HttpUpstream, client_session
+from ._http_upstream import HttpUpstream, client_session, upstream_headers
 from ._relay import Key, Telemetry, as_written
 from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env
@@ -598,7 +598,7 @@ class HttpHost:
     async def _get_on(self, request: web.BaseRequest, stream: PostStream, bridge: Bridge) -> web.StreamResponse:
         upstream = bridge.upstream
         assert isinstance(upstream, HttpUpstream)
-        task = asyncio.get_running_loop().create_task(upstream.forward_get(stream, dict(request.headers)))
+        task = asyncio.get_running_loop().create_task(upstream.forward_get(stream, request.headers))
         try:
             item = await stream.queue.get()
             if item[0] == "status":
@@ -640,9 +640,7 @@ class HttpHost:
         if self._client is None:
             return web.Response(status=400)
         assert self.options.upstream is not None
-        headers = {k: v for k, v in request.headers.items()
-                   if k.lower() not in ("host", "content-length", "accept-encoding")}
-        headers["Accept-Encoding"] = "identity"
+        headers = upstream_headers(request.headers, self.options.headers)
         async with self._client.delete(self.options.upstream, headers=headers) as response:
             body = await response.read()
         bridge = self.bridges.get(session or "")

@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 import aiohttp
+from multidict import CIMultiDict
 
 from ..frames import SSEParser, id_key
 from ..frames._jsonrpc import peek
@@ -43,8 +44,11 @@ from ._relay import Key
 if TYPE_CHECKING:
     from ._bridge import Bridge, HostStream
 
-_HOP: Final = frozenset({"host", "content-length", "connection", "keep-alive", "transfer-encoding", "te",
-                         "upgrade", "proxy-authorization", "proxy-connection", "accept-encoding", "trailer"})
+_HOP: Final = frozenset({"connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade"})
+"""Hop-by-hop (RFC 9110 s7.6.1; with every ``Proxy-*`` header and every name ``Connection`` lists):
+never forwarded."""
+_WRITTEN: Final = frozenset({"host", "content-length", "accept-encoding"})
+"""Written by the proxy's client for its own request (``Accept-Encoding``: ``identity``)."""
 _ACCEPT: Final = "application/json, text/event-stream"
 _META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 _RESUMES: Final = 3
@@ -84,6 +88,24 @@ def _param_headers(schema: object, arguments: object, prefix: tuple[str, ...] = 
                 out.append((f"Mcp-Param-{header}", header_value(value)))
         elif isinstance(value, Mapping):
             out.extend(_param_headers(sub, value, (*prefix, name)))
+    return out
+
+
+def upstream_headers(host: Mapping[str, str] | None, extra: Sequence[tuple[str, str]],
+                     own: Mapping[str, str] | None = None) -> CIMultiDict[str]:
+    """The headers of every upstream request (POST, GET, DELETE): the host's, less the hop-by-hop
+    ones and those the client writes; then ``own`` (the proxy's for this request), then
+    ``--header``'s (``extra``), each replacing a header of its name; ``Accept-Encoding:
+    identity`` last (even over a ``--header`` naming another encoding)."""
+    items = list(host.items()) if host is not None else []
+    named = {token.strip().lower() for name, value in items if name.lower() == "connection"
+             for token in value.split(",")}
+    out: CIMultiDict[str] = CIMultiDict(
+        (name, value) for name, value in items
+        if (lower := name.lower()) not in _HOP and lower not in _WRITTEN and lower not in named
+        and not lower.startswith("proxy-"))
+    for name, value in (*(own or {}).items(), *extra, *_IDENTITY.items()):
+        out[name] = value
     return out
 
 
@@ -167,12 +189,8 @@ class HttpUpstream:
             self._posts[key] = task
         return True
 
-    def _request_headers(self, data: bytes, host: Mapping[str, str] | None) -> dict[str, str]:
-        out = {name: value for name, value in (host or {}).items() if name.lower() not in _HOP}
-        out["Content-Type"] = "application/json"
-        out["Accept"] = _ACCEPT
-        out.update(self.headers)
-        out.update(_IDENTITY)  # (even over a --header naming another encoding)
+    def _request_headers(self, data: bytes, host: Mapping[str, str] | None) -> CIMultiDict[str]:
+        out = upstream_headers(host, self.headers, {"Content-Type": "application/json", "Accept": _ACCEPT})
         if self.stdio_host:
             look = peek(data)
             if look.kind in ("request", "notification") and look.method is not None:
@@ -370,9 +388,7 @@ class HttpUpstream:
     async def forward_get(self, stream: HostStream, host: Mapping[str, str]) -> None:
         """A host's GET (HTTP host side, 2025 sessions): the upstream's GET stream, mirrored."""
         assert self._client is not None
-        headers = {k: v for k, v in host.items() if k.lower() not in _HOP}
-        headers.update(self.headers)
-        headers.update(_IDENTITY)
+        headers = upstream_headers(host, self.headers)
         queue = stream.queue  # type: ignore[attr-defined]
         try:
             async with self._client.get(self.url, headers=headers) as response:
@@ -412,7 +428,7 @@ class HttpUpstream:
                 await self._get
         if self.stdio_host and self.session_id is not None and self._client is not None:
             with contextlib.suppress(aiohttp.ClientError, OSError, asyncio.TimeoutError):
-                headers = {"Mcp-Session-Id": self.session_id, **dict(self.headers), **_IDENTITY}
+                headers = upstream_headers(None, self.headers, {"Mcp-Session-Id": self.session_id})
                 if self.protocol_version:
                     headers["MCP-Protocol-Version"] = self.protocol_version
                 async with self._client.delete(self.url, headers=headers,

@@ -1,0 +1,46 @@
+"""A Streamable HTTP upstream that records the headers of every request it receives, for the
+proxy's header tests: ``GET /seen`` answers the list so far (method, headers as received, in
+order) and is not recorded; a POST with an id is answered with an empty result in one JSON body,
+one without with 202; a GET is answered with an SSE stream that ends at once; a DELETE with 200.
+Prints ``listening on URL``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from aiohttp import web
+
+SEEN: list[tuple[str, list[tuple[str, str]]]] = []
+
+
+async def handle(request: web.BaseRequest) -> web.StreamResponse:
+    if request.path == "/seen":
+        return web.json_response(SEEN)
+    SEEN.append((request.method, list(request.headers.items())))
+    if request.method == "POST":
+        message = json.loads(await request.read())
+        if "id" not in message:
+            return web.Response(status=202)
+        return web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": {}})
+    if request.method == "GET":
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+        await response.prepare(request)
+        await response.write_eof()
+        return response
+    return web.Response(status=200)
+
+
+async def main() -> None:
+    server = web.Server(handle, access_log=None)
+    runner = web.ServerRunner(server)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    print(f"listening on http://127.0.0.1:{port}/mcp", flush=True)
+    await asyncio.Event().wait()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,84 @@
+"""The headers an HTTP upstream receives through the proxy (HTTP host), per method: POST, GET and
+DELETE are built one way — the host's headers less the hop-by-hop ones and those the proxy's
+client writes, then ``--header``'s, ``Accept-Encoding: identity`` last.
+
+RFC 9110 s7.6.1: a proxy MUST remove Connection and every header field it names, and SHOULD
+remove Proxy-Connection, Keep-Alive, TE, Transfer-Encoding and Upgrade (Trailer alike, s6.6.2;
+Proxy-Authorization is consumed by the proxy it names, s11.7.2). README, "The proxy": request
+headers such as ``Authorization`` go upstream unchanged; ``--header "NAME: VALUE"`` adds one to
+every upstream request."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ._peers import TIMEOUT, _wait_for, proxy_http
+from .test_proxy_http_edges import _request, _status
+
+HEADERS_SERVER = [sys.executable, str(Path(__file__).with_name("headers_server.py"))]
+PING = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+SSE = {"Accept": "text/event-stream"}
+
+# every request from the host (tests' _request) also carries Host, Content-Type: application/json,
+# Content-Length and Connection: close
+HOP = {"Keep-Alive": "timeout=5", "TE": "trailers", "Trailer": "X-Sum", "Upgrade": "h2c",
+       "Proxy-Authorization": "Basic cHJveHk6cHc=", "Proxy-Connection": "keep-alive",
+       "Connection": "X-Private", "X-Private": "p", "Accept-Encoding": "gzip, br"}
+KEPT = {"Authorization": "Bearer t0k", "Mcp-Session-Id": "s-1", "X-Tenant": "a"}
+EXTRA = ["--header", "X-Api-Key: k1", "--header", "X-Tenant: b", "--header", "Accept-Encoding: gzip"]
+
+# (method, body, host headers, --header options; the headers the upstream saw, less Host and
+# Content-Length, which its client writes; sorted by name)
+CASES = [
+    ("POST", PING, {**HOP, **KEPT}, EXTRA,
+     [("Accept", "application/json, text/event-stream"), ("Accept-Encoding", "identity"),
+      ("Authorization", "Bearer t0k"), ("Content-Type", "application/json"), ("Mcp-Session-Id", "s-1"),
+      ("X-Api-Key", "k1"), ("X-Tenant", "b")]),
+    ("GET", b"", {**HOP, **KEPT, **SSE}, EXTRA,
+     [("Accept", "text/event-stream"), ("Accept-Encoding", "identity"), ("Authorization", "Bearer t0k"),
+      ("Content-Type", "application/json"), ("Mcp-Session-Id", "s-1"), ("X-Api-Key", "k1"), ("X-Tenant", "b")]),
+    ("DELETE", b"", {**HOP, **KEPT}, EXTRA,
+     [("Accept", "application/json, text/event-stream"), ("Accept-Encoding", "identity"),
+      ("Authorization", "Bearer t0k"), ("Content-Type", "application/json"), ("Mcp-Session-Id", "s-1"),
+      ("X-Api-Key", "k1"), ("X-Tenant", "b")]),
+    # without --header: the host's own, less the hop-by-hop ones
+    ("DELETE", b"", {**HOP, **KEPT}, [],
+     [("Accept", "application/json, text/event-stream"), ("Accept-Encoding", "identity"),
+      ("Authorization", "Bearer t0k"), ("Content-Type", "application/json"), ("Mcp-Session-Id", "s-1"),
+      ("X-Tenant", "a")]),
+    ("GET", b"", {**KEPT, **SSE, "Connection": "X-Tenant, Keep-Alive"}, [],
+     [("Accept", "text/event-stream"), ("Accept-Encoding", "identity"), ("Authorization", "Bearer t0k"),
+      ("Content-Type", "application/json"), ("Mcp-Session-Id", "s-1")]),
+]
+
+
+@contextlib.contextmanager
+def _headers_server() -> Iterator[str]:
+    process = subprocess.Popen(HEADERS_SERVER, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL)
+    try:
+        yield _wait_for(rb"listening on (http://\S+)", process.stdout).decode()
+    finally:
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.parametrize(("method", "body", "host", "extra", "seen"), CASES)
+def test_the_upstream_gets_the_hosts_headers_less_hop_by_hop_and_the_header_options(
+        method: str, body: bytes, host: dict[str, str], extra: list[str], seen: list[tuple[str, str]]) -> None:
+    with _headers_server() as upstream, proxy_http(["--upstream", upstream, *extra]) as (url, _):
+        status = _status(_request(url, method, body, host))
+        with urllib.request.urlopen(upstream.replace("/mcp", "/seen"), timeout=TIMEOUT) as response:
+            requests = json.loads(response.read())
+    assert status == 200
+    assert [m for m, _ in requests] == [method]
+    got = sorted((name, value) for name, value in requests[0][1] if name.lower() not in ("host", "content-length"))
+    assert got == seen
