@@ -641,6 +641,9 @@ class HttpHost:
             return web.Response(status=400)
         assert self.options.upstream is not None
         headers = upstream_headers(request.headers, self.options.headers)
+        bridge = self.bridges.get(session or "")
+        if bridge is not None:  # the session's notifications the host had 202 for reach it first
+            await self._live[bridge].upstream.delivered(self.options.timeout)
         async with self._client.delete(self.options.upstream, headers=headers) as response:
             body = await response.read()
         bridge = self.bridges.get(session or "")

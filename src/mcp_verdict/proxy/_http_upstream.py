@@ -417,6 +417,14 @@ class HttpUpstream:
         if self._tasks:
             await asyncio.wait(set(self._tasks), timeout=timeout)
 
+    async def delivered(self, timeout: float) -> None:
+        """Wait, at most ``timeout`` seconds, for the POSTs under way that answer no request (a
+        notification's, a response's: the host had its 202 before the upstream had them), so that
+        what the host sends after them reaches the upstream after them, in the host's order."""
+        waiting = self._tasks.difference(self._posts.values())
+        if waiting:
+            await asyncio.wait(waiting, timeout=timeout)
+
     async def aclose(self) -> None:
         for task in list(self._tasks) + ([self._get] if self._get is not None else []):
             task.cancel()
