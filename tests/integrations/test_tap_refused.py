@@ -34,10 +34,11 @@ from mcp.client.streamable_http import streamable_http_client
 
 from mcp_verdict import VerdictError, VerdictTap
 from tests.processes import port_server
+from tests.test_client_http_refused import CASES as CLIENT_CASES
+from tests.test_client_http_refused import REFUSED
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = [sys.executable, "-m", "tests.servers.hostile_http"]
-REFUSED = "the server refused the request, which it did not run"
 
 
 @pytest.fixture(scope="module")
@@ -46,37 +47,12 @@ def base() -> Iterator[str]:
         yield url
 
 
-# (mode, finding code, message, decision action, rule, delay or None)
+# (mode, finding code, message, decision action, rule, delay or None): the client's table
+# (tests/test_client_http_refused.py), the same rule, but for a 404 to a request with the session
+# id: not run, but the SDK's Client keeps the ended session, so sending it again is refused again
 CASES: list[tuple[str, str, str, str, str, float | None]] = [
-    # authorization: not run; sending again without new credentials is refused again
-    ("status401", "transport.refused", f"HTTP 401: {REFUSED} (HTTP 401: no)", "investigate", "refused_auth", None),
-    ("status403", "transport.refused", f"HTTP 403: {REFUSED} (HTTP 403: no)", "investigate", "refused_auth", None),
-    # rate limit and overload with a Retry-After: within the cap it is the delay, past it the caller decides
-    ("status429_wait2", "transport.refused", f"HTTP 429, Retry-After 2 s: {REFUSED} (HTTP 429: no)", "retry",
-     "refused_retry", 2.0),
-    ("status503_wait2", "transport.refused", f"HTTP 503, Retry-After 2 s: {REFUSED} (HTTP 503: no)", "retry",
-     "refused_retry", 2.0),
-    ("status429_date", "transport.refused", f"HTTP 429, Retry-After 0 s: {REFUSED} (HTTP 429: no)", "retry",
-     "refused_retry", 0.0),
-    ("status429", "transport.refused", f"HTTP 429, Retry-After 120 s: {REFUSED} (HTTP 429: no)", "investigate",
-     "refused", None),
-    ("status503", "transport.refused", f"HTTP 503, Retry-After 120 s: {REFUSED} (HTTP 503: no)", "investigate",
-     "refused", None),
-    # 429 without Retry-After: the policy's own backoff
-    ("status429_bare", "transport.refused", f"HTTP 429: {REFUSED} (HTTP 429: no)", "retry", "refused_retry", 0.457),
-    # a 404 to a request with the session id: not run; the SDK keeps the ended session
-    ("status404", "transport.refused", f"HTTP 404: {REFUSED} (HTTP 404: no)", "investigate", "refused", None),
-    ("status400_bare", "transport.refused", f"HTTP 400: {REFUSED} (HTTP 400: no)", "investigate", "refused", None),
-    ("status405", "transport.refused", f"HTTP 405: {REFUSED} (HTTP 405: no)", "investigate", "refused", None),
-    ("status415_bare", "transport.refused", f"HTTP 415: {REFUSED} (HTTP 415: no)", "investigate", "refused", None),
-    ("status413_bare", "transport.refused", f"HTTP 413: {REFUSED} (HTTP 413: no)", "fix_request",
-     "refused_too_large", None),
-    # no proof the request was not run: the effect of a write is unknown
-    ("status500", "transport.error", "HTTP 500: no", "check_state", "unknown_effect", None),
-    ("status502", "transport.error", "HTTP 502: no", "check_state", "unknown_effect", None),
-    ("status504_bare", "transport.error", "HTTP 504: no", "check_state", "unknown_effect", None),
-    ("status503_bare", "transport.error", "HTTP 503: no", "check_state", "unknown_effect", None),
-]
+    ("status404", "transport.refused", f"HTTP 404: {REFUSED} (HTTP 404: no)", "investigate", "refused", None)
+    if row[0] == "status404" else row for row in CLIENT_CASES]
 
 
 @pytest.mark.parametrize(("mode", "code", "message", "action", "rule", "delay"), CASES, ids=[c[0] for c in CASES])
