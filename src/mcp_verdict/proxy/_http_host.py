@@ -77,7 +77,7 @@ from aiohttp import web
 from ..frames._jsonrpc import Peek, id_json, id_key, peek
 from ._bridge import Bridge
 from ._codes import with_id
-from ._http_upstream import HttpUpstream, client_session, upstream_headers
+from ._http_upstream import HttpUpstream, client_session, upstream_fault, upstream_headers
 from ._relay import Key, Telemetry, as_written
 from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env
@@ -639,20 +639,33 @@ class HttpHost:
             return self._end_session(session)
         if self._client is None:
             return web.Response(status=400)
-        assert self.options.upstream is not None
+        bridge = self._acquire(session, False)  # the session's relay, else one for this DELETE
+        try:
+            return await self._delete_on(request, session, bridge)
+        finally:
+            self._release(bridge)
+
+    async def _delete_on(self, request: web.BaseRequest, session: str | None, bridge: Bridge) -> web.StreamResponse:
+        """The host's DELETE, sent upstream once the session's notifications the host had 202 for
+        have reached it; the upstream's answer passed back, and the session's relay closed. An
+        upstream that fails (refused, reset, no HTTP answer, none within ``--timeout``) is the
+        host's 502 or 504 with a JSON-RPC error (``_http_upstream.upstream_fault``), noted in the
+        frame log; the session's relay is kept (the upstream may still hold the session)."""
+        assert self.options.upstream is not None and self._client is not None
+        held = self._live[bridge]
         headers = upstream_headers(request.headers, self.options.headers)
-        bridge = self.bridges.get(session or "")
-        if bridge is not None:  # the session's notifications the host had 202 for reach it first
-            await self._live[bridge].upstream.delivered(self.options.timeout)
-        async with self._client.delete(self.options.upstream, headers=headers) as response:
-            body = await response.read()
-        bridge = self.bridges.get(session or "")
-        if bridge is not None:  # the session's relay is closed once no handler uses it
-            held = self._live[bridge]
-            del self.bridges[session or ""]
+        await held.upstream.delivered(self.options.timeout)
+        try:
+            async with asyncio.timeout(self.options.timeout):
+                async with self._client.delete(self.options.upstream, headers=headers) as response:
+                    body = await response.read()
+        except (aiohttp.ClientError, OSError, ValueError) as exc:
+            status, body, reason = upstream_fault(exc, self.options.timeout)
+            bridge.relay.note("error", "s2c", f"the host's DELETE: {reason} (answered HTTP {status})")
+            return web.Response(status=status, body=body, content_type="application/json")
+        if session and self.bridges.get(session) is bridge:  # closed once no handler uses it
+            del self.bridges[session]
             held.session = None
-            if held.users <= 0:
-                self._drop(bridge)
         return web.Response(status=response.status, body=body)
 
     # -- the 2025 sessions over a stdio upstream -------------------------------------------------

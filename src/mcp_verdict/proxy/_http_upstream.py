@@ -38,7 +38,7 @@ from multidict import CIMultiDict
 
 from ..frames import SSEParser, id_key
 from ..frames._jsonrpc import peek
-from ._codes import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE
+from ._codes import UPSTREAM_CLOSED, UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, error_frame
 from ._relay import Key
 
 if TYPE_CHECKING:
@@ -107,6 +107,22 @@ def upstream_headers(host: Mapping[str, str] | None, extra: Sequence[tuple[str, 
     for name, value in (*(own or {}).items(), *extra, *_IDENTITY.items()):
         out[name] = value
     return out
+
+
+def upstream_fault(exc: BaseException, timeout: float) -> tuple[int, bytes, str]:
+    """A host's GET or DELETE whose upstream request failed (``exc``): (the HTTP status the host
+    gets, its body, the reason). 504 Gateway Timeout and UPSTREAM_TIMEOUT when the upstream did
+    not answer within ``timeout`` seconds (RFC 9110 s15.6.5); else 502 Bad Gateway (s15.6.3) and,
+    as for a POST (:meth:`HttpUpstream._post`), UPSTREAM_CLOSED for a connection the upstream
+    closed before its answer, UPSTREAM_UNAVAILABLE for the rest (refused, reset, no HTTP answer).
+    The body is the JSON-RPC error, with a null id (no request to answer)."""
+    if isinstance(exc, TimeoutError):
+        status, code, reason = 504, UPSTREAM_TIMEOUT, f"no answer within {timeout:g} s"
+    elif isinstance(exc, (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError)):
+        status, code, reason = 502, UPSTREAM_CLOSED, f"the upstream closed the connection before answering: {exc}"
+    else:
+        status, code, reason = 502, UPSTREAM_UNAVAILABLE, f"the upstream request failed: {type(exc).__name__}: {exc}"
+    return status, error_frame(None, code, f"mcp-verdict proxy: {reason}", {"reason": reason}), reason
 
 
 def client_session(limit: int, sock_connect: float) -> aiohttp.ClientSession:
