@@ -94,14 +94,19 @@ GARBAGE = 'the upstream request failed: ClientResponseError: 400, message="Bad s
 # (fault, method, the host's HTTP status, the JSON-RPC error's code, the reason the frame log gives)
 ROWS = [
     ("refused", "POST", 200, -31004, REFUSED),
+    ("refused", "GET", 502, -31004, REFUSED),
     ("refused", "DELETE", 502, -31004, REFUSED),
     ("reset", "POST", 200, -31004, RESET),
+    ("reset", "GET", 502, -31004, RESET),
     ("reset", "DELETE", 502, -31004, RESET),
     ("close", "POST", 200, -31001, CLOSED),
+    ("close", "GET", 502, -31001, CLOSED),
     ("close", "DELETE", 502, -31001, CLOSED),
     ("stall", "POST", 200, -31002, STALLED),
+    ("stall", "GET", 504, -31002, STALLED),
     ("stall", "DELETE", 504, -31002, STALLED),
     ("garbage", "POST", 200, -31004, GARBAGE),
+    ("garbage", "GET", 502, -31004, GARBAGE),
     ("garbage", "DELETE", 502, -31004, GARBAGE),
 ]
 

@@ -603,6 +603,8 @@ class HttpHost:
             item = await stream.queue.get()
             if item[0] == "status":
                 return web.Response(status=int(item[1]), headers=dict(stream.headers or {}))
+            if item[0] == "error":  # the upstream failed (its status and JSON-RPC error)
+                return web.Response(status=stream.status or 502, body=item[1], content_type="application/json")
             stream.queue.put_nowait(item)
             return await self._stream_to_host(request, stream, bridge)
         finally:

@@ -402,12 +402,24 @@ class HttpUpstream:
                 await self._pump(response, SSEParser(), None, None, http)
 
     async def forward_get(self, stream: HostStream, host: Mapping[str, str]) -> None:
-        """A host's GET (HTTP host side, 2025 sessions): the upstream's GET stream, mirrored."""
+        """A host's GET (HTTP host side, 2025 sessions): the upstream's GET stream, mirrored. An
+        upstream that fails before the stream starts (refused, reset, no HTTP answer, no answer
+        within ``--timeout``) is the host's 502 or 504 with a JSON-RPC error
+        (:func:`upstream_fault`), noted in the frame log."""
         assert self._client is not None
         headers = upstream_headers(host, self.headers)
         queue = stream.queue  # type: ignore[attr-defined]
         try:
-            async with self._client.get(self.url, headers=headers) as response:
+            async with asyncio.timeout(self.timeout):
+                response = await self._client.get(self.url, headers=headers)
+        except (aiohttp.ClientError, OSError, ValueError) as exc:
+            status, body, reason = upstream_fault(exc, self.timeout)
+            self.bridge.relay.note("error", "s2c", f"the host's GET: {reason} (answered HTTP {status})")
+            stream.status = status  # type: ignore[attr-defined]
+            queue.put_nowait(("error", body, True, None))
+            return
+        try:
+            async with response:
                 if response.status != 200 or not response.headers.get("Content-Type", "").startswith(
                         "text/event-stream"):
                     stream.headers = {k: v for k, v in response.headers.items()  # type: ignore[attr-defined]
@@ -422,9 +434,8 @@ class HttpUpstream:
                 if last is not None:
                     parser.last_event_id = last
                 await self._pump(response, parser, None, stream, http)
-        except (TimeoutError, aiohttp.ClientError, OSError):
-            queue.put_nowait(("status", b"502", False, None))
-            return
+        except (aiohttp.ClientError, OSError):
+            pass  # (the stream had started: it ends)
         queue.put_nowait(("end", b"", False, None))
 
     async def settle(self, timeout: float) -> None:
