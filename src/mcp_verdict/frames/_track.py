@@ -164,6 +164,11 @@ class _Connection:
     """The context of the client's last request: the next one gets this same object while what
     is in force stays equal (a 2026-07-28 request carries its capabilities in its own _meta), so
     a judge keeps classify's options per context object (verdict's OptionsMemo)."""
+    context_meta: tuple[dict[str, Any], frozenset[str] | None] | None = None
+    """(the request's ``_meta``, ``server_extensions``) that ``context`` was read from, when only
+    they decide it (a version of 2026-07-28 or later in the ``_meta``); else None. A request whose
+    ``_meta`` equals it, the server's extensions unchanged, is given ``context`` without reading
+    its ``_meta`` again (what the reading would give: an equal context, so this same object)."""
 
 
 class Tracker:
@@ -316,6 +321,13 @@ class Tracker:
 
     def _context(self, state: _Connection, look: Peek, params: dict[str, Any], seen: Seen) -> Context:
         meta = params.get("_meta")
+        read = state.context_meta
+        if read is not None and type(meta) is dict and read[1] is state.server_extensions:
+            try:
+                if read[0] == meta:  # the _meta the last context was read from (one compare in C)
+                    return state.context  # type: ignore[return-value]
+            except RecursionError:  # nested past the interpreter's recursion limit: read as it is
+                pass
         if type(meta) is not dict and (meta is None or not isinstance(meta, Mapping)):
             meta = _NO_META  # (None tested first: an ABC test of None is slow, and most requests have no _meta)
         claimed = meta.get(_META_VERSION)
@@ -348,6 +360,8 @@ class Tracker:
             if tasks:
                 extensions.add(TASKS_EXTENSION)
             in_force = tuple(sorted(extensions))
+        state.context_meta = (meta, state.server_extensions) \
+            if source == "request_meta" and claimed in _STATELESS and type(meta) is dict else None
         if claimed == version:
             claimed = None
         last = state.context
