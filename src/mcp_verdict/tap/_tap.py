@@ -547,7 +547,10 @@ class VerdictTap:
             if response is not None and not judged._options and judged._attempt is None \
             else self._judge(state, exchange.request_id, exchange.tool, judged._options, None, exchange,
                              attempt=judged._attempt)
-        self._place(judged, index, call)
+        if index == len(judged._done) and not self.observers:  # _place's common case, without a call
+            judged._done.append(call)
+        else:
+            self._place(judged, index, call)
 
     def _place(self, judged: Judged, index: int, call: TapCall) -> None:
         """A call of ``judged`` (its ``index``-th tools/call) judged before the block asked for it."""
@@ -698,7 +701,8 @@ class VerdictTap:
         """
         if judge_options:
             judge_options = _checked_options(judge_options)
-        again = _attempt(attempt, retry)
+        # _attempt's first test, here: every block but a retry's is (1, DEFAULT_RETRY), without a call
+        again = None if attempt == 1 and retry is DEFAULT_RETRY and type(attempt) is int else _attempt(attempt, retry)
         if session is not None:
             self.proxy(session)
         return Judged(self, judge_options, again)
@@ -765,7 +769,16 @@ class VerdictTap:
         then, without its lookups of options and of the exchange."""
         request_id: Any = exchange.request_id  # what _judge is given (the SDK's id: a str or an int)
         name = exchange.tool
-        tool, output_schema = self._listed_tool(state, name, DEFAULT_SCHEMA_LIMITS) if name else (None, None)
+        tool: Any = None
+        output_schema = None
+        if name:
+            tool = state.tools.get(name)
+            if tool:  # _listed_tool, read here (its memo of the compiled schema first): every call reads it
+                known = state.compiled.get(name)
+                output_schema = known[1] if known is not None and known[0] is DEFAULT_SCHEMA_LIMITS \
+                    else self._listed_schema(state, name, DEFAULT_SCHEMA_LIMITS)
+            else:
+                tool, output_schema = self._listed_tool(state, name, DEFAULT_SCHEMA_LIMITS)
         context = exchange.context
         verdict = judge(response, self._options.get(context.version, context.client_capabilities, context.extensions,
                                                     self.absent_result_type, self.limits), held_id(request_id))
