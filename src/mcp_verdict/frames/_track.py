@@ -68,6 +68,7 @@ _ANSWERS: Final = frozenset({"response", "error", "unreadable", "invalid"})
 """The frame kinds that answer a request (or try to: an unreadable or invalid frame with its id)."""
 _READS_RESULT: Final = frozenset({"initialize", "server/discover"})
 """The requests whose result the tracker reads (the version, capabilities and extensions)."""
+_replace: Final = msgspec.structs.replace
 _RESULT_FACTS: Final = frozenset({"requestState", "taskId", "task"})
 """The members of any other result it reads: a result holding none of them (most) is not read."""
 
@@ -225,9 +226,12 @@ class Tracker:
             return []
         if kind in _ANSWERS:
             other: Origin = "server" if direction == "c2s" else "client"
-            if look.has_id:  # the common case: the id finds the request waiting
-                target = state.pending.get((other, (type(look.id).__name__, look.id)))
+            key = None
+            if look.has_id:  # the common case: the id finds the request waiting (under this key)
+                key = (other, (type(look.id).__name__, look.id))
+                target = state.pending.get(key)
                 if target is None:
+                    key = None
                     target = self._match(state, other, look, seen)
             else:
                 target = self._match(state, other, look, seen)
@@ -242,7 +246,7 @@ class Tracker:
                     why = ("no strict parser reads it and its bytes name a method: a request or a notification "
                            "whose method and params cannot be read, which is not followed")
                 return [Stray(conn, direction, seen, look, why)]
-            return [Answered(self._answer(state, target, look, seen))]
+            return [Answered(self._answer(state, target, look, seen, key))]
         return [Stray(conn, direction, seen, look, "a batch is not part of MCP (since 2025-06-18)")]
 
     def export(self, conn: str) -> _Connection | None:
@@ -289,8 +293,20 @@ class Tracker:
             state.initialize_id = id_of
             capabilities = params.get("capabilities")
             state.capabilities = capabilities if isinstance(capabilities, Mapping) else None
-        context = self._context(state, look, params, seen) if origin == "client" else Context(
-            state.version or self.default_version, "initialize" if state.version else "default")
+        if origin == "client":
+            read = state.context_meta  # _context's first test, here (a call less for most requests)
+            meta = params.get("_meta")
+            context = None
+            if read is not None and type(meta) is dict and read[1] is state.server_extensions:
+                try:
+                    if read[0] == meta:  # the _meta the last context was read from (one compare in C)
+                        context = state.context
+                except RecursionError:  # nested past the interpreter's recursion limit: read as it is
+                    pass
+            if context is None:
+                context = self._context(state, look, params, seen)
+        else:
+            context = Context(state.version or self.default_version, "initialize" if state.version else "default")
         tool = task_id = None
         call: int | None = None
         if method == "tools/call":
@@ -320,14 +336,9 @@ class Tracker:
         return replaced
 
     def _context(self, state: _Connection, look: Peek, params: dict[str, Any], seen: Seen) -> Context:
+        """What is in force for a client request (``_request`` first gives the connection's last
+        context to a request whose ``_meta`` equals the one it was read from: ``context_meta``)."""
         meta = params.get("_meta")
-        read = state.context_meta
-        if read is not None and type(meta) is dict and read[1] is state.server_extensions:
-            try:
-                if read[0] == meta:  # the _meta the last context was read from (one compare in C)
-                    return state.context  # type: ignore[return-value]
-            except RecursionError:  # nested past the interpreter's recursion limit: read as it is
-                pass
         if type(meta) is not dict and (meta is None or not isinstance(meta, Mapping)):
             meta = _NO_META  # (None tested first: an ABC test of None is slow, and most requests have no _meta)
         claimed = meta.get(_META_VERSION)
@@ -402,9 +413,12 @@ class Tracker:
                 return same[0]
         return waiting[0] if len(waiting) == 1 else None
 
-    def _answer(self, state: _Connection, exchange: Exchange, look: Peek, seen: Seen) -> Exchange:
-        request_id = exchange.request_id
-        key = (exchange.origin, (type(request_id).__name__, request_id))  # where it waits
+    def _answer(self, state: _Connection, exchange: Exchange, look: Peek, seen: Seen,
+                key: tuple[Origin, tuple[str, Any]] | None = None) -> Exchange:
+        """The answer to ``exchange``, which waits under ``key`` (None: read from it)."""
+        if key is None:
+            request_id = exchange.request_id
+            key = (exchange.origin, (type(request_id).__name__, request_id))  # where it waits
         del state.pending[key]
         state.answered.add(key)
         if len(state.answered) > self._max_answered:
@@ -414,7 +428,7 @@ class Tracker:
         if exchange.origin == "client" and result is not None and isinstance(result, dict):
             method = exchange.method
             if method not in _READS_RESULT and _RESULT_FACTS.isdisjoint(result):
-                return msgspec.structs.replace(exchange, response=seen, response_peek=look)  # nothing to read
+                return _replace(exchange, response=seen, response_peek=look)  # nothing to read
             if method == "initialize" and state.initialize_id == key[1]:
                 version = result.get("protocolVersion")
                 if isinstance(version, str):
@@ -438,7 +452,7 @@ class Tracker:
                 task_id = task.get("taskId") if task is not None and isinstance(task, Mapping) else None
             if isinstance(task_id, str):
                 _remember(state.tasks, task_id, exchange.call, self._max_answered)
-        return msgspec.structs.replace(exchange, response=seen, response_peek=look)
+        return _replace(exchange, response=seen, response_peek=look)
 
 
 def _exchange_no(exchange: Exchange) -> int | None:
