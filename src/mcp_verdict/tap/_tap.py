@@ -330,6 +330,10 @@ class VerdictTap:
                  absent_result_type: AbsentResultType = "invalid", name: str = "tap") -> None:
         self.tracker = Tracker(default_version=default_version)
         self._options = OptionsMemo()  # classify's options per request context, checked once
+        self._last_options: tuple[Any, Any, Any, Any] | None = None
+        """(context, absent_result_type, limits, options) of the last call judged with the tap's
+        defaults: the next call under the same context object (the Tracker gives one request the
+        last's while what is in force is equal) and defaults takes its options without a lookup."""
         self.default_version = default_version
         self.trusted_server = trusted_server
         self.limits = limits
@@ -780,8 +784,15 @@ class VerdictTap:
             else:
                 tool, output_schema = self._listed_tool(state, name, DEFAULT_SCHEMA_LIMITS)
         context = exchange.context
-        verdict = judge(response, self._options.get(context.version, context.client_capabilities, context.extensions,
-                                                    self.absent_result_type, self.limits), held_id(request_id))
+        absent, limits, last = self.absent_result_type, self.limits, self._last_options
+        if last is not None and last[0] is context and last[1] is absent and last[2] is limits:
+            options = last[3]  # what the memo gives for them (the same object)
+        else:
+            options = self._options.get(context.version, context.client_capabilities, context.extensions, absent,
+                                        limits)
+            self._last_options = (context, absent, limits, options)
+        verdict = judge(response, options, request_id if type(request_id) is int or type(request_id) is str
+                        else held_id(request_id))  # (held_id's answer for an exact int or str, without a call)
         if state.noise:
             verdict = _with_noise(verdict, state, exchange.request.seq, exchange.response)
         outcome = evaluate_listed(verdict, tool, output_schema, trusted_server=self.trusted_server)
