@@ -515,7 +515,14 @@ class VerdictTap:
                 key = (type(request_id).__name__, request_id)  # id_key
                 claim = self._claims.pop((conn, key), None)
                 if claim is not None:  # judged now, while the stack's span for the call is open
-                    self._judge_now(claim, exchange, state)
+                    judged, index = claim
+                    response = exchange.response
+                    if index == len(judged._done) and not judged._eager and response is not None \
+                            and not judged._options and judged._attempt is None and not self.observers:
+                        # _judge_now's common case, here: the block's next call, judged with the defaults
+                        judged._done.append(self._judge_answered(state, exchange, response.data))
+                    else:
+                        self._judge_now(claim, exchange, state)
                     continue
                 state.answered[key] = exchange  # for a call whose block learns its id later
                 state.answered.move_to_end(key)
