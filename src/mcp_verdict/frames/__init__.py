@@ -14,7 +14,7 @@ May import: the verdict layer (versions and extension ids), the standard library
 Nothing here judges a response: that is ``classify``'s work, on the bytes this layer keeps.
 """
 
-from ._jsonrpc import FrameKind, Id, Peek, id_json, id_key, peek, recover_id
+from ._jsonrpc import FrameKind, Id, Peek, error_json, id_json, id_key, peek, recover_id
 from ._lines import Line, LineReader, may_be_message
 from ._log import (
     FORMAT_VERSION,
@@ -57,6 +57,7 @@ __all__ = [
     "Unanswered",
     "decode",
     "encode",
+    "error_json",
     "id_json",
     "id_key",
     "may_be_message",

@@ -205,6 +205,16 @@ def id_json(request_id: object) -> bytes:
         return json.dumps(request_id).encode()
 
 
+def error_json(request_id: object, code: int, message: str, data: object = None) -> bytes:
+    """A JSON-RPC error answering ``request_id`` (written compactly, no line end), the id written
+    exactly (:func:`id_json`); ``data`` the error's ``data`` member when not None. The one writer
+    of the errors the tap and the proxy answer a request with themselves."""
+    error: dict[str, object] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return b'{"jsonrpc":"2.0","id":' + id_json(request_id) + b',"error":' + orjson.dumps(error) + b"}"
+
+
 def id_text(data: bytes) -> bytes | None:
     """The text of the last top-level ``"id"`` member's value, as written, when it is a number,
     a string or null followed by ``,`` or ``}`` (None: no member, or another value, or one cut

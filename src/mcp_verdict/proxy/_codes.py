@@ -17,7 +17,7 @@ from typing import Any, Final, Literal
 
 import orjson
 
-from ..frames._jsonrpc import id_json, id_spans
+from ..frames._jsonrpc import error_json, id_json, id_spans
 from ..frames._refusal import (
     CODES,
     META_KEY,
@@ -52,9 +52,7 @@ def verdict_data(verdict: Verdict, original: bytes, *, messages: bool = True) ->
 def error_frame(request_id: object, code: int, message: str, data: Mapping[str, Any] | None = None) -> bytes:
     """A JSON-RPC error answer to ``request_id`` (written compactly, no line end; the id exactly:
     an int past 64 bits, a lone surrogate, ``bytes`` as they are, ``frames.id_json``)."""
-    error: dict[str, Any] = {"code": code, "message": message}
-    error["data"] = {"source": SOURCE, **(data or {})}
-    return b'{"jsonrpc":"2.0","id":' + id_json(request_id) + b',"error":' + orjson.dumps(error) + b"}"
+    return error_json(request_id, code, message, {"source": SOURCE, **(data or {})})
 
 
 def refusal(request_id: object, verdict: Verdict, original: bytes, *, refuse_as: RefuseAs, version: str,

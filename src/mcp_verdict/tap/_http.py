@@ -32,9 +32,8 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import anyio
-import orjson
 
-from ..frames import Answered, SSEParser, id_json, id_key, peek, retry_after
+from ..frames import Answered, SSEParser, error_json, id_key, peek, retry_after
 from ._sdk import sdk
 
 if TYPE_CHECKING:
@@ -52,12 +51,6 @@ _ERROR_SECONDS: Final = 5.0
 is cut: the failure quotes what came)."""
 
 
-def _error_for(request_id: Any, code: int, message: str) -> bytes:
-    """A JSON-RPC error answering ``request_id``, the id written exactly (``frames.id_json``: an
-    int past 64 bits or a string with a lone surrogate as they are, where ``orjson.dumps`` raises)."""
-    error = orjson.dumps({"code": code, "message": message})
-    return b'{"jsonrpc":"2.0","id":' + id_json(request_id) + b',"error":' + error + b"}"
-
 
 def _stand_in(tap: VerdictTap, conn: str, body: bytes | None, why: str) -> bytes | None:
     """A JSON-RPC error answering the request a POST carried, when that request is still waiting
@@ -68,7 +61,7 @@ def _stand_in(tap: VerdictTap, conn: str, body: bytes | None, why: str) -> bytes
     look = peek(body)
     if look.kind != "request" or tap.tracker.waiting(conn, "client", id_key(look.id)) is None:
         return None
-    return _error_for(look.id, _INTERNAL_ERROR, f"mcp-verdict tap: {why} (the verdict has the details)")
+    return error_json(look.id, _INTERNAL_ERROR, f"mcp-verdict tap: {why} (the verdict has the details)")
 
 
 def _library(name: Literal["auto", "httpx2", "httpx"]) -> Any:
@@ -180,7 +173,7 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
                 answered = [e.exchange for e in events if isinstance(e, Answered) and e.exchange.origin == "client"]
                 if answered and answered[0].response_peek is not None \
                         and answered[0].response_peek.kind == "unreadable":
-                    return _error_for(answered[0].request_id, _PARSE_ERROR, "mcp-verdict tap: the server's answer "
+                    return error_json(answered[0].request_id, _PARSE_ERROR, "mcp-verdict tap: the server's answer "
                                       "is not JSON (the verdict has the details)")
                 return body
             if status >= 400 or body.strip():

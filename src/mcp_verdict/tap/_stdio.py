@@ -26,9 +26,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 import anyio.abc
-import orjson
 
-from ..frames import Answered, LineReader, Stray, id_json, may_be_message
+from ..frames import Answered, LineReader, Stray, error_json, may_be_message
 from ..verdict._peer_text import cut, neutral
 from ._sdk import answer_id_of, request_of, sdk
 
@@ -45,13 +44,6 @@ _NO_ID: Final = "mcp-verdict tap: the server answered with an error without the 
 _LOOSE: Final = ("mcp-verdict tap: the server's answer carries the request's id as another JSON type "
                  "(the verdict has the details)")
 
-
-def _error_for(request_id: Any, code: int, message: str) -> bytes:
-    """A JSON-RPC error answering ``request_id``, the id written exactly (``frames.id_json``: an
-    int past 64 bits as it is, where ``orjson.dumps`` raises), for the server. (The SDK is handed
-    its own model of one, ``kit.error``: its JSON reader refuses a lone surrogate's escape.)"""
-    error = orjson.dumps({"code": code, "message": message})
-    return b'{"jsonrpc":"2.0","id":' + id_json(request_id) + b',"error":' + error + b"}"
 
 
 @asynccontextmanager
@@ -141,7 +133,7 @@ async def stdio_transport(tap: VerdictTap, command: str, args: list[str], env: M
         answer = answer_id_of(session_message)
         if answer is None or answer[0] is None:
             return None
-        return _error_for(answer[0], _INTERNAL_ERROR, "mcp-verdict tap: the client could not write its answer")
+        return error_json(answer[0], _INTERNAL_ERROR, "mcp-verdict tap: the client could not write its answer")
 
     async def write_stdin() -> None:
         assert process.stdin is not None
