@@ -19,6 +19,7 @@ import httpx2
 
 from mcp_verdict.demo import DEMO_CLIENT_CAPABILITIES, http_command, stdio_command
 from mcp_verdict.frames import sse_events
+from tests.processes import stop
 
 V = "2026-07-28"
 TIMEOUT = 20.0
@@ -215,12 +216,7 @@ def proxy_http(args: Sequence[str]) -> Iterator[tuple[str, subprocess.Popen[byte
         url = _wait_for(rb"listening on (http://\S+)", process.stderr).decode()
         yield url, process
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 @contextlib.contextmanager

@@ -25,7 +25,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from tests.processes import free_port, port_server
+from tests.processes import free_port, port_server, stop
 
 from ._peers import PROXY, TIMEOUT, call, wait_until
 
@@ -56,12 +56,7 @@ def _proxy(upstream: str, log: Path) -> Iterator[tuple[str, subprocess.Popen[byt
         assert url is not None
         yield url.group(1).decode(), process, lines
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
         reader.join(5)
 
 
