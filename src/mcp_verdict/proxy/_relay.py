@@ -874,12 +874,11 @@ def one_line(data: bytes) -> bytes:
     character a strict parser refuses alike, so that the peer reads the frame the proxy was
     given as invalid, never a repaired one (a space there would make a valid message of it);
     those between tokens become spaces. The frame log keeps the bytes as they came."""
-    flat = data.translate(_BREAKS)
     try:
         orjson.loads(data)
     except orjson.JSONDecodeError:  # (a string holding a raw line break, or another fault)
-        return _STRING.sub(_tab_breaks, data).translate(_BREAKS)
-    return flat
+        data = _STRING.sub(_tab_breaks, data)
+    return data.translate(_BREAKS)
 
 
 _STRING: Final = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
