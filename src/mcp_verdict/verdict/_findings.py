@@ -306,7 +306,8 @@ def finding(path: str, code: str, message: str) -> Finding:
 REFUSING: Final = frozenset({400, 401, 403, 404, 405, 406, 413, 415, 421, 429, 431})
 """HTTP statuses to a POSTed request, without a JSON-RPC answer, that say the request was not
 run (with 503 when a Retry-After comes with it): see ``transport.refused``."""
-_REFUSED: Final = re.compile(r"HTTP (\d{3})(?:, Retry-After (\d+) s)?(, session ended)?: ")
+_REFUSED: Final = r"HTTP (\d{3})(?:, Retry-After (\d+) s)?(, session ended)?: "
+"""How :func:`refused` starts its message: compiled by :func:`refusal`'s first use (re keeps it)."""
 
 
 def refuses(status: int | None, retry_after: int | None) -> bool:
@@ -328,7 +329,7 @@ def refused(status: int, retry_after: int | None, said: str, *, session_ended: b
 
 def refusal(item: Finding) -> tuple[int, int | None, bool] | None:
     """A ``transport.refused`` finding's status, Retry-After seconds and session end."""
-    match = _REFUSED.match(item.message) if item.code == "transport.refused" else None
+    match = re.match(_REFUSED, item.message) if item.code == "transport.refused" else None
     if match is None:
         return None
     return int(match[1]), int(match[2]) if match[2] is not None else None, match[3] is not None

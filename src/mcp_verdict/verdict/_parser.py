@@ -33,16 +33,12 @@ verdict is unclassified either way.
 
 from __future__ import annotations
 
-import bisect
 import codecs
-import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 
-import jiter
 import msgspec
-import orjson
 
 from ._findings import Finding, finding, pointer
 
@@ -50,9 +46,11 @@ PARSER_MAX_DEPTH: Final = 200
 """jiter's own nesting limit; ``Limits.max_depth`` cannot be set above it."""
 
 _BOM: Final = b"\xef\xbb\xbf"
-_POSITION: Final = re.compile(r" at line (\d+) column (\d+)$")
-_STRING: Final = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)  # possessive: no backtracking
-_BRACKETS: Final = re.compile(rb"([\[\]{}])")
+# The error paths' patterns, compiled by their first use (re keeps them): an import of
+# classify does not pay for them (~0.1 ms each), and the common answers never reach them.
+_POSITION: Final = r" at line (\d+) column (\d+)$"
+_STRING: Final = rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"'  # possessive: no backtracking
+_BRACKETS: Final = rb"([\[\]{}])"
 _NOT_TOKEN: Final = bytes(sorted(set(range(256)) - set(b'{}[],:"')))
 _BLOCK: Final = 1 << 16
 """The error path reads the text this many bytes at a time."""
@@ -62,7 +60,21 @@ SKIM_BYTES: Final = 1 << 18
 _WINDOWS: Final = 8
 _WINDOW: Final = 4096
 _RAW: Final = msgspec.json.Decoder(msgspec.Raw)
-_MALFORMED: Final = re.compile(r"JSON is malformed: (.*) \(byte (\d+)\)")
+_MALFORMED: Final = r"JSON is malformed: (.*) \(byte (\d+)\)"
+
+
+def _import_jiter(data: bytes, **options: Any) -> Any:
+    """jiter's ``from_json``, imported by the strict reader's first read, which it then calls
+    directly: the common answers never need it (the fast path proves them), so an import of
+    classify does not pay for it (~0.6 ms)."""
+    global _from_json  # noqa: PLW0603 - replaced once, by the library's own function
+    import jiter
+    _from_json = jiter.from_json
+    return _from_json(data, **options)
+
+
+_from_json: Callable[..., Any] = _import_jiter
+"""The strict reader: jiter's ``from_json`` once :func:`_import_jiter` has imported it."""
 
 
 def parse(raw: bytes | bytearray | memoryview | str, max_bytes: int, max_depth: int,
@@ -91,7 +103,7 @@ def parse(raw: bytes | bytearray | memoryview | str, max_bytes: int, max_depth: 
         if problem is not None:
             return _NOT_PARSED, problem
     try:
-        value = jiter.from_json(data, allow_inf_nan=False, cache_mode="none", catch_duplicate_keys=True)
+        value = _from_json(data, allow_inf_nan=False, cache_mode="none", catch_duplicate_keys=True)
     except ValueError as exc:  # (a byte order mark included: _named names it)
         if not explain:
             return _NOT_PARSED, None
@@ -140,7 +152,7 @@ def skim(data: bytes) -> Finding | None:
             return None
         offset, text = max(len(data) - 1, 0), "the text ends inside the value"  # its last byte, as jiter says
     else:
-        match = _MALFORMED.fullmatch(reason)
+        match = re.fullmatch(_MALFORMED, reason)
         if match is None or "unicode escape" in match.group(1) or "surrogate" in match.group(1):
             return None  # a bad or lone-surrogate \\u escape: jiter names it
         text, offset = match.group(1), int(match.group(2))
@@ -154,7 +166,7 @@ def skim(data: bytes) -> Finding | None:
 
 def _explain(data: bytes, reason: str, max_depth: int) -> Finding:
     """Turn jiter's error into a finding at the JSON pointer where it happened."""
-    match = _POSITION.search(reason)
+    match = re.search(_POSITION, reason)
     if match is None:
         return _named(data, reason, 0, "", max_depth)
     offset = _offset(data, int(match.group(1)), int(match.group(2)))
@@ -289,6 +301,7 @@ def _open_at(data: bytes, offset: int) -> tuple[str, int]:
     strings = 0  # strings opened so far
     after_string = False  # the last token read is a string
     blocks: list[tuple[int, int, bool, int]] = []  # (start, stop, inside, strings before), to find names
+    brackets = re.compile(_BRACKETS)
     for start, stop, inside, block in _blocks(data, offset):
         blocks.append((start, stop, inside, strings))
         if not inside and stack and not stack[-1][0] and b'"' not in block and not _has_bracket(block):
@@ -302,7 +315,7 @@ def _open_at(data: bytes, offset: int) -> tuple[str, int]:
         tokens = _tokens(block, inside)
         if not tokens:
             continue
-        for index, piece in enumerate(_BRACKETS.split(tokens) if _has_bracket(tokens) else (tokens,)):
+        for index, piece in enumerate(brackets.split(tokens) if _has_bracket(tokens) else (tokens,)):
             if index % 2:  # a bracket
                 if piece == b"{":
                     stack.append([True, None])
@@ -335,12 +348,19 @@ def _open_at(data: bytes, offset: int) -> tuple[str, int]:
 
 def _name(data: bytes, blocks: list[tuple[int, int, bool, int]], number: int) -> str:
     """The member name held by the string numbered ``number`` (from 0) in the text."""
+    # The error path's modules, imported here so that an import of classify does not pay for
+    # them: bisect ~0.3 ms; orjson with its json ~1.7 ms (the first write-back imports orjson).
+    import bisect
+    import json
+
+    import orjson
+
     start, stop, inside, before = blocks[bisect.bisect_right(blocks, number, key=lambda b: b[3]) - 1]
     block = _plain(data[start:stop])
     pieces = block.split(b'"', 2 * (number - before + 1))
     opening = 2 * (number - before) + inside  # the opening quote follows this piece
     where = start + sum(map(len, pieces[:opening + 1])) + opening
-    match = _STRING.match(data, where)
+    match = re.compile(_STRING, re.DOTALL).match(data, where)
     token = match.group() if match else data[where:where + 1]
     try:
         key = orjson.loads(token)  # ~10x json.loads on a short string (error path only)

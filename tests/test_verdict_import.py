@@ -1,0 +1,66 @@
+"""What ``from mcp_verdict import classify`` imports, and what the first call of each path adds.
+
+Issue #11 section 4: the import of classify ≤ 30 ms above a bare interpreter. The libraries only
+some paths need are imported by the first call that takes one: jiter by the strict reader (the
+common answers are proven by the fast path and never reach it), orjson by the fast path's first
+write-back (or its first read of a long json.dumps-written text, or the error path's naming of a
+member), json and bisect by the error path alone. Each row runs in a fresh interpreter and
+prints the verdict and which of those modules are loaded; the verdict is the one the strict
+reader gives (README, "The wire"), whichever call imported what.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+
+import pytest
+
+DEFERRED = ("jiter", "orjson", "json", "bisect")
+"""The modules an import of classify does not load (json is also orjson's own import)."""
+
+COMPACT = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"ok"}]}}'
+DUPLICATE = b'{"jsonrpc":"2.0","id":1,"id":2,"result":{"resultType":"complete","content":[]}}'
+TRAILING_COMMA = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[1,]}}'
+# json.dumps' spaced writing, longer than the 4 KiB the fast path proves by other means:
+# orjson reads it and the quote count proves it (_fastpath._read_quoted)
+SPACED = json.dumps({"jsonrpc": "2.0", "id": 1,
+                     "result": {"resultType": "complete", "content": [{"type": "text", "text": "x" * 5000}]}}).encode()
+
+_PROGRAM = """\
+import sys
+from mcp_verdict import classify
+before = sorted(m for m in {deferred!r} if m in sys.modules)
+verdict = None if {response!r} is None else classify({response!r})
+after = sorted(m for m in {deferred!r} if m in sys.modules)
+shown = None if verdict is None else (verdict.kind.value, [(f.code, f.path) for f in verdict.findings])
+print(repr((before, after, shown)))
+"""
+
+
+@pytest.mark.parametrize(("name", "response", "loaded_by_the_call", "verdict"), [
+    # the import alone: none of them
+    ("import only", None, [], None),
+    # a compact answer as the SDKs write it: the write-back proof (orjson.dumps), no strict reader
+    ("compact text block", COMPACT, ["json", "orjson"], ("normal_complete", [])),
+    # a repeated member name: msgspec's typed read keeps the last copy, so the write-back cannot
+    # prove it; the strict reader (jiter) finds it (RFC 8259 s4) and the error path names the
+    # member (orjson reads the member names; json and bisect are the error path's own)
+    ("duplicate id", DUPLICATE, ["bisect", "jiter", "json", "orjson"],
+     ("unclassified", [("json.duplicate_key", "/id")])),
+    # not JSON (RFC 8259 s2): the typed read fails before any write-back; jiter finds the error
+    # and the error path names the element it is in
+    ("trailing comma", TRAILING_COMMA, ["bisect", "jiter", "json", "orjson"],
+     ("unclassified", [("json.syntax", "/result/content/1")])),
+    # a long spaced text: orjson.loads and the quote count, no strict reader
+    ("long json.dumps text", SPACED, ["json", "orjson"], ("normal_complete", [])),
+])
+def test_classify_imports_a_library_with_the_first_call_that_needs_it(
+        name: str, response: bytes | None, loaded_by_the_call: list[str],
+        verdict: tuple[str, list[tuple[str, str]]] | None) -> None:
+    program = _PROGRAM.format(deferred=DEFERRED, response=response)
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    before, after, shown = ast.literal_eval(done.stdout)
+    assert (before, after, shown) == ([], loaded_by_the_call, verdict)
