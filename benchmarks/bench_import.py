@@ -1,6 +1,6 @@
 """What ``from mcp_verdict import classify`` and the first call cost a fresh interpreter.
 
-Run: python benchmarks/bench_import.py [--rounds N]
+Run: python benchmarks/bench_import.py [--rounds N] [--against SRC]
 
 Each figure is the wall time of a whole fresh interpreter, median of N runs interleaved:
 
@@ -10,6 +10,10 @@ Each figure is the wall time of a whole fresh interpreter, median of N runs inte
 - the same, then one ``classify`` of a compact text-block response on the latest version,
   the first call (it builds that version's readers);
 - the same import, then one first call on each version.
+
+``--against SRC`` times another copy of the package (the ``src`` folder holding it, e.g. the
+previous commit's: ``git archive HEAD src | tar -x -C /tmp/old``) in the same rounds,
+interleaved with this one, and prints its figures beside these.
 
 The modules are compiled first (``compileall``) and the runs may write bytecode (the
 environment's ``PYTHONDONTWRITEBYTECODE`` is dropped for them), as an installed package is.
@@ -42,6 +46,14 @@ PROGRAMS = {
 }
 
 
+def _env(package: Path) -> dict[str, str]:
+    """The environment of a run importing ``package`` (compiled first; bytecode written)."""
+    compileall.compile_dir(package, quiet=1)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(package.parent)  # this copy of the package
+    return env
+
+
 def _run(code: str, env: dict[str, str]) -> float:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", code], env=env, check=True)
@@ -51,21 +63,27 @@ def _run(code: str, env: dict[str, str]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=15, help="runs of each program (default 15)")
+    parser.add_argument("--against", type=Path, help="the src folder of another copy of the package, timed beside")
     args = parser.parse_args()
-    package = Path(mcp_verdict.__file__).parent
-    compileall.compile_dir(package, quiet=1)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPATH"] = str(package.parent)  # this copy of the package, as the benchmark imported it
-    for code in PROGRAMS.values():  # warm the file cache and write any bytecode missing
-        _run(code, env)
-    times: dict[str, list[float]] = {name: [] for name in PROGRAMS}
+    copies = {"this copy": _env(Path(mcp_verdict.__file__).parent)}  # as the benchmark imported it
+    if args.against is not None:
+        copies["against"] = _env(args.against.resolve() / "mcp_verdict")
+    runs = [(name, copy, code) for copy in copies for name, code in PROGRAMS.items()
+            if copy == "this copy" or name not in ("bare interpreter", "the libraries alone")]
+    for _, copy, code in runs:  # warm the file cache and write any bytecode missing
+        _run(code, copies[copy])
+    times: dict[tuple[str, str], list[float]] = {(name, copy): [] for name, copy, _ in runs}
     for _ in range(args.rounds):
-        for name, code in PROGRAMS.items():
-            times[name].append(_run(code, env))
-    median = {name: statistics.median(values) * 1e3 for name, values in times.items()}
+        for name, copy, code in runs:
+            times[name, copy].append(_run(code, copies[copy]))
+    medians = {key: statistics.median(values) * 1e3 for key, values in times.items()}
+    median = {name: value for (name, copy), value in medians.items() if copy == "this copy"}
     bare = median["bare interpreter"]
     for name in PROGRAMS:
         extra = "" if name == "bare interpreter" else f"   +{median[name] - bare:.1f} ms"
+        against = medians.get((name, "against"))
+        if against is not None and name not in ("bare interpreter", "the libraries alone"):
+            extra += f"   (against: +{against - bare:.1f} ms)"
         print(f"{name:<30}{median[name]:>8.1f} ms{extra}")
     print(f"\nimport classify: +{median['import classify'] - bare:.1f} ms (target ≤ 30 ms); import + first call: "
           f"+{median['import + first call'] - bare:.1f} ms (target ≤ 40 ms)")
