@@ -24,7 +24,7 @@ from typing import Any, Final, Literal
 import msgspec
 import orjson
 
-from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
+from ..frames import Answered, Context, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
 from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
@@ -32,6 +32,7 @@ from ..verdict._classify import OptionsMemo
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
 from ..verdict._versions import LATEST_VERSION
+from ..verdict._walk import Options
 from ._judge import judge_call, judge_task, naive, unanswered
 from ._rows import CATEGORIES, CallRow, End, Entry, Fidelity, FindingRow, Problem, RoundRow
 
@@ -43,30 +44,12 @@ _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "
 _WAITING: Final = frozenset({Kind.INPUT_REQUIRED, Kind.TASK})
 
 
-class _Round(msgspec.Struct):
-    method: str
-    request_id: Any
-    verdict: Verdict | None
-    status: str | None
-    started: float | None
-    ended: float | None
-    request_bytes: int
-    response_bytes: int | None
-    line: int
-    answer_line: int | None
-
-    def row(self) -> RoundRow:
-        verdict = self.verdict
-        return RoundRow(self.method, _id_text(self.request_id), None if verdict is None else str(verdict.kind),
-                        self.status, self.started, self.ended, self.request_bytes, self.response_bytes, self.line,
-                        self.answer_line)
-
-
 class _Call(msgspec.Struct):
     first: Exchange
     source: str
     line: int
-    rounds: list[_Round] = msgspec.field(default_factory=list)
+    rounds: list[RoundRow] = msgspec.field(default_factory=list)
+    """Each round's row, made when the round is over (a call's row takes them as they are)."""
     verdict: Verdict | None = None
     first_verdict: Verdict | None = None
     naive: str = "no_response"
@@ -89,7 +72,7 @@ class Held(msgspec.Struct):
     tracker: Any
     info: _Conn
     open: list[tuple[tuple[str, int], _Call]]
-    asked: list[tuple[tuple[str, int], list[_Round]]]
+    asked: list[tuple[tuple[str, int], list[RoundRow]]]
     lines: list[tuple[tuple[str, int], tuple[str, int]]]
 
 
@@ -114,11 +97,13 @@ class Auditor:
         self._conns: dict[str, _Conn] = {}
         self._open: dict[tuple[str, int], _Call] = {}
         self._lines: dict[tuple[str, int], tuple[str, int]] = {}  # (conn, seq) of a waiting request -> position
-        self._asked: dict[tuple[str, int], list[_Round]] = {}  # a waiting call's server requests (2025 input)
+        self._asked: dict[tuple[str, int], list[RoundRow]] = {}  # a waiting call's server requests (2025 input)
         self._line = 0
+        self._context: Context | None = None  # the context of the last tools/call answer judged, and its options
+        self._context_options: Options | None = None
 
     # -- feeding -----------------------------------------------------------------------------
-    def message(self, conn: str, direction: Direction | None, data: bytes, *, at: float, seq: int, line: int,
+    def message(self, conn: str, direction: Direction | None, data: bytes, at: float, seq: int, line: int,
                 http: Mapping[str, Any] | None = None, transport: str | None = None) -> list[Entry]:
         """One JSON-RPC frame (``direction`` None: inferred, for logs that do not say it)."""
         self._line = line
@@ -137,13 +122,15 @@ class Auditor:
         if kind == "request":
             self._lines[(conn, seq)] = (self.source, line)
         events = self._tracker.feed(conn, direction, data, at=at, seq=seq, http=http, look=look)
+        if not events:  # a request waiting (most requests)
+            return []
         out: list[Entry] = []
         for event in events:
-            if isinstance(event, Answered):
+            if type(event) is Answered:
                 self._answered(event.exchange, out)
-            elif isinstance(event, Unanswered):
+            elif type(event) is Unanswered:
                 self._unanswered(event.exchange, event.reason, "evicted" if event.evicted else "reused_id", out)
-            else:
+            elif type(event) is Stray:
                 self._stray(event, out)
         return out
 
@@ -253,6 +240,18 @@ class Auditor:
                     return "s2c" if exchange.origin == "client" else "c2s"
         return "s2c"
 
+    def _options_of(self, context: Context) -> Options:
+        """classify's options for a request's context: the last context's again when it is the
+        same object (the tracker hands a connection's requests one context while what is in force
+        stays the same), else from the memo, which checks them once per set."""
+        if context is self._context:
+            options = self._context_options
+            assert options is not None
+            return options
+        options = self._options.get(context.version, context.client_capabilities, context.extensions)
+        self._context, self._context_options = context, options
+        return options
+
     def _position(self, exchange: Exchange) -> tuple[str, int]:
         return self._lines.pop((exchange.conn, exchange.request.seq), None) or (self.source, self._line)
 
@@ -263,8 +262,8 @@ class Auditor:
         key = (exchange.conn, exchange.call)
         if method == "tools/call" and origin == "client":
             self.tally["call"] += 2
-            verdict = judge_call(exchange, self._options)
-            call = self._open.pop(key, None)
+            verdict = judge_call(exchange, self._options_of(exchange.context))
+            call = self._open.pop(key, None) if self._open else None
             if call is None:
                 call = _Call(exchange, source, line)
             rounds = call.rounds
@@ -291,7 +290,7 @@ class Auditor:
         if origin == "client" and method in _TASK_METHODS and key in self._open:
             self.tally["call"] += 2
             call = self._open.pop(key)
-            ended, status = judge_task(exchange, call.first.request_id, self._options)
+            ended, status = judge_task(exchange, call.first.request_id, self._options_of(exchange.context))
             call.rounds.append(self._round(exchange, ended, status, line))
             if ended is not None:
                 call.verdict = ended
@@ -329,9 +328,7 @@ class Auditor:
             call = self._open.pop(key, None) or _Call(exchange, source, line)
             call.rounds.extend(self._asked.pop(key, ()))
             verdict = unanswered(exchange.context.version, why)
-            call.rounds.append(_Round(exchange.method, exchange.request_id, verdict, None,
-                                      self._time(exchange.request.at), None, len(exchange.request.data), None,
-                                      line, None))
+            call.rounds.append(self._round(exchange, verdict, None, line))
             call.verdict = verdict
             if call.first_verdict is None:
                 call.first_verdict = verdict
@@ -379,18 +376,17 @@ class Auditor:
                         info.schemas.pop(tool["name"], None)
 
     # -- rows --------------------------------------------------------------------------------
-    def _time(self, at: float) -> float | None:
-        return at if self.has_time else None
-
-    def _round(self, exchange: Exchange, verdict: Verdict | None, status: str | None, line: int) -> _Round:
+    def _round(self, exchange: Exchange, verdict: Verdict | None, status: str | None, line: int) -> RoundRow:
+        """The row of a round that is over (answered, or ended without an answer)."""
         request = exchange.request
         response = exchange.response
         timed = self.has_time
+        kind = None if verdict is None else str(verdict.kind)
         if response is None:
-            return _Round(exchange.method, exchange.request_id, verdict, status, request.at if timed else None, None,
-                          len(request.data), None, line, None)
-        return _Round(exchange.method, exchange.request_id, verdict, status, request.at if timed else None,
-                      response.at if timed else None, len(request.data), len(response.data), line, self._line)
+            return RoundRow(exchange.method, _id_text(exchange.request_id), kind, status,
+                            request.at if timed else None, None, len(request.data), None, line, None)
+        return RoundRow(exchange.method, _id_text(exchange.request_id), kind, status, request.at if timed else None,
+                        response.at if timed else None, len(request.data), len(response.data), line, self._line)
 
     def _order(self, line: int, conn: str, call: int) -> tuple[Any, ...]:
         if line >= END_OF_INPUT:
@@ -434,8 +430,8 @@ class Auditor:
             call.source, call.line, self.input_format, self.fidelity, first.conn, first.call,
             None if info is None else info.server, None if info is None else info.server_version,
             None if info is None else info.transport, name, _id_text(first.request_id), context.version,
-            context.source, context.extensions, rounds[0].started if rounds else None,
-            rounds[-1].ended if rounds else None, tuple([r.row() for r in rounds]), str(verdict.kind),
+            context.source, context.extensions, rounds[0].started_at if rounds else None,
+            rounds[-1].ended_at if rounds else None, tuple(rounds), str(verdict.kind),
             None if first_verdict is None else str(first_verdict.kind), verdict.error_code, findings,
             str(action), decision.rule, decision.reason, outcome.stage, accepted,
             bool(checked and checked.schema_checked), naive_said, naive_said == "success" and not first_accepted,

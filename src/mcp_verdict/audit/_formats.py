@@ -48,9 +48,19 @@ def detect(first: bytes) -> Format | None:
     return None
 
 
-def feed_framelog(auditor: Auditor, number: int, line: bytes) -> list[Entry]:
-    """One frame log line (without its line end)."""
+def read_framelog(line: bytes, number: int) -> FrameRecord | LogProblem:
+    """One frame log line (:func:`~mcp_verdict.frames.decode`), with or without its line end:
+    JSON reads the same record either way, and a line that is no record is reported as it is
+    without its end (the line is not copied without it first)."""
     record = decode(line, number)
+    if type(record) is LogProblem and line.endswith((b"\n", b"\r")):
+        return decode(line.rstrip(b"\r\n"), number)
+    return record
+
+
+def feed_framelog(auditor: Auditor, number: int, line: bytes) -> list[Entry]:
+    """One frame log line, with or without its line end (:func:`read_framelog`)."""
+    record = read_framelog(line, number)
     if isinstance(record, LogProblem):
         return [auditor.unreadable(number, record.reason, record.text)]
     return feed_record(auditor, number, record)
@@ -59,18 +69,20 @@ def feed_framelog(auditor: Auditor, number: int, line: bytes) -> list[Entry]:
 def feed_record(auditor: Auditor, number: int, record: FrameRecord) -> list[Entry]:
     """One frame log record, decoded (line ``number``)."""
     if record.kind == "message":
-        if record.data is None:
+        data = record.data
+        if data is None:
             auditor.count("redacted")
             return []
-        return auditor.message(record.conn, record.dir, record.data, at=record.t, seq=record.seq, line=number,
-                               http=record.http, transport=record.transport)
+        return auditor.message(record.conn, record.dir, data, record.t, record.seq, number, record.http,
+                               record.transport)
     return auditor.record(record.conn, record.kind, record.dir, line=number, note=record.note,
                           transport=record.transport)
 
 
 def feed_jsonrpc(auditor: Auditor, number: int, line: bytes) -> list[Entry]:
-    """One JSON-RPC JSON Lines line: the file (``auditor.source``) is the connection."""
-    return auditor.message(auditor.source, None, line, at=0.0, seq=number, line=number)
+    """One JSON-RPC JSON Lines line (without its line end): the file (``auditor.source``) is the
+    connection."""
+    return auditor.message(auditor.source, None, line, 0.0, number, number)
 
 
 _CONN_PREFIX: Final = b'{"v":1,"conn":"'

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ..frames import Exchange, Peek
-from ..verdict._classify import DEFAULT_LIMITS, OptionsMemo, held_id, judge
+from ..verdict._classify import DEFAULT_LIMITS, held_id, judge
 from ..verdict._findings import finding
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
@@ -32,23 +32,18 @@ from ..verdict._walk import Options
 RUNNING: Final = frozenset({"working", "input_required"})
 
 
-def judge_call(exchange: Exchange, memo: OptionsMemo) -> Verdict:
+def judge_call(exchange: Exchange, options: Options) -> Verdict:
     """The verdict of a tools/call round's answer (``exchange.response`` must be set), under the
-    options in force for its request (``memo`` holds them checked, per context)."""
+    options in force for its request (checked: ``OptionsMemo.get`` of its context)."""
     assert exchange.response is not None
-    return judge(exchange.response.data, _options(exchange, memo), held_id(exchange.request_id))
+    return judge(exchange.response.data, options, held_id(exchange.request_id))
 
 
-def _options(exchange: Exchange, memo: OptionsMemo) -> Options:
-    context = exchange.context
-    return memo.get(context.version, context.client_capabilities, context.extensions)
-
-
-def judge_task(exchange: Exchange, original_id: Any, memo: OptionsMemo) -> tuple[Verdict | None, str | None]:
+def judge_task(exchange: Exchange, original_id: Any, options: Options) -> tuple[Verdict | None, str | None]:
     """A task round's (verdict, status): ``(None, status)`` while the task runs or for an
-    acknowledgement; a verdict once the task's end is known."""
+    acknowledgement; a verdict once the task's end is known (``options``: those in force for
+    its request, as for :func:`judge_call`)."""
     assert exchange.response is not None
-    options = _options(exchange, memo)
     if exchange.method == "tasks/result":
         return judge(exchange.response.data, options, held_id(exchange.request_id)), None
     value, problem = parse(exchange.response.data, DEFAULT_LIMITS.max_bytes, DEFAULT_LIMITS.max_depth)
@@ -97,6 +92,11 @@ def naive(look: Peek | None, data: bytes | None) -> str:
     nested answer is a crash of the receiver too."""
     if data is None:
         return "no_response"
+    kind = look.kind if look is not None else None
+    if kind == "response":  # (the common cases first: an object with "result", an object with "error")
+        return "success"
+    if kind == "error":
+        return "failure"
     if look is not None and look.kind in ("response", "error", "invalid", "request", "notification"):
         message: Mapping[str, Any] | None = look.message
         if look.kind != "invalid" or message is not None:
