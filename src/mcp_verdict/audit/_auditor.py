@@ -42,6 +42,8 @@ END_OF_INPUT: Final = 1 << 62
 _SERVER_METHODS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
 _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "tasks/cancel"})
 _WAITING: Final = frozenset({Kind.INPUT_REQUIRED, Kind.TASK})
+_CONTEXTS: Final = 256
+"""The request contexts whose classify options an auditor keeps at most (:meth:`Auditor._options_of`)."""
 
 
 class _Call(msgspec.Struct):
@@ -99,8 +101,7 @@ class Auditor:
         self._lines: dict[tuple[str, int], tuple[str, int]] = {}  # (conn, seq) of a waiting request -> position
         self._asked: dict[tuple[str, int], list[RoundRow]] = {}  # a waiting call's server requests (2025 input)
         self._line = 0
-        self._context: Context | None = None  # the context of the last tools/call answer judged, and its options
-        self._context_options: Options | None = None
+        self._contexts: dict[int, tuple[Context, Options]] = {}  # classify's options per context (_options_of)
 
     # -- feeding -----------------------------------------------------------------------------
     def message(self, conn: str, direction: Direction | None, data: bytes, at: float, seq: int, line: int,
@@ -241,15 +242,17 @@ class Auditor:
         return "s2c"
 
     def _options_of(self, context: Context) -> Options:
-        """classify's options for a request's context: the last context's again when it is the
-        same object (the tracker hands a connection's requests one context while what is in force
-        stays the same), else from the memo, which checks them once per set."""
-        if context is self._context:
-            options = self._context_options
-            assert options is not None
-            return options
+        """classify's options for a request's context, kept per context object (the tracker hands
+        a connection's requests one context while what is in force on it stays the same; the
+        memo checks them once per set). The context is held with them, so its id is not reused
+        meanwhile; at most ``_CONTEXTS`` are held (then they start afresh)."""
+        held = self._contexts.get(id(context))
+        if held is not None and held[0] is context:
+            return held[1]
         options = self._options.get(context.version, context.client_capabilities, context.extensions)
-        self._context, self._context_options = context, options
+        if len(self._contexts) >= _CONTEXTS:
+            self._contexts.clear()
+        self._contexts[id(context)] = (context, options)
         return options
 
     def _position(self, exchange: Exchange) -> tuple[str, int]:
@@ -382,10 +385,12 @@ class Auditor:
         response = exchange.response
         timed = self.has_time
         kind = None if verdict is None else str(verdict.kind)
+        request_id = exchange.request_id
+        shown = str(request_id) if type(request_id) is int else _id_text(request_id)  # (_id_text's first case)
         if response is None:
-            return RoundRow(exchange.method, _id_text(exchange.request_id), kind, status,
-                            request.at if timed else None, None, len(request.data), None, line, None)
-        return RoundRow(exchange.method, _id_text(exchange.request_id), kind, status, request.at if timed else None,
+            return RoundRow(exchange.method, shown, kind, status, request.at if timed else None, None,
+                            len(request.data), None, line, None)
+        return RoundRow(exchange.method, shown, kind, status, request.at if timed else None,
                         response.at if timed else None, len(request.data), len(response.data), line, self._line)
 
     def _order(self, line: int, conn: str, call: int) -> tuple[Any, ...]:
@@ -426,10 +431,13 @@ class Auditor:
         answered = call.answered
         first_verdict = call.first_verdict
         naive_said = call.naive
+        conn, number, request_id = first.conn, first.call, first.request_id
+        server = server_version = transport = None
+        if info is not None:
+            server, server_version, transport = info.server, info.server_version, info.transport
         return CallRow(
-            call.source, call.line, self.input_format, self.fidelity, first.conn, first.call,
-            None if info is None else info.server, None if info is None else info.server_version,
-            None if info is None else info.transport, name, _id_text(first.request_id), context.version,
+            call.source, call.line, self.input_format, self.fidelity, conn, number, server, server_version, transport,
+            name, str(request_id) if type(request_id) is int else _id_text(request_id), context.version,
             context.source, context.extensions, rounds[0].started_at if rounds else None,
             rounds[-1].ended_at if rounds else None, tuple(rounds), str(verdict.kind),
             None if first_verdict is None else str(first_verdict.kind), verdict.error_code, findings,
@@ -438,7 +446,7 @@ class Auditor:
             action is Action.CHECK_STATE, answered,
             answered and not waiting and end in ("answered", "closed", "log_ended"),
             end if not (end == "answered" and not answered) else "closed", call.task_id,
-            self._order(self._line, first.conn, first.call))
+            self._order(self._line, conn, number))
 
 
 def _listed_schema(info: _Conn, name: str | None, tool: Mapping[str, Any] | None) -> CompiledSchema | None:

@@ -118,10 +118,23 @@ class Summary:
             self._time(row.started_at, kind)
 
     def _time(self, at: float, kind: str) -> None:
-        self.first_time = first = at if self.first_time is None else min(self.first_time, at)
-        self.last_time = last = at if self.last_time is None else max(self.last_time, at)
+        first, last = self.first_time, self.last_time
+        wider = True
+        if first is None or last is None:
+            self.first_time = self.last_time = first = last = at
+        elif at < first:
+            self.first_time = first = at
+        elif at > last:
+            self.last_time = last = at
+        else:
+            wider = False
         bucket = int(at // self.width) * self.width
-        self.buckets.setdefault(bucket, Counter())[kind] += 1
+        counts = self.buckets.get(bucket)
+        if counts is None:  # (a Counter made only for a new column)
+            counts = self.buckets[bucket] = Counter()
+        counts[kind] += 1
+        if not wider:  # the span is the same: its columns are as wide as they need to be already
+            return
         while (last - first) / self.width > MAX_BUCKETS - 1 and self.width < _WIDEST:
             self.width = next((w for w in _WIDTHS if w > self.width), min(self.width * 10, _WIDEST))
             merged: dict[int, Counter[str]] = {}
