@@ -37,7 +37,7 @@ from typing import IO, Any, Final, cast
 
 import msgspec
 
-from ..frames import LogProblem, decode
+from ..frames import FrameRecord, LogProblem, decode
 from ._auditor import END_OF_INPUT, Auditor, Held
 from ._formats import FIDELITY_OF, Format, detect, feed_framelog, feed_jsonrpc, feed_record, read_framelog
 from ._otlp import OtlpReader
@@ -308,7 +308,9 @@ def _audit(inputs: Sequence[Input], totals: Totals, *, trusted_server: bool = Fa
                             continue
                         entries: Iterable[Entry]
                         if framelog:
-                            entries = feed_framelog(auditor, number, line)
+                            record = decode(line, number)  # (feed_framelog, less a call for a record)
+                            entries = feed_record(auditor, number, record) if type(record) is FrameRecord \
+                                else feed_framelog(auditor, number, line)
                         elif otlp is not None:
                             entries = otlp.line(number, line.rstrip(b"\r\n"))
                         else:
