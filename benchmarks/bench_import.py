@@ -6,6 +6,8 @@ Each figure is the wall time of a whole fresh interpreter, median of N runs inte
 
 - a bare interpreter (``python -c pass``): the floor;
 - ``import msgspec, orjson, jiter``: what the libraries the verdict stands on cost alone;
+- ``import msgspec``: the one of them the import of classify needs (orjson is imported by the
+  first call's write-back, jiter by the strict reader's first read);
 - ``from mcp_verdict import classify``;
 - the same, then one ``classify`` of a compact text-block response on the latest version,
   the first call (it builds that version's readers);
@@ -39,11 +41,14 @@ _CALL = ('b\'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",'
 PROGRAMS = {
     "bare interpreter": "pass",
     "the libraries alone": "import msgspec, orjson, jiter",
+    "msgspec alone": "import msgspec",
     "import classify": "from mcp_verdict import classify",
     "import + first call": f"from mcp_verdict import classify; classify({_CALL})",
     "import + a call per version": (f"from mcp_verdict import VERSIONS, classify\n"
                                     f"for v in VERSIONS: classify({_CALL}, version=v)"),
 }
+_LIBRARIES = ("bare interpreter", "the libraries alone", "msgspec alone")
+"""The programs that do not import the package: run once a round, with this copy's environment."""
 
 
 def _env(package: Path) -> dict[str, str]:
@@ -69,7 +74,7 @@ def main() -> int:
     if args.against is not None:
         copies["against"] = _env(args.against.resolve() / "mcp_verdict")
     runs = [(name, copy, code) for copy in copies for name, code in PROGRAMS.items()
-            if copy == "this copy" or name not in ("bare interpreter", "the libraries alone")]
+            if copy == "this copy" or name not in _LIBRARIES]
     for _, copy, code in runs:  # warm the file cache and write any bytecode missing
         _run(code, copies[copy])
     times: dict[tuple[str, str], list[float]] = {(name, copy): [] for name, copy, _ in runs}
@@ -82,7 +87,7 @@ def main() -> int:
     for name in PROGRAMS:
         extra = "" if name == "bare interpreter" else f"   +{median[name] - bare:.1f} ms"
         against = medians.get((name, "against"))
-        if against is not None and name not in ("bare interpreter", "the libraries alone"):
+        if against is not None and name not in _LIBRARIES:
             extra += f"   (against: +{against - bare:.1f} ms)"
         print(f"{name:<30}{median[name]:>8.1f} ms{extra}")
     print(f"\nimport classify: +{median['import classify'] - bare:.1f} ms (target ≤ 30 ms); import + first call: "
