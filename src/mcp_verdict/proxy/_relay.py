@@ -486,22 +486,41 @@ class Relay:
         may then be sent it before :meth:`from_upstream` reads it: what enforce forwards of such
         an answer depends on its verdict alone, and ``from_upstream`` of this same ``data``, next,
         reuses this read and this verdict (the bookkeeping, the frame log and the verdict line
-        follow the send). False otherwise, with nothing kept."""
+        follow the send). False otherwise, with nothing kept.
+
+        The frame is not read for routing first: the request it answers is guessed (the only
+        request waiting, else the one whose id the frame's first or last bytes show,
+        :func:`_shown_id`) and the answer judged against that request's id; a verdict that
+        passes holds the message the strict reader read, whose id is then compared, with its
+        JSON type, to the guess's. So a passing answer is parsed once (by the judge), and a wrong
+        guess only costs the usual read in :meth:`from_upstream`."""
         if not self.enforce or len(data) > self.max_frame:
             return False
-        look = peek(data)
-        if not look.has_id or look.kind not in _ANSWER_KINDS:
+        pending = self._waiting
+        waiting: _Waiting | None
+        if len(pending) == 1:
+            waiting = next(iter(pending.values()))
+        elif pending:
+            shown = _shown_id(data)
+            waiting = pending.get(id_key(shown)) if shown is not None else None
+        else:
             return False
-        key = id_key(look.id)
-        waiting = self._waiting.get(key)
         if waiting is None:
             return False
         exchange = waiting.exchange
-        # the tracker pairs it with this very request (so from_upstream will take it as its answer)
-        if exchange.method not in _JUDGED or self.tracker.waiting(self.conn, "client", key) is not exchange:
+        request_id = exchange.request_id
+        held = held_id(request_id)
+        if exchange.method not in _JUDGED or held is None:
             return False
-        verdict = judge(data, self._options(exchange.context), held_id(exchange.request_id))
+        key = (type(request_id).__name__, request_id)  # id_key
+        # the tracker pairs it with this very request (so from_upstream will take it as its answer)
+        if self.tracker.waiting(self.conn, "client", key) is not exchange:
+            return False
+        verdict = judge(data, self._options(exchange.context), held)
         if verdict.kind is Kind.UNCLASSIFIED:
+            return False
+        look = _answer_peek(verdict.message, request_id)
+        if look is None:  # (cannot be: a verdict that passes answers the id it was given)
             return False
         self._early = (data, look, verdict)
         return True
@@ -944,6 +963,42 @@ def _shown(raw: bytes) -> str:
     """A number as the peer wrote it (digits, sign, point, exponent only: ``Peek.unheld``), cut short."""
     text = raw.decode("ascii", "replace")
     return text if len(text) <= 40 else f"{text[:20]}...{text[-8:]} ({len(text)} characters)"
+
+
+_SHOWN_ID: Final = re.compile(rb'"id"\s*:\s*(-?[0-9]{1,18}|"[^"\\]{0,256}")\s*[,}]')
+
+
+def _shown_id(data: bytes) -> Id:
+    """The id an answer shows in its first or last 300 bytes (``"id": 7`` or ``"id": "a"``,
+    no escape), as a guess of the request it answers (None: none shows). A guess only: the
+    judge checks the answer's id against the request's (``Relay.passes_early``)."""
+    found = _SHOWN_ID.search(data, 0, 300) or _SHOWN_ID.search(data, max(0, len(data) - 300))
+    if found is None:
+        return None
+    text = found.group(1)
+    if text[:1] != b'"':
+        return int(text)
+    try:
+        return text[1:-1].decode()
+    except UnicodeDecodeError:
+        return None
+
+
+def _answer_peek(message: object, request_id: Id) -> Peek | None:
+    """The routing read of an answer that a judge let through, from the message the judge read
+    (what :func:`frames.peek` makes of the same bytes: a strictly read message has no repeated
+    member and exact integers), when its id is ``request_id`` with its JSON type and it is a
+    response or an error (None otherwise)."""
+    if type(message) is not dict or "method" in message:
+        return None
+    answered = message.get("id")
+    if type(answered) is not type(request_id) or answered != request_id:
+        return None
+    if "result" in message:
+        return Peek("response", answered, True, None, message)
+    if "error" in message:
+        return Peek("error", answered, True, None, message)
+    return None
 
 
 def _progress_token(exchange: Exchange) -> object:

@@ -53,24 +53,33 @@ _STARTS: Final = frozenset(b"{")
 Restart = Literal["never", "on-failure", "always"]
 
 
-class LineSplitter:
-    """Bytes in, whole lines out (without their LF), bounded by ``limit``."""
+_JOIN_MAX: Final = 8 * 1024
+"""A frame up to this size is written with its LF appended (one small copy); a longer one is
+handed to the pipe transport as two buffers (one ``writev``, no copy of the frame)."""
 
-    __slots__ = ("_buffer", "_dropping", "_kept", "limit", "on_line", "on_too_large")
+
+class LineSplitter:
+    """Bytes in, whole lines out (without their LF), bounded by ``limit``.
+
+    A line that spans reads is held as the pieces the reads gave (views of them, no copy) and
+    joined once, at its end."""
+
+    __slots__ = ("_dropping", "_held", "_kept", "_parts", "limit", "on_line", "on_too_large")
 
     def __init__(self, limit: int, on_line: Callable[[bytes], None], on_too_large: Callable[[bytes, int], None]
                  ) -> None:
         self.limit = limit
         self.on_line = on_line
         self.on_too_large = on_too_large
-        self._buffer = bytearray()
+        self._parts: list[bytes | memoryview] = []  # the pieces of an unfinished line
+        self._held = 0  # their bytes
         self._dropping = -1  # bytes of an oversized line counted so far (-1: not dropping)
         self._kept = b""
 
     def feed(self, chunk: bytes) -> None:
-        if (self._dropping < 0 and not self._buffer and chunk.endswith(b"\n")
+        if (self._dropping < 0 and not self._parts and chunk.endswith(b"\n")
                 and chunk.find(b"\n") == len(chunk) - 1 and len(chunk) - 1 <= self.limit):
-            self.on_line(chunk[:-1])  # one whole line: no copy
+            self.on_line(chunk[:-1])  # one whole line: one copy
             return
         start = 0
         end = len(chunk)
@@ -87,16 +96,19 @@ class LineSplitter:
                 start = cut + 1
                 continue
             if cut < 0:
-                self._buffer += chunk[start:]
-                if len(self._buffer) > self.limit:
-                    self._kept = bytes(self._buffer[:_KEEP])
-                    self._dropping = len(self._buffer)
-                    self._buffer.clear()
+                self._parts.append(memoryview(chunk)[start:] if start else chunk)
+                self._held += end - start
+                if self._held > self.limit:
+                    self._dropping = self._held
+                    self._kept = b"".join(self._parts)[:_KEEP]
+                    self._parts.clear()
+                    self._held = 0
                 return
-            if self._buffer:
-                self._buffer += chunk[start:cut]
-                line = bytes(self._buffer)
-                self._buffer.clear()
+            if self._parts:
+                self._parts.append(memoryview(chunk)[start:cut])
+                line = b"".join(self._parts)
+                self._parts.clear()
+                self._held = 0
             else:
                 line = chunk[start:cut]
             start = cut + 1
@@ -107,8 +119,9 @@ class LineSplitter:
 
     def close(self) -> bytes:
         """The stream ended: what is left of an unfinished line (b"" when none)."""
-        rest = bytes(self._buffer)
-        self._buffer.clear()
+        rest = b"".join(self._parts)
+        self._parts.clear()
+        self._held = 0
         if self._dropping >= 0:
             self.on_too_large(self._kept, self._dropping)
             self._dropping = -1
@@ -142,7 +155,10 @@ class _WriterStream:
         if self.one_line and (b"\n" in data or b"\r" in data):
             data = one_line(data)
         try:
-            transport.write(data + b"\n")
+            if len(data) <= _JOIN_MAX:
+                transport.write(data + b"\n")
+            else:  # (one writev, no copy of the frame)
+                transport.writelines((data, b"\n"))
         except (BrokenPipeError, ConnectionResetError, RuntimeError):
             self._broke()
 
@@ -211,6 +227,9 @@ class _FileWriter:
 
     def write(self, data: bytes) -> None:
         self._file.write(data)
+
+    def writelines(self, parts: Sequence[bytes]) -> None:
+        self._file.write(b"".join(parts))
 
     def is_closing(self) -> bool:
         return self._file.closed
@@ -409,7 +428,10 @@ class StdioUpstream:
             if key is not None:
                 self.bridge.fail(key, "the upstream is not running", UPSTREAM_UNAVAILABLE)
             return False
-        stdin.write(data + b"\n")
+        if len(data) <= _JOIN_MAX:
+            stdin.write(data + b"\n")
+        else:  # (one writev, no copy of the frame)
+            stdin.writelines((data, b"\n"))
         return True
 
     def _remember_init(self, data: bytes) -> None:
