@@ -40,7 +40,7 @@ import base64
 import functools
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Final, Literal
 
@@ -54,7 +54,7 @@ CORPUS_VERSION: Final = "1.3.0"
 
 SchemaLabel = Literal["valid", "invalid", "n/a"]
 _SCHEMA_LABELS: Final = ("valid", "invalid", "n/a")
-_LIMIT_NAMES: Final = tuple(member.name for member in fields(Limits))
+_LIMIT_NAMES: Final = Limits.__struct_fields__
 _FIELDS: Final = ("id", "version", "versions", "input", "raw", "raw_base64", "options", "expect", "finding",
                   "schema", "spec", "description", "recorded")
 _SOURCES: Final = ("input", "raw", "raw_base64")

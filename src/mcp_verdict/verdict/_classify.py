@@ -11,8 +11,9 @@ Two kinds of error are kept apart, as h11 keeps local and remote protocol errors
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final, Literal, cast
+
+import msgspec
 
 from ._envelope import check_envelope
 from ._error import check_error
@@ -49,8 +50,7 @@ class OptionError(ValueError):
         return (type(self), (self.option, self.expected, self.value, str(self)))
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(msgspec.Struct, frozen=True):  # a frozen Struct: defined in C, unlike a dataclass (~0.8 ms)
     """Bounds on what one response may cost to read.
 
     ``max_bytes`` bounds the wire text; ``max_depth`` the nesting of objects and arrays (the

@@ -12,8 +12,9 @@ An ``error`` finding makes the verdict ``unclassified``; a ``warning`` never cha
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Final, Literal
+
+import msgspec
 
 Severity = Literal["error", "warning"]
 
@@ -24,8 +25,7 @@ _RFC8259: Final = "https://www.rfc-editor.org/rfc/rfc8259"
 _JSONRPC: Final = "https://www.jsonrpc.org/specification#response_object"
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(msgspec.Struct, frozen=True):  # a frozen Struct: defined in C, unlike a dataclass (~0.8 ms)
     """One entry of the catalogue: a finding code, its severity and the text it enforces."""
 
     code: str
@@ -274,8 +274,7 @@ RULES: Final[dict[str, Rule]] = _rules(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True):  # a frozen Struct, as Rule
     """One observation about a response.
 
     ``path`` is a JSON pointer (RFC 6901) to the offending value (``""`` is the whole
