@@ -489,10 +489,12 @@ def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send:
                     chunk.extend(otlp.line(number, line.rstrip(b"\r\n")))
                     continue
                 if framelog:
-                    record = read_framelog(line, number)
-                    if isinstance(record, LogProblem):
+                    record = decode(line, number)
+                    if type(record) is not FrameRecord:  # reported as read_framelog reads it (without the line end)
+                        problem = read_framelog(line, number)
+                        assert isinstance(problem, LogProblem)
                         auditor.tally = main
-                        chunk.append(auditor.unreadable(number, record.reason, record.text))
+                        chunk.append(auditor.unreadable(number, problem.reason, problem.text))
                         continue
                     conn = record.conn
                 else:
