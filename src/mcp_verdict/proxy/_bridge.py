@@ -103,8 +103,13 @@ class Bridge:
         relay reads it; in enforce, an answer whose verdict passes, before the relay's
         bookkeeping (``Relay.passes_early``)."""
         relay = self.relay
-        early = self.one_stream and self.standing is not None and (
-            relay.forwards_unread(data) or relay.passes_early(data))
+        if self.one_stream and self.standing is not None:
+            early = relay.forwards_unread(data) or relay.passes_early(data)
+        else:  # (enforce: an answer whose verdict passes is then parsed once, by the judge; the
+            # relay's from_upstream of this same data reuses that read)
+            early = False
+            if relay.enforce:
+                relay.passes_early(data)
         if early:
             assert self.standing is not None
             self.standing.send(data, final=False)

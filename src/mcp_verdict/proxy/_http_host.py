@@ -280,6 +280,8 @@ class HttpHost:
         """The 2025 sessions the proxy issued (stdio upstream) and not ended, least recently used
         first: each one's calls in flight (the keys of its POSTs still answering)."""
         """The host's GET streams open (stdio upstream), the latest last: it is the standing one."""
+        self._last_host: tuple[str, bool] | None = None
+        """(the last Host header checked, whether it names the endpoint)."""
         self._host_names: frozenset[str] | None = None
         """The names the Host header may give (None: not checked, the endpoint is not on loopback)."""
         listen = options.listen[0] if options.listen is not None else ""
@@ -432,11 +434,17 @@ class HttpHost:
         host = request.headers.get("Host")
         if host is None:
             return True  # (HTTP/1.0 without one: no browser)
+        last = self._last_host
+        if last is not None and last[0] == host:
+            return last[1]  # (a host sends the same Host header on each request)
         try:
             name = urlsplit("//" + host).hostname
         except ValueError:
-            return False
-        return name is not None and name in names
+            ok = False
+        else:
+            ok = name is not None and name in names
+        self._last_host = (host, ok)
+        return ok
 
     def _origin_ok(self, request: web.BaseRequest) -> bool:
         origin = request.headers.get("Origin")

@@ -54,6 +54,8 @@ _META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 _RESUMES: Final = 3
 _IDENTITY: Final = {"Accept-Encoding": "identity"}
 """On every upstream request: the bytes judged are the bytes the server wrote, uncompressed."""
+_POST_HEADERS: Final = {"Content-Type": "application/json", "Accept": _ACCEPT}
+"""The proxy's own headers on a POST (before ``--header``'s)."""
 _FIRST: Final = re.compile(rb"[ \t\n\r\x0b\x0c]*([^ \t\n\r\x0b\x0c])")
 """The first byte that is not ASCII whitespace (what ``bytes.strip`` strips)."""
 
@@ -160,6 +162,8 @@ class HttpUpstream:
         """Set while the host takes frames: cleared, the response bodies are not read further
         (their bytes wait in the sockets; the server's writes block, as with a direct connection)."""
         self._readable.set()
+        self._last_headers: tuple[tuple[tuple[str, str], ...] | None, CIMultiDict[str]] | None = None
+        """(an HTTP host's headers, the upstream POST's headers made of them), for the next POST."""
 
     def pause_reading(self) -> None:
         """The host's pipe is full (a stdio host not reading): stop reading the upstream's bodies."""
@@ -206,7 +210,15 @@ class HttpUpstream:
         return True
 
     def _request_headers(self, data: bytes, host: Mapping[str, str] | None) -> CIMultiDict[str]:
-        out = upstream_headers(host, self.headers, {"Content-Type": "application/json", "Accept": _ACCEPT})
+        if not self.stdio_host:  # (an HTTP host's own headers: the same on most of its POSTs)
+            seen = tuple(host.items()) if host is not None else None
+            last = self._last_headers
+            if last is not None and last[0] == seen:
+                return last[1]  # (aiohttp copies a request's headers: this one is never changed)
+            out = upstream_headers(host, self.headers, _POST_HEADERS)
+            self._last_headers = (seen, out)
+            return out
+        out = upstream_headers(host, self.headers, _POST_HEADERS)
         if self.stdio_host:
             look = peek(data)
             if look.kind in ("request", "notification") and look.method is not None:
