@@ -220,10 +220,12 @@ def checked(verdict: Verdict, tool: Mapping[str, Any] | None, output_schema: Com
                 findings.extend(validate(compiled, instance, _STRUCTURED, schema_limits))
     if suspects is DEFAULT_SUSPECTS:  # the table's rows in one pass (the same matches, in order)
         hits = default_matches(verdict)
-        matches = [SuspectMatch(*hit) for hit in hits] if hits else []
+        if not hits and expect is None and not findings:  # the common case: nothing to report
+            return _PASSED[schema_checked]
+        matches = [SuspectMatch(*hit) for hit in hits]
     else:
         matches = [match for match in (_match(suspect, verdict) for suspect in suspects) if match is not None]
-    if expect is None and not matches and not findings:  # the common case: nothing to report
+    if expect is None and not matches and not findings:  # nothing to report
         return _PASSED[schema_checked]
     results = tuple(_run(item, verdict, schema_limits) for item in expect) if expect is not None else ()
     for outcome in results:

@@ -212,6 +212,10 @@ _STRUCTURED_TESTS: Final = (("structured.status_error", _status_error), ("struct
 _STRUCTURED_KEYS: Final = frozenset({"status", "state", "result", "success", "ok", "succeeded", *_ERROR_KEYS})
 """Every member the three structuredContent heuristics read: a dict holding none of them
 trips none of them."""
+_MAY_START: Final = frozenset(c for c in map(chr, range(128)) if c.isspace() or c.isalpha() or c == "_")
+"""The ASCII characters a text either prefix pattern can match must start with: whitespace
+(``str.isspace``, which is ``\\s``), a letter or ``_``; a character past ASCII only when it is
+whitespace (one set test where three ``str`` methods were called)."""
 
 
 def default_matches(verdict: Verdict) -> list[tuple[str, str, str]]:
@@ -232,7 +236,7 @@ def default_matches(verdict: Verdict) -> list[tuple[str, str, str]]:
     found: list[tuple[str, str, str]] = []
     result: Any = verdict.message["result"]
     data = result.get("structuredContent")
-    if isinstance(data, dict) and (type(data) is not dict or not data.keys().isdisjoint(_STRUCTURED_KEYS)):
+    if isinstance(data, dict) and (type(data) is not dict or not _STRUCTURED_KEYS.isdisjoint(data)):  # (its keys)
         for name, test in _STRUCTURED_TESTS:
             hit = test(verdict)
             if hit is not None:
@@ -243,7 +247,7 @@ def default_matches(verdict: Verdict) -> list[tuple[str, str, str]]:
             continue
         text = raw["text"]
         first = text[:1]
-        if first.isspace() or (first.isascii() and (first.isalpha() or first == "_")):  # else neither can match
+        if first in _MAY_START or (first > "\x7f" and first.isspace()):  # else neither can match
             if error is None and _error_prefix(text):
                 error = ("text.error_prefix", f"/result/content/{index}/text", text.strip().splitlines()[0][:80])
             if exception is None and _exception_prefix(text):
