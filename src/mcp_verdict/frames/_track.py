@@ -165,6 +165,12 @@ class _Connection:
     """The context of the client's last request: the next one gets this same object while what
     is in force stays equal (a 2026-07-28 request carries its capabilities in its own _meta), so
     a judge keeps classify's options per context object (verdict's OptionsMemo)."""
+    context_plain: tuple[str | None, str | None, Mapping[str, Any] | None, frozenset[str] | None, Context] | None \
+        = None
+    """(``version``, ``claimed``, ``capabilities``, ``server_extensions``, the context read from
+    them) for a client request with no ``_meta`` and no ``task`` in a session (what is in force
+    comes from ``initialize``): a request like it while those four are the same objects gets that
+    context without reading again (what the reading would give: an equal context)."""
     context_meta: tuple[dict[str, Any], frozenset[str] | None] | None = None
     """(the request's ``_meta``, ``server_extensions``) that ``context`` was read from, when only
     they decide it (a version of 2026-07-28 or later in the ``_meta``); else None. A request whose
@@ -303,6 +309,11 @@ class Tracker:
                         context = state.context
                 except RecursionError:  # nested past the interpreter's recursion limit: read as it is
                     pass
+            elif meta is None and (plain := state.context_plain) is not None and plain[0] is state.version \
+                    and plain[1] is state.claimed and plain[2] is state.capabilities \
+                    and plain[3] is state.server_extensions and "task" not in params:
+                context = state.context = plain[4]  # (_context's own effects on the state, as it would)
+                state.context_meta = None
             if context is None:
                 context = self._context(state, look, params, seen)
         else:
@@ -376,17 +387,22 @@ class Tracker:
         if claimed == version:
             claimed = None
         last = state.context
+        context = None
         if (last is not None and last.version == version and last.source == source and last.claimed == claimed
                 and last.extensions == in_force):
             held = last.client_capabilities
             if held is capabilities:
-                return last
-            try:
-                if held == capabilities:  # the same JSON value (one compare in C)
-                    return last
-            except RecursionError:  # nested past the interpreter's recursion limit: taken as another
-                pass
-        context = state.context = Context(version, source, claimed, capabilities, in_force)
+                context = last
+            else:
+                try:
+                    if held == capabilities:  # the same JSON value (one compare in C)
+                        context = last
+                except RecursionError:  # nested past the interpreter's recursion limit: taken as another
+                    pass
+        if context is None:
+            context = state.context = Context(version, source, claimed, capabilities, in_force)
+        if meta is _NO_META and source == "initialize" and not tasks:
+            state.context_plain = (state.version, state.claimed, state.capabilities, state.server_extensions, context)
         return context
 
     # -- answers -------------------------------------------------------------------------------

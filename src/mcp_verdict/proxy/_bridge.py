@@ -76,12 +76,14 @@ class Bridge:
             else True
         outs = relay.from_host(data, http, forwarded=first)
         key = relay.last_opened
-        if key is not None and stream is not None:
-            self._streams[key] = stream
-        self._dispatch(outs, stream, key, headers)
+        if key is not None and stream is not None and not (self.one_stream and stream is self.standing):
+            self._streams[key] = stream  # (one stream for every frame: nothing to route by)
+        if outs:
+            self._dispatch(outs, stream, key, headers)
         if not sent and key is not None:
             self.fail(key, "the upstream is not running", UPSTREAM_UNAVAILABLE)
-        self._arm()
+        if self._timer is None:
+            self._arm()
         return key
 
     def host_too_large(self, prefix: bytes, size: int, stream: HostStream | None = None) -> None:

@@ -231,7 +231,8 @@ class Relay:
             pending = self._waiting
             if key in pending:  # the host reused an id in flight
                 return self._id_in_flight(data, opened, key, seq, at, http, forwarded)
-            self._log("c2s", "message", data, http=http, at=at, seq=seq)
+            if self.recorder is not None:
+                self._log("c2s", "message", data, http=http, at=at, seq=seq)
             now = self.clock()
             waiting = _Waiting(opened, now + self.timeout, now,
                                None, _progress_token(opened) if b"progressToken" in data else None)
@@ -242,7 +243,8 @@ class Relay:
                 self._answered_by_proxy.pop(key, None)
             self.last_opened = key
         else:
-            self._log("c2s", "message", data, http=http, at=at, seq=seq)
+            if self.recorder is not None:
+                self._log("c2s", "message", data, http=http, at=at, seq=seq)
             self.last_opened = None
         self.stats.forwarded += 1
         return [] if forwarded else [Out("upstream", data)]
@@ -607,10 +609,12 @@ class Relay:
             if problem is not None:
                 verdict = make_verdict(Kind.UNCLASSIFIED, (problem,), exchange.context.version, None)
         if verdict is not None:
-            self._count(verdict)
+            kinds, name = self.stats.kinds, verdict.kind.value  # (_count)
+            kinds[name] = kinds.get(name, 0) + 1
         refuse = verdict is not None and verdict.kind is Kind.UNCLASSIFIED
-        if waiting is not None and (verdict is not None or waiting.token is not None):
-            self._judged(exchange, waiting, verdict, data, refuse)
+        if waiting is not None and (waiting.token is not None or (
+                verdict is not None and self.recorder is not None and self.recorder.wants_verdicts)):
+            self._judged(exchange, waiting, verdict, data, refuse)  # (nothing to record otherwise)
         if not refuse:
             return self._forward(data, seq, at, http, answers=key)
         assert verdict is not None
