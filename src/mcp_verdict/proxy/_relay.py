@@ -490,23 +490,37 @@ class Relay:
         reuses this read and this verdict (the bookkeeping, the frame log and the verdict line
         follow the send). False otherwise, with nothing kept.
 
-        The frame is not read for routing first: the request it answers is guessed (the only
-        request waiting, else the one whose id the frame's first or last bytes show,
-        :func:`_shown_id`) and the answer judged against that request's id; a verdict that
-        passes holds the message the strict reader read, whose id is then compared, with its
-        JSON type, to the guess's. So a passing answer is parsed once (by the judge), and a wrong
-        guess only costs the usual read in :meth:`from_upstream`."""
+        A frame whose first and last 300 bytes name no ``"method"`` (no request or notification
+        as SDKs write them; most answers; a long answer is not scanned whole) is not read for
+        routing first: the request it answers is guessed (the only request waiting, else the one
+        whose id the frame's first or last bytes show, :func:`_shown_id`) and the answer judged
+        against that request's id; a verdict that passes holds the message the strict reader
+        read, whose id is then compared, with its JSON type, to the guess's. So a passing answer
+        is parsed once (by the judge), and a wrong guess only costs the usual read in
+        :meth:`from_upstream` (a request or notification judged as an answer never passes: a
+        ``method`` member is ``envelope.request_shape``). A frame that names one is read first,
+        as any frame was."""
         if not self.enforce or len(data) > self.max_frame:
             return False
         pending = self._waiting
+        if not pending:
+            return False
         waiting: _Waiting | None
-        if len(pending) == 1:
+        look = None
+        size = len(data)
+        if b'"method"' in data if size <= 600 else (
+                data.find(b'"method"', 0, 300) >= 0 or data.find(b'"method"', size - 300) >= 0):
+            # a server request or notification (or an answer holding one, such as input_required's
+            # requests): read first, not judged as an answer
+            look = peek(data)
+            if not look.has_id or look.kind not in _ANSWER_KINDS:
+                return False
+            waiting = pending.get(id_key(look.id))
+        elif len(pending) == 1:
             waiting = next(iter(pending.values()))
-        elif pending:
+        else:
             shown = _shown_id(data)
             waiting = pending.get(id_key(shown)) if shown is not None else None
-        else:
-            return False
         if waiting is None:
             return False
         exchange = waiting.exchange
@@ -521,9 +535,10 @@ class Relay:
         verdict = judge(data, self._options(exchange.context), held)
         if verdict.kind is Kind.UNCLASSIFIED:
             return False
-        look = _answer_peek(verdict.message, request_id)
-        if look is None:  # (cannot be: a verdict that passes answers the id it was given)
-            return False
+        if look is None:
+            look = _answer_peek(verdict.message, request_id)
+            if look is None:  # (cannot be: a verdict that passes answers the id it was given)
+                return False
         self._early = (data, look, verdict)
         return True
 
