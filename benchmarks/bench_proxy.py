@@ -78,8 +78,15 @@ def free_port() -> int:
 
 
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
+    """The process's CPU time so far (its live threads'; its children not counted), from
+    ``/proc/PID/task/*/schedstat`` in ns: ``/proc/PID/stat`` counts clock ticks (10 ms), which over
+    a quick run's 200 calls gives the CPU per call in steps of 0.05 ms."""
+    try:
+        return sum(int(Path(f"/proc/{pid}/task/{tid}/schedstat").read_text().split()[0])
+                   for tid in os.listdir(f"/proc/{pid}/task")) / 1e9
+    except (OSError, ValueError, IndexError):  # (no schedstat: a kernel without it)
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICK
 
 
 def rss_mib(pid: int) -> float:
