@@ -106,18 +106,17 @@ def peek(data: bytes | bytearray | memoryview | str) -> Peek:
     if type(message) is not dict:
         return Peek("batch") if type(message) is list else Peek("invalid")
     value = message.get("id", _ABSENT)
-    if value is _ABSENT:
+    of = type(value)
+    if of is int or of is str:  # every ordinary id
+        has_id = True
+    elif value is _ABSENT:
         value, has_id = None, False
-    else:
-        of = type(value)
-        if of is int or of is str:  # every ordinary id
-            has_id = True
-        elif of is float:  # an integer past 64 bits reads as a float: the id as written
-            value, has_id = _exact_float(data, value), True
-        else:  # null, or not a valid id (a bool, an object...)
-            has_id = value is None
-            if not has_id:
-                value = None
+    elif of is float:  # an integer past 64 bits reads as a float: the id as written
+        value, has_id = _exact_float(data, value), True
+    else:  # null, or not a valid id (a bool, an object...)
+        has_id = value is None
+        if not has_id:
+            value = None
     method = message.get("method")
     if type(method) is str:
         if "result" in message or "error" in message:

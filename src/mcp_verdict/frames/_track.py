@@ -148,9 +148,10 @@ Event = Answered | Unanswered | Stray
 
 @dataclass
 class _Connection:
-    pending: dict[tuple[Origin, tuple[str, Any]], Exchange] = field(default_factory=dict)
-    """The requests waiting, by (origin, id key): (exchange.origin, id_key(exchange.request_id))."""
-    answered: set[tuple[Origin, tuple[str, Any]]] = field(default_factory=set)
+    pending: dict[tuple[Origin, str, Any], Exchange] = field(default_factory=dict)
+    """The requests waiting, by (origin, *id key): (exchange.origin, *id_key(exchange.request_id)),
+    one flat tuple (one tuple made and hashed per key, where (origin, id_key(...)) is two)."""
+    answered: set[tuple[Origin, str, Any]] = field(default_factory=set)
     version: str | None = None  # from initialize
     claimed: str | None = None
     capabilities: Mapping[str, Any] | None = None
@@ -202,7 +203,7 @@ class Tracker:
         """The request ``origin`` sent on ``conn`` with the id ``key`` (:func:`id_key`) if it is
         still waiting: the one an answer with that id will be paired with (None: none waits)."""
         state = self._conns.get(conn)
-        return state.pending.get((origin, key)) if state is not None else None
+        return state.pending.get((origin, *key)) if state is not None else None
 
     def feed(self, conn: str, direction: Literal["c2s", "s2c"], data: bytes, *, at: float, seq: int,
              http: Mapping[str, Any] | None = None, look: Peek | None = None) -> list[Event]:
@@ -213,37 +214,28 @@ class Tracker:
         state = self._conns.get(conn)
         if state is None:
             state = self._conns[conn] = _Connection()
-        state.opened = None
-        seen = Seen(data if type(data) is bytes else bytes(data), at, seq, http)
         if look is None:
             look = peek(data)
+        seen = Seen(data if type(data) is bytes else bytes(data), at, seq, http)
         kind = look.kind
-        if kind == "request":
-            replaced = self._request(conn, state, "client" if direction == "c2s" else "server", look, seen)
-            events: list[Event] = []
-            if replaced is not None:
-                events.append(Unanswered(replaced, "a new request reused its id before it was answered"))
-            if len(state.pending) > self._max_pending:  # a peer that never answers: bounded memory
-                oldest = next(iter(state.pending))
-                events.append(Unanswered(state.pending.pop(oldest), f"more than {self._max_pending} requests "
-                                         "were waiting on the connection: the oldest was dropped", evicted=True))
-            return events
+        if kind == "request":  # (it sets state.opened)
+            return self._request(conn, state, "client" if direction == "c2s" else "server", look, seen)
+        state.opened = None
         if kind == "notification":
             return []
         if kind in _ANSWERS:
             other: Origin = "server" if direction == "c2s" else "client"
-            key = None
             if look.has_id:  # the common case: the id finds the request waiting (under this key)
-                key = (other, (type(look.id).__name__, look.id))
-                target = state.pending.get(key)
-                if target is None:
-                    key = None
-                    target = self._match(state, other, look, seen)
-            else:
-                target = self._match(state, other, look, seen)
+                request_id = look.id
+                key = (other, type(request_id).__name__, request_id)
+                target = state.pending.pop(key, None)
+                if target is not None:
+                    return [Answered(self._answer(state, target, look, seen, key))]
+            target = self._match(state, other, look, seen)
             if target is None:
-                why = ("a second answer to the same request" if look.has_id and (other, id_key(look.id))
-                       in state.answered else "it answers no request waiting on this connection")
+                why = ("a second answer to the same request" if look.has_id
+                       and (other, type(look.id).__name__, look.id) in state.answered
+                       else "it answers no request waiting on this connection")
                 if kind == "invalid" and not look.has_id:
                     why = "it is not a JSON-RPC message"
                 elif look.unheld is not None:
@@ -252,6 +244,9 @@ class Tracker:
                     why = ("no strict parser reads it and its bytes name a method: a request or a notification "
                            "whose method and params cannot be read, which is not followed")
                 return [Stray(conn, direction, seen, look, why)]
+            request_id = target.request_id
+            key = (target.origin, type(request_id).__name__, request_id)  # where it waits
+            del state.pending[key]
             return [Answered(self._answer(state, target, look, seen, key))]
         return [Stray(conn, direction, seen, look, "a batch is not part of MCP (since 2025-06-18)")]
 
@@ -276,7 +271,7 @@ class Tracker:
         ``key`` (a caller that gave up on it: a timeout); an answer that comes later is a
         :class:`Stray`. Returns the request (None: none was waiting)."""
         state = self._conns.get(conn)
-        return state.pending.pop((origin, key), None) if state is not None else None
+        return state.pending.pop((origin, *key), None) if state is not None else None
 
     def close(self, conn: str, reason: str = "the connection closed") -> list[Event]:
         """End ``conn``: every request still waiting is unanswered."""
@@ -286,20 +281,21 @@ class Tracker:
         return [Unanswered(exchange, reason) for exchange in state.pending.values()]
 
     # -- requests ------------------------------------------------------------------------------
-    def _request(self, conn: str, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> Exchange | None:
+    def _request(self, conn: str, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> list[Event]:
+        """A request: it waits for its answer; the events are the requests it puts out of waiting
+        (one whose id it reuses, the oldest past ``max_pending``)."""
         method = look.method or ""
         message = look.message  # look.params, read here
         params = message.get("params") if message is not None else None
         if type(params) is not dict and not isinstance(params, dict):
             params = {}
         request_id = look.id
-        id_of = (type(request_id).__name__, request_id)  # id_key
-        key = (origin, id_of)
-        if origin == "client" and method == "initialize":
-            state.initialize_id = id_of
-            capabilities = params.get("capabilities")
-            state.capabilities = capabilities if isinstance(capabilities, Mapping) else None
+        key = (origin, type(request_id).__name__, request_id)  # (origin, *id_key)
         if origin == "client":
+            if method == "initialize":
+                state.initialize_id = key[1:]
+                capabilities = params.get("capabilities")
+                state.capabilities = capabilities if isinstance(capabilities, Mapping) else None
             read = state.context_meta  # _context's first test, here (a call less for most requests)
             meta = params.get("_meta")
             context = None
@@ -333,8 +329,9 @@ class Tracker:
         rounds = state.rounds
         if call is None:  # a new call: its first round (the oldest calls forgotten past the cap)
             call = state.calls = state.calls + 1
-            while rounds and len(rounds) >= self._max_answered:
-                rounds.popitem(last=False)
+            if len(rounds) >= self._max_answered:
+                while rounds and len(rounds) >= self._max_answered:
+                    rounds.popitem(last=False)
             rounds[call] = number = 1
         else:
             number = rounds[call] = rounds.get(call, 0) + 1
@@ -342,9 +339,16 @@ class Tracker:
         pending = state.pending
         replaced = pending.pop(key, None)
         pending[key] = state.opened = exchange
-        if state.answered:
-            state.answered.discard(key)  # an id reused after its answer is a new request
-        return replaced
+        state.answered.discard(key)  # an id reused after its answer is a new request
+        if replaced is None and len(pending) <= self._max_pending:
+            return []  # (the common case)
+        events: list[Event] = []
+        if replaced is not None:
+            events.append(Unanswered(replaced, "a new request reused its id before it was answered"))
+        if len(pending) > self._max_pending:  # a peer that never answers: bounded memory
+            events.append(Unanswered(pending.pop(next(iter(pending))), f"more than {self._max_pending} requests "
+                                     "were waiting on the connection: the oldest was dropped", evicted=True))
+        return events
 
     def _context(self, state: _Connection, look: Peek, params: dict[str, Any], seen: Seen) -> Context:
         """What is in force for a client request (``_request`` first gives the connection's last
@@ -408,10 +412,10 @@ class Tracker:
     # -- answers -------------------------------------------------------------------------------
     def _match(self, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> Exchange | None:
         if look.has_id and (look.id is not None or look.kind not in {"error", "unreadable"}):
-            found = state.pending.get((origin, id_key(look.id)))
+            found = state.pending.get((origin, *id_key(look.id)))
             if found is None and self.pair_mismatched_ids and look.id is not None:
                 text = _id_text(look.id)
-                same = [p for (who, key), p in state.pending.items() if who == origin and _id_text(key[1]) == text]
+                same = [p for (who, _, value), p in state.pending.items() if who == origin and _id_text(value) == text]
                 return same[0] if len(same) == 1 else None
             return found
         if look.kind != "unreadable" and not (look.kind == "error" and (look.message or {}).get("id") is None):
@@ -421,7 +425,7 @@ class Tracker:
         # No readable id: an error without one or with a null id (the server could not read the
         # request id: JSON-RPC 2.0 section 5), or a frame no parser reads (without an id, or with
         # a null one). The HTTP exchange it came in pairs it; else the only request waiting.
-        waiting = [p for (who, _), p in state.pending.items() if who == origin]
+        waiting = [p for (who, _, _), p in state.pending.items() if who == origin]
         exchange_no = seen.http.get("exchange") if seen.http else None
         if isinstance(exchange_no, int):
             same = [p for p in waiting if _exchange_no(p) == exchange_no]
@@ -430,22 +434,21 @@ class Tracker:
         return waiting[0] if len(waiting) == 1 else None
 
     def _answer(self, state: _Connection, exchange: Exchange, look: Peek, seen: Seen,
-                key: tuple[Origin, tuple[str, Any]] | None = None) -> Exchange:
-        """The answer to ``exchange``, which waits under ``key`` (None: read from it)."""
-        if key is None:
-            request_id = exchange.request_id
-            key = (exchange.origin, (type(request_id).__name__, request_id))  # where it waits
-        del state.pending[key]
-        state.answered.add(key)
-        if len(state.answered) > self._max_answered:
-            state.answered.clear()  # bounded memory on a long connection: only duplicate detection is lost
+                key: tuple[Origin, str, Any]) -> Exchange:
+        """The answer to ``exchange``, taken out of waiting from under ``key``."""
+        answered = state.answered
+        answered.add(key)
+        if len(answered) > self._max_answered:
+            answered.clear()  # bounded memory on a long connection: only duplicate detection is lost
+        if exchange.origin != "client":
+            return _replace(exchange, response=seen, response_peek=look)
         message = look.message  # look.result, read here
         result = message.get("result") if message is not None else None
-        if exchange.origin == "client" and result is not None and isinstance(result, dict):
+        if type(result) is dict or (result is not None and isinstance(result, dict)):
             method = exchange.method
             if method not in _READS_RESULT and _RESULT_FACTS.isdisjoint(result):
                 return _replace(exchange, response=seen, response_peek=look)  # nothing to read
-            if method == "initialize" and state.initialize_id == key[1]:
+            if method == "initialize" and state.initialize_id == key[1:]:
                 version = result.get("protocolVersion")
                 if isinstance(version, str):
                     state.version = version if version in VERSIONS else None
