@@ -148,10 +148,10 @@ Event = Answered | Unanswered | Stray
 
 @dataclass
 class _Connection:
-    pending: dict[tuple[Origin, str, Any], Exchange] = field(default_factory=dict)
-    """The requests waiting, by (origin, *id key): (exchange.origin, *id_key(exchange.request_id)),
-    one flat tuple (one tuple made and hashed per key, where (origin, id_key(...)) is two)."""
-    answered: set[tuple[Origin, str, Any]] = field(default_factory=set)
+    pending: dict[tuple[Origin, tuple[str, Any]], Exchange] = field(default_factory=dict)
+    """The requests waiting, by (origin, id key): (exchange.origin, id_key(exchange.request_id))
+    (the proxy sets and pops entries of it: keep this shape)."""
+    answered: set[tuple[Origin, tuple[str, Any]]] = field(default_factory=set)
     version: str | None = None  # from initialize
     claimed: str | None = None
     capabilities: Mapping[str, Any] | None = None
@@ -203,7 +203,7 @@ class Tracker:
         """The request ``origin`` sent on ``conn`` with the id ``key`` (:func:`id_key`) if it is
         still waiting: the one an answer with that id will be paired with (None: none waits)."""
         state = self._conns.get(conn)
-        return state.pending.get((origin, *key)) if state is not None else None
+        return state.pending.get((origin, key)) if state is not None else None
 
     def feed(self, conn: str, direction: Literal["c2s", "s2c"], data: bytes, *, at: float, seq: int,
              http: Mapping[str, Any] | None = None, look: Peek | None = None) -> list[Event]:
@@ -227,14 +227,14 @@ class Tracker:
             other: Origin = "server" if direction == "c2s" else "client"
             if look.has_id:  # the common case: the id finds the request waiting (under this key)
                 request_id = look.id
-                key = (other, type(request_id).__name__, request_id)
+                key = (other, (type(request_id).__name__, request_id))
                 target = state.pending.pop(key, None)
                 if target is not None:
                     return [Answered(self._answer(state, target, look, seen, key))]
             target = self._match(state, other, look, seen)
             if target is None:
                 why = ("a second answer to the same request" if look.has_id
-                       and (other, type(look.id).__name__, look.id) in state.answered
+                       and (other, id_key(look.id)) in state.answered
                        else "it answers no request waiting on this connection")
                 if kind == "invalid" and not look.has_id:
                     why = "it is not a JSON-RPC message"
@@ -245,7 +245,7 @@ class Tracker:
                            "whose method and params cannot be read, which is not followed")
                 return [Stray(conn, direction, seen, look, why)]
             request_id = target.request_id
-            key = (target.origin, type(request_id).__name__, request_id)  # where it waits
+            key = (target.origin, (type(request_id).__name__, request_id))  # where it waits
             del state.pending[key]
             return [Answered(self._answer(state, target, look, seen, key))]
         return [Stray(conn, direction, seen, look, "a batch is not part of MCP (since 2025-06-18)")]
@@ -271,7 +271,7 @@ class Tracker:
         ``key`` (a caller that gave up on it: a timeout); an answer that comes later is a
         :class:`Stray`. Returns the request (None: none was waiting)."""
         state = self._conns.get(conn)
-        return state.pending.pop((origin, *key), None) if state is not None else None
+        return state.pending.pop((origin, key), None) if state is not None else None
 
     def close(self, conn: str, reason: str = "the connection closed") -> list[Event]:
         """End ``conn``: every request still waiting is unanswered."""
@@ -290,10 +290,11 @@ class Tracker:
         if type(params) is not dict and not isinstance(params, dict):
             params = {}
         request_id = look.id
-        key = (origin, type(request_id).__name__, request_id)  # (origin, *id_key)
+        id_of = (type(request_id).__name__, request_id)  # id_key
+        key = (origin, id_of)
         if origin == "client":
             if method == "initialize":
-                state.initialize_id = key[1:]
+                state.initialize_id = id_of
                 capabilities = params.get("capabilities")
                 state.capabilities = capabilities if isinstance(capabilities, Mapping) else None
             read = state.context_meta  # _context's first test, here (a call less for most requests)
@@ -412,10 +413,10 @@ class Tracker:
     # -- answers -------------------------------------------------------------------------------
     def _match(self, state: _Connection, origin: Origin, look: Peek, seen: Seen) -> Exchange | None:
         if look.has_id and (look.id is not None or look.kind not in {"error", "unreadable"}):
-            found = state.pending.get((origin, *id_key(look.id)))
+            found = state.pending.get((origin, id_key(look.id)))
             if found is None and self.pair_mismatched_ids and look.id is not None:
                 text = _id_text(look.id)
-                same = [p for (who, _, value), p in state.pending.items() if who == origin and _id_text(value) == text]
+                same = [p for (who, key), p in state.pending.items() if who == origin and _id_text(key[1]) == text]
                 return same[0] if len(same) == 1 else None
             return found
         if look.kind != "unreadable" and not (look.kind == "error" and (look.message or {}).get("id") is None):
@@ -425,7 +426,7 @@ class Tracker:
         # No readable id: an error without one or with a null id (the server could not read the
         # request id: JSON-RPC 2.0 section 5), or a frame no parser reads (without an id, or with
         # a null one). The HTTP exchange it came in pairs it; else the only request waiting.
-        waiting = [p for (who, _, _), p in state.pending.items() if who == origin]
+        waiting = [p for (who, _), p in state.pending.items() if who == origin]
         exchange_no = seen.http.get("exchange") if seen.http else None
         if isinstance(exchange_no, int):
             same = [p for p in waiting if _exchange_no(p) == exchange_no]
@@ -434,7 +435,7 @@ class Tracker:
         return waiting[0] if len(waiting) == 1 else None
 
     def _answer(self, state: _Connection, exchange: Exchange, look: Peek, seen: Seen,
-                key: tuple[Origin, str, Any]) -> Exchange:
+                key: tuple[Origin, tuple[str, Any]]) -> Exchange:
         """The answer to ``exchange``, taken out of waiting from under ``key``."""
         answered = state.answered
         answered.add(key)
@@ -448,7 +449,7 @@ class Tracker:
             method = exchange.method
             if method not in _READS_RESULT and _RESULT_FACTS.isdisjoint(result):
                 return _replace(exchange, response=seen, response_peek=look)  # nothing to read
-            if method == "initialize" and state.initialize_id == key[1:]:
+            if method == "initialize" and state.initialize_id == key[1]:
                 version = result.get("protocolVersion")
                 if isinstance(version, str):
                     state.version = version if version in VERSIONS else None
