@@ -225,30 +225,46 @@ class Tracker:
             return []
         if kind in _ANSWERS:
             other: Origin = "server" if direction == "c2s" else "client"
+            target = None
             if look.has_id:  # the common case: the id finds the request waiting (under this key)
                 request_id = look.id
                 key = (other, (type(request_id).__name__, request_id))
                 target = state.pending.pop(key, None)
-                if target is not None:
-                    return [Answered(self._answer(state, target, look, seen, key))]
-            target = self._match(state, other, look, seen)
-            if target is None:
-                why = ("a second answer to the same request" if look.has_id
-                       and (other, id_key(look.id)) in state.answered
-                       else "it answers no request waiting on this connection")
-                if kind == "invalid" and not look.has_id:
-                    why = "it is not a JSON-RPC message"
-                elif look.unheld is not None:
-                    why = "its id is a number no integer or float holds, which no request can carry"
-                elif kind == "unreadable" and _names_method(seen.data):
-                    why = ("no strict parser reads it and its bytes name a method: a request or a notification "
-                           "whose method and params cannot be read, which is not followed")
-                return [Stray(conn, direction, seen, look, why)]
-            request_id = target.request_id
-            key = (target.origin, (type(request_id).__name__, request_id))  # where it waits
-            del state.pending[key]
-            return [Answered(self._answer(state, target, look, seen, key))]
+            if target is None:  # no id, or one no request waits under: the one _match finds, if any
+                target = self._match(state, other, look, seen)
+                if target is None:
+                    return [self._stray(conn, direction, state, other, look, seen)]
+                request_id = target.request_id
+                key = (other, (type(request_id).__name__, request_id))  # where it waits
+                del state.pending[key]
+            answered = state.answered
+            answered.add(key)
+            if len(answered) > self._max_answered:
+                answered.clear()  # bounded memory on a long connection: only duplicate detection is lost
+            if other == "client":
+                message = look.message  # look.result, read here
+                result = message.get("result") if message is not None else None
+                if (type(result) is dict or (result is not None and isinstance(result, dict))) \
+                        and (target.method in _READS_RESULT or not _RESULT_FACTS.isdisjoint(result)):
+                    self._facts(state, target, result, key[1])  # (most results hold nothing to read)
+            return [Answered(_replace(target, response=seen, response_peek=look))]
         return [Stray(conn, direction, seen, look, "a batch is not part of MCP (since 2025-06-18)")]
+
+    @staticmethod
+    def _stray(conn: str, direction: Literal["c2s", "s2c"], state: _Connection, other: Origin, look: Peek,
+               seen: Seen) -> Stray:
+        """An answer (or a try at one) that no request waiting on ``conn`` takes, and why."""
+        kind = look.kind
+        why = ("a second answer to the same request" if look.has_id and (other, id_key(look.id)) in state.answered
+               else "it answers no request waiting on this connection")
+        if kind == "invalid" and not look.has_id:
+            why = "it is not a JSON-RPC message"
+        elif look.unheld is not None:
+            why = "its id is a number no integer or float holds, which no request can carry"
+        elif kind == "unreadable" and _names_method(seen.data):
+            why = ("no strict parser reads it and its bytes name a method: a request or a notification "
+                   "whose method and params cannot be read, which is not followed")
+        return Stray(conn, direction, seen, look, why)
 
     def export(self, conn: str) -> _Connection | None:
         """What the tracker holds of ``conn`` (None: nothing), to continue it in another tracker
@@ -320,7 +336,7 @@ class Tracker:
         if method == "tools/call":
             name = params.get("name")
             tool = name if isinstance(name, str) else None
-            if origin == "client" and isinstance(params.get("requestState"), str):
+            if "requestState" in params and origin == "client" and isinstance(params["requestState"], str):
                 call = state.states.get(params["requestState"])
         elif method in _TASK_METHODS:
             task = params.get("taskId")
@@ -434,45 +450,34 @@ class Tracker:
                 return same[0]
         return waiting[0] if len(waiting) == 1 else None
 
-    def _answer(self, state: _Connection, exchange: Exchange, look: Peek, seen: Seen,
-                key: tuple[Origin, tuple[str, Any]]) -> Exchange:
-        """The answer to ``exchange``, taken out of waiting from under ``key``."""
-        answered = state.answered
-        answered.add(key)
-        if len(answered) > self._max_answered:
-            answered.clear()  # bounded memory on a long connection: only duplicate detection is lost
-        if exchange.origin != "client":
-            return _replace(exchange, response=seen, response_peek=look)
-        message = look.message  # look.result, read here
-        result = message.get("result") if message is not None else None
-        if type(result) is dict or (result is not None and isinstance(result, dict)):
-            method = exchange.method
-            if method not in _READS_RESULT and _RESULT_FACTS.isdisjoint(result):
-                return _replace(exchange, response=seen, response_peek=look)  # nothing to read
-            if method == "initialize" and state.initialize_id == key[1]:
-                version = result.get("protocolVersion")
-                if isinstance(version, str):
-                    state.version = version if version in VERSIONS else None
-                    state.claimed = version
-                server_caps = result.get("capabilities")
-                extensions = server_caps.get("extensions") if isinstance(server_caps, Mapping) else None
-                if isinstance(extensions, Mapping):
-                    state.server_extensions = frozenset(n for n in extensions if isinstance(n, str))
-            elif method == "server/discover":
-                server_caps = result.get("capabilities")
-                extensions = server_caps.get("extensions") if isinstance(server_caps, Mapping) else None
-                if isinstance(extensions, Mapping):
-                    state.server_extensions = frozenset(n for n in extensions if isinstance(n, str))
-            state_value = result.get("requestState")
-            if isinstance(state_value, str):
-                _remember(state.states, state_value, exchange.call, self._max_answered)
-            task_id = result.get("taskId")
-            if not isinstance(task_id, str):
-                task = result.get("task")  # (an ABC test of None costs more than the rest of this)
-                task_id = task.get("taskId") if task is not None and isinstance(task, Mapping) else None
-            if isinstance(task_id, str):
-                _remember(state.tasks, task_id, exchange.call, self._max_answered)
-        return _replace(exchange, response=seen, response_peek=look)
+    def _facts(self, state: _Connection, exchange: Exchange, result: dict[str, Any], id_of: tuple[str, Any]) -> None:
+        """What the result answering ``exchange`` (a client's request, waiting under ``id_of``)
+        puts in force on the connection: the version, capabilities and extensions of an
+        ``initialize`` or ``server/discover``, a ``requestState``, a task id."""
+        method = exchange.method
+        if method == "initialize" and state.initialize_id == id_of:
+            version = result.get("protocolVersion")
+            if isinstance(version, str):
+                state.version = version if version in VERSIONS else None
+                state.claimed = version
+            server_caps = result.get("capabilities")
+            extensions = server_caps.get("extensions") if isinstance(server_caps, Mapping) else None
+            if isinstance(extensions, Mapping):
+                state.server_extensions = frozenset(n for n in extensions if isinstance(n, str))
+        elif method == "server/discover":
+            server_caps = result.get("capabilities")
+            extensions = server_caps.get("extensions") if isinstance(server_caps, Mapping) else None
+            if isinstance(extensions, Mapping):
+                state.server_extensions = frozenset(n for n in extensions if isinstance(n, str))
+        state_value = result.get("requestState")
+        if isinstance(state_value, str):
+            _remember(state.states, state_value, exchange.call, self._max_answered)
+        task_id = result.get("taskId")
+        if not isinstance(task_id, str):
+            task = result.get("task")  # (an ABC test of None costs more than the rest of this)
+            task_id = task.get("taskId") if task is not None and isinstance(task, Mapping) else None
+        if isinstance(task_id, str):
+            _remember(state.tasks, task_id, exchange.call, self._max_answered)
 
 
 def _exchange_no(exchange: Exchange) -> int | None:
