@@ -115,15 +115,22 @@ class Decision:
         return out
 
 
-@dataclass(frozen=True, slots=True)
 class _Situation:
-    verdict: Verdict
-    outcome: Judged | None
-    tool: Mapping[str, Any] | None
-    attempt: int
-    trusted_server: bool
-    request_sent: bool
-    retry: RetryPolicy
+    """What the policy rows read (built once per ``decide``; never changed after). A plain class
+    with slots: a frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``,
+    which cost a quarter of a decision's instructions."""
+
+    __slots__ = ("attempt", "outcome", "request_sent", "retry", "tool", "trusted_server", "verdict")
+
+    def __init__(self, verdict: Verdict, outcome: Judged | None, tool: Mapping[str, Any] | None, attempt: int,
+                 trusted_server: bool, request_sent: bool, retry: RetryPolicy) -> None:
+        self.verdict = verdict
+        self.outcome = outcome
+        self.tool = tool
+        self.attempt = attempt
+        self.trusted_server = trusted_server
+        self.request_sent = request_sent
+        self.retry = retry
 
     @property
     def code(self) -> int | None:
@@ -163,7 +170,7 @@ class _Situation:
         as exactly True (an outside ``Judged`` may answer anything): ``Outcome.succeeded`` alone
         implies the rest, but a truthy string or a tool error saying it succeeded is no success."""
         outcome = self.outcome
-        if outcome is None or self.verdict.kind is not Kind.NORMAL_COMPLETE or outcome.succeeded is not True:
+        if outcome is None or self.verdict.kind is not _NORMAL_COMPLETE or outcome.succeeded is not True:
             return False
         if getattr(outcome.content_check, "passed", None) is not True:
             return False
@@ -172,7 +179,7 @@ class _Situation:
     @property
     def annotations(self) -> Mapping[str, Any]:
         value = self.tool.get("annotations") if self.tool is not None else None
-        return value if isinstance(value, Mapping) else {}
+        return value if type(value) is dict or isinstance(value, Mapping) else {}
 
     @property
     def safe_to_repeat(self) -> bool:
@@ -225,8 +232,19 @@ def _wait(s: _Situation) -> int | None:
 
 
 def _outcome_failed(s: _Situation) -> bool:
-    return s.outcome is not None and s.verdict.kind is Kind.NORMAL_COMPLETE and not s.accepted
+    return s.outcome is not None and s.verdict.kind is _NORMAL_COMPLETE and not s.accepted
 
+
+# The enum members the rows and ``decide`` test, held once: on Python 3.11 each ``Kind.X`` or
+# ``Action.X`` goes through ``EnumType.__getattr__``'s hook (about a thousand instructions).
+_NORMAL_COMPLETE: Final = Kind.NORMAL_COMPLETE
+_TOOL_ERROR: Final = Kind.TOOL_ERROR
+_INPUT_REQUIRED: Final = Kind.INPUT_REQUIRED
+_TASK: Final = Kind.TASK
+_PROTOCOL_ERROR: Final = Kind.PROTOCOL_ERROR
+_RETRY: Final = Action.RETRY
+_RENEGOTIATE: Final = Action.RENEGOTIATE
+_ADD_CAPABILITY: Final = Action.ADD_CAPABILITY
 
 _SCHEMA_CODES: Final = frozenset({"output.structured_missing", "output.schema", "output.dialect", "output.ref",
                                   "output.bounds", "output.budget", "output.schema_invalid"})
@@ -260,18 +278,18 @@ POLICY: Final[tuple[PolicyRow, ...]] = (
               and getattr(s.outcome.observation, "passed", None) is not True,
               lambda s: "the write's effect was not observed; check the state before resending"),
     PolicyRow("normal_complete", "normal_complete (decided from the verdict alone)", Action.VERIFY_CONTENT,
-              lambda s: s.verdict.kind is Kind.NORMAL_COMPLETE,
+              lambda s: s.verdict.kind is _NORMAL_COMPLETE,
               lambda s: "complete is not business success yet: check the content (and observe writes)"),
     PolicyRow("tool_error", "tool_error", Action.RETURN_TO_MODEL,
-              lambda s: s.verdict.kind is Kind.TOOL_ERROR,
+              lambda s: s.verdict.kind is _TOOL_ERROR,
               lambda s: "the tool reported an execution error: give its content to the model to self-correct; "
                         "never resend the same arguments automatically"),
     PolicyRow("input_required", "input_required", Action.FULFIL_INPUT,
-              lambda s: s.verdict.kind is Kind.INPUT_REQUIRED,
+              lambda s: s.verdict.kind is _INPUT_REQUIRED,
               lambda s: "the server needs input: fulfil the requests and retry with inputResponses and the exact "
                         "requestState"),
     PolicyRow("task", "task", Action.POLL_TASK,
-              lambda s: s.verdict.kind is Kind.TASK,
+              lambda s: s.verdict.kind is _TASK,
               lambda s: "the work continues as a task: poll tasks/get honouring pollIntervalMs"),
     PolicyRow("unsupported_version", "protocol_error -32022 naming a version both sides support",
               Action.RENEGOTIATE,
@@ -340,7 +358,7 @@ POLICY: Final[tuple[PolicyRow, ...]] = (
               lambda s: "the request was sent and its effect is unknown: observe the state before anything else; "
                         "never resend blindly"),
     PolicyRow("other_error", "any other protocol_error", Action.INVESTIGATE,
-              lambda s: s.verdict.kind is Kind.PROTOCOL_ERROR,
+              lambda s: s.verdict.kind is _PROTOCOL_ERROR,
               lambda s: f"error {s.code} has no defined recovery"),
     PolicyRow("unclassified", "unclassified", Action.INVESTIGATE,
               lambda s: True,
@@ -366,43 +384,46 @@ def decide(
     gives its outcome the attempt it ended on, and its policy); for a bare verdict, to no tool,
     untrusted, sent, attempt 1 and :data:`DEFAULT_RETRY`.
     """
-    if isinstance(verdict, Verdict):
+    if type(verdict) is Verdict or isinstance(verdict, Verdict):
         outcome: Judged | None = None
         plain = verdict
     else:
         outcome, inner = verdict, getattr(verdict, "verdict", None)
-        if not isinstance(inner, Verdict):
+        if type(inner) is not Verdict and not isinstance(inner, Verdict):
             raise OptionError("verdict", "a Verdict or an Outcome", verdict,
                               f"decide takes a Verdict or an Outcome, not {shown(verdict)}")
         plain = inner
     if attempt is None:  # an Outcome's own, read conservatively: a whole number from 1, else 1
         own = getattr(outcome, "attempt", 1) if outcome is not None else 1
-        attempt = own if isinstance(own, int) and not isinstance(own, bool) and own >= 1 else 1
+        attempt = own if (type(own) is int and own >= 1) or (isinstance(own, int) and not isinstance(own, bool)
+                                                             and own >= 1) else 1
     elif isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
         raise OptionError("attempt", "an integer from 1, or None", attempt,
                           f"attempt counts from 1, not {shown(attempt)}")
-    for name, value in (("trusted_server", trusted_server), ("request_sent", request_sent)):
-        if value is not None and value is not True and value is not False:
-            raise OptionError(name, "True, False or None", value,
-                              f"{name} must be True, False or None, not {shown(value)}")
-    if tool is not None and not isinstance(tool, Mapping):
+    if trusted_server is not None or request_sent is not None:
+        for name, value in (("trusted_server", trusted_server), ("request_sent", request_sent)):
+            if value is not None and value is not True and value is not False:
+                raise OptionError(name, "True, False or None", value,
+                                  f"{name} must be True, False or None, not {shown(value)}")
+    if tool is not None and type(tool) is not dict and not isinstance(tool, Mapping):
         raise OptionError("tool", "the tool as listed (a mapping) or None", tool,
                           f"tool must be the tool as listed (a mapping) or None, not {shown(tool)}")
     if retry is None:
         policy = getattr(outcome, "retry", None) if outcome is not None else None
-        retry = policy if isinstance(policy, RetryPolicy) else DEFAULT_RETRY
+        retry = policy if type(policy) is RetryPolicy or isinstance(policy, RetryPolicy) else DEFAULT_RETRY
     elif not isinstance(retry, RetryPolicy):
         raise OptionError("retry", "a RetryPolicy or None", retry,
                           f"retry must be a RetryPolicy or None, not {shown(retry)}")
     # An Outcome's own members, read conservatively (an outside Judged may hold anything):
-    # trusted only when exactly True, unsent only when exactly False, a tool only as a mapping.
+    # trusted only when exactly True, unsent only when exactly False, a tool only as a mapping
+    # (a dict is one: tested by its exact type before the ABC's check, which costs more).
     if trusted_server is None:
         trusted_server = outcome is not None and outcome.trusted_server is True
     if request_sent is None:
         request_sent = outcome is None or outcome.request_sent is not False
     if tool is None and outcome is not None:
         listed = outcome.tool
-        tool = listed if isinstance(listed, Mapping) else None
+        tool = listed if listed is not None and (type(listed) is dict or isinstance(listed, Mapping)) else None
     situation = _Situation(plain, outcome, tool, attempt, trusted_server, request_sent, retry)
     for row in POLICY:
         if row.applies(situation):
@@ -411,8 +432,20 @@ def decide(
 
 
 def _decision(row: PolicyRow, s: _Situation) -> Decision:
+    action = row.action
+    if action is not _RETRY and action is not _RENEGOTIATE and action is not _ADD_CAPABILITY:
+        # Its row's action and reason and nothing else: one Decision shared by every call that
+        # ends on them (Decision is frozen), rather than an equal one built each time.
+        reason = row.reason(s)
+        key = (row.name, reason)
+        known = _DECIDED.get(key)
+        if known is None:
+            known = Decision(action, reason, row.name)
+            if len(_DECIDED) < _DECIDED_MAX:  # a reason may name a code or an attempt: bounded
+                _DECIDED[key] = known
+        return known
     delay = version = capabilities = None
-    if row.action is Action.RETRY:
+    if action is _RETRY:
         try:  # base·2^(n-1) as a float: past the float range (a late attempt) it is the cap
             raw = math.ldexp(s.retry.base_delay, s.attempt - 1)
         except OverflowError:
@@ -424,10 +457,16 @@ def _decision(row: PolicyRow, s: _Situation) -> Decision:
         wait = _wait(s)
         if wait is not None:  # the server's Retry-After, within the cap (refused_retry): never sooner
             delay = float(wait)
-    elif row.action is Action.RENEGOTIATE:
+    elif action is _RENEGOTIATE:
         version = _supported(s)
-    elif row.action is Action.ADD_CAPABILITY:
+    else:  # add_capability
         data = s.verdict.error_data
         required = data.get("requiredCapabilities") if isinstance(data, Mapping) else None
         capabilities = required if isinstance(required, Mapping) else {}
-    return Decision(row.action, row.reason(s), row.name, delay, version, capabilities)
+    return Decision(action, row.reason(s), row.name, delay, version, capabilities)
+
+
+_DECIDED: Final[dict[tuple[str, str], Decision]] = {}
+"""The decisions of rows whose Decision holds only the row's action, its reason and its name,
+by (row name, reason)."""
+_DECIDED_MAX: Final = 256
