@@ -194,7 +194,7 @@ class Outcome:
     @property
     def succeeded(self) -> bool:
         """True only for normal_complete with every requested check passed."""
-        if self.verdict.kind is not Kind.NORMAL_COMPLETE or self.content_check is None:
+        if self.verdict.kind is not _NORMAL_COMPLETE or self.content_check is None:
             return False
         if not self.content_check.passed:
             return False
