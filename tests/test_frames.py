@@ -763,6 +763,21 @@ def test_forget_stops_waiting_for_one_request() -> None:
     assert isinstance(late, Stray)
 
 
+def test_restore_gives_an_id_back_to_the_earlier_request() -> None:
+    # a relay refuses a host's reuse of an id in flight (MCP basic/index#requests: ids MUST NOT be
+    # reused in a session): the tracker took the second request for id 1, restore puts the first
+    # back, so the one answer to id 1 is the first request's (seq 1, not seq 2)
+    tracker = Tracker()
+    tracker.feed("c", "c2s", CALL % b"1", at=0, seq=1)
+    (earlier,) = tracker.pending("c")
+    tracker.feed("c", "c2s", CALL % b"1", at=0, seq=2)
+    tracker.restore("c", "client", ("int", 1), earlier)
+    tracker.restore("other", "client", ("int", 1), earlier)  # nothing held of that connection: nothing
+    assert [e.request.seq for e in tracker.pending("c")] == [1] and tracker.pending("other") == []
+    (answered,) = tracker.feed("c", "s2c", OK % b"1", at=0, seq=3)
+    assert isinstance(answered, Answered) and answered.exchange.request.seq == 1
+
+
 # --- exact ids (JSON-RPC 2.0 s4: the id is the request's own, answered "the same as the value of
 # the id member in the Request Object"; orjson reads an integer past 64 bits as a float) ---------
 

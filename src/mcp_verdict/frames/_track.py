@@ -289,6 +289,15 @@ class Tracker:
         state = self._conns.get(conn)
         return state.pending.pop((origin, key), None) if state is not None else None
 
+    def restore(self, conn: str, origin: Origin, key: tuple[str, Any], exchange: Exchange) -> None:
+        """Make ``exchange`` again the request ``origin`` awaits on ``conn`` with the id ``key``,
+        in place of whatever request the tracker took for that id since (a relay that refused a
+        host's reuse of an id in flight: the earlier request keeps the id). Nothing when the
+        tracker holds nothing of ``conn``."""
+        state = self._conns.get(conn)
+        if state is not None:
+            state.pending[(origin, key)] = exchange
+
     def close(self, conn: str, reason: str = "the connection closed") -> list[Event]:
         """End ``conn``: every request still waiting is unanswered."""
         state = self._conns.pop(conn, None)

@@ -259,12 +259,11 @@ class Relay:
         they cannot be told apart) and a second is dropped as late. One answer per request,
         in both modes."""
         earlier = self._waiting[key].exchange
-        state = self.tracker.export(self.conn)
-        if state is not None:  # the tracker took the new one in place of the earlier: undone
-            if key in self._unreadable:
-                state.pending.pop(("client", key), None)
-            else:
-                state.pending[("client", key)] = earlier
+        # the tracker took the new one in place of the earlier: undone
+        if key in self._unreadable:
+            self.tracker.forget(self.conn, "client", key)
+        else:
+            self.tracker.restore(self.conn, "client", key, earlier)
         self.last_opened = None
         reason = ("a request with the same id is in flight on this connection (the host reused the id before "
                   "its answer came)")
