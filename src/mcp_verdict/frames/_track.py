@@ -149,8 +149,7 @@ Event = Answered | Unanswered | Stray
 @dataclass
 class _Connection:
     pending: dict[tuple[Origin, tuple[str, Any]], Exchange] = field(default_factory=dict)
-    """The requests waiting, by (origin, id key): (exchange.origin, id_key(exchange.request_id))
-    (the proxy sets and pops entries of it: keep this shape)."""
+    """The requests waiting, by (origin, id key): (exchange.origin, id_key(exchange.request_id))."""
     answered: set[tuple[Origin, tuple[str, Any]]] = field(default_factory=set)
     version: str | None = None  # from initialize
     claimed: str | None = None
@@ -244,8 +243,8 @@ class Tracker:
             if other == "client":
                 message = look.message  # look.result, read here
                 result = message.get("result") if message is not None else None
-                if (type(result) is dict or (result is not None and isinstance(result, dict))) \
-                        and (target.method in _READS_RESULT or not _RESULT_FACTS.isdisjoint(result)):
+                if isinstance(result, dict) and (target.method in _READS_RESULT
+                                                 or not _RESULT_FACTS.isdisjoint(result)):
                     self._facts(state, target, result, key[1])  # (most results hold nothing to read)
             return [Answered(_replace(target, response=seen, response_peek=look))]
         return [Stray(conn, direction, seen, look, "a batch is not part of MCP (since 2025-06-18)")]
@@ -355,9 +354,8 @@ class Tracker:
         rounds = state.rounds
         if call is None:  # a new call: its first round (the oldest calls forgotten past the cap)
             call = state.calls = state.calls + 1
-            if len(rounds) >= self._max_answered:
-                while rounds and len(rounds) >= self._max_answered:
-                    rounds.popitem(last=False)
+            while rounds and len(rounds) >= self._max_answered:
+                rounds.popitem(last=False)
             rounds[call] = number = 1
         else:
             number = rounds[call] = rounds.get(call, 0) + 1
@@ -464,16 +462,13 @@ class Tracker:
         puts in force on the connection: the version, capabilities and extensions of an
         ``initialize`` or ``server/discover``, a ``requestState``, a task id."""
         method = exchange.method
-        if method == "initialize" and state.initialize_id == id_of:
+        initialized = method == "initialize" and state.initialize_id == id_of
+        if initialized:
             version = result.get("protocolVersion")
             if isinstance(version, str):
                 state.version = version if version in VERSIONS else None
                 state.claimed = version
-            server_caps = result.get("capabilities")
-            extensions = server_caps.get("extensions") if isinstance(server_caps, Mapping) else None
-            if isinstance(extensions, Mapping):
-                state.server_extensions = frozenset(n for n in extensions if isinstance(n, str))
-        elif method == "server/discover":
+        if initialized or method == "server/discover":  # the server's extensions
             server_caps = result.get("capabilities")
             extensions = server_caps.get("extensions") if isinstance(server_caps, Mapping) else None
             if isinstance(extensions, Mapping):

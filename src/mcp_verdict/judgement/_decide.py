@@ -384,19 +384,18 @@ def decide(
     gives its outcome the attempt it ended on, and its policy); for a bare verdict, to no tool,
     untrusted, sent, attempt 1 and :data:`DEFAULT_RETRY`.
     """
-    if type(verdict) is Verdict or isinstance(verdict, Verdict):
+    if isinstance(verdict, Verdict):
         outcome: Judged | None = None
         plain = verdict
     else:
         outcome, inner = verdict, getattr(verdict, "verdict", None)
-        if type(inner) is not Verdict and not isinstance(inner, Verdict):
+        if not isinstance(inner, Verdict):
             raise OptionError("verdict", "a Verdict or an Outcome", verdict,
                               f"decide takes a Verdict or an Outcome, not {shown(verdict)}")
         plain = inner
     if attempt is None:  # an Outcome's own, read conservatively: a whole number from 1, else 1
         own = getattr(outcome, "attempt", 1) if outcome is not None else 1
-        attempt = own if (type(own) is int and own >= 1) or (isinstance(own, int) and not isinstance(own, bool)
-                                                             and own >= 1) else 1
+        attempt = own if isinstance(own, int) and not isinstance(own, bool) and own >= 1 else 1
     elif isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
         raise OptionError("attempt", "an integer from 1, or None", attempt,
                           f"attempt counts from 1, not {shown(attempt)}")
@@ -410,7 +409,7 @@ def decide(
                           f"tool must be the tool as listed (a mapping) or None, not {shown(tool)}")
     if retry is None:
         policy = getattr(outcome, "retry", None) if outcome is not None else None
-        retry = policy if type(policy) is RetryPolicy or isinstance(policy, RetryPolicy) else DEFAULT_RETRY
+        retry = policy if isinstance(policy, RetryPolicy) else DEFAULT_RETRY
     elif not isinstance(retry, RetryPolicy):
         raise OptionError("retry", "a RetryPolicy or None", retry,
                           f"retry must be a RetryPolicy or None, not {shown(retry)}")

@@ -219,29 +219,29 @@ class HttpUpstream:
             self._last_headers = (seen, out)
             return out
         out = upstream_headers(host, self.headers, _POST_HEADERS)
-        if self.stdio_host:
-            look = peek(data)
-            if look.kind in ("request", "notification") and look.method is not None:
-                params = look.params
-                meta = params.get("_meta")
-                version = meta.get(_META_VERSION) if isinstance(meta, Mapping) else None
-                if isinstance(version, str):
-                    out["MCP-Protocol-Version"] = version
-                    out["Mcp-Method"] = look.method
-                    target = params.get("name") if look.method in ("tools/call", "prompts/get") else \
-                        params.get("uri") if look.method == "resources/read" else None
-                    if isinstance(target, str):
-                        out["Mcp-Name"] = header_value(target)
-                    if look.method == "tools/call" and isinstance(target, str):
-                        tool = self.bridge.relay.tool(target)
-                        if tool is not None:
-                            out.update(_param_headers(tool.get("inputSchema"), params.get("arguments")))
-                elif self.protocol_version is not None:
-                    out["MCP-Protocol-Version"] = self.protocol_version
+        # (a stdio host: its request's own version, method and name become the headers)
+        look = peek(data)
+        if look.kind in ("request", "notification") and look.method is not None:
+            params = look.params
+            meta = params.get("_meta")
+            version = meta.get(_META_VERSION) if isinstance(meta, Mapping) else None
+            if isinstance(version, str):
+                out["MCP-Protocol-Version"] = version
+                out["Mcp-Method"] = look.method
+                target = params.get("name") if look.method in ("tools/call", "prompts/get") else \
+                    params.get("uri") if look.method == "resources/read" else None
+                if isinstance(target, str):
+                    out["Mcp-Name"] = header_value(target)
+                if look.method == "tools/call" and isinstance(target, str):
+                    tool = self.bridge.relay.tool(target)
+                    if tool is not None:
+                        out.update(_param_headers(tool.get("inputSchema"), params.get("arguments")))
             elif self.protocol_version is not None:
                 out["MCP-Protocol-Version"] = self.protocol_version
-            if self.session_id is not None:
-                out["Mcp-Session-Id"] = self.session_id
+        elif self.protocol_version is not None:
+            out["MCP-Protocol-Version"] = self.protocol_version
+        if self.session_id is not None:
+            out["Mcp-Session-Id"] = self.session_id
         return out
 
     async def _post(self, data: bytes, key: Key | None, stream: HostStream | None,

@@ -623,8 +623,7 @@ class Relay:
             if problem is not None:
                 verdict = make_verdict(Kind.UNCLASSIFIED, (problem,), exchange.context.version, None)
         if verdict is not None:
-            kinds, name = self.stats.kinds, verdict.kind.value  # (_count)
-            kinds[name] = kinds.get(name, 0) + 1
+            self._count(verdict)
         refuse = verdict is not None and verdict.kind is Kind.UNCLASSIFIED
         if waiting is not None and (waiting.token is not None or (
                 verdict is not None and self.recorder is not None and self.recorder.wants_verdicts)):

@@ -58,6 +58,14 @@ _JOIN_MAX: Final = 8 * 1024
 handed to the pipe transport as two buffers (one ``writev``, no copy of the frame)."""
 
 
+def _write_line(writer: asyncio.WriteTransport | _FileWriter, data: bytes) -> None:
+    """``data`` and its LF to a pipe (:data:`_JOIN_MAX`)."""
+    if len(data) <= _JOIN_MAX:
+        writer.write(data + b"\n")
+    else:  # (one writev, no copy of the frame)
+        writer.writelines((data, b"\n"))
+
+
 class LineSplitter:
     """Bytes in, whole lines out (without their LF), bounded by ``limit``.
 
@@ -155,10 +163,7 @@ class _WriterStream:
         if self.one_line and (b"\n" in data or b"\r" in data):
             data = one_line(data)
         try:
-            if len(data) <= _JOIN_MAX:
-                transport.write(data + b"\n")
-            else:  # (one writev, no copy of the frame)
-                transport.writelines((data, b"\n"))
+            _write_line(transport, data)
         except (BrokenPipeError, ConnectionResetError, RuntimeError):
             self._broke()
 
@@ -428,10 +433,7 @@ class StdioUpstream:
             if key is not None:
                 self.bridge.fail(key, "the upstream is not running", UPSTREAM_UNAVAILABLE)
             return False
-        if len(data) <= _JOIN_MAX:
-            stdin.write(data + b"\n")
-        else:  # (one writev, no copy of the frame)
-            stdin.writelines((data, b"\n"))
+        _write_line(stdin, data)
         return True
 
     def _remember_init(self, data: bytes) -> None:

@@ -558,10 +558,7 @@ class VerdictTap:
             if response is not None and not judged._options and judged._attempt is None \
             else self._judge(state, exchange.request_id, exchange.tool, judged._options, None, exchange,
                              attempt=judged._attempt)
-        if index == len(judged._done) and not self.observers:  # _place's common case, without a call
-            judged._done.append(call)
-        else:
-            self._place(judged, index, call)
+        self._place(judged, index, call)
 
     def _place(self, judged: Judged, index: int, call: TapCall) -> None:
         """A call of ``judged`` (its ``index``-th tools/call) judged before the block asked for it."""
