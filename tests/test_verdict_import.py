@@ -65,3 +65,49 @@ def test_classify_imports_a_library_with_the_first_call_that_needs_it(
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
     before, after, shown = ast.literal_eval(done.stdout)
     assert (before, after, shown) == ([], loaded_by_the_call, verdict)
+
+
+RULE_MODULES = ("_check", "_content", "_elicitation", "_envelope", "_error", "_icons", "_input", "_meta", "_result",
+                "_sampling", "_task", "_views")
+"""The verdict layer's modules an import of classify does not load: the full checker's rules
+(``_check`` and the modules named for what they inspect), imported by its first run, and the
+typed views, imported by the first accessor that hands one out."""
+
+IS_ERROR_TEXT = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"isError":"false"}}'
+
+_RULES_PROGRAM = """\
+import sys
+from mcp_verdict import classify
+def loaded():
+    return sorted(m for m in {modules!r} if "mcp_verdict.verdict." + m in sys.modules)
+before = loaded()
+verdict = None if {response!r} is None else classify({response!r}, **{options!r})
+after = loaded()
+shown = None if verdict is None else (verdict.kind.value, [(f.code, f.path) for f in verdict.findings])
+print(repr((before, after, shown)))
+"""
+
+
+@pytest.mark.parametrize(("name", "response", "options", "loaded_by_the_call", "verdict"), [
+    # the import alone: no rule's module
+    ("import only", None, {}, [], None),
+    # a compact answer the fast path proves: the rules are never run
+    ("compact text block", COMPACT, {}, [], ("normal_complete", [])),
+    # isError "false" is no JSON boolean (server/tools#error-handling): the fast path leaves it to
+    # the full checker, whose first run imports every rule's module (the views stay unloaded)
+    ("full checker", IS_ERROR_TEXT, {},
+     ["_check", "_content", "_elicitation", "_envelope", "_error", "_icons", "_input", "_meta", "_result",
+      "_sampling", "_task"],
+     ("unclassified", [("result.is_error", "/result/isError")])),
+    # capabilities given: whether form-mode elicitation is declared is _input's rule, imported
+    # with the modules it imports; the answer itself is the fast path's
+    ("capabilities given", COMPACT, {"client_capabilities": {}},
+     ["_content", "_elicitation", "_icons", "_input", "_sampling"], ("normal_complete", [])),
+])
+def test_classify_imports_the_rules_with_the_first_call_that_runs_them(
+        name: str, response: bytes | None, options: dict[str, object], loaded_by_the_call: list[str],
+        verdict: tuple[str, list[tuple[str, str]]] | None) -> None:
+    program = _RULES_PROGRAM.format(modules=RULE_MODULES, response=response, options=options)
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    before, after, shown = ast.literal_eval(done.stdout)
+    assert (before, after, shown) == ([], loaded_by_the_call, verdict)

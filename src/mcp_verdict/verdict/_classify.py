@@ -10,19 +10,15 @@ Two kinds of error are kept apart, as h11 keeps local and remote protocol errors
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, Literal, cast
 
 import msgspec
 
-from ._envelope import check_envelope
-from ._error import check_error
 from ._fastpath import common_kind, common_reader, read_common
 from ._findings import Finding
-from ._input import form_elicitation
 from ._kind import Kind
 from ._parser import PARSER_MAX_DEPTH, SKIM_BYTES, parse, skim
-from ._result import check_result
 from ._verdict import Verdict, make_verdict
 from ._versions import LATEST_VERSION, RULES_BY_VERSION, VERSIONS
 from ._walk import Context, Options
@@ -264,7 +260,7 @@ def _options(version: object, client_capabilities: object = None, extensions: ob
     options = Options(rules, limits.max_bytes, limits.max_depth, limits.max_nodes,
                       client_capabilities,  # type: ignore[arg-type]
                       negotiated, absent_result_type == "complete", reader, quick_bytes,
-                      client_capabilities is None or form_elicitation(client_capabilities),  # type: ignore[arg-type]
+                      client_capabilities is None or _form_elicitation(client_capabilities),  # type: ignore[arg-type]
                       min(quick_bytes, SKIM_BYTES))
     if (client_capabilities is None and not negotiated and absent_result_type == "invalid"
             and limits is DEFAULT_LIMITS):
@@ -272,15 +268,33 @@ def _options(version: object, client_capabilities: object = None, extensions: ob
     return options
 
 
-def _classify(ctx: Context, message: object, request_id: str | int | None) -> Kind | None:
-    branch = check_envelope(ctx, message, request_id)
-    if branch is None:
-        return None
-    assert isinstance(message, dict)
-    if branch == "error":
-        check_error(ctx, message["error"])
-        return Kind.PROTOCOL_ERROR
-    return check_result(ctx, message["result"])
+def _import_checker(ctx: Context, message: object, request_id: str | int | None) -> Kind | None:
+    """The full checker (``_check`` and the rules' modules it imports: ``_envelope``, ``_error``,
+    ``_result``, ``_content``, ``_icons``, ``_input``, ``_elicitation``, ``_sampling``, ``_meta``,
+    ``_task``), imported by its first run, which binds :data:`_classify` to it for the next ones:
+    an import of classify does not pay for eleven modules (~2 ms) that the common answers, proven
+    by the fast path, never reach."""
+    global _classify  # noqa: PLW0603 - replaced once, by the full checker's own function
+    from ._check import check_message
+    _classify = check_message
+    return check_message(ctx, message, request_id)
+
+
+_classify: Callable[[Context, object, str | int | None], Kind | None] = _import_checker
+"""The full checker: ``_check.check_message`` once :func:`_import_checker` has run."""
+
+
+def _import_form_elicitation(capabilities: Mapping[str, Any]) -> bool:
+    """``_input.form_elicitation``, imported by the first options given capabilities, which
+    bind :data:`_form_elicitation` to it (``_input`` imports the elicitation and sampling rules)."""
+    global _form_elicitation  # noqa: PLW0603 - replaced once, by the rule's own function
+    from ._input import form_elicitation
+    _form_elicitation = form_elicitation
+    return form_elicitation(capabilities)
+
+
+_form_elicitation: Callable[[Mapping[str, Any]], bool] = _import_form_elicitation
+"""Whether capabilities allow a form-mode elicitation: ``_input.form_elicitation`` once bound."""
 
 
 _NO_EXTENSIONS: Final[frozenset[str]] = frozenset()

@@ -101,7 +101,6 @@ from typing import Any, Final, Literal, NewType, NotRequired, TypedDict, Union
 
 import msgspec
 
-from ._elicitation import FORMATS
 from ._kind import Kind
 from ._parser import NOT_PARSED, read_strict
 from ._verdict import Verdict, make_verdict
@@ -623,7 +622,7 @@ def _plain_property(definition: dict[str, Any]) -> bool:
             continue
         if kind == "string":
             if ((value_type is int and key in _STRING_BOUNDS) or (value_type is str and key == "default")
-                    or (value_type is str and key == "format" and value in FORMATS)
+                    or (value_type is str and key == "format" and value in _formats())
                     or (value_type is list and key == "enum" and _STRINGS.issuperset(map(type, value)))):
                 continue
         elif kind == "boolean":
@@ -638,6 +637,14 @@ def _plain_property(definition: dict[str, Any]) -> bool:
             continue  # a number or integer schema; finiteness is the open walk's
         return False
     return True
+
+
+@functools.cache
+def _formats() -> frozenset[str]:
+    """``_elicitation.FORMATS``, imported by the first string property with a format: an import
+    of classify does not load the elicitation rules for it."""
+    from ._elicitation import FORMATS
+    return FORMATS
 
 
 def _string_enum(items: dict[str, Any]) -> bool:
