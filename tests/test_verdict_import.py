@@ -67,13 +67,17 @@ def test_classify_imports_a_library_with_the_first_call_that_needs_it(
     assert (before, after, shown) == ([], loaded_by_the_call, verdict)
 
 
-RULE_MODULES = ("_check", "_content", "_elicitation", "_envelope", "_error", "_icons", "_input", "_meta", "_result",
-                "_sampling", "_task", "_views")
-"""The verdict layer's modules an import of classify does not load: the full checker's rules
-(``_check`` and the modules named for what they inspect), imported by its first run, and the
-typed views, imported by the first accessor that hands one out."""
+RULE_MODULES = ("_check", "_content", "_elicitation", "_envelope", "_error", "_icons", "_input", "_meta", "_parser",
+                "_result", "_sampling", "_task", "_views", "_walk")
+"""The verdict layer's modules an import of classify does not load: the strict reader
+(``_parser``), imported by its first read; the full checker's rules (``_check`` and the modules
+named for what they inspect) with its state and walk (``_walk``), imported by its first run;
+the typed views, imported by the first accessor that hands one out."""
 
 IS_ERROR_TEXT = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"isError":"false"}}'
+# a colon written as an escape: neither the write-back nor the colon count proves the typed read
+# (_fastpath's module docstring), the strict reader does
+ESCAPED_COLON = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"a\\u003ab"}]}}'
 
 _RULES_PROGRAM = """\
 import sys
@@ -91,18 +95,21 @@ print(repr((before, after, shown)))
 @pytest.mark.parametrize(("name", "response", "options", "loaded_by_the_call", "verdict"), [
     # the import alone: no rule's module
     ("import only", None, {}, [], None),
-    # a compact answer the fast path proves: the rules are never run
+    # a compact answer the write-back proves: neither the strict reader nor the rules run
     ("compact text block", COMPACT, {}, [], ("normal_complete", [])),
+    # the strict reader proves the fast path's read; no rule runs
+    ("escaped colon", ESCAPED_COLON, {}, ["_parser"], ("normal_complete", [])),
     # isError "false" is no JSON boolean (server/tools#error-handling): the fast path leaves it to
-    # the full checker, whose first run imports every rule's module (the views stay unloaded)
+    # the strict reader and the full checker, whose first run imports every rule's module (the
+    # views stay unloaded)
     ("full checker", IS_ERROR_TEXT, {},
-     ["_check", "_content", "_elicitation", "_envelope", "_error", "_icons", "_input", "_meta", "_result",
-      "_sampling", "_task"],
+     ["_check", "_content", "_elicitation", "_envelope", "_error", "_icons", "_input", "_meta", "_parser",
+      "_result", "_sampling", "_task", "_walk"],
      ("unclassified", [("result.is_error", "/result/isError")])),
     # capabilities given: whether form-mode elicitation is declared is _input's rule, imported
     # with the modules it imports; the answer itself is the fast path's
     ("capabilities given", COMPACT, {"client_capabilities": {}},
-     ["_content", "_elicitation", "_icons", "_input", "_sampling"], ("normal_complete", [])),
+     ["_content", "_elicitation", "_icons", "_input", "_sampling", "_walk"], ("normal_complete", [])),
 ])
 def test_classify_imports_the_rules_with_the_first_call_that_runs_them(
         name: str, response: bytes | None, options: dict[str, object], loaded_by_the_call: list[str],

@@ -11,17 +11,19 @@ Two kinds of error are kept apart, as h11 keeps local and remote protocol errors
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Final, Literal, cast
+from typing import TYPE_CHECKING, Any, Final, Literal, cast
 
 import msgspec
 
 from ._fastpath import common_kind, common_reader, read_common
 from ._findings import Finding
 from ._kind import Kind
-from ._parser import PARSER_MAX_DEPTH, SKIM_BYTES, parse, skim
+from ._options import PARSER_MAX_DEPTH, SKIM_BYTES, Options
 from ._verdict import Verdict, make_verdict
 from ._versions import LATEST_VERSION, RULES_BY_VERSION, VERSIONS
-from ._walk import Context, Options
+
+if TYPE_CHECKING:
+    from ._walk import Context
 
 _RAW_TYPES: Final = (bytes, bytearray, memoryview, str)
 
@@ -193,7 +195,7 @@ def judge(response: object, options: Options, request_id: str | int | None, fast
     if fast and type(response) is bytes:
         size = len(response)
         if SKIM_BYTES < size <= options.max_bytes:  # a long text: no value built for a syntax error
-            problem = skim(response)
+            problem = _skim(response)
             if problem is not None:
                 return make_verdict(Kind.UNCLASSIFIED, (problem,), options.rules.version, None)
             skimmed = True
@@ -207,7 +209,7 @@ def judge(response: object, options: Options, request_id: str | int | None, fast
                 return verdict
     message = response
     if type(response) is not dict and isinstance(response, _RAW_TYPES):
-        message, problem = parse(response, options.max_bytes, options.max_depth, skimmed=skimmed)
+        message, problem = _parse(response, options.max_bytes, options.max_depth, skimmed=skimmed)
         if problem is not None:
             return make_verdict(Kind.UNCLASSIFIED, (problem,), options.rules.version, None)
     kind = common_kind(message, options, request_id)
@@ -218,7 +220,7 @@ def judge(response: object, options: Options, request_id: str | int | None, fast
 
 def check_fully(message: object, options: Options, request_id: str | int | None) -> Verdict:
     """The full checker: every rule, each in its module; the findings say what is wrong."""
-    ctx = Context(options)
+    ctx = _context(options)
     kind = _classify(ctx, message, request_id)
     if ctx.errors or kind is None:
         kind = Kind.UNCLASSIFIED
@@ -266,6 +268,46 @@ def _options(version: object, client_capabilities: object = None, extensions: ob
             and limits is DEFAULT_LIMITS):
         _PLAIN[rules.version] = options
     return options
+
+
+def _import_parse(raw: bytes | bytearray | memoryview | str, max_bytes: int, max_depth: int,
+                  skimmed: bool = False) -> tuple[object, Finding | None]:
+    """The strict reader (``_parser.parse``), imported by its first read, which binds
+    :data:`_parse` to it for the next ones: an import of classify does not load it, nor do the
+    common answers, which the fast path proves without it."""
+    global _parse  # noqa: PLW0603 - replaced once, by the reader's own function
+    from ._parser import parse
+    _parse = parse
+    return parse(raw, max_bytes, max_depth, skimmed=skimmed)
+
+
+_parse: Callable[..., tuple[object, Finding | None]] = _import_parse
+"""The strict reader: ``_parser.parse`` once :func:`_import_parse` has run."""
+
+
+def _import_skim(data: bytes) -> Finding | None:
+    """``_parser.skim``, imported by the first long text, as :func:`_import_parse` imports the reader."""
+    global _skim  # noqa: PLW0603 - replaced once, by the skim's own function
+    from ._parser import skim
+    _skim = skim
+    return skim(data)
+
+
+_skim: Callable[[bytes], Finding | None] = _import_skim
+"""The syntax skim of long texts: ``_parser.skim`` once :func:`_import_skim` has run."""
+
+
+def _import_context(options: Options) -> Context:
+    """The full checker's state (``_walk.Context``), imported by its first run (with the walk
+    over open-shaped values), which binds :data:`_context` to it for the next ones."""
+    global _context  # noqa: PLW0603 - replaced once, by the class itself
+    from ._walk import Context
+    _context = Context
+    return Context(options)
+
+
+_context: Callable[[Options], Context] = _import_context
+"""A full check's state: ``_walk.Context`` once :func:`_import_context` has run."""
 
 
 def _import_checker(ctx: Context, message: object, request_id: str | int | None) -> Kind | None:

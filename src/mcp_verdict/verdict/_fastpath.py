@@ -102,10 +102,9 @@ from typing import Any, Final, Literal, NewType, NotRequired, TypedDict, Union
 import msgspec
 
 from ._kind import Kind
-from ._parser import NOT_PARSED, read_strict
+from ._options import Options
 from ._verdict import Verdict, make_verdict
 from ._versions import RULES_BY_VERSION, SERVER_INFO, VersionRules
-from ._walk import Options
 
 _ABSENT: Final = object()
 _PLAIN_PROPERTY_TYPES: Final = frozenset({"string", "number", "integer", "boolean", "array"})
@@ -410,8 +409,22 @@ def _strictly_proven(data: bytes, message: Any) -> Any:
     ``None`` otherwise."""
     if len(data) > _STRICT_PROOF_BYTES:
         return None  # the strict reader reads it next anyway, and explains
-    strict = read_strict(data)
-    return strict if strict is not NOT_PARSED and strict == message else None
+    strict = _read_strict(data)  # or NOT_PARSED, a bare object, which equals no message
+    return strict if strict == message else None
+
+
+def _import_read_strict(data: bytes) -> object:
+    """``_parser.read_strict``, imported by the first proof that needs it, which binds
+    :data:`_read_strict` to it: an import of classify does not load the strict reader's module,
+    nor does a compact text that the write-back proves."""
+    global _read_strict  # noqa: PLW0603 - replaced once, by the reader's own function
+    from ._parser import read_strict
+    _read_strict = read_strict
+    return read_strict(data)
+
+
+_read_strict: Callable[[bytes], object] = _import_read_strict
+"""The strict reader's value or ``_parser.NOT_PARSED``: ``_parser.read_strict`` once bound."""
 
 
 def _within_budget(owner: Any, options: Options) -> bool:

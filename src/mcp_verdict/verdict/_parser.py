@@ -41,9 +41,7 @@ from typing import Any, Final
 import msgspec
 
 from ._findings import Finding, finding, pointer
-
-PARSER_MAX_DEPTH: Final = 200
-"""jiter's own nesting limit; ``Limits.max_depth`` cannot be set above it."""
+from ._options import PARSER_MAX_DEPTH, SKIM_BYTES
 
 _BOM: Final = b"\xef\xbb\xbf"
 # The error paths' patterns, compiled by their first use (re keeps them): an import of
@@ -55,8 +53,6 @@ _NOT_TOKEN: Final = bytes(sorted(set(range(256)) - set(b'{}[],:"')))
 _BLOCK: Final = 1 << 16
 """The error path reads the text this many bytes at a time."""
 _NOT_PARSED: Final = object()
-SKIM_BYTES: Final = 1 << 18
-"""Texts longer than this, of dense tokens, are skimmed for syntax errors before any value is built."""
 _WINDOWS: Final = 8
 _WINDOW: Final = 4096
 _RAW: Final = msgspec.json.Decoder(msgspec.Raw)
@@ -370,3 +366,6 @@ def _name(data: bytes, blocks: list[tuple[int, int, bool, int]], number: int) ->
         except ValueError:
             key = token.decode("utf-8", "replace")[1:-1]
     return key if isinstance(key, str) else str(key)
+
+
+__all__ = ["NOT_PARSED", "PARSER_MAX_DEPTH", "SKIM_BYTES", "parse", "read_strict", "skim"]  # the bounds: from _options

@@ -10,38 +10,11 @@ so no depth of input can exhaust the Python stack.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Final
 
-import msgspec
-
 from ._findings import Finding, describe, finding, pointer
-from ._versions import VersionRules
-
-
-class Options(msgspec.Struct, frozen=True):  # a frozen Struct: defined in C, unlike a dataclass (~0.5 ms)
-    """The checked options of a ``classify`` call (built once, shared by every call alike)."""
-
-    rules: VersionRules
-    max_bytes: int
-    max_depth: int
-    max_nodes: int
-    client_capabilities: Mapping[str, Any] | None
-    extensions: frozenset[str]
-    absent_is_complete: bool
-    read_common: Callable[[bytes], Any] | None = None
-    """msgspec's reader of the common response shapes under these options (``_fastpath``);
-    ``None`` where the depth limit leaves no room for them."""
-    quick_bytes: int = -1
-    """The longest wire text the fast path reads without counting values against
-    ``max_nodes`` (no text holds more values than bytes); -1 without ``read_common``."""
-    form_elicitation: bool = True
-    """A form-mode elicitation may be asked of the client: no capabilities are given, or they
-    declare elicitation with form mode (``_input._require_capability``'s rule, read once here
-    for the fast path)."""
-    quick_short: int = -1
-    """The longest wire text ``classify`` hands the fast path itself, before ``judge``: within
-    ``quick_bytes`` and too short to be skimmed (``_parser.SKIM_BYTES``)."""
+from ._options import Options
 
 
 class Context:
@@ -205,3 +178,6 @@ def _explain(ctx: Context, value: object, path: str, depth: int) -> None:
     # The fast walk ran out of node budget over several values: blame this one.
     ctx.add(path, "json.too_many_nodes",
             f"the response holds more than {ctx.options.max_nodes} values (shared or cyclic references?)")
+
+
+__all__ = ["Context", "Options", "check_extras", "check_value"]  # Options: read here by the proxy and the tap

@@ -1,0 +1,46 @@
+"""The checked options of a ``classify`` call, and the wire reader's bounds they are held to.
+
+``_classify`` checks a call's options once and builds their :class:`Options` (a memo holds them
+per version); the fast path, the full checker (``_walk.Context``) and the edges (the proxy, the
+tap) read them. The bounds live here, beside the options held to them, so that an import of
+classify does not load the strict reader (``_parser``), which reads them too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+import msgspec
+
+from ._versions import VersionRules
+
+PARSER_MAX_DEPTH: Final = 200
+"""jiter's own nesting limit; ``Limits.max_depth`` cannot be set above it."""
+SKIM_BYTES: Final = 1 << 18
+"""Texts longer than this, of dense tokens, are skimmed for syntax errors before any value is built."""
+
+
+class Options(msgspec.Struct, frozen=True):  # a frozen Struct: defined in C, unlike a dataclass (~0.5 ms)
+    """The checked options of a ``classify`` call (built once, shared by every call alike)."""
+
+    rules: VersionRules
+    max_bytes: int
+    max_depth: int
+    max_nodes: int
+    client_capabilities: Mapping[str, Any] | None
+    extensions: frozenset[str]
+    absent_is_complete: bool
+    read_common: Callable[[bytes], Any] | None = None
+    """msgspec's reader of the common response shapes under these options (``_fastpath``);
+    ``None`` where the depth limit leaves no room for them."""
+    quick_bytes: int = -1
+    """The longest wire text the fast path reads without counting values against
+    ``max_nodes`` (no text holds more values than bytes); -1 without ``read_common``."""
+    form_elicitation: bool = True
+    """A form-mode elicitation may be asked of the client: no capabilities are given, or they
+    declare elicitation with form mode (``_input._require_capability``'s rule, read once here
+    for the fast path)."""
+    quick_short: int = -1
+    """The longest wire text ``classify`` hands the fast path itself, before ``judge``: within
+    ``quick_bytes`` and too short to be skimmed (:data:`SKIM_BYTES`)."""
