@@ -77,7 +77,8 @@ the typed views, imported by the first accessor that hands one out."""
 IS_ERROR_TEXT = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"isError":"false"}}'
 # a colon written as an escape: neither the write-back nor the colon count proves the typed read
 # (_fastpath's module docstring), the strict reader does
-ESCAPED_COLON = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"a\\u003ab"}]}}'
+ESCAPED_COLON = (b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",'
+                 b'"content":[{"type":"text","text":"a\\u003ab"}]}}')
 
 _RULES_PROGRAM = """\
 import sys
@@ -118,3 +119,32 @@ def test_classify_imports_the_rules_with_the_first_call_that_runs_them(
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
     before, after, shown = ast.literal_eval(done.stdout)
     assert (before, after, shown) == ([], loaded_by_the_call, verdict)
+
+
+_CATALOGUE_PROGRAM = """\
+import sys
+from mcp_verdict import classify
+findings = sys.modules["mcp_verdict.verdict._findings"]
+before = "RULES" in vars(findings)
+verdict = None if {response!r} is None else classify({response!r})
+after = "RULES" in vars(findings)
+shown = None if verdict is None else (verdict.kind.value, [(f.code, f.severity) for f in verdict.findings])
+print(repr((before, after, shown)))
+"""
+
+
+@pytest.mark.parametrize(("name", "response", "built_by_the_call", "verdict"), [
+    # the import alone: the catalogue of finding codes (RULES) is not built
+    ("import only", None, False, None),
+    # an answer without findings needs no rule's severity
+    ("compact text block", COMPACT, False, ("normal_complete", [])),
+    # the first finding reads its severity from the catalogue (RFC 8259 s4: json.duplicate_key, an error)
+    ("duplicate id", DUPLICATE, True, ("unclassified", [("json.duplicate_key", "error")])),
+])
+def test_the_catalogue_is_built_by_the_first_finding(
+        name: str, response: bytes | None, built_by_the_call: bool,
+        verdict: tuple[str, list[tuple[str, str]]] | None) -> None:
+    program = _CATALOGUE_PROGRAM.format(response=response)
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    before, after, shown = ast.literal_eval(done.stdout)
+    assert (before, after, shown) == (False, built_by_the_call, verdict)

@@ -5,7 +5,8 @@ each in the module named for what it inspects (``_envelope``, ``_error``, ``_res
 ``_meta``, ``_content``, ``_icons``, ``_input``, ``_elicitation``, ``_sampling``, ``_task``)
 and the order the full checker runs them in (``_check``; with them, loaded on its first run),
 the facts that differ per protocol version
-(``_versions``), the finding catalogue (``_findings``), the walk over open-shaped values
+(``_versions``), the checked options of a call and the reader's bounds (``_options``), the
+finding catalogue (``_findings``, built on first use), the walk over open-shaped values
 (``_walk``), the Verdict value (``_verdict``) and its typed views (``_views``, loaded on first
 use), the fast path that knows no
 rule (``_fastpath``), ``classify`` itself (``_classify``), and how peer text is shown on a

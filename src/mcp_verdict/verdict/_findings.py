@@ -11,8 +11,9 @@ An ``error`` finding makes the verdict ``unclassified``; a ``warning`` never cha
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 import msgspec
 
@@ -43,235 +44,252 @@ def _rules(*rules: Rule) -> dict[str, Rule]:
     return table
 
 
-RULES: Final[dict[str, Rule]] = _rules(
-    # --- raw wire text (_parser) -------------------------------------------------------
-    Rule("json.too_large", "error", _RFC8259 + "#section-9",
-         "The wire text is longer than Limits.max_bytes."),
-    Rule("json.encoding", "error", _RFC8259 + "#section-8.1",
-         "The wire text is not UTF-8, or a string escapes a lone surrogate that UTF-8 cannot carry."),
-    Rule("json.bom", "error", _RFC8259 + "#section-8.1",
-         "The wire text starts with a byte order mark, which senders MUST NOT add."),
-    Rule("json.syntax", "error", _RFC8259 + "#section-2",
-         "The wire text is not standard JSON (NaN, Infinity, single quotes, comments, "
-         "trailing commas, bare words, control characters, empty input)."),
-    Rule("json.trailing_data", "error", _RFC8259 + "#section-2",
-         "Something follows the JSON value on the wire."),
-    Rule("json.duplicate_key", "error", _RFC8259 + "#section-4",
-         "An object repeats a member name: parsers disagree on which copy wins, so the message "
-         "could say one thing to a gateway and another to the host."),
-    Rule("json.too_deep", "error", _RFC8259 + "#section-9",
-         "The value nests deeper than Limits.max_depth."),
-    Rule("json.too_many_nodes", "error", _RFC8259 + "#section-9",
-         "A parsed value holds more than Limits.max_nodes values (shared or cyclic references)."),
-    Rule("json.number_out_of_range", "error", _RFC8259 + "#section-6",
-         "A number is not a finite IEEE 754 double (1e400, NaN or infinity in a parsed value)."),
-    Rule("json.not_json_value", "error", _RFC8259 + "#section-3",
-         "A parsed value holds something JSON cannot carry (a tuple, set, bytes, object, or a "
-         "non-string key)."),
-    # --- JSON-RPC envelope (_envelope) ------------------------------------------------------
-    Rule("envelope.batch", "error", _JSONRPC,
-         "A JSON array: a batch is not the single response to one tools/call."),
-    Rule("envelope.not_object", "error", _LATEST + "basic/index#responses",
-         "The response is not a JSON object (a string, number, boolean or null)."),
-    Rule("envelope.jsonrpc", "error", _LATEST + "basic/index#messages",
-         'The "jsonrpc" member is missing or is not exactly the string "2.0".'),
-    Rule("envelope.result_and_error", "error", _JSONRPC,
-         "Both result and error are present; a response carries exactly one."),
-    Rule("envelope.no_result_or_error", "error", _JSONRPC,
-         "Neither result nor error is present."),
-    Rule("envelope.request_shape", "error", _LATEST + "basic/index#requests",
-         'A "method" member makes the message a request or notification, not a response.'),
-    Rule("envelope.id_missing", "error", _LATEST + "basic/index#result-responses",
-         "A result response has no id."),
-    Rule("envelope.id_type", "error", _LATEST + "basic/index#requests",
-         "The id is not a string or an integer (a bool, float, null, array or object)."),
-    Rule("envelope.id_mismatch", "error", _LATEST + "basic/index#result-responses",
-         "The id is not the request's id, compared with its JSON type (7 is not \"7\")."),
-    Rule("envelope.id_absent_on_error", "warning", _LATEST + "basic/index#error-responses",
-         "An error response without an id (2025-11-25 on): allowed only when the request id could "
-         "not be read, and it cannot be correlated with a request."),
-    Rule("envelope.error_id_missing", "error", _SPEC + "2025-06-18/basic/index#responses",
-         "An error response without an id on a version that requires one (up to 2025-06-18: "
-         '"Responses MUST include the same ID as the request they correspond to", and the '
-         "schema's JSONRPCError requires id)."),
-    # --- JSON-RPC error object (_error) -----------------------------------------------------
-    Rule("error.not_object", "error", _LATEST + "basic/index#error-responses",
-         "The error member is not an object."),
-    Rule("error.code", "error", _LATEST + "basic/index#error-responses",
-         "The error code is missing or not an integer (a fraction, bool or string; -32603.0 is an "
-         "integer, as JSON Schema counts them)."),
-    Rule("error.message", "error", _LATEST + "basic/index#error-responses",
-         "The error message is missing or not a string."),
-    Rule("error.reserved_code", "warning", _LATEST + "basic/index#error-codes",
-         "A code in -32020..-32099 that the specification does not define, or one it retired."),
-    # --- result object (_result) ------------------------------------------------------------
-    Rule("result.not_object", "error", _LATEST + "basic/index#result-responses",
-         "The result member is not an object (null, a list, a string, a number)."),
-    Rule("result.result_type_missing", "error", _LATEST + "basic/index#resulttype",
-         "A 2026-07-28 result has no resultType (opt in to the back-compat reading with "
-         'absent_result_type="complete").'),
-    Rule("result.result_type_assumed", "warning", _LATEST + "basic/index#resulttype",
-         'A 2026-07-28 result has no resultType and was read as "complete" because the caller '
-         "opted in."),
-    Rule("result.result_type_type", "error", _LATEST + "basic/index#resulttype",
-         "The resultType is not a string."),
-    Rule("result.result_type_unknown", "error", _LATEST + "basic/index#resulttype",
-         "The resultType is not one this version and the negotiated extensions define (an "
-         "unrecognized resultType MUST be considered invalid)."),
-    Rule("result.meta", "error", _LATEST + "basic/index#_meta",
-         "The result's _meta is not an object."),
-    Rule("meta.reserved", "error", _LATEST + "schema#resultmetaobject",
-         "A reserved result _meta key has a value of the wrong type (2026-07-28: "
-         "io.modelcontextprotocol/serverInfo is an Implementation with string name and version, "
-         "and string title, description, websiteUrl and icons when present)."),
-    Rule("result.content_missing", "error", _LATEST + "server/tools#tool-result",
-         "A complete tools/call result has no content list."),
-    Rule("result.content_type", "error", _LATEST + "server/tools#tool-result",
-         "The content member is not a list."),
-    Rule("result.is_error", "error", _LATEST + "server/tools#error-handling",
-         'isError is not a JSON boolean ("false", "true", 0, 1, null, [], {} are not).'),
-    Rule("result.structured_content", "error", _SPEC + "2025-06-18/server/tools#structured-content",
-         "structuredContent is not an object (required on 2025-06-18 and 2025-11-25; any JSON "
-         "value is allowed from 2026-07-28)."),
-    Rule("result.structured_content_undefined", "warning", _SPEC + "2025-06-18/changelog",
-         "structuredContent arrived on a version that does not define it (before 2025-06-18)."),
-    # --- content blocks (_content) ----------------------------------------------------------
-    Rule("content.not_object", "error", _LATEST + "server/tools#tool-result",
-         "A content block is not an object."),
-    Rule("content.type", "error", _LATEST + "server/tools#tool-result",
-         "A content block has no type, a type that is not a string, or a type no version defines "
-         "for tool results."),
-    Rule("content.type_version", "error", _SPEC + "2025-06-18/changelog",
-         "A content block type newer than the negotiated version (audio before 2025-03-26, "
-         "resource_link before 2025-06-18)."),
-    Rule("content.field_missing", "error", _LATEST + "server/tools#tool-result",
-         "A content block lacks a required field (text, data, mimeType, uri, name, resource)."),
-    Rule("content.field_type", "error", _LATEST + "server/tools#tool-result",
-         "A content block field has the wrong JSON type."),
-    Rule("content.resource_body", "error", _LATEST + "server/resources#resource-contents",
-         "An embedded resource has neither text nor blob, or has both."),
-    Rule("content.annotations", "error", _LATEST + "server/resources#annotations",
-         "Block annotations are malformed (audience of user/assistant, priority 0..1, "
-         "lastModified a string)."),
-    # --- icons (_icons) ---------------------------------------------------------------------
-    Rule("icon.field", "error", _SPEC + "2025-11-25/basic/index#icons",
-         "icons is not an array of Icon objects: src a string (required), mimeType a string, "
-         'sizes an array of strings, theme "light" or "dark" (since 2025-11-25).'),
-    # --- input_required (_input) ------------------------------------------------------------
-    Rule("input.empty", "error", _LATEST + "basic/patterns/mrtr#server-requirements-basic-workflow",
-         "An input_required result has neither inputRequests nor requestState."),
-    Rule("input.requests_type", "error", _LATEST + "basic/patterns/mrtr#inputrequests",
-         "inputRequests is not an object."),
-    Rule("input.requests_empty", "warning", _LATEST + "basic/patterns/mrtr#inputrequests",
-         "inputRequests is an empty object: there is nothing to fulfil."),
-    Rule("input.request_state_type", "error", _LATEST + "basic/patterns/mrtr#inputrequiredresult",
-         "requestState is not a string."),
-    Rule("input.request", "error", _LATEST + "basic/patterns/mrtr#inputrequests",
-         "An input request is not an object, or its method is not elicitation/create, "
-         "sampling/createMessage or roots/list."),
-    Rule("input.params", "error", _LATEST + "basic/patterns/mrtr#inputrequests",
-         "An input request's params are missing or malformed for its method."),
-    Rule("input.elicitation_mode", "error", _LATEST + "client/elicitation#protocol-messages",
-         'An elicitation mode other than "form" (or absent) and "url".'),
-    # --- elicitation requests (_elicitation) -------------------------------------------------
-    Rule("elicitation.url", "error", _LATEST + "client/elicitation#url-mode-elicitation-requests",
-         'A url-mode elicitation\'s url is not an absolute URL ("The url parameter MUST contain a '
-         'valid URL"; stricter than the schema, whose format: uri is not asserted).'),
-    Rule("elicitation.schema", "error", _LATEST + "client/elicitation#requested-schema",
-         'A requestedSchema is not a flat object schema: type "object", properties an object, '
-         "required an array of strings, $schema a string."),
-    Rule("elicitation.property", "error", _LATEST + "client/elicitation#requested-schema",
-         "A requested property is not a primitive schema definition: string (title, description, "
-         "default, minLength, maxLength, format date/date-time/email/uri), number or integer "
-         "(default, minimum, maximum), boolean, or an enum (untitled or titled, single or multi "
-         "select, legacy enumNames), each keyword of its JSON type."),
-    # --- sampling requests (_sampling) -------------------------------------------------------
-    Rule("sampling.message", "error", _LATEST + "client/sampling#messages",
-         "A sampling message is not an object with role user or assistant, content one block or an "
-         "array of blocks, and _meta an object."),
-    Rule("sampling.content", "error", _LATEST + "client/sampling#data-types",
-         "A sampling message block is not text, image, audio, tool_use (id, name, input object) or "
-         "tool_result (toolUseId, content blocks, boolean isError), or a member has the wrong type."),
-    Rule("sampling.tool_result_mixed", "error", _LATEST + "client/sampling#tool-result-messages",
-         'A user message with tool results holds other blocks too ("it MUST contain ONLY tool '
-         'results"; stricter than the schema).'),
-    Rule("sampling.tool_pairing", "error", _LATEST + "client/sampling#tool-use-and-result-balance",
-         "A tool use is not answered by the next message, a user message of tool results, or a tool "
-         "result answers no previous tool use (MUST; stricter than the schema)."),
-    Rule("sampling.param", "error", _LATEST + "client/sampling#model-preferences",
-         "A sampling parameter has the wrong type: modelPreferences (hints with string names, "
-         "priorities numbers in 0..1), systemPrompt, includeContext (none, thisServer, allServers), "
-         "temperature, stopSequences (strings), metadata (an object)."),
-    Rule("sampling.include_context", "warning", _LATEST + "client/sampling#capabilities",
-         'includeContext "thisServer" or "allServers": deprecated (SEP-2596); servers SHOULD avoid '
-         "them, and SHOULD NOT use them unless the client declares sampling.context."),
-    Rule("sampling.tool", "error", _LATEST + "client/sampling#tools-in-sampling",
-         'A sampling tool is not a Tool: name a string, inputSchema an object with type "object", '
-         "title, description, icons, annotations, outputSchema and _meta of their types."),
-    Rule("sampling.tool_choice", "error", _LATEST + "client/sampling#tool-choice-modes",
-         "toolChoice is not an object whose mode is auto, none or required."),
-    Rule("input.capability", "error", _LATEST + "basic/patterns/mrtr#server-requirements-basic-workflow",
-         "The server asked for input the client did not declare (elicitation, its url mode, "
-         "sampling or roots): servers MUST NOT send such requests."),
-    # --- task handles (_task) ---------------------------------------------------------------
-    Rule("task.field", "error", _TASKS,
-         "A task handle lacks a required field or has one of the wrong type (taskId, status, "
-         "createdAt, lastUpdatedAt, ttlMs, pollIntervalMs, statusMessage)."),
-    Rule("task.status", "error", _TASKS,
-         "The task status is not working, input_required, completed, cancelled or failed."),
-    # --- content check (_schema, _suspect, _check) -------------------------------------------
-    Rule("output.not_complete", "error", _LATEST + "server/tools#error-handling",
-         "Only a normal_complete verdict can pass a content check (tool errors are not held to "
-         "the outputSchema, and are never success)."),
-    Rule("output.structured_missing", "error", _LATEST + "server/tools#output-schema",
-         "The tool declares an outputSchema but the result carries no structuredContent."),
-    Rule("output.schema", "error", _LATEST + "server/tools#output-schema",
-         "structuredContent does not conform to the tool's outputSchema."),
-    Rule("output.dialect", "error", _LATEST + "basic/index#schema-dialect",
-         "The schema's $schema names a dialect the validator does not support: refused, never a pass."),
-    Rule("output.ref", "error", _LATEST + "basic/index#ref-resolution",
-         "A $ref points outside the schema (network or file): never fetched, the schema is rejected."),
-    Rule("output.bounds", "error", _LATEST + "basic/index#composition-keyword-resource-use",
-         "The schema nests deeper or holds more subschemas than SchemaLimits allow."),
-    Rule("output.budget", "error", _LATEST + "basic/index#composition-keyword-resource-use",
-         "Validation ran past SchemaLimits.time_budget and was stopped."),
-    Rule("output.schema_invalid", "error", _LATEST + "basic/index#schema-validation",
-         "The schema is not valid in its dialect (or is not a JSON object or boolean)."),
-    Rule("content.suspect_error", "error", _LATEST + "server/tools#error-handling",
-         "A result without isError: true whose content reads like a failure (status error, "
-         "success false, an error key, an Error: or traceback text)."),
-    Rule("expect.failed", "error", _LATEST + "server/tools#security-considerations",
-         "A caller expectation (schema, pydantic model or callable) rejected the content."),
-    Rule("expect.error", "error", _LATEST + "server/tools#security-considerations",
-         "A caller expectation raised instead of answering."),
-    # --- the client's own failures (local, not the peer's message) ----------------------------
-    Rule("transport.timeout", "error", _LATEST + "server/tools#security-considerations",
-         "No response arrived within the timeout."),
-    Rule("transport.closed", "error", _LATEST + "basic/transports/index",
-         "The server exited or closed the stream before responding."),
-    Rule("transport.error", "error", _LATEST + "basic/transports/index",
-         "The transport failed (connection refused, HTTP error status, malformed frame)."),
-    Rule("transport.cancelled", "error", _LATEST + "basic/patterns/cancellation#timing-considerations",
-         "The caller cancelled the call before its answer arrived; the request was sent, so the server "
-         "may have completed it."),
-    Rule("transport.unwritable", "error", _RFC8259 + "#section-8.2",
-         "The client could not write the request as JSON text: a string in it (the id or the "
-         "arguments) holds a lone surrogate, which encodes no Unicode character and which UTF-8 "
-         "cannot carry. The request was not sent; sent again unchanged, it fails the same way."),
-    Rule("transport.refused", "error", _LATEST + "basic/transports/streamable-http#sending-messages",
-         "The HTTP server refused the POSTed request with a status that says it did not run it, "
-         "and no JSON-RPC answer: 400, 404 (the endpoint or the session is gone), 405, 406, 413, "
-         "415, 421, 431, 401 and 403 (authorization: basic/authorization#error-handling), 429 "
-         "(RFC 6585 s4), or 503 with a Retry-After (RFC 9110 s15.6.4: the service is unavailable "
-         "for that long). The message starts with the status and the Retry-After in seconds. "
-         "A 500, 502, 504 or a 503 without Retry-After stays transport.error: a gateway may send "
-         "it after the server ran the request."),
-    Rule("transport.rounds", "error", _LATEST + "basic/patterns/mrtr",
-         "The server kept asking for input past the client's rounds cap."),
-    Rule("transport.noise", "warning", _LATEST + "basic/transports/stdio",
-         "The server wrote lines to stdout that are not JSON-RPC messages (it MUST NOT); they "
-         "were recorded and not taken as the answer."),
-)
+RULES: dict[str, Rule]
+"""The catalogue: each finding code's rule. Built by its first use (:func:`_catalogue`, through
+the module's ``__getattr__``, PEP 562): an import of classify, and the common answers, which
+hold no finding, do not pay for it."""
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RULES":
+        return _catalogue()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@functools.cache
+def _catalogue() -> dict[str, Rule]:
+    """:data:`RULES`, built once (~0.06 ms) and held in the module from then on."""
+    table = _rules(
+        # --- raw wire text (_parser) -------------------------------------------------------
+        Rule("json.too_large", "error", _RFC8259 + "#section-9",
+             "The wire text is longer than Limits.max_bytes."),
+        Rule("json.encoding", "error", _RFC8259 + "#section-8.1",
+             "The wire text is not UTF-8, or a string escapes a lone surrogate that UTF-8 cannot carry."),
+        Rule("json.bom", "error", _RFC8259 + "#section-8.1",
+             "The wire text starts with a byte order mark, which senders MUST NOT add."),
+        Rule("json.syntax", "error", _RFC8259 + "#section-2",
+             "The wire text is not standard JSON (NaN, Infinity, single quotes, comments, "
+             "trailing commas, bare words, control characters, empty input)."),
+        Rule("json.trailing_data", "error", _RFC8259 + "#section-2",
+             "Something follows the JSON value on the wire."),
+        Rule("json.duplicate_key", "error", _RFC8259 + "#section-4",
+             "An object repeats a member name: parsers disagree on which copy wins, so the message "
+             "could say one thing to a gateway and another to the host."),
+        Rule("json.too_deep", "error", _RFC8259 + "#section-9",
+             "The value nests deeper than Limits.max_depth."),
+        Rule("json.too_many_nodes", "error", _RFC8259 + "#section-9",
+             "A parsed value holds more than Limits.max_nodes values (shared or cyclic references)."),
+        Rule("json.number_out_of_range", "error", _RFC8259 + "#section-6",
+             "A number is not a finite IEEE 754 double (1e400, NaN or infinity in a parsed value)."),
+        Rule("json.not_json_value", "error", _RFC8259 + "#section-3",
+             "A parsed value holds something JSON cannot carry (a tuple, set, bytes, object, or a "
+             "non-string key)."),
+        # --- JSON-RPC envelope (_envelope) ------------------------------------------------------
+        Rule("envelope.batch", "error", _JSONRPC,
+             "A JSON array: a batch is not the single response to one tools/call."),
+        Rule("envelope.not_object", "error", _LATEST + "basic/index#responses",
+             "The response is not a JSON object (a string, number, boolean or null)."),
+        Rule("envelope.jsonrpc", "error", _LATEST + "basic/index#messages",
+             'The "jsonrpc" member is missing or is not exactly the string "2.0".'),
+        Rule("envelope.result_and_error", "error", _JSONRPC,
+             "Both result and error are present; a response carries exactly one."),
+        Rule("envelope.no_result_or_error", "error", _JSONRPC,
+             "Neither result nor error is present."),
+        Rule("envelope.request_shape", "error", _LATEST + "basic/index#requests",
+             'A "method" member makes the message a request or notification, not a response.'),
+        Rule("envelope.id_missing", "error", _LATEST + "basic/index#result-responses",
+             "A result response has no id."),
+        Rule("envelope.id_type", "error", _LATEST + "basic/index#requests",
+             "The id is not a string or an integer (a bool, float, null, array or object)."),
+        Rule("envelope.id_mismatch", "error", _LATEST + "basic/index#result-responses",
+             "The id is not the request's id, compared with its JSON type (7 is not \"7\")."),
+        Rule("envelope.id_absent_on_error", "warning", _LATEST + "basic/index#error-responses",
+             "An error response without an id (2025-11-25 on): allowed only when the request id could "
+             "not be read, and it cannot be correlated with a request."),
+        Rule("envelope.error_id_missing", "error", _SPEC + "2025-06-18/basic/index#responses",
+             "An error response without an id on a version that requires one (up to 2025-06-18: "
+             '"Responses MUST include the same ID as the request they correspond to", and the '
+             "schema's JSONRPCError requires id)."),
+        # --- JSON-RPC error object (_error) -----------------------------------------------------
+        Rule("error.not_object", "error", _LATEST + "basic/index#error-responses",
+             "The error member is not an object."),
+        Rule("error.code", "error", _LATEST + "basic/index#error-responses",
+             "The error code is missing or not an integer (a fraction, bool or string; -32603.0 is an "
+             "integer, as JSON Schema counts them)."),
+        Rule("error.message", "error", _LATEST + "basic/index#error-responses",
+             "The error message is missing or not a string."),
+        Rule("error.reserved_code", "warning", _LATEST + "basic/index#error-codes",
+             "A code in -32020..-32099 that the specification does not define, or one it retired."),
+        # --- result object (_result) ------------------------------------------------------------
+        Rule("result.not_object", "error", _LATEST + "basic/index#result-responses",
+             "The result member is not an object (null, a list, a string, a number)."),
+        Rule("result.result_type_missing", "error", _LATEST + "basic/index#resulttype",
+             "A 2026-07-28 result has no resultType (opt in to the back-compat reading with "
+             'absent_result_type="complete").'),
+        Rule("result.result_type_assumed", "warning", _LATEST + "basic/index#resulttype",
+             'A 2026-07-28 result has no resultType and was read as "complete" because the caller '
+             "opted in."),
+        Rule("result.result_type_type", "error", _LATEST + "basic/index#resulttype",
+             "The resultType is not a string."),
+        Rule("result.result_type_unknown", "error", _LATEST + "basic/index#resulttype",
+             "The resultType is not one this version and the negotiated extensions define (an "
+             "unrecognized resultType MUST be considered invalid)."),
+        Rule("result.meta", "error", _LATEST + "basic/index#_meta",
+             "The result's _meta is not an object."),
+        Rule("meta.reserved", "error", _LATEST + "schema#resultmetaobject",
+             "A reserved result _meta key has a value of the wrong type (2026-07-28: "
+             "io.modelcontextprotocol/serverInfo is an Implementation with string name and version, "
+             "and string title, description, websiteUrl and icons when present)."),
+        Rule("result.content_missing", "error", _LATEST + "server/tools#tool-result",
+             "A complete tools/call result has no content list."),
+        Rule("result.content_type", "error", _LATEST + "server/tools#tool-result",
+             "The content member is not a list."),
+        Rule("result.is_error", "error", _LATEST + "server/tools#error-handling",
+             'isError is not a JSON boolean ("false", "true", 0, 1, null, [], {} are not).'),
+        Rule("result.structured_content", "error", _SPEC + "2025-06-18/server/tools#structured-content",
+             "structuredContent is not an object (required on 2025-06-18 and 2025-11-25; any JSON "
+             "value is allowed from 2026-07-28)."),
+        Rule("result.structured_content_undefined", "warning", _SPEC + "2025-06-18/changelog",
+             "structuredContent arrived on a version that does not define it (before 2025-06-18)."),
+        # --- content blocks (_content) ----------------------------------------------------------
+        Rule("content.not_object", "error", _LATEST + "server/tools#tool-result",
+             "A content block is not an object."),
+        Rule("content.type", "error", _LATEST + "server/tools#tool-result",
+             "A content block has no type, a type that is not a string, or a type no version defines "
+             "for tool results."),
+        Rule("content.type_version", "error", _SPEC + "2025-06-18/changelog",
+             "A content block type newer than the negotiated version (audio before 2025-03-26, "
+             "resource_link before 2025-06-18)."),
+        Rule("content.field_missing", "error", _LATEST + "server/tools#tool-result",
+             "A content block lacks a required field (text, data, mimeType, uri, name, resource)."),
+        Rule("content.field_type", "error", _LATEST + "server/tools#tool-result",
+             "A content block field has the wrong JSON type."),
+        Rule("content.resource_body", "error", _LATEST + "server/resources#resource-contents",
+             "An embedded resource has neither text nor blob, or has both."),
+        Rule("content.annotations", "error", _LATEST + "server/resources#annotations",
+             "Block annotations are malformed (audience of user/assistant, priority 0..1, "
+             "lastModified a string)."),
+        # --- icons (_icons) ---------------------------------------------------------------------
+        Rule("icon.field", "error", _SPEC + "2025-11-25/basic/index#icons",
+             "icons is not an array of Icon objects: src a string (required), mimeType a string, "
+             'sizes an array of strings, theme "light" or "dark" (since 2025-11-25).'),
+        # --- input_required (_input) ------------------------------------------------------------
+        Rule("input.empty", "error", _LATEST + "basic/patterns/mrtr#server-requirements-basic-workflow",
+             "An input_required result has neither inputRequests nor requestState."),
+        Rule("input.requests_type", "error", _LATEST + "basic/patterns/mrtr#inputrequests",
+             "inputRequests is not an object."),
+        Rule("input.requests_empty", "warning", _LATEST + "basic/patterns/mrtr#inputrequests",
+             "inputRequests is an empty object: there is nothing to fulfil."),
+        Rule("input.request_state_type", "error", _LATEST + "basic/patterns/mrtr#inputrequiredresult",
+             "requestState is not a string."),
+        Rule("input.request", "error", _LATEST + "basic/patterns/mrtr#inputrequests",
+             "An input request is not an object, or its method is not elicitation/create, "
+             "sampling/createMessage or roots/list."),
+        Rule("input.params", "error", _LATEST + "basic/patterns/mrtr#inputrequests",
+             "An input request's params are missing or malformed for its method."),
+        Rule("input.elicitation_mode", "error", _LATEST + "client/elicitation#protocol-messages",
+             'An elicitation mode other than "form" (or absent) and "url".'),
+        # --- elicitation requests (_elicitation) -------------------------------------------------
+        Rule("elicitation.url", "error", _LATEST + "client/elicitation#url-mode-elicitation-requests",
+             'A url-mode elicitation\'s url is not an absolute URL ("The url parameter MUST contain a '
+             'valid URL"; stricter than the schema, whose format: uri is not asserted).'),
+        Rule("elicitation.schema", "error", _LATEST + "client/elicitation#requested-schema",
+             'A requestedSchema is not a flat object schema: type "object", properties an object, '
+             "required an array of strings, $schema a string."),
+        Rule("elicitation.property", "error", _LATEST + "client/elicitation#requested-schema",
+             "A requested property is not a primitive schema definition: string (title, description, "
+             "default, minLength, maxLength, format date/date-time/email/uri), number or integer "
+             "(default, minimum, maximum), boolean, or an enum (untitled or titled, single or multi "
+             "select, legacy enumNames), each keyword of its JSON type."),
+        # --- sampling requests (_sampling) -------------------------------------------------------
+        Rule("sampling.message", "error", _LATEST + "client/sampling#messages",
+             "A sampling message is not an object with role user or assistant, content one block or an "
+             "array of blocks, and _meta an object."),
+        Rule("sampling.content", "error", _LATEST + "client/sampling#data-types",
+             "A sampling message block is not text, image, audio, tool_use (id, name, input object) or "
+             "tool_result (toolUseId, content blocks, boolean isError), or a member has the wrong type."),
+        Rule("sampling.tool_result_mixed", "error", _LATEST + "client/sampling#tool-result-messages",
+             'A user message with tool results holds other blocks too ("it MUST contain ONLY tool '
+             'results"; stricter than the schema).'),
+        Rule("sampling.tool_pairing", "error", _LATEST + "client/sampling#tool-use-and-result-balance",
+             "A tool use is not answered by the next message, a user message of tool results, or a tool "
+             "result answers no previous tool use (MUST; stricter than the schema)."),
+        Rule("sampling.param", "error", _LATEST + "client/sampling#model-preferences",
+             "A sampling parameter has the wrong type: modelPreferences (hints with string names, "
+             "priorities numbers in 0..1), systemPrompt, includeContext (none, thisServer, allServers), "
+             "temperature, stopSequences (strings), metadata (an object)."),
+        Rule("sampling.include_context", "warning", _LATEST + "client/sampling#capabilities",
+             'includeContext "thisServer" or "allServers": deprecated (SEP-2596); servers SHOULD avoid '
+             "them, and SHOULD NOT use them unless the client declares sampling.context."),
+        Rule("sampling.tool", "error", _LATEST + "client/sampling#tools-in-sampling",
+             'A sampling tool is not a Tool: name a string, inputSchema an object with type "object", '
+             "title, description, icons, annotations, outputSchema and _meta of their types."),
+        Rule("sampling.tool_choice", "error", _LATEST + "client/sampling#tool-choice-modes",
+             "toolChoice is not an object whose mode is auto, none or required."),
+        Rule("input.capability", "error", _LATEST + "basic/patterns/mrtr#server-requirements-basic-workflow",
+             "The server asked for input the client did not declare (elicitation, its url mode, "
+             "sampling or roots): servers MUST NOT send such requests."),
+        # --- task handles (_task) ---------------------------------------------------------------
+        Rule("task.field", "error", _TASKS,
+             "A task handle lacks a required field or has one of the wrong type (taskId, status, "
+             "createdAt, lastUpdatedAt, ttlMs, pollIntervalMs, statusMessage)."),
+        Rule("task.status", "error", _TASKS,
+             "The task status is not working, input_required, completed, cancelled or failed."),
+        # --- content check (_schema, _suspect, _check) -------------------------------------------
+        Rule("output.not_complete", "error", _LATEST + "server/tools#error-handling",
+             "Only a normal_complete verdict can pass a content check (tool errors are not held to "
+             "the outputSchema, and are never success)."),
+        Rule("output.structured_missing", "error", _LATEST + "server/tools#output-schema",
+             "The tool declares an outputSchema but the result carries no structuredContent."),
+        Rule("output.schema", "error", _LATEST + "server/tools#output-schema",
+             "structuredContent does not conform to the tool's outputSchema."),
+        Rule("output.dialect", "error", _LATEST + "basic/index#schema-dialect",
+             "The schema's $schema names a dialect the validator does not support: refused, never a pass."),
+        Rule("output.ref", "error", _LATEST + "basic/index#ref-resolution",
+             "A $ref points outside the schema (network or file): never fetched, the schema is rejected."),
+        Rule("output.bounds", "error", _LATEST + "basic/index#composition-keyword-resource-use",
+             "The schema nests deeper or holds more subschemas than SchemaLimits allow."),
+        Rule("output.budget", "error", _LATEST + "basic/index#composition-keyword-resource-use",
+             "Validation ran past SchemaLimits.time_budget and was stopped."),
+        Rule("output.schema_invalid", "error", _LATEST + "basic/index#schema-validation",
+             "The schema is not valid in its dialect (or is not a JSON object or boolean)."),
+        Rule("content.suspect_error", "error", _LATEST + "server/tools#error-handling",
+             "A result without isError: true whose content reads like a failure (status error, "
+             "success false, an error key, an Error: or traceback text)."),
+        Rule("expect.failed", "error", _LATEST + "server/tools#security-considerations",
+             "A caller expectation (schema, pydantic model or callable) rejected the content."),
+        Rule("expect.error", "error", _LATEST + "server/tools#security-considerations",
+             "A caller expectation raised instead of answering."),
+        # --- the client's own failures (local, not the peer's message) ----------------------------
+        Rule("transport.timeout", "error", _LATEST + "server/tools#security-considerations",
+             "No response arrived within the timeout."),
+        Rule("transport.closed", "error", _LATEST + "basic/transports/index",
+             "The server exited or closed the stream before responding."),
+        Rule("transport.error", "error", _LATEST + "basic/transports/index",
+             "The transport failed (connection refused, HTTP error status, malformed frame)."),
+        Rule("transport.cancelled", "error", _LATEST + "basic/patterns/cancellation#timing-considerations",
+             "The caller cancelled the call before its answer arrived; the request was sent, so the server "
+             "may have completed it."),
+        Rule("transport.unwritable", "error", _RFC8259 + "#section-8.2",
+             "The client could not write the request as JSON text: a string in it (the id or the "
+             "arguments) holds a lone surrogate, which encodes no Unicode character and which UTF-8 "
+             "cannot carry. The request was not sent; sent again unchanged, it fails the same way."),
+        Rule("transport.refused", "error", _LATEST + "basic/transports/streamable-http#sending-messages",
+             "The HTTP server refused the POSTed request with a status that says it did not run it, "
+             "and no JSON-RPC answer: 400, 404 (the endpoint or the session is gone), 405, 406, 413, "
+             "415, 421, 431, 401 and 403 (authorization: basic/authorization#error-handling), 429 "
+             "(RFC 6585 s4), or 503 with a Retry-After (RFC 9110 s15.6.4: the service is unavailable "
+             "for that long). The message starts with the status and the Retry-After in seconds. "
+             "A 500, 502, 504 or a 503 without Retry-After stays transport.error: a gateway may send "
+             "it after the server ran the request."),
+        Rule("transport.rounds", "error", _LATEST + "basic/patterns/mrtr",
+             "The server kept asking for input past the client's rounds cap."),
+        Rule("transport.noise", "warning", _LATEST + "basic/transports/stdio",
+             "The server wrote lines to stdout that are not JSON-RPC messages (it MUST NOT); they "
+             "were recorded and not taken as the answer."),
+    )
+    globals()["RULES"] = table
+    return table
 
 
 class Finding(msgspec.Struct, frozen=True):  # a frozen Struct, as Rule
@@ -289,7 +307,7 @@ class Finding(msgspec.Struct, frozen=True):  # a frozen Struct, as Rule
     @property
     def spec(self) -> str:
         """The specification text this finding enforces."""
-        rule = RULES.get(self.code)
+        rule = _catalogue().get(self.code)
         return rule.spec if rule is not None else ""
 
     def to_dict(self) -> dict[str, str]:
@@ -299,7 +317,7 @@ class Finding(msgspec.Struct, frozen=True):  # a frozen Struct, as Rule
 
 def finding(path: str, code: str, message: str) -> Finding:
     """Build a finding whose severity comes from the catalogue (unknown codes are bugs)."""
-    return Finding(path, code, message, RULES[code].severity)
+    return Finding(path, code, message, _catalogue()[code].severity)
 
 
 REFUSING: Final = frozenset({400, 401, 403, 404, 405, 406, 413, 415, 421, 429, 431})
