@@ -288,8 +288,8 @@ def _catalogue() -> dict[str, Rule]:
              "The server wrote lines to stdout that are not JSON-RPC messages (it MUST NOT); they "
              "were recorded and not taken as the answer."),
     )
-    globals()["RULES"] = table
-    return table
+    held: dict[str, Rule] = globals().setdefault("RULES", table)  # one table, were it built twice at once
+    return held
 
 
 class Finding(msgspec.Struct, frozen=True):  # a frozen Struct, as Rule
