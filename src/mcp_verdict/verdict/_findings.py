@@ -11,7 +11,6 @@ An ``error`` finding makes the verdict ``unclassified``; a ``warning`` never cha
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Any, Final, Literal
 
@@ -49,6 +48,10 @@ RULES: dict[str, Rule]
 the module's ``__getattr__``, PEP 562): an import of classify, and the common answers, which
 hold no finding, do not pay for it."""
 
+_CATALOGUE: Final[dict[str, Rule]] = {}
+""":data:`RULES` itself: empty until :func:`_catalogue` fills it (``_CATALOGUE or _catalogue()``
+costs a finding no more than a look in a module global)."""
+
 
 def __getattr__(name: str) -> Any:
     if name == "RULES":
@@ -56,10 +59,12 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@functools.cache
 def _catalogue() -> dict[str, Rule]:
-    """:data:`RULES`, built once (~0.06 ms) and held in the module from then on."""
-    table = _rules(
+    """:data:`RULES`, filled once (~0.06 ms) and held in the module from then on (two threads
+    filling it at once fill the one table with the same rules)."""
+    if _CATALOGUE:
+        return _CATALOGUE
+    _CATALOGUE.update(_rules(
         # --- raw wire text (_parser) -------------------------------------------------------
         Rule("json.too_large", "error", _RFC8259 + "#section-9",
              "The wire text is longer than Limits.max_bytes."),
@@ -287,9 +292,9 @@ def _catalogue() -> dict[str, Rule]:
         Rule("transport.noise", "warning", _LATEST + "basic/transports/stdio",
              "The server wrote lines to stdout that are not JSON-RPC messages (it MUST NOT); they "
              "were recorded and not taken as the answer."),
-    )
-    held: dict[str, Rule] = globals().setdefault("RULES", table)  # one table, were it built twice at once
-    return held
+    ))
+    globals()["RULES"] = _CATALOGUE
+    return _CATALOGUE
 
 
 class Finding(msgspec.Struct, frozen=True):  # a frozen Struct, as Rule
@@ -307,7 +312,7 @@ class Finding(msgspec.Struct, frozen=True):  # a frozen Struct, as Rule
     @property
     def spec(self) -> str:
         """The specification text this finding enforces."""
-        rule = _catalogue().get(self.code)
+        rule = (_CATALOGUE or _catalogue()).get(self.code)
         return rule.spec if rule is not None else ""
 
     def to_dict(self) -> dict[str, str]:
@@ -317,7 +322,7 @@ class Finding(msgspec.Struct, frozen=True):  # a frozen Struct, as Rule
 
 def finding(path: str, code: str, message: str) -> Finding:
     """Build a finding whose severity comes from the catalogue (unknown codes are bugs)."""
-    return Finding(path, code, message, _catalogue()[code].severity)
+    return Finding(path, code, message, (_CATALOGUE or _catalogue())[code].severity)
 
 
 REFUSING: Final = frozenset({400, 401, 403, 404, 405, 406, 413, 415, 421, 429, 431})
