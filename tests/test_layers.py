@@ -208,7 +208,7 @@ def test_no_import_cycles() -> None:
 def test_the_contract_reader_sees_real_imports() -> None:
     """The reader is not vacuous: known imports of the verdict and the client are seen."""
     seen = {(i.module, i.target) for i in ALL_IMPORTS}
-    assert ("mcp_verdict.verdict._classify", "mcp_verdict.verdict._envelope") in seen
+    assert ("mcp_verdict.verdict._check", "mcp_verdict.verdict._envelope") in seen
     assert ("mcp_verdict.verdict._fastpath", "msgspec") in seen
     assert ("mcp_verdict.client._client", "mcp") in seen
     assert any(i.module == "mcp_verdict.judgement._schema" and i.target == "jsonschema" and i.lazy

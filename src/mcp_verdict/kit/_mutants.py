@@ -259,10 +259,13 @@ def build(mutant: Mutant) -> Callable[..., Any]:
     sys.meta_path.insert(0, finder)
     try:
         module = importlib.import_module(package + "._classify")
+        # classify imports some of its modules on their first use (the full checker's rules, the
+        # views): all are imported now, while the finder serves the mutant, and stay in
+        # sys.modules (under the mutant's own package name) for those imports to find
+        for path in sorted(_PACKAGE_DIR.glob("_*.py")):
+            importlib.import_module(f"{package}.{path.stem}")
     finally:
         sys.meta_path.remove(finder)
-        for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
-            del sys.modules[name]
     mutated: Callable[..., Any] = module.classify
     limits_type = module.Limits
 
