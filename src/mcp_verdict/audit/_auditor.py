@@ -30,9 +30,9 @@ from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
 from ..verdict._classify import OptionsMemo
 from ..verdict._kind import Kind
+from ..verdict._options import Options
 from ..verdict._verdict import Verdict
 from ..verdict._versions import LATEST_VERSION
-from ..verdict._walk import Options
 from ._judge import judge_call, judge_task, naive, unanswered
 from ._rows import CATEGORIES, CallRow, End, Entry, Fidelity, FindingRow, Problem, RoundRow
 

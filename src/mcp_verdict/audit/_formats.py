@@ -94,7 +94,7 @@ def framelog_conn(line: bytes) -> bytes | None:
     None for a line that is not a record."""
     if line.startswith(_CONN_PREFIX):
         end = line.find(b'"', len(_CONN_PREFIX))
-        if end > 0 and b"\\" not in line[len(_CONN_PREFIX):end]:
+        if end > 0 and line[len(_CONN_PREFIX):end].find(b"\\") < 0:
             return line[len(_CONN_PREFIX):end]
     record = decode(line)
     return None if isinstance(record, LogProblem) else record.conn.encode("utf-8", "surrogatepass")

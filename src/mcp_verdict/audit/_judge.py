@@ -24,10 +24,10 @@ from ..frames import Exchange, Peek
 from ..verdict._classify import DEFAULT_LIMITS, held_id, judge
 from ..verdict._findings import finding
 from ..verdict._kind import Kind
+from ..verdict._options import Options
 from ..verdict._parser import parse
 from ..verdict._task import STATUSES
 from ..verdict._verdict import Verdict, make_verdict
-from ..verdict._walk import Options
 
 RUNNING: Final = frozenset({"working", "input_required"})
 

@@ -14,7 +14,19 @@ May import: the verdict layer (versions and extension ids), the standard library
 Nothing here judges a response: that is ``classify``'s work, on the bytes this layer keeps.
 """
 
-from ._jsonrpc import FrameKind, Id, Peek, error_json, id_json, id_key, peek, recover_id
+from ._jsonrpc import (
+    FrameKind,
+    Id,
+    Peek,
+    answer_peek,
+    error_json,
+    id_json,
+    id_key,
+    names_method,
+    peek,
+    recover_id,
+    shown_id,
+)
 from ._lines import Line, LineReader, may_be_message
 from ._log import (
     FORMAT_VERSION,
@@ -55,17 +67,20 @@ __all__ = [
     "Stray",
     "Tracker",
     "Unanswered",
+    "answer_peek",
     "decode",
     "encode",
     "error_json",
     "id_json",
     "id_key",
     "may_be_message",
+    "names_method",
     "peek",
     "read",
     "recover_id",
     "redact",
     "retry_after",
     "schema",
+    "shown_id",
     "sse_events",
 ]

@@ -47,6 +47,9 @@ from typing import Any, Final, Literal
 import msgspec
 import orjson
 
+from ..verdict._kind import Kind
+from ..verdict._verdict import Verdict
+
 FrameKind = Literal["request", "notification", "response", "error", "batch", "invalid", "unreadable"]
 """``response`` holds ``result``; ``error`` holds ``error``; ``invalid`` is JSON but no JSON-RPC
 message (no method, no result or error, not an object); ``unreadable`` is not JSON at all."""
@@ -84,12 +87,71 @@ class Peek(msgspec.Struct, frozen=True, gc=False):
         return result if isinstance(result, dict) else None
 
 
+_ABSENT: Final = object()
+_ID_TYPES: Final = frozenset({int, str, float, type(None)})
+
+
+def answer_peek(verdict: Verdict, request_id: Id) -> Peek | None:
+    """The routing read of an answer from the message a judge read of its bytes, when the
+    verdict is not ``unclassified``, the message's id is ``request_id`` with its JSON type, and
+    it is a response or an error (None otherwise: the caller reads the frame with :func:`peek`).
+    It is what :func:`peek` makes of the same bytes: a message whose verdict passes was read
+    strictly (no repeated member, no number out of range, no lone surrogate), so orjson reads
+    it alike, but for its integers past 64 bits, exact here where orjson's are floats (a routing
+    read never looks at such a member). A relay or a tap that judges an answer first (its
+    request guessed: :func:`shown_id`) reads it once."""
+    if verdict.kind is Kind.UNCLASSIFIED:
+        return None
+    message = verdict.message
+    if type(message) is not dict or "method" in message:
+        return None
+    answered = message.get("id", _ABSENT)  # (no id member: peek's has_id is False, so not this read)
+    of = type(answered)
+    if of is not type(request_id) or of not in _ID_TYPES or answered != request_id:
+        return None  # (true is no id: peek reads it as none)
+    if "result" in message:
+        return Peek("response", answered, True, None, message)
+    if "error" in message:
+        return Peek("error", answered, True, None, message)
+    return None
+
+
+_SHOWN_ID: Final = re.compile(rb'"id"\s*:\s*(-?[0-9]{1,18}|"[^"\\]{0,256}")\s*[,}]')
+_ENDS: Final = 300
+"""How many bytes at each end of a frame :func:`shown_id` and :func:`names_method` read."""
+
+
+def shown_id(data: bytes) -> Id:
+    """The id an answer shows in its first or last 300 bytes (``"id": 7`` or ``"id": "a"``,
+    no escape), as a guess of the request it answers (None: none shows). A guess only: the
+    judge's read of the answer (:func:`answer_peek`) confirms it, id and JSON type included."""
+    found = _SHOWN_ID.search(data, 0, _ENDS) or _SHOWN_ID.search(data, max(0, len(data) - _ENDS))
+    if found is None:
+        return None
+    text = found.group(1)
+    if text[:1] != b'"':
+        return int(text)
+    try:
+        return text[1:-1].decode()
+    except UnicodeDecodeError:
+        return None
+
+
+def names_method(data: bytes) -> bool:
+    """Whether a frame may be a request or a notification as SDKs write them: its bytes name
+    ``"method"`` (a frame over 600 bytes: in its first or last 300; a long answer is not
+    scanned whole). One that does is read with :func:`peek` before anything is judged; one that
+    does not is taken for an answer whose request can be guessed (:func:`shown_id`)."""
+    if len(data) <= 2 * _ENDS:
+        return data.find(b'"method"') >= 0
+    return data.find(b'"method"', 0, _ENDS) >= 0 or data.find(b'"method"', len(data) - _ENDS) >= 0
+
+
 def id_key(value: Id) -> tuple[str, Any]:
     """A map key for a request id that keeps its JSON type apart (``7``, ``"7"`` and ``7.0``)."""
     return (type(value).__name__, value)
 
 
-_ABSENT: Final = object()
 
 
 def peek(data: bytes | bytearray | memoryview | str) -> Peek:

@@ -108,7 +108,7 @@ class SSEParser:
         elif name == b"event":
             self._event = value.decode("utf-8", "replace")
         elif name == b"id":
-            if b"\x00" not in value:
+            if value.find(b"\x00") < 0:
                 self.last_event_id = value.decode("utf-8", "replace")
         elif name == b"retry" and value and value.isdigit():
             self.retry = int(value)

@@ -55,7 +55,7 @@ from typing import Any, Final, Literal
 import msgspec
 
 from ..verdict._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
-from ._jsonrpc import Id, Peek, id_key, peek
+from ._jsonrpc import Id, Peek, id_key, peek, shown_id
 
 Origin = Literal["client", "server"]
 VersionSource = Literal["request_meta", "initialize", "header", "default"]
@@ -203,6 +203,22 @@ class Tracker:
         still waiting: the one an answer with that id will be paired with (None: none waits)."""
         state = self._conns.get(conn)
         return state.pending.get((origin, key)) if state is not None else None
+
+    def guess(self, conn: str, origin: Origin, data: bytes) -> Exchange | None:
+        """The request ``origin`` sent on ``conn`` that the answer ``data`` is likely to answer,
+        read without parsing it: the only request waiting on ``conn``, else the one waiting
+        under the id the frame's first or last bytes show (:func:`shown_id`); None when neither
+        finds one. A guess only, for a caller that judges an answer before feeding it (the
+        answer is read once, by the judge: :func:`answer_peek`); ``feed`` pairs it for good."""
+        state = self._conns.get(conn)
+        if state is None:
+            return None
+        pending = state.pending
+        if len(pending) == 1:
+            for (who, _), exchange in pending.items():
+                return exchange if who == origin else None
+        shown = shown_id(data)
+        return pending.get((origin, (type(shown).__name__, shown))) if shown is not None else None
 
     def feed(self, conn: str, direction: Literal["c2s", "s2c"], data: bytes, *, at: float, seq: int,
              http: Mapping[str, Any] | None = None, look: Peek | None = None) -> list[Event]:

@@ -107,7 +107,7 @@ def _no_message(body: bytes) -> bool:
     first = _FIRST.match(body)
     if first is None or first.group(1) != b"{":
         return True
-    return b"\x00" in body and b'"jsonrpc"' not in body
+    return body.find(b"\x00") >= 0 and body.find(b'"jsonrpc"') < 0
 _DATE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _STATELESS: Final = "2026-07-28"
 """The first protocol version without sessions (versions are dates: later ones compare greater)."""
@@ -488,7 +488,7 @@ class HttpHost:
                                                        "protocol_version": request.headers.get("MCP-Protocol-Version")})
             return await self._answer_queued(stream, 404)
         # a session's requests are routed by its id: only initialize and stateless requests are read
-        look = peek(body) if session is None or b'"initialize"' in body else None
+        look = peek(body) if session is None or body.find(b'"initialize"') >= 0 else None
         initialize = look is not None and look.method == "initialize"
         stream = PostStream(self._backlog)
         # a frame no parser reads is read before a stdio upstream is sent it: the relay may answer

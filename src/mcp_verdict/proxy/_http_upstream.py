@@ -184,7 +184,7 @@ class HttpUpstream:
 
     def send(self, data: bytes, *, key: Key | None = None, stream: HostStream | None = None,
              headers: Mapping[str, str] | None = None) -> bool:
-        if b"notifications/cancelled" in data and key is None:
+        if data.find(b"notifications/cancelled") >= 0 and key is None:
             look = peek(data)
             method, params = look.method, look.params
             if look.kind == "unreadable" or type(params.get("requestId")) is float:
@@ -253,7 +253,7 @@ class HttpUpstream:
         try:
             async with self._client.post(self.url, data=data, headers=self._request_headers(data, host),
                                          allow_redirects=False) as response:
-                if self.stdio_host and key is not None and b'"initialize"' in data:
+                if self.stdio_host and key is not None and data.find(b'"initialize"') >= 0:
                     self._learn_session(response)
                 answered = await self._read(response, key, stream, exchange)
         except asyncio.CancelledError:
@@ -327,7 +327,7 @@ class HttpUpstream:
         return b"".join(chunks)
 
     def _after_answer(self, body: bytes, key: Key) -> None:
-        if self.stdio_host and b"protocolVersion" in body and self.protocol_version is None:
+        if self.stdio_host and body.find(b"protocolVersion") >= 0 and self.protocol_version is None:
             result = peek(body).result
             version = result.get("protocolVersion") if result is not None else None
             if isinstance(version, str):

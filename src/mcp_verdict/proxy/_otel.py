@@ -94,7 +94,7 @@ class _Telemetry:
             return None
         attrs = attributes(exchange, session, self._transport)
         context = None
-        if b"traceparent" in exchange.request.data:
+        if exchange.request.data.find(b"traceparent") >= 0:
             meta = peek(exchange.request.data).params.get("_meta")
             if isinstance(meta, Mapping):
                 carrier = {k: v for k in ("traceparent", "tracestate", "baggage")

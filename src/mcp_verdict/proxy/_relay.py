@@ -65,15 +65,15 @@ from typing import Any, Final, Literal, NamedTuple, Protocol
 import orjson
 
 from ..frames import Answered, Context, Exchange, FrameRecord, Seen, Stray, Tracker, id_key
-from ..frames._jsonrpc import Id, Peek, id_text, peek
+from ..frames._jsonrpc import Id, Peek, answer_peek, id_text, names_method, peek, shown_id
 from ..frames._log import RecordKind
 from ..judgement._decide import decide
 from ..verdict._classify import DEFAULT_LIMITS, OptionsMemo, held_id, judge
 from ..verdict._kind import Kind
+from ..verdict._options import Options
 from ..verdict._parser import parse
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
-from ..verdict._walk import Options
 from ._codes import (
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -235,7 +235,7 @@ class Relay:
                 self._log("c2s", "message", data, http=http, at=at, seq=seq)
             now = self.clock()
             waiting = _Waiting(opened, now + self.timeout, now,
-                               None, _progress_token(opened) if b"progressToken" in data else None)
+                               None, _progress_token(opened) if data.find(b"progressToken") >= 0 else None)
             if self.telemetry is not None and opened.method == "tools/call":
                 waiting.token = self.telemetry.start(opened, self.session)
             pending[key] = waiting
@@ -293,7 +293,7 @@ class Relay:
         note = f"the proxy could not read it: {look.problem}"
         events = self.tracker.feed(self.conn, "c2s", data, at=at, seq=seq, http=http, look=look)
         self.last_opened = None
-        request = b'"method"' in data and not (events and isinstance(events[0], Answered))
+        request = data.find(b'"method"') >= 0 and not (events and isinstance(events[0], Answered))
         if not request:
             self._log("c2s", "message", data, http=http, at=at, seq=seq, note=note)
             self.stats.forwarded += 1
@@ -349,7 +349,7 @@ class Relay:
             context = Context(header, "header")
         else:
             context = Context(self.tracker.default_version, "default")
-        method = "tools/call" if b'"tools/call"' in data else ""
+        method = "tools/call" if data.find(b'"tools/call"') >= 0 else ""
         exchange = Exchange(self.conn, "client", method, request_id, seen, None, context, 0, 1)
         table = self._unreadable
         table[key] = exchange
@@ -403,7 +403,7 @@ class Relay:
         found, request_id = recover(prefix)
         if found:
             request_id = as_written(request_id, prefix)
-        elif b'"method"' in prefix and _unreadable_string_id(prefix):  # a request with no id to answer under
+        elif prefix.find(b'"method"') >= 0 and _unreadable_string_id(prefix):  # a request with no id to answer under
             request_id = None
         else:
             return []
@@ -492,7 +492,7 @@ class Relay:
         A frame whose first and last 300 bytes name no ``"method"`` (no request or notification
         as SDKs write them; most answers; a long answer is not scanned whole) is not read for
         routing first: the request it answers is guessed (the only request waiting, else the one
-        whose id the frame's first or last bytes show, :func:`_shown_id`) and the answer judged
+        whose id the frame's first or last bytes show, :func:`frames.shown_id`) and the answer judged
         against that request's id; a verdict that passes holds the message the strict reader
         read, whose id is then compared, with its JSON type, to the guess's. So a passing answer
         is parsed once (by the judge), and a wrong guess only costs the usual read in
@@ -506,9 +506,7 @@ class Relay:
             return False
         waiting: _Waiting | None
         look = None
-        size = len(data)
-        if b'"method"' in data if size <= 600 else (
-                data.find(b'"method"', 0, 300) >= 0 or data.find(b'"method"', size - 300) >= 0):
+        if names_method(data):
             # a server request or notification (or an answer holding one, such as input_required's
             # requests): read first, not judged as an answer
             look = peek(data)
@@ -518,7 +516,7 @@ class Relay:
         elif len(pending) == 1:
             waiting = next(iter(pending.values()))
         else:
-            shown = _shown_id(data)
+            shown = shown_id(data)
             waiting = pending.get(id_key(shown)) if shown is not None else None
         if waiting is None:
             return False
@@ -535,7 +533,7 @@ class Relay:
         if verdict.kind is Kind.UNCLASSIFIED:
             return False
         if look is None:
-            look = _answer_peek(verdict.message, request_id)
+            look = answer_peek(verdict, request_id)
             if look is None:  # (cannot be: a verdict that passes answers the id it was given)
                 return False
         self._early = (data, look, verdict)
@@ -850,7 +848,7 @@ class Relay:
                  answers: Key | None = None, related: Key | None = None) -> list[Out]:
         self.stats.forwarded += 1
         if self.recorder is not None:
-            note = _ONE_LINE if self.one_line and (b"\n" in data or b"\r" in data) else None
+            note = _ONE_LINE if self.one_line and (data.find(b"\n") >= 0 or data.find(b"\r") >= 0) else None
             self.recorder.frame(FrameRecord(self.conn, seq, at, "s2c", "message", data, None, note, self.transport,
                                             _http(http)))
         return [Out("host", data, answers=answers, related=related)]
@@ -868,7 +866,7 @@ class Relay:
             self._seq += 1
         if self.recorder is not None:
             if self.upstream_one_line and direction == "c2s" and kind == "message" and data is not None \
-                    and (b"\n" in data or b"\r" in data):
+                    and (data.find(b"\n") >= 0 or data.find(b"\r") >= 0):
                 note = _ONE_LINE_UP if note is None else f"{note}; {_ONE_LINE_UP}"
             self.recorder.frame(FrameRecord(self.conn, seq, time.time() if at is None else at, direction, kind, data,
                                             None, note, self.transport, _http(http)))
@@ -925,7 +923,7 @@ _TABS: Final = bytes.maketrans(b"\r\n", b"\x0b\x0b")
 
 def _tab_breaks(found: re.Match[bytes]) -> bytes:
     text = found.group()
-    return text.translate(_TABS) if b"\n" in text or b"\r" in text else text
+    return text.translate(_TABS) if text.find(b"\n") >= 0 or text.find(b"\r") >= 0 else text
 
 
 _UNRELAYED: Final = {
@@ -980,42 +978,6 @@ def _shown(raw: bytes) -> str:
     """A number as the peer wrote it (digits, sign, point, exponent only: ``Peek.unheld``), cut short."""
     text = raw.decode("ascii", "replace")
     return text if len(text) <= 40 else f"{text[:20]}...{text[-8:]} ({len(text)} characters)"
-
-
-_SHOWN_ID: Final = re.compile(rb'"id"\s*:\s*(-?[0-9]{1,18}|"[^"\\]{0,256}")\s*[,}]')
-
-
-def _shown_id(data: bytes) -> Id:
-    """The id an answer shows in its first or last 300 bytes (``"id": 7`` or ``"id": "a"``,
-    no escape), as a guess of the request it answers (None: none shows). A guess only: the
-    judge checks the answer's id against the request's (``Relay.passes_early``)."""
-    found = _SHOWN_ID.search(data, 0, 300) or _SHOWN_ID.search(data, max(0, len(data) - 300))
-    if found is None:
-        return None
-    text = found.group(1)
-    if text[:1] != b'"':
-        return int(text)
-    try:
-        return text[1:-1].decode()
-    except UnicodeDecodeError:
-        return None
-
-
-def _answer_peek(message: object, request_id: Id) -> Peek | None:
-    """The routing read of an answer that a judge let through, from the message the judge read
-    (what :func:`frames.peek` makes of the same bytes: a strictly read message has no repeated
-    member and exact integers), when its id is ``request_id`` with its JSON type and it is a
-    response or an error (None otherwise)."""
-    if type(message) is not dict or "method" in message:
-        return None
-    answered = message.get("id")
-    if type(answered) is not type(request_id) or answered != request_id:
-        return None
-    if "result" in message:
-        return Peek("response", answered, True, None, message)
-    if "error" in message:
-        return Peek("error", answered, True, None, message)
-    return None
 
 
 def _progress_token(exchange: Exchange) -> object:

@@ -160,7 +160,7 @@ class _WriterStream:
         transport = self.transport
         if transport is None or transport.is_closing():
             return
-        if self.one_line and (b"\n" in data or b"\r" in data):
+        if self.one_line and (data.find(b"\n") >= 0 or data.find(b"\r") >= 0):
             data = one_line(data)
         try:
             _write_line(transport, data)
@@ -419,11 +419,11 @@ class StdioUpstream:
 
     def send(self, data: bytes, *, key: Key | None = None, stream: HostStream | None = None,
              headers: Mapping[str, str] | None = None) -> bool:
-        if self.one_line and (b"\n" in data or b"\r" in data):
+        if self.one_line and (data.find(b"\n") >= 0 or data.find(b"\r") >= 0):
             data = one_line(data)
-        if self._init is None and b'"initialize"' in data:
+        if self._init is None and data.find(b'"initialize"') >= 0:
             self._remember_init(data)
-        elif self._initialized is None and b"notifications/initialized" in data:
+        elif self._initialized is None and data.find(b"notifications/initialized") >= 0:
             self._initialized = data
         if self._queue is not None:
             self._queue.append(data)

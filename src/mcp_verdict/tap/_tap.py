@@ -43,7 +43,21 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from ..frames import Answered, Exchange, FrameLogWriter, FrameRecord, Stray, Tracker, Unanswered, id_key, peek
+from ..frames import (
+    Answered,
+    Context,
+    Exchange,
+    FrameLogWriter,
+    FrameRecord,
+    Peek,
+    Stray,
+    Tracker,
+    Unanswered,
+    answer_peek,
+    id_key,
+    names_method,
+    peek,
+)
 from ..frames._jsonrpc import id_text
 from ..judgement._check import Expectation, judging_options
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy
@@ -62,6 +76,7 @@ from ..verdict._classify import (
 )
 from ..verdict._findings import finding, refused, refuses
 from ..verdict._kind import Kind
+from ..verdict._options import Options
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION
 from ._error import VerdictError, local_verdict
@@ -167,6 +182,13 @@ class TapCall(msgspec.Struct, frozen=True, gc=False):
     """The answer of a call already judged cancelled (``transport.cancelled``), which arrived
     afterwards: judged on its own bytes, kept on the history, never handed to the caller (what
     the server did with the cancelled request: observed completion, or its error)."""
+
+
+_JUDGED_FIRST: Final = 2048
+"""An answer longer than this is judged before the tracker reads it, when its request can be
+guessed (:meth:`VerdictTap._judge_first`): the routing read it spares grows with the answer,
+the guess does not. Below it the two cost about the same (callgrind, per call: 250 B +2,100
+instructions judged first, 1,500 B +70), so the tracker reads a short answer first, as before."""
 
 
 class WriteProxy:
@@ -498,6 +520,11 @@ class VerdictTap:
                 look = peek(data)
             if look.kind == "request":
                 _sent_again(state, id_key(look.id))
+        first = None
+        if direction == "s2c" and len(data) > _JUDGED_FIRST and self._claims and look is None:
+            first = self._judge_first(conn, data)
+            if first is not None:
+                look = first[2]
         events = self.tracker.feed(conn, direction, data, at=at, seq=seq, http=http, look=look)
         for event in events:
             if type(event) is Answered:
@@ -520,7 +547,9 @@ class VerdictTap:
                     if index == len(judged._done) and not judged._eager and response is not None \
                             and not judged._options and judged._attempt is None and not self.observers:
                         # _judge_now's common case, here: the block's next call, judged with the defaults
-                        judged._done.append(self._judge_answered(state, exchange, response.data))
+                        judged._done.append(self._judge_answered(
+                            state, exchange, response.data,
+                            first[1] if first is not None and first[0].request is exchange.request else None))
                     else:
                         self._judge_now(claim, exchange, state)
                     continue
@@ -771,10 +800,51 @@ class VerdictTap:
                           else self._listed_schema(state, name, schema_limits))
         return self.tool(name), None
 
-    def _judge_answered(self, state: _Conn, exchange: Exchange, response: bytes) -> TapCall:
+    def _judge_first(self, conn: str, data: bytes) -> tuple[Exchange, Verdict, Peek | None] | None:
+        """The verdict of an answer arriving on ``conn``, judged before the tracker reads it, when
+        the request it answers can be guessed (:meth:`Tracker.guess`) and is the next call of a
+        judging block given no options (``_feed``'s common case): (the request, the verdict, the
+        routing read of the answer made from the message the judge read, or None when there is
+        none to make: :func:`frames.answer_peek`). So a judged answer is parsed once, by the
+        judge, not by the tracker's routing read as well. ``_feed`` uses the verdict only when
+        the tracker pairs the answer with that very request; it is then what judging it after
+        the pairing gives (the same bytes, request id and options). None otherwise (a frame that
+        may be a request or a notification, one whose request is not guessed, a call with
+        options of its own), with nothing judged."""
+        if names_method(data):
+            return None
+        exchange = self.tracker.guess(conn, "client", data)
+        if exchange is None or exchange.method != "tools/call":
+            return None
+        request_id = exchange.request_id
+        if type(request_id) is not int and type(request_id) is not str:
+            return None
+        claim = self._claims.get((conn, (type(request_id).__name__, request_id)))
+        if claim is None:
+            return None
+        judged, index = claim
+        if index != len(judged._done) or judged._eager or judged._options or judged._attempt is not None \
+                or self.observers:
+            return None
+        verdict = judge(data, self._context_options(exchange.context), request_id)
+        return exchange, verdict, answer_peek(verdict, request_id)
+
+    def _context_options(self, context: Context) -> Options:
+        """classify's options for a request's context with the tap's defaults (the memo's, the
+        last context's kept at hand: consecutive requests of a connection share their context)."""
+        absent, limits, last = self.absent_result_type, self.limits, self._last_options
+        if last is not None and last[0] is context and last[1] is absent and last[2] is limits:
+            return last[3]  # type: ignore[no-any-return]  # what the memo gives for them (the same object)
+        options = self._options.get(context.version, context.client_capabilities, context.extensions, absent, limits)
+        self._last_options = (context, absent, limits, options)
+        return options
+
+    def _judge_answered(self, state: _Conn, exchange: Exchange, response: bytes,
+                        verdict: Verdict | None = None) -> TapCall:
         """:meth:`_judge` of a call answered on ``state`` (``response`` is its answer's bytes),
         judged with the tap's defaults (a judging block given no options): what ``_judge`` does
-        then, without its lookups of options and of the exchange."""
+        then, without its lookups of options and of the exchange. ``verdict``: the answer's
+        verdict when :meth:`_judge_first` has it already."""
         request_id: Any = exchange.request_id  # what _judge is given (the SDK's id: a str or an int)
         name = exchange.tool
         tool: Any = None
@@ -787,16 +857,10 @@ class VerdictTap:
                     else self._listed_schema(state, name, DEFAULT_SCHEMA_LIMITS)
             else:
                 tool, output_schema = self._listed_tool(state, name, DEFAULT_SCHEMA_LIMITS)
-        context = exchange.context
-        absent, limits, last = self.absent_result_type, self.limits, self._last_options
-        if last is not None and last[0] is context and last[1] is absent and last[2] is limits:
-            options = last[3]  # what the memo gives for them (the same object)
-        else:
-            options = self._options.get(context.version, context.client_capabilities, context.extensions, absent,
-                                        limits)
-            self._last_options = (context, absent, limits, options)
-        verdict = judge(response, options, request_id if type(request_id) is int or type(request_id) is str
-                        else held_id(request_id))  # (held_id's answer for an exact int or str, without a call)
+        if verdict is None:
+            verdict = judge(response, self._context_options(exchange.context),
+                            request_id if type(request_id) is int or type(request_id) is str
+                            else held_id(request_id))  # (held_id's answer for an exact int or str, without a call)
         if state.noise:
             verdict = _with_noise(verdict, state, exchange.request.seq, exchange.response)
         outcome = evaluate_listed(verdict, tool, output_schema, trusted_server=self.trusted_server)
