@@ -487,13 +487,16 @@ NOTHING = "it answers no request waiting on this connection"
 
 
 @pytest.mark.parametrize(("cap", "expected", "again"), [
-    # Rounds and requestStates are remembered for the last ``cap`` calls (past it the oldest is
-    # forgotten: a retry then opens a new call, or restarts its count; with 0 nothing outlives its
-    # own request). The ids answered are forgotten all at once when they grow past ``cap`` (only
+    # requestStates are remembered for the last ``cap`` calls that gave one, and rounds for the
+    # last ``cap`` calls that have had a second (a call not remembered is in its first round);
+    # past it the oldest is forgotten: a retry then opens a new call. With 0 nothing outlives its
+    # own request; with 1, "s1" is the only requestState given, so the retry is call 1's second
+    # round (before 2026-12-05 every call's first round was kept as well, and call 2's put call
+    # 1's out: its count restarted at 1). The ids answered are forgotten all at once when they grow past ``cap`` (only
     # the detection of a second answer is lost): after ids 1, 2 and 3, id 3 is still known with a
     # cap of 1 (cleared at 2, then 3 added) and 100,000, not with 0 or 2 (cleared at 3).
     (0, [(1, 1), (2, 1), (3, 1)], NOTHING),
-    (1, [(1, 1), (2, 1), (1, 1)], SECOND),
+    (1, [(1, 1), (2, 1), (1, 2)], SECOND),
     (2, [(1, 1), (2, 1), (1, 2)], NOTHING),
     (100_000, [(1, 1), (2, 1), (1, 2)], SECOND),
 ])

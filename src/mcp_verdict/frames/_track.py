@@ -157,6 +157,7 @@ class _Connection:
     server_extensions: frozenset[str] | None = None
     calls: int = 0
     rounds: OrderedDict[int, int] = field(default_factory=OrderedDict)
+    """The rounds seen of each call that has had more than one (a call not here is in its first)."""
     states: OrderedDict[str, int] = field(default_factory=OrderedDict)  # requestState -> call
     tasks: OrderedDict[str, int] = field(default_factory=OrderedDict)  # taskId -> call
     initialize_id: tuple[str, Any] | None = None
@@ -367,14 +368,14 @@ class Tracker:
             task_id = task if isinstance(task, str) else None
             if origin == "client" and task_id is not None:
                 call = state.tasks.get(task_id)
-        rounds = state.rounds
-        if call is None:  # a new call: its first round (the oldest calls forgotten past the cap)
+        if call is None:  # a new call: its first round (not kept: a call in ``rounds`` has had a second)
             call = state.calls = state.calls + 1
-            while rounds and len(rounds) >= self._max_answered:
+            number = 1
+        else:  # (the oldest calls forgotten past the cap)
+            rounds = state.rounds
+            number = rounds[call] = rounds.get(call, 1) + 1
+            if len(rounds) > self._max_answered:
                 rounds.popitem(last=False)
-            rounds[call] = number = 1
-        else:
-            number = rounds[call] = rounds.get(call, 0) + 1
         exchange = Exchange(conn, origin, method, request_id, seen, None, context, call, number, tool, task_id)
         pending = state.pending
         replaced = pending.pop(key, None)
