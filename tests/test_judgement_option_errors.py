@@ -18,6 +18,7 @@ a wrong value's type or raised an AttributeError; ``Outcome("v", None)`` was mad
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -171,6 +172,9 @@ ROWS: list[tuple[str, Callable[[], Any], str, str]] = [
      "suspects[1]", "suspects must hold Suspect values, not 'x' (suspects[1])"),
     ("suspects, a tool error", lambda: evaluate(TOOL_ERROR, suspects=None),  # type: ignore[arg-type]
      "suspects", "not None"),
+    # an endless generator of good heuristics: read past the bound, never for ever (it hung)
+    ("suspects endless", lambda: check_output(OK, suspects=itertools.repeat(DEFAULT_SUSPECTS[0])),
+     "suspects", "suspects must hold at most 10000 Suspect values; repeat("),
     ("trusted_server, a tool error", lambda: evaluate(TOOL_ERROR, trusted_server="yes"),  # type: ignore[arg-type]
      "trusted_server", "trusted_server must be True or False, not 'yes'"),
     # SchemaLimits

@@ -238,14 +238,24 @@ def checked(verdict: Verdict, tool: Mapping[str, Any] | None, output_schema: Com
     return ContentCheck(not findings, tuple(findings), tuple(matches), results, schema_checked, overridden)
 
 
+MAX_SUSPECTS: Final = 10_000
+"""The most heuristics one check reads (the defaults are a handful): an iterator past it (an
+endless generator) is the caller's mistake, not a hang."""
+
+
 def _suspects(suspects: object) -> tuple[Suspect, ...]:
     """The caller's heuristics, read once and checked member by member (a mistake here is the
-    caller's: ``OptionError``; an endless iterator of non-Suspects stops at its first)."""
+    caller's: ``OptionError``; an endless iterator stops at its first non-Suspect, or past
+    :data:`MAX_SUSPECTS`)."""
     if suspects is None or isinstance(suspects, (str, bytes, Mapping)) or not isinstance(suspects, Iterable):
         raise OptionError("suspects", "an iterable of Suspect values", suspects,
                           f"suspects must be an iterable of Suspect values, not {shown(suspects)}")
     held: list[Suspect] = []
     for index, suspect in enumerate(suspects):
+        if index == MAX_SUSPECTS:
+            raise OptionError("suspects", f"at most {MAX_SUSPECTS} Suspect values", suspects,
+                              f"suspects must hold at most {MAX_SUSPECTS} Suspect values; {shown(suspects)} "
+                              "holds more (an endless iterator?)")
         if not isinstance(suspect, Suspect):
             raise OptionError(f"suspects[{index}]", "a Suspect", suspect,
                               f"suspects must hold Suspect values, not {shown(suspect)} (suspects[{index}])")
