@@ -44,6 +44,19 @@ from mcp_verdict import (
     settle,
 )
 
+
+def _nested(levels: int) -> list[object]:
+    """A list nested ``levels`` deep (past the interpreter's recursion limit: its repr raises)."""
+    outer: list[object] = []
+    inner = outer
+    for _ in range(levels):
+        item: list[object] = []
+        inner.append(item)
+        inner = item
+    return outer
+
+
+NESTED = _nested(100_000)
 OK = classify({"jsonrpc": "2.0", "id": 1, "result": {
     "resultType": "complete", "content": [{"type": "text", "text": "ok"}], "structuredContent": {"a": 1}}})
 TOOL_ERROR = classify({"jsonrpc": "2.0", "id": 1, "result": {
@@ -186,6 +199,12 @@ ROWS: list[tuple[str, Callable[[], Any], str, str]] = [
     ("time_budget True", lambda: SchemaLimits(time_budget=True), "SchemaLimits.time_budget", "not True"),
     ("time_budget a str", lambda: SchemaLimits(time_budget="1"),  # type: ignore[arg-type]
      "SchemaLimits.time_budget", "not '1'"),
+    # past the float range, and values whose repr cannot be written (it raised OverflowError, or
+    # ValueError or RecursionError while writing the message)
+    ("time_budget an int past the float range", lambda: SchemaLimits(time_budget=10**5000),
+     "SchemaLimits.time_budget", "not <an integer of about 5000 digits>"),
+    ("max_subschemas nested past the recursion limit", lambda: SchemaLimits(max_subschemas=NESTED),  # type: ignore[arg-type]
+     "SchemaLimits.max_subschemas", "not [[[[[[[[[["),
     ("max_depth past the parser's bound", lambda: SchemaLimits(max_depth=201),
      "SchemaLimits.max_depth", "SchemaLimits.max_depth must be a positive integer of at most 200, not 201"),
     ("max_depth huge", lambda: SchemaLimits(max_depth=10**9), "SchemaLimits.max_depth", "not 1000000000"),
@@ -243,6 +262,11 @@ ROWS: list[tuple[str, Callable[[], Any], str, str]] = [
     # RetryPolicy
     ("RetryPolicy base_delay inf", lambda: RetryPolicy(base_delay=math.inf),
      "RetryPolicy.base_delay", "RetryPolicy.base_delay must be a finite number of seconds >= 0, not inf"),
+    ("RetryPolicy max_delay an int past the float range", lambda: RetryPolicy(max_delay=10**5000),
+     "RetryPolicy.max_delay", "not <an integer of about 5000 digits>"),
+    ("RetryPolicy max_attempts nested past the recursion limit",
+     lambda: RetryPolicy(max_attempts=NESTED),  # type: ignore[arg-type]
+     "RetryPolicy.max_attempts", "RetryPolicy.max_attempts must be a positive integer, not [[[[[[[["),
     ("RetryPolicy max_attempts True", lambda: RetryPolicy(max_attempts=True),
      "RetryPolicy.max_attempts", "RetryPolicy.max_attempts must be a positive integer, not True"),
     # Outcome

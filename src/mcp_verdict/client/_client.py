@@ -46,12 +46,12 @@ from pydantic import ConfigDict, ValidationError
 from .. import __version__
 from ..judgement._check import Expectation
 from ..judgement._outcome import Observe, Outcome, run_observation, settle
-from ..judgement._suspect import shown
 from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify, classify_options
 from ..verdict._findings import Finding, finding, refused, refuses
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
 from ..verdict._peer_text import cut, neutral
+from ..verdict._shown import shown
 from ..verdict._task import STATUSES
 from ..verdict._verdict import ElicitationRequest, InputRequest, RootsRequest, SamplingRequest, Verdict, make_verdict
 from ..verdict._versions import TASKS_EXTENSION, VERSIONS

@@ -33,9 +33,10 @@ from typing import Any, Final
 from ..verdict._classify import OptionError
 from ..verdict._findings import Finding, finding
 from ..verdict._kind import Kind
+from ..verdict._shown import shown
 from ..verdict._verdict import Verdict
 from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_schema, validate
-from ._suspect import DEFAULT_SUSPECTS, Suspect, default_matches, described, is_async, shown
+from ._suspect import DEFAULT_SUSPECTS, Suspect, default_matches, described, is_async
 
 Expectation = Mapping[str, Any] | type | Callable[[Verdict], "bool | str"] | Any
 """A JSON Schema dict, a pydantic model class, a pydantic TypeAdapter, or a callable."""

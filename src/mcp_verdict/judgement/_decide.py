@@ -24,9 +24,9 @@ from typing import Any, Final, Protocol
 from ..verdict._classify import OptionError
 from ..verdict._findings import refusal
 from ..verdict._kind import Kind
+from ..verdict._shown import shown
 from ..verdict._verdict import Verdict
 from ..verdict._versions import VERSIONS
-from ._suspect import shown
 
 
 class Judged(Protocol):
@@ -79,13 +79,21 @@ class RetryPolicy:
     def __post_init__(self) -> None:
         if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or self.max_attempts < 1:
             raise OptionError("RetryPolicy.max_attempts", "a positive integer", self.max_attempts,
-                              f"RetryPolicy.max_attempts must be a positive integer, not {self.max_attempts!r}")
+                              f"RetryPolicy.max_attempts must be a positive integer, not {shown(self.max_attempts)}")
         for name in ("base_delay", "max_delay"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                    or value < 0:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not finite(value) or value < 0:
                 raise OptionError(f"RetryPolicy.{name}", "a finite number of seconds >= 0", value,
-                                  f"RetryPolicy.{name} must be a finite number of seconds >= 0, not {value!r}")
+                                  f"RetryPolicy.{name} must be a finite number of seconds >= 0, not {shown(value)}")
+
+
+def finite(value: float) -> bool:
+    """A number a float holds and that is finite (an int past the float range is not: the
+    delays are slept as floats)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 DEFAULT_RETRY: Final = RetryPolicy()

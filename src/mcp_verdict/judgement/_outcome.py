@@ -23,11 +23,12 @@ from typing import Any, Final, Literal
 
 from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
+from ..verdict._shown import shown
 from ..verdict._verdict import Verdict
 from ._check import ContentCheck, Expectation, checked, judging_options
 from ._decide import DEFAULT_RETRY, Decision, RetryPolicy, decide
 from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits
-from ._suspect import DEFAULT_SUSPECTS, Suspect, described, shown
+from ._suspect import DEFAULT_SUSPECTS, Suspect, described
 
 Stage = Literal["classified", "content_verified", "completion_observed"]
 

@@ -38,7 +38,6 @@ from __future__ import annotations
 import contextvars
 import functools
 import json
-import math
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -48,6 +47,8 @@ from urllib.parse import urldefrag, urljoin
 from ..verdict._classify import OptionError
 from ..verdict._findings import Finding, finding, pointer
 from ..verdict._parser import PARSER_MAX_DEPTH
+from ..verdict._shown import shown
+from ._decide import finite
 
 DEFAULT_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 _DIALECTS: Final[dict[str, str]] = {
@@ -85,13 +86,12 @@ class SchemaLimits:
                     or (deep and value > PARSER_MAX_DEPTH):
                 expected = f"a positive integer of at most {PARSER_MAX_DEPTH}" if deep else "a positive integer"
                 raise OptionError(f"SchemaLimits.{name}", expected, value,
-                                  f"SchemaLimits.{name} must be {expected}, not {value!r}")
+                                  f"SchemaLimits.{name} must be {expected}, not {shown(value)}")
         budget = self.time_budget
-        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0 \
-                or not math.isfinite(budget):
+        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0 or not finite(budget):
             raise OptionError("SchemaLimits.time_budget", "a positive, finite number of seconds", budget,
                               f"SchemaLimits.time_budget must be a positive number of seconds, finite, "
-                              f"not {budget!r}")
+                              f"not {shown(budget)}")
 
 
 DEFAULT_SCHEMA_LIMITS: Final = SchemaLimits()

@@ -1,0 +1,62 @@
+"""A value written for a message, at a bounded cost: ``shown`` (the one writer of a value of
+unknown size, depth or kind into a message: a wrong option's value in an ``OptionError``, the
+evidence of a content-check match, whatever caller code returned)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def shown(value: Any, limit: int = 80) -> str:
+    """``repr(value)``, or its first ``limit - 3`` characters and ``...`` when longer, at a cost
+    bounded by ``limit`` rather than by the value's size or depth (a dict, list or tuple is
+    written only as far as the limit; a str only its head). Never raises: an object whose
+    ``repr`` raises is named by its type. For server data (the evidence of a match) and for
+    whatever caller code returned (a read, a predicate, an expectation), and for the value of a
+    wrong option in an ``OptionError``'s message (an integer past Python's digit limit for
+    ``str()`` is named by its size; a value nested past the recursion limit is cut, as any)."""
+    parts: list[str] = []
+    room = limit + 1  # one more than the limit: enough to tell that the text was cut
+
+    def put(text: str) -> None:
+        nonlocal room
+        parts.append(text[:room])
+        room -= len(text)
+
+    def walk(item: Any) -> None:  # each level writes at least one character: depth <= limit
+        kind = type(item)
+        if kind is dict:
+            put("{")
+            for number, (key, member) in enumerate(item.items()):
+                if room <= 0:
+                    return
+                if number:
+                    put(", ")
+                walk(key)
+                put(": ")
+                walk(member)
+            put("}")
+        elif kind is list or kind is tuple:
+            put("[" if kind is list else "(")
+            for number, member in enumerate(item):
+                if room <= 0:
+                    return
+                if number:
+                    put(", ")
+                walk(member)
+            put("]" if kind is list else ("," if len(item) == 1 else "") + ")")
+        elif kind is str:
+            put(repr(item[:room]) if len(item) > room else repr(item))
+        else:
+            try:
+                text = repr(item)
+                if type(text) is not str:  # pragma: no cover - repr() itself refuses anything else
+                    raise TypeError("repr returned no str")
+            except Exception as exc:
+                text = f"<an integer of about {item.bit_length() * 0.30103:.0f} digits>" if isinstance(item, int) \
+                    else f"<{type(item).__name__} object; its repr raised {type(exc).__name__}>"
+            put(text)
+
+    walk(value)
+    text = "".join(parts)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
