@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from mcp_verdict import TASKS_EXTENSION, Kind, Limits, classify
-from mcp_verdict.verdict._classify import OptionsMemo, classify_options, held_id, judge
+from mcp_verdict.frames import Context
+from mcp_verdict.verdict._classify import DEFAULT_LIMITS, OptionsMemo, classify_options, held_id, judge
 
 from .test_api import BAD_OPTIONS, COMPLETE
 
@@ -77,3 +78,73 @@ def test_extensions_given_as_a_list_are_checked_each_time_and_the_memo_stays_bou
 ])
 def test_held_id_is_the_id_classify_checks(value: Any, held: Any) -> None:
     assert held_id(value) == held and type(held_id(value)) is type(held)
+
+
+# OptionsMemo.of: the options of a request context (frames.Context: what the Tracker hands each
+# request; consecutive requests of a connection get the same object while what is in force on
+# it is unchanged), for the tap, the audit and the proxy. Each step names a context, an
+# absent_result_type and a limits object; the expected label names the Options object it gives:
+# the same label, the very same object (the one the memo's get gives for that set).
+_CAPS: dict[str, Any] = {"elicitation": {"form": {}}}
+_TIGHT = Limits(max_depth=8)
+_CONTEXTS_OF: dict[str, Context] = {
+    "a": Context("2026-07-28", "request_meta", None, _CAPS, (TASKS_EXTENSION,)),
+    "a2": Context("2026-07-28", "request_meta", None, _CAPS, (TASKS_EXTENSION,)),  # equal to a, another object
+    "a3": Context("2026-07-28", "request_meta", None, dict(_CAPS), (TASKS_EXTENSION,)),  # equal caps, another object
+    "b": Context("2025-11-25", "initialize", None, {"sampling": {}}, ()),
+}
+_LIMITS_OF: dict[str, Limits] = {"default": DEFAULT_LIMITS, "tight": _TIGHT}
+
+OF_CASES: list[tuple[str, list[tuple[str, Any, str]], list[str]]] = [
+    ("the same context object: the same options", [("a", "invalid", "default")] * 3, ["A", "A", "A"]),
+    ("an equal context, the same capabilities object: the memo's same options",
+     [("a", "invalid", "default"), ("a2", "invalid", "default"), ("a", "invalid", "default")], ["A", "A", "A"]),
+    ("equal capabilities in another object: checked again (as get)",
+     [("a", "invalid", "default"), ("a3", "invalid", "default")], ["A", "C"]),
+    ("the same context with another absent_result_type, then back",
+     [("a", "invalid", "default"), ("a", "complete", "default"), ("a", "invalid", "default"),
+      ("a", "complete", "default")], ["A", "X", "A", "X"]),
+    ("the same context with other limits, then back",
+     [("a", "invalid", "default"), ("a", "invalid", "tight"), ("a", "invalid", "default")], ["A", "T", "A"]),
+    ("two connections' contexts interleaved",
+     [("a", "invalid", "default"), ("b", "invalid", "default"), ("a", "invalid", "default"),
+      ("b", "invalid", "default")], ["A", "B", "A", "B"]),
+]
+# label -> (version, extensions, absent_is_complete, max_depth): what classify_options says of each
+OF_VALUES: dict[str, tuple[str, frozenset[str], bool, int]] = {
+    "A": ("2026-07-28", frozenset({TASKS_EXTENSION}), False, 64),
+    "C": ("2026-07-28", frozenset({TASKS_EXTENSION}), False, 64),
+    "X": ("2026-07-28", frozenset({TASKS_EXTENSION}), True, 64),
+    "T": ("2026-07-28", frozenset({TASKS_EXTENSION}), False, 8),
+    "B": ("2025-11-25", frozenset(), False, 64),
+}
+
+
+@pytest.mark.parametrize(("steps", "labels"), [(s, labels) for _, s, labels in OF_CASES],
+                         ids=[name for name, _, _ in OF_CASES])
+def test_the_options_of_a_context_are_the_memos(steps: list[tuple[str, Any, str]], labels: list[str]) -> None:
+    memo = OptionsMemo()
+    given: dict[str, Any] = {}
+    for (name, absent, limits_name), label in zip(steps, labels, strict=True):
+        context, limits = _CONTEXTS_OF[name], _LIMITS_OF[limits_name]
+        options = memo.of(context, absent, limits)
+        if label in given:
+            assert options is given[label], (name, absent, limits_name)
+        else:
+            assert all(options is not other for other in given.values()), (name, absent, limits_name)
+            given[label] = options
+        version, extensions, complete, depth = OF_VALUES[label]
+        assert (options.rules.version, options.extensions, options.absent_is_complete, options.max_depth) \
+            == (version, extensions, complete, depth)
+        assert options.client_capabilities == context.client_capabilities
+        # what the memo's get gives for the set: this very object
+        assert memo.get(context.version, context.client_capabilities, context.extensions, absent, limits) is options
+
+
+def test_the_contexts_of_held_are_bounded() -> None:
+    memo = OptionsMemo(size=4, contexts=4)
+    held = [Context("2026-07-28", "request_meta", None, {"elicitation": {}}, ()) for _ in range(10)]  # a peer's many
+    for context in held:
+        memo.of(context)
+        assert len(memo._contexts) <= 4 and len(memo._held) <= 4
+    assert memo.of(held[-1]) is memo.of(held[-1])

@@ -24,13 +24,12 @@ from typing import Any, Final, Literal
 import msgspec
 import orjson
 
-from ..frames import Answered, Context, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
+from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
 from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
 from ..verdict._classify import OptionsMemo
 from ..verdict._kind import Kind
-from ..verdict._options import Options
 from ..verdict._verdict import Verdict
 from ..verdict._versions import LATEST_VERSION
 from ._judge import judge_call, judge_task, naive, unanswered
@@ -42,8 +41,6 @@ END_OF_INPUT: Final = 1 << 62
 _SERVER_METHODS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
 _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "tasks/cancel"})
 _WAITING: Final = frozenset({Kind.INPUT_REQUIRED, Kind.TASK})
-_CONTEXTS: Final = 256
-"""The request contexts whose classify options an auditor keeps at most (:meth:`Auditor._options_of`)."""
 
 
 class _Call(msgspec.Struct):
@@ -95,13 +92,12 @@ class Auditor:
         self.file_order = 0
         self.tally: dict[str, int] = dict.fromkeys(CATEGORIES, 0)
         self._tracker = Tracker(default_version=default_version, pair_mismatched_ids=True, max_pending=max_open)
-        self._options = OptionsMemo()  # classify's options per request context, checked once
+        self._options = OptionsMemo()  # classify's options per request context, checked once (of)
         self._conns: dict[str, _Conn] = {}
         self._open: dict[tuple[str, int], _Call] = {}
         self._lines: dict[tuple[str, int], tuple[str, int]] = {}  # (conn, seq) of a waiting request -> position
         self._asked: dict[tuple[str, int], list[RoundRow]] = {}  # a waiting call's server requests (2025 input)
         self._line = 0
-        self._contexts: dict[int, tuple[Context, Options]] = {}  # classify's options per context (_options_of)
 
     # -- feeding -----------------------------------------------------------------------------
     def message(self, conn: str, direction: Direction | None, data: bytes, at: float, seq: int, line: int,
@@ -241,20 +237,6 @@ class Auditor:
                     return "s2c" if exchange.origin == "client" else "c2s"
         return "s2c"
 
-    def _options_of(self, context: Context) -> Options:
-        """classify's options for a request's context, kept per context object (the tracker hands
-        a connection's requests one context while what is in force on it stays the same; the
-        memo checks them once per set). The context is held with them, so its id is not reused
-        meanwhile; at most ``_CONTEXTS`` are held (then they start afresh)."""
-        held = self._contexts.get(id(context))
-        if held is not None and held[0] is context:
-            return held[1]
-        options = self._options.get(context.version, context.client_capabilities, context.extensions)
-        if len(self._contexts) >= _CONTEXTS:
-            self._contexts.clear()
-        self._contexts[id(context)] = (context, options)
-        return options
-
     def _position(self, exchange: Exchange) -> tuple[str, int]:
         return self._lines.pop((exchange.conn, exchange.request.seq), None) or (self.source, self._line)
 
@@ -265,7 +247,7 @@ class Auditor:
         key = (exchange.conn, exchange.call)
         if method == "tools/call" and origin == "client":
             self.tally["call"] += 2
-            verdict = judge_call(exchange, self._options_of(exchange.context))
+            verdict = judge_call(exchange, self._options.of(exchange.context))
             call = self._open.pop(key, None) if self._open else None
             if call is None:
                 call = _Call(exchange, source, line)
@@ -293,7 +275,7 @@ class Auditor:
         if origin == "client" and method in _TASK_METHODS and key in self._open:
             self.tally["call"] += 2
             call = self._open.pop(key)
-            ended, status = judge_task(exchange, call.first.request_id, self._options_of(exchange.context))
+            ended, status = judge_task(exchange, call.first.request_id, self._options.of(exchange.context))
             call.rounds.append(self._round(exchange, ended, status, line))
             if ended is not None:
                 call.verdict = ended

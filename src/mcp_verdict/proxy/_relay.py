@@ -70,7 +70,6 @@ from ..frames._log import RecordKind
 from ..judgement._decide import decide
 from ..verdict._classify import DEFAULT_LIMITS, OptionsMemo, held_id, judge
 from ..verdict._kind import Kind
-from ..verdict._options import Options
 from ..verdict._parser import parse
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
@@ -192,7 +191,7 @@ class Relay:
         """The host's requests no parser reads, awaited by the id they show (the tracker does
         not know them: :meth:`_await_unreadable`)."""
         self._deferred: deque[tuple[Exchange, _Waiting | None, bytes]] = deque()
-        self._option_memo = OptionsMemo()
+        self._option_memo = OptionsMemo()  # classify's options per request context, checked once (of)
         self._early: tuple[bytes, Peek, Verdict] | None = None
         self.one_line = False
         """The host reads one frame per line (stdio) from an upstream whose frames may hold line
@@ -529,7 +528,7 @@ class Relay:
         # the tracker pairs it with this very request (so from_upstream will take it as its answer)
         if self.tracker.waiting(self.conn, "client", key) is not exchange:
             return False
-        verdict = judge(data, self._options(exchange.context), held)
+        verdict = judge(data, self._option_memo.of(exchange.context), held)
         if verdict.kind is Kind.UNCLASSIFIED:
             return False
         if look is None:
@@ -550,7 +549,7 @@ class Relay:
         """enforce: an answer whose id is the request's with another JSON type. It is judged as
         that request's answer (``envelope.id_mismatch``) and refused; the host gets its error."""
         exchange = waiting.exchange
-        verdict = judge(data, self._options(exchange.context), held_id(exchange.request_id))
+        verdict = judge(data, self._option_memo.of(exchange.context), held_id(exchange.request_id))
         if verdict.kind is not Kind.UNCLASSIFIED:  # cannot be: the ids differ in type
             return self._refuse(data, seq, at, http, "enforce: it answers no request waiting on this connection")
         self._judged(exchange, waiting, verdict, data, True)
@@ -671,15 +670,10 @@ class Relay:
         """The verdict of an answer to a judged method (None: the method is not judged)."""
         method = exchange.method
         if method in _JUDGED:
-            return judge(data, self._options(exchange.context), held_id(exchange.request_id))
+            return judge(data, self._option_memo.of(exchange.context), held_id(exchange.request_id))
         if method == "tasks/get":
             return self._task_verdict(exchange)
         return None
-
-    def _options(self, context: Context) -> Options:
-        """``classify``'s options for a context, kept while the tracker hands out the same
-        context object (a session's requests share one), so they are checked once."""
-        return self._option_memo.get(context.version, context.client_capabilities, context.extensions)
 
     def _task_verdict(self, exchange: Exchange) -> Verdict | None:
         """A terminal tasks/get: the verdict of the result (or error) it inlines (tasks extension)."""
@@ -688,7 +682,7 @@ class Relay:
         if result is None:
             return None
         status = result.get("status")
-        options = self._options(exchange.context)
+        options = self._option_memo.of(exchange.context)
         request_id = held_id(exchange.request_id)
         if status == "completed" and isinstance(result.get("result"), dict):
             return judge({"jsonrpc": "2.0", "id": request_id, "result": result["result"]}, options, request_id)

@@ -45,7 +45,6 @@ import msgspec
 
 from ..frames import (
     Answered,
-    Context,
     Exchange,
     FrameLogWriter,
     FrameRecord,
@@ -63,7 +62,7 @@ from ..judgement._check import Expectation, judging_options
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy
 from ..judgement._outcome import Observe, Outcome, evaluate_listed, settle
 from ..judgement._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_key, schema_key
-from ..judgement._suspect import DEFAULT_SUSPECTS, Suspect, shown
+from ..judgement._suspect import DEFAULT_SUSPECTS, Suspect
 from ..verdict._classify import (
     DEFAULT_LIMITS,
     AbsentResultType,
@@ -76,7 +75,7 @@ from ..verdict._classify import (
 )
 from ..verdict._findings import finding, refused, refuses
 from ..verdict._kind import Kind
-from ..verdict._options import Options
+from ..verdict._shown import shown
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION
 from ._error import VerdictError, local_verdict
@@ -351,11 +350,7 @@ class VerdictTap:
                  trusted_server: bool = False, limits: Limits = DEFAULT_LIMITS,
                  absent_result_type: AbsentResultType = "invalid", name: str = "tap") -> None:
         self.tracker = Tracker(default_version=default_version)
-        self._options = OptionsMemo()  # classify's options per request context, checked once
-        self._last_options: tuple[Any, Any, Any, Any] | None = None
-        """(context, absent_result_type, limits, options) of the last call judged with the tap's
-        defaults: the next call under the same context object (the Tracker gives one request the
-        last's while what is in force is equal) and defaults takes its options without a lookup."""
+        self._options = OptionsMemo()  # classify's options per request context, checked once (of)
         self.default_version = default_version
         self.trusted_server = trusted_server
         self.limits = limits
@@ -826,18 +821,8 @@ class VerdictTap:
         if index != len(judged._done) or judged._eager or judged._options or judged._attempt is not None \
                 or self.observers:
             return None
-        verdict = judge(data, self._context_options(exchange.context), request_id)
+        verdict = judge(data, self._options.of(exchange.context, self.absent_result_type, self.limits), request_id)
         return exchange, verdict, answer_peek(verdict, request_id)
-
-    def _context_options(self, context: Context) -> Options:
-        """classify's options for a request's context with the tap's defaults (the memo's, the
-        last context's kept at hand: consecutive requests of a connection share their context)."""
-        absent, limits, last = self.absent_result_type, self.limits, self._last_options
-        if last is not None and last[0] is context and last[1] is absent and last[2] is limits:
-            return last[3]  # type: ignore[no-any-return]  # what the memo gives for them (the same object)
-        options = self._options.get(context.version, context.client_capabilities, context.extensions, absent, limits)
-        self._last_options = (context, absent, limits, options)
-        return options
 
     def _judge_answered(self, state: _Conn, exchange: Exchange, response: bytes,
                         verdict: Verdict | None = None) -> TapCall:
@@ -858,7 +843,7 @@ class VerdictTap:
             else:
                 tool, output_schema = self._listed_tool(state, name, DEFAULT_SCHEMA_LIMITS)
         if verdict is None:
-            verdict = judge(response, self._context_options(exchange.context),
+            verdict = judge(response, self._options.of(exchange.context, self.absent_result_type, self.limits),
                             request_id if type(request_id) is int or type(request_id) is str
                             else held_id(request_id))  # (held_id's answer for an exact int or str, without a call)
         if state.noise:
@@ -898,9 +883,7 @@ class VerdictTap:
         if exchange is not None and exchange.response is not None:
             request_bytes, response = exchange.request.data, exchange.response.data
             number = exchange.round
-            context = exchange.context
-            verdict = judge(response, self._options.get(context.version, context.client_capabilities,
-                                                        context.extensions, absent, limits), held_id(request_id))
+            verdict = judge(response, self._options.of(exchange.context, absent, limits), held_id(request_id))
             if state is not None and state.noise:
                 verdict = _with_noise(verdict, state, exchange.request.seq, exchange.response)
         else:

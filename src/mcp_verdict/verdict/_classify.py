@@ -11,7 +11,7 @@ Two kinds of error are kept apart, as h11 keeps local and remote protocol errors
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Final, Literal, cast
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, cast
 
 import msgspec
 
@@ -143,6 +143,21 @@ def check_option(name: str, value: object) -> None:
         raise ValueError(f"unknown option {name!r}; classify's options are {', '.join(OPTION_NAMES)}")
 
 
+class InForce(Protocol):
+    """What is in force for a request, as :meth:`OptionsMemo.of` reads it (a frames ``Context``)."""
+
+    @property
+    def version(self) -> str: ...
+    @property
+    def client_capabilities(self) -> Mapping[str, Any] | None: ...
+    @property
+    def extensions(self) -> tuple[str, ...]: ...
+
+
+_NOT_HELD: Final[tuple[object, str, Limits, Options]] = (object(), "", DEFAULT_LIMITS, cast("Options", None))
+""":attr:`OptionsMemo._last` before a context is held: its first member is no context."""
+
+
 class OptionsMemo:
     """``classify``'s options, checked once per set of them, for a caller that judges many
     answers under a few sets (the proxy, the tap and the audit, whose requests share a version,
@@ -151,15 +166,46 @@ class OptionsMemo:
 
     A capabilities object and the limits are told apart by identity, and held while their
     options are, so their ids are not reused meanwhile; an equal object that is another one is
-    checked again. At most ``size`` sets are held (then the memo starts afresh). Not shared
-    between threads.
+    checked again. At most ``size`` sets are held (then the memo starts afresh), and at most
+    ``contexts`` context objects for :meth:`of`. Not shared between threads.
     """
 
-    __slots__ = ("_held", "_size")
+    __slots__ = ("_contexts", "_held", "_last", "_most", "_size")
 
-    def __init__(self, size: int = 64) -> None:
+    def __init__(self, size: int = 64, contexts: int = 256) -> None:
         self._held: dict[tuple[Any, ...], tuple[object, Limits, Options]] = {}
         self._size = size
+        self._contexts: dict[int, tuple[InForce, str, Limits, Options]] = {}
+        """id of a context object -> (it, absent_result_type, limits, its options): :meth:`of`.
+        The entry holds the context, so no other object has its id while it is here."""
+        self._most = contexts
+        self._last: tuple[object, str, Limits, Options] = _NOT_HELD
+        """The entry :meth:`of` gave last (consecutive requests of a connection share a
+        context), looked at before ``_contexts``."""
+
+    def of(self, context: InForce, absent_result_type: AbsentResultType = "invalid",
+           limits: Limits = DEFAULT_LIMITS) -> Options:
+        """:meth:`get` of a request context's ``version``, ``client_capabilities`` and
+        ``extensions`` (a frames ``Context``) with these: the same Options object. The context
+        object is held with them (so its id is not reused meanwhile) and told apart by identity,
+        as ``absent_result_type`` and ``limits`` are: another object, or the same one with
+        another ``absent_result_type`` or ``limits``, goes to :meth:`get`."""
+        last = self._last
+        if last[0] is context and last[1] is absent_result_type and last[2] is limits:
+            return last[3]
+        try:
+            held = self._contexts[id(context)]  # this context's entry (it holds the context)
+        except KeyError:
+            pass
+        else:
+            if held[1] is absent_result_type and held[2] is limits:
+                self._last = held
+                return held[3]
+        options = self.get(context.version, context.client_capabilities, context.extensions, absent_result_type, limits)
+        if len(self._contexts) >= self._most:
+            self._contexts.clear()
+        self._contexts[id(context)] = self._last = (context, absent_result_type, limits, options)
+        return options
 
     def get(self, version: str, client_capabilities: Mapping[str, Any] | None = None,
             extensions: tuple[str, ...] = (), absent_result_type: AbsentResultType = "invalid",
