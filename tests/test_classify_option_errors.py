@@ -318,3 +318,63 @@ def test_a_request_id_of_a_str_or_int_subclass_is_compared_as_its_json_value(
     answer = b'{"jsonrpc":"2.0","id":' + wire_id + b',"result":{"resultType":"complete","content":[]}}'
     verdict = classify(json.loads(answer) if parsed else answer, request_id=request_id)  # type: ignore[arg-type]
     assert (verdict.kind.value, [f.code for f in verdict.findings]) == (kind, codes)
+
+
+def _nested(levels: int) -> list[object]:
+    """A list nested ``levels`` deep (past the interpreter's recursion limit: its repr raises)."""
+    outer: list[object] = []
+    inner = outer
+    for _ in range(levels):
+        item: list[object] = []
+        inner.append(item)
+        inner = item
+    return outer
+
+
+BIG = 10**5000  # past Python's limit for str() of an int (4300 digits): its repr raises
+NESTED = _nested(100_000)
+CUT = "[" * 77 + "..."  # the first 80 characters of NESTED's writing, cut
+
+# Values whose repr cannot be written, and an endless iterator of good ids: the error still says
+# where, what and why, its value written bounded. Before: ValueError (int to str),
+# RecursionError (repr) raised while writing the message, and a hang reading the iterator.
+UNWRITABLE: list[tuple[str, Any, str, str, str]] = [
+    ("version an int of 5000 digits", lambda: classify(ANSWER, version=BIG), "version", f"one of {VERSIONS}",
+     f"unknown protocol version <an integer of about 5000 digits>; expected one of {VERSIONS}"),
+    ("version nested past the recursion limit", lambda: classify(ANSWER, version=NESTED), "version",
+     f"one of {VERSIONS}", f"unknown protocol version {CUT}; expected one of {VERSIONS}"),
+    ("client_capabilities an int of 5000 digits", lambda: classify(ANSWER, client_capabilities=BIG),
+     "client_capabilities", "the capabilities object",
+     "client_capabilities must be the capabilities object (a mapping), not <an integer of about 5000 digits>"),
+    ("a capability nested past the recursion limit",
+     lambda: classify(ANSWER, client_capabilities={"sampling": NESTED}), "client_capabilities.sampling",
+     "an object", f"client_capabilities['sampling'] must be an object, not {CUT}"),
+    ("extensions an endless iterator of ids", lambda: classify(ANSWER, extensions=itertools.repeat("x")),
+     "extensions", "at most 10000 extension ids",
+     "extensions must hold at most 10000 extension ids; repeat('x') holds more (an endless iterator?)"),
+    ("extensions an int of 5000 digits", lambda: classify(ANSWER, extensions=BIG), "extensions",
+     "an iterable of extension id strings",
+     "extensions must be an iterable of extension id strings, not <an integer of about 5000 digits>"),
+    ("request_id nested past the recursion limit", lambda: classify(ANSWER, request_id=NESTED), "request_id",
+     "a string or an integer", f"request_id must be a string, an integer or None, not {CUT}"),
+    ("Limits.max_nodes nested past the recursion limit", lambda: Limits(max_nodes=NESTED), "limits.max_nodes",
+     "a positive integer", f"Limits.max_nodes must be a positive integer, not {CUT}"),
+]
+
+
+@pytest.mark.parametrize(("call", "option", "expected", "message"), [row[1:] for row in UNWRITABLE],
+                         ids=[row[0] for row in UNWRITABLE])
+def test_a_bad_option_whose_value_cannot_be_written_whole(call: Any, option: str, expected: str,
+                                                          message: str) -> None:
+    with pytest.raises(OptionError) as caught:
+        call()
+    error = caught.value
+    assert (error.option, error.expected, str(error)) == (option, expected, message)
+
+
+def test_a_request_id_of_5000_digits_is_named_by_its_size() -> None:
+    """A request id past Python's limit for str(): the answer's id cannot be it (no parser reads
+    such an id), and the finding says so without writing it (a ValueError out of classify before)."""
+    verdict = classify(ANSWER, request_id=BIG)
+    assert [(f.code, f.message) for f in verdict.findings] == [
+        ("envelope.id_mismatch", "the id is 1; the request's id is <an integer of about 5000 digits>")]

@@ -34,7 +34,7 @@ RUNNING: Final = frozenset({"working", "input_required"})
 
 def judge_call(exchange: Exchange, options: Options) -> Verdict:
     """The verdict of a tools/call round's answer (``exchange.response`` must be set), under the
-    options in force for its request (checked: ``OptionsMemo.get`` of its context)."""
+    options in force for its request (checked: ``OptionsMemo.of`` its context)."""
     assert exchange.response is not None
     return judge(exchange.response.data, options, held_id(exchange.request_id))
 

@@ -31,6 +31,14 @@ OPTION_NAMES: Final = ("request_id", "client_capabilities", "extensions", "absen
 """``classify``'s options besides the version (each checked alone by :func:`check_option`)."""
 
 
+def _shown(value: object) -> str:
+    """A wrong option's value written for its message, bounded (``_shown.shown``, imported by
+    the first wrong option: an import of classify does not load it)."""
+    from ._shown import shown
+
+    return shown(value)
+
+
 class OptionError(ValueError):
     """A bad option of ``classify`` (its message says which and why), and where it is, for a
     caller that names places its own way (the corpus loader names a data line's member):
@@ -42,7 +50,7 @@ class OptionError(ValueError):
         self.option = option
         self.expected = expected
         self.value = value
-        super().__init__(message if message is not None else f"{option} must be {expected}, not {value!r}")
+        super().__init__(message if message is not None else f"{option} must be {expected}, not {_shown(value)}")
 
     def __reduce__(self) -> tuple[type[OptionError], tuple[str, str, object, str]]:
         return (type(self), (self.option, self.expected, self.value, str(self)))
@@ -69,7 +77,7 @@ class Limits(msgspec.Struct, frozen=True):  # a frozen Struct: defined in C, unl
                     or (deep and value > PARSER_MAX_DEPTH):
                 expected = f"a positive integer of at most {PARSER_MAX_DEPTH}" if deep else "a positive integer"
                 raise OptionError(f"limits.{name}", expected, value, f"Limits.{name} must be {expected}"
-                                  f"{' (the wire parser bound)' if deep else ''}, not {value!r}")
+                                  f"{' (the wire parser bound)' if deep else ''}, not {_shown(value)}")
 
 
 DEFAULT_LIMITS: Final = Limits()
@@ -281,7 +289,7 @@ def _check_request_id(request_id: object) -> str | int:
         return str.__str__(request_id)
     if type(request_id) is bool or not isinstance(request_id, int):
         raise OptionError("request_id", "a string or an integer", request_id,
-                          f"request_id must be a string, an integer or None, not {request_id!r}")
+                          f"request_id must be a string, an integer or None, not {_shown(request_id)}")
     return int.__int__(request_id)
 
 
@@ -291,7 +299,8 @@ def _options(version: object, client_capabilities: object = None, extensions: ob
     rules = RULES_BY_VERSION.get(version) if isinstance(version, str) else None  # as _PLAIN[version] finds it
     if rules is None:
         expected = f"one of {', '.join(VERSIONS)}"
-        raise OptionError("version", expected, version, f"unknown protocol version {version!r}; expected {expected}")
+        raise OptionError("version", expected, version,
+                          f"unknown protocol version {_shown(version)}; expected {expected}")
     if client_capabilities is not None:
         _check_capabilities(client_capabilities)
     negotiated = _NO_EXTENSIONS if type(extensions) in _COLLECTIONS and not extensions else _negotiated(extensions)
@@ -396,7 +405,8 @@ _EXTENSIONS: Final = "an iterable of extension id strings"
 def _check_capabilities(capabilities: object) -> None:
     if type(capabilities) is not dict and not isinstance(capabilities, Mapping):  # a dict without the ABC test
         raise OptionError("client_capabilities", "the capabilities object", capabilities,
-                          f"client_capabilities must be the capabilities object (a mapping), not {capabilities!r}")
+                          "client_capabilities must be the capabilities object (a mapping), "
+                          f"not {_shown(capabilities)}")
     # Unrolled, since classify runs this on each call given capabilities: a dict of dicts passes
     # here, anything else is looked at member by member (_check_capability)
     if "elicitation" in capabilities:
@@ -419,12 +429,17 @@ def _check_capability(name: str, value: object, members: tuple[str, ...]) -> Non
     ``{"form": false}`` would declare form mode."""
     if type(value) is not dict and not isinstance(value, Mapping):
         raise OptionError(f"client_capabilities.{name}", "an object", value,
-                          f"client_capabilities[{name!r}] must be an object, not {value!r}")
+                          f"client_capabilities[{_shown(name)}] must be an object, not {_shown(value)}")
     for member in members:
         if member in value and type(value[member]) is not dict and not isinstance(value[member], Mapping):
             raise OptionError(f"client_capabilities.{name}.{member}", "an object", value[member],
-                              f"client_capabilities[{name!r}][{member!r}] must be an object (present, it "
-                              f"declares {member}; leave it out not to), not {value[member]!r}")
+                              f"client_capabilities[{_shown(name)}][{member!r}] must be an object (present, it "
+                              f"declares {member}; leave it out not to), not {_shown(value[member])}")
+
+
+MAX_EXTENSIONS: Final = 10_000
+"""The most extension ids an iterator given as ``extensions`` is read for (a protocol negotiates
+a handful): past it, an endless generator is the caller's mistake, not a hang."""
 
 
 def _negotiated(extensions: object) -> frozenset[str]:
@@ -436,12 +451,16 @@ def _negotiated(extensions: object) -> frozenset[str]:
     if type(extensions) not in _COLLECTIONS:  # the built-in collections without the ABC tests
         if isinstance(extensions, Mapping):
             raise OptionError("extensions", _EXTENSIONS, extensions,
-                              f"extensions must be {_EXTENSIONS}, not a mapping ({extensions!r}); give the "
+                              f"extensions must be {_EXTENSIONS}, not a mapping ({_shown(extensions)}); give the "
                               "negotiated ids, as a list or tuple")
         if isinstance(extensions, (str, bytes, bytearray, memoryview)) or not isinstance(extensions, Iterable):
             raise OptionError("extensions", _EXTENSIONS, extensions)
-        given: list[object] = []  # member by member: an endless iterator of non-strings stops at the first
+        given: list[object] = []  # member by member: an endless iterator stops at its first non-string, or past the cap
         for index, extension in enumerate(extensions):
+            if index == MAX_EXTENSIONS:
+                raise OptionError("extensions", f"at most {MAX_EXTENSIONS} extension ids", extensions,
+                                  f"extensions must hold at most {MAX_EXTENSIONS} extension ids; {_shown(extensions)} "
+                                  "holds more (an endless iterator?)")
             if not isinstance(extension, str):
                 raise OptionError(f"extensions[{index}]", "an extension id string", extension)
             given.append(extension)

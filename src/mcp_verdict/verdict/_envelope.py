@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Final, Literal
 
 from ._findings import describe
+from ._shown import shown
 from ._walk import Context, check_extras
 
 _KNOWN: Final = frozenset({"jsonrpc", "id", "result", "error", "method"})
@@ -65,7 +66,7 @@ def check_envelope(ctx: Context, message: object, request_id: str | int | None,
         elif request_id is not None and (type(response_id) is not type(request_id)
                                          or response_id != request_id):
             ctx.add("/id", "envelope.id_mismatch",
-                    f"the id is {response_id!r}; the request's id is {request_id!r}")
+                    f"the id is {shown(response_id)}; the request's id is {shown(request_id)}")
     elif has_result:
         ctx.add("", "envelope.id_missing", "a result response must carry the request's id")
     elif ctx.rules.error_id_required:
