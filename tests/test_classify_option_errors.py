@@ -339,11 +339,11 @@ CUT = "[" * 77 + "..."  # the first 80 characters of NESTED's writing, cut
 # where, what and why, its value written bounded. Before: ValueError (int to str),
 # RecursionError (repr) raised while writing the message, and a hang reading the iterator.
 UNWRITABLE: list[tuple[str, Any, str, str, str]] = [
-    ("version an int of 5000 digits", lambda: classify(ANSWER, version=BIG), "version", f"one of {VERSIONS}",
+    ("version an int of 5000 digits", lambda: classify(ANSWER, version=BIG), "version", f"one of {VERSIONS}",  # type: ignore[arg-type]
      f"unknown protocol version <an integer of about 5000 digits>; expected one of {VERSIONS}"),
-    ("version nested past the recursion limit", lambda: classify(ANSWER, version=NESTED), "version",
+    ("version nested past the recursion limit", lambda: classify(ANSWER, version=NESTED), "version",  # type: ignore[arg-type]
      f"one of {VERSIONS}", f"unknown protocol version {CUT}; expected one of {VERSIONS}"),
-    ("client_capabilities an int of 5000 digits", lambda: classify(ANSWER, client_capabilities=BIG),
+    ("client_capabilities an int of 5000 digits", lambda: classify(ANSWER, client_capabilities=BIG),  # type: ignore[arg-type]
      "client_capabilities", "the capabilities object",
      "client_capabilities must be the capabilities object (a mapping), not <an integer of about 5000 digits>"),
     ("a capability nested past the recursion limit",
@@ -352,12 +352,12 @@ UNWRITABLE: list[tuple[str, Any, str, str, str]] = [
     ("extensions an endless iterator of ids", lambda: classify(ANSWER, extensions=itertools.repeat("x")),
      "extensions", "at most 10000 extension ids",
      "extensions must hold at most 10000 extension ids; repeat('x') holds more (an endless iterator?)"),
-    ("extensions an int of 5000 digits", lambda: classify(ANSWER, extensions=BIG), "extensions",
+    ("extensions an int of 5000 digits", lambda: classify(ANSWER, extensions=BIG), "extensions",  # type: ignore[arg-type]
      "an iterable of extension id strings",
      "extensions must be an iterable of extension id strings, not <an integer of about 5000 digits>"),
-    ("request_id nested past the recursion limit", lambda: classify(ANSWER, request_id=NESTED), "request_id",
+    ("request_id nested past the recursion limit", lambda: classify(ANSWER, request_id=NESTED), "request_id",  # type: ignore[arg-type]
      "a string or an integer", f"request_id must be a string, an integer or None, not {CUT}"),
-    ("Limits.max_nodes nested past the recursion limit", lambda: Limits(max_nodes=NESTED), "limits.max_nodes",
+    ("Limits.max_nodes nested past the recursion limit", lambda: Limits(max_nodes=NESTED), "limits.max_nodes",  # type: ignore[arg-type]
      "a positive integer", f"Limits.max_nodes must be a positive integer, not {CUT}"),
 ]
 
