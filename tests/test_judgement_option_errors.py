@@ -231,6 +231,9 @@ ROWS: list[tuple[str, Callable[[], Any], str, str]] = [
      "Observe.attempts", "Observe.attempts must be a positive integer, not 2.0"),
     ("Observe timeout inf", lambda: Observe(read=read, until=yes, timeout=math.inf),
      "Observe.timeout", "Observe.timeout is out of range: inf (it must be a finite number of seconds > 0)"),
+    ("Observe interval an int past the float range", lambda: Observe(read=read, until=yes, interval=10**5000),
+     "Observe.interval", "Observe.interval is out of range: <an integer of about 5000 digits> (it must be a finite "
+     "number of seconds >= 0)"),
     ("Observe backoff below 1", lambda: Observe(read=read, until=yes, backoff=0.5),
      "Observe.backoff", "(it must be a finite number >= 1)"),
     ("settle observe a dict", lambda: anyio.run(lambda: settle(OK, observe={"read": read})),  # type: ignore[arg-type]

@@ -15,7 +15,6 @@ anything but normal_complete. ``evaluate`` is pure; ``settle`` adds the (async) 
 from __future__ import annotations
 
 import inspect
-import math
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -26,7 +25,7 @@ from ..verdict._kind import Kind
 from ..verdict._shown import shown
 from ..verdict._verdict import Verdict
 from ._check import ContentCheck, Expectation, checked, judging_options
-from ._decide import DEFAULT_RETRY, Decision, RetryPolicy, decide
+from ._decide import DEFAULT_RETRY, Decision, RetryPolicy, decide, finite
 from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits
 from ._suspect import DEFAULT_SUSPECTS, Suspect, described
 
@@ -70,7 +69,7 @@ class Observe:
                               f"Observe.attempts must be a positive integer, not {shown(self.attempts)}")
         for name in ("interval", "timeout", "backoff"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not finite(value) \
                     or value < 0 or (name == "timeout" and value == 0) or (name == "backoff" and value < 1):
                 raise OptionError(f"Observe.{name}", _RANGES[name], value,
                                   f"Observe.{name} is out of range: {shown(value)} (it must be {_RANGES[name]})")
