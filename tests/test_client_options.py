@@ -17,6 +17,7 @@ import pytest
 
 from mcp_verdict import Limits
 from mcp_verdict.client import Handlers, VerdictClient
+from mcp_verdict.verdict._shown import shown
 
 SERVER = ["python", "-c", "pass"]  # never started: only the constructor runs
 
@@ -35,6 +36,8 @@ BAD: list[tuple[str, object, str]] = [
     ("timeout", -1.5, "timeout must be a positive finite number of seconds, not -1.5"),
     ("timeout", math.nan, "timeout must be a positive finite number of seconds, not nan"),
     ("connect_timeout", math.inf, "connect_timeout must be a positive finite number of seconds, not inf"),
+    ("timeout", 10**5000, "timeout must be a positive finite number of seconds, not <an integer of about 5000 "
+     "digits>"),  # past the float range (OverflowError before)
     ("task_timeout", None, "task_timeout must be a positive finite number of seconds, not None"),
     ("handlers", "h", "handlers must be a Handlers or None, not 'h'"),
     ("handlers", {}, "handlers must be a Handlers or None, not {}"),
@@ -54,7 +57,7 @@ BAD: list[tuple[str, object, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("option", "value", "message"), BAD, ids=[f"{row[0]}={row[1]!r}" for row in BAD])
+@pytest.mark.parametrize(("option", "value", "message"), BAD, ids=[f"{row[0]}={shown(row[1])}" for row in BAD])
 def test_a_wrong_option_is_refused_when_the_client_is_made(option: str, value: object, message: str) -> None:
     target: dict[str, Any] = {option: value} if option in ("command", "url") else {"command": SERVER, option: value}
     with pytest.raises(ValueError) as caught:

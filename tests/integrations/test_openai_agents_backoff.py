@@ -21,6 +21,7 @@ import pytest
 
 from mcp_verdict import Action, RetryPolicy, decide
 from mcp_verdict.integrations.openai_agents import AgentsVerdictError, StrictMCPServerStdio
+from mcp_verdict.verdict._shown import shown
 
 from .crafted_answers import command
 
@@ -87,6 +88,8 @@ def test_the_wait_before_each_retry_is_the_users(base: float, cap: float | None,
 
 BAD: list[tuple[str, object, str]] = [
     ("retry_backoff_seconds_base", -1, "retry_backoff_seconds_base must be a finite number of seconds >= 0, not -1"),
+    ("retry_backoff_seconds_base", 10**5000, "retry_backoff_seconds_base must be a finite number of seconds >= 0, "
+     "not <an integer of about 5000 digits>"),  # past the float range (OverflowError before)
     ("retry_backoff_seconds_base", float("inf"),
      "retry_backoff_seconds_base must be a finite number of seconds >= 0, not inf"),
     ("retry_backoff_seconds_base", float("nan"),
@@ -98,7 +101,7 @@ BAD: list[tuple[str, object, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "value", "message"), BAD)
+@pytest.mark.parametrize(("name", "value", "message"), BAD, ids=[f"{row[0]}={shown(row[1])}" for row in BAD])
 def test_a_bad_backoff_set_later_is_refused(name: str, value: object, message: str) -> None:
     server = StrictMCPServerStdio({"command": sys.executable, "args": ["-c", "pass"]})
     with pytest.raises(ValueError) as caught:

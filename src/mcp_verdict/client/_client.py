@@ -27,7 +27,6 @@ client, so every frame between a call's start and end belongs to it.
 from __future__ import annotations
 
 import functools
-import math
 import numbers
 import os
 import time
@@ -45,6 +44,7 @@ from pydantic import ConfigDict, ValidationError
 
 from .. import __version__
 from ..judgement._check import Expectation
+from ..judgement._decide import finite
 from ..judgement._outcome import Observe, Outcome, run_observation, settle
 from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify, classify_options
 from ..verdict._findings import Finding, finding, refused, refuses
@@ -933,7 +933,7 @@ def _check_options(*, command: object, url: object, env: object, cwd: object, he
     for name, seconds in (("timeout", timeout), ("connect_timeout", connect_timeout), ("task_timeout", task_timeout)):
         if name == "connect_timeout" and seconds is None:
             continue
-        if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) or not math.isfinite(seconds) \
+        if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) or not finite(seconds) \
                 or seconds <= 0:
             raise ValueError(f"{name} must be a positive finite number of seconds, not {shown(seconds)}")
     if not isinstance(client_info, tuple) or len(client_info) != 2 or not all(isinstance(p, str) for p in client_info):

@@ -34,7 +34,6 @@ from .._extras import require
 
 require("openai-agents", "mcp_verdict.integrations.openai_agents")
 
-import math  # noqa: E402 - after the extra is checked
 import sys  # noqa: E402
 from collections.abc import Mapping, Sequence  # noqa: E402
 from contextvars import ContextVar  # noqa: E402
@@ -45,10 +44,11 @@ from agents.mcp import MCPServerStdio, MCPServerStreamableHttp  # noqa: E402
 from agents.tool import default_tool_error_function  # noqa: E402
 
 from ..judgement._check import Expectation  # noqa: E402
-from ..judgement._decide import Action, Decision, RetryPolicy  # noqa: E402
+from ..judgement._decide import Action, Decision, RetryPolicy, finite  # noqa: E402
 from ..judgement._outcome import Outcome  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ..verdict._kind import Kind  # noqa: E402
+from ..verdict._shown import shown  # noqa: E402
 from ._policy import model_message, run_judged  # noqa: E402
 
 __all__ = ["AgentsVerdictError", "StrictMCPServerStdio", "StrictMCPServerStreamableHttp", "verdict_error_message"]
@@ -169,8 +169,8 @@ class _Strict:
 def _seconds(name: str, value: object) -> float:
     """A number of seconds a strict server waits: finite and >= 0, or a ValueError naming it (the
     stock servers take a negative base and sleep no time, or an infinite one and never wake)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be a finite number of seconds >= 0, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not finite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number of seconds >= 0, not {shown(value)}")
     return float(value)
 
 

@@ -19,7 +19,7 @@ import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, SupportsFloat
 
 from ..verdict._classify import OptionError
 from ..verdict._findings import refusal
@@ -87,7 +87,7 @@ class RetryPolicy:
                                   f"RetryPolicy.{name} must be a finite number of seconds >= 0, not {shown(value)}")
 
 
-def finite(value: float) -> bool:
+def finite(value: SupportsFloat) -> bool:
     """A number a float holds and that is finite (an int past the float range is not: the
     delays are slept as floats)."""
     try:
