@@ -84,3 +84,29 @@ def test_a_wrong_judging_option_is_refused_before_the_call(case: str, given: dic
     assert (error.option, str(error)) == (option, message)
     assert received == ""  # the server never received the call
     assert (action, counted) == ("accept", "tool\n")
+
+
+VERSIONS = "2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28"
+# VerdictTap's own options (the defaults of every judgement) → the OptionError's option and message
+# (by hand). Before, the tap took them as given and the first answer judged raised the
+# OptionError from inside the transport's read of that answer (trusted_server, limits,
+# absent_result_type), or nothing checked them at all (log_payloads, name).
+WRONG_TAP: list[tuple[str, dict[str, Any], str, str]] = [
+    ("trusted_server a string", {"trusted_server": "yes"}, "trusted_server",
+     "trusted_server must be True or False, not 'yes'"),
+    ("limits a number", {"limits": 5}, "limits", "limits must be a Limits, not 5"),
+    ("absent_result_type unknown", {"absent_result_type": "maybe"}, "absent_result_type",
+     "absent_result_type must be \"invalid\" or \"complete\", not 'maybe'"),
+    ("default_version unknown", {"default_version": "1999-01-01"}, "default_version",
+     f"default_version must be one of {VERSIONS}, not '1999-01-01'"),
+    ("log_payloads None", {"log_payloads": None}, "log_payloads", "log_payloads must be True or False, not None"),
+    ("name a number", {"name": 5}, "name", "name must be a string, not 5"),
+]
+
+
+@pytest.mark.parametrize(("case", "given", "option", "message"), WRONG_TAP, ids=[row[0] for row in WRONG_TAP])
+def test_a_wrong_tap_option_is_refused_when_the_tap_is_made(case: str, given: dict[str, Any], option: str,
+                                                              message: str) -> None:
+    with pytest.raises(OptionError) as caught:
+        VerdictTap(**given)
+    assert (caught.value.option, str(caught.value)) == (option, message)

@@ -18,7 +18,7 @@ from typing import Any
 from ._auditor import Auditor
 from ._formats import FORMATS, detect
 from ._rows import CATEGORIES, FIDELITY, CallRow, Entry, FindingRow, Problem, RoundRow
-from ._run import AuditError, Input, Totals, audit, audit_files, plan
+from ._run import MAX_JOBS, AuditError, Input, Totals, audit, audit_files, plan
 
 LAYER_CONTRACT = {
     "layers": ("verdict", "judgement", "frames", "demo"),
@@ -46,6 +46,7 @@ __all__ = [  # noqa: RUF022 - the core names, then the Arrow names (loaded lazil
     "CATEGORIES",
     "FIDELITY",
     "FORMATS",
+    "MAX_JOBS",
     "AuditError",
     "Auditor",
     "CallRow",

@@ -38,6 +38,8 @@ from typing import IO, Any, Final, cast
 import msgspec
 
 from ..frames import FrameRecord, LogProblem, decode
+from ..verdict._classify import OptionError
+from ..verdict._shown import shown
 from ._auditor import END_OF_INPUT, Auditor, Held
 from ._formats import FIDELITY_OF, Format, detect, feed_framelog, feed_jsonrpc, feed_record, read_framelog
 from ._otlp import OtlpReader
@@ -230,6 +232,9 @@ def plan(paths: Sequence[str], format: str = "auto") -> list[Input]:
     when it is alone), with a ``note`` saying so; the audit then counts its blank lines or
     reports it unreadable, and the other inputs are audited. A file whose first line is of no
     known format stops the plan: it was named by mistake, or needs ``format``."""
+    if format != "auto" and format not in FIDELITY_OF:
+        expected = f"auto or one of {', '.join(FIDELITY_OF)}"
+        raise OptionError("format", expected, format, f"format must be {expected}, not {shown(format)}")
     families: dict[str, list[tuple[int, str]]] = {}
     names = set(paths)
     for path in paths:
@@ -764,10 +769,33 @@ def _processes(inputs: Sequence[Input], totals: Totals, jobs: int, trusted_serve
             go.close()
 
 
+MAX_JOBS: Final = 64
+"""The most processes one audit runs (``jobs``; the CLI's ``--jobs`` too)."""
+
+
+def _check_options(jobs: object, trusted_server: object) -> None:
+    """``jobs`` and ``trusted_server`` as given by the caller: an ``OptionError`` for a wrong one,
+    before any work."""
+    if type(jobs) is not int or not 1 <= jobs <= MAX_JOBS:
+        raise OptionError("jobs", f"an integer from 1 to {MAX_JOBS}", jobs,
+                          f"jobs must be an integer from 1 to {MAX_JOBS}, not {shown(jobs)}")
+    if trusted_server is not True and trusted_server is not False:
+        raise OptionError("trusted_server", "True or False", trusted_server,
+                          f"trusted_server must be True or False, not {shown(trusted_server)}")
+
+
 def audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, trusted_server: bool = False,
           progress: Callable[[int], None] | None = None) -> Iterator[Entry]:
     """Every entry of the inputs, in a stable order (the same for any ``jobs``); ``totals`` is
-    filled in as the lines are read (complete once the iterator is exhausted)."""
+    filled in as the lines are read (complete once the iterator is exhausted). A wrong ``jobs``
+    (an integer from 1 to :data:`MAX_JOBS`) or ``trusted_server`` is an ``OptionError`` here,
+    before the first entry is asked for."""
+    _check_options(jobs, trusted_server)
+    return _entries(inputs, totals, jobs, trusted_server, progress)
+
+
+def _entries(inputs: Sequence[Input], totals: Totals, jobs: int, trusted_server: bool,
+             progress: Callable[[int], None] | None) -> Iterator[Entry]:
     if jobs <= 1:
         yield from _audit(inputs, totals, trusted_server=trusted_server, progress=progress)
         return
@@ -776,7 +804,9 @@ def audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, trusted_ser
 
 def audit_files(paths: Iterable[str], *, format: str = "auto", jobs: int = 1,
                 trusted_server: bool = False) -> tuple[list[Input], Totals, Iterator[Entry]]:
-    """Plan and audit files: (the inputs, the totals filled in as the entries are read, the entries)."""
+    """Plan and audit files: (the inputs, the totals filled in as the entries are read, the entries).
+    A wrong ``format``, ``jobs`` or ``trusted_server`` is an ``OptionError`` before any file is read."""
+    _check_options(jobs, trusted_server)
     inputs = plan(list(paths), format)
     totals = Totals()
     return inputs, totals, audit(inputs, totals, jobs=jobs, trusted_server=trusted_server)

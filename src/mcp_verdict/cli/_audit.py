@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
 from rich.table import Table
 
-from ..audit import FORMATS, AuditError, CallRow, Problem, Totals, plan
+from ..audit import FORMATS, MAX_JOBS, AuditError, CallRow, Problem, Totals, plan
 from ..audit._rows import FIDELITY
 from ..audit._run import audit, shown_path
 from ..audit._summary import Summary
@@ -49,7 +49,7 @@ _KIND_STYLE: Final = {"normal_complete": "green", "tool_error": "yellow", "input
               help="Write one row per call to this Parquet file.")
 @click.option("--html", "html", type=click.Path(dir_okay=False),
               help="Write the report as one self-contained HTML page.")
-@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Processes to audit with.")
+@click.option("--jobs", type=click.IntRange(1, MAX_JOBS), default=1, show_default=True, help="Processes to audit with.")
 @click.option("--trusted", is_flag=True, help="Trust the servers' tool annotations (read-only, idempotent).")
 def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: str | None, html: str | None,
                   jobs: int, trusted: bool) -> None:

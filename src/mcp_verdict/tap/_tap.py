@@ -67,6 +67,7 @@ from ..verdict._classify import (
     DEFAULT_LIMITS,
     AbsentResultType,
     Limits,
+    OptionError,
     OptionsMemo,
     check_option,
     classify,
@@ -77,7 +78,7 @@ from ..verdict._findings import finding, refused, refuses
 from ..verdict._kind import Kind
 from ..verdict._shown import shown
 from ..verdict._verdict import Verdict, make_verdict
-from ..verdict._versions import LATEST_VERSION
+from ..verdict._versions import LATEST_VERSION, VERSIONS
 from ._error import VerdictError, local_verdict
 from ._sdk import request_of, session_of, write_stream_of
 
@@ -349,6 +350,22 @@ class VerdictTap:
                  log_payloads: bool = True, default_version: str = LATEST_VERSION,
                  trusted_server: bool = False, limits: Limits = DEFAULT_LIMITS,
                  absent_result_type: AbsentResultType = "invalid", name: str = "tap") -> None:
+        # the defaults of every judgement, checked here (an OptionError before any connection),
+        # not by the first answer judged, inside a transport's read loop
+        if trusted_server is not True and trusted_server is not False:
+            raise OptionError("trusted_server", "True or False", trusted_server,
+                              f"trusted_server must be True or False, not {shown(trusted_server)}")
+        if log_payloads is not True and log_payloads is not False:
+            raise OptionError("log_payloads", "True or False", log_payloads,
+                              f"log_payloads must be True or False, not {shown(log_payloads)}")
+        check_option("limits", limits)
+        check_option("absent_result_type", absent_result_type)
+        if not isinstance(default_version, str) or default_version not in VERSIONS:
+            expected = f"one of {', '.join(VERSIONS)}"
+            raise OptionError("default_version", expected, default_version,
+                              f"default_version must be {expected}, not {shown(default_version)}")
+        if not isinstance(name, str):
+            raise OptionError("name", "a string", name, f"name must be a string, not {shown(name)}")
         self.tracker = Tracker(default_version=default_version)
         self._options = OptionsMemo()  # classify's options per request context, checked once (of)
         self.default_version = default_version
