@@ -21,18 +21,23 @@ after the retries is never ``retry``.
 
 from __future__ import annotations
 
+import os
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
 import anyio
 
+from ..judgement._check import _prepared
 from ..judgement._decide import Action, Decision, RetryPolicy
 from ..judgement._outcome import Outcome
+from ..judgement._schema import DEFAULT_SCHEMA_LIMITS
 from ..tap._error import describe
 from ..tap._tap import Judged, VerdictTap
+from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
 from ..verdict._peer_text import neutral
+from ..verdict._shown import shown
 
 _RUN_AGAIN: Final = frozenset({Action.RETRY, Action.FIX_REQUEST, Action.RETURN_TO_MODEL})
 _JUDGED: Final[weakref.WeakKeyDictionary[BaseException, Outcome]] = weakref.WeakKeyDictionary()
@@ -117,6 +122,64 @@ def retry_policy(value: object) -> RetryPolicy:
     """An adapter's ``retry`` option, or a ValueError naming it."""
     if not isinstance(value, RetryPolicy):
         raise ValueError(f"retry must be a RetryPolicy (mcp_verdict.RetryPolicy), not {type(value).__name__}")
+    return value
+
+
+def refuse(option: str, expected: str, value: object) -> OptionError:
+    """The OptionError of an adapter's wrong option, its value written bounded (``shown``)."""
+    return OptionError(option, expected, value, f"{option} must be {expected}, not {shown(value)}")
+
+
+def checked_tap(value: object) -> VerdictTap | None:
+    """An adapter's ``tap`` option (a VerdictTap, or None for one of its own), or an OptionError."""
+    if value is not None and not isinstance(value, VerdictTap):
+        raise refuse("tap", "a VerdictTap or None", value)
+    return value
+
+
+def judge_options(trusted_server: object, expect: object) -> dict[str, Any]:
+    """An adapter's ``trusted_server`` and ``expect``, checked when the adapter is made (each
+    expectation as the judgement checks it: a JSON Schema that can be used, a pydantic model...),
+    not by the first call judged: an OptionError naming the wrong one."""
+    if trusted_server is not True and trusted_server is not False:
+        raise refuse("trusted_server", "True or False", trusted_server)
+    if expect is not None:
+        _prepared(expect, DEFAULT_SCHEMA_LIMITS)
+    return {"trusted_server": trusted_server, "expect": expect}
+
+
+def one_of(option: str, value: object, choices: tuple[str, ...]) -> Any:
+    """``value`` if it is one of ``choices`` (strings), or an OptionError naming ``option``."""
+    if type(value) is not str or value not in choices:
+        expected = " or ".join(repr(choice) for choice in choices)
+        raise OptionError(option, expected, value, f"{option} is {expected}, not {shown(value)}")
+    return value
+
+
+def strings(option: str, value: object, *, paths: bool = False) -> list[Any]:
+    """A list or tuple of strings (or path-like values, with ``paths``) as a list, or an
+    OptionError naming ``option`` or its wrong member (``args[2]``): a string is no list of
+    arguments, and no other iterable is read (one may never end)."""
+    if not isinstance(value, (list, tuple)):
+        raise refuse(option, "a list or tuple of strings", value)
+    for index, item in enumerate(value):
+        if not (isinstance(item, str) or (paths and isinstance(item, os.PathLike))):
+            raise refuse(f"{option}[{index}]", "a string", item)
+    return list(value)
+
+
+def text_mapping(option: str, value: object) -> Mapping[str, str] | None:
+    """None, or a mapping of strings to strings (an environment, HTTP headers), or an
+    OptionError naming ``option`` or its wrong member."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise refuse(option, "a mapping of strings to strings or None", value)
+    for key, item in value.items():
+        if not isinstance(key, str):
+            raise refuse(f"{option} key", "a string", key)
+        if not isinstance(item, str):
+            raise refuse(f"{option}[{shown(key, 40)}]", "a string", item)
     return value
 
 

@@ -37,6 +37,7 @@ require("fastmcp", "mcp_verdict.integrations.fastmcp")
 
 import contextlib  # noqa: E402 - after the extra is checked
 import dataclasses  # noqa: E402
+import os  # noqa: E402
 from collections.abc import AsyncIterator, Mapping, Sequence  # noqa: E402
 from typing import Any, Final  # noqa: E402
 
@@ -50,7 +51,19 @@ from ..judgement._check import Expectation  # noqa: E402
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ..tap._tap import WriteProxy  # noqa: E402
-from ._policy import refusal, refused, remember, retry_policy, run_judged  # noqa: E402
+from ..verdict._shown import shown  # noqa: E402
+from ._policy import (  # noqa: E402
+    checked_tap,
+    judge_options,
+    refusal,
+    refuse,
+    refused,
+    remember,
+    retry_policy,
+    run_judged,
+    strings,
+    text_mapping,
+)
 
 __all__ = ["UPSTREAM_REFUSED", "StrictTransport", "VerdictMiddleware"]
 
@@ -88,6 +101,14 @@ def _strict_session(base: type[Any], tap: VerdictTap, conn: dict[str, str], judg
     return StrictSession
 
 
+def _given(value: object) -> bool:
+    """Whether an option of the other kind of target was given: not None, nor empty (as its
+    default is); read without calling the value's own ``__bool__`` or ``__len__``."""
+    if value is None:
+        return False
+    return not (type(value) in (str, list, tuple, dict) and not value)
+
+
 class StrictTransport(ClientTransport):
     """A FastMCP client transport whose calls are judged (see the module docstring).
 
@@ -106,26 +127,39 @@ class StrictTransport(ClientTransport):
                  tap: VerdictTap | None = None, trusted_server: bool = False,
                  expect: Expectation | Sequence[Expectation] | None = None,
                  retry: RetryPolicy = DEFAULT_RETRY) -> None:
+        # every option checked here, before any connection (an OptionError naming it), never by
+        # the first call judged or inside the transport
         self.retry = retry_policy(retry)
-        self.tap = tap if tap is not None else VerdictTap(name="fastmcp")
-        self._judge = {"trusted_server": trusted_server, "expect": expect}
+        chosen = checked_tap(tap)
+        self._judge = judge_options(trusted_server, expect)
         self.url: str | None = None
         self.command: list[str] = []
         if isinstance(target, str) and target[:8].lower().startswith(("http://", "https://")):  # schemes: any case
             scheme, rest = target.split(":", 1)
             self.url = f"{scheme.lower()}:{rest}"  # FastMCP's HTTP transport reads the scheme in lower case
-            stdio = [name for name, value in (("args", args), ("env", env), ("cwd", cwd)) if value]
+            stdio = [name for name, value in (("args", args), ("env", env), ("cwd", cwd)) if _given(value)]
             if stdio:
-                raise ValueError(f"{', '.join(stdio)} are for a command; {target} is a URL")
+                shown_url = target if len(target) <= 200 else shown(target, 200)
+                raise ValueError(f"{', '.join(stdio)} are for a command; {shown_url} is a URL")
+            self._headers = dict(text_mapping("headers", headers) or {})
         else:
-            http = [name for name, value in (("headers", headers), ("auth", auth)) if value]
+            http = [name for name, value in (("headers", headers), ("auth", auth)) if _given(value)]
             if http:
                 raise ValueError(f"{', '.join(http)} are for a URL; the target is a command")
-            self.command = [target, *args] if isinstance(target, str) else [*target, *args]
+            if not isinstance(target, str) and not isinstance(target, (list, tuple)):
+                raise refuse("target", "an http(s):// URL or a command (a string, or a list or tuple of strings)",
+                             target)
+            self.command = [target, *strings("args", args, paths=True)] if isinstance(target, str) \
+                else [*strings("target", target, paths=True), *strings("args", args, paths=True)]
             if not self.command:
                 raise ValueError("the server command is empty")
+            text_mapping("env", env)
+            if cwd is not None and not isinstance(cwd, (str, os.PathLike)):
+                raise refuse("cwd", "a path (a string or path-like) or None", cwd)
+            self._headers = {}
+        self.tap = chosen if chosen is not None else VerdictTap(name="fastmcp")
         self._env, self._cwd = env, cwd
-        self._headers, self._auth = dict(headers or {}), auth
+        self._auth = auth
 
     @contextlib.asynccontextmanager
     async def connect_session(self, *, transport_options: TransportOptions | None = None,

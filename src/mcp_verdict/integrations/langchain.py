@@ -42,7 +42,18 @@ from typing import Any, Literal  # noqa: E402
 from ..judgement._check import Expectation  # noqa: E402
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
-from ._policy import model_message, refusal, refused, retry_policy, run_judged  # noqa: E402
+from ._policy import (  # noqa: E402
+    judge_options,
+    model_message,
+    one_of,
+    refusal,
+    refuse,
+    refused,
+    retry_policy,
+    run_judged,
+    strings,
+    text_mapping,
+)
 
 __all__ = ["VerdictInterceptor", "connection", "stdio_session"]
 
@@ -59,12 +70,10 @@ class VerdictInterceptor:
     def __init__(self, tap: VerdictTap, *, trusted_server: bool = False,
                  expect: Expectation | Sequence[Expectation] | None = None,
                  on_unclassified: Literal["error", "raise"] = "error", retry: RetryPolicy = DEFAULT_RETRY) -> None:
-        if on_unclassified not in ("error", "raise"):
-            raise ValueError(f"on_unclassified is 'error' or 'raise', not {on_unclassified!r}")
+        self.on_unclassified = one_of("on_unclassified", on_unclassified, ("error", "raise"))
         self.retry = retry_policy(retry)
-        self.tap = tap
-        self.on_unclassified = on_unclassified
-        self._judge = {"trusted_server": trusted_server, "expect": expect}
+        self.tap = _tap(tap)
+        self._judge = judge_options(trusted_server, expect)
         types = importlib.import_module("mcp.types")
         self._result, self._text = types.CallToolResult, types.TextContent
 
@@ -81,8 +90,17 @@ class VerdictInterceptor:
         return result
 
 
+def _tap(tap: object) -> VerdictTap:
+    if not isinstance(tap, VerdictTap):
+        raise refuse("tap", "a VerdictTap", tap)
+    return tap
+
+
 def connection(tap: VerdictTap, url: str, **options: Any) -> dict[str, Any]:
     """A ``streamable_http`` connection for ``MultiServerMCPClient`` recorded by ``tap``."""
+    _tap(tap)
+    if not isinstance(url, str):
+        raise refuse("url", "a string (the server's http(s):// URL)", url)
     return {"transport": "streamable_http", "url": url, **options, "httpx_client_factory": tap.httpx_client_factory}
 
 
@@ -90,8 +108,13 @@ def connection(tap: VerdictTap, url: str, **options: Any) -> dict[str, Any]:
 async def stdio_session(tap: VerdictTap, command: str, args: Sequence[str] = (), env: Mapping[str, str] | None = None,
                         *, cwd: str | None = None, **session_kwargs: Any) -> AsyncIterator[Any]:
     """An initialized ``ClientSession`` over the tap's stdio transport (for ``load_mcp_tools``)."""
+    _tap(tap)
+    if not isinstance(command, str):
+        raise refuse("command", "a string", command)
+    arguments = strings("args", args, paths=True)
+    text_mapping("env", env)
     session_class = importlib.import_module("mcp").ClientSession
-    async with tap.stdio_transport(command, args, env, cwd=cwd) as (read_stream, write_stream), \
+    async with tap.stdio_transport(command, arguments, env, cwd=cwd) as (read_stream, write_stream), \
             session_class(read_stream, write_stream, **session_kwargs) as session:
         await session.initialize()
         yield session

@@ -47,9 +47,10 @@ from ..judgement._check import Expectation  # noqa: E402
 from ..judgement._decide import Action, Decision, RetryPolicy, finite  # noqa: E402
 from ..judgement._outcome import Outcome  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
+from ..verdict._classify import OptionError  # noqa: E402
 from ..verdict._kind import Kind  # noqa: E402
 from ..verdict._shown import shown  # noqa: E402
-from ._policy import model_message, run_judged  # noqa: E402
+from ._policy import checked_tap, judge_options, model_message, refuse, run_judged  # noqa: E402
 
 __all__ = ["AgentsVerdictError", "StrictMCPServerStdio", "StrictMCPServerStreamableHttp", "verdict_error_message"]
 
@@ -101,7 +102,7 @@ class _Strict:
             raise ValueError("max_retry_attempts=-1 (retry forever) is not allowed on a strict server: give the "
                              "most times a call may run again")
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"max_retry_attempts must be a whole number of retries >= 0, not {value!r}")
+            raise ValueError(f"max_retry_attempts must be a whole number of retries >= 0, not {shown(value)}")
         self._retries = value
 
     @property
@@ -131,11 +132,10 @@ class _Strict:
         cap = self._cap if self._cap is not None else sys.float_info.max
         return RetryPolicy(max_attempts=self._retries + 1, base_delay=self._base, max_delay=cap)
 
-    def _setup(self, tap: VerdictTap | None, trusted_server: bool,
-               expect: Expectation | Sequence[Expectation] | None) -> None:
+    def _setup(self, tap: VerdictTap | None, judge: Mapping[str, Any]) -> None:
         self.tap = tap if tap is not None else VerdictTap(name="agents")
-        self._trusted = trusted_server
-        self._expect = expect
+        self._trusted = judge["trusted_server"]
+        self._expect = judge["expect"]
         self.outcomes = []
 
     async def call_tool(self, tool_name: str, arguments: dict[str, Any] | None,
@@ -178,16 +178,32 @@ def _failure_function(options: dict[str, Any]) -> None:
     options.setdefault("failure_error_function", verdict_error_message)
 
 
+def _checked(params: object, needed: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """A strict server's ``params`` (a mapping holding ``needed``) as a dict, and the retry
+    settings the Agents SDK checks with a TypeError of its own: an OptionError or a ValueError
+    naming the option, before the stock server is made."""
+    if not isinstance(params, Mapping):
+        raise refuse("params", f"a mapping of the server's parameters (with {needed!r})", params)
+    if needed not in params:
+        raise OptionError(f"params.{needed}", "given", params, f"params must give {needed!r}")
+    cap = options.get("retry_backoff_seconds_max")
+    if cap is not None:
+        _seconds("retry_backoff_seconds_max", cap)
+    return dict(params)
+
+
 class StrictMCPServerStdio(_Strict, MCPServerStdio):
     """``MCPServerStdio`` whose calls are judged (see the module docstring)."""
 
     def __init__(self, params: Mapping[str, Any], *args: Any, tap: VerdictTap | None = None,
                  trusted_server: bool = False, expect: Expectation | Sequence[Expectation] | None = None,
                  **options: Any) -> None:
+        given = _checked(params, "command", options)
+        chosen, judge = checked_tap(tap), judge_options(trusted_server, expect)
         _failure_function(options)
-        super().__init__(dict(params), *args, **options)  # type: ignore[arg-type]
-        self._setup(tap, trusted_server, expect)
-        self._stdio = dict(params)
+        super().__init__(given, *args, **options)  # type: ignore[arg-type]
+        self._setup(chosen, judge)
+        self._stdio = given
 
     def create_streams(self) -> Any:
         params = self._stdio
@@ -201,8 +217,10 @@ class StrictMCPServerStreamableHttp(_Strict, MCPServerStreamableHttp):
     def __init__(self, params: Mapping[str, Any], *args: Any, tap: VerdictTap | None = None,
                  trusted_server: bool = False, expect: Expectation | Sequence[Expectation] | None = None,
                  **options: Any) -> None:
+        given = _checked(params, "url", options)
+        own, judge = checked_tap(tap), judge_options(trusted_server, expect)
         _failure_function(options)
-        chosen = tap if tap is not None else VerdictTap(name="agents")
-        merged: Any = {**dict(params), "httpx_client_factory": chosen.httpx_client_factory}
+        chosen = own if own is not None else VerdictTap(name="agents")
+        merged: Any = {**given, "httpx_client_factory": chosen.httpx_client_factory}
         super().__init__(merged, *args, **options)
-        self._setup(chosen, trusted_server, expect)
+        self._setup(chosen, judge)

@@ -38,8 +38,10 @@ from ..judgement._decide import Action
 from ..judgement._outcome import Outcome
 from ..tap._error import describe
 from ..tap._tap import TapCall, VerdictTap
+from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
 from ..verdict._peer_text import cut
+from ..verdict._shown import shown
 from ..verdict._verdict import Verdict
 
 ATTRIBUTES: Final = ("mcp.method.name", "gen_ai.tool.name", "jsonrpc.request.id", "mcp.protocol.version",
@@ -51,15 +53,38 @@ DESCRIPTION_LIMIT: Final = 1024
 """The span status description's length bound (characters), before the count of the whole."""
 
 
+def _refuse(option: str, expected: str, value: object) -> OptionError:
+    return OptionError(option, expected, value, f"{option} must be {expected}, not {shown(value)}")
+
+
+_ACTIONS: Final = {action.value: action for action in Action}
+
+
+def _action(action: object) -> Action:
+    """An ``action`` argument (an Action or its value), or an OptionError naming it."""
+    if isinstance(action, Action):
+        return action
+    if type(action) is str and action in _ACTIONS:
+        return _ACTIONS[action]
+    raise _refuse("action", f"an Action or one of {', '.join(_ACTIONS)}", action)
+
+
+def _checked(option: str, value: object, kind: type, expected: str) -> None:
+    if not isinstance(value, kind):
+        raise _refuse(option, expected, value)
+
+
 def error_type(outcome: Outcome) -> str | None:
     """``error.type`` for an outcome (None for an accepted call); see the module's table."""
+    _checked("outcome", outcome, Outcome, "an Outcome")
     return verdict_error_type(outcome.verdict, outcome.decision.action)
 
 
 def verdict_error_type(verdict: Verdict, action: Action | str) -> str | None:
     """``error.type`` for a verdict and the action decided on it (None when the action is
     ``accept``); see the module's table."""
-    if Action(action) is Action.ACCEPT:
+    _checked("verdict", verdict, Verdict, "a Verdict")
+    if _action(action) is Action.ACCEPT:
         return None
     if verdict.kind is Kind.PROTOCOL_ERROR:
         return str(verdict.error_code)
@@ -70,6 +95,9 @@ def verdict_error_type(verdict: Verdict, action: Action | str) -> str | None:
 
 def verdict_attributes(verdict: Verdict, action: Action | str, stage: str | None = None) -> dict[str, Any]:
     """mcp-verdict's own attributes of a judged call, and ``error.type`` where it is one."""
+    _checked("verdict", verdict, Verdict, "a Verdict")
+    if stage is not None and not isinstance(stage, str):
+        raise _refuse("stage", "a string or None", stage)
     codes = [f.code for f in verdict.findings]
     attributes: dict[str, Any] = {"mcp_verdict.kind": verdict.kind.value, "mcp_verdict.decision": Action(action).value,
                                   "mcp_verdict.findings": list(dict.fromkeys(codes)) if len(codes) > 1 else codes}
@@ -87,6 +115,12 @@ def record(outcome: Outcome, *, span: Span | None = None, tool: str | None = Non
            tracer_provider: Any = None) -> Span:
     """Set the verdict's attributes and status on ``span`` (default: the current span); when it is
     not recording, on a new client span ``tools/call {tool}``, ended at once. Returns the span."""
+    _checked("outcome", outcome, Outcome, "an Outcome")
+    if span is not None and not isinstance(span, Span):
+        raise _refuse("span", "an OpenTelemetry Span or None", span)
+    if tool is not None and not isinstance(tool, str):
+        raise _refuse("tool", "a string or None", tool)
+    _provider(tracer_provider)
     target = span if span is not None else trace.get_current_span()
     if target.is_recording():
         _apply(target, outcome, tool, request_id)
@@ -138,10 +172,19 @@ class _Observer:
             _own_span(call.outcome, call.name, call.request_id, self._provider)
 
 
+def _provider(value: object) -> None:
+    """A ``tracer_provider`` option: None (the global one) or an OpenTelemetry TracerProvider,
+    checked when it is given, not when the first span is made (inside a transport's read)."""
+    if value is not None and not isinstance(value, trace.TracerProvider):
+        raise _refuse("tracer_provider", "an OpenTelemetry TracerProvider or None", value)
+
+
 def instrument(tap: VerdictTap, *, tracer_provider: Any = None) -> VerdictTap:
     """Record every call ``tap`` judges: on the span open when its request was written (the SDK's
     ``MCP send tools/call`` span, FastMCP's ``tools/call`` span), while it is still open when the
     answer arrives; else on a span of its own. Returns the tap."""
+    _checked("tap", tap, VerdictTap, "a VerdictTap")
+    _provider(tracer_provider)
     if not any(isinstance(o, _Observer) for o in tap.observers):
         tap.observers.append(_Observer(tracer_provider))
     return tap
