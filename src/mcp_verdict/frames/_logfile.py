@@ -13,9 +13,23 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import IO
+from typing import IO, Final
 
+from ..verdict._classify import OptionError
+from ..verdict._shown import shown
 from ._log import FrameRecord, encode, redact
+
+MAX_BACKUPS: Final = 1000
+"""The most rotated files kept (``NAME.1``...): each rotation renames every one of them."""
+
+
+def _refuse(option: str, expected: str, value: object) -> OptionError:
+    return OptionError(option, expected, value, f"{option} must be {expected}, not {shown(value)}")
+
+
+def _flag(option: str, value: object) -> None:
+    if value is not True and value is not False:
+        raise _refuse(option, "True or False", value)
 
 
 class RotatingLines:
@@ -26,10 +40,14 @@ class RotatingLines:
 
     def __init__(self, path: str | os.PathLike[str], *, max_bytes: int = 64 * 1024 * 1024, backups: int = 3,
                  flush_each: bool = True) -> None:
-        if max_bytes < 1024:
-            raise ValueError("max_bytes must be at least 1024")
-        if backups < 0:
-            raise ValueError("backups must be 0 or more")
+        # checked before the file is opened: an OptionError naming the option
+        if not isinstance(path, (str, os.PathLike)):
+            raise _refuse("path", "a path (a string or path-like)", path)
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1024:
+            raise _refuse("max_bytes", "an integer of at least 1024", max_bytes)
+        if isinstance(backups, bool) or not isinstance(backups, int) or not 0 <= backups <= MAX_BACKUPS:
+            raise _refuse("backups", f"an integer from 0 to {MAX_BACKUPS}", backups)
+        _flag("flush_each", flush_each)
         self.path = Path(path)
         self.max_bytes = max_bytes
         self.backups = backups
@@ -41,6 +59,8 @@ class RotatingLines:
 
     def write_line(self, line: bytes) -> None:
         """Write one line (``line`` ends with its LF)."""
+        if not isinstance(line, bytes):
+            raise _refuse("line", "bytes", line)
         with self._lock:
             if self._file is None:
                 raise ValueError(f"{self.path} is closed")
@@ -95,10 +115,13 @@ class FrameLogWriter(RotatingLines):
 
     def __init__(self, path: str | os.PathLike[str], *, max_bytes: int = 64 * 1024 * 1024, backups: int = 3,
                  payloads: bool = True, flush_each: bool = True) -> None:
+        _flag("payloads", payloads)
         super().__init__(path, max_bytes=max_bytes, backups=backups, flush_each=flush_each)
         self.payloads = payloads
 
     def write(self, record: FrameRecord) -> None:
+        if not isinstance(record, FrameRecord):
+            raise _refuse("record", "a FrameRecord", record)
         try:
             self.write_line(encode(record if self.payloads else redact(record)))
         except ValueError as exc:
