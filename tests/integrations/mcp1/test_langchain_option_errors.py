@@ -1,0 +1,44 @@
+"""A wrong option of the langchain-mcp-adapters adapter is an ``OptionError`` when the
+interceptor or the connection is made, its value written bounded. Before, ``tap``,
+``trusted_server`` and ``expect`` were kept as given (the first call judged failed, or an
+``AttributeError`` came out of it), and ``on_unclassified`` was written with ``repr`` (a list
+nested deep raised ``RecursionError``). The real adapters (mcp 1.x); the messages by hand."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from mcp_verdict import OptionError, VerdictTap
+from mcp_verdict.integrations.langchain import VerdictInterceptor, connection
+
+
+def _deep(levels: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+WRONG: list[tuple[str, Callable[[], Any], str, str]] = [
+    ("VerdictInterceptor: tap a string", lambda: VerdictInterceptor("tap"), "tap",  # type: ignore[arg-type]
+     "tap must be a VerdictTap, not 'tap'"),
+    ("VerdictInterceptor: trusted_server a string", lambda: VerdictInterceptor(VerdictTap(), trusted_server="y"),  # type: ignore[arg-type]
+     "trusted_server", "trusted_server must be True or False, not 'y'"),
+    ("VerdictInterceptor: on_unclassified nested deep",
+     lambda: VerdictInterceptor(VerdictTap(), on_unclassified=_deep(100_000)),  # type: ignore[arg-type]
+     "on_unclassified", "on_unclassified is 'error' or 'raise', not " + "[" * 77 + "..."),
+    ("connection: tap None", lambda: connection(None, "http://127.0.0.1:1/mcp"), "tap",  # type: ignore[arg-type]
+     "tap must be a VerdictTap, not None"),
+    ("connection: url a number", lambda: connection(VerdictTap(), 5), "url",  # type: ignore[arg-type]
+     "url must be a string (the server's http(s):// URL), not 5"),
+]
+
+
+@pytest.mark.parametrize(("case", "make", "option", "message"), WRONG, ids=[row[0] for row in WRONG])
+def test_a_wrong_option_is_refused_when_made(case: str, make: Callable[[], Any], option: str, message: str) -> None:
+    with pytest.raises(OptionError) as caught:
+        make()
+    assert (caught.value.option, str(caught.value)) == (option, message)
