@@ -47,6 +47,7 @@ from typing import Any, Final, Literal
 from ..verdict._classify import OPTION_NAMES, Limits, OptionError, check_option
 from ..verdict._kind import Kind
 from ..verdict._peer_text import neutral
+from ..verdict._shown import shown
 from ..verdict._versions import VERSIONS
 
 CORPUS_VERSION: Final = "1.3.0"
@@ -429,9 +430,29 @@ def _load_all() -> tuple[Case, ...]:
     return _load_files((entry.name, entry.read_bytes()) for entry in entries)
 
 
+_KIND_VALUES: Final = tuple(kind.value for kind in Kind)
+
+
 def load(*, versions: Iterable[str] | None = None, kinds: Iterable[Kind | str] | None = None,
          raw: bool | None = None) -> tuple[Case, ...]:
-    """Every case, optionally only those of some versions, some expected kinds, raw or parsed."""
+    """Every case, optionally only those of some versions, some expected kinds, raw or parsed.
+    ``versions`` and ``kinds`` are a list, tuple or set (an iterable that may never end is not
+    read): an option of another kind is an OptionError, before the corpus is read."""
+    for option, given in (("versions", versions), ("kinds", kinds)):
+        if given is not None and not isinstance(given, (list, tuple, set, frozenset)):
+            raise OptionError(option, "a list, tuple or set of strings, or None", given,
+                              f"{option} must be a list, tuple or set of strings, or None, not {shown(given)}")
+    if versions is not None:
+        for item in versions:
+            if not isinstance(item, str):
+                raise OptionError("versions", "strings", item, f"versions must hold strings, not {shown(item)}")
+    if kinds is not None:
+        for item in kinds:
+            if not isinstance(item, Kind) and (type(item) is not str or item not in _KIND_VALUES):
+                expected = f"a Kind or one of {', '.join(_KIND_VALUES)}"
+                raise OptionError("kinds", expected, item, f"kinds must hold {expected}, not {shown(item)}")
+    if raw is not None and raw is not True and raw is not False:
+        raise OptionError("raw", "True, False or None", raw, f"raw must be True, False or None, not {shown(raw)}")
     cases = _load_all()
     if versions is not None:
         wanted = set(versions)
