@@ -13,6 +13,7 @@ from typing import Final
 
 from ..verdict._classify import classify
 from ..verdict._kind import Kind
+from ..verdict._shown import shown
 from ..verdict._versions import LATEST_VERSION, RULES_BY_VERSION
 from ._receiver import KitError, Receiver, receiver_from
 
@@ -99,7 +100,7 @@ def builtin(name: str) -> Receiver:
         return receiver_from(minimal, name=name, input="parsed")
     if name == "sdk":
         return receiver_from(sdk_receiver(), name=name, input="raw")
-    raise KitError(f"unknown built-in receiver {name!r}; the built-ins are {', '.join(BUILTINS)}")
+    raise KitError(f"unknown built-in receiver {shown(name)}; the built-ins are {', '.join(BUILTINS)}")
 
 
 __all__ = ["BUILTINS", "builtin", "minimal", "sdk_receiver"]

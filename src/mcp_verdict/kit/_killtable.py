@@ -11,9 +11,10 @@ from dataclasses import dataclass
 
 from ..corpus import Case, load
 from ..verdict._classify import classify
+from ..verdict._shown import shown
 from ._mutants import MUTANTS, Mutant, build
-from ._receiver import receiver_from
-from ._run import Report, run
+from ._receiver import KitError, receiver_from
+from ._run import Report, checked_cases, run
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +50,9 @@ class KillRow:
 
 def kill_table(cases: Iterable[Case] | None = None, mutants: Sequence[Mutant] = MUTANTS) -> tuple[KillRow, ...]:
     """The real classifier first, then every mutant; raises ``MutantError`` for a stale patch."""
-    selected = tuple(load() if cases is None else cases)
+    selected = load() if cases is None else checked_cases(cases)
+    if not isinstance(mutants, (list, tuple)) or not all(isinstance(mutant, Mutant) for mutant in mutants):
+        raise KitError(f"mutants: expected a list or tuple of Mutant values, got {shown(mutants)}")
     rows = [KillRow("real classifier", "mcp_verdict.classify",
                     run(receiver_from(classify, name="real classifier"), selected), True)]
     for mutant in mutants:

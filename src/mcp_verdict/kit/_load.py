@@ -10,15 +10,25 @@ import dataclasses
 import importlib
 import os
 import sys
-from typing import Any
+from typing import Any, Final
 
+from ..verdict._shown import shown
 from ._builtins import BUILTINS, builtin
 from ._receiver import InputMode, KitError, Receiver, receiver_from
+
+MAX_SPEC: Final = 1000
+"""The longest receiver spec taken (a dotted module path and attribute): the messages write it whole."""
 
 
 def load_receiver(spec: str, *, input: InputMode | None = None) -> Receiver:
     """Find a receiver by ``package.module:function`` (the attribute may be dotted, e.g.
-    ``module:Class.method``) or by the name of a built-in receiver (:data:`BUILTINS`)."""
+    ``module:Class.method``) or by the name of a built-in receiver (:data:`BUILTINS`). A
+    ``spec`` of no string is a :class:`KitError`; the spec is written bounded in every message."""
+    if not isinstance(spec, str):
+        raise KitError(f"receiver: expected a string (package.module:function, or a built-in receiver: "
+                       f"{', '.join(BUILTINS)}), got {shown(spec)}")
+    if len(spec) > MAX_SPEC:  # every message below writes it whole
+        raise KitError(f"receiver {shown(spec)}: expected package.module:function, not {len(spec):,} characters")
     if ":" not in spec:
         if spec in BUILTINS:
             found = builtin(spec)

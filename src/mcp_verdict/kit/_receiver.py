@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, cast, get_args
 
 from ..verdict._classify import classify
+from ..verdict._shown import shown
 
 InputMode = Literal["parsed", "raw", "both"]
 """What a receiver takes as ``response``:
@@ -66,12 +67,14 @@ def receiver_from(function: Callable[..., Any], *, name: str | None = None,
     ``input`` overrides the function's ``mcp_receiver_input`` declaration (default parsed).
     Raises :class:`KitError` when the signature cannot take ``receiver(response, **options)``.
     """
+    if name is not None and not isinstance(name, str):
+        raise KitError(f"name: expected a string or None, got {shown(name)}")
     label = name or _name_of(function)
     if not callable(function):
         raise KitError(f"{label} is not callable (it is {type(function).__name__})")
     mode = input if input is not None else _declared_input(function)
     if mode not in INPUT_MODES:
-        raise KitError(f"{label}: input mode must be one of {', '.join(INPUT_MODES)}, not {mode!r}")
+        raise KitError(f"{label}: input mode must be one of {', '.join(INPUT_MODES)}, not {shown(mode)}")
     return Receiver(label, function, cast(InputMode, mode), _accepted_options(function, label))
 
 

@@ -21,6 +21,7 @@ from ..verdict._classify import DEFAULT_LIMITS, Limits
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
 from ..verdict._peer_text import neutral
+from ..verdict._shown import shown
 from ._labels import KIND_LABELS, Labels
 from ._receiver import KitError, Receiver
 
@@ -233,20 +234,49 @@ class Report:
 def run(receiver: Receiver, cases: Iterable[Case], labels: Labels = KIND_LABELS) -> Report:
     """Put every case to the receiver; raises :class:`KitError` when it is not given a receiver,
     cases and labels."""
-    chosen = tuple(cases)
+    chosen = checked_cases(cases)
     _check_arguments(receiver, chosen, labels)
     return Report(receiver, labels, tuple(_check_case(receiver, case, labels) for case in chosen))
+
+
+MAX_CASES: Final = 1_000_000
+"""The most cases a run takes (the corpus holds a few thousand): an iterable of cases that never
+ends is refused rather than read for ever."""
+
+
+def checked_cases(cases: object) -> tuple[Case, ...]:
+    """``cases`` (an iterable of corpus cases, read once) as a tuple, or a :class:`KitError`:
+    not an iterable, a member of no case (found as it is read: an iterable of anything else that
+    never ends stops at its first member), or more than :data:`MAX_CASES`."""
+    if isinstance(cases, (str, bytes)) or not isinstance(cases, Iterable):
+        raise KitError(f"cases: expected an iterable of corpus.Case objects (as corpus.load() gives them), got "
+                       f"{shown(cases)}")
+    chosen: list[Case] = []
+    for case in cases:
+        if not isinstance(case, Case):
+            raise KitError(f"cases: expected corpus.Case objects (as corpus.load() gives them), got "
+                           f"{_a(type(case).__name__)}")
+        if len(chosen) == MAX_CASES:
+            raise KitError(f"cases: more than {MAX_CASES:,} cases (an iterable that never ends?)")
+        chosen.append(case)
+    return tuple(chosen)
 
 
 def split_versions(values: Iterable[str]) -> list[str] | None:
     """The versions of ``--versions``/``--mcp-versions`` (comma-separated, repeatable); ``None``
     (all) when the option is not given. Given with no version in it (``,``, an empty string) it
-    raises :class:`KitError`; ``corpus.load`` refuses an unknown one."""
+    raises :class:`KitError`; ``corpus.load`` refuses an unknown one. ``values`` is a list or
+    tuple of strings (what the command lines give), else a :class:`KitError`."""
+    if not isinstance(values, (list, tuple)):
+        raise KitError(f"versions: expected a list or tuple of strings, got {shown(values)}")
+    for value in values:
+        if not isinstance(value, str):
+            raise KitError(f"versions: expected strings, got {shown(value)}")
     given = list(values)
     chosen = [v.strip() for value in given for v in value.split(",") if v.strip()]
     if given and not chosen:
-        raise KitError(f"versions {', '.join(map(repr, given))}: no protocol version named; leave the option "
-                       "out for every version")
+        named = ", ".join(shown(value, 60) for value in given[:5]) + (", ..." if len(given) > 5 else "")
+        raise KitError(f"versions {named}: no protocol version named; leave the option out for every version")
     return chosen or None
 
 
