@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict import OptionError, VerdictTap
+from mcp_verdict import OptionError, VerdictTap, classify, evaluate
 from mcp_verdict.integrations.fastmcp import StrictTransport
 from mcp_verdict.integrations.openai_agents import StrictMCPServerStdio, StrictMCPServerStreamableHttp
 from mcp_verdict.integrations.pydantic_ai import strict_toolset, verdict_process_tool_call
@@ -51,6 +51,10 @@ EXPECT = ("an expectation (a JSON Schema (a dict or a bool), a pydantic model cl
           "plain (not async) callable taking the verdict), a list or tuple of them, or None")
 
 # how the object is made → the OptionError's option and message (by hand)
+OUTCOME = evaluate(classify(b'{"jsonrpc":"2.0","id":1,"result":{"content":[]}}', request_id=1,
+                            version="2025-11-25"))
+"""A judged call to record on a span."""
+
 WRONG: list[tuple[str, Callable[[], Any], str, str]] = [
     ("StrictTransport: target a number", lambda: StrictTransport(5), "target",  # type: ignore[arg-type]
      f"target must be {TARGET}, not 5"),
@@ -120,6 +124,12 @@ WRONG: list[tuple[str, Callable[[], Any], str, str]] = [
      "tracer_provider", "tracer_provider must be an OpenTelemetry TracerProvider or None, not 'otel'"),
     ("record: outcome None", lambda: record(None), "outcome",  # type: ignore[arg-type]
      "outcome must be an Outcome, not None"),
+    # the span's jsonrpc.request.id is its text: an id whose text Python refuses to write raised
+    # ValueError from inside the span's attributes; one of no id type was written as its repr
+    ("record: request_id an int of 5000 digits", lambda: record(OUTCOME, request_id=10**5000), "request_id",
+     "request_id must be an integer of at most Python's digit limit, not <an integer of about 5000 digits>"),
+    ("record: request_id a float", lambda: record(OUTCOME, request_id=1.5), "request_id",
+     "request_id must be a string, an integer or None, not 1.5"),
 ]
 
 

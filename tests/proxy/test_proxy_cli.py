@@ -27,7 +27,9 @@ SERVER = [sys.executable, str(Path(__file__).with_name("fault_server.py"))]
     (["--grace", "nan"], "--grace must be 0 or a positive number of seconds, not nan"),
     (["--grace", "-0.5"], "--grace must be 0 or a positive number of seconds, not -0.5"),
     (["--log-max-bytes", "100"], "--log-max-bytes must be at least 1024, not 100"),
-    (["--log-backups", "-1"], "--log-backups must be 0 or more, not -1"),
+    (["--log-backups", "-1"], "--log-backups must be from 0 to 1000, not -1"),
+    # past the frame log's own bound: its OptionError named RotatingLines' backups, not the flag
+    (["--log-backups", "1001"], "--log-backups must be from 0 to 1000, not 1001"),
     (["--max-restarts", "-1"], "--max-restarts must be 0 or more, not -1"),
     (["--listen", "127.0.0.1:0", "--path", "mcp"], "--path must start with '/', not 'mcp'"),
 ])

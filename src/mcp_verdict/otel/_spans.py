@@ -120,6 +120,14 @@ def record(outcome: Outcome, *, span: Span | None = None, tool: str | None = Non
         raise _refuse("span", "an OpenTelemetry Span or None", span)
     if tool is not None and not isinstance(tool, str):
         raise _refuse("tool", "a string or None", tool)
+    if request_id is not None:
+        if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+            raise _refuse("request_id", "a string, an integer or None", request_id)
+        if isinstance(request_id, int) and request_id.bit_length() > 64:
+            try:
+                str(request_id)  # the attribute's text
+            except ValueError:  # past Python's digit limit for str()
+                raise _refuse("request_id", "an integer of at most Python's digit limit", request_id) from None
     _provider(tracer_provider)
     target = span if span is not None else trace.get_current_span()
     if target.is_recording():

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..frames._logfile import MAX_BACKUPS
 from ..verdict._classify import DEFAULT_LIMITS
 from ..verdict._versions import LATEST_VERSION
 from ._bridge import Bridge
@@ -73,8 +74,8 @@ class ProxyOptions:
             raise ValueError(f"--max-restarts must be 0 or more, not {self.max_restarts}")
         if self.log_max_bytes < 1024:
             raise ValueError(f"--log-max-bytes must be at least 1024, not {self.log_max_bytes}")
-        if self.log_backups < 0:
-            raise ValueError(f"--log-backups must be 0 or more, not {self.log_backups}")
+        if not 0 <= self.log_backups <= MAX_BACKUPS:
+            raise ValueError(f"--log-backups must be from 0 to {MAX_BACKUPS}, not {self.log_backups}")
         if not self.path.startswith("/"):
             raise ValueError(f"--path must start with '/', not {self.path!r}")
         if self.listen is not None and not 0 <= self.listen[1] <= 65535:
