@@ -28,7 +28,7 @@ from typing import Any, Final
 
 import anyio
 
-from ..judgement._check import _prepared
+from ..judgement._check import prepared_expectations
 from ..judgement._decide import Action, Decision, RetryPolicy
 from ..judgement._outcome import Outcome
 from ..judgement._schema import DEFAULT_SCHEMA_LIMITS
@@ -144,7 +144,7 @@ def judge_options(trusted_server: object, expect: object) -> dict[str, Any]:
     if trusted_server is not True and trusted_server is not False:
         raise refuse("trusted_server", "True or False", trusted_server)
     if expect is not None:
-        _prepared(expect, DEFAULT_SCHEMA_LIMITS)
+        prepared_expectations(expect, DEFAULT_SCHEMA_LIMITS)
     return {"trusted_server": trusted_server, "expect": expect}
 
 

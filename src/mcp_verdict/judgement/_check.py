@@ -147,10 +147,10 @@ def judging_options(verdict: object, tool: object, expect: object, suspects: obj
         raise OptionError("schema_limits", "a SchemaLimits", schema_limits,
                           f"schema_limits must be a SchemaLimits, not {shown(schema_limits)}")
     held: Iterable[Suspect] = DEFAULT_SUSPECTS if suspects is DEFAULT_SUSPECTS else _suspects(suspects)
-    return (None if expect is None else _prepared(expect, schema_limits)), held
+    return (None if expect is None else prepared_expectations(expect, schema_limits)), held
 
 
-def _prepared(expect: object, limits: SchemaLimits) -> tuple[Prepared, ...]:
+def prepared_expectations(expect: object, limits: SchemaLimits) -> tuple[Prepared, ...]:
     if isinstance(expect, (list, tuple)):
         return tuple(_prepare(f"expect[{index}]", item, limits, _EXPECTATION) for index, item in enumerate(expect))
     return (_prepare("expect", expect, limits, _EXPECT),)
