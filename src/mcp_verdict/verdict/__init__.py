@@ -9,8 +9,10 @@ the facts that differ per protocol version
 finding catalogue (``_findings``, built on first use), the walk over open-shaped values
 (``_walk``), the Verdict value (``_verdict``) and its typed views (``_views``, loaded on first
 use), the fast path that knows no
-rule (``_fastpath``), ``classify`` itself (``_classify``), and how peer text is shown on a
-terminal (``_peer_text``: what the CLI and the kit print of it).
+rule (``_fastpath``), ``classify`` itself (``_classify``), how peer text is shown on a
+terminal (``_peer_text``: what the CLI and the kit print of it), and the one bounded writer of a
+value of any size, depth or kind into a message (``_shown``: a wrong option's value, a match's
+evidence).
 
 May import: the standard library (no I/O, no threads, no processes), msgspec, orjson and jiter,
 and its own modules only — never another layer of mcp_verdict (a mutant of the kill table is a
