@@ -127,3 +127,30 @@ def test_record_on_a_span_of_your_own(spans: InMemorySpanExporter) -> None:
     assert span.name == "my call"
     assert dict(span.attributes or {})["jsonrpc.request.id"] == "3"
     assert span.status.status_code is StatusCode.ERROR and "result.is_error" in (span.status.description or "")
+
+
+# (attempt, the tool) → mcp_verdict.attempt on the call's span (absent on a first attempt), its
+# decision: a call run again says which attempt it is (by hand; DEFAULT_RETRY allows 3 attempts)
+ATTEMPTS: list[tuple[int, str, int | None, str]] = [
+    (1, "get_forecast", None, "accept"),
+    (2, "get_forecast", 2, "accept"),
+    (3, "add_integers", 3, "fix_request"),  # a -32602: fixed, not run again, whatever the attempt
+]
+
+
+@pytest.mark.parametrize(("attempt", "tool", "expected", "decision"), ATTEMPTS)
+def test_a_call_run_again_says_its_attempt_on_the_span(spans: InMemorySpanExporter, attempt: int, tool: str,
+                                                       expected: int | None, decision: str) -> None:
+    """The tap's attempt (an adapter's retry passes it) reaches the span; before, every attempt's
+    span looked like a first one."""
+    arguments = {"city": "Lisbon"} if tool == "get_forecast" else {"a": 1, "b": "x"}
+
+    async def scenario() -> None:
+        tap = instrument(VerdictTap())
+        async with Client(tap.stdio_transport(DEMO_STDIO[0], DEMO_STDIO[1:])) as client:
+            await tap.call_tool(client, tool, arguments, attempt=attempt)
+
+    run(scenario)
+    (span,) = verdict_spans(spans)
+    attributes = dict(span.attributes or {})
+    assert (attributes.get("mcp_verdict.attempt"), attributes["mcp_verdict.decision"]) == (expected, decision)

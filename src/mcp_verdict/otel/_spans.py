@@ -46,8 +46,9 @@ from ..verdict._verdict import Verdict
 
 ATTRIBUTES: Final = ("mcp.method.name", "gen_ai.tool.name", "jsonrpc.request.id", "mcp.protocol.version",
                      "error.type", "mcp_verdict.kind", "mcp_verdict.finding", "mcp_verdict.findings",
-                     "mcp_verdict.decision", "mcp_verdict.stage")
-"""Every attribute :func:`record` may set."""
+                     "mcp_verdict.decision", "mcp_verdict.stage", "mcp_verdict.attempt")
+"""Every attribute :func:`record` may set (``mcp_verdict.attempt`` only on a call run again: its
+attempt number from 2, as HTTP's ``http.request.resend_count`` is set only on a resend)."""
 _SCOPE: Final = "mcp_verdict"
 DESCRIPTION_LIMIT: Final = 1024
 """The span status description's length bound (characters), before the count of the whole."""
@@ -150,6 +151,8 @@ def _apply(span: Span, outcome: Outcome, tool: str | None, request_id: Any) -> N
                                   **verdict_attributes(verdict, outcome.decision.action, outcome.stage)}
     if tool is not None:
         attributes["gen_ai.tool.name"] = tool
+    if outcome.attempt != 1:  # a call run again (an adapter's retry): which attempt this span is
+        attributes["mcp_verdict.attempt"] = outcome.attempt
     identifier = request_id if request_id is not None else verdict.id
     if identifier is not None:
         attributes["jsonrpc.request.id"] = str(identifier)
