@@ -26,6 +26,8 @@ import pytest
 from mcp_verdict import Limits, classify
 from mcp_verdict.verdict._classify import OptionError, OptionsMemo, check_option, classify_options
 
+from .hostile import nested_list
+
 ANSWER = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}'
 VERSIONS = "2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28"
 TASKS = "io.modelcontextprotocol/tasks"
@@ -320,19 +322,8 @@ def test_a_request_id_of_a_str_or_int_subclass_is_compared_as_its_json_value(
     assert (verdict.kind.value, [f.code for f in verdict.findings]) == (kind, codes)
 
 
-def _nested(levels: int) -> list[object]:
-    """A list nested ``levels`` deep (past the interpreter's recursion limit: its repr raises)."""
-    outer: list[object] = []
-    inner = outer
-    for _ in range(levels):
-        item: list[object] = []
-        inner.append(item)
-        inner = item
-    return outer
-
-
 BIG = 10**5000  # past Python's limit for str() of an int (4300 digits): its repr raises
-NESTED = _nested(100_000)
+NESTED = nested_list()
 CUT = "[" * 77 + "..."  # the first 80 characters of NESTED's writing, cut
 
 # Values whose repr cannot be written, and an endless iterator of good ids: the error still says

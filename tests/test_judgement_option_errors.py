@@ -44,19 +44,9 @@ from mcp_verdict import (
     settle,
 )
 
+from .hostile import nested_list
 
-def _nested(levels: int) -> list[object]:
-    """A list nested ``levels`` deep (past the interpreter's recursion limit: its repr raises)."""
-    outer: list[object] = []
-    inner = outer
-    for _ in range(levels):
-        item: list[object] = []
-        inner.append(item)
-        inner = item
-    return outer
-
-
-NESTED = _nested(100_000)
+NESTED = nested_list()
 OK = classify({"jsonrpc": "2.0", "id": 1, "result": {
     "resultType": "complete", "content": [{"type": "text", "text": "ok"}], "structuredContent": {"a": 1}}})
 TOOL_ERROR = classify({"jsonrpc": "2.0", "id": 1, "result": {

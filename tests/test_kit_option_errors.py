@@ -16,13 +16,7 @@ import pytest
 
 from mcp_verdict import kit
 
-
-def _deep(levels: int) -> list[Any]:
-    value: list[Any] = []
-    for _ in range(levels):
-        value = [value]
-    return value
-
+from .hostile import nested_list
 
 SPEC = "receiver: expected a string (package.module:function, or a built-in receiver: mcp-verdict, minimal, sdk)"
 CASES = "cases: expected an iterable of corpus.Case objects (as corpus.load() gives them)"
@@ -31,13 +25,13 @@ WRONG: list[tuple[str, Callable[[], Any], str]] = [
     ("load_receiver: None", lambda: kit.load_receiver(None), f"{SPEC}, got None"),  # type: ignore[arg-type]
     ("load_receiver: a spec of 10 MB", lambda: kit.load_receiver("m:" + "x" * 10_000_000),
      "receiver 'm:" + "x" * 74 + "...: expected package.module:function, not 10,000,002 characters"),
-    ("builtin: nested deep", lambda: kit.builtin(_deep(100_000)),  # type: ignore[arg-type]
+    ("builtin: nested deep", lambda: kit.builtin(nested_list()),  # type: ignore[arg-type]
      "unknown built-in receiver " + "[" * 77 + "...; the built-ins are mcp-verdict, minimal, sdk"),
     ("builtin: past the digit limit", lambda: kit.builtin(10**5000),  # type: ignore[arg-type]
      "unknown built-in receiver <an integer of about 5000 digits>; the built-ins are mcp-verdict, minimal, sdk"),
     ("receiver_from: name a number", lambda: kit.receiver_from(kit.minimal, name=5),  # type: ignore[arg-type]
      "name: expected a string or None, got 5"),
-    ("receiver_from: input nested deep", lambda: kit.receiver_from(kit.minimal, input=_deep(100_000)),  # type: ignore[arg-type]
+    ("receiver_from: input nested deep", lambda: kit.receiver_from(kit.minimal, input=nested_list()),  # type: ignore[arg-type]
      "mcp_verdict.kit._builtins:minimal: input mode must be one of parsed, raw, both, not " + "[" * 77 + "..."),
     ("run: cases a number", lambda: kit.run(kit.builtin("minimal"), 5), f"{CASES}, got 5"),  # type: ignore[arg-type]
     ("run: cases that never end", lambda: kit.run(kit.builtin("minimal"), itertools.repeat("case")),  # type: ignore[arg-type]

@@ -34,13 +34,7 @@ from mcp_verdict.integrations.openai_agents import StrictMCPServerStdio, StrictM
 from mcp_verdict.integrations.pydantic_ai import strict_toolset, verdict_process_tool_call
 from mcp_verdict.otel import instrument, record
 
-
-def _deep(levels: int) -> list[Any]:
-    value: list[Any] = []
-    for _ in range(levels):
-        value = [value]
-    return value
-
+from ..hostile import nested_list
 
 URL = "http://127.0.0.1:1/mcp"
 PY = [sys.executable, "-c", "pass"]
@@ -82,7 +76,7 @@ WRONG: list[tuple[str, Callable[[], Any], str, str]] = [
      "tap must be a VerdictTap or None, not 'tap'"),
     ("StrictTransport: trusted_server a string", lambda: StrictTransport(URL, trusted_server="yes"),  # type: ignore[arg-type]
      "trusted_server", "trusted_server must be True or False, not 'yes'"),
-    ("StrictTransport: trusted_server nested deep", lambda: StrictTransport(URL, trusted_server=_deep(100_000)),  # type: ignore[arg-type]
+    ("StrictTransport: trusted_server nested deep", lambda: StrictTransport(URL, trusted_server=nested_list()),  # type: ignore[arg-type]
      "trusted_server", f"trusted_server must be True or False, not {DEEP}"),
     ("StrictTransport: expect a number", lambda: StrictTransport(URL, expect=42), "expect",
      f"expect must be {EXPECT}, not 42"),
@@ -91,7 +85,7 @@ WRONG: list[tuple[str, Callable[[], Any], str, str]] = [
      "any of the schemas listed in the 'anyOf' keyword"),
     ("strict_toolset: trusted_server a string", lambda: strict_toolset(URL, trusted_server="no"),  # type: ignore[arg-type]
      "trusted_server", "trusted_server must be True or False, not 'no'"),
-    ("strict_toolset: on_unclassified nested deep", lambda: strict_toolset(URL, on_unclassified=_deep(100_000)),  # type: ignore[arg-type]
+    ("strict_toolset: on_unclassified nested deep", lambda: strict_toolset(URL, on_unclassified=nested_list()),  # type: ignore[arg-type]
      "on_unclassified", f"on_unclassified is 'fail' or 'raise', not {DEEP}"),
     ("strict_toolset: on_unclassified past the digit limit",
      lambda: strict_toolset(URL, on_unclassified=10**5000),  # type: ignore[arg-type]
@@ -145,7 +139,7 @@ def test_a_wrong_option_is_refused_when_the_object_is_made(case: str, make: Call
 WRONG_AGENTS: list[tuple[str, dict[str, Any], str]] = [
     ("retry_backoff_seconds_max a string", {"retry_backoff_seconds_max": "8"},
      "retry_backoff_seconds_max must be a finite number of seconds >= 0, not '8'"),
-    ("max_retry_attempts nested deep", {"max_retry_attempts": _deep(100_000)},
+    ("max_retry_attempts nested deep", {"max_retry_attempts": nested_list()},
      f"max_retry_attempts must be a whole number of retries >= 0, not {DEEP}"),
 ]
 

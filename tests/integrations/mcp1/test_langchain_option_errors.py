@@ -14,13 +14,7 @@ import pytest
 from mcp_verdict import OptionError, VerdictTap
 from mcp_verdict.integrations.langchain import VerdictInterceptor, connection
 
-
-def _deep(levels: int) -> list[Any]:
-    value: list[Any] = []
-    for _ in range(levels):
-        value = [value]
-    return value
-
+from ...hostile import nested_list
 
 WRONG: list[tuple[str, Callable[[], Any], str, str]] = [
     ("VerdictInterceptor: tap a string", lambda: VerdictInterceptor("tap"), "tap",  # type: ignore[arg-type]
@@ -28,7 +22,7 @@ WRONG: list[tuple[str, Callable[[], Any], str, str]] = [
     ("VerdictInterceptor: trusted_server a string", lambda: VerdictInterceptor(VerdictTap(), trusted_server="y"),  # type: ignore[arg-type]
      "trusted_server", "trusted_server must be True or False, not 'y'"),
     ("VerdictInterceptor: on_unclassified nested deep",
-     lambda: VerdictInterceptor(VerdictTap(), on_unclassified=_deep(100_000)),  # type: ignore[arg-type]
+     lambda: VerdictInterceptor(VerdictTap(), on_unclassified=nested_list()),  # type: ignore[arg-type]
      "on_unclassified", "on_unclassified is 'error' or 'raise', not " + "[" * 77 + "..."),
     ("connection: tap None", lambda: connection(None, "http://127.0.0.1:1/mcp"), "tap",  # type: ignore[arg-type]
      "tap must be a VerdictTap, not None"),
