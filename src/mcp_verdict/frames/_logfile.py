@@ -16,20 +16,15 @@ from pathlib import Path
 from typing import IO, Final
 
 from ..verdict._classify import OptionError
-from ..verdict._shown import shown
 from ._log import FrameRecord, encode, redact
 
 MAX_BACKUPS: Final = 1000
 """The most rotated files kept (``NAME.1``...): each rotation renames every one of them."""
 
 
-def _refuse(option: str, expected: str, value: object) -> OptionError:
-    return OptionError(option, expected, value, f"{option} must be {expected}, not {shown(value)}")
-
-
 def _flag(option: str, value: object) -> None:
     if value is not True and value is not False:
-        raise _refuse(option, "True or False", value)
+        raise OptionError(option, "True or False", value)
 
 
 class RotatingLines:
@@ -42,11 +37,11 @@ class RotatingLines:
                  flush_each: bool = True) -> None:
         # checked before the file is opened: an OptionError naming the option
         if not isinstance(path, (str, os.PathLike)):
-            raise _refuse("path", "a path (a string or path-like)", path)
+            raise OptionError("path", "a path (a string or path-like)", path)
         if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1024:
-            raise _refuse("max_bytes", "an integer of at least 1024", max_bytes)
+            raise OptionError("max_bytes", "an integer of at least 1024", max_bytes)
         if isinstance(backups, bool) or not isinstance(backups, int) or not 0 <= backups <= MAX_BACKUPS:
-            raise _refuse("backups", f"an integer from 0 to {MAX_BACKUPS}", backups)
+            raise OptionError("backups", f"an integer from 0 to {MAX_BACKUPS}", backups)
         _flag("flush_each", flush_each)
         self.path = Path(path)
         self.max_bytes = max_bytes
@@ -60,7 +55,7 @@ class RotatingLines:
     def write_line(self, line: bytes) -> None:
         """Write one line (``line`` ends with its LF)."""
         if not isinstance(line, bytes):
-            raise _refuse("line", "bytes", line)
+            raise OptionError("line", "bytes", line)
         with self._lock:
             if self._file is None:
                 raise ValueError(f"{self.path} is closed")
@@ -121,7 +116,7 @@ class FrameLogWriter(RotatingLines):
 
     def write(self, record: FrameRecord) -> None:
         if not isinstance(record, FrameRecord):
-            raise _refuse("record", "a FrameRecord", record)
+            raise OptionError("record", "a FrameRecord", record)
         try:
             self.write_line(encode(record if self.payloads else redact(record)))
         except ValueError as exc:

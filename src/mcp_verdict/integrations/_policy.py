@@ -125,15 +125,10 @@ def retry_policy(value: object) -> RetryPolicy:
     return value
 
 
-def refuse(option: str, expected: str, value: object) -> OptionError:
-    """The OptionError of an adapter's wrong option, its value written bounded (``shown``)."""
-    return OptionError(option, expected, value, f"{option} must be {expected}, not {shown(value)}")
-
-
 def checked_tap(value: object) -> VerdictTap | None:
     """An adapter's ``tap`` option (a VerdictTap, or None for one of its own), or an OptionError."""
     if value is not None and not isinstance(value, VerdictTap):
-        raise refuse("tap", "a VerdictTap or None", value)
+        raise OptionError("tap", "a VerdictTap or None", value)
     return value
 
 
@@ -142,7 +137,7 @@ def judge_options(trusted_server: object, expect: object) -> dict[str, Any]:
     expectation as the judgement checks it: a JSON Schema that can be used, a pydantic model...),
     not by the first call judged: an OptionError naming the wrong one."""
     if trusted_server is not True and trusted_server is not False:
-        raise refuse("trusted_server", "True or False", trusted_server)
+        raise OptionError("trusted_server", "True or False", trusted_server)
     if expect is not None:
         prepared_expectations(expect, DEFAULT_SCHEMA_LIMITS)
     return {"trusted_server": trusted_server, "expect": expect}
@@ -161,10 +156,10 @@ def strings(option: str, value: object, *, paths: bool = False) -> list[Any]:
     OptionError naming ``option`` or its wrong member (``args[2]``): a string is no list of
     arguments, and no other iterable is read (one may never end)."""
     if not isinstance(value, (list, tuple)):
-        raise refuse(option, "a list or tuple of strings", value)
+        raise OptionError(option, "a list or tuple of strings", value)
     for index, item in enumerate(value):
         if not (isinstance(item, str) or (paths and isinstance(item, os.PathLike))):
-            raise refuse(f"{option}[{index}]", "a string", item)
+            raise OptionError(f"{option}[{index}]", "a string", item)
     return list(value)
 
 
@@ -174,12 +169,12 @@ def text_mapping(option: str, value: object) -> Mapping[str, str] | None:
     if value is None:
         return None
     if not isinstance(value, Mapping):
-        raise refuse(option, "a mapping of strings to strings or None", value)
+        raise OptionError(option, "a mapping of strings to strings or None", value)
     for key, item in value.items():
         if not isinstance(key, str):
-            raise refuse(f"{option} key", "a string", key)
+            raise OptionError(f"{option} key", "a string", key)
         if not isinstance(item, str):
-            raise refuse(f"{option}[{shown(key, 40)}]", "a string", item)
+            raise OptionError(f"{option}[{shown(key, 40)}]", "a string", item)
     return value
 
 

@@ -51,12 +51,12 @@ from ..judgement._check import Expectation  # noqa: E402
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ..tap._tap import WriteProxy  # noqa: E402
+from ..verdict._classify import OptionError  # noqa: E402
 from ..verdict._shown import shown  # noqa: E402
 from ._policy import (  # noqa: E402
     checked_tap,
     judge_options,
     refusal,
-    refuse,
     refused,
     remember,
     retry_policy,
@@ -147,7 +147,7 @@ class StrictTransport(ClientTransport):
             if http:
                 raise ValueError(f"{', '.join(http)} are for a URL; the target is a command")
             if not isinstance(target, str) and not isinstance(target, (list, tuple)):
-                raise refuse("target", "an http(s):// URL or a command (a string, or a list or tuple of strings)",
+                raise OptionError("target", "an http(s):// URL or a command (a string, or a list or tuple of strings)",
                              target)
             self.command = [target, *strings("args", args, paths=True)] if isinstance(target, str) \
                 else [*strings("target", target, paths=True), *strings("args", args, paths=True)]
@@ -155,7 +155,7 @@ class StrictTransport(ClientTransport):
                 raise ValueError("the server command is empty")
             text_mapping("env", env)
             if cwd is not None and not isinstance(cwd, (str, os.PathLike)):
-                raise refuse("cwd", "a path (a string or path-like) or None", cwd)
+                raise OptionError("cwd", "a path (a string or path-like) or None", cwd)
             self._headers = {}
         self.tap = chosen if chosen is not None else VerdictTap(name="fastmcp")
         self._env, self._cwd = env, cwd

@@ -42,12 +42,12 @@ from typing import Any, Literal  # noqa: E402
 from ..judgement._check import Expectation  # noqa: E402
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
+from ..verdict._classify import OptionError  # noqa: E402
 from ._policy import (  # noqa: E402
     judge_options,
     model_message,
     one_of,
     refusal,
-    refuse,
     refused,
     retry_policy,
     run_judged,
@@ -92,7 +92,7 @@ class VerdictInterceptor:
 
 def _tap(tap: object) -> VerdictTap:
     if not isinstance(tap, VerdictTap):
-        raise refuse("tap", "a VerdictTap", tap)
+        raise OptionError("tap", "a VerdictTap", tap)
     return tap
 
 
@@ -100,7 +100,7 @@ def connection(tap: VerdictTap, url: str, **options: Any) -> dict[str, Any]:
     """A ``streamable_http`` connection for ``MultiServerMCPClient`` recorded by ``tap``."""
     _tap(tap)
     if not isinstance(url, str):
-        raise refuse("url", "a string (the server's http(s):// URL)", url)
+        raise OptionError("url", "a string (the server's http(s):// URL)", url)
     return {"transport": "streamable_http", "url": url, **options, "httpx_client_factory": tap.httpx_client_factory}
 
 
@@ -110,7 +110,7 @@ async def stdio_session(tap: VerdictTap, command: str, args: Sequence[str] = (),
     """An initialized ``ClientSession`` over the tap's stdio transport (for ``load_mcp_tools``)."""
     _tap(tap)
     if not isinstance(command, str):
-        raise refuse("command", "a string", command)
+        raise OptionError("command", "a string", command)
     arguments = strings("args", args, paths=True)
     text_mapping("env", env)
     session_class = importlib.import_module("mcp").ClientSession

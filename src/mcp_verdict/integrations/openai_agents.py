@@ -50,7 +50,7 @@ from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ..verdict._classify import OptionError  # noqa: E402
 from ..verdict._kind import Kind  # noqa: E402
 from ..verdict._shown import shown  # noqa: E402
-from ._policy import checked_tap, judge_options, model_message, refuse, run_judged  # noqa: E402
+from ._policy import checked_tap, judge_options, model_message, run_judged  # noqa: E402
 
 __all__ = ["AgentsVerdictError", "StrictMCPServerStdio", "StrictMCPServerStreamableHttp", "verdict_error_message"]
 
@@ -183,7 +183,7 @@ def _checked(params: object, needed: str, options: Mapping[str, Any]) -> dict[st
     settings the Agents SDK checks with a TypeError of its own: an OptionError or a ValueError
     naming the option, before the stock server is made."""
     if not isinstance(params, Mapping):
-        raise refuse("params", f"a mapping of the server's parameters (with {needed!r})", params)
+        raise OptionError("params", f"a mapping of the server's parameters (with {needed!r})", params)
     if needed not in params:
         raise OptionError(f"params.{needed}", "given", params, f"params must give {needed!r}")
     cap = options.get("retry_backoff_seconds_max")

@@ -39,7 +39,8 @@ from pydantic_ai.mcp import MCPToolset  # noqa: E402
 from ..judgement._check import Expectation  # noqa: E402
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
-from ._policy import may_run_again, model_message, one_of, outcome_of, refuse  # noqa: E402
+from ..verdict._classify import OptionError  # noqa: E402
+from ._policy import may_run_again, model_message, one_of, outcome_of  # noqa: E402
 from .fastmcp import StrictTransport  # noqa: E402
 
 __all__ = ["strict_toolset", "verdict_process_tool_call"]
@@ -63,7 +64,7 @@ def verdict_process_tool_call(inner: ProcessToolCall | None = None, *,
     the reason."""
     one_of("on_unclassified", on_unclassified, ("fail", "raise"))
     if inner is not None and not callable(inner):
-        raise refuse("process_tool_call", "an async callable (a process_tool_call hook) or None", inner)
+        raise OptionError("process_tool_call", "an async callable (a process_tool_call hook) or None", inner)
 
     async def process_tool_call(ctx: Any, call_tool: Any, name: str, tool_args: dict[str, Any]) -> Any:
         try:

@@ -41,7 +41,6 @@ from ..tap._tap import TapCall, VerdictTap
 from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
 from ..verdict._peer_text import cut
-from ..verdict._shown import shown
 from ..verdict._verdict import Verdict
 
 ATTRIBUTES: Final = ("mcp.method.name", "gen_ai.tool.name", "jsonrpc.request.id", "mcp.protocol.version",
@@ -54,10 +53,6 @@ DESCRIPTION_LIMIT: Final = 1024
 """The span status description's length bound (characters), before the count of the whole."""
 
 
-def _refuse(option: str, expected: str, value: object) -> OptionError:
-    return OptionError(option, expected, value, f"{option} must be {expected}, not {shown(value)}")
-
-
 _ACTIONS: Final = {action.value: action for action in Action}
 
 
@@ -67,12 +62,12 @@ def _action(action: object) -> Action:
         return action
     if type(action) is str and action in _ACTIONS:
         return _ACTIONS[action]
-    raise _refuse("action", f"an Action or one of {', '.join(_ACTIONS)}", action)
+    raise OptionError("action", f"an Action or one of {', '.join(_ACTIONS)}", action)
 
 
 def _checked(option: str, value: object, kind: type, expected: str) -> None:
     if not isinstance(value, kind):
-        raise _refuse(option, expected, value)
+        raise OptionError(option, expected, value)
 
 
 def error_type(outcome: Outcome) -> str | None:
@@ -98,7 +93,7 @@ def verdict_attributes(verdict: Verdict, action: Action | str, stage: str | None
     """mcp-verdict's own attributes of a judged call, and ``error.type`` where it is one."""
     _checked("verdict", verdict, Verdict, "a Verdict")
     if stage is not None and not isinstance(stage, str):
-        raise _refuse("stage", "a string or None", stage)
+        raise OptionError("stage", "a string or None", stage)
     codes = [f.code for f in verdict.findings]
     attributes: dict[str, Any] = {"mcp_verdict.kind": verdict.kind.value, "mcp_verdict.decision": Action(action).value,
                                   "mcp_verdict.findings": list(dict.fromkeys(codes)) if len(codes) > 1 else codes}
@@ -118,17 +113,17 @@ def record(outcome: Outcome, *, span: Span | None = None, tool: str | None = Non
     not recording, on a new client span ``tools/call {tool}``, ended at once. Returns the span."""
     _checked("outcome", outcome, Outcome, "an Outcome")
     if span is not None and not isinstance(span, Span):
-        raise _refuse("span", "an OpenTelemetry Span or None", span)
+        raise OptionError("span", "an OpenTelemetry Span or None", span)
     if tool is not None and not isinstance(tool, str):
-        raise _refuse("tool", "a string or None", tool)
+        raise OptionError("tool", "a string or None", tool)
     if request_id is not None:
         if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
-            raise _refuse("request_id", "a string, an integer or None", request_id)
+            raise OptionError("request_id", "a string, an integer or None", request_id)
         if isinstance(request_id, int) and request_id.bit_length() > 64:
             try:
                 str(request_id)  # the attribute's text
             except ValueError:  # past Python's digit limit for str()
-                raise _refuse("request_id", "an integer of at most Python's digit limit", request_id) from None
+                raise OptionError("request_id", "an integer of at most Python's digit limit", request_id) from None
     _provider(tracer_provider)
     target = span if span is not None else trace.get_current_span()
     if target.is_recording():
@@ -187,7 +182,7 @@ def _provider(value: object) -> None:
     """A ``tracer_provider`` option: None (the global one) or an OpenTelemetry TracerProvider,
     checked when it is given, not when the first span is made (inside a transport's read)."""
     if value is not None and not isinstance(value, trace.TracerProvider):
-        raise _refuse("tracer_provider", "an OpenTelemetry TracerProvider or None", value)
+        raise OptionError("tracer_provider", "an OpenTelemetry TracerProvider or None", value)
 
 
 def instrument(tap: VerdictTap, *, tracer_provider: Any = None) -> VerdictTap:
