@@ -39,7 +39,6 @@ import msgspec
 
 from ..frames import FrameRecord, LogProblem, decode
 from ..verdict._classify import OptionError
-from ..verdict._shown import shown
 from ._auditor import END_OF_INPUT, Auditor, Held
 from ._formats import FIDELITY_OF, Format, detect, feed_framelog, feed_jsonrpc, feed_record, read_framelog
 from ._otlp import OtlpReader
@@ -234,7 +233,7 @@ def plan(paths: Sequence[str], format: str = "auto") -> list[Input]:
     known format stops the plan: it was named by mistake, or needs ``format``."""
     if format != "auto" and format not in FIDELITY_OF:
         expected = f"auto or one of {', '.join(FIDELITY_OF)}"
-        raise OptionError("format", expected, format, f"format must be {expected}, not {shown(format)}")
+        raise OptionError("format", expected, format)
     families: dict[str, list[tuple[int, str]]] = {}
     names = set(paths)
     for path in paths:
@@ -777,11 +776,9 @@ def _check_options(jobs: object, trusted_server: object) -> None:
     """``jobs`` and ``trusted_server`` as given by the caller: an ``OptionError`` for a wrong one,
     before any work."""
     if type(jobs) is not int or not 1 <= jobs <= MAX_JOBS:
-        raise OptionError("jobs", f"an integer from 1 to {MAX_JOBS}", jobs,
-                          f"jobs must be an integer from 1 to {MAX_JOBS}, not {shown(jobs)}")
+        raise OptionError("jobs", f"an integer from 1 to {MAX_JOBS}", jobs)
     if trusted_server is not True and trusted_server is not False:
-        raise OptionError("trusted_server", "True or False", trusted_server,
-                          f"trusted_server must be True or False, not {shown(trusted_server)}")
+        raise OptionError("trusted_server", "True or False", trusted_server)
 
 
 def audit(inputs: Sequence[Input], totals: Totals, *, jobs: int = 1, trusted_server: bool = False,

@@ -440,8 +440,7 @@ def load(*, versions: Iterable[str] | None = None, kinds: Iterable[Kind | str] |
     read): an option of another kind is an OptionError, before the corpus is read."""
     for option, given in (("versions", versions), ("kinds", kinds)):
         if given is not None and not isinstance(given, (list, tuple, set, frozenset)):
-            raise OptionError(option, "a list, tuple or set of strings, or None", given,
-                              f"{option} must be a list, tuple or set of strings, or None, not {shown(given)}")
+            raise OptionError(option, "a list, tuple or set of strings, or None", given)
     if versions is not None:
         for item in versions:
             if not isinstance(item, str):
@@ -452,7 +451,7 @@ def load(*, versions: Iterable[str] | None = None, kinds: Iterable[Kind | str] |
                 expected = f"a Kind or one of {', '.join(_KIND_VALUES)}"
                 raise OptionError("kinds", expected, item, f"kinds must hold {expected}, not {shown(item)}")
     if raw is not None and raw is not True and raw is not False:
-        raise OptionError("raw", "True, False or None", raw, f"raw must be True, False or None, not {shown(raw)}")
+        raise OptionError("raw", "True, False or None", raw)
     cases = _load_all()
     if versions is not None:
         wanted = set(versions)

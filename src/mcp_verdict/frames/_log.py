@@ -49,7 +49,6 @@ import msgspec
 import orjson
 
 from ..verdict._classify import OptionError
-from ..verdict._shown import shown
 
 FORMAT_VERSION: Final = 1
 Direction = Literal["c2s", "s2c"]
@@ -165,10 +164,10 @@ def decode(line: bytes | str, number: int = 0) -> FrameRecord | LogProblem:
     takes the checked path, whose result the fast one equals wherever both read a line (a test
     holds them equal). A ``line`` of no text (nor bytes) is the caller's mistake: an OptionError."""
     if not isinstance(line, (bytes, bytearray, memoryview, str)):
-        raise OptionError("line", "bytes or a str", line, f"line must be bytes or a str, not {shown(line)}")
+        raise OptionError("line", "bytes or a str", line)
     if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number < 2 ** 63:
         expected = "a line number (an integer from 0 to 2**63 - 1)"
-        raise OptionError("number", expected, number, f"number must be {expected}, not {shown(number)}")
+        raise OptionError("number", expected, number)
     try:
         value = _READ_LINE.decode(line)
     except (msgspec.ValidationError, msgspec.DecodeError):
@@ -286,16 +285,14 @@ def read(lines: Iterable[bytes | str]) -> Iterator[FrameRecord | LogProblem]:
     a str or bytes (one line, not lines), is an OptionError when ``read`` is called; a line of no
     text (nor bytes) one when it is reached."""
     if isinstance(lines, (str, bytes)) or not isinstance(lines, Iterable):
-        raise OptionError("lines", "an iterable of lines (bytes or str)", lines,
-                          f"lines must be an iterable of lines (bytes or str), not {shown(lines)}")
+        raise OptionError("lines", "an iterable of lines (bytes or str)", lines)
     return _read(lines)
 
 
 def _read(lines: Iterable[bytes | str]) -> Iterator[FrameRecord | LogProblem]:
     for number, line in enumerate(lines, 1):
         if not isinstance(line, (bytes, str)):
-            raise OptionError(f"lines[{number - 1}]", "bytes or a str", line,
-                              f"lines[{number - 1}] must be bytes or a str, not {shown(line)}")
+            raise OptionError(f"lines[{number - 1}]", "bytes or a str", line)
         if not line.strip():
             continue
         yield decode(line.rstrip(b"\r\n") if isinstance(line, bytes) else line.rstrip("\r\n"), number)
