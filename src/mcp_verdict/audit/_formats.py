@@ -22,7 +22,8 @@ from typing import Final, Literal
 
 import orjson
 
-from ..frames import FrameRecord, LogProblem, decode
+from ..frames import FrameRecord, LogProblem
+from ..frames._log import decode_line
 from ._auditor import Auditor
 from ._rows import Entry
 
@@ -52,9 +53,9 @@ def read_framelog(line: bytes, number: int) -> FrameRecord | LogProblem:
     """One frame log line (:func:`~mcp_verdict.frames.decode`), with or without its line end:
     JSON reads the same record either way, and a line that is no record is reported as it is
     without its end (the line is not copied without it first)."""
-    record = decode(line, number)
+    record = decode_line(line, number)
     if type(record) is LogProblem and line.endswith((b"\n", b"\r")):
-        return decode(line.rstrip(b"\r\n"), number)
+        return decode_line(line.rstrip(b"\r\n"), number)
     return record
 
 
@@ -96,5 +97,5 @@ def framelog_conn(line: bytes) -> bytes | None:
         end = line.find(b'"', len(_CONN_PREFIX))
         if end > 0 and line[len(_CONN_PREFIX):end].find(b"\\") < 0:
             return line[len(_CONN_PREFIX):end]
-    record = decode(line)
+    record = decode_line(line)
     return None if isinstance(record, LogProblem) else record.conn.encode("utf-8", "surrogatepass")

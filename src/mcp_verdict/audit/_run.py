@@ -37,7 +37,8 @@ from typing import IO, Any, Final, cast
 
 import msgspec
 
-from ..frames import FrameRecord, LogProblem, decode
+from ..frames import FrameRecord, LogProblem
+from ..frames._log import decode_line
 from ..verdict._classify import OptionError
 from ._auditor import END_OF_INPUT, Auditor, Held
 from ._formats import FIDELITY_OF, Format, detect, feed_framelog, feed_jsonrpc, feed_record, read_framelog
@@ -312,7 +313,7 @@ def _audit(inputs: Sequence[Input], totals: Totals, *, trusted_server: bool = Fa
                             continue
                         entries: Iterable[Entry]
                         if framelog:
-                            record = decode(line, number)  # (feed_framelog, less a call for a record)
+                            record = decode_line(line, number)  # (feed_framelog, less a call for a record)
                             entries = feed_record(auditor, number, record) if type(record) is FrameRecord \
                                 else feed_framelog(auditor, number, line)
                         elif otlp is not None:
@@ -493,7 +494,7 @@ def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send:
                     chunk.extend(otlp.line(number, line.rstrip(b"\r\n")))
                     continue
                 if framelog:
-                    record = decode(line, number)
+                    record = decode_line(line, number)
                     if type(record) is not FrameRecord:  # reported as read_framelog reads it (without the line end)
                         problem = read_framelog(line, number)
                         assert isinstance(problem, LogProblem)
@@ -600,7 +601,7 @@ def _carried(carry: Auditor, item: Input, part: Part, taken: set[str], closed: d
                 if not framelog:
                     yield from feed_jsonrpc(carry, number, line)
                     continue
-                record = decode(line, number)
+                record = decode_line(line, number)
                 if isinstance(record, LogProblem) or record.conn not in taken:
                     continue
                 if number > closed.get(record.conn, number):

@@ -168,6 +168,13 @@ def decode(line: bytes | str, number: int = 0) -> FrameRecord | LogProblem:
     if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number < 2 ** 63:
         expected = "a line number (an integer from 0 to 2**63 - 1)"
         raise OptionError("number", expected, number)
+    return decode_line(line, number)
+
+
+def decode_line(line: bytes | str, number: int = 0) -> FrameRecord | LogProblem:
+    """:func:`decode` of a line its caller read itself (bytes or a str, and a line number it
+    counted): the same reading without the checks of the caller's arguments, for readers that
+    decode every line of a log (:func:`read`, the audit)."""
     try:
         value = _READ_LINE.decode(line)
     except (msgspec.ValidationError, msgspec.DecodeError):
@@ -295,7 +302,7 @@ def _read(lines: Iterable[bytes | str]) -> Iterator[FrameRecord | LogProblem]:
             raise OptionError(f"lines[{number - 1}]", "bytes or a str", line)
         if not line.strip():
             continue
-        yield decode(line.rstrip(b"\r\n") if isinstance(line, bytes) else line.rstrip("\r\n"), number)
+        yield decode_line(line.rstrip(b"\r\n") if isinstance(line, bytes) else line.rstrip("\r\n"), number)
 
 
 def schema() -> dict[str, Any]:
