@@ -9,6 +9,7 @@ interpretation (https://html.spec.whatwg.org/multipage/server-sent-events.html),
 from __future__ import annotations
 
 import io
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,9 @@ from mcp_verdict.frames import (
 
 # --- server-sent events ---------------------------------------------------------------------------
 
+LONG = b"x" * 70_000 + b"\xff"
+"""A data value past the 64 KiB that make a line long (its last byte no UTF-8: kept as it is)."""
+
 SSE_CASES = [
     # (stream, [(data, event, id)]) — WHATWG "interpret an event stream"
     (b"data: {}\n\n", [(b"{}", "message", None)]),
@@ -64,12 +68,27 @@ SSE_CASES = [
     (b"data: \xff\xfe\n\n", [(b"\xff\xfe", "message", None)]),  # data bytes kept exactly, not repaired
     (b"foo: bar\ndata: 1\n\n", [(b"1", "message", None)]),  # unknown fields are ignored
     (b"data: cut off without a blank line", []),  # discarded at the end of the stream
+    # data lines past 64 KiB (SSEParser._long_data copies their value out once): the same rules
+    (b"data: " + LONG + b"\n\n", [(LONG, "message", None)]),
+    (b"data:" + LONG + b"\r\ndata: " + LONG + b"\r\n\r\n", [(LONG + b"\n" + LONG, "message", None)]),
+    (b"id: 3\ndata:  " + LONG + b"\r\r", [(b" " + LONG, "message", "3")]),  # one space dropped; CR ends
+    (b"data: a\ndata: " + LONG + b"\n\n", [(b"a\n" + LONG, "message", None)]),
+    (b"dataX: " + LONG + b"\n\ndata: y\n\n", [(b"y", "message", None)]),  # another field, long
+    (b": " + LONG + b"\ndata: z\n\n", [(b"z", "message", None)]),  # a long comment
+    (b"data: " + LONG, []),  # a long event cut off: discarded
 ]
 
 
 @pytest.mark.parametrize(("body", "expected"), SSE_CASES)
 def test_sse_events(body: bytes, expected: list[tuple[bytes, str, str | None]]) -> None:
     assert [(e.data, e.event, e.id) for e in sse_events(body)] == expected
+
+
+@pytest.mark.parametrize(("body", "expected"), SSE_CASES)
+def test_sse_events_fed_in_chunks(body: bytes, expected: list[tuple[bytes, str, str | None]]) -> None:
+    parser = SSEParser()
+    events = [event for at in range(0, len(body), 4099) for event in parser.feed(body[at:at + 4099])]
+    assert [(e.data, e.event, e.id) for e in events + parser.close()] == expected
 
 
 def test_sse_parser_is_incremental_and_handles_a_split_crlf() -> None:
@@ -79,6 +98,23 @@ def test_sse_parser_is_incremental_and_handles_a_split_crlf() -> None:
         seen += parser.feed(chunk)
     assert [e.data for e in seen] == [b'{"id":1}', b"2"]
     assert not parser.pending
+
+
+def test_sse_long_data_line_is_copied_once() -> None:
+    """An 8 MiB event fed in 64 KiB chunks: the parser's peak (traced) is its buffer and the
+    value copied out of it, about twice the line (with three copies more before: ~4x)."""
+    size = 8 * 1024 * 1024
+    body = b"data: " + b"y" * size + b"\n\n"
+    chunks = [body[i:i + 65536] for i in range(0, len(body), 65536)]
+    parser = SSEParser()
+    tracemalloc.start()
+    try:
+        events = [event for chunk in chunks for event in parser.feed(chunk)]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [len(e.data) for e in events] == [size]
+    assert peak < 2.5 * size, peak / size
 
 
 def test_sse_retry_and_close() -> None:

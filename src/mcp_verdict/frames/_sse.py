@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from typing import Final
 
 _BOM: Final = b"\xef\xbb\xbf"
+_LONG_LINE: Final = 1 << 16
+"""A ``data`` line longer than this is copied out of the buffer once (:meth:`SSEParser._long_data`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,13 +85,30 @@ class SSEParser:
                 scan = cut  # a CR at the end may be the first half of CRLF
                 break
             step = 2 if cut == cr and buffer[cut + 1:cut + 2] == b"\n" else 1
-            self._line(bytes(buffer[start:cut]), events)
+            if cut - start > _LONG_LINE and buffer.startswith(b"data:", start):
+                self._long_data(buffer, start, cut)
+            else:
+                self._line(bytes(buffer[start:cut]), events)
             start = scan = cut + step
         if start:
             del buffer[:start]
             scan -= start
         self._scan = scan
         return events
+
+    def _long_data(self, buffer: bytearray, start: int, cut: int) -> None:
+        """A long ``data`` line (``buffer[start:cut]``): its value copied out of the buffer once
+        (what :meth:`_line` does with a line copied out first, then split: three copies more of a
+        message that may be tens of megabytes)."""
+        begin = start + 5
+        if begin < cut and buffer[begin] == 0x20:
+            begin += 1
+        with memoryview(buffer) as view:  # (released before the buffer is resized)
+            value = view[begin:cut].tobytes()
+        if self._data is None:
+            self._data = [value]
+        else:
+            self._data.append(value)
 
     def _line(self, line: bytes, events: list[SSEEvent]) -> None:
         if not line:
