@@ -77,14 +77,40 @@ class RetryPolicy:
     max_delay: float = 8.0
 
     def __post_init__(self) -> None:
-        if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or self.max_attempts < 1:
+        # each read as a plain number (plain_number): an int or float subclass is held as its
+        # value, so neither this check nor a decision calls its own methods
+        attempts = plain_number(self.max_attempts)
+        if type(attempts) is not int or attempts < 1:
             raise OptionError("RetryPolicy.max_attempts", "a positive integer", self.max_attempts,
                               f"RetryPolicy.max_attempts must be a positive integer, not {shown(self.max_attempts)}")
+        _SET_POLICY["max_attempts"](self, attempts)
         for name in ("base_delay", "max_delay"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not finite(value) or value < 0:
-                raise OptionError(f"RetryPolicy.{name}", "a finite number of seconds >= 0", value,
-                                  f"RetryPolicy.{name} must be a finite number of seconds >= 0, not {shown(value)}")
+            given = getattr(self, name)
+            value = plain_number(given)
+            if value is None or not finite(value) or value < 0:
+                raise OptionError(f"RetryPolicy.{name}", "a finite number of seconds >= 0", given,
+                                  f"RetryPolicy.{name} must be a finite number of seconds >= 0, not {shown(given)}")
+            _SET_POLICY[name](self, value)
+
+
+def plain_number(value: object) -> int | float | None:
+    """``value`` as a plain ``int`` or ``float`` (a subclass's own value, read without calling its
+    methods, which are caller code: a ``__lt__`` that raises), or None for anything else, a bool
+    included: what an option that is a number is checked and held as."""
+    kind = type(value)
+    if kind is int or kind is float:
+        return value  # type: ignore[return-value]
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    return None
+
+
+_SET_POLICY: Final = {name: RetryPolicy.__dict__[name].__set__ for name in ("max_attempts", "base_delay", "max_delay")}
+"""Each field's slot setter (the dataclass is frozen): what ``__post_init__`` holds the plain value with."""
 
 
 def finite(value: SupportsFloat) -> bool:
@@ -412,9 +438,11 @@ def decide(
             if value is not None and value is not True and value is not False:
                 raise OptionError(name, "True, False or None", value,
                                   f"{name} must be True, False or None, not {shown(value)}")
-    if tool is not None and type(tool) is not dict and not isinstance(tool, Mapping):
-        raise OptionError("tool", "the tool as listed (a mapping) or None", tool,
-                          f"tool must be the tool as listed (a mapping) or None, not {shown(tool)}")
+    if tool is not None and type(tool) is not dict:
+        if not isinstance(tool, Mapping):
+            raise OptionError("tool", "the tool as listed (a mapping) or None", tool,
+                              f"tool must be the tool as listed (a mapping) or None, not {shown(tool)}")
+        _readable_tool("tool", tool)
     if retry is None:
         policy = getattr(outcome, "retry", None) if outcome is not None else None
         retry = policy if isinstance(policy, RetryPolicy) else DEFAULT_RETRY
@@ -431,11 +459,21 @@ def decide(
     if tool is None and outcome is not None:
         listed = outcome.tool
         tool = listed if listed is not None and (type(listed) is dict or isinstance(listed, Mapping)) else None
+        if tool is not None and type(tool) is not dict:
+            _readable_tool("verdict.tool", tool)
     situation = _Situation(plain, outcome, tool, attempt, trusted_server, request_sent, retry)
     for row in POLICY:
         if row.applies(situation):
             return _decision(row, situation)
     raise AssertionError("the last policy row matches everything")  # pragma: no cover
+
+
+def _readable_tool(option: str, tool: Mapping[str, Any]) -> None:
+    """``_suspect.readable_tool``, imported by the first tool given as a mapping that is no dict
+    (a decision of a dict's loads nothing more)."""
+    from ._suspect import readable_tool
+
+    readable_tool(option, tool)
 
 
 def _decision(row: PolicyRow, s: _Situation) -> Decision:

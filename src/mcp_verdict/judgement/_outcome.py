@@ -25,9 +25,9 @@ from ..verdict._kind import Kind
 from ..verdict._shown import shown
 from ..verdict._verdict import Verdict
 from ._check import ContentCheck, Expectation, checked, judging_options
-from ._decide import DEFAULT_RETRY, Decision, RetryPolicy, decide, finite
+from ._decide import DEFAULT_RETRY, Decision, RetryPolicy, decide, finite, plain_number
 from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits
-from ._suspect import DEFAULT_SUSPECTS, Suspect, described
+from ._suspect import DEFAULT_SUSPECTS, Suspect, call_problem, described, is_async, readable_tool
 
 Stage = Literal["classified", "content_verified", "completion_observed"]
 
@@ -61,18 +61,29 @@ class Observe:
                               f"Observe.read must be an async callable, not {shown(self.read)}")
         if self.tool is not None:
             _check_tool(self.tool)
-        if not callable(self.until) or inspect.iscoroutinefunction(self.until):
+        if not callable(self.until) or is_async(self.until):
             raise OptionError("Observe.until", _UNTIL, self.until, f"Observe.until must be {_UNTIL}, "
                                                                    f"not {shown(self.until)}")
-        if isinstance(self.attempts, bool) or not isinstance(self.attempts, int) or self.attempts < 1:
+        problem = call_problem(self.until)
+        if problem is not None:  # as an expectation that cannot take the verdict: known now, not at each read
+            raise OptionError("Observe.until", _UNTIL, self.until,
+                              f"Observe.until must be {_UNTIL}, taking what the read returned (one argument); "
+                              f"{shown(self.until)} cannot take it: {problem}")
+        # each number read as a plain one (plain_number) and held so: the polling never calls
+        # an int or float subclass's own methods
+        attempts = plain_number(self.attempts)
+        if type(attempts) is not int or attempts < 1:
             raise OptionError("Observe.attempts", "a positive integer", self.attempts,
                               f"Observe.attempts must be a positive integer, not {shown(self.attempts)}")
+        _SET_OBSERVE["attempts"](self, attempts)
         for name in ("interval", "timeout", "backoff"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not finite(value) \
+            given = getattr(self, name)
+            value = plain_number(given)
+            if value is None or not finite(value) \
                     or value < 0 or (name == "timeout" and value == 0) or (name == "backoff" and value < 1):
-                raise OptionError(f"Observe.{name}", _RANGES[name], value,
-                                  f"Observe.{name} is out of range: {shown(value)} (it must be {_RANGES[name]})")
+                raise OptionError(f"Observe.{name}", _RANGES[name], given,
+                                  f"Observe.{name} is out of range: {shown(given)} (it must be {_RANGES[name]})")
+            _SET_OBSERVE[name](self, value)
 
     @classmethod
     def tool_call(cls, name: str, arguments: Mapping[str, Any] | None = None, *,
@@ -81,9 +92,11 @@ class Observe:
         ``name`` is the tool's name (a non-empty string), ``arguments`` its arguments (a mapping,
         copied, or None for none)."""
         _check_tool((name, arguments if arguments is not None else {}))
-        return cls(until=until, tool=(name, dict(arguments or {})), **options)
+        return cls(until=until, tool=(name, {} if arguments is None else _read_arguments(arguments)), **options)
 
 
+_SET_OBSERVE: Final = {name: Observe.__dict__[name].__set__ for name in ("attempts", "interval", "backoff", "timeout")}
+"""Each number's slot setter (the dataclass is frozen): what ``__post_init__`` holds the plain value with."""
 _UNTIL: Final = "a plain (not async) callable returning True, False or a reason string"
 _RANGES: Final = {"interval": "a finite number of seconds >= 0", "timeout": "a finite number of seconds > 0",
                   "backoff": "a finite number >= 1"}
@@ -104,6 +117,20 @@ def _check_tool(tool: object) -> None:
         raise OptionError("Observe.tool_call.arguments", "the read tool's arguments (an object) or None", arguments,
                           f"Observe.tool_call's arguments must be the read tool's arguments (a mapping) or None, "
                           f"not {shown(arguments)}")
+    if type(arguments) is not dict:
+        _read_arguments(arguments)
+
+
+def _read_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The read tool's arguments as a dict, read once here: a mapping whose reading raises (its
+    ``__iter__``, ``__len__``, ``keys`` or ``__getitem__``: caller code) is an OptionError when
+    the Observe is made, not an exception out of the client's call of the read tool."""
+    try:
+        return dict(arguments)
+    except Exception as exc:
+        raise OptionError("Observe.tool_call.arguments", "the read tool's arguments (an object) or None", arguments,
+                          f"Observe.tool_call's arguments must be a mapping that can be read; reading "
+                          f"{shown(arguments)} raised {described(exc)}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +203,8 @@ class Outcome:
         if self.tool is not None and not isinstance(self.tool, Mapping):
             raise OptionError("Outcome.tool", "the tool as listed (a mapping) or None", self.tool,
                               f"Outcome.tool must be the tool as listed (a mapping) or None, not {shown(self.tool)}")
+        if self.tool is not None and type(self.tool) is not dict:
+            readable_tool("Outcome.tool", self.tool)
         if isinstance(self.attempt, bool) or not isinstance(self.attempt, int) or self.attempt < 1:
             raise OptionError("Outcome.attempt", "an integer from 1", self.attempt,
                               f"Outcome.attempt counts from 1, not {shown(self.attempt)}")

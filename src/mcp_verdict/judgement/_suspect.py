@@ -46,6 +46,10 @@ class Suspect:
                               f"Suspect.description must be a string, not {shown(self.description)}")
         if not callable(self.test) or is_async(self.test):
             raise OptionError("Suspect.test", _TEST, self.test, f"Suspect.test must be {_TEST}, not {shown(self.test)}")
+        problem = call_problem(self.test)
+        if problem is not None:
+            raise OptionError("Suspect.test", _TEST, self.test,
+                              f"Suspect.test must be {_TEST}; {shown(self.test)} cannot take it: {problem}")
 
 
 _TEST: Final = "a plain (not async) callable taking the verdict"
@@ -69,6 +73,43 @@ def is_async(function: object) -> bool:
         return inspect.iscoroutinefunction(function)
     except Exception:
         return False
+
+
+def call_problem(function: object) -> str | None:
+    """Why caller code cannot be called with the one argument it is documented to take (the
+    verdict, or what a read returned), as its signature says (``"too many positional
+    arguments"``, ``"missing a required argument: 'b'"``); None when it can, or when its
+    signature cannot be read (a builtin without one, a callable whose ``__signature__`` raises):
+    such a callable is taken, and what it raises when called is reported as any raise is."""
+    try:
+        signature = inspect.signature(function)  # type: ignore[arg-type]
+    except Exception:
+        return None
+    try:
+        signature.bind(None)
+    except TypeError as exc:
+        return described(exc, 200).partition(": ")[2]
+    except Exception:  # a signature object of the caller's own making
+        return None
+    return None
+
+
+_TOOL: Final = "the tool as listed (a mapping) or None"
+
+
+def readable_tool(option: str, tool: Mapping[str, Any]) -> None:
+    """A tool given as a mapping that is no dict, read as the judgement reads it (its members,
+    ``outputSchema``, ``name``, ``annotations``) once, where it is given: a mapping whose reading
+    raises (its ``__iter__``, ``__getitem__``, ``keys``: caller code) is an OptionError naming
+    ``option``, not an exception out of a content check or a decision."""
+    try:
+        dict(tool)
+        "outputSchema" in tool  # noqa: B015 - read for what it raises
+        tool.get("name")
+        tool.get("annotations")
+    except Exception as exc:
+        raise OptionError(option, _TOOL, tool, f"{option} must be the tool as listed (a mapping that can be read) "
+                                               f"or None; reading {shown(tool)} raised {described(exc)}") from None
 
 
 def described(exc: BaseException, limit: int = 300) -> str:
