@@ -167,20 +167,20 @@ def test_a_url_scheme_in_capitals_is_still_http() -> None:
 ODD_OPTIONS: list[tuple[str, Callable[[], Any], str]] = [
     ("strict_toolset: a transport and options of one",
      lambda: strict_toolset(StrictTransport("http://127.0.0.1:1/mcp"), expect={"type": "object"}),
-     "ValueError: expect, given with a StrictTransport, would be ignored: give it to the StrictTransport"),
+     "OptionError: expect, given with a StrictTransport, would be ignored: give it to the StrictTransport"),
     ("strict_toolset: a transport and its args",
      lambda: strict_toolset(StrictTransport("http://127.0.0.1:1/mcp"), ["--flag"], trusted_server=True),
-     "ValueError: args, trusted_server, given with a StrictTransport, would be ignored: give them to the "
+     "OptionError: args, trusted_server, given with a StrictTransport, would be ignored: give them to the "
      "StrictTransport"),
     ("StrictTransport: a URL and a command's args",
      lambda: StrictTransport("http://127.0.0.1:1/mcp", ["--flag"], cwd="/tmp"),
-     "ValueError: args, cwd are for a command; http://127.0.0.1:1/mcp is a URL"),
+     "OptionError: args, cwd are for a command; http://127.0.0.1:1/mcp is a URL"),
     ("StrictTransport: a command and HTTP headers",
      lambda: StrictTransport(["python", "server.py"], headers={"Authorization": "x"}, auth="bearer"),
-     "ValueError: headers, auth are for a URL; the target is a command"),
+     "OptionError: headers, auth are for a URL; the target is a command"),
     ("StrictMCPServerStdio: unlimited retries",
      lambda: StrictMCPServerStdio({"command": "python"}, max_retry_attempts=-1),
-     "ValueError: max_retry_attempts=-1 (retry forever) is not allowed on a strict server: give the most "
+     "OptionError: max_retry_attempts=-1 (retry forever) is not allowed on a strict server: give the most "
      "times a call may run again"),
 ]
 

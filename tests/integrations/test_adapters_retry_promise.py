@@ -24,7 +24,7 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from mcp_verdict import DEFAULT_RETRY, RetryPolicy, VerdictError
+from mcp_verdict import DEFAULT_RETRY, OptionError, RetryPolicy, VerdictError
 from mcp_verdict.integrations.fastmcp import StrictTransport
 from mcp_verdict.integrations.pydantic_ai import strict_toolset
 
@@ -97,9 +97,11 @@ def test_pydantic_ai_decides_under_the_users_policy_and_promises_no_retry(
 
 
 def test_a_retry_option_that_is_no_policy_is_refused() -> None:
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(OptionError) as caught:
         StrictTransport([sys.executable, "-c", "pass"], retry=3)  # type: ignore[arg-type]
-    assert str(caught.value) == "retry must be a RetryPolicy (mcp_verdict.RetryPolicy), not int"
-    with pytest.raises(ValueError) as given:
+    assert (caught.value.option, str(caught.value)) == (
+        "retry", "retry must be a RetryPolicy (mcp_verdict.RetryPolicy), not 3")
+    with pytest.raises(OptionError) as given:
         strict_toolset(StrictTransport([sys.executable, "-c", "pass"]), retry=DEFAULT_RETRY)
-    assert str(given.value) == "retry, given with a StrictTransport, would be ignored: give it to the StrictTransport"
+    assert (given.value.option, str(given.value)) == (
+        "retry", "retry, given with a StrictTransport, would be ignored: give it to the StrictTransport")

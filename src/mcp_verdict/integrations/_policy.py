@@ -32,6 +32,7 @@ from ..judgement._check import prepared_expectations
 from ..judgement._decide import Action, Decision, RetryPolicy
 from ..judgement._outcome import Outcome
 from ..judgement._schema import DEFAULT_SCHEMA_LIMITS
+from ..judgement._suspect import described as described_error
 from ..tap._error import describe
 from ..tap._tap import Judged, VerdictTap
 from ..verdict._classify import OptionError
@@ -119,9 +120,9 @@ def refusal(outcome: Outcome) -> str:
 
 
 def retry_policy(value: object) -> RetryPolicy:
-    """An adapter's ``retry`` option, or a ValueError naming it."""
+    """An adapter's ``retry`` option, or an OptionError naming it (as the tap's ``judging`` does)."""
     if not isinstance(value, RetryPolicy):
-        raise ValueError(f"retry must be a RetryPolicy (mcp_verdict.RetryPolicy), not {type(value).__name__}")
+        raise OptionError("retry", "a RetryPolicy (mcp_verdict.RetryPolicy)", value)
     return value
 
 
@@ -157,10 +158,30 @@ def strings(option: str, value: object, *, paths: bool = False) -> list[Any]:
     arguments, and no other iterable is read (one may never end)."""
     if not isinstance(value, (list, tuple)):
         raise OptionError(option, "a list or tuple of strings", value)
-    for index, item in enumerate(value):
+    items = list(value) if type(value) is list or type(value) is tuple else _members(option, value)
+    for index, item in enumerate(items):
         if not (isinstance(item, str) or (paths and isinstance(item, os.PathLike))):
             raise OptionError(f"{option}[{index}]", "a string", item)
-    return list(value)
+    return items
+
+
+def _members(option: str, value: list[Any] | tuple[Any, ...]) -> list[Any]:
+    """A list or tuple subclass's members, read once: one whose iteration raises (caller code)
+    is an OptionError naming ``option``."""
+    try:
+        return list(value)
+    except Exception as exc:
+        raise OptionError(option, "a list or tuple of strings", value,
+                          f"{option} must be a list or tuple of strings that can be read; reading {shown(value)} "
+                          f"raised {described_error(exc)}") from None
+
+
+def checked_cwd(option: str, value: object) -> Any:
+    """A server's working directory: a path (a string or path-like) or None, or an OptionError
+    naming ``option``."""
+    if value is not None and not isinstance(value, (str, os.PathLike)):
+        raise OptionError(option, "a path (a string or path-like) or None", value)
+    return value
 
 
 def text_mapping(option: str, value: object) -> Mapping[str, str] | None:
@@ -170,12 +191,18 @@ def text_mapping(option: str, value: object) -> Mapping[str, str] | None:
         return None
     if not isinstance(value, Mapping):
         raise OptionError(option, "a mapping of strings to strings or None", value)
-    for key, item in value.items():
+    try:  # read once, as a dict: a mapping whose reading raises (caller code) is no option
+        pairs = dict(value)
+    except Exception as exc:
+        raise OptionError(option, "a mapping of strings to strings or None", value,
+                          f"{option} must be a mapping of strings to strings that can be read; reading "
+                          f"{shown(value)} raised {described_error(exc)}") from None
+    for key, item in pairs.items():
         if not isinstance(key, str):
             raise OptionError(f"{option} key", "a string", key)
         if not isinstance(item, str):
             raise OptionError(f"{option}[{shown(key, 40)}]", "a string", item)
-    return value
+    return pairs
 
 
 def refused(outcome: Outcome) -> bool:

@@ -37,7 +37,6 @@ require("fastmcp", "mcp_verdict.integrations.fastmcp")
 
 import contextlib  # noqa: E402 - after the extra is checked
 import dataclasses  # noqa: E402
-import os  # noqa: E402
 from collections.abc import AsyncIterator, Mapping, Sequence  # noqa: E402
 from typing import Any, Final  # noqa: E402
 
@@ -54,6 +53,7 @@ from ..tap._tap import WriteProxy  # noqa: E402
 from ..verdict._classify import OptionError  # noqa: E402
 from ..verdict._shown import shown  # noqa: E402
 from ._policy import (  # noqa: E402
+    checked_cwd,
     checked_tap,
     judge_options,
     refusal,
@@ -72,6 +72,7 @@ UPSTREAM_REFUSED: Final = REFUSED
 refused upstream answer with (``frames/_refusal``: outside the range JSON-RPC reserves, as the MCP
 spec asks of codes an implementation allocates)."""
 _SOURCE: Final = "mcp-verdict fastmcp"
+_TARGET: Final = "an http(s):// URL or a command (a string, or a list or tuple of strings)"
 
 
 def _strict_session(base: type[Any], tap: VerdictTap, conn: dict[str, str], judge_options: Mapping[str, Any],
@@ -114,7 +115,7 @@ class StrictTransport(ClientTransport):
 
     ``target``: an ``http(s)://`` URL (Streamable HTTP; ``headers`` and ``auth`` are for it) or a
     command (a string, then ``args``, or a list; ``env`` and ``cwd`` are for it): an option of the
-    other kind is a ``ValueError``, never dropped. ``tap``: share one tap (a frame log, several
+    other kind is an ``OptionError`` (a ValueError), never dropped. ``tap``: share one tap (a frame log, several
     transports); by default each transport has its own. ``trusted_server`` and ``expect`` go to
     every judgement. ``retry``: the policy ``decide`` follows (default ``DEFAULT_RETRY``: 3
     attempts, 0.5 s doubled, at most 8 s); the transport runs each call once, as FastMCP does, so
@@ -137,28 +138,31 @@ class StrictTransport(ClientTransport):
         if isinstance(target, str) and target[:8].lower().startswith(("http://", "https://")):  # schemes: any case
             scheme, rest = target.split(":", 1)
             self.url = f"{scheme.lower()}:{rest}"  # FastMCP's HTTP transport reads the scheme in lower case
-            stdio = [name for name, value in (("args", args), ("env", env), ("cwd", cwd)) if _given(value)]
-            if stdio:
+            given = {name: value for name, value in (("args", args), ("env", env), ("cwd", cwd)) if _given(value)}
+            if given:
                 shown_url = target if len(target) <= 200 else shown(target, 200)
-                raise ValueError(f"{', '.join(stdio)} are for a command; {shown_url} is a URL")
+                first = next(iter(given))
+                raise OptionError(first, "not given with a URL (it is for a command)", given[first],
+                                  f"{', '.join(given)} are for a command; {shown_url} is a URL")
             self._headers = dict(text_mapping("headers", headers) or {})
+            held_env = None
         else:
-            http = [name for name, value in (("headers", headers), ("auth", auth)) if _given(value)]
-            if http:
-                raise ValueError(f"{', '.join(http)} are for a URL; the target is a command")
+            given = {name: value for name, value in (("headers", headers), ("auth", auth)) if _given(value)}
+            if given:
+                first = next(iter(given))
+                raise OptionError(first, "not given with a command (it is for a URL)", given[first],
+                                  f"{', '.join(given)} are for a URL; the target is a command")
             if not isinstance(target, str) and not isinstance(target, (list, tuple)):
-                raise OptionError("target", "an http(s):// URL or a command (a string, or a list or tuple of strings)",
-                             target)
+                raise OptionError("target", _TARGET, target)
             self.command = [target, *strings("args", args, paths=True)] if isinstance(target, str) \
                 else [*strings("target", target, paths=True), *strings("args", args, paths=True)]
-            if not self.command:
-                raise ValueError("the server command is empty")
-            text_mapping("env", env)
-            if cwd is not None and not isinstance(cwd, (str, os.PathLike)):
-                raise OptionError("cwd", "a path (a string or path-like) or None", cwd)
+            if not self.command or (isinstance(self.command[0], str) and not str.__len__(self.command[0])):
+                raise OptionError("target", _TARGET, target, f"the server command is empty: target is {shown(target)}")
+            held_env = text_mapping("env", env)
+            checked_cwd("cwd", cwd)
             self._headers = {}
         self.tap = chosen if chosen is not None else VerdictTap(name="fastmcp")
-        self._env, self._cwd = env, cwd
+        self._env, self._cwd = held_env, cwd
         self._auth = auth
 
     @contextlib.asynccontextmanager

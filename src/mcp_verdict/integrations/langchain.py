@@ -44,6 +44,7 @@ from ..judgement._decide import DEFAULT_RETRY, RetryPolicy  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ..verdict._classify import OptionError  # noqa: E402
 from ._policy import (  # noqa: E402
+    checked_cwd,
     judge_options,
     model_message,
     one_of,
@@ -112,7 +113,8 @@ async def stdio_session(tap: VerdictTap, command: str, args: Sequence[str] = (),
     if not isinstance(command, str):
         raise OptionError("command", "a string", command)
     arguments = strings("args", args, paths=True)
-    text_mapping("env", env)
+    env = text_mapping("env", env)
+    checked_cwd("cwd", cwd)
     session_class = importlib.import_module("mcp").ClientSession
     async with tap.stdio_transport(command, arguments, env, cwd=cwd) as (read_stream, write_stream), \
             session_class(read_stream, write_stream, **session_kwargs) as session:

@@ -17,7 +17,7 @@ SDK's ``MCPServerStdio`` and ``MCPServerStreamableHttp`` (plus ``tap=``, ``trust
   for tool calls alone: ``list_tools`` retries ``max_retry_attempts`` times as the stock servers do.
   A judged retry waits as the stock servers do, ``retry_backoff_seconds_base`` doubled at each
   retry and at most ``retry_backoff_seconds_max``, times ``decide``'s jitter (0.5 to 1); a
-  negative, infinite or non-number setting is a ValueError when it is set.
+  negative, infinite or non-number setting is an OptionError (a ValueError) when it is set.
 
 Failures are raised as :class:`AgentsVerdictError` (both a :class:`~mcp_verdict.VerdictError` and
 the Agents SDK's ``UserError``); its ``outcome`` is the last attempt's (``attempt``, and the
@@ -34,9 +34,11 @@ from .._extras import require
 
 require("openai-agents", "mcp_verdict.integrations.openai_agents")
 
+import codecs  # noqa: E402
 import sys  # noqa: E402
 from collections.abc import Mapping, Sequence  # noqa: E402
 from contextvars import ContextVar  # noqa: E402
+from datetime import timedelta  # noqa: E402
 from typing import Any, Final  # noqa: E402
 
 from agents.exceptions import UserError  # noqa: E402
@@ -44,13 +46,23 @@ from agents.mcp import MCPServerStdio, MCPServerStreamableHttp  # noqa: E402
 from agents.tool import default_tool_error_function  # noqa: E402
 
 from ..judgement._check import Expectation  # noqa: E402
-from ..judgement._decide import Action, Decision, RetryPolicy, finite  # noqa: E402
+from ..judgement._decide import Action, Decision, RetryPolicy, finite, plain_number  # noqa: E402
 from ..judgement._outcome import Outcome  # noqa: E402
+from ..judgement._suspect import described  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ..verdict._classify import OptionError  # noqa: E402
 from ..verdict._kind import Kind  # noqa: E402
 from ..verdict._shown import shown  # noqa: E402
-from ._policy import checked_tap, judge_options, model_message, run_judged  # noqa: E402
+from ._policy import (  # noqa: E402
+    checked_cwd,
+    checked_tap,
+    judge_options,
+    model_message,
+    one_of,
+    run_judged,
+    strings,
+    text_mapping,
+)
 
 __all__ = ["AgentsVerdictError", "StrictMCPServerStdio", "StrictMCPServerStreamableHttp", "verdict_error_message"]
 
@@ -98,12 +110,14 @@ class _Strict:
 
     @max_retry_attempts.setter
     def max_retry_attempts(self, value: int) -> None:
-        if value == -1:  # the stock servers' "retry forever": no bound on time
-            raise ValueError("max_retry_attempts=-1 (retry forever) is not allowed on a strict server: give the "
-                             "most times a call may run again")
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"max_retry_attempts must be a whole number of retries >= 0, not {shown(value)}")
-        self._retries = value
+        number = plain_number(value)
+        if number == -1 and type(number) is int:  # the stock servers' "retry forever": no bound on time
+            raise OptionError("max_retry_attempts", _RETRIES, value,
+                              "max_retry_attempts=-1 (retry forever) is not allowed on a strict server: give the "
+                              "most times a call may run again")
+        if type(number) is not int or number < 0:
+            raise OptionError("max_retry_attempts", _RETRIES, value)
+        self._retries = number
 
     @property
     def retry_backoff_seconds_base(self) -> float:
@@ -166,12 +180,16 @@ class _Strict:
         raise AgentsVerdictError(outcome)
 
 
+_RETRIES: Final = "a whole number of retries >= 0"
+
+
 def _seconds(name: str, value: object) -> float:
-    """A number of seconds a strict server waits: finite and >= 0, or a ValueError naming it (the
-    stock servers take a negative base and sleep no time, or an infinite one and never wake)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not finite(value) or value < 0:
-        raise ValueError(f"{name} must be a finite number of seconds >= 0, not {shown(value)}")
-    return float(value)
+    """A number of seconds a strict server waits: finite and >= 0, or an OptionError naming it
+    (the stock servers take a negative base and sleep no time, or an infinite one and never wake)."""
+    number = plain_number(value)
+    if number is None or not finite(number) or number < 0:
+        raise OptionError(name, "a finite number of seconds >= 0", value)
+    return float(number)
 
 
 def _failure_function(options: dict[str, Any]) -> None:
@@ -179,17 +197,79 @@ def _failure_function(options: dict[str, Any]) -> None:
 
 
 def _checked(params: object, needed: str, options: Mapping[str, Any]) -> dict[str, Any]:
-    """A strict server's ``params`` (a mapping holding ``needed``) as a dict, and the retry
-    settings the Agents SDK checks with a TypeError of its own: an OptionError or a ValueError
-    naming the option, before the stock server is made."""
+    """A strict server's ``params`` (a mapping holding ``needed``) as a dict, read once, and the
+    retry settings the Agents SDK checks with a TypeError of its own: an OptionError naming the
+    option, before the stock server is made."""
+    expected = f"a mapping of the server's parameters (with {needed!r})"
     if not isinstance(params, Mapping):
-        raise OptionError("params", f"a mapping of the server's parameters (with {needed!r})", params)
-    if needed not in params:
+        raise OptionError("params", expected, params)
+    try:  # caller code: a mapping whose reading raises is no parameters
+        given = dict(params)
+    except Exception as exc:
+        raise OptionError("params", expected, params, f"params must be {expected} that can be read; reading "
+                                                      f"{shown(params)} raised {described(exc)}") from None
+    if needed not in given:
         raise OptionError(f"params.{needed}", "given", params, f"params must give {needed!r}")
     cap = options.get("retry_backoff_seconds_max")
     if cap is not None:
         _seconds("retry_backoff_seconds_max", cap)
-    return dict(params)
+    return given
+
+
+_ERROR_HANDLERS: Final = ("strict", "ignore", "replace")
+
+
+def _stdio_params(params: dict[str, Any]) -> dict[str, Any]:
+    """``MCPServerStdio``'s parameters checked as the SDK's ``StdioServerParameters`` (pydantic)
+    would check them, each wrong one an OptionError naming it (``params.args[1]``), not the SDK's
+    ValidationError: ``command`` a non-empty string, ``args`` a list or tuple of strings, ``env``
+    a mapping of strings to strings, ``cwd`` a path, ``encoding`` a codec's name and
+    ``encoding_error_handler`` one of the SDK's three."""
+    command = params["command"]
+    if not isinstance(command, str) or not str.__len__(command):
+        raise OptionError("params.command", "the command to run (a non-empty string)", command)
+    checked = {**params, "command": str.__str__(command)}
+    if "args" in params:
+        checked["args"] = strings("params.args", params["args"])
+    if params.get("env") is not None:
+        checked["env"] = text_mapping("params.env", params["env"])
+    checked_cwd("params.cwd", params.get("cwd"))
+    if "encoding" in params:
+        encoding = params["encoding"]
+        try:
+            known = isinstance(encoding, str) and codecs.lookup(encoding) is not None
+        except LookupError:
+            known = False
+        if not known:
+            raise OptionError("params.encoding", "the name of a text encoding (a string such as 'utf-8')", encoding)
+    if "encoding_error_handler" in params:
+        checked["encoding_error_handler"] = one_of("params.encoding_error_handler", params["encoding_error_handler"],
+                                                   _ERROR_HANDLERS)
+    return checked
+
+
+def _http_params(params: dict[str, Any]) -> dict[str, Any]:
+    """``MCPServerStreamableHttp``'s parameters the SDK reads only when it connects (inside its
+    transport), checked now: ``url`` an ``http(s)://`` URL string, ``headers`` a mapping of
+    strings to strings, ``timeout`` and ``sse_read_timeout`` a finite number of seconds > 0 or a
+    ``timedelta``, ``terminate_on_close`` True or False; each wrong one an OptionError naming it."""
+    url = params["url"]
+    text = str.__str__(url) if isinstance(url, str) else ""
+    if not text[:8].lower().startswith(("http://", "https://")):
+        raise OptionError("params.url", "the server's http(s):// URL (a string)", url)
+    checked = {**params, "url": text}
+    if params.get("headers") is not None:
+        checked["headers"] = text_mapping("params.headers", params["headers"])
+    for name in ("timeout", "sse_read_timeout"):
+        if name in params:
+            value = params[name]
+            seconds = value.total_seconds() if type(value) is timedelta else plain_number(value)
+            if seconds is None or not finite(seconds) or seconds <= 0:
+                raise OptionError(f"params.{name}", "a finite number of seconds > 0 or a timedelta", value)
+    if "terminate_on_close" in params and params["terminate_on_close"] is not True \
+            and params["terminate_on_close"] is not False:
+        raise OptionError("params.terminate_on_close", "True or False", params["terminate_on_close"])
+    return checked
 
 
 class StrictMCPServerStdio(_Strict, MCPServerStdio):
@@ -198,7 +278,7 @@ class StrictMCPServerStdio(_Strict, MCPServerStdio):
     def __init__(self, params: Mapping[str, Any], *args: Any, tap: VerdictTap | None = None,
                  trusted_server: bool = False, expect: Expectation | Sequence[Expectation] | None = None,
                  **options: Any) -> None:
-        given = _checked(params, "command", options)
+        given = _stdio_params(_checked(params, "command", options))
         chosen, judge = checked_tap(tap), judge_options(trusted_server, expect)
         _failure_function(options)
         super().__init__(given, *args, **options)  # type: ignore[arg-type]
@@ -207,8 +287,8 @@ class StrictMCPServerStdio(_Strict, MCPServerStdio):
 
     def create_streams(self) -> Any:
         params = self._stdio
-        return self.tap.stdio_transport(str(params["command"]), [str(a) for a in params.get("args", ())],
-                                        params.get("env"), cwd=params.get("cwd"))
+        return self.tap.stdio_transport(params["command"], params.get("args", []), params.get("env"),
+                                        cwd=params.get("cwd"))
 
 
 class StrictMCPServerStreamableHttp(_Strict, MCPServerStreamableHttp):
@@ -217,7 +297,7 @@ class StrictMCPServerStreamableHttp(_Strict, MCPServerStreamableHttp):
     def __init__(self, params: Mapping[str, Any], *args: Any, tap: VerdictTap | None = None,
                  trusted_server: bool = False, expect: Expectation | Sequence[Expectation] | None = None,
                  **options: Any) -> None:
-        given = _checked(params, "url", options)
+        given = _http_params(_checked(params, "url", options))
         own, judge = checked_tap(tap), judge_options(trusted_server, expect)
         _failure_function(options)
         chosen = own if own is not None else VerdictTap(name="agents")

@@ -95,18 +95,22 @@ def strict_toolset(target: str | Sequence[str] | StrictTransport, args: Sequence
     """``MCPToolset`` over a StrictTransport (an ``http(s)://`` URL, or a command and ``args``),
     with the verdict hook; other options go to ``MCPToolset`` as they are. Given a StrictTransport,
     the transport's own options (``args``, ``tap``, ``trusted_server``, ``expect``, ``env``,
-    ``headers``, ``auth``, ``retry``) are its own: passing them here too is a ``ValueError``.
+    ``headers``, ``auth``, ``retry``) are its own: passing them here too is an ``OptionError`` (a
+    ValueError).
     ``retry`` is the policy ``decide`` follows (the StrictTransport's: ``DEFAULT_RETRY`` when not
     given): nothing runs a call again but the model, on a ``retry`` decision (a ``ModelRetry``,
     up to the toolset's ``max_retries``); ``RetryPolicy(max_attempts=1)`` decides no retry."""
     if isinstance(target, StrictTransport):
         given = {"args": args, "tap": tap, "trusted_server": trusted_server, "expect": expect, "env": env,
                  "headers": headers, "auth": auth, "retry": retry}
-        ignored = [name for name, value in given.items() if value is not None and value is not False and value != ()]
+        # given: anything but the defaults, told by identity and type (the value's own __eq__ is caller code)
+        ignored = [name for name, value in given.items()
+                   if value is not None and value is not False and not (type(value) is tuple and not value)]
         if ignored:
             them = "them" if len(ignored) > 1 else "it"
-            raise ValueError(f"{', '.join(ignored)}, given with a StrictTransport, would be ignored: give {them} to "
-                             "the StrictTransport")
+            raise OptionError(ignored[0], "not given with a StrictTransport (an option of the transport's own)",
+                              given[ignored[0]], f"{', '.join(ignored)}, given with a StrictTransport, would be "
+                              f"ignored: give {them} to the StrictTransport")
         transport = target
     else:
         transport = StrictTransport(target, args, env=env, headers=headers, auth=auth, tap=tap,

@@ -24,6 +24,8 @@ WRONG: list[tuple[str, Callable[[], Any], str, str]] = [
     ("VerdictInterceptor: on_unclassified nested deep",
      lambda: VerdictInterceptor(VerdictTap(), on_unclassified=nested_list()),  # type: ignore[arg-type]
      "on_unclassified", "on_unclassified is 'error' or 'raise', not " + "[" * 77 + "..."),
+    ("VerdictInterceptor: retry None", lambda: VerdictInterceptor(VerdictTap(), retry=None), "retry",  # type: ignore[arg-type]
+     "retry must be a RetryPolicy (mcp_verdict.RetryPolicy), not None"),
     ("connection: tap None", lambda: connection(None, "http://127.0.0.1:1/mcp"), "tap",  # type: ignore[arg-type]
      "tap must be a VerdictTap, not None"),
     ("connection: url a number", lambda: connection(VerdictTap(), 5), "url",  # type: ignore[arg-type]

@@ -21,7 +21,7 @@ import pytest
 from langchain_core.messages import ToolMessage
 from langchain_mcp_adapters.tools import load_mcp_tools
 
-from mcp_verdict import DEFAULT_RETRY, RetryPolicy, VerdictError, VerdictTap
+from mcp_verdict import DEFAULT_RETRY, OptionError, RetryPolicy, VerdictError, VerdictTap
 from mcp_verdict.integrations.langchain import VerdictInterceptor, stdio_session
 
 from ..gone_server import AGAIN, CHECK, GONE, RUN, SAFE, UNKNOWN, after_next, runs
@@ -81,6 +81,8 @@ def test_the_error_raised_decides_under_the_users_policy_and_promises_no_retry(
 
 
 def test_a_retry_option_that_is_no_policy_is_refused() -> None:
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(OptionError) as caught:
         VerdictInterceptor(VerdictTap(), retry=RetryPolicy)  # type: ignore[arg-type]
-    assert str(caught.value) == "retry must be a RetryPolicy (mcp_verdict.RetryPolicy), not type"
+    assert (caught.value.option, str(caught.value)) == (
+        "retry", "retry must be a RetryPolicy (mcp_verdict.RetryPolicy), not "
+        "<class 'mcp_verdict.judgement._decide.RetryPolicy'>")
