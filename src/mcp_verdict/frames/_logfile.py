@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, Final
 
 from ..verdict._classify import OptionError
+from ..verdict._shown import shown
 from ._log import FrameRecord, encode, redact
 
 MAX_BACKUPS: Final = 1000
@@ -25,6 +26,43 @@ MAX_BACKUPS: Final = 1000
 def _flag(option: str, value: object) -> None:
     if value is not True and value is not False:
         raise OptionError(option, "True or False", value)
+
+
+_NAME_MAX: Final = 255
+"""The longest file name most file systems hold, in bytes (where ``pathconf`` cannot say)."""
+
+
+def _path(given: str | os.PathLike[str], backups: int) -> Path:
+    """The log's path, checked before it is opened (an OptionError naming ``path``, its value
+    written bounded): no NUL character (which ``open`` refuses with a ValueError of no name), and
+    a file name short enough that the oldest rotated name (``NAME.3``) fits the file system's
+    bound too, or the log would stop at its first rotation, in the middle of a run."""
+    path = Path(given)
+    text = os.fspath(path)
+    if "\0" in text:
+        raise OptionError("path", "a path without NUL characters", given)
+    name = os.fsencode(path.name)
+    try:
+        longest = os.pathconf(path.parent, "PC_NAME_MAX")
+    except (OSError, ValueError):  # no such directory (open says so), or no bound to ask for
+        longest = _NAME_MAX
+    rotated = len(name) + (1 + len(str(backups)) if backups else 0)
+    if rotated > longest:
+        suffix = f" with its rotated suffix (.{backups})" if backups else ""
+        raise OptionError("path", f"a path whose file name has at most {longest} bytes{suffix}", given,
+                          f"path's file name must have at most {longest} bytes{suffix}; {shown(path.name, 60)} "
+                          f"has {len(name)}")
+    return path
+
+
+def _open(path: Path) -> IO[bytes]:
+    """``path`` opened to append, or the OSError ``open`` raised (its kind and errno kept) with
+    the path written bounded: the message of a path past the system's bound would hold it whole."""
+    try:
+        return open(path, "ab")
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot open the log {shown(os.fspath(path), 160)} to append to it: "
+                                 f"{exc.strerror}") from None
 
 
 class RotatingLines:
@@ -43,12 +81,12 @@ class RotatingLines:
         if isinstance(backups, bool) or not isinstance(backups, int) or not 0 <= backups <= MAX_BACKUPS:
             raise OptionError("backups", f"an integer from 0 to {MAX_BACKUPS}", backups)
         _flag("flush_each", flush_each)
-        self.path = Path(path)
+        self.path = _path(path, backups)
         self.max_bytes = max_bytes
         self.backups = backups
         self.flush_each = flush_each
         self._lock = threading.Lock()
-        self._file: IO[bytes] | None = open(self.path, "ab")  # noqa: SIM115 - held until close()
+        self._file: IO[bytes] | None = _open(self.path)
         self._size = self._file.tell()
         self.records = 0
 
@@ -80,7 +118,7 @@ class RotatingLines:
                 newer = self.path.with_name(f"{self.path.name}.{n - 1}") if n > 1 else self.path
                 if newer.exists():
                     newer.rename(older)
-        self._file = open(self.path, "ab")  # noqa: SIM115
+        self._file = _open(self.path)
         self._size = 0
 
     def flush(self) -> None:
