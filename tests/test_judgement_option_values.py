@@ -14,8 +14,9 @@ cannot be read (some builtins, a ``__signature__`` that raises) is taken, as bef
 
 Before too: a tool mapping whose reading raises came out of ``evaluate`` and ``decide`` as its
 own exception (``Boom``), as did ``Observe.tool_call``'s arguments of that kind, an ``expect``
-list or ``suspects`` whose iteration raises, and an int or float subclass whose comparisons
-raise given to ``RetryPolicy`` or ``Observe``. The messages are written by hand.
+list or ``suspects`` whose iteration raises, an int or float subclass whose comparisons
+raise given to ``RetryPolicy``, ``Observe`` or ``decide``'s ``attempt``, and an outside outcome
+whose ``verdict`` property raises, given to ``decide``. The messages are written by hand.
 """
 
 from __future__ import annotations
@@ -71,6 +72,14 @@ def keyword_only(*, verdict: Verdict) -> bool:
     return True
 
 
+class RaisingVerdict:
+    """An outside outcome whose ``verdict`` property raises (caller code)."""
+
+    @property
+    def verdict(self) -> Verdict:
+        raise RuntimeError("no verdict")
+
+
 class Checker:
     def method_without_self(self) -> bool:  # taken as a bound method: no argument left for the verdict
         return True
@@ -122,6 +131,10 @@ WRONG: list[tuple[str, Callable[[], Any], str, str] | tuple[str, Callable[[], An
     ("Observe tool arguments a dict whose reading raises",
      lambda: Observe(until=lambda v: True, tool=("get", RaisingDict(id=1))), "Observe.tool_call.arguments",
      "Observe.tool_call's arguments must be a mapping that can be read; reading {'id': 1} raised Boom: boom"),
+    ("decide attempt an int subclass of 0", lambda: decide(INTERNAL, attempt=RaisingInt(0)), "attempt",
+     "attempt counts from 1, not 0"),
+    ("decide an outside outcome whose verdict raises", lambda: decide(RaisingVerdict()),  # type: ignore[arg-type]
+     "verdict", "decide takes a Verdict or an Outcome, not <tests.test_judgement_option_values.RaisingVerdict"),
     ("RetryPolicy max_attempts an int subclass of 0", lambda: RetryPolicy(max_attempts=RaisingInt(0)),
      "RetryPolicy.max_attempts", "RetryPolicy.max_attempts must be a positive integer, not 0"),
     ("RetryPolicy base_delay a float subclass below 0", lambda: RetryPolicy(base_delay=RaisingFloat(-1.0)),
@@ -188,6 +201,7 @@ def test_subclassed_numbers_are_held_as_plain_ones() -> None:
     assert [type(v) for v in (policy.max_attempts, policy.base_delay, policy.max_delay)] == [int, float, float]
     assert policy == RetryPolicy(3, 0.5, 4.0)
     assert decide(INTERNAL, request_sent=False, retry=policy).rule == "not_sent"
+    assert decide(INTERNAL, request_sent=False, retry=policy, attempt=RaisingInt(3)).rule == "retries_exhausted"
     observe = Observe(read=read, until=bool, attempts=RaisingInt(2), interval=RaisingFloat(0.0),
                       backoff=RaisingFloat(1.0), timeout=RaisingFloat(5.0))
     assert [type(v) for v in (observe.attempts, observe.interval, observe.backoff, observe.timeout)] == [

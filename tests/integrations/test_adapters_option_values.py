@@ -13,6 +13,8 @@ Before (the probe of each row against the code before this table):
   a number, ``encoding_error_handler`` unknown) reached the SDK and came back as pydantic's
   ValidationError; the Streamable HTTP server's ``url``, ``headers`` and timeouts were taken and
   failed only when it connected, inside its transport;
+- a ``process_tool_call`` hook that cannot take the toolset's four arguments was taken, and
+  the toolset's first call raised a TypeError from inside it;
 - an option whose own methods raise (a mapping whose reading raises, a value whose ``__eq__``
   raises) came out as that object's exception (``Boom``).
 
@@ -31,7 +33,7 @@ import pytest
 from mcp_verdict import OptionError, RetryPolicy
 from mcp_verdict.integrations.fastmcp import StrictTransport
 from mcp_verdict.integrations.openai_agents import StrictMCPServerStdio, StrictMCPServerStreamableHttp
-from mcp_verdict.integrations.pydantic_ai import strict_toolset
+from mcp_verdict.integrations.pydantic_ai import strict_toolset, verdict_process_tool_call
 
 from ..raising import RaisingBool, RaisingDict, RaisingFloat, RaisingInt, RaisingList, RaisingMapping
 
@@ -41,6 +43,18 @@ CMD = {"command": sys.executable}
 POLICY = "retry must be a RetryPolicy (mcp_verdict.RetryPolicy), not "
 MAPPING = "<RaisingMapping object; its repr raised Boom>"
 SECONDS = "a finite number of seconds > 0 or a timedelta"
+
+
+async def three(ctx: Any, call_tool: Any, name: str) -> Any:
+    return None
+
+
+async def five(ctx: Any, call_tool: Any, name: str, tool_args: dict[str, Any], extra: Any) -> Any:
+    return None
+
+
+async def hook(ctx: Any, call_tool: Any, name: str, tool_args: dict[str, Any], extra: Any = None) -> Any:
+    return await call_tool(name, tool_args)
 
 
 def stdio(**params: Any) -> Callable[[], Any]:
@@ -80,6 +94,12 @@ WRONG: list[tuple[str, Callable[[], Any], str, str]] = [
      "retry_backoff_seconds_base", "retry_backoff_seconds_base must be a finite number of seconds >= 0, not inf"),
     ("Agents: retry_backoff_seconds_max a string", lambda: StrictMCPServerStdio(CMD, retry_backoff_seconds_max="8"),
      "retry_backoff_seconds_max", "retry_backoff_seconds_max must be a finite number of seconds >= 0, not '8'"),
+    ("strict_toolset: process_tool_call taking three", lambda: strict_toolset(URL, process_tool_call=three),  # type: ignore[arg-type]
+     "process_tool_call", "process_tool_call must be an async callable (a process_tool_call hook) or None taking "
+     "(ctx, call_tool, name, tool_args); <function three at"),
+    ("verdict_process_tool_call: inner taking five", lambda: verdict_process_tool_call(five),  # type: ignore[arg-type]
+     "process_tool_call", "process_tool_call must be an async callable (a process_tool_call hook) or None taking "
+     "(ctx, call_tool, name, tool_args); <function five at"),
     # 2. the Agents servers' params: checked here, never the SDK's ValidationError
     ("Agents stdio: command a number", lambda: StrictMCPServerStdio({"command": 5}), "params.command",
      "params.command must be the command to run (a non-empty string), not 5"),
@@ -164,6 +184,8 @@ RIGHT: list[tuple[str, Callable[[], Any]]] = [
     ("Agents stdio: args a tuple, env, cwd, encoding and handler",
      stdio(args=("-c", "pass"), env={"A": "1"}, cwd="/tmp", encoding="latin-1", encoding_error_handler="replace")),
     ("Agents stdio: env None", stdio(env=None)),
+    ("strict_toolset: a process_tool_call hook of four and a default",
+     lambda: strict_toolset(URL, process_tool_call=hook)),
     ("Agents HTTP: timeouts as a timedelta and a number, headers", http(timeout=timedelta(seconds=5),
                                                                           sse_read_timeout=30, headers={"A": "b"},
                                                                           terminate_on_close=False)),

@@ -31,21 +31,24 @@ from .._extras import require
 require("pydantic-ai", "mcp_verdict.integrations.pydantic_ai")
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence  # noqa: E402 - after the extra is checked
-from typing import Any, Literal  # noqa: E402
+from typing import Any, Final, Literal  # noqa: E402
 
 from pydantic_ai.exceptions import ToolFailed  # noqa: E402
 from pydantic_ai.mcp import MCPToolset  # noqa: E402
 
 from ..judgement._check import Expectation  # noqa: E402
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy  # noqa: E402
+from ..judgement._suspect import call_problem  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ..verdict._classify import OptionError  # noqa: E402
+from ..verdict._shown import shown  # noqa: E402
 from ._policy import may_run_again, model_message, one_of, outcome_of  # noqa: E402
 from .fastmcp import StrictTransport  # noqa: E402
 
 __all__ = ["strict_toolset", "verdict_process_tool_call"]
 
 ProcessToolCall = Callable[[Any, Any, str, dict[str, Any]], Awaitable[Any]]
+_HOOK: Final = "an async callable (a process_tool_call hook) or None"
 
 
 def _refusal(error: BaseException) -> VerdictError | None:
@@ -64,7 +67,12 @@ def verdict_process_tool_call(inner: ProcessToolCall | None = None, *,
     the reason."""
     one_of("on_unclassified", on_unclassified, ("fail", "raise"))
     if inner is not None and not callable(inner):
-        raise OptionError("process_tool_call", "an async callable (a process_tool_call hook) or None", inner)
+        raise OptionError("process_tool_call", _HOOK, inner)
+    problem = None if inner is None else call_problem(inner, 4)
+    if problem is not None:  # known now, not as a TypeError inside the toolset's first call
+        raise OptionError("process_tool_call", _HOOK, inner,
+                          f"process_tool_call must be {_HOOK} taking (ctx, call_tool, name, tool_args); "
+                          f"{shown(inner)} cannot take them: {problem}")
 
     async def process_tool_call(ctx: Any, call_tool: Any, name: str, tool_args: dict[str, Any]) -> Any:
         try:

@@ -422,17 +422,25 @@ def decide(
         outcome: Judged | None = None
         plain = verdict
     else:
-        outcome, inner = verdict, getattr(verdict, "verdict", None)
+        try:  # an outside Judged's property is caller code
+            outcome, inner = verdict, getattr(verdict, "verdict", None)
+        except Exception:
+            inner = None
         if not isinstance(inner, Verdict):
             raise OptionError("verdict", "a Verdict or an Outcome", verdict,
                               f"decide takes a Verdict or an Outcome, not {shown(verdict)}")
         plain = inner
     if attempt is None:  # an Outcome's own, read conservatively: a whole number from 1, else 1
         own = getattr(outcome, "attempt", 1) if outcome is not None else 1
-        attempt = own if isinstance(own, int) and not isinstance(own, bool) and own >= 1 else 1
-    elif isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
-        raise OptionError("attempt", "an integer from 1, or None", attempt,
-                          f"attempt counts from 1, not {shown(attempt)}")
+        if type(own) is not int:  # an outside Judged's: its plain value (plain_number), its methods never called
+            own = plain_number(own)
+        attempt = own if type(own) is int and own >= 1 else 1
+    else:
+        given = attempt if type(attempt) is int else plain_number(attempt)
+        if type(given) is not int or given < 1:
+            raise OptionError("attempt", "an integer from 1, or None", attempt,
+                              f"attempt counts from 1, not {shown(attempt)}")
+        attempt = given
     if trusted_server is not None or request_sent is not None:
         for name, value in (("trusted_server", trusted_server), ("request_sent", request_sent)):
             if value is not None and value is not True and value is not False:

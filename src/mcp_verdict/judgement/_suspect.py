@@ -75,9 +75,9 @@ def is_async(function: object) -> bool:
         return False
 
 
-def call_problem(function: object) -> str | None:
-    """Why caller code cannot be called with the one argument it is documented to take (the
-    verdict, or what a read returned), as its signature says (``"too many positional
+def call_problem(function: object, arguments: int = 1) -> str | None:
+    """Why caller code cannot be called with the positional arguments it is documented to take
+    (one: the verdict, or what a read returned), as its signature says (``"too many positional
     arguments"``, ``"missing a required argument: 'b'"``); None when it can, or when its
     signature cannot be read (a builtin without one, a callable whose ``__signature__`` raises):
     such a callable is taken, and what it raises when called is reported as any raise is."""
@@ -86,7 +86,7 @@ def call_problem(function: object) -> str | None:
     except Exception:
         return None
     try:
-        signature.bind(None)
+        signature.bind(*(None,) * arguments)
     except TypeError as exc:
         return described(exc, 200).partition(": ")[2]
     except Exception:  # a signature object of the caller's own making
