@@ -19,7 +19,7 @@ import pytest
 from mcp import Client
 from opentelemetry.trace import StatusCode
 
-from mcp_verdict import DEFAULT_RETRY, RetryPolicy, VerdictTap
+from mcp_verdict import DEFAULT_RETRY, OptionError, RetryPolicy, VerdictTap
 from mcp_verdict.integrations.openai_agents import AgentsVerdictError, StrictMCPServerStdio
 from mcp_verdict.otel import instrument
 
@@ -106,19 +106,37 @@ def test_a_judging_block_and_call_tool_take_the_attempt(case: str, given: dict[s
                 judged.decision.rule) == expected
 
 
-# a wrong attempt or policy → the ValueError's message, by hand
-WRONG: list[tuple[dict[str, Any], str]] = [
-    ({"attempt": 0}, "attempt counts from 1, not 0"),
-    ({"attempt": True}, "attempt counts from 1, not True"),
-    ({"attempt": 2.0}, "attempt counts from 1, not 2.0"),
-    ({"retry": 3}, "retry must be a RetryPolicy (mcp_verdict.RetryPolicy), not 3"),
-    ({"retry": None}, "retry must be a RetryPolicy (mcp_verdict.RetryPolicy), not None"),
+class Touchy(int):
+    """An int whose comparisons raise: caller code the check must not call."""
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("compared")
+
+    def __lt__(self, other: object) -> bool:
+        raise RuntimeError("compared")
+
+    __hash__ = int.__hash__
+
+
+# a wrong attempt or policy → the OptionError's option and message, by hand
+WRONG: list[tuple[dict[str, Any], str, str]] = [
+    ({"attempt": 0}, "attempt", "attempt counts from 1, not 0"),
+    ({"attempt": True}, "attempt", "attempt counts from 1, not True"),
+    ({"attempt": 2.0}, "attempt", "attempt counts from 1, not 2.0"),
+    ({"attempt": Touchy(0)}, "attempt", "attempt counts from 1, not 0"),
+    ({"retry": 3}, "retry", "retry must be a RetryPolicy (mcp_verdict.RetryPolicy), not 3"),
+    ({"retry": None}, "retry", "retry must be a RetryPolicy (mcp_verdict.RetryPolicy), not None"),
 ]
 
 
-@pytest.mark.parametrize(("given", "message"), WRONG)
-def test_a_wrong_attempt_or_policy_is_a_value_error(given: dict[str, Any], message: str) -> None:
-    with pytest.raises(ValueError) as caught:
+@pytest.mark.parametrize(("given", "option", "message"), WRONG)
+def test_a_wrong_attempt_or_policy_is_an_option_error(given: dict[str, Any], option: str, message: str) -> None:
+    with pytest.raises(OptionError) as caught:
         VerdictTap().judging(**given)
-    assert str(caught.value) == message
+    assert (caught.value.option, str(caught.value)) == (option, message)
     assert DEFAULT_RETRY.max_attempts == 3
+
+
+def test_an_int_subclass_attempt_is_read_as_its_plain_value() -> None:
+    judged = VerdictTap().judging(attempt=Touchy(2))
+    assert judged._attempt is not None and type(judged._attempt[0]) is int and judged._attempt[0] == 2

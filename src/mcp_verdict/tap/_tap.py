@@ -59,7 +59,7 @@ from ..frames import (
 )
 from ..frames._jsonrpc import id_text
 from ..judgement._check import Expectation, judging_options
-from ..judgement._decide import DEFAULT_RETRY, RetryPolicy
+from ..judgement._decide import DEFAULT_RETRY, RetryPolicy, plain_number
 from ..judgement._outcome import Observe, Outcome, evaluate_listed, settle
 from ..judgement._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_key, schema_key
 from ..judgement._suspect import DEFAULT_SUSPECTS, Suspect
@@ -744,12 +744,12 @@ class VerdictTap:
         options are those of :meth:`call_tool`. ``attempt`` (from 1) and ``retry`` are those of
         a call run again (an adapter's retries): every outcome of the block carries them (on the
         history and the observers' spans too), so its ``decision`` is that attempt's under that
-        policy. A wrong one is a ValueError. (A plain ``with`` works as well as ``async with``.)
+        policy. A wrong one is an OptionError (a ValueError). (A plain ``with`` works as well as ``async with``.)
         """
         if judge_options:
             judge_options = _checked_options(judge_options)
         # _attempt's first test, here: every block but a retry's is (1, DEFAULT_RETRY), without a call
-        again = None if attempt == 1 and retry is DEFAULT_RETRY and type(attempt) is int else _attempt(attempt, retry)
+        again = None if type(attempt) is int and attempt == 1 and retry is DEFAULT_RETRY else _attempt(attempt, retry)
         if session is not None:
             self.proxy(session)
         return Judged(self, judge_options, again)
@@ -1039,14 +1039,14 @@ _OPTIONS: Final = frozenset({"expect", "tool", "trusted_server", "suspects", "sc
 
 
 def _attempt(attempt: object, retry: object) -> Attempt:
-    """A judging block's attempt and policy (None for the defaults), or a ValueError naming them."""
-    if attempt == 1 and retry is DEFAULT_RETRY and type(attempt) is int:  # every block but a retry's
-        return None
-    if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
-        raise ValueError(f"attempt counts from 1, not {shown(attempt)}")
+    """A judging block's attempt and policy (None for the defaults), or an OptionError naming
+    them. An int subclass is read as its plain value (its comparisons are caller code)."""
+    given = attempt if type(attempt) is int else plain_number(attempt)
+    if type(given) is not int or given < 1:
+        raise OptionError("attempt", "an integer from 1", attempt, f"attempt counts from 1, not {shown(attempt)}")
     if not isinstance(retry, RetryPolicy):
-        raise ValueError(f"retry must be a RetryPolicy (mcp_verdict.RetryPolicy), not {shown(retry)}")
-    return None if attempt == 1 and retry == DEFAULT_RETRY else (attempt, retry)
+        raise OptionError("retry", "a RetryPolicy (mcp_verdict.RetryPolicy)", retry)
+    return None if given == 1 and retry == DEFAULT_RETRY else (given, retry)
 
 
 _OPTIONS_CHECKED: Final = local_verdict("transport.error", "no call: a judging block's options being checked",
