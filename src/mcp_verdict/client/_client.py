@@ -55,6 +55,7 @@ from ..verdict._shown import shown
 from ..verdict._task import STATUSES
 from ..verdict._verdict import ElicitationRequest, InputRequest, RootsRequest, SamplingRequest, Verdict, make_verdict
 from ..verdict._versions import TASKS_EXTENSION, VERSIONS
+from ._arguments import check_call
 from ._connect import CannotConnect, check_url, diagnose
 from ._handlers import HandlerError, Handlers
 from ._http import RecordingTransport, recording_http_client
@@ -508,16 +509,20 @@ class VerdictClient:
     async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None, *,
                         expect: Expectation | Sequence[Expectation] | None = None,
                         observe: Observe | None = None) -> Outcome:
-        """Call a tool and return where it ended: verdict, content check, observation, decision."""
+        """Call a tool and return where it ended: verdict, content check, observation, decision.
+        A name or an argument no tool call can carry is an ``OptionError`` (``client/_arguments``),
+        and nothing is sent."""
+        checked = check_call(name, arguments)
+        resolved = self._resolve(observe)  # (its read tool's arguments checked before the call)
         async with self._lock:
             if not self._listed:
                 await self._list_tools()
-            record = CallRecord(name, dict(arguments or {}))
+            record = CallRecord(name, checked)
             try:
                 verdict = await self._call(name, record)
             finally:
                 self._remember(record)
-        outcome = await settle(verdict, self._tools.get(name), expect=expect, observe=self._resolve(observe),
+        outcome = await settle(verdict, self._tools.get(name), expect=expect, observe=resolved,
                                trusted_server=self.trusted_server)
         if not all(r.request_sent for r in record.rounds[-1:]):
             outcome = replace(outcome, request_sent=False)
@@ -542,6 +547,7 @@ class VerdictClient:
         if observe is None or observe.read is not None or observe.tool is None:
             return observe
         read_name, read_args = observe.tool
+        check_call(read_name, read_args, "Observe.tool_call.")
 
         async def read() -> Verdict:
             return await self.call_verdict(read_name, read_args)
@@ -550,11 +556,13 @@ class VerdictClient:
                        backoff=observe.backoff, timeout=observe.timeout)
 
     async def call_verdict(self, name: str, arguments: Mapping[str, Any] | None = None) -> Verdict:
-        """Call a tool and return only its verdict (rounds and tasks followed, no content check)."""
+        """Call a tool and return only its verdict (rounds and tasks followed, no content check).
+        A name or an argument no tool call can carry is an ``OptionError``, as for ``call_tool``."""
+        checked = check_call(name, arguments)
         async with self._lock:
             if not self._listed:
                 await self._list_tools()
-            record = CallRecord(name, dict(arguments or {}))
+            record = CallRecord(name, checked)
             try:
                 return await self._call(name, record)
             finally:
