@@ -28,7 +28,6 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from types import MethodType
 from typing import Any, Final
 
 from ..verdict._classify import OptionError
@@ -206,31 +205,14 @@ def _prepare(option: str, item: Any, limits: SchemaLimits, expected: str) -> Pre
     raise OptionError(option, expected, item, f"{option} must be {expected}, not {shown(item)}")
 
 
-_TAKES_THE_VERDICT: Final[dict[int, tuple[object, bool]]] = {}
-"""The predicates whose signature :func:`_takes_the_verdict` read and found right, by id (each
-held, so its id is not reused meanwhile; a bound method by its function, as a method is a new
-object at each look-up, and marked as a method: the function alone takes one more argument).
-The expectations are prepared on every call judged (the tap's), and reading a signature costs
-twice the rest of an ``evaluate`` (13 µs against 6). At most :data:`_TAKES_MAX`."""
-_TAKES_MAX: Final = 256
-
-
 def _takes_the_verdict(option: str, item: Any, expected: str) -> None:
     """A predicate that cannot take the verdict alone, as its signature says (``lambda: True``,
     ``def check(verdict, tool)``), is no expectation: an OptionError when it is given, not an
     ``expect.error`` on each call. One whose signature cannot be read is taken."""
-    method = type(item) is MethodType
-    key = item.__func__ if method else item
-    held = _TAKES_THE_VERDICT.get(id(key))
-    if held is not None and held[0] is key and held[1] is method:
-        return
-    problem = call_problem(item)
+    problem = call_problem(item)  # (a plain function's read from its code: expectations come on every call)
     if problem is not None:
         raise OptionError(option, expected, item, f"{option} must be a callable taking the verdict (one argument); "
                                                   f"{shown(item)} cannot take it: {problem}")
-    if len(_TAKES_THE_VERDICT) >= _TAKES_MAX:
-        _TAKES_THE_VERDICT.clear()
-    _TAKES_THE_VERDICT[id(key)] = (key, method)
 
 
 def _has(value: object, name: str) -> bool:

@@ -17,6 +17,7 @@ import inspect
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import FunctionType, MethodType
 from typing import Any, Final
 
 from ..verdict._classify import OptionError
@@ -81,6 +82,8 @@ def call_problem(function: object, arguments: int = 1) -> str | None:
     arguments"``, ``"missing a required argument: 'b'"``); None when it can, or when its
     signature cannot be read (a builtin without one, a callable whose ``__signature__`` raises):
     such a callable is taken, and what it raises when called is reported as any raise is."""
+    if _takes(function, arguments):  # (a plain function's code says so at once)
+        return None
     try:
         signature = inspect.signature(function)  # type: ignore[arg-type]
     except Exception:
@@ -92,6 +95,27 @@ def call_problem(function: object, arguments: int = 1) -> str | None:
     except Exception:  # a signature object of the caller's own making
         return None
     return None
+
+
+def _takes(function: object, arguments: int) -> bool:
+    """Whether a plain Python function (or a method bound to one) can take ``arguments``
+    positional arguments, read from its code: what ``inspect.signature(...).bind`` says of it,
+    at a twentieth of the cost (an expectation is given on each call judged, often as a fresh
+    lambda). False when its code does not say (anything else; a function whose ``__dict__``
+    holds anything, such as ``__wrapped__`` or ``__signature__``, which ``inspect`` follows):
+    then ``inspect`` decides."""
+    if type(function) is MethodType:
+        function, arguments = function.__func__, arguments + 1
+    if type(function) is not FunctionType or function.__dict__:
+        return False
+    code = function.__code__
+    defaults = function.__defaults__
+    kwonly = function.__kwdefaults__
+    if code.co_kwonlyargcount > (len(kwonly) if kwonly else 0):
+        return False  # a keyword-only parameter without a default
+    positional = code.co_argcount
+    return positional - (len(defaults) if defaults else 0) <= arguments and (
+        arguments <= positional or bool(code.co_flags & inspect.CO_VARARGS))
 
 
 _TOOL: Final = "the tool as listed (a mapping) or None"
