@@ -62,7 +62,8 @@ class _Conn(msgspec.Struct):
     transport: str | None = None
     tools: dict[str, Mapping[str, Any]] = msgspec.field(default_factory=dict)
     schemas: dict[str, CompiledSchema | None] = msgspec.field(default_factory=dict)
-    """Per listed tool with an outputSchema: it compiled as listed (once per listing, not per call)."""
+    """Per listed tool called: its outputSchema compiled as listed, None when it has none (once per
+    listing, not per call: :func:`_listed_schema`)."""
 
 
 class Held(msgspec.Struct):
@@ -241,7 +242,8 @@ class Auditor:
         return self._lines.pop((exchange.conn, exchange.request.seq), None) or (self.source, self._line)
 
     def _answered(self, exchange: Exchange, out: list[Entry]) -> None:
-        source, line = self._position(exchange)
+        # (_position, written out: every answer takes its request's position)
+        source, line = self._lines.pop((exchange.conn, exchange.request.seq), None) or (self.source, self._line)
         method = exchange.method
         origin = exchange.origin
         key = (exchange.conn, exchange.call)
@@ -260,7 +262,10 @@ class Auditor:
             if call.first_verdict is None:
                 call.first_verdict = verdict
                 response = exchange.response
-                call.naive = naive(exchange.response_peek, response.data if response is not None else None)
+                look = exchange.response_peek
+                # (naive's first case here: an answer the routing read found an object with "result")
+                call.naive = "success" if response is not None and look is not None and look.kind == "response" \
+                    else naive(look, response.data if response is not None else None)
             kind = verdict.kind
             if kind in _WAITING:
                 if kind is Kind.TASK:
@@ -382,13 +387,18 @@ class Auditor:
 
     def _finish(self, call: _Call, end: End) -> CallRow:
         first = call.first
-        info = self._conns.get(first.conn)
+        conn = first.conn
+        info = self._conns.get(conn)
         verdict = call.verdict
         assert verdict is not None
         name = first.tool
-        tool = info.tools.get(name) if info is not None and name is not None else None
-        outcome = evaluate_listed(verdict, tool, None if tool is None else _listed_schema(info, name, tool),  # type: ignore[arg-type]
-                                  trusted_server=self.trusted_server)
+        tool = schema = None
+        if info is not None and name is not None:
+            tool = info.tools.get(name)
+            if tool is not None:
+                schemas = info.schemas  # (_listed_schema's memo, read here: every call reads it)
+                schema = schemas[name] if name in schemas else _listed_schema(info, name, tool)
+        outcome = evaluate_listed(verdict, tool, schema, trusted_server=self.trusted_server)
         decision = decide(outcome)
         action = decision.action
         accepted = action is Action.ACCEPT
@@ -413,10 +423,13 @@ class Auditor:
         answered = call.answered
         first_verdict = call.first_verdict
         naive_said = call.naive
-        conn, number, request_id = first.conn, first.call, first.request_id
+        number, request_id = first.call, first.request_id
         server = server_version = transport = None
         if info is not None:
             server, server_version, transport = info.server, info.server_version, info.transport
+        at = self._line  # (_order, written out)
+        order = (self.family, self.file_order, at, conn, number) if at < END_OF_INPUT else \
+            (self.family, END_OF_INPUT, 0, conn, number)
         return CallRow(
             call.source, call.line, self.input_format, self.fidelity, conn, number, server, server_version, transport,
             name, str(request_id) if type(request_id) is int else _id_text(request_id), context.version,
@@ -427,19 +440,16 @@ class Auditor:
             bool(checked and checked.schema_checked), naive_said, naive_said == "success" and not first_accepted,
             action is Action.CHECK_STATE, answered,
             answered and not waiting and end in ("answered", "closed", "log_ended"),
-            end if not (end == "answered" and not answered) else "closed", call.task_id,
-            self._order(self._line, conn, number))
+            end if not (end == "answered" and not answered) else "closed", call.task_id, order)
 
 
-def _listed_schema(info: _Conn, name: str | None, tool: Mapping[str, Any] | None) -> CompiledSchema | None:
-    """The outputSchema of a listed tool, compiled once per listing (None: the tool declares none,
-    or its schema is no JSON value, which the content check reports from the tool itself)."""
-    if tool is None or name is None or "outputSchema" not in tool:
-        return None
-    if name not in info.schemas:
-        key = schema_key(tool["outputSchema"])
-        info.schemas[name] = compile_key(key, "/outputSchema") if key is not None else None
-    return info.schemas[name]
+def _listed_schema(info: _Conn, name: str, tool: Mapping[str, Any]) -> CompiledSchema | None:
+    """The outputSchema of a listed tool, compiled once per listing and kept in ``info.schemas``
+    (None: the tool declares none, or its schema is no JSON value, which the content check
+    reports from the tool itself)."""
+    key = schema_key(tool["outputSchema"]) if "outputSchema" in tool else None
+    compiled = info.schemas[name] = compile_key(key, "/outputSchema") if key is not None else None
+    return compiled
 
 
 def _continues(verdict: Verdict) -> bool:

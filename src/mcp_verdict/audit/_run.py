@@ -291,6 +291,7 @@ def _audit(inputs: Sequence[Input], totals: Totals, *, trusted_server: bool = Fa
     for members in by_recording.values():
         auditor = _auditor_of(members[0], trusted_server)
         tally = auditor.tally
+        message = auditor.message
         for item in members:
             auditor.source = item.name
             auditor.file_order = item.order
@@ -314,8 +315,13 @@ def _audit(inputs: Sequence[Input], totals: Totals, *, trusted_server: bool = Fa
                         entries: Iterable[Entry]
                         if framelog:
                             record = decode_line(line, number)  # (feed_framelog, less a call for a record)
-                            entries = feed_record(auditor, number, record) if type(record) is FrameRecord \
-                                else feed_framelog(auditor, number, line)
+                            if type(record) is not FrameRecord:
+                                entries = feed_framelog(auditor, number, line)
+                            elif record.kind == "message" and record.data is not None:  # (feed_record's first case)
+                                entries = message(record.conn, record.dir, record.data, record.t, record.seq, number,
+                                                  record.http, record.transport)
+                            else:
+                                entries = feed_record(auditor, number, record)
                         elif otlp is not None:
                             entries = otlp.line(number, line.rstrip(b"\r\n"))
                         else:
@@ -464,6 +470,7 @@ def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send:
     auditor.source = item.name
     auditor.file_order = item.order
     main = auditor.tally
+    message = auditor.message
     heads: dict[str, dict[str, int]] = {}
     closed: dict[str, int] = {}
     otlp = OtlpReader(auditor) if item.format == "otlp" else None
@@ -513,9 +520,13 @@ def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send:
                         tally = heads[conn] = dict.fromkeys(CATEGORIES, 0)
                     auditor.tally = tally
                 if record is not None:
-                    entries = feed_record(auditor, number, record)
-                    if record.kind == "close" and conn not in closed:
-                        closed[conn] = number
+                    if record.kind == "message" and record.data is not None:  # (feed_record's first case)
+                        entries = message(conn, record.dir, record.data, record.t, record.seq, number, record.http,
+                                          record.transport)
+                    else:
+                        entries = feed_record(auditor, number, record)
+                        if record.kind == "close" and conn not in closed:
+                            closed[conn] = number
                 else:
                     entries = feed_jsonrpc(auditor, number, line.rstrip(b"\r\n"))
                 if entries:
