@@ -16,8 +16,10 @@ from types import MappingProxyType
 from typing import Any
 
 import anyio
+import pytest
 
-from mcp_verdict import Observe, OptionError, VerdictClient
+from mcp_verdict import ElicitationRequest, Observe, OptionError, RootsRequest, SamplingRequest, VerdictClient
+from mcp_verdict.client import ElicitAnswer, HandlerError, Handlers
 from mcp_verdict.demo import stdio_command
 from tests.hostile import nested_list
 
@@ -75,7 +77,7 @@ REFUSED: list[tuple[object, object, str, str]] = [
     ("create_note", "text=a", "arguments",
      "arguments must be the tool's arguments (a mapping with string keys) or None, not 'text=a'"),
     ("create_note", Unreadable(text="a"), "arguments",
-     "arguments must be a mapping that can be read; reading it raised RuntimeError: no items today"),
+     "arguments must be a mapping or list that can be read; reading it raised RuntimeError: no items today"),
     ("create_note", holds_itself(), "arguments['again']['again']['again']...(195 more)...['again']['again']",
      "arguments['again']['again']['again']...(195 more)...['again']['again'] is nested more than 200 deep "
      "(or holds itself): the SDK cannot write it"),
@@ -147,3 +149,52 @@ def test_an_observed_read_tools_arguments_are_checked_before_the_call() -> None:
 
     assert with_client(body) == ("Observe.tool_call.arguments['id'] must be a finite number (JSON has no NaN or "
                                  "infinity), not nan", 0)  # the write was not made either
+
+
+# --- what the application's handlers answer is sent as JSON too ------------------------------------
+
+FORM = ElicitationRequest("k", "form", "How much?", {"type": "object", "properties": {"n": {"type": "number"}}},
+                          None, {})
+
+# (the sampling or roots handler's answer, the HandlerError's message), written by hand
+HANDLER_ANSWERS: list[tuple[str, object, str]] = [
+    ("sampling", {"role": "assistant", "content": {"type": "text", "text": "x"}, "model": "m",
+                  "metadata": {"cost": decimal.Decimal("0.1")}},
+     "the sampling handler's answer['metadata']['cost'] must be a JSON value: None, a bool, an int, a finite "
+     "float, a string, a list or tuple, or a mapping with string keys, not Decimal('0.1') (it cannot be sent as "
+     "JSON)"),
+    ("sampling", {"role": "assistant", "content": {"type": "text", "text": math.nan}, "model": "m"},
+     "the sampling handler's answer['content']['text'] must be a finite number (JSON has no NaN or infinity), "
+     "not nan (it cannot be sent as JSON)"),
+    ("roots", [{"uri": b"file:///w"}],
+     "the roots handler's answer['roots'][0]['uri'] must be a JSON value: None, a bool, an int, a finite float, "
+     "a string, a list or tuple, or a mapping with string keys (JSON has no bytes: decode them, or encode them "
+     "as base64 text), not b'file:///w' (it cannot be sent as JSON)"),
+]
+
+
+@pytest.mark.parametrize(("kind", "answer", "message"), HANDLER_ANSWERS)
+def test_a_handler_answer_no_json_holds_is_a_handler_error(kind: str, answer: Any, message: str) -> None:
+    async def sampling(request: SamplingRequest) -> Any:
+        return answer
+
+    async def roots() -> Any:
+        return answer
+
+    handlers = Handlers(sampling=sampling) if kind == "sampling" else Handlers(roots=roots)
+    request = SamplingRequest("s", (), 5, {}) if kind == "sampling" else RootsRequest("r", {})
+    with pytest.raises(HandlerError) as raised:
+        anyio.run(handlers.answer, request)
+    assert str(raised.value) == message
+
+
+def test_a_form_answer_no_json_holds_goes_back_to_the_form_handler() -> None:
+    answers = iter([ElicitAnswer.accept({"n": math.inf}), ElicitAnswer.accept({"n": 2.5})])
+    seen: list[tuple[str, ...]] = []
+
+    async def form(request: ElicitationRequest, problems: Any) -> ElicitAnswer:
+        seen.append(tuple(problems))
+        return next(answers)
+
+    assert anyio.run(Handlers(form=form).answer, FORM) == {"action": "accept", "content": {"n": 2.5}}
+    assert seen == [(), ("content['n'] must be a finite number (JSON has no NaN or infinity), not inf",)]

@@ -61,6 +61,38 @@ def _refused(item: Any) -> str | None:
     return _JSON
 
 
+def refusal(value: object, option: str) -> OptionError | None:
+    """Why ``value`` (given as ``option``) cannot be sent as JSON, naming where the first value
+    that cannot sits; None when it can. Reading it never raises: a mapping or list whose own
+    reading raises (caller code) is refused too."""
+    stack: list[tuple[Any, list[Any]]] = [(value, [])]
+    while stack:
+        item, path = stack.pop()
+        why = _refused(item)
+        if why is not None:
+            return OptionError(_where(option, path), why, item)
+        if isinstance(item, str) or not isinstance(item, (Mapping, list, tuple)):
+            continue
+        where = _where(option, path)
+        if len(path) >= MAX_DEPTH:
+            return OptionError(where, f"nested at most {MAX_DEPTH} deep (a value that holds itself never ends)",
+                               item, f"{where} is nested more than {MAX_DEPTH} deep (or holds itself): "
+                               "the SDK cannot write it")
+        try:
+            pairs = list(item.items()) if isinstance(item, Mapping) else list(enumerate(item))
+        except Exception as exc:  # caller code (a mapping's items, a list subclass's iteration)
+            return OptionError(where, "a mapping or list that can be read", item,
+                               f"{where} must be a mapping or list that can be read; reading it raised "
+                               f"{described(exc)}")
+        if isinstance(item, Mapping):
+            for key, _ in pairs:
+                if not isinstance(key, str):
+                    return OptionError(where, "a mapping with string keys (JSON has no other)", key,
+                                       f"{where} must have string keys (JSON has no other), not {shown(key)}")
+        stack.extend((member, [*path, key]) for key, member in reversed(pairs))
+    return None
+
+
 def check_call(name: object, arguments: object, prefix: str = "") -> dict[str, Any]:
     """``arguments`` as a dict (``{}`` for None), once ``name`` and every value in them are
     what a tool call can carry; else the ``OptionError`` that names the first value that is
@@ -73,33 +105,9 @@ def check_call(name: object, arguments: object, prefix: str = "") -> dict[str, A
         return {}
     if not isinstance(arguments, Mapping):
         raise OptionError(option, "the tool's arguments (a mapping with string keys) or None", arguments)
-    stack: list[tuple[Any, list[Any]]] = [(arguments, [])]
-    while stack:
-        item, path = stack.pop()
-        why = _refused(item)
-        if why is not None:
-            raise OptionError(_where(option, path), why, item)
-        if isinstance(item, str) or not isinstance(item, (Mapping, list, tuple)):
-            continue
-        if len(path) >= MAX_DEPTH:
-            raise OptionError(_where(option, path), f"nested at most {MAX_DEPTH} deep (a value that holds itself "
-                              "never ends)", item, f"{_where(option, path)} is nested more than {MAX_DEPTH} deep "
-                              "(or holds itself): the SDK cannot write it")
-        if isinstance(item, Mapping):
-            try:
-                pairs = list(item.items())
-            except Exception as exc:  # caller code (a mapping's items, iteration)
-                raise OptionError(_where(option, path), "a mapping that can be read", item,
-                                  f"{_where(option, path)} must be a mapping that can be read; reading it raised "
-                                  f"{described(exc)}") from None
-            for key, value in reversed(pairs):
-                if not isinstance(key, str):
-                    raise OptionError(_where(option, path), "a mapping with string keys (JSON has no other)", key,
-                                      f"{_where(option, path)} must have string keys (JSON has no other), "
-                                      f"not {shown(key)}")
-                stack.append((value, [*path, key]))
-        else:
-            stack.extend((value, [*path, index]) for index, value in reversed(list(enumerate(item))))
+    problem = refusal(arguments, option)
+    if problem is not None:
+        raise problem
     try:
         return dict(arguments)
     except Exception as exc:  # (read once above: a mapping whose second reading raises)

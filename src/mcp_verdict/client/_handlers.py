@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from ..judgement._schema import compile_schema, validate
+from ..verdict._shown import shown
 from ..verdict._verdict import ElicitationRequest, InputRequest, RootsRequest, SamplingRequest
+from ._arguments import refusal
 
 FORM_ATTEMPTS: Final = 3
 
@@ -107,11 +109,11 @@ class Handlers:
             if isinstance(request, SamplingRequest):
                 if self.sampling is None:
                     raise HandlerError("no sampling handler")
-                return dict(await self.sampling(request))
+                return _sendable(dict(await self.sampling(request)), "the sampling handler's answer")
             assert isinstance(request, RootsRequest)
             if self.roots is None:
                 raise HandlerError("no roots handler")
-            return {"roots": [dict(root) for root in await self.roots()]}
+            return _sendable({"roots": [dict(root) for root in await self.roots()]}, "the roots handler's answer")
         except HandlerError:
             raise
         except Exception as exc:
@@ -130,7 +132,7 @@ class Handlers:
         for _ in range(FORM_ATTEMPTS):
             answer = await self.form(request, tuple(problems))
             if not isinstance(answer, ElicitAnswer):
-                raise HandlerError(f"the form handler returned {answer!r}, not an ElicitAnswer")
+                raise HandlerError(f"the form handler returned {shown(answer)}, not an ElicitAnswer")
             if answer.action != "accept":
                 return {"action": answer.action}
             problems = form_problems(request, answer.content)
@@ -143,5 +145,17 @@ def form_problems(request: ElicitationRequest, content: Mapping[str, Any] | None
     """What is wrong with a form answer, checked against the request's requestedSchema."""
     if content is None:
         return ["an accepted form needs content"]
+    unsendable = refusal(content, "content")  # (NaN would go out as null, a Decimal as a string)
+    if unsendable is not None:
+        return [str(unsendable)]
     compiled = compile_schema(dict(request.requested_schema or {"type": "object"}), "/requestedSchema")
     return [f"{p.path or '/'}: {p.message}" for p in validate(compiled, dict(content), "")]
+
+
+def _sendable(answer: dict[str, Any], what: str) -> dict[str, Any]:
+    """A handler's answer as it will be sent, or a HandlerError naming the first value in it no
+    JSON holds (the SDK's serializer would send NaN as null, a Decimal as a string)."""
+    problem = refusal(answer, what)
+    if problem is not None:
+        raise HandlerError(f"{problem} (it cannot be sent as JSON)")
+    return answer
