@@ -43,6 +43,7 @@ from mcp.client.streamable_http import streamable_http_client
 from pydantic import ConfigDict, ValidationError
 
 from .. import __version__
+from ..frames._sendable import check_call
 from ..judgement._check import Expectation
 from ..judgement._decide import finite
 from ..judgement._outcome import Observe, Outcome, run_observation, settle
@@ -55,7 +56,6 @@ from ..verdict._shown import shown
 from ..verdict._task import STATUSES
 from ..verdict._verdict import ElicitationRequest, InputRequest, RootsRequest, SamplingRequest, Verdict, make_verdict
 from ..verdict._versions import TASKS_EXTENSION, VERSIONS
-from ._arguments import check_call
 from ._connect import CannotConnect, check_url, diagnose
 from ._handlers import HandlerError, Handlers
 from ._http import RecordingTransport, recording_http_client

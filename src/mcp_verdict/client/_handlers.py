@@ -17,10 +17,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from ..frames._sendable import refusal
 from ..judgement._schema import compile_schema, validate
 from ..verdict._shown import shown
 from ..verdict._verdict import ElicitationRequest, InputRequest, RootsRequest, SamplingRequest
-from ._arguments import refusal
 
 FORM_ATTEMPTS: Final = 3
 

@@ -32,12 +32,12 @@ from ..judgement._check import prepared_expectations
 from ..judgement._decide import Action, Decision, RetryPolicy
 from ..judgement._outcome import Outcome
 from ..judgement._schema import DEFAULT_SCHEMA_LIMITS
-from ..judgement._suspect import described as described_error
 from ..tap._error import describe
 from ..tap._tap import Judged, VerdictTap
 from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
 from ..verdict._peer_text import neutral
+from ..verdict._shown import described as described_error
 from ..verdict._shown import shown
 
 _RUN_AGAIN: Final = frozenset({Action.RETRY, Action.FIX_REQUEST, Action.RETURN_TO_MODEL})

@@ -48,11 +48,10 @@ from agents.tool import default_tool_error_function  # noqa: E402
 from ..judgement._check import Expectation  # noqa: E402
 from ..judgement._decide import Action, Decision, RetryPolicy, finite, plain_number  # noqa: E402
 from ..judgement._outcome import Outcome  # noqa: E402
-from ..judgement._suspect import described  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ..verdict._classify import OptionError  # noqa: E402
 from ..verdict._kind import Kind  # noqa: E402
-from ..verdict._shown import shown  # noqa: E402
+from ..verdict._shown import described, shown  # noqa: E402
 from ._policy import (  # noqa: E402
     checked_cwd,
     checked_tap,

@@ -33,7 +33,7 @@ from typing import Any, Final
 from ..verdict._classify import OptionError
 from ..verdict._findings import Finding, finding
 from ..verdict._kind import Kind
-from ..verdict._shown import shown
+from ..verdict._shown import described, shown
 from ..verdict._verdict import Verdict
 from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_schema, validate
 from ._suspect import (
@@ -41,7 +41,6 @@ from ._suspect import (
     Suspect,
     call_problem,
     default_matches,
-    described,
     is_async,
     readable_tool,
 )

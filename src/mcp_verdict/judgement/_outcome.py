@@ -22,12 +22,12 @@ from typing import Any, Final, Literal
 
 from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
-from ..verdict._shown import shown
+from ..verdict._shown import described, shown
 from ..verdict._verdict import Verdict
 from ._check import ContentCheck, Expectation, checked, judging_options
 from ._decide import DEFAULT_RETRY, Decision, RetryPolicy, decide, finite, plain_number
 from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits
-from ._suspect import DEFAULT_SUSPECTS, Suspect, call_problem, described, is_async, readable_tool
+from ._suspect import DEFAULT_SUSPECTS, Suspect, call_problem, is_async, readable_tool
 
 Stage = Literal["classified", "content_verified", "completion_observed"]
 

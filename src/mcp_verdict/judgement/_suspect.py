@@ -22,7 +22,7 @@ from typing import Any, Final
 
 from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
-from ..verdict._shown import shown
+from ..verdict._shown import described, shown
 from ..verdict._verdict import Verdict
 
 
@@ -134,20 +134,6 @@ def readable_tool(option: str, tool: Mapping[str, Any]) -> None:
     except Exception as exc:
         raise OptionError(option, _TOOL, tool, f"{option} must be the tool as listed (a mapping that can be read) "
                                                f"or None; reading {shown(tool)} raised {described(exc)}") from None
-
-
-def described(exc: BaseException, limit: int = 300) -> str:
-    """``"TypeName: message"`` of an exception raised by caller code, its message cut to about
-    ``limit`` characters; never raises (an exception whose ``str`` raises is named alone)."""
-    try:
-        message = str(exc)
-        if type(message) is not str:  # pragma: no cover - str() itself refuses anything else
-            raise TypeError("str returned no str")
-    except Exception:
-        return f"{type(exc).__name__} (its message could not be read)"
-    if len(message) > limit:
-        message = message[:limit - 3] + "..."
-    return f"{type(exc).__name__}: {message}"
 
 
 def _structured(verdict: Verdict) -> Mapping[str, Any] | None:

@@ -58,6 +58,7 @@ from ..frames import (
     peek,
 )
 from ..frames._jsonrpc import id_text
+from ..frames._sendable import check_call
 from ..judgement._check import Expectation, judging_options
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy, plain_number
 from ..judgement._outcome import Observe, Outcome, evaluate_listed, settle
@@ -766,12 +767,16 @@ class VerdictTap:
         ``Client``) and return its :class:`~mcp_verdict.Outcome`, judged from the answer's bytes.
 
         Server faults never raise: they are in the outcome (a timeout, a closed connection, an
-        HTTP error are ``unclassified`` with a ``transport.*`` finding). What the SDK raises before
-        anything reached the wire (a session not entered, bad arguments) is raised as it is.
+        HTTP error are ``unclassified`` with a ``transport.*`` finding). A name or an argument no
+        tool call can carry (NaN, a ``Decimal``, bytes, a key that is no string: ``frames._sendable``)
+        is an ``OptionError`` naming where it sits, before anything is sent: the SDK would send some
+        of them changed. What the SDK raises before anything reached the wire (a session not
+        entered) is raised as it is.
         ``observe`` needs ``read=`` (an async callable). ``call_options`` go to ``call_tool``
         (``read_timeout_seconds``...). ``attempt`` and ``retry``: as for :meth:`judging` (a caller
         that runs the call again says which attempt this is, and under which policy).
         """
+        checked = check_call(name, arguments)
         options = {"expect": expect, "tool": tool, "trusted_server": trusted_server, "suspects": suspects,
                    "schema_limits": schema_limits, "absent_result_type": absent_result_type, "limits": limits}
         judging = self.judging(session, attempt=attempt, retry=retry, **options)  # its options checked
@@ -779,7 +784,7 @@ class VerdictTap:
             await settle(_OPTIONS_CHECKED, observe=observe)
         async with judging as judged:
             try:
-                await session.call_tool(name, dict(arguments or {}), **dict(call_options or {}))
+                await session.call_tool(name, checked, **dict(call_options or {}))
             except Exception as exc:
                 judged.error = exc
                 if not judged.any_sent:

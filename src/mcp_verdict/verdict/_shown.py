@@ -1,6 +1,7 @@
 """A value written for a message, at a bounded cost: ``shown`` (the one writer of a value of
 unknown size, depth or kind into a message: a wrong option's value in an ``OptionError``, the
-evidence of a content-check match, whatever caller code returned)."""
+evidence of a content-check match, whatever caller code returned), and ``described`` (an
+exception caller code raised)."""
 
 from __future__ import annotations
 
@@ -60,3 +61,17 @@ def shown(value: Any, limit: int = 80) -> str:
     walk(value)
     text = "".join(parts)
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def described(exc: BaseException, limit: int = 300) -> str:
+    """``"TypeName: message"`` of an exception raised by caller code, its message cut to about
+    ``limit`` characters; never raises (an exception whose ``str`` raises is named alone)."""
+    try:
+        message = str(exc)
+        if type(message) is not str:  # pragma: no cover - str() itself refuses anything else
+            raise TypeError("str returned no str")
+    except Exception:
+        return f"{type(exc).__name__} (its message could not be read)"
+    if len(message) > limit:
+        message = message[:limit - 3] + "..."
+    return f"{type(exc).__name__}: {message}"

@@ -1,4 +1,5 @@
-"""A tool call's name and arguments as the caller gives them, checked before anything is sent.
+"""What a client sends that came from its caller, checked before anything is written: a tool
+call's name and arguments, and the application's answers to input requests.
 
 MCP carries ``arguments`` as a JSON object (the schema's ``{ [key: string]: unknown }``), which
 the SDK writes with its serializer. That serializer writes some Python values no JSON holds as
@@ -6,7 +7,7 @@ something else, without a word: NaN and the infinities as ``null``, a ``Decimal`
 a set as an array, a key that is no string as a string, bytes as text. Others it refuses deep in
 the SDK, with its own exceptions: an object of any other class, bytes that are not UTF-8,
 nesting past its 255 levels. A server would act on the changed values as if they were the
-caller's. So the client refuses all of them first, as the caller's own mistake: an
+caller's. So the client and the tap refuse all of them first, as the caller's own mistake: an
 ``OptionError`` naming where the value sits (``arguments['rows'][3]``), and nothing is sent.
 
 Accepted: ``None``, ``bool``, ``int``, a finite ``float``, a ``str`` that UTF-8 can carry (no
@@ -21,9 +22,8 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ..judgement._suspect import described
 from ..verdict._classify import OptionError
-from ..verdict._shown import shown
+from ..verdict._shown import described, shown
 
 MAX_DEPTH: Final = 200
 """The deepest nesting of a value inside ``arguments`` (the SDK writes no message nested past
