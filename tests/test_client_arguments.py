@@ -1,5 +1,5 @@
 """VerdictClient refuses a tool call's name or arguments that no tool call can carry, before
-anything is sent: an ``OptionError`` naming where the value sits (client/_arguments.py).
+anything is sent: an ``OptionError`` naming where the value sits (frames/_sendable.py).
 
 Before, the SDK's serializer wrote NaN as ``null``, a ``Decimal`` as a string and a set as an
 array without a word (the server acted on values the caller never gave), and refused an object

@@ -6,7 +6,9 @@ JSON-RPC frame with tolerant id recovery (``_jsonrpc``), the conversation tracke
 answers with requests and knows the version, capabilities and extensions in force for each
 (``_track``), and the frame log format v1 with its JSON Schema (``_log``,
 ``framelog-v1.schema.json``) and its rotating file writer (``_logfile``, the one module here
-that does I/O), and the seconds an HTTP error's Retry-After asks for (``_retry_after``). The
+that does I/O), the seconds an HTTP error's Retry-After asks for (``_retry_after``), and what
+a caller may send in a tool call or an answer to an input request (``_sendable``: JSON values
+only, checked before anything is written). The
 client, the tap, the proxy and the audit all read the wire through it.
 
 May import: the verdict layer (versions and extension ids), the standard library, orjson, and msgspec
