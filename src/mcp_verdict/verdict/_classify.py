@@ -10,6 +10,7 @@ Two kinds of error are kept apart, as h11 keeps local and remote protocol errors
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, cast
 
@@ -325,73 +326,35 @@ def _options(version: object, client_capabilities: object = None, extensions: ob
     return options
 
 
-def _import_parse(raw: bytes | bytearray | memoryview | str, max_bytes: int, max_depth: int,
-                  skimmed: bool = False) -> tuple[object, Finding | None]:
-    """The strict reader (``_parser.parse``), imported by its first read, which binds
-    :data:`_parse` to it for the next ones: an import of classify does not load it, nor do the
-    common answers, which the fast path proves without it."""
-    global _parse  # noqa: PLW0603 - replaced once, by the reader's own function
-    from ._parser import parse
-    _parse = parse
-    return parse(raw, max_bytes, max_depth, skimmed=skimmed)
+def _on_first_use(slot: str, module: str, name: str) -> Callable[..., Any]:
+    """A stand-in for the function ``name`` of the sibling ``module``, held in this module's
+    ``slot``: its first call imports the module, binds ``slot`` to the function itself for the
+    calls after it, and calls it. An import of classify does not load what the common answers,
+    proven by the fast path, never reach."""
+    def first(*args: Any, **kwargs: Any) -> Any:
+        function = getattr(importlib.import_module(module, __package__), name)
+        globals()[slot] = function  # replaced once, by the module's own function
+        return function(*args, **kwargs)
+
+    return first
 
 
-_parse: Callable[..., tuple[object, Finding | None]] = _import_parse
-"""The strict reader: ``_parser.parse`` once :func:`_import_parse` has run."""
-
-
-def _import_skim(data: bytes) -> Finding | None:
-    """``_parser.skim``, imported by the first long text, as :func:`_import_parse` imports the reader."""
-    global _skim  # noqa: PLW0603 - replaced once, by the skim's own function
-    from ._parser import skim
-    _skim = skim
-    return skim(data)
-
-
-_skim: Callable[[bytes], Finding | None] = _import_skim
-"""The syntax skim of long texts: ``_parser.skim`` once :func:`_import_skim` has run."""
-
-
-def _import_context(options: Options) -> Context:
-    """The full checker's state (``_walk.Context``), imported by its first run (with the walk
-    over open-shaped values), which binds :data:`_context` to it for the next ones."""
-    global _context  # noqa: PLW0603 - replaced once, by the class itself
-    from ._walk import Context
-    _context = Context
-    return Context(options)
-
-
-_context: Callable[[Options], Context] = _import_context
-"""A full check's state: ``_walk.Context`` once :func:`_import_context` has run."""
-
-
-def _import_checker(ctx: Context, message: object, request_id: str | int | None) -> Kind | None:
-    """The full checker (``_check`` and the rules' modules it imports: ``_envelope``, ``_error``,
-    ``_result``, ``_content``, ``_icons``, ``_input``, ``_elicitation``, ``_sampling``, ``_meta``,
-    ``_task``), imported by its first run, which binds :data:`_classify` to it for the next ones:
-    an import of classify does not pay for eleven modules (~2 ms) that the common answers, proven
-    by the fast path, never reach."""
-    global _classify  # noqa: PLW0603 - replaced once, by the full checker's own function
-    from ._check import check_message
-    _classify = check_message
-    return check_message(ctx, message, request_id)
-
-
-_classify: Callable[[Context, object, str | int | None], Kind | None] = _import_checker
-"""The full checker: ``_check.check_message`` once :func:`_import_checker` has run."""
-
-
-def _import_form_elicitation(capabilities: Mapping[str, Any]) -> bool:
-    """``_input.form_elicitation``, imported by the first options given capabilities, which
-    bind :data:`_form_elicitation` to it (``_input`` imports the elicitation and sampling rules)."""
-    global _form_elicitation  # noqa: PLW0603 - replaced once, by the rule's own function
-    from ._input import form_elicitation
-    _form_elicitation = form_elicitation
-    return form_elicitation(capabilities)
-
-
-_form_elicitation: Callable[[Mapping[str, Any]], bool] = _import_form_elicitation
-"""Whether capabilities allow a form-mode elicitation: ``_input.form_elicitation`` once bound."""
+_parse: Callable[..., tuple[object, Finding | None]] = _on_first_use("_parse", "._parser", "parse")
+"""The strict reader, ``_parser.parse``, bound by its first read."""
+_skim: Callable[[bytes], Finding | None] = _on_first_use("_skim", "._parser", "skim")
+"""The syntax skim of long texts, ``_parser.skim``, bound by the first long text."""
+_context: Callable[[Options], Context] = _on_first_use("_context", "._walk", "Context")
+"""A full check's state, ``_walk.Context`` (with the walk over open-shaped values), bound by the
+first full check."""
+_classify: Callable[[Context, object, str | int | None], Kind | None] = _on_first_use(
+    "_classify", "._check", "check_message")
+"""The full checker, ``_check.check_message`` (and the rules' modules it imports: ``_envelope``,
+``_error``, ``_result``, ``_content``, ``_icons``, ``_input``, ``_elicitation``, ``_sampling``,
+``_meta``, ``_task``: eleven modules, ~2 ms of import), bound by its first run."""
+_form_elicitation: Callable[[Mapping[str, Any]], bool] = _on_first_use(
+    "_form_elicitation", "._input", "form_elicitation")
+"""Whether capabilities allow a form-mode elicitation, ``_input.form_elicitation`` (``_input``
+imports the elicitation and sampling rules), bound by the first options given capabilities."""
 
 
 _NO_EXTENSIONS: Final[frozenset[str]] = frozenset()
