@@ -10,7 +10,6 @@ Two kinds of error are kept apart, as h11 keeps local and remote protocol errors
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, cast
 
@@ -327,32 +326,32 @@ def _options(version: object, client_capabilities: object = None, extensions: ob
 
 
 def _on_first_use(slot: str, module: str, name: str) -> Callable[..., Any]:
-    """A stand-in for the function ``name`` of the sibling ``module``, held in this module's
+    """A stand-in for the function ``name`` of the sibling module ``module``, held in this module's
     ``slot``: its first call imports the module, binds ``slot`` to the function itself for the
     calls after it, and calls it. An import of classify does not load what the common answers,
     proven by the fast path, never reach."""
     def first(*args: Any, **kwargs: Any) -> Any:
-        function = getattr(importlib.import_module(module, __package__), name)
+        function = getattr(__import__(f"{__package__}.{module}", fromlist=[name]), name)  # (no importlib to load)
         globals()[slot] = function  # replaced once, by the module's own function
         return function(*args, **kwargs)
 
     return first
 
 
-_parse: Callable[..., tuple[object, Finding | None]] = _on_first_use("_parse", "._parser", "parse")
+_parse: Callable[..., tuple[object, Finding | None]] = _on_first_use("_parse", "_parser", "parse")
 """The strict reader, ``_parser.parse``, bound by its first read."""
-_skim: Callable[[bytes], Finding | None] = _on_first_use("_skim", "._parser", "skim")
+_skim: Callable[[bytes], Finding | None] = _on_first_use("_skim", "_parser", "skim")
 """The syntax skim of long texts, ``_parser.skim``, bound by the first long text."""
-_context: Callable[[Options], Context] = _on_first_use("_context", "._walk", "Context")
+_context: Callable[[Options], Context] = _on_first_use("_context", "_walk", "Context")
 """A full check's state, ``_walk.Context`` (with the walk over open-shaped values), bound by the
 first full check."""
 _classify: Callable[[Context, object, str | int | None], Kind | None] = _on_first_use(
-    "_classify", "._check", "check_message")
+    "_classify", "_check", "check_message")
 """The full checker, ``_check.check_message`` (and the rules' modules it imports: ``_envelope``,
 ``_error``, ``_result``, ``_content``, ``_icons``, ``_input``, ``_elicitation``, ``_sampling``,
 ``_meta``, ``_task``: eleven modules, ~2 ms of import), bound by its first run."""
 _form_elicitation: Callable[[Mapping[str, Any]], bool] = _on_first_use(
-    "_form_elicitation", "._input", "form_elicitation")
+    "_form_elicitation", "_input", "form_elicitation")
 """Whether capabilities allow a form-mode elicitation, ``_input.form_elicitation`` (``_input``
 imports the elicitation and sampling rules), bound by the first options given capabilities."""
 
