@@ -4,7 +4,11 @@ basic/transports/streamable-http, as a server:
 
 - ``POST``: one message per request; a request is answered with one JSON body when its answer
   is the only frame, or an SSE stream (related notifications, then the answer) — mirroring the
-  upstream's own choice when the upstream is HTTP; a notification or a response gets 202;
+  upstream's own choice when the upstream is HTTP; a notification or a response gets 202 — over
+  an HTTP upstream, the upstream's own answer to it: its status (202, or an error status with its
+  body), or 502/504 and the proxy's JSON-RPC error with a null id when the upstream cannot be
+  reached or does not answer within ``--timeout`` (``_http_upstream.HttpUpstream.delivery``),
+  each failure noted in the frame log;
 - ``Origin`` is validated (DNS rebinding): a present Origin that is not a localhost one or one
   given with ``--allow-origin`` is refused with 403; listening on a loopback address, so is the
   ``Host`` header (421): a page whose name was rebound to 127.0.0.1 sends its own name there, and
@@ -26,8 +30,10 @@ basic/transports/streamable-http, as a server:
   connection: other sessions, stateless requests); a body with line breaks (pretty-printed) is
   written to the process as one line, each CR and LF a space;
 - ``GET`` opens the stream for the server's own messages (2025): forwarded upstream with
-  ``Last-Event-ID`` (event ids and priming events pass through), or, over stdio, the stream the
-  process's unrelated messages go to (the most recently opened of those still open);
+  ``Last-Event-ID`` (event ids and priming events pass through; an answer without a stream, such
+  as 405 or 406, is passed back with its status and body; the stream's end, by the upstream or
+  broken, is noted in the frame log), or, over stdio, the stream the process's unrelated
+  messages go to (the most recently opened of those still open);
   ``DELETE`` ends the session;
 - a host that closes a POST's stream cancels its request upstream (the stream closed on HTTP,
   ``notifications/cancelled`` on stdio and in 2025 sessions);
@@ -521,10 +527,19 @@ class HttpHost:
             bridge.host_no_message(body, stream, http)
             return await self._answer_queued(stream, 400)
         headers = request.headers if self._stdio is None else None  # read-only: no copy
+        upstream = bridge.upstream if headers is not None else None
+        if isinstance(upstream, HttpUpstream):
+            upstream.delivery = None
         key = bridge.from_host(body, stream, http=http, headers=headers, read_first=read_first)
         if key is None:
             if not stream.queue.empty():
                 return await self._answer_queued(stream, 200)
+            if isinstance(upstream, HttpUpstream) and upstream.delivery is not None:
+                # the upstream's answer to it (shielded: a host that goes away does not cut it off)
+                delivery = await asyncio.shield(upstream.delivery)
+                back = {name: delivery.headers[name] for name in (*_PASS_BACK, "Content-Type")
+                        if name in delivery.headers and (delivery.body or name != "Content-Type")}
+                return web.Response(status=delivery.status, body=delivery.body or None, headers=back)
             return web.Response(status=202)
         calls = self._sessions.get(session) if session is not None and self._stdio is not None else None
         if calls is not None:
@@ -609,8 +624,9 @@ class HttpHost:
         task = asyncio.get_running_loop().create_task(upstream.forward_get(stream, request.headers))
         try:
             item = await stream.queue.get()
-            if item[0] == "status":
-                return web.Response(status=int(item[1]), headers=dict(stream.headers or {}))
+            if item[0] == "status":  # the upstream's answer without a stream, passed back
+                return web.Response(status=stream.status or 502, body=item[1] or None,
+                                    headers=dict(stream.headers or {}))
             if item[0] == "error":  # the upstream failed (its status and JSON-RPC error)
                 return web.Response(status=stream.status or 502, body=item[1], content_type="application/json")
             stream.queue.put_nowait(item)

@@ -19,8 +19,30 @@ basic/transports/streamable-http (2026-07-28; 2025-03-26 … 2025-11-25 for sess
 
 Every failure ends as a frame for the host: a connection refused or an HTTP error without a
 JSON-RPC body is UPSTREAM_UNAVAILABLE for its request, a stream closed before the answer is
-UPSTREAM_CLOSED, an oversized body is refused by the limit. aiohttp is the client: measured
-about 4× less CPU per request than httpx2 on this machine (README, "The proxy").
+UPSTREAM_CLOSED, an oversized body is refused by the limit. An HTTP error whose JSON-RPC error
+has a null id (the official SDK's way, e.g. its 406 for an Accept header it rejects) answers the
+request of its exchange: an HTTP host gets it on that POST, with the status; a stdio host, which
+pairs answers by id alone, gets UPSTREAM_UNAVAILABLE under its request's id first (the upstream's
+message in it), then the upstream's error as any other frame.
+
+A host frame that answers no request (a notification, a response) is POSTed and its HTTP answer
+awaited (:meth:`HttpUpstream.delivery`: an HTTP host gets that status, not a 202 of the
+proxy's); one the upstream refuses (an error status) or never gets (refused, reset, garbage, no
+answer within ``--timeout``) is noted in the frame log (an ``error`` record after its
+``message``), and the HTTP host gets the status, or 502/504 and the JSON-RPC error
+(:func:`upstream_fault`).
+
+``--timeout`` bounds every upstream exchange, one way for each kind: a request's answer by the
+relay's deadline (UPSTREAM_TIMEOUT, cancelled upstream), which also bounds the proxy's own
+resume GET of its stream (``Last-Event-ID``); an exchange that answers no request (the POST of a
+notification or a response; the host's GET, resume or not, up to its response headers, and its
+body when it opens no stream; the host's DELETE) by ``asyncio.timeout`` (504 and
+UPSTREAM_TIMEOUT). An event stream once open is not bounded: a GET stream may stay quiet for
+hours, and the host closes it when it wants. The host's GET stream ending is noted in the frame
+log: ``eof`` when the upstream ended it, ``error`` when it broke (a reset, a truncated chunk).
+
+aiohttp is the client: measured about 4× less CPU per request than httpx2 on this machine
+(README, "The proxy").
 """
 
 from __future__ import annotations
@@ -31,13 +53,14 @@ import contextlib
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import aiohttp
 from multidict import CIMultiDict
 
 from ..frames import SSEParser, id_key
 from ..frames._jsonrpc import peek
+from ..verdict._peer_text import cut, neutral
 from ._codes import UPSTREAM_CLOSED, UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, error_frame
 from ._relay import Key
 
@@ -58,6 +81,34 @@ _POST_HEADERS: Final = {"Content-Type": "application/json", "Accept": _ACCEPT}
 """The proxy's own headers on a POST (before ``--header``'s)."""
 _FIRST: Final = re.compile(rb"[ \t\n\r\x0b\x0c]*([^ \t\n\r\x0b\x0c])")
 """The first byte that is not ASCII whitespace (what ``bytes.strip`` strips)."""
+_GET_BACK: Final = ("Allow", "Content-Type", "Mcp-Session-Id", "Retry-After", "WWW-Authenticate")
+"""The headers of an upstream's answer to a host's GET that opens no stream passed back with it."""
+_JSON: Final = {"Content-Type": "application/json"}
+
+
+class Delivery(NamedTuple):
+    """The upstream's answer to a host frame that answers no request (a notification, a
+    response), as the HTTP host passes it back: status, headers and body (a failure: 502 or 504
+    and the proxy's JSON-RPC error, :func:`upstream_fault`)."""
+
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+
+
+async def _capped(response: aiohttp.ClientResponse, limit: int) -> bytes | None:
+    """The response's body, or None past ``limit`` bytes (not read further)."""
+    length = response.content_length
+    if length is not None and length <= limit:
+        return await response.read()
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.content.iter_any():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def header_value(value: str) -> str:
@@ -154,7 +205,10 @@ class HttpUpstream:
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self._posts: dict[Key, asyncio.Task[None]] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.delivery: asyncio.Task[Delivery] | None = None
+        """The POST of the last host frame sent that answers no request (a notification, a
+        response): its :class:`Delivery` (the HTTP host awaits it, for the status)."""
         self._get: asyncio.Task[None] | None = None
         self._exchange = 0
         self._finished = asyncio.Event()
@@ -202,11 +256,16 @@ class HttpUpstream:
                     task.cancel()  # closing the response stream is the cancellation
                 if self.session_id is None:
                     return True  # 2026-07-28: no notification on HTTP
+        if key is None:
+            delivery = asyncio.get_running_loop().create_task(self._deliver(data, headers))
+            self.delivery = delivery
+            self._tasks.add(delivery)
+            delivery.add_done_callback(self._tasks.discard)
+            return True
         task = asyncio.get_running_loop().create_task(self._post(data, key, stream, headers))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        if key is not None:
-            self._posts[key] = task
+        self._posts[key] = task
         return True
 
     def _request_headers(self, data: bytes, host: Mapping[str, str] | None) -> CIMultiDict[str]:
@@ -244,7 +303,7 @@ class HttpUpstream:
             out["Mcp-Session-Id"] = self.session_id
         return out
 
-    async def _post(self, data: bytes, key: Key | None, stream: HostStream | None,
+    async def _post(self, data: bytes, key: Key, stream: HostStream | None,
                     host: Mapping[str, str] | None) -> None:
         assert self._client is not None
         self._exchange += 1
@@ -253,26 +312,54 @@ class HttpUpstream:
         try:
             async with self._client.post(self.url, data=data, headers=self._request_headers(data, host),
                                          allow_redirects=False) as response:
-                if self.stdio_host and key is not None and data.find(b'"initialize"') >= 0:
+                if self.stdio_host and data.find(b'"initialize"') >= 0:
                     self._learn_session(response)
                 answered = await self._read(response, key, stream, exchange)
         except asyncio.CancelledError:
             raise
         except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError) as exc:
-            if key is not None:  # the request was sent; the upstream closed before answering
-                self.bridge.fail(key, f"the upstream closed the connection before answering: {exc}",
-                                 UPSTREAM_CLOSED)
+            # the request was sent; the upstream closed before answering
+            self.bridge.fail(key, f"the upstream closed the connection before answering: {exc}", UPSTREAM_CLOSED)
             return
         except (aiohttp.ClientError, OSError, ValueError) as exc:
-            if key is not None:
-                self.bridge.fail(key, f"the upstream request failed: {type(exc).__name__}: {exc}",
-                                 UPSTREAM_UNAVAILABLE)
+            self.bridge.fail(key, f"the upstream request failed: {type(exc).__name__}: {exc}", UPSTREAM_UNAVAILABLE)
             return
         finally:
-            if key is not None and self._posts.get(key) is asyncio.current_task():
+            if self._posts.get(key) is asyncio.current_task():
                 del self._posts[key]
-        if key is not None and not answered:
+        if not answered:
             self.bridge.fail(key, "the upstream closed the response stream before answering", UPSTREAM_CLOSED)
+
+    async def _deliver(self, data: bytes, host: Mapping[str, str] | None) -> Delivery:
+        """POST a host frame that answers no request (a notification, a response); its HTTP
+        answer, within ``--timeout``. An error status, or no answer, is noted in the frame log."""
+        assert self._client is not None
+        self._exchange += 1
+        try:
+            async with asyncio.timeout(self.timeout):
+                async with self._client.post(self.url, data=data, headers=self._request_headers(data, host),
+                                             allow_redirects=False) as response:
+                    body = await _capped(response, self.limit)
+        except (aiohttp.ClientError, OSError, ValueError) as exc:
+            status, body, reason = upstream_fault(exc, self.timeout)
+            self._undelivered(data, reason, f"answered HTTP {status}")
+            return Delivery(status, _JSON, body)
+        if body is None:
+            reason = f"the upstream answered HTTP {response.status} with a body past {self.limit} bytes"
+            self._undelivered(data, reason, "answered HTTP 502")
+            return Delivery(502, _JSON, error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
+                                                 {"reason": reason}))
+        if response.status >= 300:
+            self._undelivered(data, f"the upstream answered HTTP {response.status}", "passed to the host")
+        return Delivery(response.status, response.headers, body)
+
+    def _undelivered(self, data: bytes, reason: str, told: str) -> None:
+        """Note in the frame log that the upstream did not take a host frame answering no request."""
+        kind = peek(data).kind
+        what = kind if kind in ("notification", "response") else "message"
+        if self.stdio_host:
+            told = "the host is not told: stdio"
+        self.bridge.relay.note("error", "c2s", f"the host's {what}: {reason} ({told})")
 
     def _learn_session(self, response: aiohttp.ClientResponse) -> None:
         session = response.headers.get("Mcp-Session-Id")
@@ -280,18 +367,15 @@ class HttpUpstream:
             self.session_id = session
             self.bridge.relay.session = session
 
-    async def _read(self, response: aiohttp.ClientResponse, key: Key | None, stream: HostStream | None,
-                    exchange: int) -> bool:
-        """Read one response; True when it held the answer to ``key`` (or no answer was due)."""
+    async def _read(self, response: aiohttp.ClientResponse, key: Key, stream: HostStream | None,
+                    exchange: int, method: str = "POST") -> bool:
+        """Read one response; True when it held the answer to ``key``."""
         ctype = response.headers.get("Content-Type", "")
-        http = {"exchange": exchange, "method": "POST", "status": response.status, "content_type": ctype,
+        http = {"exchange": exchange, "method": method, "status": response.status, "content_type": ctype,
                 "session": response.headers.get("Mcp-Session-Id") or self.session_id}
         begin = getattr(stream, "begin", None)
         if begin is not None:
             begin(response.status, response.headers)
-        if key is None:
-            await response.read()
-            return True
         if ctype.startswith("text/event-stream"):
             return await self._events(response, key, stream, http)
         body = await self._body(response, key, stream)
@@ -299,6 +383,8 @@ class HttpUpstream:
             return True  # refused by the limit: the relay answered
         first = _FIRST.match(body)  # the first byte past ASCII whitespace (no stripped copies)
         if first is not None and first.group(1) == b"{":
+            if response.status >= 400 and self.stdio_host:
+                self._error_for_stdio(body, key, response.status)
             self.bridge.from_upstream(body, stream, http=http)
             self._after_answer(body, key)
             return not self.bridge.relay.is_waiting(key)
@@ -308,6 +394,18 @@ class HttpUpstream:
             return True
         self.bridge.from_upstream(body, stream, http=http)
         return not self.bridge.relay.is_waiting(key)
+
+    def _error_for_stdio(self, body: bytes, key: Key, status: int) -> None:
+        """An HTTP error whose JSON-RPC error has a null id (the SDK's 406, 404, 400), for a stdio
+        host: it pairs answers by id, so its request gets UPSTREAM_UNAVAILABLE under its own id,
+        with the upstream's message, before the upstream's error is relayed as it came."""
+        look = peek(body)
+        if look.kind != "error" or look.id is not None or look.message is None:
+            return
+        error = look.message.get("error")
+        message = error.get("message") if isinstance(error, Mapping) else None
+        shown = f": {neutral(cut(message, 200))}" if isinstance(message, str) else ""
+        self.bridge.fail(key, f"the upstream answered HTTP {status}{shown}", UPSTREAM_UNAVAILABLE)
 
     async def _body(self, response: aiohttp.ClientResponse, key: Key, stream: HostStream | None) -> bytes | None:
         length = response.content_length
@@ -357,12 +455,17 @@ class HttpUpstream:
                 current = await self._client.get(self.url, headers=headers)
             except (aiohttp.ClientError, OSError):
                 return False
-            if current.status != 200:
-                current.release()
-                return False
+            if current.status != 200 or not current.headers.get("Content-Type", "").startswith(
+                    "text/event-stream"):
+                # no stream (an HTTP error, a JSON body): read as a POST's answer is
+                async with current:
+                    return await self._read(current, key, stream, http["exchange"], "GET")
 
     async def _pump(self, response: aiohttp.ClientResponse, parser: SSEParser, key: Key | None,
-                    stream: HostStream | None, http: dict[str, Any]) -> bool:
+                    stream: HostStream | None, http: dict[str, Any], broken: list[BaseException] | None = None
+                    ) -> bool:
+        """Relay the events of ``response``; True when it held the answer to ``key`` (or none is
+        due). A transport failure ends it; ``broken`` receives the exception."""
         relay = self.bridge.relay
         size = 0
         primed = parser.last_event_id
@@ -391,8 +494,9 @@ class HttpUpstream:
                 if size > self.limit:
                     self.bridge.upstream_too_large(b"", size, stream)
                     return True
-        except (TimeoutError, aiohttp.ClientError, OSError):
-            pass
+        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+            if broken is not None:
+                broken.append(exc)
         finally:
             response.release()
         parser.close()
@@ -414,40 +518,67 @@ class HttpUpstream:
                 await self._pump(response, SSEParser(), None, None, http)
 
     async def forward_get(self, stream: HostStream, host: Mapping[str, str]) -> None:
-        """A host's GET (HTTP host side, 2025 sessions): the upstream's GET stream, mirrored. An
-        upstream that fails before the stream starts (refused, reset, no HTTP answer, no answer
-        within ``--timeout``) is the host's 502 or 504 with a JSON-RPC error
-        (:func:`upstream_fault`), noted in the frame log."""
+        """A host's GET (HTTP host side, 2025 sessions, a resume with ``Last-Event-ID`` too): the
+        upstream's GET stream, mirrored. An upstream that fails before the stream starts (refused,
+        reset, no HTTP answer, no answer within ``--timeout``) is the host's 502 or 504 with a
+        JSON-RPC error (:func:`upstream_fault`); one that answers without a stream (an HTTP
+        error, 405: it offers none) is passed back, status, body and :data:`_GET_BACK` headers;
+        once the stream is open, its end is the host's. Each is noted in the frame log."""
         assert self._client is not None
         headers = upstream_headers(host, self.headers)
         queue = stream.queue  # type: ignore[attr-defined]
+        note = self.bridge.relay.note
+        body: bytes | None = None
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout(self.timeout):  # to the headers, and a body without a stream
                 response = await self._client.get(self.url, headers=headers)
+                opened = response.status == 200 and response.headers.get("Content-Type", "").startswith(
+                    "text/event-stream")
+                if not opened:
+                    async with response:
+                        body = await _capped(response, self.limit)
         except (aiohttp.ClientError, OSError, ValueError) as exc:
-            status, body, reason = upstream_fault(exc, self.timeout)
-            self.bridge.relay.note("error", "s2c", f"the host's GET: {reason} (answered HTTP {status})")
+            status, fault, reason = upstream_fault(exc, self.timeout)
+            note("error", "s2c", f"the host's GET: {reason} (answered HTTP {status})")
             stream.status = status  # type: ignore[attr-defined]
-            queue.put_nowait(("error", body, True, None))
+            queue.put_nowait(("error", fault, True, None))
             return
+        if not opened:
+            if body is None:
+                reason = f"the upstream answered HTTP {response.status} with a body past {self.limit} bytes"
+                note("error", "s2c", f"the host's GET: {reason} (answered HTTP 502)")
+                stream.status = 502  # type: ignore[attr-defined]
+                queue.put_nowait(("error", error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
+                                                       {"reason": reason}), True, None))
+                return
+            note("error" if response.status >= 400 else "eof", "s2c",
+                 f"the host's GET: the upstream answered HTTP {response.status} without an event stream "
+                 "(passed to the host)")
+            stream.status = response.status  # type: ignore[attr-defined]
+            stream.headers = {k: v for k, v in response.headers.items()  # type: ignore[attr-defined]
+                              if k in _GET_BACK}
+            queue.put_nowait(("status", body, False, None))
+            return
+        broken: list[BaseException] = []
+        parser = SSEParser()
         try:
             async with response:
-                if response.status != 200 or not response.headers.get("Content-Type", "").startswith(
-                        "text/event-stream"):
-                    stream.headers = {k: v for k, v in response.headers.items()  # type: ignore[attr-defined]
-                                      if k in ("Allow", "Mcp-Session-Id", "WWW-Authenticate")}
-                    queue.put_nowait(("status", str(response.status).encode(), False, None))
-                    return
                 queue.put_nowait(("open", b"", False, None))
                 http = {"exchange": 0, "method": "GET", "status": 200, "content_type": "text/event-stream",
                         "session": host.get("Mcp-Session-Id")}
-                parser = SSEParser()
                 last = host.get("Last-Event-ID")
                 if last is not None:
                     parser.last_event_id = last
-                await self._pump(response, parser, None, stream, http)
-        except (aiohttp.ClientError, OSError):
-            pass  # (the stream had started: it ends)
+                await self._pump(response, parser, None, stream, http, broken)
+        except (aiohttp.ClientError, OSError) as exc:
+            broken.append(exc)  # (the stream had started: it ends)
+        dropped = "; an unfinished event was dropped" if parser.dropped else ""
+        if broken:
+            cause = broken[0]
+            note("error", "s2c", f"the host's GET stream: the upstream broke it: {type(cause).__name__}: {cause}"
+                 f"{dropped} (the host's stream ended)")
+        else:
+            note("eof", "s2c", f"the host's GET stream: the upstream ended it{dropped} (so did the host's)")
         queue.put_nowait(("end", b"", False, None))
 
     async def settle(self, timeout: float) -> None:

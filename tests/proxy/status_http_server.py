@@ -1,0 +1,84 @@
+"""A Streamable HTTP upstream (aiohttp) for the proxy's HTTP-fault tests, one behaviour per run
+(argv[1]):
+
+- ``status:<n>``: every POST (request or notification) and every GET is answered HTTP ``n``
+  with the JSON-RPC error body the official Python SDK writes for its HTTP errors (its
+  ``_create_error_response``: a null id, ``-32600``), e.g. ``status:406`` as the SDK answers an
+  Accept header it rejects;
+- ``get-reset``: a GET opens an SSE stream, sends one event (id ``e-1``, a
+  ``notifications/message``), then resets the connection (an RST mid-stream);
+- ``get-end``: the same event, then the stream ends cleanly;
+- ``resume-stall``: a POST of a request is answered with an SSE stream holding a priming event
+  (id ``p-1``, ``retry: 10``) and nothing more, closed before the answer; a GET (the resume,
+  with ``Last-Event-ID``) is read and never answered; a GET without ``Last-Event-ID`` too;
+- ``resume-status:<n>``: the same POST stream; a GET is answered as ``status:<n>`` answers.
+
+Any other POST of a request is answered ``ok`` as one JSON body; a notification gets 202.
+Prints its port on its first line and stops when its stdin closes (``tests/processes.port_server``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import struct
+import sys
+
+from aiohttp import web
+
+MODE = sys.argv[1]
+EVENT = b'id: e-1\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/message",' \
+        b'"params":{"level":"info","data":"one"}}\n\n'
+
+
+def _error(status: int) -> web.Response:
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": f"HTTP {status} from the server"}}
+    return web.Response(status=status, body=json.dumps(body).encode(), content_type="application/json")
+
+
+async def handle(request: web.BaseRequest) -> web.StreamResponse:
+    if MODE.startswith("status:") or (MODE.startswith("resume-status:") and request.method == "GET"):
+        await request.read()
+        return _error(int(MODE.split(":", 1)[1]))
+    if request.method == "GET":
+        if MODE == "resume-stall":
+            await asyncio.Event().wait()  # never answered (cancelled when the proxy gives up)
+        response = web.StreamResponse(status=200, headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(EVENT)
+        if MODE == "get-reset":
+            transport = request.transport
+            assert transport is not None
+            sock = transport.get_extra_info("socket")
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            transport.abort()
+            return response
+        await response.write_eof()
+        return response
+    message = json.loads(await request.read())
+    if "id" not in message or "method" not in message:
+        return web.Response(status=202)
+    if MODE.startswith("resume-"):
+        response = web.StreamResponse(status=200, headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(b"id: p-1\nretry: 10\ndata:\n\n")
+        await response.write_eof()
+        return response
+    answer = {"jsonrpc": "2.0", "id": message["id"],
+              "result": {"content": [{"type": "text", "text": "ok"}], "isError": False}}
+    return web.json_response(answer)
+
+
+async def main() -> None:
+    runner = web.ServerRunner(web.Server(handle), access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    print(site._server.sockets[0].getsockname()[1], flush=True)  # type: ignore[union-attr]
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)  # until the test closes stdin
+    await runner.cleanup()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
