@@ -242,8 +242,8 @@ class Auditor:
         return self._lines.pop((exchange.conn, exchange.request.seq), None) or (self.source, self._line)
 
     def _answered(self, exchange: Exchange, out: list[Entry]) -> None:
-        # (_position, written out: every answer takes its request's position)
-        source, line = self._lines.pop((exchange.conn, exchange.request.seq), None) or (self.source, self._line)
+        position = self._lines.pop((exchange.conn, exchange.request.seq), None)  # (_position, written out)
+        source, line = position if position is not None else (self.source, self._line)
         method = exchange.method
         origin = exchange.origin
         key = (exchange.conn, exchange.call)
