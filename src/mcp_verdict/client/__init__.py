@@ -5,8 +5,9 @@ judged from its recorded bytes), the recording transports (``_http``, ``_stdio``
 and its correlation (``_wire``), why a connection failed (``_connect``) and the input handlers
 (``_handlers``).
 
-May import: the verdict and judgement layers; the official SDK (``mcp``, ``mcp_types``,
-pydantic), httpx2 and anyio. Nothing in the core imports it; ``mcp_verdict.VerdictClient``
+May import: the verdict, judgement and frames layers, the tap's stdio process handling
+(``tap._process``: one place for how a stdio server is started and stopped); the official SDK
+(``mcp``, ``mcp_types``, pydantic), httpx2 and anyio. Nothing in the core imports it; ``mcp_verdict.VerdictClient``
 loads it on first use.
 """
 
@@ -29,7 +30,7 @@ from ._handlers import (  # noqa: E402
 from ._wire import Frame, WireLog  # noqa: E402
 
 LAYER_CONTRACT = {
-    "layers": ("verdict", "judgement", "frames"),
+    "layers": ("verdict", "judgement", "frames", "tap"),
     "libraries": ("mcp", "mcp_types", "pydantic", "httpx2", "anyio"),
 }
 """What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""

@@ -18,13 +18,13 @@ reads):
 
 Shutdown follows the spec (basic/transports/stdio, lifecycle): close the server's stdin,
 wait, terminate, kill. On POSIX the server leads its own session, and the signals go to its
-whole process group, so a wrapper's child (``sh -c``, ``npx``, ``uv run``) ends with it.
+whole process group, so a wrapper's child (``sh -c``, ``npx``, ``uv run``) ends with it, as does
+whatever the server left running there (``tap._process``, shared with the tap's transport).
 """
 
 from __future__ import annotations
 
 import os
-import signal
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import Any, Final
@@ -37,12 +37,10 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
 from ..frames import LineReader, peek
+from ..tap._process import GRACE, start, stop
 from ._wire import WireLog
 
-_GRACE: Final = 2.0
 _STDERR_KEEP: Final = 64 * 1024
-_POSIX: Final = os.name == "posix"
-_SIGKILL: Final = int(getattr(signal, "SIGKILL", signal.SIGTERM))
 
 
 class StderrTail:
@@ -79,7 +77,7 @@ class StderrTail:
 @asynccontextmanager
 async def recording_stdio(
     command: Sequence[str], log: WireLog, *, env: Mapping[str, str] | None = None, cwd: str | None = None,
-    max_bytes: int = 64 * 1024 * 1024, stderr: StderrTail | None = None, grace: float = _GRACE,
+    max_bytes: int = 64 * 1024 * 1024, stderr: StderrTail | None = None, grace: float = GRACE,
 ) -> AsyncIterator[tuple[MemoryObjectReceiveStream[SessionMessage | Exception],
                          MemoryObjectSendStream[SessionMessage]]]:
     """Spawn ``command`` and yield the (read, write) streams the SDK's Client expects."""
@@ -88,7 +86,7 @@ async def recording_stdio(
     environment = get_default_environment() | dict(env or {})
     # Its own session (POSIX): the server and whatever it starts (a wrapper's child: sh -c, npx,
     # uv run) form one process group, ended together when it must be terminated.
-    process = await anyio.open_process(list(command), env=environment, cwd=cwd, start_new_session=_POSIX)
+    process = await start(command, environment, cwd)
     if stderr is not None:
         stderr.pid = process.pid
     to_client, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](100)
@@ -176,66 +174,13 @@ async def recording_stdio(
                 # The server ended on its own when its stdout closed before the client stopped it;
                 # otherwise the client ended it (its exit status is then no cause of anything).
                 ended_first = stdout_closed.is_set()
-                tail.stopped = await _stop(process, grace) or not ended_first
+                tail.stopped = await stop(process, grace) or not ended_first
                 tail.returncode = process.returncode
             group.cancel_scope.cancel()
 
 
 def _restore(request_id: str) -> str | int:
     return int(request_id) if request_id.lstrip("-").isdigit() else request_id
-
-
-async def _stop(process: anyio.abc.Process, grace: float = _GRACE) -> bool:
-    """Close stdin, wait; terminate, wait; kill (the spec's shutdown order for stdio), the
-    signals sent to the server's whole process group on POSIX; then close its pipes and its
-    transport. True when the process had to be terminated or killed."""
-    forced = False
-    if process.returncode is None:
-        if process.stdin is not None:
-            with suppress(Exception):
-                await process.stdin.aclose()
-        if not await _exited(process, grace):
-            forced = True
-            for number in (signal.SIGTERM, _SIGKILL):
-                _signal_group(process, number)
-                if await _exited(process, grace):
-                    break
-    for stream in (process.stdin, process.stdout, process.stderr):  # a descendant may hold a pipe open
-        if stream is not None:
-            with suppress(Exception):
-                await stream.aclose()
-    _close_transport(process)
-    return forced
-
-
-async def _exited(process: anyio.abc.Process, timeout: float) -> bool:
-    """Whether the process exited within ``timeout``, polled: ``process.wait()`` also waits for
-    the pipes to close, which a descendant holding them never does."""
-    with anyio.move_on_after(timeout):
-        while process.returncode is None:
-            await anyio.sleep(0.02)
-    return process.returncode is not None
-
-
-def _signal_group(process: anyio.abc.Process, number: int) -> None:
-    """Signal the server's process group (it leads its own session), or the process alone where
-    there are no process groups."""
-    with suppress(ProcessLookupError, PermissionError):
-        if _POSIX:
-            os.killpg(process.pid, number)  # the leader's pid is the group's id, even once reaped
-        elif number == signal.SIGTERM:
-            process.terminate()
-        else:
-            process.kill()
-
-
-def _close_transport(process: anyio.abc.Process) -> None:
-    """Close the asyncio subprocess transport now: left open, it is closed at garbage collection,
-    after the event loop, with an "Event loop is closed" traceback. Not public, hence getattr."""
-    close = getattr(getattr(getattr(process, "_process", None), "_transport", None), "close", None)
-    if callable(close):
-        with suppress(Exception):
-            close()
 
 
 def split_command(command: str | Sequence[str]) -> list[str]:

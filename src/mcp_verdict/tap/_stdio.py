@@ -13,8 +13,9 @@ gets a JSON-RPC error on the read stream at once, the client's answer to a serve
 replaced by a JSON-RPC error under that request's id (the server waits for no answer), a
 notification is dropped, each noted — where the SDK's own transport ends the connection.
 
-Shutdown follows the spec (basic/transports/stdio): close the server's stdin, wait, terminate,
-wait, kill.
+The server runs in a process group of its own; shutdown follows the spec (basic/transports/stdio):
+close the server's stdin, wait, terminate, wait, kill, and what it left running in its group is
+ended too (``_process``, shared with ``VerdictClient``).
 """
 
 from __future__ import annotations
@@ -29,12 +30,12 @@ import anyio.abc
 
 from ..frames import Answered, LineReader, Stray, error_json, may_be_message
 from ..verdict._peer_text import cut, neutral
+from ._process import start, stop
 from ._sdk import answer_id_of, request_of, sdk
 
 if TYPE_CHECKING:
     from ._tap import VerdictTap
 
-_GRACE: Final = 2.0
 _PARSE_ERROR: Final = -32700
 _INTERNAL_ERROR: Final = -32603
 _WHY_SHOWN: Final = 500
@@ -53,7 +54,7 @@ async def stdio_transport(tap: VerdictTap, command: str, args: list[str], env: M
         raise ValueError("the server command is empty")
     kit = sdk()
     environment = kit.default_environment() | dict(env or {})
-    process = await anyio.open_process([command, *args], env=environment, cwd=cwd)
+    process = await start([command, *args], environment, cwd)
     conn = tap._open("stdio", f"pid {process.pid}: {command} {' '.join(args)}".strip())
     to_client, from_server = anyio.create_memory_object_stream[Any](100)
     to_server, from_client = anyio.create_memory_object_stream[Any](100)
@@ -166,20 +167,7 @@ async def stdio_transport(tap: VerdictTap, command: str, args: list[str], env: M
         finally:
             with anyio.CancelScope(shield=True):
                 to_server.close()
-                await _stop(process)
+                await stop(process)
                 tap._close(conn, "the client closed the connection")
             group.cancel_scope.cancel()
 
-
-async def _stop(process: anyio.abc.Process) -> None:
-    """Close stdin, wait; terminate, wait; kill (the spec's shutdown order for stdio)."""
-    if process.stdin is not None:
-        with suppress(Exception):
-            await process.stdin.aclose()
-    for step in (None, process.terminate, process.kill):
-        if step is not None:
-            with suppress(ProcessLookupError):
-                step()
-        with anyio.move_on_after(_GRACE):
-            await process.wait()
-            return
