@@ -98,3 +98,13 @@ def require(path: Path, what: str, how: str) -> Path:
     if os.environ.get("MCP_VERDICT_REQUIRE_INTEROP") == "1":
         pytest.fail(message)
     pytest.skip(message)
+
+
+def gone(pid: int) -> bool:
+    """The process has ended: no such process, or a zombie waiting for init to reap it (read
+    from ``/proc``: Linux)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True

@@ -21,7 +21,8 @@ import pytest
 from mcp_verdict import ElicitationRequest, Observe, OptionError, RootsRequest, SamplingRequest, VerdictClient
 from mcp_verdict.client import ElicitAnswer, HandlerError, Handlers
 from mcp_verdict.demo import stdio_command
-from tests.hostile import nested_list
+
+from .hostile import nested_list
 
 
 class Opaque:

@@ -20,7 +20,7 @@ from mcp_verdict import Action, Kind, Limits
 from mcp_verdict.client import CannotConnect, VerdictClient
 from mcp_verdict.client._wire import WireLog
 
-from .processes import port_server
+from .processes import gone, port_server
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = [sys.executable, "-m", "tests.servers.misbehaving"]
@@ -145,15 +145,6 @@ def test_a_server_that_never_answers_initialize_is_a_timeout_not_an_exit() -> No
         anyio.run(go)
     assert (caught.value.cause, caught.value.step, caught.value.exit_code) == ("timeout", "initialize", None)
     assert "no answer within 1 s" in str(caught.value)
-
-
-def gone(pid: int) -> bool:
-    """The process has ended: no such process, or a zombie waiting for init to reap it."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rpartition(")")[2].split()[0] in ("Z", "X")
-    except FileNotFoundError:
-        return True
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")

@@ -22,6 +22,8 @@ import pytest
 
 from mcp_verdict.demo import stdio_command
 
+from ..processes import gone
+
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
 
 TAP = """
@@ -55,15 +57,6 @@ HELPERS = [
     ("ends on SIGTERM", "sleep 300 &"),
     ("ignores SIGTERM (killed)", "trap '' TERM; sleep 300 &"),
 ]
-
-
-def gone(pid: int) -> bool:
-    """The process has ended: no such process, or a zombie waiting for init to reap it."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rpartition(")")[2].split()[0] in ("Z", "X")
-    except FileNotFoundError:
-        return True
 
 
 @pytest.mark.parametrize("through", ["tap", "client"])
