@@ -53,8 +53,10 @@ def _module_name(path: Path) -> str:
 MODULES = sorted(PACKAGE.rglob("*.py"))
 _FOLDERS = frozenset(p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists())
 LAYERS = sorted(_FOLDERS)
-FACADE_FOR_ALL = frozenset({"mcp_verdict", "mcp_verdict.__version__", "mcp_verdict._extras"})
-"""What any layer may take from the facade: the version string and the extras' message."""
+FACADE_FOR_ALL = frozenset({"mcp_verdict", "mcp_verdict.__version__", "mcp_verdict._extras", "mcp_verdict._process"})
+"""What any layer may take from the facade: the version string, the extras' message and a stdio
+server's process group (signalled and watched with the standard library: the core does not import
+it, as it imports no ``signal``)."""
 _MODULE_NAMES = frozenset(_module_name(p) for p in MODULES)
 
 
