@@ -26,8 +26,9 @@ import pytest
 
 from tests.processes import free_port, port_server
 
-from ._peers import PROXY, TIMEOUT, LinePeer, call
+from ._peers import PROXY, TIMEOUT, LinePeer, call, proxy_http
 from .test_proxy_upstream_faults import BROKEN, CLOSED, GARBAGE, POST_BODY, REFUSED, RESET, STALLED, _proxy
+from .test_proxy_upstream_headers import _headers_server
 
 SERVER = [sys.executable, str(Path(__file__).with_name("status_http_server.py"))]
 V2025 = {"Mcp-Session-Id": "s-1", "MCP-Protocol-Version": "2025-06-18"}
@@ -229,3 +230,30 @@ def test_a_resuming_get_the_upstream_never_answers_ends_at_the_timeout(tmp_path:
     assert post.content == PRIMED + (b'event: message\ndata: {"jsonrpc":"2.0","id":1E2,"error":{"code":-31002,'
                                      b'"message":"mcp-verdict proxy: ' + STALLED.encode() + b'","data":{"source":'
                                      b'"mcp-verdict proxy","timeout":1.0}}}\n\n')
+
+
+# -- an HTTP host's notifications/cancelled ----------------------------------------------------
+# basic/utilities/cancellation: before 2026-07-28 a request is cancelled by the notification
+# (2025-06-18 streamable-http: a disconnection SHOULD NOT be read as a cancellation); 2026-07-28
+# over HTTP, by closing the request's stream: no notification goes. A request without
+# MCP-Protocol-Version is 2025-03-26 (basic/transports/streamable-http, Protocol Version Header).
+# (the host's headers; the methods the upstream receives)
+CANCELS = [
+    ({"MCP-Protocol-Version": "2025-06-18", "Mcp-Session-Id": "s-1"}, ["POST"]),
+    ({"MCP-Protocol-Version": "2025-11-25"}, ["POST"]),  # a 2025 server without sessions
+    ({}, ["POST"]),
+    ({"MCP-Protocol-Version": "2026-07-28"}, []),
+]
+CANCEL = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}'
+
+
+@pytest.mark.parametrize(("headers", "methods"), CANCELS, ids=["2025-session", "2025", "no-version", "2026"])
+def test_an_http_hosts_cancellation_reaches_the_upstream_before_2026(headers: dict[str, str],
+                                                                      methods: list[str]) -> None:
+    with _headers_server() as upstream, proxy_http(["--upstream", upstream]) as (url, _), \
+            httpx2.Client(timeout=TIMEOUT) as client:
+        status = client.post(url, content=CANCEL, headers={"Content-Type": "application/json",
+                                                           "Accept": "application/json, text/event-stream",
+                                                           **headers}).status_code
+        seen = client.get(upstream.replace("/mcp", "/seen")).json()
+    assert (status, [method for method, _ in seen]) == (202, methods)

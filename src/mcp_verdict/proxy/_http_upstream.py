@@ -11,8 +11,9 @@ basic/transports/streamable-http (2026-07-28; 2025-03-26 … 2025-11-25 for sess
   the Base64 sentinel for values that are not plain ASCII; closing the response stream is the
   cancellation;
 - 2025 sessions: the ``Mcp-Session-Id`` the ``initialize`` answer carries is sent on every
-  later request, with ``MCP-Protocol-Version`` (2025-06-18 and later); a GET stream carries the
-  server's own messages; an SSE stream that ends before its answer is resumed with a GET and
+  later request, with ``MCP-Protocol-Version`` (2025-06-18 and later); a host's
+  ``notifications/cancelled`` is POSTed (and the request's stream closed); a GET stream carries
+  the server's own messages; an SSE stream that ends before its answer is resumed with a GET and
   ``Last-Event-ID`` (priming events give the id); the session is ended with DELETE;
 - a host's own headers (HTTP host side) go upstream unchanged, ``Authorization`` included
   (never logged); ``--header`` adds headers of its own.
@@ -84,6 +85,8 @@ _FIRST: Final = re.compile(rb"[ \t\n\r\x0b\x0c]*([^ \t\n\r\x0b\x0c])")
 _GET_BACK: Final = ("Allow", "Content-Type", "Mcp-Session-Id", "Retry-After", "WWW-Authenticate")
 """The headers of an upstream's answer to a host's GET that opens no stream passed back with it."""
 _JSON: Final = {"Content-Type": "application/json"}
+_STATELESS: Final = "2026-07-28"
+"""The first protocol version without sessions (a request of it or later has no Mcp-Session-Id)."""
 
 
 class Delivery(NamedTuple):
@@ -254,7 +257,7 @@ class HttpUpstream:
                 task = self._posts.pop(id_key(request_id), None)
                 if task is not None:
                     task.cancel()  # closing the response stream is the cancellation
-                if self.session_id is None:
+                if not self._cancels_by_notification(headers):
                     return True  # 2026-07-28: no notification on HTTP
         if key is None:
             delivery = asyncio.get_running_loop().create_task(self._deliver(data, headers))
@@ -267,6 +270,17 @@ class HttpUpstream:
         task.add_done_callback(self._tasks.discard)
         self._posts[key] = task
         return True
+
+    def _cancels_by_notification(self, host: Mapping[str, str] | None) -> bool:
+        """A ``notifications/cancelled`` is sent upstream (before 2026-07-28 closing a stream is
+        no cancellation): a stdio host's in the proxy's 2025 session; an HTTP host's unless its
+        ``MCP-Protocol-Version`` is 2026-07-28 or later (without one, 2025-03-26: basic/
+        transports/streamable-http, Protocol Version Header). The proxy's own (``host`` None) on
+        behalf of an HTTP host is not: it knows no session id to send it under."""
+        if self.stdio_host or host is None:
+            return self.session_id is not None
+        version = host.get("MCP-Protocol-Version", "")
+        return not (version[:4].isdigit() and version >= _STATELESS)
 
     def _request_headers(self, data: bytes, host: Mapping[str, str] | None) -> CIMultiDict[str]:
         if not self.stdio_host:  # (an HTTP host's own headers: the same on most of its POSTs)
