@@ -661,10 +661,11 @@ def _processes(inputs: Sequence[Input], totals: Totals, jobs: int, trusted_serve
         yield from _audit(inputs, totals, trusted_server=trusted_server, progress=progress)
         return
     method = _start_method()
-    if method == "fork":  # what the audit imports on first use (the naive receiver, jsonschema: ~0.15 s),
-        from ..demo import _catalogue  # imported once here rather than in each process
+    if method == "fork":  # what the audit imports on first use (the naive receiver, jsonschema: ~0.15 s;
+        from ..demo import _catalogue  # the verdict's reading of an answer that is not a common one, ~6.5 ms),
+        from ..verdict import _check, _input, _sampling, _views  # imported once here rather than in each process
 
-        del _catalogue
+        del _catalogue, _check, _input, _sampling, _views
     context = multiprocessing.get_context("fork") if method == "fork" else multiprocessing.get_context("spawn")
     pipes, processes, gos = [], [], []
     for index in range(jobs):
