@@ -257,3 +257,25 @@ def test_an_http_hosts_cancellation_reaches_the_upstream_before_2026(headers: di
                                                            **headers}).status_code
         seen = client.get(upstream.replace("/mcp", "/seen")).json()
     assert (status, [method for method, _ in seen]) == (202, methods)
+
+
+# a host's response to a server request (2025 sessions: sampling, elicitation) takes the same way
+# (the host's body; the note of its frame-log error record)
+RESPONSES = [
+    (b'{"jsonrpc":"2.0","id":"s-9","result":{}}', NOTIFY.replace("notification", "response")),
+    (b'{"jsonrpc":"2.0","id":"s-9","error":{"code":-1,"message":"declined"}}', NOTIFY.replace("notification",
+                                                                                             "response")),
+    (INITIALIZED, NOTIFY),
+]
+
+
+@pytest.mark.parametrize(("body", "note"), RESPONSES, ids=["result", "error", "notification"])
+def test_a_hosts_response_the_upstream_refuses_is_its_status_and_in_the_frame_log(tmp_path: Path, body: bytes,
+                                                                                 note: str) -> None:
+    log = tmp_path / "frames.jsonl"
+    with _upstream("status:404") as upstream, _proxy(upstream, log) as (url, _, _stderr), \
+            httpx2.Client(timeout=TIMEOUT) as client:
+        response = client.post(url, content=body, headers=POST_HEADERS)
+    assert (response.status_code, response.content) == (404, _sdk_error(404))
+    assert _after_host_frames(log) == [("c2s", "message", None),
+                                       ("c2s", "error", note + "the upstream answered HTTP 404 (passed to the host)")]

@@ -370,7 +370,8 @@ class HttpUpstream:
     def _undelivered(self, data: bytes, reason: str, told: str) -> None:
         """Note in the frame log that the upstream did not take a host frame answering no request."""
         kind = peek(data).kind
-        what = kind if kind in ("notification", "response") else "message"
+        what = "notification" if kind == "notification" else "response" if kind in ("response", "error") \
+            else "message"
         if self.stdio_host:
             told = "the host is not told: stdio"
         self.bridge.relay.note("error", "c2s", f"the host's {what}: {reason} ({told})")
