@@ -3,7 +3,10 @@
 basic/transports/stdio (2026-07-28 and the 2025 revisions): one JSON-RPC message per line,
 UTF-8, no embedded newline; the server writes nothing else to stdout and logs to stderr (the
 upstream's stderr is passed through to the proxy's own); the client shuts down by closing the
-server's stdin, then SIGTERM, then SIGKILL.
+server's stdin, then SIGTERM, then SIGKILL. The upstream runs in a process group of its own
+(POSIX): the signals go to the group, and once the upstream has exited, what it left running
+there (a helper holding its stdout open, which would hide the exit) is ended too
+(``mcp_verdict._process``, shared with the tap and the client).
 
 Hot path: the pipes are asyncio protocols — a chunk read is split into lines in one
 ``bytes.find`` loop and each line goes to the bridge with no copy when the chunk is one
@@ -40,6 +43,7 @@ from typing import Final, Literal, cast
 
 import orjson
 
+from .._process import POSIX, SIGKILL, group_alive, signal_group
 from ..frames._jsonrpc import id_key, peek
 from ..frames._lines import may_be_message
 from ._bridge import Bridge, HostStream
@@ -345,6 +349,9 @@ class _ProcessProtocol(asyncio.SubprocessProtocol):
     def process_exited(self) -> None:
         if not self.exited.done():
             self.exited.set_result(None)
+        # What it left running in its group may hold its stdout open: the exit would go unseen
+        # (no end of stdout), and the calls in flight would wait for --timeout.
+        self.owner._end_leftovers()
 
 
 class StdioUpstream:
@@ -381,7 +388,7 @@ class StdioUpstream:
         loop = asyncio.get_running_loop()
         transport, protocol = await loop.subprocess_exec(
             lambda: _ProcessProtocol(self), *self.command, stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, stderr=None, env=self.env, cwd=self.cwd)
+            stdout=asyncio.subprocess.PIPE, stderr=None, env=self.env, cwd=self.cwd, start_new_session=POSIX)
         self._transport, self._protocol = transport, protocol
         self._stdin = transport.get_pipe_transport(0)  # type: ignore[assignment]
         self.bridge.relay.note("open", "c2s", f"started the upstream (pid {transport.get_pid()})")
@@ -527,20 +534,38 @@ class StdioUpstream:
         if transport is None or protocol is None:
             return
         self.close_input()
-        for sig in (None, signal.SIGTERM, signal.SIGKILL):
+        for sig in (None, signal.SIGTERM, SIGKILL):
             if sig is not None and transport.get_returncode() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    transport.send_signal(sig)
+                signal_group(transport.get_pid(), sig, transport.send_signal)
             try:
                 await asyncio.wait_for(asyncio.shield(protocol.exited), self.grace if sig is None else 2.0)
                 break
             except TimeoutError:
                 continue
+        await _leftovers_ended(transport.get_pid())
         transport.close()
+
+    def _end_leftovers(self) -> None:
+        """The upstream has exited: end what it left running in its process group."""
+        if self._transport is not None and group_alive(self._transport.get_pid()):
+            asyncio.get_running_loop().create_task(_leftovers_ended(self._transport.get_pid()))
 
     async def wait(self) -> None:
         """Until the upstream has exited for good (no restart follows)."""
         await self.finished.wait()
+
+
+async def _leftovers_ended(pid: int) -> None:
+    """End what an exited upstream left running in its process group (``mcp_verdict._process``):
+    SIGTERM, up to 2 s, then SIGKILL."""
+    for sig in (signal.SIGTERM, SIGKILL):
+        if not group_alive(pid):
+            return
+        signal_group(pid, sig, lambda _: None)  # (no group where there is no POSIX: nothing left to end)
+        for _ in range(100):
+            await asyncio.sleep(0.02)
+            if not group_alive(pid):
+                return
 
 
 def merge_env(extra: Mapping[str, str] | None) -> dict[str, str] | None:
