@@ -43,7 +43,7 @@ from typing import Final, Literal, cast
 
 import orjson
 
-from .._process import POSIX, SIGKILL, group_alive, signal_group
+from .._process import POSIX, SIGKILL, group_alive, pauses, signal_group
 from ..frames._jsonrpc import id_key, peek
 from ..frames._lines import may_be_message
 from ._bridge import Bridge, HostStream
@@ -562,8 +562,8 @@ async def _leftovers_ended(pid: int) -> None:
         if not group_alive(pid):
             return
         signal_group(pid, sig, lambda _: None)  # (no group where there is no POSIX: nothing left to end)
-        for _ in range(100):
-            await asyncio.sleep(0.02)
+        for pause in pauses(2.0):
+            await asyncio.sleep(pause)
             if not group_alive(pid):
                 return
 

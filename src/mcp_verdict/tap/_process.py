@@ -20,7 +20,7 @@ from typing import Final
 import anyio
 import anyio.abc
 
-from .._process import POSIX, SIGKILL, group_alive, signal_group
+from .._process import POSIX, SIGKILL, group_alive, pauses, signal_group
 
 GRACE: Final = 2.0
 """Seconds given to each step of a stop."""
@@ -70,9 +70,10 @@ async def _exited(process: anyio.abc.Process, timeout: float) -> bool:
 
 
 async def _group_ended(process: anyio.abc.Process, timeout: float) -> bool:
-    with anyio.move_on_after(timeout):
-        while group_alive(process.pid):
-            await anyio.sleep(_POLL)
+    for pause in pauses(timeout):
+        if not group_alive(process.pid):
+            return True
+        await anyio.sleep(pause)
     return not group_alive(process.pid)
 
 
