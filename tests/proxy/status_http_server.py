@@ -11,7 +11,13 @@
 - ``resume-stall``: a POST of a request is answered with an SSE stream holding a priming event
   (id ``p-1``, ``retry: 10``) and nothing more, closed before the answer; a GET (the resume,
   with ``Last-Event-ID``) is read and never answered; a GET without ``Last-Event-ID`` too;
-- ``resume-status:<n>``: the same POST stream; a GET is answered as ``status:<n>`` answers.
+- ``resume-status:<n>``: the same POST stream; a GET is answered as ``status:<n>`` answers;
+- ``sse``: a 2025 server that answers every request with an SSE stream (the SDK's default):
+  ``initialize`` with ``protocolVersion`` 2025-06-18 and ``Mcp-Session-Id: s-1``; a GET opens
+  a stream that sends one ``notifications/message`` (``"one"``) and stays open. ``GET /seen``
+  answers ``[method, the JSON-RPC method or null, MCP-Protocol-Version or null]`` of every
+  request so far;
+- ``json``: the same server, answering each request with one JSON body.
 
 Any other POST of a request is answered ``ok`` as one JSON body; a notification gets 202.
 Prints its port on its first line and stops when its stdin closes (``tests/processes.port_server``).
@@ -37,7 +43,14 @@ def _error(status: int) -> web.Response:
     return web.Response(status=status, body=json.dumps(body).encode(), content_type="application/json")
 
 
+SEEN: list[list[str | None]] = []
+
+
 async def handle(request: web.BaseRequest) -> web.StreamResponse:
+    if request.path == "/seen":
+        return web.json_response(SEEN)
+    if MODE in ("sse", "json"):
+        return await _sse(request)
     if MODE.startswith("status:") or (MODE.startswith("resume-status:") and request.method == "GET"):
         await request.read()
         return _error(int(MODE.split(":", 1)[1]))
@@ -70,6 +83,30 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
     return web.json_response(answer)
 
 
+async def _sse(request: web.BaseRequest) -> web.StreamResponse:
+    message = json.loads(await request.read()) if request.method == "POST" else {}
+    SEEN.append([request.method, message.get("method"), request.headers.get("MCP-Protocol-Version")])
+    if request.method == "GET":
+        response = web.StreamResponse(status=200, headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(EVENT)
+        await asyncio.Event().wait()  # open until the client closes it
+    if "id" not in message or "method" not in message:
+        return web.Response(status=202)
+    result: dict[str, object] = {"content": [{"type": "text", "text": "ok"}], "isError": False}
+    if message["method"] == "initialize":
+        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "sse", "version": "0"}}
+    answer = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result})
+    if MODE == "json":
+        return web.Response(body=answer.encode(), content_type="application/json", headers={"Mcp-Session-Id": "s-1"})
+    response = web.StreamResponse(status=200, headers={"Content-Type": "text/event-stream", "Mcp-Session-Id": "s-1"})
+    await response.prepare(request)
+    await response.write(b"event: message\ndata: " + answer.encode() + b"\n\n")
+    await response.write_eof()
+    return response
+
+
 async def main() -> None:
     runner = web.ServerRunner(web.Server(handle), access_log=None)
     await runner.setup()
@@ -77,7 +114,7 @@ async def main() -> None:
     await site.start()
     print(site._server.sockets[0].getsockname()[1], flush=True)  # type: ignore[union-attr]
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)  # until the test closes stdin
-    await runner.cleanup()
+    # (no graceful cleanup: it would wait for the GET streams still open; asyncio.run cancels them)
 
 
 if __name__ == "__main__":

@@ -279,3 +279,35 @@ def test_a_hosts_response_the_upstream_refuses_is_its_status_and_in_the_frame_lo
     assert (response.status_code, response.content) == (404, _sdk_error(404))
     assert _after_host_frames(log) == [("c2s", "message", None),
                                        ("c2s", "error", note + "the upstream answered HTTP 404 (passed to the host)")]
+
+
+# -- a stdio host's 2025 session with a server answering initialize by an event stream ----------
+# basic/transports/streamable-http 2025-06-18: after initialization the client MUST send
+# MCP-Protocol-Version on every request; it MAY open a GET stream for the server's own messages.
+# The proxy does both for a stdio host whether initialize is answered by a JSON body or (the
+# official SDK's default) an event stream. (the server's style; what it receives after
+# initialize — method, JSON-RPC method, MCP-Protocol-Version)
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "t", "version": "0"}}}
+SESSION_ROWS = [["POST", "initialize", None], ["GET", None, "2025-06-18"],
+                ["POST", "notifications/initialized", "2025-06-18"], ["POST", "tools/call", "2025-06-18"]]
+STYLES = [("json", SESSION_ROWS), ("sse", SESSION_ROWS)]
+
+
+@pytest.mark.parametrize(("style", "seen"), STYLES, ids=[row[0] for row in STYLES])
+def test_a_stdio_hosts_2025_session_sends_the_version_and_opens_the_get_stream(style: str,
+                                                                              seen: list[list[str | None]]) -> None:
+    with _upstream(style) as upstream:
+        peer = LinePeer([*PROXY, "--upstream", upstream])
+        initialized = json.loads(peer.exchange(INITIALIZE) or b"null")
+        peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        peer.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "x", "arguments": {}}})
+        lines = [json.loads(peer.recv() or b"null") for _ in range(2)]  # the answer and the GET stream's message
+        got = httpx2.get(upstream.replace("/mcp", "/seen"), timeout=TIMEOUT).json()
+        peer.close()
+    assert initialized["result"]["protocolVersion"] == "2025-06-18"
+    assert sorted(json.dumps(line, sort_keys=True) for line in lines) == sorted([
+        '{"id": 2, "jsonrpc": "2.0", "result": {"content": [{"text": "ok", "type": "text"}], "isError": false}}',
+        '{"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "one", "level": "info"}}'])
+    assert sorted(got, key=json.dumps) == sorted(seen, key=json.dumps)  # (the GET goes beside the POSTs)

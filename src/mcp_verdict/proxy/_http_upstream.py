@@ -500,6 +500,8 @@ class HttpUpstream:
                     self.bridge.from_upstream(event.data, stream, http=frame_http)
                     primed = parser.last_event_id
                     if key is not None and not relay.is_waiting(key):
+                        if self.stdio_host and self.protocol_version is None:
+                            self._after_answer(event.data, key)  # (an initialize answered by an event)
                         return True
                 if parser.last_event_id != primed:
                     primed = parser.last_event_id  # a priming event: an id, no data
