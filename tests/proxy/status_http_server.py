@@ -17,7 +17,8 @@
   a stream that sends one ``notifications/message`` (``"one"``) and stays open. ``GET /seen``
   answers ``[method, the JSON-RPC method or null, MCP-Protocol-Version or null]`` of every
   request so far;
-- ``json``: the same server, answering each request with one JSON body.
+- ``json``: the same server, answering each request with one JSON body; ``json-stateless``: that
+  server without sessions (no ``Mcp-Session-Id``).
 
 Any other POST of a request is answered ``ok`` as one JSON body; a notification gets 202.
 Prints its port on its first line and stops when its stdin closes (``tests/processes.port_server``).
@@ -49,7 +50,7 @@ SEEN: list[list[str | None]] = []
 async def handle(request: web.BaseRequest) -> web.StreamResponse:
     if request.path == "/seen":
         return web.json_response(SEEN)
-    if MODE in ("sse", "json"):
+    if MODE in ("sse", "json", "json-stateless"):
         return await _sse(request)
     if MODE.startswith("status:") or (MODE.startswith("resume-status:") and request.method == "GET"):
         await request.read()
@@ -98,8 +99,9 @@ async def _sse(request: web.BaseRequest) -> web.StreamResponse:
         result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
                   "serverInfo": {"name": "sse", "version": "0"}}
     answer = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result})
-    if MODE == "json":
-        return web.Response(body=answer.encode(), content_type="application/json", headers={"Mcp-Session-Id": "s-1"})
+    if MODE.startswith("json"):
+        return web.Response(body=answer.encode(), content_type="application/json",
+                            headers={} if MODE == "json-stateless" else {"Mcp-Session-Id": "s-1"})
     response = web.StreamResponse(status=200, headers={"Content-Type": "text/event-stream", "Mcp-Session-Id": "s-1"})
     await response.prepare(request)
     await response.write(b"event: message\ndata: " + answer.encode() + b"\n\n")

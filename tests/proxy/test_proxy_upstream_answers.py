@@ -26,7 +26,7 @@ import pytest
 
 from tests.processes import free_port, port_server
 
-from ._peers import PROXY, TIMEOUT, LinePeer, call, proxy_http
+from ._peers import PROXY, TIMEOUT, LinePeer, call, proxy_http, wait_until
 from .test_proxy_upstream_faults import BROKEN, CLOSED, GARBAGE, POST_BODY, REFUSED, RESET, STALLED, _proxy
 from .test_proxy_upstream_headers import _headers_server
 
@@ -295,6 +295,18 @@ SESSION_ROWS = [["POST", "initialize", None], ["GET", None, "2025-06-18"],
 STYLES = [("json", SESSION_ROWS), ("sse", SESSION_ROWS)]
 
 
+def _received(upstream: str, count: int) -> list[list[str | None]]:
+    """What status_http_server.py received but pings, sorted, once it holds ``count`` rows (or
+    after TIMEOUT): the proxy's POSTs and its GET go side by side, one may land after an answer."""
+
+    def rows() -> list[list[str | None]]:
+        seen = httpx2.get(upstream.replace("/mcp", "/seen"), timeout=TIMEOUT).json()
+        return sorted((row for row in seen if row[1] != "ping"), key=json.dumps)
+
+    wait_until(lambda: len(rows()) >= count, TIMEOUT)
+    return rows()
+
+
 @pytest.mark.parametrize(("style", "seen"), STYLES, ids=[row[0] for row in STYLES])
 def test_a_stdio_hosts_2025_session_sends_the_version_and_opens_the_get_stream(style: str,
                                                                               seen: list[list[str | None]]) -> None:
@@ -304,10 +316,35 @@ def test_a_stdio_hosts_2025_session_sends_the_version_and_opens_the_get_stream(s
         peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         peer.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "x", "arguments": {}}})
         lines = [json.loads(peer.recv() or b"null") for _ in range(2)]  # the answer and the GET stream's message
-        got = httpx2.get(upstream.replace("/mcp", "/seen"), timeout=TIMEOUT).json()
+        got = _received(upstream, len(seen))
         peer.close()
     assert initialized["result"]["protocolVersion"] == "2025-06-18"
     assert sorted(json.dumps(line, sort_keys=True) for line in lines) == sorted([
         '{"id": 2, "jsonrpc": "2.0", "result": {"content": [{"text": "ok", "type": "text"}], "isError": false}}',
         '{"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "one", "level": "info"}}'])
-    assert sorted(got, key=json.dumps) == sorted(seen, key=json.dumps)  # (the GET goes beside the POSTs)
+    assert got == sorted(seen, key=json.dumps)
+
+
+# a stdio host's notifications/cancelled before 2026-07-28 reaches the server, with a session or
+# without (basic/utilities/cancellation; closing a stream is no cancellation before 2026-07-28)
+CANCEL_5 = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5, "reason": "t"}}
+STDIO_CANCELS = [
+    ("json", [["POST", "initialize", None], ["GET", None, "2025-06-18"],
+              ["POST", "notifications/cancelled", "2025-06-18"]]),
+    ("json-stateless", [["POST", "initialize", None], ["POST", "notifications/cancelled", "2025-06-18"]]),
+]
+
+
+@pytest.mark.parametrize(("style", "seen"), STDIO_CANCELS, ids=[row[0] for row in STDIO_CANCELS])
+def test_a_stdio_hosts_cancellation_reaches_a_2025_server(style: str, seen: list[list[str | None]]) -> None:
+    with _upstream(style) as upstream:
+        peer = LinePeer([*PROXY, "--upstream", upstream])
+        initialized = json.loads(peer.exchange(INITIALIZE) or b"null")
+        peer.send(CANCEL_5)
+        peer.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})  # answered after the cancellation went
+        # the ping's answer (and, in a session, the GET stream's notifications/message)
+        lines = [json.loads(peer.recv() or b"null") for _ in range(2 if style == "json" else 1)]
+        got = _received(upstream, len(seen))
+        peer.close()
+    assert (initialized["id"], [line.get("id") for line in lines if "id" in line]) == (1, [2])
+    assert got == sorted(seen, key=json.dumps)

@@ -273,12 +273,16 @@ class HttpUpstream:
 
     def _cancels_by_notification(self, host: Mapping[str, str] | None) -> bool:
         """A ``notifications/cancelled`` is sent upstream (before 2026-07-28 closing a stream is
-        no cancellation): a stdio host's in the proxy's 2025 session; an HTTP host's unless its
+        no cancellation): a stdio host's in the proxy's 2025 session, or under a 2025 version the
+        ``initialize`` answer gave (a server without sessions); an HTTP host's unless its
         ``MCP-Protocol-Version`` is 2026-07-28 or later (without one, 2025-03-26: basic/
         transports/streamable-http, Protocol Version Header). The proxy's own (``host`` None) on
         behalf of an HTTP host is not: it knows no session id to send it under."""
-        if self.stdio_host or host is None:
-            return self.session_id is not None
+        if self.stdio_host:  # (a session, or a 2025 version without one)
+            known = self.protocol_version
+            return self.session_id is not None or (known is not None and known < _STATELESS)
+        if host is None:
+            return False
         version = host.get("MCP-Protocol-Version", "")
         return not (version[:4].isdigit() and version >= _STATELESS)
 
