@@ -610,8 +610,9 @@ class HttpUpstream:
 
     async def delivered(self, timeout: float) -> None:
         """Wait, at most ``timeout`` seconds, for the POSTs under way that answer no request (a
-        notification's, a response's: the host had its 202 before the upstream had them), so that
-        what the host sends after them reaches the upstream after them, in the host's order."""
+        notification's, a response's: one whose HTTP host went away before its answer, a stdio
+        host's), so that what the host sends after them reaches the upstream after them, in the
+        host's order."""
         waiting = self._tasks.difference(self._posts.values())
         if waiting:
             await asyncio.wait(waiting, timeout=timeout)
