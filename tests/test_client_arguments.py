@@ -199,3 +199,14 @@ def test_a_form_answer_no_json_holds_goes_back_to_the_form_handler() -> None:
 
     assert anyio.run(Handlers(form=form).answer, FORM) == {"action": "accept", "content": {"n": 2.5}}
     assert seen == [(), ("content['n'] must be a finite number (JSON has no NaN or infinity), not inf",)]
+
+
+def test_an_observe_that_is_no_observe_is_refused_before_the_call() -> None:
+    async def body(client: VerdictClient) -> tuple[str, str, int]:
+        try:
+            await client.call_tool("create_note", {"text": "x"}, observe={"read": "get_note"})  # type: ignore[arg-type]
+        except OptionError as exc:
+            return exc.option, str(exc), len(client.history)
+        return "", "", len(client.history)
+
+    assert with_client(body) == ("observe", "observe must be an Observe or None, not {'read': 'get_note'}", 0)

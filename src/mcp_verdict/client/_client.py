@@ -47,7 +47,7 @@ from ..frames._sendable import check_call
 from ..judgement._check import Expectation
 from ..judgement._decide import finite
 from ..judgement._outcome import Observe, Outcome, run_observation, settle
-from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, classify, classify_options
+from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, OptionError, classify, classify_options
 from ..verdict._findings import Finding, finding, refused, refuses
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
@@ -510,7 +510,7 @@ class VerdictClient:
                         expect: Expectation | Sequence[Expectation] | None = None,
                         observe: Observe | None = None) -> Outcome:
         """Call a tool and return where it ended: verdict, content check, observation, decision.
-        A name or an argument no tool call can carry is an ``OptionError`` (``client/_arguments``),
+        A name or an argument no tool call can carry is an ``OptionError`` (``frames/_sendable``),
         and nothing is sent."""
         checked = check_call(name, arguments)
         resolved = self._resolve(observe)  # (its read tool's arguments checked before the call)
@@ -543,8 +543,13 @@ class VerdictClient:
         return replace(outcome, observe_requested=True, observation=await run_observation(resolved, resolved.read))
 
     def _resolve(self, observe: Observe | None) -> Observe | None:
-        """Observe.tool_call(...) becomes a read through this client."""
-        if observe is None or observe.read is not None or observe.tool is None:
+        """Observe.tool_call(...) becomes a read through this client (anything else than an
+        Observe or None is an OptionError, before the call it would observe is made)."""
+        if observe is None:
+            return None
+        if not isinstance(observe, Observe):
+            raise OptionError("observe", "an Observe or None", observe)
+        if observe.read is not None or observe.tool is None:
             return observe
         read_name, read_args = observe.tool
         check_call(read_name, read_args, "Observe.tool_call.")
