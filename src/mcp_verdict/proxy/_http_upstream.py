@@ -13,8 +13,10 @@ basic/transports/streamable-http (2026-07-28; 2025-03-26 … 2025-11-25 for sess
 - 2025 sessions: the ``Mcp-Session-Id`` the ``initialize`` answer carries is sent on every
   later request, with ``MCP-Protocol-Version`` (2025-06-18 and later); a host's
   ``notifications/cancelled`` is POSTed (and the request's stream closed); a GET stream carries
-  the server's own messages; an SSE stream that ends before its answer is resumed with a GET and
-  ``Last-Event-ID`` (priming events give the id); the session is ended with DELETE;
+  the server's own messages (a stdio host's: the proxy's own, reopened after each end or break,
+  with ``Last-Event-ID`` once the server gave event ids, :meth:`HttpUpstream._listen`); an SSE
+  stream that ends before its answer is resumed with a GET and ``Last-Event-ID`` (priming events
+  give the id); the session is ended with DELETE;
 - a host's own headers (HTTP host side) go upstream unchanged, ``Authorization`` included
   (never logged); ``--header`` adds headers of its own.
 
@@ -37,8 +39,9 @@ answer within ``--timeout``) is noted in the frame log (an ``error`` record afte
 relay's deadline (UPSTREAM_TIMEOUT, cancelled upstream), which also bounds the proxy's own
 resume GET of its stream (``Last-Event-ID``); an exchange that answers no request (the POST of a
 notification or a response; the host's GET, resume or not, up to its response headers, and its
-body when it opens no stream; the host's DELETE) by ``asyncio.timeout`` (504 and
-UPSTREAM_TIMEOUT). An event stream once open is not bounded: a GET stream may stay quiet for
+body when it opens no stream; the host's DELETE; the proxy's own GET stream for a stdio host, up
+to its response headers) by ``asyncio.timeout`` (504 and UPSTREAM_TIMEOUT; for the proxy's own
+GET, an ``error`` record and a reopening). An event stream once open is not bounded: a GET stream may stay quiet for
 hours, and the host closes it when it wants. The host's GET stream ending is noted in the frame
 log: ``eof`` when the upstream ended it, ``error`` when it broke (a reset, a truncated chunk).
 
@@ -54,7 +57,7 @@ import contextlib
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 import aiohttp
 from multidict import CIMultiDict
@@ -76,6 +79,15 @@ _WRITTEN: Final = frozenset({"host", "content-length", "accept-encoding"})
 _ACCEPT: Final = "application/json, text/event-stream"
 _META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 _RESUMES: Final = 3
+_LISTEN_FIRST: Final = 0.25
+"""Seconds before the proxy's own GET stream is reopened the first time (no ``retry`` given)."""
+_LISTEN_MOST: Final = 30.0
+"""The longest wait between two openings of it (the wait doubles from :data:`_LISTEN_FIRST`)."""
+_LISTEN_RETRY_LEAST: Final = 100
+_LISTEN_RETRY_MOST: Final = 60_000
+"""The shortest and the longest ``retry`` (ms) honoured as is (a server's 0 would reopen in a loop)."""
+_LISTEN_TRIES: Final = 4
+"""Openings in a row that carried no event (failed, refused, ended empty) after which it is given up."""
 _IDENTITY: Final = {"Accept-Encoding": "identity"}
 """On every upstream request: the bytes judged are the bytes the server wrote, uncompressed."""
 _POST_HEADERS: Final = {"Content-Type": "application/json", "Accept": _ACCEPT}
@@ -481,10 +493,11 @@ class HttpUpstream:
                     return await self._read(current, key, stream, http["exchange"], "GET")
 
     async def _pump(self, response: aiohttp.ClientResponse, parser: SSEParser, key: Key | None,
-                    stream: HostStream | None, http: dict[str, Any], broken: list[BaseException] | None = None
-                    ) -> bool:
+                    stream: HostStream | None, http: dict[str, Any], broken: list[BaseException] | None = None,
+                    seen: list[int] | None = None) -> bool:
         """Relay the events of ``response``; True when it held the answer to ``key`` (or none is
-        due). A transport failure ends it; ``broken`` receives the exception."""
+        due). A transport failure ends it; ``broken`` receives the exception; ``seen[0]`` counts
+        the events (priming ones too)."""
         relay = self.bridge.relay
         size = 0
         primed = parser.last_event_id
@@ -495,6 +508,8 @@ class HttpUpstream:
                 size += len(chunk)
                 for event in parser.feed(chunk):
                     size = 0
+                    if seen is not None:
+                        seen[0] += 1
                     if len(event.data) > self.limit:
                         self.bridge.upstream_too_large(event.data[:65536], len(event.data), stream)
                         continue
@@ -509,6 +524,8 @@ class HttpUpstream:
                         return True
                 if parser.last_event_id != primed:
                     primed = parser.last_event_id  # a priming event: an id, no data
+                    if seen is not None:
+                        seen[0] += 1
                     prime = getattr(stream, "prime", None)
                     if prime is not None and primed is not None:
                         prime(primed, parser.retry)
@@ -524,19 +541,85 @@ class HttpUpstream:
         return key is None or not relay.is_waiting(key)
 
     async def _listen(self) -> None:
-        """The GET stream of a 2025 session: the server's own requests and notifications."""
+        """The GET stream of a 2025 session (a stdio host's): the server's own requests and
+        notifications, for as long as the session lasts (cancelled by :meth:`aclose`).
+
+        basic/transports/streamable-http (2025-06-18, 2025-11-25): the server MAY close the
+        stream at any time, and the client MAY open it again; it resumes with ``Last-Event-ID``
+        once the server gave event ids, after the server's ``retry`` when it sent one. Each
+        response's headers come within ``--timeout`` (:meth:`_listen_once`). The stream is
+        reopened after each end, break or failure — the server's ``retry``, else
+        :data:`_LISTEN_FIRST` seconds doubling up to :data:`_LISTEN_MOST` (back to the first once
+        a stream carried an event) — and given up after :data:`_LISTEN_TRIES` tries in a row
+        that carried no event, or at once on 404 (the session ended) or 405 (the server offers
+        no stream). Each end and failure is an ``eof`` or ``error`` record of transport ``http``
+        in the frame log: the end of that stream, never the connection's (the audit ends a stdio
+        connection's calls on an ``eof`` of its own transport)."""
+        last: str | None = None
+        retry: int | None = None
+        delay = _LISTEN_FIRST
+        fruitless = 0
+        while True:
+            self._exchange += 1
+            http: dict[str, Any] = {"exchange": self._exchange, "method": "GET", "session": self.session_id}
+            parser = SSEParser()
+            parser.last_event_id, parser.retry = last, retry
+            events = [0]
+            kind, why, final = await self._listen_once(parser, http, events)
+            last, retry = parser.last_event_id, parser.retry
+            if events[0]:
+                fruitless, delay = 0, _LISTEN_FIRST
+            else:
+                fruitless += 1
+            wait = min(max(retry, _LISTEN_RETRY_LEAST), _LISTEN_RETRY_MOST) / 1000 if retry is not None else delay
+            if final:
+                then = "not reopened"
+            elif fruitless >= _LISTEN_TRIES:
+                final, then = True, f"not reopened: {fruitless} tries in a row carried no event"
+            else:
+                resume = f", Last-Event-ID {neutral(cut(last, 100))}" if last is not None else ""
+                whose = " (the server's retry)" if retry is not None else ""
+                then = f"reopened in {wait:g} s{whose}{resume}"
+            self.bridge.relay.note(kind, "s2c", f"the proxy's GET stream: {why}; {then}", transport="http", http=http)
+            if final:
+                return
+            await asyncio.sleep(wait)
+            if retry is None:
+                delay = min(delay * 2, _LISTEN_MOST)
+
+    async def _listen_once(self, parser: SSEParser, http: dict[str, Any], events: list[int]
+                           ) -> tuple[Literal["eof", "error"], str, bool]:
+        """Open the GET stream once and relay it to its end: (the record's kind, what happened,
+        whether it is not to be reopened). ``events[0]`` counts the events it carried."""
         assert self._client is not None
         headers = self._request_headers(b"", None)
         headers.pop("Content-Type", None)
         headers["Accept"] = "text/event-stream"
-        with contextlib.suppress(aiohttp.ClientError, OSError, asyncio.TimeoutError):
-            async with self._client.get(self.url, headers=headers) as response:
-                if response.status != 200 or not response.headers.get("Content-Type", "").startswith(
-                        "text/event-stream"):
-                    return
-                http = {"exchange": 0, "method": "GET", "status": 200, "content_type": "text/event-stream",
-                        "session": self.session_id}
-                await self._pump(response, SSEParser(), None, None, http)
+        if parser.last_event_id is not None:
+            headers["Last-Event-ID"] = parser.last_event_id
+        try:
+            async with asyncio.timeout(self.timeout):  # to the response headers (RFC 9110: a response's start)
+                response = await self._client.get(self.url, headers=headers, allow_redirects=False)
+        except TimeoutError:
+            return "error", f"no response headers within {self.timeout:g} s", False
+        except (aiohttp.ClientError, OSError, ValueError) as exc:
+            return "error", f"the upstream request failed: {type(exc).__name__}: {exc}", False
+        ctype = response.headers.get("Content-Type", "")
+        http.update(status=response.status, content_type=ctype or None)
+        if response.status != 200 or not ctype.startswith("text/event-stream"):
+            response.release()
+            status = response.status
+            if status in (404, 405):
+                why = "the session ended" if status == 404 else "it offers no stream"
+                return "error", f"the upstream answered HTTP {status} ({why})", True
+            return "error", f"the upstream answered HTTP {status} without an event stream", False
+        broken: list[BaseException] = []
+        await self._pump(response, parser, None, None, http, broken, events)
+        dropped = "; an unfinished event was dropped" if parser.dropped else ""
+        if broken:
+            cause = broken[0]
+            return "error", f"the upstream broke it: {type(cause).__name__}: {cause}{dropped}", False
+        return "eof", f"the upstream ended it{dropped}", False
 
     async def forward_get(self, stream: HostStream, host: Mapping[str, str]) -> None:
         """A host's GET (HTTP host side, 2025 sessions, a resume with ``Last-Event-ID`` too): the

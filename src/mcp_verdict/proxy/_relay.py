@@ -881,9 +881,20 @@ class Relay:
         self.stats.forwarded += 1
         return True
 
-    def note(self, kind: Literal["open", "close", "eof", "error"], direction: Literal["c2s", "s2c"], note: str) -> None:
-        """Record a connection event (open, close, eof, a transport error) in the frame log."""
-        self._log(direction, kind, None, note=note)
+    def note(self, kind: Literal["open", "close", "eof", "error"], direction: Literal["c2s", "s2c"], note: str, *,
+             transport: Literal["stdio", "http"] | None = None, http: Mapping[str, Any] | None = None) -> None:
+        """Record a connection event (open, close, eof, a transport error) in the frame log.
+
+        ``transport``: the record's own, when it is not the connection's (the HTTP GET stream a
+        stdio host's proxy opens: its ``eof`` is that stream's end, not the connection's, which
+        is how the audit reads an ``eof`` on an ``http`` record)."""
+        if transport is None or transport == self.transport or self.recorder is None:
+            self._log(direction, kind, None, note=note, http=http)
+            return
+        seq = self._seq
+        self._seq += 1
+        self.recorder.frame(FrameRecord(self.conn, seq, time.time(), direction, kind, None, None, note, transport,
+                                        _http(http)))
 
 
 _ONE_LINE: Final = ("written to the host as one line: each CR and LF between tokens a space, one inside a string "
