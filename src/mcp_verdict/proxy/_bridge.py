@@ -80,8 +80,13 @@ class Bridge:
             self._streams[key] = stream  # (one stream for every frame: nothing to route by)
         if outs:
             self._dispatch(outs, stream, key, headers)
-        if not sent and key is not None:
-            self.fail(key, "the upstream is not running", UPSTREAM_UNAVAILABLE)
+        if not sent:
+            if key is not None:
+                self.fail(key, "the upstream is not running", UPSTREAM_UNAVAILABLE)
+            else:  # (a notification, a response: noted after its own record)
+                undelivered = getattr(upstream, "undelivered", None)
+                if undelivered is not None:
+                    undelivered(data, "the upstream is not running")
         if self._timer is None:
             self._arm()
         return key

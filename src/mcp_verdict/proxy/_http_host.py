@@ -8,7 +8,9 @@ basic/transports/streamable-http, as a server:
   an HTTP upstream, the upstream's own answer to it: its status (202, or an error status with its
   body), or 502/504 and the proxy's JSON-RPC error with a null id when the upstream cannot be
   reached or does not answer within ``--timeout`` (``_http_upstream.HttpUpstream.delivery``),
-  each failure noted in the frame log;
+  each failure noted in the frame log; over a stdio upstream being restarted, 202 once it is
+  written to the new process, 502 when it is dropped (the process exits first, or cannot be
+  restarted), 504 past ``--timeout`` (``_stdio.StdioUpstream.delivery``);
 - ``Origin`` is validated (DNS rebinding): a present Origin that is not a localhost one or one
   given with ``--allow-origin`` is refused with 403; listening on a loopback address, so is the
   ``Host`` header (421): a page whose name was rebound to 127.0.0.1 sends its own name there, and
@@ -82,7 +84,7 @@ from aiohttp import web
 
 from ..frames._jsonrpc import Peek, id_json, id_key, peek
 from ._bridge import Bridge
-from ._codes import with_id
+from ._codes import UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, error_frame, with_id
 from ._http_upstream import HttpUpstream, client_session, upstream_fault, upstream_headers
 from ._relay import Key, Telemetry, as_written
 from ._shutdown import stop_signals, wind_down
@@ -120,6 +122,12 @@ _STATELESS: Final = "2026-07-28"
 MAX_SESSIONS: Final = 1000
 """The 2025 session relays an HTTP host keeps at most (HTTP upstream); past it the least recently
 used idle one is closed (its upstream session goes on: its next request gets a new relay)."""
+
+
+def _fault(status: int, code: int, reason: str) -> web.Response:
+    """An HTTP error with the proxy's JSON-RPC error (a null id: it answers no request)."""
+    return web.Response(status=status, body=error_frame(None, code, f"mcp-verdict proxy: {reason}",
+                                                        {"reason": reason}), content_type="application/json")
 
 
 def _sse(data: bytes, event_id: str | None = None) -> bytes:
@@ -307,6 +315,7 @@ class HttpHost:
                                      restart=self.options.restart, max_restarts=self.options.max_restarts,
                                      grace=self.options.grace, env=merge_env(self.options.env))
             upstream.one_line = relay.upstream_one_line = True  # an HTTP body may hold line breaks
+            upstream.http_host = True
             bridge.upstream = upstream
             await upstream.start()
             self._stdio = bridge
@@ -530,10 +539,15 @@ class HttpHost:
         upstream = bridge.upstream if headers is not None else None
         if isinstance(upstream, HttpUpstream):
             upstream.delivery = None
+        stdio = self._stdio_upstream if self._stdio is not None else None
+        if stdio is not None:
+            stdio.delivery = None
         key = bridge.from_host(body, stream, http=http, headers=headers, read_first=read_first)
         if key is None:
             if not stream.queue.empty():
                 return await self._answer_queued(stream, 200)
+            if stdio is not None and stdio.delivery is not None:
+                return await self._delivered(stdio, stdio.delivery)
             if isinstance(upstream, HttpUpstream) and upstream.delivery is not None:
                 # the upstream's answer to it (shielded: a host that goes away does not cut it off)
                 delivery = await asyncio.shield(upstream.delivery)
@@ -555,6 +569,26 @@ class HttpHost:
         finally:
             if calls is not None:
                 calls.discard(key)
+
+    async def _delivered(self, upstream: StdioUpstream, fate: asyncio.Future[str | None]) -> web.Response:
+        """A notification or a response the stdio upstream took while it was down: 202 once it is
+        written to the (restarted) process; else, as over an HTTP upstream, 502 and
+        UPSTREAM_UNAVAILABLE (it was dropped: the process is not running, or exited before it
+        was sent, or could not be restarted), or 504 and UPSTREAM_TIMEOUT when it is still
+        waiting after ``--timeout`` (taken out of the queue, unsent); each noted in the frame log
+        (``StdioUpstream.undelivered``)."""
+        timeout = self.options.timeout
+        try:
+            async with asyncio.timeout(timeout):
+                reason = await asyncio.shield(fate)  # (a host that goes away does not cut it off)
+        except TimeoutError:
+            reason = f"not sent within {timeout:g} s (the upstream was being restarted)"
+            if upstream.withdraw(fate, reason):
+                return _fault(504, UPSTREAM_TIMEOUT, reason)
+            reason = fate.result() if fate.done() else None
+        if reason is None:
+            return web.Response(status=202)
+        return _fault(502, UPSTREAM_UNAVAILABLE, reason)
 
     async def _answer_queued(self, stream: PostStream, status: int) -> web.Response:
         """The answer the relay wrote at once (a refused request), or the bare status without one."""

@@ -27,7 +27,12 @@ whole line; writes go to the transport's buffer (no await per frame).
   most ``max_restarts`` times; a 2025 session is initialised again with the host's own
   ``initialize`` (its bytes, under an id of the proxy's) and ``notifications/initialized`` (the
   replayed answer is logged, not forwarded), and frames the host sends meanwhile wait for the
-  new process.
+  new process (their sending noted in the frame log). Frames it never gets — it exits before
+  they were sent, it cannot be restarted — are dropped: a request gets UPSTREAM_UNAVAILABLE (or
+  has its UPSTREAM_CLOSED already), a notification or a response is noted as an ``error``
+  record, and an HTTP host, whose POST waits for its fate (:attr:`StdioUpstream.delivery`), gets
+  502 and UPSTREAM_UNAVAILABLE, or 504 and UPSTREAM_TIMEOUT when it still waits after
+  ``--timeout`` (taken out of the queue unsent), as over an HTTP upstream.
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ _KEEP: Final = 64 * 1024
 _HIGH_WATER: Final = 1024 * 1024
 """The bytes waiting for the host's stdout past which the upstream is no longer read."""
 _STARTS: Final = frozenset(b"{")
+_NOT_RUNNING: Final = "the upstream is not running"
 Restart = Literal["never", "on-failure", "always"]
 
 
@@ -376,7 +382,15 @@ class StdioUpstream:
         self._transport: asyncio.SubprocessTransport | None = None
         self._protocol: _ProcessProtocol | None = None
         self._stdin: asyncio.WriteTransport | None = None
-        self._queue: list[bytes] | None = None  # frames waiting for a (re)started process
+        self._queue: list[tuple[bytes, asyncio.Future[str | None]]] | None = None
+        """The frames waiting for a restarted process, each with its fate (:attr:`delivery`)."""
+        self.http_host = False
+        """The host speaks HTTP: a frame of its that answers no request and is not sent gets 502
+        (504 past ``--timeout``), as its frame-log record says."""
+        self.delivery: asyncio.Future[str | None] | None = None
+        """The fate of the last frame :meth:`send` took while the process was down: None once it
+        is written to the restarted process, else why it was not (the HTTP host awaits it, for
+        its status); None itself when the frame was written at once."""
         self._init: bytes | None = None
         self._initialized: bytes | None = None
         self._replay_id: str | None = None
@@ -433,15 +447,61 @@ class StdioUpstream:
         elif self._initialized is None and data.find(b"notifications/initialized") >= 0:
             self._initialized = data
         if self._queue is not None:
-            self._queue.append(data)
+            fate: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+            self._queue.append((data, fate))
+            self.delivery = fate
             return True
         stdin = self._stdin
         if stdin is None or stdin.is_closing() or self._input_closed:
             if key is not None:
                 self.bridge.fail(key, "the upstream is not running", UPSTREAM_UNAVAILABLE)
+            else:
+                self.delivery = asyncio.get_running_loop().create_future()
+                self.delivery.set_result(_NOT_RUNNING)
             return False
+        self.delivery = None
         _write_line(stdin, data)
         return True
+
+    def undelivered(self, data: bytes, reason: str, status: int = 502) -> None:
+        """Note in the frame log that a host frame answering no request (a notification, a
+        response) never reached the process, and what its host was told: an HTTP host
+        ``status`` with UPSTREAM_UNAVAILABLE (UPSTREAM_TIMEOUT for 504), a stdio host nothing."""
+        kind = peek(data).kind
+        if kind == "request":
+            return  # (answered by the relay: UPSTREAM_CLOSED or UPSTREAM_UNAVAILABLE under its id)
+        what = "notification" if kind == "notification" else "response" if kind in ("response", "error") \
+            else "message"
+        told = f"answered HTTP {status}" if self.http_host else "the host is not told: stdio"
+        self.bridge.relay.note("error", "c2s", f"the host's {what}: {reason}: dropped ({told})")
+
+    def withdraw(self, fate: asyncio.Future[str | None], reason: str) -> bool:
+        """Take the frame of ``fate`` out of the queue unsent (its HTTP host waited past
+        ``--timeout``: 504); False when it is no longer queued (sent or dropped meanwhile)."""
+        queue = self._queue
+        if fate.done() or queue is None:
+            return False
+        for index, (data, waiting) in enumerate(queue):
+            if waiting is fate:
+                del queue[index]
+                fate.set_result(reason)
+                self.undelivered(data, reason, 504)
+                return True
+        return False
+
+    def _drop_queue(self, reason: str) -> None:
+        """The frames waiting for a restarted process that will not get them: a request's host
+        gets UPSTREAM_UNAVAILABLE (none, when the relay answered it already), a notification's
+        or a response's is told as :meth:`undelivered` says."""
+        queued, self._queue = self._queue, None
+        for data, fate in queued or ():
+            look = peek(data)
+            if look.kind == "request":
+                self.bridge.fail(id_key(look.id), reason, UPSTREAM_UNAVAILABLE)
+            else:
+                self.undelivered(data, reason)
+            if not fate.done():
+                fate.set_result(reason)
 
     def _remember_init(self, data: bytes) -> None:
         look = peek(data)
@@ -486,6 +546,8 @@ class StdioUpstream:
         relay = self.bridge.relay
         relay.note("eof", "s2c", f"the upstream closed stdout (exit status {code})")
         self.bridge.upstream_lost(f"the upstream exited (status {code}) before answering", UPSTREAM_CLOSED)
+        if self._queue is not None:  # (it exited before its replayed initialize was answered)
+            self._drop_queue(f"the restarted upstream exited (status {code}) before it was sent")
         if self._transport is not None:
             self._transport.close()
         failed = code != 0
@@ -502,12 +564,8 @@ class StdioUpstream:
             await self.start()
         except OSError as exc:
             relay.note("error", "c2s", f"the upstream could not be restarted: {exc}")
-            queued, self._queue = self._queue, None
+            self._drop_queue("the upstream could not be restarted")
             self._stdin = None
-            for data in queued or ():
-                look = peek(data)
-                if look.kind == "request":
-                    self.bridge.fail(id_key(look.id), "the upstream could not be restarted", UPSTREAM_UNAVAILABLE)
             self.finished.set()
             return
         relay.note("open", "c2s", f"restarted the upstream ({self.restarts} of at most {self.max_restarts})")
@@ -524,8 +582,14 @@ class StdioUpstream:
         if self._initialized is not None and self._init is not None:
             self._stdin.write(self._initialized + b"\n")
         queued, self._queue = self._queue or [], None
-        for data in queued:
+        for data, fate in queued:
             self._stdin.write(data + b"\n")
+            if not fate.done():
+                fate.set_result(None)
+        if queued:
+            count = len(queued)
+            self.bridge.relay.note("open", "c2s", f"sent the restarted upstream the {count} frame"
+                                   f"{'' if count == 1 else 's'} the host sent while it was down")
 
     async def aclose(self) -> None:
         """Stop the upstream: close its stdin, wait ``grace``, then SIGTERM, then SIGKILL."""

@@ -1,0 +1,53 @@
+"""A stdio MCP server for the proxy's restart tests: what becomes of the host's frames while the
+server is down (exited, or being restarted).
+
+Each start is counted in ``$RESTART_DIR/starts``; each notification it reads is appended to
+``$RESTART_DIR/received`` as ``<start number> <method>``. A ``tools/call`` of ``exit`` exits at
+once (status 3, unanswered); any other request is answered ``ok``. ``initialize`` is answered
+(2025-06-18) at once on the first start; on a later one (the proxy's replay) only once the file
+``$RESTART_DIR/go`` exists (at most 30 s), and then as argv[1] says: ``answer`` answers it,
+``exit`` exits instead (status 4).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+
+def main() -> None:
+    folder = Path(os.environ["RESTART_DIR"])
+    with (folder / "starts").open("a") as handle:
+        handle.write("start\n")
+    start = len((folder / "starts").read_text().splitlines())
+    out = sys.stdout.buffer
+    for line in sys.stdin.buffer:
+        message = json.loads(line)
+        method = message.get("method")
+        if "id" not in message:
+            with (folder / "received").open("a") as handle:
+                handle.write(f"{start} {method}\n")
+            continue
+        rid = json.dumps(message["id"]).encode()
+        if method == "initialize":
+            if start > 1:
+                deadline = time.monotonic() + 30
+                while not (folder / "go").exists() and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                if sys.argv[1] == "exit":
+                    sys.exit(4)
+            out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"protocolVersion":"2025-06-18",'
+                      b'"capabilities":{"tools":{}},"serverInfo":{"name":"restart","version":"0"}}}\n')
+        elif method == "tools/call" and message["params"]["name"] == "exit":
+            sys.exit(3)
+        else:
+            out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[{"type":"text","text":"ok"}],'
+                      b'"isError":false}}\n')
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""A host's notification while its stdio upstream is being restarted — written to the new
+process, or dropped when it exits before it was sent, or (an HTTP host's) still waiting at
+``--timeout`` — through the real proxy (a process) and a real stdio server
+(``restart_server.py``).
+
+README "The proxy": nothing is lost or reordered: every frame in is forwarded, answered with an
+error, or noted as refused; an HTTP host's POST of its notification waits for the upstream's own
+answer, and one whose upstream request fails gets 502 (504 past ``--timeout``) and the same codes
+as a JSON-RPC error with a null id (-31004 the upstream cannot be reached, -31002 it did not
+answer in time), each noted in the frame log; frames the host sends while the server is being
+restarted wait for the new process. (An upstream that exits for good ends the proxy.)
+basic/transports/streamable-http: a notification POST is answered 202 when accepted, else an
+HTTP error status whose body MAY be a JSON-RPC error with no id."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ._peers import PROXY, TIMEOUT, HttpHostPeer, LinePeer, proxy_http, wait_until
+
+SERVER = [sys.executable, str(Path(__file__).with_name("restart_server.py"))]
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "t", "version": "0"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+EXIT = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "exit", "arguments": {}}}
+CHANGED = {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}
+NOTE = "the host's notification: "
+
+
+def _records(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def _changed_at(log: Path) -> int | None:
+    """The position of the host's notifications/roots/list_changed record in the frame log."""
+    for index, record in enumerate(_records(log)):
+        if record["kind"] == "message" and "roots/list_changed" in record.get("data", ""):
+            return index
+    return None
+
+
+def _after(log: Path) -> list[tuple[str, str, str | None]]:
+    """The error records, and the record of frames sent to a restarted process, after the
+    notification's record: (dir, kind, note)."""
+    at = _changed_at(log)
+    if at is None:
+        return []
+    return [(r["dir"], r["kind"], r.get("note")) for r in _records(log)[at + 1:]
+            if r["kind"] == "error" or (r["kind"] == "open" and "while it was down" in r.get("note", ""))]
+
+
+# (the run's options; the restarted server's answer to its replayed initialize; whether it is let
+# answer; the notification's status and JSON-RPC error code (None: no body); the frame log's
+# error and queue records after the notification's as (dir, kind, note); what the server
+# received as "<start> <method>")
+ROWS = [
+    ("restarted", ["--restart", "on-failure"], "answer", True, 202, None,
+     [("c2s", "open", "sent the restarted upstream the 1 frame the host sent while it was down")],
+     ["1 notifications/initialized", "2 notifications/initialized", "2 notifications/roots/list_changed"]),
+    ("restart-exits", ["--restart", "on-failure", "--max-restarts", "1"], "exit", True, 502, -31004,
+     [("c2s", "error", NOTE + "the restarted upstream exited (status 4) before it was sent: dropped "
+                              "(answered HTTP 502)")],
+     ["1 notifications/initialized"]),
+    ("restart-slow", ["--restart", "on-failure", "--timeout", "1"], "answer", False, 504, -31002,
+     [("c2s", "error", NOTE + "not sent within 1 s (the upstream was being restarted): dropped (answered HTTP 504)")],
+     ["1 notifications/initialized", "2 notifications/initialized"]),
+]
+
+
+@pytest.mark.parametrize(("options", "second", "go", "status", "code", "records", "received"),
+                         [row[1:] for row in ROWS], ids=[row[0] for row in ROWS])
+def test_an_http_hosts_notification_while_the_stdio_upstream_is_down(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: list[str], second: str, go: bool, status: int,
+        code: int | None, records: list[tuple[str, str, str]], received: list[str]) -> None:
+    log = tmp_path / "frames.jsonl"
+    monkeypatch.setenv("RESTART_DIR", str(tmp_path))
+    with proxy_http([*options, "--log", str(log), "--log-payloads", "--", *SERVER, second]) as (url, _):
+        peer = HttpHostPeer(url)
+        try:
+            assert json.loads(peer.exchange(INITIALIZE) or b"null")["id"] == 1
+            assert peer.post(INITIALIZED)[0] == 202
+            answer = json.loads(peer.exchange(EXIT) or b"null")
+            assert answer["error"]["code"] == -31001  # (the upstream exited mid-call)
+            got: list[tuple[int, bytes | None]] = []
+            post = threading.Thread(target=lambda: got.append(peer.post(CHANGED)[:2]))
+            post.start()
+            assert wait_until(lambda: _changed_at(log) is not None, TIMEOUT)
+            if go:
+                (tmp_path / "go").touch()  # the restarted server may answer its replayed initialize
+            post.join(TIMEOUT)
+            (tmp_path / "go").touch()
+            wait_until(lambda: len((tmp_path / "received").read_text().splitlines()) >= len(received), TIMEOUT)
+        finally:
+            peer.close()
+    assert len(got) == 1
+    (answered, body) = got[0]
+    error = json.loads(body)["error"] if body else None
+    assert (answered, error["code"] if error else None, error["data"]["source"] if error else None) == \
+        (status, code, "mcp-verdict proxy" if code else None)
+    assert _after(log) == records
+    assert (tmp_path / "received").read_text().splitlines() == received
+
+
+# a stdio host is not told (it pairs answers by id, and a notification has none), but the frame
+# log says what became of its notification: (the restarted server's answer to its replayed
+# initialize; the records after the notification's; what the server received)
+STDIO_ROWS = [
+    ("exit", [("c2s", "error", NOTE + "the restarted upstream exited (status 4) before it was sent: dropped "
+                                      "(the host is not told: stdio)")],
+     ["1 notifications/initialized"]),
+    ("answer", [("c2s", "open", "sent the restarted upstream the 1 frame the host sent while it was down")],
+     ["1 notifications/initialized", "2 notifications/initialized", "2 notifications/roots/list_changed"]),
+]
+
+
+@pytest.mark.parametrize(("second", "records", "received"), STDIO_ROWS, ids=[row[0] for row in STDIO_ROWS])
+def test_a_stdio_hosts_notification_while_the_upstream_restarts_is_in_the_frame_log(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, second: str, records: list[tuple[str, str, str]],
+        received: list[str]) -> None:
+    log = tmp_path / "frames.jsonl"
+    monkeypatch.setenv("RESTART_DIR", str(tmp_path))
+    peer = LinePeer([*PROXY, "--restart", "on-failure", "--max-restarts", "1", "--log", str(log), "--log-payloads",
+                     "--", *SERVER, second])
+    try:
+        assert json.loads(peer.exchange(INITIALIZE) or b"null")["id"] == 1
+        peer.send(INITIALIZED)
+        assert json.loads(peer.exchange(EXIT) or b"null")["error"]["code"] == -31001
+        peer.send(CHANGED)
+        assert wait_until(lambda: _changed_at(log) is not None, TIMEOUT)
+        (tmp_path / "go").touch()
+        wait_until(lambda: len((tmp_path / "received").read_text().splitlines()) >= len(received)
+                   and len(_after(log)) >= len(records), TIMEOUT)
+    finally:
+        peer.close()
+    assert (_after(log), (tmp_path / "received").read_text().splitlines()) == (records, received)
