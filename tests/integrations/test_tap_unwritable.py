@@ -31,9 +31,10 @@ import anyio
 import mcp_types
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
-from mcp_verdict import VerdictTap
+from mcp_verdict import OptionError, VerdictTap
 
 from .peers import DEMO_STDIO
 
@@ -107,16 +108,26 @@ def test_a_message_the_sdk_cannot_write_fails_alone(case: str, written: SessionM
 
 
 def test_the_sdks_call_with_arguments_it_cannot_write_fails_and_the_session_goes_on() -> None:
-    """The official SDK's Client over the tap's stdio transport to the demo server."""
-    async def scenario() -> tuple[Any, Any]:
+    """The official SDK's Client over the tap's stdio transport to the demo server: the SDK's own
+    ``call_tool`` in a judging block fails alone (the transport's rule above); the tap's
+    ``call_tool`` refuses the same arguments before anything is written (``frames/_sendable``:
+    an ``OptionError``, as ``VerdictClient``'s), and the session goes on after both."""
+    async def scenario() -> tuple[Any, str, Any]:
         tap = VerdictTap()
         with anyio.fail_after(20):
             async with Client(tap.stdio_transport(DEMO_STDIO[0], DEMO_STDIO[1:])) as client:
-                failed = await tap.call_tool(client, "get_forecast", {"city": "Lis\ud800bon"})
-                return failed, await tap.call_tool(client, "get_forecast", {"city": "Lisbon"})
+                async with tap.judging() as judged:
+                    with pytest.raises(MCPError, match="the request was not sent"):  # the -32603 the tap answered
+                        await client.call_tool("get_forecast", {"city": "Lis\ud800bon"})
+                with pytest.raises(OptionError) as refused:
+                    await tap.call_tool(client, "get_forecast", {"city": "Lis\ud800bon"})
+                return judged.outcome, str(refused.value), await tap.call_tool(client, "get_forecast",
+                                                                               {"city": "Lisbon"})
 
-    failed, after = anyio.run(scenario)
+    failed, refused, after = anyio.run(scenario)
     assert ([f.code for f in failed.verdict.findings], failed.verdict.kind.value, failed.request_sent,
             failed.decision.action.value) == (["transport.unwritable"], "unclassified", False, "fix_request")
     assert failed.verdict.findings[0].message == "the request was not sent: " + WHY.format(at=3)
+    assert refused == ("arguments['city'] must be a string UTF-8 can carry (this one holds a lone surrogate), "
+                       "not 'Lis\\ud800bon'")
     assert (after.verdict.kind.value, after.decision.action.value) == ("normal_complete", "accept")
