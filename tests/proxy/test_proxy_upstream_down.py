@@ -140,3 +140,35 @@ def test_a_stdio_hosts_notification_while_the_upstream_restarts_is_in_the_frame_
     finally:
         peer.close()
     assert (_after(log), (tmp_path / "received").read_text().splitlines()) == (records, received)
+
+
+# what waits for a restarting server is bounded (one that never answers its replayed initialize
+# would hold the host's frames without end): 1,000 frames (or 64 MiB); past it a request gets
+# -31004 at once and a notification is dropped and noted, in the host's order, none reordered
+CHANGED_LINE = b'{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}'  # 61 bytes
+FULL = "the upstream is being restarted and 1000 frames (61000 bytes) already wait for it"
+
+
+def test_what_waits_for_a_restarting_upstream_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "frames.jsonl"
+    monkeypatch.setenv("RESTART_DIR", str(tmp_path))
+    peer = LinePeer([*PROXY, "--restart", "on-failure", "--log", str(log), "--log-payloads", "--",
+                     *SERVER, "answer"])
+    try:
+        assert json.loads(peer.exchange(INITIALIZE) or b"null")["id"] == 1
+        peer.send(INITIALIZED)
+        assert json.loads(peer.exchange(EXIT) or b"null")["error"]["code"] == -31001
+        peer.send_raw((CHANGED_LINE + b"\n") * 1001)
+        refused = json.loads(peer.exchange({"jsonrpc": "2.0", "id": 9, "method": "ping"}) or b"null")
+        (tmp_path / "go").touch()
+        wait_until(lambda: len((tmp_path / "received").read_text().splitlines()) >= 1002, TIMEOUT)
+        wait_until(lambda: len(_after(log)) >= 2, TIMEOUT)
+    finally:
+        peer.close()
+    assert (refused["id"], refused["error"]["code"], refused["error"]["message"]) == \
+        (9, -31004, "mcp-verdict proxy: " + FULL)
+    assert _after(log) == [
+        ("c2s", "error", NOTE + FULL + ": dropped (the host is not told: stdio)"),
+        ("c2s", "open", "sent the restarted upstream the 1000 frames the host sent while it was down")]
+    assert (tmp_path / "received").read_text().splitlines() == \
+        ["1 notifications/initialized", "2 notifications/initialized"] + ["2 notifications/roots/list_changed"] * 1000

@@ -81,12 +81,13 @@ class Bridge:
         if outs:
             self._dispatch(outs, stream, key, headers)
         if not sent:
+            why = getattr(upstream, "unsent_why", "the upstream is not running")
             if key is not None:
-                self.fail(key, "the upstream is not running", UPSTREAM_UNAVAILABLE)
+                self.fail(key, why, UPSTREAM_UNAVAILABLE)
             else:  # (a notification, a response: noted after its own record)
                 undelivered = getattr(upstream, "undelivered", None)
                 if undelivered is not None:
-                    undelivered(data, "the upstream is not running")
+                    undelivered(data, why)
         if self._timer is None:
             self._arm()
         return key

@@ -27,7 +27,8 @@ whole line; writes go to the transport's buffer (no await per frame).
   most ``max_restarts`` times; a 2025 session is initialised again with the host's own
   ``initialize`` (its bytes, under an id of the proxy's) and ``notifications/initialized`` (the
   replayed answer is logged, not forwarded), and frames the host sends meanwhile wait for the
-  new process (their sending noted in the frame log). Frames it never gets — it exits before
+  new process (their sending noted in the frame log), at most 1,000 frames or 64 MiB: past
+  that, a frame is not sent (a request gets UPSTREAM_UNAVAILABLE). Frames it never gets — it exits before
   they were sent, it cannot be restarted — are dropped: a request gets UPSTREAM_UNAVAILABLE (or
   has its UPSTREAM_CLOSED already), a notification or a response is noted as an ``error``
   record, and an HTTP host, whose POST waits for its fate (:attr:`StdioUpstream.delivery`), gets
@@ -60,6 +61,11 @@ _HIGH_WATER: Final = 1024 * 1024
 """The bytes waiting for the host's stdout past which the upstream is no longer read."""
 _STARTS: Final = frozenset(b"{")
 _NOT_RUNNING: Final = "the upstream is not running"
+_QUEUE_MOST: Final = 1000
+_QUEUE_BYTES: Final = 64 * 1024 * 1024
+"""The frames, and their bytes, that may wait for a restarted process (one that never answers
+its replayed ``initialize`` would hold the host's frames without end); past either, a frame is
+not sent: a request gets UPSTREAM_UNAVAILABLE, a notification or a response is dropped and noted."""
 Restart = Literal["never", "on-failure", "always"]
 
 
@@ -383,7 +389,12 @@ class StdioUpstream:
         self._protocol: _ProcessProtocol | None = None
         self._stdin: asyncio.WriteTransport | None = None
         self._queue: list[tuple[bytes, asyncio.Future[str | None]]] | None = None
-        """The frames waiting for a restarted process, each with its fate (:attr:`delivery`)."""
+        """The frames waiting for a restarted process, each with its fate (:attr:`delivery`):
+        at most :data:`_QUEUE_MOST` frames and :data:`_QUEUE_BYTES` bytes (or one frame's limit)."""
+        self._queued = 0
+        """The bytes of the frames in :attr:`_queue`."""
+        self.unsent_why = _NOT_RUNNING
+        """Why :meth:`send` last returned False."""
         self.http_host = False
         """The host speaks HTTP: a frame of its that answers no request and is not sent gets 502
         (504 past ``--timeout``), as its frame-log record says."""
@@ -446,18 +457,24 @@ class StdioUpstream:
             self._remember_init(data)
         elif self._initialized is None and data.find(b"notifications/initialized") >= 0:
             self._initialized = data
-        if self._queue is not None:
+        queue = self._queue
+        if queue is not None and (len(queue) < _QUEUE_MOST and self._queued + len(data) <= max(_QUEUE_BYTES,
+                                                                                                self.limit)):
             fate: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
-            self._queue.append((data, fate))
+            queue.append((data, fate))
+            self._queued += len(data)
             self.delivery = fate
             return True
         stdin = self._stdin
-        if stdin is None or stdin.is_closing() or self._input_closed:
+        if queue is not None or stdin is None or stdin.is_closing() or self._input_closed:
+            why = _NOT_RUNNING if queue is None else \
+                f"the upstream is being restarted and {len(queue)} frames ({self._queued} bytes) already wait for it"
+            self.unsent_why = why
             if key is not None:
-                self.bridge.fail(key, "the upstream is not running", UPSTREAM_UNAVAILABLE)
+                self.bridge.fail(key, why, UPSTREAM_UNAVAILABLE)
             else:
                 self.delivery = asyncio.get_running_loop().create_future()
-                self.delivery.set_result(_NOT_RUNNING)
+                self.delivery.set_result(why)
             return False
         self.delivery = None
         _write_line(stdin, data)
@@ -484,6 +501,7 @@ class StdioUpstream:
         for index, (data, waiting) in enumerate(queue):
             if waiting is fate:
                 del queue[index]
+                self._queued -= len(data)
                 fate.set_result(reason)
                 self.undelivered(data, reason, 504)
                 return True
@@ -493,7 +511,7 @@ class StdioUpstream:
         """The frames waiting for a restarted process that will not get them: a request's host
         gets UPSTREAM_UNAVAILABLE (none, when the relay answered it already), a notification's
         or a response's is told as :meth:`undelivered` says."""
-        queued, self._queue = self._queue, None
+        queued, self._queue, self._queued = self._queue, None, 0
         for data, fate in queued or ():
             look = peek(data)
             if look.kind == "request":
@@ -558,7 +576,7 @@ class StdioUpstream:
             self.finished.set()
             return
         self.restarts += 1
-        self._queue = []
+        self._queue, self._queued = [], 0
         await asyncio.sleep(min(0.1 * 2 ** (self.restarts - 1), 5.0))
         try:
             await self.start()
@@ -581,7 +599,7 @@ class StdioUpstream:
         assert self._stdin is not None
         if self._initialized is not None and self._init is not None:
             self._stdin.write(self._initialized + b"\n")
-        queued, self._queue = self._queue or [], None
+        queued, self._queue, self._queued = self._queue or [], None, 0
         for data, fate in queued:
             self._stdin.write(data + b"\n")
             if not fate.done():
