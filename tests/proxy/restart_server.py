@@ -6,7 +6,10 @@ Each start is counted in ``$RESTART_DIR/starts``; each notification it reads is 
 once (status 3, unanswered); any other request is answered ``ok``. ``initialize`` is answered
 (2025-06-18) at once on the first start; on a later one (the proxy's replay) only once the file
 ``$RESTART_DIR/go`` exists (at most 30 s), and then as argv[1] says: ``answer`` answers it,
-``exit`` exits instead (status 4).
+``exit`` exits instead (status 4). ``hang``: a later start's ``initialize`` is noted in
+``received`` (``<start> initialize``) and answered only if ``go`` exists already, else never; at
+the end of its stdin that process exits (status 0) once ``$RESTART_DIR/exit`` exists (at most
+30 s), as a server slow to stop.
 """
 
 from __future__ import annotations
@@ -33,10 +36,13 @@ def main() -> None:
             continue
         rid = json.dumps(message["id"]).encode()
         if method == "initialize":
-            if start > 1:
-                deadline = time.monotonic() + 30
-                while not (folder / "go").exists() and time.monotonic() < deadline:
-                    time.sleep(0.02)
+            if start > 1 and sys.argv[1] == "hang":
+                with (folder / "received").open("a") as handle:
+                    handle.write(f"{start} initialize\n")
+                if not (folder / "go").exists():
+                    continue
+            elif start > 1:
+                _wait_for(folder / "go")
                 if sys.argv[1] == "exit":
                     sys.exit(4)
             out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"protocolVersion":"2025-06-18",'
@@ -47,6 +53,14 @@ def main() -> None:
             out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[{"type":"text","text":"ok"}],'
                       b'"isError":false}}\n')
         out.flush()
+    if sys.argv[1] == "hang":
+        _wait_for(folder / "exit")
+
+
+def _wait_for(path: Path) -> None:
+    deadline = time.monotonic() + 30
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 if __name__ == "__main__":

@@ -26,10 +26,13 @@ whole line; writes go to the transport's buffer (no await per frame).
   again (``never``, ``on-failure``: a non-zero exit or a signal, ``always``), with backoff and at
   most ``max_restarts`` times; a 2025 session is initialised again with the host's own
   ``initialize`` (its bytes, under an id of the proxy's) and ``notifications/initialized`` (the
-  replayed answer is logged, not forwarded), and frames the host sends meanwhile wait for the
-  new process (their sending noted in the frame log), at most 1,000 frames or 64 MiB: past
-  that, a frame is not sent (a request gets UPSTREAM_UNAVAILABLE). Frames it never gets — it exits before
-  they were sent, it cannot be restarted — are dropped: a request gets UPSTREAM_UNAVAILABLE (or
+  replayed answer is logged, not forwarded; a process that does not answer it within
+  ``--timeout`` is noted, stopped as at shutdown and counted a failure for the restart policy,
+  and what waits for it waits for the next one, or is dropped when none follows), and frames
+  the host sends meanwhile wait for the new process (their sending noted in the frame log), at
+  most 1,000 frames or 64 MiB: past that, a frame is not sent (a request gets
+  UPSTREAM_UNAVAILABLE). Frames it never gets — it exits before they were sent, it cannot be
+  restarted — are dropped: a request gets UPSTREAM_UNAVAILABLE (or
   has its UPSTREAM_CLOSED already), a notification or a response is noted as an ``error``
   record, and an HTTP host, whose POST waits for its fate (:attr:`StdioUpstream.delivery`), gets
   502 and UPSTREAM_UNAVAILABLE, or 504 and UPSTREAM_TIMEOUT when it still waits after
@@ -405,6 +408,9 @@ class StdioUpstream:
         self._init: bytes | None = None
         self._initialized: bytes | None = None
         self._replay_id: str | None = None
+        self._replay_timer: asyncio.TimerHandle | None = None
+        self._replay_late: str | None = None
+        """Why the process was stopped: it did not answer its replayed ``initialize`` in time."""
         self._closing = False
         self._input_closed = False
         self._paused = False
@@ -540,6 +546,11 @@ class StdioUpstream:
             look = peek(line)
             if look.id == self._replay_id:
                 self._replay_id = None
+                if self._replay_late is not None:  # (past its deadline: the process is being stopped)
+                    self.bridge.relay.note("error", "s2c", "the restarted upstream answered the replayed initialize "
+                                           "after its deadline: dropped (it is being stopped)")
+                    return
+                self._cancel_replay_timer()
                 self.bridge.relay.note("open", "s2c", "the restarted upstream answered the replayed initialize")
                 self._replayed()
                 return
@@ -564,19 +575,22 @@ class StdioUpstream:
         relay = self.bridge.relay
         relay.note("eof", "s2c", f"the upstream closed stdout (exit status {code})")
         self.bridge.upstream_lost(f"the upstream exited (status {code}) before answering", UPSTREAM_CLOSED)
-        if self._queue is not None:  # (it exited before its replayed initialize was answered)
-            self._drop_queue(f"the restarted upstream exited (status {code}) before it was sent")
+        late, self._replay_late, self._replay_id = self._replay_late, None, None
+        self._cancel_replay_timer()
+        again = self._restarts_after(failed=code != 0 or late is not None)
+        if self._queue is not None and not (late is not None and again):
+            # (it exited before its replayed initialize was answered; what waited for one stopped
+            # for its silence waits for the next process, if one follows)
+            self._drop_queue(late or f"the restarted upstream exited (status {code}) before it was sent")
         if self._transport is not None:
             self._transport.close()
-        failed = code != 0
-        again = (not self._closing and not self._input_closed and self.restarts < self.max_restarts
-                 and (self.restart == "always" or (self.restart == "on-failure" and failed)))
         if not again:
             self._stdin = None
             self.finished.set()
             return
         self.restarts += 1
-        self._queue, self._queued = [], 0
+        if self._queue is None:
+            self._queue, self._queued = [], 0
         await asyncio.sleep(min(0.1 * 2 ** (self.restarts - 1), 5.0))
         try:
             await self.start()
@@ -592,8 +606,39 @@ class StdioUpstream:
             assert self._stdin is not None
             # the host's bytes but the id's (re-serialised, its integers past 64 bits became floats)
             self._stdin.write(with_id(self._init, orjson.dumps(self._replay_id), peek(self._init).message) + b"\n")
+            timeout = self.bridge.relay.timeout
+            self._replay_timer = asyncio.get_running_loop().call_later(timeout, self._replay_overdue, timeout)
         else:
             self._replayed()
+
+    def _restarts_after(self, *, failed: bool) -> bool:
+        """Whether the restart policy starts the process again once it has exited."""
+        return (not self._closing and not self._input_closed and self.restarts < self.max_restarts
+                and (self.restart == "always" or (self.restart == "on-failure" and failed)))
+
+    def _cancel_replay_timer(self) -> None:
+        if self._replay_timer is not None:
+            self._replay_timer.cancel()
+            self._replay_timer = None
+
+    def _replay_overdue(self, timeout: float) -> None:
+        """The restarted process did not answer its replayed ``initialize`` within ``--timeout``:
+        noted, and the process stopped (stdin closed, then SIGTERM and SIGKILL to its group) —
+        a failure, for the restart policy. What waits for it waits for the next process; when no
+        restart follows, it is dropped now (a request gets UPSTREAM_UNAVAILABLE, an HTTP host's
+        notification 502), before its own ``--timeout`` (its wait began after the replay)."""
+        self._replay_timer = None
+        transport, protocol = self._transport, self._protocol
+        if self._replay_id is None or transport is None or protocol is None:
+            return
+        why = f"the restarted upstream did not answer its replayed initialize within {timeout:g} s"
+        self._replay_late = why
+        again = self._restarts_after(failed=True)
+        self.bridge.relay.note("error", "s2c", f"{why}: stopping it ("
+                               f"{'restarted next' if again else 'no restart left'})")
+        if not again:
+            self._drop_queue(why)
+        asyncio.get_running_loop().create_task(self._stop(transport, protocol))
 
     def _replayed(self) -> None:
         assert self._stdin is not None
@@ -612,10 +657,20 @@ class StdioUpstream:
     async def aclose(self) -> None:
         """Stop the upstream: close its stdin, wait ``grace``, then SIGTERM, then SIGKILL."""
         self._closing = True
+        self._cancel_replay_timer()
         transport, protocol = self._transport, self._protocol
         if transport is None or protocol is None:
             return
         self.close_input()
+        await self._stop(transport, protocol)
+        transport.close()
+
+    async def _stop(self, transport: asyncio.SubprocessTransport, protocol: _ProcessProtocol) -> None:
+        """Close the process's stdin, wait ``grace``, then SIGTERM its group, then SIGKILL; then
+        end what it left running there."""
+        stdin = transport.get_pipe_transport(0)
+        if stdin is not None and not stdin.is_closing():
+            stdin.close()
         for sig in (None, signal.SIGTERM, SIGKILL):
             if sig is not None and transport.get_returncode() is None:
                 signal_group(transport.get_pid(), sig, transport.send_signal)
@@ -625,7 +680,6 @@ class StdioUpstream:
             except TimeoutError:
                 continue
         await _leftovers_ended(transport.get_pid())
-        transport.close()
 
     def _end_leftovers(self) -> None:
         """The upstream has exited: end what it left running in its process group."""

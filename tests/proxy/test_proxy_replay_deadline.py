@@ -1,0 +1,159 @@
+"""A restarted stdio upstream that never answers its replayed ``initialize``, through the real
+proxy (a process) and a real stdio server (``restart_server.py hang``): past ``--timeout`` the
+proxy notes it, stops the process (stdin closed, then SIGTERM, SIGKILL to its group) and applies
+the restart policy (a failure, counted toward ``--max-restarts``); what waits for it waits for
+the next process, or, when no restart is left, is dropped at once: a request gets -31004, an HTTP
+host's notification 502 and -31004. Before, the process was kept: every request got -31002 at
+``--timeout``, forever.
+
+README "The proxy": every frame in is forwarded, answered with an error, or noted as refused;
+faults never hang past ``--timeout``; a 2025 session is initialised again with the host's own
+``initialize``. basic/transports/stdio: the client shuts a server down by closing its stdin, then
+SIGTERM, then SIGKILL. basic/transports/streamable-http: a notification POST is answered 202
+when accepted, else an HTTP error status whose body MAY be a JSON-RPC error with no id.
+
+The HTTP host's own ``--timeout`` on its queued notification (504, the frame taken back) and the
+replay's deadline race; the rows cover both orders, each made certain by what happens first: a
+notification POSTed after the restarted process read its ``initialize`` waits past the replay's
+deadline (502), one POSTed while the process is being stopped (before the next one's replay is
+written) has its own deadline first (504)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ._peers import PROXY, TIMEOUT, HttpHostPeer, LinePeer, proxy_http, wait_until
+
+SERVER = [sys.executable, str(Path(__file__).with_name("restart_server.py")), "hang"]
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "t", "version": "0"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+EXIT = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "exit", "arguments": {}}}
+CHANGED = {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}
+PING = {"jsonrpc": "2.0", "id": 9, "method": "ping"}
+LATE = "the restarted upstream did not answer its replayed initialize within 3 s"
+NOTE = "the host's notification: "
+
+
+def _records(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def _at(log: Path, method: str) -> int | None:
+    """The position of the host's frame naming ``method`` in the frame log."""
+    for index, record in enumerate(_records(log)):
+        if record["kind"] == "message" and record["dir"] == "c2s" and method in record.get("data", "") \
+                and "written by the proxy" not in (record.get("note") or ""):
+            return index
+    return None
+
+
+def _after(log: Path, method: str) -> list[tuple[str, str, str | None]]:
+    """The error records, and the record of frames sent to a restarted process, after the host
+    frame's record: (dir, kind, note)."""
+    at = _at(log, method)
+    if at is None:
+        return []
+    return [(r["dir"], r["kind"], r.get("note")) for r in _records(log)[at + 1:]
+            if r["kind"] == "error" or (r["kind"] == "open" and "while it was down" in r.get("note", ""))]
+
+
+def _overdue(log: Path) -> bool:
+    return any(LATE in (r.get("note") or "") for r in _records(log))
+
+
+def _received(folder: Path) -> list[str]:
+    path = folder / "received"
+    return path.read_text().splitlines() if path.exists() else []
+
+
+# (the host; --max-restarts; the host's frame; whether it is sent only once the first replay's
+# deadline has passed (the process being stopped); the files made once the frame is in the log
+# ("go": a later start answers its initialize; "exit": a stopped process may exit); what the host
+# got: (HTTP status or None, JSON-RPC error code or None, its message or None); the records after
+# the frame's as (dir, kind, note); what the server received)
+ROWS = [
+    ("http-deadline-first", "http", 1, CHANGED, False, [], (502, -31004, "mcp-verdict proxy: " + LATE),
+     [("s2c", "error", LATE + ": stopping it (no restart left)"),
+      ("c2s", "error", NOTE + LATE + ": dropped (answered HTTP 502)")],
+     ["1 notifications/initialized", "2 initialize"]),
+    ("http-host-timeout-first", "http", 2, CHANGED, True, ["exit"],
+     (504, -31002, "mcp-verdict proxy: not sent within 3 s (the upstream was being restarted)"),
+     [("c2s", "error", NOTE + "not sent within 3 s (the upstream was being restarted): dropped (answered HTTP 504)"),
+      ("s2c", "error", LATE + ": stopping it (no restart left)")],
+     ["1 notifications/initialized", "2 initialize", "3 initialize"]),
+    ("stdio-restarted-next", "stdio", 2, CHANGED, False, ["go", "exit"], (None, None, None),
+     [("s2c", "error", LATE + ": stopping it (restarted next)"),
+      ("c2s", "open", "sent the restarted upstream the 1 frame the host sent while it was down")],
+     ["1 notifications/initialized", "2 initialize", "3 initialize", "3 notifications/initialized",
+      "3 notifications/roots/list_changed"]),
+    ("stdio-request", "stdio", 1, PING, False, [], (None, -31004, "mcp-verdict proxy: " + LATE),
+     [("s2c", "error", LATE + ": stopping it (no restart left)")],
+     ["1 notifications/initialized", "2 initialize"]),
+]
+
+
+@pytest.mark.parametrize(("side", "restarts", "frame", "when_stopping", "then", "got", "records", "received"),
+                         [row[1:] for row in ROWS], ids=[row[0] for row in ROWS])
+def test_a_restarted_upstream_silent_to_its_replayed_initialize_is_stopped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, side: str, restarts: int, frame: dict[str, Any],
+        when_stopping: bool, then: list[str], got: tuple[int | None, int | None, str | None],
+        records: list[tuple[str, str, str]], received: list[str]) -> None:
+    log = tmp_path / "frames.jsonl"
+    monkeypatch.setenv("RESTART_DIR", str(tmp_path))
+    options = ["--restart", "on-failure", "--max-restarts", str(restarts), "--timeout", "3", "--grace", "30",
+               "--log", str(log), "--log-payloads", "--", *SERVER]
+    method = str(frame["method"])
+    answers: list[tuple[int | None, bytes | None]] = []
+
+    def run(peer: LinePeer | HttpHostPeer) -> None:
+        assert json.loads(peer.exchange(INITIALIZE) or b"null")["id"] == 1
+        if isinstance(peer, HttpHostPeer):
+            assert peer.post(INITIALIZED)[0] == 202
+        else:
+            peer.send(INITIALIZED)
+        assert json.loads(peer.exchange(EXIT) or b"null")["error"]["code"] == -31001
+        assert wait_until(lambda: "2 initialize" in _received(tmp_path), TIMEOUT)
+        if when_stopping:
+            assert wait_until(lambda: _overdue(log), TIMEOUT)
+        if isinstance(peer, HttpHostPeer):
+            post = threading.Thread(target=lambda: answers.append(peer.post(frame)[:2]))
+            post.start()
+        else:
+            peer.send(frame)
+        assert wait_until(lambda: _at(log, method) is not None, TIMEOUT)
+        for name in then:
+            (tmp_path / name).touch()
+        if isinstance(peer, HttpHostPeer):
+            post.join(TIMEOUT)
+        elif "id" in frame:
+            answers.append((None, peer.recv()))
+        wait_until(lambda: len(_after(log, method)) >= len(records) and len(_received(tmp_path)) >= len(received),
+                   TIMEOUT)
+        (tmp_path / "exit").touch()
+
+    if side == "http":
+        with proxy_http(options) as (url, _):
+            http_peer = HttpHostPeer(url)
+            try:
+                run(http_peer)
+            finally:
+                http_peer.close()
+    else:
+        line_peer = LinePeer([*PROXY, *options])
+        try:
+            run(line_peer)
+        finally:
+            (tmp_path / "exit").touch()
+            line_peer.close()
+    status, body = answers[0] if answers else (None, None)
+    error = json.loads(body)["error"] if body else None
+    assert (status, error["code"] if error else None, error["message"] if error else None) == got
+    assert (_after(log, method), _received(tmp_path)) == (records, received)
