@@ -337,7 +337,7 @@ class _Pipe:
         self.up = up
         self.sent: list[bytes] = []
 
-    def send(self, data: bytes, *, key: object, stream: object, headers: object) -> bool:
+    def send(self, data: bytes, *, key: object, stream: object, headers: object, own: bool = False) -> bool:
         self.sent.append(data)
         return self.up
 

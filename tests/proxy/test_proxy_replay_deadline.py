@@ -157,3 +157,48 @@ def test_a_restarted_upstream_silent_to_its_replayed_initialize_is_stopped(
     error = json.loads(body)["error"] if body else None
     assert (status, error["code"] if error else None, error["message"] if error else None) == got
     assert (_after(log, method), _received(tmp_path)) == (records, received)
+
+
+# while the silent process is being stopped and no restart is left, the upstream is not running:
+# an HTTP host's notification gets 502 and -31004 at once, and the frame log says it was not sent
+# — also for one no parser reads (1e400: orjson reads no infinity), which the proxy reads before
+# sending (it was noted for a readable one only). (the POSTed body; the records after its own as
+# (dir, kind, note)). Outside the session (no Mcp-Session-Id) the host's frame is read before it is
+# sent; an unreadable one is then sent on by the relay.
+NOT_RUNNING = "the host's notification: the upstream is not running: dropped (answered HTTP 502)"
+UNREAD = "the host's message: the upstream is not running: dropped (answered HTTP 502)"  # (not read)
+INFINITE = b'{"jsonrpc":"2.0","method":"notifications/roots/list_changed","params":{"x":1e400}}'
+DOWN_ROWS = [
+    ("readable", json.dumps(CHANGED).encode(), True, [("c2s", "error", NOT_RUNNING)]),
+    ("readable-no-session", json.dumps(CHANGED).encode(), False, [("c2s", "error", NOT_RUNNING)]),
+    ("unreadable", INFINITE, True, [("c2s", "error", UNREAD)]),
+    ("unreadable-no-session", INFINITE, False, [("c2s", "error", UNREAD)]),
+]
+
+
+@pytest.mark.parametrize(("body", "in_session", "records"), [row[1:] for row in DOWN_ROWS],
+                         ids=[row[0] for row in DOWN_ROWS])
+def test_an_http_hosts_notification_while_the_silent_upstream_is_stopped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: bytes, in_session: bool,
+        records: list[tuple[str, str, str]]) -> None:
+    log = tmp_path / "frames.jsonl"
+    monkeypatch.setenv("RESTART_DIR", str(tmp_path))
+    options = ["--restart", "on-failure", "--max-restarts", "1", "--timeout", "3", "--grace", "30",
+               "--log", str(log), "--log-payloads", "--", *SERVER]
+    with proxy_http(options) as (url, _):
+        peer = HttpHostPeer(url)
+        try:
+            assert json.loads(peer.exchange(INITIALIZE) or b"null")["id"] == 1
+            assert peer.post(INITIALIZED)[0] == 202
+            assert json.loads(peer.exchange(EXIT) or b"null")["error"]["code"] == -31001
+            assert wait_until(lambda: _overdue(log), TIMEOUT)
+            if not in_session:
+                peer.session = None
+            status, answer, _ = peer.post(body)
+            wait_until(lambda: len(_after(log, "roots/list_changed")) >= len(records), TIMEOUT)
+        finally:
+            (tmp_path / "exit").touch()  # (the stopped process may exit)
+            peer.close()
+    error = json.loads(answer or b"null")["error"]
+    assert (status, error["code"], error["message"]) == (502, -31004, "mcp-verdict proxy: the upstream is not running")
+    assert _after(log, "roots/list_changed") == records

@@ -172,3 +172,55 @@ def test_what_waits_for_a_restarting_upstream_is_bounded(tmp_path: Path, monkeyp
         ("c2s", "open", "sent the restarted upstream the 1000 frames the host sent while it was down")]
     assert (tmp_path / "received").read_text().splitlines() == \
         ["1 notifications/initialized", "2 notifications/initialized"] + ["2 notifications/roots/list_changed"] * 1000
+
+
+# the proxy's own notifications/cancelled (a request waiting for the restarted server past
+# --timeout: -31002, and the cancellation the proxy writes) is not the host's: when the restarted
+# server never gets it, the frame log says whose it was (it said "the host's notification"), and
+# when it is not even queued (the queue is full) it says so (nothing did): (the restarted server's
+# answer to its replayed initialize; the host's notifications queued after its request; the
+# records after the request's as (dir, kind, note))
+PING_LINE = b'{"jsonrpc":"2.0","id":9,"method":"ping"}'  # 40 bytes
+OWN_ROWS = [
+    ("restart-exits", "exit", 0,
+     [("c2s", "error", "the proxy's notification: the restarted upstream exited (status 4) before it was sent: "
+                       "dropped")]),
+    ("queue-full", "answer", 999,
+     [("c2s", "error", "the proxy's notification: the upstream is being restarted and 1000 frames (60979 bytes) "
+                       "already wait for it: dropped"),
+      ("c2s", "open", "sent the restarted upstream the 1000 frames the host sent while it was down")]),
+]
+
+
+def _after_ping(log: Path) -> list[tuple[str, str, str | None]]:
+    records = _records(log)
+    at = next((i for i, r in enumerate(records) if r["kind"] == "message" and '"ping"' in r.get("data", "")), None)
+    if at is None:
+        return []
+    return [(r["dir"], r["kind"], r.get("note")) for r in records[at + 1:]
+            if r["kind"] == "error" or (r["kind"] == "open" and "while it was down" in r.get("note", ""))]
+
+
+@pytest.mark.parametrize(("second", "filler", "records"), [row[1:] for row in OWN_ROWS],
+                         ids=[row[0] for row in OWN_ROWS])
+def test_the_proxys_own_cancellation_for_a_restarting_upstream_is_in_the_frame_log(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, second: str, filler: int,
+        records: list[tuple[str, str, str]]) -> None:
+    log = tmp_path / "frames.jsonl"
+    monkeypatch.setenv("RESTART_DIR", str(tmp_path))
+    peer = LinePeer([*PROXY, "--restart", "on-failure", "--max-restarts", "1", "--timeout", "1", "--log", str(log),
+                     "--log-payloads", "--", *SERVER, second])
+    try:
+        assert json.loads(peer.exchange(INITIALIZE) or b"null")["id"] == 1
+        peer.send(INITIALIZED)
+        assert json.loads(peer.exchange(EXIT) or b"null")["error"]["code"] == -31001
+        peer.send_raw(PING_LINE + b"\n" + (CHANGED_LINE + b"\n") * filler)
+        expired = json.loads(peer.recv() or b"null")  # (the restarted server waits for "go")
+        assert wait_until(lambda: any("notifications/cancelled" in r.get("data", "") for r in _records(log)), TIMEOUT)
+        (tmp_path / "go").touch()
+        wait_until(lambda: len(_after_ping(log)) >= len(records), TIMEOUT)
+    finally:
+        (tmp_path / "go").touch()
+        peer.close()
+    assert (expired["id"], expired["error"]["code"]) == (9, -31002)
+    assert _after_ping(log) == records

@@ -38,9 +38,10 @@ class Upstream(Protocol):
     before the relay reads it."""
 
     def send(self, data: bytes, *, key: Key | None, stream: HostStream | None,
-             headers: Mapping[str, str] | None) -> bool:
+             headers: Mapping[str, str] | None, own: bool = False) -> bool:
         """Send (or queue) one frame; False when the upstream cannot take it (with ``key`` given,
-        the upstream has failed that request itself)."""
+        the upstream has failed that request itself). ``own``: the proxy wrote it (its
+        ``notifications/cancelled``, its error to a server request), not the host."""
         ...
 
     async def aclose(self) -> None: ...
@@ -79,7 +80,7 @@ class Bridge:
         if key is not None and stream is not None and not (self.one_stream and stream is self.standing):
             self._streams[key] = stream  # (one stream for every frame: nothing to route by)
         if outs:
-            self._dispatch(outs, stream, key, headers)
+            self._dispatch(outs, stream, key, headers, host_frame=data)
         if not sent:
             why = getattr(upstream, "unsent_why", "the upstream is not running")
             if key is not None:
@@ -160,9 +161,12 @@ class Bridge:
 
     # -- routing -------------------------------------------------------------------------------
     def _dispatch(self, outs: list[Out], via: HostStream | None, key: Key | None,
-                  headers: Mapping[str, str] | None, sent: bytes | None = None) -> None:
+                  headers: Mapping[str, str] | None, sent: bytes | None = None, *,
+                  host_frame: bytes | None = None) -> None:
         """Send each frame where it goes; ``sent``: the host already has this frame (routed, not
-        sent again)."""
+        sent again); ``host_frame``: the host's frame these answer (a frame to the upstream that
+        is not it is the proxy's own). A frame answering no request that the upstream does not
+        take is noted as not sent (``undelivered``), as :meth:`from_host` notes the host's."""
         for out in outs:
             if sent is not None and out.to == "host" and out.data is sent:
                 sent = None
@@ -170,8 +174,15 @@ class Bridge:
                     self._streams.pop(out.answers, None)
                 continue
             if out.to == "upstream":
-                if self.upstream is not None:
-                    self.upstream.send(out.data, key=key, stream=via if key is not None else None, headers=headers)
+                upstream = self.upstream
+                if upstream is not None:
+                    own = out.data is not host_frame
+                    if not upstream.send(out.data, key=key, stream=via if key is not None else None, headers=headers,
+                                         own=own) and (key is None or own):
+                        undelivered = getattr(upstream, "undelivered", None)
+                        if undelivered is not None:
+                            undelivered(out.data, getattr(upstream, "unsent_why", "the upstream is not running"),
+                                        own=own)
                 continue
             if out.answers is not None:
                 stream = self._streams.pop(out.answers, None) or via or self.standing

@@ -252,7 +252,7 @@ class HttpUpstream:
     routes_by_key = True  # each request is its own POST, its answer routed back by its key
 
     def send(self, data: bytes, *, key: Key | None = None, stream: HostStream | None = None,
-             headers: Mapping[str, str] | None = None) -> bool:
+             headers: Mapping[str, str] | None = None, own: bool = False) -> bool:
         if data.find(b"notifications/cancelled") >= 0 and key is None:
             look = peek(data)
             method, params = look.method, look.params

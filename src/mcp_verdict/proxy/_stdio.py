@@ -391,9 +391,10 @@ class StdioUpstream:
         self._transport: asyncio.SubprocessTransport | None = None
         self._protocol: _ProcessProtocol | None = None
         self._stdin: asyncio.WriteTransport | None = None
-        self._queue: list[tuple[bytes, asyncio.Future[str | None]]] | None = None
-        """The frames waiting for a restarted process, each with its fate (:attr:`delivery`):
-        at most :data:`_QUEUE_MOST` frames and :data:`_QUEUE_BYTES` bytes (or one frame's limit)."""
+        self._queue: list[tuple[bytes, asyncio.Future[str | None], bool]] | None = None
+        """The frames waiting for a restarted process, each with its fate (:attr:`delivery`) and
+        whether the proxy wrote it (``own``): at most :data:`_QUEUE_MOST` frames and
+        :data:`_QUEUE_BYTES` bytes (or one frame's limit)."""
         self._queued = 0
         """The bytes of the frames in :attr:`_queue`."""
         self.unsent_why = _NOT_RUNNING
@@ -456,7 +457,7 @@ class StdioUpstream:
     LF is written as a space (:func:`one_line`), so that the server reads one line per frame."""
 
     def send(self, data: bytes, *, key: Key | None = None, stream: HostStream | None = None,
-             headers: Mapping[str, str] | None = None) -> bool:
+             headers: Mapping[str, str] | None = None, own: bool = False) -> bool:
         if self.one_line and (data.find(b"\n") >= 0 or data.find(b"\r") >= 0):
             data = one_line(data)
         if self._init is None and data.find(b'"initialize"') >= 0:
@@ -467,7 +468,7 @@ class StdioUpstream:
         if queue is not None and (len(queue) < _QUEUE_MOST and self._queued + len(data) <= max(_QUEUE_BYTES,
                                                                                                 self.limit)):
             fate: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
-            queue.append((data, fate))
+            queue.append((data, fate, own))
             self._queued += len(data)
             self.delivery = fate
             return True
@@ -486,15 +487,19 @@ class StdioUpstream:
         _write_line(stdin, data)
         return True
 
-    def undelivered(self, data: bytes, reason: str, status: int = 502) -> None:
-        """Note in the frame log that a host frame answering no request (a notification, a
-        response) never reached the process, and what its host was told: an HTTP host
-        ``status`` with UPSTREAM_UNAVAILABLE (UPSTREAM_TIMEOUT for 504), a stdio host nothing."""
+    def undelivered(self, data: bytes, reason: str, status: int = 502, *, own: bool = False) -> None:
+        """Note in the frame log that a frame answering no request (a notification, a response)
+        never reached the process, and what its host was told: an HTTP host ``status`` with
+        UPSTREAM_UNAVAILABLE (UPSTREAM_TIMEOUT for 504), a stdio host nothing; ``own``: the
+        proxy's own frame (its ``notifications/cancelled``), which no host waits for."""
         kind = peek(data).kind
         if kind == "request":
             return  # (answered by the relay: UPSTREAM_CLOSED or UPSTREAM_UNAVAILABLE under its id)
         what = "notification" if kind == "notification" else "response" if kind in ("response", "error") \
             else "message"
+        if own:
+            self.bridge.relay.note("error", "c2s", f"the proxy's {what}: {reason}: dropped")
+            return
         told = f"answered HTTP {status}" if self.http_host else "the host is not told: stdio"
         self.bridge.relay.note("error", "c2s", f"the host's {what}: {reason}: dropped ({told})")
 
@@ -504,7 +509,7 @@ class StdioUpstream:
         queue = self._queue
         if fate.done() or queue is None:
             return False
-        for index, (data, waiting) in enumerate(queue):
+        for index, (data, waiting, _own) in enumerate(queue):
             if waiting is fate:
                 del queue[index]
                 self._queued -= len(data)
@@ -518,12 +523,12 @@ class StdioUpstream:
         gets UPSTREAM_UNAVAILABLE (none, when the relay answered it already), a notification's
         or a response's is told as :meth:`undelivered` says."""
         queued, self._queue, self._queued = self._queue, None, 0
-        for data, fate in queued or ():
+        for data, fate, own in queued or ():
             look = peek(data)
             if look.kind == "request":
                 self.bridge.fail(id_key(look.id), reason, UPSTREAM_UNAVAILABLE)
             else:
-                self.undelivered(data, reason)
+                self.undelivered(data, reason, own=own)
             if not fate.done():
                 fate.set_result(reason)
 
@@ -645,7 +650,7 @@ class StdioUpstream:
         if self._initialized is not None and self._init is not None:
             self._stdin.write(self._initialized + b"\n")
         queued, self._queue, self._queued = self._queue or [], None, 0
-        for data, fate in queued:
+        for data, fate, _own in queued:
             self._stdin.write(data + b"\n")
             if not fate.done():
                 fate.set_result(None)
