@@ -75,7 +75,11 @@ class Bridge:
             and not read_first
         sent = upstream.send(data, key=None, stream=None, headers=headers) if first and upstream is not None \
             else True
-        outs = relay.from_host(data, http, forwarded=first)
+        withheld = None
+        if upstream is not None and upstream.routes_by_key and data.find(b"notifications/cancelled") >= 0:
+            withholds = getattr(upstream, "withholds", None)  # (2026-07-28: the stream's close is the cancel)
+            withheld = withholds(data, headers) if withholds is not None else None
+        outs = relay.from_host(data, http, forwarded=first, withheld=withheld)
         key = relay.last_opened
         if key is not None and stream is not None and not (self.one_stream and stream is self.standing):
             self._streams[key] = stream  # (one stream for every frame: nothing to route by)

@@ -134,6 +134,22 @@ def header_value(value: str) -> str:
     return "=?base64?" + base64.b64encode(value.encode("utf-8", "surrogatepass")).decode("ascii") + "?="
 
 
+def _cancelled(data: bytes) -> tuple[bool, Any]:
+    """Whether ``data`` is a ``notifications/cancelled``, and the request id it names. An id
+    orjson does not read exactly (an integer past 64 bits, a lone surrogate: the proxy's own) is
+    read by Python's json."""
+    look = peek(data)
+    method, params = look.method, look.params
+    if look.kind == "unreadable" or type(params.get("requestId")) is float:
+        with contextlib.suppress(ValueError, RecursionError):
+            message = json.loads(data)
+            inner = message.get("params") if isinstance(message, dict) else None
+            if isinstance(inner, dict):
+                method, params = message.get("method"), inner
+    request = params.get("requestId")
+    return method == "notifications/cancelled", request if type(request) not in (list, dict) else None
+
+
 def _param_headers(schema: object, arguments: object, prefix: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """Mcp-Param-{name} headers for the ``x-mcp-header`` properties reachable by ``properties``."""
     out: list[tuple[str, str]] = []
@@ -254,23 +270,13 @@ class HttpUpstream:
     def send(self, data: bytes, *, key: Key | None = None, stream: HostStream | None = None,
              headers: Mapping[str, str] | None = None, own: bool = False) -> bool:
         if data.find(b"notifications/cancelled") >= 0 and key is None:
-            look = peek(data)
-            method, params = look.method, look.params
-            if look.kind == "unreadable" or type(params.get("requestId")) is float:
-                # the proxy's own, for an id orjson does not read exactly (an integer past 64 bits,
-                # a lone surrogate): Python's json reads it
-                with contextlib.suppress(ValueError, RecursionError):
-                    message = json.loads(data)
-                    inner = message.get("params") if isinstance(message, dict) else None
-                    if isinstance(inner, dict):
-                        method, params = message.get("method"), inner
-            if method == "notifications/cancelled":
-                request_id = params.get("requestId")
-                task = self._posts.pop(id_key(request_id), None)
+            cancel, request = _cancelled(data)
+            if cancel:
+                task = self._posts.pop(id_key(request), None)
                 if task is not None:
                     task.cancel()  # closing the response stream is the cancellation
                 if not self._cancels_by_notification(headers):
-                    return True  # 2026-07-28: no notification on HTTP
+                    return True  # 2026-07-28: no notification on HTTP (Bridge notes it: withholds)
         if key is None:
             delivery = asyncio.get_running_loop().create_task(self._deliver(data, headers))
             self.delivery = delivery
@@ -282,6 +288,18 @@ class HttpUpstream:
         task.add_done_callback(self._tasks.discard)
         self._posts[key] = task
         return True
+
+    def withholds(self, data: bytes, headers: Mapping[str, str] | None) -> str | None:
+        """The frame-log note of a host's ``notifications/cancelled`` that :meth:`send` will not
+        POST (2026-07-28 cancels a request by closing its stream), said before it is recorded;
+        None for any other frame."""
+        if data.find(b"notifications/cancelled") < 0:
+            return None
+        cancel, request = _cancelled(data)
+        if not cancel or self._cancels_by_notification(headers):
+            return None
+        closed = "its stream closed" if id_key(request) in self._posts else "no stream of it was open"
+        return f"not sent upstream: 2026-07-28 cancels a request by closing its stream ({closed})"
 
     def _cancels_by_notification(self, host: Mapping[str, str] | None) -> bool:
         """A ``notifications/cancelled`` is sent upstream (before 2026-07-28 closing a stream is

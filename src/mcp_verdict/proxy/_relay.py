@@ -205,12 +205,15 @@ class Relay:
         """The id key of the request the last host frame opened (None: it opened none)."""
 
     # -- the host's frames ----------------------------------------------------------------------
-    def from_host(self, data: bytes, http: Mapping[str, Any] | None = None, *, forwarded: bool = False) -> list[Out]:
+    def from_host(self, data: bytes, http: Mapping[str, Any] | None = None, *, forwarded: bool = False,
+                  withheld: str | None = None) -> list[Out]:
         """A frame the host sent: what to send on.
 
         ``forwarded``: the caller sent it upstream already (a host frame within ``max_frame`` is
         always forwarded unchanged, so a transport may write it before the relay reads it: the
-        upstream starts on it while the relay tracks it); nothing is returned for it then."""
+        upstream starts on it while the relay tracks it); nothing is returned for it then.
+        ``withheld``: the upstream takes this notification without sending it on (a 2026-07-28
+        ``notifications/cancelled`` over HTTP is the request stream's close): its record says so."""
         self.stats.host_frames += 1
         if len(data) > self.max_frame:
             if forwarded:
@@ -219,7 +222,7 @@ class Relay:
         at = time.time()
         look = peek(data)
         if look.kind == "unreadable":
-            return self._host_unreadable(data, look, http, at, forwarded)
+            return self._host_unreadable(data, look, http, at, forwarded, withheld)
         seq = self._seq  # (the record is written once the frame is known to be forwarded)
         self._seq += 1
         tracker = self.tracker
@@ -243,7 +246,7 @@ class Relay:
             self.last_opened = key
         else:
             if self.recorder is not None:
-                self._log("c2s", "message", data, http=http, at=at, seq=seq)
+                self._log("c2s", "message", data, http=http, at=at, seq=seq, note=withheld)
             self.last_opened = None
         self.stats.forwarded += 1
         return [] if forwarded else [Out("upstream", data)]
@@ -280,7 +283,7 @@ class Relay:
         return [self._unsent_answer(answer, f"in answer to frame {seq}", http)]
 
     def _host_unreadable(self, data: bytes, look: Peek, http: Mapping[str, Any] | None, at: float,
-                         forwarded: bool) -> list[Out]:
+                         forwarded: bool, withheld: str | None = None) -> list[Out]:
         """A host frame no parser reads. A request (its bytes name a method) whose id shows is
         awaited by that id (:meth:`_await_unreadable`); one the proxy cannot await is answered by
         the proxy at once, and not forwarded unless it was already: its id is in flight (the two
@@ -294,7 +297,8 @@ class Relay:
         self.last_opened = None
         request = data.find(b'"method"') >= 0 and not (events and isinstance(events[0], Answered))
         if not request:
-            self._log("c2s", "message", data, http=http, at=at, seq=seq, note=note)
+            self._log("c2s", "message", data, http=http, at=at, seq=seq,
+                      note=note if withheld is None else f"{note}; {withheld}")
             self.stats.forwarded += 1
             return [] if forwarded else [Out("upstream", data)]
         answer = None

@@ -1,0 +1,93 @@
+"""What the frame log says of an HTTP host's ``notifications/cancelled`` through the real proxy (a
+process) to a real aiohttp upstream (``headers_server.py``, which records what it receives) or a
+raw-socket one that never answers (``broken_http_server.py stall``).
+
+basic/utilities/cancellation: before 2026-07-28 a request is cancelled by the notification;
+2026-07-28 over HTTP, by closing the request's stream: no notification goes upstream. README "The
+proxy": the frame log says what really happened to each frame. The host's frame keeps its
+``message`` record (the audit counts it as a notification, as before), with a note when it was
+not sent on but applied as the stream's close; it had none, so the log showed it forwarded."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from mcp_verdict.audit import audit_files
+from tests.processes import port_server
+
+from ._peers import TIMEOUT, proxy_http, wait_until
+
+HEADERS_SERVER = [sys.executable, str(Path(__file__).with_name("headers_server.py"))]
+BROKEN = [sys.executable, str(Path(__file__).with_name("broken_http_server.py"))]
+CANCEL = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}'
+PING = b'{"jsonrpc":"2.0","id":3,"method":"ping"}'
+WITHHELD = "not sent upstream: 2026-07-28 cancels a request by closing its stream ("
+
+
+@contextlib.contextmanager
+def _upstream(kind: str) -> Iterator[str]:
+    if kind == "headers":
+        process = subprocess.Popen(HEADERS_SERVER, stdout=subprocess.PIPE)
+        try:
+            assert process.stdout is not None
+            yield process.stdout.readline().decode().split()[-1]
+        finally:
+            process.terminate()
+            process.wait(10)
+    else:
+        with port_server([*BROKEN, "stall"]) as base:
+            yield base + "/mcp"
+
+
+def _records(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+# (the upstream; the host's MCP-Protocol-Version; whether a request (ping, id 3) is in flight when
+# the cancellation comes; the cancellation's record as (dir, kind, note); the POSTs the upstream
+# received (None: not recorded); the audit's lines (each line of the log) and notifications)
+ROWS = [
+    ("2026-no-stream", "headers", "2026-07-28", False, ("c2s", "message", WITHHELD + "no stream of it was open)"),
+     [], 1, 1),
+    ("2026-stream-open", "stall", "2026-07-28", True, ("c2s", "message", WITHHELD + "its stream closed)"),
+     None, 4, 2),  # (the ping, the cancellation, the proxy's -31002 at --timeout and its own cancellation)
+    ("2025-sent", "headers", "2025-11-25", False, ("c2s", "message", None), ["POST"], 1, 1),
+]
+
+
+@pytest.mark.parametrize(("upstream_kind", "version", "in_flight", "record", "seen", "lines", "notifications"),
+                         [row[1:] for row in ROWS], ids=[row[0] for row in ROWS])
+def test_an_http_hosts_cancellation_is_recorded_as_what_became_of_it(
+        tmp_path: Path, upstream_kind: str, version: str, in_flight: bool, record: tuple[str, str, str | None],
+        seen: list[str] | None, lines: int, notifications: int) -> None:
+    log = tmp_path / "frames.jsonl"
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": version}
+    with _upstream(upstream_kind) as upstream, \
+            proxy_http(["--upstream", upstream, "--timeout", "2", "--log", str(log), "--log-payloads"]) as (url, _), \
+            httpx2.Client(timeout=TIMEOUT) as client:
+        if in_flight:
+            request = threading.Thread(target=lambda: client.post(url, content=PING, headers=headers))
+            request.start()
+            assert wait_until(lambda: any(r.get("data") == PING.decode() for r in _records(log)), TIMEOUT)
+        status = client.post(url, content=CANCEL, headers=headers).status_code
+        if in_flight:
+            request.join(TIMEOUT)
+        got = [method for method, _ in client.get(upstream.replace("/mcp", "/seen")).json()] \
+            if upstream_kind == "headers" else None
+    cancel = [(r["dir"], r["kind"], r.get("note")) for r in _records(log) if r.get("data") == CANCEL.decode()]
+    assert (status, cancel, got) == (202, [record], seen)
+    _, totals, entries = audit_files([str(log)])
+    list(entries)
+    assert (totals.lines, totals.tally["notification"]) == (len(log.read_text().splitlines()), notifications)
+    assert totals.lines == lines
