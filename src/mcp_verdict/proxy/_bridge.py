@@ -78,7 +78,7 @@ class Bridge:
         withheld = None
         if upstream is not None and upstream.routes_by_key and data.find(b"notifications/cancelled") >= 0:
             withholds = getattr(upstream, "withholds", None)  # (2026-07-28: the stream's close is the cancel)
-            withheld = withholds(data, headers) if withholds is not None else None
+            withheld = withholds(data, False, headers) if withholds is not None else None
         outs = relay.from_host(data, http, forwarded=first, withheld=withheld)
         key = relay.last_opened
         if key is not None and stream is not None and not (self.one_stream and stream is self.standing):

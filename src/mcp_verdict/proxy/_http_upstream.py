@@ -231,6 +231,7 @@ class HttpUpstream:
         self.timeout = timeout
         self.stdio_host = stdio_host
         """The host speaks stdio: the proxy holds the session and writes the MCP headers itself."""
+        bridge.relay.withholds = self.withholds  # (the proxy's own cancellations' records)
         self._client = client
         self._own_client = client is None
         self.session_id: str | None = None
@@ -289,16 +290,20 @@ class HttpUpstream:
         self._posts[key] = task
         return True
 
-    def withholds(self, data: bytes, headers: Mapping[str, str] | None) -> str | None:
-        """The frame-log note of a host's ``notifications/cancelled`` that :meth:`send` will not
-        POST (2026-07-28 cancels a request by closing its stream), said before it is recorded;
-        None for any other frame."""
+    def withholds(self, data: bytes, own: bool, headers: Mapping[str, str] | None = None) -> str | None:
+        """The frame-log note of a ``notifications/cancelled`` (the host's, or the proxy's
+        ``own``) that :meth:`send` will not POST, said before it is recorded; None for any other
+        frame. 2026-07-28 cancels a request by closing its stream; the proxy's own on behalf of
+        an HTTP host knows no session to send it in (:meth:`_cancels_by_notification`)."""
         if data.find(b"notifications/cancelled") < 0:
             return None
         cancel, request = _cancelled(data)
         if not cancel or self._cancels_by_notification(headers):
             return None
         closed = "its stream closed" if id_key(request) in self._posts else "no stream of it was open"
+        if own and not self.stdio_host:
+            return f"not sent upstream: the proxy's own for an HTTP host is not POSTed; closing the request's " \
+                   f"stream is its cancellation ({closed})"
         return f"not sent upstream: 2026-07-28 cancels a request by closing its stream ({closed})"
 
     def _cancels_by_notification(self, host: Mapping[str, str] | None) -> bool:

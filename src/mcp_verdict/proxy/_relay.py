@@ -202,6 +202,10 @@ class Relay:
         breaks (an HTTP body, pretty-printed): each CR and LF is written as a space, which the
         host frame's record notes."""
         self.last_opened: Key | None = None
+        self.withholds: Callable[[bytes, bool], str | None] | None = None
+        """The upstream's word on a ``notifications/cancelled`` it will not send on (an HTTP
+        upstream: the request stream's close is the cancellation), with whether the proxy wrote
+        it: the note its record carries (``HttpUpstream.withholds``)."""
         """The id key of the request the last host frame opened (None: it opened none)."""
 
     # -- the host's frames ----------------------------------------------------------------------
@@ -838,7 +842,9 @@ class Relay:
             del self._answered_by_proxy[next(iter(self._answered_by_proxy))]
 
     def _to_upstream(self, data: bytes) -> Out:
-        seq = self._log("c2s", "message", data, note="written by the proxy")
+        withheld = self.withholds(data, True) if self.withholds is not None else None
+        seq = self._log("c2s", "message", data,
+                        note="written by the proxy" if withheld is None else f"written by the proxy; {withheld}")
         self.tracker.feed(self.conn, "c2s", data, at=time.time(), seq=seq)
         return Out("upstream", data)
 
