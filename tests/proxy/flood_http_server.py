@@ -6,10 +6,15 @@ of events written so far (the test sees the server held up). Prints ``listening 
 
 from __future__ import annotations
 
-import asyncio
 import json
+from typing import TYPE_CHECKING
 
 from aiohttp import web
+
+if TYPE_CHECKING:  # (run as a script: sys.path[0] is this folder; checked as tests.proxy)
+    from ._serve import run
+else:
+    from _serve import run
 
 WRITTEN = [0]
 
@@ -40,16 +45,5 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
     return response
 
 
-async def main() -> None:
-    server = web.Server(handle, access_log=None)
-    runner = web.ServerRunner(server)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    print(f"listening on http://127.0.0.1:{port}/mcp", flush=True)
-    await asyncio.Event().wait()
-
-
 if __name__ == "__main__":
-    asyncio.run(main())
+    run(handle, announce="url")

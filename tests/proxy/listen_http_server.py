@@ -29,8 +29,14 @@ import json
 import socket
 import struct
 import sys
+from typing import TYPE_CHECKING
 
 from aiohttp import web
+
+if TYPE_CHECKING:  # (run as a script: sys.path[0] is this folder; checked as tests.proxy)
+    from ._serve import run
+else:
+    from _serve import run
 
 MODE = sys.argv[1]
 SEEN: list[str | None] = []
@@ -98,14 +104,5 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
     return web.Response(body=answer.encode(), content_type="application/json", headers={"Mcp-Session-Id": "s-1"})
 
 
-async def main() -> None:
-    runner = web.ServerRunner(web.Server(handle), access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    print(site._server.sockets[0].getsockname()[1], flush=True)  # type: ignore[union-attr]
-    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)  # until the test closes stdin
-
-
 if __name__ == "__main__":
-    asyncio.run(main())
+    run(handle, announce="port")

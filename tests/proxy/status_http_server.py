@@ -31,8 +31,14 @@ import json
 import socket
 import struct
 import sys
+from typing import TYPE_CHECKING
 
 from aiohttp import web
+
+if TYPE_CHECKING:  # (run as a script: sys.path[0] is this folder; checked as tests.proxy)
+    from ._serve import run
+else:
+    from _serve import run
 
 MODE = sys.argv[1]
 EVENT = b'id: e-1\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/message",' \
@@ -109,15 +115,5 @@ async def _sse(request: web.BaseRequest) -> web.StreamResponse:
     return response
 
 
-async def main() -> None:
-    runner = web.ServerRunner(web.Server(handle), access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    print(site._server.sockets[0].getsockname()[1], flush=True)  # type: ignore[union-attr]
-    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)  # until the test closes stdin
-    # (no graceful cleanup: it would wait for the GET streams still open; asyncio.run cancels them)
-
-
 if __name__ == "__main__":
-    asyncio.run(main())
+    run(handle, announce="port")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -26,8 +25,8 @@ from mcp_verdict.audit import audit_files
 from tests.processes import port_server
 
 from ._peers import TIMEOUT, proxy_http, wait_until
+from .test_proxy_upstream_headers import _headers_server
 
-HEADERS_SERVER = [sys.executable, str(Path(__file__).with_name("headers_server.py"))]
 BROKEN = [sys.executable, str(Path(__file__).with_name("broken_http_server.py"))]
 CANCEL = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}'
 PING = b'{"jsonrpc":"2.0","id":3,"method":"ping"}'
@@ -37,13 +36,8 @@ WITHHELD = "not sent upstream: 2026-07-28 cancels a request by closing its strea
 @contextlib.contextmanager
 def _upstream(kind: str) -> Iterator[str]:
     if kind == "headers":
-        process = subprocess.Popen(HEADERS_SERVER, stdout=subprocess.PIPE)
-        try:
-            assert process.stdout is not None
-            yield process.stdout.readline().decode().split()[-1]
-        finally:
-            process.terminate()
-            process.wait(10)
+        with _headers_server() as url:
+            yield url
     else:
         with port_server([*BROKEN, "stall"]) as base:
             yield base + "/mcp"
