@@ -412,6 +412,8 @@ class StdioUpstream:
         self._replay_timer: asyncio.TimerHandle | None = None
         self._replay_late: str | None = None
         """Why the process was stopped: it did not answer its replayed ``initialize`` in time."""
+        self._stopping: asyncio.Task[None] | None = None
+        """That stop (held: the loop keeps only a weak reference to a task)."""
         self._closing = False
         self._input_closed = False
         self._paused = False
@@ -643,7 +645,7 @@ class StdioUpstream:
                                f"{'restarted next' if again else 'no restart left'})")
         if not again:
             self._drop_queue(why)
-        asyncio.get_running_loop().create_task(self._stop(transport, protocol))
+        self._stopping = asyncio.get_running_loop().create_task(self._stop(transport, protocol))
 
     def _replayed(self) -> None:
         assert self._stdin is not None
