@@ -3,7 +3,9 @@ server is down (exited, or being restarted).
 
 Each start is counted in ``$RESTART_DIR/starts``; each notification it reads is appended to
 ``$RESTART_DIR/received`` as ``<start number> <method>``. A ``tools/call`` of ``exit`` exits at
-once (status 3, unanswered); any other request is answered ``ok``. ``initialize`` is answered
+once (status 3, unanswered), one of ``kill`` sends itself SIGTERM; one of ``write`` is appended
+to ``received`` as ``<start> tools/call write <id as JSON>`` (the tool ran) and answered ``ok``;
+any other request is answered ``ok``. ``initialize`` is answered
 (2025-06-18) at once on the first start; on a later one (the proxy's replay) only once the file
 ``$RESTART_DIR/go`` exists (at most 30 s), and then as argv[1] says: ``answer`` answers it,
 ``exit`` exits instead (status 4). ``hang``: a later start's ``initialize`` is noted in
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -49,6 +52,13 @@ def main() -> None:
                       b'"capabilities":{"tools":{}},"serverInfo":{"name":"restart","version":"0"}}}\n')
         elif method == "tools/call" and message["params"]["name"] == "exit":
             sys.exit(3)
+        elif method == "tools/call" and message["params"]["name"] == "kill":
+            os.kill(os.getpid(), signal.SIGTERM)  # (ended by a signal, unanswered)
+        elif method == "tools/call" and message["params"]["name"] == "write":
+            with (folder / "received").open("a") as handle:  # (a write: the tool runs)
+                handle.write(f"{start} tools/call write {rid.decode()}\n")
+            out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[{"type":"text","text":"ok"}],'
+                      b'"isError":false}}\n')
         else:
             out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[{"type":"text","text":"ok"}],'
                       b'"isError":false}}\n')

@@ -11,13 +11,14 @@ surface tool errors to the model better than protocol errors.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal
 
 import orjson
 
-from ..frames._jsonrpc import error_json, id_json, id_spans
+from ..frames._jsonrpc import error_json, id_json, id_spans, peek
 from ..frames._refusal import (
     CODES,
     META_KEY,
@@ -32,8 +33,8 @@ from ..frames._refusal import verdict_data as _verdict_data
 from ..verdict._verdict import Verdict
 
 __all__ = ["CODES", "INVALID_REQUEST", "META_KEY", "PARSE_ERROR", "REFUSED", "SOURCE", "TOO_LARGE",
-           "UPSTREAM_CLOSED", "UPSTREAM_TIMEOUT", "UPSTREAM_UNAVAILABLE", "RefuseAs", "cancelled", "digest",
-           "error_frame", "findings_codes", "refusal", "verdict_data", "with_id"]
+           "UPSTREAM_CLOSED", "UPSTREAM_TIMEOUT", "UPSTREAM_UNAVAILABLE", "RefuseAs", "cancelled",
+           "cancelled_request", "digest", "error_frame", "findings_codes", "refusal", "verdict_data", "with_id"]
 
 SOURCE: Final = "mcp-verdict proxy"
 PARSE_ERROR: Final = -32700
@@ -79,6 +80,22 @@ def cancelled(request_id: object, reason: str) -> bytes:
     except TypeError:  # an id orjson cannot write (past 64 bits, a lone surrogate): written exactly
         return (b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":' + id_json(request_id)
                 + b',"reason":' + orjson.dumps(reason) + b"}}")
+
+
+def cancelled_request(data: bytes) -> tuple[bool, Any]:
+    """Whether ``data`` is a ``notifications/cancelled``, and the request id it names (None: a
+    list or an object). An id orjson does not read exactly (an integer past 64 bits, a lone
+    surrogate: the proxy's own, :func:`cancelled`) is read by Python's json."""
+    look = peek(data)
+    method, params = look.method, look.params
+    if look.kind == "unreadable" or type(params.get("requestId")) is float:
+        with contextlib.suppress(ValueError, RecursionError):
+            message = json.loads(data)
+            inner = message.get("params") if isinstance(message, dict) else None
+            if isinstance(inner, dict):
+                method, params = message.get("method"), inner
+    request = params.get("requestId")
+    return method == "notifications/cancelled", request if type(request) not in (list, dict) else None
 
 
 def findings_codes(verdict: Verdict) -> Sequence[str]:

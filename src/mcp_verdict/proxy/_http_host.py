@@ -853,10 +853,9 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
             if stopped.done():
                 await site.stop()  # no new connection; the calls in flight get the grace
                 await host.stop(options.grace)
-            if finished is not None and finished.done():
+            if finished is not None and finished.done() and not stopped.done():
                 assert stdio is not None
-                code = stdio.exit_codes[-1] if stdio.exit_codes else 0
-                return code if isinstance(code, int) and code > 0 else 0
+                return stdio.exit_status()  # (the rule: _run's docstring)
             return 0
         finally:
             for task in (stopped, finished):

@@ -54,7 +54,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
@@ -65,7 +64,7 @@ from multidict import CIMultiDict
 from ..frames import SSEParser, id_key
 from ..frames._jsonrpc import peek
 from ..verdict._peer_text import cut, neutral
-from ._codes import UPSTREAM_CLOSED, UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, error_frame
+from ._codes import UPSTREAM_CLOSED, UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, cancelled_request, error_frame
 from ._relay import Key
 
 if TYPE_CHECKING:
@@ -132,22 +131,6 @@ def header_value(value: str) -> str:
     if plain and not (value.startswith("=?base64?") and value.endswith("?=")):
         return value
     return "=?base64?" + base64.b64encode(value.encode("utf-8", "surrogatepass")).decode("ascii") + "?="
-
-
-def _cancelled(data: bytes) -> tuple[bool, Any]:
-    """Whether ``data`` is a ``notifications/cancelled``, and the request id it names. An id
-    orjson does not read exactly (an integer past 64 bits, a lone surrogate: the proxy's own) is
-    read by Python's json."""
-    look = peek(data)
-    method, params = look.method, look.params
-    if look.kind == "unreadable" or type(params.get("requestId")) is float:
-        with contextlib.suppress(ValueError, RecursionError):
-            message = json.loads(data)
-            inner = message.get("params") if isinstance(message, dict) else None
-            if isinstance(inner, dict):
-                method, params = message.get("method"), inner
-    request = params.get("requestId")
-    return method == "notifications/cancelled", request if type(request) not in (list, dict) else None
 
 
 def _param_headers(schema: object, arguments: object, prefix: tuple[str, ...] = ()) -> list[tuple[str, str]]:
@@ -271,7 +254,7 @@ class HttpUpstream:
     def send(self, data: bytes, *, key: Key | None = None, stream: HostStream | None = None,
              headers: Mapping[str, str] | None = None, own: bool = False) -> bool:
         if data.find(b"notifications/cancelled") >= 0 and key is None:
-            cancel, request = _cancelled(data)
+            cancel, request = cancelled_request(data)
             if cancel:
                 task = self._posts.pop(id_key(request), None)
                 if task is not None:
@@ -297,7 +280,7 @@ class HttpUpstream:
         an HTTP host knows no session to send it in (:meth:`_cancels_by_notification`)."""
         if data.find(b"notifications/cancelled") < 0:
             return None
-        cancel, request = _cancelled(data)
+        cancel, request = cancelled_request(data)
         if not cancel or self._cancels_by_notification(headers):
             return None
         closed = "its stream closed" if id_key(request) in self._posts else "no stream of it was open"

@@ -9,6 +9,14 @@ HTTP → stdio           ``_http_host.HttpHost`` and :class:`StdioUpstream` (one
 HTTP → HTTP            ``_http_host.HttpHost`` and ``_http_upstream.HttpUpstream``: a reverse
                        proxy, each host session on its own upstream session
 =====================  =================================================================
+
+The exit status: 0 when the proxy ends because its host went away (stdin closed; an HTTP host
+side ends only by a stop) or on SIGTERM/SIGINT (the proxy ended the upstream: not the upstream's
+failure). When it ends because its stdio upstream is gone for good (exited with no restart
+left, or stopped by the proxy for its silence to the replayed ``initialize``) — stdio→stdio and
+HTTP→stdio alike — it is ``StdioUpstream.exit_status``: 0 only when the last process exited
+with status 0 by itself; its own status when it exited non-zero; else 1 (``FORCED_EXIT``: the
+proxy stopped it, whatever status the stop left; a signal killed it; its status is unknown).
 """
 
 from __future__ import annotations
@@ -106,7 +114,7 @@ def make_relay(options: ProxyOptions, conn: str, recorder: Recorder | None, tele
 
 async def run(options: ProxyOptions, *, ready: asyncio.Event | None = None) -> int:
     """Run until the host goes away (stdio host) or until cancelled (HTTP host). Returns the exit
-    status: 0, or the upstream's own non-zero status when it ended the session."""
+    status (the module's rule)."""
     recorder = make_recorder(options)
     try:
         if options.listen is None:
@@ -162,10 +170,9 @@ async def _run_stdio_host(options: ProxyOptions, recorder: Recorder | None, read
         for task in (eof, finished, stopped):
             task.cancel()
         await upstream.aclose()
-        if isinstance(upstream, StdioUpstream) and upstream.exit_codes and not host.eof.is_set() \
+        if isinstance(upstream, StdioUpstream) and finished.done() and not host.eof.is_set() \
                 and not stop.is_set():  # (a stop signal ends the upstream itself: not its failure)
-            last = upstream.exit_codes[-1]
-            status = last if isinstance(last, int) and last > 0 else (1 if last else 0)
+            status = upstream.exit_status()
         await host.drain()
         host.close()
         bridge.close()

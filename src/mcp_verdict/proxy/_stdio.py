@@ -31,9 +31,13 @@ whole line; writes go to the transport's buffer (no await per frame).
   and what waits for it waits for the next one, or is dropped when none follows), and frames
   the host sends meanwhile wait for the new process (their sending noted in the frame log), at
   most 1,000 frames or 64 MiB: past that, a frame is not sent (a request gets
-  UPSTREAM_UNAVAILABLE). Frames it never gets — it exits before they were sent, it cannot be
-  restarted — are dropped: a request gets UPSTREAM_UNAVAILABLE (or
-  has its UPSTREAM_CLOSED already), a notification or a response is noted as an ``error``
+  UPSTREAM_UNAVAILABLE). A queued request the proxy answers meanwhile (UPSTREAM_TIMEOUT at
+  ``--timeout``, UPSTREAM_CLOSED at a stop, or its host gone) is taken out of the queue unsent,
+  with its cancellation (:meth:`StdioUpstream.withholds`): its host was told it failed, the tool
+  must not run after; a process stopped for its silence does not answer UPSTREAM_CLOSED for the
+  requests queued for the next one (they were never sent to it). Frames it never gets — it
+  exits before they were sent, it cannot be restarted — are dropped: a request gets
+  UPSTREAM_UNAVAILABLE (or has its UPSTREAM_CLOSED already), a notification or a response is noted as an ``error``
   record, and an HTTP host, whose POST waits for its fate (:attr:`StdioUpstream.delivery`), gets
   502 and UPSTREAM_UNAVAILABLE, or 504 and UPSTREAM_TIMEOUT when it still waits after
   ``--timeout`` (taken out of the queue unsent), as over an HTTP upstream.
@@ -56,7 +60,7 @@ from .._process import POSIX, SIGKILL, group_alive, pauses, signal_group
 from ..frames._jsonrpc import id_key, peek
 from ..frames._lines import may_be_message
 from ._bridge import Bridge, HostStream
-from ._codes import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE, with_id
+from ._codes import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE, cancelled_request, with_id
 from ._relay import Key, one_line
 
 _KEEP: Final = 64 * 1024
@@ -70,6 +74,9 @@ _QUEUE_BYTES: Final = 64 * 1024 * 1024
 its replayed ``initialize`` would hold the host's frames without end); past either, a frame is
 not sent: a request gets UPSTREAM_UNAVAILABLE, a notification or a response is dropped and noted."""
 Restart = Literal["never", "on-failure", "always"]
+FORCED_EXIT: Final = 1
+"""The proxy's exit status when its stdio upstream is gone for good after a failure that left no
+status of its own (:meth:`StdioUpstream.exit_status`)."""
 
 
 _JOIN_MAX: Final = 8 * 1024
@@ -391,10 +398,15 @@ class StdioUpstream:
         self._transport: asyncio.SubprocessTransport | None = None
         self._protocol: _ProcessProtocol | None = None
         self._stdin: asyncio.WriteTransport | None = None
-        self._queue: list[tuple[bytes, asyncio.Future[str | None], bool]] | None = None
-        """The frames waiting for a restarted process, each with its fate (:attr:`delivery`) and
-        whether the proxy wrote it (``own``): at most :data:`_QUEUE_MOST` frames and
-        :data:`_QUEUE_BYTES` bytes (or one frame's limit)."""
+        self._queue: list[tuple[bytes, asyncio.Future[str | None], bool, Key | None]] | None = None
+        """The frames waiting for a restarted process, each with its fate (:attr:`delivery`),
+        whether the proxy wrote it (``own``) and, for a request, its id key: at most
+        :data:`_QUEUE_MOST` frames and :data:`_QUEUE_BYTES` bytes (or one frame's limit)."""
+        self._taken_back: bytes | None = None
+        """The proxy's own ``notifications/cancelled`` whose request was taken out of the queue
+        (:meth:`withholds`): :meth:`send` does not send it either."""
+        self._forced = False
+        """The last process was stopped by the proxy (silent to its replayed ``initialize``)."""
         self._queued = 0
         """The bytes of the frames in :attr:`_queue`."""
         self.unsent_why = _NOT_RUNNING
@@ -417,6 +429,7 @@ class StdioUpstream:
         self._closing = False
         self._input_closed = False
         self._paused = False
+        bridge.relay.withholds = self.withholds  # (the proxy's own cancellations of queued requests)
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -460,6 +473,9 @@ class StdioUpstream:
 
     def send(self, data: bytes, *, key: Key | None = None, stream: HostStream | None = None,
              headers: Mapping[str, str] | None = None, own: bool = False) -> bool:
+        if own and data is self._taken_back:
+            self._taken_back = None  # (its request was taken back unsent: nothing to cancel)
+            return True
         if self.one_line and (data.find(b"\n") >= 0 or data.find(b"\r") >= 0):
             data = one_line(data)
         if self._init is None and data.find(b'"initialize"') >= 0:
@@ -470,7 +486,8 @@ class StdioUpstream:
         if queue is not None and (len(queue) < _QUEUE_MOST and self._queued + len(data) <= max(_QUEUE_BYTES,
                                                                                                 self.limit)):
             fate: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
-            queue.append((data, fate, own))
+            look = peek(data)
+            queue.append((data, fate, own, id_key(look.id) if look.kind == "request" else None))
             self._queued += len(data)
             self.delivery = fate
             return True
@@ -511,7 +528,7 @@ class StdioUpstream:
         queue = self._queue
         if fate.done() or queue is None:
             return False
-        for index, (data, waiting, _own) in enumerate(queue):
+        for index, (data, waiting, _own, _key) in enumerate(queue):
             if waiting is fate:
                 del queue[index]
                 self._queued -= len(data)
@@ -520,15 +537,44 @@ class StdioUpstream:
                 return True
         return False
 
+    def withholds(self, data: bytes, own: bool) -> str | None:
+        """The frame-log note of the proxy's own ``notifications/cancelled`` (``own``) for a host
+        request still waiting for a restarting process, said before it is recorded (the relay's
+        hook, ``Relay.withholds``); None for any other frame. The proxy has answered that request
+        meanwhile (-31002 at ``--timeout``; -31001 at a stop; or its host went away): it is taken
+        out of the queue unsent — the host was told it failed, the tool must not run after —, an
+        ``error`` record says so, and the cancellation is not sent either (:meth:`send`). Ids are
+        compared with their JSON type (``frames.id_key``)."""
+        queue = self._queue
+        if not own or not queue or data.find(b"notifications/cancelled") < 0:
+            return None
+        cancel, request = cancelled_request(data)
+        if not cancel or request is None:
+            return None
+        wanted = id_key(request)
+        for index, (queued, fate, _own, key) in enumerate(queue):
+            if key == wanted:
+                del queue[index]
+                self._queued -= len(queued)
+                reason = peek(data).params.get("reason")
+                why = reason.removeprefix("mcp-verdict proxy: ") if isinstance(reason, str) else "cancelled"
+                if not fate.done():
+                    fate.set_result(why)
+                self.bridge.relay.note("error", "c2s", f"the host's request: answered by the proxy ({why}) while "
+                                       "the upstream was being restarted: taken back unsent")
+                self._taken_back = data
+                return "not sent upstream: the request it cancels was taken back unsent (the upstream was being " \
+                       "restarted)"
+        return None
+
     def _drop_queue(self, reason: str) -> None:
         """The frames waiting for a restarted process that will not get them: a request's host
         gets UPSTREAM_UNAVAILABLE (none, when the relay answered it already), a notification's
         or a response's is told as :meth:`undelivered` says."""
         queued, self._queue, self._queued = self._queue, None, 0
-        for data, fate, own in queued or ():
-            look = peek(data)
-            if look.kind == "request":
-                self.bridge.fail(id_key(look.id), reason, UPSTREAM_UNAVAILABLE)
+        for data, fate, own, key in queued or ():
+            if key is not None:
+                self.bridge.fail(key, reason, UPSTREAM_UNAVAILABLE)
             else:
                 self.undelivered(data, reason, own=own)
             if not fate.done():
@@ -581,10 +627,20 @@ class StdioUpstream:
         self.exit_codes.append(code)
         relay = self.bridge.relay
         relay.note("eof", "s2c", f"the upstream closed stdout (exit status {code})")
-        self.bridge.upstream_lost(f"the upstream exited (status {code}) before answering", UPSTREAM_CLOSED)
         late, self._replay_late, self._replay_id = self._replay_late, None, None
+        self._forced = late is not None
         self._cancel_replay_timer()
         again = self._restarts_after(failed=code != 0 or late is not None)
+        lost = f"the upstream exited (status {code}) before answering"
+        if self._queue and late is not None and again:
+            # a request queued for the next process was never sent to this one: it waits on
+            # (answered UPSTREAM_CLOSED here, it was still sent to the next process, and run)
+            queued = {key for *_, key in self._queue if key is not None}
+            for key in relay.waiting_keys():
+                if key not in queued:
+                    self.bridge.fail(key, lost, UPSTREAM_CLOSED)
+        else:
+            self.bridge.upstream_lost(lost, UPSTREAM_CLOSED)
         if self._queue is not None and not (late is not None and again):
             # (it exited before its replayed initialize was answered; what waited for one stopped
             # for its silence waits for the next process, if one follows)
@@ -652,7 +708,7 @@ class StdioUpstream:
         if self._initialized is not None and self._init is not None:
             self._stdin.write(self._initialized + b"\n")
         queued, self._queue, self._queued = self._queue or [], None, 0
-        for data, fate, _own in queued:
+        for data, fate, _own, _key in queued:
             self._stdin.write(data + b"\n")
             if not fate.done():
                 fate.set_result(None)
@@ -696,6 +752,20 @@ class StdioUpstream:
     async def wait(self) -> None:
         """Until the upstream has exited for good (no restart follows)."""
         await self.finished.wait()
+
+    def exit_status(self) -> int:
+        """The proxy's exit status when it ends because this upstream is gone for good (not the
+        host's doing, nor a stop signal's): 0 when the last process exited with status 0 by
+        itself (or none ran); its own status when it exited with a non-zero one; else
+        :data:`FORCED_EXIT` — it was stopped by the proxy (silent to its replayed
+        ``initialize``, whatever status the stop left), killed by a signal, or its status is
+        unknown. Each is a failure, which must not end the proxy with 0."""
+        if not self.exit_codes:
+            return 0
+        last = self.exit_codes[-1]
+        if self._forced or last is None or last < 0:
+            return FORCED_EXIT
+        return last
 
 
 async def _leftovers_ended(pid: int) -> None:

@@ -1,0 +1,161 @@
+"""A host request that waits for a restarting stdio upstream and is answered by the proxy
+meanwhile (-31002 at ``--timeout``) is taken out of the queue unsent, through the real proxy (a
+process) and a real stdio server (``restart_server.py hang``): the host was told the call timed
+out, so the tool must not run afterwards on the new process; nor is the proxy's own
+``notifications/cancelled`` for it sent (there is nothing to cancel). Its frame log says so: an
+``error`` record (the request taken back unsent) and the cancellation's record noting it was
+not sent. Before, the request stayed queued and the restarted process ran it (a write, after its
+host gave up), followed by the proxy's cancellation.
+
+README "The proxy": every frame in is forwarded, answered with an error, or noted as refused;
+a call not answered within ``--timeout`` gets -31002. basic/utilities/cancellation: a
+cancellation is sent for a request that was sent; JSON-RPC 2.0 s4: the id ``7`` and ``"7"`` are
+two ids (the second request, ``"7"``, is still sent and answered).
+
+The order is made certain by what happens first: the restarted process is silent to its
+replayed ``initialize``; past the replay's deadline it is being stopped (it exits only once the
+file ``exit`` exists), and the host's request, sent after the replay, reaches its own deadline
+while it waits; once the host has its -31002, ``go`` (the next process answers its
+``initialize``) and ``exit`` are made."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ._peers import PROXY, TIMEOUT, HttpHostPeer, LinePeer, proxy_http, wait_until
+
+SERVER = [sys.executable, str(Path(__file__).with_name("restart_server.py")), "hang"]
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "t", "version": "0"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+EXIT = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "exit", "arguments": {}}}
+LATE = "the restarted upstream did not answer its replayed initialize within 3 s"
+TAKEN_BACK = ("the host's request: answered by the proxy (no answer within 3 s) while the upstream was being "
+              "restarted: taken back unsent")
+NOT_SENT = ("written by the proxy; not sent upstream: the request it cancels was taken back unsent (the upstream "
+            "was being restarted)")
+TIMED_OUT = (-31002, "mcp-verdict proxy: no answer within 3 s")
+SENT_ONE = "sent the restarted upstream the 1 frame the host sent while it was down"
+STARTS = ["1 notifications/initialized", "2 initialize", "3 initialize", "3 notifications/initialized"]
+
+
+def write(request_id: int | str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": "write", "arguments": {}}}
+
+
+def _records(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def _after_write(log: Path) -> list[tuple[str, str, str | None]]:
+    """The error records, and the record of frames sent to a restarted process, after the host's
+    first write's record: (dir, kind, note)."""
+    records = _records(log)
+    at = next((i for i, r in enumerate(records) if r["kind"] == "message" and r["dir"] == "c2s"
+               and '"write"' in r.get("data", "")), None)
+    if at is None:
+        return []
+    return [(r["dir"], r["kind"], r.get("note")) for r in records[at + 1:]
+            if r["kind"] == "error" or (r["kind"] == "open" and "while it was down" in r.get("note", ""))]
+
+
+def _cancellations(log: Path) -> list[str | None]:
+    """The notes of the proxy's own notifications/cancelled records."""
+    return [r.get("note") for r in _records(log)
+            if r["kind"] == "message" and r["dir"] == "c2s" and "notifications/cancelled" in r.get("data", "")]
+
+
+def _received(folder: Path) -> list[str]:
+    path = folder / "received"
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def _error(raw: bytes | None) -> tuple[int, str] | None:
+    message = json.loads(raw or b"null")
+    return (message["error"]["code"], message["error"]["message"]) if message and "error" in message else None
+
+
+# (the host (its name: "http", else stdio); the id of the write answered at --timeout while
+# queued; the id of a second write sent once that answer is in (None: none); the first write's
+# answer (code, message); the second's (None: a result); the records after the first write's as
+# (dir, kind, note); the proxy's cancellation records' notes; what the server received)
+ROWS = [
+    ("stdio", 7, None, TIMED_OUT, None,
+     [("s2c", "error", LATE + ": stopping it (restarted next)"), ("c2s", "error", TAKEN_BACK)],
+     [NOT_SENT], STARTS),
+    ("stdio-id-types", 7, "7", TIMED_OUT, None,
+     [("s2c", "error", LATE + ": stopping it (restarted next)"), ("c2s", "error", TAKEN_BACK),
+      ("c2s", "open", SENT_ONE)],
+     [NOT_SENT], [*STARTS, '3 tools/call write "7"']),
+    ("stdio-string-id", "w", None, TIMED_OUT, None,
+     [("s2c", "error", LATE + ": stopping it (restarted next)"), ("c2s", "error", TAKEN_BACK)],
+     [NOT_SENT], STARTS),
+    ("http", 7, "7", TIMED_OUT, None,
+     [("s2c", "error", LATE + ": stopping it (restarted next)"), ("c2s", "error", TAKEN_BACK),
+      ("c2s", "open", SENT_ONE)],
+     [NOT_SENT], [*STARTS, '3 tools/call write "7"']),
+]
+
+
+@pytest.mark.parametrize(("side", "first", "second", "first_got", "second_got", "records", "notes", "received"),
+                         ROWS, ids=[row[0] for row in ROWS])
+def test_a_request_answered_at_the_timeout_while_queued_is_taken_back_unsent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, side: str, first: int | str, second: int | str | None,
+        first_got: tuple[int, str], second_got: tuple[int, str] | None, records: list[tuple[str, str, str]],
+        notes: list[str], received: list[str]) -> None:
+    log = tmp_path / "frames.jsonl"
+    monkeypatch.setenv("RESTART_DIR", str(tmp_path))
+    options = ["--restart", "on-failure", "--max-restarts", "2", "--timeout", "3", "--grace", "30",
+               "--log", str(log), "--log-payloads", "--", *SERVER]
+    answers: list[bytes | None] = []
+
+    def run(peer: LinePeer | HttpHostPeer) -> None:
+        assert json.loads(peer.exchange(INITIALIZE) or b"null")["id"] == 1
+        if isinstance(peer, HttpHostPeer):
+            assert peer.post(INITIALIZED)[0] == 202
+        else:
+            peer.send(INITIALIZED)
+        assert _error(peer.exchange(EXIT))[0] == -31001  # type: ignore[index]
+        assert wait_until(lambda: "2 initialize" in _received(tmp_path), TIMEOUT)
+        answers.append(peer.exchange(write(first)))  # (its -31002, the process being stopped)
+        later = None
+        if second is not None:
+            if isinstance(peer, HttpHostPeer):
+                later = threading.Thread(target=lambda: answers.append(peer.exchange(write(second))))
+                later.start()
+            else:
+                peer.send(write(second))
+            assert wait_until(lambda: sum('"write"' in r.get("data", "") for r in _records(log)) >= 2, TIMEOUT)
+        (tmp_path / "go").touch()
+        (tmp_path / "exit").touch()
+        if later is not None:
+            later.join(TIMEOUT)
+        elif second is not None and isinstance(peer, LinePeer):
+            answers.append(peer.recv())
+        wait_until(lambda: len(_received(tmp_path)) >= len(received) and len(_after_write(log)) >= len(records),
+                   TIMEOUT)
+
+    if side == "http":
+        with proxy_http(options) as (url, _):
+            http_peer = HttpHostPeer(url)
+            try:
+                run(http_peer)
+            finally:
+                http_peer.close()
+    else:
+        line_peer = LinePeer([*PROXY, *options])
+        try:
+            run(line_peer)
+        finally:
+            (tmp_path / "exit").touch()
+            line_peer.close()
+    got = (_error(answers[0]), _error(answers[1]) if second is not None else None)
+    assert got == (first_got, second_got)
+    assert (_after_write(log), _cancellations(log), _received(tmp_path)) == (records, notes, received)
