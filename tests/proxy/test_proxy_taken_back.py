@@ -37,7 +37,7 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 EXIT = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "exit", "arguments": {}}}
 LATE = "the restarted upstream did not answer its replayed initialize within 3 s"
-TAKEN_BACK = ("the host's request: answered by the proxy (no answer within 3 s) while the upstream was being "
+TAKEN_BACK = ("the host's request: cancelled by the proxy (no answer within 3 s) while the upstream was being "
               "restarted: taken back unsent")
 NOT_SENT = ("written by the proxy; not sent upstream: the request it cancels was taken back unsent (the upstream "
             "was being restarted)")
@@ -159,3 +159,34 @@ def test_a_request_answered_at_the_timeout_while_queued_is_taken_back_unsent(
     got = (_error(answers[0]), _error(answers[1]) if second is not None else None)
     assert got == (first_got, second_got)
     assert (_after_write(log), _cancellations(log), _received(tmp_path)) == (records, notes, received)
+
+
+def test_a_queued_request_whose_http_host_closed_its_stream_is_taken_back_unsent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An HTTP host that closes its POST's stream while the request waits for the restarting
+    server gives it up (its 1 s, before the proxy's 3 s): the proxy's cancellation takes it out of
+    the queue unsent (it was sent to the restarted process later, then the cancellation)."""
+    log = tmp_path / "frames.jsonl"
+    monkeypatch.setenv("RESTART_DIR", str(tmp_path))
+    options = ["--restart", "on-failure", "--max-restarts", "2", "--timeout", "3", "--grace", "30",
+               "--log", str(log), "--log-payloads", "--", *SERVER]
+    closed = ("the host's request: cancelled by the proxy (the host closed its stream) while the upstream was being "
+              "restarted: taken back unsent")
+    with proxy_http(options) as (url, _):
+        peer = HttpHostPeer(url)
+        try:
+            assert json.loads(peer.exchange(INITIALIZE) or b"null")["id"] == 1
+            assert peer.post(INITIALIZED)[0] == 202
+            assert _error(peer.exchange(EXIT))[0] == -31001  # type: ignore[index]
+            assert wait_until(lambda: LATE in log.read_text(), TIMEOUT)  # (being stopped: restarted next)
+            with pytest.raises(Exception, match="timed out"):  # (httpx's ReadTimeout: the stream closed)
+                peer.post(write(7), timeout=1.0)
+            assert wait_until(lambda: bool(_cancellations(log)), TIMEOUT)
+            (tmp_path / "go").touch()
+            (tmp_path / "exit").touch()
+            wait_until(lambda: len(_received(tmp_path)) >= len(STARTS), TIMEOUT)
+        finally:
+            (tmp_path / "exit").touch()
+            peer.close()
+    assert (_after_write(log), _cancellations(log), _received(tmp_path)) == ([("c2s", "error", closed)], [NOT_SENT],
+                                                                              STARTS)

@@ -183,7 +183,7 @@ def test_what_waits_for_a_restarting_upstream_is_bounded(tmp_path: Path, monkeyp
 # host's notifications queued after its request; the records after the request's as (dir, kind,
 # note))
 PING_LINE = b'{"jsonrpc":"2.0","id":9,"method":"ping"}'  # 40 bytes
-TAKEN_BACK = ("the host's request: answered by the proxy (no answer within 1 s) while the upstream was being "
+TAKEN_BACK = ("the host's request: cancelled by the proxy (no answer within 1 s) while the upstream was being "
               "restarted: taken back unsent")
 OWN_ROWS = [
     ("restart-exits", "exit", 0, [("c2s", "error", TAKEN_BACK)]),

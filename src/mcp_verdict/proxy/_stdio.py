@@ -560,7 +560,7 @@ class StdioUpstream:
                 why = reason.removeprefix("mcp-verdict proxy: ") if isinstance(reason, str) else "cancelled"
                 if not fate.done():
                     fate.set_result(why)
-                self.bridge.relay.note("error", "c2s", f"the host's request: answered by the proxy ({why}) while "
+                self.bridge.relay.note("error", "c2s", f"the host's request: cancelled by the proxy ({why}) while "
                                        "the upstream was being restarted: taken back unsent")
                 self._taken_back = data
                 return "not sent upstream: the request it cancels was taken back unsent (the upstream was being " \
