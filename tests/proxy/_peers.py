@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -217,6 +218,29 @@ def proxy_http(args: Sequence[str]) -> Iterator[tuple[str, subprocess.Popen[byte
         yield url, process
     finally:
         stop(process)
+
+
+@contextlib.contextmanager
+def host_through(side: str, options: Sequence[str], exit_file: Path
+                 ) -> Iterator[tuple[LinePeer | HttpHostPeer, subprocess.Popen[bytes]]]:
+    """The proxy as its own process (``options``) and a naive host speaking to it on ``side``
+    (``"http"`` or ``"stdio"``), with the proxy's process. On the way out the host is closed; a
+    stdio host first touches ``exit_file`` (``restart_server.py`` ends on it), then closes the
+    proxy's stdin."""
+    if side == "http":
+        with proxy_http(options) as (url, process):
+            http_peer = HttpHostPeer(url)
+            try:
+                yield http_peer, process
+            finally:
+                http_peer.close()
+        return
+    line_peer = LinePeer([*PROXY, *options])
+    try:
+        yield line_peer, line_peer.process
+    finally:
+        exit_file.touch()
+        line_peer.close()
 
 
 @contextlib.contextmanager

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from ._peers import PROXY, TIMEOUT, HttpHostPeer, LinePeer, proxy_http, wait_until
+from ._peers import TIMEOUT, HttpHostPeer, LinePeer, host_through, wait_until
 
 SERVER = str(Path(__file__).with_name("restart_server.py"))
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -77,26 +77,10 @@ def test_the_proxy_ends_non_zero_when_its_upstream_failed_for_good(
             assert wait_until(lambda: _overdue(log), TIMEOUT)
             (tmp_path / "exit").touch()  # (the stopped process exits 0 on its stdin's end)
 
-    if side == "http":
-        with proxy_http(options) as (url, process):
-            http_peer = HttpHostPeer(url)
-            try:
-                run(http_peer)
-            finally:
-                http_peer.close()
-            try:
-                got = process.wait(TIMEOUT)
-            except subprocess.TimeoutExpired:
-                got = None
-    else:
-        line_peer = LinePeer([*PROXY, *options])
+    with host_through(side, options, tmp_path / "exit") as (peer, process):
+        run(peer)
         try:
-            run(line_peer)
-            try:
-                got = line_peer.process.wait(TIMEOUT)  # (it ends on its own: the host's stdin stays open)
-            except subprocess.TimeoutExpired:
-                got = None
-        finally:
-            (tmp_path / "exit").touch()
-            line_peer.close()
+            got = process.wait(TIMEOUT)  # (it ends on its own: a stdio host's stdin stays open)
+        except subprocess.TimeoutExpired:
+            got = None
     assert got == status

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from ._peers import PROXY, TIMEOUT, HttpHostPeer, LinePeer, proxy_http, wait_until
+from ._peers import TIMEOUT, HttpHostPeer, LinePeer, host_through, proxy_http, wait_until
 
 SERVER = [sys.executable, str(Path(__file__).with_name("restart_server.py")), "hang"]
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -139,20 +139,8 @@ def test_a_restarted_upstream_silent_to_its_replayed_initialize_is_stopped(
                    TIMEOUT)
         (tmp_path / "exit").touch()
 
-    if side == "http":
-        with proxy_http(options) as (url, _):
-            http_peer = HttpHostPeer(url)
-            try:
-                run(http_peer)
-            finally:
-                http_peer.close()
-    else:
-        line_peer = LinePeer([*PROXY, *options])
-        try:
-            run(line_peer)
-        finally:
-            (tmp_path / "exit").touch()
-            line_peer.close()
+    with host_through(side, options, tmp_path / "exit") as (peer, _):
+        run(peer)
     status, body = answers[0] if answers else (None, None)
     error = json.loads(body)["error"] if body else None
     assert (status, error["code"] if error else None, error["message"] if error else None) == got

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from ._peers import PROXY, TIMEOUT, HttpHostPeer, LinePeer, proxy_http, wait_until
+from ._peers import TIMEOUT, HttpHostPeer, LinePeer, host_through, proxy_http, wait_until
 
 SERVER = [sys.executable, str(Path(__file__).with_name("restart_server.py")), "hang"]
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -142,20 +142,8 @@ def test_a_request_answered_at_the_timeout_while_queued_is_taken_back_unsent(
         wait_until(lambda: len(_received(tmp_path)) >= len(received) and len(_after_write(log)) >= len(records),
                    TIMEOUT)
 
-    if side == "http":
-        with proxy_http(options) as (url, _):
-            http_peer = HttpHostPeer(url)
-            try:
-                run(http_peer)
-            finally:
-                http_peer.close()
-    else:
-        line_peer = LinePeer([*PROXY, *options])
-        try:
-            run(line_peer)
-        finally:
-            (tmp_path / "exit").touch()
-            line_peer.close()
+    with host_through(side, options, tmp_path / "exit") as (peer, _):
+        run(peer)
     got = (_error(answers[0]), _error(answers[1]) if second is not None else None)
     assert got == (first_got, second_got)
     assert (_after_write(log), _cancellations(log), _received(tmp_path)) == (records, notes, received)
