@@ -21,14 +21,9 @@ from typing import Any
 import pytest
 
 from ._peers import TIMEOUT, HttpHostPeer, LinePeer, host_through, wait_until
+from .test_proxy_replay_deadline import EXIT, INITIALIZE, INITIALIZED, LATE
 
 SERVER = str(Path(__file__).with_name("restart_server.py"))
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                         "clientInfo": {"name": "t", "version": "0"}}}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-EXIT = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "exit", "arguments": {}}}
-LATE = "the restarted upstream did not answer its replayed initialize within 3 s"
 
 
 def _overdue(log: Path) -> bool:

@@ -21,7 +21,6 @@ while it waits; once the host has its -31002, ``go`` (the next process answers i
 from __future__ import annotations
 
 import json
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -29,14 +28,8 @@ from typing import Any
 import pytest
 
 from ._peers import TIMEOUT, HttpHostPeer, LinePeer, host_through, proxy_http, wait_until
+from .test_proxy_replay_deadline import EXIT, INITIALIZE, INITIALIZED, LATE, SERVER
 
-SERVER = [sys.executable, str(Path(__file__).with_name("restart_server.py")), "hang"]
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                         "clientInfo": {"name": "t", "version": "0"}}}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-EXIT = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "exit", "arguments": {}}}
-LATE = "the restarted upstream did not answer its replayed initialize within 3 s"
 TAKEN_BACK = ("the host's request: cancelled by the proxy (no answer within 3 s) while the upstream was being "
               "restarted: taken back unsent")
 NOT_SENT = ("written by the proxy; not sent upstream: the request it cancels was taken back unsent (the upstream "
