@@ -6,6 +6,8 @@ of stdout as the caller's tests read it, then served until the test ends it."""
 from __future__ import annotations
 
 import asyncio
+import socket
+import struct
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Literal
@@ -34,3 +36,13 @@ async def _serve(handler: Callable[[web.BaseRequest], Awaitable[web.StreamRespon
     print(port, flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)  # until the test closes stdin
     # (no graceful cleanup: it would wait for the GET streams still open; asyncio.run cancels them)
+
+
+def reset(request: web.BaseRequest) -> None:
+    """End the request's connection with a TCP reset (SO_LINGER 0, then abort): what a server that
+    breaks a stream mid-way does to its client."""
+    transport = request.transport
+    assert transport is not None
+    sock = transport.get_extra_info("socket")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    transport.abort()

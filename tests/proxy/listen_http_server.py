@@ -26,17 +26,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socket
-import struct
 import sys
 from typing import TYPE_CHECKING
 
 from aiohttp import web
 
 if TYPE_CHECKING:  # (run as a script: sys.path[0] is this folder; checked as tests.proxy)
-    from ._serve import run
+    from ._serve import reset, run
 else:
-    from _serve import run
+    from _serve import reset, run
 
 MODE = sys.argv[1]
 SEEN: list[str | None] = []
@@ -72,11 +70,7 @@ async def _get(request: web.BaseRequest) -> web.StreamResponse:
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(CALLED.wait(), 20)  # (the stream ends while a call is in flight)
     if MODE == "reset":
-        transport = request.transport
-        assert transport is not None
-        sock = transport.get_extra_info("socket")
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        transport.abort()
+        reset(request)
         return response
     await response.write_eof()
     return response

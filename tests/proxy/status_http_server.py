@@ -28,17 +28,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
-import struct
 import sys
 from typing import TYPE_CHECKING
 
 from aiohttp import web
 
 if TYPE_CHECKING:  # (run as a script: sys.path[0] is this folder; checked as tests.proxy)
-    from ._serve import run
+    from ._serve import reset, run
 else:
-    from _serve import run
+    from _serve import reset, run
 
 MODE = sys.argv[1]
 EVENT = b'id: e-1\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/message",' \
@@ -68,11 +66,7 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
         await response.prepare(request)
         await response.write(EVENT)
         if MODE == "get-reset":
-            transport = request.transport
-            assert transport is not None
-            sock = transport.get_extra_info("socket")
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            transport.abort()
+            reset(request)
             return response
         await response.write_eof()
         return response
