@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from ._peers import TIMEOUT, HttpHostPeer, LinePeer, host_through, wait_until
-from .test_proxy_replay_deadline import EXIT, INITIALIZE, INITIALIZED, LATE
+from .test_proxy_replay_deadline import EXIT, LATE, initialise
 
 SERVER = str(Path(__file__).with_name("restart_server.py"))
 
@@ -60,11 +60,7 @@ def test_the_proxy_ends_non_zero_when_its_upstream_failed_for_good(
                "--", sys.executable, SERVER, mode]
 
     def run(peer: LinePeer | HttpHostPeer) -> None:
-        assert json.loads(peer.exchange(INITIALIZE) or b"null")["id"] == 1
-        if isinstance(peer, HttpHostPeer):
-            assert peer.post(INITIALIZED)[0] == 202
-        else:
-            peer.send(INITIALIZED)
+        initialise(peer)
         call = {**EXIT, "params": {"name": "kill", "arguments": {}}} if how == "kill" else EXIT
         answer: dict[str, Any] = json.loads(peer.exchange(call) or b"null")
         assert answer["error"]["code"] == -31001

@@ -39,6 +39,15 @@ EXIT = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "e
 CHANGED = {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}
 PING = {"jsonrpc": "2.0", "id": 9, "method": "ping"}
 LATE = "the restarted upstream did not answer its replayed initialize within 3 s"
+
+
+def initialise(peer: LinePeer | HttpHostPeer) -> None:
+    """The host's 2025 session with the restarting server, through the proxy."""
+    assert json.loads(peer.exchange(INITIALIZE) or b"null")["id"] == 1
+    if isinstance(peer, HttpHostPeer):
+        assert peer.post(INITIALIZED)[0] == 202
+    else:
+        peer.send(INITIALIZED)
 NOTE = "the host's notification: "
 
 
@@ -114,11 +123,7 @@ def test_a_restarted_upstream_silent_to_its_replayed_initialize_is_stopped(
     answers: list[tuple[int | None, bytes | None]] = []
 
     def run(peer: LinePeer | HttpHostPeer) -> None:
-        assert json.loads(peer.exchange(INITIALIZE) or b"null")["id"] == 1
-        if isinstance(peer, HttpHostPeer):
-            assert peer.post(INITIALIZED)[0] == 202
-        else:
-            peer.send(INITIALIZED)
+        initialise(peer)
         assert json.loads(peer.exchange(EXIT) or b"null")["error"]["code"] == -31001
         assert wait_until(lambda: "2 initialize" in _received(tmp_path), TIMEOUT)
         if when_stopping:

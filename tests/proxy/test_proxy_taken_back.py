@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from ._peers import TIMEOUT, HttpHostPeer, LinePeer, host_through, proxy_http, wait_until
-from .test_proxy_replay_deadline import EXIT, INITIALIZE, INITIALIZED, LATE, SERVER
+from .test_proxy_replay_deadline import EXIT, INITIALIZE, INITIALIZED, LATE, SERVER, initialise
 
 TAKEN_BACK = ("the host's request: cancelled by the proxy (no answer within 3 s) while the upstream was being "
               "restarted: taken back unsent")
@@ -110,11 +110,7 @@ def test_a_request_answered_at_the_timeout_while_queued_is_taken_back_unsent(
     answers: list[bytes | None] = []
 
     def run(peer: LinePeer | HttpHostPeer) -> None:
-        assert json.loads(peer.exchange(INITIALIZE) or b"null")["id"] == 1
-        if isinstance(peer, HttpHostPeer):
-            assert peer.post(INITIALIZED)[0] == 202
-        else:
-            peer.send(INITIALIZED)
+        initialise(peer)
         assert _error(peer.exchange(EXIT))[0] == -31001  # type: ignore[index]
         assert wait_until(lambda: "2 initialize" in _received(tmp_path), TIMEOUT)
         answers.append(peer.exchange(write(first)))  # (its -31002, the process being stopped)
