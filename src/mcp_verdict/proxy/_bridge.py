@@ -73,12 +73,13 @@ class Bridge:
         upstream = self.upstream
         first = upstream is not None and not upstream.routes_by_key and len(data) <= relay.max_frame \
             and not read_first
+        withheld = None
+        if upstream is not None and data.find(b"notifications/cancelled") >= 0:
+            # (HTTP 2026-07-28: the stream's close is the cancel; stdio: its request was queued)
+            withholds = getattr(upstream, "withholds", None)
+            withheld = withholds(data, False, headers) if withholds is not None else None
         sent = upstream.send(data, key=None, stream=None, headers=headers) if first and upstream is not None \
             else True
-        withheld = None
-        if upstream is not None and upstream.routes_by_key and data.find(b"notifications/cancelled") >= 0:
-            withholds = getattr(upstream, "withholds", None)  # (2026-07-28: the stream's close is the cancel)
-            withheld = withholds(data, False, headers) if withholds is not None else None
         outs = relay.from_host(data, http, forwarded=first, withheld=withheld)
         key = relay.last_opened
         if key is not None and stream is not None and not (self.one_stream and stream is self.standing):

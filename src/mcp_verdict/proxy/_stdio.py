@@ -34,11 +34,13 @@ whole line; writes go to the transport's buffer (no await per frame).
   UPSTREAM_UNAVAILABLE). A queued request the proxy answers meanwhile (UPSTREAM_TIMEOUT at
   ``--timeout``, UPSTREAM_CLOSED at a stop, or its host gone) is taken out of the queue unsent,
   with its cancellation (:meth:`StdioUpstream.withholds`): its host was told it failed, the tool
-  must not run after; a process stopped for its silence does not answer UPSTREAM_CLOSED for the
-  requests queued for the next one (they were never sent to it). Frames it never gets — it
-  exits before they were sent, it cannot be restarted — are dropped: a request gets
-  UPSTREAM_UNAVAILABLE (or has its UPSTREAM_CLOSED already), a notification or a response is noted as an ``error``
-  record, and an HTTP host, whose POST waits for its fate (:attr:`StdioUpstream.delivery`), gets
+  must not run after; so is one its host cancels (its own ``notifications/cancelled``, not sent
+  either: the relay then awaits no answer to it, as for a host's closed stream); a process
+  stopped for its silence does not answer UPSTREAM_CLOSED for the requests queued for the next
+  one (they were never sent to it). Frames it never gets — it exits before they were sent, it
+  cannot be restarted — are dropped: a request gets UPSTREAM_UNAVAILABLE (or has its
+  UPSTREAM_CLOSED already), a notification or a response is noted as an ``error`` record,
+  and an HTTP host, whose POST waits for its fate (:attr:`StdioUpstream.delivery`), gets
   502 and UPSTREAM_UNAVAILABLE, or 504 and UPSTREAM_TIMEOUT when it still waits after
   ``--timeout`` (taken out of the queue unsent), as over an HTTP upstream.
 """
@@ -473,7 +475,7 @@ class StdioUpstream:
 
     def send(self, data: bytes, *, key: Key | None = None, stream: HostStream | None = None,
              headers: Mapping[str, str] | None = None, own: bool = False) -> bool:
-        if own and data is self._taken_back:
+        if data is self._taken_back:
             self._taken_back = None  # (its request was taken back unsent: nothing to cancel)
             return True
         if self.one_line and (data.find(b"\n") >= 0 or data.find(b"\r") >= 0):
@@ -537,16 +539,19 @@ class StdioUpstream:
                 return True
         return False
 
-    def withholds(self, data: bytes, own: bool) -> str | None:
-        """The frame-log note of the proxy's own ``notifications/cancelled`` (``own``) for a host
-        request still waiting for a restarting process, said before it is recorded (the relay's
-        hook, ``Relay.withholds``); None for any other frame. The proxy has answered that request
-        meanwhile (-31002 at ``--timeout``; -31001 at a stop; or its host went away): it is taken
-        out of the queue unsent — the host was told it failed, the tool must not run after —, an
-        ``error`` record says so, and the cancellation is not sent either (:meth:`send`). Ids are
-        compared with their JSON type (``frames.id_key``)."""
+    def withholds(self, data: bytes, own: bool, headers: Mapping[str, str] | None = None) -> str | None:
+        """The frame-log note of a ``notifications/cancelled`` for a host request still waiting
+        for a restarting process, said before it is recorded and sent (the relay's hook,
+        ``Relay.withholds``, for the proxy's own, ``own``; ``Bridge.from_host`` for the host's);
+        None for any other frame. The request is taken out of the queue unsent, an ``error``
+        record says so, and the cancellation is not sent either (:meth:`send`): the proxy's own
+        follows its answer to the host (-31002 at ``--timeout``; -31001 at a stop; or its host
+        went away): the host was told it failed, the tool must not run after; the host's own
+        (MCP basic/utilities/cancellation: the receiver stops, the sender ignores a later
+        response) ends the request as a host's closed stream does (``Relay.cancel``: no answer
+        is awaited, none written). Ids are compared with their JSON type (``frames.id_key``)."""
         queue = self._queue
-        if not own or not queue or data.find(b"notifications/cancelled") < 0:
+        if not queue or data.find(b"notifications/cancelled") < 0:
             return None
         cancel, request = cancelled_request(data)
         if not cancel or request is None:
@@ -556,12 +561,18 @@ class StdioUpstream:
             if key == wanted:
                 del queue[index]
                 self._queued -= len(queued)
-                reason = peek(data).params.get("reason")
-                why = reason.removeprefix("mcp-verdict proxy: ") if isinstance(reason, str) else "cancelled"
+                if own:
+                    reason = peek(data).params.get("reason")
+                    why = reason.removeprefix("mcp-verdict proxy: ") if isinstance(reason, str) else "cancelled"
+                    by = f"cancelled by the proxy ({why})"
+                else:
+                    why = by = "cancelled by its host"
                 if not fate.done():
                     fate.set_result(why)
-                self.bridge.relay.note("error", "c2s", f"the host's request: cancelled by the proxy ({why}) while "
-                                       "the upstream was being restarted: taken back unsent")
+                self.bridge.relay.note("error", "c2s", f"the host's request: {by} while the upstream was being "
+                                       "restarted: taken back unsent")
+                if not own:
+                    self.bridge.cancel(key, f"{why} while the upstream was being restarted", notify=False)
                 self._taken_back = data
                 return "not sent upstream: the request it cancels was taken back unsent (the upstream was being " \
                        "restarted)"
