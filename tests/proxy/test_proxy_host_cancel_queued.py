@@ -4,11 +4,10 @@ real stdio server (``restart_server.py hang``): MCP basic/utilities/cancellation
 should stop processing the request, the sender ignores any later response — so a cancelled
 write must not run on the new process; nor is the cancellation sent (there is nothing to
 cancel). Its frame log says so: an ``error`` record (the request taken back unsent, cancelled by
-its host) and the cancellation's record noting it was not sent. The relay ends the request as
-it ends one whose host closed its stream (``Relay.cancel``): the proxy writes it no answer
-(no -31002 at ``--timeout``) and, when the host goes away, sends no cancellation of its own for
-it. Before, the request and then the cancellation were sent to the restarted process, which ran
-the write and answered it.
+its host) and the cancellation's record noting it was not sent. The host is answered at once,
+-31004 under the request's id (an HTTP host's POST ends; a stdio host ignores it, as MCP says),
+and nothing more is awaited for it (no -31002 at ``--timeout``). Before, the request and then
+the cancellation were sent to the restarted process, which ran the write and answered it.
 
 JSON-RPC 2.0 s4: the id ``7`` and ``"7"`` are two ids (a cancellation of ``7`` leaves ``"7"``
 queued: it is sent and runs).
@@ -84,13 +83,13 @@ def _received(folder: Path) -> list[str]:
 # write's as (dir, kind, note); the notes of the cancellations' records; the ids the host was
 # answered (the proxy's log); what the server received)
 ROWS = [
-    ("stdio", [7], 7, [("c2s", "error", TAKEN_BACK)], [NOT_SENT], [LAST],
+    ("stdio", [7], 7, [("c2s", "error", TAKEN_BACK)], [NOT_SENT], [7, LAST],
      [*STARTS, "3 tools/call write 8"]),
     ("stdio-id-types", [7, "7"], 7, [("c2s", "error", TAKEN_BACK), ("c2s", "open", SENT_ONE)], [NOT_SENT],
-     ["7", LAST], [*STARTS, '3 tools/call write "7"', "3 tools/call write 8"]),
+     [7, "7", LAST], [*STARTS, '3 tools/call write "7"', "3 tools/call write 8"]),
     ("stdio-string-id", ["w"], "w", [("c2s", "error", TAKEN_BACK)], [NOT_SENT],
-     [LAST], [*STARTS, "3 tools/call write 8"]),
-    ("http", [7], 7, [("c2s", "error", TAKEN_BACK)], [NOT_SENT], [LAST],
+     ["w", LAST], [*STARTS, "3 tools/call write 8"]),
+    ("http", [7], 7, [("c2s", "error", TAKEN_BACK)], [NOT_SENT], [7, LAST],
      [*STARTS, "3 tools/call write 8"]),
 ]
 
@@ -111,7 +110,7 @@ def test_a_queued_request_its_host_cancels_is_taken_back_unsent(
         assert json.loads(peer.exchange(EXIT) or b"null")["error"]["code"] == -31001
         assert wait_until(lambda: LATE in log.read_text(), TIMEOUT)  # (being stopped: restarted next)
         for number, request_id in enumerate(queued, 1):
-            if isinstance(peer, HttpHostPeer):  # (its POST waits; it gives up once the host cancels)
+            if isinstance(peer, HttpHostPeer):  # (its POST waits, answered once the host cancels)
                 posts.append(threading.Thread(target=_post_gives_up, args=(peer, write(request_id))))
                 posts[-1].start()
             else:

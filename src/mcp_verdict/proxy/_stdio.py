@@ -35,7 +35,8 @@ whole line; writes go to the transport's buffer (no await per frame).
   ``--timeout``, UPSTREAM_CLOSED at a stop, or its host gone) is taken out of the queue unsent,
   with its cancellation (:meth:`StdioUpstream.withholds`): its host was told it failed, the tool
   must not run after; so is one its host cancels (its own ``notifications/cancelled``, not sent
-  either: the relay then awaits no answer to it, as for a host's closed stream); a process
+  either: its host is answered at once, UPSTREAM_UNAVAILABLE under its id, so an HTTP host's POST
+  ends and a stdio host, which MCP has ignore it, waits for nothing); a process
   stopped for its silence does not answer UPSTREAM_CLOSED for the requests queued for the next
   one (they were never sent to it). Frames it never gets — it exits before they were sent, it
   cannot be restarted — are dropped: a request gets UPSTREAM_UNAVAILABLE (or has its
@@ -548,8 +549,8 @@ class StdioUpstream:
         follows its answer to the host (-31002 at ``--timeout``; -31001 at a stop; or its host
         went away): the host was told it failed, the tool must not run after; the host's own
         (MCP basic/utilities/cancellation: the receiver stops, the sender ignores a later
-        response) ends the request as a host's closed stream does (``Relay.cancel``: no answer
-        is awaited, none written). Ids are compared with their JSON type (``frames.id_key``)."""
+        response) is answered at once (UPSTREAM_UNAVAILABLE under the request's id: an HTTP host's
+        POST ends; none is awaited later). Ids are compared with their JSON type (``frames.id_key``)."""
         queue = self._queue
         if not queue or data.find(b"notifications/cancelled") < 0:
             return None
@@ -571,8 +572,9 @@ class StdioUpstream:
                     fate.set_result(why)
                 self.bridge.relay.note("error", "c2s", f"the host's request: {by} while the upstream was being "
                                        "restarted: taken back unsent")
-                if not own:
-                    self.bridge.cancel(key, f"{why} while the upstream was being restarted", notify=False)
+                if not own:  # its host is answered now: an HTTP host's POST ends (a stdio host ignores it)
+                    self.bridge.fail(key, f"{why} while the upstream was being restarted: taken back unsent",
+                                     UPSTREAM_UNAVAILABLE)
                 self._taken_back = data
                 return "not sent upstream: the request it cancels was taken back unsent (the upstream was being " \
                        "restarted)"
