@@ -14,16 +14,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ._peers import TIMEOUT, HttpHostPeer, LinePeer, host_through, wait_until
-from .test_proxy_replay_deadline import EXIT, LATE, initialise
-
-SERVER = str(Path(__file__).with_name("restart_server.py"))
+from ._restarting import EXIT, LATE, SERVER, initialise
 
 
 def _overdue(log: Path) -> bool:
@@ -57,7 +54,7 @@ def test_the_proxy_ends_non_zero_when_its_upstream_failed_for_good(
     if how == "replay-exit":
         (tmp_path / "go").touch()  # (the restarted process reads its initialize, then exits 4)
     options = ["--restart", restart, "--max-restarts", "1", "--timeout", "3", "--grace", "30", "--log", str(log),
-               "--", sys.executable, SERVER, mode]
+               "--", *SERVER, mode]
 
     def run(peer: LinePeer | HttpHostPeer) -> None:
         initialise(peer)

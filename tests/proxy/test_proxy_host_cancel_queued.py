@@ -31,8 +31,18 @@ import httpx2
 import pytest
 
 from ._peers import TIMEOUT, HttpHostPeer, host_through, wait_until
-from .test_proxy_replay_deadline import EXIT, LATE, SERVER, initialise
-from .test_proxy_taken_back import STARTS, write
+from ._restarting import (
+    EXIT,
+    LATE,
+    after,
+    cancellation_notes,
+    frame_records,
+    initialise,
+    server_received,
+    write,
+)
+from .test_proxy_replay_deadline import SERVER
+from .test_proxy_taken_back import STARTS, WRITE
 
 TAKEN_BACK = ("the host's request: cancelled by its host while the upstream was being restarted: taken back "
               "unsent")
@@ -46,37 +56,11 @@ def cancel(request_id: int | str) -> dict[str, Any]:
             "params": {"requestId": request_id, "reason": "the user gave up"}}
 
 
-def _records(log: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-
-
-def _host_cancellations(log: Path) -> list[str | None]:
-    return [r.get("note") for r in _records(log) if r["kind"] == "message" and r["dir"] == "c2s"
-            and "notifications/cancelled" in r.get("data", "")]
-
-
-def _after_first(log: Path) -> list[tuple[str, str, str | None]]:
-    """The error records, and the record of frames sent to a restarted process, after the first
-    queued write's record: (dir, kind, note)."""
-    records = _records(log)
-    at = next((i for i, r in enumerate(records) if r["kind"] == "message" and r["dir"] == "c2s"
-               and '"write"' in r.get("data", "")), None)
-    if at is None:
-        return []
-    return [(r["dir"], r["kind"], r.get("note")) for r in records[at + 1:]
-            if r["kind"] == "error" or (r["kind"] == "open" and "while it was down" in r.get("note", ""))]
-
-
 def _answers(log: Path) -> list[Any]:
     """The ids (as JSON) of the answers the host was written, past the session's first two."""
-    ids = [json.loads(r["data"]).get("id") for r in _records(log)
+    ids = [json.loads(r["data"]).get("id") for r in frame_records(log)
            if r["kind"] == "message" and r["dir"] == "s2c" and '"id"' in r.get("data", "")]
     return ids[2:]
-
-
-def _received(folder: Path) -> list[str]:
-    path = folder / "received"
-    return path.read_text().splitlines() if path.exists() else []
 
 
 # (the host; the ids of the writes queued; the id its host cancels; the records after the first
@@ -115,16 +99,16 @@ def test_a_queued_request_its_host_cancels_is_taken_back_unsent(
                 posts[-1].start()
             else:
                 peer.send(write(request_id))
-            assert wait_until(lambda n=number: sum('"write"' in r.get("data", "") for r in _records(log)) >= n,
+            assert wait_until(lambda n=number: sum('"write"' in r.get("data", "") for r in frame_records(log)) >= n,
                               TIMEOUT)
         if isinstance(peer, HttpHostPeer):
             assert peer.post(cancel(cancelled))[0] == 202
         else:
             peer.send(cancel(cancelled))
-        assert wait_until(lambda: bool(_host_cancellations(log)), TIMEOUT)
+        assert wait_until(lambda: bool(cancellation_notes(log)), TIMEOUT)
         (tmp_path / "go").touch()
         (tmp_path / "exit").touch()
-        assert wait_until(lambda: "3 notifications/initialized" in _received(tmp_path), TIMEOUT)
+        assert wait_until(lambda: "3 notifications/initialized" in server_received(tmp_path), TIMEOUT)
         if isinstance(peer, HttpHostPeer):
             assert json.loads(peer.exchange(write(LAST)) or b"null")["id"] == LAST
         else:
@@ -132,10 +116,10 @@ def test_a_queued_request_its_host_cancels_is_taken_back_unsent(
             for _ in range(len(queued) + 1):
                 if json.loads(peer.recv() or b"null").get("id") == LAST:
                     break
-        wait_until(lambda: len(_received(tmp_path)) >= len(received), TIMEOUT)
+        wait_until(lambda: len(server_received(tmp_path)) >= len(received), TIMEOUT)
     for post in posts:
         post.join(TIMEOUT)
-    assert (_after_first(log), _host_cancellations(log), _answers(log), _received(tmp_path)) == (
+    assert (after(log, WRITE), cancellation_notes(log), _answers(log), server_received(tmp_path)) == (
         records, notes, answered, received)
 
 

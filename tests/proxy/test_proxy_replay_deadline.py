@@ -21,66 +21,41 @@ written) has its own deadline first (504)."""
 from __future__ import annotations
 
 import json
-import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ._peers import TIMEOUT, HttpHostPeer, LinePeer, host_through, proxy_http, wait_until
+from ._restarting import (
+    CHANGED,
+    EXIT,
+    INITIALIZE,
+    INITIALIZED,
+    LATE,
+    after,
+    frame_records,
+    host_message,
+    initialise,
+    position,
+    server_received,
+)
+from ._restarting import SERVER as RESTARTING
 
-SERVER = [sys.executable, str(Path(__file__).with_name("restart_server.py")), "hang"]
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                         "clientInfo": {"name": "t", "version": "0"}}}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-EXIT = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "exit", "arguments": {}}}
-CHANGED = {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}
+SERVER = [*RESTARTING, "hang"]
 PING = {"jsonrpc": "2.0", "id": 9, "method": "ping"}
-LATE = "the restarted upstream did not answer its replayed initialize within 3 s"
-
-
-def initialise(peer: LinePeer | HttpHostPeer) -> None:
-    """The host's 2025 session with the restarting server, through the proxy."""
-    assert json.loads(peer.exchange(INITIALIZE) or b"null")["id"] == 1
-    if isinstance(peer, HttpHostPeer):
-        assert peer.post(INITIALIZED)[0] == 202
-    else:
-        peer.send(INITIALIZED)
 NOTE = "the host's notification: "
 
 
-def _records(log: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-
-
-def _at(log: Path, method: str) -> int | None:
-    """The position of the host's frame naming ``method`` in the frame log."""
-    for index, record in enumerate(_records(log)):
-        if record["kind"] == "message" and record["dir"] == "c2s" and method in record.get("data", "") \
-                and "written by the proxy" not in (record.get("note") or ""):
-            return index
-    return None
-
-
-def _after(log: Path, method: str) -> list[tuple[str, str, str | None]]:
-    """The error records, and the record of frames sent to a restarted process, after the host
-    frame's record: (dir, kind, note)."""
-    at = _at(log, method)
-    if at is None:
-        return []
-    return [(r["dir"], r["kind"], r.get("note")) for r in _records(log)[at + 1:]
-            if r["kind"] == "error" or (r["kind"] == "open" and "while it was down" in r.get("note", ""))]
+def _hosts(method: str) -> Callable[[dict[str, Any]], bool]:
+    """The host's frame naming ``method`` (not one the proxy wrote itself)."""
+    return lambda r: host_message(method)(r) and "written by the proxy" not in (r.get("note") or "")
 
 
 def _overdue(log: Path) -> bool:
-    return any(LATE in (r.get("note") or "") for r in _records(log))
-
-
-def _received(folder: Path) -> list[str]:
-    path = folder / "received"
-    return path.read_text().splitlines() if path.exists() else []
+    return any(LATE in (r.get("note") or "") for r in frame_records(log))
 
 
 # (the host; --max-restarts; the host's frame; whether it is sent only once the first replay's
@@ -125,7 +100,7 @@ def test_a_restarted_upstream_silent_to_its_replayed_initialize_is_stopped(
     def run(peer: LinePeer | HttpHostPeer) -> None:
         initialise(peer)
         assert json.loads(peer.exchange(EXIT) or b"null")["error"]["code"] == -31001
-        assert wait_until(lambda: "2 initialize" in _received(tmp_path), TIMEOUT)
+        assert wait_until(lambda: "2 initialize" in server_received(tmp_path), TIMEOUT)
         if when_stopping:
             assert wait_until(lambda: _overdue(log), TIMEOUT)
         if isinstance(peer, HttpHostPeer):
@@ -133,15 +108,15 @@ def test_a_restarted_upstream_silent_to_its_replayed_initialize_is_stopped(
             post.start()
         else:
             peer.send(frame)
-        assert wait_until(lambda: _at(log, method) is not None, TIMEOUT)
+        assert wait_until(lambda: position(log, _hosts(method)) is not None, TIMEOUT)
         for name in then:
             (tmp_path / name).touch()
         if isinstance(peer, HttpHostPeer):
             post.join(TIMEOUT)
         elif "id" in frame:
             answers.append((None, peer.recv()))
-        wait_until(lambda: len(_after(log, method)) >= len(records) and len(_received(tmp_path)) >= len(received),
-                   TIMEOUT)
+        wait_until(lambda: len(after(log, _hosts(method))) >= len(records)
+                   and len(server_received(tmp_path)) >= len(received), TIMEOUT)
         (tmp_path / "exit").touch()
 
     with host_through(side, options, tmp_path / "exit") as (peer, _):
@@ -149,7 +124,7 @@ def test_a_restarted_upstream_silent_to_its_replayed_initialize_is_stopped(
     status, body = answers[0] if answers else (None, None)
     error = json.loads(body)["error"] if body else None
     assert (status, error["code"] if error else None, error["message"] if error else None) == got
-    assert (_after(log, method), _received(tmp_path)) == (records, received)
+    assert (after(log, _hosts(method)), server_received(tmp_path)) == (records, received)
 
 
 # while the silent process is being stopped and no restart is left, the upstream is not running:
@@ -188,10 +163,10 @@ def test_an_http_hosts_notification_while_the_silent_upstream_is_stopped(
             if not in_session:
                 peer.session = None
             status, answer, _ = peer.post(body)
-            wait_until(lambda: len(_after(log, "roots/list_changed")) >= len(records), TIMEOUT)
+            wait_until(lambda: len(after(log, _hosts("roots/list_changed"))) >= len(records), TIMEOUT)
         finally:
             (tmp_path / "exit").touch()  # (the stopped process may exit)
             peer.close()
     error = json.loads(answer or b"null")["error"]
     assert (status, error["code"], error["message"]) == (502, -31004, "mcp-verdict proxy: the upstream is not running")
-    assert _after(log, "roots/list_changed") == records
+    assert after(log, _hosts("roots/list_changed")) == records

@@ -23,12 +23,24 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ._peers import TIMEOUT, HttpHostPeer, LinePeer, host_through, proxy_http, wait_until
-from .test_proxy_replay_deadline import EXIT, INITIALIZE, INITIALIZED, LATE, SERVER, initialise
+from ._restarting import (
+    EXIT,
+    INITIALIZE,
+    INITIALIZED,
+    LATE,
+    after,
+    cancellation_notes,
+    frame_records,
+    host_message,
+    initialise,
+    server_received,
+    write,
+)
+from .test_proxy_replay_deadline import SERVER
 
 TAKEN_BACK = ("the host's request: cancelled by the proxy (no answer within 3 s) while the upstream was being "
               "restarted: taken back unsent")
@@ -39,35 +51,8 @@ SENT_ONE = "sent the restarted upstream the 1 frame the host sent while it was d
 STARTS = ["1 notifications/initialized", "2 initialize", "3 initialize", "3 notifications/initialized"]
 
 
-def write(request_id: int | str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": "write", "arguments": {}}}
-
-
-def _records(log: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-
-
-def _after_write(log: Path) -> list[tuple[str, str, str | None]]:
-    """The error records, and the record of frames sent to a restarted process, after the host's
-    first write's record: (dir, kind, note)."""
-    records = _records(log)
-    at = next((i for i, r in enumerate(records) if r["kind"] == "message" and r["dir"] == "c2s"
-               and '"write"' in r.get("data", "")), None)
-    if at is None:
-        return []
-    return [(r["dir"], r["kind"], r.get("note")) for r in records[at + 1:]
-            if r["kind"] == "error" or (r["kind"] == "open" and "while it was down" in r.get("note", ""))]
-
-
-def _cancellations(log: Path) -> list[str | None]:
-    """The notes of the proxy's own notifications/cancelled records."""
-    return [r.get("note") for r in _records(log)
-            if r["kind"] == "message" and r["dir"] == "c2s" and "notifications/cancelled" in r.get("data", "")]
-
-
-def _received(folder: Path) -> list[str]:
-    path = folder / "received"
-    return path.read_text().splitlines() if path.exists() else []
+WRITE = host_message('"write"')
+"""The host's first write."""
 
 
 def _error(raw: bytes | None) -> tuple[int, str] | None:
@@ -112,7 +97,7 @@ def test_a_request_answered_at_the_timeout_while_queued_is_taken_back_unsent(
     def run(peer: LinePeer | HttpHostPeer) -> None:
         initialise(peer)
         assert _error(peer.exchange(EXIT))[0] == -31001  # type: ignore[index]
-        assert wait_until(lambda: "2 initialize" in _received(tmp_path), TIMEOUT)
+        assert wait_until(lambda: "2 initialize" in server_received(tmp_path), TIMEOUT)
         answers.append(peer.exchange(write(first)))  # (its -31002, the process being stopped)
         later = None
         if second is not None:
@@ -121,21 +106,21 @@ def test_a_request_answered_at_the_timeout_while_queued_is_taken_back_unsent(
                 later.start()
             else:
                 peer.send(write(second))
-            assert wait_until(lambda: sum('"write"' in r.get("data", "") for r in _records(log)) >= 2, TIMEOUT)
+            assert wait_until(lambda: sum('"write"' in r.get("data", "") for r in frame_records(log)) >= 2, TIMEOUT)
         (tmp_path / "go").touch()
         (tmp_path / "exit").touch()
         if later is not None:
             later.join(TIMEOUT)
         elif second is not None and isinstance(peer, LinePeer):
             answers.append(peer.recv())
-        wait_until(lambda: len(_received(tmp_path)) >= len(received) and len(_after_write(log)) >= len(records),
+        wait_until(lambda: len(server_received(tmp_path)) >= len(received) and len(after(log, WRITE)) >= len(records),
                    TIMEOUT)
 
     with host_through(side, options, tmp_path / "exit") as (peer, _):
         run(peer)
     got = (_error(answers[0]), _error(answers[1]) if second is not None else None)
     assert got == (first_got, second_got)
-    assert (_after_write(log), _cancellations(log), _received(tmp_path)) == (records, notes, received)
+    assert (after(log, WRITE), cancellation_notes(log), server_received(tmp_path)) == (records, notes, received)
 
 
 def test_a_queued_request_whose_http_host_closed_its_stream_is_taken_back_unsent(
@@ -158,12 +143,12 @@ def test_a_queued_request_whose_http_host_closed_its_stream_is_taken_back_unsent
             assert wait_until(lambda: LATE in log.read_text(), TIMEOUT)  # (being stopped: restarted next)
             with pytest.raises(Exception, match="timed out"):  # (httpx's ReadTimeout: the stream closed)
                 peer.post(write(7), timeout=1.0)
-            assert wait_until(lambda: bool(_cancellations(log)), TIMEOUT)
+            assert wait_until(lambda: bool(cancellation_notes(log)), TIMEOUT)
             (tmp_path / "go").touch()
             (tmp_path / "exit").touch()
-            wait_until(lambda: len(_received(tmp_path)) >= len(STARTS), TIMEOUT)
+            wait_until(lambda: len(server_received(tmp_path)) >= len(STARTS), TIMEOUT)
         finally:
             (tmp_path / "exit").touch()
             peer.close()
-    assert (_after_write(log), _cancellations(log), _received(tmp_path)) == ([("c2s", "error", closed)], [NOT_SENT],
-                                                                              STARTS)
+    assert (after(log, WRITE), cancellation_notes(log), server_received(tmp_path)) == (
+        [("c2s", "error", closed)], [NOT_SENT], STARTS)

@@ -15,7 +15,6 @@ HTTP error status whose body MAY be a JSON-RPC error with no id."""
 from __future__ import annotations
 
 import json
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -23,37 +22,18 @@ from typing import Any
 import pytest
 
 from ._peers import PROXY, TIMEOUT, HttpHostPeer, LinePeer, proxy_http, wait_until
+from ._restarting import CHANGED, EXIT, INITIALIZE, INITIALIZED, SERVER, after, frame_records, position
 
-SERVER = [sys.executable, str(Path(__file__).with_name("restart_server.py"))]
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                         "clientInfo": {"name": "t", "version": "0"}}}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-EXIT = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "exit", "arguments": {}}}
-CHANGED = {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}
 NOTE = "the host's notification: "
 
 
-def _records(log: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+def _changed(record: dict[str, Any]) -> bool:
+    """The host's notifications/roots/list_changed record."""
+    return record["kind"] == "message" and "roots/list_changed" in record.get("data", "")
 
 
-def _changed_at(log: Path) -> int | None:
-    """The position of the host's notifications/roots/list_changed record in the frame log."""
-    for index, record in enumerate(_records(log)):
-        if record["kind"] == "message" and "roots/list_changed" in record.get("data", ""):
-            return index
-    return None
-
-
-def _after(log: Path) -> list[tuple[str, str, str | None]]:
-    """The error records, and the record of frames sent to a restarted process, after the
-    notification's record: (dir, kind, note)."""
-    at = _changed_at(log)
-    if at is None:
-        return []
-    return [(r["dir"], r["kind"], r.get("note")) for r in _records(log)[at + 1:]
-            if r["kind"] == "error" or (r["kind"] == "open" and "while it was down" in r.get("note", ""))]
+def _ping(record: dict[str, Any]) -> bool:
+    return record["kind"] == "message" and '"ping"' in record.get("data", "")
 
 
 # (the run's options; the restarted server's answer to its replayed initialize; whether it is let
@@ -91,7 +71,7 @@ def test_an_http_hosts_notification_while_the_stdio_upstream_is_down(
             got: list[tuple[int, bytes | None]] = []
             post = threading.Thread(target=lambda: got.append(peer.post(CHANGED)[:2]))
             post.start()
-            assert wait_until(lambda: _changed_at(log) is not None, TIMEOUT)
+            assert wait_until(lambda: position(log, _changed) is not None, TIMEOUT)
             if go:
                 (tmp_path / "go").touch()  # the restarted server may answer its replayed initialize
             post.join(TIMEOUT)
@@ -104,7 +84,7 @@ def test_an_http_hosts_notification_while_the_stdio_upstream_is_down(
     error = json.loads(body)["error"] if body else None
     assert (answered, error["code"] if error else None, error["data"]["source"] if error else None) == \
         (status, code, "mcp-verdict proxy" if code else None)
-    assert _after(log) == records
+    assert after(log, _changed) == records
     assert (tmp_path / "received").read_text().splitlines() == received
 
 
@@ -133,13 +113,13 @@ def test_a_stdio_hosts_notification_while_the_upstream_restarts_is_in_the_frame_
         peer.send(INITIALIZED)
         assert json.loads(peer.exchange(EXIT) or b"null")["error"]["code"] == -31001
         peer.send(CHANGED)
-        assert wait_until(lambda: _changed_at(log) is not None, TIMEOUT)
+        assert wait_until(lambda: position(log, _changed) is not None, TIMEOUT)
         (tmp_path / "go").touch()
         wait_until(lambda: len((tmp_path / "received").read_text().splitlines()) >= len(received)
-                   and len(_after(log)) >= len(records), TIMEOUT)
+                   and len(after(log, _changed)) >= len(records), TIMEOUT)
     finally:
         peer.close()
-    assert (_after(log), (tmp_path / "received").read_text().splitlines()) == (records, received)
+    assert (after(log, _changed), (tmp_path / "received").read_text().splitlines()) == (records, received)
 
 
 # what waits for a restarting server is bounded (one that never answers its replayed initialize
@@ -162,12 +142,12 @@ def test_what_waits_for_a_restarting_upstream_is_bounded(tmp_path: Path, monkeyp
         refused = json.loads(peer.exchange({"jsonrpc": "2.0", "id": 9, "method": "ping"}) or b"null")
         (tmp_path / "go").touch()
         wait_until(lambda: len((tmp_path / "received").read_text().splitlines()) >= 1002, TIMEOUT)
-        wait_until(lambda: len(_after(log)) >= 2, TIMEOUT)
+        wait_until(lambda: len(after(log, _changed)) >= 2, TIMEOUT)
     finally:
         peer.close()
     assert (refused["id"], refused["error"]["code"], refused["error"]["message"]) == \
         (9, -31004, "mcp-verdict proxy: " + FULL)
-    assert _after(log) == [
+    assert after(log, _changed) == [
         ("c2s", "error", NOTE + FULL + ": dropped (the host is not told: stdio)"),
         ("c2s", "open", "sent the restarted upstream the 1000 frames the host sent while it was down")]
     assert (tmp_path / "received").read_text().splitlines() == \
@@ -193,15 +173,6 @@ OWN_ROWS = [
 ]
 
 
-def _after_ping(log: Path) -> list[tuple[str, str, str | None]]:
-    records = _records(log)
-    at = next((i for i, r in enumerate(records) if r["kind"] == "message" and '"ping"' in r.get("data", "")), None)
-    if at is None:
-        return []
-    return [(r["dir"], r["kind"], r.get("note")) for r in records[at + 1:]
-            if r["kind"] == "error" or (r["kind"] == "open" and "while it was down" in r.get("note", ""))]
-
-
 @pytest.mark.parametrize(("second", "filler", "records"), [row[1:] for row in OWN_ROWS],
                          ids=[row[0] for row in OWN_ROWS])
 def test_the_proxys_own_cancellation_for_a_restarting_upstream_is_in_the_frame_log(
@@ -217,11 +188,12 @@ def test_the_proxys_own_cancellation_for_a_restarting_upstream_is_in_the_frame_l
         assert json.loads(peer.exchange(EXIT) or b"null")["error"]["code"] == -31001
         peer.send_raw(PING_LINE + b"\n" + (CHANGED_LINE + b"\n") * filler)
         expired = json.loads(peer.recv() or b"null")  # (the restarted server waits for "go")
-        assert wait_until(lambda: any("notifications/cancelled" in r.get("data", "") for r in _records(log)), TIMEOUT)
+        assert wait_until(lambda: any("notifications/cancelled" in r.get("data", "") for r in frame_records(log)),
+                          TIMEOUT)
         (tmp_path / "go").touch()
-        wait_until(lambda: len(_after_ping(log)) >= len(records), TIMEOUT)
+        wait_until(lambda: len(after(log, _ping)) >= len(records), TIMEOUT)
     finally:
         (tmp_path / "go").touch()
         peer.close()
     assert (expired["id"], expired["error"]["code"]) == (9, -31002)
-    assert _after_ping(log) == records
+    assert after(log, _ping) == records
