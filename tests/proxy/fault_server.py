@@ -4,7 +4,9 @@ tools/call by name: ``echo`` answers at once; ``exit`` exits mid-call (status 3)
 never answers; ``garbage`` writes a line of noise, then a truncated frame with the id; ``big``
 answers with a text of ``arguments.size`` bytes; ``progress`` sends two progress notifications
 first; ``dup`` answers with isError twice; ``len`` answers with the length of
-``arguments.text`` (in characters) as its text. ``tasks/get`` answers a completed task whose
+``arguments.text`` (in characters) as its text; ``late`` answers only once its call is cancelled
+(the answer after the cancellation: MCP basic/utilities/cancellation, Timing Considerations).
+``tasks/get`` answers a completed task whose
 inlined result says isError twice (``taskId`` ``dup``) or once (any other).
 ``notifications/cancelled`` is written to stderr as ``cancelled <id>`` (the test reads it).
 Also answers ``initialize`` (2025-06-18) and counts
@@ -26,11 +28,18 @@ def main() -> None:
         with open(starts, "a") as handle:
             handle.write("start\n")
     out = sys.stdout.buffer
+    late: set[str] = set()
     for line in sys.stdin.buffer:
         message = json.loads(line.decode("utf-8", "replace"))
         method = message.get("method")
         if method == "notifications/cancelled":
             print(f"cancelled {message['params']['requestId']}", file=sys.stderr, flush=True)
+            cancelled = json.dumps(message["params"]["requestId"])
+            if cancelled in late:
+                late.discard(cancelled)
+                out.write(b'{"jsonrpc":"2.0","id":' + cancelled.encode() + b',"result":{"content":[{"type":"text",'
+                          b'"text":"late"}],"isError":false}}\n')
+                out.flush()
             continue
         if "id" not in message:
             continue
@@ -53,6 +62,9 @@ def main() -> None:
         if name == "exit":
             sys.exit(3)
         if name == "hang":
+            continue
+        if name == "late":
+            late.add(rid.decode())
             continue
         if name == "garbage":
             out.write(b"this is not json\n")

@@ -16,7 +16,8 @@
   ``initialize`` with ``protocolVersion`` 2025-06-18 and ``Mcp-Session-Id: s-1``; a GET opens
   a stream that sends one ``notifications/message`` (``"one"``) and stays open. ``GET /seen``
   answers ``[method, the JSON-RPC method or null, MCP-Protocol-Version or null]`` of every
-  request so far;
+  request so far; a ``tools/call`` of the tool ``hang`` is never answered (its SSE stream stays
+  open until the client closes it);
 - ``json``: the same server, answering each request with one JSON body; ``json-stateless``: that
   server without sessions (no ``Mcp-Session-Id``).
 
@@ -94,6 +95,11 @@ async def _sse(request: web.BaseRequest) -> web.StreamResponse:
         await asyncio.Event().wait()  # open until the client closes it
     if "id" not in message or "method" not in message:
         return web.Response(status=202)
+    if message["method"] == "tools/call" and message["params"].get("name") == "hang":
+        response = web.StreamResponse(status=200, headers={"Content-Type": "text/event-stream",
+                                                           "Mcp-Session-Id": "s-1"})
+        await response.prepare(request)
+        await asyncio.Event().wait()  # never answered (open until the client closes it)
     result: dict[str, object] = {"content": [{"type": "text", "text": "ok"}], "isError": False}
     if message["method"] == "initialize":
         result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},

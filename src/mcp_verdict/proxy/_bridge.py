@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Collection, Mapping
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
-from ._codes import UPSTREAM_UNAVAILABLE
+from ..frames import id_key
+from ._codes import UPSTREAM_UNAVAILABLE, cancelled_request
 from ._relay import Key, Out, Relay
+
+_NO_LONGER_AWAITED: Final = "the proxy no longer awaits the request it cancels: nothing goes to the host for it"
+"""The note of a host's ``notifications/cancelled`` for a request in flight (:meth:`Bridge.host_cancelled`)."""
 
 
 class HostStream(Protocol):
@@ -74,10 +78,15 @@ class Bridge:
         first = upstream is not None and not upstream.routes_by_key and len(data) <= relay.max_frame \
             and not read_first
         withheld = None
-        if upstream is not None and data.find(b"notifications/cancelled") >= 0:
-            # (HTTP 2026-07-28: the stream's close is the cancel; stdio: its request was queued)
-            withholds = getattr(upstream, "withholds", None)
-            withheld = withholds(data, False, headers) if withholds is not None else None
+        cancels: Key | None = None
+        if data.find(b"notifications/cancelled") >= 0:
+            if upstream is not None:
+                # (HTTP 2026-07-28: the stream's close is the cancel; stdio: its request was queued)
+                withholds = getattr(upstream, "withholds", None)
+                withheld = withholds(data, False, headers) if withholds is not None else None
+            cancels = self._cancels(data)  # (a queued one taken back is answered already: not waiting)
+            if cancels is not None:
+                withheld = _NO_LONGER_AWAITED if withheld is None else f"{withheld}; {_NO_LONGER_AWAITED}"
         sent = upstream.send(data, key=None, stream=None, headers=headers) if first and upstream is not None \
             else True
         outs = relay.from_host(data, http, forwarded=first, withheld=withheld)
@@ -86,6 +95,8 @@ class Bridge:
             self._streams[key] = stream  # (one stream for every frame: nothing to route by)
         if outs:
             self._dispatch(outs, stream, key, headers, host_frame=data)
+        if cancels is not None and relay.is_waiting(cancels):
+            self.host_cancelled(cancels)
         if not sent:
             why = getattr(upstream, "unsent_why", "the upstream is not running")
             if key is not None:
@@ -160,6 +171,28 @@ class Bridge:
     def cancel(self, key: Key, reason: str, notify: bool = True) -> None:
         self._streams.pop(key, None)
         self._dispatch(self.relay.cancel(key, reason, notify), None, None, None)
+
+    def _cancels(self, data: bytes) -> Key | None:
+        """The id key of the request in flight a host's ``notifications/cancelled`` names (None:
+        it is no cancellation, or names no request the relay awaits)."""
+        cancel, request = cancelled_request(data)
+        if not cancel or request is None or isinstance(request, bool) or not isinstance(request, (int, str)):
+            return None
+        key = id_key(request)
+        return key if self.relay.is_waiting(key) else None
+
+    def host_cancelled(self, key: Key) -> None:
+        """The host cancelled its request ``key`` in flight (its ``notifications/cancelled``, sent
+        on as any notification is): MCP basic/utilities/cancellation, the sender ignores a
+        response that arrives afterwards, the receiver should send none. The proxy stops awaiting
+        it, as for a host's closed stream (:meth:`Relay.cancel`: no UPSTREAM_TIMEOUT later, a late
+        answer refused), and sends the host nothing for it: an HTTP host's POST ends with no
+        answer (``PostStream.end``)."""
+        stream = self._streams.pop(key, None)
+        self._dispatch(self.relay.cancel(key, "its host cancelled it", notify=False), None, None, None)
+        end = getattr(stream, "end", None)
+        if end is not None:
+            end()
 
     def stream_of(self, key: Key) -> HostStream | None:
         return self._streams.get(key)

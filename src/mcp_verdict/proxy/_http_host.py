@@ -38,7 +38,9 @@ basic/transports/streamable-http, as a server:
   messages go to (the most recently opened of those still open);
   ``DELETE`` ends the session;
 - a host that closes a POST's stream cancels its request upstream (the stream closed on HTTP,
-  ``notifications/cancelled`` on stdio and in 2025 sessions);
+  ``notifications/cancelled`` on stdio and in 2025 sessions); a host's own
+  ``notifications/cancelled`` for a request in flight ends that request's POST with no answer
+  (an event stream with no event: ``Bridge.host_cancelled``);
 - stateless requests (2026-07-28, no session) from different hosts may carry the same id at the
   same time (ids are unique per connection only, and each stateless POST stands alone): each
   answer still reaches the host that asked and is judged against its request. Over an HTTP
@@ -236,6 +238,13 @@ class PostStream:
             data = _restore_id(data, *self.restore)
         self.queue.put_nowait(("frame", data, final, event_id))
         return True
+
+    def end(self) -> None:
+        """The request of this stream is no longer awaited and gets no answer (its host cancelled
+        it with ``notifications/cancelled``): the response ends with none (an event stream with
+        what came before, if anything)."""
+        if not self.closed:
+            self.queue.put_nowait(("end", b"", True, None))
 
 
 def _restore_id(data: bytes, sent: bytes, original: bytes) -> bytes:
@@ -612,6 +621,8 @@ class HttpHost:
             headers["Mcp-Session-Id"] = self._issue()
         kind, data, final, event_id = item
         status = stream.status or 200
+        if kind == "end":  # (no answer comes: its host cancelled it)
+            status = 200
         if kind == "frame" and final and stream.queue.empty() and not stream.sse:
             return web.Response(body=data, status=status if status < 300 or data else 200,
                                 content_type="application/json", headers=headers)
@@ -619,7 +630,7 @@ class HttpHost:
         response = web.StreamResponse(status=status if status < 300 else 200, headers=headers)
         response.content_type = "text/event-stream"
         await response.prepare(request)
-        while True:
+        while kind != "end":
             if kind == "prime":
                 retry = b"retry: " + data + b"\n" if data else b""
                 await response.write(b"id: " + (event_id or "").encode() + b"\n" + retry + b"data:\n\n")

@@ -40,7 +40,10 @@ and send what it returns. For each frame it decides, in this order:
   UPSTREAM_CLOSED (:meth:`Relay.upstream_lost`), a request past ``timeout`` gets
   UPSTREAM_TIMEOUT and a ``notifications/cancelled`` upstream (:meth:`Relay.expire`), a late
   answer after that is refused (the host already has its answer), and a host that goes away
-  cancels its requests upstream (:meth:`Relay.host_lost`).
+  cancels its requests upstream (:meth:`Relay.host_lost`). A request its host gives up (its
+  HTTP stream closed; its own ``notifications/cancelled``, sent on as it came) is no longer
+  awaited (:meth:`Relay.cancel`): the host is sent nothing for it, and a later answer is
+  refused as late (MCP basic/utilities/cancellation: the sender ignores it).
 
 So every frame in is forwarded, answered with an error, or logged as refused; frames are
 returned in the order they came. What the host sees is what the frame log holds as
@@ -186,7 +189,10 @@ class Relay:
         self._seq = 0
         self._waiting: dict[Key, _Waiting] = {}
         self._tools: dict[str, Mapping[str, Any]] = {}
-        self._answered_by_proxy: dict[Key, None] = {}
+        self._answered_by_proxy: dict[Key, str] = {}
+        """The requests of the host no longer awaited (the proxy answered them itself, or stopped
+        waiting: their host cancelled them or went away), each with the note its late answer's
+        ``refused`` record carries."""
         self._unreadable: dict[Key, Exchange] = {}
         """The host's requests no parser reads, awaited by the id they show (the tracker does
         not know them: :meth:`_await_unreadable`)."""
@@ -456,7 +462,7 @@ class Relay:
             if unread is not None:  # the answer to a request the proxy could not read
                 return self._answer(unread, data, seq, at, http, defer)
         if key is not None and key in self._answered_by_proxy:
-            return self._refuse(data, seq, at, http, "a late answer: the proxy already answered this request")
+            return self._refuse(data, seq, at, http, f"a late answer: {self._answered_by_proxy[key]}")
         if self.enforce:
             near = self._near_miss(event.peek.id) if key is not None and event.peek.kind in ("response", "error") \
                 else None
@@ -787,7 +793,9 @@ class Relay:
         return out
 
     def cancel(self, key: Key, reason: str, notify: bool = True) -> list[Out]:
-        """The host gave up one request (its HTTP stream closed): cancel it upstream."""
+        """The host gave up one request (its HTTP stream closed; its own ``notifications/cancelled``,
+        ``notify`` False: it goes upstream itself): no longer awaited, nothing goes to the host for
+        it (a later answer is refused as late), cancelled upstream when ``notify``."""
         waiting = self._waiting.get(key)
         if waiting is None:
             return []
@@ -796,10 +804,15 @@ class Relay:
             if notify else []
 
     def _forget(self, key: Key, waiting: _Waiting, reason: str) -> None:
+        """Stop awaiting the host's request ``key``: the tracker no longer pairs an answer with
+        it (a late one is a stray, refused as late: the host ignores it, MCP
+        basic/utilities/cancellation)."""
         self._waiting.pop(key, None)
+        if self.tracker.waiting(self.conn, "client", key) is waiting.exchange:
+            self.tracker.forget(self.conn, "client", key)
         if self._unreadable:
             self._unreadable.pop(key, None)
-        self._remember_answered(key)
+        self._remember_answered(key, f"the proxy no longer awaited it ({reason})")
         if waiting.token is not None and self.telemetry is not None:
             self.telemetry.end(waiting.token, None, None, reason, False)
 
@@ -836,8 +849,8 @@ class Relay:
         self.stats.proxy_answers += 1
         return Out("host", answer)
 
-    def _remember_answered(self, key: Key) -> None:
-        self._answered_by_proxy[key] = None
+    def _remember_answered(self, key: Key, late: str = "the proxy already answered this request") -> None:
+        self._answered_by_proxy[key] = late
         if len(self._answered_by_proxy) > 10_000:
             del self._answered_by_proxy[next(iter(self._answered_by_proxy))]
 
