@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 
 from tests.processes import port_server
@@ -41,6 +42,9 @@ NO_LONGER = "the proxy no longer awaits the request it cancels: nothing goes to 
 LATE = "a late answer: the proxy no longer awaited it (its host cancelled it)"
 NOTHING: tuple[int, None, list[Any]] = (200, None, [])
 """An HTTP host's POST that ends with no answer: an event stream with no event."""
+CLOSED: tuple[int, None, list[Any]] = (0, None, [])
+"""An HTTP host's POST whose stream the host closed (it sends no ``notifications/cancelled``)."""
+LATE_CLOSED = "a late answer: the proxy no longer awaited it (the host closed its stream)"
 
 
 @contextlib.contextmanager
@@ -79,6 +83,9 @@ ROWS = [
     ("http", "stdio", "enforce", "late", NOTHING, None, [NO_LONGER], [LATE], [6]),
     ("stdio", "http", "observe", "hang", None, [6], [NO_LONGER], [], [6]),
     ("http", "http", "observe", "hang", NOTHING, None, [NO_LONGER], [], [6]),
+    # the host closes the POST's stream instead: the proxy's own cancellation goes upstream, and
+    # the late answer it brings is refused as late (it was paired, and forwarded to no stream)
+    ("http", "stdio", "observe", "late", CLOSED, None, ["written by the proxy"], [LATE_CLOSED], [6]),
 ]
 
 
@@ -95,15 +102,20 @@ def test_a_request_its_host_cancels_in_flight_is_no_longer_awaited(
         assert json.loads(peer.exchange(INIT) or b"null")["id"] == 0
         if isinstance(peer, HttpHostPeer):
             assert peer.post(INITIALIZED)[0] == 202
-            call = threading.Thread(target=lambda: got.append(peer.post(tool(5, name))))
+            call = threading.Thread(target=_post, args=(peer, tool(5, name), got, posted == CLOSED))
             call.start()
         else:
             peer.send(INITIALIZED)
             peer.send(tool(5, name))
         assert wait_until(lambda: any(host_message(f'"{name}"')(r) for r in frame_records(log)), TIMEOUT)
         if isinstance(peer, HttpHostPeer):
-            assert peer.post(cancel(5))[0] == 202
-            call.join(TIMEOUT)
+            if posted == CLOSED:
+                call.join(TIMEOUT)
+                assert wait_until(lambda: any('"late"' in r.get("data", "") and r["dir"] == "s2c"
+                                              for r in frame_records(log)), TIMEOUT)  # (the late answer came)
+            else:
+                assert peer.post(cancel(5))[0] == 202
+                call.join(TIMEOUT)
             assert json.loads(peer.exchange(tool(6, "echo")) or b"null")["id"] == 6
         else:
             peer.send(cancel(5))
@@ -113,3 +125,13 @@ def test_a_request_its_host_cancels_in_flight_is_no_longer_awaited(
     assert (got[0] if got else None, lines) == (posted, read)
     assert (cancellation_notes(log), [r.get("note") for r in frame_records(log) if r["kind"] == "refused"],
             _answered(log)) == (notes, refused, answered)
+
+
+def _post(peer: HttpHostPeer, message: dict[str, Any], got: list[tuple[int, Any, list[Any]]], closes: bool) -> None:
+    """POST ``message``; ``closes``: the host gives up its stream after a second (CLOSED)."""
+    if not closes:
+        got.append(peer.post(message))
+        return
+    with contextlib.suppress(httpx2.TimeoutException):
+        peer.post(message, timeout=1.0)
+    got.append(CLOSED)
