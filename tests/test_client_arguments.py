@@ -78,7 +78,7 @@ REFUSED: list[tuple[object, object, str, str]] = [
     ("create_note", "text=a", "arguments",
      "arguments must be the tool's arguments (a mapping with string keys) or None, not 'text=a'"),
     ("create_note", Unreadable(text="a"), "arguments",
-     "arguments must be a mapping or list that can be read; reading it raised RuntimeError: no items today"),
+     "arguments must be a mapping or list; reading {'text': 'a'} raised RuntimeError: no items today"),
     ("create_note", holds_itself(), "arguments['again']['again']['again']...(195 more)...['again']['again']",
      "arguments['again']['again']['again']...(195 more)...['again']['again'] is nested more than 200 deep "
      "(or holds itself): the SDK cannot write it"),

@@ -41,7 +41,6 @@ URL = "http://127.0.0.1:1/mcp"
 PY = [sys.executable, "-c", "pass"]
 CMD = {"command": sys.executable}
 POLICY = "retry must be a RetryPolicy (mcp_verdict.RetryPolicy), not "
-MAPPING = "<RaisingMapping object; its repr raised Boom>"
 SECONDS = "a finite number of seconds > 0 or a timedelta"
 
 
@@ -143,12 +142,12 @@ WRONG: list[tuple[str, Callable[[], Any], str, str]] = [
      "params.terminate_on_close must be True or False, not 'yes'"),
     # 4. values whose own methods raise: an OptionError, never the object's exception
     ("StrictTransport: env a mapping that raises", lambda: StrictTransport(PY, env=RaisingMapping()), "env",
-     f"env must be a mapping of strings to strings that can be read; reading {MAPPING} raised Boom: boom"),
+     "env must be a mapping of strings to strings or None; reading <RaisingMapping object; its repr raised Boom> "
+     "raised Boom: boom"),
     ("StrictTransport: headers a dict whose reading raises", lambda: StrictTransport(URL, headers=RaisingDict(a="b")),
-     "headers", "headers must be a mapping of strings to strings that can be read; reading {'a': 'b'} raised "
-     "Boom: boom"),
+     "headers", "headers must be a mapping of strings to strings or None; reading {'a': 'b'} raised Boom: boom"),
     ("StrictTransport: args a list whose iteration raises", lambda: StrictTransport("python", RaisingList(["x"])),
-     "args", "args must be a list or tuple of strings that can be read; reading ['x'] raised Boom: boom"),
+     "args", "args must be a list or tuple of strings; reading ['x'] raised Boom: boom"),
     ("strict_toolset: args whose __eq__ raises, with a StrictTransport",
      lambda: strict_toolset(StrictTransport(URL), RaisingList()), "args",
      "args, given with a StrictTransport, would be ignored: give it to the StrictTransport"),
@@ -156,10 +155,11 @@ WRONG: list[tuple[str, Callable[[], Any], str, str]] = [
      lambda: strict_toolset(URL, trusted_server=RaisingBool()), "trusted_server",  # type: ignore[arg-type]
      "trusted_server must be True or False, not <tests.raising.RaisingBool object at"),
     ("Agents stdio: params a mapping that raises", lambda: StrictMCPServerStdio(RaisingMapping()), "params",
-     f"params must be a mapping of the server's parameters (with 'command') that can be read; reading {MAPPING} "
-     "raised Boom: boom"),
+     "params must be a mapping of the server's parameters (with 'command'); reading <RaisingMapping object; its repr "
+     "raised Boom> raised Boom: boom"),
     ("Agents stdio: env a mapping that raises", stdio(env=RaisingMapping()), "params.env",
-     f"params.env must be a mapping of strings to strings that can be read; reading {MAPPING} raised Boom: boom"),
+     "params.env must be a mapping of strings to strings or None; reading <RaisingMapping object; its repr raised "
+     "Boom> raised Boom: boom"),
     ("Agents: max_retry_attempts an int subclass whose comparisons raise",
      lambda: StrictMCPServerStdio(CMD, max_retry_attempts=RaisingInt(-2)), "max_retry_attempts",
      "max_retry_attempts must be a whole number of retries >= 0, not -2"),

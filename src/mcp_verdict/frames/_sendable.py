@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ..verdict._classify import OptionError
-from ..verdict._shown import described, shown
+from ..verdict._shown import shown, unreadable
 
 MAX_DEPTH: Final = 200
 """The deepest nesting of a value inside ``arguments`` (the SDK writes no message nested past
@@ -81,9 +81,7 @@ def refusal(value: object, option: str) -> OptionError | None:
         try:
             pairs = list(item.items()) if isinstance(item, Mapping) else list(enumerate(item))
         except Exception as exc:  # caller code (a mapping's items, a list subclass's iteration)
-            return OptionError(where, "a mapping or list that can be read", item,
-                               f"{where} must be a mapping or list that can be read; reading it raised "
-                               f"{described(exc)}")
+            return unreadable(where, "a mapping or list", item, exc)
         if isinstance(item, Mapping):
             for key, _ in pairs:
                 if not isinstance(key, str):
@@ -111,5 +109,4 @@ def check_call(name: object, arguments: object, prefix: str = "") -> dict[str, A
     try:
         return dict(arguments)
     except Exception as exc:  # (read once above: a mapping whose second reading raises)
-        raise OptionError(option, "a mapping that can be read", arguments,
-                          f"{option} must be a mapping that can be read; reading it raised {described(exc)}") from None
+        raise unreadable(option, "the tool's arguments (a mapping with string keys) or None", arguments, exc) from None

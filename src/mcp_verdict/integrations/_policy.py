@@ -37,8 +37,7 @@ from ..tap._tap import Judged, VerdictTap
 from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
 from ..verdict._peer_text import neutral
-from ..verdict._shown import described as described_error
-from ..verdict._shown import shown
+from ..verdict._shown import shown, unreadable
 
 _RUN_AGAIN: Final = frozenset({Action.RETRY, Action.FIX_REQUEST, Action.RETURN_TO_MODEL})
 _JUDGED: Final[weakref.WeakKeyDictionary[BaseException, Outcome]] = weakref.WeakKeyDictionary()
@@ -171,9 +170,7 @@ def _members(option: str, value: list[Any] | tuple[Any, ...]) -> list[Any]:
     try:
         return list(value)
     except Exception as exc:
-        raise OptionError(option, "a list or tuple of strings", value,
-                          f"{option} must be a list or tuple of strings that can be read; reading {shown(value)} "
-                          f"raised {described_error(exc)}") from None
+        raise unreadable(option, "a list or tuple of strings", value, exc) from None
 
 
 def checked_cwd(option: str, value: object) -> Any:
@@ -194,9 +191,7 @@ def text_mapping(option: str, value: object) -> Mapping[str, str] | None:
     try:  # read once, as a dict: a mapping whose reading raises (caller code) is no option
         pairs = dict(value)
     except Exception as exc:
-        raise OptionError(option, "a mapping of strings to strings or None", value,
-                          f"{option} must be a mapping of strings to strings that can be read; reading "
-                          f"{shown(value)} raised {described_error(exc)}") from None
+        raise unreadable(option, "a mapping of strings to strings or None", value, exc) from None
     for key, item in pairs.items():
         if not isinstance(key, str):
             raise OptionError(f"{option} key", "a string", key)

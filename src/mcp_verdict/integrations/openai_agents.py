@@ -51,7 +51,7 @@ from ..judgement._outcome import Outcome  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ..verdict._classify import OptionError  # noqa: E402
 from ..verdict._kind import Kind  # noqa: E402
-from ..verdict._shown import described, shown  # noqa: E402
+from ..verdict._shown import unreadable  # noqa: E402
 from ._policy import (  # noqa: E402
     checked_cwd,
     checked_tap,
@@ -205,8 +205,7 @@ def _checked(params: object, needed: str, options: Mapping[str, Any]) -> dict[st
     try:  # caller code: a mapping whose reading raises is no parameters
         given = dict(params)
     except Exception as exc:
-        raise OptionError("params", expected, params, f"params must be {expected} that can be read; reading "
-                                                      f"{shown(params)} raised {described(exc)}") from None
+        raise unreadable("params", expected, params, exc) from None
     if needed not in given:
         raise OptionError(f"params.{needed}", "given", params, f"params must give {needed!r}")
     cap = options.get("retry_backoff_seconds_max")

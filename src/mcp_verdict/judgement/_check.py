@@ -33,7 +33,7 @@ from typing import Any, Final
 from ..verdict._classify import OptionError
 from ..verdict._findings import Finding, finding
 from ..verdict._kind import Kind
-from ..verdict._shown import described, shown
+from ..verdict._shown import described, shown, unreadable
 from ..verdict._verdict import Verdict
 from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_schema, validate
 from ._suspect import (
@@ -172,8 +172,7 @@ def _members(expect: list[Any] | tuple[Any, ...]) -> tuple[Any, ...]:
     try:
         return tuple(expect)
     except Exception as exc:
-        raise OptionError("expect", _EXPECT, expect, f"expect must be {_EXPECT}, whose members can be read; reading "
-                                                     f"{shown(expect)} raised {described(exc)}") from None
+        raise unreadable("expect", _EXPECT, expect, exc) from None
 
 
 def _prepare(option: str, item: Any, limits: SchemaLimits, expected: str) -> Prepared:
@@ -307,9 +306,7 @@ def _read(suspects: Iterable[Any]) -> Iterator[Any]:
                 return
             yield item
     except Exception as exc:
-        raise OptionError("suspects", "an iterable of Suspect values", suspects,
-                          f"suspects must be an iterable of Suspect values that can be read; reading "
-                          f"{shown(suspects)} raised {described(exc)}") from None
+        raise unreadable("suspects", "an iterable of Suspect values", suspects, exc) from None
 
 
 def _match(suspect: Suspect, verdict: Verdict) -> SuspectMatch | None:

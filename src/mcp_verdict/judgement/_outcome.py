@@ -22,7 +22,7 @@ from typing import Any, Final, Literal
 
 from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
-from ..verdict._shown import described, shown
+from ..verdict._shown import described, shown, unreadable
 from ..verdict._verdict import Verdict
 from ._check import ContentCheck, Expectation, checked, judging_options
 from ._decide import DEFAULT_RETRY, Decision, RetryPolicy, decide, finite, plain_number
@@ -128,9 +128,8 @@ def _read_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
     try:
         return dict(arguments)
     except Exception as exc:
-        raise OptionError("Observe.tool_call.arguments", "the read tool's arguments (an object) or None", arguments,
-                          f"Observe.tool_call's arguments must be a mapping that can be read; reading "
-                          f"{shown(arguments)} raised {described(exc)}") from None
+        raise unreadable("Observe.tool_call.arguments", "the read tool's arguments (a mapping) or None", arguments,
+                         exc) from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from typing import Any, Final
 
 from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
-from ..verdict._shown import described, shown
+from ..verdict._shown import described, shown, unreadable
 from ..verdict._verdict import Verdict
 
 
@@ -132,8 +132,7 @@ def readable_tool(option: str, tool: Mapping[str, Any]) -> None:
         tool.get("name")
         tool.get("annotations")
     except Exception as exc:
-        raise OptionError(option, _TOOL, tool, f"{option} must be the tool as listed (a mapping that can be read) "
-                                               f"or None; reading {shown(tool)} raised {described(exc)}") from None
+        raise unreadable(option, _TOOL, tool, exc) from None
 
 
 def _structured(verdict: Verdict) -> Mapping[str, Any] | None:

@@ -1,11 +1,15 @@
 """A value written for a message, at a bounded cost: ``shown`` (the one writer of a value of
 unknown size, depth or kind into a message: a wrong option's value in an ``OptionError``, the
-evidence of a content-check match, whatever caller code returned), and ``described`` (an
-exception caller code raised)."""
+evidence of a content-check match, whatever caller code returned), ``described`` (an
+exception caller code raised), and ``unreadable`` (the one ``OptionError`` for a caller's value
+whose reading raised)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._classify import OptionError
 
 
 def shown(value: Any, limit: int = 80) -> str:
@@ -75,3 +79,16 @@ def described(exc: BaseException, limit: int = 300) -> str:
     if len(message) > limit:
         message = message[:limit - 3] + "..."
     return f"{type(exc).__name__}: {message}"
+
+
+def unreadable(option: str, expected: str, value: object, exc: BaseException) -> OptionError:
+    """The ``OptionError`` for a caller's ``value`` (given as ``option``) whose reading raised
+    ``exc``: caller code (a mapping's ``__getitem__``, ``keys`` or ``__iter__``, a property, an
+    ``__eq__``...) that the library read. One wording wherever it is raised:
+    ``"{option} must be {expected}; reading {shown(value)} raised {described(exc)}"``. Returned,
+    for the caller to raise ``from None`` (the caller's exception is in the message, not the
+    traceback) or to hand on; never raises itself."""
+    from ._classify import OptionError  # loaded already by any caller that checks options
+
+    return OptionError(option, expected, value, f"{option} must be {expected}; reading {shown(value)} raised "
+                                                f"{described(exc)}")
