@@ -8,6 +8,8 @@ stdio host's session):
 - ``reset``: the same, but the first stream is reset (an RST) after its event;
 - ``retry``: the same as ``end``, the first stream giving ``retry: 300`` before its event;
 - ``no-ids``: the same as ``end``, with no event ids;
+- ``cut:<n>``: a load balancer cutting idle streams: each of the first ``n`` GETs opens a stream
+  that ends after 0.5 s with no event; the next one sends ``"one"`` (no event id) and stays open;
 - ``stall``: no GET is ever answered (no response headers);
 - ``status:<n>``: every GET is answered HTTP ``n`` with the official Python SDK's JSON-RPC error
   body (a null id, -32600), e.g. 405 as a server offering no stream, 404 for a session it ended.
@@ -60,6 +62,13 @@ async def _get(request: web.BaseRequest) -> web.StreamResponse:
     ids = MODE != "no-ids"
     response = web.StreamResponse(status=200, headers={"Content-Type": "text/event-stream"})
     await response.prepare(request)
+    if MODE.startswith("cut:"):
+        if len(SEEN) <= int(MODE.split(":", 1)[1]):
+            await asyncio.sleep(0.5)  # (idle: cut)
+            await response.write_eof()
+            return response
+        await response.write(_event("one", None))
+        await asyncio.Event().wait()  # open until the client closes it
     if len(SEEN) > 1:
         SECOND.set()
         await response.write(_event("two", "e-2" if ids else None))

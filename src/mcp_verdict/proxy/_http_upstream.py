@@ -81,12 +81,11 @@ _RESUMES: Final = 3
 _LISTEN_FIRST: Final = 0.25
 """Seconds before the proxy's own GET stream is reopened the first time (no ``retry`` given)."""
 _LISTEN_MOST: Final = 30.0
-"""The longest wait between two openings of it (the wait doubles from :data:`_LISTEN_FIRST`)."""
+"""The longest wait between two openings of it (the wait doubles from :data:`_LISTEN_FIRST` after
+each opening that ended soon: a server that ends it at once costs one GET per 30 s at most)."""
 _LISTEN_RETRY_LEAST: Final = 100
 _LISTEN_RETRY_MOST: Final = 60_000
 """The shortest and the longest ``retry`` (ms) honoured as is (a server's 0 would reopen in a loop)."""
-_LISTEN_TRIES: Final = 4
-"""Openings in a row that carried no event (failed, refused, ended empty) after which it is given up."""
 _IDENTITY: Final = {"Accept-Encoding": "identity"}
 """On every upstream request: the bytes judged are the bytes the server wrote, uncompressed."""
 _POST_HEADERS: Final = {"Content-Type": "application/json", "Accept": _ACCEPT}
@@ -554,49 +553,53 @@ class HttpUpstream:
         stream at any time, and the client MAY open it again; it resumes with ``Last-Event-ID``
         once the server gave event ids, after the server's ``retry`` when it sent one. Each
         response's headers come within ``--timeout`` (:meth:`_listen_once`). The stream is
-        reopened after each end, break or failure — the server's ``retry``, else
-        :data:`_LISTEN_FIRST` seconds doubling up to :data:`_LISTEN_MOST` (back to the first once
-        a stream carried an event) — and given up after :data:`_LISTEN_TRIES` tries in a row
-        that carried no event, or at once on 404 (the session ended) or 405 (the server offers
-        no stream). Each end and failure is an ``eof`` or ``error`` record of transport ``http``
-        in the frame log: the end of that stream, never the connection's (the audit ends a stdio
-        connection's calls on an ``eof`` of its own transport)."""
+        reopened after each end, break or failure for as long as the session lasts (a load
+        balancer that cuts idle streams every few seconds ends it again and again, and each
+        server message between two cuts must still reach the host) — after a backoff,
+        :data:`_LISTEN_FIRST` seconds doubling up to :data:`_LISTEN_MOST` after each opening
+        that ended soon (failed, refused, or a stream open for less than the backoff), back to
+        the first once a stream carried an event or stayed open at least that long; the server's
+        ``retry`` when it gave one (at least the backoff after an opening that ended soon). It
+        is not reopened on 404 (the session ended) or 405 (the server offers no stream: the
+        spec's answer for that). Each end and failure is an ``eof`` or ``error`` record of
+        transport ``http`` in the frame log: the end of that stream, never the connection's (the
+        audit ends a stdio connection's calls on an ``eof`` of its own transport)."""
         last: str | None = None
         retry: int | None = None
         delay = _LISTEN_FIRST
-        fruitless = 0
         while True:
             self._exchange += 1
             http: dict[str, Any] = {"exchange": self._exchange, "method": "GET", "session": self.session_id}
             parser = SSEParser()
             parser.last_event_id, parser.retry = last, retry
             events = [0]
-            kind, why, final = await self._listen_once(parser, http, events)
+            kind, why, final, lived = await self._listen_once(parser, http, events)
             last, retry = parser.last_event_id, parser.retry
-            if events[0]:
-                fruitless, delay = 0, _LISTEN_FIRST
-            else:
-                fruitless += 1
-            wait = min(max(retry, _LISTEN_RETRY_LEAST), _LISTEN_RETRY_MOST) / 1000 if retry is not None else delay
+            soon = not events[0] and lived < delay
+            if not soon:
+                delay = _LISTEN_FIRST
+            wait, whose = delay, ""
+            if retry is not None:
+                asked = min(max(retry, _LISTEN_RETRY_LEAST), _LISTEN_RETRY_MOST) / 1000
+                if not soon or asked >= delay:
+                    wait, whose = asked, " (the server's retry)"
             if final:
                 then = "not reopened"
-            elif fruitless >= _LISTEN_TRIES:
-                final, then = True, f"not reopened: {fruitless} tries in a row carried no event"
             else:
                 resume = f", Last-Event-ID {neutral(cut(last, 100))}" if last is not None else ""
-                whose = " (the server's retry)" if retry is not None else ""
                 then = f"reopened in {wait:g} s{whose}{resume}"
             self.bridge.relay.note(kind, "s2c", f"the proxy's GET stream: {why}; {then}", transport="http", http=http)
             if final:
                 return
             await asyncio.sleep(wait)
-            if retry is None:
+            if soon:
                 delay = min(delay * 2, _LISTEN_MOST)
 
     async def _listen_once(self, parser: SSEParser, http: dict[str, Any], events: list[int]
-                           ) -> tuple[Literal["eof", "error"], str, bool]:
+                           ) -> tuple[Literal["eof", "error"], str, bool, float]:
         """Open the GET stream once and relay it to its end: (the record's kind, what happened,
-        whether it is not to be reopened). ``events[0]`` counts the events it carried."""
+        whether it is not to be reopened, the seconds the stream was open: 0 when none opened).
+        ``events[0]`` counts the events it carried."""
         assert self._client is not None
         headers = self._request_headers(b"", None)
         headers.pop("Content-Type", None)
@@ -607,9 +610,9 @@ class HttpUpstream:
             async with asyncio.timeout(self.timeout):  # to the response headers (RFC 9110: a response's start)
                 response = await self._client.get(self.url, headers=headers, allow_redirects=False)
         except TimeoutError:
-            return "error", f"no response headers within {self.timeout:g} s", False
+            return "error", f"no response headers within {self.timeout:g} s", False, 0.0
         except (aiohttp.ClientError, OSError, ValueError) as exc:
-            return "error", f"the upstream request failed: {type(exc).__name__}: {exc}", False
+            return "error", f"the upstream request failed: {type(exc).__name__}: {exc}", False, 0.0
         ctype = response.headers.get("Content-Type", "")
         http.update(status=response.status, content_type=ctype or None)
         if response.status != 200 or not ctype.startswith("text/event-stream"):
@@ -617,15 +620,18 @@ class HttpUpstream:
             status = response.status
             if status in (404, 405):
                 why = "the session ended" if status == 404 else "it offers no stream"
-                return "error", f"the upstream answered HTTP {status} ({why})", True
-            return "error", f"the upstream answered HTTP {status} without an event stream", False
+                return "error", f"the upstream answered HTTP {status} ({why})", True, 0.0
+            return "error", f"the upstream answered HTTP {status} without an event stream", False, 0.0
+        loop = asyncio.get_running_loop()
+        opened = loop.time()
         broken: list[BaseException] = []
         await self._pump(response, parser, None, None, http, broken, events)
+        lived = loop.time() - opened
         dropped = "; an unfinished event was dropped" if parser.dropped else ""
         if broken:
             cause = broken[0]
-            return "error", f"the upstream broke it: {type(cause).__name__}: {cause}{dropped}", False
-        return "eof", f"the upstream ended it{dropped}", False
+            return "error", f"the upstream broke it: {type(cause).__name__}: {cause}{dropped}", False, lived
+        return "eof", f"the upstream ended it{dropped}", False, lived
 
     async def forward_get(self, stream: HostStream, host: Mapping[str, str]) -> None:
         """A host's GET (HTTP host side, 2025 sessions, a resume with ``Last-Event-ID`` too): the
