@@ -140,7 +140,8 @@ WRONG: list[tuple[str, Callable[[], Any], str, str] | tuple[str, Callable[[], An
     ("decide attempt an int subclass of 0", lambda: decide(INTERNAL, attempt=RaisingInt(0)), "attempt",
      "attempt counts from 1, not 0"),
     ("decide an outside outcome whose verdict raises", lambda: decide(RaisingVerdict()),  # type: ignore[arg-type]
-     "verdict", "decide takes a Verdict or an Outcome, not <tests.test_judgement_option_values.RaisingVerdict", ""),
+     "verdict.verdict", "verdict.verdict must be a Verdict; reading <tests.test_judgement_option_values.RaisingVerdict "
+     "object at 0x", " raised RuntimeError: no verdict"),
     ("RetryPolicy max_attempts an int subclass of 0", lambda: RetryPolicy(max_attempts=RaisingInt(0)),
      "RetryPolicy.max_attempts", "RetryPolicy.max_attempts must be a positive integer, not 0"),
     ("RetryPolicy base_delay a float subclass below 0", lambda: RetryPolicy(base_delay=RaisingFloat(-1.0)),

@@ -24,7 +24,7 @@ from typing import Any, Final, Protocol, SupportsFloat
 from ..verdict._classify import OptionError
 from ..verdict._findings import refusal
 from ..verdict._kind import Kind
-from ..verdict._shown import shown
+from ..verdict._shown import shown, unreadable
 from ..verdict._verdict import Verdict
 from ..verdict._versions import VERSIONS
 
@@ -154,17 +154,24 @@ class _Situation:
     with slots: a frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``,
     which cost a quarter of a decision's instructions."""
 
-    __slots__ = ("attempt", "outcome", "request_sent", "retry", "tool", "trusted_server", "verdict")
+    __slots__ = ("accepted", "attempt", "codes", "observed", "outcome", "request_sent", "retry", "tool", "tool_option",
+                 "trusted_server", "verdict")
 
-    def __init__(self, verdict: Verdict, outcome: Judged | None, tool: Mapping[str, Any] | None, attempt: int,
-                 trusted_server: bool, request_sent: bool, retry: RetryPolicy) -> None:
+    def __init__(self, verdict: Verdict, outcome: Judged | None, tool: Mapping[str, Any] | None, tool_option: str,
+                 attempt: int, trusted_server: bool, request_sent: bool, retry: RetryPolicy,
+                 read: tuple[bool, frozenset[str], bool | None]) -> None:
         self.verdict = verdict
         self.outcome = outcome
         self.tool = tool
+        self.tool_option = tool_option
         self.attempt = attempt
         self.trusted_server = trusted_server
         self.request_sent = request_sent
         self.retry = retry
+        self.accepted, self.codes, self.observed = read
+        """What ``_judged`` read of an Outcome of a normal_complete verdict: whether it is
+        accepted, its content check's codes, and whether its completion was observed (None: no
+        observation was made)."""
 
     @property
     def code(self) -> int | None:
@@ -199,21 +206,19 @@ class _Situation:
         return (status in (429, 503) or ended) and (wait is None or wait <= self.retry.max_delay)
 
     @property
-    def accepted(self) -> bool:
-        """An Outcome of a normal_complete verdict whose every check passed. Each member is read
-        as exactly True (an outside ``Judged`` may answer anything): ``Outcome.succeeded`` alone
-        implies the rest, but a truthy string or a tool error saying it succeeded is no success."""
-        outcome = self.outcome
-        if outcome is None or self.verdict.kind is not _NORMAL_COMPLETE or outcome.succeeded is not True:
-            return False
-        if getattr(outcome.content_check, "passed", None) is not True:
-            return False
-        return outcome.observation is None or getattr(outcome.observation, "passed", None) is True
-
-    @property
     def annotations(self) -> Mapping[str, Any]:
+        """The tool's annotations (a mapping; else none): a mapping that is no dict is read here
+        once for the two hints the rows test, its reading (caller code) an OptionError."""
         value = self.tool.get("annotations") if self.tool is not None else None
-        return value if type(value) is dict or isinstance(value, Mapping) else {}
+        if type(value) is dict:
+            return value
+        if not isinstance(value, Mapping):
+            return {}
+        try:
+            return {name: value.get(name) for name in ("readOnlyHint", "idempotentHint")}
+        except Exception as exc:
+            raise unreadable(f"{self.tool_option}.annotations", "the tool's annotations (a mapping)", value,
+                             exc) from None
 
     @property
     def safe_to_repeat(self) -> bool:
@@ -232,10 +237,103 @@ class _Situation:
         return self.code == -32603 or self.transport in ("transport.timeout", "transport.closed", "transport.error",
                                                          "transport.cancelled")
 
-    def content_codes(self) -> set[str]:
-        check = self.outcome.content_check if self.outcome is not None else None
-        codes = getattr(check, "codes", ()) if check is not None else ()
-        return {c for c in codes if isinstance(c, str)} if isinstance(codes, (tuple, list, frozenset, set)) else set()
+
+_NOT_READ: Final = (False, frozenset[str](), None)
+"""What ``_Situation`` holds of an Outcome it did not read: none, or one of a verdict that is not
+normal_complete (no row reads it then)."""
+
+
+def _judged(outcome: Judged) -> tuple[bool, frozenset[str], bool | None]:
+    """What the rows read of an Outcome of a normal_complete verdict, read once: whether every
+    check passed (each member read as exactly True: an outside ``Judged`` may answer anything;
+    ``Outcome.succeeded`` alone implies the rest, but a truthy string or a tool error saying it
+    succeeded is no success), the codes of a content check that did not pass (the strings among
+    them, as plain strings), and whether the completion was observed (None: no observation).
+    A member of an outside object whose reading raises is an OptionError naming it (``_unread``)."""
+    name = "succeeded"
+    try:
+        succeeded = outcome.succeeded
+        name = "content_check"
+        check = outcome.content_check
+        name = "observation"
+        observation = outcome.observation
+    except Exception as exc:
+        raise _unread(outcome, "verdict", name, exc) from None
+    passed = None
+    if check is not None:
+        try:
+            passed = check.passed
+        except Exception as exc:
+            passed = _unread(check, "verdict.content_check", "passed", exc, None)
+    observed = None
+    if observation is not None:
+        try:
+            observed = observation.passed is True
+        except Exception as exc:
+            observed = _unread(observation, "verdict.observation", "passed", exc, None) is True
+    accepted = succeeded is True and passed is True and observed is not False
+    if accepted or check is None:
+        return accepted, _NOT_READ[1], observed
+    try:
+        codes = check.codes
+    except Exception as exc:
+        codes = _unread(check, "verdict.content_check", "codes", exc, ())
+    return accepted, _strings(codes), observed
+
+
+def _strings(codes: object) -> frozenset[str]:
+    """The strings among a content check's codes (a tuple, list or set; else none), each as a
+    plain str: a subclass's own ``__eq__``, ``__hash__`` or ``startswith`` is never called."""
+    if type(codes) is tuple and all(type(code) is str for code in codes):  # a ContentCheck's
+        return frozenset(codes)
+    if not isinstance(codes, (tuple, list, frozenset, set)):
+        return frozenset()
+    try:  # a subclass's iteration is caller code
+        return frozenset(str.__str__(code) for code in codes if isinstance(code, str))
+    except Exception as exc:
+        raise unreadable("verdict.content_check.codes", _EXPECTED["verdict.content_check.codes"], codes,
+                         exc) from None
+
+
+_EXPECTED: Final = {
+    "verdict.verdict": "a Verdict",
+    "verdict.succeeded": "True or False",
+    "verdict.content_check": "a ContentCheck or None",
+    "verdict.observation": "an Observation or None",
+    "verdict.content_check.passed": "True or False",
+    "verdict.content_check.codes": "the finding codes (a tuple of strings)",
+    "verdict.observation.passed": "True or False",
+    "verdict.attempt": "an integer from 1",
+    "verdict.retry": "a RetryPolicy",
+    "verdict.trusted_server": "True or False",
+    "verdict.request_sent": "True or False",
+    "verdict.tool": "the tool as listed (a mapping) or None",
+}
+"""What each member of an Outcome that ``decide`` reads is, in words (an OptionError's ``expected``)."""
+
+_REQUIRED: Final = object()
+
+
+def _unread(owner: object, where: str, name: str, exc: Exception, absent: Any = _REQUIRED) -> Any:
+    """After reading ``owner.name`` raised ``exc``: ``absent`` when ``owner`` has no such member
+    and ``absent`` is given; else the OptionError naming ``where.name`` (raised here) for an
+    outside object (its property is caller code), or ``exc`` itself for an object of this
+    library (``Outcome.succeeded``, ``ContentCheck.codes``: its own code, never wrapped)."""
+    if absent is not _REQUIRED and isinstance(exc, AttributeError):
+        return absent
+    if _ours(owner):
+        raise exc
+    option = f"{where}.{name}"
+    raise unreadable(option, _EXPECTED[option], owner, exc) from None
+
+
+def _ours(owner: object) -> bool:
+    """Whether ``owner`` is an Outcome, ContentCheck or Observation of this library (imported
+    by the first reading that raises: ``_outcome`` and ``_check`` build on this module)."""
+    from ._check import ContentCheck
+    from ._outcome import Observation, Outcome
+
+    return type(owner) in (Outcome, ContentCheck, Observation)
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,27 +387,26 @@ POLICY: Final[tuple[PolicyRow, ...]] = (
     PolicyRow("accept", "an Outcome whose every requested check passed", Action.ACCEPT,
               lambda s: s.accepted,
               lambda s: "complete and content checked"
-                        + (", completion observed" if s.outcome and s.outcome.observation else "")),
+                        + (", completion observed" if s.observed else "")),
     PolicyRow("suspect_error", "Outcome: the content reads like a failure (content.suspect_error)",
               Action.RETURN_TO_MODEL,
-              lambda s: _outcome_failed(s) and "content.suspect_error" in s.content_codes(),
+              lambda s: _outcome_failed(s) and "content.suspect_error" in s.codes,
               lambda s: "isError is not set but the content reports a failure; hand it to the model as a tool error"),
     PolicyRow("contract_broken", "Outcome: structuredContent misses or breaks the outputSchema, or the schema "
               "cannot be used", Action.INVESTIGATE,
-              lambda s: _outcome_failed(s) and bool(s.content_codes() & _SCHEMA_CODES),
+              lambda s: _outcome_failed(s) and bool(s.codes & _SCHEMA_CODES),
               lambda s: "the server broke its outputSchema contract; quarantine the result, never accept it"),
     PolicyRow("expectation_failed_write", "Outcome: a caller expectation failed and the tool may write",
               Action.CHECK_STATE,
-              lambda s: _outcome_failed(s) and any(c.startswith("expect.") for c in s.content_codes())
+              lambda s: _outcome_failed(s) and any(c.startswith("expect.") for c in s.codes)
               and not s.read_only,
               lambda s: "the write returned data the caller did not expect; observe its effect before anything else"),
     PolicyRow("expectation_failed_read", "Outcome: a caller expectation failed on a read-only tool",
               Action.INVESTIGATE,
-              lambda s: _outcome_failed(s) and any(c.startswith("expect.") for c in s.content_codes()),
+              lambda s: _outcome_failed(s) and any(c.startswith("expect.") for c in s.codes),
               lambda s: "the read returned data the caller did not expect"),
     PolicyRow("not_observed", "Outcome: the write's completion was not observed in time", Action.CHECK_STATE,
-              lambda s: _outcome_failed(s) and s.outcome is not None and s.outcome.observation is not None
-              and getattr(s.outcome.observation, "passed", None) is not True,
+              lambda s: _outcome_failed(s) and s.observed is False,
               lambda s: "the write's effect was not observed; check the state before resending"),
     PolicyRow("normal_complete", "normal_complete (decided from the verdict alone)", Action.VERIFY_CONTENT,
               lambda s: s.verdict.kind is _NORMAL_COMPLETE,
@@ -421,17 +518,23 @@ def decide(
     if isinstance(verdict, Verdict):
         outcome: Judged | None = None
         plain = verdict
-    else:
-        try:  # an outside Judged's property is caller code
-            outcome, inner = verdict, getattr(verdict, "verdict", None)
-        except Exception:
-            inner = None
+    else:  # an Outcome's members, each read once: an outside Judged's are caller code (_unread)
+        outcome = verdict
+        try:
+            inner = verdict.verdict
+        except Exception as exc:
+            inner = _unread(verdict, "verdict", "verdict", exc, None)
         if not isinstance(inner, Verdict):
             raise OptionError("verdict", "a Verdict or an Outcome", verdict,
                               f"decide takes a Verdict or an Outcome, not {shown(verdict)}")
         plain = inner
     if attempt is None:  # an Outcome's own, read conservatively: a whole number from 1, else 1
-        own = getattr(outcome, "attempt", 1) if outcome is not None else 1
+        own: Any = 1
+        if outcome is not None:
+            try:
+                own = getattr(outcome, "attempt")  # noqa: B009 - no member of Judged
+            except Exception as exc:
+                own = _unread(outcome, "verdict", "attempt", exc, 1)
         if type(own) is not int:  # an outside Judged's: its plain value (plain_number), its methods never called
             own = plain_number(own)
         attempt = own if type(own) is int and own >= 1 else 1
@@ -452,7 +555,12 @@ def decide(
                               f"tool must be the tool as listed (a mapping) or None, not {shown(tool)}")
         _readable_tool("tool", tool)
     if retry is None:
-        policy = getattr(outcome, "retry", None) if outcome is not None else None
+        policy = None
+        if outcome is not None:
+            try:
+                policy = getattr(outcome, "retry")  # noqa: B009 - no member of Judged
+            except Exception as exc:
+                policy = _unread(outcome, "verdict", "retry", exc, None)
         retry = policy if isinstance(policy, RetryPolicy) else DEFAULT_RETRY
     elif not isinstance(retry, RetryPolicy):
         raise OptionError("retry", "a RetryPolicy or None", retry,
@@ -460,16 +568,25 @@ def decide(
     # An Outcome's own members, read conservatively (an outside Judged may hold anything):
     # trusted only when exactly True, unsent only when exactly False, a tool only as a mapping
     # (a dict is one: tested by its exact type before the ABC's check, which costs more).
-    if trusted_server is None:
-        trusted_server = outcome is not None and outcome.trusted_server is True
-    if request_sent is None:
-        request_sent = outcome is None or outcome.request_sent is not False
+    tool_option, listed, name = "tool", None, "trusted_server"
+    try:
+        if trusted_server is None:
+            trusted_server = outcome is not None and outcome.trusted_server is True
+        name = "request_sent"
+        if request_sent is None:
+            request_sent = outcome is None or outcome.request_sent is not False
+        name = "tool"
+        if tool is None and outcome is not None:
+            listed = outcome.tool
+    except Exception as exc:
+        raise _unread(outcome, "verdict", name, exc) from None
     if tool is None and outcome is not None:
-        listed = outcome.tool
         tool = listed if listed is not None and (type(listed) is dict or isinstance(listed, Mapping)) else None
+        tool_option = "verdict.tool"
         if tool is not None and type(tool) is not dict:
-            _readable_tool("verdict.tool", tool)
-    situation = _Situation(plain, outcome, tool, attempt, trusted_server, request_sent, retry)
+            _readable_tool(tool_option, tool)
+    read = _judged(outcome) if outcome is not None and plain.kind is _NORMAL_COMPLETE else _NOT_READ
+    situation = _Situation(plain, outcome, tool, tool_option, attempt, trusted_server, request_sent, retry, read)
     for row in POLICY:
         if row.applies(situation):
             return _decision(row, situation)
