@@ -1,6 +1,7 @@
 """The error path is bounded: time and peak memory of classify on wrong texts of 1, 8 and 60 MiB.
 
 Run: python benchmarks/bench_bounds.py [--sizes 1,8,60] [--rounds N]
+     python benchmarks/bench_bounds.py --valid [--rounds N]
 
 Each text is a tools/call response within the default limits (64 MiB) with one wire error
 placed after most of its bytes, where finding and explaining the error costs the most:
@@ -11,19 +12,32 @@ placed after most of its bytes, where finding and explaining the error costs the
 - many small tokens (a listing of one-digit numbers in structuredContent, one token every two
   bytes: 0.5 million at 1 MiB, 30 million at 60 MiB), then a syntax error;
 - the same tokens, the text cut off inside the listing (a stream that stopped);
-- the same tokens, then a duplicate member name.
+- the same tokens, then a duplicate member name;
+- short strings (a listing of two-letter strings, a token every five bytes), then a duplicate
+  member name;
+- small objects (a listing of ``{"a":1}``, three names, braces or colons every eight bytes),
+  then a duplicate member name: names too dense for the skim's duplicate search, so jiter
+  finds it, having built the listing (``_parser`` module docstring).
 
 Measured side by side in this one process: classify's time over ``orjson.loads`` of the same
 bytes (which fails at the same error; median of per-round ratios, the two interleaved), and the
 peak resident set above the level before the call (Linux ``VmHWM``, reset before each run), over
 the size of the text, beside orjson.loads' own. Target (README, issue #11 section 4): at most
 ~5x orjson.loads in time and 3x the text's size in extra memory, wherever the error sits.
+
+``--valid``: what the skim's duplicate search costs where nothing is wrong. Well-formed 1 MiB
+responses (a listing of numbers, of short strings, of small objects, and listings of numbers
+with a small object every 128 bytes to 4 KiB, around the search's threshold of one brace,
+colon or backslash per KiB), bytes to verdict with the search on and off
+(``_parser.skim(duplicates=False)``) in the same rounds, interleaved, beside the search alone
+(``_parser._first_duplicate``) and orjson.loads.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import gc
 import statistics
 import sys
@@ -68,6 +82,14 @@ def small_tokens_truncated(size: int) -> bytes:
     return _LISTING + b"1,2,3,4,5,6,7,8," * (size // 16) + b"9"  # a stream cut off
 
 
+def short_strings_then_duplicate_key(size: int) -> bytes:
+    return _LISTING + b'"ab","cd",' * (size // 10) + b'"e"],"v":0}}}'
+
+
+def small_objects_then_duplicate_key(size: int) -> bytes:
+    return _LISTING + b'{"a":1},' * (size // 8) + b'9],"v":0}}}'
+
+
 CASES: dict[str, tuple[Callable[[int], bytes], str]] = {
     "long string, duplicate key": (long_string_then_duplicate_key, "json.duplicate_key"),
     "long string, bad escape": (long_string_then_bad_escape, "json.syntax"),
@@ -75,6 +97,22 @@ CASES: dict[str, tuple[Callable[[int], bytes], str]] = {
     "small tokens, syntax error": (small_tokens_then_syntax_error, "json.syntax"),
     "small tokens, truncated": (small_tokens_truncated, "json.syntax"),
     "small tokens, duplicate key": (small_tokens_then_duplicate_key, "json.duplicate_key"),
+    "short strings, duplicate key": (short_strings_then_duplicate_key, "json.duplicate_key"),
+    "small objects, duplicate key": (small_objects_then_duplicate_key, "json.duplicate_key"),
+}
+
+
+def _valid(body: bytes) -> bytes:
+    return _LISTING + body + b'9],"w":0}}}'
+
+
+_MIB = 1 << 20
+VALID: dict[str, bytes] = {
+    "numbers": _valid(b"1,2,3,4,5,6,7,8," * (_MIB // 16)),
+    "short strings": _valid(b'"ab","cd",' * (_MIB // 10)),
+    "small objects": _valid(b'{"a":1},' * (_MIB // 8)),
+    **{f"numbers, an object per {every} B": _valid((b"1," * ((every - 8) // 2) + b'{"a":1},') * (_MIB // every))
+       for every in (128, 512, 1024, 2048, 4096)},
 }
 
 
@@ -89,11 +127,44 @@ def _seconds(fn: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
+def valid(rounds: int) -> int:
+    """Bytes to verdict on well-formed texts, the skim's duplicate search on and off."""
+    from mcp_verdict.verdict import _classify, _parser
+
+    off = functools.partial(_parser.skim, duplicates=False)
+    print(f"{'well-formed 1 MiB':<32}{'searched':>9}{'orjson ms':>11}{'off ms':>9}{'on ms':>9}{'on/off':>9}"
+          f"{'search ms':>11}{'off/orjson':>12}{'on/orjson':>11}")
+    for name, data in VALID.items():
+        assert classify(data).kind is Kind.NORMAL_COMPLETE
+        searched = _parser._dense(data) and _parser._sparse_names(data)
+        times: dict[str, list[float]] = {"orjson": [], "off": [], "on": [], "search": []}
+        gc.disable()
+        try:
+            for round_ in range(rounds):
+                times["orjson"].append(_seconds(lambda d=data: orjson.loads(d)))  # type: ignore[misc]
+                for which in ("off", "on") if round_ % 2 else ("on", "off"):  # each first in half the rounds
+                    _classify._skim = off if which == "off" else _parser.skim
+                    times[which].append(_seconds(lambda d=data: classify(d)))  # type: ignore[misc]
+                _classify._skim = _parser.skim
+                times["search"].append(_seconds(lambda d=data: _parser._first_duplicate(d, len(d))))  # type: ignore[misc]
+        finally:
+            gc.enable()
+            _classify._skim = _parser.skim
+        ms = {key: statistics.median(values) * 1e3 for key, values in times.items()}
+        ratio = statistics.median(o / f for o, f in zip(times["on"], times["off"], strict=True))
+        print(f"{name:<32}{'yes' if searched else 'no':>9}{ms['orjson']:>11.2f}{ms['off']:>9.2f}{ms['on']:>9.2f}"
+              f"{ratio:>8.3f}x{ms['search']:>11.2f}{ms['off'] / ms['orjson']:>11.2f}x{ms['on'] / ms['orjson']:>10.2f}x")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="1,8,60", help="text sizes in MiB (default 1,8,60)")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds (default 5)")
+    parser.add_argument("--valid", action="store_true", help="well-formed texts: the duplicate search on and off")
     args = parser.parse_args()
+    if args.valid:
+        return valid(args.rounds)
     can_reset = _CLEAR_REFS.exists() and _STATUS.exists()
     print(f"{'case':<28}{'MiB':>5}{'orjson ms':>11}{'ours ms':>10}{'ours/orjson':>13}"
           f"{'peak ours':>11}{'peak orjson':>13}   finding")

@@ -33,18 +33,20 @@ before it; the verdict is unclassified either way.
 A duplicate name is well-formed JSON, so the skip passes it, and jiter would build the whole
 listing before it meets the repeated name (a listing of small numbers: ten times its size).
 Where the skip finds nothing and the member names are sparse too (:func:`_sparse_names`: at
-most one brace, colon or backslash per KiB in the same eight windows), the skim also looks for
-a repeated name (:func:`_first_duplicate`): only those bytes are visited, each found in C, the
-quotes between them counted in C; each open object keeps the set of its names, compared as
-jiter compares them (a name holding an escape is decoded by jiter). Its finding is jiter's own,
-in its words (jiter is given the name twice in a small object) and at its byte and pointer; it
-costs ~0.1x ``orjson.loads`` on a listing of numbers or short strings, nothing is built, and
-its sets hold at most one name per 512 bytes of text: past that many braces, colons and
-backslashes it gives up and leaves the text to the read below, as it does where jiter would
-stop before that name (bad UTF-8 in a string, an integer of thousands of digits, nesting past
-:data:`PARSER_MAX_DEPTH`). Texts whose names are dense (a listing of small objects) keep
-today's path: a search visiting each name in Python would cost four to six times the read
-itself on well-formed traffic, where nothing is wrong.
+most one brace, colon or backslash per KiB in eight 4 KiB windows, one in the middle of each
+eighth of the text), the skim also looks for a repeated name (:func:`_first_duplicate`): only
+those bytes are visited, each found by ``bytes.find`` in C, the quotes between two of them
+counted in C; each open object keeps the set of its names, compared as jiter compares them (a
+name holding an escape is decoded by jiter). Its finding is jiter's own, in its words (jiter
+is given the name twice in a small object) and at its byte and pointer. Nothing is built: the
+sets hold at most one name per 512 bytes of text (and 64 more): past that many braces, colons
+and backslashes the search gives up and leaves the text to the read below, as it does where
+jiter would stop before that name (bad UTF-8 in a string, an integer of thousands of digits,
+nesting past :data:`PARSER_MAX_DEPTH`). On a listing of numbers the search costs ~0.02x
+``orjson.loads``, on one of short strings ~0.06x (the quotes counted); each brace, colon or
+backslash ~0.6 µs in Python, so texts whose names are dense keep the path above: at one per
+KiB the search would add ~7% to a well-formed text's bytes to verdict, on a listing of small
+objects ten times ``orjson.loads`` (README, "Not met").
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ _SPARSE: Final = 1024
 """Member names are sparse (:func:`_sparse_names`) at one such byte per this many bytes or
 fewer in the sampled windows; the finder gives up past one per half as many in the text."""
 _SLACK: Final = 64
+"""... and past this many more (the envelope's and a short head's names, which no window reads)."""
 _WHITESPACE: Final = b" \t\r\n"
 _BACKSLASH: Final = ord("\\")
 _LONG_NUMBER: Final = 4000
@@ -240,7 +243,8 @@ def _first_duplicate(data: bytes, budget: int) -> tuple[int, int, int] | None:
         budget -= 1
         if budget < 0:
             return None
-        if find(b'"', last, at) >= 0 and count(b'"', last, at) & 1:  # (find: memchr, count is slower)
+        quote = find(b'"', last, at)  # memchr, where count reads byte by byte: count from the first
+        if quote >= 0 and count(b'"', quote, at) & 1:
             inside = not inside
         if at == backslash:
             if not inside:
