@@ -276,7 +276,10 @@ class HttpUpstream:
         """The frame-log note of a ``notifications/cancelled`` (the host's, or the proxy's
         ``own``) that :meth:`send` will not POST, said before it is recorded; None for any other
         frame. 2026-07-28 cancels a request by closing its stream; the proxy's own on behalf of
-        an HTTP host knows no session to send it in (:meth:`_cancels_by_notification`)."""
+        an HTTP host knows no session to send it in (:meth:`_cancels_by_notification`); for a
+        stdio host whose upstream gave neither a session nor a protocol version (no
+        ``initialize`` answer), the note says just that: which revision the upstream speaks is
+        not known."""
         if data.find(b"notifications/cancelled") < 0:
             return None
         cancel, request = cancelled_request(data)
@@ -286,6 +289,9 @@ class HttpUpstream:
         if own and not self.stdio_host:
             return f"not sent upstream: the proxy's own for an HTTP host is not POSTed; closing the request's " \
                    f"stream is its cancellation ({closed})"
+        if self.stdio_host and self.protocol_version is None:
+            return f"not sent upstream: the upstream gave no session and no protocol version (no initialize " \
+                   f"answer); closing the request's stream is its cancellation ({closed})"
         return f"not sent upstream: 2026-07-28 cancels a request by closing its stream ({closed})"
 
     def _cancels_by_notification(self, host: Mapping[str, str] | None) -> bool:
