@@ -139,6 +139,18 @@ SILENT = shlex.join([sys.executable, "-c", "import time; time.sleep(60)"])
     (["--stdio", "no-such-command-mcp-verdict"], "cannot start the server"),
     (["--stdio", EXITS], "exited with status 4; its stderr ends: config file missing"),
     (["--stdio", SILENT, "--timeout", "1", "--mode", "legacy"], "no answer within 1 s (during initialize)"),
+    # What the server said is the cause; its exit when the client then closed its stdin is not
+    # (this said "the server exited with status 0").
+    (["--stdio", raw("--refuse-initialize"), "--mode", "legacy"],
+     "the server answered initialize with error -32602: Unsupported protocol version (during initialize)"),
+    (["--stdio", raw("--refuse-initialize")],  # auto: server/discover refused as well, then initialize
+     "the server answered initialize with error -32602: Unsupported protocol version (during initialize)"),
+    (["--stdio", raw("--log-first"), "--timeout", "1", "--mode", "legacy"],
+     "no answer within 1 s; the server wrote 1 line that is not a JSON-RPC message on its stdout"
+     " (first: 'starting up...'): the likely cause (during initialize)"),
+    # a line break in the command is shown as its escape: the message stays one line
+    (["--stdio", shlex.join([sys.executable, "-c", "import time\ntime.sleep(60)"]), "--timeout", "1",
+      "--mode", "legacy"], "-c 'import time\\ntime.sleep(60)': no answer within 1 s (during initialize)"),
 ])
 def test_a_failed_connection_is_one_line_naming_its_cause(args: list[str], says: str) -> None:
     started = time.monotonic()

@@ -147,6 +147,36 @@ def test_a_server_that_never_answers_initialize_is_a_timeout_not_an_exit() -> No
     assert "no answer within 1 s" in str(caught.value)
 
 
+# (raw_server flags, mode, cause, step, exit_code, the message's end) - by hand: what the server
+# answered is the cause; its exit once the client closed its stdin is not (this was "exited",
+# "the server exited with status 0"); lines on stdout that are no message are the likely cause
+# of a silence.
+CONNECT_CASES: list[tuple[str, str, str, str, int | None, str]] = [
+    ("--refuse-initialize", "legacy", "protocol", "initialize", None,
+     "the server answered initialize with error -32602: Unsupported protocol version (during initialize)"),
+    ("--refuse-initialize", "auto", "protocol", "initialize", None,
+     "the server answered initialize with error -32602: Unsupported protocol version (during initialize)"),
+    ("--log-first", "legacy", "timeout", "initialize", None,
+     "no answer within 1 s; the server wrote 1 line that is not a JSON-RPC message on its stdout (first: "
+     "'starting up...'): the likely cause (during initialize)"),
+]
+
+
+@pytest.mark.parametrize(("flag", "mode", "cause", "step", "exit_code", "says"), CONNECT_CASES,
+                         ids=[f"{c[0]}-{c[1]}" for c in CONNECT_CASES])
+def test_what_the_server_said_while_connecting_is_the_cause(flag: str, mode: str, cause: str, step: str,
+                                                            exit_code: int | None, says: str) -> None:
+    async def go() -> None:
+        async with VerdictClient.stdio([sys.executable, "-m", "tests.servers.raw_server", flag], cwd=str(ROOT),
+                                       mode=mode, connect_timeout=1):
+            pass
+
+    with pytest.raises(CannotConnect) as caught:
+        anyio.run(go)
+    assert (caught.value.cause, caught.value.step, caught.value.exit_code) == (cause, step, exit_code)
+    assert str(caught.value).endswith(says), str(caught.value)
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
 def test_a_server_behind_a_wrapper_is_ended_with_its_descendants(tmp_path: Path) -> None:
     child = tmp_path / "child.pid"

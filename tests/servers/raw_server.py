@@ -10,7 +10,10 @@ It speaks the ``initialize`` handshake (2025-06-18, or the version the client as
 - ``--hostile``: tool names, descriptions, text and error messages carry rich markup (``[/]``,
   ``[bold]``), terminal escapes (``ESC]0;title BEL``, ``ESC[2J``) and a 10 kB line;
 - ``--untyped-schemas``: inputSchemas without ``"type"`` (as @modelcontextprotocol/server-
-  filesystem 0.6.2 listed them), which the official SDK's models refuse.
+  filesystem 0.6.2 listed them), which the official SDK's models refuse;
+- ``--refuse-initialize``: ``initialize`` is answered with -32602 "Unsupported protocol version"
+  (a server that supports none of the client's versions), and the server runs on;
+- ``--log-first``: it prints a start-up line to stdout, then reads nothing and never answers.
 
 Tools: ``echo`` (text back), ``fail`` (a tool execution error), ``invalid`` (a JSON-RPC error
 whose message is peer text).
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from typing import Any
 
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -50,6 +54,9 @@ def answer(message: dict[str, Any], flags: set[str]) -> dict[str, Any] | None:
     params = message.get("params") or {}
     if request_id is None:
         return None  # a notification
+    if method == "initialize" and "--refuse-initialize" in flags:
+        return {"error": {"code": -32602, "message": "Unsupported protocol version",
+                          "data": {"supported": ["1999-01-01"], "requested": params.get("protocolVersion")}}}
     if method == "initialize":
         asked = params.get("protocolVersion")
         return {"result": {"protocolVersion": asked if asked in VERSIONS else "2025-06-18",
@@ -79,6 +86,11 @@ def answer(message: dict[str, Any], flags: set[str]) -> dict[str, Any] | None:
 def main() -> None:
     flags = set(sys.argv[1:])
     out = sys.stdout
+    if "--log-first" in flags:
+        out.write("starting up...\n")
+        out.flush()
+        time.sleep(120)
+        return
     for line in sys.stdin:
         if not line.strip():
             continue

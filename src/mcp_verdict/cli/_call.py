@@ -433,7 +433,9 @@ def _connect(console: Console, client: VerdictClient, run: Any, *, verbose: bool
         with neutral_logs(verbose=verbose):
             return anyio.run(run)
     except CannotConnect as exc:
-        console.print(Text.assemble(("mcp-verdict: ", "red"), literal(str(exc))), soft_wrap=True)  # one line
+        # one line: a line break in the command or in the server's error message shown as its escape
+        line = str(exc).replace("\r", "\\r").replace("\n", "\\n")
+        console.print(Text.assemble(("mcp-verdict: ", "red"), literal(line)), soft_wrap=True)
         if exc.stderr and (exc.cause != "exited" or len(exc.stderr) > 1):
             _print_stderr(console, list(exc.stderr))
         sys.exit(EXIT_CONNECT)

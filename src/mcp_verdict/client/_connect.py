@@ -15,10 +15,12 @@ from collections.abc import Iterator, Sequence
 from typing import Final, Literal
 from urllib.parse import urlsplit
 
-from ._wire import Frame, preview, requests
+from ._wire import NOT_MESSAGES, Frame, exchange_of, preview, requests
 
 Cause = Literal["bad_url", "spawn", "refused", "unreachable", "http_status", "exited", "timeout", "protocol"]
 _STDERR_LINES: Final = 5
+_MESSAGE_SHOWN: Final = 200
+"""The characters of a server's error message a connection failure quotes."""
 
 
 class CannotConnect(ConnectionError):
@@ -132,17 +134,22 @@ def diagnose(error: BaseException, *, target: str, frames: Sequence[Frame], time
     if broke is not None:
         return CannotConnect("unreachable", f"the connection broke: {broke.data.decode('utf-8', 'replace')}",
                              target=target, step=step)
+    answered = _error_answer(frames)
+    if answered is not None:  # what the server said, before what became of it after (the client ends it)
+        return CannotConnect("protocol", f"the server answered {step} with {answered}", target=target, step=step,
+                             stderr=tail)
     timed_out = any(isinstance(leaf, TimeoutError) or (isinstance(leaf, MCPError) and leaf.code == -32001)
                     for leaf in found)
-    if stdio and exit_code is not None and not (timed_out and stopped):
+    if stdio and exit_code is not None and not stopped:  # (ended by the client: its status is no cause)
         detail = f"the server exited with status {exit_code}"
         if tail:
             detail += f"; its stderr ends: {tail[-1].strip()}"
         return CannotConnect("exited", detail, target=target, step=step, exit_code=exit_code, stderr=tail)
-    if stdio and not timed_out and any(f.kind == "eof" for f in frames):
+    if stdio and not timed_out and not stopped and any(f.kind == "eof" for f in frames):
         return CannotConnect("exited", "the server closed its stdout", target=target, step=step, stderr=tail)
     if timed_out:
-        return CannotConnect("timeout", f"no answer within {timeout:g} s", target=target, step=step, stderr=tail)
+        noise = _noise(frames) if stdio else ""
+        return CannotConnect("timeout", f"no answer within {timeout:g} s{noise}", target=target, step=step, stderr=tail)
     for leaf in found:
         if isinstance(leaf, MCPError):
             return CannotConnect("protocol", f"the server answered {step} with error {leaf.code}: {leaf}",
@@ -152,3 +159,33 @@ def diagnose(error: BaseException, *, target: str, frames: Sequence[Frame], time
             return CannotConnect("unreachable", f"{type(leaf).__name__}: {leaf}", target=target, step=step)
     leaf = found[0] if found else error
     return CannotConnect("protocol", f"{type(leaf).__name__}: {leaf}", target=target, step=step, stderr=tail)
+
+
+def _error_answer(frames: Sequence[Frame]) -> str | None:
+    """``error CODE: MESSAGE`` when the last negotiation request was answered with a JSON-RPC
+    error (its frame, as the server wrote it), else None."""
+    asked = [r for r in requests(frames) if r.method in ("server/discover", "initialize")]
+    if not asked:
+        return None
+    answer = exchange_of(frames, asked[-1]).answer
+    look = answer.peek() if answer is not None else None
+    if look is None or look.kind != "error" or look.message is None:
+        return None
+    error = look.message.get("error")
+    code = error.get("code") if isinstance(error, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    shown = f"error {code}" if isinstance(code, int) and not isinstance(code, bool) else "an error"
+    if isinstance(message, str) and message:
+        shown += f": {message if len(message) <= _MESSAGE_SHOWN else message[:_MESSAGE_SHOWN - 1] + '…'}"
+    return shown
+
+
+def _noise(frames: Sequence[Frame]) -> str:
+    """What a server that did not answer wrote instead on stdout, when it wrote lines that are
+    not JSON-RPC messages (a server logging to stdout): the likely cause."""
+    noise = [f for f in frames if f.direction == "in" and f.kind == "message" and f.peek().kind in NOT_MESSAGES]
+    if not noise:
+        return ""
+    lines = "1 line that is not a JSON-RPC message" if len(noise) == 1 else \
+        f"{len(noise)} lines that are not JSON-RPC messages"
+    return f"; the server wrote {lines} on its stdout (first: {preview(noise[0].data)}): the likely cause"

@@ -45,6 +45,8 @@ FrameKind = Literal["message", "event", "eof", "http_error", "send_failed"]
 JSON-RPC message (the SDKs read only ``message`` events, as a browser's ``onmessage`` does)."""
 _ANSWERS: Final = frozenset({"response", "error"})
 _NOT_MESSAGES: Final = frozenset({"unreadable", "invalid"})
+NOT_MESSAGES: Final = _NOT_MESSAGES
+"""The kinds of frame that are no JSON-RPC message (noise on stdio, unless it carries a request's id)."""
 
 
 @dataclass(frozen=True, slots=True)
