@@ -180,3 +180,28 @@ def test_sampling_and_roots_and_a_raising_handler() -> None:
     assert run(handlers.answer(RootsRequest("r", {}))) == {"roots": [{"uri": "file:///w", "name": "w"}]}
     with pytest.raises(HandlerError, match="raised RuntimeError: no model"):
         run(Handlers(sampling=broken).answer(SamplingRequest("s", (), 5, {})))
+
+
+class _Unprintable(Exception):
+    def __str__(self) -> str:
+        raise ValueError("no text")
+
+
+# (what the application's handler raises, the HandlerError's message) - by hand: the exception is
+# named whatever its message; a message is cut to 300 characters (an exception whose str raises
+# came out as that ValueError; a 10,000-character message was carried whole).
+HANDLER_FAILURES: list[tuple[Exception, str]] = [
+    (RuntimeError("no model"), "the sampling/createMessage handler raised RuntimeError: no model"),
+    (_Unprintable(), "the sampling/createMessage handler raised _Unprintable (its message could not be read)"),
+    (RuntimeError("x" * 10_000), "the sampling/createMessage handler raised RuntimeError: " + "x" * 297 + "..."),
+]
+
+
+@pytest.mark.parametrize(("raised", "message"), HANDLER_FAILURES, ids=["plain", "unprintable", "long"])
+def test_a_failing_handler_is_a_handler_error_naming_it(raised: Exception, message: str) -> None:
+    async def broken(request: SamplingRequest) -> dict[str, Any]:
+        raise raised
+
+    with pytest.raises(HandlerError) as caught:
+        run(Handlers(sampling=broken).answer(SamplingRequest("s", (), 5, {})))
+    assert str(caught.value) == message

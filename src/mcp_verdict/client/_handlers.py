@@ -19,7 +19,7 @@ from typing import Any, Final, Literal
 
 from ..frames._sendable import refusal
 from ..judgement._schema import compile_schema, validate
-from ..verdict._shown import shown
+from ..verdict._shown import described, shown
 from ..verdict._verdict import ElicitationRequest, InputRequest, RootsRequest, SamplingRequest
 
 FORM_ATTEMPTS: Final = 3
@@ -117,7 +117,7 @@ class Handlers:
         except HandlerError:
             raise
         except Exception as exc:
-            raise HandlerError(f"the {request.method} handler raised {type(exc).__name__}: {exc}") from exc
+            raise HandlerError(f"the {request.method} handler raised {described(exc)}") from exc
 
     async def _url(self, request: ElicitationRequest) -> dict[str, Any]:
         if self.url is None:
