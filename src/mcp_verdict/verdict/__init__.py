@@ -12,7 +12,8 @@ use), the fast path that knows no
 rule (``_fastpath``), ``classify`` itself (``_classify``), how peer text is shown on a
 terminal (``_peer_text``: what the CLI and the kit print of it), and the one bounded writer of a
 value of any size, depth or kind into a message (``_shown``: a wrong option's value, a match's
-evidence).
+evidence, a caller's exception, and ``unreadable``: the one OptionError for a caller's value
+whose reading raises).
 
 May import: the standard library (no I/O, no threads, no processes), msgspec, orjson and jiter,
 and its own modules only — never another layer of mcp_verdict (a mutant of the kill table is a
