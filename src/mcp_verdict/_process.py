@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Final
 
 POSIX: Final = os.name == "posix"
@@ -60,6 +60,17 @@ def pauses(timeout: float) -> Iterator[float]:
         yield pause
         left -= pause
         delay = min(delay * 2, 0.2)
+
+
+async def group_ended(pid: int, timeout: float, sleep: Callable[[float], Awaitable[object]]) -> bool:
+    """Whether the group led by ``pid`` has no process left running (:func:`group_alive`) within
+    ``timeout`` seconds: looked at once, then after each of :func:`pauses`, slept with ``sleep``
+    (the caller's event loop's: ``anyio.sleep`` for the tap, ``asyncio.sleep`` for the proxy)."""
+    for pause in pauses(timeout):
+        if not group_alive(pid):
+            return True
+        await sleep(pause)
+    return not group_alive(pid)
 
 
 def _running_in(group: int) -> bool:

@@ -59,7 +59,7 @@ from typing import Final, Literal, cast
 
 import orjson
 
-from .._process import POSIX, SIGKILL, group_alive, pauses, signal_group
+from .._process import POSIX, SIGKILL, group_alive, group_ended, signal_group
 from ..frames._jsonrpc import id_key, peek
 from ..frames._lines import may_be_message
 from ._bridge import Bridge, HostStream
@@ -788,10 +788,8 @@ async def _leftovers_ended(pid: int) -> None:
         if not group_alive(pid):
             return
         signal_group(pid, sig, lambda _: None)  # (no group where there is no POSIX: nothing left to end)
-        for pause in pauses(2.0):
-            await asyncio.sleep(pause)
-            if not group_alive(pid):
-                return
+        if await group_ended(pid, 2.0, asyncio.sleep):
+            return
 
 
 def merge_env(extra: Mapping[str, str] | None) -> dict[str, str] | None:

@@ -20,7 +20,7 @@ from typing import Final
 import anyio
 import anyio.abc
 
-from .._process import POSIX, SIGKILL, group_alive, pauses, signal_group
+from .._process import POSIX, SIGKILL, group_alive, group_ended, signal_group
 
 GRACE: Final = 2.0
 """Seconds given to each step of a stop."""
@@ -50,7 +50,7 @@ async def stop(process: anyio.abc.Process, grace: float = GRACE) -> bool:
         if not group_alive(process.pid):
             break
         signal_group(process.pid, number, process.send_signal)
-        if await _group_ended(process, grace):
+        if await group_ended(process.pid, grace, anyio.sleep):
             break
     for stream in (process.stdin, process.stdout, process.stderr):  # a descendant may hold a pipe open
         if stream is not None:
@@ -67,14 +67,6 @@ async def _exited(process: anyio.abc.Process, timeout: float) -> bool:
         while process.returncode is None:
             await anyio.sleep(_POLL)
     return process.returncode is not None
-
-
-async def _group_ended(process: anyio.abc.Process, timeout: float) -> bool:
-    for pause in pauses(timeout):
-        if not group_alive(process.pid):
-            return True
-        await anyio.sleep(pause)
-    return not group_alive(process.pid)
 
 
 def _close_transport(process: anyio.abc.Process) -> None:
