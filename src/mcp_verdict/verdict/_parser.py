@@ -440,13 +440,13 @@ def _tokens(block: bytes, inside: bool) -> bytes:
     strings, and a quote where a string opens. Split on quotes :data:`_PIECES` bytes at a time:
     a block of short strings splits into pieces of about 30 times its size."""
     if len(block) > _PIECES and b'"' in block:
-        marked = []
+        parts = []
         for start in range(0, len(block), _PIECES):
             part = block[start:start + _PIECES]
-            marked.append(_tokens(part, inside))
+            parts.append(_tokens(part, inside))
             if part.count(b'"') % 2:
                 inside = not inside
-        return b"".join(marked)
+        return b"".join(parts)
     if b'"' not in block:  # all inside one string, or no string at all
         return b"" if inside else block.translate(None, _NOT_TOKEN)
     pieces = block.split(b'"')
