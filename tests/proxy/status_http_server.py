@@ -18,6 +18,11 @@
   answers ``[method, the JSON-RPC method or null, MCP-Protocol-Version or null]`` of every
   request so far; a ``tools/call`` of the tool ``hang`` is never answered (its SSE stream stays
   open until the client closes it);
+- ``big:<n>``: every POST (a request or a notification) is answered with a JSON body of ``n``
+  bytes (for a request, its answer: ``ok`` padded with spaces before its last brace) with its
+  ``Content-Length``; ``big-chunked:<n>``: the same body chunked (no length), written in 4 KiB
+  chunks; a notification's answer is 202 with that body; ``big-id-last:<n>``: the same as
+  ``big:<n>``, the answer's ``id`` written last;
 - ``json``: the same server, answering each request with one JSON body; ``json-stateless``: that
   server without sessions (no ``Mcp-Session-Id``).
 
@@ -57,6 +62,8 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
         return web.json_response(SEEN)
     if MODE in ("sse", "json", "json-stateless"):
         return await _sse(request)
+    if MODE.startswith("big"):
+        return await _big(request)
     if MODE.startswith("status:") or (MODE.startswith("resume-status:") and request.method == "GET"):
         await request.read()
         return _error(int(MODE.split(":", 1)[1]))
@@ -83,6 +90,30 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
     answer = {"jsonrpc": "2.0", "id": message["id"],
               "result": {"content": [{"type": "text", "text": "ok"}], "isError": False}}
     return web.json_response(answer)
+
+
+async def _big(request: web.BaseRequest) -> web.StreamResponse:
+    message = json.loads(await request.read())
+    size = int(MODE.split(":", 1)[1])
+    result = {"content": [{"type": "text", "text": "ok"}], "isError": False}
+    if MODE.startswith("big-id-last:"):
+        answer = json.dumps({"jsonrpc": "2.0", "result": result}).encode()
+        tail = b',"id":' + json.dumps(message.get("id")).encode() + b"}"
+        body = answer[:-2] + b" " * (size - len(answer) - len(tail) + 1) + b"}" + tail
+    else:
+        answer = json.dumps({"jsonrpc": "2.0", "id": message.get("id"), "result": result}).encode()
+        body = answer[:-1] + b" " * (size - len(answer)) + b"}"
+    status = 200 if "id" in message else 202
+    assert len(body) == size and json.loads(body)["id"] == message.get("id")
+    if not MODE.startswith("big-chunked:"):
+        return web.Response(status=status, body=body, content_type="application/json")
+    response = web.StreamResponse(status=status, headers={"Content-Type": "application/json"})
+    response.enable_chunked_encoding()
+    await response.prepare(request)
+    for start in range(0, len(body), 4096):
+        await response.write(body[start:start + 4096])
+    await response.write_eof()
+    return response
 
 
 async def _sse(request: web.BaseRequest) -> web.StreamResponse:

@@ -64,7 +64,14 @@ from multidict import CIMultiDict
 from ..frames import SSEParser, id_key
 from ..frames._jsonrpc import peek
 from ..verdict._peer_text import cut, neutral
-from ._codes import UPSTREAM_CLOSED, UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, cancelled_request, error_frame
+from ._codes import (
+    TOO_LARGE,
+    UPSTREAM_CLOSED,
+    UPSTREAM_TIMEOUT,
+    UPSTREAM_UNAVAILABLE,
+    cancelled_request,
+    error_frame,
+)
 from ._relay import Key
 
 if TYPE_CHECKING:
@@ -109,8 +116,23 @@ class Delivery(NamedTuple):
     body: bytes
 
 
-async def _capped(response: aiohttp.ClientResponse, limit: int) -> bytes | None:
-    """The response's body, or None past ``limit`` bytes (not read further)."""
+_HEAD: Final = 64 * 1024
+"""The first bytes of a body past the limit kept for its id (``frames.recover_id``)."""
+
+
+class _Past(NamedTuple):
+    """What :func:`_capped` read of a body past its limit."""
+
+    head: bytes
+    """Its first :data:`_HEAD` bytes (those read: the chunk that passed the limit included)."""
+    size: int
+    """The bytes read."""
+
+
+async def _capped(response: aiohttp.ClientResponse, limit: int) -> bytes | _Past:
+    """The response's body, or past ``limit`` bytes what was read of it (:class:`_Past`; the
+    rest is not read). A length known and within the limit: one read; else chunks until the
+    end or past the limit."""
     length = response.content_length
     if length is not None and length <= limit:
         return await response.read()
@@ -118,10 +140,22 @@ async def _capped(response: aiohttp.ClientResponse, limit: int) -> bytes | None:
     size = 0
     async for chunk in response.content.iter_any():
         size += len(chunk)
-        if size > limit:
-            return None
         chunks.append(chunk)
+        if size > limit:
+            return _Past(_head(chunks), size)
     return b"".join(chunks)
+
+
+def _head(chunks: list[bytes]) -> bytes:
+    """The first :data:`_HEAD` bytes of ``chunks`` (joined up to there only)."""
+    kept: list[bytes] = []
+    size = 0
+    for chunk in chunks:
+        kept.append(chunk[:_HEAD - size])
+        size += len(kept[-1])
+        if size >= _HEAD:
+            break
+    return b"".join(kept)
 
 
 def header_value(value: str) -> str:
@@ -382,10 +416,10 @@ class HttpUpstream:
                                              allow_redirects=False) as response:
                     body = await _capped(response, self.limit)
         except (aiohttp.ClientError, OSError, ValueError) as exc:
-            status, body, reason = upstream_fault(exc, self.timeout)
+            status, fault, reason = upstream_fault(exc, self.timeout)
             self._undelivered(data, reason, f"answered HTTP {status}")
-            return Delivery(status, _JSON, body)
-        if body is None:
+            return Delivery(status, _JSON, fault)
+        if not isinstance(body, bytes):
             reason = f"the upstream answered HTTP {response.status} with a body past {self.limit} bytes"
             self._undelivered(data, reason, "answered HTTP 502")
             return Delivery(502, _JSON, error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
@@ -450,21 +484,27 @@ class HttpUpstream:
         self.bridge.fail(key, f"the upstream answered HTTP {status}{shown}", UPSTREAM_UNAVAILABLE)
 
     async def _body(self, response: aiohttp.ClientResponse, key: Key, stream: HostStream | None) -> bytes | None:
-        length = response.content_length
-        if length is not None and length <= self.limit:
-            return await response.read()  # the length is known and within the limit: one read
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in response.content.iter_any():
-            size += len(chunk)
-            if size > self.limit:
-                head = b"".join(chunks)[:65536]
-                async for rest in response.content.iter_any():
-                    size += len(rest)
-                self.bridge.upstream_too_large(head, size, stream)
-                return None
-            chunks.append(chunk)
-        return b"".join(chunks)
+        """An answer's body (:func:`_capped`); past the limit, the rest is counted (not kept) and
+        the relay refuses it (its first 64 KiB give the id): None."""
+        body = await _capped(response, self.limit)
+        if isinstance(body, bytes):
+            return body
+        size = body.size
+        async for rest in response.content.iter_any():
+            size += len(rest)
+        self._too_large(body.head, size, key, stream)
+        return None
+
+    def _too_large(self, head: bytes, size: int, key: Key | None, stream: HostStream | None) -> None:
+        """A body (or an event stream's unfinished event) of the exchange of ``key`` past the
+        limit, the exchange given up: refused (the relay answers the request whose id its first
+        bytes show with TOO_LARGE); the request of this exchange gets TOO_LARGE too when it still
+        waits (its id further in, or none read): its answer cannot come any more, and it got
+        -31002 only at ``--timeout``."""
+        self.bridge.upstream_too_large(head, size, stream)
+        if key is not None and self.bridge.relay.is_waiting(key):
+            self.bridge.fail(key, f"the server's answer is {size} bytes or more; the proxy's limit is {self.limit} "
+                                  "(its id was not in its first bytes)", TOO_LARGE)
 
     def _after_answer(self, body: bytes, key: Key) -> None:
         if self.stdio_host and body.find(b"protocolVersion") >= 0 and self.protocol_version is None:
@@ -521,8 +561,8 @@ class HttpUpstream:
                     size = 0
                     if seen is not None:
                         seen[0] += 1
-                    if len(event.data) > self.limit:
-                        self.bridge.upstream_too_large(event.data[:65536], len(event.data), stream)
+                    if len(event.data) > self.limit:  # (a notification, maybe: the request waits on)
+                        self.bridge.upstream_too_large(event.data[:_HEAD], len(event.data), stream)
                         continue
                     frame_http = {**http, "event_id": event.id} if event.id is not None else http
                     if stream is not None and hasattr(stream, "pending_id"):
@@ -541,7 +581,7 @@ class HttpUpstream:
                     if prime is not None and primed is not None:
                         prime(primed, parser.retry)
                 if size > self.limit:
-                    self.bridge.upstream_too_large(b"", size, stream)
+                    self._too_large(b"", size, key, stream)
                     return True
         except (TimeoutError, aiohttp.ClientError, OSError) as exc:
             if broken is not None:
@@ -650,7 +690,7 @@ class HttpUpstream:
         headers = upstream_headers(host, self.headers)
         queue = stream.queue  # type: ignore[attr-defined]
         note = self.bridge.relay.note
-        body: bytes | None = None
+        body: bytes | _Past = b""
         try:
             async with asyncio.timeout(self.timeout):  # to the headers, and a body without a stream
                 response = await self._client.get(self.url, headers=headers)
@@ -666,7 +706,7 @@ class HttpUpstream:
             queue.put_nowait(("error", fault, True, None))
             return
         if not opened:
-            if body is None:
+            if not isinstance(body, bytes):
                 reason = f"the upstream answered HTTP {response.status} with a body past {self.limit} bytes"
                 note("error", "s2c", f"the host's GET: {reason} (answered HTTP 502)")
                 stream.status = 502  # type: ignore[attr-defined]
