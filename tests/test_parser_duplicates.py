@@ -13,6 +13,8 @@ benchmarks/bench_bounds.py, not here.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -159,19 +161,22 @@ def test_the_search_gives_up_past_its_budget() -> None:
 # duplicate first).
 _SHAPES = (b'"k\\u0061":"\\":{[","q":[{"r":1}],"a:{\\"}":{"x":1},"\xc3\xa9":"\\\\",'
            b'"s":"x\\":1,\\"s\\":2","o":{"p":{"q":1,"r":[{"s":1},{"s":2}]}},')  # six names, none repeated
+_PLAIN = b'"ka":"x:{}","b":[":","}{"],"c":{"ka":1,"d":"\xc3\xa9:"},"ka" :1'  # ka repeated
 PROPERTY_TEXTS = [
     text(b'"h":{' + _SHAPES + b'"kb":0},"v":[' + NUMBERS + b'],"t":{' + _SHAPES + b'"ka":0}'),  # ka repeated
     text(b'"h":{' + _SHAPES + b'"ka":0},"v":[' + NUMBERS + b'],"t":{' + _SHAPES + b'"kb":0}'),  # one byte from it
     text(b'"v":[' + HALF + b",{" + _SHAPES + b'"kb" : \n1},' + HALF + b"]"),  # the shapes inside the listing
+    # short strings, then names and strings holding colons and braces with no backslash after
+    # them (whether a byte is in a string: the quotes after it counted)
+    text(b'"s":[' + b'"ab","cd",' * 30_000 + b'"e"],' + _PLAIN.replace(b'"ka"', b'"kb"', 1) + b"," + _PLAIN),
 ]
 _BREAKERS = [b'"', b"\\", b":", b",", b"{", b"}", b"[", b"]", b"a", b"b", b"0", b"u", b" ", b"\n", b"\xff"]
 
 
 def _shapes(data: bytes) -> list[int]:
-    """Where the shapes start in ``data``."""
-    found = [data.find(_SHAPES)]
-    following = data.find(_SHAPES, found[0] + 1)
-    return found if following < 0 else [*found, following]
+    """Where the shapes start in ``data`` (the text's last 200 bytes where it holds none)."""
+    found = [start for start in (data.find(_SHAPES), data.rfind(_SHAPES)) if start >= 0]
+    return found or [len(data) - 200]
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -208,3 +213,41 @@ def test_a_long_text_broken_among_its_names_gets_jiters_finding(which: int, shar
         assert wire == (expected,)
     else:  # the skim's syntax errors are worded by msgspec: the code and pointer are jiter's
         assert [(f.code, f.path) for f in wire] == [(expected.code, expected.path)]
+
+
+# Differential on well-formed values: objects written member by member (so a name may repeat),
+# names and strings from characters that need escaping or not, each written raw, with json's
+# escapes or with every character as \uXXXX, and whitespace anywhere JSON allows it. The skim's
+# finding is jiter's alone: the first repeated name, or none.
+_CHARACTERS = ["a", "b", "\u00e9", '"', "\\", ":", "{", "]", "\U0001f600", "\x7f", "\n", "/"]
+_WHITESPACE = st.sampled_from(["", " ", "\n", "\t", "\r\n "])
+
+
+@st.composite
+def _string(draw: st.DrawFn) -> str:
+    value = "".join(draw(st.lists(st.sampled_from(_CHARACTERS), max_size=3)))
+    how = draw(st.sampled_from(["ascii", "raw", "all"]))
+    if how == "all":  # every character escaped, a pair for one past U+FFFF
+        units = value.encode("utf-16-be")
+        return '"' + "".join(f"\\u{int.from_bytes(units[i:i + 2], 'big'):04x}" for i in range(0, len(units), 2)) + '"'
+    return json.dumps(value, ensure_ascii=how == "ascii")
+
+
+def _values(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    member = st.tuples(_string(), _WHITESPACE, _WHITESPACE, children)
+    return st.one_of(
+        st.lists(member, max_size=4).map(lambda members: "{" + ",".join(
+            f"{name}{before}:{after}{value}" for name, before, after, value in members) + "}"),
+        st.lists(children, max_size=3).map(lambda items: "[" + ", ".join(items) + "]"))
+
+
+_VALUE = st.recursive(st.one_of(_string(), st.sampled_from(["1", "-2.5e3", "true", "null"])), _values, max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_VALUE, _VALUE, st.booleans())
+def test_the_skim_names_the_first_repeated_name_jiter_names(head: str, tail: str, repeat: bool) -> None:
+    members = (f'"h":{head},"v":[' + "1," * 150_000 + f'1],"t":{tail}' + (',"v":0' if repeat else "")).encode()
+    data = text(members)
+    assert _dense(data) and _sparse_names(data)
+    assert skim(data) == alone(data)
