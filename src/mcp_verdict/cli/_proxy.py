@@ -95,8 +95,8 @@ def proxy_command(command: tuple[str, ...], mode: str, refuse_as: str, upstream:
         raise click.UsageError(str(exc)) from exc
     try:
         status = main(options)
-    except OSError as exc:
-        click.echo(f"mcp-verdict proxy: {exc}", err=True)
+    except OSError as exc:  # the upstream cannot be started, the address is taken, a log cannot be opened
+        click.echo(f"mcp-verdict proxy: {exc.strerror or exc}", err=True)  # (no "[Errno 2]" before it)
         sys.exit(3)
     except KeyboardInterrupt:
         status = 130

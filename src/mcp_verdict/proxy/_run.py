@@ -70,8 +70,11 @@ class ProxyOptions:
     allowed_origins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if bool(self.command) == bool(self.upstream):
+        if self.command and self.upstream:
             raise ValueError("give either an upstream command (after --) or --upstream URL, not both")
+        if not self.command and not self.upstream:
+            raise ValueError("give the upstream: a command after -- (mcp-verdict proxy -- npx server) "
+                             "or --upstream URL")
         if not (math.isfinite(self.timeout) and self.timeout > 0):
             raise ValueError(f"--timeout must be a positive number of seconds, not {self.timeout!r}")
         if not (math.isfinite(self.grace) and self.grace >= 0):

@@ -248,9 +248,12 @@ class _StdinProtocol(asyncio.Protocol):
 
 
 def _pipe_like(fd: int) -> bool:
-    """A pipe, socket or character device (what asyncio's pipe transports take); not a file."""
+    """A pipe, a socket or a terminal: what the loop's pipe transports can wait on. Not a file,
+    nor another character device: ``/dev/null`` cannot be polled (epoll refuses it), and a pipe
+    transport on it aborted the process under uvloop (SIGABRT, no message) and logged a
+    traceback under asyncio; such a device is read and written as a file is."""
     mode = os.fstat(fd).st_mode
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
 
 
 class _FileWriter:
@@ -435,10 +438,18 @@ class StdioUpstream:
         bridge.relay.withholds = self.withholds  # (the proxy's own cancellations of queued requests)
 
     async def start(self) -> None:
+        """Start the upstream process; an OSError names the command (``cannot start the upstream
+        'srv --x': No such file or directory``)."""
         loop = asyncio.get_running_loop()
-        transport, protocol = await loop.subprocess_exec(
-            lambda: _ProcessProtocol(self), *self.command, stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, stderr=None, env=self.env, cwd=self.cwd, start_new_session=POSIX)
+        try:
+            transport, protocol = await loop.subprocess_exec(
+                lambda: _ProcessProtocol(self), *self.command, stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE, stderr=None, env=self.env, cwd=self.cwd, start_new_session=POSIX)
+        except OSError as exc:
+            import shlex
+
+            why = exc.strerror or str(exc)
+            raise OSError(exc.errno, f"cannot start the upstream {shlex.join(self.command)!r}: {why}") from exc
         self._transport, self._protocol = transport, protocol
         self._stdin = transport.get_pipe_transport(0)  # type: ignore[assignment]
         self.bridge.relay.note("open", "c2s", f"started the upstream (pid {transport.get_pid()})")
