@@ -156,6 +156,9 @@ CONNECT_CASES: list[tuple[str, str, str, str, int | None, str]] = [
      "the server answered initialize with error -32602: Unsupported protocol version (during initialize)"),
     ("--refuse-initialize", "auto", "protocol", "initialize", None,
      "the server answered initialize with error -32602: Unsupported protocol version (during initialize)"),
+    ("--old-version", "legacy", "protocol", "initialize", None,
+     "the server answered initialize with protocol version '1999-01-01', which the client does not speak "
+     "(it asked for 2025-11-25) (during initialize)"),
     ("--log-first", "legacy", "timeout", "initialize", None,
      "no answer within 1 s; the server wrote 1 line that is not a JSON-RPC message on its stdout (first: "
      "'starting up...'): the likely cause (during initialize)"),

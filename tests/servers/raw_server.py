@@ -13,7 +13,9 @@ It speaks the ``initialize`` handshake (2025-06-18, or the version the client as
   filesystem 0.6.2 listed them), which the official SDK's models refuse;
 - ``--refuse-initialize``: ``initialize`` is answered with -32602 "Unsupported protocol version"
   (a server that supports none of the client's versions), and the server runs on;
-- ``--log-first``: it prints a start-up line to stdout, then reads nothing and never answers.
+- ``--log-first``: it prints a start-up line to stdout, then reads nothing and never answers;
+- ``--old-version``: ``initialize`` is answered with protocol version ``1999-01-01`` (one no
+  client speaks).
 
 Tools: ``echo`` (text back), ``fail`` (a tool execution error), ``invalid`` (a JSON-RPC error
 whose message is peer text).
@@ -57,6 +59,9 @@ def answer(message: dict[str, Any], flags: set[str]) -> dict[str, Any] | None:
     if method == "initialize" and "--refuse-initialize" in flags:
         return {"error": {"code": -32602, "message": "Unsupported protocol version",
                           "data": {"supported": ["1999-01-01"], "requested": params.get("protocolVersion")}}}
+    if method == "initialize" and "--old-version" in flags:
+        return {"result": {"protocolVersion": "1999-01-01", "capabilities": {"tools": {}},
+                           "serverInfo": {"name": "raw-server", "version": "1"}}}
     if method == "initialize":
         asked = params.get("protocolVersion")
         return {"result": {"protocolVersion": asked if asked in VERSIONS else "2025-06-18",

@@ -134,7 +134,7 @@ def diagnose(error: BaseException, *, target: str, frames: Sequence[Frame], time
     if broke is not None:
         return CannotConnect("unreachable", f"the connection broke: {broke.data.decode('utf-8', 'replace')}",
                              target=target, step=step)
-    answered = _error_answer(frames)
+    answered = _error_answer(frames) or _version_answer(frames, found)
     if answered is not None:  # what the server said, before what became of it after (the client ends it)
         return CannotConnect("protocol", f"the server answered {step} with {answered}", target=target, step=step,
                              stderr=tail)
@@ -189,3 +189,21 @@ def _noise(frames: Sequence[Frame]) -> str:
     lines = "1 line that is not a JSON-RPC message" if len(noise) == 1 else \
         f"{len(noise)} lines that are not JSON-RPC messages"
     return f"; the server wrote {lines} on its stdout (first: {preview(noise[0].data)}): the likely cause"
+
+
+def _version_answer(frames: Sequence[Frame], found: Sequence[BaseException]) -> str | None:
+    """``protocol version 'X', which the client does not speak (it asked for Y)`` when the SDK
+    refused the version the server's ``initialize`` answer chose (its RuntimeError), read from
+    that answer; else None."""
+    if not any(isinstance(leaf, RuntimeError) and "protocol version" in str(leaf) for leaf in found):
+        return None
+    asked = [r for r in requests(frames) if r.method == "initialize"]
+    answer = exchange_of(frames, asked[-1]).answer if asked else None
+    look = answer.peek() if answer is not None else None
+    result = look.result if look is not None and look.kind == "response" else None
+    chosen = result.get("protocolVersion") if result is not None else None
+    if chosen is None:
+        return None
+    wanted = asked[-1].params.get("protocolVersion")
+    return (f"protocol version {preview(str(chosen).encode(), 40)}, which the client does not speak"
+            + (f" (it asked for {wanted})" if isinstance(wanted, str) else ""))
