@@ -27,8 +27,8 @@ the size of the text, beside orjson.loads' own. Target (README, issue #11 sectio
 
 ``--valid``: what the skim's duplicate search costs where nothing is wrong. Well-formed 1 MiB
 responses (a listing of numbers, of short strings, of small objects, and listings of numbers
-with a small object every 128 bytes to 4 KiB, around the search's threshold of one brace,
-colon or backslash per KiB), bytes to verdict with the search on and off
+with a small object every 128 bytes to 32 KiB, around the search's threshold of one brace,
+colon or backslash per 4 KiB), bytes to verdict with the search on and off
 (``_parser.skim(duplicates=False)``) in the same rounds, interleaved, beside the search alone
 (``_parser._first_duplicate``) and orjson.loads.
 """
@@ -112,7 +112,7 @@ VALID: dict[str, bytes] = {
     "short strings": _valid(b'"ab","cd",' * (_MIB // 10)),
     "small objects": _valid(b'{"a":1},' * (_MIB // 8)),
     **{f"numbers, an object per {every} B": _valid((b"1," * ((every - 8) // 2) + b'{"a":1},') * (_MIB // every))
-       for every in (128, 512, 1024, 2048, 4096)},
+       for every in (128, 1024, 4096, 8192, 16384, 32768)},
 }
 
 

@@ -36,13 +36,19 @@ STRUCTURED = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","conten
 SC = "/result/structuredContent"
 NUMBERS = b"1," * 150_000 + b"1"  # 150,001 one-digit numbers: a token every two bytes
 HALF = b"1," * 75_000 + b"1"  # 75,001 of them (indexes 0 to 75,000)
-# short strings, one with an escaped quote every 2 kB (its backslash still sparse)
-STRINGS = (b'"ab",' * 399 + b'"c\\"d",') * 150 + b'"z"'
-# an object nested three deep, every 12 kB of numbers
-NESTED = (b"1," * 6_000 + b'{"a":{"b":[1,{"c":2}]},"d":"e"},') * 25 + b"1"
-# strings holding what looks like names, brackets and colons, every 24 kB of numbers
-TRICKY = (b"1," * 12_000 + b'"\\":{[\\"x\\":1,\\"x\\":2]}",') * 13 + b"1"
+# short strings, one with an escaped quote every 8 kB (its backslash still sparse)
+STRINGS = (b'"ab",' * 1_637 + b'"c\\"d",') * 37 + b'"z"'
 
+
+def spread(unit: bytes) -> bytes:
+    """A listing of 150,001 one-digit numbers with ``unit`` every 60 kB of them (none of them
+    where the names' density is sampled: ``_sparse_names``)."""
+    return (b"1," * 30_000 + unit + b",") * 5 + b"1"
+
+
+# an object nested three deep, and strings holding what looks like names, brackets and colons
+NESTED = spread(b'{"a":{"b":[1,{"c":2}]},"d":"e"}')
+TRICKY = spread(b'"\\":{[\\"x\\":1,\\"x\\":2]}"')
 
 def text(members: bytes) -> bytes:
     """A tools/call response whose structuredContent holds ``members``."""
@@ -132,12 +138,14 @@ LEFT = [
                                                           + b',"v":[' + NUMBERS + b'],"v":0'), "json.too_deep", None),
     ("a listing of small objects: names dense", text(b'"v":[' + b'{"a":1},' * 40_000 + b'1],"v":0'),
      "json.duplicate_key", f"{SC}/v"),
+    ("300 braces and colons where no window looks, past the search's budget (210)",
+     text(b'"v":[' + b'{"a":1},' * 100 + NUMBERS + b'],"v":0'), "json.duplicate_key", f"{SC}/v"),
 ]
 
 
 @pytest.mark.parametrize(("data", "code", "path"), [case[1:] for case in LEFT], ids=[case[0] for case in LEFT])
 def test_what_jiter_meets_first_is_left_to_jiter(data: bytes, code: str, path: str | None) -> None:
-    assert _duplicate(data) is None
+    assert skim(data) is None and _duplicate(data) is None
     expected = alone(data)
     assert expected is not None and expected.code == code
     if path is not None:
@@ -146,8 +154,8 @@ def test_what_jiter_meets_first_is_left_to_jiter(data: bytes, code: str, path: s
 
 
 def test_the_search_gives_up_past_its_budget() -> None:
-    """One name per 512 bytes is the most the search visits; past it the text is left to the
-    read after it (here: three braces, colons or backslashes)."""
+    """One brace, colon or backslash per 2 KiB (and 64) is the most the search visits; past it
+    the text is left to the read after it (here: three, then 64)."""
     data = text(b'"a":1,"b":2,"v":[' + NUMBERS + b'],"v":0')
     assert _first_duplicate(data, 3) is None
     assert _first_duplicate(data, 64) is not None

@@ -33,20 +33,21 @@ before it; the verdict is unclassified either way.
 A duplicate name is well-formed JSON, so the skip passes it, and jiter would build the whole
 listing before it meets the repeated name (a listing of small numbers: ten times its size).
 Where the skip finds nothing and the member names are sparse too (:func:`_sparse_names`: at
-most one brace, colon or backslash per KiB in eight 4 KiB windows, one in the middle of each
+most one brace, colon or backslash per 4 KiB in eight 4 KiB windows, one in the middle of each
 eighth of the text), the skim also looks for a repeated name (:func:`_first_duplicate`): only
-those bytes are visited, each found by ``bytes.find`` in C, the quotes between two of them
-counted in C; each open object keeps the set of its names, compared as jiter compares them (a
-name holding an escape is decoded by jiter). Its finding is jiter's own, in its words (jiter
-is given the name twice in a small object) and at its byte and pointer. Nothing is built: the
-sets hold at most one name per 512 bytes of text (and 64 more): past that many braces, colons
-and backslashes the search gives up and leaves the text to the read below, as it does where
-jiter would stop before that name (bad UTF-8 in a string, an integer of thousands of digits,
-nesting past :data:`PARSER_MAX_DEPTH`). On a listing of numbers the search costs ~0.02x
-``orjson.loads``, on one of short strings ~0.06x (the quotes counted); each brace, colon or
-backslash ~0.6 µs in Python, so texts whose names are dense keep the path above: at one per
-KiB the search would add ~7% to a well-formed text's bytes to verdict, on a listing of small
-objects ten times ``orjson.loads`` (README, "Not met").
+those bytes are visited, found by ``bytes.find`` in C a block at a time, and whether each is in
+a string is the parity of the quotes before it, counted in C; each open object keeps the set
+of its names, compared as jiter compares them (a name holding an escape is decoded by jiter).
+Its finding is jiter's own, in its words (jiter is given the name twice in a small object) and
+at its byte and pointer. Nothing is built: the sets hold at most one name per 2 KiB of text
+(and 64 more): past that many braces, colons and backslashes the search gives up and leaves
+the text to the read below, as it does where jiter would stop before that name (bad UTF-8 in a
+string, an integer of thousands of digits, nesting past :data:`PARSER_MAX_DEPTH`). It costs
+~0.1 ms per MiB of numbers or short strings (~0.02x ``orjson.loads``) and ~0.55 µs per brace,
+colon or backslash in Python: at the threshold ~2% of a well-formed text's bytes to verdict (at
+one per KiB it was ~8%). Texts whose names are denser (a listing of small objects, a small
+object every KiB of numbers) keep the path above, jiter building their values (README, "Not
+met").
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ _RAW: Final = msgspec.json.Decoder(msgspec.Raw)
 _MALFORMED: Final = r"JSON is malformed: (.*) \(byte (\d+)\)"
 _EVENTS: Final = (b"{", b"}", b":", b"\\")
 """What the duplicate finder visits (:func:`_first_duplicate`)."""
-_SPARSE: Final = 1024
+_SPARSE: Final = 4096
 """Member names are sparse (:func:`_sparse_names`) at one such byte per this many bytes or
 fewer in the sampled windows; the finder gives up past one per half as many in the text."""
 _SLACK: Final = 64
@@ -204,8 +205,8 @@ def _sparse_names(data: bytes) -> bool:
     """Whether the text's member names are sparse: at most one brace, colon or backslash per
     :data:`_SPARSE` bytes in eight windows of 4 KiB, one in the middle of each eighth of the
     text (a head or tail of names, the envelope's, is not sampled; the search's budget bounds
-    what the windows miss), where :func:`_first_duplicate` costs a few per cent of the read
-    that follows it."""
+    what the windows miss), where :func:`_first_duplicate` costs ~2% of the read that follows
+    it."""
     step = len(data) // _WINDOWS
     events = 0
     for start in range((step - _WINDOW) // 2, step * _WINDOWS, step):
@@ -275,19 +276,25 @@ def _first_duplicate(data: bytes, budget: int) -> tuple[int, int, int] | None:
             continue
         last = at + 1
         if at == opening:
-            opening = following(b"{", last)
+            opening = find(b"{", last, stop)
+            if opening < 0:
+                opening = stop
             if not inside:
                 stack.append(names)
                 names = set()
             continue
         if at == closing:
-            closing = following(b"}", last)
+            closing = find(b"}", last, stop)
+            if closing < 0:
+                closing = stop
             if not inside:
                 if not stack:
                     return None
                 names = stack.pop()
             continue
-        colon = following(b":", last)
+        colon = find(b":", last, stop)
+        if colon < 0:
+            colon = stop
         if inside:
             continue
         if names is None:
