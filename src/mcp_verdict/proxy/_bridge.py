@@ -67,23 +67,26 @@ class Bridge:
 
     # -- frames from the host ------------------------------------------------------------------
     def from_host(self, data: bytes, stream: HostStream | None = None, *, http: Mapping[str, Any] | None = None,
-                  headers: Mapping[str, str] | None = None, read_first: bool = False) -> Key | None:
+                  headers: Mapping[str, str] | None = None, read_first: bool = False,
+                  note: str | None = None) -> Key | None:
         """A host frame; returns the id key of the request it opened (None: no request).
 
         To an upstream that does not route by key, a frame within the limit is sent first and
         read after: the upstream works on it while the relay tracks it — unless ``read_first``
-        (a caller that found the frame unreadable: the relay may answer it instead)."""
+        (a caller that found the frame unreadable: the relay may answer it instead). ``note``:
+        what the host side changed in a notification (its record says it)."""
         relay = self.relay
         upstream = self.upstream
         first = upstream is not None and not upstream.routes_by_key and len(data) <= relay.max_frame \
             and not read_first
-        withheld = None
+        withheld = note
         cancels: Key | None = None
         if data.find(b"notifications/cancelled") >= 0:
             if upstream is not None:
                 # (HTTP 2026-07-28: the stream's close is the cancel; stdio: its request was queued)
                 withholds = getattr(upstream, "withholds", None)
-                withheld = withholds(data, False, headers) if withholds is not None else None
+                said = withholds(data, False, headers) if withholds is not None else None
+                withheld = said if withheld is None else withheld if said is None else f"{withheld}; {said}"
             cancels = self._cancels(data)  # (a queued one taken back is answered already: not waiting)
             if cancels is not None:
                 withheld = _NO_LONGER_AWAITED if withheld is None else f"{withheld}; {_NO_LONGER_AWAITED}"

@@ -1,5 +1,6 @@
-"""The frames the proxy writes itself: its JSON-RPC error codes, the refusal of an answer, and
-a host's request under an id of the proxy's (:func:`with_id`).
+"""The frames the proxy writes itself: its JSON-RPC error codes, the refusal of an answer, a
+host's request under an id of the proxy's (:func:`with_id`) and a host's cancellation of it
+(:func:`with_request_id`).
 
 The codes, their meanings and the ``data`` of a refusal are defined once, for every writer, in
 ``frames/_refusal`` (re-exported here); ``data.source`` is always ``"mcp-verdict proxy"``.
@@ -13,12 +14,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal
 
 import orjson
 
-from ..frames._jsonrpc import error_json, id_json, id_spans, peek
+from ..frames._jsonrpc import _ID_VALUE, _TOKENS, error_json, id_json, id_spans, peek
 from ..frames._refusal import (
     CODES,
     META_KEY,
@@ -34,7 +36,8 @@ from ..verdict._verdict import Verdict
 
 __all__ = ["CODES", "INVALID_REQUEST", "META_KEY", "PARSE_ERROR", "REFUSED", "SOURCE", "TOO_LARGE",
            "UPSTREAM_CLOSED", "UPSTREAM_TIMEOUT", "UPSTREAM_UNAVAILABLE", "RefuseAs", "cancelled",
-           "cancelled_request", "digest", "error_frame", "findings_codes", "refusal", "verdict_data", "with_id"]
+           "cancelled_request", "digest", "error_frame", "findings_codes", "refusal", "verdict_data", "with_id",
+           "with_request_id"]
 
 SOURCE: Final = "mcp-verdict proxy"
 PARSE_ERROR: Final = -32700
@@ -43,6 +46,8 @@ INVALID_REQUEST: Final = -32600
 """JSON-RPC 2.0 s5.1: a request the proxy cannot relay as written (its id is a number it cannot hold)."""
 
 RefuseAs = Literal["error", "tool-error"]
+_OBJECT_MEMBER: Final = re.compile(rb"\s*:\s*\{")
+"""After a member's name: its value is an object."""
 
 
 def verdict_data(verdict: Verdict, original: bytes, *, messages: bool = True) -> dict[str, Any]:
@@ -115,6 +120,48 @@ def with_id(data: bytes, new: bytes, message: Mapping[str, Any] | None) -> bytes
             return json.dumps({**json.loads(data), "id": json.loads(new)}, separators=(",", ":")).encode()
         except (ValueError, TypeError, RecursionError):
             return orjson.dumps({**(message or {}), "id": json.loads(new)})
+    out: list[bytes] = []
+    last = 0
+    for start, end in spans:
+        out += (data[last:start], new)
+        last = end
+    out.append(data[last:])
+    return b"".join(out)
+
+
+def with_request_id(data: bytes, new: bytes) -> bytes | None:
+    """The ``notifications/cancelled`` ``data`` with its ``params.requestId`` replaced by ``new``
+    (an id as JSON), every other byte as the host wrote it (its reason, ``_meta``, the blanks):
+    the value of each ``requestId`` member of each top-level ``params`` object is replaced, as
+    :func:`with_id` replaces the id. When none shows (a name escaped) it is written anew by
+    Python's json (its integers exact); None when that cannot read it either."""
+    spans: list[tuple[int, int]] = []
+    depth = 0
+    inside = False  # (in a top-level params object)
+    opens = False  # (the next token opens one)
+    for match in _TOKENS.finditer(data):
+        token = match.group()
+        first = token[:1]
+        if first in {b"{", b"["}:
+            depth += 1
+            inside = inside or (opens and depth == 2)
+            opens = False
+        elif first in {b"}", b"]"}:
+            depth -= 1
+            inside = inside and depth >= 2
+        else:
+            opens = depth == 1 and token == b'"params"' and _OBJECT_MEMBER.match(data, match.end()) is not None
+            if inside and depth == 2 and token == b'"requestId"':
+                found = _ID_VALUE.match(data, match.end())
+                if found is not None and found.group(1) is not None:
+                    spans.append(found.span(1))
+    if not spans:
+        try:
+            message = json.loads(data)
+            message["params"]["requestId"] = json.loads(new)
+            return json.dumps(message, separators=(",", ":")).encode()
+        except (ValueError, TypeError, KeyError, RecursionError):
+            return None
     out: list[bytes] = []
     last = 0
     for start, end in spans:

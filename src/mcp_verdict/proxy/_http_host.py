@@ -49,7 +49,12 @@ basic/transports/streamable-http, as a server:
   every host, it is sent upstream under an id of the proxy's (``"mcp-verdict:<nonce>:<n>"``,
   what the frame log then shows; only the id's bytes are replaced), and the host's own id is
   put back in the answer as the host wrote it. A request no parser reads cannot be renumbered:
-  with its id in flight it gets the JSON-RPC parse error at once (``Relay``), unsent;
+  with its id in flight it gets the JSON-RPC parse error at once (``Relay``), unsent. A stateless
+  host's ``notifications/cancelled`` naming the id of such a request (the only request in flight
+  it can name: none waits under that id as the host wrote it, and one alone was sent under an id
+  of the proxy's) goes upstream naming the id the request was sent under (only ``requestId``'s
+  bytes replaced), and the proxy stops awaiting the request (``Bridge.host_cancelled``), its
+  record noting both; one naming any other id goes on as the host wrote it;
 - what it holds per host conversation stays bounded (HTTP upstream): a relay made for an
   ``initialize`` or for a session id it does not know serves that one POST (or GET) and is
   closed after it (its upstream POSTs still under way finished first), unless the answer carries
@@ -85,8 +90,9 @@ import orjson
 from aiohttp import web
 
 from ..frames._jsonrpc import Peek, id_json, id_key, peek
+from ..verdict._peer_text import cut, neutral
 from ._bridge import Bridge
-from ._codes import UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, error_frame, with_id
+from ._codes import UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, cancelled_request, error_frame, with_id, with_request_id
 from ._http_upstream import HttpUpstream, client_session, upstream_fault, upstream_headers
 from ._relay import Key, Telemetry, as_written
 from ._shutdown import stop_signals, wind_down
@@ -203,6 +209,9 @@ class PostStream:
     restore: tuple[bytes, bytes] | None = None
     """(the id the proxy sent upstream, the host's own id), both as JSON: the answer gets the
     host's id back (:func:`_restore_id`)."""
+    renamed: tuple[Key, Key] | None = None
+    """(the id key of the host's own id, that of the id sent upstream) of a renumbered request:
+    what :attr:`HttpHost._renamed` holds for it while its POST lasts."""
 
     def __init__(self, limit: int = _BACKLOG) -> None:
         self.queue = _Items()
@@ -297,6 +306,10 @@ class HttpHost:
         self.telemetry: Telemetry | None = None
         self._nonce = secrets.token_hex(6)
         self._renumbered = 0
+        self._renamed: dict[Key, dict[Key, bytes]] = {}
+        """The requests sent to the stdio upstream under an id of the proxy's whose POST lasts,
+        by the key of the host's own id: the key of the id sent upstream, and that id as JSON
+        (a host's ``notifications/cancelled`` names the host's id: :meth:`_cancelled_as_sent`)."""
         self._backlog = backlog_limit(options.max_frame)
         self._gets: list[PostStream] = []
         self._sessions: dict[str, set[Key]] = {}
@@ -445,9 +458,51 @@ class HttpHost:
         if look.message is None or not self._stdio.relay.is_waiting(id_key(look.id)):
             return body
         self._renumbered += 1
-        sent = orjson.dumps(f"mcp-verdict:{self._nonce}:{self._renumbered}")
+        proxy_id = f"mcp-verdict:{self._nonce}:{self._renumbered}"
+        sent = orjson.dumps(proxy_id)
         stream.restore = (sent, id_json(as_written(look.id, body)))
+        stream.renamed = (id_key(look.id), id_key(proxy_id))
+        self._renamed.setdefault(stream.renamed[0], {})[stream.renamed[1]] = sent
         return with_id(body, sent, look.message)
+
+    def _unrename(self, stream: PostStream) -> None:
+        """The POST of a renumbered request is over: its host can no longer cancel it."""
+        if stream.renamed is None:
+            return
+        host, sent = stream.renamed
+        renamed = self._renamed.get(host)
+        if renamed is not None:
+            renamed.pop(sent, None)
+            if not renamed:
+                del self._renamed[host]
+
+    def _cancelled_as_sent(self, body: bytes) -> tuple[bytes, str | None]:
+        """A stateless host's ``notifications/cancelled`` for the stdio upstream (``body``),
+        naming the host's id of a request the proxy sent under an id of its own (``_renumber``):
+        the body naming the id it was sent under (``_codes.with_request_id``: only
+        ``requestId``'s bytes replaced), and the note of its record. Unchanged (note None) when
+        it names no such request, or one not alone: a request waits under that id as the host
+        wrote it (another host's, or this one's: stateless POSTs do not tell hosts apart), or more
+        than one was renumbered from it."""
+        cancel, request = cancelled_request(body)
+        if not cancel or request is None or isinstance(request, bool) or not isinstance(request, (int, str)):
+            return body, None
+        renamed = self._renamed.get(id_key(request))
+        if not renamed or self._stdio is None:
+            return body, None
+        relay = self._stdio.relay
+        if relay.is_waiting(id_key(request)):
+            return body, None
+        waiting = [sent for key, sent in renamed.items() if relay.is_waiting(key)]
+        if len(waiting) != 1:
+            return body, None
+        sent = waiting[0]
+        rewritten = with_request_id(body, sent)
+        if rewritten is None:
+            return body, None
+        named = cut(neutral(id_json(request).decode("utf-8", "replace")), 80)
+        return rewritten, (f"the host's requestId {named} is the id of its request sent upstream as "
+                           f"{sent.decode()}: sent upstream naming that id")
 
     def _host_ok(self, request: web.BaseRequest) -> bool:
         """The Host header names the loopback endpoint (or a host of ``--allow-origin``): a page
@@ -525,13 +580,18 @@ class HttpHost:
             bridge = self._acquire(session, initialize, id_key(look.id))
         else:
             bridge = self._acquire(session, initialize)
+        note = None
+        if self._renamed and look is not None and session is None and look.method == "notifications/cancelled":
+            body, note = self._cancelled_as_sent(body)
         try:
-            return await self._post_on(request, body, session, initialize, stream, bridge, read_first)
+            return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note)
         finally:
             self._release(bridge)
+            self._unrename(stream)
 
     async def _post_on(self, request: web.BaseRequest, body: bytes, session: str | None, initialize: bool,
-                       stream: PostStream, bridge: Bridge, read_first: bool = False) -> web.StreamResponse:
+                       stream: PostStream, bridge: Bridge, read_first: bool = False,
+                       note: str | None = None) -> web.StreamResponse:
         self._exchange += 1
         http = {"exchange": self._exchange, "method": "POST", "session": session,
                 "protocol_version": request.headers.get("MCP-Protocol-Version")}
@@ -551,7 +611,7 @@ class HttpHost:
         stdio = self._stdio_upstream if self._stdio is not None else None
         if stdio is not None:
             stdio.delivery = None
-        key = bridge.from_host(body, stream, http=http, headers=headers, read_first=read_first)
+        key = bridge.from_host(body, stream, http=http, headers=headers, read_first=read_first, note=note)
         if key is None:
             if not stream.queue.empty():
                 return await self._answer_queued(stream, 200)

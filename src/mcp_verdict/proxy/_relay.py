@@ -222,8 +222,9 @@ class Relay:
         ``forwarded``: the caller sent it upstream already (a host frame within ``max_frame`` is
         always forwarded unchanged, so a transport may write it before the relay reads it: the
         upstream starts on it while the relay tracks it); nothing is returned for it then.
-        ``withheld``: the upstream takes this notification without sending it on (a 2026-07-28
-        ``notifications/cancelled`` over HTTP is the request stream's close): its record says so."""
+        ``withheld``: the note of this notification's record: the upstream takes it without sending
+        it on (a 2026-07-28 ``notifications/cancelled`` over HTTP is the request stream's close),
+        or the host side changed it (a cancellation of a request sent under an id of the proxy's)."""
         self.stats.host_frames += 1
         if len(data) > self.max_frame:
             if forwarded:

@@ -1,0 +1,134 @@
+"""A stateless HTTP host's own ``notifications/cancelled`` for a request the proxy sent to its
+stdio upstream under an id of its own, through the real proxy (a process) and a real stdio
+server (``fault_server.py``: ``late`` answers only once its call is cancelled, under the id the
+cancellation names).
+
+Over a stdio upstream, which sees every host on one connection, a stateless request (no
+``Mcp-Session-Id``) whose id another host has in flight is sent under an id of the proxy's
+(``"mcp-verdict:<nonce>:<n>"``, README "The proxy", HTTP). Its host's cancellation names the
+host's id (MCP basic/utilities/cancellation, 2025-11-25: ``params.requestId`` is "the ID of the
+request to cancel", as its sender issued it). Before, it went upstream as written, naming an id
+the server never saw for that request (the server ran on), and the proxy kept awaiting the
+request (-31002 at ``--timeout``). Now it goes upstream naming the id the request was sent under
+(only ``requestId``'s bytes replaced: its reason kept), the proxy stops awaiting the request
+(its POST ends with no answer, as for any request its host cancels in flight), and the record
+says both. A cancellation naming an id the proxy does not know, and one for a request sent
+under its host's own id (in a session, or the first of an id), goes on as written.
+
+Hosts: ``a`` and ``b`` post with no session (each with the row's ``MCP-Protocol-Version``),
+``s`` in a 2025-06-18 session (initialised first). Each row's last step is ``a``'s ``echo``
+(id 6), answered."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ._peers import TIMEOUT, HttpHostPeer, proxy_http, wait_until
+from ._restarting import frame_records, host_message
+from .test_proxy_faults import INIT, SERVER, tool
+from .test_proxy_host_cancel_in_flight import INITIALIZED, LATE, NO_LONGER, NOTHING
+from .test_proxy_host_cancel_queued import cancel
+
+SENT_1 = "mcp-verdict:<nonce>:1"
+"""The first id of the proxy's (its nonce is random: shown as ``<nonce>``)."""
+RENAMED = (f'the host\'s requestId 5 is the id of its request sent upstream as "{SENT_1}": sent upstream naming '
+           f"that id; {NO_LONGER}")
+ECHOED = (200, 6, None)
+"""The POST of ``echo`` (id 6): its answer, under the host's id."""
+
+# (row; the stateless hosts' MCP-Protocol-Version; the steps: (host, "late" or "cancel" or
+# "echo", id); what each POST of "late" got, in step order: (status, id, error code) or NOTHING;
+# the cancellations sent upstream as (requestId, note); the refused records' notes)
+ROWS: list[tuple[str, str, list[tuple[str, str, int]], list[Any], list[tuple[Any, str | None]], list[str]]] = [
+    # b's 5 is sent as the proxy's id (a's 5 is in flight); a cancels its own 5 (as written),
+    # then b its 5: the proxy's id goes upstream, and b's POST ends
+    ("2025-no-session-renumbered", "2025-06-18",
+     [("a", "late", 5), ("b", "late", 5), ("a", "cancel", 5), ("b", "cancel", 5), ("a", "echo", 6)],
+     [NOTHING, NOTHING, ECHOED], [(5, NO_LONGER), (SENT_1, RENAMED)], [LATE, LATE]),
+    ("2026-stateless-renumbered", "2026-07-28",
+     [("a", "late", 5), ("b", "late", 5), ("a", "cancel", 5), ("b", "cancel", 5), ("a", "echo", 6)],
+     [NOTHING, NOTHING, ECHOED], [(5, NO_LONGER), (SENT_1, RENAMED)], [LATE, LATE]),
+    # a cancellation naming an id no request of the proxy's has: as written, no note
+    ("2025-no-session-unknown-id", "2025-06-18",
+     [("a", "late", 5), ("b", "late", 5), ("b", "cancel", 7), ("a", "cancel", 5), ("b", "cancel", 5),
+      ("a", "echo", 6)],
+     [NOTHING, NOTHING, ECHOED], [(7, None), (5, NO_LONGER), (SENT_1, RENAMED)], [LATE, LATE]),
+    # not renumbered (unchanged): a session's request, a stateless one alone with its id
+    ("2025-session", "2025-06-18",
+     [("s", "late", 5), ("s", "cancel", 5), ("a", "echo", 6)],
+     [NOTHING, ECHOED], [(5, NO_LONGER)], [LATE]),
+    ("2025-no-session-alone", "2025-06-18",
+     [("a", "late", 5), ("a", "cancel", 5), ("a", "echo", 6)],
+     [NOTHING, ECHOED], [(5, NO_LONGER)], [LATE]),
+]
+
+
+@pytest.mark.parametrize(("version", "steps", "posted", "cancellations", "refused"), [row[1:] for row in ROWS],
+                         ids=[row[0] for row in ROWS])
+def test_a_cancellation_names_the_id_its_request_was_sent_under(
+        tmp_path: Path, version: str, steps: list[tuple[str, str, int]], posted: list[Any],
+        cancellations: list[tuple[Any, str | None]], refused: list[str]) -> None:
+    log = tmp_path / "frames.jsonl"
+    options = ["--timeout", "4", "--log", str(log), "--log-payloads", "--", *SERVER]
+    got: dict[int, Any] = {}
+    calls: list[threading.Thread] = []
+    with proxy_http(options) as (url, _):
+        hosts = {name: HttpHostPeer(url) for name in ("a", "b", "s")}
+        try:
+            assert json.loads(hosts["s"].exchange(INIT) or b"null")["id"] == 0
+            assert hosts["s"].post(INITIALIZED)[0] == 202
+            stateless = {"mcp-protocol-version": version}
+            for index, (name, what, request_id) in enumerate(steps):
+                peer = hosts[name]
+                headers = None if name == "s" else stateless
+                if what == "cancel":
+                    seen = len(_cancellations(log)) + 1
+                    assert peer.post(cancel(request_id), headers=headers)[0] == 202
+                    assert wait_until(lambda seen=seen: len(_cancellations(log)) >= seen, TIMEOUT)
+                    continue
+                call = threading.Thread(target=_post, args=(peer, tool(request_id, what), headers, got, index))
+                call.start()
+                calls.append(call)
+                if what == "late":  # (in flight upstream before the next step)
+                    count = sum(1 for s in steps[:index + 1] if s[1] == "late")
+                    assert wait_until(lambda count=count: len([r for r in frame_records(log)
+                                                               if host_message('"late"')(r)]) >= count, TIMEOUT)
+            for call in calls:
+                call.join(TIMEOUT)
+            wait_until(lambda: len(_refused(log)) >= len(refused), TIMEOUT)
+        finally:
+            for peer in hosts.values():
+                peer.close()
+    assert ([got.get(index) for index, step in enumerate(steps) if step[1] != "cancel"], _cancellations(log),
+            _refused(log)) == (posted, cancellations, refused)
+
+
+def _post(peer: HttpHostPeer, message: dict[str, Any], headers: dict[str, str] | None, got: dict[int, Any],
+          index: int) -> None:
+    status, body, events = peer.post(message, headers=headers)
+    if body is None:
+        got[index] = (status, body, events)
+        return
+    answer = json.loads(body)
+    got[index] = (status, answer["id"], answer["error"]["code"] if "error" in answer else None)
+
+
+def _nonce(text: Any) -> Any:
+    return re.sub(r"mcp-verdict:[0-9a-f]+:", "mcp-verdict:<nonce>:", text) if isinstance(text, str) else text
+
+
+def _cancellations(log: Path) -> list[tuple[Any, str | None]]:
+    """The host's ``notifications/cancelled`` as they went upstream: (requestId, note)."""
+    return [(_nonce(json.loads(r["data"])["params"]["requestId"]), _nonce(r.get("note")))
+            for r in frame_records(log) if host_message("notifications/cancelled")(r)
+            and "written by the proxy" not in (r.get("note") or "")]
+
+
+def _refused(log: Path) -> list[str]:
+    return [r.get("note", "") for r in frame_records(log) if r["kind"] == "refused"]
