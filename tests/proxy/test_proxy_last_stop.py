@@ -1,7 +1,9 @@
 """A host request that arrives while the stdio upstream is being stopped for the last time (its
 restart policy has no restart left), through the real proxy (a process) and a real stdio server
-(``restart_server.py hang``): answered at once with -31004 under its id, ``the upstream is not
-running``, never sent (the tool does not run), its answer's record written by the proxy.
+(``restart_server.py hang``): answered at once with -31004 under its id, ``the upstream is being
+stopped (no restart left)`` (the process is still alive, waiting out ``--grace``: it read ``the
+upstream is not running``, which is said once it has exited), never sent (the tool does not
+run), its answer's record written by the proxy.
 
 The window is made certain: the server exits mid-call (``exit``: -31001), is restarted (1 of at
 most 1), is silent to its replayed ``initialize`` past ``--timeout`` and is then stopped, no
@@ -21,17 +23,17 @@ from ._peers import TIMEOUT, HttpHostPeer, host_through, wait_until
 from ._restarting import EXIT, frame_records, host_message, initialise, server_received, write
 from .test_proxy_replay_deadline import SERVER, _overdue
 
-NOT_RUNNING = "the upstream is not running"
+STOPPING = "the upstream is being stopped (no restart left)"
 STARTS = ["2 initialize"]
 """What the server received past its first start: the replayed initialize, nothing more."""
 
 # (the host; the request's HTTP status (None: stdio); its answer's error (code, message); the
 # records after the request's own as (dir, kind, note); what the server received)
 ROWS = [
-    ("stdio", None, (-31004, f"mcp-verdict proxy: {NOT_RUNNING}"),
-     [("s2c", "message", f"written by the proxy: {NOT_RUNNING}")], STARTS),
-    ("http", 200, (-31004, f"mcp-verdict proxy: {NOT_RUNNING}"),
-     [("s2c", "message", f"written by the proxy: {NOT_RUNNING}")], STARTS),
+    ("stdio", None, (-31004, f"mcp-verdict proxy: {STOPPING}"),
+     [("s2c", "message", f"written by the proxy: {STOPPING}")], STARTS),
+    ("http", 200, (-31004, f"mcp-verdict proxy: {STOPPING}"),
+     [("s2c", "message", f"written by the proxy: {STOPPING}")], STARTS),
 ]
 
 

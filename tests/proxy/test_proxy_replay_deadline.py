@@ -127,18 +127,20 @@ def test_a_restarted_upstream_silent_to_its_replayed_initialize_is_stopped(
     assert (after(log, _hosts(method)), server_received(tmp_path)) == (records, received)
 
 
-# while the silent process is being stopped and no restart is left, the upstream is not running:
-# an HTTP host's notification gets 502 and -31004 at once, and the frame log says it was not sent
+# while the silent process is being stopped and no restart is left (it is still alive, waiting out
+# --grace: it read "the upstream is not running"), an HTTP host's notification gets 502 and
+# -31004 at once, the upstream being stopped, and the frame log says it was not sent
 # — also for one no parser reads (1e400: orjson reads no infinity), which the proxy reads before
 # sending (it was noted for a readable one only). (the POSTed body; the records after its own as
 # (dir, kind, note)). Outside the session (no Mcp-Session-Id) the host's frame is read before it is
 # sent; an unreadable one is then sent on by the relay.
-NOT_RUNNING = "the host's notification: the upstream is not running: dropped (answered HTTP 502)"
-UNREAD = "the host's message: the upstream is not running: dropped (answered HTTP 502)"  # (not read)
+STOPPING = "the upstream is being stopped (no restart left)"
+NOT_SENT = f"the host's notification: {STOPPING}: dropped (answered HTTP 502)"
+UNREAD = f"the host's message: {STOPPING}: dropped (answered HTTP 502)"  # (not read)
 INFINITE = b'{"jsonrpc":"2.0","method":"notifications/roots/list_changed","params":{"x":1e400}}'
 DOWN_ROWS = [
-    ("readable", json.dumps(CHANGED).encode(), True, [("c2s", "error", NOT_RUNNING)]),
-    ("readable-no-session", json.dumps(CHANGED).encode(), False, [("c2s", "error", NOT_RUNNING)]),
+    ("readable", json.dumps(CHANGED).encode(), True, [("c2s", "error", NOT_SENT)]),
+    ("readable-no-session", json.dumps(CHANGED).encode(), False, [("c2s", "error", NOT_SENT)]),
     ("unreadable", INFINITE, True, [("c2s", "error", UNREAD)]),
     ("unreadable-no-session", INFINITE, False, [("c2s", "error", UNREAD)]),
 ]
@@ -168,5 +170,5 @@ def test_an_http_hosts_notification_while_the_silent_upstream_is_stopped(
             (tmp_path / "exit").touch()  # (the stopped process may exit)
             peer.close()
     error = json.loads(answer or b"null")["error"]
-    assert (status, error["code"], error["message"]) == (502, -31004, "mcp-verdict proxy: the upstream is not running")
+    assert (status, error["code"], error["message"]) == (502, -31004, f"mcp-verdict proxy: {STOPPING}")
     assert after(log, _hosts("roots/list_changed")) == records

@@ -28,7 +28,9 @@ whole line; writes go to the transport's buffer (no await per frame).
   ``initialize`` (its bytes, under an id of the proxy's) and ``notifications/initialized`` (the
   replayed answer is logged, not forwarded; a process that does not answer it within
   ``--timeout`` is noted, stopped as at shutdown and counted a failure for the restart policy,
-  and what waits for it waits for the next one, or is dropped when none follows), and frames
+  and what waits for it waits for the next one, or is dropped when none follows; a frame the
+  host sends while it is stopped for the last time is not sent, ``the upstream is being stopped
+  (no restart left)``, and once it has exited ``the upstream is not running``), and frames
   the host sends meanwhile wait for the new process (their sending noted in the frame log), at
   most 1,000 frames or 64 MiB: past that, a frame is not sent (a request gets
   UPSTREAM_UNAVAILABLE). A queued request the proxy answers meanwhile (UPSTREAM_TIMEOUT at
@@ -71,6 +73,9 @@ _HIGH_WATER: Final = 1024 * 1024
 """The bytes waiting for the host's stdout past which the upstream is no longer read."""
 _STARTS: Final = frozenset(b"{")
 _NOT_RUNNING: Final = "the upstream is not running"
+_STOPPING: Final = "the upstream is being stopped (no restart left)"
+"""Why a frame is not sent while the process is stopped for the last time (silent to its
+replayed ``initialize``, no restart left): it is still alive, waiting out ``--grace``."""
 _QUEUE_MOST: Final = 1000
 _QUEUE_BYTES: Final = 64 * 1024 * 1024
 """The frames, and their bytes, that may wait for a restarted process (one that never answers
@@ -506,9 +511,13 @@ class StdioUpstream:
             self.delivery = fate
             return True
         stdin = self._stdin
-        if queue is not None or stdin is None or stdin.is_closing() or self._input_closed:
-            why = _NOT_RUNNING if queue is None else \
-                f"the upstream is being restarted and {len(queue)} frames ({self._queued} bytes) already wait for it"
+        if queue is not None or stdin is None or stdin.is_closing() or self._input_closed \
+                or self._replay_late is not None:  # (being stopped: its stdin is closed next)
+            if queue is not None:
+                why = f"the upstream is being restarted and {len(queue)} frames ({self._queued} bytes) already " \
+                      "wait for it"
+            else:
+                why = _STOPPING if self._replay_late is not None else _NOT_RUNNING
             self.unsent_why = why
             if key is not None:
                 self.bridge.fail(key, why, UPSTREAM_UNAVAILABLE)
