@@ -22,7 +22,9 @@
   bytes (for a request, its answer: ``ok`` padded with spaces before its last brace) with its
   ``Content-Length``; ``big-chunked:<n>``: the same body chunked (no length), written in 4 KiB
   chunks; a notification's answer is 202 with that body; ``big-id-last:<n>``: the same as
-  ``big:<n>``, the answer's ``id`` written last;
+  ``big:<n>``, the answer's ``id`` written last; ``big-event:<n>``: a request is answered with an
+  SSE stream holding one unfinished event, ``data: `` and ``n`` bytes of ``x`` in one write and
+  no line end, the stream then held open (a notification gets 202);
 - ``json``: the same server, answering each request with one JSON body; ``json-stateless``: that
   server without sessions (no ``Mcp-Session-Id``).
 
@@ -95,6 +97,13 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
 async def _big(request: web.BaseRequest) -> web.StreamResponse:
     message = json.loads(await request.read())
     size = int(MODE.split(":", 1)[1])
+    if MODE.startswith("big-event:"):
+        if "id" not in message:
+            return web.Response(status=202)
+        response = web.StreamResponse(status=200, headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(b"data: " + b"x" * size)
+        await asyncio.Event().wait()  # never finished (open until the client closes it)
     result = {"content": [{"type": "text", "text": "ok"}], "isError": False}
     if MODE.startswith("big-id-last:"):
         answer = json.dumps({"jsonrpc": "2.0", "result": result}).encode()
