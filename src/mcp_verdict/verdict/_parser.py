@@ -32,22 +32,22 @@ before it; the verdict is unclassified either way.
 
 A duplicate name is well-formed JSON, so the skip passes it, and jiter would build the whole
 listing before it meets the repeated name (a listing of small numbers: ten times its size).
-Where the skip finds nothing and the member names are sparse too (:func:`_sparse_names`: at
-most one brace, colon or backslash per 4 KiB in eight 4 KiB windows, one in the middle of each
-eighth of the text), the skim also looks for a repeated name (:func:`_first_duplicate`): only
-those bytes are visited, found by ``bytes.find`` in C a block at a time, and whether each is in
-a string is the parity of the quotes before it, counted in C; each open object keeps the set
-of its names, compared as jiter compares them (a name holding an escape is decoded by jiter).
-Its finding is jiter's own, in its words (jiter is given the name twice in a small object) and
-at its byte and pointer. Nothing is built: the sets hold at most one name per 2 KiB of text
-(and 64 more): past that many braces, colons and backslashes the search gives up and leaves
-the text to the read below, as it does where jiter would stop before that name (bad UTF-8 in a
-string, an integer of thousands of digits, nesting past :data:`PARSER_MAX_DEPTH`). It costs
-~0.1 ms per MiB of numbers or short strings (~0.02x ``orjson.loads``) and ~0.55 µs per brace,
-colon or backslash in Python: at the threshold ~2% of a well-formed text's bytes to verdict (at
-one per KiB it was ~8%). Texts whose names are denser (a listing of small objects, a small
-object every KiB of numbers) keep the path above, jiter building their values (README, "Not
-met").
+Where the skip finds nothing, the skim also looks for a repeated name (:func:`_first_duplicate`)
+where member names are sparse: it visits only the braces, colons and backslashes, found by
+``bytes.find`` in C a block at a time, whether each is in a string told by the parity of the
+quotes before it, counted in C, and at most one of them per 4 KiB of text (and 64 more): past
+that it gives up, and the text takes the path above. Each open object keeps the set of its
+names, compared as jiter compares them (a name holding an escape is decoded by jiter), so
+nothing proportional to the text is built. Its finding is jiter's own, in its words (jiter is
+given the name twice in a small object) and at its byte and pointer; where jiter would stop
+before that name (bad UTF-8 in a string, an integer of thousands of digits, nesting past
+:data:`PARSER_MAX_DEPTH`) the text is left to jiter. It costs ~0.1 ms per MiB of numbers or
+short strings (~0.02x ``orjson.loads``) and ~0.55 µs per brace, colon or backslash in Python:
+the budget keeps it within ~2-3% of a well-formed text's bytes to verdict, searched through or
+given up. Texts whose names are clearly dense (:func:`_sparse_names`: more than one such byte
+per 512 in eight 4 KiB windows, one in the middle of each eighth of the text) are not searched
+at all; texts with more names than the budget (a listing of small objects, an object every few
+KiB of numbers) keep jiter's read, which builds their values (README, "Not met").
 """
 
 from __future__ import annotations
@@ -80,11 +80,13 @@ _RAW: Final = msgspec.json.Decoder(msgspec.Raw)
 _MALFORMED: Final = r"JSON is malformed: (.*) \(byte (\d+)\)"
 _EVENTS: Final = (b"{", b"}", b":", b"\\")
 """What the duplicate finder visits (:func:`_first_duplicate`)."""
-_SPARSE: Final = 4096
-"""Member names are sparse (:func:`_sparse_names`) at one such byte per this many bytes or
-fewer in the sampled windows; the finder gives up past one per half as many in the text."""
+_SPARSE: Final = 512
+"""Member names are not clearly dense (:func:`_sparse_names`) at one such byte per this many
+bytes or fewer in the sampled windows."""
+_BUDGET: Final = 4096
+"""The finder gives up past one such byte per this many bytes of the text ..."""
 _SLACK: Final = 64
-"""... and past this many more (the envelope's and a short head's names, which no window reads)."""
+"""... and this many more (the envelope's and a short head's names)."""
 _WHITESPACE: Final = b" \t\r\n"
 _BACKSLASH: Final = ord("\\")
 _LONG_NUMBER: Final = 4000
@@ -202,11 +204,11 @@ def skim(data: bytes, duplicates: bool = True) -> Finding | None:
 
 
 def _sparse_names(data: bytes) -> bool:
-    """Whether the text's member names are sparse: at most one brace, colon or backslash per
-    :data:`_SPARSE` bytes in eight windows of 4 KiB, one in the middle of each eighth of the
-    text (a head or tail of names, the envelope's, is not sampled; the search's budget bounds
-    what the windows miss), where :func:`_first_duplicate` costs ~2% of the read that follows
-    it."""
+    """Whether the text's member names may be sparse: at most one brace, colon or backslash
+    per :data:`_SPARSE` bytes in eight windows of 4 KiB, one in the middle of each eighth of the
+    text (where the envelope's names are not). Only what is clearly dense is told apart here;
+    the search's own budget is the bound (a sample of 4 KiB windows cannot tell one name per
+    4 KiB from one per 16 KiB: a periodic listing puts one in every window)."""
     step = len(data) // _WINDOWS
     events = 0
     for start in range((step - _WINDOW) // 2, step * _WINDOWS, step):
@@ -329,7 +331,7 @@ def _duplicate(data: bytes) -> Finding | None:
     has none, where the search gave up, or where jiter would stop before that name: a byte
     order mark, bad UTF-8 in a string before it, an integer of thousands of digits before it
     (jiter: "number out of range"), or nesting deeper than jiter reads."""
-    found = _first_duplicate(data, len(data) // (_SPARSE // 2) + _SLACK)
+    found = _first_duplicate(data, len(data) // _BUDGET + _SLACK)
     if found is None or found[0] < 0 or data.startswith(_BOM):
         return None
     after, start, close = found
