@@ -15,9 +15,16 @@ request (-31002 at ``--timeout``). Now it goes upstream naming the id the reques
 says both. A cancellation naming an id the proxy does not know, and one for a request sent
 under its host's own id (in a session, or the first of an id), goes on as written.
 
+The same holds between 2025 sessions, each its own connection whose ids are its own (MCP
+basic/index: an id unique among the sender's requests in its session): a request of a session
+whose id another host has in flight is sent under an id of the proxy's too. Before, it was sent
+under its own id, answered -32600 (as if its host had reused an id in flight), and the first
+answer to the id went to the other host: a session got another session's answer. So is an
+``initialize`` whose id another host has in flight.
+
 Hosts: ``a`` and ``b`` post with no session (each with the row's ``MCP-Protocol-Version``),
-``s`` in a 2025-06-18 session (initialised first). Each row's last step is ``a``'s ``echo``
-(id 6), answered."""
+``s`` and ``t`` each in a 2025-06-18 session (initialised first), ``u`` initialises in a step.
+Each row's last step is ``a``'s ``echo`` (id 6), answered."""
 
 from __future__ import annotations
 
@@ -66,6 +73,23 @@ ROWS: list[tuple[str, str, list[tuple[str, str, int]], list[Any], list[tuple[Any
     ("2025-no-session-alone", "2025-06-18",
      [("a", "late", 5), ("a", "cancel", 5), ("a", "echo", 6)],
      [NOTHING, ECHOED], [(5, NO_LONGER)], [LATE]),
+    # two sessions: t's 5 is sent as the proxy's id (s's 5 is in flight)
+    ("2025-two-sessions-renumbered", "2025-06-18",
+     [("s", "late", 5), ("t", "late", 5), ("s", "cancel", 5), ("t", "cancel", 5), ("a", "echo", 6)],
+     [NOTHING, NOTHING, ECHOED], [(5, NO_LONGER), (SENT_1, RENAMED)], [LATE, LATE]),
+    # t's answer to its 5 reaches t (it went to s, and t got -32600)
+    ("2025-two-sessions-each-its-answer", "2025-06-18",
+     [("s", "late", 5), ("t", "echo", 5), ("s", "cancel", 5), ("a", "echo", 6)],
+     [NOTHING, (200, 5, None), ECHOED], [(5, NO_LONGER)], [LATE]),
+    # a stateless host's cancellation of its renumbered 5 while a session's 5 waits (no stateless
+    # host's): under the proxy's id (it cancelled the session's); then the session's own
+    ("2025-stateless-while-a-session-waits", "2025-06-18",
+     [("s", "late", 5), ("a", "late", 5), ("a", "cancel", 5), ("s", "cancel", 5), ("a", "echo", 6)],
+     [NOTHING, NOTHING, ECHOED], [(SENT_1, RENAMED), (5, NO_LONGER)], [LATE, LATE]),
+    # an initialize whose id another host has in flight gets its answer (it went to s)
+    ("2025-initialize-renumbered", "2025-06-18",
+     [("s", "late", 5), ("u", "init", 5), ("s", "cancel", 5), ("a", "echo", 6)],
+     [NOTHING, (200, 5, None), ECHOED], [(5, NO_LONGER)], [LATE]),
 ]
 
 
@@ -79,23 +103,27 @@ def test_a_cancellation_names_the_id_its_request_was_sent_under(
     got: dict[int, Any] = {}
     calls: list[threading.Thread] = []
     with proxy_http(options) as (url, _):
-        hosts = {name: HttpHostPeer(url) for name in ("a", "b", "s")}
+        hosts = {name: HttpHostPeer(url) for name in ("a", "b", "s", "t", "u")}
         try:
-            assert json.loads(hosts["s"].exchange(INIT) or b"null")["id"] == 0
-            assert hosts["s"].post(INITIALIZED)[0] == 202
+            for name in ("s", "t"):
+                assert json.loads(hosts[name].exchange(INIT) or b"null")["id"] == 0
+                assert hosts[name].post(INITIALIZED)[0] == 202
             stateless = {"mcp-protocol-version": version}
             for index, (name, what, request_id) in enumerate(steps):
                 peer = hosts[name]
-                headers = None if name == "s" else stateless
+                headers = stateless if name in ("a", "b") else None
                 if what == "cancel":
                     seen = len(_cancellations(log)) + 1
                     assert peer.post(cancel(request_id), headers=headers)[0] == 202
                     assert wait_until(lambda seen=seen: len(_cancellations(log)) >= seen, TIMEOUT)
                     continue
-                call = threading.Thread(target=_post, args=(peer, tool(request_id, what), headers, got, index))
+                message = {**INIT, "id": request_id} if what == "init" else tool(request_id, what)
+                call = threading.Thread(target=_post, args=(peer, message, headers, got, index))
                 call.start()
                 calls.append(call)
-                if what == "late":  # (in flight upstream before the next step)
+                if what != "late":  # (answered at once: before the next step)
+                    call.join(TIMEOUT)
+                else:  # (in flight upstream before the next step)
                     count = sum(1 for s in steps[:index + 1] if s[1] == "late")
                     assert wait_until(lambda count=count: len([r for r in frame_records(log)
                                                                if host_message('"late"')(r)]) >= count, TIMEOUT)

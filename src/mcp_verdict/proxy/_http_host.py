@@ -48,12 +48,15 @@ basic/transports/streamable-http, as a server:
   unchanged, each relay its own frame-log connection); over a stdio upstream, one connection for
   every host, it is sent upstream under an id of the proxy's (``"mcp-verdict:<nonce>:<n>"``,
   what the frame log then shows; only the id's bytes are replaced), and the host's own id is
-  put back in the answer as the host wrote it. A request no parser reads cannot be renumbered:
-  with its id in flight it gets the JSON-RPC parse error at once (``Relay``), unsent. A stateless
-  host's ``notifications/cancelled`` naming the id of such a request (the only request in flight
-  it can name: none waits under that id as the host wrote it, and one alone was sent under an id
-  of the proxy's) goes upstream naming the id the request was sent under (only ``requestId``'s
-  bytes replaced), and the proxy stops awaiting the request (``Bridge.host_cancelled``), its
+  put back in the answer as the host wrote it — so is a 2025 session's request (each session's
+  ids are its own) or an ``initialize`` whose id another host has in flight (a session's own
+  request in flight with that id: the host reused it, the relay answers it). A request no
+  parser reads cannot be renumbered: with its id in flight it gets the JSON-RPC parse error at
+  once (``Relay``), unsent. A host's ``notifications/cancelled`` naming the id of such a request
+  of its session (stateless: of no session; the only one it can name: none of its waits under
+  that id as the host wrote it, and one alone was sent under an id of the proxy's) goes
+  upstream naming the id the request was sent under (only ``requestId``'s bytes replaced), and
+  the proxy stops awaiting the request (``Bridge.host_cancelled``), its
   record noting both; one naming any other id goes on as the host wrote it;
 - what it holds per host conversation stays bounded (HTTP upstream): a relay made for an
   ``initialize`` or for a session id it does not know serves that one POST (or GET) and is
@@ -209,9 +212,9 @@ class PostStream:
     restore: tuple[bytes, bytes] | None = None
     """(the id the proxy sent upstream, the host's own id), both as JSON: the answer gets the
     host's id back (:func:`_restore_id`)."""
-    renamed: tuple[Key, Key] | None = None
-    """(the id key of the host's own id, that of the id sent upstream) of a renumbered request:
-    what :attr:`HttpHost._renamed` holds for it while its POST lasts."""
+    renamed: tuple[tuple[str | None, Key], Key] | None = None
+    """((its session or None, the id key of the host's own id), that of the id sent upstream) of a
+    renumbered request: what :attr:`HttpHost._renamed` holds for it while its POST lasts."""
 
     def __init__(self, limit: int = _BACKLOG) -> None:
         self.queue = _Items()
@@ -306,10 +309,11 @@ class HttpHost:
         self.telemetry: Telemetry | None = None
         self._nonce = secrets.token_hex(6)
         self._renumbered = 0
-        self._renamed: dict[Key, dict[Key, bytes]] = {}
+        self._renamed: dict[tuple[str | None, Key], dict[Key, bytes]] = {}
         """The requests sent to the stdio upstream under an id of the proxy's whose POST lasts,
-        by the key of the host's own id: the key of the id sent upstream, and that id as JSON
-        (a host's ``notifications/cancelled`` names the host's id: :meth:`_cancelled_as_sent`)."""
+        by their session (None: stateless) and the key of the host's own id: the key of the id
+        sent upstream, and that id as JSON (a host's ``notifications/cancelled`` names the host's
+        id: :meth:`_cancelled_as_sent`)."""
         self._backlog = backlog_limit(options.max_frame)
         self._gets: list[PostStream] = []
         self._sessions: dict[str, set[Key]] = {}
@@ -448,20 +452,24 @@ class HttpHost:
                 await asyncio.sleep(0.01)
         return {"relays": len(self._live), "sessions": len(self.bridges), "upstreams": len(self._upstreams)}
 
-    def _renumber(self, body: bytes, look: Peek, stream: PostStream) -> bytes:
-        """A stateless request (``body``, read as ``look``) for the stdio upstream whose id another
-        host has in flight: the same bytes with the id member's value replaced by an id of the
-        proxy's (every other byte as the host wrote it: an integer past 64 bits, an escape);
-        ``stream`` puts the host's id back, as the host wrote it. (A request no parser reads is
-        not renumbered: the relay answers it, ``Relay._host_unreadable``.)"""
+    def _renumber(self, body: bytes, look: Peek, stream: PostStream, session: str | None = None) -> bytes:
+        """A request (``body``, read as ``look``; of ``session``, else stateless) for the stdio
+        upstream whose id another host has in flight (an ``initialize`` too): the same bytes with
+        the id member's value replaced by an id of the proxy's (every other byte as the host wrote
+        it: an integer past 64 bits, an escape); ``stream`` puts the host's id back, as the host
+        wrote it. A session's request whose id is its own request's in flight is not renumbered
+        (the host reused it: the relay answers it), nor a request no parser reads (the relay
+        answers it, ``Relay._host_unreadable``)."""
         assert self._stdio is not None
-        if look.message is None or not self._stdio.relay.is_waiting(id_key(look.id)):
+        key = id_key(look.id)
+        if look.message is None or not self._stdio.relay.is_waiting(key) or (
+                session is not None and key in self._sessions.get(session, ())):
             return body
         self._renumbered += 1
         proxy_id = f"mcp-verdict:{self._nonce}:{self._renumbered}"
         sent = orjson.dumps(proxy_id)
         stream.restore = (sent, id_json(as_written(look.id, body)))
-        stream.renamed = (id_key(look.id), id_key(proxy_id))
+        stream.renamed = ((session, key), id_key(proxy_id))
         self._renamed.setdefault(stream.renamed[0], {})[stream.renamed[1]] = sent
         return with_id(body, sent, look.message)
 
@@ -476,22 +484,25 @@ class HttpHost:
             if not renamed:
                 del self._renamed[host]
 
-    def _cancelled_as_sent(self, body: bytes) -> tuple[bytes, str | None]:
-        """A stateless host's ``notifications/cancelled`` for the stdio upstream (``body``),
-        naming the host's id of a request the proxy sent under an id of its own (``_renumber``):
-        the body naming the id it was sent under (``_codes.with_request_id``: only
-        ``requestId``'s bytes replaced), and the note of its record. Unchanged (note None) when
-        it names no such request, or one not alone: a request waits under that id as the host
-        wrote it (another host's, or this one's: stateless POSTs do not tell hosts apart), or more
-        than one was renumbered from it."""
+    def _cancelled_as_sent(self, body: bytes, session: str | None) -> tuple[bytes, str | None]:
+        """A host's ``notifications/cancelled`` for the stdio upstream (``body``; of ``session``,
+        else stateless) naming the host's id of a request of its that the proxy sent under an id
+        of its own (``_renumber``): the body naming the id it was sent under
+        (``_codes.with_request_id``: only ``requestId``'s bytes replaced), and the note of its
+        record. Unchanged (note None) when it names no such request, or one not alone: a request
+        of its session waits under that id as the host wrote it; for a stateless host, one of no
+        session does (another host's, or this one's: stateless POSTs do not tell hosts apart);
+        more than one was renumbered from it."""
         cancel, request = cancelled_request(body)
         if not cancel or request is None or isinstance(request, bool) or not isinstance(request, (int, str)):
             return body, None
-        renamed = self._renamed.get(id_key(request))
+        key = id_key(request)
+        renamed = self._renamed.get((session, key))
         if not renamed or self._stdio is None:
             return body, None
         relay = self._stdio.relay
-        if relay.is_waiting(id_key(request)):
+        if relay.is_waiting(key) and (key in self._sessions.get(session, ()) if session is not None
+                                      else not any(key in calls for calls in self._sessions.values())):
             return body, None
         waiting = [sent for key, sent in renamed.items() if relay.is_waiting(key)]
         if len(waiting) != 1:
@@ -579,10 +590,15 @@ class HttpHost:
                 body = self._renumber(body, look, stream)
             bridge = self._acquire(session, initialize, id_key(look.id))
         else:
+            if self._stdio is not None and self._stdio.relay.in_flight:
+                # over one connection for every host: another host's request may have this id
+                seen = look if look is not None else peek(body)
+                if seen.kind == "request":
+                    body = self._renumber(body, seen, stream, session)
             bridge = self._acquire(session, initialize)
         note = None
-        if self._renamed and look is not None and session is None and look.method == "notifications/cancelled":
-            body, note = self._cancelled_as_sent(body)
+        if self._renamed and body.find(b"notifications/cancelled") >= 0:
+            body, note = self._cancelled_as_sent(body, session)
         try:
             return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note)
         finally:
