@@ -17,7 +17,10 @@ placed after most of its bytes, where finding and explaining the error costs the
   member name;
 - small objects (a listing of ``{"a":1}``, three names, braces or colons every eight bytes),
   then a duplicate member name: names too dense for the skim's duplicate search, so jiter
-  finds it, having built the listing (``_parser`` module docstring).
+  finds it, having built the listing (``_parser`` module docstring);
+- small tokens with a small object every 2 KiB, then a duplicate member name: names sparse,
+  but past the duplicate search's budget (one brace, colon or backslash per 4 KiB), so jiter
+  finds it, having built the listing.
 
 Measured side by side in this one process: classify's time over ``orjson.loads`` of the same
 bytes (which fails at the same error; median of per-round ratios, the two interleaved), and the
@@ -91,6 +94,10 @@ def small_objects_then_duplicate_key(size: int) -> bytes:
     return _LISTING + b'{"a":1},' * (size // 8) + b'9],"v":0}}}'
 
 
+def numbers_and_objects_then_duplicate_key(size: int) -> bytes:
+    return _LISTING + (b"1," * 1020 + b'{"a":1},') * (size // 2048) + b'9],"v":0}}}'
+
+
 CASES: dict[str, tuple[Callable[[int], bytes], str]] = {
     "long string, duplicate key": (long_string_then_duplicate_key, "json.duplicate_key"),
     "long string, bad escape": (long_string_then_bad_escape, "json.syntax"),
@@ -100,6 +107,7 @@ CASES: dict[str, tuple[Callable[[int], bytes], str]] = {
     "small tokens, duplicate key": (small_tokens_then_duplicate_key, "json.duplicate_key"),
     "short strings, duplicate key": (short_strings_then_duplicate_key, "json.duplicate_key"),
     "small objects, duplicate key": (small_objects_then_duplicate_key, "json.duplicate_key"),
+    "an object per 2 KiB, dup key": (numbers_and_objects_then_duplicate_key, "json.duplicate_key"),
 }
 
 
