@@ -43,11 +43,12 @@ given the name twice in a small object) and at its byte and pointer; where jiter
 before that name (bad UTF-8 in a string, an integer of thousands of digits, nesting past
 :data:`PARSER_MAX_DEPTH`) the text is left to jiter. It costs ~0.1 ms per MiB of numbers or
 short strings (~0.02x ``orjson.loads``) and ~0.55 µs per brace, colon or backslash in Python:
-the budget keeps it within ~2-3% of a well-formed text's bytes to verdict, searched through or
-given up. Texts whose names are clearly dense (:func:`_sparse_names`: more than one such byte
-per 512 in eight 4 KiB windows, one in the middle of each eighth of the text) are not searched
-at all; texts with more names than the budget (a listing of small objects, an object every few
-KiB of numbers) keep jiter's read, which builds their values (README, "Not met").
+measured on well-formed 1 MiB texts, bytes to verdict +2-4% where it searches through, +3-5%
+where it gives up (benchmarks/bench_bounds.py ``--valid``). Texts whose names are clearly
+dense (:func:`_sparse_names`: more than one such byte per 512 in eight 4 KiB windows, one in
+the middle of each eighth of the text) are not searched at all; texts with more names than
+the budget (a listing of small objects, an object every few KiB of numbers) keep jiter's read,
+which builds their values (README, "Not met").
 """
 
 from __future__ import annotations
