@@ -13,7 +13,10 @@ request (-31002 at ``--timeout``). Now it goes upstream naming the id the reques
 (only ``requestId``'s bytes replaced: its reason kept), the proxy stops awaiting the request
 (its POST ends with no answer, as for any request its host cancels in flight), and the record
 says both. A cancellation naming an id the proxy does not know, and one for a request sent
-under its host's own id (in a session, or the first of an id), goes on as written.
+under its host's own id (in a session, or the first of an id), goes on as written; one naming
+only another host's request in flight (another session's; a session's, for a stateless host) is
+not sent: the server would cancel that request (before, it did, and the proxy stopped awaiting
+it: its host's POST ended with no answer).
 
 The same holds between 2025 sessions, each its own connection whose ids are its own (MCP
 basic/index: an id unique among the sender's requests in its session): a request of a session
@@ -46,6 +49,8 @@ SENT_1 = "mcp-verdict:<nonce>:1"
 """The first id of the proxy's (its nonce is random: shown as ``<nonce>``)."""
 RENAMED = (f'the host\'s requestId 5 is the id of its request sent upstream as "{SENT_1}": sent upstream naming '
            f"that id; {NO_LONGER}")
+OTHERS = ("not sent upstream: no request of the host's with requestId 5 is in flight; another host's is, which the "
+          "upstream would cancel")
 ECHOED = (200, 6, None)
 """The POST of ``echo`` (id 6): its answer, under the host's id."""
 
@@ -86,6 +91,12 @@ ROWS: list[tuple[str, str, list[tuple[str, str, int]], list[Any], list[tuple[Any
     ("2025-stateless-while-a-session-waits", "2025-06-18",
      [("s", "late", 5), ("a", "late", 5), ("a", "cancel", 5), ("s", "cancel", 5), ("a", "echo", 6)],
      [NOTHING, NOTHING, ECHOED], [(SENT_1, RENAMED), (5, NO_LONGER)], [LATE, LATE]),
+    # a cancellation naming only another host's request (t has no 5 in flight; a stateless host
+    # none of no session): not sent, that request still awaited (it was cancelled, s's POST ended
+    # with no answer, and s's own cancellation then went upstream unknown)
+    ("2025-session-names-another-sessions-id", "2025-06-18",
+     [("s", "late", 5), ("t", "cancel", 5), ("a", "cancel", 5), ("s", "cancel", 5), ("a", "echo", 6)],
+     [NOTHING, ECHOED], [(5, OTHERS), (5, OTHERS), (5, NO_LONGER)], [LATE]),
     # an initialize whose id another host has in flight gets its answer (it went to s)
     ("2025-initialize-renumbered", "2025-06-18",
      [("s", "late", 5), ("u", "init", 5), ("s", "cancel", 5), ("a", "echo", 6)],
@@ -99,7 +110,7 @@ def test_a_cancellation_names_the_id_its_request_was_sent_under(
         tmp_path: Path, version: str, steps: list[tuple[str, str, int]], posted: list[Any],
         cancellations: list[tuple[Any, str | None]], refused: list[str]) -> None:
     log = tmp_path / "frames.jsonl"
-    options = ["--timeout", "4", "--log", str(log), "--log-payloads", "--", *SERVER]
+    options = ["--timeout", "10", "--log", str(log), "--log-payloads", "--", *SERVER]
     got: dict[int, Any] = {}
     calls: list[threading.Thread] = []
     with proxy_http(options) as (url, _):

@@ -68,15 +68,21 @@ class Bridge:
     # -- frames from the host ------------------------------------------------------------------
     def from_host(self, data: bytes, stream: HostStream | None = None, *, http: Mapping[str, Any] | None = None,
                   headers: Mapping[str, str] | None = None, read_first: bool = False,
-                  note: str | None = None) -> Key | None:
+                  note: str | None = None, withhold: str | None = None) -> Key | None:
         """A host frame; returns the id key of the request it opened (None: no request).
 
         To an upstream that does not route by key, a frame within the limit is sent first and
         read after: the upstream works on it while the relay tracks it — unless ``read_first``
         (a caller that found the frame unreadable: the relay may answer it instead). ``note``:
-        what the host side changed in a notification (its record says it)."""
+        what the host side changed in a notification (its record says it); ``withhold``: why the
+        host side does not send this notification on (its record says it: not sent, not read for
+        what it cancels)."""
         relay = self.relay
         upstream = self.upstream
+        if withhold is not None:
+            self._dispatch(relay.from_host(data, http, forwarded=True, withheld=withhold), stream, None, headers,
+                           host_frame=data)
+            return None
         first = upstream is not None and not upstream.routes_by_key and len(data) <= relay.max_frame \
             and not read_first
         withheld = note

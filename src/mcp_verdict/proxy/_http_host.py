@@ -56,8 +56,10 @@ basic/transports/streamable-http, as a server:
   of its session (stateless: of no session; the only one it can name: none of its waits under
   that id as the host wrote it, and one alone was sent under an id of the proxy's) goes
   upstream naming the id the request was sent under (only ``requestId``'s bytes replaced), and
-  the proxy stops awaiting the request (``Bridge.host_cancelled``), its
-  record noting both; one naming any other id goes on as the host wrote it;
+  the proxy stops awaiting the request (``Bridge.host_cancelled``), its record noting both;
+  one naming only another host's request in flight (another session's; a session's, for a
+  stateless host) is not sent (the server would cancel that request), its record saying so;
+  one naming any other id goes on as the host wrote it;
 - what it holds per host conversation stays bounded (HTTP upstream): a relay made for an
   ``initialize`` or for a session id it does not know serves that one POST (or GET) and is
   closed after it (its upstream POSTs still under way finished first), unless the answer carries
@@ -484,36 +486,43 @@ class HttpHost:
             if not renamed:
                 del self._renamed[host]
 
-    def _cancelled_as_sent(self, body: bytes, session: str | None) -> tuple[bytes, str | None]:
+    def _cancelled_as_sent(self, body: bytes, session: str | None) -> tuple[bytes, str | None, bool]:
         """A host's ``notifications/cancelled`` for the stdio upstream (``body``; of ``session``,
-        else stateless) naming the host's id of a request of its that the proxy sent under an id
-        of its own (``_renumber``): the body naming the id it was sent under
-        (``_codes.with_request_id``: only ``requestId``'s bytes replaced), and the note of its
-        record. Unchanged (note None) when it names no such request, or one not alone: a request
-        of its session waits under that id as the host wrote it; for a stateless host, one of no
-        session does (another host's, or this one's: stateless POSTs do not tell hosts apart);
-        more than one was renumbered from it."""
+        else stateless), naming the host's id of a request: (the body to send, the note of its
+        record, whether to send it). A request of its that the proxy sent under an id of its own
+        (``_renumber``): the body names the id it was sent under (``_codes.with_request_id``: only
+        ``requestId``'s bytes replaced). Unchanged when it names no request in flight, or its own
+        under its own id (for a stateless host, one of no session: stateless POSTs do not tell
+        hosts apart), or more than one was renumbered from it. Not sent when the request waiting
+        under that id is another host's (another session's; a session's, for a stateless host)
+        and none of its own is: the server would cancel that host's request (MCP
+        basic/utilities/cancellation: a cancellation names a request of its sender's, one it
+        does not know is ignored)."""
         cancel, request = cancelled_request(body)
-        if not cancel or request is None or isinstance(request, bool) or not isinstance(request, (int, str)):
-            return body, None
+        if not cancel or request is None or isinstance(request, bool) or not isinstance(request, (int, str)) \
+                or self._stdio is None:
+            return body, None, True
         key = id_key(request)
-        renamed = self._renamed.get((session, key))
-        if not renamed or self._stdio is None:
-            return body, None
         relay = self._stdio.relay
         if relay.is_waiting(key) and (key in self._sessions.get(session, ()) if session is not None
                                       else not any(key in calls for calls in self._sessions.values())):
-            return body, None
-        waiting = [sent for key, sent in renamed.items() if relay.is_waiting(key)]
+            return body, None, True
+        renamed = self._renamed.get((session, key))
+        waiting = [sent for sent_key, sent in renamed.items() if relay.is_waiting(sent_key)] if renamed else []
+        named = cut(neutral(id_json(request).decode("utf-8", "replace")), 80)
+        if not waiting:
+            if relay.is_waiting(key):
+                return body, (f"not sent upstream: no request of the host's with requestId {named} is in flight; "
+                              "another host's is, which the upstream would cancel"), False
+            return body, None, True
         if len(waiting) != 1:
-            return body, None
+            return body, None, True
         sent = waiting[0]
         rewritten = with_request_id(body, sent)
         if rewritten is None:
-            return body, None
-        named = cut(neutral(id_json(request).decode("utf-8", "replace")), 80)
+            return body, None, True
         return rewritten, (f"the host's requestId {named} is the id of its request sent upstream as "
-                           f"{sent.decode()}: sent upstream naming that id")
+                           f"{sent.decode()}: sent upstream naming that id"), True
 
     def _host_ok(self, request: web.BaseRequest) -> bool:
         """The Host header names the loopback endpoint (or a host of ``--allow-origin``): a page
@@ -597,17 +606,18 @@ class HttpHost:
                     body = self._renumber(body, seen, stream, session)
             bridge = self._acquire(session, initialize)
         note = None
-        if self._renamed and body.find(b"notifications/cancelled") >= 0:
-            body, note = self._cancelled_as_sent(body, session)
+        send = True
+        if self._stdio is not None and self._stdio.relay.in_flight and body.find(b"notifications/cancelled") >= 0:
+            body, note, send = self._cancelled_as_sent(body, session)
         try:
-            return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note)
+            return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note, send)
         finally:
             self._release(bridge)
             self._unrename(stream)
 
     async def _post_on(self, request: web.BaseRequest, body: bytes, session: str | None, initialize: bool,
                        stream: PostStream, bridge: Bridge, read_first: bool = False,
-                       note: str | None = None) -> web.StreamResponse:
+                       note: str | None = None, send: bool = True) -> web.StreamResponse:
         self._exchange += 1
         http = {"exchange": self._exchange, "method": "POST", "session": session,
                 "protocol_version": request.headers.get("MCP-Protocol-Version")}
@@ -627,7 +637,8 @@ class HttpHost:
         stdio = self._stdio_upstream if self._stdio is not None else None
         if stdio is not None:
             stdio.delivery = None
-        key = bridge.from_host(body, stream, http=http, headers=headers, read_first=read_first, note=note)
+        key = bridge.from_host(body, stream, http=http, headers=headers, read_first=read_first,
+                               note=note if send else None, withhold=None if send else note)
         if key is None:
             if not stream.queue.empty():
                 return await self._answer_queued(stream, 200)
