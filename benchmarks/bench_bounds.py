@@ -20,7 +20,11 @@ placed after most of its bytes, where finding and explaining the error costs the
   finds it, having built the listing (``_parser`` module docstring);
 - small tokens with a small object every 2 KiB, then a duplicate member name: names sparse,
   but past the duplicate search's budget (one brace, colon or backslash per 4 KiB), so jiter
-  finds it, having built the listing.
+  finds it, having built the listing;
+- small tokens, then a string holding a byte that is no UTF-8, and a long string, then such a
+  byte (``json.encoding``: orjson.loads checks a text's UTF-8 before reading it and refuses it
+  at once; a long text of dense tokens that is not ASCII is checked first here too, a block at
+  a time; a long string is not, where the check would cost ~30% of a well-formed one's read).
 
 Measured side by side in this one process: classify's time over ``orjson.loads`` of the same
 bytes (which fails at the same error; median of per-round ratios, the two interleaved), and the
@@ -94,6 +98,14 @@ def small_objects_then_duplicate_key(size: int) -> bytes:
     return _LISTING + b'{"a":1},' * (size // 8) + b'9],"v":0}}}'
 
 
+def long_string_then_bad_utf8(size: int) -> bytes:
+    return _HEAD + b"x" * size + b'\xff"}]}}'
+
+
+def small_tokens_then_bad_utf8(size: int) -> bytes:
+    return _LISTING + b"1,2,3,4,5,6,7,8," * (size // 16) + b'"\xff"]}}}'
+
+
 def numbers_and_objects_then_duplicate_key(size: int) -> bytes:
     return _LISTING + (b"1," * 1020 + b'{"a":1},') * (size // 2048) + b'9],"v":0}}}'
 
@@ -108,6 +120,8 @@ CASES: dict[str, tuple[Callable[[int], bytes], str]] = {
     "short strings, duplicate key": (short_strings_then_duplicate_key, "json.duplicate_key"),
     "small objects, duplicate key": (small_objects_then_duplicate_key, "json.duplicate_key"),
     "an object per 2 KiB, dup key": (numbers_and_objects_then_duplicate_key, "json.duplicate_key"),
+    "small tokens, bad UTF-8": (small_tokens_then_bad_utf8, "json.encoding"),
+    "long string, bad UTF-8": (long_string_then_bad_utf8, "json.encoding"),
 }
 
 
