@@ -120,13 +120,7 @@ def with_id(data: bytes, new: bytes, message: Mapping[str, Any] | None) -> bytes
             return json.dumps({**json.loads(data), "id": json.loads(new)}, separators=(",", ":")).encode()
         except (ValueError, TypeError, RecursionError):
             return orjson.dumps({**(message or {}), "id": json.loads(new)})
-    out: list[bytes] = []
-    last = 0
-    for start, end in spans:
-        out += (data[last:start], new)
-        last = end
-    out.append(data[last:])
-    return b"".join(out)
+    return _spliced(data, spans, new)
 
 
 def with_request_id(data: bytes, new: bytes) -> bytes | None:
@@ -162,6 +156,11 @@ def with_request_id(data: bytes, new: bytes) -> bytes | None:
             return json.dumps(message, separators=(",", ":")).encode()
         except (ValueError, TypeError, KeyError, RecursionError):
             return None
+    return _spliced(data, spans, new)
+
+
+def _spliced(data: bytes, spans: list[tuple[int, int]], new: bytes) -> bytes:
+    """``data`` with the bytes of each of ``spans`` (in order, apart) replaced by ``new``."""
     out: list[bytes] = []
     last = 0
     for start, end in spans:
