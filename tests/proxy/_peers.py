@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -244,14 +244,16 @@ def host_through(side: str, options: Sequence[str], exit_file: Path
 
 
 @contextlib.contextmanager
-def host(pair: str, args: Sequence[str] = (), upstream: Sequence[str] | None = None
+def host(pair: str, args: Sequence[str] = (), upstream: Sequence[str] | None = None,
+         http_upstream: Callable[[], contextlib.AbstractContextManager[str]] | None = None
          ) -> Iterator[LinePeer | HttpHostPeer]:
     """A naive host speaking to the demo server through the proxy, over ``pair``
-    (``stdio-stdio``, ``stdio-http``, ``http-stdio``, ``http-http``)."""
+    (``stdio-stdio``, ``stdio-http``, ``http-stdio``, ``http-http``); ``upstream``: another
+    stdio server's command, ``http_upstream``: another HTTP server (a context giving its URL)."""
     side, _, up = pair.partition("-")
     with contextlib.ExitStack() as stack:
         if up == "http":
-            url = stack.enter_context(demo_http())
+            url = stack.enter_context((http_upstream or demo_http)())
             target = ["--upstream", url]
         else:
             target = ["--", *(upstream or stdio_command())]

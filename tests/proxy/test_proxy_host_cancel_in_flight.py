@@ -31,7 +31,7 @@ import pytest
 
 from tests.processes import port_server
 
-from ._peers import PROXY, TIMEOUT, HttpHostPeer, LinePeer, proxy_http, wait_until
+from ._peers import TIMEOUT, HttpHostPeer, LinePeer, host, wait_until
 from ._restarting import cancellation_notes, frame_records, host_message
 from .test_proxy_faults import INIT, SERVER, tool
 from .test_proxy_host_cancel_queued import cancel
@@ -48,22 +48,16 @@ LATE_CLOSED = "a late answer: the proxy no longer awaited it (the host closed it
 
 
 @contextlib.contextmanager
-def _through(side: str, upstream: str, options: list[str]) -> Iterator[LinePeer | HttpHostPeer]:
-    """The proxy (``options``) between a naive host on ``side`` and the upstream."""
-    with contextlib.ExitStack() as stack:
-        if upstream == "http":
-            target = ["--upstream", stack.enter_context(port_server([*STATUS_SERVER, "sse"])) + "/mcp"]
-        else:
-            target = ["--", *SERVER]
-        if side == "stdio":
-            peer = LinePeer([*PROXY, *options, *target])
-            stack.callback(peer.close)
-            yield peer
-        else:
-            url, _ = stack.enter_context(proxy_http([*options, *target]))
-            http_peer = HttpHostPeer(url)
-            stack.callback(http_peer.close)
-            yield http_peer
+def _status_sse() -> Iterator[str]:
+    with port_server([*STATUS_SERVER, "sse"]) as base:
+        yield base + "/mcp"
+
+
+def _through(side: str, upstream: str, options: list[str]
+             ) -> contextlib.AbstractContextManager[LinePeer | HttpHostPeer]:
+    """The proxy (``options``) between a naive host on ``side`` and the upstream (the fault
+    server, or the status server's ``sse`` mode)."""
+    return host(f"{side}-{upstream}", options, upstream=SERVER, http_upstream=_status_sse)
 
 
 def _answered(log: Path) -> list[Any]:
