@@ -421,8 +421,9 @@ class Relay:
             request_id = None
         else:
             return []
-        answer = error_frame(request_id, TOO_LARGE, f"the request is {size} bytes; the proxy's limit is "
-                                                    f"{self.max_frame}", {"size": size, "limit": self.max_frame})
+        reason = f"the request is {size} bytes; the proxy's limit is {self.max_frame}"
+        answer = error_frame(request_id, TOO_LARGE, f"mcp-verdict proxy: {reason}",
+                             {"reason": reason, "size": size, "limit": self.max_frame})
         # never forwarded nor awaited: a request of the host waiting with this id is another's
         return [self._unsent_answer(answer, "refused the request: too large", http)]
 
@@ -591,9 +592,9 @@ class Relay:
         waiting = self._waiting.get(key) if key is not None else None
         if key is None or waiting is None:
             return []
-        answer = error_frame(_reply_id(waiting.exchange), TOO_LARGE,
-                             f"the server's answer is {size} bytes; the proxy's limit is {self.max_frame}",
-                             {"size": size, "limit": self.max_frame})
+        reason = f"the server's answer is {size} bytes; the proxy's limit is {self.max_frame}"
+        answer = error_frame(_reply_id(waiting.exchange), TOO_LARGE, f"mcp-verdict proxy: {reason}",
+                             {"reason": reason, "size": size, "limit": self.max_frame})
         return [self._own_answer(answer, key, "the answer was too large")]
 
     def _server_message(self, data: bytes, seq: int, at: float, http: Mapping[str, Any] | None,
