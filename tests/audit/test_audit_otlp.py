@@ -51,7 +51,7 @@ def test_the_sdks_own_spans_are_judged_as_far_as_they_say(sdk_export: Path) -> N
     assert all(r.naive_false_success is None and not r.accepted for r in unjudged)
 
 
-def _export(spans: list[tuple[str, str, str]]) -> str:
+def _export(spans: list[tuple[str, str, Any]]) -> str:
     from opentelemetry.exporter.otlp.json.file import FileSpanExporter
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -110,6 +110,52 @@ def test_a_recorded_result_is_judged_with_parsed_fidelity(demo_log: Path, tmp_pa
     ]
     assert b'"isError":true' in results["duplicate_is_error"][0] and b'"isError":false' in results[
         "duplicate_is_error"][0]
+
+
+# The conventions ask for the result in structured form (semconv gen-ai, gen_ai.tool.call.result: "SHOULD be
+# recorded in structured form", "MAY be recorded as a JSON string if structured format is not supported"):
+# OpenTelemetry's SDK records a dict as an AnyValue kvlistValue (arrays arrayValue, integers intValue as
+# strings: https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding). Read as the JSON value it is.
+STRUCTURED_RESULTS = [
+    # (the demo tool, the result as recorded) → (fidelity, kind, first finding, naive false success), by hand
+    ("get_forecast", None, ("parsed", "normal_complete", None, False)),
+    ("charge_card", None, ("parsed", "tool_error", None, True)),
+    ("string_is_error", None, ("parsed", "unclassified", "result.is_error", True)),
+    ("unknown_result_type", None, ("parsed", "unclassified", "result.result_type_unknown", True)),
+    # a kvlist with a key recorded twice keeps both (no dict can hold it: the SDK's encoder, from pairs)
+    ("duplicate_is_error", [("content", []), ("isError", True), ("isError", False), ("resultType", "complete")],
+     ("parsed", "unclassified", "json.duplicate_key", True)),
+    # an integer where a string belongs: intValue is a string in OTLP JSON, read back as the number
+    ("get_forecast", {"content": [{"type": "text", "text": 7}], "resultType": "complete"},
+     ("parsed", "unclassified", "content.field_type", True)),  # a text block's text is a string
+]
+
+
+def test_a_result_recorded_in_structured_form_is_judged(demo_log: Path, tmp_path: Path) -> None:
+    from opentelemetry.exporter.otlp.json.common._internal import _encode_key_value
+
+    results = _results(demo_log)
+    twice = "the pairs of a kvlist with a repeated key"  # a dict cannot hold them: put in as the encoder writes them
+    spans: list[tuple[str, str, Any]] = [
+        (str(i), name, results[name][1] if recorded is None else twice if isinstance(recorded, list) else recorded)
+        for i, (name, recorded, _) in enumerate(STRUCTURED_RESULTS, 1)]
+    (pairs,) = [recorded for _, recorded, _ in STRUCTURED_RESULTS if isinstance(recorded, list)]
+    lines = []
+    for line in _export(spans).splitlines():
+        data = json.loads(line)
+        for span in data["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+            for attribute in span["attributes"]:
+                if attribute["value"] == {"stringValue": twice}:
+                    attribute["value"] = {"kvlistValue": {"values": [_encode_key_value(k, v).to_dict()
+                                                                     for k, v in pairs]}}
+        lines.append(json.dumps(data))
+    path = tmp_path / "traces.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    assert '"kvlistValue"' in path.read_text() and '"stringValue":"{' not in path.read_text()
+    _, _, entries = audit_files([str(path)])
+    rows = [e for e in entries if isinstance(e, CallRow)]
+    assert [(r.tool, (r.fidelity, r.kind, r.finding, r.naive_false_success)) for r in rows] == [
+        (name, expected) for name, _, expected in STRUCTURED_RESULTS]
 
 
 def _span_line(attributes: dict[str, str], start: Any = "1700000000000000000") -> str:

@@ -5,7 +5,9 @@ per line (https://opentelemetry.io/docs/specs/otel/protocol/file-exporter/), spa
 semantic conventions (https://github.com/open-telemetry/semantic-conventions-genai,
 docs/gen-ai/mcp.md): ``mcp.method.name``, ``jsonrpc.request.id``, ``gen_ai.tool.name``,
 ``mcp.session.id``, ``mcp.protocol.version``, ``error.type`` / ``rpc.response.status_code``,
-and, opt-in, ``gen_ai.tool.call.result``.
+and, opt-in, ``gen_ai.tool.call.result`` (as JSON text in a string, or in the structured form the
+conventions ask for, an AnyValue: a ``kvlistValue`` for the result object, written back as JSON text
+with its members in their recorded order, a key recorded twice kept twice).
 
 What a span can show, per row (``fidelity``):
 
@@ -59,7 +61,63 @@ def _value(raw: Any) -> Any:
             return int(raw["intValue"])
         except (TypeError, ValueError):
             return None
+    if "kvlistValue" in raw or "arrayValue" in raw or "bytesValue" in raw:
+        return _Structured(raw)
     return None
+
+
+class _Structured:
+    """An attribute in an AnyValue's structured form (``kvlistValue``, ``arrayValue``,
+    ``bytesValue``; https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding): kept raw, read
+    only where a JSON value is wanted (:func:`_json_text`)."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        self.raw = raw
+
+
+def _json_text(raw: Any) -> bytes:
+    """An AnyValue as JSON text: a kvlist an object (its pairs in order, a repeated key repeated), an
+    array an array, intValue a number (a string in OTLP JSON), a non-finite doubleValue (``"NaN"``,
+    ``"Infinity"``) the token a JSON reader refuses, bytesValue its base64 text, an empty value null."""
+    if not isinstance(raw, Mapping):
+        return b"null"
+    if "kvlistValue" in raw or "arrayValue" in raw:
+        object_ = "kvlistValue" in raw
+        inner = raw["kvlistValue" if object_ else "arrayValue"]
+        items = inner.get("values") if isinstance(inner, Mapping) else None
+        parts: list[bytes] = []
+        for item in items if isinstance(items, list) else ():
+            if not object_:
+                parts.append(_json_text(item))
+            elif isinstance(item, Mapping) and isinstance(item.get("key"), str):
+                parts.append(orjson.dumps(item["key"]) + b":" + _json_text(item.get("value")))
+        body = b",".join(parts)
+        return b"{" + body + b"}" if object_ else b"[" + body + b"]"
+    for key in ("stringValue", "boolValue", "bytesValue"):
+        if key in raw:
+            value = raw[key]
+            return orjson.dumps(value) if isinstance(value, str | bool) else b"null"
+    if "intValue" in raw:
+        value = raw["intValue"]
+        number = _integer(value) if isinstance(value, str) else value if type(value) is int else None
+        return b"null" if number is None else str(number).encode()
+    if "doubleValue" in raw:
+        value = raw["doubleValue"]
+        if isinstance(value, str) and value in ("NaN", "Infinity", "-Infinity"):
+            return value.encode()
+        if isinstance(value, str):
+            try:
+                value = float(value)
+            except ValueError:
+                return b"null"
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            try:
+                return orjson.dumps(float(value))
+            except OverflowError:
+                return b"null"
+    return b"null"
 
 
 def _attributes(raw: Any) -> dict[str, Any]:
@@ -116,12 +174,15 @@ class _Span:
     @property
     def request_id(self) -> str | None:
         value = self.attributes.get("jsonrpc.request.id")
-        return None if value is None else str(value)
+        return None if value is None or isinstance(value, _Structured) else str(value)
 
-    def get(self, key: str) -> Any:
+    def get(self, key: str, *, structured: bool = False) -> Any:
+        """The attribute of this span or of a span merged with it; one in the structured form
+        only when asked for (``structured``)."""
         for span in (self, *self.merged):
-            if span.attributes.get(key) is not None:
-                return span.attributes[key]
+            value = span.attributes.get(key)
+            if value is not None and (structured or not isinstance(value, _Structured)):
+                return value
         return None
 
 
@@ -203,16 +264,16 @@ class OtlpReader:
         version = version if isinstance(version, str) and version in VERSIONS else auditor._tracker.default_version
         request_id = span.request_id or ""
         conn = str(span.get("mcp.session.id") or span.trace or auditor.source)
-        result = span.get("gen_ai.tool.call.result")
+        result = span.get("gen_ai.tool.call.result", structured=True)
         error_type = span.get("error.type")
         fidelity = "status"
         verdict = None
         naive = "success"
-        if isinstance(result, str):
+        if isinstance(result, str | _Structured):
             fidelity = "parsed"
             envelope_id = request_id if _integer(request_id) is not None else orjson.dumps(request_id).decode()
-            wire = b'{"jsonrpc":"2.0","id":' + envelope_id.encode() + b',"result":' + result.encode(
-                "utf-8", "surrogatepass") + b"}"
+            text = result.encode("utf-8", "surrogatepass") if isinstance(result, str) else _json_text(result.raw)
+            wire = b'{"jsonrpc":"2.0","id":' + envelope_id.encode() + b',"result":' + text + b"}"
             verdict = classify(wire, version=version)
             naive = naive_of(None, wire)
         elif isinstance(error_type, str) and (code := _integer(error_type)) is not None:
