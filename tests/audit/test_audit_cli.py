@@ -158,13 +158,20 @@ def test_peer_text_is_printed_literally(tmp_path: Path) -> None:
     (["/no/such/file"], 3, "no such file"),
     (["{log}", "--format", "otlp"], 0, ""),
     (["{plain}"], 3, "not a frame log"),
+    # README "The audit": a path that is no regular file stops the audit before anything is read (exit 3), in
+    # one line saying why; a directory among files too, not click's usage error (exit 2)
+    (["{dir}"], 3, "mcp-verdict audit: {dir}: a directory (name the files in it)\n"),
+    (["{log}", "{dir}"], 3, "mcp-verdict audit: {dir}: a directory (name the files in it)\n"),
 ])
 def test_exit_status_and_errors(demo_log: Path, tmp_path: Path, args: list[str], status: int, message: str) -> None:
     plain = tmp_path / "notes.txt"
     plain.write_text("hello\n")
-    done = cli(*[a.format(log=demo_log, plain=plain) for a in args])
+    (tmp_path / "logs").mkdir()
+    names = {"log": demo_log, "plain": plain, "dir": tmp_path / "logs"}
+    done = cli(*[a.format(**names) for a in args])
     assert done.returncode == status, done.stderr
-    assert message in done.stderr
+    assert message.format(**names) in done.stderr
+    assert done.stderr.count("\n") <= 1
 
 
 def test_an_empty_file_and_a_damaged_gzip_file_are_reported_not_fatal(demo_log: Path, tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ _KIND_STYLE: Final = {"normal_complete": "green", "tool_error": "yellow", "input
 
 
 @click.command("audit")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path())  # plan() says why a path is no file (exit 3)
 @click.option("--format", "format_", type=click.Choice(["auto", *FORMATS]), default="auto", show_default=True,
               help="The input format (auto: detected from each file's first line).")
 @click.option("--json", "as_json", is_flag=True,
