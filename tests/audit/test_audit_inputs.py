@@ -193,3 +193,49 @@ def test_a_path_that_is_no_file_stops_the_plan_with_why(tmp_path: Path, make: An
     with pytest.raises(AuditError) as raised:
         plan([path])
     assert str(raised.value) == f"{path}: {message}"
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+def _jsonrpc_lines(demo_log: Path) -> bytes:
+    """The demo log's first connection as JSON-RPC JSON Lines (what a tool logging messages writes)."""
+    out = []
+    for line in demo_log.open("rb"):
+        record = decode(line.rstrip(b"\n"))
+        if isinstance(record, FrameRecord) and record.conn == "demo-1" and record.data is not None:
+            out.append(record.data + b"\n")
+    return b"".join(out)
+
+
+# A UTF-8 byte order mark before a file's first line (as Notepad or PowerShell 5's Out-File write
+# UTF-8): RFC 8259 section 8.1, "implementations that parse JSON texts MAY ignore the presence of a
+# byte order mark rather than treating it as an error". The file is detected and read as without it,
+# with any number of processes. (name, the file's bytes from the demo log, format, jobs, blank lines)
+BOM_INPUTS = [
+    ("a frame log", lambda log: BOM + log.read_bytes(), "framelog", 1, 0),
+    ("a frame log, two processes", lambda log: BOM + log.read_bytes(), "framelog", 2, 0),
+    ("a gzip frame log", lambda log: gzip.compress(BOM + log.read_bytes()), "framelog", 1, 0),
+    ("JSON-RPC JSON Lines", lambda log: BOM + _jsonrpc_lines(log), "jsonrpc", 1, 0),
+    ("a frame log with CRLF line ends, two processes",
+     lambda log: BOM + log.read_bytes().replace(b"\n", b"\r\n"), "framelog", 2, 0),
+    ("a blank first line", lambda log: BOM + b"\r\n" + log.read_bytes(), "framelog", 2, 1),
+]
+
+
+@pytest.mark.parametrize(("name", "make", "format", "jobs", "blank"), BOM_INPUTS, ids=[c[0] for c in BOM_INPUTS])
+def test_a_byte_order_mark_before_the_first_line_is_ignored(demo_log: Path, tmp_path: Path, name: str, make: Any,
+                                                           format: str, jobs: int, blank: int) -> None:
+    data = make(demo_log)
+    marked = tmp_path / "marked.jsonl"
+    marked.write_bytes(data)
+    plain = tmp_path / "plain.jsonl"  # the same lines without the mark
+    plain.write_bytes((gzip.decompress(data) if data.startswith(b"\x1f\x8b") else data).removeprefix(BOM))
+    (item,) = plan([str(marked)])
+    assert (item.format, item.note) == (format, None)
+    rows, problems, totals = run([marked], jobs=jobs)
+    assert problems == [] and totals.tally["unreadable"] == 0 and totals.tally["blank"] == blank
+    assert totals.lines == plain.read_bytes().count(b"\n")
+    # (a JSON-RPC file is its own connection: named for it)
+    assert [comparable(r)[1:] for r in rows] == [comparable(r)[1:] for r in run([plain])[0]]
+    assert len(rows) > 0

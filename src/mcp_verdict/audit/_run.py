@@ -128,18 +128,23 @@ def _open(path: str) -> IO[bytes]:
     return handle
 
 
-def _batches(handle: IO[bytes], limit: int | None = None) -> Iterator[tuple[list[bytes | str], int]]:
+def _batches(handle: IO[bytes], limit: int | None = None, *,
+             at_start: bool = True) -> Iterator[tuple[list[bytes | str], int]]:
     """The lines of ``handle`` in batches of about :data:`_BATCH` bytes: (the lines, the bytes
     they took). Each item is one line, in order: the line as read, with its line end, or why it
     cannot be read (a ``str``, alone in its batch): longer than :data:`MAX_LINE` (skipped to its
     end), or the file cannot be read past it (a gzip stream cut off or corrupt, a read error:
     the last item, taking no bytes). With ``limit``, the lines that start within that many bytes.
+    ``at_start``: ``handle`` is at the start of its file, whose UTF-8 byte order mark, if any, is
+    not part of the first line (RFC 8259 section 8.1: a parser may ignore it; an editor or a
+    Windows tool may have written it); the bytes taken still count it.
 
     A batch is what the audit loops over (a generator step per line costs about half of what
     ``frames.decode`` of the line does); memory stays bounded by the batch and one line."""
     left = limit
     bound = MAX_LINE + 1
     readline = handle.readline
+    first = at_start
     while True:
         batch: list[bytes | str] = []
         size = 0
@@ -159,6 +164,12 @@ def _batches(handle: IO[bytes], limit: int | None = None) -> Iterator[tuple[list
                 if batch:
                     yield batch, size
                 return
+            if first:
+                first = False
+                if line.startswith(_BOM):
+                    batch.append(line[len(_BOM):] or b"\n")  # (a BOM alone: a blank line)
+                    size += len(line)
+                    continue
             if len(line) == bound and line[-1] != 0x0A:  # longer than MAX_LINE
                 if batch:
                     yield batch, size
@@ -186,14 +197,19 @@ def _batches(handle: IO[bytes], limit: int | None = None) -> Iterator[tuple[list
             left -= size
 
 
-def _lines(handle: IO[bytes], first: int = 1, limit: int | None = None) -> Iterator[tuple[int, bytes | str, int]]:
+_BOM: Final = b"\xef\xbb\xbf"
+
+
+def _lines(handle: IO[bytes], first: int = 1, limit: int | None = None, *,
+           at_start: bool = True) -> Iterator[tuple[int, bytes | str, int]]:
     """(number, the line without its end, bytes consumed) for every line, numbered from
-    ``first``; with ``limit``, the lines that start within that many bytes. A line that cannot
+    ``first``; with ``limit``, the lines that start within that many bytes; ``at_start``, a byte
+    order mark at the start of the file is no part of its first line. A line that cannot
     be read is given as why (a ``str``): longer than :data:`MAX_LINE` (skipped to its end), or
     the file cannot be read past it (a gzip stream cut off or corrupt, a read error: the last
     item, its size unknown) (:func:`_batches`, line by line)."""
     number = first - 1
-    for batch, size in _batches(handle, limit):
+    for batch, size in _batches(handle, limit, at_start=at_start):
         for line in batch:
             number += 1
             if isinstance(line, str):
@@ -489,7 +505,7 @@ def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send:
     with _open(item.path) as handle:
         if part.start:
             handle.seek(part.start)
-        for batch, size in _batches(handle, limit):
+        for batch, size in _batches(handle, limit, at_start=not part.start):
             consumed += size
             total += size
             if consumed >= _PROGRESS_EVERY:
@@ -627,7 +643,7 @@ def _carried(carry: Auditor, item: Input, part: Part, taken: set[str], closed: d
         with _open(item.path) as handle:
             if part.start:
                 handle.seek(part.start)
-            for number, line, _ in _lines(handle, part.first_line, limit):
+            for number, line, _ in _lines(handle, part.first_line, limit, at_start=not part.start):
                 if until is not None and number > until:
                     break
                 if isinstance(line, str) or not line.strip():
