@@ -239,3 +239,37 @@ def test_a_byte_order_mark_before_the_first_line_is_ignored(demo_log: Path, tmp_
     # (a JSON-RPC file is its own connection: named for it)
     assert [comparable(r)[1:] for r in rows] == [comparable(r)[1:] for r in run([plain])[0]]
     assert len(rows) > 0
+
+
+# A file's format, from its first line (README "The audit": detected from the first line). A JSON-RPC batch
+# (https://www.jsonrpc.org/specification#batch: an array of requests, notifications or responses; MCP's
+# from 2025-03-26 to 2025-06-18) is a JSON-RPC line; its calls are then stray lines (batches are no part of
+# MCP since 2025-06-18), not a reason to stop the audit.
+FIRST_LINES = [
+    ("a frame log record", b'{"v":1,"conn":"c","seq":0,"t":1.0,"dir":"c2s","kind":"open"}', "framelog"),
+    ("an OTLP TracesData", b'{"resourceSpans":[]}', "otlp"),
+    ("a JSON-RPC request", b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}', "jsonrpc"),
+    ("a JSON-RPC batch of a request and a notification",
+     b'[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}},'
+     b'{"jsonrpc":"2.0","method":"notifications/progress","params":{}}]', "jsonrpc"),
+    ("a JSON-RPC batch of responses", b'[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{}}]',
+     "jsonrpc"),
+    ("an array of other objects", b'[{"name":"t"}]', None),
+    ("an empty array", b"[]", None),
+    ("a number", b"7", None),
+]
+
+
+@pytest.mark.parametrize(("name", "first", "format"), FIRST_LINES, ids=[c[0] for c in FIRST_LINES])
+def test_the_format_is_detected_from_the_first_line(tmp_path: Path, name: str, first: bytes,
+                                                    format: str | None) -> None:
+    path = tmp_path / "recorded.jsonl"
+    path.write_bytes(first + b"\n")
+    if format is None:
+        with pytest.raises(AuditError, match="its first line is none of them"):
+            plan([str(path)])
+        return
+    (item,) = plan([str(path)])
+    assert item.format == format
+    _, _, totals = run([path])
+    assert totals.lines == 1 and totals.tally["unreadable"] == 0

@@ -38,15 +38,21 @@ def detect(first: bytes) -> Format | None:
         value = orjson.loads(first)
     except orjson.JSONDecodeError:
         return None
+    if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        # a JSON-RPC batch (https://www.jsonrpc.org/specification#batch; MCP's until 2025-06-18)
+        return "jsonrpc" if all(_is_message(item) for item in value) else None
     if not isinstance(value, dict):
         return None
     if "v" in value and "conn" in value and "dir" in value:
         return "framelog"
     if "resourceSpans" in value:
         return "otlp"
-    if value.get("jsonrpc") == "2.0" or "method" in value or "result" in value or "error" in value:
-        return "jsonrpc"
-    return None
+    return "jsonrpc" if _is_message(value) else None
+
+
+def _is_message(value: dict[str, object]) -> bool:
+    """Whether a JSON object reads as a JSON-RPC message."""
+    return value.get("jsonrpc") == "2.0" or "method" in value or "result" in value or "error" in value
 
 
 def read_framelog(line: bytes, number: int) -> FrameRecord | LogProblem:
