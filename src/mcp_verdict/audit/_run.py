@@ -244,6 +244,13 @@ def _first_line(path: str) -> bytes | str | None:
     return None
 
 
+def _same_file_key(path: str) -> str:
+    """A path as one name whatever its spelling (``./frames.jsonl``, ``frames.jsonl``, its absolute
+    path, through a link to its directory): the files of a rotated log are told apart by name."""
+    head, tail = os.path.split(path)
+    return os.path.join(os.path.realpath(head or os.curdir), tail)
+
+
 def plan(paths: Sequence[str], format: str = "auto") -> list[Input]:
     """The inputs in reading order, with their format (detected unless given) and recording.
 
@@ -256,16 +263,17 @@ def plan(paths: Sequence[str], format: str = "auto") -> list[Input]:
         expected = f"auto or one of {', '.join(FIDELITY_OF)}"
         raise OptionError("format", expected, format)
     families: dict[str, list[tuple[int, str]]] = {}
-    names = set(paths)
+    names = {_same_file_key(p) for p in paths}
     for path in paths:
         if not os.path.isfile(path):
             raise AuditError(f"{shown_path(path)}: " + ("a directory (name the files in it)" if os.path.isdir(path) else
                                             "not a regular file (the audit reads files it can seek in)"
                                             if os.path.exists(path) else "no such file"))
-        match = _ROTATED.match(path)
+        key = _same_file_key(path)
+        match = _ROTATED.match(key)
         base, n = (match["base"], int(match["n"])) if match and (
-            match["base"] in names or any(_ROTATED.match(p) and p != path and p.rsplit(".", 1)[0] == match["base"]
-                                          for p in names)) else (path, 0)
+            match["base"] in names or any(_ROTATED.match(p) and p != key and p.rsplit(".", 1)[0] == match["base"]
+                                          for p in names)) else (key, 0)
         families.setdefault(base, []).append((n, path))
     inputs = []
     for recording, members in enumerate(families.values()):

@@ -1,0 +1,71 @@
+"""A log the real proxy rotated (``mcp-verdict proxy --log FILE --log-max-bytes``) is one recording
+however its files are named on the command line: relative, with ``./``, absolute, through a link to
+their directory, in any order (README "The audit": ``mcp-verdict audit frames.jsonl
+frames.jsonl.1``; the files of a rotated log are read as one recording)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from mcp_verdict.audit import plan
+from mcp_verdict.demo import stdio_command
+
+from .test_audit_recorded import run
+
+CALLS = [("get_forecast", {"city": "Lisbon"}), ("string_is_error", {}), ("charge_card", {"amount_cents": 1999}),
+         ("get_forecast", {"city": "Porto"})]
+# (tool, kind, first finding, naive false success), by hand from the demo's catalogue (demo/_catalogue.py)
+EXPECTED = [("get_forecast", "normal_complete", None, False),
+            ("string_is_error", "unclassified", "result.is_error", True),
+            ("charge_card", "tool_error", None, True),
+            ("get_forecast", "normal_complete", None, False)]
+
+
+async def _record(log: Path) -> None:
+    from mcp_verdict.client import VerdictClient
+
+    proxy = [sys.executable, "-m", "mcp_verdict", "proxy", "--log", str(log), "--log-payloads",
+             "--log-max-bytes", "1024", "--log-backups", "50", "--", *stdio_command()]
+    async with VerdictClient.stdio(proxy, timeout=20) as client:
+        await client.list_tools()
+        for name, arguments in CALLS:
+            await client.call_tool(name, arguments)
+
+
+@pytest.fixture(scope="module")
+def rotated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("rotated")
+    anyio.run(_record, folder / "frames.jsonl")
+    return folder
+
+
+SPELLINGS = [
+    ("as listed", lambda names, folder: names),
+    ("the current file with ./", lambda names, folder: [f"./{n}" if n == "frames.jsonl" else n for n in names]),
+    ("the oldest file absolute", lambda names, folder: [str(folder / names[0]), *names[1:]]),
+    ("every other file absolute, reversed", lambda names, folder: [
+        str(folder / n) if i % 2 else n for i, n in enumerate(reversed(names))]),
+    ("the current file through a link to the folder", lambda names, folder: [
+        "link/frames.jsonl" if n == "frames.jsonl" else n for n in names]),
+]
+
+
+@pytest.mark.parametrize(("name", "spell"), SPELLINGS, ids=[c[0] for c in SPELLINGS])
+def test_a_rotated_log_is_one_recording_however_its_files_are_named(rotated: Path, name: str, spell: object,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    names = sorted((p.name for p in rotated.iterdir() if p.name.startswith("frames.jsonl")),
+                   key=lambda n: -int(n.rsplit(".", 1)[1]) if n[-1].isdigit() else 0)
+    assert len(names) >= 3 and names[-1] == "frames.jsonl"  # the proxy rotated its log
+    monkeypatch.chdir(rotated)
+    if not os.path.lexists("link"):
+        os.symlink(rotated, "link")
+    paths = spell(names, rotated)  # type: ignore[operator]
+    rows, problems, totals = run([Path(p) for p in paths])
+    assert [(r.tool, r.kind, r.finding, r.naive_false_success) for r in rows] == EXPECTED
+    assert problems == [] and totals.tally["unreadable"] == 0
+    assert {item.recording for item in plan(paths)} == {0}
