@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -17,8 +18,9 @@ from mcp_verdict.demo import stdio_command
 
 from .test_audit_recorded import run
 
-CALLS = [("get_forecast", {"city": "Lisbon"}), ("string_is_error", {}), ("charge_card", {"amount_cents": 1999}),
-         ("get_forecast", {"city": "Porto"})]
+CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("get_forecast", {"city": "Lisbon"}), ("string_is_error", {}), ("charge_card", {"amount_cents": 1999}),
+    ("get_forecast", {"city": "Porto"})]
 # (tool, kind, first finding, naive false success), by hand from the demo's catalogue (demo/_catalogue.py)
 EXPECTED = [("get_forecast", "normal_complete", None, False),
             ("string_is_error", "unclassified", "result.is_error", True),
