@@ -163,6 +163,9 @@ def report(console: Console, summary: Summary, totals: Totals, inputs: Sequence[
     tally = totals.tally
     parts = " + ".join(f"{n} {k}" for k, n in tally.items() if n)
     console.print(f"\n{totals.lines} lines = {parts or '0'}")
+    if tally.get("redacted"):  # the proxy's log by default: the payloads' hashes and sizes, no bytes to judge
+        console.print(f"{tally['redacted']} messages recorded without their payload (redacted): the calls in them are "
+                      "not judged (mcp-verdict proxy --log-payloads records them)", style="bold yellow")
     share = f" ({100 * summary.false_successes / summary.calls:.1f}%)" if summary.calls else ""
     console.print(f"{summary.calls} tools/call; [bold red]{summary.false_successes}[/] naive false successes{share}; "
                   f"{summary.unknown_effect} with an unknown effect; {summary.unfinished} not followed to their end\n",

@@ -1,11 +1,15 @@
-"""A log the real proxy rotated (``mcp-verdict proxy --log FILE --log-max-bytes``) is one recording
-however its files are named on the command line: relative, with ``./``, absolute, through a link to
-their directory, in any order (README "The audit": ``mcp-verdict audit frames.jsonl
-frames.jsonl.1``; the files of a rotated log are read as one recording)."""
+"""Logs the real proxy writes (``mcp-verdict proxy --log FILE``), audited as a user has them.
+
+A rotated log (``--log-max-bytes``) is one recording however its files are named on the command
+line: relative, with ``./``, absolute, through a link to their directory, in any order (README "The
+audit": ``mcp-verdict audit frames.jsonl frames.jsonl.1``; the files of a rotated log are read as
+one recording). A log of the proxy's default (payloads redacted) says in the report that its calls
+could not be judged, where it read as a clean wire-fidelity audit."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,11 +32,10 @@ EXPECTED = [("get_forecast", "normal_complete", None, False),
             ("get_forecast", "normal_complete", None, False)]
 
 
-async def _record(log: Path) -> None:
+async def _record(log: Path, *options: str) -> None:
     from mcp_verdict.client import VerdictClient
 
-    proxy = [sys.executable, "-m", "mcp_verdict", "proxy", "--log", str(log), "--log-payloads",
-             "--log-max-bytes", "1024", "--log-backups", "50", "--", *stdio_command()]
+    proxy = [sys.executable, "-m", "mcp_verdict", "proxy", "--log", str(log), *options, "--", *stdio_command()]
     async with VerdictClient.stdio(proxy, timeout=20) as client:
         await client.list_tools()
         for name, arguments in CALLS:
@@ -42,7 +45,7 @@ async def _record(log: Path) -> None:
 @pytest.fixture(scope="module")
 def rotated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("rotated")
-    anyio.run(_record, folder / "frames.jsonl")
+    anyio.run(_record, folder / "frames.jsonl", "--log-payloads", "--log-max-bytes", "1024", "--log-backups", "50")
     return folder
 
 
@@ -71,3 +74,17 @@ def test_a_rotated_log_is_one_recording_however_its_files_are_named(rotated: Pat
     assert [(r.tool, r.kind, r.finding, r.naive_false_success) for r in rows] == EXPECTED
     assert problems == [] and totals.tally["unreadable"] == 0
     assert {item.recording for item in plan(paths)} == {0}
+
+
+def test_a_log_of_redacted_payloads_says_its_calls_are_not_judged(tmp_path: Path) -> None:
+    log = tmp_path / "frames.jsonl"
+    anyio.run(_record, log)  # the proxy's default: payloads redacted (README "What it records")
+    done = subprocess.run([sys.executable, "-m", "mcp_verdict", "audit", str(log)], capture_output=True, text=True,
+                          env={**os.environ, "COLUMNS": "80", "TERM": "dumb"}, timeout=120, check=False)
+    words = " ".join(done.stdout.split())
+    assert done.returncode == 0, done.stderr
+    # the negotiation (server/discover), tools/list and the 4 calls: each request and its answer; open, eof x2
+    assert "15 lines = 3 transport + 12 redacted" in words
+    assert ("12 messages recorded without their payload (redacted): the calls in them are not judged "
+            "(mcp-verdict proxy --log-payloads records them)") in words
+    assert "0 tools/call;" in words
