@@ -8,6 +8,7 @@ could not be judged, where it read as a clean wire-fidelity audit."""
 
 from __future__ import annotations
 
+import gzip
 import os
 import subprocess
 import sys
@@ -88,3 +89,33 @@ def test_a_log_of_redacted_payloads_says_its_calls_are_not_judged(tmp_path: Path
     assert ("12 messages recorded without their payload (redacted): the calls in them are not judged "
             "(mcp-verdict proxy --log-payloads records them)") in words
     assert "0 tools/call;" in words
+
+
+# The rotated files compressed where they lie, as logrotate's ``compress`` leaves them (``NAME.N.gz``; the
+# README's tap recipe and proxy rotate to ``NAME.N``): still one recording. (name, which of the rotated
+# files are compressed: all, or all but NAME.1 as with logrotate's delaycompress, processes)
+COMPRESSED = [
+    ("every rotated file", "all", 1),
+    ("every rotated file, two processes", "all", 2),
+    ("all but the newest (logrotate's delaycompress)", "delayed", 1),
+]
+
+
+@pytest.mark.parametrize(("name", "which", "jobs"), COMPRESSED, ids=[c[0] for c in COMPRESSED])
+def test_rotated_files_compressed_as_logrotate_leaves_them_are_one_recording(rotated: Path, tmp_path: Path,
+                                                                            name: str, which: str, jobs: int) -> None:
+    rotated_names = [p.name for p in rotated.iterdir() if p.name.startswith("frames.jsonl.")]
+    paths = [tmp_path / "frames.jsonl"]
+    paths[0].write_bytes((rotated / "frames.jsonl").read_bytes())
+    for file in rotated_names:
+        data = (rotated / file).read_bytes()
+        if which == "all" or file != "frames.jsonl.1":
+            paths.append(tmp_path / f"{file}.gz")
+            paths[-1].write_bytes(gzip.compress(data))
+        else:
+            paths.append(tmp_path / file)
+            paths[-1].write_bytes(data)
+    rows, problems, totals = run(paths, jobs=jobs)
+    assert [(r.tool, r.kind, r.finding, r.naive_false_success) for r in rows] == EXPECTED
+    assert problems == [] and totals.tally["unreadable"] == 0
+    assert {item.recording for item in plan([str(p) for p in paths])} == {0}

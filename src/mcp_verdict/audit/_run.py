@@ -61,7 +61,9 @@ _AHEAD_PARTS: Final = 2
 """Parts a process may audit before the parent takes their results."""
 _COUNT_BLOCK: Final = 8 * 1024 * 1024
 _SCAN_BLOCK: Final = 64 * 1024
-_ROTATED: Final = re.compile(r"^(?P<base>.+)\.(?P<n>[0-9]+)$")
+_ROTATED: Final = re.compile(r"^(?P<base>.+)\.(?P<n>[0-9]+)(?:\.gz)?$")
+"""A rotated file's name: ``NAME.N`` as the proxy and the tap rotate, or ``NAME.N.gz`` as
+logrotate's ``compress`` (or ``gzip NAME.N``) leaves it."""
 
 
 class AuditError(Exception):
@@ -272,7 +274,7 @@ def plan(paths: Sequence[str], format: str = "auto") -> list[Input]:
         key = _same_file_key(path)
         match = _ROTATED.match(key)
         base, n = (match["base"], int(match["n"])) if match and (
-            match["base"] in names or any(_ROTATED.match(p) and p != key and p.rsplit(".", 1)[0] == match["base"]
+            match["base"] in names or any(p != key and (other := _ROTATED.match(p)) and other["base"] == match["base"]
                                           for p in names)) else (key, 0)
         families.setdefault(base, []).append((n, path))
     inputs = []
