@@ -211,6 +211,7 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
                 body = bytes(request.content)
                 answers_request = b'"method"' in body and b'"id"' in body
                 self._tap._feed(self._conn, "c2s", body, http)
+                self._tap._reused_sent(self._conn, exchange)
             try:
                 response = await self._inner.handle_async_request(request)
             except not_sent as exc:

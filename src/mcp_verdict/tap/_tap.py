@@ -158,6 +158,9 @@ class _Conn:
     """The tools/call requests judged cancelled while they were waiting, with the tool's name,
     the block's options and its attempt (the last ``_UNCLAIMED``): an answer arriving later is
     judged as theirs (a late answer), never as another call's."""
+    reused: dict[int, tuple[str, Any]] = field(default_factory=dict)
+    """HTTP: exchange -> the id key of the request it carried, when that id was already waiting on
+    this client (two sessions over one client): its answer cannot be told from the other's."""
     ended: OrderedDict[tuple[str, Any], Exchange] = field(default_factory=OrderedDict)
     """The client's tools/call requests still waiting when the connection closed (the last
     ``_UNCLAIMED``), for judging them without their answer as the waiting ones are: the context
@@ -185,6 +188,8 @@ class TapCall(msgspec.Struct, frozen=True, gc=False):
     the server did with the cancelled request: observed completion, or its error)."""
 
 
+_REUSED: Final = ("another request went out under the same id on this HTTP client while it waited (two sessions "
+                  "share one tap.http_client(): give each its own); the tap cannot tell their answers apart")
 _JUDGED_FIRST: Final = 2048
 """An answer longer than this is judged before the tracker reads it, when its request can be
 guessed (:meth:`VerdictTap._judge_first`): the routing read it spares grows with the answer,
@@ -460,6 +465,45 @@ class VerdictTap:
                 state.noise_from = seq
             state.noise_count += 1
 
+    def _id_reused(self, state: _Conn, key: tuple[str, Any], exchange: int) -> None:
+        """HTTP: a request goes out in ``exchange`` under the id of a request still waiting on the
+        same client: two sessions share one ``tap.http_client()``, and their ids are counted apart.
+        An answer names its request by id alone, so neither answer can be told from the other's:
+        the waiting request is judged now without its answer (``transport.error``, saying why) and
+        no longer waited for, and the new one is once it is recorded (:meth:`_reused_sent`) —
+        never one session's call judged by the other's answer."""
+        earlier = state.exchange_of.get(key)
+        if isinstance(earlier, int):
+            self._ambiguous(state, key, earlier)
+        state.reused[exchange] = key
+        while len(state.reused) > _KEEP:
+            del state.reused[next(iter(state.reused))]
+
+    def _reused_sent(self, conn: str, exchange: int) -> None:
+        """HTTP: the request of ``exchange`` is recorded; when its id was reused (:meth:`_id_reused`)
+        it is judged now without its answer and no longer waited for."""
+        state = self._conns.get(conn)
+        if state is None or not state.reused:
+            return
+        key = state.reused.pop(exchange, None)
+        if key is not None:
+            self._ambiguous(state, key, exchange)
+
+    def _ambiguous(self, state: _Conn, key: tuple[str, Any], exchange: int) -> None:
+        state.failures[exchange] = _Failure(_REUSED)
+        if len(state.failures) > _KEEP:
+            del state.failures[next(iter(state.failures))]
+        state.answered.pop(key, None)  # an older answer under this id is no answer to this request
+        claim = self._claims.pop((state.id, key), None)
+        if claim is not None:
+            judged, index = claim
+            if index not in judged._eager and index >= len(judged._done):
+                _, request_id, name = judged.sent[index]
+                self._place(judged, index, self._judge(state, request_id, name, judged._options, None,
+                                                       attempt=judged._attempt))
+                return
+        self.tracker.forget(state.id, "client", key)
+
     def _not_sent(self, conn: str, data: bytes) -> None:
         """A request recorded on its way out whose sending failed (HTTP: no connection; stdio:
         the server's stdin closed)."""
@@ -520,6 +564,8 @@ class VerdictTap:
                     name = look.params.get("name")
                     state.tool_calls.append((look.id, name if isinstance(name, str) else None))
                 if http is not None and isinstance(http.get("exchange"), int):
+                    if key in state.exchange_of and self.tracker.waiting(conn, "client", key) is not None:
+                        self._id_reused(state, key, http["exchange"])  # two sessions over one client
                     state.exchange_of[key] = http["exchange"]
                     if len(state.exchange_of) > _KEEP:
                         state.exchange_of.popitem(last=False)
