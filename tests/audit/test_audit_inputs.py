@@ -273,3 +273,25 @@ def test_the_format_is_detected_from_the_first_line(tmp_path: Path, name: str, f
     assert item.format == format
     _, _, totals = run([path])
     assert totals.lines == 1 and totals.tally["unreadable"] == 0
+
+
+# A file in UTF-16 or UTF-32 (what Windows PowerShell 5's `>` writes: UTF-16LE with its byte order mark) stops
+# the audit saying so, where it said the first line was of no known format and to name one with --format
+# (which reads every line as unreadable). JSON Lines are UTF-8 (https://jsonlines.org/: "UTF-8 Encoding").
+# (Python's codec, with its mark, → the message's end)
+WIDE = [
+    ("utf-16", "UTF-16LE text (it begins with that byte order mark); JSON Lines are UTF-8: convert it "
+               "(iconv -f UTF-16 -t UTF-8)"),
+    ("utf-32", "UTF-32LE text (it begins with that byte order mark); JSON Lines are UTF-8: convert it "
+               "(iconv -f UTF-32 -t UTF-8)"),
+]
+
+
+@pytest.mark.parametrize(("codec", "message"), WIDE, ids=[c[0] for c in WIDE])
+def test_a_utf16_or_utf32_file_stops_the_plan_saying_so(demo_log: Path, tmp_path: Path, codec: str,
+                                                        message: str) -> None:
+    path = tmp_path / "messages.jsonl"
+    path.write_bytes(_jsonrpc_lines(demo_log).decode("utf-8", "surrogateescape").encode(codec, "surrogatepass"))
+    with pytest.raises(AuditError) as raised:
+        plan([str(path)])
+    assert str(raised.value) == f"{path}: {message}"

@@ -200,6 +200,10 @@ def _batches(handle: IO[bytes], limit: int | None = None, *,
 
 
 _BOM: Final = b"\xef\xbb\xbf"
+_WIDE_BOMS: Final = ((b"\xff\xfe\x00\x00", "UTF-32LE"), (b"\x00\x00\xfe\xff", "UTF-32BE"),
+                     (b"\xff\xfe", "UTF-16LE"), (b"\xfe\xff", "UTF-16BE"))
+"""The byte order marks of UTF-32 and UTF-16 (UTF-32LE's first, as it begins as UTF-16LE's):
+Windows PowerShell 5's ``>`` writes UTF-16LE with its mark."""
 
 
 def _lines(handle: IO[bytes], first: int = 1, limit: int | None = None, *,
@@ -295,6 +299,10 @@ def plan(paths: Sequence[str], format: str = "auto") -> list[Input]:
                 notes[path] = f"unreadable: {first}"
             else:
                 detected = detect(first)
+                wide = next((name for mark, name in _WIDE_BOMS if first.startswith(mark)), None)
+                if detected is None and wide is not None:
+                    raise AuditError(f"{shown_path(path)}: {wide} text (it begins with that byte order mark); JSON "
+                                     f"Lines are UTF-8: convert it (iconv -f {wide[:6]} -t UTF-8)")
                 if detected is None:
                     raise AuditError(f"{shown_path(path)}: not a frame log, JSON-RPC JSON Lines or an OTLP JSON export "
                                      "(its first line is none of them); name the format with --format")
