@@ -232,8 +232,11 @@ class Auditor:
         if look.kind == "request":
             return "s2c" if look.method in _SERVER_METHODS else "c2s"
         if look.has_id:
+            # the latest request waiting with that id: when a client's and a server's request share it
+            # (each side numbers its own), the server's, made while the client's call waits on its answer
+            # (an elicitation, a sampling), is answered first
             key = id_key(look.id)
-            for exchange in self._tracker.pending(conn):
+            for exchange in reversed(self._tracker.pending(conn)):
                 if id_key(exchange.request_id) == key:
                     return "s2c" if exchange.origin == "client" else "c2s"
         return "s2c"
