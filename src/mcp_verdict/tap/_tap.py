@@ -188,6 +188,10 @@ class TapCall(msgspec.Struct, frozen=True, gc=False):
     the server did with the cancelled request: observed completion, or its error)."""
 
 
+HISTORY_BYTES: Final = 64 * 1024 * 1024
+"""The most bytes of requests and answers ``VerdictTap.history`` keeps once a large call is on it."""
+_HISTORY_BIG: Final = 1024 * 1024
+"""A request or answer longer than this bounds the history by bytes when its call is added."""
 _REUSED: Final = ("another request went out under the same id on this HTTP client while it waited (two sessions "
                   "share one tap.http_client(): give each its own); the tap cannot tell their answers apart")
 _JUDGED_FIRST: Final = 2048
@@ -392,7 +396,9 @@ class VerdictTap:
         ``judged(call, token)`` once the call is judged — when its answer arrives, if the
         connection is known then, so the stack's own span for the call is still open."""
         self.history: deque[TapCall] = deque(maxlen=100)
-        """The last judged calls, oldest first."""
+        """The last judged calls, oldest first: at most 100, and at most :data:`HISTORY_BYTES` of
+        their requests' and answers' bytes once a call of more than a MiB is kept (the newest
+        call is always kept whole): 100 answers of 50 MB would otherwise hold 5 GB."""
         self.log_error: str | None = None
         """Why the frame log stopped (a write failed: a full disk...); the calls go on unlogged."""
 
@@ -922,8 +928,11 @@ class VerdictTap:
         outcome = evaluate_listed(verdict, tool, output_schema, trusted_server=self.trusted_server)
         if state.not_sent and (type(request_id).__name__, request_id) in state.not_sent:
             outcome = replace(outcome, request_sent=False)
-        call = TapCall(state.id, name, request_id, exchange.request.data, response, verdict, outcome, exchange.round)
+        request = exchange.request.data
+        call = TapCall(state.id, name, request_id, request, response, verdict, outcome, exchange.round)
         self.history.append(call)
+        if len(response) > _HISTORY_BIG or len(request) > _HISTORY_BIG:
+            _bound_history(self.history)
         return call
 
     def _judge(self, target: WriteProxy | str | _Conn, request_id: Any, name: str | None, options: Mapping[str, Any],
@@ -989,6 +998,9 @@ class VerdictTap:
         call = TapCall(state.id if state is not None else None, name, request_id, request_bytes, response, verdict,
                        outcome, number)
         self.history.append(call)
+        if (response is not None and len(response) > _HISTORY_BIG) or \
+                (request_bytes is not None and len(request_bytes) > _HISTORY_BIG):
+            _bound_history(self.history)
         return call
 
     def _loosely_waiting(self, conn: str, stray: Stray) -> Exchange | None:
@@ -1087,6 +1099,20 @@ _NO_OPTIONS: Final[Mapping[str, Any]] = MappingProxyType({})
 """The options of a judging block given none (shared: read only)."""
 _OPTIONS: Final = frozenset({"expect", "tool", "trusted_server", "suspects", "schema_limits", "absent_result_type",
                              "limits"})
+
+
+def _bound_history(history: deque[TapCall]) -> None:
+    """Drop the oldest calls of ``history`` past :data:`HISTORY_BYTES` of requests and answers
+    (the newest is kept, whatever its size). Run when a call of more than ``_HISTORY_BIG`` bytes
+    is added: smaller ones, 100 at most, cannot hold more than 100 times that."""
+    total = kept = 0
+    for call in reversed(history):
+        total += len(call.request or b"") + len(call.response or b"")
+        if kept and total > HISTORY_BYTES:
+            break
+        kept += 1
+    for _ in range(len(history) - kept):
+        history.popleft()
 
 
 def _attempt(attempt: object, retry: object) -> Attempt:
