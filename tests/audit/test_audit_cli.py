@@ -218,3 +218,31 @@ def test_recorded_times_a_datetime_cannot_hold_do_not_stop_html_or_parquet(
     row = duckdb.connect().execute(
         f"select kind, epoch(started_at) from read_parquet('{table}')").fetchall()
     assert row == [("normal_complete", stored)]
+
+
+# An output named as one of the inputs (by any spelling or link) is a usage error said before anything is
+# opened (README "The audit": exit 2; an --html or --parquet file that cannot be written is said before
+# anything is read): opening it for writing would empty the recording before it is read. ({log}: a copy of
+# the demo log; the message's end after "Invalid value for ...")
+SAME_FILE = [
+    (["{log}", "--parquet", "{log}"], "'--parquet': {log} is one of the files to audit: writing it would destroy it "
+                                      "before it is read"),
+    (["{log}", "--html", "{log}"], "'--html': {log} is one of the files to audit: writing it would destroy it before "
+                                   "it is read"),
+    (["{log}", "--html", "{link}"], "'--html': {link} is one of the files to audit: writing it would destroy it "
+                                    "before it is read"),
+    (["{log}", "--html", "{out}", "--parquet", "{out}"], "'--html': {out} is the --parquet file too"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), SAME_FILE, ids=["parquet", "html", "html through a link", "both"])
+def test_an_output_that_is_an_input_is_refused_and_the_input_kept(demo_log: Path, tmp_path: Path, args: list[str],
+                                                                 message: str) -> None:
+    log = tmp_path / "frames.jsonl"
+    log.write_bytes(demo_log.read_bytes())
+    (tmp_path / "link.jsonl").symlink_to(log)
+    names = {"log": str(log), "link": str(tmp_path / "link.jsonl"), "out": str(tmp_path / "report.out")}
+    done = cli(*[a.format(**names) for a in args])
+    assert log.read_bytes() == demo_log.read_bytes()  # the recording is untouched
+    assert done.returncode == 2, done.stderr
+    assert f"Invalid value for {message.format(**names)}" in " ".join(done.stderr.split())

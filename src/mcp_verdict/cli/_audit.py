@@ -64,6 +64,13 @@ def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: st
     except AuditError as exc:
         click.echo(neutral(f"mcp-verdict audit: {exc}"), err=True)
         sys.exit(3)
+    for option, written in (("'--parquet'", parquet), ("'--html'", html)):
+        if written is not None and any(_same_file(written, item.path) for item in inputs):  # opening empties it
+            raise click.BadParameter(neutral(f"{shown_path(written)} is one of the files to audit: writing it would "
+                                             "destroy it before it is read"), param_hint=option)
+    if parquet is not None and html is not None and (_same_file(parquet, html) or
+                                                     os.path.abspath(parquet) == os.path.abspath(html)):
+        raise click.BadParameter(neutral(f"{shown_path(html)} is the --parquet file too"), param_hint="'--html'")
     sink = None
     if parquet is not None:
         from .._extras import MissingExtra, require
@@ -131,6 +138,15 @@ def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: st
         with page:
             page.write(render(summary, totals.tally, described))
     sys.exit(1 if summary.false_successes else 0)
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name one existing file (by its device and inode: through any spelling or
+    link)."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
 
 
 _FALSE_SHOWN: Final = 15
