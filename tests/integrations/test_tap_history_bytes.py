@@ -46,3 +46,31 @@ def test_the_history_holds_a_bounded_number_of_bytes(pad: int, calls: int, kept:
     length, kinds, kept_ids, newest = anyio.run(main)
     assert (length, kinds) == (kept, ["normal_complete"])
     assert kept_ids == newest  # the newest calls, oldest first
+
+
+# The answers of calls no judging block claimed (the SDK's own call_tool on the tap's transport)
+# are kept for a block that learns its id later: at most 256, and at most 64 MiB of answers once
+# one of more than a MiB is kept (the old tap kept 256 whatever their size, per connection).
+# (characters of each answer's text, calls) → (answers kept, the newest kept); by hand as above
+# (an answer is its text and 86 bytes)
+UNCLAIMED: list[tuple[int, int, int]] = [
+    (4_000_000, 20, 16),
+    (1_000_000, 20, 20),
+]
+
+
+@pytest.mark.parametrize(("pad", "calls", "kept"), UNCLAIMED, ids=[f"{c[0]}x{c[1]}" for c in UNCLAIMED])
+def test_answers_no_block_claimed_are_kept_within_a_bound(pad: int, calls: int, kept: int) -> None:
+    server = command({"big": {"raw": answer(RESULT), "pad": ["a", pad]}})
+
+    async def main() -> tuple[int, bool]:
+        tap = VerdictTap()
+        async with Client(tap.stdio_transport(server[0], server[1:])) as client:
+            for _ in range(calls):
+                result = await client.call_tool("big", {})
+            answered = next(state.answered for state in tap._conns.values())
+            newest = list(answered.values())[-1].response
+            assert newest is not None and result.content[0].type == "text"
+            return len(answered), newest.data.endswith(b'"isError":false}}')
+
+    assert anyio.run(main) == (kept, True)

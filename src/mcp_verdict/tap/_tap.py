@@ -189,7 +189,8 @@ class TapCall(msgspec.Struct, frozen=True, gc=False):
 
 
 HISTORY_BYTES: Final = 64 * 1024 * 1024
-"""The most bytes of requests and answers ``VerdictTap.history`` keeps once a large call is on it."""
+"""The most bytes of requests and answers ``VerdictTap.history`` keeps once a large call is on it,
+and of answers a connection keeps for blocks that have not claimed them yet."""
 _HISTORY_BIG: Final = 1024 * 1024
 """A request or answer longer than this bounds the history by bytes when its call is added."""
 _REUSED: Final = ("another request went out under the same id on this HTTP client while it waited (two sessions "
@@ -620,6 +621,8 @@ class VerdictTap:
                 state.answered.move_to_end(key)
                 if len(state.answered) > _UNCLAIMED:
                     state.answered.popitem(last=False)
+                if exchange.response is not None and len(exchange.response.data) > _HISTORY_BIG:
+                    _bound_answered(state.answered)
             elif isinstance(event, Stray) and direction == "s2c":
                 state.strays.append(event)
                 if state.cancelled:
@@ -1113,6 +1116,19 @@ def _bound_history(history: deque[TapCall]) -> None:
         kept += 1
     for _ in range(len(history) - kept):
         history.popleft()
+
+
+def _bound_answered(answered: OrderedDict[tuple[str, Any], Exchange]) -> None:
+    """Drop the oldest answered calls no block claimed past :data:`HISTORY_BYTES` of answers (the
+    newest is kept: the block that learns its id next asks for it), as :func:`_bound_history`."""
+    total = kept = 0
+    for exchange in reversed(answered.values()):
+        total += len(exchange.response.data) if exchange.response is not None else 0
+        if kept and total > HISTORY_BYTES:
+            break
+        kept += 1
+    for _ in range(len(answered) - kept):
+        answered.popitem(last=False)
 
 
 def _attempt(attempt: object, retry: object) -> Attempt:
