@@ -295,3 +295,26 @@ def test_a_utf16_or_utf32_file_stops_the_plan_saying_so(demo_log: Path, tmp_path
     with pytest.raises(AuditError) as raised:
         plan([str(path)])
     assert str(raised.value) == f"{path}: {message}"
+
+
+# A file named twice — overlapping globs (`audit *.jsonl frames.jsonl`), another spelling, a link to it — is
+# audited once: its calls are not counted twice. (name, the names given; "log" is the demo log's copy)
+NAMED_TWICE = [
+    ("the same name twice", ["log", "log"]),
+    ("./ and the plain name", ["log", "./log"]),
+    ("the file and a link to it", ["log", "link"]),
+]
+
+
+@pytest.mark.parametrize(("name", "given"), NAMED_TWICE, ids=[c[0] for c in NAMED_TWICE])
+def test_a_file_named_twice_is_audited_once(demo_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            name: str, given: list[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("frames.jsonl").write_bytes(demo_log.read_bytes())
+    Path("link.jsonl").symlink_to("frames.jsonl")
+    names = {"log": "frames.jsonl", "./log": "./frames.jsonl", "link": "link.jsonl"}
+    paths = [Path(names[g]) for g in given]
+    assert [item.name for item in plan([str(p) for p in paths])] == ["frames.jsonl"]
+    rows, _, totals = run(paths)
+    assert [comparable(r) for r in rows] == [comparable(r) for r in run([demo_log])[0]]
+    assert totals.lines == len(demo_log.read_bytes().splitlines())

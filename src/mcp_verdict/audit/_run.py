@@ -264,17 +264,23 @@ def plan(paths: Sequence[str], format: str = "auto") -> list[Input]:
     its start (a corrupt gzip file) — is read as its recording's other files are (a frame log
     when it is alone), with a ``note`` saying so; the audit then counts its blank lines or
     reports it unreadable, and the other inputs are audited. A file whose first line is of no
-    known format stops the plan: it was named by mistake, or needs ``format``."""
+    known format stops the plan: it was named by mistake, or needs ``format``. A file named
+    twice (overlapping globs, another spelling, a link to it) is one input, by its first name."""
     if format != "auto" and format not in FIDELITY_OF:
         expected = f"auto or one of {', '.join(FIDELITY_OF)}"
         raise OptionError("format", expected, format)
     families: dict[str, list[tuple[int, str]]] = {}
     names = {_same_file_key(p) for p in paths}
+    seen: set[tuple[int, int]] = set()
     for path in paths:
         if not os.path.isfile(path):
             raise AuditError(f"{shown_path(path)}: " + ("a directory (name the files in it)" if os.path.isdir(path) else
                                             "not a regular file (the audit reads files it can seek in)"
                                             if os.path.exists(path) else "no such file"))
+        identity = os.stat(path)
+        if (identity.st_dev, identity.st_ino) in seen:
+            continue  # a file named twice (overlapping globs, another spelling, a link) is read once
+        seen.add((identity.st_dev, identity.st_ino))
         key = _same_file_key(path)
         match = _ROTATED.match(key)
         base, n = (match["base"], int(match["n"])) if match and (
