@@ -74,3 +74,30 @@ def test_answers_no_block_claimed_are_kept_within_a_bound(pad: int, calls: int, 
             return len(answered), newest.data.endswith(b'"isError":false}}')
 
     assert anyio.run(main) == (kept, True)
+
+
+# Answers that answer nothing (an id no request carried) are kept, the last 256 per connection,
+# for a late answer and an id of another JSON type: at most 64 MiB of them once one of more than a
+# MiB is kept (the old tap kept 256 whatever their size: a server's 50 MB strays, 12 GB).
+# (characters of each stray's text, calls, each answered after a stray) → strays kept; by hand
+# (a stray is its text and 91 bytes)
+STRAYS: list[tuple[int, int, int]] = [
+    (4_000_000, 20, 16),
+    (1_000_000, 20, 20),
+]
+STRAY = '{"jsonrpc":"2.0","id":999999,"result":' + RESULT + "}"
+
+
+@pytest.mark.parametrize(("pad", "calls", "kept"), STRAYS, ids=[f"{c[0]}x{c[1]}" for c in STRAYS])
+def test_answers_to_nothing_are_kept_within_a_bound(pad: int, calls: int, kept: int) -> None:
+    plain = answer('{"resultType":"complete","content":[{"type":"text","text":"done"}],"isError":false}')
+    server = command({"stray_first": {"raw": STRAY + "\n" + plain, "pad": ["a", pad]}})
+
+    async def main() -> tuple[int, list[str]]:
+        tap = VerdictTap()
+        async with Client(tap.stdio_transport(server[0], server[1:])) as client:
+            kinds = [(await tap.call_tool(client, "stray_first", {})).verdict.kind.value for _ in range(calls)]
+            strays = next(state.strays for state in tap._conns.values())
+            return len(strays), sorted(set(kinds))
+
+    assert anyio.run(main) == (kept, ["normal_complete"])

@@ -190,7 +190,8 @@ class TapCall(msgspec.Struct, frozen=True, gc=False):
 
 HISTORY_BYTES: Final = 64 * 1024 * 1024
 """The most bytes of requests and answers ``VerdictTap.history`` keeps once a large call is on it,
-and of answers a connection keeps for blocks that have not claimed them yet."""
+and of answers a connection keeps for blocks that have not claimed them yet, and of the answers
+to nothing it keeps (strays)."""
 _HISTORY_BIG: Final = 1024 * 1024
 """A request or answer longer than this bounds the history by bytes when its call is added."""
 _REUSED: Final = ("another request went out under the same id on this HTTP client while it waited (two sessions "
@@ -625,6 +626,8 @@ class VerdictTap:
                     _bound_answered(state.answered)
             elif isinstance(event, Stray) and direction == "s2c":
                 state.strays.append(event)
+                if len(event.seen.data) > _HISTORY_BIG:
+                    _bound_strays(state.strays)
                 if state.cancelled:
                     self._late(state, event)
         return events
@@ -1129,6 +1132,19 @@ def _bound_answered(answered: OrderedDict[tuple[str, Any], Exchange]) -> None:
         kept += 1
     for _ in range(len(answered) - kept):
         answered.popitem(last=False)
+
+
+def _bound_strays(strays: deque[Stray]) -> None:
+    """Drop the oldest answers that answered nothing past :data:`HISTORY_BYTES` (the newest is
+    kept: a late answer or an id of another JSON type is read from it), as :func:`_bound_history`."""
+    total = kept = 0
+    for stray in reversed(strays):
+        total += len(stray.seen.data)
+        if kept and total > HISTORY_BYTES:
+            break
+        kept += 1
+    for _ in range(len(strays) - kept):
+        strays.popleft()
 
 
 def _attempt(attempt: object, retry: object) -> Attempt:
