@@ -3,6 +3,7 @@ same logs as Parquet frame tables, give the same per-call rows and line counts a
 
 from __future__ import annotations
 
+import gzip
 import os
 import shutil
 import sys
@@ -67,3 +68,24 @@ def test_spark_gives_the_local_audits_rows(spark: Any, demo_log: Path, everythin
                    tables / "frames.parquet")
     from_parquet = audit(spark, str(tables), input="parquet")
     assert _sorted(from_parquet.calls.toArrow().cast(CALL_SCHEMA)) == _sorted(expected)
+
+
+def test_spark_reads_compressed_rotations_and_a_byte_order_mark_as_the_local_audit(
+        spark: Any, demo_log: Path, tmp_path: Path) -> None:
+    """A rotated log as logrotate's compress leaves it (NAME.N.gz) and a file that begins with a UTF-8 byte
+    order mark (RFC 8259 8.1): one recording, every line a record, the local audit's rows."""
+    from mcp_verdict.audit.spark import audit
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    lines = demo_log.read_bytes().splitlines(True)
+    (logs / "demo.jsonl.2.gz").write_bytes(gzip.compress(b"".join(lines[:20])))
+    (logs / "demo.jsonl.1").write_bytes(b"\xef\xbb\xbf" + b"".join(lines[20:40]))
+    (logs / "demo.jsonl").write_bytes(b"".join(lines[40:]))
+    expected, tally = _local(sorted(logs.iterdir()))
+    assert tally["unreadable"] == tally["stray"] == 0 and len(expected) > 0
+
+    result = audit(spark, str(logs))
+    assert _sorted(result.calls.toArrow().cast(CALL_SCHEMA)) == _sorted(expected)
+    assert {k: v for k, v in result.lines.items() if v} == {k: v for k, v in tally.items() if v}
+    assert result.problems.collect() == []

@@ -9,7 +9,9 @@ table out — the same per-call rows as the local audit (:func:`mcp_verdict.audi
     result.problems.show(); result.lines                   # unreadable and stray lines; line counts
 
 How: each file is read whole by one task (``binaryFile``; frame logs rotate at 64 MiB by
-default), split into lines with their numbers (:data:`~mcp_verdict.audit._arrow.FRAME_SCHEMA`),
+default), through gzip when it is compressed (rotated files ``NAME.N`` and ``NAME.N.gz`` are one
+recording with ``NAME``, a byte order mark before the first line is no part of it, as in the
+local audit), split into lines with their numbers (:data:`~mcp_verdict.audit._arrow.FRAME_SCHEMA`),
 each line given its connection, then the lines are partitioned by recording and connection
 (a connection's frames stay together, in file order) and every partition runs the pure
 :func:`~mcp_verdict.audit._arrow.audit_batches` with ``mapInArrow``. A Parquet input is a
@@ -21,20 +23,21 @@ Needs the [spark] extra (pyspark, pyarrow).
 
 from __future__ import annotations
 
+import gzip
+import io
 import os
-import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import IO, TYPE_CHECKING, Any, Final, cast
 
 from .._extras import require
+from ._run import _ROTATED
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-_ROTATED: Final = re.compile(r"^(?P<base>.+)\.(?P<n>[0-9]+)$")
 _BUCKETS: Final = 1 << 20
 
 
@@ -54,7 +57,7 @@ def _split(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
 
     from ._arrow import FRAME_SCHEMA
     from ._formats import framelog_conn
-    from ._run import MAX_LINE
+    from ._run import _lines
 
     schema = FRAME_SCHEMA.append(pa.field("key", pa.int64()))
     for batch in batches:
@@ -64,11 +67,11 @@ def _split(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             match = _ROTATED.match(local)
             recording, order = (match["base"], -int(match["n"])) if match else (local, 0)
             rows: list[dict[str, Any]] = []
-            lines = content.split(b"\n")
-            if lines and not lines[-1]:
-                lines.pop()  # the empty string after the last line end is no line
-            for number, line in enumerate(lines, 1):
-                text = line.rstrip(b"\r") if len(line) <= MAX_LINE else None
+            handle: IO[bytes] = io.BytesIO(content)
+            if content[:2] == b"\x1f\x8b":  # read as the local audit reads it (_run._open, _run._lines)
+                handle = cast(IO[bytes], gzip.GzipFile(fileobj=handle))
+            for number, line, _ in _lines(handle):
+                text = None if isinstance(line, str) else line  # (past MAX_LINE, or past a damaged gzip's end)
                 conn = framelog_conn(text) if text else None
                 key = zlib.crc32(conn) if conn is not None else _BUCKETS + number % _BUCKETS
                 rows.append({"recording": recording, "source": local, "file_order": order, "line": number,
