@@ -36,10 +36,14 @@ from ..tap._error import describe
 from ..tap._tap import Judged, VerdictTap
 from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
-from ..verdict._peer_text import neutral
+from ..verdict._peer_text import cut, neutral
 from ..verdict._shown import shown, unreadable
 
 _RUN_AGAIN: Final = frozenset({Action.RETRY, Action.FIX_REQUEST, Action.RETURN_TO_MODEL})
+TOOL_TEXT_SHOWN: Final = 4000
+"""The most characters of a tool error's text :func:`model_message` shows (then the count of the
+whole): the text is the tool's word to the model, so more of it than of a finding's message
+(``tap._error.PEER_TEXT_SHOWN``), but a megabyte of it is never copied whole into an exception."""
 _JUDGED: Final[weakref.WeakKeyDictionary[BaseException, Outcome]] = weakref.WeakKeyDictionary()
 """The outcome of each stack error an adapter let through as it is (an SDK ``MCPError``), for a
 stack built on that adapter that would otherwise re-run it (pydantic-ai over FastMCP's)."""
@@ -89,8 +93,9 @@ def model_message(outcome: Outcome, decision: Decision | None = None) -> str:
     call again decides at its last attempt, when no retry is left."""
     verdict = outcome.verdict
     decision = decision if decision is not None else outcome.decision
-    if verdict.kind is Kind.TOOL_ERROR:
-        return neutral(f"The tool reported an error: {verdict.text or '(no text)'}")
+    if verdict.kind is Kind.TOOL_ERROR:  # the tool's own text, for the model: longer than a finding's, still bounded
+        text = cut(verdict.text, TOOL_TEXT_SHOWN) if verdict.text else "(no text)"
+        return neutral(f"The tool reported an error: {text}")
     line = describe(outcome, decision)
     if decision.action is Action.CHECK_STATE:
         return neutral(f"The tool call's effect is unknown ({line}). Do not call it again before "
