@@ -207,3 +207,32 @@ def test_odd_span_values_are_read_not_fatal(tmp_path: Path, name: str, attribute
     (row,) = [e for e in entries if isinstance(e, CallRow)]
     assert (row.request_id, row.kind, row.error_code, row.naive, row.started_at) == expected
     assert totals.lines == 1
+
+
+# mcp-verdict's own spans (README "OpenTelemetry": the tap's instrument(), the proxy's spans) carry the verdict
+# judged on the wire — mcp_verdict.kind, .decision, .finding(s) — and an error.type of its own table
+# (unclassified, content_check, input_required, task): read as that verdict (status fidelity: the answer is
+# not on the span), where error.type "unclassified" read as the client's own failure (transport.closed,
+# check_state, an unknown effect, no answer) and hid the naive false successes mcp-verdict had found.
+# (tool) → (kind, first finding, action, naive, naive false success, unknown effect), by hand from the demo's
+# catalogue (demo/_catalogue.py)
+OWN_SPANS = [
+    ("get_forecast", ("normal_complete", None, "accept", "success", False, False)),
+    ("string_is_error", ("unclassified", "result.is_error", "investigate", "success", True, False)),
+    ("charge_card", ("tool_error", None, "return_to_model", "success", True, False)),
+    ("add_integers", ("protocol_error", None, "fix_request", "failure", False, False)),
+    ("missing_result_type", ("unclassified", "result.result_type_missing", "investigate", "success", True, False)),
+    # whether "result" in json.loads(answer) could read it is not on the span: not judged as to the naive
+    ("duplicate_is_error", ("unclassified", "json.duplicate_key", "investigate", "success", None, False)),
+]
+
+
+def test_mcp_verdicts_own_spans_are_read_as_the_verdict_they_record(tmp_path: Path) -> None:
+    out = tmp_path / "traces.jsonl"
+    subprocess.run([sys.executable, "-m", "tests.audit.otel_tap_export", str(out), *(t for t, _ in OWN_SPANS)],
+                   check=True, capture_output=True, timeout=120)
+    assert '"mcp_verdict.kind"' in out.read_text()
+    rows, problems, _ = run([out])
+    assert [(r.tool, (r.kind, r.finding, r.action, r.naive, r.naive_false_success, r.unknown_effect))
+            for r in rows] == OWN_SPANS
+    assert problems == [] and all(r.fidelity == "status" for r in rows)

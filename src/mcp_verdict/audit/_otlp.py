@@ -39,6 +39,8 @@ import orjson
 from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate
 from ..verdict._classify import classify
+from ..verdict._findings import RULES
+from ..verdict._kind import Kind
 from ..verdict._versions import VERSIONS
 from ._auditor import END_OF_INPUT, Auditor
 from ._judge import naive as naive_of
@@ -258,6 +260,9 @@ class OtlpReader:
             yield self._row(oldest, number)
 
     def _row(self, span: _Span, completed: int) -> CallRow:
+        recorded = _recorded(span)
+        if recorded is not None:
+            return self._recorded_row(span, completed, *recorded)
         auditor = self.auditor
         self._calls += 1
         version = span.get("mcp.protocol.version")
@@ -318,6 +323,87 @@ class OtlpReader:
             unknown_effect=decision is not None and decision.action is Action.CHECK_STATE,
             answered=naive != "no_response", finished=kind not in ("input_required", "task"), end="answered",
             task_id=None, order=order)
+
+    def _recorded_row(self, span: _Span, completed: int, kind: str, action: str, codes: tuple[str, ...]) -> CallRow:
+        """A call mcp-verdict judged when it was made, its verdict on the span: the recorded kind,
+        decision and findings (``status`` fidelity: the answer itself is not in the span)."""
+        auditor = self.auditor
+        self._calls += 1
+        version = span.get("mcp.protocol.version")
+        version = version if isinstance(version, str) and version in VERSIONS else auditor._tracker.default_version
+        request_id = span.request_id or ""
+        conn = str(span.get("mcp.session.id") or span.trace or auditor.source)
+        error_type = span.get("error.type")
+        code = _integer(error_type) if isinstance(error_type, str) else None
+        rules = RULES
+        findings = tuple(FindingRow(c, rules[c].severity if c in rules else "error", "",
+                                    rules[c].summary if c in rules else "recorded on the span") for c in codes)
+        first = next((f.code for f in findings if f.severity == "error"), None)
+        naive_false_success: bool | None
+        if kind == "protocol_error":
+            naive = "failure"
+        elif first is not None and first.startswith("transport."):
+            naive = "no_response"
+        elif first is not None and first.startswith("error."):
+            naive = "failure"
+        else:
+            naive = "success"
+        accepted = action == "accept"
+        if kind == "unclassified" and naive == "success" and not (first or "").startswith(_RESULT_HELD):
+            naive_false_success = None  # whether the naive receiver could read the answer is not on the span
+        else:
+            naive_false_success = naive == "success" and not accepted
+        order = (auditor.family, END_OF_INPUT, 0, conn, self._calls) if completed >= END_OF_INPUT else (
+            auditor.family, auditor.file_order, completed, conn, self._calls)
+        server_span = next((s for s in (span, *span.merged) if s.kind == "server"), None)
+        return CallRow(
+            source=auditor.source, line=span.line, input_format="otlp", fidelity="status",
+            conn=conn, call=self._calls,
+            server=(server_span.service if server_span else None) or _str(span.get("server.address")),
+            server_version=None, transport=_str(span.get("network.transport")), tool=span.tool,
+            request_id=request_id, protocol_version=version, version_source="default"
+            if span.get("mcp.protocol.version") is None else "request_meta", extensions=(),
+            started_at=span.start, ended_at=span.end,
+            rounds=(RoundRow("tools/call", request_id, kind, None, span.start, span.end, 0, None, span.line,
+                             span.line),),
+            kind=kind, first_kind=kind, error_code=code if kind == "protocol_error" else None, findings=findings,
+            action=action, rule=None, reason="the verdict mcp-verdict recorded on the span", stage=None,
+            accepted=accepted, content_checked=False, naive=naive, naive_false_success=naive_false_success,
+            unknown_effect=action == "check_state", answered=naive != "no_response",
+            finished=kind not in ("input_required", "task"), end="answered", task_id=None, order=order)
+
+
+_KINDS: Final = frozenset(kind.value for kind in Kind)
+_ACTIONS: Final = frozenset(action.value for action in Action)
+_RESULT_HELD: Final = ("result.", "content.", "output.", "meta.", "icon.", "input.", "elicitation.", "sampling.",
+                       "task.", "expect.")
+"""First findings of an unclassified answer that held an object with ``result``: taken as success by
+the naive receiver. (``json.*``, ``envelope.*``: whether it could even read the answer is not on the
+span — ``json.syntax`` is a NaN it reads, or text it cannot.)"""
+
+
+def _recorded(span: _Span) -> tuple[str, str, tuple[str, ...]] | None:
+    """The verdict mcp-verdict recorded on the span (``mcp_verdict.kind``, ``mcp_verdict.decision``,
+    ``mcp_verdict.findings`` or ``mcp_verdict.finding``: its own spans, the proxy's and
+    ``mcp_verdict.otel``'s; README "OpenTelemetry"), or None."""
+    kind, action = span.get("mcp_verdict.kind"), span.get("mcp_verdict.decision")
+    if kind not in _KINDS or action not in _ACTIONS:
+        return None
+    codes: tuple[str, ...] = ()
+    listed = span.get("mcp_verdict.findings", structured=True)
+    if isinstance(listed, _Structured):
+        try:
+            value = orjson.loads(_json_text(listed.raw))
+        except orjson.JSONDecodeError:
+            value = None
+        if isinstance(value, list):
+            codes = tuple(code for code in value if isinstance(code, str))
+    elif isinstance(listed, str):
+        codes = (listed,)
+    first = span.get("mcp_verdict.finding")
+    if not codes and isinstance(first, str):
+        codes = (first,)
+    return kind, action, codes
 
 
 def _list(value: Any) -> list[Any]:
