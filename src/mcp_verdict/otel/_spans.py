@@ -40,7 +40,7 @@ from ..tap._error import describe
 from ..tap._tap import TapCall, VerdictTap
 from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
-from ..verdict._peer_text import cut
+from ..verdict._peer_text import cut, neutral
 from ..verdict._verdict import Verdict
 
 ATTRIBUTES: Final = ("mcp.method.name", "gen_ai.tool.name", "jsonrpc.request.id", "mcp.protocol.version",
@@ -132,9 +132,16 @@ def record(outcome: Outcome, *, span: Span | None = None, tool: str | None = Non
     return _own_span(outcome, tool, request_id, tracer_provider)
 
 
+def _shown(text: str) -> str:
+    """A tool's name or a request's id as a span shows it: at most :data:`DESCRIPTION_LIMIT`
+    characters and the count, control, escape and bidi characters as visible escapes (a name
+    the model took from a server's listing can be megabytes)."""
+    return neutral(cut(text, DESCRIPTION_LIMIT))
+
+
 def _own_span(outcome: Outcome, tool: str | None, request_id: Any, tracer_provider: Any) -> Span:
     tracer = trace.get_tracer(_SCOPE, tracer_provider=tracer_provider)
-    with tracer.start_as_current_span(f"tools/call {tool}" if tool else "tools/call", kind=SpanKind.CLIENT,
+    with tracer.start_as_current_span(f"tools/call {_shown(tool)}" if tool else "tools/call", kind=SpanKind.CLIENT,
                                       record_exception=False, set_status_on_exception=False) as own:
         _apply(own, outcome, tool, request_id)
     return own
@@ -145,12 +152,12 @@ def _apply(span: Span, outcome: Outcome, tool: str | None, request_id: Any) -> N
     attributes: dict[str, Any] = {"mcp.method.name": "tools/call", "mcp.protocol.version": verdict.version,
                                   **verdict_attributes(verdict, outcome.decision.action, outcome.stage)}
     if tool is not None:
-        attributes["gen_ai.tool.name"] = tool
+        attributes["gen_ai.tool.name"] = _shown(tool)
     if outcome.attempt != 1:  # a call run again (an adapter's retry): which attempt this span is
         attributes["mcp_verdict.attempt"] = outcome.attempt
     identifier = request_id if request_id is not None else verdict.id
     if identifier is not None:
-        attributes["jsonrpc.request.id"] = str(identifier)
+        attributes["jsonrpc.request.id"] = _shown(str(identifier))
     kind = attributes.get("error.type")
     span.set_attributes(attributes)
     if kind is not None:
