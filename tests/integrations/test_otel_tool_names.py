@@ -8,11 +8,12 @@ OpenTelemetry SDK's in-memory exporter (``test_otel``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import pytest
 from mcp import Client
+from opentelemetry.sdk.trace import ReadableSpan
 
 from mcp_verdict import VerdictTap, demo
 from mcp_verdict.otel import instrument, record
@@ -40,7 +41,7 @@ def test_a_tools_name_on_a_span_is_bounded_and_inert(tool: str, expected: tuple[
 
     outcome = anyio.run(main)
     stacks = [span for span in EXPORTER.get_finished_spans() if "mcp_verdict.kind" in (span.attributes or {})]
-    own = record(outcome, tool=tool)  # outside any span: a span of its own
+    own = cast(ReadableSpan, record(outcome, tool=tool))  # outside any span: a span of its own (the SDK's)
     assert len(stacks) == 1 and stacks[0].attributes is not None
     assert (stacks[0].attributes["gen_ai.tool.name"], own.name) == expected
     EXPORTER.clear()
