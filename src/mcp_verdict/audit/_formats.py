@@ -37,7 +37,10 @@ def detect(first: bytes) -> Format | None:
     try:
         value = orjson.loads(first)
     except orjson.JSONDecodeError:
-        return None
+        try:  # bytes that are no UTF-8 in a string (a wire finding to report, json.encoding): the shape tells
+            value = orjson.loads(first.decode("utf-8", "replace"))
+        except orjson.JSONDecodeError:
+            return None
     if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
         # a JSON-RPC batch (https://www.jsonrpc.org/specification#batch; MCP's until 2025-06-18)
         return "jsonrpc" if all(_is_message(item) for item in value) else None
