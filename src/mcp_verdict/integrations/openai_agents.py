@@ -71,9 +71,11 @@ class AgentsVerdictError(VerdictError, UserError):
     ``decision`` is the one the call ended on: at its last attempt, when the strict server ran it
     again (the outcome's own ``decision`` is decided at attempt 1)."""
 
-    def __init__(self, outcome: Outcome, message: str | None = None, decision: Decision | None = None) -> None:
+    def __init__(self, outcome: Outcome, message: str | None = None, decision: Decision | None = None, *,
+                 response: bytes | None = None) -> None:
         final = decision if decision is not None else outcome.decision
-        VerdictError.__init__(self, outcome, message or model_message(outcome, final), decision=final)
+        VerdictError.__init__(self, outcome, message or model_message(outcome, final), response=response,
+                              decision=final)
 
 
 def verdict_error_message(context: Any, error: Exception) -> str:
@@ -176,7 +178,7 @@ class _Strict:
             if result is not None:
                 return result
         # the outcome of the attempt run_judged stopped at: its decision is what to do now, never retry
-        raise AgentsVerdictError(outcome)
+        raise AgentsVerdictError(outcome, response=judged.calls[-1].response)  # the last attempt's bytes
 
 
 _RETRIES: Final = "a whole number of retries >= 0"
