@@ -236,3 +236,33 @@ def test_mcp_verdicts_own_spans_are_read_as_the_verdict_they_record(tmp_path: Pa
     assert [(r.tool, (r.kind, r.finding, r.action, r.naive, r.naive_false_success, r.unknown_effect))
             for r in rows] == OWN_SPANS
     assert problems == [] and all(r.fidelity == "status" for r in rows)
+
+
+# A call traced on both sides whose two spans are in two exports — the host's and the server's, each process
+# with its own file exporter (tests/audit/otlp_two_exports.py) — is one call (README "The audit": a call traced
+# on both sides is one call), with any number of processes: the exports are read in turn by one reader, where
+# each file's spans were merged only among themselves and every call was counted twice.
+# (tool) → (the export its row is in, server, kind, request id), by hand: the client's span comes first
+TWO_EXPORTS = [
+    ("add", ("host.jsonl", "mcp-verdict-interop", None, "2")),
+    ("explode", ("host.jsonl", "mcp-verdict-interop", "tool_error", "4")),
+    ("add", ("host.jsonl", "mcp-verdict-interop", "tool_error", "5")),  # bad arguments: a tool error (MCPServer)
+]
+
+
+@pytest.fixture(scope="module")
+def two_exports(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("two")
+    host, server = folder / "host.jsonl", folder / "server.jsonl"
+    subprocess.run([sys.executable, "-m", "tests.audit.otlp_two_exports", str(host), str(server)], check=True,
+                   capture_output=True, timeout=120)
+    return host, server
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("order", ["host first", "server first"])
+def test_a_call_traced_in_two_exports_is_one_call(two_exports: tuple[Path, Path], jobs: int, order: str) -> None:
+    host, server = two_exports
+    rows, problems, totals = run([host, server] if order == "host first" else [server, host], jobs=jobs)
+    assert [(r.tool, (Path(r.source).name, r.server, r.kind, r.request_id)) for r in rows] == TWO_EXPORTS
+    assert problems == [] and totals.lines == 10

@@ -163,6 +163,8 @@ class _Span:
     end: float | None
     status_message: str | None
     line: int
+    source: str = ""
+    """The export it is in (a call's two spans may be in two: the client's and the server's)."""
     merged: list[_Span] = field(default_factory=list)
 
     @property
@@ -239,7 +241,7 @@ class OtlpReader:
                                 str(span.get("name") or ""), attributes,
                                 service if isinstance(service, str) else None,
                                 _nanos(span.get("startTimeUnixNano")), _nanos(span.get("endTimeUnixNano")),
-                                message if isinstance(message, str) else None, number)
+                                message if isinstance(message, str) else None, number, self.auditor.source)
 
     def _add(self, span: _Span, number: int) -> Iterator[Entry]:
         if span.request_id is None:
@@ -306,7 +308,7 @@ class OtlpReader:
         order = (auditor.family, END_OF_INPUT, 0, conn, self._calls) if completed >= END_OF_INPUT else (
             auditor.family, auditor.file_order, completed, conn, self._calls)
         return CallRow(
-            source=auditor.source, line=span.line, input_format="otlp", fidelity=fidelity,  # type: ignore[arg-type]
+            source=span.source, line=span.line, input_format="otlp", fidelity=fidelity,  # type: ignore[arg-type]
             conn=conn, call=self._calls,
             server=(server_span.service if server_span else None) or _str(span.get("server.address")),
             server_version=None, transport=_str(span.get("network.transport")), tool=span.tool,
@@ -357,7 +359,7 @@ class OtlpReader:
             auditor.family, auditor.file_order, completed, conn, self._calls)
         server_span = next((s for s in (span, *span.merged) if s.kind == "server"), None)
         return CallRow(
-            source=auditor.source, line=span.line, input_format="otlp", fidelity="status",
+            source=span.source, line=span.line, input_format="otlp", fidelity="status",
             conn=conn, call=self._calls,
             server=(server_span.service if server_span else None) or _str(span.get("server.address")),
             server_version=None, transport=_str(span.get("network.transport")), tool=span.tool,

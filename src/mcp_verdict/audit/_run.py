@@ -318,7 +318,26 @@ def plan(paths: Sequence[str], format: str = "auto") -> list[Input]:
             chosen = found.get(path, family_format)
             inputs.append(Input(path, chosen, FIDELITY_OF[chosen], recording, order, os.path.getsize(path),
                                 notes.get(path)))
-    return inputs
+    return _otlp_together(inputs)
+
+
+def _otlp_together(inputs: list[Input]) -> list[Input]:
+    """The OTLP exports as one recording, read in turn where the first of them is: a call traced
+    on both sides whose client span and server span are in two exports (each process with its
+    own file exporter) is one call (:mod:`._otlp` merges them by trace, request id and tool)."""
+    otlp = [item for item in inputs if item.format == "otlp"]
+    if len(otlp) < 2:
+        return inputs
+    out: list[Input] = []
+    recordings: dict[int, int] = {}
+    for item in inputs:
+        if item.format == "otlp" and item is not otlp[0]:
+            continue
+        for member in otlp if item is otlp[0] else (item,):
+            recording = recordings.setdefault(-1 if member.format == "otlp" else member.recording, len(recordings))
+            order = otlp.index(member) if member.format == "otlp" else member.order
+            out.append(dataclasses.replace(member, recording=recording, order=order))
+    return out
 
 
 def _audit(inputs: Sequence[Input], totals: Totals, *, trusted_server: bool = False,
@@ -336,10 +355,13 @@ def _audit(inputs: Sequence[Input], totals: Totals, *, trusted_server: bool = Fa
         auditor = _auditor_of(members[0], trusted_server)
         tally = auditor.tally
         message = auditor.message
+        reader: OtlpReader | None = None  # one for the recording: spans are merged across its exports
         for item in members:
             auditor.source = item.name
             auditor.file_order = item.order
-            otlp = OtlpReader(auditor) if item.format == "otlp" else None
+            if item.format == "otlp" and reader is None:
+                reader = OtlpReader(auditor)
+            otlp = reader if item.format == "otlp" else None
             framelog = item.format == "framelog"
             number = 0
             with _open(item.path) as handle:
@@ -372,8 +394,8 @@ def _audit(inputs: Sequence[Input], totals: Totals, *, trusted_server: bool = Fa
                             entries = feed_jsonrpc(auditor, number, line.rstrip(b"\r\n"))
                         if entries:
                             yield from entries
-            if otlp is not None:
-                yield from otlp.end()
+        if reader is not None:
+            yield from reader.end()
         yield from auditor.end()
         totals.add(auditor.tally)
     if progress is not None:
@@ -399,6 +421,8 @@ class Part:
     first: Input
     """The first file of its recording (which configures the recording's auditor)."""
     last_of_recording: bool
+    through: int = -1
+    """An OTLP recording is one part: its last input (-1: ``input`` alone)."""
 
 
 def _gzipped(path: str) -> bool:
@@ -445,6 +469,13 @@ def _cut(inputs: Sequence[Input], jobs: int, stripe: int | None = None) -> list[
     out: list[Part] = []
     for index, item in enumerate(inputs):
         last = index + 1 == len(inputs) or inputs[index + 1].recording != item.recording
+        if item.format == "otlp":  # the recording's exports in one part (their spans are merged across files)
+            if firsts[item.recording] is item:
+                through = index
+                while through + 1 < len(inputs) and inputs[through + 1].recording == item.recording:
+                    through += 1
+                out.append(Part(index, 0, None, 1, item, True, through))
+            continue
         n = max(1, round(item.size / target)) if item.format == "framelog" else 1
         cuts = [] if n == 1 or _gzipped(item.path) else _cut_points(
             item.path, [item.size * k // n for k in range(1, n)], item.size)
@@ -489,7 +520,8 @@ def _first_lines(inputs: Sequence[Input], cut: Sequence[Part]) -> Iterator[tuple
 def parts(inputs: Sequence[Input], jobs: int, stripe: int | None = None) -> list[Part]:
     """The inputs cut into parts for ``jobs`` processes: a plain frame log at line boundaries
     into parts of at most ``stripe`` bytes (at least one per process, a multiple of ``jobs``
-    in all); a gzip file, a JSON-RPC file and an OTLP export whole."""
+    in all); a gzip file and a JSON-RPC file whole; the OTLP exports together, one part (their
+    spans are merged across files)."""
     cut = _cut(inputs, jobs, stripe)
     return [dataclasses.replace(cut[number], first_line=first) for number, first in _first_lines(inputs, cut)]
 
@@ -512,6 +544,8 @@ def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send:
                 read: Callable[[int], None]) -> _Report:
     """Audit one part as if every connection began in it (a connection that did is audited
     exactly; one that began earlier is corrected by the parent, :func:`_resolve`)."""
+    if part.through >= 0:
+        return _audit_exports(inputs, part, trusted_server, send, read)
     item = inputs[part.input]
     auditor = _auditor_of(part.first, trusted_server)
     auditor.source = item.name
@@ -594,6 +628,43 @@ def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send:
         send(chunk)
     return _Report(main, {conn: {k: v for k, v in tally.items() if v} for conn, tally in heads.items()},
                    closed, held, total)
+
+
+def _audit_exports(inputs: Sequence[Input], part: Part, trusted_server: bool, send: Callable[[list[Entry]], None],
+                   read: Callable[[int], None]) -> _Report:
+    """An OTLP recording's exports, in turn, through one reader (as :func:`_audit` reads them)."""
+    auditor = _auditor_of(part.first, trusted_server)
+    reader = OtlpReader(auditor)
+    chunk: list[Entry] = []
+    consumed = total = 0
+    for item in inputs[part.input:part.through + 1]:
+        auditor.source = item.name
+        auditor.file_order = item.order
+        number = 0
+        with _open(item.path) as handle:
+            for batch, size in _batches(handle):
+                consumed += size
+                total += size
+                if consumed >= _PROGRESS_EVERY:
+                    read(consumed)
+                    consumed = 0
+                for line in batch:
+                    number += 1
+                    if isinstance(line, str):
+                        chunk.append(auditor.unreadable(number, line))
+                    elif line.isspace():
+                        auditor.tally["blank"] += 1
+                    else:
+                        chunk.extend(reader.line(number, line.rstrip(b"\r\n")))
+                    if len(chunk) >= _CHUNK:
+                        send(chunk)
+                        chunk = []
+    read(consumed)
+    chunk.extend(reader.end())
+    chunk.extend(auditor.end())
+    if chunk:
+        send(chunk)
+    return _Report(auditor.tally, {}, {}, [], total)
 
 
 def _packed(chunk: list[Entry]) -> tuple[str, Any]:
