@@ -8,16 +8,20 @@ answer: ``result.is_error`` for ``slow_echo``, or a success it never had). A rea
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import socket
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
 from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_verdict import VerdictTap, demo
+
+from ._tap_streams import serve_http
 
 REUSED = ("another request went out under the same id on this HTTP client while it waited (two sessions share one "
           "tap.http_client(): give each its own); the tap cannot tell their answers apart")
@@ -74,3 +78,34 @@ def test_two_sessions_on_one_client_are_never_judged_by_each_others_answers(
             return row(slow.outcome), row(answered)
 
     assert anyio.run(main) == (waiting, second)
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    yield from serve_http()
+
+
+def test_an_id_not_sent_then_sent_again_is_no_reuse(url: str) -> None:
+    """A request that could not be sent (no connection) and is sent again under its id on the same
+    client is one request, not two sessions' (it is not reused while waiting): its answer is
+    judged as its own. Requests posted by hand through the tap's client (a caller that chose its
+    ids), the first to a port that refuses connections; tests/servers/broken_answers over HTTP."""
+    body = b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"plain","arguments":{}}}'
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    with socket.socket() as refusing:
+        refusing.bind(("127.0.0.1", 0))
+        nowhere = f"http://127.0.0.1:{refusing.getsockname()[1]}/mcp"
+
+        async def main() -> tuple[list[Any], list[str]]:
+            tap = VerdictTap()
+            async with tap.http_client() as http:
+                with pytest.raises(httpx2.ConnectError):
+                    await http.post(nowhere, content=body, headers=headers)
+                answered = await http.post(url, content=body, headers=headers)
+                assert answered.status_code == 200
+                (state,) = tap._conns.values()
+                return list(state.answered), [failure.note for failure in state.failures.values()]
+
+        answered, failures = anyio.run(main)
+    assert answered == [("int", 5)]  # the answer is the request's own, kept for a block that asks
+    assert not any("same id" in note for note in failures)

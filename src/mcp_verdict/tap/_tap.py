@@ -572,7 +572,8 @@ class VerdictTap:
                     name = look.params.get("name")
                     state.tool_calls.append((look.id, name if isinstance(name, str) else None))
                 if http is not None and isinstance(http.get("exchange"), int):
-                    if key in state.exchange_of and self.tracker.waiting(conn, "client", key) is not None:
+                    if key in state.exchange_of and key not in state.not_sent \
+                            and self.tracker.waiting(conn, "client", key) is not None:
                         self._id_reused(state, key, http["exchange"])  # two sessions over one client
                     state.exchange_of[key] = http["exchange"]
                     if len(state.exchange_of) > _KEEP:
