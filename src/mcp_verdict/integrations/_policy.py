@@ -44,7 +44,7 @@ TOOL_TEXT_SHOWN: Final = 4000
 """The most characters of a tool error's text :func:`model_message` shows (then the count of the
 whole): the text is the tool's word to the model, so more of it than of a finding's message
 (``tap._error.PEER_TEXT_SHOWN``), but a megabyte of it is never copied whole into an exception."""
-_JUDGED: Final[weakref.WeakKeyDictionary[BaseException, Outcome]] = weakref.WeakKeyDictionary()
+_JUDGED: Final[weakref.WeakKeyDictionary[BaseException, tuple[Outcome, bytes | None]]] = weakref.WeakKeyDictionary()
 """The outcome of each stack error an adapter let through as it is (an SDK ``MCPError``), for a
 stack built on that adapter that would otherwise re-run it (pydantic-ai over FastMCP's)."""
 
@@ -61,13 +61,15 @@ def may_run_again(outcome: Outcome) -> bool:
     return outcome.decision.action in _RUN_AGAIN
 
 
-def remember(error: BaseException, outcome: Outcome) -> None:
-    """Note the outcome of a stack error an adapter raises as it is (see :func:`outcome_of`)."""
-    _JUDGED[error] = outcome
+def remember(error: BaseException, outcome: Outcome, response: bytes | None = None) -> None:
+    """Note the outcome of a stack error an adapter raises as it is, and the answer's bytes (see
+    :func:`judged_of`)."""
+    _JUDGED[error] = (outcome, response)
 
 
-def outcome_of(error: BaseException) -> Outcome | None:
-    """The outcome noted for ``error``, or for an error it was raised from or wraps (a group)."""
+def judged_of(error: BaseException) -> tuple[Outcome, bytes | None] | None:
+    """The outcome and answer bytes noted for ``error``, or for an error it was raised from or
+    wraps (a group)."""
     seen: set[int] = set()
     todo: list[BaseException] = [error]
     while todo:

@@ -94,7 +94,7 @@ def _strict_session(base: type[Any], tap: VerdictTap, conn: dict[str, str], judg
             if refused(outcome):
                 raise VerdictError(outcome, refusal(outcome), response=judged.calls[-1].response)
             if judged.error is not None:
-                remember(judged.error, outcome)  # for a stack over this client that would re-run it
+                remember(judged.error, outcome, judged.calls[-1].response)  # for a stack over this client
                 raise judged.error  # a protocol error: the SDK's own MCPError, as FastMCP expects
             return result
 

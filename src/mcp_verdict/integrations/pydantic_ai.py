@@ -42,7 +42,7 @@ from ..judgement._suspect import call_problem  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
 from ..verdict._classify import OptionError  # noqa: E402
 from ..verdict._shown import shown  # noqa: E402
-from ._policy import may_run_again, model_message, one_of, outcome_of  # noqa: E402
+from ._policy import judged_of, may_run_again, model_message, one_of  # noqa: E402
 from .fastmcp import StrictTransport  # noqa: E402
 
 __all__ = ["strict_toolset", "verdict_process_tool_call"]
@@ -82,10 +82,10 @@ def verdict_process_tool_call(inner: ProcessToolCall | None = None, *,
         except Exception as exc:
             refused = _refusal(exc)
             if refused is None:
-                outcome = outcome_of(exc)
-                if outcome is None or may_run_again(outcome):
+                known = judged_of(exc)
+                if known is None or may_run_again(known[0]):
                     raise
-                refused = VerdictError(outcome)
+                refused = VerdictError(known[0], response=known[1])
             if on_unclassified == "raise":
                 raise refused from exc
             raise ToolFailed(model_message(refused.outcome)) from exc
