@@ -303,13 +303,27 @@ class OtlpReader:
             else ()
         if outcome is not None and outcome.content_check is not None:
             findings += tuple(FindingRow(f.code, f.severity, f.path, f.message) for f in outcome.content_check.findings)
-        server_span = next((s for s in (span, *span.merged) if s.kind == "server"), None)
         kind = verdict.kind.value if verdict is not None else None
+        return self._call_row(
+            span, completed, conn, request_id, version, kind, fidelity=fidelity,
+            error_code=verdict.error_code if verdict else None, findings=findings,
+            action=decision.action.value if decision else None, rule=decision.rule if decision else None,
+            reason=decision.reason if decision else "the span records no result: nothing to judge",
+            stage=outcome.stage if outcome else None, accepted=accepted, naive=naive,
+            naive_false_success=None if verdict is None else (naive == "success" and not accepted),
+            unknown_effect=decision is not None and decision.action is Action.CHECK_STATE)
+
+    def _call_row(self, span: _Span, completed: int, conn: str, request_id: str, version: str, kind: str | None,
+                  **judged: Any) -> CallRow:
+        """The row of the call a span records (this reader's next call number, its order among the
+        recording's rows), with what was judged of it (``judged``: the fidelity, the verdict's
+        findings and the decision's members)."""
+        auditor = self.auditor
+        server_span = next((s for s in (span, *span.merged) if s.kind == "server"), None)
         order = (auditor.family, END_OF_INPUT, 0, conn, self._calls) if completed >= END_OF_INPUT else (
             auditor.family, auditor.file_order, completed, conn, self._calls)
         return CallRow(
-            source=span.source, line=span.line, input_format="otlp", fidelity=fidelity,  # type: ignore[arg-type]
-            conn=conn, call=self._calls,
+            source=span.source, line=span.line, input_format="otlp", conn=conn, call=self._calls,
             server=(server_span.service if server_span else None) or _str(span.get("server.address")),
             server_version=None, transport=_str(span.get("network.transport")), tool=span.tool,
             request_id=request_id, protocol_version=version, version_source="default"
@@ -317,14 +331,8 @@ class OtlpReader:
             started_at=span.start, ended_at=span.end,
             rounds=(RoundRow("tools/call", request_id, kind, None, span.start, span.end, 0, None, span.line,
                              span.line),),
-            kind=kind, first_kind=kind, error_code=verdict.error_code if verdict else None, findings=findings,
-            action=decision.action.value if decision else None, rule=decision.rule if decision else None,
-            reason=decision.reason if decision else "the span records no result: nothing to judge",
-            stage=outcome.stage if outcome else None, accepted=accepted, content_checked=False, naive=naive,
-            naive_false_success=None if verdict is None else (naive == "success" and not accepted),
-            unknown_effect=decision is not None and decision.action is Action.CHECK_STATE,
-            answered=naive != "no_response", finished=kind not in ("input_required", "task"), end="answered",
-            task_id=None, order=order)
+            kind=kind, first_kind=kind, content_checked=False, answered=judged["naive"] != "no_response",
+            finished=kind not in ("input_required", "task"), end="answered", task_id=None, order=order, **judged)
 
     def _recorded_row(self, span: _Span, completed: int, kind: str, action: str, codes: tuple[str, ...]) -> CallRow:
         """A call mcp-verdict judged when it was made, its verdict on the span: the recorded kind,
@@ -355,24 +363,11 @@ class OtlpReader:
             naive_false_success = None  # whether the naive receiver could read the answer is not on the span
         else:
             naive_false_success = naive == "success" and not accepted
-        order = (auditor.family, END_OF_INPUT, 0, conn, self._calls) if completed >= END_OF_INPUT else (
-            auditor.family, auditor.file_order, completed, conn, self._calls)
-        server_span = next((s for s in (span, *span.merged) if s.kind == "server"), None)
-        return CallRow(
-            source=span.source, line=span.line, input_format="otlp", fidelity="status",
-            conn=conn, call=self._calls,
-            server=(server_span.service if server_span else None) or _str(span.get("server.address")),
-            server_version=None, transport=_str(span.get("network.transport")), tool=span.tool,
-            request_id=request_id, protocol_version=version, version_source="default"
-            if span.get("mcp.protocol.version") is None else "request_meta", extensions=(),
-            started_at=span.start, ended_at=span.end,
-            rounds=(RoundRow("tools/call", request_id, kind, None, span.start, span.end, 0, None, span.line,
-                             span.line),),
-            kind=kind, first_kind=kind, error_code=code if kind == "protocol_error" else None, findings=findings,
-            action=action, rule=None, reason="the verdict mcp-verdict recorded on the span", stage=None,
-            accepted=accepted, content_checked=False, naive=naive, naive_false_success=naive_false_success,
-            unknown_effect=action == "check_state", answered=naive != "no_response",
-            finished=kind not in ("input_required", "task"), end="answered", task_id=None, order=order)
+        return self._call_row(
+            span, completed, conn, request_id, version, kind, fidelity="status",
+            error_code=code if kind == "protocol_error" else None, findings=findings, action=action, rule=None,
+            reason="the verdict mcp-verdict recorded on the span", stage=None, accepted=accepted, naive=naive,
+            naive_false_success=naive_false_success, unknown_effect=action == "check_state")
 
 
 _KINDS: Final = frozenset(kind.value for kind in Kind)
