@@ -11,12 +11,10 @@ not sent on but applied as the stream's close; it had none, so the log showed it
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx2
 import pytest
@@ -25,6 +23,7 @@ from mcp_verdict.audit import audit_files
 from tests.processes import port_server
 
 from ._peers import TIMEOUT, proxy_http, wait_until
+from ._restarting import frame_records
 from .test_proxy_upstream_headers import _headers_server
 
 BROKEN = [sys.executable, str(Path(__file__).with_name("broken_http_server.py"))]
@@ -45,8 +44,7 @@ def _upstream(kind: str) -> Iterator[str]:
             yield base + "/mcp"
 
 
-def _records(log: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+_records = frame_records  # (its complete lines: the proxy may be writing the next)
 
 
 # (the upstream; the host's MCP-Protocol-Version; whether a request (ping, id 3) is in flight;

@@ -26,6 +26,7 @@ from mcp_verdict.audit import CallRow, audit_files
 from tests.processes import port_server
 
 from ._peers import PROXY, TIMEOUT, LinePeer, wait_until
+from ._restarting import frame_records
 
 SERVER = [sys.executable, str(Path(__file__).with_name("listen_http_server.py"))]
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -39,8 +40,7 @@ NO_HEADERS = GET + "no response headers within 1 s; "
 STATUS_500 = GET + "the upstream answered HTTP 500 without an event stream; "
 
 
-def _records(log: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+_records = frame_records  # (its complete lines: the proxy may be writing the next)
 
 
 def _stream_records(log: Path) -> list[tuple[str, str | None, str]]:
