@@ -262,15 +262,15 @@ class OtlpReader:
             yield self._row(oldest, number)
 
     def _row(self, span: _Span, completed: int) -> CallRow:
-        recorded = _recorded(span)
-        if recorded is not None:
-            return self._recorded_row(span, completed, *recorded)
         auditor = self.auditor
         self._calls += 1
         version = span.get("mcp.protocol.version")
         version = version if isinstance(version, str) and version in VERSIONS else auditor._tracker.default_version
         request_id = span.request_id or ""
         conn = str(span.get("mcp.session.id") or span.trace or auditor.source)
+        recorded = _recorded(span)
+        if recorded is not None:
+            return self._recorded_row(span, completed, conn, request_id, version, *recorded)
         result = span.get("gen_ai.tool.call.result", structured=True)
         error_type = span.get("error.type")
         fidelity = "status"
@@ -334,15 +334,10 @@ class OtlpReader:
             kind=kind, first_kind=kind, content_checked=False, answered=judged["naive"] != "no_response",
             finished=kind not in ("input_required", "task"), end="answered", task_id=None, order=order, **judged)
 
-    def _recorded_row(self, span: _Span, completed: int, kind: str, action: str, codes: tuple[str, ...]) -> CallRow:
+    def _recorded_row(self, span: _Span, completed: int, conn: str, request_id: str, version: str, kind: str,
+                      action: str, codes: tuple[str, ...]) -> CallRow:
         """A call mcp-verdict judged when it was made, its verdict on the span: the recorded kind,
         decision and findings (``status`` fidelity: the answer itself is not in the span)."""
-        auditor = self.auditor
-        self._calls += 1
-        version = span.get("mcp.protocol.version")
-        version = version if isinstance(version, str) and version in VERSIONS else auditor._tracker.default_version
-        request_id = span.request_id or ""
-        conn = str(span.get("mcp.session.id") or span.trace or auditor.source)
         error_type = span.get("error.type")
         code = _integer(error_type) if isinstance(error_type, str) else None
         rules = RULES
