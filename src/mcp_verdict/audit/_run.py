@@ -558,17 +558,12 @@ def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send:
     framelog = item.format == "framelog"
     chunk: list[Entry] = []
     limit = None if part.end is None else part.end - part.start
-    consumed = total = 0
+    progress = _Progress(read)
     number = part.first_line - 1
     with _open(item.path) as handle:
         if part.start:
             handle.seek(part.start)
-        for batch, size in _batches(handle, limit, at_start=not part.start):
-            consumed += size
-            total += size
-            if consumed >= _PROGRESS_EVERY:
-                read(consumed)
-                consumed = 0
+        for batch in progress.batches(handle, limit, at_start=not part.start):
             for line in batch:
                 number += 1
                 if isinstance(line, str):
@@ -615,7 +610,7 @@ def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send:
                     if len(chunk) >= _CHUNK:
                         send(chunk)
                         chunk = []
-    read(consumed)
+    progress.done()
     auditor.tally = main
     if otlp is not None:
         chunk.extend(otlp.end())
@@ -627,7 +622,7 @@ def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send:
     if chunk:
         send(chunk)
     return _Report(main, {conn: {k: v for k, v in tally.items() if v} for conn, tally in heads.items()},
-                   closed, held, total)
+                   closed, held, progress.total)
 
 
 def _audit_exports(inputs: Sequence[Input], part: Part, trusted_server: bool, send: Callable[[list[Entry]], None],
@@ -636,18 +631,13 @@ def _audit_exports(inputs: Sequence[Input], part: Part, trusted_server: bool, se
     auditor = _auditor_of(part.first, trusted_server)
     reader = OtlpReader(auditor)
     chunk: list[Entry] = []
-    consumed = total = 0
+    progress = _Progress(read)
     for item in inputs[part.input:part.through + 1]:
         auditor.source = item.name
         auditor.file_order = item.order
         number = 0
         with _open(item.path) as handle:
-            for batch, size in _batches(handle):
-                consumed += size
-                total += size
-                if consumed >= _PROGRESS_EVERY:
-                    read(consumed)
-                    consumed = 0
+            for batch in progress.batches(handle):
                 for line in batch:
                     number += 1
                     if isinstance(line, str):
@@ -659,12 +649,40 @@ def _audit_exports(inputs: Sequence[Input], part: Part, trusted_server: bool, se
                     if len(chunk) >= _CHUNK:
                         send(chunk)
                         chunk = []
-    read(consumed)
+    progress.done()
     chunk.extend(reader.end())
     chunk.extend(auditor.end())
     if chunk:
         send(chunk)
-    return _Report(auditor.tally, {}, {}, [], total)
+    return _Report(auditor.tally, {}, {}, [], progress.total)
+
+
+class _Progress:
+    """The bytes a process reads of its parts: every batch's counted in ``total``, and reported
+    to ``read`` each :data:`_PROGRESS_EVERY` bytes (the rest by :meth:`done`)."""
+
+    __slots__ = ("_pending", "_read", "total")
+
+    def __init__(self, read: Callable[[int], None]) -> None:
+        self._read = read
+        self._pending = 0
+        self.total = 0
+
+    def batches(self, handle: IO[bytes], limit: int | None = None, *,
+                at_start: bool = True) -> Iterator[list[bytes | str]]:
+        """:func:`_batches`' lines of ``handle``, counted."""
+        for batch, size in _batches(handle, limit, at_start=at_start):
+            self.total += size
+            self._pending += size
+            if self._pending >= _PROGRESS_EVERY:
+                self._read(self._pending)
+                self._pending = 0
+            yield batch
+
+    def done(self) -> None:
+        """Report what was read since the last report."""
+        self._read(self._pending)
+        self._pending = 0
 
 
 def _packed(chunk: list[Entry]) -> tuple[str, Any]:
