@@ -1108,43 +1108,39 @@ _OPTIONS: Final = frozenset({"expect", "tool", "trusted_server", "suspects", "sc
                              "limits"})
 
 
+def _kept(sizes: Iterable[int]) -> int:
+    """How many of the newest entries (their sizes given newest first) fit in
+    :data:`HISTORY_BYTES` together; the newest always does, whatever its size."""
+    total = kept = 0
+    for size in sizes:
+        total += size
+        if kept and total > HISTORY_BYTES:
+            break
+        kept += 1
+    return kept
+
+
 def _bound_history(history: deque[TapCall]) -> None:
     """Drop the oldest calls of ``history`` past :data:`HISTORY_BYTES` of requests and answers
     (the newest is kept, whatever its size). Run when a call of more than ``_HISTORY_BIG`` bytes
     is added: smaller ones, 100 at most, cannot hold more than 100 times that."""
-    total = kept = 0
-    for call in reversed(history):
-        total += len(call.request or b"") + len(call.response or b"")
-        if kept and total > HISTORY_BYTES:
-            break
-        kept += 1
-    for _ in range(len(history) - kept):
+    for _ in range(len(history) - _kept(len(call.request or b"") + len(call.response or b"")
+                                        for call in reversed(history))):
         history.popleft()
 
 
 def _bound_answered(answered: OrderedDict[tuple[str, Any], Exchange]) -> None:
     """Drop the oldest answered calls no block claimed past :data:`HISTORY_BYTES` of answers (the
     newest is kept: the block that learns its id next asks for it), as :func:`_bound_history`."""
-    total = kept = 0
-    for exchange in reversed(answered.values()):
-        total += len(exchange.response.data) if exchange.response is not None else 0
-        if kept and total > HISTORY_BYTES:
-            break
-        kept += 1
-    for _ in range(len(answered) - kept):
+    for _ in range(len(answered) - _kept(len(exchange.response.data) if exchange.response is not None else 0
+                                         for exchange in reversed(answered.values()))):
         answered.popitem(last=False)
 
 
 def _bound_strays(strays: deque[Stray]) -> None:
     """Drop the oldest answers that answered nothing past :data:`HISTORY_BYTES` (the newest is
     kept: a late answer or an id of another JSON type is read from it), as :func:`_bound_history`."""
-    total = kept = 0
-    for stray in reversed(strays):
-        total += len(stray.seen.data)
-        if kept and total > HISTORY_BYTES:
-            break
-        kept += 1
-    for _ in range(len(strays) - kept):
+    for _ in range(len(strays) - _kept(len(stray.seen.data) for stray in reversed(strays))):
         strays.popleft()
 
 
