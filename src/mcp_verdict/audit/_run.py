@@ -543,13 +543,12 @@ class _Report(msgspec.Struct):
 def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send: Callable[[list[Entry]], None],
                 read: Callable[[int], None]) -> _Report:
     """Audit one part as if every connection began in it (a connection that did is audited
-    exactly; one that began earlier is corrected by the parent, :func:`_resolve`)."""
-    if part.through >= 0:
-        return _audit_exports(inputs, part, trusted_server, send, read)
-    item = inputs[part.input]
+    exactly; one that began earlier is corrected by the parent, :func:`_resolve`). An OTLP
+    recording's part holds all its exports, read in turn through one reader (its spans are
+    merged across files, as :func:`_audit` reads them)."""
+    items = inputs[part.input:max(part.through, part.input) + 1]
+    item = items[0]
     auditor = _auditor_of(part.first, trusted_server)
-    auditor.source = item.name
-    auditor.file_order = item.order
     main = auditor.tally
     message = auditor.message
     heads: dict[str, dict[str, int]] = {}
@@ -560,56 +559,63 @@ def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send:
     limit = None if part.end is None else part.end - part.start
     progress = _Progress(read)
     number = part.first_line - 1
-    with _open(item.path) as handle:
-        if part.start:
-            handle.seek(part.start)
-        for batch in progress.batches(handle, limit, at_start=not part.start):
-            for line in batch:
-                number += 1
-                if isinstance(line, str):
-                    auditor.tally = main
-                    chunk.append(auditor.unreadable(number, line))
-                    continue
-                if line.isspace():  # (a line is never empty: it holds at least its end)
-                    main["blank"] += 1
-                    continue
-                if otlp is not None:
-                    chunk.extend(otlp.line(number, line.rstrip(b"\r\n")))
-                    continue
-                if framelog:
-                    record = decode_line(line, number)
-                    if type(record) is not FrameRecord:  # reported as read_framelog reads it (without the line end)
-                        problem = read_framelog(line, number)
-                        assert isinstance(problem, LogProblem)
+    for item in items:
+        auditor.source = item.name
+        auditor.file_order = item.order
+        with _open(item.path) as handle:
+            if part.start:
+                handle.seek(part.start)
+            for batch in progress.batches(handle, limit, at_start=not part.start):
+                for line in batch:
+                    number += 1
+                    if isinstance(line, str):
                         auditor.tally = main
-                        chunk.append(auditor.unreadable(number, problem.reason, problem.text))
+                        chunk.append(auditor.unreadable(number, line))
                         continue
-                    conn = record.conn
-                else:
-                    record = None
-                    conn = item.name  # a JSON-RPC file is one connection
-                if conn in closed:
-                    auditor.tally = main
-                else:
-                    tally = heads.get(conn)
-                    if tally is None:
-                        tally = heads[conn] = dict.fromkeys(CATEGORIES, 0)
-                    auditor.tally = tally
-                if record is not None:
-                    if record.kind == "message" and record.data is not None:  # (feed_record's first case)
-                        entries = message(conn, record.dir, record.data, record.t, record.seq, number, record.http,
-                                          record.transport)
+                    if line.isspace():  # (a line is never empty: it holds at least its end)
+                        main["blank"] += 1
+                        continue
+                    if otlp is not None:
+                        chunk.extend(otlp.line(number, line.rstrip(b"\r\n")))
+                        if len(chunk) >= _CHUNK:  # (an export's rows sent as they come, as every input's)
+                            send(chunk)
+                            chunk = []
+                        continue
+                    if framelog:
+                        record = decode_line(line, number)
+                        if type(record) is not FrameRecord:  # reported as read_framelog reads it (without the line end)
+                            problem = read_framelog(line, number)
+                            assert isinstance(problem, LogProblem)
+                            auditor.tally = main
+                            chunk.append(auditor.unreadable(number, problem.reason, problem.text))
+                            continue
+                        conn = record.conn
                     else:
-                        entries = feed_record(auditor, number, record)
-                        if record.kind == "close" and conn not in closed:
-                            closed[conn] = number
-                else:
-                    entries = feed_jsonrpc(auditor, number, line.rstrip(b"\r\n"))
-                if entries:
-                    chunk.extend(entries)
-                    if len(chunk) >= _CHUNK:
-                        send(chunk)
-                        chunk = []
+                        record = None
+                        conn = item.name  # a JSON-RPC file is one connection
+                    if conn in closed:
+                        auditor.tally = main
+                    else:
+                        tally = heads.get(conn)
+                        if tally is None:
+                            tally = heads[conn] = dict.fromkeys(CATEGORIES, 0)
+                        auditor.tally = tally
+                    if record is not None:
+                        if record.kind == "message" and record.data is not None:  # (feed_record's first case)
+                            entries = message(conn, record.dir, record.data, record.t, record.seq, number, record.http,
+                                              record.transport)
+                        else:
+                            entries = feed_record(auditor, number, record)
+                            if record.kind == "close" and conn not in closed:
+                                closed[conn] = number
+                    else:
+                        entries = feed_jsonrpc(auditor, number, line.rstrip(b"\r\n"))
+                    if entries:
+                        chunk.extend(entries)
+                        if len(chunk) >= _CHUNK:
+                            send(chunk)
+                            chunk = []
+        number = 0  # (the next export's lines count from 1)
     progress.done()
     auditor.tally = main
     if otlp is not None:
@@ -623,38 +629,6 @@ def _audit_part(inputs: Sequence[Input], part: Part, trusted_server: bool, send:
         send(chunk)
     return _Report(main, {conn: {k: v for k, v in tally.items() if v} for conn, tally in heads.items()},
                    closed, held, progress.total)
-
-
-def _audit_exports(inputs: Sequence[Input], part: Part, trusted_server: bool, send: Callable[[list[Entry]], None],
-                   read: Callable[[int], None]) -> _Report:
-    """An OTLP recording's exports, in turn, through one reader (as :func:`_audit` reads them)."""
-    auditor = _auditor_of(part.first, trusted_server)
-    reader = OtlpReader(auditor)
-    chunk: list[Entry] = []
-    progress = _Progress(read)
-    for item in inputs[part.input:part.through + 1]:
-        auditor.source = item.name
-        auditor.file_order = item.order
-        number = 0
-        with _open(item.path) as handle:
-            for batch in progress.batches(handle):
-                for line in batch:
-                    number += 1
-                    if isinstance(line, str):
-                        chunk.append(auditor.unreadable(number, line))
-                    elif line.isspace():
-                        auditor.tally["blank"] += 1
-                    else:
-                        chunk.extend(reader.line(number, line.rstrip(b"\r\n")))
-                    if len(chunk) >= _CHUNK:
-                        send(chunk)
-                        chunk = []
-    progress.done()
-    chunk.extend(reader.end())
-    chunk.extend(auditor.end())
-    if chunk:
-        send(chunk)
-    return _Report(auditor.tally, {}, {}, [], progress.total)
 
 
 class _Progress:
