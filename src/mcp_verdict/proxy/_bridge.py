@@ -24,6 +24,11 @@ _NO_LONGER_AWAITED: Final = "the proxy no longer awaits the request it cancels: 
 """The note of a host's ``notifications/cancelled`` for a request in flight (:meth:`Bridge.host_cancelled`)."""
 
 
+def _noted(note: str | None, more: str | None) -> str | None:
+    """Two notes of one record as one (either may be None)."""
+    return more if note is None else note if more is None else f"{note}; {more}"
+
+
 class HostStream(Protocol):
     """Where frames for the host go."""
 
@@ -91,11 +96,10 @@ class Bridge:
             if upstream is not None:
                 # (HTTP 2026-07-28: the stream's close is the cancel; stdio: its request was queued)
                 withholds = getattr(upstream, "withholds", None)
-                said = withholds(data, False, headers) if withholds is not None else None
-                withheld = said if withheld is None else withheld if said is None else f"{withheld}; {said}"
+                withheld = _noted(withheld, withholds(data, False, headers) if withholds is not None else None)
             cancels = self._cancels(data)  # (a queued one taken back is answered already: not waiting)
             if cancels is not None:
-                withheld = _NO_LONGER_AWAITED if withheld is None else f"{withheld}; {_NO_LONGER_AWAITED}"
+                withheld = _noted(withheld, _NO_LONGER_AWAITED)
         sent = upstream.send(data, key=None, stream=None, headers=headers) if first and upstream is not None \
             else True
         outs = relay.from_host(data, http, forwarded=first, withheld=withheld)

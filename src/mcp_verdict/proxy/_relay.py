@@ -208,11 +208,11 @@ class Relay:
         breaks (an HTTP body, pretty-printed): each CR and LF is written as a space, which the
         host frame's record notes."""
         self.last_opened: Key | None = None
+        """The id key of the request the last host frame opened (None: it opened none)."""
         self.withholds: Callable[[bytes, bool], str | None] | None = None
         """The upstream's word on a ``notifications/cancelled`` it will not send on (an HTTP
         upstream: the request stream's close is the cancellation), with whether the proxy wrote
         it: the note its record carries (``HttpUpstream.withholds``)."""
-        """The id key of the request the last host frame opened (None: it opened none)."""
 
     # -- the host's frames ----------------------------------------------------------------------
     def from_host(self, data: bytes, http: Mapping[str, Any] | None = None, *, forwarded: bool = False,
