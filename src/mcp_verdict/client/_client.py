@@ -60,7 +60,17 @@ from ._connect import CannotConnect, check_url, diagnose
 from ._handlers import HandlerError, Handlers
 from ._http import RecordingTransport, recording_http_client
 from ._stdio import StderrTail, recording_stdio, split_command
-from ._wire import Exchange, Frame, WireLog, bytes_field, exchange_of, preview, requests, transport_failure
+from ._wire import (
+    Exchange,
+    Frame,
+    WireLog,
+    bytes_field,
+    exchange_of,
+    not_messages,
+    preview,
+    requests,
+    transport_failure,
+)
 
 Mode = Literal["auto", "modern", "legacy"]
 MODES: Final = ("auto", "modern", "legacy")
@@ -743,7 +753,7 @@ class VerdictClient:
                         "'message', which no MCP client reads as a message")
         if seen.noise_count:
             first = f" (first: {preview(seen.noise[0].data)})" if seen.noise else ""
-            message += (f"; the server wrote {_not_messages(seen.noise_count)}{first}:"
+            message += (f"; the server wrote {not_messages(seen.noise_count)}{first}:"
                         " the likely cause, if it meant to answer")
         verdict = self._local(code, message)
         return _with(verdict, _noise_finding(seen, answered=False)) if seen.noise_count else verdict
@@ -877,11 +887,6 @@ def _with(verdict: Verdict, extra: Finding) -> Verdict:
     return make_verdict(verdict.kind, (*verdict.findings, extra), verdict.version, verdict.message)
 
 
-def _not_messages(count: int) -> str:
-    return "1 line that is not a JSON-RPC message" if count == 1 else \
-        f"{count} lines that are not JSON-RPC messages"
-
-
 _NOISE_SHOWN: Final = 3
 """Noise lines quoted in a ``transport.noise`` warning (the rest are in the round's frames)."""
 
@@ -895,7 +900,7 @@ def _noise_finding(seen: Exchange, *, answered: bool) -> Finding:
     if seen.noise_shed:
         notes.append(f"the wire log kept {len(seen.noise)} of them")
     when = "before its answer" if answered else "instead of an answer"
-    message = f"the server wrote {_not_messages(count)} {when}" + (f" ({'; '.join(notes)})" if notes else "")
+    message = f"the server wrote {not_messages(count)} {when}" + (f" ({'; '.join(notes)})" if notes else "")
     if first:
         message += ": " + ", ".join(first) + (", …" if count > len(first) else "")
     return finding("", "transport.noise", message)

@@ -15,7 +15,8 @@ from collections.abc import Iterator, Sequence
 from typing import Final, Literal
 from urllib.parse import urlsplit
 
-from ._wire import NOT_MESSAGES, Frame, exchange_of, preview, requests
+from ..frames._jsonrpc import Peek
+from ._wire import NOT_MESSAGES, Frame, Request, exchange_of, not_messages, preview, requests
 
 Cause = Literal["bad_url", "spawn", "refused", "unreachable", "http_status", "exited", "timeout", "protocol"]
 _STDERR_LINES: Final = 5
@@ -164,11 +165,7 @@ def diagnose(error: BaseException, *, target: str, frames: Sequence[Frame], time
 def _error_answer(frames: Sequence[Frame]) -> str | None:
     """``error CODE: MESSAGE`` when the last negotiation request was answered with a JSON-RPC
     error (its frame, as the server wrote it), else None."""
-    asked = [r for r in requests(frames) if r.method in ("server/discover", "initialize")]
-    if not asked:
-        return None
-    answer = exchange_of(frames, asked[-1]).answer
-    look = answer.peek() if answer is not None else None
+    _, look = _last_answer(frames, ("server/discover", "initialize"))
     if look is None or look.kind != "error" or look.message is None:
         return None
     error = look.message.get("error")
@@ -186,9 +183,8 @@ def _noise(frames: Sequence[Frame]) -> str:
     noise = [f for f in frames if f.direction == "in" and f.kind == "message" and f.peek().kind in NOT_MESSAGES]
     if not noise:
         return ""
-    lines = "1 line that is not a JSON-RPC message" if len(noise) == 1 else \
-        f"{len(noise)} lines that are not JSON-RPC messages"
-    return f"; the server wrote {lines} on its stdout (first: {preview(noise[0].data)}): the likely cause"
+    return f"; the server wrote {not_messages(len(noise))} on its stdout (first: {preview(noise[0].data)}): " \
+        "the likely cause"
 
 
 def _version_answer(frames: Sequence[Frame], found: Sequence[BaseException]) -> str | None:
@@ -197,13 +193,21 @@ def _version_answer(frames: Sequence[Frame], found: Sequence[BaseException]) -> 
     that answer; else None."""
     if not any(isinstance(leaf, RuntimeError) and "protocol version" in str(leaf) for leaf in found):
         return None
-    asked = [r for r in requests(frames) if r.method == "initialize"]
-    answer = exchange_of(frames, asked[-1]).answer if asked else None
-    look = answer.peek() if answer is not None else None
+    asked, look = _last_answer(frames, ("initialize",))
     result = look.result if look is not None and look.kind == "response" else None
     chosen = result.get("protocolVersion") if result is not None else None
-    if chosen is None:
+    if asked is None or chosen is None:
         return None
-    wanted = asked[-1].params.get("protocolVersion")
+    wanted = asked.params.get("protocolVersion")
     return (f"protocol version {preview(str(chosen).encode(), 40)}, which the client does not speak"
             + (f" (it asked for {wanted})" if isinstance(wanted, str) else ""))
+
+
+def _last_answer(frames: Sequence[Frame], methods: tuple[str, ...]) -> tuple[Request | None, Peek | None]:
+    """The last request of ``methods`` among ``frames`` and the routing read of its answer
+    (None for either where there is none)."""
+    asked = [r for r in requests(frames) if r.method in methods]
+    if not asked:
+        return None, None
+    answer = exchange_of(frames, asked[-1]).answer
+    return asked[-1], answer.peek() if answer is not None else None

@@ -284,6 +284,12 @@ def transport_failure(frames: Sequence[Frame], request: Request | None) -> Frame
     return None
 
 
+def not_messages(count: int) -> str:
+    """``count`` lines of noise, in words (a warning's, a connection failure's)."""
+    return "1 line that is not a JSON-RPC message" if count == 1 else \
+        f"{count} lines that are not JSON-RPC messages"
+
+
 def preview(data: bytes, limit: int = 80) -> str:
     """A short, exact-enough rendering of a frame for a message (repr-escaped, cut at ``limit``)."""
     text = data[: limit * 4].decode("utf-8", "backslashreplace")
