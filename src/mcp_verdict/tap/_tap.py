@@ -92,10 +92,14 @@ _UNCLAIMED: Final = 256
 when its answer arrives and nothing of it is kept."""
 _CLOSED_KEPT: Final = 64
 """Closed connections kept (their answers, tools and strays, for a block that judges late); an
-older closed connection is forgotten, so a tap serving one connection per call stays bounded."""
+older closed connection is forgotten, so a tap serving one connection per call stays bounded.
+What they hold of answers shares one byte bound with the open ones' (:class:`_Held`)."""
 _NOISE_KEPT: Final = 64
 """Per connection: the last stdio lines that were no JSON-RPC message (noise) kept, for the
 verdicts of the calls they came during (every one is counted: ``_Conn.noise_count``)."""
+_NOISE_SHOWN: Final = 60
+"""Characters of a noise line a verdict's ``transport.noise`` message shows (``_preview``): each
+line kept is kept to one byte more (whether it went on), never whole."""
 _NOISE_MARKS: Final = 4096
 """Per connection with noise: the noise count at each client frame and tools/call answer, the
 last this many (a call counts the noise between its request and its answer from them)."""
@@ -145,7 +149,8 @@ class _Conn:
     closed: str | None = None
     proxy: WriteProxy | None = None
     noise: deque[tuple[int, bytes]] = field(default_factory=lambda: deque(maxlen=_NOISE_KEPT))
-    """stdio: (seq, bytes) of the last lines that were no JSON-RPC message (a sample)."""
+    """stdio: (seq, first bytes) of the last lines that were no JSON-RPC message (a sample: the
+    first ``_NOISE_SHOWN`` + 1 bytes of each, what a verdict shows of it)."""
     noise_count: int = 0
     """stdio: every line that was no JSON-RPC message, kept or not."""
     noise_from: int | None = None
@@ -189,9 +194,10 @@ class TapCall(msgspec.Struct, frozen=True, gc=False):
 
 
 HISTORY_BYTES: Final = 64 * 1024 * 1024
-"""The most bytes of requests and answers ``VerdictTap.history`` keeps once a large call is on it,
-and of answers a connection keeps for blocks that have not claimed them yet, and of the answers
-to nothing it keeps (strays)."""
+"""The most bytes of requests and answers ``VerdictTap.history`` keeps once a large call is on it;
+and, apart, the most bytes the connections a tap keeps (open, and the last ``_CLOSED_KEPT``
+closed) hold together of the calls no block has claimed yet (their requests and answers) and of
+the answers to nothing (strays): :class:`_Held`."""
 _HISTORY_BIG: Final = 1024 * 1024
 """A request or answer longer than this bounds the history by bytes when its call is added."""
 _REUSED: Final = ("another request went out under the same id on this HTTP client while it waited (two sessions "
@@ -388,6 +394,8 @@ class VerdictTap:
             self.log = FrameLogWriter(frame_log, payloads=log_payloads)
         self._own_log = self.log is not None and not isinstance(frame_log, FrameLogWriter)
         self._conns: dict[str, _Conn] = {}
+        self._held = _Held()
+        """The answers the kept connections hold for blocks that judge late, within one byte bound."""
         self._closed: deque[str] = deque()
         self._numbers = itertools.count(1)
         self._unlinked: list[WriteProxy] = []
@@ -447,7 +455,9 @@ class VerdictTap:
             self._unlinked.remove(state.proxy)
         self._closed.append(conn)
         while len(self._closed) > _CLOSED_KEPT:
-            self._conns.pop(self._closed.popleft(), None)
+            forgotten = self._conns.pop(self._closed.popleft(), None)
+            if forgotten is not None:
+                self._held.forget(forgotten)
 
     def _note(self, conn: str, direction: Direction, kind: Literal["eof", "error", "noise", "refused"],
               note: str, data: bytes | None = None, http: Mapping[str, Any] | None = None, *,
@@ -468,7 +478,7 @@ class VerdictTap:
             if len(state.failures) > _KEEP:
                 del state.failures[next(iter(state.failures))]
         elif kind == "noise" and data is not None:
-            state.noise.append((seq, data))
+            state.noise.append((seq, data[:_NOISE_SHOWN + 1]))  # what a verdict shows of it (_preview)
             if state.noise_from is None:
                 state.noise_from = seq
             state.noise_count += 1
@@ -501,7 +511,9 @@ class VerdictTap:
         state.failures[exchange] = _Failure(_REUSED)
         if len(state.failures) > _KEEP:
             del state.failures[next(iter(state.failures))]
-        state.answered.pop(key, None)  # an older answer under this id is no answer to this request
+        older = state.answered.pop(key, None)  # an older answer under this id is no answer to this request
+        if older is not None:
+            self._held.drop(older)
         claim = self._claims.pop((state.id, key), None)
         if claim is not None:
             judged, index = claim
@@ -619,16 +631,9 @@ class VerdictTap:
                     else:
                         self._judge_now(claim, exchange, state)
                     continue
-                state.answered[key] = exchange  # for a call whose block learns its id later
-                state.answered.move_to_end(key)
-                if len(state.answered) > _UNCLAIMED:
-                    state.answered.popitem(last=False)
-                if exchange.response is not None and len(exchange.response.data) > _HISTORY_BIG:
-                    _bound_answered(state.answered)
+                self._held.answer(state, key, exchange)  # for a call whose block learns its id later
             elif isinstance(event, Stray) and direction == "s2c":
-                state.strays.append(event)
-                if len(event.seen.data) > _HISTORY_BIG:
-                    _bound_strays(state.strays)
+                self._held.stray(state, event)
                 if state.cancelled:
                     self._late(state, event)
         return events
@@ -1129,19 +1134,89 @@ def _bound_history(history: deque[TapCall]) -> None:
         history.popleft()
 
 
-def _bound_answered(answered: OrderedDict[tuple[str, Any], Exchange]) -> None:
-    """Drop the oldest answered calls no block claimed past :data:`HISTORY_BYTES` of answers (the
-    newest is kept: the block that learns its id next asks for it), as :func:`_bound_history`."""
-    for _ in range(len(answered) - _kept(len(exchange.response.data) if exchange.response is not None else 0
-                                         for exchange in reversed(answered.values()))):
-        answered.popitem(last=False)
+class _Held:
+    """What the connections a tap keeps (open, and the last ``_CLOSED_KEPT`` closed) hold for
+    blocks that judge late: the calls no block claimed yet (``_Conn.answered``: a block that
+    learns its call's id later asks for it) and the answers to nothing (``_Conn.strays``: a late
+    answer, an id of another JSON type are read from them), each without its parsed message (its
+    bytes are judged again when asked for). All of them together hold at most
+    :data:`HISTORY_BYTES` of requests and answers, the newest always kept whatever its size;
+    past it the oldest are dropped, whichever connection holds them — where each connection kept
+    its own 64 MiB of each, and 64 closed ones theirs (8 GiB). What a connection still holds is
+    claimed as before; one dropped is judged as an answer that was not kept."""
 
+    __slots__ = ("order", "size")
 
-def _bound_strays(strays: deque[Stray]) -> None:
-    """Drop the oldest answers that answered nothing past :data:`HISTORY_BYTES` (the newest is
-    kept: a late answer or an id of another JSON type is read from it), as :func:`_bound_history`."""
-    for _ in range(len(strays) - _kept(len(stray.seen.data) for stray in reversed(strays))):
-        strays.popleft()
+    def __init__(self) -> None:
+        self.order: OrderedDict[int, tuple[_Conn, Exchange | Stray, int]] = OrderedDict()
+        """id of each kept answer -> (its connection, it, its bytes), oldest first."""
+        self.size = 0
+        """Bytes of everything in ``order``."""
+
+    def answer(self, state: _Conn, key: tuple[str, Any], exchange: Exchange) -> None:
+        """Keep the call ``exchange`` (answered, no block claimed it) on ``state`` under its id
+        ``key``: the newest of its answers, the last ``_UNCLAIMED`` of the connection kept."""
+        answered = state.answered
+        older = answered.pop(key, None)
+        if older is not None:
+            self.drop(older)
+        look = exchange.response_peek
+        if look is not None and look.message is not None:
+            exchange = msgspec.structs.replace(exchange, response_peek=msgspec.structs.replace(look, message=None))
+        answered[key] = exchange
+        self._add(state, exchange, len(exchange.request.data)
+                  + (len(exchange.response.data) if exchange.response is not None else 0))
+        if len(answered) > _UNCLAIMED:
+            self.drop(answered.popitem(last=False)[1])
+        self._bound()
+
+    def stray(self, state: _Conn, stray: Stray) -> None:
+        """Keep an answer to nothing on ``state`` (the last 256 of the connection)."""
+        strays = state.strays
+        if strays and len(strays) == strays.maxlen:
+            self.drop(strays[0])  # the deque drops it on append
+        if stray.peek.message is not None:
+            stray = msgspec.structs.replace(stray, peek=msgspec.structs.replace(stray.peek, message=None))
+        strays.append(stray)
+        self._add(state, stray, len(stray.seen.data))
+        self._bound()
+
+    def drop(self, kept: Exchange | Stray) -> None:
+        """``kept`` is no longer held (its connection let it go)."""
+        entry = self.order.pop(id(kept), None)
+        if entry is not None:
+            self.size -= entry[2]
+
+    def forget(self, state: _Conn) -> None:
+        """The connection ``state`` is forgotten, and what it held with it."""
+        for exchange in state.answered.values():
+            self.drop(exchange)
+        for stray in state.strays:
+            self.drop(stray)
+
+    def _add(self, state: _Conn, kept: Exchange | Stray, size: int) -> None:
+        self.order[id(kept)] = (state, kept, size)
+        self.size += size
+
+    def _bound(self) -> None:
+        """Drop the oldest held past :data:`HISTORY_BYTES` (the newest stays, whatever its size)."""
+        order = self.order
+        while self.size > HISTORY_BYTES and len(order) > 1:
+            _, (state, kept, size) = order.popitem(last=False)
+            self.size -= size
+            if isinstance(kept, Stray):
+                strays = state.strays
+                if strays and strays[0] is kept:  # the connection's oldest: held in the order they came
+                    strays.popleft()
+                else:
+                    for index, stray in enumerate(strays):
+                        if stray is kept:
+                            del strays[index]
+                            break
+            else:
+                key = (type(kept.request_id).__name__, kept.request_id)  # id_key
+                if state.answered.get(key) is kept:
+                    del state.answered[key]
 
 
 def _attempt(attempt: object, retry: object) -> Attempt:
