@@ -13,7 +13,8 @@ verdict                                ``error.type``
 normal_complete, accepted              (none; status unset)
 normal_complete, content check failed  ``content_check``
 tool_error                             ``tool_error``
-protocol_error                         the JSON-RPC error code, as a string (``-32602``)
+protocol_error                         the JSON-RPC error code, as a string (``-32602``; one of
+                                       more than 1,024 digits cut, as a tool's name is)
 input_required, task                   ``input_required``, ``task`` (the call is not done)
 unclassified                           ``unclassified``
 =====================================  ==========================================================
@@ -24,7 +25,12 @@ order: 20,000 blocks with the same fault are one code), ``mcp_verdict.decision``
 ``mcp_verdict.stage``. The proxy's spans use the same names and the same ``error.type``
 (:func:`verdict_attributes`, :func:`verdict_error_type`), and add ``mcp_verdict.proxy.refused``.
 The status's description is the outcome in one line, bounded (:func:`status_description`): a
-peer's error message of megabytes would otherwise go whole into every span exported.
+peer's error message of megabytes would otherwise go whole into every span exported. Every
+attribute set from a peer's values is bounded likewise (the tool's name, the request's id, the
+error code in ``error.type``: at most :data:`DESCRIPTION_LIMIT` characters and the count); the
+rest are the tap's own words (kinds, finding codes, decisions) or a version it knows. (The SDK's
+own span carries what the SDK sets on it after the answer: its name with the tool's name, its
+status with the server's error message, its ``error.type``; those are the SDK's.)
 """
 
 from __future__ import annotations
@@ -82,8 +88,8 @@ def verdict_error_type(verdict: Verdict, action: Action | str) -> str | None:
     _checked("verdict", verdict, Verdict, "a Verdict")
     if _action(action) is Action.ACCEPT:
         return None
-    if verdict.kind is Kind.PROTOCOL_ERROR:
-        return str(verdict.error_code)
+    if verdict.kind is Kind.PROTOCOL_ERROR:  # the server's code: 4,300 digits are one JSON integer
+        return cut(str(verdict.error_code), DESCRIPTION_LIMIT)
     if verdict.kind is Kind.NORMAL_COMPLETE:
         return "content_check"
     return verdict.kind.value

@@ -1,0 +1,48 @@
+"""``error.type`` of a protocol error is the server's JSON-RPC error code as a string: a code of
+more than 1,024 digits (one JSON integer, up to the 4,300 digits Python reads) is cut at 1,024
+characters and the count, as a tool's name is (``test_otel_tool_names``); the old spans copied
+it whole, 4,300 characters of the server's choosing in every span exported. A real
+``mcp.Client`` on a real stdio server (``crafted_answers``: the error written byte for byte) and
+:func:`record` outside any span (a span of its own, every attribute ours); the OpenTelemetry
+SDK's in-memory exporter (``test_otel``)."""
+
+from __future__ import annotations
+
+from typing import cast
+
+import anyio
+import pytest
+from mcp import Client
+from opentelemetry.sdk.trace import ReadableSpan
+
+from mcp_verdict import VerdictTap
+from mcp_verdict.otel import record
+
+from .crafted_answers import command
+from .test_otel import EXPORTER
+
+MESSAGE = "m" * 100_000
+# the code as written → (the verdict's kind, error.type); by hand
+CASES: list[tuple[str, tuple[str, str]]] = [
+    ("1" * 2000, ("protocol_error", "1" * 1024 + "… (2000 characters in all)")),
+    ("1" * 1024, ("protocol_error", "1" * 1024)),
+    ("-32602", ("protocol_error", "-32602")),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), CASES, ids=["2000-digits", "1024-digits", "plain"])
+def test_the_error_code_on_a_span_is_bounded(code: str, expected: tuple[str, str]) -> None:
+    raw = '{"jsonrpc":"2.0","id":{id},"error":{"code":' + code + ',"message":"' + MESSAGE + '"}}'
+    server = command({"fails": {"raw": raw}})
+
+    async def main() -> ReadableSpan:
+        tap = VerdictTap()
+        async with Client(tap.stdio_transport(server[0], server[1:])) as client:
+            outcome = await tap.call_tool(client, "fails", {})
+        return cast(ReadableSpan, record(outcome, tool="fails"))
+
+    EXPORTER.clear()
+    span = anyio.run(main)
+    attributes = dict(span.attributes or {})
+    assert (attributes["mcp_verdict.kind"], attributes["error.type"]) == expected
+    EXPORTER.clear()
