@@ -54,6 +54,15 @@ def mode_table() -> dict[str, Callable[[Any], Parts]]:
             yield b"a" * 65536
         yield b'"}]}}\n\n'
 
+    def json_big(rid: Any, mib: int = 50) -> Parts:
+        start = b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"' % rid
+        end = b'"}]}}'
+        yield head("200 OK", "content-type: application/json", length=len(start) + mib * 1024 * 1024 + len(end))
+        yield start
+        for _ in range(mib * 16):
+            yield b"a" * 65536
+        yield end
+
     def sse_keepalive(rid: Any) -> Parts:
         yield head("200 OK", "content-type: text/event-stream")
         for _ in range(6):
@@ -101,6 +110,7 @@ def mode_table() -> dict[str, Callable[[Any], Parts]]:
         "sse_only_other_event": lambda rid: sse(b"event: other\ndata: " + answer_of(rid) + b"\n\n"),
         "sse_big": sse_big,
         "sse_2mib": lambda rid: sse_big(rid, 2),
+        "json_big": json_big,
         "sse_keepalive": sse_keepalive,
         # HTTP framing and headers
         "latin1": lambda rid: plain("200 OK", answer_of(rid, "café").decode().encode("latin-1"),

@@ -93,7 +93,10 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
             self._json = content_type.startswith("application/json")
             self._answers = answers_request
             self._request_body = request_body
-            self._body = bytearray()
+            self._chunks: list[bytes] = []
+            """A buffered body's chunks as they came, joined once at its end (the one copy: the
+            bytes judged, kept and handed to the SDK, which reads them as they are)."""
+            self._size = 0
             self._done = False
             self._early = False
 
@@ -107,7 +110,9 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
             with anyio.move_on_after(_ERROR_SECONDS):
                 try:
                     async for chunk in self._inner:
-                        self._body += chunk[: max(0, _ERROR_QUOTED - len(self._body))]
+                        if self._size < _ERROR_QUOTED:
+                            self._chunks.append(chunk[: _ERROR_QUOTED - self._size])
+                            self._size += len(self._chunks[-1])
                         read += len(chunk)
                         if read > _ERROR_READ:
                             break
@@ -117,7 +122,7 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             if self._early:  # read already (read_error): its quoted start
-                yield bytes(self._body)
+                yield b"".join(self._chunks)
                 return
             try:
                 async for chunk in self._inner:
@@ -125,8 +130,9 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
                         for event in self._sse.feed(chunk):
                             self._event(event)
                         yield chunk
-                    elif len(self._body) <= _MAX_BODY:
-                        self._body += chunk
+                    elif self._size <= _MAX_BODY:
+                        self._chunks.append(chunk)
+                        self._size += len(chunk)
             except lib.TransportError as exc:
                 why = f"the response stream broke: {type(exc).__name__}: {exc}"
                 self._finish(broken=why)
@@ -160,7 +166,8 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
                     self._tap._note(self._conn, "s2c", "error", broken or "the event stream ended inside an event",
                                     http=self._http)
                 return None
-            body = bytes(self._body)
+            body = b"".join(self._chunks)  # (one chunk: that same object)
+            self._chunks = []  # not held beside the body while the SDK reads it
             if broken:
                 self._tap._note(self._conn, "s2c", "error", broken, http=self._http)
                 return None
@@ -168,7 +175,8 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
                 self._tap._note(self._conn, "s2c", "error", f"a body longer than {_MAX_BODY} bytes: its first "
                                                             f"{len(body)} bytes were judged, the rest skipped",
                                 http=self._http)
-            if self._json or (body.strip() and status < 400):
+            blank = not body or body.isspace()  # (strip() would copy a body that ends in a newline)
+            if self._json or (not blank and status < 400):
                 events = self._tap._feed(self._conn, "s2c", body, self._http)
                 answered = [e.exchange for e in events if isinstance(e, Answered) and e.exchange.origin == "client"]
                 if answered and answered[0].response_peek is not None \
@@ -176,7 +184,7 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
                     return error_json(answered[0].request_id, _PARSE_ERROR, "mcp-verdict tap: the server's answer "
                                       "is not JSON (the verdict has the details)")
                 return body
-            if status >= 400 or body.strip():
+            if status >= 400 or not blank:
                 preview = body[:200].decode("utf-8", "replace")
                 self._tap._note(self._conn, "s2c", "error", f"HTTP {status}: {preview}".rstrip(": "),
                                 http=self._http, status=status if status >= 400 else None,
