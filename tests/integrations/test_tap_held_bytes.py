@@ -49,7 +49,7 @@ def test_what_the_kept_connections_hold_shares_one_bound(tool: str, pad: int, co
                                                          kept: list[tuple[int, int, int]]) -> None:
     server = command({tool: {**TOOLS[tool], "pad": ["a", pad]}})
 
-    async def main() -> tuple[list[tuple[int, int, int]], int, int]:
+    async def main() -> tuple[list[tuple[int, int, int]], int, int, int]:
         tap = VerdictTap()
         for _ in range(conns):
             async with Client(tap.stdio_transport(server[0], server[1:])) as client:
@@ -61,9 +61,10 @@ def test_what_the_kept_connections_hold_shares_one_bound(tool: str, pad: int, co
         parsed = sum(e.response_peek.message is not None for s in states for e in s.answered.values()) \
             + sum(stray.peek.message is not None for s in states for stray in s.strays)
         return ([(len(s.answered), len(s.strays), sum(len(data) for _, data in s.noise)) for s in states],
-                held, parsed)
+                held, parsed, tap._held.size)
 
-    per_conn, held, parsed = anyio.run(main)
+    per_conn, held, parsed, counted = anyio.run(main)
     assert per_conn == kept
     assert held <= HISTORY_BYTES
+    assert counted == held  # the tap's running count is what its connections hold
     assert parsed == 0  # a kept answer is its bytes: its parsed message is not held beside them
