@@ -4,7 +4,11 @@ characters and the count, as a tool's name is (``test_otel_tool_names``); the ol
 it whole, 4,300 characters of the server's choosing in every span exported. A real
 ``mcp.Client`` on a real stdio server (``crafted_answers``: the error written byte for byte) and
 :func:`record` outside any span (a span of its own, every attribute ours); the OpenTelemetry
-SDK's in-memory exporter (``test_otel``)."""
+SDK's in-memory exporter (``test_otel``).
+
+- OpenTelemetry semantic conventions, MCP (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/):
+  ``error.type`` of a JSON-RPC error is its code, as a string.
+- JSON-RPC 2.0 s5.1: the error code is an integer (of any length JSON writes)."""
 
 from __future__ import annotations
 
