@@ -10,6 +10,12 @@ returns its :class:`~mcp_verdict.audit.CallRow`: the final verdict, the content 
 the tool's outputSchema when the connection's ``tools/list`` answer was recorded, the decision,
 and what a naive ``"result" in response`` receiver concluded from the first answer.
 
+A call the client cancelled (its ``notifications/cancelled``) that ends without an answer is
+``transport.cancelled``. On an HTTP connection two requests waiting under one id (two sessions
+over one client) each get the answer of their own HTTP exchange; an answer in neither's ends
+both (``transport.error``, saying why) and is a stray line: never one's call judged by the
+other's answer.
+
 Bounded memory: the state kept is the tracker's (requests in flight), the calls still waiting
 for a continuation (an input_required answer with a requestState, a running task: at most
 ``max_open``, the oldest ended early past it), and per open connection its server's name and
