@@ -403,12 +403,10 @@ class Auditor:
         (the only one: two sessions' requests under one id cannot be told apart) is marked
         cancelled; if it ends without an answer, its verdict says the client cancelled it."""
         params = look.params
-        if "requestId" not in params:
+        request_id = params.get("requestId")
+        if type(request_id) is not int and type(request_id) is not str:  # (none, or no id a request carries)
             return
-        try:
-            key = id_key(params["requestId"])
-        except TypeError:  # an id no request can carry (an object, a list)
-            return
+        key = id_key(request_id)
         found = self._tracker.waiting(conn, "client", key)
         if found is None or (conn, key) in self._aside or found.method != "tools/call":
             return
