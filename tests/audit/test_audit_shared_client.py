@@ -41,13 +41,21 @@ def answer(result: bytes, rid: int = 1) -> bytes:
     return b'{"jsonrpc":"2.0","id":%d,"result":%s}' % (rid, result)
 
 
-def log(*frames: tuple[str, bytes, int | None]) -> bytes:
-    """(dir, data, HTTP exchange) per message of one HTTP connection (None: no exchange said)."""
-    return b"".join(encode(FrameRecord("tap-1", seq, 1_790_000_000.0 + seq, direction, "message", data,  # type: ignore[arg-type]
-                                       transport="http",
-                                       http=None if number is None else {"exchange": number, "method": "POST"}))
-                    for seq, (direction, data, number) in enumerate(frames, 1)) \
+def log(*frames: tuple[Any, ...]) -> bytes:
+    """(dir, data, HTTP exchange[, session]) per message of one HTTP connection (None: no exchange
+    said)."""
+    def http(number: int | None, session: str | None = None) -> dict[str, Any] | None:
+        if number is None:
+            return None
+        return {"exchange": number, "method": "POST"} | ({"session": session} if session else {})
+
+    return b"".join(encode(FrameRecord("tap-1", seq, 1_790_000_000.0 + seq, direction, "message", data,
+                                       transport="http", http=http(*more)))
+                    for seq, (direction, data, *more) in enumerate(frames, 1)) \
         + encode(FrameRecord("tap-1", len(frames) + 1, 1_790_000_100.0, "s2c", "close", transport="http"))
+
+
+CANCEL = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}'
 
 
 UNCLEAR = ("an answer to one of 2 requests waiting under its id on one HTTP connection (sent in exchanges 3 and 4: "
@@ -86,6 +94,20 @@ CASES: list[tuple[str, bytes, list[tuple[Any, ...]], list[tuple[Any, ...]], dict
      [("first", 1, "unclassified", "transport.error", UNCLEAR.format(came="with no HTTP exchange"), "reused_id"),
       ("second", 2, "unclassified", "transport.error", UNCLEAR.format(came="with no HTTP exchange"), "reused_id")],
      [(3, "stray", STRAY.format(came="with no HTTP exchange"))], {"call": 2, "stray": 1, "transport": 1}),
+    ("an answer on one session's GET stream", log(
+        ("c2s", call(b"first"), 3, "s1"), ("c2s", call(b"second"), 4, "s2"),
+        ("s2c", answer(OK), 2, "s2"), ("s2c", answer(FAILED), 3, "s1")),
+     [("second", 2, "normal_complete", None, None, "answered"),
+      ("first", 1, "tool_error", None, None, "answered")],
+     [], {"call": 4, "transport": 1}),
+    ("a cancellation POSTed in one session", log(
+        ("c2s", call(b"first"), 3, "s1"), ("c2s", call(b"second"), 4, "s2"), ("c2s", CANCEL, 5, "s1"),
+        ("s2c", answer(OK), 4, "s2")),
+     [("second", 2, "normal_complete", None, None, "answered"),
+      ("first", 1, "unclassified", "transport.cancelled",
+       "the client cancelled the call (notifications/cancelled, frames.jsonl:3) before its answer arrived; the "
+       "request was sent, so the tool may have run", "closed")],
+     [], {"call": 3, "notification": 1, "transport": 1}),
     ("one id used again after its answer: no two waiting", log(
         ("c2s", call(b"first"), 3), ("s2c", answer(FAILED), 3), ("c2s", call(b"second"), 4),
         ("s2c", answer(OK), 4)),
@@ -103,9 +125,9 @@ def test_two_sessions_answers_are_told_apart_by_their_exchange(
     from mcp_verdict.audit import _run
 
     monkeypatch.setattr(_run, "_STRIPE", 1)  # with two processes: a part per line, each call across a cut
-    path = tmp_path / "frames.jsonl"
-    path.write_bytes(content)
-    rows, found, totals = run([path], jobs=jobs)
+    monkeypatch.chdir(tmp_path)
+    Path("frames.jsonl").write_bytes(content)
+    rows, found, totals = run([Path("frames.jsonl")], jobs=jobs)
     assert [(r.tool, r.line, r.kind, r.finding, r.findings[0].message if r.findings else None, r.end)
             for r in rows] == calls
     assert [(p.line, p.category, p.reason) for p in found] == problems

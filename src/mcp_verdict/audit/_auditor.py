@@ -136,7 +136,7 @@ class Auditor:
         if kind == "notification":
             self.tally["notification"] += 1
             if look.method == _CANCELLED and direction != "s2c":
-                self._cancel(conn, look, line)
+                self._cancel(conn, look, line, http)
             return []
         if direction is None:
             direction = self._direction(conn, look)
@@ -398,17 +398,21 @@ class Auditor:
             return
         self.tally["message"] += 1
 
-    def _cancel(self, conn: str, look: Peek, line: int) -> None:
+    def _cancel(self, conn: str, look: Peek, line: int, http: Mapping[str, Any] | None) -> None:
         """The client's ``notifications/cancelled``: the tools/call waiting under its ``requestId``
-        (the only one: two sessions' requests under one id cannot be told apart) is marked
-        cancelled; if it ends without an answer, its verdict says the client cancelled it."""
+        is marked cancelled; if it ends without an answer, its verdict says the client cancelled
+        it. Of two sessions' requests waiting under that id on one HTTP client, the one of the
+        notification's session (its ``Mcp-Session-Id``); none when that does not tell."""
         params = look.params
         request_id = params.get("requestId")
         if type(request_id) is not int and type(request_id) is not str:  # (none, or no id a request carries)
             return
         key = id_key(request_id)
         found = self._tracker.waiting(conn, "client", key)
-        if found is None or (conn, key) in self._aside or found.method != "tools/call":
+        aside = self._aside.get((conn, key)) if self._aside else None
+        if aside:
+            found = _of_session([found, *aside] if found is not None else aside, http)
+        if found is None or found.method != "tools/call":
             return
         reason = params.get("reason")
         self._cancels[(conn, found.request.seq)] = (self.source, line,
@@ -441,10 +445,11 @@ class Auditor:
     def _by_exchange(self, conn: str, look: Peek, http: Mapping[str, Any] | None, data: bytes,
                      out: list[Entry]) -> bool:
         """An answer whose id several requests wait under (:meth:`_sent`): the request of the HTTP
-        exchange it came in is made the one the tracker pairs it with (True: feed it). When no
-        request waiting under its id was sent in that exchange (an answer on the GET stream, or
-        with no exchange), which one it answers cannot be told: each ends without an answer
-        (``transport.error``, saying why) and the answer is a stray line (False)."""
+        exchange it came in (else of the HTTP session it came in: a session's GET stream) is made
+        the one the tracker pairs it with (True: feed it). When neither tells (an answer on a GET
+        stream of no session or of both, or with no exchange), which one it answers cannot be told:
+        each ends without an answer (``transport.error``, saying why) and the answer is a stray
+        line (False)."""
         key = id_key(look.id)
         aside = self._aside.get((conn, key))
         if not aside:
@@ -453,8 +458,8 @@ class Auditor:
         waiting = [current, *aside] if current is not None else list(aside)
         number = http.get("exchange") if http else None
         same = [e for e in waiting if _exchange_no(e) == number] if isinstance(number, int) else []
-        if len(same) == 1:
-            target = same[0]
+        target = same[0] if len(same) == 1 else None if same else _of_session(waiting, http)
+        if target is not None:
             if target is not current:
                 aside.remove(target)
                 if current is not None:
@@ -602,6 +607,17 @@ def _exchange_no(exchange: Exchange) -> int | None:
     http = exchange.request.http
     number = http.get("exchange") if http else None
     return number if isinstance(number, int) else None
+
+
+def _of_session(waiting: list[Exchange], http: Mapping[str, Any] | None) -> Exchange | None:
+    """The one request of ``waiting`` sent in the HTTP session (``Mcp-Session-Id``) a frame came
+    in (an answer on a session's GET stream, a resumed one: Streamable HTTP, "Resumability and
+    Redelivery"; a cancellation POSTed on its own); None when no session, or not one request, says."""
+    session = http.get("session") if http else None
+    if not isinstance(session, str):
+        return None
+    same = [e for e in waiting if e.request.http and e.request.http.get("session") == session]
+    return same[0] if len(same) == 1 else None
 
 
 def _listed_schema(info: _Conn, name: str, tool: Mapping[str, Any]) -> CompiledSchema | None:
