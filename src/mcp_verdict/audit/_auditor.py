@@ -10,6 +10,12 @@ returns its :class:`~mcp_verdict.audit.CallRow`: the final verdict, the content 
 the tool's outputSchema when the connection's ``tools/list`` answer was recorded, the decision,
 and what a naive ``"result" in response`` receiver concluded from the first answer.
 
+A call the client cancelled (its ``notifications/cancelled``) that ends without an answer is
+``transport.cancelled``. On an HTTP connection two requests waiting under one id (two sessions
+over one client) each get the answer of their own HTTP exchange; an answer in neither's ends
+both (``transport.error``, saying why) and is a stray line: never one's call judged by the
+other's answer.
+
 Bounded memory: the state kept is the tracker's (requests in flight), the calls still waiting
 for a continuation (an input_required answer with a requestState, a running task: at most
 ``max_open``, the oldest ended early past it), and per open connection its server's name and
@@ -30,9 +36,10 @@ from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
 from ..verdict._classify import OptionsMemo
 from ..verdict._kind import Kind
+from ..verdict._peer_text import cut
 from ..verdict._verdict import Verdict
 from ..verdict._versions import LATEST_VERSION
-from ._judge import judge_call, judge_task, naive, unanswered
+from ._judge import ambiguous, cancelled, judge_call, judge_task, naive, unanswered
 from ._rows import CATEGORIES, CallRow, End, Entry, Fidelity, FindingRow, Problem, RoundRow
 
 Direction = Literal["c2s", "s2c"]
@@ -41,6 +48,10 @@ END_OF_INPUT: Final = 1 << 62
 _SERVER_METHODS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
 _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "tasks/cancel"})
 _WAITING: Final = frozenset({Kind.INPUT_REQUIRED, Kind.TASK})
+_ANSWERS: Final = frozenset({"response", "error", "unreadable", "invalid"})
+_CANCELLED: Final = "notifications/cancelled"
+_REASON_KEPT: Final = 200
+"""The characters of a cancellation's ``reason`` quoted in the call's finding."""
 
 
 class _Call(msgspec.Struct):
@@ -74,6 +85,8 @@ class Held(msgspec.Struct):
     open: list[tuple[tuple[str, int], _Call]]
     asked: list[tuple[tuple[str, int], list[RoundRow]]]
     lines: list[tuple[tuple[str, int], tuple[str, int]]]
+    aside: list[tuple[tuple[str, tuple[str, Any]], list[Exchange]]] = msgspec.field(default_factory=list)
+    cancels: list[tuple[tuple[str, int], tuple[str, int, str | None]]] = msgspec.field(default_factory=list)
 
 
 class Auditor:
@@ -99,6 +112,14 @@ class Auditor:
         self._lines: dict[tuple[str, int], tuple[str, int]] = {}  # (conn, seq) of a waiting request -> position
         self._asked: dict[tuple[str, int], list[RoundRow]] = {}  # a waiting call's server requests (2025 input)
         self._line = 0
+        self._aside: dict[tuple[str, tuple[str, Any]], list[Exchange]] = {}
+        """HTTP: (conn, id key) -> the client's requests waiting under that id besides the one the
+        tracker holds, each sent in an HTTP exchange of its own (two sessions over one client
+        number their ids apart): an answer goes to the request of the exchange it came in
+        (:meth:`_by_exchange`)."""
+        self._cancels: dict[tuple[str, int], tuple[str, int, str | None]] = {}
+        """(conn, seq) of a tools/call request waiting -> where the client cancelled it
+        (``notifications/cancelled``: source, line) and its reason."""
 
     # -- feeding -----------------------------------------------------------------------------
     def message(self, conn: str, direction: Direction | None, data: bytes, at: float, seq: int, line: int,
@@ -114,11 +135,27 @@ class Auditor:
         kind = look.kind
         if kind == "notification":
             self.tally["notification"] += 1
+            if look.method == _CANCELLED and direction != "s2c":
+                self._cancel(conn, look, line, http)
             return []
         if direction is None:
             direction = self._direction(conn, look)
         if kind == "request":
             self._lines[(conn, seq)] = (self.source, line)
+            if direction == "c2s" and http:
+                ended: list[Entry] = []
+                self._sent(conn, look, http, ended)
+                if ended:
+                    return ended + self._fed(conn, direction, data, at, seq, http, look)
+        elif self._aside and direction == "s2c" and kind in _ANSWERS and look.has_id:
+            unclear: list[Entry] = []
+            if not self._by_exchange(conn, look, http, data, unclear):
+                return unclear
+        return self._fed(conn, direction, data, at, seq, http, look)
+
+    def _fed(self, conn: str, direction: Direction, data: bytes, at: float, seq: int,
+             http: Mapping[str, Any] | None, look: Peek) -> list[Entry]:
+        """A message given to the tracker, and what it completes."""
         events = self._tracker.feed(conn, direction, data, at=at, seq=seq, http=http, look=look)
         if not events:  # a request waiting (most requests)
             return []
@@ -161,6 +198,10 @@ class Auditor:
         for event in self._tracker.close(conn, why):
             if isinstance(event, Unanswered):
                 self._unanswered(event.exchange, event.reason, "closed", out)
+        if self._aside:
+            for aside_key in [k for k in self._aside if k[0] == conn]:
+                for exchange in self._aside.pop(aside_key):
+                    self._unanswered(exchange, why, "closed", out)
         out.extend(self._finish(self._open.pop(key), "closed") for key in [k for k in self._open if k[0] == conn])
         self._conns.pop(conn, None)
         for key in [k for k in self._asked if k[0] == conn]:
@@ -181,10 +222,15 @@ class Auditor:
             for event in self._tracker.close(conn, "the log ends before an answer"):
                 if isinstance(event, Unanswered):
                     self._unanswered(event.exchange, event.reason, "log_ended", out)
+            for aside_key in [k for k in self._aside if k[0] == conn]:
+                for exchange in self._aside.pop(aside_key):
+                    self._unanswered(exchange, "the log ends before an answer", "log_ended", out)
         self.tally = tally
         out.extend(self._finish(self._open.pop(key), "log_ended") for key in sorted(self._open))
         self._conns.clear()
         self._asked.clear()
+        self._aside.clear()
+        self._cancels.clear()
         out.sort(key=lambda e: e.order)
         return out
 
@@ -216,6 +262,12 @@ class Auditor:
         for key, position in self._lines.items():
             if key[0] in held:
                 held[key[0]].lines.append((key, position))
+        for aside_key, exchanges in self._aside.items():
+            if aside_key[0] in held:
+                held[aside_key[0]].aside.append((aside_key, exchanges))
+        for cancel_key, cancel in self._cancels.items():
+            if cancel_key[0] in held:
+                held[cancel_key[0]].cancels.append((cancel_key, cancel))
         return list(held.items())
 
     def adopt(self, conn: str, held: Held) -> None:
@@ -226,6 +278,8 @@ class Auditor:
         self._open.update(held.open)
         self._asked.update(held.asked)
         self._lines.update(held.lines)
+        self._aside.update(held.aside)
+        self._cancels.update(held.cancels)
 
     # -- pairing results ---------------------------------------------------------------------
     def _direction(self, conn: str, look: Peek) -> Direction:
@@ -246,6 +300,8 @@ class Auditor:
 
     def _answered(self, exchange: Exchange, out: list[Entry]) -> None:
         position = self._lines.pop((exchange.conn, exchange.request.seq), None)  # (_position, written out)
+        if self._cancels:  # an answer that came after all: judged on its bytes (what the server did)
+            self._cancels.pop((exchange.conn, exchange.request.seq), None)
         source, line = position if position is not None else (self.source, self._line)
         method = exchange.method
         origin = exchange.origin
@@ -312,15 +368,28 @@ class Auditor:
                 return (same[0].conn, same[0].call)
         return (waiting[0].conn, waiting[0].call) if len(waiting) == 1 else None
 
-    def _unanswered(self, exchange: Exchange, why: str, end: End, out: list[Entry]) -> None:
+    def _unanswered(self, exchange: Exchange, why: str, end: End, out: list[Entry], *,
+                    unclear: bool = False) -> None:
+        """A request that got no answer (``unclear``: its answer cannot be told from another's,
+        ``why`` says why)."""
         source, line = self._position(exchange)
         key = (exchange.conn, exchange.call)
+        cancel = self._cancels.pop((exchange.conn, exchange.request.seq), None) if self._cancels else None
         if exchange.origin == "client" and (exchange.method == "tools/call" or
                                            (exchange.method in _TASK_METHODS and key in self._open)):
             self.tally["call"] += 1
             call = self._open.pop(key, None) or _Call(exchange, source, line)
             call.rounds.extend(self._asked.pop(key, ()))
-            verdict = unanswered(exchange.context.version, why)
+            version = exchange.context.version
+            if unclear:
+                verdict = ambiguous(version, why)
+            elif cancel is not None:
+                where, at, reason = cancel
+                verdict = cancelled(version, f"the client cancelled the call (notifications/cancelled, {where}:{at}"
+                                    + (f", reason {reason!r}" if reason is not None else "")
+                                    + ") before its answer arrived; the request was sent, so the tool may have run")
+            else:
+                verdict = unanswered(version, why)
             call.rounds.append(self._round(exchange, verdict, None, line))
             call.verdict = verdict
             if call.first_verdict is None:
@@ -328,6 +397,93 @@ class Auditor:
             out.append(self._finish(call, end))
             return
         self.tally["message"] += 1
+
+    def _cancel(self, conn: str, look: Peek, line: int, http: Mapping[str, Any] | None) -> None:
+        """The client's ``notifications/cancelled``: the tools/call waiting under its ``requestId``
+        is marked cancelled; if it ends without an answer, its verdict says the client cancelled
+        it. Of two sessions' requests waiting under that id on one HTTP client, the one of the
+        notification's session (its ``Mcp-Session-Id``); none when that does not tell."""
+        params = look.params
+        request_id = params.get("requestId")
+        if type(request_id) is not int and type(request_id) is not str:  # (none, or no id a request carries)
+            return
+        key = id_key(request_id)
+        found = self._tracker.waiting(conn, "client", key)
+        aside = self._aside.get((conn, key)) if self._aside else None
+        if aside:
+            found = _of_session([found, *aside] if found is not None else aside, http)
+        if found is None or found.method != "tools/call":
+            return
+        reason = params.get("reason")
+        self._cancels[(conn, found.request.seq)] = (self.source, line,
+                                                    cut(reason, _REASON_KEPT) if isinstance(reason, str) else None)
+
+    def _sent(self, conn: str, look: Peek, http: Mapping[str, Any], out: list[Entry]) -> None:
+        """HTTP: a client request goes out under the id of a request still waiting on the same
+        connection, in another exchange (two sessions over one HTTP client, the tap's
+        ``http_client()``, each numbering its ids from 1): the waiting one is put aside, not
+        ended, and each gets the answer that comes in its own exchange (:meth:`_by_exchange`)."""
+        number = http.get("exchange")
+        if not isinstance(number, int):
+            return
+        key = id_key(look.id)
+        earlier = self._tracker.waiting(conn, "client", key)
+        if earlier is None or _exchange_no(earlier) in (None, number):
+            return
+        self._tracker.forget(conn, "client", key)
+        self._aside.setdefault((conn, key), []).append(earlier)
+        held = sum(len(v) for v in self._aside.values()) if len(self._aside) > 1 else len(self._aside[(conn, key)])
+        if held > self.max_open:  # bounded memory: the oldest put aside ends, as the tracker's own would
+            oldest_key = next(iter(self._aside))
+            waiting = self._aside[oldest_key]
+            exchange = waiting.pop(0)
+            if not waiting:
+                del self._aside[oldest_key]
+            self._unanswered(exchange, f"more than {self.max_open} requests were waiting: the oldest was dropped",
+                             "evicted", out)
+
+    def _by_exchange(self, conn: str, look: Peek, http: Mapping[str, Any] | None, data: bytes,
+                     out: list[Entry]) -> bool:
+        """An answer whose id several requests wait under (:meth:`_sent`): the request of the HTTP
+        exchange it came in (else of the HTTP session it came in: a session's GET stream) is made
+        the one the tracker pairs it with (True: feed it). When neither tells (an answer on a GET
+        stream of no session or of both, or with no exchange), which one it answers cannot be told:
+        each ends without an answer (``transport.error``, saying why) and the answer is a stray
+        line (False)."""
+        key = id_key(look.id)
+        aside = self._aside.get((conn, key))
+        if not aside:
+            return True
+        current = self._tracker.waiting(conn, "client", key)
+        waiting = [current, *aside] if current is not None else list(aside)
+        number = http.get("exchange") if http else None
+        same = [e for e in waiting if _exchange_no(e) == number] if isinstance(number, int) else []
+        target = same[0] if len(same) == 1 else None if same else _of_session(waiting, http)
+        if target is not None:
+            if target is not current:
+                aside.remove(target)
+                if current is not None:
+                    self._tracker.forget(conn, "client", key)
+                    aside.append(current)
+                self._tracker.restore(conn, "client", key, target)
+            if not aside:
+                del self._aside[(conn, key)]
+            return True
+        del self._aside[(conn, key)]
+        if current is not None:
+            self._tracker.forget(conn, "client", key)
+        waiting.sort(key=lambda e: e.request.seq)
+        sent = " and ".join(str(_exchange_no(e)) for e in waiting)
+        came = f"in exchange {number}" if isinstance(number, int) else "with no HTTP exchange"
+        several = (f"{len(waiting)} requests waiting under its id on one HTTP connection (sent in exchanges {sent}: "
+                   "two sessions share one client)")
+        why = f"an answer to one of {several} came {came}: which one it answers cannot be told"
+        for exchange in waiting:
+            self._unanswered(exchange, why, "reused_id", out, unclear=True)
+        self.tally["stray"] += 1
+        out.append(Problem(self.source, self._line, "stray", f"it answers one of {several}, and came {came}: "
+                           "which one cannot be told", conn, data[:200], self._order(self._line, conn, 0)))
+        return False
 
     def _stray(self, event: Stray, out: list[Entry]) -> None:
         unreadable = event.peek.kind == "unreadable" or (event.peek.kind == "invalid" and not event.peek.has_id)
@@ -444,6 +600,24 @@ class Auditor:
             action is Action.CHECK_STATE, answered,
             answered and not waiting and end in ("answered", "closed", "log_ended"),
             end if not (end == "answered" and not answered) else "closed", call.task_id, order)
+
+
+def _exchange_no(exchange: Exchange) -> int | None:
+    """The HTTP exchange (POST) a request came in, when the log says."""
+    http = exchange.request.http
+    number = http.get("exchange") if http else None
+    return number if isinstance(number, int) else None
+
+
+def _of_session(waiting: list[Exchange], http: Mapping[str, Any] | None) -> Exchange | None:
+    """The one request of ``waiting`` sent in the HTTP session (``Mcp-Session-Id``) a frame came
+    in (an answer on a session's GET stream, a resumed one: Streamable HTTP, "Resumability and
+    Redelivery"; a cancellation POSTed on its own); None when no session, or not one request, says."""
+    session = http.get("session") if http else None
+    if not isinstance(session, str):
+        return None
+    same = [e for e in waiting if e.request.http and e.request.http.get("session") == session]
+    return same[0] if len(same) == 1 else None
 
 
 def _listed_schema(info: _Conn, name: str, tool: Mapping[str, Any]) -> CompiledSchema | None:

@@ -17,7 +17,7 @@ from typing import Final
 
 from ..verdict._peer_text import neutral
 from ._rows import FIDELITY, utc
-from ._summary import UNJUDGED, Summary
+from ._summary import UNJUDGED, Summary, named_fidelities, redacted_note
 
 KIND_COLOURS: Final = {
     "normal_complete": "#2e9e44", "tool_error": "#e0a800", "input_required": "#17a2b8", "task": "#3b6fd6",
@@ -39,6 +39,7 @@ th{font-weight:600;color:#555}td.n{text-align:right;font-variant-numeric:tabular
 .legend span{display:inline-block;margin-right:14px}.legend i{display:inline-block;width:11px;height:11px;
 margin-right:5px;border-radius:2px;vertical-align:-1px}.grid{display:grid;grid-template-columns:1fr 1fr;gap:18px}
 code{font-size:12px;background:#f0f1f4;padding:1px 4px;border-radius:3px}.muted{color:#777}
+.warn{color:#8a5a00;font-weight:bold}
 """
 
 
@@ -162,8 +163,11 @@ def render(summary: Summary, tally: Mapping[str, int], inputs: Sequence[tuple[st
     span = ""
     if summary.first_time is not None and summary.last_time is not None:
         span = f" · {_t(_when(summary.first_time))} – {_t(_when(summary.last_time))} UTC"
-    source_rows = [(path, fmt, f"{fidelity}: {FIDELITY[fidelity]}" if fidelity in FIDELITY else fidelity)
+    source_rows = [(path, fmt, f"{fidelity}: {FIDELITY[fidelity]}" if fidelity in FIDELITY else
+                    "; ".join([fidelity, *(f"{name}: {FIDELITY[name]}" for name in named_fidelities(fidelity))]))
                    for path, fmt, fidelity in inputs]
+    redacted = redacted_note(tally.get("redacted", 0))
+    notes = f'<p class="warn">{_t(redacted)}</p>' if redacted else ""
     kinds = _table(["kind", "calls"], [(k, n) for k, n in summary.kinds.most_common()], numeric=(1,))
     actions = _table(["decision", "calls"], [(k, n) for k, n in summary.actions.most_common()], numeric=(1,))
     counted = _table(["lines", "count"], [*[(k, n) for k, n in tally.items() if n], ("total", lines)], numeric=(1,))
@@ -178,7 +182,7 @@ def render(summary: Summary, tally: Mapping[str, int], inputs: Sequence[tuple[st
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <title>{_t(title)}</title><style>{_CSS}</style></head><body>
 <header><h1>{_t(title)}</h1><p>{summary.calls} tools/call from {len(inputs)} file(s){span}</p></header>
-<main><div class="cards">{card_html}</div>
+<main>{notes}<div class="cards">{card_html}</div>
 <section><h2>Verdict kinds over time</h2>{kinds_over_time(summary)}</section>
 <div class="grid"><section><h2>Naive false successes by tool</h2>
 <p class="muted">Calls whose first answer a receiver checking only <code>"result" in response</code> took as

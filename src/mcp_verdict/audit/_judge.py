@@ -12,7 +12,8 @@ answer, of a request that got none, and what a naive receiver concluded from the
 - ``tasks/result`` (2025-11-25 tasks) answers with the original request's result itself.
 - ``tasks/update`` and ``tasks/cancel`` are acknowledgements: they judge nothing.
 - A request that got no answer before its connection closed (or the log ended) is
-  ``unclassified`` with ``transport.closed``: its effect is unknown.
+  ``unclassified`` with ``transport.closed``: its effect is unknown; with
+  ``transport.cancelled`` when the client cancelled it first (``notifications/cancelled``).
 """
 
 from __future__ import annotations
@@ -78,6 +79,20 @@ def judge_task(exchange: Exchange, original_id: Any, options: Options) -> tuple[
 def unanswered(version: str, why: str) -> Verdict:
     """The verdict of a request that got no answer."""
     return _local(version, "transport.closed", why)
+
+
+def cancelled(version: str, why: str) -> Verdict:
+    """The verdict of a request the client cancelled (``notifications/cancelled``) and that got no
+    answer: it was sent, so the tool may have run (its effect is unknown), as the tap judges a
+    call its caller cancelled."""
+    return _local(version, "transport.cancelled", why)
+
+
+def ambiguous(version: str, why: str) -> Verdict:
+    """The verdict of a request whose answer cannot be told from another's (two requests waiting
+    under one id on one HTTP client, an answer that names neither's exchange), as the tap judges
+    it: ``transport.error``, saying why."""
+    return _local(version, "transport.error", why)
 
 
 def _local(version: str, code: str, message: str) -> Verdict:

@@ -23,7 +23,12 @@ What a span can show, per row (``fidelity``):
   naive receiver called it a success, and nothing in the span says whether it was one.
 
 A call traced on both sides (the client's span and the server's, in one trace with the same
-request id and tool) is one call: the two spans are merged (within a window of spans).
+request id and tool) is one call: the two spans are merged. A span waits for its other side
+within a window of :data:`WINDOW` spans; past it the oldest is judged alone, and the key of each
+span judged so is kept (the last :data:`PAST_KEPT`): its other side, when it comes, is no call of
+its own but a ``stray`` problem naming the row it belongs to (the call is counted once, without
+what only the later span held). Past that too, the audit says once that a later span of the
+earliest calls judged alone would be counted as a call of its own.
 """
 
 from __future__ import annotations
@@ -45,9 +50,12 @@ from ..verdict._versions import VERSIONS
 from ._auditor import END_OF_INPUT, Auditor
 from ._judge import naive as naive_of
 from ._judge import unanswered
-from ._rows import CallRow, Entry, FindingRow, RoundRow
+from ._rows import CallRow, Entry, FindingRow, Problem, RoundRow
 
-_WINDOW: Final = 10_000
+WINDOW: Final = 10_000
+"""Spans waiting for their other side (memory bound)."""
+PAST_KEPT: Final = 100_000
+"""Keys of spans judged alone past the window, kept to recognise their other side (memory bound)."""
 _SPAN_KINDS: Final = {1: "internal", 2: "server", 3: "client", 4: "producer", 5: "consumer",
                       "SPAN_KIND_SERVER": "server", "SPAN_KIND_CLIENT": "client"}
 
@@ -196,6 +204,9 @@ class OtlpReader:
     def __init__(self, auditor: Auditor) -> None:
         self.auditor = auditor
         self._waiting: OrderedDict[tuple[str, str, str | None], _Span] = OrderedDict()
+        self._past: OrderedDict[tuple[str, str, str | None], tuple[str, str, int]] = OrderedDict()
+        """The spans judged alone past the window: key -> (kind, source, line)."""
+        self._forgot = False
         self._calls = 0
 
     def line(self, number: int, line: bytes) -> Iterator[Entry]:
@@ -256,10 +267,34 @@ class OtlpReader:
             return
         if other is not None:
             yield self._row(other, number)
+        elif self._past:
+            judged = self._past.get(key)
+            if judged is not None and judged[0] != span.kind:
+                del self._past[key]
+                yield self._stray(number, f"the {span.kind} span of a call counted already from its {judged[0]} span "
+                                          f"({judged[1]}:{judged[2]}), judged alone past the window of {WINDOW} "
+                                          "spans waiting for their other side: what only this span holds is not "
+                                          "in that call's row")
+                return
         self._waiting[key] = span
-        while len(self._waiting) > _WINDOW:
-            _, oldest = self._waiting.popitem(last=False)
+        while len(self._waiting) > WINDOW:
+            oldest_key, oldest = self._waiting.popitem(last=False)
             yield self._row(oldest, number)
+            self._past[oldest_key] = (oldest.kind, oldest.source, oldest.line)
+            if len(self._past) > PAST_KEPT:
+                self._past.popitem(last=False)
+                if not self._forgot:
+                    self._forgot = True
+                    yield self._stray(number, f"more than {PAST_KEPT} calls were judged from one span alone, past "
+                                              f"the window of {WINDOW} spans waiting for their other side: from "
+                                              "here, a later span of the earliest of them is counted as a call of "
+                                              "its own")
+
+    def _stray(self, number: int, reason: str) -> Problem:
+        """A problem of the export's line ``number``: a span that makes no call of its own."""
+        auditor = self.auditor
+        auditor_line = auditor._order(number, "", 0)
+        return Problem(auditor.source, number, "stray", reason, None, b"", auditor_line)
 
     def _row(self, span: _Span, completed: int) -> CallRow:
         auditor = self.auditor

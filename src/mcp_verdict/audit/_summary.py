@@ -42,6 +42,42 @@ nanoseconds read as seconds span millennia); at most this (the float next to the
 even the span of the largest times either side (which is infinite as a float) falls into four
 columns."""
 UNJUDGED: Final = "not judged"
+_FIDELITIES: Final = ("wire", "parsed", "status")
+NO_CALLS: Final = "no tools/call span of its own"
+"""The fidelity statement of a trace export no call was read from (:func:`fidelity_statement`)."""
+
+
+def redacted_note(redacted: int) -> str | None:
+    """What the reports say of messages recorded without their payload (a frame log written with
+    payloads off: the proxy's default), the same words in each (terminal, ``--json``, page); None
+    when there were none."""
+    if not redacted:
+        return None
+    return (f"{redacted} messages recorded without their payload (redacted): the calls in them are not judged "
+            "(mcp-verdict proxy --log-payloads records them)")
+
+
+def named_fidelities(statement: str) -> list[str]:
+    """The fidelities a :func:`fidelity_statement` names, best first."""
+    return [name for name in _FIDELITIES
+            if statement == name or statement.startswith(f"{name} (") or f", {name} (" in statement]
+
+
+def fidelity_statement(input_format: str, calls: Counter[str] | None) -> tuple[str, dict[str, int]]:
+    """What an input carried, from the calls read from it (``calls``: by fidelity): a frame log
+    and a JSON-RPC file carry the wire; a trace export the result as parsed JSON where its spans
+    recorded it, a status only where they did not, so its statement is the fidelity of its calls
+    (``"parsed"``, ``"status"``), both with their counts when it holds both
+    (``"parsed (2 calls), status (3 calls)"``), or :data:`NO_CALLS`. Returns the statement and
+    the calls by fidelity."""
+    counts = {name: calls[name] for name in _FIDELITIES if calls and calls[name]}
+    if input_format != "otlp":
+        return "wire", counts
+    if not counts:
+        return NO_CALLS, counts
+    if len(counts) == 1:
+        return next(iter(counts)), counts
+    return ", ".join(f"{name} ({n} call{'s' if n != 1 else ''})" for name, n in counts.items()), counts
 
 
 def server_name(row: CallRow) -> str:
@@ -69,6 +105,9 @@ class Summary:
     findings: Counter[str] = field(default_factory=Counter)
     findings_by_server: Counter[tuple[str, str]] = field(default_factory=Counter)
     fidelity: Counter[str] = field(default_factory=Counter)
+    fidelity_by_source: dict[str, Counter[str]] = field(default_factory=dict)
+    """Per input (a row's ``source``: one of the files named, so bounded), its calls by fidelity:
+    what an input carried, said per input (:func:`fidelity_statement`)."""
     unknown_effect: int = 0
     unknown_examples: list[CallRow] = field(default_factory=list)
     false_examples: list[CallRow] = field(default_factory=list)
@@ -93,6 +132,10 @@ class Summary:
         self.actions[row.action or UNJUDGED] += 1
         self.naive[row.naive] += 1
         self.fidelity[row.fidelity] += 1
+        by_source = self.fidelity_by_source.get(row.source)
+        if by_source is None:
+            by_source = self.fidelity_by_source[row.source] = Counter()
+        by_source[row.fidelity] += 1
         key = (server_name(row), cut(row.tool, NAME_KEPT) if row.tool else "(no tool name)")
         if key not in self.calls_by_tool and len(self.calls_by_tool) >= MAX_PAIRS:
             key = (PAST_PAIRS, PAST_PAIRS)

@@ -27,7 +27,7 @@ from rich.table import Table
 from ..audit import FORMATS, MAX_JOBS, AuditError, CallRow, Problem, Totals, plan
 from ..audit._rows import FIDELITY
 from ..audit._run import audit, shown_path
-from ..audit._summary import Summary
+from ..audit._summary import Summary, fidelity_statement, named_fidelities, redacted_note
 from ..verdict._peer_text import neutral
 from ._json import json_line
 from ._style import stdout_gone
@@ -122,14 +122,19 @@ def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: st
     finally:
         if sink is not None:
             sink.close()
+    # what each input carried, from its calls (a trace export's spans may record a result or a status only)
+    stated = [fidelity_statement(item.format, summary.fidelity_by_source.get(item.name)) for item in inputs]
     # (path, format, fidelity); a file nothing could be detected in: (path, why, "none")
-    described = [(item.name, item.format, item.fidelity) if item.note is None else (item.name, item.note, "none")
-                 for item in inputs]
+    described = [(item.name, item.format, said) if item.note is None else (item.name, item.note, "none")
+                 for item, (said, _) in zip(inputs, stated, strict=True)]
+    redacted = redacted_note(totals.tally.get("redacted", 0))
     if as_json:
         out.write(json_line({"type": "summary", **summary.to_dict(), "lines": totals.lines,
-                              "line_counts": totals.tally,
-                              "inputs": [{"path": item.name, "format": item.format, "fidelity": item.fidelity,
-                                          "note": item.note} for item in inputs]}))
+                              "line_counts": totals.tally, "notes": [redacted] if redacted else [],
+                              "inputs": [{"path": item.name, "format": item.format,
+                                          "fidelity": said if said in FIDELITY else None,
+                                          "calls_by_fidelity": counts, "note": item.note}
+                                         for item, (said, counts) in zip(inputs, stated, strict=True)]}))
     else:
         report(make_console(highlight=False, width=min(make_console().width, 100)), summary, totals, described)
     if page is not None:
@@ -173,15 +178,18 @@ def report(console: Console, summary: Summary, totals: Totals, inputs: Sequence[
         if fidelity == "none":  # nothing detected in it: fmt says why
             console.print(literal(f"{path}: {fmt}", "bold"))
             continue
-        line = literal(f"{path}: {fmt}, {fidelity} fidelity", "bold")
-        console.print(line)
-        console.print(literal(f"  {FIDELITY.get(fidelity, '')}", "dim"))
+        if fidelity in FIDELITY:
+            console.print(literal(f"{path}: {fmt}, {fidelity} fidelity", "bold"))
+        else:  # a trace export with calls of two fidelities, or none
+            console.print(literal(f"{path}: {fmt}, fidelity: {fidelity}", "bold"))
+        for name in named_fidelities(fidelity):
+            console.print(literal(f"  {FIDELITY[name]}" if name == fidelity else f"  {name}: {FIDELITY[name]}", "dim"))
     tally = totals.tally
     parts = " + ".join(f"{n} {k}" for k, n in tally.items() if n)
     console.print(f"\n{totals.lines} lines = {parts or '0'}")
-    if tally.get("redacted"):  # the proxy's log by default: the payloads' hashes and sizes, no bytes to judge
-        console.print(f"{tally['redacted']} messages recorded without their payload (redacted): the calls in them are "
-                      "not judged (mcp-verdict proxy --log-payloads records them)", style="bold yellow")
+    redacted = redacted_note(tally.get("redacted", 0))
+    if redacted:  # the proxy's log by default: the payloads' hashes and sizes, no bytes to judge
+        console.print(redacted, style="bold yellow")
     share = f" ({100 * summary.false_successes / summary.calls:.1f}%)" if summary.calls else ""
     console.print(f"{summary.calls} tools/call; [bold red]{summary.false_successes}[/] naive false successes{share}; "
                   f"{summary.unknown_effect} with an unknown effect; {summary.unfinished} not followed to their end\n",
