@@ -25,6 +25,7 @@ import msgspec
 import orjson
 
 from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
+from ..frames._jsonrpc import lenient_request
 from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
@@ -41,6 +42,8 @@ END_OF_INPUT: Final = 1 << 62
 _SERVER_METHODS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
 _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "tasks/cancel"})
 _WAITING: Final = frozenset({Kind.INPUT_REQUIRED, Kind.TASK})
+_WEIGHT: Final = ("call", "message", "notification", "stray", "unreadable")
+"""The category a batch's line is counted in: the first its messages count."""
 
 
 class _Call(msgspec.Struct):
@@ -74,6 +77,8 @@ class Held(msgspec.Struct):
     open: list[tuple[tuple[str, int], _Call]]
     asked: list[tuple[tuple[str, int], list[RoundRow]]]
     lines: list[tuple[tuple[str, int], tuple[str, int]]]
+    shared: list[tuple[tuple[str, int], int]] = msgspec.field(default_factory=list)
+    """The batches whose requests wait: how many wait (``Auditor._shared``)."""
 
 
 class Auditor:
@@ -97,13 +102,25 @@ class Auditor:
         self._conns: dict[str, _Conn] = {}
         self._open: dict[tuple[str, int], _Call] = {}
         self._lines: dict[tuple[str, int], tuple[str, int]] = {}  # (conn, seq) of a waiting request -> position
+        self._shared: dict[tuple[str, int], int] = {}
+        """(conn, seq) of a batch whose requests wait -> how many wait (they share its position)."""
+        self._batching: set[str] | None = None
+        """While a batch's elements are fed: the categories its messages would count."""
         self._asked: dict[tuple[str, int], list[RoundRow]] = {}  # a waiting call's server requests (2025 input)
         self._line = 0
 
     # -- feeding -----------------------------------------------------------------------------
     def message(self, conn: str, direction: Direction | None, data: bytes, at: float, seq: int, line: int,
-                http: Mapping[str, Any] | None = None, transport: str | None = None) -> list[Entry]:
-        """One JSON-RPC frame (``direction`` None: inferred, for logs that do not say it)."""
+                http: Mapping[str, Any] | None = None, transport: str | None = None, *,
+                element: bool = False) -> list[Entry]:
+        """One JSON-RPC frame (``direction`` None: inferred, for logs that do not say it).
+
+        A JSON-RPC batch the tracker follows (a 2025-03-26 session: ``Tracker.batch``) is read
+        message by message, each element as a frame of its own with its exact bytes (the batch's
+        line, time and seq): its calls are judged and its problems reported. Its line is counted
+        once, in the category of its weightiest message (a call, another message, a
+        notification, a stray, an unreadable one: :meth:`_batch`). One it does not follow is a
+        stray line saying why."""
         self._line = line
         info = self._conns.get(conn)
         if info is None:
@@ -112,14 +129,33 @@ class Auditor:
             info.transport = transport
         look = peek(data)
         kind = look.kind
+        if (kind == "batch" or (kind == "unreadable" and data.lstrip()[:1] == b"[")) and not element:
+            elements = self._tracker.batch(conn, data, http)
+            if not isinstance(elements, str):  # (a stray batch is fed whole: the tracker says why)
+                return self._batch(conn, direction, elements, at, seq, line, http)
+        if kind == "unreadable" and data.find(b'"method"') >= 0:  # a request read leniently: followed
+            read = lenient_request(data, look)
+            if read is not None:
+                look, kind = read, "request"
+        batching = self._batching
         if kind == "notification":
-            self.tally["notification"] += 1
+            if batching is None:
+                self.tally["notification"] += 1
+            else:
+                batching.add("notification")
             return []
         if direction is None:
             direction = self._direction(conn, look)
-        if kind == "request":
+        if kind == "request" and batching is None:
             self._lines[(conn, seq)] = (self.source, line)
-        events = self._tracker.feed(conn, direction, data, at=at, seq=seq, http=http, look=look)
+        events = self._tracker.feed(conn, direction, data, at=at, seq=seq, http=http, look=look, element=element)
+        if batching is not None:
+            opened = self._tracker.opened(conn)
+            if opened is not None and opened.request.data is data:  # a request of the batch: at its line
+                self._lines[(conn, seq)] = (self.source, line)
+                self._shared[(conn, seq)] = self._shared.get((conn, seq), 0) + 1
+                batching.add("call" if opened.method == "tools/call" or opened.method in _TASK_METHODS
+                             else "message")
         if not events:  # a request waiting (most requests)
             return []
         out: list[Entry] = []
@@ -131,6 +167,46 @@ class Auditor:
             elif type(event) is Stray:
                 self._stray(event, out)
         return out
+
+    def _batch(self, conn: str, direction: Direction | None, elements: list[bytes], at: float, seq: int, line: int,
+               http: Mapping[str, Any] | None) -> list[Entry]:
+        """A batch followed: each element fed as a message (``element``: an array in it is a
+        stray), its requests all at the batch's line (``_shared`` counts those waiting). What its
+        messages would count is gathered (``_batching``) and the line counted once, in the
+        weightiest category; a request of it answered alone, or an answer in it to a request
+        that came alone, counts that other line as usual."""
+        seen: set[str] = set()
+        self._batching = seen
+        out: list[Entry] = []
+        try:
+            for part in elements:
+                out.extend(self.message(conn, direction, part, at, seq, line, http, element=True))
+        finally:
+            self._batching = None
+        self.tally[next((c for c in _WEIGHT if c in seen), "message")] += 1
+        return out
+
+    def _take(self, exchange: Exchange) -> tuple[tuple[str, int] | None, bool]:
+        """The position of a request, no longer kept (one of a batch: kept for its others), and
+        whether it came in a batch (its line counted already)."""
+        key = (exchange.conn, exchange.request.seq)
+        left = self._shared.get(key) if self._shared else None
+        if left is None:
+            return self._lines.pop(key, None), False
+        if left <= 1:
+            del self._shared[key]
+            return self._lines.pop(key, None), True
+        self._shared[key] = left - 1
+        return self._lines.get(key), True
+
+    def _pair(self, category: str, batched: bool) -> None:
+        """Count a request's line and its answer's (2): not a line of a batch (counted with it)."""
+        batching = self._batching
+        lines = (not batched) + (batching is None)
+        if lines:
+            self.tally[category] += lines
+        if batching is not None:
+            batching.add(category)
 
     def record(self, conn: str, kind: str, direction: Direction, *, line: int, note: str | None = None,
                transport: str | None = None) -> list[Entry]:
@@ -216,6 +292,9 @@ class Auditor:
         for key, position in self._lines.items():
             if key[0] in held:
                 held[key[0]].lines.append((key, position))
+        for key, left in self._shared.items():
+            if key[0] in held:
+                held[key[0]].shared.append((key, left))
         return list(held.items())
 
     def adopt(self, conn: str, held: Held) -> None:
@@ -226,6 +305,7 @@ class Auditor:
         self._open.update(held.open)
         self._asked.update(held.asked)
         self._lines.update(held.lines)
+        self._shared.update(held.shared)
 
     # -- pairing results ---------------------------------------------------------------------
     def _direction(self, conn: str, look: Peek) -> Direction:
@@ -241,17 +321,14 @@ class Auditor:
                     return "s2c" if exchange.origin == "client" else "c2s"
         return "s2c"
 
-    def _position(self, exchange: Exchange) -> tuple[str, int]:
-        return self._lines.pop((exchange.conn, exchange.request.seq), None) or (self.source, self._line)
-
     def _answered(self, exchange: Exchange, out: list[Entry]) -> None:
-        position = self._lines.pop((exchange.conn, exchange.request.seq), None)  # (_position, written out)
+        position, batched = self._take(exchange)  # (_position, written out)
         source, line = position if position is not None else (self.source, self._line)
         method = exchange.method
         origin = exchange.origin
         key = (exchange.conn, exchange.call)
         if method == "tools/call" and origin == "client":
-            self.tally["call"] += 2
+            self._pair("call", batched)
             verdict = judge_call(exchange, self._options.of(exchange.context))
             call = self._open.pop(key, None) if self._open else None
             if call is None:
@@ -281,7 +358,7 @@ class Auditor:
             out.append(self._finish(call, "answered"))
             return
         if origin == "client" and method in _TASK_METHODS and key in self._open:
-            self.tally["call"] += 2
+            self._pair("call", batched)
             call = self._open.pop(key)
             ended, status = judge_task(exchange, call.first.request_id, self._options.of(exchange.context))
             call.rounds.append(self._round(exchange, ended, status, line))
@@ -294,10 +371,10 @@ class Auditor:
         if exchange.origin == "server":
             asking = self._asking(exchange)
             if asking is not None:  # a 2025 server's input request, made while the call waits
-                self.tally["call"] += 2
+                self._pair("call", batched)
                 self._asked.setdefault(asking, []).append(self._round(exchange, None, None, line))
                 return
-        self.tally["message"] += 2
+        self._pair("message", batched)
         if exchange.origin == "client" and exchange.response_peek is not None:
             self._learn(exchange)
 
@@ -313,11 +390,13 @@ class Auditor:
         return (waiting[0].conn, waiting[0].call) if len(waiting) == 1 else None
 
     def _unanswered(self, exchange: Exchange, why: str, end: End, out: list[Entry]) -> None:
-        source, line = self._position(exchange)
+        position, batched = self._take(exchange)
+        source, line = position if position is not None else (self.source, self._line)
+        lines = 0 if batched else 1  # (a request of a batch: its line is counted with the batch)
         key = (exchange.conn, exchange.call)
         if exchange.origin == "client" and (exchange.method == "tools/call" or
                                            (exchange.method in _TASK_METHODS and key in self._open)):
-            self.tally["call"] += 1
+            self.tally["call"] += lines
             call = self._open.pop(key, None) or _Call(exchange, source, line)
             call.rounds.extend(self._asked.pop(key, ()))
             verdict = unanswered(exchange.context.version, why)
@@ -327,12 +406,15 @@ class Auditor:
                 call.first_verdict = verdict
             out.append(self._finish(call, end))
             return
-        self.tally["message"] += 1
+        self.tally["message"] += lines
 
     def _stray(self, event: Stray, out: list[Entry]) -> None:
         unreadable = event.peek.kind == "unreadable" or (event.peek.kind == "invalid" and not event.peek.has_id)
         category: Literal["stray", "unreadable"] = "unreadable" if unreadable else "stray"
-        self.tally[category] += 1
+        if self._batching is None:
+            self.tally[category] += 1
+        else:
+            self._batching.add(category)
         reason = event.reason if not event.peek.problem else f"{event.reason}; unreadable: {event.peek.problem}"
         out.append(Problem(self.source, self._line, category, reason, event.conn, event.seen.data[:200],
                            self._order(self._line, event.conn, 0)))

@@ -55,7 +55,7 @@ from typing import Any, Final, Literal
 import msgspec
 
 from ..verdict._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
-from ._jsonrpc import Id, Peek, id_key, peek, shown_id
+from ._jsonrpc import Id, Peek, batch_elements, id_key, lenient_request, peek, shown_id
 
 Origin = Literal["client", "server"]
 VersionSource = Literal["request_meta", "initialize", "header", "default"]
@@ -69,6 +69,9 @@ _ANSWERS: Final = frozenset({"response", "error", "unreadable", "invalid"})
 _READS_RESULT: Final = frozenset({"initialize", "server/discover"})
 """The requests whose result the tracker reads (the version, capabilities and extensions)."""
 _replace: Final = msgspec.structs.replace
+_BATCHES: Final = frozenset({"2025-03-26"})
+"""The versions whose messages may be JSON-RPC batches (2025-03-26 basic/index#batching; 2024-11-05
+has none, 2025-06-18 removed them: its changelog)."""
 _RESULT_FACTS: Final = frozenset({"requestState", "taskId", "task"})
 """The members of any other result it reads: a result holding none of them (most) is not read."""
 
@@ -183,13 +186,15 @@ class Tracker:
     """Follows the conversations of any number of connections (sans-I/O)."""
 
     def __init__(self, *, default_version: str = LATEST_VERSION, max_answered: int = 100_000,
-                 max_pending: int = 100_000, pair_mismatched_ids: bool = False) -> None:
+                 max_pending: int = 100_000, pair_mismatched_ids: bool = False,
+                 read_unreadable_requests: bool = True) -> None:
         if default_version not in VERSIONS:
             raise ValueError(f"unknown protocol version {default_version!r}")
         if max_pending < 1:
             raise ValueError("max_pending must be at least 1")
         self.default_version = default_version
         self.pair_mismatched_ids = pair_mismatched_ids
+        self.read_unreadable_requests = read_unreadable_requests
         self._max_answered = max_answered
         self._max_pending = max_pending
         self._conns: dict[str, _Connection] = {}
@@ -221,11 +226,56 @@ class Tracker:
         shown = shown_id(data)
         return pending.get((origin, (type(shown).__name__, shown))) if shown is not None else None
 
+    def version_in_force(self, conn: str, http: Mapping[str, Any] | None = None) -> str:
+        """The protocol version in force on ``conn`` for a frame that carries none of its own (a
+        batch): the one ``initialize`` negotiated there, else the HTTP exchange's
+        ``MCP-Protocol-Version`` header (``http["protocol_version"]``), else the default; a version
+        mcp-verdict does not know reads as the default (the module's Context rules)."""
+        state = self._conns.get(conn)
+        if state is not None and (state.version is not None or state.claimed is not None):
+            return state.version or self.default_version
+        header = http.get("protocol_version") if http else None
+        return header if isinstance(header, str) and header in VERSIONS else self.default_version
+
+    def batch(self, conn: str, data: bytes, http: Mapping[str, Any] | None = None) -> list[bytes] | str:
+        """The elements of the JSON-RPC batch ``data`` (a JSON array), each as its exact bytes
+        (:func:`batch_elements`), when the batch is followed on ``conn``: the version in force
+        there (:meth:`version_in_force`) is 2025-03-26, the only one with batches
+        (2025-03-26 basic/index#batching; 2024-11-05 has none; 2025-06-18 removed them). Else
+        why it is a stray: the version, an empty batch (JSON-RPC 2.0 s6: an invalid request), an
+        array no strict parser reads. ``feed`` follows a batch this way; a caller that handles
+        each message itself (the audit's counts, the proxy's rewriting) feeds each element with
+        ``element=True``."""
+        version = self.version_in_force(conn, http)
+        if version not in _BATCHES:
+            return (f"a batch is not part of MCP {version} (JSON-RPC batches are 2025-03-26's only: 2024-11-05 "
+                    "has none, 2025-06-18 removed them)")
+        elements = batch_elements(data)
+        if elements is None:
+            return "no strict parser reads the batch (an array): its messages cannot be told apart"
+        if not elements:
+            return "an empty batch is an invalid request (JSON-RPC 2.0 section 6)"
+        return elements
+
     def feed(self, conn: str, direction: Literal["c2s", "s2c"], data: bytes, *, at: float, seq: int,
-             http: Mapping[str, Any] | None = None, look: Peek | None = None) -> list[Event]:
+             http: Mapping[str, Any] | None = None, look: Peek | None = None,
+             element: bool = False) -> list[Event]:
         """One frame of ``conn``: what it completes. Never raises for any ``data``.
 
         ``look`` is the frame's :func:`peek` when the caller already has it (it is not read again).
+
+        A JSON-RPC batch (a JSON array) that :meth:`batch` follows is fed element by element,
+        each element a frame of its own with its exact bytes (its :class:`Seen` has the batch's
+        ``at``, ``seq`` and ``http``): the events are its elements' in order (a request waits for
+        its answer, an answer pairs with its request, an element that is no object is a
+        :class:`Stray`, "not a JSON-RPC message", as an array inside the batch is); ``opened``
+        is then None. A batch it does not follow is one :class:`Stray`, with the reason.
+        ``element``: ``data`` is an element of a batch (an array there is no batch to follow).
+
+        A request no strict parser reads (bytes that are not UTF-8 in its params, NaN...) whose
+        id shows is followed when ``read_unreadable_requests`` (the default): its method and
+        params are read leniently, for routing (:func:`lenient_request`); its answer is then
+        paired with it and judged strictly.
         """
         state = self._conns.get(conn)
         if state is None:
@@ -234,6 +284,13 @@ class Tracker:
             look = peek(data)
         seen = Seen(data if type(data) is bytes else bytes(data), at, seq, http)
         kind = look.kind
+        if kind == "unreadable":
+            if seen.data.lstrip()[:1] == b"[":  # (an array: its top-level id is no answer's)
+                kind = "batch"
+            elif self.read_unreadable_requests and _names_method(seen.data):
+                read = lenient_request(seen.data, look)
+                if read is not None:
+                    look, kind = read, "request"
         if kind == "request":  # (it sets state.opened)
             return self._request(conn, state, "client" if direction == "c2s" else "server", look, seen)
         state.opened = None
@@ -264,7 +321,22 @@ class Tracker:
                                                  or not _RESULT_FACTS.isdisjoint(result)):
                     self._facts(state, target, result, key[1])  # (most results hold nothing to read)
             return [Answered(_replace(target, response=seen, response_peek=look))]
-        return [Stray(conn, direction, seen, look, "a batch is not part of MCP (since 2025-06-18)")]
+        return self._batch(conn, direction, state, seen, look, element)
+
+    def _batch(self, conn: str, direction: Literal["c2s", "s2c"], state: _Connection, seen: Seen, look: Peek,
+               element: bool) -> list[Event]:
+        """A batch (``feed``): its elements' events, or one stray."""
+        if element:
+            return [Stray(conn, direction, seen, look, "an array inside a batch is not a JSON-RPC message (JSON-RPC "
+                          "2.0 section 6: each element is one request, notification or response object)")]
+        elements = self.batch(conn, seen.data, seen.http)
+        if isinstance(elements, str):
+            return [Stray(conn, direction, seen, look, elements)]
+        events: list[Event] = []
+        for part in elements:
+            events.extend(self.feed(conn, direction, part, at=seen.at, seq=seen.seq, http=seen.http, element=True))
+        state.opened = None
+        return events
 
     @staticmethod
     def _stray(conn: str, direction: Literal["c2s", "s2c"], state: _Connection, other: Origin, look: Peek,
