@@ -88,3 +88,46 @@ def test_a_batch_is_judged_call_by_call_under_2025_03_26(mode: str, version: str
     elif mode == "enforce":
         (refused_record,) = [r for r in batches if r["kind"] == "refused"]
         assert f"a batch is not part of MCP {version}" in refused_record["note"]
+
+
+# Streamable HTTP (2025-03-26 basic/transports, Sending Messages to the Server): a POST body may be a batch
+# of requests and notifications; holding requests, it is answered with an SSE stream or one JSON body. The
+# proxy's answer is the upstream's batch of answers (one JSON body); a batch of notifications only gets 202.
+# Under 2025-06-18 a batch is no message: 400 and INVALID_REQUEST (-32600), as before.
+HTTP_CASES = [
+    ("observe", "2025-03-26", BATCH, 200, "as sent"),
+    ("enforce", "2025-03-26", BATCH, 200, "rewritten"),
+    ("observe", "2025-03-26", b"[" + json.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
+                                                 "params": {"progressToken": 1, "progress": 1}}).encode() + b"]",
+     202, None),
+    ("observe", "2025-06-18", BATCH, 400, -32600),
+    ("enforce", "2025-06-18", BATCH, 400, -32600),
+]
+
+
+@pytest.mark.parametrize(("mode", "version", "body", "status", "gets"), HTTP_CASES,
+                         ids=[f"{c[0]}-{c[1]}-{c[3]}" for c in HTTP_CASES])
+def test_an_http_host_may_post_a_batch_under_2025_03_26(mode: str, version: str, body: bytes, status: int,
+                                                        gets: object) -> None:
+    from ._peers import HttpHostPeer, proxy_http
+
+    with proxy_http(["--mode", mode, "--timeout", "5", "--", *SERVER]) as (url, _):
+        peer = HttpHostPeer(url)
+        try:
+            assert f'"{version}"'.encode() in (peer.exchange(init(version)) or b"")
+            assert peer.post({"jsonrpc": "2.0", "method": "notifications/initialized"})[0] == 202
+            got_status, got, _ = peer.post(body)
+        finally:
+            peer.close()
+    assert got_status == status
+    if gets == "as sent":
+        assert got == SERVER_BATCH
+    elif gets == "rewritten":
+        assert got is not None
+        elements = [bytes(e) for e in msgspec.json.decode(got, type=list[msgspec.Raw])]
+        assert elements[0] == ECHO and elements[2] == FAIL and len(elements) == 3
+        assert (json.loads(elements[1])["id"], json.loads(elements[1])["error"]["code"]) == (2, REFUSED)
+    elif gets is None:
+        assert got is None
+    else:
+        assert got is not None and json.loads(got)["error"]["code"] == gets

@@ -73,6 +73,16 @@ class _Elements:
         return self.inner.wants_verdicts
 
 
+def follows(relay: Relay, body: bytes, http: Mapping[str, Any] | None) -> bool:
+    """An HTTP host's body is a batch the relay follows (the session's version is 2025-03-26):
+    accepted, where a body that is no JSON-RPC message object is refused with 400. MCP 2025-03-26
+    basic/transports (Streamable HTTP, Sending Messages to the Server): the body may be a batch of
+    requests and notifications, or of responses; one of responses and notifications only gets 202,
+    one holding requests an SSE stream or one JSON body — the proxy's answer is the upstream's
+    batch of answers, as one JSON body (or the stream's events, as the upstream sent them)."""
+    return is_batch(body) and not isinstance(relay.tracker.batch(relay.conn, body, http), str)
+
+
 def host_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None, forwarded: bool) -> list[Out] | None:
     """A host frame that is a batch: what to send (None: the batch is not followed, and goes
     through the relay as one frame). The relay's counts count each element as a frame."""
@@ -83,13 +93,16 @@ def host_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None, forwar
         return None
     relay._log("c2s", "message", data, http=http)
     outs: list[Out] = []
+    first: Key | None = None
     with _quiet(relay, "c2s"):
         for part in elements:
             if is_batch(part):  # an array in a batch: no message (the tracker says so), sent on in it
                 relay.tracker.feed(relay.conn, "c2s", part, at=time.time(), seq=-1, http=http, element=True)
                 continue
             outs.extend(relay.from_host(part, http, forwarded=True))
-    relay.last_opened = None
+            if first is None:
+                first = relay.last_opened
+    relay.last_opened = first  # (an HTTP host's POST: the stream the batch of answers goes to)
     return outs if forwarded else [Out("upstream", data), *outs]
 
 
