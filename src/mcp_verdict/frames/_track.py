@@ -33,6 +33,20 @@ gave continues that call (multi round-trip input); ``tasks/get``, ``tasks/result
 ``tasks/update`` and ``tasks/cancel`` for a task id an earlier answer created continue the call
 that created it. Each :class:`Exchange` says its ``call`` and ``round``.
 
+Batches: a JSON-RPC batch (a JSON array) is followed where MCP has them — 2025-03-26 alone
+(basic/index#batching; 2024-11-05 has none, 2025-06-18 removed them) in force on its connection
+(:meth:`Tracker.version_in_force`: the version ``initialize`` negotiated there, else the HTTP
+exchange's header, else the default) — element by element, each element a frame of its own with
+its exact bytes (:meth:`Tracker.batch`). An element that is no object is a :class:`Stray` ("not
+a JSON-RPC message"), as is an array inside the batch. Under another version a batch is one
+stray naming the version; so is an empty batch (JSON-RPC 2.0 section 6: an invalid request) and
+an array no strict parser reads (never paired with the only request waiting).
+
+Requests no strict parser reads: with ``read_unreadable_requests`` (the default), a request
+whose bytes are no strict JSON (bytes that are not UTF-8 in an argument, NaN) and whose id
+shows is followed by a lenient read of its method and params (routing only:
+:func:`lenient_request`); its answer is judged on its own bytes as any answer is.
+
 A request whose id is still waiting on its connection replaces the earlier request, which is
 returned as :class:`Unanswered` at once (it can no longer be told apart from the new one).
 Past ``max_pending`` requests waiting on a connection (a peer that never answers), the oldest
