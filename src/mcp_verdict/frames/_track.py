@@ -552,12 +552,20 @@ class Tracker:
         # No readable id: an error without one or with a null id (the server could not read the
         # request id: JSON-RPC 2.0 section 5), or a frame no parser reads (without an id, or with
         # a null one). The HTTP exchange it came in pairs it; else the only request waiting.
-        waiting = [p for (who, _), p in state.pending.items() if who == origin]
         exchange_no = seen.http.get("exchange") if seen.http else None
-        if isinstance(exchange_no, int):
-            same = [p for p in waiting if _exchange_no(p) == exchange_no]
-            if len(same) == 1:
-                return same[0]
+        if not isinstance(exchange_no, int):  # the only one waiting: the scan stops at a second
+            # (so a batch of such answers costs a step or two each, whatever waits)
+            only = None
+            for (who, _), p in state.pending.items():
+                if who == origin:
+                    if only is not None:
+                        return None
+                    only = p
+            return only
+        waiting = [p for (who, _), p in state.pending.items() if who == origin]
+        same = [p for p in waiting if _exchange_no(p) == exchange_no]
+        if len(same) == 1:
+            return same[0]
         return waiting[0] if len(waiting) == 1 else None
 
     def _facts(self, state: _Connection, exchange: Exchange, result: dict[str, Any], id_of: tuple[str, Any]) -> None:

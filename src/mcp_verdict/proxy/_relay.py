@@ -524,7 +524,7 @@ class Relay:
         :meth:`from_upstream` (a request or notification judged as an answer never passes: a
         ``method`` member is ``envelope.request_shape``). A frame that names one is read first,
         as any frame was."""
-        if not self.enforce or len(data) > self.max_frame:
+        if not self.enforce or len(data) > self.max_frame or is_batch(data):  # (a batch: _batch reads it)
             return False
         pending = self._waiting
         if not pending:
