@@ -137,6 +137,26 @@ def rotated_gzip_and_jsonrpc() -> dict[str, bytes]:
             "rpc.jsonl": call(9) + b"\n" + answer(9) + b"\n"}
 
 
+def batches_across_cuts() -> dict[str, bytes]:
+    """A 2025-03-26 session (MCP's one version with JSON-RPC batches, basic/index#batching): a
+    batch of three calls (line 4), the second answered alone (line 5), the first and third by a
+    batch (line 6): every call at the batch's line, the batch lines counted once each."""
+    init = (b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26",'
+            b'"capabilities":{},"clientInfo":{"name":"c","version":"1"}}}')
+    ready = (b'{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabilities":{"tools":{}},'
+             b'"serverInfo":{"name":"srv","version":"2"}}}')
+    text = b'{"content":[{"type":"text","text":"ok"}]}'
+    plain = b'"arguments":{}'
+    return {"frames.jsonl": b"".join([
+        rec("s", "c2s", "open"), rec("s", "c2s", data=init), rec("s", "s2c", data=ready),
+        rec("s", "c2s", data=b"[" + call(1, meta=plain) + b"," + call(2, meta=plain) + b"," + call(3, meta=plain)
+            + b"]"),
+        rec("s", "s2c", data=answer(2, text)),
+        rec("s", "s2c", data=b"[" + answer(3, b'{"content":[],"isError":true,"isError":false}') + b" , "
+            + answer(1, text) + b"]"),
+        rec("s", "s2c", "close")])}
+
+
 # (name, files, calls as (file, conn, call, line, kind, end, version), problems as (file, line, category),
 #  counts by category) — read from the frames above
 T = "2026-07-28"
@@ -176,6 +196,11 @@ CASES: list[tuple[str, Callable[[], dict[str, bytes]], list[tuple[Any, ...]], li
     ("http_eof_keeps_the_connection", http_eof_keeps_the_connection,
      [("frames.jsonl", "h", 1, 1, "normal_complete", "answered", T)],
      [], {"call": 2, "transport": 1}),
+    ("batches_across_cuts", batches_across_cuts,
+     [("frames.jsonl", "s", 3, 4, "normal_complete", "answered", "2025-03-26"),
+      ("frames.jsonl", "s", 4, 4, "unclassified", "answered", "2025-03-26"),
+      ("frames.jsonl", "s", 2, 4, "normal_complete", "answered", "2025-03-26")],
+     [], {"message": 2, "call": 3, "transport": 2}),
     ("rotated_gzip_and_jsonrpc", rotated_gzip_and_jsonrpc,
      [("frames.jsonl.1", "a", 1, 1, "normal_complete", "answered", T),
       ("frames.jsonl.1", "b", 1, 2, "unclassified", "closed", T),

@@ -31,6 +31,7 @@ import msgspec
 import orjson
 
 from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
+from ..frames._jsonrpc import lenient_request
 from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
@@ -52,6 +53,8 @@ _ANSWERS: Final = frozenset({"response", "error", "unreadable", "invalid"})
 _CANCELLED: Final = "notifications/cancelled"
 _REASON_KEPT: Final = 200
 """The characters of a cancellation's ``reason`` quoted in the call's finding."""
+_WEIGHT: Final = ("call", "message", "notification", "stray", "unreadable")
+"""The category a batch's line is counted in: the first its messages count."""
 
 
 class _Call(msgspec.Struct):
@@ -87,6 +90,8 @@ class Held(msgspec.Struct):
     lines: list[tuple[tuple[str, int], tuple[str, int]]]
     aside: list[tuple[tuple[str, tuple[str, Any]], list[Exchange]]] = msgspec.field(default_factory=list)
     cancels: list[tuple[tuple[str, int], tuple[str, int, str | None]]] = msgspec.field(default_factory=list)
+    shared: list[tuple[tuple[str, int], int]] = msgspec.field(default_factory=list)
+    """The batches whose requests wait: how many wait (``Auditor._shared``)."""
 
 
 class Auditor:
@@ -110,6 +115,10 @@ class Auditor:
         self._conns: dict[str, _Conn] = {}
         self._open: dict[tuple[str, int], _Call] = {}
         self._lines: dict[tuple[str, int], tuple[str, int]] = {}  # (conn, seq) of a waiting request -> position
+        self._shared: dict[tuple[str, int], int] = {}
+        """(conn, seq) of a batch whose requests wait -> how many wait (they share its position)."""
+        self._batching: set[str] | None = None
+        """While a batch's elements are fed: the categories its messages would count."""
         self._asked: dict[tuple[str, int], list[RoundRow]] = {}  # a waiting call's server requests (2025 input)
         self._line = 0
         self._aside: dict[tuple[str, tuple[str, Any]], list[Exchange]] = {}
@@ -123,8 +132,16 @@ class Auditor:
 
     # -- feeding -----------------------------------------------------------------------------
     def message(self, conn: str, direction: Direction | None, data: bytes, at: float, seq: int, line: int,
-                http: Mapping[str, Any] | None = None, transport: str | None = None) -> list[Entry]:
-        """One JSON-RPC frame (``direction`` None: inferred, for logs that do not say it)."""
+                http: Mapping[str, Any] | None = None, transport: str | None = None, *,
+                element: bool = False) -> list[Entry]:
+        """One JSON-RPC frame (``direction`` None: inferred, for logs that do not say it).
+
+        A JSON-RPC batch the tracker follows (a 2025-03-26 session: ``Tracker.batch``) is read
+        message by message, each element as a frame of its own with its exact bytes (the batch's
+        line, time and seq): its calls are judged and its problems reported. Its line is counted
+        once, in the category of its weightiest message (a call, another message, a
+        notification, a stray, an unreadable one: :meth:`_batch`). One it does not follow is a
+        stray line saying why."""
         self._line = line
         info = self._conns.get(conn)
         if info is None:
@@ -133,30 +150,51 @@ class Auditor:
             info.transport = transport
         look = peek(data)
         kind = look.kind
+        if (kind == "batch" or (kind == "unreadable" and data.lstrip()[:1] == b"[")) and not element:
+            elements = self._tracker.batch(conn, data, http)
+            if not isinstance(elements, str):  # (a stray batch is fed whole: the tracker says why)
+                return self._batch(conn, direction, elements, at, seq, line, http)
+        if kind == "unreadable" and data.find(b'"method"') >= 0:  # a request read leniently: followed
+            read = lenient_request(data, look)
+            if read is not None:
+                look, kind = read, "request"
+        batching = self._batching
         if kind == "notification":
-            self.tally["notification"] += 1
+            if batching is None:
+                self.tally["notification"] += 1
+            else:
+                batching.add("notification")
             if look.method == _CANCELLED and direction != "s2c":
                 self._cancel(conn, look, line, http)
             return []
         if direction is None:
             direction = self._direction(conn, look)
-        if kind == "request":
+        if kind == "request" and batching is None:
             self._lines[(conn, seq)] = (self.source, line)
             if direction == "c2s" and http:
                 ended: list[Entry] = []
                 self._sent(conn, look, http, ended)
                 if ended:
-                    return ended + self._fed(conn, direction, data, at, seq, http, look)
+                    return ended + self._fed(conn, direction, data, at, seq, line, http, look, element)
         elif self._aside and direction == "s2c" and kind in _ANSWERS and look.has_id:
             unclear: list[Entry] = []
             if not self._by_exchange(conn, look, http, data, unclear):
                 return unclear
-        return self._fed(conn, direction, data, at, seq, http, look)
+        return self._fed(conn, direction, data, at, seq, line, http, look, element)
 
-    def _fed(self, conn: str, direction: Direction, data: bytes, at: float, seq: int,
-             http: Mapping[str, Any] | None, look: Peek) -> list[Entry]:
-        """A message given to the tracker, and what it completes."""
-        events = self._tracker.feed(conn, direction, data, at=at, seq=seq, http=http, look=look)
+    def _fed(self, conn: str, direction: Direction, data: bytes, at: float, seq: int, line: int,
+             http: Mapping[str, Any] | None, look: Peek, element: bool) -> list[Entry]:
+        """A message given to the tracker, and what it completes (a request of a batch being
+        read is put at the batch's line)."""
+        events = self._tracker.feed(conn, direction, data, at=at, seq=seq, http=http, look=look, element=element)
+        batching = self._batching
+        if batching is not None:
+            opened = self._tracker.opened(conn)
+            if opened is not None and opened.request.data is data:  # a request of the batch: at its line
+                self._lines[(conn, seq)] = (self.source, line)
+                self._shared[(conn, seq)] = self._shared.get((conn, seq), 0) + 1
+                batching.add("call" if opened.method == "tools/call" or opened.method in _TASK_METHODS
+                             else "message")
         if not events:  # a request waiting (most requests)
             return []
         out: list[Entry] = []
@@ -168,6 +206,46 @@ class Auditor:
             elif type(event) is Stray:
                 self._stray(event, out)
         return out
+
+    def _batch(self, conn: str, direction: Direction | None, elements: list[bytes], at: float, seq: int, line: int,
+               http: Mapping[str, Any] | None) -> list[Entry]:
+        """A batch followed: each element fed as a message (``element``: an array in it is a
+        stray), its requests all at the batch's line (``_shared`` counts those waiting). What its
+        messages would count is gathered (``_batching``) and the line counted once, in the
+        weightiest category; a request of it answered alone, or an answer in it to a request
+        that came alone, counts that other line as usual."""
+        seen: set[str] = set()
+        self._batching = seen
+        out: list[Entry] = []
+        try:
+            for part in elements:
+                out.extend(self.message(conn, direction, part, at, seq, line, http, element=True))
+        finally:
+            self._batching = None
+        self.tally[next((c for c in _WEIGHT if c in seen), "message")] += 1
+        return out
+
+    def _take(self, exchange: Exchange) -> tuple[tuple[str, int] | None, bool]:
+        """The position of a request, no longer kept (one of a batch: kept for its others), and
+        whether it came in a batch (its line counted already)."""
+        key = (exchange.conn, exchange.request.seq)
+        left = self._shared.get(key) if self._shared else None
+        if left is None:
+            return self._lines.pop(key, None), False
+        if left <= 1:
+            del self._shared[key]
+            return self._lines.pop(key, None), True
+        self._shared[key] = left - 1
+        return self._lines.get(key), True
+
+    def _pair(self, category: str, batched: bool) -> None:
+        """Count a request's line and its answer's (2): not a line of a batch (counted with it)."""
+        batching = self._batching
+        lines = (not batched) + (batching is None)
+        if lines:
+            self.tally[category] += lines
+        if batching is not None:
+            batching.add(category)
 
     def record(self, conn: str, kind: str, direction: Direction, *, line: int, note: str | None = None,
                transport: str | None = None) -> list[Entry]:
@@ -268,6 +346,9 @@ class Auditor:
         for cancel_key, cancel in self._cancels.items():
             if cancel_key[0] in held:
                 held[cancel_key[0]].cancels.append((cancel_key, cancel))
+        for key, left in self._shared.items():
+            if key[0] in held:
+                held[key[0]].shared.append((key, left))
         return list(held.items())
 
     def adopt(self, conn: str, held: Held) -> None:
@@ -280,6 +361,7 @@ class Auditor:
         self._lines.update(held.lines)
         self._aside.update(held.aside)
         self._cancels.update(held.cancels)
+        self._shared.update(held.shared)
 
     # -- pairing results ---------------------------------------------------------------------
     def _direction(self, conn: str, look: Peek) -> Direction:
@@ -295,11 +377,8 @@ class Auditor:
                     return "s2c" if exchange.origin == "client" else "c2s"
         return "s2c"
 
-    def _position(self, exchange: Exchange) -> tuple[str, int]:
-        return self._lines.pop((exchange.conn, exchange.request.seq), None) or (self.source, self._line)
-
     def _answered(self, exchange: Exchange, out: list[Entry]) -> None:
-        position = self._lines.pop((exchange.conn, exchange.request.seq), None)  # (_position, written out)
+        position, batched = self._take(exchange)  # (_position, written out)
         if self._cancels:  # an answer that came after all: judged on its bytes (what the server did)
             self._cancels.pop((exchange.conn, exchange.request.seq), None)
         source, line = position if position is not None else (self.source, self._line)
@@ -307,7 +386,7 @@ class Auditor:
         origin = exchange.origin
         key = (exchange.conn, exchange.call)
         if method == "tools/call" and origin == "client":
-            self.tally["call"] += 2
+            self._pair("call", batched)
             verdict = judge_call(exchange, self._options.of(exchange.context))
             call = self._open.pop(key, None) if self._open else None
             if call is None:
@@ -337,7 +416,7 @@ class Auditor:
             out.append(self._finish(call, "answered"))
             return
         if origin == "client" and method in _TASK_METHODS and key in self._open:
-            self.tally["call"] += 2
+            self._pair("call", batched)
             call = self._open.pop(key)
             ended, status = judge_task(exchange, call.first.request_id, self._options.of(exchange.context))
             call.rounds.append(self._round(exchange, ended, status, line))
@@ -350,10 +429,10 @@ class Auditor:
         if exchange.origin == "server":
             asking = self._asking(exchange)
             if asking is not None:  # a 2025 server's input request, made while the call waits
-                self.tally["call"] += 2
+                self._pair("call", batched)
                 self._asked.setdefault(asking, []).append(self._round(exchange, None, None, line))
                 return
-        self.tally["message"] += 2
+        self._pair("message", batched)
         if exchange.origin == "client" and exchange.response_peek is not None:
             self._learn(exchange)
 
@@ -372,12 +451,14 @@ class Auditor:
                     unclear: bool = False) -> None:
         """A request that got no answer (``unclear``: its answer cannot be told from another's,
         ``why`` says why)."""
-        source, line = self._position(exchange)
+        position, batched = self._take(exchange)
+        source, line = position if position is not None else (self.source, self._line)
+        lines = 0 if batched else 1  # (a request of a batch: its line is counted with the batch)
         key = (exchange.conn, exchange.call)
         cancel = self._cancels.pop((exchange.conn, exchange.request.seq), None) if self._cancels else None
         if exchange.origin == "client" and (exchange.method == "tools/call" or
                                            (exchange.method in _TASK_METHODS and key in self._open)):
-            self.tally["call"] += 1
+            self.tally["call"] += lines
             call = self._open.pop(key, None) or _Call(exchange, source, line)
             call.rounds.extend(self._asked.pop(key, ()))
             version = exchange.context.version
@@ -396,7 +477,7 @@ class Auditor:
                 call.first_verdict = verdict
             out.append(self._finish(call, end))
             return
-        self.tally["message"] += 1
+        self.tally["message"] += lines
 
     def _cancel(self, conn: str, look: Peek, line: int, http: Mapping[str, Any] | None) -> None:
         """The client's ``notifications/cancelled``: the tools/call waiting under its ``requestId``
@@ -488,7 +569,10 @@ class Auditor:
     def _stray(self, event: Stray, out: list[Entry]) -> None:
         unreadable = event.peek.kind == "unreadable" or (event.peek.kind == "invalid" and not event.peek.has_id)
         category: Literal["stray", "unreadable"] = "unreadable" if unreadable else "stray"
-        self.tally[category] += 1
+        if self._batching is None:
+            self.tally[category] += 1
+        else:
+            self._batching.add(category)
         reason = event.reason if not event.peek.problem else f"{event.reason}; unreadable: {event.peek.problem}"
         out.append(Problem(self.source, self._line, category, reason, event.conn, event.seen.data[:200],
                            self._order(self._line, event.conn, 0)))
@@ -591,7 +675,7 @@ class Auditor:
             (self.family, END_OF_INPUT, 0, conn, number)
         return CallRow(
             call.source, call.line, self.input_format, self.fidelity, conn, number, server, server_version, transport,
-            name, str(request_id) if type(request_id) is int else _id_text(request_id), context.version,
+            _name_text(name), str(request_id) if type(request_id) is int else _id_text(request_id), context.version,
             context.source, context.extensions, rounds[0].started_at if rounds else None,
             rounds[-1].ended_at if rounds else None, tuple(rounds), str(verdict.kind),
             None if first_verdict is None else str(first_verdict.kind), verdict.error_code, findings,
@@ -635,6 +719,19 @@ def _continues(verdict: Verdict) -> bool:
     if verdict.kind is Kind.INPUT_REQUIRED:
         return verdict.request_state is not None
     return verdict.task is not None
+
+
+def _name_text(name: str | None) -> str | None:
+    """A tool's name as a row holds it: as it is, but a lone surrogate (a request's bytes that are
+    no UTF-8, read leniently: ``frames.lenient_request``) shown as its escape (``\\udcff``), which
+    no UTF-8 output (JSON, Parquet) could hold."""
+    if name is None or name.isascii():
+        return name
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+    return name
 
 
 def _id_text(value: Any) -> str:

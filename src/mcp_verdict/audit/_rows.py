@@ -28,7 +28,9 @@ tools/list, ping, server requests and their answers); ``transport``: a frame log
 is no message (open, close, eof, error, noise, refused); ``stray``: an answer to no request
 waiting on its connection (or a second answer); ``unreadable``: a line that is not a record of
 its format, or a frame that no parser reads and that answers nothing; ``redacted``: a message
-whose payload was not logged (digest and size only), which cannot be judged; ``blank``."""
+whose payload was not logged (digest and size only), which cannot be judged; ``blank``.
+A JSON-RPC batch the audit follows (2025-03-26, the one version with batches) is one line, counted
+in the first of ``call``, ``message``, ``notification``, ``stray``, ``unreadable`` its messages are."""
 
 Category = Literal["call", "notification", "message", "transport", "stray", "unreadable", "redacted", "blank"]
 End = Literal["answered", "closed", "log_ended", "evicted", "reused_id"]

@@ -191,6 +191,49 @@ def peek(data: bytes | bytearray | memoryview | str) -> Peek:
     return Peek("invalid", value, has_id, None, message)
 
 
+_ELEMENTS: Final = msgspec.json.Decoder(list[msgspec.Raw])
+
+
+def batch_elements(data: bytes | bytearray | memoryview | str) -> list[bytes] | None:
+    """The exact bytes of each element of a JSON-RPC batch (a JSON array), in order, as msgspec
+    reads the array: the blanks around each element left out, each element's own bytes as
+    written (blanks, duplicated keys and escapes inside it kept: the verdict reads each element
+    strictly, so a duplicated key is still found there). None when the frame is no array
+    msgspec reads (NaN, a bad escape, a truncated line). msgspec does not check that a string
+    holds UTF-8, so an element holding bytes that are not is given as its bytes: read as a frame
+    of its own it is unreadable, and paired by the id it shows. Linear in the frame's size (the
+    elements are slices of it); never raises."""
+    try:
+        raws = _ELEMENTS.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    return [bytes(raw) for raw in raws]
+
+
+def lenient_request(data: bytes | bytearray | memoryview | str, look: Peek) -> Peek | None:
+    """A request no strict parser reads, read for routing only: its id as :func:`peek` recovered
+    it (``look``: exact), its method and params as Python's json reads the frame decoded with
+    ``surrogateescape`` (bytes that are not UTF-8 become lone surrogates; NaN, ``1e400``, a lone
+    surrogate escape and a raw control character in a string are read as Python reads them).
+    So a ``tools/call`` whose arguments hold bytes that are not UTF-8 is followed, and its
+    answer paired; the verdict still reads the answer's own bytes strictly. None when it is no
+    request with an id (no object, no string method, no id or an unheld one, a result or an
+    error member: an answer). Never raises."""
+    if not look.has_id:
+        return None
+    try:
+        text = data if isinstance(data, str) else bytes(data).decode("utf-8", "surrogateescape")
+        message = json.loads(text, strict=False)  # (a raw control character in a string read too)
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        return None
+    if type(message) is not dict or "result" in message or "error" in message:
+        return None
+    method = message.get("method")
+    if type(method) is not str:
+        return None
+    return Peek("request", look.id, True, method, message, look.problem)
+
+
 # Strings and brackets, matched in C; a Python step per match keeps the nesting depth, so the
 # scan is linear in the frame's size with a step per string or bracket.
 _TOKENS: Final = re.compile(rb'"(?:[^"\\]++|\\.)*+"?|[{}\[\]]', re.DOTALL)

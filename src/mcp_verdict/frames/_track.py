@@ -33,6 +33,20 @@ gave continues that call (multi round-trip input); ``tasks/get``, ``tasks/result
 ``tasks/update`` and ``tasks/cancel`` for a task id an earlier answer created continue the call
 that created it. Each :class:`Exchange` says its ``call`` and ``round``.
 
+Batches: a JSON-RPC batch (a JSON array) is followed where MCP has them — 2025-03-26 alone
+(basic/index#batching; 2024-11-05 has none, 2025-06-18 removed them) in force on its connection
+(:meth:`Tracker.version_in_force`: the version ``initialize`` negotiated there, else the HTTP
+exchange's header, else the default) — element by element, each element a frame of its own with
+its exact bytes (:meth:`Tracker.batch`). An element that is no object is a :class:`Stray` ("not
+a JSON-RPC message"), as is an array inside the batch. Under another version a batch is one
+stray naming the version; so is an empty batch (JSON-RPC 2.0 section 6: an invalid request) and
+an array no strict parser reads (never paired with the only request waiting).
+
+Requests no strict parser reads: with ``read_unreadable_requests`` (the default), a request
+whose bytes are no strict JSON (bytes that are not UTF-8 in an argument, NaN) and whose id
+shows is followed by a lenient read of its method and params (routing only:
+:func:`lenient_request`); its answer is judged on its own bytes as any answer is.
+
 A request whose id is still waiting on its connection replaces the earlier request, which is
 returned as :class:`Unanswered` at once (it can no longer be told apart from the new one).
 Past ``max_pending`` requests waiting on a connection (a peer that never answers), the oldest
@@ -55,7 +69,7 @@ from typing import Any, Final, Literal
 import msgspec
 
 from ..verdict._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
-from ._jsonrpc import Id, Peek, id_key, peek, shown_id
+from ._jsonrpc import Id, Peek, batch_elements, id_key, lenient_request, peek, shown_id
 
 Origin = Literal["client", "server"]
 VersionSource = Literal["request_meta", "initialize", "header", "default"]
@@ -69,6 +83,9 @@ _ANSWERS: Final = frozenset({"response", "error", "unreadable", "invalid"})
 _READS_RESULT: Final = frozenset({"initialize", "server/discover"})
 """The requests whose result the tracker reads (the version, capabilities and extensions)."""
 _replace: Final = msgspec.structs.replace
+_BATCHES: Final = frozenset({"2025-03-26"})
+"""The versions whose messages may be JSON-RPC batches (2025-03-26 basic/index#batching; 2024-11-05
+has none, 2025-06-18 removed them: its changelog)."""
 _RESULT_FACTS: Final = frozenset({"requestState", "taskId", "task"})
 """The members of any other result it reads: a result holding none of them (most) is not read."""
 
@@ -120,6 +137,11 @@ class Exchange(msgspec.Struct, frozen=True, gc=False):
     tool: str | None = None
     task_id: str | None = None
     response_peek: Peek | None = None
+    batched: bool = False
+    """The request was an element of a JSON-RPC batch (2025-03-26): an element of the server's
+    batch answers it. A request sent alone that an element of a batch answers has the whole
+    batch as its ``response`` (JSON-RPC 2.0 section 6: a batch is the answer to a batch only),
+    so its verdict reads the array the server sent in reply to it."""
 
 
 class Answered(msgspec.Struct, frozen=True, gc=False):
@@ -172,6 +194,9 @@ class _Connection:
     them) for a client request with no ``_meta`` and no ``task`` in a session (what is in force
     comes from ``initialize``): a request like it while those four are the same objects gets that
     context without reading again (what the reading would give: an equal context)."""
+    batch: tuple[bytes, list[bytes], set[int]] | None = None
+    """The batch :meth:`Tracker.batch` last gave the elements of (its bytes, the elements, their
+    ``id``), while they are fed: a frame that is one of these objects is an element of it."""
     context_meta: tuple[dict[str, Any], frozenset[str] | None] | None = None
     """(the request's ``_meta``, ``server_extensions``) that ``context`` was read from, when only
     they decide it (a version of 2026-07-28 or later in the ``_meta``); else None. A request whose
@@ -183,13 +208,15 @@ class Tracker:
     """Follows the conversations of any number of connections (sans-I/O)."""
 
     def __init__(self, *, default_version: str = LATEST_VERSION, max_answered: int = 100_000,
-                 max_pending: int = 100_000, pair_mismatched_ids: bool = False) -> None:
+                 max_pending: int = 100_000, pair_mismatched_ids: bool = False,
+                 read_unreadable_requests: bool = True) -> None:
         if default_version not in VERSIONS:
             raise ValueError(f"unknown protocol version {default_version!r}")
         if max_pending < 1:
             raise ValueError("max_pending must be at least 1")
         self.default_version = default_version
         self.pair_mismatched_ids = pair_mismatched_ids
+        self.read_unreadable_requests = read_unreadable_requests
         self._max_answered = max_answered
         self._max_pending = max_pending
         self._conns: dict[str, _Connection] = {}
@@ -221,11 +248,60 @@ class Tracker:
         shown = shown_id(data)
         return pending.get((origin, (type(shown).__name__, shown))) if shown is not None else None
 
+    def version_in_force(self, conn: str, http: Mapping[str, Any] | None = None) -> str:
+        """The protocol version in force on ``conn`` for a frame that carries none of its own (a
+        batch): the one ``initialize`` negotiated there, else the HTTP exchange's
+        ``MCP-Protocol-Version`` header (``http["protocol_version"]``), else the default; a version
+        mcp-verdict does not know reads as the default (the module's Context rules)."""
+        state = self._conns.get(conn)
+        if state is not None and (state.version is not None or state.claimed is not None):
+            return state.version or self.default_version
+        header = http.get("protocol_version") if http else None
+        return header if isinstance(header, str) and header in VERSIONS else self.default_version
+
+    def batch(self, conn: str, data: bytes, http: Mapping[str, Any] | None = None) -> list[bytes] | str:
+        """The elements of the JSON-RPC batch ``data`` (a JSON array), each as its exact bytes
+        (:func:`batch_elements`), when the batch is followed on ``conn``: the version in force
+        there (:meth:`version_in_force`) is 2025-03-26, the only one with batches
+        (2025-03-26 basic/index#batching; 2024-11-05 has none; 2025-06-18 removed them). Else
+        why it is a stray: the version, an empty batch (JSON-RPC 2.0 s6: an invalid request), an
+        array no strict parser reads. ``feed`` follows a batch this way; a caller that handles
+        each message itself (the audit's counts, the proxy's rewriting) feeds each element with
+        ``element=True``."""
+        version = self.version_in_force(conn, http)
+        if version not in _BATCHES:
+            return (f"a batch is not part of MCP {version} (JSON-RPC batches are 2025-03-26's only: 2024-11-05 "
+                    "has none, 2025-06-18 removed them)")
+        elements = batch_elements(data)
+        if elements is None:
+            return "no strict parser reads the batch (an array): its messages cannot be told apart"
+        if not elements:
+            return "an empty batch is an invalid request (JSON-RPC 2.0 section 6)"
+        state = self._conns.get(conn)
+        if state is None:
+            state = self._conns[conn] = _Connection()
+        state.batch = (bytes(data), elements, {id(part) for part in elements})
+        return elements
+
     def feed(self, conn: str, direction: Literal["c2s", "s2c"], data: bytes, *, at: float, seq: int,
-             http: Mapping[str, Any] | None = None, look: Peek | None = None) -> list[Event]:
+             http: Mapping[str, Any] | None = None, look: Peek | None = None,
+             element: bool = False) -> list[Event]:
         """One frame of ``conn``: what it completes. Never raises for any ``data``.
 
         ``look`` is the frame's :func:`peek` when the caller already has it (it is not read again).
+
+        A JSON-RPC batch (a JSON array) that :meth:`batch` follows is fed element by element,
+        each element a frame of its own with its exact bytes (its :class:`Seen` has the batch's
+        ``at``, ``seq`` and ``http``): the events are its elements' in order (a request waits for
+        its answer, an answer pairs with its request, an element that is no object is a
+        :class:`Stray`, "not a JSON-RPC message", as an array inside the batch is); ``opened``
+        is then None. A batch it does not follow is one :class:`Stray`, with the reason.
+        ``element``: ``data`` is an element of a batch (an array there is no batch to follow).
+
+        A request no strict parser reads (bytes that are not UTF-8 in its params, NaN...) whose
+        id shows is followed when ``read_unreadable_requests`` (the default): its method and
+        params are read leniently, for routing (:func:`lenient_request`); its answer is then
+        paired with it and judged strictly.
         """
         state = self._conns.get(conn)
         if state is None:
@@ -234,8 +310,27 @@ class Tracker:
             look = peek(data)
         seen = Seen(data if type(data) is bytes else bytes(data), at, seq, http)
         kind = look.kind
+        whole = None
+        if state.batch is not None:  # the elements of the batch batch() gave are fed (these very objects)
+            if id(data) in state.batch[2]:
+                whole = state.batch[0]
+            else:
+                state.batch = None
+        if kind == "unreadable":
+            if element is False and seen.data.lstrip()[:1] == b"[" \
+                    and not isinstance(self.batch(conn, seen.data, seen.http), str):
+                kind = "batch"  # a batch whose elements are told apart (bytes that are no UTF-8 in one)
+            elif self.read_unreadable_requests and _names_method(seen.data):
+                read = lenient_request(seen.data, look)
+                if read is not None:
+                    look, kind = read, "request"
+            # (else paired as any unreadable answer: an array none reads too, with the only request waiting)
         if kind == "request":  # (it sets state.opened)
-            return self._request(conn, state, "client" if direction == "c2s" else "server", look, seen)
+            events = self._request(conn, state, "client" if direction == "c2s" else "server", look, seen)
+            if whole is not None and (opened := state.opened) is not None:  # a request of a batch
+                key = (opened.origin, (type(opened.request_id).__name__, opened.request_id))  # (_request's)
+                state.pending[key] = state.opened = _replace(opened, batched=True)
+            return events
         state.opened = None
         if kind == "notification":
             return []
@@ -263,8 +358,26 @@ class Tracker:
                 if isinstance(result, dict) and (target.method in _READS_RESULT
                                                  or not _RESULT_FACTS.isdisjoint(result)):
                     self._facts(state, target, result, key[1])  # (most results hold nothing to read)
+            if whole is not None and not target.batched:  # a request sent alone, answered in a batch:
+                seen = Seen(whole, at, seq, http)  # its answer is the array (JSON-RPC 2.0 s6: a batch answers a batch)
+                look = peek(whole)
             return [Answered(_replace(target, response=seen, response_peek=look))]
-        return [Stray(conn, direction, seen, look, "a batch is not part of MCP (since 2025-06-18)")]
+        return self._batch(conn, direction, state, seen, look, element)
+
+    def _batch(self, conn: str, direction: Literal["c2s", "s2c"], state: _Connection, seen: Seen, look: Peek,
+               element: bool) -> list[Event]:
+        """A batch (``feed``): its elements' events, or one stray."""
+        if element:
+            return [Stray(conn, direction, seen, look, "an array inside a batch is not a JSON-RPC message (JSON-RPC "
+                          "2.0 section 6: each element is one request, notification or response object)")]
+        elements = self.batch(conn, seen.data, seen.http)
+        if isinstance(elements, str):
+            return [Stray(conn, direction, seen, look, elements)]
+        events: list[Event] = []
+        for part in elements:
+            events.extend(self.feed(conn, direction, part, at=seen.at, seq=seen.seq, http=seen.http, element=True))
+        state.opened = None
+        return events
 
     @staticmethod
     def _stray(conn: str, direction: Literal["c2s", "s2c"], state: _Connection, other: Origin, look: Peek,
@@ -466,12 +579,20 @@ class Tracker:
         # No readable id: an error without one or with a null id (the server could not read the
         # request id: JSON-RPC 2.0 section 5), or a frame no parser reads (without an id, or with
         # a null one). The HTTP exchange it came in pairs it; else the only request waiting.
-        waiting = [p for (who, _), p in state.pending.items() if who == origin]
         exchange_no = seen.http.get("exchange") if seen.http else None
-        if isinstance(exchange_no, int):
-            same = [p for p in waiting if _exchange_no(p) == exchange_no]
-            if len(same) == 1:
-                return same[0]
+        if not isinstance(exchange_no, int):  # the only one waiting: the scan stops at a second
+            # (so a batch of such answers costs a step or two each, whatever waits)
+            only = None
+            for (who, _), p in state.pending.items():
+                if who == origin:
+                    if only is not None:
+                        return None
+                    only = p
+            return only
+        waiting = [p for (who, _), p in state.pending.items() if who == origin]
+        same = [p for p in waiting if _exchange_no(p) == exchange_no]
+        if len(same) == 1:
+            return same[0]
         return waiting[0] if len(waiting) == 1 else None
 
     def _facts(self, state: _Connection, exchange: Exchange, result: dict[str, Any], id_of: tuple[str, Any]) -> None:

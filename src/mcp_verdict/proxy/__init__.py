@@ -3,12 +3,13 @@
 Holds the relay (``_relay``: one host↔upstream conversation, sans-I/O — limits, pairing with
 ``frames.Tracker``, the verdict of every ``tools/call`` answer on its exact bytes, the
 ``observe``/``enforce`` modes, the faults), the frames the proxy writes itself and its error
-codes (``_codes``), the routing between a host side and an upstream side (``_bridge``), the
-transports (``_stdio``: the host on stdin/stdout and an upstream process with its restart
-policy; ``_http_host``: a Streamable HTTP server for the host; ``_http_upstream``: a Streamable
-HTTP client to the upstream), the frame log and verdict lines (``_record``), the OpenTelemetry
-spans and metrics (``_otel``), stopping on a signal (``_shutdown``) and the wiring of the four
-transport pairs (``_run``).
+codes (``_codes``), MCP 2025-03-26's JSON-RPC batches through the relay (``_batch``), the
+routing between a host side and an upstream side (``_bridge``), the transports (``_stdio``: the
+host on stdin/stdout and an upstream process with its restart policy; ``_http_host``: a
+Streamable HTTP server for the host; ``_http_upstream``: a Streamable HTTP client to the
+upstream), the frame log and verdict lines (``_record``), the OpenTelemetry spans and metrics
+(``_otel``), stopping on a signal (``_shutdown``) and the wiring of the four transport pairs
+(``_run``).
 
 May import: the verdict, the judgement and the frames layers; orjson; the HTTP stack of the
 [proxy] extra (aiohttp, and uvloop when installed) and opentelemetry with the otel layer's span

@@ -96,6 +96,7 @@ from aiohttp import web
 
 from ..frames._jsonrpc import Peek, id_json, id_key, peek
 from ..verdict._peer_text import cut, neutral
+from ._batch import follows
 from ._bridge import Bridge
 from ._codes import UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, cancelled_request, error_frame, with_id, with_request_id
 from ._http_upstream import HttpUpstream, client_session, upstream_fault, upstream_headers
@@ -627,7 +628,7 @@ class HttpHost:
                 rest += len(chunk)
             bridge.host_too_large(body[:65536], rest, stream)
             return await self._answer_queued(stream, 413)
-        if _no_message(body):
+        if _no_message(body) and not follows(bridge.relay, body, http):  # (a 2025-03-26 batch is accepted)
             bridge.host_no_message(body, stream, http)
             return await self._answer_queued(stream, 400)
         headers = request.headers if self._stdio is None else None  # read-only: no copy

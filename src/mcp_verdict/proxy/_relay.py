@@ -76,6 +76,7 @@ from ..verdict._kind import Kind
 from ..verdict._parser import parse
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
+from ._batch import host_batch, is_batch, upstream_batch
 from ._codes import (
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -177,7 +178,8 @@ class Relay:
         self.refuse_as: RefuseAs = refuse_as
         self.timeout = timeout
         self.max_frame = max_frame
-        self.tracker = Tracker(default_version=default_version)
+        self.tracker = Tracker(default_version=default_version, read_unreadable_requests=False)
+        # (a host request no parser reads is awaited by the relay itself: _await_unreadable)
         self.recorder = recorder
         self.telemetry = telemetry
         self.transport = transport
@@ -225,6 +227,10 @@ class Relay:
         ``withheld``: the note of this notification's record: the upstream takes it without sending
         it on (a 2026-07-28 ``notifications/cancelled`` over HTTP is the request stream's close),
         or the host side changed it (a cancellation of a request sent under an id of the proxy's)."""
+        if len(data) <= self.max_frame and is_batch(data):  # (2025-03-26: followed message by message)
+            batch = host_batch(self, data, http, forwarded)
+            if batch is not None:
+                return batch
         self.stats.host_frames += 1
         if len(data) > self.max_frame:
             if forwarded:
@@ -434,6 +440,10 @@ class Relay:
         ``defer`` (observe): an answer is forwarded before it is judged — the caller sends what
         this returns and calls :meth:`judge_deferred` later (the verdict cannot change what
         observe forwards, so the host does not wait for it)."""
+        if len(data) <= self.max_frame and is_batch(data):  # (2025-03-26: followed message by message)
+            batch = upstream_batch(self, data, http)
+            if batch is not None:
+                return batch
         self.stats.upstream_frames += 1
         if len(data) > self.max_frame:
             return self.upstream_too_large(data[:_RECOVER_PREFIX], len(data), http)
@@ -514,7 +524,7 @@ class Relay:
         :meth:`from_upstream` (a request or notification judged as an answer never passes: a
         ``method`` member is ``envelope.request_shape``). A frame that names one is read first,
         as any frame was."""
-        if not self.enforce or len(data) > self.max_frame:
+        if not self.enforce or len(data) > self.max_frame or is_batch(data):  # (a batch: _batch reads it)
             return False
         pending = self._waiting
         if not pending:

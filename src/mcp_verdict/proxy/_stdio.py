@@ -64,6 +64,7 @@ import orjson
 from .._process import POSIX, SIGKILL, group_alive, group_ended, signal_group
 from ..frames._jsonrpc import id_key, peek
 from ..frames._lines import may_be_message
+from ._batch import is_batch
 from ._bridge import Bridge, HostStream
 from ._codes import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE, cancelled_request, with_id
 from ._relay import Key, one_line
@@ -323,7 +324,7 @@ class StdioHost:
     def _line(self, line: bytes) -> None:
         if not line or self.gone.is_set():
             return  # nothing more goes upstream once the host has gone
-        if not may_be_message(line):
+        if not may_be_message(line) and not is_batch(line):  # (a batch: a message, MCP 2025-03-26's)
             upstream = self.bridge.upstream
             if self.bridge.relay.noise("c2s", line) and upstream is not None:
                 upstream.send(line, key=None, stream=None, headers=None)
@@ -640,7 +641,7 @@ class StdioUpstream:
                 self.bridge.relay.note("open", "s2c", "the restarted upstream answered the replayed initialize")
                 self._replayed()
                 return
-        if not may_be_message(line):
+        if not may_be_message(line) and not is_batch(line):  # (a batch: a message, MCP 2025-03-26's)
             standing = self.bridge.standing
             if self.bridge.relay.noise("s2c", line) and standing is not None:
                 standing.send(line, final=False)

@@ -1,0 +1,163 @@
+"""JSON-RPC batches through the relay: MCP 2025-03-26's, followed message by message.
+
+MCP 2025-03-26 lets a client and a server send JSON-RPC batches (basic/index#batching: an
+implementation MUST support receiving them; basic/transports: a stdio line or a POST body may
+be an array of requests and notifications, or of responses). No other version has them
+(2024-11-05 never did; 2025-06-18 removed them), so a batch is followed only where the version
+in force on the connection is 2025-03-26 (:meth:`frames.Tracker.batch`); elsewhere it goes
+through the relay as before: one frame that answers nothing.
+
+A batch that is followed is read element by element, each element a frame of its own with its
+exact bytes (:func:`frames._jsonrpc.batch_elements`), handed to the relay as if it had come
+alone — so each request is awaited with its deadline and each answer is paired and judged
+(every ``tools/call`` answer on its own bytes) as any other frame. What crosses:
+
+- a host's batch is forwarded upstream unchanged (a host frame always is), and recorded as one
+  ``message`` record (the bytes the upstream was sent); an element the proxy answers itself
+  (an id in flight, an unreadable request it cannot await) gets its answer as a frame of its
+  own, recorded as such;
+- an upstream's batch, in ``observe``, reaches the host byte for byte, each call judged and
+  its verdict line written; in ``enforce``, each element is what the relay makes of it alone:
+  kept byte for byte, replaced (an unclassified answer becomes the proxy's REFUSED error or
+  tool error, ``_codes.refusal``), or left out (an answer to no request the host waits for); the
+  host gets the elements kept, in order, as one batch — the upstream's bytes unchanged when
+  every element is kept — recorded as one ``message`` record, each element refused with its
+  ``refused`` record. A batch left with no element is not sent. What the relay sends upstream
+  for an element (an error for a server request no strict parser reads) goes as its own frame.
+
+The element records are not written (a recorder that drops the elements' ``message`` records
+while the batch's elements go through the relay): the frame log holds what crossed, the batch.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from ..frames import FrameRecord
+
+if TYPE_CHECKING:
+    from ._relay import Key, Out, Recorder, Relay
+
+_ARRAY: Final = b"["
+_BLANKS: Final = frozenset({b" ", b"\t", b"\r", b"\n"})
+
+
+def is_batch(data: bytes) -> bool:
+    """The frame is a JSON array (its first byte past blanks ``[``): a JSON-RPC batch. Two byte
+    tests for any other frame (a frame starting with a blank is stripped: rare)."""
+    first = data[:1]
+    if first == _ARRAY:
+        return True
+    return first in _BLANKS and data.lstrip(b" \t\r\n")[:1] == _ARRAY
+
+
+class _Elements:
+    """A recorder that lets through everything but the ``message`` records of one direction (the
+    batch's elements, which the batch's own record holds)."""
+
+    def __init__(self, inner: Recorder, direction: Literal["c2s", "s2c"]) -> None:
+        self.inner = inner
+        self.direction = direction
+
+    def frame(self, record: FrameRecord) -> None:
+        if record.kind != "message" or record.dir != self.direction:
+            self.inner.frame(record)
+
+    def verdict(self, line: Mapping[str, Any]) -> None:
+        self.inner.verdict(line)
+
+    @property
+    def wants_verdicts(self) -> bool:
+        return self.inner.wants_verdicts
+
+
+def follows(relay: Relay, body: bytes, http: Mapping[str, Any] | None) -> bool:
+    """An HTTP host's body is a batch the relay follows (the session's version is 2025-03-26):
+    accepted, where a body that is no JSON-RPC message object is refused with 400. MCP 2025-03-26
+    basic/transports (Streamable HTTP, Sending Messages to the Server): the body may be a batch of
+    requests and notifications, or of responses; one of responses and notifications only gets 202,
+    one holding requests an SSE stream or one JSON body — the proxy's answer is the upstream's
+    batch of answers, as one JSON body (or the stream's events, as the upstream sent them)."""
+    return is_batch(body) and not isinstance(relay.tracker.batch(relay.conn, body, http), str)
+
+
+def host_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None, forwarded: bool) -> list[Out] | None:
+    """A host frame that is a batch: what to send (None: the batch is not followed, and goes
+    through the relay as one frame). The relay's counts count each element as a frame."""
+    from ._relay import Out
+
+    elements = relay.tracker.batch(relay.conn, data, http)
+    if isinstance(elements, str):
+        return None
+    relay._log("c2s", "message", data, http=http)
+    outs: list[Out] = []
+    first: Key | None = None
+    with _quiet(relay, "c2s"):
+        for part in elements:
+            if is_batch(part):  # an array in a batch: no message (the tracker says so), sent on in it
+                relay.tracker.feed(relay.conn, "c2s", part, at=time.time(), seq=-1, http=http, element=True)
+                continue
+            outs.extend(relay.from_host(part, http, forwarded=True))
+            if first is None:
+                first = relay.last_opened
+    relay.last_opened = first  # (an HTTP host's POST: the stream the batch of answers goes to)
+    return outs if forwarded else [Out("upstream", data), *outs]
+
+
+def upstream_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None) -> list[Out] | None:
+    """An upstream frame that is a batch: what to send (None: the batch is not followed, and
+    goes through the relay as one frame). The relay's counts count each element as a frame."""
+    from ._relay import Out
+
+    elements = relay.tracker.batch(relay.conn, data, http)
+    if isinstance(elements, str):
+        return None
+    kept: list[bytes] = []
+    answers: Key | None = None
+    others: list[Out] = []
+    with _quiet(relay, "s2c"):
+        for part in elements:
+            if is_batch(part):  # an array in a batch: no message (the tracker says so)
+                relay.tracker.feed(relay.conn, "s2c", part, at=time.time(), seq=-1, http=http, element=True)
+                if relay.enforce:
+                    relay._log("s2c", "refused", part, http=http, note="enforce: an array inside a batch is not a "
+                               "JSON-RPC message")
+                else:
+                    kept.append(part)
+                continue
+            for out in relay.from_upstream(part, http):
+                if out.to != "host":
+                    others.append(out)
+                    continue
+                kept.append(out.data)
+                if answers is None and out.answers is not None:
+                    answers = out.answers
+    if not relay.enforce or kept == elements:  # observe: the batch as it came, whatever each element made
+        frame = data
+    elif not kept:
+        return others
+    else:
+        frame = b"[" + b",".join(kept) + b"]"
+    relay._log("s2c", "message", frame, http=http,
+               note=None if frame is data else "the upstream's batch as the proxy rewrote it (enforce)")
+    return [Out("host", frame, answers=answers), *others]
+
+
+class _quiet:
+    """While the batch's elements go through the relay: its recorder drops their ``message``
+    records of ``direction``."""
+
+    def __init__(self, relay: Relay, direction: Literal["c2s", "s2c"]) -> None:
+        self.relay = relay
+        self.direction = direction
+        self.recorder: Recorder | None = None
+
+    def __enter__(self) -> None:
+        self.recorder = self.relay.recorder
+        if self.recorder is not None:
+            self.relay.recorder = _Elements(self.recorder, self.direction)
+
+    def __exit__(self, *exc: object) -> None:
+        self.relay.recorder = self.recorder
