@@ -49,17 +49,25 @@ basic/transports/streamable-http, as a server:
   every host, it is sent upstream under an id of the proxy's (``"mcp-verdict:<nonce>:<n>"``,
   what the frame log then shows; only the id's bytes are replaced), and the host's own id is
   put back in the answer as the host wrote it — so is a 2025 session's request (each session's
-  ids are its own) or an ``initialize`` whose id another host has in flight (a session's own
-  request in flight with that id: the host reused it, the relay answers it). A request no
-  parser reads cannot be renumbered: with its id in flight it gets the JSON-RPC parse error at
-  once (``Relay``), unsent. A host's ``notifications/cancelled`` naming the id of such a request
-  of its session (stateless: of no session; the only one it can name: none of its waits under
-  that id as the host wrote it, and one alone was sent under an id of the proxy's) goes
-  upstream naming the id the request was sent under (only ``requestId``'s bytes replaced), and
-  the proxy stops awaiting the request (``Bridge.host_cancelled``), its record noting both;
-  one naming only another host's request in flight (another session's; a session's, for a
-  stateless host) is not sent (the server would cancel that request), its record saying so;
-  one naming any other id goes on as the host wrote it;
+  ids are its own) or an ``initialize`` whose id another host has in flight. A session's
+  request whose id a request of its session has in flight (sent under that id or under one of
+  the proxy's: the host reused it, which MCP basic/index forbids) gets INVALID_REQUEST at once,
+  unsent, as the relay answers one it finds in flight itself. A request no parser reads cannot
+  be renumbered: with its id in flight it gets the JSON-RPC parse error at once (``Relay``),
+  unsent. A host's ``notifications/cancelled`` naming the id of such a request of its session
+  (none of its waits under that id as the host wrote it) goes upstream naming the id the
+  request was sent under (only ``requestId``'s bytes replaced), and the proxy stops awaiting
+  the request (``Bridge.host_cancelled``), its record noting both. What tells hosts of no
+  session apart is only the HTTP exchange a request came in: a 2026-07-28 request is cancelled
+  by closing its response stream (the proxy then cancels it upstream under the id it was sent
+  under), and a ``notifications/cancelled`` of no session is never taken to be of the host of
+  a request in flight — under 2026-07-28 one naming an id some request has in flight is not
+  sent, under 2025 (where the notification is the cancellation) it is applied as in a session
+  when one request of no session alone has that id, and not sent when several have
+  (``_cancelled_as_sent``). One naming only another host's request in flight (another
+  session's; a session's, for a host of no session) is not sent either (the server would
+  cancel that request); each record not sent says why. One naming any other id goes on as
+  the host wrote it;
 - what it holds per host conversation stays bounded (HTTP upstream): a relay made for an
   ``initialize`` or for a session id it does not know serves that one POST (or GET) and is
   closed after it (its upstream POSTs still under way finished first), unless the answer carries
@@ -217,6 +225,9 @@ class PostStream:
     renamed: tuple[tuple[str | None, Key], Key] | None = None
     """((its session or None, the id key of the host's own id), that of the id sent upstream) of a
     renumbered request: what :attr:`HttpHost._renamed` holds for it while its POST lasts."""
+    reused = False
+    """Its request's id is one a request of its session has in flight (the host reused it): it
+    is answered INVALID_REQUEST, unsent (``HttpHost._renumber``)."""
 
     def __init__(self, limit: int = _BACKLOG) -> None:
         self.queue = _Items()
@@ -459,13 +470,19 @@ class HttpHost:
         upstream whose id another host has in flight (an ``initialize`` too): the same bytes with
         the id member's value replaced by an id of the proxy's (every other byte as the host wrote
         it: an integer past 64 bits, an escape); ``stream`` puts the host's id back, as the host
-        wrote it. A session's request whose id is its own request's in flight is not renumbered
-        (the host reused it: the relay answers it), nor a request no parser reads (the relay
-        answers it, ``Relay._host_unreadable``)."""
+        wrote it. A session's request whose id a request of its session has in flight, sent under
+        that id or under one of the proxy's, is not renumbered: the host reused the id (MCP
+        basic/index: not while in flight in a session), ``stream.reused`` says so and it is
+        answered INVALID_REQUEST, unsent (:meth:`_in_session`). Nor is a request no parser reads
+        (the relay answers it, ``Relay._host_unreadable``)."""
         assert self._stdio is not None
         key = id_key(look.id)
-        if look.message is None or not self._stdio.relay.is_waiting(key) or (
-                session is not None and key in self._sessions.get(session, ())):
+        if look.message is None:
+            return body
+        if session is not None and self._in_session(session, key):
+            stream.reused = True
+            return body
+        if not self._stdio.relay.is_waiting(key):
             return body
         self._renumbered += 1
         proxy_id = f"mcp-verdict:{self._nonce}:{self._renumbered}"
@@ -474,6 +491,17 @@ class HttpHost:
         stream.renamed = ((session, key), id_key(proxy_id))
         self._renamed.setdefault(stream.renamed[0], {})[stream.renamed[1]] = sent
         return with_id(body, sent, look.message)
+
+    def _in_session(self, session: str, key: Key) -> bool:
+        """A request of ``session`` with the host's id ``key`` is in flight on the stdio upstream:
+        sent under that id, or under an id of the proxy's (its POST lasts and the relay awaits it:
+        one answered is not, even before its POST's handler is done)."""
+        assert self._stdio is not None
+        relay = self._stdio.relay
+        if key in self._sessions.get(session, ()) and relay.is_waiting(key):
+            return True
+        renamed = self._renamed.get((session, key))
+        return renamed is not None and any(relay.is_waiting(sent) for sent in renamed)
 
     def _unrename(self, stream: PostStream) -> None:
         """The POST of a renumbered request is over: its host can no longer cancel it."""
@@ -486,43 +514,63 @@ class HttpHost:
             if not renamed:
                 del self._renamed[host]
 
-    def _cancelled_as_sent(self, body: bytes, session: str | None) -> tuple[bytes, str | None, bool]:
+    def _cancelled_as_sent(self, body: bytes, session: str | None, version: str | None = None
+                           ) -> tuple[bytes, str | None, bool]:
         """A host's ``notifications/cancelled`` for the stdio upstream (``body``; of ``session``,
-        else stateless), naming the host's id of a request: (the body to send, the note of its
-        record, whether to send it). A request of its that the proxy sent under an id of its own
-        (``_renumber``): the body names the id it was sent under (``_codes.with_request_id``: only
-        ``requestId``'s bytes replaced). Unchanged when it names no request in flight, or its own
-        under its own id (for a stateless host, one of no session: stateless POSTs do not tell
-        hosts apart), or more than one was renumbered from it. Not sent when the request waiting
-        under that id is another host's (another session's; a session's, for a stateless host)
-        and none of its own is: the server would cancel that host's request (MCP
-        basic/utilities/cancellation: a cancellation names a request of its sender's, one it
-        does not know is ignored)."""
+        else of no session, its POST's ``MCP-Protocol-Version`` ``version``), naming the host's id
+        of a request: (the body to send, the note of its record, whether to send it).
+
+        In a session, whose ids are its own, it names the session's request with that id in
+        flight: sent under that id, the body goes on unchanged; sent under an id of the proxy's
+        (``_renumber``), the body names that id (``_codes.with_request_id``: only
+        ``requestId``'s bytes replaced). A POST of no session cannot be told to come from the host
+        of any request (each stateless POST stands alone; ids are unique per host only), so a
+        cancellation of no session is applied to no request it may not be of: under 2026-07-28
+        (or later), where closing a request's response stream is its cancellation and no
+        ``notifications/cancelled`` is expected over HTTP (basic/patterns/cancellation,
+        basic/transports/streamable-http), it is not sent when any request in flight has that id;
+        under a 2025 version (there the notification is the cancellation) it is applied as in a
+        session when one request of no session alone has that id in flight, and not sent when
+        several have (which host's it is cannot be told). Not sent either when the only request
+        waiting under that id is another host's (another session's; a session's, for a host of
+        no session): the server would cancel it (MCP basic/utilities/cancellation: a
+        cancellation names a request of its sender's). One naming no request in flight goes on
+        as the host wrote it (the server ignores an unknown id)."""
         cancel, request = cancelled_request(body)
         if not cancel or request is None or isinstance(request, bool) or not isinstance(request, (int, str)) \
                 or self._stdio is None:
             return body, None, True
         key = id_key(request)
         relay = self._stdio.relay
-        if relay.is_waiting(key) and (key in self._sessions.get(session, ()) if session is not None
-                                      else not any(key in calls for calls in self._sessions.values())):
-            return body, None, True
+        waiting = relay.is_waiting(key)
+        own = waiting and (key in self._sessions.get(session, ()) if session is not None
+                           else not any(key in calls for calls in self._sessions.values()))
         renamed = self._renamed.get((session, key))
-        waiting = [sent for sent_key, sent in renamed.items() if relay.is_waiting(sent_key)] if renamed else []
+        sent = [data for sent_key, data in renamed.items() if relay.is_waiting(sent_key)] if renamed else []
         named = cut(neutral(id_json(request).decode("utf-8", "replace")), 80)
-        if not waiting:
-            if relay.is_waiting(key):
+        count = own + len(sent)
+        if session is None and count and version is not None and _DATE.fullmatch(version) \
+                and version >= _STATELESS:
+            return body, (f"not sent upstream: it is of no session, and {count} request{'s' if count > 1 else ''} of "
+                          f"no session with requestId {named} {'are' if count > 1 else 'is'} in flight, which it "
+                          "cannot be told to be of (2026-07-28: closing a request's response stream is its "
+                          "cancellation)"), False
+        if count > 1:
+            whose = "its session" if session is not None else "no session"
+            return body, (f"not sent upstream: {count} requests of {whose} with requestId {named} are in flight; "
+                          "which one it cancels cannot be told"), False
+        if own:
+            return body, None, True
+        if not sent:
+            if waiting:
                 return body, (f"not sent upstream: no request of the host's with requestId {named} is in flight; "
                               "another host's is, which the upstream would cancel"), False
             return body, None, True
-        if len(waiting) != 1:
-            return body, None, True
-        sent = waiting[0]
-        rewritten = with_request_id(body, sent)
+        rewritten = with_request_id(body, sent[0])
         if rewritten is None:
             return body, None, True
         return rewritten, (f"the host's requestId {named} is the id of its request sent upstream as "
-                           f"{sent.decode()}: sent upstream naming that id"), True
+                           f"{sent[0].decode()}: sent upstream naming that id"), True
 
     def _host_ok(self, request: web.BaseRequest) -> bool:
         """The Host header names the loopback endpoint (or a host of ``--allow-origin``): a page
@@ -604,11 +652,12 @@ class HttpHost:
                 seen = look if look is not None else peek(body)
                 if seen.kind == "request":
                     body = self._renumber(body, seen, stream, session)
+                read_first = read_first or seen.kind == "unreadable"  # (its id in flight: answered, unsent)
             bridge = self._acquire(session, initialize)
         note = None
         send = True
         if self._stdio is not None and self._stdio.relay.in_flight and body.find(b"notifications/cancelled") >= 0:
-            body, note, send = self._cancelled_as_sent(body, session)
+            body, note, send = self._cancelled_as_sent(body, session, request.headers.get("MCP-Protocol-Version"))
         try:
             return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note, send)
         finally:
@@ -637,6 +686,9 @@ class HttpHost:
         stdio = self._stdio_upstream if self._stdio is not None else None
         if stdio is not None:
             stdio.delivery = None
+            if stream.reused:  # (answered as the relay answers an id it finds in flight)
+                bridge.host_reused(body, stream, http)
+                return await self._answer_queued(stream, 200)
         key = bridge.from_host(body, stream, http=http, headers=headers, read_first=read_first,
                                note=note if send else None, withhold=None if send else note)
         if key is None:
