@@ -27,8 +27,16 @@ only. So:
   renumbered again (two requests of one session under one id). Reused after its answer, an id
   is a plain new request (renumbered when another host's request has it in flight).
 
+Over an HTTP upstream each request of no session whose id is in flight goes through a relay of
+its own; a cancellation of no session went through the first, which stopped awaiting its request
+with that id and closed its upstream stream, whichever host's (its POST ended with no answer).
+Now, with requests of no session with that id in flight, none is taken to be the one it
+cancels: it is not sent, under 2026-07-28 and under 2025 when several are, and each request is
+still awaited (here: -31002 at ``--timeout``); under 2025 one alone is cancelled as before.
+
 Hosts ``a`` and ``b`` post with no session (the row's ``MCP-Protocol-Version``); ``s`` is in a
-2025-06-18 session (initialised first). Each row's last step is ``a``'s ``echo`` (id 6)."""
+2025-06-18 session (initialised first). Each row's last step (stdio upstream) is ``a``'s
+``echo`` (id 6)."""
 
 from __future__ import annotations
 
@@ -44,11 +52,12 @@ from urllib.parse import urlsplit
 import pytest
 
 from mcp_verdict.frames import sse_events
+from tests.processes import port_server
 
 from ._peers import TIMEOUT, HttpHostPeer, proxy_http, wait_until
 from ._restarting import frame_records, host_message
 from .test_proxy_faults import INIT, SERVER, tool
-from .test_proxy_host_cancel_in_flight import INITIALIZED, LATE, LATE_CLOSED, NO_LONGER
+from .test_proxy_host_cancel_in_flight import INITIALIZED, LATE, LATE_CLOSED, NO_LONGER, STATUS_SERVER
 from .test_proxy_host_cancel_queued import cancel
 
 SENT_1 = "mcp-verdict:<nonce>:1"
@@ -182,6 +191,59 @@ def test_host_ids_over_one_stdio_upstream(
                 connection.close()
     assert ([got.get(index) for index, step in enumerate(steps) if step[1] not in ("cancel", "close")],
             _cancellations(log), _refused(log)) == (posted, cancellations, refused)
+
+
+TIMED_OUT = (200, 5, -31002)
+
+# (row; the MCP-Protocol-Version of hosts a and b; the steps: (host, "hang" or "cancel", id);
+# what each POST of "hang" got, in step order; the host's cancellations as (requestId, note))
+HTTP_ROWS: list[tuple[str, str, list[tuple[str, str, int]], list[Any], list[tuple[Any, str | None]]]] = [
+    # before: b's cancellation went through a's relay, and a's POST ended with no answer
+    ("2026-two-hosts-one-id", "2026-07-28", [("a", "hang", 5), ("b", "hang", 5), ("b", "cancel", 5)],
+     [TIMED_OUT, TIMED_OUT], [(5, STATELESS_2)]),
+    ("2026-alone", "2026-07-28", [("a", "hang", 5), ("a", "cancel", 5)], [TIMED_OUT], [(5, STATELESS_1)]),
+    ("2025-two-hosts-one-id", "2025-06-18", [("a", "hang", 5), ("b", "hang", 5), ("b", "cancel", 5)],
+     [TIMED_OUT, TIMED_OUT], [(5, SEVERAL)]),
+    # one alone: applied (as before)
+    ("2025-alone", "2025-06-18", [("a", "hang", 5), ("a", "cancel", 5)], [NOTHING], [(5, NO_LONGER)]),
+]
+
+
+@pytest.mark.parametrize(("version", "steps", "posted", "cancellations"), [row[1:] for row in HTTP_ROWS],
+                         ids=[row[0] for row in HTTP_ROWS])
+def test_a_cancellation_of_no_session_over_an_http_upstream(
+        tmp_path: Path, version: str, steps: list[tuple[str, str, int]], posted: list[Any],
+        cancellations: list[tuple[Any, str | None]]) -> None:
+    log = tmp_path / "frames.jsonl"
+    got: dict[int, Any] = {}
+    calls: list[threading.Thread] = []
+    connections: list[http.client.HTTPConnection] = []
+    options = ["--timeout", "3", "--log", str(log), "--log-payloads"]
+    with port_server([*STATUS_SERVER, "sse"]) as base, proxy_http([*options, "--upstream", base + "/mcp"]) as (url, _):
+        peer = HttpHostPeer(url)
+        headers = {"mcp-protocol-version": version}
+        try:
+            for index, (_name, what, request_id) in enumerate(steps):
+                if what == "cancel":
+                    assert peer.post(cancel(request_id), headers=headers)[0] == 202
+                    continue
+                connection = http.client.HTTPConnection(urlsplit(url).netloc, timeout=TIMEOUT)
+                connections.append(connection)
+                call = threading.Thread(target=_post, args=(connection, urlsplit(url).path,
+                                                            tool(request_id, what), headers, got, index))
+                call.start()
+                calls.append(call)
+                count = len(calls)
+                assert wait_until(lambda count=count: len([r for r in frame_records(log)
+                                                           if host_message('"hang"')(r)]) >= count, TIMEOUT)
+            for call in calls:
+                call.join(TIMEOUT)
+        finally:
+            peer.close()
+            for connection in connections:
+                connection.close()
+    assert ([got.get(index) for index, step in enumerate(steps) if step[1] != "cancel"],
+            [c for c in _cancellations(log) if not (c[1] or "").startswith(PROXY)]) == (posted, cancellations)
 
 
 def _post(connection: http.client.HTTPConnection, path: str, message: dict[str, Any], headers: dict[str, str],

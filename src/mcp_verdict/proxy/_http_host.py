@@ -40,7 +40,11 @@ basic/transports/streamable-http, as a server:
 - a host that closes a POST's stream cancels its request upstream (the stream closed on HTTP,
   ``notifications/cancelled`` on stdio and in 2025 sessions); a host's own
   ``notifications/cancelled`` for a request in flight ends that request's POST with no answer
-  (an event stream with no event: ``Bridge.host_cancelled``);
+  (an event stream with no event: ``Bridge.host_cancelled``) — one of no session only when it
+  can be told to be of that request's host (never under 2026-07-28, whose cancellation over
+  HTTP is the stream's close; under 2025 when one request of no session alone has that id in
+  flight): else it is not sent and no request is cancelled, its record saying why
+  (``_cancelled_as_sent``, ``_stateless_cancel``);
 - stateless requests (2026-07-28, no session) from different hosts may carry the same id at the
   same time (ids are unique per connection only, and each stateless POST stands alone): each
   answer still reaches the host that asked and is judged against its request. Over an HTTP
@@ -572,6 +576,30 @@ class HttpHost:
         return rewritten, (f"the host's requestId {named} is the id of its request sent upstream as "
                            f"{sent[0].decode()}: sent upstream naming that id"), True
 
+    def _stateless_cancel(self, body: bytes, version: str | None) -> tuple[str | None, bool]:
+        """A host's ``notifications/cancelled`` of no session for the HTTP upstream (its POST's
+        ``MCP-Protocol-Version`` ``version``): (the note of its record, whether to send it). Such a
+        POST cannot be told to come from the host of any request (:meth:`_cancelled_as_sent`), and
+        the relay it goes through would stop awaiting its own request with that id and close that
+        request's upstream stream (``HttpUpstream.send``), whichever host's: with requests of no
+        session with that id in flight it is not sent, its record saying why, under 2026-07-28
+        (closing the request's response stream is its cancellation) and under 2025 when several
+        are; under 2025 with one alone it goes on as before."""
+        cancel, request = cancelled_request(body)
+        if not cancel or request is None or isinstance(request, bool) or not isinstance(request, (int, str)):
+            return None, True
+        key = id_key(request)
+        count = sum(1 for bridge in self._stateless if bridge.relay.is_waiting(key))
+        named = cut(neutral(id_json(request).decode("utf-8", "replace")), 80)
+        if count and version is not None and _DATE.fullmatch(version) and version >= _STATELESS:
+            return (f"not sent upstream: it is of no session, and {count} request{'s' if count > 1 else ''} of no "
+                    f"session with requestId {named} {'are' if count > 1 else 'is'} in flight, which it cannot be "
+                    "told to be of (2026-07-28: closing a request's response stream is its cancellation)"), False
+        if count > 1:
+            return (f"not sent upstream: {count} requests of no session with requestId {named} are in flight; "
+                    "which one it cancels cannot be told"), False
+        return None, True
+
     def _host_ok(self, request: web.BaseRequest) -> bool:
         """The Host header names the loopback endpoint (or a host of ``--allow-origin``): a page
         whose name was rebound to 127.0.0.1 gives its own name (DNS rebinding)."""
@@ -656,8 +684,12 @@ class HttpHost:
             bridge = self._acquire(session, initialize)
         note = None
         send = True
-        if self._stdio is not None and self._stdio.relay.in_flight and body.find(b"notifications/cancelled") >= 0:
-            body, note, send = self._cancelled_as_sent(body, session, request.headers.get("MCP-Protocol-Version"))
+        if body.find(b"notifications/cancelled") >= 0:
+            version = request.headers.get("MCP-Protocol-Version")
+            if self._stdio is not None and self._stdio.relay.in_flight:
+                body, note, send = self._cancelled_as_sent(body, session, version)
+            elif self._stdio is None and session is None:
+                note, send = self._stateless_cancel(body, version)
         try:
             return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note, send)
         finally:
