@@ -965,6 +965,19 @@ class HttpHost:
     def _all_bridges(self) -> list[Bridge]:
         return [self._stdio] if self._stdio is not None else list(self._live)
 
+    async def unserved(self, grace: float) -> None:
+        """The stdio upstream has exited for good (the proxy ends): its GET streams end, and the
+        requests being received (a POST whose body is still coming) are read and answered —
+        -31004, ``the upstream is not running`` — before the endpoint closes its connections,
+        which drops what comes after (aiohttp: its handler would wait out the shutdown's 60 s
+        for a body that never comes, and its host get no answer). At most ``grace`` seconds."""
+        for stream in self._gets:
+            stream.queue.put_nowait(("end", b"", True, None))
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(grace):
+                while self._active:
+                    await asyncio.sleep(0.01)
+
     async def stop(self, grace: float) -> None:
         """A stop signal, the endpoint no longer listening: the calls in flight get ``grace``
         seconds, then UPSTREAM_CLOSED on their streams (``_shutdown.wind_down``), so that no host
@@ -1037,6 +1050,8 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
                 await host.stop(options.grace)
             if finished is not None and finished.done() and not stopped.done():
                 assert stdio is not None
+                await site.stop()  # no new connection; a request being received is still answered
+                await host.unserved(options.grace)
                 return stdio.exit_status()  # (the rule: _run's docstring)
             return 0
         finally:
