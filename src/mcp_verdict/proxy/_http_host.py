@@ -149,6 +149,22 @@ MAX_SESSIONS: Final = 1000
 used idle one is closed (its upstream session goes on: its next request gets a new relay)."""
 
 
+def _untold(count: int, named: str, version: str | None) -> str | None:
+    """The note of a host's ``notifications/cancelled`` of no session (its POST's
+    ``MCP-Protocol-Version`` ``version``) naming ``named``, the id ``count`` requests of no session
+    have in flight, when it is not sent (it cannot be told to be of any one's host): under
+    2026-07-28 or later (closing a request's response stream is its cancellation) when one is,
+    under 2025 when several are; None when it may go on."""
+    if count and version is not None and _DATE.fullmatch(version) and version >= _STATELESS:
+        return (f"not sent upstream: it is of no session, and {count} request{'s' if count > 1 else ''} of no "
+                f"session with requestId {named} {'are' if count > 1 else 'is'} in flight, which it cannot be "
+                "told to be of (2026-07-28: closing a request's response stream is its cancellation)")
+    if count > 1:
+        return (f"not sent upstream: {count} requests of no session with requestId {named} are in flight; which "
+                "one it cancels cannot be told")
+    return None
+
+
 def _fault(status: int, code: int, reason: str) -> web.Response:
     """An HTTP error with the proxy's JSON-RPC error (a null id: it answers no request)."""
     return web.Response(status=status, body=error_frame(None, code, f"mcp-verdict proxy: {reason}",
@@ -553,16 +569,9 @@ class HttpHost:
         sent = [data for sent_key, data in renamed.items() if relay.is_waiting(sent_key)] if renamed else []
         named = cut(neutral(id_json(request).decode("utf-8", "replace")), 80)
         count = own + len(sent)
-        if session is None and count and version is not None and _DATE.fullmatch(version) \
-                and version >= _STATELESS:
-            return body, (f"not sent upstream: it is of no session, and {count} request{'s' if count > 1 else ''} of "
-                          f"no session with requestId {named} {'are' if count > 1 else 'is'} in flight, which it "
-                          "cannot be told to be of (2026-07-28: closing a request's response stream is its "
-                          "cancellation)"), False
-        if count > 1:
-            whose = "its session" if session is not None else "no session"
-            return body, (f"not sent upstream: {count} requests of {whose} with requestId {named} are in flight; "
-                          "which one it cancels cannot be told"), False
+        untold = _untold(count, named, version) if session is None else None
+        if untold is not None:
+            return body, untold, False
         if own:
             return body, None, True
         if not sent:
@@ -591,14 +600,8 @@ class HttpHost:
         key = id_key(request)
         count = sum(1 for bridge in self._stateless if bridge.relay.is_waiting(key))
         named = cut(neutral(id_json(request).decode("utf-8", "replace")), 80)
-        if count and version is not None and _DATE.fullmatch(version) and version >= _STATELESS:
-            return (f"not sent upstream: it is of no session, and {count} request{'s' if count > 1 else ''} of no "
-                    f"session with requestId {named} {'are' if count > 1 else 'is'} in flight, which it cannot be "
-                    "told to be of (2026-07-28: closing a request's response stream is its cancellation)"), False
-        if count > 1:
-            return (f"not sent upstream: {count} requests of no session with requestId {named} are in flight; "
-                    "which one it cancels cannot be told"), False
-        return None, True
+        untold = _untold(count, named, version)
+        return (untold, False) if untold is not None else (None, True)
 
     def _host_ok(self, request: web.BaseRequest) -> bool:
         """The Host header names the loopback endpoint (or a host of ``--allow-origin``): a page
