@@ -6,7 +6,9 @@ basic/utilities/cancellation: before 2026-07-28 a request is cancelled by the no
 2026-07-28 over HTTP, by closing the request's stream: no notification goes upstream. README "The
 proxy": the frame log says what really happened to each frame. The host's frame keeps its
 ``message`` record (the audit counts it as a notification, as before), with a note when it was
-not sent on but applied as the stream's close; it had none, so the log showed it forwarded."""
+not sent on; it had none, so the log showed it forwarded. One of no session naming a request in
+flight is not applied either (it cannot be told to come from that request's host: the stream's
+close is the cancellation)."""
 
 from __future__ import annotations
 
@@ -30,8 +32,6 @@ BROKEN = [sys.executable, str(Path(__file__).with_name("broken_http_server.py"))
 CANCEL = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}'
 PING = b'{"jsonrpc":"2.0","id":3,"method":"ping"}'
 WITHHELD = "not sent upstream: 2026-07-28 cancels a request by closing its stream ("
-NO_LONGER = "the proxy no longer awaits the request it cancels: nothing goes to the host for it"
-"""A cancellation of a request in flight: its POST ends with no answer, no -31002 at --timeout."""
 
 
 @contextlib.contextmanager
@@ -53,10 +53,13 @@ _records = frame_records  # (its complete lines: the proxy may be writing the ne
 # lines (each line of the log) and notifications)
 OWN = "written by the proxy; not sent upstream: the proxy's own for an HTTP host is not POSTed; closing the " \
       "request's stream is its cancellation ("
+UNTOLD = ("not sent upstream: it is of no session, and 1 request of no session with requestId 3 is in flight, which "
+          "it cannot be told to be of (2026-07-28: closing a request's response stream is its cancellation)")
 ROWS = [
     ("2026-no-stream", "headers", "2026-07-28", False, True, [WITHHELD + "no stream of it was open)"], [], 1, 1),
-    ("2026-stream-open", "stall", "2026-07-28", True, True, [WITHHELD + "its stream closed); " + NO_LONGER], None,
-     2, 1),
+    # (a POST of no session cannot be told to come from the host of the request it names: not
+    # applied either, the request awaited until the host closes its stream, here --timeout)
+    ("2026-stream-open", "stall", "2026-07-28", True, True, [UNTOLD, OWN + "its stream closed)"], None, 4, 2),
     ("2025-sent", "headers", "2025-11-25", False, True, [None], ["POST"], 1, 1),
     ("own-at-timeout", "stall", "2026-07-28", True, False, [OWN + "its stream closed)"], None, 3, 1),
 ]

@@ -129,6 +129,10 @@ class Bridge:
         """A host body whose session id names no session the proxy holds: refused, its error to ``stream``."""
         self._dispatch(self.relay.host_no_session(data, http), stream, None, None)
 
+    def host_reused(self, data: bytes, stream: HostStream, http: Mapping[str, Any] | None = None) -> None:
+        """A host request whose id a request of its session has in flight: refused, its error to ``stream``."""
+        self._dispatch(self.relay.host_reused(data, http), stream, None, None)
+
     def host_no_message(self, data: bytes, stream: HostStream, http: Mapping[str, Any] | None = None) -> None:
         """A host body that is no JSON-RPC message: refused, its error to ``stream``."""
         self._dispatch(self.relay.host_no_message(data, http), stream, None, None)

@@ -40,7 +40,11 @@ basic/transports/streamable-http, as a server:
 - a host that closes a POST's stream cancels its request upstream (the stream closed on HTTP,
   ``notifications/cancelled`` on stdio and in 2025 sessions); a host's own
   ``notifications/cancelled`` for a request in flight ends that request's POST with no answer
-  (an event stream with no event: ``Bridge.host_cancelled``);
+  (an event stream with no event: ``Bridge.host_cancelled``) — one of no session only when it
+  can be told to be of that request's host (never under 2026-07-28, whose cancellation over
+  HTTP is the stream's close; under 2025 when one request of no session alone has that id in
+  flight): else it is not sent and no request is cancelled, its record saying why
+  (``_cancelled_as_sent``, ``_stateless_cancel``);
 - stateless requests (2026-07-28, no session) from different hosts may carry the same id at the
   same time (ids are unique per connection only, and each stateless POST stands alone): each
   answer still reaches the host that asked and is judged against its request. Over an HTTP
@@ -49,17 +53,25 @@ basic/transports/streamable-http, as a server:
   every host, it is sent upstream under an id of the proxy's (``"mcp-verdict:<nonce>:<n>"``,
   what the frame log then shows; only the id's bytes are replaced), and the host's own id is
   put back in the answer as the host wrote it — so is a 2025 session's request (each session's
-  ids are its own) or an ``initialize`` whose id another host has in flight (a session's own
-  request in flight with that id: the host reused it, the relay answers it). A request no
-  parser reads cannot be renumbered: with its id in flight it gets the JSON-RPC parse error at
-  once (``Relay``), unsent. A host's ``notifications/cancelled`` naming the id of such a request
-  of its session (stateless: of no session; the only one it can name: none of its waits under
-  that id as the host wrote it, and one alone was sent under an id of the proxy's) goes
-  upstream naming the id the request was sent under (only ``requestId``'s bytes replaced), and
-  the proxy stops awaiting the request (``Bridge.host_cancelled``), its record noting both;
-  one naming only another host's request in flight (another session's; a session's, for a
-  stateless host) is not sent (the server would cancel that request), its record saying so;
-  one naming any other id goes on as the host wrote it;
+  ids are its own) or an ``initialize`` whose id another host has in flight. A session's
+  request whose id a request of its session has in flight (sent under that id or under one of
+  the proxy's: the host reused it, which MCP basic/index forbids) gets INVALID_REQUEST at once,
+  unsent, as the relay answers one it finds in flight itself. A request no parser reads cannot
+  be renumbered: with its id in flight it gets the JSON-RPC parse error at once (``Relay``),
+  unsent. A host's ``notifications/cancelled`` naming the id of such a request of its session
+  (none of its waits under that id as the host wrote it) goes upstream naming the id the
+  request was sent under (only ``requestId``'s bytes replaced), and the proxy stops awaiting
+  the request (``Bridge.host_cancelled``), its record noting both. What tells hosts of no
+  session apart is only the HTTP exchange a request came in: a 2026-07-28 request is cancelled
+  by closing its response stream (the proxy then cancels it upstream under the id it was sent
+  under), and a ``notifications/cancelled`` of no session is never taken to be of the host of
+  a request in flight — under 2026-07-28 one naming an id some request has in flight is not
+  sent, under 2025 (where the notification is the cancellation) it is applied as in a session
+  when one request of no session alone has that id, and not sent when several have
+  (``_cancelled_as_sent``). One naming only another host's request in flight (another
+  session's; a session's, for a host of no session) is not sent either (the server would
+  cancel that request); each record not sent says why. One naming any other id goes on as
+  the host wrote it;
 - what it holds per host conversation stays bounded (HTTP upstream): a relay made for an
   ``initialize`` or for a session id it does not know serves that one POST (or GET) and is
   closed after it (its upstream POSTs still under way finished first), unless the answer carries
@@ -136,6 +148,22 @@ _STATELESS: Final = "2026-07-28"
 MAX_SESSIONS: Final = 1000
 """The 2025 session relays an HTTP host keeps at most (HTTP upstream); past it the least recently
 used idle one is closed (its upstream session goes on: its next request gets a new relay)."""
+
+
+def _untold(count: int, named: str, version: str | None) -> str | None:
+    """The note of a host's ``notifications/cancelled`` of no session (its POST's
+    ``MCP-Protocol-Version`` ``version``) naming ``named``, the id ``count`` requests of no session
+    have in flight, when it is not sent (it cannot be told to be of any one's host): under
+    2026-07-28 or later (closing a request's response stream is its cancellation) when one is,
+    under 2025 when several are; None when it may go on."""
+    if count and version is not None and _DATE.fullmatch(version) and version >= _STATELESS:
+        return (f"not sent upstream: it is of no session, and {count} request{'s' if count > 1 else ''} of no "
+                f"session with requestId {named} {'are' if count > 1 else 'is'} in flight, which it cannot be "
+                "told to be of (2026-07-28: closing a request's response stream is its cancellation)")
+    if count > 1:
+        return (f"not sent upstream: {count} requests of no session with requestId {named} are in flight; which "
+                "one it cancels cannot be told")
+    return None
 
 
 def _fault(status: int, code: int, reason: str) -> web.Response:
@@ -218,6 +246,9 @@ class PostStream:
     renamed: tuple[tuple[str | None, Key], Key] | None = None
     """((its session or None, the id key of the host's own id), that of the id sent upstream) of a
     renumbered request: what :attr:`HttpHost._renamed` holds for it while its POST lasts."""
+    reused = False
+    """Its request's id is one a request of its session has in flight (the host reused it): it
+    is answered INVALID_REQUEST, unsent (``HttpHost._renumber``)."""
 
     def __init__(self, limit: int = _BACKLOG) -> None:
         self.queue = _Items()
@@ -460,13 +491,19 @@ class HttpHost:
         upstream whose id another host has in flight (an ``initialize`` too): the same bytes with
         the id member's value replaced by an id of the proxy's (every other byte as the host wrote
         it: an integer past 64 bits, an escape); ``stream`` puts the host's id back, as the host
-        wrote it. A session's request whose id is its own request's in flight is not renumbered
-        (the host reused it: the relay answers it), nor a request no parser reads (the relay
-        answers it, ``Relay._host_unreadable``)."""
+        wrote it. A session's request whose id a request of its session has in flight, sent under
+        that id or under one of the proxy's, is not renumbered: the host reused the id (MCP
+        basic/index: not while in flight in a session), ``stream.reused`` says so and it is
+        answered INVALID_REQUEST, unsent (:meth:`_in_session`). Nor is a request no parser reads
+        (the relay answers it, ``Relay._host_unreadable``)."""
         assert self._stdio is not None
         key = id_key(look.id)
-        if look.message is None or not self._stdio.relay.is_waiting(key) or (
-                session is not None and key in self._sessions.get(session, ())):
+        if look.message is None:
+            return body
+        if session is not None and self._in_session(session, key):
+            stream.reused = True
+            return body
+        if not self._stdio.relay.is_waiting(key):
             return body
         self._renumbered += 1
         proxy_id = f"mcp-verdict:{self._nonce}:{self._renumbered}"
@@ -475,6 +512,17 @@ class HttpHost:
         stream.renamed = ((session, key), id_key(proxy_id))
         self._renamed.setdefault(stream.renamed[0], {})[stream.renamed[1]] = sent
         return with_id(body, sent, look.message)
+
+    def _in_session(self, session: str, key: Key) -> bool:
+        """A request of ``session`` with the host's id ``key`` is in flight on the stdio upstream:
+        sent under that id, or under an id of the proxy's (its POST lasts and the relay awaits it:
+        one answered is not, even before its POST's handler is done)."""
+        assert self._stdio is not None
+        relay = self._stdio.relay
+        if key in self._sessions.get(session, ()) and relay.is_waiting(key):
+            return True
+        renamed = self._renamed.get((session, key))
+        return renamed is not None and any(relay.is_waiting(sent) for sent in renamed)
 
     def _unrename(self, stream: PostStream) -> None:
         """The POST of a renumbered request is over: its host can no longer cancel it."""
@@ -487,43 +535,74 @@ class HttpHost:
             if not renamed:
                 del self._renamed[host]
 
-    def _cancelled_as_sent(self, body: bytes, session: str | None) -> tuple[bytes, str | None, bool]:
+    def _cancelled_as_sent(self, body: bytes, session: str | None, version: str | None = None
+                           ) -> tuple[bytes, str | None, bool]:
         """A host's ``notifications/cancelled`` for the stdio upstream (``body``; of ``session``,
-        else stateless), naming the host's id of a request: (the body to send, the note of its
-        record, whether to send it). A request of its that the proxy sent under an id of its own
-        (``_renumber``): the body names the id it was sent under (``_codes.with_request_id``: only
-        ``requestId``'s bytes replaced). Unchanged when it names no request in flight, or its own
-        under its own id (for a stateless host, one of no session: stateless POSTs do not tell
-        hosts apart), or more than one was renumbered from it. Not sent when the request waiting
-        under that id is another host's (another session's; a session's, for a stateless host)
-        and none of its own is: the server would cancel that host's request (MCP
-        basic/utilities/cancellation: a cancellation names a request of its sender's, one it
-        does not know is ignored)."""
+        else of no session, its POST's ``MCP-Protocol-Version`` ``version``), naming the host's id
+        of a request: (the body to send, the note of its record, whether to send it).
+
+        In a session, whose ids are its own, it names the session's request with that id in
+        flight: sent under that id, the body goes on unchanged; sent under an id of the proxy's
+        (``_renumber``), the body names that id (``_codes.with_request_id``: only
+        ``requestId``'s bytes replaced). A POST of no session cannot be told to come from the host
+        of any request (each stateless POST stands alone; ids are unique per host only), so a
+        cancellation of no session is applied to no request it may not be of: under 2026-07-28
+        (or later), where closing a request's response stream is its cancellation and no
+        ``notifications/cancelled`` is expected over HTTP (basic/patterns/cancellation,
+        basic/transports/streamable-http), it is not sent when any request in flight has that id;
+        under a 2025 version (there the notification is the cancellation) it is applied as in a
+        session when one request of no session alone has that id in flight, and not sent when
+        several have (which host's it is cannot be told). Not sent either when the only request
+        waiting under that id is another host's (another session's; a session's, for a host of
+        no session): the server would cancel it (MCP basic/utilities/cancellation: a
+        cancellation names a request of its sender's). One naming no request in flight goes on
+        as the host wrote it (the server ignores an unknown id)."""
         cancel, request = cancelled_request(body)
         if not cancel or request is None or isinstance(request, bool) or not isinstance(request, (int, str)) \
                 or self._stdio is None:
             return body, None, True
         key = id_key(request)
         relay = self._stdio.relay
-        if relay.is_waiting(key) and (key in self._sessions.get(session, ()) if session is not None
-                                      else not any(key in calls for calls in self._sessions.values())):
-            return body, None, True
+        waiting = relay.is_waiting(key)
+        own = waiting and (key in self._sessions.get(session, ()) if session is not None
+                           else not any(key in calls for calls in self._sessions.values()))
         renamed = self._renamed.get((session, key))
-        waiting = [sent for sent_key, sent in renamed.items() if relay.is_waiting(sent_key)] if renamed else []
+        sent = [data for sent_key, data in renamed.items() if relay.is_waiting(sent_key)] if renamed else []
         named = cut(neutral(id_json(request).decode("utf-8", "replace")), 80)
-        if not waiting:
-            if relay.is_waiting(key):
+        count = own + len(sent)
+        untold = _untold(count, named, version) if session is None else None
+        if untold is not None:
+            return body, untold, False
+        if own:
+            return body, None, True
+        if not sent:
+            if waiting:
                 return body, (f"not sent upstream: no request of the host's with requestId {named} is in flight; "
                               "another host's is, which the upstream would cancel"), False
             return body, None, True
-        if len(waiting) != 1:
-            return body, None, True
-        sent = waiting[0]
-        rewritten = with_request_id(body, sent)
+        rewritten = with_request_id(body, sent[0])
         if rewritten is None:
             return body, None, True
         return rewritten, (f"the host's requestId {named} is the id of its request sent upstream as "
-                           f"{sent.decode()}: sent upstream naming that id"), True
+                           f"{sent[0].decode()}: sent upstream naming that id"), True
+
+    def _stateless_cancel(self, body: bytes, version: str | None) -> tuple[str | None, bool]:
+        """A host's ``notifications/cancelled`` of no session for the HTTP upstream (its POST's
+        ``MCP-Protocol-Version`` ``version``): (the note of its record, whether to send it). Such a
+        POST cannot be told to come from the host of any request (:meth:`_cancelled_as_sent`), and
+        the relay it goes through would stop awaiting its own request with that id and close that
+        request's upstream stream (``HttpUpstream.send``), whichever host's: with requests of no
+        session with that id in flight it is not sent, its record saying why, under 2026-07-28
+        (closing the request's response stream is its cancellation) and under 2025 when several
+        are; under 2025 with one alone it goes on as before."""
+        cancel, request = cancelled_request(body)
+        if not cancel or request is None or isinstance(request, bool) or not isinstance(request, (int, str)):
+            return None, True
+        key = id_key(request)
+        count = sum(1 for bridge in self._stateless if bridge.relay.is_waiting(key))
+        named = cut(neutral(id_json(request).decode("utf-8", "replace")), 80)
+        untold = _untold(count, named, version)
+        return (untold, False) if untold is not None else (None, True)
 
     def _host_ok(self, request: web.BaseRequest) -> bool:
         """The Host header names the loopback endpoint (or a host of ``--allow-origin``): a page
@@ -605,11 +684,16 @@ class HttpHost:
                 seen = look if look is not None else peek(body)
                 if seen.kind == "request":
                     body = self._renumber(body, seen, stream, session)
+                read_first = read_first or seen.kind == "unreadable"  # (its id in flight: answered, unsent)
             bridge = self._acquire(session, initialize)
         note = None
         send = True
-        if self._stdio is not None and self._stdio.relay.in_flight and body.find(b"notifications/cancelled") >= 0:
-            body, note, send = self._cancelled_as_sent(body, session)
+        if body.find(b"notifications/cancelled") >= 0:
+            version = request.headers.get("MCP-Protocol-Version")
+            if self._stdio is not None and self._stdio.relay.in_flight:
+                body, note, send = self._cancelled_as_sent(body, session, version)
+            elif self._stdio is None and session is None:
+                note, send = self._stateless_cancel(body, version)
         try:
             return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note, send)
         finally:
@@ -638,6 +722,9 @@ class HttpHost:
         stdio = self._stdio_upstream if self._stdio is not None else None
         if stdio is not None:
             stdio.delivery = None
+            if stream.reused:  # (answered as the relay answers an id it finds in flight)
+                bridge.host_reused(body, stream, http)
+                return await self._answer_queued(stream, 200)
         key = bridge.from_host(body, stream, http=http, headers=headers, read_first=read_first,
                                note=note if send else None, withhold=None if send else note)
         if key is None:
@@ -882,6 +969,19 @@ class HttpHost:
     def _all_bridges(self) -> list[Bridge]:
         return [self._stdio] if self._stdio is not None else list(self._live)
 
+    async def unserved(self, grace: float) -> None:
+        """The stdio upstream has exited for good (the proxy ends): its GET streams end, and the
+        requests being received (a POST whose body is still coming) are read and answered —
+        -31004, ``the upstream is not running`` — before the endpoint closes its connections,
+        which drops what comes after (aiohttp: its handler would wait out the shutdown's 60 s
+        for a body that never comes, and its host get no answer). At most ``grace`` seconds."""
+        for stream in self._gets:
+            stream.queue.put_nowait(("end", b"", True, None))
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(grace):
+                while self._active:
+                    await asyncio.sleep(0.01)
+
     async def stop(self, grace: float) -> None:
         """A stop signal, the endpoint no longer listening: the calls in flight get ``grace``
         seconds, then UPSTREAM_CLOSED on their streams (``_shutdown.wind_down``), so that no host
@@ -954,6 +1054,8 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
                 await host.stop(options.grace)
             if finished is not None and finished.done() and not stopped.done():
                 assert stdio is not None
+                await site.stop()  # no new connection; a request being received is still answered
+                await host.unserved(options.grace)
                 return stdio.exit_status()  # (the rule: _run's docstring)
             return 0
         finally:

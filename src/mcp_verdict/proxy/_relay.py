@@ -402,6 +402,24 @@ class Relay:
                              {"reason": reason, "forwarded": False})
         return [self._unsent_answer(answer, "refused the body: no JSON-RPC message", http)]
 
+    def host_reused(self, data: bytes, http: Mapping[str, Any] | None = None) -> list[Out]:
+        """A host request whose id a request of its session has in flight, which the host side
+        found before sending it (over one connection for every host, the session's earlier
+        request may wait under an id of the proxy's, so the relay cannot see it): never
+        forwarded, logged as refused, answered INVALID_REQUEST under its id, as
+        :meth:`_id_in_flight` answers one the relay finds (MCP basic/index: a request id is not
+        reused in a session while in flight); the earlier request waits on."""
+        self.stats.host_frames += 1
+        self.stats.refused += 1
+        reason = ("a request of the host's session with the same id is in flight (the host reused the id before "
+                  "its answer came)")
+        seq = self._log("c2s", "refused", data, note=f"not forwarded: {reason}", http=http)
+        look = peek(data)
+        answer = error_frame(as_written(look.id, data), INVALID_REQUEST,
+                             f"mcp-verdict proxy: invalid request: {reason}; {_UNRELAYED[False]}",
+                             {"reason": reason, "forwarded": False})
+        return [self._unsent_answer(answer, f"in answer to frame {seq}", http)]
+
     def host_no_session(self, data: bytes, http: Mapping[str, Any] | None = None) -> list[Out]:
         """A host body whose ``Mcp-Session-Id`` names no session the proxy holds (never issued,
         or ended by the host's DELETE): never forwarded, logged as refused; its answer, HTTP 404
