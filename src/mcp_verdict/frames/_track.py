@@ -39,8 +39,11 @@ Batches: a JSON-RPC batch (a JSON array) is followed where MCP has them — 2025
 exchange's header, else the default) — element by element, each element a frame of its own with
 its exact bytes (:meth:`Tracker.batch`). An element that is no object is a :class:`Stray` ("not
 a JSON-RPC message"), as is an array inside the batch. Under another version a batch is one
-stray naming the version; so is an empty batch (JSON-RPC 2.0 section 6: an invalid request) and
-an array no strict parser reads (never paired with the only request waiting).
+stray naming the version; so is an empty batch (JSON-RPC 2.0 section 6: an invalid request). An
+array no strict parser reads is paired as any unreadable answer (with the only request waiting).
+A batch is the answer to a batch (JSON-RPC 2.0 section 6): a request sent alone that an element
+of a batch answers is paired with the whole array (:attr:`Exchange.batched`), so its verdict reads
+what the server sent in reply to it.
 
 Requests no strict parser reads: with ``read_unreadable_requests`` (the default), a request
 whose bytes are no strict JSON (bytes that are not UTF-8 in an argument, NaN) and whose id
@@ -266,8 +269,10 @@ class Tracker:
         (2025-03-26 basic/index#batching; 2024-11-05 has none; 2025-06-18 removed them). Else
         why it is a stray: the version, an empty batch (JSON-RPC 2.0 s6: an invalid request), an
         array no strict parser reads. ``feed`` follows a batch this way; a caller that handles
-        each message itself (the audit's counts, the proxy's rewriting) feeds each element with
-        ``element=True``."""
+        each message itself (the audit's counts, the proxy's rewriting) feeds each element it
+        returns, these very objects, in turn (an array among them with ``element=True``): a request
+        so fed is one of the batch, an answer so fed to a request sent alone answers it with the
+        whole batch."""
         version = self.version_in_force(conn, http)
         if version not in _BATCHES:
             return (f"a batch is not part of MCP {version} (JSON-RPC batches are 2025-03-26's only: 2024-11-05 "
