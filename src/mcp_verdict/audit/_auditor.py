@@ -331,24 +331,10 @@ class Auditor:
         compiled outputSchemas are left out: they are compiled again when needed)."""
         held = {conn: Held(self._tracker.export(conn), msgspec.structs.replace(info, schemas={}), [], [], [])
                 for conn, info in self._conns.items()}
-        for key, call in self._open.items():
-            if key[0] in held:
-                held[key[0]].open.append((key, call))
-        for key, rounds in self._asked.items():
-            if key[0] in held:
-                held[key[0]].asked.append((key, rounds))
-        for key, position in self._lines.items():
-            if key[0] in held:
-                held[key[0]].lines.append((key, position))
-        for aside_key, exchanges in self._aside.items():
-            if aside_key[0] in held:
-                held[aside_key[0]].aside.append((aside_key, exchanges))
-        for cancel_key, cancel in self._cancels.items():
-            if cancel_key[0] in held:
-                held[cancel_key[0]].cancels.append((cancel_key, cancel))
-        for key, left in self._shared.items():
-            if key[0] in held:
-                held[key[0]].shared.append((key, left))
+        for name, table in self._tables():  # (each keyed by (conn, ...))
+            for key, value in table.items():
+                if key[0] in held:
+                    getattr(held[key[0]], name).append((key, value))
         return list(held.items())
 
     def adopt(self, conn: str, held: Held) -> None:
@@ -356,12 +342,14 @@ class Auditor:
         if held.tracker is not None:
             self._tracker.adopt(conn, held.tracker)
         self._conns[conn] = held.info
-        self._open.update(held.open)
-        self._asked.update(held.asked)
-        self._lines.update(held.lines)
-        self._aside.update(held.aside)
-        self._cancels.update(held.cancels)
-        self._shared.update(held.shared)
+        for name, table in self._tables():
+            table.update(getattr(held, name))
+
+    def _tables(self) -> tuple[tuple[str, dict[Any, Any]], ...]:
+        """The tables of what waits on a connection, each with the :class:`Held` member that
+        carries it to another auditor (:meth:`export`, :meth:`adopt`)."""
+        return (("open", self._open), ("asked", self._asked), ("lines", self._lines), ("aside", self._aside),
+                ("cancels", self._cancels), ("shared", self._shared))
 
     # -- pairing results ---------------------------------------------------------------------
     def _direction(self, conn: str, look: Peek) -> Direction:
