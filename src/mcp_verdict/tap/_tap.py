@@ -181,6 +181,8 @@ class TapCall(msgspec.Struct, frozen=True, gc=False):
 
     conn: str | None
     name: str | None
+    """The tool's name; a lone surrogate in it (a request's bytes that are no UTF-8, read
+    leniently) as its escape, ``\\udcff``."""
     request_id: Any
     request: bytes | None
     response: bytes | None
@@ -931,6 +933,7 @@ class VerdictTap:
                     else self._listed_schema(state, name, DEFAULT_SCHEMA_LIMITS)
             else:
                 tool, output_schema = self._listed_tool(state, name, DEFAULT_SCHEMA_LIMITS)
+                name = _name_text(name)  # (a name read leniently is never listed: listings are read strictly)
         if verdict is None:
             verdict = judge(response, self._options.of(exchange.context, self.absent_result_type, self.limits),
                             request_id if type(request_id) is int or type(request_id) is str
@@ -1007,8 +1010,8 @@ class VerdictTap:
             outcome = replace(outcome, request_sent=False)
         if attempt is not None:  # a call run again: its outcome decides at its own attempt, under its policy
             outcome = replace(outcome, attempt=attempt[0], retry=attempt[1])
-        call = TapCall(state.id if state is not None else None, name, request_id, request_bytes, response, verdict,
-                       outcome, number)
+        call = TapCall(state.id if state is not None else None, _name_text(name), request_id, request_bytes, response,
+                       verdict, outcome, number)
         self.history.append(call)
         if (response is not None and len(response) > _HISTORY_BIG) or \
                 (request_bytes is not None and len(request_bytes) > _HISTORY_BIG):
@@ -1377,3 +1380,16 @@ def _is_cancelled(error: object) -> bool:
 
 def _describe(error: BaseException | None) -> str:
     return "no error was raised" if error is None else f"{type(error).__name__}: {error}"
+
+
+def _name_text(name: str | None) -> str | None:
+    """A tool's name as a :class:`TapCall` holds it: as it is, but a lone surrogate (a request's
+    bytes that are no UTF-8, read leniently: ``frames.lenient_request``) as its escape
+    (``\\udcff``), which no UTF-8 output (a log, JSON, a terminal) could otherwise hold."""
+    if name is None or name.isascii():
+        return name
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+    return name
