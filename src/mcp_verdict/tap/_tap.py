@@ -193,15 +193,44 @@ class TapCall(msgspec.Struct, frozen=True, gc=False):
     """The answer of a call already judged cancelled (``transport.cancelled``), which arrived
     afterwards: judged on its own bytes, kept on the history, never handed to the caller (what
     the server did with the cancelled request: observed completion, or its error)."""
+    held: int = 0
+    """For a call whose request or answer is over ``_HISTORY_BIG`` bytes: what ``VerdictTap.history``
+    counts of it against :data:`HISTORY_BYTES` (:func:`held_bytes`: its bytes and an upper bound
+    of the parsed answer its verdict holds); 0 for a smaller call (counted when needed)."""
 
 
 HISTORY_BYTES: Final = 64 * 1024 * 1024
-"""The most bytes of requests and answers ``VerdictTap.history`` keeps once a large call is on it;
-and, apart, the most bytes the connections a tap keeps (open, and the last ``_CLOSED_KEPT``
-closed) hold together of the calls no block has claimed yet (their requests and answers) and of
-the answers to nothing (strays): :class:`_Held`."""
-_HISTORY_BIG: Final = 1024 * 1024
-"""A request or answer longer than this bounds the history by bytes when its call is added."""
+"""The most bytes ``VerdictTap.history`` holds once a large call is on it, counted per call by
+:func:`held_bytes` (its request's and answer's bytes and an upper bound of the parsed answer its
+verdict holds); and, apart, the most bytes the connections a tap keeps (open, and the last
+``_CLOSED_KEPT`` closed) hold together of the calls no block has claimed yet (their requests and
+answers, kept without their parsed message) and of the answers to nothing (strays): :class:`_Held`."""
+_HISTORY_BIG: Final = 16 * 1024
+"""A request or answer longer than this bounds the history by bytes when its call is added. A
+smaller call holds at most its bytes and a parsed answer of a few times them (measured: at most
+35 times, for an array of small objects; an upper bound of 134 times by :func:`held_bytes`):
+100 of them, about 60 MiB at the very most."""
+_PARSED_TOKEN: Final = 128
+"""Bytes counted per token of an answer (``{``, ``[``, ``,``, ``:`` or ``"``: each value, member
+name and string of the parsed answer starts at one of them), for the object it is and its slot in
+the object or array holding it (measured: at most 88, a list of one-character strings that UTF-16
+cannot hold; a dict of one member 64 per token with its name's)."""
+_TOKENS: Final = b'{[,:"'
+
+
+def held_bytes(call: TapCall) -> int:
+    """What ``VerdictTap.history`` counts of ``call`` against :data:`HISTORY_BYTES`: the bytes of
+    its request and answer, and an upper bound of the parsed answer its verdict holds (when the
+    answer was parsed): the answer's length once more (four times when it is not ASCII or holds
+    a ``\\u`` escape: a character may take four bytes in a Python string) and ``_PARSED_TOKEN``
+    bytes per token. Linear in the answer's size, in C (~1.5 ms per MiB)."""
+    request, response = call.request, call.response
+    size = (len(request) if request is not None else 0) + (len(response) if response is not None else 0)
+    if response is None or call.verdict.message is None:
+        return size
+    tokens = len(response) - len(response.translate(None, _TOKENS)) + 1
+    wide = not response.isascii() or b"\\u" in response
+    return size + (4 if wide else 1) * len(response) + _PARSED_TOKEN * tokens
 _REUSED: Final = ("another request went out under the same id on this HTTP client while it waited (two sessions "
                   "share one tap.http_client(): give each its own); the tap cannot tell their answers apart")
 _JUDGED_FIRST: Final = 2048
@@ -408,9 +437,12 @@ class VerdictTap:
         ``judged(call, token)`` once the call is judged — when its answer arrives, if the
         connection is known then, so the stack's own span for the call is still open."""
         self.history: deque[TapCall] = deque(maxlen=100)
-        """The last judged calls, oldest first: at most 100, and at most :data:`HISTORY_BYTES` of
-        their requests' and answers' bytes once a call of more than a MiB is kept (the newest
-        call is always kept whole): 100 answers of 50 MB would otherwise hold 5 GB."""
+        """The last judged calls, oldest first: at most 100, and, once a call whose request or
+        answer is over 16 KiB is kept, at most :data:`HISTORY_BYTES` of what they hold: per call
+        its request's and answer's bytes and an upper bound of the parsed answer its verdict
+        holds (:func:`held_bytes`; the newest call is always kept whole): 100 answers of 50 MB
+        would otherwise hold 5 GB and their parsed answers as much again (JSON of small objects:
+        up to 35 times its bytes)."""
         self.log_error: str | None = None
         """Why the frame log stopped (a write failed: a full disk...); the calls go on unlogged."""
 
@@ -947,7 +979,16 @@ class VerdictTap:
         call = TapCall(state.id, name, request_id, request, response, verdict, outcome, exchange.round)
         self.history.append(call)
         if len(response) > _HISTORY_BIG or len(request) > _HISTORY_BIG:
-            _bound_history(self.history)
+            call = self._keep_large(call)
+        return call
+
+    def _keep_large(self, call: TapCall) -> TapCall:
+        """The call just added to the history, whose request or answer is over ``_HISTORY_BIG``:
+        it carries what the history counts of it (``held``), and the oldest calls past
+        :data:`HISTORY_BYTES` are dropped."""
+        call = msgspec.structs.replace(call, held=held_bytes(call))
+        self.history[-1] = call
+        _bound_history(self.history)
         return call
 
     def _judge(self, target: WriteProxy | str | _Conn, request_id: Any, name: str | None, options: Mapping[str, Any],
@@ -1015,7 +1056,7 @@ class VerdictTap:
         self.history.append(call)
         if (response is not None and len(response) > _HISTORY_BIG) or \
                 (request_bytes is not None and len(request_bytes) > _HISTORY_BIG):
-            _bound_history(self.history)
+            call = self._keep_large(call)
         return call
 
     def _loosely_waiting(self, conn: str, stray: Stray) -> Exchange | None:
@@ -1129,11 +1170,11 @@ def _kept(sizes: Iterable[int]) -> int:
 
 
 def _bound_history(history: deque[TapCall]) -> None:
-    """Drop the oldest calls of ``history`` past :data:`HISTORY_BYTES` of requests and answers
-    (the newest is kept, whatever its size). Run when a call of more than ``_HISTORY_BIG`` bytes
-    is added: smaller ones, 100 at most, cannot hold more than 100 times that."""
-    for _ in range(len(history) - _kept(len(call.request or b"") + len(call.response or b"")
-                                        for call in reversed(history))):
+    """Drop the oldest calls of ``history`` past :data:`HISTORY_BYTES`, each counted by
+    :func:`held_bytes` (the newest is kept, whatever its size). Run when a call of more than
+    ``_HISTORY_BIG`` bytes is added (it carries its count: ``TapCall.held``; a smaller one is
+    counted here, at most that many bytes read)."""
+    for _ in range(len(history) - _kept(call.held or held_bytes(call) for call in reversed(history))):
         history.popleft()
 
 

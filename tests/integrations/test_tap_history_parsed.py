@@ -1,0 +1,81 @@
+"""``VerdictTap.history`` holds each call's verdict, and a verdict holds the parsed answer
+(``Verdict.message``): about the answer's size again for a long text, and up to 35 times it for
+JSON of many small objects (an array of ``{}``: 64 bytes of dict and an 8-byte slot per three
+bytes). The history's bound (``HISTORY_BYTES``, 64 MiB) counts it: per call its request's and
+answer's bytes and an upper bound of the parsed answer (``held_bytes``), from any call whose
+request or answer is over 16 KiB. The old history counted the bytes alone, and only from a call
+over a MiB: 16 text answers of 4 MB held 128 MB, and 20 answers of 300 kB of small objects (no
+call over a MiB: never bounded) held 150 MB. A real ``mcp.Client`` on a real stdio server
+(``crafted_answers``: each answer written byte for byte); what the history holds is also
+measured apart from the tap's count (``sys.getsizeof`` over each parsed answer), which must be
+within the bound too."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from mcp_verdict import VerdictTap
+from mcp_verdict.tap._tap import HISTORY_BYTES, held_bytes
+
+from .crafted_answers import answer, command
+
+TEXT = '{"resultType":"complete","content":[{"type":"text","text":"{pad}"}],"isError":false}'
+OBJECTS = ('{"resultType":"complete","content":[{"type":"text","text":"x"}],"structuredContent":{"a":[{pad}{}]},'
+           '"isError":false}')
+
+
+def measured(value: Any) -> int:
+    """The bytes a parsed JSON value holds, by ``sys.getsizeof`` of each object in it."""
+    size = sys.getsizeof(value)
+    if type(value) is dict:
+        return size + sum(measured(key) + measured(member) for key, member in value.items())
+    if type(value) is list:
+        return size + sum(measured(member) for member in value)
+    return size
+
+
+# (answer, pad text, its count, calls) → calls on the history; by hand, a request of about 300
+# bytes:
+# - a text of 4,000,000 characters: an answer of 4,000,086 bytes, counted twice (ASCII: its parsed
+#   text is its length again) and 128 bytes per token (about 40): 8,005,000 per call; 8 are
+#   64.0 MB ≤ 64 MiB (67,108,864 bytes), 9 are 72.0 MB (the old history kept 16: 128 MB held);
+# - 100,001 empty objects: an answer of 300,138 bytes, counted twice and 128 bytes per token
+#   (200,000 for the objects and their commas, about 40 more): 26,206,000 per call; 2 are
+#   52.4 MB, 3 are 78.6 MB (the old history kept all 20: 20 x 7.5 MB held);
+# - a text of 10,000 characters: under 16 KiB, 120 calls: the last 100 (about 2 MB).
+CASES: list[tuple[str, str, int, int, int]] = [
+    (TEXT, "a", 4_000_000, 20, 8),
+    (OBJECTS, "{},", 100_000, 20, 2),
+    (TEXT, "a", 10_000, 120, 100),
+]
+
+
+@pytest.mark.parametrize(("result", "pad", "count", "calls", "kept"), CASES,
+                         ids=["long text", "small objects", "small calls"])
+def test_the_history_counts_the_parsed_answers_it_holds(result: str, pad: str, count: int, calls: int,
+                                                        kept: int) -> None:
+    server = command({"big": {"raw": answer(result), "pad": [pad, count]}})
+
+    async def main() -> tuple[int, list[Any], list[Any], int, int]:
+        tap = VerdictTap()
+        async with Client(tap.stdio_transport(server[0], server[1:])) as client:
+            ids: list[Any] = []
+            for _ in range(calls):
+                outcome = await tap.call_tool(client, "big", {})
+                assert outcome.verdict.kind.value == "normal_complete"
+                ids.append(outcome.verdict.id)
+        history = list(tap.history)
+        counted = sum(held_bytes(call) for call in history)
+        held = sum(len(call.request or b"") + len(call.response or b"") + measured(call.verdict.message)
+                   for call in history)
+        return len(history), [call.request_id for call in history], ids[-kept:], counted, held
+
+    length, kept_ids, newest, counted, held = anyio.run(main)
+    assert length == kept
+    assert kept_ids == newest  # the newest calls, oldest first
+    assert held <= counted <= HISTORY_BYTES  # the count is an upper bound of what is held, within the bound
