@@ -22,7 +22,7 @@ RESULT = '{"resultType":"complete","content":[{"type":"text","text":"{pad}"}],"i
 # (characters of each answer's text, calls) → (calls on the history, each normal_complete); by
 # hand: an answer is its text and 86 bytes of envelope, a request about 300 bytes, and the parsed
 # answer its verdict holds is counted as the answer's length once more (ASCII) and 128 bytes per
-# token (about 40: 5 kB); 8 calls of 8,005,000 bytes are 64.0 MB ≤ 64 MiB (67,108,864 bytes), 9
+# token (about 20: 3 kB); 8 calls of 8,003,000 bytes are 64.0 MB ≤ 64 MiB (67,108,864 bytes), 9
 # are 72.0 MB (test_tap_history_parsed: the parsed answer counted)
 CASES: list[tuple[int, int, int]] = [
     (4_000_000, 20, 8),  # bounded by bytes: the 8 newest

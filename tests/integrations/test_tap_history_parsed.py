@@ -42,10 +42,10 @@ def measured(value: Any) -> int:
 # (answer, pad text, its count, calls) → calls on the history; by hand, a request of about 300
 # bytes:
 # - a text of 4,000,000 characters: an answer of 4,000,086 bytes, counted twice (ASCII: its parsed
-#   text is its length again) and 128 bytes per token (about 40): 8,005,000 per call; 8 are
+#   text is its length again) and 128 bytes per token (about 20): 8,003,000 per call; 8 are
 #   64.0 MB ≤ 64 MiB (67,108,864 bytes), 9 are 72.0 MB (the old history kept 16: 128 MB held);
 # - 100,001 empty objects: an answer of 300,138 bytes, counted twice and 128 bytes per token
-#   (200,000 for the objects and their commas, about 40 more): 26,206,000 per call; 2 are
+#   (200,000 for the objects and their commas, about 20 more): 26,203,000 per call; 2 are
 #   52.4 MB, 3 are 78.6 MB (the old history kept all 20: 20 x 7.5 MB held);
 # - a text of 10,000 characters: under 16 KiB, 120 calls: the last 100 (about 2 MB).
 CASES: list[tuple[str, str, int, int, int]] = [

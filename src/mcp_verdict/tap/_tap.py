@@ -90,6 +90,15 @@ _UNCLAIMED: Final = 256
 """Per connection: tools/call answers kept for a judging block that learns its call's id late
 (a session linked by content, a connection opened inside the block); a claimed call is judged
 when its answer arrives and nothing of it is kept."""
+_TOOLS_KEPT: Final = 10_000
+"""Per connection: the most listed tools kept (their definitions, for judging their calls)."""
+_TOOLS_BYTES: Final = 64 * 1024 * 1024
+"""Per connection: the most bytes its kept tools count (each its JSON and an upper bound of its
+parsed form: :func:`_tool_size`; 10,000 tools of a few fields count about 20 MB); and, for all
+the connections a tap keeps together, twice this (:data:`_ALL_TOOLS_BYTES`)."""
+_ALL_TOOLS_BYTES: Final = 2 * _TOOLS_BYTES
+"""What the kept connections' tools count together at most: past it, the tools of the oldest
+closed connections are forgotten first, then a new listing's are not kept."""
 _CLOSED_KEPT: Final = 64
 """Closed connections kept (their answers, tools and strays, for a block that judges late); an
 older closed connection is forgotten, so a tap serving one connection per call stays bounded.
@@ -135,6 +144,12 @@ class _Conn:
     """Per listed tool with an outputSchema: its content as listed (``schema_key``)."""
     compiled: dict[str, tuple[SchemaLimits, CompiledSchema]] = field(default_factory=dict)
     """Per listed tool: its outputSchema compiled, under the schema limits of the last call."""
+    tool_sizes: dict[str, int] = field(default_factory=dict)
+    """Per kept tool: what it counts against the tools' budget (:meth:`VerdictTap._tools`)."""
+    tools_size: int = 0
+    """The sum of ``tool_sizes``."""
+    tools_unkept: int = 0
+    """The listed tools this connection did not keep (past the budget), every listing counted."""
     exchange_of: OrderedDict[tuple[str, Any], int] = field(default_factory=OrderedDict)
     """HTTP: the exchange (POST) each request went out in."""
     failures: dict[int, _Failure] = field(default_factory=dict)
@@ -211,11 +226,12 @@ smaller call holds at most its bytes and a parsed answer of a few times them (me
 35 times, for an array of small objects; an upper bound of 134 times by :func:`held_bytes`):
 100 of them, about 60 MiB at the very most."""
 _PARSED_TOKEN: Final = 128
-"""Bytes counted per token of an answer (``{``, ``[``, ``,``, ``:`` or ``"``: each value, member
-name and string of the parsed answer starts at one of them), for the object it is and its slot in
+"""Bytes counted per token of an answer (``{``, ``[``, ``,`` or ``:``: each value and member name
+of the parsed answer but the whole follows one of them), for the object it is and its slot in
 the object or array holding it (measured: at most 88, a list of one-character strings that UTF-16
-cannot hold; a dict of one member 64 per token with its name's)."""
-_TOKENS: Final = b'{[,:"'
+cannot hold; a dict of one member 64 per token with its name's). Those inside strings are counted
+too: a text of many commas or colons counts more than it holds."""
+_TOKENS: Final = b"{[,:"
 
 
 def held_bytes(call: TapCall) -> int:
@@ -223,7 +239,8 @@ def held_bytes(call: TapCall) -> int:
     its request and answer, and an upper bound of the parsed answer its verdict holds (when the
     answer was parsed): the answer's length once more (four times when it is not ASCII or holds
     a ``\\u`` escape: a character may take four bytes in a Python string) and ``_PARSED_TOKEN``
-    bytes per token. Linear in the answer's size, in C (~1.5 ms per MiB)."""
+    bytes per ``{``, ``[``, ``,`` or ``:`` and one more (the whole). Linear in the answer's size,
+    in C (~1.5 ms per MiB)."""
     request, response = call.request, call.response
     size = (len(request) if request is not None else 0) + (len(response) if response is not None else 0)
     if response is None or call.verdict.message is None:
@@ -426,6 +443,8 @@ class VerdictTap:
         self._own_log = self.log is not None and not isinstance(frame_log, FrameLogWriter)
         self._conns: dict[str, _Conn] = {}
         self._held = _Held()
+        self._tools_size = 0
+        """What the kept connections' tools count together (``_Conn.tools_size``)."""
         """The answers the kept connections hold for blocks that judge late, within one byte bound."""
         self._closed: deque[str] = deque()
         self._numbers = itertools.count(1)
@@ -492,6 +511,7 @@ class VerdictTap:
             forgotten = self._conns.pop(self._closed.popleft(), None)
             if forgotten is not None:
                 self._held.forget(forgotten)
+                self._forget_tools(forgotten)
 
     def _note(self, conn: str, direction: Direction, kind: Literal["eof", "error", "noise", "refused"],
               note: str, data: bytes | None = None, http: Mapping[str, Any] | None = None, *,
@@ -716,21 +736,72 @@ class VerdictTap:
             except Exception:  # an observer's failure never changes a verdict
                 continue
 
-    @staticmethod
-    def _tools(state: _Conn, exchange: Exchange) -> None:
+    def _tools(self, state: _Conn, exchange: Exchange) -> None:
+        """Keep the tools a ``tools/list`` answer lists on ``state`` (a tool listed again replaces
+        its earlier definition), within a budget: at most ``_TOOLS_KEPT`` tools and
+        ``_TOOLS_BYTES`` (:func:`_tool_size`) per connection, and ``_ALL_TOOLS_BYTES`` for all the
+        connections kept (the oldest closed connections' tools forgotten first). A tool past it
+        is not kept: its calls are judged as a tool whose listing was not kept (no outputSchema,
+        no annotations: a tool that may write), and a ``RuntimeWarning`` says how many were not."""
         look = exchange.response_peek
         result = look.result if look is not None else None
         listed = result.get("tools") if result is not None else None
-        if isinstance(listed, list):
-            for tool in listed:
-                if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-                    name = tool["name"]
-                    state.tools[name] = tool
-                    state.compiled.pop(name, None)
-                    if "outputSchema" in tool:
-                        state.schemas[name] = schema_key(tool["outputSchema"])
-                    else:
-                        state.schemas.pop(name, None)
+        if not isinstance(listed, list):
+            return
+        unkept = 0
+        for tool in listed:
+            if not (isinstance(tool, dict) and isinstance(tool.get("name"), str)):
+                continue
+            name = tool["name"]
+            self._drop_tool(state, name)  # its earlier definition, if any
+            size = _tool_size(tool)
+            if size is None or len(state.tools) >= _TOOLS_KEPT or state.tools_size + size > _TOOLS_BYTES \
+                    or not self._room_for_tools(size):
+                unkept += 1
+                continue
+            state.tools[name] = tool
+            state.tool_sizes[name] = size
+            state.tools_size += size
+            self._tools_size += size
+            if "outputSchema" in tool:
+                state.schemas[name] = schema_key(tool["outputSchema"])
+        if unkept:
+            state.tools_unkept += unkept
+            warnings.warn(f"mcp-verdict tap: {state.id} listed {unkept} tool(s) past the tap's budget "
+                          f"({_TOOLS_KEPT} tools, {_TOOLS_BYTES // (1024 * 1024)} MiB per connection, "
+                          f"{_ALL_TOOLS_BYTES // (1024 * 1024)} MiB in all): their calls are judged as tools "
+                          "whose listing was not kept (no outputSchema, no annotations)", RuntimeWarning, stacklevel=2)
+
+    def _drop_tool(self, state: _Conn, name: str) -> None:
+        """Forget what ``state`` keeps of tool ``name`` (its definition, schema and compiled schema)."""
+        state.tools.pop(name, None)
+        state.schemas.pop(name, None)
+        state.compiled.pop(name, None)
+        size = state.tool_sizes.pop(name, 0)
+        state.tools_size -= size
+        self._tools_size -= size
+
+    def _forget_tools(self, state: _Conn) -> None:
+        """Forget every tool ``state`` keeps (a forgotten connection, or a closed one making room)."""
+        self._tools_size -= state.tools_size
+        state.tools_size = 0
+        state.tools.clear()
+        state.schemas.clear()
+        state.compiled.clear()
+        state.tool_sizes.clear()
+
+    def _room_for_tools(self, size: int) -> bool:
+        """Whether a tool of ``size`` fits in ``_ALL_TOOLS_BYTES``, after forgetting the tools of
+        the oldest closed connections as needed."""
+        if self._tools_size + size <= _ALL_TOOLS_BYTES:
+            return True
+        for conn in self._closed:
+            closed = self._conns.get(conn)
+            if closed is not None and closed.tools_size:
+                self._forget_tools(closed)
+                if self._tools_size + size <= _ALL_TOOLS_BYTES:
+                    return True
+        return False
 
     @staticmethod
     def _listed_schema(state: _Conn, name: str, limits: SchemaLimits) -> CompiledSchema | None:
@@ -1167,6 +1238,20 @@ def _kept(sizes: Iterable[int]) -> int:
             break
         kept += 1
     return kept
+
+
+def _tool_size(tool: dict[str, Any]) -> int | None:
+    """What a listed tool counts against the tools' budget: its JSON's bytes and an upper bound
+    of its parsed form (as :func:`held_bytes` counts a parsed answer); its outputSchema's text
+    (``schema_key``) is within the first. None when it cannot be written as JSON (then it is not
+    kept)."""
+    try:
+        data = msgspec.json.encode(tool)
+    except (msgspec.EncodeError, TypeError, ValueError, OverflowError, RecursionError):
+        return None
+    tokens = len(data) - len(data.translate(None, _TOKENS)) + 1
+    wide = not data.isascii() or b"\\u" in data
+    return (5 if wide else 2) * len(data) + _PARSED_TOKEN * tokens
 
 
 def _bound_history(history: deque[TapCall]) -> None:
