@@ -19,8 +19,9 @@ import anyio
 import pytest
 from mcp import Client
 
-from mcp_verdict import VerdictTap
-from mcp_verdict.tap._tap import HISTORY_BYTES, held_bytes
+from mcp_verdict import VerdictTap, classify
+from mcp_verdict.judgement._outcome import evaluate_listed
+from mcp_verdict.tap._tap import HISTORY_BYTES, TapCall, held_bytes
 
 from .crafted_answers import answer, command
 
@@ -79,3 +80,35 @@ def test_the_history_counts_the_parsed_answers_it_holds(result: str, pad: str, c
     assert length == kept
     assert kept_ids == newest  # the newest calls, oldest first
     assert held <= counted <= HISTORY_BYTES  # the count is an upper bound of what is held, within the bound
+
+
+ENVELOPE = ('{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"structuredContent":{"a":%s},'
+            '"isError":false}}')
+# (structuredContent's "a", 10,000 elements or a 100,000-character text) → what the history counts
+# of the call (held_bytes, a call without request bytes); by hand from the answer's length L and its
+# tokens T ({ [ , : and one: 18 of the envelope's own): 2L (4 more L when it is not ASCII: four
+# bytes a character, and the UTF-8 form a string keeps once something wrote it) + 128 T
+# - empty objects: L 30,116, T 20,018: 60,232 + 2,562,304
+# - strings of one character UTF-16 cannot hold: L 70,116, T 10,018: 420,696 + 1,282,304
+# - objects nested three deep: L 180,116, T 80,018: 360,232 + 10,242,304
+# - a text with one such character: L 100,121, T 18: 600,726 + 2,304
+# - an ASCII text: L 100,117, T 18: 200,234 + 2,304
+# - strings of one ASCII letter: L 40,116, T 10,018: 80,232 + 1,282,304
+SHAPES: list[tuple[str, str, int]] = [
+    ("empty objects", "[" + ",".join(["{}"] * 10_000) + "]", 2_622_536),
+    ("astral strings", "[" + ",".join(['"\U0001f600"'] * 10_000) + "]", 1_703_000),
+    ("nested objects", "[" + ",".join(['{"":{"":{"":{}}}}'] * 10_000) + "]", 10_602_536),
+    ("astral text", '"\U0001f600' + "a" * 100_000 + '"', 603_030),
+    ("ascii text", '"' + "a" * 100_000 + '"', 202_538),
+    ("one-letter strings", "[" + ",".join(['"a"'] * 10_000) + "]", 1_362_536),
+]
+
+
+@pytest.mark.parametrize(("value", "counted"), [s[1:] for s in SHAPES], ids=[s[0] for s in SHAPES])
+def test_what_the_history_counts_is_at_least_what_a_parsed_answer_holds(value: str, counted: int) -> None:
+    data = (ENVELOPE % value).encode()
+    verdict = classify(data, request_id=1)
+    call = TapCall(None, "t", 1, None, data, verdict, evaluate_listed(verdict, None, None))
+    assert verdict.message is not None
+    assert held_bytes(call) == counted
+    assert len(data) + measured(verdict.message) <= counted  # an upper bound of what the call holds

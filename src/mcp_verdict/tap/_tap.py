@@ -237,8 +237,9 @@ _TOKENS: Final = b"{[,:"
 def held_bytes(call: TapCall) -> int:
     """What ``VerdictTap.history`` counts of ``call`` against :data:`HISTORY_BYTES`: the bytes of
     its request and answer, and an upper bound of the parsed answer its verdict holds (when the
-    answer was parsed): the answer's length once more (four times when it is not ASCII or holds
-    a ``\\u`` escape: a character may take four bytes in a Python string) and ``_PARSED_TOKEN``
+    answer was parsed): the answer's length once more (five times when it is not ASCII or holds
+    a ``\\u`` escape: a character may take four bytes in a Python string, and the string may
+    keep its UTF-8 form beside them) and ``_PARSED_TOKEN``
     bytes per ``{``, ``[``, ``,`` or ``:`` and one more (the whole). Linear in the answer's size,
     in C (~1.5 ms per MiB)."""
     request, response = call.request, call.response
@@ -247,7 +248,7 @@ def held_bytes(call: TapCall) -> int:
         return size
     tokens = len(response) - len(response.translate(None, _TOKENS)) + 1
     wide = not response.isascii() or b"\\u" in response
-    return size + (4 if wide else 1) * len(response) + _PARSED_TOKEN * tokens
+    return size + (5 if wide else 1) * len(response) + _PARSED_TOKEN * tokens
 _REUSED: Final = ("another request went out under the same id on this HTTP client while it waited (two sessions "
                   "share one tap.http_client(): give each its own); the tap cannot tell their answers apart")
 _JUDGED_FIRST: Final = 2048
@@ -1251,7 +1252,7 @@ def _tool_size(tool: dict[str, Any]) -> int | None:
         return None
     tokens = len(data) - len(data.translate(None, _TOKENS)) + 1
     wide = not data.isascii() or b"\\u" in data
-    return (5 if wide else 2) * len(data) + _PARSED_TOKEN * tokens
+    return (6 if wide else 2) * len(data) + _PARSED_TOKEN * tokens
 
 
 def _bound_history(history: deque[TapCall]) -> None:
