@@ -755,9 +755,8 @@ class VerdictTap:
                 continue
             name = tool["name"]
             self._drop_tool(state, name)  # its earlier definition, if any
-            size = _tool_size(tool)
-            if size is None or len(state.tools) >= _TOOLS_KEPT or state.tools_size + size > _TOOLS_BYTES \
-                    or not self._room_for_tools(size):
+            size = _tool_size(tool) if len(state.tools) < _TOOLS_KEPT else None  # (none measured past the count)
+            if size is None or state.tools_size + size > _TOOLS_BYTES or not self._room_for_tools(size):
                 unkept += 1
                 continue
             state.tools[name] = tool
