@@ -28,7 +28,8 @@ SERVER = HANDSHAKE + r'''
 count, pad = int(sys.argv[1]), int(sys.argv[2])
 out = sys.stdout.buffer
 schema = {"type": "object", "description": "a" * pad}
-tools = [{"name": f"t{i}", "inputSchema": {"type": "object"}, "outputSchema": schema} for i in range(count)]
+tools = [{"name": f"t{i}", "inputSchema": {"type": "object"}, "outputSchema": schema,
+          "annotations": {"readOnlyHint": True, "title": "t"}} for i in range(count)]
 for message, rid, method in requests():
     result = handshake(method, "listing")
     if method == "tools/list":
@@ -101,3 +102,36 @@ def test_the_kept_connections_share_one_tools_budget(conns: int, expected: list[
         return [len(state.tools) for state in tap._conns.values()]
 
     assert anyio.run(main) == expected
+
+
+# A call on the history keeps its outcome, and the outcome the tool as listed: a tool the tap no
+# longer keeps (a later listing replaced it) would be held by the history still, 100 listings of
+# a huge schema. A large tool (counted over 16 KiB) let go is kept on the history's calls as what
+# their decision reads: its name and readOnlyHint / idempotentHint.
+# (characters of each description, listings: each followed by a call) → per call on
+# the history, oldest first: (its outcome's tool holds an outputSchema, the tool's annotations)
+SLIM = {"readOnlyHint": True}
+LISTINGS: list[tuple[str, int, int, list[tuple[bool, dict[str, Any]]]]] = [
+    ("large tools", 1_000_000, 4, [(False, SLIM), (False, SLIM), (False, SLIM), (True, {**SLIM, "title": "t"})]),
+    ("small tools", 10, 3, [(True, {**SLIM, "title": "t"})] * 3),
+]
+
+
+@pytest.mark.parametrize(("pad", "listings", "expected"), [c[1:] for c in LISTINGS], ids=[c[0] for c in LISTINGS])
+def test_the_history_holds_no_large_tool_the_tap_let_go(pad: int, listings: int,
+                                                        expected: list[tuple[bool, dict[str, Any]]]) -> None:
+    async def main() -> tuple[list[tuple[bool, dict[str, Any]]], list[str]]:
+        tap = VerdictTap()
+        server = command(2, pad)
+        async with Client(tap.stdio_transport(server[0], server[1:])) as client:
+            for _ in range(listings):
+                await client.list_tools()
+                await tap.call_tool(client, "t0", {}, trusted_server=True)
+        calls = list(tap.history)
+        shown = [(call.outcome.tool is not None and "outputSchema" in call.outcome.tool,
+                  dict(call.outcome.tool["annotations"]) if call.outcome.tool is not None else {}) for call in calls]
+        return shown, [call.outcome.decision.action.value for call in calls]
+
+    shown, actions = anyio.run(main)
+    assert shown == expected
+    assert actions == ["accept"] * listings

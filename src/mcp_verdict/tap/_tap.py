@@ -774,21 +774,39 @@ class VerdictTap:
 
     def _drop_tool(self, state: _Conn, name: str) -> None:
         """Forget what ``state`` keeps of tool ``name`` (its definition, schema and compiled schema)."""
-        state.tools.pop(name, None)
+        tool = state.tools.pop(name, None)
         state.schemas.pop(name, None)
         state.compiled.pop(name, None)
         size = state.tool_sizes.pop(name, 0)
         state.tools_size -= size
         self._tools_size -= size
+        if tool is not None and size > _HISTORY_BIG:
+            self._slim_history({id(tool): tool})
 
     def _forget_tools(self, state: _Conn) -> None:
         """Forget every tool ``state`` keeps (a forgotten connection, or a closed one making room)."""
+        large = {id(state.tools[name]): state.tools[name] for name, size in state.tool_sizes.items()
+                 if size > _HISTORY_BIG and name in state.tools}
         self._tools_size -= state.tools_size
         state.tools_size = 0
         state.tools.clear()
         state.schemas.clear()
         state.compiled.clear()
         state.tool_sizes.clear()
+        if large:
+            self._slim_history(large)
+
+    def _slim_history(self, forgotten: dict[int, dict[str, Any]]) -> None:
+        """The calls on the history judged by a large tool the tap no longer keeps (``forgotten``,
+        by id: a listing replaced it, or its connection's tools were forgotten) keep of it what
+        their decision reads (:func:`_slim_tool`), so the history never holds more tools than the
+        connections do: 100 calls would otherwise hold 100 listings of a huge schema."""
+        history = self.history
+        for index, call in enumerate(history):
+            tool = call.outcome.tool
+            listed = forgotten.get(id(tool)) if tool is not None else None
+            if listed is not None and listed is tool:
+                history[index] = msgspec.structs.replace(call, outcome=replace(call.outcome, tool=_slim_tool(listed)))
 
     def _room_for_tools(self, size: int) -> bool:
         """Whether a tool of ``size`` fits in ``_ALL_TOOLS_BYTES``, after forgetting the tools of
@@ -1252,6 +1270,18 @@ def _tool_size(tool: dict[str, Any]) -> int | None:
     tokens = len(data) - len(data.translate(None, _TOKENS)) + 1
     wide = not data.isascii() or b"\\u" in data
     return (6 if wide else 2) * len(data) + _PARSED_TOKEN * tokens
+
+
+def _slim_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """What a call's outcome keeps of a large tool the tap no longer keeps: its name and the
+    annotations its decision reads (``readOnlyHint`` and ``idempotentHint``, when True or False):
+    the decision stays the same, the rest (schemas, description) is let go."""
+    slim: dict[str, Any] = {"name": tool.get("name")}
+    annotations = tool.get("annotations")
+    if isinstance(annotations, dict):
+        slim["annotations"] = {key: annotations[key] for key in ("readOnlyHint", "idempotentHint")
+                               if annotations.get(key) is True or annotations.get(key) is False}
+    return slim
 
 
 def _bound_history(history: deque[TapCall]) -> None:
