@@ -1,6 +1,7 @@
 """``VerdictTap.history`` keeps the last 100 judged calls with their exact bytes — and, once a call
-of more than a MiB is on it, at most ``HISTORY_BYTES`` (64 MiB) of their requests and answers,
-the newest call always whole: the old tap kept 100 calls whatever their size (100 answers of
+of more than 16 KiB is on it, at most ``HISTORY_BYTES`` (64 MiB) of their requests and answers
+and the parsed answers their verdicts hold (``test_tap_history_parsed``), the newest call always
+whole: the old tap kept 100 calls whatever their size (100 answers of
 50 MB: 5 GB held by a tap that runs for hours). A real ``mcp.Client`` on a real stdio server
 (``crafted_answers``: each answer written byte for byte, its text ``pad`` characters long)."""
 
@@ -19,11 +20,13 @@ from .crafted_answers import answer, command
 RESULT = '{"resultType":"complete","content":[{"type":"text","text":"{pad}"}],"isError":false}'
 
 # (characters of each answer's text, calls) → (calls on the history, each normal_complete); by
-# hand: an answer is its text and 86 bytes of envelope, a request about 300 bytes; 16 calls of
-# 4,000,400 bytes are 64.0 MB ≤ 64 MiB (67,108,864 bytes), 17 are 68.0 MB
+# hand: an answer is its text and 86 bytes of envelope, a request about 300 bytes, and the parsed
+# answer its verdict holds is counted as the answer's length once more (ASCII) and 128 bytes per
+# token (about 20: 3 kB); 8 calls of 8,003,000 bytes are 64.0 MB ≤ 64 MiB (67,108,864 bytes), 9
+# are 72.0 MB (test_tap_history_parsed: the parsed answer counted)
 CASES: list[tuple[int, int, int]] = [
-    (4_000_000, 20, 16),  # bounded by bytes: the 16 newest
-    (1_000_000, 20, 20),  # no call over a MiB: 20 MB, all kept
+    (4_000_000, 20, 8),  # bounded by bytes: the 8 newest
+    (1_000_000, 20, 20),  # 20 calls of 2.0 MB: 40 MB, all kept
     (1_000, 120, 100),    # the count bound
 ]
 

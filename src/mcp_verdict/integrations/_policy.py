@@ -32,7 +32,7 @@ from ..judgement._check import prepared_expectations
 from ..judgement._decide import Action, Decision, RetryPolicy
 from ..judgement._outcome import Outcome
 from ..judgement._schema import DEFAULT_SCHEMA_LIMITS
-from ..tap._error import describe
+from ..tap._error import PEER_TEXT_SHOWN, describe
 from ..tap._tap import Judged, VerdictTap
 from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
@@ -220,6 +220,15 @@ def refused(outcome: Outcome) -> bool:
     return kind is Kind.NORMAL_COMPLETE and action is not Action.ACCEPT
 
 
+def _name_shown(name: object) -> str:
+    """A tool's name in an exception's message: quoted, at most ``PEER_TEXT_SHOWN`` characters and
+    the count, its control, escape, bidi and lone surrogate characters as visible escapes (the
+    name is the model's or the caller's, taken from a server's listing: megabytes, terminal
+    escapes, a surrogate a lenient read gave)."""
+    text = name if isinstance(name, str) else shown(name)
+    return f"'{neutral(cut(text, PEER_TEXT_SHOWN))}'"
+
+
 async def run_judged(tap: VerdictTap, session: Any, name: str, send: Callable[[], Awaitable[Any]], *,
                      retry: RetryPolicy, run_again: bool,
                      judge_options: Mapping[str, Any]) -> tuple[Outcome, Any, Judged]:
@@ -241,7 +250,7 @@ async def run_judged(tap: VerdictTap, session: Any, name: str, send: Callable[[]
                 if not judged.any_sent:
                     raise
         if not judged.any_sent:
-            raise RuntimeError(f"the call of {name!r} sent no tools/call request")
+            raise RuntimeError(f"the call of {_name_shown(name)} sent no tools/call request")
         outcome = judged.outcome  # judged at this attempt under ``retry``, as the tap's history and spans have it
         decision = outcome.decision
         if decision.action is not Action.RETRY or not run_again:

@@ -90,6 +90,15 @@ _UNCLAIMED: Final = 256
 """Per connection: tools/call answers kept for a judging block that learns its call's id late
 (a session linked by content, a connection opened inside the block); a claimed call is judged
 when its answer arrives and nothing of it is kept."""
+_TOOLS_KEPT: Final = 10_000
+"""Per connection: the most listed tools kept (their definitions, for judging their calls)."""
+_TOOLS_BYTES: Final = 64 * 1024 * 1024
+"""Per connection: the most bytes its kept tools count (each its JSON and an upper bound of its
+parsed form: :func:`_tool_size`; 10,000 tools of a few fields count about 20 MB); and, for all
+the connections a tap keeps together, twice this (:data:`_ALL_TOOLS_BYTES`)."""
+_ALL_TOOLS_BYTES: Final = 2 * _TOOLS_BYTES
+"""What the kept connections' tools count together at most: past it, the tools of the oldest
+closed connections are forgotten first, then a new listing's are not kept."""
 _CLOSED_KEPT: Final = 64
 """Closed connections kept (their answers, tools and strays, for a block that judges late); an
 older closed connection is forgotten, so a tap serving one connection per call stays bounded.
@@ -135,6 +144,12 @@ class _Conn:
     """Per listed tool with an outputSchema: its content as listed (``schema_key``)."""
     compiled: dict[str, tuple[SchemaLimits, CompiledSchema]] = field(default_factory=dict)
     """Per listed tool: its outputSchema compiled, under the schema limits of the last call."""
+    tool_sizes: dict[str, int] = field(default_factory=dict)
+    """Per kept tool: what it counts against the tools' budget (:meth:`VerdictTap._tools`)."""
+    tools_size: int = 0
+    """The sum of ``tool_sizes``."""
+    tools_unkept: int = 0
+    """The listed tools this connection did not keep (past the budget), every listing counted."""
     exchange_of: OrderedDict[tuple[str, Any], int] = field(default_factory=OrderedDict)
     """HTTP: the exchange (POST) each request went out in."""
     failures: dict[int, _Failure] = field(default_factory=dict)
@@ -181,6 +196,8 @@ class TapCall(msgspec.Struct, frozen=True, gc=False):
 
     conn: str | None
     name: str | None
+    """The tool's name; a lone surrogate in it (a request's bytes that are no UTF-8, read
+    leniently) as its escape, ``\\udcff``."""
     request_id: Any
     request: bytes | None
     response: bytes | None
@@ -191,15 +208,47 @@ class TapCall(msgspec.Struct, frozen=True, gc=False):
     """The answer of a call already judged cancelled (``transport.cancelled``), which arrived
     afterwards: judged on its own bytes, kept on the history, never handed to the caller (what
     the server did with the cancelled request: observed completion, or its error)."""
+    held: int = 0
+    """For a call whose request or answer is over ``_HISTORY_BIG`` bytes: what ``VerdictTap.history``
+    counts of it against :data:`HISTORY_BYTES` (:func:`held_bytes`: its bytes and an upper bound
+    of the parsed answer its verdict holds); 0 for a smaller call (counted when needed)."""
 
 
 HISTORY_BYTES: Final = 64 * 1024 * 1024
-"""The most bytes of requests and answers ``VerdictTap.history`` keeps once a large call is on it;
-and, apart, the most bytes the connections a tap keeps (open, and the last ``_CLOSED_KEPT``
-closed) hold together of the calls no block has claimed yet (their requests and answers) and of
-the answers to nothing (strays): :class:`_Held`."""
-_HISTORY_BIG: Final = 1024 * 1024
-"""A request or answer longer than this bounds the history by bytes when its call is added."""
+"""The most bytes ``VerdictTap.history`` holds once a large call is on it, counted per call by
+:func:`held_bytes` (its request's and answer's bytes and an upper bound of the parsed answer its
+verdict holds); and, apart, the most bytes the connections a tap keeps (open, and the last
+``_CLOSED_KEPT`` closed) hold together of the calls no block has claimed yet (their requests and
+answers, kept without their parsed message) and of the answers to nothing (strays): :class:`_Held`."""
+_HISTORY_BIG: Final = 16 * 1024
+"""A request or answer longer than this bounds the history by bytes when its call is added. A
+smaller call holds at most its bytes and a parsed answer of a few times them (measured: at most
+35 times, for an array of small objects; an upper bound of 134 times by :func:`held_bytes`):
+100 of them, about 60 MiB at the very most."""
+_PARSED_TOKEN: Final = 128
+"""Bytes counted per token of an answer (``{``, ``[``, ``,`` or ``:``: each value and member name
+of the parsed answer but the whole follows one of them), for the object it is and its slot in
+the object or array holding it (measured: at most 88, a list of one-character strings that UTF-16
+cannot hold; a dict of one member 64 per token with its name's). Those inside strings are counted
+too: a text of many commas or colons counts more than it holds."""
+_TOKENS: Final = b"{[,:"
+
+
+def held_bytes(call: TapCall) -> int:
+    """What ``VerdictTap.history`` counts of ``call`` against :data:`HISTORY_BYTES`: the bytes of
+    its request and answer, and an upper bound of the parsed answer its verdict holds (when the
+    answer was parsed): the answer's length once more (five times when it is not ASCII or holds
+    a ``\\u`` escape: a character may take four bytes in a Python string, and the string may
+    keep its UTF-8 form beside them) and ``_PARSED_TOKEN``
+    bytes per ``{``, ``[``, ``,`` or ``:`` and one more (the whole). Linear in the answer's size,
+    in C (~1.5 ms per MiB)."""
+    request, response = call.request, call.response
+    size = (len(request) if request is not None else 0) + (len(response) if response is not None else 0)
+    if response is None or call.verdict.message is None:
+        return size
+    tokens = len(response) - len(response.translate(None, _TOKENS)) + 1
+    wide = not response.isascii() or b"\\u" in response
+    return size + (5 if wide else 1) * len(response) + _PARSED_TOKEN * tokens
 _REUSED: Final = ("another request went out under the same id on this HTTP client while it waited (two sessions "
                   "share one tap.http_client(): give each its own); the tap cannot tell their answers apart")
 _JUDGED_FIRST: Final = 2048
@@ -395,6 +444,8 @@ class VerdictTap:
         self._own_log = self.log is not None and not isinstance(frame_log, FrameLogWriter)
         self._conns: dict[str, _Conn] = {}
         self._held = _Held()
+        self._tools_size = 0
+        """What the kept connections' tools count together (``_Conn.tools_size``)."""
         """The answers the kept connections hold for blocks that judge late, within one byte bound."""
         self._closed: deque[str] = deque()
         self._numbers = itertools.count(1)
@@ -406,9 +457,12 @@ class VerdictTap:
         ``judged(call, token)`` once the call is judged — when its answer arrives, if the
         connection is known then, so the stack's own span for the call is still open."""
         self.history: deque[TapCall] = deque(maxlen=100)
-        """The last judged calls, oldest first: at most 100, and at most :data:`HISTORY_BYTES` of
-        their requests' and answers' bytes once a call of more than a MiB is kept (the newest
-        call is always kept whole): 100 answers of 50 MB would otherwise hold 5 GB."""
+        """The last judged calls, oldest first: at most 100, and, once a call whose request or
+        answer is over 16 KiB is kept, at most :data:`HISTORY_BYTES` of what they hold: per call
+        its request's and answer's bytes and an upper bound of the parsed answer its verdict
+        holds (:func:`held_bytes`; the newest call is always kept whole): 100 answers of 50 MB
+        would otherwise hold 5 GB and their parsed answers as much again (JSON of small objects:
+        up to 35 times its bytes)."""
         self.log_error: str | None = None
         """Why the frame log stopped (a write failed: a full disk...); the calls go on unlogged."""
 
@@ -458,6 +512,7 @@ class VerdictTap:
             forgotten = self._conns.pop(self._closed.popleft(), None)
             if forgotten is not None:
                 self._held.forget(forgotten)
+                self._forget_tools(forgotten)
 
     def _note(self, conn: str, direction: Direction, kind: Literal["eof", "error", "noise", "refused"],
               note: str, data: bytes | None = None, http: Mapping[str, Any] | None = None, *,
@@ -682,21 +737,89 @@ class VerdictTap:
             except Exception:  # an observer's failure never changes a verdict
                 continue
 
-    @staticmethod
-    def _tools(state: _Conn, exchange: Exchange) -> None:
+    def _tools(self, state: _Conn, exchange: Exchange) -> None:
+        """Keep the tools a ``tools/list`` answer lists on ``state`` (a tool listed again replaces
+        its earlier definition), within a budget: at most ``_TOOLS_KEPT`` tools and
+        ``_TOOLS_BYTES`` (:func:`_tool_size`) per connection, and ``_ALL_TOOLS_BYTES`` for all the
+        connections kept (the oldest closed connections' tools forgotten first). A tool past it
+        is not kept: its calls are judged as a tool whose listing was not kept (no outputSchema,
+        no annotations: a tool that may write), and a ``RuntimeWarning`` says how many were not."""
         look = exchange.response_peek
         result = look.result if look is not None else None
         listed = result.get("tools") if result is not None else None
-        if isinstance(listed, list):
-            for tool in listed:
-                if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-                    name = tool["name"]
-                    state.tools[name] = tool
-                    state.compiled.pop(name, None)
-                    if "outputSchema" in tool:
-                        state.schemas[name] = schema_key(tool["outputSchema"])
-                    else:
-                        state.schemas.pop(name, None)
+        if not isinstance(listed, list):
+            return
+        unkept = 0
+        for tool in listed:
+            if not (isinstance(tool, dict) and isinstance(tool.get("name"), str)):
+                continue
+            name = tool["name"]
+            self._drop_tool(state, name)  # its earlier definition, if any
+            size = _tool_size(tool) if len(state.tools) < _TOOLS_KEPT else None  # (none measured past the count)
+            if size is None or state.tools_size + size > _TOOLS_BYTES or not self._room_for_tools(size):
+                unkept += 1
+                continue
+            state.tools[name] = tool
+            state.tool_sizes[name] = size
+            state.tools_size += size
+            self._tools_size += size
+            if "outputSchema" in tool:
+                state.schemas[name] = schema_key(tool["outputSchema"])
+        if unkept:
+            state.tools_unkept += unkept
+            warnings.warn(f"mcp-verdict tap: {state.id} listed {unkept} tool(s) past the tap's budget "
+                          f"({_TOOLS_KEPT} tools, {_TOOLS_BYTES // (1024 * 1024)} MiB per connection, "
+                          f"{_ALL_TOOLS_BYTES // (1024 * 1024)} MiB in all): their calls are judged as tools "
+                          "whose listing was not kept (no outputSchema, no annotations)", RuntimeWarning, stacklevel=2)
+
+    def _drop_tool(self, state: _Conn, name: str) -> None:
+        """Forget what ``state`` keeps of tool ``name`` (its definition, schema and compiled schema)."""
+        tool = state.tools.pop(name, None)
+        state.schemas.pop(name, None)
+        state.compiled.pop(name, None)
+        size = state.tool_sizes.pop(name, 0)
+        state.tools_size -= size
+        self._tools_size -= size
+        if tool is not None and size > _HISTORY_BIG:
+            self._slim_history({id(tool): tool})
+
+    def _forget_tools(self, state: _Conn) -> None:
+        """Forget every tool ``state`` keeps (a forgotten connection, or a closed one making room)."""
+        large = {id(state.tools[name]): state.tools[name] for name, size in state.tool_sizes.items()
+                 if size > _HISTORY_BIG and name in state.tools}
+        self._tools_size -= state.tools_size
+        state.tools_size = 0
+        state.tools.clear()
+        state.schemas.clear()
+        state.compiled.clear()
+        state.tool_sizes.clear()
+        if large:
+            self._slim_history(large)
+
+    def _slim_history(self, forgotten: dict[int, dict[str, Any]]) -> None:
+        """The calls on the history judged by a large tool the tap no longer keeps (``forgotten``,
+        by id: a listing replaced it, or its connection's tools were forgotten) keep of it what
+        their decision reads (:func:`_slim_tool`), so the history never holds more tools than the
+        connections do: 100 calls would otherwise hold 100 listings of a huge schema."""
+        history = self.history
+        for index, call in enumerate(history):
+            tool = call.outcome.tool
+            listed = forgotten.get(id(tool)) if tool is not None else None
+            if listed is not None and listed is tool:
+                history[index] = msgspec.structs.replace(call, outcome=replace(call.outcome, tool=_slim_tool(listed)))
+
+    def _room_for_tools(self, size: int) -> bool:
+        """Whether a tool of ``size`` fits in ``_ALL_TOOLS_BYTES``, after forgetting the tools of
+        the oldest closed connections as needed."""
+        if self._tools_size + size <= _ALL_TOOLS_BYTES:
+            return True
+        for conn in self._closed:
+            closed = self._conns.get(conn)
+            if closed is not None and closed.tools_size:
+                self._forget_tools(closed)
+                if self._tools_size + size <= _ALL_TOOLS_BYTES:
+                    return True
+        return False
 
     @staticmethod
     def _listed_schema(state: _Conn, name: str, limits: SchemaLimits) -> CompiledSchema | None:
@@ -931,6 +1054,7 @@ class VerdictTap:
                     else self._listed_schema(state, name, DEFAULT_SCHEMA_LIMITS)
             else:
                 tool, output_schema = self._listed_tool(state, name, DEFAULT_SCHEMA_LIMITS)
+                name = _name_text(name)  # (a name read leniently is never listed: listings are read strictly)
         if verdict is None:
             verdict = judge(response, self._options.of(exchange.context, self.absent_result_type, self.limits),
                             request_id if type(request_id) is int or type(request_id) is str
@@ -944,7 +1068,16 @@ class VerdictTap:
         call = TapCall(state.id, name, request_id, request, response, verdict, outcome, exchange.round)
         self.history.append(call)
         if len(response) > _HISTORY_BIG or len(request) > _HISTORY_BIG:
-            _bound_history(self.history)
+            call = self._keep_large(call)
+        return call
+
+    def _keep_large(self, call: TapCall) -> TapCall:
+        """The call just added to the history, whose request or answer is over ``_HISTORY_BIG``:
+        it carries what the history counts of it (``held``), and the oldest calls past
+        :data:`HISTORY_BYTES` are dropped."""
+        call = msgspec.structs.replace(call, held=held_bytes(call))
+        self.history[-1] = call
+        _bound_history(self.history)
         return call
 
     def _judge(self, target: WriteProxy | str | _Conn, request_id: Any, name: str | None, options: Mapping[str, Any],
@@ -1007,12 +1140,12 @@ class VerdictTap:
             outcome = replace(outcome, request_sent=False)
         if attempt is not None:  # a call run again: its outcome decides at its own attempt, under its policy
             outcome = replace(outcome, attempt=attempt[0], retry=attempt[1])
-        call = TapCall(state.id if state is not None else None, name, request_id, request_bytes, response, verdict,
-                       outcome, number)
+        call = TapCall(state.id if state is not None else None, _name_text(name), request_id, request_bytes, response,
+                       verdict, outcome, number)
         self.history.append(call)
         if (response is not None and len(response) > _HISTORY_BIG) or \
                 (request_bytes is not None and len(request_bytes) > _HISTORY_BIG):
-            _bound_history(self.history)
+            call = self._keep_large(call)
         return call
 
     def _loosely_waiting(self, conn: str, stray: Stray) -> Exchange | None:
@@ -1125,12 +1258,38 @@ def _kept(sizes: Iterable[int]) -> int:
     return kept
 
 
+def _tool_size(tool: dict[str, Any]) -> int | None:
+    """What a listed tool counts against the tools' budget: its JSON's bytes and an upper bound
+    of its parsed form (as :func:`held_bytes` counts a parsed answer); its outputSchema's text
+    (``schema_key``) is within the first. None when it cannot be written as JSON (then it is not
+    kept)."""
+    try:
+        data = msgspec.json.encode(tool)
+    except (msgspec.EncodeError, TypeError, ValueError, OverflowError, RecursionError):
+        return None
+    tokens = len(data) - len(data.translate(None, _TOKENS)) + 1
+    wide = not data.isascii() or b"\\u" in data
+    return (6 if wide else 2) * len(data) + _PARSED_TOKEN * tokens
+
+
+def _slim_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """What a call's outcome keeps of a large tool the tap no longer keeps: its name and the
+    annotations its decision reads (``readOnlyHint`` and ``idempotentHint``, when True or False):
+    the decision stays the same, the rest (schemas, description) is let go."""
+    slim: dict[str, Any] = {"name": tool.get("name")}
+    annotations = tool.get("annotations")
+    if isinstance(annotations, dict):
+        slim["annotations"] = {key: annotations[key] for key in ("readOnlyHint", "idempotentHint")
+                               if annotations.get(key) is True or annotations.get(key) is False}
+    return slim
+
+
 def _bound_history(history: deque[TapCall]) -> None:
-    """Drop the oldest calls of ``history`` past :data:`HISTORY_BYTES` of requests and answers
-    (the newest is kept, whatever its size). Run when a call of more than ``_HISTORY_BIG`` bytes
-    is added: smaller ones, 100 at most, cannot hold more than 100 times that."""
-    for _ in range(len(history) - _kept(len(call.request or b"") + len(call.response or b"")
-                                        for call in reversed(history))):
+    """Drop the oldest calls of ``history`` past :data:`HISTORY_BYTES`, each counted by
+    :func:`held_bytes` (the newest is kept, whatever its size). Run when a call of more than
+    ``_HISTORY_BIG`` bytes is added (it carries its count: ``TapCall.held``; a smaller one is
+    counted here, at most that many bytes read)."""
+    for _ in range(len(history) - _kept(call.held or held_bytes(call) for call in reversed(history))):
         history.popleft()
 
 
@@ -1377,3 +1536,16 @@ def _is_cancelled(error: object) -> bool:
 
 def _describe(error: BaseException | None) -> str:
     return "no error was raised" if error is None else f"{type(error).__name__}: {error}"
+
+
+def _name_text(name: str | None) -> str | None:
+    """A tool's name as a :class:`TapCall` holds it: as it is, but a lone surrogate (a request's
+    bytes that are no UTF-8, read leniently: ``frames.lenient_request``) as its escape
+    (``\\udcff``), which no UTF-8 output (a log, JSON, a terminal) could otherwise hold."""
+    if name is None or name.isascii():
+        return name
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+    return name
