@@ -43,8 +43,8 @@ basic/transports/streamable-http, as a server:
   (an event stream with no event: ``Bridge.host_cancelled``) — one of no session only when it
   can be told to be of that request's host (never under 2026-07-28, whose cancellation over
   HTTP is the stream's close; under 2025 when one request of no session alone has that id in
-  flight): else it is not sent and no request is cancelled, its record saying why
-  (``_cancelled_as_sent``, ``_stateless_cancel``);
+  flight, sent through the stateless relay that request waits in): else it is not sent and no
+  request is cancelled, its record saying why (``_cancelled_as_sent``, ``_stateless_cancel``);
 - stateless requests (2026-07-28, no session) from different hosts may carry the same id at the
   same time (ids are unique per connection only, and each stateless POST stands alone): each
   answer still reaches the host that asked and is judged against its request. Over an HTTP
@@ -586,23 +586,28 @@ class HttpHost:
         return rewritten, (f"the host's requestId {named} is the id of its request sent upstream as "
                            f"{sent[0].decode()}: sent upstream naming that id"), True
 
-    def _stateless_cancel(self, body: bytes, version: str | None) -> tuple[str | None, bool]:
+    def _stateless_cancel(self, body: bytes, version: str | None) -> tuple[str | None, bool, Bridge | None]:
         """A host's ``notifications/cancelled`` of no session for the HTTP upstream (its POST's
-        ``MCP-Protocol-Version`` ``version``): (the note of its record, whether to send it). Such a
-        POST cannot be told to come from the host of any request (:meth:`_cancelled_as_sent`), and
-        the relay it goes through would stop awaiting its own request with that id and close that
-        request's upstream stream (``HttpUpstream.send``), whichever host's: with requests of no
-        session with that id in flight it is not sent, its record saying why, under 2026-07-28
-        (closing the request's response stream is its cancellation) and under 2025 when several
-        are; under 2025 with one alone it goes on as before."""
+        ``MCP-Protocol-Version`` ``version``): (the note of its record, whether to send it, the
+        stateless relay to send it through: None for the first). Such a POST cannot be told to
+        come from the host of any request (:meth:`_cancelled_as_sent`), and the relay it goes
+        through would stop awaiting its own request with that id and close that request's
+        upstream stream (``HttpUpstream.send``), whichever host's: with requests of no session
+        with that id in flight it is not sent, its record saying why, under 2026-07-28 (closing
+        the request's response stream is its cancellation) and under 2025 when several are;
+        under 2025 with one alone it goes through that request's relay (whichever stateless
+        relay holds it: the first is not always it), which stops awaiting it, as over a stdio
+        upstream."""
         cancel, request = cancelled_request(body)
         if not cancel or request is None or isinstance(request, bool) or not isinstance(request, (int, str)):
-            return None, True
+            return None, True, None
         key = id_key(request)
-        count = sum(1 for bridge in self._stateless if bridge.relay.is_waiting(key))
+        holding = [bridge for bridge in self._stateless if bridge.relay.is_waiting(key)]
         named = cut(neutral(id_json(request).decode("utf-8", "replace")), 80)
-        untold = _untold(count, named, version)
-        return (untold, False) if untold is not None else (None, True)
+        untold = _untold(len(holding), named, version)
+        if untold is not None:
+            return untold, False, None
+        return None, True, holding[0] if holding else None
 
     def _host_ok(self, request: web.BaseRequest) -> bool:
         """The Host header names the loopback endpoint (or a host of ``--allow-origin``): a page
@@ -692,8 +697,12 @@ class HttpHost:
             version = request.headers.get("MCP-Protocol-Version")
             if self._stdio is not None and self._stdio.relay.in_flight:
                 body, note, send = self._cancelled_as_sent(body, session, version)
-            elif self._stdio is None and session is None:
-                note, send = self._stateless_cancel(body, version)
+            elif self._stdio is None and session is None and not initialize:
+                note, send, holder = self._stateless_cancel(body, version)
+                if holder is not None and holder is not bridge:  # (the relay its request waits in)
+                    self._release(bridge)
+                    bridge = holder
+                    self._live[bridge].users += 1
         try:
             return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note, send)
         finally:
