@@ -131,3 +131,36 @@ def test_an_http_host_may_post_a_batch_under_2025_03_26(mode: str, version: str,
         assert got is None
     else:
         assert got is not None and json.loads(got)["error"]["code"] == gets
+
+
+NOT_IN = ("not forwarded: the body is JSON but no JSON-RPC message object (one message per POST; a batch is not "
+          "part of MCP {} (JSON-RPC batches are 2025-03-26's only: 2024-11-05 has none, 2025-06-18 removed them))")
+# An HTTP host's body that is no JSON-RPC message object: its refused record says why, a batch's naming the
+# version in force on the session (before: "not MCP since 2025-06-18" whatever the version), as the frame log
+# says of a batch a stdio host sends (frames/_track.py, Tracker.batch)
+NO_MESSAGE_CASES = [
+    ("2025-06-18", BATCH, NOT_IN.format("2025-06-18")),
+    ("2024-11-05", BATCH, NOT_IN.format("2024-11-05")),
+    ("2025-03-26", b"[]", "not forwarded: the body is JSON but no JSON-RPC message object (one message per POST; "
+                          "an empty batch is an invalid request (JSON-RPC 2.0 section 6))"),
+    ("2025-03-26", b'"x"', "not forwarded: the body is JSON but no JSON-RPC message object (one message per POST)"),
+]
+
+
+@pytest.mark.parametrize(("version", "body", "note"), NO_MESSAGE_CASES, ids=[f"{c[0]}-{c[1][:2]!r}" for c in
+                                                                            NO_MESSAGE_CASES])
+def test_a_body_that_is_no_message_is_refused_with_the_version_in_force(version: str, body: bytes, note: str,
+                                                                        tmp_path: Path) -> None:
+    from ._peers import HttpHostPeer, proxy_http
+
+    log = tmp_path / "frames.jsonl"
+    with proxy_http(["--timeout", "5", "--log", str(log), "--log-payloads", "--", *SERVER]) as (url, _):
+        peer = HttpHostPeer(url)
+        try:
+            assert f'"{version}"'.encode() in (peer.exchange(init(version)) or b"")
+            status, got, _ = peer.post(body)
+        finally:
+            peer.close()
+    assert (status, json.loads(got or b"null")["error"]["code"]) == (400, -32600)
+    records = [json.loads(r) for r in log.read_bytes().splitlines()]
+    assert [r["note"] for r in records if r["kind"] == "refused"] == [note]

@@ -383,10 +383,11 @@ class Relay:
 
     def host_no_message(self, data: bytes, http: Mapping[str, Any] | None = None) -> list[Out]:
         """A host body that is no JSON-RPC message (an HTTP POST: empty, blanks only, not JSON,
-        not UTF-8 JSON, or JSON that is no object — a batch, which MCP has not had since
-        2025-06-18): never forwarded, logged as refused, answered with a null id (JSON-RPC 2.0
-        s5.1: PARSE_ERROR for a body no parser reads, INVALID_REQUEST for JSON that is no object;
-        no id can be told)."""
+        not UTF-8 JSON, or JSON that is no object — a batch the relay does not follow, its reason
+        the tracker's: the version in force when it is not 2025-03-26, the only one with batches,
+        :meth:`frames.Tracker.batch`): never forwarded, logged as refused, answered with a null id
+        (JSON-RPC 2.0 s5.1: PARSE_ERROR for a body no parser reads, INVALID_REQUEST for JSON that
+        is no object; no id can be told)."""
         self.stats.host_frames += 1
         self.stats.refused += 1
         try:
@@ -394,8 +395,9 @@ class Relay:
         except (ValueError, RecursionError):
             code, reason = PARSE_ERROR, "the body is no JSON text (JSON is UTF-8, RFC 8259 s8.1)"
         else:
+            why = self.tracker.batch(self.conn, data, http) if is_batch(data) else None
             code, reason = INVALID_REQUEST, ("the body is JSON but no JSON-RPC message object (one message per "
-                                             "POST; a batch, an array, is not MCP since 2025-06-18)")
+                                             "POST" + (f"; {why})" if isinstance(why, str) else ")"))
         self._log("c2s", "refused", data, note=f"not forwarded: {reason}", http=http)
         what = "parse error" if code == PARSE_ERROR else "invalid request"
         answer = error_frame(None, code, f"mcp-verdict proxy: {what}: {reason}; the proxy does not relay it",
