@@ -17,8 +17,9 @@ alone — so each request is awaited with its deadline and each answer is paired
   (an id in flight, an unreadable request it cannot await) gets its answer as a frame of its
   own, recorded as such;
 - an upstream's batch, in ``observe``, reaches the host byte for byte, each call judged and
-  its verdict line written; in ``enforce``, each element is what the relay makes of it alone:
-  kept byte for byte, replaced (an unclassified answer becomes the proxy's REFUSED error or
+  its verdict line written (an element the relay alone would refuse, a late answer, goes with
+  it: no ``refused`` record, the batch's record notes it); in ``enforce``, each element is what
+  the relay makes of it alone: kept byte for byte, replaced (an unclassified answer becomes the proxy's REFUSED error or
   tool error, ``_codes.refusal``), or left out (an answer to no request the host waits for); the
   host gets the elements kept, in order, as one batch — the upstream's bytes unchanged when
   every element is kept — recorded as one ``message`` record, each element refused with its
@@ -55,15 +56,25 @@ def is_batch(data: bytes) -> bool:
 
 class _Elements:
     """A recorder that lets through everything but the ``message`` records of one direction (the
-    batch's elements, which the batch's own record holds)."""
+    batch's elements, which the batch's own record holds) and, when ``held`` is a list, the
+    ``refused`` records of that direction, kept there with the element's place (``at``): an
+    element observe forwards with its batch though the relay refused it alone."""
 
-    def __init__(self, inner: Recorder, direction: Literal["c2s", "s2c"]) -> None:
+    def __init__(self, inner: Recorder, direction: Literal["c2s", "s2c"],
+                 held: list[tuple[int, FrameRecord]] | None = None) -> None:
         self.inner = inner
         self.direction = direction
+        self.held = held
+        self.at = 0
 
     def frame(self, record: FrameRecord) -> None:
-        if record.kind != "message" or record.dir != self.direction:
-            self.inner.frame(record)
+        if record.dir == self.direction:
+            if record.kind == "message":
+                return
+            if record.kind == "refused" and self.held is not None:
+                self.held.append((self.at, record))
+                return
+        self.inner.frame(record)
 
     def verdict(self, line: Mapping[str, Any]) -> None:
         self.inner.verdict(line)
@@ -117,8 +128,12 @@ def upstream_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None) ->
     kept: list[bytes] = []
     answers: Key | None = None
     others: list[Out] = []
-    with _quiet(relay, "s2c"):
-        for part in elements:
+    held: list[tuple[int, FrameRecord]] | None = None if relay.enforce else []
+    refused = relay.stats.refused
+    with _quiet(relay, "s2c", held) as quiet:
+        for at, part in enumerate(elements, 1):
+            if quiet is not None:
+                quiet.at = at
             if is_batch(part):  # an array in a batch: no message (the tracker says so)
                 relay.tracker.feed(relay.conn, "s2c", part, at=time.time(), seq=-1, http=http, element=True)
                 if relay.enforce:
@@ -134,30 +149,45 @@ def upstream_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None) ->
                 kept.append(out.data)
                 if answers is None and out.answers is not None:
                     answers = out.answers
-    if not relay.enforce or kept == elements:  # observe: the batch as it came, whatever each element made
+    note = None
+    if not relay.enforce:  # observe: the batch as it came, whatever each element made
+        frame = data
+        late = relay.stats.refused - refused  # (observe refuses only a late answer: it reaches the host here)
+        relay.stats.refused -= late
+        relay.stats.forwarded += late
+        if held:
+            note = "; ".join(f"element {at} of {len(elements)} forwarded with the batch (observe): {record.note}"
+                             for at, record in held)
+    elif kept == elements:
         frame = data
     elif not kept:
         return others
     else:
         frame = b"[" + b",".join(kept) + b"]"
-    relay._log("s2c", "message", frame, http=http,
-               note=None if frame is data else "the upstream's batch as the proxy rewrote it (enforce)")
+        note = "the upstream's batch as the proxy rewrote it (enforce)"
+    relay._log("s2c", "message", frame, http=http, note=note)
     return [Out("host", frame, answers=answers), *others]
 
 
 class _quiet:
     """While the batch's elements go through the relay: its recorder drops their ``message``
-    records of ``direction``."""
+    records of ``direction`` (and keeps their ``refused`` ones in ``held``, when given: the
+    :class:`_Elements` it returns says which element each is of)."""
 
-    def __init__(self, relay: Relay, direction: Literal["c2s", "s2c"]) -> None:
+    def __init__(self, relay: Relay, direction: Literal["c2s", "s2c"],
+                 held: list[tuple[int, FrameRecord]] | None = None) -> None:
         self.relay = relay
         self.direction = direction
+        self.held = held
         self.recorder: Recorder | None = None
 
-    def __enter__(self) -> None:
+    def __enter__(self) -> _Elements | None:
         self.recorder = self.relay.recorder
-        if self.recorder is not None:
-            self.relay.recorder = _Elements(self.recorder, self.direction)
+        if self.recorder is None:
+            return None
+        elements = _Elements(self.recorder, self.direction, self.held)
+        self.relay.recorder = elements
+        return elements
 
     def __exit__(self, *exc: object) -> None:
         self.relay.recorder = self.recorder
