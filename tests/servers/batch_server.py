@@ -16,6 +16,8 @@ answers as ``echo`` does, but the line holding it is answered only once the next
 (a ``notifications/cancelled``, say: its answers then come late). Requests
 are read as leniently as Python's json with invalid UTF-8 replaced (a Latin-1 argument).
 
+Run with the argument ``one-by-one``, it writes a batch's answers one line each instead.
+
 Each line read is appended to the file named by $BATCH_LOG (its bytes), so a test reads what
 the server was sent.
 """
@@ -28,6 +30,8 @@ import sys
 from typing import Any
 
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18")
+ONE_BY_ONE = sys.argv[1:] == ["one-by-one"]
+"""Run with the argument ``one-by-one``: a batch's answers are written one line each, in order."""
 
 
 def answer(message: Any) -> bytes | None:
@@ -82,7 +86,7 @@ def main() -> None:
             answers = [a for a in map(answer, message) if a is not None]
             if not answers:
                 continue
-            written = b"[ " + b" , ".join(answers) + b" ]\n"
+            written = b"[ " + b" , ".join(answers) + b" ]\n" if not ONE_BY_ONE else b"".join(a + b"\n" for a in answers)
         else:
             one = answer(message)
             if one is None:

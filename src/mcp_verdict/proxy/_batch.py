@@ -89,14 +89,18 @@ def follows(relay: Relay, body: bytes, http: Mapping[str, Any] | None) -> bool:
     accepted, where a body that is no JSON-RPC message object is refused with 400. MCP 2025-03-26
     basic/transports (Streamable HTTP, Sending Messages to the Server): the body may be a batch of
     requests and notifications, or of responses; one of responses and notifications only gets 202,
-    one holding requests an SSE stream or one JSON body — the proxy's answer is the upstream's
-    batch of answers, as one JSON body (or the stream's events, as the upstream sent them)."""
+    one holding requests an SSE stream or one JSON body — the proxy's answer carries every answer
+    to the batch's requests: the upstream's batch of answers as one JSON body, or, when they come
+    apart (an HTTP upstream's events, a stdio upstream's lines), SSE events as they come, the last
+    one ending it (:class:`._bridge.Bridge`; an HTTP upstream's response to the batch is read until
+    each is answered)."""
     return is_batch(body) and not isinstance(relay.tracker.batch(relay.conn, body, http), str)
 
 
 def host_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None, forwarded: bool) -> list[Out] | None:
     """A host frame that is a batch: what to send (None: the batch is not followed, and goes
-    through the relay as one frame). The relay's counts count each element as a frame."""
+    through the relay as one frame). The relay's counts count each element as a frame; its
+    ``last_opened`` is the first request the batch opened, ``batch_opened`` every one, in order."""
     from ._relay import Out
 
     elements = relay.tracker.batch(relay.conn, data, http)
@@ -104,16 +108,18 @@ def host_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None, forwar
         return None
     relay._log("c2s", "message", data, http=http)
     outs: list[Out] = []
-    first: Key | None = None
+    opened: list[Key] = []
     with _quiet(relay, "c2s"):
         for part in elements:
             if is_batch(part):  # an array in a batch: no message (the tracker says so), sent on in it
                 relay.tracker.feed(relay.conn, "c2s", part, at=time.time(), seq=-1, http=http, element=True)
                 continue
             outs.extend(relay.from_host(part, http, forwarded=True))
-            if first is None:
-                first = relay.last_opened
-    relay.last_opened = first  # (an HTTP host's POST: the stream the batch of answers goes to)
+            if relay.last_opened is not None:
+                opened.append(relay.last_opened)
+    # (an HTTP host's POST: the stream the batch's answers go to, every one: Bridge.from_host)
+    relay.last_opened = opened[0] if opened else None
+    relay.batch_opened = tuple(opened)
     return outs if forwarded else [Out("upstream", data), *outs]
 
 
@@ -127,6 +133,7 @@ def upstream_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None) ->
         return None
     kept: list[bytes] = []
     answers: Key | None = None
+    also: list[Key] = []
     others: list[Out] = []
     held: list[tuple[int, FrameRecord]] | None = None if relay.enforce else []
     refused = relay.stats.refused
@@ -147,8 +154,11 @@ def upstream_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None) ->
                     others.append(out)
                     continue
                 kept.append(out.data)
-                if answers is None and out.answers is not None:
-                    answers = out.answers
+                if out.answers is not None:
+                    if answers is None:
+                        answers = out.answers
+                    else:
+                        also.append(out.answers)
     note = None
     if not relay.enforce:  # observe: the batch as it came, whatever each element made
         frame = data
@@ -166,7 +176,7 @@ def upstream_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None) ->
         frame = b"[" + b",".join(kept) + b"]"
         note = "the upstream's batch as the proxy rewrote it (enforce)"
     relay._log("s2c", "message", frame, http=http, note=note)
-    return [Out("host", frame, answers=answers), *others]
+    return [Out("host", frame, answers=answers, also=tuple(also)), *others]
 
 
 class _quiet:

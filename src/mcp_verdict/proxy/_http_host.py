@@ -4,7 +4,11 @@ basic/transports/streamable-http, as a server:
 
 - ``POST``: one message per request; a request is answered with one JSON body when its answer
   is the only frame, or an SSE stream (related notifications, then the answer) — mirroring the
-  upstream's own choice when the upstream is HTTP; a notification or a response gets 202 — over
+  upstream's own choice when the upstream is HTTP; a 2025-03-26 batch holding requests gets every
+  answer to them (basic/transports: the response to a POST of a batch carries the responses to
+  its requests), as the upstream's one JSON body when it answers them in one, else as SSE events
+  as they come, each within ``--timeout`` (``Bridge``: the batch's last answer ends the
+  response); a notification or a response gets 202 — over
   an HTTP upstream, the upstream's own answer to it: its status (202, or an error status with its
   body), or 502/504 and the proxy's JSON-RPC error with a null id when the upstream cannot be
   reached or does not answer within ``--timeout`` (``_http_upstream.HttpUpstream.delivery``),
@@ -749,19 +753,21 @@ class HttpHost:
                 return web.Response(status=delivery.status, body=delivery.body or None, headers=back)
             return web.Response(status=202)
         calls = self._sessions.get(session) if session is not None and self._stdio is not None else None
+        keys = bridge.batch_of(key)  # (a batch: every request it opened, answered on this POST)
         if calls is not None:
-            calls.add(key)  # (a DELETE of the session answers it)
+            calls.update(keys)  # (a DELETE of the session answers them)
         try:
             return await self._respond(request, stream, bridge, key, initialize)
         except (asyncio.CancelledError, ConnectionResetError):
             stream.closed = True
-            if bridge.relay.is_waiting(key):
-                notify = self._stdio is not None or session is not None
-                bridge.cancel(key, "the host closed its stream", notify=notify)
+            for each in keys:
+                if bridge.relay.is_waiting(each):
+                    notify = self._stdio is not None or session is not None
+                    bridge.cancel(each, "the host closed its stream", notify=notify)
             raise
         finally:
             if calls is not None:
-                calls.discard(key)
+                calls.difference_update(keys)
 
     async def _delivered(self, upstream: StdioUpstream, fate: asyncio.Future[str | None]) -> web.Response:
         """A notification or a response the stdio upstream took while it was down: 202 once it is

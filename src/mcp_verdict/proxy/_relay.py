@@ -115,6 +115,9 @@ class Out(NamedTuple):
     related: Key | None = None
     """For a server message to the host that relates to one of its requests (progress): that
     request's id key."""
+    also: tuple[Key, ...] = ()
+    """For a batch to the host (2025-03-26): the id keys of the other requests it answers
+    (``answers`` is the first's)."""
 
 
 class Recorder(Protocol):
@@ -211,6 +214,9 @@ class Relay:
         host frame's record notes."""
         self.last_opened: Key | None = None
         """The id key of the request the last host frame opened (None: it opened none)."""
+        self.batch_opened: tuple[Key, ...] = ()
+        """The id keys of the requests the last host batch opened, in order (``_batch.host_batch``;
+        set by each batch followed, not cleared by other frames: its reader clears it)."""
         self.withholds: Callable[[bytes, bool], str | None] | None = None
         """The upstream's word on a ``notifications/cancelled`` it will not send on (an HTTP
         upstream: the request stream's close is the cancellation), with whether the proxy wrote
