@@ -30,8 +30,8 @@ import pytest
 from mcp_verdict.proxy import REFUSED
 from tests.processes import port_server
 
-from ._peers import PROXY, HttpHostPeer, LinePeer, proxy_http
-from .test_proxy_batches import BATCH, DUP, ECHO, FAIL, SERVER, SERVER_BATCH, init
+from ._peers import PROXY, HttpHostPeer, LinePeer, proxy_http, wait_until
+from .test_proxy_batches import BATCH, DUP, ECHO, FAIL, SERVER, SERVER_BATCH, call, init
 
 HTTP_SERVER = [sys.executable, str(Path(__file__).with_name("batch_http_server.py"))]
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
@@ -125,3 +125,35 @@ def test_a_batch_through_the_proxy_gets_every_answer(side: str, upstream: str, m
                     host.close()
     judged = sorted((v["id"], v["kind"]) for v in map(json.loads, lines.read_bytes().splitlines()) if v["id"] != 0)
     assert (got, judged) == (gets, VERDICTS)
+
+
+IN_FLIGHT = -32600
+
+
+def test_a_batch_whose_every_request_the_proxy_answers_gets_every_answer(tmp_path: Path) -> None:
+    """An HTTP host's batch whose requests the proxy answers each itself (their id is in flight:
+    INVALID_REQUEST, MCP basic/index) gets every answer, as one JSON array (before: the first only).
+    The batch before it (``held``: answered once the next line reaches the server) gets its own."""
+    import threading
+
+    from ._restarting import frame_records, host_message
+
+    log = tmp_path / "frames.jsonl"
+    got: list[Any] = []
+    with proxy_http(["--timeout", "10", "--log", str(log), "--log-payloads", "--", *SERVER]) as (url, _):
+        host = HttpHostPeer(url)
+        try:
+            assert b'"2025-03-26"' in (host.exchange(init("2025-03-26")) or b"")
+            assert host.post(INITIALIZED)[0] == 202
+            held = json.dumps([call(1, "held")]).encode()
+            first = threading.Thread(target=lambda: got.append(host.post(held)[:2]))
+            first.start()
+            assert wait_until(lambda: any(host_message('"held"')(r) for r in frame_records(log)))
+            status, body, _ = host.post(json.dumps([call(1, "echo"), call(1, "fail")]).encode())
+            first.join(20)
+        finally:
+            host.close()
+    answers = json.loads(body or b"null")
+    answers = answers if isinstance(answers, list) else [answers]
+    assert (status, [(a["id"], a["error"]["code"]) for a in answers], got) == (
+        200, [(1, IN_FLIGHT), (1, IN_FLIGHT)], [(200, b"[ " + ECHO + b" ]")])

@@ -790,10 +790,15 @@ class HttpHost:
         return _fault(502, UPSTREAM_UNAVAILABLE, reason)
 
     async def _answer_queued(self, stream: PostStream, status: int) -> web.Response:
-        """The answer the relay wrote at once (a refused request), or the bare status without one."""
+        """The answer the relay wrote at once (a refused request), or the bare status without one;
+        the answers to a batch's requests it refused each (none awaited), as one JSON array
+        (2025-03-26 basic/transports: the response to a batch carries the responses to its requests)."""
         if stream.queue.empty():
             return web.Response(status=status)
-        _kind, data, _, _ = stream.queue.get_nowait()
+        answers = []
+        while not stream.queue.empty():
+            answers.append(stream.queue.get_nowait()[1])
+        data = answers[0] if len(answers) == 1 else b"[" + b",".join(answers) + b"]"
         return web.Response(body=data, status=status, content_type="application/json")
 
     async def _respond(self, request: web.BaseRequest, stream: PostStream, bridge: Bridge, key: Key,
