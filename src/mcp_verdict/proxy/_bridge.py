@@ -301,6 +301,10 @@ class Bridge:
                 sent = None
                 if out.answers is not None:
                     self._streams.pop(out.answers, None)
+                    if self._batches:
+                        for also in out.also:
+                            self._streams.pop(also, None)
+                        self._answered(out.answers, *out.also)
                 continue
             if out.to == "upstream":
                 upstream = self.upstream
