@@ -10,13 +10,15 @@ notifications and responses only, 202 Accepted. The ``initialize`` answer carrie
 - ``json``: every request, one or a batch, is answered with one JSON body (a batch's answers in
   one array, written ``[ answer , answer ]``);
 - ``sse``: a request alone is answered with an SSE stream of one event; a batch with an SSE
-  stream of one event per answer, in order (the answers one by one).
+  stream of one event per answer, in order (the answers one by one). A batch calling the tool
+  ``held`` gets its events only once a later POST (a notification, say) has come.
 
 Prints its port on its first line and stops when its stdin closes (``tests.processes.port_server``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -34,12 +36,19 @@ else:
 
 MODE = sys.argv[1]
 SESSION = {"Mcp-Session-Id": "b-1"}
+POSTS: list[asyncio.Future[None]] = []
+"""The batches held (``held``), each released by the next POST."""
 
 
 async def handle(request: web.BaseRequest) -> web.StreamResponse:
     if request.method != "POST":
         return web.Response(status=405)
-    message: Any = json.loads(await request.read())
+    body = await request.read()
+    for held in POSTS:  # (a POST after a held batch releases it)
+        if not held.done():
+            held.set_result(None)
+    POSTS.clear()
+    message: Any = json.loads(body)
     batch = isinstance(message, list)
     answers = [a for a in map(answer, message if batch else [message]) if a is not None]
     if not answers:
@@ -50,6 +59,9 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
         return web.Response(body=body, content_type="application/json", headers=headers)
     response = web.StreamResponse(status=200, headers={"Content-Type": "text/event-stream", **headers})
     await response.prepare(request)
+    if batch and b'"held"' in body:
+        POSTS.append(asyncio.get_running_loop().create_future())
+        await POSTS[-1]
     for one in answers:
         await response.write(b"event: message\ndata: " + one + b"\n\n")
     await response.write_eof()

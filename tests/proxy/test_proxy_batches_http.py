@@ -157,3 +157,30 @@ def test_a_batch_whose_every_request_the_proxy_answers_gets_every_answer(tmp_pat
     answers = answers if isinstance(answers, list) else [answers]
     assert (status, [(a["id"], a["error"]["code"]) for a in answers], got) == (
         200, [(1, IN_FLIGHT), (1, IN_FLIGHT)], [(200, b"[ " + ECHO + b" ]")])
+
+
+ECHO_2 = ECHO.replace(b'"id":1', b'"id":2')
+
+
+@pytest.mark.parametrize("mode", ["observe", "enforce"])
+def test_cancelling_a_batchs_first_request_leaves_the_others_answered(mode: str, tmp_path: Path) -> None:
+    """A 2025 ``notifications/cancelled`` of the first request of a batch sent to an HTTP upstream
+    no longer closes the batch's response stream (closing a request's stream cancels it, but that
+    stream carries the answers to the batch's other requests too: MCP 2025-03-26 basic/transports).
+    ``held`` (batch_http_server.py ``sse``): the batch's events come once the cancellation has. The
+    host gets the answer to 2; the answer to 1 comes late and is refused (before: the stream was
+    closed, and 2 got -31002 at ``--timeout``)."""
+    log = tmp_path / "frames.jsonl"
+    with _upstream("sse") as target:
+        peer = LinePeer([*PROXY, "--mode", mode, "--timeout", "5", "--log", str(log), "--log-payloads", *target])
+        try:
+            assert b'"2025-03-26"' in (peer.exchange(init("2025-03-26")) or b"")
+            peer.send(INITIALIZED)
+            peer.send_raw(json.dumps([call(1, "held"), call(2, "echo")]).encode() + b"\n")
+            peer.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
+            got = peer.recv()
+        finally:
+            peer.close()
+    records = [json.loads(r) for r in log.read_bytes().splitlines()]
+    assert (got, [r["note"] for r in records if r["kind"] == "refused"]) == (
+        ECHO_2, ["a late answer: the proxy no longer awaited it (its host cancelled it)"])

@@ -289,9 +289,13 @@ class HttpUpstream:
         if data.find(b"notifications/cancelled") >= 0 and key is None:
             cancel, request = cancelled_request(data)
             if cancel:
-                task = self._posts.pop(id_key(request), None)
-                if task is not None:
-                    task.cancel()  # closing the response stream is the cancellation
+                cancels = id_key(request)
+                # closing the response stream is the cancellation — not of a 2025-03-26 batch's
+                # stream that still carries the answers to its other requests
+                relay = self.bridge.relay
+                if cancels in self._posts and not any(
+                        other != cancels and relay.is_waiting(other) for other in self.bridge.batch_of(cancels)):
+                    self._posts.pop(cancels).cancel()
                 if not self._cancels_by_notification(headers):
                     return True  # 2026-07-28: no notification on HTTP (Bridge notes it: withholds)
         if key is None:
