@@ -54,10 +54,11 @@ class _Batch:
 class HostStream(Protocol):
     """Where frames for the host go."""
 
-    def send(self, data: bytes, *, final: bool) -> bool | None:
-        """Send one frame; ``final``: it answers the request this stream was opened for. False:
-        the stream no longer takes frames (closed, or its host does not read it), the frame is
-        dropped."""
+    def send(self, data: bytes, *, final: bool, answer: bool = False) -> bool | None:
+        """Send one frame; ``final``: it answers the request this stream was opened for (the last
+        answer, for a batch); ``answer``: it answers one of a batch's other requests (kept as an
+        answer is, not ending the stream). False: the stream no longer takes frames (closed, or its
+        host does not read it), the frame is dropped."""
 
 
 class Upstream(Protocol):
@@ -331,7 +332,9 @@ class Bridge:
                 self.relay.note("error", "s2c", "no host stream to carry a frame: dropped")
                 self.relay.stats.refused += 1
                 continue
-            if stream.send(out.data, final=final) is False:
+            sent_on = stream.send(out.data, final=final) if final or out.answers is None \
+                else stream.send(out.data, final=False, answer=True)  # (a batch's answer, not its last)
+            if sent_on is False:
                 why = getattr(stream, "dropped_why", "") or "the host stream takes no more frames"
                 self.relay.note("error", "s2c", f"{why}: dropped")
                 self.relay.stats.refused += 1

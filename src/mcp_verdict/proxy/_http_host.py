@@ -276,11 +276,11 @@ class PostStream:
     def prime(self, event_id: str, retry: int | None) -> None:
         self.queue.put_nowait(("prime", str(retry) .encode() if retry is not None else b"", False, event_id))
 
-    def send(self, data: bytes, *, final: bool) -> bool:
+    def send(self, data: bytes, *, final: bool, answer: bool = False) -> bool:
         if self.closed:
             self.dropped_why = "the host closed the stream"
             return False
-        if not final and self.queue.size > self.limit:
+        if not final and not answer and self.queue.size > self.limit:
             self.dropped_why = f"the host does not read its stream ({self.queue.size} bytes wait)"
             return False
         event_id, self.pending_id = self.pending_id, None
