@@ -11,7 +11,8 @@ notifications and responses only, 202 Accepted. The ``initialize`` answer carrie
   one array, written ``[ answer , answer ]``);
 - ``sse``: a request alone is answered with an SSE stream of one event; a batch with an SSE
   stream of one event per answer, in order (the answers one by one). A batch calling the tool
-  ``held`` gets its events only once a later POST (a notification, say) has come.
+  ``held`` gets its events only once a later POST (a notification, say) has come;
+- ``sse-one``: the same, a batch's answers in one event (one array, as ``json`` writes it).
 
 Prints its port on its first line and stops when its stdin closes (``tests.processes.port_server``).
 """
@@ -62,7 +63,8 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
     if batch and b'"held"' in body:
         POSTS.append(asyncio.get_running_loop().create_future())
         await POSTS[-1]
-    for one in answers:
+    events = [b"[ " + b" , ".join(answers) + b" ]"] if batch and MODE == "sse-one" else answers
+    for one in events:
         await response.write(b"event: message\ndata: " + one + b"\n\n")
     await response.write_eof()
     return response

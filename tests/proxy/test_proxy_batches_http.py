@@ -1,7 +1,9 @@
 """JSON-RPC batches through the real proxy to a Streamable HTTP upstream of MCP 2025-03-26
-(``batch_http_server.py``: ``json`` answers a batch with one JSON array, ``sse`` with an SSE
-stream of one event per answer), and an HTTP host's batch to a stdio upstream that answers its
-elements one line each (``tests/servers/batch_server.py``'s ``one-by-one``).
+(``batch_http_server.py``: ``json`` answers a batch with one JSON array, ``sse-one`` with an
+SSE stream of one event holding it, ``sse`` with an SSE stream of one event per answer), and an
+HTTP host's batch to a stdio upstream that answers its elements one line each
+(``tests/servers/batch_server.py``'s ``one-by-one``). (The rows of ``json`` and ``sse-one``
+passed before too: they pin what the upstream's one batch of answers becomes.)
 
 MCP 2025-03-26 basic/transports (Streamable HTTP, Sending Messages to the Server): a POST body may
 be a batch of requests and notifications; one holding requests is answered with one JSON body or
@@ -84,10 +86,14 @@ VERDICTS = [(1, "normal_complete"), (2, "unclassified"), (3, "tool_error")]
 CASES: list[tuple[str, str, str, list[Any]]] = [
     ("stdio", "json", "observe", [SERVER_BATCH]),
     ("stdio", "json", "enforce", [REWRITTEN]),
+    ("stdio", "sse-one", "observe", [SERVER_BATCH]),
+    ("stdio", "sse-one", "enforce", [REWRITTEN]),
     ("stdio", "sse", "observe", [ECHO, DUP, FAIL]),
     ("stdio", "sse", "enforce", ONE_BY_ONE),
     ("http", "json", "observe", [SERVER_BATCH]),
     ("http", "json", "enforce", [REWRITTEN]),
+    ("http", "sse-one", "observe", [SERVER_BATCH]),
+    ("http", "sse-one", "enforce", [REWRITTEN]),
     ("http", "sse", "observe", [ECHO, DUP, FAIL]),
     ("http", "sse", "enforce", ONE_BY_ONE),
     ("http", "stdio-one-by-one", "observe", [ECHO, DUP, FAIL]),
