@@ -17,7 +17,8 @@
   a stream that sends one ``notifications/message`` (``"one"``) and stays open. ``GET /seen``
   answers ``[method, the JSON-RPC method or null, MCP-Protocol-Version or null]`` of every
   request so far; a ``tools/call`` of the tool ``hang`` is never answered (its SSE stream stays
-  open until the client closes it);
+  open until the client closes it); one of ``wait`` is answered (``ok``) once a call of
+  ``release`` has come (``release`` is answered at once);
 - ``big:<n>``: every POST (a request or a notification) is answered with a JSON body of ``n``
   bytes (for a request, its answer: ``ok`` padded with spaces before its last brace) with its
   ``Content-Length``; ``big-chunked:<n>``: the same body chunked (no length), written in 4 KiB
@@ -57,6 +58,8 @@ def _error(status: int) -> web.Response:
 
 
 SEEN: list[list[str | None]] = []
+RELEASED: list[asyncio.Event] = []
+"""Set by a call of ``release``: the calls of ``wait`` are answered (made on the first request)."""
 
 
 async def handle(request: web.BaseRequest) -> web.StreamResponse:
@@ -140,6 +143,12 @@ async def _sse(request: web.BaseRequest) -> web.StreamResponse:
                                                            "Mcp-Session-Id": "s-1"})
         await response.prepare(request)
         await asyncio.Event().wait()  # never answered (open until the client closes it)
+    if not RELEASED:
+        RELEASED.append(asyncio.Event())
+    if message["method"] == "tools/call" and message["params"].get("name") == "release":
+        RELEASED[0].set()
+    if message["method"] == "tools/call" and message["params"].get("name") == "wait":
+        await RELEASED[0].wait()
     result: dict[str, object] = {"content": [{"type": "text", "text": "ok"}], "isError": False}
     if message["method"] == "initialize":
         result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},

@@ -131,3 +131,73 @@ def test_an_http_host_may_post_a_batch_under_2025_03_26(mode: str, version: str,
         assert got is None
     else:
         assert got is not None and json.loads(got)["error"]["code"] == gets
+
+
+NOT_IN = ("not forwarded: the body is JSON but no JSON-RPC message object (one message per POST; a batch is not "
+          "part of MCP {} (JSON-RPC batches are 2025-03-26's only: 2024-11-05 has none, 2025-06-18 removed them))")
+# An HTTP host's body that is no JSON-RPC message object: its refused record says why, a batch's naming the
+# version in force on the session (before: "not MCP since 2025-06-18" whatever the version), as the frame log
+# says of a batch a stdio host sends (frames/_track.py, Tracker.batch)
+NO_MESSAGE_CASES = [
+    ("2025-06-18", BATCH, NOT_IN.format("2025-06-18")),
+    ("2024-11-05", BATCH, NOT_IN.format("2024-11-05")),
+    ("2025-03-26", b"[]", "not forwarded: the body is JSON but no JSON-RPC message object (one message per POST; "
+                          "an empty batch is an invalid request (JSON-RPC 2.0 section 6))"),
+    ("2025-03-26", b'"x"', "not forwarded: the body is JSON but no JSON-RPC message object (one message per POST)"),
+]
+
+
+@pytest.mark.parametrize(("version", "body", "note"), NO_MESSAGE_CASES, ids=[f"{c[0]}-{c[1][:2]!r}" for c in
+                                                                            NO_MESSAGE_CASES])
+def test_a_body_that_is_no_message_is_refused_with_the_version_in_force(version: str, body: bytes, note: str,
+                                                                        tmp_path: Path) -> None:
+    from ._peers import HttpHostPeer, proxy_http
+
+    log = tmp_path / "frames.jsonl"
+    with proxy_http(["--timeout", "5", "--log", str(log), "--log-payloads", "--", *SERVER]) as (url, _):
+        peer = HttpHostPeer(url)
+        try:
+            assert f'"{version}"'.encode() in (peer.exchange(init(version)) or b"")
+            status, got, _ = peer.post(body)
+        finally:
+            peer.close()
+    assert (status, json.loads(got or b"null")["error"]["code"]) == (400, -32600)
+    records = [json.loads(r) for r in log.read_bytes().splitlines()]
+    assert [r["note"] for r in records if r["kind"] == "refused"] == [note]
+
+
+LATE = "a late answer: the proxy no longer awaited it (its host cancelled it)"
+ECHO_2 = ECHO.replace(b'"id":1', b'"id":2')
+LATE_BATCH = b"[ " + ECHO + b" , " + ECHO_2 + b" ]"
+# The host cancels call 1 of its batch (MCP 2025-03-26 basic/utilities/cancellation: the sender ignores a
+# response that comes after); batch_server.py's "held" answers the batch only then, in one batch, so the answer
+# to 1 comes late. Observe forwards the batch as it came: the answer to 1 with it, which the frame log must say
+# (before: a refused record, though the host was sent it); enforce leaves it out and refuses it.
+# (mode, what the host gets, the refused records' notes, the note of the batch's s2c record, the verdict lines)
+LATE_CASES = [
+    ("observe", LATE_BATCH, [], f"element 1 of 2 forwarded with the batch (observe): {LATE}", [(2, "normal_complete")]),
+    ("enforce", b"[" + ECHO_2 + b"]", [LATE], "the upstream's batch as the proxy rewrote it (enforce)",
+     [(2, "normal_complete")]),
+]
+
+
+@pytest.mark.parametrize(("mode", "gets", "refused", "note", "verdicts"), LATE_CASES, ids=[c[0] for c in LATE_CASES])
+def test_a_late_answer_in_a_batch_is_recorded_as_what_became_of_it(mode: str, gets: bytes, refused: list[str],
+                                                                   note: str, verdicts: list[tuple[int, str]],
+                                                                   tmp_path: Path) -> None:
+    log, lines = tmp_path / "frames.jsonl", tmp_path / "verdicts.jsonl"
+    peer = LinePeer([*PROXY, "--mode", mode, "--timeout", "10", "--log", str(log), "--log-payloads",
+                     "--verdicts", str(lines), "--", *SERVER])
+    try:
+        assert b'"2025-03-26"' in (peer.exchange(init("2025-03-26")) or b"")
+        peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        peer.send_raw(json.dumps([call(1, "held"), call(2, "echo")]).encode() + b"\n")
+        peer.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
+        got = peer.recv()
+    finally:
+        peer.close()
+    records = [json.loads(r) for r in log.read_bytes().splitlines()]
+    batches = [r for r in records if r["dir"] == "s2c" and r.get("data", "").startswith("[")]
+    judged = [(v["id"], v["kind"]) for v in map(json.loads, lines.read_bytes().splitlines())]
+    assert (got, [r["note"] for r in records if r["kind"] == "refused"], [r.get("note") for r in batches],
+            judged) == (gets, refused, [note], verdicts)

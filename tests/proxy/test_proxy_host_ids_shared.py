@@ -195,8 +195,8 @@ def test_host_ids_over_one_stdio_upstream(
 
 TIMED_OUT = (200, 5, -31002)
 
-# (row; the MCP-Protocol-Version of hosts a and b; the steps: (host, "hang" or "cancel", id);
-# what each POST of "hang" got, in step order; the host's cancellations as (requestId, note))
+# (row; the MCP-Protocol-Version of hosts a and b; the steps: (host, "hang", "wait", "release" or
+# "cancel", id); what each POST of a tool got, in step order; the host's cancellations as (requestId, note))
 HTTP_ROWS: list[tuple[str, str, list[tuple[str, str, int]], list[Any], list[tuple[Any, str | None]]]] = [
     # before: b's cancellation went through a's relay, and a's POST ended with no answer
     ("2026-two-hosts-one-id", "2026-07-28", [("a", "hang", 5), ("b", "hang", 5), ("b", "cancel", 5)],
@@ -206,6 +206,12 @@ HTTP_ROWS: list[tuple[str, str, list[tuple[str, str, int]], list[Any], list[tupl
      [TIMED_OUT, TIMED_OUT], [(5, SEVERAL)]),
     # one alone: applied (as before)
     ("2025-alone", "2025-06-18", [("a", "hang", 5), ("a", "cancel", 5)], [NOTHING], [(5, NO_LONGER)]),
+    # one alone in a stateless relay other than the first (b's went through a second relay while
+    # a's 5 was in flight; a's is answered since): applied there (before: it went through the
+    # first relay, which awaits no 5, and b's POST got -31002 at --timeout)
+    ("2025-alone-in-a-second-relay", "2025-06-18",
+     [("a", "wait", 5), ("b", "hang", 5), ("a", "release", 7), ("b", "cancel", 5)],
+     [(200, 5, None), NOTHING, (200, 7, None)], [(5, NO_LONGER)]),
 ]
 
 
@@ -233,9 +239,14 @@ def test_a_cancellation_of_no_session_over_an_http_upstream(
                                                             tool(request_id, what), headers, got, index))
                 call.start()
                 calls.append(call)
+                if what == "release":  # (answered at once, and so is every "wait" before it)
+                    for earlier, step in zip(calls, [s for s in steps if s[1] != "cancel"], strict=False):
+                        if step[1] in ("wait", "release"):
+                            earlier.join(TIMEOUT)
+                    continue
                 count = len(calls)
                 assert wait_until(lambda count=count: len([r for r in frame_records(log)
-                                                           if host_message('"hang"')(r)]) >= count, TIMEOUT)
+                                                           if host_message('"tools/call"')(r)]) >= count, TIMEOUT)
             for call in calls:
                 call.join(TIMEOUT)
         finally:

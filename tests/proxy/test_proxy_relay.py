@@ -349,7 +349,7 @@ class _Host:
     def __init__(self) -> None:
         self.got: list[bytes] = []
 
-    def send(self, data: bytes, *, final: bool) -> None:
+    def send(self, data: bytes, *, final: bool, answer: bool = False) -> None:
         self.got.append(data)
 
 

@@ -11,8 +11,12 @@ that is one object is answered with one object.
 It answers ``initialize`` with the version the client asks when it is 2024-11-05, 2025-03-26 or
 2025-06-18, else 2025-03-26. Tools (``tools/call`` by name): ``echo`` returns its ``text`` (or
 ``ok``) as text content; ``dup`` answers with ``isError`` twice (a duplicated key: no strict
-parser reads it, so its verdict is unclassified); ``fail`` is a tool execution error. Requests
+parser reads it, so its verdict is unclassified); ``fail`` is a tool execution error; ``held``
+answers as ``echo`` does, but the line holding it is answered only once the next line is read
+(a ``notifications/cancelled``, say: its answers then come late). Requests
 are read as leniently as Python's json with invalid UTF-8 replaced (a Latin-1 argument).
+
+Run with the argument ``one-by-one``, it writes a batch's answers one line each instead.
 
 Each line read is appended to the file named by $BATCH_LOG (its bytes), so a test reads what
 the server was sent.
@@ -26,6 +30,8 @@ import sys
 from typing import Any
 
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18")
+ONE_BY_ONE = sys.argv[1:] == ["one-by-one"]
+"""Run with the argument ``one-by-one``: a batch's answers are written one line each, in order."""
 
 
 def answer(message: Any) -> bytes | None:
@@ -63,7 +69,12 @@ def answer(message: Any) -> bytes | None:
 def main() -> None:
     log = os.environ.get("BATCH_LOG")
     out = sys.stdout.buffer
+    held: bytes | None = None
     for line in sys.stdin.buffer:
+        if held is not None:  # the answers of the line before, held until this one came
+            out.write(held)
+            out.flush()
+            held = None
         if log:
             with open(log, "ab") as handle:
                 handle.write(line if line.endswith(b"\n") else line + b"\n")
@@ -75,12 +86,16 @@ def main() -> None:
             answers = [a for a in map(answer, message) if a is not None]
             if not answers:
                 continue
-            out.write(b"[ " + b" , ".join(answers) + b" ]\n")
+            written = b"[ " + b" , ".join(answers) + b" ]\n" if not ONE_BY_ONE else b"".join(a + b"\n" for a in answers)
         else:
             one = answer(message)
             if one is None:
                 continue
-            out.write(one + b"\n")
+            written = one + b"\n"
+        if b'"name": "held"' in line or b'"name":"held"' in line:
+            held = written
+            continue
+        out.write(written)
         out.flush()
 
 

@@ -17,8 +17,9 @@ alone — so each request is awaited with its deadline and each answer is paired
   (an id in flight, an unreadable request it cannot await) gets its answer as a frame of its
   own, recorded as such;
 - an upstream's batch, in ``observe``, reaches the host byte for byte, each call judged and
-  its verdict line written; in ``enforce``, each element is what the relay makes of it alone:
-  kept byte for byte, replaced (an unclassified answer becomes the proxy's REFUSED error or
+  its verdict line written (an element the relay alone would refuse, a late answer, goes with
+  it: no ``refused`` record, the batch's record notes it); in ``enforce``, each element is what
+  the relay makes of it alone: kept byte for byte, replaced (an unclassified answer becomes the proxy's REFUSED error or
   tool error, ``_codes.refusal``), or left out (an answer to no request the host waits for); the
   host gets the elements kept, in order, as one batch — the upstream's bytes unchanged when
   every element is kept — recorded as one ``message`` record, each element refused with its
@@ -55,15 +56,25 @@ def is_batch(data: bytes) -> bool:
 
 class _Elements:
     """A recorder that lets through everything but the ``message`` records of one direction (the
-    batch's elements, which the batch's own record holds)."""
+    batch's elements, which the batch's own record holds) and, when ``held`` is a list, the
+    ``refused`` records of that direction, kept there with the element's place (``at``): an
+    element observe forwards with its batch though the relay refused it alone."""
 
-    def __init__(self, inner: Recorder, direction: Literal["c2s", "s2c"]) -> None:
+    def __init__(self, inner: Recorder, direction: Literal["c2s", "s2c"],
+                 held: list[tuple[int, FrameRecord]] | None = None) -> None:
         self.inner = inner
         self.direction = direction
+        self.held = held
+        self.at = 0
 
     def frame(self, record: FrameRecord) -> None:
-        if record.kind != "message" or record.dir != self.direction:
-            self.inner.frame(record)
+        if record.dir == self.direction:
+            if record.kind == "message":
+                return
+            if record.kind == "refused" and self.held is not None:
+                self.held.append((self.at, record))
+                return
+        self.inner.frame(record)
 
     def verdict(self, line: Mapping[str, Any]) -> None:
         self.inner.verdict(line)
@@ -78,14 +89,18 @@ def follows(relay: Relay, body: bytes, http: Mapping[str, Any] | None) -> bool:
     accepted, where a body that is no JSON-RPC message object is refused with 400. MCP 2025-03-26
     basic/transports (Streamable HTTP, Sending Messages to the Server): the body may be a batch of
     requests and notifications, or of responses; one of responses and notifications only gets 202,
-    one holding requests an SSE stream or one JSON body — the proxy's answer is the upstream's
-    batch of answers, as one JSON body (or the stream's events, as the upstream sent them)."""
+    one holding requests an SSE stream or one JSON body — the proxy's answer carries every answer
+    to the batch's requests: the upstream's batch of answers as one JSON body, or, when they come
+    apart (an HTTP upstream's events, a stdio upstream's lines), SSE events as they come, the last
+    one ending it (:class:`._bridge.Bridge`; an HTTP upstream's response to the batch is read until
+    each is answered)."""
     return is_batch(body) and not isinstance(relay.tracker.batch(relay.conn, body, http), str)
 
 
 def host_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None, forwarded: bool) -> list[Out] | None:
     """A host frame that is a batch: what to send (None: the batch is not followed, and goes
-    through the relay as one frame). The relay's counts count each element as a frame."""
+    through the relay as one frame). The relay's counts count each element as a frame; its
+    ``last_opened`` is the first request the batch opened, ``batch_opened`` every one, in order."""
     from ._relay import Out
 
     elements = relay.tracker.batch(relay.conn, data, http)
@@ -93,16 +108,18 @@ def host_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None, forwar
         return None
     relay._log("c2s", "message", data, http=http)
     outs: list[Out] = []
-    first: Key | None = None
+    opened: list[Key] = []
     with _quiet(relay, "c2s"):
         for part in elements:
             if is_batch(part):  # an array in a batch: no message (the tracker says so), sent on in it
                 relay.tracker.feed(relay.conn, "c2s", part, at=time.time(), seq=-1, http=http, element=True)
                 continue
             outs.extend(relay.from_host(part, http, forwarded=True))
-            if first is None:
-                first = relay.last_opened
-    relay.last_opened = first  # (an HTTP host's POST: the stream the batch of answers goes to)
+            if relay.last_opened is not None:
+                opened.append(relay.last_opened)
+    # (an HTTP host's POST: the stream the batch's answers go to, every one: Bridge.from_host)
+    relay.last_opened = opened[0] if opened else None
+    relay.batch_opened = tuple(opened)
     return outs if forwarded else [Out("upstream", data), *outs]
 
 
@@ -116,9 +133,14 @@ def upstream_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None) ->
         return None
     kept: list[bytes] = []
     answers: Key | None = None
+    also: list[Key] = []
     others: list[Out] = []
-    with _quiet(relay, "s2c"):
-        for part in elements:
+    held: list[tuple[int, FrameRecord]] | None = None if relay.enforce else []
+    refused = relay.stats.refused
+    with _quiet(relay, "s2c", held) as quiet:
+        for at, part in enumerate(elements, 1):
+            if quiet is not None:
+                quiet.at = at
             if is_batch(part):  # an array in a batch: no message (the tracker says so)
                 relay.tracker.feed(relay.conn, "s2c", part, at=time.time(), seq=-1, http=http, element=True)
                 if relay.enforce:
@@ -132,32 +154,50 @@ def upstream_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None) ->
                     others.append(out)
                     continue
                 kept.append(out.data)
-                if answers is None and out.answers is not None:
-                    answers = out.answers
-    if not relay.enforce or kept == elements:  # observe: the batch as it came, whatever each element made
+                if out.answers is not None:
+                    if answers is None:
+                        answers = out.answers
+                    else:
+                        also.append(out.answers)
+    note = None
+    if not relay.enforce:  # observe: the batch as it came, whatever each element made
+        frame = data
+        late = relay.stats.refused - refused  # (observe refuses only a late answer: it reaches the host here)
+        relay.stats.refused -= late
+        relay.stats.forwarded += late
+        if held:
+            note = "; ".join(f"element {at} of {len(elements)} forwarded with the batch (observe): {record.note}"
+                             for at, record in held)
+    elif kept == elements:
         frame = data
     elif not kept:
         return others
     else:
         frame = b"[" + b",".join(kept) + b"]"
-    relay._log("s2c", "message", frame, http=http,
-               note=None if frame is data else "the upstream's batch as the proxy rewrote it (enforce)")
-    return [Out("host", frame, answers=answers), *others]
+        note = "the upstream's batch as the proxy rewrote it (enforce)"
+    relay._log("s2c", "message", frame, http=http, note=note)
+    return [Out("host", frame, answers=answers, also=tuple(also)), *others]
 
 
 class _quiet:
     """While the batch's elements go through the relay: its recorder drops their ``message``
-    records of ``direction``."""
+    records of ``direction`` (and keeps their ``refused`` ones in ``held``, when given: the
+    :class:`_Elements` it returns says which element each is of)."""
 
-    def __init__(self, relay: Relay, direction: Literal["c2s", "s2c"]) -> None:
+    def __init__(self, relay: Relay, direction: Literal["c2s", "s2c"],
+                 held: list[tuple[int, FrameRecord]] | None = None) -> None:
         self.relay = relay
         self.direction = direction
+        self.held = held
         self.recorder: Recorder | None = None
 
-    def __enter__(self) -> None:
+    def __enter__(self) -> _Elements | None:
         self.recorder = self.relay.recorder
-        if self.recorder is not None:
-            self.relay.recorder = _Elements(self.recorder, self.direction)
+        if self.recorder is None:
+            return None
+        elements = _Elements(self.recorder, self.direction, self.held)
+        self.relay.recorder = elements
+        return elements
 
     def __exit__(self, *exc: object) -> None:
         self.relay.recorder = self.recorder

@@ -29,13 +29,36 @@ def _noted(note: str | None, more: str | None) -> str | None:
     return more if note is None else note if more is None else f"{note}; {more}"
 
 
+class _Batch:
+    """The requests one host batch opened (2025-03-26), while any waits: the host stream it came
+    on carries the answer to each, the last one ``final`` (an HTTP host's POST of a batch is
+    answered with every answer to its requests, 2025-03-26 basic/transports)."""
+
+    __slots__ = ("_first", "keys", "left")
+
+    def __init__(self, keys: tuple[Key, ...]) -> None:
+        self.keys = keys
+        self.left = set(keys)
+        """The requests not answered yet (nor given up)."""
+        self._first = 0
+
+    def waits(self, relay: Relay) -> bool:
+        """A request of the batch is still awaited by ``relay`` (amortised: each key looked at
+        once past the ones answered, in order)."""
+        keys = self.keys
+        while self._first < len(keys) and not relay.is_waiting(keys[self._first]):
+            self._first += 1
+        return self._first < len(keys)
+
+
 class HostStream(Protocol):
     """Where frames for the host go."""
 
-    def send(self, data: bytes, *, final: bool) -> bool | None:
-        """Send one frame; ``final``: it answers the request this stream was opened for. False:
-        the stream no longer takes frames (closed, or its host does not read it), the frame is
-        dropped."""
+    def send(self, data: bytes, *, final: bool, answer: bool = False) -> bool | None:
+        """Send one frame; ``final``: it answers the request this stream was opened for (the last
+        answer, for a batch); ``answer``: it answers one of a batch's other requests (kept as an
+        answer is, not ending the stream). False: the stream no longer takes frames (closed, or its
+        host does not read it), the frame is dropped."""
 
 
 class Upstream(Protocol):
@@ -68,6 +91,10 @@ class Bridge:
         """The host has one stream, ``standing``, for every frame (stdio): routing is moot."""
         self._judging = False
         self._streams: dict[Key, HostStream] = {}
+        self._batches: dict[Key, _Batch] = {}
+        """Each request of a host batch opening several, not answered yet: its batch."""
+        self._heads: dict[Key, _Batch] = {}
+        """Each host batch with a request not answered yet, by its first request's key."""
         self._timer: asyncio.TimerHandle | None = None
 
     # -- frames from the host ------------------------------------------------------------------
@@ -104,8 +131,14 @@ class Bridge:
             else True
         outs = relay.from_host(data, http, forwarded=first, withheld=withheld)
         key = relay.last_opened
-        if key is not None and stream is not None and not (self.one_stream and stream is self.standing):
+        routed = stream is not None and not (self.one_stream and stream is self.standing)
+        if key is not None and routed:
+            assert stream is not None
             self._streams[key] = stream  # (one stream for every frame: nothing to route by)
+        if relay.batch_opened:  # a batch: each of its requests' answers goes to its stream
+            keys, relay.batch_opened = relay.batch_opened, ()
+            if len(keys) > 1:
+                self._open_batch(keys, stream if routed else None)
         if outs:
             self._dispatch(outs, stream, key, headers, host_frame=data)
         if cancels is not None and relay.is_waiting(cancels):
@@ -121,6 +154,41 @@ class Bridge:
         if self._timer is None:
             self._arm()
         return key
+
+    def _open_batch(self, keys: tuple[Key, ...], stream: HostStream | None) -> None:
+        batch = _Batch(keys)
+        self._heads[keys[0]] = batch
+        for key in keys:
+            self._batches[key] = batch
+            if stream is not None:
+                self._streams[key] = stream
+
+    def _answered(self, *keys: Key) -> bool:
+        """The requests ``keys`` are answered (or given up): True when no batch of theirs has a
+        request left (the frame answering them is the last its host stream gets)."""
+        touched = []
+        for key in keys:
+            batch = self._batches.pop(key, None)
+            if batch is not None:
+                batch.left.discard(key)
+                touched.append(batch)
+        for batch in touched:
+            if batch.left:
+                return False
+            self._heads.pop(batch.keys[0], None)
+        return True
+
+    def batch_of(self, key: Key) -> tuple[Key, ...]:
+        """The requests of the host batch whose first request is ``key`` (``key`` alone for a
+        request sent alone, or a batch all answered)."""
+        batch = self._heads.get(key)
+        return batch.keys if batch is not None else (key,)
+
+    def awaits(self, key: Key) -> bool:
+        """The request ``key``, or one of the batch it is the first request of, is still awaited
+        (an HTTP upstream reads a batch's response until each is answered)."""
+        batch = self._heads.get(key)
+        return batch.waits(self.relay) if batch is not None else self.relay.is_waiting(key)
 
     def host_too_large(self, prefix: bytes, size: int, stream: HostStream | None = None) -> None:
         self._dispatch(self.relay.host_too_large(prefix, size), stream, None, None)
@@ -176,7 +244,10 @@ class Bridge:
         self._dispatch(outs, None, None, None)
 
     def fail(self, key: Key, reason: str, code: int) -> None:
-        self._dispatch(self.relay.fail(key, reason, code), None, None, None)
+        """The request ``key`` failed upstream (with every request of the batch it is the first
+        of: they went in one exchange)."""
+        for each in self.batch_of(key):
+            self._dispatch(self.relay.fail(each, reason, code), None, None, None)
 
     def stopping(self, reason: str, keys: Collection[Key] | None = None) -> None:
         self._dispatch(self.relay.stopping(reason, keys), None, None, None)
@@ -184,9 +255,12 @@ class Bridge:
     def host_lost(self, reason: str = "the host disconnected") -> None:
         self._dispatch(self.relay.host_lost(reason), None, None, None)
         self._streams.clear()
+        self._batches.clear()
+        self._heads.clear()
 
     def cancel(self, key: Key, reason: str, notify: bool = True) -> None:
         self._streams.pop(key, None)
+        self._answered(key)
         self._dispatch(self.relay.cancel(key, reason, notify), None, None, None)
 
     def _cancels(self, data: bytes) -> Key | None:
@@ -206,9 +280,10 @@ class Bridge:
         answer refused), and sends the host nothing for it: an HTTP host's POST ends with no
         answer (``PostStream.end``)."""
         stream = self._streams.pop(key, None)
+        last = self._answered(key)  # (a request of a batch: its stream ends with the batch's last)
         self._dispatch(self.relay.cancel(key, "its host cancelled it", notify=False), None, None, None)
         end = getattr(stream, "end", None)
-        if end is not None:
+        if end is not None and last:
             end()
 
     def stream_of(self, key: Key) -> HostStream | None:
@@ -227,6 +302,10 @@ class Bridge:
                 sent = None
                 if out.answers is not None:
                     self._streams.pop(out.answers, None)
+                    if self._batches:
+                        for also in out.also:
+                            self._streams.pop(also, None)
+                        self._answered(out.answers, *out.also)
                 continue
             if out.to == "upstream":
                 upstream = self.upstream
@@ -240,8 +319,11 @@ class Bridge:
                                         own=own)
                 continue
             if out.answers is not None:
-                stream = self._streams.pop(out.answers, None) or via or self.standing
-                final = True
+                stream = self._streams.pop(out.answers, None)
+                for also in out.also:  # (a batch answering several requests)
+                    stream = self._streams.pop(also, None) or stream
+                final = self._answered(out.answers, *out.also) if self._batches else True
+                stream = stream or via or self.standing
             else:
                 stream = (self._streams.get(out.related) if out.related is not None else None) or via \
                     or self.standing
@@ -250,7 +332,9 @@ class Bridge:
                 self.relay.note("error", "s2c", "no host stream to carry a frame: dropped")
                 self.relay.stats.refused += 1
                 continue
-            if stream.send(out.data, final=final) is False:
+            sent_on = stream.send(out.data, final=final) if final or out.answers is None \
+                else stream.send(out.data, final=False, answer=True)  # (a batch's answer, not its last)
+            if sent_on is False:
                 why = getattr(stream, "dropped_why", "") or "the host stream takes no more frames"
                 self.relay.note("error", "s2c", f"{why}: dropped")
                 self.relay.stats.refused += 1

@@ -4,7 +4,11 @@ basic/transports/streamable-http, as a server:
 
 - ``POST``: one message per request; a request is answered with one JSON body when its answer
   is the only frame, or an SSE stream (related notifications, then the answer) — mirroring the
-  upstream's own choice when the upstream is HTTP; a notification or a response gets 202 — over
+  upstream's own choice when the upstream is HTTP; a 2025-03-26 batch holding requests gets every
+  answer to them (basic/transports: the response to a POST of a batch carries the responses to
+  its requests), as the upstream's one JSON body when it answers them in one, else as SSE events
+  as they come, each within ``--timeout`` (``Bridge``: the batch's last answer ends the
+  response); a notification or a response gets 202 — over
   an HTTP upstream, the upstream's own answer to it: its status (202, or an error status with its
   body), or 502/504 and the proxy's JSON-RPC error with a null id when the upstream cannot be
   reached or does not answer within ``--timeout`` (``_http_upstream.HttpUpstream.delivery``),
@@ -43,8 +47,8 @@ basic/transports/streamable-http, as a server:
   (an event stream with no event: ``Bridge.host_cancelled``) — one of no session only when it
   can be told to be of that request's host (never under 2026-07-28, whose cancellation over
   HTTP is the stream's close; under 2025 when one request of no session alone has that id in
-  flight): else it is not sent and no request is cancelled, its record saying why
-  (``_cancelled_as_sent``, ``_stateless_cancel``);
+  flight, sent through the stateless relay that request waits in): else it is not sent and no
+  request is cancelled, its record saying why (``_cancelled_as_sent``, ``_stateless_cancel``);
 - stateless requests (2026-07-28, no session) from different hosts may carry the same id at the
   same time (ids are unique per connection only, and each stateless POST stands alone): each
   answer still reaches the host that asked and is judged against its request. Over an HTTP
@@ -272,11 +276,11 @@ class PostStream:
     def prime(self, event_id: str, retry: int | None) -> None:
         self.queue.put_nowait(("prime", str(retry) .encode() if retry is not None else b"", False, event_id))
 
-    def send(self, data: bytes, *, final: bool) -> bool:
+    def send(self, data: bytes, *, final: bool, answer: bool = False) -> bool:
         if self.closed:
             self.dropped_why = "the host closed the stream"
             return False
-        if not final and self.queue.size > self.limit:
+        if not final and not answer and self.queue.size > self.limit:
             self.dropped_why = f"the host does not read its stream ({self.queue.size} bytes wait)"
             return False
         event_id, self.pending_id = self.pending_id, None
@@ -586,23 +590,28 @@ class HttpHost:
         return rewritten, (f"the host's requestId {named} is the id of its request sent upstream as "
                            f"{sent[0].decode()}: sent upstream naming that id"), True
 
-    def _stateless_cancel(self, body: bytes, version: str | None) -> tuple[str | None, bool]:
+    def _stateless_cancel(self, body: bytes, version: str | None) -> tuple[str | None, bool, Bridge | None]:
         """A host's ``notifications/cancelled`` of no session for the HTTP upstream (its POST's
-        ``MCP-Protocol-Version`` ``version``): (the note of its record, whether to send it). Such a
-        POST cannot be told to come from the host of any request (:meth:`_cancelled_as_sent`), and
-        the relay it goes through would stop awaiting its own request with that id and close that
-        request's upstream stream (``HttpUpstream.send``), whichever host's: with requests of no
-        session with that id in flight it is not sent, its record saying why, under 2026-07-28
-        (closing the request's response stream is its cancellation) and under 2025 when several
-        are; under 2025 with one alone it goes on as before."""
+        ``MCP-Protocol-Version`` ``version``): (the note of its record, whether to send it, the
+        stateless relay to send it through: None for the first). Such a POST cannot be told to
+        come from the host of any request (:meth:`_cancelled_as_sent`), and the relay it goes
+        through would stop awaiting its own request with that id and close that request's
+        upstream stream (``HttpUpstream.send``), whichever host's: with requests of no session
+        with that id in flight it is not sent, its record saying why, under 2026-07-28 (closing
+        the request's response stream is its cancellation) and under 2025 when several are;
+        under 2025 with one alone it goes through that request's relay (whichever stateless
+        relay holds it: the first is not always it), which stops awaiting it, as over a stdio
+        upstream."""
         cancel, request = cancelled_request(body)
         if not cancel or request is None or isinstance(request, bool) or not isinstance(request, (int, str)):
-            return None, True
+            return None, True, None
         key = id_key(request)
-        count = sum(1 for bridge in self._stateless if bridge.relay.is_waiting(key))
+        holding = [bridge for bridge in self._stateless if bridge.relay.is_waiting(key)]
         named = cut(neutral(id_json(request).decode("utf-8", "replace")), 80)
-        untold = _untold(count, named, version)
-        return (untold, False) if untold is not None else (None, True)
+        untold = _untold(len(holding), named, version)
+        if untold is not None:
+            return untold, False, None
+        return None, True, holding[0] if holding else None
 
     def _host_ok(self, request: web.BaseRequest) -> bool:
         """The Host header names the loopback endpoint (or a host of ``--allow-origin``): a page
@@ -692,8 +701,12 @@ class HttpHost:
             version = request.headers.get("MCP-Protocol-Version")
             if self._stdio is not None and self._stdio.relay.in_flight:
                 body, note, send = self._cancelled_as_sent(body, session, version)
-            elif self._stdio is None and session is None:
-                note, send = self._stateless_cancel(body, version)
+            elif self._stdio is None and session is None and not initialize:
+                note, send, holder = self._stateless_cancel(body, version)
+                if holder is not None and holder is not bridge:  # (the relay its request waits in)
+                    self._release(bridge)
+                    bridge = holder
+                    self._live[bridge].users += 1
         try:
             return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note, send)
         finally:
@@ -740,19 +753,21 @@ class HttpHost:
                 return web.Response(status=delivery.status, body=delivery.body or None, headers=back)
             return web.Response(status=202)
         calls = self._sessions.get(session) if session is not None and self._stdio is not None else None
+        keys = bridge.batch_of(key)  # (a batch: every request it opened, answered on this POST)
         if calls is not None:
-            calls.add(key)  # (a DELETE of the session answers it)
+            calls.update(keys)  # (a DELETE of the session answers them)
         try:
             return await self._respond(request, stream, bridge, key, initialize)
         except (asyncio.CancelledError, ConnectionResetError):
             stream.closed = True
-            if bridge.relay.is_waiting(key):
-                notify = self._stdio is not None or session is not None
-                bridge.cancel(key, "the host closed its stream", notify=notify)
+            for each in keys:
+                if bridge.relay.is_waiting(each):
+                    notify = self._stdio is not None or session is not None
+                    bridge.cancel(each, "the host closed its stream", notify=notify)
             raise
         finally:
             if calls is not None:
-                calls.discard(key)
+                calls.difference_update(keys)
 
     async def _delivered(self, upstream: StdioUpstream, fate: asyncio.Future[str | None]) -> web.Response:
         """A notification or a response the stdio upstream took while it was down: 202 once it is
@@ -775,10 +790,15 @@ class HttpHost:
         return _fault(502, UPSTREAM_UNAVAILABLE, reason)
 
     async def _answer_queued(self, stream: PostStream, status: int) -> web.Response:
-        """The answer the relay wrote at once (a refused request), or the bare status without one."""
+        """The answer the relay wrote at once (a refused request), or the bare status without one;
+        the answers to a batch's requests it refused each (none awaited), as one JSON array
+        (2025-03-26 basic/transports: the response to a batch carries the responses to its requests)."""
         if stream.queue.empty():
             return web.Response(status=status)
-        _kind, data, _, _ = stream.queue.get_nowait()
+        answers = []
+        while not stream.queue.empty():
+            answers.append(stream.queue.get_nowait()[1])
+        data = answers[0] if len(answers) == 1 else b"[" + b",".join(answers) + b"]"
         return web.Response(body=data, status=status, content_type="application/json")
 
     async def _respond(self, request: web.BaseRequest, stream: PostStream, bridge: Bridge, key: Key,

@@ -289,9 +289,13 @@ class HttpUpstream:
         if data.find(b"notifications/cancelled") >= 0 and key is None:
             cancel, request = cancelled_request(data)
             if cancel:
-                task = self._posts.pop(id_key(request), None)
-                if task is not None:
-                    task.cancel()  # closing the response stream is the cancellation
+                cancels = id_key(request)
+                # closing the response stream is the cancellation — not of a 2025-03-26 batch's
+                # stream that still carries the answers to its other requests
+                relay = self.bridge.relay
+                if cancels in self._posts and not any(
+                        other != cancels and relay.is_waiting(other) for other in self.bridge.batch_of(cancels)):
+                    self._posts.pop(cancels).cancel()
                 if not self._cancels_by_notification(headers):
                     return True  # 2026-07-28: no notification on HTTP (Bridge notes it: withholds)
         if key is None:
@@ -463,13 +467,13 @@ class HttpUpstream:
                 self._error_for_stdio(body, key, response.status)
             self.bridge.from_upstream(body, stream, http=http)
             self._after_answer(body, key)
-            return not self.bridge.relay.is_waiting(key)
+            return not self.bridge.awaits(key)
         if response.status >= 400 or first is None:
             reason = f"the upstream answered HTTP {response.status} without a JSON-RPC body"
             self.bridge.fail(key, reason, UPSTREAM_UNAVAILABLE)
             return True
         self.bridge.from_upstream(body, stream, http=http)
-        return not self.bridge.relay.is_waiting(key)
+        return not self.bridge.awaits(key)
 
     def _error_for_stdio(self, body: bytes, key: Key, status: int) -> None:
         """An HTTP error whose JSON-RPC error has a null id (the SDK's 406, 404, 400), for a stdio
@@ -502,7 +506,7 @@ class HttpUpstream:
         waits (its id further in, or none read): its answer cannot come any more, and it got
         -31002 only at ``--timeout``."""
         self.bridge.upstream_too_large(head, size, stream)
-        if key is not None and self.bridge.relay.is_waiting(key):
+        if key is not None and self.bridge.awaits(key):
             self.bridge.fail(key, f"the server's answer is {size} bytes or more; the proxy's limit is {self.limit} "
                                   "(its id was not in its first bytes)", TOO_LARGE)
 
@@ -549,7 +553,6 @@ class HttpUpstream:
         """Relay the events of ``response``; True when it held the answer to ``key`` (or none is
         due). A transport failure ends it; ``broken`` receives the exception; ``seen[0]`` counts
         the events (priming ones too)."""
-        relay = self.bridge.relay
         size = 0
         primed = parser.last_event_id
         try:
@@ -569,7 +572,7 @@ class HttpUpstream:
                         stream.pending_id = event.id  # the host sees the upstream's event ids
                     self.bridge.from_upstream(event.data, stream, http=frame_http)
                     primed = parser.last_event_id
-                    if key is not None and not relay.is_waiting(key):
+                    if key is not None and not self.bridge.awaits(key):  # (a batch: each of its requests)
                         if self.stdio_host and self.protocol_version is None:
                             self._after_answer(event.data, key)  # (an initialize answered by an event)
                         return True
@@ -589,7 +592,7 @@ class HttpUpstream:
         finally:
             response.release()
         parser.close()
-        return key is None or not relay.is_waiting(key)
+        return key is None or not self.bridge.awaits(key)
 
     async def _listen(self) -> None:
         """The GET stream of a 2025 session (a stdio host's): the server's own requests and

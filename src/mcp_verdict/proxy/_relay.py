@@ -97,6 +97,12 @@ Mode = Literal["observe", "enforce"]
 Side = Literal["host", "upstream"]
 _JUDGED: Final = frozenset({"tools/call", "tasks/result"})
 _ANSWER_KINDS: Final = frozenset({"response", "error"})
+_NO_ID_KINDS: Final = frozenset({"error", "unreadable"})
+"""The answers with no id (null, or none read) that the tracker pairs by their HTTP exchange.
+_unnumbered: the relay feeds the tracker an upstream's such answer without its exchange number:
+the upstream's exchanges and the host's are numbered apart (a number is the same request on
+neither side), and the tracker's pairing by exchange scans every request waiting; without it,
+the answer is the only request waiting's (a scan that stops at a second)."""
 _RECOVER_PREFIX: Final = 64 * 1024
 _MAX_UNREADABLE: Final = 10_000
 """The unreadable host requests awaited at once, at most (past it the oldest is paired no more:
@@ -115,6 +121,9 @@ class Out(NamedTuple):
     related: Key | None = None
     """For a server message to the host that relates to one of its requests (progress): that
     request's id key."""
+    also: tuple[Key, ...] = ()
+    """For a batch to the host (2025-03-26): the id keys of the other requests it answers
+    (``answers`` is the first's)."""
 
 
 class Recorder(Protocol):
@@ -198,6 +207,8 @@ class Relay:
         self._unreadable: dict[Key, Exchange] = {}
         """The host's requests no parser reads, awaited by the id they show (the tracker does
         not know them: :meth:`_await_unreadable`)."""
+        self._progress: dict[object, Key] = {}
+        """The host's requests waiting by their progress token (:meth:`_track_progress`)."""
         self._deferred: deque[tuple[Exchange, _Waiting | None, bytes]] = deque()
         self._option_memo = OptionsMemo()  # classify's options per request context, checked once (of)
         self._early: tuple[bytes, Peek, Verdict] | None = None
@@ -211,6 +222,9 @@ class Relay:
         host frame's record notes."""
         self.last_opened: Key | None = None
         """The id key of the request the last host frame opened (None: it opened none)."""
+        self.batch_opened: tuple[Key, ...] = ()
+        """The id keys of the requests the last host batch opened, in order (``_batch.host_batch``;
+        set by each batch followed, not cleared by other frames: its reader clears it)."""
         self.withholds: Callable[[bytes, bool], str | None] | None = None
         """The upstream's word on a ``notifications/cancelled`` it will not send on (an HTTP
         upstream: the request stream's close is the cancellation), with whether the proxy wrote
@@ -258,6 +272,8 @@ class Relay:
             if self.telemetry is not None and opened.method == "tools/call":
                 waiting.token = self.telemetry.start(opened, self.session)
             pending[key] = waiting
+            if waiting.progress is not None:
+                self._track_progress(key, waiting.progress)
             if self._answered_by_proxy:
                 self._answered_by_proxy.pop(key, None)
             self.last_opened = key
@@ -267,6 +283,23 @@ class Relay:
             self.last_opened = None
         self.stats.forwarded += 1
         return [] if forwarded else [Out("upstream", data)]
+
+    def _track_progress(self, key: Key, token: object) -> None:
+        """The host's request ``key`` waits with the progress token ``token``: the server's
+        progress notifications naming it relate to it (the oldest request waiting with it keeps
+        it). Its entry goes when a notification finds its request answered, or when entries past
+        twice the requests waiting (and 1024) are rebuilt from those waiting."""
+        if not isinstance(token, (str, int)):
+            return
+        table = self._progress
+        known = table.get(token)
+        if known is None or (held := self._waiting.get(known)) is None or held.progress != token:
+            table[token] = key
+        if len(table) > 2 * len(self._waiting) + 1024:
+            self._progress = {}
+            for each, waiting in self._waiting.items():
+                if isinstance(waiting.progress, (str, int)):
+                    self._progress.setdefault(waiting.progress, each)
 
     def _id_in_flight(self, data: bytes, opened: Exchange, key: Key, seq: int, at: float,
                       http: Mapping[str, Any] | None, forwarded: bool) -> list[Out]:
@@ -383,10 +416,11 @@ class Relay:
 
     def host_no_message(self, data: bytes, http: Mapping[str, Any] | None = None) -> list[Out]:
         """A host body that is no JSON-RPC message (an HTTP POST: empty, blanks only, not JSON,
-        not UTF-8 JSON, or JSON that is no object — a batch, which MCP has not had since
-        2025-06-18): never forwarded, logged as refused, answered with a null id (JSON-RPC 2.0
-        s5.1: PARSE_ERROR for a body no parser reads, INVALID_REQUEST for JSON that is no object;
-        no id can be told)."""
+        not UTF-8 JSON, or JSON that is no object — a batch the relay does not follow, its reason
+        the tracker's: the version in force when it is not 2025-03-26, the only one with batches,
+        :meth:`frames.Tracker.batch`): never forwarded, logged as refused, answered with a null id
+        (JSON-RPC 2.0 s5.1: PARSE_ERROR for a body no parser reads, INVALID_REQUEST for JSON that
+        is no object; no id can be told)."""
         self.stats.host_frames += 1
         self.stats.refused += 1
         try:
@@ -394,8 +428,9 @@ class Relay:
         except (ValueError, RecursionError):
             code, reason = PARSE_ERROR, "the body is no JSON text (JSON is UTF-8, RFC 8259 s8.1)"
         else:
+            why = self.tracker.batch(self.conn, data, http) if is_batch(data) else None
             code, reason = INVALID_REQUEST, ("the body is JSON but no JSON-RPC message object (one message per "
-                                             "POST; a batch, an array, is not MCP since 2025-06-18)")
+                                             "POST" + (f"; {why})" if isinstance(why, str) else ")"))
         self._log("c2s", "refused", data, note=f"not forwarded: {reason}", http=http)
         what = "parse error" if code == PARSE_ERROR else "invalid request"
         answer = error_frame(None, code, f"mcp-verdict proxy: {what}: {reason}; the proxy does not relay it",
@@ -474,7 +509,10 @@ class Relay:
             _, look, judged = early
         else:
             look = peek(data)
-        events = self.tracker.feed(self.conn, "s2c", data, at=at, seq=seq, http=http, look=look)
+        fed = http
+        if http is not None and look.id is None and "exchange" in http and look.kind in _NO_ID_KINDS:
+            fed = {k: v for k, v in http.items() if k != "exchange"}  # (_unnumbered)
+        events = self.tracker.feed(self.conn, "s2c", data, at=at, seq=seq, http=fed, look=look)
         if not events:
             return self._server_message(data, seq, at, http, look)
         event = events[0]
@@ -513,8 +551,8 @@ class Relay:
         JSON-RPC 2.0 s5), the only request waiting when it is one the proxy could not read."""
         if key is not None and key in self._unreadable:
             return self._unreadable.pop(key)
-        if look.kind == "error" and look.id is None and len(self._unreadable) == 1 \
-                and not any(e.origin == "client" for e in self.tracker.pending(self.conn)):
+        if look.kind == "error" and look.id is None and len(self._unreadable) == 1 and len(self._waiting) == 1 \
+                and next(iter(self._unreadable)) in self._waiting:  # (the tracker has none waiting: no scan)
             return self._unreadable.popitem()[1]
         return None
 
@@ -583,9 +621,14 @@ class Relay:
         return True
 
     def _near_miss(self, value: Id) -> _Waiting | None:
-        """The waiting request an answer means with an id of another JSON type (``7`` → ``"7"``)."""
+        """The waiting request an answer means with an id of another JSON type (``7`` → ``"7"``):
+        the only one whose id reads as the same text. Looked up by the few ids that text can be
+        (:func:`_same_text`), never by a scan of the requests waiting: a batch of strays costs a
+        few lookups each, however many requests wait."""
         text = str(value)
-        found = [w for w in self._waiting.values() if str(w.exchange.request_id) == text]
+        waiting = self._waiting
+        found = [w for key in _same_text(text) if (w := waiting.get(key)) is not None
+                 and str(w.exchange.request_id) == text]
         return found[0] if len(found) == 1 else None
 
     def _mismatched(self, waiting: _Waiting, data: bytes, seq: int, at: float,
@@ -629,10 +672,15 @@ class Relay:
                         look: Peek) -> list[Out]:
         """A request or notification from the server (or a frame the tracker took as one)."""
         related = None
-        if self._waiting:
-            token = look.params.get("progressToken") if look.method == "notifications/progress" else None
-            if token is not None:
-                related = next((k for k, w in self._waiting.items() if w.progress == token), None)
+        if self._progress and look.method == "notifications/progress":
+            token = look.params.get("progressToken")
+            if isinstance(token, (str, int)):  # (MCP: a string or an integer; else related to none)
+                key = self._progress.get(token)
+                waiting = self._waiting.get(key) if key is not None else None
+                if waiting is not None and waiting.progress == token:
+                    related = key
+                elif key is not None:
+                    del self._progress[token]  # (its request is answered)
         if self.enforce:
             _, problem = parse(data, self.max_frame, DEFAULT_LIMITS.max_depth)
             if problem is not None:
@@ -1012,6 +1060,32 @@ def as_written(request_id: Id | bytes, data: bytes) -> Id | bytes:
     except ValueError:  # (invalid UTF-8, a bad escape, more digits than Python converts)
         return request_id
     return text if type(value) is type(request_id) and value == request_id else request_id
+
+
+def _same_text(text: str) -> list[Key]:
+    """The id keys of every id that reads as ``text`` (``str`` of it): the string, and the
+    integer, float, null or boolean it spells exactly (``"7"``: ``7``; ``"7.0"``: ``7.0``)."""
+    keys: list[Key] = [("str", text)]
+    if text == "None":
+        keys.append(("NoneType", None))
+    elif text in ("True", "False"):
+        keys.append(("bool", text == "True"))
+    else:
+        try:
+            number = int(text)
+        except ValueError:  # (no integer, or past the digits Python converts)
+            pass
+        else:
+            if str(number) == text:
+                keys.append(("int", number))
+        try:
+            real = float(text)
+        except ValueError:
+            pass
+        else:
+            if str(real) == text:
+                keys.append(("float", real))
+    return keys
 
 
 def _reply_id(exchange: Exchange) -> Id | bytes:

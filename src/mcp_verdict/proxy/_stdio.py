@@ -191,7 +191,7 @@ class _WriterStream:
         self.one_line = False
         """Frames may hold line breaks (an HTTP upstream): each CR and LF becomes a space."""
 
-    def send(self, data: bytes, *, final: bool) -> None:
+    def send(self, data: bytes, *, final: bool, answer: bool = False) -> None:
         transport = self.transport
         if transport is None or transport.is_closing():
             return
