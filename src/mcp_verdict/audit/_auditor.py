@@ -37,7 +37,7 @@ from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
 from ..verdict._classify import OptionsMemo
 from ..verdict._kind import Kind
-from ..verdict._peer_text import cut
+from ..verdict._peer_text import cut, utf8_text
 from ..verdict._verdict import Verdict
 from ..verdict._versions import LATEST_VERSION
 from ._judge import ambiguous, cancelled, judge_call, judge_task, naive, unanswered
@@ -663,7 +663,7 @@ class Auditor:
             (self.family, END_OF_INPUT, 0, conn, number)
         return CallRow(
             call.source, call.line, self.input_format, self.fidelity, conn, number, server, server_version, transport,
-            _name_text(name), str(request_id) if type(request_id) is int else _id_text(request_id), context.version,
+            utf8_text(name), str(request_id) if type(request_id) is int else _id_text(request_id), context.version,
             context.source, context.extensions, rounds[0].started_at if rounds else None,
             rounds[-1].ended_at if rounds else None, tuple(rounds), str(verdict.kind),
             None if first_verdict is None else str(first_verdict.kind), verdict.error_code, findings,
@@ -707,19 +707,6 @@ def _continues(verdict: Verdict) -> bool:
     if verdict.kind is Kind.INPUT_REQUIRED:
         return verdict.request_state is not None
     return verdict.task is not None
-
-
-def _name_text(name: str | None) -> str | None:
-    """A tool's name as a row holds it: as it is, but a lone surrogate (a request's bytes that are
-    no UTF-8, read leniently: ``frames.lenient_request``) shown as its escape (``\\udcff``), which
-    no UTF-8 output (JSON, Parquet) could hold."""
-    if name is None or name.isascii():
-        return name
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return name.encode("utf-8", "backslashreplace").decode("utf-8")
-    return name
 
 
 def _id_text(value: Any) -> str:

@@ -77,6 +77,7 @@ from ..verdict._classify import (
 )
 from ..verdict._findings import finding, refused, refuses
 from ..verdict._kind import Kind
+from ..verdict._peer_text import utf8_text
 from ..verdict._shown import shown
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
@@ -1054,7 +1055,7 @@ class VerdictTap:
                     else self._listed_schema(state, name, DEFAULT_SCHEMA_LIMITS)
             else:
                 tool, output_schema = self._listed_tool(state, name, DEFAULT_SCHEMA_LIMITS)
-                name = _name_text(name)  # (a name read leniently is never listed: listings are read strictly)
+                name = utf8_text(name)  # (a name read leniently is never listed: listings are read strictly)
         if verdict is None:
             verdict = judge(response, self._options.of(exchange.context, self.absent_result_type, self.limits),
                             request_id if type(request_id) is int or type(request_id) is str
@@ -1140,7 +1141,7 @@ class VerdictTap:
             outcome = replace(outcome, request_sent=False)
         if attempt is not None:  # a call run again: its outcome decides at its own attempt, under its policy
             outcome = replace(outcome, attempt=attempt[0], retry=attempt[1])
-        call = TapCall(state.id if state is not None else None, _name_text(name), request_id, request_bytes, response,
+        call = TapCall(state.id if state is not None else None, utf8_text(name), request_id, request_bytes, response,
                        verdict, outcome, number)
         self.history.append(call)
         if (response is not None and len(response) > _HISTORY_BIG) or \
@@ -1536,16 +1537,3 @@ def _is_cancelled(error: object) -> bool:
 
 def _describe(error: BaseException | None) -> str:
     return "no error was raised" if error is None else f"{type(error).__name__}: {error}"
-
-
-def _name_text(name: str | None) -> str | None:
-    """A tool's name as a :class:`TapCall` holds it: as it is, but a lone surrogate (a request's
-    bytes that are no UTF-8, read leniently: ``frames.lenient_request``) as its escape
-    (``\\udcff``), which no UTF-8 output (a log, JSON, a terminal) could otherwise hold."""
-    if name is None or name.isascii():
-        return name
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return name.encode("utf-8", "backslashreplace").decode("utf-8")
-    return name

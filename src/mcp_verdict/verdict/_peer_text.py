@@ -50,3 +50,16 @@ def cut(text: str, limit: int) -> str:
 
 
 __all__ = ["cut", "neutral"]
+
+
+def utf8_text(text: str | None) -> str | None:
+    """``text`` as it is, but a lone surrogate (bytes that are no UTF-8, read leniently with
+    ``surrogateescape``: a request's tool name, ``frames.lenient_request``) as its escape
+    (``\\udcff``), which no UTF-8 output (a log, JSON, Parquet, a terminal) could otherwise hold."""
+    if text is None or text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
