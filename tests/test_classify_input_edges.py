@@ -1,0 +1,94 @@
+"""``mcp-verdict classify`` on inputs a user meets at the edges: one it cannot read, a closed
+stdin, and JSON Lines of many short responses (README "The CLI").
+
+- A read that fails (EIO: a bad disk, ``/proc/self/mem``) or a closed stdin (a daemon's, ``<&-``)
+  is a usage error naming FILE, status 2. Before, the first was an ``OSError`` traceback (status
+  1) and the second click's ``RuntimeError: Was not able to determine binary stream for
+  sys.stdin.`` traceback.
+- JSON Lines are judged and printed one response at a time, none kept: memory does not grow
+  with the number of lines. Before, every verdict was kept until the last was made: 300,000
+  lines of ``{}`` (900 kB) held ~140-180 MB, and 64 MiB of them (the largest input read whole)
+  would hold ~12 GB.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CLI = [sys.executable, "-m", "mcp_verdict"]
+
+
+def _close_stdin() -> None:
+    os.close(0)
+
+
+# (case: the arguments, whether stdin is closed; the last line on stderr)
+UNREADABLE = {
+    "a file whose read fails (EIO)": (
+        ["classify", "/proc/self/mem"], False,
+        "Error: Invalid value for FILE: cannot read '/proc/self/mem': Input/output error"),
+    "the same, as JSON Lines": (
+        ["classify", "--lines", "/proc/self/mem"], False,
+        "Error: Invalid value for FILE: cannot read '/proc/self/mem': Input/output error"),
+    "a closed stdin": (
+        ["classify"], True,
+        "Error: Invalid value for '[FILE]': there is no standard input to read (it is closed): give FILE"),
+    "a closed stdin, as -": (
+        ["classify", "--json", "-"], True,
+        "Error: Invalid value for '[FILE]': there is no standard input to read (it is closed): give FILE"),
+}
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux's /proc/self/mem (a read that fails)")
+@pytest.mark.parametrize("case", list(UNREADABLE))
+def test_an_input_that_cannot_be_read_is_a_usage_error(case: str) -> None:
+    arguments, closed, last = UNREADABLE[case]
+    run = subprocess.run([*CLI, *arguments], capture_output=True, timeout=60, check=False,
+                         stdin=subprocess.DEVNULL, preexec_fn=_close_stdin if closed else None)
+    assert (run.returncode, run.stdout, run.stderr.decode().splitlines()[-1]) == (2, b"", last)
+
+
+# (case: the arguments; status, lines of output) over 300,000 JSON Lines of `{}` (each unclassified)
+MANY = {
+    "--json, detected": (["--json"], 20, 300_000),
+    "--json --lines": (["--json", "--lines"], 20, 300_000),
+}
+_PEAK_KB = 100_000
+"""A bound on the command's peak resident memory: ~20 MB when verdicts are not kept."""
+
+
+_MEASURE = """
+import json, os, subprocess, sys
+with open(sys.argv[1], "wb") as sink:
+    process = subprocess.Popen(sys.argv[2:], stdout=sink, stderr=subprocess.PIPE)
+    stderr = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+print(json.dumps([os.waitstatus_to_exitcode(status), stderr.decode(), usage.ru_maxrss]))
+"""
+"""Run a command and print its status, stderr and peak resident memory (kB). A small process of
+its own starts it: a child forked from pytest would count pytest's memory as its own (Linux
+keeps the peak across exec)."""
+
+
+@pytest.mark.skipif(not hasattr(os, "wait4"), reason="needs os.wait4 for the child's peak memory")
+@pytest.mark.parametrize("case", list(MANY))
+def test_json_lines_are_judged_in_bounded_memory(tmp_path: Path, case: str) -> None:
+    arguments, status, count = MANY[case]
+    path = tmp_path / "many.jsonl"
+    path.write_bytes(b"{}\n" * 300_000)
+    out = tmp_path / "out.jsonl"
+    run = subprocess.run([sys.executable, "-c", _MEASURE, str(out), *CLI, "classify", *arguments, str(path)],
+                         capture_output=True, timeout=300, check=True)
+    returncode, stderr, peak = json.loads(run.stdout)
+    with out.open("rb") as lines:
+        total, last = 0, b""
+        for line in lines:
+            total, last = total + 1, line
+    assert (returncode, stderr, total, last.endswith(b'"line": 300000}\n')) == (status, "", count, True)
+    assert peak < _PEAK_KB, f"peak {peak} kB"
