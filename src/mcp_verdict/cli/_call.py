@@ -72,6 +72,7 @@ class _Spinner:
         if self._status is None:
             return await call()
         result: list[Outcome] = []
+        failed: list[Exception] = []
         async with anyio.create_task_group() as group:
             async def show_later() -> None:
                 await anyio.sleep(self._delay)
@@ -81,10 +82,14 @@ class _Spinner:
             group.start_soon(show_later)
             try:
                 result.append(await call())
+            except Exception as exc:  # raised as it is, not inside the task group's ExceptionGroup
+                failed.append(exc)
             finally:
                 group.cancel_scope.cancel()
                 self._waiting = False
                 self._refresh()
+        if failed:
+            raise failed[0]
         return result[0]
 
     def pause(self) -> None:
@@ -109,6 +114,9 @@ def _interactive_handlers(console: Console, spinner: _Spinner) -> Handlers:
         spinner.pause()
         try:
             return await anyio.to_thread.run_sync(_ask_form, console, request, list(problems))
+        except EOFError:  # Ctrl-D at a question: the user ends the form, which the server is told
+            console.print("\n[dim]input ended: the elicitation is cancelled[/]")
+            return ElicitAnswer("cancel")
         finally:
             spinner.resume()
 
@@ -121,6 +129,9 @@ def _interactive_handlers(console: Console, spinner: _Spinner) -> Handlers:
             console.print(Text.assemble("  ", literal(request.url or "")))
             console.print("  [dim]mcp-verdict never opens it for you.[/]")
             return bool(await anyio.to_thread.run_sync(lambda: Confirm.ask("Consent?", console=console)))
+        except EOFError:  # Ctrl-D: no consent
+            console.print("\n[dim]input ended: no consent[/]")
+            return False
         finally:
             spinner.resume()
 
@@ -132,7 +143,11 @@ def _interactive_handlers(console: Console, spinner: _Spinner) -> Handlers:
                 content = message.get("content")
                 text = content.get("text") if isinstance(content, dict) else content
                 console.print(Text.assemble("  ", literal(str(message.get("role"))), ": ", literal(str(text))))
-            reply = await anyio.to_thread.run_sync(lambda: Prompt.ask("reply", console=console))
+            try:
+                reply = await anyio.to_thread.run_sync(lambda: Prompt.ask("reply", console=console))
+            except EOFError:  # Ctrl-D: no reply to send
+                console.print()
+                raise HandlerError("input ended (Ctrl-D) before a reply was typed") from None
             return {"role": "assistant", "content": {"type": "text", "text": reply}, "model": "human",
                     "stopReason": "endTurn"}
         finally:
