@@ -20,6 +20,7 @@ they came (text, or base64 when they are not UTF-8).
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -279,11 +280,22 @@ def _client(stdio: str | None, url: str | None, headers: Sequence[str], **option
         raise click.UsageError(str(exc)) from None
 
 
+class _Seconds(click.FloatRange):
+    """A positive, finite number of seconds: click's range lets ``nan`` and ``inf`` through (no
+    comparison refuses them), which the client then refused in words that do not name the option."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        seconds = super().convert(value, param, ctx)
+        if not math.isfinite(seconds):
+            self.fail(f"{value} is not a finite number of seconds", param, ctx)
+        return seconds
+
+
 _server_options = [
     click.option("--stdio", "stdio", metavar="CMD", help='Spawn the server: --stdio "python server.py".'),
     click.option("--url", "url", metavar="URL", help="A Streamable HTTP endpoint."),
     click.option("--header", "headers", multiple=True, metavar="NAME: VALUE", help="An HTTP header (repeatable)."),
-    click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+    click.option("--timeout", type=_Seconds(min=0, min_open=True), default=30.0, show_default=True,
                  help="Seconds per request, and per step of connecting."),
     click.option("--mode", type=click.Choice(MODES), default="auto", show_default=True,
                  help="auto: server/discover, falling back to initialize; modern: server/discover only; "
