@@ -92,3 +92,38 @@ def test_json_lines_are_judged_in_bounded_memory(tmp_path: Path, case: str) -> N
             total, last = total + 1, line
     assert (returncode, stderr, total, last.endswith(b'"line": 300000}\n')) == (status, "", count, True)
     assert peak < _PEAK_KB, f"peak {peak} kB"
+
+
+COMPLETE = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}\n'
+# (case: the arguments; the first line printed for COMPLETE, before the input ends)
+LIVE = {
+    "--lines --json": (["--lines", "--json"],
+                       b'{"kind": "normal_complete", "version": "2026-07-28", "id": 1, "findings": [], '
+                       b'"is_error": false, "content_types": [], "content": [], "line": 1}\n'),
+    "--lines": (["--lines"], b"line 1  normal_complete  0 block(s)\n"),
+}
+
+
+@pytest.mark.skipif(os.name != "posix", reason="select on a pipe is POSIX")
+@pytest.mark.parametrize("case", list(LIVE))
+def test_json_lines_from_a_pipe_are_judged_as_they_come(case: str) -> None:
+    """``tail -f log | mcp-verdict classify --lines``: each line is judged once it has come.
+    Before, the reader waited for 64 KiB (or the end of the input) before judging any line."""
+    import select
+
+    arguments, first = LIVE[case]
+    process = subprocess.Popen([*CLI, "classify", *arguments], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env={**os.environ, "COLUMNS": "100"})
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        process.stdin.write(COMPLETE)
+        process.stdin.flush()
+        ready, _, _ = select.select([process.stdout], [], [], 60)  # a guard against a hang, not a timing
+        printed = process.stdout.readline() if ready else b"(nothing while the input is open)"
+        process.stdin.close()
+        status = process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert (printed, status) == (first, 0)

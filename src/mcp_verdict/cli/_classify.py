@@ -118,7 +118,7 @@ def _stream_lines(file: Any, first: bytes, limit: int) -> Iterator[tuple[int, by
             yield number, bytes(buffer[: limit + 1])
             skipping = True
             buffer.clear()
-        chunk = _read(file, 65536)
+        chunk = _read(file, 65536, some=True)
         if not chunk:
             break
         buffer += chunk
@@ -204,11 +204,13 @@ def classify_command(file: Any, version: str, request_id: str | None, extensions
     sys.exit(status)
 
 
-def _read(file: Any, size: int) -> bytes:
-    """Up to ``size`` bytes of ``file``; a read that fails (EIO, EISDIR...) is a usage error naming
-    the file, never a traceback."""
+def _read(file: Any, size: int, *, some: bool = False) -> bytes:
+    """Up to ``size`` bytes of ``file``; with ``some``, what is there once anything is (``read1``:
+    JSON Lines from a pipe, ``tail -f``, are judged as they come, not once 64 KiB have). A read
+    that fails (EIO, EISDIR...) is a usage error naming the file, never a traceback."""
     try:
-        data: bytes = file.read(size)
+        read = getattr(file, "read1", file.read) if some else file.read
+        data: bytes = read(size)
     except OSError as exc:
         raise click.BadParameter(f"cannot read {click.format_filename(file.name)!r}: {exc.strerror or exc}",
                                  param_hint="FILE") from None
@@ -242,7 +244,7 @@ def _summary(verdict: Verdict) -> str:
     if kind in (Kind.TOOL_ERROR, Kind.NORMAL_COMPLETE):
         types = [block.type for block in verdict.content]
         extra = " + structuredContent" if verdict.has_structured_content else ""
-        return f"{len(types)} block(s) {', '.join(types)}{extra}".replace("  ", " ")
+        return f"{len(types)} block(s) {', '.join(types)}{extra}".replace("  ", " ").rstrip()
     if kind is Kind.INPUT_REQUIRED:
         asks = ", ".join(f"{key} ({req.method})" for key, req in verdict.input_requests.items())
         state = "" if verdict.request_state is None else " + requestState"
