@@ -178,7 +178,7 @@ def classify_command(file: Any, version: str, request_id: str | None, extensions
         messages: Iterable[tuple[int | None, bytes]] = _stream_lines(file, data, max_bytes)
     else:
         messages = _messages(data, "single" if lines is False or len(data) > max_bytes else "auto")
-        width = len(str(_last_line(data)))
+        width = 0 if isinstance(messages, list) else len(str(_last_line(data)))
     verdicts = ((number, classify(message, **options)) for number, message in messages)
     try:
         first = next(verdicts, None)  # the options are checked by the first call
