@@ -471,7 +471,7 @@ class VerdictClient:
             return [], None, round_.verdict.findings[0].message if round_.verdict.findings else "no answer"
         value, problem = parse(round_.response, self.limits.max_bytes, self.limits.max_depth)
         if problem is not None:
-            return [], None, f"the answer is not valid JSON ({problem.code}: {problem.message})"
+            return [], None, f"the answer cannot be read ({problem.code}: {problem.message})"
         result = value.get("result") if isinstance(value, dict) else None
         if not isinstance(result, dict):
             error = value.get("error") if isinstance(value, dict) else None
