@@ -47,3 +47,25 @@ def test_a_flood_of_noise_while_connecting_is_counted_whole(lines: int, said: st
                          capture_output=True, timeout=120, check=False, stdin=subprocess.DEVNULL,
                          env={**os.environ, "COLUMNS": "400"})
     assert (run.returncode, run.stdout, run.stderr.decode().splitlines()[0]) == (3, b"", said)
+
+
+# (what the server prints, in printf's octal escapes; how the message quotes it) - a line that
+# is not UTF-8 is quoted as its bytes: its text repr said 'caf\\xe9', a backslash the server never
+# wrote, beside a real control character's '\x1b'
+QUOTED = [
+    (r"caf\351", r"b'caf\xe9'"),
+    (r"caf\303\251", "'café'"),
+    (r"\033[2J\351", r"b'\x1b[2J\xe9'"),
+    (r"\033[2Jok", r"'\x1b[2Jok'"),
+]
+
+
+@pytest.mark.parametrize(("printed", "quoted"), QUOTED)
+def test_noise_that_is_not_utf8_is_quoted_as_its_bytes(printed: str, quoted: str) -> None:
+    command = f"sh -c 'printf \"{printed}\\n\"; exec sleep 60'"
+    run = subprocess.run([*CLI, "call", "--stdio", command, "--mode", "legacy", "--timeout", "1", "t"],
+                         capture_output=True, timeout=120, check=False, stdin=subprocess.DEVNULL,
+                         env={**os.environ, "COLUMNS": "400"})
+    first = run.stderr.decode().splitlines()[0]
+    assert (run.returncode, f"on its stdout (first: {quoted}): the likely cause (during initialize)" in first) \
+        == (3, True), first
