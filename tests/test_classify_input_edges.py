@@ -127,3 +127,16 @@ def test_json_lines_from_a_pipe_are_judged_as_they_come(case: str) -> None:
             process.kill()
             process.wait()
     assert (printed, status) == (first, 0)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a pseudo-terminal is POSIX")
+def test_classify_alone_in_a_terminal_says_what_it_waits_for() -> None:
+    """``mcp-verdict classify`` with no FILE in a terminal waited for stdin in silence, like a hang;
+    it now says it reads the terminal and how to end (Ctrl-D), then judges what was typed."""
+    from .terminal import in_a_terminal
+
+    status, output = in_a_terminal(["classify"], [(b"end it with Ctrl-D", b"{}\n\x04")])
+    lines = [line.strip() for line in output.decode("utf-8", "replace").replace("\r", "").splitlines()]
+    assert (status, lines[0], "unclassified" in lines) == (
+        20, "mcp-verdict classify: reading a response from the terminal; end it with Ctrl-D (or give FILE, or "
+            "pipe it in)", True), output

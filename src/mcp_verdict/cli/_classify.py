@@ -173,6 +173,9 @@ def classify_command(file: Any, version: str, request_id: str | None, extensions
     # of them), JSON Lines streamed a line at a time, none held past max_bytes + 1; each verdict
     # printed as it is made, none kept.
     width = 0  # of the line numbers, known when the input is held whole
+    if _is_terminal(file):  # `mcp-verdict classify` alone: say what it waits for, never wait in silence
+        click.echo("mcp-verdict classify: reading a response from the terminal; end it with Ctrl-D "
+                   "(or give FILE, or pipe it in)", err=True)
     data = _read(file, max_bytes + 1) if lines is not True else b""
     if lines is True or (lines is None and len(data) > max_bytes and _lines_begin(data)):
         messages: Iterable[tuple[int | None, bytes]] = _stream_lines(file, data, max_bytes)
@@ -202,6 +205,13 @@ def classify_command(file: Any, version: str, request_id: str | None, extensions
         else:
             print_verdicts(console, [(number, verdict)], width=width)
     sys.exit(status)
+
+
+def _is_terminal(file: Any) -> bool:
+    try:
+        return bool(file.isatty())
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 def _read(file: Any, size: int, *, some: bool = False) -> bytes:
