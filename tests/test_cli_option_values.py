@@ -56,6 +56,13 @@ USAGE_CASES: list[tuple[str, list[str], str, str]] = [
      "--header", "'X-A: b\\nc': a header value is visible ASCII, spaces and tabs, or Latin-1"),
     ("call --header with a space in its name", ["call", "--url", "http://127.0.0.1:9/mcp", "--header", "X A: b", "t"],
      "--header", "'X A: b': a header name is letters, digits"),
+    # click's FloatRange lets nan and inf through; the client refused them without naming the option
+    ("call --timeout nan", ["call", "--stdio", SERVER, "t", "--timeout", "nan"], "'--timeout'",
+     "nan is not a finite number of seconds"),
+    ("call --timeout inf", ["call", "--stdio", SERVER, "t", "--timeout", "inf"], "'--timeout'",
+     "inf is not a finite number of seconds"),
+    ("tools --timeout -inf", ["tools", "--stdio", SERVER, "--timeout", "-inf"], "'--timeout'",
+     "-inf is not in the range x>0."),
     ("call --header beyond Latin-1", ["call", "--url", "http://127.0.0.1:9/mcp", "--header", "X-A: \u20ac", "t"],
      "--header", "'X-A: \u20ac': a header value is visible ASCII"),
 ]

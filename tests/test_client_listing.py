@@ -56,6 +56,22 @@ def test_tools_lists_every_page_or_says_where_it_stopped(flags: str, names: list
         assert f"warning {warning}" in shown.stdout.replace("\n", " "), shown.stdout
 
 
+# (server flags, the start of the one warning) - an answer past the limits is valid JSON the
+# client does not read: it said "the answer is not valid JSON (json.too_deep: ...)"
+UNREAD: list[tuple[str, str]] = [
+    ("--deep", "tools/list: the answer cannot be read (json.too_deep: the value nests deeper than the limit of 64 "
+               "levels (byte "),
+]
+
+
+@pytest.mark.parametrize(("flags", "start"), UNREAD, ids=[c[0] for c in UNREAD])
+def test_a_listing_past_the_limits_is_said_unread_not_invalid(flags: str, start: str) -> None:
+    run = cli("tools", "--mode", "legacy", "--stdio", f"{SERVER} {flags}", "--json")
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert (data["tools"], len(data["warnings"]), data["warnings"][0].startswith(start)) == ([], 1, True), data
+
+
 def test_a_tool_listed_twice_is_called_with_the_last_listing() -> None:
     data = json.loads(cli("tools", "--mode", "legacy", "--stdio", f"{SERVER} --twice", "--json").stdout)
     assert [t.get("annotations") for t in data["tools"] if t["name"] == "twin"] == [{"destructiveHint": True}]

@@ -7,6 +7,8 @@ Run: python -m tests.servers.listing_stdio [FLAGS]
   ``nextCursor``; ``--pages forever``: every page has a next one;
 - ``--same-cursor``: every page's ``nextCursor`` is ``"again"`` (a server that loops);
 - ``--twice``: ``twin`` is listed twice (read-only first, destructive second);
+- ``--deep``: ``deep``, whose inputSchema nests 100 objects deep (valid JSON, past the client's
+  default depth limit of 64);
 - always: ``big`` (structuredContent with a 5,000-character string, its text content the same JSON).
 """
 
@@ -34,6 +36,11 @@ def tools_page(flags: list[str], cursor: str | None) -> dict[str, Any]:
     listed = [tool(f"tool_{number}")] if "--pages" in flags else []
     if number == 1:
         listed.append(tool("big"))
+        if "--deep" in flags:
+            nested: dict[str, Any] = {"type": "string"}
+            for _ in range(100):
+                nested = {"type": "object", "properties": {"a": nested}}
+            listed.append(tool("deep", inputSchema=nested))
         if "--twice" in flags:
             listed += [tool("twin", annotations={"readOnlyHint": True}),
                        tool("twin", annotations={"destructiveHint": True})]

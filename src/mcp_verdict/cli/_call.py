@@ -20,6 +20,7 @@ they came (text, or base64 when they are not UTF-8).
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -72,6 +73,7 @@ class _Spinner:
         if self._status is None:
             return await call()
         result: list[Outcome] = []
+        failed: list[Exception] = []
         async with anyio.create_task_group() as group:
             async def show_later() -> None:
                 await anyio.sleep(self._delay)
@@ -81,10 +83,14 @@ class _Spinner:
             group.start_soon(show_later)
             try:
                 result.append(await call())
+            except Exception as exc:  # raised as it is, not inside the task group's ExceptionGroup
+                failed.append(exc)
             finally:
                 group.cancel_scope.cancel()
                 self._waiting = False
                 self._refresh()
+        if failed:
+            raise failed[0]
         return result[0]
 
     def pause(self) -> None:
@@ -109,6 +115,9 @@ def _interactive_handlers(console: Console, spinner: _Spinner) -> Handlers:
         spinner.pause()
         try:
             return await anyio.to_thread.run_sync(_ask_form, console, request, list(problems))
+        except EOFError:  # Ctrl-D at a question: the user ends the form, which the server is told
+            console.print("\n[dim]input ended: the elicitation is cancelled[/]")
+            return ElicitAnswer("cancel")
         finally:
             spinner.resume()
 
@@ -121,6 +130,9 @@ def _interactive_handlers(console: Console, spinner: _Spinner) -> Handlers:
             console.print(Text.assemble("  ", literal(request.url or "")))
             console.print("  [dim]mcp-verdict never opens it for you.[/]")
             return bool(await anyio.to_thread.run_sync(lambda: Confirm.ask("Consent?", console=console)))
+        except EOFError:  # Ctrl-D: no consent
+            console.print("\n[dim]input ended: no consent[/]")
+            return False
         finally:
             spinner.resume()
 
@@ -132,7 +144,11 @@ def _interactive_handlers(console: Console, spinner: _Spinner) -> Handlers:
                 content = message.get("content")
                 text = content.get("text") if isinstance(content, dict) else content
                 console.print(Text.assemble("  ", literal(str(message.get("role"))), ": ", literal(str(text))))
-            reply = await anyio.to_thread.run_sync(lambda: Prompt.ask("reply", console=console))
+            try:
+                reply = await anyio.to_thread.run_sync(lambda: Prompt.ask("reply", console=console))
+            except EOFError:  # Ctrl-D: no reply to send
+                console.print()
+                raise HandlerError("input ended (Ctrl-D) before a reply was typed") from None
             return {"role": "assistant", "content": {"type": "text", "text": reply}, "model": "human",
                     "stopReason": "endTurn"}
         finally:
@@ -264,11 +280,22 @@ def _client(stdio: str | None, url: str | None, headers: Sequence[str], **option
         raise click.UsageError(str(exc)) from None
 
 
+class _Seconds(click.FloatRange):
+    """A positive, finite number of seconds: click's range lets ``nan`` and ``inf`` through (no
+    comparison refuses them), which the client then refused in words that do not name the option."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        seconds = super().convert(value, param, ctx)
+        if not math.isfinite(seconds):
+            self.fail(f"{value} is not a finite number of seconds", param, ctx)
+        return seconds
+
+
 _server_options = [
     click.option("--stdio", "stdio", metavar="CMD", help='Spawn the server: --stdio "python server.py".'),
     click.option("--url", "url", metavar="URL", help="A Streamable HTTP endpoint."),
     click.option("--header", "headers", multiple=True, metavar="NAME: VALUE", help="An HTTP header (repeatable)."),
-    click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+    click.option("--timeout", type=_Seconds(min=0, min_open=True), default=30.0, show_default=True,
                  help="Seconds per request, and per step of connecting."),
     click.option("--mode", type=click.Choice(MODES), default="auto", show_default=True,
                  help="auto: server/discover, falling back to initialize; modern: server/discover only; "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from collections.abc import Iterable, Iterator, Sequence
@@ -46,21 +47,41 @@ def _one_value(text: bytes) -> bool:
     return True
 
 
-def _messages(data: bytes, mode: str) -> list[tuple[int | None, bytes]]:
+def _lines_of(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """The non-blank lines of ``data`` (a CR before the LF dropped), each with its line number,
+    one at a time: a list of them would hold an object per line (tens of them per byte of a file
+    of short lines)."""
+    start, number, size = 0, 0, len(data)
+    while start <= size:
+        end = data.find(b"\n", start)
+        if end < 0:
+            end = size
+        number += 1
+        line = data[start:end]
+        if line.strip():
+            yield number, line.removesuffix(b"\r")
+        start = end + 1
+
+
+def _last_line(data: bytes) -> int:
+    """The number of the last non-blank line of ``data`` (0 when there is none)."""
+    kept = data.rstrip()
+    return kept.count(b"\n") + 1 if kept else 0
+
+
+def _messages(data: bytes, mode: str) -> Iterable[tuple[int | None, bytes]]:
     """The responses in ``data``, each with its line number (None: the whole input is one).
 
     ``auto``: one response when the whole input reads as one JSON value (a pretty-printed
     response included); otherwise JSON Lines when at least two lines hold text and one of them
     reads as a JSON value by itself — then every line is classified where it is, a bad one
     included; otherwise one response (whose verdict says what is wrong with it)."""
-    lines = [(number, line.removesuffix(b"\r")) for number, line in enumerate(data.split(b"\n"), 1)
-             if line.strip()]
     if mode == "lines":
-        return list(lines)
-    if mode == "single" or len(lines) < 2 or _one_value(data):
+        return _lines_of(data)
+    if mode == "single" or len(list(itertools.islice(_lines_of(data), 2))) < 2 or _one_value(data):
         return [(None, data)]
-    if any(_one_value(line) for _, line in lines):
-        return list(lines)
+    if any(_one_value(line) for _, line in _lines_of(data)):
+        return _lines_of(data)
     return [(None, data)]
 
 
@@ -97,7 +118,7 @@ def _stream_lines(file: Any, first: bytes, limit: int) -> Iterator[tuple[int, by
             yield number, bytes(buffer[: limit + 1])
             skipping = True
             buffer.clear()
-        chunk = file.read(65536)
+        chunk = _read(file, 65536, some=True)
         if not chunk:
             break
         buffer += chunk
@@ -105,8 +126,21 @@ def _stream_lines(file: Any, first: bytes, limit: int) -> Iterator[tuple[int, by
         yield number + 1, bytes(buffer).removesuffix(b"\r")
 
 
+class _Input(click.File):
+    """FILE, or ``-`` for stdin: a closed stdin (a daemon's, ``<&-``) is a usage error saying so,
+    where click raises a RuntimeError."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except RuntimeError:
+            if value != "-":
+                raise
+            self.fail("there is no standard input to read (it is closed): give FILE", param, ctx)
+
+
 @click.command("classify")
-@click.argument("file", type=click.File("rb"), default="-")
+@click.argument("file", type=_Input("rb"), default="-")
 @click.option("--version", "version", type=click.Choice(VERSIONS), default=LATEST_VERSION,
               show_default=True, help="Negotiated protocol version.")
 @click.option("--request-id", help="The request's id (JSON: 7 is an integer, '\"7\"' a string).")
@@ -136,36 +170,70 @@ def classify_command(file: Any, version: str, request_id: str | None, extensions
         "limits": Limits(max_bytes=max_bytes, max_depth=max_depth),
     }
     # Bounded reading: at most max_bytes + 1 bytes to judge the input whole (more is json.too_large
-    # of them), JSON Lines streamed a line at a time, none held past max_bytes + 1.
-    data = file.read(max_bytes + 1) if lines is not True else b""
+    # of them), JSON Lines streamed a line at a time, none held past max_bytes + 1; each verdict
+    # printed as it is made, none kept.
+    width = 0  # of the line numbers, known when the input is held whole
+    if _is_terminal(file):  # `mcp-verdict classify` alone: say what it waits for, never wait in silence
+        click.echo("mcp-verdict classify: reading a response from the terminal; end it with Ctrl-D "
+                   "(or give FILE, or pipe it in)", err=True)
+    data = _read(file, max_bytes + 1) if lines is not True else b""
     if lines is True or (lines is None and len(data) > max_bytes and _lines_begin(data)):
         messages: Iterable[tuple[int | None, bytes]] = _stream_lines(file, data, max_bytes)
     else:
         messages = _messages(data, "single" if lines is False or len(data) > max_bytes else "auto")
+        width = 0 if isinstance(messages, list) else len(str(_last_line(data)))
+    verdicts = ((number, classify(message, **options)) for number, message in messages)
     try:
-        verdicts = [(number, classify(message, **options)) for number, message in messages]
+        first = next(verdicts, None)  # the options are checked by the first call
     except ValueError as exc:  # a bad option, never a bad response
         raise click.UsageError(str(exc)) from None
-    if as_json:
-        for number, verdict in verdicts:
+    status = 0
+    if first is None:
+        sys.exit(status)
+    console = None
+    if not as_json:
+        from ._term import make_console  # rich loads only to print to a terminal, not for --json
+
+        console = make_console(highlight=False)
+    for number, verdict in itertools.chain([first], verdicts):
+        status = max(status, EXIT_CODES[verdict.kind])
+        if console is None:
             out = verdict.to_dict()
             if number is not None:
                 out["line"] = number
             echo_json(out)
-    else:
-        from ._term import make_console  # rich loads only to print to a terminal, not for --json
-
-        print_verdicts(make_console(highlight=False), verdicts)
-    sys.exit(max((EXIT_CODES[v.kind] for _, v in verdicts), default=0))
+        else:
+            print_verdicts(console, [(number, verdict)], width=width)
+    sys.exit(status)
 
 
-def print_verdicts(console: Console, verdicts: Sequence[tuple[int | None, Verdict]]) -> None:
-    """Each verdict (with its line number in JSON Lines) and its findings; peer text literal."""
+def _is_terminal(file: Any) -> bool:
+    try:
+        return bool(file.isatty())
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _read(file: Any, size: int, *, some: bool = False) -> bytes:
+    """Up to ``size`` bytes of ``file``; with ``some``, what is there once anything is (``read1``:
+    JSON Lines from a pipe, ``tail -f``, are judged as they come, not once 64 KiB have). A read
+    that fails (EIO, EISDIR...) is a usage error naming the file, never a traceback."""
+    try:
+        read = getattr(file, "read1", file.read) if some else file.read
+        data: bytes = read(size)
+    except OSError as exc:
+        raise click.BadParameter(f"cannot read {click.format_filename(file.name)!r}: {exc.strerror or exc}",
+                                 param_hint="FILE") from None
+    return data
+
+
+def print_verdicts(console: Console, verdicts: Sequence[tuple[int | None, Verdict]], *, width: int = 0) -> None:
+    """Each verdict (with its line number in JSON Lines, right-aligned to ``width``) and its
+    findings; peer text literal."""
     from rich.text import Text
 
     from ._term import literal
 
-    width = max((len(str(n)) for n, _ in verdicts if n is not None), default=0)
     for number, verdict in verdicts:
         prefix = f"line {number:>{width}}  " if number is not None else ""
         line = Text.assemble(prefix, (verdict.kind.value, _STYLE[verdict.kind]))
@@ -186,7 +254,7 @@ def _summary(verdict: Verdict) -> str:
     if kind in (Kind.TOOL_ERROR, Kind.NORMAL_COMPLETE):
         types = [block.type for block in verdict.content]
         extra = " + structuredContent" if verdict.has_structured_content else ""
-        return f"{len(types)} block(s) {', '.join(types)}{extra}".replace("  ", " ")
+        return f"{len(types)} block(s) {', '.join(types)}{extra}".replace("  ", " ").rstrip()
     if kind is Kind.INPUT_REQUIRED:
         asks = ", ".join(f"{key} ({req.method})" for key, req in verdict.input_requests.items())
         state = "" if verdict.request_state is None else " + requestState"

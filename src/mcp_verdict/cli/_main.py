@@ -7,7 +7,7 @@ from typing import Any, Final
 
 import click
 
-from ._style import EXIT_CODES, READER_GONE, quiet_stdout, stdout_gone
+from ._style import EXIT_CODES, INTERRUPTED, READER_GONE, quiet_stdout, stdout_gone
 
 
 class _LazyGroup(click.Group):
@@ -47,7 +47,10 @@ class _LazyGroup(click.Group):
             formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
-        """A command whose reader stopped reading (``| head``) ends quietly with READER_GONE."""
+        """A command whose reader stopped reading (``| head``) ends quietly with READER_GONE; one
+        interrupted (Ctrl-C) ends with INTERRUPTED and one line on stderr, once it has stopped the
+        server it started (click would print "Aborted!" and exit 1, a status ``audit`` gives to a
+        naive false success)."""
         try:
             return super().invoke(ctx)
         except BrokenPipeError:
@@ -55,6 +58,9 @@ class _LazyGroup(click.Group):
                 raise
             quiet_stdout()
             sys.exit(READER_GONE)
+        except KeyboardInterrupt:
+            click.echo("mcp-verdict: interrupted", err=True)
+            sys.exit(INTERRUPTED)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in self.LAZY and cmd_name not in self.commands:

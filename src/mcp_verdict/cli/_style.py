@@ -21,6 +21,10 @@ READER_GONE: Final = 141
 """The exit status of a command whose reader stopped reading (``| head``): 128 + SIGPIPE, what the
 shell reports for a command the signal ended, apart from every status a command gives."""
 
+INTERRUPTED: Final = 130
+"""The exit status of a command interrupted by Ctrl-C (SIGINT): 128 + SIGINT, as the shell reports
+it and as ``proxy`` gives it."""
+
 
 def stdout_gone() -> bool:
     """Stdout is a pipe or socket whose reader has closed it (a write raised ``BrokenPipeError``

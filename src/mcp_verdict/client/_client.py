@@ -239,21 +239,21 @@ class VerdictClient:
     async def __aenter__(self) -> VerdictClient:
         if self._url is not None and (why := check_url(self._url)) is not None:
             raise CannotConnect("bad_url", why, target=self.target, step="connect")
-        mark = self.wire.mark()
+        mark, shed = self.wire.mark(), self.wire.shed_noise
         try:
-            await self._open("legacy" if self.mode == "legacy" else "auto")
+            await self._held_open("legacy" if self.mode == "legacy" else "auto", mark)
             return self
         except Exception as exc:
-            failure = self._diagnose(exc, mark)
+            failure = self._diagnose(exc, mark, self.wire.shed_noise - shed)
             if not self._retry_legacy(failure, mark):
                 raise failure from exc
         # auto: server/discover failed and took the connection with it; start again with initialize.
         why = self._discover_error or failure.detail
-        mark = self.wire.mark()
+        mark, shed = self.wire.mark(), self.wire.shed_noise
         try:
-            await self._open("legacy")
+            await self._held_open("legacy", mark)
         except Exception as exc:
-            raise self._diagnose(exc, mark) from exc
+            raise self._diagnose(exc, mark, self.wire.shed_noise - shed) from exc
         restarted = "restarted the server and " if self._command is not None else "reconnected and "
         self.warnings.append(f"server/discover failed ({why}): {restarted}connected with initialize")
         return self
@@ -263,11 +263,21 @@ class VerdictClient:
             return False
         return any(r.method == "server/discover" for r in requests(self.wire.since(mark)))
 
-    def _diagnose(self, error: BaseException, mark: int) -> CannotConnect:
+    async def _held_open(self, sdk_mode: Literal["auto", "legacy"], mark: int) -> None:
+        """Connect, the log keeping the negotiation's frames before any other: a server that floods
+        its stdout while it should answer has its noise counted past the log's bound (shed), never
+        its request or its first lines dropped for it — the failure names the step and the count."""
+        self.wire.hold(mark)
+        try:
+            await self._open(sdk_mode)
+        finally:
+            self.wire.hold(None)
+
+    def _diagnose(self, error: BaseException, mark: int, shed_noise: int = 0) -> CannotConnect:
         tail = self.server_stderr
         failure = diagnose(error, target=self.target, frames=self.wire.since(mark), timeout=self.connect_timeout,
                            exit_code=tail.returncode, stderr=tail.text(), stdio=self._command is not None,
-                           stopped=tail.stopped)
+                           stopped=tail.stopped, shed_noise=shed_noise)
         if failure.step == "initialize" and self._discover_error and failure.cause != "protocol":
             return CannotConnect(failure.cause, f"{failure.detail}; server/discover before it: "
                                  f"{self._discover_error}", target=failure.target, step=failure.step,
@@ -461,7 +471,7 @@ class VerdictClient:
             return [], None, round_.verdict.findings[0].message if round_.verdict.findings else "no answer"
         value, problem = parse(round_.response, self.limits.max_bytes, self.limits.max_depth)
         if problem is not None:
-            return [], None, f"the answer is not valid JSON ({problem.code}: {problem.message})"
+            return [], None, f"the answer cannot be read ({problem.code}: {problem.message})"
         result = value.get("result") if isinstance(value, dict) else None
         if not isinstance(result, dict):
             error = value.get("error") if isinstance(value, dict) else None

@@ -99,10 +99,11 @@ def stderr_lines(text: str) -> list[str]:
 
 
 def diagnose(error: BaseException, *, target: str, frames: Sequence[Frame], timeout: float,
-             exit_code: int | None, stderr: str, stdio: bool, stopped: bool = False) -> CannotConnect:
+             exit_code: int | None, stderr: str, stdio: bool, stopped: bool = False,
+             shed_noise: int = 0) -> CannotConnect:
     """Turn what the connect attempt raised, and what it left on the wire, into one cause.
     ``stopped``: the client itself ended the server process (after a timeout), so its exit
-    status is not the cause."""
+    status is not the cause. ``shed_noise``: stdio noise lines the log counted but did not keep."""
     import httpx2
     from mcp.shared.exceptions import MCPError
 
@@ -149,7 +150,7 @@ def diagnose(error: BaseException, *, target: str, frames: Sequence[Frame], time
     if stdio and not timed_out and not stopped and any(f.kind == "eof" for f in frames):
         return CannotConnect("exited", "the server closed its stdout", target=target, step=step, stderr=tail)
     if timed_out:
-        noise = _noise(frames) if stdio else ""
+        noise = _noise(frames, shed_noise) if stdio else ""
         return CannotConnect("timeout", f"no answer within {timeout:g} s{noise}", target=target, step=step, stderr=tail)
     for leaf in found:
         if isinstance(leaf, MCPError):
@@ -177,13 +178,14 @@ def _error_answer(frames: Sequence[Frame]) -> str | None:
     return shown
 
 
-def _noise(frames: Sequence[Frame]) -> str:
+def _noise(frames: Sequence[Frame], shed: int = 0) -> str:
     """What a server that did not answer wrote instead on stdout, when it wrote lines that are
-    not JSON-RPC messages (a server logging to stdout): the likely cause."""
+    not JSON-RPC messages (a server logging to stdout): the likely cause. ``shed``: more such
+    lines, counted but not kept."""
     noise = [f for f in frames if f.direction == "in" and f.kind == "message" and f.peek().kind in NOT_MESSAGES]
     if not noise:
         return ""
-    return f"; the server wrote {not_messages(len(noise))} on its stdout (first: {preview(noise[0].data)}): " \
+    return f"; the server wrote {not_messages(len(noise) + shed)} on its stdout (first: {preview(noise[0].data)}): " \
         "the likely cause"
 
 

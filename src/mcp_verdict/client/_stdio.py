@@ -31,6 +31,7 @@ from typing import Any, Final
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.client.stdio import get_default_environment
@@ -41,6 +42,10 @@ from ..tap._process import GRACE, start, stop
 from ._wire import WireLog
 
 _STDERR_KEEP: Final = 64 * 1024
+_LINES_PER_TURN: Final = 64
+"""Lines handled before the reader lets the other tasks run: a 64 KiB read of short lines is
+thousands of them, and a server that floods stdout (``yes``) would otherwise hold the event loop
+for most of a second per read, past the timeouts (a 2 s one took 9 s to end)."""
 
 
 class StderrTail:
@@ -128,10 +133,14 @@ async def recording_stdio(
     async def read_stdout() -> None:
         assert process.stdout is not None
         lines = LineReader(max_bytes)
+        delivered = 0
         try:
             async for chunk in process.stdout:
                 for line in lines.feed(chunk):
                     await deliver(line.data)  # a cut line: classify says json.too_large of its start
+                    delivered += 1
+                    if delivered % _LINES_PER_TURN == 0:  # a flood of noise never holds the loop
+                        await anyio.lowlevel.checkpoint()
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
             pass
         finally:

@@ -291,7 +291,16 @@ def not_messages(count: int) -> str:
 
 
 def preview(data: bytes, limit: int = 80) -> str:
-    """A short, exact-enough rendering of a frame for a message (repr-escaped, cut at ``limit``)."""
-    text = data[: limit * 4].decode("utf-8", "backslashreplace")
+    """A short, exact-enough rendering of a frame for a message (repr-escaped, cut at ``limit``):
+    its text, or, when it is not UTF-8, its bytes (``b'caf\\xe9'``) — a text repr would show an
+    undecodable byte as ``\\\\xe9``, a backslash the server never wrote, beside real control
+    characters shown as ``\\x15``."""
+    head = data[: limit * 4]
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if len(head) == len(data) or exc.start < len(head) - 3:  # not UTF-8, not only cut mid-character
+            return repr(bytes(data[:limit])) + ("…" if len(data) > limit else "")
+        text = head[: exc.start].decode("utf-8")
     shown = repr(text[:limit])
     return shown + ("…" if len(text) > limit or len(data) > limit * 4 else "")

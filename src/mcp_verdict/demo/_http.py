@@ -288,11 +288,18 @@ def serve_http_in_thread(server: DemoServer | None = None, *, port: int = 0, pat
 
 def run_http(port: int = 0, *, out: IO[str] | None = None, log_level: str = "warning") -> int:
     """The ``http`` command: serve until interrupted (SIGINT/SIGTERM stop it gracefully),
-    after printing ``listening on http://127.0.0.1:<port>/mcp`` on ``out`` (stdout)."""
+    after printing ``listening on http://127.0.0.1:<port>/mcp`` on ``out`` (stdout). A port it
+    cannot listen on (taken, privileged) is one line on stderr and status 3, as ``proxy`` gives."""
     stream = out if out is not None else sys.stdout
+    try:
+        sock = _bind(port)
+    except (OSError, OverflowError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        print(f"python -m mcp_verdict.demo http: cannot listen on {HOST}:{port}: {reason}", file=sys.stderr,
+              flush=True)
+        return 3
 
     async def main() -> None:
-        sock = _bind(port)
         uv = _uvicorn_server(DemoHttpApp(), log_level=log_level, quiet_signals=False)
         task = asyncio.create_task(uv.serve(sockets=[sock]))
         await _started(uv, task)

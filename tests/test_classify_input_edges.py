@@ -1,0 +1,142 @@
+"""``mcp-verdict classify`` on inputs a user meets at the edges: one it cannot read, a closed
+stdin, and JSON Lines of many short responses (README "The CLI").
+
+- A read that fails (EIO: a bad disk, ``/proc/self/mem``) or a closed stdin (a daemon's, ``<&-``)
+  is a usage error naming FILE, status 2. Before, the first was an ``OSError`` traceback (status
+  1) and the second click's ``RuntimeError: Was not able to determine binary stream for
+  sys.stdin.`` traceback.
+- JSON Lines are judged and printed one response at a time, none kept: memory does not grow
+  with the number of lines. Before, every verdict was kept until the last was made: 300,000
+  lines of ``{}`` (900 kB) held ~140-180 MB, and 64 MiB of them (the largest input read whole)
+  would hold ~12 GB.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CLI = [sys.executable, "-m", "mcp_verdict"]
+
+
+def _close_stdin() -> None:
+    os.close(0)
+
+
+# (case: the arguments, whether stdin is closed; the last line on stderr)
+UNREADABLE = {
+    "a file whose read fails (EIO)": (
+        ["classify", "/proc/self/mem"], False,
+        "Error: Invalid value for FILE: cannot read '/proc/self/mem': Input/output error"),
+    "the same, as JSON Lines": (
+        ["classify", "--lines", "/proc/self/mem"], False,
+        "Error: Invalid value for FILE: cannot read '/proc/self/mem': Input/output error"),
+    "a closed stdin": (
+        ["classify"], True,
+        "Error: Invalid value for '[FILE]': there is no standard input to read (it is closed): give FILE"),
+    "a closed stdin, as -": (
+        ["classify", "--json", "-"], True,
+        "Error: Invalid value for '[FILE]': there is no standard input to read (it is closed): give FILE"),
+}
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux's /proc/self/mem (a read that fails)")
+@pytest.mark.parametrize("case", list(UNREADABLE))
+def test_an_input_that_cannot_be_read_is_a_usage_error(case: str) -> None:
+    arguments, closed, last = UNREADABLE[case]
+    run = subprocess.run([*CLI, *arguments], capture_output=True, timeout=60, check=False,
+                         stdin=subprocess.DEVNULL, preexec_fn=_close_stdin if closed else None)
+    assert (run.returncode, run.stdout, run.stderr.decode().splitlines()[-1]) == (2, b"", last)
+
+
+# (case: the arguments; status, lines of output) over 300,000 JSON Lines of `{}` (each unclassified)
+MANY = {
+    "--json, detected": (["--json"], 20, 300_000),
+    "--json --lines": (["--json", "--lines"], 20, 300_000),
+}
+_PEAK_KB = 100_000
+"""A bound on the command's peak resident memory: ~20 MB when verdicts are not kept."""
+
+
+_MEASURE = """
+import json, os, subprocess, sys
+with open(sys.argv[1], "wb") as sink:
+    process = subprocess.Popen(sys.argv[2:], stdout=sink, stderr=subprocess.PIPE)
+    stderr = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+print(json.dumps([os.waitstatus_to_exitcode(status), stderr.decode(), usage.ru_maxrss]))
+"""
+"""Run a command and print its status, stderr and peak resident memory (kB). A small process of
+its own starts it: a child forked from pytest would count pytest's memory as its own (Linux
+keeps the peak across exec)."""
+
+
+@pytest.mark.skipif(not hasattr(os, "wait4"), reason="needs os.wait4 for the child's peak memory")
+@pytest.mark.parametrize("case", list(MANY))
+def test_json_lines_are_judged_in_bounded_memory(tmp_path: Path, case: str) -> None:
+    arguments, status, count = MANY[case]
+    path = tmp_path / "many.jsonl"
+    path.write_bytes(b"{}\n" * 300_000)
+    out = tmp_path / "out.jsonl"
+    run = subprocess.run([sys.executable, "-c", _MEASURE, str(out), *CLI, "classify", *arguments, str(path)],
+                         capture_output=True, timeout=300, check=True)
+    returncode, stderr, peak = json.loads(run.stdout)
+    with out.open("rb") as lines:
+        total, last = 0, b""
+        for line in lines:
+            total, last = total + 1, line
+    assert (returncode, stderr, total, last.endswith(b'"line": 300000}\n')) == (status, "", count, True)
+    assert peak < _PEAK_KB, f"peak {peak} kB"
+
+
+COMPLETE = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}\n'
+# (case: the arguments; the first line printed for COMPLETE, before the input ends)
+LIVE = {
+    "--lines --json": (["--lines", "--json"],
+                       b'{"kind": "normal_complete", "version": "2026-07-28", "id": 1, "findings": [], '
+                       b'"is_error": false, "content_types": [], "content": [], "line": 1}\n'),
+    "--lines": (["--lines"], b"line 1  normal_complete  0 block(s)\n"),
+}
+
+
+@pytest.mark.skipif(os.name != "posix", reason="select on a pipe is POSIX")
+@pytest.mark.parametrize("case", list(LIVE))
+def test_json_lines_from_a_pipe_are_judged_as_they_come(case: str) -> None:
+    """``tail -f log | mcp-verdict classify --lines``: each line is judged once it has come.
+    Before, the reader waited for 64 KiB (or the end of the input) before judging any line."""
+    import select
+
+    arguments, first = LIVE[case]
+    process = subprocess.Popen([*CLI, "classify", *arguments], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env={**os.environ, "COLUMNS": "100"})
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        process.stdin.write(COMPLETE)
+        process.stdin.flush()
+        ready, _, _ = select.select([process.stdout], [], [], 60)  # a guard against a hang, not a timing
+        printed = process.stdout.readline() if ready else b"(nothing while the input is open)"
+        process.stdin.close()
+        status = process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert (printed, status) == (first, 0)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a pseudo-terminal is POSIX")
+def test_classify_alone_in_a_terminal_says_what_it_waits_for() -> None:
+    """``mcp-verdict classify`` with no FILE in a terminal waited for stdin in silence, like a hang;
+    it now says it reads the terminal and how to end (Ctrl-D), then judges what was typed."""
+    from .terminal import in_a_terminal
+
+    status, output = in_a_terminal(["classify"], [(b"end it with Ctrl-D", b"{}\n\x04")])
+    lines = [line.strip() for line in output.decode("utf-8", "replace").replace("\r", "").splitlines()]
+    assert (status, lines[0], "unclassified" in lines) == (
+        20, "mcp-verdict classify: reading a response from the terminal; end it with Ctrl-D (or give FILE, or "
+            "pipe it in)", True), output
