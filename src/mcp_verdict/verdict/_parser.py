@@ -140,10 +140,10 @@ def parse(raw: bytes | bytearray | memoryview | str, max_bytes: int, max_depth: 
                 f"{exc.start}, which UTF-8 cannot encode") if explain else None
     else:
         data = bytes(raw)
-    if len(data) > max_bytes:
-        return _NOT_PARSED, finding(
-            "", "json.too_large", f"the message is {len(data)} bytes; the limit is {max_bytes}",
-        ) if explain else None
+    if len(data) > max_bytes:  # (one byte past the limit: what a reader that stops there holds, no size)
+        size = f"more than {max_bytes} bytes, the limit" if len(data) == max_bytes + 1 \
+            else f"{len(data)} bytes; the limit is {max_bytes}"
+        return _NOT_PARSED, finding("", "json.too_large", f"the message is {size}") if explain else None
     if len(data) > SKIM_BYTES and explain and not skimmed:
         problem = skim(data)
         if problem is not None:
