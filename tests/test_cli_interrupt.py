@@ -45,7 +45,8 @@ def _printed(process: subprocess.Popen[bytes]) -> bool:
 
 
 # (case: the command's arguments given a work folder, and when the call is under way)
-CASES = {
+Ready = Callable[[subprocess.Popen[bytes]], bool]
+CASES: dict[str, tuple[Callable[[Path], list[str]], Callable[[Path], Ready]]] = {
     "call --stdio, a slow tool": (
         lambda tmp: ["call", "--stdio", _server(tmp), "slow_echo", '{"seconds": 60}'], _has_call),
     "call --stdio --json": (
