@@ -39,18 +39,23 @@ MODE = sys.argv[1]
 SESSION = {"Mcp-Session-Id": "b-1"}
 POSTS: list[asyncio.Future[None]] = []
 """The batches held (``held``), each released by the next POST."""
+EARLY: list[None] = []
+"""Cancellations that came before a held batch (the proxy sends each message in a POST of its own, which
+may overtake another): each releases the next held batch at once."""
 
 
 async def handle(request: web.BaseRequest) -> web.StreamResponse:
     if request.method != "POST":
         return web.Response(status=405)
     body = await request.read()
+    message: Any = json.loads(body)
+    batch = isinstance(message, list)
+    if not POSTS and not batch and message.get("method") == "notifications/cancelled":
+        EARLY.append(None)  # a cancellation that overtook the batch it follows (two POSTs race): kept for it
     for held in POSTS:  # (a POST after a held batch releases it)
         if not held.done():
             held.set_result(None)
     POSTS.clear()
-    message: Any = json.loads(body)
-    batch = isinstance(message, list)
     answers = [a for a in map(answer, message if batch else [message]) if a is not None]
     if not answers:
         return web.Response(status=202)
@@ -61,8 +66,11 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
     response = web.StreamResponse(status=200, headers={"Content-Type": "text/event-stream", **headers})
     await response.prepare(request)
     if batch and b'"held"' in body:
-        POSTS.append(asyncio.get_running_loop().create_future())
-        await POSTS[-1]
+        if EARLY:  # released already, by a cancellation that came first
+            EARLY.pop()
+        else:
+            POSTS.append(asyncio.get_running_loop().create_future())
+            await POSTS[-1]
     events = [b"[ " + b" , ".join(answers) + b" ]"] if batch and MODE == "sse-one" else answers
     for one in events:
         await response.write(b"event: message\ndata: " + one + b"\n\n")
