@@ -31,7 +31,7 @@ import msgspec
 import orjson
 
 from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
-from ..frames._jsonrpc import lenient_request
+from ..frames._jsonrpc import is_batch, lenient_request
 from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
@@ -150,14 +150,12 @@ class Auditor:
             info.transport = transport
         look = peek(data)
         kind = look.kind
-        if (kind == "batch" or (kind == "unreadable" and data.lstrip()[:1] == b"[")) and not element:
+        if (kind == "batch" or (kind == "unreadable" and is_batch(data))) and not element:
             elements = self._tracker.batch(conn, data, http)
             if not isinstance(elements, str):  # (a stray batch is fed whole: the tracker says why)
                 return self._batch(conn, direction, elements, at, seq, line, http)
-        if kind == "unreadable" and data.find(b'"method"') >= 0:  # a request read leniently: followed
-            read = lenient_request(data, look)
-            if read is not None:
-                look, kind = read, "request"
+        if kind == "unreadable" and (read := lenient_request(data, look)) is not None:  # read leniently: followed
+            look, kind = read, "request"
         batching = self._batching
         if kind == "notification":
             if batching is None:

@@ -191,6 +191,19 @@ def peek(data: bytes | bytearray | memoryview | str) -> Peek:
     return Peek("invalid", value, has_id, None, message)
 
 
+_ARRAY: Final = b"["
+_BLANKS: Final = frozenset({b" ", b"\t", b"\r", b"\n"})
+
+
+def is_batch(data: bytes) -> bool:
+    """The frame is a JSON array (its first byte past blanks ``[``): a JSON-RPC batch. Two byte
+    tests for any other frame (a frame starting with a blank is stripped: rare)."""
+    first = data[:1]
+    if first == _ARRAY:
+        return True
+    return first in _BLANKS and data.lstrip(b" \t\r\n")[:1] == _ARRAY
+
+
 _ELEMENTS: Final = msgspec.json.Decoder(list[msgspec.Raw])
 
 
@@ -218,8 +231,9 @@ def lenient_request(data: bytes | bytearray | memoryview | str, look: Peek) -> P
     So a ``tools/call`` whose arguments hold bytes that are not UTF-8 is followed, and its
     answer paired; the verdict still reads the answer's own bytes strictly. None when it is no
     request with an id (no object, no string method, no id or an unheld one, a result or an
-    error member: an answer). Never raises."""
-    if not look.has_id:
+    error member: an answer); a frame whose bytes show no ``"method": "`` member is not read
+    (:func:`names_method_member`). Never raises."""
+    if not look.has_id or (not isinstance(data, str) and not names_method_member(data)):
         return None
     try:
         text = data if isinstance(data, str) else bytes(data).decode("utf-8", "surrogateescape")
@@ -232,6 +246,16 @@ def lenient_request(data: bytes | bytearray | memoryview | str, look: Peek) -> P
     if type(method) is not str:
         return None
     return Peek("request", look.id, True, method, message, look.problem)
+
+
+_METHOD_MEMBER: Final = re.compile(rb'"method"\s*:\s*"')
+
+
+def names_method_member(data: bytes | bytearray | memoryview) -> bool:
+    """A frame no parser reads shows a ``"method": "`` member (a request's or a notification's,
+    by its bytes; a string inside an answer could hold one too, then the frame answers nothing
+    a connection waits for either way)."""
+    return _METHOD_MEMBER.search(data) is not None
 
 
 # Strings and brackets, matched in C; a Python step per match keeps the nesting depth, so the

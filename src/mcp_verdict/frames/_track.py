@@ -62,7 +62,6 @@ the mismatch (``envelope.id_mismatch``) instead of the call being left unanswere
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -72,7 +71,7 @@ from typing import Any, Final, Literal
 import msgspec
 
 from ..verdict._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
-from ._jsonrpc import Id, Peek, batch_elements, id_key, lenient_request, peek, shown_id
+from ._jsonrpc import Id, Peek, batch_elements, id_key, is_batch, lenient_request, names_method_member, peek, shown_id
 
 Origin = Literal["client", "server"]
 VersionSource = Literal["request_meta", "initialize", "header", "default"]
@@ -322,13 +321,11 @@ class Tracker:
             else:
                 state.batch = None
         if kind == "unreadable":
-            if element is False and seen.data.lstrip()[:1] == b"[" \
+            if element is False and is_batch(seen.data) \
                     and not isinstance(self.batch(conn, seen.data, seen.http), str):
                 kind = "batch"  # a batch whose elements are told apart (bytes that are no UTF-8 in one)
-            elif self.read_unreadable_requests and _names_method(seen.data):
-                read = lenient_request(seen.data, look)
-                if read is not None:
-                    look, kind = read, "request"
+            elif self.read_unreadable_requests and (read := lenient_request(seen.data, look)) is not None:
+                look, kind = read, "request"
             # (else paired as any unreadable answer: an array none reads too, with the only request waiting)
         if kind == "request":  # (it sets state.opened)
             events = self._request(conn, state, "client" if direction == "c2s" else "server", look, seen)
@@ -395,7 +392,7 @@ class Tracker:
             why = "it is not a JSON-RPC message"
         elif look.unheld is not None:
             why = "its id is a number no integer or float holds, which no request can carry"
-        elif kind == "unreadable" and _names_method(seen.data):
+        elif kind == "unreadable" and names_method_member(seen.data):
             why = ("no strict parser reads it and its bytes name a method: a request or a notification "
                    "whose method and params cannot be read, which is not followed")
         return Stray(conn, direction, seen, look, why)
@@ -649,13 +646,3 @@ def _remember(table: OrderedDict[Any, Any], key: Any, value: Any, cap: int) -> N
     table[key] = value
     while len(table) > cap:
         table.popitem(last=False)
-
-
-_METHOD_MEMBER: Final = re.compile(rb'"method"\s*:\s*"')
-
-
-def _names_method(data: bytes) -> bool:
-    """A frame no parser reads shows a ``"method": "`` member (a request's or a notification's,
-    by its bytes; a string inside an answer could hold one too, then the frame answers nothing
-    this connection waits for either way)."""
-    return _METHOD_MEMBER.search(data) is not None

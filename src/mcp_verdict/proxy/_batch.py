@@ -34,25 +34,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..frames import FrameRecord
+from ..frames._jsonrpc import is_batch
 
 if TYPE_CHECKING:
     from ._relay import Key, Out, Recorder, Relay
-
-_ARRAY: Final = b"["
-_BLANKS: Final = frozenset({b" ", b"\t", b"\r", b"\n"})
-
-
-def is_batch(data: bytes) -> bool:
-    """The frame is a JSON array (its first byte past blanks ``[``): a JSON-RPC batch. Two byte
-    tests for any other frame (a frame starting with a blank is stripped: rare)."""
-    first = data[:1]
-    if first == _ARRAY:
-        return True
-    return first in _BLANKS and data.lstrip(b" \t\r\n")[:1] == _ARRAY
-
 
 class _Elements:
     """A recorder that lets through everything but the ``message`` records of one direction (the

@@ -68,7 +68,7 @@ from typing import Any, Final, Literal, NamedTuple, Protocol
 import orjson
 
 from ..frames import Answered, Context, Exchange, FrameRecord, Seen, Stray, Tracker, id_key
-from ..frames._jsonrpc import Id, Peek, answer_peek, id_text, names_method, peek, shown_id
+from ..frames._jsonrpc import Id, Peek, answer_peek, id_text, is_batch, names_method, peek, shown_id
 from ..frames._log import RecordKind
 from ..judgement._decide import decide
 from ..verdict._classify import DEFAULT_LIMITS, OptionsMemo, held_id, judge
@@ -76,7 +76,7 @@ from ..verdict._kind import Kind
 from ..verdict._parser import parse
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
-from ._batch import host_batch, is_batch, upstream_batch
+from ._batch import host_batch, upstream_batch
 from ._codes import (
     INVALID_REQUEST,
     PARSE_ERROR,

@@ -62,9 +62,8 @@ from typing import Final, Literal, cast
 import orjson
 
 from .._process import POSIX, SIGKILL, group_alive, group_ended, signal_group
-from ..frames._jsonrpc import id_key, peek
+from ..frames._jsonrpc import id_key, is_batch, peek
 from ..frames._lines import may_be_message
-from ._batch import is_batch
 from ._bridge import Bridge, HostStream
 from ._codes import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE, cancelled_request, with_id
 from ._relay import Key, one_line
