@@ -247,9 +247,16 @@ def held_bytes(call: TapCall) -> int:
     size = (len(request) if request is not None else 0) + (len(response) if response is not None else 0)
     if response is None or call.verdict.message is None:
         return size
-    tokens = len(response) - len(response.translate(None, _TOKENS)) + 1
-    wide = not response.isascii() or b"\\u" in response
-    return size + (5 if wide else 1) * len(response) + _PARSED_TOKEN * tokens
+    return size + _parsed_bound(response)
+
+
+def _parsed_bound(data: bytes) -> int:
+    """An upper bound of what the JSON ``data`` takes parsed (:func:`held_bytes`): its length
+    once more (five times when it is not ASCII or holds a ``\\u`` escape) and ``_PARSED_TOKEN``
+    bytes per ``{``, ``[``, ``,`` or ``:`` and one more."""
+    tokens = len(data) - len(data.translate(None, _TOKENS)) + 1
+    wide = not data.isascii() or b"\\u" in data
+    return (5 if wide else 1) * len(data) + _PARSED_TOKEN * tokens
 _REUSED: Final = ("another request went out under the same id on this HTTP client while it waited (two sessions "
                   "share one tap.http_client(): give each its own); the tap cannot tell their answers apart")
 _JUDGED_FIRST: Final = 2048
@@ -1268,9 +1275,7 @@ def _tool_size(tool: dict[str, Any]) -> int | None:
         data = msgspec.json.encode(tool)
     except (msgspec.EncodeError, TypeError, ValueError, OverflowError, RecursionError):
         return None
-    tokens = len(data) - len(data.translate(None, _TOKENS)) + 1
-    wide = not data.isascii() or b"\\u" in data
-    return (6 if wide else 2) * len(data) + _PARSED_TOKEN * tokens
+    return len(data) + _parsed_bound(data)
 
 
 def _slim_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
