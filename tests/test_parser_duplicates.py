@@ -187,6 +187,41 @@ def test_the_skim_names_bytes_that_are_no_utf8_first(data: bytes, code: str, pat
         assert expected.code == "json.duplicate_key"
 
 
+# The same check runs first on long texts whose tokens are sparse (long strings), which are not
+# skimmed: jiter read the string and met the byte at its end, after the fast path's typed read
+# had read it too (35-54x orjson.loads, which refuses such a text at once). Named in the same
+# words and at the same byte as jiter's error path names it where jiter meets the byte first,
+# and before a repeated name that came earlier, as on dense texts (RFC 8259 section 8.1).
+# (id, text, message, whether jiter alone names it too)
+LONG_STRING = b"x" * (SKIM_BYTES + 1000)
+SPARSE_UTF8_CASES = [
+    ("at the end of a long string", text(b'"s":"' + LONG_STRING + b'\xff"'),
+     f"the message is not UTF-8: invalid start byte at byte {len(STRUCTURED) + 6 + len(LONG_STRING)}", True),
+    ("a lead byte cut short at the end of a long string", text(b'"s":"' + LONG_STRING + b'\xc3"'),
+     f"the message is not UTF-8: invalid continuation byte at byte {len(STRUCTURED) + 6 + len(LONG_STRING)}", True),
+    ("after valid non-ASCII text, on a block boundary", text(b'"s":"' + "\u00e9".encode() * (1 << 17) + b'\xff"'),
+     f"the message is not UTF-8: invalid start byte at byte {len(STRUCTURED) + 6 + (1 << 18)}", True),
+    ("a surrogate encoded in UTF-8, early", text(b'"s":"\xed\xa0\x80' + LONG_STRING + b'"'),
+     f"the message is not UTF-8: invalid continuation byte at byte {len(STRUCTURED) + 6}", True),
+    ("after a repeated name (jiter names the name)", text(b'"s":1,"s":"' + LONG_STRING + b'\xff"'),
+     f"the message is not UTF-8: invalid start byte at byte {len(STRUCTURED) + 12 + len(LONG_STRING)}", False),
+]
+
+
+@pytest.mark.parametrize(("data", "message", "agrees"), [case[1:] for case in SPARSE_UTF8_CASES],
+                         ids=[case[0] for case in SPARSE_UTF8_CASES])
+def test_the_skim_names_bytes_that_are_no_utf8_in_a_sparse_text_first(data: bytes, message: str, agrees: bool) -> None:
+    """New (a sparse text was not checked: the skim gave None, and a repeated name before the
+    bytes was named instead): the bytes are named at once, at the byte bytes.decode names."""
+    assert len(data) > SKIM_BYTES and not _dense(data)
+    found = skim(data)
+    assert found is not None and (found.code, found.path, found.message) == ("json.encoding", "", message)
+    assert classify(data).findings == (found,)
+    expected = alone(data)
+    assert expected is not None
+    assert (expected == found) is agrees
+
+
 def test_the_search_gives_up_past_its_budget() -> None:
     """One brace, colon or backslash per 4 KiB (and 64) is the most the search visits; past it
     the text is left to the read after it (here: three, then 64)."""

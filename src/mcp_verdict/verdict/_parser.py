@@ -17,24 +17,26 @@ finding about wire text comes from it, with one exception for long texts below. 
 path, ``_fastpath.read_common``, reads the common responses more quickly, and only where it can
 prove it reads them as this module would.)
 
-A text longer than :data:`SKIM_BYTES` whose tokens are dense (:func:`_dense`: more than one
-comma or colon per 16 bytes in eight 4 KiB windows spread over it, ~16 searches in C) is first
-skimmed (:func:`skim`): msgspec's raw skip checks its syntax without building any value, at
-0.4-0.6x ``orjson.loads``' time there. A syntax error it finds is explained at once, so such
-a wrong text never has a value built only to be dropped (a listing of small numbers cost four
-to six times its size that way; skimmed, the error path holds well under one). Where tokens
-are sparse (long strings: the skip reads them at ~0.9x orjson) the values built cost about
-the text itself, and no skim runs. Before the skip, such a text that is not ASCII is checked
-to be UTF-8, a block of 256 KiB at a time (CPython's decoder, no copy of the text held):
-bytes that are no UTF-8 are named at once (``json.encoding``), wherever they sit, as orjson
-checks a text before reading it (RFC 8259 section 8.1: the text as a whole must be UTF-8);
-jiter meets them where they sit, having built the listing before them (5-6x the text), and
-names a repeated name before them first. The check costs ~0.1 ms per MiB of mostly ASCII,
-~0.5 ms of names with accents: 4% of such a listing's bytes to verdict. (It is not run first
-on a sparse text: on a long French text block it would add ~30%; there the values cost about
-the text.) Anything else the skip reports (a lone surrogate escape,
-nesting past its own limit), a syntax error after nesting deeper than jiter reads, and every
-error the skip cannot see (duplicate names but as follows) are left to jiter as below. So on
+A text longer than :data:`SKIM_BYTES` is first checked to be UTF-8 (:func:`skim`), a block of
+64 KiB at a time (CPython's decoder, no copy of the text held): bytes that are no UTF-8 are
+named at once (``json.encoding``), wherever they sit, as orjson checks a text before reading
+it (RFC 8259 section 8.1: the text as a whole must be UTF-8); otherwise the fast path's typed
+read and then jiter meet them where they sit, having read everything before them (a long
+string then such a byte: 35-54x ``orjson.loads``, which refuses the text at once; a listing:
+built, 5-6x the text), and jiter names a repeated name before them first. The check costs
+~0.04 ms per MiB of ASCII and ~0.4 ms per MiB of French prose: ~20% of a well-formed long
+text block's bytes to verdict, ~1% of a listing's, the price of the bound.
+
+Such a text whose tokens are dense (:func:`_dense`: more than one comma or colon per 16 bytes
+in eight 4 KiB windows spread over it, ~16 searches in C) is then skimmed: msgspec's raw skip
+checks its syntax without building any value, at 0.4-0.6x ``orjson.loads``' time there. A
+syntax error it finds is explained at once, so such a wrong text never has a value built only
+to be dropped (a listing of small numbers cost four to six times its size that way; skimmed,
+the error path holds well under one). Where tokens are sparse (long strings: the skip reads
+them at ~0.9x orjson) the values built cost about the text itself, and no skim runs.
+Anything else the skip reports (a lone surrogate escape, nesting past its own limit), a syntax
+error after nesting deeper than jiter reads, and every error the skip cannot see (duplicate
+names but as follows) are left to jiter as below. So on
 such a text a syntax error is named even where a duplicate name came before it; the verdict is
 unclassified either way.
 
@@ -180,18 +182,18 @@ def _dense(data: bytes) -> bool:
 
 
 def skim(data: bytes, duplicates: bool = True) -> Finding | None:
-    """Bytes that are no UTF-8 in ``data`` (checked first, a block at a time), or its syntax
-    error as a finding, found without building any value, or, where
-    it has none and its member names are sparse, its first repeated member name (with
-    ``duplicates``; off, for measuring and for tests that compare with jiter alone); ``None``
-    when its tokens are not dense, when neither is found, or when what is found is for jiter to
+    """Bytes that are no UTF-8 in ``data`` (checked first, a block at a time, whatever its
+    tokens), or, where its tokens are dense, its syntax error as a finding, found without
+    building any value, or, where it has none and its member names are sparse, its first
+    repeated member name (with ``duplicates``; off, for measuring and for tests that compare
+    with jiter alone); ``None`` when none is found, or when what is found is for jiter to
     explain (module docstring). For texts longer than :data:`SKIM_BYTES`, within the size limit."""
-    if not _dense(data):
-        return None
-    if not data.isascii() and not data.startswith(_BOM):  # (a byte order mark: named as jiter names it)
+    if not data.startswith(_BOM):  # (a byte order mark: named as jiter names it)
         problem = _utf8_error(data)  # first, wherever the byte sits, as orjson checks it
         if problem is not None:
             return finding("", "json.encoding", f"the message is not UTF-8: {problem}")
+    if not _dense(data):
+        return None
     try:
         _RAW.decode(data)
     except msgspec.DecodeError as exc:
@@ -350,7 +352,7 @@ def _duplicate(data: bytes) -> Finding | None:
         return None
     after, start, close = found
     offset = after + (data[after:after + 1] == b"\n")  # jiter counts a newline's byte on the next line, column 0
-    if _utf8_error(data, after) is not None or _long_number(data, after):
+    if _long_number(data, after):  # (bad UTF-8 anywhere: named by the skim before it searches)
         return None
     path, deepest = _open_at(data, offset)
     if deepest > PARSER_MAX_DEPTH:
@@ -426,21 +428,23 @@ def _offset(data: bytes, line: int, column: int) -> int:
 
 def _utf8_error(data: bytes, end: int | None = None) -> str | None:
     """Where ``data`` (or its bytes before ``end``) first fails to be UTF-8 (as ``bytes.decode``
-    says it), decoded a block at a time so that the error path holds no copy of the text;
-    ``None`` if it is UTF-8."""
-    if data.isascii():
-        return None
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    step = _BLOCK * 4
+    says it), decoded a block at a time so that no copy of the text is held (a block's str at
+    most); ``None`` if it is UTF-8. A block's last character may be cut: the decoder leaves its
+    bytes for the next block."""
+    decode = codecs.utf_8_decode  # (an ASCII block at ~40 us per MiB: bytes.isascii first saves little)
+    step = _BLOCK  # (a 64 KiB block's str at most, 0.06x a 1 MiB text; 256 KiB ones cost the same time)
     size = len(data) if end is None else end
-    view = memoryview(data)[:size]
-    for start in range(0, max(size, 1), step):
-        pending = len(decoder.getstate()[0])
+    view = memoryview(data)
+    start = 0
+    while True:
+        stop = min(size, start + step)
         try:
-            decoder.decode(view[start:start + step], final=start + step >= size)
+            used = decode(view[start:stop], "strict", stop == size)[1]
         except UnicodeDecodeError as exc:
-            return f"{exc.reason} at byte {start - pending + exc.start}"
-    return None
+            return f"{exc.reason} at byte {start + exc.start}"
+        start += used
+        if stop == size:
+            return None
 
 
 def _blocks(data: bytes, end: int) -> Iterator[tuple[int, int, bool, bytes]]:
