@@ -9,6 +9,9 @@ stdin, and JSON Lines of many short responses (README "The CLI").
   with the number of lines. Before, every verdict was kept until the last was made: 300,000
   lines of ``{}`` (900 kB) held ~140-180 MB, and 64 MiB of them (the largest input read whole)
   would hold ~12 GB.
+- JSON Lines holding no response (an empty log, blank lines only) say so on stderr and exit 20,
+  as one empty response (unclassified) does: nothing judged is no success. Before, they printed
+  nothing and exited 0, the status of normal_complete.
 """
 
 from __future__ import annotations
@@ -140,3 +143,22 @@ def test_classify_alone_in_a_terminal_says_what_it_waits_for() -> None:
     assert (status, lines[0], "unclassified" in lines) == (
         20, "mcp-verdict classify: reading a response from the terminal; end it with Ctrl-D (or give FILE, or "
             "pipe it in)", True), output
+
+
+# (case: the arguments, the input; status, stdout, stderr) -- README "The CLI", exit statuses
+NOTHING = {
+    "--lines, an empty input": (["--lines"], b"", 20, b"",
+                                b"mcp-verdict classify: no response in the input: every line is blank\n"),
+    "--lines --json, blank lines": (["--lines", "--json"], b"\n  \r\n\t\n", 20, b"",
+                                    b"mcp-verdict classify: no response in the input: every line is blank\n"),
+    "detected, an empty input: one empty response": (
+        [], b"", 20, b"unclassified\n  error json.syntax at /: not standard JSON: EOF while parsing a value (byte 0)\n",
+        b""),
+}
+
+
+@pytest.mark.parametrize(("args", "given", "status", "out", "err"), NOTHING.values(), ids=NOTHING)
+def test_an_input_holding_no_response_is_no_success(args: list[str], given: bytes, status: int, out: bytes,
+                                                     err: bytes) -> None:
+    done = subprocess.run([*CLI, "classify", *args], input=given, capture_output=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (status, out, err)

@@ -159,7 +159,8 @@ def classify_command(file: Any, version: str, request_id: str | None, extensions
     """Classify one JSON-RPC response (or JSON Lines of them) from FILE or stdin.
 
     Exit status: 0 normal_complete, 10 task, 11 input_required, 12 tool_error,
-    13 protocol_error, 20 unclassified (the highest over all responses), 2 usage error.
+    13 protocol_error, 20 unclassified (the highest over all responses; also JSON Lines with
+    no response, every line blank, as one empty response is), 2 usage error.
     """
     caps = None
     if capabilities is not None:
@@ -187,9 +188,10 @@ def classify_command(file: Any, version: str, request_id: str | None, extensions
         first = next(verdicts, None)  # the options are checked by the first call
     except ValueError as exc:  # a bad option, never a bad response
         raise click.UsageError(str(exc)) from None
+    if first is None:  # JSON Lines, every line blank: nothing judged is no success (0)
+        click.echo("mcp-verdict classify: no response in the input: every line is blank", err=True)
+        sys.exit(EXIT_CODES[Kind.UNCLASSIFIED])
     status = 0
-    if first is None:
-        sys.exit(status)
     console = None
     if not as_json:
         from ._term import make_console  # rich loads only to print to a terminal, not for --json
