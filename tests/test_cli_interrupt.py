@@ -5,6 +5,10 @@ Before, click turned the KeyboardInterrupt into "Aborted!" and status 1: a statu
 ``audit`` documents (where it means a naive false success), and none a script can tell from a
 failure. The signal is sent once the server has the ``tools/call`` (its stdin, teed to a file,
 holds it) or once the demo has printed its first line: during the call, never during start-up.
+The slow tool waits 30 s, its most: asked for 60 (as these cases did), the demo refuses the
+arguments at once (-32602), so the command sometimes ended on its own before the signal came,
+which then met the interpreter's exit (signal handlers back to the default) and ended it by
+SIGINT, with no line: about 1 run in 12 of ``call --json``, once taken for CPython's doing.
 """
 
 from __future__ import annotations
@@ -48,9 +52,9 @@ def _printed(process: subprocess.Popen[bytes]) -> bool:
 Ready = Callable[[subprocess.Popen[bytes]], bool]
 CASES: dict[str, tuple[Callable[[Path], list[str]], Callable[[Path], Ready]]] = {
     "call --stdio, a slow tool": (
-        lambda tmp: ["call", "--stdio", _server(tmp), "slow_echo", '{"seconds": 60}'], _has_call),
+        lambda tmp: ["call", "--stdio", _server(tmp), "slow_echo", '{"seconds": 30}'], _has_call),
     "call --stdio --json": (
-        lambda tmp: ["call", "--json", "--stdio", _server(tmp), "slow_echo", '{"seconds": 60}'], _has_call),
+        lambda tmp: ["call", "--json", "--stdio", _server(tmp), "slow_echo", '{"seconds": 30}'], _has_call),
     "demo": (lambda tmp: ["demo"], lambda tmp: _printed),
 }
 
@@ -72,9 +76,7 @@ def test_ctrl_c_ends_the_command_with_130_and_stops_the_server(tmp_path: Path, c
         if process.poll() is None:
             process.kill()
             process.wait()
-    # 130 and the line; rarely (about 1 run in 12 of `call --json`, not understood yet) CPython itself
-    # ends the process by SIGINT, silently: the status a shell reports is 130 all the same
-    assert (process.returncode, stderr) in ((130, b"mcp-verdict: interrupted\n"), (-signal.SIGINT, b""))
+    assert (process.returncode, stderr) == (130, b"mcp-verdict: interrupted\n")
     pid_file = tmp_path / "pid"
     if pid_file.exists():  # the server's process group is gone: nothing left running
         with pytest.raises(ProcessLookupError):
