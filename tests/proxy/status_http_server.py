@@ -5,6 +5,8 @@
   with the JSON-RPC error body the official Python SDK writes for its HTTP errors (its
   ``_create_error_response``: a null id, ``-32600``), e.g. ``status:406`` as the SDK answers an
   Accept header it rejects;
+- ``slow-status:<n>``: the same, each answer written half a second after its request was read
+  (a host's last notification is still under way when the host closes);
 - ``get-reset``: a GET opens an SSE stream, sends one event (id ``e-1``, a
   ``notifications/message``), then resets the connection (an RST mid-stream);
 - ``get-end``: the same event, then the stream ends cleanly;
@@ -71,6 +73,10 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
         return await _big(request)
     if MODE.startswith("status:") or (MODE.startswith("resume-status:") and request.method == "GET"):
         await request.read()
+        return _error(int(MODE.split(":", 1)[1]))
+    if MODE.startswith("slow-status:"):
+        await request.read()
+        await asyncio.sleep(0.5)
         return _error(int(MODE.split(":", 1)[1]))
     if request.method == "GET":
         if MODE == "resume-stall":

@@ -150,6 +150,21 @@ def test_a_stdio_hosts_notification_the_upstream_cannot_take_is_in_the_frame_log
         ("c2s", "error", NOTIFY + "the upstream answered HTTP 404 (the host is not told: stdio)")]
 
 
+def test_a_stdio_hosts_last_notification_is_delivered_before_the_proxy_exits(tmp_path: Path) -> None:
+    """A stdio host that writes a notification and closes its input at once: the proxy exits
+    once the notification's POST is answered (within ``--grace``), so the upstream's answer to it
+    (here 404, half a second later) is in the frame log; its POST was cut off at the exit."""
+    log = tmp_path / "frames.jsonl"
+    with _upstream("slow-status:404") as upstream:
+        peer = LinePeer([*PROXY, "--log", str(log), "--upstream", upstream])
+        peer.send_raw(INITIALIZED + b"\n")
+        status = peer.close()
+    assert status == 0
+    assert _after_host_frames(log) == [
+        ("c2s", "message", None), ("c2s", "eof", "the host closed stdin"),
+        ("c2s", "error", NOTIFY + "the upstream answered HTTP 404 (the host is not told: stdio)")]
+
+
 # -- 4. an HTTP error status with the SDK's JSON-RPC error (a null id) ----------------------------
 NOT_ACCEPTABLE = "the upstream answered HTTP 406: HTTP 406 from the server"
 # (the upstream, the host's method; the host's status and body; the frame log's error note (None: none))
