@@ -46,7 +46,11 @@ hours, and the host closes it when it wants. The host's GET stream ending is not
 log: ``eof`` when the upstream ended it, ``error`` when it broke (a reset, a truncated chunk).
 
 aiohttp is the client: measured about 4× less CPU per request than httpx2 on this machine
-(README, "The proxy").
+(README, "The proxy"). A request's POST goes on aiohttp's own connection protocol and parser,
+without a ``ClientSession`` request (``_http_posts``: the session's objects and bookkeeping
+were about a fifth of the proxy's CPU per call on HTTP→HTTP); the session serves the rest (the
+GETs, the DELETE, the POSTs of notifications and responses) and any POST that path cannot
+take as the session would.
 """
 
 from __future__ import annotations
