@@ -1,11 +1,12 @@
 """The upstream POST of a request on a kept-alive connection, on aiohttp's own HTTP protocol
 without its ``ClientSession``: the proxy's hot path over an HTTP upstream.
 
-A ``ClientSession`` request costs about 65 µs of CPU on this machine beyond the connection's
-own work (its request and response objects, the connector's bookkeeping, the cookie jar, a task
-writing the body under Python < 3.12): about 100 µs per POST against 35 µs for aiohttp's
-``ResponseHandler`` driven directly (``benchmarks/compare_proxy.py --pair HTTP→HTTP``:
-README, "The proxy"). :class:`Posts` drives it directly. What stays aiohttp's: the connection's
+A ``ClientSession`` request costs 65–90 µs of CPU on this machine beyond the connection's own
+work (its request and response objects, the connector's bookkeeping, the cookie jar, a task
+writing the body under Python < 3.12): 100–125 µs per sequential POST in one process, against
+35 µs for aiohttp's ``ResponseHandler`` driven directly; through the proxy, 16–21% of its CPU
+per call on HTTP→HTTP (``benchmarks/compare_proxy.py --pair HTTP→HTTP``: README, "The
+proxy"). :class:`Posts` drives it directly. What stays aiohttp's: the connection's
 protocol (``client_proto.ResponseHandler``: its HTTP parser, the body's ``StreamReader`` with
 its flow control, ``ServerDisconnectedError``, ``ClientOSError`` and ``ClientPayloadError`` for a
 connection lost or a body cut), the request head's serialisation (``http.StreamWriter``: a CR or
