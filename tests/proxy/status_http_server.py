@@ -30,6 +30,9 @@
   no line end, the stream then held open (a notification gets 202);
 - ``json``: the same server, answering each request with one JSON body; ``json-stateless``: that
   server without sessions (no ``Mcp-Session-Id``).
+- ``conn-close``: each request answered ``ok`` with ``Connection: close`` (the connection ends
+  after each answer); ``idle-close``: answered ``ok`` on a kept-alive connection that the server
+  closes a twentieth of a second after the answer (as servers end idle keep-alive connections).
 
 Any other POST of a request is answered ``ok`` as one JSON body; a notification gets 202.
 Prints its port on its first line and stops when its stdin closes (``tests/processes.port_server``).
@@ -100,6 +103,10 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
         return response
     answer = {"jsonrpc": "2.0", "id": message["id"],
               "result": {"content": [{"type": "text", "text": "ok"}], "isError": False}}
+    if MODE == "conn-close":
+        return web.json_response(answer, headers={"Connection": "close"})
+    if MODE == "idle-close" and request.transport is not None:
+        asyncio.get_running_loop().call_later(0.05, request.transport.close)
     return web.json_response(answer)
 
 

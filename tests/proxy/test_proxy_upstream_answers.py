@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -163,6 +164,32 @@ def test_a_stdio_hosts_last_notification_is_delivered_before_the_proxy_exits(tmp
     assert _after_host_frames(log) == [
         ("c2s", "message", None), ("c2s", "eof", "the host closed stdin"),
         ("c2s", "error", NOTIFY + "the upstream answered HTTP 404 (the host is not told: stdio)")]
+
+
+# (the upstream, the host's side) an upstream that ends its connections — after each answer
+# (Connection: close, RFC 9112 s9.6), or once idle — answers every request still: the proxy
+# never sends one on a connection that was closed
+ENDED_CONNECTIONS = [("conn-close", "stdio"), ("conn-close", "http"), ("idle-close", "stdio"), ("idle-close", "http")]
+
+
+@pytest.mark.parametrize(("behaviour", "host"), ENDED_CONNECTIONS)
+def test_an_upstream_that_ends_its_connections_answers_every_request(behaviour: str, host: str) -> None:
+    texts = []
+    with _upstream(behaviour) as upstream:
+        if host == "stdio":
+            peer = LinePeer([*PROXY, "--upstream", upstream])
+            for n in range(1, 4):
+                raw = peer.exchange(call(n, "x", version="2025-06-18"))
+                texts.append(json.loads(raw or b"null")["result"]["content"][0]["text"])
+                time.sleep(0.2)  # (idle-close: the server has closed that connection meanwhile)
+            peer.close()
+        else:
+            with proxy_http(["--upstream", upstream]) as (url, _), httpx2.Client(timeout=TIMEOUT) as client:
+                for n in range(1, 4):
+                    response = client.post(url, json=call(n, "x", version="2025-06-18"), headers=POST_HEADERS)
+                    texts.append(response.json()["result"]["content"][0]["text"])
+                    time.sleep(0.2)
+    assert texts == ["ok", "ok", "ok"]
 
 
 # -- 4. an HTTP error status with the SDK's JSON-RPC error (a null id) ----------------------------
