@@ -16,23 +16,24 @@ as ``ClientRequest`` writes them (``Host`` first, the caller's headers, ``Conten
 the idle connections kept.
 
 It serves a POST only when it can do what the ``ClientSession`` would: a plain ``http`` URL
-without credentials, and no cookie in the session's jar (a cookie the upstream sets on a POST's
-answer goes into that jar, and every later request goes through the session, which sends it: a
-load balancer's affinity cookie keeps working). Otherwise, and when it has no idle connection
-and cannot open one (refused, unreachable, no connection within the session's connect timeout),
-or already holds ``limit`` connections, :meth:`Posts.post` returns None and the caller sends
-the POST through the session, which opens its own connection and fails as it did
-(``ClientConnectorError``, its timeout). Idle connections are reused last in, first out, and
-closed after :data:`_IDLE` seconds idle (aiohttp's keep-alive timeout), or when the upstream
-closed them; a connection whose answer was not read to its end, or that the upstream asked to
-close, is closed, never reused.
+without credentials, a body of at most :data:`_LARGEST` bytes, and no cookie in the session's
+jar (a cookie the upstream sets on a POST's answer goes into that jar, and every later request
+goes through the session, which sends it: a load balancer's affinity cookie keeps working).
+Otherwise, and when it has no idle connection and cannot open one (refused, unreachable, no
+connection within the session's connect timeout), or already holds ``limit`` connections,
+:meth:`Posts.post` returns None and the caller sends the POST through the session, which opens
+its own connection and fails as it did (``ClientConnectorError``, its timeout). Idle
+connections are reused last in, first out, and closed after :data:`_IDLE` seconds idle
+(aiohttp's keep-alive timeout), or when the upstream closed them; a connection whose answer was
+not read to its end, or that the upstream asked to close, is closed, never reused.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Mapping
-from http.cookies import SimpleCookie
+from http.cookies import CookieError, SimpleCookie
 from typing import Final
 
 import aiohttp
@@ -43,6 +44,10 @@ from yarl import URL
 
 _IDLE: Final = 15.0
 """Seconds an idle connection is kept (aiohttp's ``TCPConnector`` keep-alive timeout)."""
+_LARGEST: Final = 64 * 1024
+"""The largest body sent here: written at once, it never waits for the upstream to read it
+before its answer is read (a larger one goes through the session, which writes it beside the
+reading of the answer: an upstream that answers early, 413 say, without reading it, is heard)."""
 
 
 class Answer:
@@ -106,7 +111,7 @@ class Posts:
         """POST ``data`` with ``headers``; its response once its head came (the body is read from
         :attr:`Answer.content`). None: send it through the session instead. A failure after the
         request was written raises as the session would."""
-        if not self.usable or self._closed or len(self._client.cookie_jar):
+        if not self.usable or self._closed or len(data) > _LARGEST or len(self._client.cookie_jar):
             return None
         loop = asyncio.get_running_loop()
         proto = self._take(loop.time())
@@ -136,15 +141,16 @@ class Posts:
                                                       headers=exc.headers) from exc
                 if message.code < 100 or message.code > 199 or message.code == 101:
                     break
+            cookies = message.headers.getall("Set-Cookie", ())
+            if cookies:  # (kept as the session keeps them; its later requests send them)
+                jar: SimpleCookie = SimpleCookie()
+                for cookie in cookies:
+                    with contextlib.suppress(CookieError):  # (one it cannot read is dropped, as aiohttp does)
+                        jar.load(cookie)
+                self._client.cookie_jar.update_cookies(jar, self._url)
         except BaseException:
             self._drop(proto)
             raise
-        cookies = message.headers.getall("Set-Cookie", ())
-        if cookies:  # (kept as the session keeps them; its later requests send them)
-            jar = SimpleCookie()
-            for cookie in cookies:
-                jar.load(cookie)
-            self._client.cookie_jar.update_cookies(jar, self._url)
         return Answer(message.code, message.headers, payload, proto, self)
 
     def _take(self, now: float) -> ResponseHandler | None:
