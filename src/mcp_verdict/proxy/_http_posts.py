@@ -4,7 +4,7 @@ without its ``ClientSession``: the proxy's hot path over an HTTP upstream.
 A ``ClientSession`` request costs 65–90 µs of CPU on this machine beyond the connection's own
 work (its request and response objects, the connector's bookkeeping, the cookie jar, a task
 writing the body under Python < 3.12): 100–125 µs per sequential POST in one process, against
-35 µs for aiohttp's ``ResponseHandler`` driven directly; through the proxy, 16–21% of its CPU
+35 µs for aiohttp's ``ResponseHandler`` driven directly; through the proxy, 16–22% of its CPU
 per call on HTTP→HTTP (``benchmarks/compare_proxy.py --pair HTTP→HTTP``: README, "The
 proxy"). :class:`Posts` drives it directly. What stays aiohttp's: the connection's
 protocol (``client_proto.ResponseHandler``: its HTTP parser, the body's ``StreamReader`` with
