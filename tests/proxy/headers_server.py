@@ -1,7 +1,9 @@
 """A Streamable HTTP upstream that records the headers of every request it receives, for the
 proxy's header tests: ``GET /seen`` answers the list so far (method, headers as received, in
-order) and is not recorded; a POST with an id is answered with an empty result in one JSON body,
-one without with 202; a GET is answered with an SSE stream that ends at once; a DELETE with 200.
+order) and is not recorded; a POST with an id is answered with an empty result in one JSON body
+(for the method ``cookie/set``, with ``Set-Cookie: affinity=a1``, as a load balancer pins a
+client to a backend), one without with 202; a GET is answered with an SSE stream that ends at
+once; a DELETE with 200.
 Prints ``listening on URL``."""
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
         message = json.loads(await request.read())
         if "id" not in message:
             return web.Response(status=202)
-        return web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": {}})
+        answer = web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": {}})
+        if message.get("method") == "cookie/set":
+            answer.headers["Set-Cookie"] = "affinity=a1; Path=/"
+        return answer
     if request.method == "GET":
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)

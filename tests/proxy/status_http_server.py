@@ -5,6 +5,8 @@
   with the JSON-RPC error body the official Python SDK writes for its HTTP errors (its
   ``_create_error_response``: a null id, ``-32600``), e.g. ``status:406`` as the SDK answers an
   Accept header it rejects;
+- ``slow-status:<n>``: the same, each answer written half a second after its request was read
+  (a host's last notification is still under way when the host closes);
 - ``get-reset``: a GET opens an SSE stream, sends one event (id ``e-1``, a
   ``notifications/message``), then resets the connection (an RST mid-stream);
 - ``get-end``: the same event, then the stream ends cleanly;
@@ -28,6 +30,9 @@
   no line end, the stream then held open (a notification gets 202);
 - ``json``: the same server, answering each request with one JSON body; ``json-stateless``: that
   server without sessions (no ``Mcp-Session-Id``).
+- ``conn-close``: each request answered ``ok`` with ``Connection: close`` (the connection ends
+  after each answer); ``idle-close``: answered ``ok`` on a kept-alive connection that the server
+  closes a twentieth of a second after the answer (as servers end idle keep-alive connections).
 
 Any other POST of a request is answered ``ok`` as one JSON body; a notification gets 202.
 Prints its port on its first line and stops when its stdin closes (``tests/processes.port_server``).
@@ -72,6 +77,10 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
     if MODE.startswith("status:") or (MODE.startswith("resume-status:") and request.method == "GET"):
         await request.read()
         return _error(int(MODE.split(":", 1)[1]))
+    if MODE.startswith("slow-status:"):
+        await request.read()
+        await asyncio.sleep(0.5)
+        return _error(int(MODE.split(":", 1)[1]))
     if request.method == "GET":
         if MODE == "resume-stall":
             await asyncio.Event().wait()  # never answered (cancelled when the proxy gives up)
@@ -94,6 +103,10 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
         return response
     answer = {"jsonrpc": "2.0", "id": message["id"],
               "result": {"content": [{"type": "text", "text": "ok"}], "isError": False}}
+    if MODE == "conn-close":
+        return web.json_response(answer, headers={"Connection": "close"})
+    if MODE == "idle-close" and request.transport is not None:
+        asyncio.get_running_loop().call_later(0.05, request.transport.close)
     return web.json_response(answer)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -148,6 +149,47 @@ def test_a_stdio_hosts_notification_the_upstream_cannot_take_is_in_the_frame_log
     assert got[0] == ("c2s", "message", None)
     assert [r for r in got if r[1] == "error"] == [
         ("c2s", "error", NOTIFY + "the upstream answered HTTP 404 (the host is not told: stdio)")]
+
+
+def test_a_stdio_hosts_last_notification_is_delivered_before_the_proxy_exits(tmp_path: Path) -> None:
+    """A stdio host that writes a notification and closes its input at once: the proxy exits
+    once the notification's POST is answered (within ``--grace``), so the upstream's answer to it
+    (here 404, half a second later) is in the frame log; its POST was cut off at the exit."""
+    log = tmp_path / "frames.jsonl"
+    with _upstream("slow-status:404") as upstream:
+        peer = LinePeer([*PROXY, "--log", str(log), "--upstream", upstream])
+        peer.send_raw(INITIALIZED + b"\n")
+        status = peer.close()
+    assert status == 0
+    assert _after_host_frames(log) == [
+        ("c2s", "message", None), ("c2s", "eof", "the host closed stdin"),
+        ("c2s", "error", NOTIFY + "the upstream answered HTTP 404 (the host is not told: stdio)")]
+
+
+# (the upstream, the host's side) an upstream that ends its connections — after each answer
+# (Connection: close, RFC 9112 s9.6), or once idle — answers every request still: the proxy
+# never sends one on a connection that was closed
+ENDED_CONNECTIONS = [("conn-close", "stdio"), ("conn-close", "http"), ("idle-close", "stdio"), ("idle-close", "http")]
+
+
+@pytest.mark.parametrize(("behaviour", "host"), ENDED_CONNECTIONS)
+def test_an_upstream_that_ends_its_connections_answers_every_request(behaviour: str, host: str) -> None:
+    texts = []
+    with _upstream(behaviour) as upstream:
+        if host == "stdio":
+            peer = LinePeer([*PROXY, "--upstream", upstream])
+            for n in range(1, 4):
+                raw = peer.exchange(call(n, "x", version="2025-06-18"))
+                texts.append(json.loads(raw or b"null")["result"]["content"][0]["text"])
+                time.sleep(0.2)  # (idle-close: the server has closed that connection meanwhile)
+            peer.close()
+        else:
+            with proxy_http(["--upstream", upstream]) as (url, _), httpx2.Client(timeout=TIMEOUT) as client:
+                for n in range(1, 4):
+                    response = client.post(url, json=call(n, "x", version="2025-06-18"), headers=POST_HEADERS)
+                    texts.append(response.json()["result"]["content"][0]["text"])
+                    time.sleep(0.2)
+    assert texts == ["ok", "ok", "ok"]
 
 
 # -- 4. an HTTP error status with the SDK's JSON-RPC error (a null id) ----------------------------

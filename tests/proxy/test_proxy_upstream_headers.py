@@ -18,9 +18,10 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx2
 import pytest
 
-from ._peers import TIMEOUT, _wait_for, proxy_http
+from ._peers import PROXY, TIMEOUT, LinePeer, _wait_for, proxy_http
 from .test_proxy_http_edges import _request, _status
 
 HEADERS_SERVER = [sys.executable, str(Path(__file__).with_name("headers_server.py"))]
@@ -82,3 +83,36 @@ def test_the_upstream_gets_the_hosts_headers_less_hop_by_hop_and_the_header_opti
     assert [m for m, _ in requests] == [method]
     got = sorted((name, value) for name, value in requests[0][1] if name.lower() not in ("host", "content-length"))
     assert got == seen
+
+
+# (the host's side) an upstream that sets a cookie on a request's answer (a load balancer's
+# affinity cookie) gets it back on the requests after it, as from a direct client: the proxy's
+# HTTP client keeps the cookies its upstream sets (RFC 6265 s5.3, s5.4; of a host named, not of an
+# IP address: aiohttp's jar takes none from those)
+COOKIE_HOSTS = ["http", "stdio"]
+
+
+@pytest.mark.parametrize("host", COOKIE_HOSTS)
+def test_a_cookie_the_upstream_sets_on_an_answer_comes_back_on_the_next_requests(host: str) -> None:
+    set_cookie = b'{"jsonrpc":"2.0","id":1,"method":"cookie/set"}'
+    calls = [set_cookie, PING.replace(b'"id":1', b'"id":2'), PING.replace(b'"id":1', b'"id":3')]
+    with _headers_server() as server:
+        upstream = server.replace("127.0.0.1", "localhost")
+        if host == "http":
+            with proxy_http(["--upstream", upstream]) as (url, _), httpx2.Client(timeout=TIMEOUT) as client:
+                answers = [client.post(url, content=body, headers={"Content-Type": "application/json",
+                                                                    "Accept": "application/json, text/event-stream"})
+                           .json()["id"] for body in calls]
+        else:
+            peer = LinePeer([*PROXY, "--upstream", upstream])
+            answers = []
+            for body in calls:
+                peer.send_raw(body + b"\n")
+                answers.append(json.loads(peer.recv() or b"null")["id"])
+            peer.close()
+        with urllib.request.urlopen(upstream.replace("/mcp", "/seen"), timeout=TIMEOUT) as response:
+            requests = json.loads(response.read())
+    assert answers == [1, 2, 3]
+    cookies = [[value for name, value in headers if name.lower() == "cookie"] for method, headers in requests
+               if method == "POST"]
+    assert cookies == [[], ["affinity=a1"], ["affinity=a1"]]

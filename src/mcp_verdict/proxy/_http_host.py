@@ -115,6 +115,7 @@ from ..verdict._peer_text import cut, neutral
 from ._batch import follows
 from ._bridge import Bridge
 from ._codes import UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, cancelled_request, error_frame, with_id, with_request_id
+from ._http_posts import Posts, posts_for
 from ._http_upstream import HttpUpstream, client_session, upstream_fault, upstream_headers
 from ._relay import Key, Telemetry, as_written
 from ._shutdown import stop_signals, wind_down
@@ -340,6 +341,8 @@ class HttpHost:
         self._stdio: Bridge | None = None
         self._stdio_upstream: StdioUpstream | None = None
         self._client: aiohttp.ClientSession | None = None
+        self._posts: Posts | None = None
+        """The requests' POSTs of every relay, on connections of their own (``_http_posts``)."""
         self._count = 0
         self._exchange = 0
         self._upstreams: dict[Any, None] = {}
@@ -387,6 +390,8 @@ class HttpHost:
             self._upstreams[upstream] = None
         else:
             self._client = client_session(512, 30.0)
+            assert self.options.upstream is not None
+            self._posts = posts_for(self.options.upstream, self._client, limit=512, connect=30.0)
 
     # -- the relays of the HTTP upstream ---------------------------------------------------------
     def _acquire(self, session: str | None, initialize: bool, key: Key | None = None) -> Bridge:
@@ -415,7 +420,7 @@ class HttpHost:
         assert self.options.upstream is not None
         upstream = HttpUpstream(bridge, self.options.upstream, headers=self.options.headers,
                                 limit=self.options.max_frame, timeout=self.options.timeout, client=self._client,
-                                stdio_host=False)
+                                posts=self._posts, stdio_host=False)
         bridge.upstream = upstream
         self._upstreams[upstream] = None
         self._live[bridge] = _Held(upstream, stateless=stateless)
@@ -1019,6 +1024,8 @@ class HttpHost:
         for upstream in list(self._upstreams):
             with contextlib.suppress(Exception):
                 await upstream.aclose()
+        if self._posts is not None:
+            self._posts.close()
         if self._client is not None:
             await self._client.close()
 

@@ -46,7 +46,11 @@ hours, and the host closes it when it wants. The host's GET stream ending is not
 log: ``eof`` when the upstream ended it, ``error`` when it broke (a reset, a truncated chunk).
 
 aiohttp is the client: measured about 4× less CPU per request than httpx2 on this machine
-(README, "The proxy").
+(README, "The proxy"). A request's POST goes on aiohttp's own connection protocol and parser,
+without a ``ClientSession`` request (``_http_posts``: the session's objects and bookkeeping
+were about a fifth of the proxy's CPU per call on HTTP→HTTP); the session serves the rest (the
+GETs, the DELETE, the POSTs of notifications and responses) and any POST that path cannot
+take as the session would.
 """
 
 from __future__ import annotations
@@ -72,6 +76,7 @@ from ._codes import (
     cancelled_request,
     error_frame,
 )
+from ._http_posts import Answer, Posts, posts_for
 from ._relay import Key
 
 if TYPE_CHECKING:
@@ -129,7 +134,7 @@ class _Past(NamedTuple):
     """The bytes read."""
 
 
-async def _capped(response: aiohttp.ClientResponse, limit: int) -> bytes | _Past:
+async def _capped(response: aiohttp.ClientResponse | Answer, limit: int) -> bytes | _Past:
     """The response's body, or past ``limit`` bytes what was read of it (:class:`_Past`; the
     rest is not read). A length known and within the limit: one read; else chunks until the
     end or past the limit."""
@@ -239,7 +244,8 @@ class HttpUpstream:
     """One upstream MCP endpoint over Streamable HTTP, for one host conversation."""
 
     def __init__(self, bridge: Bridge, url: str, *, headers: Sequence[tuple[str, str]] = (), limit: int,
-                 timeout: float, client: aiohttp.ClientSession | None = None, stdio_host: bool = True) -> None:
+                 timeout: float, client: aiohttp.ClientSession | None = None, posts: Posts | None = None,
+                 stdio_host: bool = True) -> None:
         self.bridge = bridge
         self.url = url
         self.headers = tuple(headers)
@@ -250,6 +256,9 @@ class HttpUpstream:
         bridge.relay.withholds = self.withholds  # (the proxy's own cancellations' records)
         self._client = client
         self._own_client = client is None
+        self._lean = posts
+        """The requests' POSTs without the session's per-request work (``_http_posts``; None:
+        through the session)."""
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self._posts: dict[Key, asyncio.Task[None]] = {}
@@ -277,6 +286,7 @@ class HttpUpstream:
     async def start(self) -> None:
         if self._client is None:
             self._client = client_session(256, min(self.timeout, 30.0))
+            self._lean = posts_for(self.url, self._client, limit=256, connect=min(self.timeout, 30.0))
 
     async def wait(self) -> None:
         await self._finished.wait()
@@ -389,8 +399,10 @@ class HttpUpstream:
         exchange = self._exchange
         answered = False
         try:
-            async with self._client.post(self.url, data=data, headers=self._request_headers(data, host),
-                                         allow_redirects=False) as response:
+            headers = self._request_headers(data, host)
+            lean = await self._lean.post(data, headers) if self._lean is not None else None
+            async with lean if lean is not None else self._client.post(self.url, data=data, headers=headers,
+                                                                        allow_redirects=False) as response:
                 if self.stdio_host and data.find(b'"initialize"') >= 0:
                     self._learn_session(response)
                 answered = await self._read(response, key, stream, exchange)
@@ -441,13 +453,13 @@ class HttpUpstream:
             told = "the host is not told: stdio"
         self.bridge.relay.note("error", "c2s", f"the host's {what}: {reason} ({told})")
 
-    def _learn_session(self, response: aiohttp.ClientResponse) -> None:
+    def _learn_session(self, response: aiohttp.ClientResponse | Answer) -> None:
         session = response.headers.get("Mcp-Session-Id")
         if session:
             self.session_id = session
             self.bridge.relay.session = session
 
-    async def _read(self, response: aiohttp.ClientResponse, key: Key, stream: HostStream | None,
+    async def _read(self, response: aiohttp.ClientResponse | Answer, key: Key, stream: HostStream | None,
                     exchange: int, method: str = "POST") -> bool:
         """Read one response; True when it held the answer to ``key``."""
         ctype = response.headers.get("Content-Type", "")
@@ -487,7 +499,8 @@ class HttpUpstream:
         shown = f": {neutral(cut(message, 200))}" if isinstance(message, str) else ""
         self.bridge.fail(key, f"the upstream answered HTTP {status}{shown}", UPSTREAM_UNAVAILABLE)
 
-    async def _body(self, response: aiohttp.ClientResponse, key: Key, stream: HostStream | None) -> bytes | None:
+    async def _body(self, response: aiohttp.ClientResponse | Answer, key: Key, stream: HostStream | None
+                    ) -> bytes | None:
         """An answer's body (:func:`_capped`); past the limit, the rest is counted (not kept) and
         the relay refuses it (its first 64 KiB give the id): None."""
         body = await _capped(response, self.limit)
@@ -519,7 +532,7 @@ class HttpUpstream:
                 if self.session_id is not None and self._get is None:
                     self._get = asyncio.get_running_loop().create_task(self._listen())
 
-    async def _events(self, response: aiohttp.ClientResponse, key: Key, stream: HostStream | None,
+    async def _events(self, response: aiohttp.ClientResponse | Answer, key: Key, stream: HostStream | None,
                       http: dict[str, Any]) -> bool:
         parser = SSEParser()
         resumes = 0
@@ -547,7 +560,7 @@ class HttpUpstream:
                 async with current:
                     return await self._read(current, key, stream, http["exchange"], "GET")
 
-    async def _pump(self, response: aiohttp.ClientResponse, parser: SSEParser, key: Key | None,
+    async def _pump(self, response: aiohttp.ClientResponse | Answer, parser: SSEParser, key: Key | None,
                     stream: HostStream | None, http: dict[str, Any], broken: list[BaseException] | None = None,
                     seen: list[int] | None = None) -> bool:
         """Relay the events of ``response``; True when it held the answer to ``key`` (or none is
@@ -779,5 +792,7 @@ class HttpUpstream:
                                                timeout=aiohttp.ClientTimeout(total=2)) as response:
                     await response.read()
         if self._own_client and self._client is not None:
+            if self._lean is not None:
+                self._lean.close()
             await self._client.close()
         self._finished.set()

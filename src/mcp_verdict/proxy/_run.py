@@ -166,6 +166,8 @@ async def _run_stdio_host(options: ProxyOptions, recorder: Recorder | None, read
                 upstream.close_input()
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(asyncio.shield(finished), options.grace)
+            else:  # the POSTs of the host's last notifications and responses finish (within the grace)
+                await upstream.delivered(options.grace)
             if relay.in_flight:
                 bridge.upstream_lost("the host closed its input and the upstream did not answer before shutdown")
         elif stop.is_set():  # a stop signal: the calls in flight get the grace

@@ -1,0 +1,209 @@
+"""The upstream POST of a request on a kept-alive connection, on aiohttp's own HTTP protocol
+without its ``ClientSession``: the proxy's hot path over an HTTP upstream.
+
+A ``ClientSession`` request costs 65–90 µs of CPU on this machine beyond the connection's own
+work (its request and response objects, the connector's bookkeeping, the cookie jar, a task
+writing the body under Python < 3.12): 100–125 µs per sequential POST in one process, against
+35 µs for aiohttp's ``ResponseHandler`` driven directly; through the proxy, 16–22% of its CPU
+per call on HTTP→HTTP (``benchmarks/compare_proxy.py --pair HTTP→HTTP``: README, "The
+proxy"). :class:`Posts` drives it directly. What stays aiohttp's: the connection's
+protocol (``client_proto.ResponseHandler``: its HTTP parser, the body's ``StreamReader`` with
+its flow control, ``ServerDisconnectedError``, ``ClientOSError`` and ``ClientPayloadError`` for a
+connection lost or a body cut), the request head's serialisation (``http.StreamWriter``: a CR or
+LF in a header is refused, ``ValueError``), TCP_NODELAY, and the parse error as
+``ClientResponse.start`` raises it (``ClientResponseError``). Written here: the head's fields
+as ``ClientRequest`` writes them (``Host`` first, the caller's headers, ``Content-Length``), and
+the idle connections kept.
+
+It serves a POST only when it can do what the ``ClientSession`` would: a plain ``http`` URL
+without credentials, a body of at most :data:`_LARGEST` bytes, and no cookie in the session's
+jar (a cookie the upstream sets on a POST's answer goes into that jar, and every later request
+goes through the session, which sends it: a load balancer's affinity cookie keeps working).
+Otherwise, and when it has no idle connection and cannot open one (refused, unreachable, no
+connection within the session's connect timeout), or already holds ``limit`` connections,
+:meth:`Posts.post` returns None and the caller sends the POST through the session, which opens
+its own connection and fails as it did (``ClientConnectorError``, its timeout). Idle
+connections are reused last in, first out, and closed after :data:`_IDLE` seconds idle
+(aiohttp's keep-alive timeout), or when the upstream closed them; a connection whose answer was
+not read to its end, or that the upstream asked to close, is closed, never reused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Mapping
+from http.cookies import CookieError, SimpleCookie
+from typing import Final
+
+import aiohttp
+from aiohttp.client_proto import ResponseHandler
+from aiohttp.http import HttpProcessingError, StreamWriter
+from multidict import CIMultiDict, CIMultiDictProxy
+from yarl import URL
+
+_IDLE: Final = 15.0
+"""Seconds an idle connection is kept (aiohttp's ``TCPConnector`` keep-alive timeout)."""
+_LARGEST: Final = 64 * 1024
+"""The largest body sent here: written at once, it never waits for the upstream to read it
+before its answer is read (a larger one goes through the session, which writes it beside the
+reading of the answer: an upstream that answers early, 413 say, without reading it, is heard)."""
+
+
+class Answer:
+    """The upstream's response to a POST sent by :class:`Posts`: what ``HttpUpstream`` reads of
+    an ``aiohttp.ClientResponse`` (status, headers, the body's stream); ``release`` gives the
+    connection back when its body was read to the end."""
+
+    __slots__ = ("_posts", "_proto", "content", "headers", "status")
+
+    def __init__(self, status: int, headers: CIMultiDictProxy[str], content: aiohttp.StreamReader,
+                 proto: ResponseHandler, posts: Posts) -> None:
+        self.status = status
+        self.headers = headers
+        self.content = content
+        self._proto: ResponseHandler | None = proto
+        self._posts = posts
+
+    @property
+    def content_length(self) -> int | None:
+        value = self.headers.get("Content-Length")
+        return int(value) if value is not None else None
+
+    async def read(self) -> bytes:
+        return await self.content.read()
+
+    def release(self) -> None:
+        proto, self._proto = self._proto, None
+        if proto is not None:
+            self._posts._give_back(proto, self.content.is_eof())
+
+    async def __aenter__(self) -> Answer:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.release()
+
+
+class Posts:
+    """The POSTs to one upstream URL on connections of their own (see the module's docstring)."""
+
+    def __init__(self, url: str, client: aiohttp.ClientSession, *, limit: int, connect: float) -> None:
+        parsed = URL(url)
+        host = parsed.raw_host
+        self.usable = parsed.scheme == "http" and bool(host) and not (parsed.raw_user or parsed.raw_password) \
+            and parsed.port is not None
+        self._client = client
+        self._host = host or ""
+        self._port = parsed.port or 80
+        authority = f"[{self._host}]" if ":" in self._host else self._host
+        self._authority = authority if parsed.is_default_port() else f"{authority}:{self._port}"
+        self._line = f"POST {parsed.raw_path_qs} HTTP/1.1"
+        self._url = parsed
+        self._limit = limit
+        self._connect = connect
+        self._idle: list[tuple[ResponseHandler, float]] = []
+        self._open = 0
+        """The connections open: idle, or carrying a POST."""
+        self._closed = False
+
+    async def post(self, data: bytes, headers: Mapping[str, str]) -> Answer | None:
+        """POST ``data`` with ``headers``; its response once its head came (the body is read from
+        :attr:`Answer.content`). None: send it through the session instead. A failure after the
+        request was written raises as the session would."""
+        if not self.usable or self._closed or len(data) > _LARGEST or len(self._client.cookie_jar):
+            return None
+        loop = asyncio.get_running_loop()
+        proto = self._take(loop.time())
+        if proto is None:
+            proto = await self._open_one(loop)
+            if proto is None:
+                return None
+        try:
+            proto.set_response_params(read_until_eof=True, auto_decompress=False)
+            head: CIMultiDict[str] = CIMultiDict()
+            head["Host"] = self._authority
+            for name, value in headers.items():
+                if name.lower() == "host":  # (as ClientRequest: a Host given replaces its own)
+                    head[name] = value
+                else:
+                    head.add(name, value)
+            head["Content-Length"] = str(len(data))
+            writer = StreamWriter(proto, loop)
+            await writer.write_headers(self._line, head)
+            await writer.write_eof(data)
+            while True:
+                try:
+                    message, payload = await proto.read()
+                except HttpProcessingError as exc:  # (as ClientResponse.start raises it)
+                    info = aiohttp.RequestInfo(self._url, "POST", CIMultiDictProxy(head), self._url)
+                    raise aiohttp.ClientResponseError(info, (), status=exc.code, message=exc.message,
+                                                      headers=exc.headers) from exc
+                if message.code < 100 or message.code > 199 or message.code == 101:
+                    break
+            cookies = message.headers.getall("Set-Cookie", ())
+            if cookies:  # (kept as the session keeps them; its later requests send them)
+                jar: SimpleCookie = SimpleCookie()
+                for cookie in cookies:
+                    with contextlib.suppress(CookieError):  # (one it cannot read is dropped, as aiohttp does)
+                        jar.load(cookie)
+                self._client.cookie_jar.update_cookies(jar, self._url)
+        except BaseException:
+            self._drop(proto)
+            raise
+        return Answer(message.code, message.headers, payload, proto, self)
+
+    def _take(self, now: float) -> ResponseHandler | None:
+        """The most recently idle connection still open (those idle too long, or closed by the
+        upstream, are closed on the way)."""
+        idle = self._idle
+        while idle and now - idle[0][1] > _IDLE:
+            self._drop(idle.pop(0)[0])
+        while idle:
+            proto, _ = idle.pop()
+            if proto.is_connected():
+                return proto
+            self._drop(proto)
+        return None
+
+    async def _open_one(self, loop: asyncio.AbstractEventLoop) -> ResponseHandler | None:
+        if self._open >= self._limit:
+            return None
+        self._open += 1
+        try:
+            async with asyncio.timeout(self._connect):
+                _, proto = await loop.create_connection(lambda: ResponseHandler(loop), self._host, self._port)
+        except (OSError, TimeoutError):
+            self._open -= 1
+            return None
+        except BaseException:
+            self._open -= 1
+            raise
+        return proto
+
+    def _give_back(self, proto: ResponseHandler, read: bool) -> None:
+        if read and not self._closed and not proto.should_close and proto.is_connected():
+            self._idle.append((proto, asyncio.get_running_loop().time()))
+        else:
+            self._drop(proto)
+
+    def _drop(self, proto: ResponseHandler) -> None:
+        proto.close()
+        self._open -= 1
+
+    def close(self) -> None:
+        """Close the idle connections; those carrying a POST are closed as it ends."""
+        self._closed = True
+        while self._idle:
+            self._drop(self._idle.pop()[0])
+
+
+def posts_for(url: str, client: aiohttp.ClientSession, *, limit: int, connect: float) -> Posts | None:
+    """A :class:`Posts` for ``url``, or None when it could not serve one POST (not plain http,
+    or not a URL: the session's POST refuses it as it did)."""
+    try:
+        posts = Posts(url, client, limit=limit, connect=connect)
+    except ValueError:
+        return None
+    return posts if posts.usable else None
+
