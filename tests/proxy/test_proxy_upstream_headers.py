@@ -116,3 +116,36 @@ def test_a_cookie_the_upstream_sets_on_an_answer_comes_back_on_the_next_requests
     cookies = [[value for name, value in headers if name.lower() == "cookie"] for method, headers in requests
                if method == "POST"]
     assert cookies == [[], ["affinity=a1"], ["affinity=a1"]]
+
+
+POST_HEADERS = [("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream"),
+                ("Accept-Encoding", "identity")]
+# (a GET's Last-Event-ID or None; the GET's headers) -- the POSTs' headers the same before and after
+STREAM_HEADERS = [
+    ("41", [("Accept", "text/event-stream"), ("Accept-Encoding", "identity"), ("Last-Event-ID", "41")]),
+    (None, [("Accept", "text/event-stream"), ("Accept-Encoding", "identity")]),
+]
+
+
+@pytest.mark.parametrize(("last_event_id", "expected"), STREAM_HEADERS)
+def test_a_streams_headers_leave_an_http_hosts_post_headers_unchanged(last_event_id: str | None,
+                                                                      expected: list[tuple[str, str]]) -> None:
+    """An HTTP host's POST headers are kept for its next POSTs; a GET for an event stream (the
+    listening one, or a POST's stream resumed) takes a copy. Before, the GET's changes were made
+    to the kept headers: after a resumed stream the proxy's own POSTs (its reply to a server
+    request) asked for an event stream only, with a Last-Event-ID and no Content-Type."""
+    import asyncio
+
+    from mcp_verdict.proxy import Relay
+    from mcp_verdict.proxy._bridge import Bridge
+    from mcp_verdict.proxy._http_upstream import HttpUpstream
+
+    async def go() -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[tuple[str, str]]]:
+        upstream = HttpUpstream(Bridge(Relay(mode="observe")), "http://127.0.0.1:9/mcp", limit=1 << 20,
+                                timeout=5.0, stdio_host=False)
+        before = list(upstream._request_headers(b"", None).items())
+        stream = list(upstream.stream_headers(last_event_id).items())
+        return before, stream, list(upstream._request_headers(b"", None).items())
+
+    before, stream, after = asyncio.run(go())
+    assert (before, stream, after) == (POST_HEADERS, expected, POST_HEADERS)

@@ -392,6 +392,17 @@ class HttpUpstream:
             out["Mcp-Session-Id"] = self.session_id
         return out
 
+    def stream_headers(self, last_event_id: str | None) -> CIMultiDict[str]:
+        """The headers of a GET for an event stream (the listening one, or a POST's stream
+        resumed after ``last_event_id``): the POSTs' own, in a copy of them (those of an HTTP
+        host are kept for its next POSTs, which must not ask for an event stream)."""
+        headers = CIMultiDict(self._request_headers(b"", None))
+        headers.pop("Content-Type", None)
+        headers["Accept"] = "text/event-stream"
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = last_event_id
+        return headers
+
     async def _post(self, data: bytes, key: Key, stream: HostStream | None,
                     host: Mapping[str, str] | None) -> None:
         assert self._client is not None
@@ -544,10 +555,7 @@ class HttpUpstream:
             if parser.last_event_id is None or resumes >= _RESUMES or self._client is None:
                 return False
             resumes += 1  # the stream ended before its answer: resume it (2025 sessions)
-            headers = self._request_headers(b"", None)
-            headers.pop("Content-Type", None)
-            headers["Accept"] = "text/event-stream"
-            headers["Last-Event-ID"] = parser.last_event_id
+            headers = self.stream_headers(parser.last_event_id)
             if parser.retry is not None:
                 await asyncio.sleep(min(parser.retry, 5000) / 1000)
             try:
@@ -663,11 +671,7 @@ class HttpUpstream:
         whether it is not to be reopened, the seconds the stream was open: 0 when none opened).
         ``events[0]`` counts the events it carried."""
         assert self._client is not None
-        headers = self._request_headers(b"", None)
-        headers.pop("Content-Type", None)
-        headers["Accept"] = "text/event-stream"
-        if parser.last_event_id is not None:
-            headers["Last-Event-ID"] = parser.last_event_id
+        headers = self.stream_headers(parser.last_event_id)
         try:
             async with asyncio.timeout(self.timeout):  # to the response headers (RFC 9110: a response's start)
                 response = await self._client.get(self.url, headers=headers, allow_redirects=False)
