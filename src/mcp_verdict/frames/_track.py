@@ -248,7 +248,7 @@ class Tracker:
             for (who, _), exchange in pending.items():
                 return exchange if who == origin else None
         shown = shown_id(data)
-        return pending.get((origin, (type(shown).__name__, shown))) if shown is not None else None
+        return pending.get((origin, id_key(shown))) if shown is not None else None
 
     def version_in_force(self, conn: str, http: Mapping[str, Any] | None = None) -> str:
         """The protocol version in force on ``conn`` for a frame that carries none of its own (a
@@ -330,7 +330,7 @@ class Tracker:
         if kind == "request":  # (it sets state.opened)
             events = self._request(conn, state, "client" if direction == "c2s" else "server", look, seen)
             if whole is not None and (opened := state.opened) is not None:  # a request of a batch
-                key = (opened.origin, (type(opened.request_id).__name__, opened.request_id))  # (_request's)
+                key = (opened.origin, id_key(opened.request_id))  # (_request's)
                 state.pending[key] = state.opened = _replace(opened, batched=True)
             return events
         state.opened = None
@@ -341,14 +341,14 @@ class Tracker:
             target = None
             if look.has_id:  # the common case: the id finds the request waiting (under this key)
                 request_id = look.id
-                key = (other, (type(request_id).__name__, request_id))
+                key = (other, ("int", request_id) if type(request_id) is int else id_key(request_id))
                 target = state.pending.pop(key, None)
             if target is None:  # no id, or one no request waits under: the one _match finds, if any
                 target = self._match(state, other, look, seen)
                 if target is None:
                     return [self._stray(conn, direction, state, other, look, seen)]
                 request_id = target.request_id
-                key = (other, (type(request_id).__name__, request_id))  # where it waits
+                key = (other, id_key(request_id))  # where it waits
                 del state.pending[key]
             answered = state.answered
             answered.add(key)
@@ -446,7 +446,7 @@ class Tracker:
         if type(params) is not dict and not isinstance(params, dict):
             params = {}
         request_id = look.id
-        id_of = (type(request_id).__name__, request_id)  # id_key
+        id_of = ("int", request_id) if type(request_id) is int else id_key(request_id)
         key = (origin, id_of)
         if origin == "client":
             if method == "initialize":

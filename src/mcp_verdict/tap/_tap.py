@@ -458,7 +458,13 @@ class VerdictTap:
         self._closed: deque[str] = deque()
         self._numbers = itertools.count(1)
         self._unlinked: list[WriteProxy] = []
-        self._claims: OrderedDict[tuple[str, tuple[str, Any]], tuple[Judged, int]] = OrderedDict()
+        self._claims: dict[tuple[str, tuple[str, Any]], tuple[Judged, int]] = {}
+        """(connection, id key) of each tools/call a judging block sent -> (the block, the call's
+        index in it): its answer is judged for that block when it arrives. A plain dict: a claim
+        is set and popped once per judged call, which an OrderedDict makes cost ~3,000
+        instructions more (its index of nodes is rebuilt each time the dict's table is); past
+        ``_KEEP`` claims (blocks that never asked for calls whose answers never came) the oldest
+        is dropped by a scan from the table's start, bounded by the table's size."""
         self.observers: list[Any] = []
         """Told of every judged call (``mcp_verdict.otel.instrument`` adds one): ``sent(name,
         request_id)`` in the caller's task when the request is written, returning a token, and
@@ -507,7 +513,7 @@ class VerdictTap:
         for event in self.tracker.close(conn, reason):
             exchange = event.exchange if isinstance(event, Unanswered) else None
             if exchange is not None and exchange.origin == "client" and exchange.method == "tools/call":
-                state.ended[(type(exchange.request_id).__name__, exchange.request_id)] = exchange  # id_key
+                state.ended[id_key(exchange.request_id)] = exchange
                 if len(state.ended) > _UNCLAIMED:
                     state.ended.popitem(last=False)
         if self.log is not None:
@@ -601,7 +607,7 @@ class VerdictTap:
         state = self._conns.get(conn)
         if state is None:
             return
-        key = (type(request_id).__name__, request_id)  # id_key
+        key = id_key(request_id)
         state.unwritten[key] = why
         state.unwritten.move_to_end(key)
         self._unsent(state, key)
@@ -679,7 +685,7 @@ class VerdictTap:
                 if state.noise_count:  # where the call's noise ends (its answer)
                     _mark_noise(state, seq)
                 request_id = exchange.request_id
-                key = (type(request_id).__name__, request_id)  # id_key
+                key = ("int", request_id) if type(request_id) is int else id_key(request_id)  # (id_key's int here)
                 claim = self._claims.pop((conn, key), None)
                 if claim is not None:  # judged now, while the stack's span for the call is open
                     judged, index = claim
@@ -856,7 +862,8 @@ class VerdictTap:
     # -- linking proxies to connections -----------------------------------------------------------
     def _sent(self, proxy: WriteProxy, item: Any) -> None:
         judged = _CURRENT.get()
-        if judged is None and proxy.conn is not None:
+        conn = proxy.conn  # (read once: an attribute of a class with __getattr__ is read the slow way)
+        if judged is None and conn is not None:
             return  # nothing to note: no judged call, and the connection is known
         request = request_of(item)
         if request is None:
@@ -864,17 +871,25 @@ class VerdictTap:
         method, request_id, params = request
         if judged is not None and method == "tools/call":
             name = params.get("name") if type(params) is dict else getattr(params, "name", None)
-            name = name if isinstance(name, str) else None
-            judged.sent.append((proxy, request_id, name))
-            judged.tokens.append([observer.sent(name, request_id) for observer in self.observers]
-                                 if self.observers else _NO_TOKENS)
-            if proxy.conn is not None:
-                self._claims[(proxy.conn, (type(request_id).__name__, request_id))] = (judged, len(judged.sent) - 1)
-                if len(self._claims) > _KEEP:
-                    self._claims.popitem(last=False)  # O(1), where a dict's oldest entry is not
-        if proxy.conn is None:
+            if type(name) is not str and not isinstance(name, str):
+                name = None
+            sent = judged.sent
+            sent.append((proxy, request_id, name))
+            judged.tokens.append(self._sent_tokens(name, request_id) if self.observers else _NO_TOKENS)
+            if conn is not None:
+                claims = self._claims
+                claims[(conn, ("int", request_id) if type(request_id) is int else id_key(request_id))] = \
+                    (judged, len(sent) - 1)
+                if len(claims) > _KEEP:
+                    del claims[next(iter(claims))]
+        if conn is None:
             plain = params if isinstance(params, Mapping) or params is None else _dump(params)
             proxy.sent.append((method, id_key(request_id), plain))
+
+    def _sent_tokens(self, name: str | None, request_id: Any) -> list[Any]:
+        """What each observer keeps of a tools/call sent (a span...). A method of its own: the
+        comprehension's closure would cost every call of :meth:`_sent` two cells."""
+        return [observer.sent(name, request_id) for observer in self.observers]
 
     def _link(self, state: _Conn, method: str, key: tuple[str, Any], params: Mapping[str, Any]) -> None:
         matching = [p for p in self._unlinked if any(m == method and k == key for m, k, _ in p.sent)]
@@ -1036,7 +1051,7 @@ class VerdictTap:
         request_id = exchange.request_id
         if type(request_id) is not int and type(request_id) is not str:
             return None
-        claim = self._claims.get((conn, (type(request_id).__name__, request_id)))
+        claim = self._claims.get((conn, ("int", request_id) if type(request_id) is int else id_key(request_id)))
         if claim is None:
             return None
         if not self._next_plain(*claim):
@@ -1070,7 +1085,7 @@ class VerdictTap:
         if state.noise:
             verdict = _with_noise(verdict, state, exchange.request.seq, exchange.response)
         outcome = evaluate_listed(verdict, tool, output_schema, trusted_server=self.trusted_server)
-        if state.not_sent and (type(request_id).__name__, request_id) in state.not_sent:
+        if state.not_sent and id_key(request_id) in state.not_sent:
             outcome = replace(outcome, request_sent=False)
         request = exchange.request.data
         call = TapCall(state.id, name, request_id, request, response, verdict, outcome, exchange.round)
@@ -1094,7 +1109,7 @@ class VerdictTap:
             state: _Conn | None = target
         else:
             state = self._conns.get(target) if isinstance(target, str) else self._conn_of(target)  # type: ignore[arg-type]
-        key = (type(request_id).__name__, request_id)  # id_key
+        key = id_key(request_id)
         if options:
             limits = options.get("limits") or self.limits
             absent = options.get("absent_result_type") or self.absent_result_type
@@ -1379,7 +1394,7 @@ class _Held:
                             del strays[index]
                             break
             else:
-                key = (type(kept.request_id).__name__, kept.request_id)  # id_key
+                key = id_key(kept.request_id)
                 if state.answered.get(key) is kept:
                     del state.answered[key]
 
