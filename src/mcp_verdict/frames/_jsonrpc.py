@@ -88,6 +88,7 @@ class Peek(msgspec.Struct, frozen=True, gc=False):
 
 
 _ABSENT: Final = object()
+_UNCLASSIFIED: Final = Kind.UNCLASSIFIED  # (an Enum member is slow to look up on its class)
 _ID_TYPES: Final = frozenset({int, str, float, type(None)})
 
 
@@ -100,7 +101,7 @@ def answer_peek(verdict: Verdict, request_id: Id) -> Peek | None:
     it alike, but for its integers past 64 bits, exact here where orjson's are floats (a routing
     read never looks at such a member). A relay or a tap that judges an answer first (its
     request guessed: :func:`shown_id`) reads it once."""
-    if verdict.kind is Kind.UNCLASSIFIED:
+    if verdict.kind is _UNCLASSIFIED:
         return None
     message = verdict.message
     if type(message) is not dict or "method" in message:

@@ -88,8 +88,6 @@ _replace: Final = msgspec.structs.replace
 _BATCHES: Final = frozenset({"2025-03-26"})
 """The versions whose messages may be JSON-RPC batches (2025-03-26 basic/index#batching; 2024-11-05
 has none, 2025-06-18 removed them: its changelog)."""
-_RESULT_FACTS: Final = frozenset({"requestState", "taskId", "task"})
-"""The members of any other result it reads: a result holding none of them (most) is not read."""
 
 
 # The values a frame makes are untracked by the cycle collector (``gc=False``): they hold bytes,
@@ -245,8 +243,8 @@ class Tracker:
             return None
         pending = state.pending
         if len(pending) == 1:
-            for (who, _), exchange in pending.items():
-                return exchange if who == origin else None
+            for exchange in pending.values():
+                return exchange if exchange.origin == origin else None
         shown = shown_id(data)
         return pending.get((origin, id_key(shown))) if shown is not None else None
 
@@ -357,9 +355,11 @@ class Tracker:
             if other == "client":
                 message = look.message  # look.result, read here
                 result = message.get("result") if message is not None else None
+                # the members any other result is read for (a result holding none of them, most, is not
+                # read): three lookups, where a set's isdisjoint makes an iterator over the result
                 if isinstance(result, dict) and (target.method in _READS_RESULT
-                                                 or not _RESULT_FACTS.isdisjoint(result)):
-                    self._facts(state, target, result, key[1])  # (most results hold nothing to read)
+                                                 or "requestState" in result or "taskId" in result or "task" in result):
+                    self._facts(state, target, result, key[1])
             if whole is not None and not target.batched:  # a request sent alone, answered in a batch:
                 seen = Seen(whole, at, seq, http)  # its answer is the array (JSON-RPC 2.0 s6: a batch answers a batch)
                 look = peek(whole)

@@ -61,7 +61,7 @@ from ..frames._jsonrpc import id_text
 from ..frames._sendable import check_call
 from ..judgement._check import Expectation, judging_options
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy, plain_number
-from ..judgement._outcome import Observe, Outcome, evaluate_listed, settle
+from ..judgement._outcome import Observe, Outcome, evaluate_defaults, evaluate_listed, settle
 from ..judgement._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_key, schema_key
 from ..judgement._suspect import DEFAULT_SUSPECTS, Suspect
 from ..verdict._classify import (
@@ -259,11 +259,6 @@ def _parsed_bound(data: bytes) -> int:
     return (5 if wide else 1) * len(data) + _PARSED_TOKEN * tokens
 _REUSED: Final = ("another request went out under the same id on this HTTP client while it waited (two sessions "
                   "share one tap.http_client(): give each its own); the tap cannot tell their answers apart")
-_JUDGED_FIRST: Final = 2048
-"""An answer longer than this is judged before the tracker reads it, when its request can be
-guessed (:meth:`VerdictTap._judge_first`): the routing read it spares grows with the answer,
-the guess does not. Below it the two cost about the same (callgrind, per call: 250 B +2,100
-instructions judged first, 1,500 B +70), so the tracker reads a short answer first, as before."""
 
 
 class WriteProxy:
@@ -667,7 +662,7 @@ class VerdictTap:
             if look.kind == "request":
                 _sent_again(state, id_key(look.id))
         first = None
-        if direction == "s2c" and len(data) > _JUDGED_FIRST and self._claims and look is None:
+        if direction == "s2c" and look is None and self._claims:
             first = self._judge_first(conn, data)
             if first is not None:
                 look = first[2]
@@ -1025,37 +1020,37 @@ class VerdictTap:
                           else self._listed_schema(state, name, schema_limits))
         return self.tool(name), None
 
-    def _next_plain(self, judged: Judged, index: int) -> bool:
-        """The ``index``-th tools/call of ``judged`` is the block's next, judged with the tap's
-        defaults (no options of the block's own, no attempt, no observer): the common case, which
-        ``_feed`` judges at once (``_judge_answered``) and ``_judge_first`` judges first."""
-        return index == len(judged._done) and not judged._eager and not judged._options \
-            and judged._attempt is None and not self.observers
-
     def _judge_first(self, conn: str, data: bytes) -> tuple[Exchange, Verdict, Peek | None] | None:
         """The verdict of an answer arriving on ``conn``, judged before the tracker reads it, when
         the request it answers can be guessed (:meth:`Tracker.guess`) and is the next call of a
-        judging block given no options (``_feed``'s common case): (the request, the verdict, the
-        routing read of the answer made from the message the judge read, or None when there is
-        none to make: :func:`frames.answer_peek`). So a judged answer is parsed once, by the
-        judge, not by the tracker's routing read as well. ``_feed`` uses the verdict only when
-        the tracker pairs the answer with that very request; it is then what judging it after
-        the pairing gives (the same bytes, request id and options). None otherwise (a frame that
-        may be a request or a notification, one whose request is not guessed, a call with
-        options of its own), with nothing judged."""
+        judging block judged with the tap's defaults (no options of the block's own, no attempt,
+        no observer: ``_feed``'s common case, which it judges at once): (the request, the
+        verdict, the routing read of the answer made from the message the judge read, or None
+        when there is none to make: :func:`frames.answer_peek`). So a judged answer is parsed
+        once, by the judge, not by the tracker's routing read as well. ``_feed`` uses the verdict
+        only when the tracker pairs the answer with that very request; it is then what judging
+        it after the pairing gives (the same bytes, request id and options). None otherwise (a
+        frame that may be a request or a notification, one whose request is not guessed, a call
+        with options of its own), with nothing judged."""
         if names_method(data):
             return None
         exchange = self.tracker.guess(conn, "client", data)
         if exchange is None or exchange.method != "tools/call":
             return None
         request_id = exchange.request_id
-        if type(request_id) is not int and type(request_id) is not str:
+        if type(request_id) is int:
+            key: tuple[str, Any] = ("int", request_id)  # (id_key's)
+        elif type(request_id) is str:
+            key = ("str", request_id)
+        else:
             return None
-        claim = self._claims.get((conn, ("int", request_id) if type(request_id) is int else id_key(request_id)))
+        claim = self._claims.get((conn, key))
         if claim is None:
             return None
-        if not self._next_plain(*claim):
-            return None
+        judged = claim[0]
+        if claim[1] != len(judged._done) or judged._eager or judged._options or judged._attempt is not None \
+                or self.observers:
+            return None  # not the block's next call judged with the defaults
         verdict = judge(data, self._options.of(exchange.context, self.absent_result_type, self.limits), request_id)
         return exchange, verdict, answer_peek(verdict, request_id)
 
@@ -1084,7 +1079,7 @@ class VerdictTap:
                             else held_id(request_id))  # (held_id's answer for an exact int or str, without a call)
         if state.noise:
             verdict = _with_noise(verdict, state, exchange.request.seq, exchange.response)
-        outcome = evaluate_listed(verdict, tool, output_schema, trusted_server=self.trusted_server)
+        outcome = evaluate_defaults(verdict, tool, output_schema, self.trusted_server)
         if state.not_sent and id_key(request_id) in state.not_sent:
             outcome = replace(outcome, request_sent=False)
         request = exchange.request.data
