@@ -634,35 +634,35 @@ class VerdictTap:
             return []
         seq = next(state.seq)
         at = time.time()
-        if state.noise_count and direction == "c2s":  # where a call's noise starts (a request)
-            _mark_noise(state, seq)
         if self.log is not None:
             self._write(FrameRecord(conn, seq, at, direction, "message", data, transport=state.transport,
                                     http=http or None))
-        look = None
-        if direction == "c2s" and (http is not None or self._unlinked):
-            look = peek(data)  # read once: the Tracker is given it
-            if look.kind == "request":
-                key = id_key(look.id)
-                if look.method == "tools/call":
-                    name = look.params.get("name")
-                    state.tool_calls.append((look.id, name if isinstance(name, str) else None))
-                if http is not None and isinstance(http.get("exchange"), int):
-                    if key in state.exchange_of and key not in state.not_sent \
-                            and self.tracker.waiting(conn, "client", key) is not None:
-                        self._id_reused(state, key, http["exchange"])  # two sessions over one client
-                    state.exchange_of[key] = http["exchange"]
-                    if len(state.exchange_of) > _KEEP:
-                        state.exchange_of.popitem(last=False)
-                if self._unlinked and state.proxy is None:
-                    self._link(state, look.method or "", key, look.params)
-        if state.not_sent and direction == "c2s":  # a request sent again under an id that was not sent
-            if look is None:
-                look = peek(data)
-            if look.kind == "request":
-                _sent_again(state, id_key(look.id))
-        first = None
-        if direction == "s2c" and look is None and self._claims:
+        look = first = None
+        if direction == "c2s":
+            if state.noise_count:  # where a call's noise starts (a request)
+                _mark_noise(state, seq)
+            if http is not None or self._unlinked:
+                look = peek(data)  # read once: the Tracker is given it
+                if look.kind == "request":
+                    key = id_key(look.id)
+                    if look.method == "tools/call":
+                        name = look.params.get("name")
+                        state.tool_calls.append((look.id, name if isinstance(name, str) else None))
+                    if http is not None and isinstance(http.get("exchange"), int):
+                        if key in state.exchange_of and key not in state.not_sent \
+                                and self.tracker.waiting(conn, "client", key) is not None:
+                            self._id_reused(state, key, http["exchange"])  # two sessions over one client
+                        state.exchange_of[key] = http["exchange"]
+                        if len(state.exchange_of) > _KEEP:
+                            state.exchange_of.popitem(last=False)
+                    if self._unlinked and state.proxy is None:
+                        self._link(state, look.method or "", key, look.params)
+            if state.not_sent:  # a request sent again under an id that was not sent
+                if look is None:
+                    look = peek(data)
+                if look.kind == "request":
+                    _sent_again(state, id_key(look.id))
+        elif self._claims:  # an answer, maybe a judged call's: judged first when its request can be guessed
             first = self._judge_first(conn, data)
             if first is not None:
                 look = first[2]
