@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from os import PathLike
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast
 
 import msgspec
 
@@ -292,6 +292,18 @@ class WriteProxy:
         return getattr(self._inner, name)
 
 
+class _Done(tuple[()]):
+    """An awaitable that is done at once, with None (what ``Judged.__aexit__`` returns: the
+    block's exit has nothing to wait for, and suppresses nothing): awaiting it iterates an empty
+    tuple, in C."""
+
+    __slots__ = ()
+    __await__ = tuple.__iter__
+
+
+_DONE: Final = cast("Awaitable[None]", _Done())
+
+
 class Judged:
     """The calls judged inside one :meth:`VerdictTap.judging` block (or one ``call_tool``).
 
@@ -334,12 +346,15 @@ class Judged:
         self._token = _CURRENT.set(self)
         return self
 
-    async def __aexit__(self, kind: object, error: object, trace: object) -> None:
+    def __aexit__(self, kind: object, error: object, trace: object) -> Awaitable[None]:
+        """``__exit__``, written out, and an awaitable that is done at once (no coroutine made
+        per judged block: it had nothing to wait for)."""
         if self._token is not None:
             _CURRENT.reset(self._token)
             self._token = None
         if error is not None and _is_cancelled(error):
             self._cancelled(error)  # type: ignore[arg-type]
+        return _DONE
 
     def _cancelled(self, error: BaseException) -> None:
         """The block was cancelled (a timeout of the caller's: ``move_on_after``, ``wait_for``):
