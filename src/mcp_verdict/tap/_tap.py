@@ -702,8 +702,9 @@ class VerdictTap:
                     response = exchange.response
                     if index == len(judged._done) and not judged._eager and response is not None \
                             and not judged._options and judged._attempt is None and not self.observers:
-                        # _judge_now's common case (_next_plain, written out: the call costs ~1,000
-                        # instructions per judged call, count_tap.py), judged with the defaults
+                        # _judge_now's common case (the block's next call, judged with the tap's
+                        # defaults: what _judge_first tests too), written out (the call costs ~1,000
+                        # instructions per judged call, count_tap.py)
                         judged._done.append(self._judge_answered(
                             state, exchange, response.data,
                             first[1] if first is not None and first[0].request is exchange.request else None))
