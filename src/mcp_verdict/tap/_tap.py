@@ -471,7 +471,7 @@ class VerdictTap:
         self._claims: dict[tuple[str, tuple[str, Any]], tuple[Judged, int]] = {}
         """(connection, id key) of each tools/call a judging block sent -> (the block, the call's
         index in it): its answer is judged for that block when it arrives. A plain dict: a claim
-        is set and popped once per judged call, which an OrderedDict makes cost ~3,000
+        is set and popped once per judged call, which an OrderedDict makes cost ~1,600
         instructions more (its index of nodes is rebuilt each time the dict's table is); past
         ``_KEEP`` claims (blocks that never asked for calls whose answers never came) the oldest
         is dropped by a scan from the table's start, bounded by the table's size."""
