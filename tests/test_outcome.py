@@ -150,7 +150,8 @@ TOOL = {"name": "t", "outputSchema": {"type": "object", "required": ["id"]}}
 def test_evaluate_builds_the_outcome_its_constructor_builds(verdict: Verdict, tool: Any, trusted: bool,
                                                              passed: bool | None, schema_checked: bool) -> None:
     """The judged call's Outcome and ContentCheck are built without their dataclass ``__init__``
-    (one per call, on the tap's path): each field as the constructor would set it, still frozen."""
+    (one per call, on the tap's path): each field as the constructor would set it, an Outcome
+    exactly (its type), still frozen."""
     import dataclasses
 
     from mcp_verdict import Outcome
@@ -160,6 +161,7 @@ def test_evaluate_builds_the_outcome_its_constructor_builds(verdict: Verdict, to
     assert [getattr(outcome, f.name) for f in dataclasses.fields(Outcome)] \
         == [getattr(built, f.name) for f in dataclasses.fields(Outcome)]
     assert outcome == built and outcome.tool is tool and repr(outcome) == repr(built)
+    assert type(outcome) is Outcome and hash(outcome) == hash(built)  # (built on a twin class of its slots)
     assert (outcome.observation, outcome.observe_requested, outcome.request_sent) == (None, False, True)
     check = outcome.content_check
     assert (check.passed, check.schema_checked) == (passed, schema_checked) if check else passed is None

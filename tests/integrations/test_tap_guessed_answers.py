@@ -1,5 +1,5 @@
 """Two calls in flight, answered with bytes that mislead a reader guessing which request an
-answer is for. The tap judges an answer over 2 KiB before its routing read when the request it
+answer is for. The tap judges an answer (of any size) before its routing read when the request it
 answers can be guessed from the answer's first or last bytes (the only request waiting, or the
 id shown there: ``frames.shown_id``), and keeps that verdict only when the pairing by the
 answer's id, as the lenient routing read takes it, is that very request. A wrong guess costs a

@@ -88,8 +88,6 @@ _replace: Final = msgspec.structs.replace
 _BATCHES: Final = frozenset({"2025-03-26"})
 """The versions whose messages may be JSON-RPC batches (2025-03-26 basic/index#batching; 2024-11-05
 has none, 2025-06-18 removed them: its changelog)."""
-_RESULT_FACTS: Final = frozenset({"requestState", "taskId", "task"})
-"""The members of any other result it reads: a result holding none of them (most) is not read."""
 
 
 # The values a frame makes are untracked by the cycle collector (``gc=False``): they hold bytes,
@@ -245,10 +243,10 @@ class Tracker:
             return None
         pending = state.pending
         if len(pending) == 1:
-            for (who, _), exchange in pending.items():
-                return exchange if who == origin else None
+            for exchange in pending.values():
+                return exchange if exchange.origin == origin else None
         shown = shown_id(data)
-        return pending.get((origin, (type(shown).__name__, shown))) if shown is not None else None
+        return pending.get((origin, id_key(shown))) if shown is not None else None
 
     def version_in_force(self, conn: str, http: Mapping[str, Any] | None = None) -> str:
         """The protocol version in force on ``conn`` for a frame that carries none of its own (a
@@ -330,7 +328,7 @@ class Tracker:
         if kind == "request":  # (it sets state.opened)
             events = self._request(conn, state, "client" if direction == "c2s" else "server", look, seen)
             if whole is not None and (opened := state.opened) is not None:  # a request of a batch
-                key = (opened.origin, (type(opened.request_id).__name__, opened.request_id))  # (_request's)
+                key = (opened.origin, id_key(opened.request_id))  # (_request's)
                 state.pending[key] = state.opened = _replace(opened, batched=True)
             return events
         state.opened = None
@@ -341,14 +339,14 @@ class Tracker:
             target = None
             if look.has_id:  # the common case: the id finds the request waiting (under this key)
                 request_id = look.id
-                key = (other, (type(request_id).__name__, request_id))
+                key = (other, ("int", request_id) if type(request_id) is int else id_key(request_id))
                 target = state.pending.pop(key, None)
             if target is None:  # no id, or one no request waits under: the one _match finds, if any
                 target = self._match(state, other, look, seen)
                 if target is None:
                     return [self._stray(conn, direction, state, other, look, seen)]
                 request_id = target.request_id
-                key = (other, (type(request_id).__name__, request_id))  # where it waits
+                key = (other, id_key(request_id))  # where it waits
                 del state.pending[key]
             answered = state.answered
             answered.add(key)
@@ -357,9 +355,11 @@ class Tracker:
             if other == "client":
                 message = look.message  # look.result, read here
                 result = message.get("result") if message is not None else None
+                # the members any other result is read for (a result holding none of them, most, is not
+                # read): three lookups, where a set's isdisjoint makes an iterator over the result
                 if isinstance(result, dict) and (target.method in _READS_RESULT
-                                                 or not _RESULT_FACTS.isdisjoint(result)):
-                    self._facts(state, target, result, key[1])  # (most results hold nothing to read)
+                                                 or "requestState" in result or "taskId" in result or "task" in result):
+                    self._facts(state, target, result, key[1])
             if whole is not None and not target.batched:  # a request sent alone, answered in a batch:
                 seen = Seen(whole, at, seq, http)  # its answer is the array (JSON-RPC 2.0 s6: a batch answers a batch)
                 look = peek(whole)
@@ -446,7 +446,7 @@ class Tracker:
         if type(params) is not dict and not isinstance(params, dict):
             params = {}
         request_id = look.id
-        id_of = (type(request_id).__name__, request_id)  # id_key
+        id_of = ("int", request_id) if type(request_id) is int else id_key(request_id)
         key = (origin, id_of)
         if origin == "client":
             if method == "initialize":

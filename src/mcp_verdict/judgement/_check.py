@@ -255,10 +255,10 @@ def checked(verdict: Verdict, tool: Mapping[str, Any] | None, output_schema: Com
             return _PASSED[schema_checked]
         matches = [SuspectMatch(*hit) for hit in hits]
     else:
-        matches = [match for match in (_match(suspect, verdict) for suspect in suspects) if match is not None]
+        matches = _matches(suspects, verdict)
     if expect is None and not matches and not findings:  # nothing to report
         return _PASSED[schema_checked]
-    results = tuple(_run(item, verdict, schema_limits) for item in expect) if expect is not None else ()
+    results = _results(expect, verdict, schema_limits) if expect is not None else ()
     for outcome in results:
         if not outcome.passed:
             code = "expect.error" if outcome.error else "expect.failed"
@@ -267,6 +267,19 @@ def checked(verdict: Verdict, tool: Mapping[str, Any] | None, output_schema: Com
     if matches and not overridden:
         findings.extend(finding(m.path, "content.suspect_error", f"{m.id}: {m.evidence}") for m in matches)
     return ContentCheck(not findings, tuple(findings), tuple(matches), results, schema_checked, overridden)
+
+
+# The two comprehensions of ``checked``, apart: in it they would make ``verdict`` and
+# ``schema_limits`` cells, built on every call (most calls run neither).
+def _matches(suspects: Iterable[Suspect], verdict: Verdict) -> list[SuspectMatch]:
+    """What the caller's heuristics find (:func:`_match`), in their order."""
+    return [match for match in (_match(suspect, verdict) for suspect in suspects) if match is not None]
+
+
+def _results(expect: tuple[Prepared, ...], verdict: Verdict, schema_limits: SchemaLimits
+             ) -> tuple[ExpectationResult, ...]:
+    """The expectations run (:func:`_run`), in their order."""
+    return tuple(_run(item, verdict, schema_limits) for item in expect)
 
 
 MAX_SUSPECTS: Final = 10_000

@@ -263,18 +263,27 @@ def evaluate(
 
 _new: Final = object.__new__
 _NORMAL_COMPLETE: Final = Kind.NORMAL_COMPLETE
-# Each field's slot, set through its own descriptor: a third fewer instructions than
-# ``object.__setattr__`` (no attribute lookup on the class, counted by valgrind), and the
-# dataclass ``__init__`` (which goes through ``object.__setattr__`` too, as frozen) costs more.
-_SET_VERDICT: Final = Outcome.__dict__["verdict"].__set__
-_SET_CHECK: Final = Outcome.__dict__["content_check"].__set__
-_SET_OBSERVATION: Final = Outcome.__dict__["observation"].__set__
-_SET_OBSERVE_REQUESTED: Final = Outcome.__dict__["observe_requested"].__set__
-_SET_TOOL: Final = Outcome.__dict__["tool"].__set__
-_SET_TRUSTED: Final = Outcome.__dict__["trusted_server"].__set__
-_SET_SENT: Final = Outcome.__dict__["request_sent"].__set__
-_SET_ATTEMPT: Final = Outcome.__dict__["attempt"].__set__
-_SET_RETRY: Final = Outcome.__dict__["retry"].__set__
+
+
+class _Building:
+    """An :class:`Outcome` being built: the same slots, in the same order, on a class that is
+    not frozen. :func:`evaluate_listed` sets them as plain attributes, then makes the object an
+    Outcome by assigning its ``__class__`` (which CPython allows between two classes laying out
+    the same slots): the object is then an Outcome like any other, frozen, equal to the one
+    ``Outcome(...)`` builds. Setting each slot through the frozen class's descriptors (a
+    method-wrapper call each) cost ~4,500 instructions more per outcome (valgrind); the
+    dataclass ``__init__`` (``object.__setattr__`` per field, as frozen) costs more still."""
+
+    __slots__ = Outcome.__slots__  # (the dataclass's slots=True makes them)
+    verdict: Verdict
+    content_check: ContentCheck | None
+    observation: Observation | None
+    observe_requested: bool
+    tool: Mapping[str, Any] | None
+    trusted_server: bool
+    request_sent: bool
+    attempt: int
+    retry: RetryPolicy
 
 
 def evaluate_listed(
@@ -295,24 +304,41 @@ def evaluate_listed(
             raise OptionError("trusted_server", "True or False", trusted_server,
                               f"trusted_server must be True or False, not {shown(trusted_server)}")
         prepared, suspects = judging_options(verdict, tool, expect, suspects, schema_limits)
-    else:
-        prepared = None
-    check = checked(verdict, tool, output_schema, prepared, suspects, schema_limits) \
+        check = checked(verdict, tool, output_schema, prepared, suspects, schema_limits) \
+            if verdict.kind is _NORMAL_COMPLETE else None
+        return _built(verdict, check, tool, trusted_server)
+    return evaluate_defaults(verdict, tool, output_schema, trusted_server)
+
+
+def evaluate_defaults(verdict: Verdict, tool: dict[str, Any] | None, output_schema: CompiledSchema | None,
+                      trusted_server: bool) -> Outcome:
+    """:func:`evaluate_listed` with ``expect``, ``suspects`` and ``schema_limits`` at their
+    defaults, for a caller whose arguments are right as they are made (a Verdict, the tool as
+    listed: a dict, or None; ``trusted_server`` True or False), which ``evaluate_listed`` then
+    checks no further: the tap, once per judged call."""
+    check = checked(verdict, tool, output_schema, None, DEFAULT_SUSPECTS, DEFAULT_SCHEMA_LIMITS) \
         if verdict.kind is _NORMAL_COMPLETE else None
-    # Outcome(verdict, check, tool=tool, trusted_server=trusted_server), built as the dataclass's
-    # __init__ builds it (every field set once on a new instance) in about half its instructions:
-    # one is built per judged call.
-    outcome: Outcome = _new(Outcome)
-    _SET_VERDICT(outcome, verdict)
-    _SET_CHECK(outcome, check)
-    _SET_OBSERVATION(outcome, None)
-    _SET_OBSERVE_REQUESTED(outcome, False)
-    _SET_TOOL(outcome, tool)
-    _SET_TRUSTED(outcome, trusted_server)
-    _SET_SENT(outcome, True)
-    _SET_ATTEMPT(outcome, 1)
-    _SET_RETRY(outcome, DEFAULT_RETRY)
-    return outcome
+    return _built(verdict, check, tool, trusted_server)
+
+
+def _built(verdict: Verdict, check: ContentCheck | None, tool: Mapping[str, Any] | None,
+           trusted_server: bool) -> Outcome:
+    """``Outcome(verdict, check, tool=tool, trusted_server=trusted_server)``, built as the
+    dataclass's ``__init__`` builds it (every field set once on a new instance; the arguments
+    are checked already) in a fraction of its instructions (:class:`_Building`): one is built
+    per judged call."""
+    outcome = _new(_Building)
+    outcome.verdict = verdict
+    outcome.content_check = check
+    outcome.observation = None
+    outcome.observe_requested = False
+    outcome.tool = tool
+    outcome.trusted_server = trusted_server
+    outcome.request_sent = True
+    outcome.attempt = 1
+    outcome.retry = DEFAULT_RETRY
+    outcome.__class__ = Outcome  # type: ignore[assignment]
+    return outcome  # type: ignore[return-value]
 
 
 async def settle(

@@ -101,16 +101,20 @@ def _error(request_id: Any, code: int, text: str) -> dict[str, Any]:
 def request_of(session_message: Any) -> tuple[str, Any, Any] | None:
     """(method, id, params) when a SessionMessage holds a request, else None.
 
-    Reads the models' fields from their ``__dict__`` (pydantic keeps them there): a missing
+    Reads the model's fields from its ``__dict__`` (pydantic keeps them there): a missing
     attribute on a pydantic model is an exception raised and caught inside ``getattr``, which
-    would cost more than the rest of the tap's work on a call."""
-    fields = getattr(session_message, "__dict__", None) or {}
-    message: Any = fields.get("message")
+    would cost more than the rest of the tap's work on a call. The SessionMessage's own
+    ``message`` is read as an attribute (a dataclass field: reading its ``__dict__`` would build
+    one)."""
+    try:
+        message: Any = session_message.message
+    except AttributeError:  # (what getattr with a default catches)
+        return None
     inner = getattr(message, "__dict__", None) or {}
     if "root" in inner:  # 1.x: JSONRPCMessage is a root model
         inner = getattr(inner["root"], "__dict__", None) or {}
     method = inner.get("method")
-    if not isinstance(method, str) or "id" not in inner:
+    if (type(method) is not str and not isinstance(method, str)) or "id" not in inner:
         return None
     return method, inner["id"], inner.get("params")
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from os import PathLike
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast
 
 import msgspec
 
@@ -61,7 +61,7 @@ from ..frames._jsonrpc import id_text
 from ..frames._sendable import check_call
 from ..judgement._check import Expectation, judging_options
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy, plain_number
-from ..judgement._outcome import Observe, Outcome, evaluate_listed, settle
+from ..judgement._outcome import Observe, Outcome, evaluate_defaults, evaluate_listed, settle
 from ..judgement._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_key, schema_key
 from ..judgement._suspect import DEFAULT_SUSPECTS, Suspect
 from ..verdict._classify import (
@@ -259,11 +259,6 @@ def _parsed_bound(data: bytes) -> int:
     return (5 if wide else 1) * len(data) + _PARSED_TOKEN * tokens
 _REUSED: Final = ("another request went out under the same id on this HTTP client while it waited (two sessions "
                   "share one tap.http_client(): give each its own); the tap cannot tell their answers apart")
-_JUDGED_FIRST: Final = 2048
-"""An answer longer than this is judged before the tracker reads it, when its request can be
-guessed (:meth:`VerdictTap._judge_first`): the routing read it spares grows with the answer,
-the guess does not. Below it the two cost about the same (callgrind, per call: 250 B +2,100
-instructions judged first, 1,500 B +70), so the tracker reads a short answer first, as before."""
 
 
 class WriteProxy:
@@ -295,6 +290,18 @@ class WriteProxy:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
+
+
+class _Done(tuple[()]):
+    """An awaitable that is done at once, with None (what ``Judged.__aexit__`` returns: the
+    block's exit has nothing to wait for, and suppresses nothing): awaiting it iterates an empty
+    tuple, in C."""
+
+    __slots__ = ()
+    __await__ = tuple.__iter__
+
+
+_DONE: Final = cast("Awaitable[None]", _Done())
 
 
 class Judged:
@@ -339,12 +346,15 @@ class Judged:
         self._token = _CURRENT.set(self)
         return self
 
-    async def __aexit__(self, kind: object, error: object, trace: object) -> None:
+    def __aexit__(self, kind: object, error: object, trace: object) -> Awaitable[None]:
+        """``__exit__``, written out, and an awaitable that is done at once (no coroutine made
+        per judged block: it had nothing to wait for)."""
         if self._token is not None:
             _CURRENT.reset(self._token)
             self._token = None
         if error is not None and _is_cancelled(error):
             self._cancelled(error)  # type: ignore[arg-type]
+        return _DONE
 
     def _cancelled(self, error: BaseException) -> None:
         """The block was cancelled (a timeout of the caller's: ``move_on_after``, ``wait_for``):
@@ -458,7 +468,13 @@ class VerdictTap:
         self._closed: deque[str] = deque()
         self._numbers = itertools.count(1)
         self._unlinked: list[WriteProxy] = []
-        self._claims: OrderedDict[tuple[str, tuple[str, Any]], tuple[Judged, int]] = OrderedDict()
+        self._claims: dict[tuple[str, tuple[str, Any]], tuple[Judged, int]] = {}
+        """(connection, id key) of each tools/call a judging block sent -> (the block, the call's
+        index in it): its answer is judged for that block when it arrives. A plain dict: a claim
+        is set and popped once per judged call, which an OrderedDict makes cost ~1,600
+        instructions more (its index of nodes is rebuilt each time the dict's table is); past
+        ``_KEEP`` claims (blocks that never asked for calls whose answers never came) the oldest
+        is dropped by a scan from the table's start, bounded by the table's size."""
         self.observers: list[Any] = []
         """Told of every judged call (``mcp_verdict.otel.instrument`` adds one): ``sent(name,
         request_id)`` in the caller's task when the request is written, returning a token, and
@@ -507,7 +523,7 @@ class VerdictTap:
         for event in self.tracker.close(conn, reason):
             exchange = event.exchange if isinstance(event, Unanswered) else None
             if exchange is not None and exchange.origin == "client" and exchange.method == "tools/call":
-                state.ended[(type(exchange.request_id).__name__, exchange.request_id)] = exchange  # id_key
+                state.ended[id_key(exchange.request_id)] = exchange
                 if len(state.ended) > _UNCLAIMED:
                     state.ended.popitem(last=False)
         if self.log is not None:
@@ -601,7 +617,7 @@ class VerdictTap:
         state = self._conns.get(conn)
         if state is None:
             return
-        key = (type(request_id).__name__, request_id)  # id_key
+        key = id_key(request_id)
         state.unwritten[key] = why
         state.unwritten.move_to_end(key)
         self._unsent(state, key)
@@ -633,35 +649,35 @@ class VerdictTap:
             return []
         seq = next(state.seq)
         at = time.time()
-        if state.noise_count and direction == "c2s":  # where a call's noise starts (a request)
-            _mark_noise(state, seq)
         if self.log is not None:
             self._write(FrameRecord(conn, seq, at, direction, "message", data, transport=state.transport,
                                     http=http or None))
-        look = None
-        if direction == "c2s" and (http is not None or self._unlinked):
-            look = peek(data)  # read once: the Tracker is given it
-            if look.kind == "request":
-                key = id_key(look.id)
-                if look.method == "tools/call":
-                    name = look.params.get("name")
-                    state.tool_calls.append((look.id, name if isinstance(name, str) else None))
-                if http is not None and isinstance(http.get("exchange"), int):
-                    if key in state.exchange_of and key not in state.not_sent \
-                            and self.tracker.waiting(conn, "client", key) is not None:
-                        self._id_reused(state, key, http["exchange"])  # two sessions over one client
-                    state.exchange_of[key] = http["exchange"]
-                    if len(state.exchange_of) > _KEEP:
-                        state.exchange_of.popitem(last=False)
-                if self._unlinked and state.proxy is None:
-                    self._link(state, look.method or "", key, look.params)
-        if state.not_sent and direction == "c2s":  # a request sent again under an id that was not sent
-            if look is None:
-                look = peek(data)
-            if look.kind == "request":
-                _sent_again(state, id_key(look.id))
-        first = None
-        if direction == "s2c" and len(data) > _JUDGED_FIRST and self._claims and look is None:
+        look = first = None
+        if direction == "c2s":
+            if state.noise_count:  # where a call's noise starts (a request)
+                _mark_noise(state, seq)
+            if http is not None or self._unlinked:
+                look = peek(data)  # read once: the Tracker is given it
+                if look.kind == "request":
+                    key = id_key(look.id)
+                    if look.method == "tools/call":
+                        name = look.params.get("name")
+                        state.tool_calls.append((look.id, name if isinstance(name, str) else None))
+                    if http is not None and isinstance(http.get("exchange"), int):
+                        if key in state.exchange_of and key not in state.not_sent \
+                                and self.tracker.waiting(conn, "client", key) is not None:
+                            self._id_reused(state, key, http["exchange"])  # two sessions over one client
+                        state.exchange_of[key] = http["exchange"]
+                        if len(state.exchange_of) > _KEEP:
+                            state.exchange_of.popitem(last=False)
+                    if self._unlinked and state.proxy is None:
+                        self._link(state, look.method or "", key, look.params)
+            if state.not_sent:  # a request sent again under an id that was not sent
+                if look is None:
+                    look = peek(data)
+                if look.kind == "request":
+                    _sent_again(state, id_key(look.id))
+        elif self._claims:  # an answer, maybe a judged call's: judged first when its request can be guessed
             first = self._judge_first(conn, data)
             if first is not None:
                 look = first[2]
@@ -679,15 +695,16 @@ class VerdictTap:
                 if state.noise_count:  # where the call's noise ends (its answer)
                     _mark_noise(state, seq)
                 request_id = exchange.request_id
-                key = (type(request_id).__name__, request_id)  # id_key
+                key = ("int", request_id) if type(request_id) is int else id_key(request_id)  # (id_key's int here)
                 claim = self._claims.pop((conn, key), None)
                 if claim is not None:  # judged now, while the stack's span for the call is open
                     judged, index = claim
                     response = exchange.response
                     if index == len(judged._done) and not judged._eager and response is not None \
                             and not judged._options and judged._attempt is None and not self.observers:
-                        # _judge_now's common case (_next_plain, written out: the call costs ~1,000
-                        # instructions per judged call, count_tap.py), judged with the defaults
+                        # _judge_now's common case (the block's next call, judged with the tap's
+                        # defaults: what _judge_first tests too), written out (the call costs ~1,000
+                        # instructions per judged call, count_tap.py)
                         judged._done.append(self._judge_answered(
                             state, exchange, response.data,
                             first[1] if first is not None and first[0].request is exchange.request else None))
@@ -856,7 +873,8 @@ class VerdictTap:
     # -- linking proxies to connections -----------------------------------------------------------
     def _sent(self, proxy: WriteProxy, item: Any) -> None:
         judged = _CURRENT.get()
-        if judged is None and proxy.conn is not None:
+        conn = proxy.conn  # (read once: an attribute of a class with __getattr__ is read the slow way)
+        if judged is None and conn is not None:
             return  # nothing to note: no judged call, and the connection is known
         request = request_of(item)
         if request is None:
@@ -864,17 +882,25 @@ class VerdictTap:
         method, request_id, params = request
         if judged is not None and method == "tools/call":
             name = params.get("name") if type(params) is dict else getattr(params, "name", None)
-            name = name if isinstance(name, str) else None
-            judged.sent.append((proxy, request_id, name))
-            judged.tokens.append([observer.sent(name, request_id) for observer in self.observers]
-                                 if self.observers else _NO_TOKENS)
-            if proxy.conn is not None:
-                self._claims[(proxy.conn, (type(request_id).__name__, request_id))] = (judged, len(judged.sent) - 1)
-                if len(self._claims) > _KEEP:
-                    self._claims.popitem(last=False)  # O(1), where a dict's oldest entry is not
-        if proxy.conn is None:
+            if type(name) is not str and not isinstance(name, str):
+                name = None
+            sent = judged.sent
+            sent.append((proxy, request_id, name))
+            judged.tokens.append(self._sent_tokens(name, request_id) if self.observers else _NO_TOKENS)
+            if conn is not None:
+                claims = self._claims
+                claims[(conn, ("int", request_id) if type(request_id) is int else id_key(request_id))] = \
+                    (judged, len(sent) - 1)
+                if len(claims) > _KEEP:
+                    del claims[next(iter(claims))]
+        if conn is None:
             plain = params if isinstance(params, Mapping) or params is None else _dump(params)
             proxy.sent.append((method, id_key(request_id), plain))
+
+    def _sent_tokens(self, name: str | None, request_id: Any) -> list[Any]:
+        """What each observer keeps of a tools/call sent (a span...). A method of its own: the
+        comprehension's closure would cost every call of :meth:`_sent` two cells."""
+        return [observer.sent(name, request_id) for observer in self.observers]
 
     def _link(self, state: _Conn, method: str, key: tuple[str, Any], params: Mapping[str, Any]) -> None:
         matching = [p for p in self._unlinked if any(m == method and k == key for m, k, _ in p.sent)]
@@ -1010,37 +1036,37 @@ class VerdictTap:
                           else self._listed_schema(state, name, schema_limits))
         return self.tool(name), None
 
-    def _next_plain(self, judged: Judged, index: int) -> bool:
-        """The ``index``-th tools/call of ``judged`` is the block's next, judged with the tap's
-        defaults (no options of the block's own, no attempt, no observer): the common case, which
-        ``_feed`` judges at once (``_judge_answered``) and ``_judge_first`` judges first."""
-        return index == len(judged._done) and not judged._eager and not judged._options \
-            and judged._attempt is None and not self.observers
-
     def _judge_first(self, conn: str, data: bytes) -> tuple[Exchange, Verdict, Peek | None] | None:
         """The verdict of an answer arriving on ``conn``, judged before the tracker reads it, when
         the request it answers can be guessed (:meth:`Tracker.guess`) and is the next call of a
-        judging block given no options (``_feed``'s common case): (the request, the verdict, the
-        routing read of the answer made from the message the judge read, or None when there is
-        none to make: :func:`frames.answer_peek`). So a judged answer is parsed once, by the
-        judge, not by the tracker's routing read as well. ``_feed`` uses the verdict only when
-        the tracker pairs the answer with that very request; it is then what judging it after
-        the pairing gives (the same bytes, request id and options). None otherwise (a frame that
-        may be a request or a notification, one whose request is not guessed, a call with
-        options of its own), with nothing judged."""
+        judging block judged with the tap's defaults (no options of the block's own, no attempt,
+        no observer: ``_feed``'s common case, which it judges at once): (the request, the
+        verdict, the routing read of the answer made from the message the judge read, or None
+        when there is none to make: :func:`frames.answer_peek`). So a judged answer is parsed
+        once, by the judge, not by the tracker's routing read as well. ``_feed`` uses the verdict
+        only when the tracker pairs the answer with that very request; it is then what judging
+        it after the pairing gives (the same bytes, request id and options). None otherwise (a
+        frame that may be a request or a notification, one whose request is not guessed, a call
+        with options of its own), with nothing judged."""
         if names_method(data):
             return None
         exchange = self.tracker.guess(conn, "client", data)
         if exchange is None or exchange.method != "tools/call":
             return None
         request_id = exchange.request_id
-        if type(request_id) is not int and type(request_id) is not str:
+        if type(request_id) is int:
+            key: tuple[str, Any] = ("int", request_id)  # (id_key's)
+        elif type(request_id) is str:
+            key = ("str", request_id)
+        else:
             return None
-        claim = self._claims.get((conn, (type(request_id).__name__, request_id)))
+        claim = self._claims.get((conn, key))
         if claim is None:
             return None
-        if not self._next_plain(*claim):
-            return None
+        judged = claim[0]
+        if claim[1] != len(judged._done) or judged._eager or judged._options or judged._attempt is not None \
+                or self.observers:
+            return None  # not the block's next call judged with the defaults
         verdict = judge(data, self._options.of(exchange.context, self.absent_result_type, self.limits), request_id)
         return exchange, verdict, answer_peek(verdict, request_id)
 
@@ -1069,8 +1095,8 @@ class VerdictTap:
                             else held_id(request_id))  # (held_id's answer for an exact int or str, without a call)
         if state.noise:
             verdict = _with_noise(verdict, state, exchange.request.seq, exchange.response)
-        outcome = evaluate_listed(verdict, tool, output_schema, trusted_server=self.trusted_server)
-        if state.not_sent and (type(request_id).__name__, request_id) in state.not_sent:
+        outcome = evaluate_defaults(verdict, tool, output_schema, self.trusted_server)
+        if state.not_sent and id_key(request_id) in state.not_sent:
             outcome = replace(outcome, request_sent=False)
         request = exchange.request.data
         call = TapCall(state.id, name, request_id, request, response, verdict, outcome, exchange.round)
@@ -1094,7 +1120,7 @@ class VerdictTap:
             state: _Conn | None = target
         else:
             state = self._conns.get(target) if isinstance(target, str) else self._conn_of(target)  # type: ignore[arg-type]
-        key = (type(request_id).__name__, request_id)  # id_key
+        key = id_key(request_id)
         if options:
             limits = options.get("limits") or self.limits
             absent = options.get("absent_result_type") or self.absent_result_type
@@ -1379,7 +1405,7 @@ class _Held:
                             del strays[index]
                             break
             else:
-                key = (type(kept.request_id).__name__, kept.request_id)  # id_key
+                key = id_key(kept.request_id)
                 if state.answered.get(key) is kept:
                     del state.answered[key]
 
