@@ -900,7 +900,7 @@ class VerdictTap:
 
     # -- linking proxies to connections -----------------------------------------------------------
     def _sent(self, proxy: WriteProxy, conn: str | None, item: Any) -> None:
-        """``proxy`` (linked to ``conn``: its ``conn``, read with what the proxy reads) sends ``item``."""
+        """``proxy`` sends ``item``; ``conn`` is the proxy's ``conn`` (read by ``send`` with the rest)."""
         judged = _CURRENT.get()
         if judged is None and conn is not None:
             return  # nothing to note: no judged call, and the connection is known
@@ -1073,9 +1073,9 @@ class VerdictTap:
         when there is none to make: :func:`frames.answer_peek`, and the key of the call's claim).
         So a judged answer is parsed once, by the judge, not by the tracker's routing read as well.
         ``_feed`` uses the verdict only when the tracker pairs the answer with that very request;
-        it is then what judging it after the pairing gives (the same bytes, request id and options). None otherwise (a
-        frame that may be a request or a notification, one whose request is not guessed, a call
-        with options of its own), with nothing judged."""
+        it is then what judging it after the pairing gives (the same bytes, request id and
+        options). None otherwise (a frame that may be a request or a notification, one whose
+        request is not guessed, a call with options of its own), with nothing judged."""
         if names_method(data):
             return None
         exchange = self.tracker.guess(conn, "client", data)
