@@ -268,18 +268,32 @@ class WriteProxy:
     def __init__(self, inner: Any, tap: VerdictTap, conn: str | None) -> None:
         self._inner = inner
         self._tap = tap
-        self.conn = conn
+        self._route: tuple[VerdictTap, Any, str | None] = (tap, inner, conn)
+        """(``_tap``, ``_inner``, ``conn``) in one attribute, what ``send`` reads per request: each
+        attribute read on a class with ``__getattr__`` takes the slow path (~370 instructions,
+        valgrind), and this one read stands for three."""
         self.sent: deque[tuple[str, tuple[str, Any], Any]] = deque(maxlen=64)
         """Requests sent while not linked to a connection: (method, id key, params)."""
 
+    @property
+    def conn(self) -> str | None:
+        """The connection this proxy's requests go out on (None: not linked to one yet)."""
+        return self._route[2]
+
+    @conn.setter
+    def conn(self, conn: str | None) -> None:
+        self._route = (self._tap, self._inner, conn)
+
     def send(self, item: Any) -> Awaitable[None]:
         """The inner stream's ``send(item)``, to await (noted first; no coroutine of its own)."""
-        self._tap._sent(self, item)
-        return self._inner.send(item)  # type: ignore[no-any-return]
+        tap, inner, conn = self._route
+        tap._sent(self, conn, item)
+        return inner.send(item)  # type: ignore[no-any-return]
 
     def send_nowait(self, item: Any) -> None:
-        self._tap._sent(self, item)
-        self._inner.send_nowait(item)
+        tap, inner, conn = self._route
+        tap._sent(self, conn, item)
+        inner.send_nowait(item)
 
     async def __aenter__(self) -> WriteProxy:
         await self._inner.__aenter__()
@@ -682,6 +696,20 @@ class VerdictTap:
             if first is not None:
                 look = first[2]
         events = self.tracker.feed(conn, direction, data, at=at, seq=seq, http=http, look=look)
+        if first is not None and len(events) == 1:
+            answered = events[0]
+            if type(answered) is Answered:
+                exchange = answered.exchange
+                response = exchange.response
+                if exchange.request is first[0].request and response is not None:
+                    # the call _judge_first judged, paired with its request: what the loop below does
+                    # with it, without its tests (_judge_first's passed, and nothing changed since the
+                    # tracker is sans-I/O): ~1,600 instructions less per judged call (valgrind)
+                    if state.noise_count:  # where the call's noise ends (its answer)
+                        _mark_noise(state, seq)
+                    judged = self._claims.pop(first[3])[0]
+                    judged._done.append(self._judge_answered(state, exchange, response.data, first[1]))
+                    return events
         for event in events:
             if type(event) is Answered:
                 exchange = event.exchange
@@ -871,9 +899,9 @@ class VerdictTap:
         return None
 
     # -- linking proxies to connections -----------------------------------------------------------
-    def _sent(self, proxy: WriteProxy, item: Any) -> None:
+    def _sent(self, proxy: WriteProxy, conn: str | None, item: Any) -> None:
+        """``proxy`` sends ``item``; ``conn`` is the proxy's ``conn`` (read by ``send`` with the rest)."""
         judged = _CURRENT.get()
-        conn = proxy.conn  # (read once: an attribute of a class with __getattr__ is read the slow way)
         if judged is None and conn is not None:
             return  # nothing to note: no judged call, and the connection is known
         request = request_of(item)
@@ -1036,18 +1064,18 @@ class VerdictTap:
                           else self._listed_schema(state, name, schema_limits))
         return self.tool(name), None
 
-    def _judge_first(self, conn: str, data: bytes) -> tuple[Exchange, Verdict, Peek | None] | None:
+    def _judge_first(self, conn: str, data: bytes) -> tuple[Exchange, Verdict, Peek | None, tuple[str, Any]] | None:
         """The verdict of an answer arriving on ``conn``, judged before the tracker reads it, when
         the request it answers can be guessed (:meth:`Tracker.guess`) and is the next call of a
         judging block judged with the tap's defaults (no options of the block's own, no attempt,
         no observer: ``_feed``'s common case, which it judges at once): (the request, the
         verdict, the routing read of the answer made from the message the judge read, or None
-        when there is none to make: :func:`frames.answer_peek`). So a judged answer is parsed
-        once, by the judge, not by the tracker's routing read as well. ``_feed`` uses the verdict
-        only when the tracker pairs the answer with that very request; it is then what judging
-        it after the pairing gives (the same bytes, request id and options). None otherwise (a
-        frame that may be a request or a notification, one whose request is not guessed, a call
-        with options of its own), with nothing judged."""
+        when there is none to make: :func:`frames.answer_peek`, and the key of the call's claim).
+        So a judged answer is parsed once, by the judge, not by the tracker's routing read as well.
+        ``_feed`` uses the verdict only when the tracker pairs the answer with that very request;
+        it is then what judging it after the pairing gives (the same bytes, request id and
+        options). None otherwise (a frame that may be a request or a notification, one whose
+        request is not guessed, a call with options of its own), with nothing judged."""
         if names_method(data):
             return None
         exchange = self.tracker.guess(conn, "client", data)
@@ -1060,7 +1088,8 @@ class VerdictTap:
             key = ("str", request_id)
         else:
             return None
-        claim = self._claims.get((conn, key))
+        claimed = (conn, key)
+        claim = self._claims.get(claimed)
         if claim is None:
             return None
         judged = claim[0]
@@ -1068,7 +1097,7 @@ class VerdictTap:
                 or self.observers:
             return None  # not the block's next call judged with the defaults
         verdict = judge(data, self._options.of(exchange.context, self.absent_result_type, self.limits), request_id)
-        return exchange, verdict, answer_peek(verdict, request_id)
+        return exchange, verdict, answer_peek(verdict, request_id), claimed
 
     def _judge_answered(self, state: _Conn, exchange: Exchange, response: bytes,
                         verdict: Verdict | None = None) -> TapCall:
