@@ -22,6 +22,13 @@ CLI = [sys.executable, "-m", "mcp_verdict"]
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the servers are sh -c scripts")
 
 
+def _call(command: str) -> subprocess.CompletedProcess[bytes]:
+    """``call`` of a tool over stdio to ``command``, a 1 s timeout, on a 400-column terminal."""
+    return subprocess.run([*CLI, "call", "--stdio", command, "--mode", "legacy", "--timeout", "1", "t"],
+                          capture_output=True, timeout=120, check=False, stdin=subprocess.DEVNULL,
+                          env={**os.environ, "COLUMNS": "400"})
+
+
 def _flood(lines: int) -> str:
     return f"yes | head -n {lines}; exec sleep 60"
 
@@ -43,9 +50,7 @@ CASES = [
 @pytest.mark.parametrize(("lines", "said"), CASES)
 def test_a_flood_of_noise_while_connecting_is_counted_whole(lines: int, said: str) -> None:
     command = f"sh -c '{_flood(lines)}'"
-    run = subprocess.run([*CLI, "call", "--stdio", command, "--mode", "legacy", "--timeout", "1", "t"],
-                         capture_output=True, timeout=120, check=False, stdin=subprocess.DEVNULL,
-                         env={**os.environ, "COLUMNS": "400"})
+    run = _call(command)
     assert (run.returncode, run.stdout, run.stderr.decode().splitlines()[0]) == (3, b"", said)
 
 
@@ -63,9 +68,7 @@ QUOTED = [
 @pytest.mark.parametrize(("printed", "quoted"), QUOTED)
 def test_noise_that_is_not_utf8_is_quoted_as_its_bytes(printed: str, quoted: str) -> None:
     command = f"sh -c 'printf \"{printed}\\n\"; exec sleep 60'"
-    run = subprocess.run([*CLI, "call", "--stdio", command, "--mode", "legacy", "--timeout", "1", "t"],
-                         capture_output=True, timeout=120, check=False, stdin=subprocess.DEVNULL,
-                         env={**os.environ, "COLUMNS": "400"})
+    run = _call(command)
     first = run.stderr.decode().splitlines()[0]
     assert (run.returncode, f"on its stdout (first: {quoted}): the likely cause (during initialize)" in first) \
         == (3, True), first

@@ -181,21 +181,26 @@ LATE_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("mode", "gets", "refused", "note", "verdicts"), LATE_CASES, ids=[c[0] for c in LATE_CASES])
-def test_a_late_answer_in_a_batch_is_recorded_as_what_became_of_it(mode: str, gets: bytes, refused: list[str],
-                                                                   note: str, verdicts: list[tuple[int, str]],
-                                                                   tmp_path: Path) -> None:
-    log, lines = tmp_path / "frames.jsonl", tmp_path / "verdicts.jsonl"
-    peer = LinePeer([*PROXY, "--mode", mode, "--timeout", "10", "--log", str(log), "--log-payloads",
-                     "--verdicts", str(lines), "--", *SERVER])
+def cancel_the_first_of_a_batch(peer: LinePeer) -> bytes | None:
+    """A 2025-03-26 session through ``peer``'s proxy: the batch ``held`` (id 1) and ``echo``
+    (id 2), then the host's cancellation of 1; what the host got next (the peer closed)."""
     try:
         assert b'"2025-03-26"' in (peer.exchange(init("2025-03-26")) or b"")
         peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         peer.send_raw(json.dumps([call(1, "held"), call(2, "echo")]).encode() + b"\n")
         peer.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
-        got = peer.recv()
+        return peer.recv()
     finally:
         peer.close()
+
+
+@pytest.mark.parametrize(("mode", "gets", "refused", "note", "verdicts"), LATE_CASES, ids=[c[0] for c in LATE_CASES])
+def test_a_late_answer_in_a_batch_is_recorded_as_what_became_of_it(mode: str, gets: bytes, refused: list[str],
+                                                                   note: str, verdicts: list[tuple[int, str]],
+                                                                   tmp_path: Path) -> None:
+    log, lines = tmp_path / "frames.jsonl", tmp_path / "verdicts.jsonl"
+    got = cancel_the_first_of_a_batch(LinePeer([*PROXY, "--mode", mode, "--timeout", "10", "--log", str(log),
+                                                 "--log-payloads", "--verdicts", str(lines), "--", *SERVER]))
     records = [json.loads(r) for r in log.read_bytes().splitlines()]
     batches = [r for r in records if r["dir"] == "s2c" and r.get("data", "").startswith("[")]
     judged = [(v["id"], v["kind"]) for v in map(json.loads, lines.read_bytes().splitlines())]

@@ -33,7 +33,7 @@ from mcp_verdict.proxy import REFUSED
 from tests.processes import port_server
 
 from ._peers import PROXY, HttpHostPeer, LinePeer, proxy_http, wait_until
-from .test_proxy_batches import BATCH, DUP, ECHO, FAIL, SERVER, SERVER_BATCH, call, init
+from .test_proxy_batches import BATCH, DUP, ECHO, FAIL, SERVER, SERVER_BATCH, call, cancel_the_first_of_a_batch, init
 
 HTTP_SERVER = [sys.executable, str(Path(__file__).with_name("batch_http_server.py"))]
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
@@ -178,15 +178,8 @@ def test_cancelling_a_batchs_first_request_leaves_the_others_answered(mode: str,
     closed, and 2 got -31002 at ``--timeout``)."""
     log = tmp_path / "frames.jsonl"
     with _upstream("sse") as target:
-        peer = LinePeer([*PROXY, "--mode", mode, "--timeout", "5", "--log", str(log), "--log-payloads", *target])
-        try:
-            assert b'"2025-03-26"' in (peer.exchange(init("2025-03-26")) or b"")
-            peer.send(INITIALIZED)
-            peer.send_raw(json.dumps([call(1, "held"), call(2, "echo")]).encode() + b"\n")
-            peer.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
-            got = peer.recv()
-        finally:
-            peer.close()
+        got = cancel_the_first_of_a_batch(
+            LinePeer([*PROXY, "--mode", mode, "--timeout", "5", "--log", str(log), "--log-payloads", *target]))
     records = [json.loads(r) for r in log.read_bytes().splitlines()]
     assert (got, [r["note"] for r in records if r["kind"] == "refused"]) == (
         ECHO_2, ["a late answer: the proxy no longer awaited it (its host cancelled it)"])
