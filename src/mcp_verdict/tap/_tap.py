@@ -476,9 +476,9 @@ class VerdictTap:
         self._own_log = self.log is not None and not isinstance(frame_log, FrameLogWriter)
         self._conns: dict[str, _Conn] = {}
         self._held = _Held()
+        """The answers the kept connections hold for blocks that judge late, within one byte bound."""
         self._tools_size = 0
         """What the kept connections' tools count together (``_Conn.tools_size``)."""
-        """The answers the kept connections hold for blocks that judge late, within one byte bound."""
         self._closed: deque[str] = deque()
         self._numbers = itertools.count(1)
         self._unlinked: list[WriteProxy] = []
