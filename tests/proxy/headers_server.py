@@ -3,7 +3,9 @@ proxy's header tests: ``GET /seen`` answers the list so far (method, headers as 
 order) and is not recorded; a POST with an id is answered with an empty result in one JSON body
 (for the method ``cookie/set``, with ``Set-Cookie: affinity=a1``, as a load balancer pins a
 client to a backend), one without with 202; a GET is answered with an SSE stream that ends at
-once; a DELETE with 200.
+once (405 where it carries ``X-No-Stream``); a DELETE with 200. Any answer to a request that
+carries ``X-Set-Cookie`` (a header of the test's, forwarded as any other) sets two cookies,
+:data:`COOKIES`, in two ``Set-Cookie`` fields.
 Prints ``listening on URL``."""
 
 from __future__ import annotations
@@ -19,6 +21,14 @@ else:
     from _serve import run
 
 SEEN: list[tuple[str, list[tuple[str, str]]]] = []
+COOKIES = ("affinity=a1; Path=/", "theme=dark; Path=/; HttpOnly")
+
+
+def _cookies(request: web.BaseRequest, answer: web.StreamResponse) -> web.StreamResponse:
+    if "X-Set-Cookie" in request.headers:
+        for cookie in COOKIES:
+            answer.headers.add("Set-Cookie", cookie)
+    return answer
 
 
 async def handle(request: web.BaseRequest) -> web.StreamResponse:
@@ -28,17 +38,19 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
     if request.method == "POST":
         message = json.loads(await request.read())
         if "id" not in message:
-            return web.Response(status=202)
+            return _cookies(request, web.Response(status=202))
         answer = web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": {}})
         if message.get("method") == "cookie/set":
             answer.headers["Set-Cookie"] = "affinity=a1; Path=/"
-        return answer
+        return _cookies(request, answer)
+    if request.method == "GET" and "X-No-Stream" in request.headers:  # (an upstream that offers none)
+        return _cookies(request, web.Response(status=405, headers={"Allow": "POST, DELETE"}))
     if request.method == "GET":
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
-        await response.prepare(request)
+        await _cookies(request, response).prepare(request)
         await response.write_eof()
         return response
-    return web.Response(status=200)
+    return _cookies(request, web.Response(status=200))
 
 
 if __name__ == "__main__":

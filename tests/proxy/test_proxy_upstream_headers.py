@@ -18,7 +18,6 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx2
 import pytest
 
 from ._peers import PROXY, TIMEOUT, LinePeer, _wait_for, proxy_http
@@ -72,50 +71,99 @@ def _headers_server() -> Iterator[str]:
         process.wait()
 
 
+def _seen(upstream: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    with urllib.request.urlopen(upstream.replace("/mcp", "/seen"), timeout=TIMEOUT) as response:
+        seen: list[tuple[str, list[tuple[str, str]]]] = json.loads(response.read())
+    return seen
+
+
 @pytest.mark.parametrize(("method", "body", "host", "extra", "seen"), CASES)
 def test_the_upstream_gets_the_hosts_headers_less_hop_by_hop_and_the_header_options(
         method: str, body: bytes, host: dict[str, str], extra: list[str], seen: list[tuple[str, str]]) -> None:
     with _headers_server() as upstream, proxy_http(["--upstream", upstream, *extra]) as (url, _):
         status = _status(_request(url, method, body, host))
-        with urllib.request.urlopen(upstream.replace("/mcp", "/seen"), timeout=TIMEOUT) as response:
-            requests = json.loads(response.read())
+        requests = _seen(upstream)
     assert status == 200
     assert [m for m, _ in requests] == [method]
     got = sorted((name, value) for name, value in requests[0][1] if name.lower() not in ("host", "content-length"))
     assert got == seen
 
 
-# (the host's side) an upstream that sets a cookie on a request's answer (a load balancer's
-# affinity cookie) gets it back on the requests after it, as from a direct client: the proxy's
-# HTTP client keeps the cookies its upstream sets (RFC 6265 s5.3, s5.4; of a host named, not of an
-# IP address: aiohttp's jar takes none from those)
-COOKIE_HOSTS = ["http", "stdio"]
+# Cookies (RFC 6265). The stdio host's proxy is its upstream's one client: it keeps the cookies its
+# upstream sets on an answer and sends them on the requests after it (s5.3, s5.4), as a direct
+# client would (a load balancer's affinity cookie), those of an upstream given by its IP address
+# too. An HTTP-host proxy serves many hosts with one client: it keeps none, passes every
+# Set-Cookie back to the host whose request it answers, and sends upstream the Cookie each host
+# writes; one host's cookie never goes out on another's request.
+SET_COOKIE = b'{"jsonrpc":"2.0","id":1,"method":"cookie/set"}'
+COOKIE_CALLS = [SET_COOKIE, PING.replace(b'"id":1', b'"id":2'), PING.replace(b'"id":1', b'"id":3')]
 
 
-@pytest.mark.parametrize("host", COOKIE_HOSTS)
-def test_a_cookie_the_upstream_sets_on_an_answer_comes_back_on_the_next_requests(host: str) -> None:
-    set_cookie = b'{"jsonrpc":"2.0","id":1,"method":"cookie/set"}'
-    calls = [set_cookie, PING.replace(b'"id":1', b'"id":2'), PING.replace(b'"id":1', b'"id":3')]
+def _cookies_seen(upstream: str) -> list[list[str]]:
+    return [[value for name, value in headers if name.lower() == "cookie"] for method, headers in _seen(upstream)
+            if method == "POST"]
+
+
+@pytest.mark.parametrize("named", [True, False], ids=["by name", "by IP address"])
+def test_the_stdio_hosts_proxy_sends_back_the_cookies_its_upstream_set(named: bool) -> None:
     with _headers_server() as server:
-        upstream = server.replace("127.0.0.1", "localhost")
-        if host == "http":
-            with proxy_http(["--upstream", upstream]) as (url, _), httpx2.Client(timeout=TIMEOUT) as client:
-                answers = [client.post(url, content=body, headers={"Content-Type": "application/json",
-                                                                    "Accept": "application/json, text/event-stream"})
-                           .json()["id"] for body in calls]
-        else:
-            peer = LinePeer([*PROXY, "--upstream", upstream])
-            answers = []
-            for body in calls:
-                peer.send_raw(body + b"\n")
-                answers.append(json.loads(peer.recv() or b"null")["id"])
-            peer.close()
-        with urllib.request.urlopen(upstream.replace("/mcp", "/seen"), timeout=TIMEOUT) as response:
-            requests = json.loads(response.read())
+        upstream = server.replace("127.0.0.1", "localhost") if named else server
+        peer = LinePeer([*PROXY, "--upstream", upstream])
+        answers = []
+        for body in COOKIE_CALLS:
+            peer.send_raw(body + b"\n")
+            answers.append(json.loads(peer.recv() or b"null")["id"])
+        peer.close()
+        cookies = _cookies_seen(upstream)
     assert answers == [1, 2, 3]
-    cookies = [[value for name, value in headers if name.lower() == "cookie"] for method, headers in requests
-               if method == "POST"]
     assert cookies == [[], ["affinity=a1"], ["affinity=a1"]]
+
+
+def _head(response: bytes, name: str) -> list[str]:
+    head = response.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")[1:]
+    return [line.split(":", 1)[1].strip() for line in head if line.split(":", 1)[0].lower() == name.lower()]
+
+
+# (which host sends each request, with the Cookie it writes; what each host's answer set; the
+# Cookie the upstream saw on each): host a's answer sets the affinity cookie, a sends it back
+# with its next requests, host b writes none and sends none
+TWO_HOSTS = [("a", None), ("a", "affinity=a1"), ("b", None), ("a", "affinity=a1"), ("b", None)]
+
+
+def test_an_http_hosts_proxy_passes_cookies_through_and_never_from_one_host_to_another() -> None:
+    with _headers_server() as server:
+        upstream = server.replace("127.0.0.1", "localhost")  # (a name: cookies a client's jar would keep)
+        with proxy_http(["--upstream", upstream]) as (url, _):
+            set_cookies = []
+            for number, (_, cookie) in enumerate(TWO_HOSTS, 1):
+                body = (SET_COOKIE if number == 1 else PING).replace(b'"id":1', b'"id":%d' % number)
+                response = _request(url, "POST", body, {"Cookie": cookie} if cookie else None)
+                assert _status(response) == 200
+                set_cookies.append(_head(response, "Set-Cookie"))
+        cookies = _cookies_seen(upstream)
+    assert cookies == [[], ["affinity=a1"], [], ["affinity=a1"], []]
+    assert set_cookies == [["affinity=a1; Path=/"], [], [], [], []]
+
+
+# (method, body, more host headers, the host's status): every answer the upstream gives an HTTP
+# host's request passes its Set-Cookie fields back, both, in order (RFC 6265 s3: one cookie per
+# field; RFC 9110 s5.3: never folded into one)
+PASS_BACK = [
+    ("POST", PING, {}, 200),  # a request: its JSON answer
+    ("POST", b'{"jsonrpc":"2.0","method":"notifications/initialized"}', {}, 202),  # a notification
+    ("GET", b"", SSE, 200),  # an event stream (here one that ends at once)
+    ("GET", b"", {**SSE, "X-No-Stream": "1"}, 405),  # an upstream that offers no stream
+    ("DELETE", b"", {"Mcp-Session-Id": "s-1"}, 200),
+]
+
+
+@pytest.mark.parametrize(("method", "body", "headers", "status"), PASS_BACK)
+def test_an_http_hosts_proxy_passes_every_set_cookie_back(method: str, body: bytes, headers: dict[str, str],
+                                                           status: int) -> None:
+    with _headers_server() as upstream, proxy_http(["--upstream", upstream]) as (url, _):
+        response = _request(url, method, body, {**headers, "X-Set-Cookie": "1"})
+    assert _status(response) == status
+    assert _head(response, "Set-Cookie") == ["affinity=a1; Path=/", "theme=dark; Path=/; HttpOnly"]
 
 
 POST_HEADERS = [("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream"),

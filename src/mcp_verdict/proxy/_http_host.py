@@ -109,6 +109,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import orjson
 from aiohttp import web
+from multidict import CIMultiDict
 
 from ..frames._jsonrpc import Peek, id_json, id_key, peek
 from ..verdict._peer_text import cut, neutral
@@ -116,7 +117,7 @@ from ._batch import follows
 from ._bridge import Bridge
 from ._codes import UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, cancelled_request, error_frame, with_id, with_request_id
 from ._http_posts import Posts, posts_for
-from ._http_upstream import HttpUpstream, client_session, upstream_fault, upstream_headers
+from ._http_upstream import HttpUpstream, client_session, passed_back, upstream_fault, upstream_headers
 from ._relay import Key, Telemetry, as_written
 from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env
@@ -389,7 +390,7 @@ class HttpHost:
             self._stdio_upstream = upstream
             self._upstreams[upstream] = None
         else:
-            self._client = client_session(512, 30.0)
+            self._client = client_session(512, 30.0, cookies=False)
             assert self.options.upstream is not None
             self._posts = posts_for(self.options.upstream, self._client, limit=512, connect=30.0)
 
@@ -753,8 +754,7 @@ class HttpHost:
             if isinstance(upstream, HttpUpstream) and upstream.delivery is not None:
                 # the upstream's answer to it (shielded: a host that goes away does not cut it off)
                 delivery = await asyncio.shield(upstream.delivery)
-                back = {name: delivery.headers[name] for name in (*_PASS_BACK, "Content-Type")
-                        if name in delivery.headers and (delivery.body or name != "Content-Type")}
+                back = passed_back(delivery.headers, (*_PASS_BACK, "Content-Type") if delivery.body else _PASS_BACK)
                 return web.Response(status=delivery.status, body=delivery.body or None, headers=back)
             return web.Response(status=202)
         calls = self._sessions.get(session) if session is not None and self._stdio is not None else None
@@ -809,11 +809,9 @@ class HttpHost:
     async def _respond(self, request: web.BaseRequest, stream: PostStream, bridge: Bridge, key: Key,
                        initialize: bool) -> web.StreamResponse:
         item = await stream.queue.get()
-        headers: dict[str, str] = {}
+        headers: CIMultiDict[str] = CIMultiDict()
         if stream.headers is not None:
-            for name in _PASS_BACK:
-                if name in stream.headers:
-                    headers[name] = stream.headers[name]
+            headers = passed_back(stream.headers, _PASS_BACK)
             sid = stream.headers.get("Mcp-Session-Id")
             if sid:
                 self._adopt(sid, bridge)
@@ -870,8 +868,7 @@ class HttpHost:
         try:
             item = await stream.queue.get()
             if item[0] == "status":  # the upstream's answer without a stream, passed back
-                return web.Response(status=stream.status or 502, body=item[1] or None,
-                                    headers=dict(stream.headers or {}))
+                return web.Response(status=stream.status or 502, body=item[1] or None, headers=stream.headers)
             if item[0] == "error":  # the upstream failed (its status and JSON-RPC error)
                 return web.Response(status=stream.status or 502, body=item[1], content_type="application/json")
             stream.queue.put_nowait(item)
@@ -881,7 +878,9 @@ class HttpHost:
 
     async def _stream_to_host(self, request: web.BaseRequest, stream: PostStream, bridge: Bridge
                               ) -> web.StreamResponse:
-        response = web.StreamResponse(status=200, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        headers = CIMultiDict(stream.headers or ())  # (an upstream's GET stream: its cookies)
+        headers.update({"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        response = web.StreamResponse(status=200, headers=headers)
         response.content_type = "text/event-stream"
         await response.prepare(request)
         try:
@@ -937,7 +936,7 @@ class HttpHost:
         if session and self.bridges.get(session) is bridge:  # closed once no handler uses it
             del self.bridges[session]
             held.session = None
-        return web.Response(status=response.status, body=body)
+        return web.Response(status=response.status, body=body, headers=passed_back(response.headers, ()))
 
     # -- the 2025 sessions over a stdio upstream -------------------------------------------------
     def _session_of(self, request: web.BaseRequest) -> str | None:

@@ -18,7 +18,8 @@ the idle connections kept.
 It serves a POST only when it can do what the ``ClientSession`` would: a plain ``http`` URL
 without credentials, a body of at most :data:`_LARGEST` bytes, and no cookie in the session's
 jar (a cookie the upstream sets on a POST's answer goes into that jar, and every later request
-goes through the session, which sends it: a load balancer's affinity cookie keeps working).
+goes through the session, which sends it: a load balancer's affinity cookie keeps working; the
+HTTP hosts' session keeps no cookie, its hosts do: ``_http_upstream.client_session``).
 Otherwise, and when it has no idle connection and cannot open one (refused, unreachable, no
 connection within the session's connect timeout), or already holds ``limit`` connections,
 :meth:`Posts.post` returns None and the caller sends the POST through the session, which opens

@@ -105,7 +105,9 @@ _POST_HEADERS: Final = {"Content-Type": "application/json", "Accept": _ACCEPT}
 _FIRST: Final = re.compile(rb"[ \t\n\r\x0b\x0c]*([^ \t\n\r\x0b\x0c])")
 """The first byte that is not ASCII whitespace (what ``bytes.strip`` strips)."""
 _GET_BACK: Final = ("Allow", "Content-Type", "Mcp-Session-Id", "Retry-After", "WWW-Authenticate")
-"""The headers of an upstream's answer to a host's GET that opens no stream passed back with it."""
+"""The headers of an upstream's answer to a host's GET that opens no stream passed back with it
+(``Set-Cookie`` too: :func:`passed_back`)."""
+_SET_COOKIE: Final = "Set-Cookie"
 _JSON: Final = {"Content-Type": "application/json"}
 _STATELESS: Final = "2026-07-28"
 """The first protocol version without sessions (a request of it or later has no Mcp-Session-Id)."""
@@ -230,14 +232,40 @@ def upstream_fault(exc: BaseException, timeout: float) -> tuple[int, bytes, str]
     return status, error_frame(None, code, f"mcp-verdict proxy: {reason}", {"reason": reason}), reason
 
 
-def client_session(limit: int, sock_connect: float) -> aiohttp.ClientSession:
+def client_session(limit: int, sock_connect: float, *, cookies: bool) -> aiohttp.ClientSession:
     """The proxy's HTTP client: no decompression, and ``Accept-Encoding: identity`` on every
     request (aiohttp would otherwise ask for gzip and deflate, and a compressed body, which is
-    not decompressed here, would be taken as the message)."""
+    not decompressed here, would be taken as the message).
+
+    ``cookies``: the client keeps the cookies its upstream sets and sends them back (RFC 6265
+    s5.3, s5.4), those of an upstream given by its IP address too (aiohttp's jar takes none from
+    those unless told: a load balancer reached at 10.0.0.5 pins its clients by a cookie as one
+    reached by name does). That is the stdio host's client: the proxy is the only client of the
+    upstream there. Else (the HTTP hosts' one client) it keeps none: each host keeps its own,
+    passed back to it (:func:`passed_back`) and sent upstream on its requests as it wrote them,
+    so that a cookie one host's answer set never goes out on another host's request."""
     return aiohttp.ClientSession(
         connector=aiohttp.TCPConnector(limit=limit, enable_cleanup_closed=True),
         timeout=aiohttp.ClientTimeout(total=None, sock_connect=sock_connect), auto_decompress=False,
-        skip_auto_headers=("User-Agent",), headers=_IDENTITY)
+        skip_auto_headers=("User-Agent",), headers=_IDENTITY,
+        cookie_jar=aiohttp.CookieJar(unsafe=True) if cookies else aiohttp.DummyCookieJar())
+
+
+def passed_back(headers: Mapping[str, str] | None, names: Sequence[str]) -> CIMultiDict[str]:
+    """The headers of an upstream's answer that its host gets with it: ``names`` and
+    ``Set-Cookie``, each with every value it has (a header that may repeat, RFC 9110 s5.3 and
+    RFC 6265 s3: several cookies are several ``Set-Cookie`` fields), in the upstream's order."""
+    out: CIMultiDict[str] = CIMultiDict()
+    if headers is None:
+        return out
+    getall = getattr(headers, "getall", None)
+    for name in (*names, _SET_COOKIE):
+        if getall is not None:
+            for value in getall(name, ()):
+                out.add(name, value)
+        elif name in headers:
+            out.add(name, headers[name])
+    return out
 
 
 class HttpUpstream:
@@ -285,7 +313,7 @@ class HttpUpstream:
 
     async def start(self) -> None:
         if self._client is None:
-            self._client = client_session(256, min(self.timeout, 30.0))
+            self._client = client_session(256, min(self.timeout, 30.0), cookies=True)
             self._lean = posts_for(self.url, self._client, limit=256, connect=min(self.timeout, 30.0))
 
     async def wait(self) -> None:
@@ -737,14 +765,14 @@ class HttpUpstream:
                  f"the host's GET: the upstream answered HTTP {response.status} without an event stream "
                  "(passed to the host)")
             stream.status = response.status  # type: ignore[attr-defined]
-            stream.headers = {k: v for k, v in response.headers.items()  # type: ignore[attr-defined]
-                              if k in _GET_BACK}
+            stream.headers = passed_back(response.headers, _GET_BACK)  # type: ignore[attr-defined]
             queue.put_nowait(("status", body, False, None))
             return
         broken: list[BaseException] = []
         parser = SSEParser()
         try:
             async with response:
+                stream.headers = passed_back(response.headers, ())  # type: ignore[attr-defined]
                 queue.put_nowait(("open", b"", False, None))
                 http = {"exchange": 0, "method": "GET", "status": 200, "content_type": "text/event-stream",
                         "session": host.get("Mcp-Session-Id")}
