@@ -3,9 +3,12 @@ proxy's header tests: ``GET /seen`` answers the list so far (method, headers as 
 order) and is not recorded; a POST with an id is answered with an empty result in one JSON body
 (for the method ``cookie/set``, with ``Set-Cookie: affinity=a1``, as a load balancer pins a
 client to a backend), one without with 202; a GET is answered with an SSE stream that ends at
-once (405 where it carries ``X-No-Stream``); a DELETE with 200. Any answer to a request that
-carries ``X-Set-Cookie`` (a header of the test's, forwarded as any other) sets two cookies,
-:data:`COOKIES`, in two ``Set-Cookie`` fields.
+once (405 where it carries ``X-No-Stream``); a DELETE with 200. A POST of ``stream/resume`` is
+answered with an SSE stream holding only a priming event (id ``p-1``, ``retry: 10``), closed
+before its answer; a GET with ``Last-Event-ID: p-1`` then gets that answer (event ``p-2``), as a
+server that resumes streams (2025-06-18 basic/transports, Resumability and Redelivery). Any
+answer to a request that carries ``X-Set-Cookie`` (a header of the test's, forwarded as any
+other) sets two cookies, :data:`COOKIES`, in two ``Set-Cookie`` fields.
 Prints ``listening on URL``."""
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ else:
 
 SEEN: list[tuple[str, list[tuple[str, str]]]] = []
 COOKIES = ("affinity=a1; Path=/", "theme=dark; Path=/; HttpOnly")
+RESUMED: list[object] = []
+"""The id of the last ``stream/resume`` request, answered on its stream's resume."""
 
 
 def _cookies(request: web.BaseRequest, answer: web.StreamResponse) -> web.StreamResponse:
@@ -39,6 +44,13 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
         message = json.loads(await request.read())
         if "id" not in message:
             return _cookies(request, web.Response(status=202))
+        if message.get("method") == "stream/resume":
+            RESUMED[:] = [message["id"]]
+            stream = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+            await stream.prepare(request)
+            await stream.write(b"id: p-1\nretry: 10\ndata:\n\n")
+            await stream.write_eof()
+            return stream
         answer = web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": {}})
         if message.get("method") == "cookie/set":
             answer.headers["Set-Cookie"] = "affinity=a1; Path=/"
@@ -48,6 +60,9 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
     if request.method == "GET":
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await _cookies(request, response).prepare(request)
+        if request.headers.get("Last-Event-ID") == "p-1" and RESUMED:
+            resumed = json.dumps({"jsonrpc": "2.0", "id": RESUMED[0], "result": {}})
+            await response.write(f"id: p-2\nevent: message\ndata: {resumed}\n\n".encode())
         await response.write_eof()
         return response
     return _cookies(request, web.Response(status=200))

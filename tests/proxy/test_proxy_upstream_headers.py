@@ -166,6 +166,30 @@ def test_an_http_hosts_proxy_passes_every_set_cookie_back(method: str, body: byt
     assert _head(response, "Set-Cookie") == ["affinity=a1; Path=/", "theme=dark; Path=/; HttpOnly"]
 
 
+# A host's POST whose event stream the upstream closes before its answer: the proxy resumes it
+# with a GET carrying Last-Event-ID (2025-06-18 basic/transports, Resumability and Redelivery),
+# and with the headers the host's POST carried, as the host's own client would: its session
+# (a server MUST answer a request without its Mcp-Session-Id with 400), its credentials
+# (2025-06-18 basic/authorization: on every request) and its cookies. Before, an HTTP host's
+# resume carried none of them, so a session's or an authenticated upstream's resume failed.
+RESUME = b'{"jsonrpc":"2.0","id":7,"method":"stream/resume"}'
+OWN = {"Authorization": "Bearer t0k", "Cookie": "affinity=a1", "Mcp-Session-Id": "s-1",
+       "MCP-Protocol-Version": "2025-06-18"}
+
+
+def test_an_http_hosts_stream_is_resumed_with_the_hosts_own_headers() -> None:
+    with _headers_server() as upstream, proxy_http(["--upstream", upstream]) as (url, _):
+        response = _request(url, "POST", RESUME, OWN)
+        requests = _seen(upstream)
+    assert _status(response) == 200
+    assert b'data: {"jsonrpc": "2.0", "id": 7, "result": {}}' in response
+    assert [method for method, _ in requests] == ["POST", "GET"]
+    got = sorted((name, value) for name, value in requests[1][1] if name.lower() not in ("host", "content-length"))
+    assert got == [("Accept", "text/event-stream"), ("Accept-Encoding", "identity"), ("Authorization", "Bearer t0k"),
+                   ("Cookie", "affinity=a1"), ("Last-Event-ID", "p-1"), ("MCP-Protocol-Version", "2025-06-18"),
+                   ("Mcp-Session-Id", "s-1")]
+
+
 POST_HEADERS = [("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream"),
                 ("Accept-Encoding", "identity")]
 # (a GET's Last-Event-ID or None; the GET's headers) -- the POSTs' headers the same before and after

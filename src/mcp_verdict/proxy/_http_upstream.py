@@ -420,11 +420,14 @@ class HttpUpstream:
             out["Mcp-Session-Id"] = self.session_id
         return out
 
-    def stream_headers(self, last_event_id: str | None) -> CIMultiDict[str]:
+    def stream_headers(self, last_event_id: str | None, host: Mapping[str, str] | None = None
+                       ) -> CIMultiDict[str]:
         """The headers of a GET for an event stream (the listening one, or a POST's stream
         resumed after ``last_event_id``): the POSTs' own, in a copy of them (those of an HTTP
-        host are kept for its next POSTs, which must not ask for an event stream)."""
-        headers = CIMultiDict(self._request_headers(b"", None))
+        host are kept for its next POSTs, which must not ask for an event stream). ``host``: the
+        headers of the HTTP host whose POST's stream it resumes, whose credentials, cookies and
+        session the resume carries as its POST did."""
+        headers = CIMultiDict(self._request_headers(b"", host))
         headers.pop("Content-Type", None)
         headers["Accept"] = "text/event-stream"
         if last_event_id is not None:
@@ -444,7 +447,7 @@ class HttpUpstream:
                                                                         allow_redirects=False) as response:
                 if self.stdio_host and data.find(b'"initialize"') >= 0:
                     self._learn_session(response)
-                answered = await self._read(response, key, stream, exchange)
+                answered = await self._read(response, key, stream, exchange, host=host)
         except asyncio.CancelledError:
             raise
         except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError) as exc:
@@ -499,8 +502,9 @@ class HttpUpstream:
             self.bridge.relay.session = session
 
     async def _read(self, response: aiohttp.ClientResponse | Answer, key: Key, stream: HostStream | None,
-                    exchange: int, method: str = "POST") -> bool:
-        """Read one response; True when it held the answer to ``key``."""
+                    exchange: int, method: str = "POST", host: Mapping[str, str] | None = None) -> bool:
+        """Read one response; True when it held the answer to ``key`` (``host``: the headers of
+        the HTTP host's request it answers, for a resume of its stream)."""
         ctype = response.headers.get("Content-Type", "")
         http = {"exchange": exchange, "method": method, "status": response.status, "content_type": ctype,
                 "session": response.headers.get("Mcp-Session-Id") or self.session_id}
@@ -508,7 +512,7 @@ class HttpUpstream:
         if begin is not None:
             begin(response.status, response.headers)
         if ctype.startswith("text/event-stream"):
-            return await self._events(response, key, stream, http)
+            return await self._events(response, key, stream, http, host)
         body = await self._body(response, key, stream)
         if body is None:
             return True  # refused by the limit: the relay answered
@@ -572,7 +576,7 @@ class HttpUpstream:
                     self._get = asyncio.get_running_loop().create_task(self._listen())
 
     async def _events(self, response: aiohttp.ClientResponse | Answer, key: Key, stream: HostStream | None,
-                      http: dict[str, Any]) -> bool:
+                      http: dict[str, Any], host: Mapping[str, str] | None) -> bool:
         parser = SSEParser()
         resumes = 0
         current = response
@@ -583,7 +587,7 @@ class HttpUpstream:
             if parser.last_event_id is None or resumes >= _RESUMES or self._client is None:
                 return False
             resumes += 1  # the stream ended before its answer: resume it (2025 sessions)
-            headers = self.stream_headers(parser.last_event_id)
+            headers = self.stream_headers(parser.last_event_id, host)
             if parser.retry is not None:
                 await asyncio.sleep(min(parser.retry, 5000) / 1000)
             try:
