@@ -8,11 +8,14 @@ answered with an SSE stream holding only a priming event (id ``p-1``, ``retry: 1
 before its answer; a GET with ``Last-Event-ID: p-1`` then gets that answer (event ``p-2``), as a
 server that resumes streams (2025-06-18 basic/transports, Resumability and Redelivery). Any
 answer to a request that carries ``X-Set-Cookie`` (a header of the test's, forwarded as any
-other) sets two cookies, :data:`COOKIES`, in two ``Set-Cookie`` fields.
+other) sets two cookies, :data:`COOKIES`, in two ``Set-Cookie`` fields. A POST of ``hang``
+opens an event stream that never answers it. ``GET /methods``: the JSON-RPC method of every
+POST so far.
 Prints ``listening on URL``."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import TYPE_CHECKING
 
@@ -24,6 +27,8 @@ else:
     from _serve import run
 
 SEEN: list[tuple[str, list[tuple[str, str]]]] = []
+METHODS: list[object] = []
+"""The JSON-RPC method of every POST, in order (``GET /methods``)."""
 COOKIES = ("affinity=a1; Path=/", "theme=dark; Path=/; HttpOnly")
 RESUMED: list[object] = []
 """The id of the last ``stream/resume`` request, answered on its stream's resume."""
@@ -39,9 +44,17 @@ def _cookies(request: web.BaseRequest, answer: web.StreamResponse) -> web.Stream
 async def handle(request: web.BaseRequest) -> web.StreamResponse:
     if request.path == "/seen":
         return web.json_response(SEEN)
+    if request.path == "/methods":
+        return web.json_response(METHODS)
     SEEN.append((request.method, list(request.headers.items())))
     if request.method == "POST":
         message = json.loads(await request.read())
+        METHODS.append(message.get("method"))
+        if message.get("method") == "hang":  # never answered: its stream stays open
+            hang = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+            await hang.prepare(request)
+            await asyncio.sleep(3600)
+            return hang
         if "id" not in message:
             return _cookies(request, web.Response(status=202))
         if message.get("method") == "stream/resume":

@@ -51,8 +51,7 @@ _records = frame_records  # (its complete lines: the proxy may be writing the ne
 # whether the host cancels it; the notes of the cancellations' records, the host's and the proxy's
 # own at --timeout, in order; the POSTs the upstream received (None: not recorded); the audit's
 # lines (each line of the log) and notifications)
-OWN = "written by the proxy; not sent upstream: the proxy's own for an HTTP host is not POSTed; closing the " \
-      "request's stream is its cancellation ("
+OWN = "written by the proxy; " + WITHHELD  # (a 2025 host's: POSTed, test_proxy_upstream_headers)
 UNTOLD = ("not sent upstream: it is of no session, and 1 request of no session with requestId 3 is in flight, which "
           "it cannot be told to be of (2026-07-28: closing a request's response stream is its cancellation)")
 ROWS = [

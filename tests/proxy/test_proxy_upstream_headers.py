@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
 import subprocess
 import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
-from ._peers import PROXY, TIMEOUT, LinePeer, _wait_for, proxy_http
+from ._peers import PROXY, TIMEOUT, LinePeer, _wait_for, proxy_http, wait_until
 from .test_proxy_http_edges import _request, _status
 
 HEADERS_SERVER = [sys.executable, str(Path(__file__).with_name("headers_server.py"))]
@@ -188,6 +190,43 @@ def test_an_http_hosts_stream_is_resumed_with_the_hosts_own_headers() -> None:
     assert got == [("Accept", "text/event-stream"), ("Accept-Encoding", "identity"), ("Authorization", "Bearer t0k"),
                    ("Cookie", "affinity=a1"), ("Last-Event-ID", "p-1"), ("MCP-Protocol-Version", "2025-06-18"),
                    ("Mcp-Session-Id", "s-1")]
+
+
+# A call of a 2025 session the proxy stops awaiting on its HTTP host's behalf (no answer within
+# --timeout, or the host closed its POST's connection) is cancelled upstream by a
+# notifications/cancelled (2025-06-18 basic/utilities/cancellation; basic/transports: a
+# disconnection is no cancellation, the client SHOULD send the notification), POSTed with the
+# headers the host's POST carried: its session, credentials and cookies. Before, the proxy sent
+# none: it knew no session to send it in, and the upstream worked on.
+HANG = b'{"jsonrpc":"2.0","id":3,"method":"hang"}'
+
+
+def _methods(upstream: str) -> list[str]:
+    with urllib.request.urlopen(upstream.replace("/mcp", "/methods"), timeout=TIMEOUT) as response:
+        methods: list[str] = json.loads(response.read())
+    return methods
+
+
+@pytest.mark.parametrize("ends", ["--timeout", "the host closes its stream"])
+def test_a_call_the_proxy_stops_awaiting_is_cancelled_upstream_under_the_hosts_headers(ends: str) -> None:
+    with _headers_server() as upstream, proxy_http(["--upstream", upstream, "--timeout", "1"]) as (url, _):
+        if ends == "--timeout":
+            response = _request(url, "POST", HANG, OWN)
+            assert _status(response) == 200 and b'"code":-31002' in response  # UPSTREAM_TIMEOUT
+        else:
+            address = urlsplit(url)
+            with socket.create_connection((address.hostname, address.port), timeout=TIMEOUT) as sock:
+                head = "".join(f"{k}: {v}\r\n" for k, v in {**OWN, "Content-Type": "application/json",
+                                                             "Accept": "application/json, text/event-stream",
+                                                             "Content-Length": str(len(HANG))}.items())
+                sock.sendall(f"POST {address.path} HTTP/1.1\r\nHost: {address.netloc}\r\n{head}\r\n".encode() + HANG)
+                assert wait_until(lambda: _methods(upstream) == ["hang"], TIMEOUT)
+        assert wait_until(lambda: len(_methods(upstream)) == 2, TIMEOUT)
+        methods, requests = _methods(upstream), _seen(upstream)
+    assert methods == ["hang", "notifications/cancelled"]
+    got = {name: value for name, value in requests[1][1] if name in ("Authorization", "Cookie", "Mcp-Session-Id",
+                                                                      "MCP-Protocol-Version")}
+    assert got == OWN
 
 
 POST_HEADERS = [("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream"),

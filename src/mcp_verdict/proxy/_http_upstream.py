@@ -290,6 +290,9 @@ class HttpUpstream:
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self._posts: dict[Key, asyncio.Task[None]] = {}
+        self._host_of: dict[Key, Mapping[str, str]] = {}
+        """The headers of the HTTP host's POST of each request in flight: the proxy's own
+        ``notifications/cancelled`` of it goes under them (its session, its credentials)."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self.delivery: asyncio.Task[Delivery] | None = None
         """The POST of the last host frame sent that answers no request (a notification, a
@@ -328,12 +331,15 @@ class HttpUpstream:
             cancel, request = cancelled_request(data)
             if cancel:
                 cancels = id_key(request)
+                if headers is None:  # (the proxy's own: under the headers of the host's request)
+                    headers = self._host_of.get(cancels)
                 # closing the response stream is the cancellation — not of a 2025-03-26 batch's
                 # stream that still carries the answers to its other requests
                 relay = self.bridge.relay
                 if cancels in self._posts and not any(
                         other != cancels and relay.is_waiting(other) for other in self.bridge.batch_of(cancels)):
                     self._posts.pop(cancels).cancel()
+                    self._host_of.pop(cancels, None)
                 if not self._cancels_by_notification(headers):
                     return True  # 2026-07-28: no notification on HTTP (Bridge notes it: withholds)
         if key is None:
@@ -346,25 +352,32 @@ class HttpUpstream:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         self._posts[key] = task
+        if headers is not None and not self.stdio_host:
+            self._host_of[key] = headers
         return True
 
     def withholds(self, data: bytes, own: bool, headers: Mapping[str, str] | None = None) -> str | None:
         """The frame-log note of a ``notifications/cancelled`` (the host's, or the proxy's
         ``own``) that :meth:`send` will not POST, said before it is recorded; None for any other
         frame. 2026-07-28 cancels a request by closing its stream; the proxy's own on behalf of
-        an HTTP host knows no session to send it in (:meth:`_cancels_by_notification`); for a
-        stdio host whose upstream gave neither a session nor a protocol version (no
-        ``initialize`` answer), the note says just that: which revision the upstream speaks is
-        not known."""
+        an HTTP host goes under the headers of the host's POST of the request, and where the
+        request is no longer in flight it knows no session to send it in
+        (:meth:`_cancels_by_notification`); for a stdio host whose upstream gave neither a
+        session nor a protocol version (no ``initialize`` answer), the note says just that:
+        which revision the upstream speaks is not known."""
         if data.find(b"notifications/cancelled") < 0:
             return None
         cancel, request = cancelled_request(data)
-        if not cancel or self._cancels_by_notification(headers):
+        if not cancel:
+            return None
+        if headers is None:  # (as send finds them)
+            headers = self._host_of.get(id_key(request))
+        if self._cancels_by_notification(headers):
             return None
         closed = "its stream closed" if id_key(request) in self._posts else "no stream of it was open"
-        if own and not self.stdio_host:
-            return f"not sent upstream: the proxy's own for an HTTP host is not POSTed; closing the request's " \
-                   f"stream is its cancellation ({closed})"
+        if own and not self.stdio_host and headers is None:
+            return f"not sent upstream: the proxy's own for an HTTP host whose request it no longer holds is not " \
+                   f"POSTed; closing the request's stream is its cancellation ({closed})"
         if self.stdio_host and self.protocol_version is None:
             return f"not sent upstream: the upstream gave no session and no protocol version (no initialize " \
                    f"answer); closing the request's stream is its cancellation ({closed})"
@@ -375,8 +388,9 @@ class HttpUpstream:
         no cancellation): a stdio host's in the proxy's 2025 session, or under a 2025 version the
         ``initialize`` answer gave (a server without sessions); an HTTP host's unless its
         ``MCP-Protocol-Version`` is 2026-07-28 or later (without one, 2025-03-26: basic/
-        transports/streamable-http, Protocol Version Header). The proxy's own (``host`` None) on
-        behalf of an HTTP host is not: it knows no session id to send it under."""
+        transports/streamable-http, Protocol Version Header); the proxy's own on behalf of an HTTP
+        host (its stream closed, its session ended) alike, under the headers of the host's POST of
+        the request (:attr:`_host_of`; none known: not sent, no session id to send it under)."""
         if self.stdio_host:  # (a session, or a 2025 version without one)
             known = self.protocol_version
             return self.session_id is not None or (known is not None and known < _STATELESS)
@@ -460,6 +474,7 @@ class HttpUpstream:
         finally:
             if self._posts.get(key) is asyncio.current_task():
                 del self._posts[key]
+                self._host_of.pop(key, None)
         if not answered:
             self.bridge.fail(key, "the upstream closed the response stream before answering", UPSTREAM_CLOSED)
 
