@@ -22,6 +22,8 @@ placed after most of its bytes, where finding and explaining the error costs the
 - small tokens with a small object every 2 KiB, then a duplicate member name: names sparse,
   but past the duplicate search's budget (one brace, colon or backslash per 4 KiB), so jiter
   finds it, having built the listing;
+- a long string of CJK (characters past ASCII: orjson reads the text first, and checks its
+  UTF-8 itself), then a duplicate member name, a bad escape or a byte that is no UTF-8;
 - small tokens, then a string holding a byte that is no UTF-8, and a long string, then such a
   byte (``json.encoding``: orjson.loads checks a text's UTF-8 before reading it and refuses it
   at once; a text longer than 256 KiB is checked first here too, a block at a time, whatever
@@ -107,6 +109,21 @@ def small_tokens_then_bad_utf8(size: int) -> bytes:
     return _LISTING + b"1,2,3,4,5,6,7,8," * (size // 16) + b'"\xff"]}}}'
 
 
+_CJK = "会议纪要：团队已确认部署计划。".encode()
+
+
+def cjk_string_then_duplicate_key(size: int) -> bytes:
+    return _HEAD + _CJK * (size // len(_CJK)) + b'","text":"again"}]}}'
+
+
+def cjk_string_then_bad_utf8(size: int) -> bytes:
+    return _HEAD + _CJK * (size // len(_CJK)) + b'\xff"}]}}'
+
+
+def cjk_string_then_bad_escape(size: int) -> bytes:
+    return _HEAD + _CJK * (size // len(_CJK)) + b'\\q"}]}}'
+
+
 def numbers_and_objects_then_duplicate_key(size: int) -> bytes:
     return _LISTING + (b"1," * 1020 + b'{"a":1},') * (size // 2048) + b'9],"v":0}}}'
 
@@ -123,6 +140,9 @@ CASES: dict[str, tuple[Callable[[int], bytes], str]] = {
     "an object per 2 KiB, dup key": (numbers_and_objects_then_duplicate_key, "json.duplicate_key"),
     "small tokens, bad UTF-8": (small_tokens_then_bad_utf8, "json.encoding"),
     "long string, bad UTF-8": (long_string_then_bad_utf8, "json.encoding"),
+    "CJK string, duplicate key": (cjk_string_then_duplicate_key, "json.duplicate_key"),
+    "CJK string, bad escape": (cjk_string_then_bad_escape, "json.syntax"),
+    "CJK string, bad UTF-8": (cjk_string_then_bad_utf8, "json.encoding"),
 }
 
 

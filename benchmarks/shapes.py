@@ -69,6 +69,20 @@ def long_text_message(size: int = 20_000) -> dict[str, Any]:
         "resultType": "complete", "content": [{"type": "text", "text": text}]}}
 
 
+_CJK = ("会议纪要：团队已确认部署计划，下一步进行负载测试，然后提交最终审查。"
+        "東京チームは来週までに結果を共有します。서울 팀도 검토에 참여합니다。\n")
+_EMOJI = "Launch checklist ✅ tests 🧪 passed, deploy 🚀 at 10:00, rollback plan 🔁 ready — ping 📣 the team! "
+
+
+def wide_text_message(size: int, prose: str = _CJK) -> dict[str, Any]:
+    """A text block of ``size`` characters past Latin-1 (Chinese, Japanese, Korean; or English
+    strewn with emoji), as a model answering in those languages writes (msgspec builds such
+    strings more slowly than orjson)."""
+    text = (prose * (size // len(prose) + 1))[:size]
+    return {"jsonrpc": "2.0", "id": 16, "result": {
+        "resultType": "complete", "content": [{"type": "text", "text": text}]}}
+
+
 def listing_message(files: int = 100) -> dict[str, Any]:
     """~12 kB: a directory listing in structuredContent, mirrored in a text block."""
     entries = [{"name": f"report_{i:03d}.csv", "size": 1024 * i + 17, "modified": f"2026-07-{i % 28 + 1:02d}T10:00:00Z",
@@ -128,6 +142,12 @@ _MESSAGES: dict[str, Callable[[], dict[str, Any]]] = {
     "input_required": input_required_message,
     "32 resource_links": resource_links_message,
     "20 kB non-ASCII": long_text_message,
+    "1 kB CJK": lambda: wide_text_message(330),
+    "4 kB CJK": lambda: wide_text_message(1300),
+    "30 kB CJK": lambda: wide_text_message(10_000),
+    "2 kB emoji": lambda: wide_text_message(1900, _EMOJI),
+    "20 kB emoji": lambda: wide_text_message(19_000, _EMOJI),
+    "300 kB CJK": lambda: wide_text_message(100_000),
     "listing": listing_message,
     "100 kB image": image_message,
     "500 text blocks": many_blocks_message,

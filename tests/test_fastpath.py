@@ -28,7 +28,8 @@ from hypothesis import strategies as st
 
 from mcp_verdict import TASKS_EXTENSION, VERSIONS, Kind, Limits, Verdict, classify, corpus
 from mcp_verdict.verdict._classify import DEFAULT_LIMITS, _options, check_fully
-from mcp_verdict.verdict._fastpath import common_kind, read_common
+from mcp_verdict.verdict._fastpath import common_kind, read_common, read_quoted, wide_text
+from mcp_verdict.verdict._options import SKIM_BYTES
 from mcp_verdict.verdict._parser import NOT_PARSED, parse
 from mcp_verdict.verdict._verdict import make_verdict
 from mcp_verdict.verdict._walk import Options
@@ -646,49 +647,133 @@ def test_the_quote_count_proves_a_long_spaced_text(wire: bytes, fast: bool, kind
         assert same_json(verdict.message, json.loads(wire))
 
 
-def write_spaced(value: Any, duplicate: int, quote_escape: str) -> tuple[str, bool]:
+_WIDE = "心有其理，理智不知。夏天、男孩。🎉 "
+
+
+def _long_wide(result: str, envelope: str = '"id":1', chars: int = 4000, after: bytes = b"") -> bytes:
+    """A compact response (as orjson and the SDKs write it: characters past ASCII as they are)
+    whose first text block holds ``chars`` characters of CJK and emoji (4,000: ~12 kB, past the
+    8 KiB from which orjson reads such a text); ``result`` the members after content;
+    ``after``: bytes put after the text's first quarter, inside the string."""
+    text = json.dumps((_WIDE * (chars // len(_WIDE) + 1))[:chars], ensure_ascii=False).encode()
+    quarter = len(text) // 4
+    while text[quarter] & 0xC0 == 0x80:  # (a character's first byte)
+        quarter += 1
+    return (b'{"jsonrpc":"2.0",' + envelope.encode() + b',"result":{"resultType":"complete","content":'
+            b'[{"type":"text","text":' + text[:quarter] + after + text[quarter:] + b"}]" + result.encode() + b"}}")
+
+
+# (a compact text that is mostly long strings past ASCII, 12 kB or, with 100,000 characters,
+# ~300 kB, past the skim's 256 KiB; whether the fast path takes it; kind; findings): orjson reads
+# it and the quote count proves it, as for a long spaced text (module docstring of _fastpath);
+# what it cannot prove, the strict reader reads and explains. RFC 8259 s4 (names SHOULD be
+# unique: json.duplicate_key), s6 (integers past 64 bits read exactly), s8.1 (UTF-8:
+# json.encoding, named wherever the byte sits), s8.2 (a lone surrogate).
+WIDE_CASES: list[tuple[bytes, bool, Kind, list[str]]] = [
+    (_long_wide(""), True, Kind.NORMAL_COMPLETE, []),
+    (_long_wide(',"isError":true'), True, Kind.TOOL_ERROR, []),
+    (_long_wide('', '"id":"r-7"'), True, Kind.NORMAL_COMPLETE, []),
+    (_long_wide(',"structuredContent":{"q":"说 \\"你好\\"","a\\"b":[1,2.5,null]}'), True, Kind.NORMAL_COMPLETE, []),
+    (_long_wide("", after=b'\\"'), True, Kind.NORMAL_COMPLETE, []),  # a quote in the text, escaped
+    (_long_wide(',"isError":false,"isError":true'), False, Kind.UNCLASSIFIED, ["json.duplicate_key"]),
+    (_long_wide("", '"id":1,"id":1'), False, Kind.UNCLASSIFIED, ["json.duplicate_key"]),
+    (_long_wide(',"structuredContent":{"q":"\\u0022\\u0022"},"isError":false,"isError":true'), False,
+     Kind.UNCLASSIFIED, ["json.duplicate_key"]),
+    (_long_wide(',"structuredContent":{"n":18446744073709551616}'), False, Kind.NORMAL_COMPLETE, []),
+    (_long_wide(',"isError":"false"'), False, Kind.UNCLASSIFIED, ["result.is_error"]),
+    (_long_wide("", after=b"\xff"), False, Kind.UNCLASSIFIED, ["json.encoding"]),
+    (_long_wide("", after=b"\\ud800"), False, Kind.UNCLASSIFIED, ["json.encoding"]),
+    # past the skim's 256 KiB: orjson first (it checks the UTF-8 itself), else the skim
+    (_long_wide("", chars=100_000), True, Kind.NORMAL_COMPLETE, []),
+    (_long_wide(',"isError":false,"isError":true', chars=100_000), False, Kind.UNCLASSIFIED,
+     ["json.duplicate_key"]),
+    (_long_wide("", chars=100_000, after=b"\xc3("), False, Kind.UNCLASSIFIED, ["json.encoding"]),
+    (_long_wide("", chars=100_000, after=b"\\q"), False, Kind.UNCLASSIFIED, ["json.syntax"]),  # s7: no \q escape
+    (_long_wide(',"structuredContent":{"n":NaN}', chars=100_000), False, Kind.UNCLASSIFIED, ["json.syntax"]),
+]
+
+
+@pytest.mark.parametrize(("wire", "fast", "kind", "codes"), WIDE_CASES)
+def test_the_quote_count_proves_a_long_wide_text(wire: bytes, fast: bool, kind: Kind, codes: list[str]) -> None:
+    assert len(wire) > 8192 and wire[11] != 32 and not wire.isascii()
+    assert wide_text(wire)
+    if len(wire) <= SKIM_BYTES:  # (past it, judge tries orjson before the skim: classify's own route)
+        assert (check_wire(wire, {}) is not None) is fast
+    else:
+        assert (read_quoted(wire, _options("2026-07-28"), None) is not None) is fast
+        check_wire(wire, {})
+    verdict = classify(wire)
+    assert (verdict.kind, [f.code for f in verdict.findings]) == (kind, codes)
+    if verdict.message is not None:
+        assert same_json(verdict.message, json.loads(wire))
+
+
+# (a compact text; whether it reads as mostly long strings past ASCII): a byte past ASCII and no
+# quote in the 512 bytes at the middle; a listing, or an ASCII text, is left to the typed read
+WIDE_TEXT_CASES = [
+    (_long_wide(""), True),
+    (_long_wide("").replace("心".encode(), b"x").replace("理".encode(), b"y"), True),  # (still emoji and CJK)
+    (orjson.dumps({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [
+        {"type": "text", "text": "a plain ASCII text. " * 600}]}}), False),
+    (orjson.dumps({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [],
+                   "structuredContent": {"files": [{"name": f"文件{i}.txt", "size": i} for i in range(600)]}}}), False),
+]
+
+
+@pytest.mark.parametrize(("wire", "wide"), WIDE_TEXT_CASES)
+def test_which_texts_read_as_wide(wire: bytes, wide: bool) -> None:
+    assert wide_text(wire) is wide
+    check_wire(wire, {})
+
+
+def write_spaced(value: Any, duplicate: int, quote_escape: str, compact: bool = False) -> tuple[str, bool]:
     """``json.dumps``' writing (spaced, ASCII), except: the ``duplicate``-th object met (depth
     first) writes its first member twice, the first copy with another value; a quote in a
-    string written ``quote_escape`` (``\\"`` or ``\\u0022``). Returns (the text, whether a
+    string written ``quote_escape`` (``\\"`` or ``\\u0022``). ``compact``: as orjson and the
+    SDKs write (no spaces, characters past ASCII as they are). Returns (the text, whether a
     member was written twice)."""
     seen = 0
     repeated = False
+    comma, colon = (",", ":") if compact else (", ", ": ")
 
     def go(item: Any) -> str:
         nonlocal seen, repeated
         if isinstance(item, dict):
-            parts = [f"{go(k)}: {go(v)}" for k, v in item.items()]
+            parts = [f"{go(k)}{colon}{go(v)}" for k, v in item.items()]
             if item and seen == duplicate:
                 first = next(iter(item))
-                parts.insert(0, f"{go(first)}: {go(first)}")
+                parts.insert(0, f"{go(first)}{colon}{go(first)}")
                 repeated = True
             seen += 1
-            return "{" + ", ".join(parts) + "}"
+            return "{" + comma.join(parts) + "}"
         if isinstance(item, list):
-            return "[" + ", ".join(go(v) for v in item) + "]"
+            return "[" + comma.join(go(v) for v in item) + "]"
         if isinstance(item, str):  # each escape pair read left to right: "\\" then a quote is no escaped quote
             return re.sub(r'\\(.)', lambda pair: quote_escape if pair.group(1) == '"' else pair.group(0),
-                          json.dumps(item))
+                          json.dumps(item, ensure_ascii=not compact))
         return json.dumps(item)
 
     return go(value), repeated
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
-@given(json_values, st.integers(-1, 4), st.sampled_from(['\\"', "\\u0022"]), st.booleans())
-@example({"\\": None}, -1, "\\u0022", False)  # a name ending in a backslash: the writer once broke its text
-@example({"\\": None}, 1, "\\u0022", False)
+@given(json_values, st.integers(-1, 4), st.sampled_from(['\\"', "\\u0022"]), st.booleans(), st.booleans())
+@example({"\\": None}, -1, "\\u0022", False, False)  # a name ending in a backslash: the writer once broke its text
+@example({"\\": None}, 1, "\\u0022", False, False)
+@example({"\\": None}, 1, "\\u0022", False, True)
 def test_duplicates_never_pass_the_quote_count(structured: Any, duplicate: int, quote_escape: str,
-                                               error: bool) -> None:
-    """Long spaced texts (the quote count's route) with a repeated member name anywhere and
-    quotes written either way agree with the strict reader and the full checker."""
-    result: dict[str, Any] = {"resultType": "complete", "content": [{"type": "text", "text": 'é "q" ' * 800}],
-              "structuredContent": {"v": structured}}
+                                               error: bool, compact: bool) -> None:
+    """Long texts on the quote count's route, spaced or compact and wide (:func:`wide_text`),
+    with a repeated member name anywhere and quotes written either way, agree with the strict
+    reader and the full checker."""
+    text = _WIDE * 400 if compact else 'é "q" ' * 800
+    result: dict[str, Any] = {"resultType": "complete", "content": [{"type": "text", "text": text}],
+                              "structuredContent": {"v": structured}}
     if error:
         result["isError"] = True
-    text, repeated = write_spaced({"jsonrpc": "2.0", "id": 1, "result": result}, duplicate, quote_escape)
-    wire = text.encode()
-    assert len(wire) > 4096 and wire[11] == 32
+    written, repeated = write_spaced({"jsonrpc": "2.0", "id": 1, "result": result}, duplicate, quote_escape, compact)
+    wire = written.encode()
+    assert len(wire) > 8192 and (wide_text(wire) if compact else wire[11] == 32)
     check_wire(wire, {})
     try:
         json.dumps(structured, allow_nan=False)

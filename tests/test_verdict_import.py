@@ -26,7 +26,7 @@ COMPACT = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":
 DUPLICATE = b'{"jsonrpc":"2.0","id":1,"id":2,"result":{"resultType":"complete","content":[]}}'
 TRAILING_COMMA = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[1,]}}'
 # json.dumps' spaced writing, longer than the 4 KiB the fast path proves by other means:
-# orjson reads it and the quote count proves it (_fastpath._read_quoted)
+# orjson reads it and the quote count proves it (_fastpath.read_quoted)
 SPACED = json.dumps({"jsonrpc": "2.0", "id": 1,
                      "result": {"resultType": "complete", "content": [{"type": "text", "text": "x" * 5000}]}}).encode()
 

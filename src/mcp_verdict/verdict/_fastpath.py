@@ -73,9 +73,11 @@ its value is used only when one of two proofs holds:
 
 A text longer than 4 KiB that starts ``{"jsonrpc": `` (spaced, as ``json.dumps`` writes) is
 mostly strings, often escaped, which orjson reads fastest (the typed read and the strict reader
-cost 1.5-2.5x more on the benchmark's 20 kB text). orjson refuses what the strict reader refuses
+cost 1.5-2.5x more on the benchmark's 20 kB text); so is a compact text longer than 8 KiB that
+is mostly long strings past ASCII (:func:`wide_text`: CJK, emoji), whose characters msgspec
+builds more slowly than orjson. orjson refuses what the strict reader refuses
 but a repeated member name (it keeps the last) and reads an integer past 64 bits as a float; its
-value is used (:func:`_read_quoted`, then :func:`common_kind`) only when it holds no float of
+value is used (:func:`read_quoted`, then :func:`common_kind`) only when it holds no float of
 2**63 or more in magnitude and the quote count holds:
 
 - the quote count: the text holds as many double-quote bytes as twice the value's strings
@@ -123,10 +125,16 @@ Looked for with ``bytes.find``: ``in`` on bytes first tries its operand as an in
 clears the TypeError, which costs more than the search on a short text."""
 _ESCAPED_QUOTE: Final = b"\\u0022"
 """A double quote inside a string written as an escape other than ``\\"``: the quote count
-(:func:`_read_quoted`) proves nothing when the value's strings hold quotes and the text this."""
+(:func:`read_quoted`) proves nothing when the value's strings hold quotes and the text this."""
 _BIG_FLOAT: Final = 9.2e18
 """Below 2**63 in magnitude (9.223e18): a float orjson read there was written as a float. orjson
 reads an integer past 64 bits (2**64, -2**63 - 1) as a float; the strict reader, exactly."""
+_WIDE_BYTES: Final = 8192
+"""Compact texts longer than this that are mostly long strings past ASCII (:func:`wide_text`)
+are read by orjson: below it the quote count's fixed cost (~2.5 us of Python: the value's
+strings counted, the text's quotes, ``common_kind``) outweighs msgspec's slower strings."""
+_COUNTED_BYTES: Final = 8192
+_FOUND: Final = 64
 _STRICT_PROOF_BYTES: Final = 4096
 """The longest text the strict reader proves for the fast path when a write-back cannot. On a
 small text the typed read and the strict reader together cost less than the strict reader and
@@ -279,8 +287,9 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
     ``count_values`` when the text is longer than ``options.max_nodes``."""
     try:
         spaced = data[11] == 32  # {"jsonrpc": "2.0" as json.dumps writes it, which orjson never writes
-        if spaced and len(data) > _STRICT_PROOF_BYTES:  # long: mostly strings, which orjson reads
-            return _read_quoted(data, options, request_id)  # fastest, the quote count proving it
+        if len(data) > _STRICT_PROOF_BYTES if spaced else len(data) > _WIDE_BYTES and wide_text(data):
+            # long and mostly strings (spaced), or long strings beyond Latin-1: which orjson
+            return read_quoted(data, options, request_id)  # reads fastest, the quote count proving it
         message: Any = options.read_common(data)  # type: ignore[misc]
     except msgspec.ValidationError as problem:  # not the shapes: maybe other blocks
         message = _read_links(data, options, problem)
@@ -340,19 +349,59 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
     return make_verdict(kind, (), rules.version, message)
 
 
-def _read_quoted(data: bytes, options: Options, request_id: str | int | None) -> Verdict | None:
-    """The verdict on a long spaced text (``json.dumps``' writing) read by orjson, when the quote
-    count proves orjson's value is the strict reader's (the module docstring's third proof);
-    ``None`` to leave it to the strict reader."""
+def wide_text(data: bytes) -> bool:
+    """Whether a compact text is mostly long strings holding characters past ASCII, as told by
+    the 512 bytes at its middle: no quote byte there (one long string runs there: a listing,
+    whose values msgspec reads fastest, shows dozens) and a byte past ASCII. msgspec builds a
+    string of characters past Latin-1 (CJK, emoji, an em dash) at ~1.6x ``orjson.loads``' time,
+    so that the typed read and the write-back cost 2.5-3.8x where orjson's read and the quote
+    count cost 1.1-1.9x (``benchmarks/bench_classify.py``'s CJK and emoji shapes). Its cost:
+    ~0.2 us whatever the text's size (an ASCII text with one bad byte is not read to its end
+    here: its error path stays as it was)."""
+    middle = len(data) >> 1
+    return data.find(b'"', middle - 256, middle + 256) < 0 and not data[middle - 256:middle + 256].isascii()
+
+
+def _quotes(data: bytes) -> int:
+    """The quote bytes of ``data``: counted by ``bytes.count`` (~3 GB/s, half of orjson's read
+    of a long CJK text) on a short text, else found one after another by ``bytes.find``
+    (``memchr``, ~0.1 us a quote), which on a text of few long strings reads ten to twenty
+    times faster; past :data:`_FOUND` quotes the rest is counted."""
+    if len(data) <= _COUNTED_BYTES:
+        return data.count(b'"')
+    found = 0
+    at = data.find(b'"')
+    while at >= 0:
+        found += 1
+        if found == _FOUND:
+            return found + data.count(b'"', at + 1)
+        at = data.find(b'"', at + 1)
+    return found
+
+
+def read_quoted(data: bytes, options: Options, request_id: str | int | None) -> Verdict | None:
+    """The verdict on a long text that is mostly strings (:func:`wide_text`, or spaced as
+    ``json.dumps`` writes it) read by orjson, when the quote count proves orjson's value is the
+    strict reader's (the module docstring's third proof); ``None`` to leave it to the strict
+    reader."""
+    verdict = quoted(data, options, request_id)
+    return verdict if type(verdict) is Verdict else None
+
+
+def quoted(data: bytes, options: Options, request_id: str | int | None) -> Verdict | bool:
+    """:func:`read_quoted`'s verdict, else whether orjson read the whole text without error
+    (what the count or ``common_kind`` do not prove): the text is then UTF-8, which orjson
+    checks before it reads (a text that is not fails at once), and the caller need not check it
+    again before the strict reader reads it."""
     try:
         message = _loads(data)
     except ValueError:  # orjson.JSONDecodeError
-        return None
+        return False
     strings, quotes = _strings(message)
-    if strings < 0 or data.count(b'"') != 2 * strings + quotes or (quotes and data.find(_ESCAPED_QUOTE) >= 0):
-        return None
+    if strings < 0 or _quotes(data) != 2 * strings + quotes or (quotes and data.find(_ESCAPED_QUOTE) >= 0):
+        return True
     kind = common_kind(message, options, request_id)
-    return None if kind is None else make_verdict(kind, (), options.rules.version, message)
+    return True if kind is None else make_verdict(kind, (), options.rules.version, message)
 
 
 def _import_write(value: Any) -> bytes:
@@ -390,11 +439,13 @@ def _strings(value: Any) -> tuple[int, int]:
         kind = type(item)
         if kind is str:
             strings += 1
-            quotes += item.count('"')
+            if '"' in item:  # (a search costs a tenth of a count, which few strings need)
+                quotes += item.count('"')
         elif kind is dict:
             strings += len(item)
             for key in item:
-                quotes += key.count('"')
+                if '"' in key:
+                    quotes += key.count('"')
             stack.extend(item.values())
         elif kind is list:
             stack.extend(item)

@@ -226,6 +226,14 @@ def skim(data: bytes, duplicates: bool = True) -> Finding | None:
     return _named(data, text, offset, f" (byte {offset})", PARSER_MAX_DEPTH, path)
 
 
+def read_duplicate(data: bytes) -> Finding | None:
+    """The first repeated member name of a long text that orjson has read whole (so it is UTF-8
+    and well-formed but maybe for a repeated name), found as :func:`skim` finds it where names
+    are sparse (jiter's finding, in its words); ``None`` where names are dense, or none is found:
+    the strict reader then reads the text."""
+    return _duplicate(data) if _sparse_names(data) else None
+
+
 def _sparse_names(data: bytes) -> bool:
     """Whether the text's member names may be sparse: at most one brace, colon or backslash
     per :data:`_SPARSE` bytes in eight windows of 4 KiB, one in the middle of each eighth of the
@@ -636,4 +644,5 @@ def _name(data: bytes, blocks: list[tuple[int, int, bool, int]], number: int) ->
     return key if isinstance(key, str) else str(key)
 
 
-__all__ = ["NOT_PARSED", "PARSER_MAX_DEPTH", "SKIM_BYTES", "parse", "read_strict", "skim"]  # the bounds: from _options
+__all__ = ["NOT_PARSED", "PARSER_MAX_DEPTH", "SKIM_BYTES", "parse", "read_duplicate", "read_strict",
+           "skim"]  # the bounds: from _options
