@@ -353,8 +353,9 @@ def _on_first_use(slot: str, module: str, name: str) -> Callable[..., Any]:
 _parse: Callable[..., tuple[object, Finding | None]] = _on_first_use("_parse", "_parser", "parse")
 """The strict reader, ``_parser.parse``, bound by its first read."""
 _skim: Callable[[bytes], Finding | None] = _on_first_use("_skim", "_parser", "skim")
-_read_duplicate: Callable[[bytes], Finding | None] = _on_first_use("_read_duplicate", "_parser", "read_duplicate")
 """The syntax skim of long texts, ``_parser.skim``, bound by the first long text."""
+_read_duplicate: Callable[[bytes], Finding | None] = _on_first_use("_read_duplicate", "_parser", "read_duplicate")
+"""The repeated-name search of a long text orjson read whole, ``_parser.read_duplicate``."""
 _context: Callable[[Options], Context] = _on_first_use("_context", "_walk", "Context")
 """A full check's state, ``_walk.Context`` (with the walk over open-shaped values), bound by the
 first full check."""

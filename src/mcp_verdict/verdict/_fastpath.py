@@ -134,7 +134,9 @@ _WIDE_BYTES: Final = 8192
 are read by orjson: below it the quote count's fixed cost (~2.5 us of Python: the value's
 strings counted, the text's quotes, ``common_kind``) outweighs msgspec's slower strings."""
 _COUNTED_BYTES: Final = 8192
-_FOUND: Final = 64
+"""The quote count of a text this long or shorter is ``bytes.count``'s (:func:`_quotes`) ..."""
+_FOUND: Final = 32
+"""... of a longer one, this many quotes are found one by one before the rest is counted."""
 _STRICT_PROOF_BYTES: Final = 4096
 """The longest text the strict reader proves for the fast path when a write-back cannot. On a
 small text the typed read and the strict reader together cost less than the strict reader and
