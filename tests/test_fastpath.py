@@ -726,6 +726,17 @@ def test_which_texts_read_as_wide(wire: bytes, wide: bool) -> None:
     check_wire(wire, {})
 
 
+# (a text of 512 bytes or less: the window is the whole text, never counted from its end)
+@pytest.mark.parametrize(("wire", "wide"), [
+    ("东京".encode() * 10, True),
+    ("东京".encode() * 10 + b'"', False),
+    (b"x" * 300, False),
+    (b"", False),
+])
+def test_a_short_texts_window_is_its_start(wire: bytes, wide: bool) -> None:
+    assert wide_text(wire) is wide
+
+
 def write_spaced(value: Any, duplicate: int, quote_escape: str, compact: bool = False) -> tuple[str, bool]:
     """``json.dumps``' writing (spaced, ASCII), except: the ``duplicate``-th object met (depth
     first) writes its first member twice, the first copy with another value; a quote in a

@@ -360,8 +360,8 @@ def wide_text(data: bytes) -> bool:
     count cost 1.1-1.9x (``benchmarks/bench_classify.py``'s CJK and emoji shapes). Its cost:
     ~0.2 us whatever the text's size (an ASCII text with one bad byte is not read to its end
     here: its error path stays as it was)."""
-    middle = len(data) >> 1
-    return data.find(b'"', middle - 256, middle + 256) < 0 and not data[middle - 256:middle + 256].isascii()
+    start = max((len(data) >> 1) - 256, 0)  # (a negative start would count from the end)
+    return data.find(b'"', start, start + 512) < 0 and not data[start:start + 512].isascii()
 
 
 def _quotes(data: bytes) -> int:
