@@ -726,6 +726,28 @@ def test_which_texts_read_as_wide(wire: bytes, wide: bool) -> None:
     check_wire(wire, {})
 
 
+_WIDE_WIRE = _long_wide(',"structuredContent":{"q":"说 \\"你好\\"","n":[1,2.5,null,true]},"isError":false')
+_WIDE_LONG = _long_wide(',"isError":false', chars=100_000)
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.sampled_from([_WIDE_WIRE, _WIDE_LONG]), st.floats(0, 1), st.sampled_from(["flip", "insert", "delete"]),
+       st.binary(min_size=1, max_size=3))
+def test_a_wide_text_broken_anywhere_reads_as_the_strict_reader_reads_it(wire: bytes, where: float, how: str,
+                                                                           junk: bytes) -> None:
+    """A long text past ASCII (orjson's route, and past 256 KiB orjson before the skim) with
+    bytes changed, put in or taken out anywhere: the verdict is the strict reader's and the full
+    checker's, finding for finding (check_wire)."""
+    at = min(int(where * len(wire)), len(wire) - 1)
+    if how == "flip":
+        broken = wire[:at] + bytes([wire[at] ^ junk[0] or 1]) + wire[at + 1:]
+    elif how == "insert":
+        broken = wire[:at] + junk + wire[at:]
+    else:
+        broken = wire[:at] + wire[at + len(junk):]
+    check_wire(broken, {})
+
+
 # (a text of 512 bytes or less: the window is the whole text, never counted from its end)
 @pytest.mark.parametrize(("wire", "wide"), [
     ("东京".encode() * 10, True),
