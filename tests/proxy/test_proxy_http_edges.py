@@ -33,15 +33,21 @@ def _address(url: str) -> tuple[str, int, str]:
     return host, int(port), address
 
 
-def _request(url: str, method: str, body: bytes = b"", headers: dict[str, str] | None = None) -> bytes:
-    """One request on a raw socket (the host's bytes as they are), its whole response."""
-    host, port, address = _address(url)
+def _request_bytes(url: str, method: str, body: bytes = b"", headers: dict[str, str] | None = None) -> bytes:
+    """A host's request as it goes on the wire (``Connection: close``): its head, then ``body``."""
+    _, _, address = _address(url)
     sent = {"Host": address, "Content-Type": "application/json",
             "Accept": "application/json, text/event-stream", **(headers or {})}
     head = f"{method} /mcp HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in sent.items())
     head += f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    return head.encode("latin-1") + body
+
+
+def _request(url: str, method: str, body: bytes = b"", headers: dict[str, str] | None = None) -> bytes:
+    """One request on a raw socket (the host's bytes as they are), its whole response."""
+    host, port, _ = _address(url)
     with socket.create_connection((host, port), timeout=TIMEOUT) as sock:
-        sock.sendall(head.encode("latin-1") + body)
+        sock.sendall(_request_bytes(url, method, body, headers))
         response = b""
         while chunk := sock.recv(65536):
             response += chunk

@@ -18,12 +18,13 @@ import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
 from ._peers import PROXY, TIMEOUT, LinePeer, _wait_for, proxy_http, wait_until
-from .test_proxy_http_edges import _request, _status
+from .test_proxy_http_edges import _request, _request_bytes, _status
 
 HEADERS_SERVER = [sys.executable, str(Path(__file__).with_name("headers_server.py"))]
 PING = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
@@ -73,9 +74,15 @@ def _headers_server() -> Iterator[str]:
         process.wait()
 
 
+def _recorded(upstream: str, what: str = "seen") -> Any:
+    """What the headers server recorded (``GET /seen``: each request's method and headers;
+    ``GET /methods``: each POST's JSON-RPC method)."""
+    with urllib.request.urlopen(upstream.replace("/mcp", f"/{what}"), timeout=TIMEOUT) as response:
+        return json.loads(response.read())
+
+
 def _seen(upstream: str) -> list[tuple[str, list[tuple[str, str]]]]:
-    with urllib.request.urlopen(upstream.replace("/mcp", "/seen"), timeout=TIMEOUT) as response:
-        seen: list[tuple[str, list[tuple[str, str]]]] = json.loads(response.read())
+    seen: list[tuple[str, list[tuple[str, str]]]] = _recorded(upstream)
     return seen
 
 
@@ -206,28 +213,19 @@ def test_an_http_hosts_stream_is_resumed_with_the_hosts_own_headers() -> None:
 HANG = b'{"jsonrpc":"2.0","id":3,"method":"hang"}'
 
 
-def _methods(upstream: str) -> list[str]:
-    with urllib.request.urlopen(upstream.replace("/mcp", "/methods"), timeout=TIMEOUT) as response:
-        methods: list[str] = json.loads(response.read())
-    return methods
-
-
 @pytest.mark.parametrize("ends", ["--timeout", "the host closes its stream"])
 def test_a_call_the_proxy_stops_awaiting_is_cancelled_upstream_under_the_hosts_headers(ends: str) -> None:
     with _headers_server() as upstream, proxy_http(["--upstream", upstream, "--timeout", "1"]) as (url, _):
         if ends == "--timeout":
             response = _request(url, "POST", HANG, OWN)
             assert _status(response) == 200 and b'"code":-31002' in response  # UPSTREAM_TIMEOUT
-        else:
+        else:  # (its request sent, the socket closed once the upstream has it)
             address = urlsplit(url)
             with socket.create_connection((address.hostname, address.port), timeout=TIMEOUT) as sock:
-                head = "".join(f"{k}: {v}\r\n" for k, v in {**OWN, "Content-Type": "application/json",
-                                                             "Accept": "application/json, text/event-stream",
-                                                             "Content-Length": str(len(HANG))}.items())
-                sock.sendall(f"POST {address.path} HTTP/1.1\r\nHost: {address.netloc}\r\n{head}\r\n".encode() + HANG)
-                assert wait_until(lambda: _methods(upstream) == ["hang"], TIMEOUT)
-        assert wait_until(lambda: len(_methods(upstream)) == 2, TIMEOUT)
-        methods, requests = _methods(upstream), _seen(upstream)
+                sock.sendall(_request_bytes(url, "POST", HANG, OWN))
+                assert wait_until(lambda: _recorded(upstream, "methods") == ["hang"], TIMEOUT)
+        assert wait_until(lambda: len(_recorded(upstream, "methods")) == 2, TIMEOUT)
+        methods, requests = _recorded(upstream, "methods"), _seen(upstream)
     assert methods == ["hang", "notifications/cancelled"]
     got = {name: value for name, value in requests[1][1] if name in ("Authorization", "Cookie", "Mcp-Session-Id",
                                                                       "MCP-Protocol-Version")}
