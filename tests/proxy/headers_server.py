@@ -9,8 +9,9 @@ before its answer; a GET with ``Last-Event-ID: p-1`` then gets that answer (even
 server that resumes streams (2025-06-18 basic/transports, Resumability and Redelivery). Any
 answer to a request that carries ``X-Set-Cookie`` (a header of the test's, forwarded as any
 other) sets two cookies, :data:`COOKIES`, in two ``Set-Cookie`` fields. A POST of ``hang``
-opens an event stream that never answers it. ``GET /methods``: the JSON-RPC method of every
-POST so far.
+opens an event stream that never answers it; so does a batch (2025-03-26) that holds one.
+``GET /methods``: the JSON-RPC method of every POST so far (each member of a batch);
+``GET /cancelled``: the ``requestId`` of every ``notifications/cancelled``.
 Prints ``listening on URL``."""
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ SEEN: list[tuple[str, list[tuple[str, str]]]] = []
 METHODS: list[object] = []
 """The JSON-RPC method of every POST, in order (``GET /methods``)."""
 COOKIES = ("affinity=a1; Path=/", "theme=dark; Path=/; HttpOnly")
+CANCELLED: list[object] = []
+"""The ``requestId`` of every ``notifications/cancelled``, in order (``GET /cancelled``)."""
 RESUMED: list[object] = []
 """The id of the last ``stream/resume`` request, answered on its stream's resume."""
 
@@ -46,11 +49,16 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
         return web.json_response(SEEN)
     if request.path == "/methods":
         return web.json_response(METHODS)
+    if request.path == "/cancelled":
+        return web.json_response(CANCELLED)
     SEEN.append((request.method, list(request.headers.items())))
     if request.method == "POST":
         message = json.loads(await request.read())
-        METHODS.append(message.get("method"))
-        if message.get("method") == "hang":  # never answered: its stream stays open
+        members = message if isinstance(message, list) else [message]
+        METHODS.extend(member.get("method") for member in members)
+        CANCELLED.extend(member["params"]["requestId"] for member in members
+                         if member.get("method") == "notifications/cancelled")
+        if any(member.get("method") == "hang" for member in members):  # never answered: its stream stays open
             hang = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
             await hang.prepare(request)
             await asyncio.sleep(3600)

@@ -232,6 +232,36 @@ def test_a_call_the_proxy_stops_awaiting_is_cancelled_upstream_under_the_hosts_h
     assert got == OWN
 
 
+# A 2025-03-26 batch (basic/index#batching) is one POST upstream: every request of it the proxy
+# stops awaiting is cancelled under that POST's headers, the first request's and the others'.
+# Before, only the first request's cancellation was sent (the POST's headers were kept under it
+# alone): the upstream worked on at the others.
+BATCH_HANG = b'[{"jsonrpc":"2.0","id":3,"method":"hang"},{"jsonrpc":"2.0","id":4,"method":"hang"}]'
+OWN_2025_03 = {**OWN, "MCP-Protocol-Version": "2025-03-26"}
+
+
+@pytest.mark.parametrize("ends", ["--timeout", "the host closes its stream"])
+def test_every_request_of_a_batch_the_proxy_stops_awaiting_is_cancelled_upstream(ends: str) -> None:
+    with _headers_server() as upstream, proxy_http(["--upstream", upstream, "--timeout", "1"]) as (url, _):
+        if ends == "--timeout":
+            response = _request(url, "POST", BATCH_HANG, OWN_2025_03)
+            assert _status(response) == 200 and response.count(b'"code":-31002') == 2  # UPSTREAM_TIMEOUT, each
+        else:
+            address = urlsplit(url)
+            with socket.create_connection((address.hostname, address.port), timeout=TIMEOUT) as sock:
+                sock.sendall(_request_bytes(url, "POST", BATCH_HANG, OWN_2025_03))
+                assert wait_until(lambda: _recorded(upstream, "methods") == ["hang", "hang"], TIMEOUT)
+        assert wait_until(lambda: len(_recorded(upstream, "methods")) == 4, TIMEOUT)
+        methods, cancelled, requests = _recorded(upstream, "methods"), _recorded(upstream, "cancelled"), \
+            _seen(upstream)
+    assert methods == ["hang", "hang", "notifications/cancelled", "notifications/cancelled"]
+    assert sorted(cancelled) == [3, 4]
+    for _, headers in requests[1:]:
+        got = {name: value for name, value in headers if name in ("Authorization", "Cookie", "Mcp-Session-Id",
+                                                                  "MCP-Protocol-Version")}
+        assert got == OWN_2025_03
+
+
 POST_HEADERS = [("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream"),
                 ("Accept-Encoding", "identity")]
 # (a GET's Last-Event-ID or None; the GET's headers) -- the POSTs' headers the same before and after

@@ -135,12 +135,17 @@ class Bridge:
         if key is not None and routed:
             assert stream is not None
             self._streams[key] = stream  # (one stream for every frame: nothing to route by)
+        batch: tuple[Key, ...] = ()
         if relay.batch_opened:  # a batch: each of its requests' answers goes to its stream
             keys, relay.batch_opened = relay.batch_opened, ()
             if len(keys) > 1:
                 self._open_batch(keys, stream if routed else None)
+                batch = keys
         if outs:
             self._dispatch(outs, stream, key, headers, host_frame=data)
+        opened = getattr(upstream, "batch_opened", None) if batch else None
+        if opened is not None:  # (an HTTP upstream: the batch went in one POST, held by its first request)
+            opened(batch)
         if cancels is not None and relay.is_waiting(cancels):
             self.host_cancelled(cancels)
         if not sent:

@@ -291,8 +291,11 @@ class HttpUpstream:
         self.protocol_version: str | None = None
         self._posts: dict[Key, asyncio.Task[None]] = {}
         self._host_of: dict[Key, Mapping[str, str]] = {}
-        """The headers of the HTTP host's POST of each request in flight: the proxy's own
-        ``notifications/cancelled`` of it goes under them (its session, its credentials)."""
+        """The headers of the HTTP host's POST of each request in flight (each request of a
+        2025-03-26 batch: :meth:`batch_opened`): the proxy's own ``notifications/cancelled`` of
+        it goes under them (its session, its credentials)."""
+        self._batch_of: dict[Key, tuple[Key, ...]] = {}
+        """The requests of each batch POST in flight, by its first request (the POST's key)."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self.delivery: asyncio.Task[Delivery] | None = None
         """The POST of the last host frame sent that answers no request (a notification, a
@@ -331,15 +334,15 @@ class HttpUpstream:
             cancel, request = cancelled_request(data)
             if cancel:
                 cancels = id_key(request)
-                if headers is None:  # (the proxy's own: under the headers of the host's request)
+                if headers is None:  # (the proxy's own: under the headers of the host's POST of it)
                     headers = self._host_of.get(cancels)
                 # closing the response stream is the cancellation — not of a 2025-03-26 batch's
                 # stream that still carries the answers to its other requests
                 relay = self.bridge.relay
                 if cancels in self._posts and not any(
                         other != cancels and relay.is_waiting(other) for other in self.bridge.batch_of(cancels)):
-                    self._posts.pop(cancels).cancel()
-                    self._host_of.pop(cancels, None)
+                    self._posts.pop(cancels).cancel()  # (its headers dropped as it ends: the
+                    # cancellations of the batch's other requests, said next, go under them too)
                 if not self._cancels_by_notification(headers):
                     return True  # 2026-07-28: no notification on HTTP (Bridge notes it: withholds)
         if key is None:
@@ -355,6 +358,15 @@ class HttpUpstream:
         if headers is not None and not self.stdio_host:
             self._host_of[key] = headers
         return True
+
+    def batch_opened(self, keys: tuple[Key, ...]) -> None:
+        """The host's frame just sent was a batch opening ``keys`` (one POST, held by the first):
+        the POST's headers are each request's, for the proxy's own cancellation of any of them."""
+        headers = self._host_of.get(keys[0])
+        if headers is not None:
+            self._batch_of[keys[0]] = keys
+            for key in keys[1:]:
+                self._host_of[key] = headers
 
     def withholds(self, data: bytes, own: bool, headers: Mapping[str, str] | None = None) -> str | None:
         """The frame-log note of a ``notifications/cancelled`` (the host's, or the proxy's
@@ -472,9 +484,13 @@ class HttpUpstream:
             self.bridge.fail(key, f"the upstream request failed: {type(exc).__name__}: {exc}", UPSTREAM_UNAVAILABLE)
             return
         finally:
-            if self._posts.get(key) is asyncio.current_task():
+            holds = self._posts.get(key)
+            if holds is asyncio.current_task():
                 del self._posts[key]
-                self._host_of.pop(key, None)
+            if holds is None or holds is asyncio.current_task():  # (not a later request's, of the same id)
+                for each in self._batch_of.pop(key, (key,)):
+                    if each == key or each not in self._posts:
+                        self._host_of.pop(each, None)
         if not answered:
             self.bridge.fail(key, "the upstream closed the response stream before answering", UPSTREAM_CLOSED)
 
