@@ -4,7 +4,9 @@ tools/call by name: ``echo`` answers at once; ``exit`` exits mid-call (status 3)
 never answers; ``garbage`` writes a line of noise, then a truncated frame with the id; ``big``
 answers with a text of ``arguments.size`` bytes; ``progress`` sends two progress notifications
 first; ``dup`` answers with isError twice; ``len`` answers with the length of
-``arguments.text`` (in characters) as its text; ``late`` answers only once its call is cancelled
+``arguments.text`` (in characters) as its text; ``reuse`` writes two ``elicitation/create``
+requests under one id (7: the second while the first is unanswered), then answers;
+``late`` answers only once its call is cancelled
 (the answer after the cancellation: MCP basic/utilities/cancellation, Timing Considerations).
 ``tasks/get`` answers a completed task whose
 inlined result says isError twice (``taskId`` ``dup``) or once (any other).
@@ -82,6 +84,11 @@ def main() -> None:
         elif name == "len":
             out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[{"type":"text","text":"'
                       + str(len(args.get("text", ""))).encode() + b'"}],"isError":false}}\n')
+        elif name == "reuse":
+            ask = (b'{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"message":"m",'
+                   b'"requestedSchema":{"type":"object","properties":{}}}}\n')
+            out.write(ask + ask)
+            out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[],"isError":false}}\n')
         elif name == "dup":
             out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[],"isError":true,"isError":false}}\n')
         else:

@@ -93,6 +93,26 @@ def test_garbage_from_the_upstream(tmp_path: Path, mode: str, expected: object) 
     peer.close()
 
 
+ASK_7 = (b'{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"message":"m",'
+         b'"requestedSchema":{"type":"object","properties":{}}}}')
+
+
+@pytest.mark.parametrize("mode", ["observe", "enforce"])
+def test_a_server_request_reusing_an_id_in_flight_passes_as_on_a_direct_connection(tmp_path: Path,
+                                                                                   mode: str) -> None:
+    # JSON-RPC 2.0 s4: an id identifies one request; a server that sends a second request under
+    # the id of one the host has not answered breaks that, but it is the host's to answer: both
+    # requests reach it as written, and the call's answer after them. Before, the second request
+    # raised in the relay (an AssertionError in the upstream's pipe callback): it and every line
+    # after it in the same read were lost, and the call got "the upstream exited" at the end.
+    peer = start(tmp_path, "--mode", mode)
+    peer.send(tool(3, "reuse"))
+    assert [peer.recv(), peer.recv()] == [ASK_7, ASK_7]
+    assert peer.recv() == b'{"jsonrpc":"2.0","id":3,"result":{"content":[],"isError":false}}'
+    assert json.loads(peer.exchange(tool(4, "echo")) or b"{}")["id"] == 4
+    peer.close()
+
+
 def test_duplicate_keys_never_reach_the_host_as_they_came_in_enforce(tmp_path: Path) -> None:
     peer = start(tmp_path, "--mode", "enforce")
     error = error_of(peer.exchange(tool(5, "dup")))

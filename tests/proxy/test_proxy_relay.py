@@ -411,3 +411,101 @@ def test_one_host_stream_gets_each_frame_once(mode: str, answer: bytes, timed_ou
     got = [d if d in (GOOD, STRING_FLAG) else json.loads(d)["error"]["code"] for d in host.got]
     assert got == host_gets
     assert bridge.stream_of(("int", 1)) is None  # routed: nothing left waiting for a stream
+
+
+# A server request under the id of one of its own still unanswered (JSON-RPC 2.0 s4: an id
+# identifies one request): the tracker puts the first out of waiting (``Unanswered``); the relay
+# forwards the second as it forwards any server request, in both modes, and the call's answer
+# after it is judged as ever. Before, the relay raised (it took every event but an answer for a
+# stray).
+ASK = (b'{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"message":"m",'
+       b'"requestedSchema":{"type":"object","properties":{}}}}')
+
+
+@pytest.mark.parametrize(("mode", "answer", "to_host"), [
+    ("observe", STRING_FLAG, STRING_FLAG),
+    ("enforce", GOOD, GOOD),
+    ("enforce", STRING_FLAG, "refused"),
+])
+def test_a_server_request_reusing_its_id_is_forwarded_and_the_call_still_judged(mode: str, answer: bytes,
+                                                                                to_host: object) -> None:
+    relay = Relay(mode=mode)  # type: ignore[arg-type]
+    relay.from_host(request(1))
+    assert [(out.to, out.data) for out in relay.from_upstream(ASK)] == [("host", ASK)]
+    assert [(out.to, out.data) for out in relay.from_upstream(ASK)] == [("host", ASK)]
+    (out,) = relay.from_upstream(answer)
+    if to_host == "refused":
+        assert json.loads(out.data)["error"]["code"] == REFUSED
+    else:
+        assert out.data == to_host
+    assert relay.in_flight == 0
+
+
+# For any sequence of frames both ways (requests, answers and server requests under reused,
+# odd and unreadable ids; batches; initialize answers of every version; bytes that are no JSON)
+# and timeouts, cancellations and the upstream's loss between them: the relay never raises, and
+# once the upstream is lost no host request is left waiting.
+_IDS = ["1", "2", '"a"', "0", "null", "true", "1.5", "18446744073709551616", "1e400", '"\\ud800"']
+_RESULTS = [b'{"content":[],"isError":false}', b'{"content":[],"isError":"false"}',
+            b'{"content":[],"isError":true,"isError":false}', b'{"resultType":"complete","content":[]}',
+            b'{"resultType":"input_required","inputRequests":{"a":{"method":"roots/list"}},"requestState":"s"}',
+            b'{"resultType":"task","task":{"taskId":"t1","status":"working","createdAt":"2026-01-01T00:00:00Z",'
+            b'"lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":null}}',
+            b'{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}',
+            b'{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}',
+            b'{"tools":[{"name":"t","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}]}', b"NaN"]
+
+
+@st.composite
+def _host_frames(draw: st.DrawFn) -> bytes:
+    i = draw(st.sampled_from(_IDS)).encode()
+    return draw(st.sampled_from([
+        b'{"jsonrpc":"2.0","id":' + i + b',"method":"tools/call","params":{"name":"t","arguments":{}}}',
+        b'{"jsonrpc":"2.0","id":' + i + b',"method":"initialize","params":{"protocolVersion":"2025-03-26",'
+        b'"capabilities":{},"clientInfo":{"name":"h","version":"1"}}}',
+        b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":' + i + b'}}',
+        b'[{"jsonrpc":"2.0","id":' + i + b',"method":"tools/call","params":{"name":"t"}},'
+        b'{"jsonrpc":"2.0","id":3,"method":"ping"}]',
+        b'{"jsonrpc":"2.0","id":' + i + b',"result":{"action":"accept","content":{}}}',
+        b'{"jsonrpc":"2.0","id":' + i + b',"id":' + i + b',"method":"tools/call","params":{"name":"t"}}',
+        draw(st.binary(max_size=24)),
+    ]))
+
+
+@st.composite
+def _upstream_frames(draw: st.DrawFn) -> bytes:
+    i = draw(st.sampled_from(_IDS)).encode()
+    result = draw(st.sampled_from(_RESULTS))
+    return draw(st.sampled_from([
+        b'{"jsonrpc":"2.0","id":' + i + b',"result":' + result + b"}",
+        b'{"jsonrpc":"2.0","id":' + i + b',"error":{"code":-32602,"message":"x"}}',
+        ASK.replace(b'"id":7', b'"id":' + i),
+        b'[{"jsonrpc":"2.0","id":' + i + b',"result":' + result + b'},{"jsonrpc":"2.0","id":3,"result":{}}]',
+        b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":' + i + b',"progress":1}}',
+        draw(st.binary(max_size=24)),
+    ]))
+
+
+_STEPS = st.one_of(st.tuples(st.just("host"), _host_frames()), st.tuples(st.just("upstream"), _upstream_frames()),
+                   st.tuples(st.just("expire"), st.just(b"")), st.tuples(st.just("cancel"), st.just(b"")))
+
+
+@settings(max_examples=400, deadline=None)
+@given(mode=st.sampled_from(["observe", "enforce"]), steps=st.lists(_STEPS, max_size=30),
+       defer=st.booleans())
+def test_the_relay_never_raises_and_leaves_nothing_waiting_once_the_upstream_is_lost(
+        mode: str, steps: list[tuple[str, bytes]], defer: bool) -> None:
+    relay = Relay(mode=mode)  # type: ignore[arg-type]
+    for step, data in steps:
+        if step == "host":
+            relay.from_host(data)
+        elif step == "upstream":
+            relay.from_upstream(data, defer=defer)
+            if relay.deferred:
+                relay.judge_deferred()
+        elif step == "expire":
+            relay.expire(now=float("inf"))
+        elif relay.waiting_keys():
+            relay.cancel(relay.waiting_keys()[0], "the host gave up")
+    relay.upstream_lost("gone")
+    assert relay.in_flight == 0

@@ -67,7 +67,7 @@ from typing import Any, Final, Literal, NamedTuple, Protocol
 
 import orjson
 
-from ..frames import Answered, Context, Exchange, FrameRecord, Seen, Stray, Tracker, id_key
+from ..frames import Answered, Context, Exchange, FrameRecord, Seen, Stray, Tracker, Unanswered, id_key
 from ..frames._jsonrpc import Id, Peek, answer_peek, id_text, is_batch, names_method, peek, shown_id
 from ..frames._log import RecordKind
 from ..judgement._decide import decide
@@ -516,6 +516,10 @@ class Relay:
         if not events:
             return self._server_message(data, seq, at, http, look)
         event = events[0]
+        if type(event) is Unanswered:  # a server request that put another out of waiting: one of
+            # the server's own under the same id (it reused the id), or past the tracker's bound on
+            # requests waiting (a host request put out so is answered as a late one would be)
+            return self._server_message(data, seq, at, http, look)
         if isinstance(event, Answered):
             exchange = event.exchange
             if exchange.origin == "client":
