@@ -417,7 +417,7 @@ def _tool_row(tool: Mapping[str, Any]) -> tuple[str, str, str, bool]:
     schema = tool.get("inputSchema")
     schema = schema if isinstance(schema, dict) else {}
     required = schema.get("required")
-    required = set(required) if isinstance(required, list) else set()
+    required = {name for name in required if isinstance(name, str)} if isinstance(required, list) else set()
     properties = schema.get("properties")
     properties = properties if isinstance(properties, dict) else {}
     args = ", ".join(f"{name}{'' if name in required else '?'}: "
@@ -507,7 +507,7 @@ def print_outcome(console: Console, outcome: Outcome, record: CallRecord | None,
     _findings(console, verdict)
     if verbose or len(rounds) > 1:
         for number, round_ in enumerate(rounds, 1):
-            status = f" ({round_.status})" if round_.status else ""
+            status = Text.assemble(" (", literal(round_.status), ")") if round_.status else ""
             console.print(Text.assemble(f"  round {number}  ", literal(round_.method), "  ",
                                         (round_.kind, "bold"), status))
     if verdict.kind in (Kind.NORMAL_COMPLETE, Kind.TOOL_ERROR):
