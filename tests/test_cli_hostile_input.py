@@ -36,11 +36,25 @@ CASES: list[tuple[list[str], int, str, str]] = [
     # round's line, is peer text: its ESC and BEL shown as escapes, its markup as typed.
     (["call", "--stdio", server("task_hostile"), "t", "--tasks"], 20,
      "  round 2  tasks/get  unclassified (working\\x1b[2J\\x1b]0;PWNED\\a[bold]x)", ""),
+    # A tool name or arguments no tool call can carry (client/_client.py refuses them before anything
+    # is sent): a usage error naming TOOL or ARGUMENTS, never a traceback. A byte that is no UTF-8 on
+    # the command line reaches Python as a lone surrogate.
+    (["call", "--stdio", server("ok"), ""], 2, "",
+     "Error: Invalid value for TOOL: name must be a tool's name (a non-empty string), not ''"),
+    (["call", "--stdio", server("ok"), "t\udcff"], 2, "",
+     "Error: Invalid value for TOOL: name must be a string UTF-8 can carry (this one holds a lone surrogate), "
+     "not 't\\udcff'"),
+    (["call", "--stdio", server("ok"), "t", '{"a": "\udcff"}'], 2, "",
+     "Error: Invalid value for ARGUMENTS: arguments['a'] must be a string UTF-8 can carry (this one holds a lone "
+     "surrogate), not '\\udcff'"),
+    (["call", "--stdio", server("ok"), "t", '{"a": ' + "[" * 201 + "]" * 201 + "}", "--json"], 2, "",
+     "Error: Invalid value for ARGUMENTS: arguments['a'][0][0]...(195 more)...[0][0] is nested more than 200 deep "
+     "(or holds itself): the SDK cannot write it"),
 ]
 
 
 @pytest.mark.parametrize(("args", "status", "out_line", "err_line"), CASES, ids=[
-    "odd_required", "task_status"])
+    "odd_required", "task_status", "empty_name", "surrogate_name", "surrogate_argument", "deep_arguments"])
 def test_hostile_input_to_call_and_tools(args: list[str], status: int, out_line: str, err_line: str) -> None:
     run = subprocess.run([*CLI, *args], capture_output=True, timeout=60, check=False, cwd=ROOT,
                          stdin=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "80"})

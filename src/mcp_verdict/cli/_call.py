@@ -40,7 +40,7 @@ from ..client._client import MODES, CallRecord, VerdictClient
 from ..client._connect import CannotConnect
 from ..client._handlers import AnswerRejected, ElicitAnswer, HandlerError, Handlers
 from ..judgement._outcome import Outcome
-from ..verdict._classify import Limits
+from ..verdict._classify import Limits, OptionError
 from ..verdict._kind import Kind
 from ..verdict._peer_text import neutral
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
@@ -353,6 +353,8 @@ def call_command(stdio: str | None, url: str | None, headers: Sequence[str], tim
         outcome = _connect(errors, client, run, verbose=verbose)
     except HandlerError as exc:
         _handler_failed(errors, exc)
+    except OptionError as exc:  # TOOL or ARGUMENTS no tool call can carry (a lone surrogate, 201 deep): none sent
+        raise click.BadParameter(str(exc), param_hint="TOOL" if exc.option == "name" else "ARGUMENTS") from None
     record = client.history[-1] if client.history else None
     if as_json:
         data = outcome.to_dict(payload=True)
