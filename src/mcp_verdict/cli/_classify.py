@@ -47,13 +47,14 @@ def _one_value(text: bytes) -> bool:
     return True
 
 
-def _lines_of(data: bytes) -> Iterator[tuple[int, bytes]]:
-    """The non-blank lines of ``data`` (a CR before the LF dropped), each with its line number,
-    one at a time: a list of them would hold an object per line (tens of them per byte of a file
-    of short lines)."""
-    start, number, size = 0, 0, len(data)
+def _lines_of(data: bytes, size: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """The non-blank lines of ``data`` (of its first ``size`` bytes when given; a CR before the LF
+    dropped), each with its line number, one at a time: a list of them would hold an object per
+    line (tens of them per byte of a file of short lines)."""
+    start, number = 0, 0
+    size = len(data) if size is None else size
     while start <= size:
-        end = data.find(b"\n", start)
+        end = data.find(b"\n", start, size)
         if end < 0:
             end = size
         number += 1
@@ -87,9 +88,10 @@ def _messages(data: bytes, mode: str) -> Iterable[tuple[int | None, bytes]]:
 
 def _lines_begin(data: bytes) -> bool:
     """An input too long to be one response begins as JSON Lines: two lines at least, and one of
-    its complete lines reads as a JSON value by itself."""
-    complete = [line for line in data[: data.rfind(b"\n") + 1].split(b"\n") if line.strip()]
-    return data.count(b"\n") >= 1 and any(_one_value(line.removesuffix(b"\r")) for line in complete)
+    its complete lines (those before its last LF: the line after it may be cut) reads as a JSON
+    value by itself. The lines are read one at a time, as :func:`_lines_of` says why."""
+    last = data.rfind(b"\n")
+    return last >= 0 and any(_one_value(line) for _, line in _lines_of(data, last))
 
 
 def _stream_lines(file: Any, first: bytes, limit: int) -> Iterator[tuple[int, bytes]]:
