@@ -190,6 +190,10 @@ NOTHING = {
                                 b"mcp-verdict classify: no response in the input: every line is blank\n"),
     "--lines --json, blank lines": (["--lines", "--json"], b"\n  \r\n\t\n", 20, b"",
                                     b"mcp-verdict classify: no response in the input: every line is blank\n"),
+    # RFC 8259 s2: FF and VT are no JSON whitespace: a line of them is a response, and a bad one
+    "--lines, a line of FF and VT": (["--lines"], b"\n\x0c\x0b\n", 20,
+                                     b"line 2  unclassified\n          error json.syntax at /: not standard JSON: "
+                                     b"expected value (byte 0)\n", b""),
     "detected, an empty input: one empty response": (
         [], b"", 20, b"unclassified\n  error json.syntax at /: not standard JSON: EOF while parsing a value (byte 0)\n",
         b""),

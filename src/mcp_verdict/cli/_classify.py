@@ -6,7 +6,7 @@ import itertools
 import json
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import click
 import jiter
@@ -47,6 +47,11 @@ def _one_value(text: bytes) -> bool:
     return True
 
 
+_BLANK: Final = b" \t\r\n"
+"""JSON's whitespace (RFC 8259 s2): a line of nothing else is blank, no response. (Python's own
+``bytes.strip`` also takes VT and FF for blanks: a line of them is not JSON, and is judged.)"""
+
+
 def _lines_of(data: bytes, size: int | None = None) -> Iterator[tuple[int, bytes]]:
     """The non-blank lines of ``data`` (of its first ``size`` bytes when given; a CR before the LF
     dropped), each with its line number, one at a time: a list of them would hold an object per
@@ -59,14 +64,14 @@ def _lines_of(data: bytes, size: int | None = None) -> Iterator[tuple[int, bytes
             end = size
         number += 1
         line = data[start:end]
-        if line.strip():
+        if line.strip(_BLANK):
             yield number, line.removesuffix(b"\r")
         start = end + 1
 
 
 def _last_line(data: bytes) -> int:
     """The number of the last non-blank line of ``data`` (0 when there is none)."""
-    kept = data.rstrip()
+    kept = data.rstrip(_BLANK)
     return kept.count(b"\n") + 1 if kept else 0
 
 
@@ -110,7 +115,7 @@ def _stream_lines(file: Any, first: bytes, limit: int) -> Iterator[tuple[int, by
                 skipping = False
                 continue
             number += 1
-            if line.strip():
+            if line.strip(_BLANK):
                 yield number, line
             continue
         if skipping:
@@ -124,7 +129,7 @@ def _stream_lines(file: Any, first: bytes, limit: int) -> Iterator[tuple[int, by
         if not chunk:
             break
         buffer += chunk
-    if buffer.strip() and not skipping:
+    if buffer.strip(_BLANK) and not skipping:
         yield number + 1, bytes(buffer).removesuffix(b"\r")
 
 
