@@ -9,6 +9,9 @@ stdin, and JSON Lines of many short responses (README "The CLI").
   with the number of lines. Before, every verdict was kept until the last was made: 300,000
   lines of ``{}`` (900 kB) held ~140-180 MB, and 64 MiB of them (the largest input read whole)
   would hold ~12 GB.
+- An input longer than ``--max-bytes`` whose first max-bytes + 1 bytes begin as JSON Lines is
+  streamed as such; that beginning is looked at one line at a time, none kept. Before, a list of
+  its lines was made: 20 MB of ``{}`` lines held ~450 MB, 64 MiB of them ~1.5 GB.
 - JSON Lines holding no response (an empty log, blank lines only) say so on stderr and exit 20,
   as one empty response (unclassified) does: nothing judged is no success. Before, they printed
   nothing and exited 0, the status of normal_complete.
@@ -97,6 +100,42 @@ def test_json_lines_are_judged_in_bounded_memory(tmp_path: Path, case: str) -> N
     assert peak < _PEAK_KB, f"peak {peak} kB"
 
 
+_FIRST_LINE = """
+import json, os, subprocess, sys
+process = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+first = process.stdout.readline()
+process.stdout.close()
+stderr = process.stderr.read()
+_, status, usage = os.wait4(process.pid, 0)
+print(json.dumps([os.waitstatus_to_exitcode(status), first.decode(), stderr.decode(), usage.ru_maxrss]))
+"""
+"""Run a command, read the first line it prints and stop reading; print its status, that line,
+its stderr and its peak resident memory (kB)."""
+
+# (case: the arguments; how the first line printed starts and ends) over 21 MB of JSON Lines of `{}`,
+# past --max-bytes 20000000: detected as JSON Lines from its first 20 MB, then streamed
+PAST_THE_BOUND = {
+    "--json": (["--json"], '{"kind": "unclassified", ', '"line": 1}\n'),
+    "terminal text": ([], "line 1  unclassified\n", "line 1  unclassified\n"),
+}
+
+
+@pytest.mark.skipif(not hasattr(os, "wait4"), reason="needs os.wait4 for the child's peak memory")
+@pytest.mark.parametrize("case", list(PAST_THE_BOUND))
+def test_json_lines_past_the_bound_are_detected_in_bounded_memory(tmp_path: Path, case: str) -> None:
+    """An input longer than --max-bytes is JSON Lines when its first max-bytes + 1 read so; they
+    are looked at one line at a time. Before, a list of every line of them was made first: 20 MB
+    of short lines held ~450 MB (64 MiB, the default bound, ~1.5 GB) before the first verdict."""
+    arguments, starts, ends = PAST_THE_BOUND[case]
+    path = tmp_path / "many.jsonl"
+    path.write_bytes(b"{}\n" * 7_000_000)
+    run = subprocess.run([sys.executable, "-c", _FIRST_LINE, *CLI, "classify", "--max-bytes", "20000000",
+                          *arguments, str(path)], capture_output=True, timeout=300, check=True)
+    returncode, first, stderr, peak = json.loads(run.stdout)
+    assert (returncode, stderr, first.startswith(starts), first.endswith(ends)) == (141, "", True, True), first
+    assert peak < _PEAK_KB, f"peak {peak} kB"
+
+
 COMPLETE = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}\n'
 # (case: the arguments; the first line printed for COMPLETE, before the input ends)
 LIVE = {
@@ -151,6 +190,10 @@ NOTHING = {
                                 b"mcp-verdict classify: no response in the input: every line is blank\n"),
     "--lines --json, blank lines": (["--lines", "--json"], b"\n  \r\n\t\n", 20, b"",
                                     b"mcp-verdict classify: no response in the input: every line is blank\n"),
+    # RFC 8259 s2: FF and VT are no JSON whitespace: a line of them is a response, and a bad one
+    "--lines, a line of FF and VT": (["--lines"], b"\n\x0c\x0b\n", 20,
+                                     b"line 2  unclassified\n          error json.syntax at /: not standard JSON: "
+                                     b"expected value (byte 0)\n", b""),
     "detected, an empty input: one empty response": (
         [], b"", 20, b"unclassified\n  error json.syntax at /: not standard JSON: EOF while parsing a value (byte 0)\n",
         b""),

@@ -88,6 +88,8 @@ REFUSED: list[tuple[object, object, str, str]] = [
     (None, {"text": "a"}, "name", "name must be a tool's name (a non-empty string), not None"),
     ("", {"text": "a"}, "name", "name must be a tool's name (a non-empty string), not ''"),
     (b"create_note", {"text": "a"}, "name", "name must be a tool's name (a non-empty string), not b'create_note'"),
+    ("create_note\udcff", {"text": "a"}, "name",
+     "name must be a string UTF-8 can carry (this one holds a lone surrogate), not 'create_note\\udcff'"),
 ]
 
 # (arguments, what the request carries as the tool's arguments: its exact bytes)

@@ -105,6 +105,12 @@ STRING_FLAG = '{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","conten
     ("[" * 1000 + "\n" + "]" * 1000 + "\n", [(None, "unclassified", "json.too_deep")]),
     (json.dumps(json.loads(GOOD), indent=2), [(None, "normal_complete", None)]),
     (f"{GOOD}\n{GOOD}", [(1, "normal_complete", None), (2, "normal_complete", None)]),
+    # RFC 8259 s2: JSON's whitespace is space, tab, LF and CR; a line of FF or VT is no blank line
+    # (Python's bytes.strip says it is) but a bad one, judged where it is.
+    (f"{GOOD}\n{GOOD}\n\f\n", [(1, "normal_complete", None), (2, "normal_complete", None),
+                                (3, "unclassified", "json.syntax")]),
+    (f"{GOOD}\n \x0b\t\n{GOOD}\n \t\r\n", [(1, "normal_complete", None), (2, "unclassified", "json.syntax"),
+                                           (3, "normal_complete", None)]),
 ])
 def test_json_lines_detection_never_raises_and_keeps_every_line(
         text: str, expected: list[tuple[int | None, str, str | None]]) -> None:

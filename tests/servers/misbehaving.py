@@ -6,7 +6,10 @@ http://127.0.0.1:PORT/<mode>/mcp until its stdin closes).
 stdio modes: ``ok``; ``noise_flood N`` (N debug lines, then the answer); ``notif_flood N``
 (N notifications/message, then the answer); ``init_hang`` (never answers initialize);
 ``elicit_hostile`` (a form whose enum choices and default carry terminal control sequences; the
-answer says whether the choice came back exactly as sent).
+answer says whether the choice came back exactly as sent); ``odd_required`` (tools/list: ``t``,
+whose inputSchema's ``required`` holds an object and a number besides a name); ``task_hostile``
+(``t`` requires tasks: a task-augmented call answers a 2025-11-25 task handle, and ``tasks/get``
+a status that is no status, carrying terminal control sequences and markup).
 
 http modes (per path): ``ok``; ``notif_flood`` (2,000 notifications on the call's SSE stream,
 then the answer); ``drop`` (the connection closed before any response to tools/call;
@@ -30,6 +33,11 @@ from tests.servers._lines import requests, serve_http
 OK_TEXT = "ok"
 HOSTILE_EVENT = b"\x1b[2J\x1b]0;PWNED\x07boom"
 HOSTILE_CHOICE = "red\x1b]0;PWNED\x07"
+HOSTILE_STATUS = "working\x1b[2J\x1b]0;PWNED\x07[bold]x"
+ODD_REQUIRED = {"type": "object", "properties": {"path": {"type": "string"}, "n": {"type": "integer"}},
+                "required": ["path", {"name": "n"}, 3]}
+TASK = {"taskId": "t1", "status": "working", "createdAt": "2025-01-01T00:00:00Z",
+        "lastUpdatedAt": "2025-01-01T00:00:00Z", "ttl": 60000, "pollInterval": 10}
 
 
 def answer(message: dict[str, Any]) -> dict[str, Any]:
@@ -72,11 +80,34 @@ def stdio(mode: str, count: int) -> None:
                 "content": [{"type": "text", "text": said}], "isError": False}}).encode() + b"\n")
             out.flush()
             continue
+        if mode in ("odd_required", "task_hostile") and message.get("method") in ("tools/list", "tools/call",
+                                                                                  "tasks/get"):
+            out.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": odd(mode, message)}).encode()
+                      + b"\n")
+            out.flush()
+            continue
         if message.get("method") == "tools/call":
             for number in range(count):
                 out.write(b"debug line %d\n" % number if mode == "noise_flood" else notification(number) + b"\n")
         out.write(json.dumps(answer(message)).encode() + b"\n")
         out.flush()
+
+
+def odd(mode: str, message: dict[str, Any]) -> dict[str, Any]:
+    """The result of an ``odd_required`` or ``task_hostile`` answer to ``message``."""
+    method = message.get("method")
+    if method == "tools/list":
+        tool: dict[str, Any] = {"name": "t", "inputSchema": {"type": "object"}}
+        if mode == "odd_required":
+            tool["inputSchema"] = ODD_REQUIRED
+        else:
+            tool["execution"] = {"taskSupport": "required"}
+        return {"tools": [tool]}
+    if method == "tasks/get":
+        return {**TASK, "status": HOSTILE_STATUS}
+    if mode == "task_hostile" and (message.get("params") or {}).get("task") is not None:
+        return {"task": TASK}
+    return {"content": [{"type": "text", "text": OK_TEXT}], "isError": False}
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -40,7 +40,7 @@ from ..client._client import MODES, CallRecord, VerdictClient
 from ..client._connect import CannotConnect
 from ..client._handlers import AnswerRejected, ElicitAnswer, HandlerError, Handlers
 from ..judgement._outcome import Outcome
-from ..verdict._classify import Limits
+from ..verdict._classify import Limits, OptionError
 from ..verdict._kind import Kind
 from ..verdict._peer_text import neutral
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
@@ -353,6 +353,8 @@ def call_command(stdio: str | None, url: str | None, headers: Sequence[str], tim
         outcome = _connect(errors, client, run, verbose=verbose)
     except HandlerError as exc:
         _handler_failed(errors, exc)
+    except OptionError as exc:  # TOOL or ARGUMENTS no tool call can carry (a lone surrogate, 201 deep): none sent
+        raise click.BadParameter(str(exc), param_hint="TOOL" if exc.option == "name" else "ARGUMENTS") from None
     record = client.history[-1] if client.history else None
     if as_json:
         data = outcome.to_dict(payload=True)
@@ -417,7 +419,7 @@ def _tool_row(tool: Mapping[str, Any]) -> tuple[str, str, str, bool]:
     schema = tool.get("inputSchema")
     schema = schema if isinstance(schema, dict) else {}
     required = schema.get("required")
-    required = set(required) if isinstance(required, list) else set()
+    required = {name for name in required if isinstance(name, str)} if isinstance(required, list) else set()
     properties = schema.get("properties")
     properties = properties if isinstance(properties, dict) else {}
     args = ", ".join(f"{name}{'' if name in required else '?'}: "
@@ -507,7 +509,7 @@ def print_outcome(console: Console, outcome: Outcome, record: CallRecord | None,
     _findings(console, verdict)
     if verbose or len(rounds) > 1:
         for number, round_ in enumerate(rounds, 1):
-            status = f" ({round_.status})" if round_.status else ""
+            status = Text.assemble(" (", literal(round_.status), ")") if round_.status else ""
             console.print(Text.assemble(f"  round {number}  ", literal(round_.method), "  ",
                                         (round_.kind, "bold"), status))
     if verdict.kind in (Kind.NORMAL_COMPLETE, Kind.TOOL_ERROR):

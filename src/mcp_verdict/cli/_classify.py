@@ -6,7 +6,7 @@ import itertools
 import json
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import click
 import jiter
@@ -47,25 +47,31 @@ def _one_value(text: bytes) -> bool:
     return True
 
 
-def _lines_of(data: bytes) -> Iterator[tuple[int, bytes]]:
-    """The non-blank lines of ``data`` (a CR before the LF dropped), each with its line number,
-    one at a time: a list of them would hold an object per line (tens of them per byte of a file
-    of short lines)."""
-    start, number, size = 0, 0, len(data)
+_BLANK: Final = b" \t\r\n"
+"""JSON's whitespace (RFC 8259 s2): a line of nothing else is blank, no response. (Python's own
+``bytes.strip`` also takes VT and FF for blanks: a line of them is not JSON, and is judged.)"""
+
+
+def _lines_of(data: bytes, size: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """The non-blank lines of ``data`` (of its first ``size`` bytes when given; a CR before the LF
+    dropped), each with its line number, one at a time: a list of them would hold an object per
+    line (tens of them per byte of a file of short lines)."""
+    start, number = 0, 0
+    size = len(data) if size is None else size
     while start <= size:
-        end = data.find(b"\n", start)
+        end = data.find(b"\n", start, size)
         if end < 0:
             end = size
         number += 1
         line = data[start:end]
-        if line.strip():
+        if line.strip(_BLANK):
             yield number, line.removesuffix(b"\r")
         start = end + 1
 
 
 def _last_line(data: bytes) -> int:
     """The number of the last non-blank line of ``data`` (0 when there is none)."""
-    kept = data.rstrip()
+    kept = data.rstrip(_BLANK)
     return kept.count(b"\n") + 1 if kept else 0
 
 
@@ -87,9 +93,10 @@ def _messages(data: bytes, mode: str) -> Iterable[tuple[int | None, bytes]]:
 
 def _lines_begin(data: bytes) -> bool:
     """An input too long to be one response begins as JSON Lines: two lines at least, and one of
-    its complete lines reads as a JSON value by itself."""
-    complete = [line for line in data[: data.rfind(b"\n") + 1].split(b"\n") if line.strip()]
-    return data.count(b"\n") >= 1 and any(_one_value(line.removesuffix(b"\r")) for line in complete)
+    its complete lines (those before its last LF: the line after it may be cut) reads as a JSON
+    value by itself. The lines are read one at a time, as :func:`_lines_of` says why."""
+    last = data.rfind(b"\n")
+    return last >= 0 and any(_one_value(line) for _, line in _lines_of(data, last))
 
 
 def _stream_lines(file: Any, first: bytes, limit: int) -> Iterator[tuple[int, bytes]]:
@@ -108,7 +115,7 @@ def _stream_lines(file: Any, first: bytes, limit: int) -> Iterator[tuple[int, by
                 skipping = False
                 continue
             number += 1
-            if line.strip():
+            if line.strip(_BLANK):
                 yield number, line
             continue
         if skipping:
@@ -122,7 +129,7 @@ def _stream_lines(file: Any, first: bytes, limit: int) -> Iterator[tuple[int, by
         if not chunk:
             break
         buffer += chunk
-    if buffer.strip() and not skipping:
+    if buffer.strip(_BLANK) and not skipping:
         yield number + 1, bytes(buffer).removesuffix(b"\r")
 
 

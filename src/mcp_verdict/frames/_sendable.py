@@ -99,6 +99,9 @@ def check_call(name: object, arguments: object, prefix: str = "") -> dict[str, A
     option = f"{prefix}arguments"
     if not isinstance(name, str) or not name:
         raise OptionError(f"{prefix}name", "a tool's name (a non-empty string)", name)
+    unsendable = _refused(name)
+    if unsendable is not None:  # a lone surrogate: the SDK's serializer would fail deep inside
+        raise OptionError(f"{prefix}name", unsendable, name)
     if arguments is None:
         return {}
     if not isinstance(arguments, Mapping):
