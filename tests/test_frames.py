@@ -682,6 +682,7 @@ LINES: list[tuple[list[bytes], int, list[tuple[bytes, bool]]]] = [
     ([b'{"a":1}\n'], 64, [(b'{"a":1}', False)]),
     ([b'{"a":', b"1}\n{", b'"b":2}\n'], 64, [(b'{"a":1}', False), (b'{"b":2}', False)]),
     ([b"\n  \n\r\n", b"x\n"], 64, [(b"x", False)]),  # blank lines are no messages
+    ([b"\f\n\v\n \t\n"], 64, [(b"\f", False), (b"\v", False)]),  # blank is JSON's whitespace (RFC 8259 s2)
     ([b"x\r\n"], 64, [(b"x\r", False)]),  # a CR before the LF kept: the bytes as sent
     ([b"0123456789"], 8, [(b"012345678", True)]),  # unfinished and past the limit: its start, once
     ([b"0123456789", b"abc", b"def\nok\n"], 8, [(b"012345678", True), (b"ok", False)]),  # the rest skipped

@@ -5,7 +5,8 @@ messages, read without I/O, with a bound on a line.
 server's stdout must not hold an unbounded line: when an unfinished line grows past the limit,
 its first ``limit + 1`` bytes are handed out at once — so that the call waiting for it fails now
 (``classify`` says ``json.too_large`` of them) instead of at its timeout — and the rest of that
-line is skipped up to its newline. Blank lines are no messages. (The proxy frames its two sides
+line is skipped up to its newline. Blank lines are no messages: lines of JSON's whitespace only
+(RFC 8259 s2: space, tab, CR, LF; a line of a form feed or a vertical tab is noise). (The proxy frames its two sides
 itself: it relays, so it reports an oversized line with its size once the line has ended.)
 
 A line that does not start with ``{`` (blanks aside) cannot be a JSON-RPC message: it is noise
@@ -23,6 +24,10 @@ def may_be_message(line: bytes) -> bool:
     if line[:1] == b"{":
         return True
     return line.lstrip(b" \t\r")[:1] == b"{"
+
+
+_BLANK = b" \t\r\n"
+"""JSON's whitespace (RFC 8259 s2): ``bytes.strip`` alone also strips VT and FF."""
 
 
 class Line(NamedTuple):
@@ -63,5 +68,5 @@ class LineReader:
             if self._skipping:
                 self._skipping = False
                 continue
-            if line.strip():
+            if line.strip(_BLANK):
                 out.append(Line(line))
