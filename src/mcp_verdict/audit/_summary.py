@@ -145,7 +145,7 @@ class Summary:
             self.false_by_tool[key] += 1
             if len(self.false_examples) < EXAMPLES:
                 self.false_examples.append(_kept(row))
-        for item in {f.code for f in row.findings}:
+        for item in dict.fromkeys(f.code for f in row.findings):  # each code once, in the row's order
             self.findings[item] += 1
             pair = (key[0], item)
             if pair not in self.findings_by_server and len(self.findings_by_server) >= MAX_PAIRS:
