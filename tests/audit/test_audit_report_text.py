@@ -177,6 +177,34 @@ def test_finding_codes_past_the_bound_are_counted_together(calls: list[tuple[str
     assert len(summary.findings_by_server) <= kept
 
 
+def _strict(constant: str) -> None:
+    raise ValueError(f"{constant} is no JSON number (RFC 8259 section 6)")
+
+
+@pytest.mark.parametrize(("asked", "answered", "duration_ms"), [
+    (3.0, 4.0, 1000.0),
+    (1e300, -1e300, -2e303),
+    # the span of times near a float's limits either side is past what a float holds: no duration
+    (1e308, -1e308, None),
+    (-1.7e308, 1.7e308, None),
+    (0.0, 1.7e308, None),
+])
+def test_a_duration_past_what_a_float_holds_is_null_in_the_json_lines(
+        tmp_path: Path, asked: float, answered: float, duration_ms: float | None) -> None:
+    path = tmp_path / "frames.jsonl"
+    with FrameLogWriter(path, max_bytes=1 << 30) as writer:
+        writer.write(FrameRecord("c", 0, asked, "c2s", "message",
+                                 b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}'))
+        writer.write(FrameRecord("c", 1, answered, "s2c", "message",
+                                 b'{"jsonrpc":"2.0","id":1,"result":{"isError":1}}'))
+    done = cli(str(path), "--json")
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.decode("utf-8").splitlines()
+    rows = [json.loads(line, parse_constant=_strict) for line in lines]  # every line strict JSON
+    assert [(r["type"], r.get("started_at"), r.get("ended_at"), r.get("duration_ms")) for r in rows] == [
+        ("call", asked, answered, duration_ms), ("summary", None, None, None)]
+
+
 DAY = 86_400
 
 
