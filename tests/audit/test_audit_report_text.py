@@ -16,6 +16,7 @@ from typing import Literal
 import msgspec
 import pytest
 
+from mcp_verdict.audit import CallRow, FindingRow
 from mcp_verdict.audit._summary import Summary
 from mcp_verdict.frames import FrameLogWriter, FrameRecord
 
@@ -151,6 +152,57 @@ def test_names_past_the_bound_are_counted_together() -> None:
     assert len(summary.calls_by_tool) == 100_001
     assert summary.calls_by_tool[(PAST_PAIRS, PAST_PAIRS)] == summary.false_by_tool[(PAST_PAIRS, PAST_PAIRS)] == 5
     assert summary.calls_by_tool[("s", "tool-99999")] == 1 and summary.false_successes == 100_005
+
+
+def _codes(calls: list[tuple[str, ...]]) -> list[CallRow]:
+    return [msgspec.structs.replace(ROW, findings=tuple(FindingRow(code, "error", "", "recorded on the span")
+                                                         for code in codes)) for codes in calls]
+
+
+@pytest.mark.parametrize(("calls", "kept", "counts"), [
+    # a trace export's spans may record any codes (mcp_verdict.findings), one new per call: the first
+    # 100000 are counted by name, the calls of later ones together (a call once, whatever it holds past them)
+    ([(f"code-{n}",) for n in range(100_005)] + [("past-a", "past-b"), ("code-7", "past-c")], 100_001,
+     {"code-0": 1, "code-7": 2, "code-99999": 1, "(findings past the first 100000)": 7}),
+    # a code is kept as its first 200 characters and its length, as a name is
+    ([("x" * 300,), ("x" * 300,)], 1, {"x" * 200 + "… (300 characters in all)": 2}),
+])
+def test_finding_codes_past_the_bound_are_counted_together(calls: list[tuple[str, ...]], kept: int,
+                                                            counts: dict[str, int]) -> None:
+    summary = Summary()
+    for row in _codes(calls):
+        summary.add(row)
+    assert len(summary.findings) == kept
+    assert {code: summary.findings[code] for code in counts} == counts
+    assert len(summary.findings_by_server) <= kept
+
+
+def _strict(constant: str) -> None:
+    raise ValueError(f"{constant} is no JSON number (RFC 8259 section 6)")
+
+
+@pytest.mark.parametrize(("asked", "answered", "duration_ms"), [
+    (3.0, 4.0, 1000.0),
+    (1e300, -1e300, -2e303),
+    # the span of times near a float's limits either side is past what a float holds: no duration
+    (1e308, -1e308, None),
+    (-1.7e308, 1.7e308, None),
+    (0.0, 1.7e308, None),
+])
+def test_a_duration_past_what_a_float_holds_is_null_in_the_json_lines(
+        tmp_path: Path, asked: float, answered: float, duration_ms: float | None) -> None:
+    path = tmp_path / "frames.jsonl"
+    with FrameLogWriter(path, max_bytes=1 << 30) as writer:
+        writer.write(FrameRecord("c", 0, asked, "c2s", "message",
+                                 b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}'))
+        writer.write(FrameRecord("c", 1, answered, "s2c", "message",
+                                 b'{"jsonrpc":"2.0","id":1,"result":{"isError":1}}'))
+    done = cli(str(path), "--json")
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.decode("utf-8").splitlines()
+    rows = [json.loads(line, parse_constant=_strict) for line in lines]  # every line strict JSON
+    assert [(r["type"], r.get("started_at"), r.get("ended_at"), r.get("duration_ms")) for r in rows] == [
+        ("call", asked, answered, duration_ms), ("summary", None, None, None)]
 
 
 DAY = 86_400

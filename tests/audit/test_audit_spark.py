@@ -4,6 +4,7 @@ same logs as Parquet frame tables, give the same per-call rows and line counts a
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import shutil
 import sys
@@ -88,4 +89,49 @@ def test_spark_reads_compressed_rotations_and_a_byte_order_mark_as_the_local_aud
     result = audit(spark, str(logs))
     assert _sorted(result.calls.toArrow().cast(CALL_SCHEMA)) == _sorted(expected)
     assert {k: v for k, v in result.lines.items() if v} == {k: v for k, v in tally.items() if v}
+    assert result.problems.collect() == []
+
+
+def _duplicated_conn_log(path: Path) -> Path:
+    """Eight calls on connection b, each answered by a record that names a connection twice (first
+    d0..d7, then b): a record's last member of a name is the one read (the local audit's reader),
+    so every answer is b's."""
+    lines = []
+    for n in range(8):
+        call = b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t"}}' % n
+        answer = b'{"jsonrpc":"2.0","id":%d,"result":{"resultType":"complete","content":[]}}' % n
+        lines.append(b'{"v":1,"conn":"b","seq":%d,"t":%d,"dir":"c2s","kind":"message","data":%s}\n'
+                     % (2 * n, 2 * n, json.dumps(call.decode()).encode()))
+        lines.append(b'{"v":1,"conn":"d%d","seq":%d,"t":%d,"dir":"s2c","kind":"message","data":%s,"conn":"b"}\n'
+                     % (n, 2 * n + 1, 2 * n + 1, json.dumps(answer.decode()).encode()))
+    path.write_bytes(b"".join(lines))
+    return path
+
+
+@pytest.mark.parametrize(("line", "conn"), [
+    (b'{"v":1,"conn":"a","seq":0,"t":1,"dir":"c2s","kind":"open"}', b"a"),  # the writer's order
+    (b'{"v":1,"conn":"a","seq":0,"t":1,"dir":"c2s","kind":"open","conn":"b"}', b"b"),  # the last conn is read
+    (b'{"v":1,"conn":"a","seq":0,"t":1,"dir":"c2s","kind":"message","data":"{\\"conn\\":1}"}', b"a"),
+    (b'{"v":1,"conn":"q\\"d","seq":0,"t":1,"dir":"c2s","kind":"open"}', b'q"d'),
+    (b'{"v":1,"conn":"a","seq":-1,"t":1,"dir":"c2s","kind":"open","conn":"b"}', None),  # no record
+])
+def test_a_lines_connection_is_its_records(line: bytes, conn: bytes | None) -> None:
+    from mcp_verdict.audit._formats import framelog_conn
+
+    assert framelog_conn(line) == conn
+
+
+def test_spark_partitions_a_record_by_the_connection_it_is_read_as(spark: Any, tmp_path: Path) -> None:
+    from mcp_verdict.audit.spark import audit
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    log = _duplicated_conn_log(logs / "frames.jsonl")
+    expected, tally = _local([log])
+    assert [(r["conn"], r["call"], r["kind"], r["end"]) for r in _sorted(expected)] == [
+        ("b", n, "normal_complete", "answered") for n in range(1, 9)]
+    assert {k: v for k, v in tally.items() if v} == {"call": 16}
+    result = audit(spark, str(logs))
+    assert _sorted(result.calls.toArrow().cast(CALL_SCHEMA)) == _sorted(expected)
+    assert {k: v for k, v in result.lines.items() if v} == {"call": 16}
     assert result.problems.collect() == []

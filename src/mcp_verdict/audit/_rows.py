@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from math import isfinite
 from typing import Any, Final, Literal
 
 import msgspec
@@ -134,9 +135,12 @@ class CallRow(msgspec.Struct, frozen=True, array_like=True, gc=False, tag="call"
 
     @property
     def duration_ms(self) -> float | None:
+        """None without both times, or when the span is past what a float holds (times near its
+        limits either side: an infinity, which no JSON number is)."""
         if self.started_at is None or self.ended_at is None:
             return None
-        return round((self.ended_at - self.started_at) * 1000, 3)
+        duration = round((self.ended_at - self.started_at) * 1000, 3)
+        return duration if isfinite(duration) else None
 
     @property
     def finding(self) -> str | None:

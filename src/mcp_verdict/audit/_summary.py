@@ -31,6 +31,10 @@ MAX_PAIRS: Final = 100_000
 first seen past them are counted under :data:`PAST_PAIRS` (the counts still add up, memory stays
 bounded whatever number of names a recording holds)."""
 PAST_PAIRS: Final = f"(pairs past the first {MAX_PAIRS})"
+PAST_CODES: Final = f"(findings past the first {MAX_PAIRS})"
+"""The finding codes counted by name are bounded too (the first :data:`MAX_PAIRS`, each cut to
+:data:`NAME_KEPT`): a trace export's spans may record any codes (``mcp_verdict.findings``), a
+new one per call; the calls of codes first seen past them are counted under this."""
 MAX_BUCKETS: Final = 120
 EXAMPLES: Final = 20
 _WIDTHS: Final = (1, 5, 15, 60, 300, 900, 3600, 6 * 3600, 86400, 7 * 86400, 28 * 86400, 364 * 86400)
@@ -145,7 +149,13 @@ class Summary:
             self.false_by_tool[key] += 1
             if len(self.false_examples) < EXAMPLES:
                 self.false_examples.append(_kept(row))
-        for item in {f.code for f in row.findings}:
+        past = False
+        for code in dict.fromkeys(cut(f.code, NAME_KEPT) for f in row.findings):  # each once, in the row's order
+            item = code
+            if code not in self.findings and len(self.findings) >= MAX_PAIRS:
+                if past:  # (a call counted once among the codes past the bound)
+                    continue
+                item, past = PAST_CODES, True
             self.findings[item] += 1
             pair = (key[0], item)
             if pair not in self.findings_by_server and len(self.findings_by_server) >= MAX_PAIRS:
