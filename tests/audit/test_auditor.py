@@ -4,6 +4,8 @@ connection's close."""
 
 from __future__ import annotations
 
+import pytest
+
 from mcp_verdict.audit import Auditor, CallRow, Entry, Problem
 
 META = b'"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}'
@@ -73,3 +75,58 @@ def test_closing_a_connection_never_seen_is_nothing() -> None:
     auditor = Auditor()
     assert auditor.record("nobody", "close", "s2c", line=1) == []
     assert auditor.tally["transport"] == 1
+
+
+def feed_conns(auditor: Auditor, lines: list[tuple[str, str, bytes]]) -> list[Entry]:
+    out: list[Entry] = []
+    for line, (conn, direction, data) in enumerate(lines, 1):
+        if direction == "close":
+            out += auditor.record(conn, "close", "s2c", line=line)
+        else:
+            out += auditor.message(conn, direction, data, at=float(line), seq=line, line=line)  # type: ignore[arg-type]
+    return out + auditor.end()
+
+
+# Past max_conns open connections (a recording whose connections never close: a gateway's log
+# cut before their close records), a new connection's first line ends the least recently active
+# one as a close would, its waiting call ``evicted``; a later line of it begins it again (an
+# answer to a request whose state was dropped is a stray). Before, every connection's state was
+# kept to the end: memory grew with the number of connections (~2 KB each).
+# (max_conns, lines: (conn, direction or "close", data); the calls (conn, line, end, kind) in
+# the order they end; the problems (line, category))
+CONN_BOUND: list[tuple[int, list[tuple[str, str, bytes]], list[tuple[str, int, str, str]], list[tuple[int, str]]]] = [
+    (2, [("a", "c2s", call(1)), ("b", "c2s", call(1)), ("c", "c2s", call(1)), ("a", "s2c", answer(1, OK))],
+     [("a", 1, "evicted", "unclassified"), ("b", 2, "evicted", "unclassified"), ("c", 3, "log_ended", "unclassified")],
+     [(4, "stray")]),
+    # a line of a connection makes it the most recently active: b, not a, is ended for c
+    (2, [("a", "c2s", call(1)), ("b", "c2s", call(1)), ("a", "c2s", call(2)), ("c", "c2s", call(1)),
+         ("a", "s2c", answer(1, OK))],
+     [("b", 2, "evicted", "unclassified"), ("a", 1, "answered", "normal_complete"),
+      ("a", 3, "log_ended", "unclassified"), ("c", 4, "log_ended", "unclassified")], []),
+    # a closed connection frees its place; a close of one never seen (or ended) ends nothing
+    (2, [("a", "c2s", call(1)), ("b", "c2s", call(1)), ("a", "close", b""), ("z", "close", b""),
+         ("c", "c2s", call(1)), ("b", "s2c", answer(1, OK))],
+     [("a", 1, "closed", "unclassified"), ("b", 2, "answered", "normal_complete"),
+      ("c", 5, "log_ended", "unclassified")], []),
+    # within the bound: nothing ended early
+    (3, [("a", "c2s", call(1)), ("b", "c2s", call(1)), ("c", "c2s", call(1)), ("a", "s2c", answer(1, OK))],
+     [("a", 1, "answered", "normal_complete"), ("b", 2, "log_ended", "unclassified"),
+      ("c", 3, "log_ended", "unclassified")], []),
+]
+
+
+@pytest.mark.parametrize(("max_conns", "lines", "calls", "problems"), CONN_BOUND)
+def test_connections_past_the_bound_end_the_least_recently_active(
+        max_conns: int, lines: list[tuple[str, str, bytes]], calls: list[tuple[str, int, str, str]],
+        problems: list[tuple[int, str]]) -> None:
+    auditor = Auditor(max_conns=max_conns)
+    entries = feed_conns(auditor, lines)
+    assert [(r.conn, r.line, r.end, r.kind) for r in entries if isinstance(r, CallRow)] == calls
+    assert [(p.line, p.category) for p in entries if isinstance(p, Problem)] == problems
+    assert auditor.lines == len(lines)
+    assert auditor.connections() == []
+
+
+def test_the_connection_bound_is_at_least_one() -> None:
+    with pytest.raises(ValueError, match="max_conns"):
+        Auditor(max_conns=0)

@@ -19,7 +19,12 @@ other's answer.
 Bounded memory: the state kept is the tracker's (requests in flight), the calls still waiting
 for a continuation (an input_required answer with a requestState, a running task: at most
 ``max_open``, the oldest ended early past it), and per open connection its server's name and
-tools. Every line is counted in exactly one category (:data:`~mcp_verdict.audit.CATEGORIES`).
+tools — for at most ``max_conns`` connections: a recording whose connections never close (a
+gateway's log cut before their ``close`` records) would otherwise grow by each one. Past it, a
+new connection's first line ends the least recently active one as a ``close`` would, its
+requests and calls still waiting ended ``evicted``; a later line of it begins it again, as
+if the connection began there (as a part of ``--jobs`` does). Every line is counted in exactly
+one category (:data:`~mcp_verdict.audit.CATEGORIES`).
 """
 
 from __future__ import annotations
@@ -53,6 +58,8 @@ _ANSWERS: Final = frozenset({"response", "error", "unreadable", "invalid"})
 _CANCELLED: Final = "notifications/cancelled"
 _REASON_KEPT: Final = 200
 """The characters of a cancellation's ``reason`` quoted in the call's finding."""
+MAX_CONNS: Final = 100_000
+"""The connections an auditor holds the state of at once (:class:`Auditor`, ``max_conns``)."""
 _WEIGHT: Final = ("call", "message", "notification", "stray", "unreadable")
 """The category a batch's line is counted in: the first its messages count."""
 
@@ -100,12 +107,15 @@ class Auditor:
 
     def __init__(self, *, input_format: str = "framelog", fidelity: Fidelity = "wire", family: int = 0,
                  trusted_server: bool = False, default_version: str = LATEST_VERSION,
-                 max_open: int = 100_000, has_time: bool = True) -> None:
+                 max_open: int = 100_000, max_conns: int = MAX_CONNS, has_time: bool = True) -> None:
+        if max_conns < 1:
+            raise ValueError("max_conns must be at least 1")
         self.input_format = input_format
         self.fidelity: Fidelity = fidelity
         self.family = family
         self.trusted_server = trusted_server
         self.max_open = max_open
+        self.max_conns = max_conns
         self.has_time = has_time
         self.source = ""
         self.file_order = 0
@@ -113,6 +123,9 @@ class Auditor:
         self._tracker = Tracker(default_version=default_version, pair_mismatched_ids=True, max_pending=max_open)
         self._options = OptionsMemo()  # classify's options per request context, checked once (of)
         self._conns: dict[str, _Conn] = {}
+        """Each open connection's state, the least recently active first (:meth:`_active`)."""
+        self._recent: str | None = None
+        """The connection of the last line (its place in :attr:`_conns` is the last)."""
         self._open: dict[tuple[str, int], _Call] = {}
         self._lines: dict[tuple[str, int], tuple[str, int]] = {}  # (conn, seq) of a waiting request -> position
         self._shared: dict[tuple[str, int], int] = {}
@@ -143,9 +156,11 @@ class Auditor:
         notification, a stray, an unreadable one: :meth:`_batch`). One it does not follow is a
         stray line saying why."""
         self._line = line
-        info = self._conns.get(conn)
-        if info is None:
-            info = self._conns[conn] = _Conn()
+        if conn != self._recent:
+            evicted = self._active(conn)
+            if evicted:
+                return evicted + self.message(conn, direction, data, at, seq, line, http, transport, element=element)
+        info = self._conns[conn]
         if transport is not None and info.transport is None:
             info.transport = transport
         look = peek(data)
@@ -250,14 +265,34 @@ class Auditor:
         """A frame log record that is no message (open, close, eof, error, noise, refused)."""
         self._line = line
         self.tally["transport"] += 1
-        info = self._conns.setdefault(conn, _Conn())
+        if conn != self._recent and kind == "close" and conn not in self._conns:
+            return []  # (a connection never seen, or ended already: nothing to end)
+        evicted = self._active(conn) if conn != self._recent else []
+        info = self._conns[conn]
         if transport is not None and info.transport is None:
             info.transport = transport
         if kind == "close" or (kind == "eof" and direction == "s2c" and (transport or info.transport) != "http"):
             why = "the connection closed before an answer" if kind == "close" else \
                 "the server's stream ended before an answer"
-            return self.close(conn, why)
-        return []
+            return evicted + self.close(conn, why)
+        return evicted
+
+    def _active(self, conn: str) -> list[Entry]:
+        """``conn`` has a line: it becomes the most recently active connection (made when new,
+        the least recently active one ended first past :attr:`max_conns`: what that ends)."""
+        conns = self._conns
+        self._recent = conn
+        info = conns.pop(conn, None)
+        if info is not None:
+            conns[conn] = info
+            return []
+        ended = []
+        if len(conns) >= self.max_conns:
+            oldest = next(iter(conns))
+            ended = self.close(oldest, f"more than {self.max_conns} connections were open: the least recently active "
+                                       "one was ended, its state dropped", "evicted")
+        conns[conn] = _Conn()
+        return ended
 
     def unreadable(self, line: int, reason: str, text: bytes = b"") -> Problem:
         """A line that is not a record of the input's format."""
@@ -268,18 +303,21 @@ class Auditor:
         """A line that needs nothing but counting (``blank``, ``redacted``)."""
         self.tally[category] += 1
 
-    def close(self, conn: str, why: str = "the connection closed before an answer") -> list[Entry]:
+    def close(self, conn: str, why: str = "the connection closed before an answer", end: End = "closed"
+              ) -> list[Entry]:
         """End one connection: its waiting requests are unanswered, its waiting calls end."""
         out: list[Entry] = []
         for event in self._tracker.close(conn, why):
             if isinstance(event, Unanswered):
-                self._unanswered(event.exchange, event.reason, "closed", out)
+                self._unanswered(event.exchange, event.reason, end, out)
         if self._aside:
             for aside_key in [k for k in self._aside if k[0] == conn]:
                 for exchange in self._aside.pop(aside_key):
-                    self._unanswered(exchange, why, "closed", out)
-        out.extend(self._finish(self._open.pop(key), "closed") for key in [k for k in self._open if k[0] == conn])
+                    self._unanswered(exchange, why, end, out)
+        out.extend(self._finish(self._open.pop(key), end) for key in [k for k in self._open if k[0] == conn])
         self._conns.pop(conn, None)
+        if conn == self._recent:
+            self._recent = None
         for key in [k for k in self._asked if k[0] == conn]:
             del self._asked[key]
         return out
@@ -304,6 +342,7 @@ class Auditor:
         self.tally = tally
         out.extend(self._finish(self._open.pop(key), "log_ended") for key in sorted(self._open))
         self._conns.clear()
+        self._recent = None
         self._asked.clear()
         self._aside.clear()
         self._cancels.clear()
