@@ -32,6 +32,7 @@ import itertools
 import sys
 import time
 import warnings
+import weakref
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, suppress
@@ -483,7 +484,11 @@ class VerdictTap:
         """What the kept connections' tools count together (``_Conn.tools_size``)."""
         self._closed: deque[str] = deque()
         self._numbers = itertools.count(1)
-        self._unlinked: list[WriteProxy] = []
+        self._unlinked: weakref.WeakSet[WriteProxy] = weakref.WeakSet()
+        """The proxies not linked to a connection yet (a session the application built, until a
+        recorded connection carries one of its requests), held weakly: the proxy of a session that
+        ends unlinked (built over a client the tap does not record, or that sent nothing) goes with
+        it, and the requests it noted (``WriteProxy.sent``, arguments included) with it."""
         self._claims: dict[tuple[str, tuple[str, Any]], tuple[Judged, int]] = {}
         """(connection, id key) of each tools/call a judging block sent -> (the block, the call's
         index in it): its answer is judged for that block when it arrives. A plain dict: a claim
@@ -545,8 +550,8 @@ class VerdictTap:
         if self.log is not None:
             self._write(FrameRecord(conn, next(state.seq), time.time(), "s2c", "close", note=reason,
                                     transport=state.transport))
-        if state.proxy is not None and state.proxy in self._unlinked:
-            self._unlinked.remove(state.proxy)
+        if state.proxy is not None:
+            self._unlinked.discard(state.proxy)
         self._closed.append(conn)
         while len(self._closed) > _CLOSED_KEPT:
             forgotten = self._conns.pop(self._closed.popleft(), None)
@@ -958,8 +963,7 @@ class VerdictTap:
         proxy.conn = state.id
         proxy.sent.clear()
         state.proxy = proxy
-        if proxy in self._unlinked:
-            self._unlinked.remove(proxy)
+        self._unlinked.discard(proxy)
 
     def _conn_of(self, proxy: WriteProxy) -> _Conn | None:
         """The connection a proxy's requests went out on; None when no recorded connection carried
@@ -983,7 +987,7 @@ class VerdictTap:
         proxy = WriteProxy(current, self, conn)
         setattr(holder, attribute, proxy)
         if conn is None:
-            self._unlinked.append(proxy)
+            self._unlinked.add(proxy)
         else:
             self._conns[conn].proxy = proxy
         return proxy
@@ -992,7 +996,7 @@ class VerdictTap:
         """Wrap a write stream before a session is built on it (the adapters' way: no lookup)."""
         proxy = WriteProxy(inner, self, conn)
         if conn is None:
-            self._unlinked.append(proxy)
+            self._unlinked.add(proxy)
         else:
             self._conns[conn].proxy = proxy
         return proxy
