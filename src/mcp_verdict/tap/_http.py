@@ -5,8 +5,11 @@ also through an ``httpx_client_factory``). The client made here has a transport 
 POST body before it is sent, and tees every response before the SDK reads it: a JSON body is one
 frame, each server-sent event one frame (read by the shared WHATWG parser,
 :class:`~mcp_verdict.frames.SSEParser`); the GET stream of a 2025 session is recorded too.
-``accept-encoding: identity`` keeps the recorded bytes the message bytes. One client is one
-connection of the tap.
+``accept-encoding: identity`` keeps the recorded bytes the message bytes; a body a server
+encodes all the same (gzip, deflate...) is decoded as the library decodes it before it is
+recorded, and handed to the SDK decoded (without its ``content-encoding``): the verdict reads the
+bytes the SDK reads, and a body that cannot be decoded is a broken stream (its call fails alone,
+as below). One client is one connection of the tap.
 
 The SDK is left to do what it does; four things are made prompt: a JSON body that is not JSON at
 all (no SDK can read it; 1.x would leave its call waiting for the timeout) is handed to the SDK
@@ -80,6 +83,22 @@ def _library(name: Literal["auto", "httpx2", "httpx"]) -> Any:
 def _classes(library: str) -> tuple[type[Any], type[Any]]:
     lib = importlib.import_module(library)
     not_sent = (lib.ConnectError, lib.ConnectTimeout, lib.UnsupportedProtocol)
+    broken = (lib.TransportError, lib.DecodingError)
+    """What breaks a response stream: the connection, or a body its content-encoding cannot decode."""
+
+    class Decoded(lib.AsyncByteStream):  # type: ignore[misc,name-defined]
+        """A response body decoded as its ``content-encoding`` says, by the library's own decoders
+        (what the SDK would read): what the tap records and hands the SDK."""
+
+        def __init__(self, response: Any) -> None:
+            self._response = lib.Response(response.status_code, headers=response.headers, stream=response.stream)
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            async for chunk in self._response.aiter_bytes():
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self._response.aclose()
 
     class Tee(lib.AsyncByteStream):  # type: ignore[misc,name-defined]
         def __init__(self, inner: Any, tap: VerdictTap, conn: str, http: dict[str, Any], content_type: str,
@@ -116,7 +135,7 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
                         read += len(chunk)
                         if read > _ERROR_READ:
                             break
-                except lib.TransportError as exc:
+                except broken as exc:
                     self._finish(broken=f"the response stream broke: {type(exc).__name__}: {exc}")
             self._finish()
 
@@ -133,7 +152,7 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
                     elif self._size <= _MAX_BODY:
                         self._chunks.append(chunk)
                         self._size += len(chunk)
-            except lib.TransportError as exc:
+            except broken as exc:
                 why = f"the response stream broke: {type(exc).__name__}: {exc}"
                 self._finish(broken=why)
                 error = _stand_in(self._tap, self._conn, self._request_body, why) if self._answers else None
@@ -245,14 +264,21 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
             if session:
                 info["session"] = session
             status = response.status_code
-            tee = Tee(response.stream, self._tap, self._conn, info, content_type, answers_request, body,
+            headers, stream = response.headers, response.stream
+            if any(coding.strip().lower() not in ("", "identity")
+                   for coding in headers.get_list("content-encoding", split_commas=True)):
+                stream = Decoded(response)  # recorded and handed to the SDK decoded
+                headers = headers.copy()
+                del headers["content-encoding"]
+                headers.pop("content-length", None)
+            tee = Tee(stream, self._tap, self._conn, info, content_type, answers_request, body,
                       retry_after(response.headers.get("retry-after")) if status >= 400 else None)
             if status >= 400 and answers_request and not content_type.startswith(("application/json",
                                                                                   "text/event-stream")):
                 await tee.read_error()
             if library == "httpx" and status >= 400 and answers_request and content_type.startswith("application/json"):
                 status = 200  # mcp 1.x raises any 4xx out of its transport task, ending the session
-            return lib.Response(status, headers=response.headers, stream=tee, request=request,
+            return lib.Response(status, headers=headers, stream=tee, request=request,
                                 extensions=response.extensions)
 
         async def aclose(self) -> None:

@@ -32,6 +32,7 @@ import itertools
 import sys
 import time
 import warnings
+import weakref
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, suppress
@@ -174,11 +175,13 @@ class _Conn:
     noise_marks: OrderedDict[int, int] = field(default_factory=OrderedDict)
     """seq -> ``noise_count`` when that frame came, for the client's frames and the tools/call
     answers after the first noise line (the last ``_NOISE_MARKS``)."""
-    cancelled: OrderedDict[tuple[str, Any], tuple[Exchange, str | None, Mapping[str, Any], Attempt]] = field(
+    cancelled: OrderedDict[tuple[str, Any], tuple[Exchange | None, str | None, Mapping[str, Any], Attempt]] = field(
         default_factory=OrderedDict)
     """The tools/call requests judged cancelled while they were waiting, with the tool's name,
     the block's options and its attempt (the last ``_UNCLAIMED``): an answer arriving later is
-    judged as theirs (a late answer), never as another call's."""
+    judged as theirs (a late answer), never as another call's. None for a request the SDK had
+    handed the transport but the tap had not yet recorded going out (stdio: queued behind a
+    large request the server is slow to read): its answer pairs with it when it goes out."""
     reused: dict[int, tuple[str, Any]] = field(default_factory=dict)
     """HTTP: exchange -> the id key of the request it carried, when that id was already waiting on
     this client (two sessions over one client): its answer cannot be told from the other's."""
@@ -481,7 +484,11 @@ class VerdictTap:
         """What the kept connections' tools count together (``_Conn.tools_size``)."""
         self._closed: deque[str] = deque()
         self._numbers = itertools.count(1)
-        self._unlinked: list[WriteProxy] = []
+        self._unlinked: weakref.WeakSet[WriteProxy] = weakref.WeakSet()
+        """The proxies not linked to a connection yet (a session the application built, until a
+        recorded connection carries one of its requests), held weakly: the proxy of a session that
+        ends unlinked (built over a client the tap does not record, or that sent nothing) goes with
+        it, and the requests it noted (``WriteProxy.sent``, arguments included) with it."""
         self._claims: dict[tuple[str, tuple[str, Any]], tuple[Judged, int]] = {}
         """(connection, id key) of each tools/call a judging block sent -> (the block, the call's
         index in it): its answer is judged for that block when it arrives. A plain dict: a claim
@@ -543,8 +550,8 @@ class VerdictTap:
         if self.log is not None:
             self._write(FrameRecord(conn, next(state.seq), time.time(), "s2c", "close", note=reason,
                                     transport=state.transport))
-        if state.proxy is not None and state.proxy in self._unlinked:
-            self._unlinked.remove(state.proxy)
+        if state.proxy is not None:
+            self._unlinked.discard(state.proxy)
         self._closed.append(conn)
         while len(self._closed) > _CLOSED_KEPT:
             forgotten = self._conns.pop(self._closed.popleft(), None)
@@ -739,6 +746,9 @@ class VerdictTap:
                     else:
                         self._judge_now(claim, exchange, state)
                     continue
+                if state.cancelled and key in state.cancelled:  # cancelled before its request went out
+                    self._late_answered(state, key, exchange)
+                    continue
                 self._held.answer(state, key, exchange)  # for a call whose block learns its id later
             elif isinstance(event, Stray) and direction == "s2c":
                 self._held.stray(state, event)
@@ -753,12 +763,23 @@ class VerdictTap:
         look = stray.peek
         if look.kind not in ("response", "error") or not look.has_id:
             return
-        found = state.cancelled.pop(id_key(look.id), None)
-        if found is None:
+        key = id_key(look.id)
+        found = state.cancelled.get(key)
+        asked = found[0] if found is not None else None
+        if found is None or asked is None:  # (a request not recorded going out answers nothing yet)
             return
-        asked, name, options, attempt = found
+        del state.cancelled[key]
+        _, name, options, attempt = found
         answered = msgspec.structs.replace(asked, response=stray.seen, response_peek=look)
         call = self._judge(state, asked.request_id, name, options, None, answered, attempt=attempt)
+        self.history[-1] = msgspec.structs.replace(call, late=True)
+
+    def _late_answered(self, state: _Conn, key: tuple[str, Any], exchange: Exchange) -> None:
+        """The answer to a call judged cancelled before the tap recorded its request going out (it
+        went out afterwards, and was paired with it): that call's late answer, as :meth:`_late`
+        judges one."""
+        _, name, options, attempt = state.cancelled.pop(key)
+        call = self._judge(state, exchange.request_id, name, options, None, exchange, attempt=attempt)
         self.history[-1] = msgspec.structs.replace(call, late=True)
 
     def _judge_now(self, claim: tuple[Judged, int], exchange: Exchange, state: _Conn) -> None:
@@ -942,8 +963,7 @@ class VerdictTap:
         proxy.conn = state.id
         proxy.sent.clear()
         state.proxy = proxy
-        if proxy in self._unlinked:
-            self._unlinked.remove(proxy)
+        self._unlinked.discard(proxy)
 
     def _conn_of(self, proxy: WriteProxy) -> _Conn | None:
         """The connection a proxy's requests went out on; None when no recorded connection carried
@@ -967,7 +987,7 @@ class VerdictTap:
         proxy = WriteProxy(current, self, conn)
         setattr(holder, attribute, proxy)
         if conn is None:
-            self._unlinked.append(proxy)
+            self._unlinked.add(proxy)
         else:
             self._conns[conn].proxy = proxy
         return proxy
@@ -976,7 +996,7 @@ class VerdictTap:
         """Wrap a write stream before a session is built on it (the adapters' way: no lookup)."""
         proxy = WriteProxy(inner, self, conn)
         if conn is None:
-            self._unlinked.append(proxy)
+            self._unlinked.add(proxy)
         else:
             self._conns[conn].proxy = proxy
         return proxy
@@ -1192,10 +1212,12 @@ class VerdictTap:
             if state is not None:  # judged without its answer: no longer waited for, nor claimed
                 if waiting is not None:
                     self.tracker.forget(state.id, "client", key)
-                    if sent and _is_cancelled(error):  # an answer may still come: it is this call's
-                        state.cancelled[key] = (waiting, name, options, attempt)
-                        if len(state.cancelled) > _UNCLAIMED:
-                            state.cancelled.popitem(last=False)
+                if sent and _is_cancelled(error) and (waiting is not None or (asked is None and state.closed is None)):
+                    # an answer may still come: it is this call's (a request not yet recorded going
+                    # out may still go: its answer is paired with it, then judged as this call's)
+                    state.cancelled[key] = (waiting, name, options, attempt)
+                    if len(state.cancelled) > _UNCLAIMED:
+                        state.cancelled.popitem(last=False)
                 self._claims.pop((state.id, key), None)
         outcome = evaluate_listed(verdict, tool, output_schema, expect=expect, suspects=suspects,
                                   schema_limits=schema_limits, trusted_server=trusted)
