@@ -815,8 +815,8 @@ class VerdictClient:
             return self._local("task.field", "the tasks/get response carries no result object")
         status = result.get("status")
         if result.get("taskId") != task_id or not isinstance(status, str) or status not in STATUSES:
-            return self._local("task.field", f"tasks/get answered taskId {result.get('taskId')!r} with status "
-                                             f"{status!r}")
+            return self._local("task.field", f"tasks/get answered taskId {shown(result.get('taskId'))} with status "
+                                             f"{shown(status)}")
         poll = result.get("pollInterval" if legacy else "pollIntervalMs")
         interval = float(poll) if isinstance(poll, int) and not isinstance(poll, bool) and poll >= 0 else None
         if legacy:
@@ -827,7 +827,14 @@ class VerdictClient:
                                    "client_capabilities": self.capabilities, "extensions": self.extensions,
                                    "absent_result_type": self.absent_result_type}
         if status == "completed":
-            return classify({"jsonrpc": "2.0", "id": handle.id, "result": result.get("result")}, **options)
+            final = classify({"jsonrpc": "2.0", "id": handle.id, "result": result.get("result")}, **options)
+            if final.kind is Kind.TASK or final.kind is Kind.INPUT_REQUIRED:
+                # A completed task inlines the request's final result (ext-tasks, Task Status): a
+                # handle or a request for input there is none, and nothing would follow it up.
+                return make_verdict(Kind.UNCLASSIFIED, (finding("/result/resultType", "task.field", (
+                    f"task {_quoted(task_id)} completed with a{'n' if final.kind is Kind.INPUT_REQUIRED else ''} "
+                    f"{final.kind.value} result, not the tool's final result")),), self.version, final.message)
+            return final
         if status == "failed":
             return classify({"jsonrpc": "2.0", "id": handle.id, "error": result.get("error")}, **options)
         if status == "cancelled":
