@@ -6,6 +6,7 @@ up something the call already ended.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -74,3 +75,51 @@ def test_a_task_id_the_server_did_not_give_is_named_cut() -> None:
     assert [(f.code, f.message) for f in outcome.verdict.findings] == [
         ("task.field", "tasks/get answered taskId '" + "X" * 76 + "... with status 'working'")]
     assert outcome.decision.action is Action.INVESTIGATE
+
+
+def misbehaving(mode: str) -> list[str]:
+    return [sys.executable, "-m", "tests.servers.misbehaving", "stdio", mode]
+
+
+async def sample(request: Any) -> dict[str, Any]:
+    return {"role": "assistant", "content": {"type": "text", "text": "hello"}, "model": "m", "stopReason": "endTurn"}
+
+
+FORM_ONLY = Handlers(form=form)
+DONE = 'result {"action": "accept", "content": {"a": "x"}}'
+# A 2025 server asks with server-to-client requests; the README: "2025 servers, which ask with
+# server-to-client requests, reach the same handlers" as a 2026-07-28 input request, which
+# classify checks first. A request for a capability the client did not declare (2025-11-25
+# client/elicitation#capabilities: servers MUST NOT send a url-mode request to a client that
+# does not declare it; client/sampling: nor a request with tools without sampling.tools), or
+# with a requestedSchema outside the restricted subset
+# (client/elicitation#requested-schema), is refused to the server, never handed to a handler,
+# and the call's verdict is unclassified with the finding — not a HandlerError raised out of
+# call_tool ("no URL consent handler"), not a handler asked three times to fill a form no
+# answer can pass.
+# mode, handlers → (kind, codes, action, what the server heard, the handlers' calls)
+ASKED: list[tuple[str, Handlers, Kind, list[str], Action, str]] = [
+    ("elicit_url", FORM_ONLY, Kind.UNCLASSIFIED, ["input.capability"], Action.INVESTIGATE, "error"),
+    ("elicit_ref", FORM_ONLY, Kind.UNCLASSIFIED, ["elicitation.property"], Action.INVESTIGATE, "error"),
+    ("sample_tools", Handlers(sampling=sample), Kind.UNCLASSIFIED, ["input.capability"], Action.INVESTIGATE,
+     "error"),
+    # well-formed requests of declared capabilities reach the handlers, as before
+    ("elicit_form", FORM_ONLY, Kind.NORMAL_COMPLETE, [], Action.ACCEPT, DONE),
+    ("sample", Handlers(sampling=sample), Kind.NORMAL_COMPLETE, [], Action.ACCEPT,
+     'result {"content": {"text": "hello", "type": "text"}, "model": "m", "role": "assistant", '
+     '"stopReason": "endTurn"}'),
+    ("roots", Handlers(roots=roots), Kind.NORMAL_COMPLETE, [], Action.ACCEPT,
+     'result {"roots": [{"name": "tmp", "uri": "file:///tmp"}]}'),
+]
+
+
+@pytest.mark.parametrize(("mode", "handlers", "kind", "codes", "action", "heard"), ASKED,
+                         ids=[case[0] for case in ASKED])
+def test_a_2025_servers_request_is_checked_before_any_handler(
+        mode: str, handlers: Handlers, kind: Kind, codes: list[str], action: Action, heard: str) -> None:
+    outcome, record = call(misbehaving(mode), "t", handlers=handlers)
+    assert outcome.verdict.kind is kind, outcome.verdict.findings
+    assert [f.code for f in outcome.verdict.findings] == codes
+    assert outcome.decision.action is action
+    answer = record.rounds[-1].response
+    assert answer is not None and json.loads(answer)["result"]["content"][0]["text"] == heard

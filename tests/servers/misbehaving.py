@@ -6,7 +6,9 @@ http://127.0.0.1:PORT/<mode>/mcp until its stdin closes).
 stdio modes: ``ok``; ``noise_flood N`` (N debug lines, then the answer); ``notif_flood N``
 (N notifications/message, then the answer); ``init_hang`` (never answers initialize);
 ``elicit_hostile`` (a form whose enum choices and default carry terminal control sequences; the
-answer says whether the choice came back exactly as sent); ``odd_required`` (tools/list: ``t``,
+answer says whether the choice came back exactly as sent); the other modes of ``ASKS``
+(``tools/call`` first sends the client that request; the answer says ``error``, or ``result``
+and the result the client sent); ``odd_required`` (tools/list: ``t``,
 whose inputSchema's ``required`` holds an object and a number besides a name); ``task_hostile``
 (``t`` requires tasks: a task-augmented call answers a 2025-11-25 task handle, and ``tasks/get``
 a status that is no status, carrying terminal control sequences and markup).
@@ -36,6 +38,24 @@ HOSTILE_CHOICE = "red\x1b]0;PWNED\x07"
 HOSTILE_STATUS = "working\x1b[2J\x1b]0;PWNED\x07[bold]x"
 ODD_REQUIRED = {"type": "object", "properties": {"path": {"type": "string"}, "n": {"type": "integer"}},
                 "required": ["path", {"name": "n"}, 3]}
+_COLOURS = {"type": "string", "enum": [HOSTILE_CHOICE, "blue"], "default": HOSTILE_CHOICE}
+ASKS: dict[str, tuple[str, dict[str, Any]]] = {
+    "elicit_hostile": ("elicitation/create", {"message": "Pick a colour", "requestedSchema": {
+        "type": "object", "required": ["colour"], "properties": {"colour": _COLOURS}}}),
+    "elicit_url": ("elicitation/create", {"mode": "url", "message": "Sign in", "url": "https://example.com/login",
+                                          "elicitationId": "x1"}),
+    "elicit_ref": ("elicitation/create", {"message": "Pick", "requestedSchema": {
+        "type": "object", "properties": {"a": {"$ref": "https://example.com/schema.json"}}}}),
+    "elicit_form": ("elicitation/create", {"message": "Pick", "requestedSchema": {
+        "type": "object", "properties": {"a": {"type": "string"}}}}),
+    "sample": ("sampling/createMessage", {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+                                          "maxTokens": 5}),
+    "sample_tools": ("sampling/createMessage", {
+        "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5,
+        "tools": [{"name": "w", "inputSchema": {"type": "object"}}]}),
+    "roots": ("roots/list", {}),
+}
+"""Modes whose tools/call first sends the client this request, then answers with what came back."""
 TASK = {"taskId": "t1", "status": "working", "createdAt": "2025-01-01T00:00:00Z",
         "lastUpdatedAt": "2025-01-01T00:00:00Z", "ttl": 60000, "pollInterval": 10}
 
@@ -67,15 +87,16 @@ def stdio(mode: str, count: int) -> None:
     for message in requests():
         if mode == "init_hang" and message.get("method") in ("initialize", "server/discover"):
             continue
-        if mode == "elicit_hostile" and message.get("method") == "tools/call":
-            colours = {"type": "string", "enum": [HOSTILE_CHOICE, "blue"], "default": HOSTILE_CHOICE}
-            schema = {"type": "object", "required": ["colour"], "properties": {"colour": colours}}
-            out.write(json.dumps({"jsonrpc": "2.0", "id": "e1", "method": "elicitation/create",
-                                  "params": {"message": "Pick a colour", "requestedSchema": schema}}).encode() + b"\n")
+        if mode in ASKS and message.get("method") == "tools/call":
+            method, params = ASKS[mode]
+            out.write(json.dumps({"jsonrpc": "2.0", "id": "e1", "method": method, "params": params}).encode() + b"\n")
             out.flush()
             reply = json.loads(sys.stdin.buffer.readline())
-            colour = (reply.get("result") or {}).get("content", {}).get("colour")
-            said = "got the hostile choice as sent" if colour == HOSTILE_CHOICE else f"got {colour!r}"
+            if mode == "elicit_hostile":
+                colour = (reply.get("result") or {}).get("content", {}).get("colour")
+                said = "got the hostile choice as sent" if colour == HOSTILE_CHOICE else f"got {colour!r}"
+            else:
+                said = "error" if "error" in reply else "result " + json.dumps(reply.get("result"), sort_keys=True)
             out.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {
                 "content": [{"type": "text", "text": said}], "isError": False}}).encode() + b"\n")
             out.flush()

@@ -54,7 +54,7 @@ from ..verdict._parser import parse
 from ..verdict._peer_text import cut, neutral
 from ..verdict._shown import shown
 from ..verdict._task import STATUSES
-from ..verdict._verdict import ElicitationRequest, InputRequest, RootsRequest, SamplingRequest, Verdict, make_verdict
+from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import TASKS_EXTENSION, VERSIONS
 from ._connect import CannotConnect, check_url, diagnose
 from ._handlers import HandlerError, Handlers
@@ -212,6 +212,8 @@ class VerdictClient:
         self._listed = False
         self._discover_error: str | None = None
         self._handler_errors: list[HandlerError] = []
+        self._refused_asks: list[Finding] = []
+        """Findings on the server-to-client input requests of the call in progress that were refused."""
         self._recorder: RecordingTransport | None = None
         self._sdk_mode: Literal["auto", "legacy"] = "legacy" if mode == "legacy" else "auto"
         self._owner: int | None = None
@@ -373,15 +375,30 @@ class VerdictClient:
             await stack.aclose()  # the transports shield their own cleanup (the process is always reaped)
 
     def _sdk_callbacks(self) -> dict[str, Any]:
-        """Callbacks for 2025 servers, which send input requests as server-to-client requests."""
+        """Callbacks for 2025 servers, which send input requests as server-to-client requests.
+        Each request is checked as ``classify`` checks an input request (the capabilities the
+        client declared, the requested schema...) before a handler sees it: one that fails is
+        refused to the server, and its findings make the call's verdict unclassified."""
         handlers = self.handlers
         failed = self._handler_errors
+        refused = self._refused_asks
+        client = self
 
-        def bridge(build: Callable[..., InputRequest], model: Any) -> Callable[..., Awaitable[Any]]:
+        def bridge(method: str, model: Any) -> Callable[..., Awaitable[Any]]:
             async def callback(context: Any, *params: Any) -> Any:
                 raw = params[0].model_dump(by_alias=True, exclude_none=True, mode="json") if params else {}
+                asked = classify({"jsonrpc": "2.0", "id": 0, "result": {
+                    "resultType": "input_required", "inputRequests": {"": {"method": method, "params": raw}}}},
+                    version=VERSIONS[-1], client_capabilities=client.capabilities, limits=client.limits)
+                if asked.kind is not Kind.INPUT_REQUIRED:
+                    at = len("/result/inputRequests/")  # (the request's key is ""): a pointer into the request
+                    refused.extend(finding("", f.code, f"the server's {method} request"
+                                           + (f" (at {f.path[at:]})" if f.path[at:] else "") + f": {f.message}")
+                                   for f in asked.errors)
+                    return types.ErrorData(code=types.INVALID_PARAMS, message=f"{method} refused: " + "; ".join(
+                        f.message for f in asked.errors))
                 try:
-                    return model.model_validate(await handlers.answer(build(raw)))
+                    return model.model_validate(await handlers.answer(asked.input_requests[""]))
                 except HandlerError as exc:  # the server hears it failed; the call raises it after
                     failed.append(exc)
                     return types.ErrorData(code=types.INTERNAL_ERROR, message=str(exc))
@@ -389,16 +406,11 @@ class VerdictClient:
 
         callbacks: dict[str, Any] = {}
         if handlers.form is not None or handlers.url is not None:
-            callbacks["elicitation_callback"] = bridge(
-                lambda raw: ElicitationRequest("", raw.get("mode", "form"), raw.get("message", ""),
-                                               raw.get("requestedSchema"), raw.get("url"), raw),
-                types.ElicitResult)
+            callbacks["elicitation_callback"] = bridge("elicitation/create", types.ElicitResult)
         if handlers.sampling is not None:
-            callbacks["sampling_callback"] = bridge(
-                lambda raw: SamplingRequest("", tuple(raw.get("messages", ())), raw.get("maxTokens", 0), raw),
-                types.CreateMessageResult)
+            callbacks["sampling_callback"] = bridge("sampling/createMessage", types.CreateMessageResult)
         if handlers.roots is not None:
-            callbacks["list_roots_callback"] = bridge(lambda raw: RootsRequest("", {}), types.ListRootsResult)
+            callbacks["list_roots_callback"] = bridge("roots/list", types.ListRootsResult)
         return callbacks
 
     # -- state ------------------------------------------------------------------------------
@@ -595,9 +607,13 @@ class VerdictClient:
 
     async def _call(self, name: str, record: CallRecord) -> Verdict:
         self._handler_errors.clear()
+        self._refused_asks.clear()
         verdict = await self._rounds(name, record)
         if self._handler_errors:  # a handler failed on a server-to-client request (2025 servers)
             raise self._handler_errors[0]
+        if self._refused_asks:  # the server asked for what it must not (2025 servers): its fault
+            verdict = make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, *self._refused_asks), verdict.version,
+                                   verdict.message)
         return verdict
 
     async def _rounds(self, name: str, record: CallRecord) -> Verdict:
