@@ -77,6 +77,20 @@ def test_a_task_id_the_server_did_not_give_is_named_cut() -> None:
     assert outcome.decision.action is Action.INVESTIGATE
 
 
+def test_a_task_polled_without_end_keeps_its_first_and_latest_polls() -> None:
+    """A task that stays ``working`` with ``pollIntervalMs: 0`` is polled every 10 ms until
+    ``task_timeout``: the call's record keeps the first poll and the latest 99, the others
+    counted (``polls_shed``). Before, every poll was kept, each with its bytes: a 1 MB status
+    message held 474 MB after 8 s, ~6 GB at the default 120 s."""
+    outcome, record = call(HOSTILE_TASKS, "poll_zero", tasks=True, task_timeout=5)
+    assert [f.code for f in outcome.verdict.findings] == ["transport.timeout"]
+    assert outcome.decision.action is Action.CHECK_STATE
+    assert [(r.method, r.status) for r in record.rounds] == [("tools/call", None)] + [("tasks/get", "working")] * 100
+    assert record.polls_shed > 0
+    first, second = record.rounds[1], record.rounds[2]
+    assert second.started_at - first.finished_at >= 0.01 * record.polls_shed  # the polls shed were between them
+
+
 def misbehaving(mode: str) -> list[str]:
     return [sys.executable, "-m", "tests.servers.misbehaving", "stdio", mode]
 

@@ -361,6 +361,7 @@ def call_command(stdio: str | None, url: str | None, headers: Sequence[str], tim
         data["version"] = outcome.verdict.version
         data["warnings"] = list(client.warnings)
         data["rounds"] = [r.to_dict() for r in (record.rounds if record else [])]
+        data["polls_shed"] = record.polls_shed if record else 0
         echo_json(data, default=str)
     else:
         print_outcome(console, outcome, record, client.warnings, verbose=verbose)
@@ -512,6 +513,9 @@ def print_outcome(console: Console, outcome: Outcome, record: CallRecord | None,
             status = Text.assemble(" (", literal(round_.status), ")") if round_.status else ""
             console.print(Text.assemble(f"  round {number}  ", literal(round_.method), "  ",
                                         (round_.kind, "bold"), status))
+        if record is not None and record.polls_shed:
+            console.print(f"  ({record.polls_shed} more task polls of the running task not kept: the first "
+                          "and the latest are)")
     if verdict.kind in (Kind.NORMAL_COMPLETE, Kind.TOOL_ERROR):
         text = verdict.text
         if text:

@@ -77,6 +77,8 @@ MODES: Final = ("auto", "modern", "legacy")
 _HISTORY: Final = 100
 _PAGES: Final = 100
 """The most tools/list pages followed (a server whose cursors never end is cut there, with a warning)."""
+_POLLS_KEPT: Final = 100
+"""The polls of a running task one call's record keeps (:attr:`CallRecord.polls_shed`)."""
 _LEGACY_TASKS: Final = "2025-11-25"
 """The one handshake-era version with tasks (task-augmented requests, tasks/get, tasks/result)."""
 _TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
@@ -137,6 +139,10 @@ class CallRecord:
     arguments: Mapping[str, Any]
     rounds: list[Round] = field(default_factory=list)
     outcome: Outcome | None = None
+    polls_shed: int = 0
+    """Task polls of a still-running task not kept in :attr:`rounds`: past :data:`_POLLS_KEPT`
+    of them the first and the latest are kept (a task polled every 10 ms for ``task_timeout``
+    would otherwise hold thousands of rounds, each with its bytes), the ones between counted."""
 
 
 class _Raw(types.Request[dict[str, Any], str]):
@@ -796,6 +802,7 @@ class VerdictClient:
         legacy = self.version == _LEGACY_TASKS
         interval = (task.poll_interval_ms or 1000) / 1000
         deadline = time.monotonic() + self.task_timeout
+        first_poll = len(record.rounds)  # (the place of the first poll's round)
         while True:
             if time.monotonic() + interval > deadline:
                 return self._local("transport.timeout", f"task {task.task_id} did not finish within "
@@ -812,6 +819,9 @@ class VerdictClient:
                 return judged
             status, poll = judged
             record.rounds.append(replace(round_, verdict=verdict, status=status))
+            if len(record.rounds) - first_poll > _POLLS_KEPT:  # (the first kept, and the latest)
+                del record.rounds[first_poll + 1]
+                record.polls_shed += 1
             if legacy and status in (*_TERMINAL, "input_required"):
                 # 2025-11-25: the result (or the server's input requests) comes with tasks/result.
                 return await self._task_result(task.task_id, record, deadline)
