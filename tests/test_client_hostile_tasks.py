@@ -91,6 +91,16 @@ def test_a_task_polled_without_end_keeps_its_first_and_latest_polls() -> None:
     assert second.started_at - first.finished_at >= 0.01 * record.polls_shed  # the polls shed were between them
 
 
+def test_a_poll_interval_past_the_deadline_is_polled_at_the_deadline() -> None:
+    """A handle asking to be polled in an hour, with ``task_timeout`` 2 s: the task is polled
+    once at the deadline (it completed) rather than given up at once. Before, the call ended
+    ``transport.timeout`` without a single poll ("did not finish within 2 s")."""
+    outcome, record = call(HOSTILE_TASKS, "poll_hour", tasks=True, task_timeout=2)
+    assert (outcome.verdict.kind, outcome.verdict.text, outcome.decision.action) == (
+        Kind.NORMAL_COMPLETE, "done", Action.ACCEPT)
+    assert [(r.method, r.status) for r in record.rounds] == [("tools/call", None), ("tasks/get", "completed")]
+
+
 def misbehaving(mode: str) -> list[str]:
     return [sys.executable, "-m", "tests.servers.misbehaving", "stdio", mode]
 

@@ -11,7 +11,9 @@ answers as its tool says:
 - ``completed_task``: ``completed`` with an inlined result that is itself a task handle;
 - ``completed_input``: ``completed`` with an inlined ``input_required`` result;
 - ``completed_plain``: ``completed`` with an inlined text result ``done``;
-- ``long_id``: ``working`` answered for another task id, 100,000 characters long.
+- ``long_id``: ``working`` answered for another task id, 100,000 characters long;
+- ``poll_hour``: its handle asks to be polled in an hour (``pollIntervalMs: 3600000``);
+  ``completed`` with an inlined text result ``done`` when polled.
 
 ``tasks/cancel`` and ``tasks/update`` are acknowledged; any other method is -32601.
 """
@@ -26,7 +28,7 @@ from tests.servers._lines import requests
 
 VERSION = "2026-07-28"
 TASKS = "io.modelcontextprotocol/tasks"
-TOOLS = ("poll_zero", "completed_task", "completed_input", "completed_plain", "long_id")
+TOOLS = ("poll_zero", "completed_task", "completed_input", "completed_plain", "long_id", "poll_hour")
 STAMP = "2026-01-01T00:00:00Z"
 
 
@@ -71,7 +73,10 @@ def answer(message: dict[str, Any], calls: dict[str, dict[str, Any]]) -> dict[st
         if TASKS not in (capabilities.get("extensions") or {}):
             return text("no task")
         calls[f"T-{name}"] = params.get("arguments") or {}
-        return {"resultType": "task", **task(f"T-{name}", "working")}
+        handle = task(f"T-{name}", "working")
+        if name == "poll_hour":
+            handle["pollIntervalMs"] = 3_600_000
+        return {"resultType": "task", **handle}
     if method == "tasks/get":
         task_id = str(params.get("taskId"))
         return {"resultType": "complete", **polled(task_id[2:], calls.get(task_id, {}))}

@@ -804,10 +804,12 @@ class VerdictClient:
         deadline = time.monotonic() + self.task_timeout
         first_poll = len(record.rounds)  # (the place of the first poll's round)
         while True:
-            if time.monotonic() + interval > deadline:
+            left = deadline - time.monotonic()
+            if left <= 0:
                 return self._local("transport.timeout", f"task {task.task_id} did not finish within "
                                    f"{self.task_timeout:g} s (it may still be running)")
-            await anyio.sleep(max(interval, 0.01))
+            # (a poll interval past the deadline: polled once at the deadline, not given up unpolled)
+            await anyio.sleep(max(min(interval, left), 0.01))
             round_ = await self._raw_round("tasks/get", {"taskId": task.task_id})
             if round_.response is None:
                 record.rounds.append(round_)
