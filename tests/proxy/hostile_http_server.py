@@ -1,0 +1,77 @@
+"""An HTTP upstream that answers every request with bytes written by hand on a raw socket, one
+behaviour per run (argv[1]), for the proxy's tests of upstream answers no framework would write:
+
+- ``sse-cr``: a POST of a request is answered with an event stream whose lines end in CR alone
+  (WHATWG event streams allow CRLF, LF or CR), the answer (``ok``) its one event, then the
+  connection closed (no length, the body ends with the connection); the stream's last bytes are
+  the CR that ends the event's data line and the CR of the empty line that dispatches it;
+  ``sse-cr-open``: the same stream held open after its answer (until the client closes it);
+- ``delete-big:<n>``: a DELETE is answered 200 with a body of ``n`` bytes of ``x`` (chunked, in
+  64 KiB chunks); any other request as below.
+
+Any other POST of a request is answered ``ok`` as one JSON body; any other request (a
+notification, a GET, a DELETE) gets 202 with no body. Every answer closes its connection. Prints
+its port on its first line and stops when its stdin closes (``tests/processes.port_server``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+MODE = sys.argv[1]
+
+
+def _answer(request_id: object) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": request_id,
+                       "result": {"content": [{"type": "text", "text": "ok"}], "isError": False}}).encode()
+
+
+async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+        method = head.split(b" ", 1)[0]
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        body = await reader.readexactly(length) if length else b""
+        message = json.loads(body) if body else {}
+        if method == b"DELETE" and MODE.startswith("delete-big:"):
+            size = int(MODE.split(":", 1)[1])
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n"
+                         b"Connection: close\r\n\r\n")
+            while size > 0:
+                chunk = min(size, 65536)
+                writer.write(b"%x\r\n%s\r\n" % (chunk, b"x" * chunk))
+                size -= chunk
+                await writer.drain()
+            writer.write(b"0\r\n\r\n")
+        elif method != b"POST" or "id" not in message or "method" not in message:
+            writer.write(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        elif MODE in ("sse-cr", "sse-cr-open"):
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
+            writer.write(b"event: message\rdata: " + _answer(message["id"]) + b"\r\r")
+            if MODE == "sse-cr-open":
+                await writer.drain()
+                await reader.read()  # until the client closes
+        else:
+            answer = _answer(message["id"])
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+                         b"Connection: close\r\n\r\n%s" % (len(answer), answer))
+        await writer.drain()
+    except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, ValueError):
+        pass
+    writer.close()
+
+
+async def main() -> None:
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    print(server.sockets[0].getsockname()[1], flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)  # until the test closes stdin
+    server.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,64 @@
+"""An HTTP upstream's answers written by hand on a raw socket (``hostile_http_server.py``), the
+bytes no framework writes but the specs allow or a broken server sends, through the real proxy
+(a process) with a stdio host and an HTTP host.
+
+WHATWG HTML, server-sent events, event stream interpretation: lines end in CRLF, LF or CR alone;
+an empty line dispatches the event. basic/transports/streamable-http: a request's answer MAY be
+an event stream. README "The proxy": every frame in is forwarded, answered with an error, or
+logged as refused; -31001 only for an upstream that closed before answering, -31002 only for one
+that did not answer in time."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.processes import port_server
+
+from ._peers import PROXY, HttpHostPeer, LinePeer, call, proxy_http
+
+SERVER = [sys.executable, str(Path(__file__).with_name("hostile_http_server.py"))]
+OK = {"content": [{"type": "text", "text": "ok"}], "isError": False}
+
+
+@contextlib.contextmanager
+def _answer_of(side: str, behaviour: str, options: tuple[str, ...] = ()) -> Iterator[Any]:
+    """A function sending a call to the proxy (``side``: ``stdio`` or ``http`` host) in front of
+    the hostile upstream (``behaviour``), giving the JSON of its answer."""
+    with port_server([*SERVER, behaviour]) as base:
+        args = ["--timeout", "20", *options, "--upstream", base + "/mcp"]
+        if side == "stdio":
+            peer = LinePeer([*PROXY, *args])
+            try:
+                yield lambda message: json.loads(peer.exchange(message) or b"null")
+            finally:
+                peer.close()
+            return
+        with proxy_http(args) as (url, _):
+            host = HttpHostPeer(url)
+            try:
+                yield lambda message: json.loads(host.post(message)[1] or b"null")
+            finally:
+                host.close()
+
+
+# (the upstream's behaviour, the host side; the answer the host gets)
+CR_ROWS = [
+    ("sse-cr", "stdio", {"jsonrpc": "2.0", "id": 1, "result": OK}),  # was -31001: the last CR waited for a LF
+    ("sse-cr", "http", {"jsonrpc": "2.0", "id": 1, "result": OK}),
+    ("sse-cr-open", "stdio", {"jsonrpc": "2.0", "id": 1, "result": OK}),  # was -31002 at --timeout
+    ("sse-cr-open", "http", {"jsonrpc": "2.0", "id": 1, "result": OK}),
+]
+
+
+@pytest.mark.parametrize(("behaviour", "side", "expected"), CR_ROWS)
+def test_an_event_stream_with_lines_ended_by_cr_alone_answers_its_call(behaviour: str, side: str,
+                                                                      expected: dict[str, Any]) -> None:
+    with _answer_of(side, behaviour) as answer:
+        assert answer(call(1, "t")) == expected
