@@ -17,11 +17,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 
 from tests.processes import port_server
 
-from ._peers import PROXY, HttpHostPeer, LinePeer, call, proxy_http
+from ._peers import PROXY, TIMEOUT, HttpHostPeer, LinePeer, call, proxy_http
+from ._restarting import frame_records
 
 SERVER = [sys.executable, str(Path(__file__).with_name("hostile_http_server.py"))]
 OK = {"content": [{"type": "text", "text": "ok"}], "isError": False}
@@ -62,3 +64,33 @@ def test_an_event_stream_with_lines_ended_by_cr_alone_answers_its_call(behaviour
                                                                       expected: dict[str, Any]) -> None:
     with _answer_of(side, behaviour) as answer:
         assert answer(call(1, "t")) == expected
+
+
+PAST = "the upstream answered HTTP 200 with a body past 4096 bytes"
+# (the DELETE's body size, the upstream's; the host's status, its body, the frame log's notes)
+DELETE_ROWS = [
+    (1000, 200, b"x" * 1000, []),
+    (4096, 200, b"x" * 4096, []),  # at the limit: passed back whole
+    (4097, 502, {"jsonrpc": "2.0", "id": None, "error": {"code": -31004, "message": f"mcp-verdict proxy: {PAST}",
+                                                         "data": {"source": "mcp-verdict proxy", "reason": PAST}}},
+     [f"the host's DELETE: {PAST} (answered HTTP 502)"]),
+    (1_000_000, 502, {"jsonrpc": "2.0", "id": None, "error": {"code": -31004, "message": f"mcp-verdict proxy: {PAST}",
+                                                              "data": {"source": "mcp-verdict proxy", "reason": PAST}}},
+     [f"the host's DELETE: {PAST} (answered HTTP 502)"]),  # was: read whole and passed back (1 GB: 1 GB held)
+]
+
+
+@pytest.mark.parametrize(("size", "status", "body", "notes"), DELETE_ROWS)
+def test_a_hosts_delete_answered_with_a_body_past_the_limit_is_not_held(
+        tmp_path: Path, size: int, status: int, body: bytes | dict[str, Any], notes: list[str]) -> None:
+    """README "The proxy": a frame past ``--max-frame-bytes`` is never held whole; a host's
+    exchange that answers no request gets 502 and the JSON-RPC error with a null id when its
+    upstream request fails (a GET's body past the limit is one such failure; the DELETE's alike)."""
+    log = tmp_path / "frames.jsonl"
+    with port_server([*SERVER, f"delete-big:{size}"]) as base, \
+            proxy_http(["--max-frame-bytes", "4096", "--log", str(log), "--upstream", base + "/mcp"]) as (url, _), \
+            httpx2.Client(timeout=TIMEOUT) as client:
+        response = client.delete(url, headers={"Mcp-Session-Id": "s-1", "MCP-Protocol-Version": "2025-06-18"})
+    assert response.status_code == status
+    assert (response.content if isinstance(body, bytes) else response.json()) == body
+    assert [r["note"] for r in frame_records(log) if r["kind"] == "error"] == notes

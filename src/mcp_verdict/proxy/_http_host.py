@@ -117,7 +117,7 @@ from ._batch import follows
 from ._bridge import Bridge
 from ._codes import UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, cancelled_request, error_frame, with_id, with_request_id
 from ._http_posts import Posts, posts_for
-from ._http_upstream import HttpUpstream, client_session, passed_back, upstream_fault, upstream_headers
+from ._http_upstream import HttpUpstream, capped, client_session, passed_back, upstream_fault, upstream_headers
 from ._relay import Key, Telemetry, as_written
 from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env
@@ -920,7 +920,9 @@ class HttpHost:
         have reached it; the upstream's answer passed back, and the session's relay closed. An
         upstream that fails (refused, reset, no HTTP answer, none within ``--timeout``) is the
         host's 502 or 504 with a JSON-RPC error (``_http_upstream.upstream_fault``), noted in the
-        frame log; the session's relay is kept (the upstream may still hold the session)."""
+        frame log; the session's relay is kept (the upstream may still hold the session). Its
+        body is held to ``--max-frame-bytes`` as a GET's is: past it, 502 and
+        UPSTREAM_UNAVAILABLE (the rest is not read)."""
         assert self.options.upstream is not None and self._client is not None
         held = self._live[bridge]
         headers = upstream_headers(request.headers, self.options.headers)
@@ -928,11 +930,17 @@ class HttpHost:
         try:
             async with asyncio.timeout(self.options.timeout):
                 async with self._client.delete(self.options.upstream, headers=headers) as response:
-                    body = await response.read()
+                    read = await capped(response, self.options.max_frame)
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             status, body, reason = upstream_fault(exc, self.options.timeout)
             bridge.relay.note("error", "s2c", f"the host's DELETE: {reason} (answered HTTP {status})")
             return web.Response(status=status, body=body, content_type="application/json")
+        if not isinstance(read, bytes):
+            reason = f"the upstream answered HTTP {response.status} with a body past {self.options.max_frame} bytes"
+            bridge.relay.note("error", "s2c", f"the host's DELETE: {reason} (answered HTTP 502)")
+            return web.Response(status=502, body=error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
+                                                            {"reason": reason}), content_type="application/json")
+        body = read
         if session and self.bridges.get(session) is bridge:  # closed once no handler uses it
             del self.bridges[session]
             held.session = None

@@ -128,7 +128,7 @@ _HEAD: Final = 64 * 1024
 
 
 class _Past(NamedTuple):
-    """What :func:`_capped` read of a body past its limit."""
+    """What :func:`capped` read of a body past its limit."""
 
     head: bytes
     """Its first :data:`_HEAD` bytes (those read: the chunk that passed the limit included)."""
@@ -136,7 +136,7 @@ class _Past(NamedTuple):
     """The bytes read."""
 
 
-async def _capped(response: aiohttp.ClientResponse | Answer, limit: int) -> bytes | _Past:
+async def capped(response: aiohttp.ClientResponse | Answer, limit: int) -> bytes | _Past:
     """The response's body, or past ``limit`` bytes what was read of it (:class:`_Past`; the
     rest is not read). A length known and within the limit: one read; else chunks until the
     end or past the limit."""
@@ -503,7 +503,7 @@ class HttpUpstream:
             async with asyncio.timeout(self.timeout):
                 async with self._client.post(self.url, data=data, headers=self._request_headers(data, host),
                                              allow_redirects=False) as response:
-                    body = await _capped(response, self.limit)
+                    body = await capped(response, self.limit)
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             status, fault, reason = upstream_fault(exc, self.timeout)
             self._undelivered(data, reason, f"answered HTTP {status}")
@@ -575,9 +575,9 @@ class HttpUpstream:
 
     async def _body(self, response: aiohttp.ClientResponse | Answer, key: Key, stream: HostStream | None
                     ) -> bytes | None:
-        """An answer's body (:func:`_capped`); past the limit, the rest is counted (not kept) and
+        """An answer's body (:func:`capped`); past the limit, the rest is counted (not kept) and
         the relay refuses it (its first 64 KiB give the id): None."""
-        body = await _capped(response, self.limit)
+        body = await capped(response, self.limit)
         if isinstance(body, bytes):
             return body
         size = body.size
@@ -781,7 +781,7 @@ class HttpUpstream:
                     "text/event-stream")
                 if not opened:
                     async with response:
-                        body = await _capped(response, self.limit)
+                        body = await capped(response, self.limit)
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             status, fault, reason = upstream_fault(exc, self.timeout)
             note("error", "s2c", f"the host's GET: {reason} (answered HTTP {status})")
@@ -857,7 +857,7 @@ class HttpUpstream:
                     headers["MCP-Protocol-Version"] = self.protocol_version
                 async with self._client.delete(self.url, headers=headers,
                                                timeout=aiohttp.ClientTimeout(total=2)) as response:
-                    await response.read()
+                    await capped(response, self.limit)  # (not kept: held to the limit all the same)
         if self._own_client and self._client is not None:
             if self._lean is not None:
                 self._lean.close()
