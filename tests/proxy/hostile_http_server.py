@@ -7,9 +7,13 @@ behaviour per run (argv[1]), for the proxy's tests of upstream answers no framew
   the CR that ends the event's data line and the CR of the empty line that dispatches it;
   ``sse-cr-open``: the same stream held open after its answer (until the client closes it);
 - ``delete-big:<n>``: a DELETE is answered 200 with a body of ``n`` bytes of ``x`` (chunked, in
-  64 KiB chunks); any other request as below.
+  64 KiB chunks); any other request as below;
+- ``redirect:<url>``: a GET or a DELETE is answered ``307 Temporary Redirect`` to ``url``
+  (RFC 9110 s15.4.8: the client may repeat the request there, method and body unchanged), with
+  no body; a POST as below.
 
-Any other POST of a request is answered ``ok`` as one JSON body; any other request (a
+A POST of ``initialize`` is answered with ``protocolVersion`` 2025-06-18 and ``Mcp-Session-Id:
+s-1``. Any other POST of a request is answered ``ok`` as one JSON body; any other request (a
 notification, a GET, a DELETE) gets 202 with no body. Every answer closes its connection. Prints
 its port on its first line and stops when its stdin closes (``tests/processes.port_server``)."""
 
@@ -38,7 +42,10 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
                 length = int(value)
         body = await reader.readexactly(length) if length else b""
         message = json.loads(body) if body else {}
-        if method == b"DELETE" and MODE.startswith("delete-big:"):
+        if MODE.startswith("redirect:") and method != b"POST":
+            writer.write(b"HTTP/1.1 307 Temporary Redirect\r\nLocation: %s\r\nContent-Length: 0\r\n"
+                         b"Connection: close\r\n\r\n" % MODE.split(":", 1)[1].encode())
+        elif method == b"DELETE" and MODE.startswith("delete-big:"):
             size = int(MODE.split(":", 1)[1])
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n"
                          b"Connection: close\r\n\r\n")
@@ -56,6 +63,12 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
             if MODE == "sse-cr-open":
                 await writer.drain()
                 await reader.read()  # until the client closes
+        elif message["method"] == "initialize":
+            answer = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {
+                "protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "h", "version": "0"}}}
+            ).encode()
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+                         b"Mcp-Session-Id: s-1\r\nConnection: close\r\n\r\n%s" % (len(answer), answer))
         else:
             answer = _answer(message["id"])
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"

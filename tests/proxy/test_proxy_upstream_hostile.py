@@ -24,6 +24,7 @@ from tests.processes import port_server
 
 from ._peers import PROXY, TIMEOUT, HttpHostPeer, LinePeer, call, proxy_http
 from ._restarting import frame_records
+from .test_proxy_upstream_headers import _headers_server, _seen
 
 SERVER = [sys.executable, str(Path(__file__).with_name("hostile_http_server.py"))]
 OK = {"content": [{"type": "text", "text": "ok"}], "isError": False}
@@ -94,3 +95,38 @@ def test_a_hosts_delete_answered_with_a_body_past_the_limit_is_not_held(
     assert response.status_code == status
     assert (response.content if isinstance(body, bytes) else response.json()) == body
     assert [r["note"] for r in frame_records(log) if r["kind"] == "error"] == notes
+
+
+INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+SESSION = {"Mcp-Session-Id": "s-1", "MCP-Protocol-Version": "2025-06-18", "X-Tenant": "t1"}
+# (the host's side, its request; the status it gets — None: a stdio host, its proxy's own DELETE)
+REDIRECT_ROWS = [
+    ("http", "GET", 307),  # was: followed to the other origin, with the session, X-Tenant and X-Api-Key
+    ("http", "DELETE", 307),  # was: followed alike
+    ("stdio", "DELETE", None),  # the proxy's own DELETE of its session as the host goes: was followed
+]
+
+
+@pytest.mark.parametrize(("side", "method", "status"), REDIRECT_ROWS)
+def test_an_upstream_redirect_is_never_followed(side: str, method: str, status: int | None) -> None:
+    """RFC 9110 s15.4: a 3xx is the client's to follow; the proxy's client is not the host, and
+    a redirect followed carries the host's session and headers and ``--header``'s to whatever
+    origin the upstream names (aiohttp drops only ``Authorization`` and ``Cookie`` there). The
+    upstream's POSTs were never followed; its GETs and DELETEs are not either: the host gets the
+    status with its ``Location``, and the other origin sees no request."""
+    with _headers_server() as other, port_server([*SERVER, f"redirect:{other}"]) as base:
+        options = ["--timeout", "20", "--header", "X-Api-Key: k", "--upstream", base + "/mcp"]
+        if side == "stdio":
+            peer = LinePeer([*PROXY, *options])
+            try:
+                assert json.loads(peer.exchange(INIT) or b"null")["result"]["protocolVersion"] == "2025-06-18"
+                peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            finally:
+                assert peer.close() == 0
+        else:
+            with proxy_http(options) as (url, _), httpx2.Client(timeout=TIMEOUT) as client:
+                accept = {"Accept": "text/event-stream"} if method == "GET" else {}
+                response = client.request(method, url, headers={**SESSION, **accept})
+            assert (response.status_code, response.headers.get("Location")) == (status, other)
+        assert _seen(other) == []

@@ -126,7 +126,9 @@ if TYPE_CHECKING:
     from ._record import Recorder
     from ._run import ProxyOptions
 
-_PASS_BACK: Final = ("Mcp-Session-Id", "WWW-Authenticate", "Retry-After")
+_PASS_BACK: Final = ("Mcp-Session-Id", "WWW-Authenticate", "Retry-After", "Location")
+"""The upstream's headers an HTTP host gets with its answer (``Set-Cookie`` too: ``passed_back``);
+``Location``: a redirect is passed back, never followed (RFC 9110 s15.4: the host decides)."""
 _LOCAL: Final = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 _FIRST: Final = re.compile(rb"[ \t\r\n]*([^ \t\r\n])")
 """A body's first byte past JSON's whitespace."""
@@ -929,7 +931,8 @@ class HttpHost:
         await held.upstream.delivered(self.options.timeout)
         try:
             async with asyncio.timeout(self.options.timeout):
-                async with self._client.delete(self.options.upstream, headers=headers) as response:
+                async with self._client.delete(self.options.upstream, headers=headers,
+                                               allow_redirects=False) as response:
                     read = await capped(response, self.options.max_frame)
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             status, body, reason = upstream_fault(exc, self.options.timeout)
@@ -944,7 +947,7 @@ class HttpHost:
         if session and self.bridges.get(session) is bridge:  # closed once no handler uses it
             del self.bridges[session]
             held.session = None
-        return web.Response(status=response.status, body=body, headers=passed_back(response.headers, ()))
+        return web.Response(status=response.status, body=body, headers=passed_back(response.headers, _PASS_BACK))
 
     # -- the 2025 sessions over a stdio upstream -------------------------------------------------
     def _session_of(self, request: web.BaseRequest) -> str | None:

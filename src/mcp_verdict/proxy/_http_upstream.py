@@ -104,7 +104,7 @@ _POST_HEADERS: Final = {"Content-Type": "application/json", "Accept": _ACCEPT}
 """The proxy's own headers on a POST (before ``--header``'s)."""
 _FIRST: Final = re.compile(rb"[ \t\n\r\x0b\x0c]*([^ \t\n\r\x0b\x0c])")
 """The first byte that is not ASCII whitespace (what ``bytes.strip`` strips)."""
-_GET_BACK: Final = ("Allow", "Content-Type", "Mcp-Session-Id", "Retry-After", "WWW-Authenticate")
+_GET_BACK: Final = ("Allow", "Content-Type", "Location", "Mcp-Session-Id", "Retry-After", "WWW-Authenticate")
 """The headers of an upstream's answer to a host's GET that opens no stream passed back with it
 (``Set-Cookie`` too: :func:`passed_back`)."""
 _SET_COOKIE: Final = "Set-Cookie"
@@ -622,7 +622,7 @@ class HttpUpstream:
             if parser.retry is not None:
                 await asyncio.sleep(min(parser.retry, 5000) / 1000)
             try:
-                current = await self._client.get(self.url, headers=headers)
+                current = await self._client.get(self.url, headers=headers, allow_redirects=False)
             except (aiohttp.ClientError, OSError):
                 return False
             if current.status != 200 or not current.headers.get("Content-Type", "").startswith(
@@ -776,7 +776,7 @@ class HttpUpstream:
         body: bytes | _Past = b""
         try:
             async with asyncio.timeout(self.timeout):  # to the headers, and a body without a stream
-                response = await self._client.get(self.url, headers=headers)
+                response = await self._client.get(self.url, headers=headers, allow_redirects=False)
                 opened = response.status == 200 and response.headers.get("Content-Type", "").startswith(
                     "text/event-stream")
                 if not opened:
@@ -855,7 +855,7 @@ class HttpUpstream:
                 headers = upstream_headers(None, self.headers, {"Mcp-Session-Id": self.session_id})
                 if self.protocol_version:
                     headers["MCP-Protocol-Version"] = self.protocol_version
-                async with self._client.delete(self.url, headers=headers,
+                async with self._client.delete(self.url, headers=headers, allow_redirects=False,
                                                timeout=aiohttp.ClientTimeout(total=2)) as response:
                     await capped(response, self.limit)  # (not kept: held to the limit all the same)
         if self._own_client and self._client is not None:
