@@ -6,6 +6,10 @@ behaviour per run (argv[1]), for the proxy's tests of upstream answers no framew
   connection closed (no length, the body ends with the connection); the stream's last bytes are
   the CR that ends the event's data line and the CR of the empty line that dispatches it;
   ``sse-cr-open``: the same stream held open after its answer (until the client closes it);
+- ``sse-after``: a POST of a request is answered with an event stream holding, in one write,
+  its answer (``ok``, a 2026-07-28 result: ``resultType`` ``complete``), then a
+  ``notifications/message`` (:data:`AFTER`), then a second answer to the same id (``again``),
+  then closed;
 - ``delete-big:<n>``: a DELETE is answered 200 with a body of ``n`` bytes of ``x`` (chunked, in
   64 KiB chunks); any other request as below;
 - ``redirect:<url>``: a GET or a DELETE is answered ``307 Temporary Redirect`` to ``url``
@@ -26,9 +30,12 @@ import sys
 MODE = sys.argv[1]
 
 
-def _answer(request_id: object) -> bytes:
+def _answer(request_id: object, text: str = "ok", **more: object) -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": request_id,
-                       "result": {"content": [{"type": "text", "text": "ok"}], "isError": False}}).encode()
+                       "result": {"content": [{"type": "text", "text": text}], "isError": False, **more}}).encode()
+
+
+AFTER = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"after"}}'
 
 
 async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -57,6 +64,11 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
             writer.write(b"0\r\n\r\n")
         elif method != b"POST" or "id" not in message or "method" not in message:
             writer.write(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        elif MODE == "sse-after":
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
+            writer.write(b"data: %s\n\ndata: %s\n\ndata: %s\n\n" % (
+                _answer(message["id"], resultType="complete"), AFTER,
+                _answer(message["id"], "again", resultType="complete")))
         elif MODE in ("sse-cr", "sse-cr-open"):
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
             writer.write(b"event: message\rdata: " + _answer(message["id"]) + b"\r\r")

@@ -130,3 +130,57 @@ def test_an_upstream_redirect_is_never_followed(side: str, method: str, status: 
                 response = client.request(method, url, headers={**SESSION, **accept})
             assert (response.status_code, response.headers.get("Location")) == (status, other)
         assert _seen(other) == []
+
+
+ANSWER = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {**OK, "resultType": "complete"}}).encode()
+AGAIN = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {
+    "content": [{"type": "text", "text": "again"}], "isError": False, "resultType": "complete"}}).encode()
+AFTER = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"after"}}'
+ENDED = ("error", "the host's stream ends with its answer, already sent: dropped")
+SECOND = ("refused", "enforce: a second answer to the same request")
+# (host side, mode; the frames the host gets for call 1, the frame log's s2c records of call 1's
+# exchange: (kind, note))
+AFTER_ROWS = [
+    ("stdio", "observe", [ANSWER, AFTER, AGAIN], [("message", None)] * 3),  # every frame, in order
+    ("stdio", "enforce", [ANSWER, AFTER], [("message", None), ("message", None), SECOND]),
+    ("http", "observe", [ANSWER], [("message", None), ("message", None), ENDED, ("message", None), ENDED]),
+    ("http", "enforce", [ANSWER], [("message", None), ("message", None), ENDED, SECOND]),
+]
+
+
+@pytest.mark.parametrize(("side", "mode", "frames", "records"), AFTER_ROWS)
+def test_the_events_after_an_answer_in_its_read_are_relayed_or_logged(
+        tmp_path: Path, side: str, mode: str, frames: list[bytes], records: list[tuple[str, str | None]]) -> None:
+    """An upstream that writes more events after a request's answer on its stream (a
+    notification, a second answer to the same id), read with it: each is relayed as any
+    upstream frame, or its drop logged (README "The proxy": every frame in is forwarded,
+    answered with an error, or logged as refused). Were: read and dropped without a record. An
+    HTTP host's response ends with its answer: what comes after it is logged as dropped (was:
+    recorded as forwarded, never sent)."""
+    log = tmp_path / "frames.jsonl"
+    with port_server([*SERVER, "sse-after"]) as base:
+        args = ["--timeout", "20", "--mode", mode, "--log", str(log), "--log-payloads", "--upstream", base + "/mcp"]
+        if side == "stdio":
+            peer = LinePeer([*PROXY, *args])
+            try:
+                got = [peer.exchange(call(1, "t")) or b""]
+                peer.send(call(2, "t"))  # (after call 1's answer: the events read with it were written before it)
+                while b'"id": 2' not in got[-1]:
+                    got.append(peer.recv() or b'(none) "id": 2')
+            finally:
+                peer.close()
+        else:
+            with proxy_http(args) as (url, _):
+                host = HttpHostPeer(url)
+                try:
+                    status, answer, before = host.post(call(1, "t"))
+                finally:
+                    host.close()
+                assert status == 200
+                got = [*before, answer or b""]
+    if side == "stdio":
+        got.pop()  # (call 2's answer)
+    assert got == frames
+    exchange = [(r["kind"], r.get("note")) for r in frame_records(log)
+                if r["dir"] == "s2c" and (r.get("http") or {}).get("exchange", 1) == 1]
+    assert exchange == records

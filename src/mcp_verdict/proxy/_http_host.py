@@ -268,6 +268,9 @@ class PostStream:
         self.sse: bool | None = None
         self.pending_id: str | None = None
         self.closed = False
+        self.answered = False
+        """Its answer (the last one, for a batch) is queued: the response ends with it, and a
+        frame after it (an upstream's event after its answer) is dropped, not queued unsent."""
         self.session: str | None = None
         """The 2025 session of a GET stream (stdio upstream): it ends with the session."""
 
@@ -284,6 +287,10 @@ class PostStream:
         if self.closed:
             self.dropped_why = "the host closed the stream"
             return False
+        if self.answered:
+            self.dropped_why = "the host's stream ends with its answer, already sent"
+            return False
+        self.answered = final
         if not final and not answer and self.queue.size > self.limit:
             self.dropped_why = f"the host does not read its stream ({self.queue.size} bytes wait)"
             return False

@@ -644,7 +644,8 @@ class HttpUpstream:
                 if not self._readable.is_set():
                     await self._readable.wait()
                 size += len(chunk)
-                for event in parser.feed(chunk):
+                answered = False
+                for event in parser.feed(chunk):  # (each one read is relayed: those after the answer too)
                     size = 0
                     if seen is not None:
                         seen[0] += 1
@@ -656,10 +657,12 @@ class HttpUpstream:
                         stream.pending_id = event.id  # the host sees the upstream's event ids
                     self.bridge.from_upstream(event.data, stream, http=frame_http)
                     primed = parser.last_event_id
-                    if key is not None and not self.bridge.awaits(key):  # (a batch: each of its requests)
+                    if not answered and key is not None and not self.bridge.awaits(key):  # (a batch: each request)
                         if self.stdio_host and self.protocol_version is None:
                             self._after_answer(event.data, key)  # (an initialize answered by an event)
-                        return True
+                        answered = True
+                if answered:
+                    return True  # (the rest of the stream is not read)
                 if parser.last_event_id != primed:
                     primed = parser.last_event_id  # a priming event: an id, no data
                     if seen is not None:
