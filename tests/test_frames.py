@@ -162,6 +162,27 @@ def test_sse_a_cr_at_the_end_of_a_chunk_ends_its_line_at_once(chunks: list[bytes
     assert parser.close() == [] and not parser.dropped
 
 
+# (bytes fed; whether the parser holds nothing after them)
+IDLE_CASES = [
+    (b"", True),
+    (b": keep-alive\n", True),  # a comment: ignored
+    (b"retry: 10\nid: 4\n", True),  # no event under way
+    (b"id: 7\ndata:\n\n", True),  # a priming event, dispatched (no message)
+    (b"data: {}\n\n", True),
+    (b": keep-al", False),  # a line under way
+    (b"data: {}\n", False),  # an event waiting for its empty line
+    (b"event: message\n", False),
+    (b"data: {}\r\r", True),  # a CR at the end ends its line at once
+]
+
+
+@pytest.mark.parametrize(("fed", "idle"), IDLE_CASES)
+def test_sse_idle_says_whether_anything_is_held(fed: bytes, idle: bool) -> None:
+    parser = SSEParser()
+    parser.feed(fed)
+    assert parser.idle is idle
+
+
 # --- routing reads --------------------------------------------------------------------------------
 
 PEEK_CASES = [

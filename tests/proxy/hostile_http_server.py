@@ -10,6 +10,10 @@ behaviour per run (argv[1]), for the proxy's tests of upstream answers no framew
   its answer (``ok``, a 2026-07-28 result: ``resultType`` ``complete``), then a
   ``notifications/message`` (:data:`AFTER`), then a second answer to the same id (``again``),
   then closed;
+- ``sse-comments:<n>``: a POST of a request is answered with an event stream of ``n`` comment
+  lines of 100 bytes each (``: keep-alive`` padded with dots, as servers keep idle streams
+  open), written one by one 2 ms apart, then ``retry: 1000`` and a priming event (``id: p-1``, empty
+  data), then the answer (``ok``), then closed;
 - ``delete-big:<n>``: a DELETE is answered 200 with a body of ``n`` bytes of ``x`` (chunked, in
   64 KiB chunks); any other request as below;
 - ``redirect:<url>``: a GET or a DELETE is answered ``307 Temporary Redirect`` to ``url``
@@ -69,6 +73,13 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
             writer.write(b"data: %s\n\ndata: %s\n\ndata: %s\n\n" % (
                 _answer(message["id"], resultType="complete"), AFTER,
                 _answer(message["id"], "again", resultType="complete")))
+        elif MODE.startswith("sse-comments:"):
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
+            for _ in range(int(MODE.split(":", 1)[1])):
+                writer.write(b": keep-alive " + b"." * 86 + b"\n")
+                await writer.drain()
+                await asyncio.sleep(0.002)  # (read apart: not in one chunk with the answer)
+            writer.write(b"retry: 1000\nid: p-1\ndata:\n\ndata: " + _answer(message["id"]) + b"\n\n")
         elif MODE in ("sse-cr", "sse-cr-open"):
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
             writer.write(b"event: message\rdata: " + _answer(message["id"]) + b"\r\r")

@@ -184,3 +184,23 @@ def test_the_events_after_an_answer_in_its_read_are_relayed_or_logged(
     exchange = [(r["kind"], r.get("note")) for r in frame_records(log)
                 if r["dir"] == "s2c" and (r.get("http") or {}).get("exchange", 1) == 1]
     assert exchange == records
+
+
+# (comment lines of 100 bytes before the answer, host side; the answer) — --max-frame-bytes 4096
+COMMENT_ROWS = [
+    (10, "stdio", {"jsonrpc": "2.0", "id": 1, "result": OK}),
+    (100, "stdio", {"jsonrpc": "2.0", "id": 1, "result": OK}),  # was -31003: "the server's answer is 4180 bytes"
+    (100, "http", {"jsonrpc": "2.0", "id": 1, "result": OK}),
+    (400, "stdio", {"jsonrpc": "2.0", "id": 1, "result": OK}),
+]
+
+
+@pytest.mark.parametrize(("comments", "side", "expected"), COMMENT_ROWS)
+def test_the_comments_of_an_event_stream_are_no_frame_past_the_limit(comments: int, side: str,
+                                                                     expected: dict[str, Any]) -> None:
+    """WHATWG event streams: a comment line (``:``) is ignored, as are ``retry`` and ``id`` lines
+    outside an event's data; the proxy's limit (README "The proxy": a frame past
+    ``--max-frame-bytes`` is never held whole) bounds what an unfinished event holds, not the
+    bytes of a stream kept alive by comments."""
+    with _answer_of(side, f"sse-comments:{comments}", ("--max-frame-bytes", "4096")) as answer:
+        assert answer(call(1, "t")) == expected

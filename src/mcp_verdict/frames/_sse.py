@@ -150,6 +150,12 @@ class SSEParser:
         events.append(SSEEvent(joined, event or "message", self.last_event_id, self.retry))
 
     @property
+    def idle(self) -> bool:
+        """Nothing is held: every byte fed so far ended its line, and no event waits for its
+        empty line (a stream of comments, ``retry`` or ``id`` lines holds nothing). O(1)."""
+        return not self._buffer and self._data is None and not self._event
+
+    @property
     def pending(self) -> bool:
         """Bytes or fields of an unfinished event remain (discarded if the stream ends now)."""
         return bool(self._buffer.strip(b"\r\n") or self._data is not None or self._event)

@@ -663,6 +663,8 @@ class HttpUpstream:
                         answered = True
                 if answered:
                     return True  # (the rest of the stream is not read)
+                if parser.idle:
+                    size = 0  # (comments, retry and id lines: no event held, whatever their bytes)
                 if parser.last_event_id != primed:
                     primed = parser.last_event_id  # a priming event: an id, no data
                     if seen is not None:
