@@ -16,6 +16,11 @@ behaviour per run (argv[1]), for the proxy's tests of upstream answers no framew
   data), then the answer (``ok``), then closed;
 - ``delete-big:<n>``: a DELETE is answered 200 with a body of ``n`` bytes of ``x`` (chunked, in
   64 KiB chunks); any other request as below;
+- ``control:<name>``: every answer (a request's ``ok``, a notification's 202, a GET's 405, a
+  DELETE's 200) carries the header ``name`` with the value ``a<ESC>[31mb`` (an ANSI escape: a
+  control character no field value may hold, RFC 9110 s5.5);
+- ``switching``: every request is answered ``101 Switching Protocols`` (``Upgrade: x``), which
+  no request asked for (RFC 9110 s15.2.2), then the connection closed;
 - ``redirect:<url>``: a GET or a DELETE is answered ``307 Temporary Redirect`` to ``url``
   (RFC 9110 s15.4.8: the client may repeat the request there, method and body unchanged), with
   no body; a POST as below.
@@ -53,7 +58,16 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
                 length = int(value)
         body = await reader.readexactly(length) if length else b""
         message = json.loads(body) if body else {}
-        if MODE.startswith("redirect:") and method != b"POST":
+        more = b""
+        if MODE.startswith("control:"):
+            more = MODE.split(":", 1)[1].encode() + b": a\x1b[31mb\r\n"
+        if MODE == "switching":
+            writer.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n")
+        elif MODE.startswith("control:") and method == b"GET":
+            writer.write(b"HTTP/1.1 405 Method Not Allowed\r\n%sContent-Length: 0\r\nConnection: close\r\n\r\n" % more)
+        elif MODE.startswith("control:") and method == b"DELETE":
+            writer.write(b"HTTP/1.1 200 OK\r\n%sContent-Length: 0\r\nConnection: close\r\n\r\n" % more)
+        elif MODE.startswith("redirect:") and method != b"POST":
             writer.write(b"HTTP/1.1 307 Temporary Redirect\r\nLocation: %s\r\nContent-Length: 0\r\n"
                          b"Connection: close\r\n\r\n" % MODE.split(":", 1)[1].encode())
         elif method == b"DELETE" and MODE.startswith("delete-big:"):
@@ -67,7 +81,7 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
                 await writer.drain()
             writer.write(b"0\r\n\r\n")
         elif method != b"POST" or "id" not in message or "method" not in message:
-            writer.write(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            writer.write(b"HTTP/1.1 202 Accepted\r\n%sContent-Length: 0\r\nConnection: close\r\n\r\n" % more)
         elif MODE == "sse-after":
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
             writer.write(b"data: %s\n\ndata: %s\n\ndata: %s\n\n" % (
@@ -95,7 +109,7 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
         else:
             answer = _answer(message["id"])
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
-                         b"Connection: close\r\n\r\n%s" % (len(answer), answer))
+                         b"%sConnection: close\r\n\r\n%s" % (len(answer), more, answer))
         await writer.drain()
     except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, ValueError):
         pass

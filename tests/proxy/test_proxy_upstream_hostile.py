@@ -204,3 +204,34 @@ def test_the_comments_of_an_event_stream_are_no_frame_past_the_limit(comments: i
     bytes of a stream kept alive by comments."""
     with _answer_of(side, f"sse-comments:{comments}", ("--max-frame-bytes", "4096")) as answer:
         assert answer(call(1, "t")) == expected
+
+
+POST_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+CALL_2025 = json.dumps(call(1, "t", version="2025-06-18")).encode()
+NOTIFICATION = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+# (the header the upstream writes with a control character, the host's request; the status the
+# host gets — its answer's headers never hold that header)
+CONTROL_ROWS = [
+    ("Set-Cookie", "POST", CALL_2025, 200),  # was: no response at all (the connection closed)
+    ("Mcp-Session-Id", "POST", CALL_2025, 200),
+    ("WWW-Authenticate", "POST", NOTIFICATION, 202),  # was: 500, and a traceback on the proxy's stderr
+    ("Allow", "GET", None, 405),
+    ("Set-Cookie", "DELETE", None, 200),
+]
+
+
+@pytest.mark.parametrize(("name", "method", "body", "status"), CONTROL_ROWS)
+def test_an_upstream_header_holding_a_control_character_is_not_passed_back(
+        name: str, method: str, body: bytes | None, status: int) -> None:
+    """RFC 9110 s5.5: a field value holds no control character but HTAB; one the upstream writes
+    (an ANSI escape here) cannot be written to the host (aiohttp refuses it: the whole response
+    failed). The header is left out; the rest of the answer reaches the host."""
+    with port_server([*SERVER, f"control:{name}"]) as base, \
+            proxy_http(["--timeout", "20", "--upstream", base + "/mcp"]) as (url, _), \
+            httpx2.Client(timeout=TIMEOUT) as client:
+        headers = {"Mcp-Session-Id": "s-1", "MCP-Protocol-Version": "2025-06-18",
+                   **(POST_HEADERS if method == "POST" else {"Accept": "text/event-stream"} if method == "GET" else {})}
+        response = client.request(method, url, headers=headers, content=body)
+    assert (response.status_code, response.headers.get(name)) == (status, None)
+    if body == CALL_2025:
+        assert response.json() == {"jsonrpc": "2.0", "id": 1, "result": OK}

@@ -108,6 +108,8 @@ _GET_BACK: Final = ("Allow", "Content-Type", "Location", "Mcp-Session-Id", "Retr
 """The headers of an upstream's answer to a host's GET that opens no stream passed back with it
 (``Set-Cookie`` too: :func:`passed_back`)."""
 _SET_COOKIE: Final = "Set-Cookie"
+_CONTROL: Final = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+"""A control character no header field value holds (RFC 9110 s5.5; HTAB allowed)."""
 _JSON: Final = {"Content-Type": "application/json"}
 _STATELESS: Final = "2026-07-28"
 """The first protocol version without sessions (a request of it or later has no Mcp-Session-Id)."""
@@ -254,17 +256,18 @@ def client_session(limit: int, sock_connect: float, *, cookies: bool) -> aiohttp
 def passed_back(headers: Mapping[str, str] | None, names: Sequence[str]) -> CIMultiDict[str]:
     """The headers of an upstream's answer that its host gets with it: ``names`` and
     ``Set-Cookie``, each with every value it has (a header that may repeat, RFC 9110 s5.3 and
-    RFC 6265 s3: several cookies are several ``Set-Cookie`` fields), in the upstream's order."""
+    RFC 6265 s3: several cookies are several ``Set-Cookie`` fields), in the upstream's order; a
+    value holding a control character other than HTAB is left out (RFC 9110 s5.5: no field value
+    holds one; aiohttp refuses to write it, and the host's whole response would fail)."""
     out: CIMultiDict[str] = CIMultiDict()
     if headers is None:
         return out
     getall = getattr(headers, "getall", None)
     for name in (*names, _SET_COOKIE):
-        if getall is not None:
-            for value in getall(name, ()):
+        values = getall(name, ()) if getall is not None else (headers[name],) if name in headers else ()
+        for value in values:
+            if _CONTROL.search(value) is None:
                 out.add(name, value)
-        elif name in headers:
-            out.add(name, headers[name])
     return out
 
 
