@@ -235,3 +235,36 @@ def test_an_upstream_header_holding_a_control_character_is_not_passed_back(
     assert (response.status_code, response.headers.get(name)) == (status, None)
     if body == CALL_2025:
         assert response.json() == {"jsonrpc": "2.0", "id": 1, "result": OK}
+
+
+def _error(request_id: int | None, reason: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -31004, "message": f"mcp-verdict proxy: {reason}",
+                                                          "data": {"source": "mcp-verdict proxy", "reason": reason}}}
+
+
+NO_BODY = "the upstream answered HTTP 101 without a JSON-RPC body"
+NOT_FINAL = "the upstream answered HTTP 101, no final status"
+# (the host's request; the status it gets, its body) — the upstream answers each 101 Switching Protocols
+SWITCHING_ROWS = [
+    ("POST", CALL_2025, 502, _error(1, NO_BODY)),  # was: a 101 to the host, a response no client reads
+    ("POST", NOTIFICATION, 502, _error(None, NOT_FINAL)),
+    ("GET", None, 502, _error(None, NOT_FINAL)),
+    ("DELETE", None, 502, _error(None, NOT_FINAL)),
+]
+
+
+@pytest.mark.parametrize(("method", "body", "status", "answer"), SWITCHING_ROWS)
+def test_an_upstreams_informational_status_is_no_final_status_for_the_host(
+        method: str, body: bytes | None, status: int, answer: dict[str, Any]) -> None:
+    """RFC 9110 s15.2: a 1xx status is interim, never a response's final one; 101 switches to the
+    protocol an ``Upgrade`` request asked for, and the proxy asks for none. Passed to the host as
+    its response's status, the host's client failed on it (httpx2: ``RemoteProtocolError``).
+    README "The proxy": an exchange whose upstream request fails gets 502 and the JSON-RPC error
+    (a request's with its id; one that answers no request with a null id)."""
+    with port_server([*SERVER, "switching"]) as base, \
+            proxy_http(["--timeout", "20", "--upstream", base + "/mcp"]) as (url, _), \
+            httpx2.Client(timeout=TIMEOUT) as client:
+        headers = {"Mcp-Session-Id": "s-1", "MCP-Protocol-Version": "2025-06-18",
+                   **(POST_HEADERS if method == "POST" else {"Accept": "text/event-stream"} if method == "GET" else {})}
+        response = client.request(method, url, headers=headers, content=body)
+    assert (response.status_code, response.json()) == (status, answer)

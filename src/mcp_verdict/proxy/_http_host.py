@@ -117,7 +117,16 @@ from ._batch import follows
 from ._bridge import Bridge
 from ._codes import UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, cancelled_request, error_frame, with_id, with_request_id
 from ._http_posts import Posts, posts_for
-from ._http_upstream import HttpUpstream, capped, client_session, passed_back, upstream_fault, upstream_headers
+from ._http_upstream import (
+    HttpUpstream,
+    capped,
+    client_session,
+    host_status,
+    informational,
+    passed_back,
+    upstream_fault,
+    upstream_headers,
+)
 from ._relay import Key, Telemetry, as_written
 from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env
@@ -275,8 +284,8 @@ class PostStream:
         """The 2025 session of a GET stream (stdio upstream): it ends with the session."""
 
     def begin(self, status: int, headers: Mapping[str, str]) -> None:
-        """The upstream's response started (HTTP upstream): mirror its status and kind."""
-        self.status = status
+        """The upstream's response started (HTTP upstream): mirror its status (``host_status``) and kind."""
+        self.status = host_status(status)
         self.headers = headers
         self.sse = headers.get("Content-Type", "").startswith("text/event-stream")
 
@@ -954,6 +963,10 @@ class HttpHost:
         if session and self.bridges.get(session) is bridge:  # closed once no handler uses it
             del self.bridges[session]
             held.session = None
+        interim = informational(response.status)
+        if interim is not None:
+            bridge.relay.note("error", "s2c", f"the host's DELETE: {interim[2]} (answered HTTP 502)")
+            return web.Response(status=502, body=interim[1], content_type="application/json")
         return web.Response(status=response.status, body=body, headers=passed_back(response.headers, _PASS_BACK))
 
     # -- the 2025 sessions over a stdio upstream -------------------------------------------------

@@ -234,6 +234,23 @@ def upstream_fault(exc: BaseException, timeout: float) -> tuple[int, bytes, str]
     return status, error_frame(None, code, f"mcp-verdict proxy: {reason}", {"reason": reason}), reason
 
 
+def host_status(status: int) -> int:
+    """The status an HTTP host gets for the upstream's ``status``: the same, but 502 Bad Gateway
+    for an informational one (1xx: RFC 9110 s15.2, no final response; a 101 switches to a
+    protocol no request of the proxy's asks for), which the host's response, final, cannot carry."""
+    return 502 if status < 200 else status
+
+
+def informational(status: int) -> tuple[int, bytes, str] | None:
+    """An upstream's answer whose final status is informational (:func:`host_status`), for a
+    host's exchange that answers no request: as :func:`upstream_fault` gives a failure, (502, the
+    JSON-RPC error with a null id, the reason); None for any other status."""
+    if status >= 200:
+        return None
+    reason = f"the upstream answered HTTP {status}, no final status"
+    return 502, error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}", {"reason": reason}), reason
+
+
 def client_session(limit: int, sock_connect: float, *, cookies: bool) -> aiohttp.ClientSession:
     """The proxy's HTTP client: no decompression, and ``Accept-Encoding: identity`` on every
     request (aiohttp would otherwise ask for gzip and deflate, and a compressed body, which is
@@ -516,6 +533,10 @@ class HttpUpstream:
             self._undelivered(data, reason, "answered HTTP 502")
             return Delivery(502, _JSON, error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
                                                  {"reason": reason}))
+        interim = informational(response.status)
+        if interim is not None:
+            self._undelivered(data, interim[2], "answered HTTP 502")
+            return Delivery(502, _JSON, interim[1])
         if response.status >= 300:
             self._undelivered(data, f"the upstream answered HTTP {response.status}", "passed to the host")
         return Delivery(response.status, response.headers, body)
@@ -803,6 +824,12 @@ class HttpUpstream:
                 stream.status = 502  # type: ignore[attr-defined]
                 queue.put_nowait(("error", error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
                                                        {"reason": reason}), True, None))
+                return
+            interim = informational(response.status)
+            if interim is not None:
+                note("error", "s2c", f"the host's GET: {interim[2]} (answered HTTP 502)")
+                stream.status = 502  # type: ignore[attr-defined]
+                queue.put_nowait(("error", interim[1], True, None))
                 return
             note("error" if response.status >= 400 else "eof", "s2c",
                  f"the host's GET: the upstream answered HTTP {response.status} without an event stream "
