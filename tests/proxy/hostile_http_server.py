@@ -6,6 +6,9 @@ behaviour per run (argv[1]), for the proxy's tests of upstream answers no framew
   connection closed (no length, the body ends with the connection); the stream's last bytes are
   the CR that ends the event's data line and the CR of the empty line that dispatches it;
   ``sse-cr-open``: the same stream held open after its answer (until the client closes it);
+- ``sse-case``: a POST of a request is answered with an event stream holding its answer
+  (``ok``), its ``Content-Type`` ``Text/Event-Stream; charset=utf-8`` (RFC 9110 s8.3.1: type and
+  subtype are case-insensitive), then closed;
 - ``sse-after``: a POST of a request is answered with an event stream holding, in one write,
   its answer (``ok``, a 2026-07-28 result: ``resultType`` ``complete``), then a
   ``notifications/message`` (:data:`AFTER`), then a second answer to the same id (``again``),
@@ -82,6 +85,9 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
             writer.write(b"0\r\n\r\n")
         elif method != b"POST" or "id" not in message or "method" not in message:
             writer.write(b"HTTP/1.1 202 Accepted\r\n%sContent-Length: 0\r\nConnection: close\r\n\r\n" % more)
+        elif MODE == "sse-case":
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: Text/Event-Stream; charset=utf-8\r\n"
+                         b"Connection: close\r\n\r\ndata: %s\n\n" % _answer(message["id"]))
         elif MODE == "sse-after":
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
             writer.write(b"data: %s\n\ndata: %s\n\ndata: %s\n\n" % (

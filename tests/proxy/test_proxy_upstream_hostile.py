@@ -186,6 +186,24 @@ def test_the_events_after_an_answer_in_its_read_are_relayed_or_logged(
     assert exchange == records
 
 
+# (host side, mode; the answer the host gets)
+CASE_ROWS = [
+    ("stdio", "observe", {"jsonrpc": "2.0", "id": 1, "result": OK}),  # was: "data: {...}" as a frame, then -31001
+    ("http", "observe", {"jsonrpc": "2.0", "id": 1, "result": OK}),
+    ("http", "enforce", {"jsonrpc": "2.0", "id": 1, "result": OK}),  # was: refused, then -31001
+]
+
+
+@pytest.mark.parametrize(("side", "mode", "expected"), CASE_ROWS)
+def test_an_event_stream_is_read_as_one_whatever_the_case_of_its_media_type(side: str, mode: str,
+                                                                            expected: dict[str, Any]) -> None:
+    """RFC 9110 s8.3.1: the type and subtype of a media type are case-insensitive: a body of
+    ``Content-Type: Text/Event-Stream`` is an event stream (basic/transports/streamable-http: a
+    request's answer MAY be one), its events the messages."""
+    with _answer_of(side, "sse-case", ("--mode", mode)) as answer:
+        assert answer(call(1, "t", version="2025-06-18")) == expected
+
+
 # (comment lines of 100 bytes before the answer, host side; the answer) — --max-frame-bytes 4096
 COMMENT_ROWS = [
     (10, "stdio", {"jsonrpc": "2.0", "id": 1, "result": OK}),

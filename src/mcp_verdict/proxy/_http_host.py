@@ -121,6 +121,7 @@ from ._http_upstream import (
     HttpUpstream,
     capped,
     client_session,
+    event_stream,
     host_status,
     informational,
     passed_back,
@@ -287,7 +288,7 @@ class PostStream:
         """The upstream's response started (HTTP upstream): mirror its status (``host_status``) and kind."""
         self.status = host_status(status)
         self.headers = headers
-        self.sse = headers.get("Content-Type", "").startswith("text/event-stream")
+        self.sse = event_stream(headers.get("Content-Type", ""))
 
     def prime(self, event_id: str, retry: int | None) -> None:
         self.queue.put_nowait(("prime", str(retry) .encode() if retry is not None else b"", False, event_id))

@@ -234,6 +234,12 @@ def upstream_fault(exc: BaseException, timeout: float) -> tuple[int, bytes, str]
     return status, error_frame(None, code, f"mcp-verdict proxy: {reason}", {"reason": reason}), reason
 
 
+def event_stream(content_type: str) -> bool:
+    """A ``Content-Type`` that is ``text/event-stream``, whatever its case and parameters (RFC 9110
+    s8.3.1: type and subtype are case-insensitive; ``Text/Event-Stream`` is an event stream)."""
+    return content_type.partition(";")[0].strip().lower() == "text/event-stream"
+
+
 def host_status(status: int) -> int:
     """The status an HTTP host gets for the upstream's ``status``: the same, but 502 Bad Gateway
     for an informational one (1xx: RFC 9110 s15.2, no final response; a 101 switches to a
@@ -566,7 +572,7 @@ class HttpUpstream:
         begin = getattr(stream, "begin", None)
         if begin is not None:
             begin(response.status, response.headers)
-        if ctype.startswith("text/event-stream"):
+        if event_stream(ctype):
             return await self._events(response, key, stream, http, host)
         body = await self._body(response, key, stream)
         if body is None:
@@ -649,8 +655,7 @@ class HttpUpstream:
                 current = await self._client.get(self.url, headers=headers, allow_redirects=False)
             except (aiohttp.ClientError, OSError):
                 return False
-            if current.status != 200 or not current.headers.get("Content-Type", "").startswith(
-                    "text/event-stream"):
+            if current.status != 200 or not event_stream(current.headers.get("Content-Type", "")):
                 # no stream (an HTTP error, a JSON body): read as a POST's answer is
                 async with current:
                     return await self._read(current, key, stream, http["exchange"], "GET")
@@ -773,7 +778,7 @@ class HttpUpstream:
             return "error", f"the upstream request failed: {type(exc).__name__}: {exc}", False, 0.0
         ctype = response.headers.get("Content-Type", "")
         http.update(status=response.status, content_type=ctype or None)
-        if response.status != 200 or not ctype.startswith("text/event-stream"):
+        if response.status != 200 or not event_stream(ctype):
             response.release()
             status = response.status
             if status in (404, 405):
@@ -806,8 +811,7 @@ class HttpUpstream:
         try:
             async with asyncio.timeout(self.timeout):  # to the headers, and a body without a stream
                 response = await self._client.get(self.url, headers=headers, allow_redirects=False)
-                opened = response.status == 200 and response.headers.get("Content-Type", "").startswith(
-                    "text/event-stream")
+                opened = response.status == 200 and event_stream(response.headers.get("Content-Type", ""))
                 if not opened:
                     async with response:
                         body = await capped(response, self.limit)
