@@ -19,9 +19,10 @@ behaviour per run (argv[1]), for the proxy's tests of upstream answers no framew
   data), then the answer (``ok``), then closed;
 - ``delete-big:<n>``: a DELETE is answered 200 with a body of ``n`` bytes of ``x`` (chunked, in
   64 KiB chunks); any other request as below;
-- ``control:<name>``: every answer (a request's ``ok``, a notification's 202, a GET's 405, a
-  DELETE's 200) carries the header ``name`` with the value ``a<ESC>[31mb`` (an ANSI escape: a
-  control character no field value may hold, RFC 9110 s5.5);
+- ``control:<name>``: every answer (a request's ``ok``, an ``initialize``'s in place of its
+  ``Mcp-Session-Id``, a notification's 202, a GET's 405, a DELETE's 200) carries the header
+  ``name`` with the value ``a<ESC>[31mb`` (an ANSI escape: a control character no field value may
+  hold, RFC 9110 s5.5);
 - ``switching``: every request is answered ``101 Switching Protocols`` (``Upgrade: x``), which
   no request asked for (RFC 9110 s15.2.2), then the connection closed;
 - ``redirect:<url>``: a GET or a DELETE is answered ``307 Temporary Redirect`` to ``url``
@@ -111,7 +112,7 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
                 "protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "h", "version": "0"}}}
             ).encode()
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
-                         b"Mcp-Session-Id: s-1\r\nConnection: close\r\n\r\n%s" % (len(answer), answer))
+                         b"%sConnection: close\r\n\r\n%s" % (len(answer), more or b"Mcp-Session-Id: s-1\r\n", answer))
         else:
             answer = _answer(message["id"])
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"

@@ -286,3 +286,22 @@ def test_an_upstreams_informational_status_is_no_final_status_for_the_host(
                    **(POST_HEADERS if method == "POST" else {"Accept": "text/event-stream"} if method == "GET" else {})}
         response = client.request(method, url, headers=headers, content=body)
     assert (response.status_code, response.json()) == (status, answer)
+
+
+def test_a_session_id_no_request_can_carry_ends_a_stdio_hosts_proxy_cleanly() -> None:
+    """2025-06-18 basic/transports/streamable-http: a session id holds visible ASCII only; one
+    holding a control character (``a<ESC>[31mb``) cannot be written in a request's headers
+    (aiohttp refuses it), so each request under it fails (-31004, with the reason) — and the
+    proxy's own DELETE of the session as the host goes failed alike, out of the proxy: a
+    traceback on its stderr and exit status 1. README "The proxy": the host closing stdin ends
+    the proxy with 0."""
+    with port_server([*SERVER, "control:Mcp-Session-Id"]) as base:
+        peer = LinePeer([*PROXY, "--timeout", "20", "--upstream", base + "/mcp"])
+        try:
+            assert json.loads(peer.exchange(INIT) or b"null")["result"]["protocolVersion"] == "2025-06-18"
+            answer = json.loads(peer.exchange(call(1, "t", version="2025-06-18")) or b"null")
+        finally:
+            status = peer.close()
+    reason = "the upstream request failed: ValueError: Forbidden control character detected in headers. " \
+             "Potential header injection attack."
+    assert (answer, status, b"Traceback" in b"".join(peer.stderr)) == (_error(1, reason), 0, False)

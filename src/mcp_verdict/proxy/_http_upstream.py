@@ -890,7 +890,8 @@ class HttpUpstream:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._get
         if self.stdio_host and self.session_id is not None and self._client is not None:
-            with contextlib.suppress(aiohttp.ClientError, OSError, asyncio.TimeoutError):
+            with contextlib.suppress(aiohttp.ClientError, OSError, asyncio.TimeoutError, ValueError):  # (a header
+                # aiohttp will not write, a session id holding a control character)
                 headers = upstream_headers(None, self.headers, {"Mcp-Session-Id": self.session_id})
                 if self.protocol_version:
                     headers["MCP-Protocol-Version"] = self.protocol_version
