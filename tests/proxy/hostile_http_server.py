@@ -17,6 +17,9 @@ behaviour per run (argv[1]), for the proxy's tests of upstream answers no framew
   lines of 100 bytes each (``: keep-alive`` padded with dots, as servers keep idle streams
   open), written one by one 2 ms apart, then ``retry: 1000`` and a priming event (``id: p-1``, empty
   data), then the answer (``ok``), then closed;
+- ``misaddressed``: a POST of the request with id 2 is answered with an answer to id 1 (text
+  ``for the request with id 2``, a 2026-07-28 result), in one JSON body; one of any other request with an event
+  stream that carries nothing and stays open (until the client closes it);
 - ``delete-big:<n>``: a DELETE is answered 200 with a body of ``n`` bytes of ``x`` (chunked, in
   64 KiB chunks); any other request as below;
 - ``control:<name>``: every answer (a request's ``ok``, an ``initialize``'s in place of its
@@ -86,6 +89,14 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
             writer.write(b"0\r\n\r\n")
         elif method != b"POST" or "id" not in message or "method" not in message:
             writer.write(b"HTTP/1.1 202 Accepted\r\n%sContent-Length: 0\r\nConnection: close\r\n\r\n" % more)
+        elif MODE == "misaddressed" and message["id"] == 2:
+            answer = _answer(1, "for the request with id 2", resultType="complete")
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+                         b"Connection: close\r\n\r\n%s" % (len(answer), answer))
+        elif MODE == "misaddressed":
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
+            await writer.drain()
+            await reader.read()  # until the client closes
         elif MODE == "sse-case":
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: Text/Event-Stream; charset=utf-8\r\n"
                          b"Connection: close\r\n\r\ndata: %s\n\n" % _answer(message["id"]))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ import pytest
 
 from tests.processes import port_server
 
-from ._peers import PROXY, TIMEOUT, HttpHostPeer, LinePeer, call, proxy_http
+from ._peers import PROXY, TIMEOUT, HttpHostPeer, LinePeer, call, proxy_http, wait_until
 from ._restarting import frame_records
 from .test_proxy_upstream_headers import _headers_server, _seen
 
@@ -305,3 +306,50 @@ def test_a_session_id_no_request_can_carry_ends_a_stdio_hosts_proxy_cleanly() ->
     reason = "the upstream request failed: ValueError: Forbidden control character detected in headers. " \
              "Potential header injection attack."
     assert (answer, status, b"Traceback" in b"".join(peer.stderr)) == (_error(1, reason), 0, False)
+
+
+MISADDRESSED = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {
+    "content": [{"type": "text", "text": "for the request with id 2"}], "isError": False, "resultType": "complete"}}
+                          ).encode()
+ELSEWHERE = "an answer on the HTTP exchange of another request than the one its id names: not taken as that " \
+            "request's answer (stateless requests of several hosts share this connection)"
+TIMED_OUT = {"jsonrpc": "2.0", "id": 1, "error": {"code": -31002, "message": "mcp-verdict proxy: no answer within 2 s",
+                                                  "data": {"source": "mcp-verdict proxy", "timeout": 2.0}}}
+CLOSED = "the upstream closed the response stream before answering"
+CLOSED_2 = {"jsonrpc": "2.0", "id": 2, "error": {"code": -31001, "message": f"mcp-verdict proxy: {CLOSED}",
+                                                 "data": {"source": "mcp-verdict proxy", "reason": CLOSED}}}
+# (mode; what host X, whose request 1 waits, gets; host Y's events before its answer, its answer;
+# the misaddressed answer's record: kind, note)
+MISADDRESSED_ROWS = [
+    ("observe", TIMED_OUT, [MISADDRESSED], CLOSED_2, ("message", ELSEWHERE)),  # was: X got Y's answer
+    ("enforce", TIMED_OUT, [], CLOSED_2, ("refused", f"enforce: {ELSEWHERE}")),  # was: X got it alike
+]
+
+
+@pytest.mark.parametrize(("mode", "first", "events", "second", "record"), MISADDRESSED_ROWS)
+def test_an_answer_reaches_only_the_host_whose_exchange_it_came_on(
+        tmp_path: Path, mode: str, first: dict[str, Any], events: list[bytes], second: dict[str, Any],
+        record: tuple[str, str]) -> None:
+    """Two hosts' stateless requests (2026-07-28: ids are unique per connection, and each POST is
+    its own) in flight at once, 1 and 2; the upstream answers request 2's POST with an answer to
+    id 1. README "The proxy": each answer reaches the host that asked. The answer came on host
+    Y's exchange: it is not host X's (a request of X's never went there), whatever its id — it
+    was routed to X by its id, X's call answered with what the upstream wrote for Y's."""
+    log = tmp_path / "frames.jsonl"
+    got: dict[str, Any] = {}
+    with port_server([*SERVER, "misaddressed"]) as base, \
+            proxy_http(["--timeout", "2", "--mode", mode, "--log", str(log), "--log-payloads",
+                        "--upstream", base + "/mcp"]) as (url, _):
+        first_host, second_host = HttpHostPeer(url), HttpHostPeer(url)
+        waiting = threading.Thread(target=lambda: got.update(first=first_host.post(call(1, "t"))))
+        waiting.start()
+        try:
+            assert wait_until(lambda: any(r["dir"] == "c2s" for r in frame_records(log)), TIMEOUT)
+            status, answer, before = second_host.post(call(2, "t"))
+        finally:
+            waiting.join(TIMEOUT)
+            first_host.close()
+            second_host.close()
+    assert (json.loads(got["first"][1]), status, before, json.loads(answer or b"null")) == (first, 200, events, second)
+    assert [(r["kind"], r.get("note")) for r in frame_records(log) if r.get("data", "").encode() == MISADDRESSED] \
+        == [record]

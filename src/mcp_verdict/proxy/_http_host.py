@@ -441,6 +441,7 @@ class HttpHost:
         upstream = HttpUpstream(bridge, self.options.upstream, headers=self.options.headers,
                                 limit=self.options.max_frame, timeout=self.options.timeout, client=self._client,
                                 posts=self._posts, stdio_host=False)
+        upstream.shared = stateless
         bridge.upstream = upstream
         self._upstreams[upstream] = None
         self._live[bridge] = _Held(upstream, stateless=stateless)

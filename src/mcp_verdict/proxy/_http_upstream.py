@@ -307,6 +307,9 @@ class HttpUpstream:
         self.timeout = timeout
         self.stdio_host = stdio_host
         """The host speaks stdio: the proxy holds the session and writes the MCP headers itself."""
+        self.shared = False
+        """Its relay serves the stateless requests of several HTTP hosts (an answer may answer only
+        the request of the exchange it came on: :meth:`_exchange_of`)."""
         bridge.relay.withholds = self.withholds  # (the proxy's own cancellations' records)
         self._client = client
         self._own_client = client is None
@@ -581,15 +584,22 @@ class HttpUpstream:
         if first is not None and first.group(1) == b"{":
             if response.status >= 400 and self.stdio_host:
                 self._error_for_stdio(body, key, response.status)
-            self.bridge.from_upstream(body, stream, http=http)
+            self.bridge.from_upstream(body, stream, http=http, on_exchange=self._exchange_of(key))
             self._after_answer(body, key)
             return not self.bridge.awaits(key)
         if response.status >= 400 or first is None:
             reason = f"the upstream answered HTTP {response.status} without a JSON-RPC body"
             self.bridge.fail(key, reason, UPSTREAM_UNAVAILABLE)
             return True
-        self.bridge.from_upstream(body, stream, http=http)
+        self.bridge.from_upstream(body, stream, http=http, on_exchange=self._exchange_of(key))
         return not self.bridge.awaits(key)
+
+    def _exchange_of(self, key: Key | None) -> tuple[Key, ...] | None:
+        """The requests an answer on the exchange of ``key`` may answer when the relay serves the
+        stateless requests of several hosts (:attr:`shared`): that request (each of its batch's),
+        so that an answer reaches the host whose exchange it came on, or none. None (any request,
+        by its id): one host's relay (a stdio host's, a session's), or a GET stream's."""
+        return self.bridge.batch_of(key) if self.shared and key is not None else None
 
     def _error_for_stdio(self, body: bytes, key: Key, status: int) -> None:
         """An HTTP error whose JSON-RPC error has a null id (the SDK's 406, 404, 400), for a stdio
@@ -668,6 +678,7 @@ class HttpUpstream:
         the events (priming ones too)."""
         size = 0
         primed = parser.last_event_id
+        exchange = self._exchange_of(key)
         try:
             async for chunk in response.content.iter_any():
                 if not self._readable.is_set():
@@ -684,7 +695,7 @@ class HttpUpstream:
                     frame_http = {**http, "event_id": event.id} if event.id is not None else http
                     if stream is not None and hasattr(stream, "pending_id"):
                         stream.pending_id = event.id  # the host sees the upstream's event ids
-                    self.bridge.from_upstream(event.data, stream, http=frame_http)
+                    self.bridge.from_upstream(event.data, stream, http=frame_http, on_exchange=exchange)
                     primed = parser.last_event_id
                     if not answered and key is not None and not self.bridge.awaits(key):  # (a batch: each request)
                         if self.stdio_host and self.protocol_version is None:
