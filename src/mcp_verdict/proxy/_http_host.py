@@ -961,14 +961,14 @@ class HttpHost:
             bridge.relay.note("error", "s2c", f"the host's DELETE: {reason} (answered HTTP 502)")
             return web.Response(status=502, body=error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
                                                             {"reason": reason}), content_type="application/json")
-        body = read
-        if session and self.bridges.get(session) is bridge:  # closed once no handler uses it
-            del self.bridges[session]
-            held.session = None
         interim = informational(response.status)
         if interim is not None:
             bridge.relay.note("error", "s2c", f"the host's DELETE: {interim[2]} (answered HTTP 502)")
             return web.Response(status=502, body=interim[1], content_type="application/json")
+        body = read
+        if session and self.bridges.get(session) is bridge:  # closed once no handler uses it
+            del self.bridges[session]
+            held.session = None
         return web.Response(status=response.status, body=body, headers=passed_back(response.headers, _PASS_BACK))
 
     # -- the 2025 sessions over a stdio upstream -------------------------------------------------
