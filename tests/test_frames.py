@@ -142,6 +142,47 @@ def test_sse_any_chunking_gives_the_same_events(lines: list[bytes], end: bytes, 
     assert pieces == whole
 
 
+# (the chunks fed, one at a time; the data of the events each feed returns) — WHATWG: a CR ends its
+# line; a LF right after it is the same line end (CRLF), even when it comes in the next chunk
+CR_CHUNK_CASES = [
+    ([b"data: a\r\r"], [[b"a"]]),  # the empty line's CR dispatches at once (was: at the next byte)
+    ([b"data: a\r\r", b"\n"], [[b"a"], []]),  # its LF, later: no second empty line, nothing more
+    ([b"data: a\r", b"\r", b"\ndata: b\r\r"], [[], [b"a"], [b"b"]]),
+    ([b"data: a\r", b"\n", b"\n"], [[], [], [b"a"]]),  # CR|LF is one line end; the next LF the empty line
+    ([b"data: a\r", b"\r", b"\r"], [[], [b"a"], []]),  # three CRs: two line ends and an empty line
+    ([b"data: a\r\r", b"", b"\ndata: b\n\n"], [[b"a"], [], [b"b"]]),  # an empty chunk changes nothing
+]
+
+
+@pytest.mark.parametrize(("chunks", "expected"), CR_CHUNK_CASES)
+def test_sse_a_cr_at_the_end_of_a_chunk_ends_its_line_at_once(chunks: list[bytes],
+                                                             expected: list[list[bytes]]) -> None:
+    parser = SSEParser()
+    assert [[event.data for event in parser.feed(chunk)] for chunk in chunks] == expected
+    assert parser.close() == [] and not parser.dropped
+
+
+# (bytes fed; whether the parser holds nothing after them)
+IDLE_CASES = [
+    (b"", True),
+    (b": keep-alive\n", True),  # a comment: ignored
+    (b"retry: 10\nid: 4\n", True),  # no event under way
+    (b"id: 7\ndata:\n\n", True),  # a priming event, dispatched (no message)
+    (b"data: {}\n\n", True),
+    (b": keep-al", False),  # a line under way
+    (b"data: {}\n", False),  # an event waiting for its empty line
+    (b"event: message\n", False),
+    (b"data: {}\r\r", True),  # a CR at the end ends its line at once
+]
+
+
+@pytest.mark.parametrize(("fed", "idle"), IDLE_CASES)
+def test_sse_idle_says_whether_anything_is_held(fed: bytes, idle: bool) -> None:
+    parser = SSEParser()
+    parser.feed(fed)
+    assert parser.idle is idle
+
+
 # --- routing reads --------------------------------------------------------------------------------
 
 PEEK_CASES = [

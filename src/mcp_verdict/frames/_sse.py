@@ -2,8 +2,10 @@
 
 https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation:
 
-- lines end in CRLF, LF or CR (a CR at the end of a chunk waits for the next byte, which may be
-  its LF); one byte order mark at the very start of the stream is dropped;
+- lines end in CRLF, LF or CR (a CR at the end of a chunk ends its line at once: an event it
+  dispatches is not held back until the next byte, which may never come on a stream held open;
+  a LF first in the next chunk is that CR's pair, skipped); one byte order mark at the very start
+  of the stream is dropped;
 - an empty line dispatches the event; a line starting with ``:`` is a comment; ``field:value``
   (one space after the colon dropped) or a bare ``field`` (empty value);
 - ``data`` appends its value and a LF to the data buffer; ``event`` sets the type; ``id`` sets
@@ -47,7 +49,7 @@ class SSEEvent:
 class SSEParser:
     """Incremental event-stream parsing: ``feed`` bytes, get the events they complete."""
 
-    __slots__ = ("_buffer", "_data", "_event", "_scan", "_started", "dropped", "last_event_id", "retry")
+    __slots__ = ("_buffer", "_cr", "_data", "_event", "_scan", "_started", "dropped", "last_event_id", "retry")
 
     def __init__(self) -> None:
         self._buffer = bytearray()
@@ -55,6 +57,8 @@ class SSEParser:
         self._data: list[bytes] | None = None
         self._event = ""
         self._started = False
+        self._cr = False
+        """The last chunk ended in a CR (its line ended): a LF first in the next one is its pair."""
         self.last_event_id: str | None = None
         self.retry: int | None = None
         self.dropped = False
@@ -64,6 +68,10 @@ class SSEParser:
         """Feed bytes; return every event they complete, in order."""
         buffer = self._buffer
         buffer += chunk
+        if self._cr and buffer:
+            self._cr = False
+            if buffer[0] == 0x0A:  # (the CRLF split between two chunks: its line already ended)
+                del buffer[:1]
         if not self._started:
             if len(buffer) < len(_BOM) and _BOM.startswith(bytes(buffer)):
                 return []
@@ -81,10 +89,9 @@ class SSEParser:
             if cut < 0:
                 scan = end
                 break
-            if cut == cr and cut + 1 == end:
-                scan = cut  # a CR at the end may be the first half of CRLF
-                break
             step = 2 if cut == cr and buffer[cut + 1:cut + 2] == b"\n" else 1
+            if cut == cr and cut + 1 == end:
+                self._cr = True  # (the first half of a CRLF, maybe: a LF next is skipped)
             if cut - start > _LONG_LINE and buffer.startswith(b"data:", start):
                 self._long_data(buffer, start, cut)
             else:
@@ -143,23 +150,26 @@ class SSEParser:
         events.append(SSEEvent(joined, event or "message", self.last_event_id, self.retry))
 
     @property
+    def idle(self) -> bool:
+        """Nothing is held: every byte fed so far ended its line, and no event waits for its
+        empty line (a stream of comments, ``retry`` or ``id`` lines holds nothing). O(1)."""
+        return not self._buffer and self._data is None and not self._event
+
+    @property
     def pending(self) -> bool:
         """Bytes or fields of an unfinished event remain (discarded if the stream ends now)."""
         return bool(self._buffer.strip(b"\r\n") or self._data is not None or self._event)
 
     def close(self) -> list[SSEEvent]:
-        """The stream ended: a CR left at the very end ends its line (no LF can follow now), and
-        any unfinished event is dropped (``dropped`` says whether one was). Returns the events the
-        end completes."""
-        events: list[SSEEvent] = []
-        if self._buffer.endswith(b"\r"):
-            self._line(bytes(self._buffer[:-1]), events)
-            self._buffer.clear()
+        """The stream ended: any unfinished event is dropped (``dropped`` says whether one was).
+        Returns the events the end completes: none (every line end already ended its line, a CR
+        at the end of a chunk too)."""
         self.dropped = self.pending
         self._buffer.clear()
         self._scan = 0
+        self._cr = False
         self._data, self._event = None, ""
-        return events
+        return []
 
 
 def sse_events(body: bytes) -> list[SSEEvent]:

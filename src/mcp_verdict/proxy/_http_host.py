@@ -117,7 +117,17 @@ from ._batch import follows
 from ._bridge import Bridge
 from ._codes import UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, cancelled_request, error_frame, with_id, with_request_id
 from ._http_posts import Posts, posts_for
-from ._http_upstream import HttpUpstream, client_session, passed_back, upstream_fault, upstream_headers
+from ._http_upstream import (
+    HttpUpstream,
+    capped,
+    client_session,
+    event_stream,
+    host_status,
+    informational,
+    passed_back,
+    upstream_fault,
+    upstream_headers,
+)
 from ._relay import Key, Telemetry, as_written
 from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env
@@ -126,7 +136,9 @@ if TYPE_CHECKING:
     from ._record import Recorder
     from ._run import ProxyOptions
 
-_PASS_BACK: Final = ("Mcp-Session-Id", "WWW-Authenticate", "Retry-After")
+_PASS_BACK: Final = ("Mcp-Session-Id", "WWW-Authenticate", "Retry-After", "Location")
+"""The upstream's headers an HTTP host gets with its answer (``Set-Cookie`` too: ``passed_back``);
+``Location``: a redirect is passed back, never followed (RFC 9110 s15.4: the host decides)."""
 _LOCAL: Final = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 _FIRST: Final = re.compile(rb"[ \t\r\n]*([^ \t\r\n])")
 """A body's first byte past JSON's whitespace."""
@@ -266,14 +278,17 @@ class PostStream:
         self.sse: bool | None = None
         self.pending_id: str | None = None
         self.closed = False
+        self.answered = False
+        """Its answer (the last one, for a batch) is queued: the response ends with it, and a
+        frame after it (an upstream's event after its answer) is dropped, not queued unsent."""
         self.session: str | None = None
         """The 2025 session of a GET stream (stdio upstream): it ends with the session."""
 
     def begin(self, status: int, headers: Mapping[str, str]) -> None:
-        """The upstream's response started (HTTP upstream): mirror its status and kind."""
-        self.status = status
+        """The upstream's response started (HTTP upstream): mirror its status (``host_status``) and kind."""
+        self.status = host_status(status)
         self.headers = headers
-        self.sse = headers.get("Content-Type", "").startswith("text/event-stream")
+        self.sse = event_stream(headers.get("Content-Type", ""))
 
     def prime(self, event_id: str, retry: int | None) -> None:
         self.queue.put_nowait(("prime", str(retry) .encode() if retry is not None else b"", False, event_id))
@@ -282,6 +297,10 @@ class PostStream:
         if self.closed:
             self.dropped_why = "the host closed the stream"
             return False
+        if self.answered:
+            self.dropped_why = "the host's stream ends with its answer, already sent"
+            return False
+        self.answered = final
         if not final and not answer and self.queue.size > self.limit:
             self.dropped_why = f"the host does not read its stream ({self.queue.size} bytes wait)"
             return False
@@ -422,6 +441,7 @@ class HttpHost:
         upstream = HttpUpstream(bridge, self.options.upstream, headers=self.options.headers,
                                 limit=self.options.max_frame, timeout=self.options.timeout, client=self._client,
                                 posts=self._posts, stdio_host=False)
+        upstream.shared = stateless
         bridge.upstream = upstream
         self._upstreams[upstream] = None
         self._live[bridge] = _Held(upstream, stateless=stateless)
@@ -920,23 +940,36 @@ class HttpHost:
         have reached it; the upstream's answer passed back, and the session's relay closed. An
         upstream that fails (refused, reset, no HTTP answer, none within ``--timeout``) is the
         host's 502 or 504 with a JSON-RPC error (``_http_upstream.upstream_fault``), noted in the
-        frame log; the session's relay is kept (the upstream may still hold the session)."""
+        frame log; the session's relay is kept (the upstream may still hold the session). Its
+        body is held to ``--max-frame-bytes`` as a GET's is: past it, 502 and
+        UPSTREAM_UNAVAILABLE (the rest is not read)."""
         assert self.options.upstream is not None and self._client is not None
         held = self._live[bridge]
         headers = upstream_headers(request.headers, self.options.headers)
         await held.upstream.delivered(self.options.timeout)
         try:
             async with asyncio.timeout(self.options.timeout):
-                async with self._client.delete(self.options.upstream, headers=headers) as response:
-                    body = await response.read()
+                async with self._client.delete(self.options.upstream, headers=headers,
+                                               allow_redirects=False) as response:
+                    read = await capped(response, self.options.max_frame)
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             status, body, reason = upstream_fault(exc, self.options.timeout)
             bridge.relay.note("error", "s2c", f"the host's DELETE: {reason} (answered HTTP {status})")
             return web.Response(status=status, body=body, content_type="application/json")
+        if not isinstance(read, bytes):
+            reason = f"the upstream answered HTTP {response.status} with a body past {self.options.max_frame} bytes"
+            bridge.relay.note("error", "s2c", f"the host's DELETE: {reason} (answered HTTP 502)")
+            return web.Response(status=502, body=error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
+                                                            {"reason": reason}), content_type="application/json")
+        interim = informational(response.status)
+        if interim is not None:
+            bridge.relay.note("error", "s2c", f"the host's DELETE: {interim[2]} (answered HTTP 502)")
+            return web.Response(status=502, body=interim[1], content_type="application/json")
+        body = read
         if session and self.bridges.get(session) is bridge:  # closed once no handler uses it
             del self.bridges[session]
             held.session = None
-        return web.Response(status=response.status, body=body, headers=passed_back(response.headers, ()))
+        return web.Response(status=response.status, body=body, headers=passed_back(response.headers, _PASS_BACK))
 
     # -- the 2025 sessions over a stdio upstream -------------------------------------------------
     def _session_of(self, request: web.BaseRequest) -> str | None:

@@ -104,10 +104,12 @@ _POST_HEADERS: Final = {"Content-Type": "application/json", "Accept": _ACCEPT}
 """The proxy's own headers on a POST (before ``--header``'s)."""
 _FIRST: Final = re.compile(rb"[ \t\n\r\x0b\x0c]*([^ \t\n\r\x0b\x0c])")
 """The first byte that is not ASCII whitespace (what ``bytes.strip`` strips)."""
-_GET_BACK: Final = ("Allow", "Content-Type", "Mcp-Session-Id", "Retry-After", "WWW-Authenticate")
+_GET_BACK: Final = ("Allow", "Content-Type", "Location", "Mcp-Session-Id", "Retry-After", "WWW-Authenticate")
 """The headers of an upstream's answer to a host's GET that opens no stream passed back with it
 (``Set-Cookie`` too: :func:`passed_back`)."""
 _SET_COOKIE: Final = "Set-Cookie"
+_CONTROL: Final = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+"""A control character no header field value holds (RFC 9110 s5.5; HTAB allowed)."""
 _JSON: Final = {"Content-Type": "application/json"}
 _STATELESS: Final = "2026-07-28"
 """The first protocol version without sessions (a request of it or later has no Mcp-Session-Id)."""
@@ -128,7 +130,7 @@ _HEAD: Final = 64 * 1024
 
 
 class _Past(NamedTuple):
-    """What :func:`_capped` read of a body past its limit."""
+    """What :func:`capped` read of a body past its limit."""
 
     head: bytes
     """Its first :data:`_HEAD` bytes (those read: the chunk that passed the limit included)."""
@@ -136,7 +138,7 @@ class _Past(NamedTuple):
     """The bytes read."""
 
 
-async def _capped(response: aiohttp.ClientResponse | Answer, limit: int) -> bytes | _Past:
+async def capped(response: aiohttp.ClientResponse | Answer, limit: int) -> bytes | _Past:
     """The response's body, or past ``limit`` bytes what was read of it (:class:`_Past`; the
     rest is not read). A length known and within the limit: one read; else chunks until the
     end or past the limit."""
@@ -232,6 +234,29 @@ def upstream_fault(exc: BaseException, timeout: float) -> tuple[int, bytes, str]
     return status, error_frame(None, code, f"mcp-verdict proxy: {reason}", {"reason": reason}), reason
 
 
+def event_stream(content_type: str) -> bool:
+    """A ``Content-Type`` that is ``text/event-stream``, whatever its case and parameters (RFC 9110
+    s8.3.1: type and subtype are case-insensitive; ``Text/Event-Stream`` is an event stream)."""
+    return content_type.partition(";")[0].strip().lower() == "text/event-stream"
+
+
+def host_status(status: int) -> int:
+    """The status an HTTP host gets for the upstream's ``status``: the same, but 502 Bad Gateway
+    for an informational one (1xx: RFC 9110 s15.2, no final response; a 101 switches to a
+    protocol no request of the proxy's asks for), which the host's response, final, cannot carry."""
+    return 502 if status < 200 else status
+
+
+def informational(status: int) -> tuple[int, bytes, str] | None:
+    """An upstream's answer whose final status is informational (:func:`host_status`), for a
+    host's exchange that answers no request: as :func:`upstream_fault` gives a failure, (502, the
+    JSON-RPC error with a null id, the reason); None for any other status."""
+    if status >= 200:
+        return None
+    reason = f"the upstream answered HTTP {status}, no final status"
+    return 502, error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}", {"reason": reason}), reason
+
+
 def client_session(limit: int, sock_connect: float, *, cookies: bool) -> aiohttp.ClientSession:
     """The proxy's HTTP client: no decompression, and ``Accept-Encoding: identity`` on every
     request (aiohttp would otherwise ask for gzip and deflate, and a compressed body, which is
@@ -254,17 +279,18 @@ def client_session(limit: int, sock_connect: float, *, cookies: bool) -> aiohttp
 def passed_back(headers: Mapping[str, str] | None, names: Sequence[str]) -> CIMultiDict[str]:
     """The headers of an upstream's answer that its host gets with it: ``names`` and
     ``Set-Cookie``, each with every value it has (a header that may repeat, RFC 9110 s5.3 and
-    RFC 6265 s3: several cookies are several ``Set-Cookie`` fields), in the upstream's order."""
+    RFC 6265 s3: several cookies are several ``Set-Cookie`` fields), in the upstream's order; a
+    value holding a control character other than HTAB is left out (RFC 9110 s5.5: no field value
+    holds one; aiohttp refuses to write it, and the host's whole response would fail)."""
     out: CIMultiDict[str] = CIMultiDict()
     if headers is None:
         return out
     getall = getattr(headers, "getall", None)
     for name in (*names, _SET_COOKIE):
-        if getall is not None:
-            for value in getall(name, ()):
+        values = getall(name, ()) if getall is not None else (headers[name],) if name in headers else ()
+        for value in values:
+            if _CONTROL.search(value) is None:
                 out.add(name, value)
-        elif name in headers:
-            out.add(name, headers[name])
     return out
 
 
@@ -281,6 +307,9 @@ class HttpUpstream:
         self.timeout = timeout
         self.stdio_host = stdio_host
         """The host speaks stdio: the proxy holds the session and writes the MCP headers itself."""
+        self.shared = False
+        """Its relay serves the stateless requests of several HTTP hosts (an answer may answer only
+        the request of the exchange it came on: :meth:`_exchange_of`)."""
         bridge.relay.withholds = self.withholds  # (the proxy's own cancellations' records)
         self._client = client
         self._own_client = client is None
@@ -503,7 +532,7 @@ class HttpUpstream:
             async with asyncio.timeout(self.timeout):
                 async with self._client.post(self.url, data=data, headers=self._request_headers(data, host),
                                              allow_redirects=False) as response:
-                    body = await _capped(response, self.limit)
+                    body = await capped(response, self.limit)
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             status, fault, reason = upstream_fault(exc, self.timeout)
             self._undelivered(data, reason, f"answered HTTP {status}")
@@ -513,6 +542,10 @@ class HttpUpstream:
             self._undelivered(data, reason, "answered HTTP 502")
             return Delivery(502, _JSON, error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
                                                  {"reason": reason}))
+        interim = informational(response.status)
+        if interim is not None:
+            self._undelivered(data, interim[2], "answered HTTP 502")
+            return Delivery(502, _JSON, interim[1])
         if response.status >= 300:
             self._undelivered(data, f"the upstream answered HTTP {response.status}", "passed to the host")
         return Delivery(response.status, response.headers, body)
@@ -542,7 +575,7 @@ class HttpUpstream:
         begin = getattr(stream, "begin", None)
         if begin is not None:
             begin(response.status, response.headers)
-        if ctype.startswith("text/event-stream"):
+        if event_stream(ctype):
             return await self._events(response, key, stream, http, host)
         body = await self._body(response, key, stream)
         if body is None:
@@ -551,15 +584,22 @@ class HttpUpstream:
         if first is not None and first.group(1) == b"{":
             if response.status >= 400 and self.stdio_host:
                 self._error_for_stdio(body, key, response.status)
-            self.bridge.from_upstream(body, stream, http=http)
+            self.bridge.from_upstream(body, stream, http=http, on_exchange=self._exchange_of(key))
             self._after_answer(body, key)
             return not self.bridge.awaits(key)
         if response.status >= 400 or first is None:
             reason = f"the upstream answered HTTP {response.status} without a JSON-RPC body"
             self.bridge.fail(key, reason, UPSTREAM_UNAVAILABLE)
             return True
-        self.bridge.from_upstream(body, stream, http=http)
+        self.bridge.from_upstream(body, stream, http=http, on_exchange=self._exchange_of(key))
         return not self.bridge.awaits(key)
+
+    def _exchange_of(self, key: Key | None) -> tuple[Key, ...] | None:
+        """The requests an answer on the exchange of ``key`` may answer when the relay serves the
+        stateless requests of several hosts (:attr:`shared`): that request (each of its batch's),
+        so that an answer reaches the host whose exchange it came on, or none. None (any request,
+        by its id): one host's relay (a stdio host's, a session's), or a GET stream's."""
+        return self.bridge.batch_of(key) if self.shared and key is not None else None
 
     def _error_for_stdio(self, body: bytes, key: Key, status: int) -> None:
         """An HTTP error whose JSON-RPC error has a null id (the SDK's 406, 404, 400), for a stdio
@@ -575,9 +615,9 @@ class HttpUpstream:
 
     async def _body(self, response: aiohttp.ClientResponse | Answer, key: Key, stream: HostStream | None
                     ) -> bytes | None:
-        """An answer's body (:func:`_capped`); past the limit, the rest is counted (not kept) and
+        """An answer's body (:func:`capped`); past the limit, the rest is counted (not kept) and
         the relay refuses it (its first 64 KiB give the id): None."""
-        body = await _capped(response, self.limit)
+        body = await capped(response, self.limit)
         if isinstance(body, bytes):
             return body
         size = body.size
@@ -622,11 +662,10 @@ class HttpUpstream:
             if parser.retry is not None:
                 await asyncio.sleep(min(parser.retry, 5000) / 1000)
             try:
-                current = await self._client.get(self.url, headers=headers)
+                current = await self._client.get(self.url, headers=headers, allow_redirects=False)
             except (aiohttp.ClientError, OSError):
                 return False
-            if current.status != 200 or not current.headers.get("Content-Type", "").startswith(
-                    "text/event-stream"):
+            if current.status != 200 or not event_stream(current.headers.get("Content-Type", "")):
                 # no stream (an HTTP error, a JSON body): read as a POST's answer is
                 async with current:
                     return await self._read(current, key, stream, http["exchange"], "GET")
@@ -639,12 +678,14 @@ class HttpUpstream:
         the events (priming ones too)."""
         size = 0
         primed = parser.last_event_id
+        exchange = self._exchange_of(key)
         try:
             async for chunk in response.content.iter_any():
                 if not self._readable.is_set():
                     await self._readable.wait()
                 size += len(chunk)
-                for event in parser.feed(chunk):
+                answered = False
+                for event in parser.feed(chunk):  # (each one read is relayed: those after the answer too)
                     size = 0
                     if seen is not None:
                         seen[0] += 1
@@ -654,12 +695,16 @@ class HttpUpstream:
                     frame_http = {**http, "event_id": event.id} if event.id is not None else http
                     if stream is not None and hasattr(stream, "pending_id"):
                         stream.pending_id = event.id  # the host sees the upstream's event ids
-                    self.bridge.from_upstream(event.data, stream, http=frame_http)
+                    self.bridge.from_upstream(event.data, stream, http=frame_http, on_exchange=exchange)
                     primed = parser.last_event_id
-                    if key is not None and not self.bridge.awaits(key):  # (a batch: each of its requests)
+                    if not answered and key is not None and not self.bridge.awaits(key):  # (a batch: each request)
                         if self.stdio_host and self.protocol_version is None:
                             self._after_answer(event.data, key)  # (an initialize answered by an event)
-                        return True
+                        answered = True
+                if answered:
+                    return True  # (the rest of the stream is not read)
+                if parser.idle:
+                    size = 0  # (comments, retry and id lines: no event held, whatever their bytes)
                 if parser.last_event_id != primed:
                     primed = parser.last_event_id  # a priming event: an id, no data
                     if seen is not None:
@@ -744,7 +789,7 @@ class HttpUpstream:
             return "error", f"the upstream request failed: {type(exc).__name__}: {exc}", False, 0.0
         ctype = response.headers.get("Content-Type", "")
         http.update(status=response.status, content_type=ctype or None)
-        if response.status != 200 or not ctype.startswith("text/event-stream"):
+        if response.status != 200 or not event_stream(ctype):
             response.release()
             status = response.status
             if status in (404, 405):
@@ -776,12 +821,11 @@ class HttpUpstream:
         body: bytes | _Past = b""
         try:
             async with asyncio.timeout(self.timeout):  # to the headers, and a body without a stream
-                response = await self._client.get(self.url, headers=headers)
-                opened = response.status == 200 and response.headers.get("Content-Type", "").startswith(
-                    "text/event-stream")
+                response = await self._client.get(self.url, headers=headers, allow_redirects=False)
+                opened = response.status == 200 and event_stream(response.headers.get("Content-Type", ""))
                 if not opened:
                     async with response:
-                        body = await _capped(response, self.limit)
+                        body = await capped(response, self.limit)
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             status, fault, reason = upstream_fault(exc, self.timeout)
             note("error", "s2c", f"the host's GET: {reason} (answered HTTP {status})")
@@ -795,6 +839,12 @@ class HttpUpstream:
                 stream.status = 502  # type: ignore[attr-defined]
                 queue.put_nowait(("error", error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
                                                        {"reason": reason}), True, None))
+                return
+            interim = informational(response.status)
+            if interim is not None:
+                note("error", "s2c", f"the host's GET: {interim[2]} (answered HTTP 502)")
+                stream.status = 502  # type: ignore[attr-defined]
+                queue.put_nowait(("error", interim[1], True, None))
                 return
             note("error" if response.status >= 400 else "eof", "s2c",
                  f"the host's GET: the upstream answered HTTP {response.status} without an event stream "
@@ -851,13 +901,14 @@ class HttpUpstream:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._get
         if self.stdio_host and self.session_id is not None and self._client is not None:
-            with contextlib.suppress(aiohttp.ClientError, OSError, asyncio.TimeoutError):
+            with contextlib.suppress(aiohttp.ClientError, OSError, asyncio.TimeoutError, ValueError):  # (a header
+                # aiohttp will not write, a session id holding a control character)
                 headers = upstream_headers(None, self.headers, {"Mcp-Session-Id": self.session_id})
                 if self.protocol_version:
                     headers["MCP-Protocol-Version"] = self.protocol_version
-                async with self._client.delete(self.url, headers=headers,
+                async with self._client.delete(self.url, headers=headers, allow_redirects=False,
                                                timeout=aiohttp.ClientTimeout(total=2)) as response:
-                    await response.read()
+                    await capped(response, self.limit)  # (not kept: held to the limit all the same)
         if self._own_client and self._client is not None:
             if self._lean is not None:
                 self._lean.close()

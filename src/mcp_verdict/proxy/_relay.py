@@ -487,12 +487,18 @@ class Relay:
         return [self._unsent_answer(answer, "refused the request: too large", http)]
 
     # -- the upstream's frames ------------------------------------------------------------------
-    def from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None, *, defer: bool = False) -> list[Out]:
+    def from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None, *, defer: bool = False,
+                      on_exchange: Collection[Key] | None = None) -> list[Out]:
         """A frame the upstream sent: what to send on.
 
         ``defer`` (observe): an answer is forwarded before it is judged — the caller sends what
         this returns and calls :meth:`judge_deferred` later (the verdict cannot change what
-        observe forwards, so the host does not wait for it)."""
+        observe forwards, so the host does not wait for it).
+
+        ``on_exchange``: the requests of the HTTP exchange the frame came on (an HTTP host's POST,
+        whose stateless requests may share this relay with other hosts'): an answer naming
+        another request waiting here (by its id, or its id's text) is not taken as that
+        request's answer — it would reach a host it did not come for (:meth:`_elsewhere`)."""
         if len(data) <= self.max_frame and is_batch(data):  # (2025-03-26: followed message by message)
             batch = upstream_batch(self, data, http)
             if batch is not None:
@@ -509,6 +515,9 @@ class Relay:
             _, look, judged = early
         else:
             look = peek(data)
+        if on_exchange is not None and look.kind in _ANSWER_KINDS and look.has_id \
+                and self._elsewhere(look.id, on_exchange):
+            return self._elsewhere_answer(data, seq, at, http)
         fed = http
         if http is not None and look.id is None and "exchange" in http and look.kind in _NO_ID_KINDS:
             fed = {k: v for k, v in http.items() if k != "exchange"}  # (_unnumbered)
@@ -548,6 +557,28 @@ class Relay:
             self._forget(near_key, near, "answered with an id of another JSON type")
             return self._forward(data, seq, at, http, answers=near_key)
         return self._forward(data, seq, at, http)
+
+    def _elsewhere(self, value: Id, on_exchange: Collection[Key]) -> bool:
+        """An answer with the id ``value``, come on the HTTP exchange of the requests
+        ``on_exchange``, names another request waiting here (its id, or one of another JSON type
+        that reads the same, :meth:`_near_miss`)."""
+        key = id_key(value)
+        if key in on_exchange:
+            return False
+        if key in self._waiting:
+            return True
+        near = self._near_miss(value)
+        return near is not None and id_key(near.exchange.request_id) not in on_exchange
+
+    def _elsewhere_answer(self, data: bytes, seq: int, at: float, http: Mapping[str, Any] | None) -> list[Out]:
+        """An answer that names another request than its exchange's (:meth:`_elsewhere`): paired
+        with none. Enforce refuses it; observe forwards it unchanged on its own exchange's
+        stream, as a frame that answers nothing there (what a direct connection shows)."""
+        note = "an answer on the HTTP exchange of another request than the one its id names: not taken as that " \
+               "request's answer (stateless requests of several hosts share this connection)"
+        if self.enforce:
+            return self._refuse(data, seq, at, http, f"enforce: {note}")
+        return self._forward(data, seq, at, http, note=note)
 
     def _unread_answered(self, key: Key | None, look: Peek) -> Exchange | None:
         """The unreadable request of the host this answer answers (taken from the table): the one
@@ -944,10 +975,11 @@ class Relay:
         return Out("upstream", data)
 
     def _forward(self, data: bytes, seq: int, at: float, http: Mapping[str, Any] | None, *,
-                 answers: Key | None = None, related: Key | None = None) -> list[Out]:
+                 answers: Key | None = None, related: Key | None = None, note: str | None = None) -> list[Out]:
         self.stats.forwarded += 1
         if self.recorder is not None:
-            note = _ONE_LINE if self.one_line and (data.find(b"\n") >= 0 or data.find(b"\r") >= 0) else None
+            if self.one_line and (data.find(b"\n") >= 0 or data.find(b"\r") >= 0):
+                note = _ONE_LINE if note is None else f"{note}; {_ONE_LINE}"
             self.recorder.frame(FrameRecord(self.conn, seq, at, "s2c", "message", data, None, note, self.transport,
                                             _http(http)))
         return [Out("host", data, answers=answers, related=related)]
