@@ -9,7 +9,8 @@ and failed later, or failed at once with an error of no use to the caller:
   ``args`` that never ends read forever, a string ``args`` split into one argument per character;
 - the Agents servers' ``params`` not a mapping was a ``TypeError``, one without its
   ``command``/``url`` the SDK's ``KeyError``; ``retry_backoff_seconds_max`` of no number the SDK's
-  ``TypeError``;
+  ``TypeError``; an ``httpx_client_factory`` in the HTTP server's ``params`` was dropped without
+  a word (the server's clients are its tap's), the caller's TLS, proxy and hook settings with it;
 - ``on_unclassified`` written with ``repr``: a list nested deep raised ``RecursionError``, an
   integer past the digit limit a ValueError about the digit limit;
 - ``otel.instrument`` took a tap of no kind (``AttributeError``) and a tracer provider of no kind,
@@ -110,6 +111,13 @@ WRONG: list[tuple[str, Callable[[], Any], str, str]] = [
      "params", "params must be a mapping of the server's parameters (with 'url'), not None"),
     ("StrictMCPServerStreamableHttp: params without a url", lambda: StrictMCPServerStreamableHttp({}),
      "params.url", "params must give 'url'"),
+    # the strict server's HTTP clients are its tap's: a factory of the caller's was dropped
+    # without a word, its settings (TLS, proxies, event hooks) with it, and the server connected anyway
+    ("StrictMCPServerStreamableHttp: an httpx_client_factory of the caller's",
+     lambda: StrictMCPServerStreamableHttp({"url": URL, "httpx_client_factory": VerdictTap().http_client}),
+     "params.httpx_client_factory",
+     "params.httpx_client_factory, given to a strict server, would be ignored: its HTTP clients are its tap's, "
+     "which record each exchange (give the client's settings as params.headers, params.timeout or params.auth)"),
     ("StrictMCPServerStreamableHttp: tap a dict", lambda: StrictMCPServerStreamableHttp({"url": URL}, tap={}),  # type: ignore[arg-type]
      "tap", "tap must be a VerdictTap or None, not {}"),
     ("instrument: tap a string", lambda: instrument("tap"), "tap",  # type: ignore[arg-type]

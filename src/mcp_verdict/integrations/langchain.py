@@ -98,10 +98,18 @@ def _tap(tap: object) -> VerdictTap:
 
 
 def connection(tap: VerdictTap, url: str, **options: Any) -> dict[str, Any]:
-    """A ``streamable_http`` connection for ``MultiServerMCPClient`` recorded by ``tap``."""
+    """A ``streamable_http`` connection for ``MultiServerMCPClient`` recorded by ``tap``. Its
+    ``httpx_client_factory`` is the tap's: one given in ``options`` is an OptionError, never
+    dropped (with its settings) without a word."""
     _tap(tap)
     if not isinstance(url, str):
         raise OptionError("url", "a string (the server's http(s):// URL)", url)
+    if options.get("httpx_client_factory") is not None:
+        raise OptionError("httpx_client_factory", "not given (the connection's HTTP clients are the tap's)",
+                          options["httpx_client_factory"],
+                          "httpx_client_factory, given to connection(), would be ignored: the connection's HTTP "
+                          "clients are the tap's, which record each exchange (give the client's settings as "
+                          "headers, timeout or auth)")
     return {"transport": "streamable_http", "url": url, **options, "httpx_client_factory": tap.httpx_client_factory}
 
 

@@ -252,7 +252,15 @@ def _http_params(params: dict[str, Any]) -> dict[str, Any]:
     """``MCPServerStreamableHttp``'s parameters the SDK reads only when it connects (inside its
     transport), checked now: ``url`` an ``http(s)://`` URL string, ``headers`` a mapping of
     strings to strings, ``timeout`` and ``sse_read_timeout`` a finite number of seconds > 0 or a
-    ``timedelta``, ``terminate_on_close`` True or False; each wrong one an OptionError naming it."""
+    ``timedelta``, ``terminate_on_close`` True or False; each wrong one an OptionError naming it.
+    ``httpx_client_factory`` is refused: the server's HTTP clients are its tap's (they record each
+    exchange), so a factory of the caller's would be dropped, its settings (TLS, proxies, hooks) with it."""
+    if params.get("httpx_client_factory") is not None:
+        raise OptionError("params.httpx_client_factory", "not given (the strict server's HTTP clients are its tap's)",
+                          params["httpx_client_factory"],
+                          "params.httpx_client_factory, given to a strict server, would be ignored: its HTTP clients "
+                          "are its tap's, which record each exchange (give the client's settings as params.headers, "
+                          "params.timeout or params.auth)")
     url = params["url"]
     text = str.__str__(url) if isinstance(url, str) else ""
     if not text[:8].lower().startswith(("http://", "https://")):

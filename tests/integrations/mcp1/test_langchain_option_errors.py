@@ -2,7 +2,8 @@
 interceptor or the connection is made, its value written bounded. Before, ``tap``,
 ``trusted_server`` and ``expect`` were kept as given (the first call judged failed, or an
 ``AttributeError`` came out of it), and ``on_unclassified`` was written with ``repr`` (a list
-nested deep raised ``RecursionError``). The real adapters (mcp 1.x); the messages by hand."""
+nested deep raised ``RecursionError``), and an ``httpx_client_factory`` given to ``connection`` was
+dropped without a word (the connection's clients are the tap's). The real adapters (mcp 1.x); the messages by hand."""
 
 from __future__ import annotations
 
@@ -30,6 +31,13 @@ WRONG: list[tuple[str, Callable[[], Any], str, str]] = [
      "tap must be a VerdictTap, not None"),
     ("connection: url a number", lambda: connection(VerdictTap(), 5), "url",  # type: ignore[arg-type]
      "url must be a string (the server's http(s):// URL), not 5"),
+    # the connection's HTTP clients are the tap's: a factory of the caller's was dropped without a
+    # word, its settings (TLS, proxies, event hooks) with it
+    ("connection: an httpx_client_factory of the caller's",
+     lambda: connection(VerdictTap(), "http://127.0.0.1:1/mcp", httpx_client_factory=VerdictTap().http_client),
+     "httpx_client_factory",
+     "httpx_client_factory, given to connection(), would be ignored: the connection's HTTP clients are the tap's, "
+     "which record each exchange (give the client's settings as headers, timeout or auth)"),
 ]
 
 
