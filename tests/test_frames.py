@@ -9,9 +9,10 @@ interpretation (https://html.spec.whatwg.org/multipage/server-sent-events.html),
 from __future__ import annotations
 
 import io
+import sys
 import tracemalloc
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import jsonschema
 import pytest
@@ -684,6 +685,56 @@ def test_a_mismatched_id_pairs_only_when_asked_and_only_with_the_one_request_of_
     tracker.feed("c", "c2s", CALL % b"7", at=0, seq=0)
     events = tracker.feed("c", "s2c", answer, at=0, seq=1)
     assert [type(e) for e in events] == [expected]
+
+
+# (the request's id, the answer's id) → what the answer is (pair_mismatched_ids: the only waiting request whose id
+# is written as the answer's, in another JSON type), by hand: the ids' texts are Python's repr of them
+MISMATCHED = [
+    (b"7.0", b'"7.0"', Answered),
+    (b'"7.0"', b"7.0", Answered),
+    (b"0.0", b'"-0.0"', Stray),  # -0.0 equals 0.0, but is not written so
+    (b"-0.0", b'"-0.0"', Answered),
+    (b"0", b'"-0"', Stray),
+    (b"1e2", b'"100.0"', Answered),  # 1e2 is the float 100.0
+    (b"1e2", b'"1e2"', Stray),
+    (b"123456789012345678901234567890", b'"123456789012345678901234567890"', Answered),
+    (b'"True"', b'"True"', Answered),  # (the same type: paired by its own key)
+    (b'"x"', b'"y"', Stray),
+]
+
+
+@pytest.mark.parametrize(("request_id", "answer_id", "expected"), MISMATCHED)
+def test_a_mismatched_id_is_paired_by_its_text(request_id: bytes, answer_id: bytes, expected: type) -> None:
+    tracker = Tracker(pair_mismatched_ids=True)
+    tracker.feed("c", "c2s", CALL % request_id, at=0, seq=0)
+    assert [type(e) for e in tracker.feed("c", "s2c", OK % answer_id, at=0, seq=1)] == [expected]
+
+
+def _steps(tracker: Tracker, frames: list[tuple[Literal["c2s", "s2c"], bytes]]) -> int:
+    """The Python function calls feeding ``frames`` makes (a measure of the work that no timing gives)."""
+    steps = 0
+
+    def count(frame: Any, event: str, arg: Any) -> None:
+        nonlocal steps
+        if event == "call":
+            steps += 1
+
+    sys.setprofile(count)
+    try:
+        for seq, (direction, data) in enumerate(frames):
+            tracker.feed("c", direction, data, at=0, seq=seq)
+    finally:
+        sys.setprofile(None)
+    return steps
+
+
+@pytest.mark.parametrize("waiting", [1, 2000])
+def test_answers_to_no_request_cost_the_same_whatever_waits(waiting: int) -> None:
+    tracker = Tracker(pair_mismatched_ids=True)
+    for i in range(waiting):
+        tracker.feed("c", "c2s", CALL % str(i).encode(), at=0, seq=i)
+    strays: list[tuple[Literal["c2s", "s2c"], bytes]] = [("s2c", OK % str(10**6 + i).encode()) for i in range(200)]
+    assert _steps(tracker, strays) <= 1.1 * _steps(Tracker(pair_mismatched_ids=True), strays)
 
 
 def test_a_typed_match_comes_before_a_mismatched_one() -> None:

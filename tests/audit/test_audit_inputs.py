@@ -261,6 +261,14 @@ FIRST_LINES = [
      "jsonrpc"),
     ("a frame log record with a Latin-1 byte in its note",
      b'{"v":1,"conn":"c","seq":0,"t":1.0,"dir":"c2s","kind":"open","note":"S\xe3o"}', "framelog"),
+    # what orjson refuses and RFC 8259's grammar allows (section 7: a lone surrogate escape; OpenTelemetry's JSON
+    # exporter writes one for a Python string holding it), and NaN (no JSON: a json.* finding of the answer), in
+    # a line of that shape: still that format, read as the audit reads such a line
+    ("an OTLP TracesData with a lone surrogate escape",
+     b'{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"r\\udcff"}]}]}]}', "otlp"),
+    ("a JSON-RPC request with a lone surrogate escape",
+     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"r\\udcff"}}', "jsonrpc"),
+    ("a JSON-RPC answer holding NaN", b'{"jsonrpc":"2.0","id":1,"result":{"content":[],"n":NaN}}', "jsonrpc"),
     ("an array of other objects", b'[{"name":"t"}]', None),
     ("an empty array", b"[]", None),
     ("a number", b"7", None),

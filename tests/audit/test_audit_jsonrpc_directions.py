@@ -16,6 +16,8 @@ from typing import Any
 import anyio
 import pytest
 
+from mcp_verdict.audit import CallRow, Problem, Totals
+
 from .conftest import relayed
 from .test_audit_recorded import run
 
@@ -61,3 +63,70 @@ def test_an_answer_goes_to_the_latest_request_waiting_with_its_id(tmp_path: Path
         assert [(r.tool, r.kind, r.finding, r.naive_false_success, [x.method for x in r.rounds]) for r in rows] == \
             expected, path.name
         assert problems == []
+
+
+def _call(request_id: int, tool: str = "t") -> str:
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                       "params": {"name": tool, "arguments": {}}})
+
+
+def _ping(request_id: int) -> str:  # a server's request (MCP: ping goes either way; elicitation/create the server's)
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "elicitation/create",
+                       "params": {"message": "m", "requestedSchema": {"type": "object", "properties": {}}}})
+
+
+def _answer(request_id: int) -> str:
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "result": {"content": [], "isError": False}})
+
+
+N = 1000
+# Hand-written JSON-RPC files: (lines) → (per call: request id, end, rounds; stray lines; the line counts), by hand.
+# An answer's direction is that of the latest request waiting with its id, looked up by its id: a scan of every
+# request waiting made a file of N requests answered after all of them were sent cost N steps an answer.
+LATE = [
+    ("every call answered after all were sent", [_call(i) for i in range(N)] + [_answer(i) for i in range(N)],
+     ([(str(i), "answered", ["tools/call"]) for i in range(N)], 0, {"call": 2 * N})),
+    ("answered last first", [_call(i) for i in range(N)] + [_answer(i) for i in reversed(range(N))],
+     ([(str(i), "answered", ["tools/call"]) for i in reversed(range(N))], 0, {"call": 2 * N})),
+    ("answers to no request waiting", [_call(i) for i in range(N)] + [_answer(N + i) for i in range(N)],
+     ([(str(i), "log_ended", ["tools/call"]) for i in range(N)], N, {"call": N, "stray": N})),
+    # both sides' requests wait under one id: the later one is answered first, whichever side sent it
+    ("the server's request the later", [_call(1), _ping(1), _answer(1), _answer(1)],
+     ([("1", "answered", ["elicitation/create", "tools/call"])], 0, {"call": 4})),
+    ("the client's request the later", [_ping(1), _call(1), _answer(1), _answer(1)],
+     ([("1", "answered", ["tools/call"])], 0, {"call": 2, "message": 2})),
+]
+
+
+def _steps(path: Path) -> tuple[int, list[CallRow], list[Problem], Totals]:
+    """The Python function calls the audit of ``path`` makes (a measure of its work that no timing
+    gives on a shared machine), and what it says."""
+    steps = 0
+
+    def count(frame: Any, event: str, arg: Any) -> None:
+        nonlocal steps
+        if event == "call":
+            steps += 1
+
+    sys.setprofile(count)
+    try:
+        rows, problems, totals = run([path])
+    finally:
+        sys.setprofile(None)
+    return steps, rows, problems, totals
+
+
+@pytest.mark.parametrize(("name", "lines", "expected"), LATE, ids=[c[0] for c in LATE])
+def test_answers_that_come_late_are_paired_in_steps_per_line(tmp_path: Path, name: str, lines: list[str],
+                                                            expected: tuple[Any, ...]) -> None:
+    path = tmp_path / "messages.jsonl"
+    path.write_text("".join(line + "\n" for line in lines))
+    steps, rows, problems, totals = _steps(path)
+    calls, strays, counts = expected
+    assert [(r.request_id, r.end, [x.method for x in r.rounds]) for r in rows] == calls
+    assert (len(problems), {k: n for k, n in totals.tally.items() if n}) == (strays, counts)
+    # the same file with each answer right after its request, as the bound: within 10% of its steps
+    at_once = tmp_path / "at_once.jsonl"
+    at_once.write_text("".join(_call(i) + "\n" + _answer(i) + "\n" for i in range(N)))
+    if len(lines) == 2 * N:
+        assert steps <= 1.1 * _steps(at_once)[0]

@@ -266,3 +266,53 @@ def test_a_call_traced_in_two_exports_is_one_call(two_exports: tuple[Path, Path]
     rows, problems, totals = run([host, server] if order == "host first" else [server, host], jobs=jobs)
     assert [(r.tool, (Path(r.source).name, r.server, r.kind, r.request_id)) for r in rows] == TWO_EXPORTS
     assert problems == [] and totals.lines == 10
+
+
+# A Python string holding a lone surrogate (a file name read with surrogateescape, PEP 383) is written by
+# OpenTelemetry's JSON exporter as its escape (\udcff), which RFC 8259's grammar allows (section 7) and orjson
+# refuses: the export's line — every span the exporter batched into it — was one unreadable line, and as a
+# file's first line the export was no known format. Each span is read, the surrogate kept as its escape (a
+# result holding it is no UTF-8: json.encoding, RFC 8259 section 8.2).
+OK_RESULT = {"content": [{"type": "text", "text": "read"}], "resultType": "complete"}
+SURROGATE_RESULT = {"content": [{"type": "text", "text": "r\udcff.txt"}], "resultType": "complete"}
+SURROGATES = [
+    # (spans: request id, tool, result) → per call (request id, tool, kind, first finding), by hand
+    ("in a result's text", [("1", "read_file", json.dumps(OK_RESULT)),
+                            ("2", "read_file", json.dumps(SURROGATE_RESULT, ensure_ascii=False)),
+                            ("3", "read_file", json.dumps(OK_RESULT))],
+     [("1", "read_file", "normal_complete", None), ("2", "read_file", "unclassified", "json.encoding"),
+      ("3", "read_file", "normal_complete", None)]),
+    ("in a structured result", [("1", "read_file", SURROGATE_RESULT), ("2", "read_file", OK_RESULT)],
+     [("1", "read_file", "unclassified", "json.encoding"), ("2", "read_file", "normal_complete", None)]),
+    ("in a tool's name", [("1", "r\udcff", json.dumps(OK_RESULT))], [("1", "r\\udcff", "normal_complete", None)]),
+]
+
+
+@pytest.mark.parametrize(("name", "spans", "expected"), SURROGATES, ids=[c[0] for c in SURROGATES])
+def test_a_lone_surrogate_in_a_span_loses_no_span(tmp_path: Path, name: str, spans: list[tuple[str, str, Any]],
+                                                  expected: list[tuple[Any, ...]]) -> None:
+    from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    from opentelemetry.trace import SpanKind
+
+    pytest.importorskip("pyarrow")
+    from mcp_verdict.audit._arrow import calls_batch
+
+    stream = io.StringIO()
+    provider = TracerProvider()
+    provider.add_span_processor(BatchSpanProcessor(FileSpanExporter(stream=stream)))  # the spans on one line
+    tracer = provider.get_tracer("an-instrumented-host")
+    for request_id, tool, result in spans:
+        with tracer.start_as_current_span(f"tools/call {tool}", kind=SpanKind.CLIENT, attributes={
+                "mcp.method.name": "tools/call", "gen_ai.tool.name": tool, "jsonrpc.request.id": request_id,
+                "mcp.protocol.version": "2026-07-28", "gen_ai.tool.call.result": result}):
+            pass
+    provider.shutdown()
+    path = tmp_path / "traces.jsonl"
+    path.write_text(stream.getvalue())
+    assert "\\udcff" in stream.getvalue() and stream.getvalue().count("\n") == 1
+    rows, problems, totals = run([path])
+    assert [(r.request_id, r.tool, r.kind, r.finding) for r in rows] == expected
+    assert problems == [] and dict(totals.tally)["call"] == 1
+    assert calls_batch(rows).column("tool").to_pylist() == [t for _, t, _, _ in expected]

@@ -396,9 +396,17 @@ class Auditor:
             # the latest request waiting with that id: when a client's and a server's request share it
             # (each side numbers its own), the server's, made while the client's call waits on its answer
             # (an elicitation, a sampling), is answered first
+            # (looked up by key: a scan of the requests waiting made each answer cost as many steps as
+            # there were, quadratic in a file of requests answered late)
             key = id_key(look.id)
-            for exchange in reversed(self._tracker.pending(conn)):
-                if id_key(exchange.request_id) == key:
+            client = self._tracker.waiting(conn, "client", key)
+            server = self._tracker.waiting(conn, "server", key)
+            if client is None or server is None:
+                return "c2s" if server is not None else "s2c"
+            if client.request.seq != server.request.seq:  # (a JSON-RPC file's seq is the line number)
+                return "s2c" if client.request.seq > server.request.seq else "c2s"
+            for exchange in reversed(self._tracker.pending(conn)):  # one batch holds both: its later one
+                if exchange is client or exchange is server:
                     return "s2c" if exchange.origin == "client" else "c2s"
         return "s2c"
 

@@ -18,7 +18,8 @@ format         what a line is                                            fidelit
 
 from __future__ import annotations
 
-from typing import Final, Literal
+import json
+from typing import Any, Final, Literal
 
 import orjson
 
@@ -37,9 +38,11 @@ def detect(first: bytes) -> Format | None:
     try:
         value = orjson.loads(first)
     except orjson.JSONDecodeError:
-        try:  # bytes that are no UTF-8 in a string (a wire finding to report, json.encoding): the shape tells
-            value = orjson.loads(first.decode("utf-8", "replace"))
-        except orjson.JSONDecodeError:
+        # bytes that are no UTF-8 in a string, a lone surrogate escape (a wire finding to report, json.encoding;
+        # in a trace export, what OpenTelemetry's JSON exporters write for a Python string holding one), NaN (a
+        # json.* finding): the shape tells, as Python's json reads the line
+        value = lenient_json(first)
+        if value is None:
             return None
     if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
         # a JSON-RPC batch (https://www.jsonrpc.org/specification#batch; MCP's until 2025-06-18)
@@ -51,6 +54,16 @@ def detect(first: bytes) -> Format | None:
     if "resourceSpans" in value:
         return "otlp"
     return "jsonrpc" if _is_message(value) else None
+
+
+def lenient_json(line: bytes) -> Any:
+    """A line orjson refuses, as Python's json reads it (a lone surrogate escape, NaN, ``1e400``, a raw
+    control character in a string as Python reads them; bytes that are no UTF-8 as lone surrogates,
+    ``surrogateescape``); None when it is no JSON text for that reader either."""
+    try:
+        return json.loads(line.decode("utf-8", "surrogateescape"), strict=False)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _is_message(value: dict[str, object]) -> bool:

@@ -33,6 +33,7 @@ earliest calls judged alone would be counted as a call of its own.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
@@ -46,8 +47,10 @@ from ..judgement._outcome import evaluate
 from ..verdict._classify import classify
 from ..verdict._findings import RULES
 from ..verdict._kind import Kind
+from ..verdict._peer_text import utf8_text
 from ..verdict._versions import VERSIONS
 from ._auditor import END_OF_INPUT, Auditor
+from ._formats import lenient_json
 from ._judge import naive as naive_of
 from ._judge import unanswered
 from ._rows import CallRow, Entry, FindingRow, Problem, RoundRow
@@ -102,13 +105,14 @@ def _json_text(raw: Any) -> bytes:
             if not object_:
                 parts.append(_json_text(item))
             elif isinstance(item, Mapping) and isinstance(item.get("key"), str):
-                parts.append(orjson.dumps(item["key"]) + b":" + _json_text(item.get("value")))
+                parts.append(_string(item["key"]) + b":" + _json_text(item.get("value")))
         body = b",".join(parts)
         return b"{" + body + b"}" if object_ else b"[" + body + b"]"
     for key in ("stringValue", "boolValue", "bytesValue"):
         if key in raw:
             value = raw[key]
-            return orjson.dumps(value) if isinstance(value, str | bool) else b"null"
+            return _string(value) if isinstance(value, str) else orjson.dumps(value) if isinstance(value, bool) \
+                else b"null"
     if "intValue" in raw:
         value = raw["intValue"]
         number = _integer(value) if isinstance(value, str) else value if type(value) is int else None
@@ -213,8 +217,16 @@ class OtlpReader:
         try:
             value = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
-            yield self.auditor.unreadable(number, f"not JSON: {exc}", line)
-            return
+            # (a lone surrogate escape, which OpenTelemetry's JSON exporters write for a Python string holding
+            # one, a file name read with surrogateescape: every span of the export's line is read, the surrogate
+            # as its escape, as the export wrote it — a result holding it is found json.encoding)
+            try:
+                value = _utf8(lenient_json(line))
+            except RecursionError:
+                value = None
+            if value is None:
+                yield self.auditor.unreadable(number, f"not JSON: {exc}", line)
+                return
         if not isinstance(value, dict) or not isinstance(value.get("resourceSpans"), list):
             yield self.auditor.unreadable(number, "not an OTLP TracesData object (no resourceSpans)", line)
             return
@@ -431,6 +443,33 @@ def _recorded(span: _Span) -> tuple[str, str, tuple[str, ...]] | None:
     if not codes and isinstance(first, str):
         codes = (first,)
     return kind, action, codes
+
+
+def _utf8(value: Any) -> Any:
+    """A JSON value read leniently (:func:`lenient_json`) with each string in it, keys too, as UTF-8 can
+    hold it: a lone surrogate as its escape (:func:`utf8_text`) — but in the result recorded
+    (``gen_ai.tool.call.result``), which is judged as the JSON text it was, a lone surrogate in it
+    no UTF-8 (:func:`_json_text`)."""
+    if isinstance(value, str):
+        return utf8_text(value)
+    if isinstance(value, list):
+        return [_utf8(item) for item in value]
+    if isinstance(value, dict):
+        if value.get("key") == _RESULT:
+            return {key: item if key == "value" else _utf8(item) for key, item in value.items()}
+        return {utf8_text(key): _utf8(item) for key, item in value.items()}
+    return value
+
+
+_RESULT: Final = "gen_ai.tool.call.result"
+
+
+def _string(value: str) -> bytes:
+    """A string as JSON text; one holding a lone surrogate (a line read leniently) with its escape."""
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return json.dumps(value).encode()
 
 
 def _list(value: Any) -> list[Any]:

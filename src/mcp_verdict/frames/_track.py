@@ -62,8 +62,10 @@ the mismatch (``envelope.id_mismatch``) instead of the call being left unanswere
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Literal
@@ -570,8 +572,10 @@ class Tracker:
         if look.has_id and (look.id is not None or look.kind not in {"error", "unreadable"}):
             found = state.pending.get((origin, id_key(look.id)))
             if found is None and self.pair_mismatched_ids and look.id is not None:
-                text = _id_text(look.id)
-                same = [p for (who, key), p in state.pending.items() if who == origin and _id_text(key[1]) == text]
+                text = _id_text(look.id)  # (looked up under the keys of that text: a scan of every request
+                pending = state.pending  # waiting made each answer to none cost as many steps as there were)
+                same = [p for key in _keys_read_as(text)
+                        if (p := pending.get((origin, key))) is not None and _id_text(p.request_id) == text]
                 return same[0] if len(same) == 1 else None
             return found
         if look.kind != "unreadable" and not (look.kind == "error" and (look.message or {}).get("id") is None):
@@ -634,6 +638,30 @@ def _exchange_no(exchange: Exchange) -> int | None:
 def _id_text(value: Any) -> str:
     """An id as text, whatever its JSON type (``7`` and ``"7"`` both read ``7``)."""
     return value if isinstance(value, str) else repr(value)
+
+
+_INT_TEXT: Final = re.compile(r"-?(?:0|[1-9][0-9]*)", re.ASCII)
+
+
+def _keys_read_as(text: str) -> list[tuple[str, Any]]:
+    """The keys (:func:`~mcp_verdict.frames.id_key`) of the ids that may read as ``text``
+    (:func:`_id_text`): the string, and the number, boolean or null whose ``repr`` it may be."""
+    keys: list[tuple[str, Any]] = [("str", text)]
+    if _INT_TEXT.fullmatch(text):
+        with suppress(ValueError):  # (past the digits int() reads: no such id)
+            keys.append(("int", int(text)))
+    else:
+        try:
+            number = float(text)
+        except ValueError:
+            number = None
+        if number is not None and repr(number) == text:
+            keys.append(("float", number))
+    if text in ("True", "False"):
+        keys.append(("bool", text == "True"))
+    elif text == "None":
+        keys.append(("NoneType", None))
+    return keys
 
 
 def _remember(table: OrderedDict[Any, Any], key: Any, value: Any, cap: int) -> None:
