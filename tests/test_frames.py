@@ -9,7 +9,6 @@ interpretation (https://html.spec.whatwg.org/multipage/server-sent-events.html),
 from __future__ import annotations
 
 import io
-import sys
 import tracemalloc
 from pathlib import Path
 from typing import Any, Literal
@@ -42,6 +41,8 @@ from mcp_verdict.frames import (
     schema,
     sse_events,
 )
+
+from ._calls import python_calls
 
 # --- server-sent events ---------------------------------------------------------------------------
 
@@ -711,21 +712,13 @@ def test_a_mismatched_id_is_paired_by_its_text(request_id: bytes, answer_id: byt
 
 
 def _steps(tracker: Tracker, frames: list[tuple[Literal["c2s", "s2c"], bytes]]) -> int:
-    """The Python function calls feeding ``frames`` makes (a measure of the work that no timing gives)."""
-    steps = 0
+    """The Python function calls feeding ``frames`` makes (``tests._calls``)."""
 
-    def count(frame: Any, event: str, arg: Any) -> None:
-        nonlocal steps
-        if event == "call":
-            steps += 1
-
-    sys.setprofile(count)
-    try:
+    def feed() -> None:
         for seq, (direction, data) in enumerate(frames):
             tracker.feed("c", direction, data, at=0, seq=seq)
-    finally:
-        sys.setprofile(None)
-    return steps
+
+    return python_calls(feed)[0]
 
 
 @pytest.mark.parametrize("waiting", [1, 2000])

@@ -18,6 +18,7 @@ import pytest
 
 from mcp_verdict.audit import CallRow, Problem, Totals
 
+from .._calls import python_calls
 from .conftest import relayed
 from .test_audit_recorded import run
 
@@ -99,20 +100,8 @@ LATE = [
 
 
 def _steps(path: Path) -> tuple[int, list[CallRow], list[Problem], Totals]:
-    """The Python function calls the audit of ``path`` makes (a measure of its work that no timing
-    gives on a shared machine), and what it says."""
-    steps = 0
-
-    def count(frame: Any, event: str, arg: Any) -> None:
-        nonlocal steps
-        if event == "call":
-            steps += 1
-
-    sys.setprofile(count)
-    try:
-        rows, problems, totals = run([path])
-    finally:
-        sys.setprofile(None)
+    """The Python function calls the audit of ``path`` makes (``tests._calls``), and what it says."""
+    steps, (rows, problems, totals) = python_calls(lambda: run([path]))
     return steps, rows, problems, totals
 
 

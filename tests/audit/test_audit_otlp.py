@@ -51,15 +51,18 @@ def test_the_sdks_own_spans_are_judged_as_far_as_they_say(sdk_export: Path) -> N
     assert all(r.naive_false_success is None and not r.accepted for r in unjudged)
 
 
-def _export(spans: list[tuple[str, str, Any]]) -> str:
+def _export(spans: list[tuple[str, str, Any]], *, one_line: bool = False) -> str:
+    """What OpenTelemetry's JSON file exporter writes of ``spans`` (a line each; ``one_line``:
+    batched, every span on one line)."""
     from opentelemetry.exporter.otlp.json.file import FileSpanExporter
     from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
     from opentelemetry.trace import SpanKind
 
     stream = io.StringIO()
     provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(FileSpanExporter(stream=stream)))
+    processor = BatchSpanProcessor if one_line else SimpleSpanProcessor
+    provider.add_span_processor(processor(FileSpanExporter(stream=stream)))
     tracer = provider.get_tracer("an-instrumented-host")
     for request_id, tool, result in spans:
         with tracer.start_as_current_span(f"tools/call {tool}", kind=SpanKind.CLIENT, attributes={
@@ -291,27 +294,13 @@ SURROGATES = [
 @pytest.mark.parametrize(("name", "spans", "expected"), SURROGATES, ids=[c[0] for c in SURROGATES])
 def test_a_lone_surrogate_in_a_span_loses_no_span(tmp_path: Path, name: str, spans: list[tuple[str, str, Any]],
                                                   expected: list[tuple[Any, ...]]) -> None:
-    from opentelemetry.exporter.otlp.json.file import FileSpanExporter
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import BatchSpanProcessor
-    from opentelemetry.trace import SpanKind
-
     pytest.importorskip("pyarrow")
     from mcp_verdict.audit._arrow import calls_batch
 
-    stream = io.StringIO()
-    provider = TracerProvider()
-    provider.add_span_processor(BatchSpanProcessor(FileSpanExporter(stream=stream)))  # the spans on one line
-    tracer = provider.get_tracer("an-instrumented-host")
-    for request_id, tool, result in spans:
-        with tracer.start_as_current_span(f"tools/call {tool}", kind=SpanKind.CLIENT, attributes={
-                "mcp.method.name": "tools/call", "gen_ai.tool.name": tool, "jsonrpc.request.id": request_id,
-                "mcp.protocol.version": "2026-07-28", "gen_ai.tool.call.result": result}):
-            pass
-    provider.shutdown()
+    exported = _export(spans, one_line=True)  # (the spans on one line)
+    assert "\\udcff" in exported and exported.count("\n") == 1
     path = tmp_path / "traces.jsonl"
-    path.write_text(stream.getvalue())
-    assert "\\udcff" in stream.getvalue() and stream.getvalue().count("\n") == 1
+    path.write_text(exported)
     rows, problems, totals = run([path])
     assert [(r.request_id, r.tool, r.kind, r.finding) for r in rows] == expected
     assert problems == [] and dict(totals.tally)["call"] == 1
