@@ -17,11 +17,12 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import AsyncIterator
-from typing import Any, Final
+from typing import Final
 
 import httpx2
 
 from ..frames import SSEEvent, SSEParser, retry_after
+from ..tap._http import decoded
 from ._wire import WireLog
 
 _NOT_SENT: Final = (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.UnsupportedProtocol)
@@ -32,25 +33,6 @@ _ERROR_COUNTED: Final = 1024 * 1024
 _ERROR_SECONDS: Final = 5.0
 """Seconds such a body is read for (half the request timeout if less): a body that trickles is
 counted as far as it came."""
-
-
-class _Decoded(httpx2.AsyncByteStream):
-    """A body with a content coding, decoded by httpx2 (the coding the SDK would undo itself)."""
-
-    def __init__(self, response: httpx2.Response) -> None:
-        self._response = response
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._response.aiter_bytes():
-            yield chunk
-
-    async def aclose(self) -> None:
-        await self._response.aclose()
-
-
-def _encoded(headers: httpx2.Headers) -> bool:
-    return any(coding.strip().lower() not in ("", "identity")
-               for coding in headers.get_list("content-encoding", split_commas=True))
 
 
 class _TeeStream(httpx2.AsyncByteStream):
@@ -240,13 +222,8 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
                                        request=request, extensions=response.extensions)
         # GET opens the server's own SSE stream (server requests, notifications, and the answers
         # a resumed stream replays): its events are frames too, in their own exchange.
-        stream: Any = response.stream
-        headers = response.headers
-        if _encoded(headers):  # compressed although identity was asked: the message bytes are the decoded ones
-            stream = _Decoded(httpx2.Response(response.status_code, headers=headers, stream=stream, request=request))
-            headers = headers.copy()
-            del headers["content-encoding"]
-            headers.pop("content-length", None)
+        # (compressed although identity was asked: the message bytes are the decoded ones)
+        stream, headers = decoded("httpx2", request, response.status_code, response.stream, response.headers)
         content_type = response.headers.get("content-type", "").lower()
         tee = _TeeStream(stream, self._log, exchange, response.status_code, content_type, self._max,
                          retry_after(response.headers.get("retry-after")) if response.status_code >= 400 else None)

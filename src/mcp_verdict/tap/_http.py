@@ -79,19 +79,33 @@ def _library(name: Literal["auto", "httpx2", "httpx"]) -> Any:
                            f"module {name!r} is not installed") from None
 
 
-@functools.cache
-def _classes(library: str) -> tuple[type[Any], type[Any]]:
+def decoded(library: str, request: Any, status: int, stream: Any, headers: Any) -> tuple[Any, Any]:
+    """A response's body stream and headers as they are recorded and handed to the SDK: as they
+    came, or, for a body the server content-encoded although ``accept-encoding: identity`` was
+    asked (gzip, deflate...), decoded by ``library``'s own decoders (what the SDK would read),
+    without its ``content-encoding`` and ``content-length``: the recorded bytes are the message
+    bytes. A body that cannot be decoded raises ``DecodingError`` as it is read. (The tap's
+    transport and the client's recording one.)"""
+    if not any(coding.strip().lower() not in ("", "identity")
+               for coding in headers.get_list("content-encoding", split_commas=True)):
+        return stream, headers
     lib = importlib.import_module(library)
-    not_sent = (lib.ConnectError, lib.ConnectTimeout, lib.UnsupportedProtocol)
-    broken = (lib.TransportError, lib.DecodingError)
-    """What breaks a response stream: the connection, or a body its content-encoding cannot decode."""
+    body = _decoded_stream(library)(lib.Response(status, headers=headers, stream=stream, request=request))
+    headers = headers.copy()
+    del headers["content-encoding"]
+    headers.pop("content-length", None)
+    return body, headers
+
+
+@functools.cache
+def _decoded_stream(library: str) -> type[Any]:
+    """The body stream of a response decoded as its ``content-encoding`` says (:func:`decoded`),
+    for ``library`` (``httpx`` or ``httpx2``: a stream of its own ``AsyncByteStream``)."""
+    lib = importlib.import_module(library)
 
     class Decoded(lib.AsyncByteStream):  # type: ignore[misc,name-defined]
-        """A response body decoded as its ``content-encoding`` says, by the library's own decoders
-        (what the SDK would read): what the tap records and hands the SDK."""
-
         def __init__(self, response: Any) -> None:
-            self._response = lib.Response(response.status_code, headers=response.headers, stream=response.stream)
+            self._response = response
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             async for chunk in self._response.aiter_bytes():
@@ -99,6 +113,16 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
 
         async def aclose(self) -> None:
             await self._response.aclose()
+
+    return Decoded
+
+
+@functools.cache
+def _classes(library: str) -> tuple[type[Any], type[Any]]:
+    lib = importlib.import_module(library)
+    not_sent = (lib.ConnectError, lib.ConnectTimeout, lib.UnsupportedProtocol)
+    broken = (lib.TransportError, lib.DecodingError)
+    """What breaks a response stream: the connection, or a body its content-encoding cannot decode."""
 
     class Tee(lib.AsyncByteStream):  # type: ignore[misc,name-defined]
         def __init__(self, inner: Any, tap: VerdictTap, conn: str, http: dict[str, Any], content_type: str,
@@ -264,13 +288,7 @@ def _classes(library: str) -> tuple[type[Any], type[Any]]:
             if session:
                 info["session"] = session
             status = response.status_code
-            headers, stream = response.headers, response.stream
-            if any(coding.strip().lower() not in ("", "identity")
-                   for coding in headers.get_list("content-encoding", split_commas=True)):
-                stream = Decoded(response)  # recorded and handed to the SDK decoded
-                headers = headers.copy()
-                del headers["content-encoding"]
-                headers.pop("content-length", None)
+            stream, headers = decoded(library, request, response.status_code, response.stream, response.headers)
             tee = Tee(stream, self._tap, self._conn, info, content_type, answers_request, body,
                       retry_after(response.headers.get("retry-after")) if status >= 400 else None)
             if status >= 400 and answers_request and not content_type.startswith(("application/json",
