@@ -119,11 +119,12 @@ from ._codes import UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, cancelled_request, e
 from ._http_posts import Posts, posts_for
 from ._http_upstream import (
     HttpUpstream,
+    Refused,
     capped,
     client_session,
     event_stream,
+    given,
     host_status,
-    informational,
     passed_back,
     upstream_fault,
     upstream_headers,
@@ -953,19 +954,13 @@ class HttpHost:
                                                allow_redirects=False) as response:
                     read = await capped(response, self.options.max_frame)
         except (aiohttp.ClientError, OSError, ValueError) as exc:
-            status, body, reason = upstream_fault(exc, self.options.timeout)
+            status, fault, reason = upstream_fault(exc, self.options.timeout)
             bridge.relay.note("error", "s2c", f"the host's DELETE: {reason} (answered HTTP {status})")
-            return web.Response(status=status, body=body, content_type="application/json")
-        if not isinstance(read, bytes):
-            reason = f"the upstream answered HTTP {response.status} with a body past {self.options.max_frame} bytes"
-            bridge.relay.note("error", "s2c", f"the host's DELETE: {reason} (answered HTTP 502)")
-            return web.Response(status=502, body=error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
-                                                            {"reason": reason}), content_type="application/json")
-        interim = informational(response.status)
-        if interim is not None:
-            bridge.relay.note("error", "s2c", f"the host's DELETE: {interim[2]} (answered HTTP 502)")
-            return web.Response(status=502, body=interim[1], content_type="application/json")
-        body = read
+            return web.Response(status=status, body=fault, content_type="application/json")
+        body = given(response.status, read, self.options.max_frame)
+        if isinstance(body, Refused):
+            bridge.relay.note("error", "s2c", f"the host's DELETE: {body.reason} (answered HTTP 502)")
+            return web.Response(status=502, body=body.frame, content_type="application/json")
         if session and self.bridges.get(session) is bridge:  # closed once no handler uses it
             del self.bridges[session]
             held.session = None

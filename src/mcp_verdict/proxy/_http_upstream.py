@@ -247,14 +247,27 @@ def host_status(status: int) -> int:
     return 502 if status < 200 else status
 
 
-def informational(status: int) -> tuple[int, bytes, str] | None:
-    """An upstream's answer whose final status is informational (:func:`host_status`), for a
-    host's exchange that answers no request: as :func:`upstream_fault` gives a failure, (502, the
-    JSON-RPC error with a null id, the reason); None for any other status."""
-    if status >= 200:
-        return None
-    reason = f"the upstream answered HTTP {status}, no final status"
-    return 502, error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}", {"reason": reason}), reason
+class Refused(NamedTuple):
+    """An upstream's answer a host is not given as it came (:func:`given`): the JSON-RPC error
+    with a null id the host's 502 carries instead, and why."""
+
+    frame: bytes
+    reason: str
+
+
+def given(status: int, body: bytes | _Past, limit: int) -> bytes | Refused:
+    """The body of the upstream's answer to a host's exchange that answers no request (a
+    notification's POST, a GET that opens no stream, a DELETE), as the host is given it with the
+    upstream's status; or, as :func:`upstream_fault` gives a failure, what the host's 502 carries
+    instead: for a body past ``limit`` bytes (:func:`capped`: the rest not read), or an
+    informational final status (:func:`host_status`)."""
+    if not isinstance(body, bytes):
+        reason = f"the upstream answered HTTP {status} with a body past {limit} bytes"
+    elif status < 200:
+        reason = f"the upstream answered HTTP {status}, no final status"
+    else:
+        return body
+    return Refused(error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}", {"reason": reason}), reason)
 
 
 def client_session(limit: int, sock_connect: float, *, cookies: bool) -> aiohttp.ClientSession:
@@ -532,20 +545,15 @@ class HttpUpstream:
             async with asyncio.timeout(self.timeout):
                 async with self._client.post(self.url, data=data, headers=self._request_headers(data, host),
                                              allow_redirects=False) as response:
-                    body = await capped(response, self.limit)
+                    read = await capped(response, self.limit)
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             status, fault, reason = upstream_fault(exc, self.timeout)
             self._undelivered(data, reason, f"answered HTTP {status}")
             return Delivery(status, _JSON, fault)
-        if not isinstance(body, bytes):
-            reason = f"the upstream answered HTTP {response.status} with a body past {self.limit} bytes"
-            self._undelivered(data, reason, "answered HTTP 502")
-            return Delivery(502, _JSON, error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
-                                                 {"reason": reason}))
-        interim = informational(response.status)
-        if interim is not None:
-            self._undelivered(data, interim[2], "answered HTTP 502")
-            return Delivery(502, _JSON, interim[1])
+        body = given(response.status, read, self.limit)
+        if isinstance(body, Refused):
+            self._undelivered(data, body.reason, "answered HTTP 502")
+            return Delivery(502, _JSON, body.frame)
         if response.status >= 300:
             self._undelivered(data, f"the upstream answered HTTP {response.status}", "passed to the host")
         return Delivery(response.status, response.headers, body)
@@ -818,14 +826,14 @@ class HttpUpstream:
         headers = upstream_headers(host, self.headers)
         queue = stream.queue  # type: ignore[attr-defined]
         note = self.bridge.relay.note
-        body: bytes | _Past = b""
+        read: bytes | _Past = b""
         try:
             async with asyncio.timeout(self.timeout):  # to the headers, and a body without a stream
                 response = await self._client.get(self.url, headers=headers, allow_redirects=False)
                 opened = response.status == 200 and event_stream(response.headers.get("Content-Type", ""))
                 if not opened:
                     async with response:
-                        body = await capped(response, self.limit)
+                        read = await capped(response, self.limit)
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             status, fault, reason = upstream_fault(exc, self.timeout)
             note("error", "s2c", f"the host's GET: {reason} (answered HTTP {status})")
@@ -833,18 +841,11 @@ class HttpUpstream:
             queue.put_nowait(("error", fault, True, None))
             return
         if not opened:
-            if not isinstance(body, bytes):
-                reason = f"the upstream answered HTTP {response.status} with a body past {self.limit} bytes"
-                note("error", "s2c", f"the host's GET: {reason} (answered HTTP 502)")
+            body = given(response.status, read, self.limit)
+            if isinstance(body, Refused):
+                note("error", "s2c", f"the host's GET: {body.reason} (answered HTTP 502)")
                 stream.status = 502  # type: ignore[attr-defined]
-                queue.put_nowait(("error", error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
-                                                       {"reason": reason}), True, None))
-                return
-            interim = informational(response.status)
-            if interim is not None:
-                note("error", "s2c", f"the host's GET: {interim[2]} (answered HTTP 502)")
-                stream.status = 502  # type: ignore[attr-defined]
-                queue.put_nowait(("error", interim[1], True, None))
+                queue.put_nowait(("error", body.frame, True, None))
                 return
             note("error" if response.status >= 400 else "eof", "s2c",
                  f"the host's GET: the upstream answered HTTP {response.status} without an event stream "
