@@ -388,14 +388,13 @@ class VerdictClient:
         handlers = self.handlers
         failed = self._handler_errors
         refused = self._refused_asks
-        client = self
 
         def bridge(method: str, model: Any) -> Callable[..., Awaitable[Any]]:
             async def callback(context: Any, *params: Any) -> Any:
                 raw = params[0].model_dump(by_alias=True, exclude_none=True, mode="json") if params else {}
                 asked = classify({"jsonrpc": "2.0", "id": 0, "result": {
                     "resultType": "input_required", "inputRequests": {"": {"method": method, "params": raw}}}},
-                    version=VERSIONS[-1], client_capabilities=client.capabilities, limits=client.limits)
+                    version=VERSIONS[-1], client_capabilities=self.capabilities, limits=self.limits)
                 if asked.kind is not Kind.INPUT_REQUIRED:
                     at = len("/result/inputRequests/")  # (the request's key is ""): a pointer into the request
                     refused.extend(finding("", f.code, f"the server's {method} request"
