@@ -16,7 +16,9 @@ basic/transports/streamable-http (2026-07-28; 2025-03-26 … 2025-11-25 for sess
   the server's own messages (a stdio host's: the proxy's own, reopened after each end or break,
   with ``Last-Event-ID`` once the server gave event ids, :meth:`HttpUpstream._listen`); an SSE
   stream that ends before its answer is resumed with a GET and ``Last-Event-ID`` (priming events
-  give the id); the session is ended with DELETE;
+  give the id); the session is ended with DELETE; a stdio host's session that the server ends
+  (404) is started again with the host's ``initialize`` and the refused requests sent again in
+  it (:meth:`HttpUpstream._renew`: the proxy is the client that MUST start a new one);
 - a host's own headers (HTTP host side) go upstream unchanged, ``Authorization`` included
   (never logged); ``--header`` adds headers of its own.
 
@@ -63,6 +65,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 import aiohttp
+import orjson
 from multidict import CIMultiDict
 
 from ..frames import SSEParser, id_key
@@ -75,6 +78,7 @@ from ._codes import (
     UPSTREAM_UNAVAILABLE,
     cancelled_request,
     error_frame,
+    with_id,
 )
 from ._http_posts import Answer, Posts, posts_for
 from ._relay import Key
@@ -111,6 +115,8 @@ _SET_COOKIE: Final = "Set-Cookie"
 _CONTROL: Final = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 """A control character no header field value holds (RFC 9110 s5.5; HTAB allowed)."""
 _JSON: Final = {"Content-Type": "application/json"}
+_INITIALIZED: Final = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+"""Sent after a new session's ``initialize`` when the host's own was never seen."""
 _STATELESS: Final = "2026-07-28"
 """The first protocol version without sessions (a request of it or later has no Mcp-Session-Id)."""
 
@@ -307,6 +313,17 @@ def passed_back(headers: Mapping[str, str] | None, names: Sequence[str]) -> CIMu
     return out
 
 
+def _answer_to(body: bytes, request_id: str, stream: bool) -> Mapping[str, Any] | None:
+    """The message answering ``request_id`` in an answer's body (one JSON body, or the events of
+    an event stream: :class:`SSEParser`); None when it holds none."""
+    datas = [event.data for event in SSEParser().feed(body)] if stream else [body]
+    for data in datas:
+        look = peek(data)
+        if look.kind in ("response", "error") and look.id == request_id and look.message is not None:
+            return look.message
+    return None
+
+
 class HttpUpstream:
     """One upstream MCP endpoint over Streamable HTTP, for one host conversation."""
 
@@ -351,6 +368,15 @@ class HttpUpstream:
         self._readable.set()
         self._last_headers: tuple[tuple[tuple[str, str], ...] | None, CIMultiDict[str]] | None = None
         """(an HTTP host's headers, the upstream POST's headers made of them), for the next POST."""
+        self._init: bytes | None = None
+        self._initialized: bytes | None = None
+        """A stdio host's ``initialize`` and ``notifications/initialized``: what starts a new
+        session when the upstream ends the one they started (:meth:`_renew`)."""
+        self._renewing = asyncio.Lock()
+        self._renewals = 0
+        """Renewals tried (:meth:`_renew`); :attr:`_renewals_made`: initializes sent (their ids)."""
+        self._renewals_made = 0
+        self._renewal_failed: str | None = None
 
     def pause_reading(self) -> None:
         """The host's pipe is full (a stdio host not reading): stop reading the upstream's bodies."""
@@ -505,17 +531,30 @@ class HttpUpstream:
     async def _post(self, data: bytes, key: Key, stream: HostStream | None,
                     host: Mapping[str, str] | None) -> None:
         assert self._client is not None
-        self._exchange += 1
-        exchange = self._exchange
         answered = False
+        sent_again = False
         try:
-            headers = self._request_headers(data, host)
-            lean = await self._lean.post(data, headers) if self._lean is not None else None
-            async with lean if lean is not None else self._client.post(self.url, data=data, headers=headers,
-                                                                        allow_redirects=False) as response:
-                if self.stdio_host and data.find(b'"initialize"') >= 0:
-                    self._learn_session(response)
-                answered = await self._read(response, key, stream, exchange, host=host)
+            while True:
+                self._exchange += 1
+                exchange = self._exchange
+                headers = self._request_headers(data, host)
+                lean = await self._lean.post(data, headers) if self._lean is not None else None
+                async with lean if lean is not None else self._client.post(
+                        self.url, data=data, headers=headers, allow_redirects=False) as response:
+                    if self.stdio_host and data.find(b'"initialize"') >= 0:
+                        self._learn_session(response, data)
+                    ended = None if sent_again else self._session_ended(response, headers, data)
+                    if ended is None:
+                        answered = await self._read(response, key, stream, exchange, host=host)
+                    else:
+                        body = await capped(response, self.limit)
+                if ended is None:
+                    break
+                why = await self._renew(ended, body, exchange)
+                if why is not None:
+                    self.bridge.fail(key, why, UPSTREAM_UNAVAILABLE)
+                    return
+                sent_again = True  # (once: a new session's 404 is the host's)
         except asyncio.CancelledError:
             raise
         except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError) as exc:
@@ -536,11 +575,115 @@ class HttpUpstream:
         if not answered:
             self.bridge.fail(key, "the upstream closed the response stream before answering", UPSTREAM_CLOSED)
 
+    # -- a stdio host's session, ended upstream ----------------------------------------------------
+    def _session_ended(self, response: aiohttp.ClientResponse | Answer, headers: Mapping[str, str],
+                       data: bytes) -> str | None:
+        """The session id a stdio host's request went under when the upstream answered it 404 Not
+        Found (the session ended: 2025-11-25 basic/transports, Session Management 3), and the
+        proxy holds what starts a new one (the host's ``initialize``, answered); else None (the
+        404 is the request's answer, as any other status). An HTTP host starts its new session
+        itself (its 404 is passed to it); a stdio host has no session to start: the proxy is
+        the client that MUST start one (Session Management 4)."""
+        if response.status != 404 or not self.stdio_host or self._init is None or self.protocol_version is None:
+            return None
+        session = headers.get("Mcp-Session-Id")
+        if session is None or (data.find(b'"initialize"') >= 0 and peek(data).method == "initialize"):
+            return None
+        return session
+
+    async def _renew(self, ended: str, body: bytes | _Past, exchange: int) -> str | None:
+        """A new session in place of ``ended`` (the upstream answered a request in it 404): None
+        once there is one (this request is then sent again in it, once), else why not (the
+        request gets UPSTREAM_UNAVAILABLE). One renewal at a time: the requests that met the same
+        404 meanwhile take its outcome; a later 404 of the same session (the renewal failed)
+        tries again."""
+        shown = f": {neutral(cut(body.decode('utf-8', 'replace'), 200))}" if isinstance(body, bytes) and body \
+            else ""
+        tried = self._renewals
+        async with self._renewing:
+            if self.session_id != ended:  # (another request's renewal succeeded)
+                return None
+            if self._renewals != tried:  # (one failed while this request waited for it)
+                return self._renewal_failed
+            self._renewals += 1
+            why = await self._initialize_again(ended)
+            http = {"exchange": exchange, "status": 404, "session": ended}
+            if why is None:
+                self._renewal_failed = None
+                self.bridge.relay.note("open", "c2s", f"the upstream ended the session (HTTP 404{shown}): a new one "
+                                       f"started with the host's initialize (its answer not forwarded), session "
+                                       f"{neutral(cut(self.session_id or '', 100))}; the requests the ended one "
+                                       f"refused are sent again in it", transport="http", http=http)
+                return None
+            failed = f"the upstream ended the session (HTTP 404{shown}) and a new one could not be started: {why}"
+            self._renewal_failed = failed
+            self.bridge.relay.note("error", "s2c", failed, transport="http", http=http)
+            return failed
+
+    async def _initialize_again(self, ended: str) -> str | None:
+        """Start a new session: the host's ``initialize`` (its bytes, under an id of the proxy's)
+        without a session id, then its ``notifications/initialized`` (or the plain one when it
+        sent none) in the session the answer names; each within ``--timeout``. The answer must
+        give the protocol version the host's session has; None once the new session is in force
+        (the proxy's GET stream follows it), else why not (the ended session stays: a later
+        request's 404 tries again)."""
+        assert self._client is not None and self._init is not None
+        self._renewals_made += 1
+        replay = f"mcp-verdict-session-{self._renewals_made}"
+        init = with_id(self._init, orjson.dumps(replay), peek(self._init).message)
+        headers = upstream_headers(None, self.headers, _POST_HEADERS)
+        try:
+            async with asyncio.timeout(self.timeout):
+                async with self._client.post(self.url, data=init, headers=headers, allow_redirects=False) as response:
+                    body = await capped(response, self.limit)
+                    status, session = response.status, response.headers.get("Mcp-Session-Id")
+                    stream = event_stream(response.headers.get("Content-Type", ""))
+        except (aiohttp.ClientError, OSError, ValueError, TimeoutError) as exc:
+            reason = f"no answer within {self.timeout:g} s" if isinstance(exc, TimeoutError) else \
+                f"{type(exc).__name__}: {exc}"
+            return f"its initialize failed: {reason}"
+        if not isinstance(body, bytes):
+            return f"its initialize was answered HTTP {status} with a body past {self.limit} bytes"
+        answer = _answer_to(body, replay, stream)
+        if status != 200 or answer is None:
+            return f"its initialize was answered HTTP {status} without an answer to it"
+        result = answer.get("result")
+        version = result.get("protocolVersion") if isinstance(result, Mapping) else None
+        if version != self.protocol_version:
+            return f"its initialize was answered with protocolVersion {neutral(cut(repr(version), 100))} where " \
+                   f"the host's session has {self.protocol_version}" if isinstance(result, Mapping) else \
+                   "its initialize was answered with an error"
+        if not session or _CONTROL.search(session) is not None:
+            return "its initialize's answer named no session (no usable Mcp-Session-Id)"
+        self.session_id = session
+        headers = self._request_headers(b"", None)
+        initialized = self._initialized or _INITIALIZED
+        try:
+            async with asyncio.timeout(self.timeout):
+                async with self._client.post(self.url, data=initialized, headers=headers,
+                                             allow_redirects=False) as response:
+                    await capped(response, self.limit)
+                    status = response.status
+        except (aiohttp.ClientError, OSError, ValueError, TimeoutError) as exc:
+            status = 0
+            reason = f"no answer within {self.timeout:g} s" if isinstance(exc, TimeoutError) else \
+                f"{type(exc).__name__}: {exc}"
+        if not 200 <= status < 300:
+            self.session_id = ended
+            return f"its notifications/initialized was {f'answered HTTP {status}' if status else reason}"
+        self.bridge.relay.session = session
+        if self._get is None or self._get.done():
+            self._get = asyncio.get_running_loop().create_task(self._listen())
+        return None
+
     async def _deliver(self, data: bytes, host: Mapping[str, str] | None) -> Delivery:
         """POST a host frame that answers no request (a notification, a response); its HTTP
         answer, within ``--timeout``. An error status, or no answer, is noted in the frame log."""
         assert self._client is not None
         self._exchange += 1
+        if self.stdio_host and self._initialized is None and data.find(b"notifications/initialized") >= 0 \
+                and peek(data).method == "notifications/initialized":
+            self._initialized = data
         try:
             async with asyncio.timeout(self.timeout):
                 async with self._client.post(self.url, data=data, headers=self._request_headers(data, host),
@@ -567,7 +710,9 @@ class HttpUpstream:
             told = "the host is not told: stdio"
         self.bridge.relay.note("error", "c2s", f"the host's {what}: {reason} ({told})")
 
-    def _learn_session(self, response: aiohttp.ClientResponse | Answer) -> None:
+    def _learn_session(self, response: aiohttp.ClientResponse | Answer, data: bytes) -> None:
+        if peek(data).method == "initialize":
+            self._init = data  # (what starts a new session when the upstream ends this one)
         session = response.headers.get("Mcp-Session-Id")
         if session:
             self.session_id = session
@@ -753,13 +898,27 @@ class HttpUpstream:
         last: str | None = None
         retry: int | None = None
         delay = _LISTEN_FIRST
+        session = self.session_id
+        served: str | None = None
+        """The session whose GET stream last opened (its 404 then says the session ended)."""
         while True:
+            if self.session_id != session:  # (a new session: the ended one's event ids mean nothing)
+                session, last, retry = self.session_id, None, None
             self._exchange += 1
-            http: dict[str, Any] = {"exchange": self._exchange, "method": "GET", "session": self.session_id}
+            http: dict[str, Any] = {"exchange": self._exchange, "method": "GET", "session": session}
             parser = SSEParser()
             parser.last_event_id, parser.retry = last, retry
             events = [0]
             kind, why, final, lived = await self._listen_once(parser, http, events)
+            if http.get("status") == 200 and lived:
+                served = session
+            if final and http.get("status") == 404 and session is not None and session == served \
+                    and self._init is not None and self.protocol_version is not None:
+                # the stream worked in this session: the session ended (a new one, its stream opened)
+                self.bridge.relay.note(kind, "s2c", f"the proxy's GET stream: {why}", transport="http", http=http)
+                if await self._renew(session, b"", http["exchange"]) is None:
+                    continue
+                return
             last, retry = parser.last_event_id, parser.retry
             soon = not events[0] and lived < delay
             if not soon:
