@@ -28,6 +28,10 @@ behaviour per run (argv[1]), for the proxy's tests of upstream answers no framew
   hold, RFC 9110 s5.5);
 - ``switching``: every request is answered ``101 Switching Protocols`` (``Upgrade: x``), which
   no request asked for (RFC 9110 s15.2.2), then the connection closed;
+- ``sse-long-id:<n>:<k>``: a POST of a request, and a GET, are answered with an event stream
+  whose first line is ``id:`` and ``n`` bytes of ``x`` (the last event id, WHATWG: kept for every
+  later event), then ``k`` ``notifications/message`` events without an id (:data:`AFTER`), then,
+  for the POST, the answer (``ok``), then closed;
 - ``redirect:<url>``: a GET or a DELETE is answered ``307 Temporary Redirect`` to ``url``
   (RFC 9110 s15.4.8: the client may repeat the request there, method and body unchanged), with
   no body; a POST as below.
@@ -87,6 +91,12 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
                 size -= chunk
                 await writer.drain()
             writer.write(b"0\r\n\r\n")
+        elif MODE.startswith("sse-long-id:") and (method == b"GET" or (method == b"POST" and "id" in message)):
+            size, events = (int(part) for part in MODE.split(":")[1:])
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
+            writer.write(b"id: " + b"x" * size + b"\n" + b"data: %s\n\n" % AFTER * events)
+            if method == b"POST":
+                writer.write(b"data: %s\n\n" % _answer(message["id"]))
         elif method != b"POST" or "id" not in message or "method" not in message:
             writer.write(b"HTTP/1.1 202 Accepted\r\n%sContent-Length: 0\r\nConnection: close\r\n\r\n" % more)
         elif MODE == "misaddressed" and message["id"] == 2:

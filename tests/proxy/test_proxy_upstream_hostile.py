@@ -353,3 +353,35 @@ def test_an_answer_reaches_only_the_host_whose_exchange_it_came_on(
     assert (json.loads(got["first"][1]), status, before, json.loads(answer or b"null")) == (first, 200, events, second)
     assert [(r["kind"], r.get("note")) for r in frame_records(log) if r.get("data", "").encode() == MISADDRESSED] \
         == [record]
+
+
+# (the host's request: method; the events it gets, the id lines among them)
+LONG_ID_ROWS = [
+    ("POST", 201, 1),  # 200 notifications then the answer; was: the 64 KiB id on each of the 201 (13 MB)
+    ("GET", 200, 1),
+]
+
+
+@pytest.mark.parametrize(("method", "events", "ids"), LONG_ID_ROWS)
+def test_an_upstreams_event_id_is_written_to_the_host_once_not_on_every_event(method: str, events: int,
+                                                                               ids: int) -> None:
+    """An upstream that sets a long event id once, then sends many events without one: WHATWG
+    keeps the last event id for each later event, so the host's stream says it once, where it
+    changes, as the upstream did — it meant the same, written on every event (an upstream's 64 KiB
+    id then 200 events of 100 bytes: 13 MB to the host)."""
+    size = 64 * 1024
+    with port_server([*SERVER, f"sse-long-id:{size}:200"]) as base, \
+            proxy_http(["--timeout", "20", "--upstream", base + "/mcp"]) as (url, _):
+        headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28",
+                   "Content-Type": "application/json"}
+        with httpx2.Client(timeout=TIMEOUT) as client:
+            if method == "POST":
+                response = client.post(url, content=json.dumps(call(1, "t")).encode(), headers=headers)
+            else:
+                response = client.get(url, headers={**headers, "Accept": "text/event-stream"})
+            body = response.content
+    blocks = [block for block in body.replace(b"\r\n", b"\n").split(b"\n\n") if block.strip()]
+    assert len(blocks) == events
+    assert sum(line.startswith(b"id:") for block in blocks for line in block.split(b"\n")) == ids
+    assert blocks[0].split(b"\n")[1] == b"id: " + b"x" * size
+    assert len(body) < size + events * 200

@@ -192,6 +192,10 @@ def _fault(status: int, code: int, reason: str) -> web.Response:
 
 
 def _sse(data: bytes, event_id: str | None = None) -> bytes:
+    """One event of a host's stream: ``data`` (its line ends each a ``data:`` line), and ``id:``
+    when ``event_id`` is given — only where the stream's last event id changes (WHATWG: the last
+    event id is kept for every later event, so each event without one has the id before it; an
+    upstream's long id set once is written once, not repeated on each event after it)."""
     body = data.rstrip(b"\r").replace(b"\r\n", b"\n").replace(b"\n", b"\ndata: ")
     head = b"event: message\n" + (b"id: " + event_id.encode() + b"\n" if event_id is not None else b"")
     return head + b"data: " + body + b"\n\n"
@@ -849,12 +853,15 @@ class HttpHost:
         response = web.StreamResponse(status=status if status < 300 else 200, headers=headers)
         response.content_type = "text/event-stream"
         await response.prepare(request)
+        written: str | None = None  # (the stream's last event id so far: :func:`_sse`)
         while kind != "end":
             if kind == "prime":
                 retry = b"retry: " + data + b"\n" if data else b""
                 await response.write(b"id: " + (event_id or "").encode() + b"\n" + retry + b"data:\n\n")
+                written = event_id
             else:
-                await response.write(_sse(data, event_id))
+                await response.write(_sse(data, event_id if event_id != written else None))
+                written = event_id if event_id is not None else written
                 if final:
                     break
             kind, data, final, event_id = await stream.queue.get()
@@ -904,6 +911,7 @@ class HttpHost:
         response = web.StreamResponse(status=200, headers=headers)
         response.content_type = "text/event-stream"
         await response.prepare(request)
+        written: str | None = None  # (the stream's last event id so far: :func:`_sse`)
         try:
             while True:
                 kind, data, _, event_id = await stream.queue.get()
@@ -914,8 +922,10 @@ class HttpHost:
                 if kind == "prime":
                     retry = b"retry: " + data + b"\n" if data else b""
                     await response.write(b"id: " + (event_id or "").encode() + b"\n" + retry + b"data:\n\n")
+                    written = event_id
                 elif kind == "frame":
-                    await response.write(_sse(data, event_id))
+                    await response.write(_sse(data, event_id if event_id != written else None))
+                    written = event_id if event_id is not None else written
         finally:
             stream.closed = True
             if self._stdio is not None:
