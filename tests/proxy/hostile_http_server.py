@@ -32,6 +32,10 @@ behaviour per run (argv[1]), for the proxy's tests of upstream answers no framew
   whose first line is ``id:`` and ``n`` bytes of ``x`` (the last event id, WHATWG: kept for every
   later event), then ``k`` ``notifications/message`` events without an id (:data:`AFTER`), then,
   for the POST, the answer (``ok``), then closed;
+- ``idle-extra``: connections are kept alive (each request answered ``ok`` with its length, the
+  next request read on the same connection); a twentieth of a second after each answer the
+  server writes on the idle connection, unasked, a whole second response: an answer to the next
+  id (the request's id plus one), text ``unsolicited``;
 - ``redirect:<url>``: a GET or a DELETE is answered ``307 Temporary Redirect`` to ``url``
   (RFC 9110 s15.4.8: the client may repeat the request there, method and body unchanged), with
   no body; a POST as below.
@@ -58,7 +62,32 @@ def _answer(request_id: object, text: str = "ok", **more: object) -> bytes:
 AFTER = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"after"}}'
 
 
+async def _kept_alive(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """``idle-extra``: one connection's requests, each answered, then an answer no one asked for."""
+    try:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next((int(line.partition(b":")[2]) for line in head.split(b"\r\n")[1:]
+                           if line.partition(b":")[0].strip().lower() == b"content-length"), 0)
+            message = json.loads(await reader.readexactly(length)) if length else {}
+            if "id" not in message:
+                writer.write(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n")
+                continue
+            for request_id, text, wait in ((message["id"], "ok", 0.0), (message["id"] + 1, "unsolicited", 0.05)):
+                await asyncio.sleep(wait)
+                answer = _answer(request_id, text, resultType="complete")
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                             % (len(answer), answer))
+                await writer.drain()
+    except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, ValueError):
+        pass
+    writer.close()
+
+
 async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    if MODE == "idle-extra":
+        await _kept_alive(reader, writer)
+        return
     try:
         head = await reader.readuntil(b"\r\n\r\n")
         method = head.split(b" ", 1)[0]

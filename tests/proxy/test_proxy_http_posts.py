@@ -33,3 +33,68 @@ def test_which_posts_go_off_the_session(url: str, version: str, off: bool) -> No
             return posts_for(url, client, limit=4, connect=1.0, version=version) is not None
 
     assert asyncio.run(go()) is off
+
+
+# (the connection limit, the POSTs sent at once; the most connections the upstream saw at once,
+# how many POSTs went off the session (None from ``post``: the caller's session would send them))
+LIMIT_CASES = [
+    (2, 2, 2, 2),
+    (2, 5, 2, 5),  # was: 2 and 2 (the three past the limit went through the session: 5 connections)
+    (1, 4, 1, 4),
+]
+
+
+@pytest.mark.parametrize(("limit", "sent", "most", "off"), LIMIT_CASES)
+def test_posts_past_the_connection_limit_wait_for_a_free_connection(limit: int, sent: int, most: int,
+                                                                    off: int) -> None:
+    """A POST that finds ``limit`` connections carrying POSTs waits for one to be given back, as
+    the session's connector waits at its limit; the upstream never sees more than ``limit``
+    connections from the proxy's POSTs (README "The proxy", Design and stack: one upstream
+    connection pool, kept-alive)."""
+    from aiohttp import web
+
+    async def go() -> tuple[int, int, list[bytes]]:
+        open_now: set[object] = set()
+        peak = 0
+        release = asyncio.Event()
+
+        async def handle(request: web.BaseRequest) -> web.Response:
+            nonlocal peak
+            open_now.add(request.transport)
+            peak = max(peak, len(open_now))
+            body = await request.read()
+            await release.wait()
+            return web.Response(body=body, content_type="application/json")
+
+        runner = web.ServerRunner(web.Server(handle, access_log=None))
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        try:
+            async with aiohttp.ClientSession() as client:
+                posts = posts_for(f"http://127.0.0.1:{port}/mcp", client, limit=limit, connect=5.0)
+                assert posts is not None
+
+                async def one(n: int) -> bytes | None:
+                    answer = await posts.post(b'{"n":%d}' % n, {"Content-Type": "application/json"})
+                    if answer is None:
+                        return None
+                    async with answer:
+                        return await answer.read()
+
+                tasks = [asyncio.create_task(one(n)) for n in range(sent)]
+                for _ in range(200):  # until the first ones reached the upstream (or went elsewhere)
+                    await asyncio.sleep(0.01)
+                    if len(open_now) >= min(limit, sent) or any(t.done() for t in tasks):
+                        break
+                release.set()
+                bodies = await asyncio.wait_for(asyncio.gather(*tasks), 20)
+                posts.close()
+        finally:
+            await runner.cleanup()
+        return peak, sum(body is not None for body in bodies), [body or b"" for body in bodies]
+
+    peak, went, bodies = asyncio.run(go())
+    assert (peak, went) == (most, off)
+    assert bodies == [b'{"n":%d}' % n for n in range(sent)]

@@ -14,6 +14,7 @@ import contextlib
 import json
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -385,3 +386,17 @@ def test_an_upstreams_event_id_is_written_to_the_host_once_not_on_every_event(me
     assert sum(line.startswith(b"id:") for block in blocks for line in block.split(b"\n")) == ids
     assert blocks[0].split(b"\n")[1] == b"id: " + b"x" * size
     assert len(body) < size + events * 200
+
+
+@pytest.mark.parametrize("side", ["stdio", "http"])
+def test_what_an_upstream_writes_on_an_idle_connection_is_no_answer_to_the_next_post(side: str) -> None:
+    """An upstream that writes a second response, unasked, on a kept-alive connection after
+    answering (an answer to the id the next request will have): the next POST must not take it
+    as its answer — RFC 9112 s9.3.2: a client pairs each response with its request in order, and
+    a response with no request outstanding means the connection can no longer be trusted. The
+    proxy closes such a connection instead of reusing it (was: call 2 got ``unsolicited``)."""
+    with _answer_of(side, "idle-extra") as answer:
+        first = answer(call(1, "t", version="2026-07-28"))
+        time.sleep(0.3)  # (the unasked response has come on the idle connection)
+        second = answer(call(2, "t", version="2026-07-28"))
+    assert [first["result"]["content"][0]["text"], second["result"]["content"][0]["text"]] == ["ok", "ok"]

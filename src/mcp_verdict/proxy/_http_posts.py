@@ -21,20 +21,23 @@ jar (a cookie the upstream sets on a POST's answer goes into that jar, and every
 goes through the session, which sends it: a load balancer's affinity cookie keeps working; the
 HTTP hosts' session keeps no cookie, its hosts do: ``_http_upstream.client_session``).
 Otherwise, and when it has no idle connection and cannot open one (refused, unreachable, no
-connection within the session's connect timeout), or already holds ``limit`` connections,
-:meth:`Posts.post` returns None and the caller sends the POST through the session, which opens
-its own connection and fails as it did (``ClientConnectorError``, its timeout). Idle
-connections are reused last in, first out, and closed after :data:`_IDLE` seconds idle
-(aiohttp's keep-alive timeout), or when the upstream closed them; a connection whose answer was
-not read to its end, or that the upstream asked to close, is closed, never reused. It serves
-only on the aiohttp version it is tested with (:data:`_TESTED`): the classes it drives are
-aiohttp's own, not its documented API.
+connection within the session's connect timeout), :meth:`Posts.post` returns None and the caller
+sends the POST through the session, which opens its own connection and fails as it did
+(``ClientConnectorError``, its timeout). Idle connections are reused last in, first out, and closed
+after :data:`_IDLE` seconds idle (aiohttp's keep-alive timeout), or when the upstream closed them;
+a connection whose answer was not read to its end, or that the upstream asked to close, is closed,
+never reused. It serves only on the aiohttp version it is tested with (:data:`_TESTED`): the
+classes it drives are aiohttp's own, not its documented API. A POST that finds ``limit``
+connections open waits for one of them to be free (given back idle, or closed), first come first
+served, as the session's connector waits at its own limit (it used to go through the session, which
+opened up to its own limit beside them: twice the limit to the upstream).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import deque
 from collections.abc import Mapping
 from http.cookies import CookieError, SimpleCookie
 from typing import Final
@@ -108,6 +111,8 @@ class Posts:
         self._idle: list[tuple[ResponseHandler, float]] = []
         self._open = 0
         """The connections open: idle, or carrying a POST."""
+        self._waiting: deque[asyncio.Future[None]] = deque()
+        """The POSTs waiting for a connection to be free (``limit`` open), in their order."""
         self._closed = False
 
     async def post(self, data: bytes, headers: Mapping[str, str]) -> Answer | None:
@@ -157,21 +162,36 @@ class Posts:
         return Answer(message.code, message.headers, payload, proto, self)
 
     def _take(self, now: float) -> ResponseHandler | None:
-        """The most recently idle connection still open (those idle too long, or closed by the
-        upstream, are closed on the way)."""
+        """The most recently idle connection still open and silent (those idle too long, closed
+        by the upstream, or on which it wrote while idle are closed on the way: RFC 9112 s9.3.2,
+        a response with no request outstanding, which the next request would read as its own)."""
         idle = self._idle
         while idle and now - idle[0][1] > _IDLE:
             self._drop(idle.pop(0)[0])
         while idle:
             proto, _ = idle.pop()
-            if proto.is_connected():
+            if proto.is_connected() and not proto.should_close:  # (bytes came: a message, or a tail)
                 return proto
             self._drop(proto)
         return None
 
     async def _open_one(self, loop: asyncio.AbstractEventLoop) -> ResponseHandler | None:
-        if self._open >= self._limit:
-            return None
+        while self._open >= self._limit:  # (wait for one to be free: given back idle, or closed)
+            waiter: asyncio.Future[None] = loop.create_future()
+            self._waiting.append(waiter)
+            try:
+                await waiter
+            except asyncio.CancelledError:
+                if waiter.done() and not waiter.cancelled():
+                    self._wake()  # (woken as it was cancelled: the next one takes the turn)
+                else:
+                    self._waiting.remove(waiter)
+                raise
+            if self._closed:
+                return None
+            proto = self._take(loop.time())
+            if proto is not None:
+                return proto
         self._open += 1
         try:
             async with asyncio.timeout(self._connect):
@@ -187,18 +207,34 @@ class Posts:
     def _give_back(self, proto: ResponseHandler, read: bool) -> None:
         if read and not self._closed and not proto.should_close and proto.is_connected():
             self._idle.append((proto, asyncio.get_running_loop().time()))
+            self._wake()
         else:
             self._drop(proto)
 
     def _drop(self, proto: ResponseHandler) -> None:
         proto.close()
         self._open -= 1
+        self._wake()
+
+    def _wake(self) -> None:
+        """A connection is free (idle, or closed: room for a new one): the first POST waiting
+        for one takes it."""
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
 
     def close(self) -> None:
-        """Close the idle connections; those carrying a POST are closed as it ends."""
+        """Close the idle connections; those carrying a POST are closed as it ends; the POSTs
+        waiting for a connection go through the session."""
         self._closed = True
         while self._idle:
             self._drop(self._idle.pop()[0])
+        for waiter in self._waiting:
+            if not waiter.done():
+                waiter.set_result(None)
+        self._waiting.clear()
 
 
 _TESTED: Final = (3, 14)
