@@ -142,6 +142,17 @@ class Auditor:
         self._cancels: dict[tuple[str, int], tuple[str, int, str | None]] = {}
         """(conn, seq) of a tools/call request waiting -> where the client cancelled it
         (``notifications/cancelled``: source, line) and its reason."""
+        self._calls: dict[str, dict[tuple[str, Any], Exchange]] = {}
+        """Per connection, the client's tools/call requests the tracker holds waiting, by id key
+        (:func:`id_key`): what :meth:`_asking` looks a server request's call up in, kept as the
+        tracker's requests come and go (:meth:`_waits`, :meth:`_not_waiting`)."""
+        self._calls_in: dict[str, dict[int, dict[tuple[str, Any], Exchange]]] = {}
+        """Per connection, those of them by the HTTP exchange they were sent in (``http.exchange``)."""
+        self._calls_odd: dict[str, dict[tuple[str, Any], Exchange]] = {}
+        """Per connection, those of them whose ``http.exchange`` is no integer (no frame log says such
+        a value: an :class:`Auditor` fed by a caller). While a connection has any, a server
+        request's exchange is compared with each call's by a scan, as when its own is no integer
+        (equal values match, ``3`` and ``3.0``, as they always did)."""
 
     # -- feeding -----------------------------------------------------------------------------
     def message(self, conn: str, direction: Direction | None, data: bytes, at: float, seq: int, line: int,
@@ -200,6 +211,14 @@ class Auditor:
         """A message given to the tracker, and what it completes (a request of a batch being
         read is put at the batch's line)."""
         events = self._tracker.feed(conn, direction, data, at=at, seq=seq, http=http, look=look, element=element)
+        if events and self._calls:  # the calls it puts out of waiting (answered, an id reused, past the bound)
+            for event in events:
+                if isinstance(event, (Answered, Unanswered)):
+                    self._not_waiting(event.exchange)
+        if direction == "c2s" and look.kind == "request" and look.method == "tools/call":
+            opened = self._tracker.opened(conn)
+            if opened is not None:
+                self._waits(opened)
         batching = self._batching
         if batching is not None:
             opened = self._tracker.opened(conn)
@@ -320,6 +339,7 @@ class Auditor:
             self._recent = None
         for key in [k for k in self._asked if k[0] == conn]:
             del self._asked[key]
+        self._forget_calls(conn)
         return out
 
     def end(self, tally_of: Callable[[str], dict[str, int]] | None = None) -> list[Entry]:
@@ -346,6 +366,7 @@ class Auditor:
         self._asked.clear()
         self._aside.clear()
         self._cancels.clear()
+        self._forget_calls()
         out.sort(key=lambda e: e.order)
         return out
 
@@ -378,6 +399,10 @@ class Auditor:
         """Continue ``conn`` from what another auditor of the same recording held of it."""
         if held.tracker is not None:
             self._tracker.adopt(conn, held.tracker)
+        self._forget_calls(conn)
+        for exchange in self._tracker.pending(conn):  # (the calls waiting, kept as the tracker's feed keeps them)
+            if exchange.origin == "client" and exchange.method == "tools/call":
+                self._waits(exchange)
         self._conns[conn] = held.info
         for name, table in self._tables():
             table.update(getattr(held, name))
@@ -471,14 +496,92 @@ class Auditor:
 
     def _asking(self, request: Exchange) -> tuple[str, int] | None:
         """The tools/call a server request belongs to: the one waiting on the same HTTP exchange,
-        else the only one waiting on the connection."""
-        waiting = [e for e in self._tracker.pending(request.conn) if e.origin == "client" and e.method == "tools/call"]
-        number = request.request.http.get("exchange") if request.request.http else None
+        else the only one waiting on the connection.
+
+        Looked up in the calls waiting by connection and exchange (:attr:`_calls`,
+        :attr:`_calls_in`): a scan of every request waiting made each server request cost as many
+        steps as there were, quadratic in a log of many calls waiting while the server asks."""
+        conn = request.conn
+        calls = self._calls.get(conn)
+        if not calls:
+            return None
+        http = request.request.http
+        number = http.get("exchange") if http else None
         if number is not None:
-            same = [e for e in waiting if e.request.http and e.request.http.get("exchange") == number]
-            if len(same) == 1:
-                return (same[0].conn, same[0].call)
-        return (waiting[0].conn, waiting[0].call) if len(waiting) == 1 else None
+            if type(number) is int and conn not in self._calls_odd:
+                same = self._calls_in.get(conn, {}).get(number)
+                if same is not None and len(same) == 1:
+                    for exchange in same.values():
+                        return (exchange.conn, exchange.call)
+            else:  # an exchange that is no integer (an Auditor fed by a caller): compared as values are
+                found = [e for e in calls.values() if e.request.http and e.request.http.get("exchange") == number]
+                if len(found) == 1:
+                    return (found[0].conn, found[0].call)
+        if len(calls) == 1:
+            for exchange in calls.values():
+                return (exchange.conn, exchange.call)
+        return None
+
+    def _waits(self, exchange: Exchange) -> None:
+        """A client's tools/call the tracker now holds waiting (in place of any request it held
+        under that id): kept in :attr:`_calls`, and by its HTTP exchange."""
+        conn = exchange.conn
+        key = id_key(exchange.request_id)
+        held = self._calls.get(conn, {}).get(key)
+        if held is not None:
+            self._not_waiting(held)
+        self._calls.setdefault(conn, {})[key] = exchange
+        http = exchange.request.http
+        number = http.get("exchange") if http else None
+        if number is not None:
+            if type(number) is int:
+                self._calls_in.setdefault(conn, {}).setdefault(number, {})[key] = exchange
+            else:
+                self._calls_odd.setdefault(conn, {})[key] = exchange
+
+    def _not_waiting(self, exchange: Exchange) -> None:
+        """A request the tracker no longer holds waiting (answered, replaced, dropped, put aside):
+        a tools/call of the client's is no longer in :attr:`_calls` (nothing when the call kept
+        under its id is another request's)."""
+        if exchange.origin != "client" or exchange.method != "tools/call":
+            return
+        conn = exchange.conn
+        calls = self._calls.get(conn)
+        if calls is None:
+            return
+        key = id_key(exchange.request_id)
+        held = calls.get(key)
+        if held is None or held.request is not exchange.request:  # (the same request: its frame, as seen)
+            return
+        del calls[key]
+        if not calls:
+            del self._calls[conn]
+        http = held.request.http
+        number = http.get("exchange") if http else None
+        if number is None:
+            return
+        if type(number) is int:
+            by_number = self._calls_in[conn]
+            same = by_number[number]
+            del same[key]
+            if not same:
+                del by_number[number]
+                if not by_number:
+                    del self._calls_in[conn]
+        else:
+            odd = self._calls_odd[conn]
+            del odd[key]
+            if not odd:
+                del self._calls_odd[conn]
+
+    def _forget_calls(self, conn: str | None = None) -> None:
+        """The calls waiting on ``conn`` (None: on every connection) are no longer kept."""
+        tables: tuple[dict[str, Any], ...] = (self._calls, self._calls_in, self._calls_odd)
+        for table in tables:
+            if conn is None:
+                table.clear()
+            else:
+                table.pop(conn, None)
 
     def _unanswered(self, exchange: Exchange, why: str, end: End, out: list[Entry], *,
                     unclear: bool = False) -> None:
@@ -545,6 +648,7 @@ class Auditor:
         if earlier is None or _exchange_no(earlier) in (None, number):
             return
         self._tracker.forget(conn, "client", key)
+        self._not_waiting(earlier)
         self._aside.setdefault((conn, key), []).append(earlier)
         held = sum(len(v) for v in self._aside.values()) if len(self._aside) > 1 else len(self._aside[(conn, key)])
         if held > self.max_open:  # bounded memory: the oldest put aside ends, as the tracker's own would
@@ -578,14 +682,18 @@ class Auditor:
                 aside.remove(target)
                 if current is not None:
                     self._tracker.forget(conn, "client", key)
+                    self._not_waiting(current)
                     aside.append(current)
                 self._tracker.restore(conn, "client", key, target)
+                if target.origin == "client" and target.method == "tools/call":
+                    self._waits(target)
             if not aside:
                 del self._aside[(conn, key)]
             return True
         del self._aside[(conn, key)]
         if current is not None:
             self._tracker.forget(conn, "client", key)
+            self._not_waiting(current)
         waiting.sort(key=lambda e: e.request.seq)
         sent = " and ".join(str(_exchange_no(e)) for e in waiting)
         came = f"in exchange {number}" if isinstance(number, int) else "with no HTTP exchange"

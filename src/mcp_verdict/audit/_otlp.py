@@ -23,7 +23,17 @@ What a span can show, per row (``fidelity``):
   naive receiver called it a success, and nothing in the span says whether it was one.
 
 A call traced on both sides (the client's span and the server's, in one trace with the same
-request id and tool) is one call: the two spans are merged. A span waits for its other side
+request id and tool) is one call: the two spans are merged. Which server span is which client
+span's is told by the spans' ids where the export says it: the MCP conventions make the client
+span the parent of the server span (the trace context carried in the request's ``_meta``,
+docs/gen-ai/mcp.md "Context propagation"), so a server span whose ``parentSpanId`` is a client
+span's ``spanId`` is that span's other side, and no other's; two spans whose ids say otherwise
+(the server span's parent another span), or whose ``mcp.session.id`` differ, are two calls.
+Spans of one kind told apart so (client spans of distinct ``spanId``, server spans of distinct
+``parentSpanId``) wait side by side: two servers' calls under one id and tool in one trace do not
+cross. A span whose ids say nothing (none recorded) pairs as it always did, with the latest span
+of the other kind waiting under the trace, id and tool, and a second one of its kind puts the
+first out of waiting. A span waits for its other side
 within a window of :data:`WINDOW` spans; past it the oldest is judged alone, and the key of each
 span judged so is kept (the last :data:`PAST_KEPT`): its other side, when it comes, is no call of
 its own but a ``stray`` problem naming the row it belongs to (the call is counted once, without
@@ -178,6 +188,22 @@ class _Span:
     source: str = ""
     """The export it is in (a call's two spans may be in two: the client's and the server's)."""
     merged: list[_Span] = field(default_factory=list)
+    span_id: str | None = None
+    parent: str | None = None
+    """Its ``spanId`` and ``parentSpanId`` (None: not recorded)."""
+    serial: int = 0
+    """Its place among the spans that waited (:meth:`OtlpReader._wait`)."""
+
+    @property
+    def mark(self) -> _Mark:
+        session = self.attributes.get("mcp.session.id")
+        return (self.kind, self.span_id, self.parent, session if isinstance(session, str) else None)
+
+    @property
+    def link(self) -> str | None:
+        """What ties it to its other side: a client span's ``spanId``, a server span's
+        ``parentSpanId`` (the client span, when the trace context was carried)."""
+        return self.span_id if self.kind == "client" else self.parent if self.kind == "server" else None
 
     @property
     def tool(self) -> str | None:
@@ -202,14 +228,40 @@ class _Span:
         return None
 
 
+_Key = tuple[str, str, str | None]
+"""(trace, request id, tool): the spans that may be one call's two sides."""
+_Mark = tuple[str, str | None, str | None, str | None]
+"""(kind, span id, parent span id, session id) of a span: what tells two calls apart (:func:`_apart`)."""
+
+
+def _apart(one: _Mark, other: _Mark) -> bool:
+    """The export says spans of other kinds under one key are two calls: a server span's parent is
+    not the client span (both ids recorded; the MCP conventions make the client span its parent,
+    the context carried in ``_meta``), or their sessions (``mcp.session.id``) differ."""
+    if one[0] == "server":
+        one, other = other, one
+    if one[0] == "client" and other[0] == "server" and one[1] is not None and other[2] is not None \
+            and one[1] != other[2]:
+        return True
+    return one[3] is not None and other[3] is not None and one[3] != other[3]
+
+
 class OtlpReader:
     """Reads an OTLP JSON export line by line into call rows of an :class:`Auditor`'s input."""
 
     def __init__(self, auditor: Auditor) -> None:
         self.auditor = auditor
-        self._waiting: OrderedDict[tuple[str, str, str | None], _Span] = OrderedDict()
-        self._past: OrderedDict[tuple[str, str, str | None], tuple[str, str, int]] = OrderedDict()
-        """The spans judged alone past the window: key -> (kind, source, line)."""
+        self._waiting: OrderedDict[tuple[_Key, str, str | None, str | None], _Span] = OrderedDict()
+        """The spans waiting for their other side, oldest first, by (key, kind, link, session)
+        (:attr:`_Span.link`, ``mcp.session.id``): one of a kind that nothing tells apart from
+        one waiting puts it out of waiting."""
+        self._under: dict[_Key, dict[str, dict[tuple[str | None, str | None], _Span]]] = {}
+        """The same spans by key and kind, each kind's by (link, session) in the order they began waiting."""
+        self._links: dict[tuple[_Key, str, str], _Span] = {}
+        """The same spans that have a link, by (key, kind, link): the latest with it."""
+        self._serial = 0
+        self._past: OrderedDict[_Key, tuple[str, int, _Mark]] = OrderedDict()
+        """The spans judged alone past the window: key -> (source, line, mark)."""
         self._forgot = False
         self._calls = 0
 
@@ -239,6 +291,8 @@ class OtlpReader:
         while self._waiting:
             _, span = self._waiting.popitem(last=False)
             yield self._row(span, END_OF_INPUT)
+        self._under.clear()
+        self._links.clear()
 
     def _spans(self, value: Mapping[str, Any], number: int) -> Iterator[_Span]:
         for resource_spans in value["resourceSpans"]:
@@ -259,40 +313,47 @@ class OtlpReader:
                     status = span.get("status")
                     message = status.get("message") if isinstance(status, Mapping) else None
                     kind = span.get("kind")
+                    span_id, parent = span.get("spanId"), span.get("parentSpanId")
                     yield _Span(str(span.get("traceId") or ""),
                                 _SPAN_KINDS.get(kind, "internal") if isinstance(kind, int | str) else "internal",
                                 str(span.get("name") or ""), attributes,
                                 service if isinstance(service, str) else None,
                                 _nanos(span.get("startTimeUnixNano")), _nanos(span.get("endTimeUnixNano")),
-                                message if isinstance(message, str) else None, number, self.auditor.source)
+                                message if isinstance(message, str) else None, number, self.auditor.source,
+                                span_id=span_id if isinstance(span_id, str) and span_id else None,
+                                parent=parent if isinstance(parent, str) and parent else None)
 
     def _add(self, span: _Span, number: int) -> Iterator[Entry]:
         if span.request_id is None:
             yield self._row(span, number)
             return
         key = (span.trace, span.request_id, span.tool)
-        other = self._waiting.pop(key, None)
-        if other is not None and other.kind != span.kind:
+        other = self._other_side(key, span)
+        if other is not None:
+            self._unwait(key, other)
             client, server = (other, span) if other.kind == "client" else (span, other)
             client.merged.append(server)
             yield self._row(client, number)
             return
-        if other is not None:
-            yield self._row(other, number)
+        same = self._waiting.get(self._slot(key, span))
+        if same is not None:  # one of its kind that nothing tells apart from it: judged alone
+            self._unwait(key, same)
+            yield self._row(same, number)
         elif self._past:
             judged = self._past.get(key)
-            if judged is not None and judged[0] != span.kind:
+            if judged is not None and judged[2][0] != span.kind and not _apart(judged[2], span.mark):
                 del self._past[key]
-                yield self._stray(number, f"the {span.kind} span of a call counted already from its {judged[0]} span "
-                                          f"({judged[1]}:{judged[2]}), judged alone past the window of {WINDOW} "
+                yield self._stray(number, f"the {span.kind} span of a call counted already from its {judged[2][0]} "
+                                          f"span ({judged[0]}:{judged[1]}), judged alone past the window of {WINDOW} "
                                           "spans waiting for their other side: what only this span holds is not "
                                           "in that call's row")
                 return
-        self._waiting[key] = span
+        self._wait(key, span)
         while len(self._waiting) > WINDOW:
-            oldest_key, oldest = self._waiting.popitem(last=False)
+            (oldest_key, *_), oldest = next(iter(self._waiting.items()))
+            self._unwait(oldest_key, oldest)
             yield self._row(oldest, number)
-            self._past[oldest_key] = (oldest.kind, oldest.source, oldest.line)
+            self._past[oldest_key] = (oldest.source, oldest.line, oldest.mark)
             if len(self._past) > PAST_KEPT:
                 self._past.popitem(last=False)
                 if not self._forgot:
@@ -301,6 +362,53 @@ class OtlpReader:
                                               f"the window of {WINDOW} spans waiting for their other side: from "
                                               "here, a later span of the earliest of them is counted as a call of "
                                               "its own")
+
+    def _other_side(self, key: _Key, span: _Span) -> _Span | None:
+        """The span waiting under ``key`` that is ``span``'s other side: the one its ids tie it to
+        (a server span's parent, the client span), else the latest of another kind waiting, unless
+        the export says they are two calls (:func:`_apart`). Looked up, not searched: a lookup per
+        kind waiting under the key."""
+        kinds = self._under.get(key)
+        if kinds is None:
+            return None
+        mark = span.mark
+        link = span.link
+        if link is not None and span.kind in ("client", "server"):
+            tied = self._links.get((key, "server" if span.kind == "client" else "client", link))
+            if tied is not None and not _apart(tied.mark, mark):
+                return tied
+        latest: _Span | None = None
+        for kind, spans in kinds.items():
+            if kind != span.kind:
+                last = spans[next(reversed(spans))]
+                if latest is None or last.serial > latest.serial:
+                    latest = last
+        return latest if latest is not None and not _apart(latest.mark, mark) else None
+
+    def _slot(self, key: _Key, span: _Span) -> tuple[_Key, str, str | None, str | None]:
+        return (key, span.kind, span.link, span.mark[3])
+
+    def _wait(self, key: _Key, span: _Span) -> None:
+        self._serial += 1
+        span.serial = self._serial
+        slot = self._slot(key, span)
+        self._waiting[slot] = span
+        self._under.setdefault(key, {}).setdefault(span.kind, {})[slot[2:]] = span
+        if slot[2] is not None:
+            self._links[(key, span.kind, slot[2])] = span
+
+    def _unwait(self, key: _Key, span: _Span) -> None:
+        slot = self._slot(key, span)
+        del self._waiting[slot]
+        kinds = self._under[key]
+        spans = kinds[span.kind]
+        del spans[slot[2:]]
+        if not spans:
+            del kinds[span.kind]
+            if not kinds:
+                del self._under[key]
+        if slot[2] is not None and self._links.get(linked := (key, span.kind, slot[2])) is span:
+            del self._links[linked]
 
     def _stray(self, number: int, reason: str) -> Problem:
         """A problem of the export's line ``number``: a span that makes no call of its own."""
