@@ -174,6 +174,13 @@ Event = Answered | Unanswered | Stray
 class _Connection:
     pending: dict[tuple[Origin, tuple[str, Any]], Exchange] = field(default_factory=dict)
     """The requests waiting, by (origin, id key): (exchange.origin, id_key(exchange.request_id))."""
+    by_exchange: dict[tuple[Origin, int], dict[tuple[Origin, tuple[str, Any]], None]] = field(default_factory=dict)
+    """The keys in ``pending`` of the requests that came in each HTTP exchange, by (origin, the
+    exchange's number): an answer with no readable id pairs by it (:meth:`Tracker._match`).
+    Kept lazily: a key whose request was answered since stays until a lookup meets it or the
+    index is rebuilt, once it holds more than twice ``pending`` (:func:`_index_exchange`)."""
+    indexed: int = 0
+    """The keys ``by_exchange`` holds."""
     answered: set[tuple[Origin, tuple[str, Any]]] = field(default_factory=set)
     version: str | None = None  # from initialize
     claimed: str | None = None
@@ -430,6 +437,7 @@ class Tracker:
         state = self._conns.get(conn)
         if state is not None:
             state.pending[(origin, key)] = exchange
+            _index_exchange(state, (origin, key), exchange)
 
     def close(self, conn: str, reason: str = "the connection closed") -> list[Event]:
         """End ``conn``: every request still waiting is unanswered."""
@@ -497,6 +505,8 @@ class Tracker:
         pending = state.pending
         replaced = pending.pop(key, None)
         pending[key] = state.opened = exchange
+        if seen.http is not None:
+            _index_exchange(state, key, exchange)
         state.answered.discard(key)  # an id reused after its answer is a new request
         if replaced is None and len(pending) <= self._max_pending:
             return []  # (the common case)
@@ -595,11 +605,28 @@ class Tracker:
                         return None
                     only = p
             return only
-        waiting = [p for (who, _), p in state.pending.items() if who == origin]
-        same = [p for p in waiting if _exchange_no(p) == exchange_no]
-        if len(same) == 1:
-            return same[0]
-        return waiting[0] if len(waiting) == 1 else None
+        pending = state.pending
+        keys = state.by_exchange.get((origin, exchange_no))
+        if keys:  # the requests of that exchange (a stale key, its request answered or replaced, dropped)
+            same = []
+            for key in list(keys):
+                found = pending.get(key)
+                if found is not None and _exchange_no(found) == exchange_no:
+                    same.append(found)
+                else:
+                    del keys[key]
+                    state.indexed -= 1
+            if not keys:
+                del state.by_exchange[(origin, exchange_no)]
+            if len(same) == 1:
+                return same[0]
+        only = None  # else the only one waiting: the scan stops at a second
+        for (who, _), p in pending.items():
+            if who == origin:
+                if only is not None:
+                    return None
+                only = p
+        return only
 
     def _facts(self, state: _Connection, exchange: Exchange, result: dict[str, Any], id_of: tuple[str, Any]) -> None:
         """What the result answering ``exchange`` (a client's request, waiting under ``id_of``)
@@ -626,6 +653,29 @@ class Tracker:
             task_id = task.get("taskId") if task is not None and isinstance(task, Mapping) else None
         if isinstance(task_id, str):
             _remember(state.tasks, task_id, exchange.call, self._max_answered)
+
+
+def _index_exchange(state: _Connection, key: tuple[Origin, tuple[str, Any]], exchange: Exchange) -> None:
+    """Note in ``state.by_exchange`` that the request ``exchange``, waiting under ``key``, came in
+    its HTTP exchange (none said: nothing). Past twice the requests waiting (and 64), the index is
+    rebuilt from ``pending``, its stale keys gone: each rebuild follows as many notes as it reads
+    requests, so the index costs a step or two per request whatever waits."""
+    number = _exchange_no(exchange)
+    if number is None:
+        return
+    index = state.by_exchange
+    keys = index.setdefault((key[0], number), {})
+    if key not in keys:
+        keys[key] = None
+        state.indexed += 1
+    if state.indexed > 2 * len(state.pending) + 64:
+        index.clear()
+        state.indexed = 0
+        for each, waiting in state.pending.items():
+            at = _exchange_no(waiting)
+            if at is not None:
+                index.setdefault((each[0], at), {})[each] = None
+                state.indexed += 1
 
 
 def _exchange_no(exchange: Exchange) -> int | None:
