@@ -65,7 +65,7 @@ def test_an_answer_without_a_readable_id_pairs_by_its_http_exchange(
 def _steps(waiting: int) -> int:
     """The steps of feeding ``waiting`` requests, each on its own exchange, then as many null-id
     answers, each on a request's exchange (the last first)."""
-    frames = [("c2s", _request(n), n) for n in range(waiting)]
+    frames: list[tuple[str, bytes, int | None]] = [("c2s", _request(n), n) for n in range(waiting)]
     frames += [("s2c", NULL_ID, n) for n in reversed(range(waiting))]
     tracker = Tracker()
     steps, events = python_steps(lambda: _feed(tracker, frames))
