@@ -65,12 +65,7 @@ def _outcome(raw: bytes | None) -> str:
 
 def _answers(peer: LinePeer, request_id: int) -> str:
     """The outcome of the host's answer to ``request_id`` (the server's notifications skipped)."""
-    while True:
-        raw = peer.recv()
-        assert raw is not None, f"no answer to {request_id}"
-        message = json.loads(raw)
-        if message.get("id") == request_id:
-            return _outcome(raw)
+    return _outcome(_answers_raw(peer, request_id))
 
 
 # (behaviour: calls per session; the outcome of each of five calls in turn; the initialize requests
@@ -112,7 +107,8 @@ def test_a_session_the_upstream_ends_is_started_again_for_a_stdio_host(
             if method == "POST" and jsonrpc == "initialize"] == initializes
 
 
-def _answers_raw(peer: LinePeer, request_id: str) -> bytes:
+def _answers_raw(peer: LinePeer, request_id: int | str) -> bytes:
+    """The host's answer to ``request_id`` (the server's notifications skipped)."""
     while True:
         raw = peer.recv()
         assert raw is not None, f"no answer to {request_id}"
@@ -139,7 +135,7 @@ def test_why_a_new_session_could_not_be_started_reaches_the_host_and_the_frame_l
             peer.send(_call(1))
             assert _answers(peer, 1) == "s-1 call 1"
             peer.send(_call(2))
-            answer = json.loads(_answers_raw_int(peer, 2))
+            answer = json.loads(_answers_raw(peer, 2))
         finally:
             peer.close()
     expected = ('mcp-verdict proxy: the upstream ended the session (HTTP 404: {"jsonrpc": "2.0", "id": null, '
@@ -150,14 +146,6 @@ def test_why_a_new_session_could_not_be_started_reaches_the_host_and_the_frame_l
     notes = [(r["kind"], r["dir"], r.get("transport"), r.get("note")) for r in frame_records(log)
              if r["kind"] == "error" and "could not be started" in r.get("note", "")]
     assert notes == [("error", "s2c", "http", expected.removeprefix("mcp-verdict proxy: "))]
-
-
-def _answers_raw_int(peer: LinePeer, request_id: int) -> bytes:
-    while True:
-        raw = peer.recv()
-        assert raw is not None, f"no answer to {request_id}"
-        if json.loads(raw).get("id") == request_id:
-            return raw
 
 
 def test_the_proxys_get_stream_follows_the_new_session(tmp_path: Path) -> None:
@@ -213,7 +201,7 @@ def test_the_official_sdk_server_restarted_on_its_port_serves_the_stdio_hosts_ne
                 stop(server)
                 server = _sdk_server(port)
             peer.send({**call, "id": request_id})
-            answer = json.loads(_answers_raw_int(peer, request_id))
+            answer = json.loads(_answers_raw(peer, request_id))
             got.append(answer.get("result", {}).get("structuredContent") or answer.get("error"))
     assert got == [{"total": 5}, {"total": 5}]
 
