@@ -12,36 +12,30 @@ T = TypeVar("T")
 
 def python_calls(work: Callable[[], T]) -> tuple[int, T]:
     """(the Python function calls ``work()`` made, what it returned)."""
-    calls = 0
-
-    def count(frame: Any, event: str, arg: Any) -> None:
-        nonlocal calls
-        if event == "call":
-            calls += 1
-
-    sys.setprofile(count)
-    try:
-        result = work()
-    finally:
-        sys.setprofile(None)
-    return calls, result
+    return _counted(work, sys.setprofile, ("call",))
 
 
 def python_steps(work: Callable[[], T]) -> tuple[int, T]:
     """(the Python function calls and lines ``work()`` ran, what it returned): a line run again
     counts again, so each turn of a loop or a comprehension is a step (``python_calls`` sees none
     of a loop that calls nothing)."""
-    steps = 0
+    return _counted(work, sys.settrace, ("call", "line"))
+
+
+def _counted(work: Callable[[], T], hook: Callable[[Any], None], events: tuple[str, ...]) -> tuple[int, T]:
+    """(the ``events`` the interpreter reports to ``hook``'s function while ``work()`` runs, what it
+    returned). A trace function returns itself to be called for each frame's lines too."""
+    counted = 0
 
     def count(frame: Any, event: str, arg: Any) -> Any:
-        nonlocal steps
-        if event in ("call", "line"):
-            steps += 1
+        nonlocal counted
+        if event in events:
+            counted += 1
         return count
 
-    sys.settrace(count)
+    hook(count)
     try:
         result = work()
     finally:
-        sys.settrace(None)
-    return steps, result
+        hook(None)
+    return counted, result
