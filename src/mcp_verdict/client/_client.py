@@ -82,6 +82,8 @@ _POLLS_KEPT: Final = 100
 _LEGACY_TASKS: Final = "2025-11-25"
 """The one handshake-era version with tasks (task-augmented requests, tasks/get, tasks/result)."""
 _TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
+_ASKS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
+"""The server-to-client requests a 2025 server asks for input with."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,6 +371,8 @@ class VerdictClient:
                                         target=client.target, step="initialize")
                 return result
 
+            on_request = session._on_request
+            session._on_request = functools.partial(client._check_asked, session, on_request)
             session.send_discover = bounded_discover
             session.initialize = refuse_initialize if client.mode == "modern" else checked_initialize
             return session
@@ -382,26 +386,17 @@ class VerdictClient:
 
     def _sdk_callbacks(self) -> dict[str, Any]:
         """Callbacks for 2025 servers, which send input requests as server-to-client requests.
-        Each request is checked as ``classify`` checks an input request (the capabilities the
-        client declared, the requested schema...) before a handler sees it: one that fails is
-        refused to the server, and its findings make the call's verdict unclassified."""
+        Each request was checked (:meth:`_check_asked`, before the SDK reads it) and is checked
+        again here as the SDK read it, before a handler sees it."""
         handlers = self.handlers
         failed = self._handler_errors
-        refused = self._refused_asks
 
         def bridge(method: str, model: Any) -> Callable[..., Awaitable[Any]]:
             async def callback(context: Any, *params: Any) -> Any:
                 raw = params[0].model_dump(by_alias=True, exclude_none=True, mode="json") if params else {}
-                asked = classify({"jsonrpc": "2.0", "id": 0, "result": {
-                    "resultType": "input_required", "inputRequests": {"": {"method": method, "params": raw}}}},
-                    version=VERSIONS[-1], client_capabilities=self.capabilities, limits=self.limits)
+                asked = self._asked(method, raw)
                 if asked.kind is not Kind.INPUT_REQUIRED:
-                    at = len("/result/inputRequests/")  # (the request's key is ""): a pointer into the request
-                    refused.extend(finding("", f.code, f"the server's {method} request"
-                                           + (f" (at {f.path[at:]})" if f.path[at:] else "") + f": {f.message}")
-                                   for f in asked.errors)
-                    return types.ErrorData(code=types.INVALID_PARAMS, message=f"{method} refused: " + "; ".join(
-                        f.message for f in asked.errors))
+                    return self._refusal(method, asked)
                 try:
                     return model.model_validate(await handlers.answer(asked.input_requests[""]))
                 except HandlerError as exc:  # the server hears it failed; the call raises it after
@@ -417,6 +412,57 @@ class VerdictClient:
         if handlers.roots is not None:
             callbacks["list_roots_callback"] = bridge("roots/list", types.ListRootsResult)
         return callbacks
+
+    def _asked(self, method: str, params: Any, *, given: bool = True) -> Verdict:
+        """A 2025 server's input request checked as ``classify`` checks an input request of a
+        result (the capabilities the client declared, the requested schema...)."""
+        request: dict[str, Any] = {"method": method, "params": params} if given else {"method": method}
+        return classify({"jsonrpc": "2.0", "id": 0, "result": {"resultType": "input_required",
+                                                               "inputRequests": {"": request}}},
+                        version=VERSIONS[-1], client_capabilities=self.capabilities, limits=self.limits)
+
+    def _refusal(self, method: str, asked: Verdict) -> types.ErrorData:
+        """Record the findings of a refused 2025 input request (they make the call's verdict
+        unclassified) and give the error the server hears: -32602."""
+        at = len("/result/inputRequests/")  # (the request's key is ""): a pointer into the request
+        self._refused_asks.extend(finding("", f.code, f"the server's {method} request"
+                                          + (f" (at {f.path[at:]})" if f.path[at:] else "") + f": {f.message}")
+                                  for f in asked.errors)
+        return types.ErrorData(code=types.INVALID_PARAMS, message=f"{method} refused: " + "; ".join(
+            f.message for f in asked.errors))
+
+    async def _check_asked(self, session: Any, on_request: Callable[..., Awaitable[Any]], context: Any,
+                           method: str, params: Any) -> Any:
+        """A 2025 server's elicitation, sampling or roots request, checked from its params as they
+        came, before the SDK reads them: the SDK's own models refuse some malformed requests
+        (``requestedSchema.type: "array"``, no ``message``) with a -32602 of their own that no
+        check of ours, no handler and no verdict would see. A request either check refuses is
+        answered -32602 and its findings make the call's verdict unclassified; any other request
+        (and every other method) goes to the SDK as before."""
+        from mcp.shared.exceptions import MCPError
+
+        if method not in _ASKS:
+            return await on_request(context, method, params)
+        version = session.protocol_version or "2025-11-25"  # (the SDK's own, before a handshake)
+        sdk_problem: ValidationError | None = None
+        try:
+            from mcp_types import methods
+
+            methods.parse_server_request(method, version, params)
+        except ImportError:  # pragma: no cover - another SDK layout: our check alone
+            pass
+        except KeyError:  # no such request in this version: the SDK answers it (method not found)
+            return await on_request(context, method, params)
+        except ValidationError as exc:
+            sdk_problem = exc
+        asked = self._asked(method, params, given=params is not None)
+        if asked.kind is not Kind.INPUT_REQUIRED:
+            raise MCPError.from_error_data(self._refusal(method, asked))
+        if sdk_problem is not None:  # within what classify checks, but no request the SDK can read
+            message = f"the SDK's model of {method} refuses it ({_first_error(sdk_problem)})"
+            self._refused_asks.append(finding("", "input.params", f"the server's {method} request: {message}"))
+            raise MCPError(types.INVALID_PARAMS, f"{method} refused: {message}")
+        return await on_request(context, method, params)
 
     # -- state ------------------------------------------------------------------------------
     @property
@@ -918,6 +964,14 @@ def _sdk_checks(version: str, tool: dict[str, Any]) -> None:
     except ValidationError as exc:
         if any(tuple(error.get("loc", ()))[:1] == ("tools",) for error in exc.errors()):
             raise
+
+
+def _first_error(exc: ValidationError) -> str:
+    """Where the first error of a pydantic ValidationError is, and what it says (cut)."""
+    errors = exc.errors()
+    first: Mapping[str, Any] = errors[0] if errors else {"loc": (), "msg": str(exc)}
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    return f"{cut(where, 80)}: {cut(str(first.get('msg')), 120)}"
 
 
 def _status_of(value: Any) -> str | None:
