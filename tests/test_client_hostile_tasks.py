@@ -15,7 +15,7 @@ import anyio
 import pytest
 
 from mcp_verdict import Action, ElicitationRequest, Kind
-from mcp_verdict.client import ElicitAnswer, Handlers, VerdictClient
+from mcp_verdict.client import ElicitAnswer, HandlerError, Handlers, VerdictClient
 
 HOSTILE_TASKS = [sys.executable, "-m", "tests.servers.hostile_tasks"]
 
@@ -182,3 +182,22 @@ def test_a_request_only_the_sdks_models_refuse_is_named_so() -> None:
         ("input.params", "the server's elicitation/create request: the SDK's model of elicitation/create refuses it "
                          "(params.ElicitRequestURLParams.elicitationId: Input should be a valid string)")]
 
+
+def test_a_handlers_answer_the_sdk_cannot_send_is_a_handler_error() -> None:
+    """A sampling handler's answer that is no CreateMessageResult (2025-11-25 client/sampling): a
+    HandlerError out of call_tool, the server told -32603 (internal error) — before, the SDK's
+    model refused it and told the server -32602, as if its request were invalid, and the call
+    ended normal_complete."""
+    async def bad(request: Any) -> dict[str, Any]:
+        return {"role": "assistant", "content": {"type": "bogus"}, "model": "m"}
+
+    async def scenario() -> str:
+        async with VerdictClient.stdio(misbehaving("sample"), handlers=Handlers(sampling=bad), timeout=10) as client:
+            with anyio.fail_after(30), pytest.raises(HandlerError) as raised:
+                await client.call_tool("t", {})
+            answer = client.history[-1].rounds[-1].response
+            assert answer is not None and json.loads(answer)["result"]["content"][0]["text"] == "error -32603"
+            return str(raised.value)
+
+    assert anyio.run(scenario) == ("the sampling/createMessage handler's answer is no CreateMessageResult the SDK can "
+                                   "send (content.TextContent.type: Input should be 'text')")

@@ -398,7 +398,12 @@ class VerdictClient:
                 if asked.kind is not Kind.INPUT_REQUIRED:
                     return self._refusal(method, asked)
                 try:
-                    return model.model_validate(await handlers.answer(asked.input_requests[""]))
+                    answer = await handlers.answer(asked.input_requests[""])
+                    try:
+                        return model.model_validate(answer)
+                    except ValidationError as exc:  # (the SDK would tell the server its request was invalid)
+                        raise HandlerError(f"the {method} handler's answer is no {model.__name__} the SDK can send "
+                                           f"({_first_error(exc)})") from None
                 except HandlerError as exc:  # the server hears it failed; the call raises it after
                     failed.append(exc)
                     return types.ErrorData(code=types.INTERNAL_ERROR, message=str(exc))
