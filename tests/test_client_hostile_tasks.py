@@ -15,7 +15,7 @@ import anyio
 import pytest
 
 from mcp_verdict import Action, ElicitationRequest, Kind
-from mcp_verdict.client import ElicitAnswer, Handlers, VerdictClient
+from mcp_verdict.client import ElicitAnswer, HandlerError, Handlers, VerdictClient
 
 HOSTILE_TASKS = [sys.executable, "-m", "tests.servers.hostile_tasks"]
 
@@ -109,7 +109,13 @@ async def sample(request: Any) -> dict[str, Any]:
     return {"role": "assistant", "content": {"type": "text", "text": "hello"}, "model": "m", "stopReason": "endTurn"}
 
 
+async def consent(request: Any) -> bool:
+    return True
+
+
 FORM_ONLY = Handlers(form=form)
+URL_ONLY = Handlers(url=consent)
+ALL = Handlers(form=form, url=consent, sampling=sample, roots=roots)
 DONE = 'result {"action": "accept", "content": {"a": "x"}}'
 # A 2025 server asks with server-to-client requests; the README: "2025 servers, which ask with
 # server-to-client requests, reach the same handlers" as a 2026-07-28 input request, which
@@ -117,18 +123,36 @@ DONE = 'result {"action": "accept", "content": {"a": "x"}}'
 # client/elicitation#capabilities: servers MUST NOT send a url-mode request to a client that
 # does not declare it; client/sampling: nor a request with tools without sampling.tools), or
 # with a requestedSchema outside the restricted subset
-# (client/elicitation#requested-schema), is refused to the server, never handed to a handler,
-# and the call's verdict is unclassified with the finding — not a HandlerError raised out of
-# call_tool ("no URL consent handler"), not a handler asked three times to fill a form no
-# answer can pass.
-# mode, handlers → (kind, codes, action, what the server heard, the handlers' calls)
+# (client/elicitation#requested-schema), is refused to the server with -32602 (JSON-RPC:
+# invalid params), never handed to a handler, and the call's verdict is unclassified with the
+# finding — not a HandlerError raised out of call_tool ("no URL consent handler"), not a handler
+# asked three times to fill a form no answer can pass.
+# A request malformed for its method (2025-11-25 schema: ElicitRequestFormParams requires a
+# message and a requestedSchema of type "object"; CreateMessageRequestParams requires maxTokens;
+# ElicitRequestURLParams' elicitationId is a string) is checked from its params as they came,
+# before the SDK reads them: the SDK's models refused these with a -32602 of their own, no check
+# and no handler saw them, and the call ended normal_complete. One only the SDK's models refuse
+# (elicitationId, which our 2026-07-28 rules do not define) is input.params, saying so.
+# mode, handlers → (kind, codes, action, what the server heard)
 ASKED: list[tuple[str, Handlers, Kind, list[str], Action, str]] = [
-    ("elicit_url", FORM_ONLY, Kind.UNCLASSIFIED, ["input.capability"], Action.INVESTIGATE, "error"),
-    ("elicit_ref", FORM_ONLY, Kind.UNCLASSIFIED, ["elicitation.property"], Action.INVESTIGATE, "error"),
+    ("elicit_url", FORM_ONLY, Kind.UNCLASSIFIED, ["input.capability"], Action.INVESTIGATE, "error -32602"),
+    ("elicit_ref", FORM_ONLY, Kind.UNCLASSIFIED, ["elicitation.property"], Action.INVESTIGATE, "error -32602"),
     ("sample_tools", Handlers(sampling=sample), Kind.UNCLASSIFIED, ["input.capability"], Action.INVESTIGATE,
-     "error"),
+     "error -32602"),
+    ("elicit_array", FORM_ONLY, Kind.UNCLASSIFIED, ["elicitation.schema", "elicitation.schema"], Action.INVESTIGATE,
+     "error -32602"),
+    ("elicit_no_message", FORM_ONLY, Kind.UNCLASSIFIED, ["input.params"], Action.INVESTIGATE, "error -32602"),
+    ("sample_no_tokens", Handlers(sampling=sample), Kind.UNCLASSIFIED, ["input.params"], Action.INVESTIGATE,
+     "error -32602"),
+    ("elicit_url_id", URL_ONLY, Kind.UNCLASSIFIED, ["input.params"], Action.INVESTIGATE, "error -32602"),
+    # no handler, so no capability declared: servers MUST NOT ask (the SDK's own "not supported"
+    # answer, -32600, left the call normal_complete)
+    ("elicit_form", Handlers(), Kind.UNCLASSIFIED, ["input.capability"], Action.INVESTIGATE, "error -32602"),
+    ("sample", Handlers(), Kind.UNCLASSIFIED, ["input.capability"], Action.INVESTIGATE, "error -32602"),
+    ("roots", Handlers(), Kind.UNCLASSIFIED, ["input.capability"], Action.INVESTIGATE, "error -32602"),
     # well-formed requests of declared capabilities reach the handlers, as before
     ("elicit_form", FORM_ONLY, Kind.NORMAL_COMPLETE, [], Action.ACCEPT, DONE),
+    ("elicit_form", ALL, Kind.NORMAL_COMPLETE, [], Action.ACCEPT, DONE),
     ("sample", Handlers(sampling=sample), Kind.NORMAL_COMPLETE, [], Action.ACCEPT,
      'result {"content": {"text": "hello", "type": "text"}, "model": "m", "role": "assistant", '
      '"stopReason": "endTurn"}'),
@@ -138,7 +162,7 @@ ASKED: list[tuple[str, Handlers, Kind, list[str], Action, str]] = [
 
 
 @pytest.mark.parametrize(("mode", "handlers", "kind", "codes", "action", "heard"), ASKED,
-                         ids=[case[0] for case in ASKED])
+                         ids=[f"{case[0]}-{number}" for number, case in enumerate(ASKED)])
 def test_a_2025_servers_request_is_checked_before_any_handler(
         mode: str, handlers: Handlers, kind: Kind, codes: list[str], action: Action, heard: str) -> None:
     outcome, record = call(misbehaving(mode), "t", handlers=handlers)
@@ -147,3 +171,33 @@ def test_a_2025_servers_request_is_checked_before_any_handler(
     assert outcome.decision.action is action
     answer = record.rounds[-1].response
     assert answer is not None and json.loads(answer)["result"]["content"][0]["text"] == heard
+
+
+def test_a_request_only_the_sdks_models_refuse_is_named_so() -> None:
+    """elicitationId 5 (2025-11-25 ElicitRequestURLParams: a string), which our 2026-07-28 rules
+    do not define: the finding says the SDK's model refuses it, and where (the SDK's own path:
+    the member, and the model of the union it was read as)."""
+    outcome, _ = call(misbehaving("elicit_url_id"), "t", handlers=URL_ONLY)
+    assert [(f.code, f.message) for f in outcome.verdict.findings] == [
+        ("input.params", "the server's elicitation/create request: the SDK's model of elicitation/create refuses it "
+                         "(params.ElicitRequestURLParams.elicitationId: Input should be a valid string)")]
+
+
+def test_a_handlers_answer_the_sdk_cannot_send_is_a_handler_error() -> None:
+    """A sampling handler's answer that is no CreateMessageResult (2025-11-25 client/sampling): a
+    HandlerError out of call_tool, the server told -32603 (internal error) — before, the SDK's
+    model refused it and told the server -32602, as if its request were invalid, and the call
+    ended normal_complete."""
+    async def bad(request: Any) -> dict[str, Any]:
+        return {"role": "assistant", "content": {"type": "bogus"}, "model": "m"}
+
+    async def scenario() -> str:
+        async with VerdictClient.stdio(misbehaving("sample"), handlers=Handlers(sampling=bad), timeout=10) as client:
+            with anyio.fail_after(30), pytest.raises(HandlerError) as raised:
+                await client.call_tool("t", {})
+            answer = client.history[-1].rounds[-1].response
+            assert answer is not None and json.loads(answer)["result"]["content"][0]["text"] == "error -32603"
+            return str(raised.value)
+
+    assert anyio.run(scenario) == ("the sampling/createMessage handler's answer is no CreateMessageResult the SDK can "
+                                   "send (content.TextContent.type: Input should be 'text')")

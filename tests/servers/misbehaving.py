@@ -7,8 +7,8 @@ stdio modes: ``ok``; ``noise_flood N`` (N debug lines, then the answer); ``notif
 (N notifications/message, then the answer); ``init_hang`` (never answers initialize);
 ``elicit_hostile`` (a form whose enum choices and default carry terminal control sequences; the
 answer says whether the choice came back exactly as sent); the other modes of ``ASKS``
-(``tools/call`` first sends the client that request; the answer says ``error``, or ``result``
-and the result the client sent); ``odd_required`` (tools/list: ``t``,
+(``tools/call`` first sends the client that request; the answer says ``error`` and the
+error's code, or ``result`` and the result the client sent); ``odd_required`` (tools/list: ``t``,
 whose inputSchema's ``required`` holds an object and a number besides a name); ``task_hostile``
 (``t`` requires tasks: a task-augmented call answers a 2025-11-25 task handle, and ``tasks/get``
 a status that is no status, carrying terminal control sequences and markup).
@@ -46,6 +46,14 @@ ASKS: dict[str, tuple[str, dict[str, Any]]] = {
                                           "elicitationId": "x1"}),
     "elicit_ref": ("elicitation/create", {"message": "Pick", "requestedSchema": {
         "type": "object", "properties": {"a": {"$ref": "https://example.com/schema.json"}}}}),
+    "elicit_array": ("elicitation/create", {"message": "Pick", "requestedSchema": {
+        "type": "array", "items": {"type": "string"}}}),
+    "elicit_no_message": ("elicitation/create", {"requestedSchema": {
+        "type": "object", "properties": {"a": {"type": "string"}}}}),
+    "elicit_url_id": ("elicitation/create", {"mode": "url", "message": "Sign in", "url": "https://example.com/login",
+                                             "elicitationId": 5}),
+    "sample_no_tokens": ("sampling/createMessage", {
+        "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]}),
     "elicit_form": ("elicitation/create", {"message": "Pick", "requestedSchema": {
         "type": "object", "properties": {"a": {"type": "string"}}}}),
     "sample": ("sampling/createMessage", {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
@@ -96,7 +104,8 @@ def stdio(mode: str, count: int) -> None:
                 colour = (reply.get("result") or {}).get("content", {}).get("colour")
                 said = "got the hostile choice as sent" if colour == HOSTILE_CHOICE else f"got {colour!r}"
             else:
-                said = "error" if "error" in reply else "result " + json.dumps(reply.get("result"), sort_keys=True)
+                said = f"error {reply['error'].get('code')}" if "error" in reply else \
+                    "result " + json.dumps(reply.get("result"), sort_keys=True)
             out.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {
                 "content": [{"type": "text", "text": said}], "isError": False}}).encode() + b"\n")
             out.flush()

@@ -20,13 +20,16 @@ without a listing at all.
 The client drives the multi round-trip pattern itself (one ``tools/call`` per round, through
 the SDK's single-round call): each round is classified before any input is gathered, input
 requests go to the application's handlers, and the retry carries ``inputResponses`` and the
-exact ``requestState`` with a new JSON-RPC id, up to a rounds cap. Calls are serialised on a
-client, so every frame between a call's start and end belongs to it.
+exact ``requestState`` with a new JSON-RPC id, up to a rounds cap. A task's input requests
+(``input_required`` in ``tasks/get``) go the same way, answered with ``tasks/update``, each key
+once. Calls are serialised on a client, so every frame between a call's start and end belongs
+to it.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import numbers
 import os
 import time
@@ -48,7 +51,7 @@ from ..judgement._check import Expectation
 from ..judgement._decide import finite
 from ..judgement._outcome import Observe, Outcome, run_observation, settle
 from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, OptionError, classify, classify_options
-from ..verdict._findings import Finding, finding, refused, refuses
+from ..verdict._findings import Finding, finding, pointer, refused, refuses
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
 from ..verdict._peer_text import cut, neutral
@@ -82,6 +85,8 @@ _POLLS_KEPT: Final = 100
 _LEGACY_TASKS: Final = "2025-11-25"
 """The one handshake-era version with tasks (task-augmented requests, tasks/get, tasks/result)."""
 _TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
+_ASKS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
+"""The server-to-client requests a 2025 server asks for input with."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +147,8 @@ class CallRecord:
     polls_shed: int = 0
     """Task polls of a still-running task not kept in :attr:`rounds`: past :data:`_POLLS_KEPT`
     of them the first and the latest are kept (a task polled every 10 ms for ``task_timeout``
-    would otherwise hold thousands of rounds, each with its bytes), the ones between counted."""
+    would otherwise hold thousands of rounds, each with its bytes), the ones between counted;
+    the polls that brought input requests and the tasks/update requests are always kept."""
 
 
 class _Raw(types.Request[dict[str, Any], str]):
@@ -369,6 +375,8 @@ class VerdictClient:
                                         target=client.target, step="initialize")
                 return result
 
+            on_request = session._on_request
+            session._on_request = functools.partial(client._check_asked, session, on_request)
             session.send_discover = bounded_discover
             session.initialize = refuse_initialize if client.mode == "modern" else checked_initialize
             return session
@@ -382,28 +390,24 @@ class VerdictClient:
 
     def _sdk_callbacks(self) -> dict[str, Any]:
         """Callbacks for 2025 servers, which send input requests as server-to-client requests.
-        Each request is checked as ``classify`` checks an input request (the capabilities the
-        client declared, the requested schema...) before a handler sees it: one that fails is
-        refused to the server, and its findings make the call's verdict unclassified."""
+        Each request was checked (:meth:`_check_asked`, before the SDK reads it) and is checked
+        again here as the SDK read it, before a handler sees it."""
         handlers = self.handlers
         failed = self._handler_errors
-        refused = self._refused_asks
 
         def bridge(method: str, model: Any) -> Callable[..., Awaitable[Any]]:
             async def callback(context: Any, *params: Any) -> Any:
                 raw = params[0].model_dump(by_alias=True, exclude_none=True, mode="json") if params else {}
-                asked = classify({"jsonrpc": "2.0", "id": 0, "result": {
-                    "resultType": "input_required", "inputRequests": {"": {"method": method, "params": raw}}}},
-                    version=VERSIONS[-1], client_capabilities=self.capabilities, limits=self.limits)
+                asked = self._asked(method, raw)
                 if asked.kind is not Kind.INPUT_REQUIRED:
-                    at = len("/result/inputRequests/")  # (the request's key is ""): a pointer into the request
-                    refused.extend(finding("", f.code, f"the server's {method} request"
-                                           + (f" (at {f.path[at:]})" if f.path[at:] else "") + f": {f.message}")
-                                   for f in asked.errors)
-                    return types.ErrorData(code=types.INVALID_PARAMS, message=f"{method} refused: " + "; ".join(
-                        f.message for f in asked.errors))
+                    return self._refusal(method, asked)
                 try:
-                    return model.model_validate(await handlers.answer(asked.input_requests[""]))
+                    answer = await handlers.answer(asked.input_requests[""])
+                    try:
+                        return model.model_validate(answer)
+                    except ValidationError as exc:  # (the SDK would tell the server its request was invalid)
+                        raise HandlerError(f"the {method} handler's answer is no {model.__name__} the SDK can send "
+                                           f"({_first_error(exc)})") from None
                 except HandlerError as exc:  # the server hears it failed; the call raises it after
                     failed.append(exc)
                     return types.ErrorData(code=types.INTERNAL_ERROR, message=str(exc))
@@ -417,6 +421,57 @@ class VerdictClient:
         if handlers.roots is not None:
             callbacks["list_roots_callback"] = bridge("roots/list", types.ListRootsResult)
         return callbacks
+
+    def _asked(self, method: str, params: Any, *, given: bool = True) -> Verdict:
+        """A 2025 server's input request checked as ``classify`` checks an input request of a
+        result (the capabilities the client declared, the requested schema...)."""
+        request: dict[str, Any] = {"method": method, "params": params} if given else {"method": method}
+        return classify({"jsonrpc": "2.0", "id": 0, "result": {"resultType": "input_required",
+                                                               "inputRequests": {"": request}}},
+                        version=VERSIONS[-1], client_capabilities=self.capabilities, limits=self.limits)
+
+    def _refusal(self, method: str, asked: Verdict) -> types.ErrorData:
+        """Record the findings of a refused 2025 input request (they make the call's verdict
+        unclassified) and give the error the server hears: -32602."""
+        at = len("/result/inputRequests/")  # (the request's key is ""): a pointer into the request
+        self._refused_asks.extend(finding("", f.code, f"the server's {method} request"
+                                          + (f" (at {f.path[at:]})" if f.path[at:] else "") + f": {f.message}")
+                                  for f in asked.errors)
+        return types.ErrorData(code=types.INVALID_PARAMS, message=f"{method} refused: " + "; ".join(
+            f.message for f in asked.errors))
+
+    async def _check_asked(self, session: Any, on_request: Callable[..., Awaitable[Any]], context: Any,
+                           method: str, params: Any) -> Any:
+        """A 2025 server's elicitation, sampling or roots request, checked from its params as they
+        came, before the SDK reads them: the SDK's own models refuse some malformed requests
+        (``requestedSchema.type: "array"``, no ``message``) with a -32602 of their own that no
+        check of ours, no handler and no verdict would see. A request either check refuses is
+        answered -32602 and its findings make the call's verdict unclassified; any other request
+        (and every other method) goes to the SDK as before."""
+        from mcp.shared.exceptions import MCPError
+
+        if method not in _ASKS:
+            return await on_request(context, method, params)
+        version = session.protocol_version or "2025-11-25"  # (the SDK's own, before a handshake)
+        sdk_problem: ValidationError | None = None
+        try:
+            from mcp_types import methods
+
+            methods.parse_server_request(method, version, params)
+        except ImportError:  # pragma: no cover - another SDK layout: our check alone
+            pass
+        except KeyError:  # no such request in this version: the SDK answers it (method not found)
+            return await on_request(context, method, params)
+        except ValidationError as exc:
+            sdk_problem = exc
+        asked = self._asked(method, params, given=params is not None)
+        if asked.kind is not Kind.INPUT_REQUIRED:
+            raise MCPError.from_error_data(self._refusal(method, asked))
+        if sdk_problem is not None:  # within what classify checks, but no request the SDK can read
+            message = f"the SDK's model of {method} refuses it ({_first_error(sdk_problem)})"
+            self._refused_asks.append(finding("", "input.params", f"the server's {method} request: {message}"))
+            raise MCPError(types.INVALID_PARAMS, f"{method} refused: {message}")
+        return await on_request(context, method, params)
 
     # -- state ------------------------------------------------------------------------------
     @property
@@ -795,13 +850,16 @@ class VerdictClient:
 
     # -- tasks --------------------------------------------------------------------------------
     async def _follow_task(self, verdict: Verdict, record: CallRecord) -> Verdict:
-        """Poll the task (honouring its poll interval) until it ends, then judge its result."""
+        """Poll the task (honouring its poll interval) until it ends, then judge its result; a
+        task that asks for input (2026-07-28: ``input_required`` with ``inputRequests``) has its
+        new requests checked, answered by the handlers and sent with ``tasks/update``."""
         task = verdict.task
         assert task is not None
         legacy = self.version == _LEGACY_TASKS
         interval = (task.poll_interval_ms or 1000) / 1000
         deadline = time.monotonic() + self.task_timeout
         first_poll = len(record.rounds)  # (the place of the first poll's round)
+        asked = _TaskInput()
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -820,14 +878,104 @@ class VerdictClient:
                 return judged
             status, poll = judged
             record.rounds.append(replace(round_, verdict=verdict, status=status))
-            if len(record.rounds) - first_poll > _POLLS_KEPT:  # (the first kept, and the latest)
-                del record.rounds[first_poll + 1]
-                record.polls_shed += 1
+            if status == "input_required" and not legacy:
+                assert isinstance(value, dict)  # (_task_state read its result object)
+                ended = await self._task_input(value["result"], verdict, record, asked)
+                if ended is not None:
+                    return ended
+                deadline += asked.handler_seconds  # (task_timeout bounds the server, not the user's answer)
+                asked.handler_seconds = 0.0
+            _shed_polls(record, first_poll, asked.pinned)
             if legacy and status in (*_TERMINAL, "input_required"):
                 # 2025-11-25: the result (or the server's input requests) comes with tasks/result.
                 return await self._task_result(task.task_id, record, deadline)
             if poll is not None:
                 interval = poll / 1000
+
+    async def _task_input(self, result: dict[str, Any], handle: Verdict, record: CallRecord,
+                          asked: _TaskInput) -> Verdict | None:
+        """Answer the new input requests of an ``input_required`` task (its tasks/get round is the
+        last of the record): checked as ``classify`` checks the input requests of a result before
+        any handler sees them, answered by the handlers, sent with ``tasks/update``. A key
+        answered earlier is not answered again (ext-tasks, Task Update Requests: keys are unique
+        over a task's life, and clients SHOULD deduplicate them across polls). The call's verdict
+        when the input cannot go on (the poll's round then carries it), else None: polling goes on."""
+        assert handle.task is not None
+        task_id = handle.task.task_id
+        polled = len(record.rounds) - 1
+        new, checked = self._new_requests(result, handle, asked)
+        if checked is None:  # every request already answered: the task has yet to show it
+            return None
+        if checked.kind is Kind.INPUT_REQUIRED and asked.updates >= self.max_rounds:
+            return self._local("transport.rounds", f"task {_quoted(task_id)} still asked for input after "
+                               f"{asked.updates} tasks/update requests (the client's cap)")
+        if checked.kind is not Kind.INPUT_REQUIRED:  # refused before any handler, as a result's would be
+            record.rounds[polled] = replace(record.rounds[polled], verdict=checked)
+            return checked
+        asked.pinned.add(id(record.rounds[polled]))
+        started = time.monotonic()
+        responses = {key: await self.handlers.answer(request) for key, request in checked.input_requests.items()}
+        asked.handler_seconds += time.monotonic() - started
+        update = await self._raw_round("tasks/update", {"taskId": task_id, "inputResponses": responses})
+        failure = self._update_failure(update, task_id)
+        if failure is not None:
+            record.rounds.append(replace(update, verdict=failure))
+            return failure
+        record.rounds.append(replace(update, verdict=handle))
+        asked.pinned.add(id(record.rounds[-1]))
+        asked.updates += 1
+        asked.answered.update((key, _canonical(new[key])) for key in responses)
+        return None
+
+    def _new_requests(self, result: dict[str, Any], handle: Verdict, asked: _TaskInput,
+                      ) -> tuple[dict[str, Any], Verdict | None]:
+        """The input requests of the poll not answered before, and their check: ``classify``'s
+        verdict of them as a result's input requests (anything but an object judged as it came),
+        or the verdict that ends the call (no inputRequests; a key answered earlier that now names
+        another request), or None when there is no new request."""
+        assert handle.task is not None
+        task_id = handle.task.task_id
+        if "inputRequests" not in result:
+            return {}, make_verdict(Kind.UNCLASSIFIED, (finding("/result", "task.field", (
+                f"task {_quoted(task_id)} is input_required without inputRequests (ext-tasks, tasks/get: the server "
+                "MUST return the outstanding requests)")),), self.version, None)
+        requests_ = result["inputRequests"]
+        new = requests_
+        if isinstance(requests_, dict):
+            for key, request in requests_.items():
+                if key in asked.answered and asked.answered[key] != _canonical(request):
+                    reused = finding(pointer("/result/inputRequests", key), "task.input", (
+                        f"the key {_quoted(key)}, answered earlier, now names another request (ext-tasks: a server "
+                        "MUST NOT use the same key for two distinct requests over a task's life)"))
+                    return {}, make_verdict(Kind.UNCLASSIFIED, (reused,), self.version, None)
+            new = {key: request for key, request in requests_.items() if key not in asked.answered}
+            if not new:
+                return new, None
+        checked = classify({"jsonrpc": "2.0", "id": handle.id, "result": {
+            "resultType": "input_required", "inputRequests": new}}, version=self.version,
+            request_id=handle.id, client_capabilities=self.capabilities, extensions=self.extensions,
+            limits=self.limits, absent_result_type=self.absent_result_type)
+        return (new if isinstance(new, dict) else {}), checked
+
+    def _update_failure(self, update: Round, task_id: str) -> Verdict | None:
+        """The call's verdict when tasks/update was not acknowledged (no answer, an unreadable one,
+        an error, no result object), else None. Never a success: the answers may not have reached
+        the task."""
+        if update.response is None:
+            return update.verdict
+        value, problem = parse(update.response, self.limits.max_bytes, self.limits.max_depth)
+        if problem is not None:
+            return make_verdict(Kind.UNCLASSIFIED, (problem,), self.version, None)
+        if isinstance(value, dict) and isinstance(value.get("result"), dict):
+            return None
+        error = value.get("error") if isinstance(value, dict) else None
+        if isinstance(error, dict):
+            said = f"error {shown(error.get('code'))}: {shown(error.get('message'))}"
+        else:
+            said = "no result object"
+        return make_verdict(Kind.UNCLASSIFIED, (finding("", "task.input", (
+            f"tasks/update (the answers to the input requests of task {_quoted(task_id)}) was answered with "
+            f"{said}: the answers may not have reached the task, and its outcome is unknown")),), self.version, None)
 
     def _task_state(self, value: Any, problem: Finding | None, handle: Verdict, task_id: str, *,
                     legacy: bool) -> Verdict | tuple[str, float | None]:
@@ -918,6 +1066,45 @@ def _sdk_checks(version: str, tool: dict[str, Any]) -> None:
     except ValidationError as exc:
         if any(tuple(error.get("loc", ()))[:1] == ("tools",) for error in exc.errors()):
             raise
+
+
+@dataclass
+class _TaskInput:
+    """What a task's input exchange has done so far."""
+
+    answered: dict[str, str] = field(default_factory=dict)
+    """The keys answered (tasks/update acknowledged), each with the request it named (as canonical JSON)."""
+    updates: int = 0
+    """tasks/update requests acknowledged (at most ``max_rounds``)."""
+    pinned: set[int] = field(default_factory=set)
+    """The rounds (their ids) never shed: the polls that brought new requests, and the updates."""
+    handler_seconds: float = 0.0
+    """Time spent in the handlers since the last poll (added to the task's deadline)."""
+
+
+def _shed_polls(record: CallRecord, first_poll: int, pinned: set[int]) -> None:
+    """Past :data:`_POLLS_KEPT` rounds of a task, shed the oldest poll after the first that is not
+    pinned (a poll that brought input requests, a tasks/update), counted in ``polls_shed``."""
+    if len(record.rounds) - first_poll <= _POLLS_KEPT:
+        return
+    for at in range(first_poll + 1, len(record.rounds) - 1):
+        if id(record.rounds[at]) not in pinned:
+            del record.rounds[at]
+            record.polls_shed += 1
+            return
+
+
+def _canonical(value: Any) -> str:
+    """A JSON value as one text, whatever the order of its members (to compare two requests)."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _first_error(exc: ValidationError) -> str:
+    """Where the first error of a pydantic ValidationError is, and what it says (cut)."""
+    errors = exc.errors()
+    first: Mapping[str, Any] = errors[0] if errors else {"loc": (), "msg": str(exc)}
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    return f"{cut(where, 80)}: {cut(str(first.get('msg')), 120)}"
 
 
 def _status_of(value: Any) -> str | None:

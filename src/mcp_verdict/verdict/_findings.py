@@ -21,6 +21,7 @@ Severity = Literal["error", "warning"]
 _SPEC: Final = "https://modelcontextprotocol.io/specification/"
 _LATEST: Final = _SPEC + "2026-07-28/"
 _TASKS: Final = "https://github.com/modelcontextprotocol/ext-tasks/blob/main/schema/draft/schema.ts"
+_TASKS_SPEC: Final = "https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md"
 _RFC8259: Final = "https://www.rfc-editor.org/rfc/rfc8259"
 _JSONRPC: Final = "https://www.jsonrpc.org/specification#response_object"
 
@@ -237,9 +238,15 @@ def _catalogue() -> dict[str, Rule]:
         # --- task handles (_task) ---------------------------------------------------------------
         Rule("task.field", "error", _TASKS,
              "A task handle lacks a required field or has one of the wrong type (taskId, status, "
-             "createdAt, lastUpdatedAt, ttlMs, pollIntervalMs, statusMessage)."),
+             "createdAt, lastUpdatedAt, ttlMs, pollIntervalMs, statusMessage; the inputRequests of an "
+             "input_required task)."),
         Rule("task.status", "error", _TASKS,
              "The task status is not working, input_required, completed, cancelled or failed."),
+        Rule("task.input", "error", _TASKS_SPEC + "#task-update-requests",
+             "A task's input went wrong (the client's own check): tasks/update, carrying the answers to "
+             "the task's inputRequests, was answered with an error or without an acknowledgement, or "
+             "the server reused a key already answered for another request (keys MUST be unique over "
+             "a task's life). The answers may not have reached the task: its outcome is unknown."),
         # --- content check (_schema, _suspect, _check) -------------------------------------------
         Rule("output.not_complete", "error", _LATEST + "server/tools#error-handling",
              "Only a normal_complete verdict can pass a content check (tool errors are not held to "
