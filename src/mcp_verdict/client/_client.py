@@ -375,8 +375,9 @@ class VerdictClient:
                                         target=client.target, step="initialize")
                 return result
 
-            on_request = session._on_request
-            session._on_request = functools.partial(client._check_asked, session, on_request)
+            on_request = getattr(session, "_on_request", None)  # (the SDK's own; another layout: the
+            if on_request is not None:  # callbacks' check alone, after the SDK's models)
+                session._on_request = functools.partial(client._check_asked, session, on_request)
             session.send_discover = bounded_discover
             session.initialize = refuse_initialize if client.mode == "modern" else checked_initialize
             return session
