@@ -152,6 +152,10 @@ class _Conn:
     """The sum of ``tool_sizes``."""
     tools_unkept: int = 0
     """The listed tools this connection did not keep (past the budget), every listing counted."""
+    listing: set[str] | None = None
+    """The names a listing under way has listed so far (its first page asked with no cursor; its
+    pages followed by their ``nextCursor``): once its last page comes, a tool kept that it does
+    not list is forgotten (:meth:`VerdictTap._tools`). None: no listing followed from its start."""
     exchange_of: OrderedDict[tuple[str, Any], int] = field(default_factory=OrderedDict)
     """HTTP: the exchange (POST) each request went out in."""
     failures: dict[int, _Failure] = field(default_factory=dict)
@@ -813,7 +817,9 @@ class VerdictTap:
 
     def _tools(self, state: _Conn, exchange: Exchange) -> None:
         """Keep the tools a ``tools/list`` answer lists on ``state`` (a tool listed again replaces
-        its earlier definition), within a budget: at most ``_TOOLS_KEPT`` tools and
+        its earlier definition; a whole listing, from its first page to the page with no
+        ``nextCursor``, replaces the tools kept: one it no longer lists is forgotten, its calls
+        judged as a tool whose listing was not kept), within a budget: at most ``_TOOLS_KEPT`` tools and
         ``_TOOLS_BYTES`` (:func:`_tool_size`) per connection, and ``_ALL_TOOLS_BYTES`` for all the
         connections kept (the oldest closed connections' tools forgotten first). A tool past it
         is not kept: its calls are judged as a tool whose listing was not kept (no outputSchema,
@@ -821,13 +827,20 @@ class VerdictTap:
         look = exchange.response_peek
         result = look.result if look is not None else None
         listed = result.get("tools") if result is not None else None
-        if not isinstance(listed, list):
+        if result is None or not isinstance(listed, list):
+            state.listing = None
             return
+        asked = peek(exchange.request.data).params  # (a page asked with no cursor starts a listing)
+        if asked.get("cursor") is None:
+            state.listing = set()
+        names = state.listing
         unkept = 0
         for tool in listed:
             if not (isinstance(tool, dict) and isinstance(tool.get("name"), str)):
                 continue
             name = tool["name"]
+            if names is not None:
+                names.add(name)
             self._drop_tool(state, name)  # its earlier definition, if any
             size = _tool_size(tool) if len(state.tools) < _TOOLS_KEPT else None  # (none measured past the count)
             if size is None or state.tools_size + size > _TOOLS_BYTES or not self._room_for_tools(size):
@@ -839,6 +852,12 @@ class VerdictTap:
             self._tools_size += size
             if "outputSchema" in tool:
                 state.schemas[name] = schema_key(tool["outputSchema"])
+        if names is not None and result.get("nextCursor") is None:  # a whole listing: what it drops is gone
+            state.listing = None
+            for gone in [name for name in state.tools if name not in names]:
+                self._drop_tool(state, gone)
+        elif names is not None and len(names) > _TOOLS_KEPT * 2:
+            state.listing = None  # (a listing without end: names beyond any budget are not followed)
         if unkept:
             state.tools_unkept += unkept
             warnings.warn(f"mcp-verdict tap: {state.id} listed {unkept} tool(s) past the tap's budget "
