@@ -15,7 +15,7 @@ from rich.text import Text
 
 from .. import corpus, kit
 from ..kit._mutants import MutantError
-from ..verdict._peer_text import neutral
+from ..verdict._peer_text import neutral, one_line
 from ._json import echo_json
 from ._term import literal, make_console, markup_safe, print_indented, print_whole, table_width
 
@@ -119,7 +119,7 @@ def _print_report(console: Console, report: kit.Report, verbose: bool) -> None:
             console.print(f"{tag} {_peer(kit.describe(outcome))}", markup=True)
         else:
             case = outcome.case
-            console.print(f"{tag} {_peer(f'{case.id} ({case.version}): {outcome.reason}')}  "
+            console.print(f"{tag} {_peer(f'{case.id} ({case.version}): {one_line(outcome.reason)}')}  "
                           f"[dim]{_peer(case.description)}[/]", markup=True)
     title = literal(neutral(f"{report.receiver.name} ({report.receiver.input} input) over corpus "
                             f"{corpus.CORPUS_VERSION}"))

@@ -247,7 +247,11 @@ def checked(verdict: Verdict, tool: Mapping[str, Any] | None, output_schema: Com
                                     "has no structuredContent"))
         else:
             instance = result["structuredContent"]
-            if compiled.engine != "jsonschema-rs" or not compiled.validator.is_valid(instance):
+            try:
+                valid = compiled.engine == "jsonschema-rs" and compiled.validator.is_valid(instance)
+            except UnicodeEncodeError:  # a parsed value's lone surrogate: validate() names it
+                valid = False
+            if not valid:
                 findings.extend(validate(compiled, instance, _STRUCTURED, schema_limits))
     if suspects is DEFAULT_SUSPECTS:  # the table's rows in one pass (the same matches, in order)
         hits = default_matches(verdict)

@@ -69,8 +69,12 @@ def search(pattern: str, text: str) -> Any:
     validator = _compiled(pattern)
     if validator is None:
         return ValidationError(f"{pattern!r} is not a regular expression this validator can run (ECMA-262)")
-    if validator.is_valid(text):
-        return True
+    try:
+        if validator.is_valid(text):
+            return True
+    except UnicodeEncodeError:  # a parsed value's lone surrogate: the engine reads UTF-8 only
+        return ValidationError(f"{text!r} holds a lone surrogate, which no JSON text can carry: it cannot be matched "
+                               f"against {pattern!r}")
     for error in validator.iter_errors(text):
         if isinstance(error.kind, jsonschema_rs.ValidationErrorKind.BacktrackLimitExceeded):
             return ValidationError(f"{text!r} could not be matched against {pattern!r}: the regular expression "

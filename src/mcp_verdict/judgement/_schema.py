@@ -370,11 +370,22 @@ def validate(compiled: CompiledSchema, instance: object, where: str,
     if compiled.problem is not None:
         return [compiled.problem]
     if compiled.engine == "jsonschema-rs":
-        if compiled.validator.is_valid(instance):  # the common case, without building error objects
-            return []
-        errors = sorted(compiled.validator.iter_errors(instance), key=lambda e: list(e.instance_path))
-        return [finding(where + "".join(pointer("", p) for p in error.instance_path), "output.schema", error.message)
-                for error in errors[:20]]
+        import jsonschema_rs  # already loaded: the validator is its
+
+        try:
+            if compiled.validator.is_valid(instance):  # the common case, without building error objects
+                return []
+            # The first violation alone: jsonschema-rs builds every error at once (iter_errors and
+            # evaluate alike), each with a copy of its instance and of its keyword's value, so a
+            # 300 KB answer held to an allOf of 1,000 type checks needed more than 3 GB and the
+            # allocator aborted the process; validate() stops at the first.
+            compiled.validator.validate(instance)
+        except jsonschema_rs.ValidationError as first:
+            return [finding(where + "".join(pointer("", p) for p in first.instance_path), "output.schema",
+                            bounded(first.message))]
+        except UnicodeEncodeError:  # a parsed value's lone surrogate, which jsonschema-rs cannot read
+            return [unreadable_string(instance, where)]
+        return []  # pragma: no cover - is_valid said no, validate found nothing
     import referencing.exceptions  # already loaded: the jsonschema engine uses it
 
     token = _deadline.set(time.monotonic() + limits.time_budget)
@@ -392,5 +403,54 @@ def validate(compiled: CompiledSchema, instance: object, where: str,
     out = []
     for error in errors[:20]:
         at = where + "".join(pointer("", p) for p in error.absolute_path)
-        out.append(finding(at, "output.schema", error.message))
+        out.append(finding(at, "output.schema", bounded(error.message)))
     return out
+
+
+MESSAGE_LIMIT: Final = 500
+"""The most characters of a validator's message a finding keeps (its head and its tail, around
+the count of the whole): the message writes the failing value whole, which may be the whole
+structuredContent, megabytes."""
+
+
+def bounded(message: str) -> str:
+    """A validator's message, at most about :data:`MESSAGE_LIMIT` characters: its head, the count,
+    and its tail (which says what the value is not: ``... is not of type "string"``)."""
+    if len(message) <= MESSAGE_LIMIT:
+        return message
+    half = MESSAGE_LIMIT // 2
+    return f"{message[:half]}… ({len(message)} characters in all) …{message[-half:]}"
+
+
+def unreadable_string(instance: object, where: str) -> Finding:
+    """The finding for an instance holding a string (or member name) with a lone surrogate, as
+    a value handed to ``classify`` parsed may (``json.loads`` reads ``"\\ud800"`` so): no JSON
+    text carries it and jsonschema-rs cannot read it, so the value is not held to the schema;
+    the finding names the first such string (in document order)."""
+    stack: list[tuple[object, str]] = [(instance, where)]
+    while stack:
+        item, path = stack.pop()
+        if type(item) is str and not _utf8(item):
+            return finding(path, "output.schema", f"the string {shown(item)} holds a lone surrogate, which no JSON "
+                                                  "text can carry: it cannot be held to the schema")
+        if type(item) is dict:
+            for key in item:
+                if type(key) is str and not _utf8(key):
+                    return finding(pointer(path, key), "output.schema",
+                                   f"the member name {shown(key)} holds a lone surrogate, which no JSON text can "
+                                   "carry: it cannot be held to the schema")
+            stack.extend((member, pointer(path, key)) for key, member in reversed(item.items()))
+        elif type(item) is list:
+            stack.extend((member, pointer(path, index)) for index, member in reversed(list(enumerate(item))))
+    return finding(where, "output.schema", "a string holds a lone surrogate, which no JSON text can carry: the "
+                                           "value cannot be held to the schema")
+
+
+def _utf8(text: str) -> bool:
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -20,7 +20,7 @@ from ..corpus import CORPUS_VERSION, Case, _a
 from ..verdict._classify import DEFAULT_LIMITS, Limits
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
-from ..verdict._peer_text import neutral
+from ..verdict._peer_text import neutral, one_line
 from ..verdict._shown import shown
 from ._labels import KIND_LABELS, Labels
 from ._receiver import KitError, Receiver
@@ -284,9 +284,10 @@ def describe(outcome: Outcome, *, width: int = 300) -> str:
     """A failure as a reader needs it: which case, what was expected and why, what came back.
 
     Safe to print: every control, bidi and lone surrogate character in it (the receiver's text,
-    the case's content) is shown as its visible escape."""
+    the case's content) is shown as its visible escape, and the reason (the receiver's exception
+    message) stays on its one line: a line break in it would forge the lines that follow."""
     case = outcome.case
-    lines = [f"{case.id} ({case.version}): {outcome.reason}",
+    lines = [f"{case.id} ({case.version}): {one_line(outcome.reason)}",  # one line, whatever the receiver wrote
              f"  why: {case.description}",
              f"  spec: {case.spec}"]
     if case.finding is not None:

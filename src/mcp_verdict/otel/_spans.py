@@ -46,7 +46,7 @@ from ..tap._error import describe
 from ..tap._tap import TapCall, VerdictTap
 from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
-from ..verdict._peer_text import cut, neutral
+from ..verdict._peer_text import cut, one_line
 from ..verdict._verdict import Verdict
 
 ATTRIBUTES: Final = ("mcp.method.name", "gen_ai.tool.name", "jsonrpc.request.id", "mcp.protocol.version",
@@ -140,9 +140,9 @@ def record(outcome: Outcome, *, span: Span | None = None, tool: str | None = Non
 
 def _shown(text: str) -> str:
     """A tool's name or a request's id as a span shows it: at most :data:`DESCRIPTION_LIMIT`
-    characters and the count, control, escape and bidi characters as visible escapes (a name
-    the model took from a server's listing can be megabytes)."""
-    return neutral(cut(text, DESCRIPTION_LIMIT))
+    characters and the count, control (line breaks and TAB included), escape and bidi characters
+    as visible escapes (a name the model took from a server's listing can be megabytes)."""
+    return one_line(cut(text, DESCRIPTION_LIMIT))
 
 
 def _own_span(outcome: Outcome, tool: str | None, request_id: Any, tracer_provider: Any) -> Span:

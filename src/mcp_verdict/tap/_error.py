@@ -17,7 +17,7 @@ from ..judgement._decide import Decision
 from ..judgement._outcome import Outcome
 from ..verdict._findings import finding
 from ..verdict._kind import Kind
-from ..verdict._peer_text import cut, neutral
+from ..verdict._peer_text import cut, one_line
 from ..verdict._verdict import Verdict, make_verdict
 
 
@@ -46,8 +46,9 @@ path) :func:`describe` shows, before the count of the whole (the verdict keeps i
 
 
 def _shown(text: str | None) -> str:
-    """A server's text as one line shows it: bounded, then neutralised (``verdict._peer_text``)."""
-    return "" if text is None else neutral(cut(text, PEER_TEXT_SHOWN))
+    """A server's text as one line shows it: bounded, then neutralised, its line breaks too
+    (``verdict._peer_text.one_line``)."""
+    return "" if text is None else one_line(cut(text, PEER_TEXT_SHOWN))
 
 
 def _rebuilt(cls: type[VerdictError], outcome: Outcome, message: str, response: bytes | None,

@@ -43,13 +43,25 @@ def neutral(text: str) -> str:
     return shown
 
 
+_LINE: Final = {0x0A: "\\n", 0x09: "\\t", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+"""What :func:`one_line` shows as escapes beyond :func:`neutral`'s: the line breaks a terminal
+keeps (LF, and U+2028/U+2029, which editors and log viewers break on) and TAB."""
+
+
+def one_line(text: str) -> str:
+    """:func:`neutral`'s ``text`` held on one line: LF, TAB, U+2028 and U+2029 as visible escapes
+    too (a server's error message in a span's status, an exception's message, a log line: a
+    newline in it would start a line the peer wrote)."""
+    return neutral(text).translate(_LINE)
+
+
 def cut(text: str, limit: int) -> str:
     """``text`` when it is at most ``limit`` characters, else its first ``limit`` and how many
     there were in all: a peer's text in one line (an exception's message, a span's status)."""
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters in all)"
 
 
-__all__ = ["cut", "neutral"]
+__all__ = ["cut", "neutral", "one_line"]
 
 
 def utf8_text(text: str | None) -> str | None:

@@ -1,0 +1,129 @@
+"""The content check against a server's hostile values: bounded and never raising.
+
+- A string or member name with a lone surrogate, which ``json.loads`` reads from ``"\\ud800"``
+  and ``classify`` takes in a parsed value: jsonschema-rs cannot read it (it raised
+  ``UnicodeEncodeError`` out of ``check_output``), nor can the regular expression engine both
+  validators match patterns on, when a keyword has to read it. It is an ``output.schema``
+  finding naming the string, never a pass and never an exception (RFC 8259 section 8.2: such a
+  string is no interoperable JSON; https://modelcontextprotocol.io/specification/2026-07-28/server/tools#output-schema).
+- A result that breaks an outputSchema without ``$ref`` in many places: jsonschema-rs built
+  every error at once, each with a copy of its value (a 300 KB answer held to an ``allOf`` of
+  1,000 type checks needed more than 3 GB, and the allocator aborted the process). It reports
+  its first violation; the ``jsonschema`` engine (a schema with ``$ref``, under the time budget)
+  still reports up to 20.
+- A validator's message writes the failing value whole (the whole structuredContent, up to the
+  64 MiB a response may have): a finding keeps its head and its tail, about 500 characters.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcp_verdict import Verdict, check_output, classify
+
+from .test_check import complete, tool
+
+
+def parsed(structured: Any) -> Verdict:
+    """A normal_complete verdict of a parsed response, as ``classify(json.loads(...))`` makes one."""
+    verdict = classify({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [
+        {"type": "text", "text": "done"}], "structuredContent": structured}})
+    assert verdict.kind.value == "normal_complete"
+    return verdict
+
+
+def with_ref(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` as one ``$ref`` to it (validated by the ``jsonschema`` engine)."""
+    return {"$defs": {"it": schema}, "$ref": "#/$defs/it"}
+
+
+SURROGATE = "\ud800"
+UNREADABLE = ("the string '\\ud800' holds a lone surrogate, which no JSON text can carry: it cannot be held to the "
+              "schema")
+UNMATCHABLE = "'\\ud800' holds a lone surrogate, which no JSON text can carry: it cannot be matched against '^a'"
+
+# (label, structuredContent, outputSchema, expected findings as (code, path, message)) — by hand
+SURROGATE_CASES: list[tuple[str, Any, Any, list[tuple[str, str, str]]]] = [
+    ("string, type (jsonschema-rs)", {"a": SURROGATE}, {"properties": {"a": {"type": "integer"}}},
+     [("output.schema", "/result/structuredContent/a", UNREADABLE)]),
+    ("string, enum (jsonschema-rs)", {"a": SURROGATE}, {"properties": {"a": {"enum": ["x"]}}},
+     [("output.schema", "/result/structuredContent/a", UNREADABLE)]),
+    ("the second string of an array", {"a": ["ok", "x" + SURROGATE]},
+     {"properties": {"a": {"items": {"pattern": "^[a-z]+$"}}}},
+     [("output.schema", "/result/structuredContent/a/1",
+       "the string 'x\\ud800' holds a lone surrogate, which no JSON text can carry: it cannot be held to the schema")]),
+    ("member name (jsonschema-rs)", {SURROGATE: 1}, {"additionalProperties": False},
+     [("output.schema", "/result/structuredContent/\ud800",
+       "the member name '\\ud800' holds a lone surrogate, which no JSON text can carry: it cannot be held to the "
+       "schema")]),
+    ("pattern (jsonschema, $ref)", {"a": SURROGATE}, with_ref({"properties": {"a": {"pattern": "^a"}}}),
+     [("output.schema", "/result/structuredContent/a", UNMATCHABLE)]),
+    ("pattern with lookahead (jsonschema)", {"a": SURROGATE}, {"properties": {"a": {"pattern": "^(?=a)"}}},
+     [("output.schema", "/result/structuredContent/a",
+       "'\\ud800' holds a lone surrogate, which no JSON text can carry: it cannot be matched against '^(?=a)'")]),
+    # a string jsonschema-rs never has to write out is validated as any other
+    ("a member no keyword reads", {"a": 1, "b": SURROGATE}, {"properties": {"a": {"type": "integer"}}}, []),
+    ("a length", {"a": SURROGATE}, {"properties": {"a": {"minLength": 1}}}, []),
+]
+
+
+@pytest.mark.parametrize(("structured", "schema", "expected"), [case[1:] for case in SURROGATE_CASES],
+                         ids=[case[0] for case in SURROGATE_CASES])
+def test_a_lone_surrogate_is_a_finding_never_an_exception(structured: Any, schema: Any,
+                                                          expected: list[tuple[str, str, str]]) -> None:
+    check = check_output(parsed(structured), tool(schema))
+    assert [(f.code, f.path, f.message) for f in check.findings] == expected
+    assert check.passed is (not expected)
+
+
+def test_a_schema_expectation_reads_a_lone_surrogate_as_a_failure_not_its_own_error() -> None:
+    check = check_output(parsed({"a": SURROGATE}), None, expect={"type": "object", "title": "mine",
+                                                                 "properties": {"a": {"type": "integer"}}})
+    assert [(f.code, f.message) for f in check.findings] == [
+        ("expect.failed", "mine: /result/structuredContent/a: " + UNREADABLE)]
+
+
+# (label, structuredContent, outputSchema, expected findings as (code, path)) — by hand: a schema
+# without $ref reports its first violation, one with $ref up to 20
+MANY_CASES: list[tuple[str, Any, Any, list[tuple[str, str]]]] = [
+    ("allOf of 30 type checks (jsonschema-rs)", {"n": 1}, {"allOf": [{"type": "string"}] * 30},
+     [("output.schema", "/result/structuredContent")]),
+    ("30 items of the wrong type (jsonschema-rs)", list(range(30)), {"items": {"type": "string"}},
+     [("output.schema", "/result/structuredContent/0")]),
+    ("30 items against an enum of 300 (jsonschema-rs)", [{"k": -1}] * 30,
+     {"items": {"enum": [{"k": k} for k in range(300)]}}, [("output.schema", "/result/structuredContent/0")]),
+    ("3 items of the wrong type (jsonschema, $ref)", [1, 2, 3], with_ref({"items": {"type": "string"}}),
+     [("output.schema", "/result/structuredContent/0"), ("output.schema", "/result/structuredContent/1"),
+      ("output.schema", "/result/structuredContent/2")]),
+]
+
+
+@pytest.mark.parametrize(("structured", "schema", "expected"), [case[1:] for case in MANY_CASES],
+                         ids=[case[0] for case in MANY_CASES])
+def test_violations_are_listed_at_a_bounded_cost(structured: Any, schema: Any,
+                                                 expected: list[tuple[str, str]]) -> None:
+    check = check_output(complete(structured), tool(schema))
+    assert [(f.code, f.path) for f in check.findings] == expected
+
+
+BIG = {"a": list(range(20_000))}
+# (label, outputSchema, the message's head, the count of the whole, its tail) — by hand: the
+# value's text has 88,890 digits and 19,999 separators ("," for jsonschema-rs, ", " for
+# jsonschema), 8 or 9 characters of brackets and name, then the 24 of ' is not of type "string"'
+MESSAGE_CASES: list[tuple[str, Any, str, int, str]] = [
+    ("jsonschema-rs", {"type": "string"}, '{"a":[0,1,2,3,4,5,', 108_921, '19998,19999]} is not of type "string"'),
+    ("jsonschema", with_ref({"type": "string"}), "{'a': [0, 1, 2, 3, 4, 5, ", 128_921,
+     "19998, 19999]} is not of type 'string'"),
+]
+
+
+@pytest.mark.parametrize(("schema", "head", "whole", "tail"), [case[1:] for case in MESSAGE_CASES],
+                         ids=[case[0] for case in MESSAGE_CASES])
+def test_a_findings_message_is_bounded_whatever_the_value(schema: Any, head: str, whole: int, tail: str) -> None:
+    (found,) = check_output(complete(BIG), tool(schema)).findings
+    assert (found.code, found.path) == ("output.schema", "/result/structuredContent")
+    middle = f"… ({whole} characters in all) …"
+    assert found.message.startswith(head) and found.message.endswith(tail)
+    assert found.message[250:-250] == middle and len(found.message) == 500 + len(middle)
