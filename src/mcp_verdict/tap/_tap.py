@@ -966,9 +966,15 @@ class VerdictTap:
             proxy.sent.append((method, id_key(request_id), plain))
 
     def _sent_tokens(self, name: str | None, request_id: Any) -> list[Any]:
-        """What each observer keeps of a tools/call sent (a span...). A method of its own: the
-        comprehension's closure would cost every call of :meth:`_sent` two cells."""
-        return [observer.sent(name, request_id) for observer in self.observers]
+        """What each observer keeps of a tools/call sent (a span...); None for an observer that
+        raised (its failure never stops the request's write, nor changes a verdict)."""
+        tokens: list[Any] = []
+        for observer in self.observers:
+            try:
+                tokens.append(observer.sent(name, request_id))
+            except Exception:
+                tokens.append(None)
+        return tokens
 
     def _link(self, state: _Conn, method: str, key: tuple[str, Any], params: Mapping[str, Any]) -> None:
         matching = [p for p in self._unlinked if any(m == method and k == key for m, k, _ in p.sent)]
