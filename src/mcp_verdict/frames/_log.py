@@ -49,6 +49,7 @@ import msgspec
 import orjson
 
 from ..verdict._classify import OptionError
+from ..verdict._peer_text import utf8_text
 
 FORMAT_VERSION: Final = 1
 Direction = Literal["c2s", "s2c"]
@@ -109,7 +110,22 @@ def encode(record: FrameRecord) -> bytes:
         out["transport"] = record.transport
     if record.http:
         out["http"] = dict(record.http)
-    return orjson.dumps(out, option=orjson.OPT_APPEND_NEWLINE)
+    try:
+        return orjson.dumps(out, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError:  # a lone surrogate in a text member (a header's bytes that are no UTF-8)
+        return orjson.dumps({key: _utf8(value) for key, value in out.items()}, option=orjson.OPT_APPEND_NEWLINE)
+
+
+def _utf8(value: Any) -> Any:
+    """A record's member as UTF-8 can hold it: a lone surrogate in its text as its escape
+    (``\\udcff``, :func:`verdict._peer_text.utf8_text`). aiohttp reads a header's bytes that are no
+    UTF-8 (obs-text, RFC 9110 s5.5: an ``Mcp-Session-Id`` of ``\\xff``) with ``surrogateescape``;
+    no JSON text holds such a string, and the record would be lost with the frame it records."""
+    if isinstance(value, str):
+        return utf8_text(value)
+    if isinstance(value, dict):
+        return {key: _utf8(item) for key, item in value.items()}
+    return value
 
 
 @dataclass(frozen=True, slots=True)
