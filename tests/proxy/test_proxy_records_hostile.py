@@ -66,3 +66,46 @@ def test_a_header_that_is_no_utf8_is_recorded_and_the_post_answered(tmp_path: Pa
     refused = [r for r in _records(log) if r["kind"] == "refused"]
     assert [(r["dir"], r["http"]) for r in refused] == [
         ("c2s", {"exchange": 1, "method": "POST", **recorded})]
+
+
+_LONG = "n" * 3_000_000
+
+
+@pytest.mark.parametrize(("name", "session", "span_name", "attributes"), [
+    ("get_forecast", "s-1", "tools/call get_forecast", {"gen_ai.tool.name": "get_forecast", "mcp.session.id": "s-1"}),
+    # a line break, an ANSI sequence, a bidi override and a lone surrogate: visible escapes
+    ("a\nb\u001b[2J\u202e", "s\udcff\n1", "tools/call a\\nb\\x1b[2J\\u202e",
+     {"gen_ai.tool.name": "a\\nb\\x1b[2J\\u202e", "mcp.session.id": "s\\udcff\\n1"}),
+    # a name of 3,000,000 characters: its first 1,024 and the count (as mcp_verdict.otel's spans)
+    (_LONG, "s-1", "tools/call " + "n" * 1024 + "\u2026 (3000000 characters in all)",
+     {"gen_ai.tool.name": "n" * 1024 + "\u2026 (3000000 characters in all)", "mcp.session.id": "s-1"}),
+])
+def test_a_peers_text_on_a_span_is_bounded_and_on_one_line(name: str, session: str, span_name: str,
+                                                           attributes: dict[str, str]) -> None:
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from mcp_verdict.proxy import Relay
+    from mcp_verdict.proxy._otel import telemetry
+
+    exporter = InMemorySpanExporter()
+    tracers = TracerProvider()
+    tracers.add_span_processor(SimpleSpanProcessor(exporter))
+    reader = InMemoryMetricReader()
+    relay = Relay(mode="enforce", telemetry=telemetry("tcp", tracer_provider=tracers,
+                                                      meter_provider=MeterProvider(metric_readers=[reader])))
+    relay.session = session  # the upstream's Mcp-Session-Id, as the HTTP upstream sets it
+    relay.from_host(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": name, "arguments": {}, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}).encode())
+    relay.from_upstream(b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"isError":true}}')
+    (span,) = exporter.get_finished_spans()
+    shown = {k: v for k, v in (span.attributes or {}).items() if k in attributes}
+    assert (span.name, shown) == (span_name, attributes)
+    data = reader.get_metrics_data()
+    assert data is not None
+    (point,) = [p for rm in data.resource_metrics for sm in rm.scope_metrics for m in sm.metrics
+                for p in m.data.data_points]
+    assert point.attributes["gen_ai.tool.name"] == attributes["gen_ai.tool.name"]

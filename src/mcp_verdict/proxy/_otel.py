@@ -10,7 +10,8 @@ semantic conventions for MCP (https://opentelemetry.io/docs/specs/semconv/gen-ai
   ``jsonrpc.request.id``, ``mcp.protocol.version``, ``mcp.session.id``, ``network.transport``
   (``pipe`` for stdio, ``tcp`` for HTTP), and on failure ``error.type`` (``tool_error`` for
   ``isError: true``, the JSON-RPC code for a protocol error, ``unclassified``, or the proxy's
-  own reason) and ``rpc.response.status_code``;
+  own reason) and ``rpc.response.status_code``; a peer's text (the tool's name, the id, the session id)
+  bounded and on one line as ``mcp_verdict.otel`` shows it;
 - the verdict, with the names and the ``error.type`` of ``mcp_verdict.otel`` (one vocabulary for
   the proxy's spans and the integrations'): ``mcp_verdict.kind``, ``mcp_verdict.finding``,
   ``mcp_verdict.findings``, ``mcp_verdict.decision``, and ``mcp_verdict.proxy.refused``;
@@ -34,12 +35,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from ..frames import Exchange
 from ..frames._jsonrpc import peek
 from ..verdict._kind import Kind
+from ..verdict._peer_text import cut, one_line
 from ..verdict._verdict import Verdict
+
+_SHOWN: Final = 1024
+"""How many characters of a peer's text a span holds (``mcp_verdict.otel.DESCRIPTION_LIMIT``)."""
 
 
 def _silent_providers() -> frozenset[type]:
@@ -100,7 +105,8 @@ class _Telemetry:
                 carrier = {k: v for k in ("traceparent", "tracestate", "baggage")
                            if isinstance(v := meta.get(k), str)}
                 context = self._extract(carrier)
-        span = self._tracer.start_span(f"tools/call {exchange.tool or ''}".rstrip(), context=context,
+        name = attrs.get("gen_ai.tool.name")
+        span = self._tracer.start_span(f"tools/call {name}" if name else "tools/call", context=context,
                                        kind=self._trace.SpanKind.CLIENT, attributes=attrs)
         return (span, time.perf_counter(), attrs)
 
@@ -129,19 +135,25 @@ class _Telemetry:
 
 
 def attributes(exchange: Exchange, session: str | None, transport: str) -> dict[str, Any]:
-    """The semantic-convention attributes of a tools/call span."""
+    """The semantic-convention attributes of a tools/call span. What a peer wrote (the tool's name,
+    the request's id, the session id) is shown as ``mcp_verdict.otel`` shows it on its own spans:
+    at most 1,024 characters and the count, on one line, control, bidi and lone surrogate
+    characters as visible escapes (a tool's name of megabytes went whole into every span and
+    metric point exported, a line break or an ANSI sequence into whatever displays them)."""
     attrs: dict[str, Any] = {"mcp.method.name": exchange.method, "gen_ai.operation.name": "execute_tool",
                              "mcp.protocol.version": exchange.context.version, "network.transport": transport}
     if exchange.tool is not None:
-        attrs["gen_ai.tool.name"] = exchange.tool
+        attrs["gen_ai.tool.name"] = shown(exchange.tool)
     if exchange.request_id is not None:
-        text = str(exchange.request_id)
-        if not text.isascii():  # (a lone surrogate, which no exporter encodes: escaped)
-            text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-        attrs["jsonrpc.request.id"] = text
+        attrs["jsonrpc.request.id"] = shown(str(exchange.request_id))
     if session is not None:
-        attrs["mcp.session.id"] = session
+        attrs["mcp.session.id"] = shown(session)
     return attrs
+
+
+def shown(text: str) -> str:
+    """A peer's text as a span shows it (``mcp_verdict.otel``'s bound, 1,024 characters)."""
+    return one_line(cut(text, _SHOWN))
 
 
 def telemetry(transport: str, *, tracer_provider: Any = None, meter_provider: Any = None) -> _Telemetry | None:
