@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -15,7 +16,7 @@ import pytest
 from mcp_verdict.demo import stdio_command
 from mcp_verdict.frames import LogProblem, read, schema
 
-from ._peers import proxy_http
+from ._peers import LinePeer, proxy_http
 
 INIT = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize",
                    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -109,3 +110,44 @@ def test_a_peers_text_on_a_span_is_bounded_and_on_one_line(name: str, session: s
     (point,) = [p for rm in data.resource_metrics for sm in rm.scope_metrics for m in sm.metrics
                 for p in m.data.data_points]
     assert point.attributes["gen_ai.tool.name"] == attributes["gen_ai.tool.name"]
+
+
+TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+
+
+def _proxy_with_sdk(spans: Path) -> list[str]:
+    """The proxy's command in a process whose application configured the OpenTelemetry SDK (its
+    spans to the OTLP JSON file exporter), in front of fault_server.py."""
+    setup = ("from opentelemetry import trace\n"
+             "from opentelemetry.exporter.otlp.json.file import FileSpanExporter\n"
+             "from opentelemetry.sdk.trace import TracerProvider\n"
+             "from opentelemetry.sdk.trace.export import SimpleSpanProcessor\n"
+             "provider = TracerProvider()\n"
+             f"provider.add_span_processor(SimpleSpanProcessor(FileSpanExporter({str(spans)!r})))\n"
+             "trace.set_tracer_provider(provider)\n"
+             "from mcp_verdict.cli import main\n"
+             "main()\n")
+    return [sys.executable, "-c", setup, "proxy", "--", sys.executable, str(Path(__file__).with_name("fault_server.py"))]
+
+
+@pytest.mark.parametrize(("meta", "trace_state"), [
+    ({"traceparent": TRACEPARENT, "tracestate": "congo=t61rcWkgMzE"}, "congo=t61rcWkgMzE"),
+    # not a tracestate (a line break, an ESC): ignored, the span still parented on the traceparent;
+    # the API's warning wrote it to stderr whole, a line of the host's log forged
+    ({"traceparent": TRACEPARENT, "tracestate": "x=1,\nFORGED LINE \u001b[31m"}, ""),
+    # a baggage past W3C's 8,192 bytes: the API's warning quoted its megabyte on one call's line
+    ({"traceparent": TRACEPARENT, "baggage": "k=v\nFORGED BAGGAGE " + "y" * 1_000_000}, ""),
+    ({"traceparent": TRACEPARENT, "baggage": "k=\u00e9"}, ""),  # not ASCII
+])
+def test_a_hosts_trace_context_never_writes_its_text_to_stderr(tmp_path: Path, meta: dict[str, str],
+                                                               trace_state: str) -> None:
+    spans = tmp_path / "spans.jsonl"
+    peer = LinePeer(_proxy_with_sdk(spans))
+    assert json.loads(peer.exchange(json.loads(INIT)) or b"{}")["id"] == 0
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {}, "_meta": meta}}
+    assert json.loads(peer.exchange(call) or b"{}")["result"]["content"] == [{"type": "text", "text": "ok"}]
+    assert (peer.close(), b"".join(peer.stderr)) == (0, b"")
+    (span,) = [span for line in spans.read_text().splitlines() for rs in json.loads(line)["resourceSpans"]
+               for ss in rs["scopeSpans"] for span in ss["spans"]]
+    assert (span["name"], span["traceId"], span["parentSpanId"], span.get("traceState", "")) == (
+        "tools/call echo", "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", trace_state)

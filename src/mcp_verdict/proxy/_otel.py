@@ -103,7 +103,7 @@ class _Telemetry:
             meta = peek(exchange.request.data).params.get("_meta")
             if isinstance(meta, Mapping):
                 carrier = {k: v for k in ("traceparent", "tracestate", "baggage")
-                           if isinstance(v := meta.get(k), str)}
+                           if isinstance(v := meta.get(k), str) and _w3c_text(v)}
                 context = self._extract(carrier)
         name = attrs.get("gen_ai.tool.name")
         span = self._tracer.start_span(f"tools/call {name}" if name else "tools/call", context=context,
@@ -132,6 +132,20 @@ class _Telemetry:
             span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, error_type))
         span.end()
         self._duration.record(time.perf_counter() - started, metric)
+
+
+_W3C_MAX: Final = 8192
+"""The longest trace-context value passed on: W3C Baggage's bound (a ``traceparent`` or a
+``tracestate`` past 512 characters the API ignores itself, with a warning that quotes none of it)."""
+
+
+def _w3c_text(value: str) -> bool:
+    """A ``traceparent``, ``tracestate`` or ``baggage`` value that can be one (W3C Trace Context
+    and Baggage: printable ASCII, spaces and tabs), at most :data:`_W3C_MAX` characters. Any other
+    is not given to the propagators, which ignore it anyway after a warning quoting it whole on
+    stderr (the host's log): a baggage of megabytes, a line break forging a line of the log, an
+    ANSI sequence, once per call."""
+    return len(value) <= _W3C_MAX and value.isascii() and value.replace("\t", " ").isprintable()
 
 
 def attributes(exchange: Exchange, session: str | None, transport: str) -> dict[str, Any]:
