@@ -151,3 +151,30 @@ def test_a_hosts_trace_context_never_writes_its_text_to_stderr(tmp_path: Path, m
                for ss in rs["scopeSpans"] for span in ss["spans"]]
     assert (span["name"], span["traceId"], span["parentSpanId"], span.get("traceState", "")) == (
         "tools/call echo", "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", trace_state)
+
+
+@pytest.mark.parametrize("hook", ["on_start", "on_end"])
+@pytest.mark.parametrize("mode", ["observe", "enforce"])
+def test_a_span_processor_that_raises_costs_no_call(tmp_path: Path, mode: str, hook: str) -> None:
+    """The application's tracing raises (a span processor of the SDK's, called in the relay as the
+    span starts or ends): each call is still answered, and the next one too."""
+    setup = ("from opentelemetry import trace\n"
+             "from opentelemetry.sdk.trace import SpanProcessor, TracerProvider\n"
+             "class Raising(SpanProcessor):\n"
+             f"    def {hook}(self, *args, **kwargs):\n"
+             "        raise RuntimeError('the exporter is down')\n"
+             "provider = TracerProvider()\n"
+             "provider.add_span_processor(Raising())\n"
+             "trace.set_tracer_provider(provider)\n"
+             "from mcp_verdict.cli import main\n"
+             "main()\n")
+    peer = LinePeer([sys.executable, "-c", setup, "proxy", "--mode", mode, "--log", str(tmp_path / "f.jsonl"), "--",
+                     sys.executable, str(Path(__file__).with_name("fault_server.py"))])
+    assert json.loads(peer.exchange(json.loads(INIT)) or b"{}")["id"] == 0
+    answers = [peer.exchange({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                              "params": {"name": "echo", "arguments": {}}}) for n in (1, 2)]
+    assert [json.loads(a or b"{}").get("result", {}).get("content") for a in answers] == [
+        [{"type": "text", "text": "ok"}]] * 2
+    assert peer.close() == 0
+    kinds = [(r["dir"], r["kind"]) for r in _records(tmp_path / "f.jsonl")]
+    assert kinds == [("c2s", "open"), *[("c2s", "message"), ("s2c", "message")] * 3, ("c2s", "eof"), ("s2c", "eof")]

@@ -94,9 +94,17 @@ class _Telemetry:
         return self._listening
 
     def start(self, exchange: Exchange, session: str | None) -> object:
-        """The span of one call, or None when nothing would record it (``end`` is then not called)."""
+        """The span of one call, or None when nothing would record it (``end`` is then not called)
+        or the application's tracing raised (a span processor's ``on_start``): a span is never
+        worth a call, which the relay would otherwise drop with the exception."""
         if not self.listening():
             return None
+        try:
+            return self._start(exchange, session)
+        except Exception:
+            return None
+
+    def _start(self, exchange: Exchange, session: str | None) -> object:
         attrs = attributes(exchange, session, self._transport)
         context = None
         if exchange.request.data.find(b"traceparent") >= 0:
@@ -112,6 +120,16 @@ class _Telemetry:
 
     def end(self, token: object, verdict: Verdict | None, action: str | None, error: str | None,
             refused: bool) -> None:
+        """End the call's span and record its duration; what the application's telemetry raises
+        (a span processor's ``on_end``, an exporter called in it, a metric reader) is dropped with
+        that span or point: the answer it was raised on is forwarded all the same."""
+        try:
+            self._end(token, verdict, action, error, refused)
+        except Exception:
+            return
+
+    def _end(self, token: object, verdict: Verdict | None, action: str | None, error: str | None,
+             refused: bool) -> None:
         assert isinstance(token, tuple)
         span: Any = token[0]
         started: float = token[1]
