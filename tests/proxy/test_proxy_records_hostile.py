@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import pytest
 from mcp_verdict.demo import stdio_command
 from mcp_verdict.frames import LogProblem, read, schema
 
-from ._peers import LinePeer, proxy_http
+from ._peers import PROXY, LinePeer, proxy_http
 
 INIT = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize",
                    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -109,7 +110,7 @@ def test_a_peers_text_on_a_span_is_bounded_and_on_one_line(name: str, session: s
     assert data is not None
     (point,) = [p for rm in data.resource_metrics for sm in rm.scope_metrics for m in sm.metrics
                 for p in m.data.data_points]
-    assert point.attributes["gen_ai.tool.name"] == attributes["gen_ai.tool.name"]
+    assert dict(point.attributes or {})["gen_ai.tool.name"] == attributes["gen_ai.tool.name"]
 
 
 TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
@@ -127,7 +128,8 @@ def _proxy_with_sdk(spans: Path) -> list[str]:
              "trace.set_tracer_provider(provider)\n"
              "from mcp_verdict.cli import main\n"
              "main()\n")
-    return [sys.executable, "-c", setup, "proxy", "--", sys.executable, str(Path(__file__).with_name("fault_server.py"))]
+    server = str(Path(__file__).with_name("fault_server.py"))
+    return [sys.executable, "-c", setup, "proxy", "--", sys.executable, server]
 
 
 @pytest.mark.parametrize(("meta", "trace_state"), [
@@ -144,7 +146,8 @@ def test_a_hosts_trace_context_never_writes_its_text_to_stderr(tmp_path: Path, m
     spans = tmp_path / "spans.jsonl"
     peer = LinePeer(_proxy_with_sdk(spans))
     assert json.loads(peer.exchange(json.loads(INIT)) or b"{}")["id"] == 0
-    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {}, "_meta": meta}}
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "echo", "arguments": {}, "_meta": meta}}
     assert json.loads(peer.exchange(call) or b"{}")["result"]["content"] == [{"type": "text", "text": "ok"}]
     assert (peer.close(), b"".join(peer.stderr)) == (0, b"")
     (span,) = [span for line in spans.read_text().splitlines() for rs in json.loads(line)["resourceSpans"]
@@ -178,3 +181,32 @@ def test_a_span_processor_that_raises_costs_no_call(tmp_path: Path, mode: str, h
     assert peer.close() == 0
     kinds = [(r["dir"], r["kind"]) for r in _records(tmp_path / "f.jsonl")]
     assert kinds == [("c2s", "open"), *[("c2s", "message"), ("s2c", "message")] * 3, ("c2s", "eof"), ("s2c", "eof")]
+
+
+@pytest.mark.parametrize(("args", "status", "said"), [
+    (["--log", "a.jsonl", "--verdicts", "a.jsonl"], 2,
+     "Error: --log 'a.jsonl' and --verdicts 'a.jsonl' name the same file: give each its own"),
+    (["--log", "a.jsonl", "--verdicts", "sub/../a.jsonl"], 2,
+     "Error: --log 'a.jsonl' and --verdicts 'sub/../a.jsonl' name the same file: give each its own"),
+    (["--log", "a.jsonl", "--verdicts", "hard.jsonl"], 2,  # a hard link to a.jsonl
+     "Error: --log 'a.jsonl' and --verdicts 'hard.jsonl' name the same file: give each its own"),
+    (["--log", "a.jsonl", "--verdicts", "a.jsonl.2"], 2,
+     "Error: --log 'a.jsonl' and --verdicts 'a.jsonl.2': --verdicts names a file --log rotates into (with "
+     "--log-backups 3): give each its own"),
+    (["--verdicts", "a.jsonl", "--log", "a.jsonl.1", "--log-backups", "1"], 2,
+     "Error: --log 'a.jsonl.1' and --verdicts 'a.jsonl': --log names a file --verdicts rotates into (with "
+     "--log-backups 1): give each its own"),
+    (["--log", "a.jsonl", "--verdicts", "a.jsonl.2", "--log-backups", "1"], 0, None),  # past the last rotated name
+    (["--log", "a.jsonl", "--verdicts", "v.jsonl"], 0, None),
+])
+def test_the_frame_log_and_the_verdict_lines_are_two_files(tmp_path: Path, args: list[str], status: int,
+                                                           said: str | None) -> None:
+    """One file for both mixed verdict lines into the frame log (lines the audit reads as damaged),
+    and a rotation moved one file onto the other's."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.jsonl").touch()
+    (tmp_path / "hard.jsonl").hardlink_to(tmp_path / "a.jsonl")
+    done = subprocess.run([*PROXY, *args, "--", sys.executable, "-c", "pass"], cwd=tmp_path, stdin=subprocess.DEVNULL,
+                          capture_output=True, timeout=60, check=False)
+    lines = done.stderr.decode().splitlines()
+    assert (done.returncode, lines[-1] if said else done.stderr) == (status, said if said else b"")

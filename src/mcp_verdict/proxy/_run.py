@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,23 @@ from ._record import Recorder
 from ._relay import Mode, Relay, Telemetry
 from ._shutdown import stop_signals, wind_down
 from ._stdio import Restart, StdioHost, StdioUpstream
+
+
+def _apart(log: str, verdicts: str, backups: int) -> None:
+    """A ValueError when ``--log`` and ``--verdicts`` name one file, or one names a file the
+    other's rotation makes (``NAME.1``...): both would write one file (verdict lines the audit
+    reads as damaged frame-log lines), or a rotation would replace the other's file."""
+    if "\0" in log or "\0" in verdicts:  # (the log's own check says what is wrong with it)
+        return
+    paths = {"--log": os.path.realpath(log), "--verdicts": os.path.realpath(verdicts)}
+    given = f"--log {log!r} and --verdicts {verdicts!r}"
+    first, second = paths.values()
+    if first == second or (os.path.exists(first) and os.path.exists(second) and os.path.samefile(first, second)):
+        raise ValueError(f"{given} name the same file: give each its own")
+    for (option, path), (other_option, other) in zip(paths.items(), reversed(paths.items()), strict=True):
+        if other in {f"{path}.{n}" for n in range(1, backups + 1)}:
+            raise ValueError(f"{given}: {other_option} names a file {option} rotates into (with --log-backups "
+                             f"{backups}): give each its own")
 
 
 @dataclass(frozen=True)
@@ -87,6 +105,8 @@ class ProxyOptions:
             raise ValueError(f"--log-max-bytes must be at least 1024, not {self.log_max_bytes}")
         if not 0 <= self.log_backups <= MAX_BACKUPS:
             raise ValueError(f"--log-backups must be from 0 to {MAX_BACKUPS}, not {self.log_backups}")
+        if self.log is not None and self.verdicts is not None:
+            _apart(self.log, self.verdicts, self.log_backups)
         if not self.path.startswith("/"):
             raise ValueError(f"--path must start with '/', not {self.path!r}")
         if self.listen is not None and not 0 <= self.listen[1] <= 65535:
