@@ -8,7 +8,8 @@
   (``Authorization``, cookies and ``Mcp-Param-*`` never are).
 - **Verdict lines** (``--verdicts FILE``): one JSON object per judged round — ``t``, ``conn``,
   ``call``, ``round``, ``method``, ``id``, ``tool``, ``task``, ``version``, ``kind``,
-  ``findings`` (code, path, severity: never the messages, which may quote the payload),
+  ``findings`` (code, path, severity: never the messages, which may quote the payload; with
+  payloads redacted, a path names no member a peer chose, :func:`redacted_path`),
   ``decision`` (``decide``'s action), ``forwarded``
   (``unchanged`` or ``refused``), ``latency_ms`` (request in to answer out), ``sha256`` and
   ``size`` of the answer's bytes.
@@ -28,7 +29,7 @@ import os
 import sys
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -64,6 +65,10 @@ class Recorder:
         writer = self._verdicts
         if writer is not None:
             record = {"t": time.time(), **line}
+            findings = record.get("findings")
+            if findings and not self.payloads:
+                record["findings"] = [{**f, "path": redacted_path(f["path"])} if isinstance(f.get("path"), str) else f
+                                      for f in findings]
             try:
                 try:
                     data = orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE, default=str)
@@ -84,6 +89,31 @@ class Recorder:
                     writer.close()
                 except OSError as exc:  # the last flush
                     _stopped("frame log" if isinstance(writer, FrameLogWriter) else "verdict lines", writer, exc)
+
+
+_OPEN: Final = frozenset({"structuredContent", "arguments", "_meta", "data"})
+"""Members whose every member below is a peer's to name: a tool's output, a call's arguments,
+``_meta``, an error's ``data`` (a content block's ``data`` holds a string: nothing below)."""
+_KEYED: Final = frozenset({"inputRequests", "inputResponses", "properties"})
+"""Members whose own members a peer names (an input request's key, a requested field's name),
+each holding MCP's own members again."""
+
+
+def redacted_path(path: str) -> str:
+    """A finding's JSON Pointer with every member name a peer chose (a key of the tool's output,
+    of an argument, of ``_meta`` or an error's ``data``; an input request's key; a requested
+    field's name) as ``*``, array indices and MCP's own member names kept: with payloads
+    redacted, a verdict line says where a finding is, not what the payload holds (a duplicate
+    key's path named the key: ``/result/structuredContent/sk-live-...``)."""
+    parts = path.split("/")
+    for at in range(1, len(parts)):
+        part = parts[at]
+        if part in _OPEN:
+            parts[at + 1:] = [p if p.isascii() and p.isdigit() else "*" for p in parts[at + 1:]]
+            break
+        if part in _KEYED and at + 1 < len(parts):
+            parts[at + 1] = "*"
+    return "/".join(parts)
 
 
 def _stopped(what: str, writer: RotatingLines, exc: BaseException) -> None:
