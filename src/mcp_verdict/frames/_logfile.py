@@ -3,14 +3,18 @@
 Used by the tap and the proxy; the audit reads what it writes. A line is written whole or not
 at all (one ``write`` of one encoded record, under a lock, so threads and tasks may share a
 writer); when the file would pass ``max_bytes`` it is closed and renamed ``NAME.1`` (older
-files shift to ``NAME.2``..., the oldest beyond ``backups`` is removed) and a new file starts.
+files shift to ``NAME.2``..., the oldest beyond ``backups`` is removed) and a new file starts —
+a regular file only: a device or a FIFO (``/dev/null``, a pipe to a log shipper) is written
+without end, never renamed.
 :class:`RotatingLines` is that file of whole lines, for any JSON Lines a recorder writes beside
 the frame log (the proxy's verdict lines); :class:`FrameLogWriter` writes frame records to one.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import threading
 from pathlib import Path
 from typing import IO, Final
@@ -57,12 +61,24 @@ def _path(given: str | os.PathLike[str], backups: int) -> Path:
 
 def _open(path: Path) -> IO[bytes]:
     """``path`` opened to append, or the OSError ``open`` raised (its kind and errno kept) with
-    the path written bounded: the message of a path past the system's bound would hold it whole."""
+    the path written bounded: the message of a path past the system's bound would hold it whole.
+    A FIFO is opened without waiting for a reader (``open`` would wait, the proxy hanging at its
+    start without a word): one no process reads is ENXIO, said so; once open, its writes wait
+    for the reader as a pipe's do."""
     try:
-        return open(path, "ab")
+        try:
+            fifo = stat.S_ISFIFO(os.stat(path).st_mode)
+        except FileNotFoundError:
+            fifo = False
+        if not fifo:
+            return open(path, "ab")
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "ab")
     except OSError as exc:
+        why = "it is a FIFO no process reads (start its reader first)" if exc.errno == errno.ENXIO else exc.strerror
         raise OSError(exc.errno, f"cannot open the log {shown(os.fspath(path), 160)} to append to it: "
-                                 f"{exc.strerror}") from None
+                                 f"{why}") from None
 
 
 class RotatingLines:
@@ -87,7 +103,10 @@ class RotatingLines:
         self.flush_each = flush_each
         self._lock = threading.Lock()
         self._file: IO[bytes] | None = _open(self.path)
-        self._size = self._file.tell()
+        self._regular = stat.S_ISREG(os.fstat(self._file.fileno()).st_mode)
+        """Only a regular file is rotated: renaming a device or a FIFO (``/dev/null``, a pipe to a
+        log shipper) would move the node itself and put a regular file in its place."""
+        self._size = self._file.tell() if self._regular else 0
         self.records = 0
 
     def write_line(self, line: bytes) -> None:
@@ -97,7 +116,7 @@ class RotatingLines:
         with self._lock:
             if self._file is None:
                 raise ValueError(f"{self.path} is closed")
-            if self._size and self._size + len(line) > self.max_bytes:
+            if self._size and self._size + len(line) > self.max_bytes and self._regular:
                 self._rotate()
             self._file.write(line)
             self._size += len(line)
