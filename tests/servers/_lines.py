@@ -1,12 +1,13 @@
 """What the test servers share: the messages a client writes on stdio, one JSON object a line,
-and serving HTTP on a free port until stdin closes."""
+serving HTTP on a free port until stdin closes (a quiet HTTP/1.1 handler writing JSON bodies),
+and a 2026-07-28 server's discovery and listing of plain tools."""
 
 from __future__ import annotations
 
 import json
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -38,3 +39,33 @@ def serve_http(handler: type[BaseHTTPRequestHandler]) -> None:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     sys.stdin.read()  # until the test closes our stdin
     server.shutdown()
+
+
+class JsonHandler(BaseHTTPRequestHandler):
+    """An HTTP/1.1 handler that logs nothing and writes bodies with their length."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def discovered(name: str, extensions: dict[str, Any]) -> dict[str, Any]:
+    """A 2026-07-28 ``server/discover`` result: server ``name``, tools and ``extensions``."""
+    return {"resultType": "complete", "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {}, "extensions": extensions},
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": name, "version": "1"}},
+            "ttlMs": 0, "cacheScope": "public"}
+
+
+def listed(names: Iterable[str]) -> dict[str, Any]:
+    """A 2026-07-28 ``tools/list`` result: a tool of each name taking any object."""
+    return {"resultType": "complete", "ttlMs": 0, "cacheScope": "public",
+            "tools": [{"name": name, "inputSchema": {"type": "object"}} for name in names]}

@@ -24,9 +24,8 @@ import json
 import sys
 from typing import Any
 
-from tests.servers._lines import requests
+from tests.servers._lines import discovered, listed, requests
 
-VERSION = "2026-07-28"
 TASKS = "io.modelcontextprotocol/tasks"
 TOOLS = ("poll_zero", "completed_task", "completed_input", "completed_plain", "long_id", "poll_hour")
 STAMP = "2026-01-01T00:00:00Z"
@@ -60,13 +59,9 @@ def answer(message: dict[str, Any], calls: dict[str, dict[str, Any]]) -> dict[st
     method = message.get("method")
     params = message.get("params") or {}
     if method == "server/discover":
-        return {"resultType": "complete", "supportedVersions": [VERSION],
-                "capabilities": {"tools": {}, "extensions": {TASKS: {}}},
-                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "hostile-tasks", "version": "1"}},
-                "ttlMs": 0, "cacheScope": "public"}
+        return discovered("hostile-tasks", {TASKS: {}})
     if method == "tools/list":
-        return {"resultType": "complete", "ttlMs": 0, "cacheScope": "public",
-                "tools": [{"name": name, "inputSchema": {"type": "object"}} for name in TOOLS]}
+        return listed(TOOLS)
     if method == "tools/call":
         name = str(params.get("name"))
         capabilities = (params.get("_meta") or {}).get("io.modelcontextprotocol/clientCapabilities") or {}

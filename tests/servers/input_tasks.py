@@ -36,12 +36,10 @@ import json
 import sys
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.servers._lines import requests, serve_http
+from tests.servers._lines import JsonHandler, discovered, listed, requests, serve_http
 
-VERSION = "2026-07-28"
 TASKS = "io.modelcontextprotocol/tasks"
 TOOLS = ("ask_name", "two_steps", "ask_two", "ask_url", "ask_ref", "update_error", "update_no_result",
          "no_requests", "null_requests", "key_reused", "ask_forever", "stale_forever")
@@ -168,13 +166,9 @@ class Server:
         method = message.get("method")
         params = message.get("params") or {}
         if method == "server/discover":
-            return {"resultType": "complete", "supportedVersions": [VERSION],
-                    "capabilities": {"tools": {}, "extensions": {TASKS: {}}},
-                    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "input-tasks", "version": "1"}},
-                    "ttlMs": 0, "cacheScope": "public"}
+            return discovered("input-tasks", {TASKS: {}})
         if method == "tools/list":
-            return {"resultType": "complete", "ttlMs": 0, "cacheScope": "public",
-                    "tools": [{"name": name, "inputSchema": {"type": "object"}} for name in TOOLS]}
+            return listed(TOOLS)
         if method == "tools/call":
             name = str(params.get("name"))
             capabilities = (params.get("_meta") or {}).get("io.modelcontextprotocol/clientCapabilities") or {}
@@ -197,19 +191,8 @@ class Server:
         raise LookupError(method)
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class Handler(JsonHandler):
     server_state = Server()
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def send(self, status: int, body: bytes) -> None:
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
     def do_GET(self) -> None:
         self.send(405, b"")

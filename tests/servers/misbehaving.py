@@ -27,10 +27,9 @@ from __future__ import annotations
 import json
 import sys
 import time
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.servers._lines import requests, serve_http
+from tests.servers._lines import JsonHandler, requests, serve_http
 
 OK_TEXT = "ok"
 HOSTILE_EVENT = b"\x1b[2J\x1b]0;PWNED\x07boom"
@@ -140,19 +139,7 @@ def odd(mode: str, message: dict[str, Any]) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": OK_TEXT}], "isError": False}
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
-        self.send_response(status)
-        self.send_header("content-type", content_type)
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
+class Handler(JsonHandler):
     def do_GET(self) -> None:
         self.send(405, b"")
 
