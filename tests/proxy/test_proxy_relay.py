@@ -509,3 +509,76 @@ def test_the_relay_never_raises_and_leaves_nothing_waiting_once_the_upstream_is_
             relay.cancel(relay.waiting_keys()[0], "the host gave up")
     relay.upstream_lost("gone")
     assert relay.in_flight == 0
+
+
+# What the relay keeps of the upstream's tools/list answers (for the decisions and the
+# Mcp-Param headers it writes from a tool's inputSchema): the rule of frames._tools, as the tap
+# and the audit keep it. A whole listing — its first page asked with no cursor, through the page
+# with no nextCursor (basic/utilities/pagination) — replaces the tools kept: a tool it no longer
+# lists is not known (``tool(name)`` None); a listing read in part, a page whose listing was not
+# followed from its start, drop nothing. The old relay kept every tool of every listing for the
+# proxy's life (a listing's first 10,000).
+def _tool(name: str) -> dict[str, Any]:
+    return {"name": name, "inputSchema": {"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"}}}}
+
+
+def _listed(relay: Relay, rid: int, cursor: str | None, names: list[str], next_cursor: str | None) -> None:
+    params: dict[str, Any] = {"_meta": META} if cursor is None else {"_meta": META, "cursor": cursor}
+    result: dict[str, Any] = {"resultType": "complete", "tools": [_tool(n) for n in names]}
+    if next_cursor is not None:
+        result["nextCursor"] = next_cursor
+    relay.from_host(json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/list", "params": params}).encode())
+    relay.from_upstream(json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}).encode())
+
+
+# (the pages read, in order: (cursor asked with, tools, nextCursor), or a cursor alone: a page
+# answered with an error; per tool, whether the relay knows it after them) — by hand
+TOOL_PAGES: list[tuple[str, list[Any], dict[str, bool]]] = [
+    ("one listing", [(None, ["a", "b"], None)], {"a": True, "b": True}),
+    ("b dropped by a later listing", [(None, ["a", "b"], None), (None, ["a"], None)], {"a": True, "b": False}),
+    ("b on the later listing's second page", [(None, ["a", "b"], None), (None, ["a"], "2"), ("2", ["b"], None)],
+     {"a": True, "b": True}),
+    ("the later listing read in part", [(None, ["a", "b"], None), (None, ["a"], "2")], {"a": True, "b": True}),
+    ("b dropped, c on the later listing's second page", [(None, ["a", "b"], None), (None, ["a"], "2"),
+                                                          ("2", ["c"], None)], {"a": True, "b": False, "c": True}),
+    ("an empty listing drops every tool", [(None, ["a", "b"], None), (None, [], None)], {"a": False, "b": False}),
+    ("a page whose listing's start was not seen adds", [("5", ["a"], None), ("6", ["b"], None)],
+     {"a": True, "b": True}),
+    ("a failed page ends the listing: nothing dropped", [(None, ["a", "b"], None), (None, ["a"], "2"), "2",
+                                                         ("2", ["c"], None)], {"a": True, "b": True, "c": True}),
+]
+
+
+@pytest.mark.parametrize("mode", ["observe", "enforce"])
+@pytest.mark.parametrize(("pages", "expected"), [c[1:] for c in TOOL_PAGES], ids=[c[0] for c in TOOL_PAGES])
+def test_a_whole_listing_replaces_the_tools_the_relay_knows(mode: str, pages: list[Any],
+                                                            expected: dict[str, bool]) -> None:
+    relay = Relay(mode=mode)  # type: ignore[arg-type]
+    for rid, page in enumerate(pages, 1):
+        if isinstance(page, tuple):
+            _listed(relay, rid, *page)
+        else:
+            relay.from_host(json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/list",
+                                        "params": {"_meta": META, "cursor": page}}).encode())
+            relay.from_upstream(json.dumps({"jsonrpc": "2.0", "id": rid,
+                                            "error": {"code": -32603, "message": "x"}}).encode())
+    assert {name: relay.tool(name) is not None for name in expected} == expected
+    assert all(relay.tool(name) == _tool(name) for name, known in expected.items() if known)
+    assert relay.in_flight == 0
+
+
+# (listings, pages each: whether each page after the first is asked with the last nextCursor) →
+# the tools the relay knows at the end, by hand: of 200 whole listings of 2,000 new names the
+# last's 2,000; of one listing of 200 such pages the first 10,000 (the budget per connection). The
+# old relay knew all 400,000.
+@pytest.mark.parametrize(("whole", "expected"), [(True, 2_000), (False, 10_000)], ids=["whole listings", "pages"])
+def test_the_relay_knows_at_most_the_budget_of_tools(whole: bool, expected: int) -> None:
+    relay = Relay(mode="observe")
+    names = []
+    for page in range(200):
+        listed = [f"t{page}-{n}" for n in range(2_000)]
+        names += listed
+        _listed(relay, page + 1, None if whole or page == 0 else str(page), listed,
+                None if whole or page == 199 else str(page + 1))
+    assert sum(relay.tool(name) is not None for name in names) == expected

@@ -19,7 +19,8 @@ other's answer.
 Bounded memory: the state kept is the tracker's (requests in flight), the calls still waiting
 for a continuation (an input_required answer with a requestState, a running task: at most
 ``max_open``, the oldest ended early past it), and per open connection its server's name and
-tools — for at most ``max_conns`` connections: a recording whose connections never close (a
+tools (those of its last whole listing and the pages since, at most 10,000 and 64 MiB:
+``frames._tools``) — for at most ``max_conns`` connections: a recording whose connections never close (a
 gateway's log cut before their ``close`` records) would otherwise grow by each one. Past it, a
 new connection's first line ends the least recently active one as a ``close`` would, its
 requests and calls still waiting ended ``evicted``; a later line of it begins it again, as
@@ -37,6 +38,7 @@ import orjson
 
 from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
 from ..frames._jsonrpc import is_batch, lenient_request
+from ..frames._tools import ListedTools
 from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
@@ -81,10 +83,16 @@ class _Conn(msgspec.Struct):
     server: str | None = None
     server_version: str | None = None
     transport: str | None = None
-    tools: dict[str, Mapping[str, Any]] = msgspec.field(default_factory=dict)
+    listed: ListedTools = msgspec.field(default_factory=ListedTools)
+    """The tools kept of the server's listings (``frames._tools``: a whole listing replaces them;
+    at most 10,000 tools and 64 MiB)."""
     schemas: dict[str, CompiledSchema | None] = msgspec.field(default_factory=dict)
-    """Per listed tool called: its outputSchema compiled as listed, None when it has none (once per
-    listing, not per call: :func:`_listed_schema`)."""
+    """Per kept tool called: its outputSchema compiled as listed, None when it has none (once per
+    listing, not per call: :func:`_listed_schema`); forgotten with the tool."""
+
+    def dropped(self, name: str, tool: Any, size: int) -> None:
+        """Tool ``name`` is no longer kept: its compiled schema neither."""
+        self.schemas.pop(name, None)
 
 
 class Held(msgspec.Struct):
@@ -491,7 +499,7 @@ class Auditor:
                 self._asked.setdefault(asking, []).append(self._round(exchange, None, None, line))
                 return
         self._pair("message", batched)
-        if exchange.origin == "client" and exchange.response_peek is not None:
+        if exchange.origin == "client" and (exchange.response_peek is not None or method == "tools/list"):
             self._learn(exchange)
 
     def _asking(self, request: Exchange) -> tuple[str, int] | None:
@@ -726,7 +734,12 @@ class Auditor:
 
     def _learn(self, exchange: Exchange) -> None:
         """What an answer tells about its connection: the server (initialize, server/discover)
-        and its tools (tools/list, page by page)."""
+        and its tools (tools/list, page by page: ``frames._tools``' rule; a failed answer stops
+        following a listing)."""
+        if exchange.method == "tools/list":
+            info = self._conns.setdefault(exchange.conn, _Conn())
+            info.listed.listed(exchange, dropped=info.dropped)
+            return
         look = exchange.response_peek
         result = look.result if look is not None else None
         if result is None:
@@ -741,13 +754,6 @@ class Auditor:
                 name, version = server.get("name"), server.get("version")
                 info.server = name if isinstance(name, str) else info.server
                 info.server_version = version if isinstance(version, str) else info.server_version
-        elif exchange.method == "tools/list":
-            tools = result.get("tools")
-            if isinstance(tools, list):
-                for tool in tools:
-                    if isinstance(tool, Mapping) and isinstance(tool.get("name"), str):
-                        info.tools[tool["name"]] = tool
-                        info.schemas.pop(tool["name"], None)
 
     # -- rows --------------------------------------------------------------------------------
     def _round(self, exchange: Exchange, verdict: Verdict | None, status: str | None, line: int) -> RoundRow:
@@ -778,7 +784,7 @@ class Auditor:
         name = first.tool
         tool = schema = None
         if info is not None and name is not None:
-            tool = info.tools.get(name)
+            tool = info.listed.tools.get(name)
             if tool is not None:
                 schemas = info.schemas  # (_listed_schema's memo, read here: every call reads it)
                 schema = schemas[name] if name in schemas else _listed_schema(info, name, tool)

@@ -70,6 +70,7 @@ import orjson
 from ..frames import Answered, Context, Exchange, FrameRecord, Seen, Stray, Tracker, Unanswered, id_key
 from ..frames._jsonrpc import Id, Peek, answer_peek, id_text, is_batch, names_method, peek, shown_id
 from ..frames._log import RecordKind
+from ..frames._tools import ListedTools
 from ..judgement._decide import decide
 from ..verdict._classify import DEFAULT_LIMITS, OptionsMemo, held_id, judge
 from ..verdict._kind import Kind
@@ -199,7 +200,9 @@ class Relay:
         self.stats = Stats()
         self._seq = 0
         self._waiting: dict[Key, _Waiting] = {}
-        self._tools: dict[str, Mapping[str, Any]] = {}
+        self._tools = ListedTools()
+        """The tools kept of the upstream's listings (``frames._tools``: a whole listing replaces
+        them; at most 10,000 and 64 MiB), for the decisions and the ``Mcp-Param`` headers."""
         self._answered_by_proxy: dict[Key, str] = {}
         """The requests of the host no longer awaited (the proxy answered them itself, or stopped
         waiting: their host cancelled them or went away), each with the note its late answer's
@@ -731,8 +734,8 @@ class Relay:
                 http: Mapping[str, Any] | None, defer: bool, judged: Verdict | None = None) -> list[Out]:
         key = id_key(exchange.request_id)
         waiting = self._waiting.pop(key, None)
-        if exchange.method == "tools/list" and exchange.response_peek is not None:
-            self._remember_tools(exchange.response_peek.result)  # at once: the next request's headers use it
+        if exchange.method == "tools/list":
+            self._tools.listed(exchange)  # at once: the next request's headers use it
         if not self.enforce:  # observe: forwarded unchanged whatever the verdict
             if defer:
                 self._deferred.append((exchange, waiting, data))
@@ -817,16 +820,10 @@ class Relay:
             return judge({"jsonrpc": "2.0", "id": request_id, "error": result["error"]}, options, request_id)
         return None
 
-    def _remember_tools(self, result: Mapping[str, Any] | None) -> None:
-        tools = result.get("tools") if result is not None else None
-        if isinstance(tools, list):
-            for tool in tools[:10_000]:
-                if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-                    self._tools[tool["name"]] = tool
-
     def tool(self, name: str) -> Mapping[str, Any] | None:
-        """A tool as the upstream listed it (the last tools/list seen)."""
-        return self._tools.get(name)
+        """A tool as the upstream listed it (the last listing seen, within the budget of
+        ``frames._tools``); None for a tool not listed, past the budget, or no longer listed."""
+        return self._tools.tools.get(name)
 
     def _judged(self, exchange: Exchange, waiting: _Waiting, verdict: Verdict | None, data: bytes,
                 refused: bool) -> None:
@@ -834,7 +831,7 @@ class Relay:
         recorder = self.recorder
         wants = recorder is not None and recorder.wants_verdicts
         if verdict is not None and (wants or waiting.token is not None):
-            action = decide(verdict, tool=self._tools.get(exchange.tool or "")).action.value
+            action = decide(verdict, tool=self._tools.tools.get(exchange.tool or "")).action.value
         if wants and verdict is not None:
             assert recorder is not None
             recorder.verdict({

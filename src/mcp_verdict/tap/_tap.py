@@ -60,6 +60,7 @@ from ..frames import (
 )
 from ..frames._jsonrpc import id_text
 from ..frames._sendable import check_call
+from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, parsed_bound
 from ..judgement._check import Expectation, judging_options
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy, plain_number
 from ..judgement._outcome import Observe, Outcome, evaluate_defaults, evaluate_listed, settle
@@ -92,12 +93,13 @@ _UNCLAIMED: Final = 256
 """Per connection: tools/call answers kept for a judging block that learns its call's id late
 (a session linked by content, a connection opened inside the block); a claimed call is judged
 when its answer arrives and nothing of it is kept."""
-_TOOLS_KEPT: Final = 10_000
-"""Per connection: the most listed tools kept (their definitions, for judging their calls)."""
-_TOOLS_BYTES: Final = 64 * 1024 * 1024
+_TOOLS_KEPT: Final = TOOLS_KEPT
+"""Per connection: the most listed tools kept (their definitions, for judging their calls:
+``frames._tools``, the rule the audit and the proxy keep too)."""
+_TOOLS_BYTES: Final = TOOLS_BYTES
 """Per connection: the most bytes its kept tools count (each its JSON and an upper bound of its
-parsed form: :func:`_tool_size`; 10,000 tools of a few fields count about 20 MB); and, for all
-the connections a tap keeps together, twice this (:data:`_ALL_TOOLS_BYTES`)."""
+parsed form: :func:`frames._tools.tool_size`; 10,000 tools of a few fields count about 20 MB);
+and, for all the connections a tap keeps together, twice this (:data:`_ALL_TOOLS_BYTES`)."""
 _ALL_TOOLS_BYTES: Final = 2 * _TOOLS_BYTES
 """What the kept connections' tools count together at most: past it, the tools of the oldest
 closed connections are forgotten first, then a new listing's are not kept."""
@@ -141,21 +143,16 @@ class _Conn:
     seq: itertools.count[int] = field(default_factory=itertools.count)
     answered: OrderedDict[tuple[str, Any], Exchange] = field(default_factory=OrderedDict)
     strays: deque[Stray] = field(default_factory=lambda: deque(maxlen=256))
-    tools: dict[str, dict[str, Any]] = field(default_factory=dict)
+    listed: ListedTools = field(default_factory=ListedTools)
+    """The tools kept of the server's listings, within the connection's budget (``frames._tools``)."""
+    tools: dict[str, dict[str, Any]] = field(init=False)
+    """``listed.tools`` (the same dict, read here: every call reads it)."""
     schemas: dict[str, str | bytes | None] = field(default_factory=dict)
     """Per listed tool with an outputSchema: its content as listed (``schema_key``)."""
     compiled: dict[str, tuple[SchemaLimits, CompiledSchema]] = field(default_factory=dict)
     """Per listed tool: its outputSchema compiled, under the schema limits of the last call."""
-    tool_sizes: dict[str, int] = field(default_factory=dict)
-    """Per kept tool: what it counts against the tools' budget (:meth:`VerdictTap._tools`)."""
-    tools_size: int = 0
-    """The sum of ``tool_sizes``."""
     tools_unkept: int = 0
     """The listed tools this connection did not keep (past the budget), every listing counted."""
-    listing: set[str] | None = None
-    """The names a listing under way has listed so far (its first page asked with no cursor; its
-    pages followed by their ``nextCursor``): once its last page comes, a tool kept that it does
-    not list is forgotten (:meth:`VerdictTap._tools`). None: no listing followed from its start."""
     exchange_of: OrderedDict[tuple[str, Any], int] = field(default_factory=OrderedDict)
     """HTTP: the exchange (POST) each request went out in."""
     failures: dict[int, _Failure] = field(default_factory=dict)
@@ -193,6 +190,9 @@ class _Conn:
     """The client's tools/call requests still waiting when the connection closed (the last
     ``_UNCLAIMED``), for judging them without their answer as the waiting ones are: the context
     in force and the noise since each request."""
+
+    def __post_init__(self) -> None:
+        self.tools = self.listed.tools
 
 
 class TapCall(msgspec.Struct, frozen=True, gc=False):
@@ -233,13 +233,6 @@ _HISTORY_BIG: Final = 16 * 1024
 smaller call holds at most its bytes and a parsed answer of a few times them (measured: at most
 35 times, for an array of small objects; an upper bound of 134 times by :func:`held_bytes`):
 100 of them, about 60 MiB at the very most."""
-_PARSED_TOKEN: Final = 128
-"""Bytes counted per token of an answer (``{``, ``[``, ``,`` or ``:``: each value and member name
-of the parsed answer but the whole follows one of them), for the object it is and its slot in
-the object or array holding it (measured: at most 88, a list of one-character strings that UTF-16
-cannot hold; a dict of one member 64 per token with its name's). Those inside strings are counted
-too: a text of many commas or colons counts more than it holds."""
-_TOKENS: Final = b"{[,:"
 
 
 def held_bytes(call: TapCall) -> int:
@@ -247,23 +240,16 @@ def held_bytes(call: TapCall) -> int:
     its request and answer, and an upper bound of the parsed answer its verdict holds (when the
     answer was parsed): the answer's length once more (five times when it is not ASCII or holds
     a ``\\u`` escape: a character may take four bytes in a Python string, and the string may
-    keep its UTF-8 form beside them) and ``_PARSED_TOKEN``
+    keep its UTF-8 form beside them) and ``frames._tools.PARSED_TOKEN``
     bytes per ``{``, ``[``, ``,`` or ``:`` and one more (the whole). Linear in the answer's size,
     in C (~1.5 ms per MiB)."""
     request, response = call.request, call.response
     size = (len(request) if request is not None else 0) + (len(response) if response is not None else 0)
     if response is None or call.verdict.message is None:
         return size
-    return size + _parsed_bound(response)
+    return size + parsed_bound(response)
 
 
-def _parsed_bound(data: bytes) -> int:
-    """An upper bound of what the JSON ``data`` takes parsed (:func:`held_bytes`): its length
-    once more (five times when it is not ASCII or holds a ``\\u`` escape) and ``_PARSED_TOKEN``
-    bytes per ``{``, ``[``, ``,`` or ``:`` and one more."""
-    tokens = len(data) - len(data.translate(None, _TOKENS)) + 1
-    wide = not data.isascii() or b"\\u" in data
-    return (5 if wide else 1) * len(data) + _PARSED_TOKEN * tokens
 _REUSED: Final = ("another request went out under the same id on this HTTP client while it waited (two sessions "
                   "share one tap.http_client(): give each its own); the tap cannot tell their answers apart")
 
@@ -485,7 +471,7 @@ class VerdictTap:
         self._held = _Held()
         """The answers the kept connections hold for blocks that judge late, within one byte bound."""
         self._tools_size = 0
-        """What the kept connections' tools count together (``_Conn.tools_size``)."""
+        """What the kept connections' tools count together (each ``_Conn.listed.size``)."""
         self._closed: deque[str] = deque()
         self._numbers = itertools.count(1)
         self._unlinked: weakref.WeakSet[WriteProxy] = weakref.WeakSet()
@@ -816,48 +802,22 @@ class VerdictTap:
                 continue
 
     def _tools(self, state: _Conn, exchange: Exchange) -> None:
-        """Keep the tools a ``tools/list`` answer lists on ``state`` (a tool listed again replaces
-        its earlier definition; a whole listing, from its first page to the page with no
-        ``nextCursor``, replaces the tools kept: one it no longer lists is forgotten, its calls
-        judged as a tool whose listing was not kept), within a budget: at most ``_TOOLS_KEPT`` tools and
-        ``_TOOLS_BYTES`` (:func:`_tool_size`) per connection, and ``_ALL_TOOLS_BYTES`` for all the
+        """Keep the tools a ``tools/list`` answer lists on ``state`` by the rule of
+        ``frames._tools`` (a tool listed again replaces its earlier definition; a whole listing,
+        from its first page to the page with no ``nextCursor``, replaces the tools kept: one it
+        no longer lists is forgotten, its calls judged as a tool whose listing was not kept),
+        within a budget: at most ``_TOOLS_KEPT`` tools and ``_TOOLS_BYTES``
+        (:func:`frames._tools.tool_size`) per connection, and ``_ALL_TOOLS_BYTES`` for all the
         connections kept (the oldest closed connections' tools forgotten first). A tool past it
         is not kept: its calls are judged as a tool whose listing was not kept (no outputSchema,
         no annotations: a tool that may write), and a ``RuntimeWarning`` says how many were not."""
-        look = exchange.response_peek
-        result = look.result if look is not None else None
-        listed = result.get("tools") if result is not None else None
-        if result is None or not isinstance(listed, list):
-            state.listing = None
-            return
-        asked = peek(exchange.request.data).params  # (a page asked with no cursor starts a listing)
-        if asked.get("cursor") is None:
-            state.listing = set()
-        names = state.listing
-        unkept = 0
-        for tool in listed:
-            if not (isinstance(tool, dict) and isinstance(tool.get("name"), str)):
-                continue
-            name = tool["name"]
-            if names is not None:
-                names.add(name)
-            self._drop_tool(state, name)  # its earlier definition, if any
-            size = _tool_size(tool) if len(state.tools) < _TOOLS_KEPT else None  # (none measured past the count)
-            if size is None or state.tools_size + size > _TOOLS_BYTES or not self._room_for_tools(size):
-                unkept += 1
-                continue
-            state.tools[name] = tool
-            state.tool_sizes[name] = size
-            state.tools_size += size
-            self._tools_size += size
-            if "outputSchema" in tool:
-                state.schemas[name] = schema_key(tool["outputSchema"])
-        if names is not None and result.get("nextCursor") is None:  # a whole listing: what it drops is gone
-            state.listing = None
-            for gone in [name for name in state.tools if name not in names]:
-                self._drop_tool(state, gone)
-        elif names is not None and len(names) > _TOOLS_KEPT * 2:
-            state.listing = None  # (a listing without end: names beyond any budget are not followed)
+        kept, unkept = state.listed.listed(exchange, self._reserve_tools,
+                                           lambda name, tool, size: self._dropped_tool(state, name, tool, size))
+        tools, schemas = state.tools, state.schemas
+        for name in kept:
+            tool = tools.get(name)
+            if tool is not None and "outputSchema" in tool:
+                schemas[name] = schema_key(tool["outputSchema"])
         if unkept:
             state.tools_unkept += unkept
             warnings.warn(f"mcp-verdict tap: {state.id} listed {unkept} tool(s) past the tap's budget "
@@ -865,27 +825,24 @@ class VerdictTap:
                           f"{_ALL_TOOLS_BYTES // (1024 * 1024)} MiB in all): their calls are judged as tools "
                           "whose listing was not kept (no outputSchema, no annotations)", RuntimeWarning, stacklevel=2)
 
-    def _drop_tool(self, state: _Conn, name: str) -> None:
-        """Forget what ``state`` keeps of tool ``name`` (its definition, schema and compiled schema)."""
-        tool = state.tools.pop(name, None)
+    def _dropped_tool(self, state: _Conn, name: str, tool: dict[str, Any], size: int) -> None:
+        """Forget what ``state`` made of tool ``name``, which its listed tools dropped (its schema,
+        compiled schema and share of ``_ALL_TOOLS_BYTES``; a large one, the history's hold on it)."""
         state.schemas.pop(name, None)
         state.compiled.pop(name, None)
-        size = state.tool_sizes.pop(name, 0)
-        state.tools_size -= size
         self._tools_size -= size
-        if tool is not None and size > _HISTORY_BIG:
+        if size > _HISTORY_BIG:
             self._slim_history({id(tool): tool})
 
     def _forget_tools(self, state: _Conn) -> None:
         """Forget every tool ``state`` keeps (a forgotten connection, or a closed one making room)."""
-        large = {id(state.tools[name]): state.tools[name] for name, size in state.tool_sizes.items()
-                 if size > _HISTORY_BIG and name in state.tools}
-        self._tools_size -= state.tools_size
-        state.tools_size = 0
-        state.tools.clear()
+        listed = state.listed
+        large = {id(listed.tools[name]): listed.tools[name] for name, size in listed.sizes.items()
+                 if size > _HISTORY_BIG and name in listed.tools}
+        self._tools_size -= listed.size
+        listed.clear()
         state.schemas.clear()
         state.compiled.clear()
-        state.tool_sizes.clear()
         if large:
             self._slim_history(large)
 
@@ -901,6 +858,14 @@ class VerdictTap:
             if listed is not None and listed is tool:
                 history[index] = msgspec.structs.replace(call, outcome=replace(call.outcome, tool=_slim_tool(listed)))
 
+    def _reserve_tools(self, size: int) -> bool:
+        """Whether a tool of ``size`` fits in ``_ALL_TOOLS_BYTES``, after forgetting the tools of
+        the oldest closed connections as needed; when it does, it is counted there."""
+        if not self._room_for_tools(size):
+            return False
+        self._tools_size += size
+        return True
+
     def _room_for_tools(self, size: int) -> bool:
         """Whether a tool of ``size`` fits in ``_ALL_TOOLS_BYTES``, after forgetting the tools of
         the oldest closed connections as needed."""
@@ -908,7 +873,7 @@ class VerdictTap:
             return True
         for conn in self._closed:
             closed = self._conns.get(conn)
-            if closed is not None and closed.tools_size:
+            if closed is not None and closed.listed.size:
                 self._forget_tools(closed)
                 if self._tools_size + size <= _ALL_TOOLS_BYTES:
                     return True
@@ -1366,18 +1331,6 @@ def _kept(sizes: Iterable[int]) -> int:
             break
         kept += 1
     return kept
-
-
-def _tool_size(tool: dict[str, Any]) -> int | None:
-    """What a listed tool counts against the tools' budget: its JSON's bytes and an upper bound
-    of its parsed form (as :func:`held_bytes` counts a parsed answer); its outputSchema's text
-    (``schema_key``) is within the first. None when it cannot be written as JSON (then it is not
-    kept)."""
-    try:
-        data = msgspec.json.encode(tool)
-    except (msgspec.EncodeError, TypeError, ValueError, OverflowError, RecursionError):
-        return None
-    return len(data) + _parsed_bound(data)
 
 
 def _slim_tool(tool: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,165 @@
+"""What a connection keeps of the tools its server listed (sans-I/O): one rule for the tap, the
+audit and the proxy.
+
+Each of them keeps the tools of a connection's ``tools/list`` answers to judge the later calls
+(their outputSchema, the ``readOnlyHint`` and ``idempotentHint`` annotations; the proxy also
+writes ``Mcp-Param`` headers from an ``inputSchema``'s ``x-mcp-header`` properties), in a
+:class:`ListedTools`:
+
+- **a whole listing replaces the tools kept**: a listing begins with a page asked with no
+  ``cursor`` and is followed page by page, each asked with the ``nextCursor`` of the page before,
+  to the page with no ``nextCursor`` (basic/utilities/pagination: the cursor is opaque, the last
+  page has none); then a tool kept that it did not list is dropped, as the server no longer
+  describes it. A listing read in part drops nothing; a page whose listing was not followed from
+  its start (its cursor not the ``nextCursor`` last seen) adds its tools and drops nothing; a
+  tool listed again replaces its earlier definition;
+- **a budget per connection**: at most :data:`TOOLS_KEPT` tools and :data:`TOOLS_BYTES` bytes,
+  each tool counted by :func:`tool_size` (its JSON and an upper bound of its parsed form). A tool
+  past it is not kept (its calls are judged as a tool whose listing was not kept); the caller
+  may ask for a narrower one (``room``: the tap's bound for all its connections).
+
+What is dropped (replaced, or no longer listed) is told to the caller as it goes (``dropped``),
+which forgets what it made of it (a compiled schema, a cache, its share of a wider budget).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+import msgspec
+
+from ._jsonrpc import peek
+from ._track import Exchange
+
+TOOLS_KEPT: Final = 10_000
+"""Per connection: the most listed tools kept (their definitions, for judging their calls)."""
+TOOLS_BYTES: Final = 64 * 1024 * 1024
+"""Per connection: the most bytes its kept tools count (each its JSON and an upper bound of its
+parsed form: :func:`tool_size`; 10,000 tools of a few fields count about 20 MB)."""
+_FOLLOWED: Final = 2 * TOOLS_KEPT
+"""The most names a listing under way is followed for (and, together, :data:`TOOLS_BYTES` of
+their text): a listing without end is then no longer followed, and drops nothing."""
+PARSED_TOKEN: Final = 128
+"""Bytes counted per token of a JSON text (``{``, ``[``, ``,`` or ``:``: each value and member
+name of the parsed value but the whole follows one of them), for the object it is and its slot
+in the object or array holding it (measured: at most 88, a list of one-character strings that
+UTF-16 cannot hold; a dict of one member 64 per token with its name's). Those inside strings are
+counted too: a text of many commas or colons counts more than it holds."""
+_TOKENS: Final = b"{[,:"
+
+Dropped = Callable[[str, dict[str, Any], int], None]
+"""Told of each tool dropped: its name, its definition and what it counted (:func:`tool_size`)."""
+
+
+def parsed_bound(data: bytes) -> int:
+    """An upper bound of what the JSON ``data`` takes parsed: its length once more (five times
+    when it is not ASCII or holds a ``\\u`` escape: a character may take four bytes in a Python
+    string, and the string may keep its UTF-8 form beside them) and :data:`PARSED_TOKEN` bytes
+    per ``{``, ``[``, ``,`` or ``:`` and one more (the whole). Linear in its size, in C."""
+    tokens = len(data) - len(data.translate(None, _TOKENS)) + 1
+    wide = not data.isascii() or b"\\u" in data
+    return (5 if wide else 1) * len(data) + PARSED_TOKEN * tokens
+
+
+def tool_size(tool: dict[str, Any]) -> int | None:
+    """What a listed tool counts against the tools' budget: its JSON's bytes and an upper bound
+    of its parsed form (:func:`parsed_bound`); its outputSchema's text is within the first. None
+    when it cannot be written as JSON (then it is not kept)."""
+    try:
+        data = msgspec.json.encode(tool)
+    except (msgspec.EncodeError, TypeError, ValueError, OverflowError, RecursionError):
+        return None
+    return len(data) + parsed_bound(data)
+
+
+class ListedTools(msgspec.Struct):
+    """The tools one connection keeps of its server's listings (the module's rule). It pickles
+    (the audit hands a connection's to another process)."""
+
+    tools: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
+    """Each kept tool's definition as listed, by name. Never rebound (a caller may hold it)."""
+    sizes: dict[str, int] = msgspec.field(default_factory=dict)
+    """Per kept tool: what it counts against the budget (:func:`tool_size`)."""
+    size: int = 0
+    """The sum of ``sizes``."""
+    listing: set[str] | None = None
+    """The names the listing under way has listed so far; None: no listing followed from its start."""
+    listing_bytes: int = 0
+    """The characters of those names."""
+    cursor: Any = None
+    """The ``nextCursor`` of the listing's last page: the cursor its next page is asked with."""
+
+    def listed(self, exchange: Exchange, room: Callable[[int], bool] | None = None,
+               dropped: Dropped | None = None) -> tuple[list[str], int]:
+        """Keep what the answer to the ``tools/list`` request ``exchange`` lists (the module's
+        rule); a failed or unreadable answer stops following the listing under way. ``room``:
+        whether a tool of that size may be kept beyond this connection's budget (True: the
+        caller counts it, and is told when it is dropped); ``dropped``: told of each tool dropped,
+        as it is. Returns the names kept of this page, in order, and how many tools it listed
+        that were not kept (past the budget)."""
+        look = exchange.response_peek
+        result = look.result if look is not None else None
+        page = result.get("tools") if result is not None else None
+        if result is None or not isinstance(page, list):
+            self._unfollow()
+            return [], 0
+        asked = peek(exchange.request.data)
+        cursor = asked.params.get("cursor")
+        if asked.message is None:
+            self._unfollow()  # (a request not read: whether it began a listing is not known)
+        elif cursor is None:  # a page asked with no cursor begins a listing
+            self.listing, self.listing_bytes = set(), 0
+        elif self.listing is not None and cursor != self.cursor:
+            self._unfollow()  # (not the next page of the listing under way)
+        names = self.listing
+        tools, sizes = self.tools, self.sizes
+        kept: list[str] = []
+        unkept = 0
+        for tool in page:
+            if not (isinstance(tool, dict) and isinstance(tool.get("name"), str)):
+                continue
+            name: str = tool["name"]
+            if names is not None and name not in names:
+                names.add(name)
+                self.listing_bytes += len(name)
+            self.drop(name, dropped)  # its earlier definition, if any
+            size = tool_size(tool) if len(tools) < TOOLS_KEPT else None  # (none measured past the count)
+            if size is None or self.size + size > TOOLS_BYTES or (room is not None and not room(size)):
+                unkept += 1
+                continue
+            tools[name] = tool
+            sizes[name] = size
+            self.size += size
+            kept.append(name)
+        if names is None:
+            return kept, unkept
+        next_cursor = result.get("nextCursor")
+        if next_cursor is None:  # a whole listing: what it drops is gone
+            self._unfollow()
+            for gone in [name for name in tools if name not in names]:
+                self.drop(gone, dropped)
+        elif len(names) > _FOLLOWED or self.listing_bytes > TOOLS_BYTES:
+            self._unfollow()  # (a listing without end: names beyond any budget are not followed)
+        else:
+            self.cursor = next_cursor
+        return kept, unkept
+
+    def drop(self, name: str, dropped: Dropped | None = None) -> None:
+        """Forget tool ``name`` (``dropped`` told of it, when it was kept)."""
+        tool = self.tools.pop(name, None)
+        if tool is None:
+            return
+        size = self.sizes.pop(name, 0)
+        self.size -= size
+        if dropped is not None:
+            dropped(name, tool, size)
+
+    def clear(self) -> None:
+        """Forget every tool kept (the caller knows them: nobody is told)."""
+        self.tools.clear()
+        self.sizes.clear()
+        self.size = 0
+
+    def _unfollow(self) -> None:
+        self.listing, self.listing_bytes, self.cursor = None, 0, None

@@ -1,0 +1,169 @@
+"""What the audit keeps of a connection's ``tools/list`` answers follows the rule the tap keeps
+(``frames._tools``): a whole listing — its first page asked with no ``cursor``, through the page
+with no ``nextCursor`` (basic/utilities/pagination: the cursor is opaque, the last page has
+none) — replaces the tools kept, so a tool it no longer lists is judged as a tool whose listing
+is not in the recording (no outputSchema: ``content_checked`` False); a listing read in part, a
+page whose listing was not followed from its start, drop nothing; and a connection keeps at most
+10,000 tools and 64 MiB of them. The old audit kept every tool of every listing of a connection:
+a dropped tool's outputSchema judged its later calls, and a recording listing new names again
+and again grew its memory without bound (issue #14: memory bounded whatever the file size).
+Frames written by hand, fed to an :class:`Auditor` and audited as a frame log in parts
+(``--jobs``: the state crosses processes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_verdict.audit import Auditor, CallRow, Totals, _run, audit, plan
+from mcp_verdict.frames import FrameRecord, encode
+
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+
+
+def tool(name: str, description: str = "") -> dict[str, Any]:
+    return {"name": name, "description": description, "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object", "required": ["n"]}}
+
+
+def listing(rid: int, cursor: str | None, names: list[str], next_cursor: str | None) -> list[tuple[str, bytes]]:
+    """A tools/list request (with ``cursor`` when given) and its answer: the tools ``names``."""
+    params: dict[str, Any] = {"_meta": META}
+    if cursor is not None:
+        params["cursor"] = cursor
+    result: dict[str, Any] = {"resultType": "complete", "tools": [tool(n) for n in names]}
+    if next_cursor is not None:
+        result["nextCursor"] = next_cursor
+    return [("c2s", json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/list", "params": params}).encode()),
+            ("s2c", json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}).encode())]
+
+
+def failed(rid: int, cursor: str | None) -> list[tuple[str, bytes]]:
+    """A tools/list request answered with an error."""
+    params: dict[str, Any] = {"_meta": META} if cursor is None else {"_meta": META, "cursor": cursor}
+    return [("c2s", json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/list", "params": params}).encode()),
+            ("s2c", json.dumps({"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": "x"}}).encode())]
+
+
+def calls(first: int, names: list[str]) -> list[tuple[str, bytes]]:
+    """A call of each tool, answered with a result its outputSchema accepts."""
+    frames = []
+    for rid, name in enumerate(names, first):
+        frames += [("c2s", json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                                       "params": {"name": name, "arguments": {}, "_meta": META}}).encode()),
+                   ("s2c", json.dumps({"jsonrpc": "2.0", "id": rid, "result": {
+                       "resultType": "complete", "content": [{"type": "text", "text": "ok"}],
+                       "structuredContent": {"n": 1}}}).encode())]
+    return frames
+
+
+Step = tuple[str | None, list[str], str | None] | str | None
+"""A page read: (the cursor it was asked with, its tools, its nextCursor); or a cursor (or None)
+alone: a page asked with it and answered with an error."""
+
+
+def conversation(steps: list[Step], names: list[str]) -> list[tuple[str, bytes]]:
+    frames: list[tuple[str, bytes]] = []
+    for rid, step in enumerate(steps, 1):
+        frames += listing(rid, *step) if isinstance(step, tuple) else failed(rid, step)
+    return frames + calls(100, names)
+
+
+# (the pages read, in order; per tool called after them, whether its outputSchema was known) — by hand
+CASES: list[tuple[str, list[Step], dict[str, bool]]] = [
+    ("one listing", [(None, ["a", "b"], None)], {"a": True, "b": True}),
+    ("b dropped by a later listing", [(None, ["a", "b"], None), (None, ["a"], None)], {"a": True, "b": False}),
+    ("b on the later listing's second page: kept", [(None, ["a", "b"], None), (None, ["a"], "2"), ("2", ["b"], None)],
+     {"a": True, "b": True}),
+    ("the later listing read in part (its first page): nothing dropped", [(None, ["a", "b"], None), (None, ["a"], "2")],
+     {"a": True, "b": True}),
+    ("b dropped, c listed by the later listing's pages", [(None, ["a", "b"], None), (None, ["a"], "2"),
+                                                           ("2", ["c"], None)], {"a": True, "b": False, "c": True}),
+    ("an empty listing drops every tool", [(None, ["a", "b"], None), (None, [], None)], {"a": False, "b": False}),
+    ("a page of a listing whose start is not in the log adds", [(None, ["a", "b"], None), ("9", ["c"], None)],
+     {"a": True, "b": True, "c": True}),
+    ("a page asked with another cursor than the last nextCursor adds",
+     [(None, ["a", "b"], None), (None, ["a"], "2"), ("x", ["c"], None)], {"a": True, "b": True, "c": True}),
+    ("a failed page ends the listing: its page asked again adds", [(None, ["a", "b"], None), (None, ["a"], "2"), "2",
+                                                                   ("2", ["c"], None)],
+     {"a": True, "b": True, "c": True}),
+    ("a whole listing after a failed one replaces", [(None, ["a", "b"], None), None, (None, ["b"], None)],
+     {"a": False, "b": True}),
+    ("a tool listed again keeps its last definition", [(None, ["a"], "2"), ("2", ["a"], None)], {"a": True}),
+]
+
+
+def checked(rows: list[Any]) -> dict[str | None, bool]:
+    return {r.tool: r.content_checked for r in rows if isinstance(r, CallRow)}
+
+
+@pytest.mark.parametrize(("steps", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_a_whole_listing_replaces_the_tools_the_audit_keeps(steps: list[Step], expected: dict[str, bool]) -> None:
+    auditor = Auditor()
+    rows = []
+    for line, (direction, data) in enumerate(conversation(steps, list(expected)), 1):
+        rows += auditor.message("c", direction, data, at=float(line), seq=line, line=line)  # type: ignore[arg-type]
+    rows += auditor.end()
+    assert checked(rows) == expected
+    assert all(r.kind == "normal_complete" for r in rows if isinstance(r, CallRow))
+
+
+@pytest.mark.parametrize(("steps", "expected"), [c[1:] for c in CASES if len(c[1]) > 1],
+                         ids=[c[0] for c in CASES if len(c[1]) > 1])
+def test_the_listing_followed_crosses_the_parts_of_jobs(tmp_path: Path, steps: list[Step], expected: dict[str, bool],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frame log cut to a line per part: each page, each call in its own part (the tools kept
+    and the listing under way handed from process to process)."""
+    path = tmp_path / "frames.jsonl"
+    frames = conversation(steps, list(expected))
+    path.write_bytes(b"".join(encode(FrameRecord("c", seq, 1_790_000_000.0 + seq, direction, "message", data,  # type: ignore[arg-type]
+                                                 transport="stdio"))
+                              for seq, (direction, data) in enumerate(frames, 1)))
+    monkeypatch.setattr(_run, "_STRIPE", 1)
+    for jobs in (1, 2):
+        assert checked(list(audit(plan([str(path)]), Totals(), jobs=jobs))) == expected, jobs
+
+
+# (the pages read: per page its cursor, how many new names, whether it has a nextCursor; each page's
+# names new to the connection) → the tools the connection keeps at the end, by hand: 200 whole
+# listings of 2,000 names keep the last's 2,000; 200 pages of one listing, or of no listing followed
+# from its start, keep the first 10,000 (the budget; the old audit kept all 400,000)
+BOUND: list[tuple[str, int, str, int]] = [
+    ("200 whole listings of 2,000 new names", 200, "whole", 2_000),
+    ("one listing of 200 pages of 2,000 new names", 200, "pages", 10_000),
+    ("200 pages of 2,000 new names, no listing's start", 200, "unstarted", 10_000),
+]
+
+
+@pytest.mark.parametrize(("pages", "shape", "expected"), [c[1:] for c in BOUND], ids=[c[0] for c in BOUND])
+def test_a_connection_keeps_at_most_the_budget_of_tools(pages: int, shape: str, expected: int) -> None:
+    auditor = Auditor()
+    line = 0
+    for page in range(pages):
+        names = [f"t{page}-{n}" for n in range(2_000)]
+        cursor = None if shape == "whole" or (shape == "pages" and page == 0) else str(page)
+        next_cursor = str(page + 1) if shape == "pages" and page + 1 < pages else None
+        for direction, data in listing(page + 1, cursor, names, next_cursor):
+            line += 1
+            auditor.message("c", direction, data, at=float(line), seq=line, line=line)  # type: ignore[arg-type]
+    assert len(auditor._conns["c"].listed.tools) == expected
+
+
+def test_a_connection_keeps_at_most_64_mib_of_tools() -> None:
+    """36 tools of a 1,000,000-character description: each 1,000,1xx bytes of JSON counted twice
+    (ASCII) and 128 bytes per token (16: ``{``, ``[``, ``,``, ``:`` and one), 2,002,2xx; 33 are
+    66.07 MB ≤ 64 MiB (67,108,864), 34 are 68.08 MB: the first 33 kept, the others judged as
+    tools whose listing was not kept."""
+    auditor = Auditor()
+    names = [f"t{n}" for n in range(36)]
+    frames = listing(1, None, [], None)
+    frames[1] = ("s2c", json.dumps({"jsonrpc": "2.0", "id": 1, "result": {
+        "resultType": "complete", "tools": [tool(n, "a" * 1_000_000) for n in names]}}).encode())
+    rows = []
+    for line, (direction, data) in enumerate(frames + calls(100, ["t0", "t32", "t33", "t35"]), 1):
+        rows += auditor.message("c", direction, data, at=float(line), seq=line, line=line)  # type: ignore[arg-type]
+    assert len(auditor._conns["c"].listed.tools) == 33
+    assert checked(rows) == {"t0": True, "t32": True, "t33": False, "t35": False}
