@@ -13,6 +13,7 @@ Frames written by hand, fed to an :class:`Auditor` and audited as a frame log in
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -142,14 +143,18 @@ BOUND: list[tuple[str, int, str, int]] = [
 def test_a_connection_keeps_at_most_the_budget_of_tools(pages: int, shape: str, expected: int) -> None:
     auditor = Auditor()
     line = 0
-    for page in range(pages):
-        names = [f"t{page}-{n}" for n in range(2_000)]
-        cursor = None if shape == "whole" or (shape == "pages" and page == 0) else str(page)
-        next_cursor = str(page + 1) if shape == "pages" and page + 1 < pages else None
-        for direction, data in listing(page + 1, cursor, names, next_cursor):
-            line += 1
-            auditor.message("c", direction, data, at=float(line), seq=line, line=line)  # type: ignore[arg-type]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for page in range(pages):
+            names = [f"t{page}-{n}" for n in range(2_000)]
+            cursor = None if shape == "whole" or (shape == "pages" and page == 0) else str(page)
+            next_cursor = str(page + 1) if shape == "pages" and page + 1 < pages else None
+            for direction, data in listing(page + 1, cursor, names, next_cursor):
+                line += 1
+                auditor.message("c", direction, data, at=float(line), seq=line, line=line)  # type: ignore[arg-type]
     assert len(auditor._conns["c"].listed.tools) == expected
+    # tools past the budget are said once (past 10,000 kept on one connection)
+    assert len([w for w in caught if "past the audit's budget" in str(w.message)]) == (expected == 10_000)
 
 
 def test_a_connection_keeps_at_most_64_mib_of_tools() -> None:
@@ -163,7 +168,37 @@ def test_a_connection_keeps_at_most_64_mib_of_tools() -> None:
     frames[1] = ("s2c", json.dumps({"jsonrpc": "2.0", "id": 1, "result": {
         "resultType": "complete", "tools": [tool(n, "a" * 1_000_000) for n in names]}}).encode())
     rows = []
-    for line, (direction, data) in enumerate(frames + calls(100, ["t0", "t32", "t33", "t35"]), 1):
-        rows += auditor.message("c", direction, data, at=float(line), seq=line, line=line)  # type: ignore[arg-type]
+    with pytest.warns(RuntimeWarning, match="past the audit's budget"):
+        for line, (direction, data) in enumerate(frames + calls(100, ["t0", "t32", "t33", "t35"]), 1):
+            rows += auditor.message("c", direction, data, at=float(line), seq=line, line=line)  # type: ignore[arg-type]
     assert len(auditor._conns["c"].listed.tools) == 33
     assert checked(rows) == {"t0": True, "t32": True, "t33": False, "t35": False}
+
+
+def test_the_connections_held_at_once_keep_at_most_the_auditors_budget_of_tools() -> None:
+    """Past each connection's budget, the tools kept by all the connections an auditor holds at
+    once count against :attr:`Auditor.max_tools_bytes` (256 MiB by default): 50 connections each
+    listing 10,000 tools would keep ~1 GB of them (issue #14: memory bounded whatever the
+    file size). A budget of 1,000 tools' worth here: a tool ``tool("t0-000")`` is 116 bytes of
+    JSON, and counts 116 + 116 + 128 × 16 (its 15 tokens ``{``, ``[``, ``,``, ``:`` and one) =
+    2,280: the first connection keeps its 600, the second 400 (its 401st does not fit), the
+    third none — and a warning says tools were not kept; once the first connection closes, the
+    third's next listing keeps its 600."""
+    auditor = Auditor(max_tools_bytes=1_000 * 2_280)
+    line = 0
+
+    def feed(conn: str, frames: list[tuple[str, bytes]]) -> None:
+        nonlocal line
+        for direction, data in frames:
+            line += 1
+            auditor.message(conn, direction, data, at=float(line), seq=line, line=line)  # type: ignore[arg-type]
+
+    with pytest.warns(RuntimeWarning, match="tools listed past the audit's budget"):
+        for conn in ("c0", "c1", "c2"):
+            feed(conn, listing(1, None, [f"t{conn[1]}-{n:03}" for n in range(600)], None))
+    assert [len(auditor._conns[c].listed.tools) for c in ("c0", "c1", "c2")] == [600, 400, 0]
+    assert auditor._tools_size <= auditor.max_tools_bytes
+    line += 1
+    auditor.record("c0", "close", "c2s", line=line)
+    feed("c2", listing(2, None, [f"t2-{n:03}" for n in range(600)], None))
+    assert [len(auditor._conns[c].listed.tools) for c in ("c1", "c2")] == [400, 600]

@@ -30,6 +30,7 @@ one category (:data:`~mcp_verdict.audit.CATEGORIES`).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal
 
@@ -38,7 +39,7 @@ import orjson
 
 from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
 from ..frames._jsonrpc import is_batch, lenient_request
-from ..frames._tools import ListedTools
+from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools
 from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
@@ -62,6 +63,9 @@ _REASON_KEPT: Final = 200
 """The characters of a cancellation's ``reason`` quoted in the call's finding."""
 MAX_CONNS: Final = 100_000
 """The connections an auditor holds the state of at once (:class:`Auditor`, ``max_conns``)."""
+ALL_TOOLS_BYTES: Final = 256 * 1024 * 1024
+"""What the tools kept by all the connections an auditor holds at once may count together (each
+connection at most ``frames._tools.TOOLS_BYTES``): past it a listed tool is not kept."""
 _WEIGHT: Final = ("call", "message", "notification", "stray", "unreadable")
 """The category a batch's line is counted in: the first its messages count."""
 
@@ -115,7 +119,8 @@ class Auditor:
 
     def __init__(self, *, input_format: str = "framelog", fidelity: Fidelity = "wire", family: int = 0,
                  trusted_server: bool = False, default_version: str = LATEST_VERSION,
-                 max_open: int = 100_000, max_conns: int = MAX_CONNS, has_time: bool = True) -> None:
+                 max_open: int = 100_000, max_conns: int = MAX_CONNS, has_time: bool = True,
+                 max_tools_bytes: int = ALL_TOOLS_BYTES) -> None:
         if max_conns < 1:
             raise ValueError("max_conns must be at least 1")
         self.input_format = input_format
@@ -132,6 +137,11 @@ class Auditor:
         self._options = OptionsMemo()  # classify's options per request context, checked once (of)
         self._conns: dict[str, _Conn] = {}
         """Each open connection's state, the least recently active first (:meth:`_active`)."""
+        self.max_tools_bytes = max_tools_bytes
+        self._tools_size = 0
+        """What the tools kept by the connections held count together (``frames._tools``'
+        ``tool_size``): at most :attr:`max_tools_bytes` (:meth:`_room`)."""
+        self._tools_told = False
         self._recent: str | None = None
         """The connection of the last line (its place in :attr:`_conns` is the last)."""
         self._open: dict[tuple[str, int], _Call] = {}
@@ -342,7 +352,9 @@ class Auditor:
                 for exchange in self._aside.pop(aside_key):
                     self._unanswered(exchange, why, end, out)
         out.extend(self._finish(self._open.pop(key), end) for key in [k for k in self._open if k[0] == conn])
-        self._conns.pop(conn, None)
+        info = self._conns.pop(conn, None)
+        if info is not None:
+            self._tools_size -= info.listed.size
         if conn == self._recent:
             self._recent = None
         for key in [k for k in self._asked if k[0] == conn]:
@@ -370,6 +382,7 @@ class Auditor:
         self.tally = tally
         out.extend(self._finish(self._open.pop(key), "log_ended") for key in sorted(self._open))
         self._conns.clear()
+        self._tools_size = 0
         self._recent = None
         self._asked.clear()
         self._aside.clear()
@@ -412,6 +425,7 @@ class Auditor:
             if exchange.origin == "client" and exchange.method == "tools/call":
                 self._waits(exchange)
         self._conns[conn] = held.info
+        self._tools_size += held.info.listed.size  # (within its connection's budget; past the whole, none more)
         for name, table in self._tables():
             table.update(getattr(held, name))
 
@@ -732,13 +746,33 @@ class Auditor:
             oldest = next(iter(self._open))
             out.append(self._finish(self._open.pop(oldest), "evicted"))
 
+    def _room(self, size: int) -> bool:
+        """Whether a listed tool of ``size`` fits in :attr:`max_tools_bytes` beside the tools the
+        connections held keep (each connection's own budget is ``frames._tools``'); counted when
+        it does."""
+        if self._tools_size + size > self.max_tools_bytes:
+            return False
+        self._tools_size += size
+        return True
+
     def _learn(self, exchange: Exchange) -> None:
         """What an answer tells about its connection: the server (initialize, server/discover)
         and its tools (tools/list, page by page: ``frames._tools``' rule; a failed answer stops
         following a listing)."""
         if exchange.method == "tools/list":
             info = self._conns.setdefault(exchange.conn, _Conn())
-            info.listed.listed(exchange, dropped=info.dropped)
+
+            def dropped(name: str, tool: Any, size: int) -> None:
+                info.dropped(name, tool, size)
+                self._tools_size -= size
+
+            if info.listed.listed(exchange, self._room, dropped)[1] and not self._tools_told:
+                self._tools_told = True
+                warnings.warn(f"mcp-verdict audit: tools listed past the audit's budget ({TOOLS_KEPT} tools and "
+                              f"{TOOLS_BYTES // (1024 * 1024)} MiB per connection, "
+                              f"{self.max_tools_bytes // (1024 * 1024)} MiB for the connections held at once) "
+                              "were not kept: their calls are judged without their outputSchema and annotations",
+                              RuntimeWarning, stacklevel=2)
             return
         look = exchange.response_peek
         result = look.result if look is not None else None
