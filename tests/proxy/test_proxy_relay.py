@@ -15,6 +15,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from mcp_verdict.frames._tools import ToolsBudget
 from mcp_verdict.proxy import REFUSED, Relay
 from mcp_verdict.proxy._codes import META_KEY
 from mcp_verdict.proxy._otel import telemetry
@@ -582,3 +583,23 @@ def test_the_relay_knows_at_most_the_budget_of_tools(whole: bool, expected: int)
         _listed(relay, page + 1, None if whole or page == 0 else str(page), listed,
                 None if whole or page == 199 else str(page + 1))
     assert sum(relay.tool(name) is not None for name in names) == expected
+
+
+def test_the_relays_of_a_process_keep_at_most_their_shared_budget_of_tools() -> None:
+    """An HTTP host's session relays (up to a thousand) share one budget for the tools they keep
+    (``frames._tools.ToolsBudget``; 256 MiB in the proxy), beside each relay's own: a thousand
+    sessions listing the same megabyte of tools kept a gigabyte. Here a budget of 1,000 tools'
+    worth: ``_tool("t0-000")`` is 115 bytes of JSON, counted 115 + 115 + 128 × 15 (its 14 tokens
+    ``{``, ``,``, ``:`` and one) = 2,150. The first relay keeps its 600, the second 400; once the
+    first ends (``forget_tools``), the second's next whole listing keeps its 600."""
+    budget = ToolsBudget(1_000 * 2_150)
+    first, second = Relay(mode="observe", tools_budget=budget), Relay(mode="observe", tools_budget=budget)
+    _listed(first, 1, None, [f"t0-{n:03}" for n in range(600)], None)
+    _listed(second, 1, None, [f"t1-{n:03}" for n in range(600)], None)
+    known = [sum(relay.tool(f"t{i}-{n:03}") is not None for n in range(600)) for i, relay in enumerate((first, second))]
+    assert known == [600, 400]
+    assert budget.size == 1_000 * 2_150
+    first.forget_tools()
+    _listed(second, 2, None, [f"t1-{n:03}" for n in range(600)], None)
+    assert sum(second.tool(f"t1-{n:03}") is not None for n in range(600)) == 600
+    assert budget.size == 600 * 2_150

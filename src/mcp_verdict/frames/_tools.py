@@ -163,3 +163,25 @@ class ListedTools(msgspec.Struct):
 
     def _unfollow(self) -> None:
         self.listing, self.listing_bytes, self.cursor = None, 0, None
+
+
+class ToolsBudget:
+    """What the tools kept by several connections count together (the proxy's relays: one per
+    upstream session, up to a thousand), beside each connection's own budget: a ``room`` for
+    :meth:`ListedTools.listed`, given back as tools are dropped and connections end."""
+
+    __slots__ = ("most", "size")
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self.size = 0
+
+    def room(self, size: int) -> bool:
+        """Whether a tool of ``size`` fits; counted when it does."""
+        if self.size + size > self.most:
+            return False
+        self.size += size
+        return True
+
+    def release(self, size: int) -> None:
+        self.size -= size

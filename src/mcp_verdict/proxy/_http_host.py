@@ -112,6 +112,7 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from ..frames._jsonrpc import Peek, id_json, id_key, peek
+from ..frames._tools import ToolsBudget
 from ..verdict._peer_text import cut, neutral
 from ._batch import follows
 from ._bridge import Bridge
@@ -167,6 +168,9 @@ _STATELESS: Final = "2026-07-28"
 MAX_SESSIONS: Final = 1000
 """The 2025 session relays an HTTP host keeps at most (HTTP upstream); past it the least recently
 used idle one is closed (its upstream session goes on: its next request gets a new relay)."""
+ALL_TOOLS_BYTES: Final = 256 * 1024 * 1024
+"""What the tools kept by all the session relays of an HTTP host count together (each relay at
+most ``frames._tools.TOOLS_BYTES``; a thousand sessions listing the same megabyte kept a gigabyte)."""
 
 
 def _untold(count: int, named: str, version: str | None) -> str | None:
@@ -368,6 +372,9 @@ class HttpHost:
         self._client: aiohttp.ClientSession | None = None
         self._posts: Posts | None = None
         """The requests' POSTs of every relay, on connections of their own (``_http_posts``)."""
+        self._tools_budget = ToolsBudget(ALL_TOOLS_BYTES)
+        """What the tools kept by all the relays of the HTTP upstream count together (each
+        relay's own budget is ``frames._tools``'): past it a listed tool is not kept."""
         self._count = 0
         self._exchange = 0
         self._upstreams: dict[Any, None] = {}
@@ -440,7 +447,8 @@ class HttpHost:
         from ._run import make_relay
 
         self._count += 1
-        relay = make_relay(self.options, f"http-{self._count}", self.recorder, self.telemetry, "http")
+        relay = make_relay(self.options, f"http-{self._count}", self.recorder, self.telemetry, "http",
+                           self._tools_budget)
         bridge = Bridge(relay)
         assert self.options.upstream is not None
         upstream = HttpUpstream(bridge, self.options.upstream, headers=self.options.headers,
@@ -507,6 +515,7 @@ class HttpHost:
             await upstream.settle(self.options.timeout)
         finally:
             bridge.close()  # the verdicts still to write; the deadline timer stopped
+            bridge.relay.forget_tools()  # (their share of the relays' tools budget given back)
             with contextlib.suppress(Exception):
                 await upstream.aclose()
             self._upstreams.pop(upstream, None)

@@ -70,7 +70,7 @@ import orjson
 from ..frames import Answered, Context, Exchange, FrameRecord, Seen, Stray, Tracker, Unanswered, id_key
 from ..frames._jsonrpc import Id, Peek, answer_peek, id_text, is_batch, names_method, peek, shown_id
 from ..frames._log import RecordKind
-from ..frames._tools import ListedTools
+from ..frames._tools import ListedTools, ToolsBudget
 from ..judgement._decide import decide
 from ..verdict._classify import DEFAULT_LIMITS, OptionsMemo, held_id, judge
 from ..verdict._kind import Kind
@@ -177,7 +177,8 @@ class Relay:
                  timeout: float = 120.0, max_frame: int = DEFAULT_LIMITS.max_bytes,
                  default_version: str = LATEST_VERSION, recorder: Recorder | None = None,
                  telemetry: Telemetry | None = None, transport: Literal["stdio", "http"] | None = None,
-                 messages_in_refusals: bool = True, clock: Callable[[], float] = time.monotonic) -> None:
+                 messages_in_refusals: bool = True, clock: Callable[[], float] = time.monotonic,
+                 tools_budget: ToolsBudget | None = None) -> None:
         if mode not in ("observe", "enforce"):
             raise ValueError(f"mode must be observe or enforce, not {mode!r}")
         if refuse_as not in ("error", "tool-error"):
@@ -203,6 +204,9 @@ class Relay:
         self._tools = ListedTools()
         """The tools kept of the upstream's listings (``frames._tools``: a whole listing replaces
         them; at most 10,000 and 64 MiB), for the decisions and the ``Mcp-Param`` headers."""
+        self._tools_budget = tools_budget
+        """What the tools of every relay of the process count together (an HTTP host's sessions),
+        or None: this relay's own budget alone."""
         self._answered_by_proxy: dict[Key, str] = {}
         """The requests of the host no longer awaited (the proxy answered them itself, or stopped
         waiting: their host cancelled them or went away), each with the note its late answer's
@@ -734,8 +738,12 @@ class Relay:
                 http: Mapping[str, Any] | None, defer: bool, judged: Verdict | None = None) -> list[Out]:
         key = id_key(exchange.request_id)
         waiting = self._waiting.pop(key, None)
-        if exchange.method == "tools/list":
-            self._tools.listed(exchange)  # at once: the next request's headers use it
+        if exchange.method == "tools/list":  # at once: the next request's headers use it
+            budget = self._tools_budget
+            if budget is None:
+                self._tools.listed(exchange)
+            else:
+                self._tools.listed(exchange, budget.room, lambda _name, _tool, size: budget.release(size))
         if not self.enforce:  # observe: forwarded unchanged whatever the verdict
             if defer:
                 self._deferred.append((exchange, waiting, data))
@@ -819,6 +827,12 @@ class Relay:
         if status == "failed" and isinstance(result.get("error"), dict):
             return judge({"jsonrpc": "2.0", "id": request_id, "error": result["error"]}, options, request_id)
         return None
+
+    def forget_tools(self) -> None:
+        """The relay ends: its tools are let go (their share of the shared budget given back)."""
+        if self._tools_budget is not None:
+            self._tools_budget.release(self._tools.size)
+        self._tools.clear()
 
     def tool(self, name: str) -> Mapping[str, Any] | None:
         """A tool as the upstream listed it (the last listing seen, within the budget of

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..frames._logfile import MAX_BACKUPS
+from ..frames._tools import ToolsBudget
 from ..verdict._classify import DEFAULT_LIMITS
 from ..verdict._versions import LATEST_VERSION
 from ._bridge import Bridge
@@ -129,10 +130,10 @@ def make_telemetry(options: ProxyOptions, transport: str) -> Telemetry | None:
 
 
 def make_relay(options: ProxyOptions, conn: str, recorder: Recorder | None, telemetry: Telemetry | None,
-               transport: Any) -> Relay:
+               transport: Any, tools_budget: ToolsBudget | None = None) -> Relay:
     return Relay(conn, mode=options.mode, refuse_as=options.refuse_as, timeout=options.timeout,
                  max_frame=options.max_frame, default_version=options.default_version, recorder=recorder,
-                 telemetry=telemetry, transport=transport, messages_in_refusals=True)
+                 telemetry=telemetry, transport=transport, messages_in_refusals=True, tools_budget=tools_budget)
 
 
 async def run(options: ProxyOptions, *, ready: asyncio.Event | None = None) -> int:
