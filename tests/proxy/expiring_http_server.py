@@ -13,7 +13,10 @@ after the first:
 - ``expire``: answered as the first;
 - ``expire-version``: answered with ``protocolVersion`` 2025-03-26 whatever was asked;
 - ``expire-refuse``: answered HTTP 503 without a body;
-- ``expire-initialized``: answered as the first, but its ``notifications/initialized`` gets 400.
+- ``expire-initialized``: answered as the first, but its ``notifications/initialized`` gets 400;
+- ``expire-refuse-gather``: as ``expire-refuse``, and the first two requests past a session's end
+  are answered together, once both came (each was sent before either 404), and a GET gets 405
+  (no stream: the proxy's GET never meets the end).
 
 A ``tools/call`` is answered with one text block, ``<session> call <k>`` (its k-th call); a GET in
 a session opens an event stream whose one event is a ``notifications/message`` with ``data``
@@ -42,6 +45,8 @@ SESSIONS: dict[str, int] = {}
 """The sessions in force: the calls each has answered."""
 ENDED: dict[str, asyncio.Event] = {}
 STARTED: list[str] = []
+GATHERED: list[asyncio.Event] = []
+"""``expire-refuse-gather``: one event per request past a session's end (the first two wait for both)."""
 
 
 def _not_found() -> web.Response:
@@ -53,12 +58,25 @@ def _json(message: dict[str, Any], **headers: str) -> web.Response:
     return web.Response(body=json.dumps(message).encode(), content_type="application/json", headers=headers)
 
 
+async def _ended() -> web.Response:
+    """The 404 of a request in an ended session (``expire-refuse-gather``: the first two together)."""
+    if BEHAVIOUR == "expire-refuse-gather" and len(GATHERED) < 2:
+        GATHERED.append(asyncio.Event())
+        if len(GATHERED) == 2:
+            GATHERED[0].set()
+        else:
+            await GATHERED[0].wait()
+    return _not_found()
+
+
 async def handle(request: web.BaseRequest) -> web.StreamResponse:
     if request.path == "/seen":
         return web.json_response(SEEN)
     session = request.headers.get("Mcp-Session-Id")
     if request.method == "GET":
         SEEN.append(["GET", None, None, session])
+        if BEHAVIOUR == "expire-refuse-gather":
+            return web.Response(status=405)
         if session not in SESSIONS:
             return _not_found()
         return await _stream(request, session)
@@ -70,7 +88,7 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
     SEEN.append(["POST", method, request_id, session])
     if method == "initialize":
         again = bool(STARTED)
-        if again and BEHAVIOUR == "expire-refuse":
+        if again and BEHAVIOUR in ("expire-refuse", "expire-refuse-gather"):
             return web.Response(status=503)
         STARTED.append(new := f"s-{len(STARTED) + 1}")
         SESSIONS[new], ENDED[new] = 0, asyncio.Event()
@@ -79,7 +97,7 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
                   "serverInfo": {"name": "expiring", "version": "0"}}
         return _json({"jsonrpc": "2.0", "id": request_id, "result": result}, **{"Mcp-Session-Id": new})
     if session not in SESSIONS:
-        return _not_found()
+        return await _ended() if request_id is not None else _not_found()
     if method == "notifications/initialized":
         return web.Response(status=400 if BEHAVIOUR == "expire-initialized" and session != "s-1" else 202)
     if request_id is None:
@@ -87,7 +105,7 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
     if SESSIONS[session] >= PER_SESSION:  # the session ends
         del SESSIONS[session]
         ENDED[session].set()
-        return _not_found()
+        return await _ended()
     SESSIONS[session] += 1
     text = f"{session} call {SESSIONS[session]}"
     return _json({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": text}]}})

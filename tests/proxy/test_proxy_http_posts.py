@@ -98,3 +98,47 @@ def test_posts_past_the_connection_limit_wait_for_a_free_connection(limit: int, 
     peak, went, bodies = asyncio.run(go())
     assert (peak, went) == (most, off)
     assert bodies == [b'{"n":%d}' % n for n in range(sent)]
+
+
+# (the connection limit, the POSTs sent at once, whether the first is cancelled while it connects;
+# what each POST came to: "session" (None from ``post``: no connection could be opened, the
+# caller's session sends it and fails as it would), "cancelled", or "waiting" (still waiting for a
+# connection: the POSTs past the limit waited for a room that a failed connect never gave back)
+REFUSED_CASES = [
+    (1, 2, False, ["session", "session"]),
+    (1, 3, False, ["session", "session", "session"]),
+    (2, 5, False, ["session"] * 5),
+    (1, 2, True, ["cancelled", "session"]),
+    (1, 3, True, ["cancelled", "session", "session"]),
+]
+
+
+@pytest.mark.parametrize(("limit", "sent", "cancel_first", "outcomes"), REFUSED_CASES)
+def test_a_connection_that_could_not_be_opened_lets_the_next_waiting_post_try(
+        limit: int, sent: int, cancel_first: bool, outcomes: list[str]) -> None:
+    """An upstream that refuses connections (nothing listens on its port): each POST that cannot
+    open one returns None, as when it is alone (the module's docstring); a POST waiting at the
+    limit behind one whose connect failed, or was cancelled, is not left waiting."""
+    import socket
+
+    async def go() -> list[str]:
+        with socket.socket() as unused:  # a port nothing listens on
+            unused.bind(("127.0.0.1", 0))
+            port = unused.getsockname()[1]
+        async with aiohttp.ClientSession() as client:
+            posts = posts_for(f"http://127.0.0.1:{port}/mcp", client, limit=limit, connect=5.0)
+            assert posts is not None
+            tasks = []
+            for _ in range(sent):
+                tasks.append(asyncio.create_task(posts.post(b"{}", {"Content-Type": "application/json"})))
+                await asyncio.sleep(0)  # (each begins in turn: the first ones connecting, the others waiting)
+            if cancel_first:
+                tasks[0].cancel()
+            await asyncio.wait(tasks, timeout=20)  # (a bound on the test, not a measure)
+            got = ["waiting" if not t.done() else "cancelled" if t.cancelled() else
+                   "session" if t.result() is None else "sent" for t in tasks]
+            posts.close()  # (the ones still waiting go through the session)
+            await asyncio.gather(*tasks, return_exceptions=True)
+            return got
+
+    assert asyncio.run(go()) == outcomes

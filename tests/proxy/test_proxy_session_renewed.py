@@ -211,3 +211,43 @@ def _sdk_server(port: int) -> subprocess.Popen[bytes]:
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_listening(port, process, "the SDK server", 20)
     return process
+
+
+# (the calls the host sends, turn by turn: those of a turn at once, each turn after the answers of
+# the one before; the outcome of each call; the initialize requests the upstream got)
+@pytest.mark.parametrize(("turns", "outcomes", "initializes"), [
+    ([[1], [2, 3], [4]],
+     {1: "s-1 call 1", 2: f"error {UNAVAILABLE}", 3: f"error {UNAVAILABLE}", 4: f"error {UNAVAILABLE}"},
+     # calls 2 and 3 met the same 404 (both sent before it): one renewal for both; call 4 was sent
+     # after it failed: a renewal of its own (was: one more for call 3, [..., "mcp-verdict-session-3"])
+     [["init", None], ["mcp-verdict-session-1", None], ["mcp-verdict-session-2", None]]),
+], ids=["two at once, then one"])
+def test_the_requests_that_met_one_end_take_one_renewals_outcome(
+        tmp_path: Path, turns: list[list[int]], outcomes: dict[int, str], initializes: list[list[Any]]) -> None:
+    """One renewal at a time (README "The proxy", Faults): a request sent before a renewal that
+    meets the same 404 takes the renewal's outcome, not one of its own; a request sent after a
+    renewal failed tries again. The upstream answers the first two requests past the end
+    together, so both were sent before either 404 (``expiring_http_server.py``,
+    ``expire-refuse-gather``)."""
+    got: dict[int, str] = {}
+    with _expiring("expire-refuse-gather:1") as url:
+        peer = LinePeer([*PROXY, "--log", str(tmp_path / "f.jsonl"), "--upstream", url])
+        try:
+            peer.send(INITIALIZE)
+            _answers_raw(peer, "init")
+            peer.send(INITIALIZED)
+            for turn in turns:
+                for request_id in turn:
+                    peer.send(_call(request_id))
+                while not set(turn) <= got.keys():
+                    raw = peer.recv()
+                    assert raw is not None, got
+                    message = json.loads(raw)
+                    if "id" in message:
+                        got[message["id"]] = _outcome(raw)
+            seen = httpx2.get(url.replace("/mcp", "/seen"), timeout=TIMEOUT).json()
+        finally:
+            peer.close()
+    assert got == outcomes
+    assert [[request_id, session] for method, jsonrpc, request_id, session in seen
+            if method == "POST" and jsonrpc == "initialize"] == initializes

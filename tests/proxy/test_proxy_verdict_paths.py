@@ -1,9 +1,10 @@
 """The verdict lines with payloads redacted (the default: README "The proxy", What it records):
 each finding's path says where the finding is, never a member name a peer chose — a key of the
 tool's output, of an error's ``data`` or ``_meta``, an input request's key, a requested field's
-name — which is payload (a duplicate key named ``sk-live-...`` went into the line as the path's
-last member). ``--log-payloads`` keeps the paths whole. The real proxy (stdio→stdio) in front
-of a server writing each answer's bytes as given."""
+name, a member no MCP message defines wherever it is — which is payload (a duplicate key named
+``sk-live-...`` went into the line as the path's last member; in the result, the envelope or a
+block's annotations it still did). ``--log-payloads`` keeps the paths whole. The real proxy
+(stdio→stdio) in front of a server writing each answer's bytes as given."""
 
 from __future__ import annotations
 
@@ -32,16 +33,32 @@ FIELD = (b'{"jsonrpc":"2.0","id":{id},"result":{"resultType":"input_required","i
          b'{"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object",'
          b'"properties":{"apiKey":{"type":"array"}}}}}}}}')
 
+DUPLICATE_RESULT = (b'{"jsonrpc":"2.0","id":{id},"result":{"resultType":"complete","content":[],"isError":false,'
+                    b'"sk-live-R":1,"sk-live-R":2}}')
+DUPLICATE_TOP = (b'{"jsonrpc":"2.0","id":{id},"sk-live-T":1,"sk-live-T":2,'
+                 b'"result":{"resultType":"complete","content":[],"isError":false}}')
+DUPLICATE_BLOCK = (b'{"jsonrpc":"2.0","id":{id},"result":{"resultType":"complete","content":[{"type":"text",'
+                   b'"text":"a","annotations":{"sk-live-A":1,"sk-live-A":2}}],"isError":false}}')
+DIGITS = (b'{"jsonrpc":"2.0","id":{id},"result":{"resultType":"complete","content":[],'
+          b'"structuredContent":{"4111111111111111":1,"4111111111111111":2},"isError":false}}')
+
 # (the answer; the path in the verdict line redacted (the default), and with --log-payloads), by hand
 CASES = [
     (DUPLICATE, "/result/structuredContent/*", "/result/structuredContent/sk-live-SECRET"),
     (NAN_DATA, "/error/data/*/*", "/error/data/token-abc/a"),
     (FIELD, "/result/inputRequests/*/params/requestedSchema/properties/*",
      "/result/inputRequests/ask-secret/params/requestedSchema/properties/apiKey"),
+    # a member no MCP message defines is a peer's name wherever it is (each was written whole)
+    (DUPLICATE_RESULT, "/result/*", "/result/sk-live-R"),
+    (DUPLICATE_TOP, "/*", "/sk-live-T"),
+    (DUPLICATE_BLOCK, "/result/content/0/annotations/*", "/result/content/0/annotations/sk-live-A"),
+    # digits that no array index can be (past the nodes a verdict reads) are a member's name
+    (DIGITS, "/result/structuredContent/*", "/result/structuredContent/4111111111111111"),
 ]
 
 
-@pytest.mark.parametrize(("answer", "redacted", "whole"), CASES, ids=["duplicate key", "error data", "field name"])
+@pytest.mark.parametrize(("answer", "redacted", "whole"), CASES, ids=[
+    "duplicate key", "error data", "field name", "result member", "envelope member", "annotations member", "digits"])
 @pytest.mark.parametrize("payloads", [False, True], ids=["redacted", "log-payloads"])
 def test_a_findings_path_names_no_peer_member_when_payloads_are_redacted(
         tmp_path: Path, answer: bytes, redacted: str, whole: str, payloads: bool) -> None:

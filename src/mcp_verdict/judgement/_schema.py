@@ -366,7 +366,9 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
 
 def validate(compiled: CompiledSchema, instance: object, where: str,
              limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS) -> list[Finding]:
-    """Validate ``instance`` (whose JSON pointer is ``where``); findings for each violation."""
+    """Validate ``instance`` (whose JSON pointer is ``where``): a finding for its first violation
+    (jsonschema-rs), or for each of its first 20 (the ``jsonschema`` package), each message cut
+    (:func:`bounded`); none when it conforms."""
     if compiled.problem is not None:
         return [compiled.problem]
     if compiled.engine == "jsonschema-rs":

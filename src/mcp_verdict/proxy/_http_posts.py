@@ -28,7 +28,8 @@ after :data:`_IDLE` seconds idle (aiohttp's keep-alive timeout), or when the ups
 a connection whose answer was not read to its end, or that the upstream asked to close, is closed,
 never reused. It serves only on the aiohttp version it is tested with (:data:`_TESTED`): the
 classes it drives are aiohttp's own, not its documented API. A POST that finds ``limit``
-connections open waits for one of them to be free (given back idle, or closed), first come first
+connections open waits for one of them to be free (given back idle, closed, or never opened: a
+connect that failed or was cancelled lets the next one waiting try its own), first come first
 served, as the session's connector waits at its own limit (it used to go through the session, which
 opened up to its own limit beside them: twice the limit to the upstream).
 """
@@ -198,9 +199,11 @@ class Posts:
                 _, proto = await loop.create_connection(lambda: ResponseHandler(loop), self._host, self._port)
         except (OSError, TimeoutError):
             self._open -= 1
+            self._wake()  # (its room is free again: a POST waiting for it tries its own)
             return None
         except BaseException:
             self._open -= 1
+            self._wake()
             raise
         return proto
 

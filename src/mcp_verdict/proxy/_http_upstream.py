@@ -537,6 +537,7 @@ class HttpUpstream:
             while True:
                 self._exchange += 1
                 exchange = self._exchange
+                renewals = self._renewals  # (a renewal begun after this is sent is this 404's)
                 headers = self._request_headers(data, host)
                 lean = await self._lean.post(data, headers) if self._lean is not None else None
                 async with lean if lean is not None else self._client.post(
@@ -550,7 +551,7 @@ class HttpUpstream:
                         body = await capped(response, self.limit)
                 if ended is None:
                     break
-                why = await self._renew(ended, body, exchange)
+                why = await self._renew(ended, body, exchange, renewals)
                 if why is not None:
                     self.bridge.fail(key, why, UPSTREAM_UNAVAILABLE)
                     return
@@ -591,15 +592,14 @@ class HttpUpstream:
             return None
         return session
 
-    async def _renew(self, ended: str, body: bytes | _Past, exchange: int) -> str | None:
+    async def _renew(self, ended: str, body: bytes | _Past, exchange: int, tried: int) -> str | None:
         """A new session in place of ``ended`` (the upstream answered a request in it 404): None
         once there is one (this request is then sent again in it, once), else why not (the
-        request gets UPSTREAM_UNAVAILABLE). One renewal at a time: the requests that met the same
-        404 meanwhile take its outcome; a later 404 of the same session (the renewal failed)
-        tries again."""
+        request gets UPSTREAM_UNAVAILABLE). ``tried``: the renewals tried when the request was
+        sent. One renewal at a time: the requests sent before it that met the same 404 take its
+        outcome; a request sent after it failed, answered 404 in the same session, tries again."""
         shown = f": {neutral(cut(body.decode('utf-8', 'replace'), 200))}" if isinstance(body, bytes) and body \
             else ""
-        tried = self._renewals
         async with self._renewing:
             if self.session_id != ended:  # (another request's renewal succeeded)
                 return None
@@ -909,6 +909,7 @@ class HttpUpstream:
             parser = SSEParser()
             parser.last_event_id, parser.retry = last, retry
             events = [0]
+            renewals = self._renewals  # (as a POST's: :meth:`_renew`)
             kind, why, final, lived = await self._listen_once(parser, http, events)
             if http.get("status") == 200 and lived:
                 served = session
@@ -916,7 +917,7 @@ class HttpUpstream:
                     and self._init is not None and self.protocol_version is not None:
                 # the stream worked in this session: the session ended (a new one, its stream opened)
                 self.bridge.relay.note(kind, "s2c", f"the proxy's GET stream: {why}", transport="http", http=http)
-                if await self._renew(session, b"", http["exchange"]) is None:
+                if await self._renew(session, b"", http["exchange"], renewals) is None:
                     continue
                 return
             last, retry = parser.last_event_id, parser.retry

@@ -34,6 +34,7 @@ from typing import Any, Final
 import orjson
 
 from ..frames import FrameLogWriter, FrameRecord, RotatingLines
+from ..verdict._classify import DEFAULT_LIMITS
 
 
 class Recorder:
@@ -97,22 +98,60 @@ _OPEN: Final = frozenset({"structuredContent", "arguments", "_meta", "data"})
 _KEYED: Final = frozenset({"inputRequests", "inputResponses", "properties"})
 """Members whose own members a peer names (an input request's key, a requested field's name),
 each holding MCP's own members again."""
+_OWN: Final = frozenset({
+    "$schema", "action", "additionalProperties", "annotations", "anyOf", "argument", "audience", "blob",
+    "cacheScope", "call", "cancel", "capabilities", "clientInfo", "code", "completion", "completions", "const",
+    "content", "contents", "context", "costPriority", "create", "createMessage", "createdAt", "cursor", "default",
+    "dependencies", "description", "destructiveHint", "elicitation", "elicitationId", "elicitations", "enum",
+    "enumNames", "error", "execution", "experimental", "extensions", "form", "format", "hasMore", "hints", "icons",
+    "id", "idempotentHint", "includeContext", "input", "inputSchema", "instructions", "intelligencePriority",
+    "isError", "items", "jsonrpc", "lastModified", "lastUpdatedAt", "level", "list", "listChanged", "logger",
+    "logging", "maxItems", "maxLength", "maxTokens", "maximum", "message", "messages", "metadata", "method",
+    "mimeType", "minItems", "minLength", "minimum", "mode", "model", "modelPreferences", "name", "nextCursor",
+    "notifications",
+    "oneOf", "openWorldHint", "outputSchema", "params", "pattern", "patternProperties", "pollInterval",
+    "pollIntervalMs", "priority", "progress", "progressToken", "prompts", "promptsListChanged", "protocolVersion",
+    "readOnlyHint", "reason", "ref", "requestId", "requestState", "requested", "requestedSchema", "requests",
+    "required", "requiredCapabilities", "resource", "resourceSubscriptions", "resourceTemplates", "resources",
+    "resourcesListChanged", "result", "resultType", "role", "roots", "sampling", "serverInfo", "size", "sizes",
+    "speedPriority", "src", "status", "statusMessage", "stopReason", "stopSequences", "subscribe", "supported",
+    "supportedVersions", "systemPrompt", "task", "taskId", "taskSupport", "tasks", "temperature", "text", "theme",
+    "title", "toolChoice", "toolUseId", "tools", "toolsListChanged", "total", "ttl", "ttlMs", "type", "uri",
+    "uriTemplate", "url", "value", "values", "version", "websiteUrl",
+}) | _OPEN | _KEYED
+"""MCP's own member names, which a path keeps where no peer names the members: every member of
+the messages of schema.json 2024-11-05 to 2026-07-28, the ext-tasks handle's, and the JSON
+Schema keywords the checks name. Any other name in a path is one a peer chose (an unknown
+member's: a duplicate key, a value past a bound, anywhere in the message)."""
+_INDEX_DIGITS: Final = len(str(DEFAULT_LIMITS.max_nodes - 1))
+"""The most digits of an array index a verdict's path can hold (no array holds more elements
+than the nodes a verdict reads)."""
+
+
+def _index(part: str) -> bool:
+    """Whether a path's member is an array index (digits, no leading zero, within
+    :data:`_INDEX_DIGITS`); any other, a member name, digits or not."""
+    return part.isascii() and part.isdigit() and len(part) <= _INDEX_DIGITS and (part == "0" or part[0] != "0")
 
 
 def redacted_path(path: str) -> str:
-    """A finding's JSON Pointer with every member name a peer chose (a key of the tool's output,
-    of an argument, of ``_meta`` or an error's ``data``; an input request's key; a requested
-    field's name) as ``*``, array indices and MCP's own member names kept: with payloads
-    redacted, a verdict line says where a finding is, not what the payload holds (a duplicate
-    key's path named the key: ``/result/structuredContent/sk-live-...``)."""
+    """A finding's JSON Pointer with every member name a peer chose as ``*``: below a member whose
+    members are all a peer's (a key of the tool's output, of an argument, of ``_meta`` or an
+    error's ``data``), the member after one a peer keys (an input request's key, a requested
+    field's name), and anywhere any name that is not MCP's own (:data:`_OWN`: an unknown
+    member's, as a duplicate key's path names it); array indices and MCP's own member names are
+    kept. With payloads redacted, a verdict line says where a finding is, not what the payload
+    holds (a duplicate key's path named the key: ``/result/structuredContent/sk-live-...``)."""
     parts = path.split("/")
     for at in range(1, len(parts)):
         part = parts[at]
         if part in _OPEN:
-            parts[at + 1:] = [p if p.isascii() and p.isdigit() else "*" for p in parts[at + 1:]]
+            parts[at + 1:] = [p if _index(p) else "*" for p in parts[at + 1:]]
             break
         if part in _KEYED and at + 1 < len(parts):
             parts[at + 1] = "*"
+        elif part != "*" and part not in _OWN and not _index(part):
+            parts[at] = "*"
     return "/".join(parts)
 
 
