@@ -198,6 +198,7 @@ def test_a_span_processor_that_raises_costs_no_call(tmp_path: Path, mode: str, h
      "--log-backups 1): give each its own"),
     (["--log", "a.jsonl", "--verdicts", "a.jsonl.2", "--log-backups", "1"], 0, None),  # past the last rotated name
     (["--log", "a.jsonl", "--verdicts", "v.jsonl"], 0, None),
+    (["--log", "/dev/null", "--verdicts", "/dev/null"], 0, None),  # a device for both: never rotated, thrown away
 ])
 def test_the_frame_log_and_the_verdict_lines_are_two_files(tmp_path: Path, args: list[str], status: int,
                                                            said: str | None) -> None:

@@ -650,13 +650,15 @@ class HttpUpstream:
         result = answer.get("result")
         version = result.get("protocolVersion") if isinstance(result, Mapping) else None
         if version != self.protocol_version:
+            if session and _CONTROL.search(session) is None:
+                await self._end_session(session)  # (not used: ended, not left open upstream)
             return f"its initialize was answered with protocolVersion {neutral(cut(repr(version), 100))} where " \
                    f"the host's session has {self.protocol_version}" if isinstance(result, Mapping) else \
                    "its initialize was answered with an error"
         if not session or _CONTROL.search(session) is not None:
             return "its initialize's answer named no session (no usable Mcp-Session-Id)"
-        self.session_id = session
-        headers = self._request_headers(b"", None)
+        headers = self._request_headers(b"", None)  # (the ended session's; the new one's below)
+        headers["Mcp-Session-Id"] = session  # (the host's requests take it once initialized: not before)
         initialized = self._initialized or _INITIALIZED
         try:
             async with asyncio.timeout(self.timeout):
@@ -669,12 +671,25 @@ class HttpUpstream:
             reason = f"no answer within {self.timeout:g} s" if isinstance(exc, TimeoutError) else \
                 f"{type(exc).__name__}: {exc}"
         if not 200 <= status < 300:
-            self.session_id = ended
+            await self._end_session(session)  # (not used: ended, not left open upstream)
             return f"its notifications/initialized was {f'answered HTTP {status}' if status else reason}"
+        self.session_id = session
         self.bridge.relay.session = session
         if self._get is None or self._get.done():
             self._get = asyncio.get_running_loop().create_task(self._listen())
         return None
+
+    async def _end_session(self, session: str) -> None:
+        """DELETE a session the proxy started and will not use (2025-11-25 Session Management 5),
+        within 2 s; its failure changes nothing (the server ends it in its own time)."""
+        assert self._client is not None
+        headers = upstream_headers(None, self.headers, {"Mcp-Session-Id": session})
+        if self.protocol_version:
+            headers["MCP-Protocol-Version"] = self.protocol_version
+        with contextlib.suppress(aiohttp.ClientError, OSError, asyncio.TimeoutError, ValueError):
+            async with self._client.delete(self.url, headers=headers, allow_redirects=False,
+                                           timeout=aiohttp.ClientTimeout(total=2)) as response:
+                await capped(response, self.limit)
 
     async def _deliver(self, data: bytes, host: Mapping[str, str] | None) -> Delivery:
         """POST a host frame that answers no request (a notification, a response); its HTTP

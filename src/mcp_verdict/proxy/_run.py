@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import math
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,15 +43,18 @@ from ._stdio import Restart, StdioHost, StdioUpstream
 
 
 def _apart(log: str, verdicts: str, backups: int) -> None:
-    """A ValueError when ``--log`` and ``--verdicts`` name one file, or one names a file the
-    other's rotation makes (``NAME.1``...): both would write one file (verdict lines the audit
-    reads as damaged frame-log lines), or a rotation would replace the other's file."""
+    """A ValueError when ``--log`` and ``--verdicts`` name one regular file, or one names a file
+    the other's rotation makes (``NAME.1``...): both would write one file (verdict lines the audit
+    reads as damaged frame-log lines), or a rotation would replace the other's file. One device
+    or FIFO for both (``/dev/null``, ``/dev/stderr``) is the caller's choice: never rotated."""
     if "\0" in log or "\0" in verdicts:  # (the log's own check says what is wrong with it)
         return
     paths = {"--log": os.path.realpath(log), "--verdicts": os.path.realpath(verdicts)}
     given = f"--log {log!r} and --verdicts {verdicts!r}"
     first, second = paths.values()
     if first == second or (os.path.exists(first) and os.path.exists(second) and os.path.samefile(first, second)):
+        if os.path.exists(first) and not stat.S_ISREG(os.stat(first).st_mode):
+            return  # (a device or a FIFO, /dev/null or /dev/stderr: written as it comes, never rotated)
         raise ValueError(f"{given} name the same file: give each its own")
     for (option, path), (other_option, other) in zip(paths.items(), reversed(paths.items()), strict=True):
         if other in {f"{path}.{n}" for n in range(1, backups + 1)}:
