@@ -68,23 +68,19 @@ def _answers(peer: LinePeer, request_id: int) -> str:
     return _outcome(_answers_raw(peer, request_id))
 
 
+FAILED_AFTER_TWO = ["s-1 call 1", "s-1 call 2", *[f"error {UNAVAILABLE}"] * 3]
+"""Two calls answered in the first session, each of the three after it refused: no new session."""
+TRIED_THREE = [["init", None], *[[f"mcp-verdict-session-{n}", None] for n in (1, 2, 3)]]
+"""The host's initialize, then one of the proxy's per refused call (each tries again)."""
+
+
 # (behaviour: calls per session; the outcome of each of five calls in turn; the initialize requests
 # the upstream got, as (id, session header): the host's, then the proxy's own)
 @pytest.mark.parametrize(("behaviour", "outcomes", "initializes"), [
     ("expire:2", ["s-1 call 1", "s-1 call 2", "s-2 call 1", "s-2 call 2", "s-3 call 1"],
      [["init", None], ["mcp-verdict-session-1", None], ["mcp-verdict-session-2", None]]),
-    ("expire-version:2",
-     ["s-1 call 1", "s-1 call 2", f"error {UNAVAILABLE}",
-      f"error {UNAVAILABLE}",
-      f"error {UNAVAILABLE}"],
-     [["init", None], ["mcp-verdict-session-1", None], ["mcp-verdict-session-2", None],
-      ["mcp-verdict-session-3", None]]),
-    ("expire-refuse:2",
-     ["s-1 call 1", "s-1 call 2", f"error {UNAVAILABLE}",
-      f"error {UNAVAILABLE}",
-      f"error {UNAVAILABLE}"],
-     [["init", None], ["mcp-verdict-session-1", None], ["mcp-verdict-session-2", None],
-      ["mcp-verdict-session-3", None]]),
+    ("expire-version:2", FAILED_AFTER_TWO, TRIED_THREE),
+    ("expire-refuse:2", FAILED_AFTER_TWO, TRIED_THREE),
 ], ids=["renewed", "other-version", "refused"])
 def test_a_session_the_upstream_ends_is_started_again_for_a_stdio_host(
         tmp_path: Path, behaviour: str, outcomes: list[str], initializes: list[list[Any]]) -> None:
@@ -103,8 +99,13 @@ def test_a_session_the_upstream_ends_is_started_again_for_a_stdio_host(
         finally:
             peer.close()
     assert got == outcomes
-    assert [[request_id, session] for method, jsonrpc, request_id, session in seen
-            if method == "POST" and jsonrpc == "initialize"] == initializes
+    assert _initializes(seen) == initializes
+
+
+def _initializes(seen: list[list[Any]]) -> list[list[Any]]:
+    """The initialize requests the upstream got (its /seen), as (id, session header)."""
+    return [[request_id, session] for method, jsonrpc, request_id, session in seen
+            if method == "POST" and jsonrpc == "initialize"]
 
 
 def _answers_raw(peer: LinePeer, request_id: int | str) -> bytes:
@@ -253,5 +254,4 @@ def test_the_requests_that_met_one_end_take_one_renewals_outcome(
         finally:
             peer.close()
     assert got == outcomes
-    assert [[request_id, session] for method, jsonrpc, request_id, session in seen
-            if method == "POST" and jsonrpc == "initialize"] == initializes
+    assert _initializes(seen) == initializes

@@ -69,3 +69,18 @@ def listed(names: Iterable[str]) -> dict[str, Any]:
     """A 2026-07-28 ``tools/list`` result: a tool of each name taking any object."""
     return {"resultType": "complete", "ttlMs": 0, "cacheScope": "public",
             "tools": [{"name": name, "inputSchema": {"type": "object"}} for name in names]}
+
+
+TASKS = "io.modelcontextprotocol/tasks"
+
+
+def text(value: str) -> dict[str, Any]:
+    """A 2026-07-28 complete result of one text block."""
+    return {"resultType": "complete", "content": [{"type": "text", "text": value}], "isError": False}
+
+
+def task_call(params: dict[str, Any]) -> str | None:
+    """The tool a 2026-07-28 ``tools/call`` names, when its client declared the tasks extension in
+    its request's ``_meta`` (a task may be made for it); None when it did not."""
+    capabilities = (params.get("_meta") or {}).get("io.modelcontextprotocol/clientCapabilities") or {}
+    return str(params.get("name")) if TASKS in (capabilities.get("extensions") or {}) else None

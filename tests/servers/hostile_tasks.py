@@ -24,9 +24,8 @@ import json
 import sys
 from typing import Any
 
-from tests.servers._lines import discovered, listed, requests
+from tests.servers._lines import TASKS, discovered, listed, requests, task_call, text
 
-TASKS = "io.modelcontextprotocol/tasks"
 TOOLS = ("poll_zero", "completed_task", "completed_input", "completed_plain", "long_id", "poll_hour")
 STAMP = "2026-01-01T00:00:00Z"
 
@@ -34,10 +33,6 @@ STAMP = "2026-01-01T00:00:00Z"
 def task(task_id: str, status: str, **extra: Any) -> dict[str, Any]:
     return {"taskId": task_id, "status": status, "createdAt": STAMP, "lastUpdatedAt": STAMP, "ttlMs": 60_000,
             "pollIntervalMs": 10, **extra}
-
-
-def text(value: str) -> dict[str, Any]:
-    return {"resultType": "complete", "content": [{"type": "text", "text": value}], "isError": False}
 
 
 def polled(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -63,9 +58,8 @@ def answer(message: dict[str, Any], calls: dict[str, dict[str, Any]]) -> dict[st
     if method == "tools/list":
         return listed(TOOLS)
     if method == "tools/call":
-        name = str(params.get("name"))
-        capabilities = (params.get("_meta") or {}).get("io.modelcontextprotocol/clientCapabilities") or {}
-        if TASKS not in (capabilities.get("extensions") or {}):
+        name = task_call(params)
+        if name is None:
             return text("no task")
         calls[f"T-{name}"] = params.get("arguments") or {}
         handle = task(f"T-{name}", "working")

@@ -38,9 +38,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.servers._lines import JsonHandler, discovered, listed, requests, serve_http
+from tests.servers._lines import TASKS, JsonHandler, discovered, listed, requests, serve_http, task_call, text
 
-TASKS = "io.modelcontextprotocol/tasks"
 TOOLS = ("ask_name", "two_steps", "ask_two", "ask_url", "ask_ref", "update_error", "update_no_result",
          "no_requests", "null_requests", "key_reused", "ask_forever", "stale_forever")
 STAMP = "2026-01-01T00:00:00Z"
@@ -91,10 +90,6 @@ class Task:
 def fields(task_id: str, status: str, **extra: Any) -> dict[str, Any]:
     return {"taskId": task_id, "status": status, "createdAt": STAMP, "lastUpdatedAt": STAMP, "ttlMs": 60_000,
             "pollIntervalMs": 10, **extra}
-
-
-def text(value: str) -> dict[str, Any]:
-    return {"resultType": "complete", "content": [{"type": "text", "text": value}], "isError": False}
 
 
 def asking(task_id: str, requests_: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -170,9 +165,8 @@ class Server:
         if method == "tools/list":
             return listed(TOOLS)
         if method == "tools/call":
-            name = str(params.get("name"))
-            capabilities = (params.get("_meta") or {}).get("io.modelcontextprotocol/clientCapabilities") or {}
-            if TASKS not in (capabilities.get("extensions") or {}):
+            name = task_call(params)
+            if name is None:
                 return text("no task")
             task_id = f"T{len(self.tasks) + 1}-{name}"
             self.tasks[task_id] = Task(name)
