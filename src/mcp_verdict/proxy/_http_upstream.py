@@ -639,9 +639,7 @@ class HttpUpstream:
                     status, session = response.status, response.headers.get("Mcp-Session-Id")
                     stream = event_stream(response.headers.get("Content-Type", ""))
         except (aiohttp.ClientError, OSError, ValueError, TimeoutError) as exc:
-            reason = f"no answer within {self.timeout:g} s" if isinstance(exc, TimeoutError) else \
-                f"{type(exc).__name__}: {exc}"
-            return f"its initialize failed: {reason}"
+            return f"its initialize failed: {self._failed(exc)}"
         if not isinstance(body, bytes):
             return f"its initialize was answered HTTP {status} with a body past {self.limit} bytes"
         answer = _answer_to(body, replay, stream)
@@ -668,8 +666,7 @@ class HttpUpstream:
                     status = response.status
         except (aiohttp.ClientError, OSError, ValueError, TimeoutError) as exc:
             status = 0
-            reason = f"no answer within {self.timeout:g} s" if isinstance(exc, TimeoutError) else \
-                f"{type(exc).__name__}: {exc}"
+            reason = self._failed(exc)
         if not 200 <= status < 300:
             await self._end_session(session)  # (not used: ended, not left open upstream)
             return f"its notifications/initialized was {f'answered HTTP {status}' if status else reason}"
@@ -679,17 +676,25 @@ class HttpUpstream:
             self._get = asyncio.get_running_loop().create_task(self._listen())
         return None
 
+    def _failed(self, exc: BaseException) -> str:
+        """Why an exchange of the proxy's own got no answer: none within ``--timeout``, or the error."""
+        if isinstance(exc, TimeoutError):
+            return f"no answer within {self.timeout:g} s"
+        return f"{type(exc).__name__}: {exc}"
+
     async def _end_session(self, session: str) -> None:
-        """DELETE a session the proxy started and will not use (2025-11-25 Session Management 5),
-        within 2 s; its failure changes nothing (the server ends it in its own time)."""
+        """DELETE a session of the proxy's own (a stdio host's, at shutdown; one it started and will
+        not use: 2025-11-25 Session Management 5), within 2 s; its failure changes nothing (the
+        server ends it in its own time; a header aiohttp will not write, a session id holding a
+        control character, is one)."""
         assert self._client is not None
-        headers = upstream_headers(None, self.headers, {"Mcp-Session-Id": session})
-        if self.protocol_version:
-            headers["MCP-Protocol-Version"] = self.protocol_version
         with contextlib.suppress(aiohttp.ClientError, OSError, asyncio.TimeoutError, ValueError):
+            headers = upstream_headers(None, self.headers, {"Mcp-Session-Id": session})
+            if self.protocol_version:
+                headers["MCP-Protocol-Version"] = self.protocol_version
             async with self._client.delete(self.url, headers=headers, allow_redirects=False,
                                            timeout=aiohttp.ClientTimeout(total=2)) as response:
-                await capped(response, self.limit)
+                await capped(response, self.limit)  # (not kept: held to the limit all the same)
 
     async def _deliver(self, data: bytes, host: Mapping[str, str] | None) -> Delivery:
         """POST a host frame that answers no request (a notification, a response); its HTTP
@@ -1077,14 +1082,7 @@ class HttpUpstream:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._get
         if self.stdio_host and self.session_id is not None and self._client is not None:
-            with contextlib.suppress(aiohttp.ClientError, OSError, asyncio.TimeoutError, ValueError):  # (a header
-                # aiohttp will not write, a session id holding a control character)
-                headers = upstream_headers(None, self.headers, {"Mcp-Session-Id": self.session_id})
-                if self.protocol_version:
-                    headers["MCP-Protocol-Version"] = self.protocol_version
-                async with self._client.delete(self.url, headers=headers, allow_redirects=False,
-                                               timeout=aiohttp.ClientTimeout(total=2)) as response:
-                    await capped(response, self.limit)  # (not kept: held to the limit all the same)
+            await self._end_session(self.session_id)
         if self._own_client and self._client is not None:
             if self._lean is not None:
                 self._lean.close()
