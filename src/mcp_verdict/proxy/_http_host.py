@@ -205,6 +205,16 @@ def _sse(data: bytes, event_id: str | None = None) -> bytes:
     return head + b"data: " + body + b"\n\n"
 
 
+def _event(kind: str, data: bytes, event_id: str | None, written: str | None) -> tuple[bytes, str | None]:
+    """The bytes of a host stream's item — a priming event (``data``: its ``retry``, or none),
+    or a frame (:func:`_sse`, its ``id:`` only where it changes from ``written``) — and the
+    stream's last event id after it."""
+    if kind == "prime":
+        retry = b"retry: " + data + b"\n" if data else b""
+        return b"id: " + (event_id or "").encode() + b"\n" + retry + b"data:\n\n", event_id
+    return _sse(data, event_id if event_id != written else None), event_id if event_id is not None else written
+
+
 async def _read_body(request: web.BaseRequest, limit: int) -> bytes:
     """The POST's body up to its end or ``limit`` bytes, whichever comes first (one ``read``
     returns only what has arrived: a body sent in several pieces takes several)."""
@@ -862,17 +872,12 @@ class HttpHost:
         response = web.StreamResponse(status=status if status < 300 else 200, headers=headers)
         response.content_type = "text/event-stream"
         await response.prepare(request)
-        written: str | None = None  # (the stream's last event id so far: :func:`_sse`)
+        written: str | None = None  # (the stream's last event id so far: :func:`_event`)
         while kind != "end":
-            if kind == "prime":
-                retry = b"retry: " + data + b"\n" if data else b""
-                await response.write(b"id: " + (event_id or "").encode() + b"\n" + retry + b"data:\n\n")
-                written = event_id
-            else:
-                await response.write(_sse(data, event_id if event_id != written else None))
-                written = event_id if event_id is not None else written
-                if final:
-                    break
+            event, written = _event(kind, data, event_id, written)
+            await response.write(event)
+            if kind != "prime" and final:
+                break
             kind, data, final, event_id = await stream.queue.get()
         await response.write_eof()
         return response
@@ -920,7 +925,7 @@ class HttpHost:
         response = web.StreamResponse(status=200, headers=headers)
         response.content_type = "text/event-stream"
         await response.prepare(request)
-        written: str | None = None  # (the stream's last event id so far: :func:`_sse`)
+        written: str | None = None  # (the stream's last event id so far: :func:`_event`)
         try:
             while True:
                 kind, data, _, event_id = await stream.queue.get()
@@ -928,13 +933,9 @@ class HttpHost:
                     break
                 if kind == "open":
                     continue
-                if kind == "prime":
-                    retry = b"retry: " + data + b"\n" if data else b""
-                    await response.write(b"id: " + (event_id or "").encode() + b"\n" + retry + b"data:\n\n")
-                    written = event_id
-                elif kind == "frame":
-                    await response.write(_sse(data, event_id if event_id != written else None))
-                    written = event_id if event_id is not None else written
+                if kind in ("prime", "frame"):
+                    event, written = _event(kind, data, event_id, written)
+                    await response.write(event)
         finally:
             stream.closed = True
             if self._stdio is not None:
