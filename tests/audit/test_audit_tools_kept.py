@@ -197,7 +197,7 @@ def test_the_connections_held_at_once_keep_at_most_the_auditors_budget_of_tools(
         for conn in ("c0", "c1", "c2"):
             feed(conn, listing(1, None, [f"t{conn[1]}-{n:03}" for n in range(600)], None))
     assert [len(auditor._conns[c].listed.tools) for c in ("c0", "c1", "c2")] == [600, 400, 0]
-    assert auditor._tools_size <= auditor.max_tools_bytes
+    assert auditor._tools.size <= auditor.max_tools_bytes
     line += 1
     auditor.record("c0", "close", "c2s", line=line)
     feed("c2", listing(2, None, [f"t2-{n:03}" for n in range(600)], None))

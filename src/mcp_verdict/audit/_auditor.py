@@ -39,7 +39,7 @@ import orjson
 
 from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
 from ..frames._jsonrpc import is_batch, lenient_request
-from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools
+from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, ToolsBudget
 from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
@@ -138,9 +138,9 @@ class Auditor:
         self._conns: dict[str, _Conn] = {}
         """Each open connection's state, the least recently active first (:meth:`_active`)."""
         self.max_tools_bytes = max_tools_bytes
-        self._tools_size = 0
+        self._tools = ToolsBudget(max_tools_bytes)
         """What the tools kept by the connections held count together (``frames._tools``'
-        ``tool_size``): at most :attr:`max_tools_bytes` (:meth:`_room`)."""
+        ``tool_size``): at most :attr:`max_tools_bytes`."""
         self._tools_told = False
         self._recent: str | None = None
         """The connection of the last line (its place in :attr:`_conns` is the last)."""
@@ -354,7 +354,7 @@ class Auditor:
         out.extend(self._finish(self._open.pop(key), end) for key in [k for k in self._open if k[0] == conn])
         info = self._conns.pop(conn, None)
         if info is not None:
-            self._tools_size -= info.listed.size
+            self._tools.release(info.listed.size)
         if conn == self._recent:
             self._recent = None
         for key in [k for k in self._asked if k[0] == conn]:
@@ -382,7 +382,7 @@ class Auditor:
         self.tally = tally
         out.extend(self._finish(self._open.pop(key), "log_ended") for key in sorted(self._open))
         self._conns.clear()
-        self._tools_size = 0
+        self._tools.size = 0
         self._recent = None
         self._asked.clear()
         self._aside.clear()
@@ -425,7 +425,7 @@ class Auditor:
             if exchange.origin == "client" and exchange.method == "tools/call":
                 self._waits(exchange)
         self._conns[conn] = held.info
-        self._tools_size += held.info.listed.size  # (within its connection's budget; past the whole, none more)
+        self._tools.size += held.info.listed.size  # (within its connection's budget; past the whole, none more)
         for name, table in self._tables():
             table.update(getattr(held, name))
 
@@ -746,15 +746,6 @@ class Auditor:
             oldest = next(iter(self._open))
             out.append(self._finish(self._open.pop(oldest), "evicted"))
 
-    def _room(self, size: int) -> bool:
-        """Whether a listed tool of ``size`` fits in :attr:`max_tools_bytes` beside the tools the
-        connections held keep (each connection's own budget is ``frames._tools``'); counted when
-        it does."""
-        if self._tools_size + size > self.max_tools_bytes:
-            return False
-        self._tools_size += size
-        return True
-
     def _learn(self, exchange: Exchange) -> None:
         """What an answer tells about its connection: the server (initialize, server/discover)
         and its tools (tools/list, page by page: ``frames._tools``' rule; a failed answer stops
@@ -764,9 +755,9 @@ class Auditor:
 
             def dropped(name: str, tool: Any, size: int) -> None:
                 info.dropped(name, tool, size)
-                self._tools_size -= size
+                self._tools.dropped(name, tool, size)
 
-            if info.listed.listed(exchange, self._room, dropped)[1] and not self._tools_told:
+            if info.listed.listed(exchange, self._tools.room, dropped)[1] and not self._tools_told:
                 self._tools_told = True
                 warnings.warn(f"mcp-verdict audit: tools listed past the audit's budget ({TOOLS_KEPT} tools and "
                               f"{TOOLS_BYTES // (1024 * 1024)} MiB per connection, "

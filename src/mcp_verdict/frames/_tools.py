@@ -185,3 +185,7 @@ class ToolsBudget:
 
     def release(self, size: int) -> None:
         self.size -= size
+
+    def dropped(self, name: str, tool: dict[str, Any], size: int) -> None:
+        """A tool it counted was dropped (:data:`Dropped`): its size given back."""
+        self.size -= size

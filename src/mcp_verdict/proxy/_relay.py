@@ -743,7 +743,7 @@ class Relay:
             if budget is None:
                 self._tools.listed(exchange)
             else:
-                self._tools.listed(exchange, budget.room, lambda _name, _tool, size: budget.release(size))
+                self._tools.listed(exchange, budget.room, budget.dropped)
         if not self.enforce:  # observe: forwarded unchanged whatever the verdict
             if defer:
                 self._deferred.append((exchange, waiting, data))
