@@ -596,18 +596,9 @@ class Tracker:
         # request id: JSON-RPC 2.0 section 5), or a frame no parser reads (without an id, or with
         # a null one). The HTTP exchange it came in pairs it; else the only request waiting.
         exchange_no = seen.http.get("exchange") if seen.http else None
-        if not isinstance(exchange_no, int):  # the only one waiting: the scan stops at a second
-            # (so a batch of such answers costs a step or two each, whatever waits)
-            only = None
-            for (who, _), p in state.pending.items():
-                if who == origin:
-                    if only is not None:
-                        return None
-                    only = p
-            return only
-        pending = state.pending
-        keys = state.by_exchange.get((origin, exchange_no))
-        if keys:  # the requests of that exchange (a stale key, its request answered or replaced, dropped)
+        keys = state.by_exchange.get((origin, exchange_no)) if isinstance(exchange_no, int) else None
+        if keys and isinstance(exchange_no, int):  # the requests of that exchange (a stale key dropped)
+            pending = state.pending
             same = []
             for key in list(keys):
                 found = pending.get(key)
@@ -621,7 +612,7 @@ class Tracker:
             if len(same) == 1:
                 return same[0]
         only = None  # else the only one waiting: the scan stops at a second
-        for (who, _), p in pending.items():
+        for (who, _), p in state.pending.items():  # (so a batch of such answers costs a step or two each)
             if who == origin:
                 if only is not None:
                     return None
