@@ -142,3 +142,82 @@ def test_a_connection_that_could_not_be_opened_lets_the_next_waiting_post_try(
             return got
 
     assert asyncio.run(go()) == outcomes
+
+
+# (how the upstream answers A: "kept" (the connection kept alive) or "closed" (``Connection:
+# close``: its room freed, not the connection); whether B is cancelled as its turn comes; the
+# POSTs in the order the upstream got them)
+TURN_CASES = [
+    ("kept", False, [b"A", b"B", b"C"]),  # was A, C, B: C took the connection B was woken for
+    ("closed", False, [b"A", b"B", b"C"]),  # was A, C, B: C opened one in the room B was woken for
+    ("kept", True, [b"A", b"C"]),  # B's turn passes to C
+    ("closed", True, [b"A", b"C"]),
+]
+
+
+@pytest.mark.parametrize(("a_answer", "cancel_b", "order"), TURN_CASES)
+def test_posts_waiting_at_the_connection_limit_go_in_their_order(a_answer: str, cancel_b: bool,
+                                                                 order: list[bytes]) -> None:
+    """A limit of one connection: A holds it, B waits for it, and C comes as A gives it back
+    (in the same step, before B could run). B goes first — the connection given back, or the room
+    to open one when A's was closed, is handed to the POST that waited first, so that under
+    sustained load no POST waits for ever behind newer ones (the module's docstring: first come,
+    first served). A waiting POST cancelled once its turn came passes it on to the next."""
+
+    async def go() -> tuple[list[bytes], list[bytes | None]]:
+        got: list[bytes] = []
+
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            try:
+                while True:  # (kept alive: one request after another on the connection)
+                    head = await reader.readuntil(b"\r\n\r\n")
+                    length = next(int(line.partition(b":")[2]) for line in head.split(b"\r\n")
+                                  if line.lower().startswith(b"content-length:"))
+                    body = await reader.readexactly(length)
+                    got.append(body)
+                    close = a_answer == "closed" and body == b"A"
+                    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n%s\r\n%s"
+                                 % (len(body), b"Connection: close\r\n" if close else b"", body))
+                    await writer.drain()
+                    if close:
+                        break
+            except (asyncio.IncompleteReadError, ConnectionError):
+                pass
+            writer.close()
+
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        headers = {"Content-Type": "application/json"}
+        try:
+            async with aiohttp.ClientSession() as client:
+                posts = posts_for(f"http://127.0.0.1:{port}/mcp", client, limit=1, connect=5.0)
+                assert posts is not None
+
+                async def one(body: bytes) -> bytes | None:
+                    answer = await posts.post(body, headers)
+                    if answer is None:
+                        return None
+                    async with answer:
+                        return await answer.read()
+
+                a = await posts.post(b"A", headers)  # (A's answer came: A holds the connection)
+                assert a is not None
+                a_body = await a.read()
+                b = asyncio.create_task(one(b"B"))
+                await asyncio.sleep(0)  # (B's first step: it waits for the connection)
+                a.release()  # the connection, or its room, to B...
+                if cancel_b:
+                    b.cancel()  # (...as B is cancelled: to C)
+                async with asyncio.timeout(20):  # (a bound on the test, not a measure; no task of its own)
+                    c = await one(b"C")  # ...as C comes, in this step
+                results = await asyncio.gather(b, return_exceptions=True)
+                posts.close()
+        finally:
+            server.close()
+            await server.wait_closed()
+        b_body = None if isinstance(results[0], BaseException) else results[0]
+        return got, [a_body, b_body, c]
+
+    got, answers = asyncio.run(go())
+    assert got == order
+    assert answers == [b"A", None if cancel_b else b"B", b"C"]

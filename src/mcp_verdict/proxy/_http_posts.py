@@ -28,10 +28,13 @@ after :data:`_IDLE` seconds idle (aiohttp's keep-alive timeout), or when the ups
 a connection whose answer was not read to its end, or that the upstream asked to close, is closed,
 never reused. It serves only on the aiohttp version it is tested with (:data:`_TESTED`): the
 classes it drives are aiohttp's own, not its documented API. A POST that finds ``limit``
-connections open waits for one of them to be free (given back idle, closed, or never opened: a
-connect that failed or was cancelled lets the next one waiting try its own), first come first
-served, as the session's connector waits at its own limit (it used to go through the session, which
-opened up to its own limit beside them: twice the limit to the upstream).
+connections open, or POSTs already waiting, waits for one of them to be free, as the session's
+connector waits at its own limit (it used to go through the session, which opened up to its own
+limit beside them: twice the limit to the upstream): first come, first served — a connection
+given back is handed to the POST waiting first, and the room of one closed or never opened (a
+connect that failed or was cancelled) too, to open its own; a POST that comes meanwhile waits
+behind it (it used to take what the first was woken for, and under sustained load a POST could
+wait for ever). A waiting POST cancelled once its turn came passes it on to the next.
 """
 
 from __future__ import annotations
@@ -112,8 +115,9 @@ class Posts:
         self._idle: list[tuple[ResponseHandler, float]] = []
         self._open = 0
         """The connections open: idle, or carrying a POST."""
-        self._waiting: deque[asyncio.Future[None]] = deque()
-        """The POSTs waiting for a connection to be free (``limit`` open), in their order."""
+        self._waiting: deque[asyncio.Future[ResponseHandler | bool]] = deque()
+        """The POSTs waiting for a connection to be free (``limit`` open), in their order: each
+        connection freed is handed to the first (:meth:`_wait`)."""
         self._closed = False
 
     async def post(self, data: bytes, headers: Mapping[str, str]) -> Answer | None:
@@ -123,7 +127,7 @@ class Posts:
         if not self.usable or self._closed or len(data) > _LARGEST or len(self._client.cookie_jar):
             return None
         loop = asyncio.get_running_loop()
-        proto = self._take(loop.time())
+        proto = self._take(loop.time()) if not self._waiting else None
         if proto is None:
             proto = await self._open_one(loop)
             if proto is None:
@@ -171,62 +175,86 @@ class Posts:
             self._drop(idle.pop(0)[0])
         while idle:
             proto, _ = idle.pop()
-            if proto.is_connected() and not proto.should_close:  # (bytes came: a message, or a tail)
+            if _silent(proto):
                 return proto
             self._drop(proto)
         return None
 
     async def _open_one(self, loop: asyncio.AbstractEventLoop) -> ResponseHandler | None:
-        while self._open >= self._limit:  # (wait for one to be free: given back idle, or closed)
-            waiter: asyncio.Future[None] = loop.create_future()
-            self._waiting.append(waiter)
-            try:
-                await waiter
-            except asyncio.CancelledError:
-                if waiter.done() and not waiter.cancelled():
-                    self._wake()  # (woken as it was cancelled: the next one takes the turn)
-                else:
-                    self._waiting.remove(waiter)
-                raise
-            if self._closed:
+        """A connection of the POST's own: handed over by the one before it in the queue, or
+        opened in the room handed over or free (None: none could be opened, or closed)."""
+        if self._waiting or self._open >= self._limit:  # (behind those waiting, never before them)
+            got = await self._wait(loop)
+            if got is False:
                 return None
-            proto = self._take(loop.time())
-            if proto is not None:
-                return proto
-        self._open += 1
+            if self._closed:  # (closed as its turn came: through the session)
+                if got is True:
+                    self._free()
+                else:
+                    self._drop(got)
+                return None
+            if got is not True:
+                if _silent(got):
+                    return got
+                got.close()  # (the upstream wrote on it or closed it since: its room is this POST's)
+        else:
+            self._open += 1
         try:
             async with asyncio.timeout(self._connect):
                 _, proto = await loop.create_connection(lambda: ResponseHandler(loop), self._host, self._port)
         except (OSError, TimeoutError):
-            self._open -= 1
-            self._wake()  # (its room is free again: a POST waiting for it tries its own)
+            self._free()  # (its room is free again: the POST waiting first tries its own)
             return None
         except BaseException:
-            self._open -= 1
-            self._wake()
+            self._free()
             raise
         return proto
 
+    async def _wait(self, loop: asyncio.AbstractEventLoop) -> ResponseHandler | bool:
+        """Wait in turn for a connection (given back idle by a POST: handed over), or for room to
+        open one (a connection closed, or never opened: True, the room counted in ``_open``);
+        False when closed. A POST cancelled as it waits leaves the queue; one cancelled once its
+        turn came passes what it was handed to the next."""
+        waiter: asyncio.Future[ResponseHandler | bool] = loop.create_future()
+        self._waiting.append(waiter)
+        try:
+            return await waiter
+        except asyncio.CancelledError:
+            if not waiter.done() or waiter.cancelled():
+                with contextlib.suppress(ValueError):
+                    self._waiting.remove(waiter)
+            elif (got := waiter.result()) is True:
+                self._free()
+            elif got is not False:
+                self._give_back(got, True)
+            raise
+
     def _give_back(self, proto: ResponseHandler, read: bool) -> None:
-        if read and not self._closed and not proto.should_close and proto.is_connected():
-            self._idle.append((proto, asyncio.get_running_loop().time()))
-            self._wake()
-        else:
+        """A POST's connection, free: the POST waiting first gets it, else it is kept idle; one
+        whose answer was not read to its end, or that cannot be reused, is closed."""
+        if not (read and not self._closed and _silent(proto)):
             self._drop(proto)
-
-    def _drop(self, proto: ResponseHandler) -> None:
-        proto.close()
-        self._open -= 1
-        self._wake()
-
-    def _wake(self) -> None:
-        """A connection is free (idle, or closed: room for a new one): the first POST waiting
-        for one takes it."""
+            return
         while self._waiting:
             waiter = self._waiting.popleft()
             if not waiter.done():
-                waiter.set_result(None)
+                waiter.set_result(proto)
                 return
+        self._idle.append((proto, asyncio.get_running_loop().time()))
+
+    def _drop(self, proto: ResponseHandler) -> None:
+        proto.close()
+        self._free()
+
+    def _free(self) -> None:
+        """A connection closed or never opened: its room goes to the POST waiting first (it opens
+        its own: ``_open`` unchanged), else it is free."""
+        while self._waiting and not self._closed:
+            waiter = self._waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(True)
+                return
+        self._open -= 1
 
     def close(self) -> None:
         """Close the idle connections; those carrying a POST are closed as it ends; the POSTs
@@ -236,8 +264,14 @@ class Posts:
             self._drop(self._idle.pop()[0])
         for waiter in self._waiting:
             if not waiter.done():
-                waiter.set_result(None)
+                waiter.set_result(False)
         self._waiting.clear()
+
+
+def _silent(proto: ResponseHandler) -> bool:
+    """The connection is open and nothing came on it since its last answer (bytes that came: a
+    response no request asked for, or a tail, which the next request would read as its own)."""
+    return proto.is_connected() and not proto.should_close
 
 
 _TESTED: Final = (3, 14)
