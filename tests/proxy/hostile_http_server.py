@@ -35,7 +35,10 @@ behaviour per run (argv[1]), for the proxy's tests of upstream answers no framew
 - ``idle-extra``: connections are kept alive (each request answered ``ok`` with its length, the
   next request read on the same connection); a twentieth of a second after each answer the
   server writes on the idle connection, unasked, a whole second response: an answer to the next
-  id (the request's id plus one), text ``unsolicited``;
+  id (the request's id plus one), text ``unsolicited``; ``idle-extra-cookie``: the same, each
+  answer setting a cookie (``Set-Cookie: lb=a; Path=/``, as a load balancer's affinity cookie),
+  and a notification's ``202`` followed too, a twentieth of a second later, by a response no one
+  asked for (``200``, an answer with a null id, text ``unsolicited``);
 - ``redirect:<url>``: a GET or a DELETE is answered ``307 Temporary Redirect`` to ``url``
   (RFC 9110 s15.4.8: the client may repeat the request there, method and body unchanged), with
   no body; a POST as below.
@@ -63,7 +66,9 @@ AFTER = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"i
 
 
 async def _kept_alive(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    """``idle-extra``: one connection's requests, each answered, then an answer no one asked for."""
+    """``idle-extra`` (``-cookie``): one connection's requests, each answered, then an answer no
+    one asked for."""
+    cookie = b"Set-Cookie: lb=a; Path=/\r\n" if MODE == "idle-extra-cookie" else b""
     try:
         while True:
             head = await reader.readuntil(b"\r\n\r\n")
@@ -71,13 +76,16 @@ async def _kept_alive(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
                            if line.partition(b":")[0].strip().lower() == b"content-length"), 0)
             message = json.loads(await reader.readexactly(length)) if length else {}
             if "id" not in message:
-                writer.write(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n")
-                continue
-            for request_id, text, wait in ((message["id"], "ok", 0.0), (message["id"] + 1, "unsolicited", 0.05)):
+                writer.write(b"HTTP/1.1 202 Accepted\r\n%sContent-Length: 0\r\n\r\n" % cookie)
+                if not cookie:
+                    continue
+            answers = [(None, "unsolicited", 0.05)] if "id" not in message else \
+                [(message["id"], "ok", 0.0), (message["id"] + 1, "unsolicited", 0.05)]
+            for request_id, text, wait in answers:
                 await asyncio.sleep(wait)
                 answer = _answer(request_id, text, resultType="complete")
-                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
-                             % (len(answer), answer))
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s"
+                             % (cookie, len(answer), answer))
                 await writer.drain()
     except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, ValueError):
         pass
@@ -85,7 +93,7 @@ async def _kept_alive(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
 
 
 async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    if MODE == "idle-extra":
+    if MODE in ("idle-extra", "idle-extra-cookie"):
         await _kept_alive(reader, writer)
         return
     try:

@@ -221,3 +221,53 @@ def test_posts_waiting_at_the_connection_limit_go_in_their_order(a_answer: str, 
     got, answers = asyncio.run(go())
     assert got == order
     assert answers == [b"A", None if cancel_b else b"B", b"C"]
+
+
+# (what the upstream writes on each connection as it is opened, before any request; the answers
+# to the POSTs sent one after the other through the proxy's session)
+FIRST_CASES = [
+    (b"", [b"1", b"2", b"3"]),  # (the connection kept alive and reused)
+    (b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst", [b"first"]),  # (a connection just opened is not
+    # checked: the server that writes first gets its request, as from aiohttp, never a loop of connects)
+]
+
+
+@pytest.mark.parametrize(("greeting", "answers"), FIRST_CASES)
+def test_the_sessions_connector_checks_only_the_connections_it_reuses(greeting: bytes, answers: list[bytes]) -> None:
+    """``_http_upstream.CheckedConnector`` closes an idle connection the upstream wrote on instead
+    of reusing it (``test_proxy_upstream_hostile``); one just opened it hands out as it is."""
+    from mcp_verdict.proxy._http_upstream import client_session
+
+    async def go() -> tuple[list[bytes], int]:
+        opened = 0
+
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            nonlocal opened
+            opened += 1
+            writer.write(greeting)
+            try:
+                while True:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                    length = next(int(line.partition(b":")[2]) for line in head.split(b"\r\n")
+                                  if line.lower().startswith(b"content-length:"))
+                    body = await reader.readexactly(length)
+                    writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+            except (asyncio.IncompleteReadError, ConnectionError):
+                pass
+            writer.close()
+
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        got = []
+        try:
+            async with client_session(4, 5.0, cookies=True) as client, asyncio.timeout(20):  # (a bound, not a measure)
+                for n in range(1, len(answers) + 1):
+                    async with client.post(f"http://127.0.0.1:{port}/mcp", data=b"%d" % n) as response:
+                        got.append(await response.read())
+        finally:
+            server.close()
+            await server.wait_closed()
+        return got, opened
+
+    got, opened = asyncio.run(go())
+    assert (got, opened) == (answers, 1)

@@ -400,3 +400,47 @@ def test_what_an_upstream_writes_on_an_idle_connection_is_no_answer_to_the_next_
         time.sleep(0.3)  # (the unasked response has come on the idle connection)
         second = answer(call(2, "t", version="2026-07-28"))
     assert [first["result"]["content"][0]["text"], second["result"]["content"][0]["text"]] == ["ok", "ok"]
+
+
+NOTE = {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}
+V26 = "2026-07-28"
+# (the host side, the messages it sends one after the other, each once the upstream's unasked
+# response came on the idle connection; what each came to: a call's answer text, a
+# notification's HTTP status and body)
+IDLE_SESSION_ROWS = [
+    ("stdio", [call(1, "t", version=V26), call(2, "t", version=V26), call(3, "t", version=V26)],
+     ["ok", "ok", "ok"]),  # was ok, ok, unsolicited: the POSTs after the cookie on the session's connection
+    ("http", [NOTE, NOTE], [(202, None), (202, None)]),  # was (202, None), then 200 and the unasked answer
+]
+
+
+@pytest.mark.parametrize(("side", "messages", "expected"), IDLE_SESSION_ROWS)
+def test_what_an_upstream_writes_on_the_sessions_idle_connection_is_no_answer_to_the_next_post(
+        side: str, messages: list[dict[str, Any]], expected: list[Any]) -> None:
+    """The same on the connections of the proxy's aiohttp session, which carries a stdio host's
+    POSTs once the upstream set a cookie (a load balancer's affinity cookie: ``_http_posts``), and
+    the POSTs of the notifications: a response no request asked for, on an idle kept-alive
+    connection, is not the next request's answer (RFC 9112 s9.3.2); the connection is closed, not
+    reused (was: the session's connector reused it, and the next POST read the unasked response)."""
+    got: list[Any] = []
+    with port_server([*SERVER, "idle-extra-cookie"]) as base:
+        args = ["--timeout", "20", "--upstream", base + "/mcp"]
+        if side == "stdio":
+            peer = LinePeer([*PROXY, *args])
+            try:
+                for message in messages:
+                    got.append(json.loads(peer.exchange(message) or b"null")["result"]["content"][0]["text"])
+                    time.sleep(0.3)  # (the unasked response has come on the idle connection)
+            finally:
+                peer.close()
+        else:
+            with proxy_http(args) as (url, _):
+                host = HttpHostPeer(url)
+                try:
+                    for message in messages:
+                        status, body, _ = host.post(message)
+                        got.append((status, json.loads(body) if body else None))
+                        time.sleep(0.3)
+                finally:
+                    host.close()
+    assert got == expected

@@ -175,7 +175,7 @@ class Posts:
             self._drop(idle.pop(0)[0])
         while idle:
             proto, _ = idle.pop()
-            if _silent(proto):
+            if silent(proto):
                 return proto
             self._drop(proto)
         return None
@@ -194,7 +194,7 @@ class Posts:
                     self._drop(got)
                 return None
             if got is not True:
-                if _silent(got):
+                if silent(got):
                     return got
                 got.close()  # (the upstream wrote on it or closed it since: its room is this POST's)
         else:
@@ -232,7 +232,7 @@ class Posts:
     def _give_back(self, proto: ResponseHandler, read: bool) -> None:
         """A POST's connection, free: the POST waiting first gets it, else it is kept idle; one
         whose answer was not read to its end, or that cannot be reused, is closed."""
-        if not (read and not self._closed and _silent(proto)):
+        if not (read and not self._closed and silent(proto)):
             self._drop(proto)
             return
         while self._waiting:
@@ -268,9 +268,10 @@ class Posts:
         self._waiting.clear()
 
 
-def _silent(proto: ResponseHandler) -> bool:
+def silent(proto: ResponseHandler) -> bool:
     """The connection is open and nothing came on it since its last answer (bytes that came: a
-    response no request asked for, or a tail, which the next request would read as its own)."""
+    response no request asked for, or a tail, which the next request would read as its own;
+    RFC 9112 s9.3.2). Its session's connections are checked alike: ``_http_upstream.CheckedConnector``."""
     return proto.is_connected() and not proto.should_close
 
 

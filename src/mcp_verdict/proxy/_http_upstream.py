@@ -61,11 +61,14 @@ import asyncio
 import base64
 import contextlib
 import re
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 import aiohttp
 import orjson
+from aiohttp.client_proto import ResponseHandler
+from aiohttp.connector import Connection
 from multidict import CIMultiDict
 
 from ..frames import SSEParser, id_key
@@ -80,10 +83,12 @@ from ._codes import (
     error_frame,
     with_id,
 )
-from ._http_posts import Answer, Posts, posts_for
+from ._http_posts import Answer, Posts, posts_for, silent
 from ._relay import Key
 
 if TYPE_CHECKING:
+    from aiohttp.tracing import Trace
+
     from ._bridge import Bridge, HostStream
 
 _HOP: Final = frozenset({"connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade"})
@@ -276,6 +281,42 @@ def given(status: int, body: bytes | _Past, limit: int) -> bytes | Refused:
     return Refused(error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}", {"reason": reason}), reason)
 
 
+class CheckedConnector(aiohttp.TCPConnector):
+    """aiohttp's connector, whose idle kept-alive connections are checked as they are reused: one
+    on which the upstream wrote while it was idle (a response no request asked for, which the next
+    request would read as its own answer: RFC 9112 s9.3.2) is closed instead, and the next idle
+    one taken, or a new one opened (aiohttp reuses any still open). ``_http_posts`` checks its own
+    alike (:func:`silent`). A connection just opened is not checked: a server that writes first
+    gets the request all the same, as from aiohttp, never a loop of connects.
+
+    Done in ``connect``, the connector's coroutine each request's connection comes from
+    (``(req, traces, timeout)`` from aiohttp 3.8 to 3.14, and overridden by other libraries too;
+    not its private ``_get``), on what it returns (``Connection.protocol``: aiohttp's
+    ``ResponseHandler``, whose ``should_close`` says bytes came), so on any aiohttp version: one
+    set lookup and a coroutine frame per request. ``force_close`` would cost a connect per
+    request instead: each notification's POST, and each of a stdio host's POSTs once the
+    upstream set a cookie."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._used: weakref.WeakSet[ResponseHandler] = weakref.WeakSet()
+        """The connections handed out before: those reused."""
+
+    async def connect(self, req: aiohttp.ClientRequest, traces: list[Trace], timeout: aiohttp.ClientTimeout
+                      ) -> Connection:
+        while True:
+            connection = await super().connect(req, traces, timeout)
+            proto = connection.protocol
+            if proto is None:
+                return connection
+            if proto not in self._used:  # (just opened)
+                self._used.add(proto)
+                return connection
+            if silent(proto):
+                return connection
+            connection.close()  # (written on while idle: closed, never reused; the next one)
+
+
 def client_session(limit: int, sock_connect: float, *, cookies: bool) -> aiohttp.ClientSession:
     """The proxy's HTTP client: no decompression, and ``Accept-Encoding: identity`` on every
     request (aiohttp would otherwise ask for gzip and deflate, and a compressed body, which is
@@ -289,7 +330,7 @@ def client_session(limit: int, sock_connect: float, *, cookies: bool) -> aiohttp
     passed back to it (:func:`passed_back`) and sent upstream on its requests as it wrote them,
     so that a cookie one host's answer set never goes out on another host's request."""
     return aiohttp.ClientSession(
-        connector=aiohttp.TCPConnector(limit=limit, enable_cleanup_closed=True),
+        connector=CheckedConnector(limit=limit, enable_cleanup_closed=True),
         timeout=aiohttp.ClientTimeout(total=None, sock_connect=sock_connect), auto_decompress=False,
         skip_auto_headers=("User-Agent",), headers=_IDENTITY,
         cookie_jar=aiohttp.CookieJar(unsafe=True) if cookies else aiohttp.DummyCookieJar())
