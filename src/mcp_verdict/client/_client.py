@@ -937,8 +937,9 @@ class VerdictClient:
                       ) -> tuple[dict[str, Any], Verdict | None]:
         """The input requests of the poll not answered before, and their check: ``classify``'s
         verdict of them as a result's input requests (anything but an object judged as it came),
-        or the verdict that ends the call (no inputRequests; a key answered earlier that now names
-        another request), or None when there is no new request."""
+        or the verdict that ends the call (no inputRequests; an empty one, which asks for input
+        and names none: no tasks/update could ever move the task on; a key answered earlier that
+        now names another request), or None when every request listed was answered before."""
         assert handle.task is not None
         task_id = handle.task.task_id
         if "inputRequests" not in result:
@@ -946,6 +947,11 @@ class VerdictClient:
                 f"task {_quoted(task_id)} is input_required without inputRequests (ext-tasks, tasks/get: the server "
                 "MUST return the outstanding requests)")),), self.version, None)
         requests_ = result["inputRequests"]
+        if isinstance(requests_, dict) and not requests_:  # (not "every key answered": no key at all)
+            return {}, make_verdict(Kind.UNCLASSIFIED, (finding("/result/inputRequests", "task.input", (
+                f"task {_quoted(task_id)} is input_required but its inputRequests is empty: it asks for input and "
+                "names no request to answer (ext-tasks, tasks/get: inputRequests MUST contain all the outstanding "
+                "requests the task needs fulfilled before it can proceed)")),), self.version, None)
         new = requests_
         if isinstance(requests_, dict):
             for key, request in requests_.items():
