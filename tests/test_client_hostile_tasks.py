@@ -131,8 +131,9 @@ DONE = 'result {"action": "accept", "content": {"a": "x"}}'
 # message and a requestedSchema of type "object"; CreateMessageRequestParams requires maxTokens;
 # ElicitRequestURLParams' elicitationId is a string) is checked from its params as they came,
 # before the SDK reads them: the SDK's models refused these with a -32602 of their own, no check
-# and no handler saw them, and the call ended normal_complete. One only the SDK's models refuse
-# (elicitationId, which our 2026-07-28 rules do not define) is input.params, saying so.
+# and no handler saw them, and the call ended normal_complete. Each is judged by the rules of the
+# session's version (here 2025-11-25: elicitationId a string); one only the SDK's models refuse
+# is input.params, saying so.
 # mode, handlers → (kind, codes, action, what the server heard)
 ASKED: list[tuple[str, Handlers, Kind, list[str], Action, str]] = [
     ("elicit_url", FORM_ONLY, Kind.UNCLASSIFIED, ["input.capability"], Action.INVESTIGATE, "error -32602"),
@@ -173,14 +174,63 @@ def test_a_2025_servers_request_is_checked_before_any_handler(
     assert answer is not None and json.loads(answer)["result"]["content"][0]["text"] == heard
 
 
-def test_a_request_only_the_sdks_models_refuse_is_named_so() -> None:
-    """elicitationId 5 (2025-11-25 ElicitRequestURLParams: a string), which our 2026-07-28 rules
-    do not define: the finding says the SDK's model refuses it, and where (the SDK's own path:
-    the member, and the model of the union it was read as)."""
+# The same requests judged by the rules of the session's version (the server's initialize names
+# it: MODE@VERSION), each version's schema.json: before, every one was judged by 2026-07-28's.
+# - 2025-06-18's StringSchema defines no default (an open member): the request is valid and
+#   reaches the handler (it was refused as elicitation.property); 2025-11-25's is a string.
+# - 2025-06-18's ElicitRequest has form mode alone (params: message and requestedSchema
+#   required): a url-mode request is malformed (it reached the url handler, as the SDK's
+#   models read it).
+# - 2025-06-18's SamplingMessage content is one block (it passed as an array); 2025-11-25's
+#   may be an array.
+# - 2025-11-25's CreateMessageRequestParams._meta.progressToken is a string or an integer (it
+#   passed: 2026-07-28 defines no _meta there, and the SDK's model lets true through).
+# - 2025-06-18 defines no toolChoice (an open member): ours passes it; the SDK's model cannot
+#   read it (it was sampling.tool_choice, by 2026-07-28's rules).
+SAMPLED = 'result {"content": {"text": "hello", "type": "text"}, "model": "m", "role": "assistant", ' \
+    '"stopReason": "endTurn"}'
+VERSIONED: list[tuple[str, Handlers, Kind, list[str], str]] = [
+    ("elicit_string_default@2025-06-18", FORM_ONLY, Kind.NORMAL_COMPLETE, [], DONE),
+    ("elicit_string_default@2025-11-25", FORM_ONLY, Kind.UNCLASSIFIED, ["elicitation.property"], "error -32602"),
+    ("elicit_url_plain@2025-06-18", ALL, Kind.UNCLASSIFIED, ["input.params"], "error -32602"),
+    ("elicit_url_plain@2025-11-25", ALL, Kind.NORMAL_COMPLETE, [], 'result {"action": "accept"}'),
+    ("sample_array@2025-06-18", ALL, Kind.UNCLASSIFIED, ["sampling.message"], "error -32602"),
+    ("sample_array@2025-11-25", ALL, Kind.NORMAL_COMPLETE, [], SAMPLED),
+    ("sample_token@2025-11-25", ALL, Kind.UNCLASSIFIED, ["input.params"], "error -32602"),
+    ("sample_token@2025-06-18", ALL, Kind.NORMAL_COMPLETE, [], SAMPLED),
+    ("sample_choice@2025-06-18", ALL, Kind.UNCLASSIFIED, ["input.params"], "error -32602"),
+]
+
+
+@pytest.mark.parametrize(("mode", "handlers", "kind", "codes", "heard"), VERSIONED, ids=[c[0] for c in VERSIONED])
+def test_a_2025_servers_request_is_checked_by_its_sessions_version(
+        mode: str, handlers: Handlers, kind: Kind, codes: list[str], heard: str) -> None:
+    outcome, record = call(misbehaving(mode), "t", handlers=handlers)
+    assert outcome.verdict.version == mode.partition("@")[2]
+    assert (outcome.verdict.kind, [f.code for f in outcome.verdict.findings]) == (kind, codes), \
+        outcome.verdict.findings
+    answer = record.rounds[-1].response
+    assert answer is not None and json.loads(answer)["result"]["content"][0]["text"] == heard
+
+
+def test_a_request_the_versions_rules_refuse_is_named_so() -> None:
+    """elicitationId 5 (2025-11-25 ElicitRequestURLParams: a string): the finding is ours, by
+    2025-11-25's rules, and says where (before, 2026-07-28's rules, which define no
+    elicitationId, let it through and only the SDK's model refused it)."""
     outcome, _ = call(misbehaving("elicit_url_id"), "t", handlers=URL_ONLY)
     assert [(f.code, f.message) for f in outcome.verdict.findings] == [
-        ("input.params", "the server's elicitation/create request: the SDK's model of elicitation/create refuses it "
-                         "(params.ElicitRequestURLParams.elicitationId: Input should be a valid string)")]
+        ("input.params", "the server's elicitation/create request (at /params/elicitationId): elicitationId is the "
+                         "integer 5; 2025-11-25 requires a string")]
+
+
+def test_a_request_only_the_sdks_models_refuse_is_named_so() -> None:
+    """toolChoice 5 on 2025-06-18, which defines no toolChoice (an open member, so our rules pass
+    it): the finding says the SDK's model refuses it, and where (the SDK's own path)."""
+    outcome, _ = call(misbehaving("sample_choice@2025-06-18"), "t", handlers=ALL)
+    assert [(f.code, f.message) for f in outcome.verdict.findings] == [
+        ("input.params", "the server's sampling/createMessage request: the SDK's model of sampling/createMessage "
+                         "refuses it (params.toolChoice: Input should be a valid dictionary or instance of "
+                         "ToolChoice)")]
 
 
 def test_a_handlers_answer_the_sdk_cannot_send_is_a_handler_error() -> None:

@@ -121,6 +121,17 @@ CASES: list[tuple[str, str, Asked, dict[str, Any], Kind, list[tuple[str, str]], 
     # input_required without inputRequests (tasks/get: MUST return them): nothing to answer.
     ("no_requests", "no_requests", Asked(), {}, Kind.UNCLASSIFIED, [("task.field", "/result")], Action.INVESTIGATE,
      "", [CALL, ("tasks/get", "unclassified", "input_required")], []),
+    # input_required with an empty inputRequests: tasks/get MUST list "all outstanding requests
+    # from the server to the client that need to be fulfilled before the task can proceed", and
+    # the status says the task cannot proceed: it asks for input and names none, so no
+    # tasks/update could move it on. The call ends on that poll, unclassified with task.input —
+    # before, it was polled until task_timeout (transport.timeout), with no finding of its own.
+    ("empty_requests", "empty_requests", Asked(), {}, Kind.UNCLASSIFIED, [("task.input", "/result/inputRequests")],
+     Action.INVESTIGATE, "", [CALL, ("tasks/get", "unclassified", "input_required")], []),
+    # The same once the one key listed was answered (not "every key listed was answered before",
+    # which is polled on: the acknowledgement is eventually consistent).
+    ("emptied", "emptied", Asked(), {}, Kind.UNCLASSIFIED, [("task.input", "/result/inputRequests")],
+     Action.INVESTIGATE, "", [CALL, ASKING, UPDATE, ("tasks/get", "unclassified", "input_required")], ["Name?"]),
     # inputRequests that is no object (mrtr, InputRequests: an object): judged as a result's are.
     ("null_requests", "null_requests", Asked(), {}, Kind.UNCLASSIFIED,
      [("input.requests_type", "/result/inputRequests")], Action.INVESTIGATE, "",
@@ -149,6 +160,16 @@ def test_a_tasks_input_requests_are_checked_answered_once_and_followed(
     assert outcome.verdict.text == text
     assert [(r.method, r.kind, r.status) for r in record.rounds] == rounds
     assert asked.messages == reached
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_an_empty_input_request_map_is_named_in_the_finding(transport: str, base: str) -> None:
+    """The finding says the task asked for input and named none (never a timeout, never a success)."""
+    outcome, _ = call(transport, base, "empty_requests", Asked())
+    [message] = [f.message for f in outcome.verdict.findings]
+    assert re.fullmatch(r"task 'T\d+-empty_requests' is input_required but its inputRequests is empty: it asks for "
+                        r"input and names no request to answer \(ext-tasks, tasks/get: inputRequests MUST contain all "
+                        r"the outstanding requests the task needs fulfilled before it can proceed\)", message), message
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

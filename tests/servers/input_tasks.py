@@ -21,7 +21,9 @@ specification/draft/tasks.md, Task Update Requests); a completed task's result i
   tasks/get then answers ``completed`` (``name=never given``);
 - ``update_no_result``: the same, tasks/update answered ``{"result": 5}``;
 - ``no_requests``: ``input_required`` without ``inputRequests``; ``null_requests``: with
-  ``inputRequests: null``;
+  ``inputRequests: null``; ``empty_requests``: with ``inputRequests: {}``, at every poll;
+  ``emptied``: ``{name: a form}`` until a tasks/update answers it, then ``inputRequests: {}``
+  at every poll (the key answered, the status never moved on);
 - ``key_reused``: ``{a: a form}``; after an update ``{a: another form}`` (the key reused);
 - ``ask_forever``: a new key every poll (``k1``, ``k2``, … each a roots/list);
 - ``stale_forever``: ``{a: a form}``; after an update the same, forever, with ``pollIntervalMs: 0``.
@@ -41,7 +43,7 @@ from typing import Any
 from tests.servers._lines import TASKS, JsonHandler, discovered, listed, requests, serve_http, task_call, text
 
 TOOLS = ("ask_name", "two_steps", "ask_two", "ask_url", "ask_ref", "update_error", "update_no_result",
-         "no_requests", "null_requests", "key_reused", "ask_forever", "stale_forever")
+         "no_requests", "null_requests", "empty_requests", "emptied", "key_reused", "ask_forever", "stale_forever")
 STAMP = "2026-01-01T00:00:00Z"
 NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 
@@ -131,6 +133,10 @@ def polled(task_id: str, task: Task) -> dict[str, Any]:
         return fields(task_id, "input_required")
     if tool == "null_requests":
         return fields(task_id, "input_required", inputRequests=None)
+    if tool == "empty_requests":
+        return asking(task_id, {})
+    if tool == "emptied":
+        return asking(task_id, {} if task.updates else {"name": form("Name?")})
     if tool == "key_reused":
         return asking(task_id, {"a": form("First?")} if not task.updates else {"a": form("Something else?")})
     if tool == "ask_forever":

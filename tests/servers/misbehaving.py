@@ -8,7 +8,8 @@ stdio modes: ``ok``; ``noise_flood N`` (N debug lines, then the answer); ``notif
 ``elicit_hostile`` (a form whose enum choices and default carry terminal control sequences; the
 answer says whether the choice came back exactly as sent); the other modes of ``ASKS``
 (``tools/call`` first sends the client that request; the answer says ``error`` and the
-error's code, or ``result`` and the result the client sent); ``odd_required`` (tools/list: ``t``,
+error's code, or ``result`` and the result the client sent; ``MODE@VERSION``: the same, the
+initialize answer naming VERSION whatever the client asked); ``odd_required`` (tools/list: ``t``,
 whose inputSchema's ``required`` holds an object and a number besides a name); ``task_hostile``
 (``t`` requires tasks: a task-augmented call answers a 2025-11-25 task handle, and ``tasks/get``
 a status that is no status, carrying terminal control sequences and markup).
@@ -61,19 +62,31 @@ ASKS: dict[str, tuple[str, dict[str, Any]]] = {
         "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5,
         "tools": [{"name": "w", "inputSchema": {"type": "object"}}]}),
     "roots": ("roots/list", {}),
+    # rules that differ per version (each version's schema.json), for ``MODE@VERSION``
+    "elicit_string_default": ("elicitation/create", {"message": "Pick", "requestedSchema": {
+        "type": "object", "properties": {"a": {"type": "string", "default": 5}}}}),
+    "elicit_url_plain": ("elicitation/create", {"mode": "url", "message": "Sign in",
+                                                "url": "https://example.com/login", "elicitationId": "x1"}),
+    "sample_array": ("sampling/createMessage", {"messages": [{"role": "user", "content": [
+        {"type": "text", "text": "hi"}]}], "maxTokens": 5}),
+    "sample_token": ("sampling/createMessage", {"messages": [{"role": "user", "content": {
+        "type": "text", "text": "hi"}}], "maxTokens": 5, "_meta": {"progressToken": True}}),
+    "sample_choice": ("sampling/createMessage", {"messages": [{"role": "user", "content": {
+        "type": "text", "text": "hi"}}], "maxTokens": 5, "toolChoice": 5}),
 }
 """Modes whose tools/call first sends the client this request, then answers with what came back."""
 TASK = {"taskId": "t1", "status": "working", "createdAt": "2025-01-01T00:00:00Z",
         "lastUpdatedAt": "2025-01-01T00:00:00Z", "ttl": 60000, "pollInterval": 10}
 
 
-def answer(message: dict[str, Any]) -> dict[str, Any]:
+def answer(message: dict[str, Any], version: str | None = None) -> dict[str, Any]:
+    """The answer to ``message``; ``version``: the one initialize names (else the client's)."""
     method, request_id = message.get("method"), message.get("id")
     if method == "server/discover":
         return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}}
     if method == "initialize":
         return {"jsonrpc": "2.0", "id": request_id, "result": {
-            "protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
+            "protocolVersion": version or message["params"]["protocolVersion"], "capabilities": {"tools": {}},
             "serverInfo": {"name": "misbehaving", "version": "1"}}}
     if method == "tools/list":
         return {"jsonrpc": "2.0", "id": request_id,
@@ -91,6 +104,7 @@ def notification(number: int) -> bytes:
 
 def stdio(mode: str, count: int) -> None:
     out = sys.stdout.buffer
+    mode, _, version = mode.partition("@")
     for message in requests():
         if mode == "init_hang" and message.get("method") in ("initialize", "server/discover"):
             continue
@@ -118,7 +132,7 @@ def stdio(mode: str, count: int) -> None:
         if message.get("method") == "tools/call":
             for number in range(count):
                 out.write(b"debug line %d\n" % number if mode == "noise_flood" else notification(number) + b"\n")
-        out.write(json.dumps(answer(message)).encode() + b"\n")
+        out.write(json.dumps(answer(message, version or None)).encode() + b"\n")
         out.flush()
 
 

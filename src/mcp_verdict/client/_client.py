@@ -52,6 +52,7 @@ from ..judgement._decide import finite
 from ..judgement._outcome import Observe, Outcome, run_observation, settle
 from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, OptionError, classify, classify_options
 from ..verdict._findings import Finding, finding, pointer, refused, refuses
+from ..verdict._input import check_server_request
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
 from ..verdict._peer_text import cut, neutral
@@ -83,6 +84,9 @@ _PAGES: Final = 100
 _POLLS_KEPT: Final = 100
 """The polls of a running task one call's record keeps (:attr:`CallRecord.polls_shed`)."""
 _LEGACY_TASKS: Final = "2025-11-25"
+_SDK_DEFAULT_VERSION: Final = "2025-11-25"
+"""The version the SDK's session reads a server request by before a handshake settles one (and
+ours, for a version we do not know)."""
 """The one handshake-era version with tasks (task-augmented requests, tasks/get, tasks/result)."""
 _TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
 _ASKS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
@@ -399,7 +403,7 @@ class VerdictClient:
         def bridge(method: str, model: Any) -> Callable[..., Awaitable[Any]]:
             async def callback(context: Any, *params: Any) -> Any:
                 raw = params[0].model_dump(by_alias=True, exclude_none=True, mode="json") if params else {}
-                asked = self._asked(method, raw)
+                asked = self._asked(method, raw, self.version)
                 if asked.kind is not Kind.INPUT_REQUIRED:
                     return self._refusal(method, asked)
                 try:
@@ -423,13 +427,13 @@ class VerdictClient:
             callbacks["list_roots_callback"] = bridge("roots/list", types.ListRootsResult)
         return callbacks
 
-    def _asked(self, method: str, params: Any, *, given: bool = True) -> Verdict:
+    def _asked(self, method: str, params: Any, version: str, *, given: bool = True) -> Verdict:
         """A 2025 server's input request checked as ``classify`` checks an input request of a
-        result (the capabilities the client declared, the requested schema...)."""
-        request: dict[str, Any] = {"method": method, "params": params} if given else {"method": method}
-        return classify({"jsonrpc": "2.0", "id": 0, "result": {"resultType": "input_required",
-                                                               "inputRequests": {"": request}}},
-                        version=VERSIONS[-1], client_capabilities=self.capabilities, limits=self.limits)
+        result (the capabilities the client declared, the requested schema...), by the rules of
+        the session's ``version`` (2025-11-25's elicitationId and params._meta, 2025-06-18's
+        form-only elicitation and tool-less sampling...)."""
+        options = classify_options(version, client_capabilities=self.capabilities, limits=self.limits)
+        return check_server_request(method, params, options, given=given)
 
     def _refusal(self, method: str, asked: Verdict) -> types.ErrorData:
         """Record the findings of a refused 2025 input request (they make the call's verdict
@@ -453,7 +457,7 @@ class VerdictClient:
 
         if method not in _ASKS:
             return await on_request(context, method, params)
-        version = session.protocol_version or "2025-11-25"  # (the SDK's own, before a handshake)
+        version = session.protocol_version or _SDK_DEFAULT_VERSION
         sdk_problem: ValidationError | None = None
         try:
             from mcp_types import methods
@@ -465,7 +469,8 @@ class VerdictClient:
             return await on_request(context, method, params)
         except ValidationError as exc:
             sdk_problem = exc
-        asked = self._asked(method, params, given=params is not None)
+        asked = self._asked(method, params, version if version in VERSIONS else _SDK_DEFAULT_VERSION,
+                            given=params is not None)
         if asked.kind is not Kind.INPUT_REQUIRED:
             raise MCPError.from_error_data(self._refusal(method, asked))
         if sdk_problem is not None:  # within what classify checks, but no request the SDK can read
@@ -932,8 +937,9 @@ class VerdictClient:
                       ) -> tuple[dict[str, Any], Verdict | None]:
         """The input requests of the poll not answered before, and their check: ``classify``'s
         verdict of them as a result's input requests (anything but an object judged as it came),
-        or the verdict that ends the call (no inputRequests; a key answered earlier that now names
-        another request), or None when there is no new request."""
+        or the verdict that ends the call (no inputRequests; an empty one, which asks for input
+        and names none: no tasks/update could ever move the task on; a key answered earlier that
+        now names another request), or None when every request listed was answered before."""
         assert handle.task is not None
         task_id = handle.task.task_id
         if "inputRequests" not in result:
@@ -941,6 +947,11 @@ class VerdictClient:
                 f"task {_quoted(task_id)} is input_required without inputRequests (ext-tasks, tasks/get: the server "
                 "MUST return the outstanding requests)")),), self.version, None)
         requests_ = result["inputRequests"]
+        if isinstance(requests_, dict) and not requests_:  # (not "every key answered": no key at all)
+            return {}, make_verdict(Kind.UNCLASSIFIED, (finding("/result/inputRequests", "task.input", (
+                f"task {_quoted(task_id)} is input_required but its inputRequests is empty: it asks for input and "
+                "names no request to answer (ext-tasks, tasks/get: inputRequests MUST contain all the outstanding "
+                "requests the task needs fulfilled before it can proceed)")),), self.version, None)
         new = requests_
         if isinstance(requests_, dict):
             for key, request in requests_.items():

@@ -174,7 +174,7 @@ MUTANTS: Final[tuple[Mutant, ...]] = (
        ("_fastpath.py", "levels: dict[int, Any] = {deepest + 1: _UNION[str, int, float, bool, None]}",
         "levels: dict[int, Any] = {deepest + 1: Any}")),
     _m("elicitation_property_unchecked", "a requested property passes whatever its keywords hold",
-       ("_elicitation.py", "if any(variant.first_problem(definition) is None for variant in _VARIANTS):", "if True:")),
+       ("_elicitation.py", "if any(variant.first_problem(definition) is None for variant in variants):", "if True:")),
     _m("elicitation_schema_required_unchecked", "requestedSchema.required may be anything",
        ("_elicitation.py", 'if "required" in schema and (not isinstance(schema["required"], list)',
         'if False and (not isinstance(schema["required"], list)')),

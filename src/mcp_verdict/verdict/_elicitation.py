@@ -25,6 +25,13 @@ schema's ``ElicitRequestFormParams``, ``ElicitRequestURLParams`` and
   (``enum`` with ``enumNames`` strings). Anything else, a nested object or array of
   objects included, is ``elicitation.property``. Integer keywords take what JSON Schema
   calls an integer, 3.0 included (the schema is the reference here; no prose is stricter).
+
+Per version (``_versions``; a 2025 server's own ``elicitation/create`` request,
+``_input.check_server_request``): 2025-06-18's ``ElicitRequest`` has form mode alone and no
+``mode`` member (an open one there: every elicitation needs a ``requestedSchema``), a
+requestedSchema without ``$schema``, and string, number, boolean and enum properties (``enum``
+with ``enumNames``), a ``default`` on boolean alone (elsewhere an open member); 2025-11-25's
+``ElicitRequestURLParams`` requires ``elicitationId``, a string (``input.params``).
 """
 
 from __future__ import annotations
@@ -39,6 +46,8 @@ from ._findings import describe, pointer
 from ._walk import Context, check_extras, check_value
 
 _FORM_KEYS: Final = frozenset({"mode", "message", "requestedSchema"})
+_FORM_ONLY_KEYS: Final = frozenset({"message", "requestedSchema"})
+"""2025-06-18's ElicitRequest params: no mode member (an open one)."""
 _URL_KEYS: Final = frozenset({"mode", "message", "url"})
 _SCHEMA_KEYS: Final = frozenset({"type", "properties", "required", "$schema"})
 FORMATS: Final = frozenset({"date", "date-time", "email", "uri"})
@@ -57,7 +66,9 @@ def check_elicitation(ctx: Context, params: Mapping[str, Any], where: str) -> Li
     if not isinstance(params.get("message"), str):
         ctx.add_member(params, "message", where, "input.params", "; expected a string",
                        "an elicitation needs a message")
-    mode = params.get("mode", "form")
+    rules = ctx.rules
+    one_mode = "url" not in rules.elicitation_modes  # 2025-06-18: form alone, and no mode member
+    mode = "form" if one_mode else params.get("mode", "form")
     if mode == "url" and isinstance(mode, str):
         url = params.get("url")
         if not isinstance(url, str):
@@ -67,6 +78,9 @@ def check_elicitation(ctx: Context, params: Mapping[str, Any], where: str) -> Li
             ctx.add(pointer(where, "url"), "elicitation.url",
                     f"url is {describe(url)}; the url MUST contain a valid URL: an absolute one, with "
                     "a scheme and no spaces")
+        if rules.elicitation_id and not isinstance(params.get("elicitationId"), str):
+            ctx.add_member(params, "elicitationId", where, "input.params", f"; {rules.version} requires a string",
+                           f"a url-mode elicitation needs an elicitationId on {rules.version}")
         check_extras(ctx, params, _URL_KEYS, where, _PARAMS_DEPTH)
         return "url"
     if mode != "form" or not isinstance(mode, str):
@@ -77,10 +91,11 @@ def check_elicitation(ctx: Context, params: Mapping[str, Any], where: str) -> Li
     schema_at = pointer(where, "requestedSchema")
     if not isinstance(schema, dict):
         ctx.add_member(params, "requestedSchema", where, "input.params", ", not an object",
-                       "a form-mode elicitation needs a requestedSchema")
+                       f"an elicitation needs a requestedSchema ({rules.version} defines form mode alone)"
+                       if one_mode else "a form-mode elicitation needs a requestedSchema")
     else:
         _requested_schema(ctx, schema, schema_at)
-    check_extras(ctx, params, _FORM_KEYS, where, _PARAMS_DEPTH)
+    check_extras(ctx, params, _FORM_ONLY_KEYS if one_mode else _FORM_KEYS, where, _PARAMS_DEPTH)
     return "form"
 
 
@@ -89,7 +104,7 @@ def _requested_schema(ctx: Context, schema: Mapping[str, Any], path: str) -> Non
         ctx.add(pointer(path, "type") if "type" in schema else path, "elicitation.schema",
                 f'requestedSchema.type is {describe(schema.get("type"))}; expected "object"'
                 if "type" in schema else 'requestedSchema needs "type": "object"')
-    if "$schema" in schema and not isinstance(schema["$schema"], str):
+    if "$schema" in schema and not isinstance(schema["$schema"], str) and ctx.rules.requested_schema_defaults:
         ctx.add(pointer(path, "$schema"), "elicitation.schema",
                 f"requestedSchema.$schema is {describe(schema['$schema'])}; expected a string")
     if "required" in schema and (not isinstance(schema["required"], list)
@@ -119,11 +134,14 @@ def _is_str(value: object) -> bool:
     return isinstance(value, str)
 
 
-def _is_int(value: object) -> bool:
+def is_integer(value: object) -> bool:
     """A JSON Schema integer: an integer, or a number with a zero fractional part (3.0)."""
     if isinstance(value, float):
         return value.is_integer()
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+_is_int: Final = is_integer
 
 
 def _is_number(value: object) -> bool:
@@ -206,6 +224,27 @@ _TITLED_MULTI: Final = _Variant("titled multi-select enum", frozenset({"array"})
 _VARIANTS: Final = (_STRING, _NUMBER, _BOOLEAN, _UNTITLED_SINGLE, _TITLED_SINGLE, _UNTITLED_MULTI,
                     _TITLED_MULTI, _LEGACY)
 _PRIMITIVE_TYPES: Final = frozenset({"string", "number", "integer", "boolean", "array"})
+# 2025-06-18's PrimitiveSchemaDefinition: StringSchema, NumberSchema, BooleanSchema, EnumSchema
+# (a default on BooleanSchema alone; an open member on the others)
+_MEASURES: Final = (("minLength", _is_int, "an integer"), ("maxLength", _is_int, "an integer"),
+                    ("format", _is_format, "one of date, date-time, email, uri"))
+_STRING_2025_06: Final = _Variant("string schema", frozenset({"string"}), (), (*_TEXT, *_MEASURES))
+_NUMBER_2025_06: Final = _Variant("number schema", frozenset({"number", "integer"}), (), (
+    *_TEXT, ("minimum", _is_number, "a number"), ("maximum", _is_number, "a number")))
+_ENUM_2025_06: Final = _Variant("enum schema", frozenset({"string"}), ("enum",), (
+    *_TEXT, ("enum", _is_strings, "an array of strings"), ("enumNames", _is_strings, "an array of strings")))
+_VARIANTS_2025_06: Final = (_STRING_2025_06, _NUMBER_2025_06, _BOOLEAN, _ENUM_2025_06)
+_PRIMITIVE_TYPES_2025_06: Final = frozenset({"string", "number", "integer", "boolean"})
+
+
+def _closest_2025_06(definition: Mapping[str, Any]) -> _Variant:
+    """:func:`_closest` among 2025-06-18's four branches."""
+    kind = definition.get("type")
+    if kind in ("number", "integer"):
+        return _NUMBER_2025_06
+    if kind == "boolean":
+        return _BOOLEAN
+    return _ENUM_2025_06 if "enum" in definition else _STRING_2025_06
 
 
 def _closest(definition: Mapping[str, Any]) -> _Variant:
@@ -232,15 +271,18 @@ def _property(ctx: Context, definition: object, path: str) -> None:
                 "definitions (objects)")
         return
     kind = definition.get("type")
-    if not isinstance(kind, str) or kind not in _PRIMITIVE_TYPES:
+    latest = ctx.rules.requested_schema_defaults  # else 2025-06-18's four branches
+    if not isinstance(kind, str) or kind not in (_PRIMITIVE_TYPES if latest else _PRIMITIVE_TYPES_2025_06):
         ctx.add(pointer(path, "type") if "type" in definition else path, "elicitation.property",
                 f"the property's type is {describe(kind)}; a requested schema is flat: string, number, "
-                "integer, boolean, or an enum (single- or multi-select)" if "type" in definition
-                else "the property has no type")
+                "integer, boolean, or an enum " + ("(single- or multi-select)" if latest else
+                                                   f"of strings ({ctx.rules.version} has no multi-select)")
+                if "type" in definition else "the property has no type")
         return
-    if any(variant.first_problem(definition) is None for variant in _VARIANTS):
+    variants = _VARIANTS if latest else _VARIANTS_2025_06
+    if any(variant.first_problem(definition) is None for variant in variants):
         return
-    problem = _closest(definition).first_problem(definition)
+    problem = (_closest if latest else _closest_2025_06)(definition).first_problem(definition)
     assert problem is not None  # no branch matched, the closest included
     keyword, why = problem
     ctx.add(pointer(path, keyword) if keyword is not None else path, "elicitation.property", why,

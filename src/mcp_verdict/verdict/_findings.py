@@ -243,10 +243,12 @@ def _catalogue() -> dict[str, Rule]:
         Rule("task.status", "error", _TASKS,
              "The task status is not working, input_required, completed, cancelled or failed."),
         Rule("task.input", "error", _TASKS_SPEC + "#task-update-requests",
-             "A task's input went wrong (the client's own check): tasks/update, carrying the answers to "
-             "the task's inputRequests, was answered with an error or without an acknowledgement, or "
-             "the server reused a key already answered for another request (keys MUST be unique over "
-             "a task's life). The answers may not have reached the task: its outcome is unknown."),
+             "A task's input went wrong (the client's own check): the task is input_required with an "
+             "empty inputRequests (it asks for input and names none to answer; tasks/get MUST list the "
+             "outstanding requests), tasks/update, carrying the answers to the task's inputRequests, was "
+             "answered with an error or without an acknowledgement, or the server reused a key already "
+             "answered for another request (keys MUST be unique over a task's life). The task cannot go "
+             "on, or the answers may not have reached it: its outcome is unknown."),
         # --- content check (_schema, _suspect, _check) -------------------------------------------
         Rule("output.not_complete", "error", _LATEST + "server/tools#error-handling",
              "Only a normal_complete verdict can pass a content check (tool errors are not held to "

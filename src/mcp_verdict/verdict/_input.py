@@ -14,9 +14,18 @@ client/elicitation, and the schema's InputRequiredResult):
   primitive definitions) and ``_sampling`` (messages and their blocks, model preferences,
   tools, tool choice); roots — params optional, an object whose ``_meta`` is an object
   (the schema's ``ListRootsRequest``);
+- per version (``_versions``), the rules of a 2025 server's own requests, the JSON-RPC
+  requests that came before input_required results (each version's ``schema.json``:
+  ``ElicitRequest``, ``CreateMessageRequest``, ``ListRootsRequest``), judged by
+  :func:`check_server_request`: elicitation/create exists from 2025-06-18 (``input.request``
+  before); a roots request's ``params._meta.progressToken``, and on 2025-11-25 an elicitation's
+  or a sampling request's (whose params define ``_meta`` and ``task``: ``TaskMetadata``, an
+  object whose ``ttl`` is an integer), is a string or an integer (``input.params``);
+  ``_elicitation`` and ``_sampling`` say what else differs;
 - with the client's declared capabilities known, a request for a capability it did not
   declare is refused (``input.capability``): elicitation (form mode needs ``elicitation``
-  empty or with ``form``; url mode needs ``elicitation.url``), sampling (a tool-enabled
+  empty or with ``form``; url mode needs ``elicitation.url``; on 2025-06-18, whose one mode is
+  form and whose capability names no modes, ``elicitation`` alone), sampling (a tool-enabled
   request, with ``tools`` or ``toolChoice``, needs ``sampling.tools``: "Servers MUST NOT send
   tool-enabled sampling requests to Clients that have not declared support for tool use via
   the ``sampling.tools`` capability", client/sampling#tools-in-sampling), roots.
@@ -27,9 +36,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ._elicitation import check_elicitation
+from ._elicitation import check_elicitation, is_integer
 from ._findings import describe, pointer
+from ._kind import Kind
+from ._options import Options
 from ._sampling import check_sampling
+from ._verdict import Verdict, make_verdict
 from ._walk import Context, check_extras, check_value
 
 _REQUEST_KEYS: Final = frozenset({"method", "params"})
@@ -40,6 +52,8 @@ _CAPABILITY: Final = {
 }
 # Depths: result 2, inputRequests 3, one request 4, its params 5, params members 6.
 _PARAMS_DEPTH: Final = 5
+_ASKED: Final = "/result/inputRequests/"
+"""Where :func:`check_server_request` puts a server's request (under the key ``""``)."""
 
 
 def check_input_required(ctx: Context, result: Mapping[str, Any]) -> None:
@@ -68,6 +82,22 @@ def check_input_required(ctx: Context, result: Mapping[str, Any]) -> None:
         _check_request(ctx, request, pointer("/result/inputRequests", key))
 
 
+def check_server_request(method: str, params: object, options: Options, *, given: bool = True) -> Verdict:
+    """A server's own ``elicitation/create``, ``sampling/createMessage`` or ``roots/list``
+    request (a JSON-RPC request to the client, before 2026-07-28), its ``params`` as they came
+    (``given=False``: it had none), judged by the rules of ``options``' version as an input
+    request of a result is. The verdict holds it as the result ``{"resultType":
+    "input_required", "inputRequests": {"": request}}`` (so its ``input_requests[""]`` is the
+    request) and is ``input_required``, or ``unclassified`` with findings whose paths start
+    with ``/result/inputRequests/``. Never raises for any ``params``."""
+    request: dict[str, Any] = {"method": method, "params": params} if given else {"method": method}
+    message = {"jsonrpc": "2.0", "id": 0, "result": {"resultType": "input_required", "inputRequests": {"": request}}}
+    ctx = Context(options)
+    _check_request(ctx, request, _ASKED)
+    kind = Kind.UNCLASSIFIED if ctx.errors else Kind.INPUT_REQUIRED
+    return make_verdict(kind, tuple(ctx.findings), options.rules.version, message)
+
+
 def _check_request(ctx: Context, request: object, path: str) -> None:
     if not isinstance(request, dict):
         ctx.add(path, "input.request", f"the input request is {describe(request)}, not an object")
@@ -77,6 +107,10 @@ def _check_request(ctx: Context, request: object, path: str) -> None:
         ctx.add_member(request, "method", path, "input.request",
                        "; expected elicitation/create, sampling/createMessage or roots/list",
                        "the input request has no method")
+        return
+    if method == "elicitation/create" and not ctx.rules.elicitation_modes:
+        ctx.add(pointer(path, "method"), "input.request",
+                f"elicitation/create is not defined on {ctx.rules.version} (it arrived in 2025-06-18)")
         return
     check_extras(ctx, request, _REQUEST_KEYS, path, _PARAMS_DEPTH - 1)
     where = pointer(path, "params")
@@ -89,6 +123,8 @@ def _check_request(ctx: Context, request: object, path: str) -> None:
     if not isinstance(params, dict):
         ctx.add_member(request, "params", path, "input.params", ", not an object", f"{method} needs params")
         return
+    if ctx.rules.request_params:
+        _request_members(ctx, params, where)
     if method == "elicitation/create":
         mode = check_elicitation(ctx, params, where)
         if mode is not None:
@@ -106,7 +142,40 @@ def _check_roots(ctx: Context, params: object, where: str) -> None:
         ctx.add(pointer(where, "_meta"), "input.params", f"params._meta is {describe(params['_meta'])}, not an object")
         check_extras(ctx, params, frozenset({"_meta"}), where, _PARAMS_DEPTH)
         return
+    if "_meta" in params and ctx.rules.progress_token:
+        _progress_token(ctx, params["_meta"], pointer(where, "_meta"))
     check_value(ctx, params, where, _PARAMS_DEPTH)
+
+
+def _request_members(ctx: Context, params: Mapping[str, Any], where: str) -> None:
+    """2025-11-25: an elicitation's or a sampling request's ``_meta`` (an object, its
+    progressToken a string or an integer) and ``task`` (TaskMetadata: an object, its ttl an
+    integer), type-checked here; ``_elicitation`` and ``_sampling`` walk them to the JSON rules
+    as they walk every member they do not name."""
+    defined = ctx.rules.request_params
+    if "_meta" in params and "_meta" in defined:
+        meta = params["_meta"]
+        if not isinstance(meta, dict):
+            ctx.add(pointer(where, "_meta"), "input.params", f"params._meta is {describe(meta)}, not an object")
+        elif ctx.rules.progress_token:
+            _progress_token(ctx, meta, pointer(where, "_meta"))
+    if "task" in params and "task" in defined:
+        task = params["task"]
+        if not isinstance(task, dict):
+            ctx.add(pointer(where, "task"), "input.params",
+                    f"params.task is {describe(task)}; expected an object (TaskMetadata)")
+        elif "ttl" in task and not is_integer(task["ttl"]):
+            ctx.add(pointer(pointer(where, "task"), "ttl"), "input.params",
+                    f"params.task.ttl is {describe(task['ttl'])}; expected an integer (milliseconds)", task["ttl"])
+
+
+def _progress_token(ctx: Context, meta: Mapping[str, Any], where: str) -> None:
+    """``_meta.progressToken`` of a JSON-RPC request's params: a string or an integer."""
+    if "progressToken" in meta and not isinstance(meta["progressToken"], str) \
+            and not is_integer(meta["progressToken"]):
+        ctx.add(pointer(where, "progressToken"), "input.params",
+                f"params._meta.progressToken is {describe(meta['progressToken'])}; expected a string or an integer",
+                meta["progressToken"])
 
 
 def _require_capability(ctx: Context, path: str, capability: str, mode: str | None = None) -> None:
@@ -126,6 +195,8 @@ def _require_capability(ctx: Context, path: str, capability: str, mode: str | No
             ctx.add(path, "input.capability",
                     "the client did not declare sampling.tools; the server MUST NOT send a "
                     "tool-enabled sampling request")
+        return
+    if "url" not in ctx.rules.elicitation_modes:  # 2025-06-18: the capability is an object of no modes
         return
     supported = _elicitation_modes(declared_modes)
     if mode not in supported:

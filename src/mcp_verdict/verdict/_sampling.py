@@ -33,6 +33,17 @@ schema's ``CreateMessageRequestParams``; input requests exist on 2026-07-28 only
   values ... and SHOULD NOT use them unless the client declares ``sampling.context``";
 - a request with ``tools`` or ``toolChoice`` is tool-enabled: :func:`check_sampling` says so,
   and ``_input`` requires the ``sampling.tools`` capability for it.
+
+Per version (``_versions``; a 2025 server's own ``sampling/createMessage`` request,
+``_input.check_server_request``): up to 2025-06-18 (``CreateMessageRequest``,
+``SamplingMessage``) there is no tool use — ``tools`` and ``toolChoice`` are open members (so no
+request is tool-enabled), a message's content is one text, image or audio block (audio since
+2025-03-26), never an array nor a tool_use or tool_result block, and a message's ``_meta`` is
+an open member; ``includeContext`` carries no deprecation before 2025-11-25. On 2025-11-25 a
+tool result's ``structuredContent`` is an object, and a Tool's ``inputSchema`` and
+``outputSchema`` type ``properties`` (an object of objects) and ``required`` (strings), the
+outputSchema needs ``type: "object"``, and ``execution.taskSupport`` is forbidden, optional or
+required (``sampling.tool``).
 """
 
 from __future__ import annotations
@@ -47,7 +58,9 @@ from ._walk import Context, check_extras, check_value
 
 _PARAMS_KEYS: Final = frozenset({"messages", "maxTokens", "modelPreferences", "systemPrompt", "includeContext",
                                  "temperature", "stopSequences", "metadata", "tools", "toolChoice"})
+_PARAMS_KEYS_2025_06: Final = _PARAMS_KEYS - {"tools", "toolChoice"}
 _MESSAGE_KEYS: Final = frozenset({"role", "content", "_meta"})
+_MESSAGE_KEYS_2025_06: Final = frozenset({"role", "content"})
 _ROLES: Final = frozenset({"user", "assistant"})
 _MEDIA_TYPES: Final = frozenset({"text", "image", "audio"})
 _BLOCK_TYPES: Final = _MEDIA_TYPES | {"tool_use", "tool_result"}
@@ -61,6 +74,7 @@ _TOOL_KEYS: Final = frozenset({"name", "title", "description", "inputSchema", "o
                                "annotations", "_meta"})
 _HINTS: Final = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 _TOOL_CHOICE_MODES: Final = frozenset({"auto", "none", "required"})
+_TASK_SUPPORT: Final = frozenset({"forbidden", "optional", "required"})
 # Depths: params 5, its members 6, a message 7, its members 8, a block in a content list 9.
 _PARAMS_DEPTH: Final = 5
 _MESSAGE_DEPTH: Final = 7
@@ -79,6 +93,9 @@ def check_sampling(ctx: Context, params: Mapping[str, Any], where: str) -> bool:
         ctx.add_member(params, "maxTokens", where, "input.params", "; expected an integer",
                        "a sampling request needs maxTokens", number=True)
     _optional_params(ctx, params, where)
+    if not ctx.rules.sampling_tools:  # no tool use before 2025-11-25: tools and toolChoice are open members
+        check_extras(ctx, params, _PARAMS_KEYS_2025_06, where, _PARAMS_DEPTH)
+        return False
     if "tools" in params:
         _tools(ctx, params["tools"], pointer(where, "tools"))
     if "toolChoice" in params:
@@ -111,15 +128,20 @@ def _message(ctx: Context, message: object, path: str) -> bool:
         readable = False
     content = message.get("content")
     where = pointer(path, "content")
+    tools = ctx.rules.sampling_tools  # (blocks in an array came with tool use, 2025-11-25)
     if isinstance(content, dict):
         _block(ctx, content, where, _MESSAGE_DEPTH + 1)
-    elif isinstance(content, list):
+    elif isinstance(content, list) and tools:
         for index, block in enumerate(content):
             _block(ctx, block, pointer(where, index), _MESSAGE_DEPTH + 2)
     else:
-        ctx.add_member(message, "content", path, "sampling.message", "; expected a block or an array of blocks",
+        ctx.add_member(message, "content", path, "sampling.message", "; expected a block or an array of blocks"
+                       if tools else f"; expected one block ({ctx.rules.version} has no arrays of blocks)",
                        "the message has no content")
         readable = False
+    if not tools:  # a message's _meta is an open member before 2025-11-25
+        check_extras(ctx, message, _MESSAGE_KEYS_2025_06, path, _MESSAGE_DEPTH)
+        return readable
     if "_meta" in message:
         if isinstance(message["_meta"], dict):
             check_value(ctx, message["_meta"], pointer(path, "_meta"), _MESSAGE_DEPTH + 1)
@@ -132,15 +154,19 @@ def _message(ctx: Context, message: object, path: str) -> bool:
 
 def _block(ctx: Context, block: object, path: str, depth: int) -> None:
     kind = block.get("type") if isinstance(block, dict) else None
-    if not isinstance(block, dict) or not isinstance(kind, str) or kind not in _BLOCK_TYPES:
+    rules = ctx.rules
+    if not isinstance(block, dict) or not isinstance(kind, str) or kind not in _BLOCK_TYPES \
+            or (kind not in _MEDIA_TYPES and not rules.sampling_tools):
         what = (f"a {kind!r} block" if isinstance(kind, str) else
                 f"a block whose type is {describe(kind)}" if isinstance(block, dict) else describe(block))
         ctx.add(pointer(path, "type") if isinstance(kind, str) else path, "sampling.content",
                 f"{what} is not a sampling block: a message holds text, image, audio, tool_use and "
-                "tool_result blocks")
+                "tool_result blocks" if rules.sampling_tools else
+                f"{what} is not a sampling block on {rules.version}: a message holds one text, image or audio "
+                "block (tool_use and tool_result arrived in 2025-11-25)")
         return
     if kind in _MEDIA_TYPES:
-        check_block(ctx, block, path, _MEDIA_TYPES, depth)
+        check_block(ctx, block, path, _MEDIA_TYPES & rules.content_types, depth)  # (audio: since 2025-03-26)
         return
     if kind == "tool_use":
         for name in ("id", "name"):
@@ -159,7 +185,12 @@ def _block(ctx: Context, block: object, path: str, depth: int) -> None:
             ctx.add(pointer(path, "isError"), "sampling.content",
                     f"isError is {describe(block['isError'])}; expected a boolean", block["isError"])
         if "structuredContent" in block:
-            check_value(ctx, block["structuredContent"], pointer(path, "structuredContent"), depth + 1)
+            value = block["structuredContent"]
+            if rules.structured_content == "object" and not isinstance(value, dict):
+                ctx.add(pointer(path, "structuredContent"), "sampling.content",
+                        f"structuredContent is {describe(value)}; {rules.version} requires an object")
+            else:
+                check_value(ctx, value, pointer(path, "structuredContent"), depth + 1)
         known = _TOOL_RESULT_KEYS
     if "_meta" in block:
         if isinstance(block["_meta"], dict):
@@ -190,6 +221,8 @@ def _ids(blocks: list[Mapping[str, Any]], name: str) -> list[str]:
 
 def _pairing(ctx: Context, messages: list[Any], path: str) -> None:
     """Tool uses and tool results balance (each message's role and content are readable)."""
+    if not ctx.rules.sampling_tools:  # no tool blocks before 2025-11-25 (each one is refused)
+        return
     used: set[str] = set()  # every tool use id so far (ids of the wrong type are reported already)
     pending: list[str] = []  # the tool uses of the message just before
     pending_at = ""
@@ -241,7 +274,7 @@ def _optional_params(ctx: Context, params: Mapping[str, Any], where: str) -> Non
     context = params.get("includeContext")
     if "includeContext" in params and (not isinstance(context, str) or context not in _CONTEXTS):
         _param(ctx, where, "includeContext", context, "none, thisServer or allServers")
-    elif context in _DEPRECATED_CONTEXTS:
+    elif context in _DEPRECATED_CONTEXTS and ctx.rules.sampling_context:
         declared = ctx.options.client_capabilities
         unless = ("" if declared is None else
                   "; the client declared sampling.context" if "context" in declared.get("sampling", {}) else
@@ -317,14 +350,25 @@ def _tool(ctx: Context, tool: object, path: str) -> None:
                     "sampling.tool", f'inputSchema.type is {describe(schema.get("type"))}; expected "object"')
         _schema_dialect(ctx, schema, pointer(path, "inputSchema"))
         check_value(ctx, schema, pointer(path, "inputSchema"), depth + 1)
+    typed = ctx.rules.typed_tool_schemas
     if "outputSchema" in tool:
         output = tool["outputSchema"]
+        where = pointer(path, "outputSchema")
         if not isinstance(output, dict):
-            ctx.add(pointer(path, "outputSchema"), "sampling.tool",
-                    f"outputSchema is {describe(output)}, not an object")
+            ctx.add(where, "sampling.tool", f"outputSchema is {describe(output)}, not an object")
         else:
-            _schema_dialect(ctx, output, pointer(path, "outputSchema"))
-            check_value(ctx, output, pointer(path, "outputSchema"), depth + 1)
+            if typed and (output.get("type") != "object" or not isinstance(output.get("type"), str)):
+                ctx.add(pointer(where, "type") if "type" in output else where, "sampling.tool",
+                        f'outputSchema.type is {describe(output.get("type"))}; {ctx.rules.version} requires "object"'
+                        if "type" in output else f'outputSchema needs "type": "object" on {ctx.rules.version}')
+            _schema_dialect(ctx, output, where)
+            check_value(ctx, output, where, depth + 1)
+    if typed:
+        for name in ("inputSchema", "outputSchema"):
+            if isinstance(tool.get(name), dict):
+                _schema_members(ctx, tool[name], pointer(path, name))
+        if "execution" in tool:
+            _execution(ctx, tool["execution"], pointer(path, "execution"))
     if "icons" in tool:
         check_icons(ctx, tool["icons"], pointer(path, "icons"), depth + 1)
     if "annotations" in tool:
@@ -334,7 +378,33 @@ def _tool(ctx: Context, tool: object, path: str) -> None:
             check_value(ctx, tool["_meta"], pointer(path, "_meta"), depth + 1)
         else:
             ctx.add(pointer(path, "_meta"), "sampling.tool", f"_meta is {describe(tool['_meta'])}, not an object")
-    check_extras(ctx, tool, _TOOL_KEYS, path, depth)
+    check_extras(ctx, tool, _TOOL_KEYS, path, depth)  # (execution too: walked to the JSON rules)
+
+
+def _schema_members(ctx: Context, schema: Mapping[str, Any], path: str) -> None:
+    """2025-11-25: a Tool schema's ``properties`` is an object of objects, its ``required`` an
+    array of strings (walked to the JSON rules with the schema)."""
+    properties = schema.get("properties")
+    if "properties" in schema and (not isinstance(properties, dict)
+                                   or not all(isinstance(value, dict) for value in properties.values())):
+        ctx.add(pointer(path, "properties"), "sampling.tool",
+                f"properties is {describe(properties)}; {ctx.rules.version} requires an object of schemas (objects)")
+    required = schema.get("required")
+    if "required" in schema and (not isinstance(required, list) or not all(isinstance(n, str) for n in required)):
+        ctx.add(pointer(path, "required"), "sampling.tool",
+                f"required is {describe(required)}; expected an array of strings")
+
+
+def _execution(ctx: Context, value: object, path: str) -> None:
+    """2025-11-25's ToolExecution: an object whose ``taskSupport`` is forbidden, optional or
+    required (walked to the JSON rules with the tool's other members)."""
+    if not isinstance(value, dict):
+        ctx.add(path, "sampling.tool", f"execution is {describe(value)}, not an object")
+        return
+    support = value.get("taskSupport")
+    if "taskSupport" in value and (not isinstance(support, str) or support not in _TASK_SUPPORT):
+        ctx.add(pointer(path, "taskSupport"), "sampling.tool",
+                f'taskSupport is {describe(support)}; expected "forbidden", "optional" or "required"')
 
 
 def _schema_dialect(ctx: Context, schema: Mapping[str, Any], path: str) -> None:

@@ -1,4 +1,6 @@
-"""What each protocol version defines for a ``tools/call`` response.
+"""What each protocol version defines for a ``tools/call`` response, and for the input requests
+a server makes (2026-07-28: inside an input_required result; before: JSON-RPC requests to the
+client, which ``_input.check_server_request`` judges by the same rules under the version's facts).
 
 Every version-dependent rule reads its facts from :data:`RULES_BY_VERSION`; nothing else in
 the package compares version strings. Sources: the official ``schema.json`` of each version
@@ -46,6 +48,37 @@ class VersionRules(msgspec.Struct, frozen=True):  # a frozen Struct: defined in 
     error_id_required: bool
     """The version's schema and prose require an id on every error response (up to 2025-06-18:
     "Responses MUST include the same ID as the request they correspond to")."""
+    elicitation_modes: frozenset[str]
+    """The elicitation modes the version defines: none before 2025-06-18 (no elicitation/create);
+    form alone on 2025-06-18, whose params define no ``mode`` member; form and url since
+    2025-11-25 (``ElicitRequestFormParams``, ``ElicitRequestURLParams``)."""
+    elicitation_id: bool
+    """A url-mode elicitation needs ``elicitationId``, a string (2025-11-25's
+    ``ElicitRequestURLParams``; 2026-07-28's defines none)."""
+    request_params: frozenset[str]
+    """Members the params of elicitation/create and sampling/createMessage define besides their
+    own: 2025-11-25's ``_meta`` (an object) and ``task`` (``TaskMetadata``: an object whose
+    ``ttl`` is an integer). 2025-06-18 and 2026-07-28 define neither there."""
+    progress_token: bool
+    """Server requests are JSON-RPC requests whose params' ``_meta``, where defined, types
+    ``progressToken``: a string or an integer (``ProgressToken``, up to 2025-11-25; 2026-07-28's
+    input requests, inside a result, have a plain ``MetaObject``)."""
+    requested_schema_defaults: bool
+    """A requestedSchema's ``$schema`` (a string), a ``default`` of its type for string, number and
+    enum properties, and the titled and multi-select enums (since 2025-11-25). 2025-06-18 has
+    string, number, boolean and enum (``enumNames``) properties, a default on boolean alone."""
+    sampling_tools: bool
+    """Tool use in sampling: ``tools``, ``toolChoice``, tool_use and tool_result blocks, a
+    message's content an array of blocks, and a message's ``_meta`` (since 2025-11-25)."""
+    sampling_context: bool
+    """The ``sampling.context`` capability, without which servers SHOULD NOT use includeContext
+    ``thisServer`` and ``allServers`` (2025-11-25: soft-deprecated; 2026-07-28: deprecated,
+    SEP-2596). Before 2025-11-25 the values carry no such rule."""
+    typed_tool_schemas: bool
+    """A sampling request's Tool types its inputSchema's and outputSchema's ``properties`` (an
+    object of objects) and ``required`` (strings), its outputSchema needs ``type: "object"``,
+    and ``execution.taskSupport`` is forbidden, optional or required (2025-11-25, the first
+    version whose sampling carries tools; 2026-07-28 leaves the schemas open)."""
     reserved_result_meta: frozenset[str] = frozenset()
     """Result ``_meta`` keys the version's schema reserves with a defined type
     (2026-07-28: ``ResultMetaObject``'s ``io.modelcontextprotocol/serverInfo``)."""
@@ -53,27 +86,41 @@ class VersionRules(msgspec.Struct, frozen=True):  # a frozen Struct: defined in 
 
 _BASE_TYPES: Final = frozenset({"text", "image", "resource"})
 
+_FORM: Final = frozenset({"form"})
+_FORM_URL: Final = frozenset({"form", "url"})
+_NONE: Final[frozenset[str]] = frozenset()
+
 RULES_BY_VERSION: Final[dict[str, VersionRules]] = {
     "2024-11-05": VersionRules(
         "2024-11-05", _BASE_TYPES, False, False, "undefined", "none",
         block_meta=False, annotations_last_modified=False, resource_link_icons=False,
-        error_id_required=True),
+        error_id_required=True, elicitation_modes=_NONE, elicitation_id=False, request_params=_NONE,
+        progress_token=True, requested_schema_defaults=False, sampling_tools=False, sampling_context=False,
+        typed_tool_schemas=False),
     "2025-03-26": VersionRules(
         "2025-03-26", _BASE_TYPES | {"audio"}, False, False, "undefined", "none",
         block_meta=False, annotations_last_modified=False, resource_link_icons=False,
-        error_id_required=True),
+        error_id_required=True, elicitation_modes=_NONE, elicitation_id=False, request_params=_NONE,
+        progress_token=True, requested_schema_defaults=False, sampling_tools=False, sampling_context=False,
+        typed_tool_schemas=False),
     "2025-06-18": VersionRules(
         "2025-06-18", _BASE_TYPES | {"audio", "resource_link"}, False, False, "object", "none",
         block_meta=True, annotations_last_modified=True, resource_link_icons=False,
-        error_id_required=True),
+        error_id_required=True, elicitation_modes=_FORM, elicitation_id=False, request_params=_NONE,
+        progress_token=True, requested_schema_defaults=False, sampling_tools=False, sampling_context=False,
+        typed_tool_schemas=False),
     "2025-11-25": VersionRules(
         "2025-11-25", _BASE_TYPES | {"audio", "resource_link"}, False, False, "object",
         "augmented", block_meta=True, annotations_last_modified=True,
-        resource_link_icons=True, error_id_required=False),
+        resource_link_icons=True, error_id_required=False, elicitation_modes=_FORM_URL, elicitation_id=True,
+        request_params=frozenset({"_meta", "task"}), progress_token=True, requested_schema_defaults=True,
+        sampling_tools=True, sampling_context=True, typed_tool_schemas=True),
     "2026-07-28": VersionRules(
         "2026-07-28", _BASE_TYPES | {"audio", "resource_link"}, True, True, "any", "extension",
         block_meta=True, annotations_last_modified=True, resource_link_icons=True,
-        error_id_required=False, reserved_result_meta=frozenset({SERVER_INFO})),
+        error_id_required=False, elicitation_modes=_FORM_URL, elicitation_id=False, request_params=_NONE,
+        progress_token=False, requested_schema_defaults=True, sampling_tools=True, sampling_context=True,
+        typed_tool_schemas=False, reserved_result_meta=frozenset({SERVER_INFO})),
 }
 
 ALL_CONTENT_TYPES: Final = frozenset({"text", "image", "audio", "resource_link", "resource"})
