@@ -84,10 +84,10 @@ _PAGES: Final = 100
 _POLLS_KEPT: Final = 100
 """The polls of a running task one call's record keeps (:attr:`CallRecord.polls_shed`)."""
 _LEGACY_TASKS: Final = "2025-11-25"
+"""The one handshake-era version with tasks (task-augmented requests, tasks/get, tasks/result)."""
 _SDK_DEFAULT_VERSION: Final = "2025-11-25"
 """The version the SDK's session reads a server request by before a handshake settles one (and
 ours, for a version we do not know)."""
-"""The one handshake-era version with tasks (task-augmented requests, tasks/get, tasks/result)."""
 _TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
 _ASKS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
 """The server-to-client requests a 2025 server asks for input with."""
