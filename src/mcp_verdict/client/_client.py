@@ -52,7 +52,7 @@ from ..judgement._decide import finite
 from ..judgement._outcome import Observe, Outcome, run_observation, settle
 from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, OptionError, classify, classify_options
 from ..verdict._findings import Finding, finding, pointer, refused, refuses
-from ..verdict._input import check_server_request
+from ..verdict._input import check_server_request, refused_findings
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
 from ..verdict._peer_text import cut, neutral
@@ -438,10 +438,7 @@ class VerdictClient:
     def _refusal(self, method: str, asked: Verdict) -> types.ErrorData:
         """Record the findings of a refused 2025 input request (they make the call's verdict
         unclassified) and give the error the server hears: -32602."""
-        at = len("/result/inputRequests/")  # (the request's key is ""): a pointer into the request
-        self._refused_asks.extend(finding("", f.code, f"the server's {method} request"
-                                          + (f" (at {f.path[at:]})" if f.path[at:] else "") + f": {f.message}")
-                                  for f in asked.errors)
+        self._refused_asks.extend(refused_findings(method, asked))
         return types.ErrorData(code=types.INVALID_PARAMS, message=f"{method} refused: " + "; ".join(
             f.message for f in asked.errors))
 

@@ -37,9 +37,10 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ._elicitation import check_elicitation, is_integer
-from ._findings import describe, pointer
+from ._findings import Finding, describe, finding, pointer
 from ._kind import Kind
 from ._options import Options
+from ._parser import parse
 from ._sampling import check_sampling
 from ._verdict import Verdict, make_verdict
 from ._walk import Context, check_extras, check_value
@@ -52,7 +53,7 @@ _CAPABILITY: Final = {
 }
 # Depths: result 2, inputRequests 3, one request 4, its params 5, params members 6.
 _PARAMS_DEPTH: Final = 5
-_ASKED: Final = "/result/inputRequests/"
+ASKED: Final = "/result/inputRequests/"
 """Where :func:`check_server_request` puts a server's request (under the key ``""``)."""
 
 
@@ -93,9 +94,35 @@ def check_server_request(method: str, params: object, options: Options, *, given
     request: dict[str, Any] = {"method": method, "params": params} if given else {"method": method}
     message = {"jsonrpc": "2.0", "id": 0, "result": {"resultType": "input_required", "inputRequests": {"": request}}}
     ctx = Context(options)
-    _check_request(ctx, request, _ASKED)
+    _check_request(ctx, request, ASKED)
     kind = Kind.UNCLASSIFIED if ctx.errors else Kind.INPUT_REQUIRED
     return make_verdict(kind, tuple(ctx.findings), options.rules.version, message)
+
+
+def judge_server_request(data: bytes, method: str, options: Options) -> Verdict:
+    """:func:`check_server_request` of a server's ``method`` request as it came on the wire
+    (``data``: the whole JSON-RPC message), its bytes read strictly first: a text no strict
+    parser reads (a duplicate member, bytes that are no UTF-8...) is ``unclassified`` with the
+    parser's ``json.*`` finding, at the request as :func:`check_server_request` puts its own.
+    What the audit and the tap judge a recorded request by."""
+    value, problem = parse(data, options.max_bytes, options.max_depth)
+    if problem is not None:
+        return make_verdict(Kind.UNCLASSIFIED, (Finding(ASKED + problem.path if problem.path else ASKED, problem.code,
+                                                        problem.message, problem.severity),),
+                            options.rules.version, None)
+    message = value if isinstance(value, dict) else {}
+    return check_server_request(method, message.get("params"), options, given="params" in message)
+
+
+def refused_findings(method: str, asked: Verdict) -> tuple[Finding, ...]:
+    """What a call's verdict takes from a server's ``method`` request that
+    :func:`check_server_request` refused (``asked``, unclassified): each of its errors, at the
+    call's message (``""``), naming the request and where in it (a pointer into the request).
+    The client, the audit and the tap add them to the verdict of the call the request was made
+    during, which then ends ``unclassified``: the server asked for what it must not."""
+    at = len(ASKED)  # (the request's key is ""): a pointer into the request
+    return tuple([finding("", f.code, f"the server's {method} request" + (f" (at {f.path[at:]})" if f.path[at:] else "")
+                          + f": {f.message}") for f in asked.errors])
 
 
 def _check_request(ctx: Context, request: object, path: str) -> None:
