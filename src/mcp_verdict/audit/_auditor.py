@@ -44,9 +44,11 @@ from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
 from ..verdict._classify import OptionsMemo
+from ..verdict._findings import Finding
+from ..verdict._input import judge_server_request, refused_findings
 from ..verdict._kind import Kind
 from ..verdict._peer_text import cut, utf8_text
-from ..verdict._verdict import Verdict
+from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION
 from ._judge import ambiguous, cancelled, judge_call, judge_task, naive, unanswered
 from ._rows import CATEGORIES, CallRow, End, Entry, Fidelity, FindingRow, Problem, RoundRow
@@ -81,6 +83,9 @@ class _Call(msgspec.Struct):
     naive: str = "no_response"
     task_id: str | None = None
     answered: bool = False
+    refused: list[Finding] = msgspec.field(default_factory=list)
+    """The findings of the 2025 server requests made during the call that mcp-verdict refuses
+    (``_input.refused_findings``): its final verdict takes them and ends ``unclassified``."""
 
 
 class _Conn(msgspec.Struct):
@@ -111,6 +116,8 @@ class Held(msgspec.Struct):
     cancels: list[tuple[tuple[str, int], tuple[str, int, str | None]]] = msgspec.field(default_factory=list)
     shared: list[tuple[tuple[str, int], int]] = msgspec.field(default_factory=list)
     """The batches whose requests wait: how many wait (``Auditor._shared``)."""
+    refused: list[tuple[tuple[str, int], list[Finding]]] = msgspec.field(default_factory=list)
+    """The findings of the server requests refused while a call waits (``Auditor._refused``)."""
 
 
 class Auditor:
@@ -151,6 +158,9 @@ class Auditor:
         self._batching: set[str] | None = None
         """While a batch's elements are fed: the categories its messages would count."""
         self._asked: dict[tuple[str, int], list[RoundRow]] = {}  # a waiting call's server requests (2025 input)
+        self._refused: dict[tuple[str, int], list[Finding]] = {}
+        """A waiting call's findings of the server requests of :attr:`_asked` that were refused
+        (``_input.refused_findings``), until the call's answer gives them to its ``_Call``."""
         self._line = 0
         self._aside: dict[tuple[str, tuple[str, Any]], list[Exchange]] = {}
         """HTTP: (conn, id key) -> the client's requests waiting under that id besides the one the
@@ -359,6 +369,7 @@ class Auditor:
             self._recent = None
         for key in [k for k in self._asked if k[0] == conn]:
             del self._asked[key]
+            self._refused.pop(key, None)
         self._forget_calls(conn)
         return out
 
@@ -385,6 +396,7 @@ class Auditor:
         self._tools.size = 0
         self._recent = None
         self._asked.clear()
+        self._refused.clear()
         self._aside.clear()
         self._cancels.clear()
         self._forget_calls()
@@ -433,7 +445,7 @@ class Auditor:
         """The tables of what waits on a connection, each with the :class:`Held` member that
         carries it to another auditor (:meth:`export`, :meth:`adopt`)."""
         return (("open", self._open), ("asked", self._asked), ("lines", self._lines), ("aside", self._aside),
-                ("cancels", self._cancels), ("shared", self._shared))
+                ("cancels", self._cancels), ("shared", self._shared), ("refused", self._refused))
 
     # -- pairing results ---------------------------------------------------------------------
     def _direction(self, conn: str, look: Peek) -> Direction:
@@ -474,6 +486,8 @@ class Auditor:
             rounds = call.rounds
             if self._asked:
                 rounds.extend(self._asked.pop(key, ()))
+                if self._refused:
+                    call.refused.extend(self._refused.pop(key, ()))
             rounds.append(self._round(exchange, verdict, None, line))
             call.verdict = verdict
             call.answered = True
@@ -510,13 +524,18 @@ class Auditor:
             asking = self._asking(exchange)
             if asking is not None:  # a 2025 server's input request, made while the call waits
                 self._pair("call", batched)
-                self._asked.setdefault(asking, []).append(self._round(exchange, None, None, line))
+                key = (asking.conn, asking.call)
+                asked = judge_server_request(exchange.request.data, method, self._options.of(asking.context)) \
+                    if method in _SERVER_METHODS else None
+                self._asked.setdefault(key, []).append(self._round(exchange, asked, None, line))
+                if asked is not None and asked.kind is not Kind.INPUT_REQUIRED:
+                    self._refused.setdefault(key, []).extend(refused_findings(method, asked))
                 return
         self._pair("message", batched)
         if exchange.origin == "client" and (exchange.response_peek is not None or method == "tools/list"):
             self._learn(exchange)
 
-    def _asking(self, request: Exchange) -> tuple[str, int] | None:
+    def _asking(self, request: Exchange) -> Exchange | None:
         """The tools/call a server request belongs to: the one waiting on the same HTTP exchange,
         else the only one waiting on the connection.
 
@@ -534,14 +553,14 @@ class Auditor:
                 same = self._calls_in.get(conn, {}).get(number)
                 if same is not None and len(same) == 1:
                     for exchange in same.values():
-                        return (exchange.conn, exchange.call)
+                        return exchange
             else:  # an exchange that is no integer (an Auditor fed by a caller): compared as values are
                 found = [e for e in calls.values() if e.request.http and e.request.http.get("exchange") == number]
                 if len(found) == 1:
-                    return (found[0].conn, found[0].call)
+                    return found[0]
         if len(calls) == 1:
             for exchange in calls.values():
-                return (exchange.conn, exchange.call)
+                return exchange
         return None
 
     def _waits(self, exchange: Exchange) -> None:
@@ -619,6 +638,8 @@ class Auditor:
             self.tally["call"] += lines
             call = self._open.pop(key, None) or _Call(exchange, source, line)
             call.rounds.extend(self._asked.pop(key, ()))
+            if self._refused:
+                call.refused.extend(self._refused.pop(key, ()))
             version = exchange.context.version
             if unclear:
                 verdict = ambiguous(version, why)
@@ -806,6 +827,10 @@ class Auditor:
         info = self._conns.get(conn)
         verdict = call.verdict
         assert verdict is not None
+        waiting = verdict.kind in _WAITING  # (the call's last answer left it waiting: not finished)
+        if call.refused:  # the server asked for what it must not (2025 servers): the call is not accepted
+            verdict = make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, *call.refused), verdict.version,
+                                   verdict.message)
         name = first.tool
         tool = schema = None
         if info is not None and name is not None:
@@ -834,7 +859,6 @@ class Auditor:
         else:
             first_accepted = False
         context = first.context
-        waiting = verdict.kind in _WAITING
         answered = call.answered
         first_verdict = call.first_verdict
         naive_said = call.naive

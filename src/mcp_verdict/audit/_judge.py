@@ -11,6 +11,11 @@ answer, of a request that got none, and what a naive receiver concluded from the
   effect unknown (``task.status``).
 - ``tasks/result`` (2025-11-25 tasks) answers with the original request's result itself.
 - ``tasks/update`` and ``tasks/cancel`` are acknowledgements: they judge nothing.
+- A 2025 server's own ``elicitation/create``, ``sampling/createMessage`` or ``roots/list``
+  request made while a call waits (a round of that call) is judged as the client judges it
+  (``_input.judge_server_request``), under the options in force for the call (its version, the
+  client's declared capabilities), its bytes read strictly first (a duplicate key, bad UTF-8:
+  ``json.*``): ``input_required`` when acceptable, else ``unclassified``.
 - A request that got no answer before its connection closed (or the log ended) is
   ``unclassified`` with ``transport.closed``: its effect is unknown; with
   ``transport.cancelled`` when the client cancelled it first (``notifications/cancelled``).

@@ -56,13 +56,16 @@ FIDELITY: Final[Mapping[str, str]] = {
 
 
 class RoundRow(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """One round of a call: a tools/call retry, or a task request."""
+    """One round of a call: a tools/call retry, a task request, or a 2025 server's own request
+    made while the call waited (its ``request_id`` the server's)."""
 
     method: str
     request_id: str
     kind: str | None
-    """The round's verdict kind (None for a task poll that says the task is still running, or an
-    acknowledgement)."""
+    """The round's verdict kind (None for a task poll that says the task is still running, an
+    acknowledgement, or a server request that is no input request: a ``ping``). A server's
+    ``elicitation/create``, ``sampling/createMessage`` or ``roots/list`` is ``input_required``
+    when mcp-verdict accepts it, else ``unclassified`` (the call's findings say why)."""
     status: str | None
     """The task status a task round reported."""
     started_at: float | None
