@@ -77,7 +77,8 @@ from ..verdict._classify import (
     held_id,
     judge,
 )
-from ..verdict._findings import finding, refused, refuses
+from ..verdict._findings import Finding, finding, refused, refuses
+from ..verdict._input import judge_server_request, refused_findings
 from ..verdict._kind import Kind
 from ..verdict._peer_text import utf8_text
 from ..verdict._shown import shown
@@ -113,6 +114,11 @@ verdicts of the calls they came during (every one is counted: ``_Conn.noise_coun
 _NOISE_SHOWN: Final = 60
 """Characters of a noise line a verdict's ``transport.noise`` message shows (``_preview``): each
 line kept is kept to one byte more (whether it went on), never whole."""
+_ASKS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
+"""A 2025 server's own input requests (JSON-RPC requests to the client while a call waits)."""
+_REFUSED_KEPT: Final = 64
+"""Per call: the server requests refused during it whose findings its verdict takes; past them,
+one more finding counts the others (a server that asks without end holds no more)."""
 _NOISE_MARKS: Final = 4096
 """Per connection with noise: the noise count at each client frame and tools/call answer, the
 last this many (a call counts the noise between its request and its answer from them)."""
@@ -190,6 +196,15 @@ class _Conn:
     """The client's tools/call requests still waiting when the connection closed (the last
     ``_UNCLAIMED``), for judging them without their answer as the waiting ones are: the context
     in force and the noise since each request."""
+    calls: dict[tuple[str, Any], int] = field(default_factory=dict)
+    """The client's tools/call requests seen going out (the last ``_KEEP``): id key -> the seq of
+    the request, for finding the call a server's request is made during (:meth:`VerdictTap._asking`);
+    those no longer waiting are dropped when looked at."""
+    refused: dict[tuple[str, Any], tuple[int, list[Finding], list[int]]] = field(default_factory=dict)
+    """The tools/call requests during which a 2025 server made a request mcp-verdict refuses (the
+    last ``_UNCLAIMED``): id key -> (the seq of the call's request, the findings its verdict
+    takes: ``_input.refused_findings``, of its first ``_REFUSED_KEPT`` such requests, and
+    ``[how many were refused]``)."""
 
     def __post_init__(self) -> None:
         self.tools = self.listed.tools
@@ -531,6 +546,7 @@ class VerdictTap:
         if state is None or state.closed is not None:
             return
         state.closed = reason
+        state.calls.clear()
         for event in self.tracker.close(conn, reason):
             exchange = event.exchange if isinstance(event, Unanswered) else None
             if exchange is not None and exchange.origin == "client" and exchange.method == "tools/call":
@@ -693,6 +709,13 @@ class VerdictTap:
             if first is not None:
                 look = first[2]
         events = self.tracker.feed(conn, direction, data, at=at, seq=seq, http=http, look=look)
+        if direction == "c2s":
+            opened = self.tracker.opened(conn)
+            if opened is not None and opened.method == "tools/call":  # (the server may ask while it waits)
+                calls = state.calls
+                calls[id_key(opened.request_id)] = seq
+                if len(calls) > _KEEP:
+                    del calls[next(iter(calls))]
         if first is not None and len(events) == 1:
             answered = events[0]
             if type(answered) is Answered:
@@ -711,6 +734,8 @@ class VerdictTap:
             if type(event) is Answered:
                 exchange = event.exchange
                 if exchange.origin != "client":
+                    if exchange.method in _ASKS:  # the client answered a 2025 server's request
+                        self._asked(state, exchange)
                     continue
                 method = exchange.method
                 if method != "tools/call":
@@ -745,6 +770,56 @@ class VerdictTap:
                 if state.cancelled:
                     self._late(state, event)
         return events
+
+    def _asked(self, state: _Conn, request: Exchange) -> None:
+        """A 2025 server's elicitation, sampling or roots request, answered by the client: judged
+        as mcp-verdict's client judges one (``_input.judge_server_request``: its bytes, then the
+        rules of the call's version and the client's declared capabilities) when it was made
+        during a call (:meth:`_asking`); one it refuses gives that call's verdict its findings
+        (:func:`_with_refused`), as the client's and the audit's do."""
+        call = self._asking(state, request)
+        if call is None:
+            return
+        method = request.method
+        asked = judge_server_request(request.request.data, method,
+                                     self._options.of(call.context, self.absent_result_type, self.limits))
+        if asked.kind is Kind.INPUT_REQUIRED:
+            return
+        key = id_key(call.request_id)
+        refused = state.refused
+        held = refused.get(key)
+        if held is None or held[0] != call.request.seq:
+            refused.pop(key, None)
+            held = refused[key] = (call.request.seq, [], [0])
+            if len(refused) > _UNCLAIMED:
+                del refused[next(iter(refused))]
+        count = held[2]
+        count[0] += 1
+        if count[0] <= _REFUSED_KEPT:
+            held[1].extend(refused_findings(method, asked))
+
+    def _asking(self, state: _Conn, request: Exchange) -> Exchange | None:
+        """The client's tools/call a server request was made during, as the audit finds it: the one
+        waiting on the HTTP exchange the request came in (Streamable HTTP: a server's requests
+        about a call travel on that call's POST stream), else the only one waiting on the
+        connection; None when neither tells (several waiting, none in that exchange)."""
+        calls = state.calls
+        if not calls:
+            return None
+        waiting: list[Exchange] = []
+        for key, seq in list(calls.items()):
+            exchange = self.tracker.waiting(state.id, "client", key)
+            if exchange is not None and exchange.request.seq == seq:
+                waiting.append(exchange)
+            else:
+                del calls[key]  # answered, or no longer waited for
+        http = request.request.http
+        number = http.get("exchange") if http else None
+        if isinstance(number, int):
+            same = [e for e in waiting if e.request.http and e.request.http.get("exchange") == number]
+            if len(same) == 1:
+                return same[0]
+        return waiting[0] if len(waiting) == 1 else None
 
     def _late(self, state: _Conn, stray: Stray) -> None:
         """An answer to a call judged cancelled while it waited: judged as that call's late
@@ -1134,6 +1209,8 @@ class VerdictTap:
                             else held_id(request_id))  # (held_id's answer for an exact int or str, without a call)
         if state.noise:
             verdict = _with_noise(verdict, state, exchange.request.seq, exchange.response)
+        if state.refused:
+            verdict = _with_refused(verdict, state, exchange)
         outcome = evaluate_defaults(verdict, tool, output_schema, self.trusted_server)
         if state.not_sent and id_key(request_id) in state.not_sent:
             outcome = replace(outcome, request_sent=False)
@@ -1184,6 +1261,8 @@ class VerdictTap:
             verdict = judge(response, self._options.of(exchange.context, absent, limits), held_id(request_id))
             if state is not None and state.noise:
                 verdict = _with_noise(verdict, state, exchange.request.seq, exchange.response)
+            if state is not None and state.refused:
+                verdict = _with_refused(verdict, state, exchange)
         else:
             waiting = self.tracker.waiting(state.id, "client", key) if state is not None else None
             ended = state.ended.pop(key, None) if state is not None and state.ended else None
@@ -1199,6 +1278,8 @@ class VerdictTap:
                 verdict = self._no_answer(state, key, error, version)
                 if state is not None and state.noise and asked is not None:
                     verdict = _with_noise(verdict, state, asked.request.seq, None)
+            if state is not None and state.refused and asked is not None:
+                verdict = _with_refused(verdict, state, asked)
             if state is not None:  # judged without its answer: no longer waited for, nor claimed
                 if waiting is not None:
                     self.tracker.forget(state.id, "client", key)
@@ -1510,6 +1591,22 @@ def _with_noise(verdict: Verdict, state: _Conn, after: int, response: Any) -> Ve
     message = f"the server wrote {'at least ' if at_least else ''}{what} {when}{kept}" + (f": {shown}" if lines else "")
     extra = finding("", "transport.noise", message)
     return make_verdict(verdict.kind, (*verdict.findings, extra), verdict.version, verdict.message)
+
+
+def _with_refused(verdict: Verdict, state: _Conn, call: Exchange) -> Verdict:
+    """``verdict`` of the tools/call ``call``, with the findings of the 2025 server requests
+    refused during it (:meth:`VerdictTap._asked`): ``unclassified``, the answer's own findings
+    first (the client's rule: the server asked for what it must not)."""
+    key = id_key(call.request_id)
+    held = state.refused.get(key)
+    if held is None or held[0] != call.request.seq:
+        return verdict
+    del state.refused[key]
+    found, count = held[1], held[2][0]
+    if count > _REFUSED_KEPT:
+        found = [*found, finding("", found[-1].code, f"the server made {count - _REFUSED_KEPT} more requests "
+                                 f"mcp-verdict refuses during the call (the first {_REFUSED_KEPT} are above)")]
+    return make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, *found), verdict.version, verdict.message)
 
 
 def _sent_again(state: _Conn, key: tuple[str, Any]) -> None:
