@@ -184,3 +184,17 @@ def test_a_server_that_keeps_asking_holds_the_findings_of_its_first_64_requests(
     assert {code for code, _ in found} == {"elicitation.property"}
     assert found[-1][1] == ("the server made 2 more requests mcp-verdict refuses during the call (the first 64 are "
                             "above)")
+
+
+def test_a_block_with_options_of_its_own_judges_the_same() -> None:
+    """A judging block given options judges its calls apart from the defaults' quick path
+    (``VerdictTap._judge``): the refused request's findings all the same."""
+    async def scenario() -> tuple[str, list[str]]:
+        tap = VerdictTap()
+        with anyio.fail_after(60):
+            async with client(tap, None) as session:
+                async with tap.judging(session, trusted_server=True) as judged:
+                    await session.call_tool("ask_object", {})
+                return judged.outcome.verdict.kind.value, [f.code for f in judged.outcome.verdict.findings]
+
+    assert anyio.run(scenario) == ("unclassified", ["elicitation.property"])
