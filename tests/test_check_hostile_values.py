@@ -1,11 +1,13 @@
 """The content check against a server's hostile values: bounded and never raising.
 
-- A string or member name with a lone surrogate, which ``json.loads`` reads from ``"\\ud800"``
-  and ``classify`` takes in a parsed value: jsonschema-rs cannot read it (it raised
-  ``UnicodeEncodeError`` out of ``check_output``), nor can the regular expression engine both
-  validators match patterns on, when a keyword has to read it. It is an ``output.schema``
-  finding naming the string, never a pass and never an exception (RFC 8259 section 8.2: such a
-  string is no interoperable JSON; https://modelcontextprotocol.io/specification/2026-07-28/server/tools#output-schema).
+- A string or member name with a lone surrogate, which ``json.loads`` reads from ``"\\ud800"``,
+  in a verdict's message: ``classify`` no longer takes one in a parsed value (``json.encoding``, as
+  on the wire: tests/test_classify_surrogates.py), but a ``Verdict`` built otherwise may hold one.
+  jsonschema-rs cannot read it (it raised ``UnicodeEncodeError`` out of ``check_output``), nor can
+  the regular expression engine both validators match patterns on, when a keyword has to read it.
+  It is an ``output.schema`` finding naming the string, never a pass and never an exception (RFC
+  8259 section 8.2: such a string is no interoperable JSON;
+  https://modelcontextprotocol.io/specification/2026-07-28/server/tools#output-schema).
 - A result that breaks an outputSchema without ``$ref`` in many places: jsonschema-rs built
   every error at once, each with a copy of its value (a 300 KB answer held to an ``allOf`` of
   1,000 type checks needed more than 3 GB, and the allocator aborted the process). It reports
@@ -21,17 +23,16 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict import Verdict, check_output, classify
+from mcp_verdict import Kind, Verdict, check_output
 
 from .test_check import complete, tool
 
 
 def parsed(structured: Any) -> Verdict:
-    """A normal_complete verdict of a parsed response, as ``classify(json.loads(...))`` makes one."""
-    verdict = classify({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [
-        {"type": "text", "text": "done"}], "structuredContent": structured}})
-    assert verdict.kind.value == "normal_complete"
-    return verdict
+    """A normal_complete verdict of a parsed response holding ``structured``, built as it is (``classify``
+    finds a lone surrogate in it: ``json.encoding``)."""
+    return Verdict(Kind.NORMAL_COMPLETE, (), "2026-07-28", {"jsonrpc": "2.0", "id": 1, "result": {
+        "resultType": "complete", "content": [{"type": "text", "text": "done"}], "structuredContent": structured}})
 
 
 def with_ref(schema: dict[str, Any]) -> dict[str, Any]:

@@ -55,11 +55,12 @@ def reference(response: Any, kwargs: dict[str, Any]) -> Verdict:
     """classify with no fast path: the strict reader, then the full checker."""
     options, request_id = options_of(kwargs)
     message = response
-    if isinstance(response, (bytes, bytearray, memoryview, str)):
+    raw = isinstance(response, (bytes, bytearray, memoryview, str))
+    if raw:
         message, problem = parse(response, options.max_bytes, options.max_depth)
         if problem is not None:
             return make_verdict(Kind.UNCLASSIFIED, (problem,), options.rules.version, None)
-    return check_fully(message, options, request_id)
+    return check_fully(message, options, request_id, caller=not raw)  # (a caller's value: its strings looked at)
 
 
 def same_json(a: Any, b: Any) -> bool:
@@ -76,9 +77,9 @@ def same_json(a: Any, b: Any) -> bool:
 def check_parsed(message: Any, kwargs: dict[str, Any]) -> Kind | None:
     """The fast path on a parsed value agrees with the full checker; returns its answer."""
     options, request_id = options_of(kwargs)
-    kind = common_kind(message, options, request_id)
+    kind = common_kind(message, options, request_id, caller=True)
     if kind is not None:
-        full = check_fully(message, options, request_id)
+        full = check_fully(message, options, request_id, caller=True)
         assert (full.kind, full.findings) == (kind, ()), f"fast path said {kind} of {message!r}"
     assert classify(message, **kwargs) == reference(message, kwargs)
     return kind

@@ -651,6 +651,107 @@ def test_waiting_names_the_request_an_answer_with_that_id_would_pair_with(
     assert tracker.waiting("other", origin, key) is None
 
 
+ROOTS = b'{"jsonrpc":"2.0","id":%s,"method":"roots/list"}'  # a server's request (client/roots)
+
+# (the steps on "c": a frame fed in a direction, or ("forget", origin) / ("restore", origin): the request that
+# origin waits under id 7 forgotten, or made the one waiting again — the one last forgotten, else the one waiting)
+# -> Tracker.latest("c", id 7): of the client's and the server's requests both waiting under it, the side whose
+# began waiting the later (its place in pending()), by hand
+LATEST_CASES: list[tuple[str, list[tuple[str, Any]], str | None]] = [
+    ("the server's after the client's", [("c2s", CALL % b"7"), ("s2c", ROOTS % b"7")], "server"),
+    ("the client's after the server's", [("s2c", ROOTS % b"7"), ("c2s", CALL % b"7")], "client"),
+    ("one side only", [("c2s", CALL % b"7")], None),
+    ("none", [], None),
+    ("an id keeps its JSON type: 7 is not \"7\"", [("c2s", CALL % b"7"), ("s2c", ROOTS % b'"7"')], None),
+    ("another id", [("c2s", CALL % b"7"), ("s2c", ROOTS % b"8")], None),
+    # a request reusing a waiting id replaces it and begins waiting then: after the other side's
+    ("the client's id reused", [("c2s", CALL % b"7"), ("s2c", ROOTS % b"7"), ("c2s", CALL % b"7")], "client"),
+    ("the server's id reused", [("s2c", ROOTS % b"7"), ("c2s", CALL % b"7"), ("s2c", ROOTS % b"7")], "server"),
+    ("the server's answered", [("c2s", CALL % b"7"), ("s2c", ROOTS % b"7"), ("c2s", OK % b"7")], None),
+    ("the server's answered, then asked again", [("c2s", CALL % b"7"), ("s2c", ROOTS % b"7"), ("c2s", OK % b"7"),
+                                                 ("s2c", ROOTS % b"7")], "server"),
+    ("the client's answered, then asked again", [("s2c", ROOTS % b"7"), ("c2s", CALL % b"7"), ("s2c", OK % b"7"),
+                                                 ("c2s", CALL % b"7")], "client"),
+    ("both answered, then asked again the other way round",
+     [("c2s", CALL % b"7"), ("s2c", ROOTS % b"7"), ("c2s", OK % b"7"), ("s2c", OK % b"7"), ("s2c", ROOTS % b"7"),
+      ("c2s", CALL % b"7")], "client"),
+    ("the client's forgotten", [("c2s", CALL % b"7"), ("s2c", ROOTS % b"7"), ("forget", "client")], None),
+    # restore: a request made the one waiting again begins waiting then, unless its id still waited
+    ("the client's forgotten and restored", [("c2s", CALL % b"7"), ("s2c", ROOTS % b"7"), ("forget", "client"),
+                                             ("restore", "client")], "client"),
+    ("the client's restored while it waits", [("c2s", CALL % b"7"), ("s2c", ROOTS % b"7"), ("restore", "client")],
+     "server"),
+]
+
+
+@pytest.mark.parametrize(("name", "steps", "expected"), LATEST_CASES, ids=[c[0] for c in LATEST_CASES])
+def test_latest_names_the_side_whose_request_under_an_id_began_waiting_the_later(
+        name: str, steps: list[tuple[str, Any]], expected: str | None) -> None:
+    tracker = Tracker()
+    forgotten = None
+    for seq, (step, value) in enumerate(steps):
+        if step == "forget":
+            forgotten = tracker.forget("c", value, ("int", 7))
+        elif step == "restore":
+            exchange = forgotten or tracker.waiting("c", value, ("int", 7))
+            assert exchange is not None
+            tracker.restore("c", value, ("int", 7), exchange)
+        else:
+            tracker.feed("c", step, value, at=0, seq=seq)  # type: ignore[arg-type]
+    assert tracker.latest("c", ("int", 7)) == expected
+    assert tracker.latest("other", ("int", 7)) is None
+
+
+def _later_in_pending(tracker: Tracker, key: tuple[str, Any]) -> str | None:
+    """What latest() says, read from the order of pending() (a scan: the oracle)."""
+    sides = [e.origin for e in tracker.pending("c") if id_key(e.request_id) == key]
+    return sides[-1] if len(sides) == 2 else None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["call", "roots", "client answers", "server answers", "forget client",
+                                           "forget server", "restore"]), st.sampled_from([b"7", b"8", b'"7"'])),
+                max_size=30))
+def test_latest_is_the_order_of_pending(steps: list[tuple[str, bytes]]) -> None:
+    tracker = Tracker()
+    forgotten: list[tuple[Any, Any]] = []
+    for seq, (step, request_id) in enumerate(steps):
+        key = id_key(peek(OK % request_id).id)
+        if step.startswith("forget"):
+            origin: Any = step.split()[1]
+            exchange = tracker.forget("c", origin, key)
+            if exchange is not None:
+                forgotten.append((origin, exchange))
+        elif step == "restore":
+            if forgotten:
+                origin, exchange = forgotten.pop()
+                tracker.restore("c", origin, id_key(exchange.request_id), exchange)
+        else:
+            direction, frame = {"call": ("c2s", CALL), "roots": ("s2c", ROOTS), "client answers": ("c2s", OK),
+                                "server answers": ("s2c", OK)}[step]
+            tracker.feed("c", direction, frame % request_id, at=0, seq=seq)  # type: ignore[arg-type]
+        for each in (("int", 7), ("int", 8), ("str", "7")):
+            assert tracker.latest("c", each) == _later_in_pending(tracker, each)
+
+
+def test_what_latest_keeps_is_bounded_by_the_requests_waiting() -> None:
+    """Each id both sides waited under at once is noted; the notes of ids no longer both waiting are dropped
+    once they are more than twice the requests waiting (and 64): 1,000 such ids met and answered, then one
+    waiting, keep at most 2 x 2 + 64 notes."""
+    tracker = Tracker()
+    seq = 0
+    for i in range(1000):
+        for direction, frame in (("c2s", CALL), ("s2c", ROOTS), ("c2s", OK), ("s2c", OK)):
+            tracker.feed("c", direction, frame % str(i).encode(), at=0, seq=seq)  # type: ignore[arg-type]
+            seq += 1
+    tracker.feed("c", "s2c", ROOTS % b"5000", at=0, seq=seq)
+    tracker.feed("c", "c2s", CALL % b"5000", at=0, seq=seq + 1)
+    assert tracker.latest("c", ("int", 5000)) == "client"
+    assert tracker.latest("c", ("int", 999)) is None
+    state = tracker.export("c")
+    assert state is not None and len(state.pending) == 2 and len(state.both) <= 2 * 2 + 64
+
+
 def test_rotating_lines_rotate_whole_lines(tmp_path: Path) -> None:
     path = tmp_path / "v.jsonl"
     with RotatingLines(path, max_bytes=1024, backups=1) as lines:

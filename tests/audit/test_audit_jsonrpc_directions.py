@@ -119,3 +119,130 @@ def test_answers_that_come_late_are_paired_in_steps_per_line(tmp_path: Path, nam
     at_once.write_text("".join(_call(i) + "\n" + _answer(i) + "\n" for i in range(N)))
     if len(lines) == 2 * N:
         assert steps <= 1.1 * _steps(at_once)[0]
+
+
+# -- both sides' requests in one batch (2025-03-26, basic/index#batching) ----------------------------------------
+# A JSON-RPC file's batch is one line: its client's request and the server's under one id have the same position, so
+# the later element waits the later (it is answered first, as when each comes on a line of its own above).
+
+_INIT = [json.dumps({"jsonrpc": "2.0", "id": "i", "method": "initialize",
+                     "params": {"protocolVersion": "2025-03-26", "capabilities": {},
+                                "clientInfo": {"name": "c", "version": "1"}}}),
+         json.dumps({"jsonrpc": "2.0", "id": "i",
+                     "result": {"protocolVersion": "2025-03-26", "capabilities": {"tools": {}},
+                                "serverInfo": {"name": "s", "version": "1"}}})]
+
+
+def _roots(request_id: int) -> dict[str, Any]:  # a server's request (2025-03-26 client/roots)
+    return {"jsonrpc": "2.0", "id": request_id, "method": "roots/list"}
+
+
+def _call_of(request_id: int) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": "t", "arguments": {}}}
+
+
+def _done(request_id: int) -> str:  # a tools/call result (2025-03-26 CallToolResult: content)
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": "done"}]}})
+
+
+def _listed(request_id: int) -> str:  # a roots/list result (ListRootsResult: roots)
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "result": {"roots": []}})
+
+
+def _batch(*messages: dict[str, Any]) -> str:
+    return json.dumps(list(messages))
+
+
+# (the lines after initialize) → (per call: request id, end, kind, its rounds; the line counts), by hand. A roots/list
+# answered while one call waits is a round of it (counted a call line); one answered while none waits is a message.
+BOTH_IN_A_BATCH = [
+    ("the server's request the later", [_batch(_call_of(1), _roots(1)), _listed(1), _done(1)],
+     ([("1", "answered", "normal_complete", ["roots/list", "tools/call"])], {"call": 3, "message": 2})),
+    ("the client's request the later", [_batch(_roots(1), _call_of(1)), _done(1), _listed(1)],
+     ([("1", "answered", "normal_complete", ["tools/call"])], {"call": 2, "message": 3})),
+    # paired by place, not by what the answer holds: the call gets the roots/list result (no content)
+    ("the server's request the later, answered as if the client's were", [_batch(_call_of(1), _roots(1)), _done(1),
+                                                                            _listed(1)],
+     ([("1", "answered", "unclassified", ["roots/list", "tools/call"])], {"call": 3, "message": 2})),
+    # a request that reuses a waiting id replaces it (the first ends reused_id) and waits after the other side's
+    ("the client's id reused in the batch: the later", [_batch(_call_of(1), _roots(1), _call_of(1)), _done(1),
+                                                        _listed(1)],
+     ([("1", "reused_id", "unclassified", ["tools/call"]), ("1", "answered", "normal_complete", ["tools/call"])],
+      {"call": 2, "message": 3})),
+    ("the server's id reused in the batch: the later", [_batch(_roots(1), _call_of(1), _roots(1)), _listed(1),
+                                                        _done(1)],
+     ([("1", "answered", "normal_complete", ["roots/list", "tools/call"])], {"call": 3, "message": 2})),
+    # the id met again in a later batch, in the other order: that batch's order
+    ("two batches, each its own order", [_batch(_call_of(1), _roots(1)), _listed(1), _done(1),
+                                         _batch(_roots(1), _call_of(1)), _done(1), _listed(1)],
+     ([("1", "answered", "normal_complete", ["roots/list", "tools/call"]),
+       ("1", "answered", "normal_complete", ["tools/call"])], {"call": 5, "message": 3})),
+    # different ids never meet: each answer to its own
+    ("two ids", [_batch(_call_of(1), _roots(2)), _listed(2), _done(1)],
+     ([("1", "answered", "normal_complete", ["roots/list", "tools/call"])], {"call": 3, "message": 2})),
+]
+
+
+@pytest.mark.parametrize(("name", "lines", "expected"), BOTH_IN_A_BATCH, ids=[c[0] for c in BOTH_IN_A_BATCH])
+def test_of_both_sides_requests_in_one_batch_the_later_is_answered_first(tmp_path: Path, name: str, lines: list[str],
+                                                                        expected: tuple[Any, ...]) -> None:
+    path = tmp_path / "messages.jsonl"
+    path.write_text("".join(line + "\n" for line in _INIT + lines))
+    rows, problems, totals = run([path])
+    calls, counts = expected
+    assert [(r.request_id, r.end, r.kind, [x.method for x in r.rounds]) for r in rows] == calls
+    assert (problems, {k: n for k, n in totals.tally.items() if n}) == ([], counts)
+
+
+def _batches_answered_late(n: int) -> list[str]:
+    """n batches each holding a call and a server's request under one id, then each id's two answers in turn."""
+    return _INIT + [_batch(_call_of(i), _roots(i)) for i in range(n)] + [a for i in range(n)
+                                                                          for a in (_listed(i), _done(i))]
+
+
+@pytest.mark.parametrize("n", [50, 200])
+def test_a_batchs_two_requests_under_one_id_are_told_apart_in_steps_per_answer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, n: int) -> None:
+    """Which of the two a direction-less answer goes to was found by a copy and a scan of every request waiting:
+    each answer cost as many steps as there were, quadratic in a file of such batches answered late. Each
+    direction read (``Auditor._direction``, what it calls included) now takes as many Python steps at 4n as at n,
+    and no request waiting is copied (``Tracker.pending``)."""
+    from mcp_verdict.audit import _auditor
+    from mcp_verdict.frames import Tracker
+
+    from .._calls import python_steps
+
+    steps: list[int] = []
+    direction = _auditor.Auditor._direction
+
+    def counted(self: Any, conn: str, look: Any) -> Any:
+        taken, found = python_steps(lambda: direction(self, conn, look))
+        steps.append(taken)
+        return found
+
+    copied = [0]
+    pending = Tracker.pending
+
+    def counted_pending(self: Any, conn: str) -> Any:
+        waiting = pending(self, conn)
+        copied[0] += len(waiting)
+        return waiting
+
+    monkeypatch.setattr(_auditor.Auditor, "_direction", counted)
+    monkeypatch.setattr(Tracker, "pending", counted_pending)
+    per_size = {}
+    for size in (n, 4 * n):
+        path = tmp_path / f"late{size}.jsonl"
+        path.write_text("".join(line + "\n" for line in _batches_answered_late(size)))
+        steps.clear()
+        rows, problems, totals = run([path])
+        # every call answered; the last one's roots/list answered while it alone waits: a round of it (by hand)
+        assert [(r.request_id, r.end, r.kind, [x.method for x in r.rounds]) for r in rows] == \
+            [(str(i), "answered", "normal_complete", ["tools/call"]) for i in range(size - 1)] + \
+            [(str(size - 1), "answered", "normal_complete", ["roots/list", "tools/call"])]
+        assert (problems, {k: c for k, c in totals.tally.items() if c}) == \
+            ([], {"call": 2 * size + 1, "message": 2 + size - 1})
+        assert len(steps) == 2 + 4 * size  # (initialize and its answer; each batch's 2 requests; 2 answers an id)
+        per_size[size] = max(steps)
+    assert per_size[4 * n] == per_size[n]
+    assert copied[0] == 0

@@ -182,6 +182,12 @@ class _Connection:
     indexed: int = 0
     """The keys ``by_exchange`` holds."""
     answered: set[tuple[Origin, tuple[str, Any]]] = field(default_factory=set)
+    both: dict[tuple[str, Any], Origin] = field(default_factory=dict)
+    """Per id key under which the client's and the server's requests have waited at once (each side
+    numbers its own ids): the side whose request began waiting the later, its place in ``pending``
+    after the other's (written when a request begins waiting while the other side's waits under its
+    id: :meth:`Tracker.latest`). Kept lazily: a key whose requests no longer both wait stays until
+    the table holds more than twice ``pending`` (and 64), then it is rebuilt (:func:`_both_wait`)."""
     version: str | None = None  # from initialize
     claimed: str | None = None
     capabilities: Mapping[str, Any] | None = None
@@ -240,6 +246,19 @@ class Tracker:
         still waiting: the one an answer with that id will be paired with (None: none waits)."""
         state = self._conns.get(conn)
         return state.pending.get((origin, key)) if state is not None else None
+
+    def latest(self, conn: str, key: tuple[str, Any]) -> Origin | None:
+        """Of the client's and the server's requests both waiting on ``conn`` under the id ``key``
+        (:func:`id_key`), the side whose request began waiting the later: the one after the other
+        in :meth:`pending` (None: not both wait). Looked up, not scanned: the tracker notes it when
+        a request begins waiting while the other side's waits under its id."""
+        state = self._conns.get(conn)
+        if state is None:
+            return None
+        pending = state.pending
+        if ("client", key) not in pending or ("server", key) not in pending:
+            return None
+        return state.both.get(key)
 
     def guess(self, conn: str, origin: Origin, data: bytes) -> Exchange | None:
         """The request ``origin`` sent on ``conn`` that the answer ``data`` is likely to answer,
@@ -436,7 +455,11 @@ class Tracker:
         tracker holds nothing of ``conn``."""
         state = self._conns.get(conn)
         if state is not None:
-            state.pending[(origin, key)] = exchange
+            pending = state.pending
+            fresh = (origin, key) not in pending  # (then it begins waiting after every request waiting)
+            pending[(origin, key)] = exchange
+            if fresh and ("server" if origin == "client" else "client", key) in pending:
+                _both_wait(state, key, origin)
             _index_exchange(state, (origin, key), exchange)
 
     def close(self, conn: str, reason: str = "the connection closed") -> list[Event]:
@@ -505,6 +528,8 @@ class Tracker:
         pending = state.pending
         replaced = pending.pop(key, None)
         pending[key] = state.opened = exchange
+        if len(pending) > 1 and ("server" if origin == "client" else "client", id_of) in pending:
+            _both_wait(state, id_of, origin)  # (the other side's request waits under its id: this one is the later)
         if seen.http is not None:
             _index_exchange(state, key, exchange)
         state.answered.discard(key)  # an id reused after its answer is a new request
@@ -667,6 +692,19 @@ def _index_exchange(state: _Connection, key: tuple[Origin, tuple[str, Any]], exc
             if at is not None:
                 index.setdefault((each[0], at), {})[each] = None
                 state.indexed += 1
+
+
+def _both_wait(state: _Connection, key: tuple[str, Any], origin: Origin) -> None:
+    """``origin``'s request under the id ``key`` began waiting while the other side's waits under
+    it: ``origin``'s is the later (``state.both``, what :meth:`Tracker.latest` says). Past twice the
+    requests waiting (and 64), the table is rebuilt with only the keys both sides still wait under:
+    each rebuild reads at most a third again as many keys as it drops, so the table costs a step
+    or two per note whatever waits."""
+    both = state.both
+    both[key] = origin
+    if len(both) > 2 * len(state.pending) + 64:
+        pending = state.pending
+        state.both = {k: o for k, o in both.items() if ("client", k) in pending and ("server", k) in pending}
 
 
 def _exchange_no(exchange: Exchange) -> int | None:

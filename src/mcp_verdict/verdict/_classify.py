@@ -274,18 +274,29 @@ def judge(response: object, options: Options, request_id: str | int | None, fast
             if verdict is not None:
                 return verdict
     message = response
+    caller = True  # a parsed value of the caller's: its strings may hold what no reader puts there
     if type(response) is not dict and isinstance(response, _RAW_TYPES):
         message, problem = _parse(response, options.max_bytes, options.max_depth, skimmed=skimmed)
         if problem is not None:
             return make_verdict(Kind.UNCLASSIFIED, (problem,), options.rules.version, None)
-    kind = common_kind(message, options, request_id)
+        caller = False
+    kind = common_kind(message, options, request_id, caller)
     if kind is not None:
         return make_verdict(kind, (), options.rules.version, message)
-    return check_fully(message, options, request_id)
+    return check_fully(message, options, request_id, caller)
 
 
-def check_fully(message: object, options: Options, request_id: str | int | None) -> Verdict:
-    """The full checker: every rule, each in its module; the findings say what is wrong."""
+def check_fully(message: object, options: Options, request_id: str | int | None, caller: bool = False) -> Verdict:
+    """The full checker: every rule, each in its module; the findings say what is wrong.
+
+    ``caller``: ``message`` is the caller's parsed value, not a reader's. A string of it (a
+    member name included) holding a surrogate code point, which no JSON text in UTF-8 carries,
+    is then what the wire's lone surrogate escape is: ``json.encoding``, the only finding, as
+    the strict reader's (``_walk.unencodable``)."""
+    if caller:
+        problem = _unencodable_string(message, options.max_depth, options.max_nodes)
+        if problem is not None:
+            return make_verdict(Kind.UNCLASSIFIED, (problem,), options.rules.version, message)
     ctx = _context(options)
     kind = _classify(ctx, message, request_id)
     if ctx.errors or kind is None:
@@ -356,6 +367,9 @@ _skim: Callable[[bytes], Finding | None] = _on_first_use("_skim", "_parser", "sk
 """The syntax skim of long texts, ``_parser.skim``, bound by the first long text."""
 _read_duplicate: Callable[[bytes], Finding | None] = _on_first_use("_read_duplicate", "_parser", "read_duplicate")
 """The repeated-name search of a long text orjson read whole, ``_parser.read_duplicate``."""
+_unencodable_string: Callable[[object, int, int], Finding | None] = _on_first_use(
+    "_unencodable_string", "_walk", "unencodable")
+"""The first string of a caller's parsed value that UTF-8 cannot carry, ``_walk.unencodable``."""
 _context: Callable[[Options], Context] = _on_first_use("_context", "_walk", "Context")
 """A full check's state, ``_walk.Context`` (with the walk over open-shaped values), bound by the
 first full check."""

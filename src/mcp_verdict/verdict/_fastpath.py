@@ -50,7 +50,12 @@ Two ways in, one contract:
   the read.
 - :func:`common_kind` checks a parsed value: the caller's, or the strict reader's (which
   reads 1e400 as infinity). Every value is inspected: exact types, finite numbers, string
-  member names.
+  member names; and in the caller's (``caller``), strings UTF-8 can carry, member names
+  included: a surrogate code point (U+D800..U+DFFF) is in no string a reader builds (each
+  refuses a lone surrogate's escape: ``json.encoding``), so a value holding one is unusual, and
+  the full checker names it (``_walk.unencodable``). An ASCII string, the commonest, is told at
+  once (``str.isascii`` reads a flag CPython keeps); any other is encoded (in C, under 1 ns a
+  character).
 
 msgspec keeps the last copy of a repeated member name silently, and drops undeclared ones;
 its value is used only when one of two proofs holds:
@@ -495,9 +500,11 @@ def _within_budget(owner: Any, options: Options) -> bool:
 
 # --- parsed values ----------------------------------------------------------------------------
 
-def common_kind(message: object, options: Options, request_id: str | int | None) -> Kind | None:
+def common_kind(message: object, options: Options, request_id: str | int | None, caller: bool = False
+                ) -> Kind | None:
     """The kind of a common well-formed parsed response; ``None`` to leave it to the full
-    checker."""
+    checker. ``caller``: the value is the caller's, not a reader's: a string of it (a member name
+    included) may hold a surrogate, which makes it unusual (:func:`_unencodable`)."""
     if type(message) is not dict or len(message) != 3:
         return None
     jsonrpc = message.get("jsonrpc")
@@ -507,9 +514,11 @@ def common_kind(message: object, options: Options, request_id: str | int | None)
         return None
     if request_id is not None and (id_type is not type(request_id) or response_id != request_id):
         return None
+    if caller and id_type is str and not _carried(response_id):  # type: ignore[arg-type]
+        return None
     result = message.get("result", _ABSENT)
     if result is _ABSENT:
-        return _error(message.get("error", _ABSENT), options)
+        return _error(message.get("error", _ABSENT), options, caller)
     if type(result) is not dict:
         return None
     rules = options.rules
@@ -519,7 +528,7 @@ def common_kind(message: object, options: Options, request_id: str | int | None)
     if meta is not _ABSENT:
         if type(meta) is not dict or (rules.reserved_result_meta and not _plain_reserved(meta, rules)):
             return None  # not an object, or a reserved key of a richer shape: _meta checks it
-        budget = _open_value(meta, 3, options.max_depth, budget)
+        budget = _open_value(meta, 3, options.max_depth, budget, caller)
         if budget < 0:
             return None
         known = 1
@@ -532,7 +541,7 @@ def common_kind(message: object, options: Options, request_id: str | int | None)
     elif result_type == "complete":
         known += 1
     elif result_type == "input_required" and rules.input_required:
-        return _input_required(result, options, budget, known + 1)
+        return _input_required(result, options, budget, known + 1, caller)
     else:
         return None
 
@@ -546,15 +555,18 @@ def common_kind(message: object, options: Options, request_id: str | int | None)
         if len(block) == 2:
             if not (block.get("type") == "text" and type(block.get("text")) is str):  # as _content reads it
                 return None
+            if caller and not _carried(block["text"]):
+                return None
             continue
         block_type = block.get("type")
         if type(block_type) is not str:
             return None
         if block_type == "resource_link":
-            if not _plain_link(block, rules):
+            if not _plain_link(block, rules, caller):
                 return None
         elif (len(block) != 3 or block_type not in _MEDIA or block_type not in rules.content_types
-                or type(block.get("data")) is not str or type(block.get("mimeType")) is not str):
+                or type(block.get("data")) is not str or type(block.get("mimeType")) is not str
+                or (caller and not (_carried(block["data"]) and _carried(block["mimeType"])))):
             return None
     known += 1
     flag = result.get("isError", _ABSENT)
@@ -567,7 +579,7 @@ def common_kind(message: object, options: Options, request_id: str | int | None)
         shape = rules.structured_content
         if shape == "undefined" or (shape == "object" and type(structured) is not dict):
             return None
-        if _open_value(structured, 3, options.max_depth, budget) < 0:
+        if _open_value(structured, 3, options.max_depth, budget, caller) < 0:
             return None
         known += 1
     if len(result) != known:  # a member no rule names: the full checker walks it
@@ -575,14 +587,15 @@ def common_kind(message: object, options: Options, request_id: str | int | None)
     return _TOOL_ERROR if flag is True else _NORMAL_COMPLETE
 
 
-def _plain_link(block: dict[str, Any], rules: VersionRules) -> bool:
+def _plain_link(block: dict[str, Any], rules: VersionRules, caller: bool = False) -> bool:
     """A resource_link block of the version with string uri and name, and at most a string
-    title, description and mimeType and an integer size: no rule of ``_content`` can fire."""
+    title, description and mimeType and an integer size: no rule of ``_content`` can fire
+    (``caller``: strings UTF-8 can carry, :func:`common_kind`)."""
     if "resource_link" not in rules.content_types or "uri" not in block or "name" not in block:
         return False
     for key, value in block.items():
         if key in _LINK_STRINGS:
-            if type(value) is not str:
+            if type(value) is not str or (caller and not value.isascii() and _unencodable(value)):
                 return False
         elif key == "size":
             if type(value) is not int:
@@ -592,26 +605,31 @@ def _plain_link(block: dict[str, Any], rules: VersionRules) -> bool:
     return True
 
 
-def _error(error: object, options: Options) -> Kind | None:
-    """A JSON-RPC error object of the common shape."""
+def _error(error: object, options: Options, caller: bool = False) -> Kind | None:
+    """A JSON-RPC error object of the common shape (``caller``: its strings UTF-8 can carry,
+    :func:`common_kind`)."""
     if type(error) is not dict:
         return None
     code = error.get("code")
     if type(code) is not int or type(error.get("message")) is not str:
         return None
+    if caller and not _carried(error["message"]):
+        return None
     if options.rules.result_type_required and -32099 <= code <= -32002:
         return None  # maybe a reserved or retired code: the full checker decides on a warning
     if len(error) != 2 and (len(error) != 3 or "data" not in error
-                            or _open_value(error["data"], 3, options.max_depth, options.max_nodes) < 0):
+                            or _open_value(error["data"], 3, options.max_depth, options.max_nodes, caller) < 0):
         return None
     return _PROTOCOL_ERROR
 
 
-def _input_required(result: dict[str, object], options: Options, budget: int, known: int) -> Kind | None:
-    """An input_required result whose requests are form-mode elicitations."""
+def _input_required(result: dict[str, object], options: Options, budget: int, known: int, caller: bool = False
+                    ) -> Kind | None:
+    """An input_required result whose requests are form-mode elicitations (``caller``: its
+    strings UTF-8 can carry, :func:`common_kind`)."""
     state = result.get("requestState", _ABSENT)
     if state is not _ABSENT:
-        if type(state) is not str:
+        if type(state) is not str or (caller and not _carried(state)):
             return None
         known += 1
     requests = result.get("inputRequests", _ABSENT)
@@ -623,14 +641,16 @@ def _input_required(result: dict[str, object], options: Options, budget: int, kn
     else:
         known += 1
         for key, request in requests.items():
-            if type(key) is not str or type(request) is not dict or len(request) != 2:
+            if type(key) is not str or type(request) is not dict or len(request) != 2 \
+                    or (caller and not _carried(key)):
                 return None
             method = request.get("method")
             params = request.get("params")
             if type(method) is not str or method != "elicitation/create" or type(params) is not dict:
                 return None
             schema = params.get("requestedSchema")
-            if type(params.get("message")) is not str or type(schema) is not dict:
+            if type(params.get("message")) is not str or type(schema) is not dict \
+                    or (caller and not _carried(params["message"])):
                 return None
             if len(params) == 3:
                 mode = params.get("mode")
@@ -652,14 +672,14 @@ def _input_required(result: dict[str, object], options: Options, budget: int, kn
                     return None
                 budget -= len(required)
                 for name in required:
-                    if type(name) is not str:
+                    if type(name) is not str or (caller and not _carried(name)):
                         return None
             for name, definition in properties.items():
-                if type(name) is not str or type(definition) is not dict:
+                if type(name) is not str or type(definition) is not dict or (caller and not _carried(name)):
                     return None
                 if not _plain_property(definition):
                     return None
-                budget = _open_value(definition, 8, options.max_depth, budget + 1)  # charged above
+                budget = _open_value(definition, 8, options.max_depth, budget + 1, caller)  # charged above
                 if budget < 0:
                     return None
     if len(result) != known:
@@ -741,24 +761,27 @@ def _plain_reserved(meta: dict[str, Any], rules: VersionRules) -> bool:
     return False
 
 
-def _open_value(value: object, depth: int, max_depth: int, budget: int) -> int:
+def _open_value(value: object, depth: int, max_depth: int, budget: int, caller: bool = False) -> int:
     """Hold an open-shaped value at nesting ``depth`` to ``_walk.check_value``'s bounds.
 
     Returns the node budget left, or -1 when the value is unusual: an object or array nested
     deeper than ``max_depth``, more values than the ``budget`` (one per value, as
     ``check_value`` charges), or anything but exact JSON types with finite numbers and string
-    member names.
+    member names (``caller``: strings UTF-8 can carry, member names included: :func:`common_kind`).
     """
     budget -= 1
     kind = type(value)
     if kind is not dict and kind is not list:
-        if kind is str or kind is int or kind is bool or value is None:
+        if kind is str:
+            return budget if not caller or _carried(value) else -1  # type: ignore[arg-type]
+        if kind is int or kind is bool or value is None:
             return budget
         return budget if kind is float and value - value == 0.0 else -1  # type: ignore[operator]
     if kind is dict and depth <= max_depth:  # a flat object is the common case: seen at once
         if len(value) > _FEW_MEMBERS:  # type: ignore[arg-type]
             if (_PLAIN_SCALARS.issuperset(map(type, value.values()))  # type: ignore[attr-defined]
-                    and _STRINGS.issuperset(map(type, value))):  # type: ignore[call-overload]
+                    and _STRINGS.issuperset(map(type, value))  # type: ignore[call-overload]
+                    and (not caller or _ascii_members(value))):  # type: ignore[arg-type]
                 return budget - len(value)  # type: ignore[arg-type]
         else:
             for key, item in value.items():  # type: ignore[attr-defined]
@@ -766,6 +789,8 @@ def _open_value(value: object, depth: int, max_depth: int, budget: int) -> int:
                 if type(key) is not str or not (item_kind is str or item_kind is int or item_kind is bool
                                                  or item is None or (item_kind is float and item - item == 0.0)):
                     break  # something to look into: the walk below decides
+                if caller and not (key.isascii() and (item_kind is not str or item.isascii())):
+                    break  # a string past ASCII: the walk below encodes it
             else:
                 return budget - len(value)  # type: ignore[arg-type]
     stack: list[tuple[Any, int]] = [(value, depth)]
@@ -776,9 +801,14 @@ def _open_value(value: object, depth: int, max_depth: int, budget: int) -> int:
         items: Collection[Any]
         if type(container) is dict:
             items = container.values()
-            for key in container:
-                if type(key) is not str:
-                    return -1
+            if caller:
+                for key in container:
+                    if type(key) is not str or (not key.isascii() and _unencodable(key)):
+                        return -1
+            else:
+                for key in container:
+                    if type(key) is not str:
+                        return -1
         else:
             items = container
         budget -= len(items)
@@ -786,10 +816,43 @@ def _open_value(value: object, depth: int, max_depth: int, budget: int) -> int:
             return -1
         for item in items:
             kind = type(item)
-            if kind is str or kind is int or kind is bool or item is None:
+            if kind is str:
+                if caller and not item.isascii() and _unencodable(item):
+                    return -1
+                continue
+            if kind is int or kind is bool or item is None:
                 continue
             if kind is dict or kind is list:
                 stack.append((item, level + 1))
             elif kind is not float or item - item != 0.0:  # NaN and the infinities
                 return -1
     return budget
+
+
+def _unencodable(text: str) -> bool:
+    """Whether ``text`` (an exact ``str``; the callers have told an ASCII one at once, which holds
+    none) holds a surrogate code point, U+D800..U+DFFF, which UTF-8 cannot carry: an encoder, in
+    C, says so (UTF-32's: of CPython's, the quickest to refuse one whatever the characters, ~0.2
+    ns a character of Latin-1, ~0.6 past it, measured; UTF-8's costs ~0.6-1.2)."""
+    try:
+        text.encode("utf-32-le")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _carried(text: str) -> bool:
+    """Whether UTF-8 can carry ``text``, an exact ``str`` (:func:`_unencodable`). A value that is no
+    string (its type is checked where it is read, but a caller may look first) is not this test's
+    to refuse: True (at no cost to a string)."""
+    try:
+        return text.isascii() or not _unencodable(text)
+    except AttributeError:
+        return True
+
+
+def _ascii_members(value: dict[str, Any]) -> bool:
+    """Whether the member names and the string values of a flat object (names all strings,
+    values all JSON scalars) are all ASCII, told in C: a string past ASCII among them is left to
+    :func:`_open_value`'s walk, which encodes it."""
+    return "".join(value).isascii() and "".join([item for item in value.values() if type(item) is str]).isascii()

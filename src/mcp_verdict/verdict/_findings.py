@@ -70,7 +70,8 @@ def _catalogue() -> dict[str, Rule]:
         Rule("json.too_large", "error", _RFC8259 + "#section-9",
              "The wire text is longer than Limits.max_bytes."),
         Rule("json.encoding", "error", _RFC8259 + "#section-8.1",
-             "The wire text is not UTF-8, or a string escapes a lone surrogate that UTF-8 cannot carry."),
+             "The wire text is not UTF-8, or a string escapes a lone surrogate that UTF-8 cannot carry (in a parsed "
+             "value: a string or member name holds a surrogate code point)."),
         Rule("json.bom", "error", _RFC8259 + "#section-8.1",
              "The wire text starts with a byte order mark, which senders MUST NOT add."),
         Rule("json.syntax", "error", _RFC8259 + "#section-2",

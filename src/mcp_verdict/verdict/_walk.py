@@ -6,10 +6,17 @@ values (a parsed response handed in by the caller may contain anything Python al
 numbers are finite, and nesting stays within ``Limits.max_depth`` and ``Limits.max_nodes``
 (shared or cyclic references in a parsed value cannot loop forever). The walk is iterative,
 so no depth of input can exhaust the Python stack.
+
+A parsed value handed in by the caller is first looked through for a string, anywhere and
+member names included, that holds a surrogate code point (:func:`unencodable`): no JSON text
+in UTF-8 carries one (RFC 8259 section 8.1), so such a value is the wire's lone surrogate
+escape, which the strict reader refuses (``json.encoding``), and gets the same finding.
 """
 
 from __future__ import annotations
 
+import marshal
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -56,6 +63,9 @@ class Context:
 
 
 _NOT_JSON: Final = "json.not_json_value"
+_marshal: Final = marshal.dumps
+_SURROGATE_UTF8: Final = re.compile(b"\xed[\xa0-\xbf]").search
+"""A surrogate code point as UTF-8 with ``surrogatepass`` writes it: ED A0..BF (U+D800..U+DFFF)."""
 
 
 def check_value(ctx: Context, value: object, path: str, depth: int) -> bool:
@@ -122,6 +132,112 @@ def check_extras(ctx: Context, obj: Mapping[Any, Any], known: frozenset[str], pa
             return
 
 
+def unencodable(value: object, max_depth: int, max_nodes: int) -> Finding | None:
+    """``json.encoding`` at the first string of a parsed value that holds a surrogate code point
+    (U+D800..U+DFFF), in the order a JSON text of it is written: a string's own place, a
+    member name's object (where the strict reader names a lone surrogate's escape on the wire).
+    None when no string holds one, or none within ``max_nodes`` values and ``max_depth`` levels
+    (the value itself is level 1; past them the value's walks report it: ``json.too_many_nodes``,
+    ``json.too_deep``).
+
+    The proof first, in C: ``marshal`` writes a value of the built-in types with every string,
+    member names included, as UTF-8 with its surrogates kept (``surrogatepass``: ED A0..BF xx),
+    and each object once however often the value refers to it (a shared or cyclic value costs
+    what its objects do). A text with no such two bytes holds no surrogate (an ASCII string is
+    copied as it is; a text with no ED byte at all is told by ``memchr``). Such bytes where no
+    string put them (in a number's binary), a value ``marshal`` does not write (a subclass, an
+    object: refused before any code of the caller's runs) or one nested past its 2,000 levels
+    are looked through in Python (:func:`_first_unencodable`), as a value that holds one is, to
+    name it."""
+    try:
+        written = _marshal(value, 4)  # type: ignore[arg-type]  # (what it does not write, it refuses)
+    except Exception:  # ValueError: something it does not write, or nested past its 2,000 levels
+        written = None
+    if written is not None and (written.find(b"\xed") < 0 or _SURROGATE_UTF8(written) is None):
+        return None
+    return _first_unencodable(value, max_depth, max_nodes)
+
+
+def _unencodable(text: str) -> bool:
+    """Whether ``text``, a string (of a subclass too), holds a surrogate code point, which UTF-8
+    cannot carry: an ASCII one is told at once (``str.isascii`` reads a flag CPython keeps), any
+    other is encoded in C (to UTF-32: the quickest of its encoders to refuse a surrogate)."""
+    if str.isascii(text):
+        return False
+    try:
+        str.encode(text, "utf-32-le")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _first_unencodable(value: object, max_depth: int, budget: int) -> Finding | None:
+    """:func:`unencodable`'s finding, for a value its proof did not clear: each string with its
+    place, in the order the text is written (a member name, then its value), within ``budget``
+    values and ``max_depth`` levels. A container met again (shared, or cyclic) is not looked
+    through again: its strings were looked at the first time, so a value of shared references
+    costs what its own objects do, not what its text would (2**60 strings for 60 levels of
+    ``[x, x]``). Strings and containers of a subclass are read as what they are (through ``str``,
+    ``dict`` and ``list`` themselves: nothing of the caller's runs); anything else is no JSON
+    value, which the rules name, and holds no string here."""
+    stack: list[tuple[object, Any, int]] = [(value, None, 1)]
+    """(a value or a member name, its place: None for the value itself, else (its container's
+    place, its member name or index), its level: 0 for a member name)."""
+    pop = stack.pop
+    push = stack.append
+    seen: set[int] = set()
+    while stack:
+        item, place, level = pop()
+        if isinstance(item, str):
+            if _unencodable(item):
+                at = _first_surrogate(item)
+                what = "a member name" if level == 0 else "a string"
+                return finding(_place(place), "json.encoding",
+                               f"{what} holds a lone surrogate (U+{ord(str.__getitem__(item, at)):04X}) at character "
+                               f"{at}, which UTF-8 cannot carry: no JSON text holds this value")
+            continue
+        if level == 0:  # a member name that is no string: no JSON value, which the rules name
+            continue
+        budget -= 1
+        if budget < 0:
+            return None
+        if level > max_depth or id(item) in seen:
+            continue
+        if isinstance(item, (dict, list)):
+            seen.add(id(item))
+        if isinstance(item, dict):
+            for key, member in reversed(list(dict.items(item))):  # (the first member on top: its name, its value)
+                push((member, (place, key), level + 1))
+                push((key, place, 0))
+        elif isinstance(item, list):
+            members = item if type(item) is list else list(list.__iter__(item))
+            for index in range(len(members) - 1, -1, -1):
+                push((members[index], (place, index), level + 1))
+    return None
+
+
+def _first_surrogate(text: str) -> int:
+    """Where the first surrogate code point of ``text`` (one it holds) sits."""
+    try:
+        str.encode(text, "utf-32-le")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return 0  # (not reached: the caller found one)
+
+
+def _place(place: Any) -> str:
+    """The JSON pointer of a place of :func:`unencodable`'s walk."""
+    tokens = []
+    while place is not None:
+        place, token = place
+        tokens.append(token)
+    path = ""
+    for token in reversed(tokens):  # (a name of a subclass read as the string it is; one that is no string, by type)
+        path = pointer(path, str.__str__(token) if isinstance(token, str) else token if type(token) is int
+                       else f"<{type(token).__name__}>")
+    return path
+
+
 def _plain(item: object) -> object:
     """A subclass of a JSON type, seen as that type (bool is never read as an integer)."""
     if isinstance(item, bool):
@@ -180,4 +296,5 @@ def _explain(ctx: Context, value: object, path: str, depth: int) -> None:
             f"the response holds more than {ctx.options.max_nodes} values (shared or cyclic references?)")
 
 
-__all__ = ["Context", "Options", "check_extras", "check_value"]  # Options: read here by the proxy and the tap
+__all__ = ["Context", "Options", "check_extras", "check_value",  # Options: read here by the proxy and the tap
+           "unencodable"]
