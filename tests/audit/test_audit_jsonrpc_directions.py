@@ -126,7 +126,7 @@ def test_answers_that_come_late_are_paired_in_steps_per_line(tmp_path: Path, nam
 # the later element waits the later (it is answered first, as when each comes on a line of its own above).
 
 _INIT = [json.dumps({"jsonrpc": "2.0", "id": "i", "method": "initialize",
-                     "params": {"protocolVersion": "2025-03-26", "capabilities": {},
+                     "params": {"protocolVersion": "2025-03-26", "capabilities": {"roots": {}},
                                 "clientInfo": {"name": "c", "version": "1"}}}),
          json.dumps({"jsonrpc": "2.0", "id": "i",
                      "result": {"protocolVersion": "2025-03-26", "capabilities": {"tools": {}},
@@ -155,6 +155,7 @@ def _batch(*messages: dict[str, Any]) -> str:
 
 # (the lines after initialize) → (per call: request id, end, kind, its rounds; the line counts), by hand. A roots/list
 # answered while one call waits is a round of it (counted a call line); one answered while none waits is a message.
+# The client declares roots (a server's roots/list to a client that did not is refused: the call unclassified).
 BOTH_IN_A_BATCH = [
     ("the server's request the later", [_batch(_call_of(1), _roots(1)), _listed(1), _done(1)],
      ([("1", "answered", "normal_complete", ["roots/list", "tools/call"])], {"call": 3, "message": 2})),
@@ -228,6 +229,9 @@ def test_a_batchs_two_requests_under_one_id_are_told_apart_in_steps_per_answer(
         copied[0] += len(waiting)
         return waiting
 
+    warm = tmp_path / "warm.jsonl"  # (what a first audit imports on first use is no step of a direction read)
+    warm.write_text("".join(line + "\n" for line in _batches_answered_late(2)))
+    run([warm])
     monkeypatch.setattr(_auditor.Auditor, "_direction", counted)
     monkeypatch.setattr(Tracker, "pending", counted_pending)
     per_size = {}
