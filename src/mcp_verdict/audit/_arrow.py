@@ -43,7 +43,7 @@ CALL_SCHEMA = pa.schema([
     ("stage", pa.string()), ("accepted", pa.bool_()), ("content_checked", pa.bool_()), ("naive", pa.string()),
     ("naive_false_success", pa.bool_()), ("unknown_effect", pa.bool_()), ("answered", pa.bool_()),
     ("finished", pa.bool_()), ("end", pa.string()), ("task_id", pa.string()), ("request_bytes", pa.int64()),
-    ("response_bytes", pa.int64()),
+    ("response_bytes", pa.int64()), ("rounds_shed", pa.int32()),
 ], metadata={"mcp_verdict.schema": "calls/1"})
 """One row per tools/call (schema ``calls/1``)."""
 
@@ -75,7 +75,7 @@ def call_record(row: CallRow) -> dict[str, Any]:
         "transport": row.transport, "tool": row.tool, "request_id": row.request_id,
         "protocol_version": row.protocol_version, "version_source": row.version_source,
         "extensions": list(row.extensions), "started_at": _time(row.started_at), "ended_at": _time(row.ended_at),
-        "duration_ms": row.duration_ms, "rounds": len(row.rounds),
+        "duration_ms": row.duration_ms, "rounds": row.round_count,
         "round_details": [{"method": r.method, "request_id": r.request_id, "kind": r.kind, "status": r.status,
                            "started_at": _time(r.started_at), "ended_at": _time(r.ended_at),
                            "request_bytes": r.request_bytes, "response_bytes": r.response_bytes, "line": r.line,
@@ -87,6 +87,7 @@ def call_record(row: CallRow) -> dict[str, Any]:
         "content_checked": row.content_checked, "naive": row.naive, "naive_false_success": row.naive_false_success,
         "unknown_effect": row.unknown_effect, "answered": row.answered, "finished": row.finished, "end": row.end,
         "task_id": row.task_id, "request_bytes": row.request_bytes, "response_bytes": row.response_bytes,
+        "rounds_shed": row.rounds_shed,
     }
 
 

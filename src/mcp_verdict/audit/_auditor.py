@@ -18,8 +18,10 @@ other's answer.
 
 Bounded memory: the state kept is the tracker's (requests in flight), the calls still waiting
 for a continuation (an input_required answer with a requestState, a running task: at most
-``max_open``, the oldest ended early past it), and per open connection its server's name and
-tools (those of its last whole listing and the pages since, at most 10,000 and 64 MiB:
+``max_open``, the oldest ended early past it; of each call in flight its first
+:data:`ROUNDS_FIRST` and last :data:`ROUNDS_LAST` rounds, those between counted, and the
+findings of its first :data:`REFUSED_KEPT` refused server requests), and per open connection
+its server's name and tools (those of its last whole listing and the pages since, at most 10,000 and 64 MiB:
 ``frames._tools``) — for at most ``max_conns`` connections: a recording whose connections never close (a
 gateway's log cut before their ``close`` records) would otherwise grow by each one. Past it, a
 new connection's first line ends the least recently active one as a ``close`` would, its
@@ -44,7 +46,7 @@ from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
 from ..verdict._classify import OptionsMemo
-from ..verdict._findings import Finding
+from ..verdict._findings import Finding, finding
 from ..verdict._input import judge_server_request, refused_findings
 from ..verdict._kind import Kind
 from ..verdict._peer_text import cut, utf8_text
@@ -72,20 +74,117 @@ _WEIGHT: Final = ("call", "message", "notification", "stray", "unreadable")
 """The category a batch's line is counted in: the first its messages count."""
 
 
+ROUNDS_FIRST: Final = 100
+"""The first rounds of a call its row keeps (``CallRow.rounds``; :class:`_Rounds`)."""
+ROUNDS_LAST: Final = 100
+"""The last rounds of a call its row keeps after its first :data:`ROUNDS_FIRST`: the rounds
+between are counted (``CallRow.rounds_shed``, their bytes in ``request_bytes`` and
+``response_bytes``), not kept. A task polled without end, or a server asking a million times
+during one call, holds at most ``ROUNDS_FIRST + ROUNDS_LAST`` rounds."""
+REFUSED_KEPT: Final = 64
+"""The refused 2025 server requests of one call whose findings its verdict takes (the tap's
+rule, ``tap._tap._REFUSED_KEPT``); past them, one more finding counts the others."""
+
+
+class _Rounds(msgspec.Struct):
+    """A call's rounds (or those of the server requests made while it waits), in order: the first
+    :data:`ROUNDS_FIRST` and the last :data:`ROUNDS_LAST` kept, those between counted; what its
+    row says of all of them (how many, how many answers, their bytes) counted as they come."""
+
+    head: list[RoundRow] = msgspec.field(default_factory=list)
+    tail: list[RoundRow] = msgspec.field(default_factory=list)
+    """The last rounds, once :attr:`head` is full (at most :data:`ROUNDS_LAST`)."""
+    total: int = 0
+    answers: int = 0
+    """The rounds that are answers to the client's call (a tools/call, a task request): what the
+    naive receiver's first answer is compared with (:meth:`Auditor._finish`)."""
+    shed_request_bytes: int = 0
+    shed_response_bytes: int = 0
+
+    def add(self, row: RoundRow) -> None:
+        self.total += 1
+        method = row.method
+        if method == "tools/call" or method in _TASK_METHODS:
+            self.answers += 1
+        head = self.head
+        if len(head) < ROUNDS_FIRST:
+            head.append(row)
+            return
+        tail = self.tail
+        tail.append(row)
+        if len(tail) > ROUNDS_LAST:
+            self._shed(tail.pop(0))
+
+    def _shed(self, row: RoundRow) -> None:
+        self.shed_request_bytes += row.request_bytes
+        self.shed_response_bytes += row.response_bytes or 0
+
+    def extend(self, other: _Rounds) -> None:
+        """``other``'s rounds after these, as if added one by one."""
+        total, answers = self.total + other.total, self.answers + other.answers
+        for row in other.head:
+            self.add(row)
+        if other.shed:  # (then its head was full, so is ours now; its ROUNDS_LAST last rounds come after the
+            for row in self.tail:  # ones it shed: every round in our tail goes)
+                self._shed(row)
+            self.tail = []
+            self.shed_request_bytes += other.shed_request_bytes
+            self.shed_response_bytes += other.shed_response_bytes
+        for row in other.tail:
+            self.add(row)
+        self.total, self.answers = total, answers
+
+    @property
+    def shed(self) -> int:
+        """The rounds counted, not kept."""
+        return self.total - len(self.head) - len(self.tail)
+
+    def kept(self) -> tuple[RoundRow, ...]:
+        return (*self.head, *self.tail) if self.tail else tuple(self.head)
+
+
+class _Refused(msgspec.Struct):
+    """The 2025 server requests made during a call that mcp-verdict refuses: the findings of the
+    first :data:`REFUSED_KEPT` (``_input.refused_findings``, one tuple per request), all counted."""
+
+    kept: list[tuple[Finding, ...]] = msgspec.field(default_factory=list)
+    count: int = 0
+
+    def add(self, found: tuple[Finding, ...]) -> None:
+        self.count += 1
+        if len(self.kept) < REFUSED_KEPT:
+            self.kept.append(found)
+
+    def extend(self, other: _Refused) -> None:
+        """``other``'s requests after these (ours all kept while the first are not all there)."""
+        self.kept.extend(other.kept[:REFUSED_KEPT - len(self.kept)])
+        self.count += other.count
+
+    def findings(self) -> list[Finding]:
+        """What the call's verdict takes: the kept requests' findings, then past them one counting
+        the others (the tap's words)."""
+        found = [f for request in self.kept for f in request]
+        if self.count > REFUSED_KEPT:
+            found.append(finding("", found[-1].code if found else "input.request",
+                                 f"the server made {self.count - REFUSED_KEPT} more requests mcp-verdict "
+                                 f"refuses during the call (the first {REFUSED_KEPT} are above)"))
+        return found
+
+
 class _Call(msgspec.Struct):
     first: Exchange
     source: str
     line: int
-    rounds: list[RoundRow] = msgspec.field(default_factory=list)
-    """Each round's row, made when the round is over (a call's row takes them as they are)."""
+    rounds: _Rounds = msgspec.field(default_factory=_Rounds)
+    """Each round's row, made when the round is over (a call's row takes those kept as they are)."""
     verdict: Verdict | None = None
     first_verdict: Verdict | None = None
     naive: str = "no_response"
     task_id: str | None = None
     answered: bool = False
-    refused: list[Finding] = msgspec.field(default_factory=list)
-    """The findings of the 2025 server requests made during the call that mcp-verdict refuses
-    (``_input.refused_findings``): its final verdict takes them and ends ``unclassified``."""
+    refused: _Refused | None = None
+    """The 2025 server requests made during the call that mcp-verdict refuses: its final verdict
+    takes their findings and ends ``unclassified``."""
 
 
 class _Conn(msgspec.Struct):
@@ -110,14 +209,14 @@ class Held(msgspec.Struct):
     tracker: Any
     info: _Conn
     open: list[tuple[tuple[str, int], _Call]]
-    asked: list[tuple[tuple[str, int], list[RoundRow]]]
+    asked: list[tuple[tuple[str, int], _Rounds]]
     lines: list[tuple[tuple[str, int], tuple[str, int]]]
     aside: list[tuple[tuple[str, tuple[str, Any]], list[Exchange]]] = msgspec.field(default_factory=list)
     cancels: list[tuple[tuple[str, int], tuple[str, int, str | None]]] = msgspec.field(default_factory=list)
     shared: list[tuple[tuple[str, int], int]] = msgspec.field(default_factory=list)
     """The batches whose requests wait: how many wait (``Auditor._shared``)."""
-    refused: list[tuple[tuple[str, int], list[Finding]]] = msgspec.field(default_factory=list)
-    """The findings of the server requests refused while a call waits (``Auditor._refused``)."""
+    refused: list[tuple[tuple[str, int], _Refused]] = msgspec.field(default_factory=list)
+    """The server requests refused while a call waits (``Auditor._refused``)."""
 
 
 class Auditor:
@@ -157,10 +256,10 @@ class Auditor:
         """(conn, seq) of a batch whose requests wait -> how many wait (they share its position)."""
         self._batching: set[str] | None = None
         """While a batch's elements are fed: the categories its messages would count."""
-        self._asked: dict[tuple[str, int], list[RoundRow]] = {}  # a waiting call's server requests (2025 input)
-        self._refused: dict[tuple[str, int], list[Finding]] = {}
-        """A waiting call's findings of the server requests of :attr:`_asked` that were refused
-        (``_input.refused_findings``), until the call's answer gives them to its ``_Call``."""
+        self._asked: dict[tuple[str, int], _Rounds] = {}  # a waiting call's server requests (2025 input)
+        self._refused: dict[tuple[str, int], _Refused] = {}
+        """A waiting call's server requests of :attr:`_asked` that were refused, until the call's
+        answer gives them to its ``_Call``."""
         self._line = 0
         self._aside: dict[tuple[str, tuple[str, Any]], list[Exchange]] = {}
         """HTTP: (conn, id key) -> the client's requests waiting under that id besides the one the
@@ -486,10 +585,8 @@ class Auditor:
                 call = _Call(exchange, source, line)
             rounds = call.rounds
             if self._asked:
-                rounds.extend(self._asked.pop(key, ()))
-                if self._refused:
-                    call.refused.extend(self._refused.pop(key, ()))
-            rounds.append(self._round(exchange, verdict, None, line))
+                self._take_asked(key, call)
+            rounds.add(self._round(exchange, verdict, None, line))
             call.verdict = verdict
             call.answered = True
             if call.first_verdict is None:
@@ -514,7 +611,7 @@ class Auditor:
             self._pair("call", batched)
             call = self._open.pop(key)
             ended, status = judge_task(exchange, call.first.request_id, self._options.of(exchange.context))
-            call.rounds.append(self._round(exchange, ended, status, line))
+            call.rounds.add(self._round(exchange, ended, status, line))
             if ended is not None:
                 call.verdict = ended
                 out.append(self._finish(call, "answered"))
@@ -528,13 +625,32 @@ class Auditor:
                 key = (asking.conn, asking.call)
                 asked = judge_server_request(exchange.request.data, method, self._options.of(asking.context)) \
                     if method in _SERVER_METHODS else None
-                self._asked.setdefault(key, []).append(self._round(exchange, asked, None, line))
+                held = self._asked.get(key)
+                if held is None:
+                    held = self._asked[key] = _Rounds()
+                held.add(self._round(exchange, asked, None, line))
                 if asked is not None and asked.kind is not Kind.INPUT_REQUIRED:
-                    self._refused.setdefault(key, []).extend(refused_findings(method, asked))
+                    refused = self._refused.get(key)
+                    if refused is None:
+                        refused = self._refused[key] = _Refused()
+                    refused.add(refused_findings(method, asked))
                 return
         self._pair("message", batched)
         if exchange.origin == "client" and (exchange.response_peek is not None or method == "tools/list"):
             self._learn(exchange)
+
+    def _take_asked(self, key: tuple[str, int], call: _Call) -> None:
+        """The server requests made while ``call`` waited become its rounds (and the refused
+        ones' findings its)."""
+        asked = self._asked.pop(key, None)
+        if asked is not None:
+            call.rounds.extend(asked)
+        refused = self._refused.pop(key, None) if self._refused else None
+        if refused is not None:
+            if call.refused is None:
+                call.refused = refused
+            else:
+                call.refused.extend(refused)
 
     def _asking(self, request: Exchange) -> Exchange | None:
         """The tools/call a server request belongs to: the one waiting on the same HTTP exchange,
@@ -638,9 +754,8 @@ class Auditor:
                                            (exchange.method in _TASK_METHODS and key in self._open)):
             self.tally["call"] += lines
             call = self._open.pop(key, None) or _Call(exchange, source, line)
-            call.rounds.extend(self._asked.pop(key, ()))
-            if self._refused:
-                call.refused.extend(self._refused.pop(key, ()))
+            if self._asked:
+                self._take_asked(key, call)
             version = exchange.context.version
             if unclear:
                 verdict = ambiguous(version, why)
@@ -651,7 +766,7 @@ class Auditor:
                                     + ") before its answer arrived; the request was sent, so the tool may have run")
             else:
                 verdict = unanswered(version, why)
-            call.rounds.append(self._round(exchange, verdict, None, line))
+            call.rounds.add(self._round(exchange, verdict, None, line))
             call.verdict = verdict
             if call.first_verdict is None:
                 call.first_verdict = verdict
@@ -829,8 +944,9 @@ class Auditor:
         verdict = call.verdict
         assert verdict is not None
         waiting = verdict.kind in _WAITING  # (the call's last answer left it waiting: not finished)
-        if call.refused:  # the server asked for what it must not (2025 servers): the call is not accepted
-            verdict = make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, *call.refused), verdict.version,
+        refused = call.refused.findings() if call.refused is not None else None
+        if refused:  # the server asked for what it must not (2025 servers): the call is not accepted
+            verdict = make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, *refused), verdict.version,
                                    verdict.message)
         name = first.tool
         tool = schema = None
@@ -850,15 +966,9 @@ class Auditor:
             findings += tuple([FindingRow(f.code, f.severity, f.path, f.message) for f in checked.findings])
         rounds = call.rounds
         # the naive receiver took the first answer as the end: right only if it was the accepted one
-        # (a 2025 server's own requests during the call are not answers)
-        if accepted:
-            answers = 0
-            for r in rounds:
-                if r.method == "tools/call" or r.method in _TASK_METHODS:
-                    answers += 1
-            first_accepted = answers == 1
-        else:
-            first_accepted = False
+        # (a 2025 server's own requests during the call are not answers; every round counted, kept or not)
+        first_accepted = accepted and rounds.answers == 1
+        kept = rounds.kept()
         context = first.context
         answered = call.answered
         first_verdict = call.first_verdict
@@ -873,14 +983,15 @@ class Auditor:
         return CallRow(
             call.source, call.line, self.input_format, self.fidelity, conn, number, server, server_version, transport,
             utf8_text(name), str(request_id) if type(request_id) is int else _id_text(request_id), context.version,
-            context.source, context.extensions, rounds[0].started_at if rounds else None,
-            rounds[-1].ended_at if rounds else None, tuple(rounds), str(verdict.kind),
+            context.source, context.extensions, kept[0].started_at if kept else None,
+            kept[-1].ended_at if kept else None, kept, str(verdict.kind),
             None if first_verdict is None else str(first_verdict.kind), verdict.error_code, findings,
             str(action), decision.rule, decision.reason, outcome.stage, accepted,
             bool(checked and checked.schema_checked), naive_said, naive_said == "success" and not first_accepted,
             action is Action.CHECK_STATE, answered,
             answered and not waiting and end in ("answered", "closed", "log_ended"),
-            end if not (end == "answered" and not answered) else "closed", call.task_id, order)
+            end if not (end == "answered" and not answered) else "closed", call.task_id, order, rounds.shed,
+            rounds.shed_request_bytes, rounds.shed_response_bytes)
 
 
 def _exchange_no(exchange: Exchange) -> int | None:

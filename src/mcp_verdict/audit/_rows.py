@@ -109,6 +109,8 @@ class CallRow(msgspec.Struct, frozen=True, array_like=True, gc=False, tag="call"
     started_at: float | None
     ended_at: float | None
     rounds: tuple[RoundRow, ...]
+    """The rounds kept, in order: all of them up to 200; past that the first 100 and the last 100
+    (``_auditor.ROUNDS_FIRST``, ``ROUNDS_LAST``), the :attr:`rounds_shed` between counted."""
     kind: str | None
     """The final verdict kind; None when the input cannot say (a span without a result)."""
     first_kind: str | None
@@ -135,6 +137,19 @@ class CallRow(msgspec.Struct, frozen=True, array_like=True, gc=False, tag="call"
     order: tuple[Any, ...] = ()
     """Where the row was completed, for a stable merge of parallel audits (not a column; the
     same for any number of processes)."""
+    rounds_shed: int = 0
+    """The rounds of the call not in :attr:`rounds` (those after its first 100 and before its
+    last 100): :attr:`round_count` counts them, :attr:`request_bytes` and :attr:`response_bytes`
+    their bytes."""
+    shed_request_bytes: int = 0
+    """The request bytes of the rounds shed (not a column: in :attr:`request_bytes`)."""
+    shed_response_bytes: int = 0
+    """The answer bytes of the rounds shed (not a column: in :attr:`response_bytes`)."""
+
+    @property
+    def round_count(self) -> int:
+        """Every round of the call, kept or shed (the ``rounds`` column)."""
+        return len(self.rounds) + self.rounds_shed
 
     @property
     def duration_ms(self) -> float | None:
@@ -155,14 +170,15 @@ class CallRow(msgspec.Struct, frozen=True, array_like=True, gc=False, tag="call"
 
     @property
     def request_bytes(self) -> int:
-        return sum(r.request_bytes for r in self.rounds)
+        return sum(r.request_bytes for r in self.rounds) + self.shed_request_bytes
 
     @property
     def response_bytes(self) -> int:
-        return sum(r.response_bytes or 0 for r in self.rounds)
+        return sum(r.response_bytes or 0 for r in self.rounds) + self.shed_response_bytes
 
     def to_dict(self) -> dict[str, Any]:
-        """The row as JSON (``--json``): every column, the rounds and the findings in full."""
+        """The row as JSON (``--json``): every column, the rounds kept (``rounds_shed`` counts the others)
+        and the findings in full."""
         return {
             "type": "call", "source": self.source, "line": self.line, "input_format": self.input_format,
             "fidelity": self.fidelity, "conn": self.conn, "call": self.call, "server": self.server,
@@ -181,6 +197,7 @@ class CallRow(msgspec.Struct, frozen=True, array_like=True, gc=False, tag="call"
             "unknown_effect": self.unknown_effect, "answered": self.answered, "finished": self.finished,
             "end": self.end, "task_id": self.task_id, "request_bytes": self.request_bytes,
             "response_bytes": self.response_bytes, "rounds": [r.to_dict() for r in self.rounds],
+            "rounds_shed": self.rounds_shed,
         }
 
 
