@@ -120,8 +120,8 @@ REFUSED = ("elicitation.property", "")
 # (case, the log's frames) → (kind, first_kind, naive, naive_false_success, end, findings (code, path),
 # rounds in all, rounds shed, the kept rounds' ids in order, started_at, ended_at), all by hand from
 # each builder's layout. Each many-rounds case comes with its few-rounds twin: the same verdict.
-# started_at is the first round's start, as it was before the bound: a server request made while the
-# call waits is a round over before the call's own (its row comes first), so its time, not the call's.
+# started_at is the call's request's time (line 3 of asked, line 1 of pinged), though a server request
+# made while the call waits is a round over before the call's own (its row comes first).
 CASES: list[tuple[str, list[Frame], tuple[Any, ...]]] = [
     # 1 + 1,000 rounds: the tools/call and polls 2..100 kept, polls 902..1001 kept, 801 between
     ("a task polled 1,000 times", polled(1000),
@@ -134,33 +134,33 @@ CASES: list[tuple[str, list[Frame], tuple[Any, ...]]] = [
     ("300 server requests during one call", asked(300),
      ("unclassified", "normal_complete", "success", True, "answered",
       [REFUSED] * 64 + [("elicitation.property", "")], 301, 101,
-      [*ids(range(1001, 1101)), *ids(range(1202, 1301)), "1"], T0 + 4, T0 + 604)),
+      [*ids(range(1001, 1101)), *ids(range(1202, 1301)), "1"], T0 + 3, T0 + 604)),
     ("3 server requests during one call", asked(3),
      ("unclassified", "normal_complete", "success", True, "answered", [REFUSED], 4, 0,
-      ["1001", "1002", "1003", "1"], T0 + 4, T0 + 10)),
+      ["1001", "1002", "1003", "1"], T0 + 3, T0 + 10)),
     # the call's own round has no answer: ended_at is none (as with few rounds)
     ("300 server requests, then the connection closes", asked_then_closed(300),
      ("unclassified", "unclassified", "no_response", False, "closed", [("transport.closed", "")], 301, 101,
-      [*ids(range(1001, 1101)), *ids(range(1202, 1301)), "1"], T0 + 4, None)),
+      [*ids(range(1001, 1101)), *ids(range(1202, 1301)), "1"], T0 + 3, None)),
     ("3 server requests, then the connection closes", asked_then_closed(3),
      ("unclassified", "unclassified", "no_response", False, "closed", [("transport.closed", "")], 4, 0,
-      ["1001", "1002", "1003", "1"], T0 + 4, None)),
+      ["1001", "1002", "1003", "1"], T0 + 3, None)),
     # rounds p0..p249, 1, p250..p499, 2 (the pings of each request shed some before they join the call's
     # rounds): the first answer (round 251) is shed; the call had two answers, so the naive receiver,
     # which stopped at the first, made a false success all the same
     ("an input round with 250 pings during each request", pinged(250, 250),
      ("normal_complete", "input_required", "success", True, "answered", [], 502, 302,
-      [*pings(range(100)), *pings(range(401, 500)), "2"], T0 + 2, T0 + 1004)),
+      [*pings(range(100)), *pings(range(401, 500)), "2"], T0 + 1, T0 + 1004)),
     ("an input round with 2 pings during each request", pinged(2, 2),
      ("normal_complete", "input_required", "success", True, "answered", [], 6, 0,
-      ['"p0"', '"p1"', "1", '"p2"', '"p3"', "2"], T0 + 2, T0 + 12)),
+      ['"p0"', '"p1"', "1", '"p2"', '"p3"', "2"], T0 + 1, T0 + 12)),
     # rounds p0..p2, 1, p3..p302, 2: the first 100 are p0..p2, 1, p3..p98; the last p204..p302, 2
     ("an input round with 3 pings, then 300", pinged(3, 300),
      ("normal_complete", "input_required", "success", True, "answered", [], 305, 105,
-      ['"p0"', '"p1"', '"p2"', "1", *pings(range(3, 99)), *pings(range(204, 303)), "2"], T0 + 2, T0 + 610)),
+      ['"p0"', '"p1"', '"p2"', "1", *pings(range(3, 99)), *pings(range(204, 303)), "2"], T0 + 1, T0 + 610)),
     ("an input round with 3 pings, then 2", pinged(3, 2),
      ("normal_complete", "input_required", "success", True, "answered", [], 7, 0,
-      ['"p0"', '"p1"', '"p2"', "1", '"p3"', '"p4"', "2"], T0 + 2, T0 + 14)),
+      ['"p0"', '"p1"', '"p2"', "1", '"p3"', '"p4"', "2"], T0 + 1, T0 + 14)),
 ]
 
 

@@ -983,7 +983,8 @@ class Auditor:
         return CallRow(
             call.source, call.line, self.input_format, self.fidelity, conn, number, server, server_version, transport,
             utf8_text(name), str(request_id) if type(request_id) is int else _id_text(request_id), context.version,
-            context.source, context.extensions, kept[0].started_at if kept else None,
+            context.source, context.extensions,
+            first.request.at if kept and kept[0].started_at is not None else None,  # (the call's request came first)
             kept[-1].ended_at if kept else None, kept, str(verdict.kind),
             None if first_verdict is None else str(first_verdict.kind), verdict.error_code, findings,
             str(action), decision.rule, decision.reason, outcome.stage, accepted,
