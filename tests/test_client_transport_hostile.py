@@ -1,5 +1,5 @@
 """The client's transports against servers that misbehave at the byte level: real stdio processes
-and real sockets on 127.0.0.1 (tests/servers/hostile_http.py).
+(tests/servers/hostile_stdio.py) and real sockets on 127.0.0.1 (tests/servers/hostile_http.py).
 Each expectation is written by hand from the rule cited beside it; the waits are bounded only as
 hang guards (``fail_after``), wide of any call's own end.
 
@@ -8,6 +8,8 @@ hang guards (``fail_after``), wide of any call's own end.
   field, waiting the given number of milliseconds before attempting to reconnect"
 - WHATWG HTML s9.2.6 (event stream interpretation): a ``retry`` field whose value is not ASCII
   digits is ignored; a user agent may wait longer than the reconnection time
+- decide (README "Decisions"): a transport failure whose request never reached the server is
+  ``retry`` (rule not_sent); one sent, on a tool that may write, is ``check_state``
 """
 
 from __future__ import annotations
@@ -16,18 +18,50 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
+import anyio.to_thread
 import pytest
 
-from mcp_verdict.client import _http
+from mcp_verdict import Action, Kind
+from mcp_verdict.client import VerdictClient, _http
 from mcp_verdict.client._wire import WireLog
 
 from .processes import port_server
 
 ROOT = Path(__file__).resolve().parents[1]
+STDIO = [sys.executable, "-m", "tests.servers.hostile_stdio"]
 HOSTILE_HTTP = [sys.executable, "-m", "tests.servers.hostile_http"]
 CLI = [sys.executable, "-m", "mcp_verdict"]
+GUARD = 30.0
+"""Seconds any scenario may take before it counts as hung (every call's own timeout is longer)."""
+
+
+def findings(outcome: Any) -> list[tuple[str, str]]:
+    return [(f.code, f.message) for f in outcome.verdict.findings]
+
+
+def content(outcome: Any) -> Any:
+    return outcome.verdict.to_dict().get("content")
+
+
+# --- stdio: the server closed its stdin ----------------------------------------------------------
+
+def test_a_request_written_after_the_server_closed_its_stdin_was_not_sent() -> None:
+    """The server closed its stdin: the next request's write finds no reader, so the server never
+    read it (it was reported sent: check_state). The first call is answered."""
+    async def go() -> list[Any]:
+        with anyio.fail_after(GUARD):
+            async with VerdictClient.stdio([*STDIO, "close_stdin"], cwd=str(ROOT), mode="legacy", timeout=60,
+                                           connect_timeout=1) as client:
+                return [await client.call_tool("t"), await client.call_tool("t")]
+
+    first, second = anyio.run(go)
+    assert (first.verdict.kind, content(first)) == (Kind.NORMAL_COMPLETE, [{"type": "text", "text": "ok"}])
+    assert (second.verdict.kind, findings(second), second.request_sent, second.decision.action) == (
+        Kind.UNCLASSIFIED, [("transport.error", "the request was not sent: the server's stdin is closed")], False,
+        Action.RETRY)
 
 
 # --- HTTP: the retry field -------------------------------------------------------------------------
@@ -91,3 +125,35 @@ def test_a_negative_retry_on_the_get_stream_is_ignored(base: str) -> None:
                           f"{base}/get_retry_negative/mcp", "t", "--json"], capture_output=True, text=True,
                          timeout=120, check=False, stdin=subprocess.DEVNULL, cwd=ROOT)
     assert (run.returncode, "Traceback" in run.stderr) == (0, False), run.stderr
+
+
+# --- HTTP: a server that went away ---------------------------------------------------------------
+
+def test_a_request_to_a_server_gone_since_it_connected_was_not_sent() -> None:
+    """The server answered the handshake and tools/list, then stopped: the call's POST finds no
+    one listening. Its request was not sent (connection refused), and the next step is retry;
+    the ConnectError escaped the SDK's task group and the client died with it, the call's
+    outcome lost."""
+    server = port_server(HOSTILE_HTTP, cwd=ROOT)
+    url = server.__enter__()
+    stopped: list[bool] = []
+
+    def stop() -> None:
+        if not stopped:
+            stopped.append(True)
+            server.__exit__(None, None, None)
+
+    async def go() -> Any:
+        with anyio.fail_after(GUARD):
+            async with VerdictClient.http(f"{url}/ok/mcp", mode="legacy", timeout=20) as client:
+                await client.list_tools()
+                await anyio.to_thread.run_sync(stop)
+                return await client.call_tool("t")
+
+    try:
+        outcome = anyio.run(go)
+    finally:
+        stop()
+    refused = "the request was not sent: ConnectError: All connection attempts failed"
+    assert (outcome.verdict.kind, findings(outcome), outcome.request_sent, outcome.decision.action) == (
+        Kind.UNCLASSIFIED, [("transport.error", refused)], False, Action.RETRY)

@@ -73,6 +73,7 @@ from ._wire import (
     preview,
     requests,
     transport_failure,
+    unsent,
 )
 
 Mode = Literal["auto", "modern", "legacy"]
@@ -796,6 +797,11 @@ class VerdictClient:
                          started, finished, request_sent=False, frames=tuple(frames))
         seen = exchange_of(frames, request, shed_noise=self.wire.shed_noise)
         answer = seen.answer
+        if answer is None and (failed := unsent(frames, request)) is not None:  # its write failed: never sent
+            why = failed.data.decode("utf-8", "replace")
+            verdict = self._local("transport.error", f"the request was not sent: {why}")
+            return Round(method, request.frame.data, None, verdict, started, finished, request_sent=False,
+                         frames=seen.frames, noise=seen.noise, noise_shed=seen.noise_shed)
         if answer is None:
             verdict = self._no_answer(seen, error, timeout)
             return Round(method, request.frame.data, None, verdict, started, finished, frames=seen.frames,

@@ -19,6 +19,10 @@ longer). The stream the SDK reads passes a ``retry`` line through :class:`_Retry
 is not ASCII digits is ignored (the SDK's ``int()`` took ``-5``, and its sleep raised, tearing the
 client down), one under ``_RETRY_FLOOR_MS`` waits that long (``retry: 0`` reconnected the GET
 stream in a loop, hundreds of times a second). The recorded frames are the bytes as they came.
+
+A POST that cannot reach the server once it has answered before (it went away: connection
+refused) fails its request alone, recorded ``send_failed`` (the request was not sent); before
+any answer, it is the connection that fails (``CannotConnect``).
 """
 
 from __future__ import annotations
@@ -311,6 +315,8 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
         self.bad_session: str | None = None
         """A session id the server issued that is not visible ASCII (0x21-0x7E), which it MUST be:
         the client refuses the connection (``CannotConnect``, cause ``protocol``)."""
+        self._answered = False
+        """Whether the server has answered a request (any status) on this connection."""
         self.ended_session: str | None = None
         """The session id a POST carried when the server answered it 404: the server ended that
         session, and the client must start a new one (MCP Streamable HTTP, session management)."""
@@ -324,7 +330,13 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
             response = await self._inner.handle_async_request(request)
         except _NOT_SENT as exc:
             self._log.add("in", "send_failed", f"{type(exc).__name__}: {exc}".encode(), exchange=exchange)
-            raise
+            if request.method != "POST" or not self._answered:
+                raise  # (connecting: the connection fails, CannotConnect says why)
+            # The server answered before and cannot be reached now (it went away): raised, this
+            # escaped the SDK's task group and tore the client down, the call's outcome lost. An
+            # empty error response fails just this request; the recorded send_failed of its
+            # exchange says it was not sent.
+            return httpx2.Response(502, headers={"content-type": "text/plain"}, content=b"", request=request)
         except httpx2.TransportError as exc:
             self._log.add("in", "eof", f"{type(exc).__name__}: {exc}".encode(), exchange=exchange)
             if request.method != "POST":
@@ -337,6 +349,7 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
         except Exception as exc:
             self._log.add("in", "eof", f"{type(exc).__name__}: {exc}".encode(), exchange=exchange)
             raise
+        self._answered = True
         if request.method not in ("POST", "GET"):
             return response
         session = request.headers.get("mcp-session-id")
