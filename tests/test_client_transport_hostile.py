@@ -8,12 +8,15 @@ hang guards (``fail_after``), wide of any call's own end.
   field, waiting the given number of milliseconds before attempting to reconnect"
 - WHATWG HTML s9.2.6 (event stream interpretation): a ``retry`` field whose value is not ASCII
   digits is ignored; a user agent may wait longer than the reconnection time
+- MCP basic/utilities/cancellation: only requests that were issued may be cancelled
+- JSON-RPC 2.0 s5: an error whose request id could not be read has ``id: null``
 - decide (README "Decisions"): a transport failure whose request never reached the server is
   ``retry`` (rule not_sent); one sent, on a tool that may write, is ``check_state``
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -25,7 +28,7 @@ import anyio.to_thread
 import pytest
 
 from mcp_verdict import Action, Kind
-from mcp_verdict.client import VerdictClient, _http
+from mcp_verdict.client import CannotConnect, VerdictClient, _http
 from mcp_verdict.client._wire import WireLog
 
 from .processes import port_server
@@ -36,6 +39,7 @@ HOSTILE_HTTP = [sys.executable, "-m", "tests.servers.hostile_http"]
 CLI = [sys.executable, "-m", "mcp_verdict"]
 GUARD = 30.0
 """Seconds any scenario may take before it counts as hung (every call's own timeout is longer)."""
+posix = pytest.mark.skipif(os.name != "posix", reason="the servers fork, or run sh")
 
 
 def findings(outcome: Any) -> list[tuple[str, str]]:
@@ -46,7 +50,37 @@ def content(outcome: Any) -> Any:
     return outcome.verdict.to_dict().get("content")
 
 
-# --- stdio: the server closed its stdin ----------------------------------------------------------
+# --- stdio: one call -------------------------------------------------------------------------------
+
+# (mode, kind, findings, content) - by hand:
+# - no_lf: "a last line without its LF is still a line" (as the proxy reads it): the answer is
+#   judged (it was dropped unread, and the call ended transport.closed);
+# - exit_leaving_child: the server's process exited; a child it left holds its stdout open. The
+#   connection ends when the server exits, what it wrote read first (the call waited for its
+#   timeout, and said so: transport.timeout);
+# - null_id: JSON-RPC s5: an error with a null id answers a request the server could not read:
+#   the only request waiting ends at once (it waited for its timeout), judged from the frame.
+ONE_CALL: list[tuple[str, Kind, list[tuple[str, str]], Any]] = [
+    ("no_lf", Kind.NORMAL_COMPLETE, [], [{"type": "text", "text": "ok"}]),
+    ("exit_leaving_child", Kind.UNCLASSIFIED,
+     [("transport.closed", "the server exited (exit 3), and a process it left running holds its stdout open")], None),
+    ("null_id", Kind.UNCLASSIFIED, [("envelope.id_type", "the id is null; it must be a string or an integer")], None),
+]
+
+
+@posix
+@pytest.mark.parametrize(("mode", "kind", "said", "shown"), ONE_CALL, ids=[c[0] for c in ONE_CALL])
+def test_a_stdio_answer_is_read_as_it_came(mode: str, kind: Kind, said: list[tuple[str, str]], shown: Any) -> None:
+    async def go() -> Any:
+        with anyio.fail_after(GUARD):
+            async with VerdictClient.stdio([*STDIO, mode], cwd=str(ROOT), mode="legacy", timeout=60,
+                                           connect_timeout=20) as client:
+                return await client.call_tool("t")
+
+    outcome = anyio.run(go)
+    assert (outcome.verdict.kind, findings(outcome), content(outcome), outcome.request_sent) == \
+        (kind, said, shown, True)
+
 
 def test_a_request_written_after_the_server_closed_its_stdin_was_not_sent() -> None:
     """The server closed its stdin: the next request's write finds no reader, so the server never
@@ -62,6 +96,62 @@ def test_a_request_written_after_the_server_closed_its_stdin_was_not_sent() -> N
     assert (second.verdict.kind, findings(second), second.request_sent, second.decision.action) == (
         Kind.UNCLASSIFIED, [("transport.error", "the request was not sent: the server's stdin is closed")], False,
         Action.RETRY)
+
+
+def test_a_request_queued_behind_an_unread_write_is_withdrawn_not_sent_later(tmp_path: Path) -> None:
+    """The server reads nothing for a while. The first call's request (1 MB) is written in part
+    and times out: sent, its effect unknown. The second waits behind it and times out: not sent,
+    and it never is: the server, reading again, gets the first and the third (it says which ids
+    it received: 3 and 5; initialize is 1, tools/list 2). It was reported not sent (retry) and
+    written once the server read again: a retry would have run it twice."""
+    go_file = tmp_path / "go"
+
+    async def go() -> list[Any]:
+        with anyio.fail_after(GUARD):
+            async with VerdictClient.stdio([*STDIO, "pause", str(go_file)], cwd=str(ROOT), mode="legacy", timeout=1,
+                                           connect_timeout=20) as client:
+                outcomes = [await client.call_tool("t", {"x": "a" * 1_000_000}), await client.call_tool("t", {"x": 2})]
+                go_file.touch()
+                client.timeout = 20
+                outcomes.append(await client.call_tool("t", {"x": 3}))
+                return outcomes
+
+    first, second, third = anyio.run(go)
+    assert (third.verdict.kind, content(third)) == (Kind.NORMAL_COMPLETE, [{"type": "text", "text": "received [3, 5]"}])
+    assert (findings(first), first.request_sent, first.decision.action) == (
+        [("transport.timeout", "no response within 1 s")], True, Action.CHECK_STATE)
+    assert (findings(second), second.request_sent, second.decision.action) == (
+        [("transport.error", "the request was not sent: it waited 1 s behind messages the server has not read")],
+        False, Action.RETRY)
+
+
+# --- stdio: connecting ---------------------------------------------------------------------------
+
+# (command, cause, exit status, the message's end) - by hand: the server's process exited with
+# status 3 while connecting; what it left running holds its pipes (a background job of a shell
+# gets /dev/null as stdin, POSIX sh; a forked child keeps them all). The cause is its exit (before:
+# "no answer within 30 s" after 30 s, or "the server answered initialize with error -32700: the
+# server's stdin is closed", the client's own error taken for the server's).
+CONNECT: list[tuple[list[str], str, int | None, str]] = [
+    (["sh", "-c", "sleep 120 & exit 3"], "exited", 3, "the server exited with status 3 (during initialize)"),
+    ([*STDIO, "exit_at_start"], "exited", 3,
+     "the server exited with status 3; its stderr ends: crashed at start (during initialize)"),
+]
+
+
+@posix
+@pytest.mark.parametrize(("command", "cause", "status", "says"), CONNECT, ids=["sh-background", "fork"])
+def test_what_ended_a_stdio_connection_is_its_cause(command: list[str], cause: str, status: int | None,
+                                                     says: str) -> None:
+    async def go() -> None:
+        with anyio.fail_after(GUARD + 30):
+            async with VerdictClient.stdio(command, cwd=str(ROOT), mode="legacy", connect_timeout=30):
+                pass
+
+    with pytest.raises(CannotConnect) as caught:
+        anyio.run(go)
+    assert (caught.value.cause, caught.value.exit_code) == (cause, status)
+    assert str(caught.value).endswith(says), str(caught.value)
 
 
 # --- HTTP: the retry field -------------------------------------------------------------------------

@@ -149,6 +149,8 @@ def diagnose(error: BaseException, *, target: str, frames: Sequence[Frame], time
         return CannotConnect("exited", detail, target=target, step=step, exit_code=exit_code, stderr=tail)
     if stdio and not timed_out and not stopped and any(f.kind == "eof" for f in frames):
         return CannotConnect("exited", "the server closed its stdout", target=target, step=step, stderr=tail)
+    if stdio and any(f.kind == "send_failed" for f in frames):  # (not the server's answer: the client's own error)
+        return CannotConnect("exited", "the server closed its stdin", target=target, step=step, stderr=tail)
     if timed_out:
         noise = _noise(frames, shed_noise) if stdio else ""
         return CannotConnect("timeout", f"no answer within {timeout:g} s{noise}", target=target, step=step, stderr=tail)
