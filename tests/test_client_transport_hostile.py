@@ -131,16 +131,20 @@ def test_a_request_queued_behind_an_unread_write_is_withdrawn_not_sent_later(tmp
 # status 3 while connecting; what it left running holds its pipes (a background job of a shell
 # gets /dev/null as stdin, POSIX sh; a forked child keeps them all). The cause is its exit (before:
 # "no answer within 30 s" after 30 s, or "the server answered initialize with error -32700: the
-# server's stdin is closed", the client's own error taken for the server's).
+# server's stdin is closed", the client's own error taken for the server's). An initialize
+# answered with something else is named in one line (it was pydantic's multi-line report).
 CONNECT: list[tuple[list[str], str, int | None, str]] = [
     (["sh", "-c", "sleep 120 & exit 3"], "exited", 3, "the server exited with status 3 (during initialize)"),
     ([*STDIO, "exit_at_start"], "exited", 3,
      "the server exited with status 3; its stderr ends: crashed at start (during initialize)"),
+    ([*STDIO, "bad_initialize"], "protocol", None,
+     "the server answered initialize with a result that is no valid InitializeResult (capabilities: Field required; "
+     "2 more problems) (during initialize)"),
 ]
 
 
 @posix
-@pytest.mark.parametrize(("command", "cause", "status", "says"), CONNECT, ids=["sh-background", "fork"])
+@pytest.mark.parametrize(("command", "cause", "status", "says"), CONNECT, ids=["sh-background", "fork", "bad-init"])
 def test_what_ended_a_stdio_connection_is_its_cause(command: list[str], cause: str, status: int | None,
                                                      says: str) -> None:
     async def go() -> None:
