@@ -884,6 +884,28 @@ def test_line_reader(chunks: list[bytes], limit: int, expected: list[tuple[bytes
     assert [(line.data, line.cut) for chunk in chunks for line in reader.feed(chunk)] == expected
 
 
+# (chunks, limit, the lines the end of the stream gives) - a last line without its LF is still a
+# line (the proxy reads its two sides so); a blank rest, or the rest of a cut line, is none
+LAST_LINES: list[tuple[list[bytes], int, list[tuple[bytes, bool]]]] = [
+    ([b'{"a":1}\n{"b":2}'], 64, [(b'{"b":2}', False)]),
+    ([b'{"a":1}\n'], 64, []),
+    ([b"x\n \t\r"], 64, []),
+    ([b"x\r"], 64, [(b"x\r", False)]),  # a CR alone ends no line: the bytes as sent
+    ([b"0123456789", b"ab"], 8, []),  # the rest of the cut line: skipped
+    ([b"0123456789\n", b"ab"], 8, [(b"ab", False)]),
+    ([b"01234567"], 8, [(b"01234567", False)]),  # at the limit: whole
+]
+
+
+@pytest.mark.parametrize(("chunks", "limit", "expected"), LAST_LINES)
+def test_line_reader_at_the_end(chunks: list[bytes], limit: int, expected: list[tuple[bytes, bool]]) -> None:
+    reader = LineReader(limit)
+    for chunk in chunks:
+        reader.feed(chunk)
+    assert [(line.data, line.cut) for line in reader.close()] == expected
+    assert reader.close() == []  # once
+
+
 # An answer's routing from its bytes alone (Tracker._plain_answer) or from its peek: each case is
 # (requests waiting, the answer, what it pairs with: the request id, or NO_REQUEST), with
 # the kind its peek says. The bytes route only where they prove the peek's pairing.

@@ -7,6 +7,9 @@ Every other request (initialize, tools/list, the GET stream, DELETE) is answered
 JSON with a session id ``s1``, 405 for GET, 200 for DELETE. The modes are in ``MODES`` (a
 function of the request's id that yields byte strings to write, with ``None`` meaning "wait
 half a second") and in the docstring of each.
+
+The modes of ``GET_STREAMS`` answer the first GET of their path with that event stream, then
+close it (later GETs: 405); their tools/call is answered once that GET was served.
 """
 
 from __future__ import annotations
@@ -167,6 +170,27 @@ def plain_answer(message: dict[str, Any], mode: str) -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}}).encode()
 
 
+NOTE = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}'
+GET_STREAMS = {
+    # WHATWG: a retry that is not ASCII digits is ignored (the SDK's int() took -5, and slept -5 ms)
+    "get_retry_negative": b"retry: -5\ndata: " + NOTE + b"\n\n",
+    # MCP: the client waits retry ms before it reconnects (0: at once, in a loop)
+    "get_retry_zero": b"retry: 0\ndata: " + NOTE + b"\n\n",
+}
+SERVED_GET: set[str] = set()
+"""The GET_STREAMS modes whose GET was served."""
+
+
+def after_get(mode: str) -> Callable[[Any], Parts]:
+    def parts(rid: Any) -> Parts:
+        while mode not in SERVED_GET:
+            yield None
+        yield from plain("200 OK", answer_of(rid), "content-type: application/json")
+    return parts
+
+
+MODES.update({mode: after_get(mode) for mode in GET_STREAMS})
+
 SESSIONS = {"session_ctl": "s\x01\x1b[2Jx", "session_long": "s" * 10_000, "session_latin1": "s\u00e9"}
 ENDED: set[str] = set()
 """Paths whose first session the server ended (mode session404: at its first tools/call, with a
@@ -179,6 +203,9 @@ def reply(status: str, data: bytes, *headers: str) -> bytes:
 
 def plain_reply(method: str, mode: str, headers: dict[str, str], message: dict[str, Any]) -> bytes | None:
     """The answer to anything but a tools/call the mode shapes; None for such a tools/call."""
+    if method == "GET" and mode in GET_STREAMS and mode not in SERVED_GET:
+        SERVED_GET.add(mode)
+        return head("200 OK", "content-type: text/event-stream") + GET_STREAMS[mode]
     if method != "POST":
         return reply("405 Method Not Allowed" if method == "GET" else "200 OK", b"")
     session = headers.get("mcp-session-id")

@@ -74,6 +74,7 @@ from ._wire import (
     preview,
     requests,
     transport_failure,
+    unsent,
 )
 
 Mode = Literal["auto", "modern", "legacy"]
@@ -793,11 +794,18 @@ class VerdictClient:
             failure = transport_failure(frames, None)
             if failure is None and error is not None and not _is_transport_error(error):
                 raise error  # it never left the client: the caller's own mistake (bad arguments)
-            why = failure.data.decode("utf-8", "replace") if failure else _describe(error)
+            why = failure.data.decode("utf-8", "replace") if failure else \
+                f"it waited {timeout:g} s behind messages the server has not read" if _is_timeout(error) else \
+                _describe(error)
             return Round(method, None, None, self._local("transport.error", f"the request was not sent: {why}"),
                          started, finished, request_sent=False, frames=tuple(frames))
         seen = exchange_of(frames, request, shed_noise=self.wire.shed_noise)
         answer = seen.answer
+        if answer is None and (failed := unsent(frames, request)) is not None:  # its write failed: never sent
+            why = failed.data.decode("utf-8", "replace")
+            verdict = self._local("transport.error", f"the request was not sent: {why}")
+            return Round(method, request.frame.data, None, verdict, started, finished, request_sent=False,
+                         frames=seen.frames, noise=seen.noise, noise_shed=seen.noise_shed)
         if answer is None:
             verdict = self._no_answer(seen, error, timeout)
             return Round(method, request.frame.data, None, verdict, started, finished, frames=seen.frames,

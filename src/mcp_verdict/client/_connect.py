@@ -12,11 +12,14 @@ exception (often an ``ExceptionGroup`` from a task group) is kept as ``__cause__
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 from urllib.parse import urlsplit
 
 from ..frames._jsonrpc import Peek
 from ._wire import NOT_MESSAGES, Frame, Request, exchange_of, not_messages, preview, requests
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 Cause = Literal["bad_url", "spawn", "refused", "unreachable", "http_status", "exited", "timeout", "protocol"]
 _STDERR_LINES: Final = 5
@@ -106,6 +109,7 @@ def diagnose(error: BaseException, *, target: str, frames: Sequence[Frame], time
     status is not the cause. ``shed_noise``: stdio noise lines the log counted but did not keep."""
     import httpx2
     from mcp.shared.exceptions import MCPError
+    from pydantic import ValidationError
 
     step = last_step(frames)
     tail = stderr_lines(stderr)
@@ -149,6 +153,8 @@ def diagnose(error: BaseException, *, target: str, frames: Sequence[Frame], time
         return CannotConnect("exited", detail, target=target, step=step, exit_code=exit_code, stderr=tail)
     if stdio and not timed_out and not stopped and any(f.kind == "eof" for f in frames):
         return CannotConnect("exited", "the server closed its stdout", target=target, step=step, stderr=tail)
+    if stdio and any(f.kind == "send_failed" for f in frames):  # (not the server's answer: the client's own error)
+        return CannotConnect("exited", "the server closed its stdin", target=target, step=step, stderr=tail)
     if timed_out:
         noise = _noise(frames, shed_noise) if stdio else ""
         return CannotConnect("timeout", f"no answer within {timeout:g} s{noise}", target=target, step=step, stderr=tail)
@@ -159,6 +165,10 @@ def diagnose(error: BaseException, *, target: str, frames: Sequence[Frame], time
     for leaf in found:
         if isinstance(leaf, (httpx2.TransportError, OSError)):
             return CannotConnect("unreachable", f"{type(leaf).__name__}: {leaf}", target=target, step=step)
+    for leaf in found:
+        if isinstance(leaf, ValidationError):  # (its str is a multi-line report quoting the server's values)
+            return CannotConnect("protocol", f"the server answered {step} with {_unreadable(leaf)}", target=target,
+                                 step=step, stderr=tail)
     leaf = found[0] if found else error
     return CannotConnect("protocol", f"{type(leaf).__name__}: {leaf}", target=target, step=step, stderr=tail)
 
@@ -176,6 +186,18 @@ def _error_answer(frames: Sequence[Frame]) -> str | None:
     if isinstance(message, str) and message:
         shown += f": {message if len(message) <= _MESSAGE_SHOWN else message[:_MESSAGE_SHOWN - 1] + '…'}"
     return shown
+
+
+def _unreadable(error: ValidationError) -> str:
+    """``a result that is no valid InitializeResult (capabilities: Field required; 2 more
+    problems)``: what the SDK's model refused in an answer, its first problem, in one line."""
+    problems = error.errors()
+    where = ".".join(str(part) for part in problems[0]["loc"]) if problems else ""
+    said = f"{where or 'the result'}: {problems[0]['msg'] if problems else error}"
+    said = said if len(said) <= _MESSAGE_SHOWN else said[:_MESSAGE_SHOWN - 1] + "…"
+    more = len(problems) - 1
+    return f"a result that is no valid {error.title} ({said}" + \
+        (f"; {more} more problem{'s' if more > 1 else ''})" if more else ")")
 
 
 def _noise(frames: Sequence[Frame], shed: int = 0) -> str:

@@ -10,6 +10,19 @@ does not read it, and it never stands for an answer).
 compresses anyway (``content-encoding: gzip``...) is decoded by httpx2 before it is recorded,
 so the frames are the message bytes the SDK reads, and bounded as such. An event of a stream,
 like a body, is bounded by ``max_bytes``: past it the event is recorded cut and the stream ends.
+
+The SDK reconnects a stream the server closed (the GET stream; a request's stream that ended
+without its answer, resumed with ``Last-Event-ID``) after the server's ``retry`` field, in
+milliseconds (MCP Streamable HTTP: the client MUST wait that long; WHATWG event-stream
+interpretation: a ``retry`` whose value is not ASCII digits is ignored, and a user agent may wait
+longer). The stream the SDK reads passes a ``retry`` line through :class:`_RetryGuard`: one that
+is not ASCII digits is ignored (the SDK's ``int()`` took ``-5``, and its sleep raised, tearing the
+client down), one under ``_RETRY_FLOOR_MS`` waits that long (``retry: 0`` reconnected the GET
+stream in a loop, hundreds of times a second). The recorded frames are the bytes as they came.
+
+A POST that cannot reach the server once it has answered before (it went away: connection
+refused) fails its request alone, recorded ``send_failed`` (the request was not sent); before
+any answer, it is the connection that fails (``CannotConnect``).
 """
 
 from __future__ import annotations
@@ -33,6 +46,123 @@ _ERROR_COUNTED: Final = 1024 * 1024
 _ERROR_SECONDS: Final = 5.0
 """Seconds such a body is read for (half the request timeout if less): a body that trickles is
 counted as far as it came."""
+_RETRY_FLOOR_MS: Final = 100
+"""The least wait, in milliseconds, before the SDK reconnects a stream, whatever ``retry`` says."""
+_RETRY_LINE: Final = 32
+"""Bytes of a ``retry`` line held to read its value: past them it is no number of milliseconds
+(the SDK waited 10^30 ms for one) and is ignored."""
+_BOM: Final = b"\xef\xbb\xbf"
+
+
+class _LineEnds:
+    """The next CR or LF of a chunk from a position, each searched for once per occurrence."""
+
+    __slots__ = ("_chunk", "_cr", "_lf")
+
+    def __init__(self, chunk: bytes) -> None:
+        self._chunk = chunk
+        self._cr = self._lf = -2  # not searched yet; -1: none left
+
+    def next(self, at: int) -> int:
+        if self._cr != -1 and self._cr < at:
+            self._cr = self._chunk.find(b"\r", at)
+        if self._lf != -1 and self._lf < at:
+            self._lf = self._chunk.find(b"\n", at)
+        found = [end for end in (self._cr, self._lf) if end >= 0]
+        return min(found) if found else -1
+
+
+class _RetryGuard:
+    """The bytes of an event stream as the SDK reads them, its ``retry`` lines checked (module
+    docstring): a line that may be one is held until its end (at most ``_RETRY_LINE`` bytes),
+    every other byte passes at once. Lines end in CRLF, LF or CR (WHATWG); one BOM may open the
+    stream."""
+
+    __slots__ = ("_first", "_held", "_skipping", "_streaming")
+
+    def __init__(self) -> None:
+        self._held = bytearray()
+        """The start of the current line, while it may be a ``retry`` line."""
+        self._streaming = False
+        """The current line is no ``retry`` line: its bytes pass up to its end."""
+        self._skipping = False
+        """The current line is a ``retry`` line past ``_RETRY_LINE``: dropped up to its end."""
+        self._first = True
+
+    def feed(self, chunk: bytes) -> bytes:
+        if not self._held and not self._skipping and b"retry" not in chunk:
+            # no retry line ends in this chunk: its lines pass whole, its unfinished last one is read
+            last = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
+            if last >= 0:
+                self._line_ended()
+                return chunk[:last + 1] + self._feed(chunk[last + 1:])
+        return self._feed(chunk)
+
+    def _feed(self, chunk: bytes) -> bytes:
+        out = bytearray()
+        at, size = 0, len(chunk)
+        ends = _LineEnds(chunk)
+        while at < size:
+            if self._streaming or self._skipping:  # to the line's end at C speed
+                end = ends.next(at)
+                if end < 0:
+                    if self._streaming:
+                        out += chunk[at:]
+                    break
+                out += chunk[at:end + 1] if self._streaming else chunk[end:end + 1]
+                self._line_ended()
+                at = end + 1
+                continue
+            byte = chunk[at]
+            at += 1
+            if byte in (0x0A, 0x0D):  # the end of a held line (or an empty line)
+                if self._held:
+                    out += self._checked(bytes(self._held))
+                out.append(byte)
+                self._line_ended()
+                continue
+            self._held.append(byte)
+            if not self._candidate():  # no retry line: what was held, and the rest of the line, pass
+                out += self._held
+                self._held.clear()
+                self._streaming = True
+            elif len(self._held) > _RETRY_LINE:
+                out += b":"  # a comment: the line stays a line, its field ignored
+                self._held.clear()
+                self._skipping = True
+        return bytes(out)
+
+    def _line_ended(self) -> None:
+        self._held.clear()
+        self._streaming = self._skipping = False
+        self._first = False
+
+    def _candidate(self) -> bool:
+        """Whether the held start of the line may still be a ``retry`` line."""
+        held = bytes(self._held)
+        if self._first and _BOM.startswith(held[:3]):
+            if len(held) < 3:
+                return True
+            held = held[3:]
+        return held.startswith(b"retry:") or b"retry:".startswith(held)
+
+    def close(self) -> bytes:
+        """The stream ended: a held line without its line end, checked as a whole one is."""
+        held = bytes(self._held)
+        self._held.clear()
+        return self._checked(held) if held else b""
+
+    @staticmethod
+    def _checked(line: bytes) -> bytes:
+        """A held ``retry`` line as the SDK may read it: its value ASCII digits at least the floor."""
+        bom = line[:3] if line.startswith(_BOM) else b""
+        name, colon, value = line[len(bom):].partition(b":")
+        if name != b"retry" or not colon:
+            return line  # (``retry`` without a colon: a field with no value, ignored by any reader)
+        value = value[1:] if value.startswith(b" ") else value
+        if not value or not value.isdigit():  # bytes.isdigit: ASCII digits only, as WHATWG asks
+            return bom + b":"
+        return line if int(value) >= _RETRY_FLOOR_MS else bom + b"retry: %d" % _RETRY_FLOOR_MS
 
 
 class _TeeStream(httpx2.AsyncByteStream):
@@ -44,6 +174,7 @@ class _TeeStream(httpx2.AsyncByteStream):
         self._exchange = exchange
         self._status = status
         self._sse = SSEParser() if content_type.startswith("text/event-stream") else None
+        self._guard = _RetryGuard() if self._sse is not None else None
         self._json = content_type.startswith("application/json")
         self._body = bytearray()
         self._max = max_bytes
@@ -86,7 +217,9 @@ class _TeeStream(httpx2.AsyncByteStream):
                     # stream ends here, so this request fails at once and memory stays bounded.
                     self._finish()
                     return
-                yield chunk
+                passed = chunk if self._guard is None else self._guard.feed(chunk)
+                if passed:
+                    yield passed
         except httpx2.TransportError as exc:
             # Recorded, then ended quietly: the SDK's own handling of a broken body escapes its
             # task group and tears the client down; a short body instead fails just this request
@@ -98,6 +231,9 @@ class _TeeStream(httpx2.AsyncByteStream):
             self._finish(undecodable=f"the response body does not decode as its content-encoding says: {exc}")
             return
         self._finish()
+        rest = self._guard.close() if self._guard is not None else b""
+        if rest:
+            yield rest
 
     def _take(self, chunk: bytes) -> bool:
         """Record ``chunk``; False once a body, or an event of a stream, passes max_bytes."""
@@ -179,6 +315,8 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
         self.bad_session: str | None = None
         """A session id the server issued that is not visible ASCII (0x21-0x7E), which it MUST be:
         the client refuses the connection (``CannotConnect``, cause ``protocol``)."""
+        self._answered = False
+        """Whether the server has answered a request (any status) on this connection."""
         self.ended_session: str | None = None
         """The session id a POST carried when the server answered it 404: the server ended that
         session, and the client must start a new one (MCP Streamable HTTP, session management)."""
@@ -192,7 +330,13 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
             response = await self._inner.handle_async_request(request)
         except _NOT_SENT as exc:
             self._log.add("in", "send_failed", f"{type(exc).__name__}: {exc}".encode(), exchange=exchange)
-            raise
+            if request.method != "POST" or not self._answered:
+                raise  # (connecting: the connection fails, CannotConnect says why)
+            # The server answered before and cannot be reached now (it went away): raised, this
+            # escaped the SDK's task group and tore the client down, the call's outcome lost. An
+            # empty error response fails just this request; the recorded send_failed of its
+            # exchange says it was not sent.
+            return httpx2.Response(502, headers={"content-type": "text/plain"}, content=b"", request=request)
         except httpx2.TransportError as exc:
             self._log.add("in", "eof", f"{type(exc).__name__}: {exc}".encode(), exchange=exchange)
             if request.method != "POST":
@@ -205,6 +349,7 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
         except Exception as exc:
             self._log.add("in", "eof", f"{type(exc).__name__}: {exc}".encode(), exchange=exchange)
             raise
+        self._answered = True
         if request.method not in ("POST", "GET"):
             return response
         session = request.headers.get("mcp-session-id")

@@ -284,6 +284,26 @@ def transport_failure(frames: Sequence[Frame], request: Request | None) -> Frame
     return None
 
 
+def unsent(frames: Sequence[Frame], request: Request) -> Frame | None:
+    """The ``send_failed`` frame that says ``request`` never reached the server, or None. On
+    HTTP, one of the request's own exchange: its POST could not be sent (no connection). On
+    stdio, the first after the request with no message written between them: the transport
+    writes one message at a time, in order, and records each before writing it, so that failure
+    was the request's own write (the server had closed its stdin: it never read the line whole)."""
+    http = request.frame.exchange is not None
+    for frame in frames:
+        if frame.seq <= request.frame.seq:
+            continue
+        if http:
+            if frame.kind == "send_failed" and frame.exchange == request.frame.exchange:
+                return frame
+        elif frame.direction == "out":
+            return None
+        elif frame.kind == "send_failed":
+            return frame
+    return None
+
+
 def not_messages(count: int) -> str:
     """``count`` lines of noise, in words (a warning's, a connection failure's)."""
     return "1 line that is not a JSON-RPC message" if count == 1 else \

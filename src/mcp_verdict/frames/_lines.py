@@ -5,7 +5,8 @@ messages, read without I/O, with a bound on a line.
 server's stdout must not hold an unbounded line: when an unfinished line grows past the limit,
 its first ``limit + 1`` bytes are handed out at once — so that the call waiting for it fails now
 (``classify`` says ``json.too_large`` of them) instead of at its timeout — and the rest of that
-line is skipped up to its newline. Blank lines are no messages: lines of JSON's whitespace only
+line is skipped up to its newline; at the end of the stream, a last line without its newline is
+still a line (:meth:`LineReader.close`). Blank lines are no messages: lines of JSON's whitespace only
 (RFC 8259 s2: space, tab, CR, LF; a line of a form feed or a vertical tab is noise). (The proxy frames its two sides
 itself: it relays, so it reports an oversized line with its size once the line has ended.)
 
@@ -41,11 +42,12 @@ class Line(NamedTuple):
 class LineReader:
     """Bytes in (``feed``), the stream's non-blank lines out, none held past ``limit`` bytes."""
 
-    __slots__ = ("_buffer", "_skipping", "limit")
+    __slots__ = ("_buffer", "_scanned", "_skipping", "limit")
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self._buffer = bytearray()
+        self._scanned = 0  # the buffer's first bytes, known to hold no LF: each byte searched once
         self._skipping = False  # the rest of a cut line, up to its LF, is being dropped
 
     def feed(self, chunk: bytes) -> list[Line]:
@@ -54,15 +56,19 @@ class LineReader:
         buffer += chunk
         out: list[Line] = []
         while True:
-            cut = buffer.find(b"\n")
+            cut = buffer.find(b"\n", self._scanned)
             if cut < 0:
+                self._scanned = len(buffer)
                 if self._skipping:
                     buffer.clear()
+                    self._scanned = 0
                 elif len(buffer) > self.limit:
                     out.append(Line(bytes(buffer[: self.limit + 1]), True))
                     self._skipping = True
                     buffer.clear()
+                    self._scanned = 0
                 return out
+            self._scanned = 0
             line = bytes(buffer[:cut])
             del buffer[: cut + 1]
             if self._skipping:
@@ -70,3 +76,13 @@ class LineReader:
                 continue
             if line.strip(_BLANK):
                 out.append(Line(line))
+
+    def close(self) -> list[Line]:
+        """The stream ended: its last line when no LF ended it (a last line without its LF is
+        still a line, as the proxy reads its two sides), unless it is blank or the rest of a cut
+        one."""
+        rest = bytes(self._buffer)
+        self._buffer.clear()
+        self._scanned = 0
+        skipping, self._skipping = self._skipping, False
+        return [Line(rest)] if rest.strip(_BLANK) and not skipping else []
