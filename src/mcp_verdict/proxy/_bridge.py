@@ -206,9 +206,11 @@ class Bridge:
         """A host request whose id a request of its session has in flight: refused, its error to ``stream``."""
         self._dispatch(self.relay.host_reused(data, http), stream, None, None)
 
-    def host_no_message(self, data: bytes, stream: HostStream, http: Mapping[str, Any] | None = None) -> None:
-        """A host body that is no JSON-RPC message: refused, its error to ``stream``."""
-        self._dispatch(self.relay.host_no_message(data, http), stream, None, None)
+    def host_no_message(self, data: bytes, stream: HostStream, http: Mapping[str, Any] | None = None,
+                        why: tuple[int, str] | None = None) -> None:
+        """A host body that is no JSON-RPC message (``why``: the code and reason the host side
+        found, ``_relay.unfollowed``): refused, its error to ``stream``."""
+        self._dispatch(self.relay.host_no_message(data, http, why), stream, None, None)
 
     # -- frames from the upstream --------------------------------------------------------------
     def from_upstream(self, data: bytes, via: HostStream | None = None, *,

@@ -20,7 +20,13 @@ basic/transports/streamable-http, as a server:
   ``Host`` header (421): a page whose name was rebound to 127.0.0.1 sends its own name there, and
   no Origin on a same-origin GET (its GET stream would read the server's messages);
 - a body that is no JSON-RPC message (empty, blanks, not UTF-8 JSON, a batch) gets 400 and a
-  JSON-RPC error with a null id, and is not forwarded (logged as refused);
+  JSON-RPC error with a null id, and is not forwarded (logged as refused); over a stdio
+  upstream, which serves every host on one connection, so does one the relay would forward
+  without awaiting an answer although the server answers it — an object that is no request,
+  notification or response, an id that is no string, number or null, a body no parser reads
+  that shows no id (``_relay.unfollowed``), a 2026-07-28 JSON-RPC response (a client sends none
+  over HTTP): the server's error to it, under a null id or its id, would be taken for the
+  answer of another host's request in flight;
 - a stream whose host does not read it holds at most :func:`backlog_limit` bytes of frames
   waiting: past it the frames that do not answer its request are dropped (each noted in the
   frame log), the answer never;
@@ -116,7 +122,15 @@ from ..frames._tools import ToolsBudget
 from ..verdict._peer_text import cut, neutral
 from ._batch import follows
 from ._bridge import Bridge
-from ._codes import UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, cancelled_request, error_frame, with_id, with_request_id
+from ._codes import (
+    INVALID_REQUEST,
+    UPSTREAM_TIMEOUT,
+    UPSTREAM_UNAVAILABLE,
+    cancelled_request,
+    error_frame,
+    with_id,
+    with_request_id,
+)
 from ._http_posts import Posts, posts_for
 from ._http_upstream import (
     HttpUpstream,
@@ -130,7 +144,7 @@ from ._http_upstream import (
     upstream_fault,
     upstream_headers,
 )
-from ._relay import Key, Telemetry, as_written
+from ._relay import Key, Telemetry, as_written, unfollowed
 from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env
 
@@ -179,7 +193,7 @@ def _untold(count: int, named: str, version: str | None) -> str | None:
     have in flight, when it is not sent (it cannot be told to be of any one's host): under
     2026-07-28 or later (closing a request's response stream is its cancellation) when one is,
     under 2025 when several are; None when it may go on."""
-    if count and version is not None and _DATE.fullmatch(version) and version >= _STATELESS:
+    if count and _stateless(version):
         return (f"not sent upstream: it is of no session, and {count} request{'s' if count > 1 else ''} of no "
                 f"session with requestId {named} {'are' if count > 1 else 'is'} in flight, which it cannot be "
                 "told to be of (2026-07-28: closing a request's response stream is its cancellation)")
@@ -187,6 +201,11 @@ def _untold(count: int, named: str, version: str | None) -> str | None:
         return (f"not sent upstream: {count} requests of no session with requestId {named} are in flight; which "
                 "one it cancels cannot be told")
     return None
+
+
+def _stateless(version: str | None) -> bool:
+    """``version`` (an ``MCP-Protocol-Version``) is 2026-07-28 or later (versions are dates)."""
+    return version is not None and _DATE.fullmatch(version) is not None and version >= _STATELESS
 
 
 def _fault(status: int, code: int, reason: str) -> web.Response:
@@ -725,8 +744,10 @@ class HttpHost:
                                                        "session": session,
                                                        "protocol_version": request.headers.get("MCP-Protocol-Version")})
             return await self._answer_queued(stream, 404)
-        # a session's requests are routed by its id: only initialize and stateless requests are read
-        look = peek(body) if session is None or body.find(b'"initialize"') >= 0 else None
+        # a session's requests are routed by its id: only initialize and stateless requests are
+        # read — and every body for a stdio upstream, which serves every host on one connection
+        # (one the relay would not await may draw an answer taken for another host's: ``unfollowed``)
+        look = peek(body) if session is None or self._stdio is not None or body.find(b'"initialize"') >= 0 else None
         initialize = look is not None and look.method == "initialize"
         stream = PostStream(self._backlog)
         # a frame no parser reads is read before a stdio upstream is sent it: the relay may answer
@@ -758,14 +779,16 @@ class HttpHost:
                     bridge = holder
                     self._live[bridge].users += 1
         try:
-            return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note, send)
+            return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note, send,
+                                       look)
         finally:
             self._release(bridge)
             self._unrename(stream)
 
     async def _post_on(self, request: web.BaseRequest, body: bytes, session: str | None, initialize: bool,
                        stream: PostStream, bridge: Bridge, read_first: bool = False,
-                       note: str | None = None, send: bool = True) -> web.StreamResponse:
+                       note: str | None = None, send: bool = True, look: Peek | None = None
+                       ) -> web.StreamResponse:
         self._exchange += 1
         http = {"exchange": self._exchange, "method": "POST", "session": session,
                 "protocol_version": request.headers.get("MCP-Protocol-Version")}
@@ -777,6 +800,11 @@ class HttpHost:
             return await self._answer_queued(stream, 413)
         if _no_message(body) and not follows(bridge.relay, body, http):  # (a 2025-03-26 batch is accepted)
             bridge.host_no_message(body, stream, http)
+            return await self._answer_queued(stream, 400)
+        why = self._unfollowed(look, body, request.headers.get("MCP-Protocol-Version")) \
+            if self._stdio is not None else None
+        if why is not None:  # (over one connection for every host, its answer could not be told)
+            bridge.host_no_message(body, stream, http, why)
             return await self._answer_queued(stream, 400)
         headers = request.headers if self._stdio is None else None  # read-only: no copy
         upstream = bridge.upstream if headers is not None else None
@@ -817,6 +845,23 @@ class HttpHost:
         finally:
             if calls is not None:
                 calls.difference_update(keys)
+
+    @staticmethod
+    def _unfollowed(look: Peek | None, body: bytes, version: str | None) -> tuple[int, str] | None:
+        """A body for the stdio upstream (read as ``look``; its POST's ``MCP-Protocol-Version``
+        ``version``) that is refused, unsent, with (the code, the reason), or None: one the relay
+        would forward unawaited although the server answers it (``_relay.unfollowed``), and a
+        JSON-RPC response under 2026-07-28, whose clients send none over HTTP (basic/transports/
+        streamable-http, Sending Messages 4; a server may answer one with an error under its id,
+        which another host's request in flight may have). The one process serves every host on
+        one connection: such an answer would be taken for that request's."""
+        if look is None:
+            return None
+        why = unfollowed(look, body)
+        if why is None and look.kind in ("response", "error") and _stateless(version):
+            why = INVALID_REQUEST, ("a JSON-RPC response: a 2026-07-28 client sends none over Streamable HTTP "
+                                    "(basic/transports/streamable-http, Sending Messages 4)")
+        return why
 
     async def _delivered(self, upstream: StdioUpstream, fate: asyncio.Future[str | None]) -> web.Response:
         """A notification or a response the stdio upstream took while it was down: 202 once it is
@@ -992,8 +1037,7 @@ class HttpHost:
         ``MCP-Protocol-Version``), which has no sessions: the header is ignored (2026-07-28
         basic/transports/streamable-http, Earlier Streamable HTTP Revisions)."""
         session = request.headers.get("Mcp-Session-Id")
-        version = request.headers.get("MCP-Protocol-Version", "")
-        if session is not None and _DATE.fullmatch(version) and version >= _STATELESS:
+        if session is not None and _stateless(request.headers.get("MCP-Protocol-Version")):
             return None
         return session
 

@@ -75,6 +75,7 @@ from ..judgement._decide import decide
 from ..verdict._classify import DEFAULT_LIMITS, OptionsMemo, held_id, judge
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
+from ..verdict._peer_text import cut, neutral
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
 from ._batch import host_batch, upstream_batch
@@ -421,23 +422,28 @@ class Relay:
             self._answered_by_proxy.pop(key, None)
         return key
 
-    def host_no_message(self, data: bytes, http: Mapping[str, Any] | None = None) -> list[Out]:
+    def host_no_message(self, data: bytes, http: Mapping[str, Any] | None = None,
+                        why: tuple[int, str] | None = None) -> list[Out]:
         """A host body that is no JSON-RPC message (an HTTP POST: empty, blanks only, not JSON,
         not UTF-8 JSON, or JSON that is no object — a batch the relay does not follow, its reason
         the tracker's: the version in force when it is not 2025-03-26, the only one with batches,
         :meth:`frames.Tracker.batch`): never forwarded, logged as refused, answered with a null id
         (JSON-RPC 2.0 s5.1: PARSE_ERROR for a body no parser reads, INVALID_REQUEST for JSON that
-        is no object; no id can be told)."""
+        is no object; no id can be told). ``why``: (the code, the reason) the caller found
+        (:func:`unfollowed`)."""
         self.stats.host_frames += 1
         self.stats.refused += 1
-        try:
-            json.loads(data.decode())  # (as UTF-8; Python's json reads NaN, 1e400 and a lone surrogate)
-        except (ValueError, RecursionError):
-            code, reason = PARSE_ERROR, "the body is no JSON text (JSON is UTF-8, RFC 8259 s8.1)"
+        if why is not None:
+            code, reason = why
         else:
-            why = self.tracker.batch(self.conn, data, http) if is_batch(data) else None
-            code, reason = INVALID_REQUEST, ("the body is JSON but no JSON-RPC message object (one message per "
-                                             "POST" + (f"; {why})" if isinstance(why, str) else ")"))
+            try:
+                json.loads(data.decode())  # (as UTF-8; Python's json reads NaN, 1e400 and a lone surrogate)
+            except (ValueError, RecursionError):
+                code, reason = PARSE_ERROR, "the body is no JSON text (JSON is UTF-8, RFC 8259 s8.1)"
+            else:
+                batch = self.tracker.batch(self.conn, data, http) if is_batch(data) else None
+                code, reason = INVALID_REQUEST, ("the body is JSON but no JSON-RPC message object (one message per "
+                                                 "POST" + (f"; {batch})" if isinstance(batch, str) else ")"))
         self._log("c2s", "refused", data, note=f"not forwarded: {reason}", http=http)
         what = "parse error" if code == PARSE_ERROR else "invalid request"
         answer = error_frame(None, code, f"mcp-verdict proxy: {what}: {reason}; the proxy does not relay it",
@@ -1138,6 +1144,31 @@ def _same_text(text: str) -> list[Key]:
 def _reply_id(exchange: Exchange) -> Id | bytes:
     """The id of the host's request ``exchange``, as the host wrote it (:func:`as_written`)."""
     return as_written(exchange.request_id, exchange.request.data)
+
+
+def unfollowed(look: Peek, data: bytes) -> tuple[int, str] | None:
+    """A host frame (``data``, read as ``look``) the relay would forward without awaiting an
+    answer, although a server answers it: an error (JSON-RPC 2.0 s5: INVALID_REQUEST or
+    PARSE_ERROR), with a null id when it cannot read one (paired then with the only request
+    waiting, ``frames.Tracker``), else with the id it reads. Over one connection for every host
+    (an HTTP host's stdio upstream) that answer would be taken for the answer of another host's
+    request in flight: (the code, the reason) to refuse the frame with, unsent — an object that
+    is no JSON-RPC request, notification or response (a ``method`` that is no string, both a
+    ``method`` and a ``result``, neither); one whose ``id`` member is no string, number or null
+    (JSON-RPC 2.0 s4: read as a notification); a frame no parser reads that shows no id to await
+    it by and that the relay does not answer itself (:meth:`Relay._host_unreadable`). None for
+    any other frame (a request is awaited by its id; a notification or response is not answered)."""
+    kind = look.kind
+    if kind == "invalid":
+        return INVALID_REQUEST, "the body is a JSON object but no JSON-RPC request, notification or response"
+    if kind == "unreadable":
+        if look.has_id or look.unheld is not None or _unreadable_string_id(data):
+            return None  # (awaited by its id, or answered by the relay)
+        problem = neutral(cut(look.problem or "", 200))
+        return PARSE_ERROR, f"no JSON parser reads the body ({problem}), and it shows no request id to await it by"
+    if not look.has_id and look.message is not None and "id" in look.message:
+        return INVALID_REQUEST, "its id is neither a string, a number nor null (JSON-RPC 2.0 s4)"
+    return None
 
 
 def _unreadable_string_id(data: bytes) -> bool:
