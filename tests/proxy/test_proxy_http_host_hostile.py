@@ -2,7 +2,9 @@
 real upstreams (the demo server over stdio and over HTTP, and the hand-written servers named
 where they serve):
 
-- bodies whose answer the proxy could not tell from another host's (a stdio upstream).
+- bodies whose answer the proxy could not tell from another host's (a stdio upstream);
+- bodies that never come whole, connections with no request under way, GET streams opened
+  without end.
 
 basic/transports/streamable-http (2025-11-25 and 2026-07-28): one JSON-RPC message per POST; a
 body the server cannot accept gets an HTTP error status and MAY carry a JSON-RPC error with no
@@ -14,6 +16,7 @@ neutralised, never as a traceback."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import socket
@@ -27,11 +30,11 @@ from typing import Any
 import pytest
 
 from mcp_verdict.demo import stdio_command
-from tests.processes import stop
+from tests.processes import port_server, stop
 
 from ._peers import PROXY, TIMEOUT, call, demo_http, wait_until
 from ._restarting import frame_records
-from .test_proxy_http_edges import _request, _status
+from .test_proxy_http_edges import _address, _request, _status
 
 V2026 = {"MCP-Protocol-Version": "2026-07-28"}
 V2025 = {"MCP-Protocol-Version": "2025-06-18"}
@@ -124,3 +127,164 @@ def test_a_body_whose_answer_could_not_be_told_is_refused_over_a_stdio_server(
                                                                                             "waited_s": 1.5})
     refused = [r for r in frame_records(log) if r["kind"] == "refused" and r["dir"] == "c2s"]
     assert len(refused) == (1 if status == 400 else 0)
+
+
+# -- a body that never comes whole ------------------------------------------------------------
+def _head(url: str, headers: dict[str, str]) -> bytes:
+    _, _, address = _address(url)
+    sent = {"Host": address, "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+            **V2026, **headers}
+    return (b"POST /mcp HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in sent.items()).encode() + b"\r\n")
+
+
+FORECAST = json.dumps(call(7, "get_forecast", {"city": "Paris"})).encode()
+CHUNK = b"%x\r\n" % 700 + b"x" * 700 + b"\r\n"
+# (what the host sends before it stalls: headers, then the body's bytes; the status, the
+# JSON-RPC (id, code) and the frame-log note). --timeout 1, --max-frame-bytes 1024: the body has
+# the timeout to come whole, a body past the limit too to tell its size (before, the proxy
+# waited for either without end, the connection and its handler held)
+STALLED = [
+    ({"Content-Length": str(len(FORECAST))}, FORECAST[:40], 408, (None, INVALID_REQUEST),
+     "the host's POST: the request's body did not arrive within 1 s (answered HTTP 408; not forwarded)"),
+    ({"Content-Length": "100"}, b"", 408, (None, INVALID_REQUEST),
+     "the host's POST: the request's body did not arrive within 1 s (answered HTTP 408; not forwarded)"),
+    ({"Transfer-Encoding": "chunked"}, b"%x\r\n" % len(FORECAST) + FORECAST + b"\r\n", 408, (None, INVALID_REQUEST),
+     "the host's POST: the request's body did not arrive within 1 s (answered HTTP 408; not forwarded)"),
+    # past the limit, then no end: its size as far as it came (its id is read from its start)
+    ({"Transfer-Encoding": "chunked"}, b"%x\r\n" % (len(FORECAST) - 1) + FORECAST[:-1] + b"\r\n" + CHUNK * 2, 413,
+     (7, -31003), f"at least {len(FORECAST) - 1 + 1400} bytes (the rest was not read): past the limit of 1024 bytes"),
+]
+
+
+@pytest.mark.parametrize("upstream", ["stdio", "http"])
+@pytest.mark.parametrize(("headers", "sent", "status", "answer", "note"), STALLED,
+                         ids=["short-body", "no-body", "chunked-no-end", "chunked-too-large-no-end"])
+def test_a_body_slower_than_the_timeout_is_answered_and_its_connection_closed(
+        tmp_path: Path, upstream: str, headers: dict[str, str], sent: bytes, status: int, answer: tuple[Any, int],
+        note: str) -> None:
+    log = tmp_path / "frames.jsonl"
+    with contextlib.ExitStack() as stack:
+        args = ["--timeout", "1", "--max-frame-bytes", "1024", "--log", str(log), *_upstream(upstream, stack)]
+        url = stack.enter_context(_proxy(args, tmp_path / "err"))
+        host, port, _ = _address(url)
+        with socket.create_connection((host, port), timeout=TIMEOUT) as sock:
+            sock.sendall(_head(url, headers) + sent)
+            response = _read_all(sock)  # (the proxy closes the connection after its answer)
+        after = _request(url, "POST", FORECAST, V2026)  # it still serves
+    got = _body(response.removesuffix(b"<<open>>"))
+    assert (_status(response), (got["id"], got["error"]["code"]), response.endswith(b"<<open>>")) == (
+        status, answer, False)
+    assert _status(after) == 200
+    notes = [r.get("note") for r in frame_records(log) if r["dir"] == "c2s" and r["kind"] in ("error", "refused")]
+    assert notes == [note]
+
+
+# -- GET streams: how many one session keeps ------------------------------------------------------
+class _Stream:
+    """A host's GET stream on a raw socket, read in a thread until the proxy ends it."""
+
+    def __init__(self, url: str, headers: dict[str, str]) -> None:
+        host, port, address = _address(url)
+        self.sock = socket.create_connection((host, port), timeout=TIMEOUT)
+        sent = {"Host": address, "Accept": "text/event-stream", "Connection": "close", **headers}
+        self.sock.sendall(b"GET /mcp HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in sent.items()).encode()
+                          + b"\r\n")
+        self.raw = b""
+        self.ended = threading.Event()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        self.sock.settimeout(None)
+        with contextlib.suppress(OSError):
+            while chunk := self.sock.recv(65536):
+                self.raw += chunk
+        self.ended.set()
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+        self.sock.close()
+
+
+def _close_all(streams: list[_Stream]) -> None:
+    for stream in streams:
+        stream.close()
+
+
+@pytest.mark.parametrize("upstream", ["stdio", "http"])
+def test_the_get_streams_of_a_session_are_bounded(tmp_path: Path, upstream: str) -> None:
+    """Past MAX_GETS (16) streams open for one session, the one opened first is ended (before,
+    each was held while its host kept it: as many as the host had file descriptors for, each of
+    an HTTP upstream's an upstream connection of the pool every host shares)."""
+    extra = 3
+    with contextlib.ExitStack() as stack:
+        if upstream == "stdio":
+            url = stack.enter_context(_proxy(["--", *NOTIFY], tmp_path / "err"))
+            response = _request(url, "POST", json.dumps(INIT).encode(), V2025)
+            session = response.partition(b"mcp-session-id: ")[2].partition(b"\r\n")[0].decode() or \
+                response.partition(b"Mcp-Session-Id: ")[2].partition(b"\r\n")[0].decode()
+        else:
+            base = stack.enter_context(port_server([*LISTEN, "cut:0"]))
+            url = stack.enter_context(_proxy(["--upstream", base + "/mcp"], tmp_path / "err"))
+            response = _request(url, "POST", json.dumps(INIT).encode(), V2025)
+            session = "s-1"
+        assert _status(response) == 200 and session
+        streams: list[_Stream] = []
+        stack.callback(_close_all, streams)
+        for _ in range(MAX_GETS + extra):
+            streams.append(_Stream(url, {**V2025, "Mcp-Session-Id": session}))
+            assert wait_until(lambda: b"\r\n\r\n" in streams[-1].raw, TIMEOUT)  # (its head: it is open)
+        for stream in streams[:extra]:  # the first ones opened are ended, whole (a chunked end)
+            assert stream.ended.wait(TIMEOUT)
+        ended = [stream.ended.is_set() for stream in streams]
+        heads = [_status(stream.raw) for stream in streams]
+    assert (ended, heads) == ([True] * extra + [False] * MAX_GETS, [200] * (MAX_GETS + extra))
+
+
+MAX_GETS = 16  # (_http_host.MAX_GETS)
+INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+
+
+# -- a connection kept with no request, or a head that never ends ----------------------------------
+@contextlib.contextmanager
+def _proxy_in_thread(keepalive: float) -> Iterator[str]:
+    """The HTTP host side over ``notify_server.py`` served in this process with ``keepalive``: its URL."""
+    from mcp_verdict.proxy._http_host import serve
+    from mcp_verdict.proxy._run import ProxyOptions
+
+    options = ProxyOptions(command=NOTIFY, listen=("127.0.0.1", 0), otel=False)
+    loop = asyncio.new_event_loop()
+    bound: list[str] = []
+    tasks: list[asyncio.Task[int]] = []
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        task = loop.create_task(serve(options, None, None, bound, keepalive=keepalive))
+        tasks.append(task)
+        with contextlib.suppress(asyncio.CancelledError):
+            loop.run_until_complete(task)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        assert wait_until(lambda: bool(bound), TIMEOUT)
+        yield bound[0]
+    finally:
+        if tasks:
+            loop.call_soon_threadsafe(tasks[0].cancel)
+        thread.join(TIMEOUT)
+        loop.close()
+
+
+@pytest.mark.parametrize("sent", [b"", b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le"],
+                         ids=["idle", "unfinished-head"])
+def test_a_connection_with_no_request_under_way_is_closed_past_the_keepalive(sent: bytes) -> None:
+    """aiohttp's default holds such a connection an hour; the endpoint's is KEEPALIVE (75 s),
+    given here as 0.5 s."""
+    with _proxy_in_thread(0.5) as url:
+        host, port, _ = _address(url)
+        with socket.create_connection((host, port), timeout=TIMEOUT) as sock:
+            sock.sendall(sent)
+            closed = _read_all(sock)
+    assert closed == b""

@@ -27,6 +27,11 @@ basic/transports/streamable-http, as a server:
   that shows no id (``_relay.unfollowed``), a 2026-07-28 JSON-RPC response (a client sends none
   over HTTP): the server's error to it, under a null id or its id, would be taken for the
   answer of another host's request in flight;
+- a POST's body comes whole within ``--timeout`` (the rest of one past ``--max-frame-bytes``
+  too, read to tell its size): else 408 and a JSON-RPC error with a null id (past the limit:
+  413 and TOO_LARGE, its size as far as it came), the connection closed, nothing forwarded, a
+  note in the frame log; a connection with no request under way (idle, or a head not finished)
+  is closed after :data:`KEEPALIVE` seconds;
 - a stream whose host does not read it holds at most :func:`backlog_limit` bytes of frames
   waiting: past it the frames that do not answer its request are dropped (each noted in the
   frame log), the answer never;
@@ -41,7 +46,8 @@ basic/transports/streamable-http, as a server:
   ends its GET streams, and leaves the process running (it serves every host on one
   connection: other sessions, stateless requests); a body with line breaks (pretty-printed) is
   written to the process as one line, each CR and LF a space;
-- ``GET`` opens the stream for the server's own messages (2025): forwarded upstream with
+- ``GET`` opens the stream for the server's own messages (2025), at most :data:`MAX_GETS`
+  for one session (past it, the one opened first is ended): forwarded upstream with
   ``Last-Event-ID`` (event ids and priming events pass through; an answer without a stream, such
   as 405 or 406, is passed back with its status and body; the stream's end, by the upstream or
   broken, is noted in the frame log), or, over stdio, the stream the process's unrelated
@@ -182,6 +188,11 @@ _STATELESS: Final = "2026-07-28"
 MAX_SESSIONS: Final = 1000
 """The 2025 session relays an HTTP host keeps at most (HTTP upstream); past it the least recently
 used idle one is closed (its upstream session goes on: its next request gets a new relay)."""
+MAX_GETS: Final = 16
+"""The GET streams one 2025 session (or the requests of none) keeps open at most: past it the
+one opened first is ended (a server MAY close an SSE stream at any time, 2025-11-25
+basic/transports; over a stdio upstream only the latest open one carries messages, over an HTTP
+upstream each holds an upstream connection of the pool every host shares)."""
 ALL_TOOLS_BYTES: Final = 256 * 1024 * 1024
 """What the tools kept by all the session relays of an HTTP host count together (each relay at
 most ``frames._tools.TOOLS_BYTES``; a thousand sessions listing the same megabyte kept a gigabyte)."""
@@ -417,6 +428,9 @@ class HttpHost:
         sent upstream, and that id as JSON (a host's ``notifications/cancelled`` names the host's
         id: :meth:`_cancelled_as_sent`)."""
         self._backlog = backlog_limit(options.max_frame)
+        self._open_gets: dict[str | None, deque[PostStream]] = {}
+        """The GET streams open by the session they name (None: none), the first opened first:
+        at most :data:`MAX_GETS` each."""
         self._gets: list[PostStream] = []
         self._sessions: dict[str, set[Key]] = {}
         """The 2025 sessions the proxy issued (stdio upstream) and not ended, least recently used
@@ -733,7 +747,13 @@ class HttpHost:
             self._active -= 1
 
     async def _post(self, request: web.BaseRequest) -> web.StreamResponse:
-        body = await _read_body(request, self.options.max_frame + 1)
+        timeout = self.options.timeout
+        deadline = asyncio.get_running_loop().time() + timeout  # (the body's whole read: a slow host is not waited on)
+        try:
+            async with asyncio.timeout_at(deadline):
+                body = await _read_body(request, self.options.max_frame + 1)
+        except TimeoutError:
+            return self._body_late(request)
         session = self._session_of(request)
         if session is not None and self._stdio is not None and not self._holds(session):
             if len(body) > self.options.max_frame:
@@ -780,24 +800,31 @@ class HttpHost:
                     self._live[bridge].users += 1
         try:
             return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note, send,
-                                       look)
+                                       look, deadline)
         finally:
             self._release(bridge)
             self._unrename(stream)
 
     async def _post_on(self, request: web.BaseRequest, body: bytes, session: str | None, initialize: bool,
                        stream: PostStream, bridge: Bridge, read_first: bool = False,
-                       note: str | None = None, send: bool = True, look: Peek | None = None
-                       ) -> web.StreamResponse:
+                       note: str | None = None, send: bool = True, look: Peek | None = None,
+                       deadline: float | None = None) -> web.StreamResponse:
         self._exchange += 1
         http = {"exchange": self._exchange, "method": "POST", "session": session,
                 "protocol_version": request.headers.get("MCP-Protocol-Version")}
         if len(body) > self.options.max_frame:
             rest = len(body)
-            while chunk := await request.content.read(65536):
-                rest += len(chunk)
-            bridge.host_too_large(body[:65536], rest, stream)
-            return await self._answer_queued(stream, 413)
+            whole = False  # (the rest of the body is read to tell its size, until the body's deadline)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout_at(deadline):
+                    while chunk := await request.content.read(65536):
+                        rest += len(chunk)
+                    whole = True
+            bridge.host_too_large(body[:65536], rest, stream, whole=whole)
+            response = await self._answer_queued(stream, 413)
+            if not whole:
+                response.force_close()  # (the rest of its body is not read)
+            return response
         if _no_message(body) and not follows(bridge.relay, body, http):  # (a 2025-03-26 batch is accepted)
             bridge.host_no_message(body, stream, http)
             return await self._answer_queued(stream, 400)
@@ -862,6 +889,29 @@ class HttpHost:
             why = INVALID_REQUEST, ("a JSON-RPC response: a 2026-07-28 client sends none over Streamable HTTP "
                                     "(basic/transports/streamable-http, Sending Messages 4)")
         return why
+
+    def _body_late(self, request: web.BaseRequest) -> web.Response:
+        """A POST whose body did not come whole within ``--timeout`` (a host that stalls, or sends
+        it a byte at a time): 408 Request Timeout (RFC 9110 s15.5.9) and a JSON-RPC error with a
+        null id, the connection closed (the rest is not read), nothing forwarded; noted in the
+        frame log. The handler, its connection and what it read so far are let go: a host cannot
+        hold them longer."""
+        timeout = self.options.timeout
+        reason = f"the request's body did not arrive within {timeout:g} s"
+        session = self._session_of(request)
+        self._exchange += 1
+        http = {"exchange": self._exchange, "method": "POST", "session": session,
+                "protocol_version": request.headers.get("MCP-Protocol-Version")}
+        bridge = self._acquire(session, False) if self._stdio is None else self._stdio
+        try:
+            bridge.relay.note("error", "c2s", f"the host's POST: {reason} (answered HTTP 408; not forwarded)",
+                              http=http)
+        finally:
+            if self._stdio is None:
+                self._release(bridge)
+        response = _fault(408, INVALID_REQUEST, reason)
+        response.force_close()
+        return response
 
     async def _delivered(self, upstream: StdioUpstream, fate: asyncio.Future[str | None]) -> web.Response:
         """A notification or a response the stdio upstream took while it was down: 202 once it is
@@ -940,13 +990,36 @@ class HttpHost:
             bridge = self._stdio
             self._gets.append(stream)
             bridge.standing = stream
-        else:
-            bridge = self._acquire(session, False)
+            self._hold_get(session, stream)
             try:
-                return await self._get_on(request, stream, bridge)
+                return await self._stream_to_host(request, stream, bridge)
             finally:
-                self._release(bridge)
-        return await self._stream_to_host(request, stream, bridge)
+                self._let_go_get(session, stream)
+        bridge = self._acquire(session, False)
+        self._hold_get(session, stream)
+        try:
+            return await self._get_on(request, stream, bridge)
+        finally:
+            self._let_go_get(session, stream)
+            self._release(bridge)
+
+    def _hold_get(self, session: str | None, stream: PostStream) -> None:
+        """A GET stream of ``session`` opens: past :data:`MAX_GETS` open for it, the first opened is ended."""
+        gets = self._open_gets.get(session)
+        if gets is None:
+            gets = self._open_gets[session] = deque()
+        gets.append(stream)
+        while len(gets) > MAX_GETS:
+            gets.popleft().end()
+
+    def _let_go_get(self, session: str | None, stream: PostStream) -> None:
+        gets = self._open_gets.get(session)
+        if gets is None:
+            return
+        with contextlib.suppress(ValueError):
+            gets.remove(stream)
+        if not gets:
+            del self._open_gets[session]
 
     async def _get_on(self, request: web.BaseRequest, stream: PostStream, bridge: Bridge) -> web.StreamResponse:
         upstream = bridge.upstream
@@ -1121,11 +1194,17 @@ class HttpHost:
             await self._client.close()
 
 
+KEEPALIVE: Final = 75.0
+"""Seconds an HTTP connection is kept with no request under way: idle between requests, or
+still sending a request's head (aiohttp's own bound for both, whose default is an hour); a
+request's body has ``--timeout`` (``HttpHost._body_late``)."""
+
+
 async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio.Event | None,
                 bound: list[str] | None = None, *, hosts: list[HttpHost] | None = None,
-                max_sessions: int = MAX_SESSIONS) -> int:
+                max_sessions: int = MAX_SESSIONS, keepalive: float = KEEPALIVE) -> int:
     """Serve until cancelled. ``bound`` receives the URL the endpoint listens on, ``hosts`` the
-    :class:`HttpHost` (the tests count what it holds)."""
+    :class:`HttpHost` (the tests count what it holds); ``keepalive``: :data:`KEEPALIVE`."""
     assert options.listen is not None
     host = HttpHost(options, recorder, max_sessions=max_sessions)
     if hosts is not None:
@@ -1140,7 +1219,8 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
 
     # aiohttp's low-level server: one endpoint needs no application, router or middleware chain
     # (HTTP→stdio, alternating runs: 3–5% less proxy CPU per call without them)
-    runner = web.ServerRunner(web.Server(endpoint, handler_cancellation=True, access_log=None))
+    runner = web.ServerRunner(web.Server(endpoint, handler_cancellation=True, access_log=None,
+                                         keepalive_timeout=keepalive))
     await runner.setup()
     site = web.TCPSite(runner, options.listen[0], options.listen[1], reuse_address=True)
     await site.start()

@@ -480,11 +480,15 @@ class Relay:
         answer = error_frame(None, INVALID_REQUEST, "Session not found", {"reason": reason, "forwarded": False})
         return [self._unsent_answer(answer, "refused the body: session not found", http)]
 
-    def host_too_large(self, prefix: bytes, size: int, http: Mapping[str, Any] | None = None) -> list[Out]:
+    def host_too_large(self, prefix: bytes, size: int, http: Mapping[str, Any] | None = None, *,
+                       whole: bool = True) -> list[Out]:
         """A host frame past the limit (a stdio line is cut off as it is read: ``prefix`` is its
-        start, ``size`` its length). Logged as refused; a request gets TOO_LARGE."""
+        start, ``size`` its length; not ``whole``: the bytes that came before the host side
+        stopped reading it, ``size`` then its least length). Logged as refused; a request gets
+        TOO_LARGE."""
         self.stats.refused += 1
-        self._log("c2s", "refused", prefix, note=f"{size} bytes: past the limit of {self.max_frame} bytes",
+        shown = f"{size} bytes" if whole else f"at least {size} bytes (the rest was not read)"
+        self._log("c2s", "refused", prefix, note=f"{shown}: past the limit of {self.max_frame} bytes",
                   http=http)
         found, request_id = recover(prefix)
         if found:
@@ -493,7 +497,7 @@ class Relay:
             request_id = None
         else:
             return []
-        reason = f"the request is {size} bytes; the proxy's limit is {self.max_frame}"
+        reason = f"the request is {shown}; the proxy's limit is {self.max_frame}"
         answer = error_frame(request_id, TOO_LARGE, f"mcp-verdict proxy: {reason}",
                              {"reason": reason, "size": size, "limit": self.max_frame})
         # never forwarded nor awaited: a request of the host waiting with this id is another's
