@@ -4,7 +4,8 @@ where they serve):
 
 - bodies whose answer the proxy could not tell from another host's (a stdio upstream);
 - bodies that never come whole, connections with no request under way, GET streams opened
-  without end.
+  without end;
+- HTTP requests aiohttp refuses, doubled headers, an ``Accept`` in capitals.
 
 basic/transports/streamable-http (2025-11-25 and 2026-07-28): one JSON-RPC message per POST; a
 body the server cannot accept gets an HTTP error status and MAY carry a JSON-RPC error with no
@@ -179,7 +180,66 @@ def test_a_body_slower_than_the_timeout_is_answered_and_its_connection_closed(
     assert notes == [note]
 
 
-# -- GET streams: how many one session keeps ------------------------------------------------------
+# -- what aiohttp refuses before the proxy reads it; doubled headers ------------------------------
+# (the request's head as the host writes it (``{address}``: the proxy's); its status, and the
+# exception the proxy's one stderr line names (None: no line)). Before, aiohttp's server logger
+# printed a traceback for each (and an Origin it could not parse was a 500, with a traceback).
+HEADS = [
+    ("POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\n"
+     "Content-Length: 2\r\n\r\n{{}}", 400, "BadHttpMessage"),
+    ("POST /mcp HTTP/1.1\r\nHost: {address}\r\nX-Big: " + "a" * 9000 + "\r\nContent-Length: 2\r\n\r\n{{}}", 400,
+     "LineTooLong"),
+    ("POST /mcp HTTP/1.1\r\nHost: {address}\r\nMCP-Protocol-Version: \x1b[31mred\x07\r\nContent-Length: 2\r\n\r\n{{}}",
+     400, "BadHttpMessage"),
+    ("POST /mcp HTTP/1.1\r\nHost: {address}\r\nTransfer-Encoding: chunked\r\n\r\nzz\x1b\r\n", 400,
+     "BadHttpMessage"),
+    ("POST /mcp HTTP/1.1\r\nHost: {address}\r\nOrigin: http://[evil\r\nContent-Length: 2\r\n\r\n{{}}", 403, None),
+    ("POST /mcp HTTP/1.1\r\nHost: {address}\r\nOrigin: http://localhost\r\nOrigin: http://evil.example\r\n"
+     "Content-Length: 2\r\n\r\n{{}}", 403, None),
+    ("POST /mcp HTTP/1.1\r\nHost: {address}\r\nOrigin: http://evil.example\r\nOrigin: http://localhost\r\n"
+     "Content-Length: 2\r\n\r\n{{}}", 403, None),
+]
+
+
+@pytest.mark.parametrize(("head", "status", "named"), HEADS,
+                         ids=["two-content-types", "long-header", "control-characters", "bad-chunk", "bad-origin",
+                              "two-origins", "two-origins-evil-first"])
+def test_a_request_the_endpoint_refuses_is_one_neutral_stderr_line(tmp_path: Path, head: str, status: int,
+                                                                   named: str | None) -> None:
+    err = tmp_path / "err"
+    with _proxy(["--", *NOTIFY], err) as url:
+        host, port, address = _address(url)
+        with socket.create_connection((host, port), timeout=TIMEOUT) as sock:
+            sock.sendall(head.format(address=address).encode("latin-1"))
+            response = _read_all(sock)
+        after = _request(url, "POST", json.dumps(call(1, "echo")).encode(), V2026)  # (then the line is written)
+    lines = err.read_bytes().decode("utf-8", "replace").splitlines()[1:]
+    assert (_status(response), _status(after)) == (status, 200)
+    assert [line.split(": ", 3)[2] if named else line for line in lines] == ([named] if named else [])
+    assert all(line.startswith("mcp-verdict proxy: Error handling request from 127.0.0.1: ") and line.isprintable()
+               for line in lines)
+
+
+# -- GET streams: Accept, and how many one session keeps -------------------------------------------
+@pytest.mark.parametrize(("accept", "status"), [
+    (["text/event-stream"], 200),
+    (["TEXT/Event-Stream"], 200),  # media types are case-insensitive (RFC 9110 s8.3.1)
+    (["application/json", "text/event-stream"], 200),  # two Accept fields, one list (RFC 9110 s5.3)
+    (["application/json"], 406),
+    ([], 406),
+])
+def test_a_get_stream_is_opened_for_an_accept_listing_an_event_stream(tmp_path: Path, accept: list[str],
+                                                                      status: int) -> None:
+    with _proxy(["--", *NOTIFY], tmp_path / "err") as url:
+        host, port, address = _address(url)
+        with socket.create_connection((host, port), timeout=TIMEOUT) as sock:
+            sock.sendall(f"GET /mcp HTTP/1.1\r\nHost: {address}\r\n".encode()
+                         + b"".join(f"Accept: {a}\r\n".encode() for a in accept) + b"\r\n")
+            sock.settimeout(TIMEOUT)
+            head = sock.recv(65536)
+    assert _status(head) == status
+
+
 class _Stream:
     """A host's GET stream on a raw socket, read in a thread until the proxy ends it."""
 

@@ -16,7 +16,8 @@ basic/transports/streamable-http, as a server:
   written to the new process, 502 when it is dropped (the process exits first, or cannot be
   restarted), 504 past ``--timeout`` (``_stdio.StdioUpstream.delivery``);
 - ``Origin`` is validated (DNS rebinding): a present Origin that is not a localhost one or one
-  given with ``--allow-origin`` is refused with 403; listening on a loopback address, so is the
+  given with ``--allow-origin`` (each one, when a request carries several; one no URL parser
+  reads too) is refused with 403; listening on a loopback address, so is the
   ``Host`` header (421): a page whose name was rebound to 127.0.0.1 sends its own name there, and
   no Origin on a same-origin GET (its GET stream would read the server's messages);
 - a body that is no JSON-RPC message (empty, blanks, not UTF-8 JSON, a batch) gets 400 and a
@@ -31,7 +32,9 @@ basic/transports/streamable-http, as a server:
   too, read to tell its size): else 408 and a JSON-RPC error with a null id (past the limit:
   413 and TOO_LARGE, its size as far as it came), the connection closed, nothing forwarded, a
   note in the frame log; a connection with no request under way (idle, or a head not finished)
-  is closed after :data:`KEEPALIVE` seconds;
+  is closed after :data:`KEEPALIVE` seconds; a request aiohttp refuses before the proxy reads
+  it (duplicate ``Content-Type``, a header line past 8190 bytes, a control character in one)
+  gets its 400 and one stderr line, neutralised (:class:`_OneLine`);
 - a stream whose host does not read it holds at most :func:`backlog_limit` bytes of frames
   waiting: past it the frames that do not answer its request are dropped (each noted in the
   frame log), the answer never;
@@ -46,8 +49,9 @@ basic/transports/streamable-http, as a server:
   ends its GET streams, and leaves the process running (it serves every host on one
   connection: other sessions, stateless requests); a body with line breaks (pretty-printed) is
   written to the process as one line, each CR and LF a space;
-- ``GET`` opens the stream for the server's own messages (2025), at most :data:`MAX_GETS`
-  for one session (past it, the one opened first is ended): forwarded upstream with
+- ``GET`` (its ``Accept`` listing ``text/event-stream``, in any case, else 406) opens the
+  stream for the server's own messages (2025), at most :data:`MAX_GETS` for one session (past
+  it, the one opened first is ended): forwarded upstream with
   ``Last-Event-ID`` (event ids and priming events pass through; an answer without a stream, such
   as 405 or 406, is passed back with its status and body; the stream's end, by the upstream or
   broken, is noted in the frame log), or, over stdio, the stream the process's unrelated
@@ -110,8 +114,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
+import logging
 import re
 import secrets
+import sys
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -718,21 +724,29 @@ class HttpHost:
         return ok
 
     def _origin_ok(self, request: web.BaseRequest) -> bool:
-        origin = request.headers.get("Origin")
-        if origin is None:
-            return True
+        """Each ``Origin`` the request carries is a localhost one or one of ``--allow-origin``
+        (a browser sends one; a request with two is refused unless both pass, as the upstream,
+        which is sent both, may read the other)."""
+        return all(self._one_origin_ok(origin) for origin in request.headers.getall("Origin", ()))
+
+    def _one_origin_ok(self, origin: str) -> bool:
         if origin in self.options.allowed_origins:
             return True
-        host = urlsplit(origin).hostname
+        try:
+            host = urlsplit(origin).hostname
+        except ValueError:
+            return False
         return host is not None and host in _LOCAL
 
     # -- handlers -----------------------------------------------------------------------------
     async def handle(self, request: web.BaseRequest) -> web.StreamResponse:
         if not self._origin_ok(request):
-            return web.json_response({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Origin not allowed"}},
+            return web.json_response({"jsonrpc": "2.0", "id": None,
+                                      "error": {"code": -32600, "message": "Origin not allowed"}},
                                      status=403)
         if not self._host_ok(request):
-            return web.json_response({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Host not allowed"}},
+            return web.json_response({"jsonrpc": "2.0", "id": None,
+                                      "error": {"code": -32600, "message": "Host not allowed"}},
                                      status=421)
         self._active += 1
         try:
@@ -978,7 +992,8 @@ class HttpHost:
         return response
 
     async def _get(self, request: web.BaseRequest) -> web.StreamResponse:
-        if "text/event-stream" not in request.headers.get("Accept", ""):
+        # (media types are case-insensitive, RFC 9110 s8.3.1; each Accept header counts, s5.3)
+        if "text/event-stream" not in ",".join(request.headers.getall("Accept", ())).lower():
             return web.Response(status=406)
         session = self._session_of(request)
         stream = PostStream(self._backlog)
@@ -1198,6 +1213,37 @@ KEEPALIVE: Final = 75.0
 """Seconds an HTTP connection is kept with no request under way: idle between requests, or
 still sending a request's head (aiohttp's own bound for both, whose default is an hour); a
 request's body has ``--timeout`` (``HttpHost._body_late``)."""
+_SHOWN: Final = 300
+"""Characters of an exception's message shown on the endpoint's one stderr line."""
+
+
+class _OneLine(logging.Handler):
+    """aiohttp's server log (a host's request it cannot parse, answered 400 by it: duplicate
+    ``Content-Type`` or ``Host`` headers, a line past 8190 bytes, a control character in a header
+    value; a handler's exception, answered 500): one stderr line each, ``mcp-verdict proxy:``,
+    the message and ``ExceptionType: message`` on one line, cut at 300 characters, every control
+    character shown as its escape (the host's bytes are in it) — never a traceback."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = record.getMessage()
+            exc = record.exc_info[1] if record.exc_info else None
+            if exc is not None:
+                text = f"{text}: {type(exc).__name__}: {' '.join(str(exc).split())}"
+            sys.stderr.write(f"mcp-verdict proxy: {neutral(cut(text, _SHOWN))}\n")
+            sys.stderr.flush()
+        except Exception:  # a log line never stops the endpoint
+            self.handleError(record)
+
+
+def _endpoint_log() -> logging.Logger:
+    """The logger the endpoint's aiohttp server writes to (:class:`_OneLine`; its own, not
+    aiohttp's ``aiohttp.server``, which the application may configure)."""
+    logger = logging.getLogger("mcp_verdict.proxy.endpoint")
+    if not logger.handlers:
+        logger.addHandler(_OneLine(logging.WARNING))
+        logger.propagate = False
+    return logger
 
 
 async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio.Event | None,
@@ -1220,7 +1266,7 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
     # aiohttp's low-level server: one endpoint needs no application, router or middleware chain
     # (HTTP→stdio, alternating runs: 3–5% less proxy CPU per call without them)
     runner = web.ServerRunner(web.Server(endpoint, handler_cancellation=True, access_log=None,
-                                         keepalive_timeout=keepalive))
+                                         logger=_endpoint_log(), keepalive_timeout=keepalive))
     await runner.setup()
     site = web.TCPSite(runner, options.listen[0], options.listen[1], reuse_address=True)
     await site.start()
@@ -1236,8 +1282,6 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
     # set before the endpoint is announced
     stop = asyncio.Event()
     with stop_signals(stop):
-        import sys
-
         print(f"mcp-verdict proxy listening on {url}", file=sys.stderr, flush=True)
         if ready is not None:
             ready.set()
