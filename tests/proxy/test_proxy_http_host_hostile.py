@@ -5,7 +5,8 @@ where they serve):
 - bodies whose answer the proxy could not tell from another host's (a stdio upstream);
 - bodies that never come whole, connections with no request under way, GET streams opened
   without end;
-- HTTP requests aiohttp refuses, doubled headers, an ``Accept`` in capitals.
+- HTTP requests aiohttp refuses, doubled headers, an ``Accept`` in capitals;
+- the HTTP status of a stdio server's error to a 2026-07-28 request.
 
 basic/transports/streamable-http (2025-11-25 and 2026-07-28): one JSON-RPC message per POST; a
 body the server cannot accept gets an HTTP error status and MAY carry a JSON-RPC error with no
@@ -348,3 +349,46 @@ def test_a_connection_with_no_request_under_way_is_closed_past_the_keepalive(sen
             sock.sendall(sent)
             closed = _read_all(sock)
     assert closed == b""
+
+
+# -- the status of a stdio server's error to a 2026-07-28 request ------------------------------------
+def _call_with(method: str, version: str | None = "2026-07-28", meta: bool = True) -> bytes:
+    message = call(3, "get_forecast", {"city": "Paris"}, version=version or "2026-07-28")
+    message["method"] = method
+    if not meta:
+        del message["params"]["_meta"]
+    return json.dumps(message).encode()
+
+
+# (the body, its MCP-Protocol-Version; the status and JSON-RPC error code (None: a result)): the
+# same through the proxy to the demo over stdio and over HTTP (whose own status passes through).
+# 2026-07-28 basic/transports/streamable-http, Protocol Version Header; basic/index (a request
+# missing its required _meta fields: -32602, 400). Before, over stdio, every one was 200.
+STATUSES = [
+    (_call_with("tools/call"), "2026-07-28", 200, None),
+    (_call_with("tools/call", "2099-01-01"), "2099-01-01", 400, -32022),  # UnsupportedProtocolVersion
+    (_call_with("no/such/method"), "2026-07-28", 404, -32601),
+    (_call_with("tools/call", meta=False), "2026-07-28", 400, -32602),
+]
+
+
+@pytest.mark.parametrize("upstream", ["stdio", "http"])
+@pytest.mark.parametrize(("body", "version", "status", "code"), STATUSES,
+                         ids=["result", "unsupported-version", "unknown-method", "no-meta"])
+def test_a_2026_error_answer_has_its_http_status(tmp_path: Path, upstream: str, body: bytes, version: str,
+                                                status: int, code: int | None) -> None:
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(_proxy(_upstream(upstream, stack), tmp_path / "err"))
+        response = _request(url, "POST", body, {"MCP-Protocol-Version": version})
+    got = _body(response)
+    assert (_status(response), got.get("error", {}).get("code")) == (status, code)
+
+
+def test_a_2025_error_answer_over_a_stdio_server_stays_200(tmp_path: Path) -> None:
+    """2025: a request's JSON-RPC error is its answer (HTTP 200); only a 2026-07-28 request has
+    statuses for them. (The demo, not initialised, reads a request without ``_meta`` as a
+    2026-07-28 one missing its fields: -32602.)"""
+    with _proxy(["--", *stdio_command()], tmp_path / "err") as url:
+        body = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "no/such/method"}).encode()
+        response = _request(url, "POST", body, V2025)
+    assert (_status(response), _body(response)["error"]["code"]) == (200, -32602)

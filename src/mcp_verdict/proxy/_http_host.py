@@ -35,6 +35,10 @@ basic/transports/streamable-http, as a server:
   is closed after :data:`KEEPALIVE` seconds; a request aiohttp refuses before the proxy reads
   it (duplicate ``Content-Type``, a header line past 8190 bytes, a control character in one)
   gets its 400 and one stderr line, neutralised (:class:`_OneLine`);
+- a 2026-07-28 request (its ``MCP-Protocol-Version``) that a stdio upstream answers with one of
+  the JSON-RPC errors the transport gives a status (:data:`_ERROR_STATUS`: an unsupported
+  version 400, an unknown method 404) gets that status — over an HTTP upstream, the
+  upstream's own;
 - a stream whose host does not read it holds at most :func:`backlog_limit` bytes of frames
   waiting: past it the frames that do not answer its request are dropped (each noted in the
   frame log), the answer never;
@@ -223,6 +227,25 @@ def _untold(count: int, named: str, version: str | None) -> str | None:
 def _stateless(version: str | None) -> bool:
     """``version`` (an ``MCP-Protocol-Version``) is 2026-07-28 or later (versions are dates)."""
     return version is not None and _DATE.fullmatch(version) is not None and version >= _STATELESS
+
+
+_ERROR_STATUS: Final = {-32700: 400, -32600: 400, -32602: 400, -32020: 400, -32021: 400, -32022: 400, -32601: 404}
+"""The HTTP status of a 2026-07-28 request's JSON-RPC error (basic/transports/streamable-http,
+Protocol Version Header and Server Validation: HeaderMismatch and UnsupportedProtocolVersion
+400, an unknown method 404 with -32601; basic/index: a request missing its required ``_meta``
+fields -32602 and 400, MissingRequiredClientCapability 400) — the demo's HTTP edge's table."""
+
+
+def _error_status(data: bytes) -> int:
+    """The status of a stdio upstream's answer to a 2026-07-28 request, sent as one JSON body: a
+    JSON-RPC error of :data:`_ERROR_STATUS` its status (a client tells eras and faults by it:
+    basic/versioning, Backward Compatibility), else 200."""
+    if data.find(b'"error"') < 0:
+        return 200
+    look = peek(data)
+    error = look.message.get("error") if look.kind == "error" and look.message is not None else None
+    code = error.get("code") if type(error) is dict else None
+    return _ERROR_STATUS.get(code, 200) if type(code) is int else 200
 
 
 def _fault(status: int, code: int, reason: str) -> web.Response:
@@ -975,6 +998,9 @@ class HttpHost:
         if kind == "end":  # (no answer comes: its host cancelled it)
             status = 200
         if kind == "frame" and final and stream.queue.empty() and not stream.sse:
+            if stream.status is None and self._stdio is not None \
+                    and _stateless(request.headers.get("MCP-Protocol-Version")):
+                status = _error_status(data)  # (the HTTP server is the proxy: the status is its to give)
             return web.Response(body=data, status=status if status < 300 or data else 200,
                                 content_type="application/json", headers=headers)
         headers.update({"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
