@@ -6,7 +6,8 @@ where they serve):
 - bodies that never come whole, connections with no request under way, GET streams opened
   without end;
 - HTTP requests aiohttp refuses, doubled headers, an ``Accept`` in capitals;
-- the HTTP status of a stdio server's error to a 2026-07-28 request.
+- the HTTP status of a stdio server's error to a 2026-07-28 request;
+- a host that closes its stateless request's stream.
 
 basic/transports/streamable-http (2025-11-25 and 2026-07-28): one JSON-RPC message per POST; a
 body the server cannot accept gets an HTTP error status and MAY carry a JSON-RPC error with no
@@ -29,6 +30,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 
 from mcp_verdict.demo import stdio_command
@@ -392,3 +394,38 @@ def test_a_2025_error_answer_over_a_stdio_server_stays_200(tmp_path: Path) -> No
         body = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "no/such/method"}).encode()
         response = _request(url, "POST", body, V2025)
     assert (_status(response), _body(response)["error"]["code"]) == (200, -32602)
+
+
+# -- a host that closes its stateless request's stream (HTTP upstream) ------------------------------
+# (the POST's MCP-Protocol-Version; what the upstream saw: its stream closed, and a
+# notifications/cancelled POSTed under 2025). Before, the upstream's stream stayed open (the
+# proxy read on until the answer came, refused as late), and no cancellation was sent.
+CLOSED = [
+    ("2026-07-28", ["got 7", "closed 7"]),
+    ("2025-06-18", ["got 7", "closed 7", "cancelled 7"]),
+]
+
+
+@pytest.mark.parametrize(("version", "seen"), CLOSED, ids=[row[0] for row in CLOSED])
+def test_a_stateless_request_whose_host_closes_its_stream_is_cancelled_upstream(tmp_path: Path, version: str,
+                                                                                 seen: list[str]) -> None:
+    log = tmp_path / "frames.jsonl"
+    with contextlib.ExitStack() as stack:
+        base = stack.enter_context(port_server(CLOSING))
+        url = stack.enter_context(_proxy(["--log", str(log), "--upstream", base + "/mcp"], tmp_path / "err"))
+        host, port, _ = _address(url)
+        body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                           "params": {"name": "hang", "arguments": {}}}).encode()
+        with socket.create_connection((host, port), timeout=TIMEOUT) as sock:
+            sock.sendall(_request_head(url, body, version) + body)
+            assert wait_until(lambda: httpx2.get(base + "/seen", timeout=TIMEOUT).json() == ["got 7"], TIMEOUT)
+        assert wait_until(lambda: len(httpx2.get(base + "/seen", timeout=TIMEOUT).json()) >= len(seen), TIMEOUT)
+        got = httpx2.get(base + "/seen", timeout=TIMEOUT).json()
+    assert sorted(got) == sorted(seen)  # (the close and the notification reach the upstream in either order)
+
+
+def _request_head(url: str, body: bytes, version: str) -> bytes:
+    _, _, address = _address(url)
+    return (f"POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n"
+            f"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {version}\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode()

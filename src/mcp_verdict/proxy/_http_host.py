@@ -62,7 +62,9 @@ basic/transports/streamable-http, as a server:
   messages go to (the most recently opened of those still open);
   ``DELETE`` ends the session;
 - a host that closes a POST's stream cancels its request upstream (the stream closed on HTTP,
-  ``notifications/cancelled`` on stdio and in 2025 sessions); a host's own
+  ``notifications/cancelled`` on stdio and under 2025 — for a request of no session over an
+  HTTP upstream, when no other host's request of no session has its id in flight:
+  ``_closed_cancels``); a host's own
   ``notifications/cancelled`` for a request in flight ends that request's POST with no answer
   (an event stream with no event: ``Bridge.host_cancelled``) — one of no session only when it
   can be told to be of that request's host (never under 2026-07-28, whose cancellation over
@@ -725,6 +727,17 @@ class HttpHost:
             return untold, False, None
         return None, True, holding[0] if holding else None
 
+    def _closed_cancels(self, bridge: Bridge, key: Key, version: str | None) -> bool:
+        """A request of no session whose POST its host closed (HTTP upstream, ``bridge`` the
+        relay it waits in; ``version`` its POST's ``MCP-Protocol-Version``) is cancelled
+        upstream by the proxy's own ``notifications/cancelled`` through that relay, which closes
+        its upstream stream (``HttpUpstream.send``; 2026-07-28: the close is the cancellation,
+        the notification is not POSTed) — under 2025 (POSTed too) only when no other relay of
+        requests of no session has that id in flight: the upstream could not tell which request
+        it names (:meth:`_stateless_cancel`); then it is not sent, and the stream left to end."""
+        return _stateless(version) or not any(other is not bridge and other.relay.is_waiting(key)
+                                              for other in self._stateless)
+
     def _host_ok(self, request: web.BaseRequest) -> bool:
         """The Host header names the loopback endpoint (or a host of ``--allow-origin``): a page
         whose name was rebound to 127.0.0.1 gives its own name (DNS rebinding)."""
@@ -903,7 +916,8 @@ class HttpHost:
             stream.closed = True
             for each in keys:
                 if bridge.relay.is_waiting(each):
-                    notify = self._stdio is not None or session is not None
+                    notify = self._stdio is not None or session is not None or self._closed_cancels(
+                        bridge, each, request.headers.get("MCP-Protocol-Version"))
                     bridge.cancel(each, "the host closed its stream", notify=notify)
             raise
         finally:
