@@ -7,7 +7,8 @@ where they serve):
   without end;
 - HTTP requests aiohttp refuses, doubled headers, an ``Accept`` in capitals;
 - the HTTP status of a stdio server's error to a 2026-07-28 request;
-- a host that closes its stateless request's stream.
+- a host that closes its stateless request's stream;
+- an ``initialize`` the proxy gives up on.
 
 basic/transports/streamable-http (2025-11-25 and 2026-07-28): one JSON-RPC message per POST; a
 body the server cannot accept gets an HTTP error status and MAY carry a JSON-RPC error with no
@@ -429,3 +430,51 @@ def _request_head(url: str, body: bytes, version: str) -> bytes:
     return (f"POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n"
             f"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {version}\r\n"
             f"Content-Length: {len(body)}\r\n\r\n").encode()
+
+
+# -- an initialize the proxy gives up on is not cancelled --------------------------------------------
+SILENT = [sys.executable, "-c", "import os, sys\nwith open(os.environ['RECEIVED'], 'a') as f:\n"
+          "    for line in sys.stdin:\n        f.write(line)\n        f.flush()\n"]
+"""A stdio server that answers nothing and writes each line it reads to the file $RECEIVED."""
+INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+
+
+# (the host's side, how it is given up: at --timeout, the host closing its POST; the methods the
+# server read). basic/utilities/cancellation (2024-11-05 to 2025-11-25): the initialize request
+# MUST NOT be cancelled by clients — the proxy, the server's client, sent its own
+# notifications/cancelled for it (between the two)
+GIVEN_UP = [
+    ("http", "timeout", ["initialize", "notifications/initialized"]),
+    ("http", "closed", ["initialize", "notifications/initialized"]),
+    ("stdio", "timeout", ["initialize", "notifications/initialized"]),
+]
+
+
+@pytest.mark.parametrize(("side", "how", "read"), GIVEN_UP, ids=[f"{s}-{h}" for s, h, _ in GIVEN_UP])
+def test_an_initialize_given_up_is_not_cancelled(tmp_path: Path, side: str, how: str, read: list[str]) -> None:
+    from ._peers import LinePeer
+
+    received = tmp_path / "received"
+    received.touch()
+    server = ["env", f"RECEIVED={received}", *SILENT]
+    init = json.dumps(INIT).encode()
+    if side == "stdio":
+        peer = LinePeer([*PROXY, "--timeout", "1", "--", *server])
+        try:
+            assert json.loads(peer.exchange(INIT) or b"null")["error"]["code"] == -31002
+            peer.send_raw(INITIALIZED + b"\n")
+            assert wait_until(lambda: received.read_text().count("\n") >= 2, TIMEOUT)
+        finally:
+            peer.close()
+    else:
+        with _proxy(["--timeout", "1" if how == "timeout" else "60", "--", *server], tmp_path / "err") as url:
+            if how == "timeout":
+                assert _body(_request(url, "POST", init, V2025))["error"]["code"] == -31002
+            else:
+                host, port, _ = _address(url)
+                with socket.create_connection((host, port), timeout=TIMEOUT) as sock:
+                    sock.sendall(_request_head(url, init, "2025-06-18") + init)
+                    assert wait_until(lambda: received.read_text().count("\n") >= 1, TIMEOUT)
+            assert _status(_request(url, "POST", INITIALIZED, V2025)) == 202
+            assert wait_until(lambda: received.read_text().count("\n") >= 2, TIMEOUT)
+    assert [json.loads(line)["method"] for line in received.read_text().splitlines()] == read

@@ -64,7 +64,7 @@ basic/transports/streamable-http, as a server:
 - a host that closes a POST's stream cancels its request upstream (the stream closed on HTTP,
   ``notifications/cancelled`` on stdio and under 2025 — for a request of no session over an
   HTTP upstream, when no other host's request of no session has its id in flight:
-  ``_closed_cancels``); a host's own
+  ``_closed_cancels``; never for an ``initialize``, which a client MUST NOT cancel); a host's own
   ``notifications/cancelled`` for a request in flight ends that request's POST with no answer
   (an event stream with no event: ``Bridge.host_cancelled``) — one of no session only when it
   can be told to be of that request's host (never under 2026-07-28, whose cancellation over

@@ -38,7 +38,8 @@ and send what it returns. For each frame it decides, in this order:
   told, JSON-RPC 2.0 s5; TOO_LARGE with a null id when it is also past the limit);
 - **faults**: an upstream that closes or exits answers every request in flight with
   UPSTREAM_CLOSED (:meth:`Relay.upstream_lost`), a request past ``timeout`` gets
-  UPSTREAM_TIMEOUT and a ``notifications/cancelled`` upstream (:meth:`Relay.expire`), a late
+  UPSTREAM_TIMEOUT and a ``notifications/cancelled`` upstream (:meth:`Relay.expire`; none for an
+  ``initialize``, which a client MUST NOT cancel: each of the proxy's own cancellations), a late
   answer after that is refused (the host already has its answer), and a host that goes away
   cancels its requests upstream (:meth:`Relay.host_lost`). A request its host gives up (its
   HTTP stream closed; its own ``notifications/cancelled``, sent on as it came) is no longer
@@ -896,7 +897,7 @@ class Relay:
             reason = f"no answer within {self.timeout:g} s"
             out.append(self._own_answer(error_frame(request_id, UPSTREAM_TIMEOUT, f"mcp-verdict proxy: {reason}",
                                                     {"timeout": self.timeout}), key, reason))
-            out.append(self._to_upstream(cancelled(request_id, f"mcp-verdict proxy: {reason}")))
+            out.extend(self._cancelled(waiting, request_id, reason))
         return out
 
     def stopping(self, reason: str, keys: Collection[Key] | None = None) -> list[Out]:
@@ -909,7 +910,7 @@ class Relay:
             request_id = _reply_id(waiting.exchange)
             out.append(self._own_answer(error_frame(request_id, UPSTREAM_CLOSED, f"mcp-verdict proxy: {reason}",
                                                     {"reason": reason}), key, reason))
-            out.append(self._to_upstream(cancelled(request_id, f"mcp-verdict proxy: {reason}")))
+            out.extend(self._cancelled(waiting, request_id, reason))
         return out
 
     @property
@@ -920,9 +921,9 @@ class Relay:
 
     def host_lost(self, reason: str = "the host disconnected") -> list[Out]:
         """The host is gone: cancel its requests upstream (``notifications/cancelled``)."""
-        out = []
+        out: list[Out] = []
         for key, waiting in list(self._waiting.items()):
-            out.append(self._to_upstream(cancelled(_reply_id(waiting.exchange), f"mcp-verdict proxy: {reason}")))
+            out.extend(self._cancelled(waiting, _reply_id(waiting.exchange), reason))
             self._forget(key, waiting, reason)
         return out
 
@@ -934,8 +935,16 @@ class Relay:
         if waiting is None:
             return []
         self._forget(key, waiting, reason)
-        return [self._to_upstream(cancelled(_reply_id(waiting.exchange), f"mcp-verdict proxy: {reason}"))] \
-            if notify else []
+        return self._cancelled(waiting, _reply_id(waiting.exchange), reason) if notify else []
+
+    def _cancelled(self, waiting: _Waiting, request_id: Id | bytes, reason: str) -> list[Out]:
+        """The proxy's own ``notifications/cancelled`` for the host's request ``waiting`` (its id
+        as the host wrote it), sent upstream — none for an ``initialize``, which a client MUST NOT
+        cancel (basic/utilities/cancellation, 2024-11-05 to 2025-11-25): the server may answer it
+        late, that answer is then refused as late, as any answer after the proxy gave up."""
+        if waiting.exchange.method == "initialize":
+            return []
+        return [self._to_upstream(cancelled(request_id, f"mcp-verdict proxy: {reason}"))]
 
     def _forget(self, key: Key, waiting: _Waiting, reason: str) -> None:
         """Stop awaiting the host's request ``key``: the tracker no longer pairs an answer with
