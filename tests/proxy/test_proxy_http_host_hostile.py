@@ -8,7 +8,8 @@ where they serve):
 - HTTP requests aiohttp refuses, doubled headers, an ``Accept`` in capitals;
 - the HTTP status of a stdio server's error to a 2026-07-28 request;
 - a host that closes its stateless request's stream;
-- an ``initialize`` the proxy gives up on.
+- an ``initialize`` the proxy gives up on;
+- a GET resumed with a ``Last-Event-ID`` that is no UTF-8.
 
 basic/transports/streamable-http (2025-11-25 and 2026-07-28): one JSON-RPC message per POST; a
 body the server cannot accept gets an HTTP error status and MAY carry a JSON-RPC error with no
@@ -478,3 +479,28 @@ def test_an_initialize_given_up_is_not_cancelled(tmp_path: Path, side: str, how:
             assert _status(_request(url, "POST", INITIALIZED, V2025)) == 202
             assert wait_until(lambda: received.read_text().count("\n") >= 2, TIMEOUT)
     assert [json.loads(line)["method"] for line in received.read_text().splitlines()] == read
+
+
+# -- a Last-Event-ID that is no UTF-8 ---------------------------------------------------------------
+# (the host's Last-Event-ID bytes, on a GET of its session through an HTTP upstream whose stream
+# sends "one"). The host's stream carries the upstream's event; before, a Last-Event-ID whose
+# bytes are no UTF-8 (aiohttp reads them as lone surrogates) broke the host's stream once open
+# (UnicodeEncodeError writing the event's id, a traceback on stderr)
+@pytest.mark.parametrize("last", [b"e-1", "\u00e9t\u00e9".encode(), b"\xff\xfe", b"x" * 8000],
+                         ids=["ascii", "utf-8", "no-utf-8", "long"])
+def test_a_get_resumed_with_any_last_event_id_carries_the_upstreams_events(tmp_path: Path, last: bytes) -> None:
+    err = tmp_path / "err"
+    with contextlib.ExitStack() as stack:
+        base = stack.enter_context(port_server([*LISTEN, "cut:0"]))
+        url = stack.enter_context(_proxy(["--upstream", base + "/mcp"], err))
+        assert _status(_request(url, "POST", json.dumps(INIT).encode(), V2025)) == 200
+        host, port, address = _address(url)
+        with socket.create_connection((host, port), timeout=TIMEOUT) as sock:
+            sock.sendall(f"GET /mcp HTTP/1.1\r\nHost: {address}\r\nAccept: text/event-stream\r\n"
+                         f"MCP-Protocol-Version: 2025-06-18\r\nMcp-Session-Id: s-1\r\n".encode()
+                         + b"Last-Event-ID: " + last + b"\r\n\r\n")
+            sock.settimeout(TIMEOUT)
+            raw = b""
+            while b'"one"' not in raw and (chunk := sock.recv(65536)):
+                raw += chunk
+    assert (_status(raw), b'"data": "one"' in raw, err.read_bytes().count(b"\n")) == (200, True, 1)

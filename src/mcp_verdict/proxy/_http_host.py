@@ -256,13 +256,23 @@ def _fault(status: int, code: int, reason: str) -> web.Response:
                                                         {"reason": reason}), content_type="application/json")
 
 
+def _id_bytes(event_id: str) -> bytes:
+    """An event id as the stream's bytes: the host's own ``Last-Event-ID`` (aiohttp reads a
+    header's bytes that are no UTF-8 as lone surrogates, ``surrogateescape``) as the host sent it;
+    any other lone surrogate as ``?`` (strict UTF-8 raised: the stream, already 200, was cut)."""
+    try:
+        return event_id.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return event_id.encode("utf-8", "replace")
+
+
 def _sse(data: bytes, event_id: str | None = None) -> bytes:
     """One event of a host's stream: ``data`` (its line ends each a ``data:`` line), and ``id:``
     when ``event_id`` is given — only where the stream's last event id changes (WHATWG: the last
     event id is kept for every later event, so each event without one has the id before it; an
     upstream's long id set once is written once, not repeated on each event after it)."""
     body = data.rstrip(b"\r").replace(b"\r\n", b"\n").replace(b"\n", b"\ndata: ")
-    head = b"event: message\n" + (b"id: " + event_id.encode() + b"\n" if event_id is not None else b"")
+    head = b"event: message\n" + (b"id: " + _id_bytes(event_id) + b"\n" if event_id is not None else b"")
     return head + b"data: " + body + b"\n\n"
 
 
@@ -272,7 +282,7 @@ def _event(kind: str, data: bytes, event_id: str | None, written: str | None) ->
     stream's last event id after it."""
     if kind == "prime":
         retry = b"retry: " + data + b"\n" if data else b""
-        return b"id: " + (event_id or "").encode() + b"\n" + retry + b"data:\n\n", event_id
+        return b"id: " + _id_bytes(event_id or "") + b"\n" + retry + b"data:\n\n", event_id
     return _sse(data, event_id if event_id != written else None), event_id if event_id is not None else written
 
 
