@@ -130,14 +130,17 @@ def test_a_restarted_upstream_silent_to_its_replayed_initialize_is_stopped(
 # while the silent process is being stopped and no restart is left (it is still alive, waiting out
 # --grace: it read "the upstream is not running"), an HTTP host's notification gets 502 and
 # -31004 at once, the upstream being stopped, and the frame log says it was not sent
-# — also for one no parser reads (1e400: orjson reads no infinity), which the proxy reads before
-# sending (it was noted for a readable one only). (the POSTed body; the records after its own as
-# (dir, kind, note)). Outside the session (no Mcp-Session-Id) the host's frame is read before it is
-# sent; an unreadable one is then sent on by the relay.
+# — also for a message no parser reads (1e400: orjson reads no infinity), which the proxy reads
+# before sending (it was noted for a readable one only): a response, whose id shows (an unreadable
+# notification, which shows none, is refused at once over a stdio server: the server's parse error
+# to it could not be told from the answer to another host's call, test_proxy_http_host_hostile).
+# (the POSTed body; the records after its own as (dir, kind, note)). Outside the session (no
+# Mcp-Session-Id) the host's frame is read before it is sent; an unreadable one is then sent on by
+# the relay.
 STOPPING = "the upstream is being stopped (no restart left)"
 NOT_SENT = f"the host's notification: {STOPPING}: dropped (answered HTTP 502)"
 UNREAD = f"the host's message: {STOPPING}: dropped (answered HTTP 502)"  # (not read)
-INFINITE = b'{"jsonrpc":"2.0","method":"notifications/roots/list_changed","params":{"x":1e400}}'
+INFINITE = b'{"jsonrpc":"2.0","id":"roots/list_changed","result":{"x":1e400}}'
 DOWN_ROWS = [
     ("readable", json.dumps(CHANGED).encode(), True, [("c2s", "error", NOT_SENT)]),
     ("readable-no-session", json.dumps(CHANGED).encode(), False, [("c2s", "error", NOT_SENT)]),

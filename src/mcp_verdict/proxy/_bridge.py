@@ -195,8 +195,8 @@ class Bridge:
         batch = self._heads.get(key)
         return batch.waits(self.relay) if batch is not None else self.relay.is_waiting(key)
 
-    def host_too_large(self, prefix: bytes, size: int, stream: HostStream | None = None) -> None:
-        self._dispatch(self.relay.host_too_large(prefix, size), stream, None, None)
+    def host_too_large(self, prefix: bytes, size: int, stream: HostStream | None = None, *, whole: bool = True) -> None:
+        self._dispatch(self.relay.host_too_large(prefix, size, whole=whole), stream, None, None)
 
     def host_no_session(self, data: bytes, stream: HostStream, http: Mapping[str, Any] | None = None) -> None:
         """A host body whose session id names no session the proxy holds: refused, its error to ``stream``."""
@@ -206,9 +206,11 @@ class Bridge:
         """A host request whose id a request of its session has in flight: refused, its error to ``stream``."""
         self._dispatch(self.relay.host_reused(data, http), stream, None, None)
 
-    def host_no_message(self, data: bytes, stream: HostStream, http: Mapping[str, Any] | None = None) -> None:
-        """A host body that is no JSON-RPC message: refused, its error to ``stream``."""
-        self._dispatch(self.relay.host_no_message(data, http), stream, None, None)
+    def host_no_message(self, data: bytes, stream: HostStream, http: Mapping[str, Any] | None = None,
+                        why: tuple[int, str] | None = None) -> None:
+        """A host body that is no JSON-RPC message (``why``: the code and reason the host side
+        found, ``_relay.unfollowed``): refused, its error to ``stream``."""
+        self._dispatch(self.relay.host_no_message(data, http, why), stream, None, None)
 
     # -- frames from the upstream --------------------------------------------------------------
     def from_upstream(self, data: bytes, via: HostStream | None = None, *,

@@ -16,11 +16,29 @@ basic/transports/streamable-http, as a server:
   written to the new process, 502 when it is dropped (the process exits first, or cannot be
   restarted), 504 past ``--timeout`` (``_stdio.StdioUpstream.delivery``);
 - ``Origin`` is validated (DNS rebinding): a present Origin that is not a localhost one or one
-  given with ``--allow-origin`` is refused with 403; listening on a loopback address, so is the
+  given with ``--allow-origin`` (each one, when a request carries several; one no URL parser
+  reads too) is refused with 403; listening on a loopback address, so is the
   ``Host`` header (421): a page whose name was rebound to 127.0.0.1 sends its own name there, and
   no Origin on a same-origin GET (its GET stream would read the server's messages);
 - a body that is no JSON-RPC message (empty, blanks, not UTF-8 JSON, a batch) gets 400 and a
-  JSON-RPC error with a null id, and is not forwarded (logged as refused);
+  JSON-RPC error with a null id, and is not forwarded (logged as refused); over a stdio
+  upstream, which serves every host on one connection, so does one the relay would forward
+  without awaiting an answer although the server answers it — an object that is no request,
+  notification or response, an id that is no string, number or null, a body no parser reads
+  that shows no id (``_relay.unfollowed``), a 2026-07-28 JSON-RPC response (a client sends none
+  over HTTP): the server's error to it, under a null id or its id, would be taken for the
+  answer of another host's request in flight;
+- a POST's body comes whole within ``--timeout`` (the rest of one past ``--max-frame-bytes``
+  too, read to tell its size): else 408 and a JSON-RPC error with a null id (past the limit:
+  413 and TOO_LARGE, its size as far as it came), the connection closed, nothing forwarded, a
+  note in the frame log; a connection with no request under way (idle, or a head not finished)
+  is closed after :data:`KEEPALIVE` seconds; a request aiohttp refuses before the proxy reads
+  it (duplicate ``Content-Type``, a header line past 8190 bytes, a control character in one)
+  gets its 400 and one stderr line, neutralised (:class:`_OneLine`);
+- a 2026-07-28 request (its ``MCP-Protocol-Version``) that a stdio upstream answers with one of
+  the JSON-RPC errors the transport gives a status (:data:`_ERROR_STATUS`: an unsupported
+  version 400, an unknown method 404) gets that status — over an HTTP upstream, the
+  upstream's own;
 - a stream whose host does not read it holds at most :func:`backlog_limit` bytes of frames
   waiting: past it the frames that do not answer its request are dropped (each noted in the
   frame log), the answer never;
@@ -35,14 +53,18 @@ basic/transports/streamable-http, as a server:
   ends its GET streams, and leaves the process running (it serves every host on one
   connection: other sessions, stateless requests); a body with line breaks (pretty-printed) is
   written to the process as one line, each CR and LF a space;
-- ``GET`` opens the stream for the server's own messages (2025): forwarded upstream with
+- ``GET`` (its ``Accept`` listing ``text/event-stream``, in any case, else 406) opens the
+  stream for the server's own messages (2025), at most :data:`MAX_GETS` for one session (past
+  it, the one opened first is ended): forwarded upstream with
   ``Last-Event-ID`` (event ids and priming events pass through; an answer without a stream, such
   as 405 or 406, is passed back with its status and body; the stream's end, by the upstream or
   broken, is noted in the frame log), or, over stdio, the stream the process's unrelated
   messages go to (the most recently opened of those still open);
   ``DELETE`` ends the session;
 - a host that closes a POST's stream cancels its request upstream (the stream closed on HTTP,
-  ``notifications/cancelled`` on stdio and in 2025 sessions); a host's own
+  ``notifications/cancelled`` on stdio and under 2025 — for a request of no session over an
+  HTTP upstream, when no other host's request of no session has its id in flight:
+  ``_closed_cancels``; never for an ``initialize``, which a client MUST NOT cancel); a host's own
   ``notifications/cancelled`` for a request in flight ends that request's POST with no answer
   (an event stream with no event: ``Bridge.host_cancelled``) — one of no session only when it
   can be told to be of that request's host (never under 2026-07-28, whose cancellation over
@@ -98,8 +120,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
+import logging
 import re
 import secrets
+import sys
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -116,7 +140,15 @@ from ..frames._tools import ToolsBudget
 from ..verdict._peer_text import cut, neutral
 from ._batch import follows
 from ._bridge import Bridge
-from ._codes import UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, cancelled_request, error_frame, with_id, with_request_id
+from ._codes import (
+    INVALID_REQUEST,
+    UPSTREAM_TIMEOUT,
+    UPSTREAM_UNAVAILABLE,
+    cancelled_request,
+    error_frame,
+    with_id,
+    with_request_id,
+)
 from ._http_posts import Posts, posts_for
 from ._http_upstream import (
     HttpUpstream,
@@ -130,7 +162,7 @@ from ._http_upstream import (
     upstream_fault,
     upstream_headers,
 )
-from ._relay import Key, Telemetry, as_written
+from ._relay import Key, Telemetry, as_written, unfollowed
 from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env
 
@@ -168,6 +200,11 @@ _STATELESS: Final = "2026-07-28"
 MAX_SESSIONS: Final = 1000
 """The 2025 session relays an HTTP host keeps at most (HTTP upstream); past it the least recently
 used idle one is closed (its upstream session goes on: its next request gets a new relay)."""
+MAX_GETS: Final = 16
+"""The GET streams one 2025 session (or the requests of none) keeps open at most: past it the
+one opened first is ended (a server MAY close an SSE stream at any time, 2025-11-25
+basic/transports; over a stdio upstream only the latest open one carries messages, over an HTTP
+upstream each holds an upstream connection of the pool every host shares)."""
 ALL_TOOLS_BYTES: Final = 256 * 1024 * 1024
 """What the tools kept by all the session relays of an HTTP host count together (each relay at
 most ``frames._tools.TOOLS_BYTES``; a thousand sessions listing the same megabyte kept a gigabyte)."""
@@ -179,7 +216,7 @@ def _untold(count: int, named: str, version: str | None) -> str | None:
     have in flight, when it is not sent (it cannot be told to be of any one's host): under
     2026-07-28 or later (closing a request's response stream is its cancellation) when one is,
     under 2025 when several are; None when it may go on."""
-    if count and version is not None and _DATE.fullmatch(version) and version >= _STATELESS:
+    if count and _stateless(version):
         return (f"not sent upstream: it is of no session, and {count} request{'s' if count > 1 else ''} of no "
                 f"session with requestId {named} {'are' if count > 1 else 'is'} in flight, which it cannot be "
                 "told to be of (2026-07-28: closing a request's response stream is its cancellation)")
@@ -189,10 +226,44 @@ def _untold(count: int, named: str, version: str | None) -> str | None:
     return None
 
 
+def _stateless(version: str | None) -> bool:
+    """``version`` (an ``MCP-Protocol-Version``) is 2026-07-28 or later (versions are dates)."""
+    return version is not None and _DATE.fullmatch(version) is not None and version >= _STATELESS
+
+
+_ERROR_STATUS: Final = {-32700: 400, -32600: 400, -32602: 400, -32020: 400, -32021: 400, -32022: 400, -32601: 404}
+"""The HTTP status of a 2026-07-28 request's JSON-RPC error (basic/transports/streamable-http,
+Protocol Version Header and Server Validation: HeaderMismatch and UnsupportedProtocolVersion
+400, an unknown method 404 with -32601; basic/index: a request missing its required ``_meta``
+fields -32602 and 400, MissingRequiredClientCapability 400) — the demo's HTTP edge's table."""
+
+
+def _error_status(data: bytes) -> int:
+    """The status of a stdio upstream's answer to a 2026-07-28 request, sent as one JSON body: a
+    JSON-RPC error of :data:`_ERROR_STATUS` its status (a client tells eras and faults by it:
+    basic/versioning, Backward Compatibility), else 200."""
+    if data.find(b'"error"') < 0:
+        return 200
+    look = peek(data)
+    error = look.message.get("error") if look.kind == "error" and look.message is not None else None
+    code = error.get("code") if type(error) is dict else None
+    return _ERROR_STATUS.get(code, 200) if type(code) is int else 200
+
+
 def _fault(status: int, code: int, reason: str) -> web.Response:
     """An HTTP error with the proxy's JSON-RPC error (a null id: it answers no request)."""
     return web.Response(status=status, body=error_frame(None, code, f"mcp-verdict proxy: {reason}",
                                                         {"reason": reason}), content_type="application/json")
+
+
+def _id_bytes(event_id: str) -> bytes:
+    """An event id as the stream's bytes: the host's own ``Last-Event-ID`` (aiohttp reads a
+    header's bytes that are no UTF-8 as lone surrogates, ``surrogateescape``) as the host sent it;
+    any other lone surrogate as ``?`` (strict UTF-8 raised: the stream, already 200, was cut)."""
+    try:
+        return event_id.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return event_id.encode("utf-8", "replace")
 
 
 def _sse(data: bytes, event_id: str | None = None) -> bytes:
@@ -201,7 +272,7 @@ def _sse(data: bytes, event_id: str | None = None) -> bytes:
     event id is kept for every later event, so each event without one has the id before it; an
     upstream's long id set once is written once, not repeated on each event after it)."""
     body = data.rstrip(b"\r").replace(b"\r\n", b"\n").replace(b"\n", b"\ndata: ")
-    head = b"event: message\n" + (b"id: " + event_id.encode() + b"\n" if event_id is not None else b"")
+    head = b"event: message\n" + (b"id: " + _id_bytes(event_id) + b"\n" if event_id is not None else b"")
     return head + b"data: " + body + b"\n\n"
 
 
@@ -211,7 +282,7 @@ def _event(kind: str, data: bytes, event_id: str | None, written: str | None) ->
     stream's last event id after it."""
     if kind == "prime":
         retry = b"retry: " + data + b"\n" if data else b""
-        return b"id: " + (event_id or "").encode() + b"\n" + retry + b"data:\n\n", event_id
+        return b"id: " + _id_bytes(event_id or "") + b"\n" + retry + b"data:\n\n", event_id
     return _sse(data, event_id if event_id != written else None), event_id if event_id is not None else written
 
 
@@ -398,6 +469,9 @@ class HttpHost:
         sent upstream, and that id as JSON (a host's ``notifications/cancelled`` names the host's
         id: :meth:`_cancelled_as_sent`)."""
         self._backlog = backlog_limit(options.max_frame)
+        self._open_gets: dict[str | None, deque[PostStream]] = {}
+        """The GET streams open by the session they name (None: none), the first opened first:
+        at most :data:`MAX_GETS` each."""
         self._gets: list[PostStream] = []
         self._sessions: dict[str, set[Key]] = {}
         """The 2025 sessions the proxy issued (stdio upstream) and not ended, least recently used
@@ -663,6 +737,17 @@ class HttpHost:
             return untold, False, None
         return None, True, holding[0] if holding else None
 
+    def _closed_cancels(self, bridge: Bridge, key: Key, version: str | None) -> bool:
+        """A request of no session whose POST its host closed (HTTP upstream, ``bridge`` the
+        relay it waits in; ``version`` its POST's ``MCP-Protocol-Version``) is cancelled
+        upstream by the proxy's own ``notifications/cancelled`` through that relay, which closes
+        its upstream stream (``HttpUpstream.send``; 2026-07-28: the close is the cancellation,
+        the notification is not POSTed) — under 2025 (POSTed too) only when no other relay of
+        requests of no session has that id in flight: the upstream could not tell which request
+        it names (:meth:`_stateless_cancel`); then it is not sent, and the stream left to end."""
+        return _stateless(version) or not any(other is not bridge and other.relay.is_waiting(key)
+                                              for other in self._stateless)
+
     def _host_ok(self, request: web.BaseRequest) -> bool:
         """The Host header names the loopback endpoint (or a host of ``--allow-origin``): a page
         whose name was rebound to 127.0.0.1 gives its own name (DNS rebinding)."""
@@ -685,21 +770,29 @@ class HttpHost:
         return ok
 
     def _origin_ok(self, request: web.BaseRequest) -> bool:
-        origin = request.headers.get("Origin")
-        if origin is None:
-            return True
+        """Each ``Origin`` the request carries is a localhost one or one of ``--allow-origin``
+        (a browser sends one; a request with two is refused unless both pass, as the upstream,
+        which is sent both, may read the other)."""
+        return all(self._one_origin_ok(origin) for origin in request.headers.getall("Origin", ()))
+
+    def _one_origin_ok(self, origin: str) -> bool:
         if origin in self.options.allowed_origins:
             return True
-        host = urlsplit(origin).hostname
+        try:
+            host = urlsplit(origin).hostname
+        except ValueError:
+            return False
         return host is not None and host in _LOCAL
 
     # -- handlers -----------------------------------------------------------------------------
     async def handle(self, request: web.BaseRequest) -> web.StreamResponse:
         if not self._origin_ok(request):
-            return web.json_response({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Origin not allowed"}},
+            return web.json_response({"jsonrpc": "2.0", "id": None,
+                                      "error": {"code": -32600, "message": "Origin not allowed"}},
                                      status=403)
         if not self._host_ok(request):
-            return web.json_response({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Host not allowed"}},
+            return web.json_response({"jsonrpc": "2.0", "id": None,
+                                      "error": {"code": -32600, "message": "Host not allowed"}},
                                      status=421)
         self._active += 1
         try:
@@ -714,7 +807,13 @@ class HttpHost:
             self._active -= 1
 
     async def _post(self, request: web.BaseRequest) -> web.StreamResponse:
-        body = await _read_body(request, self.options.max_frame + 1)
+        timeout = self.options.timeout
+        deadline = asyncio.get_running_loop().time() + timeout  # (the body's whole read: a slow host is not waited on)
+        try:
+            async with asyncio.timeout_at(deadline):
+                body = await _read_body(request, self.options.max_frame + 1)
+        except TimeoutError:
+            return self._body_late(request)
         session = self._session_of(request)
         if session is not None and self._stdio is not None and not self._holds(session):
             if len(body) > self.options.max_frame:
@@ -725,8 +824,10 @@ class HttpHost:
                                                        "session": session,
                                                        "protocol_version": request.headers.get("MCP-Protocol-Version")})
             return await self._answer_queued(stream, 404)
-        # a session's requests are routed by its id: only initialize and stateless requests are read
-        look = peek(body) if session is None or body.find(b'"initialize"') >= 0 else None
+        # a session's requests are routed by its id: only initialize and stateless requests are
+        # read — and every body for a stdio upstream, which serves every host on one connection
+        # (one the relay would not await may draw an answer taken for another host's: ``unfollowed``)
+        look = peek(body) if session is None or self._stdio is not None or body.find(b'"initialize"') >= 0 else None
         initialize = look is not None and look.method == "initialize"
         stream = PostStream(self._backlog)
         # a frame no parser reads is read before a stdio upstream is sent it: the relay may answer
@@ -758,25 +859,39 @@ class HttpHost:
                     bridge = holder
                     self._live[bridge].users += 1
         try:
-            return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note, send)
+            return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note, send,
+                                       look, deadline)
         finally:
             self._release(bridge)
             self._unrename(stream)
 
     async def _post_on(self, request: web.BaseRequest, body: bytes, session: str | None, initialize: bool,
                        stream: PostStream, bridge: Bridge, read_first: bool = False,
-                       note: str | None = None, send: bool = True) -> web.StreamResponse:
+                       note: str | None = None, send: bool = True, look: Peek | None = None,
+                       deadline: float | None = None) -> web.StreamResponse:
         self._exchange += 1
         http = {"exchange": self._exchange, "method": "POST", "session": session,
                 "protocol_version": request.headers.get("MCP-Protocol-Version")}
         if len(body) > self.options.max_frame:
             rest = len(body)
-            while chunk := await request.content.read(65536):
-                rest += len(chunk)
-            bridge.host_too_large(body[:65536], rest, stream)
-            return await self._answer_queued(stream, 413)
+            whole = False  # (the rest of the body is read to tell its size, until the body's deadline)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout_at(deadline):
+                    while chunk := await request.content.read(65536):
+                        rest += len(chunk)
+                    whole = True
+            bridge.host_too_large(body[:65536], rest, stream, whole=whole)
+            response = await self._answer_queued(stream, 413)
+            if not whole:
+                response.force_close()  # (the rest of its body is not read)
+            return response
         if _no_message(body) and not follows(bridge.relay, body, http):  # (a 2025-03-26 batch is accepted)
             bridge.host_no_message(body, stream, http)
+            return await self._answer_queued(stream, 400)
+        why = self._unfollowed(look, body, request.headers.get("MCP-Protocol-Version")) \
+            if self._stdio is not None else None
+        if why is not None:  # (over one connection for every host, its answer could not be told)
+            bridge.host_no_message(body, stream, http, why)
             return await self._answer_queued(stream, 400)
         headers = request.headers if self._stdio is None else None  # read-only: no copy
         upstream = bridge.upstream if headers is not None else None
@@ -811,12 +926,53 @@ class HttpHost:
             stream.closed = True
             for each in keys:
                 if bridge.relay.is_waiting(each):
-                    notify = self._stdio is not None or session is not None
+                    notify = self._stdio is not None or session is not None or self._closed_cancels(
+                        bridge, each, request.headers.get("MCP-Protocol-Version"))
                     bridge.cancel(each, "the host closed its stream", notify=notify)
             raise
         finally:
             if calls is not None:
                 calls.difference_update(keys)
+
+    @staticmethod
+    def _unfollowed(look: Peek | None, body: bytes, version: str | None) -> tuple[int, str] | None:
+        """A body for the stdio upstream (read as ``look``; its POST's ``MCP-Protocol-Version``
+        ``version``) that is refused, unsent, with (the code, the reason), or None: one the relay
+        would forward unawaited although the server answers it (``_relay.unfollowed``), and a
+        JSON-RPC response under 2026-07-28, whose clients send none over HTTP (basic/transports/
+        streamable-http, Sending Messages 4; a server may answer one with an error under its id,
+        which another host's request in flight may have). The one process serves every host on
+        one connection: such an answer would be taken for that request's."""
+        if look is None:
+            return None
+        why = unfollowed(look, body)
+        if why is None and look.kind in ("response", "error") and _stateless(version):
+            why = INVALID_REQUEST, ("a JSON-RPC response: a 2026-07-28 client sends none over Streamable HTTP "
+                                    "(basic/transports/streamable-http, Sending Messages 4)")
+        return why
+
+    def _body_late(self, request: web.BaseRequest) -> web.Response:
+        """A POST whose body did not come whole within ``--timeout`` (a host that stalls, or sends
+        it a byte at a time): 408 Request Timeout (RFC 9110 s15.5.9) and a JSON-RPC error with a
+        null id, the connection closed (the rest is not read), nothing forwarded; noted in the
+        frame log. The handler, its connection and what it read so far are let go: a host cannot
+        hold them longer."""
+        timeout = self.options.timeout
+        reason = f"the request's body did not arrive within {timeout:g} s"
+        session = self._session_of(request)
+        self._exchange += 1
+        http = {"exchange": self._exchange, "method": "POST", "session": session,
+                "protocol_version": request.headers.get("MCP-Protocol-Version")}
+        bridge = self._acquire(session, False) if self._stdio is None else self._stdio
+        try:
+            bridge.relay.note("error", "c2s", f"the host's POST: {reason} (answered HTTP 408; not forwarded)",
+                              http=http)
+        finally:
+            if self._stdio is None:
+                self._release(bridge)
+        response = _fault(408, INVALID_REQUEST, reason)
+        response.force_close()
+        return response
 
     async def _delivered(self, upstream: StdioUpstream, fate: asyncio.Future[str | None]) -> web.Response:
         """A notification or a response the stdio upstream took while it was down: 202 once it is
@@ -866,6 +1022,9 @@ class HttpHost:
         if kind == "end":  # (no answer comes: its host cancelled it)
             status = 200
         if kind == "frame" and final and stream.queue.empty() and not stream.sse:
+            if stream.status is None and self._stdio is not None \
+                    and _stateless(request.headers.get("MCP-Protocol-Version")):
+                status = _error_status(data)  # (the HTTP server is the proxy: the status is its to give)
             return web.Response(body=data, status=status if status < 300 or data else 200,
                                 content_type="application/json", headers=headers)
         headers.update({"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
@@ -883,7 +1042,8 @@ class HttpHost:
         return response
 
     async def _get(self, request: web.BaseRequest) -> web.StreamResponse:
-        if "text/event-stream" not in request.headers.get("Accept", ""):
+        # (media types are case-insensitive, RFC 9110 s8.3.1; each Accept header counts, s5.3)
+        if "text/event-stream" not in ",".join(request.headers.getall("Accept", ())).lower():
             return web.Response(status=406)
         session = self._session_of(request)
         stream = PostStream(self._backlog)
@@ -895,13 +1055,36 @@ class HttpHost:
             bridge = self._stdio
             self._gets.append(stream)
             bridge.standing = stream
-        else:
-            bridge = self._acquire(session, False)
+            self._hold_get(session, stream)
             try:
-                return await self._get_on(request, stream, bridge)
+                return await self._stream_to_host(request, stream, bridge)
             finally:
-                self._release(bridge)
-        return await self._stream_to_host(request, stream, bridge)
+                self._let_go_get(session, stream)
+        bridge = self._acquire(session, False)
+        self._hold_get(session, stream)
+        try:
+            return await self._get_on(request, stream, bridge)
+        finally:
+            self._let_go_get(session, stream)
+            self._release(bridge)
+
+    def _hold_get(self, session: str | None, stream: PostStream) -> None:
+        """A GET stream of ``session`` opens: past :data:`MAX_GETS` open for it, the first opened is ended."""
+        gets = self._open_gets.get(session)
+        if gets is None:
+            gets = self._open_gets[session] = deque()
+        gets.append(stream)
+        while len(gets) > MAX_GETS:
+            gets.popleft().end()
+
+    def _let_go_get(self, session: str | None, stream: PostStream) -> None:
+        gets = self._open_gets.get(session)
+        if gets is None:
+            return
+        with contextlib.suppress(ValueError):
+            gets.remove(stream)
+        if not gets:
+            del self._open_gets[session]
 
     async def _get_on(self, request: web.BaseRequest, stream: PostStream, bridge: Bridge) -> web.StreamResponse:
         upstream = bridge.upstream
@@ -992,8 +1175,7 @@ class HttpHost:
         ``MCP-Protocol-Version``), which has no sessions: the header is ignored (2026-07-28
         basic/transports/streamable-http, Earlier Streamable HTTP Revisions)."""
         session = request.headers.get("Mcp-Session-Id")
-        version = request.headers.get("MCP-Protocol-Version", "")
-        if session is not None and _DATE.fullmatch(version) and version >= _STATELESS:
+        if session is not None and _stateless(request.headers.get("MCP-Protocol-Version")):
             return None
         return session
 
@@ -1077,11 +1259,48 @@ class HttpHost:
             await self._client.close()
 
 
+KEEPALIVE: Final = 75.0
+"""Seconds an HTTP connection is kept with no request under way: idle between requests, or
+still sending a request's head (aiohttp's own bound for both, whose default is an hour); a
+request's body has ``--timeout`` (``HttpHost._body_late``)."""
+_SHOWN: Final = 300
+"""Characters of an exception's message shown on the endpoint's one stderr line."""
+
+
+class _OneLine(logging.Handler):
+    """aiohttp's server log (a host's request it cannot parse, answered 400 by it: duplicate
+    ``Content-Type`` or ``Host`` headers, a line past 8190 bytes, a control character in a header
+    value; a handler's exception, answered 500): one stderr line each, ``mcp-verdict proxy:``,
+    the message and ``ExceptionType: message`` on one line, cut at 300 characters, every control
+    character shown as its escape (the host's bytes are in it) — never a traceback."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = record.getMessage()
+            exc = record.exc_info[1] if record.exc_info else None
+            if exc is not None:
+                text = f"{text}: {type(exc).__name__}: {' '.join(str(exc).split())}"
+            sys.stderr.write(f"mcp-verdict proxy: {neutral(cut(text, _SHOWN))}\n")
+            sys.stderr.flush()
+        except Exception:  # a log line never stops the endpoint
+            self.handleError(record)
+
+
+def _endpoint_log() -> logging.Logger:
+    """The logger the endpoint's aiohttp server writes to (:class:`_OneLine`; its own, not
+    aiohttp's ``aiohttp.server``, which the application may configure)."""
+    logger = logging.getLogger("mcp_verdict.proxy.endpoint")
+    if not logger.handlers:
+        logger.addHandler(_OneLine(logging.WARNING))
+        logger.propagate = False
+    return logger
+
+
 async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio.Event | None,
                 bound: list[str] | None = None, *, hosts: list[HttpHost] | None = None,
-                max_sessions: int = MAX_SESSIONS) -> int:
+                max_sessions: int = MAX_SESSIONS, keepalive: float = KEEPALIVE) -> int:
     """Serve until cancelled. ``bound`` receives the URL the endpoint listens on, ``hosts`` the
-    :class:`HttpHost` (the tests count what it holds)."""
+    :class:`HttpHost` (the tests count what it holds); ``keepalive``: :data:`KEEPALIVE`."""
     assert options.listen is not None
     host = HttpHost(options, recorder, max_sessions=max_sessions)
     if hosts is not None:
@@ -1096,7 +1315,8 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
 
     # aiohttp's low-level server: one endpoint needs no application, router or middleware chain
     # (HTTP→stdio, alternating runs: 3–5% less proxy CPU per call without them)
-    runner = web.ServerRunner(web.Server(endpoint, handler_cancellation=True, access_log=None))
+    runner = web.ServerRunner(web.Server(endpoint, handler_cancellation=True, access_log=None,
+                                         logger=_endpoint_log(), keepalive_timeout=keepalive))
     await runner.setup()
     site = web.TCPSite(runner, options.listen[0], options.listen[1], reuse_address=True)
     await site.start()
@@ -1112,8 +1332,6 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
     # set before the endpoint is announced
     stop = asyncio.Event()
     with stop_signals(stop):
-        import sys
-
         print(f"mcp-verdict proxy listening on {url}", file=sys.stderr, flush=True)
         if ready is not None:
             ready.set()

@@ -38,7 +38,8 @@ and send what it returns. For each frame it decides, in this order:
   told, JSON-RPC 2.0 s5; TOO_LARGE with a null id when it is also past the limit);
 - **faults**: an upstream that closes or exits answers every request in flight with
   UPSTREAM_CLOSED (:meth:`Relay.upstream_lost`), a request past ``timeout`` gets
-  UPSTREAM_TIMEOUT and a ``notifications/cancelled`` upstream (:meth:`Relay.expire`), a late
+  UPSTREAM_TIMEOUT and a ``notifications/cancelled`` upstream (:meth:`Relay.expire`; none for an
+  ``initialize``, which a client MUST NOT cancel: each of the proxy's own cancellations), a late
   answer after that is refused (the host already has its answer), and a host that goes away
   cancels its requests upstream (:meth:`Relay.host_lost`). A request its host gives up (its
   HTTP stream closed; its own ``notifications/cancelled``, sent on as it came) is no longer
@@ -75,6 +76,7 @@ from ..judgement._decide import decide
 from ..verdict._classify import DEFAULT_LIMITS, OptionsMemo, held_id, judge
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
+from ..verdict._peer_text import cut, neutral
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
 from ._batch import host_batch, upstream_batch
@@ -421,23 +423,28 @@ class Relay:
             self._answered_by_proxy.pop(key, None)
         return key
 
-    def host_no_message(self, data: bytes, http: Mapping[str, Any] | None = None) -> list[Out]:
+    def host_no_message(self, data: bytes, http: Mapping[str, Any] | None = None,
+                        why: tuple[int, str] | None = None) -> list[Out]:
         """A host body that is no JSON-RPC message (an HTTP POST: empty, blanks only, not JSON,
         not UTF-8 JSON, or JSON that is no object — a batch the relay does not follow, its reason
         the tracker's: the version in force when it is not 2025-03-26, the only one with batches,
         :meth:`frames.Tracker.batch`): never forwarded, logged as refused, answered with a null id
         (JSON-RPC 2.0 s5.1: PARSE_ERROR for a body no parser reads, INVALID_REQUEST for JSON that
-        is no object; no id can be told)."""
+        is no object; no id can be told). ``why``: (the code, the reason) the caller found
+        (:func:`unfollowed`)."""
         self.stats.host_frames += 1
         self.stats.refused += 1
-        try:
-            json.loads(data.decode())  # (as UTF-8; Python's json reads NaN, 1e400 and a lone surrogate)
-        except (ValueError, RecursionError):
-            code, reason = PARSE_ERROR, "the body is no JSON text (JSON is UTF-8, RFC 8259 s8.1)"
+        if why is not None:
+            code, reason = why
         else:
-            why = self.tracker.batch(self.conn, data, http) if is_batch(data) else None
-            code, reason = INVALID_REQUEST, ("the body is JSON but no JSON-RPC message object (one message per "
-                                             "POST" + (f"; {why})" if isinstance(why, str) else ")"))
+            try:
+                json.loads(data.decode())  # (as UTF-8; Python's json reads NaN, 1e400 and a lone surrogate)
+            except (ValueError, RecursionError):
+                code, reason = PARSE_ERROR, "the body is no JSON text (JSON is UTF-8, RFC 8259 s8.1)"
+            else:
+                batch = self.tracker.batch(self.conn, data, http) if is_batch(data) else None
+                code, reason = INVALID_REQUEST, ("the body is JSON but no JSON-RPC message object (one message per "
+                                                 "POST" + (f"; {batch})" if isinstance(batch, str) else ")"))
         self._log("c2s", "refused", data, note=f"not forwarded: {reason}", http=http)
         what = "parse error" if code == PARSE_ERROR else "invalid request"
         answer = error_frame(None, code, f"mcp-verdict proxy: {what}: {reason}; the proxy does not relay it",
@@ -474,11 +481,15 @@ class Relay:
         answer = error_frame(None, INVALID_REQUEST, "Session not found", {"reason": reason, "forwarded": False})
         return [self._unsent_answer(answer, "refused the body: session not found", http)]
 
-    def host_too_large(self, prefix: bytes, size: int, http: Mapping[str, Any] | None = None) -> list[Out]:
+    def host_too_large(self, prefix: bytes, size: int, http: Mapping[str, Any] | None = None, *,
+                       whole: bool = True) -> list[Out]:
         """A host frame past the limit (a stdio line is cut off as it is read: ``prefix`` is its
-        start, ``size`` its length). Logged as refused; a request gets TOO_LARGE."""
+        start, ``size`` its length; not ``whole``: the bytes that came before the host side
+        stopped reading it, ``size`` then its least length). Logged as refused; a request gets
+        TOO_LARGE."""
         self.stats.refused += 1
-        self._log("c2s", "refused", prefix, note=f"{size} bytes: past the limit of {self.max_frame} bytes",
+        shown = f"{size} bytes" if whole else f"at least {size} bytes (the rest was not read)"
+        self._log("c2s", "refused", prefix, note=f"{shown}: past the limit of {self.max_frame} bytes",
                   http=http)
         found, request_id = recover(prefix)
         if found:
@@ -487,7 +498,7 @@ class Relay:
             request_id = None
         else:
             return []
-        reason = f"the request is {size} bytes; the proxy's limit is {self.max_frame}"
+        reason = f"the request is {shown}; the proxy's limit is {self.max_frame}"
         answer = error_frame(request_id, TOO_LARGE, f"mcp-verdict proxy: {reason}",
                              {"reason": reason, "size": size, "limit": self.max_frame})
         # never forwarded nor awaited: a request of the host waiting with this id is another's
@@ -886,7 +897,7 @@ class Relay:
             reason = f"no answer within {self.timeout:g} s"
             out.append(self._own_answer(error_frame(request_id, UPSTREAM_TIMEOUT, f"mcp-verdict proxy: {reason}",
                                                     {"timeout": self.timeout}), key, reason))
-            out.append(self._to_upstream(cancelled(request_id, f"mcp-verdict proxy: {reason}")))
+            out.extend(self._cancelled(waiting, request_id, reason))
         return out
 
     def stopping(self, reason: str, keys: Collection[Key] | None = None) -> list[Out]:
@@ -899,7 +910,7 @@ class Relay:
             request_id = _reply_id(waiting.exchange)
             out.append(self._own_answer(error_frame(request_id, UPSTREAM_CLOSED, f"mcp-verdict proxy: {reason}",
                                                     {"reason": reason}), key, reason))
-            out.append(self._to_upstream(cancelled(request_id, f"mcp-verdict proxy: {reason}")))
+            out.extend(self._cancelled(waiting, request_id, reason))
         return out
 
     @property
@@ -910,9 +921,9 @@ class Relay:
 
     def host_lost(self, reason: str = "the host disconnected") -> list[Out]:
         """The host is gone: cancel its requests upstream (``notifications/cancelled``)."""
-        out = []
+        out: list[Out] = []
         for key, waiting in list(self._waiting.items()):
-            out.append(self._to_upstream(cancelled(_reply_id(waiting.exchange), f"mcp-verdict proxy: {reason}")))
+            out.extend(self._cancelled(waiting, _reply_id(waiting.exchange), reason))
             self._forget(key, waiting, reason)
         return out
 
@@ -924,8 +935,16 @@ class Relay:
         if waiting is None:
             return []
         self._forget(key, waiting, reason)
-        return [self._to_upstream(cancelled(_reply_id(waiting.exchange), f"mcp-verdict proxy: {reason}"))] \
-            if notify else []
+        return self._cancelled(waiting, _reply_id(waiting.exchange), reason) if notify else []
+
+    def _cancelled(self, waiting: _Waiting, request_id: Id | bytes, reason: str) -> list[Out]:
+        """The proxy's own ``notifications/cancelled`` for the host's request ``waiting`` (its id
+        as the host wrote it), sent upstream — none for an ``initialize``, which a client MUST NOT
+        cancel (basic/utilities/cancellation, 2024-11-05 to 2025-11-25): the server may answer it
+        late, that answer is then refused as late, as any answer after the proxy gave up."""
+        if waiting.exchange.method == "initialize":
+            return []
+        return [self._to_upstream(cancelled(request_id, f"mcp-verdict proxy: {reason}"))]
 
     def _forget(self, key: Key, waiting: _Waiting, reason: str) -> None:
         """Stop awaiting the host's request ``key``: the tracker no longer pairs an answer with
@@ -1138,6 +1157,31 @@ def _same_text(text: str) -> list[Key]:
 def _reply_id(exchange: Exchange) -> Id | bytes:
     """The id of the host's request ``exchange``, as the host wrote it (:func:`as_written`)."""
     return as_written(exchange.request_id, exchange.request.data)
+
+
+def unfollowed(look: Peek, data: bytes) -> tuple[int, str] | None:
+    """A host frame (``data``, read as ``look``) the relay would forward without awaiting an
+    answer, although a server answers it: an error (JSON-RPC 2.0 s5: INVALID_REQUEST or
+    PARSE_ERROR), with a null id when it cannot read one (paired then with the only request
+    waiting, ``frames.Tracker``), else with the id it reads. Over one connection for every host
+    (an HTTP host's stdio upstream) that answer would be taken for the answer of another host's
+    request in flight: (the code, the reason) to refuse the frame with, unsent — an object that
+    is no JSON-RPC request, notification or response (a ``method`` that is no string, both a
+    ``method`` and a ``result``, neither); one whose ``id`` member is no string, number or null
+    (JSON-RPC 2.0 s4: read as a notification); a frame no parser reads that shows no id to await
+    it by and that the relay does not answer itself (:meth:`Relay._host_unreadable`). None for
+    any other frame (a request is awaited by its id; a notification or response is not answered)."""
+    kind = look.kind
+    if kind == "invalid":
+        return INVALID_REQUEST, "the body is a JSON object but no JSON-RPC request, notification or response"
+    if kind == "unreadable":
+        if look.has_id or look.unheld is not None or _unreadable_string_id(data):
+            return None  # (awaited by its id, or answered by the relay)
+        problem = neutral(cut(look.problem or "", 200))
+        return PARSE_ERROR, f"no JSON parser reads the body ({problem}), and it shows no request id to await it by"
+    if not look.has_id and look.message is not None and "id" in look.message:
+        return INVALID_REQUEST, "its id is neither a string, a number nor null (JSON-RPC 2.0 s4)"
+    return None
 
 
 def _unreadable_string_id(data: bytes) -> bool:
