@@ -46,8 +46,5 @@ def check_icons(ctx: Context, icons: object, path: str, depth: int) -> None:
         if "sizes" in icon and (not isinstance(sizes, list) or not all(isinstance(s, str) for s in sizes)):
             ctx.add(pointer(where, "sizes"), "icon.field",
                     f"sizes is {describe(sizes)}; expected an array of strings such as \"48x48\" or \"any\"")
-        theme = icon.get("theme")
-        if "theme" in icon and (not isinstance(theme, str) or theme not in _THEMES):
-            ctx.add(pointer(where, "theme"), "icon.field",
-                    f'theme is {describe(theme)}; expected "light" or "dark"')
+        ctx.check_choice(icon, "theme", _THEMES, where, "icon.field", '"light" or "dark"')
         check_extras(ctx, icon, _ICON_KEYS, where, depth + 1)

@@ -401,10 +401,8 @@ def _execution(ctx: Context, value: object, path: str) -> None:
     if not isinstance(value, dict):
         ctx.add(path, "sampling.tool", f"execution is {describe(value)}, not an object")
         return
-    support = value.get("taskSupport")
-    if "taskSupport" in value and (not isinstance(support, str) or support not in _TASK_SUPPORT):
-        ctx.add(pointer(path, "taskSupport"), "sampling.tool",
-                f'taskSupport is {describe(support)}; expected "forbidden", "optional" or "required"')
+    ctx.check_choice(value, "taskSupport", _TASK_SUPPORT, path, "sampling.tool",
+                     '"forbidden", "optional" or "required"')
 
 
 def _schema_dialect(ctx: Context, schema: Mapping[str, Any], path: str) -> None:
@@ -429,8 +427,5 @@ def _tool_choice(ctx: Context, value: object, path: str) -> None:
     if not isinstance(value, dict):
         ctx.add(path, "sampling.tool_choice", f"toolChoice is {describe(value)}, not an object")
         return
-    mode = value.get("mode")
-    if "mode" in value and (not isinstance(mode, str) or mode not in _TOOL_CHOICE_MODES):
-        ctx.add(pointer(path, "mode"), "sampling.tool_choice",
-                f'mode is {describe(mode)}; expected "auto", "none" or "required"')
+    ctx.check_choice(value, "mode", _TOOL_CHOICE_MODES, path, "sampling.tool_choice", '"auto", "none" or "required"')
     check_extras(ctx, value, frozenset({"mode"}), path, _PARAMS_DEPTH + 1)

@@ -61,6 +61,16 @@ class Context:
         else:
             self.add(path, code, missing)
 
+    def check_choice(self, container: Mapping[str, Any], key: str, choices: frozenset[str], path: str, code: str,
+                     expected: str) -> None:
+        """Member ``key`` of ``container`` (at ``path``), when present, is one of the strings
+        ``choices`` (an enum of the schema); else a finding on it, saying what it is and
+        ``expected`` (the choices in words)."""
+        if key in container:
+            value = container[key]
+            if not isinstance(value, str) or value not in choices:
+                self.add(pointer(path, key), code, f"{key} is {describe(value)}; expected {expected}")
+
 
 _NOT_JSON: Final = "json.not_json_value"
 _marshal: Final = marshal.dumps
