@@ -157,3 +157,19 @@ def test_a_frame_log_that_cannot_be_written_stops_and_the_calls_go_on(tmp_path: 
     assert tap.log is None and tap.log_error == "OSError: [Errno 28] No space left on device"
     assert [str(w.message) for w in caught if w.category is RuntimeWarning] == [
         "mcp-verdict tap: the frame log stopped: OSError: [Errno 28] No space left on device"]
+
+
+def test_a_last_answer_without_its_line_end_is_judged() -> None:
+    """A server that writes its answer without the LF that ends a line, then exits: the stream's
+    end ends the line (the proxy and the client read it so), and the call is judged on it
+    (basic/transports#stdio: messages are delimited by newlines; the bytes are the whole message)."""
+    hostile = [sys.executable, "-m", "tests.servers.hostile_stdio", "no_lf"]
+
+    async def scenario() -> Any:
+        with anyio.fail_after(20), VerdictTap() as tap:
+            async with Client(tap.stdio_transport(hostile[0], hostile[1:])) as client:
+                return await tap.call_tool(client, "t", {}, call_options={"read_timeout_seconds": 10})
+
+    outcome = anyio.run(scenario)
+    assert (outcome.verdict.kind.value, [f.code for f in outcome.verdict.findings],
+            outcome.decision.action.value) == ("normal_complete", [], "accept")

@@ -102,6 +102,8 @@ async def stdio_transport(tap: VerdictTap, command: str, args: list[str], env: M
                     await deliver(line.data)  # classify says json.too_large of a cut line's start
                     tap._note(conn, "s2c", "error", f"a line longer than {max_bytes} bytes: its first "
                                                     f"{max_bytes + 1} bytes were judged, the rest skipped")
+            for line in lines.close():  # the last line, when no LF ended it (the server wrote it and exited)
+                await deliver(line.data.removesuffix(b"\r"))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
             pass
         finally:
