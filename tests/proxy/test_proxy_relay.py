@@ -431,7 +431,10 @@ ASK = (b'{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"messag
 def test_a_server_request_reusing_its_id_is_forwarded_and_the_call_still_judged(mode: str, answer: bytes,
                                                                                 to_host: object) -> None:
     relay = Relay(mode=mode)  # type: ignore[arg-type]
-    relay.from_host(request(1))
+    # (the host declares elicitation: the request is one it may be sent, and enforce forwards it)
+    meta = {**META, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+    relay.from_host(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                "params": {"name": "t", "arguments": {}, "_meta": meta}}).encode())
     assert [(out.to, out.data) for out in relay.from_upstream(ASK)] == [("host", ASK)]
     assert [(out.to, out.data) for out in relay.from_upstream(ASK)] == [("host", ASK)]
     (out,) = relay.from_upstream(answer)

@@ -214,12 +214,14 @@ class Bridge:
 
     # -- frames from the upstream --------------------------------------------------------------
     def from_upstream(self, data: bytes, via: HostStream | None = None, *,
-                      http: Mapping[str, Any] | None = None, on_exchange: Collection[Key] | None = None) -> None:
+                      http: Mapping[str, Any] | None = None, on_exchange: Collection[Key] | None = None,
+                      during: Key | None = None) -> None:
         """An upstream frame. In observe an answer reaches the host before it is judged, and a
         host with one stream (stdio) gets any frame the relay will forward unchanged before the
         relay reads it; in enforce, an answer whose verdict passes, before the relay's
         bookkeeping (``Relay.passes_early``). ``on_exchange``: the requests of the HTTP exchange it
-        came on, the only ones it may answer (``Relay.from_upstream``)."""
+        came on, the only ones it may answer (``Relay.from_upstream``); ``during``: the request whose
+        exchange it came on (a server request there is made during it)."""
         relay = self.relay
         if self.one_stream and self.standing is not None:
             early = relay.forwards_unread(data) or relay.passes_early(data)
@@ -232,8 +234,8 @@ class Bridge:
             assert self.standing is not None
             self.standing.send(data, final=False)
         try:
-            self._dispatch(relay.from_upstream(data, http, defer=True, on_exchange=on_exchange), via, None, None,
-                           data if early else None)
+            outs = relay.from_upstream(data, http, defer=True, on_exchange=on_exchange, during=during)
+            self._dispatch(outs, via, None, None, data if early else None)
         finally:
             if relay.deferred and not self._judging:
                 # judged on the loop's next turn: after the host stream's writer (an HTTP

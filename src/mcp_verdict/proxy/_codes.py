@@ -34,7 +34,7 @@ from ..frames._refusal import (
 from ..frames._refusal import verdict_data as _verdict_data
 from ..verdict._verdict import Verdict
 
-__all__ = ["CODES", "INVALID_REQUEST", "META_KEY", "PARSE_ERROR", "REFUSED", "SOURCE", "TOO_LARGE",
+__all__ = ["CODES", "INVALID_PARAMS", "INVALID_REQUEST", "META_KEY", "PARSE_ERROR", "REFUSED", "SOURCE", "TOO_LARGE",
            "UPSTREAM_CLOSED", "UPSTREAM_TIMEOUT", "UPSTREAM_UNAVAILABLE", "RefuseAs", "cancelled",
            "cancelled_request", "digest", "error_frame", "findings_codes", "refusal", "verdict_data", "with_id",
            "with_request_id"]
@@ -44,6 +44,10 @@ PARSE_ERROR: Final = -32700
 """JSON-RPC 2.0 s5.1: the proxy answers a host request it cannot read and cannot relay with it."""
 INVALID_REQUEST: Final = -32600
 """JSON-RPC 2.0 s5.1: a request the proxy cannot relay as written (its id is a number it cannot hold)."""
+INVALID_PARAMS: Final = -32602
+"""JSON-RPC 2.0 s5.1: enforce answers a 2025 server's own request it refuses (an elicitation, a
+sampling or a roots request whose params break its version's rules) with it, as mcp-verdict's
+client does, in place of forwarding it to the host."""
 
 RefuseAs = Literal["error", "tool-error"]
 _OBJECT_MEMBER: Final = re.compile(rb"\s*:\s*\{")

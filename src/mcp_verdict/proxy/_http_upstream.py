@@ -909,7 +909,8 @@ class HttpUpstream:
                     frame_http = {**http, "event_id": event.id} if event.id is not None else http
                     if stream is not None and hasattr(stream, "pending_id"):
                         stream.pending_id = event.id  # the host sees the upstream's event ids
-                    self.bridge.from_upstream(event.data, stream, http=frame_http, on_exchange=exchange)
+                    self.bridge.from_upstream(event.data, stream, http=frame_http, on_exchange=exchange,
+                                              during=key)
                     primed = parser.last_event_id
                     if not answered and key is not None and not self.bridge.awaits(key):  # (a batch: each request)
                         if self.stdio_host and self.protocol_version is None:

@@ -74,6 +74,8 @@ from ..frames._log import RecordKind
 from ..frames._tools import ListedTools, ToolsBudget
 from ..judgement._decide import decide
 from ..verdict._classify import DEFAULT_LIMITS, OptionsMemo, held_id, judge
+from ..verdict._findings import Finding, finding
+from ..verdict._input import ASKED, judge_server_request, refused_findings
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
 from ..verdict._peer_text import cut, neutral
@@ -81,6 +83,7 @@ from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
 from ._batch import host_batch, upstream_batch
 from ._codes import (
+    INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
     REFUSED,
@@ -100,6 +103,14 @@ Mode = Literal["observe", "enforce"]
 Side = Literal["host", "upstream"]
 _JUDGED: Final = frozenset({"tools/call", "tasks/result"})
 _ANSWER_KINDS: Final = frozenset({"response", "error"})
+_ASKS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
+"""A 2025 server's own input requests (JSON-RPC requests to the client while a call waits)."""
+_REFUSED_KEPT: Final = 64
+"""Per call: the refused server requests whose findings its verdict takes; past them, one more
+finding counts the others (as the client's, the audit's and the tap's)."""
+_REFUSED_CALLS: Final = 256
+"""The calls whose refused server requests are held at once, at most (the oldest dropped past it:
+a call the proxy answered itself, whose answer never comes)."""
 _NO_ID_KINDS: Final = frozenset({"error", "unreadable"})
 """The answers with no id (null, or none read) that the tracker pairs by their HTTP exchange.
 _unnumbered: the relay feeds the tracker an upstream's such answer without its exchange number:
@@ -220,6 +231,10 @@ class Relay:
         """The host's requests waiting by their progress token (:meth:`_track_progress`)."""
         self._deferred: deque[tuple[Exchange, _Waiting | None, bytes]] = deque()
         self._option_memo = OptionsMemo()  # classify's options per request context, checked once (of)
+        self._refused_asks: dict[Key, tuple[Exchange, list[Finding], list[int]]] = {}
+        """The host's tools/call requests during which the server made a request the proxy refuses
+        (:meth:`_asked`): id key -> (the call's exchange, the findings its verdict takes, of its
+        first :data:`_REFUSED_KEPT` such requests, ``[how many were refused]``)."""
         self._early: tuple[bytes, Peek, Verdict] | None = None
         self.one_line = False
         """The host reads one frame per line (stdio) from an upstream whose frames may hold line
@@ -506,7 +521,7 @@ class Relay:
 
     # -- the upstream's frames ------------------------------------------------------------------
     def from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None, *, defer: bool = False,
-                      on_exchange: Collection[Key] | None = None) -> list[Out]:
+                      on_exchange: Collection[Key] | None = None, during: Key | None = None) -> list[Out]:
         """A frame the upstream sent: what to send on.
 
         ``defer`` (observe): an answer is forwarded before it is judged — the caller sends what
@@ -516,7 +531,10 @@ class Relay:
         ``on_exchange``: the requests of the HTTP exchange the frame came on (an HTTP host's POST,
         whose stateless requests may share this relay with other hosts'): an answer naming
         another request waiting here (by its id, or its id's text) is not taken as that
-        request's answer — it would reach a host it did not come for (:meth:`_elsewhere`)."""
+        request's answer — it would reach a host it did not come for (:meth:`_elsewhere`).
+
+        ``during``: the host's request whose HTTP exchange upstream the frame came on (a POST's
+        stream): a 2025 server's own request there is made during that call (:meth:`_asked`)."""
         if len(data) <= self.max_frame and is_batch(data):  # (2025-03-26: followed message by message)
             batch = upstream_batch(self, data, http)
             if batch is not None:
@@ -541,12 +559,12 @@ class Relay:
             fed = {k: v for k, v in http.items() if k != "exchange"}  # (_unnumbered)
         events = self.tracker.feed(self.conn, "s2c", data, at=at, seq=seq, http=fed, look=look)
         if not events:
-            return self._server_message(data, seq, at, http, look)
+            return self._server_message(data, seq, at, http, look, during)
         event = events[0]
         if type(event) is Unanswered:  # a server request that put another out of waiting: one of
             # the server's own under the same id (it reused the id), or past the tracker's bound on
             # requests waiting (a host request put out so is answered as a late one would be)
-            return self._server_message(data, seq, at, http, look)
+            return self._server_message(data, seq, at, http, look, during)
         if isinstance(event, Answered):
             exchange = event.exchange
             if exchange.origin == "client":
@@ -656,6 +674,8 @@ class Relay:
             return False
         exchange = waiting.exchange
         request_id = exchange.request_id
+        if self._refused_asks and id_key(request_id) in self._refused_asks:
+            return False  # (its verdict takes the findings of a server request refused during it)
         held = held_id(request_id)
         if exchange.method not in _JUDGED or held is None:
             return False
@@ -722,8 +742,10 @@ class Relay:
         return [self._own_answer(answer, key, "the answer was too large")]
 
     def _server_message(self, data: bytes, seq: int, at: float, http: Mapping[str, Any] | None,
-                        look: Peek) -> list[Out]:
+                        look: Peek, during: Key | None = None) -> list[Out]:
         """A request or notification from the server (or a frame the tracker took as one)."""
+        if look.kind == "request" and look.has_id and look.method in _ASKS:
+            return self._asked(data, seq, at, http, look, during)
         related = None
         if self._progress and look.method == "notifications/progress":
             token = look.params.get("progressToken")
@@ -744,6 +766,110 @@ class Relay:
                                                            "mcp-verdict proxy: the request is not strict JSON")))
                 return out
         return self._forward(data, seq, at, http, related=related)
+
+    def _asked(self, data: bytes, seq: int, at: float, http: Mapping[str, Any] | None, look: Peek,
+               during: Key | None) -> list[Out]:
+        """A 2025 server's own request (elicitation, sampling, roots), judged as mcp-verdict's client
+        judges one (``_input.judge_server_request``: its bytes read strictly, then the rules of the
+        version in force and the capabilities the host declared) under the options of the call it
+        is made during (:meth:`_asking`), else of the connection, and recorded (its verdict line).
+        One it refuses gives that call's verdict its findings (:meth:`_with_asked`: the call ends
+        ``unclassified``, as the client's, the audit's and the tap's); enforce answers it upstream
+        with INVALID_PARAMS in place of forwarding it (a request none of the host's may be sent:
+        one the proxy cannot attribute to a call too). Any other is forwarded unchanged."""
+        method = look.method or ""
+        waiting = self._asking(during)
+        if waiting is not None:
+            context = waiting.exchange.context
+        else:  # (the server's exchange, just opened: the version in force; the host's capabilities)
+            opened = self.tracker.opened(self.conn)
+            state = self.tracker.export(self.conn)
+            context = opened.context if opened is not None else Context(self.tracker.version_in_force(self.conn),
+                                                                         "default")
+            if state is not None and state.capabilities is not None:
+                context = Context(context.version, context.source, context.claimed, state.capabilities,
+                                  context.extensions)
+        judged = judge_server_request(data, method, self._option_memo.of(context))
+        refused = judged.kind is not Kind.INPUT_REQUIRED
+        if refused and waiting is not None:
+            self._refuse_during(waiting.exchange, refused_findings(method, judged))
+        # its findings' paths as pointers into the request (the core puts it at /result/inputRequests/"")
+        at = len(ASKED)
+        asked = make_verdict(judged.kind, tuple(Finding(f.path[at:] if f.path.startswith(ASKED) else f.path, f.code,
+                                                        f.message, f.severity) for f in judged.findings),
+                             judged.version, None) if judged.findings else judged
+        stopped = refused and self.enforce
+        recorder = self.recorder
+        if recorder is not None and recorder.wants_verdicts:
+            call = waiting.exchange if waiting is not None else None
+            recorder.verdict({
+                "conn": self.conn, "call": call.call if call is not None else None,
+                "round": call.round if call is not None else None, "method": method, "id": look.id,
+                "tool": call.tool if call is not None else None, "task": None, "version": asked.version,
+                "kind": asked.kind.value,
+                "findings": [{"code": f.code, "path": f.path, "severity": f.severity} for f in asked.findings],
+                "decision": None, "forwarded": "refused" if stopped else "unchanged",
+                "latency_ms": round((self.clock() - waiting.started) * 1000, 3) if waiting is not None else None,
+                "origin": "server", **digest(data)})
+        if not stopped:
+            return self._forward(data, seq, at, http)
+        codes = ", ".join(sorted({f.code for f in asked.errors}))
+        self._refuse(data, seq, at, http, f"enforce: the server's {method} request is refused ({codes})"
+                     + ("" if waiting is not None else "; made during no call the proxy can tell"))
+        said = "; ".join(f.message for f in asked.errors) if self.messages else codes
+        reason = f"the server's {method} request is refused ({codes})"
+        answer = error_frame(as_written(look.id, data), INVALID_PARAMS, f"mcp-verdict proxy: {method} refused: {said}",
+                             {"reason": reason, **verdict_data(asked, data, messages=self.messages)})
+        return [self._to_upstream(answer)]
+
+    def _asking(self, during: Key | None) -> _Waiting | None:
+        """The host's tools/call a server request is made during: the one waiting on the HTTP
+        exchange it came on (``during``: a server's requests about a call travel on that call's
+        POST stream), else the only one waiting on the connection; None when neither tells
+        (several waiting over stdio, or none)."""
+        pending = self._waiting
+        if during is not None:
+            waiting = pending.get(during)
+            if waiting is not None and waiting.exchange.method == "tools/call":
+                return waiting
+        found = None
+        for waiting in pending.values():
+            if waiting.exchange.method == "tools/call":
+                if found is not None:
+                    return None
+                found = waiting
+        return found
+
+    def _refuse_during(self, call: Exchange, findings: tuple[Finding, ...]) -> None:
+        """The findings of a server request refused during ``call``, held for its verdict (the
+        first :data:`_REFUSED_KEPT` requests', the others counted)."""
+        table = self._refused_asks
+        key = id_key(call.request_id)
+        held = table.get(key)
+        if held is None or held[0].request.seq != call.request.seq:
+            table.pop(key, None)
+            held = table[key] = (call, [], [0])
+            if len(table) > _REFUSED_CALLS:
+                del table[next(iter(table))]
+        count = held[2]
+        count[0] += 1
+        if count[0] <= _REFUSED_KEPT:
+            held[1].extend(findings)
+
+    def _with_asked(self, exchange: Exchange, verdict: Verdict) -> Verdict:
+        """``verdict`` of the answer to the tools/call ``exchange``, with the findings of the
+        server requests refused during it (:meth:`_asked`): ``unclassified``, the answer's own
+        findings first (the client's rule: the server asked for what it must not)."""
+        key = id_key(exchange.request_id)
+        held = self._refused_asks.get(key)
+        if held is None or held[0].request.seq != exchange.request.seq:  # (another request with its id)
+            return verdict
+        del self._refused_asks[key]
+        found, count = held[1], held[2][0]
+        if count > _REFUSED_KEPT:
+            found = [*found, finding("", found[-1].code, f"the server made {count - _REFUSED_KEPT} more requests "
+                                     f"mcp-verdict refuses during the call (the first {_REFUSED_KEPT} are above)")]
+        return make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, *found), verdict.version, verdict.message)
 
     def _answer(self, exchange: Exchange, data: bytes, seq: int, at: float,
                 http: Mapping[str, Any] | None, defer: bool, judged: Verdict | None = None) -> list[Out]:
@@ -819,7 +945,8 @@ class Relay:
         """The verdict of an answer to a judged method (None: the method is not judged)."""
         method = exchange.method
         if method in _JUDGED:
-            return judge(data, self._option_memo.of(exchange.context), held_id(exchange.request_id))
+            verdict = judge(data, self._option_memo.of(exchange.context), held_id(exchange.request_id))
+            return self._with_asked(exchange, verdict) if self._refused_asks else verdict
         if method == "tasks/get":
             return self._task_verdict(exchange)
         return None
