@@ -114,6 +114,9 @@ def test_observe(side: str, tool: str, kind: str, asked: list[tuple[str, str]], 
     server_requests = [f for f in frames if f["dir"] == "s2c" and f["kind"] == "message"
                        and '"elicitation/create"' in f.get("data", "")]
     assert [json.loads(f["data"]) for f in server_requests] == seen
+    # recorded at the time it came: between the call's request and its answer (frame log v1: t, UNIX seconds)
+    times = [f["t"] for f in frames if f["kind"] == "message" and f["dir"] == "c2s" and '"tools/call"' in f["data"]]
+    assert len(times) == 1 and times[0] <= server_requests[0]["t"] <= frames[-1]["t"]
     assert not [f for f in frames if f["kind"] == "refused"]
     assert "result" in answer
     verdicts = lines(tmp_path / "verdicts.jsonl")

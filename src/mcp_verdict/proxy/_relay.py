@@ -794,8 +794,8 @@ class Relay:
         if refused and waiting is not None:
             self._refuse_during(waiting.exchange, refused_findings(method, judged))
         # its findings' paths as pointers into the request (the core puts it at /result/inputRequests/"")
-        at = len(ASKED)
-        asked = make_verdict(judged.kind, tuple(Finding(f.path[at:] if f.path.startswith(ASKED) else f.path, f.code,
+        inside = len(ASKED)
+        asked = make_verdict(judged.kind, tuple(Finding(f.path[inside:] if f.path.startswith(ASKED) else f.path, f.code,
                                                         f.message, f.severity) for f in judged.findings),
                              judged.version, None) if judged.findings else judged
         stopped = refused and self.enforce
