@@ -196,10 +196,6 @@ class _Conn:
     """The client's tools/call requests still waiting when the connection closed (the last
     ``_UNCLAIMED``), for judging them without their answer as the waiting ones are: the context
     in force and the noise since each request."""
-    calls: dict[tuple[str, Any], int] = field(default_factory=dict)
-    """The client's tools/call requests seen going out (the last ``_KEEP``): id key -> the seq of
-    the request, for finding the call a server's request is made during (:meth:`VerdictTap._asking`);
-    those no longer waiting are dropped when looked at."""
     refused: dict[tuple[str, Any], tuple[int, list[Finding], list[int]]] = field(default_factory=dict)
     """The tools/call requests during which a 2025 server made a request mcp-verdict refuses (the
     last ``_UNCLAIMED``): id key -> (the seq of the call's request, the findings its verdict
@@ -546,7 +542,6 @@ class VerdictTap:
         if state is None or state.closed is not None:
             return
         state.closed = reason
-        state.calls.clear()
         for event in self.tracker.close(conn, reason):
             exchange = event.exchange if isinstance(event, Unanswered) else None
             if exchange is not None and exchange.origin == "client" and exchange.method == "tools/call":
@@ -709,13 +704,6 @@ class VerdictTap:
             if first is not None:
                 look = first[2]
         events = self.tracker.feed(conn, direction, data, at=at, seq=seq, http=http, look=look)
-        if direction == "c2s":
-            opened = self.tracker.opened(conn)
-            if opened is not None and opened.method == "tools/call":  # (the server may ask while it waits)
-                calls = state.calls
-                calls[id_key(opened.request_id)] = seq
-                if len(calls) > _KEEP:
-                    del calls[next(iter(calls))]
         if first is not None and len(events) == 1:
             answered = events[0]
             if type(answered) is Answered:
@@ -803,16 +791,8 @@ class VerdictTap:
         waiting on the HTTP exchange the request came in (Streamable HTTP: a server's requests
         about a call travel on that call's POST stream), else the only one waiting on the
         connection; None when neither tells (several waiting, none in that exchange)."""
-        calls = state.calls
-        if not calls:
-            return None
-        waiting: list[Exchange] = []
-        for key, seq in list(calls.items()):
-            exchange = self.tracker.waiting(state.id, "client", key)
-            if exchange is not None and exchange.request.seq == seq:
-                waiting.append(exchange)
-            else:
-                del calls[key]  # answered, or no longer waited for
+        waiting = [exchange for exchange in self.tracker.pending(state.id)  # (read when a server asks: no
+                   if exchange.origin == "client" and exchange.method == "tools/call"]  # bookkeeping per frame)
         http = request.request.http
         number = http.get("exchange") if http else None
         if isinstance(number, int):
