@@ -40,7 +40,6 @@ from ._elicitation import check_elicitation, is_integer
 from ._findings import Finding, describe, finding, pointer
 from ._kind import Kind
 from ._options import Options
-from ._parser import parse
 from ._sampling import check_sampling
 from ._verdict import Verdict, make_verdict
 from ._walk import Context, check_extras, check_value
@@ -105,6 +104,9 @@ def judge_server_request(data: bytes, method: str, options: Options) -> Verdict:
     parser reads (a duplicate member, bytes that are no UTF-8...) is ``unclassified`` with the
     parser's ``json.*`` finding, at the request as :func:`check_server_request` puts its own.
     What the audit and the tap judge a recorded request by."""
+    from ._parser import parse  # (the wire parser, loaded by the first text it reads: classify's options load
+    # this module, and a call whose answer the fast path reads needs no parser)
+
     value, problem = parse(data, options.max_bytes, options.max_depth)
     if problem is not None:
         return make_verdict(Kind.UNCLASSIFIED, (Finding(ASKED + problem.path if problem.path else ASKED, problem.code,
