@@ -34,8 +34,8 @@ from ..frames._refusal import (
 from ..frames._refusal import verdict_data as _verdict_data
 from ..verdict._verdict import Verdict
 
-__all__ = ["CODES", "INVALID_REQUEST", "META_KEY", "PARSE_ERROR", "REFUSED", "SOURCE", "TOO_LARGE",
-           "UPSTREAM_CLOSED", "UPSTREAM_TIMEOUT", "UPSTREAM_UNAVAILABLE", "RefuseAs", "cancelled",
+__all__ = ["CODES", "HEADER_MISMATCH", "INVALID_REQUEST", "META_KEY", "PARSE_ERROR", "REFUSED", "SOURCE",
+           "TOO_LARGE", "UPSTREAM_CLOSED", "UPSTREAM_TIMEOUT", "UPSTREAM_UNAVAILABLE", "RefuseAs", "cancelled",
            "cancelled_request", "digest", "error_frame", "findings_codes", "refusal", "verdict_data", "with_id",
            "with_request_id"]
 
@@ -44,6 +44,10 @@ PARSE_ERROR: Final = -32700
 """JSON-RPC 2.0 s5.1: the proxy answers a host request it cannot read and cannot relay with it."""
 INVALID_REQUEST: Final = -32600
 """JSON-RPC 2.0 s5.1: a request the proxy cannot relay as written (its id is a number it cannot hold)."""
+
+HEADER_MISMATCH: Final = -32020
+"""2026-07-28 basic/transports/streamable-http, Server Validation: a request's HTTP headers do not
+match its body, or a required one is missing or malformed (HTTP 400)."""
 
 RefuseAs = Literal["error", "tool-error"]
 _OBJECT_MEMBER: Final = re.compile(rb"\s*:\s*\{")
