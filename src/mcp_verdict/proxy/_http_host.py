@@ -26,8 +26,15 @@ basic/transports/streamable-http, as a server:
   without awaiting an answer although the server answers it — an object that is no request,
   notification or response, an id that is no string, number or null, a body no parser reads
   that shows no id (``_relay.unfollowed``), a 2026-07-28 JSON-RPC response (a client sends none
-  over HTTP): the server's error to it, under a null id or its id, would be taken for the
-  answer of another host's request in flight;
+  over HTTP), a 2025 JSON-RPC response (or a 2025-03-26 batch holding one) that answers no
+  server request sent to a GET stream of its session and not answered yet (``HttpHost._unasked``;
+  a null id answers one no parser reads): the server's error to it, under a null id or its id,
+  would be taken for the answer of another host's request in flight;
+- over a stdio upstream the proxy is the HTTP server that processes the body: a 2026-07-28
+  request (or notification) whose headers disagree with its body gets 400 and HeaderMismatch
+  (-32020) under its id, unsent, logged as refused (:func:`header_mismatch`; 2026-07-28
+  basic/transports/streamable-http, Server Validation) — over an HTTP upstream the upstream
+  checks its own;
 - a POST's body comes whole within ``--timeout`` (the rest of one past ``--max-frame-bytes``
   too, read to tell its size): else 408 and a JSON-RPC error with a null id (past the limit:
   413 and TOO_LARGE, its size as far as it came), the connection closed, nothing forwarded, a
