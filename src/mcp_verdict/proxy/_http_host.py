@@ -590,6 +590,7 @@ class HttpHost:
         ``("text", the id as written)`` when no parser holds it), the oldest first, at most
         :data:`MAX_ASKED`: whether no parser reads the request (its host may answer it with a
         null id). A host's response must answer one of its own session's (``_unasked``)."""
+        self._unread_asks = 0
         self._open_gets: dict[str | None, deque[PostStream]] = {}
         """The GET streams open by the session they name (None: none), the first opened first:
         at most :data:`MAX_GETS` each."""
@@ -1088,7 +1089,8 @@ class HttpHost:
         if text is not None:
             self._ask((session, ("text", text)), True)
         elif unread:
-            self._ask((session, ("text", b"#%d" % len(self._asked))), True)  # (answerable with a null id only)
+            self._unread_asks += 1  # (answerable with a null id only)
+            self._ask((session, ("text", b"#%d" % self._unread_asks)), True)
 
     def _ask(self, key: tuple[str | None, tuple[str, Any]], unread: bool) -> None:
         asked = self._asked
