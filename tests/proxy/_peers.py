@@ -3,6 +3,7 @@ server as its upstream (stdio or HTTP), and a naive host that reads answers as r
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
@@ -127,14 +128,26 @@ class HttpHostPeer:
              timeout: float = TIMEOUT) -> tuple[int, bytes | None, list[bytes]]:
         """(status, the answer's bytes or None, every SSE message before it)."""
         sent = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
-        if isinstance(message, Mapping):
-            sent["mcp-method"] = str(message.get("method"))
-            params = message.get("params") or {}
-            version = (params.get("_meta") or {}).get("io.modelcontextprotocol/protocolVersion")
-            if version:
+        read: Any = message
+        if isinstance(message, bytes):  # (bytes a parser reads get the Mcp-Method/Mcp-Name a host sends too)
+            try:
+                read = json.loads(message)
+            except ValueError:
+                read = None
+        if isinstance(read, Mapping) and (isinstance(message, Mapping) or isinstance(read.get("method"), str)):
+            sent["mcp-method"] = str(read.get("method"))
+            params = read.get("params")
+            params = params if isinstance(params, Mapping) else {}
+            meta = params.get("_meta")
+            version = meta.get("io.modelcontextprotocol/protocolVersion") if isinstance(meta, Mapping) else None
+            if version and isinstance(message, Mapping):
                 sent["mcp-protocol-version"] = version
-            if "name" in params:
-                sent["mcp-name"] = params["name"]
+            name = params.get("name")
+            if isinstance(name, str):
+                plain = name == name.strip() and all(0x20 <= ord(c) <= 0x7E for c in name) \
+                    and not (name.startswith("=?base64?") and name.endswith("?="))
+                sent["mcp-name"] = name if plain else "=?base64?" + base64.b64encode(
+                    name.encode("utf-8", "surrogatepass")).decode() + "?="
         if self.session:
             sent["mcp-session-id"] = self.session
         sent.update(headers or {})

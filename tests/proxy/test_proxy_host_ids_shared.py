@@ -59,6 +59,7 @@ from ._restarting import frame_records, host_message
 from .test_proxy_faults import INIT, SERVER, tool
 from .test_proxy_host_cancel_in_flight import INITIALIZED, LATE, LATE_CLOSED, NO_LONGER, STATUS_SERVER
 from .test_proxy_host_cancel_queued import cancel
+from .test_proxy_http_edges import _routing
 
 SENT_1 = "mcp-verdict:<nonce>:1"
 SENT_2 = "mcp-verdict:<nonce>:2"
@@ -261,9 +262,12 @@ def _post(connection: http.client.HTTPConnection, path: str, message: dict[str, 
           got: dict[int, Any], index: int) -> None:
     """POST ``message`` on a connection of its own (the test may end it: CLOSED); its answer as
     (status, id, error code), or NOTHING for an event stream with no event."""
-    sent = {"content-type": "application/json", "accept": "application/json, text/event-stream", **headers}
+    body = json.dumps(message).encode()
+    routing = _routing(body) if any(k.lower() == "mcp-protocol-version" and v >= "2026" for k, v in headers.items()) \
+        else {}  # (the Mcp-Method and Mcp-Name headers a 2026-07-28 host sends)
+    sent = {"content-type": "application/json", "accept": "application/json, text/event-stream", **routing, **headers}
     try:
-        connection.request("POST", path, json.dumps(message).encode(), sent)
+        connection.request("POST", path, body, sent)
         response = connection.getresponse()
         body = response.read()
     except (OSError, http.client.HTTPException):

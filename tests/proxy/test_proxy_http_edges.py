@@ -8,6 +8,7 @@ validate Origin (and, on localhost, the Host a rebound name carries)."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import socket
@@ -33,21 +34,51 @@ def _address(url: str) -> tuple[str, int, str]:
     return host, int(port), address
 
 
-def _request_bytes(url: str, method: str, body: bytes = b"", headers: dict[str, str] | None = None) -> bytes:
-    """A host's request as it goes on the wire (``Connection: close``): its head, then ``body``."""
+def _routing(body: bytes) -> dict[str, str]:
+    """The ``Mcp-Method`` and ``Mcp-Name`` headers a 2026-07-28 host sends with ``body``
+    (basic/transports/streamable-http, Standard Request Headers; a name that is not plain
+    visible ASCII in the Base64 sentinel, Value Encoding); none for a body that is no request
+    or notification."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return {}
+    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+        return {}
+    out = {"Mcp-Method": message["method"]}
+    params = message.get("params")
+    source = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}.get(message["method"])
+    name = params.get(source) if source is not None and isinstance(params, dict) else None
+    if isinstance(name, str):
+        plain = name == name.strip() and all(0x20 <= ord(c) <= 0x7E for c in name) \
+            and not (name.startswith("=?base64?") and name.endswith("?="))
+        out["Mcp-Name"] = name if plain else "=?base64?" + base64.b64encode(name.encode()).decode() + "?="
+    return out
+
+
+def _request_bytes(url: str, method: str, body: bytes = b"", headers: dict[str, str] | None = None, *,
+                   routing: bool = True) -> bytes:
+    """A host's request as it goes on the wire (``Connection: close``): its head, then ``body``.
+    A 2026-07-28 POST gets the ``Mcp-Method`` and ``Mcp-Name`` headers a conforming host sends
+    (:func:`_routing`), unless ``routing`` is False or ``headers`` gives ``Mcp-Method``."""
     _, _, address = _address(url)
+    headers = headers or {}
+    derived = _routing(body) if routing and method == "POST" and headers.get("MCP-Protocol-Version", "") >= "2026" \
+        and not any(k.lower() == "mcp-method" for k in headers) else {}
     sent = {"Host": address, "Content-Type": "application/json",
-            "Accept": "application/json, text/event-stream", **(headers or {})}
+            "Accept": "application/json, text/event-stream", **derived, **headers}
     head = f"{method} /mcp HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in sent.items())
     head += f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
     return head.encode("latin-1") + body
 
 
-def _request(url: str, method: str, body: bytes = b"", headers: dict[str, str] | None = None) -> bytes:
-    """One request on a raw socket (the host's bytes as they are), its whole response."""
+def _request(url: str, method: str, body: bytes = b"", headers: dict[str, str] | None = None, *,
+             routing: bool = True) -> bytes:
+    """One request on a raw socket (the host's bytes as they are; ``routing``: :func:`_request_bytes`),
+    its whole response."""
     host, port, _ = _address(url)
     with socket.create_connection((host, port), timeout=TIMEOUT) as sock:
-        sock.sendall(_request_bytes(url, method, body, headers))
+        sock.sendall(_request_bytes(url, method, body, headers, routing=routing))
         response = b""
         while chunk := sock.recv(65536):
             response += chunk

@@ -17,6 +17,7 @@ from collections.abc import Collection, Mapping
 from typing import Any, Final, Protocol
 
 from ..frames import id_key
+from ..frames._jsonrpc import Id
 from ._codes import UPSTREAM_UNAVAILABLE, cancelled_request
 from ._relay import Key, Out, Relay
 
@@ -207,10 +208,11 @@ class Bridge:
         self._dispatch(self.relay.host_reused(data, http), stream, None, None)
 
     def host_no_message(self, data: bytes, stream: HostStream, http: Mapping[str, Any] | None = None,
-                        why: tuple[int, str] | None = None) -> None:
+                        why: tuple[int, str] | None = None, answer_id: Id | bytes = None) -> None:
         """A host body that is no JSON-RPC message (``why``: the code and reason the host side
-        found, ``_relay.unfollowed``): refused, its error to ``stream``."""
-        self._dispatch(self.relay.host_no_message(data, http, why), stream, None, None)
+        found, ``_relay.unfollowed``; ``answer_id``: the id its error goes under, null unless
+        given): refused, its error to ``stream``."""
+        self._dispatch(self.relay.host_no_message(data, http, why, answer_id), stream, None, None)
 
     # -- frames from the upstream --------------------------------------------------------------
     def from_upstream(self, data: bytes, via: HostStream | None = None, *,

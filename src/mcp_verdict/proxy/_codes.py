@@ -34,8 +34,13 @@ from ..frames._refusal import (
 from ..frames._refusal import verdict_data as _verdict_data
 from ..verdict._verdict import Verdict
 
+<<<<<<< HEAD
 __all__ = ["CODES", "INVALID_PARAMS", "INVALID_REQUEST", "META_KEY", "PARSE_ERROR", "REFUSED", "SOURCE", "TOO_LARGE",
            "UPSTREAM_CLOSED", "UPSTREAM_TIMEOUT", "UPSTREAM_UNAVAILABLE", "RefuseAs", "cancelled",
+=======
+__all__ = ["CODES", "HEADER_MISMATCH", "INVALID_REQUEST", "META_KEY", "PARSE_ERROR", "REFUSED", "SOURCE",
+           "TOO_LARGE", "UPSTREAM_CLOSED", "UPSTREAM_TIMEOUT", "UPSTREAM_UNAVAILABLE", "RefuseAs", "cancelled",
+>>>>>>> h-phdr
            "cancelled_request", "digest", "error_frame", "findings_codes", "refusal", "verdict_data", "with_id",
            "with_request_id"]
 
@@ -48,6 +53,10 @@ INVALID_PARAMS: Final = -32602
 """JSON-RPC 2.0 s5.1: enforce answers a 2025 server's own request it refuses (an elicitation, a
 sampling or a roots request whose params break its version's rules) with it, as mcp-verdict's
 client does, in place of forwarding it to the host."""
+
+HEADER_MISMATCH: Final = -32020
+"""2026-07-28 basic/transports/streamable-http, Server Validation: a request's HTTP headers do not
+match its body, or a required one is missing or malformed (HTTP 400)."""
 
 RefuseAs = Literal["error", "tool-error"]
 _OBJECT_MEMBER: Final = re.compile(rb"\s*:\s*\{")

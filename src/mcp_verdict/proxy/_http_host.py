@@ -26,8 +26,15 @@ basic/transports/streamable-http, as a server:
   without awaiting an answer although the server answers it — an object that is no request,
   notification or response, an id that is no string, number or null, a body no parser reads
   that shows no id (``_relay.unfollowed``), a 2026-07-28 JSON-RPC response (a client sends none
-  over HTTP): the server's error to it, under a null id or its id, would be taken for the
-  answer of another host's request in flight;
+  over HTTP), a 2025 JSON-RPC response (or a 2025-03-26 batch holding one) that answers no
+  server request sent to a GET stream of its session and not answered yet (``HttpHost._unasked``;
+  a null id answers one no parser reads): the server's error to it, under a null id or its id,
+  would be taken for the answer of another host's request in flight;
+- over a stdio upstream the proxy is the HTTP server that processes the body: a 2026-07-28
+  request (or notification) whose headers disagree with its body gets 400 and HeaderMismatch
+  (-32020) under its id, unsent, logged as refused (:func:`header_mismatch`; 2026-07-28
+  basic/transports/streamable-http, Server Validation) — over an HTTP upstream the upstream
+  checks its own;
 - a POST's body comes whole within ``--timeout`` (the rest of one past ``--max-frame-bytes``
   too, read to tell its size): else 408 and a JSON-RPC error with a null id (past the limit:
   413 and TOO_LARGE, its size as far as it came), the connection closed, nothing forwarded, a
@@ -118,6 +125,8 @@ request, and one library for both sides).
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import contextlib
 import ipaddress
 import logging
@@ -125,7 +134,7 @@ import re
 import secrets
 import sys
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
@@ -133,14 +142,15 @@ from urllib.parse import urlsplit
 import aiohttp
 import orjson
 from aiohttp import web
-from multidict import CIMultiDict
+from multidict import CIMultiDict, CIMultiDictProxy
 
-from ..frames._jsonrpc import Peek, id_json, id_key, peek
+from ..frames._jsonrpc import Peek, id_json, id_key, id_text, peek
 from ..frames._tools import ToolsBudget
 from ..verdict._peer_text import cut, neutral
 from ._batch import follows
 from ._bridge import Bridge
 from ._codes import (
+    HEADER_MISMATCH,
     INVALID_REQUEST,
     UPSTREAM_TIMEOUT,
     UPSTREAM_UNAVAILABLE,
@@ -200,6 +210,9 @@ _STATELESS: Final = "2026-07-28"
 MAX_SESSIONS: Final = 1000
 """The 2025 session relays an HTTP host keeps at most (HTTP upstream); past it the least recently
 used idle one is closed (its upstream session goes on: its next request gets a new relay)."""
+MAX_ASKED: Final = 4096
+"""The server requests awaiting a host's answer that the HTTP host side keeps (stdio upstream):
+past it the oldest is forgotten (a host's late answer to it is refused)."""
 MAX_GETS: Final = 16
 """The GET streams one 2025 session (or the requests of none) keeps open at most: past it the
 one opened first is ended (a server MAY close an SSE stream at any time, 2025-11-25
@@ -248,6 +261,103 @@ def _error_status(data: bytes) -> int:
     error = look.message.get("error") if look.kind == "error" and look.message is not None else None
     code = error.get("code") if type(error) is dict else None
     return _ERROR_STATUS.get(code, 200) if type(code) is int else 200
+
+
+_META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
+_NAMED: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+"""The methods whose ``Mcp-Name`` header is required, and the ``params`` member it mirrors
+(2026-07-28 basic/transports/streamable-http, Standard Request Headers)."""
+
+
+def _shown_value(value: str) -> str:
+    """A header or body value in a reason: quoted, cut short, neutralised (peer text)."""
+    return "'" + neutral(cut(value, 120)) + "'"
+
+
+_Headers = CIMultiDictProxy[str] | CIMultiDict[str]
+
+
+def _one_header(headers: _Headers, name: str) -> tuple[str | None, str | None]:
+    """(the value of the header ``name``, or None when absent; why it is malformed, or None):
+    given more than once, or holding a character a header value may not (visible ASCII, space
+    and tab only: 2026-07-28 streamable-http, Value Encoding, after RFC 9110 s5.5)."""
+    values = headers.getall(name, [])
+    if not values:
+        return None, None
+    if len(values) > 1:
+        return values[0], f"the {name} header is given {len(values)} times"
+    value = values[0]
+    if any(not (0x20 <= ord(c) <= 0x7E or c == "\t") for c in value):
+        return value, f"the {name} header holds a character outside visible ASCII, space and tab"
+    return value, None
+
+
+def _decoded(value: str) -> str | None:
+    """A header value with the Base64 sentinel (``=?base64?...?=``) decoded (UTF-8), as is
+    without it; None: a sentinel that does not decode (2026-07-28 streamable-http, Value Encoding)."""
+    if not (value.startswith("=?base64?") and value.endswith("?=") and len(value) >= 11):
+        return value
+    try:
+        return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+
+
+def header_mismatch(look: Peek, headers: _Headers) -> str | None:
+    """Why a host's POST (its body read as ``look``, its HTTP ``headers``) fails the 2026-07-28
+    transport's header validation, or None (2026-07-28 basic/transports/streamable-http, Protocol
+    Version Header, Standard Request Headers, Value Encoding, Server Validation: a server that
+    processes the body MUST reject, 400 and HeaderMismatch -32020, a request whose headers do
+    not match its body or whose required header is missing or malformed).
+
+    It applies to a request or notification whose ``MCP-Protocol-Version`` header, or whose
+    body's ``_meta`` version, is 2026-07-28 or later; an absent ``MCP-Protocol-Version`` header is
+    not required (a server MAY take the request as 2025-03-26's). Checked: the header matches
+    the ``_meta`` ``io.modelcontextprotocol/protocolVersion`` (when the body holds one as a string:
+    without, the server answers the missing field); ``Mcp-Method``, required on a request,
+    matches ``method`` (on a notification, when present); ``Mcp-Name``, required on ``tools/call``
+    and ``prompts/get`` (``params.name``) and ``resources/read`` (``params.uri``) when the body
+    holds that string, matches it once a Base64 sentinel is decoded. Each given once, in visible
+    ASCII. ``Mcp-Param-*`` headers are not checked (it would need each tool's ``inputSchema``)."""
+    if look.kind not in ("request", "notification"):
+        return None
+    params = look.params
+    meta = params.get("_meta")
+    stated = meta.get(_META_VERSION) if isinstance(meta, dict) else None
+    stated = stated if isinstance(stated, str) else None
+    versions = headers.getall("MCP-Protocol-Version", [])
+    if not versions or not (any(_stateless(v) for v in versions) or _stateless(stated)):
+        return None
+    version, problem = _one_header(headers, "MCP-Protocol-Version")
+    if problem is not None:
+        return problem
+    if stated is not None and version != stated:
+        return (f"the MCP-Protocol-Version header {_shown_value(version or '')} does not match the body's _meta "
+                f"{_META_VERSION} {_shown_value(stated)}")
+    method = look.method or ""
+    given, problem = _one_header(headers, "Mcp-Method")
+    if problem is not None:
+        return problem
+    if given is None and look.kind == "request":
+        return "the Mcp-Method header is missing (required on every request)"
+    if given is not None and given != method:
+        return f"the Mcp-Method header {_shown_value(given)} does not match the body's method {_shown_value(method)}"
+    source = _NAMED.get(method)
+    target = params.get(source) if source is not None and look.kind == "request" else None
+    if not isinstance(target, str):
+        return None
+    given, problem = _one_header(headers, "Mcp-Name")
+    if problem is not None:
+        return problem
+    if given is None:
+        return f"the Mcp-Name header is missing (required on {method}: params.{source})"
+    decoded = _decoded(given)
+    if decoded is None:
+        return f"the Mcp-Name header {_shown_value(given)} is a Base64 sentinel that does not decode to UTF-8"
+    if decoded != target:
+        return (f"the Mcp-Name header {_shown_value(given)} does not match the body's params.{source} "
+                f"{_shown_value(target)}")
+    return None
 
 
 def _fault(status: int, code: int, reason: str) -> web.Response:
@@ -357,6 +467,9 @@ class PostStream:
     reused = False
     """Its request's id is one a request of its session has in flight (the host reused it): it
     is answered INVALID_REQUEST, unsent (``HttpHost._renumber``)."""
+    watch: Callable[[str | None, bytes], None] | None = None
+    """Told of each frame queued to the host (its session, the frame): a stdio upstream's GET
+    stream, whose server requests a host of that session may answer (``HttpHost._note_asked``)."""
 
     def __init__(self, limit: int = _BACKLOG) -> None:
         self.queue = _Items()
@@ -398,6 +511,8 @@ class PostStream:
         if final and self.restore is not None:
             data = _restore_id(data, *self.restore)
         self.queue.put_nowait(("frame", data, final, event_id))
+        if self.watch is not None:
+            self.watch(self.session, data)
         return True
 
     def end(self) -> None:
@@ -469,6 +584,13 @@ class HttpHost:
         sent upstream, and that id as JSON (a host's ``notifications/cancelled`` names the host's
         id: :meth:`_cancelled_as_sent`)."""
         self._backlog = backlog_limit(options.max_frame)
+        self._asked: dict[tuple[str | None, tuple[str, Any]], bool] = {}
+        """The server requests sent to a host's GET stream (stdio upstream) that no host answered
+        yet, by (the stream's session or None, the request's id: ``("key", id_key)``, or
+        ``("text", the id as written)`` when no parser holds it), the oldest first, at most
+        :data:`MAX_ASKED`: whether no parser reads the request (its host may answer it with a
+        null id). A host's response must answer one of its own session's (``_unasked``)."""
+        self._unread_asks = 0
         self._open_gets: dict[str | None, deque[PostStream]] = {}
         """The GET streams open by the session they name (None: none), the first opened first:
         at most :data:`MAX_GETS` each."""
@@ -828,6 +950,11 @@ class HttpHost:
         # read — and every body for a stdio upstream, which serves every host on one connection
         # (one the relay would not await may draw an answer taken for another host's: ``unfollowed``)
         look = peek(body) if session is None or self._stdio is not None or body.find(b'"initialize"') >= 0 else None
+        if self._stdio is not None and look is not None:  # (an HTTP upstream validates its own)
+            mismatch = header_mismatch(look, request.headers)
+            if mismatch is not None:
+                return self._refused(request, body, session, (HEADER_MISMATCH, mismatch),
+                                     as_written(look.id, body) if look.kind == "request" else None)
         initialize = look is not None and look.method == "initialize"
         stream = PostStream(self._backlog)
         # a frame no parser reads is read before a stdio upstream is sent it: the relay may answer
@@ -888,8 +1015,10 @@ class HttpHost:
         if _no_message(body) and not follows(bridge.relay, body, http):  # (a 2025-03-26 batch is accepted)
             bridge.host_no_message(body, stream, http)
             return await self._answer_queued(stream, 400)
-        why = self._unfollowed(look, body, request.headers.get("MCP-Protocol-Version")) \
-            if self._stdio is not None else None
+        version = request.headers.get("MCP-Protocol-Version")
+        why = self._unfollowed(look, body, version) if self._stdio is not None else None
+        if why is None and self._stdio is not None and look is not None and not _stateless(version):
+            why = self._unasked(look, body, session)  # (a 2026-07-28 host sends no response: _unfollowed)
         if why is not None:  # (over one connection for every host, its answer could not be told)
             bridge.host_no_message(body, stream, http, why)
             return await self._answer_queued(stream, 400)
@@ -933,6 +1062,100 @@ class HttpHost:
         finally:
             if calls is not None:
                 calls.difference_update(keys)
+
+    def _note_asked(self, session: str | None, data: bytes) -> None:
+        """A frame queued to a GET stream of ``session`` (stdio upstream): each server request it
+        is or holds (a 2025-03-26 batch) is noted in :attr:`_asked`, as one its hosts may answer
+        — also one no parser reads, by the id it shows (or as answerable with a null id only)."""
+        if data.find(b'"method"') < 0 or data.find(b'"id"') < 0:
+            return
+        first = _FIRST.match(data)
+        if first is not None and first.group(1) == b"[":
+            with contextlib.suppress(orjson.JSONDecodeError):
+                members = orjson.loads(data)
+                for member in members if type(members) is list else ():
+                    if type(member) is dict and type(member.get("method")) is str \
+                            and type(member.get("id")) in (str, int):
+                        self._ask((session, ("key", id_key(member["id"]))), False)
+            return
+        look = peek(data)
+        unread = look.kind == "unreadable"
+        if look.kind != "request" and not unread:
+            return
+        if look.has_id:
+            self._ask((session, ("key", id_key(look.id))), unread)
+            return
+        text = look.unheld if look.unheld is not None else id_text(data)
+        if text is not None:
+            self._ask((session, ("text", text)), True)
+        elif unread:
+            self._unread_asks += 1  # (answerable with a null id only)
+            self._ask((session, ("text", b"#%d" % self._unread_asks)), True)
+
+    def _ask(self, key: tuple[str | None, tuple[str, Any]], unread: bool) -> None:
+        asked = self._asked
+        asked.pop(key, None)
+        asked[key] = unread
+        if len(asked) > MAX_ASKED:
+            del asked[next(iter(asked))]
+
+    def _unasked(self, look: Peek, body: bytes, session: str | None) -> tuple[int, str] | None:
+        """A host's JSON-RPC response (or a 2025-03-26 batch holding some; ``look``, ``body``) of
+        ``session`` (stdio upstream) answering no server request sent to a GET stream of its
+        session and not answered yet (:attr:`_asked`): (INVALID_REQUEST, why) to refuse the whole
+        body with, unsent; else None, and the requests it answers are no longer awaited. The one
+        process serves every host on one connection: its error to such a response (under a null
+        id or that id) would be taken for the answer to another host's request in flight. A
+        null id answers a server request no parser reads (the host could not read its id)."""
+        answers: list[tuple[bool, Any, bytes | None]] = []  # (has an id, the id, the id's text)
+        if look.kind in ("response", "error"):
+            answers.append((look.has_id, look.id, look.unheld if look.unheld is not None else id_text(body)))
+        elif look.kind == "batch":
+            with contextlib.suppress(orjson.JSONDecodeError):
+                members = orjson.loads(body)
+                for member in members if type(members) is list else ():
+                    if type(member) is dict and "method" not in member and ("result" in member or "error" in member):
+                        value = member.get("id")
+                        held = type(value) in (str, int) or value is None
+                        answers.append(("id" in member and held, value if held else None, None))
+        if not answers:
+            return None
+        asked = self._asked
+        taken: list[tuple[str | None, tuple[str, Any]]] = []
+        for has_id, value, text in answers:
+            key: tuple[str | None, tuple[str, Any]] | None = None
+            if has_id and value is None:
+                key = next((k for k, unread in asked.items() if unread and k[0] == session and k not in taken), None)
+            elif has_id:
+                key = (session, ("key", id_key(value)))
+            elif text is not None:
+                key = (session, ("text", text))
+            if key is None or key not in asked or key in taken:
+                shown = "null" if has_id and value is None else neutral(cut(id_json(value).decode("utf-8", "replace"),
+                                                                            60)) if has_id else "absent"
+                return INVALID_REQUEST, (
+                    f"a JSON-RPC response (id {shown}) that answers no request the server sent to "
+                    f"{'this session' if session is not None else 'hosts of no session'} and still awaits: over "
+                    "the stdio upstream, one connection for every host, the server's error to it would be taken "
+                    "for another host's answer")
+            taken.append(key)
+        for key in taken:
+            del asked[key]
+        return None
+
+    def _refused(self, request: web.BaseRequest, body: bytes, session: str | None, why: tuple[int, str],
+                 answer_id: Any = None) -> web.Response:
+        """A body refused before it reaches the stdio upstream's relay (``why``: the code and the
+        reason): 400 and the JSON-RPC error under ``answer_id`` (null unless given), not
+        forwarded, logged as refused."""
+        assert self._stdio is not None
+        self._exchange += 1
+        http = {"exchange": self._exchange, "method": "POST", "session": session,
+                "protocol_version": request.headers.get("MCP-Protocol-Version")}
+        stream = PostStream(self._backlog)
+        self._stdio.host_no_message(body, stream, http, why, answer_id)
+        data = stream.queue.get_nowait()[1]
+        return web.Response(body=data, status=400, content_type="application/json")
 
     @staticmethod
     def _unfollowed(look: Peek | None, body: bytes, version: str | None) -> tuple[int, str] | None:
@@ -1052,6 +1275,7 @@ class HttpHost:
                 return web.json_response({"jsonrpc": "2.0", "id": None,
                                           "error": {"code": -32600, "message": "Session not found"}}, status=404)
             stream.session = session
+            stream.watch = self._note_asked
             bridge = self._stdio
             self._gets.append(stream)
             bridge.standing = stream

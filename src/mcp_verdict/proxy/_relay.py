@@ -83,7 +83,11 @@ from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
 from ._batch import host_batch, upstream_batch
 from ._codes import (
+<<<<<<< HEAD
     INVALID_PARAMS,
+=======
+    HEADER_MISMATCH,
+>>>>>>> h-phdr
     INVALID_REQUEST,
     PARSE_ERROR,
     REFUSED,
@@ -439,14 +443,15 @@ class Relay:
         return key
 
     def host_no_message(self, data: bytes, http: Mapping[str, Any] | None = None,
-                        why: tuple[int, str] | None = None) -> list[Out]:
+                        why: tuple[int, str] | None = None, answer_id: Id | bytes = None) -> list[Out]:
         """A host body that is no JSON-RPC message (an HTTP POST: empty, blanks only, not JSON,
         not UTF-8 JSON, or JSON that is no object — a batch the relay does not follow, its reason
         the tracker's: the version in force when it is not 2025-03-26, the only one with batches,
         :meth:`frames.Tracker.batch`): never forwarded, logged as refused, answered with a null id
         (JSON-RPC 2.0 s5.1: PARSE_ERROR for a body no parser reads, INVALID_REQUEST for JSON that
         is no object; no id can be told). ``why``: (the code, the reason) the caller found
-        (:func:`unfollowed`)."""
+        (:func:`unfollowed`; HEADER_MISMATCH, a 2026-07-28 request whose headers disagree with its
+        body, answered under ``answer_id``, its id as written)."""
         self.stats.host_frames += 1
         self.stats.refused += 1
         if why is not None:
@@ -461,8 +466,9 @@ class Relay:
                 code, reason = INVALID_REQUEST, ("the body is JSON but no JSON-RPC message object (one message per "
                                                  "POST" + (f"; {batch})" if isinstance(batch, str) else ")"))
         self._log("c2s", "refused", data, note=f"not forwarded: {reason}", http=http)
-        what = "parse error" if code == PARSE_ERROR else "invalid request"
-        answer = error_frame(None, code, f"mcp-verdict proxy: {what}: {reason}; the proxy does not relay it",
+        what = "parse error" if code == PARSE_ERROR else "header mismatch" if code == HEADER_MISMATCH \
+            else "invalid request"
+        answer = error_frame(answer_id, code, f"mcp-verdict proxy: {what}: {reason}; the proxy does not relay it",
                              {"reason": reason, "forwarded": False})
         return [self._unsent_answer(answer, "refused the body: no JSON-RPC message", http)]
 
