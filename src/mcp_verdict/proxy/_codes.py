@@ -34,15 +34,10 @@ from ..frames._refusal import (
 from ..frames._refusal import verdict_data as _verdict_data
 from ..verdict._verdict import Verdict
 
-<<<<<<< HEAD
-__all__ = ["CODES", "INVALID_PARAMS", "INVALID_REQUEST", "META_KEY", "PARSE_ERROR", "REFUSED", "SOURCE", "TOO_LARGE",
-           "UPSTREAM_CLOSED", "UPSTREAM_TIMEOUT", "UPSTREAM_UNAVAILABLE", "RefuseAs", "cancelled",
-=======
-__all__ = ["CODES", "HEADER_MISMATCH", "INVALID_REQUEST", "META_KEY", "PARSE_ERROR", "REFUSED", "SOURCE",
-           "TOO_LARGE", "UPSTREAM_CLOSED", "UPSTREAM_TIMEOUT", "UPSTREAM_UNAVAILABLE", "RefuseAs", "cancelled",
->>>>>>> h-phdr
-           "cancelled_request", "digest", "error_frame", "findings_codes", "refusal", "verdict_data", "with_id",
-           "with_request_id"]
+__all__ = ["CODES", "HEADER_MISMATCH", "INVALID_PARAMS", "INVALID_REQUEST", "META_KEY", "PARSE_ERROR", "REFUSED",
+           "SOURCE", "TOO_LARGE", "UPSTREAM_CLOSED", "UPSTREAM_TIMEOUT", "UPSTREAM_UNAVAILABLE", "RefuseAs",
+           "cancelled", "cancelled_request", "digest", "error_frame", "findings_codes", "refusal", "verdict_data",
+           "with_id", "with_request_id"]
 
 SOURCE: Final = "mcp-verdict proxy"
 PARSE_ERROR: Final = -32700

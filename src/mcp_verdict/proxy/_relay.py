@@ -83,11 +83,8 @@ from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
 from ._batch import host_batch, upstream_batch
 from ._codes import (
-<<<<<<< HEAD
-    INVALID_PARAMS,
-=======
     HEADER_MISMATCH,
->>>>>>> h-phdr
+    INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
     REFUSED,
