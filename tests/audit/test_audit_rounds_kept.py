@@ -3,7 +3,7 @@ file size"): a task polled without end, or a 2025 server asking a thousand times
 keeps the call's first 100 rounds and its last 100 (``_auditor.ROUNDS_FIRST``, ``ROUNDS_LAST``),
 the ones between counted (``CallRow.rounds_shed``, the ``rounds_shed`` column and ``--json``
 member), and the findings of its first 64 refused server requests with one more counting the
-others (the tap's rule and words, ``tap._tap._REFUSED_KEPT``). What the row says of all its
+others (the tap's rule and words, ``verdict._input.RefusedAsks``). What the row says of all its
 rounds stays as if every one were kept: the ``rounds`` column counts them all, ``request_bytes``
 and ``response_bytes`` add them all, ``started_at`` is the first request's time and ``ended_at``
 the last answer's, and the naive receiver's first answer is compared with every answer the call

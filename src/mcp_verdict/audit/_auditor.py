@@ -20,7 +20,7 @@ Bounded memory: the state kept is the tracker's (requests in flight), the calls 
 for a continuation (an input_required answer with a requestState, a running task: at most
 ``max_open``, the oldest ended early past it; of each call in flight its first
 :data:`ROUNDS_FIRST` and last :data:`ROUNDS_LAST` rounds, those between counted, and the
-findings of its first :data:`REFUSED_KEPT` refused server requests), and per open connection
+findings of its first ``_input.REFUSED_KEPT`` refused server requests), and per open connection
 its server's name and tools (those of its last whole listing and the pages since, at most 10,000 and 64 MiB:
 ``frames._tools``) — for at most ``max_conns`` connections: a recording whose connections never close (a
 gateway's log cut before their ``close`` records) would otherwise grow by each one. Past it, a
@@ -46,8 +46,7 @@ from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
 from ..verdict._classify import OptionsMemo
-from ..verdict._findings import Finding, finding
-from ..verdict._input import judge_server_request, refused_findings
+from ..verdict._input import RefusedAsks, judge_server_request, refused_findings
 from ..verdict._kind import Kind
 from ..verdict._peer_text import cut, utf8_text
 from ..verdict._verdict import Verdict, make_verdict
@@ -81,9 +80,6 @@ ROUNDS_LAST: Final = 100
 between are counted (``CallRow.rounds_shed``, their bytes in ``request_bytes`` and
 ``response_bytes``), not kept. A task polled without end, or a server asking a million times
 during one call, holds at most ``ROUNDS_FIRST + ROUNDS_LAST`` rounds."""
-REFUSED_KEPT: Final = 64
-"""The refused 2025 server requests of one call whose findings its verdict takes (the tap's
-rule, ``tap._tap._REFUSED_KEPT``); past them, one more finding counts the others."""
 
 
 class _Rounds(msgspec.Struct):
@@ -143,34 +139,6 @@ class _Rounds(msgspec.Struct):
         return (*self.head, *self.tail) if self.tail else tuple(self.head)
 
 
-class _Refused(msgspec.Struct):
-    """The 2025 server requests made during a call that mcp-verdict refuses: the findings of the
-    first :data:`REFUSED_KEPT` (``_input.refused_findings``, one tuple per request), all counted."""
-
-    kept: list[tuple[Finding, ...]] = msgspec.field(default_factory=list)
-    count: int = 0
-
-    def add(self, found: tuple[Finding, ...]) -> None:
-        self.count += 1
-        if len(self.kept) < REFUSED_KEPT:
-            self.kept.append(found)
-
-    def extend(self, other: _Refused) -> None:
-        """``other``'s requests after these (ours all kept while the first are not all there)."""
-        self.kept.extend(other.kept[:REFUSED_KEPT - len(self.kept)])
-        self.count += other.count
-
-    def findings(self) -> list[Finding]:
-        """What the call's verdict takes: the kept requests' findings, then past them one counting
-        the others (the tap's words)."""
-        found = [f for request in self.kept for f in request]
-        if self.count > REFUSED_KEPT:
-            found.append(finding("", found[-1].code if found else "input.request",
-                                 f"the server made {self.count - REFUSED_KEPT} more requests mcp-verdict "
-                                 f"refuses during the call (the first {REFUSED_KEPT} are above)"))
-        return found
-
-
 class _Call(msgspec.Struct):
     first: Exchange
     source: str
@@ -182,7 +150,7 @@ class _Call(msgspec.Struct):
     naive: str = "no_response"
     task_id: str | None = None
     answered: bool = False
-    refused: _Refused | None = None
+    refused: RefusedAsks | None = None
     """The 2025 server requests made during the call that mcp-verdict refuses: its final verdict
     takes their findings and ends ``unclassified``."""
 
@@ -215,7 +183,7 @@ class Held(msgspec.Struct):
     cancels: list[tuple[tuple[str, int], tuple[str, int, str | None]]] = msgspec.field(default_factory=list)
     shared: list[tuple[tuple[str, int], int]] = msgspec.field(default_factory=list)
     """The batches whose requests wait: how many wait (``Auditor._shared``)."""
-    refused: list[tuple[tuple[str, int], _Refused]] = msgspec.field(default_factory=list)
+    refused: list[tuple[tuple[str, int], RefusedAsks]] = msgspec.field(default_factory=list)
     """The server requests refused while a call waits (``Auditor._refused``)."""
 
 
@@ -257,7 +225,7 @@ class Auditor:
         self._batching: set[str] | None = None
         """While a batch's elements are fed: the categories its messages would count."""
         self._asked: dict[tuple[str, int], _Rounds] = {}  # a waiting call's server requests (2025 input)
-        self._refused: dict[tuple[str, int], _Refused] = {}
+        self._refused: dict[tuple[str, int], RefusedAsks] = {}
         """A waiting call's server requests of :attr:`_asked` that were refused, until the call's
         answer gives them to its ``_Call``."""
         self._line = 0
@@ -632,7 +600,7 @@ class Auditor:
                 if asked is not None and asked.kind is not Kind.INPUT_REQUIRED:
                     refused = self._refused.get(key)
                     if refused is None:
-                        refused = self._refused[key] = _Refused()
+                        refused = self._refused[key] = RefusedAsks()
                     refused.add(refused_findings(method, asked))
                 return
         self._pair("message", batched)

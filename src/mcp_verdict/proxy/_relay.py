@@ -74,8 +74,8 @@ from ..frames._log import RecordKind
 from ..frames._tools import ListedTools, ToolsBudget
 from ..judgement._decide import decide
 from ..verdict._classify import DEFAULT_LIMITS, OptionsMemo, held_id, judge
-from ..verdict._findings import Finding, finding
-from ..verdict._input import ASKED, judge_server_request, refused_findings
+from ..verdict._findings import Finding
+from ..verdict._input import ASKED, RefusedAsks, judge_server_request, refused_findings
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
 from ..verdict._peer_text import cut, neutral
@@ -106,9 +106,6 @@ _JUDGED: Final = frozenset({"tools/call", "tasks/result"})
 _ANSWER_KINDS: Final = frozenset({"response", "error"})
 _ASKS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
 """A 2025 server's own input requests (JSON-RPC requests to the client while a call waits)."""
-_REFUSED_KEPT: Final = 64
-"""Per call: the refused server requests whose findings its verdict takes; past them, one more
-finding counts the others (as the client's, the audit's and the tap's)."""
 _REFUSED_CALLS: Final = 256
 """The calls whose refused server requests are held at once, at most (the oldest dropped past it:
 a call the proxy answered itself, whose answer never comes)."""
@@ -232,10 +229,9 @@ class Relay:
         """The host's requests waiting by their progress token (:meth:`_track_progress`)."""
         self._deferred: deque[tuple[Exchange, _Waiting | None, bytes]] = deque()
         self._option_memo = OptionsMemo()  # classify's options per request context, checked once (of)
-        self._refused_asks: dict[Key, tuple[Exchange, list[Finding], list[int]]] = {}
+        self._refused_asks: dict[Key, tuple[Exchange, RefusedAsks]] = {}
         """The host's tools/call requests during which the server made a request the proxy refuses
-        (:meth:`_asked`): id key -> (the call's exchange, the findings its verdict takes, of its
-        first :data:`_REFUSED_KEPT` such requests, ``[how many were refused]``)."""
+        (:meth:`_asked`): id key -> (the call's exchange, those requests)."""
         self._early: tuple[bytes, Peek, Verdict] | None = None
         self.one_line = False
         """The host reads one frame per line (stdio) from an upstream whose frames may hold line
@@ -844,20 +840,17 @@ class Relay:
         return found
 
     def _refuse_during(self, call: Exchange, findings: tuple[Finding, ...]) -> None:
-        """The findings of a server request refused during ``call``, held for its verdict (the
-        first :data:`_REFUSED_KEPT` requests', the others counted)."""
+        """The findings of a server request refused during ``call``, held for its verdict
+        (``_input.RefusedAsks``: the first requests', the others counted)."""
         table = self._refused_asks
         key = id_key(call.request_id)
         held = table.get(key)
         if held is None or held[0].request.seq != call.request.seq:
             table.pop(key, None)
-            held = table[key] = (call, [], [0])
+            held = table[key] = (call, RefusedAsks())
             if len(table) > _REFUSED_CALLS:
                 del table[next(iter(table))]
-        count = held[2]
-        count[0] += 1
-        if count[0] <= _REFUSED_KEPT:
-            held[1].extend(findings)
+        held[1].add(findings)
 
     def _with_asked(self, exchange: Exchange, verdict: Verdict) -> Verdict:
         """``verdict`` of the answer to the tools/call ``exchange``, with the findings of the
@@ -868,11 +861,7 @@ class Relay:
         if held is None or held[0].request.seq != exchange.request.seq:  # (another request with its id)
             return verdict
         del self._refused_asks[key]
-        found, count = held[1], held[2][0]
-        if count > _REFUSED_KEPT:
-            found = [*found, finding("", found[-1].code, f"the server made {count - _REFUSED_KEPT} more requests "
-                                     f"mcp-verdict refuses during the call (the first {_REFUSED_KEPT} are above)")]
-        return make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, *found), verdict.version, verdict.message)
+        return held[1].verdict(verdict)
 
     def _answer(self, exchange: Exchange, data: bytes, seq: int, at: float,
                 http: Mapping[str, Any] | None, defer: bool, judged: Verdict | None = None) -> list[Out]:

@@ -77,8 +77,8 @@ from ..verdict._classify import (
     held_id,
     judge,
 )
-from ..verdict._findings import Finding, finding, refused, refuses
-from ..verdict._input import judge_server_request, refused_findings
+from ..verdict._findings import finding, refused, refuses
+from ..verdict._input import RefusedAsks, judge_server_request, refused_findings
 from ..verdict._kind import Kind
 from ..verdict._peer_text import utf8_text
 from ..verdict._shown import shown
@@ -116,9 +116,6 @@ _NOISE_SHOWN: Final = 60
 line kept is kept to one byte more (whether it went on), never whole."""
 _ASKS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
 """A 2025 server's own input requests (JSON-RPC requests to the client while a call waits)."""
-_REFUSED_KEPT: Final = 64
-"""Per call: the server requests refused during it whose findings its verdict takes; past them,
-one more finding counts the others (a server that asks without end holds no more)."""
 _NOISE_MARKS: Final = 4096
 """Per connection with noise: the noise count at each client frame and tools/call answer, the
 last this many (a call counts the noise between its request and its answer from them)."""
@@ -196,11 +193,9 @@ class _Conn:
     """The client's tools/call requests still waiting when the connection closed (the last
     ``_UNCLAIMED``), for judging them without their answer as the waiting ones are: the context
     in force and the noise since each request."""
-    refused: dict[tuple[str, Any], tuple[int, list[Finding], list[int]]] = field(default_factory=dict)
+    refused: dict[tuple[str, Any], tuple[int, RefusedAsks]] = field(default_factory=dict)
     """The tools/call requests during which a 2025 server made a request mcp-verdict refuses (the
-    last ``_UNCLAIMED``): id key -> (the seq of the call's request, the findings its verdict
-    takes: ``_input.refused_findings``, of its first ``_REFUSED_KEPT`` such requests, and
-    ``[how many were refused]``)."""
+    last ``_UNCLAIMED``): id key -> (the seq of the call's request, those requests)."""
 
     def __post_init__(self) -> None:
         self.tools = self.listed.tools
@@ -778,13 +773,10 @@ class VerdictTap:
         held = refused.get(key)
         if held is None or held[0] != call.request.seq:
             refused.pop(key, None)
-            held = refused[key] = (call.request.seq, [], [0])
+            held = refused[key] = (call.request.seq, RefusedAsks())
             if len(refused) > _UNCLAIMED:
                 del refused[next(iter(refused))]
-        count = held[2]
-        count[0] += 1
-        if count[0] <= _REFUSED_KEPT:
-            held[1].extend(refused_findings(method, asked))
+        held[1].add(refused_findings(method, asked))
 
     def _asking(self, state: _Conn, request: Exchange) -> Exchange | None:
         """The client's tools/call a server request was made during, as the audit finds it: the one
@@ -1582,11 +1574,7 @@ def _with_refused(verdict: Verdict, state: _Conn, call: Exchange) -> Verdict:
     if held is None or held[0] != call.request.seq:
         return verdict
     del state.refused[key]
-    found, count = held[1], held[2][0]
-    if count > _REFUSED_KEPT:
-        found = [*found, finding("", found[-1].code, f"the server made {count - _REFUSED_KEPT} more requests "
-                                 f"mcp-verdict refuses during the call (the first {_REFUSED_KEPT} are above)")]
-    return make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, *found), verdict.version, verdict.message)
+    return held[1].verdict(verdict)
 
 
 def _sent_again(state: _Conn, key: tuple[str, Any]) -> None:

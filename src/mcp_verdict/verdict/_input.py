@@ -36,6 +36,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+import msgspec
+
 from ._elicitation import check_elicitation, is_integer
 from ._findings import Finding, describe, finding, pointer
 from ._kind import Kind
@@ -125,6 +127,45 @@ def refused_findings(method: str, asked: Verdict) -> tuple[Finding, ...]:
     at = len(ASKED)  # (the request's key is ""): a pointer into the request
     return tuple([finding("", f.code, f"the server's {method} request" + (f" (at {f.path[at:]})" if f.path[at:] else "")
                           + f": {f.message}") for f in asked.errors])
+
+
+REFUSED_KEPT: Final = 64
+"""Per call: the refused server requests whose findings its verdict takes (:class:`RefusedAsks`);
+past them, one more finding counts the others (a server that asks without end holds no more)."""
+
+
+class RefusedAsks(msgspec.Struct):
+    """The 2025 server requests made during one call that mcp-verdict refuses, for that call's
+    verdict: the findings (:func:`refused_findings`) of the first :data:`REFUSED_KEPT`, all
+    counted. The proxy, the audit and the tap hold one per call the server asked during."""
+
+    kept: list[tuple[Finding, ...]] = msgspec.field(default_factory=list)
+    count: int = 0
+
+    def add(self, found: tuple[Finding, ...]) -> None:
+        self.count += 1
+        if len(self.kept) < REFUSED_KEPT:
+            self.kept.append(found)
+
+    def extend(self, other: RefusedAsks) -> None:
+        """``other``'s requests after these (ours all kept while the first are not all there)."""
+        self.kept.extend(other.kept[:REFUSED_KEPT - len(self.kept)])
+        self.count += other.count
+
+    def findings(self) -> list[Finding]:
+        """The kept requests' findings, then past them one counting the others."""
+        found = [f for request in self.kept for f in request]
+        if self.count > REFUSED_KEPT:
+            found.append(finding("", found[-1].code if found else "input.request",
+                                 f"the server made {self.count - REFUSED_KEPT} more requests mcp-verdict "
+                                 f"refuses during the call (the first {REFUSED_KEPT} are above)"))
+        return found
+
+    def verdict(self, verdict: Verdict) -> Verdict:
+        """The call's ``verdict`` with these findings after its own: ``unclassified`` (the
+        client's rule: the server asked for what it must not)."""
+        return make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, *self.findings()), verdict.version,
+                            verdict.message)
 
 
 def _check_request(ctx: Context, request: object, path: str) -> None:
