@@ -15,6 +15,7 @@ from mcp_verdict.frames import FrameRecord
 from mcp_verdict.proxy import Relay
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+ROOTS = {**META, "io.modelcontextprotocol/clientCapabilities": {"roots": {}}}
 
 
 def call(request_id: object, meta: Mapping[str, object] = META, **params: object) -> bytes:
@@ -55,7 +56,7 @@ def _run(waiting: list[bytes], answer: bytes, ask_first: bool) -> tuple[bool, tu
     # its answer (forwarded as what it is)
     ([call(1)], b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}',
      False, None),
-    ([call(1)], b'{"jsonrpc":"2.0","id":1,"method":"roots/list"}', False, None),
+    ([call(1, ROOTS)], b'{"jsonrpc":"2.0","id":1,"method":"roots/list"}', False, None),  # (the host has roots)
     # the id shows at the start (as orjson, pydantic and the Python SDK write it)
     (WAITING, b'{"jsonrpc":"2.0","id":2,"result":' + RESULT + b"}", True, ("int", 2)),
     (WAITING, b'{"jsonrpc":"2.0","id":"a","result":' + RESULT + b"}", True, ("str", "a")),

@@ -29,10 +29,11 @@ def tool(request_id: int, name: str, **arguments: Any) -> dict[str, Any]:
             "params": {"name": name, "arguments": arguments}}
 
 
-def start(tmp_path: Path, *args: str) -> LinePeer:
+def start(tmp_path: Path, *args: str, capabilities: dict[str, Any] | None = None) -> LinePeer:
     peer = LinePeer([*PROXY, "--log", str(tmp_path / "frames.jsonl"), "--log-payloads", *args, "--", *SERVER],
                     env={"FAULT_STARTS": str(tmp_path / "starts")})
-    assert json.loads(peer.exchange(INIT) or b"{}")["result"]["protocolVersion"] == "2025-06-18"
+    init = INIT if capabilities is None else {**INIT, "params": {**INIT["params"], "capabilities": capabilities}}
+    assert json.loads(peer.exchange(init) or b"{}")["result"]["protocolVersion"] == "2025-06-18"
     peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     return peer
 
@@ -104,8 +105,9 @@ def test_a_server_request_reusing_an_id_in_flight_passes_as_on_a_direct_connecti
     # the id of one the host has not answered breaks that, but it is the host's to answer: both
     # requests reach it as written, and the call's answer after them. Before, the second request
     # raised in the relay (an AssertionError in the upstream's pipe callback): it and every line
-    # after it in the same read were lost, and the call got "the upstream exited" at the end.
-    peer = start(tmp_path, "--mode", mode)
+    # after it in the same read were lost, and the call got "the upstream exited" at the end. The
+    # host declares elicitation (a server request for what it did not declare is refused in enforce).
+    peer = start(tmp_path, "--mode", mode, capabilities={"elicitation": {}})
     peer.send(tool(3, "reuse"))
     assert [peer.recv(), peer.recv()] == [ASK_7, ASK_7]
     assert peer.recv() == b'{"jsonrpc":"2.0","id":3,"result":{"content":[],"isError":false}}'
