@@ -20,7 +20,7 @@ from mcp_verdict.proxy import REFUSED, TOO_LARGE, UPSTREAM_CLOSED, UPSTREAM_TIME
 from ._peers import PROXY, LinePeer, wait_until
 
 SERVER = [sys.executable, str(Path(__file__).with_name("fault_server.py"))]
-INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+INIT: dict[str, Any] = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
 
 
