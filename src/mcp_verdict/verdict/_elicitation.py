@@ -43,7 +43,7 @@ from typing import Any, Final, Literal
 import msgspec
 
 from ._findings import describe, pointer
-from ._walk import Context, check_extras, check_value
+from ._walk import Context, check_extras, check_value, is_strings
 
 _FORM_KEYS: Final = frozenset({"mode", "message", "requestedSchema"})
 _FORM_ONLY_KEYS: Final = frozenset({"message", "requestedSchema"})
@@ -152,10 +152,6 @@ def _is_bool(value: object) -> bool:
     return isinstance(value, bool)
 
 
-def _is_strings(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
-
-
 def _is_format(value: object) -> bool:
     return isinstance(value, str) and value in FORMATS
 
@@ -169,7 +165,7 @@ def _is_options(value: object) -> bool:
 
 def _is_untitled_items(value: object) -> bool:
     return (isinstance(value, dict) and value.get("type") == "string" and isinstance(value.get("type"), str)
-            and _is_strings(value.get("enum")))
+            and is_strings(value.get("enum")))
 
 
 def _is_titled_items(value: object) -> bool:
@@ -202,7 +198,7 @@ class _Variant(msgspec.Struct, frozen=True):  # a frozen Struct: defined in C, u
 
 _TEXT: Final = (("title", _is_str, "a string"), ("description", _is_str, "a string"))
 _SINGLE: Final = (*_TEXT, ("default", _is_str, "a string"))
-_MULTI: Final = (*_TEXT, ("default", _is_strings, "an array of strings"),
+_MULTI: Final = (*_TEXT, ("default", is_strings, "an array of strings"),
                  ("minItems", _is_int, "an integer"), ("maxItems", _is_int, "an integer"))
 _STRING: Final = _Variant("string schema", frozenset({"string"}), (), (
     *_SINGLE, ("minLength", _is_int, "an integer"), ("maxLength", _is_int, "an integer"),
@@ -212,11 +208,11 @@ _NUMBER: Final = _Variant("number schema", frozenset({"number", "integer"}), (),
     ("maximum", _is_number, "a number")))
 _BOOLEAN: Final = _Variant("boolean schema", frozenset({"boolean"}), (), (*_TEXT, ("default", _is_bool, "a boolean")))
 _UNTITLED_SINGLE: Final = _Variant("single-select enum", frozenset({"string"}), ("enum",), (
-    *_SINGLE, ("enum", _is_strings, "an array of strings")))
+    *_SINGLE, ("enum", is_strings, "an array of strings")))
 _TITLED_SINGLE: Final = _Variant("titled single-select enum", frozenset({"string"}), ("oneOf",), (
     *_SINGLE, ("oneOf", _is_options, 'an array of {"const": string, "title": string}')))
 _LEGACY: Final = _Variant("legacy titled enum", frozenset({"string"}), ("enum",), (
-    *_SINGLE, ("enum", _is_strings, "an array of strings"), ("enumNames", _is_strings, "an array of strings")))
+    *_SINGLE, ("enum", is_strings, "an array of strings"), ("enumNames", is_strings, "an array of strings")))
 _UNTITLED_MULTI: Final = _Variant("multi-select enum", frozenset({"array"}), ("items",), (
     *_MULTI, ("items", _is_untitled_items, 'an object {"type": "string", "enum": [strings]}')))
 _TITLED_MULTI: Final = _Variant("titled multi-select enum", frozenset({"array"}), ("items",), (
@@ -232,7 +228,7 @@ _STRING_2025_06: Final = _Variant("string schema", frozenset({"string"}), (), (*
 _NUMBER_2025_06: Final = _Variant("number schema", frozenset({"number", "integer"}), (), (
     *_TEXT, ("minimum", _is_number, "a number"), ("maximum", _is_number, "a number")))
 _ENUM_2025_06: Final = _Variant("enum schema", frozenset({"string"}), ("enum",), (
-    *_TEXT, ("enum", _is_strings, "an array of strings"), ("enumNames", _is_strings, "an array of strings")))
+    *_TEXT, ("enum", is_strings, "an array of strings"), ("enumNames", is_strings, "an array of strings")))
 _VARIANTS_2025_06: Final = (_STRING_2025_06, _NUMBER_2025_06, _BOOLEAN, _ENUM_2025_06)
 _PRIMITIVE_TYPES_2025_06: Final = frozenset({"string", "number", "integer", "boolean"})
 

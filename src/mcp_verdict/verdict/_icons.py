@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Final
 
 from ._findings import describe, pointer
-from ._walk import Context, check_extras
+from ._walk import Context, check_extras, is_strings
 
 _ICON_KEYS: Final = frozenset({"src", "mimeType", "sizes", "theme"})
 _THEMES: Final = frozenset({"light", "dark"})
@@ -42,9 +42,8 @@ def check_icons(ctx: Context, icons: object, path: str, depth: int) -> None:
         if "mimeType" in icon and not isinstance(icon["mimeType"], str):
             ctx.add(pointer(where, "mimeType"), "icon.field",
                     f"mimeType is {describe(icon['mimeType'])}; expected a string")
-        sizes = icon.get("sizes")
-        if "sizes" in icon and (not isinstance(sizes, list) or not all(isinstance(s, str) for s in sizes)):
+        if "sizes" in icon and not is_strings(icon["sizes"]):
             ctx.add(pointer(where, "sizes"), "icon.field",
-                    f"sizes is {describe(sizes)}; expected an array of strings such as \"48x48\" or \"any\"")
+                    f"sizes is {describe(icon['sizes'])}; expected an array of strings such as \"48x48\" or \"any\"")
         ctx.check_choice(icon, "theme", _THEMES, where, "icon.field", '"light" or "dark"')
         check_extras(ctx, icon, _ICON_KEYS, where, depth + 1)

@@ -54,7 +54,7 @@ from typing import Any, Final
 from ._content import check_block, check_content
 from ._findings import describe, pointer
 from ._icons import check_icons
-from ._walk import Context, check_extras, check_value
+from ._walk import Context, check_extras, check_value, is_strings
 
 _PARAMS_KEYS: Final = frozenset({"messages", "maxTokens", "modelPreferences", "systemPrompt", "includeContext",
                                  "temperature", "stopSequences", "metadata", "tools", "toolChoice"})
@@ -283,9 +283,8 @@ def _optional_params(ctx: Context, params: Mapping[str, Any], where: str) -> Non
                 f"includeContext {context!r} is deprecated: servers SHOULD omit it or use \"none\"{unless}")
     if "temperature" in params and not _is_number(params["temperature"]):
         _param(ctx, where, "temperature", params["temperature"], "a number")
-    stops = params.get("stopSequences")
-    if "stopSequences" in params and (not isinstance(stops, list) or not all(isinstance(s, str) for s in stops)):
-        _param(ctx, where, "stopSequences", stops, "an array of strings")
+    if "stopSequences" in params and not is_strings(params["stopSequences"]):
+        _param(ctx, where, "stopSequences", params["stopSequences"], "an array of strings")
     if "metadata" in params:
         if isinstance(params["metadata"], dict):
             check_value(ctx, params["metadata"], pointer(where, "metadata"), _PARAMS_DEPTH + 1)
@@ -389,10 +388,9 @@ def _schema_members(ctx: Context, schema: Mapping[str, Any], path: str) -> None:
                                    or not all(isinstance(value, dict) for value in properties.values())):
         ctx.add(pointer(path, "properties"), "sampling.tool",
                 f"properties is {describe(properties)}; {ctx.rules.version} requires an object of schemas (objects)")
-    required = schema.get("required")
-    if "required" in schema and (not isinstance(required, list) or not all(isinstance(n, str) for n in required)):
+    if "required" in schema and not is_strings(schema["required"]):
         ctx.add(pointer(path, "required"), "sampling.tool",
-                f"required is {describe(required)}; expected an array of strings")
+                f"required is {describe(schema['required'])}; expected an array of strings")
 
 
 def _execution(ctx: Context, value: object, path: str) -> None:

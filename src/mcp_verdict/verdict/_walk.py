@@ -78,6 +78,11 @@ _SURROGATE_UTF8: Final = re.compile(b"\xed[\xa0-\xbf]").search
 """A surrogate code point as UTF-8 with ``surrogatepass`` writes it: ED A0..BF (U+D800..U+DFFF)."""
 
 
+def is_strings(value: object) -> bool:
+    """An array of strings (the schemas' ``string[]``)."""
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
 def check_value(ctx: Context, value: object, path: str, depth: int) -> bool:
     """Hold an open-shaped value to the JSON rules; ``depth`` is its own nesting level.
 
