@@ -75,7 +75,7 @@ from ..frames._tools import ListedTools, ToolsBudget
 from ..judgement._decide import decide
 from ..verdict._classify import DEFAULT_LIMITS, OptionsMemo, held_id, judge
 from ..verdict._findings import Finding
-from ..verdict._input import ASKED, RefusedAsks, judge_server_request, refused_findings
+from ..verdict._input import ASKED, RefusedCalls, judge_server_request, refused_findings
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
 from ..verdict._peer_text import cut, neutral
@@ -229,9 +229,9 @@ class Relay:
         """The host's requests waiting by their progress token (:meth:`_track_progress`)."""
         self._deferred: deque[tuple[Exchange, _Waiting | None, bytes]] = deque()
         self._option_memo = OptionsMemo()  # classify's options per request context, checked once (of)
-        self._refused_asks: dict[Key, tuple[Exchange, RefusedAsks]] = {}
+        self._refused_asks = RefusedCalls(_REFUSED_CALLS)
         """The host's tools/call requests during which the server made a request the proxy refuses
-        (:meth:`_asked`): id key -> (the call's exchange, those requests)."""
+        (:meth:`_asked`), the last :data:`_REFUSED_CALLS`."""
         self._early: tuple[bytes, Peek, Verdict] | None = None
         self.one_line = False
         """The host reads one frame per line (stdio) from an upstream whose frames may hold line
@@ -842,26 +842,13 @@ class Relay:
     def _refuse_during(self, call: Exchange, findings: tuple[Finding, ...]) -> None:
         """The findings of a server request refused during ``call``, held for its verdict
         (``_input.RefusedAsks``: the first requests', the others counted)."""
-        table = self._refused_asks
-        key = id_key(call.request_id)
-        held = table.get(key)
-        if held is None or held[0].request.seq != call.request.seq:
-            table.pop(key, None)
-            held = table[key] = (call, RefusedAsks())
-            if len(table) > _REFUSED_CALLS:
-                del table[next(iter(table))]
-        held[1].add(findings)
+        self._refused_asks.add(id_key(call.request_id), call.request.seq, findings)
 
     def _with_asked(self, exchange: Exchange, verdict: Verdict) -> Verdict:
         """``verdict`` of the answer to the tools/call ``exchange``, with the findings of the
         server requests refused during it (:meth:`_asked`): ``unclassified``, the answer's own
         findings first (the client's rule: the server asked for what it must not)."""
-        key = id_key(exchange.request_id)
-        held = self._refused_asks.get(key)
-        if held is None or held[0].request.seq != exchange.request.seq:  # (another request with its id)
-            return verdict
-        del self._refused_asks[key]
-        return held[1].verdict(verdict)
+        return self._refused_asks.verdict(id_key(exchange.request_id), exchange.request.seq, verdict)
 
     def _answer(self, exchange: Exchange, data: bytes, seq: int, at: float,
                 http: Mapping[str, Any] | None, defer: bool, judged: Verdict | None = None) -> list[Out]:

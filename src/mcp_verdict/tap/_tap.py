@@ -78,7 +78,7 @@ from ..verdict._classify import (
     judge,
 )
 from ..verdict._findings import finding, refused, refuses
-from ..verdict._input import RefusedAsks, judge_server_request, refused_findings
+from ..verdict._input import RefusedCalls, judge_server_request, refused_findings
 from ..verdict._kind import Kind
 from ..verdict._peer_text import utf8_text
 from ..verdict._shown import shown
@@ -193,9 +193,9 @@ class _Conn:
     """The client's tools/call requests still waiting when the connection closed (the last
     ``_UNCLAIMED``), for judging them without their answer as the waiting ones are: the context
     in force and the noise since each request."""
-    refused: dict[tuple[str, Any], tuple[int, RefusedAsks]] = field(default_factory=dict)
+    refused: RefusedCalls = field(default_factory=lambda: RefusedCalls(_UNCLAIMED))
     """The tools/call requests during which a 2025 server made a request mcp-verdict refuses (the
-    last ``_UNCLAIMED``): id key -> (the seq of the call's request, those requests)."""
+    last ``_UNCLAIMED``)."""
 
     def __post_init__(self) -> None:
         self.tools = self.listed.tools
@@ -769,14 +769,7 @@ class VerdictTap:
         if asked.kind is Kind.INPUT_REQUIRED:
             return
         key = id_key(call.request_id)
-        refused = state.refused
-        held = refused.get(key)
-        if held is None or held[0] != call.request.seq:
-            refused.pop(key, None)
-            held = refused[key] = (call.request.seq, RefusedAsks())
-            if len(refused) > _UNCLAIMED:
-                del refused[next(iter(refused))]
-        held[1].add(refused_findings(method, asked))
+        state.refused.add(key, call.request.seq, refused_findings(method, asked))
 
     def _asking(self, state: _Conn, request: Exchange) -> Exchange | None:
         """The client's tools/call a server request was made during, as the audit finds it: the one
@@ -1569,12 +1562,7 @@ def _with_refused(verdict: Verdict, state: _Conn, call: Exchange) -> Verdict:
     """``verdict`` of the tools/call ``call``, with the findings of the 2025 server requests
     refused during it (:meth:`VerdictTap._asked`): ``unclassified``, the answer's own findings
     first (the client's rule: the server asked for what it must not)."""
-    key = id_key(call.request_id)
-    held = state.refused.get(key)
-    if held is None or held[0] != call.request.seq:
-        return verdict
-    del state.refused[key]
-    return held[1].verdict(verdict)
+    return state.refused.verdict(id_key(call.request_id), call.request.seq, verdict)
 
 
 def _sent_again(state: _Conn, key: tuple[str, Any]) -> None:

@@ -168,6 +168,44 @@ class RefusedAsks(msgspec.Struct):
                             verdict.message)
 
 
+class RefusedCalls:
+    """The calls during which a 2025 server made requests mcp-verdict refuses (:class:`RefusedAsks`
+    of each), by the call's id key and its request's position (another request under that id is
+    another call), for at most ``most`` calls at once (the oldest let go: a call whose answer never
+    comes). The proxy's relay and the tap hold one per connection."""
+
+    __slots__ = ("_held", "_most")
+
+    def __init__(self, most: int) -> None:
+        self._held: dict[Any, tuple[int, RefusedAsks]] = {}
+        self._most = most
+
+    def __bool__(self) -> bool:
+        return bool(self._held)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._held
+
+    def add(self, key: Any, seq: int, found: tuple[Finding, ...]) -> None:
+        """The findings of one more request refused during the call ``key`` (its request at ``seq``)."""
+        held = self._held.get(key)
+        if held is None or held[0] != seq:
+            self._held.pop(key, None)
+            held = self._held[key] = (seq, RefusedAsks())
+            if len(self._held) > self._most:
+                del self._held[next(iter(self._held))]
+        held[1].add(found)
+
+    def verdict(self, key: Any, seq: int, verdict: Verdict) -> Verdict:
+        """``verdict`` of the call ``key`` (its request at ``seq``) with the findings of the requests
+        refused during it (:meth:`RefusedAsks.verdict`), which are let go; as it is when none were."""
+        held = self._held.get(key)
+        if held is None or held[0] != seq:
+            return verdict
+        del self._held[key]
+        return held[1].verdict(verdict)
+
+
 def _check_request(ctx: Context, request: object, path: str) -> None:
     if not isinstance(request, dict):
         ctx.add(path, "input.request", f"the input request is {describe(request)}, not an object")
