@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from mcp_verdict import TASKS_EXTENSION, VERSIONS, Kind, Limits, Verdict, classify, corpus
 from mcp_verdict.verdict._classify import DEFAULT_LIMITS, _options, check_fully
-from mcp_verdict.verdict._fastpath import common_kind, read_common, read_quoted, wide_text
+from mcp_verdict.verdict._fastpath import _spliced, common_kind, read_common, read_quoted, wide_text
 from mcp_verdict.verdict._options import SKIM_BYTES
 from mcp_verdict.verdict._parser import NOT_PARSED, parse
 from mcp_verdict.verdict._verdict import make_verdict
@@ -703,6 +703,75 @@ def test_the_quote_count_proves_a_long_wide_text(wire: bytes, fast: bool, kind: 
     else:
         assert (read_quoted(wire, _options("2026-07-28"), None) is not None) is fast
         check_wire(wire, {})
+    verdict = classify(wire)
+    assert (verdict.kind, [f.code for f in verdict.findings]) == (kind, codes)
+    if verdict.message is not None:
+        assert same_json(verdict.message, json.loads(wire))
+
+
+def _wide_first(result: str = "", before: str = "", chars: int = 600, text: bytes | None = None,
+                after: bytes = b"") -> bytes:
+    """A compact response of ~2 kB whose first content block is a text of ``chars`` characters
+    past ASCII (below the 8 KiB from which orjson reads such texts: the typed read's); ``before``
+    the result's members before content, ``result`` those after it; ``text`` the block's text
+    as written, else that text; ``after``: bytes after the whole response."""
+    if text is None:
+        text = json.dumps((_WIDE * (chars // len(_WIDE) + 1))[:chars], ensure_ascii=False).encode()
+    return (b'{"jsonrpc":"2.0","id":1,"result":{' + before.encode() + b'"resultType":"complete","content":'
+            b'[{"type":"text","text":' + text + b"}]" + result.encode() + b"}}" + after)
+
+
+_WIDE_TEXT = json.dumps((_WIDE * 40)[:600], ensure_ascii=False)[1:-1]
+
+# (a compact text whose first block is a long text past ASCII, under 8 KiB; whether the write-back
+# with that text left out proves it (_fastpath._spliced: the writing with the text swapped for
+# "\u0000", and the text's bytes one string token in its place); whether the fast path takes it;
+# kind; findings). What the splice does not prove, the whole write-back or the strict reader
+# decides as before. RFC 8259 s4: names SHOULD be unique (json.duplicate_key); s7: strings.
+SPLICE_CASES: list[tuple[bytes, bool, bool, Kind, list[str]]] = [
+    (_wide_first(), True, True, Kind.NORMAL_COMPLETE, []),
+    (_wide_first(',"isError":true'), True, True, Kind.TOOL_ERROR, []),
+    (_wide_first(',"structuredContent":{"n":"\\u0000"}'), True, True, Kind.NORMAL_COMPLETE, []),
+    # escapes in the text: one string token still (no quote byte inside, the last quote not escaped)
+    (_wide_first(text=f'"{_WIDE_TEXT}\\n\\t\\u0022\\u00e9"'.encode()), True, True, Kind.NORMAL_COMPLETE, []),
+    # a quote byte inside (escaped), or a text ending with an escaped backslash: not proven by the
+    # splice (its test is the quote bytes), the whole write-back proves them
+    (_wide_first(text=f'"{_WIDE_TEXT}\\"{_WIDE_TEXT}"'.encode()), False, True, Kind.NORMAL_COMPLETE, []),
+    (_wide_first(text=f'"{_WIDE_TEXT}\\\\"'.encode()), False, True, Kind.NORMAL_COMPLETE, []),
+    # "\u0000" earlier in the result: the sentinel's first writing is not the text's
+    (_wide_first(before='"structuredContent":{"s":"\\u0000"},'), False, True, Kind.NORMAL_COMPLETE, []),
+    (_wide_first(after=b"\n"), False, True, Kind.NORMAL_COMPLETE, []),  # whitespace after: the write-back's
+    # a repeated name: the splice's two parts do not hold the text (msgspec kept the last copy)
+    (_wide_first(text=b'"x","text":' + f'"{_WIDE_TEXT}"'.encode()), False, False, Kind.UNCLASSIFIED,
+     ["json.duplicate_key"]),
+    (_wide_first(text=f'"{_WIDE_TEXT}","text":"x"'.encode()), False, False, Kind.UNCLASSIFIED, ["json.duplicate_key"]),
+    (_wide_first(',"isError":false,"isError":true'), False, False, Kind.UNCLASSIFIED, ["json.duplicate_key"]),
+    (_wide_first(',"structuredContent":{"a":1,"a":2}'), False, False, Kind.UNCLASSIFIED, ["json.duplicate_key"]),
+    (_wide_first(before='"isError":true,"isError":false,'), False, False, Kind.UNCLASSIFIED, ["json.duplicate_key"]),
+    # a member the shapes do not declare (dropped by msgspec): the full checker walks it
+    (_wide_first(',"x":1'), False, False, Kind.NORMAL_COMPLETE, []),
+    # an integer past 64 bits: orjson cannot write it; the strict reader proves the text (under 4 KiB)
+    (_wide_first(',"structuredContent":{"n":18446744073709551616}'), False, True, Kind.NORMAL_COMPLETE, []),
+    (_wide_first(chars=100), False, True, Kind.NORMAL_COMPLETE, []),  # a short text: the whole write-back
+]
+
+
+@pytest.mark.parametrize(("wire", "spliced", "fast", "kind", "codes"), SPLICE_CASES)
+def test_the_write_back_leaves_a_long_wide_text_out(wire: bytes, spliced: bool, fast: bool, kind: Kind,
+                                                    codes: list[str]) -> None:
+    options = _options("2026-07-28")
+    assert options.read_common is not None and len(wire) <= 8192  # (the typed read's, not orjson's)
+    try:
+        message = options.read_common(wire)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        message = None
+    if message is not None:
+        before = copy.deepcopy(message)
+        assert _spliced(wire, message) is spliced
+        assert same_json(message, before)  # (the text swapped back)
+    else:
+        assert not spliced
+    assert (check_wire(wire, {}) is not None) is fast
     verdict = classify(wire)
     assert (verdict.kind, [f.code for f in verdict.findings]) == (kind, codes)
     if verdict.message is not None:
