@@ -748,6 +748,12 @@ SPLICE_CASES: list[tuple[bytes, bool, bool, Kind, list[str]]] = [
     (_wide_first(',"isError":false,"isError":true'), False, False, Kind.UNCLASSIFIED, ["json.duplicate_key"]),
     (_wide_first(',"structuredContent":{"a":1,"a":2}'), False, False, Kind.UNCLASSIFIED, ["json.duplicate_key"]),
     (_wide_first(before='"isError":true,"isError":false,'), False, False, Kind.UNCLASSIFIED, ["json.duplicate_key"]),
+    # ... where the writing of numbers makes up the repeated member's length (1e6 written back as
+    # 1000000.0): the two parts, not only the length, must be the text's
+    (_wide_first(before='"isError":true,"isError":true,"structuredContent":{"n":[1e6,1e6,1e3]},'), False, False,
+     Kind.UNCLASSIFIED, ["json.duplicate_key"]),
+    (_wide_first(',"structuredContent":{"n":[1e6,1e6,1e3]},"isError":true,"isError":true'), False, False,
+     Kind.UNCLASSIFIED, ["json.duplicate_key"]),
     # a member the shapes do not declare (dropped by msgspec): the full checker walks it
     (_wide_first(',"x":1'), False, False, Kind.NORMAL_COMPLETE, []),
     # an integer past 64 bits: orjson cannot write it; the strict reader proves the text (under 4 KiB)
@@ -890,3 +896,28 @@ def test_duplicates_never_pass_the_quote_count(structured: Any, duplicate: int, 
         assert codes == ["json.syntax"]  # RFC 8259 s6
     elif repeated:
         assert codes == ["json.duplicate_key"]  # s4
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(json_values, st.text(alphabet=st.sampled_from('ab "\\\x00\n\u00e9\u4e2d'), max_size=12),
+       st.integers(-1, 4), st.sampled_from(['\\"', "\\u0022"]), st.booleans(), st.booleans())
+@example({"s": "\x00"}, "", -1, '\\"', True, False)  # the sentinel's writing before the text's
+@example({"s": "\x00"}, "\\", 0, '\\"', False, False)
+def test_duplicates_never_pass_the_splice(structured: Any, tail: str, duplicate: int, quote_escape: str,
+                                          first: bool, error: bool) -> None:
+    """Texts under 8 KiB whose first block is a long text past ASCII (the write-back with that
+    text left out, :func:`_fastpath._spliced`), its end holding quotes, backslashes and control
+    characters, with a repeated member name anywhere and "\\u0000" in other strings, agree with
+    the strict reader and the full checker."""
+    content = [{"type": "text", "text": _WIDE * 20 + tail}]
+    result: dict[str, Any] = ({"structuredContent": {"v": structured}, "resultType": "complete", "content": content}
+                              if first else
+                              {"resultType": "complete", "content": content, "structuredContent": {"v": structured}})
+    if error:
+        result["isError"] = True
+    written, repeated = write_spaced({"jsonrpc": "2.0", "id": 1, "result": result}, duplicate, quote_escape, True)
+    wire = written.encode()
+    assert len(wire) <= 8192
+    check_wire(wire, {})
+    if repeated:
+        assert [f.code for f in classify(wire).findings] in (["json.duplicate_key"], ["json.syntax"])  # RFC 8259 s4
