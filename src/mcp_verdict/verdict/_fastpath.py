@@ -113,6 +113,7 @@ from typing import Any, Final, Literal, NewType, NotRequired, TypedDict, Union
 import msgspec
 
 from ._kind import Kind
+from ._nodes import LOOKED, more_values
 from ._options import Options
 from ._verdict import Verdict, make_verdict
 from ._versions import RULES_BY_VERSION, SERVER_INFO, VersionRules
@@ -846,6 +847,8 @@ def _open_value(value: object, depth: int, max_depth: int, budget: int, caller: 
             else:
                 return budget - len(value)  # type: ignore[arg-type]
     stack: list[tuple[Any, int]] = [(value, depth)]
+    limit = budget + 1  # (the value's own, charged above)
+    looked = budget - LOOKED  # (past it, one count of the distinct containers says if the budget holds)
     while stack:
         container, level = stack.pop()
         if level > max_depth:
@@ -864,8 +867,10 @@ def _open_value(value: object, depth: int, max_depth: int, budget: int, caller: 
         else:
             items = container
         budget -= len(items)
-        if budget < 0:
-            return -1
+        if budget <= looked:
+            if budget < 0 or more_values(value, limit):
+                return -1
+            looked = -1
         for item in items:
             kind = type(item)
             if kind is str:

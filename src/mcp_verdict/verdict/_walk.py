@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ._findings import Finding, describe, finding, pointer
+from ._nodes import LOOKED, more_values
 from ._options import Options
 
 
@@ -93,11 +94,15 @@ def check_value(ctx: Context, value: object, path: str, depth: int) -> bool:
     push = stack.append
     max_depth = ctx.options.max_depth
     budget = ctx.nodes_left
+    looked = budget - LOOKED  # (past it, one count of the distinct containers says if the budget holds)
     while stack:
         item, level = pop()
         budget -= 1
-        if budget < 0:
-            break
+        if budget <= looked:
+            if budget < 0 or more_values(value, ctx.nodes_left):
+                budget = -1
+                break
+            looked = -1
         kind = type(item)
         if kind is str or kind is int or kind is bool or item is None:
             continue
@@ -130,8 +135,19 @@ def check_value(ctx: Context, value: object, path: str, depth: int) -> bool:
         ctx.nodes_left = budget
         return True
     ctx.nodes_left = budget
+    if budget < 0:  # the budget ran out, no problem met before: no second walk to name one
+        limit = ctx.options.max_nodes
+        ctx.add(path, "json.too_many_nodes", _too_many(limit, more_values(value, limit)))
+        return False
     _explain(ctx, value, path, depth)
     return False
+
+
+def _too_many(max_nodes: int, alone: bool) -> str:
+    """The message of ``json.too_many_nodes``: ``alone``, the value holds more than the budget
+    by itself; else with the values met before it."""
+    return (f"the value holds more than {max_nodes} nodes (shared or cyclic references?)" if alone else
+            f"the response holds more than {max_nodes} values (shared or cyclic references?)")
 
 
 def check_extras(ctx: Context, obj: Mapping[Any, Any], known: frozenset[str], path: str,
@@ -277,9 +293,8 @@ def _explain(ctx: Context, value: object, path: str, depth: int) -> None:
     while stack:
         item, level, where = stack.pop()
         seen += 1
-        if seen > ctx.options.max_nodes:
-            ctx.add(path, "json.too_many_nodes",
-                    f"the value holds more than {ctx.options.max_nodes} nodes (shared or cyclic references?)")
+        if seen > ctx.options.max_nodes or (seen == LOOKED and more_values(value, ctx.options.max_nodes)):
+            ctx.add(path, "json.too_many_nodes", _too_many(ctx.options.max_nodes, True))
             return
         if item is None or isinstance(item, (str, bool)):
             continue
@@ -307,8 +322,7 @@ def _explain(ctx: Context, value: object, path: str, depth: int) -> None:
         ctx.add(where, _NOT_JSON, f"a {type(item).__name__} is not a JSON value")
         return
     # The fast walk ran out of node budget over several values: blame this one.
-    ctx.add(path, "json.too_many_nodes",
-            f"the response holds more than {ctx.options.max_nodes} values (shared or cyclic references?)")
+    ctx.add(path, "json.too_many_nodes", _too_many(ctx.options.max_nodes, False))
 
 
 __all__ = ["Context", "Options", "check_extras", "check_value",  # Options: read here by the proxy and the tap
