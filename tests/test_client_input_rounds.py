@@ -93,6 +93,9 @@ CASES: list[tuple[str, str, dict[str, Any], Kind, list[tuple[str, str]], Action,
     # Before, the client retried it unchanged until max_rounds: 10 rounds, ~5 s of back-off,
     # then transport.rounds.
     ("empty", "empty", {}, Kind.UNCLASSIFIED, NONE_NAMED, Action.INVESTIGATE, "", [ENDED], []),
+    # The same at the rounds cap: the cap is not what ended it (before: transport.rounds).
+    ("empty_at_the_cap", "empty", {"max_rounds": 1}, Kind.UNCLASSIFIED, NONE_NAMED, Action.INVESTIGATE, "", [ENDED],
+     []),
     # The same after the one key was answered (with or without a state on the round that asked):
     # the retry would drop the answers and the state, so the server would start over and the
     # user be asked again. Before, the client did exactly that: the form reached the handler on
