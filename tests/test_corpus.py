@@ -43,10 +43,11 @@ def test_corpus_size_and_spread() -> None:
 # Only a parsed Python value (never JSON text) can break these; test_api.py covers them.
 PYTHON_VALUE_RULES = {"json.not_json_value", "json.too_many_nodes"}
 # The verdict's rules (the content check's and the client's own codes are tested elsewhere:
-# task.input in tests/test_client_task_input.py).
+# task.input in tests/test_client_task_input.py, input.unanswerable in
+# tests/test_client_input_rounds.py).
 VERDICT_RULES = {code for code in RULES if code.split(".")[0] in {
     "json", "envelope", "error", "result", "content", "input", "task", "elicitation", "sampling", "icon",
-    "meta"}} - {"content.suspect_error", "task.input"}
+    "meta"}} - {"content.suspect_error", "task.input", "input.unanswerable"}
 
 
 def test_every_rule_is_exercised_and_every_named_finding_exists() -> None:

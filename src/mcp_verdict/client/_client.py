@@ -20,7 +20,9 @@ without a listing at all.
 The client drives the multi round-trip pattern itself (one ``tools/call`` per round, through
 the SDK's single-round call): each round is classified before any input is gathered, input
 requests go to the application's handlers, and the retry carries ``inputResponses`` and the
-exact ``requestState`` with a new JSON-RPC id, up to a rounds cap. A task's input requests
+exact ``requestState`` with a new JSON-RPC id, up to a rounds cap; an answer with an empty
+``inputRequests`` and no ``requestState``, whose retry could carry nothing new, ends the call
+(``input.unanswerable``). A task's input requests
 (``input_required`` in ``tasks/get``) go the same way, answered with ``tasks/update``, each key
 once. Calls are serialised on a client, so every frame between a call's start and end belongs
 to it.
@@ -691,13 +693,21 @@ class VerdictClient:
                 return await self._follow_task(verdict, record)
             if verdict.kind is not Kind.INPUT_REQUIRED:
                 return verdict
+            requests_, state = verdict.input_requests, verdict.request_state
+            if not requests_ and state is None:  # (an input_required answer without either has no verdict of that kind)
+                # An empty inputRequests and no requestState: the retry would carry neither answers
+                # nor state, the first request again unchanged (mrtr: each retry stands alone).
+                ended = make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, _asks_none(
+                    "the answer", " and it has no requestState", "mrtr, client requirements: a retry answers the "
+                    "inputRequests and echoes the requestState; with neither it would be the first request again, "
+                    "unchanged, and could not move the call on")), verdict.version, verdict.message)
+                record.rounds[-1] = replace(round_, verdict=ended)
+                return ended
             if number == self.max_rounds:
                 return self._local("transport.rounds", f"the server still asked for input after {number} rounds "
                                    "(the client's cap)")
-            requests_ = verdict.input_requests
             responses = {key: await self.handlers.answer(request) for key, request in requests_.items()} \
                 if requests_ else None
-            state = verdict.request_state
             if not requests_:
                 await anyio.sleep(min(0.05 * 2 ** (number - 1), 1.0))  # state-only: retry, gently
         raise AssertionError("unreachable")  # pragma: no cover
@@ -953,10 +963,9 @@ class VerdictClient:
                 "MUST return the outstanding requests)")),), self.version, None)
         requests_ = result["inputRequests"]
         if isinstance(requests_, dict) and not requests_:  # (not "every key answered": no key at all)
-            return {}, make_verdict(Kind.UNCLASSIFIED, (finding("/result/inputRequests", "task.input", (
-                f"task {_quoted(task_id)} is input_required but its inputRequests is empty: it asks for input and "
-                "names no request to answer (ext-tasks, tasks/get: inputRequests MUST contain all the outstanding "
-                "requests the task needs fulfilled before it can proceed)")),), self.version, None)
+            return {}, make_verdict(Kind.UNCLASSIFIED, (_asks_none(
+                f"task {_quoted(task_id)}", "", "ext-tasks, tasks/get: inputRequests MUST contain all the outstanding "
+                "requests the task needs fulfilled before it can proceed", code="task.input"),), self.version, None)
         new = requests_
         if isinstance(requests_, dict):
             for key, request in requests_.items():
@@ -1128,6 +1137,16 @@ def _status_of(value: Any) -> str | None:
     result = value.get("result") if isinstance(value, dict) else None
     status = result.get("status") if isinstance(result, dict) else None
     return status if isinstance(status, str) else None
+
+
+def _asks_none(subject: str, also: str, why: str, *, code: str = "input.unanswerable") -> Finding:
+    """The finding that ends a call on an ``input_required`` answer that asks for input and names
+    none to answer (an empty ``inputRequests``), where nothing the client could send would move it
+    on: ``subject`` names the answer (a result, a task), ``also`` what else it lacks, ``why`` the
+    rule that says so. One wording for a result (``input.unanswerable``: no ``requestState``
+    either) and a task (``task.input``: a task has no state to echo)."""
+    return finding("/result/inputRequests", code, f"{subject} is input_required but its inputRequests is empty{also}: "
+                   f"it asks for input and names no request to answer ({why})")
 
 
 def _with(verdict: Verdict, extra: Finding) -> Verdict:

@@ -187,6 +187,11 @@ def _catalogue() -> dict[str, Rule]:
              "inputRequests is not an object."),
         Rule("input.requests_empty", "warning", _LATEST + "basic/patterns/mrtr#inputrequests",
              "inputRequests is an empty object: there is nothing to fulfil."),
+        Rule("input.unanswerable", "error", _LATEST + "basic/patterns/mrtr#client-requirements-basic-workflow",
+             "An input_required answer whose inputRequests is empty and which has no requestState (the "
+             "client's own check): it asks for input and names none to answer, and a retry would carry "
+             "neither answers nor state, the first request again unchanged. The client ends the call "
+             "on that round rather than retrying it."),
         Rule("input.request_state_type", "error", _LATEST + "basic/patterns/mrtr#inputrequiredresult",
              "requestState is not a string."),
         Rule("input.request", "error", _LATEST + "basic/patterns/mrtr#inputrequests",
