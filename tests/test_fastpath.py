@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from mcp_verdict import TASKS_EXTENSION, VERSIONS, Kind, Limits, Verdict, classify, corpus
 from mcp_verdict.verdict._classify import DEFAULT_LIMITS, _options, check_fully
-from mcp_verdict.verdict._fastpath import _spliced, common_kind, read_common, read_quoted, wide_text
+from mcp_verdict.verdict._fastpath import _WIDE_BYTES, _spliced, common_kind, read_common, read_quoted, wide_text
 from mcp_verdict.verdict._options import SKIM_BYTES
 from mcp_verdict.verdict._parser import NOT_PARSED, parse
 from mcp_verdict.verdict._verdict import make_verdict
@@ -709,10 +709,10 @@ def test_the_quote_count_proves_a_long_wide_text(wire: bytes, fast: bool, kind: 
         assert same_json(verdict.message, json.loads(wire))
 
 
-def _wide_first(result: str = "", before: str = "", chars: int = 600, text: bytes | None = None,
+def _wide_first(result: str = "", before: str = "", chars: int = 1000, text: bytes | None = None,
                 after: bytes = b"") -> bytes:
-    """A compact response of ~2 kB whose first content block is a text of ``chars`` characters
-    past ASCII (below the 8 KiB from which orjson reads such texts: the typed read's); ``before``
+    """A compact response of ~3 kB whose first content block is a text of ``chars`` characters
+    past ASCII (past the 2.5 KiB from which orjson reads such texts, below 8 KiB); ``before``
     the result's members before content, ``result`` those after it; ``text`` the block's text
     as written, else that text; ``after``: bytes after the whole response."""
     if text is None:
@@ -721,14 +721,15 @@ def _wide_first(result: str = "", before: str = "", chars: int = 600, text: byte
             b'[{"type":"text","text":' + text + b"}]" + result.encode() + b"}}" + after)
 
 
-_WIDE_TEXT = json.dumps((_WIDE * 40)[:600], ensure_ascii=False)[1:-1]
+_WIDE_TEXT = json.dumps((_WIDE * 60)[:1000], ensure_ascii=False)[1:-1]
 
-# (a compact text whose first block is a long text past ASCII, under 8 KiB; whether the write-back
-# with that text left out proves it (_fastpath._spliced: the writing with the text swapped for
-# "\u0000", and the text's bytes one string token in its place); whether the fast path takes it;
-# kind; findings). What the splice does not prove, the whole write-back or the strict reader
+# (a compact text whose first block is a long text past ASCII, under 8 KiB: orjson reads it; whether
+# the write-back with that text left out proves orjson's value and msgspec's typed read's (one bool
+# for both) (_fastpath._spliced: the writing with the text swapped for "\u0000", and the text's
+# bytes one string token in its place); whether the fast path takes it; kind; findings).
+# What the splice does not prove, the quote count or the strict reader
 # decides as before. RFC 8259 s4: names SHOULD be unique (json.duplicate_key); s7: strings.
-SPLICE_CASES: list[tuple[bytes, bool, bool, Kind, list[str]]] = [
+SPLICE_CASES: list[tuple[bytes, bool | tuple[bool, bool], bool, Kind, list[str]]] = [
     (_wide_first(), True, True, Kind.NORMAL_COMPLETE, []),
     (_wide_first(',"isError":true'), True, True, Kind.TOOL_ERROR, []),
     (_wide_first(',"structuredContent":{"n":"\\u0000"}'), True, True, Kind.NORMAL_COMPLETE, []),
@@ -736,7 +737,7 @@ SPLICE_CASES: list[tuple[bytes, bool, bool, Kind, list[str]]] = [
     (_wide_first(text=f'"{_WIDE_TEXT}\\n\\t\\u0022\\u00e9"'.encode()), True, True, Kind.NORMAL_COMPLETE, []),
     # a quote byte inside (escaped), or a text ending with an escaped backslash: not proven by the
     # splice (its test is the quote bytes), the whole write-back proves them
-    (_wide_first(text=f'"{_WIDE_TEXT}\\"{_WIDE_TEXT}"'.encode()), False, True, Kind.NORMAL_COMPLETE, []),
+    (_wide_first(text=f'"{_WIDE_TEXT}\\"!"'.encode()), False, True, Kind.NORMAL_COMPLETE, []),
     (_wide_first(text=f'"{_WIDE_TEXT}\\\\"'.encode()), False, True, Kind.NORMAL_COMPLETE, []),
     # "\u0000" earlier in the result: the sentinel's first writing is not the text's
     (_wide_first(before='"structuredContent":{"s":"\\u0000"},'), False, True, Kind.NORMAL_COMPLETE, []),
@@ -754,29 +755,34 @@ SPLICE_CASES: list[tuple[bytes, bool, bool, Kind, list[str]]] = [
      Kind.UNCLASSIFIED, ["json.duplicate_key"]),
     (_wide_first(',"structuredContent":{"n":[1e6,1e6,1e3]},"isError":true,"isError":true'), False, False,
      Kind.UNCLASSIFIED, ["json.duplicate_key"]),
-    # a member the shapes do not declare (dropped by msgspec): the full checker walks it
-    (_wide_first(',"x":1'), False, False, Kind.NORMAL_COMPLETE, []),
-    # an integer past 64 bits: orjson cannot write it; the strict reader proves the text (under 4 KiB)
-    (_wide_first(',"structuredContent":{"n":18446744073709551616}'), False, True, Kind.NORMAL_COMPLETE, []),
-    (_wide_first(chars=100), False, True, Kind.NORMAL_COMPLETE, []),  # a short text: the whole write-back
+    # a member the shapes do not declare: orjson's value holds it (the splice proves it), msgspec's
+    # typed read drops it (the splice does not); either way the full checker walks it
+    (_wide_first(',"x":1'), (True, False), False, Kind.NORMAL_COMPLETE, []),
+    # an integer past 64 bits: orjson reads a float (written back otherwise), so neither the splice
+    # nor the quote count proves orjson's value: the strict reader reads it exactly (RFC 8259 s6)
+    (_wide_first(',"structuredContent":{"n":18446744073709551616}'), False, False, Kind.NORMAL_COMPLETE, []),
+    (_wide_first(chars=100, result=',"structuredContent":{"t":"' + "\u4e2d" * 900 + '"}'), False, True,
+     Kind.NORMAL_COMPLETE, []),  # a short first text (the rest wide): the quote count
 ]
 
 
 @pytest.mark.parametrize(("wire", "spliced", "fast", "kind", "codes"), SPLICE_CASES)
-def test_the_write_back_leaves_a_long_wide_text_out(wire: bytes, spliced: bool, fast: bool, kind: Kind,
-                                                    codes: list[str]) -> None:
+def test_the_write_back_leaves_a_long_wide_text_out(wire: bytes, spliced: bool | tuple[bool, bool], fast: bool,
+                                                    kind: Kind, codes: list[str]) -> None:
     options = _options("2026-07-28")
-    assert options.read_common is not None and len(wire) <= 8192  # (the typed read's, not orjson's)
-    try:
-        message = options.read_common(wire)
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        message = None
-    if message is not None:
-        before = copy.deepcopy(message)
-        assert _spliced(wire, message) is spliced
-        assert same_json(message, before)  # (the text swapped back)
-    else:
-        assert not spliced
+    assert options.read_common is not None and _WIDE_BYTES < len(wire) <= 8192 and wide_text(wire)
+    by_reader = spliced if isinstance(spliced, tuple) else (spliced, spliced)
+    for read, proven in zip((orjson.loads, options.read_common), by_reader, strict=True):  # (orjson: the route's)
+        try:
+            message = read(wire)
+        except (msgspec.ValidationError, msgspec.DecodeError, orjson.JSONDecodeError):
+            message = None
+        if message is not None:
+            before = copy.deepcopy(message)
+            assert _spliced(wire, message) is proven
+            assert same_json(message, before)  # (the text swapped back)
+        else:
+            assert not proven
     assert (check_wire(wire, {}) is not None) is fast
     verdict = classify(wire)
     assert (verdict.kind, [f.code for f in verdict.findings]) == (kind, codes)
@@ -905,11 +911,11 @@ def test_duplicates_never_pass_the_quote_count(structured: Any, duplicate: int, 
 @example({"s": "\x00"}, "\\", 0, '\\"', False, False)
 def test_duplicates_never_pass_the_splice(structured: Any, tail: str, duplicate: int, quote_escape: str,
                                           first: bool, error: bool) -> None:
-    """Texts under 8 KiB whose first block is a long text past ASCII (the write-back with that
+    """Texts of 2.5 to 8 KiB whose first block is a long text past ASCII (the write-back with that
     text left out, :func:`_fastpath._spliced`), its end holding quotes, backslashes and control
     characters, with a repeated member name anywhere and "\\u0000" in other strings, agree with
     the strict reader and the full checker."""
-    content = [{"type": "text", "text": _WIDE * 20 + tail}]
+    content = [{"type": "text", "text": _WIDE * 60 + tail}]
     result: dict[str, Any] = ({"structuredContent": {"v": structured}, "resultType": "complete", "content": content}
                               if first else
                               {"resultType": "complete", "content": content, "structuredContent": {"v": structured}})
@@ -917,7 +923,7 @@ def test_duplicates_never_pass_the_splice(structured: Any, tail: str, duplicate:
         result["isError"] = True
     written, repeated = write_spaced({"jsonrpc": "2.0", "id": 1, "result": result}, duplicate, quote_escape, True)
     wire = written.encode()
-    assert len(wire) <= 8192
+    assert _WIDE_BYTES < len(wire) <= 8192 and wide_text(wire)  # (orjson's route, below the 8 KiB of the rows above)
     check_wire(wire, {})
     if repeated:
         assert [f.code for f in classify(wire).findings] in (["json.duplicate_key"], ["json.syntax"])  # RFC 8259 s4

@@ -63,11 +63,7 @@ its value is used only when one of two proofs holds:
 - the write-back: orjson, writing it back, produces exactly the text (followed by nothing
   but whitespace). The text is then the writing of Python dicts, whose keys are distinct,
   with orjson's one-to-one escaping: it repeats no member name and holds no member the value
-  lacks. Compact JSON as the TypeScript and Python SDKs write it is such a text. When the
-  first content block is a long text past ASCII, whose writing is mostly CPython encoding the
-  string msgspec just built, that text is left out (:func:`_spliced`): the value is written
-  with the text swapped for a sentinel, and the text must be that writing with the sentinel's
-  string token replaced by one string token (the text's own bytes);
+  lacks. Compact JSON as the TypeScript and Python SDKs write it is such a text;
 - the colon count, for a text of at most 4 KiB written otherwise (``json.dumps``' spaced
   separators, escaped non-ASCII, ``1e2``...) that holds no ``\\u003`` (no colon written as an escape): the text
   holds as many colon bytes as orjson's writing of the value. Every colon of a JSON text
@@ -82,21 +78,27 @@ its value is used only when one of two proofs holds:
 
 A text longer than 4 KiB that starts ``{"jsonrpc": `` (spaced, as ``json.dumps`` writes) is
 mostly strings, often escaped, which orjson reads fastest (the typed read and the strict reader
-cost 1.5-2.5x more on the benchmark's 20 kB text); so is a compact text longer than 8 KiB that
-is mostly long strings past ASCII (:func:`wide_text`: CJK, emoji), whose characters msgspec
-builds more slowly than orjson. orjson refuses what the strict reader refuses
-but a repeated member name (it keeps the last) and reads an integer past 64 bits as a float; its
-value is used (:func:`read_quoted`, then :func:`common_kind`) only when it holds no float of
-2**63 or more in magnitude and the quote count holds:
+cost 1.5-2.5x more on the benchmark's 20 kB text); so is a compact text longer than 2.5 KiB
+that is mostly long strings past ASCII (:func:`wide_text`: CJK, emoji), whose characters msgspec
+builds more slowly than orjson (and CPython encodes afresh for the write-back). orjson refuses
+what the strict reader refuses but a repeated member name (it keeps the last) and reads an
+integer past 64 bits as a float; its value is used (:func:`read_quoted`, then
+:func:`common_kind`) only when one of two proofs holds:
 
-- the quote count: the text holds as many double-quote bytes as twice the value's strings
-  (member names included) plus the double quotes inside them, and, when there are any inside,
-  no ``\\u0022``. Every quote byte of a JSON text opens or closes a string or is the second
-  byte of a ``\\"`` escape, so the text holds two per string of the text plus one per such
-  escape. Each string of the value is a string of the text, and a repeated name drops at least
-  one string (the name) from the value: a text with a repeated name holds at least two quote
-  bytes more than the count, unless quotes written ``\\u0022`` (a quote in the value, no quote
-  byte in the text) make up the difference — hence the second condition.
+- the splice, when the first content block is a long text past ASCII (:func:`_spliced`): the
+  write-back with that text left out. The value is written with the text swapped for a
+  sentinel, and the text must be that writing with the sentinel's string token replaced by
+  one string token, the text's own bytes (writing them is most of a whole write-back's cost);
+
+- the quote count, when the value holds no float of 2**63 or more in magnitude: the text holds
+  as many double-quote bytes as twice the value's strings (member names included) plus the
+  double quotes inside them, and, when there are any inside, no ``\\u0022``. Every quote byte
+  of a JSON text opens or closes a string or is the second byte of a ``\\"`` escape, so the
+  text holds two per string of the text plus one per such escape. Each string of the value is a
+  string of the text, and a repeated name drops at least one string (the name) from the value: a
+  text with a repeated name holds at least two quote bytes more than the count, unless quotes
+  written ``\\u0022`` (a quote in the value, no quote byte in the text) make up the difference —
+  hence the second condition.
 
 Anything else goes to the strict reader, which decides and explains. A content block other
 than a bare text block makes the first typed read fail; the text is then read once more with
@@ -139,10 +141,12 @@ _ESCAPED_QUOTE: Final = b"\\u0022"
 _BIG_FLOAT: Final = 9.2e18
 """Below 2**63 in magnitude (9.223e18): a float orjson read there was written as a float. orjson
 reads an integer past 64 bits (2**64, -2**63 - 1) as a float; the strict reader, exactly."""
-_WIDE_BYTES: Final = 8192
+_WIDE_BYTES: Final = 2560
 """Compact texts longer than this that are mostly long strings past ASCII (:func:`wide_text`)
-are read by orjson: below it the quote count's fixed cost (~2.5 us of Python: the value's
-strings counted, the text's quotes, ``common_kind``) outweighs msgspec's slower strings."""
+are read by orjson: below it the proof's fixed cost (~1 us of Python for the splice, ~2.5 us
+for the quote count, then ``common_kind``) outweighs msgspec's slower strings and their
+write-back (measured side by side on CJK, emoji and French texts of 1 to 8 kB: orjson's
+route is the cheaper from ~2.5-3 kB)."""
 _COUNTED_BYTES: Final = 8192
 """The quote count of a text this long or shorter is ``bytes.count``'s (:func:`_quotes`) ..."""
 _FOUND: Final = 32
@@ -152,12 +156,9 @@ _STRICT_PROOF_BYTES: Final = 4096
 small text the typed read and the strict reader together cost less than the strict reader and
 ``common_kind``'s checks in Python; on a longer one, mostly strings, the typed read costs more
 than it spares (and a wrong text would be read twice)."""
-_SPLICED_BYTES: Final = 768
-"""Texts longer than this whose first content block is a long text past ASCII are proven by
-:func:`_spliced` ..."""
 _SPLICED_CHARS: Final = 128
-"""... when that text has this many characters or more (below, the encoding it spares costs
-less than the second look)."""
+"""A first text block of this many characters or more, past ASCII, is left out of the write-back
+that proves orjson's value (:func:`_spliced`); a shorter one costs less to write than to look for."""
 _SENTINEL: Final = "\x00"
 _SENTINEL_WRITTEN: Final = b':"\\u0000"'
 """How orjson writes :data:`_SENTINEL` as a member's value."""
@@ -311,8 +312,8 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
     try:
         spaced = data[11] == 32  # {"jsonrpc": "2.0" as json.dumps writes it, which orjson never writes
         if len(data) > _STRICT_PROOF_BYTES if spaced else len(data) > _WIDE_BYTES and wide_text(data):
-            # long and mostly strings (spaced), or long strings beyond Latin-1: which orjson
-            return read_quoted(data, options, request_id)  # reads fastest, the quote count proving it
+            # long and mostly strings (spaced), or long strings beyond Latin-1: which orjson reads
+            return read_quoted(data, options, request_id)  # fastest, the splice or the quote count proving it
         message: Any = options.read_common(data)  # type: ignore[misc]
     except msgspec.ValidationError as problem:  # not the shapes: maybe other blocks
         message = _read_links(data, options, problem)
@@ -322,17 +323,16 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
         return None
     # The proofs (module docstring). The write-back: msgspec accepted all of data, so whatever
     # follows the written value is whitespace. A spaced text cannot be written back.
-    if spaced or len(data) <= _SPLICED_BYTES or not _spliced(data, message):
-        try:
-            written = _write(message)
-        except Exception:  # orjson: an integer beyond 64 bits
-            written = b""
-        if (spaced or (written != data and not (written and data.startswith(written)))) and (
-                len(data) > _STRICT_PROOF_BYTES or not written  # (on a long text counting costs more than it spares)
-                or data.count(b":") != written.count(b":") or data.find(_ESCAPED_COLON) >= 0):  # the colon count
-            message = _strictly_proven(data, message)
-            if message is None:
-                return None
+    try:
+        written = _write(message)
+    except Exception:  # orjson: an integer beyond 64 bits
+        written = b""
+    if (spaced or (written != data and not (written and data.startswith(written)))) and (
+            len(data) > _STRICT_PROOF_BYTES or not written  # (on a long text counting costs more than it spares)
+            or data.count(b":") != written.count(b":") or data.find(_ESCAPED_COLON) >= 0):  # the colon count
+        message = _strictly_proven(data, message)
+        if message is None:
+            return None
     if len(message) != 3:  # jsonrpc, id, result|error
         return None
     if request_id is not None and (type(message["id"]) is not type(request_id) or message["id"] != request_id):
@@ -376,7 +376,7 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
 def _spliced(data: bytes, message: Any) -> bool:
     """The write-back proof with the first content block's text left out, when that text is
     long and past ASCII (orjson's writing of such a string is mostly its UTF-8 encoding, which
-    CPython makes afresh for a string msgspec just built: ~0.6 us per kB of CJK). The text is
+    CPython makes afresh for a string a reader just built: ~0.6 us per kB of CJK). The text is
     swapped for :data:`_SENTINEL` while the value is written; the proof holds when ``data`` is
     that writing with the sentinel's string token replaced by one string token.
 
@@ -385,13 +385,15 @@ def _spliced(data: bytes, message: Any) -> bool:
     another, where a member's value stands (after a colon: a member name never does), changes
     no member name. The span between the two parts holds no quote byte but its first and last,
     and its last is not escaped (the byte before it is no backslash), so it is one string
-    token; msgspec read ``data`` to this value, so that token is the text's."""
+    token; the reader (orjson; msgspec's typed read alike) read ``data`` to this value, so that
+    token is the text's. An integer past 64 bits, which orjson reads as a float, is written
+    back as a float (with a point or an exponent): the parts then differ from the text."""
     try:
         block = message["result"]["content"][0]
         text = block["text"]
-    except Exception:  # an error, no content, a first block that is not text
+    except Exception:  # an error, no content, a first block that is not text; no object (orjson's value)
         return False
-    if len(text) < _SPLICED_CHARS or text.isascii():  # (an ASCII string's UTF-8 is its own bytes)
+    if type(text) is not str or len(text) < _SPLICED_CHARS or text.isascii():  # (ASCII: UTF-8 is its bytes)
         return False
     block["text"] = _SENTINEL
     try:
@@ -414,8 +416,8 @@ def wide_text(data: bytes) -> bool:
     the 512 bytes at its middle: no quote byte there (one long string runs there: a listing,
     whose values msgspec reads fastest, shows dozens) and a byte past ASCII. msgspec builds a
     string of characters past Latin-1 (CJK, emoji, an em dash) at ~1.6x ``orjson.loads``' time,
-    so that the typed read and the write-back cost 2.5-3.8x where orjson's read and the quote
-    count cost 1.1-1.9x (``benchmarks/bench_classify.py``'s CJK and emoji shapes). Its cost:
+    so that the typed read and the write-back cost 2.6-2.8x where orjson's read and the splice
+    cost 1.2-2.2x from ~2.5 kB (``benchmarks/bench_classify.py``'s CJK and emoji shapes). Its cost:
     ~0.2 us whatever the text's size (an ASCII text with one bad byte is not read to its end
     here: its error path stays as it was)."""
     start = max((len(data) >> 1) - 256, 0)  # (a negative start would count from the end)
@@ -457,9 +459,10 @@ def quoted(data: bytes, options: Options, request_id: str | int | None) -> Verdi
         message = _loads(data)
     except ValueError:  # orjson.JSONDecodeError
         return False
-    strings, quotes = _strings(message)
-    if strings < 0 or _quotes(data) != 2 * strings + quotes or (quotes and data.find(_ESCAPED_QUOTE) >= 0):
-        return True
+    if not _spliced(data, message):
+        strings, quotes = _strings(message)
+        if strings < 0 or _quotes(data) != 2 * strings + quotes or (quotes and data.find(_ESCAPED_QUOTE) >= 0):
+            return True
     kind = common_kind(message, options, request_id)
     return True if kind is None else make_verdict(kind, (), options.rules.version, message)
 
