@@ -57,6 +57,28 @@ class JsonHandler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
+class ReplyHandler(JsonHandler):
+    """A stateless Streamable HTTP server's handler: each POSTed request answered with
+    :meth:`reply`'s JSON body, a notification or answer with 202; no GET stream, no session to
+    delete (405)."""
+
+    def reply(self, message: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def do_GET(self) -> None:
+        self.send(405, b"")
+
+    def do_DELETE(self) -> None:
+        self.send(405, b"")
+
+    def do_POST(self) -> None:
+        message = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+        if not isinstance(message, dict) or message.get("id") is None:
+            self.send(202, b"")
+            return
+        self.send(200, json.dumps(self.reply(message)).encode())
+
+
 def discovered(name: str, extensions: dict[str, Any]) -> dict[str, Any]:
     """A 2026-07-28 ``server/discover`` result: server ``name``, tools and ``extensions``."""
     return {"resultType": "complete", "supportedVersions": ["2026-07-28"],

@@ -36,7 +36,7 @@ import json
 import sys
 from typing import Any
 
-from tests.servers._lines import JsonHandler, discovered, listed, requests, serve_http, text
+from tests.servers._lines import ReplyHandler, discovered, listed, requests, serve_http, text
 
 TOOLS = ("ask_name", "empty", "emptied", "emptied_state", "state_only", "empty_state", "state_forever", "same_key",
          "new_keys", "growing_state", "requests_list", "requests_text", "requests_null", "empty_key")
@@ -115,19 +115,9 @@ def reply(message: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": message.get("id"), **body}
 
 
-class Handler(JsonHandler):
-    def do_GET(self) -> None:
-        self.send(405, b"")
-
-    def do_DELETE(self) -> None:
-        self.send(405, b"")
-
-    def do_POST(self) -> None:
-        message = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
-        if not isinstance(message, dict) or message.get("id") is None:
-            self.send(202, b"")
-            return
-        self.send(200, json.dumps(reply(message)).encode())
+class Handler(ReplyHandler):
+    def reply(self, message: dict[str, Any]) -> dict[str, Any]:
+        return reply(message)
 
 
 def main() -> None:

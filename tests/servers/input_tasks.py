@@ -40,7 +40,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.servers._lines import TASKS, JsonHandler, discovered, listed, requests, serve_http, task_call, text
+from tests.servers._lines import TASKS, ReplyHandler, discovered, listed, requests, serve_http, task_call, text
 
 TOOLS = ("ask_name", "two_steps", "ask_two", "ask_url", "ask_ref", "update_error", "update_no_result",
          "no_requests", "null_requests", "empty_requests", "emptied", "key_reused", "ask_forever", "stale_forever")
@@ -191,21 +191,11 @@ class Server:
         raise LookupError(method)
 
 
-class Handler(JsonHandler):
+class Handler(ReplyHandler):
     server_state = Server()
 
-    def do_GET(self) -> None:
-        self.send(405, b"")
-
-    def do_DELETE(self) -> None:
-        self.send(405, b"")
-
-    def do_POST(self) -> None:
-        message = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
-        if not isinstance(message, dict) or message.get("id") is None:
-            self.send(202, b"")
-            return
-        self.send(200, json.dumps(self.server_state.reply(message)).encode())
+    def reply(self, message: dict[str, Any]) -> dict[str, Any]:
+        return self.server_state.reply(message)
 
 
 def main() -> None:
