@@ -30,11 +30,12 @@ from typing import Any
 import pytest
 
 from mcp_verdict.demo import stdio_command
+from mcp_verdict.proxy._http_host import MAX_ASKED
 
 from ._peers import TIMEOUT, call, wait_until
 from ._restarting import frame_records
 from .test_proxy_http_edges import _address, _request, _status
-from .test_proxy_http_host_hostile import _body, _proxy, _Stream
+from .test_proxy_http_host_hostile import _body, _close_all, _proxy, _Stream
 
 ASKING = [sys.executable, str(Path(__file__).with_name("asking_server.py"))]
 HEADER_MISMATCH, INVALID_REQUEST = -32020, -32600
@@ -190,6 +191,46 @@ def test_a_host_response_answers_only_its_own_sessions_server_request_once(tmp_p
             stream.close()
     assert statuses == [400, 202, 400, 400, 202, 400]
     assert [_text(c) for c in calls] == [(5, "answered s-1"), (6, "answered u-2")]
+
+
+def test_the_server_requests_of_a_deleted_session_are_forgotten(tmp_path: Path) -> None:
+    """The server requests that await a host's answer are kept, at most 4,096 (the oldest
+    forgotten past them, its host's late answer refused); those of a session its host ended
+    (HTTP DELETE) are forgotten with it — no host can answer them any more (404: no session).
+    Here B's request s-1 awaits; 4,095 more go to A's GET stream (4,096 in all), A's host ends
+    its session, and one more goes to B's stream. Before, A's stayed until the cap: the 4,097th
+    pushed out s-1, and B's answer to it was refused (400), its call left unanswered."""
+    assert MAX_ASKED == 4096
+    version = "2025-06-18"
+    headers = {"MCP-Protocol-Version": version}
+    calls: list[bytes] = []
+    with _proxy(["--", *ASKING], tmp_path / "err") as url:
+        one, two = _session(url, version), _session(url, version)
+        stream_two = _Stream(url, {**headers, "Mcp-Session-Id": two})
+        streams = [stream_two]
+        try:
+            assert wait_until(lambda: b"\r\n\r\n" in stream_two.raw, TIMEOUT)
+            thread = threading.Thread(target=lambda: calls.append(_request(
+                url, "POST", _tool(5, "ask"), {**headers, "Mcp-Session-Id": two})))
+            thread.start()
+            assert wait_until(lambda: b'"s-1"' in stream_two.raw, TIMEOUT)
+            stream_one = _Stream(url, {**headers, "Mcp-Session-Id": one})  # the server's requests go here now
+            streams.append(stream_one)
+            assert wait_until(lambda: b"\r\n\r\n" in stream_one.raw, TIMEOUT)
+            flood = _request(url, "POST", _tool(6, "flood", {"count": 4095}), {**headers, "Mcp-Session-Id": one})
+            assert _text(flood) == (6, "flooded 4095")
+            assert wait_until(lambda: b'"f-4095"' in stream_one.raw, TIMEOUT)
+            deleted = _status(_request(url, "DELETE", b"", {**headers, "Mcp-Session-Id": one}))
+            assert stream_one.ended.wait(TIMEOUT)  # (B's stream is the server's again)
+            more = _request(url, "POST", _tool(7, "flood", {"count": 1}), {**headers, "Mcp-Session-Id": two})
+            assert wait_until(lambda: b'"f-4096"' in stream_two.raw, TIMEOUT)
+            answer = _request(url, "POST", b'{"jsonrpc":"2.0","id":"s-1","result":{"roots":[]}}',
+                              {**headers, "Mcp-Session-Id": two})
+            thread.join(TIMEOUT)
+        finally:
+            _close_all(streams)
+    assert (deleted, _text(more), _status(answer), [_text(c) for c in calls]) == (
+        200, (7, "flooded 1"), 202, [(5, "answered s-1")])
 
 
 # -- a 2026-07-28 tools/call's Mcp-Param-{name} headers (the tool's x-mcp-header properties) -------

@@ -213,7 +213,8 @@ MAX_SESSIONS: Final = 1000
 used idle one is closed (its upstream session goes on: its next request gets a new relay)."""
 MAX_ASKED: Final = 4096
 """The server requests awaiting a host's answer that the HTTP host side keeps (stdio upstream):
-past it the oldest is forgotten (a host's late answer to it is refused)."""
+past it the oldest is forgotten (a host's late answer to it is refused). Those of a session are
+forgotten when it ends."""
 MAX_GETS: Final = 16
 """The GET streams one 2025 session (or the requests of none) keeps open at most: past it the
 one opened first is ended (a server MAY close an SSE stream at any time, 2025-11-25
@@ -564,8 +565,9 @@ class HttpHost:
         """The server requests sent to a host's GET stream (stdio upstream) that no host answered
         yet, by (the stream's session or None, the request's id: ``("key", id_key)``, or
         ``("text", the id as written)`` when no parser holds it), the oldest first, at most
-        :data:`MAX_ASKED`: whether no parser reads the request (its host may answer it with a
-        null id). A host's response must answer one of its own session's (``_unasked``)."""
+        :data:`MAX_ASKED`, none of a session that ended (``_forget_session``): whether no parser
+        reads the request (its host may answer it with a null id). A host's response must answer
+        one of its own session's (``_unasked``)."""
         self._unread_asks = 0
         self._open_gets: dict[str | None, deque[PostStream]] = {}
         """The GET streams open by the session they name (None: none), the first opened first:
@@ -1413,7 +1415,13 @@ class HttpHost:
         return web.Response(status=200)
 
     def _forget_session(self, session: str, reason: str) -> None:
+        """The session ends (its host's DELETE, or past :data:`MAX_SESSIONS`): its calls in
+        flight are stopped, its GET streams end, and the server requests sent to it that no host
+        answered are forgotten (its hosts' answers to them are refused: 404, no session)."""
         calls = self._sessions.pop(session)
+        asked = self._asked
+        for key in [key for key in asked if key[0] == session]:
+            del asked[key]
         if calls and self._stdio is not None:
             self._stdio.stopping(reason, calls)
         for stream in self._gets:
