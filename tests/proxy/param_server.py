@@ -4,8 +4,9 @@ tests of an HTTP host's ``Mcp-Param-{name}`` headers over a stdio upstream.
 ``tools/list`` lists :data:`TOOLS`: ``route``, whose ``inputSchema`` declares ``x-mcp-header``
 on ``region`` (string: ``Region``), ``count`` (integer: ``Count``), ``flag`` (boolean: ``Flag``)
 and ``target.zone`` (string, nested: ``Zone``), not on ``note``; ``broken``, whose one
-``x-mcp-header`` sits under ``items`` (not reached by ``properties`` keys alone: an invalid
-tool definition, 2026-07-28 basic/transports/streamable-http, Schema Extension). Every
+``x-mcp-header`` sits under ``items`` (not reached by ``properties`` keys alone), and
+``number``, whose one is on a property of type ``number`` (not integer, string or boolean): two
+invalid tool definitions (2026-07-28 basic/transports/streamable-http, Schema Extension). Every
 ``tools/call`` is answered with the text ``called <name> <arguments as JSON, keys sorted>``,
 whatever the name (a tool it does not list too); any other request with an empty result.
 """
@@ -25,6 +26,8 @@ TOOLS: list[dict[str, Any]] = [
         "note": {"type": "string"}}}},
     {"name": "broken", "inputSchema": {"type": "object", "properties": {
         "regions": {"type": "array", "items": {"type": "string", "x-mcp-header": "Region"}}}}},
+    {"name": "number", "inputSchema": {"type": "object", "properties": {
+        "n": {"type": "number", "x-mcp-header": "N"}}}},
 ]
 
 

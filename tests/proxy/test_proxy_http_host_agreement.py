@@ -314,6 +314,7 @@ PARAM_ROWS: list[tuple[str, str, dict[str, Any], dict[str, str], int]] = [
     ("undeclared-header", "route", {"note": "n"}, {"Mcp-Param-Note": "anything", "Mcp-Param-Other": "x"},
      FORWARDED),  # no x-mcp-header: not the server's (an intermediary forwards it and ignores it)
     ("invalid-tool-definition", "broken", {"regions": ["a"]}, {"Mcp-Param-Region": "b"}, FORWARDED),
+    ("invalid-tool-number-type", "number", {"n": 3}, {"Mcp-Param-N": "4"}, FORWARDED),
     ("tool-not-listed", "unlisted", US, {"Mcp-Param-Region": "us-east1"}, FORWARDED),
 ]
 
