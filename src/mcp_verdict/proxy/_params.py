@@ -191,7 +191,7 @@ def param_mismatch(schema: object, arguments: object, headers: Headers) -> str |
         header = f"Mcp-Param-{name}"
         given, problem = one_header(headers, header)
         value = _at(arguments, path)
-        where = "arguments." + ".".join(path)
+        where = neutral(cut("arguments." + ".".join(path), 120))  # (the schema's property names: peer text)
         if problem is not None:
             return problem
         rendered = _rendered(value)
