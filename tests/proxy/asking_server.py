@@ -6,7 +6,9 @@ batches). tools/call by name: ``slow`` answers after ``arguments.seconds``; ``as
 host a ``roots/list`` request (id ``"s-<n>"``) and answers the call once the host answers it,
 with the text ``answered <id>``; ``ask_unreadable`` does the same with a request no strict
 parser reads (``NaN`` in its params, id ``"u-<n>"``), whose answer with a null id (a host that
-could not read it) is taken as its answer. A JSON-RPC response answering no request it sent
+could not read it) is taken as its answer; ``flood`` sends ``arguments.count`` ``roots/list``
+requests (ids ``"f-<n>"``, counted over the process) at once, answers none of their answers,
+and answers the call with the text ``flooded <count>``. A JSON-RPC response answering no request it sent
 gets an error under that response's id (null for a null id), as a server may answer it: the
 error a proxy would take for another host's answer. Reads as leniently as Python's json.
 """
@@ -35,6 +37,7 @@ def main() -> None:
     asked: dict[str, bytes] = {}  # (the id of a request of ours: the id of the call waiting on it)
     unreadable: list[str] = []
     count = 0
+    flooded = 0
     for line in sys.stdin.buffer:
         message = json.loads(line.decode("utf-8", "replace"))
         members = message if isinstance(message, list) else [message]  # (2025-03-26: a batch, each on its own)
@@ -68,6 +71,12 @@ def main() -> None:
                 count += 1
                 asked[f"s-{count}"] = rid
                 _write(b'{"jsonrpc":"2.0","id":"s-%d","method":"roots/list","params":{}}' % count)
+            elif name == "flood":
+                amount = int(params.get("arguments", {}).get("count", 1))
+                for _ in range(amount):
+                    flooded += 1
+                    _write(b'{"jsonrpc":"2.0","id":"f-%d","method":"roots/list","params":{}}' % flooded)
+                _write(_text(rid, f"flooded {amount}"))
             elif name == "ask_unreadable":
                 count += 1
                 asked[f"u-{count}"] = rid

@@ -10,7 +10,8 @@ server that resumes streams (2025-06-18 basic/transports, Resumability and Redel
 answer to a request that carries ``X-Set-Cookie`` (a header of the test's, forwarded as any
 other) sets two cookies, :data:`COOKIES`, in two ``Set-Cookie`` fields. A POST of ``hang``
 opens an event stream that never answers it; so does a batch (2025-03-26) that holds one.
-``GET /methods``: the JSON-RPC method of every POST so far (each member of a batch);
+``tools/list`` is answered with the tools of ``param_server.py`` (their ``x-mcp-header``
+properties). ``GET /methods``: the JSON-RPC method of every POST so far (each member of a batch);
 ``GET /cancelled``: the ``requestId`` of every ``notifications/cancelled``.
 Prints ``listening on URL``."""
 
@@ -24,8 +25,10 @@ from aiohttp import web
 
 if TYPE_CHECKING:  # (run as a script: sys.path[0] is this folder; checked as tests.proxy)
     from ._serve import run
+    from .param_server import TOOLS
 else:
     from _serve import run
+    from param_server import TOOLS
 
 SEEN: list[tuple[str, list[tuple[str, str]]]] = []
 METHODS: list[object] = []
@@ -72,7 +75,8 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
             await stream.write(b"id: p-1\nretry: 10\ndata:\n\n")
             await stream.write_eof()
             return stream
-        answer = web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": {}})
+        result = {"resultType": "complete", "tools": TOOLS} if message.get("method") == "tools/list" else {}
+        answer = web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": result})
         if message.get("method") == "cookie/set":
             answer.headers["Set-Cookie"] = "affinity=a1; Path=/"
         return _cookies(request, answer)

@@ -23,17 +23,19 @@ import re
 import socket
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from mcp_verdict.demo import stdio_command
+from mcp_verdict.proxy._http_host import MAX_ASKED
 
 from ._peers import TIMEOUT, call, wait_until
 from ._restarting import frame_records
 from .test_proxy_http_edges import _address, _request, _status
-from .test_proxy_http_host_hostile import _body, _proxy, _Stream
+from .test_proxy_http_host_hostile import _body, _close_all, _proxy, _Stream
 
 ASKING = [sys.executable, str(Path(__file__).with_name("asking_server.py"))]
 HEADER_MISMATCH, INVALID_REQUEST = -32020, -32600
@@ -189,3 +191,175 @@ def test_a_host_response_answers_only_its_own_sessions_server_request_once(tmp_p
             stream.close()
     assert statuses == [400, 202, 400, 400, 202, 400]
     assert [_text(c) for c in calls] == [(5, "answered s-1"), (6, "answered u-2")]
+
+
+def test_the_server_requests_of_a_deleted_session_are_forgotten(tmp_path: Path) -> None:
+    """The server requests that await a host's answer are kept, at most 4,096 (the oldest
+    forgotten past them, its host's late answer refused); those of a session its host ended
+    (HTTP DELETE) are forgotten with it — no host can answer them any more (404: no session).
+    Here B's request s-1 awaits; 4,095 more go to A's GET stream (4,096 in all), A's host ends
+    its session, and one more goes to B's stream. Before, A's stayed until the cap: the 4,097th
+    pushed out s-1, and B's answer to it was refused (400), its call left unanswered."""
+    assert MAX_ASKED == 4096
+    version = "2025-06-18"
+    headers = {"MCP-Protocol-Version": version}
+    calls: list[bytes] = []
+    with _proxy(["--", *ASKING], tmp_path / "err") as url:
+        one, two = _session(url, version), _session(url, version)
+        stream_two = _Stream(url, {**headers, "Mcp-Session-Id": two})
+        streams = [stream_two]
+        try:
+            assert wait_until(lambda: b"\r\n\r\n" in stream_two.raw, TIMEOUT)
+            thread = threading.Thread(target=lambda: calls.append(_request(
+                url, "POST", _tool(5, "ask"), {**headers, "Mcp-Session-Id": two})))
+            thread.start()
+            assert wait_until(lambda: b'"s-1"' in stream_two.raw, TIMEOUT)
+            stream_one = _Stream(url, {**headers, "Mcp-Session-Id": one})  # the server's requests go here now
+            streams.append(stream_one)
+            assert wait_until(lambda: b"\r\n\r\n" in stream_one.raw, TIMEOUT)
+            flood = _request(url, "POST", _tool(6, "flood", {"count": 4095}), {**headers, "Mcp-Session-Id": one})
+            assert _text(flood) == (6, "flooded 4095")
+            assert wait_until(lambda: b'"f-4095"' in stream_one.raw, TIMEOUT)
+            deleted = _status(_request(url, "DELETE", b"", {**headers, "Mcp-Session-Id": one}))
+            assert stream_one.ended.wait(TIMEOUT)  # (B's stream is the server's again)
+            more = _request(url, "POST", _tool(7, "flood", {"count": 1}), {**headers, "Mcp-Session-Id": two})
+            assert wait_until(lambda: b'"f-4096"' in stream_two.raw, TIMEOUT)
+            answer = _request(url, "POST", b'{"jsonrpc":"2.0","id":"s-1","result":{"roots":[]}}',
+                              {**headers, "Mcp-Session-Id": two})
+            thread.join(TIMEOUT)
+        finally:
+            _close_all(streams)
+    assert (deleted, _text(more), _status(answer), [_text(c) for c in calls]) == (
+        200, (7, "flooded 1"), 202, [(5, "answered s-1")])
+
+
+# -- a 2026-07-28 tools/call's Mcp-Param-{name} headers (the tool's x-mcp-header properties) -------
+PARAMS = [sys.executable, str(Path(__file__).with_name("param_server.py"))]
+_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+         "params": {"_meta": call(1, "x")["params"]["_meta"]}}
+FORWARDED = 200
+"""The call reached the server (its answer, ``called <name> <arguments>``, came back)."""
+
+
+def _param_call(url: str, name: str, arguments: dict[str, Any], params: dict[str, str],
+                version: str | None = V) -> tuple[int, Any]:
+    """(the status; the server's text, or the JSON-RPC error's (id, code)) of a tools/call with
+    id 7 and the ``params`` headers (``version``: its ``MCP-Protocol-Version``, None: none),
+    with the ``Mcp-Method`` and ``Mcp-Name`` a 2026-07-28 host sends."""
+    body = json.dumps(call(7, name, arguments)).encode()
+    headers = {**({"MCP-Protocol-Version": version} if version is not None else {}), **params}
+    response = _request(url, "POST", body, headers)
+    status = _status(response)
+    if status != 200:
+        got = _body(response)
+        assert got["error"]["message"].startswith("mcp-verdict proxy: header mismatch: the Mcp-Param-"), got
+        return status, (got["id"], got["error"]["code"])
+    return status, _text(response)[1]
+
+
+# (the tool, its arguments, the Mcp-Param headers the host sends; FORWARDED, or the code of the
+# JSON-RPC error of the 400 it gets, under the call's id) — by hand from 2026-07-28 basic/
+# transports/streamable-http, Custom Headers from Tool Parameters (Value Encoding, Server Behavior
+# for Custom Headers: "Client omits header but value is in body: Server MUST reject"; "Parameter
+# value is null / not in arguments: Server MUST NOT expect the header") and Server Validation (a
+# header value decoded before it is compared; integers SHOULD compare numerically), the tools of
+# param_server.py. Before, every one was forwarded whatever its Mcp-Param headers.
+US = {"region": "us-west1"}
+PARAM_ROWS: list[tuple[str, str, dict[str, Any], dict[str, str], int]] = [
+    ("agree", "route", US, {"Mcp-Param-Region": "us-west1"}, FORWARDED),
+    ("name-any-case", "route", US, {"mcp-param-REGION": "us-west1"}, FORWARDED),  # field names: any case
+    ("base64-non-ascii", "route", {"region": "Hello, 世界"}, {"Mcp-Param-Region": "=?base64?SGVsbG8sIOS4lueVjA==?="},
+     FORWARDED),  # the spec's Value Encoding examples
+    ("base64-padded", "route", {"region": " padded "}, {"Mcp-Param-Region": "=?base64?IHBhZGRlZCA=?="}, FORWARDED),
+    ("base64-newline", "route", {"region": "line1\nline2"}, {"Mcp-Param-Region": "=?base64?bGluZTEKbGluZTI=?="},
+     FORWARDED),
+    ("base64-sentinel-value", "route", {"region": "=?base64?literal?="},
+     {"Mcp-Param-Region": "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="}, FORWARDED),
+    ("base64-plain-value", "route", US, {"Mcp-Param-Region": "=?base64?dXMtd2VzdDE=?="}, FORWARDED),  # may be
+    ("missing", "route", US, {}, HEADER_MISMATCH),
+    ("other-value", "route", US, {"Mcp-Param-Region": "us-east1"}, HEADER_MISMATCH),
+    ("value-case", "route", US, {"Mcp-Param-Region": "US-WEST1"}, HEADER_MISMATCH),  # values are case-sensitive
+    ("base64-other-value", "route", US, {"Mcp-Param-Region": "=?base64?dXMtZWFzdDE=?="}, HEADER_MISMATCH),
+    ("base64-bad-padding", "route", {"region": "Hello"}, {"Mcp-Param-Region": "=?base64?SGVsbG8?="}, HEADER_MISMATCH),
+    ("base64-bad-characters", "route", {"region": "Hello"}, {"Mcp-Param-Region": "=?base64?SGVs!!!bG8=?="},
+     HEADER_MISMATCH),
+    ("base64-prefix-uppercase", "route", {"region": "Hello"}, {"Mcp-Param-Region": "=?BASE64?SGVsbG8=?="},
+     HEADER_MISMATCH),  # a literal value then, not "Hello"
+    ("non-ascii-byte", "route", {"region": "usé"}, {"Mcp-Param-Region": "us\xe9"}, HEADER_MISMATCH),
+    ("twice", "route", US, {"Mcp-Param-Region": "us-west1", "mcp-param-region": "us-west1"}, HEADER_MISMATCH),
+    ("null-no-header", "route", {"region": None}, {}, FORWARDED),
+    ("absent-no-header", "route", {"note": "n"}, {}, FORWARDED),
+    ("null-with-header", "route", {"region": None}, {"Mcp-Param-Region": "null"}, HEADER_MISMATCH),
+    ("absent-with-header", "route", {"note": "n"}, {"Mcp-Param-Region": "us-west1"}, HEADER_MISMATCH),
+    ("object-with-header", "route", {"region": {"a": 1}}, {"Mcp-Param-Region": "x"}, HEADER_MISMATCH),
+    ("integer", "route", {"count": 42}, {"Mcp-Param-Count": "42"}, FORWARDED),
+    ("integer-numerically", "route", {"count": 42}, {"Mcp-Param-Count": "42.0"}, FORWARDED),
+    ("integer-body-42.0", "route", {"count": 42.0}, {"Mcp-Param-Count": "42"}, FORWARDED),
+    ("integer-negative", "route", {"count": -7}, {"Mcp-Param-Count": "-7"}, FORWARDED),
+    ("integer-other", "route", {"count": 42}, {"Mcp-Param-Count": "43"}, HEADER_MISMATCH),
+    ("integer-fraction", "route", {"count": 42}, {"Mcp-Param-Count": "42.5"}, HEADER_MISMATCH),
+    ("integer-missing", "route", {"count": 0}, {}, HEADER_MISMATCH),
+    ("boolean", "route", {"flag": True}, {"Mcp-Param-Flag": "true"}, FORWARDED),
+    ("boolean-false", "route", {"flag": False}, {"Mcp-Param-Flag": "false"}, FORWARDED),
+    ("boolean-capital", "route", {"flag": True}, {"Mcp-Param-Flag": "True"}, HEADER_MISMATCH),  # lowercase
+    ("boolean-one", "route", {"flag": True}, {"Mcp-Param-Flag": "1"}, HEADER_MISMATCH),
+    ("nested", "route", {"target": {"zone": "eu"}}, {"Mcp-Param-Zone": "eu"}, FORWARDED),
+    ("nested-missing", "route", {"target": {"zone": "eu"}}, {}, HEADER_MISMATCH),
+    ("nested-parent-absent", "route", {"target": {}}, {}, FORWARDED),
+    ("all", "route", {"region": "us-west1", "count": 3, "flag": False, "target": {"zone": "eu"}, "note": "n"},
+     {"Mcp-Param-Region": "us-west1", "Mcp-Param-Count": "3", "Mcp-Param-Flag": "false", "Mcp-Param-Zone": "eu"},
+     FORWARDED),
+    ("all-one-missing", "route", {"region": "us-west1", "count": 3, "flag": False},
+     {"Mcp-Param-Region": "us-west1", "Mcp-Param-Count": "3"}, HEADER_MISMATCH),
+    ("undeclared-header", "route", {"note": "n"}, {"Mcp-Param-Note": "anything", "Mcp-Param-Other": "x"},
+     FORWARDED),  # no x-mcp-header: not the server's (an intermediary forwards it and ignores it)
+    ("invalid-tool-definition", "broken", {"regions": ["a"]}, {"Mcp-Param-Region": "b"}, FORWARDED),
+    ("invalid-tool-number-type", "number", {"n": 3}, {"Mcp-Param-N": "4"}, FORWARDED),
+    ("tool-not-listed", "unlisted", US, {"Mcp-Param-Region": "us-east1"}, FORWARDED),
+]
+
+
+@pytest.fixture(scope="module")
+def listed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The proxy over param_server.py, its tools listed through it: its URL."""
+    with _proxy(["--", *PARAMS], tmp_path_factory.mktemp("params") / "err") as url:
+        response = _request(url, "POST", json.dumps(_LIST).encode(), {"MCP-Protocol-Version": V})
+        assert _status(response) == 200 and b'"route"' in response, response
+        yield url
+
+
+@pytest.mark.parametrize(("name", "arguments", "params", "expected"), [r[1:] for r in PARAM_ROWS],
+                         ids=[r[0] for r in PARAM_ROWS])
+def test_a_2026_tool_calls_mcp_param_headers_agree_with_its_arguments_over_a_stdio_server(
+        listed: str, name: str, arguments: dict[str, Any], params: dict[str, str], expected: int) -> None:
+    assert _param_call(listed, name, arguments, params) == (
+        (FORWARDED, f"called {name} {json.dumps(arguments, sort_keys=True)}") if expected == FORWARDED
+        else (400, (7, expected)))
+
+
+# (the Mcp-Param headers, the MCP-Protocol-Version header; FORWARDED or the error's code) of a call
+# to route with region us-west1 through a proxy whose upstream has not listed its tools yet:
+# which headers the tool declares is not known (the proxy has not seen its inputSchema), so none
+# is checked — a host that never listed the tool SHOULD send none (SEP-2243, Implementation
+# Note); the Mcp-Name is still checked. Then, the same proxy once the tools are listed.
+UNLISTED = [
+    ({}, V, FORWARDED, HEADER_MISMATCH),
+    ({"Mcp-Param-Region": "us-east1"}, V, FORWARDED, HEADER_MISMATCH),
+    ({"Mcp-Param-Region": "us-west1"}, V, FORWARDED, FORWARDED),
+    ({}, None, FORWARDED, FORWARDED),  # no MCP-Protocol-Version: taken as 2025-03-26's, unchecked
+]
+
+
+def test_mcp_param_headers_are_checked_once_the_tool_is_listed(tmp_path: Path) -> None:
+    def round_() -> list[Any]:
+        return [_param_call(url, "route", US, params, version) for params, version, _, _ in UNLISTED]
+
+    def expected(column: int) -> list[Any]:
+        return [(FORWARDED, 'called route {"region": "us-west1"}') if row[column] == FORWARDED
+                else (400, (7, row[column])) for row in UNLISTED]
+
+    with _proxy(["--", *PARAMS], tmp_path / "err") as url:
+        before = round_()
+        assert _status(_request(url, "POST", json.dumps(_LIST).encode(), {"MCP-Protocol-Version": V})) == 200
+        after = round_()
+    assert (before, after) == (expected(2), expected(3))

@@ -293,3 +293,47 @@ def test_a_streams_headers_leave_an_http_hosts_post_headers_unchanged(last_event
 
     before, stream, after = asyncio.run(go())
     assert (before, stream, after) == (POST_HEADERS, expected, POST_HEADERS)
+
+
+# A stdio host's 2026-07-28 tools/call to an HTTP upstream: the proxy writes the Mcp-Param-{name}
+# headers of the tool's x-mcp-header properties (from the upstream's tools/list, the tools of
+# param_server.py) from the call's arguments. (the tool, its arguments; the Mcp-Param headers the
+# upstream sees) — by hand from 2026-07-28 basic/transports/streamable-http, Custom Headers from
+# Tool Parameters: Value Encoding (its examples: plain visible ASCII as is, else the Base64
+# sentinel of the UTF-8; an integer its decimal form, a boolean lowercase), a null or absent
+# argument gets no header, a tool whose annotations break the Schema Extension's constraints is
+# dropped by a client (none). Before, 42.0 got none and the number-typed property one.
+WRITTEN: list[tuple[str, dict[str, Any], list[tuple[str, str]]]] = [
+    ("route", {"region": "us-west1", "note": "n"}, [("Mcp-Param-Region", "us-west1")]),
+    ("route", {"region": "Hello, 世界"}, [("Mcp-Param-Region", "=?base64?SGVsbG8sIOS4lueVjA==?=")]),
+    ("route", {"region": " padded "}, [("Mcp-Param-Region", "=?base64?IHBhZGRlZCA=?=")]),
+    ("route", {"region": "line1\nline2"}, [("Mcp-Param-Region", "=?base64?bGluZTEKbGluZTI=?=")]),
+    ("route", {"region": "=?base64?literal?="}, [("Mcp-Param-Region", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=")]),
+    ("route", {"count": 42}, [("Mcp-Param-Count", "42")]),
+    ("route", {"count": 42.0}, [("Mcp-Param-Count", "42")]),  # JSON Schema: 42.0 is an integer
+    ("route", {"count": -7, "flag": False}, [("Mcp-Param-Count", "-7"), ("Mcp-Param-Flag", "false")]),
+    ("route", {"flag": True, "target": {"zone": "eu"}}, [("Mcp-Param-Flag", "true"), ("Mcp-Param-Zone", "eu")]),
+    ("route", {"region": None, "target": {}}, []),
+    ("broken", {"regions": ["a"]}, []),
+    ("number", {"n": 3}, []),
+    ("unlisted", {"region": "us-west1"}, []),
+]
+
+
+def test_a_stdio_hosts_tool_call_gets_the_mcp_param_headers_of_its_tool() -> None:
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {}}
+    with _headers_server() as upstream:
+        peer = LinePeer([*PROXY, "--upstream", upstream])
+        peer.send({"jsonrpc": "2.0", "id": 0, "method": "tools/list", "params": {"_meta": meta}})
+        answered = [json.loads(peer.recv() or b"null")["id"]]
+        for request_id, (name, arguments, _) in enumerate(WRITTEN, 1):
+            peer.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                       "params": {"name": name, "arguments": arguments, "_meta": meta}})
+            answered.append(json.loads(peer.recv() or b"null")["id"])
+        peer.close()
+        posts = [headers for method, headers in _seen(upstream) if method == "POST"][1:]
+    assert answered == list(range(len(WRITTEN) + 1))
+    assert [sorted((k, v) for k, v in headers if k.lower().startswith("mcp-param-")) for headers in posts] == [
+        written for _, _, written in WRITTEN]

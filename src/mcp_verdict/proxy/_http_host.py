@@ -33,8 +33,10 @@ basic/transports/streamable-http, as a server:
 - over a stdio upstream the proxy is the HTTP server that processes the body: a 2026-07-28
   request (or notification) whose headers disagree with its body gets 400 and HeaderMismatch
   (-32020) under its id, unsent, logged as refused (:func:`header_mismatch`; 2026-07-28
-  basic/transports/streamable-http, Server Validation) — over an HTTP upstream the upstream
-  checks its own;
+  basic/transports/streamable-http, Server Validation) — a ``tools/call``'s ``Mcp-Param-*``
+  headers too, against the tool's ``inputSchema`` from the upstream's last ``tools/list``
+  (``_params``; a tool not listed through the proxy: unchecked) — over an HTTP upstream the
+  upstream checks its own;
 - a POST's body comes whole within ``--timeout`` (the rest of one past ``--max-frame-bytes``
   too, read to tell its size): else 408 and a JSON-RPC error with a null id (past the limit:
   413 and TOO_LARGE, its size as far as it came), the connection closed, nothing forwarded, a
@@ -125,8 +127,6 @@ request, and one library for both sides).
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
 import ipaddress
 import logging
@@ -142,7 +142,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import orjson
 from aiohttp import web
-from multidict import CIMultiDict, CIMultiDictProxy
+from multidict import CIMultiDict
 
 from ..frames._jsonrpc import Peek, id_json, id_key, id_text, peek
 from ..frames._tools import ToolsBudget
@@ -172,6 +172,7 @@ from ._http_upstream import (
     upstream_fault,
     upstream_headers,
 )
+from ._params import Headers, decoded, one_header, param_mismatch, shown_value
 from ._relay import Key, Telemetry, as_written, unfollowed
 from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env
@@ -212,7 +213,8 @@ MAX_SESSIONS: Final = 1000
 used idle one is closed (its upstream session goes on: its next request gets a new relay)."""
 MAX_ASKED: Final = 4096
 """The server requests awaiting a host's answer that the HTTP host side keeps (stdio upstream):
-past it the oldest is forgotten (a host's late answer to it is refused)."""
+past it the oldest is forgotten (a host's late answer to it is refused). Those of a session are
+forgotten when it ends."""
 MAX_GETS: Final = 16
 """The GET streams one 2025 session (or the requests of none) keeps open at most: past it the
 one opened first is ended (a server MAY close an SSE stream at any time, 2025-11-25
@@ -269,41 +271,8 @@ _NAMED: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": 
 (2026-07-28 basic/transports/streamable-http, Standard Request Headers)."""
 
 
-def _shown_value(value: str) -> str:
-    """A header or body value in a reason: quoted, cut short, neutralised (peer text)."""
-    return "'" + neutral(cut(value, 120)) + "'"
-
-
-_Headers = CIMultiDictProxy[str] | CIMultiDict[str]
-
-
-def _one_header(headers: _Headers, name: str) -> tuple[str | None, str | None]:
-    """(the value of the header ``name``, or None when absent; why it is malformed, or None):
-    given more than once, or holding a character a header value may not (visible ASCII, space
-    and tab only: 2026-07-28 streamable-http, Value Encoding, after RFC 9110 s5.5)."""
-    values = headers.getall(name, [])
-    if not values:
-        return None, None
-    if len(values) > 1:
-        return values[0], f"the {name} header is given {len(values)} times"
-    value = values[0]
-    if any(not (0x20 <= ord(c) <= 0x7E or c == "\t") for c in value):
-        return value, f"the {name} header holds a character outside visible ASCII, space and tab"
-    return value, None
-
-
-def _decoded(value: str) -> str | None:
-    """A header value with the Base64 sentinel (``=?base64?...?=``) decoded (UTF-8), as is
-    without it; None: a sentinel that does not decode (2026-07-28 streamable-http, Value Encoding)."""
-    if not (value.startswith("=?base64?") and value.endswith("?=") and len(value) >= 11):
-        return value
-    try:
-        return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
-        return None
-
-
-def header_mismatch(look: Peek, headers: _Headers) -> str | None:
+def header_mismatch(look: Peek, headers: Headers,
+                    tool: Callable[[str], Mapping[str, Any] | None] | None = None) -> str | None:
     """Why a host's POST (its body read as ``look``, its HTTP ``headers``) fails the 2026-07-28
     transport's header validation, or None (2026-07-28 basic/transports/streamable-http, Protocol
     Version Header, Standard Request Headers, Value Encoding, Server Validation: a server that
@@ -318,7 +287,12 @@ def header_mismatch(look: Peek, headers: _Headers) -> str | None:
     matches ``method`` (on a notification, when present); ``Mcp-Name``, required on ``tools/call``
     and ``prompts/get`` (``params.name``) and ``resources/read`` (``params.uri``) when the body
     holds that string, matches it once a Base64 sentinel is decoded. Each given once, in visible
-    ASCII. ``Mcp-Param-*`` headers are not checked (it would need each tool's ``inputSchema``)."""
+    ASCII. On ``tools/call``, the ``Mcp-Param-{name}`` headers the tool's ``inputSchema`` declares
+    (``x-mcp-header``) agree with its ``arguments`` (``_params.param_mismatch``: a header
+    missing for an argument there, given for one absent, malformed, or not the argument's
+    value), the tool being ``tool(name)`` — the upstream's last listing of it: for a tool it
+    has not listed (no listing yet, or not in it), or whose annotations are invalid, which
+    headers are its own is not known, and none is checked."""
     if look.kind not in ("request", "notification"):
         return None
     params = look.params
@@ -328,36 +302,39 @@ def header_mismatch(look: Peek, headers: _Headers) -> str | None:
     versions = headers.getall("MCP-Protocol-Version", [])
     if not versions or not (any(_stateless(v) for v in versions) or _stateless(stated)):
         return None
-    version, problem = _one_header(headers, "MCP-Protocol-Version")
+    version, problem = one_header(headers, "MCP-Protocol-Version")
     if problem is not None:
         return problem
     if stated is not None and version != stated:
-        return (f"the MCP-Protocol-Version header {_shown_value(version or '')} does not match the body's _meta "
-                f"{_META_VERSION} {_shown_value(stated)}")
+        return (f"the MCP-Protocol-Version header {shown_value(version or '')} does not match the body's _meta "
+                f"{_META_VERSION} {shown_value(stated)}")
     method = look.method or ""
-    given, problem = _one_header(headers, "Mcp-Method")
+    given, problem = one_header(headers, "Mcp-Method")
     if problem is not None:
         return problem
     if given is None and look.kind == "request":
         return "the Mcp-Method header is missing (required on every request)"
     if given is not None and given != method:
-        return f"the Mcp-Method header {_shown_value(given)} does not match the body's method {_shown_value(method)}"
+        return f"the Mcp-Method header {shown_value(given)} does not match the body's method {shown_value(method)}"
     source = _NAMED.get(method)
     target = params.get(source) if source is not None and look.kind == "request" else None
     if not isinstance(target, str):
         return None
-    given, problem = _one_header(headers, "Mcp-Name")
+    given, problem = one_header(headers, "Mcp-Name")
     if problem is not None:
         return problem
     if given is None:
         return f"the Mcp-Name header is missing (required on {method}: params.{source})"
-    decoded = _decoded(given)
-    if decoded is None:
-        return f"the Mcp-Name header {_shown_value(given)} is a Base64 sentinel that does not decode to UTF-8"
-    if decoded != target:
-        return (f"the Mcp-Name header {_shown_value(given)} does not match the body's params.{source} "
-                f"{_shown_value(target)}")
-    return None
+    named = decoded(given)
+    if named is None:
+        return f"the Mcp-Name header {shown_value(given)} is a Base64 sentinel that does not decode to UTF-8"
+    if named != target:
+        return (f"the Mcp-Name header {shown_value(given)} does not match the body's params.{source} "
+                f"{shown_value(target)}")
+    listed = tool(target) if tool is not None and method == "tools/call" else None
+    if listed is None:
+        return None
+    return param_mismatch(listed.get("inputSchema"), params.get("arguments"), headers)
 
 
 def _fault(status: int, code: int, reason: str) -> web.Response:
@@ -588,8 +565,9 @@ class HttpHost:
         """The server requests sent to a host's GET stream (stdio upstream) that no host answered
         yet, by (the stream's session or None, the request's id: ``("key", id_key)``, or
         ``("text", the id as written)`` when no parser holds it), the oldest first, at most
-        :data:`MAX_ASKED`: whether no parser reads the request (its host may answer it with a
-        null id). A host's response must answer one of its own session's (``_unasked``)."""
+        :data:`MAX_ASKED`, none of a session that ended (``_forget_session``): whether no parser
+        reads the request (its host may answer it with a null id). A host's response must answer
+        one of its own session's (``_unasked``)."""
         self._unread_asks = 0
         self._open_gets: dict[str | None, deque[PostStream]] = {}
         """The GET streams open by the session they name (None: none), the first opened first:
@@ -951,7 +929,7 @@ class HttpHost:
         # (one the relay would not await may draw an answer taken for another host's: ``unfollowed``)
         look = peek(body) if session is None or self._stdio is not None or body.find(b'"initialize"') >= 0 else None
         if self._stdio is not None and look is not None:  # (an HTTP upstream validates its own)
-            mismatch = header_mismatch(look, request.headers)
+            mismatch = header_mismatch(look, request.headers, self._stdio.relay.tool)
             if mismatch is not None:
                 return self._refused(request, body, session, (HEADER_MISMATCH, mismatch),
                                      as_written(look.id, body) if look.kind == "request" else None)
@@ -1437,7 +1415,13 @@ class HttpHost:
         return web.Response(status=200)
 
     def _forget_session(self, session: str, reason: str) -> None:
+        """The session ends (its host's DELETE, or past :data:`MAX_SESSIONS`): its calls in
+        flight are stopped, its GET streams end, and the server requests sent to it that no host
+        answered are forgotten (its hosts' answers to them are refused: 404, no session)."""
         calls = self._sessions.pop(session)
+        asked = self._asked
+        for key in [key for key in asked if key[0] == session]:
+            del asked[key]
         if calls and self._stdio is not None:
             self._stdio.stopping(reason, calls)
         for stream in self._gets:

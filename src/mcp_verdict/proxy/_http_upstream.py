@@ -7,8 +7,9 @@ basic/transports/streamable-http (2026-07-28; 2025-03-26 … 2025-11-25 for sess
   notification or a response by ``202 Accepted``;
 - 2026-07-28: ``MCP-Protocol-Version`` (from the request's ``_meta``), ``Mcp-Method``,
   ``Mcp-Name`` and ``Mcp-Param-{name}`` (the tool's ``x-mcp-header`` properties, from the last
-  ``tools/list``) are written from the body when the host did not send them (a stdio host), with
-  the Base64 sentinel for values that are not plain ASCII; closing the response stream is the
+  ``tools/list``; none for a tool whose annotations break the spec's constraints) are written
+  from the body when the host did not send them (a stdio host), with the Base64 sentinel for
+  values that are not plain ASCII (``_params``); closing the response stream is the
   cancellation;
 - 2025 sessions: the ``Mcp-Session-Id`` the ``initialize`` answer carries is sent on every
   later request, with ``MCP-Protocol-Version`` (2025-06-18 and later); a host's
@@ -58,7 +59,6 @@ take as the session would.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import re
 import weakref
@@ -84,6 +84,7 @@ from ._codes import (
     with_id,
 )
 from ._http_posts import Answer, Posts, posts_for, silent
+from ._params import header_value, param_headers
 from ._relay import Key
 
 if TYPE_CHECKING:
@@ -176,39 +177,6 @@ def _head(chunks: list[bytes]) -> bytes:
         if size >= _HEAD:
             break
     return b"".join(kept)
-
-
-def header_value(value: str) -> str:
-    """A value for Mcp-Name / Mcp-Param-*: as-is when plain visible ASCII, else the Base64 sentinel."""
-    plain = value == value.strip() and all(0x20 <= ord(c) <= 0x7E or c == "\t" for c in value)
-    if plain and not (value.startswith("=?base64?") and value.endswith("?=")):
-        return value
-    return "=?base64?" + base64.b64encode(value.encode("utf-8", "surrogatepass")).decode("ascii") + "?="
-
-
-def _param_headers(schema: object, arguments: object, prefix: tuple[str, ...] = ()) -> list[tuple[str, str]]:
-    """Mcp-Param-{name} headers for the ``x-mcp-header`` properties reachable by ``properties``."""
-    out: list[tuple[str, str]] = []
-    if not isinstance(schema, Mapping) or not isinstance(arguments, Mapping):
-        return out
-    properties = schema.get("properties")
-    if not isinstance(properties, Mapping):
-        return out
-    for name, sub in properties.items():
-        if not isinstance(sub, Mapping) or name not in arguments:
-            continue
-        value = arguments[name]
-        header = sub.get("x-mcp-header")
-        if isinstance(header, str) and header:
-            if isinstance(value, bool):
-                out.append((f"Mcp-Param-{header}", "true" if value else "false"))
-            elif isinstance(value, int):
-                out.append((f"Mcp-Param-{header}", str(value)))
-            elif isinstance(value, str):
-                out.append((f"Mcp-Param-{header}", header_value(value)))
-        elif isinstance(value, Mapping):
-            out.extend(_param_headers(sub, value, (*prefix, name)))
-    return out
 
 
 def upstream_headers(host: Mapping[str, str] | None, extra: Sequence[tuple[str, str]],
@@ -546,7 +514,7 @@ class HttpUpstream:
                 if look.method == "tools/call" and isinstance(target, str):
                     tool = self.bridge.relay.tool(target)
                     if tool is not None:
-                        out.update(_param_headers(tool.get("inputSchema"), params.get("arguments")))
+                        out.update(param_headers(tool.get("inputSchema"), params.get("arguments")))
             elif self.protocol_version is not None:
                 out["MCP-Protocol-Version"] = self.protocol_version
         elif self.protocol_version is not None:

@@ -1,0 +1,210 @@
+"""The ``Mcp-Name`` and ``Mcp-Param-{name}`` header values of a 2026-07-28 request, one rule for
+the proxy as the client (an HTTP upstream: the headers it writes for a stdio host,
+``_http_upstream``) and as the server (a stdio upstream: the headers of an HTTP host's POST
+checked against its body, ``_http_host``).
+
+2026-07-28 basic/transports/streamable-http, Custom Headers from Tool Parameters (Schema
+Extension, Value Encoding, Server Behavior for Custom Headers), Server Validation; server/tools,
+x-mcp-header:
+
+- a tool's ``inputSchema`` declares a header ``Mcp-Param-{name}`` with ``"x-mcp-header": name``
+  on a property reached from the root by ``properties`` keys alone, of type ``integer``,
+  ``string`` or ``boolean``; ``name`` a non-empty RFC 9110 token, case-insensitively unique in
+  the schema. An ``x-mcp-header`` anywhere else, or breaking one of these, makes the tool
+  definition invalid: a client MUST drop the tool (the proxy writes no ``Mcp-Param`` header
+  for it and, as the server, checks none: :func:`declared` is None);
+- the header mirrors the argument at that property's path: absent (or null) there, no header;
+  a boolean ``true``/``false``, an integer its decimal form, a string as is — each written as
+  is when plain visible ASCII without leading or trailing blanks, else as
+  ``=?base64?{Base64 of its UTF-8}?=`` (so is a plain value that looks like that sentinel);
+- a server that processes the body MUST reject (400, HeaderMismatch -32020) a request whose
+  declared header is missing while its argument is there, holds an invalid character, or does
+  not match the argument once decoded (integers SHOULD compare numerically: ``42.0`` is
+  ``42``). A header whose argument is absent matches nothing in the body: refused too (as the
+  official Python SDK's server does). A ``Mcp-Param-*`` header the schema does not declare is
+  not the server's (an intermediary forwards it and otherwise ignores it).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+from decimal import Decimal
+from typing import Final
+
+from multidict import CIMultiDict, CIMultiDictProxy
+
+from ..verdict._peer_text import cut, neutral
+
+__all__ = ["Headers", "declared", "decoded", "header_value", "one_header", "param_headers", "param_mismatch",
+           "shown_value"]
+
+Headers = CIMultiDictProxy[str] | CIMultiDict[str]
+
+_SENTINEL: Final = ("=?base64?", "?=")
+_TOKEN: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+"""RFC 9110 s5.6.2 ``token`` (``1*tchar``)."""
+_PRIMITIVE: Final = frozenset({"integer", "string", "boolean"})
+_DECIMAL: Final = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+"""A header value an integer argument is compared with numerically (no exponent, no sign +)."""
+# The JSON Schema 2020-12 keywords whose values are subschemas (one; a list; a map of them): an
+# ``x-mcp-header`` reached through any of these is off the ``properties`` chain. Other members
+# (``default``, ``const``, ``examples``, ...) hold data, never read as schemas.
+_ONE: Final = frozenset({"items", "contains", "unevaluatedItems", "additionalProperties", "propertyNames",
+                         "unevaluatedProperties", "not", "if", "then", "else", "contentSchema"})
+_LIST: Final = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+_MAP: Final = frozenset({"patternProperties", "dependentSchemas", "$defs", "definitions", "dependencies"})
+
+Declared = tuple[tuple[tuple[str, ...], str, str], ...]
+"""Each declared header: (the path of ``properties`` keys to its property, its name, its type)."""
+
+
+def shown_value(value: str) -> str:
+    """A header or body value in a reason: quoted, cut short, neutralised (peer text)."""
+    return "'" + neutral(cut(value, 120)) + "'"
+
+
+def one_header(headers: Headers, name: str) -> tuple[str | None, str | None]:
+    """(the value of the header ``name``, or None when absent; why it is malformed, or None):
+    given more than once, or holding a character a header value may not (visible ASCII, space
+    and tab only: 2026-07-28 streamable-http, Value Encoding, after RFC 9110 s5.5)."""
+    values = headers.getall(name, [])
+    if not values:
+        return None, None
+    if len(values) > 1:
+        return values[0], f"the {name} header is given {len(values)} times"
+    value = values[0]
+    if any(not (0x20 <= ord(c) <= 0x7E or c == "\t") for c in value):
+        return value, f"the {name} header holds a character outside visible ASCII, space and tab"
+    return value, None
+
+
+def header_value(value: str) -> str:
+    """A value for Mcp-Name / Mcp-Param-*: as-is when plain visible ASCII, else the Base64 sentinel."""
+    plain = value == value.strip() and all(0x20 <= ord(c) <= 0x7E or c == "\t" for c in value)
+    if plain and not (value.startswith(_SENTINEL[0]) and value.endswith(_SENTINEL[1])):
+        return value
+    return _SENTINEL[0] + base64.b64encode(value.encode("utf-8", "surrogatepass")).decode("ascii") + _SENTINEL[1]
+
+
+def decoded(value: str) -> str | None:
+    """A header value with the Base64 sentinel (``=?base64?...?=``) decoded (UTF-8), as is
+    without it; None: a sentinel that does not decode (2026-07-28 streamable-http, Value Encoding)."""
+    if not (value.startswith(_SENTINEL[0]) and value.endswith(_SENTINEL[1]) and len(value) >= 11):
+        return value
+    try:
+        return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+
+
+def declared(schema: object) -> Declared | None:
+    """The ``Mcp-Param`` headers a tool's ``inputSchema`` declares (the module's rule); None: an
+    ``x-mcp-header`` the constraints refuse (the tool definition is invalid). Each subschema is
+    visited once, without recursion (a schema is bounded by the tools the relay keeps,
+    ``frames._tools``)."""
+    if not isinstance(schema, dict):
+        return ()
+    out: list[tuple[tuple[str, ...], str, str]] = []
+    names: set[str] = set()
+    stack: list[tuple[tuple[str, ...] | None, object]] = [((), schema)]
+    while stack:
+        path, node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        if "x-mcp-header" in node:
+            name, kind = node["x-mcp-header"], node.get("type")
+            if not path or not isinstance(name, str) or _TOKEN.fullmatch(name) is None \
+                    or not isinstance(kind, str) or kind not in _PRIMITIVE or name.lower() in names:
+                return None
+            names.add(name.lower())
+            out.append((path, name, kind))
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, dict):
+                stack.extend(((*path, k) if path is not None else None, sub) for k, sub in reversed(value.items()))
+            elif key in _ONE:
+                stack.append((None, value))
+            elif key in _LIST and isinstance(value, list):
+                stack.extend((None, sub) for sub in value)
+            elif key in _MAP and isinstance(value, dict):
+                stack.extend((None, sub) for sub in value.values())
+    return tuple(out)
+
+
+_ABSENT: Final = object()
+
+
+def _at(arguments: object, path: tuple[str, ...]) -> object:
+    """The argument at ``path`` (keys of objects), or :data:`_ABSENT`."""
+    node = arguments
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return _ABSENT
+        node = node[key]
+    return node
+
+
+def _rendered(value: object) -> str | None:
+    """An argument as its header writes it before encoding (a boolean ``true``/``false``, an
+    integer — or a number with no fraction — its decimal form, a string as is); None: one no
+    header mirrors (null, an object, an array, a number with a fraction)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        try:
+            return str(value)
+        except ValueError:  # (past Python's digits for int to str: no parser of the proxy makes one)
+            return None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return str(int(value))
+    return value if isinstance(value, str) else None
+
+
+def param_headers(schema: object, arguments: object) -> list[tuple[str, str]]:
+    """The ``Mcp-Param-{name}`` headers of a ``tools/call`` with ``arguments`` to the tool of
+    ``inputSchema`` ``schema`` (none for an invalid one), encoded (the module's rule)."""
+    out: list[tuple[str, str]] = []
+    for path, name, _kind in declared(schema) or ():
+        value = _rendered(_at(arguments, path))
+        if value is not None:
+            out.append((f"Mcp-Param-{name}", header_value(value)))
+    return out
+
+
+def _matches(given: str, value: object, rendered: str) -> bool:
+    if given == rendered:
+        return True
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and _DECIMAL.fullmatch(given) is not None:
+        return Decimal(given) == Decimal(value)  # (exact: 42.0 is 42; no float rounding either side)
+    return False
+
+
+def param_mismatch(schema: object, arguments: object, headers: Headers) -> str | None:
+    """Why a ``tools/call``'s ``Mcp-Param`` ``headers`` disagree with its ``arguments``, the tool's
+    ``inputSchema`` being ``schema`` (the module's rule), or None. Each header the schema
+    declares: given more than once or with an invalid character; given for an argument that is
+    absent or null, or that no header mirrors; missing for an argument there; a Base64 sentinel
+    that does not decode; a value that is not the argument's. An invalid schema: None."""
+    for path, name, _kind in declared(schema) or ():
+        header = f"Mcp-Param-{name}"
+        given, problem = one_header(headers, header)
+        value = _at(arguments, path)
+        where = neutral(cut("arguments." + ".".join(path), 120))  # (the schema's property names: peer text)
+        if problem is not None:
+            return problem
+        rendered = _rendered(value)
+        if rendered is None:
+            if given is not None:
+                what = "absent" if value is _ABSENT else "null" if value is None else "not a string, integer or boolean"
+                return f"the {header} header {shown_value(given)} is given but the body's {where} is {what}"
+            continue
+        if given is None:
+            return f"the {header} header is missing (required: the body's {where} is {shown_value(rendered)})"
+        text = decoded(given)
+        if text is None:
+            return f"the {header} header {shown_value(given)} is a Base64 sentinel that does not decode to UTF-8"
+        if not _matches(text, value, rendered):
+            return f"the {header} header {shown_value(given)} does not match the body's {where} {shown_value(rendered)}"
+    return None
