@@ -42,6 +42,7 @@ import orjson
 from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
 from ..frames._jsonrpc import is_batch, lenient_request
 from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, ToolsBudget
+from ..frames._track import related_task
 from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
@@ -62,6 +63,8 @@ _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "
 _WAITING: Final = frozenset({Kind.INPUT_REQUIRED, Kind.TASK})
 _ANSWERS: Final = frozenset({"response", "error", "unreadable", "invalid"})
 _CANCELLED: Final = "notifications/cancelled"
+_ASKING_KINDS: Final = frozenset({"request", "unreadable"})
+"""The frame kinds a server's request is read as (one no strict parser reads, followed leniently)."""
 _REASON_KEPT: Final = 200
 """The characters of a cancellation's ``reason`` quoted in the call's finding."""
 MAX_CONNS: Final = 100_000
@@ -314,6 +317,10 @@ class Auditor:
             opened = self._tracker.opened(conn)
             if opened is not None:
                 self._waits(opened)
+        elif direction == "s2c" and look.kind in _ASKING_KINDS:
+            opened = self._tracker.opened(conn)
+            if opened is not None and opened.origin == "server" and opened.method in _SERVER_METHODS:
+                self._seen_asking(opened)
         batching = self._batching
         if batching is not None:
             opened = self._tracker.opened(conn)
@@ -578,6 +585,8 @@ class Auditor:
         if origin == "client" and method in _TASK_METHODS and key in self._open:
             self._pair("call", batched)
             call = self._open.pop(key)
+            if self._asked or self._refused:  # the server's requests made while the task ran, before this round
+                self._take_asked(key, call)
             ended, status = judge_task(exchange, call.first.request_id, self._options.of(exchange.context))
             call.rounds.add(self._round(exchange, ended, status, line))
             if ended is not None:
@@ -592,20 +601,34 @@ class Auditor:
                 self._pair("call", batched)
                 key = (asking.conn, asking.call)
                 asked = judge_server_request(exchange.request.data, method, self._options.of(asking.context)) \
-                    if method in _SERVER_METHODS else None
-                held = self._asked.get(key)
+                    if method in _SERVER_METHODS else None  # (the round's kind: its findings went to the call
+                held = self._asked.get(key)  # when the request came, _seen_asking)
                 if held is None:
                     held = self._asked[key] = _Rounds()
                 held.add(self._round(exchange, asked, None, line))
-                if asked is not None and asked.kind is not Kind.INPUT_REQUIRED:
-                    refused = self._refused.get(key)
-                    if refused is None:
-                        refused = self._refused[key] = RefusedAsks()
-                    refused.add(refused_findings(method, asked))
                 return
         self._pair("message", batched)
         if exchange.origin == "client" and (exchange.response_peek is not None or method == "tools/list"):
             self._learn(exchange)
+
+    def _seen_asking(self, request: Exchange) -> None:
+        """A 2025 server's input request, as it comes (whether or not the client ever answers it:
+        what the server sent is judged, whatever the client does): when it was made during a call
+        (:meth:`_asking`), judged as mcp-verdict's client judges one; a refused one's findings go
+        to that call (:attr:`_refused`, its first ``REFUSED_KEPT`` kept). Each request is judged
+        here once; its round is added when the client answers it."""
+        asking = self._asking(request)
+        if asking is None:
+            return
+        method = request.method
+        asked = judge_server_request(request.request.data, method, self._options.of(asking.context))
+        if asked.kind is Kind.INPUT_REQUIRED:
+            return
+        key = (asking.conn, asking.call)
+        refused = self._refused.get(key)
+        if refused is None:
+            refused = self._refused[key] = RefusedAsks()
+        refused.add(refused_findings(method, asked))
 
     def _take_asked(self, key: tuple[str, int], call: _Call) -> None:
         """The server requests made while ``call`` waited become its rounds (and the refused
@@ -629,11 +652,19 @@ class Auditor:
         steps as there were, quadratic in a log of many calls waiting while the server asks."""
         conn = request.conn
         calls = self._calls.get(conn)
-        if not calls:
+        open_calls = self._open
+        if open_calls:  # a task's: named by the request (2025-11-25), or asked on one of its polls
+            task = related_task(request)
+            if task is not None:
+                number = self._tracker.task_call(conn, task)
+                running = open_calls.get((conn, number)) if number is not None else None
+                if running is not None:
+                    return running.first
+        if not calls and not open_calls:
             return None
         http = request.request.http
         number = http.get("exchange") if http else None
-        if number is not None:
+        if number is not None and calls:
             if type(number) is int and conn not in self._calls_odd:
                 same = self._calls_in.get(conn, {}).get(number)
                 if same is not None and len(same) == 1:
@@ -643,10 +674,32 @@ class Auditor:
                 found = [e for e in calls.values() if e.request.http and e.request.http.get("exchange") == number]
                 if len(found) == 1:
                     return found[0]
-        if len(calls) == 1:
+        waiting = len(calls) if calls else 0
+        if open_calls and waiting < 2:  # a task's poll waiting (tasks/get, tasks/result): on the request's
+            # exchange, or alone on the connection (with no tools/call waiting)
+            if type(number) is int:
+                polls = self._polls(conn, self._tracker.waiting_in(conn, "client", number))
+                if len(polls) == 1:
+                    return polls[0]
+            polls = self._polls(conn, self._tracker.pending(conn))
+            if len(polls) + waiting != 1:
+                return None
+            if polls:
+                return polls[0]
+        if waiting == 1 and calls:
             for exchange in calls.values():
                 return exchange
         return None
+
+    def _polls(self, conn: str, requests: list[Exchange]) -> list[Exchange]:
+        """Of ``requests``, the client's task requests (tasks/get, tasks/result...) of a call still
+        open on ``conn``, one per call."""
+        found: dict[int, Exchange] = {}
+        for exchange in requests:
+            if exchange.origin == "client" and exchange.method in _TASK_METHODS \
+                    and (conn, exchange.call) in self._open:
+                found.setdefault(exchange.call, exchange)
+        return list(found.values())
 
     def _waits(self, exchange: Exchange) -> None:
         """A client's tools/call the tracker now holds waiting (in place of any request it held
@@ -908,6 +961,8 @@ class Auditor:
     def _finish(self, call: _Call, end: End) -> CallRow:
         first = call.first
         conn = first.conn
+        if self._asked or self._refused:  # (a task ended without its answer: its server requests still)
+            self._take_asked((conn, first.call), call)
         info = self._conns.get(conn)
         verdict = call.verdict
         assert verdict is not None
