@@ -217,3 +217,31 @@ def test_over_http_a_task_request_goes_by_its_exchange(tmp_path: Path, name: str
     assert problems == []
     assert sorted((r.tool, r.kind, [f.code for f in r.findings], [x.method for x in r.rounds]) for r in rows) \
         == sorted(expected)
+
+
+# stdio: (case, frames) → per call (tool, kind, finding codes, rounds' methods), in any order.
+STDIO_CASES: list[tuple[str, list[tuple[Any, ...]], list[tuple[Any, ...]]]] = [
+    # a tools/call and a task's tasks/result both wait, the request names nothing: which one asked cannot be
+    # told, so neither takes it (as with two tools/calls waiting)
+    ("a task's poll and a tools/call waiting, not named",
+     [task_call(1), created(1), call(2, "b"), poll(3, RESULT), ask(7, E, OBJECT_PROPERTY), reply(7), answer(2),
+      answer(3, DONE_T1)],
+     [("t", "normal_complete", [], [T, RESULT]), ("b", "normal_complete", [], [T])]),
+    # the same, the request naming the task: the task's
+    ("a task's poll and a tools/call waiting, named",
+     [task_call(1), created(1), call(2, "b"), poll(3, RESULT), ask(7, E, for_task(OBJECT_PROPERTY)), reply(7),
+      answer(2), answer(3, DONE_T1)],
+     [("t", "unclassified", ["elicitation.property"], [T, E, RESULT]), ("b", "normal_complete", [], [T])]),
+]
+
+
+@pytest.mark.parametrize(("name", "frames", "expected"), STDIO_CASES, ids=[c[0] for c in STDIO_CASES])
+def test_over_stdio_a_task_request_goes_by_the_task_it_names(tmp_path: Path, name: str,
+                                                             frames: list[tuple[Any, ...]],
+                                                             expected: list[tuple[Any, ...]]) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(frame_log([*init(V3, ALL), *frames]))
+    rows, problems, _ = run([path])
+    assert problems == []
+    assert sorted((r.tool, r.kind, [f.code for f in r.findings], [x.method for x in r.rounds]) for r in rows) \
+        == sorted(expected)

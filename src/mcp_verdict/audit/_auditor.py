@@ -60,6 +60,8 @@ END_OF_INPUT: Final = 1 << 62
 """The order of what the end of the input completes (after every line)."""
 _SERVER_METHODS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
 _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "tasks/cancel"})
+_CALL_METHODS: Final = _TASK_METHODS | {"tools/call"}
+"""The client's requests a server's request may be made during (:meth:`Auditor._asking`)."""
 _WAITING: Final = frozenset({Kind.INPUT_REQUIRED, Kind.TASK})
 _ANSWERS: Final = frozenset({"response", "error", "unreadable", "invalid"})
 _CANCELLED: Final = "notifications/cancelled"
@@ -241,9 +243,10 @@ class Auditor:
         """(conn, seq) of a tools/call request waiting -> where the client cancelled it
         (``notifications/cancelled``: source, line) and its reason."""
         self._calls: dict[str, dict[tuple[str, Any], Exchange]] = {}
-        """Per connection, the client's tools/call requests the tracker holds waiting, by id key
-        (:func:`id_key`): what :meth:`_asking` looks a server request's call up in, kept as the
-        tracker's requests come and go (:meth:`_waits`, :meth:`_not_waiting`)."""
+        """Per connection, the client's tools/call requests the tracker holds waiting (and the
+        polls of a running task: tasks/get, tasks/result...), by id key (:func:`id_key`): what
+        :meth:`_asking` looks a server request's call up in, kept as the tracker's requests come
+        and go (:meth:`_waits`, :meth:`_not_waiting`)."""
         self._calls_in: dict[str, dict[int, dict[tuple[str, Any], Exchange]]] = {}
         """Per connection, those of them by the HTTP exchange they were sent in (``http.exchange``)."""
         self._calls_odd: dict[str, dict[tuple[str, Any], Exchange]] = {}
@@ -313,10 +316,10 @@ class Auditor:
             for event in events:
                 if isinstance(event, (Answered, Unanswered)):
                     self._not_waiting(event.exchange)
-        if direction == "c2s" and look.kind == "request" and look.method == "tools/call":
+        if direction == "c2s" and look.kind == "request" and look.method in _CALL_METHODS:
             opened = self._tracker.opened(conn)
-            if opened is not None:
-                self._waits(opened)
+            if opened is not None and (opened.method == "tools/call" or (conn, opened.call) in self._open):
+                self._waits(opened)  # (a tools/call, or a poll of a task running)
         elif direction == "s2c" and look.kind in _ASKING_KINDS:
             opened = self._tracker.opened(conn)
             if opened is not None and opened.origin == "server" and opened.method in _SERVER_METHODS:
@@ -507,13 +510,14 @@ class Auditor:
         if held.tracker is not None:
             self._tracker.adopt(conn, held.tracker)
         self._forget_calls(conn)
-        for exchange in self._tracker.pending(conn):  # (the calls waiting, kept as the tracker's feed keeps them)
-            if exchange.origin == "client" and exchange.method == "tools/call":
-                self._waits(exchange)
         self._conns[conn] = held.info
         self._tools.size += held.info.listed.size  # (within its connection's budget; past the whole, none more)
         for name, table in self._tables():
             table.update(getattr(held, name))
+        for exchange in self._tracker.pending(conn):  # (the calls waiting, kept as the tracker's feed keeps them:
+            if exchange.origin == "client" and (exchange.method == "tools/call" or (  # a task's polls with them)
+                    exchange.method in _TASK_METHODS and (conn, exchange.call) in self._open)):
+                self._waits(exchange)
 
     def _tables(self) -> tuple[tuple[str, dict[Any, Any]], ...]:
         """The tables of what waits on a connection, each with the :class:`Held` member that
@@ -644,62 +648,46 @@ class Auditor:
                 call.refused.extend(refused)
 
     def _asking(self, request: Exchange) -> Exchange | None:
-        """The tools/call a server request belongs to: the one waiting on the same HTTP exchange,
-        else the only one waiting on the connection.
+        """The tools/call a server request belongs to: on 2025-11-25, the one whose task the request
+        names in its ``io.modelcontextprotocol/related-task`` metadata (basic/utilities/tasks: a
+        task's requests MUST carry it) while the task runs; else the one waiting on the same HTTP
+        exchange, else the only one waiting on the connection — a running task's poll
+        (``tasks/get``, ``tasks/result``...) waiting counting as its call waiting.
 
         Looked up in the calls waiting by connection and exchange (:attr:`_calls`,
         :attr:`_calls_in`): a scan of every request waiting made each server request cost as many
         steps as there were, quadratic in a log of many calls waiting while the server asks."""
         conn = request.conn
         calls = self._calls.get(conn)
-        open_calls = self._open
-        if open_calls:  # a task's: named by the request (2025-11-25), or asked on one of its polls
+        if self._open:  # a task's (2025-11-25), named by the request: its call's while it runs
             task = related_task(request)
-            if task is not None:
-                number = self._tracker.task_call(conn, task)
-                running = open_calls.get((conn, number)) if number is not None else None
-                if running is not None:
-                    return running.first
-        if not calls and not open_calls:
+            number = self._tracker.task_call(conn, task) if task is not None else None
+            running = self._open.get((conn, number)) if number is not None else None
+            if running is not None:
+                return running.first
+        if not calls:
             return None
         http = request.request.http
         number = http.get("exchange") if http else None
-        if number is not None and calls:
+        if number is not None:
             if type(number) is int and conn not in self._calls_odd:
                 same = self._calls_in.get(conn, {}).get(number)
                 if same is not None and len(same) == 1:
                     for exchange in same.values():
-                        return exchange
+                        return self._running(exchange)
             else:  # an exchange that is no integer (an Auditor fed by a caller): compared as values are
                 found = [e for e in calls.values() if e.request.http and e.request.http.get("exchange") == number]
                 if len(found) == 1:
-                    return found[0]
-        waiting = len(calls) if calls else 0
-        if open_calls and waiting < 2:  # a task's poll waiting (tasks/get, tasks/result): on the request's
-            # exchange, or alone on the connection (with no tools/call waiting)
-            if type(number) is int:
-                polls = self._polls(conn, self._tracker.waiting_in(conn, "client", number))
-                if len(polls) == 1:
-                    return polls[0]
-            polls = self._polls(conn, self._tracker.pending(conn))
-            if len(polls) + waiting != 1:
-                return None
-            if polls:
-                return polls[0]
-        if waiting == 1 and calls:
+                    return self._running(found[0])
+        if len(calls) == 1:
             for exchange in calls.values():
-                return exchange
+                return self._running(exchange)
         return None
 
-    def _polls(self, conn: str, requests: list[Exchange]) -> list[Exchange]:
-        """Of ``requests``, the client's task requests (tasks/get, tasks/result...) of a call still
-        open on ``conn``, one per call."""
-        found: dict[int, Exchange] = {}
-        for exchange in requests:
-            if exchange.origin == "client" and exchange.method in _TASK_METHODS \
-                    and (conn, exchange.call) in self._open:
-                found.setdefault(exchange.call, exchange)
-        return list(found.values())
+    def _running(self, exchange: Exchange) -> Exchange | None:
+        """``exchange``, a tools/call waiting or a task's poll waiting, when its call is still
+        followed (a poll's task call open); else None."""
+        return exchange if exchange.method == "tools/call" or (exchange.conn, exchange.call) in self._open else None
 
     def _waits(self, exchange: Exchange) -> None:
         """A client's tools/call the tracker now holds waiting (in place of any request it held
@@ -722,7 +710,7 @@ class Auditor:
         """A request the tracker no longer holds waiting (answered, replaced, dropped, put aside):
         a tools/call of the client's is no longer in :attr:`_calls` (nothing when the call kept
         under its id is another request's)."""
-        if exchange.origin != "client" or exchange.method != "tools/call":
+        if exchange.origin != "client" or exchange.method not in _CALL_METHODS:
             return
         conn = exchange.conn
         calls = self._calls.get(conn)
@@ -865,7 +853,8 @@ class Auditor:
                     self._not_waiting(current)
                     aside.append(current)
                 self._tracker.restore(conn, "client", key, target)
-                if target.origin == "client" and target.method == "tools/call":
+                if target.origin == "client" and (target.method == "tools/call" or (
+                        target.method in _TASK_METHODS and (conn, target.call) in self._open)):
                     self._waits(target)
             if not aside:
                 del self._aside[(conn, key)]

@@ -453,16 +453,6 @@ class Tracker:
         state = self._conns.get(conn)
         return state.tasks.get(task_id) if state is not None else None
 
-    def waiting_in(self, conn: str, origin: Origin, number: int) -> list[Exchange]:
-        """The requests ``origin`` sent on ``conn`` in the HTTP exchange ``number`` that still
-        wait, oldest first (looked up by exchange, not scanned)."""
-        state = self._conns.get(conn)
-        keys = state.by_exchange.get((origin, number)) if state is not None else None
-        if not keys or state is None:
-            return []
-        pending = state.pending
-        return [found for key in keys if (found := pending.get(key)) is not None and _exchange_no(found) == number]
-
     def forget(self, conn: str, origin: Origin, key: tuple[str, Any]) -> Exchange | None:
         """Stop waiting for the answer to the request ``origin`` sent on ``conn`` with the id
         ``key`` (a caller that gave up on it: a timeout); an answer that comes later is a
