@@ -117,10 +117,10 @@ _NOISE_SHOWN: Final = 60
 """Characters of a noise line a verdict's ``transport.noise`` message shows (``_preview``): each
 line kept is kept to one byte more (whether it went on), never whole."""
 _ASKS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
+"""A 2025 server's own input requests (JSON-RPC requests to the client while a call waits)."""
 _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "tasks/cancel"})
 """A task's requests (2025-11-25 basic/utilities/tasks): the tracker gives them its call."""
 _TASK: Final = Kind.TASK
-"""A 2025 server's own input requests (JSON-RPC requests to the client while a call waits)."""
 _NOISE_MARKS: Final = 4096
 """Per connection with noise: the noise count at each client frame and tools/call answer, the
 last this many (a call counts the noise between its request and its answer from them)."""
@@ -201,6 +201,7 @@ class _Conn:
     refused: RefusedCalls = field(default_factory=lambda: RefusedCalls(_UNCLAIMED))
     """The tools/call requests during which a 2025 server made a request mcp-verdict refuses (the
     last ``_UNCLAIMED``)."""
+
     def __post_init__(self) -> None:
         self.tools = self.listed.tools
 
