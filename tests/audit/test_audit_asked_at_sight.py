@@ -152,6 +152,32 @@ CASES: list[tuple[str, list[tuple[Any, ...]], tuple[Any, ...]]] = [
 ]
 
 
+# 2025-11-25 tasks.mdx, Result Retrieval: GetTaskResult is the Task alone; a terminal task's result (or its
+# JSON-RPC error) is tasks/result's answer ("MUST return the final result of the underlying request, whether
+# that is a successful result or a JSON-RPC error"). Before, a completed tasks/get ended the call unclassified
+# (result.not_object: no inlined result, as a 2026-07-28 task has) and tasks/result was a message line.
+CASES += [
+    ("a task: completed, its result from tasks/result",
+     [task_call(1), created(1), poll(2), status(2, b"completed"), poll(3, RESULT), answer(3, DONE_T1)],
+     ("normal_complete", "task", OK, "success", True, [(T, "task"), (GET, None), (RESULT, "normal_complete")],
+      "answered")),
+    ("a task: failed, its error from tasks/result",
+     [task_call(1), created(1), poll(2), status(2, b"failed"), poll(3, RESULT),
+      answer(3, b'{"code":-32603,"message":"x"}', error=True)],
+     ("protocol_error", "task", OK, "success", True, [(T, "task"), (GET, None), (RESULT, "protocol_error")],
+      "answered")),
+    # cancelled: its effect unknown, the call ends there (as mcp-verdict's client reads it)
+    ("a task: cancelled",
+     [task_call(1), created(1), poll(2), status(2, b"cancelled")],
+     ("unclassified", "task", [("task.status", "")], "success", True, [(T, "task"), (GET, "unclassified")],
+      "answered")),
+    # completed, its result never fetched: the call's last word is its handle's (the log ends)
+    ("a task: completed, its result never fetched",
+     [task_call(1), created(1), poll(2), status(2, b"completed")],
+     ("task", "task", OK, "success", True, [(T, "task"), (GET, None)], "log_ended")),
+]
+
+
 @pytest.mark.parametrize("format", ["framelog", "jsonrpc"])
 @pytest.mark.parametrize(("name", "frames", "expected"), CASES, ids=[c[0] for c in CASES])
 def test_a_server_request_is_judged_when_it_comes(tmp_path: Path, name: str, frames: list[tuple[Any, ...]],
