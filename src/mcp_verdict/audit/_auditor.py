@@ -42,6 +42,7 @@ import orjson
 from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
 from ..frames._jsonrpc import is_batch, lenient_request
 from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, ToolsBudget
+from ..frames._track import related_task
 from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
@@ -59,9 +60,13 @@ END_OF_INPUT: Final = 1 << 62
 """The order of what the end of the input completes (after every line)."""
 _SERVER_METHODS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
 _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "tasks/cancel"})
+_CALL_METHODS: Final = _TASK_METHODS | {"tools/call"}
+"""The client's requests a server's request may be made during (:meth:`Auditor._asking`)."""
 _WAITING: Final = frozenset({Kind.INPUT_REQUIRED, Kind.TASK})
 _ANSWERS: Final = frozenset({"response", "error", "unreadable", "invalid"})
 _CANCELLED: Final = "notifications/cancelled"
+_ASKING_KINDS: Final = frozenset({"request", "unreadable"})
+"""The frame kinds a server's request is read as (one no strict parser reads, followed leniently)."""
 _REASON_KEPT: Final = 200
 """The characters of a cancellation's ``reason`` quoted in the call's finding."""
 MAX_CONNS: Final = 100_000
@@ -238,9 +243,10 @@ class Auditor:
         """(conn, seq) of a tools/call request waiting -> where the client cancelled it
         (``notifications/cancelled``: source, line) and its reason."""
         self._calls: dict[str, dict[tuple[str, Any], Exchange]] = {}
-        """Per connection, the client's tools/call requests the tracker holds waiting, by id key
-        (:func:`id_key`): what :meth:`_asking` looks a server request's call up in, kept as the
-        tracker's requests come and go (:meth:`_waits`, :meth:`_not_waiting`)."""
+        """Per connection, the client's tools/call requests the tracker holds waiting (and the
+        polls of a running task: tasks/get, tasks/result...), by id key (:func:`id_key`): what
+        :meth:`_asking` looks a server request's call up in, kept as the tracker's requests come
+        and go (:meth:`_waits`, :meth:`_not_waiting`)."""
         self._calls_in: dict[str, dict[int, dict[tuple[str, Any], Exchange]]] = {}
         """Per connection, those of them by the HTTP exchange they were sent in (``http.exchange``)."""
         self._calls_odd: dict[str, dict[tuple[str, Any], Exchange]] = {}
@@ -310,10 +316,14 @@ class Auditor:
             for event in events:
                 if isinstance(event, (Answered, Unanswered)):
                     self._not_waiting(event.exchange)
-        if direction == "c2s" and look.kind == "request" and look.method == "tools/call":
+        if direction == "c2s" and look.kind == "request" and look.method in _CALL_METHODS:
             opened = self._tracker.opened(conn)
-            if opened is not None:
-                self._waits(opened)
+            if opened is not None and (opened.method == "tools/call" or (conn, opened.call) in self._open):
+                self._waits(opened)  # (a tools/call, or a poll of a task running)
+        elif direction == "s2c" and look.kind in _ASKING_KINDS:
+            opened = self._tracker.opened(conn)
+            if opened is not None and opened.origin == "server" and opened.method in _SERVER_METHODS:
+                self._seen_asking(opened)
         batching = self._batching
         if batching is not None:
             opened = self._tracker.opened(conn)
@@ -500,13 +510,14 @@ class Auditor:
         if held.tracker is not None:
             self._tracker.adopt(conn, held.tracker)
         self._forget_calls(conn)
-        for exchange in self._tracker.pending(conn):  # (the calls waiting, kept as the tracker's feed keeps them)
-            if exchange.origin == "client" and exchange.method == "tools/call":
-                self._waits(exchange)
         self._conns[conn] = held.info
         self._tools.size += held.info.listed.size  # (within its connection's budget; past the whole, none more)
         for name, table in self._tables():
             table.update(getattr(held, name))
+        for exchange in self._tracker.pending(conn):  # (the calls waiting, kept as the tracker's feed keeps them:
+            if exchange.origin == "client" and (exchange.method == "tools/call" or (  # a task's polls with them)
+                    exchange.method in _TASK_METHODS and (conn, exchange.call) in self._open)):
+                self._waits(exchange)
 
     def _tables(self) -> tuple[tuple[str, dict[Any, Any]], ...]:
         """The tables of what waits on a connection, each with the :class:`Held` member that
@@ -578,6 +589,8 @@ class Auditor:
         if origin == "client" and method in _TASK_METHODS and key in self._open:
             self._pair("call", batched)
             call = self._open.pop(key)
+            if self._asked or self._refused:  # the server's requests made while the task ran, before this round
+                self._take_asked(key, call)
             ended, status = judge_task(exchange, call.first.request_id, self._options.of(exchange.context))
             call.rounds.add(self._round(exchange, ended, status, line))
             if ended is not None:
@@ -592,20 +605,34 @@ class Auditor:
                 self._pair("call", batched)
                 key = (asking.conn, asking.call)
                 asked = judge_server_request(exchange.request.data, method, self._options.of(asking.context)) \
-                    if method in _SERVER_METHODS else None
-                held = self._asked.get(key)
+                    if method in _SERVER_METHODS else None  # (the round's kind: its findings went to the call
+                held = self._asked.get(key)  # when the request came, _seen_asking)
                 if held is None:
                     held = self._asked[key] = _Rounds()
                 held.add(self._round(exchange, asked, None, line))
-                if asked is not None and asked.kind is not Kind.INPUT_REQUIRED:
-                    refused = self._refused.get(key)
-                    if refused is None:
-                        refused = self._refused[key] = RefusedAsks()
-                    refused.add(refused_findings(method, asked))
                 return
         self._pair("message", batched)
         if exchange.origin == "client" and (exchange.response_peek is not None or method == "tools/list"):
             self._learn(exchange)
+
+    def _seen_asking(self, request: Exchange) -> None:
+        """A 2025 server's input request, as it comes (whether or not the client ever answers it:
+        what the server sent is judged, whatever the client does): when it was made during a call
+        (:meth:`_asking`), judged as mcp-verdict's client judges one; a refused one's findings go
+        to that call (:attr:`_refused`, its first ``REFUSED_KEPT`` kept). Each request is judged
+        here once; its round is added when the client answers it."""
+        asking = self._asking(request)
+        if asking is None:
+            return
+        method = request.method
+        asked = judge_server_request(request.request.data, method, self._options.of(asking.context))
+        if asked.kind is Kind.INPUT_REQUIRED:
+            return
+        key = (asking.conn, asking.call)
+        refused = self._refused.get(key)
+        if refused is None:
+            refused = self._refused[key] = RefusedAsks()
+        refused.add(refused_findings(method, asked))
 
     def _take_asked(self, key: tuple[str, int], call: _Call) -> None:
         """The server requests made while ``call`` waited become its rounds (and the refused
@@ -621,14 +648,23 @@ class Auditor:
                 call.refused.extend(refused)
 
     def _asking(self, request: Exchange) -> Exchange | None:
-        """The tools/call a server request belongs to: the one waiting on the same HTTP exchange,
-        else the only one waiting on the connection.
+        """The tools/call a server request belongs to: on 2025-11-25, the one whose task the request
+        names in its ``io.modelcontextprotocol/related-task`` metadata (basic/utilities/tasks: a
+        task's requests MUST carry it) while the task runs; else the one waiting on the same HTTP
+        exchange, else the only one waiting on the connection — a running task's poll
+        (``tasks/get``, ``tasks/result``...) waiting counting as its call waiting.
 
         Looked up in the calls waiting by connection and exchange (:attr:`_calls`,
         :attr:`_calls_in`): a scan of every request waiting made each server request cost as many
         steps as there were, quadratic in a log of many calls waiting while the server asks."""
         conn = request.conn
         calls = self._calls.get(conn)
+        if self._open:  # a task's (2025-11-25), named by the request: its call's while it runs
+            task = related_task(request)
+            number = self._tracker.task_call(conn, task) if task is not None else None
+            running = self._open.get((conn, number)) if number is not None else None
+            if running is not None:
+                return running.first
         if not calls:
             return None
         http = request.request.http
@@ -638,15 +674,20 @@ class Auditor:
                 same = self._calls_in.get(conn, {}).get(number)
                 if same is not None and len(same) == 1:
                     for exchange in same.values():
-                        return exchange
+                        return self._running(exchange)
             else:  # an exchange that is no integer (an Auditor fed by a caller): compared as values are
                 found = [e for e in calls.values() if e.request.http and e.request.http.get("exchange") == number]
                 if len(found) == 1:
-                    return found[0]
+                    return self._running(found[0])
         if len(calls) == 1:
             for exchange in calls.values():
-                return exchange
+                return self._running(exchange)
         return None
+
+    def _running(self, exchange: Exchange) -> Exchange | None:
+        """``exchange``, a tools/call waiting or a task's poll waiting, when its call is still
+        followed (a poll's task call open); else None."""
+        return exchange if exchange.method == "tools/call" or (exchange.conn, exchange.call) in self._open else None
 
     def _waits(self, exchange: Exchange) -> None:
         """A client's tools/call the tracker now holds waiting (in place of any request it held
@@ -669,7 +710,7 @@ class Auditor:
         """A request the tracker no longer holds waiting (answered, replaced, dropped, put aside):
         a tools/call of the client's is no longer in :attr:`_calls` (nothing when the call kept
         under its id is another request's)."""
-        if exchange.origin != "client" or exchange.method != "tools/call":
+        if exchange.origin != "client" or exchange.method not in _CALL_METHODS:
             return
         conn = exchange.conn
         calls = self._calls.get(conn)
@@ -812,7 +853,8 @@ class Auditor:
                     self._not_waiting(current)
                     aside.append(current)
                 self._tracker.restore(conn, "client", key, target)
-                if target.origin == "client" and target.method == "tools/call":
+                if target.origin == "client" and (target.method == "tools/call" or (
+                        target.method in _TASK_METHODS and (conn, target.call) in self._open)):
                     self._waits(target)
             if not aside:
                 del self._aside[(conn, key)]
@@ -908,6 +950,8 @@ class Auditor:
     def _finish(self, call: _Call, end: End) -> CallRow:
         first = call.first
         conn = first.conn
+        if self._asked or self._refused:  # (a task ended without its answer: its server requests still)
+            self._take_asked((conn, first.call), call)
         info = self._conns.get(conn)
         verdict = call.verdict
         assert verdict is not None

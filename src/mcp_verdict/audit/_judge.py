@@ -45,10 +45,21 @@ def judge_call(exchange: Exchange, options: Options) -> Verdict:
     return judge(exchange.response.data, options, held_id(exchange.request_id))
 
 
+_RESULT_VERSIONS: Final = frozenset({"2025-11-25"})
+"""The versions whose tasks give their result through ``tasks/result`` (2025-11-25 basic/utilities/
+tasks, Result Retrieval: for a task in a terminal status tasks/result "MUST return the final result
+of the underlying request, whether that is a successful result or a JSON-RPC error"; GetTaskResult
+is the Task alone), where later ones inline it in ``tasks/get`` (ext-tasks, Task Status)."""
+_BY_RESULT: Final = frozenset({"completed", "failed"})
+"""The terminal statuses whose end is read from ``tasks/result`` there (``cancelled``: its effect
+unknown, as the client reads it)."""
+
+
 def judge_task(exchange: Exchange, original_id: Any, options: Options) -> tuple[Verdict | None, str | None]:
-    """A task round's (verdict, status): ``(None, status)`` while the task runs or for an
-    acknowledgement; a verdict once the task's end is known (``options``: those in force for
-    its request, as for :func:`judge_call`)."""
+    """A task round's (verdict, status): ``(None, status)`` while the task runs, for an
+    acknowledgement, and on 2025-11-25 for a ``tasks/get`` that says completed or failed (the end
+    comes with ``tasks/result``, as mcp-verdict's client reads it); a verdict once the task's end
+    is known (``options``: those in force for its request, as for :func:`judge_call`)."""
     assert exchange.response is not None
     if exchange.method == "tasks/result":
         return judge(exchange.response.data, options, held_id(exchange.request_id)), None
@@ -68,6 +79,8 @@ def judge_task(exchange: Exchange, original_id: Any, options: Options) -> tuple[
     status = result.get("status")
     if not isinstance(status, str) or status not in STATUSES:
         return _local(exchange.context.version, "task.status", f"tasks/get answered status {status!r}"), None
+    if status in _BY_RESULT and exchange.context.version in _RESULT_VERSIONS:
+        return None, status  # 2025-11-25: the task's result (or error) is tasks/result's answer, not inlined
     envelope: dict[str, Any] = {"jsonrpc": "2.0", "id": original_id}
     if status == "completed":
         envelope["result"] = result.get("result")

@@ -235,6 +235,11 @@ class Tracker:
         self._max_answered = max_answered
         self._max_pending = max_pending
         self._conns: dict[str, _Connection] = {}
+        self.server_requests: list[Exchange] | None = None
+        """None (the default), or a list the caller empties: each request a server sends (an
+        elicitation, a sampling request...) is appended to it when it begins waiting, so the
+        caller judges what the server sent when it is seen, whether or not the client ever
+        answers it (the tap: a request the client ignores, or answers after the call ended)."""
 
     def pending(self, conn: str) -> list[Exchange]:
         """The requests of ``conn`` still waiting for an answer, oldest first."""
@@ -441,6 +446,13 @@ class Tracker:
         state = self._conns.get(conn)
         return state.opened if state is not None else None
 
+    def task_call(self, conn: str, task_id: str) -> int | None:
+        """The call (:attr:`Exchange.call`) whose answer on ``conn`` created the task ``task_id``
+        (None: none this tracker still knows): what a 2025-11-25 server's request naming the task
+        in its ``io.modelcontextprotocol/related-task`` metadata was made during."""
+        state = self._conns.get(conn)
+        return state.tasks.get(task_id) if state is not None else None
+
     def forget(self, conn: str, origin: Origin, key: tuple[str, Any]) -> Exchange | None:
         """Stop waiting for the answer to the request ``origin`` sent on ``conn`` with the id
         ``key`` (a caller that gave up on it: a timeout); an answer that comes later is a
@@ -525,6 +537,8 @@ class Tracker:
             if len(rounds) > self._max_answered:
                 rounds.popitem(last=False)
         exchange = Exchange(conn, origin, method, request_id, seen, None, context, call, number, tool, task_id)
+        if origin == "server" and self.server_requests is not None:
+            self.server_requests.append(exchange)
         pending = state.pending
         replaced = pending.pop(key, None)
         pending[key] = state.opened = exchange
@@ -669,6 +683,21 @@ class Tracker:
             task_id = task.get("taskId") if task is not None and isinstance(task, Mapping) else None
         if isinstance(task_id, str):
             _remember(state.tasks, task_id, exchange.call, self._max_answered)
+
+
+RELATED_TASK: Final = "io.modelcontextprotocol/related-task"
+"""The ``_meta`` key by which a 2025-11-25 message names the task it is about (basic/utilities/
+tasks, Associating Task-Related Messages: "an elicitation that a task-augmented tool call
+depends on MUST share the same related task ID with that tool call's task")."""
+
+
+def related_task(exchange: Exchange) -> str | None:
+    """The task a request names in its ``params._meta["io.modelcontextprotocol/related-task"]``
+    (its ``taskId``, a string); None when it names none (or its bytes are no JSON object)."""
+    meta = peek(exchange.request.data).params.get("_meta")
+    related = meta.get(RELATED_TASK) if type(meta) is dict else None
+    task = related.get("taskId") if type(related) is dict else None
+    return task if type(task) is str else None
 
 
 def _index_exchange(state: _Connection, key: tuple[Origin, tuple[str, Any]], exchange: Exchange) -> None:

@@ -50,6 +50,7 @@ from ..frames import (
     FrameLogWriter,
     FrameRecord,
     Peek,
+    Seen,
     Stray,
     Tracker,
     Unanswered,
@@ -61,6 +62,7 @@ from ..frames import (
 from ..frames._jsonrpc import id_text
 from ..frames._sendable import check_call
 from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, parsed_bound
+from ..frames._track import related_task
 from ..judgement._check import Expectation, judging_options
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy, plain_number
 from ..judgement._outcome import Observe, Outcome, evaluate_defaults, evaluate_listed, settle
@@ -77,8 +79,8 @@ from ..verdict._classify import (
     held_id,
     judge,
 )
-from ..verdict._findings import finding, refused, refuses
-from ..verdict._input import RefusedCalls, judge_server_request, refused_findings
+from ..verdict._findings import Finding, finding, refused, refuses
+from ..verdict._input import RefusedAsks, RefusedCalls, judge_server_request, refused_findings
 from ..verdict._kind import Kind
 from ..verdict._peer_text import utf8_text
 from ..verdict._shown import shown
@@ -116,6 +118,9 @@ _NOISE_SHOWN: Final = 60
 line kept is kept to one byte more (whether it went on), never whole."""
 _ASKS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
 """A 2025 server's own input requests (JSON-RPC requests to the client while a call waits)."""
+_TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "tasks/cancel"})
+"""A task's requests (2025-11-25 basic/utilities/tasks): the tracker gives them its call."""
+_TASK: Final = Kind.TASK
 _NOISE_MARKS: Final = 4096
 """Per connection with noise: the noise count at each client frame and tools/call answer, the
 last this many (a call counts the noise between its request and its answer from them)."""
@@ -199,6 +204,23 @@ class _Conn:
 
     def __post_init__(self) -> None:
         self.tools = self.listed.tools
+
+
+class _TaskCall:
+    """A call the tap judged a task (:meth:`VerdictTap._task_judged`): the tools/call (its call
+    on the tracker, its context), the call as first judged and as it is now, the requests refused
+    while the task ran (:meth:`VerdictTap._task_refused`), and what it counts against the bound."""
+
+    __slots__ = ("asks", "exchange", "first", "now", "size")
+
+    def __init__(self, exchange: Exchange, call: TapCall, size: int) -> None:
+        self.exchange = Exchange(exchange.conn, exchange.origin, exchange.method, exchange.request_id,
+                                 Seen(b"", exchange.request.at, exchange.request.seq, exchange.request.http), None,
+                                 exchange.context, exchange.call, exchange.round, exchange.tool, exchange.task_id)
+        """The tools/call without its bytes (its context and call are read: the call holds them)."""
+        self.first = self.now = call
+        self.asks = RefusedAsks()
+        self.size = size
 
 
 class TapCall(msgspec.Struct, frozen=True, gc=False):
@@ -395,8 +417,8 @@ class Judged:
         """Every tools/call of the block, judged (a round-trip retry is a call of its own); a call
         whose answer arrived is judged when it arrives, the others when first asked for."""
         done = self._done
-        if self.sent and len(done) == len(self.sent):
-            return done  # every call sent is judged (what the loop below finds, without a copy)
+        if self.sent and len(done) == len(self.sent):  # every call sent is judged (what the loop below finds,
+            return done if not self._tap._amended else self._now(done)  # without a copy)
         targets = self._targets()
         while len(done) < len(targets):
             index = len(done)
@@ -406,7 +428,13 @@ class Judged:
                 call = self._tap._judge(target, rid, name, self._options, self.error, attempt=self._attempt)
                 self._tap._observe(call, self.tokens[index] if index < len(self.tokens) else [])
             done.append(call)
-        return done
+        return done if not self._tap._amended else self._now(done)
+
+    def _now(self, done: list[TapCall]) -> list[TapCall]:
+        """The block's calls as they are now: a task's call judged again since it was judged
+        (:meth:`VerdictTap._task_refused`) as it is now (the block keeps each as first judged)."""
+        current = self._tap._current_of
+        return [current(call) for call in done]
 
     @property
     def outcomes(self) -> list[Outcome]:
@@ -416,8 +444,8 @@ class Judged:
     def outcome(self) -> Outcome:
         """The outcome of the block's last tools/call (the final round of a multi-round call)."""
         done = self._done
-        if done and len(done) == len(self.sent):
-            return done[-1].outcome  # every call sent is judged (what ``calls`` returns then)
+        if done and len(done) == len(self.sent):  # every call sent is judged (what ``calls`` returns then)
+            return done[-1].outcome if not self._tap._amended else self._tap._current_of(done[-1]).outcome
         calls = self.calls
         if not calls:
             raise LookupError("no tools/call was sent in this block")
@@ -462,6 +490,21 @@ class VerdictTap:
         if not isinstance(name, str):
             raise OptionError("name", "a string", name)
         self.tracker = Tracker(default_version=default_version)
+        self._asks: list[Exchange] = []
+        """The server requests the tracker saw in the frame being fed (``Tracker.server_requests``),
+        judged and let go at once (:meth:`_asked`)."""
+        self.tracker.server_requests = self._asks
+        self._tasks: OrderedDict[tuple[str, int], _TaskCall] = OrderedDict()
+        """The calls judged a task (2025-11-25: their answer the task's handle), by connection and
+        call on the tracker (``Exchange.call``, which the task's polls share): the requests the
+        server makes while the task runs are theirs (:meth:`_task_refused`). The last ``_KEEP``,
+        and of them no more than :data:`HISTORY_BYTES` (each counted by :func:`held_bytes`; the
+        newest kept whatever its size): a task's call no longer kept owns no request."""
+        self._tasks_size = 0
+        self._amended: dict[int, _TaskCall] = {}
+        """id of a task's call as first judged -> its entry in ``_tasks``, once a request refused
+        while the task ran judged it again (:meth:`_task_refused`): a judging block keeps its calls
+        as first judged and reads them through this (:meth:`Judged._now`)."""
         self._options = OptionsMemo()  # classify's options per request context, checked once (of)
         self.default_version = default_version
         self.trusted_server = trusted_server
@@ -699,6 +742,12 @@ class VerdictTap:
             if first is not None:
                 look = first[2]
         events = self.tracker.feed(conn, direction, data, at=at, seq=seq, http=http, look=look)
+        asks = self._asks
+        if asks:  # a 2025 server's requests: judged when seen, whatever the client does with them
+            for request in asks:
+                if request.method in _ASKS:
+                    self._asked(state, request)
+            asks.clear()
         if first is not None and len(events) == 1:
             answered = events[0]
             if type(answered) is Answered:
@@ -716,9 +765,7 @@ class VerdictTap:
         for event in events:
             if type(event) is Answered:
                 exchange = event.exchange
-                if exchange.origin != "client":
-                    if exchange.method in _ASKS:  # the client answered a 2025 server's request
-                        self._asked(state, exchange)
+                if exchange.origin != "client":  # (a server's request: judged when it came, _asked)
                     continue
                 method = exchange.method
                 if method != "tools/call":
@@ -755,11 +802,13 @@ class VerdictTap:
         return events
 
     def _asked(self, state: _Conn, request: Exchange) -> None:
-        """A 2025 server's elicitation, sampling or roots request, answered by the client: judged
-        as mcp-verdict's client judges one (``_input.judge_server_request``: its bytes, then the
-        rules of the call's version and the client's declared capabilities) when it was made
+        """A 2025 server's elicitation, sampling or roots request, as it comes (before the client
+        answers it, if it ever does: what the server sent is judged, whatever the client does):
+        judged as mcp-verdict's client judges one (``_input.judge_server_request``: its bytes, then
+        the rules of the call's version and the client's declared capabilities) when it was made
         during a call (:meth:`_asking`); one it refuses gives that call's verdict its findings
-        (:func:`_with_refused`), as the client's and the audit's do."""
+        (:func:`_with_refused`; a task's call, judged already, is judged again with them:
+        :meth:`_task_refused`), as the client's and the audit's do. Each request is judged once."""
         call = self._asking(state, request)
         if call is None:
             return
@@ -768,16 +817,73 @@ class VerdictTap:
                                      self._options.of(call.context, self.absent_result_type, self.limits))
         if asked.kind is Kind.INPUT_REQUIRED:
             return
-        key = id_key(call.request_id)
-        state.refused.add(key, call.request.seq, refused_findings(method, asked))
+        found = refused_findings(method, asked)
+        task = self._tasks.get((state.id, call.call)) if self._tasks else None
+        if task is not None:
+            self._task_refused(task, found)
+        else:
+            state.refused.add(id_key(call.request_id), call.request.seq, found)
+
+    def _task_judged(self, state: _Conn, exchange: Exchange, call: TapCall) -> None:
+        """``call``, the tools/call ``exchange`` judged a task: the requests the server makes while
+        the task runs are its (:meth:`_task_refused`); kept within ``_tasks``' bounds."""
+        tasks = self._tasks
+        key = (state.id, exchange.call)
+        older = tasks.pop(key, None)
+        if older is not None:
+            self._forget_task(older)
+        size = call.held or held_bytes(call)
+        tasks[key] = _TaskCall(exchange, call, size)
+        self._tasks_size += size
+        while len(tasks) > 1 and (len(tasks) > _KEEP or self._tasks_size > HISTORY_BYTES):
+            self._forget_task(tasks.popitem(last=False)[1])
+
+    def _forget_task(self, task: _TaskCall) -> None:
+        self._tasks_size -= task.size
+        if self._amended.get(id(task.first)) is task:
+            del self._amended[id(task.first)]
+
+    def _task_refused(self, task: _TaskCall, found: tuple[Finding, ...]) -> None:
+        """A request refused while ``task`` ran (after its call was judged: its answer was the
+        task's handle): the call is judged again, ``unclassified`` with the findings of its task's
+        refused requests after its answer's (the first ``REFUSED_KEPT``, then one counting the
+        others), in place of what it was, on the history and in its judging block
+        (:meth:`Judged.calls`). Observers were told of the call when its handle came: not again."""
+        task.asks.add(found)
+        first, before = task.first, task.now
+        verdict = task.asks.verdict(first.verdict)
+        task.now = msgspec.structs.replace(first, verdict=verdict, outcome=replace(first.outcome, verdict=verdict))
+        self._amended[id(first)] = task
+        history = self.history
+        for index in range(len(history) - 1, -1, -1):
+            if history[index] is before:
+                history[index] = task.now
+                break
+
+    def _current_of(self, call: TapCall) -> TapCall:
+        """``call`` as it is now: judged again if it is a task's (:meth:`_task_refused`)."""
+        task = self._amended.get(id(call))
+        return task.now if task is not None and task.first is call else call
 
     def _asking(self, state: _Conn, request: Exchange) -> Exchange | None:
-        """The client's tools/call a server request was made during, as the audit finds it: the one
-        waiting on the HTTP exchange the request came in (Streamable HTTP: a server's requests
-        about a call travel on that call's POST stream), else the only one waiting on the
-        connection; None when neither tells (several waiting, none in that exchange)."""
-        waiting = [exchange for exchange in self.tracker.pending(state.id)  # (read when a server asks: no
-                   if exchange.origin == "client" and exchange.method == "tools/call"]  # bookkeeping per frame)
+        """The client's request (its tools/call, or a poll of a task the tap judged) a server
+        request was made during, as the audit finds it: on 2025-11-25, the task the request names
+        in its ``io.modelcontextprotocol/related-task`` metadata (basic/utilities/tasks: a task's
+        requests MUST carry it), when the tap judged the call that made it; else the one waiting on
+        the HTTP exchange the request came in (Streamable HTTP: a server's requests about a call
+        travel on that call's POST stream, or a task's poll's); else the only one waiting on the
+        connection. None when none tells (several waiting, none in that exchange)."""
+        tasks, conn = self._tasks, state.id
+        if tasks:
+            named = related_task(request)
+            number = self.tracker.task_call(conn, named) if named is not None else None
+            task = tasks.get((conn, number)) if number is not None else None
+            if task is not None:
+                return task.exchange
+        waiting = [exchange for exchange in self.tracker.pending(conn)  # (read when a server asks: no
+                   if exchange.origin == "client"  # bookkeeping per frame)
+                   and (exchange.method == "tools/call"
+                        or (exchange.method in _TASK_METHODS and (conn, exchange.call) in tasks))]
         http = request.request.http
         number = http.get("exchange") if http else None
         if isinstance(number, int):
@@ -1172,6 +1278,7 @@ class VerdictTap:
             verdict = judge(response, self._options.of(exchange.context, self.absent_result_type, self.limits),
                             request_id if type(request_id) is int or type(request_id) is str
                             else held_id(request_id))  # (held_id's answer for an exact int or str, without a call)
+        task = verdict.kind is _TASK
         if state.noise:
             verdict = _with_noise(verdict, state, exchange.request.seq, exchange.response)
         if state.refused:
@@ -1184,6 +1291,8 @@ class VerdictTap:
         self.history.append(call)
         if len(response) > _HISTORY_BIG or len(request) > _HISTORY_BIG:
             call = self._keep_large(call)
+        if task:  # a task's handle: the requests the server makes while it runs are this call's
+            self._task_judged(state, exchange, call)
         return call
 
     def _keep_large(self, call: TapCall) -> TapCall:
@@ -1224,11 +1333,13 @@ class VerdictTap:
             request_bytes, response = exchange.request.data, exchange.response.data
             number = exchange.round
             verdict = judge(response, self._options.of(exchange.context, absent, limits), held_id(request_id))
+            task = exchange if verdict.kind is _TASK and state is not None else None
             if state is not None and state.noise:
                 verdict = _with_noise(verdict, state, exchange.request.seq, exchange.response)
             if state is not None and state.refused:
                 verdict = _with_refused(verdict, state, exchange)
         else:
+            task = None
             waiting = self.tracker.waiting(state.id, "client", key) if state is not None else None
             ended = state.ended.pop(key, None) if state is not None and state.ended else None
             asked = waiting or ended  # the request, still waiting or waiting when the connection closed
@@ -1267,6 +1378,8 @@ class VerdictTap:
         if (response is not None and len(response) > _HISTORY_BIG) or \
                 (request_bytes is not None and len(request_bytes) > _HISTORY_BIG):
             call = self._keep_large(call)
+        if task is not None and state is not None:  # a task's handle: the requests made while it runs are its
+            self._task_judged(state, task, call)
         return call
 
     def _loosely_waiting(self, conn: str, stray: Stray) -> Exchange | None:
