@@ -127,7 +127,7 @@ def classify(
     if type(response) is bytes and len(response) <= options.quick_short:
         # judge's first step, taken here: most answers are short texts the fast path knows
         verdict = read_common(response, options, request_id)
-        return verdict if verdict is not None else judge(response, options, request_id, fast=False)
+        return verdict if verdict else judge(response, options, request_id, fast=False, not_utf8=verdict is False)
     return judge(response, options, request_id)
 
 
@@ -239,10 +239,12 @@ def held_id(value: object) -> str | int | None:
     return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
 
 
-def judge(response: object, options: Options, request_id: str | int | None, fast: bool = True) -> Verdict:
+def judge(response: object, options: Options, request_id: str | int | None, fast: bool = True,
+          not_utf8: bool = False) -> Verdict:
     """``classify`` with options from :func:`classify_options` and a request id already checked
     (a string, an integer that is not a bool, or None). Never raises for any ``response``.
-    ``fast=False``: the caller (``classify``) has tried the fast path on this short text."""
+    ``fast=False``: the caller (``classify``) has tried the fast path on this short text;
+    ``not_utf8``: and its reader refused it as no UTF-8."""
     # The fast path (_fastpath) recognises a common well-formed response in one pass; for
     # anything else it returns None, and the full checker runs and explains.
     skimmed = False
@@ -267,12 +269,18 @@ def judge(response: object, options: Options, request_id: str | int | None, fast
             skimmed = True
         if fast and size <= options.quick_bytes:
             verdict = read_common(response, options, request_id)
-            if verdict is not None:
+            if verdict:
                 return verdict
+            not_utf8 = verdict is False
         elif fast and size <= options.max_bytes and options.read_common is not None:
             verdict = read_common(response, options, request_id, count_values=True)
-            if verdict is not None:
+            if verdict:
                 return verdict
+            not_utf8 = verdict is False
+    if not_utf8 and type(response) is bytes and not skimmed:  # a reader refused the text as no UTF-8: named
+        problem = _not_utf8(response)  # before the strict reader reads it to that byte again (as the skim does)
+        if problem is not None:
+            return make_verdict(Kind.UNCLASSIFIED, (problem,), options.rules.version, None)
     message = response
     caller = True  # a parsed value of the caller's: its strings may hold what no reader puts there
     if type(response) is not dict and isinstance(response, _RAW_TYPES):
@@ -365,6 +373,8 @@ _parse: Callable[..., tuple[object, Finding | None]] = _on_first_use("_parse", "
 """The strict reader, ``_parser.parse``, bound by its first read."""
 _skim: Callable[[bytes], Finding | None] = _on_first_use("_skim", "_parser", "skim")
 """The syntax skim of long texts, ``_parser.skim``, bound by the first long text."""
+_not_utf8: Callable[[bytes], Finding | None] = _on_first_use("_not_utf8", "_parser", "not_utf8")
+"""Where a text a reader refused as no UTF-8 first fails to be UTF-8, ``_parser.not_utf8``."""
 _read_duplicate: Callable[[bytes], Finding | None] = _on_first_use("_read_duplicate", "_parser", "read_duplicate")
 """The repeated-name search of a long text orjson read whole, ``_parser.read_duplicate``."""
 _unencodable_string: Callable[[object, int, int], Finding | None] = _on_first_use(

@@ -156,6 +156,11 @@ _STRICT_PROOF_BYTES: Final = 4096
 small text the typed read and the strict reader together cost less than the strict reader and
 ``common_kind``'s checks in Python; on a longer one, mostly strings, the typed read costs more
 than it spares (and a wrong text would be read twice)."""
+_NOT_UTF8: Final = "Invalid UTF-8 encoded string"
+"""msgspec's refusal of a text that is no UTF-8 (the text is then checked before the strict reader
+reads it: :func:`read_common`'s ``False``)."""
+_NOT_UTF8_ORJSON: Final = "str is not valid UTF-8"
+"""The start of orjson's refusal of such a text (it checks the whole text's UTF-8 first)."""
 _SPLICED_CHARS: Final = 128
 """A first text block of this many characters or more, past ASCII, is left out of the write-back
 that proves orjson's value (:func:`_spliced`); a shorter one costs less to write than to look for."""
@@ -305,10 +310,12 @@ def _read_links(data: bytes, options: Options, problem: msgspec.ValidationError)
 
 
 def read_common(data: bytes, options: Options, request_id: str | int | None,
-                count_values: bool = False) -> Verdict | None:
+                count_values: bool = False) -> Verdict | Literal[False] | None:
     """The verdict on a common well-formed response read from wire text; ``None`` to leave
-    the text to the strict reader and the full checker. ``options.read_common`` is set;
-    ``count_values`` when the text is longer than ``options.max_nodes``."""
+    the text to the strict reader and the full checker, ``False`` when its reader refused it
+    as no UTF-8 (a hint: the caller checks the text's UTF-8 before the strict reader reads it
+    to that byte again). ``options.read_common`` is set; ``count_values`` when the text is
+    longer than ``options.max_nodes``."""
     try:
         spaced = data[11] == 32  # {"jsonrpc": "2.0" as json.dumps writes it, which orjson never writes
         if len(data) > _STRICT_PROOF_BYTES if spaced else len(data) > _WIDE_BYTES and wide_text(data):
@@ -319,7 +326,9 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
         message = _read_links(data, options, problem)
         if message is None:
             return None
-    except Exception:  # msgspec: not JSON, 1e400, too deep; a text of fewer than 12 bytes
+    except msgspec.DecodeError as problem:  # not JSON, 1e400, too deep; no UTF-8
+        return False if str(problem) == _NOT_UTF8 else None
+    except Exception:  # a text of fewer than 12 bytes
         return None
     # The proofs (module docstring). The write-back: msgspec accepted all of data, so whatever
     # follows the written value is whitespace. A spaced text cannot be written back.
@@ -441,24 +450,24 @@ def _quotes(data: bytes) -> int:
     return found
 
 
-def read_quoted(data: bytes, options: Options, request_id: str | int | None) -> Verdict | None:
+def read_quoted(data: bytes, options: Options, request_id: str | int | None) -> Verdict | Literal[False] | None:
     """The verdict on a long text that is mostly strings (:func:`wide_text`, or spaced as
-    ``json.dumps`` writes it) read by orjson, when the quote count proves orjson's value is the
-    strict reader's (the module docstring's third proof); ``None`` to leave it to the strict
-    reader."""
+    ``json.dumps`` writes it) read by orjson, when the splice or the quote count proves orjson's
+    value is the strict reader's; ``None`` to leave it to the strict reader, ``False`` when
+    orjson refused it as no UTF-8 (as :func:`read_common`)."""
     verdict = quoted(data, options, request_id)
-    return verdict if type(verdict) is Verdict else None
+    return verdict if type(verdict) is Verdict else None if verdict is not None else False
 
 
-def quoted(data: bytes, options: Options, request_id: str | int | None) -> Verdict | bool:
+def quoted(data: bytes, options: Options, request_id: str | int | None) -> Verdict | bool | None:
     """:func:`read_quoted`'s verdict, else whether orjson read the whole text without error
     (what the count or ``common_kind`` do not prove): the text is then UTF-8, which orjson
     checks before it reads (a text that is not fails at once), and the caller need not check it
-    again before the strict reader reads it."""
+    again before the strict reader reads it; ``None`` when orjson refused it as no UTF-8."""
     try:
         message = _loads(data)
-    except ValueError:  # orjson.JSONDecodeError
-        return False
+    except ValueError as problem:  # orjson.JSONDecodeError
+        return None if str(problem).startswith(_NOT_UTF8_ORJSON) else False
     if not _spliced(data, message):
         strings, quotes = _strings(message)
         if strings < 0 or _quotes(data) != 2 * strings + quotes or (quotes and data.find(_ESCAPED_QUOTE) >= 0):

@@ -188,6 +188,16 @@ def _dense(data: bytes) -> bool:
     return tokens * 16 > _WINDOWS * _WINDOW
 
 
+def not_utf8(data: bytes) -> Finding | None:
+    """``json.encoding`` at the first byte where ``data`` fails to be UTF-8 (RFC 8259 section
+    8.1), as ``bytes.decode`` names it, a block at a time (:func:`_utf8_error`); None when it is
+    UTF-8, or starts with a byte order mark (named as jiter names it: ``json.bom``)."""
+    if data.startswith(_BOM):
+        return None
+    problem = _utf8_error(data)
+    return None if problem is None else finding("", "json.encoding", f"the message is not UTF-8: {problem}")
+
+
 def skim(data: bytes, duplicates: bool = True) -> Finding | None:
     """Bytes that are no UTF-8 in ``data`` (checked first, a block at a time, whatever its
     tokens), or, where its tokens are dense, its syntax error as a finding, found without
@@ -195,10 +205,9 @@ def skim(data: bytes, duplicates: bool = True) -> Finding | None:
     repeated member name (with ``duplicates``; off, for measuring and for tests that compare
     with jiter alone); ``None`` when none is found, or when what is found is for jiter to
     explain (module docstring). For texts longer than :data:`SKIM_BYTES`, within the size limit."""
-    if not data.startswith(_BOM):  # (a byte order mark: named as jiter names it)
-        problem = _utf8_error(data)  # first, wherever the byte sits, as orjson checks it
-        if problem is not None:
-            return finding("", "json.encoding", f"the message is not UTF-8: {problem}")
+    problem = not_utf8(data)  # first, wherever the byte sits, as orjson checks it
+    if problem is not None:
+        return problem
     if not _dense(data):
         return None
     try:
