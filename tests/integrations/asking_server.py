@@ -22,7 +22,12 @@ related-task metadata, as tasks.mdx says a tasks/result answer MUST). The tool s
 elicitation names the task: ``task_object`` carries ``_meta["io.modelcontextprotocol/related-task"]``
 (tasks.mdx, Associating Task-Related Messages: it MUST), ``task_object_bare`` does not (it then
 belongs to the tasks/result waiting: on its HTTP exchange, or alone on stdio), ``task_name`` is a
-valid form elicitation with the metadata.
+valid form elicitation with the metadata. ``task_held``'s handle is sent only with the answer of
+the next ``release`` call (stdio), before it, and its ``tasks/result`` is its result alone
+(``task_error``'s: a JSON-RPC error);
+``ask_task`` sends the ``ask_object`` elicitation naming the task ``arguments.task`` in its
+related-task metadata (whatever JSON value it is; ``arguments.related``: the related-task value
+itself), then the call's answer.
 """
 
 from __future__ import annotations
@@ -37,7 +42,8 @@ VERSION = "2025-11-25"
 RELATED = "io.modelcontextprotocol/related-task"
 OBJECT_SCHEMA = {"type": "object", "properties": {"a": {"type": "object"}}}
 NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
-TOOLS = ("ask_object", "ask_name", "ask_after", "task_object", "task_object_bare", "task_name")
+TOOLS = ("ask_object", "ask_name", "ask_after", "task_object", "task_object_bare", "task_name", "task_held",
+         "release", "ask_task", "task_error")
 STAMP = "2026-01-01T00:00:00Z"
 
 
@@ -45,6 +51,7 @@ class Server:
     def __init__(self) -> None:
         self.asked = 0
         self.tasks: dict[str, str] = {}  # task id -> tool
+        self.held: list[dict[str, Any]] = []  # the handles of task_held calls, sent with release's answer
         self.lock = threading.Lock()
 
     def elicitation(self, schema: dict[str, Any], task: str | None = None) -> dict[str, Any]:
@@ -79,7 +86,19 @@ class Server:
                 with self.lock:
                     task = f"T{len(self.tasks) + 1}"
                     self.tasks[task] = str(name)
+                if name == "task_held":  # answered with release's answer, before it
+                    self.held.append(result({"task": self.task(task, "working")}))
+                    return []
                 return [result({"task": self.task(task, "working")})]
+            if name == "release":
+                held, self.held = self.held, []
+                return [*held, result(done)]
+            if name == "ask_task":  # an elicitation naming the task the arguments name, then the answer
+                arguments = params.get("arguments") or {}
+                asked = self.elicitation(OBJECT_SCHEMA)
+                asked["params"]["_meta"] = {RELATED: arguments["related"] if "related" in arguments
+                                            else {"taskId": arguments.get("task")}}
+                return [asked, result(done)]
             if name == "ask_object":
                 return [self.elicitation(OBJECT_SCHEMA), result(done)]
             if name == "ask_name":
@@ -91,6 +110,10 @@ class Server:
         if method == "tasks/result":
             task = str(params.get("taskId"))
             tool = self.tasks.get(task)
+            if tool == "task_error":  # the task's end is the tool's JSON-RPC error (tasks.mdx, Result Retrieval)
+                return [{"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": "the tool failed"}}]
+            if tool == "task_held":  # its result alone: the requests come from ask_task
+                return [result({**done, "_meta": {RELATED: {"taskId": task}}})]
             asked = self.elicitation(NAME_SCHEMA if tool == "task_name" else OBJECT_SCHEMA,
                                      None if tool == "task_object_bare" else task)
             return [asked, result({**done, "_meta": {RELATED: {"taskId": task}}})]

@@ -453,6 +453,15 @@ class Tracker:
         state = self._conns.get(conn)
         return state.tasks.get(task_id) if state is not None else None
 
+    def learn_task(self, conn: str, task_id: str, call: int) -> None:
+        """The task ``task_id`` was created on ``conn`` by the call ``call`` (:attr:`Exchange.call`),
+        though the tracker did not pair its answer: an answer to a request the caller gave up on
+        (:meth:`forget`), which came later (a stray here) and which the caller read as the call's.
+        The task's polls and related requests are that call's from now on (:meth:`task_call`)."""
+        state = self._conns.get(conn)
+        if state is not None:
+            _remember(state.tasks, task_id, call, self._max_answered)
+
     def forget(self, conn: str, origin: Origin, key: tuple[str, Any]) -> Exchange | None:
         """Stop waiting for the answer to the request ``origin`` sent on ``conn`` with the id
         ``key`` (a caller that gave up on it: a timeout); an answer that comes later is a

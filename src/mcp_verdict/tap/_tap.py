@@ -121,6 +121,13 @@ _ASKS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots
 _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "tasks/cancel"})
 """A task's requests (2025-11-25 basic/utilities/tasks): the tracker gives them its call."""
 _TASK: Final = Kind.TASK
+_TASK_END_READ: Final = frozenset({"tasks/get", "tasks/result"})
+"""The polls whose answer may say a task ended (:meth:`VerdictTap._task_polled`)."""
+_RUNNING: Final = frozenset({"working", "input_required"})
+"""A task's statuses while it runs (2025-11-25 basic/utilities/tasks, Task Status)."""
+_BY_RESULT: Final = frozenset({"completed", "failed"})
+_RESULT_VERSIONS: Final = frozenset({"2025-11-25"})
+"""The versions whose completed or failed task gives its end through ``tasks/result``."""
 _NOISE_MARKS: Final = 4096
 """Per connection with noise: the noise count at each client frame and tools/call answer, the
 last this many (a call counts the noise between its request and its answer from them)."""
@@ -211,7 +218,7 @@ class _TaskCall:
     on the tracker, its context), the call as first judged and as it is now, the requests refused
     while the task ran (:meth:`VerdictTap._task_refused`), and what it counts against the bound."""
 
-    __slots__ = ("asks", "exchange", "first", "now", "size")
+    __slots__ = ("asks", "ended", "exchange", "first", "now", "size")
 
     def __init__(self, exchange: Exchange, call: TapCall, size: int) -> None:
         self.exchange = Exchange(exchange.conn, exchange.origin, exchange.method, exchange.request_id,
@@ -221,6 +228,9 @@ class _TaskCall:
         self.first = self.now = call
         self.asks = RefusedAsks()
         self.size = size
+        self.ended = False
+        """The task's end was answered (:meth:`VerdictTap._task_polled`): a request made afterwards
+        is not the task's (it may still be the call's waiting then, by its exchange or alone)."""
 
 
 class TapCall(msgspec.Struct, frozen=True, gc=False):
@@ -771,6 +781,8 @@ class VerdictTap:
                 if method != "tools/call":
                     if method == "tools/list":
                         self._tools(state, exchange)
+                    elif method in _TASK_METHODS and self._tasks:
+                        self._task_polled(state, exchange)
                     continue
                 if state.noise_count:  # where the call's noise ends (its answer)
                     _mark_noise(state, seq)
@@ -838,6 +850,27 @@ class VerdictTap:
         while len(tasks) > 1 and (len(tasks) > _KEEP or self._tasks_size > HISTORY_BYTES):
             self._forget_task(tasks.popitem(last=False)[1])
 
+    def _task_polled(self, state: _Conn, exchange: Exchange) -> None:
+        """A poll of a task the tap judged (``exchange``, answered) that answers the task's end:
+        the task no longer owns the requests the server makes (:meth:`_asking`), as the audit
+        reads a task's end (``audit._judge.judge_task``): any answer to ``tasks/result`` (the
+        final result or its error, 2025-11-25 Result Retrieval), a ``tasks/get`` failed or
+        unreadable, or whose status is ``cancelled`` or not a status, or ``completed`` or
+        ``failed`` where the result is inlined (not 2025-11-25, whose result then comes with
+        ``tasks/result``). ``tasks/update`` and ``tasks/cancel`` are acknowledged: the task runs
+        until a poll says it ended."""
+        task = self._tasks.get((state.id, exchange.call))
+        if task is None or task.ended or exchange.method not in _TASK_END_READ:
+            return
+        if exchange.method == "tasks/get":
+            look = exchange.response_peek
+            message = look.message if look is not None else None
+            result = message.get("result") if message is not None else None
+            status = result.get("status") if type(result) is dict else None
+            if status in _RUNNING or (status in _BY_RESULT and exchange.context.version in _RESULT_VERSIONS):
+                return
+        task.ended = True
+
     def _forget_task(self, task: _TaskCall) -> None:
         self._tasks_size -= task.size
         if self._amended.get(id(task.first)) is task:
@@ -855,9 +888,12 @@ class VerdictTap:
         task.now = msgspec.structs.replace(first, verdict=verdict, outcome=replace(first.outcome, verdict=verdict))
         self._amended[id(first)] = task
         history = self.history
-        for index in range(len(history) - 1, -1, -1):
-            if history[index] is before:
-                history[index] = task.now
+        response = first.response  # (the handle's bytes: the history's entry of the call holds them, as first
+        for index in range(len(history) - 1, -1, -1):  # judged, or as kept since: a late answer's, a slimmed tool's)
+            shown = history[index]
+            if shown is before or (response is not None and shown.response is response):
+                history[index] = task.now if shown is before or shown is first else msgspec.structs.replace(
+                    shown, verdict=verdict, outcome=replace(shown.outcome, verdict=verdict))
                 break
 
     def _current_of(self, call: TapCall) -> TapCall:
@@ -878,12 +914,13 @@ class VerdictTap:
             named = related_task(request)
             number = self.tracker.task_call(conn, named) if named is not None else None
             task = tasks.get((conn, number)) if number is not None else None
-            if task is not None:
+            if task is not None and not task.ended:
                 return task.exchange
         waiting = [exchange for exchange in self.tracker.pending(conn)  # (read when a server asks: no
                    if exchange.origin == "client"  # bookkeeping per frame)
                    and (exchange.method == "tools/call"
-                        or (exchange.method in _TASK_METHODS and (conn, exchange.call) in tasks))]
+                        or (exchange.method in _TASK_METHODS and (found := tasks.get((conn, exchange.call)))
+                            is not None and not found.ended))]
         http = request.request.http
         number = http.get("exchange") if http else None
         if isinstance(number, int):
@@ -908,7 +945,13 @@ class VerdictTap:
         _, name, options, attempt = found
         answered = msgspec.structs.replace(asked, response=stray.seen, response_peek=look)
         call = self._judge(state, asked.request_id, name, options, None, answered, attempt=attempt)
-        self.history[-1] = msgspec.structs.replace(call, late=True)
+        late = self.history[-1] = msgspec.structs.replace(call, late=True)
+        task = self._tasks.get((state.id, asked.call)) if self._tasks else None
+        if task is not None and task.first is call and call.verdict.task is not None:
+            # a task's handle: the tracker, which no longer waited for it, learns its task (its polls and
+            # requests are the call's), and the task's call is its late entry (judged again there: _task_refused)
+            self.tracker.learn_task(state.id, call.verdict.task.task_id, asked.call)
+            task.first = task.now = late
 
     def _late_answered(self, state: _Conn, key: tuple[str, Any], exchange: Exchange) -> None:
         """The answer to a call judged cancelled before the tap recorded its request going out (it
@@ -916,7 +959,10 @@ class VerdictTap:
         judges one."""
         _, name, options, attempt = state.cancelled.pop(key)
         call = self._judge(state, exchange.request_id, name, options, None, exchange, attempt=attempt)
-        self.history[-1] = msgspec.structs.replace(call, late=True)
+        late = self.history[-1] = msgspec.structs.replace(call, late=True)
+        task = self._tasks.get((state.id, exchange.call)) if self._tasks else None
+        if task is not None and task.first is call:  # a task's handle: its call is the late entry
+            task.first = task.now = late
 
     def _judge_now(self, claim: tuple[Judged, int], exchange: Exchange, state: _Conn) -> None:
         judged, index = claim
