@@ -10,7 +10,8 @@ Tools (``tools/call``), each answered ``done`` right after what it sends:
 - ``ask_object``: an elicitation whose requested property is of type ``object`` (no 2025-11-25
   client may be sent it: PrimitiveSchemaDefinition has none), then the call's answer;
 - ``ask_name``: a valid form elicitation, then the call's answer;
-- ``ask_after``: the call's answer, then the ``ask_object`` elicitation (no call waits for it).
+- ``ask_after``: the call's answer, then the ``ask_object`` elicitation (no call waits for it);
+- ``ask_many``: ``arguments.n`` valid form elicitations, then the call's answer.
 
 On Streamable HTTP, what a call's request is answered with goes on its POST's SSE stream, in that
 order (a server's requests about a call travel there: basic/transports).
@@ -24,7 +25,8 @@ elicitation names the task: ``task_object`` carries ``_meta["io.modelcontextprot
 belongs to the tasks/result waiting: on its HTTP exchange, or alone on stdio), ``task_name`` is a
 valid form elicitation with the metadata. ``task_held``'s handle is sent only with the answer of
 the next ``release`` call (stdio), before it, and its ``tasks/result`` is its result alone
-(``task_error``'s: a JSON-RPC error);
+(``task_error``'s: a JSON-RPC error); ``task_asking``'s every ``tasks/get`` is answered the
+``ask_object`` elicitation naming the task, then ``input_required`` (a task that keeps asking);
 ``ask_task`` sends the ``ask_object`` elicitation naming the task ``arguments.task`` in its
 related-task metadata (whatever JSON value it is; ``arguments.related``: the related-task value
 itself), then the call's answer.
@@ -43,7 +45,8 @@ RELATED = "io.modelcontextprotocol/related-task"
 OBJECT_SCHEMA = {"type": "object", "properties": {"a": {"type": "object"}}}
 NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 TOOLS = ("ask_object", "ask_name", "ask_after", "task_object", "task_object_bare", "task_name", "task_held",
-         "release", "ask_task", "task_error")
+         "release", "ask_task", "task_error",
+         "task_asking", "ask_many")
 STAMP = "2026-01-01T00:00:00Z"
 
 
@@ -103,10 +106,17 @@ class Server:
                 return [self.elicitation(OBJECT_SCHEMA), result(done)]
             if name == "ask_name":
                 return [self.elicitation(NAME_SCHEMA), result(done)]
+            if name == "ask_many":  # arguments.n valid elicitations, then the answer
+                count = int((params.get("arguments") or {}).get("n", 1))
+                return [*(self.elicitation(NAME_SCHEMA) for _ in range(count)), result(done)]
             if name == "ask_after":
                 return [result(done), self.elicitation(OBJECT_SCHEMA)]
         if method == "tasks/get":
-            return [result(self.task(str(params.get("taskId")), "input_required"))]
+            task = str(params.get("taskId"))
+            status = result(self.task(task, "input_required"))
+            if self.tasks.get(task) == "task_asking":  # asked on each poll, the task running
+                return [self.elicitation(OBJECT_SCHEMA, task), status]
+            return [status]
         if method == "tasks/result":
             task = str(params.get("taskId"))
             tool = self.tasks.get(task)

@@ -17,6 +17,7 @@ property) and tasks.mdx."""
 
 from __future__ import annotations
 
+import gc
 from contextlib import suppress
 from typing import Any
 
@@ -162,3 +163,44 @@ def test_a_task_call_cancelled_before_its_handle_is_judged_again_on_its_late_ent
     late = tap.history[1]
     assert [(f.code, f.path, f.message) for f in late.verdict.findings] == [OBJECT]
     assert late.outcome.verdict == late.verdict
+
+
+@pytest.mark.parametrize("n", [100])
+def test_a_server_request_finds_its_call_in_steps_whatever_the_requests_waiting(
+        monkeypatch: pytest.MonkeyPatch, n: int) -> None:
+    """A server that asks n and 4n times during one call, the client answering none (each stays
+    waiting on the tracker): which call each request was made during took a scan of every request
+    waiting (the server's own among them), quadratic in the requests (32,000 took ~14 s of the tap's
+    time). Each look-up (``VerdictTap._asking``, what it calls included) now takes as many Python
+    steps at 4n as at n."""
+    from mcp_verdict.tap._tap import VerdictTap as Tap
+
+    from .._calls import python_steps
+
+    steps: list[int] = []
+    asking = Tap._asking
+
+    def counted(self: Any, state: Any, request: Any) -> Any:
+        gc.disable()  # (a collection's finalizers, run inside, are no step of the look-up)
+        try:
+            taken, found = python_steps(lambda: asking(self, state, request))
+        finally:
+            gc.enable()
+        steps.append(taken)
+        return found
+
+    monkeypatch.setattr(Tap, "_asking", counted)
+    per_size = {}
+    for size in (n, 4 * n):
+        steps.clear()
+
+        async def scenario(size: int = size) -> Any:
+            tap = VerdictTap()
+            with anyio.fail_after(60):
+                async with client(tap, None, never) as session:
+                    return await tap.call_tool(session, "ask_many", {"n": size})
+
+        outcome = anyio.run(scenario)
+        assert (outcome.verdict.kind.value, len(steps)) == ("normal_complete", size)
+        per_size[size] = max(steps)
+    assert per_size[4 * n] == per_size[n]

@@ -453,6 +453,21 @@ class Tracker:
         state = self._conns.get(conn)
         return state.tasks.get(task_id) if state is not None else None
 
+    def waiting_in(self, conn: str, origin: Origin, number: int) -> list[Exchange]:
+        """The requests ``origin`` sent on ``conn`` in the HTTP exchange ``number`` that still
+        wait, oldest first (looked up by exchange, not scanned)."""
+        state = self._conns.get(conn)
+        keys = state.by_exchange.get((origin, number)) if state is not None else None
+        if not keys or state is None:
+            return []
+        pending = state.pending
+        return [found for key in keys if (found := pending.get(key)) is not None and _exchange_no(found) == number]
+
+    def waiting_count(self, conn: str) -> int:
+        """How many requests (both sides') wait on ``conn``."""
+        state = self._conns.get(conn)
+        return len(state.pending) if state is not None else 0
+
     def learn_task(self, conn: str, task_id: str, call: int) -> None:
         """The task ``task_id`` was created on ``conn`` by the call ``call`` (:attr:`Exchange.call`),
         though the tracker did not pair its answer: an answer to a request the caller gave up on

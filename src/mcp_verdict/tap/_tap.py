@@ -208,6 +208,12 @@ class _Conn:
     refused: RefusedCalls = field(default_factory=lambda: RefusedCalls(_UNCLAIMED))
     """The tools/call requests during which a 2025 server made a request mcp-verdict refuses (the
     last ``_UNCLAIMED``)."""
+    calls_waiting: dict[tuple[str, Any], Exchange] = field(default_factory=dict)
+    """The client's tools/call requests (and polls of a task the tap judged) as they began to wait,
+    by id key: what :meth:`VerdictTap._asking` finds the only one waiting in, where a scan of every
+    request waiting made each server request cost as many steps as there were (the server's own
+    requests never answered among them). Kept lazily: one no longer waiting stays until a look-up
+    meets it, or the table holds more than twice the requests waiting (and 64), then it is rebuilt."""
 
     def __post_init__(self) -> None:
         self.tools = self.listed.tools
@@ -752,6 +758,11 @@ class VerdictTap:
             if first is not None:
                 look = first[2]
         events = self.tracker.feed(conn, direction, data, at=at, seq=seq, http=http, look=look)
+        if direction == "c2s":
+            opened = self.tracker.opened(conn)
+            if opened is not None and (opened.method == "tools/call" or (
+                    opened.method in _TASK_METHODS and self._tasks and (conn, opened.call) in self._tasks)):
+                self._call_waits(state, opened)
         asks = self._asks
         if asks:  # a 2025 server's requests: judged when seen, whatever the client does with them
             for request in asks:
@@ -901,6 +912,27 @@ class VerdictTap:
         task = self._amended.get(id(call))
         return task.now if task is not None and task.first is call else call
 
+    def _call_waits(self, state: _Conn, exchange: Exchange) -> None:
+        """The client's ``exchange`` (a tools/call, or a poll of a task the tap judged) began to
+        wait: kept in ``state.calls_waiting`` (rebuilt past twice the requests waiting, and 64)."""
+        calls = state.calls_waiting
+        calls[id_key(exchange.request_id)] = exchange
+        if len(calls) > 64 and len(calls) > 2 * self.tracker.waiting_count(state.id):
+            waiting = self.tracker.waiting
+            state.calls_waiting = {key: held for key, held in calls.items()
+                                   if (found := waiting(state.id, "client", key)) is not None
+                                   and found.request is held.request}
+
+    def _calling(self, conn: str, exchange: Exchange) -> bool:
+        """``exchange``, a client's request waiting, is one a server's request may be made during:
+        a tools/call, or a poll of a task the tap judged that has not ended."""
+        if exchange.method == "tools/call":
+            return True
+        if exchange.method not in _TASK_METHODS:
+            return False
+        task = self._tasks.get((conn, exchange.call))
+        return task is not None and not task.ended
+
     def _asking(self, state: _Conn, request: Exchange) -> Exchange | None:
         """The client's request (its tools/call, or a poll of a task the tap judged) a server
         request was made during, as the audit finds it: on 2025-11-25, the task the request names
@@ -916,18 +948,28 @@ class VerdictTap:
             task = tasks.get((conn, number)) if number is not None else None
             if task is not None and not task.ended:
                 return task.exchange
-        waiting = [exchange for exchange in self.tracker.pending(conn)  # (read when a server asks: no
-                   if exchange.origin == "client"  # bookkeeping per frame)
-                   and (exchange.method == "tools/call"
-                        or (exchange.method in _TASK_METHODS and (found := tasks.get((conn, exchange.call)))
-                            is not None and not found.ended))]
+        tracker, calling = self.tracker, self._calling
         http = request.request.http
         number = http.get("exchange") if http else None
-        if isinstance(number, int):
-            same = [e for e in waiting if e.request.http and e.request.http.get("exchange") == number]
+        if isinstance(number, int):  # (the requests of that exchange, looked up)
+            same = [e for e in tracker.waiting_in(conn, "client", number) if calling(conn, e)]
             if len(same) == 1:
                 return same[0]
-        return waiting[0] if len(waiting) == 1 else None
+        only: Exchange | None = None
+        stale = []
+        waiting = tracker.waiting
+        for key, exchange in state.calls_waiting.items():  # the only one waiting: the look-up stops at a second
+            found = waiting(conn, "client", key)
+            if found is None or found.request is not exchange.request:
+                stale.append(key)  # (no longer waiting: let go)
+            elif calling(conn, exchange):
+                if only is not None:
+                    only = None
+                    break
+                only = exchange
+        for key in stale:
+            del state.calls_waiting[key]
+        return only
 
     def _late(self, state: _Conn, stray: Stray) -> None:
         """An answer to a call judged cancelled while it waited: judged as that call's late
