@@ -63,6 +63,7 @@ the mismatch (``envelope.id_mismatch``) instead of the call being left unanswere
 from __future__ import annotations
 
 import re
+import sys
 from collections import OrderedDict
 from collections.abc import Mapping
 from contextlib import suppress
@@ -197,6 +198,10 @@ class _Connection:
     """The rounds seen of each call that has had more than one (a call not here is in its first)."""
     states: OrderedDict[str, int] = field(default_factory=OrderedDict)  # requestState -> call
     tasks: OrderedDict[str, int] = field(default_factory=OrderedDict)  # taskId -> call
+    states_bytes: int = 0
+    tasks_bytes: int = 0
+    """What the keys of ``states`` and ``tasks`` hold (``sys.getsizeof``), each kept within
+    :data:`KEYS_BYTES` (:func:`_remember_text`)."""
     initialize_id: tuple[str, Any] | None = None
     opened: Exchange | None = None  # the request the last frame fed opened
     context: Context | None = None
@@ -475,7 +480,7 @@ class Tracker:
         The task's polls and related requests are that call's from now on (:meth:`task_call`)."""
         state = self._conns.get(conn)
         if state is not None:
-            _remember(state.tasks, task_id, call, self._max_answered)
+            state.tasks_bytes = _remember_text(state.tasks, task_id, call, self._max_answered, state.tasks_bytes)
 
     def forget(self, conn: str, origin: Origin, key: tuple[str, Any]) -> Exchange | None:
         """Stop waiting for the answer to the request ``origin`` sent on ``conn`` with the id
@@ -700,13 +705,15 @@ class Tracker:
                 state.server_extensions = frozenset(n for n in extensions if isinstance(n, str))
         state_value = result.get("requestState")
         if isinstance(state_value, str):
-            _remember(state.states, state_value, exchange.call, self._max_answered)
+            state.states_bytes = _remember_text(state.states, state_value, exchange.call, self._max_answered,
+                                                state.states_bytes)
         task_id = result.get("taskId")
         if not isinstance(task_id, str):
             task = result.get("task")  # (an ABC test of None costs more than the rest of this)
             task_id = task.get("taskId") if task is not None and isinstance(task, Mapping) else None
         if isinstance(task_id, str):
-            _remember(state.tasks, task_id, exchange.call, self._max_answered)
+            state.tasks_bytes = _remember_text(state.tasks, task_id, exchange.call, self._max_answered,
+                                               state.tasks_bytes)
 
 
 RELATED_TASK: Final = "io.modelcontextprotocol/related-task"
@@ -796,13 +803,26 @@ def _keys_read_as(text: str) -> list[tuple[str, Any]]:
     return keys
 
 
-def _remember(table: OrderedDict[Any, Any], key: Any, value: Any, cap: int) -> None:
-    """Set a key, forgetting the oldest entries past ``cap`` (memory bounded on long connections).
+KEYS_BYTES: Final = 16 * 1024 * 1024
+"""The most a connection's tracker holds of the ``requestState`` values it remembers, and apart of
+the task ids (each key counted by ``sys.getsizeof``): past it the oldest are forgotten, as past
+``max_answered`` of them. A peer's values are its own text of any length: 100,000 task ids of
+1 MB each held 100 GB. Ids of a usual length (a UUID: 73 bytes) reach ``max_answered`` first."""
+
+
+def _remember_text(table: OrderedDict[str, int], key: str, value: int, cap: int, size: int) -> int:
+    """Set a key of a table of a peer's strings, forgetting the oldest entries past ``cap`` or past
+    :data:`KEYS_BYTES` (the newest kept whatever its size): memory bounded on long connections.
+    ``size`` is what the keys hold (``sys.getsizeof``); what they hold now is returned.
 
     An OrderedDict: forgetting its oldest entry is O(1), where ``del d[next(iter(d))]`` on a
     dict scans past every entry deleted before it (9% of the tap's time on a connection past
     ``max_answered`` calls, measured)."""
-    table.pop(key, None)
+    if key in table:
+        del table[key]
+        size -= sys.getsizeof(key)
     table[key] = value
-    while len(table) > cap:
-        table.popitem(last=False)
+    size += sys.getsizeof(key)
+    while len(table) > 1 and (len(table) > cap or size > KEYS_BYTES):
+        size -= sys.getsizeof(table.popitem(last=False)[0])
+    return size
