@@ -823,6 +823,6 @@ def _remember_text(table: OrderedDict[str, int], key: str, value: int, cap: int,
         size -= sys.getsizeof(key)
     table[key] = value
     size += sys.getsizeof(key)
-    while len(table) > 1 and (len(table) > cap or size > KEYS_BYTES):
+    while len(table) > cap or (size > KEYS_BYTES and len(table) > 1):
         size -= sys.getsizeof(table.popitem(last=False)[0])
     return size
