@@ -26,7 +26,8 @@ belongs to the tasks/result waiting: on its HTTP exchange, or alone on stdio), `
 valid form elicitation with the metadata. ``task_held``'s handle is sent only with the answer of
 the next ``release`` call (stdio), before it, and its ``tasks/result`` is its result alone
 (``task_error``'s: a JSON-RPC error); ``task_asking``'s every ``tasks/get`` is answered the
-``ask_object`` elicitation naming the task, then ``input_required`` (a task that keeps asking);
+``ask_object`` elicitation naming the task, then ``input_required`` (a task that keeps asking;
+``task_big``'s the same with a property named ``arguments.size`` characters long);
 ``ask_task`` sends the ``ask_object`` elicitation naming the task ``arguments.task`` in its
 related-task metadata (whatever JSON value it is; ``arguments.related``: the related-task value
 itself), then the call's answer.
@@ -46,7 +47,7 @@ OBJECT_SCHEMA = {"type": "object", "properties": {"a": {"type": "object"}}}
 NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 TOOLS = ("ask_object", "ask_name", "ask_after", "task_object", "task_object_bare", "task_name", "task_held",
          "release", "ask_task", "task_error",
-         "task_asking", "ask_many")
+         "task_asking", "ask_many", "task_big")
 STAMP = "2026-01-01T00:00:00Z"
 
 
@@ -54,6 +55,7 @@ class Server:
     def __init__(self) -> None:
         self.asked = 0
         self.tasks: dict[str, str] = {}  # task id -> tool
+        self.sizes: dict[str, int] = {}  # task id -> the length of task_big's property name
         self.held: list[dict[str, Any]] = []  # the handles of task_held calls, sent with release's answer
         self.lock = threading.Lock()
 
@@ -89,6 +91,7 @@ class Server:
                 with self.lock:
                     task = f"T{len(self.tasks) + 1}"
                     self.tasks[task] = str(name)
+                    self.sizes[task] = int((params.get("arguments") or {}).get("size", 1))
                 if name == "task_held":  # answered with release's answer, before it
                     self.held.append(result({"task": self.task(task, "working")}))
                     return []
@@ -116,6 +119,9 @@ class Server:
             status = result(self.task(task, "input_required"))
             if self.tasks.get(task) == "task_asking":  # asked on each poll, the task running
                 return [self.elicitation(OBJECT_SCHEMA, task), status]
+            if self.tasks.get(task) == "task_big":  # the same, its object property's name arguments.size long
+                schema = {"type": "object", "properties": {"p" * self.sizes[task]: {"type": "object"}}}
+                return [self.elicitation(schema, task), status]
             return [status]
         if method == "tasks/result":
             task = str(params.get("taskId"))

@@ -208,6 +208,9 @@ class _Conn:
     refused: RefusedCalls = field(default_factory=lambda: RefusedCalls(_UNCLAIMED))
     """The tools/call requests during which a 2025 server made a request mcp-verdict refuses (the
     last ``_UNCLAIMED``)."""
+    tasks_forgotten: bool = False
+    """A task call of this connection was let go (``VerdictTap._tasks``' bound): a request naming a
+    task the tracker knows and the tap no longer keeps is no call's (it may be that task's)."""
     calls_waiting: dict[tuple[str, Any], Exchange] = field(default_factory=dict)
     """The client's tools/call requests (and polls of a task the tap judged) as they began to wait,
     by id key: what :meth:`VerdictTap._asking` finds the only one waiting in, where a scan of every
@@ -858,8 +861,18 @@ class VerdictTap:
         size = call.held or held_bytes(call)
         tasks[key] = _TaskCall(exchange, call, size)
         self._tasks_size += size
+        self._bound_tasks()
+
+    def _bound_tasks(self) -> None:
+        """The oldest task calls let go past ``_KEEP`` of them or :data:`HISTORY_BYTES` (the newest
+        kept whatever its size); a connection that lost one says so (``_Conn.tasks_forgotten``)."""
+        tasks = self._tasks
         while len(tasks) > 1 and (len(tasks) > _KEEP or self._tasks_size > HISTORY_BYTES):
-            self._forget_task(tasks.popitem(last=False)[1])
+            (conn, _), task = tasks.popitem(last=False)
+            self._forget_task(task)
+            state = self._conns.get(conn)
+            if state is not None:
+                state.tasks_forgotten = True
 
     def _task_polled(self, state: _Conn, exchange: Exchange) -> None:
         """A poll of a task the tap judged (``exchange``, answered) that answers the task's end:
@@ -893,11 +906,18 @@ class VerdictTap:
         refused requests after its answer's (the first ``REFUSED_KEPT``, then one counting the
         others), in place of what it was, on the history and in its judging block
         (:meth:`Judged.calls`). Observers were told of the call when its handle came: not again."""
+        kept = len(task.asks.kept)
         task.asks.add(found)
+        if len(task.asks.kept) > kept:  # its findings held (a peer's text: a path holds its names, of any length)
+            grown = sum(sys.getsizeof(f.message) + sys.getsizeof(f.path) for f in found)
+            task.size += grown
+            self._tasks_size += grown
         first, before = task.first, task.now
         verdict = task.asks.verdict(first.verdict)
         task.now = msgspec.structs.replace(first, verdict=verdict, outcome=replace(first.outcome, verdict=verdict))
         self._amended[id(first)] = task
+        if self._tasks_size > HISTORY_BYTES:
+            self._bound_tasks()
         history = self.history
         response = first.response  # (the handle's bytes: the history's entry of the call holds them, as first
         for index in range(len(history) - 1, -1, -1):  # judged, or as kept since: a late answer's, a slimmed tool's)
@@ -948,6 +968,8 @@ class VerdictTap:
             task = tasks.get((conn, number)) if number is not None else None
             if task is not None and not task.ended:
                 return task.exchange
+            if task is None and number is not None and state.tasks_forgotten:
+                return None  # a task of this connection the tap let go (its bound): its, not the call waiting's
         tracker, calling = self.tracker, self._calling
         http = request.request.http
         number = http.get("exchange") if http else None
