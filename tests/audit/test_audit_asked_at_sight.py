@@ -91,26 +91,30 @@ def for_task(params: bytes, task: bytes = b"T1") -> bytes:
 OK: list[tuple[str, str]] = []
 REFUSED_OBJECT = [("elicitation.property", "")]
 CASES: list[tuple[str, list[tuple[Any, ...]], tuple[Any, ...]]] = [
-    # the client never answers the request: judged all the same (it has no round: no answer closed it)
+    # the client never answers the request: judged all the same; its round, without an answer, when the call ends
     ("never answered", [call(1), ask(7, E, OBJECT_PROPERTY), answer(1)],
-     ("unclassified", "normal_complete", REFUSED_OBJECT, "success", True, [(T, "normal_complete")], "answered")),
-    # answered after the call's answer: the call's all the same (the late answer is a message line)
+     ("unclassified", "normal_complete", REFUSED_OBJECT, "success", True, [(T, "normal_complete"), (E, "unclassified")],
+      "answered")),
+    # answered after the call's answer: the call's all the same, unanswered while it waited (the late answer is a
+    # message line)
     ("answered after the call", [call(1), ask(7, E, OBJECT_PROPERTY), answer(1), reply(7)],
-     ("unclassified", "normal_complete", REFUSED_OBJECT, "success", True, [(T, "normal_complete")], "answered")),
-    # a valid request never answered: nothing to add
+     ("unclassified", "normal_complete", REFUSED_OBJECT, "success", True, [(T, "normal_complete"), (E, "unclassified")],
+      "answered")),
+    # a valid request never answered: no finding; its round input_required
     ("a valid one never answered", [call(1), ask(7, E, FORM), answer(1)],
-     ("normal_complete", "normal_complete", OK, "success", False, [(T, "normal_complete")], "answered")),
+     ("normal_complete", "normal_complete", OK, "success", False, [(T, "normal_complete"), (E, "input_required")],
+      "answered")),
     # asked after the call was answered: no call waits, no call's
     ("asked after the answer", [call(1), answer(1), ask(7, E, OBJECT_PROPERTY)],
      ("normal_complete", "normal_complete", OK, "success", False, [(T, "normal_complete")], "answered")),
     # the connection closes before either answer: the call's own finding, then the request's
     ("never answered, then the connection closes", [call(1), ask(7, E, URL_NO_ID), ("close",)],
      ("unclassified", "unclassified", [("transport.closed", ""), ("input.params", "")], "no_response", False,
-      [(T, "unclassified")], "closed")),
+      [(T, "unclassified"), (E, "unclassified")], "closed")),
     # the client cancels its call instead of answering the request
     ("the call cancelled instead", [call(1), ask(7, E, OBJECT_PROPERTY), cancel(1), ("close",)],
      ("unclassified", "unclassified", [("transport.cancelled", ""), ("elicitation.property", "")], "no_response",
-      False, [(T, "unclassified")], "closed")),
+      False, [(T, "unclassified"), (E, "unclassified")], "closed")),
     # a task: the request names it (tasks.mdx: it MUST), made while tasks/result waits (the spec's sequence)
     ("a task: on tasks/result, named",
      [task_call(1), created(1), poll(2), status(2, b"input_required"), poll(3, RESULT),
@@ -128,7 +132,7 @@ CASES: list[tuple[str, list[tuple[Any, ...]], tuple[Any, ...]]] = [
      [task_call(1), created(1), ask(7, E, for_task(OBJECT_PROPERTY)), poll(2), status(2, b"working"),
       poll(3, RESULT), answer(3, DONE_T1)],
      ("unclassified", "task", REFUSED_OBJECT, "success", True,
-      [(T, "task"), (GET, None), (RESULT, "normal_complete")], "answered")),
+      [(T, "task"), (GET, None), (RESULT, "normal_complete"), (E, "unclassified")], "answered")),
     # not named, but the task's tasks/result is the only request waiting (stdio): its call's
     ("a task: on tasks/result alone, not named",
      [task_call(1), created(1), poll(3, RESULT), ask(7, E, OBJECT_PROPERTY), reply(7), answer(3, DONE_T1)],
@@ -148,7 +152,7 @@ CASES: list[tuple[str, list[tuple[Any, ...]], tuple[Any, ...]]] = [
     ("a task: named, then the connection closes",
      [task_call(1), created(1), poll(3, RESULT), ask(7, E, for_task(OBJECT_PROPERTY)), ("close",)],
      ("unclassified", "task", [("transport.closed", ""), ("elicitation.property", "")], "success", True,
-      [(T, "task"), (RESULT, "unclassified")], "closed")),
+      [(T, "task"), (RESULT, "unclassified"), (E, "unclassified")], "closed")),
 ]
 
 
@@ -230,7 +234,7 @@ HTTP_CASES: list[tuple[str, list[tuple[Any, ...]], list[tuple[Any, ...]]]] = [
     ("never answered, on the tasks/result exchange",
      [(*task_call(1), 1), (*created(1), 1), (*poll(3, RESULT), 3), (*ask(7, E, OBJECT_PROPERTY), 3),
       (*answer(3, DONE_T1), 3)],
-     [("t", "unclassified", ["elicitation.property"], [T, RESULT])]),
+     [("t", "unclassified", ["elicitation.property"], [T, RESULT, E])]),
 ]
 
 

@@ -168,8 +168,8 @@ BOTH_IN_A_BATCH = [
     # a request that reuses a waiting id replaces it (the first ends reused_id) and waits after the other side's
     ("the client's id reused in the batch: the later", [_batch(_call_of(1), _roots(1), _call_of(1)), _done(1),
                                                         _listed(1)],
-     ([("1", "reused_id", "unclassified", ["tools/call"]), ("1", "answered", "normal_complete", ["tools/call"])],
-      {"call": 2, "message": 3})),
+     ([("1", "reused_id", "unclassified", ["tools/call", "roots/list"]),  # (made while the first alone waited,
+       ("1", "answered", "normal_complete", ["tools/call"])], {"call": 2, "message": 3})),  # not answered then)
     ("the server's id reused in the batch: the later", [_batch(_roots(1), _call_of(1), _roots(1)), _listed(1),
                                                         _done(1)],
      ([("1", "answered", "normal_complete", ["roots/list", "tools/call"])], {"call": 3, "message": 2})),
@@ -240,12 +240,14 @@ def test_a_batchs_two_requests_under_one_id_are_told_apart_in_steps_per_answer(
         path.write_text("".join(line + "\n" for line in _batches_answered_late(size)))
         steps.clear()
         rows, problems, totals = run([path])
-        # every call answered; the last one's roots/list answered while it alone waits: a round of it (by hand)
+        # every call answered; the first one's roots/list made while it alone waited, answered while it waits,
+        # and the last one's answered while it alone waits: a round of each (by hand)
         assert [(r.request_id, r.end, r.kind, [x.method for x in r.rounds]) for r in rows] == \
-            [(str(i), "answered", "normal_complete", ["tools/call"]) for i in range(size - 1)] + \
+            [("0", "answered", "normal_complete", ["roots/list", "tools/call"])] + \
+            [(str(i), "answered", "normal_complete", ["tools/call"]) for i in range(1, size - 1)] + \
             [(str(size - 1), "answered", "normal_complete", ["roots/list", "tools/call"])]
         assert (problems, {k: c for k, c in totals.tally.items() if c}) == \
-            ([], {"call": 2 * size + 1, "message": 2 + size - 1})
+            ([], {"call": 2 * size + 2, "message": 2 + size - 2})
         assert len(steps) == 2 + 4 * size  # (initialize and its answer; each batch's 2 requests; 2 answers an id)
         per_size[size] = max(steps)
     assert per_size[4 * n] == per_size[n]

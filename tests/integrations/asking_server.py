@@ -10,7 +10,8 @@ Tools (``tools/call``), each answered ``done`` right after what it sends:
 - ``ask_object``: an elicitation whose requested property is of type ``object`` (no 2025-11-25
   client may be sent it: PrimitiveSchemaDefinition has none), then the call's answer;
 - ``ask_name``: a valid form elicitation, then the call's answer;
-- ``ask_after``: the call's answer, then the ``ask_object`` elicitation (no call waits for it).
+- ``ask_after``: the call's answer, then the ``ask_object`` elicitation (no call waits for it);
+- ``ask_many``: ``arguments.n`` valid form elicitations, then the call's answer.
 
 On Streamable HTTP, what a call's request is answered with goes on its POST's SSE stream, in that
 order (a server's requests about a call travel there: basic/transports).
@@ -22,7 +23,14 @@ related-task metadata, as tasks.mdx says a tasks/result answer MUST). The tool s
 elicitation names the task: ``task_object`` carries ``_meta["io.modelcontextprotocol/related-task"]``
 (tasks.mdx, Associating Task-Related Messages: it MUST), ``task_object_bare`` does not (it then
 belongs to the tasks/result waiting: on its HTTP exchange, or alone on stdio), ``task_name`` is a
-valid form elicitation with the metadata.
+valid form elicitation with the metadata. ``task_held``'s handle is sent only with the answer of
+the next ``release`` call (stdio), before it, and its ``tasks/result`` is its result alone
+(``task_error``'s: a JSON-RPC error); ``task_asking``'s every ``tasks/get`` is answered the
+``ask_object`` elicitation naming the task, then ``input_required`` (a task that keeps asking;
+``task_big``'s the same with a property named ``arguments.size`` characters long);
+``ask_task`` sends the ``ask_object`` elicitation naming the task ``arguments.task`` in its
+related-task metadata (whatever JSON value it is; ``arguments.related``: the related-task value
+itself), then the call's answer.
 """
 
 from __future__ import annotations
@@ -37,7 +45,9 @@ VERSION = "2025-11-25"
 RELATED = "io.modelcontextprotocol/related-task"
 OBJECT_SCHEMA = {"type": "object", "properties": {"a": {"type": "object"}}}
 NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
-TOOLS = ("ask_object", "ask_name", "ask_after", "task_object", "task_object_bare", "task_name")
+TOOLS = ("ask_object", "ask_name", "ask_after", "task_object", "task_object_bare", "task_name", "task_held",
+         "release", "ask_task", "task_error",
+         "task_asking", "ask_many", "task_big")
 STAMP = "2026-01-01T00:00:00Z"
 
 
@@ -45,6 +55,8 @@ class Server:
     def __init__(self) -> None:
         self.asked = 0
         self.tasks: dict[str, str] = {}  # task id -> tool
+        self.sizes: dict[str, int] = {}  # task id -> the length of task_big's property name
+        self.held: list[dict[str, Any]] = []  # the handles of task_held calls, sent with release's answer
         self.lock = threading.Lock()
 
     def elicitation(self, schema: dict[str, Any], task: str | None = None) -> dict[str, Any]:
@@ -79,18 +91,45 @@ class Server:
                 with self.lock:
                     task = f"T{len(self.tasks) + 1}"
                     self.tasks[task] = str(name)
+                    self.sizes[task] = int((params.get("arguments") or {}).get("size", 1))
+                if name == "task_held":  # answered with release's answer, before it
+                    self.held.append(result({"task": self.task(task, "working")}))
+                    return []
                 return [result({"task": self.task(task, "working")})]
+            if name == "release":
+                held, self.held = self.held, []
+                return [*held, result(done)]
+            if name == "ask_task":  # an elicitation naming the task the arguments name, then the answer
+                arguments = params.get("arguments") or {}
+                asked = self.elicitation(OBJECT_SCHEMA)
+                asked["params"]["_meta"] = {RELATED: arguments["related"] if "related" in arguments
+                                            else {"taskId": arguments.get("task")}}
+                return [asked, result(done)]
             if name == "ask_object":
                 return [self.elicitation(OBJECT_SCHEMA), result(done)]
             if name == "ask_name":
                 return [self.elicitation(NAME_SCHEMA), result(done)]
+            if name == "ask_many":  # arguments.n valid elicitations, then the answer
+                count = int((params.get("arguments") or {}).get("n", 1))
+                return [*(self.elicitation(NAME_SCHEMA) for _ in range(count)), result(done)]
             if name == "ask_after":
                 return [result(done), self.elicitation(OBJECT_SCHEMA)]
         if method == "tasks/get":
-            return [result(self.task(str(params.get("taskId")), "input_required"))]
+            task = str(params.get("taskId"))
+            status = result(self.task(task, "input_required"))
+            if self.tasks.get(task) == "task_asking":  # asked on each poll, the task running
+                return [self.elicitation(OBJECT_SCHEMA, task), status]
+            if self.tasks.get(task) == "task_big":  # the same, its object property's name arguments.size long
+                schema = {"type": "object", "properties": {"p" * self.sizes[task]: {"type": "object"}}}
+                return [self.elicitation(schema, task), status]
+            return [status]
         if method == "tasks/result":
             task = str(params.get("taskId"))
             tool = self.tasks.get(task)
+            if tool == "task_error":  # the task's end is the tool's JSON-RPC error (tasks.mdx, Result Retrieval)
+                return [{"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": "the tool failed"}}]
+            if tool == "task_held":  # its result alone: the requests come from ask_task
+                return [result({**done, "_meta": {RELATED: {"taskId": task}}})]
             asked = self.elicitation(NAME_SCHEMA if tool == "task_name" else OBJECT_SCHEMA,
                                      None if tool == "task_object_bare" else task)
             return [asked, result({**done, "_meta": {RELATED: {"taskId": task}}})]

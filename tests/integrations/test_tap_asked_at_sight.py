@@ -167,8 +167,10 @@ def test_a_request_refused_while_a_task_runs_is_its_calls(transport: str, tool: 
 
 
 def test_a_task_that_keeps_asking_holds_the_findings_of_its_first_64_requests() -> None:
-    """66 refused requests during one task (its polls, each asked on): the findings of the first 64,
-    and one counting the others (a task asking without end grows no list in the tap)."""
+    """66 refused requests during one task (its tasks/get polls, each asked on, the task running):
+    the findings of the first 64, and one counting the others (a task asking without end grows no
+    list in the tap). (tasks/result's answer is the task's end: a request after it is not the
+    task's, so the polls here are tasks/get.)"""
     async def never(context: Any, params: Any) -> Any:
         await anyio.sleep_forever()
 
@@ -178,14 +180,14 @@ def test_a_task_that_keeps_asking_holds_the_findings_of_its_first_64_requests() 
             async with client(tap, None, never) as session:
                 async with tap.judging(session) as judged:
                     call = types.CallToolRequest(params=types.CallToolRequestParams(
-                        name="task_object", arguments={}, task=types.TaskMetadata(ttl=60000)))
+                        name="task_asking", arguments={}, task=types.TaskMetadata(ttl=60000)))
                     with pytest.raises(Exception):  # noqa: B017 (the SDK's CallToolResult refuses the handle)
                         await session.session.send_request(call, types.CreateTaskResult)
                     task_id = judged.outcome.verdict.task.task_id  # type: ignore[union-attr]
                     for _ in range(66):
                         await session.session.send_request(
-                            types.GetTaskPayloadRequest(params=types.GetTaskPayloadRequestParams(task_id=task_id)),
-                            types.GetTaskPayloadResult)
+                            types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=task_id)),
+                            types.GetTaskResult)
                 return [(f.code, f.message) for f in judged.outcome.verdict.findings]
 
     found = anyio.run(scenario)

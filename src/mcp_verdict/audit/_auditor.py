@@ -67,6 +67,9 @@ _ANSWERS: Final = frozenset({"response", "error", "unreadable", "invalid"})
 _CANCELLED: Final = "notifications/cancelled"
 _ASKING_KINDS: Final = frozenset({"request", "unreadable"})
 """The frame kinds a server's request is read as (one no strict parser reads, followed leniently)."""
+_ANY_CALL: Final[tuple[int, None]] = (0, None)
+"""A server request's entry in ``Auditor._asks`` when it was made during no call that could be
+told: answered, its round is the call's waiting then, if one can be told (``Auditor._answered``)."""
 _REASON_KEPT: Final = 200
 """The characters of a cancellation's ``reason`` quoted in the call's finding."""
 MAX_CONNS: Final = 100_000
@@ -190,6 +193,11 @@ class Held(msgspec.Struct):
     """The batches whose requests wait: how many wait (``Auditor._shared``)."""
     refused: list[tuple[tuple[str, int], RefusedAsks]] = msgspec.field(default_factory=list)
     """The server requests refused while a call waits (``Auditor._refused``)."""
+    asks: list[tuple[tuple[str, int], tuple[int, RoundRow | None]]] = msgspec.field(default_factory=list)
+    """The server requests made during a call that the client has not answered (``Auditor._asks``)."""
+    asks_of: list[tuple[tuple[str, int], dict[tuple[str, int], None]]] = \
+        msgspec.field(default_factory=list)
+    """Per call, its keys of ``asks`` (``Auditor._asks_of``)."""
 
 
 class Auditor:
@@ -231,6 +239,17 @@ class Auditor:
         """While a batch's elements are fed: the categories its messages would count."""
         self._asked: dict[tuple[str, int], _Rounds] = {}  # a waiting call's server requests (2025 input)
         self._refused: dict[tuple[str, int], RefusedAsks] = {}
+        self._asks: dict[tuple[str, int], tuple[int, RoundRow | None]] = {}
+        """A 2025 server's input requests made during a call (:meth:`_seen_asking`) that still wait
+        for the client's answer, by connection and the request's own call number on the tracker
+        (:attr:`Exchange.call`: one per request, where ids and frames may repeat) -> (the call, the round the request
+        is if it gets no answer while the call waits: its kind, no answer). Answered, the round is
+        the answer's, the call's still (:meth:`_answered`); one the tracker gives up on (replaced,
+        dropped past its bound, the connection closed) or still waiting when its call ends gives
+        that call this round (:meth:`_ask_ended`, :meth:`_finish`). At most what the tracker holds
+        waiting, per connection."""
+        self._asks_of: dict[tuple[str, int], dict[tuple[str, int], None]] = {}
+        """Per call (connection, call), the keys of :attr:`_asks` it was made during."""
         """A waiting call's server requests of :attr:`_asked` that were refused, until the call's
         answer gives them to its ``_Call``."""
         self._line = 0
@@ -323,7 +342,7 @@ class Auditor:
         elif direction == "s2c" and look.kind in _ASKING_KINDS:
             opened = self._tracker.opened(conn)
             if opened is not None and opened.origin == "server" and opened.method in _SERVER_METHODS:
-                self._seen_asking(opened)
+                self._seen_asking(opened, line)
         batching = self._batching
         if batching is not None:
             opened = self._tracker.opened(conn)
@@ -447,6 +466,11 @@ class Auditor:
         for key in [k for k in self._asked if k[0] == conn]:
             del self._asked[key]
             self._refused.pop(key, None)
+        if self._asks:
+            for ask in [k for k in self._asks if k[0] == conn]:
+                del self._asks[ask]
+            for of in [k for k in self._asks_of if k[0] == conn]:
+                del self._asks_of[of]
         self._forget_calls(conn)
         return out
 
@@ -474,6 +498,8 @@ class Auditor:
         self._recent = None
         self._asked.clear()
         self._refused.clear()
+        self._asks.clear()
+        self._asks_of.clear()
         self._aside.clear()
         self._cancels.clear()
         self._forget_calls()
@@ -523,7 +549,8 @@ class Auditor:
         """The tables of what waits on a connection, each with the :class:`Held` member that
         carries it to another auditor (:meth:`export`, :meth:`adopt`)."""
         return (("open", self._open), ("asked", self._asked), ("lines", self._lines), ("aside", self._aside),
-                ("cancels", self._cancels), ("shared", self._shared), ("refused", self._refused))
+                ("cancels", self._cancels), ("shared", self._shared), ("refused", self._refused),
+                ("asks", self._asks), ("asks_of", self._asks_of))
 
     # -- pairing results ---------------------------------------------------------------------
     def _direction(self, conn: str, look: Peek) -> Direction:
@@ -600,13 +627,25 @@ class Auditor:
                 self._keep(key, call, out)
             return
         if exchange.origin == "server":
-            asking = self._asking(exchange)
-            if asking is not None:  # a 2025 server's input request, made while the call waits
+            seen = self._ask_ended(exchange) if method in _SERVER_METHODS else _ANY_CALL
+            row = seen[1] if seen is not None else None
+            if seen is not None and row is not None:  # a 2025 server's input request made during a call,
+                self._pair("call", batched)  # answered while it waits (its kind and findings as judged when it
+                key = (exchange.conn, seen[0])  # came: _seen_asking)
+                held = self._asked.get(key)
+                if held is None:
+                    held = self._asked[key] = _Rounds()
+                held.add(msgspec.structs.replace(self._round(exchange, None, None, line), kind=row.kind))
+                return
+            # made during no call that could be told (or a ping...): the call waiting now, if one can be told;
+            # none when it was made during a call that has ended since (its round was given then: seen None)
+            asking = self._asking(exchange) if seen is not None else None
+            if asking is not None:
                 self._pair("call", batched)
                 key = (asking.conn, asking.call)
                 asked = judge_server_request(exchange.request.data, method, self._options.of(asking.context)) \
-                    if method in _SERVER_METHODS else None  # (the round's kind: its findings went to the call
-                held = self._asked.get(key)  # when the request came, _seen_asking)
+                    if method in _SERVER_METHODS else None
+                held = self._asked.get(key)
                 if held is None:
                     held = self._asked[key] = _Rounds()
                 held.add(self._round(exchange, asked, None, line))
@@ -615,24 +654,48 @@ class Auditor:
         if exchange.origin == "client" and (exchange.response_peek is not None or method == "tools/list"):
             self._learn(exchange)
 
-    def _seen_asking(self, request: Exchange) -> None:
+    def _seen_asking(self, request: Exchange, line: int) -> None:
         """A 2025 server's input request, as it comes (whether or not the client ever answers it:
         what the server sent is judged, whatever the client does): when it was made during a call
         (:meth:`_asking`), judged as mcp-verdict's client judges one; a refused one's findings go
         to that call (:attr:`_refused`, its first ``REFUSED_KEPT`` kept). Each request is judged
-        here once; its round is added when the client answers it."""
+        here once; it is a round of that call, the client's answer's if the client answers it
+        while the call waits, else without an answer (:attr:`_asks`)."""
         asking = self._asking(request)
+        ask = (request.conn, request.call)
         if asking is None:
+            self._asks[ask] = _ANY_CALL  # (answered, its round is the call's waiting then, if one can be told)
             return
         method = request.method
         asked = judge_server_request(request.request.data, method, self._options.of(asking.context))
+        key = (asking.conn, asking.call)
+        self._asks[ask] = (asking.call, self._round(request, asked, None, line))
+        of = self._asks_of.get(key)
+        if of is None:
+            of = self._asks_of[key] = {}
+        of[ask] = None
         if asked.kind is Kind.INPUT_REQUIRED:
             return
-        key = (asking.conn, asking.call)
         refused = self._refused.get(key)
         if refused is None:
             refused = self._refused[key] = RefusedAsks()
         refused.add(refused_findings(method, asked))
+
+    def _ask_ended(self, request: Exchange) -> tuple[int, RoundRow | None] | None:
+        """A server request of :attr:`_asks` no longer waits (answered, or given up on): no longer
+        kept; (its call, its round without an answer), :data:`_ANY_CALL` when it was made during
+        no call that could be told, or None when it is not kept (its call ended first)."""
+        ask = (request.conn, request.call)
+        found = self._asks.pop(ask, None)
+        if found is None or found[1] is None:
+            return found
+        key = (request.conn, found[0])
+        of = self._asks_of.get(key)
+        if of is not None:
+            of.pop(ask, None)
+            if not of:
+                del self._asks_of[key]
+        return found
 
     def _take_asked(self, key: tuple[str, int], call: _Call) -> None:
         """The server requests made while ``call`` waited become its rounds (and the refused
@@ -781,6 +844,13 @@ class Auditor:
                 call.first_verdict = verdict
             out.append(self._finish(call, end))
             return
+        if exchange.origin == "server" and self._asks:  # a request made during a call, never to be answered
+            ended = self._ask_ended(exchange)  # (replaced, dropped, the connection closed): its round without one
+            if ended is not None and ended[1] is not None:
+                held = self._asked.get((exchange.conn, ended[0]))
+                if held is None:
+                    held = self._asked[(exchange.conn, ended[0])] = _Rounds()
+                held.add(ended[1])
         self.tally["message"] += lines
 
     def _cancel(self, conn: str, look: Peek, line: int, http: Mapping[str, Any] | None) -> None:
@@ -952,6 +1022,13 @@ class Auditor:
         conn = first.conn
         if self._asked or self._refused:  # (a task ended without its answer: its server requests still)
             self._take_asked((conn, first.call), call)
+        if self._asks_of:  # the requests made during the call that the client has not answered: rounds all the same
+            of = self._asks_of.pop((conn, first.call), None)
+            if of is not None:
+                for ask in of:
+                    found = self._asks.pop(ask, None)
+                    if found is not None and found[1] is not None:
+                        call.rounds.add(found[1])
         info = self._conns.get(conn)
         verdict = call.verdict
         assert verdict is not None

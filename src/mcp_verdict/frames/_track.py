@@ -63,6 +63,7 @@ the mismatch (``envelope.id_mismatch``) instead of the call being left unanswere
 from __future__ import annotations
 
 import re
+import sys
 from collections import OrderedDict
 from collections.abc import Mapping
 from contextlib import suppress
@@ -197,6 +198,10 @@ class _Connection:
     """The rounds seen of each call that has had more than one (a call not here is in its first)."""
     states: OrderedDict[str, int] = field(default_factory=OrderedDict)  # requestState -> call
     tasks: OrderedDict[str, int] = field(default_factory=OrderedDict)  # taskId -> call
+    states_bytes: int = 0
+    tasks_bytes: int = 0
+    """What the keys of ``states`` and ``tasks`` hold (``sys.getsizeof``), each kept within
+    :data:`KEYS_BYTES` (:func:`_remember_text`)."""
     initialize_id: tuple[str, Any] | None = None
     opened: Exchange | None = None  # the request the last frame fed opened
     context: Context | None = None
@@ -453,6 +458,30 @@ class Tracker:
         state = self._conns.get(conn)
         return state.tasks.get(task_id) if state is not None else None
 
+    def waiting_in(self, conn: str, origin: Origin, number: int) -> list[Exchange]:
+        """The requests ``origin`` sent on ``conn`` in the HTTP exchange ``number`` that still
+        wait, oldest first (looked up by exchange, not scanned)."""
+        state = self._conns.get(conn)
+        keys = state.by_exchange.get((origin, number)) if state is not None else None
+        if not keys or state is None:
+            return []
+        pending = state.pending
+        return [found for key in keys if (found := pending.get(key)) is not None and _exchange_no(found) == number]
+
+    def waiting_count(self, conn: str) -> int:
+        """How many requests (both sides') wait on ``conn``."""
+        state = self._conns.get(conn)
+        return len(state.pending) if state is not None else 0
+
+    def learn_task(self, conn: str, task_id: str, call: int) -> None:
+        """The task ``task_id`` was created on ``conn`` by the call ``call`` (:attr:`Exchange.call`),
+        though the tracker did not pair its answer: an answer to a request the caller gave up on
+        (:meth:`forget`), which came later (a stray here) and which the caller read as the call's.
+        The task's polls and related requests are that call's from now on (:meth:`task_call`)."""
+        state = self._conns.get(conn)
+        if state is not None:
+            state.tasks_bytes = _remember_text(state.tasks, task_id, call, self._max_answered, state.tasks_bytes)
+
     def forget(self, conn: str, origin: Origin, key: tuple[str, Any]) -> Exchange | None:
         """Stop waiting for the answer to the request ``origin`` sent on ``conn`` with the id
         ``key`` (a caller that gave up on it: a timeout); an answer that comes later is a
@@ -676,13 +705,15 @@ class Tracker:
                 state.server_extensions = frozenset(n for n in extensions if isinstance(n, str))
         state_value = result.get("requestState")
         if isinstance(state_value, str):
-            _remember(state.states, state_value, exchange.call, self._max_answered)
+            state.states_bytes = _remember_text(state.states, state_value, exchange.call, self._max_answered,
+                                                state.states_bytes)
         task_id = result.get("taskId")
         if not isinstance(task_id, str):
             task = result.get("task")  # (an ABC test of None costs more than the rest of this)
             task_id = task.get("taskId") if task is not None and isinstance(task, Mapping) else None
         if isinstance(task_id, str):
-            _remember(state.tasks, task_id, exchange.call, self._max_answered)
+            state.tasks_bytes = _remember_text(state.tasks, task_id, exchange.call, self._max_answered,
+                                               state.tasks_bytes)
 
 
 RELATED_TASK: Final = "io.modelcontextprotocol/related-task"
@@ -772,13 +803,26 @@ def _keys_read_as(text: str) -> list[tuple[str, Any]]:
     return keys
 
 
-def _remember(table: OrderedDict[Any, Any], key: Any, value: Any, cap: int) -> None:
-    """Set a key, forgetting the oldest entries past ``cap`` (memory bounded on long connections).
+KEYS_BYTES: Final = 16 * 1024 * 1024
+"""The most a connection's tracker holds of the ``requestState`` values it remembers, and apart of
+the task ids (each key counted by ``sys.getsizeof``): past it the oldest are forgotten, as past
+``max_answered`` of them. A peer's values are its own text of any length: 100,000 task ids of
+1 MB each held 100 GB. Ids of a usual length (a UUID: 73 bytes) reach ``max_answered`` first."""
+
+
+def _remember_text(table: OrderedDict[str, int], key: str, value: int, cap: int, size: int) -> int:
+    """Set a key of a table of a peer's strings, forgetting the oldest entries past ``cap`` or past
+    :data:`KEYS_BYTES` (the newest kept whatever its size): memory bounded on long connections.
+    ``size`` is what the keys hold (``sys.getsizeof``); what they hold now is returned.
 
     An OrderedDict: forgetting its oldest entry is O(1), where ``del d[next(iter(d))]`` on a
     dict scans past every entry deleted before it (9% of the tap's time on a connection past
     ``max_answered`` calls, measured)."""
-    table.pop(key, None)
+    if key in table:
+        del table[key]
+        size -= sys.getsizeof(key)
     table[key] = value
-    while len(table) > cap:
-        table.popitem(last=False)
+    size += sys.getsizeof(key)
+    while len(table) > cap or (size > KEYS_BYTES and len(table) > 1):
+        size -= sys.getsizeof(table.popitem(last=False)[0])
+    return size

@@ -121,6 +121,13 @@ _ASKS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots
 _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "tasks/cancel"})
 """A task's requests (2025-11-25 basic/utilities/tasks): the tracker gives them its call."""
 _TASK: Final = Kind.TASK
+_TASK_END_READ: Final = frozenset({"tasks/get", "tasks/result"})
+"""The polls whose answer may say a task ended (:meth:`VerdictTap._task_polled`)."""
+_RUNNING: Final = frozenset({"working", "input_required"})
+"""A task's statuses while it runs (2025-11-25 basic/utilities/tasks, Task Status)."""
+_BY_RESULT: Final = frozenset({"completed", "failed"})
+_RESULT_VERSIONS: Final = frozenset({"2025-11-25"})
+"""The versions whose completed or failed task gives its end through ``tasks/result``."""
 _NOISE_MARKS: Final = 4096
 """Per connection with noise: the noise count at each client frame and tools/call answer, the
 last this many (a call counts the noise between its request and its answer from them)."""
@@ -201,6 +208,15 @@ class _Conn:
     refused: RefusedCalls = field(default_factory=lambda: RefusedCalls(_UNCLAIMED))
     """The tools/call requests during which a 2025 server made a request mcp-verdict refuses (the
     last ``_UNCLAIMED``)."""
+    tasks_forgotten: bool = False
+    """A task call of this connection was let go (``VerdictTap._tasks``' bound): a request naming a
+    task the tracker knows and the tap no longer keeps is no call's (it may be that task's)."""
+    calls_waiting: dict[tuple[str, Any], Exchange] = field(default_factory=dict)
+    """The client's tools/call requests (and polls of a task the tap judged) as they began to wait,
+    by id key: what :meth:`VerdictTap._asking` finds the only one waiting in, where a scan of every
+    request waiting made each server request cost as many steps as there were (the server's own
+    requests never answered among them). Kept lazily: one no longer waiting stays until a look-up
+    meets it, or the table holds more than twice the requests waiting (and 64), then it is rebuilt."""
 
     def __post_init__(self) -> None:
         self.tools = self.listed.tools
@@ -211,7 +227,7 @@ class _TaskCall:
     on the tracker, its context), the call as first judged and as it is now, the requests refused
     while the task ran (:meth:`VerdictTap._task_refused`), and what it counts against the bound."""
 
-    __slots__ = ("asks", "exchange", "first", "now", "size")
+    __slots__ = ("asks", "ended", "exchange", "first", "now", "size")
 
     def __init__(self, exchange: Exchange, call: TapCall, size: int) -> None:
         self.exchange = Exchange(exchange.conn, exchange.origin, exchange.method, exchange.request_id,
@@ -221,6 +237,9 @@ class _TaskCall:
         self.first = self.now = call
         self.asks = RefusedAsks()
         self.size = size
+        self.ended = False
+        """The task's end was answered (:meth:`VerdictTap._task_polled`): a request made afterwards
+        is not the task's (it may still be the call's waiting then, by its exchange or alone)."""
 
 
 class TapCall(msgspec.Struct, frozen=True, gc=False):
@@ -742,6 +761,11 @@ class VerdictTap:
             if first is not None:
                 look = first[2]
         events = self.tracker.feed(conn, direction, data, at=at, seq=seq, http=http, look=look)
+        if direction == "c2s":
+            opened = self.tracker.opened(conn)
+            if opened is not None and (opened.method == "tools/call" or (
+                    opened.method in _TASK_METHODS and self._tasks and (conn, opened.call) in self._tasks)):
+                self._call_waits(state, opened)
         asks = self._asks
         if asks:  # a 2025 server's requests: judged when seen, whatever the client does with them
             for request in asks:
@@ -771,6 +795,8 @@ class VerdictTap:
                 if method != "tools/call":
                     if method == "tools/list":
                         self._tools(state, exchange)
+                    elif method in _TASK_METHODS and self._tasks:
+                        self._task_polled(state, exchange)
                     continue
                 if state.noise_count:  # where the call's noise ends (its answer)
                     _mark_noise(state, seq)
@@ -835,8 +861,39 @@ class VerdictTap:
         size = call.held or held_bytes(call)
         tasks[key] = _TaskCall(exchange, call, size)
         self._tasks_size += size
+        self._bound_tasks()
+
+    def _bound_tasks(self) -> None:
+        """The oldest task calls let go past ``_KEEP`` of them or :data:`HISTORY_BYTES` (the newest
+        kept whatever its size); a connection that lost one says so (``_Conn.tasks_forgotten``)."""
+        tasks = self._tasks
         while len(tasks) > 1 and (len(tasks) > _KEEP or self._tasks_size > HISTORY_BYTES):
-            self._forget_task(tasks.popitem(last=False)[1])
+            (conn, _), task = tasks.popitem(last=False)
+            self._forget_task(task)
+            state = self._conns.get(conn)
+            if state is not None:
+                state.tasks_forgotten = True
+
+    def _task_polled(self, state: _Conn, exchange: Exchange) -> None:
+        """A poll of a task the tap judged (``exchange``, answered) that answers the task's end:
+        the task no longer owns the requests the server makes (:meth:`_asking`), as the audit
+        reads a task's end (``audit._judge.judge_task``): any answer to ``tasks/result`` (the
+        final result or its error, 2025-11-25 Result Retrieval), a ``tasks/get`` failed or
+        unreadable, or whose status is ``cancelled`` or not a status, or ``completed`` or
+        ``failed`` where the result is inlined (not 2025-11-25, whose result then comes with
+        ``tasks/result``). ``tasks/update`` and ``tasks/cancel`` are acknowledged: the task runs
+        until a poll says it ended."""
+        task = self._tasks.get((state.id, exchange.call))
+        if task is None or task.ended or exchange.method not in _TASK_END_READ:
+            return
+        if exchange.method == "tasks/get":
+            look = exchange.response_peek
+            message = look.message if look is not None else None
+            result = message.get("result") if message is not None else None
+            status = result.get("status") if type(result) is dict else None
+            if status in _RUNNING or (status in _BY_RESULT and exchange.context.version in _RESULT_VERSIONS):
+                return
+        task.ended = True
 
     def _forget_task(self, task: _TaskCall) -> None:
         self._tasks_size -= task.size
@@ -849,21 +906,52 @@ class VerdictTap:
         refused requests after its answer's (the first ``REFUSED_KEPT``, then one counting the
         others), in place of what it was, on the history and in its judging block
         (:meth:`Judged.calls`). Observers were told of the call when its handle came: not again."""
+        kept = len(task.asks.kept)
         task.asks.add(found)
+        if len(task.asks.kept) > kept:  # its findings held (a peer's text: a path holds its names, of any length)
+            grown = sum(sys.getsizeof(f.message) + sys.getsizeof(f.path) for f in found)
+            task.size += grown
+            self._tasks_size += grown
         first, before = task.first, task.now
         verdict = task.asks.verdict(first.verdict)
         task.now = msgspec.structs.replace(first, verdict=verdict, outcome=replace(first.outcome, verdict=verdict))
         self._amended[id(first)] = task
+        if self._tasks_size > HISTORY_BYTES:
+            self._bound_tasks()
         history = self.history
-        for index in range(len(history) - 1, -1, -1):
-            if history[index] is before:
-                history[index] = task.now
+        response = first.response  # (the handle's bytes: the history's entry of the call holds them, as first
+        for index in range(len(history) - 1, -1, -1):  # judged, or as kept since: a late answer's, a slimmed tool's)
+            shown = history[index]
+            if shown is before or (response is not None and shown.response is response):
+                history[index] = task.now if shown is before or shown is first else msgspec.structs.replace(
+                    shown, verdict=verdict, outcome=replace(shown.outcome, verdict=verdict))
                 break
 
     def _current_of(self, call: TapCall) -> TapCall:
         """``call`` as it is now: judged again if it is a task's (:meth:`_task_refused`)."""
         task = self._amended.get(id(call))
         return task.now if task is not None and task.first is call else call
+
+    def _call_waits(self, state: _Conn, exchange: Exchange) -> None:
+        """The client's ``exchange`` (a tools/call, or a poll of a task the tap judged) began to
+        wait: kept in ``state.calls_waiting`` (rebuilt past twice the requests waiting, and 64)."""
+        calls = state.calls_waiting
+        calls[id_key(exchange.request_id)] = exchange
+        if len(calls) > 64 and len(calls) > 2 * self.tracker.waiting_count(state.id):
+            waiting = self.tracker.waiting
+            state.calls_waiting = {key: held for key, held in calls.items()
+                                   if (found := waiting(state.id, "client", key)) is not None
+                                   and found.request is held.request}
+
+    def _calling(self, conn: str, exchange: Exchange) -> bool:
+        """``exchange``, a client's request waiting, is one a server's request may be made during:
+        a tools/call, or a poll of a task the tap judged that has not ended."""
+        if exchange.method == "tools/call":
+            return True
+        if exchange.method not in _TASK_METHODS:
+            return False
+        task = self._tasks.get((conn, exchange.call))
+        return task is not None and not task.ended
 
     def _asking(self, state: _Conn, request: Exchange) -> Exchange | None:
         """The client's request (its tools/call, or a poll of a task the tap judged) a server
@@ -878,19 +966,32 @@ class VerdictTap:
             named = related_task(request)
             number = self.tracker.task_call(conn, named) if named is not None else None
             task = tasks.get((conn, number)) if number is not None else None
-            if task is not None:
+            if task is not None and not task.ended:
                 return task.exchange
-        waiting = [exchange for exchange in self.tracker.pending(conn)  # (read when a server asks: no
-                   if exchange.origin == "client"  # bookkeeping per frame)
-                   and (exchange.method == "tools/call"
-                        or (exchange.method in _TASK_METHODS and (conn, exchange.call) in tasks))]
+            if task is None and number is not None and state.tasks_forgotten:
+                return None  # a task of this connection the tap let go (its bound): its, not the call waiting's
+        tracker, calling = self.tracker, self._calling
         http = request.request.http
         number = http.get("exchange") if http else None
-        if isinstance(number, int):
-            same = [e for e in waiting if e.request.http and e.request.http.get("exchange") == number]
+        if isinstance(number, int):  # (the requests of that exchange, looked up)
+            same = [e for e in tracker.waiting_in(conn, "client", number) if calling(conn, e)]
             if len(same) == 1:
                 return same[0]
-        return waiting[0] if len(waiting) == 1 else None
+        only: Exchange | None = None
+        stale = []
+        waiting = tracker.waiting
+        for key, exchange in state.calls_waiting.items():  # the only one waiting: the look-up stops at a second
+            found = waiting(conn, "client", key)
+            if found is None or found.request is not exchange.request:
+                stale.append(key)  # (no longer waiting: let go)
+            elif calling(conn, exchange):
+                if only is not None:
+                    only = None
+                    break
+                only = exchange
+        for key in stale:
+            del state.calls_waiting[key]
+        return only
 
     def _late(self, state: _Conn, stray: Stray) -> None:
         """An answer to a call judged cancelled while it waited: judged as that call's late
@@ -908,7 +1009,13 @@ class VerdictTap:
         _, name, options, attempt = found
         answered = msgspec.structs.replace(asked, response=stray.seen, response_peek=look)
         call = self._judge(state, asked.request_id, name, options, None, answered, attempt=attempt)
-        self.history[-1] = msgspec.structs.replace(call, late=True)
+        late = self.history[-1] = msgspec.structs.replace(call, late=True)
+        task = self._tasks.get((state.id, asked.call)) if self._tasks else None
+        if task is not None and task.first is call and call.verdict.task is not None:
+            # a task's handle: the tracker, which no longer waited for it, learns its task (its polls and
+            # requests are the call's), and the task's call is its late entry (judged again there: _task_refused)
+            self.tracker.learn_task(state.id, call.verdict.task.task_id, asked.call)
+            task.first = task.now = late
 
     def _late_answered(self, state: _Conn, key: tuple[str, Any], exchange: Exchange) -> None:
         """The answer to a call judged cancelled before the tap recorded its request going out (it
@@ -916,7 +1023,10 @@ class VerdictTap:
         judges one."""
         _, name, options, attempt = state.cancelled.pop(key)
         call = self._judge(state, exchange.request_id, name, options, None, exchange, attempt=attempt)
-        self.history[-1] = msgspec.structs.replace(call, late=True)
+        late = self.history[-1] = msgspec.structs.replace(call, late=True)
+        task = self._tasks.get((state.id, exchange.call)) if self._tasks else None
+        if task is not None and task.first is call:  # a task's handle: its call is the late entry
+            task.first = task.now = late
 
     def _judge_now(self, claim: tuple[Judged, int], exchange: Exchange, state: _Conn) -> None:
         judged, index = claim
