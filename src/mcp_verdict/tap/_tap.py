@@ -211,12 +211,14 @@ class _Conn:
     tasks_forgotten: bool = False
     """A task call of this connection was let go (``VerdictTap._tasks``' bound): a request naming a
     task the tracker knows and the tap no longer keeps is no call's (it may be that task's)."""
-    calls_waiting: dict[tuple[str, Any], Exchange] = field(default_factory=dict)
+    calls_waiting: dict[tuple[str, Any], Exchange] | None = None
     """The client's tools/call requests (and polls of a task the tap judged) as they began to wait,
     by id key: what :meth:`VerdictTap._asking` finds the only one waiting in, where a scan of every
     request waiting made each server request cost as many steps as there were (the server's own
-    requests never answered among them). Kept lazily: one no longer waiting stays until a look-up
-    meets it, or the table holds more than twice the requests waiting (and 64), then it is rebuilt."""
+    requests never answered among them). Made by the connection's first server request (from the
+    tracker's requests waiting; None before: a connection whose server asks nothing pays nothing
+    per call), kept from then on lazily: one no longer waiting stays until a look-up meets it, or
+    the table holds more than twice the requests waiting (and 64), then it is rebuilt."""
 
     def __post_init__(self) -> None:
         self.tools = self.listed.tools
@@ -761,7 +763,7 @@ class VerdictTap:
             if first is not None:
                 look = first[2]
         events = self.tracker.feed(conn, direction, data, at=at, seq=seq, http=http, look=look)
-        if direction == "c2s":
+        if direction == "c2s" and state.calls_waiting is not None:
             opened = self.tracker.opened(conn)
             if opened is not None and (opened.method == "tools/call" or (
                     opened.method in _TASK_METHODS and self._tasks and (conn, opened.call) in self._tasks)):
@@ -936,6 +938,7 @@ class VerdictTap:
         """The client's ``exchange`` (a tools/call, or a poll of a task the tap judged) began to
         wait: kept in ``state.calls_waiting`` (rebuilt past twice the requests waiting, and 64)."""
         calls = state.calls_waiting
+        assert calls is not None  # (made by the connection's first server request: _asking)
         calls[id_key(exchange.request_id)] = exchange
         if len(calls) > 64 and len(calls) > 2 * self.tracker.waiting_count(state.id):
             waiting = self.tracker.waiting
@@ -980,7 +983,12 @@ class VerdictTap:
         only: Exchange | None = None
         stale = []
         waiting = tracker.waiting
-        for key, exchange in state.calls_waiting.items():  # the only one waiting: the look-up stops at a second
+        calls = state.calls_waiting
+        if calls is None:  # the connection's first server request: its calls waiting, kept from now on
+            calls = state.calls_waiting = {
+                id_key(e.request_id): e for e in tracker.pending(conn)
+                if e.origin == "client" and (e.method == "tools/call" or e.method in _TASK_METHODS)}
+        for key, exchange in calls.items():  # the only one waiting: the look-up stops at a second
             found = waiting(conn, "client", key)
             if found is None or found.request is not exchange.request:
                 stale.append(key)  # (no longer waiting: let go)
@@ -990,7 +998,7 @@ class VerdictTap:
                     break
                 only = exchange
         for key in stale:
-            del state.calls_waiting[key]
+            del calls[key]
         return only
 
     def _late(self, state: _Conn, stray: Stray) -> None:
