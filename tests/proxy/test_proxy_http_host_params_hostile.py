@@ -107,3 +107,44 @@ ROWS: list[tuple[str, str, str, dict[str, str], tuple[int, Any]]] = [
 def test_a_2026_tool_calls_headers_are_checked_against_the_body_as_it_writes_it(
         listed: str, name: str, arguments: str, headers: dict[str, str], expected: tuple[int, Any]) -> None:
     assert _call(listed, name, arguments, headers) == expected
+
+
+# -- the listing the headers are checked by changes between calls ---------------------------------
+def _route(header: str, argument: str, kind: str = "string") -> dict[str, Any]:
+    return {"name": "route", "inputSchema": {"type": "object", "properties": {
+        argument: {"type": kind, "x-mcp-header": header}}}}
+
+
+OTHER = {"name": "other", "inputSchema": {"type": "object"}}
+COUNT, REGION = '{"count":1}', '{"region":"a"}'
+MISMATCH = (400, (7, HEADER_MISMATCH))
+# (the pages the server lists next, the cursors the host lists them with; what a call to route
+# with the arguments COUNT, then REGION, and no Mcp-Param header, gets) — frames._tools: a whole
+# listing (from the page asked with no cursor to the one with no nextCursor) replaces the tools
+# kept, a tool listed again replaces its earlier definition; the headers checked are those of the
+# tool's definition kept (2026-07-28 basic/transports/streamable-http, Server Validation).
+LISTINGS: list[tuple[list[list[dict[str, Any]]], list[str | None], tuple[Any, Any]]] = [
+    ([[_route("Count", "count", "integer")]], [None], (MISMATCH, _forwarded("route", REGION))),
+    ([[_route("Region", "region")]], [None], (_forwarded("route", COUNT), MISMATCH)),  # the schema changed
+    ([[OTHER], [_route("Count", "count", "integer")]], [None, "1"], (MISMATCH, _forwarded("route", REGION))),
+    ([[OTHER], []], [None, "1"], (_forwarded("route", COUNT), _forwarded("route", REGION))),  # no longer listed
+    ([[_route("Count", "count", "integer"), _route("Region", "region")]], [None],
+     (_forwarded("route", COUNT), MISMATCH)),  # listed twice: the last definition
+    ([[_route("Count", "count", "integer")], [_route("Count", "count", "number")]], [None, "1"],
+     (_forwarded("route", COUNT), _forwarded("route", REGION))),  # replaced by an invalid one: unchecked
+]
+
+
+def test_the_mcp_param_headers_checked_are_those_of_the_last_listing(tmp_path: Path) -> None:
+    pages = tmp_path / "pages.json"
+    pages.write_text(json.dumps([[OTHER]]))
+    got = []
+    with _proxy(["--", *LISTING, str(pages)], tmp_path / "err") as url:
+        for listing, cursors, _ in LISTINGS:
+            pages.write_text(json.dumps(listing))
+            for cursor in cursors:
+                params: dict[str, Any] = {"_meta": json.loads(META), **({"cursor": cursor} if cursor else {})}
+                sent = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params}).encode()
+                assert _status(_request(url, "POST", sent, {"MCP-Protocol-Version": V})) == 200
+            got.append((_call(url, "route", COUNT, {}), _call(url, "route", REGION, {})))
+    assert got == [expected for _, _, expected in LISTINGS]

@@ -173,7 +173,16 @@ from ._http_upstream import (
     upstream_fault,
     upstream_headers,
 )
-from ._params import Headers, decoded, exact_arguments, exact_read, one_header, param_mismatch, shown_value
+from ._params import (
+    Declared,
+    Headers,
+    decoded,
+    exact_arguments,
+    exact_read,
+    one_header,
+    param_mismatch,
+    shown_value,
+)
 from ._relay import Key, Telemetry, as_written, unfollowed
 from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env
@@ -272,7 +281,7 @@ _NAMED: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": 
 (2026-07-28 basic/transports/streamable-http, Standard Request Headers)."""
 
 
-def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Mapping[str, Any] | None] | None = None,
+def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Declared | None] | None = None,
                     body: bytes | None = None) -> tuple[int, str] | None:
     """Why a host's POST (its body read as ``look``, its HTTP ``headers``) fails the 2026-07-28
     transport's header validation, or None (2026-07-28 basic/transports/streamable-http, Protocol
@@ -291,9 +300,10 @@ def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Mapping[
     ASCII. On ``tools/call``, the ``Mcp-Param-{name}`` headers the tool's ``inputSchema`` declares
     (``x-mcp-header``) agree with its ``arguments`` (``_params.param_mismatch``: a header
     missing for an argument there, given for one absent, malformed, or not the argument's
-    value), the tool being ``tool(name)`` — the upstream's last listing of it: for a tool it
-    has not listed (no listing yet, or not in it), or whose annotations are invalid, which
-    headers are its own is not known, and none is checked.
+    value), ``tool(name)`` being the headers the tool declares in the upstream's last listing of
+    it (``Relay.param_declared``): for a tool it has not listed (no listing yet, or not in it),
+    or whose annotations are invalid (None), which headers are its own is not known, and none
+    is checked.
 
     Returns (the code, the reason): HeaderMismatch; or, for a body orjson does not read (a
     number past a double's range, ``NaN``, a lone surrogate escape, past 1,024 levels) that shows
@@ -325,7 +335,7 @@ def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Mapping[
     return None if reason is None else (HEADER_MISMATCH, reason)
 
 
-def _header_reason(look: Peek, headers: Headers, tool: Callable[[str], Mapping[str, Any] | None] | None,
+def _header_reason(look: Peek, headers: Headers, tool: Callable[[str], Declared | None] | None,
                    exact: Callable[[], object] | None) -> str | None:
     """:func:`header_mismatch`'s HeaderMismatch reason, or None."""
     if look.kind not in ("request", "notification"):
@@ -366,10 +376,10 @@ def _header_reason(look: Peek, headers: Headers, tool: Callable[[str], Mapping[s
     if named != target:
         return (f"the Mcp-Name header {shown_value(given)} does not match the body's params.{source} "
                 f"{shown_value(target)}")
-    listed = tool(target) if tool is not None and method == "tools/call" else None
-    if listed is None:
+    found = tool(target) if tool is not None and method == "tools/call" else None
+    if found is None:
         return None
-    return param_mismatch(listed.get("inputSchema"), params.get("arguments"), headers, exact)
+    return param_mismatch(found, params.get("arguments"), headers, exact)
 
 
 def _fault(status: int, code: int, reason: str) -> web.Response:
@@ -965,7 +975,7 @@ class HttpHost:
         look = peek(body) if session is None or self._stdio is not None or body.find(b'"initialize"') >= 0 else None
         if self._stdio is not None and look is not None:  # (an HTTP upstream validates its own)
             whole = body if len(body) <= self.options.max_frame else None  # (else refused: too large)
-            mismatch = header_mismatch(look, request.headers, self._stdio.relay.tool, whole)
+            mismatch = header_mismatch(look, request.headers, self._stdio.relay.param_declared, whole)
             if mismatch is not None:
                 named = look.kind == "request" or (look.kind == "unreadable" and look.has_id)
                 return self._refused(request, body, session, mismatch, as_written(look.id, body) if named else None)

@@ -36,17 +36,17 @@ import binascii
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from decimal import Decimal
-from typing import Final
+from typing import Any, Final
 
 import msgspec
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from ..verdict._peer_text import cut, neutral
 
-__all__ = ["Headers", "declared", "decoded", "exact_arguments", "exact_read", "header_value", "one_header",
-           "param_headers", "param_mismatch", "shown_value"]
+__all__ = ["Declared", "DeclaredCache", "Headers", "declared", "decoded", "exact_arguments", "exact_read",
+           "header_value", "one_header", "param_headers", "param_mismatch", "shown_value"]
 
 Headers = CIMultiDictProxy[str] | CIMultiDict[str]
 
@@ -140,6 +140,29 @@ def declared(schema: object) -> Declared | None:
     return tuple(out)
 
 
+class DeclaredCache:
+    """:func:`declared` of each listed tool's ``inputSchema``, worked out once (a schema of tens of
+    thousands of properties takes a tenth of a second to walk; each call used to walk it). An
+    entry holds while its tool's definition is the one given (the same object); the owner clears
+    them all whenever its tools change (a listing's page), so none keeps a dropped definition."""
+
+    __slots__ = ("_by_name",)
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, tuple[object, Declared | None]] = {}
+
+    def of(self, name: str, tool: Mapping[str, Any]) -> Declared | None:
+        kept = self._by_name.get(name)
+        if kept is not None and kept[0] is tool:
+            return kept[1]
+        found = declared(tool.get("inputSchema"))
+        self._by_name[name] = (tool, found)
+        return found
+
+    def clear(self) -> None:
+        self._by_name.clear()
+
+
 _ABSENT: Final = object()
 _EXACT: Final = msgspec.json.Decoder(float_hook=Decimal)
 _DIGITS: Final = 4300
@@ -221,15 +244,16 @@ def _rendered(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def param_headers(schema: object, arguments: object,
+def param_headers(found: Declared | None, arguments: object,
                   exact: Callable[[], object] | None = None) -> list[tuple[str, str]]:
-    """The ``Mcp-Param-{name}`` headers of a ``tools/call`` with ``arguments`` to the tool of
-    ``inputSchema`` ``schema`` (none for an invalid one), encoded (the module's rule); ``exact``:
+    """The ``Mcp-Param-{name}`` headers of a ``tools/call`` with ``arguments`` to a tool whose
+    ``inputSchema`` declares ``found`` (:func:`declared`; none for an invalid one: None),
+    encoded (the module's rule); ``exact``:
     the arguments read again with exact numbers (:func:`exact_arguments`), asked at most once,
     when an argument mirrored is a float."""
     out: list[tuple[str, str]] = []
     values = _Exact(exact)
-    for path, name, _kind in declared(schema) or ():
+    for path, name, _kind in found or ():
         value = _rendered(values.at(arguments, path))
         if value is not None:
             out.append((f"Mcp-Param-{name}", header_value(value)))
@@ -245,34 +269,39 @@ def _matches(given: str, value: object, rendered: str) -> bool:
     return False
 
 
-def param_mismatch(schema: object, arguments: object, headers: Headers,
+def param_mismatch(found: Declared | None, arguments: object, headers: Headers,
                    exact: Callable[[], object] | None = None) -> str | None:
     """Why a ``tools/call``'s ``Mcp-Param`` ``headers`` disagree with its ``arguments``, the tool's
-    ``inputSchema`` being ``schema`` (the module's rule), or None. Each header the schema
+    ``inputSchema`` declaring ``found`` (:func:`declared`) (the module's rule), or None. Each header the schema
     declares: given more than once or with an invalid character; given for an argument that is
     absent or null, or that no header mirrors; missing for an argument there; a Base64 sentinel
     that does not decode; a value that is not the argument's. An invalid schema: None.
     ``exact``: the arguments read again with exact numbers (:func:`exact_arguments`), asked at
     most once, when an argument compared is a float."""
     values = _Exact(exact)
-    for path, name, _kind in declared(schema) or ():
+    for path, name, _kind in found or ():
         header = f"Mcp-Param-{name}"
         given, problem = one_header(headers, header)
         value = values.at(arguments, path)
-        where = neutral(cut("arguments." + ".".join(path), 120))  # (the schema's property names: peer text)
         if problem is not None:
             return problem
         rendered = _rendered(value)
         if rendered is None:
             if given is not None:
                 what = "absent" if value is _ABSENT else "null" if value is None else "not a string, integer or boolean"
-                return f"the {header} header {shown_value(given)} is given but the body's {where} is {what}"
+                return f"the {header} header {shown_value(given)} is given but the body's {_where(path)} is {what}"
             continue
         if given is None:
-            return f"the {header} header is missing (required: the body's {where} is {shown_value(rendered)})"
+            return f"the {header} header is missing (required: the body's {_where(path)} is {shown_value(rendered)})"
         text = decoded(given)
         if text is None:
             return f"the {header} header {shown_value(given)} is a Base64 sentinel that does not decode to UTF-8"
         if not _matches(text, value, rendered):
-            return f"the {header} header {shown_value(given)} does not match the body's {where} {shown_value(rendered)}"
+            return (f"the {header} header {shown_value(given)} does not match the body's {_where(path)} "
+                    f"{shown_value(rendered)}")
     return None
+
+
+def _where(path: tuple[str, ...]) -> str:
+    """The argument at ``path`` in a reason (the schema's property names: peer text, neutralised, cut)."""
+    return neutral(cut("arguments." + ".".join(path), 120))
