@@ -309,6 +309,8 @@ WRITTEN: list[tuple[str, dict[str, Any], list[tuple[str, str]]]] = [
     ("route", {"region": "Hello, 世界"}, [("Mcp-Param-Region", "=?base64?SGVsbG8sIOS4lueVjA==?=")]),
     ("route", {"region": " padded "}, [("Mcp-Param-Region", "=?base64?IHBhZGRlZCA=?=")]),
     ("route", {"region": "line1\nline2"}, [("Mcp-Param-Region", "=?base64?bGluZTEKbGluZTI=?=")]),
+    ("route", {"region": "a\tb"}, [("Mcp-Param-Region", "=?base64?YQli?=")]),  # a tab: a control character
+    ("route", {"region": "a b"}, [("Mcp-Param-Region", "a b")]),
     ("route", {"region": "=?base64?literal?="}, [("Mcp-Param-Region", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=")]),
     ("route", {"count": 42}, [("Mcp-Param-Count", "42")]),
     ("route", {"count": 42.0}, [("Mcp-Param-Count", "42")]),  # JSON Schema: 42.0 is an integer

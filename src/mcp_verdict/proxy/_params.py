@@ -15,7 +15,7 @@ x-mcp-header:
   for it and, as the server, checks none: :func:`declared` is None);
 - the header mirrors the argument at that property's path: absent (or null) there, no header;
   a boolean ``true``/``false``, an integer its decimal form, a string as is — each written as
-  is when plain visible ASCII without leading or trailing blanks, else as
+  is when plain visible ASCII (inner spaces too) without leading or trailing blanks, else as
   ``=?base64?{Base64 of its UTF-8}?=`` (so is a plain value that looks like that sentinel);
 - a server that processes the body MUST reject (400, HeaderMismatch -32020) a request whose
   declared header is missing while its argument is there, holds an invalid character, or does
@@ -89,8 +89,10 @@ def one_header(headers: Headers, name: str) -> tuple[str | None, str | None]:
 
 
 def header_value(value: str) -> str:
-    """A value for Mcp-Name / Mcp-Param-*: as-is when plain visible ASCII, else the Base64 sentinel."""
-    plain = value == value.strip() and all(0x20 <= ord(c) <= 0x7E or c == "\t" for c in value)
+    """A value for Mcp-Name / Mcp-Param-*: as-is when plain visible ASCII (and inner spaces), else
+    the Base64 sentinel — a tab too: a control character, which a client MUST encode (Value
+    Encoding; RFC 9110 lets a field value hold one, and :func:`one_header` takes it)."""
+    plain = value == value.strip() and all(0x20 <= ord(c) <= 0x7E for c in value)
     if plain and not (value.startswith(_SENTINEL[0]) and value.endswith(_SENTINEL[1])):
         return value
     return _SENTINEL[0] + base64.b64encode(value.encode("utf-8", "surrogatepass")).decode("ascii") + _SENTINEL[1]
