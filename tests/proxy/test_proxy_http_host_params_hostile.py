@@ -52,6 +52,8 @@ def listed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         response = _request(url, "POST", json.dumps(listing).encode(), {"MCP-Protocol-Version": V})
         assert _status(response) == 200 and b'"route"' in response, response
         yield url
+    logged = (where / "err").read_text("utf-8", "replace").splitlines()
+    assert logged[1:] == [], logged  # (past "listening on": no traceback, no error)
 
 
 def _call(url: str, name: str, arguments: str, headers: dict[str, str]) -> tuple[int, Any]:
@@ -148,3 +150,4 @@ def test_the_mcp_param_headers_checked_are_those_of_the_last_listing(tmp_path: P
                 assert _status(_request(url, "POST", sent, {"MCP-Protocol-Version": V})) == 200
             got.append((_call(url, "route", COUNT, {}), _call(url, "route", REGION, {})))
     assert got == [expected for _, _, expected in LISTINGS]
+    assert (tmp_path / "err").read_text("utf-8", "replace").splitlines()[1:] == []
