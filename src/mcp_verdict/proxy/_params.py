@@ -249,10 +249,9 @@ def _rendered(value: object) -> str | None:
 def param_headers(found: Declared | None, arguments: object,
                   exact: Callable[[], object] | None = None) -> list[tuple[str, str]]:
     """The ``Mcp-Param-{name}`` headers of a ``tools/call`` with ``arguments`` to a tool whose
-    ``inputSchema`` declares ``found`` (:func:`declared`; none for an invalid one: None),
-    encoded (the module's rule); ``exact``:
-    the arguments read again with exact numbers (:func:`exact_arguments`), asked at most once,
-    when an argument mirrored is a float."""
+    ``inputSchema`` declares ``found`` (:func:`declared`; None for an invalid one: none),
+    encoded (the module's rule). ``exact``: the arguments read again with exact numbers
+    (:func:`exact_arguments`), asked at most once, when an argument mirrored is a float."""
     out: list[tuple[str, str]] = []
     values = _Exact(exact)
     for path, name, _kind in found or ():
@@ -273,11 +272,12 @@ def _matches(given: str, value: object, rendered: str) -> bool:
 
 def param_mismatch(found: Declared | None, arguments: object, headers: Headers,
                    exact: Callable[[], object] | None = None) -> str | None:
-    """Why a ``tools/call``'s ``Mcp-Param`` ``headers`` disagree with its ``arguments``, the tool's
-    ``inputSchema`` declaring ``found`` (:func:`declared`) (the module's rule), or None. Each header the schema
-    declares: given more than once or with an invalid character; given for an argument that is
-    absent or null, or that no header mirrors; missing for an argument there; a Base64 sentinel
-    that does not decode; a value that is not the argument's. An invalid schema: None.
+    """Why a ``tools/call``'s ``Mcp-Param`` ``headers`` disagree with its ``arguments``, the
+    headers the tool's ``inputSchema`` declares being ``found`` (:func:`declared`), or None (the
+    module's rule). Each header the schema declares: given more than once or with an invalid
+    character; given for an argument that is absent or null, or that no header mirrors; missing
+    for an argument there; a Base64 sentinel that does not decode; a value that is not the
+    argument's. An invalid schema (None): None.
     ``exact``: the arguments read again with exact numbers (:func:`exact_arguments`), asked at
     most once, when an argument compared is a float."""
     values = _Exact(exact)
