@@ -303,15 +303,21 @@ def test_a_streams_headers_leave_an_http_hosts_post_headers_unchanged(last_event
 # sentinel of the UTF-8; an integer its decimal form, a boolean lowercase), a null or absent
 # argument gets no header, a tool whose annotations break the Schema Extension's constraints is
 # dropped by a client (none). Before, 42.0 got none and the number-typed property one.
+# An integer is the one the body writes (the host's JSON text), however large.
 WRITTEN: list[tuple[str, dict[str, Any], list[tuple[str, str]]]] = [
     ("route", {"region": "us-west1", "note": "n"}, [("Mcp-Param-Region", "us-west1")]),
     ("route", {"region": "Hello, 世界"}, [("Mcp-Param-Region", "=?base64?SGVsbG8sIOS4lueVjA==?=")]),
     ("route", {"region": " padded "}, [("Mcp-Param-Region", "=?base64?IHBhZGRlZCA=?=")]),
     ("route", {"region": "line1\nline2"}, [("Mcp-Param-Region", "=?base64?bGluZTEKbGluZTI=?=")]),
+    ("route", {"region": "a\tb"}, [("Mcp-Param-Region", "=?base64?YQli?=")]),  # a tab: a control character
+    ("route", {"region": "a b"}, [("Mcp-Param-Region", "a b")]),
     ("route", {"region": "=?base64?literal?="}, [("Mcp-Param-Region", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=")]),
     ("route", {"count": 42}, [("Mcp-Param-Count", "42")]),
     ("route", {"count": 42.0}, [("Mcp-Param-Count", "42")]),  # JSON Schema: 42.0 is an integer
     ("route", {"count": -7, "flag": False}, [("Mcp-Param-Count", "-7"), ("Mcp-Param-Flag", "false")]),
+    # the integer the body writes, past 64 bits (before: the double orjson reads, ...616 and ...0000)
+    ("route", {"count": 18446744073709551617}, [("Mcp-Param-Count", "18446744073709551617")]),
+    ("route", {"count": -(10 ** 30) - 1}, [("Mcp-Param-Count", "-1000000000000000000000000000001")]),
     ("route", {"flag": True, "target": {"zone": "eu"}}, [("Mcp-Param-Flag", "true"), ("Mcp-Param-Zone", "eu")]),
     ("route", {"region": None, "target": {}}, []),
     ("broken", {"regions": ["a"]}, []),

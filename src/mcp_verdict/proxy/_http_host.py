@@ -152,6 +152,7 @@ from ._bridge import Bridge
 from ._codes import (
     HEADER_MISMATCH,
     INVALID_REQUEST,
+    PARSE_ERROR,
     UPSTREAM_TIMEOUT,
     UPSTREAM_UNAVAILABLE,
     cancelled_request,
@@ -172,7 +173,16 @@ from ._http_upstream import (
     upstream_fault,
     upstream_headers,
 )
-from ._params import Headers, decoded, one_header, param_mismatch, shown_value
+from ._params import (
+    Declared,
+    Headers,
+    decoded,
+    exact_arguments,
+    exact_read,
+    one_header,
+    param_mismatch,
+    shown_value,
+)
 from ._relay import Key, Telemetry, as_written, unfollowed
 from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env
@@ -271,8 +281,8 @@ _NAMED: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": 
 (2026-07-28 basic/transports/streamable-http, Standard Request Headers)."""
 
 
-def header_mismatch(look: Peek, headers: Headers,
-                    tool: Callable[[str], Mapping[str, Any] | None] | None = None) -> str | None:
+def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Declared | None] | None = None,
+                    body: bytes | None = None) -> tuple[int, str] | None:
     """Why a host's POST (its body read as ``look``, its HTTP ``headers``) fails the 2026-07-28
     transport's header validation, or None (2026-07-28 basic/transports/streamable-http, Protocol
     Version Header, Standard Request Headers, Value Encoding, Server Validation: a server that
@@ -290,9 +300,44 @@ def header_mismatch(look: Peek, headers: Headers,
     ASCII. On ``tools/call``, the ``Mcp-Param-{name}`` headers the tool's ``inputSchema`` declares
     (``x-mcp-header``) agree with its ``arguments`` (``_params.param_mismatch``: a header
     missing for an argument there, given for one absent, malformed, or not the argument's
-    value), the tool being ``tool(name)`` — the upstream's last listing of it: for a tool it
-    has not listed (no listing yet, or not in it), or whose annotations are invalid, which
-    headers are its own is not known, and none is checked."""
+    value), ``tool(name)`` being the headers the tool declares in the upstream's last listing of
+    it (``Relay.param_declared``): for a tool it has not listed (no listing yet, or not in it),
+    or whose annotations are invalid (None), which headers are its own is not known, and none
+    is checked.
+
+    Returns (the code, the reason): HeaderMismatch; or, for a body orjson does not read (a
+    number past a double's range, ``NaN``, a lone surrogate escape, past 1,024 levels) that shows
+    an id (the relay forwards it, awaited by that id: ``Relay._host_unreadable``; one without is
+    answered by the proxy, unsent) under an ``MCP-Protocol-Version`` header of 2026-07-28 or
+    later, the check is made on ``body`` as it reads exactly (``_params.exact_read``, which a
+    lenient server's parser matches), and a body that does not read there either is refused as
+    a parse error (-32700): its headers cannot be checked against it, and the server might read
+    it (before, such a body went unchecked: an ``Mcp-Name`` naming another tool than the body's
+    went through). A number the ``Mcp-Param`` check meets as a float is compared as ``body``
+    writes it. ``body`` None (one past ``--max-frame-bytes``, refused as too large): neither."""
+    if look.kind == "unreadable" and body is not None:
+        if not look.has_id or not any(_stateless(v) for v in headers.getall("MCP-Protocol-Version", [])):
+            return None  # (without an id it shows, the relay answers it itself, unsent: ``unfollowed``)
+        message = exact_read(body)
+        if not isinstance(message, dict):
+            if isinstance(message, list):  # (a batch: refused as one, whatever its headers)
+                return None
+            problem = neutral(cut(look.problem or "not JSON", 200))
+            return PARSE_ERROR, (f"the body does not read as a JSON object ({problem}): its headers cannot be "
+                                 "checked against it")
+        method = message.get("method")
+        look = Peek("request" if "id" in message else "notification", look.id, look.has_id,
+                    method if isinstance(method, str) else None, message)
+        if look.method is None:
+            return None
+    exact = None if body is None else lambda: exact_arguments(body)
+    reason = _header_reason(look, headers, tool, exact)
+    return None if reason is None else (HEADER_MISMATCH, reason)
+
+
+def _header_reason(look: Peek, headers: Headers, tool: Callable[[str], Declared | None] | None,
+                   exact: Callable[[], object] | None) -> str | None:
+    """:func:`header_mismatch`'s HeaderMismatch reason, or None."""
     if look.kind not in ("request", "notification"):
         return None
     params = look.params
@@ -331,10 +376,10 @@ def header_mismatch(look: Peek, headers: Headers,
     if named != target:
         return (f"the Mcp-Name header {shown_value(given)} does not match the body's params.{source} "
                 f"{shown_value(target)}")
-    listed = tool(target) if tool is not None and method == "tools/call" else None
-    if listed is None:
+    found = tool(target) if tool is not None and method == "tools/call" else None
+    if found is None:
         return None
-    return param_mismatch(listed.get("inputSchema"), params.get("arguments"), headers)
+    return param_mismatch(found, params.get("arguments"), headers, exact)
 
 
 def _fault(status: int, code: int, reason: str) -> web.Response:
@@ -929,10 +974,11 @@ class HttpHost:
         # (one the relay would not await may draw an answer taken for another host's: ``unfollowed``)
         look = peek(body) if session is None or self._stdio is not None or body.find(b'"initialize"') >= 0 else None
         if self._stdio is not None and look is not None:  # (an HTTP upstream validates its own)
-            mismatch = header_mismatch(look, request.headers, self._stdio.relay.tool)
+            whole = body if len(body) <= self.options.max_frame else None  # (else refused: too large)
+            mismatch = header_mismatch(look, request.headers, self._stdio.relay.param_declared, whole)
             if mismatch is not None:
-                return self._refused(request, body, session, (HEADER_MISMATCH, mismatch),
-                                     as_written(look.id, body) if look.kind == "request" else None)
+                named = look.kind == "request" or (look.kind == "unreadable" and look.has_id)
+                return self._refused(request, body, session, mismatch, as_written(look.id, body) if named else None)
         initialize = look is not None and look.method == "initialize"
         stream = PostStream(self._backlog)
         # a frame no parser reads is read before a stdio upstream is sent it: the relay may answer

@@ -84,7 +84,7 @@ from ._codes import (
     with_id,
 )
 from ._http_posts import Answer, Posts, posts_for, silent
-from ._params import header_value, param_headers
+from ._params import exact_arguments, header_value, param_headers
 from ._relay import Key
 
 if TYPE_CHECKING:
@@ -512,9 +512,9 @@ class HttpUpstream:
                 if isinstance(target, str):
                     out["Mcp-Name"] = header_value(target)
                 if look.method == "tools/call" and isinstance(target, str):
-                    tool = self.bridge.relay.tool(target)
-                    if tool is not None:
-                        out.update(param_headers(tool.get("inputSchema"), params.get("arguments")))
+                    found = self.bridge.relay.param_declared(target)
+                    if found is not None:
+                        out.update(param_headers(found, params.get("arguments"), lambda: exact_arguments(data)))
             elif self.protocol_version is not None:
                 out["MCP-Protocol-Version"] = self.protocol_version
         elif self.protocol_version is not None:

@@ -15,31 +15,38 @@ x-mcp-header:
   for it and, as the server, checks none: :func:`declared` is None);
 - the header mirrors the argument at that property's path: absent (or null) there, no header;
   a boolean ``true``/``false``, an integer its decimal form, a string as is — each written as
-  is when plain visible ASCII without leading or trailing blanks, else as
+  is when plain visible ASCII (inner spaces too) without leading or trailing blanks, else as
   ``=?base64?{Base64 of its UTF-8}?=`` (so is a plain value that looks like that sentinel);
 - a server that processes the body MUST reject (400, HeaderMismatch -32020) a request whose
   declared header is missing while its argument is there, holds an invalid character, or does
   not match the argument once decoded (integers SHOULD compare numerically: ``42.0`` is
   ``42``). A header whose argument is absent matches nothing in the body: refused too (as the
   official Python SDK's server does). A ``Mcp-Param-*`` header the schema does not declare is
-  not the server's (an intermediary forwards it and otherwise ignores it).
+  not the server's (an intermediary forwards it and otherwise ignores it);
+- the argument compared is the number the body writes, exactly (:func:`exact_read`): orjson,
+  which reads the body first, holds an integer past 64 bits, and any number with a fraction or
+  an exponent, as the nearest float (``18446744073709551617`` as ``...616``, ``1e-400`` as
+  ``0``), which a header may not match while the body does, or match while the body does not.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import json
 import math
 import re
+from collections.abc import Callable, Mapping
 from decimal import Decimal
-from typing import Final
+from typing import Any, Final
 
+import msgspec
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from ..verdict._peer_text import cut, neutral
 
-__all__ = ["Headers", "declared", "decoded", "header_value", "one_header", "param_headers", "param_mismatch",
-           "shown_value"]
+__all__ = ["Declared", "DeclaredCache", "Headers", "declared", "decoded", "exact_arguments", "exact_read",
+           "header_value", "one_header", "param_headers", "param_mismatch", "shown_value"]
 
 Headers = CIMultiDictProxy[str] | CIMultiDict[str]
 
@@ -82,8 +89,10 @@ def one_header(headers: Headers, name: str) -> tuple[str | None, str | None]:
 
 
 def header_value(value: str) -> str:
-    """A value for Mcp-Name / Mcp-Param-*: as-is when plain visible ASCII, else the Base64 sentinel."""
-    plain = value == value.strip() and all(0x20 <= ord(c) <= 0x7E or c == "\t" for c in value)
+    """A value for Mcp-Name / Mcp-Param-*: as-is when plain visible ASCII (and inner spaces), else
+    the Base64 sentinel — a tab too: a control character, which a client MUST encode (Value
+    Encoding; RFC 9110 lets a field value hold one, and :func:`one_header` takes it)."""
+    plain = value == value.strip() and all(0x20 <= ord(c) <= 0x7E for c in value)
     if plain and not (value.startswith(_SENTINEL[0]) and value.endswith(_SENTINEL[1])):
         return value
     return _SENTINEL[0] + base64.b64encode(value.encode("utf-8", "surrogatepass")).decode("ascii") + _SENTINEL[1]
@@ -133,7 +142,78 @@ def declared(schema: object) -> Declared | None:
     return tuple(out)
 
 
+class DeclaredCache:
+    """:func:`declared` of each listed tool's ``inputSchema``, worked out once (a schema of tens of
+    thousands of properties takes a tenth of a second to walk; each call used to walk it). An
+    entry holds while its tool's definition is the one given (the same object); the owner clears
+    them all whenever its tools change (a listing's page), so none keeps a dropped definition."""
+
+    __slots__ = ("_by_name",)
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, tuple[object, Declared | None]] = {}
+
+    def of(self, name: str, tool: Mapping[str, Any]) -> Declared | None:
+        kept = self._by_name.get(name)
+        if kept is not None and kept[0] is tool:
+            return kept[1]
+        found = declared(tool.get("inputSchema"))
+        self._by_name[name] = (tool, found)
+        return found
+
+    def clear(self) -> None:
+        self._by_name.clear()
+
+
 _ABSENT: Final = object()
+_EXACT: Final = msgspec.json.Decoder(float_hook=Decimal)
+_DIGITS: Final = 4300
+"""The most digits of an integral number an argument's header is written from (Python's
+default limit of int to str; the official Python SDK's client writes none past it either)."""
+
+
+def exact_read(data: bytes) -> object:
+    """The JSON text ``data`` with its numbers exact (an integer an ``int`` whatever its size, a
+    number with a fraction or an exponent a ``Decimal``), or :data:`_ABSENT` when it does not
+    read. msgspec first (C); then Python's json, which also reads what a lenient server's parser
+    does (``NaN``, ``Infinity``, a lone surrogate escape) — neither past its nesting limit (about
+    a thousand: Python's recursion limit). Never raises; linear time."""
+    try:
+        return _EXACT.decode(data)
+    except (msgspec.DecodeError, RecursionError):  # (msgspec: past its nesting limit, a RecursionError)
+        pass
+    try:
+        return json.loads(data.decode("utf-8"), parse_float=Decimal)
+    except (ValueError, RecursionError):  # (UnicodeDecodeError, an integer past Python's digits, too deep)
+        return _ABSENT
+
+
+def exact_arguments(data: bytes) -> object:
+    """The ``params.arguments`` of the request ``data`` read with exact numbers (:func:`exact_read`),
+    or :data:`_ABSENT`."""
+    message = exact_read(data)
+    params = message.get("params") if isinstance(message, dict) else None
+    return params.get("arguments", _ABSENT) if isinstance(params, dict) else _ABSENT
+
+
+class _Exact:
+    """The argument at a path as the body writes it: the one read first, but a float (orjson's:
+    maybe not the number written) from the body read again, once (``exact``: the arguments read
+    again, or :data:`_ABSENT`; None: never)."""
+
+    __slots__ = ("again", "exact")
+
+    def __init__(self, exact: Callable[[], object] | None) -> None:
+        self.exact = exact
+        self.again: object = None
+
+    def at(self, arguments: object, path: tuple[str, ...]) -> object:
+        value = _at(arguments, path)
+        if type(value) is not float or self.exact is None:
+            return value
+        if self.again is None:
+            self.again = self.exact()
+        return value if self.again is _ABSENT else _at(self.again, path)
 
 
 def _at(arguments: object, path: tuple[str, ...]) -> object:
@@ -159,15 +239,23 @@ def _rendered(value: object) -> str | None:
             return None
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         return str(int(value))
+    if isinstance(value, Decimal):  # (an exact read: a number with a fraction or an exponent)
+        if not value.is_finite() or value.adjusted() >= _DIGITS or value != value.to_integral_value():
+            return None
+        return str(int(value))
     return value if isinstance(value, str) else None
 
 
-def param_headers(schema: object, arguments: object) -> list[tuple[str, str]]:
-    """The ``Mcp-Param-{name}`` headers of a ``tools/call`` with ``arguments`` to the tool of
-    ``inputSchema`` ``schema`` (none for an invalid one), encoded (the module's rule)."""
+def param_headers(found: Declared | None, arguments: object,
+                  exact: Callable[[], object] | None = None) -> list[tuple[str, str]]:
+    """The ``Mcp-Param-{name}`` headers of a ``tools/call`` with ``arguments`` to a tool whose
+    ``inputSchema`` declares ``found`` (:func:`declared`; None for an invalid one: none),
+    encoded (the module's rule). ``exact``: the arguments read again with exact numbers
+    (:func:`exact_arguments`), asked at most once, when an argument mirrored is a float."""
     out: list[tuple[str, str]] = []
-    for path, name, _kind in declared(schema) or ():
-        value = _rendered(_at(arguments, path))
+    values = _Exact(exact)
+    for path, name, _kind in found or ():
+        value = _rendered(values.at(arguments, path))
         if value is not None:
             out.append((f"Mcp-Param-{name}", header_value(value)))
     return out
@@ -176,35 +264,46 @@ def param_headers(schema: object, arguments: object) -> list[tuple[str, str]]:
 def _matches(given: str, value: object, rendered: str) -> bool:
     if given == rendered:
         return True
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and _DECIMAL.fullmatch(given) is not None:
+    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool) \
+            and _DECIMAL.fullmatch(given) is not None:
         return Decimal(given) == Decimal(value)  # (exact: 42.0 is 42; no float rounding either side)
     return False
 
 
-def param_mismatch(schema: object, arguments: object, headers: Headers) -> str | None:
-    """Why a ``tools/call``'s ``Mcp-Param`` ``headers`` disagree with its ``arguments``, the tool's
-    ``inputSchema`` being ``schema`` (the module's rule), or None. Each header the schema
-    declares: given more than once or with an invalid character; given for an argument that is
-    absent or null, or that no header mirrors; missing for an argument there; a Base64 sentinel
-    that does not decode; a value that is not the argument's. An invalid schema: None."""
-    for path, name, _kind in declared(schema) or ():
+def param_mismatch(found: Declared | None, arguments: object, headers: Headers,
+                   exact: Callable[[], object] | None = None) -> str | None:
+    """Why a ``tools/call``'s ``Mcp-Param`` ``headers`` disagree with its ``arguments``, the
+    headers the tool's ``inputSchema`` declares being ``found`` (:func:`declared`), or None (the
+    module's rule). Each header the schema declares: given more than once or with an invalid
+    character; given for an argument that is absent or null, or that no header mirrors; missing
+    for an argument there; a Base64 sentinel that does not decode; a value that is not the
+    argument's. An invalid schema (None): None.
+    ``exact``: the arguments read again with exact numbers (:func:`exact_arguments`), asked at
+    most once, when an argument compared is a float."""
+    values = _Exact(exact)
+    for path, name, _kind in found or ():
         header = f"Mcp-Param-{name}"
         given, problem = one_header(headers, header)
-        value = _at(arguments, path)
-        where = neutral(cut("arguments." + ".".join(path), 120))  # (the schema's property names: peer text)
+        value = values.at(arguments, path)
         if problem is not None:
             return problem
         rendered = _rendered(value)
         if rendered is None:
             if given is not None:
                 what = "absent" if value is _ABSENT else "null" if value is None else "not a string, integer or boolean"
-                return f"the {header} header {shown_value(given)} is given but the body's {where} is {what}"
+                return f"the {header} header {shown_value(given)} is given but the body's {_where(path)} is {what}"
             continue
         if given is None:
-            return f"the {header} header is missing (required: the body's {where} is {shown_value(rendered)})"
+            return f"the {header} header is missing (required: the body's {_where(path)} is {shown_value(rendered)})"
         text = decoded(given)
         if text is None:
             return f"the {header} header {shown_value(given)} is a Base64 sentinel that does not decode to UTF-8"
         if not _matches(text, value, rendered):
-            return f"the {header} header {shown_value(given)} does not match the body's {where} {shown_value(rendered)}"
+            return (f"the {header} header {shown_value(given)} does not match the body's {_where(path)} "
+                    f"{shown_value(rendered)}")
     return None
+
+
+def _where(path: tuple[str, ...]) -> str:
+    """The argument at ``path`` in a reason (the schema's property names: peer text, neutralised, cut)."""
+    return neutral(cut("arguments." + ".".join(path), 120))

@@ -99,6 +99,7 @@ from ._codes import (
     verdict_data,
 )
 from ._ids import recover
+from ._params import Declared, DeclaredCache
 
 Mode = Literal["observe", "enforce"]
 Side = Literal["host", "upstream"]
@@ -216,6 +217,8 @@ class Relay:
         """The tools kept of the upstream's listings (``frames._tools``: a whole listing replaces
         them; at most 10,000 and 64 MiB), for the decisions and the ``Mcp-Param`` headers."""
         self._tools_budget = tools_budget
+        self._declared = DeclaredCache()
+        """The ``Mcp-Param`` headers each listed tool declares (:meth:`param_declared`)."""
         """What the tools of every relay of the process count together (an HTTP host's sessions),
         or None: this relay's own budget alone."""
         self._answered_by_proxy: dict[Key, str] = {}
@@ -855,6 +858,7 @@ class Relay:
         key = id_key(exchange.request_id)
         waiting = self._waiting.pop(key, None)
         if exchange.method == "tools/list":  # at once: the next request's headers use it
+            self._declared.clear()
             budget = self._tools_budget
             if budget is None:
                 self._tools.listed(exchange)
@@ -950,11 +954,19 @@ class Relay:
         if self._tools_budget is not None:
             self._tools_budget.release(self._tools.size)
         self._tools.clear()
+        self._declared.clear()
 
     def tool(self, name: str) -> Mapping[str, Any] | None:
         """A tool as the upstream listed it (the last listing seen, within the budget of
         ``frames._tools``); None for a tool not listed, past the budget, or no longer listed."""
         return self._tools.tools.get(name)
+
+    def param_declared(self, name: str) -> Declared | None:
+        """The ``Mcp-Param`` headers the tool ``name`` declares (``_params.declared`` of its
+        ``inputSchema``, worked out once per listing); None for a tool :meth:`tool` does not
+        give, or whose annotations are invalid."""
+        tool = self._tools.tools.get(name)
+        return None if tool is None else self._declared.of(name, tool)
 
     def _judged(self, exchange: Exchange, waiting: _Waiting, verdict: Verdict | None, data: bytes,
                 refused: bool) -> None:
