@@ -234,6 +234,17 @@ def feed(auditor: Auditor, frames: list[tuple[Any, ...]], first: int) -> list[En
     return out
 
 
+def continued(whole: list[tuple[Any, ...]], cut: int) -> list[Entry]:
+    """The entries of ``whole`` read by one auditor to line ``cut``, then by another that adopts
+    what the first held of the connection (``export``, pickled as between the audit's processes)."""
+    before = Auditor()
+    entries = feed(before, whole[:cut], 1)
+    after = Auditor()
+    for conn, held in pickle.loads(pickle.dumps(before.export())):
+        after.adopt(conn, held)
+    return entries + feed(after, whole[cut:], cut + 1) + after.end()
+
+
 @pytest.mark.parametrize(("name", "version", "capabilities", "frames", "expected"), CASES, ids=[c[0] for c in CASES])
 def test_the_same_when_another_auditor_continues_the_connection(
         name: str, version: bytes, capabilities: bytes, frames: list[tuple[Any, ...]],
@@ -243,12 +254,7 @@ def test_the_same_when_another_auditor_continues_the_connection(
     before the cut, the call's answer after it."""
     whole = [*init(version, capabilities), *frames]
     for cut in range(len(whole) + 1):
-        before = Auditor()
-        entries = feed(before, whole[:cut], 1)
-        after = Auditor()
-        for conn, held in pickle.loads(pickle.dumps(before.export())):
-            after.adopt(conn, held)
-        entries += feed(after, whole[cut:], cut + 1) + after.end()
+        entries = continued(whole, cut)
         assert [shape(e) for e in entries if isinstance(e, CallRow)] == [expected], cut
 
 

@@ -16,7 +16,6 @@ Hand-written frame logs (format v1); expected values by hand from 2025-11-25's `
 
 from __future__ import annotations
 
-import pickle
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,21 @@ import pytest
 
 from mcp_verdict.audit import Auditor, CallRow
 
-from .test_audit_asked_judged import ALL, FORM, OBJECT_PROPERTY, V3, E, answer, ask, call, feed, frame_log, init, reply
+from .test_audit_asked_judged import (
+    ALL,
+    FORM,
+    OBJECT_PROPERTY,
+    V3,
+    E,
+    answer,
+    ask,
+    call,
+    continued,
+    feed,
+    frame_log,
+    init,
+    reply,
+)
 from .test_audit_recorded import run
 
 T = "tools/call"
@@ -84,12 +97,7 @@ def test_the_same_when_another_auditor_continues_at_any_line(name: str, frames: 
     """Cut at every line (``export``, pickled, ``adopt``: the audit's ``--jobs`` parts)."""
     whole = [*init(V3, ALL), *frames]
     for cut in range(len(whole) + 1):
-        before = Auditor()
-        entries = feed(before, whole[:cut], 1)
-        after = Auditor()
-        for conn, held in pickle.loads(pickle.dumps(before.export())):
-            after.adopt(conn, held)
-        entries += feed(after, whole[cut:], cut + 1) + after.end()
+        entries = continued(whole, cut)
         assert sorted(shape(e) for e in entries if isinstance(e, CallRow)) == sorted(expected), cut
 
 
