@@ -28,18 +28,17 @@ reads the task's id from the wire) and polls. Expected values by hand from 2025-
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import anyio
 import pytest
 from mcp import Client, types
-from mcp.client.streamable_http import streamable_http_client
 
 from mcp_verdict import VerdictTap
 
 from ..processes import free_port, http_server
+from . import test_tap_server_requests as server_requests
 
 SERVER = [sys.executable, "-m", "tests.integrations.asking_server"]
 OBJECT = ("elicitation.property", "", "the server's elicitation/create request (at "
@@ -47,17 +46,10 @@ OBJECT = ("elicitation.property", "", "the server's elicitation/create request (
           "schema is flat: string, number, integer, boolean, or an enum (single- or multi-select)")
 
 
-@asynccontextmanager
-async def client(tap: VerdictTap, url: str | None, callback: Any) -> AsyncIterator[Client]:
-    """The SDK's Client over the tap's stdio transport (``url`` None) or its HTTP client."""
-    if url is None:
-        async with Client(tap.stdio_transport(SERVER[0], SERVER[1:]), mode="legacy",
-                          elicitation_callback=callback) as session:
-            yield session
-        return
-    async with tap.http_client() as http, Client(streamable_http_client(url, http_client=http), mode="legacy",
-                                                 elicitation_callback=callback) as session:
-        yield session
+def client(tap: VerdictTap, url: str | None, callback: Any) -> AbstractAsyncContextManager[Client]:
+    """The SDK's Client over the tap's stdio transport to the asking server (``url`` None) or its
+    HTTP client."""
+    return server_requests.client(tap, url, callback, server=SERVER)
 
 
 @pytest.fixture(scope="module")

@@ -42,10 +42,12 @@ async def answer(context: Any, params: Any) -> Any:
 
 
 @asynccontextmanager
-async def client(tap: VerdictTap, url: str | None, callback: Any = answer) -> AsyncIterator[Client]:
-    """The SDK's Client over the tap's stdio transport (``url`` None) or its HTTP client."""
+async def client(tap: VerdictTap, url: str | None, callback: Any = answer,
+                 server: list[str] = SERVER) -> AsyncIterator[Client]:
+    """The SDK's Client over the tap's stdio transport to ``server`` (``url`` None) or its HTTP
+    client to ``url``."""
     if url is None:
-        async with Client(tap.stdio_transport(SERVER[0], SERVER[1:]), mode="legacy",
+        async with Client(tap.stdio_transport(server[0], server[1:]), mode="legacy",
                           elicitation_callback=callback) as session:
             yield session
         return
