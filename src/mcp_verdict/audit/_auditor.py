@@ -42,7 +42,7 @@ import orjson
 from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
 from ..frames._jsonrpc import is_batch, lenient_request
 from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, ToolsBudget
-from ..frames._track import related_task
+from ..frames._track import related_task, task_reused
 from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
@@ -586,6 +586,8 @@ class Auditor:
         if method == "tools/call" and origin == "client":
             self._pair("call", batched)
             verdict = judge_call(exchange, self._options.of(exchange.context))
+            if verdict.kind is Kind.TASK and verdict.task is not None:
+                verdict = self._created(exchange, verdict, verdict.task.task_id)
             call = self._open.pop(key, None) if self._open else None
             if call is None:
                 call = _Call(exchange, source, line)
@@ -653,6 +655,22 @@ class Auditor:
         self._pair("message", batched)
         if exchange.origin == "client" and (exchange.response_peek is not None or method == "tools/list"):
             self._learn(exchange)
+
+    def _created(self, exchange: Exchange, verdict: Verdict, task_id: str) -> Verdict:
+        """``verdict``, the answer to the tools/call ``exchange`` that created the task ``task_id``,
+        when another call of its connection created that task id earlier: while that call's task
+        runs (its call open), ``unclassified`` naming the reuse (:func:`task_reused`: the tasks'
+        polls and requests are neither call's, the earlier call's end its own); once it ended, the
+        id is this call's (its polls and requests are)."""
+        conn = exchange.conn
+        made = self._tracker.task_creator(conn, task_id)
+        if made is None or made[0] == exchange.call:
+            return verdict
+        first = self._open.get((conn, made[0])) if self._open else None
+        if first is not None and first.task_id == task_id:
+            return task_reused(verdict, task_id, first.first.request_id)
+        self._tracker.learn_task(conn, task_id, exchange.call)
+        return verdict
 
     def _seen_asking(self, request: Exchange, line: int) -> None:
         """A 2025 server's input request, as it comes (whether or not the client ever answers it:
@@ -728,6 +746,9 @@ class Auditor:
             running = self._open.get((conn, number)) if number is not None else None
             if running is not None:
                 return running.first
+            if task is not None and number is None and (made := self._tracker.task_creator(conn, task)) is not None \
+                    and made[1]:
+                return None  # a task id two calls' answers created: its requests cannot be told apart
         if not calls:
             return None
         http = request.request.http

@@ -73,6 +73,10 @@ from typing import Any, Final, Literal
 
 import msgspec
 
+from ..verdict._findings import finding
+from ..verdict._kind import Kind
+from ..verdict._shown import shown
+from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
 from ._jsonrpc import Id, Peek, batch_elements, id_key, is_batch, lenient_request, names_method_member, peek, shown_id
 
@@ -197,7 +201,9 @@ class _Connection:
     rounds: OrderedDict[int, int] = field(default_factory=OrderedDict)
     """The rounds seen of each call that has had more than one (a call not here is in its first)."""
     states: OrderedDict[str, int] = field(default_factory=OrderedDict)  # requestState -> call
-    tasks: OrderedDict[str, int] = field(default_factory=OrderedDict)  # taskId -> call
+    tasks: OrderedDict[str, int] = field(default_factory=OrderedDict)
+    """taskId -> the call whose answer created it; negated once a later call's answer created it
+    again (:meth:`Tracker.task_creator`): its polls and related requests are then no call's."""
     states_bytes: int = 0
     tasks_bytes: int = 0
     """What the keys of ``states`` and ``tasks`` hold (``sys.getsizeof``), each kept within
@@ -456,7 +462,19 @@ class Tracker:
         (None: none this tracker still knows): what a 2025-11-25 server's request naming the task
         in its ``io.modelcontextprotocol/related-task`` metadata was made during."""
         state = self._conns.get(conn)
-        return state.tasks.get(task_id) if state is not None else None
+        call = state.tasks.get(task_id) if state is not None else None
+        return call if call is not None and call > 0 else None
+
+    def task_creator(self, conn: str, task_id: str) -> tuple[int, bool] | None:
+        """(the call whose answer on ``conn`` first created the task ``task_id``, whether a later
+        call's answer created it again), None when this tracker knows no such task. Created again
+        (two calls' answers naming one task id: 2025-11-25 basic/utilities/tasks, "Task IDs MUST be
+        unique among all tasks controlled by the receiver"), the task's polls and related requests
+        are no call's (:meth:`task_call` is None: they cannot be told apart) until the caller hands
+        the id to the later call (:meth:`learn_task`: the first task had ended)."""
+        state = self._conns.get(conn)
+        call = state.tasks.get(task_id) if state is not None else None
+        return None if call is None else (-call, True) if call < 0 else (call, False)
 
     def waiting_in(self, conn: str, origin: Origin, number: int) -> list[Exchange]:
         """The requests ``origin`` sent on ``conn`` in the HTTP exchange ``number`` that still
@@ -557,6 +575,8 @@ class Tracker:
             task_id = task if isinstance(task, str) else None
             if origin == "client" and task_id is not None:
                 call = state.tasks.get(task_id)
+                if call is not None and call < 0:  # a task id two calls created: no call's (task_creator)
+                    call = None
         if call is None:  # a new call: its first round (not kept: a call in ``rounds`` has had a second)
             call = state.calls = state.calls + 1
             number = 1
@@ -712,6 +732,14 @@ class Tracker:
             task = result.get("task")  # (an ABC test of None costs more than the rest of this)
             task_id = task.get("taskId") if task is not None and isinstance(task, Mapping) else None
         if isinstance(task_id, str):
+            created = state.tasks.get(task_id)
+            if created is not None and created != exchange.call:
+                if created > 0 and exchange.method == "tools/call":
+                    # created again by another call: its polls and related requests cannot be told apart
+                    # (task ids MUST be unique: 2025-11-25 basic/utilities/tasks, Task ID Requirements)
+                    # until the caller, which knows whether the first task ended, hands it on (learn_task)
+                    state.tasks[task_id] = -created
+                return  # (created twice already: it stays no call's; a poll's answer creates no task)
             state.tasks_bytes = _remember_text(state.tasks, task_id, exchange.call, self._max_answered,
                                                state.tasks_bytes)
 
@@ -729,6 +757,26 @@ def related_task(exchange: Exchange) -> str | None:
     related = meta.get(RELATED_TASK) if type(meta) is dict else None
     task = related.get("taskId") if type(related) is dict else None
     return task if type(task) is str else None
+
+
+def task_reused(verdict: Verdict, task_id: str, request_id: Any) -> Verdict:
+    """The verdict of a tools/call whose answer (``verdict``: a task's handle) created the task
+    ``task_id`` that the tools/call ``request_id`` created earlier on the same connection, its
+    task not ended: ``unclassified``, its findings and one naming the reuse (a
+    2025-11-25 ``CreateTaskResult`` holds the task as ``task``, a 2026-07-28 one, ext-tasks, its
+    fields in the result itself). The two tasks' polls and related requests cannot be told apart:
+    the audit and the tap give them to neither call (:meth:`Tracker.task_creator`)."""
+    message = verdict.message
+    result = message.get("result") if isinstance(message, Mapping) else None
+    path = "/result/taskId" if isinstance(result, Mapping) and "taskId" in result else "/result/task/taskId"
+    spec = ("ext-tasks: each task is uniquely identifiable by a server-generated task ID"
+            if path == "/result/taskId" else
+            "2025-11-25 basic/utilities/tasks: task IDs MUST be unique among all tasks controlled by the receiver")
+    found = finding(path, "task.field", (
+        f"the task id {shown(task_id, 60)} is still in use: the tools/call with request id {shown(request_id, 60)} "
+        f"on this connection created it and its task has not ended ({spec}); the two tasks' polls and requests "
+        "naming it cannot be told apart, so they are neither call's"))
+    return make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, found), verdict.version, verdict.message)
 
 
 def _index_exchange(state: _Connection, key: tuple[Origin, tuple[str, Any]], exchange: Exchange) -> None:
