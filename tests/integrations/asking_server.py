@@ -30,7 +30,9 @@ the next ``release`` call (stdio), before it, and its ``tasks/result`` is its re
 ``task_big``'s the same with a property named ``arguments.size`` characters long);
 ``ask_task`` sends the ``ask_object`` elicitation naming the task ``arguments.task`` in its
 related-task metadata (whatever JSON value it is; ``arguments.related``: the related-task value
-itself), then the call's answer.
+itself), then the call's answer. A task-augmented call with ``arguments.reuse`` true is answered
+the handle of the last task created, its id again (a server breaking tasks.mdx, Task ID
+Requirements: "Task IDs MUST be unique among all tasks controlled by the receiver"), creating none.
 """
 
 from __future__ import annotations
@@ -89,6 +91,8 @@ class Server:
             name = params.get("name")
             if "task" in params:
                 with self.lock:
+                    if (params.get("arguments") or {}).get("reuse") and self.tasks:  # the last task's id again
+                        return [result({"task": self.task(f"T{len(self.tasks)}", "working")})]
                     task = f"T{len(self.tasks) + 1}"
                     self.tasks[task] = str(name)
                     self.sizes[task] = int((params.get("arguments") or {}).get("size", 1))

@@ -62,7 +62,7 @@ from ..frames import (
 from ..frames._jsonrpc import id_text
 from ..frames._sendable import check_call
 from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, parsed_bound
-from ..frames._track import related_task
+from ..frames._track import related_task, task_reused
 from ..judgement._check import Expectation, judging_options
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy, plain_number
 from ..judgement._outcome import Observe, Outcome, evaluate_defaults, evaluate_listed, settle
@@ -865,6 +865,23 @@ class VerdictTap:
         self._tasks_size += size
         self._bound_tasks()
 
+    def _created(self, state: _Conn, exchange: Exchange, verdict: Verdict, task_id: str) -> Verdict:
+        """``verdict``, the answer to the tools/call ``exchange`` that created the task ``task_id``,
+        when another call of the connection created that task id earlier (the tracker's
+        :meth:`~mcp_verdict.frames.Tracker.task_creator`, before or after it is fed this answer):
+        while the tap keeps that call's task running, ``unclassified`` naming the reuse
+        (:func:`task_reused`: the tasks' requests are neither call's, the first call's verdict its
+        own), as the audit judges it; once that task ended (or the tap let it go), the id is this
+        call's."""
+        made = self.tracker.task_creator(state.id, task_id)
+        if made is None or made[0] == exchange.call:
+            return verdict
+        first = self._tasks.get((state.id, made[0])) if self._tasks else None
+        if first is not None and not first.ended:
+            return task_reused(verdict, task_id, first.exchange.request_id)
+        self.tracker.learn_task(state.id, task_id, exchange.call)
+        return verdict
+
     def _bound_tasks(self) -> None:
         """The oldest task calls let go past ``_KEEP`` of them or :data:`HISTORY_BYTES` (the newest
         kept whatever its size); a connection that lost one says so (``_Conn.tasks_forgotten``)."""
@@ -973,6 +990,9 @@ class VerdictTap:
                 return task.exchange
             if task is None and number is not None and state.tasks_forgotten:
                 return None  # a task of this connection the tap let go (its bound): its, not the call waiting's
+            if number is None and named is not None and (made := self.tracker.task_creator(conn, named)) is not None \
+                    and made[1]:
+                return None  # a task id two calls' answers created: its requests cannot be told apart
         tracker, calling = self.tracker, self._calling
         http = request.request.http
         number = http.get("exchange") if http else None
@@ -1397,6 +1417,9 @@ class VerdictTap:
                             request_id if type(request_id) is int or type(request_id) is str
                             else held_id(request_id))  # (held_id's answer for an exact int or str, without a call)
         task = verdict.kind is _TASK
+        if task and verdict.task is not None:  # a task id another call created (its task running): not a task's
+            verdict = self._created(state, exchange, verdict, verdict.task.task_id)
+            task = verdict.kind is _TASK
         if state.noise:
             verdict = _with_noise(verdict, state, exchange.request.seq, exchange.response)
         if state.refused:
@@ -1452,6 +1475,9 @@ class VerdictTap:
             number = exchange.round
             verdict = judge(response, self._options.of(exchange.context, absent, limits), held_id(request_id))
             task = exchange if verdict.kind is _TASK and state is not None else None
+            if task is not None and state is not None and verdict.task is not None:  # (as _judge_answered)
+                verdict = self._created(state, exchange, verdict, verdict.task.task_id)
+                task = exchange if verdict.kind is _TASK else None
             if state is not None and state.noise:
                 verdict = _with_noise(verdict, state, exchange.request.seq, exchange.response)
             if state is not None and state.refused:
