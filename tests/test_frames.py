@@ -561,6 +561,40 @@ def test_rounds_of_one_call_are_linked_by_request_state_and_task_id() -> None:
     assert events[2].exchange.task_id == "T"
 
 
+TASK_T = b'{"jsonrpc":"2.0","id":%s,"result":{"resultType":"task","taskId":"T","status":"working"}}'
+GET_T = b'{"jsonrpc":"2.0","id":%s,"method":"tasks/get","params":{"taskId":"T"}}'
+
+
+# (case, frames) → (the calls of the events, task_call, task_creator), by hand. A second call's answer naming a
+# task id a first call's created (2025-11-25 basic/utilities/tasks, Task ID Requirements: "Task IDs MUST be unique
+# among all tasks controlled by the receiver"): the tracker cannot tell whether the first task ended (its caller
+# can), so the id is no call's (a poll naming it opens a call of its own) until learn_task hands it on.
+@pytest.mark.parametrize(("name", "frames", "calls", "owner", "creator"), [
+    ("created once", [("c2s", CALL % b"1"), ("s2c", TASK_T % b"1"), ("c2s", GET_T % b"2"), ("s2c", OK % b"2")],
+     [1, 1], 1, (1, False)),
+    ("created twice", [("c2s", CALL % b"1"), ("s2c", TASK_T % b"1"), ("c2s", CALL % b"2"), ("s2c", TASK_T % b"2"),
+                       ("c2s", GET_T % b"3"), ("s2c", OK % b"3")],
+     [1, 2, 3], None, (1, True)),
+    ("created three times", [("c2s", CALL % b"1"), ("s2c", TASK_T % b"1"), ("c2s", CALL % b"2"),
+                             ("s2c", TASK_T % b"2"), ("c2s", CALL % b"3"), ("s2c", TASK_T % b"3")],
+     [1, 2, 3], None, (1, True)),
+    # a poll's answer naming the id creates no task (the poll's call is the task's)
+    ("polled", [("c2s", CALL % b"1"), ("s2c", TASK_T % b"1"), ("c2s", GET_T % b"2"), ("s2c", TASK_T % b"2")],
+     [1, 1], 1, (1, False)),
+])
+def test_a_task_id_created_twice_is_no_calls(name: str, frames: list[tuple[str, bytes]], calls: list[int],
+                                             owner: int | None, creator: tuple[int, bool]) -> None:
+    tracker = Tracker()
+    events = _feed(tracker, frames)
+    assert [e.exchange.call for e in events] == calls
+    assert tracker.task_call("c", "T") == owner
+    assert tracker.task_creator("c", "T") == creator
+    assert tracker.task_creator("c", "U") is None and tracker.task_creator("other", "T") is None
+    if creator[1]:  # its caller says the first task ended: the id is the later call's
+        tracker.learn_task("c", "T", 2)
+        assert (tracker.task_call("c", "T"), tracker.task_creator("c", "T")) == (2, (2, False))
+
+
 SECOND = "a second answer to the same request"
 NOTHING = "it answers no request waiting on this connection"
 

@@ -18,6 +18,7 @@ again) over stdio and Streamable HTTP. Expected values by hand."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import anyio
@@ -27,6 +28,7 @@ from mcp import types
 from mcp_verdict import VerdictTap
 
 from .test_tap_asked_at_sight import client, http_url  # noqa: F401 (http_url: a fixture)
+from .test_tap_frames import Sink, sdk_message
 from .test_tap_task_requests import never, result, rows, start_task
 
 REFUSED = ["elicitation.property"]
@@ -77,3 +79,56 @@ def test_a_task_id_created_twice_blames_the_second_answer(transport: str, name: 
         assert found.path == "/result/task/taskId"
         assert found.message.startswith("the task id 'T1' is still in use: the tools/call with request id ")
         assert tap.history[1].outcome.verdict.kind.value == "unclassified"
+
+
+# 2026-07-28 (ext-tasks: "Each task is uniquely identifiable by a server-generated task ID"): asking_server
+# speaks 2025-11-25 only, so the frames are fed to the tap as its transports feed them (test_tap_frames.py's
+# way): two judged calls on one connection, each answered a task handle naming "T"; between them, a tasks/get of
+# T answered working (the first task runs) or completed (it ended)
+META = (b'"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/'
+        b'clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}')
+TASK_2026 = (b'{"resultType":"task","taskId":"T","status":"working","createdAt":"2026-01-01T00:00:00Z",'
+             b'"lastUpdatedAt":"2026-01-01T00:00:00Z","ttlMs":60000}')
+
+
+def request(rid: int, method: bytes, params: bytes) -> bytes:
+    return b'{"jsonrpc":"2.0","id":%d,"method":"%s","params":{%s,%s}}' % (rid, method, params, META)
+
+
+def status_2026(value: bytes) -> bytes:
+    return (b'{"resultType":"complete","taskId":"T","status":"%s","createdAt":"2026-01-01T00:00:00Z",'
+            b'"lastUpdatedAt":"2026-01-01T00:00:01Z","ttlMs":60000%s}' % (
+                value, b',"result":{"resultType":"complete","content":[]}' if value == b"completed" else b""))
+
+
+CASES_2026: list[tuple[str, bytes, tuple[str, list[str]]]] = [
+    ("created again while it runs", b"working", ("unclassified", ["task.field"])),
+    ("created again after it ended", b"completed", ("task", [])),
+]
+
+
+@pytest.mark.parametrize(("name", "polled", "expected"), CASES_2026, ids=[c[0] for c in CASES_2026])
+def test_the_same_for_a_2026_task(name: str, polled: bytes, expected: tuple[str, list[str]]) -> None:
+    tap = VerdictTap()
+    conn = tap._open("stdio", "case")
+    proxy = tap.write_stream(Sink(), conn)
+    poll = request(9, b"tasks/get", b'"taskId":"T"')
+
+    async def scenario() -> list[Any]:
+        outcomes = []
+        for rid in (7, 8):
+            if rid == 8:
+                tap._feed(conn, "c2s", poll)
+                tap._feed(conn, "s2c", b'{"jsonrpc":"2.0","id":9,"result":%s}' % status_2026(polled))
+            with tap.judging() as judged:
+                await proxy.send(sdk_message(rid))
+                tap._feed(conn, "c2s", request(rid, b"tools/call", b'"name":"t","arguments":{}'))
+                tap._feed(conn, "s2c", b'{"jsonrpc":"2.0","id":%d,"result":%s}' % (rid, TASK_2026))
+            outcomes.append(judged.outcome)
+        return outcomes
+
+    first, second = asyncio.run(scenario())
+    assert (first.verdict.kind.value, [f.code for f in first.verdict.findings]) == ("task", [])
+    assert (second.verdict.kind.value, [f.code for f in second.verdict.findings]) == expected
+    if expected[1]:
+        assert [f.path for f in second.verdict.findings] == ["/result/taskId"]
