@@ -31,7 +31,11 @@ What is in force for a request (:class:`Context`), per the version's rules:
 Rounds: a ``tools/call`` that echoes a ``requestState`` an earlier answer on its connection
 gave continues that call (multi round-trip input); ``tasks/get``, ``tasks/result``,
 ``tasks/update`` and ``tasks/cancel`` for a task id an earlier answer created continue the call
-that created it. Each :class:`Exchange` says its ``call`` and ``round``.
+that created it. A task id another call's answer created again (2025-11-25 basic/utilities/tasks:
+"Task IDs MUST be unique among all tasks controlled by the receiver") is no call's: its requests
+cannot be told apart (:meth:`Tracker.task_creator`; the caller, which knows whether the first task
+ended, may hand it to the later call: :meth:`Tracker.learn_task`). Each :class:`Exchange` says its
+``call`` and ``round``.
 
 Batches: a JSON-RPC batch (a JSON array) is followed where MCP has them — 2025-03-26 alone
 (basic/index#batching; 2024-11-05 has none, 2025-06-18 removed them) in force on its connection
@@ -495,7 +499,8 @@ class Tracker:
         """The task ``task_id`` was created on ``conn`` by the call ``call`` (:attr:`Exchange.call`),
         though the tracker did not pair its answer: an answer to a request the caller gave up on
         (:meth:`forget`), which came later (a stray here) and which the caller read as the call's.
-        The task's polls and related requests are that call's from now on (:meth:`task_call`)."""
+        The task's polls and related requests are that call's from now on (:meth:`task_call`); so
+        for a task id created again (:meth:`task_creator`) once the caller knows the first task ended."""
         state = self._conns.get(conn)
         if state is not None:
             state.tasks_bytes = _remember_text(state.tasks, task_id, call, self._max_answered, state.tasks_bytes)
