@@ -13,7 +13,7 @@ created again after its first task ended is the later call's (its polls follow i
 Before this, the second creation took the id over: the first call followed nothing further and
 ended ``task``/``log_ended`` with no finding, and its polls' end was given to the second call.
 
-Hand-written frame logs (format v1); expected values by hand from the spec text above."""
+Hand-written frame logs (format v1) and JSON-RPC JSON Lines; expected values by hand from the spec text above."""
 
 from __future__ import annotations
 
@@ -25,7 +25,19 @@ import pytest
 from mcp_verdict.audit import CallRow
 
 from .test_audit_asked_at_sight import DONE_T1, GET, RESULT, STAMP, T, created, for_task, poll, status, task_call
-from .test_audit_asked_judged import ALL, OBJECT_PROPERTY, V3, E, answer, ask, call, continued, frame_log, init
+from .test_audit_asked_judged import (
+    ALL,
+    OBJECT_PROPERTY,
+    V3,
+    E,
+    answer,
+    ask,
+    call,
+    continued,
+    frame_log,
+    init,
+    jsonrpc_lines,
+)
 from .test_audit_recorded import run
 
 REUSED = ["task.field"]
@@ -92,11 +104,13 @@ def shape(row: CallRow) -> tuple[Any, ...]:
     return row.request_id, row.kind, row.end, [f.code for f in row.findings], [x.method for x in row.rounds]
 
 
+@pytest.mark.parametrize("format", ["framelog", "jsonrpc"])
 @pytest.mark.parametrize(("name", "frames", "expected"), CASES, ids=[c[0] for c in CASES])
 def test_a_task_id_created_twice_blames_the_second_answer(tmp_path: Path, name: str, frames: list[tuple[Any, ...]],
-                                                          expected: list[tuple[Any, ...]]) -> None:
+                                                          expected: list[tuple[Any, ...]], format: str) -> None:
     path = tmp_path / "log.jsonl"
-    path.write_bytes(frame_log([*init(V3, ALL), *frames]))
+    whole = [*init(V3, ALL), *frames]
+    path.write_bytes(frame_log(whole) if format == "framelog" else jsonrpc_lines(whole))
     rows, problems, _ = run([path])
     assert sorted(shape(r) for r in rows) == sorted(expected)
     assert [p.category for p in problems] == []
