@@ -8,10 +8,12 @@ routing between a host side and an upstream side (``_bridge``), the transports (
 host on stdin/stdout and an upstream process with its restart policy; ``_http_host``: a
 Streamable HTTP server for the host; ``_http_upstream``: a Streamable HTTP client to the
 upstream), the frame log and verdict lines (``_record``), the OpenTelemetry spans and metrics
-(``_otel``), stopping on a signal (``_shutdown``) and the wiring of the four transport pairs
+(``_otel``), the 2026-07-28 ``Mcp-Param`` headers a tool declares, written and checked
+(``_params``), stopping on a signal (``_shutdown``) and the wiring of the four transport pairs
 (``_run``).
 
-May import: the verdict, the judgement and the frames layers; orjson; the HTTP stack of the
+May import: the verdict, the judgement and the frames layers; orjson, and msgspec (the exact
+read of a body's numbers, ``_params``); the HTTP stack of the
 [proxy] extra (aiohttp, and uvloop when installed) and opentelemetry with the otel layer's span
 vocabulary (the [otel] extra), each only in the module that needs it. Never the client, the SDK or a framework.
 """
@@ -30,7 +32,7 @@ from ._relay import Out, Relay
 from ._run import ProxyOptions, main, run
 
 LAYER_CONTRACT = {"layers": ("verdict", "judgement", "frames", "otel"),
-                  "libraries": ("orjson", "aiohttp", "uvloop", "opentelemetry", "multidict", "yarl")}
+                  "libraries": ("orjson", "msgspec", "aiohttp", "uvloop", "opentelemetry", "multidict", "yarl")}
 """What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""
 
 __all__ = [

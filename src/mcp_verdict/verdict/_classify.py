@@ -284,7 +284,7 @@ def judge(response: object, options: Options, request_id: str | int | None, fast
     message = response
     caller = True  # a parsed value of the caller's: its strings may hold what no reader puts there
     if type(response) is not dict and isinstance(response, _RAW_TYPES):
-        message, problem = _parse(response, options.max_bytes, options.max_depth, skimmed=skimmed)
+        message, problem = _parse(response, options.max_bytes, options.max_depth, skimmed=skimmed, utf8=skimmed)
         if problem is not None:
             return make_verdict(Kind.UNCLASSIFIED, (problem,), options.rules.version, None)
         caller = False

@@ -23,7 +23,10 @@ named at once (``json.encoding``), wherever they sit, as orjson checks a text be
 it (RFC 8259 section 8.1: the text as a whole must be UTF-8); otherwise the fast path's typed
 read and then jiter meet them where they sit, having read everything before them (a long
 string then such a byte: 35-54x ``orjson.loads``, which refuses the text at once; a listing:
-built, 5-6x the text), and jiter names a repeated name before them first. The check costs
+built, 5-6x the text). Whatever else a reader meets before such bytes (a repeated name,
+nesting past the limit, data after the value), they are named first: in every explanation
+(:func:`_named`), and at once where the fast path's reader refused a shorter text as no UTF-8
+(:func:`not_utf8`), so a text gets the same finding whatever its length. The check costs
 ~0.04 ms per MiB of ASCII and ~0.4 ms per MiB of French prose: ~20% of a well-formed long
 text block's bytes to verdict, ~1% of a listing's, the price of the bound.
 
@@ -133,10 +136,12 @@ def _strict(data: bytes) -> Any:
 
 
 def parse(raw: bytes | bytearray | memoryview | str, max_bytes: int, max_depth: int,
-          explain: bool = True, skimmed: bool = False) -> tuple[object, Finding | None]:
+          explain: bool = True, skimmed: bool = False, utf8: bool = False) -> tuple[object, Finding | None]:
     """Parse one message. Returns ``(value, None)`` or ``(NOT_PARSED, finding)``; with
     ``explain=False``, ``(NOT_PARSED, None)`` for a wrong text, at no cost beyond the read.
-    ``skimmed``: the caller has already skimmed this text (:func:`skim`) and found nothing."""
+    ``skimmed``: the caller has already skimmed this text (:func:`skim`) and found nothing;
+    ``utf8``: the caller knows it is UTF-8 (the skim, or orjson's whole read, checked it), which
+    an explanation then need not check again (:func:`_named`)."""
     if type(raw) is bytes:
         data = raw
     elif isinstance(raw, str):
@@ -157,12 +162,13 @@ def parse(raw: bytes | bytearray | memoryview | str, max_bytes: int, max_depth: 
         problem = skim(data)
         if problem is not None:
             return _NOT_PARSED, problem
+        utf8 = True  # (the skim checks it first)
     try:
         value = _strict(data)
     except ValueError as exc:  # (a byte order mark included: _named names it)
         if not explain:
             return _NOT_PARSED, None
-        return _NOT_PARSED, _explain(data, str(exc), max_depth)
+        return _NOT_PARSED, _explain(data, str(exc), max_depth, utf8)
     return value, None
 
 
@@ -232,7 +238,7 @@ def skim(data: bytes, duplicates: bool = True) -> Finding | None:
     path, deepest = _open_at(data, offset)
     if deepest > PARSER_MAX_DEPTH:  # jiter stops there first, and names the nesting
         return None
-    return _named(data, text, offset, f" (byte {offset})", PARSER_MAX_DEPTH, path)
+    return _named(data, text, offset, f" (byte {offset})", PARSER_MAX_DEPTH, path, utf8=True)
 
 
 def read_duplicate(data: bytes) -> Finding | None:
@@ -388,7 +394,8 @@ def _duplicate(data: bytes) -> Finding | None:
         reason = str(exc)
     else:
         return None
-    return _named(data, reason[:reason.rfind(" at line ")], offset, f" (byte {offset})", PARSER_MAX_DEPTH, path)
+    return _named(data, reason[:reason.rfind(" at line ")], offset, f" (byte {offset})", PARSER_MAX_DEPTH, path,
+                  utf8=True)
 
 
 def _long_number(data: bytes, end: int) -> bool:
@@ -399,35 +406,40 @@ def _long_number(data: bytes, end: int) -> bool:
                for start in range(0, end, _BLOCK))
 
 
-def _explain(data: bytes, reason: str, max_depth: int) -> Finding:
-    """Turn jiter's error into a finding at the JSON pointer where it happened."""
+def _explain(data: bytes, reason: str, max_depth: int, utf8: bool = False) -> Finding:
+    """Turn jiter's error into a finding at the JSON pointer where it happened (``utf8``: the
+    text is known to be UTF-8, :func:`_named`)."""
     match = re.search(_POSITION, reason)
     if match is None:
-        return _named(data, reason, 0, "", max_depth)
+        return _named(data, reason, 0, "", max_depth, utf8=utf8)
     offset = _offset(data, int(match.group(1)), int(match.group(2)))
-    return _named(data, reason[: match.start()], offset, f" (byte {offset})", max_depth)
+    return _named(data, reason[: match.start()], offset, f" (byte {offset})", max_depth, utf8=utf8)
 
 
-def _named(data: bytes, text: str, offset: int, where: str, max_depth: int, path: str | None = None) -> Finding:
+def _named(data: bytes, text: str, offset: int, where: str, max_depth: int, path: str | None = None,
+           utf8: bool = False) -> Finding:
     """The finding for a reader's error ``text`` at byte ``offset`` (``where`` names that byte,
     or is empty when the reader gave none), jiter's and the skim's alike; ``path`` is the JSON
     pointer at ``offset`` when the caller has walked there already (else it is walked to only
-    where the finding names it)."""
+    where the finding names it). A text that is no UTF-8 is named so first, whatever the reader
+    met before the byte (RFC 8259 section 8.1: it is no JSON text at all; the skim and the fast
+    path's readers name it first alike), unless ``utf8`` says it is (the skim checked it)."""
 
     def at() -> str:
         return _locate(data, offset) if path is None else path
 
     if data.startswith(_BOM):  # jiter reads no byte order mark either: it is named here
         return finding("", "json.bom", "the message starts with a UTF-8 byte order mark")
+    if not utf8:
+        problem = _utf8_error(data)
+        if problem is not None:
+            return finding("", "json.encoding", f"the message is not UTF-8: {problem}")
     if text.startswith("Detected duplicate key"):
         return finding(at(), "json.duplicate_key", f"{text.replace('Detected d', 'd', 1)}{where}")
     if text == "recursion limit exceeded":
         return finding(at(), "json.too_deep", f"the value nests deeper than the limit of {max_depth} levels{where}")
     if text == "trailing characters":
         return finding("", "json.trailing_data", f"data follows the JSON value{where}")
-    problem = _utf8_error(data)
-    if problem is not None:
-        return finding("", "json.encoding", f"the message is not UTF-8: {problem}")
     if "surrogate" in text or "hex escape" in text or "unicode code point" in text:
         return finding(at(), "json.encoding", f"a string escapes a lone surrogate, which UTF-8 cannot carry{where}")
     return finding(at(), "json.syntax", f"not standard JSON: {text}{where}")
