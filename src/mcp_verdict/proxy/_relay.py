@@ -58,6 +58,7 @@ verdict passes; the verdict is made first, the pairing, records and verdict line
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import time
@@ -117,6 +118,9 @@ the upstream's exchanges and the host's are numbered apart (a number is the same
 neither side), and the tracker's pairing by exchange scans every request waiting; without it,
 the answer is the only request waiting's (a scan that stops at a second)."""
 _RECOVER_PREFIX: Final = 64 * 1024
+_PAUSE_GC: Final = 256 * 1024
+"""An upstream frame of this many bytes or more is read, judged and kept with Python's cyclic
+garbage collector paused (:func:`_gc_paused`)."""
 _MAX_UNREADABLE: Final = 10_000
 """The unreadable host requests awaited at once, at most (past it the oldest is paired no more:
 its deadline still answers it)."""
@@ -524,6 +528,17 @@ class Relay:
     # -- the upstream's frames ------------------------------------------------------------------
     def from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None, *, defer: bool = False,
                       on_exchange: Collection[Key] | None = None, during: Key | None = None) -> list[Out]:
+        """A frame the upstream sent: what to send on (:meth:`_from_upstream`; a long one with the
+        cyclic collector paused, :func:`_gc_paused`)."""
+        if not _gc_paused(data):
+            return self._from_upstream(data, http, defer=defer, on_exchange=on_exchange, during=during)
+        try:
+            return self._from_upstream(data, http, defer=defer, on_exchange=on_exchange, during=during)
+        finally:
+            gc.enable()
+
+    def _from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None, *, defer: bool = False,
+                       on_exchange: Collection[Key] | None = None, during: Key | None = None) -> list[Out]:
         """A frame the upstream sent: what to send on.
 
         ``defer`` (observe): an answer is forwarded before it is judged — the caller sends what
@@ -636,6 +651,15 @@ class Relay:
         return not self.enforce and not self._answered_by_proxy and len(data) <= self.max_frame
 
     def passes_early(self, data: bytes) -> bool:
+        """:meth:`_passes_early` (a long frame with the cyclic collector paused, :func:`_gc_paused`)."""
+        if not _gc_paused(data):
+            return self._passes_early(data)
+        try:
+            return self._passes_early(data)
+        finally:
+            gc.enable()
+
+    def _passes_early(self, data: bytes) -> bool:
         """enforce: this frame answers a judged request (``tools/call``, ``tasks/result``) that
         is waiting on this connection, and its verdict lets it through. A host with one stream
         may then be sent it before :meth:`from_upstream` reads it: what enforce forwards of such
@@ -913,7 +937,16 @@ class Relay:
             self._observed(*deferred.popleft())
 
     def _observed(self, exchange: Exchange, waiting: _Waiting | None, data: bytes) -> None:
-        """observe: the verdict of an answer forwarded unchanged, counted and recorded."""
+        """observe: the verdict of an answer forwarded unchanged, counted and recorded (a long
+        one with the cyclic collector paused, :func:`_gc_paused`)."""
+        if not _gc_paused(data):
+            return self._observe(exchange, waiting, data)
+        try:
+            return self._observe(exchange, waiting, data)
+        finally:
+            gc.enable()
+
+    def _observe(self, exchange: Exchange, waiting: _Waiting | None, data: bytes) -> None:
         verdict = self._verdict(exchange, data)
         if verdict is not None:
             self._count(verdict)
@@ -1187,6 +1220,25 @@ _ONE_LINE: Final = ("written to the host as one line: each CR and LF between tok
 _ONE_LINE_UP: Final = ("written to the upstream as one line: each CR and LF between tokens a space, one inside a "
                        "string (a frame no strict parser reads) a vertical tab")
 _BREAKS: Final = bytes.maketrans(b"\r\n", b"  ")
+
+
+def _gc_paused(data: bytes) -> bool:
+    """Pause Python's cyclic garbage collector for the reading of the upstream frame ``data``
+    when it is :data:`_PAUSE_GC` bytes or more and the collector runs; True when paused (the
+    caller enables it again, in a ``finally``).
+
+    Reading a long frame (a listing of 10,000 tools: about a million objects, built by orjson
+    and, in enforce, by the strict reader) triggers a collection of the youngest generation
+    every 700 objects, and each time the next generations fill, a collection of them too, each
+    of which traverses every object tracked so far, the ones just built and whatever the process
+    already holds (other sessions' kept tools): measured, a 50,000-tool listing took twice as
+    long with it, and the cost grows faster than the listing. JSON values hold no reference
+    cycle, so the collector finds nothing in them; what it finds elsewhere waits for the next
+    collection after the frame, which traverses the new objects once."""
+    if len(data) < _PAUSE_GC or not gc.isenabled():
+        return False
+    gc.disable()
+    return True
 
 
 def one_line(data: bytes) -> bytes:
