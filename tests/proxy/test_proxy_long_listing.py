@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from mcp_verdict.frames._tools import ToolsBudget
 from mcp_verdict.proxy import Relay
 
 from ._peers import call
@@ -126,11 +127,78 @@ def test_a_long_listing_is_read_with_the_cyclic_collector_paused() -> None:
     gc.enable()
     gc.callbacks.append(seen)
     try:
-        sent = relay.from_upstream(answer)
+        sent = relay.from_upstream(answer)  # read and forwarded
+        forwarding = len(collections)  # (an int: no object the collector tracks, none set off)
+        declared = relay.param_declared("t9999")  # the tools kept (after the send)
     finally:
         gc.callbacks.remove(seen)
     # (hand-written: the answer forwarded as is; the 10,000 tools kept; the last one's header)
     assert [(out.to, out.data == answer) for out in sent] == [("host", True)]
-    assert collections == [] and gc.isenabled()
-    assert relay.param_declared("t9999") == ((("region",), "Region", "string"),)
+    assert forwarding == 0 and gc.isenabled()
+    # (keeping them: at most the one collection the objects read are due once the collector runs)
+    assert len(collections) <= 1
+    assert declared == ((("region",), "Region", "string"),)
     assert relay.tool("t9999") == _tool(9999) and relay.tool("t10000") is None
+
+
+def _listing_answer(request_id: int, tools: list[dict[str, Any]], next_cursor: str | None = None) -> bytes:
+    result: dict[str, Any] = {"resultType": "complete", "tools": tools}
+    if next_cursor is not None:
+        result["nextCursor"] = next_cursor
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}).encode()
+
+
+def _list_request(request_id: int, cursor: str | None = None) -> bytes:
+    params: dict[str, Any] = {"_meta": META, **({"cursor": cursor} if cursor is not None else {})}
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/list", "params": params}).encode()
+
+
+A1, A2 = {"name": "a", "description": "1"}, {"name": "a", "description": "2"}
+B = {"name": "b"}
+# (the pages answered in turn, each (its cursor asked, its tools, its nextCursor), with no look
+# at the tools between them; the tools kept after, by name) — frames._tools: a whole listing
+# replaces the tools kept, a page of a listing read in part drops nothing, a tool listed again
+# replaces its earlier definition; the listings kept in the order they were answered
+IN_TURN: list[tuple[list[tuple[str | None, list[dict[str, Any]], str | None]], dict[str, Any]]] = [
+    ([(None, [A1, B], None), (None, [A2], None)], {"a": A2}),
+    ([(None, [A1], "1"), ("1", [B], None)], {"a": A1, "b": B}),
+    ([(None, [A1, B], None), (None, [A2], "1")], {"a": A2, "b": B}),  # (the second listing read in part)
+    ([(None, [A1], None), ("9", [B], None)], {"a": A1, "b": B}),  # (a page not followed: adds)
+    ([(None, [A1, B], None), (None, [A2], "1"), ("1", [], None)], {"a": A2}),
+]
+
+
+@pytest.mark.parametrize(("pages", "expected"), IN_TURN)
+def test_listings_answered_in_turn_are_kept_in_their_order(
+        pages: list[tuple[str | None, list[dict[str, Any]], str | None]], expected: dict[str, Any]) -> None:
+    for looked in (False, True):  # (the tools looked at after each page, or only at the end)
+        relay = Relay()
+        for number, (cursor, tools, next_cursor) in enumerate(pages, 1):
+            relay.from_host(_list_request(number, cursor))
+            relay.from_upstream(_listing_answer(number, tools, next_cursor))
+            if looked:
+                relay.tool("a")
+        assert {name: relay.tool(name) for name in ("a", "b") if relay.tool(name) is not None} == expected
+
+
+def test_a_listing_is_forwarded_before_its_tools_are_kept_and_kept_before_they_are_looked_at() -> None:
+    budget = ToolsBudget(1 << 30)
+    relay = Relay(tools_budget=budget)
+    relay.from_host(_list_request(1))
+    answer = _listing_answer(1, TOOLS[:3])
+    sent = relay.from_upstream(answer, defer=True)
+    assert [(out.to, out.data == answer) for out in sent] == [("host", True)]
+    assert budget.size == 0  # forwarded: nothing counted yet
+    relay.judge_deferred()  # (the bridge's, on the loop's next turn)
+    counted = budget.size
+    assert counted > 0 and relay.tool("t2") == _tool(2)
+    # a second listing: kept by the first look at the tools, not waiting for judge_deferred
+    relay.from_host(_list_request(2))
+    relay.from_upstream(_listing_answer(2, [LATER[0]]), defer=True)
+    assert relay.param_declared("t9999") == ((("zone",), "Zone", "string"),) and relay.tool("t2") is None
+    assert 0 < budget.size < counted
+    # the relay ends with a listing not kept yet: nothing counted is left
+    relay.from_host(_list_request(3))
+    relay.from_upstream(_listing_answer(3, TOOLS[:3]), defer=True)
+    relay.forget_tools()
+    assert budget.size == 0 and relay.tool("t0") is None
