@@ -58,6 +58,7 @@ verdict passes; the verdict is made first, the pairing, records and verdict line
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import time
@@ -117,6 +118,9 @@ the upstream's exchanges and the host's are numbered apart (a number is the same
 neither side), and the tracker's pairing by exchange scans every request waiting; without it,
 the answer is the only request waiting's (a scan that stops at a second)."""
 _RECOVER_PREFIX: Final = 64 * 1024
+_PAUSE_GC: Final = 256 * 1024
+"""An upstream frame of this many bytes or more is read, judged and kept with Python's cyclic
+garbage collector paused (:func:`_gc_paused`)."""
 _MAX_UNREADABLE: Final = 10_000
 """The unreadable host requests awaited at once, at most (past it the oldest is paired no more:
 its deadline still answers it)."""
@@ -217,10 +221,12 @@ class Relay:
         """The tools kept of the upstream's listings (``frames._tools``: a whole listing replaces
         them; at most 10,000 and 64 MiB), for the decisions and the ``Mcp-Param`` headers."""
         self._tools_budget = tools_budget
-        self._declared = DeclaredCache()
-        """The ``Mcp-Param`` headers each listed tool declares (:meth:`param_declared`)."""
         """What the tools of every relay of the process count together (an HTTP host's sessions),
         or None: this relay's own budget alone."""
+        self._declared = DeclaredCache()
+        """The ``Mcp-Param`` headers each listed tool declares (:meth:`param_declared`)."""
+        self._listing: tuple[Exchange, int] | None = None
+        """A ``tools/list`` answered and forwarded whose tools are not kept yet (:meth:`_kept`)."""
         self._answered_by_proxy: dict[Key, str] = {}
         """The requests of the host no longer awaited (the proxy answered them itself, or stopped
         waiting: their host cancelled them or went away), each with the note its late answer's
@@ -524,6 +530,17 @@ class Relay:
     # -- the upstream's frames ------------------------------------------------------------------
     def from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None, *, defer: bool = False,
                       on_exchange: Collection[Key] | None = None, during: Key | None = None) -> list[Out]:
+        """A frame the upstream sent: what to send on (:meth:`_from_upstream`; a long one with the
+        cyclic collector paused, :func:`_gc_paused`)."""
+        if not _gc_paused(len(data)):
+            return self._from_upstream(data, http, defer=defer, on_exchange=on_exchange, during=during)
+        try:
+            return self._from_upstream(data, http, defer=defer, on_exchange=on_exchange, during=during)
+        finally:
+            gc.enable()
+
+    def _from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None, *, defer: bool = False,
+                       on_exchange: Collection[Key] | None = None, during: Key | None = None) -> list[Out]:
         """A frame the upstream sent: what to send on.
 
         ``defer`` (observe): an answer is forwarded before it is judged — the caller sends what
@@ -636,6 +653,15 @@ class Relay:
         return not self.enforce and not self._answered_by_proxy and len(data) <= self.max_frame
 
     def passes_early(self, data: bytes) -> bool:
+        """:meth:`_passes_early` (a long frame with the cyclic collector paused, :func:`_gc_paused`)."""
+        if not _gc_paused(len(data)):
+            return self._passes_early(data)
+        try:
+            return self._passes_early(data)
+        finally:
+            gc.enable()
+
+    def _passes_early(self, data: bytes) -> bool:
         """enforce: this frame answers a judged request (``tools/call``, ``tasks/result``) that
         is waiting on this connection, and its verdict lets it through. A host with one stream
         may then be sent it before :meth:`from_upstream` reads it: what enforce forwards of such
@@ -857,13 +883,9 @@ class Relay:
                 http: Mapping[str, Any] | None, defer: bool, judged: Verdict | None = None) -> list[Out]:
         key = id_key(exchange.request_id)
         waiting = self._waiting.pop(key, None)
-        if exchange.method == "tools/list":  # at once: the next request's headers use it
-            self._declared.clear()
-            budget = self._tools_budget
-            if budget is None:
-                self._tools.listed(exchange)
-            else:
-                self._tools.listed(exchange, budget.room, budget.dropped)
+        if exchange.method == "tools/list":  # kept after the send (the host does not wait for it)
+            self._kept()  # (the listing before it, if any: at most one waits)
+            self._listing = (exchange, len(data))
         if not self.enforce:  # observe: forwarded unchanged whatever the verdict
             if defer:
                 self._deferred.append((exchange, waiting, data))
@@ -902,18 +924,58 @@ class Relay:
 
     @property
     def deferred(self) -> int:
-        """Answers forwarded and not judged yet (``from_upstream(defer=True)``)."""
-        return len(self._deferred)
+        """Answers forwarded and not judged yet (``from_upstream(defer=True)``), and a listing
+        whose tools are not kept yet (:meth:`_kept`)."""
+        return len(self._deferred) + (self._listing is not None)
 
     def judge_deferred(self) -> None:
         """observe, ``from_upstream(defer=True)``: judge the answers forwarded since the last call
-        (their verdict lines, their spans), in the order they came. Nothing when there are none."""
+        (their verdict lines, their spans), in the order they came; and, either mode, keep the
+        tools of the last listing forwarded (:meth:`_kept`). Nothing when there are none."""
+        self._kept()
         deferred = self._deferred
         while deferred:
             self._observed(*deferred.popleft())
 
+    def _kept(self) -> ListedTools:
+        """The tools kept (``frames._tools``), with those of the ``tools/list`` answer forwarded
+        last, if not kept yet. A listing's answer is forwarded first and its tools kept after: by
+        the caller's :meth:`judge_deferred` on the loop's next turn, or by whatever looks at the
+        tools first (:meth:`tool`, :meth:`param_declared`, a decision, the next listing), so a
+        request after the listing always sees it. Keeping a listing of 10,000 tools takes each
+        one's size (``frames._tools.tool_size``): about as long again as reading it."""
+        listing = self._listing
+        if listing is not None:
+            self._listing = None
+            exchange, size = listing
+            if _gc_paused(size):
+                try:
+                    self._keep(exchange)
+                finally:
+                    gc.enable()
+            else:
+                self._keep(exchange)
+        return self._tools
+
+    def _keep(self, exchange: Exchange) -> None:
+        self._declared.clear()
+        budget = self._tools_budget
+        if budget is None:
+            self._tools.listed(exchange)
+        else:
+            self._tools.listed(exchange, budget.room, budget.dropped)
+
     def _observed(self, exchange: Exchange, waiting: _Waiting | None, data: bytes) -> None:
-        """observe: the verdict of an answer forwarded unchanged, counted and recorded."""
+        """observe: the verdict of an answer forwarded unchanged, counted and recorded (a long
+        one with the cyclic collector paused, :func:`_gc_paused`)."""
+        if not _gc_paused(len(data)):
+            return self._observe(exchange, waiting, data)
+        try:
+            return self._observe(exchange, waiting, data)
+        finally:
+            gc.enable()
+
+    def _observe(self, exchange: Exchange, waiting: _Waiting | None, data: bytes) -> None:
         verdict = self._verdict(exchange, data)
         if verdict is not None:
             self._count(verdict)
@@ -951,6 +1013,7 @@ class Relay:
 
     def forget_tools(self) -> None:
         """The relay ends: its tools are let go (their share of the shared budget given back)."""
+        self._listing = None
         if self._tools_budget is not None:
             self._tools_budget.release(self._tools.size)
         self._tools.clear()
@@ -959,13 +1022,13 @@ class Relay:
     def tool(self, name: str) -> Mapping[str, Any] | None:
         """A tool as the upstream listed it (the last listing seen, within the budget of
         ``frames._tools``); None for a tool not listed, past the budget, or no longer listed."""
-        return self._tools.tools.get(name)
+        return self._kept().tools.get(name)
 
     def param_declared(self, name: str) -> Declared | None:
         """The ``Mcp-Param`` headers the tool ``name`` declares (``_params.declared`` of its
         ``inputSchema``, worked out once per listing); None for a tool :meth:`tool` does not
         give, or whose annotations are invalid."""
-        tool = self._tools.tools.get(name)
+        tool = self._kept().tools.get(name)
         return None if tool is None else self._declared.of(name, tool)
 
     def _judged(self, exchange: Exchange, waiting: _Waiting, verdict: Verdict | None, data: bytes,
@@ -974,7 +1037,7 @@ class Relay:
         recorder = self.recorder
         wants = recorder is not None and recorder.wants_verdicts
         if verdict is not None and (wants or waiting.token is not None):
-            action = decide(verdict, tool=self._tools.tools.get(exchange.tool or "")).action.value
+            action = decide(verdict, tool=self._kept().tools.get(exchange.tool or "")).action.value
         if wants and verdict is not None:
             assert recorder is not None
             recorder.verdict({
@@ -1187,6 +1250,25 @@ _ONE_LINE: Final = ("written to the host as one line: each CR and LF between tok
 _ONE_LINE_UP: Final = ("written to the upstream as one line: each CR and LF between tokens a space, one inside a "
                        "string (a frame no strict parser reads) a vertical tab")
 _BREAKS: Final = bytes.maketrans(b"\r\n", b"  ")
+
+
+def _gc_paused(size: int) -> bool:
+    """Pause Python's cyclic garbage collector for the reading of an upstream frame of ``size``
+    bytes when it is :data:`_PAUSE_GC` bytes or more and the collector runs; True when paused (the
+    caller enables it again, in a ``finally``).
+
+    Reading a long frame (a listing of 10,000 tools: about a million objects, built by orjson
+    and, in enforce, by the strict reader) triggers a collection of the youngest generation
+    every 700 objects, and each time the next generations fill, a collection of them too, each
+    of which traverses every object tracked so far, the ones just built and whatever the process
+    already holds (other sessions' kept tools): measured, a 50,000-tool listing took twice as
+    long with it, and the cost grows faster than the listing. JSON values hold no reference
+    cycle, so the collector finds nothing in them; what it finds elsewhere waits for the next
+    collection after the frame, which traverses the new objects once."""
+    if size < _PAUSE_GC or not gc.isenabled():
+        return False
+    gc.disable()
+    return True
 
 
 def one_line(data: bytes) -> bytes:
