@@ -65,7 +65,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, NamedTuple, Protocol
+from typing import Any, Final, Literal, NamedTuple, Protocol, TypeVar
 
 import orjson
 
@@ -124,6 +124,7 @@ garbage collector paused (:func:`_gc_paused`)."""
 _MAX_UNREADABLE: Final = 10_000
 """The unreadable host requests awaited at once, at most (past it the oldest is paired no more:
 its deadline still answers it)."""
+_T = TypeVar("_T")
 Key = tuple[str, Any]
 
 
@@ -532,12 +533,8 @@ class Relay:
                       on_exchange: Collection[Key] | None = None, during: Key | None = None) -> list[Out]:
         """A frame the upstream sent: what to send on (:meth:`_from_upstream`; a long one with the
         cyclic collector paused, :func:`_gc_paused`)."""
-        if not _gc_paused(len(data)):
-            return self._from_upstream(data, http, defer=defer, on_exchange=on_exchange, during=during)
-        try:
-            return self._from_upstream(data, http, defer=defer, on_exchange=on_exchange, during=during)
-        finally:
-            gc.enable()
+        return _gc_paused(len(data), self._from_upstream, data, http, defer=defer, on_exchange=on_exchange,
+                          during=during)
 
     def _from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None, *, defer: bool = False,
                        on_exchange: Collection[Key] | None = None, during: Key | None = None) -> list[Out]:
@@ -654,12 +651,7 @@ class Relay:
 
     def passes_early(self, data: bytes) -> bool:
         """:meth:`_passes_early` (a long frame with the cyclic collector paused, :func:`_gc_paused`)."""
-        if not _gc_paused(len(data)):
-            return self._passes_early(data)
-        try:
-            return self._passes_early(data)
-        finally:
-            gc.enable()
+        return _gc_paused(len(data), self._passes_early, data)
 
     def _passes_early(self, data: bytes) -> bool:
         """enforce: this frame answers a judged request (``tools/call``, ``tasks/result``) that
@@ -948,13 +940,7 @@ class Relay:
         if listing is not None:
             self._listing = None
             exchange, size = listing
-            if _gc_paused(size):
-                try:
-                    self._keep(exchange)
-                finally:
-                    gc.enable()
-            else:
-                self._keep(exchange)
+            _gc_paused(size, self._keep, exchange)
         return self._tools
 
     def _keep(self, exchange: Exchange) -> None:
@@ -968,12 +954,7 @@ class Relay:
     def _observed(self, exchange: Exchange, waiting: _Waiting | None, data: bytes) -> None:
         """observe: the verdict of an answer forwarded unchanged, counted and recorded (a long
         one with the cyclic collector paused, :func:`_gc_paused`)."""
-        if not _gc_paused(len(data)):
-            return self._observe(exchange, waiting, data)
-        try:
-            return self._observe(exchange, waiting, data)
-        finally:
-            gc.enable()
+        _gc_paused(len(data), self._observe, exchange, waiting, data)
 
     def _observe(self, exchange: Exchange, waiting: _Waiting | None, data: bytes) -> None:
         verdict = self._verdict(exchange, data)
@@ -1252,10 +1233,10 @@ _ONE_LINE_UP: Final = ("written to the upstream as one line: each CR and LF betw
 _BREAKS: Final = bytes.maketrans(b"\r\n", b"  ")
 
 
-def _gc_paused(size: int) -> bool:
-    """Pause Python's cyclic garbage collector for the reading of an upstream frame of ``size``
-    bytes when it is :data:`_PAUSE_GC` bytes or more and the collector runs; True when paused (the
-    caller enables it again, in a ``finally``).
+def _gc_paused(size: int, work: Callable[..., _T], /, *args: Any, **kwargs: Any) -> _T:
+    """``work(*args, **kwargs)``, the reading of an upstream frame of ``size`` bytes, with Python's
+    cyclic garbage collector paused when it is :data:`_PAUSE_GC` bytes or more and the collector
+    runs (enabled again after, whatever ``work`` raises).
 
     Reading a long frame (a listing of 10,000 tools: about a million objects, built by orjson
     and, in enforce, by the strict reader) triggers a collection of the youngest generation
@@ -1266,9 +1247,12 @@ def _gc_paused(size: int) -> bool:
     cycle, so the collector finds nothing in them; what it finds elsewhere waits for the next
     collection after the frame, which traverses the new objects once."""
     if size < _PAUSE_GC or not gc.isenabled():
-        return False
+        return work(*args, **kwargs)
     gc.disable()
-    return True
+    try:
+        return work(*args, **kwargs)
+    finally:
+        gc.enable()
 
 
 def one_line(data: bytes) -> bytes:

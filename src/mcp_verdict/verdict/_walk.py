@@ -321,7 +321,8 @@ def _explain(ctx: Context, value: object, path: str, depth: int) -> None:
             continue
         ctx.add(where, _NOT_JSON, f"a {type(item).__name__} is not a JSON value")
         return
-    # The fast walk ran out of node budget over several values: blame this one.
+    # Nothing found here that the fast walk met (it calls this only for a problem, not for its
+    # budget running out): blame the budget over the response, as a walk that met none would.
     ctx.add(path, "json.too_many_nodes", _too_many(ctx.options.max_nodes, False))
 
 
