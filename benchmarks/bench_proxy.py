@@ -8,7 +8,10 @@ For each transport pair (host side → upstream) it starts the same echo MCP ser
 they offer the pair — and measures:
 
 - added latency: p50 and p99 of sequential tools/call round trips, minus the direct one's (at
-  ~250 B and 60 kB answers);
+  ~250 B and 60 kB answers), the two measured interleaved: blocks of ``BLOCK`` calls through the
+  chain and as many on a direct connection kept open beside it, in turns, so that both see the
+  machine in the same state (this machine's speed drifts by up to 2x within minutes; measured
+  one after the other, the difference moved by more than the figure);
 - throughput with 16 calls in flight (calls/s);
 - proxy CPU per call (the proxy process's user+system time over the calls, its upstream not
   counted) and its resident set after the calls (10k in a full run);
@@ -353,6 +356,19 @@ class Result:
     cpu_ms: float | None
     rss: float | None
     calls: int
+    base_p50: dict[int, float] | None = None
+    """The direct connection's p50 over the calls interleaved with this chain's (None: not interleaved)."""
+    base_p99: dict[int, float] | None = None
+
+
+BLOCK = 10
+"""Calls in a row through one chain before the turn passes (to the direct connection, or back)."""
+
+
+def percentiles(times: list[float]) -> tuple[float, float]:
+    """(p50, p99) in µs."""
+    times = sorted(times)
+    return statistics.median(times) * 1e6, times[max(int(len(times) * 0.99) - 1, 0)] * 1e6
 
 
 _OPEN: list[Callable[[], None]] = []
@@ -395,7 +411,9 @@ class TooSlow(Exception):
         self.per_call = per_call
 
 
-def measure(chain: Chain, n: int, flight_calls: int, rss_calls: int, bound: float = BOUND) -> Result:
+def measure(chain: Chain, n: int, flight_calls: int, rss_calls: int, bound: float = BOUND,
+            base: Any = None) -> Result:
+    """``base``: a direct connection's host, whose calls are interleaved with the chain's (``BLOCK``)."""
     started = time.monotonic()
     host, pid, close = chain.open()
     _OPEN.append(close)
@@ -414,20 +432,31 @@ def measure(chain: Chain, n: int, flight_calls: int, rss_calls: int, bound: floa
             raise TooSlow(per_call, len(warm), needed, bound)
         p50: dict[int, float] = {}
         p99: dict[int, float] = {}
-        cpu0 = cpu_seconds(pid) if pid else 0.0
+        base_p50: dict[int, float] = {}
+        base_p99: dict[int, float] = {}
+        cpu = 0.0
         calls = 0
         for size in (SMALL, LARGE):
-            times = []
-            for _ in range(n):
-                frame = call_bytes(next(ids), size)
-                t0 = time.perf_counter()
-                host.call(frame)
-                times.append(time.perf_counter() - t0)
+            times: list[float] = []
+            base_times: list[float] = []
+            for block in range(0, n, BLOCK):
+                turns = [(host, times), (base, base_times)] if base is not None else [(host, times)]
+                if (block // BLOCK) % 2:
+                    turns.reverse()
+                for who, sink in turns:
+                    cpu0 = cpu_seconds(pid) if pid and who is host else 0.0
+                    for _ in range(min(BLOCK, n - block)):
+                        frame = call_bytes(next(ids), size)
+                        t0 = time.perf_counter()
+                        who.call(frame)
+                        sink.append(time.perf_counter() - t0)
+                    if pid and who is host:  # (the proxy's CPU over its own calls only)
+                        cpu += cpu_seconds(pid) - cpu0
             calls += n
-            times.sort()
-            p50[size] = statistics.median(times) * 1e6
-            p99[size] = times[int(len(times) * 0.99) - 1] * 1e6
-        cpu_ms = (cpu_seconds(pid) - cpu0) / calls * 1000 if pid else None
+            p50[size], p99[size] = percentiles(times)
+            if base_times:
+                base_p50[size], base_p99[size] = percentiles(base_times)
+        cpu_ms = cpu / calls * 1000 if pid else None
         frames = [call_bytes(next(ids), SMALL) for _ in range(flight_calls)]
         t0 = time.perf_counter()
         host.pipelined(frames, 16)
@@ -436,7 +465,8 @@ def measure(chain: Chain, n: int, flight_calls: int, rss_calls: int, bound: floa
         for _ in range(max(0, rss_calls - calls)):
             host.call(call_bytes(next(ids), SMALL))
         rss = rss_mib(pid) if pid else None
-        return Result(p50, p99, throughput, cpu_ms, rss, max(calls, rss_calls))
+        return Result(p50, p99, throughput, cpu_ms, rss, max(calls, rss_calls),
+                      base_p50 if base is not None else None, base_p99 if base is not None else None)
     finally:
         _OPEN.remove(close)
         close()
@@ -489,14 +519,16 @@ def main() -> None:
         table = []
         slow: list[tuple[Chain, float, Result | None]] = []
         direct: dict[str, Result] = {}
+        beside: dict[str, tuple[Any, Callable[[], None]]] = {}  # per pair: a direct connection kept open
         for chain in chains(url):
             if args.pair and chain.pair not in args.pair:
                 continue
             if args.quick and not chain.name.startswith(("direct", "floor", "mcp-verdict")):
                 continue  # the quick run (./run test) measures ours beside direct; peers in a full run
             started = time.monotonic()
+            base = beside[chain.pair][0] if chain.pair in beside else None
             try:
-                result = bounded(functools.partial(measure, chain, n, flight, rss_calls), BOUND)
+                result = bounded(functools.partial(measure, chain, n, flight, rss_calls, base=base), BOUND)
             except TooSlow as exc:  # measured, and reported as such: not waited on
                 print(f"  {chain.pair:12s} {chain.name:24s} too slow: {exc}", flush=True)
                 slow.append((chain, exc.per_call * 1e6, direct.get(chain.pair)))
@@ -507,8 +539,13 @@ def main() -> None:
             print(f"  {chain.pair:12s} {chain.name:24s} done in {time.monotonic() - started:.1f} s", flush=True)
             if chain.name.startswith("direct"):
                 direct[chain.pair] = result
-            base = direct.get(chain.pair)
-            table.append((chain, result, base))
+                host, _, close = chain.open()  # the direct connection the pair's other chains are timed beside
+                _OPEN.append(close)
+                beside[chain.pair] = (host, close)
+            table.append((chain, result, direct.get(chain.pair)))
+        for _, close in beside.values():
+            _OPEN.remove(close)
+            close()
     print()
     print("| pair | chain | added p50 250 B µs | added p99 250 B µs | added p50 60 kB µs | added p99 60 kB µs "
           "| calls/s, 16 in flight | proxy CPU ms/call | proxy RSS MiB |")
@@ -521,7 +558,8 @@ def main() -> None:
             if base_values is None or is_direct:
                 return f"({values[size]:.0f})"
             return f"{values[size] - base_values[size]:.0f}"
-        p50, p99 = (base.p50, base.p99) if base else (None, None)
+        p50, p99 = (r.base_p50, r.base_p99) if r.base_p50 is not None else (base.p50, base.p99) if base \
+            else (None, None)
         print(f"| {chain.pair} | {chain.name} | {added(r.p50, SMALL, p50)} "
               f"| {added(r.p99, SMALL, p99)} | {added(r.p50, LARGE, p50)} "
               f"| {added(r.p99, LARGE, p99)} | {r.throughput:.0f} "
@@ -529,6 +567,8 @@ def main() -> None:
     for chain, per_call, base in slow:
         added_p50 = f"~{per_call - base.p50[SMALL]:.0f}" if base else f"~({per_call:.0f})"
         print(f"| {chain.pair} | {chain.name} | {added_p50} | too slow | | | | | |")
+    print(f"(added: the chain's percentile minus the direct connection's over calls interleaved with its own, "
+          f"{BLOCK} at a time)")
     print("(direct rows: the absolute round trip in parentheses; RSS after", f"{max(rss_calls, 2 * n + flight)} calls"
           + ("; ~: the median of the warm-up calls of a chain too slow for the bound" if slow else "") + ")")
     if not args.pair or "stdio→stdio" in args.pair:
