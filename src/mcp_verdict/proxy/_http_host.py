@@ -29,7 +29,12 @@ basic/transports/streamable-http, as a server:
   over HTTP), a 2025 JSON-RPC response (or a 2025-03-26 batch holding one) that answers no
   server request sent to a GET stream of its session and not answered yet (``HttpHost._unasked``;
   a null id answers one no parser reads): the server's error to it, under a null id or its id,
-  would be taken for the answer of another host's request in flight;
+  would be taken for the answer of another host's request in flight. A process that exits takes
+  its requests with it (``StdioUpstream.on_exit``): a response to one is refused at once, and on
+  any retry — before, it was written to the restarted process, which had not sent it and counts
+  its ids afresh: its own request under that id, sent to another host, was taken as answered.
+  Over an HTTP upstream a response is forwarded as it comes, the proxy keeping nothing a retry
+  needs: one whose POST upstream failed (502, 504) may be sent again;
 - over a stdio upstream the proxy is the HTTP server that processes the body: a 2026-07-28
   request (or notification) whose headers disagree with its body gets 400 and HeaderMismatch
   (-32020) under its id, unsent, logged as refused (:func:`header_mismatch`; 2026-07-28
@@ -628,7 +633,8 @@ class HttpHost:
         """The server requests sent to a host's GET stream (stdio upstream) that no host answered
         yet, by (the stream's session or None, the request's id: ``("key", id_key)``, or
         ``("text", the id as written)`` when no parser holds it), the oldest first, at most
-        :data:`MAX_ASKED`, none of a session that ended (``_forget_session``): whether no parser
+        :data:`MAX_ASKED`, none of a session that ended (``_forget_session``) nor of a process
+        that exited (``StdioUpstream.on_exit``: the next one never sent them): whether no parser
         reads the request (its host may answer it with a null id). A host's response must answer
         one of its own session's (``_unasked``)."""
         self._unread_asks = 0
@@ -665,6 +671,7 @@ class HttpHost:
                                      grace=self.options.grace, env=merge_env(self.options.env))
             upstream.one_line = relay.upstream_one_line = True  # an HTTP body may hold line breaks
             upstream.http_host = True
+            upstream.on_exit = self._asked.clear  # (its requests die with it: ``_unasked``)
             bridge.upstream = upstream
             await upstream.start()
             self._stdio = bridge
