@@ -157,3 +157,26 @@ def test_a_refused_initialize_is_in_the_frame_log_and_a_later_one_gets_its_sessi
     assert (refused, _status(again), _session(again) != session, held) == (503, 200, True, 1)
     assert notes == ["not forwarded: the proxy holds its most sessions (1), each with a call in flight: a new "
                      "session cannot be started until one of them is idle or ends"]
+
+
+def test_an_initialize_under_way_keeps_its_sessions_room(tmp_path: Path) -> None:
+    """With ``max_sessions`` 1 and no session yet, an ``initialize`` the server has not answered
+    (``silent``) keeps the one room: a second ``initialize`` meanwhile is refused (503), and
+    gets its session once the first one's host has given up (its POST closed: the room freed).
+    Before, the second was sent and issued a session, and the first's, answered later, went
+    past the bound."""
+    log = tmp_path / "f.jsonl"
+    silent = json.dumps({**INIT, "id": "silent", "params": {**INIT["params"],  # type: ignore[dict-item]
+                                                            "clientInfo": {"name": "silent", "version": "0"}}})
+    with _proxy_in_thread(log, 1) as (url, count):
+        host, port, _ = _address(url)
+        with socket.create_connection((host, port), timeout=TIMEOUT) as sock:
+            sock.sendall(_request_bytes(url, "POST", silent.encode(), V2025))
+            assert wait_until(lambda: '\\"silent\\"' in log.read_text(), TIMEOUT)
+            meanwhile = _request(url, "POST", json.dumps(INIT).encode(), V2025)
+        # (the host of the first gave up: its POST closed, its room freed)
+        assert wait_until(lambda: _status(_request(url, "POST", json.dumps(INIT).encode(), V2025)) == 200, TIMEOUT)
+        held = count()
+    refused = (_body(meanwhile) or {}).get("error", {}).get("code")
+    assert (_status(meanwhile), _head(meanwhile, "Retry-After"), refused, held) == (
+        503, "1", UPSTREAM_UNAVAILABLE, 1)

@@ -1011,9 +1011,6 @@ class HttpHost:
         if initialize and self._stdio is not None and not self._room():
             return self._at_capacity(request, body, session, look)
         stream = PostStream(self._backlog)
-        if initialize and self._stdio is not None:
-            stream.opening = True  # (its session's room kept until it is issued: ``_room``)
-            self._opening += 1
         # a frame no parser reads is read before a stdio upstream is sent it: the relay may answer
         # it instead (its id in flight, a number no int or float holds, a string that is not UTF-8)
         read_first = self._stdio is not None and look is not None and look.kind == "unreadable"
@@ -1042,6 +1039,9 @@ class HttpHost:
                     self._release(bridge)
                     bridge = holder
                     self._live[bridge].users += 1
+        if initialize and self._stdio is not None:
+            stream.opening = True  # (its session's room kept until it is issued: ``_room``)
+            self._opening += 1
         try:
             return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note, send,
                                        look, deadline)
