@@ -8,14 +8,16 @@ with the text ``answered <id>``; ``ask_unreadable`` does the same with a request
 parser reads (``NaN`` in its params, id ``"u-<n>"``), whose answer with a null id (a host that
 could not read it) is taken as its answer; ``flood`` sends ``arguments.count`` ``roots/list``
 requests (ids ``"f-<n>"``, counted over the process) at once, answers none of their answers,
-and answers the call with the text ``flooded <count>``. A JSON-RPC response answering no request it sent
-gets an error under that response's id (null for a null id), as a server may answer it: the
-error a proxy would take for another host's answer. Reads as leniently as Python's json.
+and answers the call with the text ``flooded <count>``; ``exit`` exits at once (status 3, a crash:
+``--restart on-failure`` starts it again, its ids counted from 1 again). A JSON-RPC response
+answering no request it sent gets an error under that response's id (null for a null id), as a
+server may answer it: the error a proxy would take for another host's answer. Reads as leniently as Python's json.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 
@@ -67,6 +69,9 @@ def main() -> None:
             if name == "slow":
                 seconds = float(params.get("arguments", {}).get("seconds", 1))
                 threading.Timer(seconds, _write, [_text(rid, "slow done")]).start()
+            elif name == "exit":
+                sys.stdout.flush()
+                os._exit(3)
             elif name == "ask":
                 count += 1
                 asked[f"s-{count}"] = rid

@@ -11,7 +11,7 @@ requests under one id (7: the second while the first is unanswered), then answer
 ``tasks/get`` answers a completed task whose
 inlined result says isError twice (``taskId`` ``dup``) or once (any other).
 ``notifications/cancelled`` is written to stderr as ``cancelled <id>`` (the test reads it).
-Also answers ``initialize`` (2025-06-18) and counts
+Also answers ``initialize`` (2025-06-18; not one whose ``clientInfo.name`` is ``silent``) and counts
 its starts in the file named by $FAULT_STARTS. It reads as leniently as Python's json (NaN,
 ``1e400``, lone surrogates), invalid UTF-8 replaced, and answers any other request with an id as
 ``echo``.
@@ -47,6 +47,8 @@ def main() -> None:
             continue
         rid = json.dumps(message["id"]).encode()
         if method == "initialize":
+            if (message.get("params", {}).get("clientInfo") or {}).get("name") == "silent":
+                continue
             out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"protocolVersion":"2025-06-18",'
                       b'"capabilities":{"tools":{}},"serverInfo":{"name":"fault","version":"0"}}}\n')
             out.flush()

@@ -7,7 +7,8 @@ argv[1]:
 - ``pretty``: JSON bodies pretty-printed (``indent=2``: line breaks between the tokens).
 
 2025 sessions: ``initialize`` answers with an ``Mcp-Session-Id`` (``s-<n>``); GET answers 405;
-DELETE answers 200 and forgets the session. ``GET /seen`` answers the list of
+DELETE answers 200 and forgets the session. A ``tools/call`` of the tool ``hang`` is never
+answered (its POST stays open until the client closes it). ``GET /seen`` answers the list of
 ``[method, Accept-Encoding or null]`` of every request so far. Prints ``listening on URL``.
 """
 
@@ -50,6 +51,8 @@ async def handle(request: web.Request) -> web.StreamResponse:
         SESSIONS.add(session)
         headers["Mcp-Session-Id"] = session
     elif method == "tools/call":
+        if (message.get("params") or {}).get("name") == "hang":
+            await asyncio.Event().wait()
         result = {"content": [{"type": "text", "text": "ok\nline two"}], "isError": False}
     else:
         result = {"tools": []}

@@ -82,10 +82,11 @@ ROUNDS = 30
 
 
 @contextlib.contextmanager
-def _proxy_in_thread(upstream: str, max_sessions: int) -> Iterator[tuple[str, Callable[[], dict[str, int]]]]:
+def _proxy_in_thread(upstream: str, max_sessions: int
+                     ) -> Iterator[tuple[str, Callable[[], dict[str, int]], Callable[[], int]]]:
     """The HTTP host side served in this process (its own thread and event loop, on 127.0.0.1),
-    and what it holds once settled: relays, session relays, upstreams, and the Bridge objects
-    still alive (after a collection)."""
+    what it holds once settled (relays, session relays, upstreams, and the Bridge objects still
+    alive, after a collection), and the session relays it holds now."""
     from mcp_verdict.proxy._bridge import Bridge
     from mcp_verdict.proxy._http_host import HttpHost, serve
     from mcp_verdict.proxy._run import ProxyOptions
@@ -109,11 +110,14 @@ def _proxy_in_thread(upstream: str, max_sessions: int) -> Iterator[tuple[str, Ca
         counts["bridge objects"] = sum(1 for o in gc.get_objects() if type(o) is Bridge)
         return counts
 
+    async def sessions() -> int:
+        return len(hosts[0].bridges)
+
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     try:
         assert wait_until(lambda: bool(bound), TIMEOUT)
-        yield bound[0], held
+        yield bound[0], held, lambda: asyncio.run_coroutine_threadsafe(sessions(), loop).result(TIMEOUT)
     finally:
         if tasks:
             loop.call_soon_threadsafe(tasks[0].cancel)
@@ -173,7 +177,7 @@ def test_the_relays_held_stay_bounded(upstream: str, script: Callable[[HttpHostP
                                       max_sessions: int, expected: dict[str, int]) -> None:
     with contextlib.ExitStack() as stack:
         url = stack.enter_context(demo_http() if upstream == "demo" else styled_http("plain"))
-        proxy_url, held = stack.enter_context(_proxy_in_thread(url, max_sessions))
+        proxy_url, held, _ = stack.enter_context(_proxy_in_thread(url, max_sessions))
         peer = HttpHostPeer(proxy_url)
         stack.callback(peer.close)
         script(peer, delete)
@@ -182,3 +186,53 @@ def test_the_relays_held_stay_bounded(upstream: str, script: Callable[[HttpHostP
             status, answer, _ = peer.post(TOOLS_LIST, {"mcp-session-id": "s-1-1",
                                                        "mcp-protocol-version": "2025-11-25"})
             assert status == 200 and answer is not None and b'"tools"' in answer
+
+
+def test_the_session_relays_past_the_cap_are_those_in_use_and_closed_once_they_end() -> None:
+    """Over an HTTP upstream (which holds the sessions: a relay is the proxy's cache of one), a
+    session relay in use is not closed, and a new ``initialize`` is forwarded all the same: with
+    ``max_sessions`` 2 and both sessions' calls in flight (``hang``), the third session's relay,
+    the only idle one once its ``initialize`` is answered, is closed past the cap (its session
+    goes on upstream: its next request gets a relay of its own); once the calls end (their hosts
+    close their POSTs) at most 2 are held, and every session is still served."""
+    from .test_proxy_http_edges import _address, _request_bytes
+
+    headers = {"mcp-protocol-version": "2025-11-25"}
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(styled_http("plain"))
+        proxy_url, held, sessions_now = stack.enter_context(_proxy_in_thread(url, 2))
+        peer = HttpHostPeer(proxy_url)
+        stack.callback(peer.close)
+        opened: list[str] = []
+        for _ in range(2):
+            peer.session = None
+            assert peer.post(INITIALIZE)[0] == 200 and peer.session is not None
+            opened.append(peer.session)
+        host, port, _ = _address(proxy_url)
+        calls = []
+        for session in opened:
+            sock = socket.create_connection((host, port), timeout=TIMEOUT)
+            calls.append(sock)
+            body = json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                               "params": {"name": "hang", "arguments": {}}}).encode()
+            sock.sendall(_request_bytes(proxy_url, "POST", body, {**headers, "Mcp-Session-Id": session}))
+        assert wait_until(lambda: sum(1 for row in httpx2_seen(url) if row[0] == "POST") == 4, TIMEOUT)
+        peer.session = None
+        third = peer.post(INITIALIZE)[0]
+        assert peer.session is not None
+        opened.append(peer.session)
+        during = sessions_now()
+        for sock in calls:
+            sock.close()
+        after = held()
+        served = [peer.post(TOOLS_LIST, {**headers, "mcp-session-id": s})[0] for s in opened]
+        last = held()
+    assert (third, during, after["sessions"], served, last["sessions"]) == (200, 2, 2, [200, 200, 200], 2)
+
+
+def httpx2_seen(url: str) -> list[list[str | None]]:
+    """What styled_server.py has received: [method, Accept-Encoding] each."""
+    import httpx2
+
+    seen: list[list[str | None]] = httpx2.get(url.replace("/mcp", "/seen"), timeout=TIMEOUT).json()
+    return seen

@@ -151,3 +151,44 @@ def test_the_mcp_param_headers_checked_are_those_of_the_last_listing(tmp_path: P
             got.append((_call(url, "route", COUNT, {}), _call(url, "route", REGION, {})))
     assert got == [expected for _, _, expected in LISTINGS]
     assert (tmp_path / "err").read_text("utf-8", "replace").splitlines()[1:] == []
+
+
+# -- a paginated listing, its pages asked by several hosts ----------------------------------------
+COUNTED = _route("Count", "count", "integer")
+# (the server's pages; the tools/list requests in turn, each (the host: its own connection, the
+# cursor); what a call of route with COUNT and no Mcp-Param header gets) — frames._tools: over a
+# stdio server one connection serves every host, and its pages are followed as one client's: a
+# page asked with no cursor begins a listing, the next with the nextCursor of the page before, and
+# only a listing followed from its first page to the one with no nextCursor drops a tool it did
+# not list; a page of none (another host's cursor) adds its tools, dropping nothing. route is
+# listed on page 1 only (never on the others): each sequence keeps it, its header checked.
+PAGED: list[tuple[str, list[list[dict[str, Any]]], list[tuple[str, str | None]], tuple[int, Any]]] = [
+    ("one-host-pages", [[COUNTED], [OTHER]], [("a", None), ("a", "1")], MISMATCH),
+    ("two-hosts-in-step", [[COUNTED], [OTHER]], [("a", None), ("b", None), ("a", "1"), ("b", "1")], MISMATCH),
+    ("page-2-between", [[COUNTED], [OTHER]], [("a", None), ("b", "1"), ("a", "1")], MISMATCH),
+    ("restart-between", [[COUNTED], [OTHER], [OTHER]],
+     [("a", None), ("a", "1"), ("b", None), ("a", "2"), ("b", "1"), ("b", "2")], MISMATCH),
+    ("unknown-cursor-between", [[COUNTED], [OTHER]], [("a", None), ("b", "9"), ("a", "1")], MISMATCH),
+    ("page-2-alone", [[COUNTED], [OTHER]], [("a", None), ("a", "1"), ("b", "1")], MISMATCH),
+    # a whole listing without route drops it (route not on its page 1 now): then unchecked
+    ("dropped-by-a-whole-listing", [[OTHER], [OTHER]], [("a", None), ("a", "1")], _forwarded("route", COUNT)),
+]
+
+
+@pytest.mark.parametrize(("pages", "steps", "expected"), [r[1:] for r in PAGED], ids=[r[0] for r in PAGED])
+def test_the_pages_of_a_listing_several_hosts_ask_keep_every_tool_listed(
+        tmp_path: Path, pages: list[list[dict[str, Any]]], steps: list[tuple[str, str | None]],
+        expected: tuple[int, Any]) -> None:
+    file = tmp_path / "pages.json"
+    file.write_text(json.dumps([[COUNTED]]))
+    with _proxy(["--", *LISTING, str(file)], tmp_path / "err") as url:
+        first = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                            "params": {"_meta": json.loads(META)}}).encode()
+        assert _status(_request(url, "POST", first, {"MCP-Protocol-Version": V})) == 200  # route listed, checked
+        file.write_text(json.dumps(pages))
+        for n, (host, cursor) in enumerate(steps):
+            params: dict[str, Any] = {"_meta": json.loads(META), **({"cursor": cursor} if cursor else {})}
+            sent = json.dumps({"jsonrpc": "2.0", "id": f"{host}-{n}", "method": "tools/list", "params": params})
+            assert _status(_request(url, "POST", sent.encode(), {"MCP-Protocol-Version": V})) == 200
+        got = _call(url, "route", COUNT, {})
+    assert got == expected

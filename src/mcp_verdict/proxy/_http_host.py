@@ -29,7 +29,12 @@ basic/transports/streamable-http, as a server:
   over HTTP), a 2025 JSON-RPC response (or a 2025-03-26 batch holding one) that answers no
   server request sent to a GET stream of its session and not answered yet (``HttpHost._unasked``;
   a null id answers one no parser reads): the server's error to it, under a null id or its id,
-  would be taken for the answer of another host's request in flight;
+  would be taken for the answer of another host's request in flight. A process that exits takes
+  its requests with it (``StdioUpstream.on_exit``): a response to one is refused at once, and on
+  any retry — before, it was written to the restarted process, which had not sent it and counts
+  its ids afresh: its own request under that id, sent to another host, was taken as answered.
+  Over an HTTP upstream a response is forwarded as it comes, the proxy keeping nothing a retry
+  needs: one whose POST upstream failed (502, 504) may be sent again;
 - over a stdio upstream the proxy is the HTTP server that processes the body: a 2026-07-28
   request (or notification) whose headers disagree with its body gets 400 and HeaderMismatch
   (-32020) under its id, unsent, logged as refused (:func:`header_mismatch`; 2026-07-28
@@ -61,7 +66,13 @@ basic/transports/streamable-http, as a server:
   ``DELETE`` answers the session's calls in flight with UPSTREAM_CLOSED (cancelled upstream) and
   ends its GET streams, and leaves the process running (it serves every host on one
   connection: other sessions, stateless requests); a body with line breaks (pretty-printed) is
-  written to the process as one line, each CR and LF a space;
+  written to the process as one line, each CR and LF a space; at most ``max_sessions``
+  (:data:`MAX_SESSIONS`) such sessions are held: past it the least recently used one with no
+  call in flight is forgotten (its host gets 404 and initialises again), and when every one
+  held (with the ``initialize`` requests under way) has a call in flight a new ``initialize``
+  is refused unsent, as a server at capacity answers: 503, ``Retry-After`` and
+  UPSTREAM_UNAVAILABLE under its id (``HttpHost._room``, ``_at_capacity``) — forgetting a
+  session with a call in flight would answer that call for another host's sake;
 - ``GET`` (its ``Accept`` listing ``text/event-stream``, in any case, else 406) opens the
   stream for the server's own messages (2025), at most :data:`MAX_GETS` for one session (past
   it, the one opened first is ended): forwarded upstream with
@@ -112,7 +123,12 @@ basic/transports/streamable-http, as a server:
   closed after it (its upstream POSTs still under way finished first), unless the answer carries
   an ``Mcp-Session-Id``: it is then that session's relay, until the host's DELETE. At most
   :data:`MAX_SESSIONS` session relays are kept: past that the least recently used idle one is
-  closed (the upstream session is not ended; its next request starts a relay of its own). The
+  closed (the upstream session is not ended; its next request starts a relay of its own). One
+  in use (a POST, a GET stream) is kept while it is, and a new ``initialize`` is forwarded all
+  the same: past the bound, the relays held beyond it are each used by a request under way and
+  closed once it ends (``_trim``), as the connections themselves are; the upstream holds the
+  sessions and answers at its own capacity (a relay is a cache of the proxy's: closing one
+  costs its session nothing, unlike a stdio upstream's session, which the proxy holds). The
   stateless requests share one relay, and one more for each id in flight twice at once (closed
   once idle);
 - SIGTERM and SIGINT stop it gracefully: the endpoint stops listening, the calls in flight get
@@ -221,6 +237,10 @@ _STATELESS: Final = "2026-07-28"
 MAX_SESSIONS: Final = 1000
 """The 2025 session relays an HTTP host keeps at most (HTTP upstream); past it the least recently
 used idle one is closed (its upstream session goes on: its next request gets a new relay)."""
+RETRY_AFTER: Final = 1
+"""The seconds a host refused a new session at capacity (every session held has a call in
+flight, stdio upstream) is told to wait (``Retry-After``): a call usually ends sooner than a
+host retries; each one ends at the latest at ``--timeout``."""
 MAX_ASKED: Final = 4096
 """The server requests awaiting a host's answer that the HTTP host side keeps (stdio upstream):
 past it the oldest is forgotten (a host's late answer to it is refused). Those of a session are
@@ -486,6 +506,9 @@ class PostStream:
     renamed: tuple[tuple[str | None, Key], Key] | None = None
     """((its session or None, the id key of the host's own id), that of the id sent upstream) of a
     renumbered request: what :attr:`HttpHost._renamed` holds for it while its POST lasts."""
+    opening = False
+    """Its request is an ``initialize`` (stdio upstream) whose session's room is kept until its
+    session is issued or its POST ends (``HttpHost._room``)."""
     reused = False
     """Its request's id is one a request of its session has in flight (the host reused it): it
     is answered INVALID_REQUEST, unsent (``HttpHost._renumber``)."""
@@ -610,7 +633,8 @@ class HttpHost:
         """The server requests sent to a host's GET stream (stdio upstream) that no host answered
         yet, by (the stream's session or None, the request's id: ``("key", id_key)``, or
         ``("text", the id as written)`` when no parser holds it), the oldest first, at most
-        :data:`MAX_ASKED`, none of a session that ended (``_forget_session``): whether no parser
+        :data:`MAX_ASKED`, none of a session that ended (``_forget_session``) nor of a process
+        that exited (``StdioUpstream.on_exit``: the next one never sent them): whether no parser
         reads the request (its host may answer it with a null id). A host's response must answer
         one of its own session's (``_unasked``)."""
         self._unread_asks = 0
@@ -618,6 +642,9 @@ class HttpHost:
         """The GET streams open by the session they name (None: none), the first opened first:
         at most :data:`MAX_GETS` each."""
         self._gets: list[PostStream] = []
+        self._opening = 0
+        """The ``initialize`` POSTs under way (stdio upstream) whose session is not issued yet: each
+        keeps room for it (:meth:`_room`)."""
         self._sessions: dict[str, set[Key]] = {}
         """The 2025 sessions the proxy issued (stdio upstream) and not ended, least recently used
         first: each one's calls in flight (the keys of its POSTs still answering)."""
@@ -644,6 +671,7 @@ class HttpHost:
                                      grace=self.options.grace, env=merge_env(self.options.env))
             upstream.one_line = relay.upstream_one_line = True  # an HTTP body may hold line breaks
             upstream.http_host = True
+            upstream.on_exit = self._asked.clear  # (its requests die with it: ``_unasked``)
             bridge.upstream = upstream
             await upstream.start()
             self._stdio = bridge
@@ -980,6 +1008,8 @@ class HttpHost:
                 named = look.kind == "request" or (look.kind == "unreadable" and look.has_id)
                 return self._refused(request, body, session, mismatch, as_written(look.id, body) if named else None)
         initialize = look is not None and look.method == "initialize"
+        if initialize and self._stdio is not None and not self._room():
+            return self._at_capacity(request, body, session, look)
         stream = PostStream(self._backlog)
         # a frame no parser reads is read before a stdio upstream is sent it: the relay may answer
         # it instead (its id in flight, a number no int or float holds, a string that is not UTF-8)
@@ -1009,12 +1039,18 @@ class HttpHost:
                     self._release(bridge)
                     bridge = holder
                     self._live[bridge].users += 1
+        if initialize and self._stdio is not None:
+            stream.opening = True  # (its session's room kept until it is issued: ``_room``)
+            self._opening += 1
         try:
             return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note, send,
                                        look, deadline)
         finally:
             self._release(bridge)
             self._unrename(stream)
+            if stream.opening:  # (no session issued: refused, failed, its host gone)
+                stream.opening = False
+                self._opening -= 1
 
     async def _post_on(self, request: web.BaseRequest, body: bytes, session: str | None, initialize: bool,
                        stream: PostStream, bridge: Bridge, read_first: bool = False,
@@ -1263,6 +1299,9 @@ class HttpHost:
             if sid:
                 self._adopt(sid, bridge)
         elif initialize and self._stdio is not None:
+            if stream.opening:
+                stream.opening = False
+                self._opening -= 1
             headers["Mcp-Session-Id"] = self._issue()
         kind, data, final, event_id = item
         status = stream.status or 200
@@ -1428,16 +1467,50 @@ class HttpHost:
         return session
 
     def _issue(self) -> str:
-        """A new session's id (stdio upstream), held until the host's DELETE; past
-        :data:`MAX_SESSIONS` the least recently used one with no call in flight is forgotten
-        (its host gets 404 and initialises again)."""
+        """A new session's id (stdio upstream), held until the host's DELETE. Its room was kept
+        when its ``initialize`` came (:meth:`_room`); should the sessions still be past
+        ``max_sessions``, the least recently used ones with no call in flight are forgotten —
+        never the new one (before, it was: the host was given an id that had already ended)."""
+        while len(self._sessions) >= self.max_sessions and self._forget_idle():
+            pass
         session = secrets.token_hex(16)
         self._sessions[session] = set()
-        if len(self._sessions) > self.max_sessions:
-            idle = next((s for s, calls in self._sessions.items() if not calls), None)
-            if idle is not None:
-                self._forget_session(idle, "")
         return session
+
+    def _forget_idle(self) -> bool:
+        """Forget the least recently used session with no call in flight (its host gets 404
+        and initialises again); False when every one has a call in flight."""
+        idle = next((s for s, calls in self._sessions.items() if not calls), None)
+        if idle is None:
+            return False
+        self._forget_session(idle, "")
+        return True
+
+    def _room(self) -> bool:
+        """Room for the session of a new ``initialize`` (stdio upstream): fewer than
+        ``max_sessions`` sessions held and ``initialize`` requests under way (each keeps its
+        room until its session is issued), else the least recently used session with no call in
+        flight is forgotten for it; none is: no room (:meth:`_at_capacity`)."""
+        if len(self._sessions) + self._opening < self.max_sessions:
+            return True
+        return self._forget_idle()
+
+    def _at_capacity(self, request: web.BaseRequest, body: bytes, session: str | None,
+                     look: Peek | None) -> web.Response:
+        """An ``initialize`` with no room for its session (:meth:`_room`): refused unsent, as a
+        server at capacity answers — 503 Service Unavailable with ``Retry-After`` (RFC 9110
+        s15.6.4, s10.2.3: :data:`RETRY_AFTER` seconds) and UPSTREAM_UNAVAILABLE under its id,
+        logged as refused. A session is forgotten only when idle (forgetting one with a call in
+        flight would answer that call -31001 for another host's sake), and one issued past the
+        bound was forgotten at once: its host, given an id that had ended, got 404 on its next
+        request and initialised again, in a loop, its ``initialize`` each time sent upstream."""
+        reason = (f"the proxy holds its most sessions ({self.max_sessions}), each with a call in flight: a new session "
+                  "cannot be started until one of them is idle or ends")
+        answer_id = as_written(look.id, body) if look is not None and look.kind == "request" else None
+        response = self._refused(request, body, session, (UPSTREAM_UNAVAILABLE, reason), answer_id)
+        response.set_status(503)
+        response.headers["Retry-After"] = str(RETRY_AFTER)
+        return response
 
     def _holds(self, session: str) -> bool:
         """``session`` is one the proxy issued and not ended (stdio upstream): now the most recently used."""

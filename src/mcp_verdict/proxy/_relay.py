@@ -92,6 +92,7 @@ from ._codes import (
     TOO_LARGE,
     UPSTREAM_CLOSED,
     UPSTREAM_TIMEOUT,
+    UPSTREAM_UNAVAILABLE,
     RefuseAs,
     cancelled,
     digest,
@@ -454,7 +455,8 @@ class Relay:
         (JSON-RPC 2.0 s5.1: PARSE_ERROR for a body no parser reads, INVALID_REQUEST for JSON that
         is no object; no id can be told). ``why``: (the code, the reason) the caller found
         (:func:`unfollowed`; HEADER_MISMATCH, a 2026-07-28 request whose headers disagree with its
-        body, answered under ``answer_id``, its id as written)."""
+        body, answered under ``answer_id``, its id as written; UPSTREAM_UNAVAILABLE, an HTTP
+        host's ``initialize`` with no room for its session, under its id)."""
         self.stats.host_frames += 1
         self.stats.refused += 1
         if why is not None:
@@ -470,7 +472,7 @@ class Relay:
                                                  "POST" + (f"; {batch})" if isinstance(batch, str) else ")"))
         self._log("c2s", "refused", data, note=f"not forwarded: {reason}", http=http)
         what = "parse error" if code == PARSE_ERROR else "header mismatch" if code == HEADER_MISMATCH \
-            else "invalid request"
+            else "unavailable" if code == UPSTREAM_UNAVAILABLE else "invalid request"
         answer = error_frame(answer_id, code, f"mcp-verdict proxy: {what}: {reason}; the proxy does not relay it",
                              {"reason": reason, "forwarded": False})
         return [self._unsent_answer(answer, "refused the body: no JSON-RPC message", http)]

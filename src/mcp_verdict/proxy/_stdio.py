@@ -425,6 +425,10 @@ class StdioUpstream:
         self.http_host = False
         """The host speaks HTTP: a frame of its that answers no request and is not sent gets 502
         (504 past ``--timeout``), as its frame-log record says."""
+        self.on_exit: Callable[[], None] | None = None
+        """Told when a process has exited (before a restart, if any): the requests it sent its
+        hosts can no longer be answered (``HttpHost``: its hosts' responses to them are refused,
+        not written to the next process, which never sent them)."""
         self.delivery: asyncio.Future[str | None] | None = None
         """The fate of the last frame :meth:`send` took while the process was down: None once it
         is written to the restarted process, else why it was not (the HTTP host awaits it, for
@@ -660,6 +664,8 @@ class StdioUpstream:
         self.exit_codes.append(code)
         relay = self.bridge.relay
         relay.note("eof", "s2c", f"the upstream closed stdout (exit status {code})")
+        if self.on_exit is not None:
+            self.on_exit()
         late, self._replay_late, self._replay_id = self._replay_late, None, None
         self._forced = late is not None
         self._cancel_replay_timer()
