@@ -62,7 +62,7 @@ from ..frames import (
 from ..frames._jsonrpc import id_text
 from ..frames._sendable import check_call
 from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, parsed_bound
-from ..frames._track import related_task, task_reused
+from ..frames._track import related_task, task_reused, task_taken
 from ..judgement._check import Expectation, judging_options
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy, plain_number
 from ..judgement._outcome import Observe, Outcome, evaluate_defaults, evaluate_listed, settle
@@ -229,7 +229,7 @@ class _TaskCall:
     on the tracker, its context), the call as first judged and as it is now, the requests refused
     while the task ran (:meth:`VerdictTap._task_refused`), and what it counts against the bound."""
 
-    __slots__ = ("asks", "ended", "exchange", "first", "now", "size")
+    __slots__ = ("asks", "ended", "exchange", "first", "now", "size", "taken")
 
     def __init__(self, exchange: Exchange, call: TapCall, size: int) -> None:
         self.exchange = Exchange(exchange.conn, exchange.origin, exchange.method, exchange.request_id,
@@ -240,8 +240,12 @@ class _TaskCall:
         self.asks = RefusedAsks()
         self.size = size
         self.ended = False
-        """The task's end was answered (:meth:`VerdictTap._task_polled`): a request made afterwards
-        is not the task's (it may still be the call's waiting then, by its exchange or alone)."""
+        """The task's end was answered (:meth:`VerdictTap._task_polled`), or its id was created
+        again (:meth:`VerdictTap._task_taken`): a request made afterwards is not the task's (it may
+        still be the call's waiting then, by its exchange or alone)."""
+        self.taken: tuple[str, Any] | None = None
+        """(the task id, the request id of the tools/call whose answer created it again) once its
+        id was created again while it ran (:meth:`VerdictTap._task_taken`)."""
 
 
 class TapCall(msgspec.Struct, frozen=True, gc=False):
@@ -876,11 +880,30 @@ class VerdictTap:
         made = self.tracker.task_creator(state.id, task_id)
         if made is None or made[0] == exchange.call:
             return verdict
+        if made[0] == 0:  # created twice already, the first task not ended then: a reuse again
+            return task_reused(verdict, task_id)
         first = self._tasks.get((state.id, made[0])) if self._tasks else None
         if first is not None and not first.ended:
+            self._task_taken(first, task_id, exchange.request_id)
+            self.tracker.unfollow_task(state.id, task_id)
             return task_reused(verdict, task_id, first.exchange.request_id)
         self.tracker.learn_task(state.id, task_id, exchange.call)
         return verdict
+
+    def _task_taken(self, task: _TaskCall, task_id: str, request_id: Any) -> None:
+        """``task``'s id, its task not ended, was created again by the answer to the tools/call
+        ``request_id``: its call's outcome can no longer be known (the polls and requests naming
+        the id cannot be told to be its task's). The call is judged again, ``unclassified`` with a
+        finding naming the reuse after its own and its task's refused requests' (``task_taken``,
+        as the audit ends it), on the history and in its judging block; its task owns no request
+        from now on (``ended``)."""
+        task.ended = True
+        task.taken = (task_id, request_id)
+        found = task_taken(task.first.verdict, task_id, request_id).findings[-1]
+        grown = sys.getsizeof(found.message) + sys.getsizeof(found.path)
+        task.size += grown
+        self._tasks_size += grown
+        self._judged_again(task)
 
     def _bound_tasks(self) -> None:
         """The oldest task calls let go past ``_KEEP`` of them or :data:`HISTORY_BYTES` (the newest
@@ -931,8 +954,16 @@ class VerdictTap:
             grown = sum(sys.getsizeof(f.message) + sys.getsizeof(f.path) for f in found)
             task.size += grown
             self._tasks_size += grown
+        self._judged_again(task)
+
+    def _judged_again(self, task: _TaskCall) -> None:
+        """``task``'s call judged again, as it is now (:meth:`_task_refused`, :meth:`_task_taken`):
+        its findings, its task's refused requests', and the reuse of its id if its id was created
+        again; in place of what it was, on the history and in its judging block."""
         first, before = task.first, task.now
-        verdict = task.asks.verdict(first.verdict)
+        taken = task.taken
+        verdict = task.asks.verdict(first.verdict) if taken is None else \
+            task_taken(first.verdict, taken[0], taken[1], task.asks.findings())
         task.now = msgspec.structs.replace(first, verdict=verdict, outcome=replace(first.outcome, verdict=verdict))
         self._amended[id(first)] = task
         if self._tasks_size > HISTORY_BYTES:
@@ -982,16 +1013,15 @@ class VerdictTap:
         travel on that call's POST stream, or a task's poll's); else the only one waiting on the
         connection. None when none tells (several waiting, none in that exchange)."""
         tasks, conn = self._tasks, state.id
-        if tasks:
-            named = related_task(request)
-            number = self.tracker.task_call(conn, named) if named is not None else None
-            task = tasks.get((conn, number)) if number is not None else None
+        named = related_task(request)
+        if named is not None:
+            number = self.tracker.task_call(conn, named)
+            task = tasks.get((conn, number)) if number is not None and tasks else None
             if task is not None and not task.ended:
                 return task.exchange
             if task is None and number is not None and state.tasks_forgotten:
                 return None  # a task of this connection the tap let go (its bound): its, not the call waiting's
-            if number is None and named is not None and (made := self.tracker.task_creator(conn, named)) is not None \
-                    and made[1]:
+            if number is None and (made := self.tracker.task_creator(conn, named)) is not None and made[1]:
                 return None  # a task id two calls' answers created: its requests cannot be told apart
         tracker, calling = self.tracker, self._calling
         http = request.request.http
