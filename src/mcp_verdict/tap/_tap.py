@@ -229,7 +229,7 @@ class _TaskCall:
     on the tracker, its context), the call as first judged and as it is now, the requests refused
     while the task ran (:meth:`VerdictTap._task_refused`), and what it counts against the bound."""
 
-    __slots__ = ("asks", "ended", "exchange", "first", "now", "size", "taken")
+    __slots__ = ("asks", "block", "ended", "exchange", "first", "index", "now", "size", "taken")
 
     def __init__(self, exchange: Exchange, call: TapCall, size: int) -> None:
         self.exchange = Exchange(exchange.conn, exchange.origin, exchange.method, exchange.request_id,
@@ -244,6 +244,11 @@ class _TaskCall:
         again (:meth:`VerdictTap._task_taken`): a request made afterwards is not the task's (it may
         still be the call's waiting then, by its exchange or alone)."""
         self.taken: tuple[str, Any] | None = None
+        self.block: weakref.ref[Judged] | None = None
+        """The judging block that holds the call (weakly), its ``index``-th: the call judged again
+        is put in its place there too (:meth:`VerdictTap._judged_again`), so the block keeps it as
+        it is now once the tap lets the task go (its bound)."""
+        self.index = 0
         """(the task id, the request id of the tools/call whose answer created it again) once its
         id was created again while it ran (:meth:`VerdictTap._task_taken`)."""
 
@@ -371,7 +376,8 @@ class Judged:
     the write proxies read, leaving it resets it (cheaper than a generator-based context manager,
     and one object per judged block)."""
 
-    __slots__ = ("_attempt", "_done", "_eager", "_options", "_tap", "_token", "error", "opened", "sent", "tokens")
+    __slots__ = ("__weakref__", "_attempt", "_done", "_eager", "_options", "_tap", "_token", "error", "opened", "sent",
+                 "tokens")
 
     def __init__(self, tap: VerdictTap, options: Mapping[str, Any], attempt: Attempt = None) -> None:
         self._tap = tap
@@ -451,6 +457,8 @@ class Judged:
             if call is None:
                 target, rid, name = targets[index]
                 call = self._tap._judge(target, rid, name, self._options, self.error, attempt=self._attempt)
+                if self._tap._fresh is not None:
+                    self._tap._hold(self, index, call)
                 self._tap._observe(call, self.tokens[index] if index < len(self.tokens) else [])
             done.append(call)
         return done if not self._tap._amended else self._now(done)
@@ -526,6 +534,8 @@ class VerdictTap:
         and of them no more than :data:`HISTORY_BYTES` (each counted by :func:`held_bytes`; the
         newest kept whatever its size): a task's call no longer kept owns no request."""
         self._tasks_size = 0
+        self._fresh: _TaskCall | None = None
+        """The task call :meth:`_task_judged` kept last, until a judging block takes it (:meth:`_hold`)."""
         self._amended: dict[int, _TaskCall] = {}
         """id of a task's call as first judged -> its entry in ``_tasks``, once a request refused
         while the task ran judged it again (:meth:`_task_refused`): a judging block keeps its calls
@@ -791,6 +801,8 @@ class VerdictTap:
                         _mark_noise(state, seq)
                     judged = self._claims.pop(first[3])[0]
                     judged._done.append(self._judge_answered(state, exchange, response.data, first[1]))
+                    if self._fresh is not None:  # (a task's handle: its block noted)
+                        self._hold(judged, len(judged._done) - 1, judged._done[-1])
                     return events
         for event in events:
             if type(event) is Answered:
@@ -820,6 +832,8 @@ class VerdictTap:
                         judged._done.append(self._judge_answered(
                             state, exchange, response.data,
                             first[1] if first is not None and first[0].request is exchange.request else None))
+                        if self._fresh is not None:  # (a task's handle: its block noted)
+                            self._hold(judged, index, judged._done[-1])
                     else:
                         self._judge_now(claim, exchange, state)
                     continue
@@ -865,9 +879,17 @@ class VerdictTap:
         if older is not None:
             self._forget_task(older)
         size = call.held or held_bytes(call)
-        tasks[key] = _TaskCall(exchange, call, size)
+        tasks[key] = self._fresh = _TaskCall(exchange, call, size)
         self._tasks_size += size
         self._bound_tasks()
+
+    def _hold(self, judged: Judged, index: int, call: TapCall) -> None:
+        """``call``, just judged, is the ``index``-th of the block ``judged``: when it is the task
+        call :meth:`_task_judged` just kept, the task notes its block (:attr:`_TaskCall.block`)."""
+        task, self._fresh = self._fresh, None
+        if task is not None and task.first is call:
+            task.block = weakref.ref(judged)
+            task.index = index
 
     def _created(self, state: _Conn, exchange: Exchange, verdict: Verdict, task_id: str) -> Verdict:
         """``verdict``, the answer to the tools/call ``exchange`` that created the task ``task_id``,
@@ -939,6 +961,8 @@ class VerdictTap:
 
     def _forget_task(self, task: _TaskCall) -> None:
         self._tasks_size -= task.size
+        if self._fresh is task:
+            self._fresh = None
         if self._amended.get(id(task.first)) is task:
             del self._amended[id(task.first)]
 
@@ -964,8 +988,18 @@ class VerdictTap:
         taken = task.taken
         verdict = task.asks.verdict(first.verdict) if taken is None else \
             task_taken(first.verdict, taken[0], taken[1], task.asks.findings())
-        task.now = msgspec.structs.replace(first, verdict=verdict, outcome=replace(first.outcome, verdict=verdict))
+        now = task.now = msgspec.structs.replace(first, verdict=verdict,
+                                                 outcome=replace(first.outcome, verdict=verdict))
         self._amended[id(first)] = task
+        block = task.block() if task.block is not None else None
+        if block is not None:  # in its place in its block too: what the block keeps once the tap lets the task go
+            index, done = task.index, block._done
+            if index < len(done) and (done[index] is before or done[index] is first):
+                done[index] = now
+            else:
+                eager = block._eager.get(index)
+                if eager is not None and (eager is before or eager is first):
+                    block._eager[index] = now
         if self._tasks_size > HISTORY_BYTES:
             self._bound_tasks()
         history = self.history
@@ -1103,6 +1137,8 @@ class VerdictTap:
             judged._done.append(call)  # the next call of the block, in order: where ``calls`` would put it
         else:
             judged._eager[index] = call
+        if self._fresh is not None:
+            self._hold(judged, index, call)
         if self.observers:
             self._observe(call, judged.tokens[index] if index < len(judged.tokens) else [])
 
