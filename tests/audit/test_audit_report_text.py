@@ -283,3 +283,39 @@ def test_a_value_a_problem_quotes_is_bounded_in_every_report(tmp_path: Path, rec
     assert [(o["type"], o.get("line"), o.get("reason")) for o in lines if o["type"] != "summary"] == [
         ("call", 3, None), ("problem", 5, reason)]
     assert lines[-1]["line_counts"]["unreadable"] == 1 and lines[-1]["calls"] == 1
+
+
+def _own_span(code: str) -> bytes:
+    """A trace export of one of mcp-verdict's own spans (README "OpenTelemetry": ``mcp_verdict.kind``,
+    ``.decision``, ``.findings``) recording an unknown effect (check_state) and the finding ``code``."""
+    attributes = {"mcp.method.name": "tools/call", "jsonrpc.request.id": "1", "gen_ai.tool.name": "t",
+                  "mcp.protocol.version": "2026-07-28", "mcp_verdict.kind": "unclassified",
+                  "mcp_verdict.decision": "check_state", "mcp_verdict.findings": code}
+    return json.dumps({"resourceSpans": [{
+        "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "s"}}]},
+        "scopeSpans": [{"spans": [{
+            "traceId": "5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174", "name": "tools/call t",
+            "kind": 2, "startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000000500000000",
+            "status": {"code": 2, "message": "m"},
+            "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in attributes.items()]}]}]}]}).encode()
+
+
+# A span may record a finding code of any length: the figures count it cut to 200 characters with its length, and
+# the calls with an unknown effect show their example's code the same way (terminal, page); the --json line keeps
+# it whole. (Before, the example kept its code whole: a 1 MB code made a 1 MB terminal report and page.)
+@pytest.mark.parametrize(("code", "shown"), [
+    ("X" * 1_000_000, "X" * 200 + "… (1000000 characters in all)"),
+    ("\x1b" * 300_000, "\\x1b" * 200 + "… (300000 characters in all)"),
+])
+def test_an_unknown_effects_code_of_any_length_is_shown_cut(tmp_path: Path, code: str, shown: str) -> None:
+    export = tmp_path / "traces.jsonl"
+    export.write_bytes(_own_span(code) + b"\n")
+    page = tmp_path / "report.html"
+    done = cli(str(export), "--html", str(page))
+    assert done.returncode == 0, done.stderr
+    terminal, html = done.stdout.decode("utf-8"), page.read_text("utf-8")
+    assert len(terminal) < 6_000 and len(html) < 30_000
+    assert "Unknown effect" in terminal and "".join(terminal.split()).count("".join(shown.split())) == 2  # (folded)
+    assert html.count(f"<td>{shown}</td>") == 2  # the top findings and the unknown effect's example
+    row = json.loads(cli(str(export), "--json").stdout.decode("utf-8").splitlines()[0])
+    assert (row["finding"], row["unknown_effect"]) == (code, True)
