@@ -771,7 +771,8 @@ class Auditor:
         steps as there were, quadratic in a log of many calls waiting while the server asks."""
         conn = request.conn
         calls = self._calls.get(conn)
-        task = related_task(request)  # a task's (2025-11-25), named by the request: its call's while it runs
+        # a task's (2025-11-25), named by the request: its call's while it runs (read only where a task was made)
+        task = related_task(request) if self._tracker.knows_tasks(conn) else None
         if task is not None:
             number = self._tracker.task_call(conn, task)
             running = self._open.get((conn, number)) if number is not None and self._open else None

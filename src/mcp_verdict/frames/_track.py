@@ -481,6 +481,13 @@ class Tracker:
         call = state.tasks.get(task_id) if state is not None else None
         return None if call is None else (-call, True) if call <= 0 else (call, False)
 
+    def knows_tasks(self, conn: str) -> bool:
+        """Whether a task id was created on ``conn`` that this tracker still knows (else a request
+        naming a task names none of this connection's: :meth:`task_call` and
+        :meth:`task_creator` are None whatever it names, and it need not be read for one)."""
+        state = self._conns.get(conn)
+        return state is not None and bool(state.tasks)
+
     def unfollow_task(self, conn: str, task_id: str) -> None:
         """The task id ``task_id``, created on ``conn`` by a call whose task had not ended when a
         later call's answer created it again, is no call's for good: its polls and related

@@ -1047,7 +1047,7 @@ class VerdictTap:
         travel on that call's POST stream, or a task's poll's); else the only one waiting on the
         connection. None when none tells (several waiting, none in that exchange)."""
         tasks, conn = self._tasks, state.id
-        named = related_task(request)
+        named = related_task(request) if self.tracker.knows_tasks(conn) else None  # (read where a task was made)
         if named is not None:
             number = self.tracker.task_call(conn, named)
             task = tasks.get((conn, number)) if number is not None and tasks else None
