@@ -244,13 +244,13 @@ class _TaskCall:
         again (:meth:`VerdictTap._task_taken`): a request made afterwards is not the task's (it may
         still be the call's waiting then, by its exchange or alone)."""
         self.taken: tuple[str, Any] | None = None
+        """(the task id, the request id of the tools/call whose answer created it again) once its
+        id was created again while it ran (:meth:`VerdictTap._task_taken`)."""
         self.block: weakref.ref[Judged] | None = None
         """The judging block that holds the call (weakly), its ``index``-th: the call judged again
         is put in its place there too (:meth:`VerdictTap._judged_again`), so the block keeps it as
         it is now once the tap lets the task go (its bound)."""
         self.index = 0
-        """(the task id, the request id of the tools/call whose answer created it again) once its
-        id was created again while it ran (:meth:`VerdictTap._task_taken`)."""
 
 
 class TapCall(msgspec.Struct, frozen=True, gc=False):
