@@ -227,3 +227,95 @@ def test_the_time_axis_stays_within_its_columns_whatever_the_times(
     assert sum(sum(c.values()) for _, c in timeline) == len(times)
     if filled is not None:
         assert {start: sum(c.values()) for start, c in timeline if c} == filled
+
+
+# A line break (LF, CR, U+2028), or a TAB, in a name: a report line of the peer's making on the terminal ("12
+# lines = 12 call" under the report's own count), and on the page a name that reads as another (a page shows a
+# newline as a space: "srv\nx" read "srv x"). Each is shown as its escape on the terminal and the page (what the
+# README says of control characters there); the --json line and the Parquet row keep the name as it was. (Before,
+# the terminal printed LF raw and the page left LF and TAB raw.)
+@pytest.mark.parametrize(("tool", "server", "shown"), [
+    ("t", "srv\n12 lines = 12 call + 0 message", "srv\\n12 lines = 12 call + 0 message"),
+    ("tool\r\nFAKE", "s", "tool\\r\\nFAKE"),
+    ("a\tb", "s", "a\\tb"),
+    ("ls\u2028x", "s", "ls\\u2028x"),
+])
+def test_a_line_break_in_a_name_is_shown_as_its_escape(tmp_path: Path, tool: str, server: str, shown: str) -> None:
+    import duckdb
+
+    log = one_call(tmp_path / "frames.jsonl", tool, server)
+    page, table = tmp_path / "report.html", tmp_path / "calls.parquet"
+    done = cli(str(log), "--html", str(page), "--parquet", str(table), width=200)
+    assert done.returncode == 1, done.stderr
+    terminal = done.stdout.decode("utf-8")
+    assert shown in terminal  # (200 columns: the row on one line)
+    assert not any(line.lstrip("│ ").startswith(("12 lines", "FAKE", "b ", "x ")) for line in terminal.splitlines())
+    html = page.read_text("utf-8")
+    assert shown in html and (tool if tool != "t" else server) not in html  # (never raw)
+    row = json.loads(cli(str(log), "--json").stdout.decode("utf-8").splitlines()[0])
+    assert (row["tool"], row["server"]) == (tool, server)
+    assert duckdb.connect().execute(f"select tool, server from read_parquet('{table}')").fetchall() == [(tool, server)]
+
+
+# A frame-log line that is no record, quoting a value of its own of any size in why: the reason quotes at most its
+# first 60 characters, so every report stays bounded (the terminal, the page, the problem's --json line); the call
+# beside it is judged. (Before, a 1 MB version or http key was quoted whole: a 1 MB reason in each report.)
+@pytest.mark.parametrize(("record", "reason"), [
+    ('{"v":"' + "V" * 1_000_000 + '"}', "unknown format version '" + "V" * 56 + "... (this reader knows 1)"),
+    ('{"v":[' + "[" * 100 + "]" * 100 + ',"' + "W" * 1_000_000 + '"]}',
+     "unknown format version [" + "[" * 56 + "... (this reader knows 1)"),
+    ('{"v":1,"conn":"c","seq":9,"t":1,"dir":"c2s","kind":"open","http":{"' + "K" * 1_000_000 + '":1}}',
+     "http." + "K" * 60 + "… (1000000 characters in all) is not a field of the format"),
+    ('{"v":1,"conn":"c","seq":9,"t":1,"dir":"c2s","kind":"open","http":{"<script>\\u202e\\n":1}}',
+     "http.<script>\u202e\n is not a field of the format"),
+])
+def test_a_value_a_problem_quotes_is_bounded_in_every_report(tmp_path: Path, record: str, reason: str) -> None:
+    log = one_call(tmp_path / "frames.jsonl", "t")
+    with log.open("ab") as file:
+        file.write(record.encode() + b"\n")
+    page = tmp_path / "report.html"
+    done = cli(str(log), "--html", str(page))
+    assert done.returncode == 1, done.stderr
+    terminal, html = done.stdout.decode("utf-8"), page.read_text("utf-8")
+    assert len(terminal) < 6_000 and len(html) < 30_000
+    assert "<script" not in html and "\u202e" not in html and "\u202e" not in terminal
+    lines = [json.loads(line) for line in cli(str(log), "--json").stdout.decode("utf-8").splitlines()]
+    assert [(o["type"], o.get("line"), o.get("reason")) for o in lines if o["type"] != "summary"] == [
+        ("call", 3, None), ("problem", 5, reason)]
+    assert lines[-1]["line_counts"]["unreadable"] == 1 and lines[-1]["calls"] == 1
+
+
+def _own_span(code: str) -> bytes:
+    """A trace export of one of mcp-verdict's own spans (README "OpenTelemetry": ``mcp_verdict.kind``,
+    ``.decision``, ``.findings``) recording an unknown effect (check_state) and the finding ``code``."""
+    attributes = {"mcp.method.name": "tools/call", "jsonrpc.request.id": "1", "gen_ai.tool.name": "t",
+                  "mcp.protocol.version": "2026-07-28", "mcp_verdict.kind": "unclassified",
+                  "mcp_verdict.decision": "check_state", "mcp_verdict.findings": code}
+    return json.dumps({"resourceSpans": [{
+        "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "s"}}]},
+        "scopeSpans": [{"spans": [{
+            "traceId": "5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174", "name": "tools/call t",
+            "kind": 2, "startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000000500000000",
+            "status": {"code": 2, "message": "m"},
+            "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in attributes.items()]}]}]}]}).encode()
+
+
+# A span may record a finding code of any length: the figures count it cut to 200 characters with its length, and
+# the calls with an unknown effect show their example's code the same way (terminal, page); the --json line keeps
+# it whole. (Before, the example kept its code whole: a 1 MB code made a 1 MB terminal report and page.)
+@pytest.mark.parametrize(("code", "shown"), [
+    ("X" * 1_000_000, "X" * 200 + "… (1000000 characters in all)"),
+    ("\x1b" * 300_000, "\\x1b" * 200 + "… (300000 characters in all)"),
+])
+def test_an_unknown_effects_code_of_any_length_is_shown_cut(tmp_path: Path, code: str, shown: str) -> None:
+    export = tmp_path / "traces.jsonl"
+    export.write_bytes(_own_span(code) + b"\n")
+    page = tmp_path / "report.html"
+    done = cli(str(export), "--html", str(page))
+    assert done.returncode == 0, done.stderr
+    terminal, html = done.stdout.decode("utf-8"), page.read_text("utf-8")
+    assert len(terminal) < 6_000 and len(html) < 30_000
+    assert "Unknown effect" in terminal and "".join(terminal.split()).count("".join(shown.split())) == 2  # (folded)
+    assert html.count(f"<td>{shown}</td>") == 2  # the top findings and the unknown effect's example
+    row = json.loads(cli(str(export), "--json").stdout.decode("utf-8").splitlines()[0])
+    assert (row["finding"], row["unknown_effect"]) == (code, True)

@@ -4,7 +4,7 @@ the task runs ("an elicitation that a task-augmented tool call depends on MUST s
 related task ID with that tool call's task"); after its end (tasks/result's answer: Result
 Retrieval) it is the call waiting then, if one; a related-task that names no task of this
 connection (not an object, a number, an id never created, one with a bidi override, a 1 MB one) is
-no task's; a task id created twice while its first task runs is neither call's (the second call
+no task's; a task id created twice while its first task runs is neither call's (both calls
 unclassified: test_audit_task_reuse.py); a tasks/result answered with an error ends
 the call on it; a poll answered after the connection closed is a stray. They hold the behaviour
 of the code before this branch, but for the round a request never answered now has (the rows
@@ -54,11 +54,13 @@ CASES: list[tuple[str, list[tuple[Any, ...]], list[tuple[Any, ...]], list[str]]]
      [task_call(1), created(1), call(4, "b"), ask(7, E, related(b'{"taskId":"T1"}')), answer(4)],
      [("1", "unclassified", "log_ended", REFUSED, [T, E]), ("4", "normal_complete", "answered", [], [T])], []),
     # T1 created twice, the first running (2025-11-25 Task ID Requirements: unique): the second answer is blamed;
-    # the polls and requests naming T1 cannot be told apart: neither call's (the first's end stays its own)
+    # the polls and requests naming T1 cannot be told apart: neither call's (the first's outcome unknown: it ends
+    # at the reuse, blamed too)
     ("a task id created twice",
      [task_call(1), created(1), task_call(2), created(2), poll(3, RESULT), ask(7, E, for_task(OBJECT_PROPERTY)),
       answer(3, DONE_T1)],
-     [("1", "task", "log_ended", [], [T]), ("2", "unclassified", "answered", ["task.field"], [T])], []),
+     [("1", "unclassified", "reused_id", ["task.field"], [T]), ("2", "unclassified", "answered", ["task.field"], [T])],
+     []),
     ("tasks/result answered with an error",
      [task_call(1), created(1), poll(2), status(2, b"failed"), poll(3, RESULT),
       answer(3, b'{"code":-32603,"message":"\\u001b[2J\\u202e"}', error=True), ask(7, E, for_task(OBJECT_PROPERTY))],

@@ -6,11 +6,14 @@ controlled by the receiver". A second CreateTaskResult naming the id of a task s
 ``tasks/result`` answered its end) is blamed on the call it answers: ``unclassified``, a
 ``task.field`` finding naming the reuse. A request naming that id then cannot be told to be either
 task's: neither call is judged again for it, nor is the call waiting then (it names a task). The
-first call stays as it was judged (a task). Once the first task ended, its id created again is the
-later call's (a request naming it judges that call again), as before.
+first call's outcome is unknown from then on: it is judged again, ``unclassified`` with a
+``task.field`` finding naming the reuse, on the history and in its judging block, as the audit ends
+it (tests/integrations/test_tap_task_reuse_both.py). Once the first task ended, its id created
+again is the later call's (a request naming it judges that call again), and the first call stays
+a task.
 
 Before this, the second handle was a task like any, and a request naming the id judged the second
-call again.
+call again; then the first call stayed a task, as if nothing had happened to it.
 
 Real peers: the official SDK's ``Client`` (mcp 2.x, ``mode="legacy"``) through the tap's
 transports and ``tests/integrations/asking_server.py`` (``arguments.reuse``: the last task's id
@@ -48,7 +51,8 @@ async def start_again(tap: VerdictTap, session: Any, tool: str) -> None:
 # refused: a property of type object)
 CASES: list[tuple[str, bool, list[tuple[str | None, str, list[str]]]]] = [
     ("created again while it runs", False,
-     [("task_name", "task", []), ("task_name", "unclassified", ["task.field"]), ("ask_task", "normal_complete", [])]),
+     [("task_name", "unclassified", ["task.field"]), ("task_name", "unclassified", ["task.field"]),
+      ("ask_task", "normal_complete", [])]),
     # not a reuse of a task in use: the id is the later call's, which the request naming it judges again
     ("created again after it ended", True,
      [("task_name", "task", []), ("task_name", "unclassified", REFUSED), ("ask_task", "normal_complete", [])]),
@@ -101,21 +105,23 @@ def status_2026(value: bytes) -> bytes:
                 value, b',"result":{"resultType":"complete","content":[]}' if value == b"completed" else b""))
 
 
-CASES_2026: list[tuple[str, bytes, tuple[str, list[str]]]] = [
-    ("created again while it runs", b"working", ("unclassified", ["task.field"])),
-    ("created again after it ended", b"completed", ("task", [])),
+# (case, the poll's status) → (the first call's kind and findings, the second's), read after both
+CASES_2026: list[tuple[str, bytes, tuple[str, list[str]], tuple[str, list[str]]]] = [
+    ("created again while it runs", b"working", ("unclassified", ["task.field"]), ("unclassified", ["task.field"])),
+    ("created again after it ended", b"completed", ("task", []), ("task", [])),
 ]
 
 
-@pytest.mark.parametrize(("name", "polled", "expected"), CASES_2026, ids=[c[0] for c in CASES_2026])
-def test_the_same_for_a_2026_task(name: str, polled: bytes, expected: tuple[str, list[str]]) -> None:
+@pytest.mark.parametrize(("name", "polled", "first_expected", "expected"), CASES_2026, ids=[c[0] for c in CASES_2026])
+def test_the_same_for_a_2026_task(name: str, polled: bytes, first_expected: tuple[str, list[str]],
+                                  expected: tuple[str, list[str]]) -> None:
     tap = VerdictTap()
     conn = tap._open("stdio", "case")
     proxy = tap.write_stream(Sink(), conn)
     poll = request(9, b"tasks/get", b'"taskId":"T"')
 
     async def scenario() -> list[Any]:
-        outcomes = []
+        blocks = []
         for rid in (7, 8):
             if rid == 8:
                 tap._feed(conn, "c2s", poll)
@@ -124,11 +130,13 @@ def test_the_same_for_a_2026_task(name: str, polled: bytes, expected: tuple[str,
                 await proxy.send(sdk_message(rid))
                 tap._feed(conn, "c2s", request(rid, b"tools/call", b'"name":"t","arguments":{}'))
                 tap._feed(conn, "s2c", b'{"jsonrpc":"2.0","id":%d,"result":%s}' % (rid, TASK_2026))
-            outcomes.append(judged.outcome)
-        return outcomes
+            blocks.append(judged)
+        return [block.outcome for block in blocks]
 
     first, second = asyncio.run(scenario())
-    assert (first.verdict.kind.value, [f.code for f in first.verdict.findings]) == ("task", [])
+    assert (first.verdict.kind.value, [f.code for f in first.verdict.findings]) == first_expected
     assert (second.verdict.kind.value, [f.code for f in second.verdict.findings]) == expected
     if expected[1]:
         assert [f.path for f in second.verdict.findings] == ["/result/taskId"]
+        assert [f.path for f in first.verdict.findings] == ["/result/taskId"]
+        assert "ext-tasks: each task is uniquely identifiable" in first.verdict.findings[0].message

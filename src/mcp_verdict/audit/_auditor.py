@@ -42,7 +42,7 @@ import orjson
 from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
 from ..frames._jsonrpc import is_batch, lenient_request
 from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, ToolsBudget
-from ..frames._track import related_task, task_reused
+from ..frames._track import related_task, task_reused, task_taken
 from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
 from ..judgement._schema import CompiledSchema, compile_key, schema_key
@@ -587,7 +587,7 @@ class Auditor:
             self._pair("call", batched)
             verdict = judge_call(exchange, self._options.of(exchange.context))
             if verdict.kind is Kind.TASK and verdict.task is not None:
-                verdict = self._created(exchange, verdict, verdict.task.task_id)
+                verdict = self._created(exchange, verdict, verdict.task.task_id, out)
             call = self._open.pop(key, None) if self._open else None
             if call is None:
                 call = _Call(exchange, source, line)
@@ -656,21 +656,52 @@ class Auditor:
         if exchange.origin == "client" and (exchange.response_peek is not None or method == "tools/list"):
             self._learn(exchange)
 
-    def _created(self, exchange: Exchange, verdict: Verdict, task_id: str) -> Verdict:
+    def _created(self, exchange: Exchange, verdict: Verdict, task_id: str, out: list[Entry]) -> Verdict:
         """``verdict``, the answer to the tools/call ``exchange`` that created the task ``task_id``,
         when another call of its connection created that task id earlier: while that call's task
         runs (its call open), ``unclassified`` naming the reuse (:func:`task_reused`: the tasks'
-        polls and requests are neither call's, the earlier call's end its own); once it ended, the
-        id is this call's (its polls and requests are)."""
+        polls and requests are neither call's), and the earlier call ends now, ``unclassified`` too
+        (:meth:`_taken`); once it ended, the id is this call's (its polls and requests are)."""
         conn = exchange.conn
         made = self._tracker.task_creator(conn, task_id)
         if made is None or made[0] == exchange.call:
             return verdict
+        if made[0] == 0:  # created twice already, the first task not ended then: a reuse again
+            return task_reused(verdict, task_id)
         first = self._open.get((conn, made[0])) if self._open else None
         if first is not None and first.task_id == task_id:
+            self._taken(first, task_id, exchange.request_id, out)
+            self._tracker.unfollow_task(conn, task_id)
             return task_reused(verdict, task_id, first.first.request_id)
         self._tracker.learn_task(conn, task_id, exchange.call)
         return verdict
+
+    def _taken(self, call: _Call, task_id: str, request_id: Any, out: list[Entry]) -> None:
+        """The task of ``call`` (open: its task not ended) was created again, by the answer to the
+        tools/call ``request_id``: its outcome can no longer be known (the polls and requests naming
+        the id cannot be told to be its task's), so it ends now (``reused_id``), ``unclassified``
+        with a finding naming the reuse after its own and its refused requests' (:func:`task_taken`,
+        as the tap judges it again). Its polls still waiting (sent before the reuse) are its rounds
+        without an answer; an answer to one that comes later is a message line."""
+        first = call.first
+        conn, number = first.conn, first.call
+        key = (conn, number)
+        del self._open[key]
+        if self._asked or self._refused:
+            self._take_asked(key, call)
+        refused = call.refused.findings() if call.refused is not None else ()
+        call.refused = None
+        waiting = self._calls.get(conn)
+        if waiting:
+            polls = sorted((e for e in waiting.values() if e.call == number and e.method in _TASK_METHODS),
+                           key=lambda e: e.request.seq)
+            for poll in polls:
+                self._not_waiting(poll)
+                position = self._lines.get((conn, poll.request.seq))
+                call.rounds.add(self._round(poll, None, None, position[1] if position is not None else self._line))
+        assert call.verdict is not None  # (a call open with a task id was answered its handle)
+        call.verdict = task_taken(call.verdict, task_id, request_id, refused)
+        out.append(self._finish(call, "reused_id"))
 
     def _seen_asking(self, request: Exchange, line: int) -> None:
         """A 2025 server's input request, as it comes (whether or not the client ever answers it:
@@ -740,15 +771,16 @@ class Auditor:
         steps as there were, quadratic in a log of many calls waiting while the server asks."""
         conn = request.conn
         calls = self._calls.get(conn)
-        if self._open:  # a task's (2025-11-25), named by the request: its call's while it runs
-            task = related_task(request)
-            number = self._tracker.task_call(conn, task) if task is not None else None
-            running = self._open.get((conn, number)) if number is not None else None
+        # a task's (2025-11-25), named by the request: its call's while it runs (read only where a task was made)
+        task = related_task(request) if self._tracker.knows_tasks(conn) else None
+        if task is not None:
+            number = self._tracker.task_call(conn, task)
+            running = self._open.get((conn, number)) if number is not None and self._open else None
             if running is not None:
                 return running.first
-            if task is not None and number is None and (made := self._tracker.task_creator(conn, task)) is not None \
-                    and made[1]:
+            if number is None and (made := self._tracker.task_creator(conn, task)) is not None and made[1]:
                 return None  # a task id two calls' answers created: its requests cannot be told apart
+                # (whether or not a call is still open: the first ends at the reuse, _taken)
         if not calls:
             return None
         http = request.request.http

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Final
 
-from ..verdict._peer_text import neutral
+from ..verdict._peer_text import one_line
 from ._rows import FIDELITY, utc
 from ._summary import UNJUDGED, Summary, named_fidelities, redacted_note
 
@@ -45,8 +45,10 @@ code{font-size:12px;background:#f0f1f4;padding:1px 4px;border-radius:3px}.muted{
 
 def _t(value: object) -> str:
     """Text on the page: control and bidi characters shown as their escapes (a U+202E in a tool
-    name would turn the count after it around, ``verdict._peer_text``), then HTML-escaped."""
-    return escape(neutral(str(value)), quote=True)
+    name would turn the count after it around, ``verdict._peer_text``), line breaks and TAB too
+    (``one_line``: a page shows a newline as a space, so ``a\nb`` would read as the name ``a b``),
+    then HTML-escaped."""
+    return escape(one_line(str(value)), quote=True)
 
 
 def _legend(items: Sequence[tuple[str, str]]) -> str:

@@ -89,12 +89,18 @@ def server_name(row: CallRow) -> str:
 
 
 def _kept(row: CallRow) -> CallRow:
-    """An example row as the summary keeps it: its server and tool names cut (:data:`NAME_KEPT`)."""
-    server, tool = row.server, row.tool
-    if (server is None or len(server) <= NAME_KEPT) and (tool is None or len(tool) <= NAME_KEPT):
+    """An example row as the summary keeps it: its server and tool names and its findings' codes
+    cut (:data:`NAME_KEPT`), as the figures keep them (a trace export's span may record a code of
+    any length: the reports show an example's first finding)."""
+    server, tool, findings = row.server, row.tool, row.findings
+    long_codes = any(len(f.code) > NAME_KEPT for f in findings)
+    if (server is None or len(server) <= NAME_KEPT) and (tool is None or len(tool) <= NAME_KEPT) and not long_codes:
         return row
+    if long_codes:
+        findings = tuple(msgspec.structs.replace(f, code=cut(f.code, NAME_KEPT)) if len(f.code) > NAME_KEPT else f
+                         for f in findings)
     return msgspec.structs.replace(row, server=None if server is None else cut(server, NAME_KEPT),
-                                   tool=None if tool is None else cut(tool, NAME_KEPT))
+                                   tool=None if tool is None else cut(tool, NAME_KEPT), findings=findings)
 
 
 @dataclass

@@ -28,7 +28,7 @@ from ..audit import FORMATS, MAX_JOBS, AuditError, CallRow, Problem, Totals, pla
 from ..audit._rows import FIDELITY
 from ..audit._run import audit, shown_path
 from ..audit._summary import Summary, fidelity_statement, named_fidelities, redacted_note
-from ..verdict._peer_text import neutral
+from ..verdict._peer_text import neutral, one_line
 from ._json import json_line
 from ._style import stdout_gone
 from ._term import literal, make_console, print_rows, table_width
@@ -176,12 +176,12 @@ def report(console: Console, summary: Summary, totals: Totals, inputs: Sequence[
     """The terminal report (readable at 80 columns)."""
     for path, fmt, fidelity in inputs:
         if fidelity == "none":  # nothing detected in it: fmt says why
-            console.print(literal(f"{path}: {fmt}", "bold"))
+            console.print(literal(one_line(f"{path}: {fmt}"), "bold"))
             continue
         if fidelity in FIDELITY:
-            console.print(literal(f"{path}: {fmt}, {fidelity} fidelity", "bold"))
+            console.print(literal(one_line(f"{path}: {fmt}, {fidelity} fidelity"), "bold"))
         else:  # a trace export with calls of two fidelities, or none
-            console.print(literal(f"{path}: {fmt}, fidelity: {fidelity}", "bold"))
+            console.print(literal(one_line(f"{path}: {fmt}, fidelity: {fidelity}"), "bold"))
         for name in named_fidelities(fidelity):
             console.print(literal(f"  {FIDELITY[name]}" if name == fidelity else f"  {name}: {FIDELITY[name]}", "dim"))
     tally = totals.tally
@@ -195,8 +195,8 @@ def report(console: Console, summary: Summary, totals: Totals, inputs: Sequence[
                   f"{summary.unknown_effect} with an unknown effect; {summary.unfinished} not followed to their end\n",
                   markup=True)
     if summary.calls:  # side by side when both fit whole, else one after the other
-        kinds = [(name, str(n)) for name, n in summary.kinds.most_common()]
-        actions = [(name, str(n)) for name, n in summary.actions.most_common()]
+        kinds = [(one_line(name), str(n)) for name, n in summary.kinds.most_common()]
+        actions = [(one_line(name), str(n)) for name, n in summary.actions.most_common()]
         if table_width(("kind", "calls"), kinds) + 4 + table_width(("decision", "calls"), actions) <= console.width:
             grid = Table.grid(padding=(0, 4))
             grid.add_row(_count_table("by kind", kinds, _KIND_STYLE), _count_table("by decision", actions))
@@ -209,18 +209,19 @@ def report(console: Console, summary: Summary, totals: Totals, inputs: Sequence[
         title = "Naive false successes: taken as success by \"result\" in response, not accepted"
         print_rows(console, title + _most(len(top), len(summary.false_by_tool), "server/tool pairs"),
                    ("server", "tool", "false", "of"),
-                   [(server, tool, str(n), str(summary.calls_by_tool[(server, tool)])) for (server, tool), n in top])
+                   [(one_line(server), one_line(tool), str(n), str(summary.calls_by_tool[(server, tool)]))
+                    for (server, tool), n in top])
     if summary.findings:
         codes = summary.findings.most_common(_FINDINGS_SHOWN)
         print_rows(console, "Top findings" + _most(len(codes), len(summary.findings), "findings"),
-                   ("finding", "calls"), [(code, str(n)) for code, n in codes])
+                   ("finding", "calls"), [(one_line(code), str(n)) for code, n in codes])
     if summary.unknown_examples:
         print_rows(console, f"Unknown effect (check the state): first {len(summary.unknown_examples)} of "
                             f"{summary.unknown_effect}", ("server", "tool", "where", "why"),
-                   [(row.server or "", row.tool or "", f"{row.source}:{row.line}", row.finding or "")
-                    for row in summary.unknown_examples])
+                   [(one_line(row.server or ""), one_line(row.tool or ""), one_line(f"{row.source}:{row.line}"),
+                     one_line(row.finding or "")) for row in summary.unknown_examples])
     problems: list[Problem] = summary.problem_examples
     if problems:
         console.print(f"Unreadable and stray lines: first {len(problems)} of {sum(summary.problems.values())}")
         for problem in problems:
-            console.print(literal(f"  {problem.source}:{problem.line} {problem.category}: {problem.reason}"))
+            console.print(literal(one_line(f"  {problem.source}:{problem.line} {problem.category}: {problem.reason}")))

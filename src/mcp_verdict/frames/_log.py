@@ -49,7 +49,8 @@ import msgspec
 import orjson
 
 from ..verdict._classify import OptionError
-from ..verdict._peer_text import utf8_text
+from ..verdict._peer_text import cut, utf8_text
+from ..verdict._shown import shown
 
 FORMAT_VERSION: Final = 1
 Direction = Literal["c2s", "s2c"]
@@ -249,11 +250,16 @@ def _is_int(value: object) -> bool:
     return type(value) is int and value >= 0
 
 
+_QUOTED: Final = 60
+"""The characters of a record's own value a problem's reason quotes (a version, an ``http`` key):
+a log line may hold a value of any size, and the reason is shown whole in every report."""
+
+
 def _check(value: Any) -> str | None:
     if not isinstance(value, dict):
         return "a record is a JSON object"
     if value.get("v") != FORMAT_VERSION or type(value.get("v")) is not int:
-        return f"unknown format version {value.get('v')!r} (this reader knows {FORMAT_VERSION})"
+        return f"unknown format version {shown(value.get('v'), _QUOTED)} (this reader knows {FORMAT_VERSION})"
     if not isinstance(value.get("conn"), str):
         return "conn must be a string"
     if not _is_int(value.get("seq")):
@@ -296,7 +302,7 @@ def _check(value: Any) -> str | None:
         for key, item in http.items():
             expected = _HTTP_FIELDS.get(key)
             if expected is None:
-                return f"http.{key} is not a field of the format"
+                return f"http.{cut(key, _QUOTED)} is not a field of the format"
             if type(item) is not expected:
                 return f"http.{key} must be a {expected.__name__}"
     return None

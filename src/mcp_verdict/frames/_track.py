@@ -69,7 +69,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -77,7 +77,7 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from ..verdict._findings import finding
+from ..verdict._findings import Finding, finding
 from ..verdict._kind import Kind
 from ..verdict._shown import shown
 from ..verdict._verdict import Verdict, make_verdict
@@ -475,10 +475,27 @@ class Tracker:
         (two calls' answers naming one task id: 2025-11-25 basic/utilities/tasks, "Task IDs MUST be
         unique among all tasks controlled by the receiver"), the task's polls and related requests
         are no call's (:meth:`task_call` is None: they cannot be told apart) until the caller hands
-        the id to the later call (:meth:`learn_task`: the first task had ended)."""
+        the id to the later call (:meth:`learn_task`: the first task had ended), or for good
+        (:meth:`unfollow_task`: the first task had not; then the call is 0)."""
         state = self._conns.get(conn)
         call = state.tasks.get(task_id) if state is not None else None
-        return None if call is None else (-call, True) if call < 0 else (call, False)
+        return None if call is None else (-call, True) if call <= 0 else (call, False)
+
+    def knows_tasks(self, conn: str) -> bool:
+        """Whether a task id was created on ``conn`` that this tracker still knows (else a request
+        naming a task names none of this connection's: :meth:`task_call` and
+        :meth:`task_creator` are None whatever it names, and it need not be read for one)."""
+        state = self._conns.get(conn)
+        return state is not None and bool(state.tasks)
+
+    def unfollow_task(self, conn: str, task_id: str) -> None:
+        """The task id ``task_id``, created on ``conn`` by a call whose task had not ended when a
+        later call's answer created it again, is no call's for good: its polls and related
+        requests cannot be told to be either task's, nor those of a task created with it again
+        later (the earlier tasks not known to have ended). :meth:`task_creator` says ``(0, True)``."""
+        state = self._conns.get(conn)
+        if state is not None:
+            state.tasks_bytes = _remember_text(state.tasks, task_id, 0, self._max_answered, state.tasks_bytes)
 
     def waiting_in(self, conn: str, origin: Origin, number: int) -> list[Exchange]:
         """The requests ``origin`` sent on ``conn`` in the HTTP exchange ``number`` that still
@@ -764,23 +781,56 @@ def related_task(exchange: Exchange) -> str | None:
     return task if type(task) is str else None
 
 
-def task_reused(verdict: Verdict, task_id: str, request_id: Any) -> Verdict:
+def _task_spec(verdict: Verdict) -> tuple[str, str]:
+    """Where a task handle (``verdict``'s answer) holds its task id, and the rule that makes it
+    unique: a 2025-11-25 ``CreateTaskResult`` holds the task as ``task``, a 2026-07-28 one
+    (ext-tasks) its fields in the result itself."""
+    message = verdict.message
+    result = message.get("result") if isinstance(message, Mapping) else None
+    if isinstance(result, Mapping) and "taskId" in result:
+        return "/result/taskId", "ext-tasks: each task is uniquely identifiable by a server-generated task ID"
+    return ("/result/task/taskId",
+            "2025-11-25 basic/utilities/tasks: task IDs MUST be unique among all tasks controlled by the receiver")
+
+
+def task_taken(verdict: Verdict, task_id: str, request_id: Any, refused: Sequence[Finding] = ()) -> Verdict:
+    """The verdict of the tools/call that created the task ``task_id`` (``verdict``: its task's
+    handle, or its last poll's), whose task had not ended when the tools/call ``request_id`` of the
+    same connection was answered the same task id (:func:`task_reused` judges that answer):
+    ``unclassified``, its findings, those of the server requests refused while its task ran
+    (``refused``), and one naming the reuse. The call's outcome is unknown from then on: the
+    polls and requests naming the id cannot be told to be its task's, so the audit follows it no
+    further (it ends ``reused_id``) and the tap judges it again."""
+    path, spec = _task_spec(verdict)
+    found = finding(path, "task.field", (
+        f"the task id {shown(task_id, 60)} of this call's task, not ended, was created again: the tools/call with "
+        f"request id {shown(request_id, 60)} on this connection was answered with it ({spec}); the two tasks' "
+        "polls and requests naming it cannot be told apart, so this call's outcome is unknown"))
+    return make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, *refused, found), verdict.version, verdict.message)
+
+
+_UNFOLLOWED: Final = object()
+
+
+def task_reused(verdict: Verdict, task_id: str, request_id: Any = _UNFOLLOWED) -> Verdict:
     """The verdict of a tools/call whose answer (``verdict``: a task's handle) created the task
     ``task_id`` that the tools/call ``request_id`` created earlier on the same connection, its
     task not ended: ``unclassified``, its findings and one naming the reuse (a
     2025-11-25 ``CreateTaskResult`` holds the task as ``task``, a 2026-07-28 one, ext-tasks, its
     fields in the result itself). The two tasks' polls and related requests cannot be told apart:
-    the audit and the tap give them to neither call (:meth:`Tracker.task_creator`)."""
-    message = verdict.message
-    result = message.get("result") if isinstance(message, Mapping) else None
-    path = "/result/taskId" if isinstance(result, Mapping) and "taskId" in result else "/result/task/taskId"
-    spec = ("ext-tasks: each task is uniquely identifiable by a server-generated task ID"
-            if path == "/result/taskId" else
-            "2025-11-25 basic/utilities/tasks: task IDs MUST be unique among all tasks controlled by the receiver")
-    found = finding(path, "task.field", (
-        f"the task id {shown(task_id, 60)} is still in use: the tools/call with request id {shown(request_id, 60)} "
-        f"on this connection created it and its task has not ended ({spec}); the two tasks' polls and requests "
-        "naming it cannot be told apart, so they are neither call's"))
+    the audit and the tap give them to neither call (:meth:`Tracker.task_creator`). Without
+    ``request_id``: the id two earlier calls' answers created already (:meth:`Tracker.unfollow_task`)."""
+    path, spec = _task_spec(verdict)
+    if request_id is _UNFOLLOWED:
+        found = finding(path, "task.field", (
+            f"the task id {shown(task_id, 60)} is still in use: two earlier tools/call answers on this connection "
+            f"created it, neither task known to have ended ({spec}); the tasks' polls and requests naming it cannot "
+            "be told apart, so they are no call's"))
+    else:
+        found = finding(path, "task.field", (
+            f"the task id {shown(task_id, 60)} is still in use: the tools/call with request id "
+            f"{shown(request_id, 60)} on this connection created it and its task has not ended ({spec}); the two "
+            "tasks' polls and requests naming it cannot be told apart, so they are neither call's"))
     return make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, found), verdict.version, verdict.message)
 
 

@@ -62,7 +62,7 @@ from ..frames import (
 from ..frames._jsonrpc import id_text
 from ..frames._sendable import check_call
 from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, parsed_bound
-from ..frames._track import related_task, task_reused
+from ..frames._track import related_task, task_reused, task_taken
 from ..judgement._check import Expectation, judging_options
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy, plain_number
 from ..judgement._outcome import Observe, Outcome, evaluate_defaults, evaluate_listed, settle
@@ -229,7 +229,7 @@ class _TaskCall:
     on the tracker, its context), the call as first judged and as it is now, the requests refused
     while the task ran (:meth:`VerdictTap._task_refused`), and what it counts against the bound."""
 
-    __slots__ = ("asks", "ended", "exchange", "first", "now", "size")
+    __slots__ = ("asks", "block", "ended", "exchange", "first", "index", "now", "size", "taken")
 
     def __init__(self, exchange: Exchange, call: TapCall, size: int) -> None:
         self.exchange = Exchange(exchange.conn, exchange.origin, exchange.method, exchange.request_id,
@@ -240,8 +240,17 @@ class _TaskCall:
         self.asks = RefusedAsks()
         self.size = size
         self.ended = False
-        """The task's end was answered (:meth:`VerdictTap._task_polled`): a request made afterwards
-        is not the task's (it may still be the call's waiting then, by its exchange or alone)."""
+        """The task's end was answered (:meth:`VerdictTap._task_polled`), or its id was created
+        again (:meth:`VerdictTap._task_taken`): a request made afterwards is not the task's (it may
+        still be the call's waiting then, by its exchange or alone)."""
+        self.taken: tuple[str, Any] | None = None
+        """(the task id, the request id of the tools/call whose answer created it again) once its
+        id was created again while it ran (:meth:`VerdictTap._task_taken`)."""
+        self.block: weakref.ref[Judged] | None = None
+        """The judging block that holds the call (weakly), its ``index``-th: the call judged again
+        is put in its place there too (:meth:`VerdictTap._judged_again`), so the block keeps it as
+        it is now once the tap lets the task go (its bound)."""
+        self.index = 0
 
 
 class TapCall(msgspec.Struct, frozen=True, gc=False):
@@ -367,7 +376,8 @@ class Judged:
     the write proxies read, leaving it resets it (cheaper than a generator-based context manager,
     and one object per judged block)."""
 
-    __slots__ = ("_attempt", "_done", "_eager", "_options", "_tap", "_token", "error", "opened", "sent", "tokens")
+    __slots__ = ("__weakref__", "_attempt", "_done", "_eager", "_options", "_tap", "_token", "error", "opened", "sent",
+                 "tokens")
 
     def __init__(self, tap: VerdictTap, options: Mapping[str, Any], attempt: Attempt = None) -> None:
         self._tap = tap
@@ -447,6 +457,8 @@ class Judged:
             if call is None:
                 target, rid, name = targets[index]
                 call = self._tap._judge(target, rid, name, self._options, self.error, attempt=self._attempt)
+                if self._tap._fresh is not None:
+                    self._tap._hold(self, index, call)
                 self._tap._observe(call, self.tokens[index] if index < len(self.tokens) else [])
             done.append(call)
         return done if not self._tap._amended else self._now(done)
@@ -522,6 +534,8 @@ class VerdictTap:
         and of them no more than :data:`HISTORY_BYTES` (each counted by :func:`held_bytes`; the
         newest kept whatever its size): a task's call no longer kept owns no request."""
         self._tasks_size = 0
+        self._fresh: _TaskCall | None = None
+        """The task call :meth:`_task_judged` kept last, until a judging block takes it (:meth:`_hold`)."""
         self._amended: dict[int, _TaskCall] = {}
         """id of a task's call as first judged -> its entry in ``_tasks``, once a request refused
         while the task ran judged it again (:meth:`_task_refused`): a judging block keeps its calls
@@ -787,6 +801,8 @@ class VerdictTap:
                         _mark_noise(state, seq)
                     judged = self._claims.pop(first[3])[0]
                     judged._done.append(self._judge_answered(state, exchange, response.data, first[1]))
+                    if self._fresh is not None:  # (a task's handle: its block noted)
+                        self._hold(judged, len(judged._done) - 1, judged._done[-1])
                     return events
         for event in events:
             if type(event) is Answered:
@@ -816,6 +832,8 @@ class VerdictTap:
                         judged._done.append(self._judge_answered(
                             state, exchange, response.data,
                             first[1] if first is not None and first[0].request is exchange.request else None))
+                        if self._fresh is not None:  # (a task's handle: its block noted)
+                            self._hold(judged, index, judged._done[-1])
                     else:
                         self._judge_now(claim, exchange, state)
                     continue
@@ -861,9 +879,17 @@ class VerdictTap:
         if older is not None:
             self._forget_task(older)
         size = call.held or held_bytes(call)
-        tasks[key] = _TaskCall(exchange, call, size)
+        tasks[key] = self._fresh = _TaskCall(exchange, call, size)
         self._tasks_size += size
         self._bound_tasks()
+
+    def _hold(self, judged: Judged, index: int, call: TapCall) -> None:
+        """``call``, just judged, is the ``index``-th of the block ``judged``: when it is the task
+        call :meth:`_task_judged` just kept, the task notes its block (:attr:`_TaskCall.block`)."""
+        task, self._fresh = self._fresh, None
+        if task is not None and task.first is call:
+            task.block = weakref.ref(judged)
+            task.index = index
 
     def _created(self, state: _Conn, exchange: Exchange, verdict: Verdict, task_id: str) -> Verdict:
         """``verdict``, the answer to the tools/call ``exchange`` that created the task ``task_id``,
@@ -876,11 +902,30 @@ class VerdictTap:
         made = self.tracker.task_creator(state.id, task_id)
         if made is None or made[0] == exchange.call:
             return verdict
+        if made[0] == 0:  # created twice already, the first task not ended then: a reuse again
+            return task_reused(verdict, task_id)
         first = self._tasks.get((state.id, made[0])) if self._tasks else None
         if first is not None and not first.ended:
+            self._task_taken(first, task_id, exchange.request_id)
+            self.tracker.unfollow_task(state.id, task_id)
             return task_reused(verdict, task_id, first.exchange.request_id)
         self.tracker.learn_task(state.id, task_id, exchange.call)
         return verdict
+
+    def _task_taken(self, task: _TaskCall, task_id: str, request_id: Any) -> None:
+        """``task``'s id, its task not ended, was created again by the answer to the tools/call
+        ``request_id``: its call's outcome can no longer be known (the polls and requests naming
+        the id cannot be told to be its task's). The call is judged again, ``unclassified`` with a
+        finding naming the reuse after its own and its task's refused requests' (``task_taken``,
+        as the audit ends it), on the history and in its judging block; its task owns no request
+        from now on (``ended``)."""
+        task.ended = True
+        task.taken = (task_id, request_id)
+        found = task_taken(task.first.verdict, task_id, request_id).findings[-1]
+        grown = sys.getsizeof(found.message) + sys.getsizeof(found.path)
+        task.size += grown
+        self._tasks_size += grown
+        self._judged_again(task)
 
     def _bound_tasks(self) -> None:
         """The oldest task calls let go past ``_KEEP`` of them or :data:`HISTORY_BYTES` (the newest
@@ -916,6 +961,8 @@ class VerdictTap:
 
     def _forget_task(self, task: _TaskCall) -> None:
         self._tasks_size -= task.size
+        if self._fresh is task:
+            self._fresh = None
         if self._amended.get(id(task.first)) is task:
             del self._amended[id(task.first)]
 
@@ -931,10 +978,28 @@ class VerdictTap:
             grown = sum(sys.getsizeof(f.message) + sys.getsizeof(f.path) for f in found)
             task.size += grown
             self._tasks_size += grown
+        self._judged_again(task)
+
+    def _judged_again(self, task: _TaskCall) -> None:
+        """``task``'s call judged again, as it is now (:meth:`_task_refused`, :meth:`_task_taken`):
+        its findings, its task's refused requests', and the reuse of its id if its id was created
+        again; in place of what it was, on the history and in its judging block."""
         first, before = task.first, task.now
-        verdict = task.asks.verdict(first.verdict)
-        task.now = msgspec.structs.replace(first, verdict=verdict, outcome=replace(first.outcome, verdict=verdict))
+        taken = task.taken
+        verdict = task.asks.verdict(first.verdict) if taken is None else \
+            task_taken(first.verdict, taken[0], taken[1], task.asks.findings())
+        now = task.now = msgspec.structs.replace(first, verdict=verdict,
+                                                 outcome=replace(first.outcome, verdict=verdict))
         self._amended[id(first)] = task
+        block = task.block() if task.block is not None else None
+        if block is not None:  # in its place in its block too: what the block keeps once the tap lets the task go
+            index, done = task.index, block._done
+            if index < len(done) and (done[index] is before or done[index] is first):
+                done[index] = now
+            else:
+                eager = block._eager.get(index)
+                if eager is not None and (eager is before or eager is first):
+                    block._eager[index] = now
         if self._tasks_size > HISTORY_BYTES:
             self._bound_tasks()
         history = self.history
@@ -982,16 +1047,15 @@ class VerdictTap:
         travel on that call's POST stream, or a task's poll's); else the only one waiting on the
         connection. None when none tells (several waiting, none in that exchange)."""
         tasks, conn = self._tasks, state.id
-        if tasks:
-            named = related_task(request)
-            number = self.tracker.task_call(conn, named) if named is not None else None
-            task = tasks.get((conn, number)) if number is not None else None
+        named = related_task(request) if self.tracker.knows_tasks(conn) else None  # (read where a task was made)
+        if named is not None:
+            number = self.tracker.task_call(conn, named)
+            task = tasks.get((conn, number)) if number is not None and tasks else None
             if task is not None and not task.ended:
                 return task.exchange
             if task is None and number is not None and state.tasks_forgotten:
                 return None  # a task of this connection the tap let go (its bound): its, not the call waiting's
-            if number is None and named is not None and (made := self.tracker.task_creator(conn, named)) is not None \
-                    and made[1]:
+            if number is None and (made := self.tracker.task_creator(conn, named)) is not None and made[1]:
                 return None  # a task id two calls' answers created: its requests cannot be told apart
         tracker, calling = self.tracker, self._calling
         http = request.request.http
@@ -1073,6 +1137,8 @@ class VerdictTap:
             judged._done.append(call)  # the next call of the block, in order: where ``calls`` would put it
         else:
             judged._eager[index] = call
+        if self._fresh is not None:
+            self._hold(judged, index, call)
         if self.observers:
             self._observe(call, judged.tokens[index] if index < len(judged.tokens) else [])
 
