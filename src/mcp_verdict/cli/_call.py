@@ -46,6 +46,7 @@ from ..verdict._peer_text import neutral
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
 from ._json import echo_json
 from ._options import json_value, limits_option
+from ._style import require_stdout
 from ._term import literal, make_console, markup_safe, neutral_logs, print_indented, print_whole
 
 EXIT_ACCEPT: Final = 0
@@ -333,6 +334,7 @@ def call_command(stdio: str | None, url: str | None, headers: Sequence[str], tim
     parsed = json_value(arguments, "ARGUMENTS")
     if not isinstance(parsed, dict):
         raise click.BadParameter("tool arguments are a JSON object", param_hint="ARGUMENTS")
+    require_stdout()  # the tool is never called when its verdict could not be written
     console = make_console(stderr=as_json, highlight=False)
     errors = make_console(stderr=True, highlight=False)
     spinner = _Spinner(console, enabled=console.is_terminal and not as_json)

@@ -17,6 +17,7 @@ from .. import corpus, kit
 from ..kit._mutants import MutantError
 from ..verdict._peer_text import neutral, one_line
 from ._json import echo_json
+from ._style import require_stdout
 from ._term import literal, make_console, markup_safe, print_indented, print_whole, table_width
 
 
@@ -43,6 +44,7 @@ def conform_command(receiver: str | None, builtin: str | None, labels_file: str 
     """
     if (receiver is None) == (builtin is None):
         raise click.UsageError("give a receiver MODULE:FUNCTION or --builtin NAME (one of them)")
+    require_stdout()
     with _stdout_to_stderr() if as_json else contextlib.nullcontext():  # the receiver's prints never reach the JSON
         try:
             found = kit.load_receiver(receiver or str(builtin), input=input_mode)
@@ -60,7 +62,9 @@ def conform_command(receiver: str | None, builtin: str | None, labels_file: str 
 
 @contextlib.contextmanager
 def _stdout_to_stderr() -> Iterator[None]:
-    """What runs inside writes to stderr, from Python (``print``) and from the file descriptor 1 alike."""
+    """What runs inside writes to stderr, from Python (``print``) and from the file descriptor 1 alike.
+    (Stdout is open: ``require_stdout``.)"""
+    require_stdout()
     sys.stdout.flush()
     saved = os.dup(1)
     try:

@@ -29,7 +29,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from ..verdict._peer_text import cut, neutral
-from ._style import READER_GONE, quiet_stdout
+from ._style import READER_GONE, OutputFailed, quiet_stdout
 
 
 def literal(text: str, style: str = "") -> Text:
@@ -108,12 +108,25 @@ _NARROWEST: Final = 20
 class _Console(Console):
     """rich's Console, but a reader that stopped reading (``| head``) ends the command with
     READER_GONE, as the commands' other writes do (rich exits 1, a status ``audit`` gives to a
-    naive false success)."""
+    naive false success), and an output that cannot be written raises :class:`OutputFailed`."""
 
     def on_broken_pipe(self) -> None:
         self.quiet = True
         quiet_stdout()
         raise SystemExit(READER_GONE)
+
+    def _write_buffer(self) -> None:
+        """rich's write, but a stream that is closed (rich writes nothing, silently) or whose write
+        fails (a full disk: a traceback) raises :class:`OutputFailed`; a reader gone stays rich's
+        (``on_broken_pipe``)."""
+        if self._file is None and (sys.stderr if self.stderr else sys.stdout) is None:
+            raise OutputFailed(f"standard {'error' if self.stderr else 'output'} is closed")
+        try:
+            super()._write_buffer()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputFailed(exc.strerror or str(exc)) from None
 
 
 def make_console(**options: Any) -> Console:
