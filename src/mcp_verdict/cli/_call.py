@@ -47,7 +47,16 @@ from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
 from ._json import echo_json
 from ._options import json_value, limits_option
 from ._style import require_stdout
-from ._term import literal, make_console, markup_safe, neutral_logs, print_indented, print_whole
+from ._term import (
+    FINDINGS_SHOWN,
+    findings_left_out,
+    literal,
+    make_console,
+    markup_safe,
+    neutral_logs,
+    print_indented,
+    print_whole,
+)
 
 EXIT_ACCEPT: Final = 0
 EXIT_USAGE: Final = 2
@@ -491,9 +500,16 @@ def exit_status(outcome: Outcome) -> int:
 
 
 def _findings(console: Console, verdict: Verdict) -> None:
-    for item in verdict.findings:
+    for item in verdict.findings[:FINDINGS_SHOWN]:
         console.print(Text.assemble("          ", (item.severity, "dim"), " ", (item.code, "bold"), " at ",
                                     literal(item.path or "/"), ": ", literal(item.message)))
+    _left_out(console, len(verdict.findings))
+
+
+def _left_out(console: Console, count: int) -> None:
+    left_out = findings_left_out(count)
+    if left_out is not None:
+        console.print(Text.assemble("          ", (left_out, "dim")))
 
 
 def _cut(text: str) -> str:
@@ -532,9 +548,10 @@ def print_outcome(console: Console, outcome: Outcome, record: CallRecord | None,
     if check is not None:
         state = ("passed", "green") if check.passed else ("failed", "red")
         console.print(Text.assemble("content check ", state, "" if check.schema_checked else " (no outputSchema)"))
-        for item in check.findings:
+        for item in check.findings[:FINDINGS_SHOWN]:
             console.print(Text.assemble("          ", (item.code, "bold"), " at ", literal(item.path or "/"), ": ",
                                         literal(item.message)))
+        _left_out(console, len(check.findings))
     decision = outcome.decision
     console.print(Text.assemble("decision  ", (decision.action.value, "bold"), ": ", literal(decision.reason)))
     _print_warnings(console, warnings)

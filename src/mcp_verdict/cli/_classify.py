@@ -238,10 +238,10 @@ def _read(file: Any, size: int, *, some: bool = False) -> bytes:
 
 def print_verdicts(console: Console, verdicts: Sequence[tuple[int | None, Verdict]], *, width: int = 0) -> None:
     """Each verdict (with its line number in JSON Lines, right-aligned to ``width``) and its
-    findings; peer text literal."""
+    findings (the first ``FINDINGS_SHOWN``, then how many more); peer text literal."""
     from rich.text import Text
 
-    from ._term import literal
+    from ._term import FINDINGS_SHOWN, findings_left_out, literal
 
     for number, verdict in verdicts:
         prefix = f"line {number:>{width}}  " if number is not None else ""
@@ -251,9 +251,12 @@ def print_verdicts(console: Console, verdicts: Sequence[tuple[int | None, Verdic
             line.append("  ")
             line.append_text(literal(summary))
         console.print(line)
-        for item in verdict.findings:
+        for item in verdict.findings[:FINDINGS_SHOWN]:
             console.print(Text.assemble(" " * len(prefix), "  ", (item.severity, "dim"), " ", (item.code, "bold"),
                                         " at ", literal(item.path or "/"), ": ", literal(item.message)))
+        left_out = findings_left_out(len(verdict.findings))
+        if left_out is not None:
+            console.print(Text.assemble(" " * len(prefix), "  ", (left_out, "dim")))
 
 
 def _summary(verdict: Verdict) -> str:

@@ -102,6 +102,18 @@ def print_indented(console: Console, text: Text) -> None:
         console.print(Text.assemble(" " * indent, line), no_wrap=True, crop=False)
 
 
+FINDINGS_SHOWN: Final = 100
+"""The findings of one verdict (or content check) a terminal shows, in their order: an answer of a
+few MB can hold hundreds of thousands (300,000 broken blocks took two minutes and 600,000 lines to
+print); ``--json`` lists every one."""
+
+
+def findings_left_out(count: int) -> str | None:
+    """The line saying how many of ``count`` findings are not shown, or None when all are."""
+    left = count - FINDINGS_SHOWN
+    return f"… {left:,} more finding{'s' if left > 1 else ''} (--json lists every one)" if left > 0 else None
+
+
 _NARROWEST: Final = 20
 
 
