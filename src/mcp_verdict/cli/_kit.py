@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -52,12 +53,21 @@ def conform_command(receiver: str | None, builtin: str | None, labels_file: str 
             cases = corpus.load(versions=kit.split_versions(versions))
         except ValueError as exc:  # KitError included: the user's setup, not a failing case
             raise click.UsageError(neutral(str(exc))) from None
-        report = kit.run(found, cases, labels)
+        report = _run(found, cases, labels)
     if as_json:
         _write_json(report.to_dict())
     else:
         _print_report(make_console(highlight=False, soft_wrap=True), report, verbose)
     sys.exit(0 if report.ok else 1)
+
+
+def _run(receiver: kit.Receiver, cases: Sequence[corpus.Case], labels: kit.Labels) -> kit.Report:
+    """``kit.run``, but each outcome lets go of what the receiver raised once its reason (one
+    bounded line: all the report shows) is made. A receiver raising a 1 MB message held 1 MB a
+    case, 1.7 GB over the corpus; one raising with the response in its arguments, a copy of it."""
+    return kit.Report(receiver, labels, tuple(dataclasses.replace(outcome, exception=None)
+                                              for outcome in (kit.check_case(receiver, case, labels)
+                                                              for case in cases)))
 
 
 @contextlib.contextmanager
