@@ -13,6 +13,7 @@ import jiter
 
 from ..verdict._classify import Limits, classify
 from ..verdict._kind import Kind
+from ..verdict._peer_text import one_line
 from ..verdict._verdict import Verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
 from ._json import echo_json
@@ -135,7 +136,10 @@ def _stream_lines(file: Any, first: bytes, limit: int) -> Iterator[tuple[int, by
 
 class _Input(click.File):
     """FILE, or ``-`` for stdin: a closed stdin (a daemon's, ``<&-``) is a usage error saying so,
-    where click raises a RuntimeError."""
+    where click raises a RuntimeError. A FILE that cannot be opened is named with its control,
+    bidi and line-break characters as visible escapes: click writes the name as it is (a name made
+    by someone else, ``for f in logs/*``, could clear the screen, reorder the line or start
+    another), where its other messages write a name's ``repr``."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         try:
@@ -144,6 +148,8 @@ class _Input(click.File):
             if value != "-":
                 raise
             self.fail("there is no standard input to read (it is closed): give FILE", param, ctx)
+        except click.BadParameter as exc:
+            self.fail(one_line(exc.message), param, ctx)
 
 
 @click.command("classify")
