@@ -128,11 +128,12 @@ class _Console(Console):
         raise SystemExit(READER_GONE)
 
     def _write_buffer(self) -> None:
-        """rich's write, but a stream that is closed (rich writes nothing, silently) or whose write
-        fails (a full disk: a traceback) raises :class:`OutputFailed`; a reader gone stays rich's
-        (``on_broken_pipe``)."""
-        if self._file is None and (sys.stderr if self.stderr else sys.stdout) is None:
-            raise OutputFailed(f"standard {'error' if self.stderr else 'output'} is closed")
+        """rich's write, but a stdout that is closed (rich writes nothing, silently: the command's
+        output lost) or a stream whose write fails (a full disk: a traceback) raises
+        :class:`OutputFailed`; a reader gone stays rich's (``on_broken_pipe``). A closed stderr
+        stays rich's: its lines (prompts, warnings) are no command's output."""
+        if self._file is None and not self.stderr and sys.stdout is None:
+            raise OutputFailed("standard output is closed")
         try:
             super()._write_buffer()
         except BrokenPipeError:
