@@ -82,3 +82,12 @@ def test_an_output_that_cannot_be_written_is_said_with_status_74(tmp_path: Path,
                                  env=env, timeout=300, check=False)
     assert (run.returncode, run.stderr) == (status, stderr)
     assert (tmp_path / "started").exists() is started
+
+
+def test_a_closed_stderr_is_no_output_failure(tmp_path: Path) -> None:
+    """Stderr carries prompts and warnings, no command's output: closed (a daemon's), it is passed
+    over as rich does, and the command runs as ever."""
+    run = subprocess.run(["sh", "-c", 'exec "$@" 2>&-', "sh", *CLI, "classify", _response(tmp_path)],
+                         stdout=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+                         env={**os.environ, "COLUMNS": "100"}, timeout=60, check=False)
+    assert (run.returncode, run.stdout) == (0, "normal_complete  1 block(s) text\n")
