@@ -11,9 +11,13 @@ from typing import Any
 
 import pytest
 
+import mcp_verdict
 from mcp_verdict import corpus
 
 CLI = Path(sys.executable).with_name("mcp-verdict")
+SRC = str(Path(mcp_verdict.__file__).resolve().parents[1])
+"""Where the package under test is imported from: the subprocesses import it from there too (the
+console script's own install may be another checkout's, a worktree's main)."""
 OLDEST = "2024-11-05"
 
 APP = '''
@@ -59,14 +63,15 @@ OK_LABELS = {"normal_complete": "ok", "tool_error": "not_ok", "input_required": 
 
 
 def _run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(cwd) if cwd else "", "COLUMNS": "200"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(cwd), SRC]) if cwd else SRC, "COLUMNS": "200"}
     return subprocess.run([str(CLI), *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300,
                           check=False)
 
 
 def _run_bytes(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    """The raw output, and no PYTHONPATH: the working directory is on sys.path only if the CLI puts it there."""
-    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "COLUMNS": "200"}
+    """The raw output, and no PYTHONPATH but the package's: the working directory is on sys.path only
+    if the CLI puts it there."""
+    env = {**os.environ, "PYTHONPATH": SRC, "COLUMNS": "200"}
     return subprocess.run([str(CLI), *args], capture_output=True, cwd=cwd, env=env, timeout=300, check=False)
 
 

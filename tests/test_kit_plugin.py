@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import mcp_verdict
 from mcp_verdict import corpus
 
 pytest_plugins = ["pytester"]
@@ -214,9 +215,10 @@ PYTEST = Path(sys.executable).with_name("pytest")
 
 
 def _pytest_script(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The ``pytest`` console script as a user runs it: no PYTHONPATH, no ``python -m`` putting the
-    working directory on sys.path."""
+    """The ``pytest`` console script as a user runs it: no PYTHONPATH but the package's, no
+    ``python -m`` putting the working directory on sys.path."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTEST_ADDOPTS")}
+    env["PYTHONPATH"] = str(Path(mcp_verdict.__file__).resolve().parents[1])  # the package under test, alone
     return subprocess.run([str(PYTEST), "-p", "no:cacheprovider", *args], capture_output=True, text=True, cwd=cwd,
                           env=env, timeout=300, check=False)
 
