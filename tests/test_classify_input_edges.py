@@ -15,6 +15,9 @@ stdin, and JSON Lines of many short responses (README "The CLI").
 - JSON Lines holding no response (an empty log, blank lines only) say so on stderr and exit 20,
   as one empty response (unclassified) does: nothing judged is no success. Before, they printed
   nothing and exited 0, the status of normal_complete.
+- A FILE that cannot be opened (missing, a directory) is named with its control, bidi and
+  line-break characters as visible escapes, as click's other messages write a name. Before, the
+  name was written as it was.
 """
 
 from __future__ import annotations
@@ -58,6 +61,31 @@ def test_an_input_that_cannot_be_read_is_a_usage_error(case: str) -> None:
     run = subprocess.run([*CLI, *arguments], capture_output=True, timeout=60, check=False,
                          stdin=subprocess.DEVNULL, preexec_fn=_close_stdin if closed else None)
     assert (run.returncode, run.stdout, run.stderr.decode().splitlines()[-1]) == (2, b"", last)
+
+
+# (case: a FILE name (made in the work folder; a directory when it ends with "/"); the last line on
+# stderr after "Error: Invalid value for '[FILE]': "). click writes the name as it is: a name made
+# by someone else (`for f in logs/*`) reached the terminal with its ESC sequences (on a terminal:
+# click strips them only from a pipe), its bidi override and its line breaks raw.
+NAMED = {
+    "a missing file with ESC and a bidi override": (
+        "\x1b[2Jlog\u202etxt.json", "'\\x1b[2Jlog\\u202etxt.json': No such file or directory"),
+    "a missing file with a line break": (
+        "a\nError: forged", "'a\\nError: forged': No such file or directory"),
+    "a directory with a bidi override": ("dir\u202e/", "'dir\\u202e': Is a directory"),
+}
+
+
+@pytest.mark.parametrize("case", list(NAMED))
+def test_a_file_that_cannot_be_opened_is_named_with_its_controls_escaped(tmp_path: Path, case: str) -> None:
+    name, says = NAMED[case]
+    if name.endswith("/"):
+        name = name.rstrip("/")
+        (tmp_path / name).mkdir()
+    run = subprocess.run([*CLI, "classify", name], capture_output=True, timeout=60, check=False, cwd=tmp_path,
+                         stdin=subprocess.DEVNULL)
+    assert (run.returncode, run.stdout, run.stderr.decode().splitlines()[-1]) == (
+        2, b"", f"Error: Invalid value for '[FILE]': {says}")
 
 
 # (case: the arguments; status, lines of output) over 300,000 JSON Lines of `{}` (each unclassified)

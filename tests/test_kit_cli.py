@@ -11,9 +11,13 @@ from typing import Any
 
 import pytest
 
+import mcp_verdict
 from mcp_verdict import corpus
 
 CLI = Path(sys.executable).with_name("mcp-verdict")
+SRC = str(Path(mcp_verdict.__file__).resolve().parents[1])
+"""Where the package under test is imported from: the subprocesses import it from there too (the
+console script's own install may be another checkout's, a worktree's main)."""
 OLDEST = "2024-11-05"
 
 APP = '''
@@ -59,14 +63,15 @@ OK_LABELS = {"normal_complete": "ok", "tool_error": "not_ok", "input_required": 
 
 
 def _run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(cwd) if cwd else "", "COLUMNS": "200"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(cwd), SRC]) if cwd else SRC, "COLUMNS": "200"}
     return subprocess.run([str(CLI), *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300,
                           check=False)
 
 
 def _run_bytes(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    """The raw output, and no PYTHONPATH: the working directory is on sys.path only if the CLI puts it there."""
-    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "COLUMNS": "200"}
+    """The raw output, and no PYTHONPATH but the package's: the working directory is on sys.path only
+    if the CLI puts it there."""
+    env = {**os.environ, "PYTHONPATH": SRC, "COLUMNS": "200"}
     return subprocess.run([str(CLI), *args], capture_output=True, cwd=cwd, env=env, timeout=300, check=False)
 
 
@@ -229,3 +234,26 @@ def test_a_receiver_in_the_working_directory_imports_without_pythonpath(tmp_path
     done = _run_bytes("conform", "cwd_receiver:ok_or_not", "--versions", OLDEST, "--json", cwd=tmp_path)
     assert done.returncode == 1, done.stderr  # it ran: ok_or_not fails the cases of the kinds' own names
     assert json.loads(done.stdout)["receiver"] == "cwd_receiver:ok_or_not"
+
+
+# The peak memory of `conform` under a receiver raising a fresh 1 MB message on every case, read
+# by a parent that runs it alone (ru_maxrss of its one child, in KiB on Linux). The report shows
+# each error's reason, one bounded line; it kept every exception too, with its message: 626
+# errors of the 2026-07-28 cases held 640 MB (1.7 GB over the corpus), where a receiver that
+# raises small messages peaks under 100 MB.
+PEAK = '''
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+'''
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss in KiB is Linux's")
+@pytest.mark.parametrize("flags", [[], ["--json"]])
+def test_a_receiver_raising_large_messages_does_not_hold_them(tmp_path: Path, flags: list[str]) -> None:
+    (tmp_path / "large_raise.py").write_text('def f(response):\n    raise ValueError("x" * 1_000_000)\n', "utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", PEAK, sys.executable, "-m", "mcp_verdict", "conform",
+                           "large_raise:f", "--versions", "2026-07-28", *flags], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=300, check=True)
+    assert int(done.stdout) < 200_000  # KiB

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import mcp_verdict
 from mcp_verdict import corpus
 
 pytest_plugins = ["pytester"]
@@ -40,6 +41,18 @@ def kaboom(response):
 
 def escape_raise(response):
     raise ValueError("\\x1b]0;TITLE\\x07\\x1b[31mred\\u202e")
+
+def huge_raise(response):
+    raise ValueError("x" * 1_000_000)
+
+def many_lines_raise(response):
+    raise ValueError("line\\n" * 100_000)
+
+def huge_chain_raise(response):
+    try:
+        raise KeyError("k" * 1_000_000)
+    except KeyError as exc:
+        raise ValueError("v" * 1_000_000) from exc
 
 def raw(response, version):
     assert type(response) is bytes
@@ -174,13 +187,38 @@ def test_the_receivers_text_reaches_the_report_neutralised(app: pytest.Pytester)
     assert "\x1b" not in out and "\u202e" not in out
 
 
+# (the receiver; lines its traceback's end shows, written by hand: each piece of the traceback, a
+# frame or an exception's message, cut at 2,000 characters with how many it had, README "What a
+# failure means"). Before, the whole message was shown: 1 MB a case, 1.7 GB for the corpus.
+HUGE_MESSAGE_CASES = [
+    ("huge_raise", ["ValueError: " + "x" * 1988 + "\u2026 (1000012 characters in all)"]),
+    # 12 + 397 lines of 5 characters + "lin" = 2,000
+    ("many_lines_raise", ["ValueError: line", "line", "lin\u2026 (500012 characters in all)"]),
+    ("huge_chain_raise", ["KeyError: '" + "k" * 1989 + "\u2026 (1000012 characters in all)",
+                          "The above exception was the direct cause of the following exception:",
+                          "ValueError: " + "v" * 1988 + "\u2026 (1000012 characters in all)"]),
+]
+
+
+@pytest.mark.parametrize(("function", "lines"), HUGE_MESSAGE_CASES)
+def test_a_receivers_huge_exception_is_shown_bounded(app: pytest.Pytester, function: str,
+                                                      lines: list[str]) -> None:
+    result = app.runpytest(f"--mcp-receiver=app_receiver:{function}", "--mcp-versions=2026-07-28",
+                           "--mcp-receiver-input=raw", "-k", "design/normal_false")
+    result.assert_outcomes(failed=1, deselected=LATEST_CASES - 1)
+    out = result.stdout.str()
+    assert len(out) < 20_000, len(out)
+    result.stdout.fnmatch_lines([line.replace("[", "[[]") for line in lines], consecutive=False)
+
+
 PYTEST = Path(sys.executable).with_name("pytest")
 
 
 def _pytest_script(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The ``pytest`` console script as a user runs it: no PYTHONPATH, no ``python -m`` putting the
-    working directory on sys.path."""
+    """The ``pytest`` console script as a user runs it: no PYTHONPATH but the package's, no
+    ``python -m`` putting the working directory on sys.path."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTEST_ADDOPTS")}
+    env["PYTHONPATH"] = str(Path(mcp_verdict.__file__).resolve().parents[1])  # the package under test, alone
     return subprocess.run([str(PYTEST), "-p", "no:cacheprovider", *args], capture_output=True, text=True, cwd=cwd,
                           env=env, timeout=300, check=False)
 

@@ -43,10 +43,21 @@ from ..judgement._outcome import Outcome
 from ..verdict._classify import Limits, OptionError
 from ..verdict._kind import Kind
 from ..verdict._peer_text import neutral
+from ..verdict._shown import shown
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
 from ._json import echo_json
 from ._options import json_value, limits_option
-from ._term import literal, make_console, markup_safe, neutral_logs, print_indented, print_whole
+from ._style import require_stdout
+from ._term import (
+    FINDINGS_SHOWN,
+    findings_left_out,
+    literal,
+    make_console,
+    markup_safe,
+    neutral_logs,
+    print_indented,
+    print_whole,
+)
 
 EXIT_ACCEPT: Final = 0
 EXIT_USAGE: Final = 2
@@ -206,15 +217,57 @@ def _number(text: str | None, kind: type) -> Any:
         return text  # the schema check reports it and the question is asked again
 
 
+ANSWERS_MAX_BYTES: Final = 1 << 20
+"""The largest ``--answers`` file read: one small JSON object (a device or a file of gigabytes was
+read whole, until the kernel killed the process)."""
+
+
+def _answers_problem(answers: dict[str, Any]) -> str | None:
+    """What is wrong with the sections of an ``--answers`` object, said before the tool is called
+    (a section of another shape was a TypeError from the handler once the server asked, the tool
+    already called): ``form``, ``url`` and ``sampling`` are objects of answers by key, each a form
+    answer (an object, "decline" or "cancel"), a consent (true or false) or a reply (an object);
+    ``roots`` is a list of roots, each an object with a string ``uri``."""
+    expected = {"form": 'an object, "decline" or "cancel"', "url": "true or false",
+                "sampling": "an object (the model's reply)"}
+    for section, answer_is in expected.items():
+        table = answers.get(section, {})
+        if not isinstance(table, dict):
+            return f'the "{section}" section is an object of answers by key ("*": any key), not {shown(table, 60)}'
+        for key, answer in table.items():
+            fits = (isinstance(answer, dict) or answer in ("decline", "cancel") if section == "form"
+                    else isinstance(answer, bool) if section == "url" else isinstance(answer, dict))
+            if not fits:
+                return f"the {section} answer for {shown(key, 60)} is {answer_is}, not {shown(answer, 60)}"
+    roots = answers.get("roots", [])
+    if not isinstance(roots, list):
+        return f'the "roots" section is a list of roots, not {shown(roots, 60)}'
+    for root in roots:
+        if not isinstance(root, dict) or not isinstance(root.get("uri"), str):
+            return f'each root is an object with a string "uri", not {shown(root, 60)}'
+    return None
+
+
 def _file_handlers(path: Path) -> Handlers:
     try:
-        text = path.read_text("utf-8")
-    except (OSError, ValueError) as exc:
+        with path.open("rb") as file:
+            data = file.read(ANSWERS_MAX_BYTES + 1)
+    except OSError as exc:
+        raise click.BadParameter(f"cannot read answers: {exc.strerror or exc}", param_hint="--answers") from None
+    if len(data) > ANSWERS_MAX_BYTES:
+        raise click.BadParameter("cannot read answers: larger than 1 MiB; an answers file is one small JSON object",
+                                 param_hint="--answers")
+    try:
+        text = data.decode("utf-8")
+    except ValueError as exc:
         raise click.BadParameter(f"cannot read answers: {exc}", param_hint="--answers") from None
     answers = json_value(text, "--answers")
     if not isinstance(answers, dict) or set(answers) - {"form", "url", "sampling", "roots"}:
         raise click.BadParameter('answers is an object with "form", "url", "sampling" and "roots" sections',
                                  param_hint="--answers")
+    problem = _answers_problem(answers)
+    if problem is not None:
+        raise click.BadParameter(neutral(problem), param_hint="--answers")
 
     def pick(section: str, key: str) -> Any:
         table = answers[section]
@@ -333,6 +386,7 @@ def call_command(stdio: str | None, url: str | None, headers: Sequence[str], tim
     parsed = json_value(arguments, "ARGUMENTS")
     if not isinstance(parsed, dict):
         raise click.BadParameter("tool arguments are a JSON object", param_hint="ARGUMENTS")
+    require_stdout()  # the tool is never called when its verdict could not be written
     console = make_console(stderr=as_json, highlight=False)
     errors = make_console(stderr=True, highlight=False)
     spinner = _Spinner(console, enabled=console.is_terminal and not as_json)
@@ -489,9 +543,16 @@ def exit_status(outcome: Outcome) -> int:
 
 
 def _findings(console: Console, verdict: Verdict) -> None:
-    for item in verdict.findings:
+    for item in verdict.findings[:FINDINGS_SHOWN]:
         console.print(Text.assemble("          ", (item.severity, "dim"), " ", (item.code, "bold"), " at ",
                                     literal(item.path or "/"), ": ", literal(item.message)))
+    _left_out(console, len(verdict.findings))
+
+
+def _left_out(console: Console, count: int) -> None:
+    left_out = findings_left_out(count)
+    if left_out is not None:
+        console.print(Text.assemble("          ", (left_out, "dim")))
 
 
 def _cut(text: str) -> str:
@@ -530,9 +591,10 @@ def print_outcome(console: Console, outcome: Outcome, record: CallRecord | None,
     if check is not None:
         state = ("passed", "green") if check.passed else ("failed", "red")
         console.print(Text.assemble("content check ", state, "" if check.schema_checked else " (no outputSchema)"))
-        for item in check.findings:
+        for item in check.findings[:FINDINGS_SHOWN]:
             console.print(Text.assemble("          ", (item.code, "bold"), " at ", literal(item.path or "/"), ": ",
                                         literal(item.message)))
+        _left_out(console, len(check.findings))
     decision = outcome.decision
     console.print(Text.assemble("decision  ", (decision.action.value, "bold"), ": ", literal(decision.reason)))
     _print_warnings(console, warnings)

@@ -13,6 +13,7 @@ import jiter
 
 from ..verdict._classify import Limits, classify
 from ..verdict._kind import Kind
+from ..verdict._peer_text import one_line
 from ..verdict._verdict import Verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
 from ._json import echo_json
@@ -135,7 +136,10 @@ def _stream_lines(file: Any, first: bytes, limit: int) -> Iterator[tuple[int, by
 
 class _Input(click.File):
     """FILE, or ``-`` for stdin: a closed stdin (a daemon's, ``<&-``) is a usage error saying so,
-    where click raises a RuntimeError."""
+    where click raises a RuntimeError. A FILE that cannot be opened is named with its control,
+    bidi and line-break characters as visible escapes: click writes the name as it is (a name made
+    by someone else, ``for f in logs/*``, could clear the screen, reorder the line or start
+    another), where its other messages write a name's ``repr``."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         try:
@@ -144,6 +148,8 @@ class _Input(click.File):
             if value != "-":
                 raise
             self.fail("there is no standard input to read (it is closed): give FILE", param, ctx)
+        except click.BadParameter as exc:
+            self.fail(one_line(exc.message), param, ctx)
 
 
 @click.command("classify")
@@ -238,10 +244,10 @@ def _read(file: Any, size: int, *, some: bool = False) -> bytes:
 
 def print_verdicts(console: Console, verdicts: Sequence[tuple[int | None, Verdict]], *, width: int = 0) -> None:
     """Each verdict (with its line number in JSON Lines, right-aligned to ``width``) and its
-    findings; peer text literal."""
+    findings (the first ``FINDINGS_SHOWN``, then how many more); peer text literal."""
     from rich.text import Text
 
-    from ._term import literal
+    from ._term import FINDINGS_SHOWN, findings_left_out, literal
 
     for number, verdict in verdicts:
         prefix = f"line {number:>{width}}  " if number is not None else ""
@@ -251,9 +257,12 @@ def print_verdicts(console: Console, verdicts: Sequence[tuple[int | None, Verdic
             line.append("  ")
             line.append_text(literal(summary))
         console.print(line)
-        for item in verdict.findings:
+        for item in verdict.findings[:FINDINGS_SHOWN]:
             console.print(Text.assemble(" " * len(prefix), "  ", (item.severity, "dim"), " ", (item.code, "bold"),
                                         " at ", literal(item.path or "/"), ": ", literal(item.message)))
+        left_out = findings_left_out(len(verdict.findings))
+        if left_out is not None:
+            console.print(Text.assemble(" " * len(prefix), "  ", (left_out, "dim")))
 
 
 def _summary(verdict: Verdict) -> str:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from ..verdict._peer_text import neutral
+from ._style import OutputFailed
 
 ESCAPED: Final = {code: f"\\u{code:04x}" for code in (*range(0x7F, 0x2070), *range(0xD800, 0xE000))
                   if code in (0x2028, 0x2029) or neutral(chr(code)) != chr(code)}
@@ -36,17 +37,25 @@ def json_line(value: object) -> str:
 
 def echo_json(value: object, *, indent: int | None = None, default: Callable[[Any], Any] | None = None) -> None:
     """Write ``value`` to stdout as :func:`json_text` and a line end (UTF-8 whatever the locale:
-    every character outside ASCII left is one UTF-8 carries)."""
+    every character outside ASCII left is one UTF-8 carries). A stdout that is closed or whose
+    write fails (but for a reader gone) raises :class:`~._style.OutputFailed`."""
     out = sys.stdout
+    if out is None:  # closed (`>&-`): Python has no stdout
+        raise OutputFailed("standard output is closed")
     data = (json_text(value, indent=indent, default=default) + "\n").encode("utf-8")
     buffer = getattr(out, "buffer", None)
-    if buffer is None:  # (a text stream with no bytes under it: a test's capture)
-        out.write(data.decode("utf-8"))
+    try:
+        if buffer is None:  # (a text stream with no bytes under it: a test's capture)
+            out.write(data.decode("utf-8"))
+            out.flush()
+            return
         out.flush()
-        return
-    out.flush()
-    buffer.write(data)
-    buffer.flush()
+        buffer.write(data)
+        buffer.flush()
+    except BrokenPipeError:
+        raise  # the reader gone: READER_GONE, quietly
+    except OSError as exc:  # a full disk, an I/O error: said, never a traceback
+        raise OutputFailed(exc.strerror or str(exc)) from None
 
 
 __all__ = ["ESCAPED", "echo_json", "json_line", "json_text"]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import Any, Final
 
 import click
 
-from ._style import EXIT_CODES, INTERRUPTED, READER_GONE, quiet_stdout, stdout_gone
+from ._style import EXIT_CODES, INTERRUPTED, OUTPUT_FAILED, READER_GONE, OutputFailed, quiet_stdout, stdout_gone
 
 
 class _LazyGroup(click.Group):
@@ -50,7 +51,9 @@ class _LazyGroup(click.Group):
         """A command whose reader stopped reading (``| head``) ends quietly with READER_GONE; one
         interrupted (Ctrl-C) ends with INTERRUPTED and one line on stderr, once it has stopped the
         server it started (click would print "Aborted!" and exit 1, a status ``audit`` gives to a
-        naive false success)."""
+        naive false success); one whose output cannot be written (closed, a full disk) with
+        OUTPUT_FAILED and one line on stderr saying why (it was a traceback and status 1, or
+        nothing at all and the verdict's status for a closed stdout)."""
         try:
             return super().invoke(ctx)
         except BrokenPipeError:
@@ -61,6 +64,11 @@ class _LazyGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("mcp-verdict: interrupted", err=True)
             sys.exit(INTERRUPTED)
+        except OutputFailed as exc:
+            quiet_stdout()  # what stays buffered for it is never written again at exit
+            with contextlib.suppress(OSError):  # (stderr is what failed)
+                click.echo(f"mcp-verdict: cannot write the output: {exc}", err=True)
+            sys.exit(OUTPUT_FAILED)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in self.LAZY and cmd_name not in self.commands:

@@ -25,6 +25,22 @@ INTERRUPTED: Final = 130
 """The exit status of a command interrupted by Ctrl-C (SIGINT): 128 + SIGINT, as the shell reports
 it and as ``proxy`` gives it."""
 
+OUTPUT_FAILED: Final = 74
+"""The exit status of a command that cannot write its output (standard output closed, a full disk,
+an I/O error): EX_IOERR of sysexits.h, apart from every status a command gives."""
+
+
+class OutputFailed(Exception):
+    """The command's output cannot be written: its stream is closed (``>&-``) or a write failed
+    (ENOSPC, EIO...). A reader gone is no failure of this kind (``BrokenPipeError``: READER_GONE)."""
+
+
+def require_stdout() -> None:
+    """Raise :class:`OutputFailed` when stdout is closed: said before a command does what it could
+    never report (a tool called, a corpus run), not after."""
+    if sys.stdout is None:
+        raise OutputFailed("standard output is closed")
+
 
 def stdout_gone() -> bool:
     """Stdout is a pipe or socket whose reader has closed it (a write raised ``BrokenPipeError``

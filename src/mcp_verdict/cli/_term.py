@@ -29,7 +29,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from ..verdict._peer_text import cut, neutral
-from ._style import READER_GONE, quiet_stdout
+from ._style import READER_GONE, OutputFailed, quiet_stdout
 
 
 def literal(text: str, style: str = "") -> Text:
@@ -102,18 +102,44 @@ def print_indented(console: Console, text: Text) -> None:
         console.print(Text.assemble(" " * indent, line), no_wrap=True, crop=False)
 
 
+FINDINGS_SHOWN: Final = 100
+"""The findings of one verdict (or content check) a terminal shows, in their order: an answer of a
+few MB can hold hundreds of thousands (300,000 broken blocks took two minutes and 600,000 lines to
+print); ``--json`` lists every one."""
+
+
+def findings_left_out(count: int) -> str | None:
+    """The line saying how many of ``count`` findings are not shown, or None when all are."""
+    left = count - FINDINGS_SHOWN
+    return f"… {left:,} more finding{'s' if left > 1 else ''} (--json lists every one)" if left > 0 else None
+
+
 _NARROWEST: Final = 20
 
 
 class _Console(Console):
     """rich's Console, but a reader that stopped reading (``| head``) ends the command with
     READER_GONE, as the commands' other writes do (rich exits 1, a status ``audit`` gives to a
-    naive false success)."""
+    naive false success), and an output that cannot be written raises :class:`OutputFailed`."""
 
     def on_broken_pipe(self) -> None:
         self.quiet = True
         quiet_stdout()
         raise SystemExit(READER_GONE)
+
+    def _write_buffer(self) -> None:
+        """rich's write, but a stdout that is closed (rich writes nothing, silently: the command's
+        output lost) or a stream whose write fails (a full disk: a traceback) raises
+        :class:`OutputFailed`; a reader gone stays rich's (``on_broken_pipe``). A closed stderr
+        stays rich's: its lines (prompts, warnings) are no command's output."""
+        if self._file is None and not self.stderr and sys.stdout is None:
+            raise OutputFailed("standard output is closed")
+        try:
+            super()._write_buffer()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputFailed(exc.strerror or str(exc)) from None
 
 
 def make_console(**options: Any) -> Console:

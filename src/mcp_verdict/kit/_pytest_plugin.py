@@ -18,12 +18,12 @@ import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
 from .. import corpus
-from ..verdict._peer_text import neutral
+from ..verdict._peer_text import cut, neutral
 from ..verdict._versions import VERSIONS
 from ._builtins import BUILTINS
 from ._labels import KIND_LABELS, Labels, load_labels
@@ -142,6 +142,19 @@ class _Conformance(pytest.Collector):
                 yield CaseItem.from_parent(self, name=case.id, case=case, suite=self.suite)
 
 
+TRACEBACK_PIECE: Final = 2000
+"""Characters shown of each piece of a raising receiver's traceback (a frame's lines, an exception's
+message with its type, a note): an exception of 1 MB would be 1 MB a case, 1.7 GB for the corpus."""
+
+
+def _bounded(piece: str) -> str:
+    """One piece of ``traceback.format_exception``, cut at :data:`TRACEBACK_PIECE` with how many
+    characters it had, still ending its line."""
+    if len(piece) <= TRACEBACK_PIECE:
+        return piece
+    return cut(piece.removesuffix("\n"), TRACEBACK_PIECE) + "\n"
+
+
 class ConformanceFailure(AssertionError):
     """The receiver gave a case another label than the corpus."""
 
@@ -164,7 +177,7 @@ class CaseItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: Any = None) -> Any:
         """A wrong label reads as the case and its reason; a raising receiver also shows its own
-        traceback (from the receiver's frame down)."""
+        traceback (from the receiver's frame down), each piece of it bounded (:data:`TRACEBACK_PIECE`)."""
         failure = excinfo.value
         if not isinstance(failure, ConformanceFailure):
             return super().repr_failure(excinfo, style=style)
@@ -173,7 +186,7 @@ class CaseItem(pytest.Item):
             return str(failure)
         frames = cause.__traceback__.tb_next if cause.__traceback__ is not None else None
         try:
-            shown = "".join(traceback.format_exception(type(cause), cause, frames)).rstrip()
+            shown = "".join(map(_bounded, traceback.format_exception(type(cause), cause, frames))).rstrip()
         except Exception:  # an exception whose __str__ raises in the traceback module's hands
             shown = f"{type(cause).__name__} (its traceback cannot be shown)"
         return f"{failure}\n\n" + neutral(shown)  # the receiver's text: shown, never obeyed by the terminal

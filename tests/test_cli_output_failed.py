@@ -1,0 +1,93 @@
+"""An output the CLI cannot write: standard output closed (``>&-``) or full (``/dev/full``: ENOSPC,
+as a full disk answers). README "The CLI": the command ends with one line on stderr saying why
+and status 74 (EX_IOERR of sysexits.h), apart from every status a command gives — never a
+traceback. Before, each of these was a Python traceback and status 1 (``conform``'s status for a
+failing receiver), or, for ``classify`` and ``conform`` without ``--json`` on a closed stdout,
+nothing at all and the verdict's status (0: success, with the output lost); ``call`` on a closed
+stdout called the tool, then lost its verdict: it is now never called.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from mcp_verdict.demo import stdio_command
+
+CLI = [sys.executable, "-m", "mcp_verdict"]
+OUTPUT_FAILED = 74
+FULL = "mcp-verdict: cannot write the output: No space left on device\n"
+CLOSED = "mcp-verdict: cannot write the output: standard output is closed\n"
+RESPONSE = {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [
+    {"type": "text", "text": "x"}]}}
+
+
+def _response(tmp: Path) -> str:
+    path = tmp / "r.json"
+    path.write_text(json.dumps(RESPONSE), "utf-8")
+    return str(path)
+
+
+def _server(tmp: Path) -> str:
+    """The demo server, started by a shell that first leaves a mark: the server was started."""
+    return shlex.join(["sh", "-c", f"touch {shlex.quote(str(tmp / 'started'))} && exec {shlex.join(stdio_command())}"])
+
+
+# (the command's arguments, given a work folder)
+COMMANDS: dict[str, Callable[[Path], list[str]]] = {
+    "classify": lambda tmp: ["classify", _response(tmp)],
+    "classify --json": lambda tmp: ["classify", "--json", _response(tmp)],
+    "conform": lambda tmp: ["conform", "--builtin", "mcp-verdict", "--versions", "2026-07-28"],
+    "conform --json": lambda tmp: ["conform", "--builtin", "mcp-verdict", "--versions", "2026-07-28", "--json"],
+    "call": lambda tmp: ["call", "--stdio", _server(tmp), "get_forecast", '{"city": "Lisbon"}'],
+    "call --json": lambda tmp: ["call", "--stdio", _server(tmp), "get_forecast", '{"city": "Lisbon"}', "--json"],
+}
+
+# (command, stdout: "full" or "closed"; exit status, stderr, whether the server was started)
+CASES = [
+    ("classify", "full", OUTPUT_FAILED, FULL, False),
+    ("classify", "closed", OUTPUT_FAILED, CLOSED, False),
+    ("classify --json", "full", OUTPUT_FAILED, FULL, False),
+    ("classify --json", "closed", OUTPUT_FAILED, CLOSED, False),
+    ("conform", "full", OUTPUT_FAILED, FULL, False),
+    ("conform", "closed", OUTPUT_FAILED, CLOSED, False),
+    ("conform --json", "full", OUTPUT_FAILED, FULL, False),
+    ("conform --json", "closed", OUTPUT_FAILED, CLOSED, False),
+    ("call", "full", OUTPUT_FAILED, FULL, True),  # (a full disk is only known once written to)
+    ("call", "closed", OUTPUT_FAILED, CLOSED, False),  # the tool never called
+    ("call --json", "full", OUTPUT_FAILED, FULL, True),
+    ("call --json", "closed", OUTPUT_FAILED, CLOSED, False),
+]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize(("command", "stdout", "status", "stderr", "started"), CASES)
+def test_an_output_that_cannot_be_written_is_said_with_status_74(tmp_path: Path, command: str, stdout: str,
+                                                                  status: int, stderr: str, started: bool) -> None:
+    args = [*CLI, *COMMANDS[command](tmp_path)]
+    env = {**os.environ, "LC_ALL": "C", "COLUMNS": "100"}  # (strerror's words in the C locale)
+    if stdout == "closed":
+        run = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", *args], stderr=subprocess.PIPE, text=True,
+                             stdin=subprocess.DEVNULL, env=env, timeout=300, check=False)
+    else:
+        with open("/dev/full", "wb") as full:
+            run = subprocess.run(args, stdout=full, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+                                 env=env, timeout=300, check=False)
+    assert (run.returncode, run.stderr) == (status, stderr)
+    assert (tmp_path / "started").exists() is started
+
+
+def test_a_closed_stderr_is_no_output_failure(tmp_path: Path) -> None:
+    """Stderr carries prompts and warnings, no command's output: closed (a daemon's), it is passed
+    over as rich does, and the command runs as ever."""
+    run = subprocess.run(["sh", "-c", 'exec "$@" 2>&-', "sh", *CLI, "classify", _response(tmp_path)],
+                         stdout=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+                         env={**os.environ, "COLUMNS": "100"}, timeout=60, check=False)
+    assert (run.returncode, run.stdout) == (0, "normal_complete  1 block(s) text\n")
