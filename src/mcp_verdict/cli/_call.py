@@ -46,7 +46,7 @@ from ..verdict._peer_text import neutral
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
 from ._json import echo_json
 from ._options import json_value, limits_option
-from ._term import literal, make_console, markup_safe, neutral_logs, print_indented, print_whole
+from ._term import literal, literal_path, make_console, markup_safe, neutral_logs, print_indented, print_whole
 
 EXIT_ACCEPT: Final = 0
 EXIT_USAGE: Final = 2
@@ -491,7 +491,7 @@ def exit_status(outcome: Outcome) -> int:
 def _findings(console: Console, verdict: Verdict) -> None:
     for item in verdict.findings:
         console.print(Text.assemble("          ", (item.severity, "dim"), " ", (item.code, "bold"), " at ",
-                                    literal(item.path or "/"), ": ", literal(item.message)))
+                                    literal_path(item.path), ": ", literal(item.message)))
 
 
 def _cut(text: str) -> str:
@@ -531,7 +531,7 @@ def print_outcome(console: Console, outcome: Outcome, record: CallRecord | None,
         state = ("passed", "green") if check.passed else ("failed", "red")
         console.print(Text.assemble("content check ", state, "" if check.schema_checked else " (no outputSchema)"))
         for item in check.findings:
-            console.print(Text.assemble("          ", (item.code, "bold"), " at ", literal(item.path or "/"), ": ",
+            console.print(Text.assemble("          ", (item.code, "bold"), " at ", literal_path(item.path), ": ",
                                         literal(item.message)))
     decision = outcome.decision
     console.print(Text.assemble("decision  ", (decision.action.value, "bold"), ": ", literal(decision.reason)))

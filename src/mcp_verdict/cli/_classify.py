@@ -241,7 +241,7 @@ def print_verdicts(console: Console, verdicts: Sequence[tuple[int | None, Verdic
     findings; peer text literal."""
     from rich.text import Text
 
-    from ._term import literal
+    from ._term import literal, literal_path
 
     for number, verdict in verdicts:
         prefix = f"line {number:>{width}}  " if number is not None else ""
@@ -253,7 +253,7 @@ def print_verdicts(console: Console, verdicts: Sequence[tuple[int | None, Verdic
         console.print(line)
         for item in verdict.findings:
             console.print(Text.assemble(" " * len(prefix), "  ", (item.severity, "dim"), " ", (item.code, "bold"),
-                                        " at ", literal(item.path or "/"), ": ", literal(item.message)))
+                                        " at ", literal_path(item.path), ": ", literal(item.message)))
 
 
 def _summary(verdict: Verdict) -> str:
