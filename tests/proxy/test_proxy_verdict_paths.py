@@ -39,6 +39,8 @@ DUPLICATE_TOP = (b'{"jsonrpc":"2.0","id":{id},"sk-live-T":1,"sk-live-T":2,'
                  b'"result":{"resultType":"complete","content":[],"isError":false}}')
 DUPLICATE_BLOCK = (b'{"jsonrpc":"2.0","id":{id},"result":{"resultType":"complete","content":[{"type":"text",'
                    b'"text":"a","annotations":{"sk-live-A":1,"sk-live-A":2}}],"isError":false}}')
+LONG_NAME = (b'{"jsonrpc":"2.0","id":{id},"result":{"resultType":"complete","content":[],'
+             b'"structuredContent":{"' + b"s" * 100 + b'":1,"' + b"s" * 100 + b'":2},"isError":false}}')
 DIGITS = (b'{"jsonrpc":"2.0","id":{id},"result":{"resultType":"complete","content":[],'
           b'"structuredContent":{"4111111111111111":1,"4111111111111111":2},"isError":false}}')
 
@@ -54,11 +56,14 @@ CASES = [
     (DUPLICATE_BLOCK, "/result/content/0/annotations/*", "/result/content/0/annotations/sk-live-A"),
     # digits that no array index can be (past the nodes a verdict reads) are a member's name
     (DIGITS, "/result/structuredContent/*", "/result/structuredContent/4111111111111111"),
+    # a name past 64 characters is cut in the path (its first 32 and its length: Finding), and redacted whole
+    (LONG_NAME, "/result/structuredContent/*", "/result/structuredContent/" + "s" * 32 + "~…[100 characters]"),
 ]
 
 
 @pytest.mark.parametrize(("answer", "redacted", "whole"), CASES, ids=[
-    "duplicate key", "error data", "field name", "result member", "envelope member", "annotations member", "digits"])
+    "duplicate key", "error data", "field name", "result member", "envelope member", "annotations member", "digits",
+    "long name"])
 @pytest.mark.parametrize("payloads", [False, True], ids=["redacted", "log-payloads"])
 def test_a_findings_path_names_no_peer_member_when_payloads_are_redacted(
         tmp_path: Path, answer: bytes, redacted: str, whole: str, payloads: bool) -> None:

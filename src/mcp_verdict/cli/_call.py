@@ -52,6 +52,7 @@ from ._term import (
     FINDINGS_SHOWN,
     findings_left_out,
     literal,
+    literal_path,
     make_console,
     markup_safe,
     neutral_logs,
@@ -545,7 +546,7 @@ def exit_status(outcome: Outcome) -> int:
 def _findings(console: Console, verdict: Verdict) -> None:
     for item in verdict.findings[:FINDINGS_SHOWN]:
         console.print(Text.assemble("          ", (item.severity, "dim"), " ", (item.code, "bold"), " at ",
-                                    literal(item.path or "/"), ": ", literal(item.message)))
+                                    literal_path(item.path), ": ", literal(item.message)))
     _left_out(console, len(verdict.findings))
 
 
@@ -592,7 +593,7 @@ def print_outcome(console: Console, outcome: Outcome, record: CallRecord | None,
         state = ("passed", "green") if check.passed else ("failed", "red")
         console.print(Text.assemble("content check ", state, "" if check.schema_checked else " (no outputSchema)"))
         for item in check.findings[:FINDINGS_SHOWN]:
-            console.print(Text.assemble("          ", (item.code, "bold"), " at ", literal(item.path or "/"), ": ",
+            console.print(Text.assemble("          ", (item.code, "bold"), " at ", literal_path(item.path), ": ",
                                         literal(item.message)))
         _left_out(console, len(check.findings))
     decision = outcome.decision

@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from ..verdict._peer_text import cut, neutral
+from ..verdict._peer_text import cut, neutral, one_line
 from ._style import READER_GONE, OutputFailed, quiet_stdout
 
 
@@ -36,6 +36,13 @@ def literal(text: str, style: str = "") -> Text:
     """Peer text as a rich Text: shown literally, control sequences neutralised; long lines fold
     rather than being cut."""
     return Text(neutral(text), style=style, overflow="fold", no_wrap=False)
+
+
+def literal_path(path: str) -> Text:
+    """A finding's path (``/`` for the whole message) as :func:`literal` shows peer text, on one
+    line: the member names in it are the peer's, and a line break or TAB in one is shown as its
+    escape (``\\n``, ``\\t``), or it would start a line that reads as a finding of its own."""
+    return Text(one_line(path or "/"), overflow="fold", no_wrap=False)
 
 
 def markup_safe(text: str) -> str:

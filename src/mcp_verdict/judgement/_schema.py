@@ -45,7 +45,7 @@ from typing import Any, Final
 from urllib.parse import urldefrag, urljoin
 
 from ..verdict._classify import OptionError
-from ..verdict._findings import Finding, finding, pointer
+from ..verdict._findings import Finding, finding, pointer, pointer_of
 from ..verdict._parser import PARSER_MAX_DEPTH
 from ..verdict._shown import shown
 from ._decide import finite
@@ -233,7 +233,7 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
             jsonschema_rs.meta.validate(schema)
             validator = rust(schema, retriever=_offline, pattern_options=jsonschema_rs.RegexOptions())
         except jsonschema_rs.ValidationError as exc:
-            at = where + "".join(pointer("", p) for p in exc.instance_path)
+            at = pointer_of(where, exc.instance_path)
             return CompiledSchema(None, finding(at, "output.schema_invalid",
                                                 f"the schema is invalid: {exc.message}"), str(dialect))
         except ValueError:  # jsonschema-rs reads a schema nested past its recursion limit no further
@@ -287,7 +287,7 @@ def _meta_problem(cls: Any, schema: Mapping[str, Any], where: str) -> Finding | 
     error = jsonschema.exceptions.best_match(meta.iter_errors(schema))
     if error is None:
         return None
-    at = where + "".join(f"/{p}" for p in error.absolute_path)
+    at = pointer_of(where, error.absolute_path)
     return finding(at, "output.schema_invalid", f"the schema is invalid: {error.message}")
 
 
@@ -383,7 +383,7 @@ def validate(compiled: CompiledSchema, instance: object, where: str,
             # allocator aborted the process; validate() stops at the first.
             compiled.validator.validate(instance)
         except jsonschema_rs.ValidationError as first:
-            return [finding(where + "".join(pointer("", p) for p in first.instance_path), "output.schema",
+            return [finding(pointer_of(where, first.instance_path), "output.schema",
                             bounded(first.message))]
         except UnicodeEncodeError:  # a parsed value's lone surrogate, which jsonschema-rs cannot read
             return [unreadable_string(instance, where)]
@@ -404,7 +404,7 @@ def validate(compiled: CompiledSchema, instance: object, where: str,
         _deadline.reset(token)
     out = []
     for error in errors[:20]:
-        at = where + "".join(pointer("", p) for p in error.absolute_path)
+        at = pointer_of(where, error.absolute_path)
         out.append(finding(at, "output.schema", bounded(error.message)))
     return out
 

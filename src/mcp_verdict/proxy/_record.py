@@ -35,6 +35,7 @@ import orjson
 
 from ..frames import FrameLogWriter, FrameRecord, RotatingLines
 from ..verdict._classify import DEFAULT_LIMITS
+from ..verdict._findings import ELIDED
 
 
 class Recorder:
@@ -140,12 +141,13 @@ def redacted_path(path: str) -> str:
     error's ``data``), the member after one a peer keys (an input request's key, a requested
     field's name), and anywhere any name that is not MCP's own (:data:`_OWN`: an unknown
     member's, as a duplicate key's path names it); array indices and MCP's own member names are
-    kept. With payloads redacted, a verdict line says where a finding is, not what the payload
+    kept; past the ``~…[K tokens]`` of a path too long to hold whole (``Finding``), every name
+    is ``*``. With payloads redacted, a verdict line says where a finding is, not what the payload
     holds (a duplicate key's path named the key: ``/result/structuredContent/sk-live-...``)."""
     parts = path.split("/")
     for at in range(1, len(parts)):
         part = parts[at]
-        if part in _OPEN:
+        if part in _OPEN or part.startswith(ELIDED):  # past tokens a long path left out, nothing says whose they are
             parts[at + 1:] = [p if _index(p) else "*" for p in parts[at + 1:]]
             break
         if part in _KEYED and at + 1 < len(parts):

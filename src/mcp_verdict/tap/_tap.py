@@ -974,7 +974,7 @@ class VerdictTap:
         (:meth:`Judged.calls`). Observers were told of the call when its handle came: not again."""
         kept = len(task.asks.kept)
         task.asks.add(found)
-        if len(task.asks.kept) > kept:  # its findings held (a peer's text: a path holds its names, of any length)
+        if len(task.asks.kept) > kept:  # its findings held (peer text: a path holds its names, bounded)
             grown = sum(sys.getsizeof(f.message) + sys.getsizeof(f.path) for f in found)
             task.size += grown
             self._tasks_size += grown

@@ -12,6 +12,7 @@ An ``error`` finding makes the verdict ``unclassified``; a ``warning`` never cha
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any, Final, Literal
 
 import msgspec
@@ -317,6 +318,18 @@ class Finding(msgspec.Struct, frozen=True):  # a frozen Struct, as Rule
 
     ``path`` is a JSON pointer (RFC 6901) to the offending value (``""`` is the whole
     message), ``code`` a stable identifier from :data:`RULES`, ``message`` text for humans.
+
+    The path is bounded, whatever member names the peer chose (:func:`pointer` builds every
+    path): a reference token longer than :data:`PATH_TOKEN_LIMIT` (64) characters keeps its
+    first :data:`PATH_TOKEN_KEPT` (32), escaped as RFC 6901 escapes them, then
+    ``~…[N characters]``, N the whole token's length (a 1,048,576-character name in ``_meta``:
+    ``/result/_meta/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa~…[1048576 characters]``); a path longer than
+    :data:`PATH_LIMIT` (1,024) characters keeps its leading tokens within 256 characters
+    (``/result/structuredContent`` stays), then one token ``~…[K tokens]`` for the K tokens left
+    out, then as many of its trailing tokens as fit in 1,024 characters (the offending member
+    is always among them). In a pointer ``~`` is followed by ``0`` or ``1`` only: ``~…`` marks
+    a cut or an elision, never a member name (a name holding ``~…`` is written ``~0…``), and a
+    path holding it resolves to nothing rather than to a wrong value.
     """
 
     path: str
@@ -372,13 +385,96 @@ def refusal(item: Finding) -> tuple[int, int | None, bool] | None:
     return int(match[1]), int(match[2]) if match[2] is not None else None, match[3] is not None
 
 
+PATH_TOKEN_LIMIT: Final = 64
+"""The most characters of a reference token (a member name) a finding's path holds whole."""
+PATH_TOKEN_KEPT: Final = 32
+"""The characters of a longer token that its path keeps, before ``~…[N characters]``."""
+PATH_LIMIT: Final = 1024
+"""The most characters of a finding's path (:func:`pointer`)."""
+_HEAD: Final = 256
+"""The most characters of the leading tokens an elided path keeps (``/result/inputRequests/``,
+which the proxy reads its requests' paths by, always among them)."""
+ELIDED: Final = "~…["
+"""How the one token that stands for elided tokens starts (``~…[K tokens]``; no real token
+does: ``~`` escapes as ``~0``, and a cut token starts with the name's first characters)."""
+_COUNTED: Final = " tokens]"
+
+
 def pointer(parent: str, token: str | int) -> str:
-    """Append one reference token to a JSON pointer, escaping ``~`` and ``/`` (RFC 6901)."""
+    """Append one reference token to a JSON pointer, escaping ``~`` and ``/`` (RFC 6901).
+
+    Every finding's path is built here, one token at a time from its root, so that it stays
+    bounded (see :class:`Finding`): a token longer than :data:`PATH_TOKEN_LIMIT` characters is
+    cut, a path longer than :data:`PATH_LIMIT` has tokens elided: a path a walk builds for each
+    member it passes holds at most those bounds, never the peer's name."""
+    # (the bounds written as numbers: a module constant's look-up costs this function ~10%)
     if isinstance(token, int):
-        return f"{parent}/{token}"
+        path = f"{parent}/{token}"
+        return path if len(path) <= 1024 else _elided(path)  # PATH_LIMIT
     if "~" in token or "/" in token:
-        token = token.replace("~", "~0").replace("/", "~1")
-    return f"{parent}/{token}"
+        return _escaped(parent, token)
+    path = f"{parent}/{token}"
+    if len(path) <= 65:  # (the common path: the token within PATH_TOKEN_LIMIT, the path within PATH_LIMIT)
+        return path
+    if len(token) > 64:  # PATH_TOKEN_LIMIT
+        path = f"{parent}/{_cut(token)}"
+    return path if len(path) <= 1024 else _elided(path)  # PATH_LIMIT
+
+
+def _escaped(parent: str, token: str) -> str:
+    """:func:`pointer` of a token that holds ``~`` or ``/``."""
+    path = f"{parent}/{_cut(token) if len(token) > PATH_TOKEN_LIMIT else token.replace('~', '~0').replace('/', '~1')}"
+    return path if len(path) <= PATH_LIMIT else _elided(path)
+
+
+def _cut(token: str) -> str:
+    """A token longer than :data:`PATH_TOKEN_LIMIT`: its first :data:`PATH_TOKEN_KEPT`
+    characters, escaped, and its length."""
+    head = token[:PATH_TOKEN_KEPT]
+    if "~" in head or "/" in head:
+        head = head.replace("~", "~0").replace("/", "~1")
+    return f"{head}~…[{len(token)} characters]"
+
+
+def pointer_of(parent: str, tokens: Iterable[str | int]) -> str:
+    """The pointer of the value reached from ``parent`` through ``tokens`` (member names and
+    array indices), as :func:`pointer` bounds it."""
+    for token in tokens:
+        parent = pointer(parent, token)
+    return parent
+
+
+def pointer_in(parent: str, path: str) -> str:
+    """The pointer ``path`` (built by :func:`pointer`) of a value that sits at ``parent``, held
+    to :data:`PATH_LIMIT` as :func:`pointer` holds a path."""
+    whole = parent + path
+    return whole if len(whole) <= PATH_LIMIT else _elided(whole)
+
+
+def _elided(path: str) -> str:
+    """``path``, longer than :data:`PATH_LIMIT`, within it: its leading tokens within
+    :data:`_HEAD` characters, then one ``~…[K tokens]`` for the K tokens left out (with those an
+    earlier elision counted), then as many trailing tokens as fit. Built one token at a time by
+    :func:`pointer`, a path comes out as the whole path elided once would: the leading tokens
+    are the same, and the trailing ones are the most that fit with the count."""
+    tokens = path.split("/")
+    end, size = 1, len(tokens[0])  # tokens[0]: "" (what a pointer holds before its first "/")
+    while end < len(tokens) and not tokens[end].startswith(ELIDED) and size + 1 + len(tokens[end]) <= _HEAD:
+        size += 1 + len(tokens[end])
+        end += 1
+    count = sum(int(token[len(ELIDED):-len(_COUNTED)]) if token.startswith(ELIDED) else 1 for token in tokens[end:])
+    start = len(tokens)
+    fixed = size + 1 + len(ELIDED) + len(_COUNTED)  # the leading tokens and the count's token but its digits
+    while start > end and count > 1 and not tokens[start - 1].startswith(ELIDED):
+        # (a longer tail never makes the path shorter: a token takes at least its "/", the count
+        # loses at most one digit; so the first token that does not fit ends the tail)
+        grown = 1 + len(tokens[start - 1])
+        if fixed + grown + len(str(count - 1)) > PATH_LIMIT:
+            break
+        fixed += grown
+        count -= 1
+        start -= 1
+    return "/".join([*tokens[:end], f"{ELIDED}{count}{_COUNTED}", *tokens[start:]])
 
 
 def describe(value: object) -> str:

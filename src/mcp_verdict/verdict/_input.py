@@ -39,7 +39,7 @@ from typing import Any, Final
 import msgspec
 
 from ._elicitation import check_elicitation, is_integer
-from ._findings import Finding, describe, finding, pointer
+from ._findings import Finding, describe, finding, pointer, pointer_in
 from ._kind import Kind
 from ._options import Options
 from ._sampling import check_sampling
@@ -111,7 +111,7 @@ def judge_server_request(data: bytes, method: str, options: Options) -> Verdict:
 
     value, problem = parse(data, options.max_bytes, options.max_depth)
     if problem is not None:
-        return make_verdict(Kind.UNCLASSIFIED, (Finding(ASKED + problem.path if problem.path else ASKED, problem.code,
+        return make_verdict(Kind.UNCLASSIFIED, (Finding(pointer_in(ASKED, problem.path), problem.code,
                                                         problem.message, problem.severity),),
                             options.rules.version, None)
     message = value if isinstance(value, dict) else {}

@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ._findings import Finding, describe, finding, pointer
+from ._findings import Finding, describe, finding, pointer, pointer_of
 from ._nodes import LOOKED, more_values
 from ._options import Options
 
@@ -256,17 +256,18 @@ def _first_surrogate(text: str) -> int:
     return 0  # (not reached: the caller found one)
 
 
-def _place(place: Any) -> str:
-    """The JSON pointer of a place of :func:`unencodable`'s walk."""
+def _place(place: Any, path: str = "") -> str:
+    """The JSON pointer of a place of a walk (:func:`unencodable`'s, :func:`_explain`'s): None,
+    the value at ``path`` itself, else (its container's place, its member name or index). A
+    walk keeps places, not paths: a path is built for the one value a finding names, not for
+    each value the walk passes."""
     tokens = []
     while place is not None:
         place, token = place
         tokens.append(token)
-    path = ""
-    for token in reversed(tokens):  # (a name of a subclass read as the string it is; one that is no string, by type)
-        path = pointer(path, str.__str__(token) if isinstance(token, str) else token if type(token) is int
-                       else f"<{type(token).__name__}>")
-    return path
+    # (a name of a subclass read as the string it is; one that is no string, by type)
+    return pointer_of(path, [str.__str__(token) if isinstance(token, str) else token if type(token) is int
+                             else f"<{type(token).__name__}>" for token in reversed(tokens)])
 
 
 def _plain(item: object) -> object:
@@ -288,10 +289,10 @@ def _plain(item: object) -> object:
 
 def _explain(ctx: Context, value: object, path: str, depth: int) -> None:
     """Slow second walk that names the first offending value (error path only)."""
-    stack: list[tuple[object, int, str]] = [(value, depth, path)]
+    stack: list[tuple[object, int, Any]] = [(value, depth, None)]  # (a value, its level, its place: _place)
     seen = 0
     while stack:
-        item, level, where = stack.pop()
+        item, level, place = stack.pop()
         seen += 1
         if seen > ctx.options.max_nodes or (seen == LOOKED and more_values(value, ctx.options.max_nodes)):
             ctx.add(path, "json.too_many_nodes", _too_many(ctx.options.max_nodes, True))
@@ -303,23 +304,23 @@ def _explain(ctx: Context, value: object, path: str, depth: int) -> None:
         if isinstance(item, float):
             if item - item == 0.0:
                 continue
-            ctx.add(where, "json.number_out_of_range", f"{item!r} is not a finite JSON number")
+            ctx.add(_place(place, path), "json.number_out_of_range", f"{item!r} is not a finite JSON number")
             return
         if isinstance(item, (dict, list)):
             if level > ctx.options.max_depth:
-                ctx.add(where, "json.too_deep", f"the value nests deeper than {ctx.options.max_depth} levels")
+                ctx.add(_place(place, path), "json.too_deep",
+                        f"the value nests deeper than {ctx.options.max_depth} levels")
                 return
             if isinstance(item, dict):
                 for key in item:
                     if not isinstance(key, str):
-                        ctx.add(where, _NOT_JSON, f"member name {key!r} is not a string")
+                        ctx.add(_place(place, path), _NOT_JSON, f"member name {key!r} is not a string")
                         return
-                stack.extend((member, level + 1, pointer(where, key)) for key, member in reversed(item.items()))
+                stack.extend((member, level + 1, (place, key)) for key, member in reversed(item.items()))
             else:
-                stack.extend((member, level + 1, pointer(where, index))
-                             for index, member in reversed(list(enumerate(item))))
+                stack.extend((member, level + 1, (place, index)) for index, member in reversed(list(enumerate(item))))
             continue
-        ctx.add(where, _NOT_JSON, f"a {type(item).__name__} is not a JSON value")
+        ctx.add(_place(place, path), _NOT_JSON, f"a {type(item).__name__} is not a JSON value")
         return
     # Nothing found here that the fast walk met (it calls this only for a problem, not for its
     # budget running out): blame the budget over the response, as a walk that met none would.
