@@ -59,7 +59,10 @@ basic/transports/streamable-http, as a server:
 - 2025 sessions: over an HTTP upstream, ``Mcp-Session-Id`` passes through both ways (each host
   session is one upstream session and has its own relay, and the upstream's own 404 for a
   session it ended passes through); over a stdio upstream the proxy issues the id on the
-  ``initialize`` answer and holds it until the host's ``DELETE``: a request naming an id it does
+  answer of an ``initialize`` that succeeds (a result: none for a JSON-RPC error, the server's
+  or the proxy's own, which initialises no session; an answer after progress notifications is
+  awaited before the response's headers, :meth:`PostStream.answer`) and holds it until the
+  host's ``DELETE``: a request naming an id it does
   not hold (never issued, ended, empty) gets 404 Not Found and a JSON-RPC error with a null id,
   unforwarded (2025-11-25 Session Management 3: after termination, 404; 4: the host then
   initialises again), except a 2026-07-28 request, whose ``Mcp-Session-Id`` is ignored; a
@@ -489,12 +492,16 @@ class _Items:
 
     async def get(self) -> Item:
         while not self._items:
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
+            await self.more()
         return self.get_nowait()
+
+    async def more(self) -> None:
+        """Wait until the next item is queued (none taken)."""
+        self._waiter = asyncio.get_running_loop().create_future()
+        try:
+            await self._waiter
+        finally:
+            self._waiter = None
 
 
 class PostStream:
@@ -512,6 +519,9 @@ class PostStream:
     reused = False
     """Its request's id is one a request of its session has in flight (the host reused it): it
     is answered INVALID_REQUEST, unsent (``HttpHost._renumber``)."""
+    ending: Item | None = None
+    """The item that ends its response, once queued: its answer (the last one, for a batch), or
+    ``end`` (no answer comes)."""
     watch: Callable[[str | None, bytes], None] | None = None
     """Told of each frame queued to the host (its session, the frame): a stdio upstream's GET
     stream, whose server requests a host of that session may answer (``HttpHost._note_asked``)."""
@@ -555,7 +565,10 @@ class PostStream:
         event_id, self.pending_id = self.pending_id, None
         if final and self.restore is not None:
             data = _restore_id(data, *self.restore)
-        self.queue.put_nowait(("frame", data, final, event_id))
+        item = ("frame", data, final, event_id)
+        if final:
+            self.ending = item
+        self.queue.put_nowait(item)
         if self.watch is not None:
             self.watch(self.session, data)
         return True
@@ -565,7 +578,27 @@ class PostStream:
         it with ``notifications/cancelled``): the response ends with none (an event stream with
         what came before, if anything)."""
         if not self.closed:
-            self.queue.put_nowait(("end", b"", True, None))
+            item: Item = ("end", b"", True, None)
+            if self.ending is None:
+                self.ending = item
+            self.queue.put_nowait(item)
+
+    async def answer(self) -> Item:
+        """The item that ends its response (:attr:`ending`), once queued; the items before it
+        stay queued, none taken (the host's backlog still bounds them)."""
+        while self.ending is None:
+            await self.queue.more()
+        return self.ending
+
+
+def _initialized(answer: Item) -> bool:
+    """``answer`` (what ends an ``initialize``'s response) is a JSON-RPC response holding a
+    result object: the session was initialised (2025-11-25 basic/lifecycle, Initialization; a
+    JSON-RPC error, or no answer, initialises none)."""
+    if answer[0] != "frame":
+        return False
+    look = peek(answer[1])
+    return look.kind == "response" and look.message is not None and type(look.message.get("result")) is dict
 
 
 def _restore_id(data: bytes, sent: bytes, original: bytes) -> bytes:
@@ -1299,10 +1332,15 @@ class HttpHost:
             if sid:
                 self._adopt(sid, bridge)
         elif initialize and self._stdio is not None:
+            # a session for an initialize that succeeds only: not for a JSON-RPC error (the
+            # server's, or the proxy's: a timeout, the server gone, its answer refused), nor for
+            # none — a server creates none then, and its id would hold a room for nothing
+            answer = item if item[0] == "end" or (item[0] != "prime" and item[2]) else await stream.answer()
             if stream.opening:
                 stream.opening = False
                 self._opening -= 1
-            headers["Mcp-Session-Id"] = self._issue()
+            if _initialized(answer):
+                headers["Mcp-Session-Id"] = self._issue()
         kind, data, final, event_id = item
         status = stream.status or 200
         if kind == "end":  # (no answer comes: its host cancelled it)
