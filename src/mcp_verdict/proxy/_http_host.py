@@ -40,8 +40,9 @@ basic/transports/streamable-http, as a server:
   (-32020) under its id, unsent, logged as refused (:func:`header_mismatch`; 2026-07-28
   basic/transports/streamable-http, Server Validation) — a ``tools/call``'s ``Mcp-Param-*``
   headers too, against the tool's ``inputSchema`` from the upstream's last ``tools/list``
-  (``_params``; a tool not listed through the proxy: unchecked) — over an HTTP upstream the
-  upstream checks its own;
+  (``_params``; a tool not listed through the proxy: unchecked); a body that gives a member
+  name twice is checked as read both ways, its first and its last kept (the server's parser
+  may keep either) — over an HTTP upstream the upstream checks its own;
 - a POST's body comes whole within ``--timeout`` (the rest of one past ``--max-frame-bytes``
   too, read to tell its size): else 408 and a JSON-RPC error with a null id (past the limit:
   413 and TOO_LARGE, its size as far as it came), the connection closed, nothing forwarded, a
@@ -165,6 +166,7 @@ from multidict import CIMultiDict
 
 from ..frames._jsonrpc import Peek, id_json, id_key, id_text, peek
 from ..frames._tools import ToolsBudget
+from ..verdict._parser import NOT_PARSED, read_strict
 from ..verdict._peer_text import cut, neutral
 from ._batch import follows
 from ._bridge import Bridge
@@ -198,6 +200,7 @@ from ._params import (
     decoded,
     exact_arguments,
     exact_read,
+    first_read,
     one_header,
     param_mismatch,
     shown_value,
@@ -337,7 +340,11 @@ def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Declared
     a parse error (-32700): its headers cannot be checked against it, and the server might read
     it (before, such a body went unchecked: an ``Mcp-Name`` naming another tool than the body's
     went through). A number the ``Mcp-Param`` check meets as a float is compared as ``body``
-    writes it. ``body`` None (one past ``--max-frame-bytes``, refused as too large): neither."""
+    writes it. ``body`` None (one past ``--max-frame-bytes``, refused as too large): neither.
+    A body no strict parser reads is also checked as read by a parser that keeps the first of a
+    member name given twice (``_params.first_read``; orjson keeps the last): the server may
+    act on either reading, so a header must match both (before, an ``Mcp-Name`` matching the
+    last of two ``name`` members went through while such a server called the first one's tool)."""
     if look.kind == "unreadable" and body is not None:
         if not look.has_id or not any(_stateless(v) for v in headers.getall("MCP-Protocol-Version", [])):
             return None  # (without an id it shows, the relay answers it itself, unsent: ``unfollowed``)
@@ -355,7 +362,29 @@ def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Declared
             return None
     exact = None if body is None else lambda: exact_arguments(body)
     reason = _header_reason(look, headers, tool, exact)
+    if reason is None and body is not None and _checked(look, headers) and read_strict(body) is NOT_PARSED:
+        first = first_read(body)  # (a member name given twice: the server may keep the first)
+        method = first.get("method") if isinstance(first, dict) else None
+        if isinstance(first, dict) and isinstance(method, str):
+            twice = Peek("request" if "id" in first else "notification", look.id, look.has_id, method, first)
+            why = _header_reason(twice, headers, tool, None)
+            if why is not None:
+                reason = f"{why} (read as a parser that keeps the first of a member name given twice reads it)"
     return None if reason is None else (HEADER_MISMATCH, reason)
+
+
+def _checked(look: Peek, headers: Headers) -> bool:
+    """The headers of the request or notification read as ``look`` are checked against its body
+    (:func:`_header_reason`): a 2026-07-28 ``MCP-Protocol-Version`` header, or a body whose
+    ``_meta`` states 2026-07-28, and a header."""
+    if look.kind not in ("request", "notification"):
+        return False
+    versions = headers.getall("MCP-Protocol-Version", [])
+    if not versions:
+        return False
+    meta = look.params.get("_meta")
+    stated = meta.get(_META_VERSION) if isinstance(meta, dict) else None
+    return any(_stateless(v) for v in versions) or _stateless(stated if isinstance(stated, str) else None)
 
 
 def _header_reason(look: Peek, headers: Headers, tool: Callable[[str], Declared | None] | None,
