@@ -166,6 +166,11 @@ class ListedTools(msgspec.Struct):
         self.sizes.clear()
         self.size = 0
 
+    def unfollow(self) -> None:
+        """The listing under way is no longer followed (the caller keeps nothing of an answer to
+        it: the proxy's enforce refused it, so its host never had that page); nothing is dropped."""
+        self._unfollow()
+
     def _unfollow(self) -> None:
         self.listing, self.listing_bytes, self.cursor = None, 0, None
 
