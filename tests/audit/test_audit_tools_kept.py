@@ -128,6 +128,35 @@ def test_the_listing_followed_crosses_the_parts_of_jobs(tmp_path: Path, steps: l
         assert checked(list(audit(plan([str(path)]), Totals(), jobs=jobs))) == expected, jobs
 
 
+# (the params of a tools/list asked after a whole listing of a and b, as written; per tool called
+# after its answer, which lists a alone with no nextCursor, whether its outputSchema was known) —
+# by hand (frames._tools): a request no strict parser reads (a member name given twice, one maybe
+# spelled with \\u escapes) may have asked another page than the one the audit reads (a server
+# keeping the first name): it drops nothing. Before, "cursor" read last (null) took the page for a
+# whole listing, and b was dropped.
+TWICE: list[tuple[str, str, dict[str, bool]]] = [
+    ("strict", '{"_meta":@}', {"a": True, "b": False}),
+    ("cursor-twice", '{"cursor":"1","cursor":null,"_meta":@}', {"a": True, "b": True}),
+    ("cursor-twice-escaped", '{"cursor":"1","\\u0063ursor":null,"_meta":@}', {"a": True, "b": True}),
+]
+
+
+@pytest.mark.parametrize(("params", "expected"), [c[1:] for c in TWICE], ids=[c[0] for c in TWICE])
+def test_a_listing_request_read_two_ways_drops_no_tool_the_audit_keeps(params: str, expected: dict[str, bool]) -> None:
+    page = {"resultType": "complete", "tools": [tool("a")]}
+    frames = [*listing(1, None, ["a", "b"], None),
+              ("c2s", f'{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{params}}}'.replace(
+                  "@", json.dumps(META)).encode()),
+              ("s2c", json.dumps({"jsonrpc": "2.0", "id": 2, "result": page}).encode()),
+              *calls(100, list(expected))]
+    auditor = Auditor()
+    rows = []
+    for line, (direction, data) in enumerate(frames, 1):
+        rows += auditor.message("c", direction, data, at=float(line), seq=line, line=line)  # type: ignore[arg-type]
+    rows += auditor.end()
+    assert checked(rows) == expected
+
+
 # (the pages read: per page its cursor, how many new names, whether it has a nextCursor; each page's
 # names new to the connection) → the tools the connection keeps at the end, by hand: 200 whole
 # listings of 2,000 names keep the last's 2,000; 200 pages of one listing, or of no listing followed

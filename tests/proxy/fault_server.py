@@ -11,7 +11,9 @@ requests under one id (7: the second while the first is unanswered), then answer
 ``tasks/get`` answers a completed task whose
 inlined result says isError twice (``taskId`` ``dup``) or once (any other).
 ``notifications/cancelled`` is written to stderr as ``cancelled <id>`` (the test reads it).
-Also answers ``initialize`` (2025-06-18; not one whose ``clientInfo.name`` is ``silent``) and counts
+Also answers ``initialize`` (2025-06-18; not one whose ``clientInfo.name`` is ``silent``; one whose
+``clientInfo.name`` is ``refuse`` with the JSON-RPC error -32602, ``dup`` with its result's
+``protocolVersion`` given twice; one with a ``progressToken`` after a progress notification) and counts
 its starts in the file named by $FAULT_STARTS. It reads as leniently as Python's json (NaN,
 ``1e400``, lone surrogates), invalid UTF-8 replaced, and answers any other request with an id as
 ``echo``.
@@ -47,10 +49,20 @@ def main() -> None:
             continue
         rid = json.dumps(message["id"]).encode()
         if method == "initialize":
-            if (message.get("params", {}).get("clientInfo") or {}).get("name") == "silent":
+            client = (message.get("params", {}).get("clientInfo") or {}).get("name")
+            if client == "silent":
                 continue
-            out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"protocolVersion":"2025-06-18",'
-                      b'"capabilities":{"tools":{}},"serverInfo":{"name":"fault","version":"0"}}}\n')
+            token = (message.get("params", {}).get("_meta") or {}).get("progressToken")
+            if token is not None:
+                out.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
+                                      "params": {"progressToken": token, "progress": 1}}).encode() + b"\n")
+            if client == "refuse":
+                out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"error":{"code":-32602,"message":"Unsupported '
+                          b'protocol version","data":{"supported":["2025-06-18"]}}}\n')
+            else:
+                twice = b'"protocolVersion":"2025-06-18",' if client == "dup" else b""
+                out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{' + twice + b'"protocolVersion":"2025-06-18",'
+                          b'"capabilities":{"tools":{}},"serverInfo":{"name":"fault","version":"0"}}}\n')
             out.flush()
             continue
         if method == "tasks/get":

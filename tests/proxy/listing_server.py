@@ -2,12 +2,14 @@
 proxy's hostile tests of the ``Mcp-Param`` headers it checks (``x-mcp-header`` in the listed
 ``inputSchema``).
 
-``listing_server.py PAGES``: ``PAGES`` holds a JSON array of pages, each a JSON array of tools;
+``listing_server.py PAGES [--first]``: ``PAGES`` holds a JSON array of pages, each a JSON array of tools;
 ``tools/list`` with no cursor answers the first, with the cursor ``"<i>"`` the page ``i``, each
 with ``nextCursor`` ``"<i+1>"`` but the last. Read again at each ``tools/list`` (a test may
 change the listing between two calls). Every ``tools/call`` is answered with the text
 ``called <name> <arguments as the request's JSON text wrote them>`` (numbers as written, not
-reread); any other request with an empty result.
+reread); any other request with an empty result. With ``--first`` a member name given twice in a
+request is read as its first occurrence (as cJSON and many other parsers read it), else as its
+last (Python's json, orjson).
 """
 
 from __future__ import annotations
@@ -20,11 +22,20 @@ from typing import Any
 _ARGUMENTS = re.compile(rb'"arguments":(.*),"_meta"')
 
 
+def _first(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose member names given twice keep their first value."""
+    kept: dict[str, Any] = {}
+    for name, value in pairs:
+        kept.setdefault(name, value)
+    return kept
+
+
 def main() -> None:
     sys.setrecursionlimit(100_000)  # (a deeply nested listing)
     pages_file = sys.argv[1]
+    hook = _first if sys.argv[2:] == ["--first"] else None
     for line in sys.stdin.buffer:
-        message = json.loads(line)
+        message = json.loads(line, object_pairs_hook=hook)
         if not isinstance(message, dict) or "method" not in message or "id" not in message:
             continue
         params = message.get("params") or {}

@@ -572,6 +572,39 @@ def test_a_whole_listing_replaces_the_tools_the_relay_knows(mode: str, pages: li
     assert relay.in_flight == 0
 
 
+# (the answer to a tools/list asked with no cursor, after a whole listing of a and b, as written; in
+# enforce: whether the host gets it unchanged; per tool, whether the relay knows it after it, then
+# after a page asked with the cursor "2" listing c alone, with no nextCursor) — by hand: an answer
+# no strict parser reads (a member name given twice) is refused in enforce (README "The modes"),
+# its host gets an error in its place and has no page of a listing: the relay keeps nothing of it
+# and follows no listing from it (before, it read the last nextCursor, null, took the page for a
+# whole listing and dropped b; then the next page was followed as that listing's too).
+_A, _B = json.dumps(_tool("a")), json.dumps(_tool("b"))
+REFUSED_PAGES: list[tuple[str, str, bool, dict[str, bool], dict[str, bool]]] = [
+    ("strict-page", f'{{"resultType":"complete","tools":[{_A}],"nextCursor":"2"}}', True,
+     {"a": True, "b": True}, {"a": True, "b": False, "c": True}),
+    ("next-cursor-twice", f'{{"resultType":"complete","tools":[{_A}],"nextCursor":"2","nextCursor":null}}', False,
+     {"a": True, "b": True}, {"a": True, "b": True, "c": True}),
+    ("tools-twice", f'{{"resultType":"complete","tools":[{_B}],"tools":[{_A}]}}', False,
+     {"a": True, "b": True}, {"a": True, "b": True, "c": True}),
+]
+
+
+@pytest.mark.parametrize(("result", "passed", "after", "then"), [r[1:] for r in REFUSED_PAGES],
+                         ids=[r[0] for r in REFUSED_PAGES])
+def test_a_listing_page_enforce_refuses_keeps_nothing(result: str, passed: bool, after: dict[str, bool],
+                                                      then: dict[str, bool]) -> None:
+    relay = Relay(mode="enforce")
+    _listed(relay, 1, None, ["a", "b"], None)
+    relay.from_host(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": META}}).encode())
+    answer = f'{{"jsonrpc":"2.0","id":2,"result":{result}}}'.encode()
+    out = relay.from_upstream(answer)
+    known = {name: relay.tool(name) is not None for name in after}
+    _listed(relay, 3, "2", ["c"], None)
+    assert ([o.data == answer for o in out if o.to == "host"], known,
+            {name: relay.tool(name) is not None for name in then}) == ([passed], after, then)
+
+
 # (listings, pages each: whether each page after the first is asked with the last nextCursor) →
 # the tools the relay knows at the end, by hand: of 200 whole listings of 2,000 new names the
 # last's 2,000; of one listing of 200 such pages the first 10,000 (the budget per connection). The

@@ -34,14 +34,15 @@ UPSTREAM_UNAVAILABLE = -31004  # README "The proxy", the proxy's codes
 
 
 @contextlib.contextmanager
-def _proxy_in_thread(log: Path, max_sessions: int) -> Iterator[tuple[str, Callable[[], int]]]:
+def _proxy_in_thread(log: Path, max_sessions: int, mode: str = "observe",
+                     timeout: float = 120.0) -> Iterator[tuple[str, Callable[[], int]]]:
     """The HTTP host side over fault_server.py in this process (its own thread and loop): its URL,
     and how many sessions it holds."""
     from mcp_verdict.proxy._http_host import HttpHost, serve
     from mcp_verdict.proxy._run import ProxyOptions, make_recorder
 
     options = ProxyOptions(command=tuple(FAULT), listen=("127.0.0.1", 0), otel=False, log=str(log),
-                           log_payloads=True, grace=0.5)
+                           log_payloads=True, grace=0.5, mode=mode, timeout=timeout)  # type: ignore[arg-type]
     loop = asyncio.new_event_loop()
     bound: list[str] = []
     hosts: list[HttpHost] = []
@@ -180,3 +181,48 @@ def test_an_initialize_under_way_keeps_its_sessions_room(tmp_path: Path) -> None
     refused = (_body(meanwhile) or {}).get("error", {}).get("code")
     assert (_status(meanwhile), _head(meanwhile, "Retry-After"), refused, held) == (
         503, "1", UPSTREAM_UNAVAILABLE, 1)
+
+
+# (the initialize's clientInfo name — fault_server.py answers "t" at once, "refuse" with the
+# JSON-RPC error -32602, "dup" with a member name given twice, "silent" never —, whether it asks
+# for progress (a progress notification before its answer: an event stream), the mode; what the
+# host gets: the status, whether it carries an Mcp-Session-Id, its JSON-RPC error code; the
+# sessions held after it) — by hand: a session is issued for an initialize that succeeds only
+# (2025-11-25 basic/lifecycle, Initialization; basic/transports, Session Management 1: a server
+# MAY assign a session id at initialization time), not for a JSON-RPC error, the server's or the
+# proxy's (README "The proxy": -31002 past --timeout, -31000 an answer enforce refuses). Before,
+# each failed one was issued a session, which held a room under max_sessions until evicted.
+FAILED: list[tuple[str, str, bool, str, tuple[int, bool, int | None], int]] = [
+    ("initialised", "t", False, "observe", (200, True, None), 1),
+    ("server-error", "refuse", False, "observe", (200, False, -32602), 0),
+    ("proxy-timeout", "silent", False, "observe", (200, False, -31002), 0),
+    ("refused-by-enforce", "dup", False, "enforce", (200, False, -31000), 0),
+    ("dup-forwarded-by-observe", "dup", False, "observe", (200, True, None), 1),
+    ("initialised-after-progress", "t", True, "observe", (200, True, None), 1),
+    ("server-error-after-progress", "refuse", True, "observe", (200, False, -32602), 0),
+]
+
+
+def _answer(response: bytes) -> Any:
+    """The JSON-RPC answer of a POST's response: its body, or its event stream's last event."""
+    head, _, body = response.partition(b"\r\n\r\n")
+    if b"text/event-stream" not in head.lower():
+        return _body(response)
+    lines = [line for line in body.split(b"\n") if line.startswith(b"data:")]
+    return json.loads(lines[-1][5:])
+
+
+@pytest.mark.parametrize(("client", "progress", "mode", "expected", "held"), [r[1:] for r in FAILED],
+                         ids=[r[0] for r in FAILED])
+def test_an_initialize_that_fails_is_issued_no_session(tmp_path: Path, client: str, progress: bool, mode: str,
+                                                       expected: tuple[int, bool, int | None], held: int) -> None:
+    params: dict[str, Any] = {**INIT["params"], "clientInfo": {"name": client, "version": "0"}}  # type: ignore[dict-item]
+    if progress:
+        params["_meta"] = {"progressToken": "p"}
+    with _proxy_in_thread(tmp_path / "f.jsonl", 1, mode, timeout=1.0) as (url, count):
+        response = _request(url, "POST", json.dumps({**INIT, "params": params}).encode(), V2025)
+        sessions = count()
+    answer = _answer(response)
+    events = response.count(b"notifications/progress")
+    got = (_status(response), _head(response, "Mcp-Session-Id") is not None, answer.get("error", {}).get("code"))
+    assert (got, sessions, events) == (expected, held, 1 if progress else 0)

@@ -11,8 +11,12 @@ writes ``Mcp-Param`` headers from an ``inputSchema``'s ``x-mcp-header`` properti
   to the page with no ``nextCursor`` (basic/utilities/pagination: the cursor is opaque, the last
   page has none); then a tool kept that it did not list is dropped, as the server no longer
   describes it. A listing read in part drops nothing; a page whose listing was not followed from
-  its start (its cursor not the ``nextCursor`` last seen) adds its tools and drops nothing; a
-  tool listed again replaces its earlier definition;
+  its start (its cursor not the ``nextCursor`` last seen) adds its tools and drops nothing, and so
+  does a page asked by a request no parser reads, or no strict parser (a member name given twice,
+  one of them maybe written with ``\\u`` escapes: the reader here keeps the last, the server's
+  may keep the first; whether it began a listing, or which page it asked, is not known, so two
+  parsers' readings of it never drop a tool); a tool listed again replaces its earlier
+  definition;
 - **a budget per connection**: at most :data:`TOOLS_KEPT` tools and :data:`TOOLS_BYTES` bytes,
   each tool counted by :func:`tool_size` (its JSON and an upper bound of its parsed form). A tool
   past it is not kept (its calls are judged as a tool whose listing was not kept); the caller
@@ -29,6 +33,7 @@ from typing import Any, Final
 
 import msgspec
 
+from ..verdict._parser import NOT_PARSED, read_strict
 from ._jsonrpc import peek
 from ._track import Exchange
 
@@ -106,8 +111,8 @@ class ListedTools(msgspec.Struct):
             return [], 0
         asked = peek(exchange.request.data)
         cursor = asked.params.get("cursor")
-        if asked.message is None:
-            self._unfollow()  # (a request not read: whether it began a listing is not known)
+        if asked.message is None or read_strict(exchange.request.data) is NOT_PARSED:
+            self._unfollow()  # (a request not read, or read two ways: whether it began a listing is not known)
         elif cursor is None:  # a page asked with no cursor begins a listing
             self.listing, self.listing_bytes = set(), 0
         elif self.listing is not None and cursor != self.cursor:
@@ -160,6 +165,11 @@ class ListedTools(msgspec.Struct):
         self.tools.clear()
         self.sizes.clear()
         self.size = 0
+
+    def unfollow(self) -> None:
+        """The listing under way is no longer followed (the caller keeps nothing of an answer to
+        it: the proxy's enforce refused it, so its host never had that page); nothing is dropped."""
+        self._unfollow()
 
     def _unfollow(self) -> None:
         self.listing, self.listing_bytes, self.cursor = None, 0, None

@@ -40,8 +40,9 @@ basic/transports/streamable-http, as a server:
   (-32020) under its id, unsent, logged as refused (:func:`header_mismatch`; 2026-07-28
   basic/transports/streamable-http, Server Validation) — a ``tools/call``'s ``Mcp-Param-*``
   headers too, against the tool's ``inputSchema`` from the upstream's last ``tools/list``
-  (``_params``; a tool not listed through the proxy: unchecked) — over an HTTP upstream the
-  upstream checks its own;
+  (``_params``; a tool not listed through the proxy: unchecked); a body that gives a member
+  name twice is checked as read both ways, its first and its last kept (the server's parser
+  may keep either) — over an HTTP upstream the upstream checks its own;
 - a POST's body comes whole within ``--timeout`` (the rest of one past ``--max-frame-bytes``
   too, read to tell its size): else 408 and a JSON-RPC error with a null id (past the limit:
   413 and TOO_LARGE, its size as far as it came), the connection closed, nothing forwarded, a
@@ -59,7 +60,10 @@ basic/transports/streamable-http, as a server:
 - 2025 sessions: over an HTTP upstream, ``Mcp-Session-Id`` passes through both ways (each host
   session is one upstream session and has its own relay, and the upstream's own 404 for a
   session it ended passes through); over a stdio upstream the proxy issues the id on the
-  ``initialize`` answer and holds it until the host's ``DELETE``: a request naming an id it does
+  answer of an ``initialize`` that succeeds (a result: none for a JSON-RPC error, the server's
+  or the proxy's own, which initialises no session; an answer after progress notifications is
+  awaited before the response's headers, :meth:`PostStream.answer`) and holds it until the
+  host's ``DELETE``: a request naming an id it does
   not hold (never issued, ended, empty) gets 404 Not Found and a JSON-RPC error with a null id,
   unforwarded (2025-11-25 Session Management 3: after termination, 404; 4: the host then
   initialises again), except a 2026-07-28 request, whose ``Mcp-Session-Id`` is ignored; a
@@ -162,6 +166,7 @@ from multidict import CIMultiDict
 
 from ..frames._jsonrpc import Peek, id_json, id_key, id_text, peek
 from ..frames._tools import ToolsBudget
+from ..verdict._parser import NOT_PARSED, read_strict
 from ..verdict._peer_text import cut, neutral
 from ._batch import follows
 from ._bridge import Bridge
@@ -195,6 +200,7 @@ from ._params import (
     decoded,
     exact_arguments,
     exact_read,
+    first_read,
     one_header,
     param_mismatch,
     shown_value,
@@ -334,7 +340,11 @@ def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Declared
     a parse error (-32700): its headers cannot be checked against it, and the server might read
     it (before, such a body went unchecked: an ``Mcp-Name`` naming another tool than the body's
     went through). A number the ``Mcp-Param`` check meets as a float is compared as ``body``
-    writes it. ``body`` None (one past ``--max-frame-bytes``, refused as too large): neither."""
+    writes it. ``body`` None (one past ``--max-frame-bytes``, refused as too large): neither.
+    A body no strict parser reads is also checked as read by a parser that keeps the first of a
+    member name given twice (``_params.first_read``; orjson keeps the last): the server may
+    act on either reading, so a header must match both (before, an ``Mcp-Name`` matching the
+    last of two ``name`` members went through while such a server called the first one's tool)."""
     if look.kind == "unreadable" and body is not None:
         if not look.has_id or not any(_stateless(v) for v in headers.getall("MCP-Protocol-Version", [])):
             return None  # (without an id it shows, the relay answers it itself, unsent: ``unfollowed``)
@@ -352,7 +362,29 @@ def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Declared
             return None
     exact = None if body is None else lambda: exact_arguments(body)
     reason = _header_reason(look, headers, tool, exact)
+    if reason is None and body is not None and _checked(look, headers) and read_strict(body) is NOT_PARSED:
+        first = first_read(body)  # (a member name given twice: the server may keep the first)
+        method = first.get("method") if isinstance(first, dict) else None
+        if isinstance(first, dict) and isinstance(method, str):
+            twice = Peek("request" if "id" in first else "notification", look.id, look.has_id, method, first)
+            why = _header_reason(twice, headers, tool, None)
+            if why is not None:
+                reason = f"{why} (read as a parser that keeps the first of a member name given twice reads it)"
     return None if reason is None else (HEADER_MISMATCH, reason)
+
+
+def _checked(look: Peek, headers: Headers) -> bool:
+    """The headers of the request or notification read as ``look`` are checked against its body
+    (:func:`_header_reason`): a 2026-07-28 ``MCP-Protocol-Version`` header, or a body whose
+    ``_meta`` states 2026-07-28, and a header."""
+    if look.kind not in ("request", "notification"):
+        return False
+    versions = headers.getall("MCP-Protocol-Version", [])
+    if not versions:
+        return False
+    meta = look.params.get("_meta")
+    stated = meta.get(_META_VERSION) if isinstance(meta, dict) else None
+    return any(_stateless(v) for v in versions) or _stateless(stated if isinstance(stated, str) else None)
 
 
 def _header_reason(look: Peek, headers: Headers, tool: Callable[[str], Declared | None] | None,
@@ -489,12 +521,16 @@ class _Items:
 
     async def get(self) -> Item:
         while not self._items:
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
+            await self.more()
         return self.get_nowait()
+
+    async def more(self) -> None:
+        """Wait until the next item is queued (none taken)."""
+        self._waiter = asyncio.get_running_loop().create_future()
+        try:
+            await self._waiter
+        finally:
+            self._waiter = None
 
 
 class PostStream:
@@ -512,6 +548,9 @@ class PostStream:
     reused = False
     """Its request's id is one a request of its session has in flight (the host reused it): it
     is answered INVALID_REQUEST, unsent (``HttpHost._renumber``)."""
+    ending: Item | None = None
+    """The item that ends its response, once queued: its answer (the last one, for a batch), or
+    ``end`` (no answer comes)."""
     watch: Callable[[str | None, bytes], None] | None = None
     """Told of each frame queued to the host (its session, the frame): a stdio upstream's GET
     stream, whose server requests a host of that session may answer (``HttpHost._note_asked``)."""
@@ -555,7 +594,10 @@ class PostStream:
         event_id, self.pending_id = self.pending_id, None
         if final and self.restore is not None:
             data = _restore_id(data, *self.restore)
-        self.queue.put_nowait(("frame", data, final, event_id))
+        item = ("frame", data, final, event_id)
+        if final:
+            self.ending = item
+        self.queue.put_nowait(item)
         if self.watch is not None:
             self.watch(self.session, data)
         return True
@@ -565,7 +607,27 @@ class PostStream:
         it with ``notifications/cancelled``): the response ends with none (an event stream with
         what came before, if anything)."""
         if not self.closed:
-            self.queue.put_nowait(("end", b"", True, None))
+            item: Item = ("end", b"", True, None)
+            if self.ending is None:
+                self.ending = item
+            self.queue.put_nowait(item)
+
+    async def answer(self) -> Item:
+        """The item that ends its response (:attr:`ending`), once queued; the items before it
+        stay queued, none taken (the host's backlog still bounds them)."""
+        while self.ending is None:
+            await self.queue.more()
+        return self.ending
+
+
+def _initialized(answer: Item) -> bool:
+    """``answer`` (what ends an ``initialize``'s response) is a JSON-RPC response holding a
+    result object: the session was initialised (2025-11-25 basic/lifecycle, Initialization; a
+    JSON-RPC error, or no answer, initialises none)."""
+    if answer[0] != "frame":
+        return False
+    look = peek(answer[1])
+    return look.kind == "response" and look.message is not None and type(look.message.get("result")) is dict
 
 
 def _restore_id(data: bytes, sent: bytes, original: bytes) -> bytes:
@@ -1299,10 +1361,15 @@ class HttpHost:
             if sid:
                 self._adopt(sid, bridge)
         elif initialize and self._stdio is not None:
+            # a session for an initialize that succeeds only: not for a JSON-RPC error (the
+            # server's, or the proxy's: a timeout, the server gone, its answer refused), nor for
+            # none — a server creates none then, and its id would hold a room for nothing
+            answer = item if item[0] == "end" or (item[0] != "prime" and item[2]) else await stream.answer()
             if stream.opening:
                 stream.opening = False
                 self._opening -= 1
-            headers["Mcp-Session-Id"] = self._issue()
+            if _initialized(answer):
+                headers["Mcp-Session-Id"] = self._issue()
         kind, data, final, event_id = item
         status = stream.status or 200
         if kind == "end":  # (no answer comes: its host cancelled it)

@@ -23,6 +23,10 @@ x-mcp-header:
   ``42``). A header whose argument is absent matches nothing in the body: refused too (as the
   official Python SDK's server does). A ``Mcp-Param-*`` header the schema does not declare is
   not the server's (an intermediary forwards it and otherwise ignores it);
+- a body in which a member name is given twice (a ``\\u`` escape may spell one of them) is
+  read two ways: orjson keeps the last, a server's parser may keep the first (:func:`first_read`);
+  the server checks its headers against both readings, so a header matches what the server
+  acts on whichever it keeps;
 - the argument compared is the number the body writes, exactly (:func:`exact_read`): orjson,
   which reads the body first, holds an integer past 64 bits, and any number with a fraction or
   an exponent, as the nearest float (``18446744073709551617`` as ``...616``, ``1e-400`` as
@@ -46,7 +50,7 @@ from multidict import CIMultiDict, CIMultiDictProxy
 from ..verdict._peer_text import cut, neutral
 
 __all__ = ["Declared", "DeclaredCache", "Headers", "declared", "decoded", "exact_arguments", "exact_read",
-           "header_value", "one_header", "param_headers", "param_mismatch", "shown_value"]
+           "first_read", "header_value", "one_header", "param_headers", "param_mismatch", "shown_value"]
 
 Headers = CIMultiDictProxy[str] | CIMultiDict[str]
 
@@ -185,6 +189,25 @@ def exact_read(data: bytes) -> object:
     try:
         return json.loads(data.decode("utf-8"), parse_float=Decimal)
     except (ValueError, RecursionError):  # (UnicodeDecodeError, an integer past Python's digits, too deep)
+        return _ABSENT
+
+
+def _first_kept(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    kept: dict[str, Any] = {}
+    for name, value in pairs:
+        kept.setdefault(name, value)
+    return kept
+
+
+def first_read(data: bytes) -> object:
+    """The JSON text ``data`` as a parser that keeps the first of a member name given twice reads
+    it (cJSON and many others; orjson, msgspec and Python's json keep the last), its numbers
+    exact as :func:`exact_read` reads them, or :data:`_ABSENT` when it does not read (Python's
+    json: ``NaN`` and a lone surrogate escape read, not past about a thousand levels). Never
+    raises; linear time."""
+    try:
+        return json.loads(data.decode("utf-8"), parse_float=Decimal, object_pairs_hook=_first_kept)
+    except (ValueError, RecursionError):
         return _ABSENT
 
 

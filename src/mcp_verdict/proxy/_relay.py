@@ -896,6 +896,9 @@ class Relay:
         if verdict is not None:
             self._count(verdict)
         refuse = verdict is not None and verdict.kind is Kind.UNCLASSIFIED
+        if refuse and method == "tools/list":  # (its host gets an error: no listing to keep, nor follow)
+            self._listing = None
+            self._tools.unfollow()
         if waiting is not None and (waiting.token is not None or (
                 verdict is not None and self.recorder is not None and self.recorder.wants_verdicts)):
             self._judged(exchange, waiting, verdict, data, refuse)  # (nothing to record otherwise)
