@@ -5,6 +5,12 @@ traceback. Before, each of these was a Python traceback and status 1 (``conform`
 failing receiver), or, for ``classify`` and ``conform`` without ``--json`` on a closed stdout,
 nothing at all and the verdict's status (0: success, with the output lost); ``call`` on a closed
 stdout called the tool, then lost its verdict: it is now never called.
+
+``audit`` the same (its module doc): ``--json`` on a full stdout said ``mcp-verdict audit: [Errno
+28] ...`` with status 3 (its status for an input it cannot read), on a closed one it was an
+AttributeError traceback; an ``--html`` page or a ``--parquet`` file whose write fails once
+opened (a full disk, a file size limit) was an OSError traceback and status 1 (a naive false
+success). A path that cannot be opened stays a usage error (2), said before the audit runs.
 """
 
 from __future__ import annotations
@@ -18,6 +24,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+try:
+    import resource
+except ImportError:  # (not on Windows: the file size limit rows are skipped there)
+    resource = None  # type: ignore[assignment]
 
 from mcp_verdict.demo import stdio_command
 
@@ -35,6 +46,17 @@ def _response(tmp: Path) -> str:
     return str(path)
 
 
+# a call and its answer as JSON-RPC JSON Lines: one naive false success (audit's status 1)
+CALLS = ('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}\n'
+         '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}\n')
+
+
+def _calls(tmp: Path) -> str:
+    path = tmp / "calls.jsonl"
+    path.write_text(CALLS, "utf-8")
+    return str(path)
+
+
 def _server(tmp: Path) -> str:
     """The demo server, started by a shell that first leaves a mark: the server was started."""
     return shlex.join(["sh", "-c", f"touch {shlex.quote(str(tmp / 'started'))} && exec {shlex.join(stdio_command())}"])
@@ -48,9 +70,18 @@ COMMANDS: dict[str, Callable[[Path], list[str]]] = {
     "conform --json": lambda tmp: ["conform", "--builtin", "mcp-verdict", "--versions", "2026-07-28", "--json"],
     "call": lambda tmp: ["call", "--stdio", _server(tmp), "get_forecast", '{"city": "Lisbon"}'],
     "call --json": lambda tmp: ["call", "--stdio", _server(tmp), "get_forecast", '{"city": "Lisbon"}', "--json"],
+    "audit": lambda tmp: ["audit", _calls(tmp)],
+    "audit --json": lambda tmp: ["audit", "--json", _calls(tmp)],
+    "audit --html /dev/full": lambda tmp: ["audit", "--html", "/dev/full", _calls(tmp)],
+    "audit --html FILE": lambda tmp: ["audit", "--html", str(tmp / "page.html"), _calls(tmp)],
+    "audit --parquet FILE": lambda tmp: ["audit", "--parquet", str(tmp / "calls.parquet"), _calls(tmp)],
 }
+PAGE_FULL = "mcp-verdict: cannot write the output: /dev/full: No space left on device\n"
+TOO_LARGE = "File too large"
 
-# (command, stdout: "full" or "closed"; exit status, stderr, whether the server was started)
+# (command, stdout: "full" or "closed", or "null" with files limited to 64 bytes ("fsize": the
+# --html or --parquet file's write fails, EFBIG) or not ("null"); exit status, stderr, whether the
+# server was started)
 CASES = [
     ("classify", "full", OUTPUT_FAILED, FULL, False),
     ("classify", "closed", OUTPUT_FAILED, CLOSED, False),
@@ -64,6 +95,13 @@ CASES = [
     ("call", "closed", OUTPUT_FAILED, CLOSED, False),  # the tool never called
     ("call --json", "full", OUTPUT_FAILED, FULL, True),
     ("call --json", "closed", OUTPUT_FAILED, CLOSED, False),
+    ("audit", "full", OUTPUT_FAILED, FULL, False),
+    ("audit", "closed", OUTPUT_FAILED, CLOSED, False),
+    ("audit --json", "full", OUTPUT_FAILED, FULL, False),
+    ("audit --json", "closed", OUTPUT_FAILED, CLOSED, False),
+    ("audit --html /dev/full", "null", OUTPUT_FAILED, PAGE_FULL, False),
+    ("audit --html FILE", "fsize", OUTPUT_FAILED, TOO_LARGE, False),
+    ("audit --parquet FILE", "fsize", OUTPUT_FAILED, TOO_LARGE, False),
 ]
 
 
@@ -73,7 +111,22 @@ def test_an_output_that_cannot_be_written_is_said_with_status_74(tmp_path: Path,
                                                                   status: int, stderr: str, started: bool) -> None:
     args = [*CLI, *COMMANDS[command](tmp_path)]
     env = {**os.environ, "LC_ALL": "C", "COLUMNS": "100"}  # (strerror's words in the C locale)
-    if stdout == "closed":
+    if stdout in ("null", "fsize"):
+        if stdout == "fsize" and resource is None:
+            pytest.skip("needs setrlimit (POSIX)")
+        if "--parquet" in args:
+            pytest.importorskip("pyarrow")
+        limit = (lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))) if stdout == "fsize" else None
+        run = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             stdin=subprocess.DEVNULL, env={**env, "PYTHONDONTWRITEBYTECODE": "1"},
+                             preexec_fn=limit, timeout=300, check=False)
+        if stderr == TOO_LARGE:  # (pyarrow's words for EFBIG are its own: the line is checked by its parts)
+            path = args[args.index("--html" if "--html" in args else "--parquet") + 1]
+            assert run.returncode == status
+            assert run.stderr.startswith(f"mcp-verdict: cannot write the output: {path}: ")
+            assert run.stderr.endswith(f"{TOO_LARGE}\n") and run.stderr.count("\n") == 1
+            return
+    elif stdout == "closed":
         run = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", *args], stderr=subprocess.PIPE, text=True,
                              stdin=subprocess.DEVNULL, env=env, timeout=300, check=False)
     else:

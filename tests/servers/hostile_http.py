@@ -66,6 +66,14 @@ def mode_table() -> dict[str, Callable[[Any], Parts]]:
             yield b"a" * 65536
         yield end
 
+    def json_endless(rid: Any) -> Parts:
+        """A JSON answer that never ends: no content-length, its text string written until the
+        client stops reading (the connection closes)."""
+        yield head("200 OK", "content-type: application/json")
+        yield b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"' % rid
+        while True:
+            yield b"a" * 65536
+
     def sse_keepalive(rid: Any) -> Parts:
         yield head("200 OK", "content-type: text/event-stream")
         for _ in range(6):
@@ -114,6 +122,7 @@ def mode_table() -> dict[str, Callable[[Any], Parts]]:
         "sse_big": sse_big,
         "sse_2mib": lambda rid: sse_big(rid, 2),
         "json_big": json_big,
+        "json_endless": json_endless,
         "sse_keepalive": sse_keepalive,
         # HTTP framing and headers
         "latin1": lambda rid: plain("200 OK", answer_of(rid, "café").decode().encode("latin-1"),

@@ -8,16 +8,19 @@ and tool), the top findings, the calls with an unknown effect, the unreadable li
 line counts, which add up. ``--json`` prints one JSON object per call and per problem line,
 then the summary; ``--parquet`` and ``--html`` write the calls table and the page.
 
-Exit status: 0 no naive false success found, 1 at least one, 2 usage error, 3 an input cannot
-be read.
+Exit status: 0 no naive false success found, 1 at least one, 2 usage error (an ``--html`` or
+``--parquet`` path that cannot be opened included: said before the audit runs), 3 an input cannot
+be read, 74 an output cannot be written once the audit runs (stdout closed or full, the page or
+the Parquet file whose write fails: a full disk, an I/O error), as for every command.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Iterator, Sequence
+from typing import IO, Final
 
 import click
 from rich.console import Console
@@ -30,7 +33,7 @@ from ..audit._run import audit, shown_path
 from ..audit._summary import Summary, fidelity_statement, named_fidelities, redacted_note
 from ..verdict._peer_text import neutral, one_line
 from ._json import json_line
-from ._style import stdout_gone
+from ._style import OutputFailed, require_stdout, stdout_gone
 from ._term import literal, make_console, print_rows, table_width
 
 PROGRESS_ABOVE: Final = 32 * 1024 * 1024
@@ -59,6 +62,7 @@ def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: st
     NAME.1... are read as one recording). Exit status: 0 no naive false success, 1 some,
     2 usage error, 3 an input cannot be read.
     """
+    require_stdout()  # the report (or the --json lines) could never be written: nothing audited
     try:
         inputs = plan(list(files), format_)
     except AuditError as exc:
@@ -111,17 +115,19 @@ def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: st
                                progress=lambda n: progress.update(task, completed=n)):
                 summary.add(entry)
                 if sink is not None and isinstance(entry, CallRow):
-                    sink.add(entry)
+                    with _writing(parquet):
+                        sink.add(entry)
                 if as_json:
-                    out.write(json_line(entry.to_dict()))
-    except (AuditError, OSError) as exc:
+                    _write(out, json_line(entry.to_dict()))
+    except (AuditError, OSError) as exc:  # (an input's: the outputs' failures are OutputFailed)
         if isinstance(exc, BrokenPipeError) and stdout_gone():
             raise  # (the reader of --json stopped reading: READER_GONE, quietly)
         click.echo(neutral(f"mcp-verdict audit: {exc}"), err=True)
         sys.exit(3)
     finally:
         if sink is not None:
-            sink.close()
+            with _writing(parquet):
+                sink.close()
     # what each input carried, from its calls (a trace export's spans may record a result or a status only)
     stated = [fidelity_statement(item.format, summary.fidelity_by_source.get(item.name)) for item in inputs]
     # (path, format, fidelity); a file nothing could be detected in: (path, why, "none")
@@ -129,20 +135,47 @@ def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: st
                  for item, (said, _) in zip(inputs, stated, strict=True)]
     redacted = redacted_note(totals.tally.get("redacted", 0))
     if as_json:
-        out.write(json_line({"type": "summary", **summary.to_dict(), "lines": totals.lines,
+        _write(out, json_line({"type": "summary", **summary.to_dict(), "lines": totals.lines,
                               "line_counts": totals.tally, "notes": [redacted] if redacted else [],
                               "inputs": [{"path": item.name, "format": item.format,
                                           "fidelity": said if said in FIDELITY else None,
                                           "calls_by_fidelity": counts, "note": item.note}
-                                         for item, (said, counts) in zip(inputs, stated, strict=True)]}))
+                                         for item, (said, counts) in zip(inputs, stated, strict=True)]}),
+               flush=True)
     else:
         report(make_console(highlight=False, width=min(make_console().width, 100)), summary, totals, described)
     if page is not None:
         from ..audit._html import render
 
-        with page:
+        with _writing(html), page:
             page.write(render(summary, totals.tally, described))
     sys.exit(1 if summary.false_successes else 0)
+
+
+@contextlib.contextmanager
+def _writing(path: str | None) -> Iterator[None]:
+    """A write to the ``--html`` or ``--parquet`` file at ``path`` that fails (a full disk, an I/O
+    error: the file was opened) raises :class:`OutputFailed` naming the file: status 74, as for
+    stdout, not 3 (an input that cannot be read) nor a traceback."""
+    try:
+        yield
+    except OSError as exc:
+        raise OutputFailed(neutral(f"{shown_path(str(path))}: {exc.strerror or exc}")) from None
+
+
+def _write(out: IO[str] | None, text: str, *, flush: bool = False) -> None:
+    """``--json``'s ``text`` to stdout; a stdout closed or whose write fails (but for a reader
+    gone) raises :class:`OutputFailed`."""
+    if out is None:  # (closed: require_stdout said it before the audit; kept for the type)
+        raise OutputFailed("standard output is closed")
+    try:
+        out.write(text)
+        if flush:
+            out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputFailed(exc.strerror or str(exc)) from None
 
 
 def _same_file(a: str, b: str) -> bool:

@@ -210,28 +210,39 @@ class _TeeStream(httpx2.AsyncByteStream):
         self._error_size = size
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
+        # An event stream passes as it comes (the SDK reads it an event at a time). A body (JSON,
+        # which the SDK reads whole, or another type) is held here alone and passed once ended,
+        # as the one bytes object the frame records: the SDK's read of it joins a single part,
+        # which is that object, no copy. Passed as it came, every body was held three times over
+        # (here, in the SDK's list of parts, in their join), and a body past max_bytes was
+        # joined and parsed by the SDK all the same: an endless one peaked at 7x max_bytes.
         try:
             async for chunk in self._inner:
                 if not self._take(chunk):
                     # Past max_bytes: the body is recorded cut (json.too_large of its start) and the
-                    # stream ends here, so this request fails at once and memory stays bounded.
+                    # stream ends here, so this request fails at once and memory stays bounded
+                    # (a body's start is never passed: the SDK reads an empty body, a parse error).
                     self._finish()
                     return
-                passed = chunk if self._guard is None else self._guard.feed(chunk)
-                if passed:
-                    yield passed
+                if self._guard is not None:
+                    passed = self._guard.feed(chunk)
+                    if passed:
+                        yield passed
         except httpx2.TransportError as exc:
             # Recorded, then ended quietly: the SDK's own handling of a broken body escapes its
             # task group and tears the client down; a short body instead fails just this request
             # (the SDK reports a parse error or a closed stream), and the verdict comes from the
             # recorded frames (transport.closed).
+            short = bytes(self._body) if self._sse is None else b""  # (what came: the SDK reads it as before)
             self._finish(broken=f"the response stream broke: {type(exc).__name__}: {exc}")
+            if short:
+                yield short
             return
         except httpx2.DecodingError as exc:  # a content coding that does not decode: no message bytes
             self._finish(undecodable=f"the response body does not decode as its content-encoding says: {exc}")
             return
-        self._finish()
-        rest = self._guard.close() if self._guard is not None else b""
+        body = self._finish()
+        rest = self._guard.close() if self._guard is not None else body
         if rest:
             yield rest
 
@@ -259,24 +270,27 @@ class _TeeStream(httpx2.AsyncByteStream):
             self._log.add("in", "message" if event.event == "message" else "event", event.data,
                           exchange=self._exchange, status=self._status)
 
-    def _finish(self, broken: str | None = None, undecodable: str | None = None) -> None:
+    def _finish(self, broken: str | None = None, undecodable: str | None = None) -> bytes:
+        """Record the end of the response; a body's bytes, as recorded (held no more here: the
+        frame's bytes are the one copy), else empty."""
         if self._done:
-            return
+            return b""
         self._done = True
         if undecodable:
             self._log.add("in", "http_error", f"HTTP {self._status}: {undecodable}".encode(), exchange=self._exchange,
                           status=self._status)
-            return
+            return b""
         if self._sse is not None:
             self._record(self._sse.close())
             if broken or self._sse.dropped:
                 self._log.add("in", "eof", (broken or "the event stream ended inside an event").encode(),
                               exchange=self._exchange, status=self._status)
-            return
+            return b""
         if broken:
             self._log.add("in", "eof", broken.encode(), exchange=self._exchange, status=self._status)
-            return
+            return b""
         body = bytes(self._body)
+        self._body = bytearray()  # (the bytes above are the one copy held)
         if self._json or (body.strip() and self._status < 400):
             self._log.add("in", "message", body, exchange=self._exchange, status=self._status)
         elif self._status >= 400 or body.strip():
@@ -285,6 +299,7 @@ class _TeeStream(httpx2.AsyncByteStream):
         elif self._status == 202:
             self._log.add("in", "http_error", b"HTTP 202 Accepted without a response body",
                           exchange=self._exchange, status=self._status)
+        return body if self._error_size is None else b""  # (an error body read ahead: the SDK never got it)
 
     def _error_text(self, body: bytes) -> str:
         """``HTTP 500: <the body's start>``, and its size when more of it was not quoted."""

@@ -172,8 +172,12 @@ def peek(data: bytes | bytearray | memoryview | str) -> Peek:
     try:
         message = orjson.loads(data)
     except (orjson.JSONDecodeError, TypeError) as exc:
+        # (the id read once the error is gone: it holds the whole text as a str, its doc, which
+        # doubled the memory of a frame of many megabytes while its id was read)
+        problem, message = str(exc), _ABSENT
+    if message is _ABSENT:
         found, value, unheld = _read_id(data)
-        return Peek("unreadable", value, found, problem=str(exc), unheld=unheld)
+        return Peek("unreadable", value, found, problem=problem, unheld=unheld)
     if type(message) is not dict:
         return Peek("batch") if type(message) is list else Peek("invalid")
     value = message.get("id", _ABSENT)
@@ -374,13 +378,13 @@ def id_values(data: bytes, value: re.Pattern[bytes]) -> Iterator[re.Match[bytes]
     frame's size; never raises."""
     depth = 0
     for match in _TOKENS.finditer(data):
-        token = match.group()
-        first = token[:1]
-        if first in {b"{", b"["}:
+        start = match.start()  # (a token is never copied out: a string token may be the whole frame)
+        first = data[start]
+        if first in {0x7B, 0x5B}:  # { [
             depth += 1
-        elif first in {b"}", b"]"}:
+        elif first in {0x7D, 0x5D}:  # } ]
             depth -= 1
-        elif depth == 1 and token == b'"id"':
+        elif depth == 1 and match.end() - start == 4 and data.startswith(b'"id"', start):
             found = value.match(data, match.end())
             if found is not None:
                 yield found

@@ -1,0 +1,85 @@
+"""``call --url`` against a server whose JSON answer never ends (tests/servers/hostile_http.py,
+mode ``json_endless``: no content-length, the text string written until the client stops
+reading): the body is read up to ``--max-bytes`` and no further, judged ``json.too_large`` (RFC
+8259 s9: an implementation may limit the size of the texts it accepts), in memory bounded near
+that limit (the house target: at most 3x the input more than the same command's baseline).
+
+Before, a body passed to the SDK as it came was held three times over (the recorder's copy, the
+SDK's list of parts, their join), and more copies were made as the cut frame was read for its id
+(orjson's error held the whole text as a str; the id scan copied the string token out): the
+64 MB limit peaked at ~410 MB, 16 MB at ~160 MB (baseline ~80 MB).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .processes import port_server
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-m", "mcp_verdict"]
+HOSTILE = [sys.executable, "-m", "tests.servers.hostile_http"]
+LIMIT = 16_000_000
+"""The --max-bytes of the test: light, and far above the baseline's noise."""
+
+# The peak memory of the one child it runs, read by a parent that runs nothing else (ru_maxrss:
+# KiB on Linux), as tests/test_kit_cli.py reads conform's.
+PEAK = '''
+import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                      check=False)
+print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+print(done.stdout.decode())
+'''
+
+
+@pytest.fixture(scope="module")
+def base() -> Iterator[str]:
+    with port_server(HOSTILE, cwd=ROOT) as url:
+        yield url
+
+
+def _call(base: str, max_bytes: int, *options: str) -> tuple[int, int, str]:
+    """(exit status, peak KiB, stdout) of ``call --url <json_endless> --max-bytes N``."""
+    done = subprocess.run([sys.executable, "-c", PEAK, *CLI, "call", "--mode", "legacy", "--timeout", "60",
+                           "--max-bytes", str(max_bytes), "--url", f"{base}/json_endless/mcp", "t", *options],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT, env={**os.environ, "COLUMNS": "100"},
+                          check=True)
+    first, out = done.stdout.split("\n", 1)
+    status, peak = first.split()
+    return int(status), int(peak), out
+
+
+# (--max-bytes, exit status, the findings (code, message)): RFC 8259 s9
+CASES = [
+    (1000, 20, [("json.too_large", "the message is more than 1000 bytes, the limit")]),
+    (LIMIT, 20, [("json.too_large", f"the message is more than {LIMIT} bytes, the limit")]),
+]
+
+
+@pytest.mark.parametrize(("max_bytes", "status", "findings"), CASES)
+def test_an_endless_json_body_is_cut_at_the_limit(base: str, max_bytes: int, status: int,
+                                                  findings: list[tuple[str, str]]) -> None:
+    code, _, out = _call(base, max_bytes, "--json")
+    verdict = json.loads(out)["verdict"]
+    found = verdict["findings"]
+    assert isinstance(found, list)
+    assert (code, verdict["kind"], [(f["code"], f["message"]) for f in found]) == (status, "unclassified", findings)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss in KiB is Linux's")
+def test_an_endless_json_body_is_read_in_memory_bounded_near_the_limit(base: str) -> None:
+    """The same command with a limit of 1000 bytes is the baseline (the same modules, the same
+    path, no large body): the 16 MB limit may add at most 3x its bytes to it. (The report on the
+    terminal; ``--json`` writes the cut answer's bytes, twice: see the README.)"""
+    _, baseline, _ = _call(base, 1000)
+    status, peak, out = _call(base, LIMIT)
+    assert (status, out.splitlines()[0]) == (20, "verdict   unclassified  (protocol 2025-11-25, 1 round(s))")
+    assert peak - baseline < 3 * LIMIT // 1024, (peak, baseline)
