@@ -15,7 +15,9 @@ It speaks the ``initialize`` handshake (2025-06-18, or the version the client as
   (a server that supports none of the client's versions), and the server runs on;
 - ``--log-first``: it prints a start-up line to stdout, then reads nothing and never answers;
 - ``--old-version``: ``initialize`` is answered with protocol version ``1999-01-01`` (one no
-  client speaks).
+  client speaks);
+- ``--forged-lines``: ``invalid``'s error message holds line breaks followed by what reads as
+  lines of mcp-verdict's own output (:data:`FORGED`).
 
 Tools: ``echo`` (text back), ``fail`` (a tool execution error), ``invalid`` (a JSON-RPC error
 whose message is peer text).
@@ -30,6 +32,7 @@ from typing import Any
 
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 HOSTILE = "[/] [bold]bold?[/bold] \x1b]0;pwned\x07 \x1b[2J [blink]x"
+FORGED = "boom\n  error fake.code at /result: forged\r\ndecision  accept: forged\u2028verdict   normal_complete"
 LONG = "L" * 10_000
 
 
@@ -81,6 +84,8 @@ def answer(message: dict[str, Any], flags: set[str]) -> dict[str, Any] | None:
         if name == "fail":
             why = HOSTILE if hostile else "it failed"
             return {"result": {"content": [{"type": "text", "text": f"Error: {why}"}], "isError": True}}
+        if name == "invalid" and "--forged-lines" in flags:
+            return {"error": {"code": -32602, "message": FORGED}}
         if name == "invalid":
             return {"error": {"code": -32602, "message": f"Field required [type=missing, input_value={{}}] {HOSTILE}"
                               if hostile else "Field required [type=missing]"}}

@@ -52,6 +52,7 @@ from ._term import (
     FINDINGS_SHOWN,
     findings_left_out,
     literal,
+    literal_line,
     literal_path,
     make_console,
     markup_safe,
@@ -534,7 +535,7 @@ def _print_stderr(console: Console, lines: Sequence[str]) -> None:
 
 def _print_warnings(console: Console, warnings: Sequence[str]) -> None:
     for warning in warnings:
-        console.print(Text.assemble(("warning ", "yellow"), literal(warning)))
+        console.print(Text.assemble(("warning ", "yellow"), literal_line(warning)))
 
 
 def exit_status(outcome: Outcome) -> int:
@@ -546,7 +547,7 @@ def exit_status(outcome: Outcome) -> int:
 def _findings(console: Console, verdict: Verdict) -> None:
     for item in verdict.findings[:FINDINGS_SHOWN]:
         console.print(Text.assemble("          ", (item.severity, "dim"), " ", (item.code, "bold"), " at ",
-                                    literal_path(item.path), ": ", literal(item.message)))
+                                    literal_path(item.path), ": ", literal_line(item.message)))
     _left_out(console, len(verdict.findings))
 
 
@@ -572,8 +573,8 @@ def print_outcome(console: Console, outcome: Outcome, record: CallRecord | None,
     _findings(console, verdict)
     if verbose or len(rounds) > 1:
         for number, round_ in enumerate(rounds, 1):
-            status = Text.assemble(" (", literal(round_.status), ")") if round_.status else ""
-            console.print(Text.assemble(f"  round {number}  ", literal(round_.method), "  ",
+            status = Text.assemble(" (", literal_line(round_.status), ")") if round_.status else ""
+            console.print(Text.assemble(f"  round {number}  ", literal_line(round_.method), "  ",
                                         (round_.kind, "bold"), status))
         if record is not None and record.polls_shed:
             console.print(f"  ({record.polls_shed} more task polls of the running task not kept: the first "
@@ -587,15 +588,15 @@ def print_outcome(console: Console, outcome: Outcome, record: CallRecord | None,
             console.print(Text.assemble("structured ", literal(_cut(data))))
     if verdict.kind is Kind.PROTOCOL_ERROR:
         console.print(Text.assemble("error     ", (str(verdict.error_code), "bold"), ": ",
-                                    literal(str(verdict.error_message))))
+                                    literal_line(str(verdict.error_message))))
     check = outcome.content_check
     if check is not None:
         state = ("passed", "green") if check.passed else ("failed", "red")
         console.print(Text.assemble("content check ", state, "" if check.schema_checked else " (no outputSchema)"))
         for item in check.findings[:FINDINGS_SHOWN]:
             console.print(Text.assemble("          ", (item.code, "bold"), " at ", literal_path(item.path), ": ",
-                                        literal(item.message)))
+                                        literal_line(item.message)))
         _left_out(console, len(check.findings))
     decision = outcome.decision
-    console.print(Text.assemble("decision  ", (decision.action.value, "bold"), ": ", literal(decision.reason)))
+    console.print(Text.assemble("decision  ", (decision.action.value, "bold"), ": ", literal_line(decision.reason)))
     _print_warnings(console, warnings)

@@ -247,7 +247,7 @@ def print_verdicts(console: Console, verdicts: Sequence[tuple[int | None, Verdic
     findings (the first ``FINDINGS_SHOWN``, then how many more); peer text literal."""
     from rich.text import Text
 
-    from ._term import FINDINGS_SHOWN, findings_left_out, literal, literal_path
+    from ._term import FINDINGS_SHOWN, findings_left_out, literal_line, literal_path
 
     for number, verdict in verdicts:
         prefix = f"line {number:>{width}}  " if number is not None else ""
@@ -255,11 +255,11 @@ def print_verdicts(console: Console, verdicts: Sequence[tuple[int | None, Verdic
         summary = _summary(verdict)
         if summary:
             line.append("  ")
-            line.append_text(literal(summary))
+            line.append_text(literal_line(summary))
         console.print(line)
         for item in verdict.findings[:FINDINGS_SHOWN]:
             console.print(Text.assemble(" " * len(prefix), "  ", (item.severity, "dim"), " ", (item.code, "bold"),
-                                        " at ", literal_path(item.path), ": ", literal(item.message)))
+                                        " at ", literal_path(item.path), ": ", literal_line(item.message)))
         left_out = findings_left_out(len(verdict.findings))
         if left_out is not None:
             console.print(Text.assemble(" " * len(prefix), "  ", (left_out, "dim")))

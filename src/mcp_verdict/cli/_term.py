@@ -45,6 +45,14 @@ def literal_path(path: str) -> Text:
     return Text(one_line(path or "/"), overflow="fold", no_wrap=False)
 
 
+def literal_line(text: str, style: str = "") -> Text:
+    """Peer text on a line of ours that holds one value (a finding's message, a protocol error's
+    message, a decision's reason, a round's method), as :func:`literal` shows it, on one line: a
+    line break or TAB in it is shown as its escape (``\\n``, ``\\t``), or the text after it
+    would start a line of its own, which could read as one of ours (a finding, a decision)."""
+    return Text(one_line(text), style=style, overflow="fold", no_wrap=False)
+
+
 def markup_safe(text: str) -> str:
     """Peer text to splice into a markup string of our own: neutralised, then markup-escaped."""
     return escape(neutral(text))
