@@ -7,7 +7,6 @@ validate Origin (and, on localhost, the Host a rebound name carries)."""
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import contextlib
 import json
@@ -22,6 +21,7 @@ import pytest
 
 from mcp_verdict.frames import sse_events
 
+from ._in_thread import http_host_in_thread
 from ._peers import TIMEOUT, HttpHostPeer, call, demo_http, proxy_http, wait_until
 
 NOTIFY = [sys.executable, str(Path(__file__).with_name("notify_server.py"))]
@@ -223,35 +223,11 @@ def test_a_foreign_host_or_origin_is_refused_on_loopback(method: str, headers: d
 def _stdio_proxy_in_thread(log: str) -> Iterator[tuple[str, Any]]:
     """The HTTP host side over ``notify_server.py``, served in this process (its own thread and
     event loop): its URL and the HttpHost (the test reads which GET streams it holds)."""
-    from mcp_verdict.proxy._http_host import HttpHost, serve
-    from mcp_verdict.proxy._run import ProxyOptions, make_recorder
+    from mcp_verdict.proxy._run import ProxyOptions
 
     options = ProxyOptions(command=NOTIFY, listen=("127.0.0.1", 0), otel=False, log=log)
-    loop = asyncio.new_event_loop()
-    bound: list[str] = []
-    hosts: list[HttpHost] = []
-    tasks: list[asyncio.Task[int]] = []
-
-    def run() -> None:
-        asyncio.set_event_loop(loop)
-        recorder = make_recorder(options)
-        task = loop.create_task(serve(options, recorder, None, bound, hosts=hosts))
-        tasks.append(task)
-        with contextlib.suppress(asyncio.CancelledError):
-            loop.run_until_complete(task)
-        if recorder is not None:
-            recorder.close()
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    try:
-        assert wait_until(lambda: bool(bound), TIMEOUT)
-        yield bound[0], hosts[0]
-    finally:
-        if tasks:
-            loop.call_soon_threadsafe(tasks[0].cancel)
-        thread.join(TIMEOUT)
-        loop.close()
+    with http_host_in_thread(options, record=True) as served:
+        yield served.url, served.host
 
 
 class _Get:

@@ -3,13 +3,11 @@ the proxy keeps per session stays bounded."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gc
 import json
 import socket
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from ._in_thread import http_host_in_thread
 from ._peers import TIMEOUT, HttpHostPeer, call, demo_http, proxy_http, styled_http, wait_until
 
 SERVER = [sys.executable, str(Path(__file__).with_name("fault_server.py"))]
@@ -88,41 +87,20 @@ def _proxy_in_thread(upstream: str, max_sessions: int
     what it holds once settled (relays, session relays, upstreams, and the Bridge objects still
     alive, after a collection), and the session relays it holds now."""
     from mcp_verdict.proxy._bridge import Bridge
-    from mcp_verdict.proxy._http_host import HttpHost, serve
     from mcp_verdict.proxy._run import ProxyOptions
 
     options = ProxyOptions(upstream=upstream, listen=("127.0.0.1", 0), otel=False)
-    loop = asyncio.new_event_loop()
-    bound: list[str] = []
-    hosts: list[HttpHost] = []
-    tasks: list[asyncio.Task[int]] = []
+    with http_host_in_thread(options, max_sessions=max_sessions) as served:
+        def held() -> dict[str, int]:
+            counts: dict[str, int] = served.run(served.host.settled())
+            gc.collect()
+            counts["bridge objects"] = sum(1 for o in gc.get_objects() if type(o) is Bridge)
+            return counts
 
-    def run() -> None:
-        asyncio.set_event_loop(loop)
-        task = loop.create_task(serve(options, None, None, bound, hosts=hosts, max_sessions=max_sessions))
-        tasks.append(task)
-        with contextlib.suppress(asyncio.CancelledError):
-            loop.run_until_complete(task)
+        async def sessions() -> int:
+            return len(served.host.bridges)
 
-    def held() -> dict[str, int]:
-        counts = asyncio.run_coroutine_threadsafe(hosts[0].settled(), loop).result(TIMEOUT)
-        gc.collect()
-        counts["bridge objects"] = sum(1 for o in gc.get_objects() if type(o) is Bridge)
-        return counts
-
-    async def sessions() -> int:
-        return len(hosts[0].bridges)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    try:
-        assert wait_until(lambda: bool(bound), TIMEOUT)
-        yield bound[0], held, lambda: asyncio.run_coroutine_threadsafe(sessions(), loop).result(TIMEOUT)
-    finally:
-        if tasks:
-            loop.call_soon_threadsafe(tasks[0].cancel)
-        thread.join(TIMEOUT)
-        loop.close()
+        yield served.url, held, lambda: served.run(sessions())
 
 
 def _sessions(peer: HttpHostPeer, delete: bool) -> None:

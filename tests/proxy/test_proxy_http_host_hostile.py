@@ -21,7 +21,6 @@ neutralised, never as a traceback."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import socket
@@ -38,6 +37,7 @@ import pytest
 from mcp_verdict.demo import stdio_command
 from tests.processes import port_server, stop
 
+from ._in_thread import http_host_in_thread
 from ._peers import PROXY, TIMEOUT, call, demo_http, wait_until
 from ._restarting import frame_records
 from .test_proxy_http_edges import _address, _request, _status
@@ -315,31 +315,11 @@ INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
 @contextlib.contextmanager
 def _proxy_in_thread(keepalive: float) -> Iterator[str]:
     """The HTTP host side over ``notify_server.py`` served in this process with ``keepalive``: its URL."""
-    from mcp_verdict.proxy._http_host import serve
     from mcp_verdict.proxy._run import ProxyOptions
 
     options = ProxyOptions(command=NOTIFY, listen=("127.0.0.1", 0), otel=False)
-    loop = asyncio.new_event_loop()
-    bound: list[str] = []
-    tasks: list[asyncio.Task[int]] = []
-
-    def run() -> None:
-        asyncio.set_event_loop(loop)
-        task = loop.create_task(serve(options, None, None, bound, keepalive=keepalive))
-        tasks.append(task)
-        with contextlib.suppress(asyncio.CancelledError):
-            loop.run_until_complete(task)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    try:
-        assert wait_until(lambda: bool(bound), TIMEOUT)
-        yield bound[0]
-    finally:
-        if tasks:
-            loop.call_soon_threadsafe(tasks[0].cancel)
-        thread.join(TIMEOUT)
-        loop.close()
+    with http_host_in_thread(options, keepalive=keepalive) as served:
+        yield served.url
 
 
 @pytest.mark.parametrize("sent", [b"", b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le"],

@@ -13,18 +13,17 @@ stdio server (``fault_server.py``: ``hang`` is never answered), raw sockets on 1
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import socket
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ._in_thread import http_host_in_thread
 from ._peers import TIMEOUT, wait_until
 from .test_proxy_http_edges import _address, _request, _request_bytes, _status
 from .test_proxy_sessions import INIT, V2025, _body, _call, _open, _session
@@ -38,37 +37,15 @@ def _proxy_in_thread(log: Path, max_sessions: int, mode: str = "observe",
                      timeout: float = 120.0) -> Iterator[tuple[str, Callable[[], int]]]:
     """The HTTP host side over fault_server.py in this process (its own thread and loop): its URL,
     and how many sessions it holds."""
-    from mcp_verdict.proxy._http_host import HttpHost, serve
-    from mcp_verdict.proxy._run import ProxyOptions, make_recorder
+    from mcp_verdict.proxy._run import ProxyOptions
 
     options = ProxyOptions(command=tuple(FAULT), listen=("127.0.0.1", 0), otel=False, log=str(log),
                            log_payloads=True, grace=0.5, mode=mode, timeout=timeout)  # type: ignore[arg-type]
-    loop = asyncio.new_event_loop()
-    bound: list[str] = []
-    hosts: list[HttpHost] = []
-    tasks: list[asyncio.Task[int]] = []
+    with http_host_in_thread(options, record=True, max_sessions=max_sessions) as served:
+        async def count() -> int:
+            return len(served.host._sessions)
 
-    def run() -> None:
-        asyncio.set_event_loop(loop)
-        task = loop.create_task(serve(options, make_recorder(options), None, bound, hosts=hosts,
-                                      max_sessions=max_sessions))
-        tasks.append(task)
-        with contextlib.suppress(asyncio.CancelledError):
-            loop.run_until_complete(task)
-
-    async def count() -> int:
-        return len(hosts[0]._sessions)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    try:
-        assert wait_until(lambda: bool(bound), TIMEOUT)
-        yield bound[0], lambda: asyncio.run_coroutine_threadsafe(count(), loop).result(TIMEOUT)
-    finally:
-        if tasks:
-            loop.call_soon_threadsafe(tasks[0].cancel)
-        thread.join(TIMEOUT)
-        loop.close()
+        yield served.url, lambda: served.run(count())
 
 
 @contextlib.contextmanager
