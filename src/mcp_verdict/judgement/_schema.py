@@ -18,16 +18,18 @@ Rules (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#json
 
 Two validators, chosen per schema (see README and benchmarks/bench_schema.py for the numbers):
 
-- a schema without ``$ref`` whose regular expressions all run on a linear-time engine (no
-  lookaround, no backreference) is a tree, so validating costs at most its (bounded) number of
-  subschemas times the size of the instance: it goes to jsonschema-rs with that engine, about
+- a schema without ``$ref`` (nor ``$dynamicRef``, nor 2019-09's ``$recursiveRef``) whose
+  regular expressions all run on a linear-time engine (no lookaround, no backreference) is a
+  tree, so validating costs at most its (bounded) number of subschemas times the size of the
+  instance: it goes to jsonschema-rs with that engine, about
   two orders of magnitude faster, run offline;
 - a schema with ``$ref`` may recurse, and composition through recursion can cost exponential
   time; a pattern that needs backtracking can cost up to the engine's give-up on every string
   it meets: such a schema goes to the ``jsonschema`` package with every keyword wrapped to
   check the deadline, so the time budget is enforced inside the validation (a compiled
   validator cannot be interrupted), and its regular expressions run on jsonschema-rs's
-  engine, one bounded match at a time (``_patterns``), never on Python's ``re``.
+  engine, one bounded match at a time (``_patterns``), never on Python's ``re`` — below a
+  subschema naming its own ``$schema`` too (that dialect's guarded class, :func:`_guarded`).
 
 Compiled validators are cached by the schema's content. Both libraries load on first use: a
 ``$ref``-free schema never imports the ``jsonschema`` package (jsonschema-rs meta-validates it
@@ -126,18 +128,42 @@ def _guard(check: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
 
 
 _GUARDED: Final[dict[type[Any], Any]] = {}
+"""Each dialect's validator class, and each guarded class itself, to its guarded class."""
 
 
 def _guarded(cls: type[Any]) -> Any:
     """The dialect's validator class with every keyword checking the deadline first, and the
-    keywords that run a regular expression running it on a bounded engine (``_patterns``)."""
+    keywords that run a regular expression running it on a bounded engine (``_patterns``).
+
+    Its ``evolve``, which the ``jsonschema`` package calls for each subschema it descends
+    into, keeps to guarded classes: the package's own picks the class a subschema's
+    ``$schema`` names from its registry, the unguarded one, so below a subschema holding
+    ``$schema`` no keyword checked the deadline and ``pattern`` ran on Python's ``re`` (a
+    composition through ``$ref`` ran for seconds past a budget of 0.05 s, and ``^(a+)+$`` on
+    24 characters held a budget of 0.5 s for 1.1 s, doubling per character)."""
     if cls not in _GUARDED:
+        import attrs
         from jsonschema import validators
 
         from . import _patterns
 
         checks = {**cls.VALIDATORS, **_patterns.keywords(cls)}
-        _GUARDED[cls] = validators.extend(cls, {name: _guard(check) for name, check in checks.items()})
+        guarded = validators.extend(cls, {name: _guard(check) for name, check in checks.items()})
+        fields = tuple((field.name, field.alias) for field in attrs.fields(guarded) if field.init)
+        validator_for = validators.validator_for
+
+        def evolve(self: Any, **changes: Any) -> Any:  # the package's evolve, but for the class it picks
+            schema = changes.setdefault("schema", self.schema)
+            new = validator_for(schema, default=guarded)
+            if new is not guarded:  # the subschema names a dialect: its guarded class
+                new = _guarded(new)
+            for name, argument in fields:
+                if argument not in changes:
+                    changes[argument] = getattr(self, name)
+            return new(**changes)
+
+        guarded.evolve = evolve
+        _GUARDED[cls] = _GUARDED[guarded] = guarded
     return _GUARDED[cls]
 
 
@@ -307,6 +333,9 @@ def _refuse(uri: str) -> Any:
     raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
+_REFERENCES: Final = ("$ref", "$dynamicRef", "$recursiveRef")
+"""The keywords that refer to a schema (``$recursiveRef``: 2019-09's ``$dynamicRef``); a schema
+holding any may recurse, so it runs on the deadline-guarded ``jsonschema`` engine."""
 _COMPOSITION: Final = ("allOf", "anyOf", "oneOf", "prefixItems")
 _SUBSCHEMA_MAPS: Final = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SUBSCHEMA_ONE: Final = ("not", "if", "then", "else", "items", "contains", "additionalProperties",
@@ -351,7 +380,7 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
             base = urldefrag(urljoin(base, node["$id"])).url
             ids.add(base)
         refs.extend((pointer(path, keyword), base, node[keyword])
-                    for keyword in ("$ref", "$dynamicRef") if isinstance(node.get(keyword), str))
+                    for keyword in _REFERENCES if isinstance(node.get(keyword), str))
         if isinstance(node.get("pattern"), str):
             patterns.append((pointer(path, "pattern"), node["pattern"]))
         for child, at, at_length, name in _subschemas(node, path, length):
