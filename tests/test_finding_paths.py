@@ -234,13 +234,15 @@ def test_the_walk_naming_an_invalid_value_holds_no_path_per_member() -> None:
 
 
 def test_the_output_schemas_walk_holds_no_long_path_per_subschema() -> None:
-    from mcp_verdict.judgement._schema import DEFAULT_SCHEMA_LIMITS, _check_bounds_and_refs
+    from mcp_verdict.judgement._schema import SchemaLimits, _check_bounds_and_refs
 
-    # a 200,000-character property name over 1,000 subschemas: a path each (200 MB)
+    # a 200,000-character property name over 1,000 subschemas: a path each (200 MB). The default
+    # max_location_chars refuses it at once (test_check_schema_locations); past that bound, the
+    # walk over it still holds no long path per subschema
     schema = {"type": "object", "properties": {"k" * 200_000: {"anyOf": [{"type": "string"}] * 1000}}}
     tracemalloc.start()
     try:
-        problem, _, _ = _check_bounds_and_refs(schema, "/outputSchema", DEFAULT_SCHEMA_LIMITS)
+        problem, _, _ = _check_bounds_and_refs(schema, "/outputSchema", SchemaLimits(max_location_chars=10**12))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

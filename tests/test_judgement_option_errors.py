@@ -206,6 +206,12 @@ ROWS: list[tuple[str, Callable[[], Any], str, str]] = [
      "SchemaLimits.max_subschemas", "SchemaLimits.max_subschemas must be a positive integer, not -5"),
     ("max_subschemas nan", lambda: SchemaLimits(max_subschemas=math.nan),  # type: ignore[arg-type]
      "SchemaLimits.max_subschemas", "not nan"),
+    ("max_location_chars 0", lambda: SchemaLimits(max_location_chars=0),
+     "SchemaLimits.max_location_chars", "SchemaLimits.max_location_chars must be a positive integer, not 0"),
+    ("max_location_chars False", lambda: SchemaLimits(max_location_chars=False),
+     "SchemaLimits.max_location_chars", "not False"),
+    ("max_location_chars a float", lambda: SchemaLimits(max_location_chars=1e6),  # type: ignore[arg-type]
+     "SchemaLimits.max_location_chars", "not 1000000.0"),
     # Observe
     ("tool_call name an int, arguments a list", lambda: Observe.tool_call(5, [], until=yes),  # type: ignore[arg-type]
      "Observe.tool_call.name", "Observe.tool_call's name must be the read tool's name (a non-empty string), not 5"),

@@ -9,24 +9,27 @@ Rules (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#json
   schema embeds with ``$id``). A network or file URI is never dereferenced: a schema with a
   reference that does not resolve inside it is rejected, not treated as permissive
   (``output.ref``);
-- composition can be expensive, so a schema nesting deeper than ``SchemaLimits.max_depth`` or
-  holding more than ``SchemaLimits.max_subschemas`` subschemas is rejected (``output.bounds``),
-  and one validation may run for at most ``SchemaLimits.time_budget`` seconds
-  (``output.budget``);
+- composition can be expensive, so a schema nesting deeper than ``SchemaLimits.max_depth``,
+  holding more than ``SchemaLimits.max_subschemas`` subschemas (objects and booleans), or whose
+  subschema locations add up to more than ``SchemaLimits.max_location_chars`` characters, is
+  rejected (``output.bounds``) before any validator is built, and one validation may run for at
+  most ``SchemaLimits.time_budget`` seconds (``output.budget``);
 - a schema that is not valid in its dialect is rejected (``output.schema_invalid``).
 
 Two validators, chosen per schema (see README and benchmarks/bench_schema.py for the numbers):
 
-- a schema without ``$ref`` whose regular expressions all run on a linear-time engine (no
-  lookaround, no backreference) is a tree, so validating costs at most its (bounded) number of
-  subschemas times the size of the instance: it goes to jsonschema-rs with that engine, about
+- a schema without ``$ref`` (nor ``$dynamicRef``, nor 2019-09's ``$recursiveRef``) whose
+  regular expressions all run on a linear-time engine (no lookaround, no backreference) is a
+  tree, so validating costs at most its (bounded) number of subschemas times the size of the
+  instance: it goes to jsonschema-rs with that engine, about
   two orders of magnitude faster, run offline;
 - a schema with ``$ref`` may recurse, and composition through recursion can cost exponential
   time; a pattern that needs backtracking can cost up to the engine's give-up on every string
   it meets: such a schema goes to the ``jsonschema`` package with every keyword wrapped to
   check the deadline, so the time budget is enforced inside the validation (a compiled
   validator cannot be interrupted), and its regular expressions run on jsonschema-rs's
-  engine, one bounded match at a time (``_patterns``), never on Python's ``re``.
+  engine, one bounded match at a time (``_patterns``), never on Python's ``re`` — below a
+  subschema naming its own ``$schema`` too (that dialect's guarded class, :func:`_guarded`).
 
 Compiled validators are cached by the schema's content. Both libraries load on first use: a
 ``$ref``-free schema never imports the ``jsonschema`` package (jsonschema-rs meta-validates it
@@ -69,17 +72,26 @@ class SchemaLimits:
     """Bounds against hostile schemas (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#composition-keyword-resource-use).
 
     ``max_depth`` is a positive integer of at most 200 (the wire parser's bound: no schema read
-    from the wire nests deeper), ``max_subschemas`` a positive integer, ``time_budget`` a
-    positive, finite number of seconds (an infinite budget is no bound). A bad one is an
-    :class:`~mcp_verdict.OptionError` when the limits are made."""
+    from the wire nests deeper), ``max_subschemas`` and ``max_location_chars`` positive integers,
+    ``time_budget`` a positive, finite number of seconds (an infinite budget is no bound). A bad
+    one is an :class:`~mcp_verdict.OptionError` when the limits are made."""
 
     max_depth: int = 32
     max_subschemas: int = 2_000
+    """Subschemas the schema may hold, the root, objects and booleans alike (jsonschema-rs builds
+    a node for each: ``{"allOf": [true, ...]}`` with a million took 490 MB)."""
     time_budget: float = 0.5
     """Seconds one validation may take."""
+    max_location_chars: int = 4 * 1024 * 1024
+    """Characters the schema's subschema locations may add up to: each subschema's JSON pointer
+    from the schema's root (RFC 6901, escaped), counted once for the subschema and once more
+    for each of its members. A compiled jsonschema-rs validator keeps each keyword's location
+    whole, so a member name of 100 KB above 500 subschemas (a schema of 0.1 MB) took it some
+    140 MB, and a name of some MB above 2,000 subschemas many GB; what real schemas hold is far
+    below this (the whole MCP schema.json of 2025-11-25, ~900 subschemas: 114,229)."""
 
     def __post_init__(self) -> None:
-        for name in ("max_depth", "max_subschemas"):
+        for name in ("max_depth", "max_subschemas", "max_location_chars"):
             value = getattr(self, name)
             deep = name == "max_depth"
             if isinstance(value, bool) or not isinstance(value, int) or value < 1 \
@@ -116,18 +128,42 @@ def _guard(check: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
 
 
 _GUARDED: Final[dict[type[Any], Any]] = {}
+"""Each dialect's validator class, and each guarded class itself, to its guarded class."""
 
 
 def _guarded(cls: type[Any]) -> Any:
     """The dialect's validator class with every keyword checking the deadline first, and the
-    keywords that run a regular expression running it on a bounded engine (``_patterns``)."""
+    keywords that run a regular expression running it on a bounded engine (``_patterns``).
+
+    Its ``evolve``, which the ``jsonschema`` package calls for each subschema it descends
+    into, keeps to guarded classes: the package's own picks the class a subschema's
+    ``$schema`` names from its registry, the unguarded one, so below a subschema holding
+    ``$schema`` no keyword checked the deadline and ``pattern`` ran on Python's ``re`` (a
+    composition through ``$ref`` ran for seconds past a budget of 0.05 s, and ``^(a+)+$`` on
+    24 characters held a budget of 0.5 s for 1.1 s, doubling per character)."""
     if cls not in _GUARDED:
+        import attrs
         from jsonschema import validators
 
         from . import _patterns
 
         checks = {**cls.VALIDATORS, **_patterns.keywords(cls)}
-        _GUARDED[cls] = validators.extend(cls, {name: _guard(check) for name, check in checks.items()})
+        guarded = validators.extend(cls, {name: _guard(check) for name, check in checks.items()})
+        fields = tuple((field.name, field.alias) for field in attrs.fields(guarded) if field.init)
+        validator_for = validators.validator_for
+
+        def evolve(self: Any, **changes: Any) -> Any:  # the package's evolve, but for the class it picks
+            schema = changes.setdefault("schema", self.schema)
+            new = validator_for(schema, default=guarded)
+            if new is not guarded:  # the subschema names a dialect: its guarded class
+                new = _guarded(new)
+            for name, argument in fields:
+                if argument not in changes:
+                    changes[argument] = getattr(self, name)
+            return new(**changes)
+
+        guarded.evolve = evolve
+        _GUARDED[cls] = _GUARDED[guarded] = guarded
     return _GUARDED[cls]
 
 
@@ -297,6 +333,9 @@ def _refuse(uri: str) -> Any:
     raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
+_REFERENCES: Final = ("$ref", "$dynamicRef", "$recursiveRef")
+"""The keywords that refer to a schema (``$recursiveRef``: 2019-09's ``$dynamicRef``); a schema
+holding any may recurse, so it runs on the deadline-guarded ``jsonschema`` engine."""
 _COMPOSITION: Final = ("allOf", "anyOf", "oneOf", "prefixItems")
 _SUBSCHEMA_MAPS: Final = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SUBSCHEMA_ONE: Final = ("not", "if", "then", "else", "items", "contains", "additionalProperties",
@@ -305,24 +344,35 @@ _SUBSCHEMA_ONE: Final = ("not", "if", "then", "else", "items", "contains", "addi
 
 def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: SchemaLimits,
                            ) -> tuple[Finding | None, bool, list[tuple[str, str]]]:
-    """Walk the schema once: depth and subschema bounds, and every $ref resolving inside it.
-    Also says whether the schema has any reference at all, and lists its regular expressions
-    (``pattern`` values and ``patternProperties`` names, with their paths)."""
+    """Walk the schema once: depth, subschema and location bounds, and every $ref resolving
+    inside it. Also says whether the schema has any reference at all, and lists its regular
+    expressions (``pattern`` values and ``patternProperties`` names, with their paths).
+
+    The walk holds at most ``max_subschemas`` subschemas at once (every one stacked is one
+    counted later: an ``allOf`` of ten million is refused at its 2,000th, not stacked whole), and
+    each carries the length of its whole location (``path`` is the finding's pointer, which cuts
+    a long name), so the bounds hold before anything builds the locations."""
     ids = {_BASE}
     refs: list[tuple[str, str, str]] = []  # (path, base, ref)
     patterns: list[tuple[str, str]] = []
-    stack: list[tuple[Any, int, str, str]] = [(schema, 1, where, _BASE)]
+    stack: list[tuple[Any, int, str, str, int]] = [(schema, 1, where, _BASE, 0)]
     count = 0
+    locations = 0
+    most = limits.max_subschemas
     while stack:
-        node, depth, path, base = stack.pop()
+        node, depth, path, base, length = stack.pop()
+        count += 1
+        if isinstance(node, bool):
+            locations += length
+        else:
+            locations += length * (1 + len(node))
+        if locations > limits.max_location_chars:
+            return finding(where, "output.bounds",
+                           f"the schema's subschema locations add up to more than {limits.max_location_chars} "
+                           "characters (each subschema's JSON pointer, once for it and once per member: a "
+                           "validator keeps them all)"), bool(refs), patterns
         if isinstance(node, bool):
             continue
-        if not isinstance(node, dict):
-            continue
-        count += 1
-        if count > limits.max_subschemas:
-            return finding(where, "output.bounds",
-                           f"the schema holds more than {limits.max_subschemas} subschemas"), bool(refs), patterns
         if depth > limits.max_depth:
             return finding(path, "output.bounds",
                            f"the schema nests deeper than {limits.max_depth} levels"), bool(refs), patterns
@@ -330,31 +380,16 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
             base = urldefrag(urljoin(base, node["$id"])).url
             ids.add(base)
         refs.extend((pointer(path, keyword), base, node[keyword])
-                    for keyword in ("$ref", "$dynamicRef") if isinstance(node.get(keyword), str))
+                    for keyword in _REFERENCES if isinstance(node.get(keyword), str))
         if isinstance(node.get("pattern"), str):
             patterns.append((pointer(path, "pattern"), node["pattern"]))
-        if isinstance(node.get("patternProperties"), dict):
-            patterns.extend((pointer(pointer(path, "patternProperties"), name), name)
-                            for name in node["patternProperties"] if isinstance(name, str))
-        for keyword in _SUBSCHEMA_ONE:
-            if keyword in node:
-                value = node[keyword]
-                if isinstance(value, list):  # draft-04..07 tuple items
-                    stack.extend((v, depth + 1, pointer(pointer(path, keyword), i), base)
-                                 for i, v in enumerate(value))
-                else:
-                    stack.append((value, depth + 1, pointer(path, keyword), base))
-        for keyword in _COMPOSITION:
-            if isinstance(node.get(keyword), list):
-                stack.extend((v, depth + 1, pointer(pointer(path, keyword), i), base)
-                             for i, v in enumerate(node[keyword]))
-        for keyword in _SUBSCHEMA_MAPS:
-            if isinstance(node.get(keyword), dict):
-                stack.extend((v, depth + 1, pointer(pointer(path, keyword), k), base)
-                             for k, v in node[keyword].items())
-        if isinstance(node.get("dependencies"), dict):
-            stack.extend((v, depth + 1, pointer(pointer(path, "dependencies"), k), base)
-                         for k, v in node["dependencies"].items() if isinstance(v, dict))
+        for child, at, at_length, name in _subschemas(node, path, length):
+            stack.append((child, depth + 1, at, base, at_length))
+            if count + len(stack) > most:
+                return finding(where, "output.bounds",
+                               f"the schema holds more than {most} subschemas"), bool(refs), patterns
+            if name is not None:
+                patterns.append((at, name))
     for path, base, ref in refs:
         target = urldefrag(urljoin(base, ref)).url
         if target not in ids:
@@ -362,6 +397,52 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
                            f"$ref {ref!r} points outside the schema; it is never fetched, so the schema is "
                            "rejected rather than treated as permissive"), True, patterns
     return None, bool(refs), patterns
+
+
+def _subschemas(node: Mapping[str, Any], path: str, length: int) -> Iterator[tuple[Any, str, int, str | None]]:
+    """The subschemas (objects and booleans) right inside ``node``, whose pointer is ``path``
+    and whose location is ``length`` characters long: each with its pointer, the length of its
+    location, and its name when it is a ``patternProperties`` member (a regular expression)."""
+    for keyword in _SUBSCHEMA_ONE:
+        if keyword in node:
+            value = node[keyword]
+            at = length + 1 + len(keyword)
+            if isinstance(value, list):  # draft-04..07 tuple items
+                where = pointer(path, keyword)
+                for i, v in enumerate(value):
+                    if isinstance(v, (dict, bool)):
+                        yield v, pointer(where, i), at + 1 + len(str(i)), None
+            elif isinstance(value, (dict, bool)):
+                yield value, pointer(path, keyword), at, None
+    for keyword in _COMPOSITION:
+        value = node.get(keyword)
+        if isinstance(value, list):
+            at = length + 1 + len(keyword)
+            where = pointer(path, keyword)
+            for i, v in enumerate(value):
+                if isinstance(v, (dict, bool)):
+                    yield v, pointer(where, i), at + 1 + len(str(i)), None
+    for keyword in _SUBSCHEMA_MAPS:
+        value = node.get(keyword)
+        if isinstance(value, dict):
+            at = length + 1 + len(keyword)
+            where = pointer(path, keyword)
+            regex = keyword == "patternProperties"
+            for name, v in value.items():
+                if isinstance(v, (dict, bool)):
+                    yield v, pointer(where, name), at + _token_length(name), name if regex else None
+    value = node.get("dependencies")
+    if isinstance(value, dict):
+        at = length + 1 + len("dependencies")
+        where = pointer(path, "dependencies")
+        for name, v in value.items():
+            if isinstance(v, (dict, bool)):
+                yield v, pointer(where, name), at + _token_length(name), None
+
+
+def _token_length(name: str) -> int:
+    """The length of ``/name`` in a JSON pointer (``~`` and ``/`` escaped in two characters)."""
+    return 1 + len(name) + name.count("~") + name.count("/")
 
 
 def validate(compiled: CompiledSchema, instance: object, where: str,

@@ -269,7 +269,8 @@ def _catalogue() -> dict[str, Rule]:
         Rule("output.ref", "error", _LATEST + "basic/index#ref-resolution",
              "A $ref points outside the schema (network or file): never fetched, the schema is rejected."),
         Rule("output.bounds", "error", _LATEST + "basic/index#composition-keyword-resource-use",
-             "The schema nests deeper or holds more subschemas than SchemaLimits allow."),
+             "The schema nests deeper, holds more subschemas (objects and booleans), or has longer "
+             "subschema locations in all, than SchemaLimits allow."),
         Rule("output.budget", "error", _LATEST + "basic/index#composition-keyword-resource-use",
              "Validation ran past SchemaLimits.time_budget and was stopped."),
         Rule("output.schema_invalid", "error", _LATEST + "basic/index#schema-validation",
