@@ -207,18 +207,16 @@ def test_a_server_request_finds_its_call_in_steps_whatever_the_requests_waiting(
 
 
 def test_a_task_let_go_for_the_bound_blames_no_other_call(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The tap keeps its task calls within ``HISTORY_BYTES`` (64 MiB; 1 MiB here), counting the
-    findings of their refused requests too (a peer's text: an elicitation's path holds its property
-    names, of any length). Task A is asked twice with a 600,000-character property name (its two
-    findings hold about 1.2 MB); task B's handle puts the tap past its bound, and A, the oldest, is
-    let go. A request naming A afterwards, while ask_task waits, is no call's: A may still run, and
-    ask_task did not ask for it. Before, A's findings were not counted: A stayed, and was judged a
-    third time."""
+    """The tap keeps its task calls within ``HISTORY_BYTES`` (64 MiB), counting the findings of
+    their refused requests too (peer text: each finding's message and path). The bound is set
+    here to what task A's and task B's handles alone come to (measured on a run where A is never
+    polled): A is asked twice, its two findings grow it past that, and task B's handle puts the
+    tap past its bound: A, the oldest, is let go. A request naming A afterwards, while ask_task
+    waits, is no call's: A may still run, and ask_task did not ask for it. Before, A's findings
+    were not counted: A stayed, and was judged a third time."""
     from mcp_verdict.tap import _tap
 
-    monkeypatch.setattr(_tap, "HISTORY_BYTES", 1024 * 1024)
-
-    async def scenario() -> VerdictTap:
+    async def scenario(polls: int, ask: bool) -> VerdictTap:
         tap = VerdictTap()
         with anyio.fail_after(60):
             async with client(tap, None, never) as session:
@@ -229,15 +227,19 @@ def test_a_task_let_go_for_the_bound_blames_no_other_call(monkeypatch: pytest.Mo
                         await session.session.send_request(call, types.CreateTaskResult)
                 task = judged.outcome.verdict.task
                 assert task is not None
-                for _ in range(2):
+                for _ in range(polls):
                     await session.session.send_request(
                         types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=task.task_id)),
                         types.GetTaskResult)
                 await start_task(tap, session, "task_name")
-                await tap.call_tool(session, "ask_task", {"task": task.task_id})
+                if ask:
+                    await tap.call_tool(session, "ask_task", {"task": task.task_id})
         return tap
 
-    tap = anyio.run(scenario)
+    handles = anyio.run(scenario, 0, False)
+    assert len(handles._tasks) == 2  # (A and B kept: the 64 MiB bound is far)
+    monkeypatch.setattr(_tap, "HISTORY_BYTES", handles._tasks_size)
+    tap = anyio.run(scenario, 2, True)
     assert rows(tap) == [("task_big", "unclassified", REFUSED * 2), ("task_name", "task", []),
                          ("ask_task", "normal_complete", [])]
-    assert len(tap._tasks) == 1 and tap._tasks_size <= 1024 * 1024
+    assert len(tap._tasks) == 1 and tap._tasks_size <= handles._tasks_size
