@@ -52,6 +52,8 @@ _RETRY_LINE: Final = 32
 """Bytes of a ``retry`` line held to read its value: past them it is no number of milliseconds
 (the SDK waited 10^30 ms for one) and is ignored."""
 _BOM: Final = b"\xef\xbb\xbf"
+_PART: Final = 64 * 1024
+"""Bytes of a dispatched event past which it is passed to the SDK as a part of its own."""
 
 
 class _LineEnds:
@@ -180,7 +182,11 @@ class _TeeStream(httpx2.AsyncByteStream):
         self._max = max_bytes
         self._done = False
         self._event = bytearray()
-        """The bytes of the event being read (its lines so far), to bound it and record it cut."""
+        """The bytes of the event being read (its lines so far), to bound it and record it cut,
+        and to pass it to the SDK once dispatched."""
+        self._unfed = 0
+        """Where in ``_event`` the line not yet ended starts: its bytes are fed to the parser once
+        it ends (or the stream does), so it is held once, here, not also in the parser's buffer."""
         self._error_size: int | None = None
         """An error body read ahead (its start in ``_body``): its size, as far as it was read."""
         self._error_whole = True
@@ -218,16 +224,19 @@ class _TeeStream(httpx2.AsyncByteStream):
         # joined and parsed by the SDK all the same: an endless one peaked at 7x max_bytes.
         try:
             async for chunk in self._inner:
-                if not self._take(chunk):
+                parts = self._take(chunk)
+                if parts is None:
                     # Past max_bytes: the body is recorded cut (json.too_large of its start) and the
                     # stream ends here, so this request fails at once and memory stays bounded
-                    # (a body's start is never passed: the SDK reads an empty body, a parse error).
+                    # (a body's start is never passed: the SDK reads an empty body, a parse error;
+                    # nor an event's: the SDK never held it).
                     self._finish()
                     return
                 if self._guard is not None:
-                    passed = self._guard.feed(chunk)
-                    if passed:
-                        yield passed
+                    for part in parts:
+                        passed = self._guard.feed(part)
+                        if passed:
+                            yield passed
         except httpx2.TransportError as exc:
             # Recorded, then ended quietly: the SDK's own handling of a broken body escapes its
             # task group and tears the client down; a short body instead fails just this request
@@ -246,24 +255,67 @@ class _TeeStream(httpx2.AsyncByteStream):
         if rest:
             yield rest
 
-    def _take(self, chunk: bytes) -> bool:
-        """Record ``chunk``; False once a body, or an event of a stream, passes max_bytes."""
+    def _take(self, chunk: bytes) -> list[bytes] | None:
+        """Record ``chunk``; None once a body, or an event of a stream, passes max_bytes. Else, of
+        a stream, the bytes the SDK may read now, in parts (none for a body, passed once ended)."""
         if self._sse is not None:
             # Fed a line at a time, so the event being read is known to the byte: past max_bytes it
             # is recorded cut (json.too_large, as a body is) and the stream ends, memory bounded.
+            # An event's bytes reach the SDK once it is dispatched, or the lines between events
+            # once they end: the SDK acts on nothing before (an event's fields count at its empty
+            # line). An unfinished event is held here alone, in ``_event`` (its last line fed to
+            # the parser once ended), never also in the parser's buffer nor in the SDK's line and
+            # data buffers: an endless event line was held four times over, and copied again as
+            # the SDK flushed it at the stream's end (16 MB added ~6x).
+            parts: list[bytes] = []
+            ready = bytearray()
             for piece in chunk.splitlines(keepends=True):  # after CRLF, LF or CR: the parser's line ends
+                if piece[-1:] not in (b"\n", b"\r"):  # (the chunk's last piece) a line going on
+                    self._event += piece[: self._max + 1 - len(self._event)]
+                    if len(self._event) > self._max:
+                        self._cut()
+                        return None
+                    continue
+                self._feed_unfed()
                 self._record(self._sse.feed(piece))
-                if piece[-1:] in (b"\n", b"\r") and not self._sse.pending:  # between events
-                    self._event.clear()
+                if not self._sse.pending:  # between events
+                    if len(self._event) > _PART:  # (a long event passed as it is, not copied into ``ready``)
+                        parts += [bytes(ready), bytes(self._event)] if ready else [bytes(self._event)]
+                        ready.clear()
+                        self._event = bytearray()
+                    else:
+                        ready += self._event
+                        self._event.clear()
+                    ready += piece
+                    self._unfed = 0
                     continue
                 self._event += piece[: self._max + 1 - len(self._event)]
+                self._unfed = len(self._event)
                 if len(self._event) > self._max:
-                    self._log.add("in", "message", bytes(self._event), exchange=self._exchange, status=self._status)
-                    self._done = True
-                    return False
-            return True
+                    self._cut()
+                    return None
+            if ready:
+                parts.append(bytes(ready))
+            return parts
         self._body += chunk[: self._max + 1 - len(self._body)]
-        return len(self._body) <= self._max
+        return [] if len(self._body) <= self._max else None
+
+    def _feed_unfed(self) -> None:
+        """Feed the parser the start of the line being read (held in ``_event`` until it ends)."""
+        assert self._sse is not None
+        if self._unfed < len(self._event):
+            with memoryview(self._event) as view:  # (released before ``_event`` grows again)
+                self._record(self._sse.feed(view[self._unfed:]))
+            self._unfed = len(self._event)
+
+    def _cut(self) -> None:
+        """The event passed max_bytes: recorded cut (its first max_bytes + 1 bytes), the stream ended."""
+        assert self._sse is not None
+        self._sse.close()  # (the event's data lines, gone before the frame's copy is made)
+        cut, self._event = self._event, bytearray()
+        del cut[self._max + 1:]
+        self._log.add("in", "message", bytes(cut), exchange=self._exchange, status=self._status)
+        self._done = True
 
     def _record(self, events: list[SSEEvent]) -> None:
         for event in events:
@@ -281,6 +333,7 @@ class _TeeStream(httpx2.AsyncByteStream):
                           status=self._status)
             return b""
         if self._sse is not None:
+            self._feed_unfed()  # (a line the stream's end left unfinished: parsed as if fed as it came)
             self._record(self._sse.close())
             if broken or self._sse.dropped:
                 self._log.add("in", "eof", (broken or "the event stream ended inside an event").encode(),
