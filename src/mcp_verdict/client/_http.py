@@ -181,12 +181,15 @@ class _TeeStream(httpx2.AsyncByteStream):
         self._body = bytearray()
         self._max = max_bytes
         self._done = False
-        self._event = bytearray()
-        """The bytes of the event being read (its lines so far), to bound it and record it cut,
-        and to pass it to the SDK once dispatched."""
+        self._event: list[bytes] = []
+        """The bytes of the event being read (its lines so far, in the pieces they came in: never
+        one buffer grown, and copied as it grows), to bound it and record it cut, and to pass it
+        to the SDK once dispatched."""
+        self._event_size = 0
         self._unfed = 0
-        """Where in ``_event`` the line not yet ended starts: its bytes are fed to the parser once
-        it ends (or the stream does), so it is held once, here, not also in the parser's buffer."""
+        """The first piece of ``_event`` not fed to the parser, that of the line not yet ended: its
+        bytes are fed once it ends (or the stream does), so they are held once, here, not also
+        in the parser's buffer."""
         self._error_size: int | None = None
         """An error body read ahead (its start in ``_body``): its size, as far as it was read."""
         self._error_whole = True
@@ -271,27 +274,25 @@ class _TeeStream(httpx2.AsyncByteStream):
             ready = bytearray()
             for piece in chunk.splitlines(keepends=True):  # after CRLF, LF or CR: the parser's line ends
                 if piece[-1:] not in (b"\n", b"\r"):  # (the chunk's last piece) a line going on
-                    self._event += piece[: self._max + 1 - len(self._event)]
-                    if len(self._event) > self._max:
+                    if self._held(piece):
                         self._cut()
                         return None
                     continue
                 self._feed_unfed()
                 self._record(self._sse.feed(piece))
                 if not self._sse.pending:  # between events
-                    if len(self._event) > _PART:  # (a long event passed as it is, not copied into ``ready``)
-                        parts += [bytes(ready), bytes(self._event)] if ready else [bytes(self._event)]
+                    if self._event_size > _PART:  # (a long event passed as it is, not copied into ``ready``)
+                        parts += [bytes(ready), b"".join(self._event)] if ready else [b"".join(self._event)]
                         ready.clear()
-                        self._event = bytearray()
                     else:
-                        ready += self._event
-                        self._event.clear()
+                        for held in self._event:
+                            ready += held
+                    self._event, self._event_size, self._unfed = [], 0, 0
                     ready += piece
-                    self._unfed = 0
                     continue
-                self._event += piece[: self._max + 1 - len(self._event)]
+                cut = self._held(piece)
                 self._unfed = len(self._event)
-                if len(self._event) > self._max:
+                if cut:
                     self._cut()
                     return None
             if ready:
@@ -300,21 +301,27 @@ class _TeeStream(httpx2.AsyncByteStream):
         self._body += chunk[: self._max + 1 - len(self._body)]
         return [] if len(self._body) <= self._max else None
 
+    def _held(self, piece: bytes) -> bool:
+        """Hold ``piece`` as the event's (as far as max_bytes + 1); whether the event passed max_bytes."""
+        if self._event_size + len(piece) > self._max:
+            piece = piece[: self._max + 1 - self._event_size]
+        self._event.append(piece)
+        self._event_size += len(piece)
+        return self._event_size > self._max
+
     def _feed_unfed(self) -> None:
         """Feed the parser the start of the line being read (held in ``_event`` until it ends)."""
         assert self._sse is not None
-        if self._unfed < len(self._event):
-            with memoryview(self._event) as view:  # (released before ``_event`` grows again)
-                self._record(self._sse.feed(view[self._unfed:]))
-            self._unfed = len(self._event)
+        for held in self._event[self._unfed:]:
+            self._record(self._sse.feed(held))
+        self._unfed = len(self._event)
 
     def _cut(self) -> None:
         """The event passed max_bytes: recorded cut (its first max_bytes + 1 bytes), the stream ended."""
         assert self._sse is not None
         self._sse.close()  # (the event's data lines, gone before the frame's copy is made)
-        cut, self._event = self._event, bytearray()
-        del cut[self._max + 1:]
-        self._log.add("in", "message", bytes(cut), exchange=self._exchange, status=self._status)
+        cut, self._event, self._event_size = self._event, [], 0
+        self._log.add("in", "message", b"".join(cut), exchange=self._exchange, status=self._status)
         self._done = True
 
     def _record(self, events: list[SSEEvent]) -> None:
