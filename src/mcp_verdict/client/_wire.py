@@ -75,8 +75,9 @@ class Frame:
         """The routing read of the frame (never the verdict: ``classify`` reads the bytes)."""
         return peek(self.data)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form: the bytes as text when they are UTF-8, else as base64 — never lossy."""
+    def to_dict(self, *, raw_bytes: bool = False) -> dict[str, Any]:
+        """JSON form: the bytes as text when they are UTF-8, else as base64 — never lossy.
+        ``raw_bytes``: the bytes as they are (:func:`bytes_field`)."""
         out: dict[str, Any] = {"seq": self.seq, "direction": self.direction, "kind": self.kind, "at": self.at}
         if self.exchange is not None:
             out["exchange"] = self.exchange
@@ -84,15 +85,19 @@ class Frame:
             out["status"] = self.status
         if self.retry_after is not None:
             out["retry_after"] = self.retry_after
-        out.update(bytes_field("data", self.data))
+        out.update(bytes_field("data", self.data, raw=raw_bytes))
         return out
 
 
-def bytes_field(name: str, data: bytes | None) -> dict[str, Any]:
+def bytes_field(name: str, data: bytes | None, *, raw: bool = False) -> dict[str, Any]:
     """``{name: text}`` for UTF-8 bytes, ``{name + "_base64": ...}`` otherwise, ``{name: None}``
-    for no bytes at all: the bytes the verdict judged, shown without loss."""
+    for no bytes at all: the bytes the verdict judged, shown without loss. ``raw``: ``{name:
+    data}``, the bytes as they are, for a writer that writes them so a piece at a time (the CLI's
+    ``--json``: a decoded copy of each, and its escaped copy, cost several times max_bytes)."""
     if data is None:
         return {name: None}
+    if raw:
+        return {name: data}
     try:
         return {name: data.decode("utf-8")}
     except UnicodeDecodeError:
