@@ -321,7 +321,7 @@ class _TeeStream(httpx2.AsyncByteStream):
         assert self._sse is not None
         self._sse.close()  # (the event's data lines, gone before the frame's copy is made)
         cut, self._event, self._event_size = self._event, [], 0
-        self._log.add("in", "message", b"".join(cut), exchange=self._exchange, status=self._status)
+        self._log.add("in", "message", b"".join(cut), exchange=self._exchange, status=self._status, cut=True)
         self._done = True
 
     def _record(self, events: list[SSEEvent]) -> None:
@@ -352,7 +352,8 @@ class _TeeStream(httpx2.AsyncByteStream):
         body = bytes(self._body)
         self._body = bytearray()  # (the bytes above are the one copy held)
         if self._json or (body.strip() and self._status < 400):
-            self._log.add("in", "message", body, exchange=self._exchange, status=self._status)
+            self._log.add("in", "message", body, exchange=self._exchange, status=self._status,
+                          cut=len(body) > self._max)
         elif self._status >= 400 or body.strip():
             self._log.add("in", "http_error", self._error_text(body).encode(), exchange=self._exchange,
                           status=self._status, retry_after=self._wait)
