@@ -10,6 +10,8 @@ does not read it, and it never stands for an answer).
 compresses anyway (``content-encoding: gzip``...) is decoded by httpx2 before it is recorded,
 so the frames are the message bytes the SDK reads, and bounded as such. An event of a stream,
 like a body, is bounded by ``max_bytes``: past it the event is recorded cut and the stream ends.
+An event reaches the SDK once dispatched (the lines between events once ended), so one being
+read is held once, here, and one past the bound never reaches the SDK.
 
 The SDK reconnects a stream the server closed (the GET stream; a request's stream that ended
 without its answer, resumed with ``Last-Event-ID``) after the server's ``retry`` field, in
@@ -219,7 +221,7 @@ class _TeeStream(httpx2.AsyncByteStream):
         self._error_size = size
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        # An event stream passes as it comes (the SDK reads it an event at a time). A body (JSON,
+        # An event stream passes an event at a time, once dispatched (``_take``). A body (JSON,
         # which the SDK reads whole, or another type) is held here alone and passed once ended,
         # as the one bytes object the frame records: the SDK's read of it joins a single part,
         # which is that object, no copy. Passed as it came, every body was held three times over
