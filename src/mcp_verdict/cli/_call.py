@@ -45,7 +45,7 @@ from ..verdict._kind import Kind
 from ..verdict._peer_text import neutral
 from ..verdict._shown import shown
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
-from ._json import echo_json
+from ._json import echo_json, echo_json_pieces
 from ._options import json_value, limits_option
 from ._style import require_stdout
 from ._term import (
@@ -416,9 +416,12 @@ def call_command(stdio: str | None, url: str | None, headers: Sequence[str], tim
         data = outcome.to_dict(payload=True)
         data["version"] = outcome.verdict.version
         data["warnings"] = list(client.warnings)
-        data["rounds"] = [r.to_dict() for r in (record.rounds if record else [])]
+        # (the bytes as they are, written a piece at a time: a cut answer of max_bytes is in the
+        # output twice, its round's response and its frame's data, and json.dumps made several
+        # whole copies of each: 16 MB added ~7x)
+        data["rounds"] = [r.to_dict(raw_bytes=True) for r in (record.rounds if record else [])]
         data["polls_shed"] = record.polls_shed if record else 0
-        echo_json(data, default=str)
+        echo_json_pieces(data, default=str)
     else:
         print_outcome(console, outcome, record, client.warnings, verbose=verbose)
         if verbose and client.server_stderr.data:

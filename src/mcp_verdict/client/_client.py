@@ -130,16 +130,18 @@ class Round:
         """What this round was: the kind of its verdict (``task`` while a task is running)."""
         return self.verdict.kind.value
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, raw_bytes: bool = False) -> dict[str, Any]:
+        """JSON form; ``raw_bytes``: the request's, the response's and the frames' bytes as they
+        are (:func:`bytes_field`)."""
         out: dict[str, Any] = {"method": self.method, "kind": self.kind}
         if self.status is not None:
             out["status"] = self.status
         out["findings"] = [f.code for f in self.verdict.findings]
-        out.update(bytes_field("request", self.request))
-        out.update(bytes_field("response", self.response))
+        out.update(bytes_field("request", self.request, raw=raw_bytes))
+        out.update(bytes_field("response", self.response, raw=raw_bytes))
         out["request_sent"] = self.request_sent
         out["started_at"], out["finished_at"] = self.started_at, self.finished_at
-        out["frames"] = [frame.to_dict() for frame in self.frames]
+        out["frames"] = [frame.to_dict(raw_bytes=raw_bytes) for frame in self.frames]
         return out
 
 

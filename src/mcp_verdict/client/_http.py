@@ -10,6 +10,8 @@ does not read it, and it never stands for an answer).
 compresses anyway (``content-encoding: gzip``...) is decoded by httpx2 before it is recorded,
 so the frames are the message bytes the SDK reads, and bounded as such. An event of a stream,
 like a body, is bounded by ``max_bytes``: past it the event is recorded cut and the stream ends.
+An event reaches the SDK once dispatched (the lines between events once ended), so one being
+read is held once, here, and one past the bound never reaches the SDK.
 
 The SDK reconnects a stream the server closed (the GET stream; a request's stream that ended
 without its answer, resumed with ``Last-Event-ID``) after the server's ``retry`` field, in
@@ -52,6 +54,8 @@ _RETRY_LINE: Final = 32
 """Bytes of a ``retry`` line held to read its value: past them it is no number of milliseconds
 (the SDK waited 10^30 ms for one) and is ignored."""
 _BOM: Final = b"\xef\xbb\xbf"
+_PART: Final = 64 * 1024
+"""Bytes of a dispatched event past which it is passed to the SDK as a part of its own."""
 
 
 class _LineEnds:
@@ -179,8 +183,15 @@ class _TeeStream(httpx2.AsyncByteStream):
         self._body = bytearray()
         self._max = max_bytes
         self._done = False
-        self._event = bytearray()
-        """The bytes of the event being read (its lines so far), to bound it and record it cut."""
+        self._event: list[bytes] = []
+        """The bytes of the event being read (its lines so far, in the pieces they came in: never
+        one buffer grown, and copied as it grows), to bound it and record it cut, and to pass it
+        to the SDK once dispatched."""
+        self._event_size = 0
+        self._unfed = 0
+        """The first piece of ``_event`` not fed to the parser, that of the line not yet ended: its
+        bytes are fed once it ends (or the stream does), so they are held once, here, not also
+        in the parser's buffer."""
         self._error_size: int | None = None
         """An error body read ahead (its start in ``_body``): its size, as far as it was read."""
         self._error_whole = True
@@ -210,7 +221,7 @@ class _TeeStream(httpx2.AsyncByteStream):
         self._error_size = size
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        # An event stream passes as it comes (the SDK reads it an event at a time). A body (JSON,
+        # An event stream passes an event at a time, once dispatched (``_take``). A body (JSON,
         # which the SDK reads whole, or another type) is held here alone and passed once ended,
         # as the one bytes object the frame records: the SDK's read of it joins a single part,
         # which is that object, no copy. Passed as it came, every body was held three times over
@@ -218,16 +229,19 @@ class _TeeStream(httpx2.AsyncByteStream):
         # joined and parsed by the SDK all the same: an endless one peaked at 7x max_bytes.
         try:
             async for chunk in self._inner:
-                if not self._take(chunk):
+                parts = self._take(chunk)
+                if parts is None:
                     # Past max_bytes: the body is recorded cut (json.too_large of its start) and the
                     # stream ends here, so this request fails at once and memory stays bounded
-                    # (a body's start is never passed: the SDK reads an empty body, a parse error).
+                    # (a body's start is never passed: the SDK reads an empty body, a parse error;
+                    # nor an event's: the SDK never held it).
                     self._finish()
                     return
                 if self._guard is not None:
-                    passed = self._guard.feed(chunk)
-                    if passed:
-                        yield passed
+                    for part in parts:
+                        passed = self._guard.feed(part)
+                        if passed:
+                            yield passed
         except httpx2.TransportError as exc:
             # Recorded, then ended quietly: the SDK's own handling of a broken body escapes its
             # task group and tears the client down; a short body instead fails just this request
@@ -246,24 +260,71 @@ class _TeeStream(httpx2.AsyncByteStream):
         if rest:
             yield rest
 
-    def _take(self, chunk: bytes) -> bool:
-        """Record ``chunk``; False once a body, or an event of a stream, passes max_bytes."""
+    def _take(self, chunk: bytes) -> list[bytes] | None:
+        """Record ``chunk``; None once a body, or an event of a stream, passes max_bytes. Else, of
+        a stream, the bytes the SDK may read now, in parts (none for a body, passed once ended)."""
         if self._sse is not None:
             # Fed a line at a time, so the event being read is known to the byte: past max_bytes it
             # is recorded cut (json.too_large, as a body is) and the stream ends, memory bounded.
+            # An event's bytes reach the SDK once it is dispatched, or the lines between events
+            # once they end: the SDK acts on nothing before (an event's fields count at its empty
+            # line). An unfinished event is held here alone, in ``_event`` (its last line fed to
+            # the parser once ended), never also in the parser's buffer nor in the SDK's line and
+            # data buffers: an endless event line was held four times over, and copied again as
+            # the SDK flushed it at the stream's end (16 MB added ~6x).
+            parts: list[bytes] = []
+            ready = bytearray()
             for piece in chunk.splitlines(keepends=True):  # after CRLF, LF or CR: the parser's line ends
-                self._record(self._sse.feed(piece))
-                if piece[-1:] in (b"\n", b"\r") and not self._sse.pending:  # between events
-                    self._event.clear()
+                if piece[-1:] not in (b"\n", b"\r"):  # (the chunk's last piece) a line going on
+                    if self._held(piece):
+                        self._cut()
+                        return None
                     continue
-                self._event += piece[: self._max + 1 - len(self._event)]
-                if len(self._event) > self._max:
-                    self._log.add("in", "message", bytes(self._event), exchange=self._exchange, status=self._status)
-                    self._done = True
-                    return False
-            return True
+                self._feed_unfed()
+                self._record(self._sse.feed(piece))
+                if not self._sse.pending:  # between events
+                    if self._event_size > _PART:  # (a long event passed as it is, not copied into ``ready``)
+                        parts += [bytes(ready), b"".join(self._event)] if ready else [b"".join(self._event)]
+                        ready.clear()
+                    else:
+                        for held in self._event:
+                            ready += held
+                    self._event, self._event_size, self._unfed = [], 0, 0
+                    ready += piece
+                    continue
+                cut = self._held(piece)
+                self._unfed = len(self._event)
+                if cut:
+                    self._cut()
+                    return None
+            if ready:
+                parts.append(bytes(ready))
+            return parts
         self._body += chunk[: self._max + 1 - len(self._body)]
-        return len(self._body) <= self._max
+        return [] if len(self._body) <= self._max else None
+
+    def _held(self, piece: bytes) -> bool:
+        """Hold ``piece`` as the event's (as far as max_bytes + 1); whether the event passed max_bytes."""
+        if self._event_size + len(piece) > self._max:
+            piece = piece[: self._max + 1 - self._event_size]
+        self._event.append(piece)
+        self._event_size += len(piece)
+        return self._event_size > self._max
+
+    def _feed_unfed(self) -> None:
+        """Feed the parser the start of the line being read (held in ``_event`` until it ends)."""
+        assert self._sse is not None
+        for held in self._event[self._unfed:]:
+            self._record(self._sse.feed(held))
+        self._unfed = len(self._event)
+
+    def _cut(self) -> None:
+        """The event passed max_bytes: recorded cut (its first max_bytes + 1 bytes), the stream ended."""
+        assert self._sse is not None
+        self._sse.close()  # (the event's data lines, gone before the frame's copy is made)
+        cut, self._event, self._event_size = self._event, [], 0
+        self._log.add("in", "message", b"".join(cut), exchange=self._exchange, status=self._status, cut=True)
+        self._done = True
 
     def _record(self, events: list[SSEEvent]) -> None:
         for event in events:
@@ -281,6 +342,7 @@ class _TeeStream(httpx2.AsyncByteStream):
                           status=self._status)
             return b""
         if self._sse is not None:
+            self._feed_unfed()  # (a line the stream's end left unfinished: parsed as if fed as it came)
             self._record(self._sse.close())
             if broken or self._sse.dropped:
                 self._log.add("in", "eof", (broken or "the event stream ended inside an event").encode(),
@@ -292,7 +354,8 @@ class _TeeStream(httpx2.AsyncByteStream):
         body = bytes(self._body)
         self._body = bytearray()  # (the bytes above are the one copy held)
         if self._json or (body.strip() and self._status < 400):
-            self._log.add("in", "message", body, exchange=self._exchange, status=self._status)
+            self._log.add("in", "message", body, exchange=self._exchange, status=self._status,
+                          cut=len(body) > self._max)
         elif self._status >= 400 or body.strip():
             self._log.add("in", "http_error", self._error_text(body).encode(), exchange=self._exchange,
                           status=self._status, retry_after=self._wait)

@@ -37,7 +37,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from ..frames import Id, Peek, id_key, peek
+from ..frames import Id, Peek, id_key, peek, recover_id
 
 Direction = Literal["out", "in"]
 FrameKind = Literal["message", "event", "eof", "http_error", "send_failed"]
@@ -70,13 +70,23 @@ class Frame:
     retry_after: int | None = None
     """The seconds an HTTP error response's Retry-After asked the client to wait (RFC 9110
     s10.2.3: delay-seconds, or an HTTP-date counted from when it came), for an ``http_error``."""
+    cut: bool = False
+    """The recorder cut the message at max_bytes (its first max_bytes + 1 bytes are ``data``): no
+    whole message, read for its id alone by :meth:`peek` (not in :meth:`to_dict`: the bytes say it)."""
 
     def peek(self) -> Peek:
-        """The routing read of the frame (never the verdict: ``classify`` reads the bytes)."""
+        """The routing read of the frame (never the verdict: ``classify`` reads the bytes). A cut
+        frame is unreadable, its id read from the bytes (:func:`recover_id`), never parsed: orjson,
+        failing on a text of many megabytes, allocated ~12 times its size (a 16 MB cut event
+        ~192 MB, a good part of it touched)."""
+        if self.cut:
+            found, value = recover_id(self.data)
+            return Peek("unreadable", value, found, problem="the message was cut at the size limit")
         return peek(self.data)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form: the bytes as text when they are UTF-8, else as base64 — never lossy."""
+    def to_dict(self, *, raw_bytes: bool = False) -> dict[str, Any]:
+        """JSON form: the bytes as text when they are UTF-8, else as base64 — never lossy.
+        ``raw_bytes``: the bytes as they are (:func:`bytes_field`)."""
         out: dict[str, Any] = {"seq": self.seq, "direction": self.direction, "kind": self.kind, "at": self.at}
         if self.exchange is not None:
             out["exchange"] = self.exchange
@@ -84,15 +94,19 @@ class Frame:
             out["status"] = self.status
         if self.retry_after is not None:
             out["retry_after"] = self.retry_after
-        out.update(bytes_field("data", self.data))
+        out.update(bytes_field("data", self.data, raw=raw_bytes))
         return out
 
 
-def bytes_field(name: str, data: bytes | None) -> dict[str, Any]:
+def bytes_field(name: str, data: bytes | None, *, raw: bool = False) -> dict[str, Any]:
     """``{name: text}`` for UTF-8 bytes, ``{name + "_base64": ...}`` otherwise, ``{name: None}``
-    for no bytes at all: the bytes the verdict judged, shown without loss."""
+    for no bytes at all: the bytes the verdict judged, shown without loss. ``raw``: ``{name:
+    data}``, the bytes as they are, for a writer that writes them so a piece at a time (the CLI's
+    ``--json``: a decoded copy of each, and its escaped copy, cost several times max_bytes)."""
     if data is None:
         return {name: None}
+    if raw:
+        return {name: data}
     try:
         return {name: data.decode("utf-8")}
     except UnicodeDecodeError:
@@ -123,8 +137,9 @@ class WireLog:
     """The highest sequence number of a frame dropped from the front."""
 
     def add(self, direction: Direction, kind: FrameKind, data: bytes, *, exchange: int | None = None,
-            status: int | None = None, retry_after: int | None = None) -> Frame:
-        frame = Frame(self._seq, direction, kind, data, time.time(), exchange, status, self.shed_noise, retry_after)
+            status: int | None = None, retry_after: int | None = None, cut: bool = False) -> Frame:
+        frame = Frame(self._seq, direction, kind, data, time.time(), exchange, status, self.shed_noise, retry_after,
+                      cut)
         self._seq += 1
         hold = self._hold
         # During a call, a tenth of the log stays free for its essential frames (its answer).

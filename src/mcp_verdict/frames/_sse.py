@@ -64,7 +64,7 @@ class SSEParser:
         self.dropped = False
         """After ``close``: an unfinished event was dropped at the end of the stream."""
 
-    def feed(self, chunk: bytes) -> list[SSEEvent]:
+    def feed(self, chunk: bytes | bytearray | memoryview) -> list[SSEEvent]:
         """Feed bytes; return every event they complete, in order."""
         buffer = self._buffer
         buffer += chunk
