@@ -142,14 +142,14 @@ def _guarded(cls: type[Any]) -> Any:
     composition through ``$ref`` ran for seconds past a budget of 0.05 s, and ``^(a+)+$`` on
     24 characters held a budget of 0.5 s for 1.1 s, doubling per character)."""
     if cls not in _GUARDED:
-        import attrs
         from jsonschema import validators
 
         from . import _patterns
 
         checks = {**cls.VALIDATORS, **_patterns.keywords(cls)}
         guarded = validators.extend(cls, {name: _guard(check) for name, check in checks.items()})
-        fields = tuple((field.name, field.alias) for field in attrs.fields(guarded) if field.init)
+        # (its attrs fields, read off the class: the jsonschema package's own dependency, not ours)
+        fields = tuple((field.name, field.alias) for field in guarded.__attrs_attrs__ if field.init)
         validator_for = validators.validator_for
 
         def evolve(self: Any, **changes: Any) -> Any:  # the package's evolve, but for the class it picks
