@@ -176,6 +176,13 @@ class CompiledSchema:
     dialect: str
     engine: str = "jsonschema"
     """"jsonschema-rs" for schemas without $ref, "jsonschema" (deadline-guarded) otherwise."""
+    levels: tuple[tuple[int, int, int], ...] = ()
+    """jsonschema-rs's: the schema's weights at each depth of the instance (:func:`_levels`), what
+    :func:`costly` multiplies the instance's size at that depth by."""
+    heaviest: int = 0
+    """jsonschema-rs's: the largest weight in ``levels``, per value or per character."""
+    key: str | bytes = b""
+    """jsonschema-rs's: the schema's key, from which :func:`_fallback` builds the guarded validator."""
 
 
 def _offline(uri: str) -> Any:
@@ -275,24 +282,46 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
         except ValueError:  # jsonschema-rs reads a schema nested past its recursion limit no further
             return CompiledSchema(None, finding(where, "output.bounds", "the schema nests too deeply to be checked"),
                                   str(dialect))
-        return CompiledSchema(validator, None, str(dialect), "jsonschema-rs")
+        levels = _levels(schema)
+        return CompiledSchema(validator, None, str(dialect), "jsonschema-rs", levels,
+                              max(max(weight, per_char) for weight, per_char, _ in levels), key)
+    return _guarded_schema(schema, where, name, str(dialect), patterns)
+
+
+@functools.lru_cache(maxsize=64)
+def _fallback(key: str | bytes) -> Any:
+    """The guarded ``jsonschema`` validator of a schema compiled for jsonschema-rs (its key), for
+    an instance too large to validate on jsonschema-rs within the budget (:func:`costly`)."""
+    import jsonschema
+    import referencing
+
+    schema = json.loads(key)  # jsonschema-rs took it: meta-validated, its patterns compiled
+    cls = getattr(jsonschema, _DIALECTS[schema.get("$schema", DEFAULT_DIALECT).rstrip("#")])
+    registry: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
+    return _guarded(cls)(schema, registry=registry)
+
+
+def _guarded_schema(schema: dict[str, Any], where: str, name: str, dialect: str,
+                    patterns: list[tuple[str, str]]) -> CompiledSchema:
+    """The schema on the deadline-guarded ``jsonschema`` engine (meta-validated, its patterns
+    checked as the engine will run them)."""
     import jsonschema
     import referencing
 
     cls = getattr(jsonschema, name)
     problem = _meta_problem(cls, schema, where)
     if problem is not None:
-        return CompiledSchema(None, problem, str(dialect))
+        return CompiledSchema(None, problem, dialect)
     from . import _patterns
 
     for at, pattern in patterns:  # run as jsonschema-rs runs the patterns of a schema without $ref
         reason = _patterns.compile_error(pattern)
         if reason is not None:
             return CompiledSchema(None, finding(at, "output.schema_invalid", f"the schema is invalid: {reason}"),
-                                  str(dialect))
+                                  dialect)
     registry: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
     validator = _guarded(cls)(schema, registry=registry)
-    return CompiledSchema(validator, None, str(dialect), "jsonschema")
+    return CompiledSchema(validator, None, dialect, "jsonschema")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -445,24 +474,210 @@ def _token_length(name: str) -> int:
     return 1 + len(name) + name.count("~") + name.count("/")
 
 
+_INSTANCE_DEEPER: Final = frozenset({
+    "items", "prefixItems", "additionalItems", "unevaluatedItems", "contains", "properties", "patternProperties",
+    "additionalProperties", "unevaluatedProperties", "propertyNames"})
+"""The keywords whose subschemas apply to the instance's members (one level deeper); the others'
+(``allOf``, ``not``, ``if``, ``dependentSchemas``...) apply to the instance itself."""
+_MAPS: Final = frozenset(_SUBSCHEMA_MAPS) | {"dependencies"}
+_LISTS: Final = frozenset(_COMPOSITION) | {"items", "additionalItems"}  # (items: draft-04..07's tuple)
+_SINGLE: Final = frozenset(_SUBSCHEMA_ONE)
+
+RS_WORK_PER_SECOND: Final = 1_000_000_000
+"""The work (:func:`costly`) jsonschema-rs is given per second of ``SchemaLimits.time_budget``:
+an instance whose estimate is larger is validated on the deadline-guarded engine instead. The
+weights (:data:`_NODE_COST`...) make one unit about a nanosecond or more of jsonschema-rs's
+time in every case ``tests/test_check_schema_budget.py`` names (measured on this project's
+machine): the estimate is an upper bound, so a heavy schema's large instance may go to the
+guarded engine although jsonschema-rs would have been done within the budget."""
+_NODE_COST: Final = 5
+"""Per subschema met at an instance's value, and per JSON value of its keywords' (``type``: ~4 ns)."""
+_NUMBER_COST: Final = 2_000
+"""Per numeric comparison (``minimum``..., a number in ``enum`` or ``const``): ~20 ns, but up to
+~670 ns on an integer past 64 bits (larger ones count more: :func:`_work`)."""
+_MULTIPLE_COST: Final = 20_000
+"""Per ``multipleOf``: exact decimal arithmetic, ~16 µs for 1e300 and a ``multipleOf`` of 1e-300."""
+_CHAR_COST: Final = 5
+"""Per character of a string met by ``pattern`` or ``format`` (~4 ns); ``minLength``,
+``maxLength`` and the others read a string at 1."""
+_SUBTREE_COST: Final = 50
+"""Per value below one that ``uniqueItems``, ``enum`` or ``const`` compares whole (~33 ns)."""
+_NUMERIC: Final = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
+_MATCHING: Final = frozenset({"pattern", "format"})
+_WHOLE: Final = frozenset({"uniqueItems", "enum", "const"})
+_LOOKUPS: Final = frozenset({"required", "dependentRequired", "dependencies"})
+"""Keywords whose names are each looked up in the object (~40 ns each: :data:`_SUBTREE_COST`)."""
+
+
+def _levels(schema: Any) -> tuple[tuple[int, int, int], ...]:
+    """A ``$ref``-free schema's weight at each depth of the instance, per value and per character
+    of a string there: at depth ``d``, the subschemas that apply to the instance's values at that
+    depth and their keywords (:data:`_NODE_COST`...), and, for a keyword comparing values whole
+    (``uniqueItems``, ``enum``, ``const``), :data:`_SUBTREE_COST` at every depth below. A
+    subschema of ``items``, ``properties``... applies one level deeper than its parent, one of
+    ``allOf``, ``not``... at its parent's level; ``$defs`` (never applied without ``$ref``) is
+    counted at its parent's. The last entry holds for every depth past the others. Third, per
+    pair of integers past 64 bits at that depth: jsonschema-rs compares such an array's items
+    pairwise for ``uniqueItems``, ~650 ns a pair (16,000 of them took 83 s)."""
+    nodes: list[int] = []
+    chars: list[int] = []
+    below: list[int] = []  # the subtree weight that starts one level below this depth
+    pairs: list[int] = []  # uniqueItems's weight per pair of long integers below, from this depth
+    stack: list[tuple[Any, int]] = [(schema, 0)]
+    while stack:
+        node, depth = stack.pop()
+        while len(nodes) <= depth + 1:
+            nodes.append(0)
+            chars.append(0)
+            below.append(0)
+            pairs.append(0)
+        weight, char = _NODE_COST, 0
+        if isinstance(node, dict):
+            for keyword, value in node.items():
+                deeper = depth + (keyword in _INSTANCE_DEEPER)
+                if keyword in _SINGLE and isinstance(value, (dict, bool)):
+                    stack.append((value, deeper))
+                    continue
+                own = value  # the keyword's value but its subschemas
+                if keyword in _LISTS and isinstance(value, list):
+                    stack.extend((v, deeper) for v in value if isinstance(v, (dict, bool)))
+                    own = [v for v in value if not isinstance(v, (dict, bool))]
+                elif keyword in _MAPS and isinstance(value, dict):
+                    stack.extend((v, deeper) for v in value.values() if isinstance(v, (dict, bool)))
+                    own = [[name, v] for name, v in value.items() if not isinstance(v, (dict, bool))]
+                values, numbers = _size(own)
+                weight += (_SUBTREE_COST if keyword in _LOOKUPS else _NODE_COST) * values
+                if keyword == "multipleOf":
+                    weight += _MULTIPLE_COST
+                elif keyword in _NUMERIC:
+                    weight += _NUMBER_COST
+                elif keyword in _MATCHING:
+                    char += _CHAR_COST
+                elif keyword in _WHOLE:
+                    weight += _NUMBER_COST * numbers
+                    below[depth + 1] += _SUBTREE_COST * values
+                    if keyword == "uniqueItems" and value is True:
+                        below[depth + 1] += 2 * _SUBTREE_COST  # small arrays are compared pairwise
+                        pairs[depth + 1] += _NUMBER_COST
+                char += 1
+        nodes[depth] += weight
+        chars[depth] += char
+    levels = []
+    subtree = paired = 0
+    for depth, (weight, char) in enumerate(zip(nodes, chars, strict=True)):
+        subtree += below[depth]
+        paired += pairs[depth]
+        levels.append((weight + subtree, char + (subtree > 0), paired))
+    return tuple(levels)
+
+
+def _size(value: Any) -> tuple[int, int]:
+    """The JSON values ``value`` holds, itself included, and the numbers among them."""
+    count = numbers = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, (int, float)) and not isinstance(item, bool):
+            numbers += 1
+    return count, numbers
+
+
+def costly(compiled: CompiledSchema, instance: object, limits: SchemaLimits) -> bool:
+    """Whether validating ``instance`` on jsonschema-rs, which cannot be interrupted, could run
+    past ``limits.time_budget``: the schema's weights at each depth (:func:`_levels`) times the
+    instance's values at that depth and the characters of its strings and member names there,
+    added up over the depths, is more than ``time_budget`` times :data:`RS_WORK_PER_SECOND`.
+    Without ``$ref`` a subschema applies only at its own depth, once per value there, so this
+    bounds the work (an integer past 64 bits counts as more values: jsonschema-rs converts it
+    at each comparison, in time that grows with its square).
+
+    Read depth by depth, and stopped as soon as the estimate passes the bound: a level's values
+    alone are counted (``len``) before the level is read, so a million-item array against a
+    heavy ``items`` is refused without reading its items."""
+    levels = compiled.levels
+    if not levels:
+        return False
+    bound = limits.time_budget * RS_WORK_PER_SECOND
+    import orjson  # loaded already: the verdict reads with it
+
+    try:  # the common case at C speed: every value and every character is a byte or more of JSON text
+        if compiled.heaviest * len(orjson.dumps(instance)) <= bound:  # (and no integer past 64 bits)
+            return False
+    except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits, a lone surrogate...
+        pass
+    return _work(levels, instance, bound) > bound
+
+
+def _work(levels: tuple[tuple[int, int, int], ...], instance: object, bound: float) -> int:
+    """:func:`costly`'s estimate, or the part of it that first passed ``bound``."""
+    work = 0
+    level: list[Any] = [instance]
+    names = 0  # the characters of the member names of the level's objects (the next level's)
+    last = len(levels) - 1
+    depth = 0
+    while True:
+        weight, per_char, per_pair = levels[min(depth, last)]
+        if weight == 0 and depth >= last:
+            return work
+        work += weight * len(level) + per_char * names
+        if work > bound:
+            return work
+        below: list[Any] = []
+        chars = names = heavy = long = 0
+        for item in level:
+            kind = type(item)
+            if kind is str:
+                chars += len(item)
+            elif kind is dict or (kind is not list and isinstance(item, Mapping)):
+                below.extend(item.values())
+                try:
+                    names += sum(map(len, item))
+                except TypeError:  # a caller's dict with a key that is no string
+                    names += len(item)
+            elif kind is list or isinstance(item, (list, tuple)):
+                below.extend(item)
+            elif kind is int and not -_WORD <= item < _WORD:
+                heavy += (item.bit_length() // 64 + 1) ** 2
+                long += 1
+            elif isinstance(item, str):
+                chars += len(item)
+        work += per_char * chars + weight * heavy + per_pair * long * long
+        if work > bound or not below:
+            return work
+        level = below
+        depth += 1
+
+
+_WORD: Final = 1 << 64
+
+
 def validate(compiled: CompiledSchema, instance: object, where: str,
-             limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS) -> list[Finding]:
+             limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS, *, sized: bool = False) -> list[Finding]:
     """Validate ``instance`` (whose JSON pointer is ``where``): a finding for its first violation
     (jsonschema-rs), or for each of its first 20 (the ``jsonschema`` package), each message cut
-    (:func:`bounded`); none when it conforms."""
+    (:func:`bounded`); none when it conforms. An instance :func:`costly` on jsonschema-rs is
+    validated on the guarded engine (``sized``: the caller found it is not)."""
     if compiled.problem is not None:
         return [compiled.problem]
-    if compiled.engine == "jsonschema-rs":
+    validator = compiled.validator
+    if compiled.engine == "jsonschema-rs" and not sized and costly(compiled, instance, limits):
+        validator = _fallback(compiled.key)  # too large to validate within the budget uninterruptibly
+    elif compiled.engine == "jsonschema-rs":
         import jsonschema_rs  # already loaded: the validator is its
 
         try:
-            if compiled.validator.is_valid(instance):  # the common case, without building error objects
+            if validator.is_valid(instance):  # the common case, without building error objects
                 return []
             # The first violation alone: jsonschema-rs builds every error at once (iter_errors and
             # evaluate alike), each with a copy of its instance and of its keyword's value, so a
             # 300 KB answer held to an allOf of 1,000 type checks needed more than 3 GB and the
             # allocator aborted the process; validate() stops at the first.
-            compiled.validator.validate(instance)
+            validator.validate(instance)
         except jsonschema_rs.ValidationError as first:
             return [finding(pointer_of(where, first.instance_path), "output.schema",
                             bounded(first.message))]
@@ -473,7 +688,7 @@ def validate(compiled: CompiledSchema, instance: object, where: str,
 
     token = _deadline.set(time.monotonic() + limits.time_budget)
     try:
-        errors = sorted(compiled.validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
+        errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
     except _BudgetExceeded:
         return [finding(where, "output.budget",
                         f"validation ran past its budget of {limits.time_budget} s and was stopped")]
