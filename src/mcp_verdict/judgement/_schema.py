@@ -22,7 +22,11 @@ Two validators, chosen per schema (see README and benchmarks/bench_schema.py for
   regular expressions all run on a linear-time engine (no lookaround, no backreference) is a
   tree, so validating costs at most its (bounded) number of subschemas times the size of the
   instance: it goes to jsonschema-rs with that engine, about
-  two orders of magnitude faster, run offline;
+  two orders of magnitude faster, run offline — unless that product, weighed (:func:`costly`:
+  the schema's weights per depth of the instance, computed once at compile, times the
+  instance's values and characters at each depth), passes ``time_budget`` times
+  :data:`RS_WORK_PER_SECOND`: jsonschema-rs cannot be interrupted (an ``allOf`` of 1,990 type
+  checks on a million integers took 13.3 s), so such an instance goes to the guarded engine;
 - a schema with ``$ref`` may recurse, and composition through recursion can cost exponential
   time; a pattern that needs backtracking can cost up to the engine's give-up on every string
   it meets: such a schema goes to the ``jsonschema`` package with every keyword wrapped to
@@ -81,7 +85,9 @@ class SchemaLimits:
     """Subschemas the schema may hold, the root, objects and booleans alike (jsonschema-rs builds
     a node for each: ``{"allOf": [true, ...]}`` with a million took 490 MB)."""
     time_budget: float = 0.5
-    """Seconds one validation may take."""
+    """Seconds one validation may take. jsonschema-rs cannot be interrupted: an instance whose
+    estimated work on it (:func:`costly`) passes ``time_budget`` times :data:`RS_WORK_PER_SECOND`
+    is validated on the deadline-guarded ``jsonschema`` engine instead."""
     max_location_chars: int = 4 * 1024 * 1024
     """Characters the schema's subschema locations may add up to: each subschema's JSON pointer
     from the schema's root (RFC 6901, escaped), counted once for the subschema and once more
