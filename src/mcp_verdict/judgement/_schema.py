@@ -498,11 +498,20 @@ machine): the estimate is an upper bound, so a heavy schema's large instance may
 guarded engine although jsonschema-rs would have been done within the budget."""
 _NODE_COST: Final = 5
 """Per subschema met at an instance's value, and per JSON value of its keywords' (``type``: ~4 ns)."""
-_NUMBER_COST: Final = 2_000
-"""Per numeric comparison (``minimum``..., a number in ``enum`` or ``const``): ~20 ns, but up to
-~670 ns on an integer past 64 bits (larger ones count more: :func:`_work`)."""
+_NUMBER_COST: Final = 700
+"""Per numeric comparison with a float or an integer past 64 bits (``minimum``...): ~280 ns
+against an integer, ~600 ns against a float; per pair of integers past 64 bits compared for
+``uniqueItems``, ~650 ns."""
+_EQUAL_NUMBER_COST: Final = 1_200
+"""Per such number in ``enum`` or ``const``: ~1.1 µs for a float ``const``."""
+_WORD_NUMBER_COST: Final = 20
+"""Per numeric comparison with an integer of 64 bits: 7-19 ns (against an integer past 64 bits,
+~670 ns: such an instance value counts as more values, :func:`_work`)."""
 _MULTIPLE_COST: Final = 20_000
-"""Per ``multipleOf``: exact decimal arithmetic, ~16 µs for 1e300 and a ``multipleOf`` of 1e-300."""
+"""Per ``multipleOf`` of a float: exact decimal arithmetic, ~16 µs for 1e300 and a
+``multipleOf`` of 1e-300."""
+_WORD_MULTIPLE_COST: Final = 300
+"""Per ``multipleOf`` of an integer of 64 bits: ~10 ns for an integer, ~230 ns for a float."""
 _CHAR_COST: Final = 5
 """Per character of a string met by ``pattern`` or ``format`` (~4 ns); ``minLength``,
 ``maxLength`` and the others read a string at 1."""
@@ -511,74 +520,94 @@ _SUBTREE_COST: Final = 50
 _NUMERIC: Final = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
 _MATCHING: Final = frozenset({"pattern", "format"})
 _WHOLE: Final = frozenset({"uniqueItems", "enum", "const"})
+_LOOKUP_COST: Final = 30
+"""Per member of an object looked up in ``properties``, ``patternProperties``... (~28 ns)."""
 _LOOKUPS: Final = frozenset({"required", "dependentRequired", "dependencies"})
 """Keywords whose names are each looked up in the object (~40 ns each: :data:`_SUBTREE_COST`)."""
 
 
+Weights = list[tuple[int, int, int]]
+"""Per depth of the instance: per value, per character of a string, per pair of long integers;
+the last entry holds for every depth past the others."""
+
+
 def _levels(schema: Any) -> tuple[tuple[int, int, int], ...]:
-    """A ``$ref``-free schema's weight at each depth of the instance, per value and per character
-    of a string there: at depth ``d``, the subschemas that apply to the instance's values at that
-    depth and their keywords (:data:`_NODE_COST`...), and, for a keyword comparing values whole
-    (``uniqueItems``, ``enum``, ``const``), :data:`_SUBTREE_COST` at every depth below. A
-    subschema of ``items``, ``properties``... applies one level deeper than its parent, one of
-    ``allOf``, ``not``... at its parent's level; ``$defs`` (never applied without ``$ref``) is
-    counted at its parent's. The last entry holds for every depth past the others. Third, per
-    pair of integers past 64 bits at that depth: jsonschema-rs compares such an array's items
-    pairwise for ``uniqueItems``, ~650 ns a pair (16,000 of them took 83 s)."""
-    nodes: list[int] = []
-    chars: list[int] = []
-    below: list[int] = []  # the subtree weight that starts one level below this depth
-    pairs: list[int] = []  # uniqueItems's weight per pair of long integers below, from this depth
-    stack: list[tuple[Any, int]] = [(schema, 0)]
-    while stack:
-        node, depth = stack.pop()
-        while len(nodes) <= depth + 1:
-            nodes.append(0)
-            chars.append(0)
-            below.append(0)
-            pairs.append(0)
-        weight, char = _NODE_COST, 0
-        if isinstance(node, dict):
-            for keyword, value in node.items():
-                deeper = depth + (keyword in _INSTANCE_DEEPER)
-                if keyword in _SINGLE and isinstance(value, (dict, bool)):
-                    stack.append((value, deeper))
-                    continue
-                own = value  # the keyword's value but its subschemas
-                if keyword in _LISTS and isinstance(value, list):
-                    stack.extend((v, deeper) for v in value if isinstance(v, (dict, bool)))
-                    own = [v for v in value if not isinstance(v, (dict, bool))]
-                elif keyword in _MAPS and isinstance(value, dict):
-                    stack.extend((v, deeper) for v in value.values() if isinstance(v, (dict, bool)))
-                    own = [[name, v] for name, v in value.items() if not isinstance(v, (dict, bool))]
-                values, numbers = _size(own)
-                weight += (_SUBTREE_COST if keyword in _LOOKUPS else _NODE_COST) * values
-                if keyword == "multipleOf":
-                    weight += _MULTIPLE_COST
-                elif keyword in _NUMERIC:
-                    weight += _NUMBER_COST
-                elif keyword in _MATCHING:
-                    char += _CHAR_COST
-                elif keyword in _WHOLE:
-                    weight += _NUMBER_COST * numbers
-                    below[depth + 1] += _SUBTREE_COST * values
-                    if keyword == "uniqueItems" and value is True:
-                        below[depth + 1] += 2 * _SUBTREE_COST  # small arrays are compared pairwise
-                        pairs[depth + 1] += _NUMBER_COST
-                char += 1
-        nodes[depth] += weight
-        chars[depth] += char
-    levels = []
-    subtree = paired = 0
-    for depth, (weight, char) in enumerate(zip(nodes, chars, strict=True)):
-        subtree += below[depth]
-        paired += pairs[depth]
-        levels.append((weight + subtree, char + (subtree > 0), paired))
-    return tuple(levels)
+    """A ``$ref``-free schema's weights at each depth of the instance (:data:`Weights`): at depth
+    ``d``, the subschemas that apply to the instance's values at that depth and their keywords
+    (:data:`_NODE_COST`...), and, for a keyword comparing values whole (``uniqueItems``,
+    ``enum``, ``const``), :data:`_SUBTREE_COST` at every depth below. A subschema of ``items``,
+    ``properties``... applies one level deeper than its parent, one of ``allOf``, ``not``... at
+    its parent's level; ``$defs`` (never applied without ``$ref``) is counted at its parent's.
+    A value meets one of ``properties``' subschemas at most (and an item one of
+    ``prefixItems``'): the heaviest counts, not their sum. Per pair of integers past 64 bits:
+    jsonschema-rs compares such an array's items pairwise for ``uniqueItems``, ~650 ns a pair
+    (16,000 of them took 83 s). (Recursive: the schema nests at most ``max_depth`` levels.)"""
+    return tuple(_weigh(schema))
+
+
+def _weigh(node: Any) -> Weights:
+    weight, char, subtree, pair = _NODE_COST, 0, 0, 0
+    total: Weights = [(0, 0, 0)]
+    if isinstance(node, dict):
+        for keyword, value in node.items():
+            shift = keyword in _INSTANCE_DEEPER
+            if keyword in _SINGLE and isinstance(value, (dict, bool)):
+                total = _plus(total, _weigh(value), shift)
+                continue
+            own = value  # the keyword's value but its subschemas
+            children: list[Any] = []
+            if keyword in _LISTS and isinstance(value, list):
+                children = [v for v in value if isinstance(v, (dict, bool))]
+                own = [v for v in value if not isinstance(v, (dict, bool))]
+            elif keyword in _MAPS and isinstance(value, dict):
+                children = [v for v in value.values() if isinstance(v, (dict, bool))]
+                own = [[name, v] for name, v in value.items() if not isinstance(v, (dict, bool))]
+            if children:
+                one = keyword in ("properties", "prefixItems", "items")  # a value meets one of them
+                group = [_weigh(child) for child in children]
+                merged = group[0]
+                for weights in group[1:]:
+                    merged = _most(merged, weights) if one else _plus(merged, weights, False)
+                if keyword in _MAPS:  # each member looked up in the map: ~28 ns
+                    merged = _plus(merged, [(_LOOKUP_COST, 0, 0), (0, 0, 0)], False)
+                total = _plus(total, merged, shift)
+            values, numbers = _size(own)
+            weight += (_SUBTREE_COST if keyword in _LOOKUPS else _NODE_COST) * values
+            if keyword == "multipleOf":
+                weight += _WORD_MULTIPLE_COST if _word(value) else _MULTIPLE_COST
+            elif keyword in _NUMERIC:
+                weight += _WORD_NUMBER_COST if _word(value) else _NUMBER_COST
+            elif keyword in _MATCHING:
+                char += _CHAR_COST
+            elif keyword in _WHOLE:
+                weight += _EQUAL_NUMBER_COST * numbers
+                subtree += _SUBTREE_COST * values
+                if keyword == "uniqueItems" and value is True:
+                    subtree += 2 * _SUBTREE_COST  # small arrays are compared pairwise
+                    pair += _NUMBER_COST
+            char += 1
+    return _plus([(weight, char, 0), (subtree, int(subtree > 0), pair)], total, False)
+
+
+def _plus(a: Weights, b: Weights, shift: bool) -> Weights:
+    """``a`` and ``b`` added, ``b`` one depth deeper when ``shift``."""
+    if shift:
+        b = [(0, 0, 0), *b]
+    size = max(len(a), len(b))
+    a, b = a + [a[-1]] * (size - len(a)), b + [b[-1]] * (size - len(b))
+    return [(x + u, y + v, z + w) for (x, y, z), (u, v, w) in zip(a, b, strict=True)]
+
+
+def _most(a: Weights, b: Weights) -> Weights:
+    """The heavier of ``a`` and ``b`` at each depth."""
+    size = max(len(a), len(b))
+    a, b = a + [a[-1]] * (size - len(a)), b + [b[-1]] * (size - len(b))
+    return [(max(x, u), max(y, v), max(z, w)) for (x, y, z), (u, v, w) in zip(a, b, strict=True)]
 
 
 def _size(value: Any) -> tuple[int, int]:
-    """The JSON values ``value`` holds, itself included, and the numbers among them."""
+    """The JSON values ``value`` holds, itself included, and the numbers among them that are not
+    integers of 64 bits (what jsonschema-rs compares slowly)."""
     count = numbers = 0
     stack = [value]
     while stack:
@@ -588,9 +617,14 @@ def _size(value: Any) -> tuple[int, int]:
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
-        elif isinstance(item, (int, float)) and not isinstance(item, bool):
+        elif type(item) in (int, float) and not _word(item):  # (a bool is no number)
             numbers += 1
     return count, numbers
+
+
+def _word(value: Any) -> bool:
+    """Whether ``value`` is an integer jsonschema-rs holds in 64 bits (not a float, not a bool)."""
+    return type(value) is int and -_WORD <= value < _WORD
 
 
 def costly(compiled: CompiledSchema, instance: object, limits: SchemaLimits) -> bool:
@@ -648,7 +682,7 @@ def _work(levels: tuple[tuple[int, int, int], ...], instance: object, bound: flo
             elif kind is list or isinstance(item, (list, tuple)):
                 below.extend(item)
             elif kind is int and not -_WORD <= item < _WORD:
-                heavy += (item.bit_length() // 64 + 1) ** 2
+                heavy += 64 * (item.bit_length() // 64 + 1) ** 2  # read at each comparison: ~670 ns
                 long += 1
             elif isinstance(item, str):
                 chars += len(item)
