@@ -493,8 +493,9 @@ RS_WORK_PER_SECOND: Final = 1_000_000_000
 """The work (:func:`costly`) jsonschema-rs is given per second of ``SchemaLimits.time_budget``:
 an instance whose estimate is larger is validated on the deadline-guarded engine instead. The
 weights (:data:`_NODE_COST`...) make one unit about a nanosecond or more of jsonschema-rs's
-time in every case ``tests/test_check_schema_budget.py`` names (measured on this project's
-machine): the estimate is an upper bound, so a heavy schema's large instance may go to the
+time in every case measured (some 45 pairs of keyword and instance, heavy ``allOf``,
+``pattern``, numbers, ``uniqueItems``, ``enum``..., each at most ~1 ns per unit on this
+project's machine): the estimate is an upper bound, so a heavy schema's large instance may go to the
 guarded engine although jsonschema-rs would have been done within the budget."""
 _NODE_COST: Final = 5
 """Per subschema met at an instance's value, and per JSON value of its keywords' (``type``: ~4 ns)."""
