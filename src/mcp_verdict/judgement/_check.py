@@ -35,7 +35,7 @@ from ..verdict._findings import Finding, finding
 from ..verdict._kind import Kind
 from ..verdict._shown import described, shown, unreadable
 from ..verdict._verdict import Verdict
-from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_schema, validate
+from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_schema, costly, validate
 from ._suspect import (
     DEFAULT_SUSPECTS,
     Suspect,
@@ -247,12 +247,14 @@ def checked(verdict: Verdict, tool: Mapping[str, Any] | None, output_schema: Com
                                     "has no structuredContent"))
         else:
             instance = result["structuredContent"]
+            # jsonschema-rs cannot be interrupted: an instance too large for the budget goes to validate()
+            sized = compiled.engine == "jsonschema-rs" and not costly(compiled, instance, schema_limits)
             try:
-                valid = compiled.engine == "jsonschema-rs" and compiled.validator.is_valid(instance)
+                valid = sized and compiled.validator.is_valid(instance)
             except UnicodeEncodeError:  # a parsed value's lone surrogate: validate() names it
                 valid = False
             if not valid:
-                findings.extend(validate(compiled, instance, _STRUCTURED, schema_limits))
+                findings.extend(validate(compiled, instance, _STRUCTURED, schema_limits, sized=sized))
     if suspects is DEFAULT_SUSPECTS:  # the table's rows in one pass (the same matches, in order)
         hits = default_matches(verdict)
         if not hits and expect is None and not findings:  # the common case: nothing to report

@@ -22,7 +22,11 @@ Two validators, chosen per schema (see README and benchmarks/bench_schema.py for
   regular expressions all run on a linear-time engine (no lookaround, no backreference) is a
   tree, so validating costs at most its (bounded) number of subschemas times the size of the
   instance: it goes to jsonschema-rs with that engine, about
-  two orders of magnitude faster, run offline;
+  two orders of magnitude faster, run offline — unless that product, weighed (:func:`costly`:
+  the schema's weights per depth of the instance, computed once at compile, times the
+  instance's values and characters at each depth), passes ``time_budget`` times
+  :data:`RS_WORK_PER_SECOND`: jsonschema-rs cannot be interrupted (an ``allOf`` of 1,990 type
+  checks on a million integers took 13.3 s), so such an instance goes to the guarded engine;
 - a schema with ``$ref`` may recurse, and composition through recursion can cost exponential
   time; a pattern that needs backtracking can cost up to the engine's give-up on every string
   it meets: such a schema goes to the ``jsonschema`` package with every keyword wrapped to
@@ -81,7 +85,9 @@ class SchemaLimits:
     """Subschemas the schema may hold, the root, objects and booleans alike (jsonschema-rs builds
     a node for each: ``{"allOf": [true, ...]}`` with a million took 490 MB)."""
     time_budget: float = 0.5
-    """Seconds one validation may take."""
+    """Seconds one validation may take. jsonschema-rs cannot be interrupted: an instance whose
+    estimated work on it (:func:`costly`) passes ``time_budget`` times :data:`RS_WORK_PER_SECOND`
+    is validated on the deadline-guarded ``jsonschema`` engine instead."""
     max_location_chars: int = 4 * 1024 * 1024
     """Characters the schema's subschema locations may add up to: each subschema's JSON pointer
     from the schema's root (RFC 6901, escaped), counted once for the subschema and once more
@@ -176,6 +182,13 @@ class CompiledSchema:
     dialect: str
     engine: str = "jsonschema"
     """"jsonschema-rs" for schemas without $ref, "jsonschema" (deadline-guarded) otherwise."""
+    levels: tuple[tuple[int, int, int], ...] = ()
+    """jsonschema-rs's: the schema's weights at each depth of the instance (:func:`_levels`), what
+    :func:`costly` multiplies the instance's size at that depth by."""
+    heaviest: int = 0
+    """jsonschema-rs's: the largest weight in ``levels``, per value or per character."""
+    key: str | bytes = b""
+    """jsonschema-rs's: the schema's key, from which :func:`_fallback` builds the guarded validator."""
 
 
 def _offline(uri: str) -> Any:
@@ -275,24 +288,46 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
         except ValueError:  # jsonschema-rs reads a schema nested past its recursion limit no further
             return CompiledSchema(None, finding(where, "output.bounds", "the schema nests too deeply to be checked"),
                                   str(dialect))
-        return CompiledSchema(validator, None, str(dialect), "jsonschema-rs")
+        levels = _levels(schema)
+        return CompiledSchema(validator, None, str(dialect), "jsonschema-rs", levels,
+                              max(max(weight, per_char) for weight, per_char, _ in levels), key)
+    return _guarded_schema(schema, where, name, str(dialect), patterns)
+
+
+@functools.lru_cache(maxsize=64)
+def _fallback(key: str | bytes) -> Any:
+    """The guarded ``jsonschema`` validator of a schema compiled for jsonschema-rs (its key), for
+    an instance too large to validate on jsonschema-rs within the budget (:func:`costly`)."""
+    import jsonschema
+    import referencing
+
+    schema = json.loads(key)  # jsonschema-rs took it: meta-validated, its patterns compiled
+    cls = getattr(jsonschema, _DIALECTS[schema.get("$schema", DEFAULT_DIALECT).rstrip("#")])
+    registry: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
+    return _guarded(cls)(schema, registry=registry)
+
+
+def _guarded_schema(schema: dict[str, Any], where: str, name: str, dialect: str,
+                    patterns: list[tuple[str, str]]) -> CompiledSchema:
+    """The schema on the deadline-guarded ``jsonschema`` engine (meta-validated, its patterns
+    checked as the engine will run them)."""
     import jsonschema
     import referencing
 
     cls = getattr(jsonschema, name)
     problem = _meta_problem(cls, schema, where)
     if problem is not None:
-        return CompiledSchema(None, problem, str(dialect))
+        return CompiledSchema(None, problem, dialect)
     from . import _patterns
 
     for at, pattern in patterns:  # run as jsonschema-rs runs the patterns of a schema without $ref
         reason = _patterns.compile_error(pattern)
         if reason is not None:
             return CompiledSchema(None, finding(at, "output.schema_invalid", f"the schema is invalid: {reason}"),
-                                  str(dialect))
+                                  dialect)
     registry: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
     validator = _guarded(cls)(schema, registry=registry)
-    return CompiledSchema(validator, None, str(dialect), "jsonschema")
+    return CompiledSchema(validator, None, dialect, "jsonschema")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -445,24 +480,245 @@ def _token_length(name: str) -> int:
     return 1 + len(name) + name.count("~") + name.count("/")
 
 
+_INSTANCE_DEEPER: Final = frozenset({
+    "items", "prefixItems", "additionalItems", "unevaluatedItems", "contains", "properties", "patternProperties",
+    "additionalProperties", "unevaluatedProperties", "propertyNames"})
+"""The keywords whose subschemas apply to the instance's members (one level deeper); the others'
+(``allOf``, ``not``, ``if``, ``dependentSchemas``...) apply to the instance itself."""
+_MAPS: Final = frozenset(_SUBSCHEMA_MAPS) | {"dependencies"}
+_LISTS: Final = frozenset(_COMPOSITION) | {"items", "additionalItems"}  # (items: draft-04..07's tuple)
+_SINGLE: Final = frozenset(_SUBSCHEMA_ONE)
+
+RS_WORK_PER_SECOND: Final = 1_000_000_000
+"""The work (:func:`costly`) jsonschema-rs is given per second of ``SchemaLimits.time_budget``:
+an instance whose estimate is larger is validated on the deadline-guarded engine instead. The
+weights (:data:`_NODE_COST`...) make one unit about a nanosecond or more of jsonschema-rs's
+time in every case measured (some 45 pairs of keyword and instance, heavy ``allOf``,
+``pattern``, numbers, ``uniqueItems``, ``enum``..., each at most ~1 ns per unit on this
+project's machine): the estimate is an upper bound, so a heavy schema's large instance may go to the
+guarded engine although jsonschema-rs would have been done within the budget."""
+_NODE_COST: Final = 5
+"""Per subschema met at an instance's value, and per JSON value of its keywords' (``type``: ~4 ns)."""
+_NUMBER_COST: Final = 700
+"""Per numeric comparison with a float or an integer past 64 bits (``minimum``...): ~280 ns
+against an integer, ~600 ns against a float; per pair of integers past 64 bits compared for
+``uniqueItems``, ~650 ns."""
+_EQUAL_NUMBER_COST: Final = 1_200
+"""Per such number in ``enum`` or ``const``: ~1.1 µs for a float ``const``."""
+_WORD_NUMBER_COST: Final = 20
+"""Per numeric comparison with an integer of 64 bits: 7-19 ns (against an integer past 64 bits,
+~670 ns: such an instance value counts as more values, :func:`_work`)."""
+_MULTIPLE_COST: Final = 20_000
+"""Per ``multipleOf`` of a float: exact decimal arithmetic, ~16 µs for 1e300 and a
+``multipleOf`` of 1e-300."""
+_WORD_MULTIPLE_COST: Final = 300
+"""Per ``multipleOf`` of an integer of 64 bits: ~10 ns for an integer, ~230 ns for a float."""
+_CHAR_COST: Final = 5
+"""Per character of a string met by ``pattern`` or ``format`` (~4 ns); ``minLength``,
+``maxLength`` and the others read a string at 1."""
+_SUBTREE_COST: Final = 50
+"""Per value below one that ``uniqueItems``, ``enum`` or ``const`` compares whole (~33 ns)."""
+_NUMERIC: Final = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
+_MATCHING: Final = frozenset({"pattern", "format"})
+_WHOLE: Final = frozenset({"uniqueItems", "enum", "const"})
+_LOOKUP_COST: Final = 30
+"""Per member of an object looked up in ``properties``, ``patternProperties``... (~28 ns)."""
+_LOOKUPS: Final = frozenset({"required", "dependentRequired", "dependencies"})
+"""Keywords whose names are each looked up in the object (~40 ns each: :data:`_SUBTREE_COST`)."""
+
+
+Weights = list[tuple[int, int, int]]
+"""Per depth of the instance: per value, per character of a string, per pair of long integers;
+the last entry holds for every depth past the others."""
+
+
+def _levels(schema: Any) -> tuple[tuple[int, int, int], ...]:
+    """A ``$ref``-free schema's weights at each depth of the instance (:data:`Weights`): at depth
+    ``d``, the subschemas that apply to the instance's values at that depth and their keywords
+    (:data:`_NODE_COST`...), and, for a keyword comparing values whole (``uniqueItems``,
+    ``enum``, ``const``), :data:`_SUBTREE_COST` at every depth below. A subschema of ``items``,
+    ``properties``... applies one level deeper than its parent, one of ``allOf``, ``not``... at
+    its parent's level; ``$defs`` (never applied without ``$ref``) is counted at its parent's.
+    A value meets one of ``properties``' subschemas at most (and an item one of
+    ``prefixItems``'): the heaviest counts, not their sum. Per pair of integers past 64 bits:
+    jsonschema-rs compares such an array's items pairwise for ``uniqueItems``, ~650 ns a pair
+    (16,000 of them took 83 s). (Recursive: the schema nests at most ``max_depth`` levels.)"""
+    return tuple(_weigh(schema))
+
+
+def _weigh(node: Any) -> Weights:
+    weight, char, subtree, pair = _NODE_COST, 0, 0, 0
+    total: Weights = [(0, 0, 0)]
+    if isinstance(node, dict):
+        for keyword, value in node.items():
+            shift = keyword in _INSTANCE_DEEPER
+            if keyword in _SINGLE and isinstance(value, (dict, bool)):
+                total = _plus(total, _weigh(value), shift)
+                continue
+            own = value  # the keyword's value but its subschemas
+            children: list[Any] = []
+            if keyword in _LISTS and isinstance(value, list):
+                children = [v for v in value if isinstance(v, (dict, bool))]
+                own = [v for v in value if not isinstance(v, (dict, bool))]
+            elif keyword in _MAPS and isinstance(value, dict):
+                children = [v for v in value.values() if isinstance(v, (dict, bool))]
+                own = [[name, v] for name, v in value.items() if not isinstance(v, (dict, bool))]
+            if children:
+                one = keyword in ("properties", "prefixItems", "items")  # a value meets one of them
+                group = [_weigh(child) for child in children]
+                merged = group[0]
+                for weights in group[1:]:
+                    merged = _most(merged, weights) if one else _plus(merged, weights, False)
+                if keyword in _MAPS:  # each member looked up in the map: ~28 ns
+                    merged = _plus(merged, [(_LOOKUP_COST, 0, 0), (0, 0, 0)], False)
+                total = _plus(total, merged, shift)
+            values, numbers = _size(own)
+            weight += (_SUBTREE_COST if keyword in _LOOKUPS else _NODE_COST) * values
+            if keyword == "multipleOf":
+                weight += _WORD_MULTIPLE_COST if _word(value) else _MULTIPLE_COST
+            elif keyword in _NUMERIC:
+                weight += _WORD_NUMBER_COST if _word(value) else _NUMBER_COST
+            elif keyword in _MATCHING:
+                char += _CHAR_COST
+            elif keyword in _WHOLE:
+                weight += _EQUAL_NUMBER_COST * numbers
+                subtree += _SUBTREE_COST * values
+                if keyword == "uniqueItems" and value is True:
+                    subtree += 2 * _SUBTREE_COST  # small arrays are compared pairwise
+                    pair += _NUMBER_COST
+            char += 1
+    return _plus([(weight, char, 0), (subtree, int(subtree > 0), pair)], total, False)
+
+
+def _plus(a: Weights, b: Weights, shift: bool) -> Weights:
+    """``a`` and ``b`` added, ``b`` one depth deeper when ``shift``."""
+    if shift:
+        b = [(0, 0, 0), *b]
+    size = max(len(a), len(b))
+    a, b = a + [a[-1]] * (size - len(a)), b + [b[-1]] * (size - len(b))
+    return [(x + u, y + v, z + w) for (x, y, z), (u, v, w) in zip(a, b, strict=True)]
+
+
+def _most(a: Weights, b: Weights) -> Weights:
+    """The heavier of ``a`` and ``b`` at each depth."""
+    size = max(len(a), len(b))
+    a, b = a + [a[-1]] * (size - len(a)), b + [b[-1]] * (size - len(b))
+    return [(max(x, u), max(y, v), max(z, w)) for (x, y, z), (u, v, w) in zip(a, b, strict=True)]
+
+
+def _size(value: Any) -> tuple[int, int]:
+    """The JSON values ``value`` holds, itself included, and the numbers among them that are not
+    integers of 64 bits (what jsonschema-rs compares slowly)."""
+    count = numbers = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif type(item) in (int, float) and not _word(item):  # (a bool is no number)
+            numbers += 1
+    return count, numbers
+
+
+def _word(value: Any) -> bool:
+    """Whether ``value`` is an integer jsonschema-rs holds in 64 bits (not a float, not a bool)."""
+    return type(value) is int and -_WORD <= value < _WORD
+
+
+def costly(compiled: CompiledSchema, instance: object, limits: SchemaLimits) -> bool:
+    """Whether validating ``instance`` on jsonschema-rs, which cannot be interrupted, could run
+    past ``limits.time_budget``: the schema's weights at each depth (:func:`_levels`) times the
+    instance's values at that depth and the characters of its strings and member names there,
+    added up over the depths, is more than ``time_budget`` times :data:`RS_WORK_PER_SECOND`.
+    Without ``$ref`` a subschema applies only at its own depth, once per value there, so this
+    bounds the work (an integer past 64 bits counts as more values: jsonschema-rs converts it
+    at each comparison, in time that grows with its square).
+
+    Read depth by depth, and stopped as soon as the estimate passes the bound: a level's values
+    alone are counted (``len``) before the level is read, so a million-item array against a
+    heavy ``items`` is refused without reading its items."""
+    levels = compiled.levels
+    if not levels:
+        return False
+    bound = limits.time_budget * RS_WORK_PER_SECOND
+    import orjson  # loaded already: the verdict reads with it
+
+    try:  # the common case at C speed: every value and every character is a byte or more of JSON text
+        if compiled.heaviest * len(orjson.dumps(instance)) <= bound:  # (and no integer past 64 bits)
+            return False
+    except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits, a lone surrogate...
+        pass
+    return _work(levels, instance, bound) > bound
+
+
+def _work(levels: tuple[tuple[int, int, int], ...], instance: object, bound: float) -> int:
+    """:func:`costly`'s estimate, or the part of it that first passed ``bound``."""
+    work = 0
+    level: list[Any] = [instance]
+    names = 0  # the characters of the member names of the level's objects (the next level's)
+    last = len(levels) - 1
+    depth = 0
+    while True:
+        weight, per_char, per_pair = levels[min(depth, last)]
+        if weight == 0 and depth >= last:
+            return work
+        work += weight * len(level) + per_char * names
+        if work > bound:
+            return work
+        below: list[Any] = []
+        chars = names = heavy = long = 0
+        for item in level:
+            kind = type(item)
+            if kind is str:
+                chars += len(item)
+            elif kind is dict or (kind is not list and isinstance(item, Mapping)):
+                below.extend(item.values())
+                try:
+                    names += sum(map(len, item))
+                except TypeError:  # a caller's dict with a key that is no string
+                    names += len(item)
+            elif kind is list or isinstance(item, (list, tuple)):
+                below.extend(item)
+            elif kind is int and not -_WORD <= item < _WORD:
+                heavy += 64 * (item.bit_length() // 64 + 1) ** 2  # read at each comparison: ~670 ns
+                long += 1
+            elif isinstance(item, str):
+                chars += len(item)
+        work += per_char * chars + weight * heavy + per_pair * long * long
+        if work > bound or not below:
+            return work
+        level = below
+        depth += 1
+
+
+_WORD: Final = 1 << 64
+
+
 def validate(compiled: CompiledSchema, instance: object, where: str,
-             limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS) -> list[Finding]:
+             limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS, *, sized: bool = False) -> list[Finding]:
     """Validate ``instance`` (whose JSON pointer is ``where``): a finding for its first violation
     (jsonschema-rs), or for each of its first 20 (the ``jsonschema`` package), each message cut
-    (:func:`bounded`); none when it conforms."""
+    (:func:`bounded`); none when it conforms. An instance :func:`costly` on jsonschema-rs is
+    validated on the guarded engine (``sized``: the caller found it is not)."""
     if compiled.problem is not None:
         return [compiled.problem]
-    if compiled.engine == "jsonschema-rs":
+    validator = compiled.validator
+    if compiled.engine == "jsonschema-rs" and not sized and costly(compiled, instance, limits):
+        validator = _fallback(compiled.key)  # too large to validate within the budget uninterruptibly
+    elif compiled.engine == "jsonschema-rs":
         import jsonschema_rs  # already loaded: the validator is its
 
         try:
-            if compiled.validator.is_valid(instance):  # the common case, without building error objects
+            if validator.is_valid(instance):  # the common case, without building error objects
                 return []
             # The first violation alone: jsonschema-rs builds every error at once (iter_errors and
             # evaluate alike), each with a copy of its instance and of its keyword's value, so a
             # 300 KB answer held to an allOf of 1,000 type checks needed more than 3 GB and the
             # allocator aborted the process; validate() stops at the first.
-            compiled.validator.validate(instance)
+            validator.validate(instance)
         except jsonschema_rs.ValidationError as first:
             return [finding(pointer_of(where, first.instance_path), "output.schema",
                             bounded(first.message))]
@@ -473,7 +729,7 @@ def validate(compiled: CompiledSchema, instance: object, where: str,
 
     token = _deadline.set(time.monotonic() + limits.time_budget)
     try:
-        errors = sorted(compiled.validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
+        errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
     except _BudgetExceeded:
         return [finding(where, "output.budget",
                         f"validation ran past its budget of {limits.time_budget} s and was stopped")]

@@ -272,7 +272,8 @@ def _catalogue() -> dict[str, Rule]:
              "The schema nests deeper, holds more subschemas (objects and booleans), or has longer "
              "subschema locations in all, than SchemaLimits allow."),
         Rule("output.budget", "error", _LATEST + "basic/index#composition-keyword-resource-use",
-             "Validation ran past SchemaLimits.time_budget and was stopped."),
+             "Validation ran past SchemaLimits.time_budget and was stopped (an instance too large to validate "
+             "on jsonschema-rs within the budget goes to the guarded engine, which stops)."),
         Rule("output.schema_invalid", "error", _LATEST + "basic/index#schema-validation",
              "The schema is not valid in its dialect (or is not a JSON object or boolean)."),
         Rule("content.suspect_error", "error", _LATEST + "server/tools#error-handling",
