@@ -53,8 +53,13 @@ def base() -> Iterator[str]:
 
 def _call(base: str, max_bytes: int, *options: str) -> tuple[int, int, str]:
     """(exit status, peak KiB, stdout) of ``call --url <json_endless> --max-bytes N``."""
+    return peak_call(base, "json_endless", max_bytes, *options)
+
+
+def peak_call(base: str, mode: str, max_bytes: int, *options: str) -> tuple[int, int, str]:
+    """(exit status, peak KiB, stdout) of ``call --url <mode> --max-bytes N`` (hostile_http's ``mode``)."""
     done = subprocess.run([sys.executable, "-c", PEAK, *CLI, "call", "--mode", "legacy", "--timeout", "60",
-                           "--max-bytes", str(max_bytes), "--url", f"{base}/json_endless/mcp", "t", *options],
+                           "--max-bytes", str(max_bytes), "--url", f"{base}/{mode}/mcp", "t", *options],
                           capture_output=True, text=True, timeout=300, cwd=ROOT, env={**os.environ, "COLUMNS": "100"},
                           check=True)
     first, out = done.stdout.split("\n", 1)

@@ -16,8 +16,6 @@ its unfinished line is fed to the parser once ended: ~32 MB.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from .processes import port_server
+from .test_client_http_endless_body import peak_call
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "mcp_verdict"]
@@ -32,15 +31,6 @@ HOSTILE = [sys.executable, "-m", "tests.servers.hostile_http"]
 LIMIT = 16_000_000
 """The --max-bytes of the test: light, and far above the baseline's noise."""
 
-# The peak memory of the one child it runs, read by a parent that runs nothing else (ru_maxrss:
-# KiB on Linux), as tests/test_client_http_endless_body.py reads it.
-PEAK = '''
-import resource, subprocess, sys
-done = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                      check=False)
-print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-print(done.stdout.decode())
-'''
 START = 'data: {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"'
 """How the event begins (the tools/call of a legacy session is its client's request 3)."""
 
@@ -53,13 +43,7 @@ def base() -> Iterator[str]:
 
 def _call(base: str, max_bytes: int, *options: str) -> tuple[int, int, str]:
     """(exit status, peak KiB, stdout) of ``call --url <sse_big> --max-bytes N``."""
-    done = subprocess.run([sys.executable, "-c", PEAK, *CLI, "call", "--mode", "legacy", "--timeout", "60",
-                           "--max-bytes", str(max_bytes), "--url", f"{base}/sse_big/mcp", "t", *options],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT, env={**os.environ, "COLUMNS": "100"},
-                          check=True)
-    first, out = done.stdout.split("\n", 1)
-    status, peak = first.split()
-    return int(status), int(peak), out
+    return peak_call(base, "sse_big", max_bytes, *options)
 
 
 # (--max-bytes, exit status, the findings (code, message), the answer recorded): RFC 8259 s9
