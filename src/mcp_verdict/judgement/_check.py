@@ -248,13 +248,13 @@ def checked(verdict: Verdict, tool: Mapping[str, Any] | None, output_schema: Com
         else:
             instance = result["structuredContent"]
             # jsonschema-rs cannot be interrupted: an instance too large for the budget goes to validate()
-            sized = compiled.engine == "jsonschema-rs" and not costly(compiled, instance, schema_limits)
+            fits = None if compiled.engine != "jsonschema-rs" else not costly(compiled, instance, schema_limits)
             try:
-                valid = sized and compiled.validator.is_valid(instance)
+                valid = bool(fits) and compiled.validator.is_valid(instance)
             except UnicodeEncodeError:  # a parsed value's lone surrogate: validate() names it
                 valid = False
-            if not valid:
-                findings.extend(validate(compiled, instance, _STRUCTURED, schema_limits, sized=sized))
+            if not valid:  # (validate() takes the estimate as made here: never made twice)
+                findings.extend(validate(compiled, instance, _STRUCTURED, schema_limits, fits=fits))
     if suspects is DEFAULT_SUSPECTS:  # the table's rows in one pass (the same matches, in order)
         hits = default_matches(verdict)
         if not hits and expect is None and not findings:  # the common case: nothing to report

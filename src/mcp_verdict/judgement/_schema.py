@@ -698,15 +698,16 @@ _WORD: Final = 1 << 64
 
 
 def validate(compiled: CompiledSchema, instance: object, where: str,
-             limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS, *, sized: bool = False) -> list[Finding]:
+             limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS, *, fits: bool | None = None) -> list[Finding]:
     """Validate ``instance`` (whose JSON pointer is ``where``): a finding for its first violation
     (jsonschema-rs), or for each of its first 20 (the ``jsonschema`` package), each message cut
     (:func:`bounded`); none when it conforms. An instance :func:`costly` on jsonschema-rs is
-    validated on the guarded engine (``sized``: the caller found it is not)."""
+    validated on the guarded engine (``fits``: the caller's :func:`costly` already said it is
+    not, True, or is, False; None: not asked yet)."""
     if compiled.problem is not None:
         return [compiled.problem]
     validator = compiled.validator
-    if compiled.engine == "jsonschema-rs" and not sized and costly(compiled, instance, limits):
+    if compiled.engine == "jsonschema-rs" and (not fits if fits is not None else costly(compiled, instance, limits)):
         validator = _fallback(compiled.key)  # too large to validate within the budget uninterruptibly
     elif compiled.engine == "jsonschema-rs":
         import jsonschema_rs  # already loaded: the validator is its
