@@ -373,6 +373,13 @@ def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Declared
     return None if reason is None else (HEADER_MISMATCH, reason)
 
 
+def _stated(look: Peek) -> str | None:
+    """The protocol version the body's ``_meta`` states, when a string."""
+    meta = look.params.get("_meta")
+    stated = meta.get(_META_VERSION) if isinstance(meta, dict) else None
+    return stated if isinstance(stated, str) else None
+
+
 def _checked(look: Peek, headers: Headers) -> bool:
     """The headers of the request or notification read as ``look`` are checked against its body
     (:func:`_header_reason`): a 2026-07-28 ``MCP-Protocol-Version`` header, or a body whose
@@ -380,25 +387,16 @@ def _checked(look: Peek, headers: Headers) -> bool:
     if look.kind not in ("request", "notification"):
         return False
     versions = headers.getall("MCP-Protocol-Version", [])
-    if not versions:
-        return False
-    meta = look.params.get("_meta")
-    stated = meta.get(_META_VERSION) if isinstance(meta, dict) else None
-    return any(_stateless(v) for v in versions) or _stateless(stated if isinstance(stated, str) else None)
+    return bool(versions) and (any(_stateless(v) for v in versions) or _stateless(_stated(look)))
 
 
 def _header_reason(look: Peek, headers: Headers, tool: Callable[[str], Declared | None] | None,
                    exact: Callable[[], object] | None) -> str | None:
     """:func:`header_mismatch`'s HeaderMismatch reason, or None."""
-    if look.kind not in ("request", "notification"):
+    if not _checked(look, headers):
         return None
     params = look.params
-    meta = params.get("_meta")
-    stated = meta.get(_META_VERSION) if isinstance(meta, dict) else None
-    stated = stated if isinstance(stated, str) else None
-    versions = headers.getall("MCP-Protocol-Version", [])
-    if not versions or not (any(_stateless(v) for v in versions) or _stateless(stated)):
-        return None
+    stated = _stated(look)
     version, problem = one_header(headers, "MCP-Protocol-Version")
     if problem is not None:
         return problem
