@@ -33,7 +33,7 @@ from ..audit._run import audit, shown_path
 from ..audit._summary import Summary, fidelity_statement, named_fidelities, redacted_note
 from ..verdict._peer_text import neutral, one_line
 from ._json import json_line
-from ._style import OutputFailed, require_stdout, stdout_gone
+from ._style import OutputFailed, output_errors, require_stdout, stdout_gone
 from ._term import literal, make_console, print_rows, table_width
 
 PROGRESS_ABOVE: Final = 32 * 1024 * 1024
@@ -168,14 +168,10 @@ def _write(out: IO[str] | None, text: str, *, flush: bool = False) -> None:
     gone) raises :class:`OutputFailed`."""
     if out is None:  # (closed: require_stdout said it before the audit; kept for the type)
         raise OutputFailed("standard output is closed")
-    try:
+    with output_errors():
         out.write(text)
         if flush:
             out.flush()
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        raise OutputFailed(exc.strerror or str(exc)) from None
 
 
 def _same_file(a: str, b: str) -> bool:

@@ -22,7 +22,7 @@ from json.encoder import encode_basestring
 from typing import Any, Final, cast
 
 from ..verdict._peer_text import neutral
-from ._style import OutputFailed
+from ._style import output_errors, require_stdout
 
 ESCAPED: Final = {code: f"\\u{code:04x}" for code in (*range(0x7F, 0x2070), *range(0xD800, 0xE000))
                   if code in (0x2028, 0x2029) or neutral(chr(code)) != chr(code)}
@@ -194,11 +194,10 @@ def echo_json_pieces(value: object, *, default: Callable[[Any], Any] | None = No
     UTF-8, else ``<name>_base64``). Memory: a piece, never a copy of the whole output nor of a
     long string or bytes value (``call --json`` writes a cut answer of max_bytes twice: its
     round's ``response`` and its frame's ``data``)."""
+    require_stdout()
     out = sys.stdout
-    if out is None:  # closed (`>&-`): Python has no stdout
-        raise OutputFailed("standard output is closed")
     buffer = getattr(out, "buffer", None)
-    try:
+    with output_errors():
         if buffer is None:  # (a text stream with no bytes under it: a test's capture)
             write: Callable[[str], object] = out.write
         else:
@@ -209,22 +208,17 @@ def echo_json_pieces(value: object, *, default: Callable[[Any], Any] | None = No
         pieces.text("\n")
         pieces.flush()
         (out if buffer is None else buffer).flush()
-    except BrokenPipeError:
-        raise  # the reader gone: READER_GONE, quietly
-    except OSError as exc:  # a full disk, an I/O error: said, never a traceback
-        raise OutputFailed(exc.strerror or str(exc)) from None
 
 
 def echo_json(value: object, *, indent: int | None = None, default: Callable[[Any], Any] | None = None) -> None:
     """Write ``value`` to stdout as :func:`json_text` and a line end (UTF-8 whatever the locale:
     every character outside ASCII left is one UTF-8 carries). A stdout that is closed or whose
     write fails (but for a reader gone) raises :class:`~._style.OutputFailed`."""
+    require_stdout()
     out = sys.stdout
-    if out is None:  # closed (`>&-`): Python has no stdout
-        raise OutputFailed("standard output is closed")
     data = (json_text(value, indent=indent, default=default) + "\n").encode("utf-8")
     buffer = getattr(out, "buffer", None)
-    try:
+    with output_errors():
         if buffer is None:  # (a text stream with no bytes under it: a test's capture)
             out.write(data.decode("utf-8"))
             out.flush()
@@ -232,10 +226,6 @@ def echo_json(value: object, *, indent: int | None = None, default: Callable[[An
         out.flush()
         buffer.write(data)
         buffer.flush()
-    except BrokenPipeError:
-        raise  # the reader gone: READER_GONE, quietly
-    except OSError as exc:  # a full disk, an I/O error: said, never a traceback
-        raise OutputFailed(exc.strerror or str(exc)) from None
 
 
 __all__ = ["ESCAPED", "echo_json", "echo_json_pieces", "json_line", "json_text"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from typing import Final
 
 from ..verdict._kind import Kind
@@ -33,6 +35,18 @@ an I/O error): EX_IOERR of sysexits.h, apart from every status a command gives."
 class OutputFailed(Exception):
     """The command's output cannot be written: its stream is closed (``>&-``) or a write failed
     (ENOSPC, EIO...). A reader gone is no failure of this kind (``BrokenPipeError``: READER_GONE)."""
+
+
+@contextlib.contextmanager
+def output_errors() -> Iterator[None]:
+    """A write to stdout inside that fails (a full disk, an I/O error) raises :class:`OutputFailed`
+    saying why, never a traceback; a reader gone stays ``BrokenPipeError`` (READER_GONE, quietly)."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputFailed(exc.strerror or str(exc)) from None
 
 
 def require_stdout() -> None:

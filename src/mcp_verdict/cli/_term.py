@@ -29,7 +29,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from ..verdict._peer_text import cut, neutral, one_line
-from ._style import READER_GONE, OutputFailed, quiet_stdout
+from ._style import READER_GONE, OutputFailed, output_errors, quiet_stdout
 
 
 def literal(text: str, style: str = "") -> Text:
@@ -149,12 +149,8 @@ class _Console(Console):
         stays rich's: its lines (prompts, warnings) are no command's output."""
         if self._file is None and not self.stderr and sys.stdout is None:
             raise OutputFailed("standard output is closed")
-        try:
+        with output_errors():
             super()._write_buffer()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise OutputFailed(exc.strerror or str(exc)) from None
 
 
 def make_console(**options: Any) -> Console:
