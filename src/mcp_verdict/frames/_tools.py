@@ -107,16 +107,16 @@ class ListedTools(msgspec.Struct):
         result = look.result if look is not None else None
         page = result.get("tools") if result is not None else None
         if result is None or not isinstance(page, list):
-            self._unfollow()
+            self.unfollow()
             return [], 0
         asked = peek(exchange.request.data)
         cursor = asked.params.get("cursor")
         if asked.message is None or read_strict(exchange.request.data) is NOT_PARSED:
-            self._unfollow()  # (a request not read, or read two ways: whether it began a listing is not known)
+            self.unfollow()  # (a request not read, or read two ways: whether it began a listing is not known)
         elif cursor is None:  # a page asked with no cursor begins a listing
             self.listing, self.listing_bytes = set(), 0
         elif self.listing is not None and cursor != self.cursor:
-            self._unfollow()  # (not the next page of the listing under way)
+            self.unfollow()  # (not the next page of the listing under way)
         names = self.listing
         tools, sizes = self.tools, self.sizes
         kept: list[str] = []
@@ -141,11 +141,11 @@ class ListedTools(msgspec.Struct):
             return kept, unkept
         next_cursor = result.get("nextCursor")
         if next_cursor is None:  # a whole listing: what it drops is gone
-            self._unfollow()
+            self.unfollow()
             for gone in [name for name in tools if name not in names]:
                 self.drop(gone, dropped)
         elif len(names) > _FOLLOWED or self.listing_bytes > TOOLS_BYTES:
-            self._unfollow()  # (a listing without end: names beyond any budget are not followed)
+            self.unfollow()  # (a listing without end: names beyond any budget are not followed)
         else:
             self.cursor = next_cursor
         return kept, unkept
@@ -167,11 +167,9 @@ class ListedTools(msgspec.Struct):
         self.size = 0
 
     def unfollow(self) -> None:
-        """The listing under way is no longer followed (the caller keeps nothing of an answer to
-        it: the proxy's enforce refused it, so its host never had that page); nothing is dropped."""
-        self._unfollow()
-
-    def _unfollow(self) -> None:
+        """The listing under way is no longer followed (here: a page not read, or not the next one;
+        the caller's: it keeps nothing of an answer to it, as the proxy's enforce refusing it, so
+        its host never had that page); nothing is dropped."""
         self.listing, self.listing_bytes, self.cursor = None, 0, None
 
 
