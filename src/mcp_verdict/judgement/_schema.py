@@ -594,16 +594,19 @@ def _plus(a: Weights, b: Weights, shift: bool) -> Weights:
     """``a`` and ``b`` added, ``b`` one depth deeper when ``shift``."""
     if shift:
         b = [(0, 0, 0), *b]
-    size = max(len(a), len(b))
-    a, b = a + [a[-1]] * (size - len(a)), b + [b[-1]] * (size - len(b))
-    return [(x + u, y + v, z + w) for (x, y, z), (u, v, w) in zip(a, b, strict=True)]
+    return [(x + u, y + v, z + w) for (x, y, z), (u, v, w) in zip(*_even(a, b), strict=True)]
 
 
 def _most(a: Weights, b: Weights) -> Weights:
     """The heavier of ``a`` and ``b`` at each depth."""
+    return [(max(x, u), max(y, v), max(z, w)) for (x, y, z), (u, v, w) in zip(*_even(a, b), strict=True)]
+
+
+def _even(a: Weights, b: Weights) -> tuple[Weights, Weights]:
+    """``a`` and ``b`` as long as each other, the shorter's last entry repeated (it holds for
+    every depth past the others)."""
     size = max(len(a), len(b))
-    a, b = a + [a[-1]] * (size - len(a)), b + [b[-1]] * (size - len(b))
-    return [(max(x, u), max(y, v), max(z, w)) for (x, y, z), (u, v, w) in zip(a, b, strict=True)]
+    return a + [a[-1]] * (size - len(a)), b + [b[-1]] * (size - len(b))
 
 
 def _size(value: Any) -> tuple[int, int]:
