@@ -1108,9 +1108,7 @@ class HttpHost:
         finally:
             self._release(bridge)
             self._unrename(stream)
-            if stream.opening:  # (no session issued: refused, failed, its host gone)
-                stream.opening = False
-                self._opening -= 1
+            self._opened(stream)  # (if no session was issued: refused, failed, its host gone)
 
     async def _post_on(self, request: web.BaseRequest, body: bytes, session: str | None, initialize: bool,
                        stream: PostStream, bridge: Bridge, read_first: bool = False,
@@ -1363,9 +1361,7 @@ class HttpHost:
             # server's, or the proxy's: a timeout, the server gone, its answer refused), nor for
             # none — a server creates none then, and its id would hold a room for nothing
             answer = item if item[0] == "end" or (item[0] != "prime" and item[2]) else await stream.answer()
-            if stream.opening:
-                stream.opening = False
-                self._opening -= 1
+            self._opened(stream)
             if _initialized(answer):
                 headers["Mcp-Session-Id"] = self._issue()
         kind, data, final, event_id = item
@@ -1530,6 +1526,13 @@ class HttpHost:
         if session is not None and _stateless(request.headers.get("MCP-Protocol-Version")):
             return None
         return session
+
+    def _opened(self, stream: PostStream) -> None:
+        """``stream``'s ``initialize`` keeps its session's room no more (:meth:`_room`): its answer
+        came, or its POST ended."""
+        if stream.opening:
+            stream.opening = False
+            self._opening -= 1
 
     def _issue(self) -> str:
         """A new session's id (stdio upstream), held until the host's DELETE. Its room was kept
