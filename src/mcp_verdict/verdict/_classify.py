@@ -244,7 +244,8 @@ def judge(response: object, options: Options, request_id: str | int | None, fast
     """``classify`` with options from :func:`classify_options` and a request id already checked
     (a string, an integer that is not a bool, or None). Never raises for any ``response``.
     ``fast=False``: the caller (``classify``) has tried the fast path on this short text;
-    ``not_utf8``: and its reader refused it as no UTF-8."""
+    ``not_utf8``: and it said ``False`` (its reader refused the text as no UTF-8, or left it unread
+    until its UTF-8 is checked)."""
     # The fast path (_fastpath) recognises a common well-formed response in one pass; for
     # anything else it returns None, and the full checker runs and explains.
     skimmed = False
@@ -268,19 +269,24 @@ def judge(response: object, options: Options, request_id: str | int | None, fast
                 return make_verdict(Kind.UNCLASSIFIED, (problem,), options.rules.version, None)
             skimmed = True
         if fast and size <= options.quick_bytes:
-            verdict = read_common(response, options, request_id)
+            verdict = read_common(response, options, request_id, utf8=skimmed)
             if verdict:
                 return verdict
             not_utf8 = verdict is False
         elif fast and size <= options.max_bytes and options.read_common is not None:
-            verdict = read_common(response, options, request_id, count_values=True)
+            verdict = read_common(response, options, request_id, count_values=True, utf8=skimmed)
             if verdict:
                 return verdict
             not_utf8 = verdict is False
-    if not_utf8 and type(response) is bytes and not skimmed:  # a reader refused the text as no UTF-8: named
-        problem = _not_utf8(response)  # before the strict reader reads it to that byte again (as the skim does)
+    if not_utf8 and type(response) is bytes and not skimmed:  # a reader refused the text as no UTF-8, or
+        # left a long text past ASCII unread until it is checked (read_common): named before a reader reads
+        problem = _not_utf8(response)  # it to that byte (as the skim does); else read now
         if problem is not None:
             return make_verdict(Kind.UNCLASSIFIED, (problem,), options.rules.version, None)
+        if options.read_common is not None and len(response) <= options.max_bytes:
+            verdict = read_common(response, options, request_id, len(response) > options.quick_bytes, utf8=True)
+            if verdict:
+                return verdict
     message = response
     caller = True  # a parsed value of the caller's: its strings may hold what no reader puts there
     if type(response) is not dict and isinstance(response, _RAW_TYPES):

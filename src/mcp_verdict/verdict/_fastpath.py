@@ -100,6 +100,22 @@ integer past 64 bits as a float; its value is used (:func:`read_quoted`, then
   written ``\\u0022`` (a quote in the value, no quote byte in the text) make up the difference —
   hence the second condition.
 
+Bytes that are no UTF-8 (RFC 8259 section 8.1): msgspec checks the UTF-8 of each string as it
+builds it, so its typed read would build every value before such a byte and only then refuse the
+text (~17 ns a small token: a listing of 200 KiB of one-digit numbers then such a byte cost ~0.9
+ms, ~280x ``orjson.loads``, which checks a whole text's UTF-8 first and refuses it at once). So a
+text longer than :data:`_WIDE_BYTES` that goes to the typed read is first told ASCII by
+``bytes.isascii`` (in C, ~0.035 ns a byte; it stops at the first byte past ASCII) and then read;
+any other is left unread (:func:`read_common`'s ``False``) for the caller to check its UTF-8
+first (``_parser.not_utf8``: CPython's decoder a block at a time, ~0.05 ns a byte of ASCII,
+~0.6-1.2 ns past it), which names the byte at once, else calls again with ``utf8``. A valid text
+past ASCII pays one more decoding of its characters past ASCII (msgspec decodes them once more
+itself): ~2-15% of such a listing's bytes to verdict; an ASCII one, ~1-2% of a listing's. A text
+of at most :data:`_WIDE_BYTES` is read at once whatever it holds: there the check would cost a
+small answer (~2-4 us) more than the read it spares (a 2.5 KiB listing of small tokens then such
+a byte: ~8x ``orjson.loads``, which refuses it in about a microsecond). orjson's route checks the
+text's UTF-8 itself, first, as fast as orjson does.
+
 Anything else goes to the strict reader, which decides and explains. A content block other
 than a bare text block makes the first typed read fail; the text is then read once more with
 text and resource_link blocks declared together (their member combinations checked in one
@@ -146,7 +162,8 @@ _WIDE_BYTES: Final = 2560
 are read by orjson: below it the proof's fixed cost (~1 us of Python for the splice, ~2.5 us
 for the quote count, then ``common_kind``) outweighs msgspec's slower strings and their
 write-back (measured side by side on CJK, emoji and French texts of 1 to 8 kB: orjson's
-route is the cheaper from ~2.5-3 kB)."""
+route is the cheaper from ~2.5-3 kB). Longer texts that go to msgspec's typed read are first told
+ASCII, or else checked to be UTF-8 (module docstring, "Bytes that are no UTF-8")."""
 _COUNTED_BYTES: Final = 8192
 """The quote count of a text this long or shorter is ``bytes.count``'s (:func:`_quotes`) ..."""
 _FOUND: Final = 32
@@ -310,17 +327,22 @@ def _read_links(data: bytes, options: Options, problem: msgspec.ValidationError)
 
 
 def read_common(data: bytes, options: Options, request_id: str | int | None,
-                count_values: bool = False) -> Verdict | Literal[False] | None:
+                count_values: bool = False, utf8: bool = False) -> Verdict | Literal[False] | None:
     """The verdict on a common well-formed response read from wire text; ``None`` to leave
     the text to the strict reader and the full checker, ``False`` when its reader refused it
-    as no UTF-8 (a hint: the caller checks the text's UTF-8 before the strict reader reads it
-    to that byte again). ``options.read_common`` is set; ``count_values`` when the text is
-    longer than ``options.max_nodes``."""
+    as no UTF-8, or when it left unread a text longer than :data:`_WIDE_BYTES`, for its typed
+    read, holding a byte past ASCII (module docstring, "Bytes that are no UTF-8"): the caller
+    checks the text's UTF-8 (before the strict reader reads it to that byte again), and if it
+    is, calls again with ``utf8``. ``options.read_common`` is set; ``count_values`` when the
+    text is longer than ``options.max_nodes``; ``utf8``: the caller has checked the text's UTF-8."""
     try:
         spaced = data[11] == 32  # {"jsonrpc": "2.0" as json.dumps writes it, which orjson never writes
-        if len(data) > _STRICT_PROOF_BYTES if spaced else len(data) > _WIDE_BYTES and wide_text(data):
-            # long and mostly strings (spaced), or long strings beyond Latin-1: which orjson reads
-            return read_quoted(data, options, request_id)  # fastest, the splice or the quote count proving it
+        if len(data) > _WIDE_BYTES:
+            if len(data) > _STRICT_PROOF_BYTES if spaced else wide_text(data):
+                # long and mostly strings (spaced), or long strings beyond Latin-1: which orjson reads
+                return read_quoted(data, options, request_id)  # fastest, the splice or the quote count proving it
+            if not (utf8 or data.isascii()):
+                return False  # maybe no UTF-8: checked first, so that no value is built before such a byte
         message: Any = options.read_common(data)  # type: ignore[misc]
     except msgspec.ValidationError as problem:  # not the shapes: maybe other blocks
         message = _read_links(data, options, problem)

@@ -20,15 +20,17 @@ prove it reads them as this module would.)
 A text longer than :data:`SKIM_BYTES` is first checked to be UTF-8 (:func:`skim`), a block of
 64 KiB at a time (CPython's decoder, no copy of the text held): bytes that are no UTF-8 are
 named at once (``json.encoding``), wherever they sit, as orjson checks a text before reading
-it (RFC 8259 section 8.1: the text as a whole must be UTF-8); otherwise the fast path's typed
-read and then jiter meet them where they sit, having read everything before them (a long
-string then such a byte: 35-54x ``orjson.loads``, which refuses the text at once; a listing:
-built, 5-6x the text). Whatever else a reader meets before such bytes (a repeated name,
-nesting past the limit, data after the value), they are named first: in every explanation
-(:func:`_named`), and at once where the fast path's reader refused a shorter text as no UTF-8
-(:func:`not_utf8`), so a text gets the same finding whatever its length. The check costs
-~0.04 ms per MiB of ASCII and ~0.4 ms per MiB of French prose: ~20% of a well-formed long
-text block's bytes to verdict, ~1% of a listing's, the price of the bound.
+it (RFC 8259 section 8.1: the text as a whole must be UTF-8). A shorter text is checked the same
+way (:func:`not_utf8`) before the fast path's typed read when it is longer than 2.5 KiB and not
+all ASCII (``_fastpath`` module docstring, "Bytes that are no UTF-8"), and as soon as a fast
+reader refuses it (orjson checks a text's UTF-8 before it reads it), so no value is built before
+such a byte but in a text of at most 2.5 KiB. Whatever else a reader meets before such bytes (a
+repeated name, nesting past the limit, data after the value), they are named first: in every
+explanation (:func:`_named`), and at once where the fast path's reader refused a shorter text as
+no UTF-8 or left it to be checked (:func:`not_utf8`), so a text gets the same finding whatever
+its length. Past 256 KiB the check costs ~0.04 ms per MiB of ASCII and ~0.4 ms per MiB of
+French prose: ~20% of a well-formed long text block's bytes to verdict, ~1% of a listing's, the
+price of the bound.
 
 Such a text whose tokens are dense (:func:`_dense`: more than one comma or colon per 16 bytes
 in eight 4 KiB windows spread over it, ~16 searches in C) is then skimmed: msgspec's raw skip
@@ -470,6 +472,12 @@ def _utf8_error(data: bytes, end: int | None = None) -> str | None:
     decode = codecs.utf_8_decode  # (an ASCII block at ~40 us per MiB: bytes.isascii first saves little)
     step = _BLOCK  # (a 64 KiB block's str at most, 0.06x a 1 MiB text; 256 KiB ones cost the same time)
     size = len(data) if end is None else end
+    if size == len(data) <= step:  # one block, decoded as it is (~0.6 us less than through a view)
+        try:
+            decode(data, "strict", True)
+        except UnicodeDecodeError as exc:
+            return f"{exc.reason} at byte {exc.start}"
+        return None
     view = memoryview(data)
     start = 0
     while True:
