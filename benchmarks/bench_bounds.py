@@ -2,6 +2,7 @@
 
 Run: python benchmarks/bench_bounds.py [--sizes 1,8,60] [--rounds N]
      python benchmarks/bench_bounds.py --cases UTF-8 [--sizes 1,8,60]   (the cases whose name holds it)
+     python benchmarks/bench_bounds.py --kib 4,64,200 [--cases UTF-8]   (texts of KiB: the fast path's)
      python benchmarks/bench_bounds.py --valid [--rounds N]
 
 Each text is a tools/call response within the default limits (64 MiB) with one wire error
@@ -27,7 +28,14 @@ placed after most of its bytes, where finding and explaining the error costs the
 - small tokens, then a string holding a byte that is no UTF-8, and a long string, then such a
   byte (``json.encoding``: orjson.loads checks a text's UTF-8 before reading it and refuses it
   at once; a text longer than 256 KiB is checked first here too, a block at a time, whatever
-  its tokens: ~0.04 ms per MiB of ASCII, ~0.4 ms per MiB of French prose).
+  its tokens: ~0.04 ms per MiB of ASCII, ~0.4 ms per MiB of French prose); small records with
+  names past ASCII (CJK file names), then such a byte.
+
+``--kib``: the same texts at sizes in KiB (up to 256 KiB: the texts the fast path reads without
+the skim; a text longer than 2.5 KiB for msgspec's typed read that is not all ASCII has its UTF-8
+checked first, ``_fastpath``'s module docstring), each timing the mean of enough calls to take
+~1 MiB of text (a call on 4 KiB takes microseconds); no memory figure (a few KiB are below the
+resident set's resolution).
 
 Measured side by side in this one process: classify's time over ``orjson.loads`` of the same
 bytes (which fails at the same error; median of per-round ratios, the two interleaved), and the
@@ -124,6 +132,13 @@ def cjk_string_then_bad_escape(size: int) -> bytes:
     return _HEAD + _CJK * (size // len(_CJK)) + b'\\q"}]}}'
 
 
+_RECORD = '{"name":"文件 report.txt","size":1},'.encode()
+
+
+def records_past_ascii_then_bad_utf8(size: int) -> bytes:
+    return _LISTING + _RECORD * (size // len(_RECORD)) + b'"\xff"]}}}'
+
+
 def numbers_and_objects_then_duplicate_key(size: int) -> bytes:
     return _LISTING + (b"1," * 1020 + b'{"a":1},') * (size // 2048) + b'9],"v":0}}}'
 
@@ -140,6 +155,7 @@ CASES: dict[str, tuple[Callable[[int], bytes], str]] = {
     "an object per 2 KiB, dup key": (numbers_and_objects_then_duplicate_key, "json.duplicate_key"),
     "small tokens, bad UTF-8": (small_tokens_then_bad_utf8, "json.encoding"),
     "long string, bad UTF-8": (long_string_then_bad_utf8, "json.encoding"),
+    "records past ASCII, bad UTF-8": (records_past_ascii_then_bad_utf8, "json.encoding"),
     "CJK string, duplicate key": (cjk_string_then_duplicate_key, "json.duplicate_key"),
     "CJK string, bad escape": (cjk_string_then_bad_escape, "json.syntax"),
     "CJK string, bad UTF-8": (cjk_string_then_bad_utf8, "json.encoding"),
@@ -165,10 +181,12 @@ def _orjson(data: bytes) -> None:
         orjson.loads(data)
 
 
-def _seconds(fn: Callable[[], object]) -> float:
+def _seconds(fn: Callable[[], object], calls: int = 1) -> float:
+    """The time of one call of ``fn``: the mean of ``calls`` in a row."""
     start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - start) / calls
 
 
 def valid(rounds: int) -> int:
@@ -209,18 +227,21 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds (default 5)")
     parser.add_argument("--valid", action="store_true", help="well-formed texts: the duplicate search on and off")
     parser.add_argument("--cases", default="", help="only the cases whose name holds this text (e.g. UTF-8)")
+    parser.add_argument("--kib", default="", help="text sizes in KiB instead (e.g. 4,64,200; at most 256)")
     args = parser.parse_args()
     if args.valid:
         return valid(args.rounds)
-    can_reset = _CLEAR_REFS.exists() and _STATUS.exists()
-    print(f"{'case':<28}{'MiB':>5}{'orjson ms':>11}{'ours ms':>10}{'ours/orjson':>13}"
+    can_reset = _CLEAR_REFS.exists() and _STATUS.exists() and not args.kib
+    unit, shift = ("KiB", 10) if args.kib else ("MiB", 20)
+    print(f"{'case':<30}{unit:>5}{'orjson ms':>11}{'ours ms':>10}{'ours/orjson':>13}"
           f"{'peak ours':>11}{'peak orjson':>13}   finding")
     worst_time = worst_memory = 0.0
-    for mib in (int(part) for part in args.sizes.split(",")):
+    for size in (int(part) for part in (args.kib or args.sizes).split(",")):
+        calls = max(1, (1 << 20) // (size << shift))  # (~1 MiB of text per timing)
         for name, (build, code) in CASES.items():
             if args.cases not in name:
                 continue
-            data = build(mib << 20)
+            data = build(size << shift)
             verdict = classify(data)
             assert verdict.kind is Kind.UNCLASSIFIED and [f.code for f in verdict.findings] == [code], verdict
             ours: list[float] = []
@@ -228,8 +249,8 @@ def main() -> int:
             gc.disable()
             try:
                 for _ in range(args.rounds):
-                    reference.append(_seconds(lambda d=data: _orjson(d)))  # type: ignore[misc]
-                    ours.append(_seconds(lambda d=data: classify(d)))  # type: ignore[misc]
+                    reference.append(_seconds(lambda d=data: _orjson(d), calls))  # type: ignore[misc]
+                    ours.append(_seconds(lambda d=data: classify(d), calls))  # type: ignore[misc]
             finally:
                 gc.enable()
             ratio = statistics.median(o / r for o, r in zip(ours, reference, strict=True))
@@ -242,8 +263,9 @@ def main() -> int:
                 memory = f"{'n/a':>11}{'n/a':>13}"
             worst_time = max(worst_time, ratio)
             finding = verdict.findings[0]
-            print(f"{name:<28}{mib:>5}{statistics.median(reference) * 1e3:>11.1f}"
-                  f"{statistics.median(ours) * 1e3:>10.1f}{ratio:>12.1f}x{memory}   "
+            digits = 4 if args.kib else 1
+            print(f"{name:<30}{size:>5}{statistics.median(reference) * 1e3:>11.{digits}f}"
+                  f"{statistics.median(ours) * 1e3:>10.{digits}f}{ratio:>12.1f}x{memory}   "
                   f"{finding.code} at {finding.path or '/'!s}")
             del data, verdict
     print(f"\nworst time / orjson.loads: {worst_time:.1f}x (target ~5x); "

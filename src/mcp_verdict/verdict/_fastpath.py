@@ -108,13 +108,23 @@ text longer than :data:`_WIDE_BYTES` that goes to the typed read is first told A
 ``bytes.isascii`` (in C, ~0.035 ns a byte; it stops at the first byte past ASCII) and then read;
 any other is left unread (:func:`read_common`'s ``False``) for the caller to check its UTF-8
 first (``_parser.not_utf8``: CPython's decoder a block at a time, ~0.05 ns a byte of ASCII,
-~0.6-1.2 ns past it), which names the byte at once, else calls again with ``utf8``. A valid text
-past ASCII pays one more decoding of its characters past ASCII (msgspec decodes them once more
-itself): ~2-15% of such a listing's bytes to verdict; an ASCII one, ~1-2% of a listing's. A text
-of at most :data:`_WIDE_BYTES` is read at once whatever it holds: there the check would cost a
-small answer (~2-4 us) more than the read it spares (a 2.5 KiB listing of small tokens then such
-a byte: ~8x ``orjson.loads``, which refuses it in about a microsecond). orjson's route checks the
-text's UTF-8 itself, first, as fast as orjson does.
+~0.6-1.2 ns past it), which names the byte at once, else calls again with ``utf8``. Measured side
+by side (4 to 200 KiB): such a text of small tokens then the byte costs 2.5-5x ``orjson.loads``
+(was 18-210x), records with CJK names then the byte 3-12x (was 20-150x). A well-formed text past
+ASCII pays one more decoding of its characters past ASCII (msgspec decodes them once more
+itself): 0-20% of such a listing's bytes to verdict (short CJK strings the most: 3.1x -> 3.7x
+``orjson.loads`` at 4 KiB); an ASCII listing, within the measurement's noise (~1%); a long ASCII
+string, whose typed read costs least, 10-30% (the 100 kB image block, 0.48x -> 0.61x). A text of
+at most :data:`_WIDE_BYTES` is read at once whatever it holds: there the check would cost the
+common answers more than it spares the wrong ones (``bytes.isascii`` ~0.05 us on a 300 B answer
+of ~2 us; the decoding ~1 us on the 1 kB CJK block's ~3.3 us), and such a text of small tokens or
+records then the byte costs 6-13x ``orjson.loads``' 1-2 us. orjson's route checks a text's UTF-8
+itself, first, as fast as orjson does; where orjson refuses it, CPython's decoder names the byte
+(~0.6-1.2 ns a byte past ASCII: a long CJK text then the byte 5x at 4 KiB, 10-12x at 64-200 KiB).
+No faster way to name it was found: orjson says where no byte is, and its read of a part that is
+UTF-8 builds that part's string (doc of its error included), so halving the text with it pays
+for every valid byte before the bad one as the decoder does (measured: at best ~1.2x faster on
+long CJK, slower on mixed text).
 
 Anything else goes to the strict reader, which decides and explains. A content block other
 than a bare text block makes the first typed read fail; the text is then read once more with
