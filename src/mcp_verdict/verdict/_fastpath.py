@@ -103,28 +103,29 @@ integer past 64 bits as a float; its value is used (:func:`read_quoted`, then
 Bytes that are no UTF-8 (RFC 8259 section 8.1): msgspec checks the UTF-8 of each string as it
 builds it, so its typed read would build every value before such a byte and only then refuse the
 text (~17 ns a small token: a listing of 200 KiB of one-digit numbers then such a byte cost ~0.9
-ms, ~280x ``orjson.loads``, which checks a whole text's UTF-8 first and refuses it at once). So a
-text longer than :data:`_WIDE_BYTES` that goes to the typed read is first told ASCII by
-``bytes.isascii`` (in C, ~0.035 ns a byte; it stops at the first byte past ASCII) and then read;
-any other is left unread (:func:`read_common`'s ``False``) for the caller to check its UTF-8
-first (``_parser.not_utf8``: CPython's decoder a block at a time, ~0.05 ns a byte of ASCII,
-~0.6-1.2 ns past it), which names the byte at once, else calls again with ``utf8``. Measured side
-by side (4 to 200 KiB): such a text of small tokens then the byte costs 2.5-5x ``orjson.loads``
-(was 18-210x), records with CJK names then the byte 3-12x (was 20-150x). A well-formed text past
-ASCII pays one more decoding of its characters past ASCII (msgspec decodes them once more
-itself): 0-20% of such a listing's bytes to verdict (short CJK strings the most: 3.1x -> 3.7x
-``orjson.loads`` at 4 KiB); an ASCII listing, within the measurement's noise (~1%); a long ASCII
-string, whose typed read costs least, 10-30% (the 100 kB image block, 0.48x -> 0.61x). A text of
-at most :data:`_WIDE_BYTES` is read at once whatever it holds: there the check would cost the
-common answers more than it spares the wrong ones (``bytes.isascii`` ~0.05 us on a 300 B answer
-of ~2 us; the decoding ~1 us on the 1 kB CJK block's ~3.3 us), and such a text of small tokens or
-records then the byte costs 6-13x ``orjson.loads``' 1-2 us. orjson's route checks a text's UTF-8
-itself, first, as fast as orjson does; where orjson refuses it, CPython's decoder names the byte
-(~0.6-1.2 ns a byte past ASCII: a long CJK text then the byte 5x at 4 KiB, 10-12x at 64-200 KiB).
-No faster way to name it was found: orjson says where no byte is, and its read of a part that is
-UTF-8 builds that part's string (doc of its error included), so halving the text with it pays
-for every valid byte before the bad one as the decoder does (measured: at best ~1.2x faster on
-long CJK, slower on mixed text).
+ms, ~280x ``orjson.loads``, which checks a whole text's UTF-8 first and refuses it at once). So
+a text longer than :data:`_WIDE_BYTES` that goes to the typed read is first told ASCII by
+``bytes.isascii`` (in C, ~0.035 ns a byte; it stops at the first byte past ASCII) and then read
+(past 64 KiB of dense tokens, not even that: :data:`_DECODED_BYTES`); any other is left unread
+(:func:`read_common`'s ``False``) for the caller to check its UTF-8 first (``_parser.not_utf8``:
+CPython's decoder a block at a time, ~0.05 ns a byte of ASCII, ~0.6-1.2 ns past it), which names
+the byte at once, else calls again with ``utf8``. Measured side by side (4 to 200 KiB): such a
+text of small tokens then the byte costs 2.3-4.1x ``orjson.loads`` (was 18-250x), a long ASCII
+string then the byte 2.4-6.9x (was 4.7-25x), records with CJK names then the byte 3-11x (was
+20-160x). A well-formed text past ASCII pays one more decoding of its characters past ASCII
+(msgspec decodes them once more itself): 0-20% of such a listing's bytes to verdict (short CJK
+strings the most, +13-18%: 2.7x -> 3.1x ``orjson.loads`` at 4 KiB); an ASCII listing, ~1-2%; a
+long ASCII string, whose typed read costs least, 10-30% (the 100 kB image block, 0.48x ->
+0.62x). A text of at most :data:`_WIDE_BYTES` is read at once whatever it holds: there the check
+would cost the common answers more than it spares the wrong ones (``bytes.isascii`` ~0.05 us on
+a 300 B answer of ~2 us; the decoding ~1 us on the 1 kB CJK block's ~3.3 us), and such a text of
+small tokens or records then the byte costs 6-13x ``orjson.loads``' 1-2 us. orjson's route
+checks a text's UTF-8 itself, first, as fast as orjson does; where orjson refuses it, CPython's
+decoder names the byte (~0.6-1.2 ns a byte past ASCII: a long CJK text then the byte 5x at 4
+KiB, 10-12x at 64-200 KiB). No faster way to name it was found: orjson does not say where the
+byte is, and its read of a part that is UTF-8 builds that part's string (its error's doc string
+included), so halving the text with it pays for every valid byte before the bad one as the
+decoder does (measured: at best ~1.2x faster on long CJK, slower on mixed text).
 
 Anything else goes to the strict reader, which decides and explains. A content block other
 than a bare text block makes the first typed read fail; the text is then read once more with
@@ -183,6 +184,18 @@ _STRICT_PROOF_BYTES: Final = 4096
 small text the typed read and the strict reader together cost less than the strict reader and
 ``common_kind``'s checks in Python; on a longer one, mostly strings, the typed read costs more
 than it spares (and a wrong text would be read twice)."""
+_DECODED_BYTES: Final = 1 << 16
+"""A text longer than this for the typed read whose tokens are dense at its middle (more than
+:data:`_DENSE_COMMAS` commas in its 512 middle bytes, one count in C) is left to the caller's UTF-8
+check at once, without ``bytes.isascii`` first (module docstring, "Bytes that are no UTF-8"): the
+decoder reads ASCII nearly as fast (~0.05 ns a byte against ~0.035), so a wrong text is read once,
+not twice (200 KiB of small tokens then a byte that is no UTF-8: ~6x ``orjson.loads`` -> ~3.5x),
+and a listing that is UTF-8 pays ~0.015 ns a byte and the second call (~1.5 us): under 0.5% of its
+bytes to verdict past 64 KiB (~0.6 ms and more). Below it, or where a long string runs at the
+middle (whose typed read costs least: a long ASCII string ~0.35 ns a byte), the second call and
+the slower pass would cost a well-formed text more than they spare a wrong one."""
+_DENSE_COMMAS: Final = 32
+"""One comma per 16 bytes, as ``_parser._dense`` counts dense tokens."""
 _NOT_UTF8: Final = "Invalid UTF-8 encoded string"
 """msgspec's refusal of a text that is no UTF-8 (the text is then checked before the strict reader
 reads it: :func:`read_common`'s ``False``)."""
@@ -351,7 +364,9 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
             if len(data) > _STRICT_PROOF_BYTES if spaced else wide_text(data):
                 # long and mostly strings (spaced), or long strings beyond Latin-1: which orjson reads
                 return read_quoted(data, options, request_id)  # fastest, the splice or the quote count proving it
-            if not (utf8 or data.isascii()):
+            if not utf8 and ((len(data) > _DECODED_BYTES  # dense tokens at its middle: decoded at once
+                              and data.count(b",", (len(data) >> 1) - 256, (len(data) >> 1) + 256) > _DENSE_COMMAS)
+                             or not data.isascii()):
                 return False  # maybe no UTF-8: checked first, so that no value is built before such a byte
         message: Any = options.read_common(data)  # type: ignore[misc]
     except msgspec.ValidationError as problem:  # not the shapes: maybe other blocks
