@@ -7,6 +7,10 @@ did) and on ``multipleOf`` with decimals (the ``jsonschema`` package divides flo
 multiple of 0.1 there; jsonschema-rs read a float past 2^53 as its binary value: 1e23 was no
 multiple of 5), so a heavy schema's answer could pass or fail by its size alone.
 
+Also jsonschema-rs asserted ``contentEncoding`` and ``contentMediaType`` in draft 06, which has
+no such keywords, and ``dependencies`` in 2019-09 and 2020-12, which have none either; the
+guarded engine did not.
+
 Rules, as the README's content check states them:
 
 - ``format`` is asserted in drafts 04, 06 and 07 (an implementation MAY assert it:
@@ -20,7 +24,10 @@ Rules, as the README's content check states them:
 - ``multipleOf`` divides the decimal numbers the JSON text writes, exactly
   (https://json-schema.org/draft/2020-12/json-schema-core#section-4.2.1: "number: An
   arbitrary-precision, base-10 decimal number value"; multipleOf,
-  https://json-schema.org/draft/2020-12/json-schema-validation#section-6.2.1), in every draft.
+  https://json-schema.org/draft/2020-12/json-schema-validation#section-6.2.1), in every draft;
+- ``contentEncoding`` and ``contentMediaType`` are asserted in draft 07 (as jsonschema-rs does),
+  an annotation in 2019-09 and 2020-12, no keywords in 04 and 06; ``dependencies`` is a keyword
+  of drafts 04-07 only.
 """
 
 from __future__ import annotations
@@ -167,6 +174,37 @@ def test_multiple_of_is_exact_decimal_on_both_engines(draft: str, divisor: Any, 
         assert found == expected, engine
 
 
+NEW_DRAFTS = frozenset({"2019-09", "2020-12"})
+# (keyword schema, instance, the drafts in which it fails, the rule)
+KEYWORDS: list[tuple[dict[str, Any], Any, frozenset[str], str]] = [
+    ({"contentEncoding": "base64"}, "@@@", ONLY_07,
+     "draft-07 validation §8 leaves asserting it to the implementation (jsonschema-rs does); an annotation in "
+     "2019-09 and 2020-12 (2020-12 validation §8.1); no keyword of drafts 04 and 06"),
+    ({"contentEncoding": "base64"}, "e30=", NONE, "RFC 4648 §4 base64"),
+    ({"contentMediaType": "application/json"}, "{bad", ONLY_07, "as contentEncoding: asserted in draft 07 alone"),
+    ({"contentMediaType": "application/json"}, "{}", NONE, "RFC 8259"),
+    ({"contentMediaType": "application/json", "contentEncoding": "base64"}, "e30=", NONE, "base64 of {}"),
+    ({"contentMediaType": "application/json", "contentEncoding": "base64"}, "{}", ONLY_07,
+     "the media type describes the decoded string, and {} is no base64 (one finding)"),
+    ({"dependencies": {"a": ["b"]}}, {"a": 1}, OLD,
+     "draft-07 validation §6.5.7; 2019-09 split it into dependentRequired and dependentSchemas, so it is no "
+     "keyword there (an unknown keyword asserts nothing: 2020-12 core §6.5)"),
+    ({"dependentRequired": {"a": ["b"]}}, {"a": 1}, NEW_DRAFTS, "2020-12 validation §6.5.4; no keyword before 2019-09"),
+]
+KEYWORD_CASES = [(draft, schema, instance, draft in failing, rule)
+                 for draft in DRAFTS for schema, instance, failing, rule in KEYWORDS]
+
+
+@pytest.mark.parametrize(("draft", "subschema", "instance", "fails", "rule"), KEYWORD_CASES,
+                         ids=[f"{c[0]}-{'+'.join(c[1])}-{c[2]!r:.16}" for c in KEYWORD_CASES])
+def test_keywords_of_some_drafts_are_decided_alike_on_both_engines(draft: str, subschema: dict[str, Any],
+                                                                   instance: Any, fails: bool, rule: str) -> None:
+    expected = [("output.schema", "/i/v")] if fails else []
+    schema = {"$schema": DRAFTS[draft], "type": "object", "properties": {"v": subschema}}
+    for engine, found in engines(schema, {"v": instance}):
+        assert found == expected, (engine, rule)
+
+
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
 def test_a_non_finite_float_is_no_multiple_on_either_engine(value: float) -> None:
     """A caller's parsed value may hold what no JSON text does (classify finds it first): it
@@ -194,6 +232,9 @@ SIZED: list[tuple[str, dict[str, Any], Any, list[tuple[str, str]]]] = [
     ("1e23 a multiple of 5", {"multipleOf": 5}, 1e23, []),
     ("10^30 no multiple of 1.1", {"multipleOf": 1.1}, 10**30,
      [("output.schema", "/result/structuredContent/value")]),
+    ("draft-07 contentMediaType, invalid", {"$schema": DRAFTS["07"], "contentMediaType": "application/json"}, "{bad",
+     [("output.schema", "/result/structuredContent/value")]),
+    ("2020-12 dependencies, no keyword", {"dependencies": {"a": ["b"]}}, {"a": 1}, []),
 ]
 
 

@@ -1,19 +1,21 @@
-"""The keywords both validators must decide alike: ``multipleOf`` and ``format``.
+"""The keywords both validators must decide alike: ``multipleOf``, ``format``, and the keywords
+of some drafts only.
 
 An outputSchema's instance is validated on jsonschema-rs or on the guarded ``jsonschema``
 engine, chosen per call (``_schema``: by the schema's references and patterns, and by the
 answer's size for a heavy schema), so the verdict must not depend on the engine. The two
-libraries disagreed on two keywords:
+libraries disagreed on these:
 
 - ``multipleOf`` (https://json-schema.org/draft/2020-12/json-schema-validation#section-6.2.1,
   the same in drafts 04-07: "A numeric instance is valid only if division by this keyword's
   value results in an integer"). The numbers are the decimal numbers the JSON text writes
   (https://json-schema.org/draft/2020-12/json-schema-core#section-4.2.1: "number: An
-  arbitrary-precision, base-10 decimal number value"; a float's rounding is no part of them). The ``jsonschema`` package divides floats
-  (0.3 is no multiple of 0.1 there, 3.3 none of 1.1, 10^30 one of 1.1), jsonschema-rs
-  reads most decimals exactly but a float past 2^53 as its binary value (1e23 was no multiple
-  of 5). Both now ask :func:`is_multiple`: each number as the decimal it is written as (a
-  float as its shortest decimal, ``repr``: what the JSON parser read), divided exactly.
+  arbitrary-precision, base-10 decimal number value"; a float's rounding is no part of them).
+  The ``jsonschema`` package divides floats (0.3 is no multiple of 0.1 there, 3.3 none of 1.1,
+  10^30 one of 1.1), jsonschema-rs reads most decimals exactly but a float past 2^53 as its
+  binary value (1e23 was no multiple of 5). Both now ask :func:`is_multiple`: each number as
+  the decimal it is written as (a float as its shortest decimal, ``repr``: what the JSON
+  parser read), divided exactly.
   jsonschema-rs is given it as a custom keyword (:class:`RsMultipleOf`) for a schema that
   holds ``multipleOf``, the guarded engine as its keyword (:func:`keywords`).
 - ``format``: in drafts 04, 06 and 07 an implementation MAY assert it
@@ -24,8 +26,16 @@ libraries disagreed on two keywords:
   default), the ``jsonschema`` package never (it is given no format checker). Both now assert it
   in drafts 04-07 and neither in 2019-09 and 2020-12: jsonschema-rs with ``validate_formats``
   set so (:func:`asserts_formats`), the guarded engine by asking jsonschema-rs's own checker of
-  that draft for each string (:func:`format_conforms`), so the two read each format alike
-  (a format the draft does not define passes, as on jsonschema-rs).
+  that draft for each string (:func:`conforms`), so the two read each format alike
+  (a format the draft does not define passes, as on jsonschema-rs);
+- ``contentEncoding`` and ``contentMediaType``: draft 07 leaves asserting them to the
+  implementation (its validation §8), 2019-09 and 2020-12 make them annotations, drafts 04 and
+  06 have no such keywords. jsonschema-rs asserted them in drafts 06 and 07, the guarded engine
+  never: now both in draft 07 alone (the guarded engine asks jsonschema-rs), neither elsewhere
+  (jsonschema-rs is given a keyword that checks nothing in draft 06, :class:`RsIgnored`);
+- ``dependencies``: 2019-09 split it into ``dependentRequired`` and ``dependentSchemas``, so in
+  2019-09 and 2020-12 it is no keyword and asserts nothing; jsonschema-rs still asserted it
+  there (now given :class:`RsIgnored`).
 """
 
 from __future__ import annotations
@@ -40,6 +50,8 @@ from ._schema import check_deadline
 
 _ASSERTING: Final = frozenset({"Draft4Validator", "Draft6Validator", "Draft7Validator"})
 """The dialects (validator class names) whose ``format`` is asserted."""
+_CONTENT: Final = frozenset({"Draft7Validator"})
+"""The dialects whose ``contentEncoding`` and ``contentMediaType`` are asserted."""
 
 
 def asserts_formats(name: str) -> bool:
@@ -101,22 +113,59 @@ class RsMultipleOf:
             raise ValueError(f"{instance!r} is not a multiple of {self.divisor!r}")
 
 
-RS_KEYWORDS: Final = {"multipleOf": RsMultipleOf}
+class RsIgnored:
+    """A keyword jsonschema-rs reads in a dialect that has no such keyword (a custom keyword
+    that checks nothing): 2019-09 and 2020-12 split ``dependencies`` into ``dependentRequired``
+    and ``dependentSchemas``, and ``contentEncoding`` and ``contentMediaType`` came with draft 07.
+    An unknown keyword is no assertion (https://json-schema.org/draft/2020-12/json-schema-core#section-6.5);
+    jsonschema-rs asserted these, the guarded engine not."""
+
+    __slots__ = ()
+
+    def __init__(self, parent_schema: Any, value: Any, schema_path: Any) -> None:
+        pass
+
+    def validate(self, instance: Any) -> None:
+        pass
+
+
+_IGNORED: Final[dict[str, tuple[str, ...]]] = {
+    "Draft6Validator": ("contentEncoding", "contentMediaType"),
+    "Draft201909Validator": ("dependencies",),
+    "Draft202012Validator": ("dependencies",),
+}
+
+
+def rs_keywords(name: str, key: str | bytes) -> dict[str, Any] | None:
+    """The custom keywords jsonschema-rs is given for the schema whose key (its canonical JSON
+    text) is ``key``, in the dialect whose validator class is ``name``: ``multipleOf`` decided
+    by :func:`is_multiple`, and the keywords the dialect does not have checking nothing. None
+    when the schema names none of them (the text holds no such string): nothing to call back."""
+    def names(word: str) -> bool:
+        quoted = f'"{word}"'
+        return quoted.encode() in key if isinstance(key, bytes) else quoted in key
+
+    out: dict[str, Any] = {word: RsIgnored for word in _IGNORED.get(name, ()) if names(word)}
+    if names("multipleOf"):
+        out["multipleOf"] = RsMultipleOf
+    return out or None
 
 
 @functools.lru_cache(maxsize=256)
-def _format_validator(name: str, form: str) -> Any:
+def _rs_validator(name: str, keyword: str, value: str, encoding: str | None = None) -> Any:
     import jsonschema_rs
 
-    return getattr(jsonschema_rs, name)({"format": form}, validate_formats=True)
+    schema = {keyword: value} if encoding is None else {keyword: value, "contentEncoding": encoding}
+    return getattr(jsonschema_rs, name)(schema, validate_formats=True)
 
 
-def format_conforms(name: str, form: str, text: str) -> bool | None:
-    """Whether ``text`` is a ``form`` as jsonschema-rs's checker of the dialect whose class is
-    ``name`` reads it (True for a format it does not know); None when ``text`` holds a lone
-    surrogate, which no JSON text can carry and the checker cannot read."""
+def conforms(name: str, keyword: str, value: str, text: str, encoding: str | None = None) -> bool | None:
+    """Whether ``text`` conforms to ``{keyword: value}`` (with ``contentEncoding``: ``encoding``,
+    when given) as jsonschema-rs's validator of the dialect whose class is ``name`` reads it,
+    formats asserted (True for a format it does not know); None when ``text`` holds a lone
+    surrogate, which no JSON text can carry and jsonschema-rs cannot read."""
     try:
-        return bool(_format_validator(name, form).is_valid(text))
+        return bool(_rs_validator(name, keyword, value, encoding).is_valid(text))
     except UnicodeEncodeError:
         return None
 
@@ -130,18 +179,37 @@ def keywords(cls: Any) -> dict[str, Any]:
         if is_number(instance) and not is_multiple(instance, divisor):
             yield ValidationError(f"{instance!r} is not a multiple of {divisor!r}")
 
-    out: dict[str, Any] = {"multipleOf": multiple_of}
     name = cls.__name__
-    if asserts_formats(name):
-        def format_(validator: Any, form: Any, instance: Any, schema: Any) -> Iterator[Any]:
-            if isinstance(form, str) and isinstance(instance, str):
-                check_deadline()
-                conforms = format_conforms(name, form, instance)
-                if conforms is None:
-                    yield ValidationError(f"{instance!r} holds a lone surrogate, which no JSON text can carry: it "
-                                          f"cannot be checked as a {form!r}")
-                elif not conforms:
-                    yield ValidationError(f"{instance!r} is not a {form!r}")
 
+    def as_rs(keyword: str, value: Any, instance: Any, encoding: str | None = None) -> Iterator[Any]:
+        if isinstance(value, str) and isinstance(instance, str):
+            check_deadline()
+            verdict = conforms(name, keyword, value, instance, encoding)
+            if verdict is None:
+                yield ValidationError(f"{instance!r} holds a lone surrogate, which no JSON text can carry: it cannot "
+                                      f"be held to {keyword} {value!r}")
+            elif not verdict:
+                yield ValidationError(f"{instance!r} is not a {value!r}" if keyword == "format"
+                                      else f"{instance!r} does not conform to {keyword} {value!r}")
+
+    def format_(validator: Any, form: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        return as_rs("format", form, instance)
+
+    def content_encoding(validator: Any, encoding: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        return as_rs("contentEncoding", encoding, instance)
+
+    def content_media_type(validator: Any, media: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        encoding = schema.get("contentEncoding")
+        if not isinstance(encoding, str):
+            return as_rs("contentMediaType", media, instance)
+        if conforms(name, "contentEncoding", encoding, instance) is False:  # contentEncoding's finding
+            return iter(())
+        return as_rs("contentMediaType", media, instance, encoding)
+
+    out: dict[str, Any] = {"multipleOf": multiple_of}
+    if asserts_formats(name):
         out["format"] = format_
+    if name in _CONTENT:
+        out["contentEncoding"] = content_encoding
+        out["contentMediaType"] = content_media_type
     return out

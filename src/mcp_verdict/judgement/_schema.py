@@ -281,14 +281,13 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
     if not has_refs and all(_linear(pattern) for _, pattern in patterns):
         import jsonschema_rs
 
-        from ._keywords import RS_KEYWORDS, asserts_formats
+        from ._keywords import asserts_formats, rs_keywords
 
         rust = getattr(jsonschema_rs, name)
-        multiple = b'"multipleOf"' in key if isinstance(key, bytes) else '"multipleOf"' in key
         try:
             jsonschema_rs.meta.validate(schema)
             validator = rust(schema, retriever=_offline, pattern_options=jsonschema_rs.RegexOptions(),
-                             validate_formats=asserts_formats(name), keywords=RS_KEYWORDS if multiple else None)
+                             validate_formats=asserts_formats(name), keywords=rs_keywords(name, key))
         except jsonschema_rs.ValidationError as exc:
             at = pointer_of(where, exc.instance_path)
             return CompiledSchema(None, finding(at, "output.schema_invalid",
