@@ -263,3 +263,34 @@ def test_the_verdict_does_not_depend_on_the_answers_size(case: str, subschema: d
         check = check_output(answer(structured), tool, schema_limits=limits)
         assert [(f.code, f.path) for f in check.findings] == expected, (len(structured), limits)
         assert check.passed is (expected == [])
+
+
+def test_compiling_reads_the_schema_once() -> None:
+    """``compile_schema`` proves the schema's key faithful by reading it back, and compiles that
+    copy: it held the key and, at its peak, twice a parsed copy (orjson's reader holds its own
+    document beside the values it makes), then parsed the key again to compile. Now the key and
+    one copy (a key past 1 MiB is read back by the standard library's reader, which makes the
+    values alone; a smaller one by orjson's, faster). Measured with tracemalloc: allocations,
+    not time."""
+    import json
+    import tracemalloc
+
+    import orjson
+
+    schema = {"title": "compile once", "type": "object",
+              "default": [{"a": i, "b": [i, i + 1]} for i in range(60_000)]}  # a key past 1 MiB
+    tracemalloc.start()
+    try:
+        key = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
+        key_size = tracemalloc.get_traced_memory()[0]
+        copy = json.loads(key)
+        copy_size = tracemalloc.get_traced_memory()[0] - key_size
+        del key, copy
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        compiled = compile_schema(schema, "/outputSchema")
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    assert compiled.problem is None
+    assert peak < key_size + 1.5 * copy_size, (peak, key_size, copy_size)

@@ -202,13 +202,17 @@ def _offline(uri: str) -> Any:
 def compile_schema(schema: object, where: str, limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS) -> CompiledSchema:
     """Check and compile a schema; the result is cached by the schema's content (:func:`schema_key`)."""
     try:
-        key = _key(schema)
+        key, parsed = _key_and_copy(schema)
     except RecursionError:  # nested past what the JSON writers follow: far past any max_depth
         return CompiledSchema(None, finding(where, "output.bounds",
                                             f"the schema nests deeper than {limits.max_depth} levels"), "")
     if key is None:
         return CompiledSchema(None, finding(where, "output.schema_invalid", "the schema is not a JSON value"), "")
-    return _compile(key, where, limits)
+    token = _parsed.set((key, parsed))  # built from this copy if not cached, never parsed again from key
+    try:
+        return _compile(key, where, limits)
+    finally:
+        _parsed.reset(token)
 
 
 def compile_key(key: str | bytes, where: str, limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS) -> CompiledSchema:
@@ -237,18 +241,37 @@ def schema_key(schema: object) -> str | bytes | None:
 def _key(schema: object) -> str | bytes | None:
     """:func:`schema_key`, raising ``RecursionError`` for a value nested past what the standard
     library's writer follows."""
+    return _key_and_copy(schema)[0]
+
+
+_LARGE_KEY: Final = 1 << 20
+"""A key this long (bytes) is read back by the standard library's reader (:func:`_key_and_copy`)."""
+_UNPARSED: Final = object()
+_parsed: contextvars.ContextVar[tuple[str | bytes, Any]] = contextvars.ContextVar("mcp_verdict_schema_parsed")
+"""The key :func:`compile_schema` compiles and the schema read back from it (or
+:data:`_UNPARSED`), for :func:`_build` on a cache miss: the copy that proved the key faithful
+is the one compiled, not a second parsed from the key (each a copy of the whole schema)."""
+
+
+def _key_and_copy(schema: object) -> tuple[str | bytes | None, Any]:
+    """:func:`_key`, and the schema read back from it when that was how the key was proved
+    faithful (a private copy, equal to ``schema``), else :data:`_UNPARSED`."""
     import orjson  # loaded already: the verdict reads with it
 
     try:
         key = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
-        if orjson.loads(key) == schema:
-            return key
+        # orjson reads a text into a document of its own first, then into Python values: twice
+        # the copy at its peak, where the standard library's reader (slower) needs the copy alone
+        copy = orjson.loads(key) if len(key) < _LARGE_KEY else json.loads(key)
+        if copy == schema:
+            return key, copy
+        del copy
     except TypeError:  # orjson.JSONEncodeError is a TypeError
         pass
     try:
-        return json.dumps(schema, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        return json.dumps(schema, sort_keys=True, separators=(",", ":"), allow_nan=False), _UNPARSED
     except (TypeError, ValueError):
-        return None
+        return None, _UNPARSED
 
 
 @functools.lru_cache(maxsize=512)
@@ -260,7 +283,9 @@ def _compile(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSche
 
 
 def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema:
-    schema = json.loads(key)
+    given, parsed = _parsed.get((b"", _UNPARSED))
+    schema = parsed if given is key and parsed is not _UNPARSED else json.loads(key)
+    del parsed
     if isinstance(schema, bool):
         import jsonschema_rs
 
@@ -284,8 +309,7 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
         from ._keywords import asserts_formats, rs_keywords
 
         rust = getattr(jsonschema_rs, name)
-        try:
-            jsonschema_rs.meta.validate(schema)
+        try:  # (the constructor meta-validates the schema, with the same error)
             validator = rust(schema, retriever=_offline, pattern_options=jsonschema_rs.RegexOptions(),
                              validate_formats=asserts_formats(name), keywords=rs_keywords(name, key))
         except jsonschema_rs.ValidationError as exc:
