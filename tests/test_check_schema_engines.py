@@ -213,6 +213,19 @@ def test_a_non_finite_float_is_no_multiple_on_either_engine(value: float) -> Non
         assert found == [("output.schema", "/i/v")], engine
 
 
+@pytest.mark.parametrize(("divisor", "value", "multiple"), [(3, 10**5000 + 1, False), (5, 10**5000, True),
+                                                          (0.1, 10**5000 + 1, True)],
+                         ids=["10^5000+1 of 3", "10^5000 of 5", "10^5000+1 of 0.1"])
+def test_an_integer_past_pythons_digit_limit_is_decided_on_both_engines(divisor: Any, value: int,
+                                                                         multiple: bool) -> None:
+    """An integer of 5,000 digits (a caller's parsed value: classify takes it) is past what
+    Python writes with ``str`` (4,300 digits): the old guarded engine raised ``ValueError``
+    writing its message, and jsonschema-rs read it as null (no number: never a violation)."""
+    expected = [] if multiple else [("output.schema", "/i/v")]
+    for engine, found in engines({"properties": {"v": {"multipleOf": divisor}}}, {"v": value}):
+        assert found == expected, engine
+
+
 PAD = [10**400 + i for i in range(200)]
 """An extra array of large integers: cheap to validate, but weighed as many values by the
 estimate (an integer past 64 bits is read at each comparison), so it moves the answer to the

@@ -46,7 +46,13 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any, Final
 
-from ._schema import check_deadline
+from ..verdict._shown import shown
+
+
+def _shown(number: Any) -> str:
+    """A number for a message: never raises (an integer past Python's digit limit for ``str``
+    is named by its size)."""
+    return shown(number, 200)
 
 _ASSERTING: Final = frozenset({"Draft4Validator", "Draft6Validator", "Draft7Validator"})
 """The dialects (validator class names) whose ``format`` is asserted."""
@@ -110,7 +116,7 @@ class RsMultipleOf:
 
     def validate(self, instance: Any) -> None:
         if is_number(instance) and not is_multiple(instance, self.divisor):
-            raise ValueError(f"{instance!r} is not a multiple of {self.divisor!r}")
+            raise ValueError(f"{_shown(instance)} is not a multiple of {_shown(self.divisor)}")
 
 
 class RsIgnored:
@@ -177,13 +183,12 @@ def keywords(cls: Any) -> dict[str, Any]:
 
     def multiple_of(validator: Any, divisor: Any, instance: Any, schema: Any) -> Iterator[Any]:
         if is_number(instance) and not is_multiple(instance, divisor):
-            yield ValidationError(f"{instance!r} is not a multiple of {divisor!r}")
+            yield ValidationError(f"{_shown(instance)} is not a multiple of {_shown(divisor)}")
 
     name = cls.__name__
 
     def as_rs(keyword: str, value: Any, instance: Any, encoding: str | None = None) -> Iterator[Any]:
-        if isinstance(value, str) and isinstance(instance, str):
-            check_deadline()
+        if isinstance(value, str) and isinstance(instance, str):  # (the deadline checked already: _guard)
             verdict = conforms(name, keyword, value, instance, encoding)
             if verdict is None:
                 yield ValidationError(f"{instance!r} holds a lone surrogate, which no JSON text can carry: it cannot "
