@@ -35,9 +35,10 @@ Two validators, chosen per schema (see README and benchmarks/bench_schema.py for
   engine, one bounded match at a time (``_patterns``), never on Python's ``re`` — below a
   subschema naming its own ``$schema`` too (that dialect's guarded class, :func:`_guarded`).
 
-Both decide ``multipleOf`` (exact decimals) and ``format`` (asserted in drafts 04-07, an
-annotation in 2019-09 and 2020-12) alike (``_keywords``), so the verdict never depends on the
-engine that ran.
+Both decide ``multipleOf`` (exact decimals), ``format`` (asserted in drafts 04-07, an
+annotation in 2019-09 and 2020-12) and the keywords some drafts lack (``dependencies``,
+``contentEncoding``...) alike (``_keywords``), so the verdict never depends on the engine that
+ran.
 
 Compiled validators are cached by the schema's content. Both libraries load on first use: a
 ``$ref``-free schema never imports the ``jsonschema`` package (jsonschema-rs meta-validates it
