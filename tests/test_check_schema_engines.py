@@ -307,3 +307,34 @@ def test_compiling_reads_the_schema_once() -> None:
         tracemalloc.stop()
     assert compiled.problem is None
     assert peak < key_size + 1.5 * copy_size, (peak, key_size, copy_size)
+
+
+# (root dialect, the dialect a subschema names, whether "nope" fails its "format": "email")
+NESTED: list[tuple[str, str, bool]] = [
+    ("2020-12", "07", True),
+    ("2020-12", "2020-12", False),
+    ("07", "07", True),
+    ("07", "2020-12", False),
+    ("2019-09", "04", True),
+]
+
+
+@pytest.mark.parametrize(("root", "inner", "fails"), NESTED, ids=[f"{r} holding {i}" for r, i, _ in NESTED])
+def test_a_subschema_naming_its_dialect_is_held_to_it(root: str, inner: str, fails: bool) -> None:
+    """An embedded resource's ``$schema`` is its dialect
+    (https://json-schema.org/draft/2020-12/json-schema-core#section-8.1.1): jsonschema-rs read
+    every subschema in the root's (it asserted a draft-07 resource's format under a 2020-12 root
+    never, a 2020-12 resource's under a draft-07 root always), the guarded engine each in its
+    own. Such a schema runs on the guarded engine, whatever the answer's size (the old code
+    validated a small answer on jsonschema-rs, which follows an embedded resource's dialect, and
+    a large one on the guarded engine, which asserted no format)."""
+    schema: dict[str, Any] = {"type": "object", "properties": {
+        "v": {"$id": "https://example.invalid/v", "$schema": DRAFTS[inner], "format": "email"},
+        "pad": {"type": "array", "items": {"type": "integer"}}}}
+    if root != "2020-12":
+        schema = {"$schema": DRAFTS[root], **schema}
+    tool = {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}
+    expected = [("output.schema", "/result/structuredContent/v")] if fails else []
+    for structured in ({"v": "nope"}, {"v": "nope", "pad": PAD}):
+        check = check_output(answer(structured), tool, schema_limits=LIMITS)
+        assert [(f.code, f.path) for f in check.findings] == expected, len(structured)

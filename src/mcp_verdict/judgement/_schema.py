@@ -33,7 +33,10 @@ Two validators, chosen per schema (see README and benchmarks/bench_schema.py for
   check the deadline, so the time budget is enforced inside the validation (a compiled
   validator cannot be interrupted), and its regular expressions run on jsonschema-rs's
   engine, one bounded match at a time (``_patterns``), never on Python's ``re`` — below a
-  subschema naming its own ``$schema`` too (that dialect's guarded class, :func:`_guarded`).
+  subschema naming its own ``$schema`` too (that dialect's guarded class, :func:`_guarded`);
+- a schema with a subschema naming its own dialect (``$schema``) goes to the guarded engine
+  as well: jsonschema-rs reads ``format`` in every subschema as the root's dialect says, the
+  guarded engine each in its own (:func:`_check_bounds_and_refs`).
 
 Both decide ``multipleOf`` (exact decimals), ``format`` (asserted in drafts 04-07, an
 annotation in 2019-09 and 2020-12) and the keywords some drafts lack (``dependencies``,
@@ -304,10 +307,10 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
         return CompiledSchema(None, finding(pointer(where, "$schema"), "output.dialect",
                                             f"dialect {dialect!r} is not supported; supported: "
                                             + ", ".join(SUPPORTED_DIALECTS)), str(dialect))
-    problem, has_refs, patterns = _check_bounds_and_refs(schema, where, limits)
+    problem, guarded, patterns = _check_bounds_and_refs(schema, where, limits)
     if problem is not None:
         return CompiledSchema(None, problem, str(dialect))
-    if not has_refs and all(_linear(pattern) for _, pattern in patterns):
+    if not guarded and all(_linear(pattern) for _, pattern in patterns):
         import jsonschema_rs
 
         from ._keywords import asserts_formats, rs_keywords
@@ -415,8 +418,11 @@ _SUBSCHEMA_ONE: Final = ("not", "if", "then", "else", "items", "contains", "addi
 def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: SchemaLimits,
                            ) -> tuple[Finding | None, bool, list[tuple[str, str]]]:
     """Walk the schema once: depth, subschema and location bounds, and every $ref resolving
-    inside it. Also says whether the schema has any reference at all, and lists its regular
-    expressions (``pattern`` values and ``patternProperties`` names, with their paths).
+    inside it. Also says whether the schema must run on the guarded engine — it has a
+    reference, or a subschema names a dialect of its own (``$schema``: jsonschema-rs reads
+    every subschema in the root's, asserting ``format`` there or not as the root's dialect
+    does, where the guarded engine follows each subschema's, :func:`_guarded`) —, and lists its
+    regular expressions (``pattern`` values and ``patternProperties`` names, with their paths).
 
     The walk holds at most ``max_subschemas`` subschemas at once (every one stacked is one
     counted later: an ``allOf`` of ten million is refused at its 2,000th, not stacked whole), and
@@ -428,6 +434,7 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
     stack: list[tuple[Any, int, str, str, int]] = [(schema, 1, where, _BASE, 0)]
     count = 0
     locations = 0
+    dialects = False  # a subschema names its own dialect
     most = limits.max_subschemas
     while stack:
         node, depth, path, base, length = stack.pop()
@@ -449,6 +456,8 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
         if isinstance(node.get("$id"), str):
             base = urldefrag(urljoin(base, node["$id"])).url
             ids.add(base)
+        if depth > 1 and "$schema" in node:
+            dialects = True
         refs.extend((pointer(path, keyword), base, node[keyword])
                     for keyword in _REFERENCES if isinstance(node.get(keyword), str))
         if isinstance(node.get("pattern"), str):
@@ -466,7 +475,7 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
             return finding(path, "output.ref",
                            f"$ref {ref!r} points outside the schema; it is never fetched, so the schema is "
                            "rejected rather than treated as permissive"), True, patterns
-    return None, bool(refs), patterns
+    return None, bool(refs) or dialects, patterns
 
 
 def _subschemas(node: Mapping[str, Any], path: str, length: int) -> Iterator[tuple[Any, str, int, str | None]]:
