@@ -49,10 +49,11 @@ from typing import Any, Final
 from ..verdict._shown import shown
 
 
-def _shown(number: Any) -> str:
-    """A number for a message: never raises (an integer past Python's digit limit for ``str``
-    is named by its size)."""
-    return shown(number, 200)
+def _shown(value: Any) -> str:
+    """A value for a message, at a bounded cost: never raises (an integer past Python's digit
+    limit for ``str`` is named by its size), and a long string is cut."""
+    return shown(value, 200)
+
 
 _ASSERTING: Final = frozenset({"Draft4Validator", "Draft6Validator", "Draft7Validator"})
 """The dialects (validator class names) whose ``format`` is asserted."""
@@ -177,8 +178,9 @@ def conforms(name: str, keyword: str, value: str, text: str, encoding: str | Non
 
 
 def keywords(cls: Any) -> dict[str, Any]:
-    """The guarded engine's ``multipleOf`` and, in a dialect that asserts formats, ``format``,
-    decided as on jsonschema-rs (for the ``jsonschema`` dialect class ``cls``)."""
+    """The guarded engine's ``multipleOf`` and, in a dialect that asserts them, ``format``,
+    ``contentEncoding`` and ``contentMediaType``, decided as on jsonschema-rs (for the
+    ``jsonschema`` dialect class ``cls``; each string is asked of jsonschema-rs's own check)."""
     from jsonschema.exceptions import ValidationError
 
     def multiple_of(validator: Any, divisor: Any, instance: Any, schema: Any) -> Iterator[Any]:
@@ -191,11 +193,11 @@ def keywords(cls: Any) -> dict[str, Any]:
         if isinstance(value, str) and isinstance(instance, str):  # (the deadline checked already: _guard)
             verdict = conforms(name, keyword, value, instance, encoding)
             if verdict is None:
-                yield ValidationError(f"{instance!r} holds a lone surrogate, which no JSON text can carry: it cannot "
-                                      f"be held to {keyword} {value!r}")
+                yield ValidationError(f"{_shown(instance)} holds a lone surrogate, which no JSON text can carry: it "
+                                      f"cannot be held to {keyword} {_shown(value)}")
             elif not verdict:
-                yield ValidationError(f"{instance!r} is not a {value!r}" if keyword == "format"
-                                      else f"{instance!r} does not conform to {keyword} {value!r}")
+                yield ValidationError(f"{_shown(instance)} is not a {_shown(value)}" if keyword == "format"
+                                      else f"{_shown(instance)} does not conform to {keyword} {_shown(value)}")
 
     def format_(validator: Any, form: Any, instance: Any, schema: Any) -> Iterator[Any]:
         return as_rs("format", form, instance)
