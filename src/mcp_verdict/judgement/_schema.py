@@ -212,6 +212,8 @@ def compile_schema(schema: object, where: str, limits: SchemaLimits = DEFAULT_SC
                                             f"the schema nests deeper than {limits.max_depth} levels"), "")
     if key is None:
         return CompiledSchema(None, finding(where, "output.schema_invalid", "the schema is not a JSON value"), "")
+    if parsed is _UNPARSED:  # a key under 1 MiB: parsed again by _build, if not cached
+        return _compile(key, where, limits)
     _parsed[0] = (key, parsed)  # built from this copy if not cached, never parsed again from key
     try:
         return _compile(key, where, limits)
@@ -249,7 +251,8 @@ def _key(schema: object) -> str | bytes | None:
 
 
 _LARGE_KEY: Final = 1 << 20
-"""A key this long (bytes) is read back by the standard library's reader (:func:`_key_and_copy`)."""
+"""A key this long (bytes) is read back by the standard library's reader, and that copy is the
+one compiled (:func:`_key_and_copy`)."""
 _UNPARSED: Final = object()
 _parsed: Final[list[tuple[str | bytes, Any] | None]] = [None]
 """The key :func:`compile_schema` compiles and the schema read back from it (or
@@ -261,18 +264,23 @@ so another thread's compile meanwhile costs at most a parse from the key, never 
 
 
 def _key_and_copy(schema: object) -> tuple[str | bytes | None, Any]:
-    """:func:`_key`, and the schema read back from it when that was how the key was proved
-    faithful (a private copy, equal to ``schema``), else :data:`_UNPARSED`."""
+    """:func:`_key`, and, for a key of :data:`_LARGE_KEY` or more, the schema read back from it
+    to prove it faithful (a private copy, equal to ``schema``), else :data:`_UNPARSED` (a small
+    key's copy is let go at once: keeping it cost every call, cache hits included)."""
     import orjson  # loaded already: the verdict reads with it
 
     try:
         key = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
-        # orjson reads a text into a document of its own first, then into Python values: twice
-        # the copy at its peak, where the standard library's reader (slower) needs the copy alone
-        copy = orjson.loads(key) if len(key) < _LARGE_KEY else json.loads(key)
-        if copy == schema:
-            return key, copy
-        del copy
+        if len(key) < _LARGE_KEY:  # the common case: orjson's reader, fast; its copy let go at once
+            if orjson.loads(key) == schema:
+                return key, _UNPARSED
+        else:
+            # orjson reads a text into a document of its own first, then into Python values:
+            # twice the copy at its peak, where the standard library's reader needs the copy alone
+            copy = json.loads(key)
+            if copy == schema:
+                return key, copy
+            del copy
     except TypeError:  # orjson.JSONEncodeError is a TypeError
         pass
     try:
