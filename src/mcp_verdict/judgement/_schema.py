@@ -33,7 +33,15 @@ Two validators, chosen per schema (see README and benchmarks/bench_schema.py for
   check the deadline, so the time budget is enforced inside the validation (a compiled
   validator cannot be interrupted), and its regular expressions run on jsonschema-rs's
   engine, one bounded match at a time (``_patterns``), never on Python's ``re`` — below a
-  subschema naming its own ``$schema`` too (that dialect's guarded class, :func:`_guarded`).
+  subschema naming its own ``$schema`` too (that dialect's guarded class, :func:`_guarded`);
+- a schema with a subschema naming its own dialect (``$schema``) goes to the guarded engine
+  as well: jsonschema-rs reads ``format`` in every subschema as the root's dialect says, the
+  guarded engine each in its own (:func:`_check_bounds_and_refs`).
+
+Both decide ``multipleOf`` (exact decimals), ``format`` (asserted in drafts 04-07, an
+annotation in 2019-09 and 2020-12) and the keywords some drafts lack (``dependencies``,
+``contentEncoding``...) alike (``_keywords``), so the verdict never depends on the engine that
+ran.
 
 Compiled validators are cached by the schema's content. Both libraries load on first use: a
 ``$ref``-free schema never imports the ``jsonschema`` package (jsonschema-rs meta-validates it
@@ -150,9 +158,9 @@ def _guarded(cls: type[Any]) -> Any:
     if cls not in _GUARDED:
         from jsonschema import validators
 
-        from . import _patterns
+        from . import _keywords, _patterns
 
-        checks = {**cls.VALIDATORS, **_patterns.keywords(cls)}
+        checks = {**cls.VALIDATORS, **_keywords.keywords(cls), **_patterns.keywords(cls)}
         guarded = validators.extend(cls, {name: _guard(check) for name, check in checks.items()})
         # (its attrs fields, read off the class: the jsonschema package's own dependency, not ours)
         fields = tuple((field.name, field.alias) for field in guarded.__attrs_attrs__ if field.init)
@@ -198,13 +206,19 @@ def _offline(uri: str) -> Any:
 def compile_schema(schema: object, where: str, limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS) -> CompiledSchema:
     """Check and compile a schema; the result is cached by the schema's content (:func:`schema_key`)."""
     try:
-        key = _key(schema)
+        key, parsed = _key_and_copy(schema)
     except RecursionError:  # nested past what the JSON writers follow: far past any max_depth
         return CompiledSchema(None, finding(where, "output.bounds",
                                             f"the schema nests deeper than {limits.max_depth} levels"), "")
     if key is None:
         return CompiledSchema(None, finding(where, "output.schema_invalid", "the schema is not a JSON value"), "")
-    return _compile(key, where, limits)
+    if parsed is _UNPARSED:  # a key under 1 MiB: parsed again by _build, if not cached
+        return _compile(key, where, limits)
+    _parsed[0] = (key, parsed)  # built from this copy if not cached, never parsed again from key
+    try:
+        return _compile(key, where, limits)
+    finally:
+        _parsed[0] = None
 
 
 def compile_key(key: str | bytes, where: str, limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS) -> CompiledSchema:
@@ -233,18 +247,46 @@ def schema_key(schema: object) -> str | bytes | None:
 def _key(schema: object) -> str | bytes | None:
     """:func:`schema_key`, raising ``RecursionError`` for a value nested past what the standard
     library's writer follows."""
+    return _key_and_copy(schema)[0]
+
+
+_LARGE_KEY: Final = 1 << 20
+"""A key this long (bytes) is read back by the standard library's reader, and that copy is the
+one compiled (:func:`_key_and_copy`)."""
+_UNPARSED: Final = object()
+_parsed: Final[list[tuple[str | bytes, Any] | None]] = [None]
+"""The key :func:`compile_schema` compiles and the schema read back from it (or
+:data:`_UNPARSED`), for :func:`_build` on a cache miss: the copy that proved the key faithful
+is the one compiled, not a second parsed from the key (each a copy of the whole schema). A
+plain global, set and cleared around the cached call (a context variable cost 0.3 µs a call,
+cache hits included): :func:`_build` takes the copy only for the very key object it builds,
+so another thread's compile meanwhile costs at most a parse from the key, never a wrong schema."""
+
+
+def _key_and_copy(schema: object) -> tuple[str | bytes | None, Any]:
+    """:func:`_key`, and, for a key of :data:`_LARGE_KEY` or more, the schema read back from it
+    to prove it faithful (a private copy, equal to ``schema``), else :data:`_UNPARSED` (a small
+    key's copy is let go at once: keeping it cost every call, cache hits included)."""
     import orjson  # loaded already: the verdict reads with it
 
     try:
         key = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
-        if orjson.loads(key) == schema:
-            return key
+        if len(key) < _LARGE_KEY:  # the common case: orjson's reader, fast; its copy let go at once
+            if orjson.loads(key) == schema:
+                return key, _UNPARSED
+        else:
+            # orjson reads a text into a document of its own first, then into Python values:
+            # twice the copy at its peak, where the standard library's reader needs the copy alone
+            copy = json.loads(key)
+            if copy == schema:
+                return key, copy
+            del copy
     except TypeError:  # orjson.JSONEncodeError is a TypeError
         pass
     try:
-        return json.dumps(schema, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        return json.dumps(schema, sort_keys=True, separators=(",", ":"), allow_nan=False), _UNPARSED
     except (TypeError, ValueError):
-        return None
+        return None, _UNPARSED
 
 
 @functools.lru_cache(maxsize=512)
@@ -256,7 +298,9 @@ def _compile(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSche
 
 
 def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema:
-    schema = json.loads(key)
+    given, parsed = _parsed[0] or (b"", _UNPARSED)
+    schema = parsed if given is key and parsed is not _UNPARSED else json.loads(key)
+    del parsed
     if isinstance(schema, bool):
         import jsonschema_rs
 
@@ -271,16 +315,18 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
         return CompiledSchema(None, finding(pointer(where, "$schema"), "output.dialect",
                                             f"dialect {dialect!r} is not supported; supported: "
                                             + ", ".join(SUPPORTED_DIALECTS)), str(dialect))
-    problem, has_refs, patterns = _check_bounds_and_refs(schema, where, limits)
+    problem, guarded, patterns = _check_bounds_and_refs(schema, where, limits)
     if problem is not None:
         return CompiledSchema(None, problem, str(dialect))
-    if not has_refs and all(_linear(pattern) for _, pattern in patterns):
+    if not guarded and all(_linear(pattern) for _, pattern in patterns):
         import jsonschema_rs
 
+        from ._keywords import asserts_formats, rs_keywords
+
         rust = getattr(jsonschema_rs, name)
-        try:
-            jsonschema_rs.meta.validate(schema)
-            validator = rust(schema, retriever=_offline, pattern_options=jsonschema_rs.RegexOptions())
+        try:  # (the constructor meta-validates the schema, with the same error)
+            validator = rust(schema, retriever=_offline, pattern_options=jsonschema_rs.RegexOptions(),
+                             validate_formats=asserts_formats(name), keywords=rs_keywords(name, key))
         except jsonschema_rs.ValidationError as exc:
             at = pointer_of(where, exc.instance_path)
             return CompiledSchema(None, finding(at, "output.schema_invalid",
@@ -380,8 +426,11 @@ _SUBSCHEMA_ONE: Final = ("not", "if", "then", "else", "items", "contains", "addi
 def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: SchemaLimits,
                            ) -> tuple[Finding | None, bool, list[tuple[str, str]]]:
     """Walk the schema once: depth, subschema and location bounds, and every $ref resolving
-    inside it. Also says whether the schema has any reference at all, and lists its regular
-    expressions (``pattern`` values and ``patternProperties`` names, with their paths).
+    inside it. Also says whether the schema must run on the guarded engine — it has a
+    reference, or a subschema names a dialect of its own (``$schema``: jsonschema-rs reads
+    every subschema in the root's, asserting ``format`` there or not as the root's dialect
+    does, where the guarded engine follows each subschema's, :func:`_guarded`) —, and lists its
+    regular expressions (``pattern`` values and ``patternProperties`` names, with their paths).
 
     The walk holds at most ``max_subschemas`` subschemas at once (every one stacked is one
     counted later: an ``allOf`` of ten million is refused at its 2,000th, not stacked whole), and
@@ -393,6 +442,7 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
     stack: list[tuple[Any, int, str, str, int]] = [(schema, 1, where, _BASE, 0)]
     count = 0
     locations = 0
+    dialects = False  # a subschema names its own dialect
     most = limits.max_subschemas
     while stack:
         node, depth, path, base, length = stack.pop()
@@ -414,6 +464,8 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
         if isinstance(node.get("$id"), str):
             base = urldefrag(urljoin(base, node["$id"])).url
             ids.add(base)
+        if depth > 1 and "$schema" in node:
+            dialects = True
         refs.extend((pointer(path, keyword), base, node[keyword])
                     for keyword in _REFERENCES if isinstance(node.get(keyword), str))
         if isinstance(node.get("pattern"), str):
@@ -431,7 +483,7 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
             return finding(path, "output.ref",
                            f"$ref {ref!r} points outside the schema; it is never fetched, so the schema is "
                            "rejected rather than treated as permissive"), True, patterns
-    return None, bool(refs), patterns
+    return None, bool(refs) or dialects, patterns
 
 
 def _subschemas(node: Mapping[str, Any], path: str, length: int) -> Iterator[tuple[Any, str, int, str | None]]:
@@ -509,10 +561,12 @@ _WORD_NUMBER_COST: Final = 20
 """Per numeric comparison with an integer of 64 bits: 7-19 ns (against an integer past 64 bits,
 ~670 ns: such an instance value counts as more values, :func:`_work`)."""
 _MULTIPLE_COST: Final = 20_000
-"""Per ``multipleOf`` of a float: exact decimal arithmetic, ~16 µs for 1e300 and a
-``multipleOf`` of 1e-300."""
-_WORD_MULTIPLE_COST: Final = 300
-"""Per ``multipleOf`` of an integer of 64 bits: ~10 ns for an integer, ~230 ns for a float."""
+"""Per ``multipleOf`` of a float: decided in Python (``_keywords.is_multiple``, exact decimal
+arithmetic), called back from jsonschema-rs: ~5 µs for 19.99 and 0.01, ~8-16 µs for 1e308 and
+a ``multipleOf`` of 1e-300."""
+_WORD_MULTIPLE_COST: Final = 3_000
+"""Per ``multipleOf`` of an integer of 64 bits, decided in Python as well: ~0.5-1 µs for an
+integer or a float below 2^53, ~2.5 µs for a float past it."""
 _CHAR_COST: Final = 5
 """Per character of a string met by ``pattern`` or ``format`` (~4 ns); ``minLength``,
 ``maxLength`` and the others read a string at 1."""

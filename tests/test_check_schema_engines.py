@@ -1,0 +1,340 @@
+"""The verdict does not depend on which engine validated: jsonschema-rs and the guarded engine agree.
+
+A schema without ``$ref`` is validated on jsonschema-rs, unless the answer is too large for it
+within the time budget (``costly``): then on the deadline-guarded ``jsonschema`` engine. The two
+disagreed on ``format`` in drafts 04-07 (jsonschema-rs asserted it, the guarded engine never
+did) and on ``multipleOf`` with decimals (the ``jsonschema`` package divides floats: 0.3 was no
+multiple of 0.1 there; jsonschema-rs read a float past 2^53 as its binary value: 1e23 was no
+multiple of 5), so a heavy schema's answer could pass or fail by its size alone.
+
+Also jsonschema-rs asserted ``contentEncoding`` and ``contentMediaType`` in draft 06, which has
+no such keywords, and ``dependencies`` in 2019-09 and 2020-12, which have none either; the
+guarded engine did not.
+
+Rules, as the README's content check states them:
+
+- ``format`` is asserted in drafts 04, 06 and 07 (an implementation MAY assert it:
+  https://json-schema.org/draft-04/draft-fge-json-schema-validation-00#section-7.2,
+  https://json-schema.org/draft-07/json-schema-validation#section-7.2), as jsonschema-rs's
+  checker of that draft reads it (it checks ``date``, ``time``, ``idn-email`` and ``regex`` from
+  draft 04 on, the formats draft 06 and 07 add from those drafts, and never ``duration`` nor
+  ``uuid``, which 2019-09 added); in 2019-09 and 2020-12 it is an annotation
+  (https://json-schema.org/draft/2020-12/json-schema-validation#section-7.2.1: the
+  format-assertion vocabulary is off in every dialect the check supports);
+- ``multipleOf`` divides the decimal numbers the JSON text writes, exactly
+  (https://json-schema.org/draft/2020-12/json-schema-core#section-4.2.1: "number: An
+  arbitrary-precision, base-10 decimal number value"; multipleOf,
+  https://json-schema.org/draft/2020-12/json-schema-validation#section-6.2.1), in every draft;
+- ``contentEncoding`` and ``contentMediaType`` are asserted in draft 07 (as jsonschema-rs does),
+  an annotation in 2019-09 and 2020-12, no keywords in 04 and 06; ``dependencies`` is a keyword
+  of drafts 04-07 only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcp_verdict import SchemaLimits, check_output, classify
+from mcp_verdict.judgement._schema import DEFAULT_SCHEMA_LIMITS, compile_schema, costly, validate
+
+DRAFTS = {
+    "04": "http://json-schema.org/draft-04/schema#",
+    "06": "http://json-schema.org/draft-06/schema#",
+    "07": "http://json-schema.org/draft-07/schema#",
+    "2019-09": "https://json-schema.org/draft/2019-09/schema",
+    "2020-12": "https://json-schema.org/draft/2020-12/schema",
+}
+OLD = frozenset({"04", "06", "07"})  # every draft that asserts format
+FROM_06 = frozenset({"06", "07"})
+ONLY_07 = frozenset({"07"})
+NONE: frozenset[str] = frozenset()
+
+# (format, instance, the drafts in which it fails, the rule that says the instance is not one)
+FORMATS: list[tuple[str, str, frozenset[str], str]] = [
+    ("date-time", "2024-02-29T12:00:00Z", NONE, "RFC 3339 §5.6 (2024 is a leap year)"),
+    ("date-time", "2024-02-30T12:00:00Z", OLD, "RFC 3339 §5.7: no 30 February"),
+    ("date-time", "2024-01-01T25:00:00Z", OLD, "RFC 3339 §5.6: time-hour is 00-23"),
+    ("date-time", "2024-01-01T12:00:00", OLD, "RFC 3339 §5.6: a date-time has a time-offset"),
+    ("date", "2024-02-29", NONE, "RFC 3339 full-date"),
+    ("date", "2023-02-29", OLD, "RFC 3339 §5.7: 2023 is no leap year"),
+    ("time", "12:00:00+01:00", NONE, "RFC 3339 full-time"),
+    ("time", "25:00:00Z", OLD, "RFC 3339 §5.6: time-hour is 00-23"),
+    ("duration", "P1D", NONE, "RFC 3339 Appendix A"),
+    ("duration", "1D", NONE, "a 2019-09 format: not checked in 04-07, an annotation after"),
+    ("email", "a@example.com", NONE, "RFC 5321 §4.1.2 Mailbox"),
+    ("email", "not-an-email", OLD, "RFC 5321 §4.1.2: a Mailbox has an @"),
+    ("idn-email", "ü@example.com", NONE, "RFC 6531"),
+    ("idn-email", "nope", OLD, "RFC 6531: a Mailbox has an @"),
+    ("hostname", "example.com", NONE, "RFC 1123 §2.1"),
+    ("hostname", "-bad-.com", OLD, "RFC 1123 §2.1 / RFC 952: a label does not begin with a hyphen"),
+    ("hostname", "a" * 64 + ".com", OLD, "RFC 1034 §3.1: a label is 63 octets at most"),
+    ("idn-hostname", "bücher.example", NONE, "RFC 5890 §2.3.2.3"),
+    ("idn-hostname", "-bad-", ONLY_07, "RFC 5891 §4.2.3.1: no leading or trailing hyphen (a draft-07 format)"),
+    ("ipv4", "192.168.0.1", NONE, "RFC 2673 §3.2 dotted-quad"),
+    ("ipv4", "256.0.0.1", OLD, "RFC 2673 §3.2: each part 0-255"),
+    ("ipv6", "::1", NONE, "RFC 4291 §2.2"),
+    ("ipv6", "12345::", OLD, "RFC 4291 §2.2: a piece is 1-4 hex digits"),
+    ("uri", "https://example.com/a", NONE, "RFC 3986 §3"),
+    ("uri", "/relative", OLD, "RFC 3986 §3: a URI has a scheme (a relative reference is no URI)"),
+    ("uri-reference", "/relative", NONE, "RFC 3986 §4.1"),
+    ("uri-reference", "http://x/ y", FROM_06, "RFC 3986 §2: no space (a draft-06 format)"),
+    ("iri", "https://ü.example/", NONE, "RFC 3987 §2.2"),
+    ("iri", "/rel", ONLY_07, "RFC 3987 §2.2: an IRI has a scheme (a draft-07 format)"),
+    ("uuid", "123e4567-e89b-12d3-a456-426614174000", NONE, "RFC 4122 §3"),
+    ("uuid", "xyz", NONE, "a 2019-09 format: not checked in 04-07, an annotation after"),
+    ("regex", "^a+$", NONE, "ECMA-262"),
+    ("regex", "(unclosed", OLD, "ECMA-262: an unclosed group"),
+    ("json-pointer", "/a/b", NONE, "RFC 6901 §3"),
+    ("json-pointer", "a/b", FROM_06, "RFC 6901 §3: a pointer is empty or begins with / (a draft-06 format)"),
+    ("relative-json-pointer", "0/a", NONE, "draft-handrews-relative-json-pointer-01 §3"),
+    ("relative-json-pointer", "/a", ONLY_07, "it begins with a non-negative integer (a draft-07 format)"),
+    ("uri-template", "http://x/{id}", NONE, "RFC 6570 §2"),
+    ("uri-template", "http://x/{id", FROM_06, "RFC 6570 §2: an expression is closed by } (a draft-06 format)"),
+    ("made-up", "anything", NONE, "a format no draft defines passes"),
+]
+
+# (multipleOf, instance, whether the instance is a multiple of it, read as decimals)
+MULTIPLES: list[tuple[Any, Any, bool]] = [
+    (0.1, 0.3, True),
+    (0.1, 0.7, True),
+    (0.1, 1.1, True),
+    (0.1, 0.35, False),
+    (0.1, 0.30000000000000004, False),
+    (0.1, 1e-8, False),
+    (0.1, 1e308, True),  # 10^308 = 10^309 × 0.1
+    (0.1, 10**30 + 1, True),  # any integer
+    (0.1, 2**70, True),
+    (0.01, 19.99, True),
+    (0.01, 0.07, True),
+    (0.01, 1.21, True),
+    (0.01, 0.001, False),
+    (0.01, 100.005, False),
+    (1e-8, 3e-8, True),
+    (1e-8, 1.5e-8, False),
+    (1e-8, 0.12345678, True),
+    (1e-8, 0.123456789, False),
+    (1e-8, 1e308, True),
+    (1.1, 1.21, False),  # 1.21 = 1.1 × 1.1
+    (1.1, 2.2, True),
+    (1.1, 3.3, True),
+    (1.1, 11, True),
+    (1.1, 1e308, False),  # 10^308 / 1.1 = 10^309 / 11
+    (1.1, 10**30, False),
+    (0.5, 1.5, True),
+    (0.5, 1.25, False),
+    (5, 1e23, True),  # the text 1e23 is 10^23 (the nearest float is 99999999999999991611392)
+    (5, 1e308, True),
+    (3, 1e308, False),
+    (3, 2**70, False),  # 2^70 ≡ 1 (mod 3)
+    (3, 9.0, True),
+    (2, 5, False),
+    (2, 10**30 + 1, False),
+    (2.5, 1e23, True),
+    (1e22, 1e23, True),
+    (10**20, 1e308, True),
+    (1e23, 10**30, True),
+]
+
+
+def engines(schema: Any, instance: Any) -> list[tuple[str, list[Any]]]:
+    """The findings of each engine for ``instance`` (``fits``: True, jsonschema-rs; False, the
+    guarded engine, as for an answer too large for jsonschema-rs)."""
+    compiled = compile_schema(schema, "/s")
+    assert compiled.problem is None
+    assert compiled.engine == "jsonschema-rs"
+    return [(engine, [(f.code, f.path) for f in validate(compiled, instance, "/i", fits=fits)])
+            for engine, fits in (("jsonschema-rs", True), ("guarded", False))]
+
+
+FORMAT_CASES = [(draft, form, instance, draft in failing, rule)
+                for draft in DRAFTS for form, instance, failing, rule in FORMATS]
+
+
+@pytest.mark.parametrize(("draft", "form", "instance", "fails", "rule"), FORMAT_CASES,
+                         ids=[f"{c[0]}-{c[1]}-{c[2][:24]}" for c in FORMAT_CASES])
+def test_format_is_decided_alike_on_both_engines(draft: str, form: str, instance: str, fails: bool,
+                                                  rule: str) -> None:
+    expected = [("output.schema", "/i/v")] if fails else []
+    schema = {"$schema": DRAFTS[draft], "type": "object", "properties": {"v": {"format": form}}}
+    for engine, found in engines(schema, {"v": instance}):
+        assert found == expected, (engine, rule)
+
+
+MULTIPLE_CASES = [(draft, divisor, instance, multiple) for draft in DRAFTS for divisor, instance, multiple in MULTIPLES]
+
+
+@pytest.mark.parametrize(("draft", "divisor", "instance", "multiple"), MULTIPLE_CASES,
+                         ids=[f"{c[0]}-{c[2]!r:.24}-of-{c[1]!r}" for c in MULTIPLE_CASES])
+def test_multiple_of_is_exact_decimal_on_both_engines(draft: str, divisor: Any, instance: Any, multiple: bool) -> None:
+    expected = [] if multiple else [("output.schema", "/i/v")]
+    schema = {"$schema": DRAFTS[draft], "type": "object", "properties": {"v": {"multipleOf": divisor}}}
+    for engine, found in engines(schema, {"v": instance}):
+        assert found == expected, engine
+
+
+NEW_DRAFTS = frozenset({"2019-09", "2020-12"})
+# (keyword schema, instance, the drafts in which it fails, the rule)
+KEYWORDS: list[tuple[dict[str, Any], Any, frozenset[str], str]] = [
+    ({"contentEncoding": "base64"}, "@@@", ONLY_07,
+     "draft-07 validation §8 leaves asserting it to the implementation (jsonschema-rs does); an annotation in "
+     "2019-09 and 2020-12 (2020-12 validation §8.1); no keyword of drafts 04 and 06"),
+    ({"contentEncoding": "base64"}, "e30=", NONE, "RFC 4648 §4 base64"),
+    ({"contentMediaType": "application/json"}, "{bad", ONLY_07, "as contentEncoding: asserted in draft 07 alone"),
+    ({"contentMediaType": "application/json"}, "{}", NONE, "RFC 8259"),
+    ({"contentMediaType": "application/json", "contentEncoding": "base64"}, "e30=", NONE, "base64 of {}"),
+    ({"contentMediaType": "application/json", "contentEncoding": "base64"}, "{}", ONLY_07,
+     "the media type describes the decoded string, and {} is no base64 (one finding)"),
+    ({"dependencies": {"a": ["b"]}}, {"a": 1}, OLD,
+     "draft-07 validation §6.5.7; 2019-09 split it into dependentRequired and dependentSchemas, so it is no "
+     "keyword there (an unknown keyword asserts nothing: 2020-12 core §6.5)"),
+    ({"dependentRequired": {"a": ["b"]}}, {"a": 1}, NEW_DRAFTS, "2020-12 validation §6.5.4; no keyword before 2019-09"),
+]
+KEYWORD_CASES = [(draft, schema, instance, draft in failing, rule)
+                 for draft in DRAFTS for schema, instance, failing, rule in KEYWORDS]
+
+
+@pytest.mark.parametrize(("draft", "subschema", "instance", "fails", "rule"), KEYWORD_CASES,
+                         ids=[f"{c[0]}-{'+'.join(c[1])}-{c[2]!r:.16}" for c in KEYWORD_CASES])
+def test_keywords_of_some_drafts_are_decided_alike_on_both_engines(draft: str, subschema: dict[str, Any],
+                                                                   instance: Any, fails: bool, rule: str) -> None:
+    expected = [("output.schema", "/i/v")] if fails else []
+    schema = {"$schema": DRAFTS[draft], "type": "object", "properties": {"v": subschema}}
+    for engine, found in engines(schema, {"v": instance}):
+        assert found == expected, (engine, rule)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_a_non_finite_float_is_no_multiple_on_either_engine(value: float) -> None:
+    """A caller's parsed value may hold what no JSON text does (classify finds it first): it
+    is a finding on both engines, never a ValueError (the guarded engine raised for a NaN)."""
+    for engine, found in engines({"properties": {"v": {"multipleOf": 0.1}}}, {"v": value}):
+        assert found == [("output.schema", "/i/v")], engine
+
+
+@pytest.mark.parametrize(("divisor", "value", "multiple"), [(3, 10**5000 + 1, False), (5, 10**5000, True),
+                                                          (0.1, 10**5000 + 1, True)],
+                         ids=["10^5000+1 of 3", "10^5000 of 5", "10^5000+1 of 0.1"])
+def test_an_integer_past_pythons_digit_limit_is_decided_on_both_engines(divisor: Any, value: int,
+                                                                         multiple: bool) -> None:
+    """An integer of 5,000 digits (a caller's parsed value: classify takes it) is past what
+    Python writes with ``str`` (4,300 digits): the old guarded engine raised ``ValueError``
+    writing its message, and jsonschema-rs read it as null (no number: never a violation)."""
+    expected = [] if multiple else [("output.schema", "/i/v")]
+    for engine, found in engines({"properties": {"v": {"multipleOf": divisor}}}, {"v": value}):
+        assert found == expected, engine
+
+
+PAD = [10**400 + i for i in range(200)]
+"""An extra array of large integers: cheap to validate, but weighed as many values by the
+estimate (an integer past 64 bits is read at each comparison), so it moves the answer to the
+guarded engine under the budget below without a large answer."""
+LIMITS = SchemaLimits(time_budget=0.05)
+
+# (case, the schema of "value", value, expected findings (code, path))
+SIZED: list[tuple[str, dict[str, Any], Any, list[tuple[str, str]]]] = [
+    ("draft-07 email, invalid", {"$schema": DRAFTS["07"], "format": "email"}, "nope",
+     [("output.schema", "/result/structuredContent/value")]),
+    ("draft-07 email, valid", {"$schema": DRAFTS["07"], "format": "email"}, "a@example.com", []),
+    ("draft-04 date-time, invalid", {"$schema": DRAFTS["04"], "format": "date-time"}, "2024-02-30T12:00:00Z",
+     [("output.schema", "/result/structuredContent/value")]),
+    ("2020-12 date-time, an annotation", {"format": "date-time"}, "2024-02-30T12:00:00Z", []),
+    ("0.3 a multiple of 0.1", {"multipleOf": 0.1}, 0.3, []),
+    ("19.99 a multiple of 0.01", {"multipleOf": 0.01}, 19.99, []),
+    ("1e23 a multiple of 5", {"multipleOf": 5}, 1e23, []),
+    ("10^30 no multiple of 1.1", {"multipleOf": 1.1}, 10**30,
+     [("output.schema", "/result/structuredContent/value")]),
+    ("draft-07 contentMediaType, invalid", {"$schema": DRAFTS["07"], "contentMediaType": "application/json"}, "{bad",
+     [("output.schema", "/result/structuredContent/value")]),
+    ("2020-12 dependencies, no keyword", {"dependencies": {"a": ["b"]}}, {"a": 1}, []),
+]
+
+
+def answer(structured: Any) -> Any:
+    return classify({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [],
+                                                            "structuredContent": structured}})
+
+
+@pytest.mark.parametrize(("case", "subschema", "value", "expected"), SIZED, ids=[c[0] for c in SIZED])
+def test_the_verdict_does_not_depend_on_the_answers_size(case: str, subschema: dict[str, Any], value: Any,
+                                                         expected: list[tuple[str, str]]) -> None:
+    dialect = subschema.get("$schema")
+    inner = {k: v for k, v in subschema.items() if k != "$schema"}
+    schema: dict[str, Any] = {"type": "object", "required": ["value"],
+                              "properties": {"value": inner, "pad": {"type": "array", "items": {"type": "integer"}}}}
+    if dialect is not None:
+        schema = {"$schema": dialect, **schema}
+    tool = {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}
+    small, large = {"value": value}, {"value": value, "pad": PAD}
+    compiled = compile_schema(schema, "/outputSchema", LIMITS)
+    assert compiled.engine == "jsonschema-rs"
+    assert not costly(compiled, small, LIMITS)  # validated on jsonschema-rs
+    assert costly(compiled, large, LIMITS)  # validated on the guarded engine
+    assert not costly(compiled, large, DEFAULT_SCHEMA_LIMITS)  # (and on jsonschema-rs under the default budget)
+    for structured, limits in ((small, LIMITS), (large, LIMITS), (large, DEFAULT_SCHEMA_LIMITS)):
+        check = check_output(answer(structured), tool, schema_limits=limits)
+        assert [(f.code, f.path) for f in check.findings] == expected, (len(structured), limits)
+        assert check.passed is (expected == [])
+
+
+def test_compiling_reads_the_schema_once() -> None:
+    """``compile_schema`` proves the schema's key faithful by reading it back, and compiles that
+    copy: it held the key and, at its peak, twice a parsed copy (orjson's reader holds its own
+    document beside the values it makes), then parsed the key again to compile. Now the key and
+    one copy (a key past 1 MiB is read back by the standard library's reader, which makes the
+    values alone; a smaller one by orjson's, faster). Measured with tracemalloc: allocations,
+    not time."""
+    import json
+    import tracemalloc
+
+    import orjson
+
+    schema = {"title": "compile once", "type": "object",
+              "default": [{"a": i, "b": [i, i + 1]} for i in range(60_000)]}  # a key past 1 MiB
+    tracemalloc.start()
+    try:
+        key = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
+        key_size = tracemalloc.get_traced_memory()[0]
+        copy = json.loads(key)
+        copy_size = tracemalloc.get_traced_memory()[0] - key_size
+        del key, copy
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        compiled = compile_schema(schema, "/outputSchema")
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    assert compiled.problem is None
+    assert peak < key_size + 1.5 * copy_size, (peak, key_size, copy_size)
+
+
+# (root dialect, the dialect a subschema names, whether "nope" fails its "format": "email")
+NESTED: list[tuple[str, str, bool]] = [
+    ("2020-12", "07", True),
+    ("2020-12", "2020-12", False),
+    ("07", "07", True),
+    ("07", "2020-12", False),
+    ("2019-09", "04", True),
+]
+
+
+@pytest.mark.parametrize(("root", "inner", "fails"), NESTED, ids=[f"{r} holding {i}" for r, i, _ in NESTED])
+def test_a_subschema_naming_its_dialect_is_held_to_it(root: str, inner: str, fails: bool) -> None:
+    """An embedded resource's ``$schema`` is its dialect
+    (https://json-schema.org/draft/2020-12/json-schema-core#section-8.1.1): jsonschema-rs read
+    every subschema in the root's (it asserted a draft-07 resource's format under a 2020-12 root
+    never, a 2020-12 resource's under a draft-07 root always), the guarded engine each in its
+    own. Such a schema runs on the guarded engine, whatever the answer's size (the old code
+    validated a small answer on jsonschema-rs, which follows an embedded resource's dialect, and
+    a large one on the guarded engine, which asserted no format)."""
+    schema: dict[str, Any] = {"type": "object", "properties": {
+        "v": {"$id": "https://example.invalid/v", "$schema": DRAFTS[inner], "format": "email"},
+        "pad": {"type": "array", "items": {"type": "integer"}}}}
+    if root != "2020-12":
+        schema = {"$schema": DRAFTS[root], **schema}
+    tool = {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}
+    expected = [("output.schema", "/result/structuredContent/v")] if fails else []
+    for structured in ({"v": "nope"}, {"v": "nope", "pad": PAD}):
+        check = check_output(answer(structured), tool, schema_limits=LIMITS)
+        assert [(f.code, f.path) for f in check.findings] == expected, len(structured)
