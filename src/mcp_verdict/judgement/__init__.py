@@ -1,7 +1,8 @@
 """The judgement: from a verdict to what the application should believe and do (sans-I/O).
 
 Holds the content check (``_check``: the tool's outputSchema and the caller's expectations),
-JSON Schema as MCP uses it (``_schema``: dialects, local references, bounds, two engines), the
+JSON Schema as MCP uses it (``_schema``: dialects, local references, bounds, two engines;
+``_keywords``: the keywords both engines must decide alike), the
 error-shaped-success heuristics (``_suspect``), the decision policy (``_decide``: one table,
 first match wins) and the Outcome with its observation of a write's completion (``_outcome``;
 it builds on ``_decide``, never the other way round).
