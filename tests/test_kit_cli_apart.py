@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -64,6 +66,15 @@ killed = _receiver(lambda: os.kill(os.getpid(), signal.SIGKILL))
 segfault = _receiver(lambda: os.kill(os.getpid(), signal.SIGSEGV))
 exits_always = _receiver(lambda: os._exit(3), every=True)
 prints_then_exits = _receiver(lambda: (print("said before", flush=True), os._exit(5)))
+
+
+def _says_and_sleeps():
+    with open(MARK + ".pid", "w") as file:
+        file.write(str(os.getpid()))
+    time.sleep(3600)
+
+
+says_and_sleeps = _receiver(_says_and_sleeps)
 '''
 
 STOPPED = ("the receiver gave no answer within 1 s (the time limit per case): it was stopped, and the run went on "
@@ -135,3 +146,25 @@ def test_a_timeout_that_is_no_time_is_a_usage_error(tmp_path: Path, value: str, 
     done = subprocess.run([*CLI, "conform", "--builtin", "minimal", "--timeout", value], capture_output=True,
                           text=True, env={**os.environ, "COLUMNS": "300"}, timeout=60, check=False)
     assert (done.returncode, done.stderr.splitlines()[-1]) == (2, f"Error: {said}")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGINT to a process is POSIX")
+def test_ctrl_c_during_a_hung_case_stops_the_receivers_process(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT) while the receiver hangs: ``conform`` ends as every command does (130, one
+    line), and the receiver's process is ended with it, not left behind."""
+    (tmp_path / "receivers.py").write_text(RECEIVERS, "utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), SRC])}
+    args = ["conform", "receivers:says_and_sleeps", "--versions", VERSION, "--timeout", "600"]
+    process = subprocess.Popen([*CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                               env=env, stdin=subprocess.DEVNULL)
+    said = tmp_path / "mark.pid"
+    for _ in range(6000):  # (at most 60 s: the receiver's process says it is in the case)
+        if said.exists() and said.read_text():
+            break
+        time.sleep(0.01)
+    receiver = int(said.read_text())
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert (process.returncode, err) == (130, "mcp-verdict: interrupted\n")
+    with pytest.raises(ProcessLookupError):  # ended and reaped
+        os.kill(receiver, 0)

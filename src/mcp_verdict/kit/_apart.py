@@ -17,6 +17,7 @@ until a case is stopped or its process ends: the next case starts in a new fork 
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import select
@@ -65,10 +66,14 @@ class _Worker:
         for stream in (sys.stdout, sys.stderr):  # what this process has buffered is written once, by it
             with contextlib.suppress(AttributeError, OSError, ValueError):
                 stream.flush()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child (its coverage is not gathered)
-            os.close(read)
-            _answer(receiver, cases, labels, start, write)
+        gc.freeze()  # the child's collections pass over what it was forked with: its pages stay shared
+        try:
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the child (its coverage is not gathered)
+                os.close(read)
+                _answer(receiver, cases, labels, start, write)
+        finally:
+            gc.unfreeze()  # (in this process: collected again as ever)
         os.close(write)
         with contextlib.suppress(OSError):  # (the child does it too: whichever runs first)
             os.setpgid(pid, pid)
