@@ -208,16 +208,23 @@ def _answer(receiver: Receiver, cases: Sequence[Case], labels: Labels, start: in
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C: the caller stops the run, and this process
         for case in cases[start:]:
             outcome = _check_case(receiver, case, labels)
+            _flush()  # what the receiver printed is written before its process may be stopped
             line = json.dumps([outcome.status, outcome.got, outcome.reason]).encode("ascii") + b"\n"
             while line:
                 line = line[os.write(write, line):]
     except BaseException:  # the kit's part failed (the caller gone: a broken pipe)
         status = _WORKER_FAILED
     finally:
-        for stream in (sys.stdout, sys.stderr):  # what the receiver printed
-            with contextlib.suppress(BaseException):
-                stream.flush()
+        _flush()
         os._exit(status)
+
+
+def _flush() -> None:  # pragma: no cover - runs in the child
+    """Write what the receiver printed and Python still holds (a stdout that fails is passed over:
+    what it says of it is the caller's)."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
 
 
 def _readable(fd: int) -> bool:
