@@ -68,6 +68,23 @@ exits_always = _receiver(lambda: os._exit(3), every=True)
 prints_then_exits = _receiver(lambda: (print("said before", flush=True), os._exit(5)))
 
 
+def _forks_then_exits():
+    """A process of its own, holding the answers' pipe, that outlives the receiver's."""
+    if os.fork() == 0:
+        with open(MARK + ".pid", "w") as file:
+            file.write(str(os.getpid()))
+        time.sleep(3600)
+        os._exit(0)
+    for _ in range(6000):
+        if os.path.exists(MARK + ".pid") and open(MARK + ".pid").read():
+            break
+        time.sleep(0.01)
+    os._exit(4)
+
+
+forks_then_exits = _receiver(_forks_then_exits)
+
+
 def _says_and_sleeps():
     with open(MARK + ".pid", "w") as file:
         file.write(str(os.getpid()))
@@ -96,6 +113,8 @@ CASES_TABLE = [
     ("killed", 1, {FIRST: _exited("was killed by signal 9 (SIGKILL)")}, CASES - 1),
     ("segfault", 1, {FIRST: _exited("was killed by signal 11 (SIGSEGV)")}, CASES - 1),
     ("exits_always", 1, {None: EXIT_3}, 0),
+    pytest.param("forks_then_exits", 1, {FIRST: _exited("exited with status 4 (os._exit, or a crash of its code)")},
+                 CASES - 1, marks=pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc (Linux)")),
 ]
 
 
@@ -120,6 +139,18 @@ def test_a_case_the_receiver_hangs_on_or_exits_during_is_an_error_and_the_run_go
     else:
         assert {f["id"]: f["reason"] for f in report["failures"]} == failing
     assert all(f["status"] == "error" for f in report["failures"])
+    if (tmp_path / "mark.pid").exists():  # what the receiver's process started is ended with it
+        assert not _running(int((tmp_path / "mark.pid").read_text()))
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` runs: an ended one may wait a while for PID 1 to reap it (in a
+    container), a zombie (Linux's /proc tells them apart)."""
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            return file.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 @pytest.mark.skipif(os.name != "posix", reason="receivers run apart where there is fork (POSIX)")

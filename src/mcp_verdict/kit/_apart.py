@@ -82,6 +82,7 @@ class _Worker:
         with contextlib.suppress(OSError):  # (the child does it too: whichever runs first)
             os.setpgid(pid, pid)
         self.pid: int | None = pid
+        self._group: int | None = pid  # (its id once the process is reaped, while a member is left)
         self._read: int | None = read
         self._pidfd = _pidfd(pid)
 
@@ -151,11 +152,15 @@ class _Worker:
                 self.pid = None
 
     def stop(self) -> None:
-        """End the process (and what it started in its group), and let go of its pipe."""
+        """End the process and what it started in its group (ended or not: what it left running
+        is ended too), and let go of its pipe."""
+        if self._group is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self._group, signal.SIGKILL)
+            self._group = None
         if self.pid is not None:
-            for kill in (os.killpg, os.kill):  # (the group: unless the process has not made it yet)
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError, PermissionError):  # (the group not made yet)
+                os.kill(self.pid, signal.SIGKILL)
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(self.pid, 0)
             self.pid = None
