@@ -99,11 +99,14 @@ class _Worker:
         deadline = time.monotonic() + timeout
         while index < len(cases):
             left = deadline - time.monotonic()
-            if left <= 0:
+            if left > 0:
+                events = poller.poll(max(1, int(left * 1000) + 1))
+            elif _readable(self._read):  # an answer (or the process's end) this process was too busy to see
+                events = [(self._read, select.POLLIN)]
+            else:
                 self.stop()
                 yield self._stopped(cases[index], timeout)
                 return index + 1
-            events = poller.poll(max(1, int(left * 1000) + 1))
             ended = any(fd == self._pidfd for fd, _ in events)
             readable = any(fd == self._read for fd, _ in events)
             gone = False
