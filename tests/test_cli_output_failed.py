@@ -10,7 +10,10 @@ stdout called the tool, then lost its verdict: it is now never called.
 28] ...`` with status 3 (its status for an input it cannot read), on a closed one it was an
 AttributeError traceback; an ``--html`` page or a ``--parquet`` file whose write fails once
 opened (a full disk, a file size limit) was an OSError traceback and status 1 (a naive false
-success). A path that cannot be opened stays a usage error (2), said before the audit runs.
+success). One that cannot be opened (a directory, a path in a missing folder, a read-only file)
+ends the same way, said before the audit runs: it was a usage error (2), and ``--parquet``'s said
+pyarrow's sentences ("Failed to open local file ... Detail: [errno 2] ..."; on ``/dev/full``,
+whose opening pyarrow writes to, "Error writing bytes to file. Detail: [errno 28] ...").
 """
 
 from __future__ import annotations
@@ -144,3 +147,46 @@ def test_a_closed_stderr_is_no_output_failure(tmp_path: Path) -> None:
                          stdout=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
                          env={**os.environ, "COLUMNS": "100"}, timeout=60, check=False)
     assert (run.returncode, run.stdout) == (0, "normal_complete  1 block(s) text\n")
+
+
+def _read_only(tmp: Path, name: str) -> str:
+    path = tmp / name
+    path.write_bytes(b"")
+    path.chmod(0o444)
+    return str(path)
+
+
+def _without_dac_override() -> None:
+    """Run as root, the CLI's process loses CAP_DAC_OVERRIDE (prctl PR_CAPBSET_DROP), so that a
+    read-only file is read-only to it as to any user."""
+    import ctypes
+
+    if os.geteuid() == 0 and ctypes.CDLL(None, use_errno=True).prctl(24, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP, CAP_DAC_OVERRIDE)")
+
+
+# (where the --html or --parquet file is, given a work folder; the system's reason, C locale)
+UNWRITABLE: dict[str, tuple[Callable[[Path, str], str], str]] = {
+    "/dev/full": (lambda tmp, name: "/dev/full", "No space left on device"),
+    "a directory": (lambda tmp, name: str(tmp), "Is a directory"),
+    "in a missing folder": (lambda tmp, name: str(tmp / "missing" / name), "No such file or directory"),
+    "a read-only file": (_read_only, "Permission denied"),
+}
+OPEN_CASES = [(option, where, OUTPUT_FAILED) for option in ("--html", "--parquet") for where in UNWRITABLE]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full") or not sys.platform.startswith("linux"), reason="Linux")
+@pytest.mark.parametrize(("option", "where", "status"), OPEN_CASES)
+def test_an_output_file_that_cannot_be_written_is_said_with_status_74(tmp_path: Path, option: str, where: str,
+                                                                       status: int) -> None:
+    if option == "--parquet":
+        pytest.importorskip("pyarrow")
+    path_of, why = UNWRITABLE[where]
+    path = path_of(tmp_path, "out.html" if option == "--html" else "out.parquet")
+    run = subprocess.run([*CLI, "audit", option, path, _calls(tmp_path)], capture_output=True, text=True,
+                         stdin=subprocess.DEVNULL,
+                         env={**os.environ, "LC_ALL": "C", "COLUMNS": "100"}, preexec_fn=_without_dac_override,
+                         timeout=300, check=False)
+    assert (run.returncode, run.stderr) == (status, f"mcp-verdict: cannot write the output: {path}: {why}\n")
+    if where != "/dev/full":  # said before the audit runs: no report
+        assert run.stdout == ""

@@ -92,12 +92,14 @@ def test_a_path_the_file_system_could_not_decode_is_shown_with_its_escape(tmp_pa
 @pytest.mark.parametrize(("args", "status", "said"), [
     ([b"/no/such/\x1b[2J\xe2\x80\xae"], 3, "mcp-verdict audit: /no/such/\\x1b[2J\\u202e: no such file"),
     ([b"/no/such/\xff"], 3, "mcp-verdict audit: /no/such/\\xff: no such file"),
-    (["{log}", "--html", "/no/such/dir/report.html"], 2,
-     "Invalid value for '--html': cannot write /no/such/dir/report.html: No such file or directory"),
-    (["{log}", "--parquet", "/no/such/dir/calls.parquet"], 2, "Invalid value for '--parquet': cannot write "
-                                                                 "/no/such/dir/calls.parquet"),
+    (["{log}", "--html", "/no/such/dir/report.html"], 74,
+     "mcp-verdict: cannot write the output: /no/such/dir/report.html: No such file or directory"),
+    (["{log}", "--parquet", "/no/such/dir/calls.parquet"], 74,
+     "mcp-verdict: cannot write the output: /no/such/dir/calls.parquet: No such file or directory"),
+    (["{log}", "--html", b"/no/such/\x1b[2J\xe2\x80\xae"], 74,
+     "mcp-verdict: cannot write the output: /no/such/\\x1b[2J\\u202e: No such file or directory"),
 ])
-def test_errors_name_paths_as_text_and_an_output_that_cannot_be_written_is_a_usage_error(
+def test_errors_name_paths_as_text_and_an_output_that_cannot_be_written_says_why(
         tmp_path: Path, args: list[str | bytes], status: int, said: str) -> None:
     log = str(one_call(tmp_path / "frames.jsonl", "t"))
     done = cli(*[a.replace("{log}", log) if isinstance(a, str) else a for a in args], width=400)

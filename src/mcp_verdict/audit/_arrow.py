@@ -101,7 +101,14 @@ class ParquetSink:
     def __init__(self, path: str, *, rows_per_group: int = 50_000) -> None:
         import pyarrow.parquet as pq
 
-        self._writer = pq.ParquetWriter(path, CALL_SCHEMA, compression="zstd")
+        # opened here, not by pyarrow: a failure is Python's OSError, with the system's words
+        # (pyarrow's own says "Failed to open local file ... Detail: [errno 2] ...")
+        self._file = open(path, "wb")  # noqa: SIM115 - closed by close()
+        try:
+            self._writer = pq.ParquetWriter(self._file, CALL_SCHEMA, compression="zstd")
+        except BaseException:
+            self._file.close()
+            raise
         self._rows: list[CallRow] = []
         self._size = rows_per_group
         self.written = 0
@@ -118,8 +125,11 @@ class ParquetSink:
             self._rows = []
 
     def close(self) -> None:
-        self._flush()
-        self._writer.close()
+        try:
+            self._flush()
+            self._writer.close()
+        finally:
+            self._file.close()
 
 
 def frame_batches(inputs: Iterable[Input], *, rows: int = 10_000) -> Iterator[pa.RecordBatch]:

@@ -8,10 +8,10 @@ and tool), the top findings, the calls with an unknown effect, the unreadable li
 line counts, which add up. ``--json`` prints one JSON object per call and per problem line,
 then the summary; ``--parquet`` and ``--html`` write the calls table and the page.
 
-Exit status: 0 no naive false success found, 1 at least one, 2 usage error (an ``--html`` or
-``--parquet`` path that cannot be opened included: said before the audit runs), 3 an input cannot
-be read, 74 an output cannot be written once the audit runs (stdout closed or full, the page or
-the Parquet file whose write fails: a full disk, an I/O error), as for every command.
+Exit status: 0 no naive false success found, 1 at least one, 2 usage error, 3 an input cannot be
+read, 74 an output cannot be written (stdout closed or full, the page or the Parquet file that
+cannot be opened: a directory, a missing folder, no permission, said before the audit runs; or
+whose write fails: a full disk, an I/O error), as for every command.
 """
 
 from __future__ import annotations
@@ -48,9 +48,9 @@ _KIND_STYLE: Final = {"normal_complete": "green", "tool_error": "yellow", "input
               help="The input format (auto: detected from each file's first line).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object per call and per problem, then the summary.")
-@click.option("--parquet", "parquet", type=click.Path(dir_okay=False),
+@click.option("--parquet", "parquet", type=click.Path(),  # (what open says of a directory, as of any path)
               help="Write one row per call to this Parquet file.")
-@click.option("--html", "html", type=click.Path(dir_okay=False),
+@click.option("--html", "html", type=click.Path(),
               help="Write the report as one self-contained HTML page.")
 @click.option("--jobs", type=click.IntRange(1, MAX_JOBS), default=1, show_default=True, help="Processes to audit with.")
 @click.option("--trusted", is_flag=True, help="Trust the servers' tool annotations (read-only, idempotent).")
@@ -86,20 +86,18 @@ def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: st
             sys.exit(2)
         from ..audit._arrow import ParquetSink
 
-        try:
+        with _writing(parquet):  # opened before the audit: a file that cannot be written is said before, not after
             sink = ParquetSink(parquet)
-        except OSError as exc:
-            raise click.BadParameter(neutral(f"cannot write {shown_path(parquet)}: {exc.strerror or exc}"),
-                                     param_hint="'--parquet'") from None
     page = None
-    if html is not None:  # opened before the audit: a page that cannot be written is said before, not after
+    if html is not None:
         try:
-            page = open(html, "w", encoding="utf-8")  # noqa: SIM115 - closed below
-        except OSError as exc:
+            with _writing(html):
+                page = open(html, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        except OutputFailed:
             if sink is not None:
-                sink.close()
-            raise click.BadParameter(neutral(f"cannot write {shown_path(html)}: {exc.strerror or exc}"),
-                                     param_hint="'--html'") from None
+                with contextlib.suppress(OSError):
+                    sink.close()
+            raise
     summary = Summary()
     totals = Totals()
     size = sum(item.size for item in inputs)
@@ -154,13 +152,24 @@ def audit_command(files: Sequence[str], format_: str, as_json: bool, parquet: st
 
 @contextlib.contextmanager
 def _writing(path: str | None) -> Iterator[None]:
-    """A write to the ``--html`` or ``--parquet`` file at ``path`` that fails (a full disk, an I/O
-    error: the file was opened) raises :class:`OutputFailed` naming the file: status 74, as for
-    stdout, not 3 (an input that cannot be read) nor a traceback."""
+    """An open of or a write to the ``--html`` or ``--parquet`` file at ``path`` that fails (a
+    directory, a missing folder, no permission; a full disk, an I/O error) raises
+    :class:`OutputFailed` naming the file and the system's reason: status 74, as for stdout, not
+    a usage error (2), 3 (an input that cannot be read) nor a traceback."""
     try:
         yield
     except OSError as exc:
-        raise OutputFailed(neutral(f"{shown_path(str(path))}: {exc.strerror or exc}")) from None
+        raise OutputFailed(neutral(f"{shown_path(str(path))}: {_why(exc)}")) from None
+
+
+def _why(exc: OSError) -> str:
+    """The system's words for an error number (``No space left on device``), where there is one:
+    a library's ``strerror`` may be its own sentence around them (pyarrow's ``Error writing bytes
+    to file. Detail: [errno 28] ...``)."""
+    if exc.errno:
+        with contextlib.suppress(ValueError, OverflowError):
+            return os.strerror(exc.errno)
+    return exc.strerror or str(exc)
 
 
 def _write(out: IO[str] | None, text: str, *, flush: bool = False) -> None:

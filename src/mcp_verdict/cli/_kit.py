@@ -7,7 +7,7 @@ import dataclasses
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, Final
 
 import click
 from rich.console import Console
@@ -15,11 +15,17 @@ from rich.table import Table
 from rich.text import Text
 
 from .. import corpus, kit
+from ..kit._apart import run_apart
 from ..kit._mutants import MutantError
 from ..verdict._peer_text import neutral, one_line
 from ._json import echo_json
 from ._style import require_stdout
 from ._term import literal, make_console, markup_safe, print_indented, print_whole, table_width
+
+DEFAULT_TIMEOUT: Final = 10.0
+"""``conform --timeout``'s default, in seconds: a receiver takes microseconds to a few milliseconds
+a case; ten seconds is a hang, not a slow machine."""
+MAX_TIMEOUT: Final = 86_400
 
 
 @click.command("conform")
@@ -33,12 +39,20 @@ from ._term import literal, make_console, markup_safe, print_indented, print_who
               help="Only the cases of these protocol versions (comma-separated or repeated).")
 @click.option("--input", "input_mode", type=click.Choice(kit.INPUT_MODES),
               help="What the receiver takes (overrides its mcp_receiver_input attribute; default parsed).")
+@click.option("--timeout", type=click.FloatRange(0, MAX_TIMEOUT, min_open=True), default=DEFAULT_TIMEOUT,
+              show_default=True, metavar="SECONDS",
+              help="The time the receiver has for one case: a case it has not answered by then is stopped, as an "
+                   "error, and the run goes on with the next.")
 @click.option("-v", "--verbose", is_flag=True, help="Explain each failure in full (description, spec, response).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def conform_command(receiver: str | None, builtin: str | None, labels_file: str | None, versions: Sequence[str],
-                    input_mode: Any, verbose: bool, as_json: bool) -> None:
+                    input_mode: Any, timeout: float, verbose: bool, as_json: bool) -> None:
     """Run every corpus case against a receiver: MODULE:FUNCTION called as
     receiver(response, **options), returning a label, a Kind or an object with a .kind.
+
+    The receiver runs in a process of its own (POSIX): a case it does not answer within
+    --timeout, or during which its process ends (os._exit, a crash), is an error saying so,
+    and the run goes on with the next case.
 
     Prints each failing case and a summary per kind. Exit status 0 when every case that
     ran passed, 1 on any failure or error (or when no case could run), 2 usage error.
@@ -53,7 +67,7 @@ def conform_command(receiver: str | None, builtin: str | None, labels_file: str 
             cases = corpus.load(versions=kit.split_versions(versions))
         except ValueError as exc:  # KitError included: the user's setup, not a failing case
             raise click.UsageError(neutral(str(exc))) from None
-        report = _run(found, cases, labels)
+        report = _run(found, cases, labels, timeout)
     if as_json:
         _write_json(report.to_dict())
     else:
@@ -61,13 +75,14 @@ def conform_command(receiver: str | None, builtin: str | None, labels_file: str 
     sys.exit(0 if report.ok else 1)
 
 
-def _run(receiver: kit.Receiver, cases: Sequence[corpus.Case], labels: kit.Labels) -> kit.Report:
-    """``kit.run``, but each outcome lets go of what the receiver raised once its reason (one
-    bounded line: all the report shows) is made. A receiver raising a 1 MB message held 1 MB a
-    case, 1.7 GB over the corpus; one raising with the response in its arguments, a copy of it."""
+def _run(receiver: kit.Receiver, cases: Sequence[corpus.Case], labels: kit.Labels, timeout: float) -> kit.Report:
+    """The receiver over the cases in a process of its own (:func:`~mcp_verdict.kit._apart.run_apart`):
+    a case it hangs on or ends its process during is an error outcome, not the end of the run
+    (a hang hung ``conform`` for ever; an ``os._exit`` ended it with the receiver's status and
+    no report). No outcome keeps what the receiver raised (its reason, one bounded line, is
+    all the report shows): a receiver raising a 1 MB message held 1 MB a case."""
     return kit.Report(receiver, labels, tuple(dataclasses.replace(outcome, exception=None)
-                                              for outcome in (kit.check_case(receiver, case, labels)
-                                                              for case in cases)))
+                                              for outcome in run_apart(receiver, cases, labels, timeout=timeout)))
 
 
 @contextlib.contextmanager

@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Iterator
 from typing import Any, Final
 
 import click
 
-from ._style import EXIT_CODES, INTERRUPTED, OUTPUT_FAILED, READER_GONE, OutputFailed, quiet_stdout, stdout_gone
+from ._style import (
+    EXIT_CODES,
+    INTERRUPTED,
+    OUTPUT_FAILED,
+    READER_GONE,
+    OutputFailed,
+    output_errors,
+    quiet_stdout,
+    require_stdout,
+    stdout_gone,
+)
 
 
 class _LazyGroup(click.Group):
@@ -47,6 +58,14 @@ class _LazyGroup(click.Group):
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        """The group's own ``--help`` and ``--version`` write while its arguments are read, before
+        :meth:`invoke`: they end as every command's output does (they were a traceback and status 1
+        on a full stdout, status 1 for a reader gone, status 0 and nothing for a closed stdout)."""
+        with _ending():
+            return super().make_context(info_name, args, parent, **extra)
+
     def invoke(self, ctx: click.Context) -> Any:
         """A command whose reader stopped reading (``| head``) ends quietly with READER_GONE; one
         interrupted (Ctrl-C) ends with INTERRUPTED and one line on stderr, once it has stopped the
@@ -54,21 +73,11 @@ class _LazyGroup(click.Group):
         naive false success); one whose output cannot be written (closed, a full disk) with
         OUTPUT_FAILED and one line on stderr saying why (it was a traceback and status 1, or
         nothing at all and the verdict's status for a closed stdout)."""
-        try:
+        with _ending():
             return super().invoke(ctx)
-        except BrokenPipeError:
-            if not stdout_gone():
-                raise
-            quiet_stdout()
-            sys.exit(READER_GONE)
-        except KeyboardInterrupt:
-            click.echo("mcp-verdict: interrupted", err=True)
-            sys.exit(INTERRUPTED)
-        except OutputFailed as exc:
-            quiet_stdout()  # what stays buffered for it is never written again at exit
-            with contextlib.suppress(OSError):  # (stderr is what failed)
-                click.echo(f"mcp-verdict: cannot write the output: {exc}", err=True)
-            sys.exit(OUTPUT_FAILED)
+
+    def get_help_option(self, ctx: click.Context) -> click.Option | None:
+        return _guarded(super().get_help_option(ctx))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in self.LAZY and cmd_name not in self.commands:
@@ -84,8 +93,49 @@ class _LazyGroup(click.Group):
                 except MissingExtra as exc:
                     return _missing_extra_command(cmd_name, str(exc))
             command: click.Command = getattr(importlib.import_module(module), name)
+            _guarded(command.get_help_option(ctx))  # (the option is made once per command, and kept)
             return command
         return super().get_command(ctx, cmd_name)
+
+
+@contextlib.contextmanager
+def _ending() -> Iterator[None]:
+    """How a command ends when its output is gone: see :meth:`_LazyGroup.invoke`."""
+    try:
+        yield
+    except BrokenPipeError:
+        if not stdout_gone():
+            raise
+        quiet_stdout()
+        sys.exit(READER_GONE)
+    except KeyboardInterrupt:
+        click.echo("mcp-verdict: interrupted", err=True)
+        sys.exit(INTERRUPTED)
+    except OutputFailed as exc:
+        quiet_stdout()  # what stays buffered for it is never written again at exit
+        with contextlib.suppress(OSError):  # (stderr is what failed)
+            click.echo(f"mcp-verdict: cannot write the output: {exc}", err=True)
+        sys.exit(OUTPUT_FAILED)
+
+
+def _guarded(option: click.Option | None) -> click.Option | None:
+    """An eager option that prints and exits (``--help``, ``--version``) made to say a stdout it
+    cannot write to as every command does: closed (it printed nothing, status 0) or whose write
+    fails (a traceback) raise :class:`OutputFailed`; a reader gone stays ``BrokenPipeError``."""
+    if option is None or option.callback is None or getattr(option.callback, "_guarded", False):
+        return option
+    callback = option.callback
+
+    def guarded(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        if not value or ctx.resilient_parsing:
+            return callback(ctx, param, value)
+        require_stdout()
+        with output_errors():
+            return callback(ctx, param, value)
+
+    guarded._guarded = True  # type: ignore[attr-defined]
+    option.callback = guarded
+    return option
 
 
 def _missing_extra_command(name: str, message: str) -> click.Command:
@@ -102,6 +152,11 @@ def _missing_extra_command(name: str, message: str) -> click.Command:
 @click.version_option(package_name="mcp-verdict")
 def main() -> None:
     """Tell truthfully what an MCP tools/call produced, and what to do next."""
+
+
+for _param in main.params:
+    if isinstance(_param, click.Option) and _param.name == "version":
+        _guarded(_param)
 
 
 __all__ = ["EXIT_CODES", "main"]
