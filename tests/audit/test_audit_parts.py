@@ -250,24 +250,6 @@ def test_parts_give_the_one_process_report(tmp_path: Path, name: str, files: Cal
         assert many_totals.bytes_read == one_totals.bytes_read
 
 
-@pytest.mark.parametrize(("name", "files"), [(c[0], c[1]) for c in CASES], ids=[c[0] for c in CASES])
-@pytest.mark.parametrize("stripe", [150, 1 << 24])
-def test_small_last_parts_give_the_one_process_report(tmp_path: Path, name: str,
-                                                      files: Callable[[], dict[str, bytes]], stripe: int,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """The last frame log cut with each process's last part smaller (what a log of a few MB or
-    more gets): other cut points, inside calls, task polls and connections alike."""
-    paths = write(tmp_path, files())
-    one, one_totals = run(paths, 1)
-    monkeypatch.setattr(_run, "_STRIPE", stripe)
-    monkeypatch.setattr(_run, "_LAST_MIN", 1)
-    for jobs in (2, 3):
-        many, many_totals = run(paths, jobs)
-        assert many == one, (jobs, stripe)
-        assert many_totals.tally == one_totals.tally
-        assert many_totals.bytes_read == one_totals.bytes_read
-
-
 def test_the_session_state_crosses_parts_when_spawned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Spawned processes (no fork) get the same parts and hand the same state over."""
     paths = write(tmp_path, initialize_then_calls())
@@ -295,21 +277,3 @@ def test_a_log_is_cut_after_line_ends(tmp_path: Path) -> None:
     gz.write_bytes(gzip.compress(b"a\nbb\nccc\ndddd"))
     whole = Input(str(gz), "framelog", "wire", 1, 0, gz.stat().st_size)
     assert [(p.input, p.start, p.end) for p in _run.parts([item, whole], 2, stripe=4)][-1] == (1, 0, None)
-
-
-def test_each_process_s_last_part_of_the_last_log_is_small(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """20 lines of 10 bytes, two processes, parts of at most 80 bytes: four parts, then one more
-    per process, in 18 shares (four of 4 shares, two of 1): targets 44, 88, 133, 177 and 188
-    (200 × 4/18, 8/18, 12/18, 16/18, 17/18); each cut after the first line end at or past its
-    target (49, 89, 139, 179, 189). Each process gets a big, a big and a small part (the parts
-    are dealt in turn). Where the parts would be under _LAST_MIN bytes, four even parts: targets
-    50, 100, 150, cut after 59, 109, 159."""
-    path = tmp_path / "frames.jsonl"
-    path.write_bytes(b"123456789\n" * 20)
-    item = Input(str(path), "framelog", "wire", 0, 0, 200)
-    monkeypatch.setattr(_run, "_LAST_MIN", 1)
-    assert [(p.start, p.end, p.first_line) for p in _run.parts([item], 2, stripe=80)] == [
-        (0, 50, 1), (50, 90, 6), (90, 140, 10), (140, 180, 15), (180, 190, 19), (190, None, 20)]
-    monkeypatch.setattr(_run, "_LAST_MIN", 51)
-    assert [(p.start, p.end) for p in _run.parts([item], 2, stripe=80)] == [
-        (0, 60), (60, 110), (110, 160), (160, None)]

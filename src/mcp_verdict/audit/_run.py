@@ -59,14 +59,6 @@ _STRIPE: Final = 16 * 1024 * 1024
 bounds what the parent holds of the processes' results)."""
 _AHEAD_PARTS: Final = 2
 """Parts a process may audit before the parent takes their results."""
-_LAST_SHARE: Final = 4
-"""The last frame log is cut so that each process's last part of it is this many times smaller
-than its other parts (:func:`_cut`): the parent puts a part together once the process has
-audited all of it, so what it does after the last process ends (decoding the last parts'
-entries, auditing again the connections open at their cut) is the last parts' share."""
-_LAST_MIN: Final = 1024 * 1024
-"""The smallest part (in bytes, before the last ones are made smaller) for which
-:data:`_LAST_SHARE` applies: below it, the parts are cut even."""
 _COUNT_BLOCK: Final = 8 * 1024 * 1024
 _SCAN_BLOCK: Final = 64 * 1024
 _ROTATED: Final = re.compile(r"^(?P<base>.+)\.(?P<n>[0-9]+)(?:\.gz)?$")
@@ -485,17 +477,8 @@ def _cut(inputs: Sequence[Input], jobs: int, stripe: int | None = None) -> list[
                 out.append(Part(index, 0, None, 1, item, True, through))
             continue
         n = max(1, round(item.size / target)) if item.format == "framelog" else 1
-        targets = [item.size * k // n for k in range(1, n)]
-        if index + 1 == len(inputs) and jobs > 1 and n >= jobs and item.size // n >= _LAST_MIN:
-            # n parts of _LAST_SHARE shares each, then one of 1 share per process: every process
-            # gets as many of each (the parts are dealt in turn), its last one small
-            whole = n * _LAST_SHARE + jobs
-            shares = [_LAST_SHARE] * n + [1] * (jobs - 1)
-            targets, at = [], 0
-            for share in shares:
-                at += share
-                targets.append(item.size * at // whole)
-        cuts = [] if len(targets) == 0 or _gzipped(item.path) else _cut_points(item.path, targets, item.size)
+        cuts = [] if n == 1 or _gzipped(item.path) else _cut_points(
+            item.path, [item.size * k // n for k in range(1, n)], item.size)
         bounds = [0, *cuts]
         for k, begin in enumerate(bounds):
             end = bounds[k + 1] if k + 1 < len(bounds) else None
@@ -537,9 +520,8 @@ def _first_lines(inputs: Sequence[Input], cut: Sequence[Part]) -> Iterator[tuple
 def parts(inputs: Sequence[Input], jobs: int, stripe: int | None = None) -> list[Part]:
     """The inputs cut into parts for ``jobs`` processes: a plain frame log at line boundaries
     into parts of at most ``stripe`` bytes (at least one per process, a multiple of ``jobs``
-    in all), the last log with one more, smaller part per process at its end
-    (:data:`_LAST_SHARE`); a gzip file and a JSON-RPC file whole; the OTLP exports together, one
-    part (their spans are merged across files)."""
+    in all); a gzip file and a JSON-RPC file whole; the OTLP exports together, one part (their
+    spans are merged across files)."""
     cut = _cut(inputs, jobs, stripe)
     return [dataclasses.replace(cut[number], first_line=first) for number, first in _first_lines(inputs, cut)]
 
