@@ -728,11 +728,13 @@ _READ_CONN: Final = msgspec.json.Decoder(_Conn)
 
 def _conn_of(line: bytes) -> str | None:
     """The ``conn`` of a frame log line (the last, where it is given twice, as ``decode_line``
-    reads it), or None when the line is not a JSON object with a string ``conn``: a record that
-    ``decode_line`` reads has this connection."""
+    reads it), or None when the line is not a JSON object with a string ``conn`` or is nested
+    too deep to skip (msgspec raises RecursionError where ``decode_line``'s reader, which knows
+    every member, stops at the unknown one): a record that ``decode_line`` reads has this
+    connection."""
     try:
         return _READ_CONN.decode(line).conn
-    except (msgspec.ValidationError, msgspec.DecodeError):
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
         return None
 
 
