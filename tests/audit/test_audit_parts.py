@@ -277,3 +277,46 @@ def test_a_log_is_cut_after_line_ends(tmp_path: Path) -> None:
     gz.write_bytes(gzip.compress(b"a\nbb\nccc\ndddd"))
     whole = Input(str(gz), "framelog", "wire", 1, 0, gz.stat().st_size)
     assert [(p.input, p.start, p.end) for p in _run.parts([item, whole], 2, stripe=4)][-1] == (1, 0, None)
+
+
+DEEP = b'{"v":1,"conn":"c","x":' + b"[" * 100_000 + b"]" * 100_000 + b"}\n"
+"""A line of c nested past any parser's depth (unreadable: a reader that skips members it does
+not know recurses into it)."""
+
+
+def test_the_parent_decodes_in_full_only_the_lines_it_audits_again(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two parts, the second from line 4: a (its call 1 waiting) and b are open at the cut, so the
+    parent audits them again from line 4 up to their first close (b at 9, a at 14); c begins in
+    the second part. Of lines 4-14 the parent decodes in full the five of a and b (5, 8, 9, 12,
+    14) and the one too deep to read its conn from (11), not the five of c (4, 6, 7, 10, 13): the
+    report is the one process's all the same (line 11 unreadable)."""
+    lines = [rec("a", "c2s", "open"), rec("b", "c2s", "open"), rec("a", "c2s", data=call(1)),
+             rec("c", "c2s", "open"), rec("b", "c2s", data=call(1)), rec("c", "c2s", data=call(1)),
+             rec("c", "s2c", data=answer(1)), rec("b", "s2c", data=answer(1)), rec("b", "s2c", "close"),
+             rec("c", "c2s", data=call(2)), DEEP, rec("a", "s2c", data=answer(1)), rec("c", "s2c", data=answer(2)),
+             rec("a", "s2c", "close"), rec("c", "s2c", "close")]
+    path = tmp_path / "frames.jsonl"
+    path.write_bytes(b"".join(lines))
+    one, one_totals = run([str(path)], 1)
+    inputs = plan([str(path)])
+    cut = len(b"".join(lines[:3]))
+    monkeypatch.setattr(_run, "_cut", lambda items, jobs: [
+        _run.Part(0, 0, cut, 1, inputs[0], False), _run.Part(0, cut, None, 0, inputs[0], True)])
+    monkeypatch.setattr(_run, "_start_method", lambda: "fork")
+    decoded: list[int] = []
+    decode_line = _run.decode_line  # type: ignore[attr-defined]
+
+    def counted(line: bytes | str, number: int = 0) -> Any:
+        decoded.append(number)  # (in this process: the parent's audit again; the processes count their own)
+        return decode_line(line, number)
+
+    monkeypatch.setattr(_run, "decode_line", counted)
+    totals = Totals()
+    many = list(audit(inputs, totals, jobs=2))
+    assert many == one
+    assert totals.tally == one_totals.tally
+    assert decoded == [5, 8, 9, 11, 12, 14]
+    assert [(e.conn, e.call, e.line, e.end) for e in one if isinstance(e, CallRow)] == [
+        ("c", 1, 6, "answered"), ("b", 1, 5, "answered"), ("a", 1, 3, "answered"), ("c", 2, 10, "answered")]
+    assert [(e.line, e.category) for e in one if isinstance(e, Problem)] == [(11, "unreadable")]

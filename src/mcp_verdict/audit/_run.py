@@ -717,6 +717,27 @@ def _start_method() -> str:
     return "spawn"
 
 
+class _Conn(msgspec.Struct):
+    conn: str
+
+
+_READ_CONN: Final = msgspec.json.Decoder(_Conn)
+"""A frame log line's ``conn`` alone, its other members skipped unread (a third of the cost of
+``decode_line``): for :func:`_carried`, which audits again a few connections among many."""
+
+
+def _conn_of(line: bytes) -> str | None:
+    """The ``conn`` of a frame log line (the last, where it is given twice, as ``decode_line``
+    reads it), or None when the line is not a JSON object with a string ``conn`` or is nested
+    too deep to skip (msgspec raises RecursionError where ``decode_line``'s reader, which knows
+    every member, stops at the unknown one): a record that ``decode_line`` reads has this
+    connection."""
+    try:
+        return _READ_CONN.decode(line).conn
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+        return None
+
+
 def _carried(carry: Auditor, item: Input, part: Part, taken: set[str], closed: dict[str, int]) -> Iterator[Entry]:
     """The lines of the connections ``taken`` over (open at the part's start), audited from what
     was held of them, up to each one's first close in the part; then, at the recording's end,
@@ -737,6 +758,9 @@ def _carried(carry: Auditor, item: Input, part: Part, taken: set[str], closed: d
                     continue
                 if not framelog:
                     yield from feed_jsonrpc(carry, number, line)
+                    continue
+                conn = _conn_of(line)  # (a line of another connection, or past its first close, is not decoded in full)
+                if conn is not None and (conn not in taken or number > closed.get(conn, number)):
                     continue
                 record = decode_line(line, number)
                 if isinstance(record, LogProblem) or record.conn not in taken:
