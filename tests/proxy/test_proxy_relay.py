@@ -287,6 +287,97 @@ def test_an_early_verdict_is_used_only_for_the_frame_it_was_read_from() -> None:
     assert out.data == GOOD
 
 
+def _early_reads(mode: str, requests: list[bytes], answer: bytes, monkeypatch: pytest.MonkeyPatch,
+                 ) -> tuple[tuple[int, int], tuple[Any, ...], tuple[Any, ...]]:
+    """The reads of ``answer`` (judge, peek) when the caller asked about it before the relay read
+    it (observe: it was sent, ``read_sent``, then ``from_upstream`` deferred and judged next;
+    enforce: ``passes_early``, then ``from_upstream``), and what was sent, logged, judged and
+    counted, with and without that first look."""
+    from mcp_verdict.proxy import _relay
+
+    reads = {"judge": 0, "peek": 0}
+    judge, peek = _relay.judge, _relay.peek  # type: ignore[attr-defined]
+
+    def counted_judge(data: Any, *args: Any, **kwargs: Any) -> Any:
+        reads["judge"] += data is answer
+        return judge(data, *args, **kwargs)
+
+    def counted_peek(data: Any) -> Any:
+        reads["peek"] += data is answer
+        return peek(data)
+
+    monkeypatch.setattr(_relay, "judge", counted_judge)
+    monkeypatch.setattr(_relay, "peek", counted_peek)
+    runs = []
+    for read_first in (False, True):
+        lines = _Records()
+        relay = Relay(mode=mode, recorder=lines)  # type: ignore[arg-type]
+        for frame in requests:
+            relay.from_host(frame)
+        reads.update(judge=0, peek=0)
+        if read_first and mode == "observe":
+            relay.read_sent(answer)
+        elif read_first:
+            relay.passes_early(answer)
+        outs = relay.from_upstream(answer, defer=True)
+        relay.judge_deferred()
+        runs.append(([(o.to, o.data, o.answers) for o in outs], lines.frames,
+                     [{k: v for k, v in line.items() if k != "latency_ms"} for line in lines.verdicts],
+                     relay.in_flight, relay.stats))
+    return (reads["judge"], reads["peek"]), runs[0], runs[1]
+
+
+LISTING = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+
+
+PROGRESS = b'{"jsonrpc":"2.0","method":"notifications/progress","params":{}}'
+_TEXT = b'"content":[{"type":"text","text":"' + b"x" * 2048 + b'"}]'
+
+
+def long(answer: bytes) -> bytes:
+    """``answer`` with a text block of 2 kB: past the size from which observe reads an answer once."""
+    return answer.replace(b'"content":[]', _TEXT)
+
+
+@pytest.mark.parametrize(("mode", "requests", "answer", "reads"), [
+    # observe: an answer sent to the host before the relay read it is read once, by its judge,
+    # whose message serves the routing; what the relay sends, logs and judges is the same
+    ("observe", [request(1)], long(GOOD), (1, 0)),
+    ("observe", [request(1)], long(TOOL_ERROR), (1, 0)),
+    ("observe", [request(1), request(2)], long(TOOL_ERROR).replace(b'"id":1', b'"id":2'), (1, 0)),  # its id shows
+    ("observe", [request(1)], long(STRING_FLAG), (1, 1)),  # unclassified: its verdict kept, the routing read apart
+    ("observe", [request(1)], long(GOOD).replace(b'"id":1', b'"id":"1"'), (1, 1)),  # the id's JSON type differs
+    ("observe", [request(2)], long(GOOD), (1, 1)),  # answers no request waiting: judged for nothing, then read
+    ("observe", [LISTING], b'{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}', (0, 1)),  # not a judged method
+    ("observe", [request(1)], PROGRESS.replace(b"{}", b'{"p":"' + b"x" * 2048 + b'"}'), (0, 1)),  # names "method"
+    ("observe", [request(1)], GOOD, (1, 1)),  # short: read for routing, then judged (a guess costs more)
+    # enforce: passes_early's reads serve from_upstream whatever it answered
+    ("enforce", [request(1)], GOOD, (1, 0)),
+    ("enforce", [request(1)], STRING_FLAG, (1, 1)),  # refused: judged once, not again for the refusal
+    ("enforce", [request(1)], PROGRESS, (0, 1)),
+])
+def test_an_answer_asked_about_first_is_read_once(mode: str, requests: list[bytes], answer: bytes,
+                                                  reads: tuple[int, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    counted, unread, read = _early_reads(mode, requests, answer, monkeypatch)
+    assert counted == reads
+    assert read == unread
+
+
+def test_an_early_verdict_serves_only_the_request_it_was_made_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    # observe: read_sent guessed the only request waiting (1); the answer names 2, which the
+    # host sent meanwhile: its verdict is made for request 2, not taken from the guess
+    lines = _Lines()
+    relay = Relay(mode="observe", recorder=lines)
+    relay.from_host(request(1))
+    answer = long(STRING_FLAG).replace(b'"id":1', b'"id":2')
+    relay.read_sent(answer)
+    relay.from_host(request(2))
+    relay.from_upstream(answer, defer=True)
+    relay.judge_deferred()
+    assert [(v["id"], v["kind"]) for v in lines.verdicts] == [(2, "unclassified")]
+    assert relay.is_waiting(("int", 1)) and not relay.is_waiting(("int", 2))
+
+
 def test_a_host_frame_forwarded_by_the_caller_is_tracked_and_not_returned() -> None:
     relay = Relay(mode="enforce")
     assert relay.from_host(request(1), forwarded=True) == []

@@ -220,7 +220,8 @@ class Bridge:
                       during: Key | None = None) -> None:
         """An upstream frame. In observe an answer reaches the host before it is judged, and a
         host with one stream (stdio) gets any frame the relay will forward unchanged before the
-        relay reads it; in enforce, an answer whose verdict passes, before the relay's
+        relay reads it (an answer then read once, by its judge: ``Relay.read_sent``); in
+        enforce, an answer whose verdict passes, before the relay's
         bookkeeping (``Relay.passes_early``). ``on_exchange``: the requests of the HTTP exchange it
         came on, the only ones it may answer (``Relay.from_upstream``); ``during``: the request whose
         exchange it came on (a server request there is made during it)."""
@@ -235,6 +236,8 @@ class Bridge:
         if early:
             assert self.standing is not None
             self.standing.send(data, final=False)
+            if not relay.enforce:  # (sent: judged now, the judge's read serving the routing too)
+                relay.read_sent(data)
         try:
             outs = relay.from_upstream(data, http, defer=True, on_exchange=on_exchange, during=during)
             self._dispatch(outs, via, None, None, data if early else None)

@@ -188,6 +188,19 @@ class Stats:
     kinds: dict[str, int] = field(default_factory=dict)
 
 
+_READ_ONCE_BYTES: Final = 2048
+"""The size from which observe judges an answer sent early before the relay reads it, the judge's
+read serving the routing (:meth:`Relay.read_sent`): under it, guessing its request costs more than
+the routing read it spares (callgrind, a 250 B answer: ~4,000 instructions more; at 60 kB, ~310,000
+fewer, orjson's read of it)."""
+_UNCLASSIFIED: Final = Kind.UNCLASSIFIED  # (an Enum member is slow to look up on its class)
+_Early = tuple[bytes, "Peek | None", "Verdict | None", "Exchange | None"]
+"""An answer judged before :meth:`Relay.from_upstream` read it (:meth:`Relay.passes_early`,
+:meth:`Relay.read_sent`): its bytes, its routing read (None: ``from_upstream`` reads it), its
+verdict and the request it was judged as the answer of (None: not judged). A plain tuple: a
+named one costs ~2,000 instructions more per answer to make and read (callgrind)."""
+
+
 class Relay:
     """One conversation between a host and its upstream (see the module docstring)."""
 
@@ -238,12 +251,14 @@ class Relay:
         not know them: :meth:`_await_unreadable`)."""
         self._progress: dict[object, Key] = {}
         """The host's requests waiting by their progress token (:meth:`_track_progress`)."""
-        self._deferred: deque[tuple[Exchange, _Waiting | None, bytes]] = deque()
+        self._deferred: deque[tuple[Exchange, _Waiting | None, bytes, Verdict | None]] = deque()
         self._option_memo = OptionsMemo()  # classify's options per request context, checked once (of)
         self._refused_asks = RefusedCalls(_REFUSED_CALLS)
         """The host's tools/call requests during which the server made a request the proxy refuses
         (:meth:`_asked`), the last :data:`_REFUSED_CALLS`."""
-        self._early: tuple[bytes, Peek, Verdict] | None = None
+        self._early: _Early | None = None
+        """The read of the frame :meth:`passes_early` or :meth:`read_sent` judged, for
+        :meth:`from_upstream` of the same bytes next."""
         self.one_line = False
         """The host reads one frame per line (stdio) from an upstream whose frames may hold line
         breaks (HTTP): a forwarded frame holding CR or LF is written to the host with each
@@ -565,8 +580,11 @@ class Relay:
         self._seq += 1
         early, self._early = self._early, None
         judged = None
-        if early is not None and early[0] is data:  # passes_early read it: its peek and verdict
-            _, look, judged = early
+        guessed = None
+        if early is not None and early[0] is data:  # passes_early or read_sent read it: its verdict
+            _, look, judged, guessed = early
+            if look is None:
+                look = peek(data)
         else:
             look = peek(data)
         if on_exchange is not None and look.kind in _ANSWER_KINDS and look.has_id \
@@ -585,7 +603,10 @@ class Relay:
             return self._server_message(data, seq, at, http, look, during)
         if isinstance(event, Answered):
             exchange = event.exchange
-            if exchange.origin == "client":
+            if exchange.origin == "client":  # (the early verdict only if it was made for this request: the
+                # answered exchange is the waiting one with its response, its request the same)
+                if judged is not None and (guessed is None or exchange.request is not guessed.request):
+                    judged = None
                 return self._answer(exchange, data, seq, at, http, defer, judged)
             return self._forward(data, seq, at, http)  # cannot happen on s2c; forward unchanged
         assert isinstance(event, Stray)
@@ -661,7 +682,10 @@ class Relay:
         may then be sent it before :meth:`from_upstream` reads it: what enforce forwards of such
         an answer depends on its verdict alone, and ``from_upstream`` of this same ``data``, next,
         reuses this read and this verdict (the bookkeeping, the frame log and the verdict line
-        follow the send). False otherwise, with nothing kept.
+        follow the send). False otherwise; what it read is kept for ``from_upstream`` of this same
+        ``data`` all the same (the routing read of a frame that names ``"method"``; the verdict of
+        an answer refused, when the tracker pairs it with the request it was judged for), which
+        then does not read it again.
 
         A frame whose first and last 300 bytes name no ``"method"`` (no request or notification
         as SDKs write them; most answers; a long answer is not scanned whole) is not read for
@@ -673,47 +697,70 @@ class Relay:
         :meth:`from_upstream` (a request or notification judged as an answer never passes: a
         ``method`` member is ``envelope.request_shape``). A frame that names one is read first,
         as any frame was."""
-        if not self.enforce or len(data) > self.max_frame or is_batch(data):  # (a batch: _batch reads it)
+        if not self.enforce:
             return False
+        early = self._early = self._judge_early(data)  # (whatever it read serves from_upstream)
+        if early is None or early[1] is None:
+            return False
+        verdict = early[2]
+        return verdict is not None and verdict.kind is not _UNCLASSIFIED
+
+    def read_sent(self, data: bytes) -> None:
+        """observe, a frame the host was sent before the relay read it (:meth:`forwards_unread`):
+        an answer to a judged request waiting here is judged now, its request guessed as
+        :meth:`passes_early` guesses it, and :meth:`from_upstream` of this same ``data``, next,
+        reuses that read for its routing (when the verdict's message confirms the guess) and
+        the verdict (when the tracker pairs the answer with that request): so an answer is read
+        once, by the judge, instead of once for routing and again, deferred, for its verdict.
+        The verdict still goes to its records in the order the answers came
+        (:meth:`judge_deferred`). A frame that names ``"method"`` is read by :func:`peek` here, as
+        ``from_upstream`` would, and that read is kept for it too. A frame shorter than
+        :data:`_READ_ONCE_BYTES` is left to ``from_upstream``: its routing read costs less than
+        the guess."""
+        self._early = None if self.enforce or len(data) < _READ_ONCE_BYTES \
+            else _gc_paused(len(data), self._judge_early, data)
+
+    def _judge_early(self, data: bytes) -> _Early | None:
+        """The verdict of ``data`` as the answer of the judged request it is guessed to answer
+        (:meth:`passes_early`), with the routing read its message gives (None when unclassified
+        or its id is not the guess's); when no such request waits here or the frame is no answer
+        to judge so, the routing read of a frame that names ``"method"`` alone, else None."""
+        if len(data) > self.max_frame or is_batch(data):  # (a batch: _batch reads it)
+            return None
         pending = self._waiting
         if not pending:
-            return False
-        waiting: _Waiting | None
+            return None
+        waiting: _Waiting | None = None
         look = None
         if names_method(data):
             # a server request or notification (or an answer holding one, such as input_required's
-            # requests): read first, not judged as an answer
+            # requests): read first, not judged as an answer (that read kept for from_upstream)
             look = peek(data)
-            if not look.has_id or look.kind not in _ANSWER_KINDS:
-                return False
-            waiting = pending.get(id_key(look.id))
+            if look.has_id and look.kind in _ANSWER_KINDS:
+                waiting = pending.get(id_key(look.id))
         elif len(pending) == 1:
             waiting = next(iter(pending.values()))
         else:
             shown = shown_id(data)
             waiting = pending.get(id_key(shown)) if shown is not None else None
+        unjudged = None if look is None else (data, look, None, None)
         if waiting is None:
-            return False
+            return unjudged
         exchange = waiting.exchange
         request_id = exchange.request_id
         if self._refused_asks and id_key(request_id) in self._refused_asks:
-            return False  # (its verdict takes the findings of a server request refused during it)
+            return unjudged  # (its verdict takes the findings of a server request refused during it)
         held = held_id(request_id)
         if exchange.method not in _JUDGED or held is None:
-            return False
+            return unjudged
         key = (type(request_id).__name__, request_id)  # id_key
         # the tracker pairs it with this very request (so from_upstream will take it as its answer)
         if self.tracker.waiting(self.conn, "client", key) is not exchange:
-            return False
+            return unjudged
         verdict = judge(data, self._option_memo.of(exchange.context), held)
-        if verdict.kind is Kind.UNCLASSIFIED:
-            return False
-        if look is None:
-            look = answer_peek(verdict, request_id)
-            if look is None:  # (cannot be: a verdict that passes answers the id it was given)
-                return False
-        self._early = (data, look, verdict)
-        return True
+        if look is None and verdict.kind is not _UNCLASSIFIED:
+            look = answer_peek(verdict, request_id)  # (None: the message's id is not the guess's)
+        return data, look, verdict, exchange
 
     def _near_miss(self, value: Id) -> _Waiting | None:
         """The waiting request an answer means with an id of another JSON type (``7`` → ``"7"``):
@@ -882,9 +929,9 @@ class Relay:
             self._listing = (exchange, len(data))
         if not self.enforce:  # observe: forwarded unchanged whatever the verdict
             if defer:
-                self._deferred.append((exchange, waiting, data))
+                self._deferred.append((exchange, waiting, data, judged))
             else:
-                self._observed(exchange, waiting, data)
+                self._observed(exchange, waiting, data, judged)
             return self._forward(data, seq, at, http, answers=key)
         method = exchange.method
         verdict = judged if judged is not None else self._verdict(exchange, data)
@@ -895,7 +942,7 @@ class Relay:
                 verdict = make_verdict(Kind.UNCLASSIFIED, (problem,), exchange.context.version, None)
         if verdict is not None:
             self._count(verdict)
-        refuse = verdict is not None and verdict.kind is Kind.UNCLASSIFIED
+        refuse = verdict is not None and verdict.kind is _UNCLASSIFIED
         if refuse and method == "tools/list":  # (its host gets an error: no listing to keep, nor follow)
             self._listing = None
             self._tools.unfollow()
@@ -956,13 +1003,19 @@ class Relay:
         else:
             self._tools.listed(exchange, budget.room, budget.dropped)
 
-    def _observed(self, exchange: Exchange, waiting: _Waiting | None, data: bytes) -> None:
-        """observe: the verdict of an answer forwarded unchanged, counted and recorded (a long
-        one with the cyclic collector paused, :func:`_gc_paused`)."""
-        _gc_paused(len(data), self._observe, exchange, waiting, data)
+    def _observed(self, exchange: Exchange, waiting: _Waiting | None, data: bytes,
+                  judged: Verdict | None = None) -> None:
+        """observe: the verdict of an answer forwarded unchanged (``judged``: made already,
+        :meth:`read_sent`), counted and recorded (a long one with the cyclic collector paused,
+        :func:`_gc_paused`)."""
+        if judged is not None:
+            self._observe(exchange, waiting, data, judged)
+        else:
+            _gc_paused(len(data), self._observe, exchange, waiting, data)
 
-    def _observe(self, exchange: Exchange, waiting: _Waiting | None, data: bytes) -> None:
-        verdict = self._verdict(exchange, data)
+    def _observe(self, exchange: Exchange, waiting: _Waiting | None, data: bytes,
+                 judged: Verdict | None = None) -> None:
+        verdict = judged if judged is not None else self._verdict(exchange, data)
         if verdict is not None:
             self._count(verdict)
         if waiting is not None and (verdict is not None or waiting.token is not None):
