@@ -662,19 +662,16 @@ class Auditor:
         runs (its call open), ``unclassified`` naming the reuse (:func:`task_reused`: the tasks'
         polls and requests are neither call's), and the earlier call ends now, ``unclassified`` too
         (:meth:`_taken`); once it ended, the id is this call's (its polls and requests are)."""
-        conn = exchange.conn
-        made = self._tracker.task_creator(conn, task_id)
-        if made is None or made[0] == exchange.call:
+        conn, calls = exchange.conn, self._open
+        reused, first = self._tracker.task_reuse(conn, task_id, exchange.call, lambda call: (
+            open_call if calls and (open_call := calls.get((conn, call))) is not None
+            and open_call.task_id == task_id else None))
+        if not reused:
             return verdict
-        if made[0] == 0:  # created twice already, the first task not ended then: a reuse again
+        if first is None:  # created twice already, the first task not ended then: a reuse again
             return task_reused(verdict, task_id)
-        first = self._open.get((conn, made[0])) if self._open else None
-        if first is not None and first.task_id == task_id:
-            self._taken(first, task_id, exchange.request_id, out)
-            self._tracker.unfollow_task(conn, task_id)
-            return task_reused(verdict, task_id, first.first.request_id)
-        self._tracker.learn_task(conn, task_id, exchange.call)
-        return verdict
+        self._taken(first, task_id, exchange.request_id, out)
+        return task_reused(verdict, task_id, first.first.request_id)
 
     def _taken(self, call: _Call, task_id: str, request_id: Any, out: list[Entry]) -> None:
         """The task of ``call`` (open: its task not ended) was created again, by the answer to the

@@ -34,7 +34,8 @@ gave continues that call (multi round-trip input); ``tasks/get``, ``tasks/result
 that created it. A task id another call's answer created again (2025-11-25 basic/utilities/tasks:
 "Task IDs MUST be unique among all tasks controlled by the receiver") is no call's: its requests
 cannot be told apart (:meth:`Tracker.task_creator`; the caller, which knows whether the first task
-ended, may hand it to the later call: :meth:`Tracker.learn_task`). Each :class:`Exchange` says its
+ended, may hand it to the later call: :meth:`Tracker.learn_task`; :meth:`Tracker.task_reuse` makes
+that decision with the caller's lookup of the first task). Each :class:`Exchange` says its
 ``call`` and ``round``.
 
 Batches: a JSON-RPC batch (a JSON array) is followed where MCP has them — 2025-03-26 alone
@@ -69,11 +70,11 @@ from __future__ import annotations
 import re
 import sys
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final, Generic, Literal, NamedTuple, TypeVar
 
 import msgspec
 
@@ -177,6 +178,16 @@ class Stray(msgspec.Struct, frozen=True, gc=False):
 
 
 Event = Answered | Unanswered | Stray
+_T = TypeVar("_T")
+
+
+class Reuse(NamedTuple, Generic[_T]):
+    """What :meth:`Tracker.task_reuse` says of a task id a tools/call's answer created."""
+
+    reused: bool
+    """The id was in use: the answer broke the rule that task ids are unique."""
+    first: _T | None
+    """The caller's record of the call whose task held the id (reused for the first time), else None."""
 
 
 @dataclass
@@ -496,6 +507,32 @@ class Tracker:
         state = self._conns.get(conn)
         if state is not None:
             state.tasks_bytes = _remember_text(state.tasks, task_id, 0, self._max_answered, state.tasks_bytes)
+
+    def task_reuse(self, conn: str, task_id: str, call: int, running: Callable[[int], _T | None]) -> Reuse[_T]:
+        """Whether the answer to the tools/call ``call`` (:attr:`Exchange.call`) of ``conn``, which
+        created the task ``task_id``, created an id still in use (2025-11-25 basic/utilities/tasks:
+        "Task IDs MUST be unique among all tasks controlled by the receiver"; ext-tasks: each task
+        is uniquely identifiable by its id), fed to the tracker before or after this is asked.
+        ``running(earlier)`` is the caller's own record of the call ``earlier`` whose answer created
+        the id first while its task runs (None: it ended, or the caller let it go): the tap's, the
+        audit's and the proxy's, each its own lookup.
+
+        - not in use (created by no other call, or by one whose task ended: the id is this call's
+          from now on, :meth:`learn_task`): ``Reuse(False, None)``;
+        - in use by the task of ``running``'s record, now no call's for good (:meth:`unfollow_task`):
+          ``Reuse(True, record)``; the caller blames both calls;
+        - created twice already, the earlier tasks not known to have ended: ``Reuse(True, None)``."""
+        made = self.task_creator(conn, task_id)
+        if made is None or made[0] == call:
+            return Reuse(False, None)
+        if made[0] == 0:  # created twice already, the first task not ended then: a reuse again
+            return Reuse(True, None)
+        first = running(made[0])
+        if first is not None:
+            self.unfollow_task(conn, task_id)
+            return Reuse(True, first)
+        self.learn_task(conn, task_id, call)
+        return Reuse(False, None)
 
     def waiting_in(self, conn: str, origin: Origin, number: int) -> list[Exchange]:
         """The requests ``origin`` sent on ``conn`` in the HTTP exchange ``number`` that still

@@ -899,18 +899,15 @@ class VerdictTap:
         (:func:`task_reused`: the tasks' requests are neither call's, the first call's verdict its
         own), as the audit judges it; once that task ended (or the tap let it go), the id is this
         call's."""
-        made = self.tracker.task_creator(state.id, task_id)
-        if made is None or made[0] == exchange.call:
+        tasks = self._tasks
+        reused, first = self.tracker.task_reuse(state.id, task_id, exchange.call, lambda call: (
+            task if tasks and (task := tasks.get((state.id, call))) is not None and not task.ended else None))
+        if not reused:
             return verdict
-        if made[0] == 0:  # created twice already, the first task not ended then: a reuse again
+        if first is None:  # created twice already, the first task not ended then: a reuse again
             return task_reused(verdict, task_id)
-        first = self._tasks.get((state.id, made[0])) if self._tasks else None
-        if first is not None and not first.ended:
-            self._task_taken(first, task_id, exchange.request_id)
-            self.tracker.unfollow_task(state.id, task_id)
-            return task_reused(verdict, task_id, first.exchange.request_id)
-        self.tracker.learn_task(state.id, task_id, exchange.call)
-        return verdict
+        self._task_taken(first, task_id, exchange.request_id)
+        return task_reused(verdict, task_id, first.exchange.request_id)
 
     def _task_taken(self, task: _TaskCall, task_id: str, request_id: Any) -> None:
         """``task``'s id, its task not ended, was created again by the answer to the tools/call
