@@ -78,7 +78,7 @@ from typing import Any, Final, Generic, Literal, NamedTuple, TypeVar
 
 import msgspec
 
-from ..verdict._findings import Finding, finding
+from ..verdict._findings import TASK_ID_REUSED, Finding, finding
 from ..verdict._kind import Kind
 from ..verdict._shown import shown
 from ..verdict._verdict import Verdict, make_verdict
@@ -840,7 +840,7 @@ def task_taken(verdict: Verdict, task_id: str, request_id: Any, refused: Sequenc
     further (it ends ``reused_id``) and the tap judges it again."""
     path, spec = _task_spec(verdict)
     found = finding(path, "task.field", (
-        f"the task id {shown(task_id, 60)} of this call's task, not ended, was created again: the tools/call with "
+        f"{TASK_ID_REUSED}{shown(task_id, 60)} of this call's task, not ended, was created again: the tools/call with "
         f"request id {shown(request_id, 60)} on this connection was answered with it ({spec}); the two tasks' "
         "polls and requests naming it cannot be told apart, so this call's outcome is unknown"))
     return make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, *refused, found), verdict.version, verdict.message)
@@ -860,12 +860,12 @@ def task_reused(verdict: Verdict, task_id: str, request_id: Any = _UNFOLLOWED) -
     path, spec = _task_spec(verdict)
     if request_id is _UNFOLLOWED:
         found = finding(path, "task.field", (
-            f"the task id {shown(task_id, 60)} is still in use: two earlier tools/call answers on this connection "
+            f"{TASK_ID_REUSED}{shown(task_id, 60)} is still in use: two earlier tools/call answers on this connection "
             f"created it, neither task known to have ended ({spec}); the tasks' polls and requests naming it cannot "
             "be told apart, so they are no call's"))
     else:
         found = finding(path, "task.field", (
-            f"the task id {shown(task_id, 60)} is still in use: the tools/call with request id "
+            f"{TASK_ID_REUSED}{shown(task_id, 60)} is still in use: the tools/call with request id "
             f"{shown(request_id, 60)} on this connection created it and its task has not ended ({spec}); the two "
             "tasks' polls and requests naming it cannot be told apart, so they are neither call's"))
     return make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, found), verdict.version, verdict.message)
