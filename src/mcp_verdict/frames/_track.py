@@ -634,8 +634,8 @@ class Tracker:
             task_id = task if isinstance(task, str) else None
             if origin == "client" and task_id is not None:
                 call = state.tasks.get(task_id)
-                if call is not None and call < 0:  # a task id two calls created: no call's (task_creator)
-                    call = None
+                if call is not None and call <= 0:  # a task id two calls created: no call's (task_creator;
+                    call = None  # 0: for good, unfollow_task), a call of its own as before the caller's word
         if call is None:  # a new call: its first round (not kept: a call in ``rounds`` has had a second)
             call = state.calls = state.calls + 1
             number = 1
@@ -869,6 +869,49 @@ def task_reused(verdict: Verdict, task_id: str, request_id: Any = _UNFOLLOWED) -
             f"{shown(request_id, 60)} on this connection created it and its task has not ended ({spec}); the two "
             "tasks' polls and requests naming it cannot be told apart, so they are neither call's"))
     return make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, found), verdict.version, verdict.message)
+
+
+def task_unowned(verdict: Verdict, task_id: str, method: str) -> Verdict:
+    """The verdict of the answer to a ``method`` poll (``tasks/result``, a terminal ``tasks/get``:
+    ``verdict``, judged as the task's end) naming the task ``task_id``, which two tools/call
+    answers of the connection created, the first task not ended then (:meth:`Tracker.task_creator`
+    says it was created again): ``unclassified``, its findings and one naming the reuse. The answer
+    cannot be told to be either task's end (the proxy, which would hand it to its host as the end of
+    the task the host polls)."""
+    spec = ("2025-11-25 basic/utilities/tasks: task IDs MUST be unique among all tasks controlled by the receiver"
+            if verdict.version == "2025-11-25" else
+            "ext-tasks: each task is uniquely identifiable by a server-generated task ID")
+    found = finding("", "task.field", (
+        f"{TASK_ID_REUSED}{shown(task_id, 60)} that this {method} names is in use by two tasks: two tools/call answers "
+        f"on this connection created it, the first task not ended then ({spec}); this answer cannot be told to be "
+        "either task's"))
+    return make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, found), verdict.version, verdict.message)
+
+
+_TASK_RUNNING: Final = frozenset({"working", "input_required"})
+"""A task's statuses while it runs (2025-11-25 basic/utilities/tasks, Task Status)."""
+_BY_RESULT: Final = frozenset({"completed", "failed"})
+_RESULT_VERSIONS: Final = frozenset({"2025-11-25"})
+"""The versions whose completed or failed task gives its end through ``tasks/result``."""
+
+
+def ends_task(exchange: Exchange) -> bool:
+    """Whether ``exchange``, a poll of a task answered (``response_peek`` set), answers the task's
+    end, as the audit reads it (``audit._judge.judge_task``): any answer to ``tasks/result`` (the
+    final result or its error, 2025-11-25 Result Retrieval), a ``tasks/get`` failed or unreadable,
+    or whose status is ``cancelled`` or not a status, or ``completed`` or ``failed`` where the result
+    is inlined (not 2025-11-25, whose result then comes with ``tasks/result``). ``tasks/update`` and
+    ``tasks/cancel`` are acknowledgements: the task runs until a poll says it ended."""
+    method = exchange.method
+    if method == "tasks/result":
+        return True
+    if method != "tasks/get":
+        return False
+    look = exchange.response_peek
+    message = look.message if look is not None else None
+    result = message.get("result") if message is not None else None
+    status = result.get("status") if type(result) is dict else None
+    return not (status in _TASK_RUNNING or (status in _BY_RESULT and exchange.context.version in _RESULT_VERSIONS))
 
 
 def _index_exchange(state: _Connection, key: tuple[Origin, tuple[str, Any]], exchange: Exchange) -> None:
