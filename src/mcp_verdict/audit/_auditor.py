@@ -40,7 +40,7 @@ import msgspec
 import orjson
 
 from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
-from ..frames._jsonrpc import is_batch, lenient_request
+from ..frames._jsonrpc import is_batch, lenient_request, with_bytes_id
 from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, ToolsBudget
 from ..frames._track import related_task, task_reused, task_taken
 from ..judgement._decide import Action, decide
@@ -300,8 +300,10 @@ class Auditor:
             elements = self._tracker.batch(conn, data, http)
             if not isinstance(elements, str):  # (a stray batch is fed whole: the tracker says why)
                 return self._batch(conn, direction, elements, at, seq, line, http)
-        if kind == "unreadable" and (read := lenient_request(data, look)) is not None:  # read leniently: followed
-            look, kind = read, "request"
+        if kind == "unreadable":  # an id of bytes that are no UTF-8 compared as bytes; a request read leniently
+            look = with_bytes_id(data, look)
+            if (read := lenient_request(data, look)) is not None:  # (followed)
+                look, kind = read, "request"
         batching = self._batching
         if kind == "notification":
             if batching is None:
@@ -1170,9 +1172,12 @@ def _continues(verdict: Verdict) -> bool:
 
 
 def _id_text(value: Any) -> str:
-    """A request id as JSON text (``7`` and ``"7"`` stay apart)."""
+    """A request id as JSON text (``7`` and ``"7"`` stay apart; a string of bytes that are no
+    UTF-8, held as those bytes, as written with each such byte ``\\xNN``)."""
     if type(value) is int:
         return str(value)  # what orjson writes, and past 64 bits what repr writes
+    if type(value) is bytes:
+        return value.decode("utf-8", "backslashreplace")
     try:
         return orjson.dumps(value).decode("utf-8")
     except TypeError:

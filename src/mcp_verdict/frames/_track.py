@@ -53,7 +53,9 @@ what the server sent in reply to it.
 Requests no strict parser reads: with ``read_unreadable_requests`` (the default), a request
 whose bytes are no strict JSON (bytes that are not UTF-8 in an argument, NaN) and whose id
 shows is followed by a lenient read of its method and params (routing only:
-:func:`lenient_request`); its answer is judged on its own bytes as any answer is.
+:func:`lenient_request`); its answer is judged on its own bytes as any answer is. So is one
+whose id is a string of bytes that are not UTF-8: the id is those bytes as written
+(:func:`with_bytes_id`), and an answer that echoes them is paired with it.
 
 A request whose id is still waiting on its connection replaces the earlier request, which is
 returned as :class:`Unanswered` at once (it can no longer be told apart from the new one).
@@ -83,7 +85,18 @@ from ..verdict._kind import Kind
 from ..verdict._shown import shown
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
-from ._jsonrpc import Id, Peek, batch_elements, id_key, is_batch, lenient_request, names_method_member, peek, shown_id
+from ._jsonrpc import (
+    Id,
+    Peek,
+    batch_elements,
+    id_key,
+    is_batch,
+    lenient_request,
+    names_method_member,
+    peek,
+    shown_id,
+    with_bytes_id,
+)
 
 Origin = Literal["client", "server"]
 VersionSource = Literal["request_meta", "initialize", "header", "default"]
@@ -381,8 +394,10 @@ class Tracker:
             if element is False and is_batch(seen.data) \
                     and not isinstance(self.batch(conn, seen.data, seen.http), str):
                 kind = "batch"  # a batch whose elements are told apart (bytes that are no UTF-8 in one)
-            elif self.read_unreadable_requests and (read := lenient_request(seen.data, look)) is not None:
-                look, kind = read, "request"
+            elif self.read_unreadable_requests:
+                look = with_bytes_id(seen.data, look)  # (an id of bytes that are no UTF-8: compared as bytes)
+                if (read := lenient_request(seen.data, look)) is not None:
+                    look, kind = read, "request"
             # (else paired as any unreadable answer: an array none reads too, with the only request waiting)
         if kind == "request":  # (it sets state.opened)
             events = self._request(conn, state, "client" if direction == "c2s" else "server", look, seen)
