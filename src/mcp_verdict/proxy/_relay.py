@@ -1024,8 +1024,8 @@ class Relay:
 
     def _taken(self, taken: Taken) -> None:
         """The call whose task held a task id when another call's answer created it again, judged
-        again (``unclassified``, the reuse named last): its verdict line again, in place of the one
-        its task's handle had (its answer was forwarded then; its span had ended)."""
+        again (``unclassified``, the reuse named last): a second verdict line for it, which supersedes
+        the one its task's handle had (its answer was forwarded then; its span had ended)."""
         recorder = self.recorder
         if recorder is None or not recorder.wants_verdicts:
             return
