@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from mcp_verdict import POLICY, TASKS_EXTENSION, Action, Observation, Outcome, Verdict, classify, decide, evaluate
+from mcp_verdict.frames._track import task_reused, task_taken
 from mcp_verdict.verdict._findings import finding
 from mcp_verdict.verdict._kind import Kind
 from mcp_verdict.verdict._verdict import make_verdict
@@ -83,6 +84,8 @@ ROWS: dict[str, tuple[Any, dict[str, Any], Action]] = {
     "retries_exhausted": (transport("transport.timeout"), {"tool": IDEMPOTENT, "trusted_server": True, "attempt": 3},
                           Action.INVESTIGATE),
     "unknown_effect": (transport("transport.closed"), {"tool": WRITE}, Action.CHECK_STATE),
+    "task_id_reused": (task_taken(classify({"jsonrpc": "2.0", "id": 1, "result": TASK}, extensions=[TASKS_EXTENSION]),
+                                  "t", 2), {"tool": WRITE}, Action.CHECK_STATE),
     "other_error": (error(-32000), {}, Action.INVESTIGATE),
     "unclassified": (classify(b"[]"), {}, Action.INVESTIGATE),
 }
@@ -170,3 +173,48 @@ def test_a_refusal_is_decided_by_its_status_and_wait(message: str, attempt: int,
                                                      expected: tuple[str, str, float | None]) -> None:
     decision = decide(refused(message), tool=WRITE, attempt=attempt)
     assert (decision.action.value, decision.rule, decision.delay) == expected
+
+
+# --- a task id created again while a task with it ran ------------------------------------------------
+# 2025-11-25 basic/utilities/tasks, Task ID Requirements: "Task IDs MUST be unique among all tasks controlled by
+# the receiver"; ext-tasks: "Each task is uniquely identifiable by a server-generated task ID". Once a server
+# creates an id again while the first task with it runs, the polls naming it cannot be told to be either task's:
+# each call's task may have run, its effect unknown. README, the policy: check_state is "a write whose effect
+# is unknown" ("observe the state before anything else; never resend blindly"); investigate is for what has no
+# defined recovery. So a call so blamed is check_state on a tool that may write, as unknown_effect is; on a
+# trusted read-only tool nothing was written: investigate (unclassified), never retry.
+HANDLE_2026 = classify({"jsonrpc": "2.0", "id": 1, "result": TASK}, extensions=[TASKS_EXTENSION])
+HANDLE_2025 = classify({"jsonrpc": "2.0", "id": 1, "result": {"task": {
+    "taskId": "t", "status": "working", "createdAt": "2025-01-01T00:00:00Z", "lastUpdatedAt": "2025-01-01T00:00:00Z",
+    "ttl": 60000}}}, version="2025-11-25", extensions=[TASKS_EXTENSION])
+OTHER_TASK_FIELD = make_verdict(Kind.UNCLASSIFIED, (finding("/result/task", "task.field", "the task has no status"),),
+                                "2025-11-25", None)
+# (case, verdict, decide kwargs) → (rule, action), by hand from the table above
+REUSE: list[tuple[str, Verdict, dict[str, Any], tuple[str, Action]]] = [
+    ("the first call (2026-07-28), no tool known", task_taken(HANDLE_2026, "t", 2), {},
+     ("task_id_reused", Action.CHECK_STATE)),
+    ("the first call (2025-11-25), a write", task_taken(HANDLE_2025, "t", 2), {"tool": WRITE},
+     ("task_id_reused", Action.CHECK_STATE)),
+    ("the first call, its refused request's finding first",
+     task_taken(HANDLE_2025, "t", 2, (finding("/params/requestedSchema", "elicitation.property", "x"),)),
+     {"tool": WRITE}, ("task_id_reused", Action.CHECK_STATE)),
+    ("the second call", task_reused(HANDLE_2025, "t", 1), {"tool": WRITE}, ("task_id_reused", Action.CHECK_STATE)),
+    ("a third call", task_reused(HANDLE_2026, "t"), {}, ("task_id_reused", Action.CHECK_STATE)),
+    ("read-only, untrusted annotations", task_taken(HANDLE_2026, "t", 2), {"tool": READ_ONLY},
+     ("task_id_reused", Action.CHECK_STATE)),
+    ("read-only, trusted", task_taken(HANDLE_2026, "t", 2), {"tool": READ_ONLY, "trusted_server": True},
+     ("unclassified", Action.INVESTIGATE)),
+    ("idempotent, trusted (it may write)", task_reused(HANDLE_2026, "t", 1), {"tool": IDEMPOTENT,
+                                                                              "trusted_server": True},
+     ("task_id_reused", Action.CHECK_STATE)),
+    ("another task.field finding", OTHER_TASK_FIELD, {"tool": WRITE}, ("unclassified", Action.INVESTIGATE)),
+]
+
+
+@pytest.mark.parametrize(("name", "verdict", "kwargs", "expected"), REUSE, ids=[c[0] for c in REUSE])
+def test_a_call_whose_task_id_was_created_again_is_an_unknown_effect(
+        name: str, verdict: Verdict, kwargs: dict[str, Any], expected: tuple[str, Action]) -> None:
+    decision = decide(verdict, **kwargs)
+    assert (decision.rule, decision.action) == expected
+    assert decide(evaluate(verdict, **{k: v for k, v in kwargs.items() if k == "tool"},
+                           trusted_server=kwargs.get("trusted_server", False))).action is expected[1]

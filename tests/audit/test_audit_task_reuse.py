@@ -120,6 +120,36 @@ def test_a_task_id_created_twice_blames_the_second_answer(tmp_path: Path, name: 
     assert [p.category for p in problems] == []
 
 
+# The decision of each call, by request id (action, unknown_effect), by hand. README, the policy: check_state is the
+# decision for "a write whose effect is unknown" ("observe the state before anything else; never resend blindly").
+# Both calls of a reused task id had their request run (each answered a task) and their polls can no longer be
+# told apart (2025-11-25 basic/utilities/tasks: "Task IDs MUST be unique among all tasks controlled by the
+# receiver"): their effect is unknown; no tools/list here, so the tool may write. Before: investigate, not counted
+# as an unknown effect.
+CHECK = ("check_state", True)
+ACTIONS: dict[str, dict[str, tuple[str, bool]]] = {
+    "created twice, the first running": {"1": CHECK, "2": CHECK},
+    "created twice, then polled to its end": {"1": CHECK, "2": CHECK},
+    "created twice, a request naming it": {"1": CHECK, "2": CHECK},
+    "a poll sent before the reuse": {"1": CHECK, "2": CHECK},
+    "created three times": {"1": CHECK, "2": CHECK, "4": CHECK},
+    "created twice, a plain call waiting": {"1": CHECK, "2": CHECK, "4": ("accept", False)},
+    "created again after the first ended": {"1": ("accept", False), "3": ("accept", False)},
+    "two task ids": {"1": ("accept", False), "2": ("accept", False)},
+}
+
+
+@pytest.mark.parametrize(("name", "frames"), [c[:2] for c in CASES], ids=[c[0] for c in CASES])
+def test_a_call_of_a_reused_task_id_has_an_unknown_effect(tmp_path: Path, name: str,
+                                                          frames: list[tuple[Any, ...]]) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(frame_log([*init(V3, ALL), *frames]))
+    rows, _, _ = run([path])
+    assert {r.request_id: (r.action, r.unknown_effect) for r in rows} == ACTIONS[name]
+    for row in rows:
+        assert row.rule == ("task_id_reused" if row.action == "check_state" else row.action)
+
+
 @pytest.mark.parametrize(("name", "frames", "expected"), CASES, ids=[c[0] for c in CASES])
 def test_the_same_when_another_auditor_continues_the_connection(name: str, frames: list[tuple[Any, ...]],
                                                                 expected: list[tuple[Any, ...]]) -> None:

@@ -124,7 +124,38 @@ def test_the_first_call_says_its_task_id_was_created_again(tmp_path: Path, name:
         _, _, entries = audit_files([str(log)])
         row = min((e for e in entries if isinstance(e, CallRow)), key=lambda r: r.line)
         assert row.findings[-1].message == found.message  # the same words, the tap's and the audit's
-        assert (row.action, row.finished, row.accepted) == ("investigate", False, False)
+        assert (row.action, row.finished, row.accepted) == ("check_state", False, False)
+    assert decisions(tap, log) == DECISIONS[name]
+
+
+# What ``decide`` says of each tools/call, the tap's and the audit's (rule, action; the audit's unknown_effect),
+# by hand. README, the policy: check_state is the decision for "a write whose effect is unknown" ("observe the
+# state before anything else; never resend blindly"), investigate for what has no defined recovery. A call whose
+# task id was created again while its task ran had its request run (the server made it a task), and the polls
+# naming the id can no longer be told to be its task's (2025-11-25 basic/utilities/tasks: "Task IDs MUST be unique
+# among all tasks controlled by the receiver"): its effect is unknown, as a write's after a lost connection
+# (unknown_effect). The tools here are listed without annotations: they may write. Before, both were investigate.
+REUSED_D = ("task_id_reused", "check_state", True)
+DECISIONS: dict[str, list[tuple[tuple[str, str, bool], tuple[Any, ...]]]] = {
+    "created again while it runs": [(REUSED_D, REUSED_D), (REUSED_D, REUSED_D)],
+    # the first followed to its end (the audit: its content checked, accepted) or judged a task (the tap); the
+    # second left a task: poll it
+    "created again after it ended": [(("task", "poll_task", False), ("accept", "accept", False)),
+                                     (("task", "poll_task", False), ("task", "poll_task", False))],
+    "refused while it ran, then created again": [
+        (REUSED_D, REUSED_D), (("accept", "accept", False), ("accept", "accept", False)),
+        (REUSED_D, REUSED_D)],
+    "created three times": [(REUSED_D, REUSED_D), (REUSED_D, REUSED_D), (REUSED_D, REUSED_D)],
+}
+
+
+def decisions(tap: VerdictTap, log: Path) -> list[tuple[tuple[str, str, bool], tuple[Any, ...]]]:
+    """Per tools/call in order: the tap's decision and the audit row's (rule, action, unknown effect)."""
+    _, _, entries = audit_files([str(log)])
+    rows = sorted((e for e in entries if isinstance(e, CallRow)), key=lambda r: r.line)
+    tapped = [c.outcome.decision for c in tap.history]
+    return [((d.rule, d.action.value, d.action.value == "check_state"), (r.rule, r.action, r.unknown_effect))
+            for d, r in zip(tapped, rows, strict=True)]
 
 
 # 2026-07-28 and a poll in flight: frames fed to the tap as its transports feed them (test_tap_frames.py's

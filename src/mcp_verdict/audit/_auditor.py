@@ -40,7 +40,7 @@ import msgspec
 import orjson
 
 from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
-from ..frames._jsonrpc import is_batch, lenient_request
+from ..frames._jsonrpc import is_batch, lenient_request, with_bytes_id
 from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, ToolsBudget
 from ..frames._track import related_task, task_reused, task_taken
 from ..judgement._decide import Action, decide
@@ -300,8 +300,10 @@ class Auditor:
             elements = self._tracker.batch(conn, data, http)
             if not isinstance(elements, str):  # (a stray batch is fed whole: the tracker says why)
                 return self._batch(conn, direction, elements, at, seq, line, http)
-        if kind == "unreadable" and (read := lenient_request(data, look)) is not None:  # read leniently: followed
-            look, kind = read, "request"
+        if kind == "unreadable":  # an id of bytes that are no UTF-8 compared as bytes; a request read leniently
+            look = with_bytes_id(data, look)
+            if (read := lenient_request(data, look)) is not None:  # (followed)
+                look, kind = read, "request"
         batching = self._batching
         if kind == "notification":
             if batching is None:
@@ -662,19 +664,16 @@ class Auditor:
         runs (its call open), ``unclassified`` naming the reuse (:func:`task_reused`: the tasks'
         polls and requests are neither call's), and the earlier call ends now, ``unclassified`` too
         (:meth:`_taken`); once it ended, the id is this call's (its polls and requests are)."""
-        conn = exchange.conn
-        made = self._tracker.task_creator(conn, task_id)
-        if made is None or made[0] == exchange.call:
+        conn, calls = exchange.conn, self._open
+        reused, first = self._tracker.task_reuse(conn, task_id, exchange.call, lambda call: (
+            open_call if calls and (open_call := calls.get((conn, call))) is not None
+            and open_call.task_id == task_id else None))
+        if not reused:
             return verdict
-        if made[0] == 0:  # created twice already, the first task not ended then: a reuse again
+        if first is None:  # created twice already, the first task not ended then: a reuse again
             return task_reused(verdict, task_id)
-        first = self._open.get((conn, made[0])) if self._open else None
-        if first is not None and first.task_id == task_id:
-            self._taken(first, task_id, exchange.request_id, out)
-            self._tracker.unfollow_task(conn, task_id)
-            return task_reused(verdict, task_id, first.first.request_id)
-        self._tracker.learn_task(conn, task_id, exchange.call)
-        return verdict
+        self._taken(first, task_id, exchange.request_id, out)
+        return task_reused(verdict, task_id, first.first.request_id)
 
     def _taken(self, call: _Call, task_id: str, request_id: Any, out: list[Entry]) -> None:
         """The task of ``call`` (open: its task not ended) was created again, by the answer to the
@@ -1173,9 +1172,12 @@ def _continues(verdict: Verdict) -> bool:
 
 
 def _id_text(value: Any) -> str:
-    """A request id as JSON text (``7`` and ``"7"`` stay apart)."""
+    """A request id as JSON text (``7`` and ``"7"`` stay apart; a string of bytes that are no
+    UTF-8, held as those bytes, as written with each such byte ``\\xNN``)."""
     if type(value) is int:
         return str(value)  # what orjson writes, and past 64 bits what repr writes
+    if type(value) is bytes:
+        return value.decode("utf-8", "backslashreplace")
     try:
         return orjson.dumps(value).decode("utf-8")
     except TypeError:

@@ -54,7 +54,9 @@ FrameKind = Literal["request", "notification", "response", "error", "batch", "in
 """``response`` holds ``result``; ``error`` holds ``error``; ``invalid`` is JSON but no JSON-RPC
 message (no method, no result or error, not an object); ``unreadable`` is not JSON at all."""
 
-Id = str | int | float | None
+Id = str | int | float | bytes | None
+"""A request id as routing reads it; ``bytes``: a string id whose bytes are no UTF-8, as written
+(:func:`with_bytes_id`)."""
 
 
 class Peek(msgspec.Struct, frozen=True, gc=False):
@@ -259,6 +261,25 @@ def lenient_request(data: bytes | bytearray | memoryview | str, look: Peek) -> P
     if type(method) is not str:
         return None
     return Peek("request", look.id, True, method, message, look.problem)
+
+
+def with_bytes_id(data: bytes | bytearray | memoryview | str, look: Peek) -> Peek:
+    """``look``, the :func:`peek` of a frame no strict parser reads, with its id when that id is a
+    string whose bytes are no UTF-8 (JSON text is UTF-8, RFC 8259 s8.1: no parser reads it, nor
+    tells what characters it holds): the id as written, its quotes included, as ``bytes`` — compared
+    as those bytes (:func:`id_key`: ``("bytes", ...)``, apart from every string and number), so a
+    request under it is followed (:func:`lenient_request`) and an answer that echoes those bytes
+    is paired with it. ``look`` itself for any other frame. Never raises; linear time."""
+    if look.has_id or look.unheld is not None or look.kind != "unreadable":
+        return look
+    text = id_text(_as_bytes(data))
+    if text is None or text[:1] != b'"':
+        return look
+    try:
+        text.decode("utf-8")
+    except UnicodeDecodeError:
+        return msgspec.structs.replace(look, id=bytes(text), has_id=True)
+    return look
 
 
 _METHOD_MEMBER: Final = re.compile(rb'"method"\s*:\s*"')

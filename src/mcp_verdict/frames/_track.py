@@ -34,7 +34,8 @@ gave continues that call (multi round-trip input); ``tasks/get``, ``tasks/result
 that created it. A task id another call's answer created again (2025-11-25 basic/utilities/tasks:
 "Task IDs MUST be unique among all tasks controlled by the receiver") is no call's: its requests
 cannot be told apart (:meth:`Tracker.task_creator`; the caller, which knows whether the first task
-ended, may hand it to the later call: :meth:`Tracker.learn_task`). Each :class:`Exchange` says its
+ended, may hand it to the later call: :meth:`Tracker.learn_task`; :meth:`Tracker.task_reuse` makes
+that decision with the caller's lookup of the first task). Each :class:`Exchange` says its
 ``call`` and ``round``.
 
 Batches: a JSON-RPC batch (a JSON array) is followed where MCP has them — 2025-03-26 alone
@@ -52,7 +53,9 @@ what the server sent in reply to it.
 Requests no strict parser reads: with ``read_unreadable_requests`` (the default), a request
 whose bytes are no strict JSON (bytes that are not UTF-8 in an argument, NaN) and whose id
 shows is followed by a lenient read of its method and params (routing only:
-:func:`lenient_request`); its answer is judged on its own bytes as any answer is.
+:func:`lenient_request`); its answer is judged on its own bytes as any answer is. So is one
+whose id is a string of bytes that are not UTF-8: the id is those bytes as written
+(:func:`with_bytes_id`), and an answer that echoes them is paired with it.
 
 A request whose id is still waiting on its connection replaces the earlier request, which is
 returned as :class:`Unanswered` at once (it can no longer be told apart from the new one).
@@ -69,20 +72,31 @@ from __future__ import annotations
 import re
 import sys
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final, Generic, Literal, NamedTuple, TypeVar
 
 import msgspec
 
-from ..verdict._findings import Finding, finding
+from ..verdict._findings import TASK_ID_REUSED, Finding, finding
 from ..verdict._kind import Kind
 from ..verdict._shown import shown
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
-from ._jsonrpc import Id, Peek, batch_elements, id_key, is_batch, lenient_request, names_method_member, peek, shown_id
+from ._jsonrpc import (
+    Id,
+    Peek,
+    batch_elements,
+    id_key,
+    is_batch,
+    lenient_request,
+    names_method_member,
+    peek,
+    shown_id,
+    with_bytes_id,
+)
 
 Origin = Literal["client", "server"]
 VersionSource = Literal["request_meta", "initialize", "header", "default"]
@@ -177,6 +191,16 @@ class Stray(msgspec.Struct, frozen=True, gc=False):
 
 
 Event = Answered | Unanswered | Stray
+_T = TypeVar("_T")
+
+
+class Reuse(NamedTuple, Generic[_T]):
+    """What :meth:`Tracker.task_reuse` says of a task id a tools/call's answer created."""
+
+    reused: bool
+    """The id was in use: the answer broke the rule that task ids are unique."""
+    first: _T | None
+    """The caller's record of the call whose task held the id (reused for the first time), else None."""
 
 
 @dataclass
@@ -370,8 +394,10 @@ class Tracker:
             if element is False and is_batch(seen.data) \
                     and not isinstance(self.batch(conn, seen.data, seen.http), str):
                 kind = "batch"  # a batch whose elements are told apart (bytes that are no UTF-8 in one)
-            elif self.read_unreadable_requests and (read := lenient_request(seen.data, look)) is not None:
-                look, kind = read, "request"
+            elif self.read_unreadable_requests:
+                look = with_bytes_id(seen.data, look)  # (an id of bytes that are no UTF-8: compared as bytes)
+                if (read := lenient_request(seen.data, look)) is not None:
+                    look, kind = read, "request"
             # (else paired as any unreadable answer: an array none reads too, with the only request waiting)
         if kind == "request":  # (it sets state.opened)
             events = self._request(conn, state, "client" if direction == "c2s" else "server", look, seen)
@@ -497,6 +523,32 @@ class Tracker:
         if state is not None:
             state.tasks_bytes = _remember_text(state.tasks, task_id, 0, self._max_answered, state.tasks_bytes)
 
+    def task_reuse(self, conn: str, task_id: str, call: int, running: Callable[[int], _T | None]) -> Reuse[_T]:
+        """Whether the answer to the tools/call ``call`` (:attr:`Exchange.call`) of ``conn``, which
+        created the task ``task_id``, created an id still in use (2025-11-25 basic/utilities/tasks:
+        "Task IDs MUST be unique among all tasks controlled by the receiver"; ext-tasks: each task
+        is uniquely identifiable by its id), fed to the tracker before or after this is asked.
+        ``running(earlier)`` is the caller's own record of the call ``earlier`` whose answer created
+        the id first while its task runs (None: it ended, or the caller let it go): the tap's, the
+        audit's and the proxy's, each its own lookup.
+
+        - not in use (created by no other call, or by one whose task ended: the id is this call's
+          from now on, :meth:`learn_task`): ``Reuse(False, None)``;
+        - in use by the task of ``running``'s record, now no call's for good (:meth:`unfollow_task`):
+          ``Reuse(True, record)``; the caller blames both calls;
+        - created twice already, the earlier tasks not known to have ended: ``Reuse(True, None)``."""
+        made = self.task_creator(conn, task_id)
+        if made is None or made[0] == call:
+            return Reuse(False, None)
+        if made[0] == 0:  # created twice already, the first task not ended then: a reuse again
+            return Reuse(True, None)
+        first = running(made[0])
+        if first is not None:
+            self.unfollow_task(conn, task_id)
+            return Reuse(True, first)
+        self.learn_task(conn, task_id, call)
+        return Reuse(False, None)
+
     def waiting_in(self, conn: str, origin: Origin, number: int) -> list[Exchange]:
         """The requests ``origin`` sent on ``conn`` in the HTTP exchange ``number`` that still
         wait, oldest first (looked up by exchange, not scanned)."""
@@ -597,8 +649,8 @@ class Tracker:
             task_id = task if isinstance(task, str) else None
             if origin == "client" and task_id is not None:
                 call = state.tasks.get(task_id)
-                if call is not None and call < 0:  # a task id two calls created: no call's (task_creator)
-                    call = None
+                if call is not None and call <= 0:  # a task id two calls created: no call's (task_creator;
+                    call = None  # 0: for good, unfollow_task), a call of its own as before the caller's word
         if call is None:  # a new call: its first round (not kept: a call in ``rounds`` has had a second)
             call = state.calls = state.calls + 1
             number = 1
@@ -803,7 +855,7 @@ def task_taken(verdict: Verdict, task_id: str, request_id: Any, refused: Sequenc
     further (it ends ``reused_id``) and the tap judges it again."""
     path, spec = _task_spec(verdict)
     found = finding(path, "task.field", (
-        f"the task id {shown(task_id, 60)} of this call's task, not ended, was created again: the tools/call with "
+        f"{TASK_ID_REUSED}{shown(task_id, 60)} of this call's task, not ended, was created again: the tools/call with "
         f"request id {shown(request_id, 60)} on this connection was answered with it ({spec}); the two tasks' "
         "polls and requests naming it cannot be told apart, so this call's outcome is unknown"))
     return make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, *refused, found), verdict.version, verdict.message)
@@ -823,15 +875,58 @@ def task_reused(verdict: Verdict, task_id: str, request_id: Any = _UNFOLLOWED) -
     path, spec = _task_spec(verdict)
     if request_id is _UNFOLLOWED:
         found = finding(path, "task.field", (
-            f"the task id {shown(task_id, 60)} is still in use: two earlier tools/call answers on this connection "
+            f"{TASK_ID_REUSED}{shown(task_id, 60)} is still in use: two earlier tools/call answers on this connection "
             f"created it, neither task known to have ended ({spec}); the tasks' polls and requests naming it cannot "
             "be told apart, so they are no call's"))
     else:
         found = finding(path, "task.field", (
-            f"the task id {shown(task_id, 60)} is still in use: the tools/call with request id "
+            f"{TASK_ID_REUSED}{shown(task_id, 60)} is still in use: the tools/call with request id "
             f"{shown(request_id, 60)} on this connection created it and its task has not ended ({spec}); the two "
             "tasks' polls and requests naming it cannot be told apart, so they are neither call's"))
     return make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, found), verdict.version, verdict.message)
+
+
+def task_unowned(verdict: Verdict, task_id: str, method: str) -> Verdict:
+    """The verdict of the answer to a ``method`` poll (``tasks/result``, a terminal ``tasks/get``:
+    ``verdict``, judged as the task's end) naming the task ``task_id``, which two tools/call
+    answers of the connection created, the first task not ended then (:meth:`Tracker.task_creator`
+    says it was created again): ``unclassified``, its findings and one naming the reuse. The answer
+    cannot be told to be either task's end (the proxy, which would hand it to its host as the end of
+    the task the host polls)."""
+    spec = ("2025-11-25 basic/utilities/tasks: task IDs MUST be unique among all tasks controlled by the receiver"
+            if verdict.version == "2025-11-25" else
+            "ext-tasks: each task is uniquely identifiable by a server-generated task ID")
+    found = finding("", "task.field", (
+        f"{TASK_ID_REUSED}{shown(task_id, 60)} that this {method} names is in use by two tasks: two tools/call answers "
+        f"on this connection created it, the first task not ended then ({spec}); this answer cannot be told to be "
+        "either task's"))
+    return make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, found), verdict.version, verdict.message)
+
+
+_TASK_RUNNING: Final = frozenset({"working", "input_required"})
+"""A task's statuses while it runs (2025-11-25 basic/utilities/tasks, Task Status)."""
+_BY_RESULT: Final = frozenset({"completed", "failed"})
+_RESULT_VERSIONS: Final = frozenset({"2025-11-25"})
+"""The versions whose completed or failed task gives its end through ``tasks/result``."""
+
+
+def ends_task(exchange: Exchange) -> bool:
+    """Whether ``exchange``, a poll of a task answered (``response_peek`` set), answers the task's
+    end, as the audit reads it (``audit._judge.judge_task``): any answer to ``tasks/result`` (the
+    final result or its error, 2025-11-25 Result Retrieval), a ``tasks/get`` failed or unreadable,
+    or whose status is ``cancelled`` or not a status, or ``completed`` or ``failed`` where the result
+    is inlined (not 2025-11-25, whose result then comes with ``tasks/result``). ``tasks/update`` and
+    ``tasks/cancel`` are acknowledgements: the task runs until a poll says it ended."""
+    method = exchange.method
+    if method == "tasks/result":
+        return True
+    if method != "tasks/get":
+        return False
+    look = exchange.response_peek
+    message = look.message if look is not None else None
+    result = message.get("result") if message is not None else None
+    status = result.get("status") if type(result) is dict else None
+    return not (status in _TASK_RUNNING or (status in _BY_RESULT and exchange.context.version in _RESULT_VERSIONS))
 
 
 def _index_exchange(state: _Connection, key: tuple[Origin, tuple[str, Any]], exchange: Exchange) -> None:

@@ -22,7 +22,7 @@ from enum import StrEnum
 from typing import Any, Final, Protocol, SupportsFloat
 
 from ..verdict._classify import OptionError
-from ..verdict._findings import refusal
+from ..verdict._findings import refusal, task_id_reused
 from ..verdict._kind import Kind
 from ..verdict._shown import shown, unreadable
 from ..verdict._verdict import Verdict
@@ -374,6 +374,7 @@ _TOOL_ERROR: Final = Kind.TOOL_ERROR
 _INPUT_REQUIRED: Final = Kind.INPUT_REQUIRED
 _TASK: Final = Kind.TASK
 _PROTOCOL_ERROR: Final = Kind.PROTOCOL_ERROR
+_UNCLASSIFIED: Final = Kind.UNCLASSIFIED
 _RETRY: Final = Action.RETRY
 _RENEGOTIATE: Final = Action.RENEGOTIATE
 _ADD_CAPABILITY: Final = Action.ADD_CAPABILITY
@@ -488,6 +489,12 @@ POLICY: Final[tuple[PolicyRow, ...]] = (
               lambda s: s.repeatable_failure,
               lambda s: "the request was sent and its effect is unknown: observe the state before anything else; "
                         "never resend blindly"),
+    PolicyRow("task_id_reused", "unclassified: the call's task id was created again while a task with it ran "
+              "(task.field), on a tool that may write", Action.CHECK_STATE,
+              lambda s: s.verdict.kind is _UNCLASSIFIED and not s.read_only
+              and any(task_id_reused(item) for item in s.verdict.findings),
+              lambda s: "the task ran and its id was created again: its polls cannot be told to be its task's, so "
+                        "its effect is unknown; observe the state before anything else; never resend blindly"),
     PolicyRow("other_error", "any other protocol_error", Action.INVESTIGATE,
               lambda s: s.verdict.kind is _PROTOCOL_ERROR,
               lambda s: f"error {s.code} has no defined recovery"),

@@ -10,7 +10,8 @@ and send what it returns. For each frame it decides, in this order:
   its JSON type, and says what is in force for each (version, capabilities, extensions);
 - **judging**: every answer to ``tools/call`` and ``tasks/result`` is classified on its exact
   bytes, and a terminal ``tasks/get`` on the result it inlines; each round (input_required
-  retries, task polls) is judged as it comes;
+  retries, task polls) is judged as it comes; a task id created again while its task runs makes
+  both calls, and the polls' ends naming it, ``unclassified`` (``_tasks``);
 - **mode**: ``observe`` forwards every frame unchanged. ``enforce`` forwards every frame
   unchanged **except**: an answer whose verdict is ``unclassified`` (it reaches the host as the
   REFUSED error of ``_codes``, or as a tool error); an answer to any other request, or a
@@ -102,10 +103,12 @@ from ._codes import (
 )
 from ._ids import recover
 from ._params import Declared, DeclaredCache
+from ._tasks import Taken, Tasks
 
 Mode = Literal["observe", "enforce"]
 Side = Literal["host", "upstream"]
 _JUDGED: Final = frozenset({"tools/call", "tasks/result"})
+_TASK: Final = Kind.TASK
 _ANSWER_KINDS: Final = frozenset({"response", "error"})
 _ASKS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
 """A 2025 server's own input requests (JSON-RPC requests to the client while a call waits)."""
@@ -259,6 +262,8 @@ class Relay:
         self._early: _Early | None = None
         """The read of the frame :meth:`passes_early` or :meth:`read_sent` judged, for
         :meth:`from_upstream` of the same bytes next."""
+        self._tasks = Tasks(self.tracker, conn)
+        """The tasks running on the connection, for a task id created again (``_tasks``)."""
         self.one_line = False
         """The host reads one frame per line (stdio) from an upstream whose frames may hold line
         breaks (HTTP): a forwarded frame holding CR or LF is written to the host with each
@@ -702,8 +707,12 @@ class Relay:
         early = self._early = self._judge_early(data)  # (whatever it read serves from_upstream)
         if early is None or early[1] is None:
             return False
-        verdict = early[2]
-        return verdict is not None and verdict.kind is not _UNCLASSIFIED
+        verdict, exchange = early[2], early[3]
+        if verdict is None or verdict.kind is _UNCLASSIFIED or exchange is None:
+            return False
+        # a task's handle whose id this connection knows, or an answer naming a task id two tasks
+        # hold: from_upstream reads it first (its verdict kept), whether the reuse refuses it (_tasks)
+        return not ((verdict.kind is _TASK or exchange.task_id is not None) and self._task_known(exchange, verdict))
 
     def read_sent(self, data: bytes) -> None:
         """observe, a frame the host was sent before the relay read it (:meth:`forwards_unread`):
@@ -934,7 +943,12 @@ class Relay:
                 self._observed(exchange, waiting, data, judged)
             return self._forward(data, seq, at, http, answers=key)
         method = exchange.method
-        verdict = judged if judged is not None else self._verdict(exchange, data)
+        if judged is None:
+            verdict = self._verdict(exchange, data)
+        elif judged.kind is _TASK or exchange.task_id is not None:  # (passes_early judged it)
+            verdict = self._task_read(exchange, judged, data)
+        else:
+            verdict = judged
         if method not in _JUDGED:  # (a terminal tasks/get is judged on the result it inlines, read
             # by a lenient parser: its bytes must read strictly too, as every answer enforce forwards)
             _, problem = parse(data, self.max_frame, DEFAULT_LIMITS.max_depth)
@@ -1015,7 +1029,12 @@ class Relay:
 
     def _observe(self, exchange: Exchange, waiting: _Waiting | None, data: bytes,
                  judged: Verdict | None = None) -> None:
-        verdict = judged if judged is not None else self._verdict(exchange, data)
+        if judged is None:
+            verdict = self._verdict(exchange, data)
+        elif judged.kind is _TASK or exchange.task_id is not None:  # (read_sent judged it)
+            verdict = self._task_read(exchange, judged, data)
+        else:
+            verdict = judged
         if verdict is not None:
             self._count(verdict)
         if waiting is not None and (verdict is not None or waiting.token is not None):
@@ -1030,10 +1049,54 @@ class Relay:
         method = exchange.method
         if method in _JUDGED:
             verdict = judge(data, self._option_memo.of(exchange.context), held_id(exchange.request_id))
-            return self._with_asked(exchange, verdict) if self._refused_asks else verdict
+            if self._refused_asks:
+                verdict = self._with_asked(exchange, verdict)
+            return verdict if verdict.kind is not _TASK and exchange.task_id is None else \
+                self._task_read(exchange, verdict, data)
         if method == "tasks/get":
-            return self._task_verdict(exchange)
+            return self._task_read(exchange, self._task_verdict(exchange), data)
         return None
+
+    def _task_read(self, exchange: Exchange, verdict: Verdict | None, data: bytes) -> Verdict | None:
+        """``verdict`` of the answer to ``exchange`` as the connection's tasks make it (``_tasks``):
+        a task's handle whose id a task still running holds is ``unclassified`` (the reuse named),
+        and that task's call is judged again (:meth:`_taken`); a poll's naming such an id too."""
+        if verdict is not None and verdict.kind is _TASK and exchange.method == "tools/call":
+            recorder = self.recorder
+            verdict, taken = self._tasks.created(exchange, verdict, data,
+                                                 recorder is not None and recorder.wants_verdicts)
+            if taken is not None:
+                self._taken(taken)
+            return verdict
+        if exchange.task_id is not None and self.tracker.knows_tasks(self.conn):
+            return self._tasks.polled(exchange, verdict)
+        return verdict
+
+    def _task_known(self, exchange: Exchange, verdict: Verdict) -> bool:
+        """A task's handle whose task id this connection knows already, or an answer to a request
+        naming a task id two tasks hold (:meth:`passes_early` lets neither pass unread)."""
+        if not self.tracker.knows_tasks(self.conn):
+            return False
+        task = verdict.task
+        task_id = task.task_id if task is not None and exchange.method == "tools/call" else exchange.task_id
+        made = self.tracker.task_creator(self.conn, task_id) if task_id is not None else None
+        return made is not None and (task is not None or made[1])
+
+    def _taken(self, taken: Taken) -> None:
+        """The call whose task held a task id when another call's answer created it again, judged
+        again (``unclassified``, the reuse named last): a second verdict line for it, which supersedes
+        the one its task's handle had (its answer was forwarded then; its span had ended)."""
+        recorder = self.recorder
+        if recorder is None or not recorder.wants_verdicts:
+            return
+        verdict = taken.verdict
+        recorder.verdict({
+            "conn": self.conn, "call": taken.call, "round": taken.round, "method": "tools/call",
+            "id": taken.request_id, "tool": taken.tool, "task": None, "version": verdict.version,
+            "kind": verdict.kind.value,
+            "findings": [{"code": f.code, "path": f.path, "severity": f.severity} for f in verdict.findings],
+            "decision": decide(verdict, tool=self._kept().tools.get(taken.tool or "")).action.value,
+            "forwarded": "unchanged", "latency_ms": None, **taken.answer})
 
     def _task_verdict(self, exchange: Exchange) -> Verdict | None:
         """A terminal tasks/get: the verdict of the result (or error) it inlines (tasks extension)."""

@@ -62,7 +62,7 @@ from ..frames import (
 from ..frames._jsonrpc import id_text
 from ..frames._sendable import check_call
 from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, parsed_bound
-from ..frames._track import related_task, task_reused, task_taken
+from ..frames._track import ends_task, related_task, task_reused, task_taken
 from ..judgement._check import Expectation, judging_options
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy, plain_number
 from ..judgement._outcome import Observe, Outcome, evaluate_defaults, evaluate_listed, settle
@@ -123,11 +123,6 @@ _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "
 _TASK: Final = Kind.TASK
 _TASK_END_READ: Final = frozenset({"tasks/get", "tasks/result"})
 """The polls whose answer may say a task ended (:meth:`VerdictTap._task_polled`)."""
-_RUNNING: Final = frozenset({"working", "input_required"})
-"""A task's statuses while it runs (2025-11-25 basic/utilities/tasks, Task Status)."""
-_BY_RESULT: Final = frozenset({"completed", "failed"})
-_RESULT_VERSIONS: Final = frozenset({"2025-11-25"})
-"""The versions whose completed or failed task gives its end through ``tasks/result``."""
 _NOISE_MARKS: Final = 4096
 """Per connection with noise: the noise count at each client frame and tools/call answer, the
 last this many (a call counts the noise between its request and its answer from them)."""
@@ -899,18 +894,15 @@ class VerdictTap:
         (:func:`task_reused`: the tasks' requests are neither call's, the first call's verdict its
         own), as the audit judges it; once that task ended (or the tap let it go), the id is this
         call's."""
-        made = self.tracker.task_creator(state.id, task_id)
-        if made is None or made[0] == exchange.call:
+        tasks = self._tasks
+        reused, first = self.tracker.task_reuse(state.id, task_id, exchange.call, lambda call: (
+            task if tasks and (task := tasks.get((state.id, call))) is not None and not task.ended else None))
+        if not reused:
             return verdict
-        if made[0] == 0:  # created twice already, the first task not ended then: a reuse again
+        if first is None:  # created twice already, the first task not ended then: a reuse again
             return task_reused(verdict, task_id)
-        first = self._tasks.get((state.id, made[0])) if self._tasks else None
-        if first is not None and not first.ended:
-            self._task_taken(first, task_id, exchange.request_id)
-            self.tracker.unfollow_task(state.id, task_id)
-            return task_reused(verdict, task_id, first.exchange.request_id)
-        self.tracker.learn_task(state.id, task_id, exchange.call)
-        return verdict
+        self._task_taken(first, task_id, exchange.request_id)
+        return task_reused(verdict, task_id, first.exchange.request_id)
 
     def _task_taken(self, task: _TaskCall, task_id: str, request_id: Any) -> None:
         """``task``'s id, its task not ended, was created again by the answer to the tools/call
@@ -939,25 +931,15 @@ class VerdictTap:
                 state.tasks_forgotten = True
 
     def _task_polled(self, state: _Conn, exchange: Exchange) -> None:
-        """A poll of a task the tap judged (``exchange``, answered) that answers the task's end:
-        the task no longer owns the requests the server makes (:meth:`_asking`), as the audit
-        reads a task's end (``audit._judge.judge_task``): any answer to ``tasks/result`` (the
-        final result or its error, 2025-11-25 Result Retrieval), a ``tasks/get`` failed or
-        unreadable, or whose status is ``cancelled`` or not a status, or ``completed`` or
-        ``failed`` where the result is inlined (not 2025-11-25, whose result then comes with
-        ``tasks/result``). ``tasks/update`` and ``tasks/cancel`` are acknowledged: the task runs
-        until a poll says it ended."""
+        """A poll of a task the tap judged (``exchange``, answered) that answers the task's end
+        (:func:`~mcp_verdict.frames._track.ends_task`, as the audit reads it: a ``tasks/result``
+        answered, a ``tasks/get`` terminal, failed or unreadable): the task no longer owns the
+        requests the server makes (:meth:`_asking`)."""
         task = self._tasks.get((state.id, exchange.call))
         if task is None or task.ended or exchange.method not in _TASK_END_READ:
             return
-        if exchange.method == "tasks/get":
-            look = exchange.response_peek
-            message = look.message if look is not None else None
-            result = message.get("result") if message is not None else None
-            status = result.get("status") if type(result) is dict else None
-            if status in _RUNNING or (status in _BY_RESULT and exchange.context.version in _RESULT_VERSIONS):
-                return
-        task.ended = True
+        if ends_task(exchange):
+            task.ended = True
 
     def _forget_task(self, task: _TaskCall) -> None:
         self._tasks_size -= task.size

@@ -387,6 +387,20 @@ def refusal(item: Finding) -> tuple[int, int | None, bool] | None:
     return int(match[1]), int(match[2]) if match[2] is not None else None, match[3] is not None
 
 
+TASK_ID_REUSED: Final = "the task id "
+"""How a ``task.field`` finding saying a task id was created again while a task with it ran starts
+(``frames._track``: :func:`task_taken`, :func:`task_reused`, :func:`task_unowned`, each followed by
+the id as ``shown``): every other ``task.field`` message starts with fixed words of its own, never
+these (:func:`task_id_reused` reads it back, as :func:`refusal` reads ``transport.refused``)."""
+
+
+def task_id_reused(item: Finding) -> bool:
+    """Whether ``item`` says its call's task id was created again while a task with it ran
+    (2025-11-25 basic/utilities/tasks: task IDs MUST be unique among the receiver's tasks): the
+    polls naming the id cannot be told to be its task's, so the call's outcome is unknown."""
+    return item.code == "task.field" and item.message.startswith(TASK_ID_REUSED)
+
+
 PATH_TOKEN_LIMIT: Final = 64
 """The most characters of a reference token (a member name) a finding's path holds whole."""
 PATH_TOKEN_KEPT: Final = 32
