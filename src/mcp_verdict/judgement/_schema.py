@@ -141,11 +141,39 @@ def _guard(check: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
     return guarded
 
 
-_GUARDED: Final[dict[type[Any], Any]] = {}
-"""Each dialect's validator class, and each guarded class itself, to its guarded class."""
+def _too_many_digits(exc: ValueError) -> bool:
+    """Whether ``exc`` is Python's refusal to write an integer past its digit limit for ``str``
+    (``sys.get_int_max_str_digits``, 4,300 by default) as decimal text."""
+    return "integer string conversion" in str(exc)
 
 
-def _guarded(cls: type[Any]) -> Any:
+def _guard_safe(keyword: str, check: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
+    """:func:`_guard`, and a message the keyword could not write (an integer past Python's digit
+    limit for ``str``, which the ``jsonschema`` package's messages write with ``repr``) written
+    bounded instead (:func:`~mcp_verdict.verdict._shown.shown` names such an integer by its
+    size). A keyword's check writes its message only for an error, so the error stands."""
+    def guarded(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        if time.monotonic() > _deadline.get():
+            raise _BudgetExceeded
+        try:
+            yield from check(validator, value, instance, schema) or ()
+        except ValueError as exc:
+            if not _too_many_digits(exc):
+                raise
+            from jsonschema.exceptions import ValidationError
+
+            yield ValidationError(f"{shown(instance, 200)} does not conform to {keyword} {shown(value, 200)}")
+    return guarded
+
+
+_GUARDED: Final[dict[tuple[type[Any], bool], Any]] = {}
+"""Each dialect's validator class, and each guarded class itself, to its guarded class (and to
+its safe one, :func:`_guard_safe`)."""
+_DIALECT_OF: Final[dict[type[Any], type[Any]]] = {}
+"""Each guarded class to its dialect's validator class."""
+
+
+def _guarded(cls: type[Any], safe: bool = False) -> Any:
     """The dialect's validator class with every keyword checking the deadline first, and the
     keywords that run a regular expression running it on a bounded engine (``_patterns``).
 
@@ -154,14 +182,19 @@ def _guarded(cls: type[Any]) -> Any:
     ``$schema`` names from its registry, the unguarded one, so below a subschema holding
     ``$schema`` no keyword checked the deadline and ``pattern`` ran on Python's ``re`` (a
     composition through ``$ref`` ran for seconds past a budget of 0.05 s, and ``^(a+)+$`` on
-    24 characters held a budget of 0.5 s for 1.1 s, doubling per character)."""
-    if cls not in _GUARDED:
+    24 characters held a budget of 0.5 s for 1.1 s, doubling per character).
+
+    ``safe``: each keyword writes a message it could not write bounded (:func:`_guard_safe`):
+    the class :func:`validate` runs again with when a message raised (an integer past Python's
+    digit limit for ``str``), never on the common path (a generator more per keyword)."""
+    if (cls, safe) not in _GUARDED:
         from jsonschema import validators
 
         from . import _keywords, _patterns
 
         checks = {**cls.VALIDATORS, **_keywords.keywords(cls), **_patterns.keywords(cls)}
-        guarded = validators.extend(cls, {name: _guard(check) for name, check in checks.items()})
+        wrapped = {name: _guard_safe(name, check) if safe else _guard(check) for name, check in checks.items()}
+        guarded = validators.extend(cls, wrapped)
         # (its attrs fields, read off the class: the jsonschema package's own dependency, not ours)
         fields = tuple((field.name, field.alias) for field in guarded.__attrs_attrs__ if field.init)
         validator_for = validators.validator_for
@@ -170,15 +203,24 @@ def _guarded(cls: type[Any]) -> Any:
             schema = changes.setdefault("schema", self.schema)
             new = validator_for(schema, default=guarded)
             if new is not guarded:  # the subschema names a dialect: its guarded class
-                new = _guarded(new)
+                new = _guarded(new, safe)
             for name, argument in fields:
                 if argument not in changes:
                     changes[argument] = getattr(self, name)
             return new(**changes)
 
         guarded.evolve = evolve
-        _GUARDED[cls] = _GUARDED[guarded] = guarded
-    return _GUARDED[cls]
+        _GUARDED[cls, safe] = _GUARDED[guarded, safe] = guarded
+        _DIALECT_OF[guarded] = cls
+    return _GUARDED[cls, safe]
+
+
+def _safe_twin(validator: Any) -> Any:
+    """``validator`` (of a guarded class) as its safe class's (:func:`_guarded`), the same schema,
+    registry and all."""
+    twin = _guarded(_DIALECT_OF[type(validator)], True)
+    fields = tuple((field.name, field.alias) for field in twin.__attrs_attrs__ if field.init)
+    return twin(**{argument: getattr(validator, name) for name, argument in fields})
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,7 +347,7 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
         import jsonschema_rs
 
         return CompiledSchema(jsonschema_rs.Draft202012Validator(schema, retriever=_offline), None, DEFAULT_DIALECT,
-                              "jsonschema-rs")
+                              "jsonschema-rs", key=key)
     if not isinstance(schema, dict):
         return CompiledSchema(None, finding(where, "output.schema_invalid",
                                             f"a schema is an object or a boolean, not {type(schema).__name__}"), "")
@@ -348,7 +390,8 @@ def _fallback(key: str | bytes) -> Any:
     import referencing
 
     schema = json.loads(key)  # jsonschema-rs took it: meta-validated, its patterns compiled
-    cls = getattr(jsonschema, _DIALECTS[schema.get("$schema", DEFAULT_DIALECT).rstrip("#")])
+    dialect = DEFAULT_DIALECT if isinstance(schema, bool) else schema.get("$schema", DEFAULT_DIALECT)
+    cls = getattr(jsonschema, _DIALECTS[dialect.rstrip("#")])
     registry: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
     return _guarded(cls)(schema, registry=registry)
 
@@ -698,8 +741,6 @@ def costly(compiled: CompiledSchema, instance: object, limits: SchemaLimits) -> 
     alone are counted (``len``) before the level is read, so a million-item array against a
     heavy ``items`` is refused without reading its items."""
     levels = compiled.levels
-    if not levels:
-        return False
     bound = limits.time_budget * RS_WORK_PER_SECOND
     import orjson  # loaded already: the verdict reads with it
 
@@ -707,8 +748,38 @@ def costly(compiled: CompiledSchema, instance: object, limits: SchemaLimits) -> 
         if compiled.heaviest * len(orjson.dumps(instance)) <= bound:  # (and no integer past 64 bits)
             return False
     except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits, a lone surrogate...
-        pass
-    return _work(levels, instance, bound) > bound
+        if _unreadable_integer(instance):
+            return True
+    return bool(levels) and _work(levels, instance, bound) > bound
+
+
+def _unreadable_integer(instance: object) -> bool:
+    """Whether ``instance`` holds an integer jsonschema-rs may not read: it reads an integer past
+    64 bits through its decimal text (exactly: ``2**64``, ``10**30`` or one of 4,000 digits are
+    compared, listed and matched exactly), and one past Python's digit limit for ``str``
+    (``sys.get_int_max_str_digits``, 4,300 by default; JSON numbers have no such limit:
+    https://json-schema.org/draft/2020-12/json-schema-core#section-4.2.1) as ``null``, so
+    ``{"maximum": 1}`` passed ``10**5000`` and ``{"type": "null"}`` failed it. Such an instance
+    goes to the guarded engine, which compares Python's integers. An integer of more than
+    3 bits per digit of the limit is counted: every one past the limit is (a digit is 3.32 bits),
+    and the few below it with it cost the guarded engine's time alone."""
+    import sys
+
+    limit = sys.get_int_max_str_digits()
+    if limit == 0:  # (no limit: every integer is read)
+        return False
+    most = 3 * limit
+    stack: list[Any] = [instance]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict or (kind is not list and isinstance(item, Mapping)):
+            stack.extend(item.values())
+        elif kind is list or isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, int) and item.bit_length() > most:
+            return True
+    return False
 
 
 def _work(levels: tuple[tuple[int, int, int], ...], instance: object, bound: float) -> int:
@@ -787,7 +858,12 @@ def validate(compiled: CompiledSchema, instance: object, where: str,
 
     token = _deadline.set(time.monotonic() + limits.time_budget)
     try:
-        errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
+        try:
+            errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
+        except ValueError as exc:  # a message writing an integer past Python's digit limit for str:
+            if not _too_many_digits(exc):  # again (within the same budget), each message bounded
+                raise
+            errors = sorted(_safe_twin(validator).iter_errors(instance), key=lambda e: list(e.absolute_path))
     except _BudgetExceeded:
         return [finding(where, "output.budget",
                         f"validation ran past its budget of {limits.time_budget} s and was stopped")]
@@ -795,6 +871,10 @@ def validate(compiled: CompiledSchema, instance: object, where: str,
         return [finding(where, "output.ref", f"a $ref does not resolve inside the schema: {exc}")]
     except RecursionError:
         return [finding(where, "output.bounds", "the schema recurses too deeply for this instance")]
+    except ValueError as exc:  # the root schema false: the one message no keyword writes
+        if not _too_many_digits(exc):
+            raise
+        return [finding(where, "output.schema", f"{shown(instance, 200)} does not conform to the schema")]
     finally:
         _deadline.reset(token)
     out = []
