@@ -103,9 +103,17 @@ class SchemaLimits:
     whole, so a member name of 100 KB above 500 subschemas (a schema of 0.1 MB) took it some
     140 MB, and a name of some MB above 2,000 subschemas many GB; what real schemas hold is far
     below this (the whole MCP schema.json of 2025-11-25, ~900 subschemas: 114,229)."""
+    max_keyword_values: int = 100_000
+    """JSON values the schema's keywords may hold, added up over its subschemas: each value and
+    member name in a keyword's value but its subschemas (``enum``, ``const``, ``required``, an
+    unknown keyword's...). A compiled jsonschema-rs validator keeps each as a value of its own,
+    some 100-500 bytes: an ``enum`` of 300,000 small objects (a schema of 6 MB) took it 710 MB,
+    one of 300,000 strings 49 MB. The annotations that never change a verdict (``title``,
+    ``description``, ``$comment``, ``default``, ``examples``, ``deprecated``, ``readOnly``,
+    ``writeOnly``) are dropped before the schema is compiled, and not counted."""
 
     def __post_init__(self) -> None:
-        for name in ("max_depth", "max_subschemas", "max_location_chars"):
+        for name in ("max_depth", "max_subschemas", "max_location_chars", "max_keyword_values"):
             value = getattr(self, name)
             deep = name == "max_depth"
             if isinstance(value, bool) or not isinstance(value, int) or value < 1 \
@@ -389,7 +397,7 @@ def _fallback(key: str | bytes) -> Any:
     import jsonschema
     import referencing
 
-    schema = json.loads(key)  # jsonschema-rs took it: meta-validated, its patterns compiled
+    schema = _drop_all_annotations(json.loads(key))  # jsonschema-rs took it: meta-validated, patterns compiled
     dialect = DEFAULT_DIALECT if isinstance(schema, bool) else schema.get("$schema", DEFAULT_DIALECT)
     cls = getattr(jsonschema, _DIALECTS[dialect.rstrip("#")])
     registry: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
@@ -468,12 +476,14 @@ _SUBSCHEMA_ONE: Final = ("not", "if", "then", "else", "items", "contains", "addi
 
 def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: SchemaLimits,
                            ) -> tuple[Finding | None, bool, list[tuple[str, str]]]:
-    """Walk the schema once: depth, subschema and location bounds, and every $ref resolving
-    inside it. Also says whether the schema must run on the guarded engine — it has a
-    reference, or a subschema names a dialect of its own (``$schema``: jsonschema-rs reads
-    every subschema in the root's, asserting ``format`` there or not as the root's dialect
-    does, where the guarded engine follows each subschema's, :func:`_guarded`) —, and lists its
-    regular expressions (``pattern`` values and ``patternProperties`` names, with their paths).
+    """Walk the schema once: depth, subschema, location and keyword value bounds, and every $ref
+    resolving inside it; the annotations no validator needs are dropped from each subschema on
+    the way (:func:`_drop_annotations`: ``schema`` is the compile's private copy). Also says
+    whether the schema must run on the guarded engine — it has a reference, or a subschema
+    names a dialect of its own (``$schema``: jsonschema-rs reads every subschema in the root's,
+    asserting ``format`` there or not as the root's dialect does, where the guarded engine
+    follows each subschema's, :func:`_guarded`) —, and lists its regular expressions
+    (``pattern`` values and ``patternProperties`` names, with their paths).
 
     The walk holds at most ``max_subschemas`` subschemas at once (every one stacked is one
     counted later: an ``allOf`` of ten million is refused at its 2,000th, not stacked whole), and
@@ -485,6 +495,7 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
     stack: list[tuple[Any, int, str, str, int]] = [(schema, 1, where, _BASE, 0)]
     count = 0
     locations = 0
+    values = 0  # the JSON values in the keywords' values but their subschemas
     dialects = False  # a subschema names its own dialect
     most = limits.max_subschemas
     while stack:
@@ -493,6 +504,7 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
         if isinstance(node, bool):
             locations += length
         else:
+            _drop_annotations(node)
             locations += length * (1 + len(node))
         if locations > limits.max_location_chars:
             return finding(where, "output.bounds",
@@ -504,6 +516,12 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
         if depth > limits.max_depth:
             return finding(path, "output.bounds",
                            f"the schema nests deeper than {limits.max_depth} levels"), bool(refs), patterns
+        values += _own_values(node, limits.max_keyword_values - values)
+        if values > limits.max_keyword_values:
+            return finding(where, "output.bounds",
+                           f"the schema's keywords hold more than {limits.max_keyword_values} JSON values (enum, "
+                           "const, required, unknown keywords...: each value and member name, which a validator "
+                           "keeps, some 100-500 bytes each)"), bool(refs), patterns
         if isinstance(node.get("$id"), str):
             base = urldefrag(urljoin(base, node["$id"])).url
             ids.add(base)
@@ -568,6 +586,70 @@ def _subschemas(node: Mapping[str, Any], path: str, length: int) -> Iterator[tup
         for name, v in value.items():
             if isinstance(v, (dict, bool)):
                 yield v, pointer(where, name), at + _token_length(name), None
+
+
+_ANNOTATIONS: Final[dict[str, type[Any] | None]] = {
+    "title": str, "description": str, "$comment": str, "default": None, "examples": list, "deprecated": bool,
+    "readOnly": bool, "writeOnly": bool}
+"""The annotation keywords (https://json-schema.org/draft/2020-12/json-schema-validation#section-9,
+and ``$comment``: https://json-schema.org/draft/2020-12/json-schema-core#section-8.3), which
+never change a verdict, and the kind of value each must have (None: any) for the schema to be
+valid: one of another kind is left for the meta-validation to refuse. jsonschema-rs keeps each
+value whole, some 100-300 bytes per JSON value (a ``default`` of 300,000 objects, 6.5 MB, took
+it 470 MB), so neither engine is given them."""
+
+
+def _drop_annotations(node: dict[str, Any]) -> None:
+    """Drop the annotations (:data:`_ANNOTATIONS`) from the subschema ``node`` (not from its
+    subschemas: the walks visit each)."""
+    for keyword, kind in _ANNOTATIONS.items():
+        if keyword in node and (kind is None or isinstance(node[keyword], kind)):
+            del node[keyword]
+
+
+def _drop_all_annotations(schema: Any) -> Any:
+    """``schema`` (a private copy, bounded already) with :func:`_drop_annotations` done on each
+    of its subschemas."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            _drop_annotations(node)
+            stack.extend(child for child, _, _, _ in _subschemas(node, "", 0))
+    return schema
+
+
+def _own_values(node: Mapping[str, Any], room: int) -> int:
+    """The JSON values and member names in the keywords' values of the subschema ``node``, but
+    its subschemas (each keyword's value counting one, a map of subschemas its names too), or a
+    count past ``room`` as soon as it passes it."""
+    count = 0
+    stack: list[Any] = []
+    for keyword, value in node.items():
+        count += 1
+        if keyword in _SINGLE and isinstance(value, (dict, bool)):
+            continue
+        if keyword in _LISTS and isinstance(value, list):
+            stack.extend(v for v in value if not isinstance(v, (dict, bool)))
+        elif keyword in _MAPS and isinstance(value, dict):
+            count += len(value)
+            stack.extend(v for v in value.values() if not isinstance(v, (dict, bool)))
+        else:
+            stack.append(value)
+            count -= 1  # (counted as it is read)
+        if count > room:
+            return count
+    while stack:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, dict):
+            count += len(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        if count > room:
+            return count
+    return count
 
 
 def _token_length(name: str) -> int:
