@@ -10,10 +10,13 @@ Rules (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#json
   reference that does not resolve inside it is rejected, not treated as permissive
   (``output.ref``);
 - composition can be expensive, so a schema nesting deeper than ``SchemaLimits.max_depth``,
-  holding more than ``SchemaLimits.max_subschemas`` subschemas (objects and booleans), or whose
-  subschema locations add up to more than ``SchemaLimits.max_location_chars`` characters, is
+  holding more than ``SchemaLimits.max_subschemas`` subschemas (objects and booleans), whose
+  subschema locations add up to more than ``SchemaLimits.max_location_chars`` characters, or
+  whose keywords' values hold more than ``SchemaLimits.max_keyword_values`` JSON values, is
   rejected (``output.bounds``) before any validator is built, and one validation may run for at
-  most ``SchemaLimits.time_budget`` seconds (``output.budget``);
+  most ``SchemaLimits.time_budget`` seconds (``output.budget``); the annotations (``default``,
+  ``examples``, ``title``...), which never change a verdict, are given to neither validator
+  (:data:`_ANNOTATIONS`);
 - a schema that is not valid in its dialect is rejected (``output.schema_invalid``).
 
 Two validators, chosen per schema (see README and benchmarks/bench_schema.py for the numbers):
@@ -34,6 +37,9 @@ Two validators, chosen per schema (see README and benchmarks/bench_schema.py for
   validator cannot be interrupted), and its regular expressions run on jsonschema-rs's
   engine, one bounded match at a time (``_patterns``), never on Python's ``re`` — below a
   subschema naming its own ``$schema`` too (that dialect's guarded class, :func:`_guarded`);
+- an instance holding an integer past Python's digit limit for ``str``, which jsonschema-rs
+  reads as ``null``, goes to the guarded engine (:func:`_unreadable_integer`), whose messages
+  name such an integer by its size (:func:`_guard_safe`);
 - a schema with a subschema naming its own dialect (``$schema``) goes to the guarded engine
   as well: jsonschema-rs reads ``format`` in every subschema as the root's dialect says, the
   guarded engine each in its own (:func:`_check_bounds_and_refs`).
