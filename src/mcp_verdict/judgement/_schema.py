@@ -38,7 +38,7 @@ Two validators, chosen per schema (see README and benchmarks/bench_schema.py for
   engine, one bounded match at a time (``_patterns``), never on Python's ``re`` — below a
   subschema naming its own ``$schema`` too (that dialect's guarded class, :func:`_guarded`);
 - an instance holding an integer past Python's digit limit for ``str``, which jsonschema-rs
-  reads as ``null``, goes to the guarded engine (:func:`_unreadable_integer`), whose messages
+  reads as ``null``, goes to the guarded engine (:func:`_readable_bits`), whose messages
   name such an integer by its size (:func:`_guard_safe`);
 - a schema with a subschema naming its own dialect (``$schema``) goes to the guarded engine
   as well: jsonschema-rs reads ``format`` in every subschema as the root's dialect says, the
@@ -832,36 +832,49 @@ def costly(compiled: CompiledSchema, instance: object, limits: SchemaLimits) -> 
     bound = limits.time_budget * RS_WORK_PER_SECOND
     import orjson  # loaded already: the verdict reads with it
 
+    if not levels:  # a boolean schema reads no value
+        return False
     try:  # the common case at C speed: every value and every character is a byte or more of JSON text
         if compiled.heaviest * len(orjson.dumps(instance)) <= bound:  # (and no integer past 64 bits)
             return False
     except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits, a lone surrogate...
-        if _unreadable_integer(instance):
-            return True
-    return bool(levels) and _work(levels, instance, bound) > bound
+        pass
+    return _work(levels, instance, bound) > bound
 
 
-def _unreadable_integer(instance: object) -> bool:
-    """Whether ``instance`` holds an integer jsonschema-rs may not read: it reads an integer past
-    64 bits through its decimal text (exactly: ``2**64``, ``10**30`` or one of 4,000 digits are
-    compared, listed and matched exactly), and one past Python's digit limit for ``str``
-    (``sys.get_int_max_str_digits``, 4,300 by default; JSON numbers have no such limit:
-    https://json-schema.org/draft/2020-12/json-schema-core#section-4.2.1) as ``null``, so
-    ``{"maximum": 1}`` passed ``10**5000`` and ``{"type": "null"}`` failed it. Such an instance
-    goes to the guarded engine, which compares Python's integers. An integer of more than
-    3 bits per digit of the limit is counted: every one past the limit is (a digit is 3.32 bits),
-    and the few below it with it cost the guarded engine's time alone."""
+def _readable_bits() -> int | None:
+    """The most bits of an integer jsonschema-rs is sure to read, or None for every integer.
+
+    It reads an integer past 64 bits through its decimal text, exactly (``2**64``, ``10**30`` or
+    one of 4,000 digits are compared, listed and matched exactly), but one past Python's digit
+    limit for ``str`` (``sys.get_int_max_str_digits``, 4,300 by default; a JSON number has no
+    such limit: https://json-schema.org/draft/2020-12/json-schema-core#section-4.2.1) as
+    ``null``: ``{"maximum": 1}`` passed ``10**5000`` and ``{"type": "null"}`` failed it. 3 bits
+    per digit of the limit: every integer past the limit has more (a digit is 3.32 bits); the
+    few below it with more cost the guarded engine's time alone. (Read, never set: the limit is
+    the process's.)"""
     import sys
 
     limit = sys.get_int_max_str_digits()
-    if limit == 0:  # (no limit: every integer is read)
+    return 3 * limit if limit else None
+
+
+def _unreadable_integer(instance: object) -> bool:
+    """Whether ``instance`` holds an integer jsonschema-rs may read as ``null``
+    (:func:`_readable_bits`), however deep; :func:`_work` finds those a keyword reads."""
+    most = _readable_bits()
+    if most is None:
         return False
-    most = 3 * limit
     stack: list[Any] = [instance]
     while stack:
         item = stack.pop()
         kind = type(item)
-        if kind is dict or (kind is not list and isinstance(item, Mapping)):
+        if kind is int:
+            if item.bit_length() > most:
+                return True
+        elif kind is str or kind is float or kind is bool or item is None:
+            continue
+        elif kind is dict or (kind is not list and isinstance(item, Mapping)):
             stack.extend(item.values())
         elif kind is list or isinstance(item, (list, tuple)):
             stack.extend(item)
@@ -871,8 +884,13 @@ def _unreadable_integer(instance: object) -> bool:
 
 
 def _work(levels: tuple[tuple[int, int, int], ...], instance: object, bound: float) -> int:
-    """:func:`costly`'s estimate, or the part of it that first passed ``bound``."""
+    """:func:`costly`'s estimate, or the part of it that first passed ``bound``; past ``bound``
+    too when a value it reads is an integer jsonschema-rs may read as ``null``
+    (:func:`_readable_bits`), for the guarded engine to compare exactly (a depth no keyword
+    reads is not read: such an integer there changes no verdict, :func:`validate` sees to the
+    message)."""
     work = 0
+    most = _readable_bits()
     level: list[Any] = [instance]
     names = 0  # the characters of the member names of the level's objects (the next level's)
     last = len(levels) - 1
@@ -899,6 +917,8 @@ def _work(levels: tuple[tuple[int, int, int], ...], instance: object, bound: flo
             elif kind is list or isinstance(item, (list, tuple)):
                 below.extend(item)
             elif kind is int and not -_WORD <= item < _WORD:
+                if most is not None and item.bit_length() > most:  # read as null: the guarded engine
+                    return int(bound) + 1
                 heavy += 64 * (item.bit_length() // 64 + 1) ** 2  # read at each comparison: ~670 ns
                 long += 1
             elif isinstance(item, str):
@@ -931,17 +951,21 @@ def validate(compiled: CompiledSchema, instance: object, where: str,
         try:
             if validator.is_valid(instance):  # the common case, without building error objects
                 return []
-            # The first violation alone: jsonschema-rs builds every error at once (iter_errors and
-            # evaluate alike), each with a copy of its instance and of its keyword's value, so a
-            # 300 KB answer held to an allOf of 1,000 type checks needed more than 3 GB and the
-            # allocator aborted the process; validate() stops at the first.
-            validator.validate(instance)
+            if _unreadable_integer(instance) if _long_integers(instance) else False:
+                # its message would write an integer it read as null (at a depth no keyword read)
+                validator = _fallback(compiled.key)
+            else:
+                # The first violation alone: jsonschema-rs builds every error at once (iter_errors
+                # and evaluate alike), each with a copy of its instance and of its keyword's value,
+                # so a 300 KB answer held to an allOf of 1,000 type checks needed more than 3 GB
+                # and the allocator aborted the process; validate() stops at the first.
+                validator.validate(instance)
+                return []  # pragma: no cover - is_valid said no, validate found nothing
         except jsonschema_rs.ValidationError as first:
             return [finding(pointer_of(where, first.instance_path), "output.schema",
                             bounded(first.message))]
         except UnicodeEncodeError:  # a parsed value's lone surrogate, which jsonschema-rs cannot read
             return [unreadable_string(instance, where)]
-        return []  # pragma: no cover - is_valid said no, validate found nothing
     import referencing.exceptions  # already loaded: the jsonschema engine uses it
 
     token = _deadline.set(time.monotonic() + limits.time_budget)
@@ -970,6 +994,18 @@ def validate(compiled: CompiledSchema, instance: object, where: str,
         at = pointer_of(where, error.absolute_path)
         out.append(finding(at, "output.schema", bounded(error.message)))
     return out
+
+
+def _long_integers(instance: object) -> bool:
+    """Whether ``instance`` may hold an integer past 64 bits: orjson, which writes every other
+    JSON value at C speed, refuses it (and a lone surrogate, which the caller finds apart)."""
+    import orjson  # loaded already: the verdict reads with it
+
+    try:
+        orjson.dumps(instance)
+    except TypeError:  # orjson.JSONEncodeError
+        return True
+    return False
 
 
 MESSAGE_LIMIT: Final = 500
