@@ -57,6 +57,8 @@ COUNTS: list[tuple[str, Any, int]] = [
                                      "enum": [1]}, 2),
     ("a subschema's annotations", {"items": {"default": {"a": [1, 2, 3]}, "examples": [1, 2], "const": 1}}, 2),
     ("a $defs member's annotations", {"$defs": {"d": {"title": "x", "enum": ["a"]}}, "$ref": "#/$defs/d"}, 5),
+    ("a $ref into an annotation keeps and counts them", {"$defs": {"x": {"default": {"type": "string"}}},
+                                                         "$ref": "#/$defs/x/default"}, 6),
 ]
 
 
@@ -76,6 +78,7 @@ ANNOTATED = {"type": "object", "properties": {
           "deprecated": True, "readOnly": True, "writeOnly": False, "$comment": "c"},
     "default": {"type": "string"}, "title": {"enum": [{"default": 1}]}}, "required": ["default"]}
 
+REF_INTO = {"$defs": {"x": {"default": {"type": "string"}}}, "properties": {"a": {"$ref": "#/$defs/x/default"}}}
 # (label, schema, structuredContent, expected findings as (code, path)) — by hand: dropping the
 # annotations changes no verdict, and a member or value that is named like one is no annotation
 VERDICTS: list[tuple[str, Any, Any, list[tuple[str, str]]]] = [
@@ -92,6 +95,11 @@ VERDICTS: list[tuple[str, Any, Any, list[tuple[str, str]]]] = [
      [("output.schema", "/result/structuredContent/a")]),
     ("$ref: an enum value naming default", with_ref(ANNOTATED), {"default": "d", "title": {}},
      [("output.schema", "/result/structuredContent/title")]),
+    ("a $ref into a default, conforms", REF_INTO, {"a": "s"}, []),
+    ("a $ref into a default, fails", REF_INTO, {"a": 1}, [("output.schema", "/result/structuredContent/a")]),
+    ("a $ref into examples, fails", {"$defs": {"x": {"examples": [{"type": "string"}]}},
+                                     "$ref": "#/%24defs/x/examples/0"}, 1,
+     [("output.schema", "/result/structuredContent")]),
     ("a title of the wrong kind is still invalid", {"title": 5}, {},
      [("output.schema_invalid", "/outputSchema/title")]),
     ("examples not a list, still invalid", {"examples": 5}, {}, [("output.schema_invalid", "/outputSchema/examples")]),

@@ -483,8 +483,9 @@ _SUBSCHEMA_ONE: Final = ("not", "if", "then", "else", "items", "contains", "addi
 def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: SchemaLimits,
                            ) -> tuple[Finding | None, bool, list[tuple[str, str]]]:
     """Walk the schema once: depth, subschema, location and keyword value bounds, and every $ref
-    resolving inside it; the annotations no validator needs are dropped from each subschema on
-    the way (:func:`_drop_annotations`: ``schema`` is the compile's private copy). Also says
+    resolving inside it; the annotations no validator needs are dropped from each subschema at
+    the end (:func:`_drop_annotations`: ``schema`` is the compile's private copy), unless a
+    ``$ref`` points into one (:func:`_names_annotation`). Also says
     whether the schema must run on the guarded engine — it has a reference, or a subschema
     names a dialect of its own (``$schema``: jsonschema-rs reads every subschema in the root's,
     asserting ``format`` there or not as the root's dialect does, where the guarded engine
@@ -501,7 +502,8 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
     stack: list[tuple[Any, int, str, str, int]] = [(schema, 1, where, _BASE, 0)]
     count = 0
     locations = 0
-    values = 0  # the JSON values in the keywords' values but their subschemas
+    values = 0  # the JSON values in the keywords' values but their subschemas and annotations
+    annotated: list[dict[str, Any]] = []  # the subschemas holding annotations to drop
     dialects = False  # a subschema names its own dialect
     most = limits.max_subschemas
     while stack:
@@ -510,7 +512,6 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
         if isinstance(node, bool):
             locations += length
         else:
-            _drop_annotations(node)
             locations += length * (1 + len(node))
         if locations > limits.max_location_chars:
             return finding(where, "output.bounds",
@@ -522,6 +523,8 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
         if depth > limits.max_depth:
             return finding(path, "output.bounds",
                            f"the schema nests deeper than {limits.max_depth} levels"), bool(refs), patterns
+        if any(_dropped(keyword, value) for keyword, value in node.items() if keyword in _ANNOTATIONS):
+            annotated.append(node)
         values += _own_values(node, limits.max_keyword_values - values)
         if values > limits.max_keyword_values:
             return finding(where, "output.bounds",
@@ -550,6 +553,17 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
             return finding(path, "output.ref",
                            f"$ref {ref!r} points outside the schema; it is never fetched, so the schema is "
                            "rejected rather than treated as permissive"), True, patterns
+    if any(_names_annotation(ref) for _, _, ref in refs):  # a $ref into one: all kept, and counted
+        for node in annotated:
+            values += _own_values(node, limits.max_keyword_values - values, annotations=True)
+            if values > limits.max_keyword_values:
+                return finding(where, "output.bounds",
+                               f"the schema's keywords hold more than {limits.max_keyword_values} JSON values "
+                               "(enum, const, required, unknown keywords...: each value and member name, which a "
+                               "validator keeps, some 100-500 bytes each)"), True, patterns
+    else:
+        for node in annotated:
+            _drop_annotations(node)
     return None, bool(refs) or dialects, patterns
 
 
@@ -605,12 +619,28 @@ value whole, some 100-300 bytes per JSON value (a ``default`` of 300,000 objects
 it 470 MB), so neither engine is given them."""
 
 
+def _dropped(keyword: str, value: Any) -> bool:
+    """Whether ``keyword`` is an annotation (:data:`_ANNOTATIONS`) of a value of its kind."""
+    if keyword not in _ANNOTATIONS:
+        return False
+    kind = _ANNOTATIONS[keyword]
+    return kind is None or isinstance(value, kind)
+
+
+def _names_annotation(ref: str) -> bool:
+    """Whether the ``$ref`` ``ref``'s JSON pointer passes through an annotation's name (a
+    reference to a schema written as a ``default``...: no validator is given annotations, so
+    neither would resolve it; such a schema keeps its annotations)."""
+    from urllib.parse import unquote
+
+    return any(token in _ANNOTATIONS for token in unquote(urldefrag(ref).fragment).split("/"))
+
+
 def _drop_annotations(node: dict[str, Any]) -> None:
     """Drop the annotations (:data:`_ANNOTATIONS`) from the subschema ``node`` (not from its
     subschemas: the walks visit each)."""
-    for keyword, kind in _ANNOTATIONS.items():
-        if keyword in node and (kind is None or isinstance(node[keyword], kind)):
-            del node[keyword]
+    for keyword in [keyword for keyword, value in node.items() if _dropped(keyword, value)]:
+        del node[keyword]
 
 
 def _drop_all_annotations(schema: Any) -> Any:
@@ -625,13 +655,16 @@ def _drop_all_annotations(schema: Any) -> Any:
     return schema
 
 
-def _own_values(node: Mapping[str, Any], room: int) -> int:
+def _own_values(node: Mapping[str, Any], room: int, annotations: bool = False) -> int:
     """The JSON values and member names in the keywords' values of the subschema ``node``, but
-    its subschemas (each keyword's value counting one, a map of subschemas its names too), or a
+    its subschemas (each keyword's value counting one, a map of subschemas its names too) and
+    the annotations dropped (:func:`_dropped`) — or in theirs alone (``annotations``) —, or a
     count past ``room`` as soon as it passes it."""
     count = 0
     stack: list[Any] = []
     for keyword, value in node.items():
+        if _dropped(keyword, value) is not annotations:
+            continue
         count += 1
         if keyword in _SINGLE and isinstance(value, (dict, bool)):
             continue
