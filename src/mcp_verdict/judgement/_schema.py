@@ -523,7 +523,7 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
         if depth > limits.max_depth:
             return finding(path, "output.bounds",
                            f"the schema nests deeper than {limits.max_depth} levels"), bool(refs), patterns
-        if any(_dropped(keyword, value) for keyword, value in node.items() if keyword in _ANNOTATIONS):
+        if not _ANNOTATIONS.keys().isdisjoint(node) and any(_dropped(k, v) for k, v in node.items()):
             annotated.append(node)
         values += _own_values(node, limits.max_keyword_values - values)
         if values > limits.max_keyword_values:
@@ -663,14 +663,20 @@ def _own_values(node: Mapping[str, Any], room: int, annotations: bool = False) -
     count = 0
     stack: list[Any] = []
     for keyword, value in node.items():
-        if _dropped(keyword, value) is not annotations:
+        if keyword in _ANNOTATIONS:
+            if _dropped(keyword, value) is not annotations:
+                continue
+        elif annotations:
             continue
         count += 1
-        if keyword in _SINGLE and isinstance(value, (dict, bool)):
+        kind = type(value)
+        if kind is str or kind is bool or kind is int or kind is float or value is None:
+            continue  # (the common case: "type", "minimum"..., a boolean subschema)
+        if kind is dict and keyword in _SINGLE:
             continue
-        if keyword in _LISTS and isinstance(value, list):
+        if keyword in _LISTS and kind is list:
             stack.extend(v for v in value if not isinstance(v, (dict, bool)))
-        elif keyword in _MAPS and isinstance(value, dict):
+        elif keyword in _MAPS and kind is dict:
             count += len(value)
             stack.extend(v for v in value.values() if not isinstance(v, (dict, bool)))
         else:
