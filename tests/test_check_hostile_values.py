@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict import Kind, Verdict, check_output
+from mcp_verdict import Kind, Verdict, check_output, classify
 
 from .test_check import complete, tool
 
@@ -128,3 +128,101 @@ def test_a_findings_message_is_bounded_whatever_the_value(schema: Any, head: str
     middle = f"… ({whole} characters in all) …"
     assert found.message.startswith(head) and found.message.endswith(tail)
     assert found.message[250:-250] == middle and len(found.message) == 500 + len(middle)
+
+
+# Integers past Python's digit limit for str (sys.get_int_max_str_digits, 4,300 by default), which
+# a parsed value may hold (classify takes it; the wire parser refuses a number that long). A JSON
+# number is an arbitrary-precision decimal (https://json-schema.org/draft/2020-12/json-schema-core#section-4.2.1):
+# jsonschema-rs read such an integer as null (so {"maximum": 1} passed 10^5000 and {"type": "null"}
+# failed it as null), and the jsonschema engine raised ValueError out of check_output writing any
+# message about it. Each is held to the schema exactly, its messages naming it by its size.
+HUGE = 10 ** 5000
+HUGE_SHOWN = "<an integer of about 5000 digits>"
+AT_N = "/result/structuredContent/n"
+# (label, structuredContent, outputSchema, expected findings as (code, path, message)) — by hand
+HUGE_CASES: list[tuple[str, Any, Any, list[tuple[str, str, str]]]] = [
+    ("maximum (jsonschema-rs)", {"n": HUGE}, {"type": "object", "properties": {"n": {"maximum": 1}}},
+     [("output.schema", AT_N, f"{HUGE_SHOWN} does not conform to maximum 1")]),
+    ("maximum (jsonschema, $ref)", {"n": HUGE}, with_ref({"type": "object", "properties": {"n": {"maximum": 1}}}),
+     [("output.schema", AT_N, f"{HUGE_SHOWN} does not conform to maximum 1")]),
+    ("minimum, met (jsonschema-rs)", {"n": HUGE}, {"properties": {"n": {"minimum": 1}}}, []),
+    ("minimum, met (jsonschema, $ref)", {"n": HUGE}, with_ref({"properties": {"n": {"minimum": 1}}}), []),
+    ("negative, minimum (jsonschema-rs)", {"n": -HUGE}, {"properties": {"n": {"minimum": 0}}},
+     [("output.schema", AT_N, "<an integer of about 5000 digits> does not conform to minimum 0")]),
+    ("type integer (jsonschema-rs)", {"n": HUGE}, {"properties": {"n": {"type": "integer"}}}, []),
+    ("type null (jsonschema-rs)", {"n": HUGE}, {"properties": {"n": {"type": "null"}}},
+     [("output.schema", AT_N, f"{HUGE_SHOWN} does not conform to type 'null'")]),
+    ("const (jsonschema-rs)", {"n": HUGE}, {"properties": {"n": {"const": 1}}},
+     [("output.schema", AT_N, "1 was expected")]),  # (the jsonschema package's message names no instance)
+    ("enum (jsonschema, $ref)", {"n": HUGE}, with_ref({"properties": {"n": {"enum": [1, 2]}}}),
+     [("output.schema", AT_N, f"{HUGE_SHOWN} does not conform to enum [1, 2]")]),
+    ("multipleOf 3, not met (jsonschema-rs)", {"n": HUGE}, {"properties": {"n": {"multipleOf": 3}}},
+     [("output.schema", AT_N, f"{HUGE_SHOWN} is not a multiple of 3")]),
+    ("multipleOf 5, met (jsonschema-rs)", {"n": HUGE}, {"properties": {"n": {"multipleOf": 5}}}, []),
+    ("unique items, distinct (jsonschema-rs)", [HUGE, HUGE + 1], {"uniqueItems": True}, []),
+    ("unique items, twice (jsonschema-rs)", [HUGE, HUGE], {"uniqueItems": True},
+     [("output.schema", "/result/structuredContent", f"[{HUGE_SHOWN}, {HUGE_SHOWN}] does not conform to "
+                                                     "uniqueItems True")]),
+    ("an object holding one (jsonschema, $ref)", {"n": HUGE}, with_ref({"minProperties": 2}),
+     [("output.schema", "/result/structuredContent", f"{{'n': {HUGE_SHOWN}}} does not conform to minProperties 2")]),
+    ("a false subschema (jsonschema, $ref)", {"n": HUGE}, with_ref({"properties": {"n": False}}),
+     [("output.schema", "/result/structuredContent", f"{{'n': {HUGE_SHOWN}}} does not conform to properties "
+                                                     "{'n': False}")]),
+    ("the schema false", {"n": HUGE}, False,
+     [("output.schema", "/result/structuredContent", f"{{'n': {HUGE_SHOWN}}} does not conform to the schema")]),
+    ("the schema true", {"n": HUGE}, True, []),
+    ("below a value no keyword reads into (jsonschema-rs)", {"a": {"n": HUGE}},
+     {"properties": {"a": {"type": "object"}}}, []),
+    ("below a value that fails (jsonschema-rs)", {"a": {"n": HUGE}}, {"properties": {"a": {"type": "string"}}},
+     [("output.schema", "/result/structuredContent/a", f"{{'n': {HUGE_SHOWN}}} does not conform to type 'string'")]),
+    ("a member no keyword reads (jsonschema, $ref)", {"a": 1, "n": HUGE},
+     with_ref({"properties": {"a": {"type": "integer"}}}), []),
+    ("another member's finding (jsonschema, $ref)", {"a": "x", "n": HUGE},
+     with_ref({"properties": {"a": {"type": "integer"}}}),
+     [("output.schema", "/result/structuredContent/a", "'x' is not of type 'integer'")]),
+]
+
+
+@pytest.mark.parametrize(("structured", "schema", "expected"), [case[1:] for case in HUGE_CASES],
+                         ids=[case[0] for case in HUGE_CASES])
+def test_an_integer_past_pythons_digit_limit_is_held_to_the_schema_exactly(
+        structured: Any, schema: Any, expected: list[tuple[str, str, str]]) -> None:
+    check = check_output(parsed(structured), tool(schema))
+    assert [(f.code, f.path, f.message) for f in check.findings] == expected
+    assert check.passed is (not expected)
+
+
+# Integers past 64 bits within the digit limit: both engines compare them exactly (jsonschema-rs
+# reads them through their decimal text), from the wire as parsed. (label, wire number, outputSchema
+# member, passed) — by hand
+LONG_CASES: list[tuple[str, str, Any, bool]] = [
+    ("2^64 > maximum 2^64 - 1", "18446744073709551616", {"maximum": 18446744073709551615}, False),
+    ("2^64 = maximum 2^64", "18446744073709551616", {"maximum": 18446744073709551616}, True),
+    ("2^64 + 1 > maximum 2^64", "18446744073709551617", {"maximum": 18446744073709551616}, False),
+    ("2^70 is an integer", "1180591620717411303424", {"type": "integer"}, True),
+    ("2^70 + 1 is not const 2^70", "1180591620717411303425", {"const": 1180591620717411303424}, False),
+    ("10^30 in enum", "1000000000000000000000000000000", {"enum": [1, 1000000000000000000000000000000]}, True),
+    ("10^30 + 1 not in enum", "1000000000000000000000000000001", {"enum": [1000000000000000000000000000000]},
+     False),
+    ("10^30 < minimum 10^30 + 1", "1000000000000000000000000000000", {"minimum": 1000000000000000000000000000001},
+     False),
+    ("-2^63 - 1 < minimum -2^63", "-9223372036854775809", {"minimum": -9223372036854775808}, False),
+    ("-2^63 - 1 <= maximum -2^63", "-9223372036854775809", {"maximum": -9223372036854775808}, True),
+    ("10^4000 + 1 > maximum 10^4000 - 1 (4,001 digits)", "1" + "0" * 3999 + "1", {"maximum": 10 ** 4000 - 1}, False),
+]
+
+
+@pytest.mark.parametrize("engine", ["jsonschema-rs", "jsonschema"])
+@pytest.mark.parametrize(("number", "member", "passed"), [case[1:] for case in LONG_CASES],
+                         ids=[case[0] for case in LONG_CASES])
+def test_an_integer_past_64_bits_is_compared_exactly(number: str, member: Any, passed: bool, engine: str) -> None:
+    schema: Any = {"type": "object", "properties": {"n": member}}
+    if engine == "jsonschema":
+        schema = with_ref(schema)
+    wire = ('{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"structuredContent":{"n":'
+            + number + "}}}")
+    for verdict in (classify(wire.encode()), parsed({"n": int(number)})):
+        assert verdict.kind is Kind.NORMAL_COMPLETE
+        check = check_output(verdict, tool(schema))
+        assert check.passed is passed
+        assert [(f.code, f.path) for f in check.findings] == ([] if passed else [("output.schema", AT_N)])

@@ -212,6 +212,12 @@ ROWS: list[tuple[str, Callable[[], Any], str, str]] = [
      "SchemaLimits.max_location_chars", "not False"),
     ("max_location_chars a float", lambda: SchemaLimits(max_location_chars=1e6),  # type: ignore[arg-type]
      "SchemaLimits.max_location_chars", "not 1000000.0"),
+    ("max_keyword_values 0", lambda: SchemaLimits(max_keyword_values=0),
+     "SchemaLimits.max_keyword_values", "SchemaLimits.max_keyword_values must be a positive integer, not 0"),
+    ("max_keyword_values True", lambda: SchemaLimits(max_keyword_values=True),
+     "SchemaLimits.max_keyword_values", "not True"),
+    ("max_keyword_values a str", lambda: SchemaLimits(max_keyword_values="100"),  # type: ignore[arg-type]
+     "SchemaLimits.max_keyword_values", "not '100'"),
     # Observe
     ("tool_call name an int, arguments a list", lambda: Observe.tool_call(5, [], until=yes),  # type: ignore[arg-type]
      "Observe.tool_call.name", "Observe.tool_call's name must be the read tool's name (a non-empty string), not 5"),

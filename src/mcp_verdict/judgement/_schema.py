@@ -10,10 +10,13 @@ Rules (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#json
   reference that does not resolve inside it is rejected, not treated as permissive
   (``output.ref``);
 - composition can be expensive, so a schema nesting deeper than ``SchemaLimits.max_depth``,
-  holding more than ``SchemaLimits.max_subschemas`` subschemas (objects and booleans), or whose
-  subschema locations add up to more than ``SchemaLimits.max_location_chars`` characters, is
+  holding more than ``SchemaLimits.max_subschemas`` subschemas (objects and booleans), whose
+  subschema locations add up to more than ``SchemaLimits.max_location_chars`` characters, or
+  whose keywords' values hold more than ``SchemaLimits.max_keyword_values`` JSON values, is
   rejected (``output.bounds``) before any validator is built, and one validation may run for at
-  most ``SchemaLimits.time_budget`` seconds (``output.budget``);
+  most ``SchemaLimits.time_budget`` seconds (``output.budget``); the annotations (``default``,
+  ``examples``, ``title``...), which never change a verdict, are given to neither validator
+  (:data:`_ANNOTATIONS`);
 - a schema that is not valid in its dialect is rejected (``output.schema_invalid``).
 
 Two validators, chosen per schema (see README and benchmarks/bench_schema.py for the numbers):
@@ -34,6 +37,9 @@ Two validators, chosen per schema (see README and benchmarks/bench_schema.py for
   validator cannot be interrupted), and its regular expressions run on jsonschema-rs's
   engine, one bounded match at a time (``_patterns``), never on Python's ``re`` — below a
   subschema naming its own ``$schema`` too (that dialect's guarded class, :func:`_guarded`);
+- an instance holding an integer past Python's digit limit for ``str``, which jsonschema-rs
+  reads as ``null``, goes to the guarded engine (:func:`_readable_bits`), whose messages
+  name such an integer by its size (:func:`_guard_safe`);
 - a schema with a subschema naming its own dialect (``$schema``) goes to the guarded engine
   as well: jsonschema-rs reads ``format`` in every subschema as the root's dialect says, the
   guarded engine each in its own (:func:`_check_bounds_and_refs`).
@@ -103,9 +109,17 @@ class SchemaLimits:
     whole, so a member name of 100 KB above 500 subschemas (a schema of 0.1 MB) took it some
     140 MB, and a name of some MB above 2,000 subschemas many GB; what real schemas hold is far
     below this (the whole MCP schema.json of 2025-11-25, ~900 subschemas: 114,229)."""
+    max_keyword_values: int = 100_000
+    """JSON values the schema's keywords may hold, added up over its subschemas: each value and
+    member name in a keyword's value but its subschemas (``enum``, ``const``, ``required``, an
+    unknown keyword's...). A compiled jsonschema-rs validator keeps each as a value of its own,
+    some 100-500 bytes: an ``enum`` of 300,000 small objects (a schema of 6 MB) took it 710 MB,
+    one of 300,000 strings 49 MB. The annotations that never change a verdict (``title``,
+    ``description``, ``$comment``, ``default``, ``examples``, ``deprecated``, ``readOnly``,
+    ``writeOnly``) are dropped before the schema is compiled, and not counted."""
 
     def __post_init__(self) -> None:
-        for name in ("max_depth", "max_subschemas", "max_location_chars"):
+        for name in ("max_depth", "max_subschemas", "max_location_chars", "max_keyword_values"):
             value = getattr(self, name)
             deep = name == "max_depth"
             if isinstance(value, bool) or not isinstance(value, int) or value < 1 \
@@ -141,11 +155,39 @@ def _guard(check: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
     return guarded
 
 
-_GUARDED: Final[dict[type[Any], Any]] = {}
-"""Each dialect's validator class, and each guarded class itself, to its guarded class."""
+def _too_many_digits(exc: ValueError) -> bool:
+    """Whether ``exc`` is Python's refusal to write an integer past its digit limit for ``str``
+    (``sys.get_int_max_str_digits``, 4,300 by default) as decimal text."""
+    return "integer string conversion" in str(exc)
 
 
-def _guarded(cls: type[Any]) -> Any:
+def _guard_safe(keyword: str, check: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
+    """:func:`_guard`, and a message the keyword could not write (an integer past Python's digit
+    limit for ``str``, which the ``jsonschema`` package's messages write with ``repr``) written
+    bounded instead (:func:`~mcp_verdict.verdict._shown.shown` names such an integer by its
+    size). A keyword's check writes its message only for an error, so the error stands."""
+    def guarded(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        if time.monotonic() > _deadline.get():
+            raise _BudgetExceeded
+        try:
+            yield from check(validator, value, instance, schema) or ()
+        except ValueError as exc:
+            if not _too_many_digits(exc):
+                raise
+            from jsonschema.exceptions import ValidationError
+
+            yield ValidationError(f"{shown(instance, 200)} does not conform to {keyword} {shown(value, 200)}")
+    return guarded
+
+
+_GUARDED: Final[dict[tuple[type[Any], bool], Any]] = {}
+"""Each dialect's validator class, and each guarded class itself, to its guarded class (and to
+its safe one, :func:`_guard_safe`)."""
+_DIALECT_OF: Final[dict[type[Any], type[Any]]] = {}
+"""Each guarded class to its dialect's validator class."""
+
+
+def _guarded(cls: type[Any], safe: bool = False) -> Any:
     """The dialect's validator class with every keyword checking the deadline first, and the
     keywords that run a regular expression running it on a bounded engine (``_patterns``).
 
@@ -154,14 +196,19 @@ def _guarded(cls: type[Any]) -> Any:
     ``$schema`` names from its registry, the unguarded one, so below a subschema holding
     ``$schema`` no keyword checked the deadline and ``pattern`` ran on Python's ``re`` (a
     composition through ``$ref`` ran for seconds past a budget of 0.05 s, and ``^(a+)+$`` on
-    24 characters held a budget of 0.5 s for 1.1 s, doubling per character)."""
-    if cls not in _GUARDED:
+    24 characters held a budget of 0.5 s for 1.1 s, doubling per character).
+
+    ``safe``: each keyword writes a message it could not write bounded (:func:`_guard_safe`):
+    the class :func:`validate` runs again with when a message raised (an integer past Python's
+    digit limit for ``str``), never on the common path (a generator more per keyword)."""
+    if (cls, safe) not in _GUARDED:
         from jsonschema import validators
 
         from . import _keywords, _patterns
 
         checks = {**cls.VALIDATORS, **_keywords.keywords(cls), **_patterns.keywords(cls)}
-        guarded = validators.extend(cls, {name: _guard(check) for name, check in checks.items()})
+        wrapped = {name: _guard_safe(name, check) if safe else _guard(check) for name, check in checks.items()}
+        guarded = validators.extend(cls, wrapped)
         # (its attrs fields, read off the class: the jsonschema package's own dependency, not ours)
         fields = tuple((field.name, field.alias) for field in guarded.__attrs_attrs__ if field.init)
         validator_for = validators.validator_for
@@ -170,15 +217,24 @@ def _guarded(cls: type[Any]) -> Any:
             schema = changes.setdefault("schema", self.schema)
             new = validator_for(schema, default=guarded)
             if new is not guarded:  # the subschema names a dialect: its guarded class
-                new = _guarded(new)
+                new = _guarded(new, safe)
             for name, argument in fields:
                 if argument not in changes:
                     changes[argument] = getattr(self, name)
             return new(**changes)
 
         guarded.evolve = evolve
-        _GUARDED[cls] = _GUARDED[guarded] = guarded
-    return _GUARDED[cls]
+        _GUARDED[cls, safe] = _GUARDED[guarded, safe] = guarded
+        _DIALECT_OF[guarded] = cls
+    return _GUARDED[cls, safe]
+
+
+def _safe_twin(validator: Any) -> Any:
+    """``validator`` (of a guarded class) as its safe class's (:func:`_guarded`), the same schema,
+    registry and all."""
+    twin = _guarded(_DIALECT_OF[type(validator)], True)
+    fields = tuple((field.name, field.alias) for field in twin.__attrs_attrs__ if field.init)
+    return twin(**{argument: getattr(validator, name) for name, argument in fields})
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,7 +361,7 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
         import jsonschema_rs
 
         return CompiledSchema(jsonschema_rs.Draft202012Validator(schema, retriever=_offline), None, DEFAULT_DIALECT,
-                              "jsonschema-rs")
+                              "jsonschema-rs", key=key)
     if not isinstance(schema, dict):
         return CompiledSchema(None, finding(where, "output.schema_invalid",
                                             f"a schema is an object or a boolean, not {type(schema).__name__}"), "")
@@ -347,8 +403,9 @@ def _fallback(key: str | bytes) -> Any:
     import jsonschema
     import referencing
 
-    schema = json.loads(key)  # jsonschema-rs took it: meta-validated, its patterns compiled
-    cls = getattr(jsonschema, _DIALECTS[schema.get("$schema", DEFAULT_DIALECT).rstrip("#")])
+    schema = _drop_all_annotations(json.loads(key))  # jsonschema-rs took it: meta-validated, patterns compiled
+    dialect = DEFAULT_DIALECT if isinstance(schema, bool) else schema.get("$schema", DEFAULT_DIALECT)
+    cls = getattr(jsonschema, _DIALECTS[dialect.rstrip("#")])
     registry: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
     return _guarded(cls)(schema, registry=registry)
 
@@ -425,12 +482,15 @@ _SUBSCHEMA_ONE: Final = ("not", "if", "then", "else", "items", "contains", "addi
 
 def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: SchemaLimits,
                            ) -> tuple[Finding | None, bool, list[tuple[str, str]]]:
-    """Walk the schema once: depth, subschema and location bounds, and every $ref resolving
-    inside it. Also says whether the schema must run on the guarded engine — it has a
-    reference, or a subschema names a dialect of its own (``$schema``: jsonschema-rs reads
-    every subschema in the root's, asserting ``format`` there or not as the root's dialect
-    does, where the guarded engine follows each subschema's, :func:`_guarded`) —, and lists its
-    regular expressions (``pattern`` values and ``patternProperties`` names, with their paths).
+    """Walk the schema once: depth, subschema, location and keyword value bounds, and every $ref
+    resolving inside it; the annotations no validator needs are dropped from each subschema at
+    the end (:func:`_drop_annotations`: ``schema`` is the compile's private copy), unless a
+    ``$ref`` points into one (:func:`_names_annotation`). Also says
+    whether the schema must run on the guarded engine — it has a reference, or a subschema
+    names a dialect of its own (``$schema``: jsonschema-rs reads every subschema in the root's,
+    asserting ``format`` there or not as the root's dialect does, where the guarded engine
+    follows each subschema's, :func:`_guarded`) —, and lists its regular expressions
+    (``pattern`` values and ``patternProperties`` names, with their paths).
 
     The walk holds at most ``max_subschemas`` subschemas at once (every one stacked is one
     counted later: an ``allOf`` of ten million is refused at its 2,000th, not stacked whole), and
@@ -442,6 +502,8 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
     stack: list[tuple[Any, int, str, str, int]] = [(schema, 1, where, _BASE, 0)]
     count = 0
     locations = 0
+    values = 0  # the JSON values in the keywords' values but their subschemas and annotations
+    annotated: list[dict[str, Any]] = []  # the subschemas holding annotations to drop
     dialects = False  # a subschema names its own dialect
     most = limits.max_subschemas
     while stack:
@@ -461,6 +523,14 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
         if depth > limits.max_depth:
             return finding(path, "output.bounds",
                            f"the schema nests deeper than {limits.max_depth} levels"), bool(refs), patterns
+        if not _ANNOTATIONS.keys().isdisjoint(node) and any(_dropped(k, v) for k, v in node.items()):
+            annotated.append(node)
+        values += _own_values(node, limits.max_keyword_values - values)
+        if values > limits.max_keyword_values:
+            return finding(where, "output.bounds",
+                           f"the schema's keywords hold more than {limits.max_keyword_values} JSON values (enum, "
+                           "const, required, unknown keywords...: each value and member name, which a validator "
+                           "keeps, some 100-500 bytes each)"), bool(refs), patterns
         if isinstance(node.get("$id"), str):
             base = urldefrag(urljoin(base, node["$id"])).url
             ids.add(base)
@@ -483,6 +553,17 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
             return finding(path, "output.ref",
                            f"$ref {ref!r} points outside the schema; it is never fetched, so the schema is "
                            "rejected rather than treated as permissive"), True, patterns
+    if any(_names_annotation(ref) for _, _, ref in refs):  # a $ref into one: all kept, and counted
+        for node in annotated:
+            values += _own_values(node, limits.max_keyword_values - values, annotations=True)
+            if values > limits.max_keyword_values:
+                return finding(where, "output.bounds",
+                               f"the schema's keywords hold more than {limits.max_keyword_values} JSON values "
+                               "(enum, const, required, unknown keywords...: each value and member name, which a "
+                               "validator keeps, some 100-500 bytes each)"), True, patterns
+    else:
+        for node in annotated:
+            _drop_annotations(node)
     return None, bool(refs) or dialects, patterns
 
 
@@ -525,6 +606,95 @@ def _subschemas(node: Mapping[str, Any], path: str, length: int) -> Iterator[tup
         for name, v in value.items():
             if isinstance(v, (dict, bool)):
                 yield v, pointer(where, name), at + _token_length(name), None
+
+
+_ANNOTATIONS: Final[dict[str, type[Any] | None]] = {
+    "title": str, "description": str, "$comment": str, "default": None, "examples": list, "deprecated": bool,
+    "readOnly": bool, "writeOnly": bool}
+"""The annotation keywords (https://json-schema.org/draft/2020-12/json-schema-validation#section-9,
+and ``$comment``: https://json-schema.org/draft/2020-12/json-schema-core#section-8.3), which
+never change a verdict, and the kind of value each must have (None: any) for the schema to be
+valid: one of another kind is left for the meta-validation to refuse. jsonschema-rs keeps each
+value whole, some 100-300 bytes per JSON value (a ``default`` of 300,000 objects, 6.5 MB, took
+it 470 MB), so neither engine is given them."""
+
+
+def _dropped(keyword: str, value: Any) -> bool:
+    """Whether ``keyword`` is an annotation (:data:`_ANNOTATIONS`) of a value of its kind."""
+    if keyword not in _ANNOTATIONS:
+        return False
+    kind = _ANNOTATIONS[keyword]
+    return kind is None or isinstance(value, kind)
+
+
+def _names_annotation(ref: str) -> bool:
+    """Whether the ``$ref`` ``ref``'s JSON pointer passes through an annotation's name (a
+    reference to a schema written as a ``default``...: no validator is given annotations, so
+    neither would resolve it; such a schema keeps its annotations)."""
+    from urllib.parse import unquote
+
+    return any(token in _ANNOTATIONS for token in unquote(urldefrag(ref).fragment).split("/"))
+
+
+def _drop_annotations(node: dict[str, Any]) -> None:
+    """Drop the annotations (:data:`_ANNOTATIONS`) from the subschema ``node`` (not from its
+    subschemas: the walks visit each)."""
+    for keyword in [keyword for keyword, value in node.items() if _dropped(keyword, value)]:
+        del node[keyword]
+
+
+def _drop_all_annotations(schema: Any) -> Any:
+    """``schema`` (a private copy, bounded already) with :func:`_drop_annotations` done on each
+    of its subschemas."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            _drop_annotations(node)
+            stack.extend(child for child, _, _, _ in _subschemas(node, "", 0))
+    return schema
+
+
+def _own_values(node: Mapping[str, Any], room: int, annotations: bool = False) -> int:
+    """The JSON values and member names in the keywords' values of the subschema ``node``, but
+    its subschemas (each keyword's value counting one, a map of subschemas its names too) and
+    the annotations dropped (:func:`_dropped`) — or in theirs alone (``annotations``) —, or a
+    count past ``room`` as soon as it passes it."""
+    count = 0
+    stack: list[Any] = []
+    for keyword, value in node.items():
+        if keyword in _ANNOTATIONS:
+            if _dropped(keyword, value) is not annotations:
+                continue
+        elif annotations:
+            continue
+        count += 1
+        kind = type(value)
+        if kind is str or kind is bool or kind is int or kind is float or value is None:
+            continue  # (the common case: "type", "minimum"..., a boolean subschema)
+        if kind is dict and keyword in _SINGLE:
+            continue
+        if keyword in _LISTS and kind is list:
+            stack.extend(v for v in value if not isinstance(v, (dict, bool)))
+        elif keyword in _MAPS and kind is dict:
+            count += len(value)
+            stack.extend(v for v in value.values() if not isinstance(v, (dict, bool)))
+        else:
+            stack.append(value)
+            count -= 1  # (counted as it is read)
+        if count > room:
+            return count
+    while stack:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, dict):
+            count += len(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        if count > room:
+            return count
+    return count
 
 
 def _token_length(name: str) -> int:
@@ -698,11 +868,11 @@ def costly(compiled: CompiledSchema, instance: object, limits: SchemaLimits) -> 
     alone are counted (``len``) before the level is read, so a million-item array against a
     heavy ``items`` is refused without reading its items."""
     levels = compiled.levels
-    if not levels:
-        return False
     bound = limits.time_budget * RS_WORK_PER_SECOND
     import orjson  # loaded already: the verdict reads with it
 
+    if not levels:  # a boolean schema reads no value
+        return False
     try:  # the common case at C speed: every value and every character is a byte or more of JSON text
         if compiled.heaviest * len(orjson.dumps(instance)) <= bound:  # (and no integer past 64 bits)
             return False
@@ -711,9 +881,55 @@ def costly(compiled: CompiledSchema, instance: object, limits: SchemaLimits) -> 
     return _work(levels, instance, bound) > bound
 
 
+def _readable_bits() -> int | None:
+    """The most bits of an integer jsonschema-rs is sure to read, or None for every integer.
+
+    It reads an integer past 64 bits through its decimal text, exactly (``2**64``, ``10**30`` or
+    one of 4,000 digits are compared, listed and matched exactly), but one past Python's digit
+    limit for ``str`` (``sys.get_int_max_str_digits``, 4,300 by default; a JSON number has no
+    such limit: https://json-schema.org/draft/2020-12/json-schema-core#section-4.2.1) as
+    ``null``: ``{"maximum": 1}`` passed ``10**5000`` and ``{"type": "null"}`` failed it. 3 bits
+    per digit of the limit: every integer past the limit has more (a digit is 3.32 bits); the
+    few below it with more cost the guarded engine's time alone. (Read, never set: the limit is
+    the process's.)"""
+    import sys
+
+    limit = sys.get_int_max_str_digits()
+    return 3 * limit if limit else None
+
+
+def _unreadable_integer(instance: object) -> bool:
+    """Whether ``instance`` holds an integer jsonschema-rs may read as ``null``
+    (:func:`_readable_bits`), however deep; :func:`_work` finds those a keyword reads."""
+    most = _readable_bits()
+    if most is None:
+        return False
+    stack: list[Any] = [instance]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is int:
+            if item.bit_length() > most:
+                return True
+        elif kind is str or kind is float or kind is bool or item is None:
+            continue
+        elif kind is dict or (kind is not list and isinstance(item, Mapping)):
+            stack.extend(item.values())
+        elif kind is list or isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, int) and item.bit_length() > most:
+            return True
+    return False
+
+
 def _work(levels: tuple[tuple[int, int, int], ...], instance: object, bound: float) -> int:
-    """:func:`costly`'s estimate, or the part of it that first passed ``bound``."""
+    """:func:`costly`'s estimate, or the part of it that first passed ``bound``; past ``bound``
+    too when a value it reads is an integer jsonschema-rs may read as ``null``
+    (:func:`_readable_bits`), for the guarded engine to compare exactly (a depth no keyword
+    reads is not read: such an integer there changes no verdict, :func:`validate` sees to the
+    message)."""
     work = 0
+    most = _readable_bits()
     level: list[Any] = [instance]
     names = 0  # the characters of the member names of the level's objects (the next level's)
     last = len(levels) - 1
@@ -740,6 +956,8 @@ def _work(levels: tuple[tuple[int, int, int], ...], instance: object, bound: flo
             elif kind is list or isinstance(item, (list, tuple)):
                 below.extend(item)
             elif kind is int and not -_WORD <= item < _WORD:
+                if most is not None and item.bit_length() > most:  # read as null: the guarded engine
+                    return int(bound) + 1
                 heavy += 64 * (item.bit_length() // 64 + 1) ** 2  # read at each comparison: ~670 ns
                 long += 1
             elif isinstance(item, str):
@@ -772,22 +990,31 @@ def validate(compiled: CompiledSchema, instance: object, where: str,
         try:
             if validator.is_valid(instance):  # the common case, without building error objects
                 return []
-            # The first violation alone: jsonschema-rs builds every error at once (iter_errors and
-            # evaluate alike), each with a copy of its instance and of its keyword's value, so a
-            # 300 KB answer held to an allOf of 1,000 type checks needed more than 3 GB and the
-            # allocator aborted the process; validate() stops at the first.
-            validator.validate(instance)
+            if _unreadable_integer(instance) if _long_integers(instance) else False:
+                # its message would write an integer it read as null (at a depth no keyword read)
+                validator = _fallback(compiled.key)
+            else:
+                # The first violation alone: jsonschema-rs builds every error at once (iter_errors
+                # and evaluate alike), each with a copy of its instance and of its keyword's value,
+                # so a 300 KB answer held to an allOf of 1,000 type checks needed more than 3 GB
+                # and the allocator aborted the process; validate() stops at the first.
+                validator.validate(instance)
+                return []  # pragma: no cover - is_valid said no, validate found nothing
         except jsonschema_rs.ValidationError as first:
             return [finding(pointer_of(where, first.instance_path), "output.schema",
                             bounded(first.message))]
         except UnicodeEncodeError:  # a parsed value's lone surrogate, which jsonschema-rs cannot read
             return [unreadable_string(instance, where)]
-        return []  # pragma: no cover - is_valid said no, validate found nothing
     import referencing.exceptions  # already loaded: the jsonschema engine uses it
 
     token = _deadline.set(time.monotonic() + limits.time_budget)
     try:
-        errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
+        try:
+            errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
+        except ValueError as exc:  # a message writing an integer past Python's digit limit for str:
+            if not _too_many_digits(exc):  # again (within the same budget), each message bounded
+                raise
+            errors = sorted(_safe_twin(validator).iter_errors(instance), key=lambda e: list(e.absolute_path))
     except _BudgetExceeded:
         return [finding(where, "output.budget",
                         f"validation ran past its budget of {limits.time_budget} s and was stopped")]
@@ -795,6 +1022,10 @@ def validate(compiled: CompiledSchema, instance: object, where: str,
         return [finding(where, "output.ref", f"a $ref does not resolve inside the schema: {exc}")]
     except RecursionError:
         return [finding(where, "output.bounds", "the schema recurses too deeply for this instance")]
+    except ValueError as exc:  # the root schema false: the one message no keyword writes
+        if not _too_many_digits(exc):
+            raise
+        return [finding(where, "output.schema", f"{shown(instance, 200)} does not conform to the schema")]
     finally:
         _deadline.reset(token)
     out = []
@@ -802,6 +1033,18 @@ def validate(compiled: CompiledSchema, instance: object, where: str,
         at = pointer_of(where, error.absolute_path)
         out.append(finding(at, "output.schema", bounded(error.message)))
     return out
+
+
+def _long_integers(instance: object) -> bool:
+    """Whether ``instance`` may hold an integer past 64 bits: orjson, which writes every other
+    JSON value at C speed, refuses it (and a lone surrogate, which the caller finds apart)."""
+    import orjson  # loaded already: the verdict reads with it
+
+    try:
+        orjson.dumps(instance)
+    except TypeError:  # orjson.JSONEncodeError
+        return True
+    return False
 
 
 MESSAGE_LIMIT: Final = 500
