@@ -92,11 +92,64 @@ def _says_and_sleeps():
 
 
 says_and_sleeps = _receiver(_says_and_sleeps)
+hangs_always = _receiver(lambda: time.sleep(3600), every=True)
+
+
+def _call_number():
+    """How many calls the receiver has had, this one included, in whichever process (a file counts)."""
+    try:
+        with open(MARK + ".calls") as file:
+            calls = int(file.read()) + 1
+    except FileNotFoundError:
+        calls = 1
+    with open(MARK + ".calls", "w") as file:
+        file.write(str(calls))
+    return calls
+
+
+def hangs_but_third(response, **options):
+    """Hangs on every call but the third."""
+    if _call_number() != 3:
+        time.sleep(3600)
+    return classify(response, **options)
+
+
+hangs_but_third.mcp_receiver_input = "both"
+'''
+
+THREADED = '''
+import threading, time
+from mcp_verdict import classify
+
+_lock = threading.Lock()
+_held = threading.Event()
+
+
+def _hold():
+    with _lock:
+        _held.set()
+        time.sleep(3600)
+
+
+threading.Thread(target=_hold, name="holder", daemon=True).start()  # at import, as a client's pool may
+_held.wait()
+
+
+def answers(response, **options):
+    return classify(response, **options)
+
+
+def locked(response, **options):
+    with _lock:  # held, in the receiver's process, by a thread that is not there
+        return classify(response, **options)
+
+
+answers.mcp_receiver_input = locked.mcp_receiver_input = "both"
 '''
 
 STOPPED = ("the receiver gave no answer within 2 s (the time limit per case): it was stopped, and the run went on "
            "with the next case")
-HANGS = ("sleeps", "spins")  # (run with --timeout 2; the others with the default, 10 s)
+HANGS = ("sleeps", "spins", "hangs_always", "hangs_but_third", "locked")  # (--timeout 2; the others: 10 s)
 
 
 def _exited(how: str) -> str:
@@ -120,10 +173,13 @@ CASES_TABLE = [
 
 
 def _conform(tmp: Path, receiver: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``conform`` on ``receiver`` (a function of RECEIVERS, or ``module:function``)."""
     (tmp / "receivers.py").write_text(RECEIVERS, "utf-8")
+    (tmp / "threaded.py").write_text(THREADED, "utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp), SRC]), "COLUMNS": "300"}
-    limit = ["--timeout", "2"] if receiver in HANGS else []
-    return subprocess.run([*CLI, "conform", f"receivers:{receiver}", "--versions", VERSION, *limit, *args],
+    limit = ["--timeout", "2"] if receiver.rpartition(":")[2] in HANGS else []
+    path = receiver if ":" in receiver else f"receivers:{receiver}"
+    return subprocess.run([*CLI, "conform", path, "--versions", VERSION, *limit, *args],
                           capture_output=True, text=True, cwd=tmp, env=env, stdin=subprocess.DEVNULL, timeout=300,
                           check=False)
 
@@ -201,3 +257,124 @@ def test_ctrl_c_during_a_hung_case_stops_the_receivers_process(tmp_path: Path) -
     assert (process.returncode, err) == (130, "mcp-verdict: interrupted\n")
     with pytest.raises(ProcessLookupError):  # ended and reaped
         os.kill(receiver, 0)
+
+
+# --- a receiver that hangs on every case: the run gives up -----------------------------------------
+
+IDS = [case.id for case in mcp_verdict.corpus.load(versions=[VERSION])]  # (the corpus's order)
+
+
+def _gave_up(cases: int) -> str:
+    return (f"the run gave up after {cases} case{'s' if cases > 1 else ''} in a row gave no answer within 2 s "
+            f"(--timeout; --give-up-after {cases})")
+
+
+def _stopped_notice(index: int, then: str) -> str:
+    return f"mcp-verdict: case {IDS[index]} ({VERSION}) gave no answer within 2 s: stopped; {then}"
+
+
+# (receiver, arguments, exit status, summary (error: the rest), the cases not run, why)
+GIVE_UP_TABLE = [
+    ("hangs_always", [], 3, {"cases": 3, "pass": 0}, CASES - 3, _gave_up(3)),
+    ("hangs_always", ["--give-up-after", "1"], 3, {"cases": 1, "pass": 0}, CASES - 1, _gave_up(1)),
+    # stopped, stopped, answered (the count starts again), stopped three times: 6 cases run
+    ("hangs_but_third", [], 3, {"cases": 6, "pass": 1}, CASES - 6, _gave_up(3)),
+    ("sleeps", ["--give-up-after", "2"], 1, {"cases": CASES, "pass": CASES - 1}, 0, None),
+]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="receivers run apart where there is fork (POSIX)")
+@pytest.mark.parametrize(("receiver", "args", "status", "summary", "not_run", "reason"), GIVE_UP_TABLE)
+def test_a_run_gives_up_after_cases_in_a_row_stopped_at_the_limit(
+        tmp_path: Path, receiver: str, args: list[str], status: int, summary: dict[str, int], not_run: int,
+        reason: str | None) -> None:
+    done = _conform(tmp_path, receiver, "--json", *args)
+    assert done.returncode == status, done.stderr
+    report = json.loads(done.stdout)
+    assert report["summary"] == {**summary, "fail": 0, "error": summary["cases"] - summary["pass"], "skip": 0}
+    assert (report["ok"], report["complete"]) == (False, not_run == 0)
+    assert report["not_run"] == {"cases": not_run, "reason": reason, "ids": IDS[CASES - not_run:] if not_run else []}
+    assert [f["reason"] for f in report["failures"]] == [STOPPED] * (summary["cases"] - summary["pass"])
+
+
+@pytest.mark.skipif(os.name != "posix", reason="receivers run apart where there is fork (POSIX)")
+@pytest.mark.parametrize(("receiver", "args", "status", "err", "last"), [
+    ("hangs_always", [], 3, [
+        _stopped_notice(0, "the run goes on in a new process (1 in a row; it gives up at 3)"),
+        _stopped_notice(1, "the run goes on in a new process (2 in a row; it gives up at 3)"),
+        _stopped_notice(2, f"3 in a row: the run gives up, {CASES - 3} cases not run"),
+    ], [f"NOT RUN {CASES - 3} cases: {_gave_up(3)}",
+        f"3 of {CASES} cases run: 0 passed, 0 failed, 3 errors, 0 skipped; {CASES - 3} not run: INCOMPLETE"]),
+    ("sleeps", ["--give-up-after", "0"], 1, [_stopped_notice(0, "the run goes on in a new process")],
+     [f"{CASES} cases: {CASES - 1} passed, 0 failed, 1 errors, 0 skipped: FAILS"]),
+])
+def test_the_terminal_says_each_stop_on_stderr_and_the_cases_not_run(
+        tmp_path: Path, receiver: str, args: list[str], status: int, err: list[str], last: list[str]) -> None:
+    done = _conform(tmp_path, receiver, *args)
+    assert done.returncode == status, done.stderr
+    assert done.stderr.splitlines() == err
+    assert done.stdout.splitlines()[-len(last):] == last
+
+
+def test_help_names_the_give_up_option() -> None:
+    done = subprocess.run([*CLI, "conform", "--help"], capture_output=True, text=True,
+                          env={**os.environ, "COLUMNS": "300"}, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert ("--give-up-after N Give the run up after N cases in a row stopped at --timeout (a receiver that "
+            "hangs on every case): the cases left are reported as not run, exit status 3. 0: never give up. "
+            "[default: 3; x>=0]") in " ".join(done.stdout.split())  # (folded as the width says)
+
+
+# --- the receiver's process ends with conform's --------------------------------------------------
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="at once on Linux (elsewhere: at its next write)")
+@pytest.mark.parametrize("sent", [signal.SIGKILL, signal.SIGTERM])
+def test_the_receivers_process_ends_when_conform_is_killed(tmp_path: Path, sent: signal.Signals) -> None:
+    """``conform`` killed (no time to stop anything) during a case the receiver hangs on: its
+    process does not live on (it slept for an hour)."""
+    (tmp_path / "receivers.py").write_text(RECEIVERS, "utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), SRC])}
+    args = ["conform", "receivers:says_and_sleeps", "--versions", VERSION, "--timeout", "600"]
+    process = subprocess.Popen([*CLI, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path,
+                               env=env, stdin=subprocess.DEVNULL)
+    said = tmp_path / "mark.pid"
+    for _ in range(6000):  # (at most 60 s: the receiver's process says it is in the case)
+        if said.exists() and said.read_text():
+            break
+        time.sleep(0.01)
+    receiver = int(said.read_text())
+    try:
+        process.send_signal(sent)
+        assert process.wait(timeout=60) == -sent
+        for _ in range(1000):  # (at most 10 s: no assertion on how soon)
+            if not _running(receiver):
+                break
+            time.sleep(0.01)
+        assert not _running(receiver)
+    finally:
+        if _running(receiver):
+            os.kill(receiver, signal.SIGKILL)
+
+
+# --- threads besides conform's at the fork --------------------------------------------------------
+
+THREADS_WARNING = ("mcp-verdict: warning: this process runs 1 other thread (holder) as it forks the receiver's "
+                   "process, which gets none of them: a lock one of them held at the fork (logging's, an import's, "
+                   "a client's) stays held there, and a case that needs it hangs until the time limit ({}). Start "
+                   "such threads in the receiver, on its first call, not when its module is imported")
+
+THREADS_TABLE = [  # (receiver, arguments, exit status, stderr)
+    ("threaded:answers", [], 0, [THREADS_WARNING.format("10 s")]),
+    ("threaded:locked", ["--give-up-after", "1"], 3, [
+        THREADS_WARNING.format("2 s"), _stopped_notice(0, f"1 in a row: the run gives up, {CASES - 1} cases not run")]),
+    ("exits_3", [], 1, []),  # no thread: nothing said
+]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="receivers run apart where there is fork (POSIX)")
+@pytest.mark.parametrize(("receiver", "args", "status", "err"), THREADS_TABLE)
+def test_threads_at_the_fork_are_said(tmp_path: Path, receiver: str, args: list[str], status: int,
+                                      err: list[str]) -> None:
+    done = _conform(tmp_path, receiver, "--json", *args)
+    assert done.returncode == status, done.stderr
+    assert done.stderr.splitlines() == err

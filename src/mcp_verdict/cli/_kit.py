@@ -26,6 +26,12 @@ DEFAULT_TIMEOUT: Final = 10.0
 """``conform --timeout``'s default, in seconds: a receiver takes microseconds to a few milliseconds
 a case; ten seconds is a hang, not a slow machine."""
 MAX_TIMEOUT: Final = 86_400
+DEFAULT_GIVE_UP_AFTER: Final = 3
+"""``conform --give-up-after``'s default: three cases in a row with no answer is a receiver that
+hangs on every case (the 1,711 cases at 10 s each were 4¾ hours), not one case it hangs on."""
+INCOMPLETE: Final = 3
+"""``conform``'s exit status when the run gave up before every case ran (as ``audit`` exits 3
+when an input cannot be read: the job could not be done whole)."""
 
 
 @click.command("conform")
@@ -43,19 +49,26 @@ MAX_TIMEOUT: Final = 86_400
               show_default=True, metavar="SECONDS",
               help="The time the receiver has for one case: a case it has not answered by then is stopped, as an "
                    "error, and the run goes on with the next.")
+@click.option("--give-up-after", type=click.IntRange(0), default=DEFAULT_GIVE_UP_AFTER, show_default=True,
+              metavar="N",
+              help="Give the run up after N cases in a row stopped at --timeout (a receiver that hangs on every "
+                   "case): the cases left are reported as not run, exit status 3. 0: never give up.")
 @click.option("-v", "--verbose", is_flag=True, help="Explain each failure in full (description, spec, response).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def conform_command(receiver: str | None, builtin: str | None, labels_file: str | None, versions: Sequence[str],
-                    input_mode: Any, timeout: float, verbose: bool, as_json: bool) -> None:
+                    input_mode: Any, timeout: float, give_up_after: int, verbose: bool, as_json: bool) -> None:
     """Run every corpus case against a receiver: MODULE:FUNCTION called as
     receiver(response, **options), returning a label, a Kind or an object with a .kind.
 
     The receiver runs in a process of its own (POSIX): a case it does not answer within
     --timeout, or during which its process ends (os._exit, a crash), is an error saying so,
-    and the run goes on with the next case.
+    and the run goes on with the next case (said on stderr as it happens). After
+    --give-up-after cases in a row stopped at the time limit, the run gives up: the cases
+    left are reported as not run.
 
     Prints each failing case and a summary per kind. Exit status 0 when every case that
-    ran passed, 1 on any failure or error (or when no case could run), 2 usage error.
+    ran passed, 1 on any failure or error (or when no case could run), 2 usage error, 3 the
+    run gave up (cases not run).
     """
     if (receiver is None) == (builtin is None):
         raise click.UsageError("give a receiver MODULE:FUNCTION or --builtin NAME (one of them)")
@@ -67,22 +80,34 @@ def conform_command(receiver: str | None, builtin: str | None, labels_file: str 
             cases = corpus.load(versions=kit.split_versions(versions))
         except ValueError as exc:  # KitError included: the user's setup, not a failing case
             raise click.UsageError(neutral(str(exc))) from None
-        report = _run(found, cases, labels, timeout)
+        report = _run(found, cases, labels, timeout, give_up_after)
     if as_json:
         _write_json(report.to_dict())
     else:
         _print_report(make_console(highlight=False, soft_wrap=True), report, verbose)
-    sys.exit(0 if report.ok else 1)
+    sys.exit(0 if report.ok else 1 if report.complete else INCOMPLETE)
 
 
-def _run(receiver: kit.Receiver, cases: Sequence[corpus.Case], labels: kit.Labels, timeout: float) -> kit.Report:
+def _notice(line: str) -> None:
+    """A line on stderr as the run goes (a case stopped, the run given up, a warning)."""
+    click.echo(f"mcp-verdict: {line}", err=True)
+
+
+def _run(receiver: kit.Receiver, cases: Sequence[corpus.Case], labels: kit.Labels, timeout: float,
+         give_up_after: int) -> kit.Report:
     """The receiver over the cases in a process of its own (:func:`~mcp_verdict.kit._apart.run_apart`):
     a case it hangs on or ends its process during is an error outcome, not the end of the run
     (a hang hung ``conform`` for ever; an ``os._exit`` ended it with the receiver's status and
     no report). No outcome keeps what the receiver raised (its reason, one bounded line, is
-    all the report shows): a receiver raising a 1 MB message held 1 MB a case."""
-    return kit.Report(receiver, labels, tuple(dataclasses.replace(outcome, exception=None)
-                                              for outcome in run_apart(receiver, cases, labels, timeout=timeout)))
+    all the report shows): a receiver raising a 1 MB message held 1 MB a case. A run given up
+    (``give_up_after`` cases in a row stopped at the limit) names the cases left as not run."""
+    outcomes = tuple(dataclasses.replace(outcome, exception=None) for outcome in run_apart(
+        receiver, cases, labels, timeout=timeout, give_up_after=give_up_after, notice=_notice))
+    if len(outcomes) == len(cases):
+        return kit.Report(receiver, labels, outcomes)
+    return kit.Report(receiver, labels, outcomes, tuple(cases[len(outcomes):]),
+                      f"the run gave up after {give_up_after} case{'s' if give_up_after > 1 else ''} in a row "
+                      f"gave no answer within {timeout:g} s (--timeout; --give-up-after {give_up_after})")
 
 
 @contextlib.contextmanager
@@ -170,6 +195,13 @@ def _print_report(console: Console, report: kit.Report, verbose: bool) -> None:
     for reason, count in report.skip_reasons().items():
         console.print(f"[dim]skipped {count}: {_peer(reason)}[/]", markup=True)
     counts = report.counts()
+    if not report.complete:
+        console.print(f"[bold red]NOT RUN[/] {len(report.not_run)} cases: {_peer(report.not_run_reason)}",
+                      markup=True)
+        console.print(f"{len(report.outcomes)} of {len(report.outcomes) + len(report.not_run)} cases run: "
+                      f"{counts['pass']} passed, {counts['fail']} failed, {counts['error']} errors, "
+                      f"{counts['skip']} skipped; {len(report.not_run)} not run: [bold red]INCOMPLETE[/]", markup=True)
+        return
     verdict = "[green]conforms[/]" if report.ok else "[bold red]FAILS[/]"
     console.print(f"{len(report.outcomes)} cases: {counts['pass']} passed, {counts['fail']} failed, "
                   f"{counts['error']} errors, {counts['skip']} skipped: {verdict}", markup=True)

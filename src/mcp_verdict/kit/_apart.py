@@ -12,22 +12,32 @@ caller's process, as :func:`~mcp_verdict.kit.run` runs them, with no time limit.
 
 The receiver's state (a cache, a counter) lasts from one case to the next as in one process,
 until a case is stopped or its process ends: the next case starts in a new fork of the caller.
+
+A receiver that hangs on every case would take the cases times the limit: after ``give_up_after``
+cases in a row stopped at the limit, the run gives up (the cases left are not run). The receiver's
+process ends with the caller's, even one the caller never reaped (``conform`` killed): on Linux at
+once (``PR_SET_PDEATHSIG``), elsewhere when it next writes an answer (a broken pipe). A fork
+copies one thread, the caller's: the caller is told of any other (a lock one of them held at the
+fork stays held in the receiver's process, and a case that needs it hangs).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 import json
 import os
 import select
 import signal
 import sys
+import threading
 import time
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import Final
 
 from ..corpus import Case
+from ..verdict._peer_text import one_line
 from ._labels import Labels
 from ._receiver import Receiver
 from ._run import STATUSES, Outcome, _check_case
@@ -42,23 +52,95 @@ reading cost the run as much again as the receiver (mcp-verdict's own classify, 
 _WORKER_FAILED: Final = 70
 """The status of the receiver's process when the kit's own part of it fails (EX_SOFTWARE)."""
 
+_PR_SET_PDEATHSIG: Final = 1
 
-def run_apart(receiver: Receiver, cases: Sequence[Case], labels: Labels, *, timeout: float) -> Iterator[Outcome]:
+
+def _load_prctl() -> Callable[..., int] | None:
+    """Linux's ``prctl``, looked up once in this process (never in a fork: a lookup there may
+    take a lock some other thread held at the fork); ``None`` elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).prctl
+    except (AttributeError, OSError):  # pragma: no cover - a libc without it
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    function.restype = ctypes.c_int
+    prctl: Callable[..., int] = function
+    return prctl
+
+
+_PRCTL: Final = _load_prctl() if CAN_FORK else None
+
+Notice = Callable[[str], None]
+"""Where :func:`run_apart` says what happens as it happens (a case stopped, the run given up, a
+thread besides the caller's at a fork): one line each, without an ending newline."""
+
+
+def run_apart(receiver: Receiver, cases: Sequence[Case], labels: Labels, *, timeout: float,
+              give_up_after: int = 0, notice: Notice | None = None) -> Iterator[Outcome]:
     """Each case's outcome, in order, the receiver run in a process of its own (:mod:`this
     module <mcp_verdict.kit._apart>`): a case not answered within ``timeout`` seconds, or during
     which the process ends, is an ``error`` outcome saying so, and the next case runs in a new
-    process. Without ``fork``, the cases run in this process (no time limit)."""
+    process. After ``give_up_after`` cases in a row stopped at the limit (``0``: never), no
+    more outcomes come: the cases left are not run. ``notice`` is told of each case stopped, of
+    the run given up, and of threads besides the caller's when it forks. Without ``fork``, the
+    cases run in this process (no time limit)."""
     if not CAN_FORK:
         for case in cases:
             yield _check_case(receiver, case, labels)
         return
     start = 0
+    in_a_row = 0
+    warned = False
     while start < len(cases):
+        if notice is not None and not warned:
+            threads = _other_threads()
+            if threads:
+                notice(_threads_warning(threads, timeout))
+                warned = True
         worker = _Worker(receiver, cases, labels, start)
         try:
             start = yield from worker.outcomes(timeout)
         finally:
             worker.stop()
+        if worker.stopped is None:
+            in_a_row = 0 if worker.answered else in_a_row
+            continue
+        in_a_row = (0 if worker.answered else in_a_row) + 1
+        given_up = 0 < give_up_after <= in_a_row and start < len(cases)
+        if notice is not None:
+            case = worker.stopped
+            if given_up:
+                then = f"{in_a_row} in a row: the run gives up, {len(cases) - start} cases not run"
+            elif start < len(cases):
+                then = "the run goes on in a new process" + (
+                    f" ({in_a_row} in a row; it gives up at {give_up_after})" if give_up_after else "")
+            else:
+                then = "it was the last case"
+            notice(f"case {case.id} ({case.version}) gave no answer within {_seconds(timeout)}: stopped; {then}")
+        if given_up:
+            return
+
+
+def _other_threads() -> list[str]:
+    """The threads of this process besides the one running (a fork copies that one alone): the
+    names of Python's, and on Linux any other the system counts (a C library's own)."""
+    me = threading.current_thread()
+    names = [thread.name for thread in threading.enumerate() if thread is not me]
+    with contextlib.suppress(OSError):
+        native = len(os.listdir("/proc/self/task")) - 1
+        names += ["(a thread of no Python name)"] * max(0, native - len(names))
+    return names
+
+
+def _threads_warning(threads: list[str], timeout: float) -> str:
+    shown = ", ".join(one_line(name[:60]) for name in threads[:5]) + (", ..." if len(threads) > 5 else "")
+    return (f"warning: this process runs {len(threads)} other thread{'s' if len(threads) > 1 else ''} ({shown}) "
+            "as it forks the receiver's process, which gets none of them: a lock one of them held at the fork "
+            "(logging's, an import's, a client's) stays held there, and a case that needs it hangs until the "
+            f"time limit ({_seconds(timeout)}). Start such threads in the receiver, on its first call, not when "
+            "its module is imported")
 
 
 class _Worker:
@@ -70,10 +152,12 @@ class _Worker:
         for stream in (sys.stdout, sys.stderr):  # what this process has buffered is written once, by it
             with contextlib.suppress(AttributeError, OSError, ValueError):
                 stream.flush()
+        parent = os.getpid()
         gc.freeze()  # the child's collections pass over what it was forked with: its pages stay shared
         try:
             pid = os.fork()
             if pid == 0:  # pragma: no cover - the child (its coverage is not gathered)
+                _die_with(parent)
                 os.close(read)
                 _answer(receiver, cases, labels, start, write)
         finally:
@@ -85,6 +169,10 @@ class _Worker:
         self._group: int | None = pid  # (its id once the process is reaped, while a member is left)
         self._read: int | None = read
         self._pidfd = _pidfd(pid)
+        self.answered = 0
+        """How many cases it answered (or ended its process during)."""
+        self.stopped: Case | None = None
+        """The case it was stopped at, at the time limit."""
 
     def outcomes(self, timeout: float) -> Generator[Outcome, None, int]:
         """The outcomes as they come; returns the index of the next case to run (past the one
@@ -105,6 +193,7 @@ class _Worker:
                 events = [(self._read, select.POLLIN)]
             else:
                 self.stop()
+                self.stopped = cases[index]
                 yield self._stopped(cases[index], timeout)
                 return index + 1
             ended = any(fd == self._pidfd for fd, _ in events)
@@ -126,6 +215,7 @@ class _Worker:
                 pending = lines.pop()
                 for line in lines:
                     if index < len(cases):
+                        self.answered += 1
                         yield self._outcome(cases[index], line)
                         index += 1
                 if lines:
@@ -135,6 +225,7 @@ class _Worker:
                     break
             if (ended or gone) and index < len(cases):
                 status = self._ended()
+                self.answered += 1
                 yield self._exited(cases[index], status)
                 return index + 1
         self._finish(timeout)
@@ -213,6 +304,18 @@ class _Worker:
                        reason=f"the receiver's process {how} during this case; the run went on with the next case")
 
 
+def _die_with(parent: int) -> None:  # pragma: no cover - runs in the child
+    """This process ends when ``parent`` does, even killed (SIGKILL leaves it no time to stop
+    it): on Linux it is sent SIGKILL then; ``parent`` may have ended before that was asked, so
+    it is looked for once after. Elsewhere it ends when it next writes to its pipe. (Linux sends
+    it when the thread that forked ends: :func:`run_apart` is called from the thread that lasts,
+    ``conform``'s main one.)"""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(_WORKER_FAILED)
+
+
 def _answer(receiver: Receiver, cases: Sequence[Case], labels: Labels, start: int,
             write: int) -> None:  # pragma: no cover - runs in the child
     """The child's whole life: answer each case from ``start`` on, then end (never return into
@@ -267,4 +370,4 @@ def _seconds(value: float) -> str:
     return f"{value:g} s"
 
 
-__all__ = ["CAN_FORK", "run_apart"]
+__all__ = ["CAN_FORK", "Notice", "run_apart"]

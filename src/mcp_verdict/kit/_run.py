@@ -196,15 +196,25 @@ class Report:
     receiver: Receiver
     labels: Labels
     outcomes: tuple[Outcome, ...]
+    not_run: tuple[Case, ...] = ()
+    """The cases the run gave up before (``conform``: after cases in a row stopped at the time
+    limit); none in a complete run. They have no outcome and are in no count."""
+    not_run_reason: str = ""
+    """Why they were not run (empty in a complete run)."""
+
+    @property
+    def complete(self) -> bool:
+        """Every case ran (each has an outcome)."""
+        return not self.not_run
 
     def with_status(self, *statuses: Status) -> tuple[Outcome, ...]:
         return tuple(o for o in self.outcomes if o.status in statuses)
 
     @property
     def ok(self) -> bool:
-        """No case failed or errored, and at least one ran."""
+        """No case failed or errored, at least one ran, and the run is complete."""
         counts = self.counts()
-        return counts["fail"] == counts["error"] == 0 and counts["pass"] > 0
+        return counts["fail"] == counts["error"] == 0 and counts["pass"] > 0 and self.complete
 
     def counts(self) -> dict[Status, int]:
         counter = collections.Counter(o.status for o in self.outcomes)
@@ -228,6 +238,9 @@ class Report:
             "by_kind": {kind.value: counts for kind, counts in self.by_kind().items()},
             "failures": [o.to_dict() for o in self.with_status("fail", "error")],
             "skipped": self.skip_reasons(),
+            "complete": self.complete,
+            "not_run": {"cases": len(self.not_run), "reason": self.not_run_reason or None,
+                        "ids": [case.id for case in self.not_run]},
         }
 
 
