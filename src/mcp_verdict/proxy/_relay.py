@@ -943,12 +943,7 @@ class Relay:
                 self._observed(exchange, waiting, data, judged)
             return self._forward(data, seq, at, http, answers=key)
         method = exchange.method
-        if judged is None:
-            verdict = self._verdict(exchange, data)
-        elif judged.kind is _TASK or exchange.task_id is not None:  # (passes_early judged it)
-            verdict = self._task_read(exchange, judged, data)
-        else:
-            verdict = judged
+        verdict = self._verdict_of(exchange, data, judged)
         if method not in _JUDGED:  # (a terminal tasks/get is judged on the result it inlines, read
             # by a lenient parser: its bytes must read strictly too, as every answer enforce forwards)
             _, problem = parse(data, self.max_frame, DEFAULT_LIMITS.max_depth)
@@ -1029,12 +1024,7 @@ class Relay:
 
     def _observe(self, exchange: Exchange, waiting: _Waiting | None, data: bytes,
                  judged: Verdict | None = None) -> None:
-        if judged is None:
-            verdict = self._verdict(exchange, data)
-        elif judged.kind is _TASK or exchange.task_id is not None:  # (read_sent judged it)
-            verdict = self._task_read(exchange, judged, data)
-        else:
-            verdict = judged
+        verdict = self._verdict_of(exchange, data, judged)
         if verdict is not None:
             self._count(verdict)
         if waiting is not None and (verdict is not None or waiting.token is not None):
@@ -1043,6 +1033,14 @@ class Relay:
     def _count(self, verdict: Verdict) -> None:
         kinds, name = self.stats.kinds, verdict.kind.value
         kinds[name] = kinds.get(name, 0) + 1
+
+    def _verdict_of(self, exchange: Exchange, data: bytes, judged: Verdict | None) -> Verdict | None:
+        """:meth:`_verdict`, or ``judged`` when the answer was judged before the relay read it
+        (:meth:`passes_early`, :meth:`read_sent`), as the connection's tasks make it (``_tasks``)."""
+        if judged is None:
+            return self._verdict(exchange, data)
+        return self._task_read(exchange, judged, data) if judged.kind is _TASK or exchange.task_id is not None \
+            else judged
 
     def _verdict(self, exchange: Exchange, data: bytes) -> Verdict | None:
         """The verdict of an answer to a judged method (None: the method is not judged)."""

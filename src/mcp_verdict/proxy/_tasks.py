@@ -33,25 +33,18 @@ KEPT: Final = 4096
 
 
 class Taken(NamedTuple):
-    """A tools/call whose task held its id when another call's answer created it again."""
+    """A tools/call whose task holds a task id: while it runs (its handle's verdict), and once
+    another call's answer created the id again (its verdict judged again)."""
 
     call: int
     round: int
     request_id: Any
     tool: str | None
     verdict: Verdict
-    """Its verdict judged again: ``unclassified``, the reuse named last."""
+    """Its verdict: its handle's while its task runs; judged again once its id is taken:
+    ``unclassified``, the reuse named last."""
     answer: Mapping[str, Any]
     """The digest of its answer's bytes (``sha256``, ``size``), when verdict lines are written."""
-
-
-class _Running(NamedTuple):
-    call: int
-    round: int
-    request_id: Any
-    tool: str | None
-    verdict: Verdict
-    answer: Mapping[str, Any]
 
 
 class Tasks:
@@ -60,7 +53,7 @@ class Tasks:
     def __init__(self, tracker: Tracker, conn: str) -> None:
         self._tracker = tracker
         self._conn = conn
-        self._running: OrderedDict[str, _Running] = OrderedDict()
+        self._running: OrderedDict[str, Taken] = OrderedDict()
 
     def created(self, exchange: Exchange, verdict: Verdict, data: bytes, digested: bool) -> tuple[Verdict,
                                                                                                  Taken | None]:
@@ -80,7 +73,7 @@ class Tasks:
             result = verdict.message.get("result") if isinstance(verdict.message, dict) else None
             where: dict[str, Any] = {"taskId": task_id} if isinstance(result, dict) and "taskId" in result \
                 else {"task": {}}
-            running[task_id] = _Running(exchange.call, exchange.round, exchange.request_id, exchange.tool,
+            running[task_id] = Taken(exchange.call, exchange.round, exchange.request_id, exchange.tool,
                                         make_verdict(verdict.kind, verdict.findings, verdict.version,
                                                      {"result": where}), digest(data) if digested else {})
             if len(running) > KEPT:
@@ -89,8 +82,7 @@ class Tasks:
         if first is None:  # created twice already, the first task not ended then: a reuse again
             return task_reused(verdict, task_id), None
         del running[task_id]
-        taken = Taken(first.call, first.round, first.request_id, first.tool,
-                      task_taken(first.verdict, task_id, exchange.request_id), first.answer)
+        taken = first._replace(verdict=task_taken(first.verdict, task_id, exchange.request_id))
         return task_reused(verdict, task_id, first.request_id), taken
 
     def polled(self, exchange: Exchange, verdict: Verdict | None) -> Verdict | None:
