@@ -237,21 +237,27 @@ def test_a_timeout_that_is_no_time_is_a_usage_error(tmp_path: Path, value: str, 
     assert (done.returncode, done.stderr.splitlines()[-1]) == (2, f"Error: {said}")
 
 
-@pytest.mark.skipif(os.name != "posix", reason="SIGINT to a process is POSIX")
-def test_ctrl_c_during_a_hung_case_stops_the_receivers_process(tmp_path: Path) -> None:
-    """Ctrl-C (SIGINT) while the receiver hangs: ``conform`` ends as every command does (130, one
-    line), and the receiver's process is ended with it, not left behind."""
+def _in_a_hung_case(tmp_path: Path, out: int) -> tuple[subprocess.Popen[str], int]:
+    """``conform`` started on a receiver that sleeps for an hour in its first case (its output
+    to ``out``), and the pid of the receiver's process, once it is in that case."""
     (tmp_path / "receivers.py").write_text(RECEIVERS, "utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), SRC])}
     args = ["conform", "receivers:says_and_sleeps", "--versions", VERSION, "--timeout", "600"]
-    process = subprocess.Popen([*CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                               env=env, stdin=subprocess.DEVNULL)
+    process = subprocess.Popen([*CLI, *args], stdout=out, stderr=out, text=True, cwd=tmp_path, env=env,
+                               stdin=subprocess.DEVNULL)
     said = tmp_path / "mark.pid"
     for _ in range(6000):  # (at most 60 s: the receiver's process says it is in the case)
         if said.exists() and said.read_text():
             break
         time.sleep(0.01)
-    receiver = int(said.read_text())
+    return process, int(said.read_text())
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGINT to a process is POSIX")
+def test_ctrl_c_during_a_hung_case_stops_the_receivers_process(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT) while the receiver hangs: ``conform`` ends as every command does (130, one
+    line), and the receiver's process is ended with it, not left behind."""
+    process, receiver = _in_a_hung_case(tmp_path, subprocess.PIPE)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert (process.returncode, err) == (130, "mcp-verdict: interrupted\n")
@@ -332,17 +338,7 @@ def test_help_names_the_give_up_option() -> None:
 def test_the_receivers_process_ends_when_conform_is_killed(tmp_path: Path, sent: signal.Signals) -> None:
     """``conform`` killed (no time to stop anything) during a case the receiver hangs on: its
     process does not live on (it slept for an hour)."""
-    (tmp_path / "receivers.py").write_text(RECEIVERS, "utf-8")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), SRC])}
-    args = ["conform", "receivers:says_and_sleeps", "--versions", VERSION, "--timeout", "600"]
-    process = subprocess.Popen([*CLI, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path,
-                               env=env, stdin=subprocess.DEVNULL)
-    said = tmp_path / "mark.pid"
-    for _ in range(6000):  # (at most 60 s: the receiver's process says it is in the case)
-        if said.exists() and said.read_text():
-            break
-        time.sleep(0.01)
-    receiver = int(said.read_text())
+    process, receiver = _in_a_hung_case(tmp_path, subprocess.DEVNULL)
     try:
         process.send_signal(sent)
         assert process.wait(timeout=60) == -sent
