@@ -105,7 +105,9 @@ class SchemaLimits:
     max_location_chars: int = 4 * 1024 * 1024
     """Characters the schema's subschema locations may add up to: each subschema's JSON pointer
     from the schema's root (RFC 6901, escaped), counted once for the subschema and once more
-    for each of its members. A compiled jsonschema-rs validator keeps each keyword's location
+    for each of its members but the annotations dropped before compiling (``title``,
+    ``description``..., see ``max_keyword_values``: no validator keeps their locations; they
+    count when a ``$ref`` points into one, which keeps them). A compiled jsonschema-rs validator keeps each keyword's location
     whole, so a member name of 100 KB above 500 subschemas (a schema of 0.1 MB) took it some
     140 MB, and a name of some MB above 2,000 subschemas many GB; what real schemas hold is far
     below this (the whole MCP schema.json of 2025-11-25, ~900 subschemas: 114,229)."""
@@ -502,6 +504,7 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
     stack: list[tuple[Any, int, str, str, int]] = [(schema, 1, where, _BASE, 0)]
     count = 0
     locations = 0
+    kept = 0  # the locations of the annotations' members, counted only if they are kept
     values = 0  # the JSON values in the keywords' values but their subschemas and annotations
     annotated: list[dict[str, Any]] = []  # the subschemas holding annotations to drop
     dialects = False  # a subschema names its own dialect
@@ -512,19 +515,21 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
         if isinstance(node, bool):
             locations += length
         else:
-            locations += length * (1 + len(node))
+            members = len(node)
+            if not _ANNOTATIONS.keys().isdisjoint(node):
+                dropped = sum(1 for k, v in node.items() if _dropped(k, v))
+                if dropped:
+                    annotated.append(node)
+                    members -= dropped  # not compiled: no location kept (unless a $ref points into one)
+                    kept += length * dropped
+            locations += length * (1 + members)
         if locations > limits.max_location_chars:
-            return finding(where, "output.bounds",
-                           f"the schema's subschema locations add up to more than {limits.max_location_chars} "
-                           "characters (each subschema's JSON pointer, once for it and once per member: a "
-                           "validator keeps them all)"), bool(refs), patterns
+            return _too_long(where, limits), bool(refs), patterns
         if isinstance(node, bool):
             continue
         if depth > limits.max_depth:
             return finding(path, "output.bounds",
                            f"the schema nests deeper than {limits.max_depth} levels"), bool(refs), patterns
-        if not _ANNOTATIONS.keys().isdisjoint(node) and any(_dropped(k, v) for k, v in node.items()):
-            annotated.append(node)
         values += _own_values(node, limits.max_keyword_values - values)
         if values > limits.max_keyword_values:
             return finding(where, "output.bounds",
@@ -554,6 +559,8 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
                            f"$ref {ref!r} points outside the schema; it is never fetched, so the schema is "
                            "rejected rather than treated as permissive"), True, patterns
     if any(_names_annotation(ref) for _, _, ref in refs):  # a $ref into one: all kept, and counted
+        if locations + kept > limits.max_location_chars:
+            return _too_long(where, limits), True, patterns
         for node in annotated:
             values += _own_values(node, limits.max_keyword_values - values, annotations=True)
             if values > limits.max_keyword_values:
@@ -565,6 +572,13 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
         for node in annotated:
             _drop_annotations(node)
     return None, bool(refs) or dialects, patterns
+
+
+def _too_long(where: str, limits: SchemaLimits) -> Finding:
+    return finding(where, "output.bounds",
+                   f"the schema's subschema locations add up to more than {limits.max_location_chars} characters "
+                   "(each subschema's JSON pointer, once for it and once per member but the annotations dropped: "
+                   "a validator keeps them all)")
 
 
 def _subschemas(node: Mapping[str, Any], path: str, length: int) -> Iterator[tuple[Any, str, int, str | None]]:
