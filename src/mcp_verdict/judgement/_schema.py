@@ -16,7 +16,10 @@ Rules (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#json
   rejected (``output.bounds``) before any validator is built, and one validation may run for at
   most ``SchemaLimits.time_budget`` seconds (``output.budget``); the annotations (``default``,
   ``examples``, ``title``...), which never change a verdict, are given to neither validator
-  (:data:`_ANNOTATIONS`);
+  (:data:`_ANNOTATIONS`); a schema holding an integer past Python's digit limit for ``str``
+  (``sys.get_int_max_str_digits``: a caller's parsed schema alone, the wire's reader refuses
+  one) is refused as well, by its place and size (:func:`_unwritable`): its key cannot be
+  written, nor jsonschema-rs read it;
 - a schema that is not valid in its dialect is rejected (``output.schema_invalid``).
 
 Two validators, chosen per schema (see README and benchmarks/bench_schema.py for the numbers):
@@ -107,10 +110,11 @@ class SchemaLimits:
     from the schema's root (RFC 6901, escaped), counted once for the subschema and once more
     for each of its members but the annotations dropped before compiling (``title``,
     ``description``..., see ``max_keyword_values``: no validator keeps their locations; they
-    count when a ``$ref`` points into one, which keeps them). A compiled jsonschema-rs validator keeps each keyword's location
-    whole, so a member name of 100 KB above 500 subschemas (a schema of 0.1 MB) took it some
-    140 MB, and a name of some MB above 2,000 subschemas many GB; what real schemas hold is far
-    below this (the whole MCP schema.json of 2025-11-25, ~900 subschemas: 114,229)."""
+    count when a ``$ref`` points into one, which keeps them). A compiled jsonschema-rs
+    validator keeps each keyword's location whole, so a member name of 100 KB above 500
+    subschemas (a schema of 0.1 MB) took it some 140 MB, and a name of some MB above 2,000
+    subschemas many GB; what real schemas hold is far below this (the whole MCP schema.json
+    of 2025-11-25, ~900 subschemas: 114,229)."""
     max_keyword_values: int = 100_000
     """JSON values the schema's keywords may hold, added up over its subschemas: each value and
     member name in a keyword's value but its subschemas (``enum``, ``const``, ``required``, an
@@ -269,7 +273,7 @@ def compile_schema(schema: object, where: str, limits: SchemaLimits = DEFAULT_SC
         return CompiledSchema(None, finding(where, "output.bounds",
                                             f"the schema nests deeper than {limits.max_depth} levels"), "")
     if key is None:
-        return CompiledSchema(None, finding(where, "output.schema_invalid", "the schema is not a JSON value"), "")
+        return CompiledSchema(None, _unwritable(schema, where), "")
     if parsed is _UNPARSED:  # a key under 1 MiB: parsed again by _build, if not cached
         return _compile(key, where, limits)
     _parsed[0] = (key, parsed)  # built from this copy if not cached, never parsed again from key
@@ -277,6 +281,45 @@ def compile_schema(schema: object, where: str, limits: SchemaLimits = DEFAULT_SC
         return _compile(key, where, limits)
     finally:
         _parsed[0] = None
+
+
+def _unwritable(schema: object, where: str) -> Finding:
+    """The finding for a schema :func:`schema_key` cannot write: one holding an integer past
+    Python's digit limit for ``str`` (``sys.get_int_max_str_digits``, 4,300 by default: a
+    caller's parsed value only, the wire's reader refuses such a number) names the first (in
+    document order) by its place and size, ``output.bounds`` (a JSON number has no such limit,
+    https://json-schema.org/draft/2020-12/json-schema-core#section-4.2.1: the schema is valid,
+    the check cannot read it exactly); anything else is no JSON value (``output.schema_invalid``)."""
+    most = _readable_bits()
+    seen: set[int] = set()  # (a caller's value may hold itself: each container walked once)
+    stack: list[tuple[object, str]] = [(schema, where)]
+    while most is not None and stack:
+        item, path = stack.pop()
+        if type(item) is int or (isinstance(item, int) and not isinstance(item, bool)):
+            if item.bit_length() > most:
+                try:
+                    str(item)
+                except ValueError as exc:
+                    if _too_many_digits(exc):
+                        import sys
+
+                        digits = int(item.bit_length() * 0.30103) + 1
+                        return finding(path, "output.bounds",
+                                       f"the schema holds an integer of about {digits} digits, past the "
+                                       f"{sys.get_int_max_str_digits()} Python reads and writes as text "
+                                       "(sys.get_int_max_str_digits): the check cannot read it exactly, so "
+                                       "the schema is refused")
+            continue
+        if id(item) in seen:
+            continue
+        if isinstance(item, Mapping):
+            seen.add(id(item))
+            stack.extend((member, pointer(path, name) if isinstance(name, str) else path)
+                         for name, member in reversed(list(item.items())))
+        elif isinstance(item, (list, tuple)):
+            seen.add(id(item))
+            stack.extend((member, pointer(path, index)) for index, member in reversed(list(enumerate(item))))
+    return finding(where, "output.schema_invalid", "the schema is not a JSON value")
 
 
 def compile_key(key: str | bytes, where: str, limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS) -> CompiledSchema:
