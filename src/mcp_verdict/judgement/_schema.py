@@ -47,8 +47,8 @@ Two validators, chosen per schema (see README and benchmarks/bench_schema.py for
   as well: jsonschema-rs reads ``format`` in every subschema as the root's dialect says, the
   guarded engine each in its own (:func:`_check_bounds_and_refs`).
 
-Both decide ``multipleOf`` (exact decimals), ``format`` (asserted in drafts 04-07, an
-annotation in 2019-09 and 2020-12) and the keywords some drafts lack (``dependencies``,
+Both decide ``multipleOf``, the bounds, ``enum`` and ``const`` (exact decimals), ``format``
+(asserted in drafts 04-07, an annotation in 2019-09 and 2020-12) and the keywords some drafts lack (``dependencies``,
 ``contentEncoding``...) alike (``_keywords``), so the verdict never depends on the engine that
 ran.
 
@@ -422,12 +422,13 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
     if not guarded and all(_linear(pattern) for _, pattern in patterns):
         import jsonschema_rs
 
-        from ._keywords import asserts_formats, rs_keywords
+        from ._keywords import asserts_formats, big_keywords, rs_keywords
 
         rust = getattr(jsonschema_rs, name)
+        big = big_keywords(key, lambda: _nodes(schema))
         try:  # (the constructor meta-validates the schema, with the same error)
             validator = rust(schema, retriever=_offline, pattern_options=jsonschema_rs.RegexOptions(),
-                             validate_formats=asserts_formats(name), keywords=rs_keywords(name, key))
+                             validate_formats=asserts_formats(name), keywords=rs_keywords(name, key, big))
         except jsonschema_rs.ValidationError as exc:
             at = pointer_of(where, exc.instance_path)
             return CompiledSchema(None, finding(at, "output.schema_invalid",
@@ -435,7 +436,7 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
         except ValueError:  # jsonschema-rs reads a schema nested past its recursion limit no further
             return CompiledSchema(None, finding(where, "output.bounds", "the schema nests too deeply to be checked"),
                                   str(dialect))
-        levels = _levels(schema)
+        levels = _levels(schema, big)
         return CompiledSchema(validator, None, str(dialect), "jsonschema-rs", levels,
                               max(max(weight, per_char) for weight, per_char, _ in levels), key)
     return _guarded_schema(schema, where, name, str(dialect), patterns)
@@ -703,13 +704,19 @@ def _drop_annotations(node: dict[str, Any]) -> None:
 def _drop_all_annotations(schema: Any) -> Any:
     """``schema`` (a private copy, bounded already) with :func:`_drop_annotations` done on each
     of its subschemas."""
+    for node in _nodes(schema):
+        _drop_annotations(node)
+    return schema
+
+
+def _nodes(schema: Any) -> Iterator[dict[str, Any]]:
+    """The subschemas of ``schema`` (bounded already) that are objects, itself included."""
     stack = [schema]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
-            _drop_annotations(node)
+            yield node
             stack.extend(child for child, _, _, _ in _subschemas(node, "", 0))
-    return schema
 
 
 def _own_values(node: Mapping[str, Any], room: int, annotations: bool = False) -> int:
@@ -794,6 +801,14 @@ a ``multipleOf`` of 1e-300."""
 _WORD_MULTIPLE_COST: Final = 3_000
 """Per ``multipleOf`` of an integer of 64 bits, decided in Python as well: ~0.5-1 µs for an
 integer or a float below 2^53, ~2.5 µs for a float past it."""
+_CALLBACK_COST: Final = 6_000
+"""Per check of a bound, ``enum`` or ``const`` decided in Python (``_keywords``: a schema holding
+a number past 2^53 there), called back from jsonschema-rs: ~1-2 µs for a bound, ~3 µs for an
+exact comparison of an int and a float both past 2^53, ~2.5-4 µs for an ``enum`` or ``const``
+(measured on a loaded machine: an upper bound)."""
+_PY_EQUAL_COST: Final = 1_000
+"""Per value of such an ``enum`` or ``const`` (compared in Python, ~0.3-0.6 µs each), and per
+value below the instance's it compares whole."""
 _CHAR_COST: Final = 5
 """Per character of a string met by ``pattern`` or ``format`` (~4 ns); ``minLength``,
 ``maxLength`` and the others read a string at 1."""
@@ -813,7 +828,7 @@ Weights = list[tuple[int, int, int]]
 the last entry holds for every depth past the others."""
 
 
-def _levels(schema: Any) -> tuple[tuple[int, int, int], ...]:
+def _levels(schema: Any, big: frozenset[str] = frozenset()) -> tuple[tuple[int, int, int], ...]:
     """A ``$ref``-free schema's weights at each depth of the instance (:data:`Weights`): at depth
     ``d``, the subschemas that apply to the instance's values at that depth and their keywords
     (:data:`_NODE_COST`...), and, for a keyword comparing values whole (``uniqueItems``,
@@ -824,17 +839,17 @@ def _levels(schema: Any) -> tuple[tuple[int, int, int], ...]:
     ``prefixItems``'): the heaviest counts, not their sum. Per pair of integers past 64 bits:
     jsonschema-rs compares such an array's items pairwise for ``uniqueItems``, ~650 ns a pair
     (16,000 of them took 83 s). (Recursive: the schema nests at most ``max_depth`` levels.)"""
-    return tuple(_weigh(schema))
+    return tuple(_weigh(schema, big))
 
 
-def _weigh(node: Any) -> Weights:
+def _weigh(node: Any, big: frozenset[str]) -> Weights:
     weight, char, subtree, pair = _NODE_COST, 0, 0, 0
     total: Weights = [(0, 0, 0)]
     if isinstance(node, dict):
         for keyword, value in node.items():
             shift = keyword in _INSTANCE_DEEPER
             if keyword in _SINGLE and isinstance(value, (dict, bool)):
-                total = _plus(total, _weigh(value), shift)
+                total = _plus(total, _weigh(value, big), shift)
                 continue
             own = value  # the keyword's value but its subschemas
             children: list[Any] = []
@@ -846,7 +861,7 @@ def _weigh(node: Any) -> Weights:
                 own = [[name, v] for name, v in value.items() if not isinstance(v, (dict, bool))]
             if children:
                 one = keyword in ("properties", "prefixItems", "items")  # a value meets one of them
-                group = [_weigh(child) for child in children]
+                group = [_weigh(child, big) for child in children]
                 merged = group[0]
                 for weights in group[1:]:
                     merged = _most(merged, weights) if one else _plus(merged, weights, False)
@@ -867,6 +882,11 @@ def _weigh(node: Any) -> Weights:
                 if keyword == "uniqueItems" and value is True:
                     subtree += 2 * _SUBTREE_COST  # small arrays are compared pairwise
                     pair += _NUMBER_COST
+            if keyword in big:  # decided in Python, called back (_keywords.RsBound, RsEnum, RsConst)
+                weight += _CALLBACK_COST
+                if keyword in _WHOLE:
+                    weight += _PY_EQUAL_COST * values
+                    subtree += _PY_EQUAL_COST * values
             char += 1
     return _plus([(weight, char, 0), (subtree, int(subtree > 0), pair)], total, False)
 
