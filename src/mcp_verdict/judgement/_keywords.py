@@ -174,6 +174,19 @@ def same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def one_of(instance: Any, values: Any) -> bool:
+    """Whether ``instance`` is equal to one of the ``enum`` ``values`` (:func:`same`; True for
+    ``values`` that are no array, which the meta-validation refuses)."""
+    if not isinstance(values, list):
+        return True
+    kind = type(instance)
+    if kind is str:  # (the common cases: a string equals a string alone, ...
+        return instance in values
+    if (kind is int or kind is float) and -_EXACT <= instance <= _EXACT:  # ... a number within 2^53 a number
+        return any(each == instance for each in values if type(each) is int or type(each) is float)  # (exactly)
+    return any(same(instance, each) for each in values)
+
+
 def holds_big(value: Any) -> bool:
     """Whether the keyword value ``value`` holds a number past 2^53 in magnitude (:func:`_big`),
     however deep: only such a number may compare with an instance's otherwise than Python does."""
@@ -259,8 +272,7 @@ class RsEnum:
         self.inner = None if holds_big(value) else jsonschema_rs.validator_for({"enum": value})
 
     def validate(self, instance: Any) -> None:
-        if self.inner.is_valid(instance) if self.inner is not None \
-                else not isinstance(self.values, list) or any(same(instance, each) for each in self.values):
+        if self.inner.is_valid(instance) if self.inner is not None else one_of(instance, self.values):
             return
         raise ValueError(f"{_shown(instance)} is not one of {_shown(self.values)}")
 
@@ -431,7 +443,7 @@ def keywords(cls: Any) -> dict[str, Any]:
         return check
 
     def enum(validator: Any, values: Any, instance: Any, schema: Any) -> Iterator[Any]:
-        if isinstance(values, list) and not any(same(instance, each) for each in values):
+        if not one_of(instance, values):
             yield ValidationError(f"{_shown(instance)} is not one of {_shown(values)}")
 
     def const(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
