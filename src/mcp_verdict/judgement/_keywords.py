@@ -124,9 +124,9 @@ def is_multiple(instance: Any, divisor: Any) -> bool:
 def _big(value: Any) -> bool:
     """Whether ``value`` is a number past 2^53 in magnitude (an int or a float; a bool is none)."""
     kind = type(value)
-    if kind is int or kind is float:
-        return not -_EXACT <= value <= _EXACT  # (a NaN is big: decided by _order's slow path)
-    return is_number(value) and not -_EXACT <= value <= _EXACT
+    if kind is int or kind is float or (isinstance(value, (int, float)) and kind is not bool):
+        return not -_EXACT <= value <= _EXACT  # (a NaN is big: order's slow path finds it no number)
+    return False  # (a Decimal, which no JSON reader here makes, compares with Python's exactness)
 
 
 def order(a: Any, b: Any) -> int | None:
