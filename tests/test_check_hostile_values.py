@@ -142,20 +142,20 @@ AT_N = "/result/structuredContent/n"
 # (label, structuredContent, outputSchema, expected findings as (code, path, message)) — by hand
 HUGE_CASES: list[tuple[str, Any, Any, list[tuple[str, str, str]]]] = [
     ("maximum (jsonschema-rs)", {"n": HUGE}, {"type": "object", "properties": {"n": {"maximum": 1}}},
-     [("output.schema", AT_N, f"{HUGE_SHOWN} does not conform to maximum 1")]),
+     [("output.schema", AT_N, f"{HUGE_SHOWN} is greater than the maximum of 1")]),
     ("maximum (jsonschema, $ref)", {"n": HUGE}, with_ref({"type": "object", "properties": {"n": {"maximum": 1}}}),
-     [("output.schema", AT_N, f"{HUGE_SHOWN} does not conform to maximum 1")]),
+     [("output.schema", AT_N, f"{HUGE_SHOWN} is greater than the maximum of 1")]),
     ("minimum, met (jsonschema-rs)", {"n": HUGE}, {"properties": {"n": {"minimum": 1}}}, []),
     ("minimum, met (jsonschema, $ref)", {"n": HUGE}, with_ref({"properties": {"n": {"minimum": 1}}}), []),
     ("negative, minimum (jsonschema-rs)", {"n": -HUGE}, {"properties": {"n": {"minimum": 0}}},
-     [("output.schema", AT_N, "<an integer of about 5000 digits> does not conform to minimum 0")]),
+     [("output.schema", AT_N, "<an integer of about 5000 digits> is less than the minimum of 0")]),
     ("type integer (jsonschema-rs)", {"n": HUGE}, {"properties": {"n": {"type": "integer"}}}, []),
     ("type null (jsonschema-rs)", {"n": HUGE}, {"properties": {"n": {"type": "null"}}},
      [("output.schema", AT_N, f"{HUGE_SHOWN} does not conform to type 'null'")]),
     ("const (jsonschema-rs)", {"n": HUGE}, {"properties": {"n": {"const": 1}}},
      [("output.schema", AT_N, "1 was expected")]),  # (the jsonschema package's message names no instance)
     ("enum (jsonschema, $ref)", {"n": HUGE}, with_ref({"properties": {"n": {"enum": [1, 2]}}}),
-     [("output.schema", AT_N, f"{HUGE_SHOWN} does not conform to enum [1, 2]")]),
+     [("output.schema", AT_N, f"{HUGE_SHOWN} is not one of [1, 2]")]),
     ("multipleOf 3, not met (jsonschema-rs)", {"n": HUGE}, {"properties": {"n": {"multipleOf": 3}}},
      [("output.schema", AT_N, f"{HUGE_SHOWN} is not a multiple of 3")]),
     ("multipleOf 5, met (jsonschema-rs)", {"n": HUGE}, {"properties": {"n": {"multipleOf": 5}}}, []),
@@ -226,3 +226,46 @@ def test_an_integer_past_64_bits_is_compared_exactly(number: str, member: Any, p
         check = check_output(verdict, tool(schema))
         assert check.passed is passed
         assert [(f.code, f.path) for f in check.findings] == ([] if passed else [("output.schema", AT_N)])
+
+
+# An outputSchema (or expect schema) holding an integer past Python's digit limit for str: a
+# caller's parsed schema only (the wire's reader refuses such a number: json.syntax). A JSON
+# number has no such limit (https://json-schema.org/draft/2020-12/json-schema-core#section-4.2.1),
+# so the schema is valid; the check cannot write its key nor hand the number to jsonschema-rs
+# (which reads it through its decimal text), so it refuses the schema as past its bounds,
+# naming where the integer is and its size. It was "the schema is not a JSON value"
+# (output.schema_invalid), which named neither. 10^5000 has 5,001 digits.
+BIG_SCHEMA_MESSAGE = ("the schema holds an integer of about 5001 digits, past the 4300 Python reads and writes as "
+                      "text (sys.get_int_max_str_digits): the check cannot read it exactly, so the schema is refused")
+# (label, schema, the finding's path)
+BIG_SCHEMAS: list[tuple[str, Any, str]] = [
+    ("maximum", {"type": "object", "properties": {"n": {"maximum": HUGE}}}, "/outputSchema/properties/n/maximum"),
+    ("negative minimum", {"properties": {"n": {"minimum": -HUGE}}}, "/outputSchema/properties/n/minimum"),
+    ("deep in an enum", {"properties": {"n": {"enum": [1, [2, {"a~b": HUGE}]]}}},
+     "/outputSchema/properties/n/enum/1/1/a~0b"),
+    ("with a $ref", with_ref({"properties": {"n": {"const": HUGE}}}), "/outputSchema/$defs/it/properties/n/const"),
+    ("in a default (dropped before compiling, but read first)", {"default": HUGE}, "/outputSchema/default"),
+]
+
+
+@pytest.mark.parametrize(("schema", "path"), [case[1:] for case in BIG_SCHEMAS], ids=[case[0] for case in BIG_SCHEMAS])
+def test_a_schema_holding_an_integer_past_the_digit_limit_is_refused_by_name(schema: Any, path: str) -> None:
+    check = check_output(parsed({"n": 1}), tool(schema))
+    assert [(f.code, f.path, f.message) for f in check.findings] == [("output.bounds", path, BIG_SCHEMA_MESSAGE)]
+    assert check.passed is False
+
+
+def test_an_expect_schema_holding_an_integer_past_the_digit_limit_says_where() -> None:
+    from mcp_verdict import OptionError
+
+    with pytest.raises(OptionError) as raised:
+        check_output(parsed({"n": 1}), expect={"properties": {"n": {"maximum": HUGE}}})
+    assert str(raised.value) == f"expect is a JSON Schema that cannot be used: at /properties/n/maximum: " \
+                                f"{BIG_SCHEMA_MESSAGE}"
+
+
+def test_a_schema_holding_an_integer_within_the_digit_limit_compiles() -> None:
+    """4,300 digits, the limit itself: written and read exactly (10^4299 has 4,300 digits)."""
+    schema = {"properties": {"n": {"maximum": 10 ** 4299}}}
+    assert check_output(parsed({"n": 10 ** 4299}), tool(schema)).passed
+    assert not check_output(parsed({"n": 10 ** 4299 + 1}), tool(schema)).passed

@@ -338,3 +338,141 @@ def test_a_subschema_naming_its_dialect_is_held_to_it(root: str, inner: str, fai
     for structured in ({"v": "nope"}, {"v": "nope", "pad": PAD}):
         check = check_output(answer(structured), tool, schema_limits=LIMITS)
         assert [(f.code, f.path) for f in check.findings] == expected, len(structured)
+
+
+# Bounds, enum and const on exact decimals
+# (https://json-schema.org/draft/2020-12/json-schema-core#section-4.2.1: a number is an
+# arbitrary-precision decimal; §4.2.2: two numbers are equal when their mathematical values are;
+# maximum & co: https://json-schema.org/draft/2020-12/json-schema-validation#section-6.2). A float
+# is the decimal its shortest text writes (1e30 is 10^30, as for multipleOf); Python, and both
+# engines, compared an int with a float by the float's binary value (the float read from 1e30 is
+# 10^30 + 19884624838656), so {"maximum": 1e30} passed 10^30 + 1 and {"maximum": 10**30} failed 1e30.
+# Only an int and a float both past 2^53 compare otherwise than Python does.
+# (keyword schema as 2020-12 writes it, instance, whether it passes, why) — by hand
+E30 = 10**30
+BOUNDS: list[tuple[dict[str, Any], Any, bool, str]] = [
+    ({"maximum": 1e30}, E30 + 1, False, "10^30 + 1 > 10^30"),
+    ({"maximum": 1e30}, E30, True, "equal"),
+    ({"maximum": 1e30}, E30 - 1, True, "below"),
+    ({"maximum": E30}, 1e30, True, "equal"),
+    ({"maximum": E30 - 1}, 1e30, False, "10^30 > 10^30 - 1"),
+    ({"minimum": E30 + 1}, 1e30, False, "10^30 < 10^30 + 1"),
+    ({"minimum": E30}, 1e30, True, "equal"),
+    ({"minimum": 1e30}, E30 - 1, False, "below"),
+    ({"minimum": 9007199254740993}, 9007199254740992.0, False, "2^53 < 2^53 + 1"),
+    ({"maximum": 9007199254740992.0}, 9007199254740993, False, "2^53 + 1 > 2^53"),
+    ({"minimum": 9007199254740992.0}, 9007199254740993, True, "2^53 + 1 > 2^53"),
+    ({"maximum": 1e23}, 10**23, True, "the text 1e23 is 10^23 (its float is 99999999999999991611392)"),
+    ({"maximum": 99999999999999991611392}, 1e23, False, "10^23 > 99999999999999991611392"),
+    ({"maximum": 2**64 + 1}, 1.8446744073709552e19, False, "18446744073709552000 > 2^64 + 1"),
+    ({"minimum": 2**64}, 1.8446744073709552e19, True, "18446744073709552000 > 2^64"),
+    ({"maximum": 1e300}, 10**300 + 1, False, "above"),
+    ({"maximum": -1e30}, -E30 - 1, True, "negative: below"),
+    ({"minimum": -1e30}, -E30 - 1, False, "negative: below"),
+    ({"exclusiveMaximum": 1e30}, E30, False, "equal"),
+    ({"exclusiveMaximum": 1e30}, E30 - 1, True, "below"),
+    ({"exclusiveMaximum": E30}, 1e30, False, "equal"),
+    ({"exclusiveMaximum": 9007199254740993}, 9007199254740992.0, True, "below"),
+    ({"exclusiveMinimum": 1e30}, E30, False, "equal"),
+    ({"exclusiveMinimum": 1e30}, E30 + 1, True, "above"),
+    ({"exclusiveMinimum": E30}, 1e30, False, "equal"),
+    ({"maximum": 1e30, "minimum": 0}, 5, True, "a small instance against a large bound"),
+    ({"maximum": 0.1}, 0.1, True, "equal floats"),
+    ({"enum": [1.0]}, 1, True, "1.0 and 1 are the same number"),
+    ({"enum": [1]}, 1.0, True, "1.0 and 1 are the same number"),
+    ({"enum": [True]}, 1, False, "a boolean is no number"),
+    ({"enum": [1, "x"]}, True, False, "a boolean is no number"),
+    ({"enum": [1e30, 0]}, False, False, "a boolean is no number"),
+    ({"enum": ["1", [1]]}, 1, False, "a number is no string nor array"),
+    ({"const": 0}, False, False, "a boolean is no number"),
+    ({"enum": [1e30]}, E30, True, "equal"),
+    ({"enum": ["x", E30]}, 1e30, True, "equal"),
+    ({"enum": [1e30]}, E30 + 1, False, "not equal"),
+    ({"enum": [1e23]}, 99999999999999991611392, False, "10^23 is not 99999999999999991611392"),
+    ({"enum": [[1e30], {"a": 1e30}]}, {"a": E30}, True, "equal in an object"),
+    ({"enum": [[1e30], {"a": 1e30}]}, [E30 + 1], False, "not equal in an array"),
+    ({"enum": [9007199254740993]}, 9007199254740992.0, False, "2^53 is not 2^53 + 1"),
+    ({"const": 1.0}, 1, True, "the same number"),
+    ({"const": 1e30}, E30, True, "equal"),
+    ({"const": E30}, 1e30, True, "equal"),
+    ({"const": 1e23}, 10**23, True, "equal"),
+    ({"const": 1e23}, 99999999999999991611392, False, "not equal"),
+    ({"const": [1e30]}, [E30], True, "equal in an array"),
+    ({"const": {"a": 1e30}}, {"a": E30 + 1}, False, "not equal in an object"),
+    ({"const": 9007199254740992.0}, 9007199254740993, False, "2^53 is not 2^53 + 1"),
+]
+
+
+def in_draft(draft: str, subschema: dict[str, Any], passes: bool) -> tuple[dict[str, Any], bool]:
+    """``subschema`` as ``draft`` writes it: draft 04's exclusive bounds are booleans beside
+    ``maximum``/``minimum`` (its validation §5.1.2, §5.1.3), and it has no ``const`` (an
+    unknown keyword asserts nothing)."""
+    if draft != "04":
+        return subschema, passes
+    if "const" in subschema:
+        return subschema, True
+    out: dict[str, Any] = {}
+    for keyword, value in subschema.items():
+        if keyword.startswith("exclusiveM"):
+            plain = "maximum" if keyword == "exclusiveMaximum" else "minimum"
+            out.update({plain: value, keyword: True})
+        else:
+            out[keyword] = value
+    return out, passes
+
+
+BOUND_CASES = [(draft, *in_draft(draft, subschema, passes), instance, why)
+               for draft in DRAFTS for subschema, instance, passes, why in BOUNDS]
+
+
+@pytest.mark.parametrize(("draft", "subschema", "passes", "instance", "why"), BOUND_CASES,
+                         ids=[f"{c[0]}-{c[1]}-{c[3]!r:.20}" for c in BOUND_CASES])
+def test_bounds_enum_and_const_compare_exact_decimals_on_both_engines(draft: str, subschema: dict[str, Any],
+                                                                      passes: bool, instance: Any, why: str) -> None:
+    expected = [] if passes else [("output.schema", "/i/v")]
+    schema = {"$schema": DRAFTS[draft], "type": "object", "properties": {"v": subschema}}
+    for engine, found in engines(schema, {"v": instance}):
+        assert found == expected, (engine, why)
+
+
+# (schema, instance, the message on both engines) — by hand
+BOUND_MESSAGES: list[tuple[dict[str, Any], Any, str]] = [
+    ({"maximum": 1e30}, E30 + 1, "1000000000000000000000000000001 is greater than the maximum of 1e+30"),
+    ({"exclusiveMinimum": E30}, 1e30,
+     "1e+30 is less than or equal to the minimum of 1000000000000000000000000000000"),
+    ({"$schema": DRAFTS["04"], "maximum": 1e30, "exclusiveMaximum": True}, E30,
+     "1000000000000000000000000000000 is greater than or equal to the maximum of 1e+30"),
+    ({"enum": [1e30, "x"]}, E30 + 1, "1000000000000000000000000000001 is not one of [1e+30, 'x']"),
+    ({"const": 1e30}, 5, "1e+30 was expected"),
+    # an enum without such a number, in a schema where another has one (jsonschema-rs asks its own)
+    ({"properties": {"a": {"enum": [1e30]}, "b": {"enum": ["x", "y"]}}}, {"b": "z"}, "'z' is not one of ['x', 'y']"),
+]
+
+
+@pytest.mark.parametrize(("schema", "instance", "message"), BOUND_MESSAGES, ids=[m[:40] for _, _, m in BOUND_MESSAGES])
+def test_an_exact_comparison_says_the_same_on_both_engines(schema: dict[str, Any], instance: Any, message: str) -> None:
+    compiled = compile_schema(schema, "/s")
+    for fits in (True, False):
+        assert [f.message for f in validate(compiled, instance, "/i", fits=fits)] == [message], fits
+
+
+@pytest.mark.parametrize(("schema", "big"), [
+    ({"properties": {"a": {"maximum": 100, "minimum": -9007199254740992}, "b": {"enum": [1, 2.5, "x"]},
+                     "c": {"const": 1e15}}}, set()),
+    ({"description": "12345678901234567890 and 1e30 in a string", "default": 1e30, "maximum": 5}, set()),
+    ({"properties": {"a": {"maximum": 9007199254740993}, "b": {"enum": [[1e30]]}}}, {"maximum", "enum"}),
+    ({"allOf": [{"exclusiveMinimum": -1e20}, {"const": {"a": 2**64}}]}, {"exclusiveMinimum", "const"}),
+])
+def test_only_a_number_past_2_53_calls_back(schema: dict[str, Any], big: set[str]) -> None:
+    """jsonschema-rs keeps its own (fast) bounds, enum and const for a schema whose numbers
+    there are within 2^53 (exact already): only a schema holding one past 2^53 in such a keyword
+    has them decided in Python, called back."""
+    import json
+
+    from mcp_verdict.judgement._keywords import big_keywords
+    from mcp_verdict.judgement._schema import _drop_all_annotations, _nodes, schema_key
+
+    key = schema_key(schema)
+    assert key is not None
+    copy = _drop_all_annotations(json.loads(key))
+    assert big_keywords(key, lambda: _nodes(copy)) == big

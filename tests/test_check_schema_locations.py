@@ -143,3 +143,44 @@ def test_the_bounds_walk_stacks_no_more_than_max_subschemas() -> None:
     assert result["message"] == "the schema holds more than 2000 subschemas"
     scale = 1 if sys.platform == "darwin" else 1024
     assert result["extra_kb"] * scale < 16 * 1024 * 1024, result
+
+
+ANNOTATED = {"title": "t", "description": "d", "$comment": "c", "default": 0, "examples": [1],
+             "deprecated": False, "readOnly": False, "writeOnly": False}
+"""The eight annotations dropped before compiling (what no validator keeps a location for)."""
+
+# (label, schema, limits, expected codes). "/properties/abc" is 15 characters: the subschema
+# counts 15 once, and 15 per member the validators are given ("type" alone: 30 in all); its
+# eight annotations would add 8 * 15 = 120 if counted.
+ANNOTATION_CASES: list[tuple[str, Any, SchemaLimits, tuple[str, ...]]] = [
+    ("annotations alone past the bound, dropped: passes",
+     {"properties": {"abc": {"type": "string", **ANNOTATED}}}, SchemaLimits(max_location_chars=30), ()),
+    ("what is compiled one past the bound, annotations or not",
+     {"properties": {"abc": {"type": "string", **ANNOTATED}}}, SchemaLimits(max_location_chars=29),
+     ("output.bounds",)),
+    # an annotation of a kind no dialect allows is not dropped (the meta-validation refuses it): counted
+    ("a title that is no string counts", {"properties": {"abc": {"type": "string", "title": 1}}},
+     SchemaLimits(max_location_chars=44), ("output.bounds",)),
+    # a $ref pointing into an annotation keeps them all: "/$defs/d" (8) once and for its two
+    # members, 24; "/properties/abc" 15 once, for "type" and for 8 annotations: 150; 174 in all
+    ("a $ref into an annotation keeps them, counted: at the bound",
+     {"$defs": {"d": {"type": "string", "default": {}}}, "$ref": "#/$defs/d/default",
+      "properties": {"abc": {"type": "string", **ANNOTATED}}}, SchemaLimits(max_location_chars=174), ()),
+    ("a $ref into an annotation keeps them, counted: one past",
+     {"$defs": {"d": {"type": "string", "default": {}}}, "$ref": "#/$defs/d/default",
+      "properties": {"abc": {"type": "string", **ANNOTATED}}}, SchemaLimits(max_location_chars=173),
+     ("output.bounds",)),
+]
+
+
+@pytest.mark.parametrize(("schema", "limits", "codes"), [c[1:] for c in ANNOTATION_CASES],
+                         ids=[c[0] for c in ANNOTATION_CASES])
+def test_locations_count_what_is_compiled_not_the_annotations(schema: Any, limits: SchemaLimits,
+                                                              codes: tuple[str, ...]) -> None:
+    """The annotations never reach a validator (they are dropped before compiling), so their
+    locations take no memory there: a schema whose annotations alone pass
+    ``max_location_chars`` compiles (the old walk counted a location for each and refused it)."""
+    check = check_output(complete({"abc": "x"}), tool(schema), schema_limits=limits)
+    assert tuple(f.code for f in check.findings) == codes
+    if codes:
+        assert LOCATIONS + f" {limits.max_location_chars} characters" in check.findings[0].message

@@ -1,5 +1,5 @@
-"""The keywords both validators must decide alike: ``multipleOf``, ``format``, and the keywords
-of some drafts only.
+"""The keywords both validators must decide alike: ``multipleOf``, the bounds, ``enum`` and
+``const`` on exact decimals, ``format``, and the keywords of some drafts only.
 
 An outputSchema's instance is validated on jsonschema-rs or on the guarded ``jsonschema``
 engine, chosen per call (``_schema``: by the schema's references and patterns, and by the
@@ -18,6 +18,19 @@ libraries disagreed on these:
   parser read), divided exactly.
   jsonschema-rs is given it as a custom keyword (:class:`RsMultipleOf`) for a schema that
   holds ``multipleOf``, the guarded engine as its keyword (:func:`keywords`).
+- ``maximum``, ``minimum``, ``exclusiveMaximum``, ``exclusiveMinimum`` (draft 04's boolean
+  ones beside ``maximum``/``minimum`` too), ``enum`` and ``const``: their numbers are those
+  decimals as well, two equal when their mathematical values are
+  (https://json-schema.org/draft/2020-12/json-schema-core#section-4.2.2). Both libraries
+  compared an int with a float by the float's binary value (the float read from ``1e30`` is
+  10^30 + 19884624838656: ``{"maximum": 1e30}`` passed ``10**30 + 1``, ``{"maximum": 10**30}``
+  failed ``1e30``, ``{"enum": [1e30]}`` failed ``10**30``). Only an int and a float both past
+  2^53 compare otherwise than Python does (:func:`order`), so jsonschema-rs keeps its own
+  keywords unless the schema holds a number past 2^53 in one (:func:`big_keywords`): then that
+  keyword is a custom one (:class:`RsBound`, :class:`RsEnum`, :class:`RsConst`) and asks
+  :func:`beyond` or :func:`same`, as the guarded engine's always do (:func:`keywords`).
+  ``uniqueItems`` is left as both read it (the pair is the instance's, known only when it is
+  read): ``[1e30, 10**30]`` passes it;
 - ``format``: in drafts 04, 06 and 07 an implementation MAY assert it
   (https://json-schema.org/draft-07/json-schema-validation#section-7.2, draft-04's section
   7.2 alike); in 2019-09 and 2020-12 it is an annotation unless the format-assertion
@@ -42,7 +55,8 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
 from typing import Any, Final
 
@@ -107,6 +121,176 @@ def is_multiple(instance: Any, divisor: Any) -> bool:
     return (a[0] * b[1]) % (a[1] * b[0]) == 0
 
 
+def _big(value: Any) -> bool:
+    """Whether ``value`` is a number past 2^53 in magnitude (an int or a float; a bool is none)."""
+    kind = type(value)
+    if kind is int or kind is float or (isinstance(value, (int, float)) and kind is not bool):
+        return not -_EXACT <= value <= _EXACT  # (a NaN is big: order's slow path finds it no number)
+    return False  # (a Decimal, which no JSON reader here makes, compares with Python's exactness)
+
+
+def order(a: Any, b: Any) -> int | None:
+    """The order of the numbers ``a`` and ``b`` read as the decimals they are written as (a
+    float as its shortest decimal, as :func:`is_multiple` reads it): -1, 0 or 1, or None when
+    either is no finite number (a NaN is in no order; an infinity is ordered as Python orders it).
+
+    Python compares an int with a float by the float's binary value: the text ``1e30`` is 10^30,
+    but the float read from it is 10^30 + 19884624838656, so ``{"maximum": 10**30}`` failed
+    ``1e30`` and ``{"maximum": 1e30}`` passed ``10**30 + 1``, on both engines. Two ints, two
+    floats (the shortest decimals of two floats are ordered as the floats), or one of them within
+    2^53 (a float there is an integer exactly when its decimal is one) are ordered exactly by
+    Python: only an int and a float both past 2^53 take the exact way."""
+    if type(a) is type(b) or not (_big(a) and _big(b)):  # (the common case: exact already)
+        return -1 if a < b else (1 if a > b else (0 if a == b else None))
+    x, y = _ratio(a), _ratio(b)
+    if x is None or y is None:
+        if a < b:
+            return -1
+        return 1 if a > b else (0 if a == b else None)
+    left, right = x[0] * y[1], y[0] * x[1]  # (denominators are positive)
+    return -1 if left < right else (1 if left > right else 0)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Whether the JSON values ``a`` and ``b`` are equal
+    (https://json-schema.org/draft/2020-12/json-schema-core#section-4.2.2: numbers by their
+    mathematical value, :func:`order`, so 1.0 is 1 and 1e30 is 10^30; a bool is no number;
+    arrays item by item; objects member by member)."""
+    if a is b:
+        return True
+    kind, other = type(a), type(b)
+    if kind is other and (kind is str or kind is int or kind is float):  # (the common cases, exact)
+        return bool(a == b)
+    if (kind is int or kind is float) and (other is int or other is float):
+        return a == b if not (_big(a) and _big(b)) else order(a, b) == 0
+    if is_number(a):
+        return is_number(b) and order(a, b) == 0
+    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None or isinstance(a, str):
+        return type(a) is type(b) and a == b
+    if isinstance(a, Mapping):
+        return isinstance(b, Mapping) and len(a) == len(b) and all(k in b and same(v, b[k]) for k, v in a.items())
+    if isinstance(a, (list, tuple)):
+        return isinstance(b, (list, tuple)) and len(a) == len(b) and all(map(same, a, b))
+    return bool(a == b)
+
+
+def one_of(instance: Any, values: Any) -> bool:
+    """Whether ``instance`` is equal to one of the ``enum`` ``values`` (:func:`same`; True for
+    ``values`` that are no array, which the meta-validation refuses)."""
+    if not isinstance(values, list):
+        return True
+    kind = type(instance)
+    if kind is str:  # (the common cases: a string equals a string alone, ...
+        return instance in values
+    if (kind is int or kind is float) and -_EXACT <= instance <= _EXACT:  # ... a number within 2^53 a number
+        return any(each == instance for each in values if type(each) is int or type(each) is float)  # (exactly)
+    return any(same(instance, each) for each in values)
+
+
+def holds_big(value: Any) -> bool:
+    """Whether the keyword value ``value`` holds a number past 2^53 in magnitude (:func:`_big`),
+    however deep: only such a number may compare with an instance's otherwise than Python does."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif _big(item):
+            return True
+    return False
+
+
+_BOUNDS: Final[dict[str, tuple[int, bool, str]]] = {
+    # keyword: (the order of a failing instance to the bound, whether equal fails too, the words)
+    "maximum": (1, False, "greater than"),
+    "minimum": (-1, False, "less than"),
+    "exclusiveMaximum": (1, True, "greater than or equal to"),
+    "exclusiveMinimum": (-1, True, "less than or equal to"),
+}
+_EXCLUSIVE: Final = {"maximum": "exclusiveMaximum", "minimum": "exclusiveMinimum"}
+
+
+def beyond(keyword: str, instance: Any, bound: Any, schema: Any, draft4: bool) -> str | None:
+    """The message for the number ``instance`` breaking the bound ``keyword`` (``maximum``,
+    ``minimum``, ``exclusiveMaximum``, ``exclusiveMinimum``) of ``bound``, compared exactly
+    (:func:`order`), or None when it keeps to it (or ``bound`` is no number). Draft 04's
+    ``maximum`` and ``minimum`` are exclusive when the subschema ``schema`` says
+    ``exclusiveMaximum``/``exclusiveMinimum``: true (whose own keyword checks nothing)."""
+    if not is_number(bound):
+        return None
+    side, strict, words = _BOUNDS[keyword]
+    if draft4:
+        if keyword not in _EXCLUSIVE:
+            return None
+        if schema.get(_EXCLUSIVE[keyword]) is True:
+            strict, words = True, f"{words} or equal to"
+    found = order(instance, bound)
+    if found == side or (strict and found == 0):
+        return f"{_shown(instance)} is {words} the {'maximum' if side > 0 else 'minimum'} of {_shown(bound)}"
+    return None
+
+
+class RsBound:
+    """jsonschema-rs's ``maximum``, ``minimum``, ``exclusiveMaximum`` and ``exclusiveMinimum``,
+    decided by :func:`beyond` (custom keywords, given for a schema whose bound of that name
+    somewhere is a number past 2^53, :func:`rs_keywords`)."""
+
+    __slots__ = ("bound", "draft4", "keyword", "schema")
+    keyword_name = ""
+    draft4_class = False
+
+    def __init__(self, parent_schema: Any, value: Any, schema_path: Any) -> None:
+        self.keyword, self.draft4 = self.keyword_name, self.draft4_class
+        self.bound, self.schema = value, parent_schema
+
+    def validate(self, instance: Any) -> None:
+        if is_number(instance):
+            message = beyond(self.keyword, instance, self.bound, self.schema, self.draft4)
+            if message is not None:
+                raise ValueError(message)
+
+
+def _rs_bound(keyword: str, draft4: bool) -> type[RsBound]:
+    return type(f"Rs_{keyword}", (RsBound,), {"keyword_name": keyword, "draft4_class": draft4, "__slots__": ()})
+
+
+_RS_BOUNDS: Final = {(keyword, draft4): _rs_bound(keyword, draft4) for keyword in _BOUNDS for draft4 in (False, True)}
+
+
+class RsEnum:
+    """jsonschema-rs's ``enum``, decided by :func:`same` for an ``enum`` holding a number past
+    2^53 (jsonschema-rs's own for any other: equal there exactly)."""
+
+    __slots__ = ("inner", "values")
+
+    def __init__(self, parent_schema: Any, value: Any, schema_path: Any) -> None:
+        import jsonschema_rs
+
+        self.values = value
+        self.inner = None if holds_big(value) else jsonschema_rs.validator_for({"enum": value})
+
+    def validate(self, instance: Any) -> None:
+        if self.inner.is_valid(instance) if self.inner is not None else one_of(instance, self.values):
+            return
+        raise ValueError(f"{_shown(instance)} is not one of {_shown(self.values)}")
+
+
+class RsConst:
+    """jsonschema-rs's ``const``, decided by :func:`same` (given for a schema whose ``const``
+    somewhere holds a number past 2^53)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, parent_schema: Any, value: Any, schema_path: Any) -> None:
+        self.value = value
+
+    def validate(self, instance: Any) -> None:
+        if not same(instance, self.value):
+            raise ValueError(f"{_shown(self.value)} was expected")
+
+
 class RsMultipleOf:
     """jsonschema-rs's ``multipleOf``, decided by :func:`is_multiple` (a custom keyword)."""
 
@@ -143,11 +327,18 @@ _IGNORED: Final[dict[str, tuple[str, ...]]] = {
 }
 
 
-def rs_keywords(name: str, key: str | bytes) -> dict[str, Any] | None:
+_COMPARED: Final = (*_BOUNDS, "enum", "const")
+"""The keywords whose value is compared with the instance's, exactly (:func:`order`,
+:func:`same`) when it holds a number past 2^53."""
+
+
+def rs_keywords(name: str, key: str | bytes, big: frozenset[str] = frozenset()) -> dict[str, Any] | None:
     """The custom keywords jsonschema-rs is given for the schema whose key (its canonical JSON
     text) is ``key``, in the dialect whose validator class is ``name``: ``multipleOf`` decided
-    by :func:`is_multiple`, and the keywords the dialect does not have checking nothing. None
-    when the schema names none of them (the text holds no such string): nothing to call back."""
+    by :func:`is_multiple`, the keywords the dialect does not have checking nothing, and the
+    keywords of ``big`` (of :data:`_COMPARED`: a value of that name somewhere in the schema
+    holds a number past 2^53, :func:`big_keywords`) decided exactly. None when the schema names
+    none of them (the text holds no such string): nothing to call back."""
     def names(word: str) -> bool:
         quoted = f'"{word}"'
         return quoted.encode() in key if isinstance(key, bytes) else quoted in key
@@ -155,7 +346,35 @@ def rs_keywords(name: str, key: str | bytes) -> dict[str, Any] | None:
     out: dict[str, Any] = {word: RsIgnored for word in _IGNORED.get(name, ()) if names(word)}
     if names("multipleOf"):
         out["multipleOf"] = RsMultipleOf
+    draft4 = name == "Draft4Validator"
+    for word in big:
+        if word == "enum":
+            out[word] = RsEnum
+        elif word == "const":
+            if not draft4:  # (no keyword of draft 04)
+                out[word] = RsConst
+        elif not draft4 or word in _EXCLUSIVE:  # (draft 04's exclusive ones are booleans: never big)
+            out[word] = _RS_BOUNDS[word, draft4]  # draft 04: maximum and minimum read their exclusive flag
     return out or None
+
+
+_LONG: Final = re.compile(rb"\d{16}|\d[eE]")
+"""A number past 2^53 is written with 16 digits or more, or with an exponent (a float)."""
+
+
+def big_keywords(key: str | bytes, nodes: Callable[[], Iterable[Mapping[str, Any]]]) -> frozenset[str]:
+    """The keywords of :data:`_COMPARED` whose value in one of the subschemas ``nodes()`` gives
+    holds a number past 2^53 (:func:`holds_big`); none, without a walk, when the schema's key
+    writes no number that long (draft 04's ``exclusiveMaximum``: true names its ``maximum``)."""
+    text = key if isinstance(key, bytes) else key.encode("utf-8", "surrogatepass")
+    if _LONG.search(text) is None:
+        return frozenset()
+    out: set[str] = set()
+    for node in nodes():
+        for word in _COMPARED:
+            if word in node and holds_big(node[word]):
+                out.add(word)
+    return frozenset(out)
 
 
 @functools.lru_cache(maxsize=256)
@@ -213,7 +432,29 @@ def keywords(cls: Any) -> dict[str, Any]:
             return iter(())
         return as_rs("contentMediaType", media, instance, encoding)
 
-    out: dict[str, Any] = {"multipleOf": multiple_of}
+    draft4 = name == "Draft4Validator"
+
+    def bound_check(keyword: str) -> Callable[..., Iterator[Any]]:
+        def check(validator: Any, bound: Any, instance: Any, schema: Any) -> Iterator[Any]:
+            if is_number(instance):
+                message = beyond(keyword, instance, bound, schema, draft4)
+                if message is not None:
+                    yield ValidationError(message)
+        return check
+
+    def enum(validator: Any, values: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        if not one_of(instance, values):
+            yield ValidationError(f"{_shown(instance)} is not one of {_shown(values)}")
+
+    def const(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        if not same(instance, value):
+            yield ValidationError(f"{_shown(value)} was expected")
+
+    out: dict[str, Any] = {"multipleOf": multiple_of, "enum": enum}
+    for keyword in (_EXCLUSIVE if draft4 else _BOUNDS):
+        out[keyword] = bound_check(keyword)
+    if not draft4:
+        out["const"] = const
     if asserts_formats(name):
         out["format"] = format_
     if name in _CONTENT:

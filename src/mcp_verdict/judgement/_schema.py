@@ -16,7 +16,10 @@ Rules (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#json
   rejected (``output.bounds``) before any validator is built, and one validation may run for at
   most ``SchemaLimits.time_budget`` seconds (``output.budget``); the annotations (``default``,
   ``examples``, ``title``...), which never change a verdict, are given to neither validator
-  (:data:`_ANNOTATIONS`);
+  (:data:`_ANNOTATIONS`); a schema holding an integer past Python's digit limit for ``str``
+  (``sys.get_int_max_str_digits``: a caller's parsed schema alone, the wire's reader refuses
+  one) is refused as well, by its place and size (:func:`_unwritable`): its key cannot be
+  written, nor jsonschema-rs read it;
 - a schema that is not valid in its dialect is rejected (``output.schema_invalid``).
 
 Two validators, chosen per schema (see README and benchmarks/bench_schema.py for the numbers):
@@ -44,8 +47,8 @@ Two validators, chosen per schema (see README and benchmarks/bench_schema.py for
   as well: jsonschema-rs reads ``format`` in every subschema as the root's dialect says, the
   guarded engine each in its own (:func:`_check_bounds_and_refs`).
 
-Both decide ``multipleOf`` (exact decimals), ``format`` (asserted in drafts 04-07, an
-annotation in 2019-09 and 2020-12) and the keywords some drafts lack (``dependencies``,
+Both decide ``multipleOf``, the bounds, ``enum`` and ``const`` (exact decimals), ``format``
+(asserted in drafts 04-07, an annotation in 2019-09 and 2020-12) and the keywords some drafts lack (``dependencies``,
 ``contentEncoding``...) alike (``_keywords``), so the verdict never depends on the engine that
 ran.
 
@@ -105,10 +108,13 @@ class SchemaLimits:
     max_location_chars: int = 4 * 1024 * 1024
     """Characters the schema's subschema locations may add up to: each subschema's JSON pointer
     from the schema's root (RFC 6901, escaped), counted once for the subschema and once more
-    for each of its members. A compiled jsonschema-rs validator keeps each keyword's location
-    whole, so a member name of 100 KB above 500 subschemas (a schema of 0.1 MB) took it some
-    140 MB, and a name of some MB above 2,000 subschemas many GB; what real schemas hold is far
-    below this (the whole MCP schema.json of 2025-11-25, ~900 subschemas: 114,229)."""
+    for each of its members but the annotations dropped before compiling (``title``,
+    ``description``..., see ``max_keyword_values``: no validator keeps their locations; they
+    count when a ``$ref`` points into one, which keeps them). A compiled jsonschema-rs
+    validator keeps each keyword's location whole, so a member name of 100 KB above 500
+    subschemas (a schema of 0.1 MB) took it some 140 MB, and a name of some MB above 2,000
+    subschemas many GB; what real schemas hold is far below this (the whole MCP schema.json
+    of 2025-11-25, ~900 subschemas: 114,229)."""
     max_keyword_values: int = 100_000
     """JSON values the schema's keywords may hold, added up over its subschemas: each value and
     member name in a keyword's value but its subschemas (``enum``, ``const``, ``required``, an
@@ -267,7 +273,7 @@ def compile_schema(schema: object, where: str, limits: SchemaLimits = DEFAULT_SC
         return CompiledSchema(None, finding(where, "output.bounds",
                                             f"the schema nests deeper than {limits.max_depth} levels"), "")
     if key is None:
-        return CompiledSchema(None, finding(where, "output.schema_invalid", "the schema is not a JSON value"), "")
+        return CompiledSchema(None, _unwritable(schema, where), "")
     if parsed is _UNPARSED:  # a key under 1 MiB: parsed again by _build, if not cached
         return _compile(key, where, limits)
     _parsed[0] = (key, parsed)  # built from this copy if not cached, never parsed again from key
@@ -275,6 +281,45 @@ def compile_schema(schema: object, where: str, limits: SchemaLimits = DEFAULT_SC
         return _compile(key, where, limits)
     finally:
         _parsed[0] = None
+
+
+def _unwritable(schema: object, where: str) -> Finding:
+    """The finding for a schema :func:`schema_key` cannot write: one holding an integer past
+    Python's digit limit for ``str`` (``sys.get_int_max_str_digits``, 4,300 by default: a
+    caller's parsed value only, the wire's reader refuses such a number) names the first (in
+    document order) by its place and size, ``output.bounds`` (a JSON number has no such limit,
+    https://json-schema.org/draft/2020-12/json-schema-core#section-4.2.1: the schema is valid,
+    the check cannot read it exactly); anything else is no JSON value (``output.schema_invalid``)."""
+    most = _readable_bits()
+    seen: set[int] = set()  # (a caller's value may hold itself: each container walked once)
+    stack: list[tuple[object, str]] = [(schema, where)]
+    while most is not None and stack:
+        item, path = stack.pop()
+        if type(item) is int or (isinstance(item, int) and not isinstance(item, bool)):
+            if item.bit_length() > most:
+                try:
+                    str(item)
+                except ValueError as exc:
+                    if _too_many_digits(exc):
+                        import sys
+
+                        digits = int(item.bit_length() * 0.30103) + 1
+                        return finding(path, "output.bounds",
+                                       f"the schema holds an integer of about {digits} digits, past the "
+                                       f"{sys.get_int_max_str_digits()} Python reads and writes as text "
+                                       "(sys.get_int_max_str_digits): the check cannot read it exactly, so "
+                                       "the schema is refused")
+            continue
+        if id(item) in seen:
+            continue
+        if isinstance(item, Mapping):
+            seen.add(id(item))
+            stack.extend((member, pointer(path, name) if isinstance(name, str) else path)
+                         for name, member in reversed(list(item.items())))
+        elif isinstance(item, (list, tuple)):
+            seen.add(id(item))
+            stack.extend((member, pointer(path, index)) for index, member in reversed(list(enumerate(item))))
+    return finding(where, "output.schema_invalid", "the schema is not a JSON value")
 
 
 def compile_key(key: str | bytes, where: str, limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS) -> CompiledSchema:
@@ -377,12 +422,13 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
     if not guarded and all(_linear(pattern) for _, pattern in patterns):
         import jsonschema_rs
 
-        from ._keywords import asserts_formats, rs_keywords
+        from ._keywords import asserts_formats, big_keywords, rs_keywords
 
         rust = getattr(jsonschema_rs, name)
+        big = big_keywords(key, lambda: _nodes(schema))
         try:  # (the constructor meta-validates the schema, with the same error)
             validator = rust(schema, retriever=_offline, pattern_options=jsonschema_rs.RegexOptions(),
-                             validate_formats=asserts_formats(name), keywords=rs_keywords(name, key))
+                             validate_formats=asserts_formats(name), keywords=rs_keywords(name, key, big))
         except jsonschema_rs.ValidationError as exc:
             at = pointer_of(where, exc.instance_path)
             return CompiledSchema(None, finding(at, "output.schema_invalid",
@@ -390,7 +436,7 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
         except ValueError:  # jsonschema-rs reads a schema nested past its recursion limit no further
             return CompiledSchema(None, finding(where, "output.bounds", "the schema nests too deeply to be checked"),
                                   str(dialect))
-        levels = _levels(schema)
+        levels = _levels(schema, big)
         return CompiledSchema(validator, None, str(dialect), "jsonschema-rs", levels,
                               max(max(weight, per_char) for weight, per_char, _ in levels), key)
     return _guarded_schema(schema, where, name, str(dialect), patterns)
@@ -502,6 +548,7 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
     stack: list[tuple[Any, int, str, str, int]] = [(schema, 1, where, _BASE, 0)]
     count = 0
     locations = 0
+    kept = 0  # the locations of the annotations' members, counted only if they are kept
     values = 0  # the JSON values in the keywords' values but their subschemas and annotations
     annotated: list[dict[str, Any]] = []  # the subschemas holding annotations to drop
     dialects = False  # a subschema names its own dialect
@@ -512,19 +559,21 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
         if isinstance(node, bool):
             locations += length
         else:
-            locations += length * (1 + len(node))
+            members = len(node)
+            if not _ANNOTATIONS.keys().isdisjoint(node):
+                dropped = sum(1 for k, v in node.items() if _dropped(k, v))
+                if dropped:
+                    annotated.append(node)
+                    members -= dropped  # not compiled: no location kept (unless a $ref points into one)
+                    kept += length * dropped
+            locations += length * (1 + members)
         if locations > limits.max_location_chars:
-            return finding(where, "output.bounds",
-                           f"the schema's subschema locations add up to more than {limits.max_location_chars} "
-                           "characters (each subschema's JSON pointer, once for it and once per member: a "
-                           "validator keeps them all)"), bool(refs), patterns
+            return _too_long(where, limits), bool(refs), patterns
         if isinstance(node, bool):
             continue
         if depth > limits.max_depth:
             return finding(path, "output.bounds",
                            f"the schema nests deeper than {limits.max_depth} levels"), bool(refs), patterns
-        if not _ANNOTATIONS.keys().isdisjoint(node) and any(_dropped(k, v) for k, v in node.items()):
-            annotated.append(node)
         values += _own_values(node, limits.max_keyword_values - values)
         if values > limits.max_keyword_values:
             return finding(where, "output.bounds",
@@ -554,6 +603,8 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
                            f"$ref {ref!r} points outside the schema; it is never fetched, so the schema is "
                            "rejected rather than treated as permissive"), True, patterns
     if any(_names_annotation(ref) for _, _, ref in refs):  # a $ref into one: all kept, and counted
+        if locations + kept > limits.max_location_chars:
+            return _too_long(where, limits), True, patterns
         for node in annotated:
             values += _own_values(node, limits.max_keyword_values - values, annotations=True)
             if values > limits.max_keyword_values:
@@ -565,6 +616,13 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
         for node in annotated:
             _drop_annotations(node)
     return None, bool(refs) or dialects, patterns
+
+
+def _too_long(where: str, limits: SchemaLimits) -> Finding:
+    return finding(where, "output.bounds",
+                   f"the schema's subschema locations add up to more than {limits.max_location_chars} characters "
+                   "(each subschema's JSON pointer, once for it and once per member but the annotations dropped: "
+                   "a validator keeps them all)")
 
 
 def _subschemas(node: Mapping[str, Any], path: str, length: int) -> Iterator[tuple[Any, str, int, str | None]]:
@@ -646,13 +704,19 @@ def _drop_annotations(node: dict[str, Any]) -> None:
 def _drop_all_annotations(schema: Any) -> Any:
     """``schema`` (a private copy, bounded already) with :func:`_drop_annotations` done on each
     of its subschemas."""
+    for node in _nodes(schema):
+        _drop_annotations(node)
+    return schema
+
+
+def _nodes(schema: Any) -> Iterator[dict[str, Any]]:
+    """The subschemas of ``schema`` (bounded already) that are objects, itself included."""
     stack = [schema]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
-            _drop_annotations(node)
+            yield node
             stack.extend(child for child, _, _, _ in _subschemas(node, "", 0))
-    return schema
 
 
 def _own_values(node: Mapping[str, Any], room: int, annotations: bool = False) -> int:
@@ -737,6 +801,14 @@ a ``multipleOf`` of 1e-300."""
 _WORD_MULTIPLE_COST: Final = 3_000
 """Per ``multipleOf`` of an integer of 64 bits, decided in Python as well: ~0.5-1 µs for an
 integer or a float below 2^53, ~2.5 µs for a float past it."""
+_CALLBACK_COST: Final = 6_000
+"""Per check of a bound, ``enum`` or ``const`` decided in Python (``_keywords``: a schema holding
+a number past 2^53 there), called back from jsonschema-rs: ~1-2 µs for a bound, ~3 µs for an
+exact comparison of an int and a float both past 2^53, ~2.5-4 µs for an ``enum`` or ``const``
+(measured on a loaded machine: an upper bound)."""
+_PY_EQUAL_COST: Final = 1_000
+"""Per value of such an ``enum`` or ``const`` (compared in Python, ~0.3-0.6 µs each), and per
+value below the instance's it compares whole."""
 _CHAR_COST: Final = 5
 """Per character of a string met by ``pattern`` or ``format`` (~4 ns); ``minLength``,
 ``maxLength`` and the others read a string at 1."""
@@ -756,7 +828,7 @@ Weights = list[tuple[int, int, int]]
 the last entry holds for every depth past the others."""
 
 
-def _levels(schema: Any) -> tuple[tuple[int, int, int], ...]:
+def _levels(schema: Any, big: frozenset[str] = frozenset()) -> tuple[tuple[int, int, int], ...]:
     """A ``$ref``-free schema's weights at each depth of the instance (:data:`Weights`): at depth
     ``d``, the subschemas that apply to the instance's values at that depth and their keywords
     (:data:`_NODE_COST`...), and, for a keyword comparing values whole (``uniqueItems``,
@@ -767,17 +839,17 @@ def _levels(schema: Any) -> tuple[tuple[int, int, int], ...]:
     ``prefixItems``'): the heaviest counts, not their sum. Per pair of integers past 64 bits:
     jsonschema-rs compares such an array's items pairwise for ``uniqueItems``, ~650 ns a pair
     (16,000 of them took 83 s). (Recursive: the schema nests at most ``max_depth`` levels.)"""
-    return tuple(_weigh(schema))
+    return tuple(_weigh(schema, big))
 
 
-def _weigh(node: Any) -> Weights:
+def _weigh(node: Any, big: frozenset[str]) -> Weights:
     weight, char, subtree, pair = _NODE_COST, 0, 0, 0
     total: Weights = [(0, 0, 0)]
     if isinstance(node, dict):
         for keyword, value in node.items():
             shift = keyword in _INSTANCE_DEEPER
             if keyword in _SINGLE and isinstance(value, (dict, bool)):
-                total = _plus(total, _weigh(value), shift)
+                total = _plus(total, _weigh(value, big), shift)
                 continue
             own = value  # the keyword's value but its subschemas
             children: list[Any] = []
@@ -789,7 +861,7 @@ def _weigh(node: Any) -> Weights:
                 own = [[name, v] for name, v in value.items() if not isinstance(v, (dict, bool))]
             if children:
                 one = keyword in ("properties", "prefixItems", "items")  # a value meets one of them
-                group = [_weigh(child) for child in children]
+                group = [_weigh(child, big) for child in children]
                 merged = group[0]
                 for weights in group[1:]:
                     merged = _most(merged, weights) if one else _plus(merged, weights, False)
@@ -810,6 +882,11 @@ def _weigh(node: Any) -> Weights:
                 if keyword == "uniqueItems" and value is True:
                     subtree += 2 * _SUBTREE_COST  # small arrays are compared pairwise
                     pair += _NUMBER_COST
+            if keyword in big:  # decided in Python, called back (_keywords.RsBound, RsEnum, RsConst)
+                weight += _CALLBACK_COST
+                if keyword in _WHOLE:
+                    weight += _PY_EQUAL_COST * values
+                    subtree += _PY_EQUAL_COST * values
             char += 1
     return _plus([(weight, char, 0), (subtree, int(subtree > 0), pair)], total, False)
 

@@ -269,8 +269,10 @@ def _catalogue() -> dict[str, Rule]:
         Rule("output.ref", "error", _LATEST + "basic/index#ref-resolution",
              "A $ref points outside the schema (network or file): never fetched, the schema is rejected."),
         Rule("output.bounds", "error", _LATEST + "basic/index#composition-keyword-resource-use",
-             "The schema nests deeper, holds more subschemas (objects and booleans), or has longer "
-             "subschema locations in all, than SchemaLimits allow."),
+             "The schema nests deeper, holds more subschemas (objects and booleans), has longer "
+             "subschema locations in all, or more keyword values, than SchemaLimits allow; or it holds an "
+             "integer past Python's digit limit for text (sys.get_int_max_str_digits), which the check cannot "
+             "read exactly."),
         Rule("output.budget", "error", _LATEST + "basic/index#composition-keyword-resource-use",
              "Validation ran past SchemaLimits.time_budget and was stopped (an instance too large to validate "
              "on jsonschema-rs within the budget goes to the guarded engine, which stops)."),
