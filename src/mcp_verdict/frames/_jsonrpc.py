@@ -37,6 +37,7 @@ string with a lone surrogate.
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import re
@@ -170,9 +171,21 @@ def peek(data: bytes | bytearray | memoryview | str) -> Peek:
 
     orjson gives plain ``dict``, ``list``, ``str``, ``int``, ``float``, ``bool`` and ``None``
     only, so exact type tests read it (they are cheaper than ``isinstance``; a peek is made of
-    every frame)."""
+    every frame).
+
+    A frame of more than :data:`LARGE` bytes is checked before orjson reads it, in memory a small
+    part of its size (:func:`_large_problem`): orjson builds every value it reads before the
+    error it stops at, which took ~9 times the size of an invalid frame of many small values
+    (a 64 MiB frame: ~580 MB) for nothing. The Peek is the same as orjson's read gives, but for
+    the ``problem`` of a large frame msgspec finds no JSON: msgspec's words and byte offset
+    (``JSON is malformed: invalid character (byte 52428790)``) where orjson gives its own and
+    the line, column and character (``unexpected character, expected ',' or '}': line 1 column
+    52428791 (char 52428790)``)."""
     try:
-        message = orjson.loads(data)
+        # (a frame past LARGE is checked first, values skipped: orjson builds every value before
+        # the error, ~9 times the frame's size, and a valid frame is read below all the same)
+        problem = _large_problem(data) if len(data) > LARGE else None
+        message = orjson.loads(data) if problem is None else _ABSENT
     except (orjson.JSONDecodeError, TypeError) as exc:
         # (the id read once the error is gone: it holds the whole text as a str, its doc, which
         # doubled the memory of a frame of many megabytes while its id was read)
@@ -204,6 +217,135 @@ def peek(data: bytes | bytearray | memoryview | str) -> Peek:
     if "error" in message:
         return Peek("error", value, has_id, None, message)
     return Peek("invalid", value, has_id, None, message)
+
+
+LARGE: Final = 1 << 20
+"""The size past which :func:`peek` checks a frame before orjson reads it (bytes, or characters
+of a ``str``). Below it, orjson's transient on an invalid frame is at most ~32 MiB."""
+
+_SKIP: Final = msgspec.json.Decoder(msgspec.Raw)
+_CHUNK: Final = 1 << 20
+_NUMBER_SHAPES: Final = bytes.maketrans(b"123456789E-", b"000000000e+")
+_BIG_NUMBERS: Final = (b"e000", b"e+000", b"0" * 210)
+"""Where a number past the double range may be, in a frame whose digits are all read as ``0``,
+``E`` as ``e`` and ``-`` as ``+``: 210 digits or more in a row, or an exponent of 3 digits or
+more (a number of at most 209 integer digits and a 2-digit exponent is under 1e309). Found
+inside strings too: :func:`_infinite_number` tells them apart."""
+_NOT_ZERO: Final = re.compile(b"[^0]")
+_NUMBER_ENDS: Final = tuple(bytes([b]) for b in b" \t\r\n,:[")
+"""The bytes one of which comes before a number of a JSON text (or its start)."""
+_ESCAPED_QUOTES: Final = re.compile(rb'\\+"')
+_NUMBER_AT: Final = re.compile(rb"-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+
+def _large_problem(data: bytes | bytearray | memoryview | str) -> str | None:
+    """Why orjson would find no JSON in a large frame, found with no value built: msgspec's
+    reason (it skips every value, checking it, in memory a small part of the frame's size), or
+    orjson's own words for a number past the double range, which msgspec does not check. None
+    when orjson reads the frame, or refuses it before it builds anything (bytes that are not
+    UTF-8: orjson checks them first), or msgspec cannot tell (nesting deeper than Python's
+    recursion limit lets msgspec read: orjson reads 1024 levels): orjson reads it then."""
+    try:
+        _SKIP.decode(data)
+    except msgspec.DecodeError as exc:
+        if not _utf8(data):
+            return None  # (orjson's reason: it checks the bytes before it reads anything)
+        text = str(exc)
+        return text if text.startswith("JSON is malformed") else f"JSON is malformed: {text[:1].lower()}{text[1:]}"
+    except (RecursionError, UnicodeEncodeError):  # (a str holding a lone surrogate: orjson refuses it first)
+        return None
+    if not _utf8(data):
+        return None
+    # (a copy of a str or a memoryview, as orjson makes of a str: bytes and bytearray, the frames
+    # the proxy, the tap and the audit read, are not copied)
+    whole = data.encode() if isinstance(data, str) else bytes(data) if isinstance(data, memoryview) else data
+    return _infinite_number(whole)
+
+
+def _utf8(data: bytes | bytearray | memoryview | str) -> bool:
+    """The frame is UTF-8 (a ``str``: it encodes, which msgspec checked). Checked a chunk at a
+    time: no copy of the frame."""
+    if isinstance(data, str):
+        return True
+    if not isinstance(data, memoryview) and data.isascii():
+        return True
+    view = memoryview(data).cast("B")
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for start in range(0, view.nbytes, _CHUNK):
+            decoder.decode(view[start:start + _CHUNK])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _big_numbers(data: bytes | bytearray) -> Iterator[int]:
+    """Where a number past the double range may start or be (:data:`_BIG_NUMBERS`), in order,
+    found a chunk at a time in C (a regular expression took ~30 ns a byte)."""
+    longest = max(len(shape) for shape in _BIG_NUMBERS)
+    for start in range(0, len(data), _CHUNK):
+        shapes = data[start:start + _CHUNK + longest - 1].translate(_NUMBER_SHAPES)
+        found = []
+        for shape in _BIG_NUMBERS:
+            at = shapes.find(shape)
+            while at >= 0:
+                found.append(at)
+                if shape[:1] == b"0":  # (the rest of a run of digits is that one number)
+                    end = _NOT_ZERO.search(shapes, at)
+                    at = -1 if end is None else shapes.find(shape, end.start())
+                else:
+                    at = shapes.find(shape, at + 1)
+        yield from (start + at for at in sorted(found))
+
+
+def _infinite_number(data: bytes | bytearray) -> str | None:
+    """orjson's reason for the first number of a valid JSON text (msgspec read it) that is past
+    the double range, where orjson stops (``number is infinity when parsed as double: line 1
+    column 8 (char 7)``); None when there is none. Linear time; a Python step per candidate and
+    per escaped quote before it."""
+    quotes = 0  # unescaped quotes before ``done``: odd inside a string
+    done = 0
+    for at in _big_numbers(data):
+        if at < done:
+            continue
+        quotes += data.count(b'"', done, at)
+        for escaped in _ESCAPED_QUOTES.finditer(data, done, at):
+            if (escaped.end() - escaped.start() - 1) % 2:  # (an odd run of backslashes escapes it)
+                quotes -= 1
+        done = at
+        if quotes % 2:
+            continue  # inside a string
+        start = max(data.rfind(end, 0, at) for end in _NUMBER_ENDS) + 1
+        number = _NUMBER_AT.match(data, start)
+        if number is None:  # (cannot be: msgspec read a number here)
+            continue
+        done = number.end()
+        if math.isinf(float(number.group())):
+            return _orjson_reason("number is infinity when parsed as double", data, start)
+    return None
+
+
+def _orjson_reason(reason: str, data: bytes | bytearray, at: int) -> str:
+    """``reason`` with the place of byte ``at`` as orjson writes it (JSONDecodeError: line and
+    column from 1, the character's index), counted a chunk at a time."""
+    line, column = data.count(_LF, 0, at) + 1, _chars(data, data.rfind(_LF, 0, at) + 1, at) + 1
+    return f"{reason}: line {line} column {column} (char {_chars(data, 0, at)})"
+
+
+def _chars(data: bytes | bytearray, start: int, end: int) -> int:
+    """How many characters the UTF-8 bytes ``data[start:end]`` hold (``end`` at a character's
+    start): the bytes that start one."""
+    view = memoryview(data).cast("B")
+    count = 0
+    for at in range(start, end, _CHUNK):
+        chunk = bytes(view[at:min(end, at + _CHUNK)])
+        count += len(chunk) - len(chunk.translate(None, _NOT_CONTINUATION))
+    return count
+
+
+_LF: Final = b"\n"
+_NOT_CONTINUATION: Final = bytes(b for b in range(256) if not 0x80 <= b <= 0xBF)
 
 
 _ARRAY: Final = b"["
