@@ -227,7 +227,8 @@ class Bridge:
         exchange it came on (a server request there is made during it)."""
         relay = self.relay
         if self.one_stream and self.standing is not None:
-            early = relay.forwards_unread(data) or relay.passes_early(data)
+            # (passes_early is False in observe, forwards_unread in enforce: the one that can say yes)
+            early = relay.passes_early(data) if relay.enforce else relay.forwards_unread(data)
         else:  # (enforce: an answer whose verdict passes is then parsed once, by the judge; the
             # relay's from_upstream of this same data reuses that read)
             early = False

@@ -97,8 +97,8 @@ class _Telemetry:
         """The span of one call, or None when nothing would record it (``end`` is then not called)
         or the application's tracing raised (a span processor's ``on_start``): a span is never
         worth a call, which the relay would otherwise drop with the exception."""
-        if not self.listening():
-            return None
+        if not (self._listening if time.monotonic() < self._recheck else self.listening()):  # (listening's
+            return None  # first test, without a call)
         try:
             return self._start(exchange, session)
         except Exception:

@@ -259,6 +259,9 @@ class Relay:
         self._refused_asks = RefusedCalls(_REFUSED_CALLS)
         """The host's tools/call requests during which the server made a request the proxy refuses
         (:meth:`_asked`), the last :data:`_REFUSED_CALLS`."""
+        self._asks_refused = False
+        """Some server request was refused during a call (:meth:`_refuse_during`): until then
+        ``_refused_asks`` is empty, and not asked (its ``__bool__`` is a call)."""
         self._early: _Early | None = None
         """The read of the frame :meth:`passes_early` or :meth:`read_sent` judged, for
         :meth:`from_upstream` of the same bytes next."""
@@ -293,7 +296,8 @@ class Relay:
         ``withheld``: the note of this notification's record: the upstream takes it without sending
         it on (a 2026-07-28 ``notifications/cancelled`` over HTTP is the request stream's close),
         or the host side changed it (a cancellation of a request sent under an id of the proxy's)."""
-        if len(data) <= self.max_frame and is_batch(data):  # (2025-03-26: followed message by message)
+        if data[:1] != b"{" and len(data) <= self.max_frame and is_batch(data):  # (2025-03-26: followed message
+            # by message; a frame starting with "{" is none, without a call)
             batch = host_batch(self, data, http, forwarded)
             if batch is not None:
                 return batch
@@ -312,7 +316,8 @@ class Relay:
         tracker.feed(self.conn, "c2s", data, at=at, seq=seq, http=http, look=look)
         opened = tracker.opened(self.conn)
         if opened is not None and opened.origin == "client":
-            key = id_key(opened.request_id)
+            request_id = opened.request_id
+            key = ("int", request_id) if type(request_id) is int else id_key(request_id)  # (id_key's, without a call)
             pending = self._waiting
             if key in pending:  # the host reused an id in flight
                 return self._id_in_flight(data, opened, key, seq, at, http, forwarded)
@@ -555,6 +560,8 @@ class Relay:
                       on_exchange: Collection[Key] | None = None, during: Key | None = None) -> list[Out]:
         """A frame the upstream sent: what to send on (:meth:`_from_upstream`; a long one with the
         cyclic collector paused, :func:`_gc_paused`)."""
+        if len(data) < _PAUSE_GC:  # (most frames: no call through _gc_paused)
+            return self._from_upstream(data, http, defer=defer, on_exchange=on_exchange, during=during)
         return _gc_paused(len(data), self._from_upstream, data, http, defer=defer, on_exchange=on_exchange,
                           during=during)
 
@@ -573,7 +580,9 @@ class Relay:
 
         ``during``: the host's request whose HTTP exchange upstream the frame came on (a POST's
         stream): a 2025 server's own request there is made during that call (:meth:`_asked`)."""
-        if len(data) <= self.max_frame and is_batch(data):  # (2025-03-26: followed message by message)
+        early = self._early  # (read early: this frame is no batch, _judge_early reads none)
+        if (early is None or early[0] is not data) and data[:1] != b"{" and len(data) <= self.max_frame \
+                and is_batch(data):  # (2025-03-26: followed message by message)
             batch = upstream_batch(self, data, http)
             if batch is not None:
                 return batch
@@ -679,7 +688,7 @@ class Relay:
 
     def passes_early(self, data: bytes) -> bool:
         """:meth:`_passes_early` (a long frame with the cyclic collector paused, :func:`_gc_paused`)."""
-        return _gc_paused(len(data), self._passes_early, data)
+        return self._passes_early(data) if len(data) < _PAUSE_GC else _gc_paused(len(data), self._passes_early, data)
 
     def _passes_early(self, data: bytes) -> bool:
         """enforce: this frame answers a judged request (``tools/call``, ``tasks/result``) that
@@ -734,7 +743,7 @@ class Relay:
         (:meth:`passes_early`), with the routing read its message gives (None when unclassified
         or its id is not the guess's); when no such request waits here or the frame is no answer
         to judge so, the routing read of a frame that names ``"method"`` alone, else None."""
-        if len(data) > self.max_frame or is_batch(data):  # (a batch: _batch reads it)
+        if len(data) > self.max_frame or (data[:1] != b"{" and is_batch(data)):  # (a batch: _batch reads it)
             return None
         pending = self._waiting
         if not pending:
@@ -757,12 +766,12 @@ class Relay:
             return unjudged
         exchange = waiting.exchange
         request_id = exchange.request_id
-        if self._refused_asks and id_key(request_id) in self._refused_asks:
+        if self._asks_refused and self._refused_asks and id_key(request_id) in self._refused_asks:
             return unjudged  # (its verdict takes the findings of a server request refused during it)
-        held = held_id(request_id)
+        held = request_id if type(request_id) is int or type(request_id) is str else held_id(request_id)  # (held_id's)
         if exchange.method not in _JUDGED or held is None:
             return unjudged
-        key = (type(request_id).__name__, request_id)  # id_key
+        key = ("int", request_id) if type(request_id) is int else id_key(request_id)  # (id_key's, without a call)
         # the tracker pairs it with this very request (so from_upstream will take it as its answer)
         if self.tracker.waiting(self.conn, "client", key) is not exchange:
             return unjudged
@@ -921,6 +930,7 @@ class Relay:
     def _refuse_during(self, call: Exchange, findings: tuple[Finding, ...]) -> None:
         """The findings of a server request refused during ``call``, held for its verdict
         (``_input.RefusedAsks``: the first requests', the others counted)."""
+        self._asks_refused = True
         self._refused_asks.add(id_key(call.request_id), call.request.seq, findings)
 
     def _with_asked(self, exchange: Exchange, verdict: Verdict) -> Verdict:
@@ -931,7 +941,8 @@ class Relay:
 
     def _answer(self, exchange: Exchange, data: bytes, seq: int, at: float,
                 http: Mapping[str, Any] | None, defer: bool, judged: Verdict | None = None) -> list[Out]:
-        key = id_key(exchange.request_id)
+        request_id = exchange.request_id
+        key = ("int", request_id) if type(request_id) is int else id_key(request_id)  # (id_key's, without a call)
         waiting = self._waiting.pop(key, None)
         if exchange.method == "tools/list":  # kept after the send (the host does not wait for it)
             self._kept()  # (the listing before it, if any: at most one waits)
@@ -943,14 +954,16 @@ class Relay:
                 self._observed(exchange, waiting, data, judged)
             return self._forward(data, seq, at, http, answers=key)
         method = exchange.method
-        verdict = self._verdict_of(exchange, data, judged)
+        verdict = judged if judged is not None and judged.kind is not _TASK and exchange.task_id is None \
+            else self._verdict_of(exchange, data, judged)  # (_verdict_of's first case, without a call)
         if method not in _JUDGED:  # (a terminal tasks/get is judged on the result it inlines, read
             # by a lenient parser: its bytes must read strictly too, as every answer enforce forwards)
             _, problem = parse(data, self.max_frame, DEFAULT_LIMITS.max_depth)
             if problem is not None:
                 verdict = make_verdict(Kind.UNCLASSIFIED, (problem,), exchange.context.version, None)
-        if verdict is not None:
-            self._count(verdict)
+        if verdict is not None:  # (_count's, without a call)
+            kinds, name = self.stats.kinds, verdict.kind._value_
+            kinds[name] = kinds.get(name, 0) + 1
         refuse = verdict is not None and verdict.kind is _UNCLASSIFIED
         if refuse and method == "tools/list":  # (its host gets an error: no listing to keep, nor follow)
             self._listing = None
@@ -985,10 +998,15 @@ class Relay:
         """observe, ``from_upstream(defer=True)``: judge the answers forwarded since the last call
         (their verdict lines, their spans), in the order they came; and, either mode, keep the
         tools of the last listing forwarded (:meth:`_kept`). Nothing when there are none."""
-        self._kept()
+        if self._listing is not None:  # (_kept's first test, without a call)
+            self._kept()
         deferred = self._deferred
         while deferred:
-            self._observed(*deferred.popleft())
+            exchange, waiting, data, judged = deferred.popleft()
+            if judged is not None or len(data) < _PAUSE_GC:  # (_observed's first case, without a call)
+                self._observe(exchange, waiting, data, judged)
+            else:
+                self._observed(exchange, waiting, data, judged)
 
     def _kept(self) -> ListedTools:
         """The tools kept (``frames._tools``), with those of the ``tools/list`` answer forwarded
@@ -1017,21 +1035,22 @@ class Relay:
         """observe: the verdict of an answer forwarded unchanged (``judged``: made already,
         :meth:`read_sent`), counted and recorded (a long one with the cyclic collector paused,
         :func:`_gc_paused`)."""
-        if judged is not None:
+        if judged is not None or len(data) < _PAUSE_GC:
             self._observe(exchange, waiting, data, judged)
         else:
             _gc_paused(len(data), self._observe, exchange, waiting, data)
 
     def _observe(self, exchange: Exchange, waiting: _Waiting | None, data: bytes,
                  judged: Verdict | None = None) -> None:
-        verdict = self._verdict_of(exchange, data, judged)
-        if verdict is not None:
-            self._count(verdict)
+        verdict = self._verdict(exchange, data) if judged is None else self._verdict_of(exchange, data, judged)
+        if verdict is not None:  # (_count's, without a call)
+            kinds, name = self.stats.kinds, verdict.kind._value_
+            kinds[name] = kinds.get(name, 0) + 1
         if waiting is not None and (verdict is not None or waiting.token is not None):
             self._judged(exchange, waiting, verdict, data, False)
 
     def _count(self, verdict: Verdict) -> None:
-        kinds, name = self.stats.kinds, verdict.kind.value
+        kinds, name = self.stats.kinds, verdict.kind._value_  # (``.value``: two Python calls, a descriptor's)
         kinds[name] = kinds.get(name, 0) + 1
 
     def _verdict_of(self, exchange: Exchange, data: bytes, judged: Verdict | None) -> Verdict | None:
@@ -1046,8 +1065,10 @@ class Relay:
         """The verdict of an answer to a judged method (None: the method is not judged)."""
         method = exchange.method
         if method in _JUDGED:
-            verdict = judge(data, self._option_memo.of(exchange.context), held_id(exchange.request_id))
-            if self._refused_asks:
+            request_id = exchange.request_id  # (held_id's, without a call for a str or int id)
+            held = request_id if type(request_id) is int or type(request_id) is str else held_id(request_id)
+            verdict = judge(data, self._option_memo.of(exchange.context), held)
+            if self._asks_refused and self._refused_asks:
                 verdict = self._with_asked(exchange, verdict)
             return verdict if verdict.kind is not _TASK and exchange.task_id is None else \
                 self._task_read(exchange, verdict, data)
@@ -1293,7 +1314,7 @@ class Relay:
                 note = _ONE_LINE if note is None else f"{note}; {_ONE_LINE}"
             self.recorder.frame(FrameRecord(self.conn, seq, at, "s2c", "message", data, None, note, self.transport,
                                             _http(http)))
-        return [Out("host", data, answers=answers, related=related)]
+        return [Out("host", data, answers, related)]  # (positional: Out's __new__ is Python's)
 
     def _refuse(self, data: bytes, seq: int, at: float, http: Mapping[str, Any] | None, note: str) -> list[Out]:
         self.stats.refused += 1

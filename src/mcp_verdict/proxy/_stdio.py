@@ -92,14 +92,6 @@ _JOIN_MAX: Final = 8 * 1024
 handed to the pipe transport as two buffers (one ``writev``, no copy of the frame)."""
 
 
-def _write_line(writer: asyncio.WriteTransport | _FileWriter, data: bytes) -> None:
-    """``data`` and its LF to a pipe (:data:`_JOIN_MAX`)."""
-    if len(data) <= _JOIN_MAX:
-        writer.write(data + b"\n")
-    else:  # (one writev, no copy of the frame)
-        writer.writelines((data, b"\n"))
-
-
 class LineSplitter:
     """Bytes in, whole lines out (without their LF), bounded by ``limit``.
 
@@ -197,7 +189,10 @@ class _WriterStream:
         if self.one_line and (data.find(b"\n") >= 0 or data.find(b"\r") >= 0):
             data = one_line(data)
         try:
-            _write_line(transport, data)
+            if len(data) <= _JOIN_MAX:  # (_write_line's, without a call)
+                transport.write(data + b"\n")
+            else:
+                transport.writelines((data, b"\n"))
         except (BrokenPipeError, ConnectionResetError, RuntimeError):
             self._broke()
 
@@ -241,6 +236,7 @@ class _StdinProtocol(asyncio.Protocol):
     def __init__(self, splitter: LineSplitter, on_eof: Callable[[bytes], None]) -> None:
         self.splitter = splitter
         self.on_eof = on_eof
+        self.data_received = splitter.feed  # type: ignore[method-assign,assignment]  # (the class's, without a call)
 
     def data_received(self, data: bytes) -> None:
         self.splitter.feed(data)
@@ -292,6 +288,7 @@ class StdioHost:
         self.stream = _WriterStream()
         self.eof = asyncio.Event()
         self.gone = asyncio.Event()
+        self._gone = False  # (gone.is_set(), without a call: set with it)
         self._stdin = sys.stdin.fileno() if stdin is None else stdin
         self._stdout = sys.stdout.fileno() if stdout is None else stdout
 
@@ -321,9 +318,10 @@ class StdioHost:
         loop.call_soon_threadsafe(lambda: self._ended(splitter.close()))
 
     def _line(self, line: bytes) -> None:
-        if not line or self.gone.is_set():
+        if not line or self._gone:
             return  # nothing more goes upstream once the host has gone
-        if not may_be_message(line) and not is_batch(line):  # (a batch: a message, MCP 2025-03-26's)
+        if line[:1] != b"{" and not may_be_message(line) and not is_batch(line):  # (a batch: a message, MCP
+            # 2025-03-26's; a line starting with "{" may be one, without a call)
             upstream = self.bridge.upstream
             if self.bridge.relay.noise("c2s", line) and upstream is not None:
                 upstream.send(line, key=None, stream=None, headers=None)
@@ -340,6 +338,7 @@ class StdioHost:
         self.bridge.relay.note("eof", "c2s", "the host closed stdin")
 
     def _host_gone(self) -> None:
+        self._gone = True
         self.gone.set()
         self.eof.set()
         self.bridge.relay.note("close", "s2c", "the host closed stdout")
@@ -530,7 +529,10 @@ class StdioUpstream:
                 self.delivery.set_result(why)
             return False
         self.delivery = None
-        _write_line(stdin, data)
+        if len(data) <= _JOIN_MAX:  # (_write_line's, without a call)
+            stdin.write(data + b"\n")
+        else:
+            stdin.writelines((data, b"\n"))
         return True
 
     def undelivered(self, data: bytes, reason: str, status: int = 502, *, own: bool = False) -> None:
@@ -644,7 +646,8 @@ class StdioUpstream:
                 self.bridge.relay.note("open", "s2c", "the restarted upstream answered the replayed initialize")
                 self._replayed()
                 return
-        if not may_be_message(line) and not is_batch(line):  # (a batch: a message, MCP 2025-03-26's)
+        if line[:1] != b"{" and not may_be_message(line) and not is_batch(line):  # (a batch: a message, MCP
+            # 2025-03-26's; a line starting with "{" may be one, without a call)
             standing = self.bridge.standing
             if self.bridge.relay.noise("s2c", line) and standing is not None:
                 standing.send(line, final=False)
