@@ -750,9 +750,10 @@ def _conn_of(line: bytes) -> str | None:
 
 # -- connections dealt to processes ----------------------------------------------------------
 _WRITER_CONN: Final = b'{"v":1,"conn":"'
-_FIRST_PASS: Final = re.compile(rb'^\{"v":1,"conn":"([\x20\x21\x23-\x5b\x5d-\x7e]*)"', re.MULTILINE)
-"""The ``conn`` of a writer's line (printable ASCII, no escape), for the first pass's estimate of
-each connection's bytes (:func:`_dealing`)."""
+_FIRST_PASS: Final = re.compile(rb'\n\{"v":1,"conn":"([\x20\x21\x23-\x5b\x5d-\x7e]*)"')
+"""The ``conn`` of a writer's line (printable ASCII, no escape) after the line end before it, for
+the first pass's estimate of each connection's bytes (:func:`_dealing`; led by a literal, the
+search runs ~8x faster than from ``^`` in MULTILINE mode: 0.02 s against 0.15-0.18 s per 30 MB)."""
 _SKIP_COST: Final = 0.06
 """What a process of a dealing spends on a line it skips (reads, and reads its ``conn``), as a
 share of a line's audit (0.05-0.075 measured on the bench log, ~1.2 µs against ~19 µs)."""
@@ -825,7 +826,8 @@ def _dealing(inputs: Sequence[Input], jobs: int) -> dict[bytes, int] | None:
     for item in inputs:
         starts.append(at)
         with _open(item.path) as handle:
-            tail = b""
+            tail = b"\n"  # (the first line as if after a line end)
+            base = at - 1  # the offset of data[0] in the whole
             last: bytes | None = None
             last_at = at
             while True:
@@ -834,9 +836,9 @@ def _dealing(inputs: Sequence[Input], jobs: int) -> dict[bytes, int] | None:
                 except _READ_ERRORS:  # (a damaged gzip file: the processes report it)
                     block = b""
                 data = tail + block
-                end = data.rfind(b"\n") + 1 if block else len(data)
+                end = data.rfind(b"\n") if block else len(data)  # (the lines before the last line end are whole)
                 for match in _FIRST_PASS.finditer(data, 0, end):
-                    start = at + match.start()
+                    start = base + match.start() + 1
                     if last is not None:
                         sizes[last] += start - last_at
                     last, last_at = match[1], start
@@ -847,7 +849,8 @@ def _dealing(inputs: Sequence[Input], jobs: int) -> dict[bytes, int] | None:
                         spans[last] = [start, start]
                     else:
                         spans[last][1] = start
-                at += end
+                at += len(block)
+                base += end
                 tail = data[end:]
                 if not block:
                     break
