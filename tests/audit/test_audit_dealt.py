@@ -127,6 +127,12 @@ def host_log(path: Path, servers: int, seed: int, *, gzipped: bool = False) -> N
         if odd and rng.random() < 0.05:
             lines.append(odd.pop())
     lines.extend(odd)
+    # a call of srv-1 answered by a record that names srv-0, then srv-1 again with an escape (the last is read)
+    lines.append(encode(FrameRecord("srv-1", 9_000, t, "c2s", "message", request(777, "tools/call", b'"name":"search"'),
+                                    transport="stdio")))
+    lines.append(encode(FrameRecord("srv-0", 9_001, t, "s2c", "message", b'{"jsonrpc":"2.0","id":777,"result":'
+                                    b'{"resultType":"complete","content":[]}}', transport="stdio"))
+                 .replace(b',"seq"', b',"con\\u006e":"srv-1","seq"', 1))
     data = b"".join(lines)
     path.write_bytes(gzip.compress(data) if gzipped else data)
 
@@ -143,6 +149,7 @@ def test_a_host_log_gives_the_one_process_report(tmp_path: Path, name: str, serv
     one, one_totals = run([str(path)], 1)
     assert one_totals.tally["unreadable"] == 3 and one_totals.tally["blank"] == 1
     assert sum(1 for e in one if isinstance(e, CallRow) and e.end == "log_ended") == 2
+    assert [(e.conn, e.end) for e in one if isinstance(e, CallRow) and e.request_id == "777"] == [("srv-1", "answered")]
     assert sum(1 for e in one if isinstance(e, CallRow) and e.end == "closed") <= 1
     monkeypatch.setattr(_run, "_start_method", lambda: "fork")
     for jobs in (2, 3):

@@ -795,7 +795,8 @@ class _Share:
             end = line.find(b'"', 15)
             if end > 0:
                 key = line[15:end]
-                if not key.isascii() or key.find(b"\\") >= 0 or line.find(b'"conn"', end) >= 0:
+                if (not key.isascii() or key.find(b"\\") >= 0 or line.find(b'"conn"', end) >= 0
+                        or line.find(b"\\u", end) >= 0):  # (a later "conn" may be written with an escape: "con\u006e")
                     key = None
         if key is None:
             conn = _conn_of(line)
