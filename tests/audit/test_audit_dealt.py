@@ -228,7 +228,7 @@ def one_big(path: Path) -> None:
 
 
 # (the log, processes, dealt) by the rule of _run._dealing: the busiest process's bytes (plus
-# 6% of those it skips) against half (a third) of the bytes plus 0.7 of the bytes audited again
+# 20% of those it skips) against half (a third) of the bytes plus 0.7 of the bytes audited again
 CHOICES = [("connections one after another", sequential, 2, False),
            ("one connection with most bytes", one_big, 2, False),
            ("three servers, two processes", lambda p: host_log(p, 3, 2), 2, True),

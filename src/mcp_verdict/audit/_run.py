@@ -758,9 +758,12 @@ _SAMPLE: Final = 256 * 1024
 _SAMPLES: Final = 32
 """The first pass of a dealing reads a plain frame log over 8 MiB in 32 windows of 256 KiB evenly
 spread (whole, it cost ~7.5% of one process's audit: ~120 M instructions per 8 MB)."""
-_SKIP_COST: Final = 0.06
+_SKIP_COST: Final = 0.2
 """What a process of a dealing spends on a line it skips (reads, and reads its ``conn``), as a
-share of a line's audit (0.05-0.075 measured on the bench log, ~1.2 µs against ~19 µs)."""
+share of a line's audit: callgrind, a host's log of three connections (8 MB), the lines of one
+and of the other two audited apart in one process: 0.47 and 0.77 of the whole audit's
+instructions, 1.24x it together (each line skipped once: ~0.24 of a line's audit; ``mine``
+alone ~2 µs a line of ~570 bytes, against ~22 µs for its audit)."""
 _CARRIED_COST: Final = 0.7
 """What a byte the cuts audit again in the parent costs the run, as a share of a byte audited
 in a process (the parent's work overlaps the processes' in part: three connections open
