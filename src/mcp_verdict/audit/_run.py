@@ -7,8 +7,11 @@ stream); every other file is a recording of its own. Each line is read with a le
 the file holds. gzip files are read through gzip.
 
 ``jobs > 1`` starts that many processes (forked where that is safe, :func:`_start_method`).
-The inputs are cut into parts (:func:`parts`): a plain frame log at line boundaries, into
-parts of at most ``_STRIPE`` bytes, dealt to the processes in turn; a gzip file, a JSON-RPC
+Where a first pass over frame logs says it costs less (:func:`_dealing`: a host's log, a few
+connections open throughout), the connections are dealt to the processes: each reads every
+line and audits its own connections' lines (:class:`_Share`), the parent merges the entries by
+line (:func:`_dealt`). Otherwise the inputs are cut into parts (:func:`parts`): a plain frame
+log at line boundaries, into parts of at most ``_STRIPE`` bytes, dealt to the processes in turn; a gzip file, a JSON-RPC
 file or an OTLP export is one part. Each process audits its parts only, as if every connection
 began in its part, and sends back its entries (MessagePack chunks) and, per part, its counts
 per connection and what it holds of the connections still open at the part's end. The parent
