@@ -303,6 +303,7 @@ def test_the_parent_decodes_in_full_only_the_lines_it_audits_again(tmp_path: Pat
     cut = len(b"".join(lines[:3]))
     monkeypatch.setattr(_run, "_cut", lambda items, jobs: [
         _run.Part(0, 0, cut, 1, inputs[0], False), _run.Part(0, cut, None, 0, inputs[0], True)])
+    monkeypatch.setattr(_run, "_dealing", lambda items, jobs: None)  # (the byte cuts, not the connections dealt)
     monkeypatch.setattr(_run, "_start_method", lambda: "fork")
     decoded: list[int] = []
     decode_line = _run.decode_line  # type: ignore[attr-defined]
