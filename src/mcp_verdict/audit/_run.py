@@ -957,33 +957,31 @@ def _share_worker(inputs: Sequence[Input], share: _Share, trusted_server: bool, 
         go.close()
 
 
-def _merge_key(entry: Entry) -> tuple[Any, ...]:
-    """Where an entry comes in the one process's output: its line's (a line is one process's,
-    its entries in the order they came), or its whole ``order`` at the end of the input (where
-    the one process sorts them by it)."""
-    order = entry.order
-    return order if order[1] == END_OF_INPUT else (order[0], order[1], order[2], 0)
-
-
-def _dealt(inputs: Sequence[Input], totals: Totals, jobs: int, owners: dict[bytes, int], trusted_server: bool,
-           progress: Callable[[int], None] | None, context: Any) -> Iterator[Entry]:
-    """The audit on ``jobs`` processes, each auditing the lines of the connections dealt to it
-    (:func:`_dealing`) from the whole input, the parent merging their entries by
-    :func:`_merge_key` (each process's come in that order; each line's from one process)."""
+def _started(context: Any, jobs: int, work: Callable[[int], tuple[Callable[..., None], tuple[Any, ...]]]
+             ) -> tuple[list[Any], list[Any], list[Any]]:
+    """``jobs`` processes started, the ``index``-th running ``work(index)``'s function on its
+    arguments and then the two ends it is given (its messages' pipe, its go-ahead's): the
+    parent's ends of those pipes, and the processes."""
     pipes, processes, gos = [], [], []
     for index in range(jobs):
         parent, child = context.Pipe(duplex=False)
         _widen(parent.fileno())
         go_child, go_parent = context.Pipe(duplex=False)
-        process = context.Process(target=_share_worker, args=(list(inputs), _Share(index, jobs, owners),
-                                                              trusted_server, child, go_child), daemon=True)
+        target, args = work(index)
+        process = context.Process(target=target, args=(*args, child, go_child), daemon=True)
         process.start()
         child.close()
         go_child.close()
         pipes.append(parent)
         processes.append(process)
         gos.append(go_parent)
-    queues: list[queue.SimpleQueue[tuple[Any, ...]]] = [queue.SimpleQueue() for _ in range(jobs)]
+    return pipes, processes, gos
+
+
+def _drained(pipes: Sequence[Any]) -> list[queue.SimpleQueue[tuple[Any, ...]]]:
+    """A queue per process's pipe, each filled by a thread of its own as the messages come, up to
+    the process's last (``done``, ``error``, or ``("ended", None)`` when its pipe closed first)."""
+    queues: list[queue.SimpleQueue[tuple[Any, ...]]] = [queue.SimpleQueue() for _ in pipes]
 
     def drain(index: int) -> None:
         pipe = pipes[index]
@@ -997,9 +995,28 @@ def _dealt(inputs: Sequence[Input], totals: Totals, jobs: int, owners: dict[byte
             if message[0] in ("done", "error"):
                 return
 
-    readers = [threading.Thread(target=drain, args=(i,), daemon=True) for i in range(jobs)]
+    readers = [threading.Thread(target=drain, args=(i,), daemon=True) for i in range(len(pipes))]
     for reader in readers:
         reader.start()
+    return queues
+
+
+def _merge_key(entry: Entry) -> tuple[Any, ...]:
+    """Where an entry comes in the one process's output: its line's (a line is one process's,
+    its entries in the order they came), or its whole ``order`` at the end of the input (where
+    the one process sorts them by it)."""
+    order = entry.order
+    return order if order[1] == END_OF_INPUT else (order[0], order[1], order[2], 0)
+
+
+def _dealt(inputs: Sequence[Input], totals: Totals, jobs: int, owners: dict[bytes, int], trusted_server: bool,
+           progress: Callable[[int], None] | None, context: Any) -> Iterator[Entry]:
+    """The audit on ``jobs`` processes, each auditing the lines of the connections dealt to it
+    (:func:`_dealing`) from the whole input, the parent merging their entries by
+    :func:`_merge_key` (each process's come in that order; each line's from one process)."""
+    pipes, processes, gos = _started(context, jobs, lambda index: (
+        _share_worker, (list(inputs), _Share(index, jobs, owners), trusted_server)))
+    queues = _drained(pipes)
     ends: list[tuple[dict[str, int], int]] = []
 
     def stream(index: int) -> Iterator[tuple[tuple[Any, ...], Entry | None, int]]:
@@ -1129,19 +1146,8 @@ def _processes(inputs: Sequence[Input], totals: Totals, jobs: int, trusted_serve
     if owners is not None:
         yield from _dealt(inputs, totals, jobs, owners, trusted_server, progress, context)
         return
-    pipes, processes, gos = [], [], []
-    for index in range(jobs):
-        parent, child = context.Pipe(duplex=False)
-        _widen(parent.fileno())
-        go_child, go_parent = context.Pipe(duplex=False)
-        process = context.Process(target=_worker, args=(list(inputs), all_parts, range(index, len(all_parts), jobs),
-                                                        trusted_server, child, go_child), daemon=True)
-        process.start()
-        child.close()
-        go_child.close()
-        pipes.append(parent)
-        processes.append(process)
-        gos.append(go_parent)
+    pipes, processes, gos = _started(context, jobs, lambda index: (
+        _worker, (list(inputs), all_parts, range(index, len(all_parts), jobs), trusted_server)))
     # The first lines are counted here while the processes start on theirs (each part is sent
     # as soon as it is counted, at most _AHEAD_PARTS ahead of what the parent has taken).
     firsts: list[int] = []
@@ -1157,25 +1163,7 @@ def _processes(inputs: Sequence[Input], totals: Totals, jobs: int, trusted_serve
         firsts.append(first_line)
         send_parts(0)
     read = [0] * jobs
-    queues: list[queue.SimpleQueue[tuple[str, Any]]] = [queue.SimpleQueue() for _ in range(jobs)]
-
-    def drain(index: int) -> None:
-        """Receive a process's messages as they come (it is never more than _AHEAD_PARTS parts
-        ahead of the parent: memory stays bounded)."""
-        pipe = pipes[index]
-        while True:
-            try:
-                message = pipe.recv()
-            except (EOFError, OSError):
-                queues[index].put(("ended", None))
-                return
-            queues[index].put(message)
-            if message[0] in ("done", "error"):
-                return
-
-    readers = [threading.Thread(target=drain, args=(i,), daemon=True) for i in range(jobs)]
-    for reader in readers:
-        reader.start()
+    queues = _drained(pipes)  # (a process is never more than _AHEAD_PARTS parts ahead of the parent)
 
     def messages(index: int) -> Iterator[tuple[str, Any]]:
         """A process's messages for its current part: its entries, then its report."""
