@@ -1001,6 +1001,18 @@ def _drained(pipes: Sequence[Any]) -> list[queue.SimpleQueue[tuple[Any, ...]]]:
     return queues
 
 
+def _ended(processes: Sequence[Any], gos: Sequence[Any], finished: bool) -> None:
+    """The processes waited for (up to 5 s each) when the audit ``finished``, and ended when
+    still alive (the audit stopped, or one hung); their go-ahead pipes closed."""
+    for process in processes:
+        if finished:
+            process.join(timeout=5)
+        if process.is_alive():
+            process.terminate()
+    for go in gos:
+        go.close()
+
+
 def _merge_key(entry: Entry) -> tuple[Any, ...]:
     """Where an entry comes in the one process's output: its line's (a line is one process's,
     its entries in the order they came), or its whole ``order`` at the end of the input (where
@@ -1060,13 +1072,7 @@ def _dealt(inputs: Sequence[Input], totals: Totals, jobs: int, owners: dict[byte
             progress(totals.bytes_read)
         finished = True
     finally:
-        for process in processes:
-            if finished:
-                process.join(timeout=5)
-            if process.is_alive():
-                process.terminate()
-        for go in gos:
-            go.close()
+        _ended(processes, gos, finished)
 
 
 def _carried(carry: Auditor, item: Input, part: Part, taken: set[str], closed: dict[str, int]) -> Iterator[Entry]:
@@ -1230,13 +1236,7 @@ def _processes(inputs: Sequence[Input], totals: Totals, jobs: int, trusted_serve
             progress(totals.bytes_read)
         finished = True
     finally:
-        for process in processes:
-            if finished:
-                process.join(timeout=5)
-            if process.is_alive():
-                process.terminate()
-        for go in gos:
-            go.close()
+        _ended(processes, gos, finished)
 
 
 MAX_JOBS: Final = 64
