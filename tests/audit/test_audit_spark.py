@@ -111,6 +111,7 @@ def _duplicated_conn_log(path: Path) -> Path:
 @pytest.mark.parametrize(("line", "conn"), [
     (b'{"v":1,"conn":"a","seq":0,"t":1,"dir":"c2s","kind":"open"}', b"a"),  # the writer's order
     (b'{"v":1,"conn":"a","seq":0,"t":1,"dir":"c2s","kind":"open","conn":"b"}', b"b"),  # the last conn is read
+    (b'{"v":1,"conn":"a","seq":0,"t":1,"dir":"c2s","kind":"open","con\\u006e":"b"}', b"b"),  # written escaped
     (b'{"v":1,"conn":"a","seq":0,"t":1,"dir":"c2s","kind":"message","data":"{\\"conn\\":1}"}', b"a"),
     (b'{"v":1,"conn":"q\\"d","seq":0,"t":1,"dir":"c2s","kind":"open"}', b'q"d'),
     (b'{"v":1,"conn":"a","seq":-1,"t":1,"dir":"c2s","kind":"open","conn":"b"}', None),  # no record

@@ -114,11 +114,13 @@ _CONN_PREFIX: Final = b'{"v":1,"conn":"'
 def framelog_conn(line: bytes) -> bytes | None:
     """The connection of a frame log line, read cheaply (to share a log's connections among
     processes): the writer's own key order is read by position; any other line is decoded (one
-    with a second ``"conn"`` member too: a record's last member of a name is the one read).
+    with a second ``"conn"`` member too, or a ``\\u`` escape after the first, which may write one:
+    a record's last member of a name is the one read).
     None for a line that is not a record."""
     if line.startswith(_CONN_PREFIX):
         end = line.find(b'"', len(_CONN_PREFIX))
-        if end > 0 and line[len(_CONN_PREFIX):end].find(b"\\") < 0 and line.find(b'"conn"', end) < 0:
+        if (end > 0 and line[len(_CONN_PREFIX):end].find(b"\\") < 0 and line.find(b'"conn"', end) < 0
+                and line.find(b"\\u", end) < 0):  # (a later "conn" may be written with an escape: "con\\u006e")
             return line[len(_CONN_PREFIX):end]
     record = decode_line(line)
     return None if isinstance(record, LogProblem) else record.conn.encode("utf-8", "surrogatepass")
