@@ -18,7 +18,9 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict import SchemaLimits, check_output, classify
+from mcp_verdict import SchemaLimits, check_output
+
+from ._schema_check import complete, tool
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 HEAVY: dict[str, Any] = {"items": {"allOf": [{"type": "integer"}] * 1990}}
@@ -29,15 +31,6 @@ ROW: dict[str, Any] = {"type": "object", "required": ["id"], "properties": {
 ROW_VALUE: dict[str, Any] = {"id": 1, "name": "row", "score": 1.5}
 SMALL = SchemaLimits(time_budget=0.01)
 STRUCTURED = "/result/structuredContent"
-
-
-def complete(structured: Any) -> Any:
-    return classify({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [],
-                                                            "structuredContent": structured}})
-
-
-def tool(schema: Any) -> dict[str, Any]:
-    return {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}
 
 
 # (case, outputSchema, structuredContent, limits, expected (code, path) findings)

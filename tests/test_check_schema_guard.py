@@ -23,15 +23,12 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict import SchemaLimits, check_output, classify
+from mcp_verdict import SchemaLimits, check_output
+
+from ._schema_check import assert_first_finding, complete
 
 DRAFT_2019 = "https://json-schema.org/draft/2019-09/schema"
 DRAFT_2020 = "https://json-schema.org/draft/2020-12/schema"
-
-
-def complete(structured: Any) -> Any:
-    return classify({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [],
-                                                            "structuredContent": structured}})
 
 
 def nested(levels: int) -> Any:
@@ -88,12 +85,7 @@ def test_the_guard_holds_below_every_subschema(schema: dict[str, Any], structure
                                                codes: tuple[str, ...], path: str | None,
                                                fragment: str | None) -> None:
     check = check_output(complete(structured), {"name": "t", "outputSchema": schema}, schema_limits=limits)
-    assert check.codes == codes, check.findings
-    if codes:
-        assert check.findings[0].path == path
-        assert fragment is not None and fragment in check.findings[0].message
-    else:
-        assert check.passed
+    assert_first_finding(check, codes, path, fragment)
 
 
 def test_a_recursive_ref_schema_runs_on_the_guarded_engine() -> None:

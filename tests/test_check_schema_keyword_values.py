@@ -24,16 +24,9 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict import SchemaLimits, check_output, classify
+from mcp_verdict import SchemaLimits, check_output
 
-
-def complete(structured: Any) -> Any:
-    return classify({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [],
-                                                            "structuredContent": structured}})
-
-
-def tool(schema: Any) -> dict[str, Any]:
-    return {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}
+from ._schema_check import complete, tool
 
 
 def with_ref(schema: dict[str, Any]) -> dict[str, Any]:

@@ -18,18 +18,11 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict import SchemaLimits, check_output, classify
+from mcp_verdict import SchemaLimits, check_output
+
+from ._schema_check import assert_first_finding, complete, tool
 
 LONG = "x" * 100_000
-
-
-def complete(structured: Any) -> Any:
-    return classify({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [],
-                                                            "structuredContent": structured}})
-
-
-def tool(schema: Any) -> dict[str, Any]:
-    return {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}
 
 
 SUBSCHEMAS = "the schema holds more than"
@@ -78,12 +71,7 @@ def test_schema_location_and_subschema_bounds(schema: Any, limits: SchemaLimits,
                                               codes: tuple[str, ...], path: str | None,
                                               fragment: str | None) -> None:
     check = check_output(complete(structured), tool(schema), schema_limits=limits)
-    assert check.codes == codes, check.findings
-    if codes:
-        assert check.findings[0].path == path
-        assert fragment is not None and fragment in check.findings[0].message
-    else:
-        assert check.passed
+    assert_first_finding(check, codes, path, fragment)
 
 
 _CHILD = """
