@@ -464,7 +464,7 @@ def _offset(data: bytes, line: int, column: int) -> int:
     return min(len(data), start + max(column - 1, 0))
 
 
-def _utf8_error(data: bytes, end: int | None = None) -> str | None:
+def _utf8_error(data: bytes | bytearray | memoryview, end: int | None = None) -> str | None:
     """Where ``data`` (or its bytes before ``end``) first fails to be UTF-8 (as ``bytes.decode``
     says it), decoded a block at a time so that no copy of the text is held (a block's str at
     most); ``None`` if it is UTF-8. A block's last character may be cut: the decoder leaves its
