@@ -115,6 +115,34 @@ def hangs_but_third(response, **options):
 
 
 hangs_but_third.mcp_receiver_input = "both"
+
+
+def _said(name, pid):
+    """``pid`` in the file MARK.name, whole (written, then renamed: never read half written)."""
+    with open(MARK + ".tmp", "w") as file:
+        file.write(str(pid))
+    os.replace(MARK + ".tmp", MARK + "." + name)
+
+
+def _spawns_and_sleeps():
+    """A process of its own started (a server the receiver talks to: here, ``sleep``), then the
+    receiver sleeps for an hour; the child's pid is said first, then the receiver's."""
+    import subprocess
+    child = subprocess.Popen(["sleep", "3600"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    _said("child", child.pid)
+    _said("pid", os.getpid())
+    time.sleep(3600)
+
+
+def _spawns_and_exits():
+    import subprocess
+    child = subprocess.Popen(["sleep", "3600"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    _said("child", child.pid)
+    os._exit(6)
+
+
+spawns_and_sleeps = _receiver(_spawns_and_sleeps)
+spawns_and_exits = _receiver(_spawns_and_exits)
 '''
 
 THREADED = '''
@@ -149,7 +177,8 @@ answers.mcp_receiver_input = locked.mcp_receiver_input = "both"
 
 STOPPED = ("the receiver gave no answer within 2 s (the time limit per case): it was stopped, and the run went on "
            "with the next case")
-HANGS = ("sleeps", "spins", "hangs_always", "hangs_but_third", "locked")  # (--timeout 2; the others: 10 s)
+HANGS = ("sleeps", "spins", "hangs_always", "hangs_but_third", "locked",
+         "spawns_and_sleeps")  # (--timeout 2; the others: 10 s)
 
 
 def _exited(how: str) -> str:
@@ -168,6 +197,11 @@ CASES_TABLE = [
     ("segfault", 1, {FIRST: _exited("was killed by signal 11 (SIGSEGV)")}, CASES - 1),
     ("exits_always", 1, {None: EXIT_3}, 0),
     pytest.param("forks_then_exits", 1, {FIRST: _exited("exited with status 4 (os._exit, or a crash of its code)")},
+                 CASES - 1, marks=pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc (Linux)")),
+    # a child of its own (``sleep``) started, then stopped at the limit or ended: the child is ended too
+    pytest.param("spawns_and_sleeps", 1, {FIRST: STOPPED}, CASES - 1,
+                 marks=pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc (Linux)")),
+    pytest.param("spawns_and_exits", 1, {FIRST: _exited("exited with status 6 (os._exit, or a crash of its code)")},
                  CASES - 1, marks=pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc (Linux)")),
 ]
 
@@ -199,6 +233,8 @@ def test_a_case_the_receiver_hangs_on_or_exits_during_is_an_error_and_the_run_go
     assert all(f["status"] == "error" for f in report["failures"])
     if (tmp_path / "mark.pid").exists():  # what the receiver's process started is ended with it
         assert not _running(int((tmp_path / "mark.pid").read_text()))
+    if (tmp_path / "mark.child").exists():
+        assert _ends(int((tmp_path / "mark.child").read_text()))
 
 
 def _running(pid: int) -> bool:
@@ -209,6 +245,32 @@ def _running(pid: int) -> bool:
             return file.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def _in_group(group: int) -> list[int]:
+    """The processes running in process group ``group`` (from /proc)."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as file:
+                    fields = file.read().rsplit(")", 1)[1].split()
+            except OSError:  # (ended meanwhile)
+                continue
+            if fields[0] != "Z" and int(fields[2]) == group:
+                pids.append(int(name))
+    return pids
+
+
+def _ends(pid: int) -> bool:
+    """Whether process ``pid`` ends within 20 s (a SIGKILL sent is not yet a process ended: no
+    assertion on how soon); one still running then is killed, not left behind by the test."""
+    for _ in range(2000):
+        if not _running(pid):
+            return True
+        time.sleep(0.01)
+    os.kill(pid, signal.SIGKILL)
+    return False
 
 
 @pytest.mark.skipif(os.name != "posix", reason="receivers run apart where there is fork (POSIX)")
@@ -237,12 +299,12 @@ def test_a_timeout_that_is_no_time_is_a_usage_error(tmp_path: Path, value: str, 
     assert (done.returncode, done.stderr.splitlines()[-1]) == (2, f"Error: {said}")
 
 
-def _in_a_hung_case(tmp_path: Path, out: int) -> tuple[subprocess.Popen[str], int]:
+def _in_a_hung_case(tmp_path: Path, out: int, receiver: str = "says_and_sleeps") -> tuple[subprocess.Popen[str], int]:
     """``conform`` started on a receiver that sleeps for an hour in its first case (its output
     to ``out``), and the pid of the receiver's process, once it is in that case."""
     (tmp_path / "receivers.py").write_text(RECEIVERS, "utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), SRC])}
-    args = ["conform", "receivers:says_and_sleeps", "--versions", VERSION, "--timeout", "600"]
+    args = ["conform", f"receivers:{receiver}", "--versions", VERSION, "--timeout", "600"]
     process = subprocess.Popen([*CLI, *args], stdout=out, stderr=out, text=True, cwd=tmp_path, env=env,
                                stdin=subprocess.DEVNULL)
     said = tmp_path / "mark.pid"
@@ -350,6 +412,38 @@ def test_the_receivers_process_ends_when_conform_is_killed(tmp_path: Path, sent:
     finally:
         if _running(receiver):
             os.kill(receiver, signal.SIGKILL)
+
+
+# (the signal conform gets, its exit status)
+ENDINGS = [(signal.SIGKILL, -signal.SIGKILL), (signal.SIGTERM, -signal.SIGTERM), (signal.SIGINT, 130)]
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc (Linux)")
+@pytest.mark.parametrize(("sent", "status"), ENDINGS)
+def test_what_the_receiver_started_ends_when_conform_is_killed(tmp_path: Path, sent: signal.Signals,
+                                                               status: int) -> None:
+    """``conform`` killed, or interrupted, while the receiver hangs in a case after it started a
+    process of its own (a server it talks to: ``sleep 3600``): neither the receiver's process nor
+    that child lives on. (Before, the receiver's process was ended at once, on Linux, and its
+    child ran for the hour, re-parented to PID 1.)"""
+    process, receiver = _in_a_hung_case(tmp_path, subprocess.DEVNULL, "spawns_and_sleeps")
+    child = int((tmp_path / "mark.child").read_text())
+    group = os.getpgid(receiver)
+    try:
+        assert _running(child) and os.getpgid(child) == group  # (the child runs, before, in the receiver's group)
+        assert group != os.getpgid(process.pid)  # (not conform's)
+        process.send_signal(sent)
+        assert process.wait(timeout=60) == status
+        assert (_ends(receiver), _ends(child)) == (True, True)
+        for _ in range(2000):  # nothing of the group is left (the keeper that leads it included)
+            if not _in_group(group):
+                break
+            time.sleep(0.01)
+        assert _in_group(group) == []
+    finally:
+        for pid in (receiver, child):
+            if _running(pid):
+                os.kill(pid, signal.SIGKILL)
 
 
 # --- threads besides conform's at the fork --------------------------------------------------------

@@ -15,10 +15,17 @@ until a case is stopped or its process ends: the next case starts in a new fork 
 
 A receiver that hangs on every case would take the cases times the limit: after ``give_up_after``
 cases in a row stopped at the limit, the run gives up (the cases left are not run). The receiver's
-process ends with the caller's, even one the caller never reaped (``conform`` killed): on Linux at
-once (``PR_SET_PDEATHSIG``), elsewhere when it next writes an answer (a broken pipe). A fork
-copies one thread, the caller's: the caller is told of any other (a lock one of them held at the
-fork stays held in the receiver's process, and a case that needs it hangs).
+process is in a process group with what it starts (a server it talks to), and when it is
+stopped, or it ends, or the run does, the group is killed. The group ends with the caller's
+process even when that is killed and stops nothing itself (``conform`` killed, SIGKILL or
+SIGTERM): its leader, a keeper spawned for it (a shell, which runs none of the receiver's code),
+waits for the end of a pipe that only the caller holds, and kills the group then; on Linux
+the receiver's process is also sent SIGKILL at once (``PR_SET_PDEATHSIG``). What the receiver
+starts in a group or session of its own (``setsid``, ``start_new_session``) is not in it, and
+is left to the receiver.
+
+A fork copies one thread, the caller's: the caller is told of any other (a lock one of them held
+at the fork stays held in the receiver's process, and a case that needs it hangs).
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from typing import Final
+from typing import Final, NoReturn
 
 from ..corpus import Case
 from ..verdict._peer_text import one_line
@@ -53,6 +60,11 @@ _WORKER_FAILED: Final = 70
 """The status of the receiver's process when the kit's own part of it fails (EX_SOFTWARE)."""
 
 _PR_SET_PDEATHSIG: Final = 1
+
+_SHELL: Final = "/bin/sh"
+_KEEPER: Final = "read _; kill -KILL 0"
+"""The keeper's script (:meth:`_Worker._start_keeper`): its standard input is the pipe whose end
+it waits for (nothing is written to it), then it kills its process group, itself included."""
 
 
 def _load_prctl() -> Callable[..., int] | None:
@@ -144,35 +156,74 @@ def _threads_warning(threads: list[str], timeout: float) -> str:
 
 
 class _Worker:
-    """One fork answering the cases from ``start`` on, one JSON line each."""
+    """One fork answering the cases from ``start`` on, one JSON line each, in a process group led
+    by a keeper, which ends the group (the receiver's process and what it started) when this
+    process ends, killed or not (:meth:`_start_keeper`)."""
 
     def __init__(self, receiver: Receiver, cases: Sequence[Case], labels: Labels, start: int) -> None:
         self._cases, self._labels, self._start = cases, labels, start
-        read, write = os.pipe()
         for stream in (sys.stdout, sys.stderr):  # what this process has buffered is written once, by it
             with contextlib.suppress(AttributeError, OSError, ValueError):
                 stream.flush()
-        parent = os.getpid()
-        gc.freeze()  # the child's collections pass over what it was forked with: its pages stay shared
-        try:
-            pid = os.fork()
-            if pid == 0:  # pragma: no cover - the child (its coverage is not gathered)
-                _die_with(parent)
-                os.close(read)
-                _answer(receiver, cases, labels, start, write)
-        finally:
-            gc.unfreeze()  # (in this process: collected again as ever)
-        os.close(write)
-        with contextlib.suppress(OSError):  # (the child does it too: whichever runs first)
-            os.setpgid(pid, pid)
-        self.pid: int | None = pid
-        self._group: int | None = pid  # (its id once the process is reaped, while a member is left)
-        self._read: int | None = read
-        self._pidfd = _pidfd(pid)
+        self.pid: int | None = None
+        self._keeper: int | None = None
+        self._group: int | None = None
+        self._read: int | None = None
+        self._pidfd: int | None = None
+        self._lifeline: int | None = None
         self.answered = 0
         """How many cases it answered (or ended its process during)."""
         self.stopped: Case | None = None
         """The case it was stopped at, at the time limit."""
+        parent = os.getpid()
+        try:
+            gc.freeze()  # the child's collections pass over what it was forked with: its pages stay shared
+            try:
+                group = self._start_keeper()
+                self._read, write = os.pipe()
+                try:
+                    pid = os.fork()
+                    if pid == 0:  # pragma: no cover - the child (its coverage is not gathered)
+                        if self._lifeline is not None:  # (the keeper waits for every copy of it to be closed)
+                            os.close(self._lifeline)
+                        _die_with(parent)
+                        os.close(self._read)
+                        _answer(receiver, cases, labels, start, write, group)
+                finally:
+                    os.close(write)
+                self.pid = pid
+                self._group = self._group or pid
+                with contextlib.suppress(OSError):  # (the child does it too: whichever runs first)
+                    os.setpgid(pid, group or pid)
+                self._pidfd = _pidfd(pid)
+            finally:
+                gc.unfreeze()  # (in this process: collected again as ever)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start_keeper(self) -> int:
+        """Start the keeper, the leader of the process group the receiver's process joins (its
+        pid; ``0`` when it cannot start: the receiver's process then leads a group of its own):
+        a shell that waits for the end of a pipe whose other end only this process holds (a
+        pipe's ends are closed at an ``exec``), then kills its group, itself included. That
+        comes when this process closes it (:meth:`stop`) or ends, even killed (SIGKILL, or a
+        SIGTERM, which Python does not catch: no time to stop anything itself). The keeper runs
+        no receiver code: nothing the receiver does (a loop, a lock, a signal mask) keeps it
+        from it. It is spawned, not forked: it costs no copy of this process."""
+        lifeline, kept = os.pipe()
+        try:
+            keeper = os.posix_spawn(_SHELL, ["sh", "-c", _KEEPER], {}, setpgroup=0, file_actions=[
+                (os.POSIX_SPAWN_DUP2, lifeline, 0), (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                (os.POSIX_SPAWN_DUP2, 1, 2)])
+        except OSError:
+            os.close(kept)
+            return 0
+        finally:
+            os.close(lifeline)
+        self._keeper = self._group = keeper
+        self._lifeline = kept
+        return keeper
 
     def outcomes(self, timeout: float) -> Generator[Outcome, None, int]:
         """The outcomes as they come; returns the index of the next case to run (past the one
@@ -246,23 +297,24 @@ class _Worker:
                 self.pid = None
 
     def stop(self) -> None:
-        """End the process and what it started in its group (ended or not: what it left running
-        is ended too), and let go of its pipe."""
+        """End the process, what it started in its group (ended or not: what it left running is
+        ended too) and the keeper, and let go of its pipes."""
         if self._group is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self._group, signal.SIGKILL)
             self._group = None
-        if self.pid is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):  # (the group not made yet)
-                os.kill(self.pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self.pid, 0)
-            self.pid = None
-        for fd in (self._read, self._pidfd):
+        for pid in (self.pid, self._keeper):
+            if pid is not None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):  # (one not in the group yet)
+                    os.kill(pid, signal.SIGKILL)
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, 0)
+        self.pid = self._keeper = None
+        for fd in (self._read, self._pidfd, self._lifeline):
             if fd is not None:
                 with contextlib.suppress(OSError):
                     os.close(fd)
-        self._read = self._pidfd = None
+        self._read = self._pidfd = self._lifeline = None
 
     def _ended(self) -> int:
         """The ended process's status, as ``subprocess`` gives it (``-N`` for signal N)."""
@@ -307,7 +359,8 @@ class _Worker:
 def _die_with(parent: int) -> None:  # pragma: no cover - runs in the child
     """This process ends when ``parent`` does, even killed (SIGKILL leaves it no time to stop
     it): on Linux it is sent SIGKILL then; ``parent`` may have ended before that was asked, so
-    it is looked for once after. Elsewhere it ends when it next writes to its pipe. (Linux sends
+    it is looked for once after. Everywhere, the keeper ends it, and what it started
+    (:meth:`_Worker._start_keeper`). (Linux sends
     it when the thread that forked ends: :func:`run_apart` is called from the thread that lasts,
     ``conform``'s main one.)"""
     if _PRCTL is not None:
@@ -316,13 +369,13 @@ def _die_with(parent: int) -> None:  # pragma: no cover - runs in the child
         os._exit(_WORKER_FAILED)
 
 
-def _answer(receiver: Receiver, cases: Sequence[Case], labels: Labels, start: int,
-            write: int) -> None:  # pragma: no cover - runs in the child
-    """The child's whole life: answer each case from ``start`` on, then end (never return into
-    the caller's code)."""
+def _answer(receiver: Receiver, cases: Sequence[Case], labels: Labels, start: int, write: int,
+            group: int) -> NoReturn:  # pragma: no cover - runs in the child
+    """The child's whole life: join the process ``group`` (``0``: one of its own), answer each
+    case from ``start`` on, then end (never return into the caller's code)."""
     status = 0
     try:
-        os.setpgid(0, 0)  # a group of its own: what the receiver starts is stopped with it
+        os.setpgid(0, group)  # the keeper's group (or its own): what the receiver starts is stopped with it
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C: the caller stops the run, and this process
         for case in cases[start:]:
             outcome = _check_case(receiver, case, labels)
