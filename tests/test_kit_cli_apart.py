@@ -117,6 +117,17 @@ def hangs_but_third(response, **options):
 hangs_but_third.mcp_receiver_input = "both"
 
 
+def hangs_every_other(response, **options):
+    """Hangs on every odd call up to the 21st (eleven of them), answers every other call."""
+    calls = _call_number()
+    if calls % 2 and calls <= 21:
+        time.sleep(3600)
+    return classify(response, **options)
+
+
+hangs_every_other.mcp_receiver_input = "both"
+
+
 def _said(name, pid):
     """``pid`` in the file MARK.name, whole (written, then renamed: never read half written)."""
     with open(MARK + ".tmp", "w") as file:
@@ -178,7 +189,7 @@ answers.mcp_receiver_input = locked.mcp_receiver_input = "both"
 STOPPED = ("the receiver gave no answer within 2 s (the time limit per case): it was stopped, and the run went on "
            "with the next case")
 HANGS = ("sleeps", "spins", "hangs_always", "hangs_but_third", "locked",
-         "spawns_and_sleeps")  # (--timeout 2; the others: 10 s)
+         "spawns_and_sleeps", "hangs_every_other")  # (--timeout 2; the others: 10 s)
 
 
 def _exited(how: str) -> str:
@@ -337,6 +348,11 @@ def _gave_up(cases: int) -> str:
             f"(--timeout; --give-up-after {cases})")
 
 
+def _gave_up_total(cases: int) -> str:
+    return (f"the run gave up after {cases} case{'s' if cases > 1 else ''} in all gave no answer within 2 s "
+            f"(--timeout; --give-up-total {cases})")
+
+
 def _stopped_notice(index: int, then: str) -> str:
     return f"mcp-verdict: case {IDS[index]} ({VERSION}) gave no answer within 2 s: stopped; {then}"
 
@@ -375,6 +391,19 @@ def test_a_run_gives_up_after_cases_in_a_row_stopped_at_the_limit(
         f"3 of {CASES} cases run: 0 passed, 0 failed, 3 errors, 0 skipped; {CASES - 3} not run: INCOMPLETE"]),
     ("sleeps", ["--give-up-after", "0"], 1, [_stopped_notice(0, "the run goes on in a new process")],
      [f"{CASES} cases: {CASES - 1} passed, 0 failed, 1 errors, 0 skipped: FAILS"]),
+    # cases 0, 2, 4 and 6 stopped, none two in a row
+    ("hangs_every_other", ["--give-up-total", "4"], 3, [
+        _stopped_notice(0, "the run goes on in a new process (1 in a row; it gives up at 3)"),
+        _stopped_notice(2, "the run goes on in a new process (1 in a row, 2 in all; it gives up at 3 in a row)"),
+        _stopped_notice(4, "the run goes on in a new process (1 in a row, 3 in all; it gives up at 4 in all)"),
+        _stopped_notice(6, f"4 in all: the run gives up, {CASES - 7} cases not run"),
+    ], [f"NOT RUN {CASES - 7} cases: {_gave_up_total(4)}",
+        f"7 of {CASES} cases run: 3 passed, 0 failed, 4 errors, 0 skipped; {CASES - 7} not run: INCOMPLETE"]),
+    ("hangs_always", ["--give-up-after", "0", "--give-up-total", "2"], 3, [
+        _stopped_notice(0, "the run goes on in a new process (1 in all; it gives up at 2 in all)"),
+        _stopped_notice(1, f"2 in all: the run gives up, {CASES - 2} cases not run"),
+    ], [f"NOT RUN {CASES - 2} cases: {_gave_up_total(2)}",
+        f"2 of {CASES} cases run: 0 passed, 0 failed, 2 errors, 0 skipped; {CASES - 2} not run: INCOMPLETE"]),
 ])
 def test_the_terminal_says_each_stop_on_stderr_and_the_cases_not_run(
         tmp_path: Path, receiver: str, args: list[str], status: int, err: list[str], last: list[str]) -> None:
@@ -391,6 +420,44 @@ def test_help_names_the_give_up_option() -> None:
     assert ("--give-up-after N Give the run up after N cases in a row stopped at --timeout (a receiver that "
             "hangs on every case): the cases left are reported as not run, exit status 3. 0: never give up. "
             "[default: 3; x>=0]") in " ".join(done.stdout.split())  # (folded as the width says)
+    assert ("--give-up-total N Give the run up after N cases in all stopped at --timeout, in a row or not (a "
+            "receiver that hangs on every other case): the cases left are reported as not run, exit status 3. 0: "
+            "no such limit. Default 10, or 0 when --give-up-after is 0 (never give up). [x>=0]"
+            ) in " ".join(done.stdout.split())
+
+
+# --- a receiver that hangs on every other case: the run gives up after cases stopped in all -------
+
+# (receiver, arguments, exit status, summary (error: the rest), the cases not run, why). Before, no
+# count gave such a run up: hangs_every_other's 11 cases stopped, at 10 s each, were 110 s of waiting
+# (half the 1,711 cases, had it hung on every other case of them all: 2⅓ hours).
+GIVE_UP_TOTAL_TABLE = [
+    # cases 0, 2, ..., 18 stopped (10 in all, none two in a row), cases 1, 3, ..., 17 passed: 19 cases run
+    ("hangs_every_other", [], 3, {"cases": 19, "pass": 9}, CASES - 19, _gave_up_total(10)),
+    ("hangs_every_other", ["--give-up-total", "4"], 3, {"cases": 7, "pass": 3}, CASES - 7, _gave_up_total(4)),
+    ("hangs_every_other", ["--give-up-after", "0", "--give-up-total", "2"], 3, {"cases": 3, "pass": 1}, CASES - 3,
+     _gave_up_total(2)),
+    # the total reached first; both at once: the count in a row's reason
+    ("hangs_always", ["--give-up-after", "5", "--give-up-total", "2"], 3, {"cases": 2, "pass": 0}, CASES - 2,
+     _gave_up_total(2)),
+    ("hangs_always", ["--give-up-total", "3"], 3, {"cases": 3, "pass": 0}, CASES - 3, _gave_up(3)),
+    # --give-up-after 0 never gives up (as before), unless --give-up-total is given: its 11 stops, the whole run
+    ("hangs_every_other", ["--give-up-after", "0"], 1, {"cases": CASES, "pass": CASES - 11}, 0, None),
+]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="receivers run apart where there is fork (POSIX)")
+@pytest.mark.parametrize(("receiver", "args", "status", "summary", "not_run", "reason"), GIVE_UP_TOTAL_TABLE)
+def test_a_run_gives_up_after_cases_in_all_stopped_at_the_limit(
+        tmp_path: Path, receiver: str, args: list[str], status: int, summary: dict[str, int], not_run: int,
+        reason: str | None) -> None:
+    done = _conform(tmp_path, receiver, "--json", *args)
+    assert done.returncode == status, done.stderr
+    report = json.loads(done.stdout)
+    assert report["summary"] == {**summary, "fail": 0, "error": summary["cases"] - summary["pass"], "skip": 0}
+    assert (report["ok"], report["complete"]) == (False, not_run == 0)
+    assert report["not_run"] == {"cases": not_run, "reason": reason, "ids": IDS[CASES - not_run:] if not_run else []}
+    assert [f["reason"] for f in report["failures"]] == [STOPPED] * (summary["cases"] - summary["pass"])
 
 
 # --- the receiver's process ends with conform's --------------------------------------------------

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .. import corpus, kit
-from ..kit._apart import run_apart
+from ..kit._apart import GaveUp, run_apart
 from ..kit._mutants import MutantError
 from ..verdict._peer_text import neutral, one_line
 from ._json import echo_json
@@ -29,6 +29,11 @@ MAX_TIMEOUT: Final = 86_400
 DEFAULT_GIVE_UP_AFTER: Final = 3
 """``conform --give-up-after``'s default: three cases in a row with no answer is a receiver that
 hangs on every case (the 1,711 cases at 10 s each were 4¾ hours), not one case it hangs on."""
+DEFAULT_GIVE_UP_TOTAL: Final = 10
+"""``conform --give-up-total``'s default (none with ``--give-up-after 0``, which never gives up):
+a receiver that hangs on every other case gives up no count in a row (half the 1,711 cases at
+10 s each were 2⅓ hours); ten cases stopped in all is at most 100 s of waiting at the default
+limit, and ten cases named in the report."""
 INCOMPLETE: Final = 3
 """``conform``'s exit status when the run gave up before every case ran (as ``audit`` exits 3
 when an input cannot be read: the job could not be done whole)."""
@@ -53,18 +58,24 @@ when an input cannot be read: the job could not be done whole)."""
               metavar="N",
               help="Give the run up after N cases in a row stopped at --timeout (a receiver that hangs on every "
                    "case): the cases left are reported as not run, exit status 3. 0: never give up.")
+@click.option("--give-up-total", type=click.IntRange(0), default=None, metavar="N",
+              help="Give the run up after N cases in all stopped at --timeout, in a row or not (a receiver that "
+                   "hangs on every other case): the cases left are reported as not run, exit status 3. 0: no "
+                   f"such limit. Default {DEFAULT_GIVE_UP_TOTAL}, or 0 when --give-up-after is 0 (never give up).")
 @click.option("-v", "--verbose", is_flag=True, help="Explain each failure in full (description, spec, response).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def conform_command(receiver: str | None, builtin: str | None, labels_file: str | None, versions: Sequence[str],
-                    input_mode: Any, timeout: float, give_up_after: int, verbose: bool, as_json: bool) -> None:
+                    input_mode: Any, timeout: float, give_up_after: int, give_up_total: int | None, verbose: bool,
+                    as_json: bool) -> None:
     """Run every corpus case against a receiver: MODULE:FUNCTION called as
     receiver(response, **options), returning a label, a Kind or an object with a .kind.
 
     The receiver runs in a process of its own (POSIX): a case it does not answer within
     --timeout, or during which its process ends (os._exit, a crash), is an error saying so,
     and the run goes on with the next case (said on stderr as it happens). After
-    --give-up-after cases in a row stopped at the time limit, the run gives up: the cases
-    left are reported as not run.
+    --give-up-after cases in a row stopped at the time limit, or --give-up-total cases in
+    all, the run gives up: the cases left are reported as not run. What the receiver starts
+    (a server it talks to) is ended with its process, and with conform, even killed.
 
     Prints each failing case and a summary per kind. Exit status 0 when every case that
     ran passed, 1 on any failure or error (or when no case could run), 2 usage error, 3 the
@@ -80,7 +91,9 @@ def conform_command(receiver: str | None, builtin: str | None, labels_file: str 
             cases = corpus.load(versions=kit.split_versions(versions))
         except ValueError as exc:  # KitError included: the user's setup, not a failing case
             raise click.UsageError(neutral(str(exc))) from None
-        report = _run(found, cases, labels, timeout, give_up_after)
+        if give_up_total is None:
+            give_up_total = DEFAULT_GIVE_UP_TOTAL if give_up_after else 0
+        report = _run(found, cases, labels, timeout, give_up_after, give_up_total)
     if as_json:
         _write_json(report.to_dict())
     else:
@@ -94,20 +107,29 @@ def _notice(line: str) -> None:
 
 
 def _run(receiver: kit.Receiver, cases: Sequence[corpus.Case], labels: kit.Labels, timeout: float,
-         give_up_after: int) -> kit.Report:
+         give_up_after: int, give_up_total: int) -> kit.Report:
     """The receiver over the cases in a process of its own (:func:`~mcp_verdict.kit._apart.run_apart`):
     a case it hangs on or ends its process during is an error outcome, not the end of the run
     (a hang hung ``conform`` for ever; an ``os._exit`` ended it with the receiver's status and
     no report). No outcome keeps what the receiver raised (its reason, one bounded line, is
     all the report shows): a receiver raising a 1 MB message held 1 MB a case. A run given up
-    (``give_up_after`` cases in a row stopped at the limit) names the cases left as not run."""
-    outcomes = tuple(dataclasses.replace(outcome, exception=None) for outcome in run_apart(
-        receiver, cases, labels, timeout=timeout, give_up_after=give_up_after, notice=_notice))
-    if len(outcomes) == len(cases):
-        return kit.Report(receiver, labels, outcomes)
-    return kit.Report(receiver, labels, outcomes, tuple(cases[len(outcomes):]),
-                      f"the run gave up after {give_up_after} case{'s' if give_up_after > 1 else ''} in a row "
-                      f"gave no answer within {timeout:g} s (--timeout; --give-up-after {give_up_after})")
+    (``give_up_after`` cases in a row stopped at the limit, or ``give_up_total`` in all) names
+    the cases left as not run."""
+    outcomes: list[kit.Outcome] = []
+    run = run_apart(receiver, cases, labels, timeout=timeout, give_up_after=give_up_after,
+                    give_up_total=give_up_total, notice=_notice)
+    try:
+        while True:
+            outcomes.append(dataclasses.replace(next(run), exception=None))
+    except StopIteration as end:
+        given_up: GaveUp | None = end.value
+    if given_up is None:
+        return kit.Report(receiver, labels, tuple(outcomes))
+    count = given_up.stopped
+    how = ("in a row", f"--give-up-after {count}") if given_up.in_a_row else ("in all", f"--give-up-total {count}")
+    return kit.Report(receiver, labels, tuple(outcomes), tuple(cases[len(outcomes):]),
+                      f"the run gave up after {count} case{'s' if count > 1 else ''} {how[0]} gave no answer "
+                      f"within {timeout:g} s (--timeout; {how[1]})")
 
 
 @contextlib.contextmanager

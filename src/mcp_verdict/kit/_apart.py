@@ -14,9 +14,12 @@ The receiver's state (a cache, a counter) lasts from one case to the next as in 
 until a case is stopped or its process ends: the next case starts in a new fork of the caller.
 
 A receiver that hangs on every case would take the cases times the limit: after ``give_up_after``
-cases in a row stopped at the limit, the run gives up (the cases left are not run). The receiver's
-process is in a process group with what it starts (a server it talks to), and when it is
-stopped, or it ends, or the run does, the group is killed. The group ends with the caller's
+cases in a row stopped at the limit, the run gives up (the cases left are not run); one that
+hangs on every other case would take half of that, and the run gives up after ``give_up_total``
+cases stopped in all, in a row or not.
+
+The receiver's process is in a process group with what it starts (a server it talks to), and
+when it is stopped, or it ends, or the run does, the group is killed. The group ends with the caller's
 process even when that is killed and stops nothing itself (``conform`` killed, SIGKILL or
 SIGTERM): its leader, a keeper spawned for it (a shell, which runs none of the receiver's code),
 waits for the end of a pipe that only the caller holds, and kills the group then; on Linux
@@ -40,7 +43,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
 from typing import Final, NoReturn
 
 from ..corpus import Case
@@ -89,21 +93,34 @@ Notice = Callable[[str], None]
 thread besides the caller's at a fork): one line each, without an ending newline."""
 
 
+@dataclass(frozen=True, slots=True)
+class GaveUp:
+    """Why :func:`run_apart` gave the run up: the count of cases stopped at the time limit that
+    reached its limit."""
+
+    stopped: int
+    """The cases stopped: in a row (``give_up_after``'s), or in all (``give_up_total``'s)."""
+    in_a_row: bool
+    """Whether it is ``give_up_after``'s count (when both limits are reached at once, too)."""
+
+
 def run_apart(receiver: Receiver, cases: Sequence[Case], labels: Labels, *, timeout: float,
-              give_up_after: int = 0, notice: Notice | None = None) -> Iterator[Outcome]:
+              give_up_after: int = 0, give_up_total: int = 0,
+              notice: Notice | None = None) -> Generator[Outcome, None, GaveUp | None]:
     """Each case's outcome, in order, the receiver run in a process of its own (:mod:`this
     module <mcp_verdict.kit._apart>`): a case not answered within ``timeout`` seconds, or during
     which the process ends, is an ``error`` outcome saying so, and the next case runs in a new
-    process. After ``give_up_after`` cases in a row stopped at the limit (``0``: never), no
-    more outcomes come: the cases left are not run. ``notice`` is told of each case stopped, of
-    the run given up, and of threads besides the caller's when it forks. Without ``fork``, the
-    cases run in this process (no time limit)."""
+    process. After ``give_up_after`` cases in a row stopped at the limit, or ``give_up_total``
+    in all, in a row or not (``0``: no such limit), no more outcomes come: the cases left are
+    not run, and the generator returns why (``None``: every case ran). ``notice`` is told of
+    each case stopped, of the run given up, and of threads besides the caller's when it forks.
+    Without ``fork``, the cases run in this process (no time limit)."""
     if not CAN_FORK:
         for case in cases:
             yield _check_case(receiver, case, labels)
-        return
+        return None
     start = 0
-    in_a_row = 0
+    in_a_row = total = 0
     warned = False
     while start < len(cases):
         if notice is not None and not warned:
@@ -120,19 +137,42 @@ def run_apart(receiver: Receiver, cases: Sequence[Case], labels: Labels, *, time
             in_a_row = 0 if worker.answered else in_a_row
             continue
         in_a_row = (0 if worker.answered else in_a_row) + 1
-        given_up = 0 < give_up_after <= in_a_row and start < len(cases)
+        total += 1
+        given_up = None
+        if start < len(cases):
+            if 0 < give_up_after <= in_a_row:
+                given_up = GaveUp(in_a_row, in_a_row=True)
+            elif 0 < give_up_total <= total:
+                given_up = GaveUp(total, in_a_row=False)
         if notice is not None:
             case = worker.stopped
-            if given_up:
-                then = f"{in_a_row} in a row: the run gives up, {len(cases) - start} cases not run"
+            if given_up is not None:
+                then = (f"{given_up.stopped} in {'a row' if given_up.in_a_row else 'all'}: the run gives up, "
+                        f"{len(cases) - start} cases not run")
             elif start < len(cases):
-                then = "the run goes on in a new process" + (
-                    f" ({in_a_row} in a row; it gives up at {give_up_after})" if give_up_after else "")
+                then = "the run goes on in a new process" + _so_far(in_a_row, total, give_up_after, give_up_total)
             else:
                 then = "it was the last case"
             notice(f"case {case.id} ({case.version}) gave no answer within {_seconds(timeout)}: stopped; {then}")
-        if given_up:
-            return
+        if given_up is not None:
+            return given_up
+    return None
+
+
+def _so_far(in_a_row: int, total: int, give_up_after: int, give_up_total: int) -> str:
+    """The cases stopped so far, and the limit the run gives up at if every case from now on is
+    stopped too, for a notice: `` (1 in a row; it gives up at 3)``, `` (1 in a row, 4 in all; it
+    gives up at 3 in a row)``; nothing without a limit."""
+    counts = [f"{in_a_row} in a row"] if give_up_after else []
+    if give_up_total and (total != in_a_row or not give_up_after):
+        counts.append(f"{total} in all")
+    if not counts:
+        return ""
+    if give_up_after and (not give_up_total or give_up_after - in_a_row <= give_up_total - total):
+        at = f"{give_up_after}" + (" in a row" if len(counts) > 1 else "")
+    else:
+        at = f"{give_up_total} in all"
+    return f" ({', '.join(counts)}; it gives up at {at})"
 
 
 def _other_threads() -> list[str]:
@@ -423,4 +463,4 @@ def _seconds(value: float) -> str:
     return f"{value:g} s"
 
 
-__all__ = ["CAN_FORK", "Notice", "run_apart"]
+__all__ = ["CAN_FORK", "GaveUp", "Notice", "run_apart"]
