@@ -256,7 +256,7 @@ class _Worker:
             keeper = os.posix_spawn(_SHELL, ["sh", "-c", _KEEPER], {}, setpgroup=0, file_actions=[
                 (os.POSIX_SPAWN_DUP2, lifeline, 0), (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
                 (os.POSIX_SPAWN_DUP2, 1, 2)])
-        except OSError:
+        except (AttributeError, OSError):  # (no posix_spawn, no shell)
             os.close(kept)
             return 0
         finally:
