@@ -5,10 +5,11 @@ said so with the status or the signal. Each is an ``error`` outcome naming what 
 the run goes on with the next case in a new process.
 
 The process is a fork of the caller's (POSIX): it has the receiver, the cases and the labels
-already, so a run costs one fork, and a case the time of one short line through a pipe. The
-process answers case after case, each answer as soon as it has it; a case's time starts when
-the answer before it arrives. Where there is no ``fork`` (Windows), the cases run in the
-caller's process, as :func:`~mcp_verdict.kit.run` runs them, with no time limit.
+already, so a run costs one fork (and the spawn of a small shell, its keeper: below), and a case
+the time of one short line through a pipe. The process answers case after case, each answer as
+soon as it has it; a case's time starts when the answer before it arrives. Where there is no
+``fork`` (Windows), the cases run in the caller's process, as :func:`~mcp_verdict.kit.run` runs
+them, with no time limit.
 
 The receiver's state (a cache, a counter) lasts from one case to the next as in one process,
 until a case is stopped or its process ends: the next case starts in a new fork of the caller.
@@ -224,11 +225,14 @@ class _Worker:
                 try:
                     pid = os.fork()
                     if pid == 0:  # pragma: no cover - the child (its coverage is not gathered)
-                        if self._lifeline is not None:  # (the keeper waits for every copy of it to be closed)
-                            os.close(self._lifeline)
-                        _die_with(parent)
-                        os.close(self._read)
-                        _answer(receiver, cases, labels, start, write, group)
+                        try:
+                            if self._lifeline is not None:  # (the keeper waits for every copy of it to be closed)
+                                os.close(self._lifeline)
+                            _die_with(parent)
+                            os.close(self._read)
+                            _answer(receiver, cases, labels, start, write, group)
+                        finally:
+                            os._exit(_WORKER_FAILED)  # (never on into the caller's code)
                 finally:
                     os.close(write)
                 self.pid = pid
