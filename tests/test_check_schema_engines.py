@@ -476,3 +476,125 @@ def test_only_a_number_past_2_53_calls_back(schema: dict[str, Any], big: set[str
     assert key is not None
     copy = _drop_all_annotations(json.loads(key))
     assert big_keywords(key, lambda: _nodes(copy)) == big
+
+
+# uniqueItems on exact decimals: two items are equal as enum and const read them
+# (https://json-schema.org/draft/2020-12/json-schema-validation#section-6.4.3; equality:
+# https://json-schema.org/draft/2020-12/json-schema-core#section-4.2.2, numbers by their
+# mathematical value, so 1 and 1.0 are equal; arrays item by item, objects member by member), the
+# same in drafts 04-07 (draft-04 validation §5.3.4, draft-07 §6.4.5). Both engines compared an int
+# with a float by the float's binary value (Python's ==): [1e30, 10**30] passed, and
+# [2**64, 1.8446744073709552e19] (that float's text is 18446744073709552000) failed.
+# (instance of {"uniqueItems": true}, whether its items are unique, why) — by hand
+UNIQUE: list[tuple[list[Any], bool, str]] = [
+    ([1, 1.0], False, "1 and 1.0 are the same number"),
+    ([[1], [1.0]], False, "the same number in an array"),
+    ([{"a": 1}, {"a": 1.0}], False, "the same number in an object"),
+    ([0, -0.0], False, "0 and -0.0 are the same number"),
+    ([True, 1], True, "a boolean is no number"),
+    ([[False], [0]], True, "a boolean is no number, in an array"),
+    ([{"a": True}, {"a": 1.0}], True, "a boolean is no number, in an object"),
+    ([9007199254740993, 9007199254740992.0], True, "2^53 + 1 is not 2^53"),
+    ([9007199254740992, 9007199254740992.0], False, "2^53 twice"),
+    ([1e16, 10000000000000000], False, "the text 1e16 is 10^16"),
+    ([E30, 1e30], False, "the text 1e30 is 10^30 (its float is 10^30 + 19884624838656)"),
+    ([1e30, E30 + 1], True, "10^30 is not 10^30 + 1"),
+    ([-1e30, -E30], False, "negative: equal"),
+    ([1e30, -E30], True, "opposite signs"),
+    ([1e23, 10**23], False, "the text 1e23 is 10^23"),
+    ([1e23, 99999999999999991611392], True, "10^23 is not 99999999999999991611392, 1e23's float"),
+    ([2**64, 1.8446744073709552e19], True, "18446744073709552000 is not 2^64"),
+    ([18446744073709552000, 1.8446744073709552e19], False, "18446744073709552000 twice"),
+    ([[1e30], [E30]], False, "equal in an array"),
+    ([[1e30], [E30 + 1]], True, "not equal in an array"),
+    ([{"a": 1e30}, {"a": E30}], False, "equal in an object"),
+    ([{"a": [1e23]}, {"a": [10**23]}], False, "equal two levels deep"),
+    ([{"a": 1e30, "b": 1}, {"b": 1.0, "a": E30}], False, "equal members in another order"),
+    ([{"a": 1e30}, {"a": E30, "b": 1}], True, "one object has a member more"),
+    ([[1e30, E30]], True, "one item (its own items are not compared)"),
+    (["x", 1e30, "x", E30 + 1], False, "a duplicate string beside unequal numbers"),
+    ([1e30, E30 + 1, "x", 2**70], True, "all different"),
+    ([0.1, 0.1], False, "the same float"),
+    ([0.1, 0.30000000000000004], True, "different floats"),
+]
+UNIQUE_PATH = "/result/structuredContent/value"
+
+
+def unique_schemas(draft: str) -> list[tuple[str, dict[str, Any]]]:
+    """The outputSchema holding ``value`` to ``{"uniqueItems": true}`` in ``draft``: without
+    ``$ref`` (jsonschema-rs, or the guarded engine for an answer too large for it) and through a
+    ``$ref`` (the guarded engine always; alone in its subschema: drafts 04-07 ignore its siblings)."""
+    pad = {"type": "array", "items": {"type": "integer"}}
+    plain = {"$schema": DRAFTS[draft], "type": "object",
+             "properties": {"value": {"type": "array", "uniqueItems": True}, "pad": pad}}
+    referred = {"$schema": DRAFTS[draft], "type": "object",
+                "definitions": {"u": {"type": "array", "uniqueItems": True}},
+                "properties": {"value": {"$ref": "#/definitions/u"}, "pad": pad}}
+    return [("plain", plain), ("$ref", referred)]
+
+
+UNIQUE_CASES = [(draft, instance, is_unique, why) for draft in DRAFTS for instance, is_unique, why in UNIQUE]
+
+
+@pytest.mark.parametrize(("draft", "instance", "is_unique", "why"), UNIQUE_CASES,
+                         ids=[f"{c[0]}-{c[1]!r:.40}" for c in UNIQUE_CASES])
+def test_unique_items_compares_exact_decimals_on_both_engines(draft: str, instance: list[Any], is_unique: bool,
+                                                              why: str) -> None:
+    """Through check_output: jsonschema-rs for the answer alone, the guarded engine for the answer
+    with ``PAD`` under a budget of 0.05 s, and for a schema with ``$ref``."""
+    expected = [] if is_unique else [("output.schema", UNIQUE_PATH)]
+    for kind, schema in unique_schemas(draft):
+        compiled = compile_schema(schema, "/outputSchema", LIMITS)
+        assert compiled.engine == ("jsonschema-rs" if kind == "plain" else "jsonschema")
+        small, large = {"value": instance}, {"value": instance, "pad": PAD}
+        if kind == "plain":
+            assert costly(compiled, large, LIMITS)  # the guarded engine (its twin weighs more still)
+        for structured in (small, large):
+            check = check_output(answer(structured), tool_of(schema), schema_limits=LIMITS)
+            assert [(f.code, f.path) for f in check.findings] == expected, (kind, len(structured), why)
+
+
+def tool_of(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}
+
+
+# (schema, instance, the findings' paths, the first's message on both engines) — by hand
+UNIQUE_NESTED: list[tuple[dict[str, Any], Any, list[str], str]] = [
+    ({"items": {"uniqueItems": True}}, [[1], [1e30, E30]], ["/i/1"],
+     "[1e+30, 1000000000000000000000000000000] has non-unique elements"),
+    ({"items": {"uniqueItems": True}}, [[1e30, E30 + 1], ["a"]], [], ""),
+    ({"properties": {"a": {"items": {"uniqueItems": True}}}}, {"a": [[{"x": 1e23}, {"x": 10**23}]]}, ["/i/a/0"],
+     "[{'x': 1e+23}, {'x': 100000000000000000000000}] has non-unique elements"),
+    ({"uniqueItems": True, "items": {"maximum": 10**40}}, [2**64, 1.8446744073709552e19], [], ""),
+]
+
+
+@pytest.mark.parametrize(("schema", "instance", "paths", "message"), UNIQUE_NESTED,
+                         ids=[f"{i!r:.40}" for _, i, _, _ in UNIQUE_NESTED])
+def test_unique_items_deeper_says_the_same_on_both_engines(schema: dict[str, Any], instance: Any, paths: list[str],
+                                                           message: str) -> None:
+    compiled = compile_schema(schema, "/s")
+    for fits in (True, False):
+        found = validate(compiled, instance, "/i", fits=fits)
+        assert [f.path for f in found] == paths, fits
+        assert [f.message for f in found][:1] == ([message] if message else []), fits
+
+
+@pytest.mark.parametrize(("schema", "instance", "twin"), [
+    ({"uniqueItems": True}, [1, 2.5, "x", 9007199254740992], False),  # no number past 2^53
+    ({"uniqueItems": True}, ["12345678901234567890", "1e30"], False),  # long digits in strings alone
+    ({"uniqueItems": True}, [2**70, 2**80], False),  # ints alone: Python compares them exactly
+    ({"uniqueItems": True}, [1e30, 1e40], False),  # floats alone
+    ({"uniqueItems": False}, [1e30, E30], False),  # no uniqueItems: true
+    ({"maximum": 5, "enum": [1, 2]}, [1e30, E30], False),  # no uniqueItems
+    ({"uniqueItems": True}, [1e30, E30], True),
+    ({"items": {"uniqueItems": True}}, {"a": [1e30], "b": {"c": 10**30}}, True),  # anywhere in the instance
+])
+def test_only_unique_items_with_an_int_and_a_float_past_2_53_takes_the_twin(schema: dict[str, Any], instance: Any,
+                                                                          twin: bool) -> None:
+    """jsonschema-rs keeps its own (fast) uniqueItems for a schema without it and for an
+    instance without both an int and a float past 2^53 (Python and it compare those exactly)."""
+    from mcp_verdict.judgement._schema import for_instance
+
+    compiled = compile_schema(schema, "/s")
+    assert (for_instance(compiled, instance) is not compiled) is twin

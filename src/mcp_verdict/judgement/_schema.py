@@ -259,6 +259,9 @@ class CompiledSchema:
     """jsonschema-rs's: the largest weight in ``levels``, per value or per character."""
     key: str | bytes = b""
     """jsonschema-rs's: the schema's key, from which :func:`_fallback` builds the guarded validator."""
+    unique: bool = False
+    """jsonschema-rs's: the schema's key writes ``"uniqueItems":true``, so an instance that may
+    hold an int and a float past 2^53 is validated by its twin (:func:`for_instance`)."""
 
 
 def _offline(uri: str) -> Any:
@@ -422,13 +425,11 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
     if not guarded and all(_linear(pattern) for _, pattern in patterns):
         import jsonschema_rs
 
-        from ._keywords import asserts_formats, big_keywords, rs_keywords
+        from ._keywords import big_keywords
 
-        rust = getattr(jsonschema_rs, name)
         big = big_keywords(key, lambda: _nodes(schema))
         try:  # (the constructor meta-validates the schema, with the same error)
-            validator = rust(schema, retriever=_offline, pattern_options=jsonschema_rs.RegexOptions(),
-                             validate_formats=asserts_formats(name), keywords=rs_keywords(name, key, big))
+            validator = _rs_validator(schema, name, key, big, False)
         except jsonschema_rs.ValidationError as exc:
             at = pointer_of(where, exc.instance_path)
             return CompiledSchema(None, finding(at, "output.schema_invalid",
@@ -438,8 +439,54 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
                                   str(dialect))
         levels = _levels(schema, big)
         return CompiledSchema(validator, None, str(dialect), "jsonschema-rs", levels,
-                              max(max(weight, per_char) for weight, per_char, _ in levels), key)
+                              max(max(weight, per_char) for weight, per_char, _ in levels), key, _unique(key))
     return _guarded_schema(schema, where, name, str(dialect), patterns)
+
+
+def _unique(key: str | bytes) -> bool:
+    """Whether the schema whose key is ``key`` may hold ``uniqueItems``: true (its text writes it)."""
+    return b'"uniqueItems":true' in key if isinstance(key, bytes) else '"uniqueItems":true' in key
+
+
+def _rs_validator(schema: Any, name: str, key: str | bytes, big: frozenset[str], exact_unique: bool) -> Any:
+    """jsonschema-rs's validator of ``schema`` (``$ref``-free, its annotations dropped) in the
+    dialect whose class is ``name``, with the keywords both engines must decide alike
+    (``_keywords.rs_keywords``)."""
+    import jsonschema_rs
+
+    from ._keywords import asserts_formats, rs_keywords
+
+    return getattr(jsonschema_rs, name)(schema, retriever=_offline, pattern_options=jsonschema_rs.RegexOptions(),
+                                        validate_formats=asserts_formats(name),
+                                        keywords=rs_keywords(name, key, big, exact_unique))
+
+
+def for_instance(compiled: CompiledSchema, instance: object) -> CompiledSchema:
+    """The compiled schema to validate ``instance`` with: ``compiled`` itself, but for a
+    jsonschema-rs schema holding ``uniqueItems`` and an instance that may hold an int and a
+    float past 2^53 (``_keywords.may_mix_big``): its twin, whose ``uniqueItems`` compares the
+    decimals the numbers are written as (``_keywords.RsUnique``; jsonschema-rs's own compared
+    a float by its binary value: ``[1e30, 10**30]`` passed it), compiled on first need."""
+    if not compiled.unique:
+        return compiled
+    from ._keywords import may_mix_big
+
+    return _exact_unique(compiled.key) if may_mix_big(instance) else compiled
+
+
+@functools.lru_cache(maxsize=16)
+def _exact_unique(key: str | bytes) -> CompiledSchema:
+    """:func:`for_instance`'s twin of the jsonschema-rs schema whose key is ``key`` (compiled
+    already: meta-validated, bounded), weighed with ``uniqueItems`` decided in Python."""
+    from ._keywords import big_keywords
+
+    schema = _drop_all_annotations(json.loads(key))
+    dialect = DEFAULT_DIALECT if isinstance(schema, bool) else schema.get("$schema", DEFAULT_DIALECT)
+    name = _DIALECTS[dialect.rstrip("#")]
+    big = big_keywords(key, lambda: _nodes(schema))
+    levels = _levels(schema, big | {"uniqueItems"})
+    return CompiledSchema(_rs_validator(schema, name, key, big, True), None, str(dialect), "jsonschema-rs", levels,
+                          max(max(weight, per_char) for weight, per_char, _ in levels), key)
 
 
 @functools.lru_cache(maxsize=64)
@@ -1058,6 +1105,7 @@ def validate(compiled: CompiledSchema, instance: object, where: str,
     not, True, or is, False; None: not asked yet)."""
     if compiled.problem is not None:
         return [compiled.problem]
+    compiled = for_instance(compiled, instance)
     validator = compiled.validator
     if compiled.engine == "jsonschema-rs" and (not fits if fits is not None else costly(compiled, instance, limits)):
         validator = _fallback(compiled.key)  # too large to validate within the budget uninterruptibly
