@@ -598,3 +598,39 @@ def test_only_unique_items_with_an_int_and_a_float_past_2_53_takes_the_twin(sche
 
     compiled = compile_schema(schema, "/s")
     assert (for_instance(compiled, instance) is not compiled) is twin
+
+
+# 2019-09's unevaluatedItems with a boolean items (https://json-schema.org/draft/2019-09/json-schema-core#section-9.3.1.1:
+# items "MUST be a valid JSON Schema" or an array of them, and a boolean is a schema, §4.3.2; a schema
+# applies to every item, so every item is evaluated, §9.3.1.3). The jsonschema package took a boolean
+# items for an array of schemas and raised TypeError (len(True)): check_output raised on the guarded
+# engine (a schema with $ref, or a large answer) where jsonschema-rs passed.
+# (subschema of "value" in 2019-09, instance, expected (code, path) findings) — by hand
+EVALUATED_2019: list[tuple[dict[str, Any], Any, list[tuple[str, str]]]] = [
+    ({"items": True, "unevaluatedItems": False}, [1, 2], []),
+    ({"items": True, "unevaluatedItems": False}, [], []),
+    ({"allOf": [{"items": True}], "unevaluatedItems": False}, [1, "a"], []),
+    ({"anyOf": [{"type": "string"}, {"items": True}], "unevaluatedItems": False}, [1], []),
+    ({"if": {"items": True}, "then": True, "unevaluatedItems": False}, [1], []),
+    ({"if": False, "else": {"items": True}, "unevaluatedItems": {"type": "string"}}, [1], []),
+    ({"items": {"type": "integer"}, "unevaluatedItems": False}, [1, 2], []),
+    ({"items": [True], "unevaluatedItems": False}, [1, 2], [("output.schema", UNIQUE_PATH)]),
+    ({"items": [True], "unevaluatedItems": {"type": "string"}}, [1, "a"], []),
+    ({"allOf": [{"items": [True]}], "unevaluatedItems": False}, [1, 2], [("output.schema", UNIQUE_PATH)]),
+]
+
+
+@pytest.mark.parametrize(("subschema", "instance", "expected"), EVALUATED_2019,
+                         ids=[f"{s}-{i!r}"[:60] for s, i, _ in EVALUATED_2019])
+def test_unevaluated_items_after_a_boolean_items_on_both_engines(subschema: dict[str, Any], instance: Any,
+                                                                 expected: list[tuple[str, str]]) -> None:
+    pad = {"type": "array", "items": {"type": "integer"}}
+    plain = {"$schema": DRAFTS["2019-09"], "type": "object", "properties": {"value": subschema, "pad": pad}}
+    referred = {"$schema": DRAFTS["2019-09"], "type": "object", "$defs": {"u": subschema},
+                "properties": {"value": {"$ref": "#/$defs/u"}, "pad": pad}}
+    assert compile_schema(plain, "/outputSchema", LIMITS).engine == "jsonschema-rs"
+    assert compile_schema(referred, "/outputSchema", LIMITS).engine == "jsonschema"
+    for schema in (plain, referred):
+        for structured in ({"value": instance}, {"value": instance, "pad": PAD}):  # PAD: the guarded engine
+            check = check_output(answer(structured), tool_of(schema), schema_limits=LIMITS)
+            assert [(f.code, f.path) for f in check.findings] == expected, (schema is plain, len(structured))

@@ -514,6 +514,69 @@ def conforms(name: str, keyword: str, value: str, text: str, encoding: str | Non
         return None
 
 
+def _evaluated_items_2019(validator: Any, instance: list[Any], schema: Any) -> list[int]:
+    """The indexes of ``instance`` a 2019-09 subschema ``schema`` evaluates, for
+    ``unevaluatedItems`` (https://json-schema.org/draft/2019-09/json-schema-core#section-9.3.1.3):
+    the ``jsonschema`` package's own (``_legacy_keywords.find_evaluated_item_indexes_by_schema``,
+    MIT), but an ``items`` that is a boolean schema is a schema, applied to every item, as an
+    object one is: the package took it for an array of schemas and raised ``TypeError``
+    (``len(True)``), so ``{"items": true, "unevaluatedItems": false}`` crashed the check on
+    the guarded engine where jsonschema-rs passed every array."""
+    if isinstance(schema, bool):
+        return []
+    evaluated: list[int] = []
+    ref = schema.get("$ref")
+    if ref is not None:
+        resolved = validator._resolver.lookup(ref)
+        evaluated.extend(_evaluated_items_2019(validator.evolve(schema=resolved.contents,
+                                                                _resolver=resolved.resolver),
+                                               instance, resolved.contents))
+    if "$recursiveRef" in schema:
+        from referencing.jsonschema import lookup_recursive_ref
+
+        resolved = lookup_recursive_ref(validator._resolver)
+        evaluated.extend(_evaluated_items_2019(validator.evolve(schema=resolved.contents,
+                                                                _resolver=resolved.resolver),
+                                               instance, resolved.contents))
+    if "items" in schema:
+        items = schema["items"]
+        if "additionalItems" in schema or not isinstance(items, list):  # (a schema: every item)
+            return list(range(len(instance)))
+        evaluated += list(range(len(items)))
+    if "if" in schema:
+        if validator.evolve(schema=schema["if"]).is_valid(instance):
+            evaluated += _evaluated_items_2019(validator, instance, schema["if"])
+            if "then" in schema:
+                evaluated += _evaluated_items_2019(validator, instance, schema["then"])
+        elif "else" in schema:
+            evaluated += _evaluated_items_2019(validator, instance, schema["else"])
+    for keyword in ("contains", "unevaluatedItems"):
+        if keyword in schema:
+            for index, item in enumerate(instance):
+                if validator.evolve(schema=schema[keyword]).is_valid(item):
+                    evaluated.append(index)
+    for keyword in ("allOf", "oneOf", "anyOf"):
+        if keyword in schema:
+            for subschema in schema[keyword]:
+                if next(validator.descend(instance, subschema), None) is None:
+                    evaluated += _evaluated_items_2019(validator, instance, subschema)
+    return evaluated
+
+
+def unevaluated_items_2019(validator: Any, unevaluated: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    """The guarded engine's 2019-09 ``unevaluatedItems`` (:func:`_evaluated_items_2019`),
+    its message the package's."""
+    if not validator.is_type(instance, "array"):
+        return
+    from jsonschema import _utils
+    from jsonschema.exceptions import ValidationError
+
+    evaluated = set(_evaluated_items_2019(validator, instance, schema))
+    left = [item for index, item in enumerate(instance) if index not in evaluated]
+    if left:
+        yield ValidationError("Unevaluated items are not allowed (%s %s unexpected)" % _utils.extras_msg(left))
+
+
 def keywords(cls: Any) -> dict[str, Any]:
     """The guarded engine's ``multipleOf``, bounds, ``enum``, ``const``, ``uniqueItems`` and, in
     a dialect that asserts them, ``format``, ``contentEncoding`` and ``contentMediaType``,
@@ -579,6 +642,8 @@ def keywords(cls: Any) -> dict[str, Any]:
         yield from package_unique(validator, on, instance, schema)
 
     out: dict[str, Any] = {"multipleOf": multiple_of, "enum": enum, "uniqueItems": unique_items}
+    if name == "Draft201909Validator":
+        out["unevaluatedItems"] = unevaluated_items_2019
     for keyword in (_EXCLUSIVE if draft4 else _BOUNDS):
         out[keyword] = bound_check(keyword)
     if not draft4:
