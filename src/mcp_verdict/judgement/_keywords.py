@@ -574,7 +574,8 @@ def unevaluated_items_2019(validator: Any, unevaluated: Any, instance: Any, sche
     evaluated = set(_evaluated_items_2019(validator, instance, schema))
     left = [item for index, item in enumerate(instance) if index not in evaluated]
     if left:
-        yield ValidationError("Unevaluated items are not allowed (%s %s unexpected)" % _utils.extras_msg(left))
+        extras, verb = _utils.extras_msg(left)
+        yield ValidationError(f"Unevaluated items are not allowed ({extras} {verb} unexpected)")
 
 
 def keywords(cls: Any) -> dict[str, Any]:
