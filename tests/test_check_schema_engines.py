@@ -634,3 +634,54 @@ def test_unevaluated_items_after_a_boolean_items_on_both_engines(subschema: dict
         for structured in ({"value": instance}, {"value": instance, "pad": PAD}):  # PAD: the guarded engine
             check = check_output(answer(structured), tool_of(schema), schema_limits=LIMITS)
             assert [(f.code, f.path) for f in check.findings] == expected, (schema is plain, len(structured))
+
+
+# A false subschema's violation is at the value it was given (https://json-schema.org/draft/2020-12/json-schema-core#section-4.3.2:
+# false "always fails to validate"; the instance location of a subschema applied to a member is that
+# member's, §12.4.2). The jsonschema package's descend left the member out of the error's path for
+# false alone, and its 2020-12 items: false failed the array: the guarded engine said /value where
+# jsonschema-rs said /value/a. Boolean schemas came with draft 06.
+BOOLEAN_DRAFTS = ("06", "07", "2019-09", "2020-12")
+TUPLE_DRAFTS = frozenset({"06", "07", "2019-09"})  # items as an array of schemas; 2020-12: prefixItems
+V = UNIQUE_PATH
+# (subschema of "value", the drafts, instance, expected first finding's path or None) — by hand
+FALSE_SCHEMAS: list[tuple[dict[str, Any], frozenset[str], Any, str | None]] = [
+    ({"properties": {"a": False}}, frozenset(BOOLEAN_DRAFTS), {"a": 1}, V + "/a"),
+    ({"properties": {"a": False}}, frozenset(BOOLEAN_DRAFTS), {"b": 1}, None),
+    ({"patternProperties": {"^a": False}}, frozenset(BOOLEAN_DRAFTS), {"ab": 1}, V + "/ab"),
+    ({"properties": {"a": {"properties": {"b": False}}}}, frozenset(BOOLEAN_DRAFTS), {"a": {"b": 1}}, V + "/a/b"),
+    ({"additionalProperties": {"properties": {"x": False}}}, frozenset(BOOLEAN_DRAFTS), {"a": {"x": 1}}, V + "/a/x"),
+    ({"items": [True, False]}, TUPLE_DRAFTS, [1, 2], V + "/1"),
+    ({"items": [True, False]}, TUPLE_DRAFTS, [1], None),
+    ({"prefixItems": [True, False]}, frozenset({"2020-12"}), [1, 2], V + "/1"),
+    ({"items": False}, frozenset(BOOLEAN_DRAFTS), [1], V + "/0"),
+    ({"items": False}, frozenset(BOOLEAN_DRAFTS), [], None),
+    ({"prefixItems": [True], "items": False}, frozenset({"2020-12"}), [1, 2], V + "/1"),
+    ({"prefixItems": [True], "items": False}, frozenset({"2020-12"}), [1], None),
+    ({"items": {"items": False}}, frozenset(BOOLEAN_DRAFTS), [[], [1]], V + "/1/0"),
+    # the keywords that fail the object or the array itself, on both
+    ({"additionalProperties": False}, frozenset(BOOLEAN_DRAFTS), {"a": 1}, V),
+    ({"items": [True], "additionalItems": False}, TUPLE_DRAFTS, [1, 2], V),
+    ({"propertyNames": False}, frozenset(BOOLEAN_DRAFTS), {"a": 1}, V),
+    ({"contains": False}, frozenset(BOOLEAN_DRAFTS), [1], V),
+    ({"allOf": [True, False]}, frozenset(BOOLEAN_DRAFTS), 1, V),
+]
+FALSE_CASES = [(draft, subschema, instance, path) for subschema, drafts, instance, path in FALSE_SCHEMAS
+               for draft in BOOLEAN_DRAFTS if draft in drafts]
+
+
+@pytest.mark.parametrize(("draft", "subschema", "instance", "path"), FALSE_CASES,
+                         ids=[f"{c[0]}-{c[1]}-{c[2]!r}"[:70] for c in FALSE_CASES])
+def test_a_false_subschema_fails_its_value_on_both_engines(draft: str, subschema: dict[str, Any], instance: Any,
+                                                            path: str | None) -> None:
+    pad = {"type": "array", "items": {"type": "integer"}}
+    plain = {"$schema": DRAFTS[draft], "type": "object", "properties": {"value": subschema, "pad": pad}}
+    referred = {"$schema": DRAFTS[draft], "type": "object", "definitions": {"u": subschema},
+                "properties": {"value": {"$ref": "#/definitions/u"}, "pad": pad}}
+    assert compile_schema(plain, "/outputSchema", LIMITS).engine == "jsonschema-rs"
+    assert compile_schema(referred, "/outputSchema", LIMITS).engine == "jsonschema"
+    for schema in (plain, referred):
+        for structured in ({"value": instance}, {"value": instance, "pad": PAD}):  # PAD: the guarded engine
+            check = check_output(answer(structured), tool_of(schema), schema_limits=LIMITS)
+            first = [(f.code, f.path) for f in check.findings][:1]
+            assert first == ([("output.schema", path)] if path else []), (schema is plain, len(structured))

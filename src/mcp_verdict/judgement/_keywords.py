@@ -645,6 +645,20 @@ def keywords(cls: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"multipleOf": multiple_of, "enum": enum, "uniqueItems": unique_items}
     if name == "Draft201909Validator":
         out["unevaluatedItems"] = unevaluated_items_2019
+    if name == "Draft202012Validator":
+        package_items = cls.VALIDATORS["items"]
+
+        def items(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
+            """2020-12's ``items``: ``false`` fails each item past ``prefixItems`` at that
+            item, as jsonschema-rs and every other subschema do (the package failed the array)."""
+            if value is False and validator.is_type(instance, "array"):
+                prefix = schema.get("prefixItems")
+                for index in range(len(prefix) if isinstance(prefix, list) else 0, len(instance)):
+                    yield from validator.descend(instance[index], False, path=index)
+                return
+            yield from package_items(validator, value, instance, schema)
+
+        out["items"] = items
     for keyword in (_EXCLUSIVE if draft4 else _BOUNDS):
         out[keyword] = bound_check(keyword)
     if not draft4:

@@ -230,9 +230,30 @@ def _guarded(cls: type[Any], safe: bool = False) -> Any:
             return new(**changes)
 
         guarded.evolve = evolve
+        guarded.descend = _descend(guarded.descend)
         _GUARDED[cls, safe] = _GUARDED[guarded, safe] = guarded
         _DIALECT_OF[guarded] = cls
     return _GUARDED[cls, safe]
+
+
+def _descend(package: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
+    """The package's ``descend``, but a ``false`` subschema's error placed at the member it was
+    given, as any other subschema's is: the package's left out ``path`` (and ``schema_path``)
+    for ``false`` alone, so ``{"properties": {"a": false}}`` failed ``{"a": 1}`` at the object on
+    the guarded engine and at ``/a`` on jsonschema-rs (``items``' array of schemas,
+    ``prefixItems``, ``patternProperties``, ``additionalProperties``... alike)."""
+    def descend(self: Any, instance: Any, schema: Any, path: Any = None, schema_path: Any = None,
+                resolver: Any = None) -> Iterator[Any]:
+        if schema is not False:
+            yield from package(self, instance, schema, path, schema_path, resolver)
+            return
+        for error in package(self, instance, schema, path, schema_path, resolver):
+            if path is not None:
+                error.path.appendleft(path)
+            if schema_path is not None:
+                error.schema_path.appendleft(schema_path)
+            yield error
+    return descend
 
 
 def _safe_twin(validator: Any) -> Any:
