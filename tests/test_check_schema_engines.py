@@ -685,3 +685,37 @@ def test_a_false_subschema_fails_its_value_on_both_engines(draft: str, subschema
             check = check_output(answer(structured), tool_of(schema), schema_limits=LIMITS)
             first = [(f.code, f.path) for f in check.findings][:1]
             assert first == ([("output.schema", path)] if path else []), (schema is plain, len(structured))
+
+
+# Draft 04's enum "MUST have at least one element. Elements in the array MUST be unique"
+# (https://json-schema.org/draft-04/draft-fge-json-schema-validation-00#section-5.5.1.1; its
+# meta-schema: minItems 1, uniqueItems true; drafts 06 on dropped both). jsonschema-rs's draft-04
+# meta-validation let both pass, the guarded engine's refused them: the schema was refused with a
+# $ref and held to without one. (subschema of "value" in draft 04, (path, message) or None) — by hand
+ENUMS_04: list[tuple[dict[str, Any], tuple[str, str] | None]] = [
+    ({"enum": []}, ("/properties/value/enum", "the schema is invalid: [] should be non-empty")),
+    ({"enum": ["x", "x"]}, ("/properties/value/enum", "the schema is invalid: ['x', 'x'] has non-unique elements")),
+    ({"enum": [1, 1.0]}, ("/properties/value/enum", "the schema is invalid: [1, 1.0] has non-unique elements")),
+    ({"enum": [{"a": 1}, {"a": 1.0}]},
+     ("/properties/value/enum", "the schema is invalid: [{'a': 1}, {'a': 1.0}] has non-unique elements")),
+    ({"not": {"enum": []}}, ("/properties/value/not/enum", "the schema is invalid: [] should be non-empty")),
+    ({"items": [{"enum": [2, 2]}]},
+     ("/properties/value/items/0/enum", "the schema is invalid: [2, 2] has non-unique elements")),
+    ({"enum": [True, 1]}, None),  # a boolean is no number
+    ({"enum": [[1], [1, 1]]}, None),
+    ({"enum": ["x"]}, None),
+]
+
+
+@pytest.mark.parametrize(("subschema", "problem"), ENUMS_04, ids=[repr(s)[:40] for s, _ in ENUMS_04])
+def test_a_draft_04_enum_empty_or_repeating_is_invalid_on_both_engines(subschema: dict[str, Any],
+                                                                        problem: tuple[str, str] | None) -> None:
+    plain = {"$schema": DRAFTS["04"], "type": "object", "properties": {"value": subschema}}
+    referred = {**plain, "definitions": {"x": {}}, "allOf": [{"$ref": "#/definitions/x"}]}
+    for schema in (plain, referred):
+        check = check_output(answer({"value": "x"}), tool_of(schema))
+        found = [(f.code, f.path, f.message) for f in check.findings]
+        if problem is None:
+            assert "output.schema_invalid" not in [code for code, _, _ in found], (schema is plain, found)
+        else:
+            assert found == [("output.schema_invalid", "/outputSchema" + problem[0], problem[1])], (schema is plain)

@@ -628,10 +628,40 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
         except ValueError:  # jsonschema-rs reads a schema nested past its recursion limit no further
             return CompiledSchema(None, finding(where, "output.bounds", "the schema nests too deeply to be checked"),
                                   str(dialect))
+        if name == "Draft4Validator":
+            problem = _draft4_enums(schema, where)
+            if problem is not None:
+                return CompiledSchema(None, problem, str(dialect))
         levels = _levels(schema, big)
         return CompiledSchema(validator, None, str(dialect), "jsonschema-rs", levels,
                               max(max(weight, per_char) for weight, per_char, _ in levels), key, _unique(key))
     return _guarded_schema(schema, where, name, str(dialect), patterns)
+
+
+def _draft4_enums(schema: Any, where: str) -> Finding | None:
+    """The first ``enum`` of a draft-04 schema that is empty or repeats a value (equal as JSON
+    Schema reads them, ``_keywords.unique``), as the meta-validation finds it: draft 04's
+    ``enum`` "MUST have at least one element. Elements in the array MUST be unique"
+    (https://json-schema.org/draft-04/draft-fge-json-schema-validation-00#section-5.5.1.1; its
+    meta-schema's ``minItems``: 1 and ``uniqueItems``: true). jsonschema-rs's draft-04
+    meta-validation let both pass, the guarded engine's refused them, so such a schema was
+    refused or held to by whether it held a ``$ref``."""
+    from ._keywords import unique
+
+    stack: list[tuple[Any, str]] = [(schema, where)]
+    while stack:
+        node, path = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        values = node.get("enum")
+        if isinstance(values, list) and not values:
+            return finding(pointer(path, "enum"), "output.schema_invalid",
+                           "the schema is invalid: [] should be non-empty")
+        if isinstance(values, list) and not unique(values):
+            return finding(pointer(path, "enum"), "output.schema_invalid",
+                           f"the schema is invalid: {shown(values, 200)} has non-unique elements")
+        stack.extend((child, at) for child, at, _, _ in reversed(list(_subschemas(node, path, 0))))
+    return None
 
 
 def _unique(key: str | bytes) -> bool:
