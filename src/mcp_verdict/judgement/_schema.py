@@ -299,8 +299,8 @@ def compile_schema(schema: object, where: str, limits: SchemaLimits = DEFAULT_SC
     if key is None:
         return CompiledSchema(None, _unwritable(schema, where), "")
     if parsed is _UNPARSED:  # a key under 1 MiB: parsed again by _build, if not cached
-        if isinstance(key, bytes) and len(key) >= _LARGE_KEY and _annotated(key):
-            parsed = _Source(schema)  # a large plain schema: _build copies it but its annotations
+        if isinstance(key, bytes) and len(key) >= _LARGE_KEY:
+            parsed = _Source(schema)  # a large plain schema: _build may copy it but its annotations
         else:
             return _compile(key, where, limits)
     _parsed[0] = (key, parsed)  # built from this copy if not cached, never parsed again from key
@@ -393,8 +393,8 @@ so another thread's compile meanwhile costs at most a parse from the key, never 
 
 
 class _Source:
-    """A large plain schema (:func:`_plain`) whose key holds annotations and no reference
-    (:func:`_annotated`), for :func:`_build` to copy on a cache miss (:func:`_copy_verified`)."""
+    """A large plain schema (:func:`_plain`), for :func:`_build` to copy on a cache miss when
+    its key holds annotations and no reference (:func:`_annotated`, :func:`_copy_verified`)."""
 
     __slots__ = ("schema",)
 
@@ -593,7 +593,7 @@ def _compile(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSche
 def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema:
     given, parsed = _parsed[0] or (b"", _UNPARSED)
     if given is key and isinstance(parsed, _Source) and isinstance(key, bytes):
-        parsed = _copy_verified(key, parsed.schema, limits)
+        parsed = _copy_verified(key, parsed.schema, limits) if _annotated(key) else _UNPARSED
     schema = parsed if given is key and parsed is not _UNPARSED else json.loads(key)
     del parsed
     if isinstance(schema, bool):
