@@ -56,7 +56,11 @@ libraries disagreed on these:
   (jsonschema-rs is given a keyword that checks nothing in draft 06, :class:`RsIgnored`);
 - ``dependencies``: 2019-09 split it into ``dependentRequired`` and ``dependentSchemas``, so in
   2019-09 and 2020-12 it is no keyword and asserts nothing; jsonschema-rs still asserted it
-  there (now given :class:`RsIgnored`).
+  there (now given :class:`RsIgnored`);
+- 2019-09's ``unevaluatedItems`` after a boolean ``items`` (a schema, evaluating every item):
+  the ``jsonschema`` package raised ``TypeError`` (:func:`unevaluated_items_2019`), and
+  2020-12's ``items``: false, which the package failed at the array and jsonschema-rs at each
+  item past ``prefixItems`` (now both at each item).
 """
 
 from __future__ import annotations

@@ -47,10 +47,12 @@ Two validators, chosen per schema (see README and benchmarks/bench_schema.py for
   as well: jsonschema-rs reads ``format`` in every subschema as the root's dialect says, the
   guarded engine each in its own (:func:`_check_bounds_and_refs`).
 
-Both decide ``multipleOf``, the bounds, ``enum`` and ``const`` (exact decimals), ``format``
-(asserted in drafts 04-07, an annotation in 2019-09 and 2020-12) and the keywords some drafts lack (``dependencies``,
-``contentEncoding``...) alike (``_keywords``), so the verdict never depends on the engine that
-ran.
+Both decide ``multipleOf``, the bounds, ``enum``, ``const`` and ``uniqueItems`` (exact
+decimals), ``format`` (asserted in drafts 04-07, an annotation in 2019-09 and 2020-12), the
+keywords some drafts lack (``dependencies``, ``contentEncoding``...), 2019-09's
+``unevaluatedItems`` after a boolean ``items`` and a ``false`` subschema's place alike
+(``_keywords``, :func:`_descend`), and refuse a draft-04 ``enum`` that is empty or repeats a
+value alike (:func:`_draft4_enums`), so the verdict never depends on the engine that ran.
 
 Compiled validators are cached by the schema's content. Both libraries load on first use: a
 ``$ref``-free schema never imports the ``jsonschema`` package (jsonschema-rs meta-validates it
