@@ -719,3 +719,31 @@ def test_a_draft_04_enum_empty_or_repeating_is_invalid_on_both_engines(subschema
             assert "output.schema_invalid" not in [code for code, _, _ in found], (schema is plain, found)
         else:
             assert found == [("output.schema_invalid", "/outputSchema" + problem[0], problem[1])], (schema is plain)
+
+
+# readOnly and writeOnly: "The value of these keywords MUST be a boolean" (draft-07 validation §10.3,
+# 2019-09 validation §9.4, 2020-12 validation §9.4); no keywords in drafts 04 and 06. The jsonschema
+# package's draft-07 meta-schema lacks writeOnly (jsonschema-rs's has it), so a draft-07
+# "writeOnly": "yes" was refused without a $ref and held to with one.
+# (subschema of "value", the drafts where the schema is invalid, the invalid keyword's path) — by hand
+READ_WRITE: list[tuple[dict[str, Any], frozenset[str], str]] = [
+    ({"writeOnly": "yes"}, frozenset({"07", "2019-09", "2020-12"}), "/properties/value/writeOnly"),
+    ({"readOnly": 1}, frozenset({"07", "2019-09", "2020-12"}), "/properties/value/readOnly"),
+    ({"properties": {"a": {"writeOnly": []}}}, frozenset({"07", "2019-09", "2020-12"}),
+     "/properties/value/properties/a/writeOnly"),
+    ({"writeOnly": True, "readOnly": False}, frozenset(), ""),
+]
+READ_WRITE_CASES = [(draft, subschema, draft in drafts, path) for subschema, drafts, path in READ_WRITE
+                    for draft in DRAFTS]
+
+
+@pytest.mark.parametrize(("draft", "subschema", "invalid", "path"), READ_WRITE_CASES,
+                         ids=[f"{c[0]}-{c[1]}" for c in READ_WRITE_CASES])
+def test_read_only_and_write_only_are_booleans_on_both_engines(draft: str, subschema: dict[str, Any], invalid: bool,
+                                                               path: str) -> None:
+    plain = {"$schema": DRAFTS[draft], "type": "object", "properties": {"value": subschema}}
+    referred = {**plain, "definitions": {"x": {}}, "allOf": [{"$ref": "#/definitions/x"}]}
+    for schema in (plain, referred):
+        check = check_output(answer({"value": "x"}), tool_of(schema))
+        found = [(f.code, f.path) for f in check.findings]
+        assert found == ([("output.schema_invalid", "/outputSchema" + path)] if invalid else []), (schema is plain)

@@ -640,6 +640,30 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
     return _guarded_schema(schema, where, name, str(dialect), patterns)
 
 
+def _draft7_write_only(schema: Any, where: str) -> Finding | None:
+    """The first draft-07 ``writeOnly`` that is no boolean: "The value of these keywords MUST be
+    a boolean" (https://json-schema.org/draft-07/json-schema-validation#section-10.3, ``readOnly``
+    and ``writeOnly``; the draft-07 meta-schema json-schema.org serves says so too). The
+    ``jsonschema`` package's draft-07 meta-schema lacks ``writeOnly``, jsonschema-rs's has it, so
+    ``"writeOnly": "yes"`` was refused without a ``$ref`` and held to with one."""
+    for node, path in _nodes_at(schema, where):
+        if "writeOnly" in node and not isinstance(node["writeOnly"], bool):
+            return finding(pointer(path, "writeOnly"), "output.schema_invalid",
+                           f"the schema is invalid: {shown(node['writeOnly'], 200)} is not of type 'boolean'")
+    return None
+
+
+def _nodes_at(schema: Any, where: str) -> Iterator[tuple[dict[str, Any], str]]:
+    """The subschemas of ``schema`` (bounded already) that are objects, each with its pointer
+    (``where`` the root's), in document order."""
+    stack: list[tuple[Any, str]] = [(schema, where)]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            yield node, path
+            stack.extend((child, at) for child, at, _, _ in reversed(list(_subschemas(node, path, 0))))
+
+
 def _draft4_enums(schema: Any, where: str) -> Finding | None:
     """The first ``enum`` of a draft-04 schema that is empty or repeats a value (equal as JSON
     Schema reads them, ``_keywords.unique``), as the meta-validation finds it: draft 04's
@@ -650,11 +674,7 @@ def _draft4_enums(schema: Any, where: str) -> Finding | None:
     refused or held to by whether it held a ``$ref``."""
     from ._keywords import unique
 
-    stack: list[tuple[Any, str]] = [(schema, where)]
-    while stack:
-        node, path = stack.pop()
-        if not isinstance(node, dict):
-            continue
+    for node, path in _nodes_at(schema, where):
         values = node.get("enum")
         if isinstance(values, list) and not values:
             return finding(pointer(path, "enum"), "output.schema_invalid",
@@ -662,7 +682,6 @@ def _draft4_enums(schema: Any, where: str) -> Finding | None:
         if isinstance(values, list) and not unique(values):
             return finding(pointer(path, "enum"), "output.schema_invalid",
                            f"the schema is invalid: {shown(values, 200)} has non-unique elements")
-        stack.extend((child, at) for child, at, _, _ in reversed(list(_subschemas(node, path, 0))))
     return None
 
 
@@ -735,6 +754,8 @@ def _guarded_schema(schema: dict[str, Any], where: str, name: str, dialect: str,
 
     cls = getattr(jsonschema, name)
     problem = _meta_problem(cls, schema, where)
+    if problem is None and name == "Draft7Validator":
+        problem = _draft7_write_only(schema, where)
     if problem is not None:
         return CompiledSchema(None, problem, dialect)
     from . import _patterns
