@@ -747,3 +747,74 @@ def test_read_only_and_write_only_are_booleans_on_both_engines(draft: str, subsc
         check = check_output(answer({"value": "x"}), tool_of(schema))
         found = [(f.code, f.path) for f in check.findings]
         assert found == ([("output.schema_invalid", "/outputSchema" + path)] if invalid else []), (schema is plain)
+
+
+# More keywords both engines must decide alike, per draft (a differential table: each row's verdict
+# written by hand from the drafts, asserted on both engines). OLD, NONE... as above.
+FROM_07 = frozenset({"07", "2019-09", "2020-12"})
+SINCE_06 = frozenset({"06", "07", "2019-09", "2020-12"})  # (FROM_06 above: the formats of 06 and 07)
+NEW = frozenset({"2019-09", "2020-12"})
+ALL = frozenset(DRAFTS)
+ONLY_2020 = frozenset({"2020-12"})
+# (subschema of "v", instance of "v", the drafts in which it fails, the rule)
+MORE: list[tuple[dict[str, Any], Any, frozenset[str], str]] = [
+    # const / enum with nested objects holding floats and ints (core §4.2.2; const: draft 06 on)
+    ({"const": {"a": 1.0, "b": [2, 3.0]}}, {"b": [2.0, 3], "a": 1}, NONE, "the same numbers, members in another order"),
+    ({"const": {"a": 1.0}}, {"a": True}, SINCE_06, "a boolean is no number"),
+    ({"const": {"a": {"b": 0.5}}}, {"a": {"b": 0.5, "c": 1}}, SINCE_06, "a member more"),
+    ({"const": [1, [2.0]]}, [1.0, [2]], NONE, "the same numbers in arrays"),
+    ({"enum": [{"a": [1.5]}, "x"]}, {"a": [1.5]}, NONE, "an equal object"),
+    ({"enum": [{"a": [1.5]}]}, {"a": [1.50001]}, ALL, "another float"),
+    ({"enum": [{"a": 1}]}, {"a": 1.0}, NONE, "1 and 1.0 in an object"),
+    # propertyNames (draft 06 on)
+    ({"propertyNames": {"maxLength": 2}}, {"abc": 1}, SINCE_06, "a name longer than 2"),
+    ({"propertyNames": {"pattern": "^a"}}, {"ab": 1, "b": 2}, SINCE_06, "b does not match"),
+    ({"propertyNames": {"enum": ["a", "b"]}}, {"a": 1, "b": 2}, NONE, "both named"),
+    ({"propertyNames": False}, {}, NONE, "no name to fail"),
+    ({"propertyNames": {"type": "number"}}, {"1": 1}, SINCE_06, "a name is a string"),
+    # contains with minContains / maxContains (min/maxContains: 2019-09 on)
+    ({"contains": {"type": "integer"}}, [], SINCE_06, "nothing contained"),
+    ({"contains": {"type": "integer"}, "minContains": 0}, [], frozenset({"06", "07"}),
+     "minContains 0 allows none (2019-09 on); before, contains needs one"),
+    ({"contains": {"type": "integer"}, "minContains": 2}, [1, "a"], NEW, "one of two"),
+    ({"contains": {"type": "integer"}, "maxContains": 1}, [1, 2], NEW, "two past one"),
+    ({"contains": {"type": "integer"}, "maxContains": 1}, [1, "a"], NONE, "one"),
+    ({"minContains": 2}, [1], NONE, "no contains: minContains asserts nothing"),
+    ({"contains": {"type": "integer"}, "minContains": 2, "maxContains": 3}, [1, 2, 3, 4], NEW, "four past three"),
+    # unevaluatedProperties (2019-09 on)
+    ({"properties": {"a": {}}, "unevaluatedProperties": False}, {"a": 1, "b": 2}, NEW, "b unevaluated"),
+    ({"allOf": [{"properties": {"a": {}}}], "unevaluatedProperties": False}, {"a": 1}, NONE, "a through allOf"),
+    ({"anyOf": [{"properties": {"a": {}}}, {"properties": {"b": {}}}], "unevaluatedProperties": False},
+     {"a": 1, "b": 1}, NONE, "both through anyOf"),
+    ({"if": {"properties": {"a": {"const": 1}}}, "then": {"properties": {"b": {}}}, "unevaluatedProperties": False},
+     {"a": 2, "b": 1}, NEW, "if fails: then's b is not evaluated (a is, by if's properties only when if passes)"),
+    ({"patternProperties": {"^a": {}}, "unevaluatedProperties": False}, {"ab": 1}, NONE, "ab by patternProperties"),
+    ({"additionalProperties": True, "unevaluatedProperties": False}, {"a": 1}, NONE, "a by additionalProperties"),
+    ({"dependentSchemas": {"a": {"properties": {"b": {}}}}, "unevaluatedProperties": False}, {"a": 1, "b": 1}, NEW,
+     "b through dependentSchemas, but a itself unevaluated"),
+    ({"unevaluatedProperties": {"type": "integer"}}, {"a": "x"}, NEW, "a held to the subschema"),
+    # dependentRequired (2019-09 on) and dependencies (04-07)
+    ({"dependentRequired": {"a": ["b"]}}, {"b": 1}, NONE, "no a"),
+    ({"dependentRequired": {"a": []}}, {"a": 1}, NONE, "nothing required"),
+    ({"dependentRequired": {"a": ["b", "c"]}}, {"a": 1, "b": 1}, NEW, "c missing"),
+    ({"dependentRequired": {"a": ["b"]}}, [1], NONE, "not an object"),
+    ({"dependencies": {"a": {"required": ["b"]}}}, {"a": 1}, OLD, "a schema dependency (04-07)"),
+    # $ref-free keywords of one draft only
+    ({"prefixItems": [{"type": "string"}]}, [1], ONLY_2020, "prefixItems came with 2020-12"),
+    ({"if": {"type": "integer"}, "then": {"minimum": 5}}, 1, FROM_07, "if/then came with draft 07"),
+    ({"const": 1}, 2, SINCE_06, "const came with draft 06"),
+    ({"exclusiveMinimum": 5}, 5, SINCE_06, "a number from draft 06 (draft 04's is a boolean beside minimum)"),
+]
+MORE_CASES = [(draft, subschema, instance, draft in failing, rule)
+              for draft in DRAFTS for subschema, instance, failing, rule in MORE
+              if not (draft == "04" and "exclusiveMinimum" in subschema)]  # (invalid in draft 04)
+
+
+@pytest.mark.parametrize(("draft", "subschema", "instance", "fails", "rule"), MORE_CASES,
+                         ids=[f"{c[0]}-{c[1]}-{c[2]!r}"[:80] for c in MORE_CASES])
+def test_more_keywords_are_decided_alike_on_both_engines(draft: str, subschema: dict[str, Any], instance: Any,
+                                                         fails: bool, rule: str) -> None:
+    schema = {"$schema": DRAFTS[draft], "type": "object", "properties": {"v": subschema}}
+    for engine, found in engines(schema, {"v": instance}):
+        assert bool(found) is fails, (engine, rule, found)
+        assert all(code == "output.schema" for code, _ in found), (engine, found)
