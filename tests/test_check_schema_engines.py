@@ -476,3 +476,345 @@ def test_only_a_number_past_2_53_calls_back(schema: dict[str, Any], big: set[str
     assert key is not None
     copy = _drop_all_annotations(json.loads(key))
     assert big_keywords(key, lambda: _nodes(copy)) == big
+
+
+# uniqueItems on exact decimals: two items are equal as enum and const read them
+# (https://json-schema.org/draft/2020-12/json-schema-validation#section-6.4.3; equality:
+# https://json-schema.org/draft/2020-12/json-schema-core#section-4.2.2, numbers by their
+# mathematical value, so 1 and 1.0 are equal; arrays item by item, objects member by member), the
+# same in drafts 04-07 (draft-04 validation §5.3.4, draft-07 §6.4.5). Both engines compared an int
+# with a float by the float's binary value (Python's ==): [1e30, 10**30] passed, and
+# [2**64, 1.8446744073709552e19] (that float's text is 18446744073709552000) failed.
+# (instance of {"uniqueItems": true}, whether its items are unique, why) — by hand
+UNIQUE: list[tuple[list[Any], bool, str]] = [
+    ([1, 1.0], False, "1 and 1.0 are the same number"),
+    ([[1], [1.0]], False, "the same number in an array"),
+    ([{"a": 1}, {"a": 1.0}], False, "the same number in an object"),
+    ([0, -0.0], False, "0 and -0.0 are the same number"),
+    ([True, 1], True, "a boolean is no number"),
+    ([[False], [0]], True, "a boolean is no number, in an array"),
+    ([{"a": True}, {"a": 1.0}], True, "a boolean is no number, in an object"),
+    ([9007199254740993, 9007199254740992.0], True, "2^53 + 1 is not 2^53"),
+    ([9007199254740992, 9007199254740992.0], False, "2^53 twice"),
+    ([1e16, 10000000000000000], False, "the text 1e16 is 10^16"),
+    ([E30, 1e30], False, "the text 1e30 is 10^30 (its float is 10^30 + 19884624838656)"),
+    ([1e30, E30 + 1], True, "10^30 is not 10^30 + 1"),
+    ([-1e30, -E30], False, "negative: equal"),
+    ([1e30, -E30], True, "opposite signs"),
+    ([1e23, 10**23], False, "the text 1e23 is 10^23"),
+    ([1e23, 99999999999999991611392], True, "10^23 is not 99999999999999991611392, 1e23's float"),
+    ([2**64, 1.8446744073709552e19], True, "18446744073709552000 is not 2^64"),
+    ([18446744073709552000, 1.8446744073709552e19], False, "18446744073709552000 twice"),
+    ([[1e30], [E30]], False, "equal in an array"),
+    ([[1e30], [E30 + 1]], True, "not equal in an array"),
+    ([{"a": 1e30}, {"a": E30}], False, "equal in an object"),
+    ([{"a": [1e23]}, {"a": [10**23]}], False, "equal two levels deep"),
+    ([{"a": 1e30, "b": 1}, {"b": 1.0, "a": E30}], False, "equal members in another order"),
+    ([{"a": 1e30}, {"a": E30, "b": 1}], True, "one object has a member more"),
+    ([[1e30, E30]], True, "one item (its own items are not compared)"),
+    (["x", 1e30, "x", E30 + 1], False, "a duplicate string beside unequal numbers"),
+    ([1e30, E30 + 1, "x", 2**70], True, "all different"),
+    ([0.1, 0.1], False, "the same float"),
+    ([0.1, 0.30000000000000004], True, "different floats"),
+]
+UNIQUE_PATH = "/result/structuredContent/value"
+
+
+def unique_schemas(draft: str) -> list[tuple[str, dict[str, Any]]]:
+    """The outputSchema holding ``value`` to ``{"uniqueItems": true}`` in ``draft``: without
+    ``$ref`` (jsonschema-rs, or the guarded engine for an answer too large for it) and through a
+    ``$ref`` (the guarded engine always; alone in its subschema: drafts 04-07 ignore its siblings)."""
+    pad = {"type": "array", "items": {"type": "integer"}}
+    plain = {"$schema": DRAFTS[draft], "type": "object",
+             "properties": {"value": {"type": "array", "uniqueItems": True}, "pad": pad}}
+    referred = {"$schema": DRAFTS[draft], "type": "object",
+                "definitions": {"u": {"type": "array", "uniqueItems": True}},
+                "properties": {"value": {"$ref": "#/definitions/u"}, "pad": pad}}
+    return [("plain", plain), ("$ref", referred)]
+
+
+UNIQUE_CASES = [(draft, instance, is_unique, why) for draft in DRAFTS for instance, is_unique, why in UNIQUE]
+
+
+@pytest.mark.parametrize(("draft", "instance", "is_unique", "why"), UNIQUE_CASES,
+                         ids=[f"{c[0]}-{c[1]!r:.40}" for c in UNIQUE_CASES])
+def test_unique_items_compares_exact_decimals_on_both_engines(draft: str, instance: list[Any], is_unique: bool,
+                                                              why: str) -> None:
+    """Through check_output: jsonschema-rs for the answer alone, the guarded engine for the answer
+    with ``PAD`` under a budget of 0.05 s, and for a schema with ``$ref``."""
+    expected = [] if is_unique else [("output.schema", UNIQUE_PATH)]
+    for kind, schema in unique_schemas(draft):
+        compiled = compile_schema(schema, "/outputSchema", LIMITS)
+        assert compiled.engine == ("jsonschema-rs" if kind == "plain" else "jsonschema")
+        small, large = {"value": instance}, {"value": instance, "pad": PAD}
+        if kind == "plain":
+            assert costly(compiled, large, LIMITS)  # the guarded engine (its twin weighs more still)
+        for structured in (small, large):
+            check = check_output(answer(structured), tool_of(schema), schema_limits=LIMITS)
+            assert [(f.code, f.path) for f in check.findings] == expected, (kind, len(structured), why)
+
+
+def tool_of(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}
+
+
+# (schema, instance, the findings' paths, the first's message on both engines) — by hand
+UNIQUE_NESTED: list[tuple[dict[str, Any], Any, list[str], str]] = [
+    ({"items": {"uniqueItems": True}}, [[1], [1e30, E30]], ["/i/1"],
+     "[1e+30, 1000000000000000000000000000000] has non-unique elements"),
+    ({"items": {"uniqueItems": True}}, [[1e30, E30 + 1], ["a"]], [], ""),
+    ({"properties": {"a": {"items": {"uniqueItems": True}}}}, {"a": [[{"x": 1e23}, {"x": 10**23}]]}, ["/i/a/0"],
+     "[{'x': 1e+23}, {'x': 100000000000000000000000}] has non-unique elements"),
+    ({"uniqueItems": True, "items": {"maximum": 10**40}}, [2**64, 1.8446744073709552e19], [], ""),
+]
+
+
+@pytest.mark.parametrize(("schema", "instance", "paths", "message"), UNIQUE_NESTED,
+                         ids=[f"{i!r:.40}" for _, i, _, _ in UNIQUE_NESTED])
+def test_unique_items_deeper_says_the_same_on_both_engines(schema: dict[str, Any], instance: Any, paths: list[str],
+                                                           message: str) -> None:
+    compiled = compile_schema(schema, "/s")
+    for fits in (True, False):
+        found = validate(compiled, instance, "/i", fits=fits)
+        assert [f.path for f in found] == paths, fits
+        assert [f.message for f in found][:1] == ([message] if message else []), fits
+
+
+@pytest.mark.parametrize(("schema", "instance", "twin"), [
+    ({"uniqueItems": True}, [1, 2.5, "x", 9007199254740992], False),  # no number past 2^53
+    ({"uniqueItems": True}, ["12345678901234567890", "1e30"], False),  # long digits in strings alone
+    ({"uniqueItems": True}, [2**70, 2**80], False),  # ints alone: Python compares them exactly
+    ({"uniqueItems": True}, [1e30, 1e40], False),  # floats alone
+    ({"uniqueItems": False}, [1e30, E30], False),  # no uniqueItems: true
+    ({"maximum": 5, "enum": [1, 2]}, [1e30, E30], False),  # no uniqueItems
+    ({"uniqueItems": True}, [1e30, E30], True),
+    ({"items": {"uniqueItems": True}}, {"a": [1e30], "b": {"c": 10**30}}, True),  # anywhere in the instance
+])
+def test_only_unique_items_with_an_int_and_a_float_past_2_53_takes_the_twin(schema: dict[str, Any], instance: Any,
+                                                                          twin: bool) -> None:
+    """jsonschema-rs keeps its own (fast) uniqueItems for a schema without it and for an
+    instance without both an int and a float past 2^53 (Python and it compare those exactly)."""
+    from mcp_verdict.judgement._schema import for_instance
+
+    compiled = compile_schema(schema, "/s")
+    assert (for_instance(compiled, instance) is not compiled) is twin
+
+
+# 2019-09's unevaluatedItems with a boolean items (https://json-schema.org/draft/2019-09/json-schema-core#section-9.3.1.1:
+# items "MUST be a valid JSON Schema" or an array of them, and a boolean is a schema, §4.3.2; a schema
+# applies to every item, so every item is evaluated, §9.3.1.3). The jsonschema package took a boolean
+# items for an array of schemas and raised TypeError (len(True)): check_output raised on the guarded
+# engine (a schema with $ref, or a large answer) where jsonschema-rs passed.
+# (subschema of "value" in 2019-09, instance, expected (code, path) findings) — by hand
+EVALUATED_2019: list[tuple[dict[str, Any], Any, list[tuple[str, str]]]] = [
+    ({"items": True, "unevaluatedItems": False}, [1, 2], []),
+    ({"items": True, "unevaluatedItems": False}, [], []),
+    ({"allOf": [{"items": True}], "unevaluatedItems": False}, [1, "a"], []),
+    ({"anyOf": [{"type": "string"}, {"items": True}], "unevaluatedItems": False}, [1], []),
+    ({"if": {"items": True}, "then": True, "unevaluatedItems": False}, [1], []),
+    ({"if": False, "else": {"items": True}, "unevaluatedItems": {"type": "string"}}, [1], []),
+    ({"items": {"type": "integer"}, "unevaluatedItems": False}, [1, 2], []),
+    ({"items": [True], "unevaluatedItems": False}, [1, 2], [("output.schema", UNIQUE_PATH)]),
+    ({"items": [True], "unevaluatedItems": {"type": "string"}}, [1, "a"], []),
+    ({"allOf": [{"items": [True]}], "unevaluatedItems": False}, [1, 2], [("output.schema", UNIQUE_PATH)]),
+]
+
+
+@pytest.mark.parametrize(("subschema", "instance", "expected"), EVALUATED_2019,
+                         ids=[f"{s}-{i!r}"[:60] for s, i, _ in EVALUATED_2019])
+def test_unevaluated_items_after_a_boolean_items_on_both_engines(subschema: dict[str, Any], instance: Any,
+                                                                 expected: list[tuple[str, str]]) -> None:
+    pad = {"type": "array", "items": {"type": "integer"}}
+    plain = {"$schema": DRAFTS["2019-09"], "type": "object", "properties": {"value": subschema, "pad": pad}}
+    referred = {"$schema": DRAFTS["2019-09"], "type": "object", "$defs": {"u": subschema},
+                "properties": {"value": {"$ref": "#/$defs/u"}, "pad": pad}}
+    assert compile_schema(plain, "/outputSchema", LIMITS).engine == "jsonschema-rs"
+    assert compile_schema(referred, "/outputSchema", LIMITS).engine == "jsonschema"
+    for schema in (plain, referred):
+        for structured in ({"value": instance}, {"value": instance, "pad": PAD}):  # PAD: the guarded engine
+            check = check_output(answer(structured), tool_of(schema), schema_limits=LIMITS)
+            assert [(f.code, f.path) for f in check.findings] == expected, (schema is plain, len(structured))
+
+
+# A false subschema's violation is at the value it was given (https://json-schema.org/draft/2020-12/json-schema-core#section-4.3.2:
+# false "always fails to validate"; the instance location of a subschema applied to a member is that
+# member's, §12.4.2). The jsonschema package's descend left the member out of the error's path for
+# false alone, and its 2020-12 items: false failed the array: the guarded engine said /value where
+# jsonschema-rs said /value/a. Boolean schemas came with draft 06.
+BOOLEAN_DRAFTS = ("06", "07", "2019-09", "2020-12")
+TUPLE_DRAFTS = frozenset({"06", "07", "2019-09"})  # items as an array of schemas; 2020-12: prefixItems
+V = UNIQUE_PATH
+# (subschema of "value", the drafts, instance, expected first finding's path or None) — by hand
+FALSE_SCHEMAS: list[tuple[dict[str, Any], frozenset[str], Any, str | None]] = [
+    ({"properties": {"a": False}}, frozenset(BOOLEAN_DRAFTS), {"a": 1}, V + "/a"),
+    ({"properties": {"a": False}}, frozenset(BOOLEAN_DRAFTS), {"b": 1}, None),
+    ({"patternProperties": {"^a": False}}, frozenset(BOOLEAN_DRAFTS), {"ab": 1}, V + "/ab"),
+    ({"properties": {"a": {"properties": {"b": False}}}}, frozenset(BOOLEAN_DRAFTS), {"a": {"b": 1}}, V + "/a/b"),
+    ({"additionalProperties": {"properties": {"x": False}}}, frozenset(BOOLEAN_DRAFTS), {"a": {"x": 1}}, V + "/a/x"),
+    ({"items": [True, False]}, TUPLE_DRAFTS, [1, 2], V + "/1"),
+    ({"items": [True, False]}, TUPLE_DRAFTS, [1], None),
+    ({"prefixItems": [True, False]}, frozenset({"2020-12"}), [1, 2], V + "/1"),
+    ({"items": False}, frozenset(BOOLEAN_DRAFTS), [1], V + "/0"),
+    ({"items": False}, frozenset(BOOLEAN_DRAFTS), [], None),
+    ({"prefixItems": [True], "items": False}, frozenset({"2020-12"}), [1, 2], V + "/1"),
+    ({"prefixItems": [True], "items": False}, frozenset({"2020-12"}), [1], None),
+    ({"items": {"items": False}}, frozenset(BOOLEAN_DRAFTS), [[], [1]], V + "/1/0"),
+    # the keywords that fail the object or the array itself, on both
+    ({"additionalProperties": False}, frozenset(BOOLEAN_DRAFTS), {"a": 1}, V),
+    ({"items": [True], "additionalItems": False}, TUPLE_DRAFTS, [1, 2], V),
+    ({"propertyNames": False}, frozenset(BOOLEAN_DRAFTS), {"a": 1}, V),
+    ({"contains": False}, frozenset(BOOLEAN_DRAFTS), [1], V),
+    ({"allOf": [True, False]}, frozenset(BOOLEAN_DRAFTS), 1, V),
+]
+FALSE_CASES = [(draft, subschema, instance, path) for subschema, drafts, instance, path in FALSE_SCHEMAS
+               for draft in BOOLEAN_DRAFTS if draft in drafts]
+
+
+@pytest.mark.parametrize(("draft", "subschema", "instance", "path"), FALSE_CASES,
+                         ids=[f"{c[0]}-{c[1]}-{c[2]!r}"[:70] for c in FALSE_CASES])
+def test_a_false_subschema_fails_its_value_on_both_engines(draft: str, subschema: dict[str, Any], instance: Any,
+                                                            path: str | None) -> None:
+    pad = {"type": "array", "items": {"type": "integer"}}
+    plain = {"$schema": DRAFTS[draft], "type": "object", "properties": {"value": subschema, "pad": pad}}
+    referred = {"$schema": DRAFTS[draft], "type": "object", "definitions": {"u": subschema},
+                "properties": {"value": {"$ref": "#/definitions/u"}, "pad": pad}}
+    assert compile_schema(plain, "/outputSchema", LIMITS).engine == "jsonschema-rs"
+    assert compile_schema(referred, "/outputSchema", LIMITS).engine == "jsonschema"
+    for schema in (plain, referred):
+        for structured in ({"value": instance}, {"value": instance, "pad": PAD}):  # PAD: the guarded engine
+            check = check_output(answer(structured), tool_of(schema), schema_limits=LIMITS)
+            first = [(f.code, f.path) for f in check.findings][:1]
+            assert first == ([("output.schema", path)] if path else []), (schema is plain, len(structured))
+
+
+# Draft 04's enum "MUST have at least one element. Elements in the array MUST be unique"
+# (https://json-schema.org/draft-04/draft-fge-json-schema-validation-00#section-5.5.1.1; its
+# meta-schema: minItems 1, uniqueItems true; drafts 06 on dropped both). jsonschema-rs's draft-04
+# meta-validation let both pass, the guarded engine's refused them: the schema was refused with a
+# $ref and held to without one. (subschema of "value" in draft 04, (path, message) or None) — by hand
+ENUMS_04: list[tuple[dict[str, Any], tuple[str, str] | None]] = [
+    ({"enum": []}, ("/properties/value/enum", "the schema is invalid: [] should be non-empty")),
+    ({"enum": ["x", "x"]}, ("/properties/value/enum", "the schema is invalid: ['x', 'x'] has non-unique elements")),
+    ({"enum": [1, 1.0]}, ("/properties/value/enum", "the schema is invalid: [1, 1.0] has non-unique elements")),
+    ({"enum": [{"a": 1}, {"a": 1.0}]},
+     ("/properties/value/enum", "the schema is invalid: [{'a': 1}, {'a': 1.0}] has non-unique elements")),
+    ({"not": {"enum": []}}, ("/properties/value/not/enum", "the schema is invalid: [] should be non-empty")),
+    ({"items": [{"enum": [2, 2]}]},
+     ("/properties/value/items/0/enum", "the schema is invalid: [2, 2] has non-unique elements")),
+    ({"enum": [True, 1]}, None),  # a boolean is no number
+    ({"enum": [[1], [1, 1]]}, None),
+    ({"enum": ["x"]}, None),
+]
+
+
+@pytest.mark.parametrize(("subschema", "problem"), ENUMS_04, ids=[repr(s)[:40] for s, _ in ENUMS_04])
+def test_a_draft_04_enum_empty_or_repeating_is_invalid_on_both_engines(subschema: dict[str, Any],
+                                                                        problem: tuple[str, str] | None) -> None:
+    plain = {"$schema": DRAFTS["04"], "type": "object", "properties": {"value": subschema}}
+    referred = {**plain, "definitions": {"x": {}}, "allOf": [{"$ref": "#/definitions/x"}]}
+    for schema in (plain, referred):
+        check = check_output(answer({"value": "x"}), tool_of(schema))
+        found = [(f.code, f.path, f.message) for f in check.findings]
+        if problem is None:
+            assert "output.schema_invalid" not in [code for code, _, _ in found], (schema is plain, found)
+        else:
+            assert found == [("output.schema_invalid", "/outputSchema" + problem[0], problem[1])], (schema is plain)
+
+
+# readOnly and writeOnly: "The value of these keywords MUST be a boolean" (draft-07 validation §10.3,
+# 2019-09 validation §9.4, 2020-12 validation §9.4); no keywords in drafts 04 and 06. The jsonschema
+# package's draft-07 meta-schema lacks writeOnly (jsonschema-rs's has it), so a draft-07
+# "writeOnly": "yes" was refused without a $ref and held to with one.
+# (subschema of "value", the drafts where the schema is invalid, the invalid keyword's path) — by hand
+READ_WRITE: list[tuple[dict[str, Any], frozenset[str], str]] = [
+    ({"writeOnly": "yes"}, frozenset({"07", "2019-09", "2020-12"}), "/properties/value/writeOnly"),
+    ({"readOnly": 1}, frozenset({"07", "2019-09", "2020-12"}), "/properties/value/readOnly"),
+    ({"properties": {"a": {"writeOnly": []}}}, frozenset({"07", "2019-09", "2020-12"}),
+     "/properties/value/properties/a/writeOnly"),
+    ({"writeOnly": True, "readOnly": False}, frozenset(), ""),
+]
+READ_WRITE_CASES = [(draft, subschema, draft in drafts, path) for subschema, drafts, path in READ_WRITE
+                    for draft in DRAFTS]
+
+
+@pytest.mark.parametrize(("draft", "subschema", "invalid", "path"), READ_WRITE_CASES,
+                         ids=[f"{c[0]}-{c[1]}" for c in READ_WRITE_CASES])
+def test_read_only_and_write_only_are_booleans_on_both_engines(draft: str, subschema: dict[str, Any], invalid: bool,
+                                                               path: str) -> None:
+    plain = {"$schema": DRAFTS[draft], "type": "object", "properties": {"value": subschema}}
+    referred = {**plain, "definitions": {"x": {}}, "allOf": [{"$ref": "#/definitions/x"}]}
+    for schema in (plain, referred):
+        check = check_output(answer({"value": "x"}), tool_of(schema))
+        found = [(f.code, f.path) for f in check.findings]
+        assert found == ([("output.schema_invalid", "/outputSchema" + path)] if invalid else []), (schema is plain)
+
+
+# More keywords both engines must decide alike, per draft (a differential table: each row's verdict
+# written by hand from the drafts, asserted on both engines). OLD, NONE... as above.
+FROM_07 = frozenset({"07", "2019-09", "2020-12"})
+SINCE_06 = frozenset({"06", "07", "2019-09", "2020-12"})  # (FROM_06 above: the formats of 06 and 07)
+NEW = frozenset({"2019-09", "2020-12"})
+ALL = frozenset(DRAFTS)
+ONLY_2020 = frozenset({"2020-12"})
+# (subschema of "v", instance of "v", the drafts in which it fails, the rule)
+MORE: list[tuple[dict[str, Any], Any, frozenset[str], str]] = [
+    # const / enum with nested objects holding floats and ints (core §4.2.2; const: draft 06 on)
+    ({"const": {"a": 1.0, "b": [2, 3.0]}}, {"b": [2.0, 3], "a": 1}, NONE, "the same numbers, members in another order"),
+    ({"const": {"a": 1.0}}, {"a": True}, SINCE_06, "a boolean is no number"),
+    ({"const": {"a": {"b": 0.5}}}, {"a": {"b": 0.5, "c": 1}}, SINCE_06, "a member more"),
+    ({"const": [1, [2.0]]}, [1.0, [2]], NONE, "the same numbers in arrays"),
+    ({"enum": [{"a": [1.5]}, "x"]}, {"a": [1.5]}, NONE, "an equal object"),
+    ({"enum": [{"a": [1.5]}]}, {"a": [1.50001]}, ALL, "another float"),
+    ({"enum": [{"a": 1}]}, {"a": 1.0}, NONE, "1 and 1.0 in an object"),
+    # propertyNames (draft 06 on)
+    ({"propertyNames": {"maxLength": 2}}, {"abc": 1}, SINCE_06, "a name longer than 2"),
+    ({"propertyNames": {"pattern": "^a"}}, {"ab": 1, "b": 2}, SINCE_06, "b does not match"),
+    ({"propertyNames": {"enum": ["a", "b"]}}, {"a": 1, "b": 2}, NONE, "both named"),
+    ({"propertyNames": False}, {}, NONE, "no name to fail"),
+    ({"propertyNames": {"type": "number"}}, {"1": 1}, SINCE_06, "a name is a string"),
+    # contains with minContains / maxContains (min/maxContains: 2019-09 on)
+    ({"contains": {"type": "integer"}}, [], SINCE_06, "nothing contained"),
+    ({"contains": {"type": "integer"}, "minContains": 0}, [], frozenset({"06", "07"}),
+     "minContains 0 allows none (2019-09 on); before, contains needs one"),
+    ({"contains": {"type": "integer"}, "minContains": 2}, [1, "a"], NEW, "one of two"),
+    ({"contains": {"type": "integer"}, "maxContains": 1}, [1, 2], NEW, "two past one"),
+    ({"contains": {"type": "integer"}, "maxContains": 1}, [1, "a"], NONE, "one"),
+    ({"minContains": 2}, [1], NONE, "no contains: minContains asserts nothing"),
+    ({"contains": {"type": "integer"}, "minContains": 2, "maxContains": 3}, [1, 2, 3, 4], NEW, "four past three"),
+    # unevaluatedProperties (2019-09 on)
+    ({"properties": {"a": {}}, "unevaluatedProperties": False}, {"a": 1, "b": 2}, NEW, "b unevaluated"),
+    ({"allOf": [{"properties": {"a": {}}}], "unevaluatedProperties": False}, {"a": 1}, NONE, "a through allOf"),
+    ({"anyOf": [{"properties": {"a": {}}}, {"properties": {"b": {}}}], "unevaluatedProperties": False},
+     {"a": 1, "b": 1}, NONE, "both through anyOf"),
+    ({"if": {"properties": {"a": {"const": 1}}}, "then": {"properties": {"b": {}}}, "unevaluatedProperties": False},
+     {"a": 2, "b": 1}, NEW, "if fails: then's b is not evaluated (a is, by if's properties only when if passes)"),
+    ({"patternProperties": {"^a": {}}, "unevaluatedProperties": False}, {"ab": 1}, NONE, "ab by patternProperties"),
+    ({"additionalProperties": True, "unevaluatedProperties": False}, {"a": 1}, NONE, "a by additionalProperties"),
+    ({"dependentSchemas": {"a": {"properties": {"b": {}}}}, "unevaluatedProperties": False}, {"a": 1, "b": 1}, NEW,
+     "b through dependentSchemas, but a itself unevaluated"),
+    ({"unevaluatedProperties": {"type": "integer"}}, {"a": "x"}, NEW, "a held to the subschema"),
+    # dependentRequired (2019-09 on) and dependencies (04-07)
+    ({"dependentRequired": {"a": ["b"]}}, {"b": 1}, NONE, "no a"),
+    ({"dependentRequired": {"a": []}}, {"a": 1}, NONE, "nothing required"),
+    ({"dependentRequired": {"a": ["b", "c"]}}, {"a": 1, "b": 1}, NEW, "c missing"),
+    ({"dependentRequired": {"a": ["b"]}}, [1], NONE, "not an object"),
+    ({"dependencies": {"a": {"required": ["b"]}}}, {"a": 1}, OLD, "a schema dependency (04-07)"),
+    # $ref-free keywords of one draft only
+    ({"prefixItems": [{"type": "string"}]}, [1], ONLY_2020, "prefixItems came with 2020-12"),
+    ({"if": {"type": "integer"}, "then": {"minimum": 5}}, 1, FROM_07, "if/then came with draft 07"),
+    ({"const": 1}, 2, SINCE_06, "const came with draft 06"),
+    ({"exclusiveMinimum": 5}, 5, SINCE_06, "a number from draft 06 (draft 04's is a boolean beside minimum)"),
+]
+MORE_CASES = [(draft, subschema, instance, draft in failing, rule)
+              for draft in DRAFTS for subschema, instance, failing, rule in MORE
+              if not (draft == "04" and "exclusiveMinimum" in subschema)]  # (invalid in draft 04)
+
+
+@pytest.mark.parametrize(("draft", "subschema", "instance", "fails", "rule"), MORE_CASES,
+                         ids=[f"{c[0]}-{c[1]}-{c[2]!r}"[:80] for c in MORE_CASES])
+def test_more_keywords_are_decided_alike_on_both_engines(draft: str, subschema: dict[str, Any], instance: Any,
+                                                         fails: bool, rule: str) -> None:
+    schema = {"$schema": DRAFTS[draft], "type": "object", "properties": {"v": subschema}}
+    for engine, found in engines(schema, {"v": instance}):
+        assert bool(found) is fails, (engine, rule, found)
+        assert all(code == "output.schema" for code, _ in found), (engine, found)

@@ -35,7 +35,7 @@ from ..verdict._findings import Finding, finding
 from ..verdict._kind import Kind
 from ..verdict._shown import described, shown, unreadable
 from ..verdict._verdict import Verdict
-from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_schema, costly, validate
+from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_schema, costly, for_instance, validate
 from ._suspect import (
     DEFAULT_SUSPECTS,
     Suspect,
@@ -247,6 +247,7 @@ def checked(verdict: Verdict, tool: Mapping[str, Any] | None, output_schema: Com
                                     "has no structuredContent"))
         else:
             instance = result["structuredContent"]
+            compiled = for_instance(compiled, instance)  # (uniqueItems and numbers past 2^53: its twin)
             # jsonschema-rs cannot be interrupted: an instance too large for the budget goes to validate()
             fits = None if compiled.engine != "jsonschema-rs" else not costly(compiled, instance, schema_limits)
             try:

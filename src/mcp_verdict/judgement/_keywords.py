@@ -29,8 +29,16 @@ libraries disagreed on these:
   keywords unless the schema holds a number past 2^53 in one (:func:`big_keywords`): then that
   keyword is a custom one (:class:`RsBound`, :class:`RsEnum`, :class:`RsConst`) and asks
   :func:`beyond` or :func:`same`, as the guarded engine's always do (:func:`keywords`).
-  ``uniqueItems`` is left as both read it (the pair is the instance's, known only when it is
-  read): ``[1e30, 10**30]`` passes it;
+- ``uniqueItems``: two items are equal as ``enum`` reads them (core §4.2.2; arrays item by
+  item, objects member by member, however deep), and both libraries compared an int with a
+  float by the float's binary value (Python's ``==``): ``[1e30, 10**30]`` passed it, and
+  ``[2**64, 1.8446744073709552e19]`` failed it (that float's text is 18446744073709552000).
+  The pair is the instance's, known only when it is read, and only an array holding both an
+  int and a float past 2^53 (however deep, :func:`mixes_big`) compares otherwise than Python
+  does: the guarded engine decides such an array by :func:`unique` and any other with the
+  package's own check; jsonschema-rs keeps its own ``uniqueItems`` unless the instance may
+  hold such a pair (:func:`may_mix_big`), when a twin validator of the schema whose
+  ``uniqueItems`` is :class:`RsUnique` validates it (``_schema``: compiled on first need);
 - ``format``: in drafts 04, 06 and 07 an implementation MAY assert it
   (https://json-schema.org/draft-07/json-schema-validation#section-7.2, draft-04's section
   7.2 alike); in 2019-09 and 2020-12 it is an annotation unless the format-assertion
@@ -48,7 +56,11 @@ libraries disagreed on these:
   (jsonschema-rs is given a keyword that checks nothing in draft 06, :class:`RsIgnored`);
 - ``dependencies``: 2019-09 split it into ``dependentRequired`` and ``dependentSchemas``, so in
   2019-09 and 2020-12 it is no keyword and asserts nothing; jsonschema-rs still asserted it
-  there (now given :class:`RsIgnored`).
+  there (now given :class:`RsIgnored`);
+- 2019-09's ``unevaluatedItems`` after a boolean ``items`` (a schema, evaluating every item):
+  the ``jsonschema`` package raised ``TypeError`` (:func:`unevaluated_items_2019`), and
+  2020-12's ``items``: false, which the package failed at the array and jsonschema-rs at each
+  item past ``prefixItems`` (now both at each item).
 """
 
 from __future__ import annotations
@@ -187,6 +199,98 @@ def one_of(instance: Any, values: Any) -> bool:
     return any(same(instance, each) for each in values)
 
 
+class _Kind:
+    """A marker beside a value's items in its :func:`_exact` key (no JSON value is one)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+_ARRAY: Final = _Kind("array")
+_OBJECT: Final = _Kind("object")
+_BOOLEAN: Final = _Kind("boolean")
+
+
+def _exact(value: Any) -> Any:
+    """A hashable key of the JSON value ``value``, equal for two values exactly when they are
+    equal as JSON Schema reads them (:func:`same`): a float past 2^53 is the decimal its
+    shortest text writes (an int, or a Fraction), so it meets an int exactly as :func:`order`
+    orders them; any other number is itself (Python compares those exactly); a bool is no
+    number; arrays item by item, objects member by member."""
+    kind = type(value)
+    if kind is str or kind is int or value is None:
+        return value
+    if kind is float or (isinstance(value, (int, float)) and kind is not bool):
+        if not _big(value):
+            return value
+        ratio = _ratio(value)
+        if ratio is None:  # (a NaN or an infinity: itself)
+            return value
+        from fractions import Fraction
+
+        return ratio[0] if ratio[1] == 1 else Fraction(*ratio)
+    if isinstance(value, bool):
+        return _BOOLEAN, value
+    if isinstance(value, Mapping):
+        return _OBJECT, frozenset((name, _exact(member)) for name, member in value.items())
+    if isinstance(value, (list, tuple)):
+        return _ARRAY, tuple(map(_exact, value))
+    return value
+
+
+def unique(items: Iterable[Any]) -> bool:
+    """Whether no two of ``items`` are equal as JSON Schema reads them (:func:`same`:
+    https://json-schema.org/draft/2020-12/json-schema-validation#section-6.4.3, equality by
+    core §4.2.2): 1 and 1.0 are equal, ``1e30`` and ``10**30`` are, ``1.8446744073709552e19``
+    and ``2**64`` are not."""
+    seen: set[Any] = set()
+    for item in items:
+        key = _exact(item)
+        if key in seen:
+            return False
+        seen.add(key)
+    return True
+
+
+def mixes_big(value: Any) -> bool:
+    """Whether ``value`` holds, however deep, both an int and a float past 2^53 in magnitude:
+    only such a pair compares otherwise than Python does (:func:`order`)."""
+    ints = floats = False
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is int or kind is float:
+            if not -_EXACT <= item <= _EXACT:
+                if kind is int:
+                    ints = True
+                else:
+                    floats = True
+                if ints and floats:
+                    return True
+        elif kind is dict or (kind is not list and isinstance(item, Mapping)):
+            stack.extend(item.values())
+        elif kind is list or isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
+
+
+def may_mix_big(instance: Any) -> bool:
+    """Whether the instance may hold an int and a float past 2^53 (:func:`mixes_big`): a JSON
+    text writes such a number with 16 digits or more, or a float with an exponent, so a text
+    without one (orjson's, at C speed) holds none; else, or when orjson cannot write it (an
+    integer past 64 bits...), walked."""
+    import orjson  # loaded already: the verdict reads with it
+
+    try:
+        text = orjson.dumps(instance)
+    except TypeError:  # orjson.JSONEncodeError
+        return mixes_big(instance)
+    return _LONG.search(text) is not None and mixes_big(instance)
+
+
 def holds_big(value: Any) -> bool:
     """Whether the keyword value ``value`` holds a number past 2^53 in magnitude (:func:`_big`),
     however deep: only such a number may compare with an instance's otherwise than Python does."""
@@ -291,6 +395,20 @@ class RsConst:
             raise ValueError(f"{_shown(self.value)} was expected")
 
 
+class RsUnique:
+    """jsonschema-rs's ``uniqueItems``, decided by :func:`unique` (given to the twin validator
+    that validates an instance which may hold an int and a float past 2^53, ``_schema``)."""
+
+    __slots__ = ("on",)
+
+    def __init__(self, parent_schema: Any, value: Any, schema_path: Any) -> None:
+        self.on = value is True
+
+    def validate(self, instance: Any) -> None:
+        if self.on and isinstance(instance, list) and not unique(instance):
+            raise ValueError(f"{_shown(instance)} has non-unique elements")
+
+
 class RsMultipleOf:
     """jsonschema-rs's ``multipleOf``, decided by :func:`is_multiple` (a custom keyword)."""
 
@@ -332,13 +450,15 @@ _COMPARED: Final = (*_BOUNDS, "enum", "const")
 :func:`same`) when it holds a number past 2^53."""
 
 
-def rs_keywords(name: str, key: str | bytes, big: frozenset[str] = frozenset()) -> dict[str, Any] | None:
+def rs_keywords(name: str, key: str | bytes, big: frozenset[str] = frozenset(),
+                exact_unique: bool = False) -> dict[str, Any] | None:
     """The custom keywords jsonschema-rs is given for the schema whose key (its canonical JSON
     text) is ``key``, in the dialect whose validator class is ``name``: ``multipleOf`` decided
     by :func:`is_multiple`, the keywords the dialect does not have checking nothing, and the
     keywords of ``big`` (of :data:`_COMPARED`: a value of that name somewhere in the schema
-    holds a number past 2^53, :func:`big_keywords`) decided exactly. None when the schema names
-    none of them (the text holds no such string): nothing to call back."""
+    holds a number past 2^53, :func:`big_keywords`) decided exactly, and ``uniqueItems`` too
+    with ``exact_unique`` (:class:`RsUnique`). None when the schema names none of them (the text
+    holds no such string): nothing to call back."""
     def names(word: str) -> bool:
         quoted = f'"{word}"'
         return quoted.encode() in key if isinstance(key, bytes) else quoted in key
@@ -346,6 +466,8 @@ def rs_keywords(name: str, key: str | bytes, big: frozenset[str] = frozenset()) 
     out: dict[str, Any] = {word: RsIgnored for word in _IGNORED.get(name, ()) if names(word)}
     if names("multipleOf"):
         out["multipleOf"] = RsMultipleOf
+    if exact_unique:
+        out["uniqueItems"] = RsUnique
     draft4 = name == "Draft4Validator"
     for word in big:
         if word == "enum":
@@ -396,10 +518,75 @@ def conforms(name: str, keyword: str, value: str, text: str, encoding: str | Non
         return None
 
 
+def _evaluated_items_2019(validator: Any, instance: list[Any], schema: Any) -> list[int]:
+    """The indexes of ``instance`` a 2019-09 subschema ``schema`` evaluates, for
+    ``unevaluatedItems`` (https://json-schema.org/draft/2019-09/json-schema-core#section-9.3.1.3):
+    the ``jsonschema`` package's own (``_legacy_keywords.find_evaluated_item_indexes_by_schema``,
+    MIT), but an ``items`` that is a boolean schema is a schema, applied to every item, as an
+    object one is: the package took it for an array of schemas and raised ``TypeError``
+    (``len(True)``), so ``{"items": true, "unevaluatedItems": false}`` crashed the check on
+    the guarded engine where jsonschema-rs passed every array."""
+    if isinstance(schema, bool):
+        return []
+    evaluated: list[int] = []
+    ref = schema.get("$ref")
+    if ref is not None:
+        resolved = validator._resolver.lookup(ref)
+        evaluated.extend(_evaluated_items_2019(validator.evolve(schema=resolved.contents,
+                                                                _resolver=resolved.resolver),
+                                               instance, resolved.contents))
+    if "$recursiveRef" in schema:
+        from referencing.jsonschema import lookup_recursive_ref
+
+        resolved = lookup_recursive_ref(validator._resolver)
+        evaluated.extend(_evaluated_items_2019(validator.evolve(schema=resolved.contents,
+                                                                _resolver=resolved.resolver),
+                                               instance, resolved.contents))
+    if "items" in schema:
+        items = schema["items"]
+        if "additionalItems" in schema or not isinstance(items, list):  # (a schema: every item)
+            return list(range(len(instance)))
+        evaluated += list(range(len(items)))
+    if "if" in schema:
+        if validator.evolve(schema=schema["if"]).is_valid(instance):
+            evaluated += _evaluated_items_2019(validator, instance, schema["if"])
+            if "then" in schema:
+                evaluated += _evaluated_items_2019(validator, instance, schema["then"])
+        elif "else" in schema:
+            evaluated += _evaluated_items_2019(validator, instance, schema["else"])
+    for keyword in ("contains", "unevaluatedItems"):
+        if keyword in schema:
+            for index, item in enumerate(instance):
+                if validator.evolve(schema=schema[keyword]).is_valid(item):
+                    evaluated.append(index)
+    for keyword in ("allOf", "oneOf", "anyOf"):
+        if keyword in schema:
+            for subschema in schema[keyword]:
+                if next(validator.descend(instance, subschema), None) is None:
+                    evaluated += _evaluated_items_2019(validator, instance, subschema)
+    return evaluated
+
+
+def unevaluated_items_2019(validator: Any, unevaluated: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    """The guarded engine's 2019-09 ``unevaluatedItems`` (:func:`_evaluated_items_2019`),
+    its message the package's."""
+    if not validator.is_type(instance, "array"):
+        return
+    from jsonschema import _utils
+    from jsonschema.exceptions import ValidationError
+
+    evaluated = set(_evaluated_items_2019(validator, instance, schema))
+    left = [item for index, item in enumerate(instance) if index not in evaluated]
+    if left:
+        extras, verb = _utils.extras_msg(left)
+        yield ValidationError(f"Unevaluated items are not allowed ({extras} {verb} unexpected)")
+
+
 def keywords(cls: Any) -> dict[str, Any]:
-    """The guarded engine's ``multipleOf`` and, in a dialect that asserts them, ``format``,
-    ``contentEncoding`` and ``contentMediaType``, decided as on jsonschema-rs (for the
-    ``jsonschema`` dialect class ``cls``; each string is asked of jsonschema-rs's own check)."""
+    """The guarded engine's ``multipleOf``, bounds, ``enum``, ``const``, ``uniqueItems`` and, in
+    a dialect that asserts them, ``format``, ``contentEncoding`` and ``contentMediaType``,
+    decided as on jsonschema-rs (for the ``jsonschema`` dialect class ``cls``; each string is
+    asked of jsonschema-rs's own check)."""
     from jsonschema.exceptions import ValidationError
 
     def multiple_of(validator: Any, divisor: Any, instance: Any, schema: Any) -> Iterator[Any]:
@@ -450,7 +637,32 @@ def keywords(cls: Any) -> dict[str, Any]:
         if not same(instance, value):
             yield ValidationError(f"{_shown(value)} was expected")
 
-    out: dict[str, Any] = {"multipleOf": multiple_of, "enum": enum}
+    package_unique = cls.VALIDATORS["uniqueItems"]
+
+    def unique_items(validator: Any, on: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        if on is True and isinstance(instance, list) and mixes_big(instance):
+            if not unique(instance):
+                yield ValidationError(f"{_shown(instance)} has non-unique elements")
+            return
+        yield from package_unique(validator, on, instance, schema)
+
+    out: dict[str, Any] = {"multipleOf": multiple_of, "enum": enum, "uniqueItems": unique_items}
+    if name == "Draft201909Validator":
+        out["unevaluatedItems"] = unevaluated_items_2019
+    if name == "Draft202012Validator":
+        package_items = cls.VALIDATORS["items"]
+
+        def items(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
+            """2020-12's ``items``: ``false`` fails each item past ``prefixItems`` at that
+            item, as jsonschema-rs and every other subschema do (the package failed the array)."""
+            if value is False and validator.is_type(instance, "array"):
+                prefix = schema.get("prefixItems")
+                for index in range(len(prefix) if isinstance(prefix, list) else 0, len(instance)):
+                    yield from validator.descend(instance[index], False, path=index)
+                return
+            yield from package_items(validator, value, instance, schema)
+
+        out["items"] = items
     for keyword in (_EXCLUSIVE if draft4 else _BOUNDS):
         out[keyword] = bound_check(keyword)
     if not draft4:

@@ -47,10 +47,12 @@ Two validators, chosen per schema (see README and benchmarks/bench_schema.py for
   as well: jsonschema-rs reads ``format`` in every subschema as the root's dialect says, the
   guarded engine each in its own (:func:`_check_bounds_and_refs`).
 
-Both decide ``multipleOf``, the bounds, ``enum`` and ``const`` (exact decimals), ``format``
-(asserted in drafts 04-07, an annotation in 2019-09 and 2020-12) and the keywords some drafts lack (``dependencies``,
-``contentEncoding``...) alike (``_keywords``), so the verdict never depends on the engine that
-ran.
+Both decide ``multipleOf``, the bounds, ``enum``, ``const`` and ``uniqueItems`` (exact
+decimals), ``format`` (asserted in drafts 04-07, an annotation in 2019-09 and 2020-12), the
+keywords some drafts lack (``dependencies``, ``contentEncoding``...), 2019-09's
+``unevaluatedItems`` after a boolean ``items`` and a ``false`` subschema's place alike
+(``_keywords``, :func:`_descend`), and refuse a draft-04 ``enum`` that is empty or repeats a
+value alike (:func:`_draft4_enums`), so the verdict never depends on the engine that ran.
 
 Compiled validators are cached by the schema's content. Both libraries load on first use: a
 ``$ref``-free schema never imports the ``jsonschema`` package (jsonschema-rs meta-validates it
@@ -230,9 +232,30 @@ def _guarded(cls: type[Any], safe: bool = False) -> Any:
             return new(**changes)
 
         guarded.evolve = evolve
+        guarded.descend = _descend(guarded.descend)
         _GUARDED[cls, safe] = _GUARDED[guarded, safe] = guarded
         _DIALECT_OF[guarded] = cls
     return _GUARDED[cls, safe]
+
+
+def _descend(package: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
+    """The package's ``descend``, but a ``false`` subschema's error placed at the member it was
+    given, as any other subschema's is: the package's left out ``path`` (and ``schema_path``)
+    for ``false`` alone, so ``{"properties": {"a": false}}`` failed ``{"a": 1}`` at the object on
+    the guarded engine and at ``/a`` on jsonschema-rs (``items``' array of schemas,
+    ``prefixItems``, ``patternProperties``, ``additionalProperties``... alike)."""
+    def descend(self: Any, instance: Any, schema: Any, path: Any = None, schema_path: Any = None,
+                resolver: Any = None) -> Iterator[Any]:
+        if schema is not False:
+            yield from package(self, instance, schema, path, schema_path, resolver)
+            return
+        for error in package(self, instance, schema, path, schema_path, resolver):
+            if path is not None:
+                error.path.appendleft(path)
+            if schema_path is not None:
+                error.schema_path.appendleft(schema_path)
+            yield error
+    return descend
 
 
 def _safe_twin(validator: Any) -> Any:
@@ -259,6 +282,9 @@ class CompiledSchema:
     """jsonschema-rs's: the largest weight in ``levels``, per value or per character."""
     key: str | bytes = b""
     """jsonschema-rs's: the schema's key, from which :func:`_fallback` builds the guarded validator."""
+    unique: bool = False
+    """jsonschema-rs's: the schema's key writes ``"uniqueItems":true``, so an instance that may
+    hold an int and a float past 2^53 is validated by its twin (:func:`for_instance`)."""
 
 
 def _offline(uri: str) -> Any:
@@ -275,7 +301,10 @@ def compile_schema(schema: object, where: str, limits: SchemaLimits = DEFAULT_SC
     if key is None:
         return CompiledSchema(None, _unwritable(schema, where), "")
     if parsed is _UNPARSED:  # a key under 1 MiB: parsed again by _build, if not cached
-        return _compile(key, where, limits)
+        if isinstance(key, bytes) and len(key) >= _LARGE_KEY:
+            parsed = _Source(schema)  # a large plain schema: _build may copy it but its annotations
+        else:
+            return _compile(key, where, limits)
     _parsed[0] = (key, parsed)  # built from this copy if not cached, never parsed again from key
     try:
         return _compile(key, where, limits)
@@ -357,17 +386,157 @@ one compiled (:func:`_key_and_copy`)."""
 _UNPARSED: Final = object()
 _parsed: Final[list[tuple[str | bytes, Any] | None]] = [None]
 """The key :func:`compile_schema` compiles and the schema read back from it (or
-:data:`_UNPARSED`), for :func:`_build` on a cache miss: the copy that proved the key faithful
-is the one compiled, not a second parsed from the key (each a copy of the whole schema). A
+:data:`_UNPARSED`, or a large plain schema to copy but its annotations, :class:`_Source`), for
+:func:`_build` on a cache miss: the copy that proved the key faithful is the one compiled, not
+a second parsed from the key (each a copy of the whole schema). A
 plain global, set and cleared around the cached call (a context variable cost 0.3 µs a call,
 cache hits included): :func:`_build` takes the copy only for the very key object it builds,
 so another thread's compile meanwhile costs at most a parse from the key, never a wrong schema."""
 
 
+class _Source:
+    """A large plain schema (:func:`_plain`), for :func:`_build` to copy on a cache miss when
+    its key holds annotations and no reference (:func:`_annotated`, :func:`_copy_verified`)."""
+
+    __slots__ = ("schema",)
+
+    def __init__(self, schema: object) -> None:
+        self.schema = schema
+
+
+_ANNOTATION_NAMES: Final = tuple(f'"{name}":'.encode() for name in ("title", "description", "$comment", "default",
+                                                                    "examples", "deprecated", "readOnly",
+                                                                    "writeOnly"))
+_REFERENCE_NAMES: Final = (b'"$ref":', b'"$dynamicRef":', b'"$recursiveRef":')
+
+
+def _annotated(key: bytes) -> bool:
+    """Whether the key may hold annotations (:data:`_ANNOTATIONS`) and holds no reference (a
+    schema without any drops every annotation before compiling, :func:`_check_bounds_and_refs`)."""
+    return any(name in key for name in _ANNOTATION_NAMES) and not any(name in key for name in _REFERENCE_NAMES)
+
+
+class _Mismatch(Exception):
+    pass
+
+
+def _copy_verified(key: bytes, schema: Any, limits: SchemaLimits) -> Any:
+    """The schema whose key is ``key`` as :func:`_build` compiles it (``json.loads(key)``, every
+    subschema's annotations dropped: :func:`_drop_annotations`), without reading the
+    annotations' values into Python: ``schema``, a reference-free schema the key was written
+    from, is written again piece by piece (each keyword's value, with orjson) and each piece
+    checked against the key at its place, the whole key covered; the copy is read from those
+    checked pieces (so it is the key's content whatever the caller did to ``schema``
+    meanwhile), and an annotation's piece is only checked, then let go. :data:`_UNPARSED` when a
+    piece does not match (``schema`` changed since the key was written, or orjson writes some
+    value otherwise than expected), or it holds more subschemas or members than the limits
+    allow (the key's walk refuses it): then the key is parsed whole, as before. (A copy read
+    from the key held every annotation too: a ``default`` of 300,000 small objects, 18 MB of
+    text, was some 130 MB of Python values, dropped once the bounds were checked.)"""
+    import orjson  # loaded already: the verdict reads with it
+
+    sort = orjson.OPT_SORT_KEYS
+    at = 0
+    subschemas = members = 0
+    most_members = 2 * limits.max_keyword_values + len(_ANNOTATIONS) * limits.max_subschemas
+
+    def expect(text: bytes) -> None:
+        nonlocal at
+        if not key.startswith(text, at):
+            raise _Mismatch
+        at += len(text)
+
+    def value(item: Any) -> Any:
+        text = orjson.dumps(item, option=sort)
+        expect(text)
+        return json.loads(text)
+
+    def name_of(name: Any) -> None:
+        nonlocal members
+        members += 1
+        if members > most_members:
+            raise _Mismatch
+        expect(orjson.dumps(name))
+        expect(b":")
+
+    def node(item: Any) -> Any:  # a subschema
+        nonlocal subschemas
+        subschemas += 1
+        if subschemas > limits.max_subschemas:
+            raise _Mismatch
+        if type(item) is bool:
+            expect(b"true" if item else b"false")
+            return item
+        if type(item) is not dict:
+            raise _Mismatch
+        out: dict[str, Any] = {}
+        expect(b"{")
+        for index, name in enumerate(sorted(item)):
+            if index:
+                expect(b",")
+            name_of(name)
+            member = item[name]
+            if name in _ANNOTATIONS:
+                text = orjson.dumps(member, option=sort)
+                expect(text)
+                kind = _ANNOTATIONS[name]
+                first = text[:1]
+                if kind is None or (kind is str and first == b'"') or (kind is list and first == b"[") or (
+                        kind is bool and text in (b"true", b"false")):
+                    continue  # dropped (:func:`_dropped`, read off the checked text)
+                out[name] = json.loads(text)
+            else:
+                out[name] = keyword(name, member)
+        expect(b"}")
+        return out
+
+    def keyword(name: str, member: Any) -> Any:  # as _subschemas reads a subschema's member
+        kind = type(member)
+        if name in _SINGLE:
+            if kind is dict or kind is bool:
+                return node(member)
+            if kind is list:
+                return array(member)
+        elif name in _COMPOSITION:
+            if kind is list:
+                return array(member)
+        elif name in _MAPS and kind is dict:
+            expect(b"{")
+            out: dict[str, Any] = {}
+            for index, each in enumerate(sorted(member)):
+                if index:
+                    expect(b",")
+                name_of(each)
+                inner = member[each]
+                out[each] = node(inner) if type(inner) is dict or type(inner) is bool else value(inner)
+            expect(b"}")
+            return out
+        return value(member)
+
+    def array(items: list[Any]) -> list[Any]:
+        expect(b"[")
+        out = []
+        for index, each in enumerate(items):
+            if index:
+                expect(b",")
+            out.append(node(each) if type(each) is dict or type(each) is bool else value(each))
+        expect(b"]")
+        return out
+
+    try:
+        copy = node(schema)
+    except (_Mismatch, TypeError, RecursionError):  # (orjson.JSONEncodeError is a TypeError)
+        return _UNPARSED
+    return copy if at == len(key) else _UNPARSED
+
+
 def _key_and_copy(schema: object) -> tuple[str | bytes | None, Any]:
-    """:func:`_key`, and, for a key of :data:`_LARGE_KEY` or more, the schema read back from it
-    to prove it faithful (a private copy, equal to ``schema``), else :data:`_UNPARSED` (a small
-    key's copy is let go at once: keeping it cost every call, cache hits included)."""
+    """:func:`_key`, and, for a key of :data:`_LARGE_KEY` or more of a schema that is not plain
+    JSON (:func:`_plain`), the schema read back from it to prove it faithful (a private copy,
+    equal to ``schema``), else :data:`_UNPARSED` (a small key's copy is let go at once: keeping
+    it cost every call, cache hits included; a large plain schema's key is faithful without
+    one: a copy some 7 times the key's size, made on every call, cache hits included, cost a
+    schema of 18 MB 170 MB and 1.3 s a call)."""
     import orjson  # loaded already: the verdict reads with it
 
     try:
@@ -375,6 +544,8 @@ def _key_and_copy(schema: object) -> tuple[str | bytes | None, Any]:
         if len(key) < _LARGE_KEY:  # the common case: orjson's reader, fast; its copy let go at once
             if orjson.loads(key) == schema:
                 return key, _UNPARSED
+        elif _plain(schema):  # (a large schema read from the wire: _build parses the key on a miss)
+            return key, _UNPARSED
         else:
             # orjson reads a text into a document of its own first, then into Python values:
             # twice the copy at its peak, where the standard library's reader needs the copy alone
@@ -390,6 +561,29 @@ def _key_and_copy(schema: object) -> tuple[str | bytes | None, Any]:
         return None, _UNPARSED
 
 
+def _plain(schema: object) -> bool:
+    """Whether ``schema``, which orjson has written (so its member names are strings, and it
+    nests within orjson's depth limit), holds nothing but dicts, lists, strings, integers,
+    finite floats, booleans and None, each of its exact type: orjson writes such a value as
+    the JSON text that reads back as an equal value, so its key is faithful without reading it
+    back. Anything else (a NaN, which orjson writes as ``null``, a tuple, a UUID, a subclass...)
+    is proven by the copy, as before. (A walk, no copy: a schema some callers mutate from
+    another thread meanwhile is theirs to hold still.)"""
+    stack = [schema]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or kind is int or kind is bool or item is None:
+            continue
+        if kind is dict:
+            stack.extend(item.values())  # type: ignore[attr-defined]
+        elif kind is list:
+            stack.extend(item)  # type: ignore[arg-type]
+        elif kind is not float or item - item != 0.0:  # type: ignore[operator]  # (a NaN or an infinity)
+            return False
+    return True
+
+
 @functools.lru_cache(maxsize=512)
 def _compile(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema:
     try:
@@ -400,6 +594,8 @@ def _compile(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSche
 
 def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema:
     given, parsed = _parsed[0] or (b"", _UNPARSED)
+    if given is key and isinstance(parsed, _Source) and isinstance(key, bytes):
+        parsed = _copy_verified(key, parsed.schema, limits) if _annotated(key) else _UNPARSED
     schema = parsed if given is key and parsed is not _UNPARSED else json.loads(key)
     del parsed
     if isinstance(schema, bool):
@@ -422,13 +618,11 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
     if not guarded and all(_linear(pattern) for _, pattern in patterns):
         import jsonschema_rs
 
-        from ._keywords import asserts_formats, big_keywords, rs_keywords
+        from ._keywords import big_keywords
 
-        rust = getattr(jsonschema_rs, name)
         big = big_keywords(key, lambda: _nodes(schema))
         try:  # (the constructor meta-validates the schema, with the same error)
-            validator = rust(schema, retriever=_offline, pattern_options=jsonschema_rs.RegexOptions(),
-                             validate_formats=asserts_formats(name), keywords=rs_keywords(name, key, big))
+            validator = _rs_validator(schema, name, key, big, False)
         except jsonschema_rs.ValidationError as exc:
             at = pointer_of(where, exc.instance_path)
             return CompiledSchema(None, finding(at, "output.schema_invalid",
@@ -436,10 +630,105 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
         except ValueError:  # jsonschema-rs reads a schema nested past its recursion limit no further
             return CompiledSchema(None, finding(where, "output.bounds", "the schema nests too deeply to be checked"),
                                   str(dialect))
+        if name == "Draft4Validator":
+            problem = _draft4_enums(schema, where)
+            if problem is not None:
+                return CompiledSchema(None, problem, str(dialect))
         levels = _levels(schema, big)
         return CompiledSchema(validator, None, str(dialect), "jsonschema-rs", levels,
-                              max(max(weight, per_char) for weight, per_char, _ in levels), key)
+                              max(max(weight, per_char) for weight, per_char, _ in levels), key, _unique(key))
     return _guarded_schema(schema, where, name, str(dialect), patterns)
+
+
+def _draft7_write_only(schema: Any, where: str) -> Finding | None:
+    """The first draft-07 ``writeOnly`` that is no boolean: "The value of these keywords MUST be
+    a boolean" (https://json-schema.org/draft-07/json-schema-validation#section-10.3, ``readOnly``
+    and ``writeOnly``; the draft-07 meta-schema json-schema.org serves says so too). The
+    ``jsonschema`` package's draft-07 meta-schema lacks ``writeOnly``, jsonschema-rs's has it, so
+    ``"writeOnly": "yes"`` was refused without a ``$ref`` and held to with one."""
+    for node, path in _nodes_at(schema, where):
+        if "writeOnly" in node and not isinstance(node["writeOnly"], bool):
+            return finding(pointer(path, "writeOnly"), "output.schema_invalid",
+                           f"the schema is invalid: {shown(node['writeOnly'], 200)} is not of type 'boolean'")
+    return None
+
+
+def _nodes_at(schema: Any, where: str) -> Iterator[tuple[dict[str, Any], str]]:
+    """The subschemas of ``schema`` (bounded already) that are objects, each with its pointer
+    (``where`` the root's), in document order."""
+    stack: list[tuple[Any, str]] = [(schema, where)]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            yield node, path
+            stack.extend((child, at) for child, at, _, _ in reversed(list(_subschemas(node, path, 0))))
+
+
+def _draft4_enums(schema: Any, where: str) -> Finding | None:
+    """The first ``enum`` of a draft-04 schema that is empty or repeats a value (equal as JSON
+    Schema reads them, ``_keywords.unique``), as the meta-validation finds it: draft 04's
+    ``enum`` "MUST have at least one element. Elements in the array MUST be unique"
+    (https://json-schema.org/draft-04/draft-fge-json-schema-validation-00#section-5.5.1.1; its
+    meta-schema's ``minItems``: 1 and ``uniqueItems``: true). jsonschema-rs's draft-04
+    meta-validation let both pass, the guarded engine's refused them, so such a schema was
+    refused or held to by whether it held a ``$ref``."""
+    from ._keywords import unique
+
+    for node, path in _nodes_at(schema, where):
+        values = node.get("enum")
+        if isinstance(values, list) and not values:
+            return finding(pointer(path, "enum"), "output.schema_invalid",
+                           "the schema is invalid: [] should be non-empty")
+        if isinstance(values, list) and not unique(values):
+            return finding(pointer(path, "enum"), "output.schema_invalid",
+                           f"the schema is invalid: {shown(values, 200)} has non-unique elements")
+    return None
+
+
+def _unique(key: str | bytes) -> bool:
+    """Whether the schema whose key is ``key`` may hold ``uniqueItems``: true (its text writes it)."""
+    return b'"uniqueItems":true' in key if isinstance(key, bytes) else '"uniqueItems":true' in key
+
+
+def _rs_validator(schema: Any, name: str, key: str | bytes, big: frozenset[str], exact_unique: bool) -> Any:
+    """jsonschema-rs's validator of ``schema`` (``$ref``-free, its annotations dropped) in the
+    dialect whose class is ``name``, with the keywords both engines must decide alike
+    (``_keywords.rs_keywords``)."""
+    import jsonschema_rs
+
+    from ._keywords import asserts_formats, rs_keywords
+
+    return getattr(jsonschema_rs, name)(schema, retriever=_offline, pattern_options=jsonschema_rs.RegexOptions(),
+                                        validate_formats=asserts_formats(name),
+                                        keywords=rs_keywords(name, key, big, exact_unique))
+
+
+def for_instance(compiled: CompiledSchema, instance: object) -> CompiledSchema:
+    """The compiled schema to validate ``instance`` with: ``compiled`` itself, but for a
+    jsonschema-rs schema holding ``uniqueItems`` and an instance that may hold an int and a
+    float past 2^53 (``_keywords.may_mix_big``): its twin, whose ``uniqueItems`` compares the
+    decimals the numbers are written as (``_keywords.RsUnique``; jsonschema-rs's own compared
+    a float by its binary value: ``[1e30, 10**30]`` passed it), compiled on first need."""
+    if not compiled.unique:
+        return compiled
+    from ._keywords import may_mix_big
+
+    return _exact_unique(compiled.key) if may_mix_big(instance) else compiled
+
+
+@functools.lru_cache(maxsize=16)
+def _exact_unique(key: str | bytes) -> CompiledSchema:
+    """:func:`for_instance`'s twin of the jsonschema-rs schema whose key is ``key`` (compiled
+    already: meta-validated, bounded), weighed with ``uniqueItems`` decided in Python."""
+    from ._keywords import big_keywords
+
+    schema = _drop_all_annotations(json.loads(key))
+    dialect = DEFAULT_DIALECT if isinstance(schema, bool) else schema.get("$schema", DEFAULT_DIALECT)
+    name = _DIALECTS[dialect.rstrip("#")]
+    big = big_keywords(key, lambda: _nodes(schema))
+    levels = _levels(schema, big | {"uniqueItems"})
+    return CompiledSchema(_rs_validator(schema, name, key, big, True), None, str(dialect), "jsonschema-rs", levels,
+                          max(max(weight, per_char) for weight, per_char, _ in levels), key)
 
 
 @functools.lru_cache(maxsize=64)
@@ -465,6 +754,8 @@ def _guarded_schema(schema: dict[str, Any], where: str, name: str, dialect: str,
 
     cls = getattr(jsonschema, name)
     problem = _meta_problem(cls, schema, where)
+    if problem is None and name == "Draft7Validator":
+        problem = _draft7_write_only(schema, where)
     if problem is not None:
         return CompiledSchema(None, problem, dialect)
     from . import _patterns
@@ -1058,6 +1349,7 @@ def validate(compiled: CompiledSchema, instance: object, where: str,
     not, True, or is, False; None: not asked yet)."""
     if compiled.problem is not None:
         return [compiled.problem]
+    compiled = for_instance(compiled, instance)
     validator = compiled.validator
     if compiled.engine == "jsonschema-rs" and (not fits if fits is not None else costly(compiled, instance, limits)):
         validator = _fallback(compiled.key)  # too large to validate within the budget uninterruptibly
