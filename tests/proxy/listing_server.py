@@ -9,12 +9,14 @@ change the listing between two calls). Every ``tools/call`` is answered with the
 ``called <name> <arguments as the request's JSON text wrote them>`` (numbers as written, not
 reread); any other request with an empty result. With ``--first`` a member name given twice in a
 request is read as its first occurrence (as cJSON and many other parsers read it), else as its
-last (Python's json, orjson).
+last (Python's json, orjson). Each line read is appended to the file named by $LISTING_LOG, when set
+(its bytes, one per line), so a test reads what the server was sent.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from typing import Any
@@ -34,7 +36,11 @@ def main() -> None:
     sys.setrecursionlimit(100_000)  # (a deeply nested listing)
     pages_file = sys.argv[1]
     hook = _first if sys.argv[2:] == ["--first"] else None
+    log = os.environ.get("LISTING_LOG")
     for line in sys.stdin.buffer:
+        if log:
+            with open(log, "ab") as f:
+                f.write(line if line.endswith(b"\n") else line + b"\n")
         message = json.loads(line, object_pairs_hook=hook)
         if not isinstance(message, dict) or "method" not in message or "id" not in message:
             continue

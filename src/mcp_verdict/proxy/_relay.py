@@ -104,6 +104,7 @@ from ._codes import (
 from ._ids import recover
 from ._params import Declared, DeclaredCache
 from ._tasks import Taken, Tasks
+from ._twice import may_repeat, two_readings
 
 Mode = Literal["observe", "enforce"]
 Side = Literal["host", "upstream"]
@@ -310,6 +311,13 @@ class Relay:
         look = peek(data)
         if look.kind == "unreadable":
             return self._host_unreadable(data, look, http, at, forwarded, withheld)
+        twice = None
+        if look.kind == "request" and may_repeat(data):  # (a scan in C; _twice)
+            member = two_readings(data)
+            if member is not None:
+                if self.enforce and not forwarded:
+                    return self._read_two_ways(data, look, member, http, at)
+                twice = _twice_note(member, forwarded and self.enforce)
         seq = self._seq  # (the record is written once the frame is known to be forwarded)
         self._seq += 1
         tracker = self.tracker
@@ -322,7 +330,7 @@ class Relay:
             if key in pending:  # the host reused an id in flight
                 return self._id_in_flight(data, opened, key, seq, at, http, forwarded)
             if self.recorder is not None:
-                self._log("c2s", "message", data, http=http, at=at, seq=seq)
+                self._log("c2s", "message", data, http=http, at=at, seq=seq, note=twice)
             now = self.clock()
             waiting = _Waiting(opened, now + self.timeout, now,
                                None, _progress_token(opened) if data.find(b"progressToken") >= 0 else None)
@@ -336,10 +344,28 @@ class Relay:
             self.last_opened = key
         else:
             if self.recorder is not None:
-                self._log("c2s", "message", data, http=http, at=at, seq=seq, note=withheld)
+                self._log("c2s", "message", data, http=http, at=at, seq=seq, note=withheld if twice is None else twice)
             self.last_opened = None
         self.stats.forwarded += 1
         return [] if forwarded else [Out("upstream", data)]
+
+    def _read_two_ways(self, data: bytes, look: Peek, member: str, http: Mapping[str, Any] | None,
+                       at: float) -> list[Out]:
+        """enforce: a host request whose ``member`` (``method``, ``id``, ``params.name``,
+        ``params.taskId``) two parsers read two ways (``_twice``): the proxy would pair and judge
+        it as another request than the server may run, so it is not forwarded; it is logged as
+        refused and answered INVALID_REQUEST (JSON-RPC 2.0 s5.1) naming the member, under its id
+        as written, or a null id when the id is the member read two ways (s5: it cannot be told)."""
+        seq = self._seq
+        self._seq += 1
+        self.last_opened = None
+        reason = _twice_reason(member)
+        request_id = None if member == "id" else as_written(look.id, data)
+        answer = error_frame(request_id, INVALID_REQUEST, f"mcp-verdict proxy: invalid request: {reason}; "
+                             f"{_UNFOLLOWED[False]}", {"reason": reason, "member": member, "forwarded": False})
+        self._log("c2s", "refused", data, http=http, at=at, seq=seq, note=f"not forwarded (enforce): {reason}")
+        self.stats.refused += 1
+        return [self._unsent_answer(answer, f"in answer to frame {seq}", http)]
 
     def _track_progress(self, key: Key, token: object) -> None:
         """The host's request ``key`` waits with the progress token ``token``: the server's
@@ -1476,6 +1502,18 @@ def _same_text(text: str) -> list[Key]:
             if str(real) == text:
                 keys.append(("float", real))
     return keys
+
+
+def _twice_reason(member: str) -> str:
+    return (f"its {member} member is given twice with two values: a parser that keeps the first reads another "
+            f"request than one that keeps the last (RFC 8259 s4: the names within an object SHOULD be unique)")
+
+
+def _twice_note(member: str, sent: bool) -> str:
+    """The note of the record of a host request forwarded although its ``member`` reads two ways."""
+    said = ("enforce: it had reached the server before the proxy read it" if sent
+            else "forwarded unchanged (observe)")
+    return f"{_twice_reason(member)}; {said}; the proxy paired and judged it by the last values"
 
 
 def _reply_id(exchange: Exchange) -> Id | bytes:
