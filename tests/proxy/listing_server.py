@@ -4,8 +4,9 @@ proxy's hostile tests of the ``Mcp-Param`` headers it checks (``x-mcp-header`` i
 
 ``listing_server.py PAGES [--first]``: ``PAGES`` holds a JSON array of pages, each a JSON array of tools;
 ``tools/list`` with no cursor answers the first, with the cursor ``"<i>"`` the page ``i``, each
-with ``nextCursor`` ``"<i+1>"`` but the last. Read again at each ``tools/list`` (a test may
-change the listing between two calls). Every ``tools/call`` is answered with the text
+with ``nextCursor`` ``"<i+1>"`` but the last; a page given as a JSON string is the text of its
+tools array, written as it is (a member name given twice, say). Read again at each ``tools/list``
+(a test may change the listing between two calls). Every ``tools/call`` is answered with the text
 ``called <name> <arguments as the request's JSON text wrote them>`` (numbers as written, not
 reread); any other request with an empty result. With ``--first`` a member name given twice in a
 request is read as its first occurrence (as cJSON and many other parsers read it), else as its
@@ -59,7 +60,10 @@ def main() -> None:
             result = {"resultType": "complete", "content": [{"type": "text", "text": text}], "isError": False}
         else:
             result = {}
-        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\n")
+        answer = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result})
+        if isinstance(result.get("tools"), str):  # (a page written as it is)
+            answer = answer.replace(json.dumps(result["tools"]), result["tools"], 1)
+        sys.stdout.write(answer + "\n")
         sys.stdout.flush()
 
 

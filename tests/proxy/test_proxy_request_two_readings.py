@@ -160,8 +160,8 @@ def test_a_batch_element_read_two_ways(tmp_path: Path, mode: str, batch: str,
             raw = peer.recv()
             assert raw is not None, (got, b"".join(peer.stderr))
             read = json.loads(raw)
-            for answer in read if isinstance(read, list) else [read]:
-                got.append((answer["id"], answer["error"]["code"] if "error" in answer else None))
+            got.extend((answer["id"], answer["error"]["code"] if "error" in answer else None)
+                       for answer in (read if isinstance(read, list) else [read]))
         assert b'"id":9' in (peer.exchange(json.loads(ECHO % 9)) or b"")  # (the server has read the batch)
     finally:
         assert peer.close() == 0, b"".join(peer.stderr)

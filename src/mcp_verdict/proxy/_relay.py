@@ -246,6 +246,8 @@ class Relay:
         """The ``Mcp-Param`` headers each listed tool declares (:meth:`param_declared`)."""
         self._listing: tuple[Exchange, int] | None = None
         """A ``tools/list`` answered and forwarded whose tools are not kept yet (:meth:`_kept`)."""
+        self._listing_read: tuple[int, Finding | None] | None = None
+        """observe: the last ``tools/list`` answer read strictly (:meth:`_listing_problem`)."""
         self._answered_by_proxy: dict[Key, str] = {}
         """The requests of the host no longer awaited (the proxy answered them itself, or stopped
         waiting: their host cancelled them or went away), each with the note its late answer's
@@ -1049,12 +1051,31 @@ class Relay:
         return self._tools
 
     def _keep(self, exchange: Exchange) -> None:
+        if not self.enforce and self._listing_problem(exchange) is not None:
+            self._tools.unfollow()  # (enforce refuses such an answer: _answer; observe learns nothing of it)
+            return
         self._declared.clear()
         budget = self._tools_budget
         if budget is None:
             self._tools.listed(exchange)
         else:
             self._tools.listed(exchange, budget.room, budget.dropped)
+
+    def _listing_problem(self, exchange: Exchange) -> Finding | None:
+        """observe: why no strict parser reads the answer to the ``tools/list`` ``exchange`` (a
+        member name given twice, which two parsers read two ways), None when one does. Such an
+        answer is forwarded (observe), but the proxy learns nothing of it, as enforce, which
+        refuses it (:meth:`_answer`): no tool kept, the listing under way no longer followed
+        (:meth:`_keep`); its verdict line is ``unclassified`` with that finding (:meth:`_verdict`).
+        Read once per answer (the last one's finding kept by its request's frame number)."""
+        seq = exchange.request.seq
+        memo = self._listing_read
+        if memo is not None and memo[0] == seq:
+            return memo[1]
+        response = exchange.response
+        problem = None if response is None else parse(response.data, self.max_frame, DEFAULT_LIMITS.max_depth)[1]
+        self._listing_read = (seq, problem)
+        return problem
 
     def _observed(self, exchange: Exchange, waiting: _Waiting | None, data: bytes,
                   judged: Verdict | None = None) -> None:
@@ -1100,6 +1121,10 @@ class Relay:
                 self._task_read(exchange, verdict, data)
         if method == "tasks/get":
             return self._task_read(exchange, self._task_verdict(exchange), data)
+        if method == "tools/list" and not self.enforce:  # (enforce: _answer reads it strictly)
+            problem = self._listing_problem(exchange)
+            return None if problem is None else make_verdict(_UNCLASSIFIED, (problem,), exchange.context.version,
+                                                              None)
         return None
 
     def _task_read(self, exchange: Exchange, verdict: Verdict | None, data: bytes) -> Verdict | None:
