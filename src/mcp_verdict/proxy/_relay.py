@@ -169,6 +169,16 @@ class Telemetry(Protocol):
     def end(self, token: object, verdict: Verdict | None, action: str | None, error: str | None,
             refused: bool) -> None: ...
 
+    def context(self, token: object) -> object:
+        """The span context of the call ``token`` records (None: none), for a later span's link."""
+
+    def reused(self, token: object, task_id: str, first_id: object, first: object, kind: str,
+               action: str) -> None:
+        """On the span of the call ``token`` records, whose task handle created ``task_id`` again:
+        an event naming the call whose task held it (its request id ``first_id``, its verdict
+        judged again, ``kind`` and ``action``) and a link to that call's span (its context
+        ``first``; None: no link), whose span ended when its handle came (``_tasks``)."""
+
 
 @dataclass(slots=True)
 class _Waiting:
@@ -246,6 +256,10 @@ class Relay:
         """The ``Mcp-Param`` headers each listed tool declares (:meth:`param_declared`)."""
         self._listing: tuple[Exchange, int] | None = None
         """A ``tools/list`` answered and forwarded whose tools are not kept yet (:meth:`_kept`)."""
+        self._retold: tuple[Exchange, Taken, str, str] | None = None
+        """The call judged again as an answer is judged (:meth:`_taken`): that answer's request, the
+        call, the task id, the call's new decision, for the span of the call that answer ends
+        (:meth:`_spans_of_tasks`)."""
         self._listing_read: tuple[int, Finding | None] | None = None
         """observe: the last ``tools/list`` answer read strictly (:meth:`_listing_problem`)."""
         self._answered_by_proxy: dict[Key, str] = {}
@@ -1133,10 +1147,11 @@ class Relay:
         and that task's call is judged again (:meth:`_taken`); a poll's naming such an id too."""
         if verdict is not None and verdict.kind is _TASK and exchange.method == "tools/call":
             recorder = self.recorder
+            task = verdict.task
             verdict, taken = self._tasks.created(exchange, verdict, data,
                                                  recorder is not None and recorder.wants_verdicts)
             if taken is not None:
-                self._taken(taken)
+                self._taken(taken, exchange, task.task_id if task is not None else "")
             return verdict
         if exchange.task_id is not None and self.tracker.knows_tasks(self.conn):
             return self._tasks.polled(exchange, verdict)
@@ -1152,21 +1167,51 @@ class Relay:
         made = self.tracker.task_creator(self.conn, task_id) if task_id is not None else None
         return made is not None and (task is not None or made[1])
 
-    def _taken(self, taken: Taken) -> None:
-        """The call whose task held a task id when another call's answer created it again, judged
-        again (``unclassified``, the reuse named last): a second verdict line for it, which supersedes
-        the one its task's handle had (its answer was forwarded then; its span had ended)."""
+    def _taken(self, taken: Taken, by: Exchange, task_id: str) -> None:
+        """The call whose task held a task id when another call's answer (to ``by``) created it
+        again, judged again (``unclassified``, the reuse named last): counted again (its handle's
+        ``task`` in ``stats.kinds`` becomes its new kind); a second verdict line for it, which
+        supersedes the one its task's handle had (its answer was forwarded then); and, its span
+        having ended then (an ended span cannot change), an event on the span of ``by``'s call
+        naming it, with a link to its span (:meth:`_spans_of_tasks`)."""
+        kinds = self.stats.kinds
+        if kinds.get("task", 0) > 0:
+            kinds["task"] -= 1
+            if not kinds["task"]:
+                del kinds["task"]
+        name = taken.verdict.kind._value_
+        kinds[name] = kinds.get(name, 0) + 1
         recorder = self.recorder
-        if recorder is None or not recorder.wants_verdicts:
+        wants = recorder is not None and recorder.wants_verdicts
+        if not wants and self.telemetry is None:
             return
         verdict = taken.verdict
+        decision = decide(verdict, tool=self._kept().tools.get(taken.tool or "")).action.value
+        if self.telemetry is not None:
+            self._retold = (by, taken, task_id, decision)
+        if not wants:
+            return
+        assert recorder is not None
         recorder.verdict({
             "conn": self.conn, "call": taken.call, "round": taken.round, "method": "tools/call",
             "id": taken.request_id, "tool": taken.tool, "task": None, "version": verdict.version,
             "kind": verdict.kind.value,
             "findings": [{"code": f.code, "path": f.path, "severity": f.severity} for f in verdict.findings],
-            "decision": decide(verdict, tool=self._kept().tools.get(taken.tool or "")).action.value,
-            "forwarded": "unchanged", "latency_ms": None, **taken.answer})
+            "decision": decision, "forwarded": "unchanged", "latency_ms": None, **taken.answer})
+
+    def _spans_of_tasks(self, exchange: Exchange, waiting: _Waiting, verdict: Verdict | None) -> None:
+        """The spans of task-creating calls (``_tasks``): a task handle's call keeps its span's
+        context with its task (for a later reuse's link); the call whose handle created a task id
+        again (:meth:`_taken`) gets the event and the link naming the call whose task held it."""
+        telemetry, token = self.telemetry, waiting.token
+        retold, self._retold = self._retold, None
+        if telemetry is None or token is None or exchange.method != "tools/call":
+            return
+        if retold is not None and retold[0] is exchange:
+            _, taken, task_id, decision = retold
+            telemetry.reused(token, task_id, taken.request_id, taken.span, taken.verdict.kind._value_, decision)
+        elif verdict is not None and verdict.kind is _TASK and verdict.task is not None:
+            self._tasks.spanned(verdict.task.task_id, exchange.call, telemetry.context(token))
 
     def _task_verdict(self, exchange: Exchange) -> Verdict | None:
         """A terminal tasks/get: the verdict of the result (or error) it inlines (tasks extension)."""
@@ -1205,6 +1250,8 @@ class Relay:
 
     def _judged(self, exchange: Exchange, waiting: _Waiting, verdict: Verdict | None, data: bytes,
                 refused: bool) -> None:
+        if self._retold is not None or (verdict is not None and verdict.kind is _TASK):
+            self._spans_of_tasks(exchange, waiting, verdict)
         action = None
         recorder = self.recorder
         wants = recorder is not None and recorder.wants_verdicts
