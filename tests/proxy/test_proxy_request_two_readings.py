@@ -34,6 +34,8 @@ from mcp_verdict.frames import FrameRecord
 from mcp_verdict.frames import read as read_log
 
 from ._peers import PROXY, LinePeer, call
+from .test_proxy_http_edges import _request, _status
+from .test_proxy_http_host_hostile import _body, _proxy
 
 SERVER = [sys.executable, str(Path(__file__).with_name("listing_server.py"))]
 META = json.dumps(call(1, "x")["params"]["_meta"], separators=(",", ":"))
@@ -167,3 +169,33 @@ def test_a_batch_element_read_two_ways(tmp_path: Path, mode: str, batch: str,
         assert peer.close() == 0, b"".join(peer.stderr)
     assert got == answers
     assert seen.read_text().splitlines()[2:-1] == server
+
+
+# An HTTP host (2026-07-28, over the proxy's HTTP host side and the same stdio server): (case, body as
+# written, "@" the _meta value; its Mcp-Method header) → in enforce, what the POST gets: (status, the
+# JSON-RPC error's id, code, data.member), and nothing reaches the server. (A method or params.name read
+# two ways is refused before, by the header checks against both readings: test_proxy_listing_two_readings.)
+HTTP_ROWS: list[tuple[str, str, str, tuple[int, Any, int, str]]] = [
+    ("id-twice", '{"jsonrpc":"2.0","id":3,"id":4,"method":"ping","params":{"_meta":@}}', "ping",
+     (200, None, INVALID_REQUEST, "id")),
+    ("task-id-twice", '{"jsonrpc":"2.0","id":8,"method":"tasks/get","params":{"taskId":"a","taskId":"b","_meta":@}}',
+     "tasks/get", (200, 8, INVALID_REQUEST, "params.taskId")),
+]
+
+
+@pytest.mark.parametrize(("body", "method", "expected"), [r[1:] for r in HTTP_ROWS], ids=[r[0] for r in HTTP_ROWS])
+def test_an_http_request_read_two_ways_in_enforce(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str,
+                                                  method: str, expected: tuple[int, Any, int, str]) -> None:
+    pages, seen = tmp_path / "pages.json", tmp_path / "seen.jsonl"
+    pages.write_text("[[]]")
+    monkeypatch.setenv("LISTING_LOG", str(seen))
+    with _proxy(["--mode", "enforce", "--", *SERVER, str(pages), "--first"], tmp_path / "err") as url:
+        response = _request(url, "POST", body.replace("@", META).encode(),
+                            {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method})
+        ping = f'{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"_meta":{META}}}}}'.encode()
+        plain = _request(url, "POST", ping, {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "ping"})  # (after it:
+        # the server's first request)
+    got = _body(response)
+    assert (_status(response), got["id"], got["error"]["code"], got["error"]["data"]["member"]) == expected
+    assert _status(plain) == 200
+    assert [json.loads(line)["id"] for line in seen.read_bytes().splitlines()] == [1]
