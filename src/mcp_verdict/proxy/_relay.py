@@ -37,6 +37,12 @@ and send what it returns. For each frame it decides, in this order:
   id is a number no int or float holds (``1e400``: INVALID_REQUEST, under the id as written),
   one whose id is a string that is not UTF-8 (PARSE_ERROR with a null id: the id cannot be
   told, JSON-RPC 2.0 s5; TOO_LARGE with a null id when it is also past the limit);
+- **requests read two ways**: a host request whose ``method``, ``id``, ``params.name`` (a
+  ``tools/call``) or ``params.taskId`` (a ``tasks/*`` request) is given twice with two values
+  (``_twice``: the proxy reads the last, a server's parser may read the first) is answered by the
+  proxy in enforce (INVALID_REQUEST naming the member; a null id when it is the id) and not
+  forwarded (a transport with a pipe upstream reads such a frame before sending it:
+  ``_bridge``); observe forwards it, its record noting the member;
 - **faults**: an upstream that closes or exits answers every request in flight with
   UPSTREAM_CLOSED (:meth:`Relay.upstream_lost`), a request past ``timeout`` gets
   UPSTREAM_TIMEOUT and a ``notifications/cancelled`` upstream (:meth:`Relay.expire`; none for an
