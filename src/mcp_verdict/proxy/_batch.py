@@ -15,7 +15,9 @@ alone — so each request is awaited with its deadline and each answer is paired
 - a host's batch is forwarded upstream unchanged (a host frame always is), and recorded as one
   ``message`` record (the bytes the upstream was sent); an element the proxy answers itself
   (an id in flight, an unreadable request it cannot await) gets its answer as a frame of its
-  own, recorded as such;
+  own, recorded as such. In ``enforce``, a request whose routing members two parsers read two
+  ways (``_twice``) is answered so, recorded ``refused`` and left out: the upstream is sent the
+  other elements, in order, as one batch (none: nothing), the batch's record keeping the host's bytes;
 - an upstream's batch, in ``observe``, reaches the host byte for byte, each call judged and
   its verdict line written (an element the relay alone would refuse, a late answer, goes with
   it: no ``refused`` record, the batch's record notes it); in ``enforce``, each element is what
@@ -38,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..frames import FrameRecord
 from ..frames._jsonrpc import is_batch
+from ._twice import may_repeat, two_readings
 
 if TYPE_CHECKING:
     from ._relay import Key, Out, Recorder, Relay
@@ -97,18 +100,29 @@ def host_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None, forwar
     relay._log("c2s", "message", data, http=http)
     outs: list[Out] = []
     opened: list[Key] = []
+    sent: list[bytes] = []
     with _quiet(relay, "c2s"):
         for part in elements:
             if is_batch(part):  # an array in a batch: no message (the tracker says so), sent on in it
                 relay.tracker.feed(relay.conn, "c2s", part, at=time.time(), seq=-1, http=http, element=True)
+                sent.append(part)
                 continue
-            outs.extend(relay.from_host(part, http, forwarded=True))
+            # (enforce: a request read two ways is answered by the relay and left out of the batch, _twice)
+            refused = relay.enforce and not forwarded and may_repeat(part) and two_readings(part) is not None
+            outs.extend(relay.from_host(part, http, forwarded=not refused))
+            if refused:
+                continue
+            sent.append(part)
             if relay.last_opened is not None:
                 opened.append(relay.last_opened)
     # (an HTTP host's POST: the stream the batch's answers go to, every one: Bridge.from_host)
     relay.last_opened = opened[0] if opened else None
     relay.batch_opened = tuple(opened)
-    return outs if forwarded else [Out("upstream", data), *outs]
+    if forwarded:
+        return outs
+    if len(sent) == len(elements):
+        return [Out("upstream", data), *outs]
+    return [Out("upstream", b"[" + b",".join(sent) + b"]"), *outs] if sent else outs
 
 
 def upstream_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None) -> list[Out] | None:

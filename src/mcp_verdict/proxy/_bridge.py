@@ -20,6 +20,7 @@ from ..frames import id_key
 from ..frames._jsonrpc import Id
 from ._codes import UPSTREAM_UNAVAILABLE, cancelled_request
 from ._relay import Key, Out, Relay
+from ._twice import may_repeat
 
 _NO_LONGER_AWAITED: Final = "the proxy no longer awaits the request it cancels: nothing goes to the host for it"
 """The note of a host's ``notifications/cancelled`` for a request in flight (:meth:`Bridge.host_cancelled`)."""
@@ -117,7 +118,8 @@ class Bridge:
                            host_frame=data)
             return None
         first = upstream is not None and not upstream.routes_by_key and len(data) <= relay.max_frame \
-            and not read_first
+            and not read_first and not (relay.enforce and may_repeat(data))  # (enforce may refuse one read
+        # two ways: _twice)
         withheld = note
         cancels: Key | None = None
         if data.find(b"notifications/cancelled") >= 0:

@@ -19,7 +19,12 @@ semantic conventions for MCP (https://opentelemetry.io/docs/specs/semconv/gen-ai
   request's ``params._meta`` (basic/index#_meta); the request is forwarded unchanged, so the
   upstream sees the host's own context;
 - metric ``mcp.client.operation.duration`` (histogram, seconds) with the method, tool, version,
-  transport and ``error.type`` attributes.
+  transport and ``error.type`` attributes;
+- a task id created again while an earlier call's task holds it (``_tasks``): that call is judged
+  again (``unclassified``), but its span ended when its handle came and cannot change: the span of
+  the call whose handle created the id again gets the event ``mcp_verdict.task_id_reused`` (the
+  task id, the earlier call's ``jsonrpc.request.id``, its new ``mcp_verdict.kind`` and
+  ``mcp_verdict.decision``) and a link to the earlier call's span with the same attributes.
 
 The verdict's attributes come from ``mcp_verdict.otel`` (imported with the API, on first use);
 this module adds what only the proxy knows (transport, session, refusal, trace context).
@@ -150,6 +155,34 @@ class _Telemetry:
             span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, error_type))
         span.end()
         self._duration.record(time.perf_counter() - started, metric)
+
+    def context(self, token: object) -> object:
+        """The span context of the call ``token`` records, for a later span's link (None when the
+        application's span gives none)."""
+        try:
+            assert isinstance(token, tuple)
+            return token[0].get_span_context()
+        except Exception:
+            return None
+
+    def reused(self, token: object, task_id: str, first_id: object, first: object, kind: str,
+               action: str) -> None:
+        """On the span of the call ``token`` records, whose task handle created ``task_id`` again
+        while the task of an earlier call held it (``_tasks``): the event ``mcp_verdict.task_id_reused``
+        naming that call (``mcp_verdict.task.id``, its ``jsonrpc.request.id``, its verdict judged again:
+        ``mcp_verdict.kind`` and ``mcp_verdict.decision``), and a link to that call's span (its
+        context ``first``), which ended when its handle came and cannot change. Called before
+        :meth:`end`; what the application's tracing raises is dropped."""
+        try:
+            assert isinstance(token, tuple)
+            span: Any = token[0]
+            attrs = {"mcp_verdict.task.id": shown(task_id), "jsonrpc.request.id": shown(str(first_id)),
+                     "mcp_verdict.kind": kind, "mcp_verdict.decision": action}
+            span.add_event("mcp_verdict.task_id_reused", attrs)
+            if first is not None:
+                span.add_link(first, {"mcp_verdict.link": "task_id_reused", **attrs})
+        except Exception:
+            return
 
 
 _W3C_MAX: Final = 8192

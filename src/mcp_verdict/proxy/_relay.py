@@ -37,6 +37,12 @@ and send what it returns. For each frame it decides, in this order:
   id is a number no int or float holds (``1e400``: INVALID_REQUEST, under the id as written),
   one whose id is a string that is not UTF-8 (PARSE_ERROR with a null id: the id cannot be
   told, JSON-RPC 2.0 s5; TOO_LARGE with a null id when it is also past the limit);
+- **requests read two ways**: a host request whose ``method``, ``id``, ``params.name`` (a
+  ``tools/call``) or ``params.taskId`` (a ``tasks/*`` request) is given twice with two values
+  (``_twice``: the proxy reads the last, a server's parser may read the first) is answered by the
+  proxy in enforce (INVALID_REQUEST naming the member; a null id when it is the id) and not
+  forwarded (a transport with a pipe upstream reads such a frame before sending it:
+  ``_bridge``); observe forwards it, its record noting the member;
 - **faults**: an upstream that closes or exits answers every request in flight with
   UPSTREAM_CLOSED (:meth:`Relay.upstream_lost`), a request past ``timeout`` gets
   UPSTREAM_TIMEOUT and a ``notifications/cancelled`` upstream (:meth:`Relay.expire`; none for an
@@ -104,6 +110,7 @@ from ._codes import (
 from ._ids import recover
 from ._params import Declared, DeclaredCache
 from ._tasks import Taken, Tasks
+from ._twice import may_repeat, two_readings
 
 Mode = Literal["observe", "enforce"]
 Side = Literal["host", "upstream"]
@@ -167,6 +174,16 @@ class Telemetry(Protocol):
 
     def end(self, token: object, verdict: Verdict | None, action: str | None, error: str | None,
             refused: bool) -> None: ...
+
+    def context(self, token: object) -> object:
+        """The span context of the call ``token`` records (None: none), for a later span's link."""
+
+    def reused(self, token: object, task_id: str, first_id: object, first: object, kind: str,
+               action: str) -> None:
+        """On the span of the call ``token`` records, whose task handle created ``task_id`` again:
+        an event naming the call whose task held it (its request id ``first_id``, its verdict
+        judged again, ``kind`` and ``action``) and a link to that call's span (its context
+        ``first``; None: no link), whose span ended when its handle came (``_tasks``)."""
 
 
 @dataclass(slots=True)
@@ -245,6 +262,12 @@ class Relay:
         """The ``Mcp-Param`` headers each listed tool declares (:meth:`param_declared`)."""
         self._listing: tuple[Exchange, int] | None = None
         """A ``tools/list`` answered and forwarded whose tools are not kept yet (:meth:`_kept`)."""
+        self._retold: tuple[Exchange, Taken, str, str] | None = None
+        """The call judged again as an answer is judged (:meth:`_taken`): that answer's request, the
+        call, the task id, the call's new decision, for the span of the call that answer ends
+        (:meth:`_spans_of_tasks`)."""
+        self._listing_read: tuple[int, Finding | None] | None = None
+        """observe: the last ``tools/list`` answer read strictly (:meth:`_listing_problem`)."""
         self._answered_by_proxy: dict[Key, str] = {}
         """The requests of the host no longer awaited (the proxy answered them itself, or stopped
         waiting: their host cancelled them or went away), each with the note its late answer's
@@ -310,6 +333,13 @@ class Relay:
         look = peek(data)
         if look.kind == "unreadable":
             return self._host_unreadable(data, look, http, at, forwarded, withheld)
+        twice = None
+        if look.kind == "request" and may_repeat(data):  # (a scan in C; _twice)
+            member = two_readings(data)
+            if member is not None:
+                if self.enforce and not forwarded:
+                    return self._read_two_ways(data, look, member, http, at)
+                twice = _twice_note(member, forwarded and self.enforce)
         seq = self._seq  # (the record is written once the frame is known to be forwarded)
         self._seq += 1
         tracker = self.tracker
@@ -322,7 +352,7 @@ class Relay:
             if key in pending:  # the host reused an id in flight
                 return self._id_in_flight(data, opened, key, seq, at, http, forwarded)
             if self.recorder is not None:
-                self._log("c2s", "message", data, http=http, at=at, seq=seq)
+                self._log("c2s", "message", data, http=http, at=at, seq=seq, note=twice)
             now = self.clock()
             waiting = _Waiting(opened, now + self.timeout, now,
                                None, _progress_token(opened) if data.find(b"progressToken") >= 0 else None)
@@ -336,10 +366,28 @@ class Relay:
             self.last_opened = key
         else:
             if self.recorder is not None:
-                self._log("c2s", "message", data, http=http, at=at, seq=seq, note=withheld)
+                self._log("c2s", "message", data, http=http, at=at, seq=seq, note=withheld if twice is None else twice)
             self.last_opened = None
         self.stats.forwarded += 1
         return [] if forwarded else [Out("upstream", data)]
+
+    def _read_two_ways(self, data: bytes, look: Peek, member: str, http: Mapping[str, Any] | None,
+                       at: float) -> list[Out]:
+        """enforce: a host request whose ``member`` (``method``, ``id``, ``params.name``,
+        ``params.taskId``) two parsers read two ways (``_twice``): the proxy would pair and judge
+        it as another request than the server may run, so it is not forwarded; it is logged as
+        refused and answered INVALID_REQUEST (JSON-RPC 2.0 s5.1) naming the member, under its id
+        as written, or a null id when the id is the member read two ways (s5: it cannot be told)."""
+        seq = self._seq
+        self._seq += 1
+        self.last_opened = None
+        reason = _twice_reason(member)
+        request_id = None if member == "id" else as_written(look.id, data)
+        answer = error_frame(request_id, INVALID_REQUEST, f"mcp-verdict proxy: invalid request: {reason}; "
+                             f"{_UNFOLLOWED[False]}", {"reason": reason, "member": member, "forwarded": False})
+        self._log("c2s", "refused", data, http=http, at=at, seq=seq, note=f"not forwarded (enforce): {reason}")
+        self.stats.refused += 1
+        return [self._unsent_answer(answer, f"in answer to frame {seq}", http)]
 
     def _track_progress(self, key: Key, token: object) -> None:
         """The host's request ``key`` waits with the progress token ``token``: the server's
@@ -1023,12 +1071,31 @@ class Relay:
         return self._tools
 
     def _keep(self, exchange: Exchange) -> None:
+        if not self.enforce and self._listing_problem(exchange) is not None:
+            self._tools.unfollow()  # (enforce refuses such an answer: _answer; observe learns nothing of it)
+            return
         self._declared.clear()
         budget = self._tools_budget
         if budget is None:
             self._tools.listed(exchange)
         else:
             self._tools.listed(exchange, budget.room, budget.dropped)
+
+    def _listing_problem(self, exchange: Exchange) -> Finding | None:
+        """observe: why no strict parser reads the answer to the ``tools/list`` ``exchange`` (a
+        member name given twice, which two parsers read two ways), None when one does. Such an
+        answer is forwarded (observe), but the proxy learns nothing of it, as enforce, which
+        refuses it (:meth:`_answer`): no tool kept, the listing under way no longer followed
+        (:meth:`_keep`); its verdict line is ``unclassified`` with that finding (:meth:`_verdict`).
+        Read once per answer (the last one's finding kept by its request's frame number)."""
+        seq = exchange.request.seq
+        memo = self._listing_read
+        if memo is not None and memo[0] == seq:
+            return memo[1]
+        response = exchange.response
+        problem = None if response is None else parse(response.data, self.max_frame, DEFAULT_LIMITS.max_depth)[1]
+        self._listing_read = (seq, problem)
+        return problem
 
     def _observed(self, exchange: Exchange, waiting: _Waiting | None, data: bytes,
                   judged: Verdict | None = None) -> None:
@@ -1074,6 +1141,10 @@ class Relay:
                 self._task_read(exchange, verdict, data)
         if method == "tasks/get":
             return self._task_read(exchange, self._task_verdict(exchange), data)
+        if method == "tools/list" and not self.enforce:  # (enforce: _answer reads it strictly)
+            problem = self._listing_problem(exchange)
+            return None if problem is None else make_verdict(_UNCLASSIFIED, (problem,), exchange.context.version,
+                                                              None)
         return None
 
     def _task_read(self, exchange: Exchange, verdict: Verdict | None, data: bytes) -> Verdict | None:
@@ -1082,10 +1153,11 @@ class Relay:
         and that task's call is judged again (:meth:`_taken`); a poll's naming such an id too."""
         if verdict is not None and verdict.kind is _TASK and exchange.method == "tools/call":
             recorder = self.recorder
+            task = verdict.task
             verdict, taken = self._tasks.created(exchange, verdict, data,
                                                  recorder is not None and recorder.wants_verdicts)
             if taken is not None:
-                self._taken(taken)
+                self._taken(taken, exchange, task.task_id if task is not None else "")
             return verdict
         if exchange.task_id is not None and self.tracker.knows_tasks(self.conn):
             return self._tasks.polled(exchange, verdict)
@@ -1101,21 +1173,51 @@ class Relay:
         made = self.tracker.task_creator(self.conn, task_id) if task_id is not None else None
         return made is not None and (task is not None or made[1])
 
-    def _taken(self, taken: Taken) -> None:
-        """The call whose task held a task id when another call's answer created it again, judged
-        again (``unclassified``, the reuse named last): a second verdict line for it, which supersedes
-        the one its task's handle had (its answer was forwarded then; its span had ended)."""
+    def _taken(self, taken: Taken, by: Exchange, task_id: str) -> None:
+        """The call whose task held a task id when another call's answer (to ``by``) created it
+        again, judged again (``unclassified``, the reuse named last): counted again (its handle's
+        ``task`` in ``stats.kinds`` becomes its new kind); a second verdict line for it, which
+        supersedes the one its task's handle had (its answer was forwarded then); and, its span
+        having ended then (an ended span cannot change), an event on the span of ``by``'s call
+        naming it, with a link to its span (:meth:`_spans_of_tasks`)."""
+        kinds = self.stats.kinds
+        if kinds.get("task", 0) > 0:
+            kinds["task"] -= 1
+            if not kinds["task"]:
+                del kinds["task"]
+        name = taken.verdict.kind._value_
+        kinds[name] = kinds.get(name, 0) + 1
         recorder = self.recorder
-        if recorder is None or not recorder.wants_verdicts:
+        wants = recorder is not None and recorder.wants_verdicts
+        if not wants and self.telemetry is None:
             return
         verdict = taken.verdict
+        decision = decide(verdict, tool=self._kept().tools.get(taken.tool or "")).action.value
+        if self.telemetry is not None:
+            self._retold = (by, taken, task_id, decision)
+        if not wants:
+            return
+        assert recorder is not None
         recorder.verdict({
             "conn": self.conn, "call": taken.call, "round": taken.round, "method": "tools/call",
             "id": taken.request_id, "tool": taken.tool, "task": None, "version": verdict.version,
             "kind": verdict.kind.value,
             "findings": [{"code": f.code, "path": f.path, "severity": f.severity} for f in verdict.findings],
-            "decision": decide(verdict, tool=self._kept().tools.get(taken.tool or "")).action.value,
-            "forwarded": "unchanged", "latency_ms": None, **taken.answer})
+            "decision": decision, "forwarded": "unchanged", "latency_ms": None, **taken.answer})
+
+    def _spans_of_tasks(self, exchange: Exchange, waiting: _Waiting, verdict: Verdict | None) -> None:
+        """The spans of task-creating calls (``_tasks``): a task handle's call keeps its span's
+        context with its task (for a later reuse's link); the call whose handle created a task id
+        again (:meth:`_taken`) gets the event and the link naming the call whose task held it."""
+        telemetry, token = self.telemetry, waiting.token
+        retold, self._retold = self._retold, None
+        if telemetry is None or token is None or exchange.method != "tools/call":
+            return
+        if retold is not None and retold[0] is exchange:
+            _, taken, task_id, decision = retold
+            telemetry.reused(token, task_id, taken.request_id, taken.span, taken.verdict.kind._value_, decision)
+        elif verdict is not None and verdict.kind is _TASK and verdict.task is not None:
+            self._tasks.spanned(verdict.task.task_id, exchange.call, telemetry.context(token))
 
     def _task_verdict(self, exchange: Exchange) -> Verdict | None:
         """A terminal tasks/get: the verdict of the result (or error) it inlines (tasks extension)."""
@@ -1154,6 +1256,8 @@ class Relay:
 
     def _judged(self, exchange: Exchange, waiting: _Waiting, verdict: Verdict | None, data: bytes,
                 refused: bool) -> None:
+        if self._retold is not None or (verdict is not None and verdict.kind is _TASK):
+            self._spans_of_tasks(exchange, waiting, verdict)
         action = None
         recorder = self.recorder
         wants = recorder is not None and recorder.wants_verdicts
@@ -1476,6 +1580,18 @@ def _same_text(text: str) -> list[Key]:
             if str(real) == text:
                 keys.append(("float", real))
     return keys
+
+
+def _twice_reason(member: str) -> str:
+    return (f"its {member} member is given twice with two values: a parser that keeps the first reads another "
+            f"request than one that keeps the last (RFC 8259 s4: the names within an object SHOULD be unique)")
+
+
+def _twice_note(member: str, sent: bool) -> str:
+    """The note of the record of a host request forwarded although its ``member`` reads two ways."""
+    said = ("enforce: it had reached the server before the proxy read it" if sent
+            else "forwarded unchanged (observe)")
+    return f"{_twice_reason(member)}; {said}; the proxy paired and judged it by the last values"
 
 
 def _reply_id(exchange: Exchange) -> Id | bytes:

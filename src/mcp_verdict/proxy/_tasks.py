@@ -45,6 +45,8 @@ class Taken(NamedTuple):
     ``unclassified``, the reuse named last."""
     answer: Mapping[str, Any]
     """The digest of its answer's bytes (``sha256``, ``size``), when verdict lines are written."""
+    span: object = None
+    """Its span's context (``_otel``), when a span recorded it: the reusing call's span links to it."""
 
 
 class Tasks:
@@ -84,6 +86,13 @@ class Tasks:
         del running[task_id]
         taken = first._replace(verdict=task_taken(first.verdict, task_id, exchange.request_id))
         return task_reused(verdict, task_id, first.request_id), taken
+
+    def spanned(self, task_id: str, call: int, span: object) -> None:
+        """The span context ``span`` of the call ``call``, whose task holds ``task_id``, kept with it
+        (None: nothing kept)."""
+        held = self._running.get(task_id)
+        if held is not None and held.call == call and span is not None:
+            self._running[task_id] = held._replace(span=span)
 
     def polled(self, exchange: Exchange, verdict: Verdict | None) -> Verdict | None:
         """``verdict`` (None: nothing judged) of the answer to ``exchange``, a request naming a
