@@ -45,7 +45,7 @@ from ..verdict._kind import Kind
 from ..verdict._peer_text import neutral
 from ..verdict._shown import shown
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
-from ._json import echo_json, echo_json_pieces
+from ._json import echo_json_pieces
 from ._options import json_value, limits_option
 from ._style import require_stdout
 from ._term import (
@@ -456,7 +456,10 @@ def tools_command(stdio: str | None, url: str | None, headers: Sequence[str], ti
 
     version, tools = _connect(make_console(stderr=True, highlight=False), client, run)
     if as_json:
-        echo_json({"version": version, "tools": tools, "warnings": client.warnings})
+        # (written a piece at a time, the same text as echo_json: built whole, a listing's output
+        # was held as one str, escaped into another where it holds a character past ASCII, and
+        # encoded into bytes, beside the listing itself)
+        echo_json_pieces({"version": version, "tools": tools, "warnings": client.warnings})
         return
     print_tools(console, tools, version)
     _print_warnings(console, client.warnings)
