@@ -125,10 +125,15 @@ class WireLog:
     frames reach the bound, incoming notifications and stdio noise are no longer kept (counted
     in ``shed``); only if the call's essential frames alone pass the bound are its oldest ones
     dropped, and :meth:`lost_since` says so (the request then left the client: never "not
-    sent")."""
+    sent"). And by ``max_bytes``, the frames' bytes together: past it the oldest frames before
+    the call in progress go first (the call's own, and the last frame, are always kept whole);
+    10,000 answers of many megabytes were all kept."""
 
     frames: list[Frame] = field(default_factory=list)
     max_frames: int = 10_000
+    max_bytes: int = 64 * 1024 * 1024
+    _bytes: int = 0
+    """The bytes of the frames kept."""
     _seq: int = 0
     _dropped: int = 0
     shed: int = 0
@@ -154,17 +159,30 @@ class WireLog:
                 self.shed_noise += sheddable == "noise"
                 return frame
         self.frames.append(frame)
+        self._bytes += len(data)
         if len(self.frames) > soft:  # bounded memory on a long-lived client: the oldest go first
             drop = len(self.frames) - soft
             if hold is not None:
                 drop = sum(1 for f in itertools.islice(self.frames, drop) if f.seq < hold)
             if len(self.frames) - drop > self.max_frames:  # the call's own frames alone pass the bound
                 drop = len(self.frames) - self.max_frames
-            if drop:
-                self._lost_through = max(self._lost_through, self.frames[drop - 1].seq)
-                del self.frames[:drop]
-                self._dropped += drop
+            self._drop(drop)
+        if self._bytes > self.max_bytes:  # the oldest before the call in progress, never the last
+            drop, size = 0, self._bytes
+            while size > self.max_bytes and drop < len(self.frames) - 1 and (
+                    hold is None or self.frames[drop].seq < hold):
+                size -= len(self.frames[drop].data)
+                drop += 1
+            self._drop(drop)
         return frame
+
+    def _drop(self, count: int) -> None:
+        """Drop the ``count`` oldest frames."""
+        if count:
+            self._lost_through = max(self._lost_through, self.frames[count - 1].seq)
+            self._bytes -= sum(len(f.data) for f in itertools.islice(self.frames, count))
+            del self.frames[:count]
+            self._dropped += count
 
     def mark(self) -> int:
         return self._seq
