@@ -141,3 +141,19 @@ def test_after_a_large_answer_the_client_holds_its_bytes_and_the_verdict(base: s
     held, kind = _held_after_call(client)
     assert kind == "normal_complete"
     assert 2 * SIZE * MIB <= held < 2.25 * SIZE * MIB, held / (SIZE * MIB)
+
+
+@pytest.mark.parametrize("transport", ["json", "sse"])
+def test_the_connection_goes_on_after_large_answers(base: str, transport: str) -> None:
+    """The SDK, handed a stand-in for each large answer, keeps the session: three calls in a row
+    on one client are each judged from their bytes, with no warning."""
+    kinds: list[str] = []
+    warnings: list[str] = []
+
+    async def run() -> None:
+        async with VerdictClient.http(f"{base}/{transport}_{SIZE}mib/mcp", mode="legacy", timeout=60) as client:
+            kinds.extend([(await client.call_tool("t", {})).verdict.kind.value for _ in range(3)])
+            warnings.extend(client.warnings)
+
+    anyio.run(run)
+    assert (kinds, warnings) == (["normal_complete"] * 3, [])
