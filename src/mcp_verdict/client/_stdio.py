@@ -164,6 +164,7 @@ async def recording_stdio(
 
     async def deliver(line: bytes) -> None:
         frame = log.add("in", "message", line)
+        look = None
         if len(line) > STAND_IN_BYTES:  # a large answer the client reads from its bytes: not the SDK's to read
             look = frame.peek()
             named = str(look.id) if look.has_id and look.id is not None else None
@@ -172,7 +173,8 @@ async def recording_stdio(
         try:
             message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         except ValueError:
-            look = frame.peek()  # (a large one read for its id and kind alone)
+            if look is None:  # (a large one was read for its id and kind alone, above)
+                look = frame.peek()
             # The SDK correlates "7" with 7 (it coerces), so in-flight ids are kept as text.
             named = str(look.id) if look.has_id and look.id is not None else None
             if named in pending:
