@@ -1,6 +1,7 @@
 """A long-lived client holds a bounded part of what its calls answered: the wire log keeps at most
 ``max_bytes`` of frames (64 MiB by default; the oldest before the call in progress go first, the
-call's own frames and the last frame always kept whole), and ``client.history`` the last 100
+call's own frames and the last frame always kept whole, and once the call's own frames reach it
+its notifications and noise lines are shed, counted), and ``client.history`` the last 100
 calls within 64 MiB (its frames, and its answers once more for the verdicts' parse; the oldest go
 first, the newest always kept whole). Before, every frame was kept up to 10,000 frames and every
 call up to 100: 100 calls answered with 64 MiB each held ~12 GiB.
@@ -17,6 +18,7 @@ import tracemalloc
 from pathlib import Path
 
 import anyio
+import pytest
 
 from mcp_verdict.client import VerdictClient
 from mcp_verdict.client._wire import WireLog
@@ -46,9 +48,34 @@ def test_the_wire_log_keeps_at_most_max_bytes_of_frames() -> None:
             log.hold(value)
             continue
         assert isinstance(value, bytes)
-        log.add("in", "message", value)
+        log.add("out", "message", value)  # (never shed: see below)
         assert [f.seq for f in log.frames] == kept
     assert [log.lost_since(mark) for mark in (1, 2, 5)] == [True, True, False]
+
+
+CALL = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}'
+# (the frames a call receives, in order; the sequence numbers kept, shed, shed_noise) - max_bytes 80
+SHED: list[tuple[list[bytes], list[int], int, int]] = [
+    # the request (68 bytes) and an answer within the bound: both kept
+    ([b'{"jsonrpc":"2.0","id":1,"result":{}}'], [0, 1], 0, 0),
+    # past the bound, the call's noise and notifications are shed (counted), its answer kept
+    ([b"debug: a line of noise", b'{"jsonrpc":"2.0","method":"notifications/progress","params":{}}',
+      b'{"jsonrpc":"2.0","id":1,"result":{}}'], [0, 3], 2, 1),
+    # a request of the server (it waits for our answer) is never shed
+    ([b'{"jsonrpc":"2.0","id":"s","method":"roots/list"}'], [0, 1], 0, 0),
+]
+
+
+@pytest.mark.parametrize(("incoming", "kept", "shed", "shed_noise"), SHED)
+def test_a_call_past_max_bytes_sheds_its_noise_and_notifications(incoming: list[bytes], kept: list[int], shed: int,
+                                                                 shed_noise: int) -> None:
+    log = WireLog(max_bytes=80)
+    log.hold(log.mark())
+    log.add("out", "message", CALL)
+    for data in incoming:
+        log.add("in", "message", data)
+    assert ([f.seq for f in log.frames], log.shed, log.shed_noise) == (kept, shed, shed_noise)
+    assert not log.lost_since(0)
 
 
 def test_a_long_lived_client_holds_a_bounded_part_of_many_large_answers() -> None:

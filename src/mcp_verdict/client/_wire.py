@@ -126,8 +126,9 @@ class WireLog:
     in ``shed``); only if the call's essential frames alone pass the bound are its oldest ones
     dropped, and :meth:`lost_since` says so (the request then left the client: never "not
     sent"). And by ``max_bytes``, the frames' bytes together: past it the oldest frames before
-    the call in progress go first (the call's own, and the last frame, are always kept whole);
-    10,000 answers of many megabytes were all kept."""
+    the call in progress go first (the call's own, and the last frame, are always kept whole),
+    and once the call's own frames reach it, its notifications and noise are shed as above;
+    10,000 answers (or noise lines) of many megabytes were all kept."""
 
     frames: list[Frame] = field(default_factory=list)
     max_frames: int = 10_000
@@ -152,7 +153,8 @@ class WireLog:
         hold = self._hold
         # During a call, a tenth of the log stays free for its essential frames (its answer).
         soft = self.max_frames if hold is None else self.max_frames - max(1, self.max_frames // 10)
-        if hold is not None and len(self.frames) >= soft and (not self.frames or self.frames[0].seq >= hold):
+        full = len(self.frames) >= soft or self._bytes + len(data) > self.max_bytes
+        if hold is not None and full and (not self.frames or self.frames[0].seq >= hold):
             sheddable = _sheddable(frame)
             if sheddable is not None:
                 self.shed += 1
