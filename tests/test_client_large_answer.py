@@ -18,6 +18,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import re
 import subprocess
 import sys
 import tracemalloc
@@ -157,3 +158,28 @@ def test_the_connection_goes_on_after_large_answers(base: str, transport: str) -
 
     anyio.run(run)
     assert (kinds, warnings) == (["normal_complete"] * 3, [])
+
+
+def test_a_large_structured_content_is_shown_from_its_first_characters() -> None:
+    """``call`` shows the first 2,000 characters of the structuredContent as JSON and says how many
+    more there are, without the whole text (``json.dumps`` made it once more: ~4x the answer's
+    size at the peak with the SDK's copy gone, now ~3x: the bound is 3.5x). The baseline: the
+    same server answering an empty string."""
+    def call(mib: int) -> tuple[int, int, str]:
+        done = subprocess.run([sys.executable, "-c", PEAK, *CLI, "call", "--mode", "legacy", "--timeout", "60",
+                               "--stdio", f"{sys.executable} -m tests.servers.hostile_stdio structured {mib}", "t"],
+                              capture_output=True, text=True, timeout=300, cwd=ROOT,
+                              env={**os.environ, "COLUMNS": "100"}, check=True)
+        first, out = done.stdout.split("\n", 1)
+        status, peak = first.split()
+        return int(status), int(peak), out
+
+    _, baseline, shown = call(0)
+    status, peak, out = call(SIZE)
+    assert 'structured {"data": ""}' in shown
+    # {"data": "s...s"}: 10 + 16 MiB + 2 characters, 2,000 shown
+    found = re.search(r'structured \{"data": "(s*)… \((\d+) more characters: see --json\)', out.replace("\n", ""))
+    assert found is not None, out
+    assert (status, len(found[1]), int(found[2])) == (0, 2000 - 10, 10 + SIZE * MIB + 2 - 2000)
+    if sys.platform == "linux":  # (ru_maxrss in KiB is Linux's)
+        assert peak - baseline < 3.5 * SIZE * MIB // 1024, (peak, baseline)

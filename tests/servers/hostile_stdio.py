@@ -16,7 +16,8 @@ It answers ``initialize`` (the version asked for) and ``tools/list`` (one tool, 
 - ``pause GO_FILE``: after tools/list the server reads nothing until GO_FILE exists; each
   call is answered with the ids of the tools/call requests it received, in order;
 - ``big MIB``: each call is answered with one text block of MIB MiB of ``a`` (a well-formed
-  answer, written 64 KiB at a time).
+  answer, written 64 KiB at a time); ``structured MIB``: with the text block ``see
+  structuredContent`` and the structuredContent ``{"data": "s...s"}`` of MIB MiB of ``s``.
 """
 
 from __future__ import annotations
@@ -96,6 +97,14 @@ def main() -> None:
             for _ in range(int(sys.argv[2]) * 16):
                 out.write(b"a" * 65536)
             out.write(b'"}],"isError":false}}\n')
+            out.flush()
+            continue
+        if mode == "structured":
+            out.write(b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"see structuredContent"}],'
+                      b'"structuredContent":{"data":"' % message["id"])
+            for _ in range(int(sys.argv[2]) * 16):
+                out.write(b"s" * 65536)
+            out.write(b'"},"isError":false}}\n')
             out.flush()
             continue
         if mode == "close_stdin":
