@@ -70,3 +70,22 @@ def test_a_circular_value_is_refused_as_json_refuses_it(value: list[object] | di
         value["self"] = value
     with pytest.raises(ValueError, match="Circular reference detected"):
         _written(value, True)
+
+
+# (value, limit, the first characters of json.dumps(value, ensure_ascii=False), its whole length):
+# the text of call's ``structured`` line, before the terminal neutralises it (RFC 8259 s7 escapes)
+HEADS: list[tuple[object, int, str, int]] = [
+    ({"a": [1, 2.5, None, True]}, 10, '{"a": [1, ', 27),
+    ({"s": "é\x9b\u2028"}, 100, '{"s": "é\x9b\u2028"}', 12),  # raw, as json.dumps leaves them
+    ('q"\n', 3, '"q\\', 7),
+    ({"x": "a" * 70000 + "é"}, 5, '{"x":', 70010),  # a long string, escaped a piece at a time
+    ([], 0, "", 2),
+]
+
+
+@pytest.mark.parametrize(("value", "limit", "head", "size"), HEADS)
+def test_json_head_is_the_start_of_the_json_text_and_its_length(value: object, limit: int, head: str,
+                                                                size: int) -> None:
+    from mcp_verdict.cli._json import json_head
+
+    assert json_head(value, limit) == (head, size)

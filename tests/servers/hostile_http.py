@@ -122,6 +122,10 @@ def mode_table() -> dict[str, Callable[[Any], Parts]]:
         "sse_big": sse_big,
         "sse_2mib": lambda rid: sse_big(rid, 2),
         "json_big": json_big,
+        "sse_16mib": lambda rid: sse_big(rid, 16),
+        "json_16mib": lambda rid: json_big(rid, 16),
+        "sse_0mib": lambda rid: sse_big(rid, 0),
+        "json_0mib": lambda rid: json_big(rid, 0),
         "json_endless": json_endless,
         "sse_keepalive": sse_keepalive,
         # HTTP framing and headers

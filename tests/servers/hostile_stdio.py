@@ -14,7 +14,10 @@ It answers ``initialize`` (the version asked for) and ``tools/list`` (one tool, 
   the next message the client writes finds no reader);
 - ``bad_initialize``: ``initialize`` is answered with a tools/call result;
 - ``pause GO_FILE``: after tools/list the server reads nothing until GO_FILE exists; each
-  call is answered with the ids of the tools/call requests it received, in order.
+  call is answered with the ids of the tools/call requests it received, in order;
+- ``big MIB``: each call is answered with one text block of MIB MiB of ``a`` (a well-formed
+  answer, written 64 KiB at a time); ``structured MIB``: with the text block ``see
+  structuredContent`` and the structuredContent ``{"data": "s...s"}`` of MIB MiB of ``s``.
 """
 
 from __future__ import annotations
@@ -87,6 +90,21 @@ def main() -> None:
             os._exit(3)
         if mode == "null_id":
             out.write(b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}\n')
+            out.flush()
+            continue
+        if mode == "big":
+            out.write(b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"' % message["id"])
+            for _ in range(int(sys.argv[2]) * 16):
+                out.write(b"a" * 65536)
+            out.write(b'"}],"isError":false}}\n')
+            out.flush()
+            continue
+        if mode == "structured":
+            out.write(b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"see structuredContent"}],'
+                      b'"structuredContent":{"data":"' % message["id"])
+            for _ in range(int(sys.argv[2]) * 16):
+                out.write(b"s" * 65536)
+            out.write(b'"},"isError":false}}\n')
             out.flush()
             continue
         if mode == "close_stdin":

@@ -9,6 +9,11 @@ Run: python -m tests.servers.listing_stdio [FLAGS]
 - ``--twice``: ``twin`` is listed twice (read-only first, destructive second);
 - ``--deep``: ``deep``, whose inputSchema nests 100 objects deep (valid JSON, past the client's
   default depth limit of 64);
+- ``--wide N``: ``wide``, whose description is N MiB of ``w`` and one ``é`` (a listing of many
+  megabytes, past ASCII);
+- ``--odd``: ``odd``, whose description holds characters JSON or the CLI's ``--json`` escape
+  (a quote, a backslash, a line end, a NUL, DEL, U+009B, U+202E, U+2028), a character past the
+  BMP and ``é``;
 - always: ``big`` (structuredContent with a 5,000-character string, its text content the same JSON).
 """
 
@@ -21,6 +26,7 @@ from typing import Any
 from tests.servers._lines import requests
 
 BIG = "b" * 5_000
+ODD = 'q"b\\n\nz\x00\x7f\x9b\u202e\u2028😀é'
 
 
 def tool(name: str, **extra: Any) -> dict[str, Any]:
@@ -41,6 +47,10 @@ def tools_page(flags: list[str], cursor: str | None) -> dict[str, Any]:
             for _ in range(100):
                 nested = {"type": "object", "properties": {"a": nested}}
             listed.append(tool("deep", inputSchema=nested))
+        if "--wide" in flags:
+            listed.append(tool("wide", description="w" * (int(flags[flags.index("--wide") + 1]) << 20) + "é"))
+        if "--odd" in flags:
+            listed.append(tool("odd", description=ODD))
         if "--twice" in flags:
             listed += [tool("twin", annotations={"readOnlyHint": True}),
                        tool("twin", annotations={"destructiveHint": True})]

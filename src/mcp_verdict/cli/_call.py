@@ -19,7 +19,6 @@ they came (text, or base64 when they are not UTF-8).
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import sys
@@ -45,7 +44,7 @@ from ..verdict._kind import Kind
 from ..verdict._peer_text import neutral
 from ..verdict._shown import shown
 from ..verdict._verdict import ElicitationRequest, SamplingRequest, Verdict
-from ._json import echo_json, echo_json_pieces
+from ._json import echo_json_pieces, json_head
 from ._options import json_value, limits_option
 from ._style import require_stdout
 from ._term import (
@@ -456,7 +455,10 @@ def tools_command(stdio: str | None, url: str | None, headers: Sequence[str], ti
 
     version, tools = _connect(make_console(stderr=True, highlight=False), client, run)
     if as_json:
-        echo_json({"version": version, "tools": tools, "warnings": client.warnings})
+        # (written a piece at a time, the same text as echo_json: built whole, a listing's output
+        # was held as one str, escaped into another where it holds a character past ASCII, and
+        # encoded into bytes, beside the listing itself)
+        echo_json_pieces({"version": version, "tools": tools, "warnings": client.warnings})
         return
     print_tools(console, tools, version)
     _print_warnings(console, client.warnings)
@@ -560,9 +562,11 @@ def _left_out(console: Console, count: int) -> None:
         console.print(Text.assemble("          ", (left_out, "dim")))
 
 
-def _cut(text: str) -> str:
-    """The first ``_SHOWN`` characters of a tool's content, and how many more there are."""
-    return text[:_SHOWN] + (f"… ({len(text) - _SHOWN} more characters: see --json)" if len(text) > _SHOWN else "")
+def _cut(text: str, size: int | None = None) -> str:
+    """The first ``_SHOWN`` characters of a tool's content, and how many more there are (``size``:
+    the length of the whole when ``text`` is its start)."""
+    size = len(text) if size is None else size
+    return text[:_SHOWN] + (f"… ({size - _SHOWN} more characters: see --json)" if size > _SHOWN else "")
 
 
 def print_outcome(console: Console, outcome: Outcome, record: CallRecord | None, warnings: Sequence[str] = (), *,
@@ -586,9 +590,9 @@ def print_outcome(console: Console, outcome: Outcome, record: CallRecord | None,
         text = verdict.text
         if text:
             console.print(Text.assemble("content   ", literal(_cut(text))))
-        if verdict.has_structured_content:
-            data = json.dumps(verdict.structured_content, ensure_ascii=False)
-            console.print(Text.assemble("structured ", literal(_cut(data))))
+        if verdict.has_structured_content:  # (its first characters as JSON: the whole text never made)
+            head, size = json_head(verdict.structured_content, _SHOWN)
+            console.print(Text.assemble("structured ", literal(_cut(head, size))))
     if verdict.kind is Kind.PROTOCOL_ERROR:
         console.print(Text.assemble("error     ", (str(verdict.error_code), "bold"), ": ",
                                     literal_line(str(verdict.error_message))))

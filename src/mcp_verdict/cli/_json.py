@@ -210,6 +210,36 @@ def echo_json_pieces(value: object, *, default: Callable[[Any], Any] | None = No
         (out if buffer is None else buffer).flush()
 
 
+class _Head(_Pieces):
+    """The first ``limit`` characters of the text, and the length of the whole, counted as it is
+    made (no piece kept past the limit, no escape of :data:`ESCAPED`: the text of ``json.dumps``)."""
+
+    __slots__ = ("head", "kept", "limit", "size")
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(lambda text: None)
+        self.limit = limit
+        self.head: list[str] = []
+        self.kept = 0
+        self.size = 0
+
+    def text(self, text: str) -> None:
+        if self.kept < self.limit:
+            self.head.append(text[: self.limit - self.kept])
+            self.kept += len(self.head[-1])
+        self.size += len(text)
+
+
+def json_head(value: object, limit: int) -> tuple[str, int]:
+    """The first ``limit`` characters of ``json.dumps(value, ensure_ascii=False)`` and the length
+    of that whole text, made a piece at a time (a long string escaped 65,536 characters at a
+    time): never the whole text, which a structuredContent of many megabytes made once more
+    (four bytes a character once one is past the BMP) to show its first 2,000 characters."""
+    head = _Head(limit)
+    _write_pieces(value, head, None)
+    return "".join(head.head), head.size
+
+
 def echo_json(value: object, *, indent: int | None = None, default: Callable[[Any], Any] | None = None) -> None:
     """Write ``value`` to stdout as :func:`json_text` and a line end (UTF-8 whatever the locale:
     every character outside ASCII left is one UTF-8 carries). A stdout that is closed or whose
@@ -228,4 +258,4 @@ def echo_json(value: object, *, indent: int | None = None, default: Callable[[An
         buffer.flush()
 
 
-__all__ = ["ESCAPED", "echo_json", "echo_json_pieces", "json_line", "json_text"]
+__all__ = ["ESCAPED", "echo_json", "echo_json_pieces", "json_head", "json_line", "json_text"]

@@ -82,6 +82,9 @@ from ._wire import (
 Mode = Literal["auto", "modern", "legacy"]
 MODES: Final = ("auto", "modern", "legacy")
 _HISTORY: Final = 100
+_HISTORY_BYTES: Final = 64 * 1024 * 1024
+"""What the history's calls may hold together (:func:`_held`): 100 calls answered with many
+megabytes each were all kept, their frames and the verdicts' parse of them."""
 _PAGES: Final = 100
 """The most tools/list pages followed (a server whose cursors never end is cut there, with a warning)."""
 _POLLS_KEPT: Final = 100
@@ -630,8 +633,16 @@ class VerdictClient:
         return outcome
 
     def _remember(self, record: CallRecord) -> None:
+        """Keep ``record`` on the history: the last :data:`_HISTORY` calls, within
+        :data:`_HISTORY_BYTES` (the oldest go first, the newest always kept whole)."""
         self.history.append(record)
         del self.history[:-_HISTORY]
+        sizes = [_held(kept) for kept in self.history]
+        total, drop = sum(sizes), 0
+        while total > _HISTORY_BYTES and drop < len(sizes) - 1:
+            total -= sizes[drop]
+            drop += 1
+        del self.history[:drop]
 
     async def observe(self, outcome: Outcome, observe: Observe) -> Outcome:
         """Observe a write's completion after the call (when the read depends on its result,
@@ -1108,6 +1119,14 @@ class _TaskInput:
     """The rounds (their ids) never shed: the polls that brought new requests, and the updates."""
     handler_seconds: float = 0.0
     """Time spent in the handlers since the last poll (added to the task's deadline)."""
+
+
+def _held(record: CallRecord) -> int:
+    """What a call's record holds, counted: the bytes of its rounds' frames, and of their answers
+    once more (the verdict's parse of an answer: its length for a text block; JSON of many small
+    values takes more)."""
+    return sum(sum(len(frame.data) for frame in round_.frames) + len(round_.response or b"")
+               for round_ in record.rounds)
 
 
 def _shed_polls(record: CallRecord, first_poll: int, pinned: set[int]) -> None:

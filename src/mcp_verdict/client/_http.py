@@ -11,7 +11,11 @@ compresses anyway (``content-encoding: gzip``...) is decoded by httpx2 before it
 so the frames are the message bytes the SDK reads, and bounded as such. An event of a stream,
 like a body, is bounded by ``max_bytes``: past it the event is recorded cut and the stream ends.
 An event reaches the SDK once dispatched (the lines between events once ended), so one being
-read is held once, here, and one past the bound never reaches the SDK.
+read is held once, here, and one past the bound never reaches the SDK. An answer past 1 MiB, a
+body or an event, to a POST of a request the client reads the answer of from its bytes (a
+``tools/call``, ``tools/list``, a task request: ``_wire.READ_FROM_BYTES``) reaches the SDK as a
+small error with the answer's id (``_wire.stand_in``): the SDK's parse of it was dropped, and
+cost two to three more copies of it.
 
 The SDK reconnects a stream the server closed (the GET stream; a request's stream that ended
 without its answer, resumed with ``Last-Event-ID``) after the server's ``retry`` field, in
@@ -36,9 +40,9 @@ from typing import Final
 
 import httpx2
 
-from ..frames import SSEEvent, SSEParser, retry_after
+from ..frames import SSEEvent, SSEParser, peek_shape, retry_after
 from ..tap._http import decoded
-from ._wire import WireLog
+from ._wire import READ_FROM_BYTES, Frame, WireLog, stand_in
 
 _NOT_SENT: Final = (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.UnsupportedProtocol)
 _ERROR_QUOTED: Final = 200
@@ -171,8 +175,11 @@ class _RetryGuard:
 
 class _TeeStream(httpx2.AsyncByteStream):
     def __init__(self, inner: httpx2.AsyncByteStream, log: WireLog, exchange: int, status: int,
-                 content_type: str, max_bytes: int, wait: int | None = None) -> None:
+                 content_type: str, max_bytes: int, wait: int | None = None, stand_ins: bool = False) -> None:
         self._inner = inner
+        self._stand_ins = stand_ins
+        """The exchange is a POST of a request the client reads the answer of from its bytes: a
+        large answer is passed to the SDK as its stand-in (``_wire.stand_in``)."""
         self._wait = wait
         self._log = log
         self._exchange = exchange
@@ -281,8 +288,11 @@ class _TeeStream(httpx2.AsyncByteStream):
                         return None
                     continue
                 self._feed_unfed()
-                self._record(self._sse.feed(piece))
+                recorded = self._record(self._sse.feed(piece))
                 if not self._sse.pending:  # between events
+                    standin = stand_in(recorded[-1]) if recorded and self._stand_ins else None
+                    if standin is not None:  # (the event the SDK reads: its lines, a data line alone)
+                        self._event, self._event_size = [b"data: " + standin + b"\n"], len(standin) + 7
                     if self._event_size > _PART:  # (a long event passed as it is, not copied into ``ready``)
                         parts += [bytes(ready), b"".join(self._event)] if ready else [b"".join(self._event)]
                         ready.clear()
@@ -326,10 +336,9 @@ class _TeeStream(httpx2.AsyncByteStream):
         self._log.add("in", "message", b"".join(cut), exchange=self._exchange, status=self._status, cut=True)
         self._done = True
 
-    def _record(self, events: list[SSEEvent]) -> None:
-        for event in events:
-            self._log.add("in", "message" if event.event == "message" else "event", event.data,
-                          exchange=self._exchange, status=self._status)
+    def _record(self, events: list[SSEEvent]) -> list[Frame]:
+        return [self._log.add("in", "message" if event.event == "message" else "event", event.data,
+                              exchange=self._exchange, status=self._status) for event in events]
 
     def _finish(self, broken: str | None = None, undecodable: str | None = None) -> bytes:
         """Record the end of the response; a body's bytes, as recorded (held no more here: the
@@ -353,10 +362,14 @@ class _TeeStream(httpx2.AsyncByteStream):
             return b""
         body = bytes(self._body)
         self._body = bytearray()  # (the bytes above are the one copy held)
-        if self._json or (body.strip() and self._status < 400):
-            self._log.add("in", "message", body, exchange=self._exchange, status=self._status,
-                          cut=len(body) > self._max)
-        elif self._status >= 400 or body.strip():
+        blank = not body or body.isspace()  # (once, and no copy: strip() copied a body that ends in a newline)
+        if self._json or (not blank and self._status < 400):
+            frame = self._log.add("in", "message", body, exchange=self._exchange, status=self._status,
+                                  cut=len(body) > self._max)
+            standin = stand_in(frame) if self._stand_ins and self._error_size is None else None
+            if standin is not None:
+                return standin  # (the SDK reads the stand-in; the frame holds the body)
+        elif self._status >= 400 or not blank:
             self._log.add("in", "http_error", self._error_text(body).encode(), exchange=self._exchange,
                           status=self._status, retry_after=self._wait)
         elif self._status == 202:
@@ -401,9 +414,12 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         exchange = next(self._exchanges)
+        stand_ins = False
         if request.method == "POST":
             body = await request.aread()  # a request rebuilt for a redirect has its body unread
             self._log.add("out", "message", body, exchange=exchange)
+            look = peek_shape(body)  # (its method: no value of a request of many megabytes built)
+            stand_ins = look.kind == "request" and look.method in READ_FROM_BYTES
         try:
             response = await self._inner.handle_async_request(request)
         except _NOT_SENT as exc:
@@ -449,7 +465,8 @@ class RecordingTransport(httpx2.AsyncBaseTransport):
         stream, headers = decoded("httpx2", request, response.status_code, response.stream, response.headers)
         content_type = response.headers.get("content-type", "").lower()
         tee = _TeeStream(stream, self._log, exchange, response.status_code, content_type, self._max,
-                         retry_after(response.headers.get("retry-after")) if response.status_code >= 400 else None)
+                         retry_after(response.headers.get("retry-after")) if response.status_code >= 400 else None,
+                         stand_ins)
         if response.status_code >= 400 and not content_type.startswith(("application/json", "text/event-stream")):
             # the SDK reads none of it: what the server said would be lost
             await tee.read_error_body(self._error_seconds)

@@ -5,7 +5,7 @@ its reader, with no hook for the raw bytes; invalid UTF-8 from the server escape
 exception that tears the client down, and an unparseable line leaves the request waiting
 until its timeout. This transport reads bytes, records every line in the wire log before
 anything parses it, and hands the SDK its messages. A line the SDK cannot take is one of two
-things (read with :func:`mcp_verdict.frames.peek`, which recovers the id of a frame no parser
+things (read with :meth:`Frame.peek <mcp_verdict.client.Frame.peek>`, which recovers the id of a frame no parser
 reads):
 
 - a malformed answer: it carries the id of a request in flight (bad JSON, bad UTF-8, an
@@ -16,6 +16,11 @@ reads):
 - noise: a debug print, a log line, anything that is not a JSON-RPC message and names no
   request in flight. It is recorded and nothing more: a matching answer that follows is still
   the answer (the client reports the noise on the call).
+
+A line past 1 MiB that answers a request the client reads from its recorded bytes (a
+``tools/call``, ``tools/list``, a task request: ``_wire.READ_FROM_BYTES``) is not the SDK's to
+read: it is handed a small error with the answer's id instead (``_wire.stand_in``), which ends
+the request as the answer would, and the verdict reads the recorded line.
 
 The last line of the stream is a line even without its LF. The connection ends when the
 server's stdout closes, when its stdin breaks (the request being written then was not sent:
@@ -46,9 +51,9 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
-from ..frames import LineReader, peek
+from ..frames import LineReader
 from ..tap._process import GRACE, start, stop
-from ._wire import FrameKind, WireLog
+from ._wire import READ_FROM_BYTES, STAND_IN_BYTES, FrameKind, WireLog, stand_in
 
 _STDERR_KEEP: Final = 64 * 1024
 _QUEUED: Final = 100
@@ -113,6 +118,8 @@ async def recording_stdio(
     to_client, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](100)
     to_server, from_client = anyio.create_memory_object_stream[SessionMessage](100)
     pending: set[str] = set()
+    methods: dict[str, str] = {}
+    """The method of each request in ``pending`` (by id, as text)."""
     tail = stderr if stderr is not None else StderrTail()
     stdout_closed = anyio.Event()
     ended = anyio.Event()
@@ -129,8 +136,12 @@ async def recording_stdio(
     read = [0]  # chunks read from stdout, to tell when a server that exited has been read whole
     idle = [False]  # the reader waits for the pipe (all that came is read)
 
-    async def fail(request_id: str, reason: str) -> None:
+    def settled(request_id: str) -> None:
         pending.discard(request_id)
+        methods.pop(request_id, None)
+
+    async def fail(request_id: str, reason: str) -> None:
+        settled(request_id)
         error = types.JSONRPCError(jsonrpc="2.0", id=_restore(request_id),
                                    error=types.ErrorData(code=types.PARSE_ERROR, message=reason))
         with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -152,11 +163,18 @@ async def recording_stdio(
         to_client.close()
 
     async def deliver(line: bytes) -> None:
-        log.add("in", "message", line)
+        frame = log.add("in", "message", line)
+        look = None
+        if len(line) > STAND_IN_BYTES:  # a large answer the client reads from its bytes: not the SDK's to read
+            look = frame.peek()
+            named = str(look.id) if look.has_id and look.id is not None else None
+            if named in pending and methods.get(named) in READ_FROM_BYTES:
+                line = stand_in(frame, look) or line
         try:
             message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         except ValueError:
-            look = peek(line)
+            if look is None:  # (a large one was read for its id and kind alone, above)
+                look = frame.peek()
             # The SDK correlates "7" with 7 (it coerces), so in-flight ids are kept as text.
             named = str(look.id) if look.has_id and look.id is not None else None
             if named in pending:
@@ -167,7 +185,7 @@ async def recording_stdio(
         inner: Any = message
         if isinstance(inner, (types.JSONRPCResponse, types.JSONRPCError)):
             if inner.id is not None:
-                pending.discard(str(inner.id))
+                settled(str(inner.id))
             elif len(pending) == 1:
                 # An error with a null id (JSON-RPC: the server could not read the request's id)
                 # answers the one request waiting: it ends now, not at its timeout (the SDK
@@ -297,9 +315,10 @@ async def recording_stdio(
                 if isinstance(message, types.JSONRPCRequest):
                     queued.pop(str(message.id), None)
                     pending.add(str(message.id))
+                    methods[str(message.id)] = message.method
                 cancelled = _cancelled(message)
                 if cancelled is not None:  # a request given up on: no answer is waited for
-                    pending.discard(cancelled)
+                    settled(cancelled)
                 data = message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8")
                 log.add("out", "message", data)
                 await process.stdin.send(data + b"\n")

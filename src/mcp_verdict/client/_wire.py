@@ -37,7 +37,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from ..frames import Id, Peek, id_key, peek, recover_id
+from ..frames import Id, Peek, error_json, id_key, peek, peek_shape, recover_id
 
 Direction = Literal["out", "in"]
 FrameKind = Literal["message", "event", "eof", "http_error", "send_failed"]
@@ -78,11 +78,14 @@ class Frame:
         """The routing read of the frame (never the verdict: ``classify`` reads the bytes). A cut
         frame is unreadable, its id read from the bytes (:func:`recover_id`), never parsed: orjson,
         failing on a text of many megabytes, allocated ~12 times its size (a 16 MB cut event
-        ~192 MB, a good part of it touched)."""
+        ~192 MB, a good part of it touched). An incoming frame past 1 MiB is read for its kind, id
+        and method alone (:func:`~mcp_verdict.frames.peek_shape`: its ``message`` is None): the
+        pairing of a 50 MiB answer built all its values, and allocated ~13 times its size, before
+        ``classify`` read it again."""
         if self.cut:
             found, value = recover_id(self.data)
             return Peek("unreadable", value, found, problem="the message was cut at the size limit")
-        return peek(self.data)
+        return peek_shape(self.data) if self.direction == "in" else peek(self.data)
 
     def to_dict(self, *, raw_bytes: bool = False) -> dict[str, Any]:
         """JSON form: the bytes as text when they are UTF-8, else as base64 — never lossy.
@@ -122,10 +125,16 @@ class WireLog:
     frames reach the bound, incoming notifications and stdio noise are no longer kept (counted
     in ``shed``); only if the call's essential frames alone pass the bound are its oldest ones
     dropped, and :meth:`lost_since` says so (the request then left the client: never "not
-    sent")."""
+    sent"). And by ``max_bytes``, the frames' bytes together: past it the oldest frames before
+    the call in progress go first (the call's own, and the last frame, are always kept whole),
+    and once the call's own frames reach it, its notifications and noise are shed as above;
+    10,000 answers (or noise lines) of many megabytes were all kept."""
 
     frames: list[Frame] = field(default_factory=list)
     max_frames: int = 10_000
+    max_bytes: int = 64 * 1024 * 1024
+    _bytes: int = 0
+    """The bytes of the frames kept."""
     _seq: int = 0
     _dropped: int = 0
     shed: int = 0
@@ -144,24 +153,38 @@ class WireLog:
         hold = self._hold
         # During a call, a tenth of the log stays free for its essential frames (its answer).
         soft = self.max_frames if hold is None else self.max_frames - max(1, self.max_frames // 10)
-        if hold is not None and len(self.frames) >= soft and (not self.frames or self.frames[0].seq >= hold):
+        full = len(self.frames) >= soft or self._bytes + len(data) > self.max_bytes
+        if hold is not None and full and (not self.frames or self.frames[0].seq >= hold):
             sheddable = _sheddable(frame)
             if sheddable is not None:
                 self.shed += 1
                 self.shed_noise += sheddable == "noise"
                 return frame
         self.frames.append(frame)
+        self._bytes += len(data)
         if len(self.frames) > soft:  # bounded memory on a long-lived client: the oldest go first
             drop = len(self.frames) - soft
             if hold is not None:
                 drop = sum(1 for f in itertools.islice(self.frames, drop) if f.seq < hold)
             if len(self.frames) - drop > self.max_frames:  # the call's own frames alone pass the bound
                 drop = len(self.frames) - self.max_frames
-            if drop:
-                self._lost_through = max(self._lost_through, self.frames[drop - 1].seq)
-                del self.frames[:drop]
-                self._dropped += drop
+            self._drop(drop)
+        if self._bytes > self.max_bytes:  # the oldest before the call in progress, never the last
+            drop, size = 0, self._bytes
+            while size > self.max_bytes and drop < len(self.frames) - 1 and (
+                    hold is None or self.frames[drop].seq < hold):
+                size -= len(self.frames[drop].data)
+                drop += 1
+            self._drop(drop)
         return frame
+
+    def _drop(self, count: int) -> None:
+        """Drop the ``count`` oldest frames."""
+        if count:
+            self._lost_through = max(self._lost_through, self.frames[count - 1].seq)
+            self._bytes -= sum(len(f.data) for f in itertools.islice(self.frames, count))
+            del self.frames[:count]
+            self._dropped += count
 
     def mark(self) -> int:
         return self._seq
@@ -317,6 +340,34 @@ def unsent(frames: Sequence[Frame], request: Request) -> Frame | None:
         elif frame.kind == "send_failed":
             return frame
     return None
+
+
+READ_FROM_BYTES: Final = frozenset({"tools/call", "tools/list", "tasks/get", "tasks/result", "tasks/update",
+                                    "tasks/cancel"})
+"""The methods whose answers the client reads from their recorded bytes alone (``classify``, or the
+strict parser for a listing and the task requests): what the SDK makes of them is dropped."""
+STAND_IN_BYTES: Final = 1 << 20
+"""The size past which such an answer is not handed to the SDK (:func:`stand_in`)."""
+
+
+def stand_in(frame: Frame, look: Peek | None = None) -> bytes | None:
+    """The small JSON-RPC error the SDK is handed in place of ``frame``, an answer past
+    :data:`STAND_IN_BYTES` to a request of :data:`READ_FROM_BYTES` (the caller knows the
+    request), or None to hand it the frame as it is. The stand-in carries the answer's own id,
+    so the SDK pairs it as it would the answer, and ends the request at once; the verdict reads
+    the recorded frame, never the SDK's view. Handed the answer, the SDK held a second and a
+    third copy of it (its parse; over SSE the event's decoded text too), kept the last message it
+    read until the next came, and checked the structured content against the outputSchema a
+    second time: a 50 MiB text block held 3x its size after the call, 5x over SSE. An answer
+    without a string or integer id is handed as it is (the SDK fails it as before). ``look``:
+    the frame's :meth:`Frame.peek`, when the caller has it."""
+    if len(frame.data) <= STAND_IN_BYTES or frame.cut or frame.kind != "message":
+        return None
+    look = look if look is not None else frame.peek()
+    if look.kind not in _ANSWERS or not look.has_id or type(look.id) not in (int, str):
+        return None
+    return error_json(look.id, -32603, f"mcp-verdict: an answer of {len(frame.data)} bytes, judged from the bytes "
+                                       "recorded and not read by the SDK")
 
 
 def not_messages(count: int) -> str:

@@ -28,6 +28,7 @@ from ._jsonrpc import (
     id_key,
     names_method,
     peek,
+    peek_shape,
     recover_id,
     shown_id,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "may_be_message",
     "names_method",
     "peek",
+    "peek_shape",
     "read",
     "recover_id",
     "redact",

@@ -237,6 +237,57 @@ _ESCAPED_QUOTES: Final = re.compile(rb'\\+"')
 _NUMBER_AT: Final = re.compile(rb"-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 
+_MEMBERS: Final = msgspec.json.Decoder(dict[str, msgspec.Raw])
+"""The top-level members of an object, each value its text as written (in place: no copy, none built)."""
+
+
+def peek_shape(data: bytes) -> Peek:
+    """:func:`peek` without the message's values built, for a frame past :data:`LARGE`: its kind,
+    id and method as :func:`peek` reads them, and no ``message`` (None: its ``params`` and
+    ``result`` are not read). A frame up to LARGE, and a large one that is no object, is read by
+    :func:`peek`. A client routing a server's answer needs nothing more, and orjson's read of it
+    held its every value (a 50 MiB text block: a 50 MiB str, and ~13 times the frame allocated
+    while reading it) for a look at three members. The same checks come first
+    (:func:`_large_problem`: no JSON, a number past the double range; then UTF-8, which orjson
+    refuses at once), so a frame is unreadable exactly where :func:`peek` finds it so, with the
+    same problem; then msgspec reads the top-level members,
+    the last of a repeated name kept as orjson keeps it, and orjson reads the ``id`` and
+    ``method`` values alone."""
+    if len(data) <= LARGE:
+        return peek(data)
+    problem = _large_problem(data)
+    if problem is not None:
+        found, recovered, unheld = _read_id(data)
+        return Peek("unreadable", recovered, found, problem=problem, unheld=unheld)
+    if not _utf8(data):  # (orjson refuses it before it builds anything, in its words)
+        return peek(data)
+    try:
+        members = _MEMBERS.decode(data)
+        raw_id = members.get("id")
+        read: Any = orjson.loads(memoryview(raw_id)) if raw_id is not None else _ABSENT
+        raw_method = members.get("method")
+        method = orjson.loads(memoryview(raw_method)) if raw_method is not None else None
+    except (msgspec.DecodeError, orjson.JSONDecodeError):  # (no object, or what only orjson refuses)
+        return peek(data)
+    of = type(read)
+    value: Id = None
+    if of is int or of is str:
+        value, has_id = read, True
+    elif of is float:
+        value, has_id = _exact_float(data, read), True
+    else:  # absent, null, or not a valid id (a bool, an object...)
+        has_id = read is None
+    if type(method) is str:
+        if "result" in members or "error" in members:
+            return Peek("invalid", value, has_id)
+        return Peek("request" if has_id else "notification", value, has_id, method)
+    if "result" in members:
+        return Peek("response", value, has_id)
+    if "error" in members:
+        return Peek("error", value, has_id)
+    return Peek("invalid", value, has_id)
+
+
 def _large_problem(data: bytes | bytearray | memoryview | str) -> str | None:
     """Why orjson would find no JSON in a large frame, found with no value built: msgspec's
     reason (it skips every value, checking it, in memory a small part of the frame's size), or

@@ -17,6 +17,7 @@ A line that does not start with ``{`` (blanks aside) cannot be a JSON-RPC messag
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 
@@ -28,7 +29,7 @@ def may_be_message(line: bytes) -> bool:
 
 
 _BLANK = b" \t\r\n"
-"""JSON's whitespace (RFC 8259 s2): ``bytes.strip`` alone also strips VT and FF."""
+"""JSON's whitespace (RFC 8259 s2): ``bytes.strip`` alone also strips VT and FF (:func:`_blank`)."""
 
 
 class Line(NamedTuple):
@@ -69,12 +70,13 @@ class LineReader:
                     self._scanned = 0
                 return out
             self._scanned = 0
-            line = bytes(buffer[:cut])
+            with memoryview(buffer) as view:  # (one copy: a slice of the bytearray, then its bytes, made two)
+                line = bytes(view[:cut])
             del buffer[: cut + 1]
             if self._skipping:
                 self._skipping = False
                 continue
-            if line.strip(_BLANK):
+            if not _blank(line):
                 out.append(Line(line))
 
     def close(self) -> list[Line]:
@@ -85,4 +87,13 @@ class LineReader:
         self._buffer.clear()
         self._scanned = 0
         skipping, self._skipping = self._skipping, False
-        return [Line(rest)] if rest.strip(_BLANK) and not skipping else []
+        return [Line(rest)] if not _blank(rest) and not skipping else []
+
+
+def _blank(line: bytes) -> bool:
+    """A line of JSON's whitespace only (or empty), told without a copy: ``strip`` copied a line
+    that ends in CR whole (the bytes as sent) to test it for emptiness."""
+    return _BLANK_LINE.match(line) is not None
+
+
+_BLANK_LINE = re.compile(rb"[ \t\r\n]*\Z")
