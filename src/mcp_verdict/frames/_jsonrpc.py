@@ -365,7 +365,11 @@ def _infinite_number(data: bytes | bytearray) -> str | None:
     """orjson's reason for the first number of a valid JSON text (msgspec read it) that is past
     the double range, where orjson stops (``number is infinity when parsed as double: line 1
     column 8 (char 7)``); None when there is none. Linear time; a Python step per candidate and
-    per escaped quote before it."""
+    per escaped quote before it. A frame of few strings (at most one quote in :data:`_FEW_QUOTES`
+    bytes: mostly long strings) is first looked at outside its strings only (:func:`_outside`),
+    where its numbers are: most such frames are done with no scan of their strings' bytes."""
+    if not _numbers_outside(data):
+        return None
     quotes = 0  # unescaped quotes before ``done``: odd inside a string
     done = 0
     for at in _big_numbers(data):
@@ -386,6 +390,31 @@ def _infinite_number(data: bytes | bytearray) -> str | None:
         if math.isinf(float(number.group())):
             return _orjson_reason("number is infinity when parsed as double", data, start)
     return None
+
+
+_FEW_QUOTES: Final = 256
+_MOSTLY_STRINGS: Final = 8
+"""... and that holds at most one byte in this many outside its strings (else the look stops there)."""
+
+
+def _numbers_outside(data: bytes | bytearray) -> bool:
+    """Whether a number past the double range may be in ``data`` (:data:`_BIG_NUMBERS`): True,
+    but in a frame of few, long strings whose bytes outside strings hold no such shape (a number
+    is never cut by a string, so its shape is whole in the bytes outside them, joined)."""
+    if type(data) is not bytes or data.count(b'"') * _FEW_QUOTES > len(data):
+        return True
+    parts = []
+    size = 0
+    try:
+        for _, _, outside, _ in _outside(_plain(data, ids=False)):
+            parts.append(outside)
+            size += len(outside)
+            if size * _MOSTLY_STRINGS > len(data):  # (not mostly strings: the whole scan is as quick)
+                return True
+    except _Stray:  # (cannot be: msgspec read the text)
+        return True
+    shapes = b"".join(parts).translate(_NUMBER_SHAPES)
+    return any(shape in shapes for shape in _BIG_NUMBERS)
 
 
 def _orjson_reason(reason: str, data: bytes | bytearray, at: int) -> str:
