@@ -760,7 +760,7 @@ def _id_members(data: bytes) -> list[int]:
     depth = 0
     for start, block, outside, inside in _outside(view):
         tokens = outside.translate(None, _NOT_STRUCTURE)
-        if b"\x00" in tokens:
+        if b"\x00" in tokens and depth - _fall(tokens) <= 1:  # (a mark may be at depth 1)
             steps = tokens.translate(_STEPS)
             # (the depth after the i-th token is depth + sum(steps[:i+1]) - (i+1): 1 where the sum less i is 2 - depth)
             at_marks = compress(map(sub, accumulate(steps), count()), steps.translate(_IS_MARK))
@@ -805,6 +805,19 @@ def _rise(tokens: bytes) -> int:
             return pairs.count(b"(") + passes
         pairs = fewer
     return pairs.count(b"(") + _LEAVES
+
+
+def _fall(tokens: bytes) -> int:
+    """At most how far a block's brackets take the depth below where it starts: its closing
+    brackets once the containers that hold no bracket are taken out (which changes no depth
+    outside them), up to :data:`_LEAVES` times."""
+    pairs = tokens.translate(_PAIRS, b"\x00")
+    for _ in range(_LEAVES):
+        fewer = pairs.replace(b"()", b"")
+        if len(fewer) == len(pairs):
+            break
+        pairs = fewer
+    return pairs.count(b")")
 
 
 def _too_deep(data: bytes) -> int | None:
