@@ -6,7 +6,11 @@ a frame with orjson (fast; the last of duplicated keys wins, which is harmless f
 because the verdict reads the same bytes strictly). A frame no strict parser can read — NaN, a
 lone surrogate, a truncated line, invalid UTF-8 — still gets its id recovered by
 :func:`recover_id` where one is visible at the top level, so its call can be answered with an
-error rather than left waiting.
+error rather than left waiting. The frame's strings and brackets are found in C a block at a time
+(:func:`id_values`: escapes paired by ``bytes.replace``, strings split on their quotes, the depth
+counted by C iterators), in time a part of what orjson takes to read a frame of that size; a frame
+with a backslash outside its strings is read token by token instead (a Python step per string or
+bracket), with the same answer.
 
 Ids are compared with their JSON type (``7`` is not ``"7"``, and ``1`` is not ``1.0``):
 :func:`id_key` is the key to use in a map of pending requests.
@@ -183,7 +187,12 @@ def peek(data: bytes | bytearray | memoryview | str) -> Peek:
     the ``problem`` of a large frame msgspec finds no JSON: msgspec's words and byte offset
     (``JSON is malformed: invalid character (byte 52428790)``) where orjson gives its own and
     the line, column and character (``unexpected character, expected ',' or '}': line 1 column
-    52428791 (char 52428790)``)."""
+    52428791 (char 52428790)``). A large frame nested deeper than msgspec follows (the
+    interpreter's recursion limit) is checked the same way, its brackets counted in C and msgspec
+    let go deeper (:func:`_deep_problem`): past orjson's 1024 levels its problem is ``JSON is
+    malformed: nested deeper than 1024 levels (byte N)``, N the byte of the bracket that opens the
+    level past them (orjson: ``depth limit exceeded`` and a place of its own), unless a syntax
+    error comes before that bracket."""
     try:
         # (a frame past LARGE is checked first, values skipped: orjson builds every value before
         # the error, ~9 times the frame's size, and a valid frame is read below all the same)
