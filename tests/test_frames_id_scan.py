@@ -108,3 +108,15 @@ def test_the_id_of_a_large_frame_is_found_in_c() -> None:
     steps, text = python_steps(lambda: id_text(frame))
     assert text == b'"z"'
     assert steps < 20_000
+
+
+# long runs across the end of a block: blanks between the name and its colon, backslashes
+@pytest.mark.parametrize("offset", [2, 5, 40, 100, 103, 105, 190, 205])
+@pytest.mark.parametrize(("piece", "expected"), [
+    (b'","id"' + b" " * 100 + b':50,"x":NaN}', (True, 50)),
+    (b'","id"' + b"\n" * 100 + b' 51 ,"x":NaN}', (False, None)),  # no colon
+    (b"\\" * 200 + b'","id":52,"x":NaN}', (True, 52)),  # 100 escaped backslashes, then the string's quote
+    (b"\\" * 201 + b'","id":53,"x":NaN}', (False, None)),  # ... then an escaped quote: the string goes on
+])
+def test_recover_id_across_a_block_long_runs(offset: int, piece: bytes, expected: tuple[bool, Any]) -> None:
+    assert recover_id(_across(offset, piece)) == expected

@@ -415,7 +415,7 @@ def _numbers_outside(data: bytes | bytearray) -> bool:
     parts = []
     size = 0
     try:
-        for _, _, outside, _ in _outside(_plain(data, ids=False)):
+        for _, _, outside, _ in _outside(data, ids=False):
             parts.append(outside)
             size += len(outside)
             if size * _MOSTLY_STRINGS > len(data):  # (not mostly strings: the whole scan is as quick)
@@ -693,6 +693,9 @@ quote opened the string ``"id"``."""
 _CLEAN: Final = bytes.maketrans(b"\x00\x01\x02", b"___")
 _SPACED_ID: Final = re.compile(rb'"id"(?=\s*:)')
 _COLON: Final = re.compile(rb"\s*:")
+_BLANKS_RE: Final = b" \t\n\r\f\v"
+"""What ``\\s`` matches in a bytes pattern."""
+_BLANK_RUN: Final = re.compile(rb"\s*")
 _STEP: Final = 1 << 16
 """The scan reads this many bytes at a time (a block of short strings splits into a list of
 about 30 times its size)."""
@@ -725,24 +728,56 @@ def _plain(data: bytes, ids: bool) -> bytes:
     return view
 
 
-def _outside(view: bytes) -> Iterator[tuple[int, bytes, bytes, bool]]:
-    """``(start, block, outside, inside)`` for each block of :data:`_STEP` bytes of ``view``:
-    ``outside`` its bytes outside strings (joined), ``inside`` whether it starts inside a string.
-    Raises :class:`_Stray` at a block with a backslash outside a string."""
+def _outside(data: bytes, ids: bool) -> Iterator[tuple[int, bytes, bytes, bool]]:
+    """``(start, view, outside, inside)`` for each block of about :data:`_STEP` bytes of ``data``:
+    ``view`` the block's :func:`_plain` view (with ``ids``, its marks), ``outside`` the view's bytes
+    outside strings (joined), ``inside`` whether the block starts inside a string. A block ends
+    past an escape's backslash and past what may be a member named ``"id"`` and its colon (the
+    view of a block is the view of the frame there; memory: a block's). Raises :class:`_Stray` at
+    a block with a backslash outside a string."""
     inside = False
-    for start in range(0, len(view), _STEP):
-        block = view[start:start + _STEP]
+    start = 0
+    size = len(data)
+    while start < size:
+        end = min(size, start + _STEP)
+        while end < size:
+            tail = _tail(data, start, end)
+            if (len(tail) - len(tail.rstrip(b"\\"))) % 2:  # (an escape's backslash: its byte too)
+                end += 1
+            elif ids and tail.rstrip(_BLANKS_RE).endswith(b'"id"'):  # (its blanks and the byte after)
+                blanks = _BLANK_RUN.match(data, end)
+                end = (end if blanks is None else blanks.end()) + 1
+            elif ids and tail.endswith((b'"', b'"i', b'"id')):
+                end += 3
+            else:
+                break
+            end = min(size, end)
+        view = _plain(data[start:end], ids)
         was = inside
-        if b'"' in block:
-            pieces = block.split(b'"')
+        if b'"' in view:
+            pieces = view.split(b'"')
             outside = b"".join(pieces[inside::2])
             if len(pieces) % 2 == 0:
                 inside = not inside
         else:
-            outside = b"" if inside else block
+            outside = b"" if inside else view
         if b"\\" in outside or _ESCAPED in outside:
             raise _Stray
-        yield start, block, outside, was
+        yield start, view, outside, was
+        start = end
+
+
+_TAIL: Final = 64
+
+
+def _tail(data: bytes, start: int, end: int) -> bytes:
+    """The last bytes of ``data[start:end]``: :data:`_TAIL` of them, or all, where fewer than
+    four of them are before the backslashes and blanks that end them (a run that may go on
+    before them, or blanks after a name ``"id"``)."""
+    tail = data[max(start, end - _TAIL):end]
+    if len(tail) == _TAIL and len(tail.rstrip(b"\\" + _BLANKS_RE)) < 4:
+        return data[start:end]
+    return tail
 
 
 def _nth(block: bytes, byte: bytes, numbers: list[int]) -> list[int]:
@@ -764,10 +799,9 @@ def _id_members(data: bytes) -> list[int]:
     count of brackets outside strings. Raises :class:`_Stray`."""
     if b'"id"' not in data:  # (neither scan finds a member)
         return []
-    view = _plain(data, ids=True)
     found: list[int] = []
     depth = 0
-    for start, block, outside, inside in _outside(view):
+    for start, block, outside, inside in _outside(data, ids=True):
         tokens = outside.translate(None, _NOT_STRUCTURE)
         if b"\x00" in tokens and depth - _fall(tokens) <= 1:  # (a mark may be at depth 1)
             steps = tokens.translate(_STEPS)
@@ -835,7 +869,7 @@ def _too_deep(data: bytes) -> int | None:
     iterators) only where its opening brackets may take the depth past the limit. Raises
     :class:`_Stray`."""
     depth = 0
-    for start, block, outside, inside in _outside(_plain(data, ids=False)):
+    for start, block, outside, inside in _outside(data, ids=False):
         tokens = outside.translate(None, _NOT_STRUCTURE)
         opens = tokens.count(b"[") + tokens.count(b"{")
         if depth + opens > _DEPTH and depth + _rise(tokens) > _DEPTH:
