@@ -403,7 +403,8 @@ def _infinite_number(data: bytes | bytearray) -> str | None:
 
 _FEW_QUOTES: Final = 256
 _MOSTLY_STRINGS: Final = 8
-"""... and that holds at most one byte in this many outside its strings (else the look stops there)."""
+"""... and that holds at most one byte in this many outside its strings, in every block read
+(else the look stops there)."""
 
 
 def _numbers_outside(data: bytes | bytearray) -> bool:
@@ -415,10 +416,10 @@ def _numbers_outside(data: bytes | bytearray) -> bool:
     parts = []
     size = 0
     try:
-        for _, _, outside, _ in _outside(data, ids=False):
+        for start, view, outside, _ in _outside(data, ids=False):
             parts.append(outside)
             size += len(outside)
-            if size * _MOSTLY_STRINGS > len(data):  # (not mostly strings: the whole scan is as quick)
+            if size * _MOSTLY_STRINGS > start + len(view):  # (not mostly strings: the whole scan is as quick)
                 return True
     except _Stray:  # (cannot be: msgspec read the text)
         return True
