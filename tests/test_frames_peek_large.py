@@ -71,6 +71,43 @@ CASES: list[tuple[str, bytes, str, Any, bool, str | None, bytes | None, str | No
 ]
 
 
+# nested deeper than msgspec follows (the interpreter's recursion limit, ~1,000 levels on Python
+# 3.11): orjson reads 1024 levels; the frame's brackets outside strings are counted, and msgspec
+# checks it with the recursion limit raised, so that orjson reads no frame that fails (it built
+# every value before its error: ~9 times the frame). HEAD + ID_RESULT is 33 bytes: the first
+# bracket of ``result`` is byte 33, the object around it level 1.
+ID_RESULT = b'"id":7,"result":'
+DEEP = len(HEAD + ID_RESULT)
+CASES += [
+    ("1010 levels", HEAD + ID_RESULT + b"[" * 1009 + BLANKS + b"1" + b"]" * 1009 + b"}",
+     "response", 7, True, None, None, None),
+    ("1024 levels", HEAD + ID_RESULT + b"[" * 1023 + BLANKS + b"1" + b"]" * 1023 + b"}",
+     "response", 7, True, None, None, None),
+    ("1025 levels", HEAD + ID_RESULT + b"[" * 1024 + BLANKS + b"1" + b"]" * 1024 + b"}",
+     "unreadable", 7, True, None, None, f"JSON is malformed: nested deeper than 1024 levels (byte {DEEP + 1023})"),
+    ("1010 levels, a wrong last byte", HEAD + ID_RESULT + b"[" * 1009 + BLANKS + b"1" + b"]" * 1009 + b"x",
+     "unreadable", 7, True, None, None, f"JSON is malformed: expected ',' or '}}' (byte {DEEP + 2019 + LARGE})"),
+    ("1010 levels of objects, a wrong last byte",
+     HEAD + ID_RESULT + b'{"a":' * 1009 + BLANKS + b"1" + b"}" * 1009 + b"]",
+     "unreadable", 7, True, None, None, f"JSON is malformed: expected ',' or '}}' (byte {DEEP + 6055 + LARGE})"),
+    ("a syntax error past 1000 levels, then 1100", HEAD + ID_RESULT + b"[" * 1009 + BLANKS + b"1 2" + b"[" * 100,
+     "unreadable", 7, True, None, None, f"JSON is malformed: expected ',' or ']' (byte {DEEP + 1011 + LARGE})"),
+    ("values, then 2000 levels", HEAD + ID_RESULT + b"[" + b"1," * (LARGE // 2) + b"[" * 2000 + b"]" * 2001 + b"}",
+     "unreadable", 7, True, None, None,
+     f"JSON is malformed: nested deeper than 1024 levels (byte {DEEP + 1 + LARGE + 1022})"),
+    ("50000 brackets then no JSON", b"[" * 50_000 + b"x" * LARGE, "unreadable", None, False, None, None,
+     "JSON is malformed: nested deeper than 1024 levels (byte 1024)"),
+    ("1010 levels, cut short", HEAD + b'"id":"q","result":' + b"[" * 1009 + BLANKS,
+     "unreadable", "q", True, None, None, "JSON is malformed: input data was truncated"),
+    # brackets in strings are not counted; an escaped quote does not end a string
+    ("1010 levels, brackets in a string", HEAD + ID_RESULT + b"[" * 1009 + BLANKS + b'"\\\"' + b"[{" * 40 + b'"'
+     + b"]" * 1009 + b"}", "response", 7, True, None, None, None),
+    # a backslash outside a string: the brackets are not counted, msgspec names it
+    ("1010 levels, a backslash", HEAD + ID_RESULT + b"[" * 1009 + BLANKS + b'\\"x"' + b"]" * 1009 + b"}",
+     "unreadable", 7, True, None, None, f"JSON is malformed: invalid character (byte {DEEP + 1009 + LARGE})"),
+]
+
+
 @pytest.mark.parametrize(("frame", "kind", "id_", "has_id", "method", "unheld", "problem"),
                          [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_peek_of_a_large_frame(frame: bytes, kind: str, id_: Any, has_id: bool, method: str | None,
@@ -136,7 +173,9 @@ MEMORY = textwrap.dedent("""
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
-@pytest.mark.parametrize("end", ["0]}x", "1e400]}}", "0]}"])  # a syntax error, a number past range, cut short
+# a syntax error, a number past range, cut short; a syntax error past 1000 levels; 1100 levels
+@pytest.mark.parametrize("end", ["0]}x", "1e400]}}", "0]}", "[" * 1010 + "]" * 1010 + "]}x",
+                                 "[" * 1100 + "]" * 1100 + "]}}"])
 def test_an_invalid_50mb_frame_of_small_values_is_read_in_bounded_memory(end: str) -> None:
     # orjson alone built every value before the error: ~9 times the frame's size
     done = subprocess.run([sys.executable, "-c", MEMORY, end], capture_output=True, text=True, timeout=300, check=True)

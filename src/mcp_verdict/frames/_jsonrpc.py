@@ -6,7 +6,11 @@ a frame with orjson (fast; the last of duplicated keys wins, which is harmless f
 because the verdict reads the same bytes strictly). A frame no strict parser can read — NaN, a
 lone surrogate, a truncated line, invalid UTF-8 — still gets its id recovered by
 :func:`recover_id` where one is visible at the top level, so its call can be answered with an
-error rather than left waiting.
+error rather than left waiting. The frame's strings and brackets are found in C a block at a time
+(:func:`id_values`: escapes paired by ``bytes.replace``, strings split on their quotes, the depth
+counted by C iterators), in time a part of what orjson takes to read a frame of that size; a frame
+with a backslash outside its strings is read token by token instead (a Python step per string or
+bracket), with the same answer.
 
 Ids are compared with their JSON type (``7`` is not ``"7"``, and ``1`` is not ``1.0``):
 :func:`id_key` is the key to use in a map of pending requests.
@@ -41,7 +45,11 @@ import json
 import math
 import re
 import sys
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
+from itertools import accumulate, compress, count, repeat
+from operator import eq, gt, sub
 from typing import Any, Final, Literal
 
 import msgspec
@@ -179,7 +187,12 @@ def peek(data: bytes | bytearray | memoryview | str) -> Peek:
     the ``problem`` of a large frame msgspec finds no JSON: msgspec's words and byte offset
     (``JSON is malformed: invalid character (byte 52428790)``) where orjson gives its own and
     the line, column and character (``unexpected character, expected ',' or '}': line 1 column
-    52428791 (char 52428790)``)."""
+    52428791 (char 52428790)``). A large frame nested deeper than msgspec follows (the
+    interpreter's recursion limit) is checked the same way, its brackets counted in C and msgspec
+    let go deeper (:func:`_deep_problem`): past orjson's 1024 levels its problem is ``JSON is
+    malformed: nested deeper than 1024 levels (byte N)``, N the byte of the bracket that opens the
+    level past them (orjson: ``depth limit exceeded`` and a place of its own), unless a syntax
+    error comes before that bracket."""
     try:
         # (a frame past LARGE is checked first, values skipped: orjson builds every value before
         # the error, ~9 times the frame's size, and a valid frame is read below all the same)
@@ -269,6 +282,9 @@ def peek_shape(data: bytes) -> Peek:
         method = orjson.loads(memoryview(raw_method)) if raw_method is not None else None
     except (msgspec.DecodeError, orjson.JSONDecodeError):  # (no object, or what only orjson refuses)
         return peek(data)
+    except RecursionError:  # (nested deeper than msgspec follows here, within orjson's 1,024 levels)
+        look = peek(data)  # (orjson reads it as peek does; its values are let go)
+        return msgspec.structs.replace(look, message=None)
     of = type(read)
     value: Id = None
     if of is int or of is str:
@@ -288,28 +304,93 @@ def peek_shape(data: bytes) -> Peek:
     return Peek("invalid", value, has_id)
 
 
+_DEPTH: Final = 1024
+"""The deepest nesting orjson reads."""
+
+
 def _large_problem(data: bytes | bytearray | memoryview | str) -> str | None:
     """Why orjson would find no JSON in a large frame, found with no value built: msgspec's
     reason (it skips every value, checking it, in memory a small part of the frame's size), or
-    orjson's own words for a number past the double range, which msgspec does not check. None
-    when orjson reads the frame, or refuses it before it builds anything (bytes that are not
-    UTF-8: orjson checks them first), or msgspec cannot tell (nesting deeper than Python's
-    recursion limit lets msgspec read: orjson reads 1024 levels): orjson reads it then."""
+    orjson's own words for a number past the double range, which msgspec does not check, or, for
+    a frame nested deeper than msgspec follows, :func:`_deep_problem`'s. None when orjson reads the
+    frame, or refuses it before it builds anything (bytes that are not UTF-8: orjson checks them
+    first, and a str holding a lone surrogate, which it cannot encode), or the frame cannot be
+    told apart (:func:`_deep_problem`): orjson reads it then."""
     try:
         _SKIP.decode(data)
     except msgspec.DecodeError as exc:
         if not _utf8(data):
             return None  # (orjson's reason: it checks the bytes before it reads anything)
-        text = str(exc)
-        return text if text.startswith("JSON is malformed") else f"JSON is malformed: {text[:1].lower()}{text[1:]}"
-    except (RecursionError, UnicodeEncodeError):  # (a str holding a lone surrogate: orjson refuses it first)
-        return None
-    if not _utf8(data):
+        return _malformed(str(exc))
+    except RecursionError:  # (nested deeper than the interpreter's recursion limit lets msgspec go)
+        return _deep_problem(data)
+    except UnicodeEncodeError:  # (a str holding a lone surrogate: orjson refuses it first)
         return None
     # (a copy of a str or a memoryview, as orjson makes of a str: bytes and bytearray, the frames
     # the proxy, the tap and the audit read, are not copied)
     whole = data.encode() if isinstance(data, str) else bytes(data) if isinstance(data, memoryview) else data
+    problem = _infinite_number(whole)
+    # (UTF-8 checked only then: bytes that are not UTF-8 are orjson's first reason, found before
+    # it builds anything)
+    return problem if problem is None or _utf8(data) else None
+
+
+def _malformed(text: str) -> str:
+    """msgspec's reason as the problem of a frame: ``JSON is malformed: ...``."""
+    return text if text.startswith("JSON is malformed") else f"JSON is malformed: {text[:1].lower()}{text[1:]}"
+
+
+_DEEPER: Final = _DEPTH + 100
+"""How much deeper :func:`_deeper` lets msgspec go: orjson's levels and room for the caller's."""
+_LIMIT: Final = threading.Lock()
+
+
+def _deep_problem(data: bytes | bytearray | memoryview | str) -> str | None:
+    """:func:`_large_problem` of a frame nested deeper than msgspec followed: where orjson's 1024
+    levels are passed (:func:`_too_deep`), ``JSON is malformed: nested deeper than 1024 levels
+    (byte N)`` (N: the byte of the bracket that opens the level past them), unless msgspec finds a
+    syntax error before that byte (its words), and with the recursion limit raised for the read
+    (:func:`_deeper`); nesting of at most 1024 levels is checked whole so. In C, in memory a small
+    part of the frame's size, no value built. None when orjson refuses the frame before it
+    builds anything (not UTF-8), or when msgspec cannot read it still (a backslash outside a
+    string that keeps the brackets from being counted, then nesting past the raised limit):
+    orjson reads it then."""
+    try:
+        whole = data.encode() if isinstance(data, str) else bytes(data) if not isinstance(data, bytes) else data
+    except UnicodeEncodeError:
+        return None
+    if not _utf8(whole):
+        return None
+    try:
+        over = _too_deep(whole)
+    except _Stray:  # (no JSON text holds one: msgspec names the error, at the raised limit)
+        over = None
+    try:
+        with _deeper():
+            _SKIP.decode(memoryview(whole)[:len(whole) if over is None else over])
+    except msgspec.DecodeError as exc:
+        text = str(exc)
+        if over is None or text != "Input data was truncated":  # (the text before the bracket: cut short)
+            return _malformed(text)
+    except RecursionError:
+        return None
+    if over is not None:
+        return f"JSON is malformed: nested deeper than {_DEPTH} levels (byte {over})"
     return _infinite_number(whole)
+
+
+@contextmanager
+def _deeper() -> Iterator[None]:
+    """The interpreter's recursion limit raised by :data:`_DEEPER` while msgspec reads (msgspec
+    counts its nesting against it on Python 3.11; from 3.12 against a fixed C limit, past
+    orjson's levels), one read at a time, then set back."""
+    with _LIMIT:
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(limit + _DEEPER)
+        try:
+            yield
+        finally:
+            sys.setrecursionlimit(limit)
 
 
 def _utf8(data: bytes | bytearray | memoryview | str) -> bool:
@@ -347,7 +428,11 @@ def _infinite_number(data: bytes | bytearray) -> str | None:
     """orjson's reason for the first number of a valid JSON text (msgspec read it) that is past
     the double range, where orjson stops (``number is infinity when parsed as double: line 1
     column 8 (char 7)``); None when there is none. Linear time; a Python step per candidate and
-    per escaped quote before it."""
+    per escaped quote before it. A frame of few strings (at most one quote in :data:`_FEW_QUOTES`
+    bytes: mostly long strings) is first looked at outside its strings only (:func:`_outside`),
+    where its numbers are: most such frames are done with no scan of their strings' bytes."""
+    if not _numbers_outside(data):
+        return None
     quotes = 0  # unescaped quotes before ``done``: odd inside a string
     done = 0
     for at in _big_numbers(data):
@@ -368,6 +453,32 @@ def _infinite_number(data: bytes | bytearray) -> str | None:
         if math.isinf(float(number.group())):
             return _orjson_reason("number is infinity when parsed as double", data, start)
     return None
+
+
+_FEW_QUOTES: Final = 256
+_MOSTLY_STRINGS: Final = 8
+"""... and that holds at most one byte in this many outside its strings, in every block read
+(else the look stops there)."""
+
+
+def _numbers_outside(data: bytes | bytearray) -> bool:
+    """Whether a number past the double range may be in ``data`` (:data:`_BIG_NUMBERS`): True,
+    but in a frame of few, long strings whose bytes outside strings hold no such shape (a number
+    is never cut by a string, so its shape is whole in the bytes outside them, joined)."""
+    if type(data) is not bytes or data.count(b'"') * _FEW_QUOTES > len(data):
+        return True
+    parts = []
+    size = 0
+    try:
+        for start, view, outside, _ in _outside(data, ids=False):
+            parts.append(outside)
+            size += len(outside)
+            if size * _MOSTLY_STRINGS > start + len(view):  # (not mostly strings: the whole scan is as quick)
+                return True
+    except _Stray:  # (cannot be: msgspec read the text)
+        return True
+    shapes = b"".join(parts).translate(_NUMBER_SHAPES)
+    return any(shape in shapes for shape in _BIG_NUMBERS)
 
 
 def _orjson_reason(reason: str, data: bytes | bytearray, at: int) -> str:
@@ -567,10 +678,15 @@ def id_text(data: bytes) -> bytes | None:
     """The text of the last top-level ``"id"`` member's value, as written, when it is a number,
     a string or null followed by ``,`` or ``}`` (None: no member, or another value, or one cut
     short). Linear time; never raises."""
-    last = None
-    for value in id_values(data, _ID_VALUE):
-        last = value
-    return None if last is None else last.group(1)
+    try:
+        members = _id_members(data)
+    except _Stray:
+        last = None
+        for value in _scanned_ids(data, _ID_VALUE):
+            last = value
+        return None if last is None else last.group(1)
+    found = _ID_VALUE.match(data, members[-1] + 4) if members else None
+    return None if found is None else found.group(1)
 
 
 def id_spans(data: bytes) -> list[tuple[int, int]]:
@@ -580,9 +696,25 @@ def id_spans(data: bytes) -> list[tuple[int, int]]:
 
 
 def id_values(data: bytes, value: re.Pattern[bytes]) -> Iterator[re.Match[bytes]]:
-    """The value of each top-level ``"id"`` member of ``data`` that ``value`` matches (matched at
-    the end of the member's name), in order. A Python step per string or bracket: linear in the
-    frame's size; never raises."""
+    """The value of each top-level ``"id"`` member of ``data`` (a string token ``"id"`` at depth 1
+    in the count of brackets outside strings, a colon after it past blanks) that ``value`` matches
+    (matched at the end of the member's name), in order. Found in C a block at a time
+    (:func:`_id_members`), but in a frame with a backslash outside a string, which the token scan
+    reads (:func:`_scanned_ids`, a Python step per string or bracket). Linear in the frame's size;
+    never raises."""
+    try:
+        members = _id_members(data)
+    except _Stray:
+        yield from _scanned_ids(data, value)
+        return
+    for at in members:
+        found = value.match(data, at + 4)
+        if found is not None:
+            yield found
+
+
+def _scanned_ids(data: bytes, value: re.Pattern[bytes]) -> Iterator[re.Match[bytes]]:
+    """:func:`id_values` by the token scan (:data:`_TOKENS`): a Python step per string or bracket."""
     depth = 0
     for match in _TOKENS.finditer(data):
         start = match.start()  # (a token is never copied out: a string token may be the whole frame)
@@ -591,7 +723,215 @@ def id_values(data: bytes, value: re.Pattern[bytes]) -> Iterator[re.Match[bytes]
             depth += 1
         elif first in {0x7D, 0x5D}:  # } ]
             depth -= 1
-        elif depth == 1 and match.end() - start == 4 and data.startswith(b'"id"', start):
+        elif depth == 1 and match.end() - start == 4 and data.startswith(b'"id"', start) \
+                and _COLON.match(data, match.end()) is not None:
             found = value.match(data, match.end())
             if found is not None:
                 yield found
+
+
+# --- the structure of a frame, read in C -------------------------------------------------------
+#
+# A frame's strings and brackets, found a block at a time with bytes methods (split, join,
+# translate, count, replace) and C iterators, where a regular expression took a Python step per
+# string or bracket. Each escape pair (a backslash and the byte it escapes, when that is a
+# backslash or a quote) is first made two _ESCAPED bytes, so every quote left delimits a string;
+# that reads a frame as the token scan reads it (_TOKENS: a backslash outside a string is a plain
+# byte there) wherever no backslash stands outside a string, which the scan checks (_Stray).
+
+_ESCAPED: Final = b"\x01"
+_ID_MARK: Final = b"\x00\x02\x02\x02"
+"""Where a top-level member may be named ``"id"``: its four bytes (the name and its quotes) in
+:func:`_plain`'s view, when a colon follows past blanks. Its quotes gone, the strings around it are
+delimited as before (two quotes fewer), and the mark is outside a string exactly when its first
+quote opened the string ``"id"``."""
+_CLEAN: Final = bytes.maketrans(b"\x00\x01\x02", b"___")
+_SPACED_ID: Final = re.compile(rb'"id"(?=\s*:)')
+_COLON: Final = re.compile(rb"\s*:")
+_BLANKS_RE: Final = b" \t\n\r\f\v"
+"""What ``\\s`` matches in a bytes pattern."""
+_BLANK_RUN: Final = re.compile(rb"\s*")
+_STEP: Final = 1 << 16
+"""The scan reads this many bytes at a time (a block of short strings splits into a list of
+about 30 times its size)."""
+_NOT_STRUCTURE: Final = bytes(b for b in range(256) if b not in b"[]{}\x00")
+_STEPS: Final = bytes.maketrans(b"[{]}\x00", b"\x02\x02\x00\x00\x01")
+"""A structural byte as 1 + the change of depth it makes: an opening bracket 2, a closing one 0, a
+mark 1 (none)."""
+_IS_MARK: Final = bytes.maketrans(b"\x00\x01\x02", b"\x00\x01\x00")
+_ONLY_BRACKETS: Final = bytes(0x5B if b in b"[]{}" else 0x2E for b in range(256))
+"""Every byte as ``.`` but a bracket, as ``[``."""
+
+
+class _Stray(Exception):
+    """A backslash outside a string: the view (:func:`_plain`) may pair it with a quote that opens
+    a string, so the token scan reads the frame instead."""
+
+
+def _plain(data: bytes, ids: bool) -> bytes:
+    """``data`` with each escape of a backslash or a quote two :data:`_ESCAPED` bytes (backslashes
+    pair from the left, as JSON reads them), and with ``ids``, each ``"id"`` a colon follows
+    :data:`_ID_MARK`; the bytes the view uses for itself (0, 1 and 2) made ``_`` first. Same length
+    and places as ``data``: a copy, or ``data`` when nothing changes."""
+    view = data.translate(_CLEAN) if b"\x00" in data or b"\x01" in data or b"\x02" in data else data
+    if b"\\" in view:
+        view = view.replace(b"\\\\", b"\x01\x01").replace(b'\\"', b"\x01\x01")
+    if ids and b'"id"' in view:
+        view = view.replace(b'"id":', _ID_MARK + b":")
+        if b'"id"' in view:
+            view = _SPACED_ID.sub(_ID_MARK, view)
+    return view
+
+
+def _outside(data: bytes, ids: bool) -> Iterator[tuple[int, bytes, bytes, bool]]:
+    """``(start, view, outside, inside)`` for each block of about :data:`_STEP` bytes of ``data``:
+    ``view`` the block's :func:`_plain` view (with ``ids``, its marks), ``outside`` the view's bytes
+    outside strings (joined), ``inside`` whether the block starts inside a string. A block ends
+    past an escape's backslash and past what may be a member named ``"id"`` and its colon (the
+    view of a block is the view of the frame there; memory: a block's). Raises :class:`_Stray` at
+    a block with a backslash outside a string."""
+    inside = False
+    start = 0
+    size = len(data)
+    while start < size:
+        end = min(size, start + _STEP)
+        while end < size:
+            tail = _tail(data, start, end)
+            if (len(tail) - len(tail.rstrip(b"\\"))) % 2:  # (an escape's backslash: its byte too)
+                end += 1
+            elif ids and tail.rstrip(_BLANKS_RE).endswith(b'"id"'):  # (its blanks and the byte after)
+                blanks = _BLANK_RUN.match(data, end)
+                end = (end if blanks is None else blanks.end()) + 1
+            elif ids and tail.endswith((b'"', b'"i', b'"id')):
+                end += 3
+            else:
+                break
+            end = min(size, end)
+        view = _plain(data[start:end], ids)
+        was = inside
+        if b'"' in view:
+            pieces = view.split(b'"')
+            outside = b"".join(pieces[inside::2])
+            if len(pieces) % 2 == 0:
+                inside = not inside
+        else:
+            outside = b"" if inside else view
+        if b"\\" in outside or _ESCAPED in outside:
+            raise _Stray
+        yield start, view, outside, was
+        start = end
+
+
+_TAIL: Final = 64
+
+
+def _tail(data: bytes, start: int, end: int) -> bytes:
+    """The last bytes of ``data[start:end]``: :data:`_TAIL` of them, or all, where fewer than
+    four of them are before the backslashes and blanks that end them (a run that may go on
+    before them, or blanks after a name ``"id"``)."""
+    tail = data[max(start, end - _TAIL):end]
+    if len(tail) == _TAIL and len(tail.rstrip(b"\\" + _BLANKS_RE)) < 4:
+        return data[start:end]
+    return tail
+
+
+def _nth(block: bytes, byte: bytes, numbers: list[int]) -> list[int]:
+    """Where the ``numbers``-th occurrences (from 0, ascending) of ``byte`` are in ``block``."""
+    places = list(accumulate(map(len, block.split(byte, numbers[-1] + 1)[:numbers[-1] + 1])))
+    return [places[n] + n for n in numbers]
+
+
+def _masked(block: bytes, inside: bool) -> bytes:
+    """``block`` with the bytes inside its strings zeros (places kept)."""
+    pieces = block.split(b'"')
+    pieces[1 - inside::2] = map(bytes, map(len, pieces[1 - inside::2]))
+    return b'"'.join(pieces)
+
+
+def _id_members(data: bytes) -> list[int]:
+    """Where each top-level ``"id"`` member's name starts (its first quote; a colon follows it
+    past blanks), in order, as the token scan finds them (:func:`_scanned_ids`): depth 1 in the
+    count of brackets outside strings. Raises :class:`_Stray`."""
+    if b'"id"' not in data:  # (neither scan finds a member)
+        return []
+    found: list[int] = []
+    depth = 0
+    for start, block, outside, inside in _outside(data, ids=True):
+        tokens = outside.translate(None, _NOT_STRUCTURE)
+        if b"\x00" in tokens and depth - _fall(tokens) <= 1:  # (a mark may be at depth 1)
+            steps = tokens.translate(_STEPS)
+            # (the depth after the i-th token is depth + sum(steps[:i+1]) - (i+1): 1 where the sum less i is 2 - depth)
+            at_marks = compress(map(sub, accumulate(steps), count()), steps.translate(_IS_MARK))
+            ones = list(compress(count(), map(eq, at_marks, repeat(2 - depth))))
+            if ones:
+                found += [start + at for at in _marks_outside(block, inside, ones, tokens.count(b"\x00"))]
+        depth += 2 * (tokens.count(b"[") + tokens.count(b"{")) + tokens.count(b"\x00") - len(tokens)
+    return found
+
+
+def _marks_outside(block: bytes, inside: bool, numbers: list[int], outside: int) -> list[int]:
+    """Where the ``numbers``-th marks outside strings are in ``block`` (``outside`` of them)."""
+    if block.count(b"\x00") == outside:  # (none in a string: the common case)
+        return _nth(block, b"\x00", numbers)
+    places = []
+    wanted = set(numbers)
+    number = last = 0
+    at = block.find(b"\x00")
+    while at >= 0:  # (a mark inside a string: a Python step per mark of the block)
+        inside ^= block.count(b'"', last, at) % 2 == 1
+        last = at
+        if not inside:
+            if number in wanted:
+                places.append(at)
+            number += 1
+        at = block.find(b"\x00", at + 1)
+    return places
+
+
+_PAIRS: Final = bytes.maketrans(b"[{]}", b"(())")
+_LEAVES: Final = 4
+
+
+def _rise(tokens: bytes) -> int:
+    """At least how far a block's brackets take the depth above where it starts: its opening
+    brackets once the containers that hold no bracket are taken out (each pass of
+    :data:`_LEAVES`, a ``bytes.replace`` in C, lowers the count by at most one level)."""
+    pairs = tokens.translate(_PAIRS)
+    for passes in range(_LEAVES):
+        fewer = pairs.replace(b"()", b"")
+        if len(fewer) == len(pairs):
+            return pairs.count(b"(") + passes
+        pairs = fewer
+    return pairs.count(b"(") + _LEAVES
+
+
+def _fall(tokens: bytes) -> int:
+    """At most how far a block's brackets take the depth below where it starts: its closing
+    brackets once the containers that hold no bracket are taken out (which changes no depth
+    outside them), up to :data:`_LEAVES` times."""
+    pairs = tokens.translate(_PAIRS, b"\x00")
+    for _ in range(_LEAVES):
+        fewer = pairs.replace(b"()", b"")
+        if len(fewer) == len(pairs):
+            break
+        pairs = fewer
+    return pairs.count(b")")
+
+
+def _too_deep(data: bytes) -> int | None:
+    """Where the first bracket that opens past :data:`_DEPTH` levels is in ``data`` (None: none
+    does), counting the brackets outside strings. A block is walked bracket by bracket (C
+    iterators) only where its opening brackets may take the depth past the limit. Raises
+    :class:`_Stray`."""
+    depth = 0
+    for start, block, outside, inside in _outside(data, ids=False):
+        tokens = outside.translate(None, _NOT_STRUCTURE)
+        opens = tokens.count(b"[") + tokens.count(b"{")
+        if depth + opens > _DEPTH and depth + _rise(tokens) > _DEPTH:
+            # (the depth after the i-th bracket: depth + sum(steps[:i+1]) - (i+1))
+            over = next(compress(count(), map(gt, map(sub, accumulate(tokens.translate(_STEPS)), count()),
+                                               repeat(_DEPTH + 1 - depth))), None)
+            if over is not None:
+                return start + _nth(_masked(block, inside).translate(_ONLY_BRACKETS), b"[", [over])[0]
+        depth += 2 * opens - len(tokens)
+    return None
