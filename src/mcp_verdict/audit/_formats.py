@@ -139,19 +139,20 @@ def framelog_conn(line: bytes) -> bytes | None:
     Spark partitions (:mod:`mcp_verdict.audit.spark`). A record's is the connection the audit
     reads: the last ``conn`` member, where a line names two. A line that is no record is audited
     alike wherever it goes (an unreadable line, in no connection): its key is the ``conn`` it
-    names, if it is a JSON object naming one, else None.
+    begins with as the writer writes it or names as a JSON object, else None.
 
     A line the writer wrote (:data:`~mcp_verdict.frames._log.LINE_START`, ASCII up to the
     closing quote, no escape in it) is read in place, unless a second ``"conn"`` follows or
-    a ``\\u`` escape, which may write one (``"con\\u006e"``); any other line by
-    :func:`conn_of` (the ``conn`` member alone), then, when that reads none (a line nested past
-    msgspec's depth), by ``decode_line``."""
+    ``\\u006``, which may write one (``"con\\u006e"``: a key read as ``conn`` is written so or
+    with ``\\u0063``, ``\\u006f``, ``\\u006e``; no other escape is one of its letters); any
+    other line by :func:`conn_of` (the ``conn`` member alone), then, when that reads none (a
+    line nested past msgspec's depth), by ``decode_line``."""
     if line.startswith(LINE_START):
         end = line.find(b'"', _START)
         if end > 0:
             key = line[_START:end]
             if (key.isascii() and key.find(b"\\") < 0 and line.find(b'"conn"', end) < 0
-                    and line.find(b"\\u", end) < 0):
+                    and line.find(b"\\u006", end) < 0):
                 return key
     conn = conn_of(line)
     if conn is None:
