@@ -245,3 +245,41 @@ def test_the_dealing_is_chosen_where_it_spares_work(tmp_path: Path, name: str, m
     one, one_totals = run([str(path)], 1)
     many, many_totals = run([str(path)], jobs)
     assert many == one and many_totals.tally == one_totals.tally
+
+
+@pytest.mark.parametrize("window", [2048])
+@pytest.mark.parametrize(("name", "make", "jobs", "dealt"), CHOICES, ids=[c[0] for c in CHOICES])
+def test_the_dealing_is_chosen_alike_from_samples(tmp_path: Path, name: str, make: Callable[[Path], None],
+                                                  jobs: int, dealt: bool, window: int,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first pass reads a log over 2 MiB in 32 windows spread over it (a quarter of the log,
+    in windows of 64 KiB up to 256 KiB, ~115 lines or more each); here windows of 2 KiB (a few
+    lines each) on these small logs: the same choice as reading them whole."""
+    path = tmp_path / "log.jsonl"
+    make(path)
+    monkeypatch.setattr(_run, "_SMALL_SAMPLE", window)
+    monkeypatch.setattr(_run, "_SAMPLE", window)
+    assert path.stat().st_size > 32 * window or name == "JSON-RPC lines"  # (sampled; JSON-RPC is never dealt)
+    assert (_run._dealing(plan([str(path)]), jobs) is not None) == dealt
+
+
+@pytest.mark.parametrize(("megabytes", "window"), [(1.5, None), (3, 64 * 1024), (12, 1 / 128)],
+                         ids=["1.5 MiB: whole", "3 MiB: 32 windows of 64 KiB", "~12 MiB: 32 windows of 1/128"])
+def test_the_first_pass_reads_a_quarter_of_a_log_over_2_mib(tmp_path: Path, megabytes: float, window: float | None,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "log.jsonl"
+    line = encode(FrameRecord("a", 1, 1.0, "c2s", "message", b'{"jsonrpc":"2.0","method":"ping","params":{"p":"'
+                              + b"x" * 900 + b'"}}', transport="stdio"))
+    lines = int(megabytes * 1024 * 1024) // len(line)
+    path.write_bytes(b"".join(line.replace(b'"conn":"a"', b'"conn":"%d"' % (n % 3), 1) for n in range(lines)))
+    scanned: list[int] = []
+    scan = _run._scan_conns
+
+    def counted(*args: Any, **kwargs: Any) -> int:
+        scanned.append(scan(*args, **kwargs))
+        return scanned[-1]
+
+    monkeypatch.setattr(_run, "_scan_conns", counted)
+    assert _run._dealing(plan([str(path)]), 2) is not None
+    size = path.stat().st_size
+    assert sum(scanned) == (size if window is None else 32 * (int(window) if window > 1 else size // 128))

@@ -114,7 +114,9 @@ def _duplicated_conn_log(path: Path) -> Path:
     (b'{"v":1,"conn":"a","seq":0,"t":1,"dir":"c2s","kind":"open","con\\u006e":"b"}', b"b"),  # written escaped
     (b'{"v":1,"conn":"a","seq":0,"t":1,"dir":"c2s","kind":"message","data":"{\\"conn\\":1}"}', b"a"),
     (b'{"v":1,"conn":"q\\"d","seq":0,"t":1,"dir":"c2s","kind":"open"}', b'q"d'),
-    (b'{"v":1,"conn":"a","seq":-1,"t":1,"dir":"c2s","kind":"open","conn":"b"}', None),  # no record
+    # no record: unreadable wherever it is audited, keyed by the conn it names (tests/audit/test_audit_conn_key.py)
+    (b'{"v":1,"conn":"a","seq":-1,"t":1,"dir":"c2s","kind":"open","conn":"b"}', b"b"),
+    (b'{"v":1,"conn":-1,"t":1,"dir":"c2s","kind":"open"}', None),  # no record, no conn
 ])
 def test_a_lines_connection_is_its_records(line: bytes, conn: bytes | None) -> None:
     from mcp_verdict.audit._formats import framelog_conn

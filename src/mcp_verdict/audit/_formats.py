@@ -21,10 +21,11 @@ from __future__ import annotations
 import json
 from typing import Any, Final, Literal
 
+import msgspec
 import orjson
 
 from ..frames import FrameRecord, LogProblem
-from ..frames._log import decode_line
+from ..frames._log import LINE_START, decode_line
 from ._auditor import Auditor
 from ._rows import Entry
 
@@ -108,19 +109,55 @@ def feed_jsonrpc(auditor: Auditor, number: int, line: bytes) -> list[Entry]:
     return auditor.message(auditor.source, None, line, 0.0, number, number)
 
 
-_CONN_PREFIX: Final = b'{"v":1,"conn":"'
+class _Conn(msgspec.Struct):
+    conn: str
+
+
+_READ_CONN: Final = msgspec.json.Decoder(_Conn)
+"""A frame log line's ``conn`` alone, its other members skipped unread (a third of the cost of
+``decode_line``)."""
+
+
+def conn_of(line: bytes) -> str | None:
+    """The ``conn`` of a frame log line (the last, where it is given twice, as ``decode_line``
+    reads it), or None when the line is not a JSON object with a string ``conn`` or is nested
+    too deep to skip (msgspec raises RecursionError where ``decode_line``'s reader, which knows
+    every member, stops at the unknown one): a record that ``decode_line`` reads has this
+    connection."""
+    try:
+        return _READ_CONN.decode(line).conn
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+        return None
+
+
+_START: Final = len(LINE_START)
 
 
 def framelog_conn(line: bytes) -> bytes | None:
-    """The connection of a frame log line, read cheaply (to share a log's connections among
-    processes): the writer's own key order is read by position; any other line is decoded (one
-    with a second ``"conn"`` member too, or a ``\\u`` escape after the first, which may write one:
-    a record's last member of a name is the one read).
-    None for a line that is not a record."""
-    if line.startswith(_CONN_PREFIX):
-        end = line.find(b'"', len(_CONN_PREFIX))
-        if (end > 0 and line[len(_CONN_PREFIX):end].find(b"\\") < 0 and line.find(b'"conn"', end) < 0
-                and line.find(b"\\u", end) < 0):  # (a later "conn" may be written with an escape: "con\\u006e")
-            return line[len(_CONN_PREFIX):end]
-    record = decode_line(line)
-    return None if isinstance(record, LogProblem) else record.conn.encode("utf-8", "surrogatepass")
+    """The connection of a frame log line as UTF-8 (``surrogatepass``), read cheaply, to share a
+    log's connections among processes (``--jobs``: :class:`mcp_verdict.audit._run._Share`) or
+    Spark partitions (:mod:`mcp_verdict.audit.spark`). A record's is the connection the audit
+    reads: the last ``conn`` member, where a line names two. A line that is no record is audited
+    alike wherever it goes (an unreadable line, in no connection): its key is the ``conn`` it
+    begins with as the writer writes it or names as a JSON object, else None.
+
+    A line the writer wrote (:data:`~mcp_verdict.frames._log.LINE_START`, ASCII up to the
+    closing quote, no escape in it) is read in place, unless a second ``"conn"`` follows or
+    ``\\u006``, which may write one (``"con\\u006e"``: a key read as ``conn`` is written so or
+    with ``\\u0063``, ``\\u006f``, ``\\u006e``; no other escape is one of its letters); any
+    other line by :func:`conn_of` (the ``conn`` member alone), then, when that reads none (a
+    line nested past msgspec's depth), by ``decode_line``."""
+    if line.startswith(LINE_START):
+        end = line.find(b'"', _START)
+        if end > 0:
+            key = line[_START:end]
+            if (key.isascii() and key.find(b"\\") < 0 and line.find(b'"conn"', end) < 0
+                    and line.find(b"\\u006", end) < 0):
+                return key
+    conn = conn_of(line)
+    if conn is None:
+        record = decode_line(line)
+        if isinstance(record, LogProblem):
+            return None
+        conn = record.conn
+    return conn.encode("utf-8", "surrogatepass")

@@ -30,7 +30,9 @@ import dataclasses
 import gzip
 import heapq
 import io
+import itertools
 import multiprocessing
+import operator
 import os
 import queue
 import re
@@ -44,10 +46,20 @@ from typing import IO, Any, Final, cast
 import msgspec
 
 from ..frames import FrameRecord, LogProblem
-from ..frames._log import decode_line
+from ..frames._log import LINE_START, decode_line
 from ..verdict._classify import OptionError
 from ._auditor import END_OF_INPUT, MAX_CONNS, Auditor, Held
-from ._formats import FIDELITY_OF, Format, detect, feed_framelog, feed_jsonrpc, feed_record, read_framelog
+from ._formats import (
+    FIDELITY_OF,
+    Format,
+    conn_of,
+    detect,
+    feed_framelog,
+    feed_jsonrpc,
+    feed_record,
+    framelog_conn,
+    read_framelog,
+)
 from ._otlp import OtlpReader
 from ._rows import CATEGORIES, DECODE, ENCODE, Entry
 
@@ -352,8 +364,9 @@ def _audit(inputs: Sequence[Input], totals: Totals, *, trusted_server: bool = Fa
     One loop per file over batches of lines (:func:`_batches`), with no generator between the
     line and its audit (a layer per line costs about half of what ``frames.decode`` of the line
     does). With ``share`` (frame logs only), the lines of the connections dealt to this process
-    alone, the others skipped after reading their ``conn`` (:class:`_Share`); ``share.mark`` is
-    told where the reading is after each batch."""
+    alone: the other processes' lines the writer wrote are left out a batch at a time
+    (:meth:`_Share.lines`), any other line after reading its ``conn`` (:meth:`_Share.mine`);
+    ``share.mark`` is told where the reading is after each batch."""
     by_recording: dict[int, list[Input]] = {}
     for item in inputs:
         by_recording.setdefault(item.recording, []).append(item)
@@ -377,8 +390,11 @@ def _audit(inputs: Sequence[Input], totals: Totals, *, trusted_server: bool = Fa
                     if progress is not None and totals.bytes_read >= report_at:
                         report_at = totals.bytes_read + _PROGRESS_EVERY
                         progress(totals.bytes_read)
-                    for line in batch:
+                    lines, sure = (batch, False) if share is None or not framelog else share.lines(batch)
+                    for line in lines:
                         number += 1
+                        if line is None:  # (another process's, :meth:`_Share.lines`)
+                            continue
                         if isinstance(line, str):
                             if share is None or share.first:
                                 yield auditor.unreadable(number, line)
@@ -387,7 +403,7 @@ def _audit(inputs: Sequence[Input], totals: Totals, *, trusted_server: bool = Fa
                             if share is None or share.first:
                                 tally["blank"] += 1
                             continue
-                        if share is not None and not share.mine(line):
+                        if share is not None and not sure and not share.mine(line):
                             continue
                         entries: Iterable[Entry]
                         if framelog:
@@ -730,43 +746,26 @@ def _start_method() -> str:
     return "spawn"
 
 
-class _Conn(msgspec.Struct):
-    conn: str
-
-
-_READ_CONN: Final = msgspec.json.Decoder(_Conn)
-"""A frame log line's ``conn`` alone, its other members skipped unread (a third of the cost of
-``decode_line``): for :func:`_carried`, which audits again a few connections among many."""
-
-
-def _conn_of(line: bytes) -> str | None:
-    """The ``conn`` of a frame log line (the last, where it is given twice, as ``decode_line``
-    reads it), or None when the line is not a JSON object with a string ``conn`` or is nested
-    too deep to skip (msgspec raises RecursionError where ``decode_line``'s reader, which knows
-    every member, stops at the unknown one): a record that ``decode_line`` reads has this
-    connection."""
-    try:
-        return _READ_CONN.decode(line).conn
-    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
-        return None
-
-
 # -- connections dealt to processes ----------------------------------------------------------
-_WRITER_CONN: Final = b'{"v":1,"conn":"'
-_FIRST_PASS: Final = re.compile(rb'\n\{"v":1,"conn":"([\x20\x21\x23-\x5b\x5d-\x7e]*)"')
+_FIRST_PASS: Final = re.compile(b"\n" + re.escape(LINE_START) + rb'([\x20\x21\x23-\x5b\x5d-\x7e]*)"')
 """The ``conn`` of a writer's line (printable ASCII, no escape) after the line end before it, for
 the first pass's estimate of each connection's bytes (:func:`_dealing`; led by a literal, the
 search runs ~8x faster than from ``^`` in MULTILINE mode: 0.02 s against 0.15-0.18 s per 30 MB)."""
 _SAMPLE: Final = 256 * 1024
+_SMALL_SAMPLE: Final = 64 * 1024
 _SAMPLES: Final = 32
-"""The first pass of a dealing reads a plain frame log over 8 MiB in 32 windows of 256 KiB evenly
-spread (whole, it cost ~7.5% of one process's audit: ~120 M instructions per 8 MB)."""
+"""The first pass of a dealing reads a plain frame log over 2 MiB in 32 windows evenly spread,
+each a 128th of the log (a quarter in all) from 64 KiB to 256 KiB (whole, it cost ~7.5% of one
+process's audit: ~120 M instructions per 8 MB)."""
 _SKIP_COST: Final = 0.2
 """What a process of a dealing spends on a line it skips (reads, and reads its ``conn``), as a
 share of a line's audit: callgrind, a host's log of three connections (8 MB), the lines of one
 and of the other two audited apart in one process: 0.47 and 0.77 of the whole audit's
 instructions, 1.24x it together (each line skipped once: ~0.24 of a line's audit; ``mine``
-alone ~2 µs a line of ~570 bytes, against ~22 µs for its audit)."""
+alone ~2 µs a line of ~570 bytes, against ~22 µs for its audit). Since a batch's lines of the
+other processes are left out in C and its own lines are not read for their ``conn`` again
+(:meth:`_Share.lines`), the same measure on a 2 MB log gives 0.39 and 0.73, 1.11x; the rule is
+left at 0.2 (a log whose lines are not all as the writer writes them is read line by line)."""
 _CARRIED_COST: Final = 0.7
 """What a byte the cuts audit again in the parent costs the run, as a share of a byte audited
 in a process (the parent's work overlaps the processes' in part: three connections open
@@ -779,13 +778,20 @@ def _unmarked(position: tuple[Any, ...], read: int) -> None:
     """Where the reading is, told to no one (a :class:`_Share` before its process sets ``mark``)."""
 
 
+_PLAIN_CONN: Final = re.compile(rb"[\x20\x21\x23-\x5b\x5d-\x7e]*")
+"""A ``conn`` the writer writes as it is (printable ASCII, no quote nor backslash)."""
+_SKIP_AT_MOST: Final = 32
+"""The most connections of other processes whose lines :meth:`_Share.lines` skips (each line
+is compared with the start of each one's lines)."""
+
+
 class _Share:
     """One process's share of a dealing: the connections ``owners`` deals to ``index``, the
     others' by :func:`zlib.crc32` of their ``conn`` (one the first pass did not read); the lines
     with no ``conn`` (unreadable, blank) are the first process's. ``mark`` is told, after each
     batch, where the reading is: (recording, file order, line, 1) and the bytes read."""
 
-    __slots__ = ("first", "index", "jobs", "mark", "owners")
+    __slots__ = ("first", "index", "jobs", "mark", "others", "own", "owners")
 
     def __init__(self, index: int, jobs: int, owners: dict[bytes, int]) -> None:
         self.index = index
@@ -793,25 +799,62 @@ class _Share:
         self.first = index == 0
         self.owners = owners
         self.mark: Callable[[tuple[Any, ...], int], None] = _unmarked
+        starts: tuple[list[bytes], list[bytes]] = ([], [])
+        for conn, owner in owners.items():
+            if _PLAIN_CONN.fullmatch(conn) is not None:
+                starts[owner == index].append(LINE_START + conn + b'"')
+        self.others: Callable[[bytes], bool] | None = None
+        """Whether a line begins as the writer begins a line of another process's connection."""
+        self.own: Callable[[bytes], bool] | None = None
+        """Whether a line begins as the writer begins a line of this process's connection."""
+        if starts[0] and len(starts[0]) <= _SKIP_AT_MOST:
+            self.others = operator.methodcaller("startswith", tuple(sorted(starts[0])))
+            if starts[1] and len(starts[1]) <= _SKIP_AT_MOST:
+                self.own = operator.methodcaller("startswith", tuple(sorted(starts[1])))
+
+    def lines(self, batch: list[bytes | str]) -> tuple[list[bytes | str | None], bool]:
+        """``batch`` (lines, each with its end but the file's last) less lines that :meth:`mine`
+        says are not this process's, found at C speed (None in their place), and whether every
+        line left in is this process's (else :meth:`mine` is asked of each).
+
+        A line is left out where it begins as the writer writes a line (:data:`LINE_START`) of a
+        connection of another process (:attr:`others`) and nothing follows that may name another
+        (:func:`framelog_conn`, read in place): the lines left out between two left in hold one
+        ``"conn"`` each and no ``\\u006`` (else the whole batch is left to :meth:`mine`). Every
+        line left in is this process's where each begins as the writer begins a line of its
+        connections (:attr:`own`) and the batch holds one ``"conn"`` a line and no ``\\u006``."""
+        others = self.others
+        if others is None or len(batch) < 2:  # (a str is alone in its batch)
+            return cast(list[bytes | str | None], batch), False
+        lines = cast(list[bytes], batch)
+        n = len(lines)
+        skipped = list(map(others, lines))
+        picked = list(itertools.compress(range(n), map(operator.not_, skipped)))
+        if len(picked) == n:
+            return cast(list[bytes | str | None], batch), False
+        kept: list[bytes | str | None] = [None] * n
+        for k in picked:
+            kept[k] = lines[k]
+        own = self.own
+        if own is not None and all(map(own, itertools.compress(lines, map(operator.not_, skipped)))):
+            data = b"".join(lines)
+            if data.count(b'"conn"') == n and data.find(b"\\u006") < 0:  # (each line holds one at its start)
+                return kept, True
+        after = 0  # the first line of a run of lines left out
+        picked.append(n)
+        for k in picked:
+            if k > after:
+                run = b"".join(lines[after:k]) if k - after > 1 else lines[after]
+                if run.count(b'"conn"') != k - after or run.find(b"\\u006") >= 0:
+                    return cast(list[bytes | str | None], batch), False
+            after = k + 1
+        return kept, False
 
     def mine(self, line: bytes) -> bool:
-        """Whether this process audits ``line`` (its connection's, as ``decode_line`` reads it)."""
-        key: bytes | None = None
-        if line.startswith(_WRITER_CONN):  # the writer's lines: the conn read in place
-            end = line.find(b'"', 15)
-            if end > 0:
-                key = line[15:end]
-                if (not key.isascii() or key.find(b"\\") >= 0 or line.find(b'"conn"', end) >= 0
-                        or line.find(b"\\u", end) >= 0):  # (a later "conn" may be written with an escape: "con\u006e")
-                    key = None
+        """Whether this process audits ``line`` (its connection's, :func:`framelog_conn`)."""
+        key = framelog_conn(line)
         if key is None:
-            conn = _conn_of(line)
-            if conn is None:
-                record = decode_line(line)
-                conn = None if isinstance(record, LogProblem) else record.conn
-            if conn is None:
-                return self.first  # an unreadable line
-            key = conn.encode("utf-8", "surrogatepass")
+            return self.first  # an unreadable line
         owner = self.owners.get(key)
         if owner is None:
             owner = zlib.crc32(key) % self.jobs
@@ -881,11 +924,12 @@ def _dealing(inputs: Sequence[Input], jobs: int) -> dict[bytes, int] | None:
     for item in inputs:
         starts.append(at)
         gzipped = _gzipped(item.path)
-        if gzipped or item.size <= _SAMPLES * _SAMPLE:
+        window = min(_SAMPLE, max(_SMALL_SAMPLE, item.size // (4 * _SAMPLES)))
+        if gzipped or item.size <= _SAMPLES * window:
             windows: list[tuple[int, int | None]] = [(0, None)]
         else:
-            step = (item.size - _SAMPLE) // (_SAMPLES - 1)
-            windows = [(k * step, _SAMPLE) for k in range(_SAMPLES)]
+            step = (item.size - window) // (_SAMPLES - 1)
+            windows = [(k * step, window) for k in range(_SAMPLES)]
         read = 0
         seen: dict[bytes, float] = {}
         with _open(item.path) as handle:
@@ -1096,7 +1140,7 @@ def _carried(carry: Auditor, item: Input, part: Part, taken: set[str], closed: d
                 if not framelog:
                     yield from feed_jsonrpc(carry, number, line)
                     continue
-                conn = _conn_of(line)  # (a line of another connection, or past its first close, is not decoded in full)
+                conn = conn_of(line)  # (a line of another connection, or past its first close, is not decoded in full)
                 if conn is not None and (conn not in taken or number > closed.get(conn, number)):
                     continue
                 record = decode_line(line, number)

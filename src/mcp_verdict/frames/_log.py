@@ -94,8 +94,13 @@ def redact(record: FrameRecord) -> FrameRecord:
                        record.note, record.transport, record.http)
 
 
+LINE_START: Final = b'{"v":%d,"conn":"' % FORMAT_VERSION
+"""How :func:`encode` begins every line (its members in this order, orjson's compact form): a
+reader may take the ``conn`` of such a line in place (:func:`mcp_verdict.audit._formats.framelog_conn`)."""
+
+
 def encode(record: FrameRecord) -> bytes:
-    """One log line (with its trailing LF)."""
+    """One log line (with its trailing LF), beginning with :data:`LINE_START`."""
     out: dict[str, Any] = {"v": FORMAT_VERSION, "conn": record.conn, "seq": record.seq, "t": record.t,
                            "dir": record.dir, "kind": record.kind}
     if record.data is not None:
