@@ -243,7 +243,8 @@ class Bridge:
             outs = relay.from_upstream(data, http, defer=True, on_exchange=on_exchange, during=during)
             self._dispatch(outs, via, None, None, data if early else None)
         finally:
-            if relay.deferred and not self._judging:
+            if not self._judging and (relay._deferred or relay._listing is not None):  # (relay.deferred's,
+                # without a call)
                 # judged on the loop's next turn: after the host stream's writer (an HTTP
                 # response waits on its queue) has sent the answer
                 self._judging = True

@@ -68,6 +68,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple, Protocol, TypeVar
 
+import msgspec
 import orjson
 
 from ..frames import Answered, Context, Exchange, FrameRecord, Seen, Stray, Tracker, Unanswered, id_key
@@ -169,8 +170,10 @@ class Telemetry(Protocol):
             refused: bool) -> None: ...
 
 
-@dataclass(slots=True)
-class _Waiting:
+class _Waiting(msgspec.Struct):
+    """A host request the relay awaits (a Struct: built in C, where a dataclass's ``__init__`` is
+    a Python call per request)."""
+
     exchange: Exchange
     deadline: float
     started: float
@@ -558,16 +561,8 @@ class Relay:
     # -- the upstream's frames ------------------------------------------------------------------
     def from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None, *, defer: bool = False,
                       on_exchange: Collection[Key] | None = None, during: Key | None = None) -> list[Out]:
-        """A frame the upstream sent: what to send on (:meth:`_from_upstream`; a long one with the
-        cyclic collector paused, :func:`_gc_paused`)."""
-        if len(data) < _PAUSE_GC:  # (most frames: no call through _gc_paused)
-            return self._from_upstream(data, http, defer=defer, on_exchange=on_exchange, during=during)
-        return _gc_paused(len(data), self._from_upstream, data, http, defer=defer, on_exchange=on_exchange,
-                          during=during)
-
-    def _from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None, *, defer: bool = False,
-                       on_exchange: Collection[Key] | None = None, during: Key | None = None) -> list[Out]:
-        """A frame the upstream sent: what to send on.
+        """A frame the upstream sent: what to send on (a long one with the cyclic collector
+        paused, :func:`_gc_paused`).
 
         ``defer`` (observe): an answer is forwarded before it is judged — the caller sends what
         this returns and calls :meth:`judge_deferred` later (the verdict cannot change what
@@ -580,6 +575,10 @@ class Relay:
 
         ``during``: the host's request whose HTTP exchange upstream the frame came on (a POST's
         stream): a 2025 server's own request there is made during that call (:meth:`_asked`)."""
+        if len(data) >= _PAUSE_GC and gc.isenabled():  # (this, again, with the collector paused: most
+            # frames are shorter, and read without a call through _gc_paused)
+            return _gc_paused(len(data), self.from_upstream, data, http, defer=defer, on_exchange=on_exchange,
+                              during=during)
         early = self._early  # (read early: this frame is no batch, _judge_early reads none)
         if (early is None or early[0] is not data) and data[:1] != b"{" and len(data) <= self.max_frame \
                 and is_batch(data):  # (2025-03-26: followed message by message)
@@ -687,10 +686,6 @@ class Relay:
         return not self.enforce and not self._answered_by_proxy and len(data) <= self.max_frame
 
     def passes_early(self, data: bytes) -> bool:
-        """:meth:`_passes_early` (a long frame with the cyclic collector paused, :func:`_gc_paused`)."""
-        return self._passes_early(data) if len(data) < _PAUSE_GC else _gc_paused(len(data), self._passes_early, data)
-
-    def _passes_early(self, data: bytes) -> bool:
         """enforce: this frame answers a judged request (``tools/call``, ``tasks/result``) that
         is waiting on this connection, and its verdict lets it through. A host with one stream
         may then be sent it before :meth:`from_upstream` reads it: what enforce forwards of such
@@ -710,9 +705,11 @@ class Relay:
         is parsed once (by the judge), and a wrong guess only costs the usual read in
         :meth:`from_upstream` (a request or notification judged as an answer never passes: a
         ``method`` member is ``envelope.request_shape``). A frame that names one is read first,
-        as any frame was."""
+        as any frame was. A long frame is read with the cyclic collector paused (:func:`_gc_paused`)."""
         if not self.enforce:
             return False
+        if len(data) >= _PAUSE_GC and gc.isenabled():  # (this, again, with the collector paused)
+            return _gc_paused(len(data), self.passes_early, data)
         early = self._early = self._judge_early(data)  # (whatever it read serves from_upstream)
         if early is None or early[1] is None:
             return False

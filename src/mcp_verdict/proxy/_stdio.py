@@ -111,7 +111,8 @@ class LineSplitter:
         self._kept = b""
 
     def feed(self, chunk: bytes) -> None:
-        if (self._dropping < 0 and not self._parts and chunk.endswith(b"\n")
+        if (self._dropping < 0 and not self._parts and chunk[-1:] == b"\n"  # (endswith's, without its
+                # argument parsing)
                 and chunk.find(b"\n") == len(chunk) - 1 and len(chunk) - 1 <= self.limit):
             self.on_line(chunk[:-1])  # one whole line: one copy
             return
