@@ -1008,7 +1008,8 @@ class Relay:
     def _kept(self) -> ListedTools:
         """The tools kept (``frames._tools``), with those of the ``tools/list`` answer forwarded
         last, if not kept yet. A listing's answer is forwarded first and its tools kept after: by
-        the caller's :meth:`judge_deferred` on the loop's next turn, or by whatever looks at the
+        the caller's :meth:`judge_deferred` after the send (on the loop's next turn, or at once when
+        the host was sent the frame before the relay read it), or by whatever looks at the
         tools first (:meth:`tool`, :meth:`param_declared`, a decision, the next listing), so a
         request after the listing always sees it. Keeping a listing of 10,000 tools takes each
         one's size (``frames._tools.tool_size``): about as long again as reading it."""
