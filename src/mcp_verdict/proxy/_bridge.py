@@ -243,7 +243,11 @@ class Bridge:
                 relay.read_sent(data)
         try:
             outs = relay.from_upstream(data, http, defer=True, on_exchange=on_exchange, during=during)
-            self._dispatch(outs, via, None, None, data if early else None)
+            if not early:
+                self._dispatch(outs, via, None, None)
+            elif len(outs) != 1 or outs[0].data is not data or outs[0].to != "host" or self._streams or self._batches:
+                self._dispatch(outs, via, None, None, data)
+            # (else: the host has the frame, and no stream or batch waits for it: _dispatch's, without a call)
             if early and not relay.enforce and relay._deferred:  # observe: the host has this frame (sent before
                 # the relay read it) and all the relay sends for it: judged now, without a turn of the loop
                 try:

@@ -149,6 +149,11 @@ class Out(NamedTuple):
     (``answers`` is the first's)."""
 
 
+_tuple_new: Final = tuple.__new__
+"""Builds a named tuple of all its fields in one step (``_tuple_new(Out, (...))``), where the
+class's own ``__new__`` is a Python call."""
+
+
 class Recorder(Protocol):
     """Where the relay records (``_record.Recorder``; tests may pass their own)."""
 
@@ -327,8 +332,11 @@ class Relay:
             if self.recorder is not None:
                 self._log("c2s", "message", data, http=http, at=at, seq=seq)
             now = self.clock()
-            waiting = _Waiting(opened, now + self.timeout, now,
-                               None, _progress_token(opened) if data.find(b"progressToken") >= 0 else None)
+            message = look.message  # its _meta.progressToken, from this read (its _meta first: most have none)
+            params = message.get("params") if message is not None else None
+            meta = params.get("_meta") if type(params) is dict else None
+            waiting = _Waiting(opened, now + self.timeout, now, None, meta.get("progressToken")
+                               if type(meta) is dict and data.find(b"progressToken") >= 0 else None)
             if self.telemetry is not None and opened.method == "tools/call":
                 waiting.token = self.telemetry.start(opened, self.session)
             pending[key] = waiting
@@ -1312,7 +1320,7 @@ class Relay:
                 note = _ONE_LINE if note is None else f"{note}; {_ONE_LINE}"
             self.recorder.frame(FrameRecord(self.conn, seq, at, "s2c", "message", data, None, note, self.transport,
                                             _http(http)))
-        return [Out("host", data, answers, related)]  # (positional: Out's __new__ is Python's)
+        return [_tuple_new(Out, ("host", data, answers, related, ()))]  # (Out's, without its __new__: Python's)
 
     def _refuse(self, data: bytes, seq: int, at: float, http: Mapping[str, Any] | None, note: str) -> list[Out]:
         self.stats.refused += 1
@@ -1523,12 +1531,6 @@ def _shown(raw: bytes) -> str:
     """A number as the peer wrote it (digits, sign, point, exponent only: ``Peek.unheld``), cut short."""
     text = raw.decode("ascii", "replace")
     return text if len(text) <= 40 else f"{text[:20]}...{text[-8:]} ({len(text)} characters)"
-
-
-def _progress_token(exchange: Exchange) -> object:
-    """The request's ``_meta.progressToken`` (the caller has seen the bytes name one)."""
-    meta = peek(exchange.request.data).params.get("_meta")
-    return meta.get("progressToken") if isinstance(meta, dict) else None
 
 
 _HTTP_KEYS: Final = ("exchange", "method", "status", "content_type", "session", "protocol_version", "event_id")
