@@ -1052,7 +1052,8 @@ class Relay:
         if verdict is not None:  # (_count's, without a call)
             kinds, name = self.stats.kinds, verdict.kind._value_
             kinds[name] = kinds.get(name, 0) + 1
-        if waiting is not None and (verdict is not None or waiting.token is not None):
+        if waiting is not None and (waiting.token is not None or (
+                verdict is not None and self.recorder is not None)):  # (nothing to record otherwise: no call)
             self._judged(exchange, waiting, verdict, data, False)
 
     def _count(self, verdict: Verdict) -> None:
