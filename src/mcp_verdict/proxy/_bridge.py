@@ -245,9 +245,10 @@ class Bridge:
             outs = relay.from_upstream(data, http, defer=True, on_exchange=on_exchange, during=during)
             if not early:
                 self._dispatch(outs, via, None, None)
-            elif len(outs) != 1 or outs[0].data is not data or outs[0].to != "host" or self._streams or self._batches:
+            elif self._streams or self._batches or len(outs) != 1 or outs[0][1] is not data or outs[0][0] != "host":
                 self._dispatch(outs, via, None, None, data)
-            # (else: the host has the frame, and no stream or batch waits for it: _dispatch's, without a call)
+            # (else: the one Out is this frame, to the host, which has it, and no stream or batch waits for
+            # it: _dispatch's, without a call; [1] and [0] are the Out's data and to)
             if early and not relay.enforce and relay._deferred:  # observe: the host has this frame (sent before
                 # the relay read it) and all the relay sends for it: judged now, without a turn of the loop
                 try:

@@ -957,6 +957,9 @@ class Relay:
                 self._deferred.append((exchange, waiting, data, judged))
             else:
                 self._observed(exchange, waiting, data, judged)
+            if self.recorder is None:  # (_forward's, without a call: nothing to record)
+                self.stats.forwarded += 1
+                return [_tuple_new(Out, ("host", data, key, None, ()))]
             return self._forward(data, seq, at, http, answers=key)
         method = exchange.method
         verdict = judged if judged is not None and judged.kind is not _TASK and exchange.task_id is None \
@@ -977,6 +980,9 @@ class Relay:
                 verdict is not None and self.recorder is not None and self.recorder.wants_verdicts)):
             self._judged(exchange, waiting, verdict, data, refuse)  # (nothing to record otherwise)
         if not refuse:
+            if self.recorder is None:  # (_forward's, without a call: nothing to record)
+                self.stats.forwarded += 1
+                return [_tuple_new(Out, ("host", data, key, None, ()))]
             return self._forward(data, seq, at, http, answers=key)
         assert verdict is not None
         codes = ", ".join(sorted({f.code for f in verdict.errors}))
