@@ -362,6 +362,22 @@ class StdioHost:
 
 
 # -- the upstream process ------------------------------------------------------------------------------
+_PIPE_BYTES: Final = 256 * 1024
+"""The capacity asked of the upstream's stdout pipe (Linux, ``F_SETPIPE_SZ``): about what the
+socket pair the subprocess transport made held (~208 KiB), where a pipe holds 64 KiB: an answer
+up to it comes in one read, and the upstream may write as much before it blocks."""
+
+
+def _widen(fd: int) -> None:
+    """Ask for a pipe of :data:`_PIPE_BYTES` (Linux; elsewhere, or refused, the pipe stays as it is)."""
+    import fcntl
+
+    option = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if option is not None:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(fd, option, _PIPE_BYTES)
+
+
 class _StdoutReader(asyncio.Protocol):
     """The upstream's stdout: each read straight to its process's line splitter."""
 
@@ -477,6 +493,8 @@ class StdioUpstream:
         loop = asyncio.get_running_loop()
         # (POSIX: stdout is a pipe of the proxy's own, read as the host's stdin is: _StdoutReader)
         read_end, write_end = os.pipe() if POSIX else (-1, -1)
+        if POSIX:
+            _widen(read_end)
         try:
             transport, protocol = await loop.subprocess_exec(
                 lambda: _ProcessProtocol(self), *self.command, stdin=asyncio.subprocess.PIPE,
