@@ -222,7 +222,9 @@ class Bridge:
                       during: Key | None = None) -> None:
         """An upstream frame. In observe an answer reaches the host before it is judged, and a
         host with one stream (stdio) gets any frame the relay will forward unchanged before the
-        relay reads it (an answer then read once, by its judge: ``Relay.read_sent``); in
+        relay reads it (an answer then read once, by its judge: ``Relay.read_sent``), and such an
+        answer is judged (its verdict line, its span) as soon as all the relay sends for the frame
+        is sent, not on the loop's next turn, as an answer the host gets from a writer is; in
         enforce, an answer whose verdict passes, before the relay's
         bookkeeping (``Relay.passes_early``). ``on_exchange``: the requests of the HTTP exchange it
         came on, the only ones it may answer (``Relay.from_upstream``); ``during``: the request whose
@@ -243,9 +245,22 @@ class Bridge:
                 relay.read_sent(data)
         try:
             outs = relay.from_upstream(data, http, defer=True, on_exchange=on_exchange, during=during)
-            self._dispatch(outs, via, None, None, data if early else None)
+            if not early:
+                self._dispatch(outs, via, None, None)
+            elif self._streams or self._batches or len(outs) != 1 or outs[0][1] is not data or outs[0][0] != "host":
+                self._dispatch(outs, via, None, None, data)
+            # (else: the one Out is this frame, to the host, which has it, and no stream or batch waits for
+            # it: _dispatch's, without a call; [1] and [0] are the Out's data and to)
+            if early and not relay.enforce and relay._deferred:  # observe: the host has this frame (sent before
+                # the relay read it) and all the relay sends for it: judged now, without a turn of the loop
+                try:
+                    relay.judge_deferred()
+                except Exception as exc:  # (as the loop reports a callback's: the frames after it still relayed)
+                    asyncio.get_running_loop().call_exception_handler(
+                        {"message": "mcp-verdict proxy: judging an answer the host was sent failed", "exception": exc})
         finally:
-            if relay.deferred and not self._judging:
+            if not self._judging and (relay._deferred or relay._listing is not None):  # (relay.deferred's,
+                # without a call)
                 # judged on the loop's next turn: after the host stream's writer (an HTTP
                 # response waits on its queue) has sent the answer
                 self._judging = True

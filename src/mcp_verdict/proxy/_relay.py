@@ -74,6 +74,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple, Protocol, TypeVar
 
+import msgspec
 import orjson
 
 from ..frames import Answered, Context, Exchange, FrameRecord, Seen, Stray, Tracker, Unanswered, id_key
@@ -155,6 +156,11 @@ class Out(NamedTuple):
     (``answers`` is the first's)."""
 
 
+_tuple_new: Final = tuple.__new__
+"""Builds a named tuple of all its fields in one step (``_tuple_new(Out, (...))``), where the
+class's own ``__new__`` is a Python call."""
+
+
 class Recorder(Protocol):
     """Where the relay records (``_record.Recorder``; tests may pass their own)."""
 
@@ -186,8 +192,10 @@ class Telemetry(Protocol):
         ``first``; None: no link), whose span ended when its handle came (``_tasks``)."""
 
 
-@dataclass(slots=True)
-class _Waiting:
+class _Waiting(msgspec.Struct):
+    """A host request the relay awaits (a Struct: built in C, where a dataclass's ``__init__`` is
+    a Python call per request)."""
+
     exchange: Exchange
     deadline: float
     started: float
@@ -354,8 +362,11 @@ class Relay:
             if self.recorder is not None:
                 self._log("c2s", "message", data, http=http, at=at, seq=seq, note=twice)
             now = self.clock()
-            waiting = _Waiting(opened, now + self.timeout, now,
-                               None, _progress_token(opened) if data.find(b"progressToken") >= 0 else None)
+            message = look.message  # its _meta.progressToken, from this read (its _meta first: most have none)
+            params = message.get("params") if message is not None else None
+            meta = params.get("_meta") if type(params) is dict else None
+            waiting = _Waiting(opened, now + self.timeout, now, None, meta.get("progressToken")
+                               if type(meta) is dict and data.find(b"progressToken") >= 0 else None)
             if self.telemetry is not None and opened.method == "tools/call":
                 waiting.token = self.telemetry.start(opened, self.session)
             pending[key] = waiting
@@ -606,16 +617,8 @@ class Relay:
     # -- the upstream's frames ------------------------------------------------------------------
     def from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None, *, defer: bool = False,
                       on_exchange: Collection[Key] | None = None, during: Key | None = None) -> list[Out]:
-        """A frame the upstream sent: what to send on (:meth:`_from_upstream`; a long one with the
-        cyclic collector paused, :func:`_gc_paused`)."""
-        if len(data) < _PAUSE_GC:  # (most frames: no call through _gc_paused)
-            return self._from_upstream(data, http, defer=defer, on_exchange=on_exchange, during=during)
-        return _gc_paused(len(data), self._from_upstream, data, http, defer=defer, on_exchange=on_exchange,
-                          during=during)
-
-    def _from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None, *, defer: bool = False,
-                       on_exchange: Collection[Key] | None = None, during: Key | None = None) -> list[Out]:
-        """A frame the upstream sent: what to send on.
+        """A frame the upstream sent: what to send on (a long one with the cyclic collector
+        paused, :func:`_gc_paused`).
 
         ``defer`` (observe): an answer is forwarded before it is judged — the caller sends what
         this returns and calls :meth:`judge_deferred` later (the verdict cannot change what
@@ -628,6 +631,10 @@ class Relay:
 
         ``during``: the host's request whose HTTP exchange upstream the frame came on (a POST's
         stream): a 2025 server's own request there is made during that call (:meth:`_asked`)."""
+        if len(data) >= _PAUSE_GC and gc.isenabled():  # (this, again, with the collector paused: most
+            # frames are shorter, and read without a call through _gc_paused)
+            return _gc_paused(len(data), self.from_upstream, data, http, defer=defer, on_exchange=on_exchange,
+                              during=during)
         early = self._early  # (read early: this frame is no batch, _judge_early reads none)
         if (early is None or early[0] is not data) and data[:1] != b"{" and len(data) <= self.max_frame \
                 and is_batch(data):  # (2025-03-26: followed message by message)
@@ -735,10 +742,6 @@ class Relay:
         return not self.enforce and not self._answered_by_proxy and len(data) <= self.max_frame
 
     def passes_early(self, data: bytes) -> bool:
-        """:meth:`_passes_early` (a long frame with the cyclic collector paused, :func:`_gc_paused`)."""
-        return self._passes_early(data) if len(data) < _PAUSE_GC else _gc_paused(len(data), self._passes_early, data)
-
-    def _passes_early(self, data: bytes) -> bool:
         """enforce: this frame answers a judged request (``tools/call``, ``tasks/result``) that
         is waiting on this connection, and its verdict lets it through. A host with one stream
         may then be sent it before :meth:`from_upstream` reads it: what enforce forwards of such
@@ -758,9 +761,11 @@ class Relay:
         is parsed once (by the judge), and a wrong guess only costs the usual read in
         :meth:`from_upstream` (a request or notification judged as an answer never passes: a
         ``method`` member is ``envelope.request_shape``). A frame that names one is read first,
-        as any frame was."""
+        as any frame was. A long frame is read with the cyclic collector paused (:func:`_gc_paused`)."""
         if not self.enforce:
             return False
+        if len(data) >= _PAUSE_GC and gc.isenabled():  # (this, again, with the collector paused)
+            return _gc_paused(len(data), self.passes_early, data)
         early = self._early = self._judge_early(data)  # (whatever it read serves from_upstream)
         if early is None or early[1] is None:
             return False
@@ -1000,6 +1005,9 @@ class Relay:
                 self._deferred.append((exchange, waiting, data, judged))
             else:
                 self._observed(exchange, waiting, data, judged)
+            if self.recorder is None:  # (_forward's, without a call: nothing to record)
+                self.stats.forwarded += 1
+                return [_tuple_new(Out, ("host", data, key, None, ()))]
             return self._forward(data, seq, at, http, answers=key)
         method = exchange.method
         verdict = judged if judged is not None and judged.kind is not _TASK and exchange.task_id is None \
@@ -1020,6 +1028,9 @@ class Relay:
                 verdict is not None and self.recorder is not None and self.recorder.wants_verdicts)):
             self._judged(exchange, waiting, verdict, data, refuse)  # (nothing to record otherwise)
         if not refuse:
+            if self.recorder is None:  # (_forward's, without a call: nothing to record)
+                self.stats.forwarded += 1
+                return [_tuple_new(Out, ("host", data, key, None, ()))]
             return self._forward(data, seq, at, http, answers=key)
         assert verdict is not None
         codes = ", ".join(sorted({f.code for f in verdict.errors}))
@@ -1059,7 +1070,8 @@ class Relay:
     def _kept(self) -> ListedTools:
         """The tools kept (``frames._tools``), with those of the ``tools/list`` answer forwarded
         last, if not kept yet. A listing's answer is forwarded first and its tools kept after: by
-        the caller's :meth:`judge_deferred` on the loop's next turn, or by whatever looks at the
+        the caller's :meth:`judge_deferred` after the send (on the loop's next turn, or at once when
+        the host was sent the frame before the relay read it), or by whatever looks at the
         tools first (:meth:`tool`, :meth:`param_declared`, a decision, the next listing), so a
         request after the listing always sees it. Keeping a listing of 10,000 tools takes each
         one's size (``frames._tools.tool_size``): about as long again as reading it."""
@@ -1113,7 +1125,8 @@ class Relay:
         if verdict is not None:  # (_count's, without a call)
             kinds, name = self.stats.kinds, verdict.kind._value_
             kinds[name] = kinds.get(name, 0) + 1
-        if waiting is not None and (verdict is not None or waiting.token is not None):
+        if waiting is not None and (waiting.token is not None or (
+                verdict is not None and self.recorder is not None)):  # (nothing to record otherwise: no call)
             self._judged(exchange, waiting, verdict, data, False)
 
     def _count(self, verdict: Verdict) -> None:
@@ -1418,7 +1431,7 @@ class Relay:
                 note = _ONE_LINE if note is None else f"{note}; {_ONE_LINE}"
             self.recorder.frame(FrameRecord(self.conn, seq, at, "s2c", "message", data, None, note, self.transport,
                                             _http(http)))
-        return [Out("host", data, answers, related)]  # (positional: Out's __new__ is Python's)
+        return [_tuple_new(Out, ("host", data, answers, related, ()))]  # (Out's, without its __new__: Python's)
 
     def _refuse(self, data: bytes, seq: int, at: float, http: Mapping[str, Any] | None, note: str) -> list[Out]:
         self.stats.refused += 1
@@ -1641,12 +1654,6 @@ def _shown(raw: bytes) -> str:
     """A number as the peer wrote it (digits, sign, point, exponent only: ``Peek.unheld``), cut short."""
     text = raw.decode("ascii", "replace")
     return text if len(text) <= 40 else f"{text[:20]}...{text[-8:]} ({len(text)} characters)"
-
-
-def _progress_token(exchange: Exchange) -> object:
-    """The request's ``_meta.progressToken`` (the caller has seen the bytes name one)."""
-    meta = peek(exchange.request.data).params.get("_meta")
-    return meta.get("progressToken") if isinstance(meta, dict) else None
 
 
 _HTTP_KEYS: Final = ("exchange", "method", "status", "content_type", "session", "protocol_version", "event_id")
