@@ -410,6 +410,11 @@ class _StdoutReader(asyncio.BufferedProtocol):
         else:
             splitter.feed(bytes(self._view[:nbytes]))
 
+    def data_received(self, data: bytes) -> None:
+        """A read as asyncio's own loop hands it (its pipe transport takes no buffered protocol,
+        where uvloop's does): to the splitter, as the subprocess transport's reads went."""
+        self.splitter.feed(data)
+
     def connection_lost(self, exc: Exception | None) -> None:
         self.process.stdout_lost(exc)
 
