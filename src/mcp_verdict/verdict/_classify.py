@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, cast
 
 import msgspec
 
-from ._fastpath import common_kind, common_reader, quoted, read_common, wide_text
+from ._fastpath import _WIDE_BYTES, common_kind, common_reader, quoted, read_common, read_typed, wide_text
 from ._findings import Finding
 from ._kind import Kind
 from ._options import PARSER_MAX_DEPTH, SKIM_BYTES, Options
@@ -124,9 +124,14 @@ def classify(
         options = _options(version, client_capabilities, extensions, absent_result_type, limits)
     if request_id is not None and type(request_id) is not int and type(request_id) is not str:
         request_id = _check_request_id(request_id)  # the rule, for anything but a plain integer or string
-    if type(response) is bytes and len(response) <= options.quick_short:
+    if type(response) is bytes:
         # judge's first step, taken here: most answers are short texts the fast path knows
-        verdict = read_common(response, options, request_id)
+        if len(response) <= options.quick_typed:
+            verdict = read_typed(response, options, request_id)
+        elif len(response) <= options.quick_short:
+            verdict = read_common(response, options, request_id)
+        else:
+            return judge(response, options, request_id)
         return verdict if verdict else judge(response, options, request_id, fast=False, not_utf8=verdict is False)
     return judge(response, options, request_id)
 
@@ -355,7 +360,7 @@ def _options(version: object, client_capabilities: object = None, extensions: ob
                       client_capabilities,  # type: ignore[arg-type]
                       negotiated, absent_result_type == "complete", reader, quick_bytes,
                       client_capabilities is None or _form_elicitation(client_capabilities),  # type: ignore[arg-type]
-                      min(quick_bytes, SKIM_BYTES))
+                      min(quick_bytes, SKIM_BYTES), min(quick_bytes, _WIDE_BYTES))
     if (client_capabilities is None and not negotiated and absent_result_type == "invalid"
             and limits is DEFAULT_LIMITS):
         _PLAIN[rules.version] = options
