@@ -295,8 +295,8 @@ def _envelope_type(rules: VersionRules, deepest: int, links: bool = False) -> An
         "isError": _NOT_REQUIRED[bool],
         "_meta": _NOT_REQUIRED[_DICT[str, levels[4]]],
     }
-    if not rules.result_type_required:
-        result["resultType"] = _NOT_REQUIRED[result["resultType"]]
+    if not rules.result_type_required and not rules.input_required:  # (read_typed reads it at once where it tells
+        result["resultType"] = _NOT_REQUIRED[result["resultType"]]  # an input_required result)
     if rules.structured_content == "object":
         result["structuredContent"] = _NOT_REQUIRED[_DICT[str, levels[4]]]
     elif rules.structured_content == "any":
@@ -422,7 +422,7 @@ def read_typed(data: bytes, options: Options, request_id: str | int | None) -> V
         return make_verdict(_PROTOCOL_ERROR, (), options.rules.version, message)
     if "_meta" in result and options.rules.reserved_result_meta and not _plain_reserved(result["_meta"], options.rules):
         return None  # a reserved _meta key of a richer shape: _meta checks it
-    if result.get("resultType") != "input_required":
+    if not options.rules.input_required or result["resultType"] != "input_required":  # (then required: the reader's)
         if "content" not in result or "inputRequests" in result or "requestState" in result:
             return None
         return make_verdict(_TOOL_ERROR if result.get("isError") is True else _NORMAL_COMPLETE, (),
