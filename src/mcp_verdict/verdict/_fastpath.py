@@ -9,7 +9,8 @@ start and says what, if anything, is wrong. A rule lives where it always did, in
 named for what it checks; this one only knows shapes on which no rule can fire.
 
 The contract, held by ``tests/test_fastpath.py`` on every corpus case and on generated and
-mutated responses: when :func:`read_common` or :func:`common_kind` returns a kind, the strict
+mutated responses: when :func:`read_common` (or :func:`read_typed`, its typed read of a short text,
+which ``classify`` calls itself) or :func:`common_kind` returns a kind, the strict
 reader and the full checker return the same kind, with no finding at all (not even a
 warning), and the same parsed message.
 
