@@ -452,6 +452,16 @@ def _form(definition: dict[str, Any]) -> dict[str, Any]:
 ROUTED: list[tuple[dict[str, Any], str, bool, Kind, list[str]]] = [
     (_form({"type": "string", "title": "T", "description": "D"}), "2026-07-28", True, Kind.INPUT_REQUIRED, []),
     (_form({"type": "boolean"}), "2026-07-28", True, Kind.INPUT_REQUIRED, []),
+    # a property of its type alone, seen in read_typed's loop: the four primitive types; any other
+    # type alone (an array needs its items), a list of types, a title without a type are not
+    (_form({"type": "string"}), "2026-07-28", True, Kind.INPUT_REQUIRED, []),
+    (_form({"type": "number"}), "2026-07-28", True, Kind.INPUT_REQUIRED, []),
+    (_form({"type": "integer"}), "2026-07-28", True, Kind.INPUT_REQUIRED, []),
+    (_form({"type": "object"}), "2026-07-28", False, Kind.UNCLASSIFIED, ["elicitation.property"]),
+    (_form({"type": "null"}), "2026-07-28", False, Kind.UNCLASSIFIED, ["elicitation.property"]),
+    (_form({"type": ["string"]}), "2026-07-28", False, Kind.UNCLASSIFIED, ["elicitation.property"]),
+    (_form({"type": 1}), "2026-07-28", False, Kind.UNCLASSIFIED, ["elicitation.property"]),
+    (_form({"title": "string"}), "2026-07-28", False, Kind.UNCLASSIFIED, ["elicitation.property"]),
     (_form({"type": "string", "format": "email", "minLength": 3, "default": "a@b.c"}), "2026-07-28", True,
      Kind.INPUT_REQUIRED, []),
     (_form({"type": "string", "enum": ["a", "b"]}), "2026-07-28", True, Kind.INPUT_REQUIRED, []),
@@ -486,6 +496,22 @@ ROUTED: list[tuple[dict[str, Any], str, bool, Kind, list[str]]] = [
      "2026-07-28", False, Kind.UNCLASSIFIED, ["meta.reserved"]),
     ({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "_meta": {SERVER_INFO: "s"}}},
      "2025-11-25", True, Kind.NORMAL_COMPLETE, []),
+    # resultType: absent before 2026-07-28, where no result is input_required (read_typed does not
+    # look); required from 2026-07-28 (the typed read declares it so; read_typed reads it at once)
+    ({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": True}}, "2025-11-25", True, Kind.TOOL_ERROR,
+     []),
+    ({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": []}}, "2025-06-18", True,
+     Kind.NORMAL_COMPLETE, []),
+    ({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": "s"}}, "2025-11-25",
+     False, Kind.UNCLASSIFIED, ["result.result_type_unknown"]),
+    ({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}, "2026-07-28", False, Kind.UNCLASSIFIED,
+     ["result.result_type_missing"]),
+    # a member of the other kind of result is one no rule names there: held to the JSON rules alone, by the
+    # full checker (_walk.check_extras)
+    ({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": "s", "content": []}},
+     "2026-07-28", False, Kind.INPUT_REQUIRED, []),
+    ({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [], "requestState": "s"}},
+     "2026-07-28", False, Kind.NORMAL_COMPLETE, []),
 ]
 
 

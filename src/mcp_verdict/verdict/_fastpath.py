@@ -9,7 +9,8 @@ start and says what, if anything, is wrong. A rule lives where it always did, in
 named for what it checks; this one only knows shapes on which no rule can fire.
 
 The contract, held by ``tests/test_fastpath.py`` on every corpus case and on generated and
-mutated responses: when :func:`read_common` or :func:`common_kind` returns a kind, the strict
+mutated responses: when :func:`read_common` (or :func:`read_typed`, its typed read of a short text,
+which ``classify`` calls itself) or :func:`common_kind` returns a kind, the strict
 reader and the full checker return the same kind, with no finding at all (not even a
 warning), and the same parsed message.
 
@@ -157,6 +158,10 @@ _IMPLEMENTATION_TEXT: Final = frozenset({"name", "version", "title", "descriptio
 _MEDIA: Final = frozenset({"image", "audio"})
 _PLAIN_SCALARS: Final = frozenset({str, int, bool, type(None)})  # JSON scalars with nothing to check
 _STRINGS: Final = frozenset({str})
+_ALONE: Final = ("string", "number", "integer", "boolean")
+"""The types a requested property's schema may give alone (``{"type": "string"}``): a tuple, whose
+``in`` compares (a string compared with each in turn) where a set's would hash a string msgspec just
+built, and fail on a list."""
 _ESCAPED_COLON: Final = b"\\u003"
 """How a colon inside a string can be written other than as itself (``\\u003a``, ``\\u003A``;
 the digits ``\\u0030``..``\\u0039`` are refused alike): the colon count proves nothing then.
@@ -291,8 +296,8 @@ def _envelope_type(rules: VersionRules, deepest: int, links: bool = False) -> An
         "isError": _NOT_REQUIRED[bool],
         "_meta": _NOT_REQUIRED[_DICT[str, levels[4]]],
     }
-    if not rules.result_type_required:
-        result["resultType"] = _NOT_REQUIRED[result["resultType"]]
+    if not rules.result_type_required and not rules.input_required:  # (read_typed reads it at once where it tells
+        result["resultType"] = _NOT_REQUIRED[result["resultType"]]  # an input_required result)
     if rules.structured_content == "object":
         result["structuredContent"] = _NOT_REQUIRED[_DICT[str, levels[4]]]
     elif rules.structured_content == "any":
@@ -357,33 +362,51 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
     read, holding a byte past ASCII (module docstring, "Bytes that are no UTF-8"): the caller
     checks the text's UTF-8 (before the strict reader reads it to that byte again), and if it
     is, calls again with ``utf8``. ``options.read_common`` is set; ``count_values`` when the
-    text is longer than ``options.max_nodes``; ``utf8``: the caller has checked the text's UTF-8."""
-    try:
-        spaced = data[11] == 32  # {"jsonrpc": "2.0" as json.dumps writes it, which orjson never writes
-        if len(data) > _WIDE_BYTES:
-            if len(data) > _STRICT_PROOF_BYTES if spaced else wide_text(data):
-                # long and mostly strings (spaced), or long strings beyond Latin-1: which orjson reads
-                return read_quoted(data, options, request_id)  # fastest, the splice or the quote count proving it
+    text is longer than ``options.max_nodes``; ``utf8``: the caller has checked the text's UTF-8.
+    A text of at most :data:`_WIDE_BYTES` goes to :func:`read_typed` at once."""
+    if len(data) > _WIDE_BYTES:
+        try:
+            if len(data) > _STRICT_PROOF_BYTES if data[11] == 32 else wide_text(data):
+                # long and mostly strings (spaced: {"jsonrpc": "2.0" as json.dumps writes it, which orjson
+                # never writes), or long strings beyond Latin-1: which orjson reads fastest, the splice or the
+                return read_quoted(data, options, request_id)  # quote count proving it
             if not utf8 and ((len(data) > _DECODED_BYTES  # dense tokens at its middle: decoded at once
                               and data.count(b",", (len(data) >> 1) - 256, (len(data) >> 1) + 256) > _DENSE_COMMAS)
                              or not data.isascii()):
                 return False  # maybe no UTF-8: checked first, so that no value is built before such a byte
-        message: Any = options.read_common(data)  # type: ignore[misc]
+        except Exception:  # (none expected: as the typed read's)
+            return None
+    verdict = read_typed(data, options, request_id)
+    if count_values and verdict:
+        message = verdict.message
+        if not _within_budget(message["result"] if "result" in message else message["error"], options):
+            return None
+    return verdict
+
+
+def read_typed(data: bytes, options: Options, request_id: str | int | None) -> Verdict | Literal[False] | None:
+    """:func:`read_common`'s typed read, its proofs and the checks after it, without the routing of
+    long texts or the node budget: ``classify`` calls it itself on a text of at most
+    ``options.quick_typed`` bytes (within :data:`_WIDE_BYTES` and ``options.max_nodes``)."""
+    read = options.read_common  # (a slot's value called at once would be looked up as a method, unspecialised)
+    try:
+        message: Any = read(data)  # type: ignore[misc]
     except msgspec.ValidationError as problem:  # not the shapes: maybe other blocks
         message = _read_links(data, options, problem)
         if message is None:
             return None
     except msgspec.DecodeError as problem:  # not JSON, 1e400, too deep; no UTF-8
         return False if str(problem) == _NOT_UTF8 else None
-    except Exception:  # a text of fewer than 12 bytes
+    except Exception:  # (none expected: msgspec refuses a text with one of the two above)
         return None
     # The proofs (module docstring). The write-back: msgspec accepted all of data, so whatever
-    # follows the written value is whitespace. A spaced text cannot be written back.
+    # follows the written value is whitespace. A spaced text (data[11]: a text msgspec reads is
+    # longer) cannot be written back: it goes to the colon count at once.
     try:
         written = _write(message)
     except Exception:  # orjson: an integer beyond 64 bits
         written = b""
-    if (spaced or (written != data and not (written and data.startswith(written)))) and (
+    if written != data and (data[11] == 32 or not (written and data.startswith(written))) and (
             len(data) > _STRICT_PROOF_BYTES or not written  # (on a long text counting costs more than it spares)
             or data.count(b":") != written.count(b":") or data.find(_ESCAPED_COLON) >= 0):  # the colon count
         message = _strictly_proven(data, message)
@@ -393,40 +416,34 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
         return None
     if request_id is not None and (type(message["id"]) is not type(request_id) or message["id"] != request_id):
         return None
-    rules = options.rules
     result = message.get("result")
     if result is None:
-        error = message["error"]
-        if rules.result_type_required and -32099 <= error["code"] <= -32002:
+        if options.rules.result_type_required and -32099 <= message["error"]["code"] <= -32002:
             return None  # maybe a reserved or retired code: the full checker decides on a warning
-        kind = _PROTOCOL_ERROR
-        owner = error
-    elif "_meta" in result and rules.reserved_result_meta and not _plain_reserved(result["_meta"], rules):
+        return make_verdict(_PROTOCOL_ERROR, (), options.rules.version, message)
+    if "_meta" in result and options.rules.reserved_result_meta and not _plain_reserved(result["_meta"], options.rules):
         return None  # a reserved _meta key of a richer shape: _meta checks it
-    elif result.get("resultType") != "input_required":
+    if not options.rules.input_required or result["resultType"] != "input_required":  # (then required: the reader's)
         if "content" not in result or "inputRequests" in result or "requestState" in result:
             return None
-        kind = _TOOL_ERROR if result.get("isError") is True else _NORMAL_COMPLETE
-        owner = result
-    else:
-        if "content" in result or "isError" in result or "structuredContent" in result:
-            return None
-        requests = result.get("inputRequests")
-        if requests is None:
-            if "requestState" not in result:
-                return None  # neither inputRequests nor requestState
-        elif not requests or not options.form_elicitation:  # (every request is a form elicitation)
-            return None
-        else:
-            for request in requests.values():
-                for definition in request["params"]["requestedSchema"]["properties"].values():
-                    if not _plain_property(definition) or ("items" in definition and options.max_depth < 10):
-                        return None  # (a multi-select's enum sits at level 10)
-        kind = _INPUT_REQUIRED
-        owner = result
-    if count_values and not _within_budget(owner, options):
+        return make_verdict(_TOOL_ERROR if result.get("isError") is True else _NORMAL_COMPLETE, (),
+                            options.rules.version, message)
+    if "content" in result or "isError" in result or "structuredContent" in result:
         return None
-    return make_verdict(kind, (), rules.version, message)
+    requests = result.get("inputRequests")
+    if requests is None:
+        if "requestState" not in result:
+            return None  # neither inputRequests nor requestState
+    elif not requests or not options.form_elicitation:  # (every request is a form elicitation)
+        return None
+    else:
+        for request in requests.values():
+            for definition in request["params"]["requestedSchema"]["properties"].values():
+                if len(definition) == 1 and definition.get("type") in _ALONE:
+                    continue  # {"type": ...} alone, the commonest, seen here (an array needs its items)
+                if not _plain_property(definition) or ("items" in definition and options.max_depth < 10):
+                    return None  # (a multi-select's enum sits at level 10)
+    return make_verdict(_INPUT_REQUIRED, (), options.rules.version, message)
 
 
 def _spliced(data: bytes, message: Any) -> bool:

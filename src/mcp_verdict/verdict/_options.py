@@ -44,3 +44,7 @@ class Options(msgspec.Struct, frozen=True):  # a frozen Struct: defined in C, un
     quick_short: int = -1
     """The longest wire text ``classify`` hands the fast path itself, before ``judge``: within
     ``quick_bytes`` and too short to be skimmed (:data:`SKIM_BYTES`)."""
+    quick_typed: int = -1
+    """The longest wire text ``classify`` hands the fast path's typed read itself
+    (``_fastpath.read_typed``): within ``quick_short`` and too short for the routing of long
+    texts (``_fastpath._WIDE_BYTES``)."""
