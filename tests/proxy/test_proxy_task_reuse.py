@@ -29,24 +29,25 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict.frames import FrameRecord
-from mcp_verdict.frames import read as read_log
-from mcp_verdict.proxy import REFUSED
-
 from ._peers import PROXY, LinePeer
+from ._task_reuse import (
+    DONE,
+    REFUSED_NOTE,
+    REUSED_OBSERVED,
+    REUSED_REFUSED,
+    TASK_LINE,
+    Judged,
+    Line,
+    R,
+    Step,
+    refused_notes,
+    what_the_host_got,
+    written,
+)
 
 SERVER = [sys.executable, str(Path(__file__).with_name("task_reuse_server.py"))]
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}
-R = ["task.field"]
-Step = tuple[str, int, str]
-# a verdict line: (method, id, call, kind, finding codes, decision, forwarded)
-Line = tuple[str, int, int, str, list[str], str, str]
-Judged = tuple[str, list[str], str, str]
-TASK_LINE: Judged = ("task", [], "poll_task", "unchanged")
-REUSED_OBSERVED: Judged = ("unclassified", R, "check_state", "unchanged")
-REUSED_REFUSED: Judged = ("unclassified", R, "check_state", "refused")
-DONE: Judged = ("normal_complete", [], "verify_content", "unchanged")
 
 
 def line(method: str, rid: int, call: int, judged: Judged) -> Line:
@@ -120,22 +121,10 @@ def test_a_task_id_created_again_through_the_proxy(tmp_path: Path, name: str, st
             received.append(json.loads(raw))
     finally:
         assert peer.close() == 0, b"".join(peer.stderr)
-    shown: list[Any] = []
-    for message in received:
-        if "error" in message:
-            error = message["error"]
-            assert error["code"] == REFUSED
-            shown.append([f["code"] for f in error["data"]["verdict"]["findings"]])
-        else:
-            shown.append("as sent")
-    assert shown == got
-    written = [json.loads(x) for x in verdicts.read_text().splitlines()]
-    assert [(w["method"], w["id"], w["call"], w["kind"], [f["code"] for f in w["findings"]], w["decision"],
-             w["forwarded"]) for w in written] == lines
+    assert what_the_host_got(received) == got
+    assert written(verdicts) == lines
     # the frame log: each refused answer logged refused, the proxy's error in its place
-    refused = [r for r in read_log(log.read_bytes().splitlines()) if isinstance(r, FrameRecord) and r.kind == "refused"]
-    assert len(refused) == sum(1 for g in got if g != "as sent")
-    assert all(r.note == "enforce: the verdict is unclassified (task.field)" for r in refused)
+    assert refused_notes(log) == [REFUSED_NOTE] * sum(1 for g in got if g != "as sent")
 
 
 def test_the_finding_names_the_reuse(tmp_path: Path) -> None:

@@ -28,24 +28,25 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict.frames import FrameRecord
-from mcp_verdict.frames import read as read_log
-from mcp_verdict.proxy import REFUSED
-
 from ._peers import PROXY, LinePeer
+from ._task_reuse import (
+    DONE,
+    REFUSED_NOTE,
+    REUSED_OBSERVED,
+    REUSED_REFUSED,
+    TASK_LINE,
+    Judged,
+    Line,
+    R,
+    Step,
+    refused_notes,
+    what_the_host_got,
+    written,
+)
 
 SERVER = [sys.executable, str(Path(__file__).with_name("task_reuse_server.py")), "--2025"]
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
     "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
-R = ["task.field"]
-Step = tuple[str, int, str]
-# a verdict line: (method, id, call, kind, finding codes, decision, forwarded)
-Line = tuple[str, int, int, str, list[str], str, str]
-Judged = tuple[str, list[str], str, str]
-TASK_LINE: Judged = ("task", [], "poll_task", "unchanged")
-REUSED_OBSERVED: Judged = ("unclassified", R, "check_state", "unchanged")
-REUSED_REFUSED: Judged = ("unclassified", R, "check_state", "refused")
-DONE: Judged = ("normal_complete", [], "verify_content", "unchanged")
 METHODS = {"call": "tools/call", "get": "tasks/get", "result": "tasks/result"}
 
 
@@ -125,20 +126,8 @@ def test_a_task_id_created_again_in_2025_11_25(tmp_path: Path, name: str, steps:
             received.append(json.loads(raw))
     finally:
         assert peer.close() == 0, b"".join(peer.stderr)
-    shown: list[Any] = []
-    for message in received:
-        if "error" in message:
-            error = message["error"]
-            assert error["code"] == REFUSED
-            shown.append([f["code"] for f in error["data"]["verdict"]["findings"]])
-        else:
-            shown.append("as sent")
-    written = [json.loads(x) for x in verdicts.read_text().splitlines()]
-    assert (shown, [(w["method"], w["id"], w["call"], w["kind"], [f["code"] for f in w["findings"]], w["decision"],
-                     w["forwarded"]) for w in written]) == (got, lines)
-    refused = [r for r in read_log(log.read_bytes().splitlines()) if isinstance(r, FrameRecord) and r.kind == "refused"]
-    assert [r.note for r in refused] == ["enforce: the verdict is unclassified (task.field)"] * sum(
-        1 for g in got if g != "as sent")
+    assert (what_the_host_got(received), written(verdicts)) == (got, lines)
+    assert refused_notes(log) == [REFUSED_NOTE] * sum(1 for g in got if g != "as sent")
 
 
 def test_the_result_finding_names_the_reuse(tmp_path: Path) -> None:
