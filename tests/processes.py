@@ -10,6 +10,7 @@ import contextlib
 import os
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -108,3 +109,29 @@ def gone(pid: int) -> bool:
             return stat.read().rpartition(")")[2].split()[0] in ("Z", "X")
     except FileNotFoundError:
         return True
+
+
+# The peak memory of the one child it runs, read by a parent that runs nothing else (ru_maxrss:
+# KiB on Linux); the child's standard output after the first line, or nothing (DEVNULL).
+_PEAK = '''
+import resource, subprocess, sys
+keep = sys.argv[1] == "keep"
+done = subprocess.run(sys.argv[2:], stdout=subprocess.PIPE if keep else subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                      stdin=subprocess.DEVNULL, check=False)
+print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+if keep:
+    print(done.stdout.decode())
+'''
+
+
+def peak_run(command: Sequence[str], *, cwd: Path | None = None, env: Mapping[str, str] | None = None,
+             keep_stdout: bool = True, timeout: float = 300) -> tuple[int, int, str]:
+    """(exit status, peak resident set in KiB, standard output) of ``command``, run as the only
+    child of a parent that runs nothing else (its standard output is not kept, so not read in the
+    parent, unless ``keep_stdout``). Linux: ``ru_maxrss`` is in KiB there."""
+    done = subprocess.run([sys.executable, "-c", _PEAK, "keep" if keep_stdout else "drop", *command],
+                          capture_output=True, text=True, timeout=timeout, cwd=cwd,
+                          env=None if env is None else dict(env), check=True)
+    first, _, out = done.stdout.partition("\n")
+    status, peak = first.split()
+    return int(status), int(peak), out

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from .processes import peak_run
+
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "mcp_verdict"]
 SERVER = f"{sys.executable} -m tests.servers.listing_stdio"
@@ -55,22 +57,10 @@ def test_a_listing_of_many_megabytes_is_written_whole() -> None:
     assert run.stdout == ('{"version": "2025-11-25", "tools": [' + BIG + ", " + wide + '], "warnings": []}\n').encode()
 
 
-# The peak memory of the one child it runs, read by a parent that runs nothing else (ru_maxrss:
-# KiB on Linux), as tests/test_client_http_endless_body.py reads it.
-PEAK = '''
-import resource, subprocess, sys
-done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                      check=False)
-print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-'''
-
-
 def _peak(flags: str) -> tuple[int, int]:
-    done = subprocess.run([sys.executable, "-c", PEAK, *CLI, "tools", "--mode", "legacy", "--stdio",
-                           f"{SERVER} {flags}", "--json"], capture_output=True, text=True, timeout=300, cwd=ROOT,
-                          check=True)
-    status, peak = done.stdout.split()
-    return int(status), int(peak)
+    status, peak, _ = peak_run([*CLI, "tools", "--mode", "legacy", "--stdio", f"{SERVER} {flags}", "--json"], cwd=ROOT,
+                               keep_stdout=False)
+    return status, peak
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss in KiB is Linux's")

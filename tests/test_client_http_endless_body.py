@@ -19,31 +19,19 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from .processes import port_server
+from .processes import peak_run, port_server
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "mcp_verdict"]
 HOSTILE = [sys.executable, "-m", "tests.servers.hostile_http"]
 LIMIT = 16_000_000
 """The --max-bytes of the test: light, and far above the baseline's noise."""
-
-# The peak memory of the one child it runs, read by a parent that runs nothing else (ru_maxrss:
-# KiB on Linux), as tests/test_kit_cli.py reads conform's.
-PEAK = '''
-import resource, subprocess, sys
-done = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                      check=False)
-print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-print(done.stdout.decode())
-'''
-
 
 @pytest.fixture(scope="module")
 def base() -> Iterator[str]:
@@ -58,13 +46,8 @@ def _call(base: str, max_bytes: int, *options: str) -> tuple[int, int, str]:
 
 def peak_call(base: str, mode: str, max_bytes: int, *options: str) -> tuple[int, int, str]:
     """(exit status, peak KiB, stdout) of ``call --url <mode> --max-bytes N`` (hostile_http's ``mode``)."""
-    done = subprocess.run([sys.executable, "-c", PEAK, *CLI, "call", "--mode", "legacy", "--timeout", "60",
-                           "--max-bytes", str(max_bytes), "--url", f"{base}/{mode}/mcp", "t", *options],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT, env={**os.environ, "COLUMNS": "100"},
-                          check=True)
-    first, out = done.stdout.split("\n", 1)
-    status, peak = first.split()
-    return int(status), int(peak), out
+    return peak_run([*CLI, "call", "--mode", "legacy", "--timeout", "60", "--max-bytes", str(max_bytes), "--url",
+                     f"{base}/{mode}/mcp", "t", *options], cwd=ROOT, env={**os.environ, "COLUMNS": "100"})
 
 
 # (--max-bytes, exit status, the findings (code, message)): RFC 8259 s9

@@ -19,7 +19,6 @@ import gc
 import json
 import os
 import re
-import subprocess
 import sys
 import tracemalloc
 from collections.abc import Iterator
@@ -30,7 +29,7 @@ import pytest
 
 from mcp_verdict.client import VerdictClient
 
-from .processes import port_server
+from .processes import peak_run, port_server
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "mcp_verdict"]
@@ -38,17 +37,6 @@ HTTP = [sys.executable, "-m", "tests.servers.hostile_http"]
 MIB = 1 << 20
 SIZE = 16
 """MiB of text in the large answer (the test's: light, and far above the baseline's noise)."""
-
-# The peak memory of the one child it runs, read by a parent that runs nothing else (ru_maxrss:
-# KiB on Linux), as tests/test_client_http_endless_body.py reads it.
-PEAK = '''
-import resource, subprocess, sys
-done = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                      check=False)
-print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-print(done.stdout.decode())
-'''
-
 
 @pytest.fixture(scope="module")
 def base() -> Iterator[str]:
@@ -65,13 +53,8 @@ def _server(base: str, transport: str, mib: int) -> list[str]:
 
 def _call(base: str, transport: str, mib: int, *options: str) -> tuple[int, int, str]:
     """(exit status, peak KiB, stdout) of ``call t`` against a server answering ``mib`` MiB of text."""
-    done = subprocess.run([sys.executable, "-c", PEAK, *CLI, "call", "--mode", "legacy", "--timeout", "60",
-                           *_server(base, transport, mib), "t", *options],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT, env={**os.environ, "COLUMNS": "100"},
-                          check=True)
-    first, out = done.stdout.split("\n", 1)
-    status, peak = first.split()
-    return int(status), int(peak), out
+    return peak_run([*CLI, "call", "--mode", "legacy", "--timeout", "60", *_server(base, transport, mib), "t",
+                     *options], cwd=ROOT, env={**os.environ, "COLUMNS": "100"})
 
 
 TRANSPORTS = ["stdio", "json", "sse"]
@@ -166,13 +149,9 @@ def test_a_large_structured_content_is_shown_from_its_first_characters() -> None
     size at the peak with the SDK's copy gone, now ~3x: the bound is 3.5x). The baseline: the
     same server answering an empty string."""
     def call(mib: int) -> tuple[int, int, str]:
-        done = subprocess.run([sys.executable, "-c", PEAK, *CLI, "call", "--mode", "legacy", "--timeout", "60",
-                               "--stdio", f"{sys.executable} -m tests.servers.hostile_stdio structured {mib}", "t"],
-                              capture_output=True, text=True, timeout=300, cwd=ROOT,
-                              env={**os.environ, "COLUMNS": "100"}, check=True)
-        first, out = done.stdout.split("\n", 1)
-        status, peak = first.split()
-        return int(status), int(peak), out
+        return peak_run([*CLI, "call", "--mode", "legacy", "--timeout", "60", "--stdio",
+                         f"{sys.executable} -m tests.servers.hostile_stdio structured {mib}", "t"],
+                        cwd=ROOT, env={**os.environ, "COLUMNS": "100"})
 
     _, baseline, shown = call(0)
     status, peak, out = call(SIZE)
