@@ -368,20 +368,6 @@ GIVE_UP_TABLE = [
 
 
 @pytest.mark.skipif(os.name != "posix", reason="receivers run apart where there is fork (POSIX)")
-@pytest.mark.parametrize(("receiver", "args", "status", "summary", "not_run", "reason"), GIVE_UP_TABLE)
-def test_a_run_gives_up_after_cases_in_a_row_stopped_at_the_limit(
-        tmp_path: Path, receiver: str, args: list[str], status: int, summary: dict[str, int], not_run: int,
-        reason: str | None) -> None:
-    done = _conform(tmp_path, receiver, "--json", *args)
-    assert done.returncode == status, done.stderr
-    report = json.loads(done.stdout)
-    assert report["summary"] == {**summary, "fail": 0, "error": summary["cases"] - summary["pass"], "skip": 0}
-    assert (report["ok"], report["complete"]) == (False, not_run == 0)
-    assert report["not_run"] == {"cases": not_run, "reason": reason, "ids": IDS[CASES - not_run:] if not_run else []}
-    assert [f["reason"] for f in report["failures"]] == [STOPPED] * (summary["cases"] - summary["pass"])
-
-
-@pytest.mark.skipif(os.name != "posix", reason="receivers run apart where there is fork (POSIX)")
 @pytest.mark.parametrize(("receiver", "args", "status", "err", "last"), [
     ("hangs_always", [], 3, [
         _stopped_notice(0, "the run goes on in a new process (1 in a row; it gives up at 3)"),
@@ -447,8 +433,9 @@ GIVE_UP_TOTAL_TABLE = [
 
 
 @pytest.mark.skipif(os.name != "posix", reason="receivers run apart where there is fork (POSIX)")
-@pytest.mark.parametrize(("receiver", "args", "status", "summary", "not_run", "reason"), GIVE_UP_TOTAL_TABLE)
-def test_a_run_gives_up_after_cases_in_all_stopped_at_the_limit(
+@pytest.mark.parametrize(("receiver", "args", "status", "summary", "not_run", "reason"),
+                         [*GIVE_UP_TABLE, *GIVE_UP_TOTAL_TABLE])
+def test_a_run_gives_up_after_cases_stopped_at_the_limit(
         tmp_path: Path, receiver: str, args: list[str], status: int, summary: dict[str, int], not_run: int,
         reason: str | None) -> None:
     done = _conform(tmp_path, receiver, "--json", *args)
