@@ -20,11 +20,7 @@ Ratios are to the size of the answer.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import ctypes
-import gc
 import json
-import re
 import subprocess
 import sys
 import tracemalloc
@@ -32,18 +28,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-_STATUS = Path("/proc/self/status")
 
-
-def _release() -> None:
-    gc.collect()
-    with contextlib.suppress(OSError, AttributeError):  # glibc only
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-
-
-def _status(field: str) -> int:
-    match = re.search(rf"^{field}:\s+(\d+) kB", _STATUS.read_text(), re.MULTILINE)
-    return int(match.group(1)) * 1024 if match else 0
+from bench_memory import _release, _status  # noqa: E402  (the benchmarks' own: this folder is the script's)
 
 
 def _one(transport: str, mib: int, way: str) -> dict[str, float]:
