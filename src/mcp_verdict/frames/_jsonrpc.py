@@ -46,7 +46,7 @@ import math
 import re
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from itertools import accumulate, compress, count, repeat
 from operator import eq, gt, sub
@@ -207,26 +207,29 @@ def peek(data: bytes | bytearray | memoryview | str) -> Peek:
         return Peek("unreadable", value, found, problem=problem, unheld=unheld)
     if type(message) is not dict:
         return Peek("batch") if type(message) is list else Peek("invalid")
-    value = message.get("id", _ABSENT)
+    return _framed(data, message, message.get("id", _ABSENT), message.get("method"), message)
+
+
+def _framed(data: bytes | bytearray | memoryview | str, members: Mapping[str, Any], value: Any, method: Any,
+            message: dict[str, Any] | None) -> Peek:
+    """The Peek of a JSON-RPC object whose top-level member names are ``members``' keys, its
+    ``id`` read as ``value`` (:data:`_ABSENT` when it has none) and its ``method`` as ``method``;
+    ``message`` kept in it (:func:`peek`'s parse; None for :func:`peek_shape`)."""
     of = type(value)
     if of is int or of is str:  # every ordinary id
         has_id = True
-    elif value is _ABSENT:
-        value, has_id = None, False
     elif of is float:  # an integer past 64 bits reads as a float: the id as written
         value, has_id = _exact_float(data, value), True
-    else:  # null, or not a valid id (a bool, an object...)
+    else:  # absent, null, or not a valid id (a bool, an object...)
         has_id = value is None
-        if not has_id:
-            value = None
-    method = message.get("method")
+        value = None
     if type(method) is str:
-        if "result" in message or "error" in message:
+        if "result" in members or "error" in members:
             return Peek("invalid", value, has_id, None, message)
         return Peek("request" if has_id else "notification", value, has_id, method, message)
-    if "result" in message:
+    if "result" in members:
         return Peek("response", value, has_id, None, message)
-    if "error" in message:
+    if "error" in members:
         return Peek("error", value, has_id, None, message)
     return Peek("invalid", value, has_id, None, message)
 
@@ -285,23 +288,7 @@ def peek_shape(data: bytes) -> Peek:
     except RecursionError:  # (nested deeper than msgspec follows here, within orjson's 1,024 levels)
         look = peek(data)  # (orjson reads it as peek does; its values are let go)
         return msgspec.structs.replace(look, message=None)
-    of = type(read)
-    value: Id = None
-    if of is int or of is str:
-        value, has_id = read, True
-    elif of is float:
-        value, has_id = _exact_float(data, read), True
-    else:  # absent, null, or not a valid id (a bool, an object...)
-        has_id = read is None
-    if type(method) is str:
-        if "result" in members or "error" in members:
-            return Peek("invalid", value, has_id)
-        return Peek("request" if has_id else "notification", value, has_id, method)
-    if "result" in members:
-        return Peek("response", value, has_id)
-    if "error" in members:
-        return Peek("error", value, has_id)
-    return Peek("invalid", value, has_id)
+    return _framed(data, members, read, method, None)
 
 
 _DEPTH: Final = 1024
