@@ -20,19 +20,18 @@ two ways and that the proxy paired and judged it by the last values.
 
 Cost: :func:`may_repeat` is one regular-expression scan in C of the request's bytes; only a request
 that names one of these members twice, or holds a ``\\u`` escape, is read strictly (jiter, which
-refuses any repeated name), and only one the strict reader refuses is read twice more by Python's
-json (first and last values kept).
+refuses any repeated name), and only one the strict reader refuses is read twice more, as
+``_params`` reads a request's arguments: the first values kept (``first_read``) and the last
+(``exact_read``).
 """
 
 from __future__ import annotations
 
-import json
 import re
-from decimal import Decimal
 from typing import Any, Final
 
 from ..verdict._parser import NOT_PARSED, read_strict
-from ._params import first_read
+from ._params import exact_read, first_read
 
 _NAMES: Final = re.compile(rb'"(?:method|id|params|name|taskId)"|\\u')
 """The names :func:`two_readings` compares (and ``params``, which holds two of them) as written
@@ -45,13 +44,6 @@ def may_repeat(data: bytes) -> bool:
     :func:`two_readings` to tell."""
     found = _NAMES.findall(data)
     return len(found) > 1 and (len(set(found)) < len(found) or b"\\u" in found)
-
-
-def _last_read(data: bytes) -> object:
-    try:
-        return json.loads(data.decode("utf-8"), parse_float=Decimal)
-    except (ValueError, RecursionError):
-        return None
 
 
 def _member(message: object, path: tuple[str, ...]) -> tuple[bool, Any]:
@@ -78,7 +70,7 @@ def two_readings(data: bytes) -> str | None:
     first = first_read(data)
     if not isinstance(first, dict):
         return None
-    last = _last_read(data)
+    last = exact_read(data)  # (msgspec, then Python's json: each keeps the last)
     if not isinstance(last, dict):
         return None
     for name in ("method", "id"):
