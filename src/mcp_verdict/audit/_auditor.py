@@ -1158,8 +1158,10 @@ def _listed_schema(info: _Conn, name: str, tool: Mapping[str, Any]) -> CompiledS
     """The outputSchema of a listed tool, compiled once per listing and kept in ``info.schemas``
     (None: the tool declares none, or its schema is no JSON value, which the content check
     reports from the tool itself)."""
-    key = schema_key(tool["outputSchema"]) if "outputSchema" in tool else None
-    compiled = info.schemas[name] = compile_key(key, "/outputSchema") if key is not None else None
+    schema = tool.get("outputSchema")
+    key = schema_key(schema) if "outputSchema" in tool else None
+    # (a large key copied from the schema on a miss, not parsed whole: compile_key's source)
+    compiled = info.schemas[name] = compile_key(key, "/outputSchema", source=schema) if key is not None else None
     return compiled
 
 

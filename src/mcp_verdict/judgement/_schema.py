@@ -351,9 +351,28 @@ def _unwritable(schema: object, where: str) -> Finding:
     return finding(where, "output.schema_invalid", "the schema is not a JSON value")
 
 
-def compile_key(key: str | bytes, where: str, limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS) -> CompiledSchema:
-    """Compile the schema whose :func:`schema_key` is ``key`` (cached with ``compile_schema``'s)."""
-    return _compile(key, where, limits)
+_NO_SOURCE: Final = object()
+
+
+def compile_key(key: str | bytes, where: str, limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS,
+                source: object = _NO_SOURCE) -> CompiledSchema:
+    """Compile the schema whose :func:`schema_key` is ``key`` (cached with ``compile_schema``'s).
+
+    ``source``: the schema the key was written from, as the caller holds it now (the tap's and
+    the audit's listed tool's ``outputSchema``). On a cache miss, a large key (:data:`_LARGE_KEY`)
+    holding annotations is then copied from it piece by piece, each piece checked against the
+    key (:func:`_copy_verified`: the copy is the key's content whatever became of ``source``;
+    a piece that does not match means the key is parsed whole), as :func:`compile_schema`
+    copies a large schema: without it the key was parsed whole, annotations and all (a
+    ``default`` of 300,000 small objects, 18 MB of text, was some 130 MB of Python values,
+    dropped once the bounds were checked)."""
+    if source is _NO_SOURCE or not isinstance(key, bytes) or len(key) < _LARGE_KEY:
+        return _compile(key, where, limits)
+    _parsed[0] = (key, _Source(source))  # read by _build on a miss, for this very key object only
+    try:
+        return _compile(key, where, limits)
+    finally:
+        _parsed[0] = None
 
 
 def schema_key(schema: object) -> str | bytes | None:
@@ -395,8 +414,9 @@ so another thread's compile meanwhile costs at most a parse from the key, never 
 
 
 class _Source:
-    """A large plain schema (:func:`_plain`), for :func:`_build` to copy on a cache miss when
-    its key holds annotations and no reference (:func:`_annotated`, :func:`_copy_verified`)."""
+    """A large plain schema (:func:`_plain`), or the schema a caller of :func:`compile_key` wrote
+    a large key from, for :func:`_build` to copy on a cache miss when its key holds annotations
+    and no reference (:func:`_annotated`, :func:`_copy_verified`)."""
 
     __slots__ = ("schema",)
 
@@ -525,7 +545,9 @@ def _copy_verified(key: bytes, schema: Any, limits: SchemaLimits) -> Any:
 
     try:
         copy = node(schema)
-    except (_Mismatch, TypeError, RecursionError):  # (orjson.JSONEncodeError is a TypeError)
+    except (_Mismatch, TypeError, KeyError, RuntimeError):
+        # (orjson.JSONEncodeError is a TypeError; a RecursionError a RuntimeError; a KeyError or
+        # "changed size during iteration": a caller's schema changed by another thread meanwhile)
         return _UNPARSED
     return copy if at == len(key) else _UNPARSED
 

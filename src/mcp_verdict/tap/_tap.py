@@ -1222,7 +1222,9 @@ class VerdictTap:
         known = state.compiled.get(name)
         if known is not None and known[0] is limits:
             return known[1]
-        compiled = compile_key(key, "/outputSchema", limits)
+        tool = state.tools.get(name)  # (as listed, unless a caller changed it: compile_key checks it against key)
+        source = tool.get("outputSchema") if type(tool) is dict else None
+        compiled = compile_key(key, "/outputSchema", limits, source)
         state.compiled[name] = (limits, compiled)
         return compiled
 
