@@ -721,6 +721,72 @@ def test_a_draft_04_enum_empty_or_repeating_is_invalid_on_both_engines(subschema
             assert found == [("output.schema_invalid", "/outputSchema" + problem[0], problem[1])], (schema is plain)
 
 
+# A draft-04 enum's items are unique (the meta-schema's uniqueItems on enum) as uniqueItems compares
+# them everywhere here: numbers as the decimals they are written as (core §4.2.2, as in UNIQUE above),
+# so [1e30, 10**30] repeats 10^30 and [2**64, 1.8446744073709552e19] does not (that float's text is
+# 18446744073709552000). The guarded engine's meta-validation compared them as Python does (an int
+# with a float by the float's binary value): behind a $ref it took [1e30, 10**30] and refused
+# [2**64, 1.8446744073709552e19], where the same enum without $ref (jsonschema-rs, then the exact
+# check) was refused and taken. Drafts 06 on have no uniqueness on enum: draft 07 takes each.
+# The enum's places: in a property (jsonschema-rs), behind the root's $ref, behind a property's $ref
+# (the guarded engine).
+ENUM_PLACES: dict[str, tuple[dict[str, Any], str, str, Any]] = {
+    # place: (the schema around {"enum": ...} as "E", the enum's path, the engine, how an instance sits)
+    "property": ({"type": "object", "properties": {"value": "E"}}, "/properties/value/enum", "jsonschema-rs",
+                 lambda x: {"value": x}),
+    "root $ref": ({"definitions": {"e": "E"}, "$ref": "#/definitions/e"}, "/definitions/e/enum", "jsonschema",
+                  lambda x: x),
+    "property $ref": ({"type": "object", "definitions": {"e": "E"},
+                       "properties": {"value": {"$ref": "#/definitions/e"}}},
+                      "/definitions/e/enum", "jsonschema", lambda x: {"value": x}),
+}
+# (enum, the drafts that refuse it, instances at the enum's place that pass, that fail, when it is
+# taken) — by hand
+ENUMS_BIG: list[tuple[list[Any], frozenset[str], list[Any], list[Any]]] = [
+    ([1e30, E30], frozenset({"04"}), [E30, 1e30], [E30 + 1, 1e31]),
+    ([E30, 1e30], frozenset({"04"}), [E30, 1e30], [E30 + 1]),
+    ([[1e30], [E30]], frozenset({"04"}), [[E30]], [[E30 + 1]]),
+    ([{"a": 1e23}, {"a": 10**23}], frozenset({"04"}), [{"a": 10**23}], [{"a": 99999999999999991611392}]),
+    ([1e30, E30 + 1], NONE, [E30, 1e30, E30 + 1], [E30 + 2]),
+    ([2**64, 1.8446744073709552e19], NONE, [2**64, 18446744073709552000, 1.8446744073709552e19], [2**64 + 1]),
+    ([2**63, 9.223372036854776e18], NONE, [2**63, 9223372036854776000], [2**63 + 1]),
+    ([1, 1.0], frozenset({"04"}), [1, 1.0], [2]),
+]
+ENUM_BIG_CASES = [(draft, place, values, draft in refused, passing, failing)
+                  for values, refused, passing, failing in ENUMS_BIG for draft in ("04", "07") for place in ENUM_PLACES]
+
+
+def _placed(template: Any, enum: dict[str, Any]) -> Any:
+    if template == "E":
+        return enum
+    if isinstance(template, dict):
+        return {name: _placed(value, enum) for name, value in template.items()}
+    return template
+
+
+@pytest.mark.parametrize(("draft", "place", "values", "refused", "passing", "failing"), ENUM_BIG_CASES,
+                         ids=[f"{c[0]}-{c[1]}-{c[2]!r:.40}" for c in ENUM_BIG_CASES])
+def test_a_draft_04_enum_of_numbers_past_2_53_is_unique_alike_with_and_without_ref(
+        draft: str, place: str, values: list[Any], refused: bool, passing: list[Any], failing: list[Any]) -> None:
+    template, path, engine, instance_of = ENUM_PLACES[place]
+    schema = {"$schema": DRAFTS[draft], **_placed(template, {"enum": values})}
+    compiled = compile_schema(schema, "/outputSchema")
+    if refused:
+        assert compiled.problem is not None
+        assert (compiled.problem.code, compiled.problem.path, compiled.problem.message) == (
+            "output.schema_invalid", "/outputSchema" + path,
+            f"the schema is invalid: {values!r} has non-unique elements")
+        return
+    assert compiled.problem is None, compiled.problem
+    assert compiled.engine == engine
+    for fits in ((True, False) if engine == "jsonschema-rs" else (None,)):  # jsonschema-rs, then the guarded engine
+        for value in passing:
+            assert validate(compiled, instance_of(value), "/i", fits=fits) == [], (value, fits)
+        for value in failing:
+            assert [f.code for f in validate(compiled, instance_of(value), "/i", fits=fits)] == ["output.schema"], (
+                value, fits)
+
+
 # readOnly and writeOnly: "The value of these keywords MUST be a boolean" (draft-07 validation §10.3,
 # 2019-09 validation §9.4, 2020-12 validation §9.4); no keywords in drafts 04 and 06. The jsonschema
 # package's draft-07 meta-schema lacks writeOnly (jsonschema-rs's has it), so a draft-07

@@ -693,7 +693,9 @@ def _draft4_enums(schema: Any, where: str) -> Finding | None:
     (https://json-schema.org/draft-04/draft-fge-json-schema-validation-00#section-5.5.1.1; its
     meta-schema's ``minItems``: 1 and ``uniqueItems``: true). jsonschema-rs's draft-04
     meta-validation let both pass, the guarded engine's refused them, so such a schema was
-    refused or held to by whether it held a ``$ref``."""
+    refused or held to by whether it held a ``$ref``; both engines now ask this, after their
+    meta-validation (the guarded engine's leaves draft 04's ``enum`` to it, :func:`_meta_schema`,
+    whose ``uniqueItems`` compared numbers as Python does)."""
     from ._keywords import unique
 
     for node, path in _nodes_at(schema, where):
@@ -787,6 +789,10 @@ def _guarded_schema(schema: dict[str, Any], where: str, name: str, dialect: str,
         if reason is not None:
             return CompiledSchema(None, finding(at, "output.schema_invalid", f"the schema is invalid: {reason}"),
                                   dialect)
+    if name == "Draft4Validator":  # (after the meta-validation and the patterns, as on jsonschema-rs)
+        problem = _draft4_enums(schema, where)
+        if problem is not None:
+            return CompiledSchema(None, problem, dialect)
     registry: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
     validator = _guarded(cls)(schema, registry=registry)
     return CompiledSchema(validator, None, dialect, "jsonschema")
@@ -808,7 +814,7 @@ def _linear(pattern: str) -> bool:
 def _meta_problem(cls: Any, schema: Mapping[str, Any], where: str) -> Finding | None:
     """``cls.check_schema``, with the ``regex`` format read as the validation will run it
     (``_patterns``: ECMA-262, where Python's ``re`` refuses ``\\p{L}`` and named groups
-    ``(?<name>...)``)."""
+    ``(?<name>...)``), and draft 04's ``enum`` left to :func:`_draft4_enums` (:func:`_meta_schema`)."""
     import jsonschema
 
     from . import _patterns
@@ -816,12 +822,33 @@ def _meta_problem(cls: Any, schema: Mapping[str, Any], where: str) -> Finding | 
     formats = cls.FORMAT_CHECKER
     checker = jsonschema.FormatChecker([name for name in formats.checkers if name != "regex"])
     checker.checks("regex")(lambda pattern: not isinstance(pattern, str) or _patterns.compile_error(pattern) is None)
-    meta = cls(cls.META_SCHEMA, format_checker=checker)
+    meta = cls(_meta_schema(cls), format_checker=checker)
     error = jsonschema.exceptions.best_match(meta.iter_errors(schema))
     if error is None:
         return None
     at = pointer_of(where, error.absolute_path)
     return finding(at, "output.schema_invalid", f"the schema is invalid: {error.message}")
+
+
+@functools.cache
+def _meta_schema(cls: Any) -> Any:
+    """The meta-schema the ``jsonschema`` dialect class ``cls`` meta-validates a schema with:
+    its own, but draft 04's without ``minItems`` and ``uniqueItems`` on ``enum``, which
+    :func:`_draft4_enums` checks after it, as on jsonschema-rs. The package's ``uniqueItems``
+    compares numbers as Python does, an int with a float by the float's binary value: it took
+    ``[1e30, 10**30]`` (the text ``1e30`` is 10^30, so the two are one number and the enum
+    invalid) and refused ``[2**64, 1.8446744073709552e19]`` (that float's text is
+    18446744073709552000, not 2^64), where :func:`_draft4_enums`, which compares the decimals
+    the numbers are written as (``_keywords.unique``), decided the same schema without ``$ref``
+    the other way both times. (The ``$ref: "#"`` of the copy's subschemas resolve to the copy,
+    the meta-validator's root, so each nested ``enum`` is read by it too.)"""
+    if cls.__name__ != "Draft4Validator":
+        return cls.META_SCHEMA
+    import copy
+
+    meta = copy.deepcopy(cls.META_SCHEMA)
+    meta["properties"]["enum"] = {"type": "array"}
+    return meta
 
 
 def _refuse(uri: str) -> Any:
