@@ -1021,7 +1021,8 @@ class Auditor:
     def _learn(self, exchange: Exchange) -> None:
         """What an answer tells about its connection: the server (initialize, server/discover)
         and its tools (tools/list, page by page: ``frames._tools``' rule; a failed answer stops
-        following a listing)."""
+        following a listing; one no strict parser reads teaches nothing, and a ``RuntimeWarning``
+        names its finding, once per finding code: the set of codes is bounded, the lines are not)."""
         if exchange.method == "tools/list":
             info = self._conns.setdefault(exchange.conn, _Conn())
 

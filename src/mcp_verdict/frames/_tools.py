@@ -20,11 +20,11 @@ writes ``Mcp-Param`` headers from an ``inputSchema``'s ``x-mcp-header`` properti
 - **nothing is learnt from an answer no strict parser reads** (:func:`listing_problem`: a member
   name given twice anywhere in it — a tool's ``name`` or ``outputSchema``, the ``tools`` array,
   ``nextCursor`` —, one of them maybe written with ``\\u`` escapes, or nesting past the strict
-  reader's bound, which the lenient routing read keeps): the reader here keeps the last copy, a
-  client's may keep the first (RFC 8259 s4: such an object's "behavior ... is unpredictable"),
-  so a schema kept of it may not be the one the server meant. None of its tools is kept or
-  dropped (the tools kept before stay as they were), the listing under way is no longer
-  followed, and the caller is told why (:attr:`Listed.problem`), for it to say so;
+  reader's bound, which the lenient routing read keeps): the reader here keeps the last copy, the
+  client's (a host's, an SDK's) may keep the first (RFC 8259 s4: such an object's "behavior ...
+  is unpredictable"), so a schema kept of it may not be the one the peers acted on. None of its
+  tools is kept or dropped (the tools kept before stay as they were), the listing under way is
+  no longer followed, and the caller is told why (:attr:`Listed.problem`), for it to say so;
 - **a budget per connection**: at most :data:`TOOLS_KEPT` tools and :data:`TOOLS_BYTES` bytes,
   each tool counted by :func:`tool_size` (its JSON and an upper bound of its parsed form). A tool
   past it is not kept (its calls are judged as a tool whose listing was not kept); the caller
