@@ -35,8 +35,8 @@ def tool(name: str, required: str) -> str:
 
 
 DEEP = '{"type":"object","properties":{"p":' * 125 + '{}' + "}}" * 125
-"""An inputSchema nesting 251 levels (with the envelope and the tool, 255): orjson reads it, the strict reader
-refuses it past its 200 (``json.too_deep``)."""
+"""An inputSchema nesting 251 levels (with the envelope and the tool, 255): orjson reads 1,024, the strict reader
+refuses it past its bound of about 200 (``json.too_deep``)."""
 
 Step = tuple[str, str]
 """A tools/list asked: (its params' members besides ``_meta``, as written; its answer's result, as
