@@ -231,3 +231,65 @@ def test_the_connections_held_at_once_keep_at_most_the_auditors_budget_of_tools(
     auditor.record("c0", "close", "c2s", line=line)
     feed("c2", listing(2, None, [f"t2-{n:03}" for n in range(600)], None))
     assert [len(auditor._conns[c].listed.tools) for c in ("c1", "c2")] == [400, 600]
+
+
+# A tools/list answer no strict parser reads (RFC 8259 s4: with member names that are not unique
+# "the behavior of software that receives such an object is unpredictable"; the audit's routing
+# read keeps the last copy, the client's may have kept the first) teaches the audit nothing
+# (frames._tools, as the tap and the proxy): no tool kept or dropped, the tools kept before stay as
+# they were, and a RuntimeWarning names its finding, where it is, once per finding code.
+def _tool_text(name: str, *required: str) -> str:
+    """A tool with one outputSchema per member in ``required`` (more than one: the name given twice)."""
+    schemas = "".join(f',"outputSchema":{{"type":"object","required":["{r}"]}}' for r in required)
+    return f'{{"name":"{name}","inputSchema":{{"type":"object"}}{schemas}}}'
+
+
+def _page(tools: str, rest: str = "") -> str:
+    return f'{{"resultType":"complete","tools":[{tools}]{rest}}}'
+
+
+# (the results the listings are answered with, as written, each asked with no cursor) → (per tool
+# then called — each call's structuredContent {"x":1} —: whether its outputSchema was known, and
+# the findings of its call; the finding codes the warnings name, with their lines) — by hand. Each
+# "before" is what the old audit judged.
+STRICT: list[tuple[str, list[str], dict[str, tuple[bool, list[str]]], list[tuple[str, int]]]] = [
+    ("strict listing", [_page(_tool_text("a", "x"))], {"a": (True, [])}, []),
+    # before: the last outputSchema (y) judged a's call: output.schema
+    ("outputSchema twice", [_page(_tool_text("a", "x")), _page(_tool_text("a", "x", "y"))], {"a": (True, [])},
+     [("json.duplicate_key", 4)]),
+    # before: b dropped by the last "tools" ([]), read as a whole listing: b (False, [])
+    ("tools twice, the last empty", [_page(_tool_text("b", "x")), _page(_tool_text("a", "x"), ',"tools":[]')],
+     {"a": (False, []), "b": (True, [])}, [("json.duplicate_key", 4)]),
+    # before: a kept (the name read last), judged by its outputSchema (y): output.schema
+    ("name twice", [_page(_tool_text("a", "y").replace('{"name":"a"', '{"name":"c","name":"a"'))],
+     {"a": (False, [])}, [("json.duplicate_key", 2)]),
+    # one warning per finding code; before: a dropped by the second (a whole listing), b judged by its
+    # outputSchema read last (y): output.schema
+    ("two such listings", [_page(_tool_text("a", "x", "y")), _page(_tool_text("b", "y", "y"))],
+     {"a": (False, []), "b": (False, [])}, [("json.duplicate_key", 2)]),
+]
+
+
+@pytest.mark.parametrize(("results", "expected", "told"), [c[1:] for c in STRICT], ids=[c[0] for c in STRICT])
+def test_a_listing_no_strict_parser_reads_teaches_the_audit_nothing(
+        results: list[str], expected: dict[str, tuple[bool, list[str]]], told: list[tuple[str, int]]) -> None:
+    frames: list[tuple[str, bytes]] = []
+    for rid, result in enumerate(results, 1):
+        frames += [("c2s", json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/list",
+                                       "params": {"_meta": META}}).encode()),
+                   ("s2c", f'{{"jsonrpc":"2.0","id":{rid},"result":{result}}}'.encode())]
+    frames += [(direction, data.replace(b'"structuredContent": {"n": 1}', b'"structuredContent": {"x": 1}'))
+               for direction, data in calls(100, list(expected))]
+    auditor = Auditor()
+    rows = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for line, (direction, data) in enumerate(frames, 1):
+            rows += auditor.message("c", direction, data, at=float(line), seq=line, line=line)  # type: ignore[arg-type]
+        rows += auditor.end()
+    said = [str(w.message) for w in caught if "is read by no strict parser" in str(w.message)]
+    assert {r.tool: (r.content_checked, [f.code for f in r.findings]) for r in rows if isinstance(r, CallRow)} \
+        == expected
+    assert [(s.split("strict parser (", 1)[1].split(" ", 1)[0], int(s.split(" line ", 1)[1].split(":", 1)[0]))
+            for s in said] == told
+    assert all(s.startswith("mcp-verdict audit: line ") and "of connection c is" in s for s in said)

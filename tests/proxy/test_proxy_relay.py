@@ -696,6 +696,53 @@ def test_a_listing_page_enforce_refuses_keeps_nothing(result: str, passed: bool,
             {name: relay.tool(name) is not None for name in then}) == ([passed], after, then)
 
 
+# (mode, whether the caller defers the judging, the listing's result as written) → (how many times
+# the strict reader reads the answer, the tools known after it, the verdict lines of the listing:
+# (kind, finding codes, forwarded)) — by hand: each listing is read strictly once, as before the
+# tools' rule moved to frames._tools (observe: for its verdict line and its tools, _listing_problem;
+# enforce: for its refusal, whose reading its tools follow), whatever it holds. A tools/list
+# answer after a whole listing of b; it lists a.
+_TWICE = f'{{"resultType":"complete","tools":[{_A}],"tools":[]}}'
+_STRICT = f'{{"resultType":"complete","tools":[{_A}]}}'
+_DUPLICATE_LINE = ("unclassified", ["json.duplicate_key"])
+READS: list[tuple[str, str, bool, str, tuple[int, dict[str, bool], list[Any]]]] = [
+    ("observe-strict", "observe", False, _STRICT, (1, {"a": True, "b": False}, [])),
+    ("observe-deferred-strict", "observe", True, _STRICT, (1, {"a": True, "b": False}, [])),
+    ("observe-tools-twice", "observe", False, _TWICE, (1, {"a": False, "b": True}, [(*_DUPLICATE_LINE, "unchanged")])),
+    ("observe-deferred-tools-twice", "observe", True, _TWICE,
+     (1, {"a": False, "b": True}, [(*_DUPLICATE_LINE, "unchanged")])),
+    ("enforce-strict", "enforce", False, _STRICT, (1, {"a": True, "b": False}, [])),
+    ("enforce-tools-twice", "enforce", False, _TWICE, (1, {"a": False, "b": True}, [(*_DUPLICATE_LINE, "refused")])),
+]
+
+
+@pytest.mark.parametrize(("mode", "defer", "result", "expected"), [r[1:] for r in READS], ids=[r[0] for r in READS])
+def test_a_listing_is_read_strictly_once(mode: str, defer: bool, result: str,
+                                         expected: tuple[int, dict[str, bool], list[Any]],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcp_verdict.verdict import _parser
+
+    answer = f'{{"jsonrpc":"2.0","id":2,"result":{result}}}'.encode()
+    reads = 0
+    strict = _parser._strict
+
+    def counted(data: bytes) -> Any:
+        nonlocal reads
+        reads += data == answer
+        return strict(data)
+
+    lines = _Lines()
+    relay = Relay(mode=mode, recorder=lines)  # type: ignore[arg-type]
+    _listed(relay, 1, None, ["b"], None)
+    monkeypatch.setattr(_parser, "_strict", counted)
+    relay.from_host(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": META}}).encode())
+    relay.from_upstream(answer, defer=defer)
+    relay.judge_deferred()
+    known = {name: relay.tool(name) is not None for name in ("a", "b")}
+    assert (reads, known, [(v["kind"], [f["code"] for f in v["findings"]], v["forwarded"])  # type: ignore[attr-defined]
+                           for v in lines.verdicts if v["method"] == "tools/list"]) == expected
+
+
 # (listings, pages each: whether each page after the first is asked with the last nextCursor) →
 # the tools the relay knows at the end, by hand: of 200 whole listings of 2,000 new names the
 # last's 2,000; of one listing of 200 such pages the first 10,000 (the budget per connection). The

@@ -49,7 +49,7 @@ from ..judgement._schema import CompiledSchema, compile_key, schema_key
 from ..verdict._classify import OptionsMemo
 from ..verdict._input import RefusedAsks, judge_server_request, refused_findings
 from ..verdict._kind import Kind
-from ..verdict._peer_text import cut, utf8_text
+from ..verdict._peer_text import cut, one_line, utf8_text
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION
 from ._judge import ambiguous, cancelled, judge_call, judge_task, naive, unanswered
@@ -229,6 +229,9 @@ class Auditor:
         """What the tools kept by the connections held count together (``frames._tools``'
         ``tool_size``): at most :attr:`max_tools_bytes`."""
         self._tools_told = False
+        self._unread_told: set[str] = set()
+        """The finding codes of the tools/list answers no strict parser reads that a warning told
+        (one per code: :meth:`_learn`)."""
         self._recent: str | None = None
         """The connection of the last line (its place in :attr:`_conns` is the last)."""
         self._open: dict[tuple[str, int], _Call] = {}
@@ -1018,7 +1021,8 @@ class Auditor:
     def _learn(self, exchange: Exchange) -> None:
         """What an answer tells about its connection: the server (initialize, server/discover)
         and its tools (tools/list, page by page: ``frames._tools``' rule; a failed answer stops
-        following a listing)."""
+        following a listing; one no strict parser reads teaches nothing, and a ``RuntimeWarning``
+        names its finding, once per finding code: the set of codes is bounded, the lines are not)."""
         if exchange.method == "tools/list":
             info = self._conns.setdefault(exchange.conn, _Conn())
 
@@ -1026,7 +1030,18 @@ class Auditor:
                 info.dropped(name, tool, size)
                 self._tools.dropped(name, tool, size)
 
-            if info.listed.listed(exchange, self._tools.room, dropped)[1] and not self._tools_told:
+            _, unkept, problem = info.listed.listed(exchange, self._tools.room, dropped)
+            if problem is not None and problem.code not in self._unread_told:
+                self._unread_told.add(problem.code)
+                where = f"{one_line(cut(self.source, 200))} line {self._line}" if self.source else f"line {self._line}"
+                warnings.warn(f"mcp-verdict audit: {where}: the tools/list answer of connection "
+                              f"{one_line(cut(exchange.conn, 200))} is read by no "
+                              f"strict parser ({problem.code} at {one_line(cut(problem.path, 200)) or '/'}: "
+                              f"{one_line(cut(problem.message, 200))}): nothing of it was kept, so the calls of a tool "
+                              "it lists are judged by the definition kept before, if any, else without outputSchema "
+                              "and annotations; later answers with this finding are not told",
+                              RuntimeWarning, stacklevel=2)
+            if unkept and not self._tools_told:
                 self._tools_told = True
                 warnings.warn(f"mcp-verdict audit: tools listed past the audit's budget ({TOOLS_KEPT} tools and "
                               f"{TOOLS_BYTES // (1024 * 1024)} MiB per connection, "

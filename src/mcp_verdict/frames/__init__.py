@@ -9,8 +9,8 @@ answers with requests and knows the version, capabilities and extensions in forc
 that does I/O), the seconds an HTTP error's Retry-After asks for (``_retry_after``), and what
 a caller may send in a tool call or an answer to an input request (``_sendable``: JSON values
 only, checked before anything is written), and what a connection keeps of the tools its server
-listed (``_tools``: a whole listing replaces them, within a per-connection budget; the tap, the
-audit and the proxy keep them by this one rule). The
+listed (``_tools``: a whole listing replaces them, within a per-connection budget, and nothing is
+learnt from one no strict parser reads; the tap, the audit and the proxy keep them by this one rule). The
 client, the tap, the proxy and the audit all read the wire through it.
 
 May import: the verdict layer (versions and extension ids), the standard library, orjson, and msgspec

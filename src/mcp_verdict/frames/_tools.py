@@ -17,6 +17,14 @@ writes ``Mcp-Param`` headers from an ``inputSchema``'s ``x-mcp-header`` properti
   may keep the first; whether it began a listing, or which page it asked, is not known, so two
   parsers' readings of it never drop a tool); a tool listed again replaces its earlier
   definition;
+- **nothing is learnt from an answer no strict parser reads** (:func:`listing_problem`: a member
+  name given twice anywhere in it — a tool's ``name`` or ``outputSchema``, the ``tools`` array,
+  ``nextCursor`` —, one of them maybe written with ``\\u`` escapes, or nesting past the strict
+  reader's bound, which the lenient routing read keeps): the reader here keeps the last copy, the
+  client's (a host's, an SDK's) may keep the first (RFC 8259 s4: such an object's "behavior ...
+  is unpredictable"), so a schema kept of it may not be the one the peers acted on. None of its
+  tools is kept or dropped (the tools kept before stay as they were), the listing under way is
+  no longer followed, and the caller is told why (:attr:`Listed.problem`), for it to say so;
 - **a budget per connection**: at most :data:`TOOLS_KEPT` tools and :data:`TOOLS_BYTES` bytes,
   each tool counted by :func:`tool_size` (its JSON and an upper bound of its parsed form). A tool
   past it is not kept (its calls are judged as a tool whose listing was not kept); the caller
@@ -29,11 +37,13 @@ which forgets what it made of it (a compiled schema, a cache, its share of a wid
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import msgspec
 
-from ..verdict._parser import NOT_PARSED, read_strict
+from ..verdict._classify import DEFAULT_LIMITS
+from ..verdict._findings import Finding
+from ..verdict._parser import NOT_PARSED, parse, read_strict
 from ._jsonrpc import peek
 from ._track import Exchange
 
@@ -55,6 +65,31 @@ _TOKENS: Final = b"{[,:"
 
 Dropped = Callable[[str, dict[str, Any], int], None]
 """Told of each tool dropped: its name, its definition and what it counted (:func:`tool_size`)."""
+
+
+class Listed(NamedTuple):
+    """What :meth:`ListedTools.listed` made of one answer."""
+
+    kept: list[str]
+    """The names kept of the page, in order."""
+    unkept: int
+    """How many tools it listed that were not kept (past the budget)."""
+    problem: Finding | None = None
+    """Why no strict parser reads the answer, when none does (:func:`listing_problem`): nothing
+    of it was kept; None otherwise."""
+
+
+def listing_problem(exchange: Exchange) -> Finding | None:
+    """Why no strict parser reads the answer to the ``tools/list`` ``exchange``, as the verdict
+    layer's strict reader says it (``verdict._parser.parse``: a ``json.duplicate_key`` finding for
+    a member name given twice, ``json.too_deep`` past its nesting bound...), None when one does
+    (or it has no answer). The whole answer is read (once more than the routing read: about twice
+    ``orjson.loads``' time, and its values built once more for the while)."""
+    response = exchange.response
+    if response is None:
+        return None
+    data = response.data
+    return parse(data, len(data), DEFAULT_LIMITS.max_depth)[1]
 
 
 def parsed_bound(data: bytes) -> int:
@@ -96,19 +131,27 @@ class ListedTools(msgspec.Struct):
     """The ``nextCursor`` of the listing's last page: the cursor its next page is asked with."""
 
     def listed(self, exchange: Exchange, room: Callable[[int], bool] | None = None,
-               dropped: Dropped | None = None) -> tuple[list[str], int]:
+               dropped: Dropped | None = None,
+               strict: Callable[[Exchange], Finding | None] = listing_problem) -> Listed:
         """Keep what the answer to the ``tools/list`` request ``exchange`` lists (the module's
-        rule); a failed or unreadable answer stops following the listing under way. ``room``:
-        whether a tool of that size may be kept beyond this connection's budget (True: the
-        caller counts it, and is told when it is dropped); ``dropped``: told of each tool dropped,
-        as it is. Returns the names kept of this page, in order, and how many tools it listed
-        that were not kept (past the budget)."""
+        rule); a failed or unreadable answer, or one no strict parser reads, stops following the
+        listing under way. ``room``: whether a tool of that size may be kept beyond this
+        connection's budget (True: the caller counts it, and is told when it is dropped);
+        ``dropped``: told of each tool dropped, as it is; ``strict``: why no strict parser reads
+        the answer (:func:`listing_problem`; a caller that reads it strictly anyway gives its own
+        reading, so that it is read once), asked only of an answer that lists tools. Returns the
+        names kept of this page, in order, how many tools it listed that were not kept (past the
+        budget), and why no strict parser reads it, if none does."""
         look = exchange.response_peek
         result = look.result if look is not None else None
         page = result.get("tools") if result is not None else None
         if result is None or not isinstance(page, list):
             self.unfollow()
-            return [], 0
+            return Listed([], 0)
+        problem = strict(exchange)
+        if problem is not None:  # (two readings of it: nothing learnt, nothing dropped)
+            self.unfollow()
+            return Listed([], 0, problem)
         asked = peek(exchange.request.data)
         cursor = asked.params.get("cursor")
         if asked.message is None or read_strict(exchange.request.data) is NOT_PARSED:
@@ -138,7 +181,7 @@ class ListedTools(msgspec.Struct):
             self.size += size
             kept.append(name)
         if names is None:
-            return kept, unkept
+            return Listed(kept, unkept)
         next_cursor = result.get("nextCursor")
         if next_cursor is None:  # a whole listing: what it drops is gone
             self.unfollow()
@@ -148,7 +191,7 @@ class ListedTools(msgspec.Struct):
             self.unfollow()  # (a listing without end: names beyond any budget are not followed)
         else:
             self.cursor = next_cursor
-        return kept, unkept
+        return Listed(kept, unkept)
 
     def drop(self, name: str, dropped: Dropped | None = None) -> None:
         """Forget tool ``name`` (``dropped`` told of it, when it was kept)."""

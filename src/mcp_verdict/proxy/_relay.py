@@ -275,7 +275,9 @@ class Relay:
         call, the task id, the call's new decision, for the span of the call that answer ends
         (:meth:`_spans_of_tasks`)."""
         self._listing_read: tuple[int, Finding | None] | None = None
-        """observe: the last ``tools/list`` answer read strictly (:meth:`_listing_problem`)."""
+        """The last ``tools/list`` answer read strictly (:meth:`_listing_problem`; enforce:
+        :meth:`_answer`'s reading), by its request's frame number, and why no strict parser
+        reads it."""
         self._answered_by_proxy: dict[Key, str] = {}
         """The requests of the host no longer awaited (the proxy answered them itself, or stopped
         waiting: their host cancelled them or went away), each with the note its late answer's
@@ -1015,6 +1017,8 @@ class Relay:
         if method not in _JUDGED:  # (a terminal tasks/get is judged on the result it inlines, read
             # by a lenient parser: its bytes must read strictly too, as every answer enforce forwards)
             _, problem = parse(data, self.max_frame, DEFAULT_LIMITS.max_depth)
+            if method == "tools/list":  # (its tools are kept by that reading: _keep)
+                self._listing_read = (exchange.request.seq, problem)
             if problem is not None:
                 verdict = make_verdict(Kind.UNCLASSIFIED, (problem,), exchange.context.version, None)
         if verdict is not None:  # (_count's, without a call)
@@ -1083,23 +1087,26 @@ class Relay:
         return self._tools
 
     def _keep(self, exchange: Exchange) -> None:
-        if not self.enforce and self._listing_problem(exchange) is not None:
-            self._tools.unfollow()  # (enforce refuses such an answer: _answer; observe learns nothing of it)
-            return
-        self._declared.clear()
+        """Keep the tools of the ``tools/list`` answer to ``exchange`` (``frames._tools``: nothing
+        of an answer no strict parser reads, which enforce refuses and observe forwards), read
+        strictly once (:meth:`_listing_problem`: the reading its verdict line is made of)."""
         budget = self._tools_budget
         if budget is None:
-            self._tools.listed(exchange)
+            listed = self._tools.listed(exchange, strict=self._listing_problem)
         else:
-            self._tools.listed(exchange, budget.room, budget.dropped)
+            listed = self._tools.listed(exchange, budget.room, budget.dropped, self._listing_problem)
+        if listed.problem is None:
+            self._declared.clear()
 
     def _listing_problem(self, exchange: Exchange) -> Finding | None:
-        """observe: why no strict parser reads the answer to the ``tools/list`` ``exchange`` (a
-        member name given twice, which two parsers read two ways), None when one does. Such an
-        answer is forwarded (observe), but the proxy learns nothing of it, as enforce, which
-        refuses it (:meth:`_answer`): no tool kept, the listing under way no longer followed
-        (:meth:`_keep`); its verdict line is ``unclassified`` with that finding (:meth:`_verdict`).
-        Read once per answer (the last one's finding kept by its request's frame number)."""
+        """Why no strict parser reads the answer to the ``tools/list`` ``exchange`` (a member
+        name given twice, which two parsers read two ways), None when one does: the strict read
+        the tools kept follow (``frames._tools.listing_problem``'s, within the frame limit).
+        Such an answer is refused in enforce (:meth:`_answer`, whose reading is kept here) and
+        forwarded in observe, and the proxy learns nothing of it either way (:meth:`_keep`: no
+        tool kept, the listing under way no longer followed); observe's verdict line is
+        ``unclassified`` with that finding (:meth:`_verdict`). Read once per answer (the last
+        one's finding kept by its request's frame number)."""
         seq = exchange.request.seq
         memo = self._listing_read
         if memo is not None and memo[0] == seq:

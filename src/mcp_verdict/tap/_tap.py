@@ -82,7 +82,7 @@ from ..verdict._classify import (
 from ..verdict._findings import Finding, finding, refused, refuses
 from ..verdict._input import RefusedAsks, RefusedCalls, judge_server_request, refused_findings
 from ..verdict._kind import Kind
-from ..verdict._peer_text import utf8_text
+from ..verdict._peer_text import cut, one_line, utf8_text
 from ..verdict._shown import shown
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
@@ -163,6 +163,9 @@ class _Conn:
     """Per listed tool: its outputSchema compiled, under the schema limits of the last call."""
     tools_unkept: int = 0
     """The listed tools this connection did not keep (past the budget), every listing counted."""
+    unread_told: set[str] = field(default_factory=set)
+    """The finding codes of the tools/list answers no strict parser reads that a warning told
+    (one per code: ``_tools``)."""
     exchange_of: OrderedDict[tuple[str, Any], int] = field(default_factory=OrderedDict)
     """HTTP: the exchange (POST) each request went out in."""
     failures: dict[int, _Failure] = field(default_factory=dict)
@@ -1142,9 +1145,22 @@ class VerdictTap:
         (:func:`frames._tools.tool_size`) per connection, and ``_ALL_TOOLS_BYTES`` for all the
         connections kept (the oldest closed connections' tools forgotten first). A tool past it
         is not kept: its calls are judged as a tool whose listing was not kept (no outputSchema,
-        no annotations: a tool that may write), and a ``RuntimeWarning`` says how many were not."""
-        kept, unkept = state.listed.listed(exchange, self._reserve_tools,
-                                           lambda name, tool, size: self._dropped_tool(state, name, tool, size))
+        no annotations: a tool that may write), and a ``RuntimeWarning`` says how many were not.
+        An answer no strict parser reads (a member name given twice: the SDK's reader and the
+        tap's may keep different copies) teaches nothing (the tools kept before stay), and a
+        ``RuntimeWarning`` names its finding, once per connection and finding code."""
+        kept, unkept, problem = state.listed.listed(
+            exchange, self._reserve_tools, lambda name, tool, size: self._dropped_tool(state, name, tool, size))
+        if problem is not None:
+            if problem.code not in state.unread_told:
+                state.unread_told.add(problem.code)
+                warnings.warn(f"mcp-verdict tap: {state.id}'s tools/list answer is read by no strict parser "
+                              f"({problem.code} at {one_line(cut(problem.path, 200)) or '/'}: "
+                              f"{one_line(cut(problem.message, 200))}): nothing of it was kept, so the calls of a tool "
+                              "it lists are judged by the definition kept before, if any, else as a tool whose "
+                              "listing was not kept (no outputSchema, no annotations); this connection's later "
+                              "answers with this finding are not told", RuntimeWarning, stacklevel=2)
+            return
         tools, schemas = state.tools, state.schemas
         for name in kept:
             tool = tools.get(name)
