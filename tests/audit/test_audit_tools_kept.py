@@ -158,13 +158,14 @@ def test_a_listing_request_read_two_ways_drops_no_tool_the_audit_keeps(params: s
 
 
 # (the pages read: per page its cursor, how many new names, whether it has a nextCursor; each page's
-# names new to the connection) → the tools the connection keeps at the end, by hand: 200 whole
-# listings of 2,000 names keep the last's 2,000; 200 pages of one listing, or of no listing followed
-# from its start, keep the first 10,000 (the budget; the old audit kept all 400,000)
+# names new to the connection) → the tools the connection keeps at the end, by hand: 30 whole
+# listings of 2,000 names keep the last's 2,000; 30 pages of one listing, or of no listing followed
+# from its start, keep the first 10,000 (the budget, frames._tools.TOOLS_KEPT; a listing's 60,000
+# names are past the 20,000 it is followed for, _FOLLOWED; the old audit kept all 60,000)
 BOUND: list[tuple[str, int, str, int]] = [
-    ("200 whole listings of 2,000 new names", 200, "whole", 2_000),
-    ("one listing of 200 pages of 2,000 new names", 200, "pages", 10_000),
-    ("200 pages of 2,000 new names, no listing's start", 200, "unstarted", 10_000),
+    ("30 whole listings of 2,000 new names", 30, "whole", 2_000),
+    ("one listing of 30 pages of 2,000 new names", 30, "pages", 10_000),
+    ("30 pages of 2,000 new names, no listing's start", 30, "unstarted", 10_000),
 ]
 
 
