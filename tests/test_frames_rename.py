@@ -44,8 +44,9 @@ def test_a_request_renamed_is_answered_under_its_new_id(requests: list[bytes], k
         tracker.feed("c", "c2s", data, at=0.0, seq=seq)
     renamed = tracker.rename("c", "client", key, to)
     events = tracker.feed("c", "s2c", answer, at=0.0, seq=9)
-    paired = (events[0].exchange.method, events[0].exchange.request_id) if isinstance(events[0], Answered) else None
+    event = events[0]
+    paired = (event.exchange.method, event.exchange.request_id) if isinstance(event, Answered) else None
     version = tracker.version_in_force("c") if requests[0] is INIT else None
     assert (None if renamed is None else renamed.request_id, paired, version) == expected
     if isinstance(to, float):  # (an id's JSON type counts: 4.0 is not 4)
-        assert type(events[0].exchange.request_id) is float
+        assert isinstance(event, Answered) and type(event.exchange.request_id) is float
