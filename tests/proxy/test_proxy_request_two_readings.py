@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,9 +50,9 @@ from mcp_verdict.frames import read as read_log
 
 from ..processes import port_server
 from ._in_thread import http_host_in_thread
-from ._peers import PROXY, LinePeer, call
-from .test_proxy_http_edges import _request, _status
-from .test_proxy_http_host_hostile import _body, _proxy
+from ._peers import PROXY, TIMEOUT, LinePeer, call, wait_until
+from .test_proxy_http_edges import _address, _request, _request_bytes, _status
+from .test_proxy_http_host_hostile import _body, _proxy, _read_all
 
 SERVER = [sys.executable, str(Path(__file__).with_name("listing_server.py"))]
 META = json.dumps(call(1, "x")["params"]["_meta"], separators=(",", ":"))
@@ -331,3 +332,51 @@ def test_an_http_request_giving_its_id_twice_in_observe(tmp_path: Path, where: s
     assert got == [row[4] for row in HTTP_OBSERVED]
     lines = (tmp_path / "verdicts.jsonl").read_bytes().splitlines()
     assert [(v["id"], v["tool"], v["kind"]) for v in map(json.loads, lines)] == HTTP_VERDICTS
+
+
+VERBATIM = [sys.executable, str(Path(__file__).with_name("verbatim_server.py"))]
+CALL = '{"jsonrpc":"2.0",%s,"method":"tools/call","params":{"name":"%s","arguments":{},"_meta":@}}'
+
+# Two hosts of no session, one stdio upstream (every host on its one connection; verbatim_server.py
+# answers under the first "id" member as written, as a parser keeping the first reads it; ``hang`` is
+# never answered): host B's ``hang`` is in flight when host A POSTs an ``echo`` giving its id twice.
+# (case, B's id member, A's id members) → (what B's POST gets: (id, code) — the proxy's
+# UPSTREAM_TIMEOUT at --timeout 5, as hang has no answer; what A's gets: (id, text)). When A's first id
+# is B's, the server would take A's call as another request under B's id: the proxy sends A's under an
+# id of its own (both id members replaced) and A gets its answer under its last id as written. Before,
+# it went as written: the server's answer to it went to B as B's answer, and A got -31002.
+CROSSED: list[tuple[str, str, str, tuple[Any, int], tuple[Any, str]]] = [
+    ("first-is-in-flight", '"id":3', '"id":3,"id":"a"', (3, -31002), ("a", "ok")),
+    ("last-is-in-flight", '"id":3', '"id":"a","id":3', (3, -31002), (3, "ok")),
+    ("none-in-flight", '"id":"b"', '"id":3,"id":"c"', ("b", -31002), (3, "ok")),  # (answered under the first)
+]
+
+
+@pytest.mark.parametrize(("b_id", "a_ids", "b_gets", "a_gets"), [r[1:] for r in CROSSED], ids=[r[0] for r in CROSSED])
+@pytest.mark.parametrize("where", ["process", "thread"])
+def test_a_first_id_another_host_has_in_flight(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str,
+                                               b_id: str, a_ids: str, b_gets: tuple[Any, int],
+                                               a_gets: tuple[Any, str]) -> None:
+    seen = tmp_path / "seen.jsonl"
+    monkeypatch.setenv("VERBATIM_LOG", str(seen))
+    headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call"}
+    with contextlib.ExitStack() as stack:
+        if where == "process":
+            url = stack.enter_context(_proxy(["--mode", "observe", "--timeout", "5", "--", *VERBATIM],
+                                             tmp_path / "err"))
+        else:
+            from mcp_verdict.proxy._run import ProxyOptions
+
+            options = ProxyOptions(command=VERBATIM, listen=("127.0.0.1", 0), otel=False, mode="observe",
+                                   timeout=5.0)
+            url = stack.enter_context(http_host_in_thread(options)).url
+        host, port, _ = _address(url)
+        b = stack.enter_context(socket.create_connection((host, port), timeout=TIMEOUT))
+        b.sendall(_request_bytes(url, "POST", (CALL % (b_id, "hang")).replace("@", META).encode(),
+                                 {**headers, "Mcp-Name": "hang"}))
+        assert wait_until(lambda: seen.exists() and b'"hang"' in seen.read_bytes(), TIMEOUT)  # (in flight)
+        a = _body(_request(url, "POST", (CALL % (a_ids, "echo")).replace("@", META).encode(),
+                           {**headers, "Mcp-Name": "echo"}))
+        b_answer = _body(_read_all(b))
+    assert (b_answer["id"], b_answer["error"]["code"] if "error" in b_answer else None) == b_gets
+    assert (a["id"], a["result"]["content"][0]["text"] if "result" in a else a["error"]["code"]) == a_gets

@@ -1446,6 +1446,15 @@ class Relay:
         """The host's request ``key`` still waits for its answer."""
         return key in self._waiting
 
+    def holds_id(self, key: Key) -> bool:
+        """A request of the host waiting here holds the id ``key`` as a server may read it: it
+        waits under it, or gave it as the first of two ids (``_twice``: a server keeping the first
+        answers under it, :meth:`_under_first_id`)."""
+        if key in self._waiting:
+            return True
+        first = self._first_ids.get(key) if self._first_ids else None
+        return first is not None and self._awaits(*first)
+
     # -- helpers --------------------------------------------------------------------------------
     def _own_answer(self, answer: bytes, key: Key, reason: str) -> Out:
         """An answer the proxy writes itself: fed to the tracker (the request is answered), logged."""
