@@ -420,12 +420,13 @@ class Relay:
         exchange when ``on_exchange`` says which), the answer to that request, judged against the
         id it carries (the tracker's request renamed to it) and sent to the host as its answer
         (``answers``: the key it waited under); None otherwise."""
-        entry = self._first_ids.pop(key, None)
+        entry = self._first_ids.get(key)
         if entry is None or key in self._waiting or not self._awaits(*entry):
             return None
         last = entry[0]
-        if on_exchange is not None and last not in on_exchange:
+        if on_exchange is not None and last not in on_exchange:  # (not its exchange: its answer may yet come)
             return None
+        del self._first_ids[key]
         if self.tracker.rename(self.conn, "client", last, look.id) is None:
             return None
         events = self.tracker.feed(self.conn, "s2c", data, at=at, seq=seq, http=fed, look=look)
