@@ -30,6 +30,10 @@
   no line end, the stream then held open (a notification gets 202);
 - ``json``: the same server, answering each request with one JSON body; ``json-stateless``: that
   server without sessions (no ``Mcp-Session-Id``).
+- ``first``: a 2026-07-28 server without sessions whose JSON reader keeps the first of a member
+  name given twice (as cJSON and many other parsers do): each request answered as one JSON body
+  under the id it read, a ``tools/call`` with the text ``called <name> <arguments>`` (the
+  arguments as compact JSON), any other request with an empty result; a notification gets 202;
 - ``conn-close``: each request answered ``ok`` with ``Connection: close`` (the connection ends
   after each answer); ``idle-close``: answered ``ok`` on a kept-alive connection that the server
   closes a twentieth of a second after the answer (as servers end idle keep-alive connections).
@@ -70,6 +74,8 @@ RELEASED: list[asyncio.Event] = []
 async def handle(request: web.BaseRequest) -> web.StreamResponse:
     if request.path == "/seen":
         return web.json_response(SEEN)
+    if MODE == "first":
+        return await _first(request)
     if MODE in ("sse", "json", "json-stateless"):
         return await _sse(request)
     if MODE.startswith("big"):
@@ -108,6 +114,26 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
     if MODE == "idle-close" and request.transport is not None:
         asyncio.get_running_loop().call_later(0.05, request.transport.close)
     return web.json_response(answer)
+
+
+def _first_kept(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    kept: dict[str, object] = {}
+    for name, value in pairs:
+        kept.setdefault(name, value)
+    return kept
+
+
+async def _first(request: web.BaseRequest) -> web.StreamResponse:
+    message = json.loads(await request.read(), object_pairs_hook=_first_kept)
+    if "id" not in message or "method" not in message:
+        return web.Response(status=202)
+    params = message.get("params") or {}
+    result: dict[str, object] = {}
+    if message["method"] == "tools/call":
+        arguments = json.dumps(params.get("arguments"), separators=(",", ":"))
+        result = {"resultType": "complete", "content": [{"type": "text", "text": f"called {params.get('name')} "
+                                                         f"{arguments}"}], "isError": False}
+    return web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": result})
 
 
 async def _big(request: web.BaseRequest) -> web.StreamResponse:

@@ -595,6 +595,28 @@ class Tracker:
                 _both_wait(state, key, origin)
             _index_exchange(state, (origin, key), exchange)
 
+    def rename(self, conn: str, origin: Origin, key: tuple[str, Any], request_id: Any) -> Exchange | None:
+        """The request ``origin`` awaits on ``conn`` under the id ``key`` (:func:`id_key`) waits
+        under ``request_id`` from now on, as its id (a request that gave its id twice, which two
+        parsers read two ways, answered under the one the tracker did not read: the proxy's
+        ``_twice``). Returns it renamed; None (nothing changed) when none waits under ``key`` or
+        a request of ``origin`` waits under ``request_id`` already."""
+        state = self._conns.get(conn)
+        if state is None:
+            return None
+        new = id_key(request_id)
+        pending = state.pending
+        if (origin, new) in pending or (origin, key) not in pending:
+            return None
+        renamed = _replace(pending.pop((origin, key)), request_id=request_id)
+        pending[(origin, new)] = renamed
+        if state.initialize_id == key and origin == "client":
+            state.initialize_id = new
+        if ("server" if origin == "client" else "client", new) in pending:
+            _both_wait(state, new, origin)
+        _index_exchange(state, (origin, new), renamed)
+        return renamed
+
     def close(self, conn: str, reason: str = "the connection closed") -> list[Event]:
         """End ``conn``: every request still waiting is unanswered."""
         state = self._conns.pop(conn, None)

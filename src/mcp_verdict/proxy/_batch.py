@@ -17,7 +17,11 @@ alone — so each request is awaited with its deadline and each answer is paired
   (an id in flight, an unreadable request it cannot await) gets its answer as a frame of its
   own, recorded as such. In ``enforce``, a request whose routing members two parsers read two
   ways (``_twice``) is answered so, recorded ``refused`` and left out: the upstream is sent the
-  other elements, in order, as one batch (none: nothing), the batch's record keeping the host's bytes;
+  other elements, in order, as one batch (none: nothing), which the batch's record holds, its
+  note naming each element left out (its place, the member; no record when none is sent); in
+  ``observe`` such an element goes with the batch, and the batch's record notes it (its place and
+  ``_twice.note``). The batch's record comes before its elements' own records (the proxy's
+  answers, the refused ones), written once the elements are read;
 - an upstream's batch, in ``observe``, reaches the host byte for byte, each call judged and
   its verdict line written (an element the relay alone would refuse, a late answer, goes with
   it: no ``refused`` record, the batch's record notes it); in ``enforce``, each element is what
@@ -41,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..frames import FrameRecord
 from ..frames._jsonrpc import is_batch
 from ._twice import may_repeat, two_readings
+from ._twice import reason as twice_reason
 
 if TYPE_CHECKING:
     from ._relay import Key, Out, Recorder, Relay
@@ -49,13 +54,16 @@ class _Elements:
     """A recorder that lets through everything but the ``message`` records of one direction (the
     batch's elements, which the batch's own record holds) and, when ``held`` is a list, the
     ``refused`` records of that direction, kept there with the element's place (``at``): an
-    element observe forwards with its batch though the relay refused it alone."""
+    element observe forwards with its batch though the relay refused it alone. With ``later`` a
+    list, the records let through are put there, for the caller to write after the batch's own
+    record (a host's batch, whose record is written once its elements are read)."""
 
     def __init__(self, inner: Recorder, direction: Literal["c2s", "s2c"],
-                 held: list[tuple[int, FrameRecord]] | None = None) -> None:
+                 held: list[tuple[int, FrameRecord]] | None = None, later: list[FrameRecord] | None = None) -> None:
         self.inner = inner
         self.direction = direction
         self.held = held
+        self.later = later
         self.at = 0
 
     def frame(self, record: FrameRecord) -> None:
@@ -65,6 +73,9 @@ class _Elements:
             if record.kind == "refused" and self.held is not None:
                 self.held.append((self.at, record))
                 return
+        if self.later is not None:
+            self.later.append(record)
+            return
         self.inner.frame(record)
 
     def verdict(self, line: Mapping[str, Any]) -> None:
@@ -97,32 +108,49 @@ def host_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None, forwar
     elements = relay.tracker.batch(relay.conn, data, http)
     if isinstance(elements, str):
         return None
-    relay._log("c2s", "message", data, http=http)
+    seq = relay._seq  # (the batch's record comes first, written once its elements are read: its notes)
+    relay._seq += 1
+    at = time.time()
     outs: list[Out] = []
     opened: list[Key] = []
     sent: list[bytes] = []
-    with _quiet(relay, "c2s"):
-        for part in elements:
-            if is_batch(part):  # an array in a batch: no message (the tracker says so), sent on in it
-                relay.tracker.feed(relay.conn, "c2s", part, at=time.time(), seq=-1, http=http, element=True)
+    notes: list[str] = []
+    later: list[FrameRecord] = []
+    count = len(elements)
+    relay.twice_note = None
+    try:
+        with _quiet(relay, "c2s", later=later):
+            for index, part in enumerate(elements, 1):
+                if is_batch(part):  # an array in a batch: no message (the tracker says so), sent on in it
+                    relay.tracker.feed(relay.conn, "c2s", part, at=time.time(), seq=-1, http=http, element=True)
+                    sent.append(part)
+                    continue
+                # (enforce: a request read two ways is answered by the relay and left out of the batch, _twice)
+                member = two_readings(part) if relay.enforce and not forwarded and may_repeat(part) else None
+                outs.extend(relay.from_host(part, http, forwarded=member is None))
+                if member is not None:
+                    notes.append(f"element {index} of {count} not forwarded (enforce): {twice_reason(member)}")
+                    continue
+                if relay.twice_note is not None:  # (observe: forwarded with the batch, its note the batch's)
+                    notes.append(f"element {index} of {count}: {relay.twice_note}")
+                    relay.twice_note = None
                 sent.append(part)
-                continue
-            # (enforce: a request read two ways is answered by the relay and left out of the batch, _twice)
-            refused = relay.enforce and not forwarded and may_repeat(part) and two_readings(part) is not None
-            outs.extend(relay.from_host(part, http, forwarded=not refused))
-            if refused:
-                continue
-            sent.append(part)
-            if relay.last_opened is not None:
-                opened.append(relay.last_opened)
+                if relay.last_opened is not None:
+                    opened.append(relay.last_opened)
+    finally:  # the batch's record (the bytes the upstream is sent; none when it is sent none), then its elements'
+        frame = data if forwarded or len(sent) == count else b"[" + b",".join(sent) + b"]" if sent else None
+        if frame is not None:
+            relay._log("c2s", "message", frame, http=http, seq=seq, at=at, note="; ".join(notes) if notes else None)
+        recorder = relay.recorder
+        if recorder is not None:
+            for record in later:
+                recorder.frame(record)
     # (an HTTP host's POST: the stream the batch's answers go to, every one: Bridge.from_host)
     relay.last_opened = opened[0] if opened else None
     relay.batch_opened = tuple(opened)
     if forwarded:
         return outs
-    if len(sent) == len(elements):
-        return [Out("upstream", data), *outs]
-    return [Out("upstream", b"[" + b",".join(sent) + b"]"), *outs] if sent else outs
+    return [Out("upstream", frame), *outs] if frame is not None else outs
 
 
 def upstream_batch(relay: Relay, data: bytes, http: Mapping[str, Any] | None) -> list[Out] | None:
@@ -187,17 +215,18 @@ class _quiet:
     :class:`_Elements` it returns says which element each is of)."""
 
     def __init__(self, relay: Relay, direction: Literal["c2s", "s2c"],
-                 held: list[tuple[int, FrameRecord]] | None = None) -> None:
+                 held: list[tuple[int, FrameRecord]] | None = None, later: list[FrameRecord] | None = None) -> None:
         self.relay = relay
         self.direction = direction
         self.held = held
+        self.later = later
         self.recorder: Recorder | None = None
 
     def __enter__(self) -> _Elements | None:
         self.recorder = self.relay.recorder
         if self.recorder is None:
             return None
-        elements = _Elements(self.recorder, self.direction, self.held)
+        elements = _Elements(self.recorder, self.direction, self.held, self.later)
         self.relay.recorder = elements
         return elements
 

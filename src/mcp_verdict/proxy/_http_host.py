@@ -103,7 +103,10 @@ basic/transports/streamable-http, as a server:
   every host, it is sent upstream under an id of the proxy's (``"mcp-verdict:<nonce>:<n>"``,
   what the frame log then shows; only the id's bytes are replaced), and the host's own id is
   put back in the answer as the host wrote it — so is a 2025 session's request (each session's
-  ids are its own) or an ``initialize`` whose id another host has in flight. A session's
+  ids are its own) or an ``initialize`` whose id another host has in flight, and a request that
+  gives its id twice with two values (``_twice``) when either is one a request in flight holds (a
+  server keeping the first answers under the first: before, that answer was taken for the other
+  host's request). A session's
   request whose id a request of its session has in flight (sent under that id or under one of
   the proxy's: the host reused it, which MCP basic/index forbids) gets INVALID_REQUEST at once,
   unsent, as the relay answers one it finds in flight itself. A request no parser reads cannot
@@ -208,6 +211,7 @@ from ._params import (
 from ._relay import Key, Telemetry, as_written, unfollowed
 from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env
+from ._twice import read_two_ways
 
 if TYPE_CHECKING:
     from ._record import Recorder
@@ -849,7 +853,8 @@ class HttpHost:
 
     def _renumber(self, body: bytes, look: Peek, stream: PostStream, session: str | None = None) -> bytes:
         """A request (``body``, read as ``look``; of ``session``, else stateless) for the stdio
-        upstream whose id another host has in flight (an ``initialize`` too): the same bytes with
+        upstream whose id another host has in flight (an ``initialize`` too; either id of one that
+        gives it twice with two values, :meth:`_first_id_held`): the same bytes with
         the id member's value replaced by an id of the proxy's (every other byte as the host wrote
         it: an integer past 64 bits, an escape); ``stream`` puts the host's id back, as the host
         wrote it. A session's request whose id a request of its session has in flight, sent under
@@ -864,7 +869,7 @@ class HttpHost:
         if session is not None and self._in_session(session, key):
             stream.reused = True
             return body
-        if not self._stdio.relay.is_waiting(key):
+        if not self._stdio.relay.holds_id(key) and not self._first_id_held(body):
             return body
         self._renumbered += 1
         proxy_id = f"mcp-verdict:{self._nonce}:{self._renumbered}"
@@ -873,6 +878,18 @@ class HttpHost:
         stream.renamed = ((session, key), id_key(proxy_id))
         self._renamed.setdefault(stream.renamed[0], {})[stream.renamed[1]] = sent
         return with_id(body, sent, look.message)
+
+    def _first_id_held(self, body: bytes) -> bool:
+        """The request ``body`` gives its id twice with two values (``_twice``) and the first, the
+        one a server keeping the first answers under, is an id a request in flight holds (another
+        host's): the server's answer to either would be taken for the other's. A body naming
+        ``"id"`` once and holding no ``\\u`` escape (which may spell it) gives it once: not read."""
+        assert self._stdio is not None
+        relay = self._stdio.relay
+        if not relay.in_flight or (body.count(b'"id"') < 2 and body.find(b"\\u") < 0):
+            return False
+        read = read_two_ways(body)
+        return read is not None and read.first_id is not None and relay.holds_id(id_key(read.first_id))
 
     def _in_session(self, session: str, key: Key) -> bool:
         """A request of ``session`` with the host's id ``key`` is in flight on the stdio upstream:

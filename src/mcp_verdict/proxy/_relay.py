@@ -42,7 +42,10 @@ and send what it returns. For each frame it decides, in this order:
   (``_twice``: the proxy reads the last, a server's parser may read the first) is answered by the
   proxy in enforce (INVALID_REQUEST naming the member; a null id when it is the id) and not
   forwarded (a transport with a pipe upstream reads such a frame before sending it:
-  ``_bridge``); observe forwards it, its record noting the member;
+  ``_bridge``); observe forwards it, its record noting the member (an element of a batch: the
+  batch's record, ``_batch``); one whose two ids differ waits under the last, and an answer
+  under the first is its answer too (:meth:`Relay._under_first_id`: judged against the id it
+  carries, sent to the host as the request's answer);
 - **faults**: an upstream that closes or exits answers every request in flight with
   UPSTREAM_CLOSED (:meth:`Relay.upstream_lost`), a request past ``timeout`` gets
   UPSTREAM_TIMEOUT and a ``notifications/cancelled`` upstream (:meth:`Relay.expire`; none for an
@@ -111,7 +114,9 @@ from ._codes import (
 from ._ids import recover
 from ._params import Declared, DeclaredCache
 from ._tasks import Taken, Tasks
-from ._twice import may_repeat, two_readings
+from ._twice import may_repeat, read_two_ways
+from ._twice import note as twice_note
+from ._twice import reason as twice_reason
 
 Mode = Literal["observe", "enforce"]
 Side = Literal["host", "upstream"]
@@ -313,6 +318,15 @@ class Relay:
         self.batch_opened: tuple[Key, ...] = ()
         """The id keys of the requests the last host batch opened, in order (``_batch.host_batch``;
         set by each batch followed, not cleared by other frames: its reader clears it)."""
+        self.twice_note: str | None = None
+        """The note of the last host request forwarded although it reads two ways (``_twice``; set
+        by each such request, not cleared by other frames: its reader, ``_batch.host_batch``,
+        clears it)."""
+        self._first_ids: dict[Key, tuple[Key, int]] = {}
+        """The host's requests forwarded whose id two parsers read two ways (``_twice``), awaited
+        under the last: by the key of the first, (the key they wait under, their frame number) —
+        an answer under the first is theirs (:meth:`_under_first_id`). Entries whose request no
+        longer waits are dropped lazily (:meth:`_first_id`)."""
         self.withholds: Callable[[bytes, bool], str | None] | None = None
         """The upstream's word on a ``notifications/cancelled`` it will not send on (an HTTP
         upstream: the request stream's close is the cancellation), with whether the proxy wrote
@@ -345,11 +359,13 @@ class Relay:
             return self._host_unreadable(data, look, http, at, forwarded, withheld)
         twice = None
         if look.kind == "request" and may_repeat(data):  # (a scan in C; _twice)
-            member = two_readings(data)
-            if member is not None:
+            read = read_two_ways(data)
+            if read is not None:
                 if self.enforce and not forwarded:
-                    return self._read_two_ways(data, look, member, http, at)
-                twice = _twice_note(member, forwarded and self.enforce)
+                    return self._read_two_ways(data, look, read.member, http, at)
+                twice = self.twice_note = twice_note(read, forwarded and self.enforce)
+                if read.first_id is not None and look.has_id:
+                    self._first_id(read.first_id, look.id)
         seq = self._seq  # (the record is written once the frame is known to be forwarded)
         self._seq += 1
         tracker = self.tracker
@@ -384,6 +400,44 @@ class Relay:
         self.stats.forwarded += 1
         return [] if forwarded else [Out("upstream", data)]
 
+    def _first_id(self, first: Id, last: Id) -> None:
+        """The host request about to be read (the next frame number) gives its id twice, ``first``
+        and ``last`` (``_twice``): it will wait under ``last``, and an answer under ``first`` is
+        its answer too (a server whose parser keeps the first answers under it). Past twice the
+        requests waiting (and 64) entries, those whose request no longer waits are dropped."""
+        table = self._first_ids
+        table[id_key(first)] = (id_key(last), self._seq)
+        if len(table) > 2 * len(self._waiting) + 64:
+            self._first_ids = {k: v for k, v in table.items() if self._awaits(*v)}
+
+    def _awaits(self, key: Key, seq: int) -> bool:
+        waiting = self._waiting.get(key)
+        return waiting is not None and waiting.exchange.request.seq == seq
+
+    def _under_first_id(self, key: Key, look: Peek, data: bytes, seq: int, at: float, http: Mapping[str, Any] | None,
+                        fed: Mapping[str, Any] | None, defer: bool, on_exchange: Collection[Key] | None
+                        ) -> list[Out] | None:
+        """An answer under the id ``key`` that no request waits under: when it is the first of
+        the two ids a host request waiting under the other gave (:meth:`_first_id`; on its HTTP
+        exchange when ``on_exchange`` says which), the answer to that request, judged against the
+        id it carries (the tracker's request renamed to it) and sent to the host as its answer
+        (``answers``: the key it waited under); None otherwise."""
+        entry = self._first_ids.get(key)
+        if entry is None or key in self._waiting or not self._awaits(*entry):
+            return None
+        last = entry[0]
+        if on_exchange is not None and last not in on_exchange:  # (not its exchange: its answer may yet come)
+            return None
+        del self._first_ids[key]
+        if self.tracker.rename(self.conn, "client", last, look.id) is None:
+            return None
+        events = self.tracker.feed(self.conn, "s2c", data, at=at, seq=seq, http=fed, look=look)
+        if not events or not isinstance(events[0], Answered):  # (cannot be: it waits under the id now)
+            return None
+        self._waiting[key] = self._waiting.pop(last)  # (_answer takes it under the request's id, now this)
+        outs = self._answer(events[0].exchange, data, seq, at, http, defer)
+        return [out._replace(answers=last) if out.answers == key else out for out in outs]
+
     def _read_two_ways(self, data: bytes, look: Peek, member: str, http: Mapping[str, Any] | None,
                        at: float) -> list[Out]:
         """enforce: a host request whose ``member`` (``method``, ``id``, ``params.name``,
@@ -394,7 +448,7 @@ class Relay:
         seq = self._seq
         self._seq += 1
         self.last_opened = None
-        reason = _twice_reason(member)
+        reason = twice_reason(member)
         request_id = None if member == "id" else as_written(look.id, data)
         answer = error_frame(request_id, INVALID_REQUEST, f"mcp-verdict proxy: invalid request: {reason}; "
                              f"{_UNFOLLOWED[False]}", {"reason": reason, "member": member, "forwarded": False})
@@ -688,6 +742,10 @@ class Relay:
             unread = self._unread_answered(key, event.peek)
             if unread is not None:  # the answer to a request the proxy could not read
                 return self._answer(unread, data, seq, at, http, defer)
+        if self._first_ids and key is not None and kind in _ANSWER_KINDS:  # (a request that gave its id twice)
+            first = self._under_first_id(key, event.peek, data, seq, at, http, fed, defer, on_exchange)
+            if first is not None:
+                return first
         if key is not None and key in self._answered_by_proxy:
             return self._refuse(data, seq, at, http, f"a late answer: {self._answered_by_proxy[key]}")
         if self.enforce:
@@ -1396,6 +1454,15 @@ class Relay:
         """The host's request ``key`` still waits for its answer."""
         return key in self._waiting
 
+    def holds_id(self, key: Key) -> bool:
+        """A request of the host waiting here holds the id ``key`` as a server may read it: it
+        waits under it, or gave it as the first of two ids (``_twice``: a server keeping the first
+        answers under it, :meth:`_under_first_id`)."""
+        if key in self._waiting:
+            return True
+        first = self._first_ids.get(key) if self._first_ids else None
+        return first is not None and self._awaits(*first)
+
     # -- helpers --------------------------------------------------------------------------------
     def _own_answer(self, answer: bytes, key: Key, reason: str) -> Out:
         """An answer the proxy writes itself: fed to the tracker (the request is answered), logged."""
@@ -1600,18 +1667,6 @@ def _same_text(text: str) -> list[Key]:
             if str(real) == text:
                 keys.append(("float", real))
     return keys
-
-
-def _twice_reason(member: str) -> str:
-    return (f"its {member} member is given twice with two values: a parser that keeps the first reads another "
-            f"request than one that keeps the last (RFC 8259 s4: the names within an object SHOULD be unique)")
-
-
-def _twice_note(member: str, sent: bool) -> str:
-    """The note of the record of a host request forwarded although its ``member`` reads two ways."""
-    said = ("enforce: it had reached the server before the proxy read it" if sent
-            else "forwarded unchanged (observe)")
-    return f"{_twice_reason(member)}; {said}; the proxy paired and judged it by the last values"
 
 
 def _reply_id(exchange: Exchange) -> Id | bytes:

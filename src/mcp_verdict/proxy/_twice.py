@@ -16,7 +16,11 @@ same value is read alike by both: it is not named). The relay (``_relay``) answe
 itself in enforce (JSON-RPC 2.0 s5.1 Invalid Request, -32600, the member named in its message and
 ``data.member``; under a null id when the id is the member, s5: the id cannot be told) and does not
 forward it; observe forwards it unchanged and notes in its frame-log record which member was read
-two ways and that the proxy paired and judged it by the last values.
+two ways (:func:`note`; an element of a batch: the batch's record, naming the element) and that the
+proxy paired and judged it by the last values — but for its id: when the two readings' ids differ,
+the server answers under either (the first, :attr:`Twice.first_id`, when its parser keeps the
+first), and the relay takes an answer under either as the request's (judged against the id it
+carries), where it awaited the last one only and the host got UPSTREAM_TIMEOUT at ``--timeout``.
 
 Cost: :func:`may_repeat` is one regular-expression scan in C of the request's bytes; only a request
 that names one of these members twice, or holds a ``\\u`` escape, is read strictly (jiter, which
@@ -28,7 +32,8 @@ refuses any repeated name), and only one the strict reader refuses is read twice
 from __future__ import annotations
 
 import re
-from typing import Any, Final
+from decimal import Decimal
+from typing import Any, Final, NamedTuple
 
 from ..verdict._parser import NOT_PARSED, read_strict
 from ._params import exact_read, first_read
@@ -59,12 +64,25 @@ def _same(first: tuple[bool, Any], last: tuple[bool, Any]) -> bool:
     return first[0] == last[0] and type(first[1]) is type(last[1]) and first[1] == last[1]
 
 
-def two_readings(data: bytes) -> str | None:
+class Twice(NamedTuple):
+    """How two parsers read a host request two ways (:func:`read_two_ways`)."""
+
+    member: str
+    """The first routing member read two ways: ``"method"``, ``"id"``, ``"params.name"``,
+    ``"params.taskId"``."""
+    first_id: str | int | float | None
+    """The request's id as a parser that keeps the first reads it, when the two readings' ids
+    differ and it is a string or a number (the id a server keeping the first answers under);
+    else None."""
+
+
+def read_two_ways(data: bytes) -> Twice | None:
     """The routing member of the host request ``data`` that a parser keeping the first of a name
     given twice reads otherwise than one keeping the last (the module's rule): ``"method"``,
     ``"id"``, ``"params.name"`` (a ``tools/call`` by either reading) or ``"params.taskId"`` (a
-    ``tasks/`` method by either reading); None when both read them alike, when the strict reader
-    reads ``data`` (no name repeats), or when Python's json does not read it."""
+    ``tasks/`` method by either reading), with the first reading's id when the ids differ; None
+    when both read them alike, when the strict reader reads ``data`` (no name repeats), or when
+    Python's json does not read it."""
     if not may_repeat(data) or read_strict(data) is not NOT_PARSED:
         return None
     first = first_read(data)
@@ -73,9 +91,30 @@ def two_readings(data: bytes) -> str | None:
     last = exact_read(data)  # (msgspec, then Python's json: each keeps the last)
     if not isinstance(last, dict):
         return None
-    for name in ("method", "id"):
-        if not _same(_member(first, (name,)), _member(last, (name,))):
-            return name
+    first_id = _member(first, ("id",))
+    apart = not _same(first_id, _member(last, ("id",)))
+    member = _member_apart(first, last, apart)
+    if member is None:
+        return None
+    return Twice(member, _id_of(first_id[1]) if apart else None)
+
+
+def _id_of(value: Any) -> str | int | float | None:
+    """An id as the first reading holds it, as an answer's routing read (orjson) holds it: a
+    string, an integer, a float (a number with a fraction or an exponent, read as a Decimal);
+    None for any other value (null, a boolean, an object: no answer is paired by it)."""
+    if type(value) is str or type(value) is int:
+        return value
+    if type(value) is Decimal and value.is_finite():
+        return float(value)
+    return None
+
+
+def _member_apart(first: dict[str, Any], last: dict[str, Any], id_apart: bool) -> str | None:
+    if not _same(_member(first, ("method",)), _member(last, ("method",))):
+        return "method"
+    if id_apart:
+        return "id"
     methods = {first.get("method"), last.get("method")}
     if "tools/call" in methods and not _same(_member(first, ("params", "name")), _member(last, ("params", "name"))):
         return "params.name"
@@ -85,4 +124,26 @@ def two_readings(data: bytes) -> str | None:
     return None
 
 
-__all__ = ["may_repeat", "two_readings"]
+def two_readings(data: bytes) -> str | None:
+    """The member :func:`read_two_ways` names, or None."""
+    read = read_two_ways(data)
+    return None if read is None else read.member
+
+
+def reason(member: str) -> str:
+    """Why a request whose ``member`` reads two ways is one the proxy may read otherwise than the server."""
+    return (f"its {member} member is given twice with two values: a parser that keeps the first reads another "
+            f"request than one that keeps the last (RFC 8259 s4: the names within an object SHOULD be unique)")
+
+
+def note(read: Twice, sent: bool) -> str:
+    """The note of the record of a host request forwarded although it reads two ways (``read``;
+    ``sent``: in enforce, the transport had sent it before the relay read it)."""
+    said = ("enforce: it had reached the server before the proxy read it" if sent
+            else "forwarded unchanged (observe)")
+    paired = "the proxy paired and judged it by the last values" if read.first_id is None else \
+        "the proxy judged it by the last values and takes an answer under either id as its answer"
+    return f"{reason(read.member)}; {said}; {paired}"
+
+
+__all__ = ["Twice", "may_repeat", "note", "read_two_ways", "reason", "two_readings"]
