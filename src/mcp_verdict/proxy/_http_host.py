@@ -1658,6 +1658,14 @@ KEEPALIVE: Final = 75.0
 """Seconds an HTTP connection is kept with no request under way: idle between requests, or
 still sending a request's head (aiohttp's own bound for both, whose default is an hour); a
 request's body has ``--timeout`` (``HttpHost._body_late``)."""
+_UNREAD: Final = 0.0
+"""aiohttp's ``lingering_time`` for the endpoint: seconds it reads on (and drops) the rest of a
+request's body after its answer, when the handler answered before the body came whole — 408
+(``HttpHost._body_late``), 413 past ``--timeout`` (``HttpHost._post_on``), 403 (Origin), 421
+(Host), 404 (another path), 405, a GET's or a DELETE's body. None: the connection is closed once
+the answer is written (the kernel resets it if bytes wait unread). aiohttp's default, 10 s, let
+a host that sends on (a byte at a time, or as fast as it can) hold its connection and have the
+proxy read it for 10 s after the answer."""
 _SHOWN: Final = 300
 """Characters of an exception's message shown on the endpoint's one stderr line."""
 
@@ -1710,8 +1718,11 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
 
     # aiohttp's low-level server: one endpoint needs no application, router or middleware chain
     # (HTTP→stdio, alternating runs: 3–5% less proxy CPU per call without them)
+    # lingering_time 0: an answer given before its request's body came whole closes the connection
+    # once written, the rest unread (aiohttp's default reads it on for 10 s: _UNREAD)
     runner = web.ServerRunner(web.Server(endpoint, handler_cancellation=True, access_log=None,
-                                         logger=_endpoint_log(), keepalive_timeout=keepalive))
+                                         logger=_endpoint_log(), keepalive_timeout=keepalive,
+                                         lingering_time=_UNREAD))
     await runner.setup()
     site = web.TCPSite(runner, options.listen[0], options.listen[1], reuse_address=True)
     await site.start()
