@@ -530,6 +530,11 @@ EARLY = [
     ("PUT /mcp", _HUGE, FORECAST[:40], 405),
     ("DELETE /mcp", _HUGE, FORECAST[:40], 400),  # no Mcp-Session-Id (a stdio upstream)
     ("GET /elsewhere", _HUGE, b"", 404),
+    ("GET /mcp", {**_HUGE, "Accept": "application/json"}, b"", 406),  # an Accept without text/event-stream
+    # what aiohttp refuses itself (a header line past 8190 bytes, a chunk size no hex number): its
+    # 400 closed the connection at once before too (it reads no body of a request it cannot parse)
+    ("POST /mcp", {**_HUGE, "X-Big": "a" * 9000}, FORECAST[:40], 400),
+    ("POST /mcp", _CHUNKED, b"zz\x1b\r\n", 400),
 ]
 
 
@@ -573,7 +578,8 @@ def _early_proxy(where: str, tmp_path: Path) -> Iterator[str]:
 @pytest.mark.parametrize("where", ["process", "asyncio"])
 @pytest.mark.parametrize(("line", "headers", "sent", "status"), EARLY,
                          ids=["slow-body", "chunked-no-end", "chunked-too-large-no-end", "origin-refused",
-                              "host-refused", "other-path", "put", "delete-body", "get-other-path"])
+                              "host-refused", "other-path", "put", "delete-body", "get-other-path",
+                              "get-no-event-stream", "long-header", "bad-chunk"])
 def test_an_answer_before_the_body_came_whole_closes_the_connection_unread(
         tmp_path: Path, where: str, line: str, headers: dict[str, str], sent: bytes, status: int) -> None:
     with _early_proxy(where, tmp_path) as url:
