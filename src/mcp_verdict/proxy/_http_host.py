@@ -46,7 +46,9 @@ basic/transports/streamable-http, as a server:
 - a POST's body comes whole within ``--timeout`` (the rest of one past ``--max-frame-bytes``
   too, read to tell its size): else 408 and a JSON-RPC error with a null id (past the limit:
   413 and TOO_LARGE, its size as far as it came), the connection closed, nothing forwarded, a
-  note in the frame log; a connection with no request under way (idle, or a head not finished)
+  note in the frame log; any answer given before the request's body came whole (these, 403,
+  421, 404, 405, 406, a DELETE's) closes the connection once it is written, the rest of the body
+  unread (:data:`_UNREAD`); a connection with no request under way (idle, or a head not finished)
   is closed after :data:`KEEPALIVE` seconds; a request aiohttp refuses before the proxy reads
   it (duplicate ``Content-Type``, a header line past 8190 bytes, a control character in one)
   gets its 400 and one stderr line, neutralised (:class:`_OneLine`);
