@@ -503,3 +503,90 @@ def test_a_get_resumed_with_any_last_event_id_carries_the_upstreams_events(tmp_p
             while b'"one"' not in raw and (chunk := sock.recv(65536)):
                 raw += chunk
     assert (_status(raw), b'"data": "one"' in raw, err.read_bytes().count(b"\n")) == (200, True, 1)
+
+
+# -- an answer before the body came whole: the connection closed, the rest unread ------------------
+_MIB = 1 << 20
+_MORE = 64 * _MIB
+"""Bytes the host sends on after its answer: past every socket buffer on the loopback (the
+kernel's ``tcp_rmem`` ceiling is 32 MiB, ``tcp_wmem`` 4 MiB), so all of them go only to a
+proxy that reads them."""
+_PIECE = b"x" * 65536
+_CHUNKED_PIECE = b"%x\r\n" % len(_PIECE) + _PIECE + b"\r\n"
+_HUGE = {"Content-Length": str(1 << 40)}
+_CHUNKED = {"Transfer-Encoding": "chunked"}
+# (the request line, its headers besides Host and the 2026-07-28 ones, what the host sends of the
+# body before it stalls (or as it reads the answer); the status it is answered). --timeout 1,
+# --max-frame-bytes 1024. After the answer the host sends on, 64 MiB: the proxy closes the
+# connection (the host's send fails) — before, aiohttp read (and dropped) the rest for 10 s after
+# the answer (its lingering_time), 64 MiB in far less, the connection held that long
+EARLY = [
+    ("POST /mcp", _HUGE, FORECAST[:40], 408),  # a body slower than --timeout
+    ("POST /mcp", _CHUNKED, b"%x\r\n" % len(FORECAST) + FORECAST + b"\r\n", 408),  # chunked without its end
+    ("POST /mcp", _CHUNKED, b"%x\r\n" % (len(FORECAST) - 1) + FORECAST[:-1] + b"\r\n" + CHUNK * 2, 413),  # too large
+    ("POST /mcp", {**_HUGE, "Origin": "http://evil.example"}, FORECAST[:40], 403),  # an Origin refused
+    ("POST /mcp", {**_HUGE, "Host": "evil.example"}, FORECAST[:40], 421),  # a Host refused
+    ("POST /elsewhere", _HUGE, FORECAST[:40], 404),  # another path
+    ("PUT /mcp", _HUGE, FORECAST[:40], 405),
+    ("DELETE /mcp", _HUGE, FORECAST[:40], 400),  # no Mcp-Session-Id (a stdio upstream)
+    ("GET /elsewhere", _HUGE, b"", 404),
+    ("GET /mcp", {**_HUGE, "Accept": "application/json"}, b"", 406),  # an Accept without text/event-stream
+    # what aiohttp refuses itself (a header line past 8190 bytes, a chunk size no hex number): its
+    # 400 closed the connection at once before too (it reads no body of a request it cannot parse)
+    ("POST /mcp", {**_HUGE, "X-Big": "a" * 9000}, FORECAST[:40], 400),
+    ("POST /mcp", _CHUNKED, b"zz\x1b\r\n", 400),
+]
+
+
+def _early_head(address: str, line: str, headers: dict[str, str]) -> bytes:
+    sent = {"Host": address, "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+            **V2026, **headers}
+    return (line + " HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in sent.items()) + "\r\n").encode()
+
+
+def _sent_on(sock: socket.socket, piece: bytes) -> str:
+    """The host sends ``_MORE`` bytes of ``piece`` after its answer: ``closed`` when the proxy
+    closed the connection first (a send fails), ``read`` when it took them all, ``held`` when it
+    neither reads nor closes (the send blocks past ``TIMEOUT``)."""
+    sent = 0
+    try:
+        while sent < _MORE:
+            sock.sendall(piece)
+            sent += len(piece)
+    except TimeoutError:
+        return "held"
+    except OSError:  # (EPIPE, ECONNRESET: the proxy's end is closed)
+        return "closed"
+    return "read"
+
+
+@contextlib.contextmanager
+def _early_proxy(where: str, tmp_path: Path) -> Iterator[str]:
+    """The proxy over ``notify_server.py`` with --timeout 1 and --max-frame-bytes 1024: its own
+    process (``process``, uvloop when installed), or served in this process on plain asyncio."""
+    if where == "process":
+        with _proxy(["--timeout", "1", "--max-frame-bytes", "1024", "--", *NOTIFY], tmp_path / "err") as url:
+            yield url
+        return
+    from mcp_verdict.proxy._run import ProxyOptions
+
+    options = ProxyOptions(command=NOTIFY, listen=("127.0.0.1", 0), otel=False, timeout=1.0, max_frame=1024)
+    with http_host_in_thread(options) as served:
+        yield served.url
+
+
+@pytest.mark.parametrize("where", ["process", "asyncio"])
+@pytest.mark.parametrize(("line", "headers", "sent", "status"), EARLY,
+                         ids=["slow-body", "chunked-no-end", "chunked-too-large-no-end", "origin-refused",
+                              "host-refused", "other-path", "put", "delete-body", "get-other-path",
+                              "get-no-event-stream", "long-header", "bad-chunk"])
+def test_an_answer_before_the_body_came_whole_closes_the_connection_unread(
+        tmp_path: Path, where: str, line: str, headers: dict[str, str], sent: bytes, status: int) -> None:
+    with _early_proxy(where, tmp_path) as url:
+        host, port, address = _address(url)
+        with socket.create_connection((host, port), timeout=TIMEOUT) as sock:
+            sock.sendall(_early_head(address, line, headers) + sent)
+            answer = _read_answer(sock)
+            more = _sent_on(sock, _CHUNKED_PIECE if "Transfer-Encoding" in headers else _PIECE)
+        after = _request(url, "POST", json.dumps(call(1, "echo")).encode(), V2026)  # it still serves
+    assert (_status(answer), more, _status(after)) == (status, "closed", 200)

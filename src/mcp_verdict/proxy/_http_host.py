@@ -46,7 +46,9 @@ basic/transports/streamable-http, as a server:
 - a POST's body comes whole within ``--timeout`` (the rest of one past ``--max-frame-bytes``
   too, read to tell its size): else 408 and a JSON-RPC error with a null id (past the limit:
   413 and TOO_LARGE, its size as far as it came), the connection closed, nothing forwarded, a
-  note in the frame log; a connection with no request under way (idle, or a head not finished)
+  note in the frame log; any answer given before the request's body came whole (these, 403,
+  421, 404, 405, 406, a DELETE's) closes the connection once it is written, the rest of the body
+  unread (:data:`_UNREAD`); a connection with no request under way (idle, or a head not finished)
   is closed after :data:`KEEPALIVE` seconds; a request aiohttp refuses before the proxy reads
   it (duplicate ``Content-Type``, a header line past 8190 bytes, a control character in one)
   gets its 400 and one stderr line, neutralised (:class:`_OneLine`);
@@ -1675,6 +1677,14 @@ KEEPALIVE: Final = 75.0
 """Seconds an HTTP connection is kept with no request under way: idle between requests, or
 still sending a request's head (aiohttp's own bound for both, whose default is an hour); a
 request's body has ``--timeout`` (``HttpHost._body_late``)."""
+_UNREAD: Final = 0.0
+"""aiohttp's ``lingering_time`` for the endpoint: seconds it reads on (and drops) the rest of a
+request's body after its answer, when the handler answered before the body came whole — 408
+(``HttpHost._body_late``), 413 past ``--timeout`` (``HttpHost._post_on``), 403 (Origin), 421
+(Host), 404 (another path), 405, a GET's or a DELETE's body. None: the connection is closed once
+the answer is written (the kernel resets it if bytes wait unread). aiohttp's default, 10 s, let
+a host that sends on (a byte at a time, or as fast as it can) hold its connection and have the
+proxy read it for 10 s after the answer."""
 _SHOWN: Final = 300
 """Characters of an exception's message shown on the endpoint's one stderr line."""
 
@@ -1727,8 +1737,11 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
 
     # aiohttp's low-level server: one endpoint needs no application, router or middleware chain
     # (HTTP→stdio, alternating runs: 3–5% less proxy CPU per call without them)
+    # lingering_time 0: an answer given before its request's body came whole closes the connection
+    # once written, the rest unread (aiohttp's default reads it on for 10 s: _UNREAD)
     runner = web.ServerRunner(web.Server(endpoint, handler_cancellation=True, access_log=None,
-                                         logger=_endpoint_log(), keepalive_timeout=keepalive))
+                                         logger=_endpoint_log(), keepalive_timeout=keepalive,
+                                         lingering_time=_UNREAD))
     await runner.setup()
     site = web.TCPSite(runner, options.listen[0], options.listen[1], reuse_address=True)
     await site.start()
