@@ -737,7 +737,6 @@ _SPACED_ID: Final = re.compile(rb'"id"(?=\s*:)')
 _COLON: Final = re.compile(rb"\s*:")
 _BLANKS_RE: Final = b" \t\n\r\f\v"
 """What ``\\s`` matches in a bytes pattern."""
-_BLANK_RUN: Final = re.compile(rb"\s*")
 _STEP: Final = 1 << 16
 """The scan reads this many bytes at a time (a block of short strings splits into a list of
 about 30 times its size)."""
@@ -781,19 +780,7 @@ def _outside(data: bytes, ids: bool) -> Iterator[tuple[int, bytes, bytes, bool]]
     start = 0
     size = len(data)
     while start < size:
-        end = min(size, start + _STEP)
-        while end < size:
-            tail = _tail(data, start, end)
-            if (len(tail) - len(tail.rstrip(b"\\"))) % 2:  # (an escape's backslash: its byte too)
-                end += 1
-            elif ids and tail.rstrip(_BLANKS_RE).endswith(b'"id"'):  # (its blanks and the byte after)
-                blanks = _BLANK_RUN.match(data, end)
-                end = (end if blanks is None else blanks.end()) + 1
-            elif ids and tail.endswith((b'"', b'"i', b'"id')):
-                end += 3
-            else:
-                break
-            end = min(size, end)
+        end = _block_end(data, start, min(size, start + _STEP), ids)
         view = _plain(data[start:end], ids)
         was = inside
         if b'"' in view:
@@ -812,14 +799,36 @@ def _outside(data: bytes, ids: bool) -> Iterator[tuple[int, bytes, bytes, bool]]
 _TAIL: Final = 64
 
 
-def _tail(data: bytes, start: int, end: int) -> bytes:
-    """The last bytes of ``data[start:end]``: :data:`_TAIL` of them, or all, where fewer than
-    four of them are before the backslashes and blanks that end them (a run that may go on
-    before them, or blanks after a name ``"id"``)."""
+def _block_end(data: bytes, start: int, end: int, ids: bool) -> int:
+    """Where a block of ``data`` that starts at ``start`` (a block's end: :func:`_outside`) ends,
+    at ``end`` or just past it: past an escape's backslash (the byte it escapes too), and with
+    ``ids``, past a name ``"id"`` that ends, or a part of one, and the blanks and colon after it.
+    A constant number of Python steps: the run of backslashes or blanks before ``end`` is measured
+    by ``rstrip`` and the blanks after a name by a regular expression, in C (a loop that stepped a
+    byte or three at a time took a Python step per two bytes of a frame of escaped quotes)."""
+    size = len(data)
+    if end >= size:
+        return size
+    if _run_before(data, start, end, b"\\") % 2:  # (an escape's backslash: its byte too)
+        end += 1
+    if ids:
+        after = end - _run_before(data, start, end, _BLANKS_RE)
+        for at in range(max(start, after - 4), after):
+            colon = _COLON.match(data, at + 4) if data.startswith(b'"id"', at) else None
+            if colon is not None:  # (a name "id" before the blanks, or cut at the end; '"id"id":' has two)
+                end = colon.end()
+                break
+    return min(size, end)
+
+
+def _run_before(data: bytes, start: int, end: int, bytes_: bytes) -> int:
+    """How many of the bytes of ``data[start:end]`` before ``end`` are in ``bytes_``, in a row:
+    from the last :data:`_TAIL` bytes, or from the whole block where they all are."""
     tail = data[max(start, end - _TAIL):end]
-    if len(tail) == _TAIL and len(tail.rstrip(b"\\" + _BLANKS_RE)) < 4:
-        return data[start:end]
-    return tail
+    run = len(tail) - len(tail.rstrip(bytes_))
+    if run == _TAIL:
+        return end - start - len(data[start:end].rstrip(bytes_))
+    return run
 
 
 def _nth(block: bytes, byte: bytes, numbers: list[int]) -> list[int]:
