@@ -160,8 +160,8 @@ def test_a_write_that_times_out_after_it_was_sent_runs_once_and_is_never_retried
     async def scenario() -> tuple[Any, Any]:
         tap = VerdictTap()
         async with demo_client(tap, transport) as client:
-            late = await tap.call_tool(client, "slow_write", {"key": f"tap-{transport}", "seconds": 3},
-                                       call_options={"read_timeout_seconds": 0.3})
+            late = await tap.call_tool(client, "slow_write", {"key": f"tap-{transport}", "seconds": 6},
+                                       call_options={"read_timeout_seconds": 0.3})  # 20 times the timeout
             count = await tap.call_tool(client, "write_count", {"key": f"tap-{transport}"})
         return late, count
 
@@ -280,7 +280,7 @@ def test_the_official_sdk_row_of_the_readme_table() -> None:
                 after.append(f"{judged.verdict.kind.value} ({judged.outcome.decision.action.value})")
             async with tap.judging(client) as judged:
                 try:
-                    await client.call_tool("slow_write", {"key": "sdk-row", "seconds": 1}, read_timeout_seconds=0.3)
+                    await client.call_tool("slow_write", {"key": "sdk-row", "seconds": 6}, read_timeout_seconds=0.3)
                 except Exception as exc:
                     before.append(f"1 run, {type(exc).__name__}")
             after.append(f"1 run, {judged.verdict.kind.value} ({judged.outcome.decision.action.value})")
