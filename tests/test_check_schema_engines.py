@@ -37,7 +37,7 @@ from typing import Any
 import pytest
 
 from mcp_verdict import SchemaLimits, check_output, classify
-from mcp_verdict.judgement._schema import DEFAULT_SCHEMA_LIMITS, compile_schema, costly, validate
+from mcp_verdict.judgement._schema import compile_schema, costly, for_instance, validate
 
 DRAFTS = {
     "04": "http://json-schema.org/draft-04/schema#",
@@ -226,11 +226,31 @@ def test_an_integer_past_pythons_digit_limit_is_decided_on_both_engines(divisor:
         assert found == expected, engine
 
 
-PAD = [10**400 + i for i in range(200)]
-"""An extra array of large integers: cheap to validate, but weighed as many values by the
-estimate (an integer past 64 bits is read at each comparison), so it moves the answer to the
-guarded engine under the budget below without a large answer."""
-LIMITS = SchemaLimits(time_budget=0.05)
+PAD = [10**3000 + i for i in range(200)]
+"""An extra array of large integers: cheap to validate (the guarded engine's ``type: integer``
+on them takes about a millisecond), but weighed as many values by the estimate (an integer past
+64 bits is read at each comparison, in time that grows with the square of its digits: some
+3 × 10^9 units for these 200), so it moves the answer to the guarded engine under ``GUARDED``
+without a large answer. (3,000 digits: below Python's digit limit for ``str``, 4,300, past which
+jsonschema-rs reads an integer as null.)"""
+GUARDED = SchemaLimits(time_budget=1.0)
+"""A budget the estimate for an answer with ``PAD`` passes (the guarded engine), and far above
+what validating it takes on the guarded engine, even on a loaded machine: the verdict never
+depends on the machine's speed (a budget of 0.05 s was missed by a descheduled test:
+``output.budget``)."""
+ROOMY = SchemaLimits(time_budget=60.0)
+"""A budget the estimate for an answer with ``PAD`` stays within: jsonschema-rs (never timed)."""
+
+
+def engine_of(schema: Any, instance: Any, limits: SchemaLimits) -> str:
+    """The engine ``check_output`` validates ``instance`` on under ``limits``, as ``validate``
+    picks it: the guarded engine for a schema with ``$ref``, or for an instance whose estimate
+    (``costly``) passes the budget."""
+    compiled = for_instance(compile_schema(schema, "/outputSchema", limits), instance)
+    assert compiled.problem is None
+    if compiled.engine != "jsonschema-rs":
+        return "guarded"
+    return "guarded" if costly(compiled, instance, limits) else "jsonschema-rs"
 
 # (case, the schema of "value", value, expected findings (code, path))
 SIZED: list[tuple[str, dict[str, Any], Any, list[tuple[str, str]]]] = [
@@ -267,12 +287,10 @@ def test_the_verdict_does_not_depend_on_the_answers_size(case: str, subschema: d
         schema = {"$schema": dialect, **schema}
     tool = {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}
     small, large = {"value": value}, {"value": value, "pad": PAD}
-    compiled = compile_schema(schema, "/outputSchema", LIMITS)
-    assert compiled.engine == "jsonschema-rs"
-    assert not costly(compiled, small, LIMITS)  # validated on jsonschema-rs
-    assert costly(compiled, large, LIMITS)  # validated on the guarded engine
-    assert not costly(compiled, large, DEFAULT_SCHEMA_LIMITS)  # (and on jsonschema-rs under the default budget)
-    for structured, limits in ((small, LIMITS), (large, LIMITS), (large, DEFAULT_SCHEMA_LIMITS)):
+    assert compile_schema(schema, "/outputSchema", GUARDED).engine == "jsonschema-rs"
+    routes = ((small, GUARDED, "jsonschema-rs"), (large, GUARDED, "guarded"), (large, ROOMY, "jsonschema-rs"))
+    assert [engine_of(schema, structured, limits) for structured, limits, _ in routes] == [e for _, _, e in routes]
+    for structured, limits, _ in routes:
         check = check_output(answer(structured), tool, schema_limits=limits)
         assert [(f.code, f.path) for f in check.findings] == expected, (len(structured), limits)
         assert check.passed is (expected == [])
@@ -336,7 +354,8 @@ def test_a_subschema_naming_its_dialect_is_held_to_it(root: str, inner: str, fai
     tool = {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}
     expected = [("output.schema", "/result/structuredContent/v")] if fails else []
     for structured in ({"v": "nope"}, {"v": "nope", "pad": PAD}):
-        check = check_output(answer(structured), tool, schema_limits=LIMITS)
+        assert engine_of(schema, structured, GUARDED) == "guarded"
+        check = check_output(answer(structured), tool, schema_limits=GUARDED)
         assert [(f.code, f.path) for f in check.findings] == expected, len(structured)
 
 
@@ -541,16 +560,16 @@ UNIQUE_CASES = [(draft, instance, is_unique, why) for draft in DRAFTS for instan
 def test_unique_items_compares_exact_decimals_on_both_engines(draft: str, instance: list[Any], is_unique: bool,
                                                               why: str) -> None:
     """Through check_output: jsonschema-rs for the answer alone, the guarded engine for the answer
-    with ``PAD`` under a budget of 0.05 s, and for a schema with ``$ref``."""
+    with ``PAD`` under ``GUARDED``, and for a schema with ``$ref``."""
     expected = [] if is_unique else [("output.schema", UNIQUE_PATH)]
     for kind, schema in unique_schemas(draft):
-        compiled = compile_schema(schema, "/outputSchema", LIMITS)
+        compiled = compile_schema(schema, "/outputSchema", GUARDED)
         assert compiled.engine == ("jsonschema-rs" if kind == "plain" else "jsonschema")
         small, large = {"value": instance}, {"value": instance, "pad": PAD}
-        if kind == "plain":
-            assert costly(compiled, large, LIMITS)  # the guarded engine (its twin weighs more still)
+        assert [engine_of(schema, s, GUARDED) for s in (small, large)] == (
+            ["jsonschema-rs" if kind == "plain" else "guarded", "guarded"])
         for structured in (small, large):
-            check = check_output(answer(structured), tool_of(schema), schema_limits=LIMITS)
+            check = check_output(answer(structured), tool_of(schema), schema_limits=GUARDED)
             assert [(f.code, f.path) for f in check.findings] == expected, (kind, len(structured), why)
 
 
@@ -628,11 +647,14 @@ def test_unevaluated_items_after_a_boolean_items_on_both_engines(subschema: dict
     plain = {"$schema": DRAFTS["2019-09"], "type": "object", "properties": {"value": subschema, "pad": pad}}
     referred = {"$schema": DRAFTS["2019-09"], "type": "object", "$defs": {"u": subschema},
                 "properties": {"value": {"$ref": "#/$defs/u"}, "pad": pad}}
-    assert compile_schema(plain, "/outputSchema", LIMITS).engine == "jsonschema-rs"
-    assert compile_schema(referred, "/outputSchema", LIMITS).engine == "jsonschema"
+    assert compile_schema(plain, "/outputSchema", GUARDED).engine == "jsonschema-rs"
+    assert compile_schema(referred, "/outputSchema", GUARDED).engine == "jsonschema"
     for schema in (plain, referred):
-        for structured in ({"value": instance}, {"value": instance, "pad": PAD}):  # PAD: the guarded engine
-            check = check_output(answer(structured), tool_of(schema), schema_limits=LIMITS)
+        small, large = {"value": instance}, {"value": instance, "pad": PAD}
+        assert [engine_of(schema, s, GUARDED) for s in (small, large)] == (
+            ["jsonschema-rs" if schema is plain else "guarded", "guarded"])  # PAD: the guarded engine
+        for structured in (small, large):
+            check = check_output(answer(structured), tool_of(schema), schema_limits=GUARDED)
             assert [(f.code, f.path) for f in check.findings] == expected, (schema is plain, len(structured))
 
 
@@ -678,11 +700,14 @@ def test_a_false_subschema_fails_its_value_on_both_engines(draft: str, subschema
     plain = {"$schema": DRAFTS[draft], "type": "object", "properties": {"value": subschema, "pad": pad}}
     referred = {"$schema": DRAFTS[draft], "type": "object", "definitions": {"u": subschema},
                 "properties": {"value": {"$ref": "#/definitions/u"}, "pad": pad}}
-    assert compile_schema(plain, "/outputSchema", LIMITS).engine == "jsonschema-rs"
-    assert compile_schema(referred, "/outputSchema", LIMITS).engine == "jsonschema"
+    assert compile_schema(plain, "/outputSchema", GUARDED).engine == "jsonschema-rs"
+    assert compile_schema(referred, "/outputSchema", GUARDED).engine == "jsonschema"
     for schema in (plain, referred):
-        for structured in ({"value": instance}, {"value": instance, "pad": PAD}):  # PAD: the guarded engine
-            check = check_output(answer(structured), tool_of(schema), schema_limits=LIMITS)
+        small, large = {"value": instance}, {"value": instance, "pad": PAD}
+        assert [engine_of(schema, s, GUARDED) for s in (small, large)] == (
+            ["jsonschema-rs" if schema is plain else "guarded", "guarded"])  # PAD: the guarded engine
+        for structured in (small, large):
+            check = check_output(answer(structured), tool_of(schema), schema_limits=GUARDED)
             first = [(f.code, f.path) for f in check.findings][:1]
             assert first == ([("output.schema", path)] if path else []), (schema is plain, len(structured))
 

@@ -151,8 +151,9 @@ SILENT = shlex.join([sys.executable, "-c", "import time; time.sleep(60)"])
      "the server answered initialize with error -32602: Unsupported protocol version (during initialize)"),
     (["--stdio", raw("--refuse-initialize")],  # auto: server/discover refused as well, then initialize
      "the server answered initialize with error -32602: Unsupported protocol version (during initialize)"),
-    (["--stdio", raw("--log-first"), "--timeout", "1", "--mode", "legacy"],
-     "no answer within 1 s; the server wrote 1 line that is not a JSON-RPC message on its stdout"
+    # (3 s: the server, a Python process, prints its line within the wait however loaded the machine: ~20-70 ms)
+    (["--stdio", raw("--log-first"), "--timeout", "3", "--mode", "legacy"],
+     "no answer within 3 s; the server wrote 1 line that is not a JSON-RPC message on its stdout"
      " (first: 'starting up...'): the likely cause (during initialize)"),
     # a line break in the command is shown as its escape: the message stays one line
     (["--stdio", shlex.join([sys.executable, "-c", "import time\ntime.sleep(60)"]), "--timeout", "1",
@@ -203,7 +204,8 @@ def test_a_debug_line_before_the_answer_is_a_warning_not_the_answer() -> None:
 
 
 def test_noise_and_no_answer_names_the_noise_as_the_likely_cause() -> None:
-    run = cli("call", "--stdio", raw("--debug-only"), "echo", '{"text": "hi"}', "--timeout", "2", "--json")
+    # (5 s: the timeout bounds connecting as well, a Python server's start and its handshake)
+    run = cli("call", "--stdio", raw("--debug-only"), "echo", '{"text": "hi"}', "--timeout", "5", "--json")
     assert run.returncode == 20
     data = json.loads(run.stdout)
     codes = [f["code"] for f in data["verdict"]["findings"]]

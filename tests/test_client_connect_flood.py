@@ -22,9 +22,10 @@ CLI = [sys.executable, "-m", "mcp_verdict"]
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the servers are sh -c scripts")
 
 
-def _call(command: str) -> subprocess.CompletedProcess[bytes]:
-    """``call`` of a tool over stdio to ``command``, a 1 s timeout, on a 400-column terminal."""
-    return subprocess.run([*CLI, "call", "--stdio", command, "--mode", "legacy", "--timeout", "1", "t"],
+def _call(command: str, timeout: str = "1") -> subprocess.CompletedProcess[bytes]:
+    """``call`` of a tool over stdio to ``command``, ``timeout`` seconds (1 s by default), on a 400-column
+    terminal."""
+    return subprocess.run([*CLI, "call", "--stdio", command, "--mode", "legacy", "--timeout", timeout, "t"],
                           capture_output=True, timeout=120, check=False, stdin=subprocess.DEVNULL,
                           env={**os.environ, "COLUMNS": "400"})
 
@@ -33,15 +34,18 @@ def _flood(lines: int) -> str:
     return f"yes | head -n {lines}; exec sleep 60"
 
 
-# (lines of noise the server writes; the line `call` prints on stderr)
+# (lines of noise the server writes; the line `call` prints on stderr) - within a 10 s timeout: the
+# client counts 30,000 lines in some 0.3 s (a 0.2 s timeout counted 22,464), so 1 s left a loaded
+# machine a count short of the whole
+FLOOD_TIMEOUT = "10"
 CASES = [
-    (3, "mcp-verdict: cannot connect to sh -c 'yes | head -n 3; exec sleep 60': no answer within 1 s; the server "
+    (3, "mcp-verdict: cannot connect to sh -c 'yes | head -n 3; exec sleep 60': no answer within 10 s; the server "
         "wrote 3 lines that are not JSON-RPC messages on its stdout (first: 'y'): the likely cause "
         "(during initialize)"),
-    (12_000, "mcp-verdict: cannot connect to sh -c 'yes | head -n 12000; exec sleep 60': no answer within 1 s; "
+    (12_000, "mcp-verdict: cannot connect to sh -c 'yes | head -n 12000; exec sleep 60': no answer within 10 s; "
              "the server wrote 12000 lines that are not JSON-RPC messages on its stdout (first: 'y'): the likely "
              "cause (during initialize)"),
-    (30_000, "mcp-verdict: cannot connect to sh -c 'yes | head -n 30000; exec sleep 60': no answer within 1 s; "
+    (30_000, "mcp-verdict: cannot connect to sh -c 'yes | head -n 30000; exec sleep 60': no answer within 10 s; "
              "the server wrote 30000 lines that are not JSON-RPC messages on its stdout (first: 'y'): the likely "
              "cause (during initialize)"),
 ]
@@ -50,7 +54,7 @@ CASES = [
 @pytest.mark.parametrize(("lines", "said"), CASES)
 def test_a_flood_of_noise_while_connecting_is_counted_whole(lines: int, said: str) -> None:
     command = f"sh -c '{_flood(lines)}'"
-    run = _call(command)
+    run = _call(command, FLOOD_TIMEOUT)
     assert (run.returncode, run.stdout, run.stderr.decode().splitlines()[0]) == (3, b"", said)
 
 

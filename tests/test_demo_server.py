@@ -644,7 +644,7 @@ def test_a_cancelled_slow_call_sends_nothing(stdio: StdioPeer) -> None:
 
 def test_the_slow_tool_times_out_a_client_over_http(http: HttpPeer) -> None:
     with pytest.raises(http.httpx.TimeoutException):
-        http.post(call(next(http.ids), "slow_echo", {"seconds": 1.0}), timeout=0.2)
+        http.post(call(next(http.ids), "slow_echo", {"seconds": 5.0}), timeout=0.2)  # 25 times the timeout
     assert http.post(request(next(http.ids), "server/discover")).status_code == 200
 
 

@@ -6,7 +6,8 @@ way per tool name (run: python tests/integrations/crafted_stdio.py):
   be read);
 - ``float_id``: the answer with the request's id written as a float (``3`` answered ``3.0``);
 - ``silent``: no answer at all;
-- ``late``: the plain answer, 1 s late (a client that gave up before then has cancelled the call);
+- ``late``: the plain answer, ``seconds`` late (an argument, 1 by default; a client that gave up
+  before then has cancelled the call), reading nothing meanwhile;
 - anything else: a plain text answer.
 """
 
@@ -38,7 +39,7 @@ def main() -> None:
             if name == "silent":
                 continue
             if name == "late":
-                time.sleep(1.0)
+                time.sleep(float(message["params"].get("arguments", {}).get("seconds", 1.0)))
             if name == "noisy":
                 out.write(b"debug: handling noisy\n")
                 out.flush()

@@ -103,8 +103,8 @@ def test_a_call_without_an_answer_gets_a_span_of_its_own(spans: InMemorySpanExpo
     async def scenario() -> None:
         tap = instrument(VerdictTap())
         async with Client(tap.stdio_transport(DEMO_STDIO[0], DEMO_STDIO[1:])) as client:
-            await tap.call_tool(client, "slow_write", {"key": "otel", "seconds": 2},
-                                call_options={"read_timeout_seconds": 0.2})
+            await tap.call_tool(client, "slow_write", {"key": "otel", "seconds": 4},
+                                call_options={"read_timeout_seconds": 0.2})  # 20 times the timeout
 
     run(scenario)
     (span,) = verdict_spans(spans)

@@ -109,7 +109,7 @@ def test_fifty_concurrent_calls_answered_out_of_order(transport: str) -> None:
         async with demo_client(tap, transport) as client:
             async def one(i: int) -> None:  # the first sent answers last
                 outcomes[i] = await tap.call_tool(client, "slow_echo",
-                                                  {"text": f"call {i}", "seconds": (count - i) * 0.04})
+                                                  {"text": f"call {i}", "seconds": (count - i) * 0.2})
 
             async with anyio.create_task_group() as group:
                 for i in range(count):
@@ -122,9 +122,11 @@ def test_fifty_concurrent_calls_answered_out_of_order(transport: str) -> None:
     assert sorted(outcomes) == list(range(count))
     for i, outcome in outcomes.items():
         assert outcome.succeeded and outcome.verdict.structured_content["text"] == f"call {i}"
-    # judged as the answers came, not as the calls were sent: the last sent (40 ms) long before the
-    # first (2 s), 1 s apart from the middle one — the ranks of neighbours are left to the scheduler
-    # of a loaded machine (at 0.5 s apart, a fresh clone's run once saw call 0 judged before call 25)
+    # judged as the answers came, not as the calls were sent: the last sent (0.2 s) long before the
+    # first (10 s), 5 s apart from the middle one — the ranks of neighbours are left to the scheduler
+    # of a loaded machine (at 0.5 s apart, a fresh clone's run once saw call 0 judged before call 25;
+    # at 1 s apart, a machine at load 11 saw call 0 judged 8th, call 25 46th: sending 50 requests
+    # over HTTP took it more than a second)
     assert sorted(order) == sorted(f"call {i}" for i in range(count))
     assert order.index("call 49") < order.index("call 25") < order.index("call 0")
 
@@ -160,8 +162,8 @@ def test_a_write_that_times_out_after_it_was_sent_runs_once_and_is_never_retried
     async def scenario() -> tuple[Any, Any]:
         tap = VerdictTap()
         async with demo_client(tap, transport) as client:
-            late = await tap.call_tool(client, "slow_write", {"key": f"tap-{transport}", "seconds": 3},
-                                       call_options={"read_timeout_seconds": 0.3})
+            late = await tap.call_tool(client, "slow_write", {"key": f"tap-{transport}", "seconds": 6},
+                                       call_options={"read_timeout_seconds": 0.3})  # 20 times the timeout
             count = await tap.call_tool(client, "write_count", {"key": f"tap-{transport}"})
         return late, count
 
@@ -280,7 +282,7 @@ def test_the_official_sdk_row_of_the_readme_table() -> None:
                 after.append(f"{judged.verdict.kind.value} ({judged.outcome.decision.action.value})")
             async with tap.judging(client) as judged:
                 try:
-                    await client.call_tool("slow_write", {"key": "sdk-row", "seconds": 1}, read_timeout_seconds=0.3)
+                    await client.call_tool("slow_write", {"key": "sdk-row", "seconds": 6}, read_timeout_seconds=0.3)
                 except Exception as exc:
                     before.append(f"1 run, {type(exc).__name__}")
             after.append(f"1 run, {judged.verdict.kind.value} ({judged.outcome.decision.action.value})")

@@ -62,8 +62,13 @@ def test_a_cancelled_call_is_judged_unknown_and_a_late_answer_is_no_second_call(
         tap = instrument(VerdictTap())
         with anyio.fail_after(20):
             async with Client(tap.stdio_transport(CRAFTED[0], CRAFTED[1:])) as client:
-                given_up = await give_up(how, tap.call_tool(client, tool, {}))
-                await anyio.sleep(1.2)  # a late answer has arrived by now
+                # late: 6 s, 20 times the 0.3 s after which the caller gives up (no stalled client reads it first)
+                given_up = await give_up(how, tap.call_tool(client, tool, {"seconds": 6.0} if tool == "late" else {}))
+                if tool == "late":  # until its late answer is on the history (fail_after bounds the wait)
+                    while not any(getattr(c, "late", False) for c in tap.history):
+                        await anyio.sleep(0.05)
+                else:
+                    await anyio.sleep(1.2)  # (no answer comes)
                 await tap.call_tool(client, "plain", {})  # read after the late answer, on the same session
         return given_up, tap
 

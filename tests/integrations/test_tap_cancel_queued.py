@@ -7,8 +7,9 @@ its request had not been recorded going out, so it did not wait for an answer to
 paired with the request once it went out, was kept as an answer no block claimed, and the history
 never showed what the server did with the cancelled call.
 
-A real ``mcp.Client`` on a real stdio server (``crafted_stdio.py``: ``late`` answers after 1 s,
-reading nothing meanwhile; ``plain`` at once): ``late`` is sent, then a ``plain`` call of 2 MB
+A real ``mcp.Client`` on a real stdio server (``crafted_stdio.py``: ``late`` answers after 8 s,
+reading nothing meanwhile: 20 times the 0.4 s the steps below take, however loaded the machine;
+``plain`` at once): ``late`` is sent, then a ``plain`` call of 2 MB
 (the pipe fills: the transport's writer waits), then a ``plain`` call queued behind it, which the
 caller gives up on after 0.2 s; a last ``plain`` call, answered after the queued one.
 """
@@ -56,8 +57,8 @@ def test_a_call_cancelled_while_queued_gets_its_late_answer(how: str) -> None:
         with anyio.fail_after(30):
             async with Client(tap.stdio_transport(CRAFTED[0], CRAFTED[1:])) as client:
                 async with anyio.create_task_group() as group:
-                    group.start_soon(tap.call_tool, client, "late", {})
-                    await anyio.sleep(0.1)  # the server reads it, then reads nothing for 1 s
+                    group.start_soon(tap.call_tool, client, "late", {"seconds": 8.0})
+                    await anyio.sleep(0.1)  # the server reads it, then reads nothing for 8 s
                     group.start_soon(tap.call_tool, client, "plain", {"pad": PAD})
                     await anyio.sleep(0.1)  # its request fills the pipe: the next one is queued
                     await give_up(how, tap, client)

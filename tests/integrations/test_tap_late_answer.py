@@ -8,9 +8,11 @@ ignore it (same section): it is never handed to the caller nor taken for another
 The tap judged the call ``transport.error`` and dropped the late answer among the strays, judged
 nowhere.
 
-The server is real (tests/servers/broken_answers.py: ``late`` answers after 1 s whatever the
-client did, ``drop`` never answers on stdio), the client the SDK's own ``mcp.Client`` over the
-tap's stdio transport and over Streamable HTTP on the tap's client; the rows are written by hand."""
+The server is real (tests/servers/broken_answers.py: ``late`` answers after the ``seconds`` it is
+given whatever the client did, here 6 s: 20 times the 0.3 s after which the caller gives up, so
+that no stalled client reads the answer first; ``drop`` never answers on stdio), the client the
+SDK's own ``mcp.Client`` over the tap's stdio transport and over Streamable HTTP on the tap's
+client; the rows are written by hand."""
 
 from __future__ import annotations
 
@@ -45,6 +47,16 @@ CASES: list[tuple[str, str, list[Row]]] = [
 ]
 
 
+LATE_SECONDS = 6.0
+
+
+async def late_answer(tap: VerdictTap) -> None:
+    """Until the cancelled call's late answer is on the tap's history (no guess at how long the
+    server takes: the scenario's fail_after bounds the wait)."""
+    while not any(getattr(c, "late", False) for c in tap.history):
+        await anyio.sleep(0.05)
+
+
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
     yield from serve_http()
@@ -57,8 +69,11 @@ def test_a_cancelled_call_and_its_late_answer(transport: str, tool: str, history
         with anyio.fail_after(20):
             async with client_of(tap, transport, url) as client:
                 with anyio.move_on_after(0.3) as scope:
-                    await tap.call_tool(client, tool, {})
-                await anyio.sleep(1.5)  # a late answer has arrived by now
+                    await tap.call_tool(client, tool, {"seconds": LATE_SECONDS} if tool == "late" else {})
+                if tool == "late":
+                    await late_answer(tap)
+                else:
+                    await anyio.sleep(1.5)  # (no answer comes)
                 await tap.call_tool(client, "plain", {})  # the session goes on
         return scope.cancelled_caught, list(tap.history)
 

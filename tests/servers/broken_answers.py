@@ -9,7 +9,8 @@ http://127.0.0.1:PORT/mcp until its stdin closes).
   be read);
 - ``float_id``: the answer with the request's integer id written as a float (``N.0``);
 - ``drop``: no answer (HTTP: the connection closed before any response);
-- ``late``: the plain answer, 1 s late (whatever the client did meanwhile: a cancellation too);
+- ``late``: the plain answer, ``seconds`` late (an argument, 1 by default; whatever the client did
+  meanwhile: a cancellation too);
 - anything else: a plain text answer.
 """
 
@@ -46,7 +47,7 @@ def answer(message: dict[str, Any]) -> bytes | None:
     if name == "drop":
         return None
     if name == "late":
-        time.sleep(1.0)
+        time.sleep(float(((message.get("params") or {}).get("arguments") or {}).get("seconds", 1.0)))
     return plain
 
 

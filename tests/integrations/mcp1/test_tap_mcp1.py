@@ -106,7 +106,7 @@ def test_a_timed_out_write_on_1x_ran_once(transport: str) -> None:
         tap = VerdictTap()
         key = f"mcp1-{transport}"
         async with session_over(tap, transport) as session:
-            late = await tap.call_tool(session, "slow_write", {"key": key, "seconds": 3},
+            late = await tap.call_tool(session, "slow_write", {"key": key, "seconds": 6},  # 20 times the timeout
                                        call_options={"read_timeout_seconds": timedelta(seconds=0.3)})
             count = await tap.call_tool(session, "write_count", {"key": key})
         return late, count
