@@ -168,7 +168,7 @@ def test_a_failed_connection_is_one_line_naming_its_cause(args: list[str], says:
     assert first.startswith("mcp-verdict: cannot connect to"), run.stderr
     assert says in first, run.stderr
     assert "Traceback" not in run.stderr and "ExceptionGroup" not in run.stderr
-    assert time.monotonic() - started < 20
+    assert time.monotonic() - started < 45  # (a wait not bounded runs into cli()'s 60 s: the servers sleep 60 s)
 
 
 def test_the_timeout_bounds_connecting_in_auto_mode() -> None:
@@ -177,7 +177,9 @@ def test_the_timeout_bounds_connecting_in_auto_mode() -> None:
     elapsed = time.monotonic() - started
     assert run.returncode == 3
     assert "no answer within 1 s" in " ".join(run.stderr.split())
-    assert elapsed < 12  # discover 1 s + initialize 1 s + the stop grace, plus two interpreter starts
+    # discover 1 s + initialize 1 s + the stop grace, plus two interpreter starts (~2 s each on a
+    # loaded machine: 12.3 s was seen at load 10); a wait the timeout did not bound runs into cli()'s 60 s
+    assert elapsed < 30
 
 
 def test_an_http_status_without_a_json_rpc_body() -> None:

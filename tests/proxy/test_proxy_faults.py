@@ -56,7 +56,7 @@ def test_an_upstream_that_exits_mid_call_fails_the_call_and_is_restarted(tmp_pat
     started = time.monotonic()
     error = error_of(peer.exchange(tool(1, "exit")))
     assert error["code"] == UPSTREAM_CLOSED and "status 3" in error["message"]
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 20  # (not the call's --timeout: the exit is told at once)
     # the restarted upstream was initialised again with the host's own initialize
     assert json.loads(peer.exchange(tool(2, "echo")) or b"{}")["id"] == 2
     assert (tmp_path / "starts").read_text().count("start") == 2
@@ -74,7 +74,7 @@ def test_a_hanging_upstream_is_answered_at_the_timeout_and_cancelled(tmp_path: P
     started = time.monotonic()
     error = error_of(peer.exchange(tool(7, "hang")))
     assert error["code"] == UPSTREAM_TIMEOUT
-    assert 0.4 < time.monotonic() - started < 5
+    assert 0.4 < time.monotonic() - started < 20  # (the hang is forever: 40x the timeout on a loaded machine)
     assert wait_until(lambda: any(b"cancelled 7" in line for line in peer.stderr))
     peer.close()
 
@@ -291,7 +291,7 @@ def test_sigterm_gives_the_calls_in_flight_the_grace_then_an_error(upstream: str
         process.send_signal(signal.SIGTERM)
         assert process.wait(30) == 0
         thread.join(30)
-        assert time.monotonic() - started < grace + 8
+        assert time.monotonic() - started < grace + 18  # (below the call's own seconds: not waited out)
     status, body, _ = got["answer"]
     answer = json.loads(body)
     assert status == 200 and answer["id"] == 7
@@ -319,7 +319,7 @@ def test_sigterm_stops_a_stdio_proxy_with_status_0_and_an_error_for_the_call_in_
         error = error_of(peer.recv(30))
         assert error["code"] == UPSTREAM_CLOSED and "stopped" in error["message"]
         assert peer.process.wait(30) == 0  # the proxy stopped the upstream: not the upstream's failure
-        assert time.monotonic() - started < 10
+        assert time.monotonic() - started < 20  # (the call would take 25 s: not waited out)
 
 
 TASKS_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
