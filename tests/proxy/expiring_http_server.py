@@ -20,7 +20,9 @@ after the first:
 
 ``argv[1]`` may end in ``:late-get``: a session's open GET streams end not when it ends but when
 the next ``initialize`` comes (the client's renewal under way), so the client's GET stream, opened
-again in the ended session, meets its 404 only after the renewal began.
+again in the ended session, meets its 404 only after the renewal began; or in ``:together``: the
+request that ends a session gets its 404 once the session's GET stream, opened again in the ended
+session, came, and both 404s are answered together (the client meets the end on both paths at once).
 
 A ``tools/call`` is answered with one text block, ``<session> call <k>`` (its k-th call); a GET in
 a session opens an event stream whose one event is a ``notifications/message`` with ``data``
@@ -46,6 +48,9 @@ BEHAVIOUR, _, CALLS = sys.argv[1].partition(":")
 CALLS, _, MODIFIER = CALLS.partition(":")
 PER_SESSION = int(CALLS)
 LATE_GET = MODIFIER == "late-get"
+TOGETHER = MODIFIER == "together"
+REOPENED: dict[str, asyncio.Event] = {}
+"""``together``: set when a GET comes in the ended session."""
 SEEN: list[list[Any]] = []
 SESSIONS: dict[str, int] = {}
 """The sessions in force: the calls each has answered."""
@@ -84,6 +89,8 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
         if BEHAVIOUR == "expire-refuse-gather":
             return web.Response(status=405)
         if session not in SESSIONS:
+            if TOGETHER and session in REOPENED:
+                REOPENED[session].set()
             return _not_found()
         return await _stream(request, session)
     if request.method == "DELETE":
@@ -101,7 +108,7 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
         if again and BEHAVIOUR in ("expire-refuse", "expire-refuse-gather"):
             return web.Response(status=503)
         STARTED.append(new := f"s-{len(STARTED) + 1}")
-        SESSIONS[new], ENDED[new] = 0, asyncio.Event()
+        SESSIONS[new], ENDED[new], REOPENED[new] = 0, asyncio.Event(), asyncio.Event()
         version = "2025-03-26" if again and BEHAVIOUR == "expire-version" else message["params"]["protocolVersion"]
         result: dict[str, Any] = {"protocolVersion": version, "capabilities": {"tools": {}},
                   "serverInfo": {"name": "expiring", "version": "0"}}
@@ -116,6 +123,8 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
         del SESSIONS[session]
         if not LATE_GET:
             ENDED[session].set()
+        if TOGETHER:
+            await REOPENED[session].wait()
         return await _ended()
     SESSIONS[session] += 1
     text = f"{session} call {SESSIONS[session]}"

@@ -316,3 +316,48 @@ def test_the_get_stream_meeting_an_end_whose_renewal_failed_starts_no_renewal_of
     ends = [(r["kind"], r.get("transport"), r["note"], r["http"]["session"]) for r in frame_records(log)
             if r.get("note", "").startswith(GET_404)]
     assert ends == [("error", "http", GET_404 + GET_TAKES_FAILURE, "s-1")]
+
+
+# (behaviour; the reason the one renewal's failure gives; the sessions the upstream got a DELETE for)
+@pytest.mark.parametrize(("behaviour", "reason", "deleted"), [
+    ("expire-version:1:together", "its initialize was answered with protocolVersion '2025-03-26' where the host's "
+                                  "session has 2025-06-18", ["s-2"]),
+    ("expire-refuse:1:together", "its initialize was answered HTTP 503 without an answer to it", []),
+    ("expire-initialized:1:together", "its notifications/initialized was answered HTTP 400", ["s-2"]),
+], ids=["other-version", "refused", "initialized-refused"])
+def test_an_end_the_request_and_the_get_stream_meet_at_once_has_one_renewal(
+        tmp_path: Path, behaviour: str, reason: str, deleted: list[str]) -> None:
+    """Both paths meet the end at once (``together``: the upstream answers call 2's 404 and the GET
+    stream's 404 together): one renewal, whichever path starts it, its failure given to the host
+    once and recorded once, with the upstream's 404 body either way (the GET stream reads its 404's
+    body as a request does), and a session started and not used ended by one DELETE."""
+    log = tmp_path / "f.jsonl"
+    with _expiring(behaviour) as url:
+        peer = LinePeer([*PROXY, "--log", str(log), "--upstream", url])
+        try:
+            peer.send(INITIALIZE)
+            _answers_raw(peer, "init")
+            peer.send(INITIALIZED)
+            hello = json.loads(peer.recv() or b"null")  # the GET stream is open in s-1: it serves it
+            assert hello["params"]["data"] == "hello from s-1"
+            peer.send(_call(1))
+            assert _answers(peer, 1) == "s-1 call 1"
+            peer.send(_call(2))
+            second = json.loads(_answers_raw(peer, 2))
+            assert wait_until(lambda: any(r.get("note", "").startswith(GET_404) for r in frame_records(log)),
+                              TIMEOUT), "the GET stream never met the end"
+            seen = httpx2.get(url.replace("/mcp", "/seen"), timeout=TIMEOUT).json()
+        finally:
+            peer.close()
+    expected = ('mcp-verdict proxy: the upstream ended the session (HTTP 404: {"jsonrpc": "2.0", "id": null, '
+                '"error": {"code": -32600, "message": "Session not found"}}) and a new one could not be started: '
+                + reason)
+    assert (second["error"]["code"], second["error"]["message"]) == (UNAVAILABLE, expected)
+    assert _initializes(seen) == [["init", None], ["mcp-verdict-session-1", None]]
+    assert [session for method, _, _, session in seen if method == "DELETE"] == deleted
+    notes = [(r["kind"], r["dir"], r.get("transport"), r.get("note")) for r in frame_records(log)
+             if r["kind"] == "error" and "could not be started" in r.get("note", "")]
+    assert notes == [("error", "s2c", "http", expected.removeprefix("mcp-verdict proxy: "))]
+    # the GET stream's one record of the end: before the renewal it started, or after the one it took
+    ends = [r["note"] for r in frame_records(log) if r.get("note", "").startswith(GET_404)]
+    assert len(ends) == 1 and ends[0] in (GET_404, GET_404 + GET_TAKES_FAILURE), ends

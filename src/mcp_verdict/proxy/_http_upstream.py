@@ -961,8 +961,9 @@ class HttpUpstream:
             parser = SSEParser()
             parser.last_event_id, parser.retry = last, retry
             events = [0]
+            gone: list[bytes | _Past] = [b""]
             renewals = self._renewals  # (as a POST's: :meth:`_renew`)
-            kind, why, final, lived = await self._listen_once(parser, http, events)
+            kind, why, final, lived = await self._listen_once(parser, http, events, gone)
             if http.get("status") == 200 and lived:
                 served = session
             if final and http.get("status") == 404 and session is not None and session == served \
@@ -973,7 +974,7 @@ class HttpUpstream:
                           http: dict[str, Any] = http) -> None:
                     self.bridge.relay.note(kind, "s2c", f"the proxy's GET stream: {why}{then}", transport="http",
                                            http=http)
-                if await self._renew(session, b"", http["exchange"], renewals, listening=noted) is None:
+                if await self._renew(session, gone[0], http["exchange"], renewals, listening=noted) is None:
                     continue
                 return
             last, retry = parser.last_event_id, parser.retry
@@ -997,11 +998,13 @@ class HttpUpstream:
             if soon:
                 delay = min(delay * 2, _LISTEN_MOST)
 
-    async def _listen_once(self, parser: SSEParser, http: dict[str, Any], events: list[int]
-                           ) -> tuple[Literal["eof", "error"], str, bool, float]:
+    async def _listen_once(self, parser: SSEParser, http: dict[str, Any], events: list[int],
+                           gone: list[bytes | _Past]) -> tuple[Literal["eof", "error"], str, bool, float]:
         """Open the GET stream once and relay it to its end: (the record's kind, what happened,
         whether it is not to be reopened, the seconds the stream was open: 0 when none opened).
-        ``events[0]`` counts the events it carried."""
+        ``events[0]`` counts the events it carried; ``gone[0]`` becomes a 404's body (read within
+        ``--timeout`` and the limit; none when it fails), which a renewal's records show as a
+        POST's 404 body (the same end, whichever path met it first)."""
         assert self._client is not None
         headers = self.stream_headers(parser.last_event_id)
         try:
@@ -1014,6 +1017,10 @@ class HttpUpstream:
         ctype = response.headers.get("Content-Type", "")
         http.update(status=response.status, content_type=ctype or None)
         if response.status != 200 or not event_stream(ctype):
+            if response.status == 404:
+                with contextlib.suppress(aiohttp.ClientError, OSError, ValueError, TimeoutError):
+                    async with asyncio.timeout(self.timeout):
+                        gone[0] = await capped(response, self.limit)
             response.release()
             status = response.status
             if status in (404, 405):
