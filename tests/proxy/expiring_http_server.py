@@ -18,6 +18,12 @@ after the first:
   are answered together, once both came (each was sent before either 404), and a GET gets 405
   (no stream: the proxy's GET never meets the end).
 
+``argv[1]`` may end in ``:late-get``: a session's open GET streams end not when it ends but when
+the next ``initialize`` comes (the client's renewal under way), so the client's GET stream, opened
+again in the ended session, meets its 404 only after the renewal began; or in ``:together``: the
+request that ends a session gets its 404 once the session's GET stream, opened again in the ended
+session, came, and both 404s are answered together (the client meets the end on both paths at once).
+
 A ``tools/call`` is answered with one text block, ``<session> call <k>`` (its k-th call); a GET in
 a session opens an event stream whose one event is a ``notifications/message`` with ``data``
 ``hello from <session>``, open until the session ends. ``GET /seen`` answers ``[HTTP method,
@@ -39,7 +45,12 @@ else:
     from _serve import run
 
 BEHAVIOUR, _, CALLS = sys.argv[1].partition(":")
+CALLS, _, MODIFIER = CALLS.partition(":")
 PER_SESSION = int(CALLS)
+LATE_GET = MODIFIER == "late-get"
+TOGETHER = MODIFIER == "together"
+REOPENED: dict[str, asyncio.Event] = {}
+"""``together``: set when a GET comes in the ended session."""
 SEEN: list[list[Any]] = []
 SESSIONS: dict[str, int] = {}
 """The sessions in force: the calls each has answered."""
@@ -78,6 +89,8 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
         if BEHAVIOUR == "expire-refuse-gather":
             return web.Response(status=405)
         if session not in SESSIONS:
+            if TOGETHER and session in REOPENED:
+                REOPENED[session].set()
             return _not_found()
         return await _stream(request, session)
     if request.method == "DELETE":
@@ -88,10 +101,14 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
     SEEN.append(["POST", method, request_id, session])
     if method == "initialize":
         again = bool(STARTED)
+        if LATE_GET:  # the ended sessions' GET streams end now (after the client's renewal began)
+            for ended, event in ENDED.items():
+                if ended not in SESSIONS:
+                    event.set()
         if again and BEHAVIOUR in ("expire-refuse", "expire-refuse-gather"):
             return web.Response(status=503)
         STARTED.append(new := f"s-{len(STARTED) + 1}")
-        SESSIONS[new], ENDED[new] = 0, asyncio.Event()
+        SESSIONS[new], ENDED[new], REOPENED[new] = 0, asyncio.Event(), asyncio.Event()
         version = "2025-03-26" if again and BEHAVIOUR == "expire-version" else message["params"]["protocolVersion"]
         result: dict[str, Any] = {"protocolVersion": version, "capabilities": {"tools": {}},
                   "serverInfo": {"name": "expiring", "version": "0"}}
@@ -104,7 +121,10 @@ async def handle(request: web.BaseRequest) -> web.StreamResponse:
         return web.Response(status=202)
     if SESSIONS[session] >= PER_SESSION:  # the session ends
         del SESSIONS[session]
-        ENDED[session].set()
+        if not LATE_GET:
+            ENDED[session].set()
+        if TOGETHER:
+            await REOPENED[session].wait()
         return await _ended()
     SESSIONS[session] += 1
     text = f"{session} call {SESSIONS[session]}"

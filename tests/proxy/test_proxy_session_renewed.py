@@ -27,7 +27,7 @@ import pytest
 
 from tests.processes import free_port, stop, wait_listening
 
-from ._peers import PROXY, TIMEOUT, LinePeer, _wait_for
+from ._peers import PROXY, TIMEOUT, LinePeer, _wait_for, wait_until
 from ._restarting import frame_records
 
 SERVER = [sys.executable, str(Path(__file__).with_name("expiring_http_server.py"))]
@@ -255,3 +255,109 @@ def test_the_requests_that_met_one_end_take_one_renewals_outcome(
             peer.close()
     assert got == outcomes
     assert _initializes(seen) == initializes
+
+
+GET_404 = "the proxy's GET stream: the upstream answered HTTP 404 (the session ended)"
+"""How the proxy's own GET stream meeting the end of the session it served begins its record."""
+GET_TAKES_FAILURE = ("; not reopened: the renewal for this end failed (its record above); the next request's "
+                     "renewal, when it starts a session, reopens it there")
+"""What follows it when the end's renewal failed already: the stream takes that outcome."""
+LATE_TRIED = [["init", None], ["mcp-verdict-session-1", None], ["mcp-verdict-session-2", None]]
+"""The host's initialize, then one renewal per host request that met the end (calls 2 and 3): none
+of the GET stream's."""
+
+
+# (behaviour; the reason each failed renewal gives; the sessions the upstream got a DELETE for)
+@pytest.mark.parametrize(("behaviour", "reason", "deleted"), [
+    ("expire-version:1:late-get", "its initialize was answered with protocolVersion '2025-03-26' where the host's "
+                                  "session has 2025-06-18", ["s-2", "s-3"]),
+    ("expire-refuse:1:late-get", "its initialize was answered HTTP 503 without an answer to it", []),
+    ("expire-initialized:1:late-get", "its notifications/initialized was answered HTTP 400", ["s-2", "s-3"]),
+], ids=["other-version", "refused", "initialized-refused"])
+def test_the_get_stream_meeting_an_end_whose_renewal_failed_starts_no_renewal_of_its_own(
+        tmp_path: Path, behaviour: str, reason: str, deleted: list[str]) -> None:
+    """One session end, one renewal (README "The proxy", Faults): the host's call 2 meets the end
+    and its renewal fails; the proxy's GET stream, which served the ended session, is cut only once
+    that renewal began (``late-get``), so its reopening meets the same end's 404 after it — the
+    GET stream takes that renewal's outcome and stays closed, starting no second one (was: an
+    initialize of its own, a second ``could not be started`` record without the 404's body, and,
+    where the new session was started and refused, a second DELETE). Call 3, sent after, tries
+    again as any later request does (2025-11-25 Session Management 4)."""
+    log = tmp_path / "f.jsonl"
+    with _expiring(behaviour) as url:
+        peer = LinePeer([*PROXY, "--log", str(log), "--upstream", url])
+        try:
+            peer.send(INITIALIZE)
+            _answers_raw(peer, "init")
+            peer.send(INITIALIZED)
+            hello = json.loads(peer.recv() or b"null")  # the GET stream is open in s-1: it serves it
+            assert hello["params"]["data"] == "hello from s-1"
+            peer.send(_call(1))
+            assert _answers(peer, 1) == "s-1 call 1"
+            peer.send(_call(2))
+            second = json.loads(_answers_raw(peer, 2))
+            assert wait_until(lambda: any(r.get("note", "").startswith(GET_404) for r in frame_records(log)),
+                              TIMEOUT), "the GET stream never met the end"
+            peer.send(_call(3))
+            third = json.loads(_answers_raw(peer, 3))
+            seen = httpx2.get(url.replace("/mcp", "/seen"), timeout=TIMEOUT).json()
+        finally:
+            peer.close()
+    expected = ('mcp-verdict proxy: the upstream ended the session (HTTP 404: {"jsonrpc": "2.0", "id": null, '
+                '"error": {"code": -32600, "message": "Session not found"}}) and a new one could not be started: '
+                + reason)
+    assert [(answer["error"]["code"], answer["error"]["message"]) for answer in (second, third)] == \
+        [(UNAVAILABLE, expected)] * 2
+    assert _initializes(seen) == LATE_TRIED
+    assert [session for method, _, _, session in seen if method == "DELETE"] == deleted
+    notes = [(r["kind"], r["dir"], r.get("transport"), r.get("note")) for r in frame_records(log)
+             if r["kind"] == "error" and "could not be started" in r.get("note", "")]
+    assert notes == [("error", "s2c", "http", expected.removeprefix("mcp-verdict proxy: "))] * 2
+    ends = [(r["kind"], r.get("transport"), r["note"], r["http"]["session"]) for r in frame_records(log)
+            if r.get("note", "").startswith(GET_404)]
+    assert ends == [("error", "http", GET_404 + GET_TAKES_FAILURE, "s-1")]
+
+
+# (behaviour; the reason the one renewal's failure gives; the sessions the upstream got a DELETE for)
+@pytest.mark.parametrize(("behaviour", "reason", "deleted"), [
+    ("expire-version:1:together", "its initialize was answered with protocolVersion '2025-03-26' where the host's "
+                                  "session has 2025-06-18", ["s-2"]),
+    ("expire-refuse:1:together", "its initialize was answered HTTP 503 without an answer to it", []),
+    ("expire-initialized:1:together", "its notifications/initialized was answered HTTP 400", ["s-2"]),
+], ids=["other-version", "refused", "initialized-refused"])
+def test_an_end_the_request_and_the_get_stream_meet_at_once_has_one_renewal(
+        tmp_path: Path, behaviour: str, reason: str, deleted: list[str]) -> None:
+    """Both paths meet the end at once (``together``: the upstream answers call 2's 404 and the GET
+    stream's 404 together): one renewal, whichever path starts it, its failure given to the host
+    once and recorded once, with the upstream's 404 body either way (the GET stream reads its 404's
+    body as a request does), and a session started and not used ended by one DELETE."""
+    log = tmp_path / "f.jsonl"
+    with _expiring(behaviour) as url:
+        peer = LinePeer([*PROXY, "--log", str(log), "--upstream", url])
+        try:
+            peer.send(INITIALIZE)
+            _answers_raw(peer, "init")
+            peer.send(INITIALIZED)
+            hello = json.loads(peer.recv() or b"null")  # the GET stream is open in s-1: it serves it
+            assert hello["params"]["data"] == "hello from s-1"
+            peer.send(_call(1))
+            assert _answers(peer, 1) == "s-1 call 1"
+            peer.send(_call(2))
+            second = json.loads(_answers_raw(peer, 2))
+            assert wait_until(lambda: any(r.get("note", "").startswith(GET_404) for r in frame_records(log)),
+                              TIMEOUT), "the GET stream never met the end"
+            seen = httpx2.get(url.replace("/mcp", "/seen"), timeout=TIMEOUT).json()
+        finally:
+            peer.close()
+    expected = ('mcp-verdict proxy: the upstream ended the session (HTTP 404: {"jsonrpc": "2.0", "id": null, '
+                '"error": {"code": -32600, "message": "Session not found"}}) and a new one could not be started: '
+                + reason)
+    assert (second["error"]["code"], second["error"]["message"]) == (UNAVAILABLE, expected)
+    assert _initializes(seen) == [["init", None], ["mcp-verdict-session-1", None]]
+    assert [session for method, _, _, session in seen if method == "DELETE"] == deleted
+    notes = [(r["kind"], r["dir"], r.get("transport"), r.get("note")) for r in frame_records(log)
+             if r["kind"] == "error" and "could not be started" in r.get("note", "")]
+    assert notes == [("error", "s2c", "http", expected.removeprefix("mcp-verdict proxy: "))]
+    # the GET stream's one record of the end: before the renewal it started, or after the one it took
+    ends = [r["note"] for r in frame_records(log) if r.get("note", "").startswith(GET_404)]
+    assert len(ends) == 1 and ends[0] in (GET_404, GET_404 + GET_TAKES_FAILURE), ends

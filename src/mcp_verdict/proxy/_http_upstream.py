@@ -62,7 +62,7 @@ import asyncio
 import contextlib
 import re
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 import aiohttp
@@ -386,6 +386,9 @@ class HttpUpstream:
         """Renewals tried (:meth:`_renew`); :attr:`_renewals_made`: initializes sent (their ids)."""
         self._renewals_made = 0
         self._renewal_failed: str | None = None
+        self._failed_end: str | None = None
+        """The ended session whose last renewal failed (None once one succeeds): the GET stream
+        meeting that end takes the failure and starts no renewal of its own (one end, one renewal)."""
 
     def pause_reading(self) -> None:
         """The host's pipe is full (a stdio host not reading): stop reading the upstream's bodies."""
@@ -601,31 +604,46 @@ class HttpUpstream:
             return None
         return session
 
-    async def _renew(self, ended: str, body: bytes | _Past, exchange: int, tried: int) -> str | None:
+    async def _renew(self, ended: str, body: bytes | _Past, exchange: int, tried: int, *,
+                     listening: Callable[[str], None] | None = None) -> str | None:
         """A new session in place of ``ended`` (the upstream answered a request in it 404): None
         once there is one (this request is then sent again in it, once), else why not (the
         request gets UPSTREAM_UNAVAILABLE). ``tried``: the renewals tried when the request was
         sent. One renewal at a time: the requests sent before it that met the same 404 take its
-        outcome; a request sent after it failed, answered 404 in the same session, tries again."""
+        outcome; a request sent after it failed, answered 404 in the same session, tries again.
+        ``listening``: the proxy's GET stream met the end, which asks for no session of its own:
+        it takes the outcome of any renewal for this end, under way or over, and starts one only
+        when none was (it would be a second renewal for one end, its failure a second report);
+        called, once the lock is held, with what follows the stream's record of the 404: "" before
+        a renewal of its own (whose record follows), else the outcome it takes."""
         shown = f": {neutral(cut(body.decode('utf-8', 'replace'), 200))}" if isinstance(body, bytes) and body \
             else ""
         async with self._renewing:
             if self.session_id != ended:  # (another request's renewal succeeded)
+                if listening is not None:
+                    listening(f"; reopened in the session a request's renewal started, "
+                              f"{neutral(cut(self.session_id or '', 100))}")
                 return None
-            if self._renewals != tried:  # (one failed while this request waited for it)
+            # (one failed while this request waited for it; for the GET stream, one for this end)
+            if self._renewals != tried or (listening is not None and self._failed_end == ended):
+                if listening is not None:
+                    listening("; not reopened: the renewal for this end failed (its record above); "
+                              "the next request's renewal, when it starts a session, reopens it there")
                 return self._renewal_failed
+            if listening is not None:
+                listening("")
             self._renewals += 1
             why = await self._initialize_again(ended)
             http = {"exchange": exchange, "status": 404, "session": ended}
             if why is None:
-                self._renewal_failed = None
+                self._renewal_failed = self._failed_end = None
                 self.bridge.relay.note("open", "c2s", f"the upstream ended the session (HTTP 404{shown}): a new one "
                                        f"started with the host's initialize (its answer not forwarded), session "
                                        f"{neutral(cut(self.session_id or '', 100))}; the requests the ended one "
                                        f"refused are sent again in it", transport="http", http=http)
                 return None
             failed = f"the upstream ended the session (HTTP 404{shown}) and a new one could not be started: {why}"
-            self._renewal_failed = failed
+            self._renewal_failed, self._failed_end = failed, ended
             self.bridge.relay.note("error", "s2c", failed, transport="http", http=http)
             return failed
 
@@ -922,9 +940,13 @@ class HttpUpstream:
         the first once a stream carried an event or stayed open at least that long; the server's
         ``retry`` when it gave one (at least the backoff after an opening that ended soon). It
         is not reopened on 404 (the session ended) or 405 (the server offers no stream: the
-        spec's answer for that). Each end and failure is an ``eof`` or ``error`` record of
-        transport ``http`` in the frame log: the end of that stream, never the connection's (the
-        audit ends a stdio connection's calls on an ``eof`` of its own transport)."""
+        spec's answer for that); a 404 in the session it served starts a new session
+        (:meth:`_renew`) unless a renewal for that end is under way (its outcome is taken) or
+        failed already (a request's: not tried twice for one end; the stream stays closed until a
+        later request's renewal starts a session, which opens it again). Each end and failure is
+        an ``eof`` or ``error`` record of transport ``http`` in the frame log: the end of that
+        stream, never the connection's (the audit ends a stdio connection's calls on an ``eof``
+        of its own transport)."""
         last: str | None = None
         retry: int | None = None
         delay = _LISTEN_FIRST
@@ -939,15 +961,20 @@ class HttpUpstream:
             parser = SSEParser()
             parser.last_event_id, parser.retry = last, retry
             events = [0]
+            gone: list[bytes | _Past] = [b""]
             renewals = self._renewals  # (as a POST's: :meth:`_renew`)
-            kind, why, final, lived = await self._listen_once(parser, http, events)
+            kind, why, final, lived = await self._listen_once(parser, http, events, gone)
             if http.get("status") == 200 and lived:
                 served = session
             if final and http.get("status") == 404 and session is not None and session == served \
                     and self._init is not None and self.protocol_version is not None:
-                # the stream worked in this session: the session ended (a new one, its stream opened)
-                self.bridge.relay.note(kind, "s2c", f"the proxy's GET stream: {why}", transport="http", http=http)
-                if await self._renew(session, b"", http["exchange"], renewals) is None:
+                # the stream worked in this session: the session ended (a new one, its stream
+                # opened; one renewal per end: :meth:`_renew`)
+                def noted(then: str, kind: Literal["eof", "error"] = kind, why: str = why,
+                          http: dict[str, Any] = http) -> None:
+                    self.bridge.relay.note(kind, "s2c", f"the proxy's GET stream: {why}{then}", transport="http",
+                                           http=http)
+                if await self._renew(session, gone[0], http["exchange"], renewals, listening=noted) is None:
                     continue
                 return
             last, retry = parser.last_event_id, parser.retry
@@ -971,11 +998,13 @@ class HttpUpstream:
             if soon:
                 delay = min(delay * 2, _LISTEN_MOST)
 
-    async def _listen_once(self, parser: SSEParser, http: dict[str, Any], events: list[int]
-                           ) -> tuple[Literal["eof", "error"], str, bool, float]:
+    async def _listen_once(self, parser: SSEParser, http: dict[str, Any], events: list[int],
+                           gone: list[bytes | _Past]) -> tuple[Literal["eof", "error"], str, bool, float]:
         """Open the GET stream once and relay it to its end: (the record's kind, what happened,
         whether it is not to be reopened, the seconds the stream was open: 0 when none opened).
-        ``events[0]`` counts the events it carried."""
+        ``events[0]`` counts the events it carried; ``gone[0]`` becomes a 404's body (read within
+        ``--timeout`` and the limit; none when it fails), which a renewal's records show as a
+        POST's 404 body (the same end, whichever path met it first)."""
         assert self._client is not None
         headers = self.stream_headers(parser.last_event_id)
         try:
@@ -988,6 +1017,10 @@ class HttpUpstream:
         ctype = response.headers.get("Content-Type", "")
         http.update(status=response.status, content_type=ctype or None)
         if response.status != 200 or not event_stream(ctype):
+            if response.status == 404:
+                with contextlib.suppress(aiohttp.ClientError, OSError, ValueError, TimeoutError):
+                    async with asyncio.timeout(self.timeout):
+                        gone[0] = await capped(response, self.limit)
             response.release()
             status = response.status
             if status in (404, 405):
