@@ -267,6 +267,23 @@ LATE_TRIED = [["init", None], ["mcp-verdict-session-1", None], ["mcp-verdict-ses
 of the GET stream's."""
 
 
+def _to_the_end_both_meet(peer: LinePeer, log: Path) -> Any:
+    """A session through call 1, then call 2, which meets the session's end: its answer, once the
+    proxy's GET stream (open in s-1, which greets it) has met the end's 404 too."""
+    peer.send(INITIALIZE)
+    _answers_raw(peer, "init")
+    peer.send(INITIALIZED)
+    hello = json.loads(peer.recv() or b"null")  # the GET stream is open in s-1: it serves it
+    assert hello["params"]["data"] == "hello from s-1"
+    peer.send(_call(1))
+    assert _answers(peer, 1) == "s-1 call 1"
+    peer.send(_call(2))
+    second = json.loads(_answers_raw(peer, 2))
+    assert wait_until(lambda: any(r.get("note", "").startswith(GET_404) for r in frame_records(log)),
+                      TIMEOUT), "the GET stream never met the end"
+    return second
+
+
 # (behaviour; the reason each failed renewal gives; the sessions the upstream got a DELETE for)
 @pytest.mark.parametrize(("behaviour", "reason", "deleted"), [
     ("expire-version:1:late-get", "its initialize was answered with protocolVersion '2025-03-26' where the host's "
@@ -287,17 +304,7 @@ def test_the_get_stream_meeting_an_end_whose_renewal_failed_starts_no_renewal_of
     with _expiring(behaviour) as url:
         peer = LinePeer([*PROXY, "--log", str(log), "--upstream", url])
         try:
-            peer.send(INITIALIZE)
-            _answers_raw(peer, "init")
-            peer.send(INITIALIZED)
-            hello = json.loads(peer.recv() or b"null")  # the GET stream is open in s-1: it serves it
-            assert hello["params"]["data"] == "hello from s-1"
-            peer.send(_call(1))
-            assert _answers(peer, 1) == "s-1 call 1"
-            peer.send(_call(2))
-            second = json.loads(_answers_raw(peer, 2))
-            assert wait_until(lambda: any(r.get("note", "").startswith(GET_404) for r in frame_records(log)),
-                              TIMEOUT), "the GET stream never met the end"
+            second = _to_the_end_both_meet(peer, log)
             peer.send(_call(3))
             third = json.loads(_answers_raw(peer, 3))
             seen = httpx2.get(url.replace("/mcp", "/seen"), timeout=TIMEOUT).json()
@@ -335,17 +342,7 @@ def test_an_end_the_request_and_the_get_stream_meet_at_once_has_one_renewal(
     with _expiring(behaviour) as url:
         peer = LinePeer([*PROXY, "--log", str(log), "--upstream", url])
         try:
-            peer.send(INITIALIZE)
-            _answers_raw(peer, "init")
-            peer.send(INITIALIZED)
-            hello = json.loads(peer.recv() or b"null")  # the GET stream is open in s-1: it serves it
-            assert hello["params"]["data"] == "hello from s-1"
-            peer.send(_call(1))
-            assert _answers(peer, 1) == "s-1 call 1"
-            peer.send(_call(2))
-            second = json.loads(_answers_raw(peer, 2))
-            assert wait_until(lambda: any(r.get("note", "").startswith(GET_404) for r in frame_records(log)),
-                              TIMEOUT), "the GET stream never met the end"
+            second = _to_the_end_both_meet(peer, log)
             seen = httpx2.get(url.replace("/mcp", "/seen"), timeout=TIMEOUT).json()
         finally:
             peer.close()
