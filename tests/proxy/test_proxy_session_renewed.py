@@ -117,14 +117,19 @@ def _answers_raw(peer: LinePeer, request_id: int | str) -> bytes:
             return raw
 
 
+OTHER_VERSION = "its initialize was answered with protocolVersion '2025-03-26' where the host's session has 2025-06-18"
+REFUSED = "its initialize was answered HTTP 503 without an answer to it"
+INITIALIZED_REFUSED = "its notifications/initialized was answered HTTP 400"
+"""The reasons a failed renewal gives (the message after "could not be started: "), by the upstream's behaviour."""
+
+
 # the reason each failed renewal gives the host (the message after "could not be started: "); the
 # sessions the upstream got a DELETE for by the time the host's call was answered: a session the
 # proxy started and does not use is ended (2025-11-25 Session Management 5), not left open
 @pytest.mark.parametrize(("behaviour", "reason", "deleted"), [
-    ("expire-version:1", "its initialize was answered with protocolVersion '2025-03-26' where the host's session "
-                         "has 2025-06-18", ["s-2"]),
-    ("expire-refuse:1", "its initialize was answered HTTP 503 without an answer to it", []),
-    ("expire-initialized:1", "its notifications/initialized was answered HTTP 400", ["s-2"]),
+    ("expire-version:1", OTHER_VERSION, ["s-2"]),
+    ("expire-refuse:1", REFUSED, []),
+    ("expire-initialized:1", INITIALIZED_REFUSED, ["s-2"]),
 ], ids=["other-version", "refused", "initialized-refused"])
 def test_why_a_new_session_could_not_be_started_reaches_the_host_and_the_frame_log(
         tmp_path: Path, behaviour: str, reason: str, deleted: list[str]) -> None:
@@ -286,10 +291,9 @@ def _to_the_end_both_meet(peer: LinePeer, log: Path) -> Any:
 
 # (behaviour; the reason each failed renewal gives; the sessions the upstream got a DELETE for)
 @pytest.mark.parametrize(("behaviour", "reason", "deleted"), [
-    ("expire-version:1:late-get", "its initialize was answered with protocolVersion '2025-03-26' where the host's "
-                                  "session has 2025-06-18", ["s-2", "s-3"]),
-    ("expire-refuse:1:late-get", "its initialize was answered HTTP 503 without an answer to it", []),
-    ("expire-initialized:1:late-get", "its notifications/initialized was answered HTTP 400", ["s-2", "s-3"]),
+    ("expire-version:1:late-get", OTHER_VERSION, ["s-2", "s-3"]),
+    ("expire-refuse:1:late-get", REFUSED, []),
+    ("expire-initialized:1:late-get", INITIALIZED_REFUSED, ["s-2", "s-3"]),
 ], ids=["other-version", "refused", "initialized-refused"])
 def test_the_get_stream_meeting_an_end_whose_renewal_failed_starts_no_renewal_of_its_own(
         tmp_path: Path, behaviour: str, reason: str, deleted: list[str]) -> None:
@@ -327,10 +331,9 @@ def test_the_get_stream_meeting_an_end_whose_renewal_failed_starts_no_renewal_of
 
 # (behaviour; the reason the one renewal's failure gives; the sessions the upstream got a DELETE for)
 @pytest.mark.parametrize(("behaviour", "reason", "deleted"), [
-    ("expire-version:1:together", "its initialize was answered with protocolVersion '2025-03-26' where the host's "
-                                  "session has 2025-06-18", ["s-2"]),
-    ("expire-refuse:1:together", "its initialize was answered HTTP 503 without an answer to it", []),
-    ("expire-initialized:1:together", "its notifications/initialized was answered HTTP 400", ["s-2"]),
+    ("expire-version:1:together", OTHER_VERSION, ["s-2"]),
+    ("expire-refuse:1:together", REFUSED, []),
+    ("expire-initialized:1:together", INITIALIZED_REFUSED, ["s-2"]),
 ], ids=["other-version", "refused", "initialized-refused"])
 def test_an_end_the_request_and_the_get_stream_meet_at_once_has_one_renewal(
         tmp_path: Path, behaviour: str, reason: str, deleted: list[str]) -> None:
