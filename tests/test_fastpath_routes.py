@@ -46,6 +46,8 @@ def listing(count: int) -> bytes:
 
 
 CJK = "会议纪要：团队已确认部署计划，下一步进行负载测试。".encode() * 2000
+NUMBERS = (b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"structuredContent":{"v":['
+           + b"1," * 32_000 + b"1]}}}")
 
 # (case, text, long_ascii, read_common leaves it to the strict reader, kind, finding codes)
 ROUTES: list[tuple[str, bytes, bool, bool, Kind, list[str]]] = [
@@ -55,6 +57,13 @@ ROUTES: list[tuple[str, bytes, bool, bool, Kind, list[str]]] = [
     ("100 kB image block", image_block(), True, True, Kind.NORMAL_COMPLETE, []),
     ("a listing of 2,000 records: typed", listing(2_000), False, False, Kind.NORMAL_COMPLETE, []),
     ("60 kB CJK text: orjson", HEAD + CJK + TAIL, False, False, Kind.NORMAL_COMPLETE, []),
+    # no quote byte either, but dense tokens: the typed read builds numbers fastest
+    ("a listing of 32,000 numbers: typed", NUMBERS, False, False, Kind.NORMAL_COMPLETE, []),
+    ("numbers in a text block, comma-separated: typed", HEAD + b"1," * 30_000 + b"1" + TAIL, False, False,
+     Kind.NORMAL_COMPLETE, []),
+    ("numbers, a long text, numbers: typed",
+     NUMBERS[:-4] + b',"' + PROSE[:20_000].encode() + b'",' + b"1," * 10_000 + b"1]}}}", False, False,
+     Kind.NORMAL_COMPLETE, []),
     # wrong texts on the strict reader's route: its findings, as on every other route
     ("60 kB text, content given twice", text_block(60_000)[:-2] + b',"content":[]}}', True, True,
      Kind.UNCLASSIFIED, ["json.duplicate_key"]),
