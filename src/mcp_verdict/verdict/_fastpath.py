@@ -381,12 +381,11 @@ def read_common(data: bytes, options: Options, request_id: str | int | None,
                 if len(data) > _STRICT_PROOF_BYTES:  # long and mostly strings: which orjson reads fastest,
                     return read_quoted(data, options, request_id)  # the quote count proving it
             else:
-                start = (len(data) >> 1) - 256
-                if data.find(b'"', start, start + 512) < 0:  # a long string runs at the middle (wide_text)
-                    if not data[start:start + 512].isascii():  # past ASCII: which orjson reads fastest,
-                        return read_quoted(data, options, request_id)  # the splice or the quote count proving it
-                    if len(data) > _ASCII_STRICT_BYTES and long_ascii(data):
-                        return None  # long ASCII strings: which the strict reader reads fastest, needing no proof
+                middle = _middle_string(data)
+                if middle:  # long strings past ASCII: which orjson reads fastest, the splice or the quote
+                    return read_quoted(data, options, request_id)  # count proving it
+                if middle is False and len(data) > _ASCII_STRICT_BYTES and long_ascii(data):
+                    return None  # long ASCII strings: which the strict reader reads fastest, needing no proof
             if not utf8 and ((len(data) > _DECODED_BYTES  # dense tokens at its middle: decoded at once
                               and data.count(b",", (len(data) >> 1) - 256, (len(data) >> 1) + 256) > _DENSE_COMMAS)
                              or not data.isascii()):
@@ -510,13 +509,22 @@ def wide_text(data: bytes) -> bool:
     cost 1.2-2.2x from ~2.5 kB (``benchmarks/bench_classify.py``'s CJK and emoji shapes). Its cost:
     ~0.2 us whatever the text's size (an ASCII text with one bad byte is not read to its end
     here: its error path stays as it was)."""
+    return _middle_string(data) is True
+
+
+def _middle_string(data: bytes) -> bool | None:
+    """What the 512 bytes at the middle of a text say of it: None when they hold a quote byte (no
+    long string runs there); else whether they hold a byte past ASCII (True: :func:`wide_text`;
+    False: a long ASCII string runs there, :func:`long_ascii` looks further)."""
     start = max((len(data) >> 1) - 256, 0)  # (a negative start would count from the end)
-    return data.find(b'"', start, start + 512) < 0 and not data[start:start + 512].isascii()
+    if data.find(b'"', start, start + 512) >= 0:
+        return None
+    return not data[start:start + 512].isascii()
 
 
 def long_ascii(data: bytes) -> bool:
     """Whether a compact text whose 512 bytes at the middle hold no quote byte and no byte past
-    ASCII (the caller looked: :func:`wide_text`'s window) is mostly long ASCII strings (a long text
+    ASCII (the caller looked: :func:`_middle_string`) is mostly long ASCII strings (a long text
     block, an image's or an audio clip's base64 data): the 512 bytes at a quarter and at three
     quarters of it hold none either, and none of the three windows holds dense tokens (at most
     :data:`_DENSE_COMMAS` commas: a listing of numbers holds no quote either, one comma every two
