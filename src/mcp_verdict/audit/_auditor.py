@@ -41,7 +41,7 @@ import orjson
 
 from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
 from ..frames._jsonrpc import is_batch, lenient_request, with_bytes_id
-from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, ToolsBudget
+from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, ToolsBudget, problem_words
 from ..frames._track import related_task, task_reused, task_taken
 from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
@@ -1035,9 +1035,8 @@ class Auditor:
                 self._unread_told.add(problem.code)
                 where = f"{one_line(cut(self.source, 200))} line {self._line}" if self.source else f"line {self._line}"
                 warnings.warn(f"mcp-verdict audit: {where}: the tools/list answer of connection "
-                              f"{one_line(cut(exchange.conn, 200))} is read by no "
-                              f"strict parser ({problem.code} at {one_line(cut(problem.path, 200)) or '/'}: "
-                              f"{one_line(cut(problem.message, 200))}): nothing of it was kept, so the calls of a tool "
+                              f"{one_line(cut(exchange.conn, 200))} is read by no strict parser "
+                              f"({problem_words(problem)}): nothing of it was kept, so the calls of a tool "
                               "it lists are judged by the definition kept before, if any, else without outputSchema "
                               "and annotations; later answers with this finding are not told",
                               RuntimeWarning, stacklevel=2)

@@ -44,6 +44,7 @@ import msgspec
 from ..verdict._classify import DEFAULT_LIMITS
 from ..verdict._findings import Finding
 from ..verdict._parser import NOT_PARSED, parse, read_strict
+from ..verdict._peer_text import cut, one_line
 from ._jsonrpc import peek
 from ._track import Exchange
 
@@ -90,6 +91,13 @@ def listing_problem(exchange: Exchange) -> Finding | None:
         return None
     data = response.data
     return parse(data, len(data), DEFAULT_LIMITS.max_depth)[1]
+
+
+def problem_words(problem: Finding) -> str:
+    """A :attr:`Listed.problem` as a caller tells it (its code, place and words: peer text, each
+    cut to 200 characters on one neutral line)."""
+    return (f"{problem.code} at {one_line(cut(problem.path, 200)) or '/'}: "
+            f"{one_line(cut(problem.message, 200))}")
 
 
 def parsed_bound(data: bytes) -> int:

@@ -61,7 +61,7 @@ from ..frames import (
 )
 from ..frames._jsonrpc import id_text
 from ..frames._sendable import check_call
-from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, parsed_bound
+from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, parsed_bound, problem_words
 from ..frames._track import ends_task, related_task, task_reused, task_taken
 from ..judgement._check import Expectation, judging_options
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy, plain_number
@@ -82,7 +82,7 @@ from ..verdict._classify import (
 from ..verdict._findings import Finding, finding, refused, refuses
 from ..verdict._input import RefusedAsks, RefusedCalls, judge_server_request, refused_findings
 from ..verdict._kind import Kind
-from ..verdict._peer_text import cut, one_line, utf8_text
+from ..verdict._peer_text import utf8_text
 from ..verdict._shown import shown
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
@@ -1155,8 +1155,7 @@ class VerdictTap:
             if problem.code not in state.unread_told:
                 state.unread_told.add(problem.code)
                 warnings.warn(f"mcp-verdict tap: {state.id}'s tools/list answer is read by no strict parser "
-                              f"({problem.code} at {one_line(cut(problem.path, 200)) or '/'}: "
-                              f"{one_line(cut(problem.message, 200))}): nothing of it was kept, so the calls of a tool "
+                              f"({problem_words(problem)}): nothing of it was kept, so the calls of a tool "
                               "it lists are judged by the definition kept before, if any, else as a tool whose "
                               "listing was not kept (no outputSchema, no annotations); this connection's later "
                               "answers with this finding are not told", RuntimeWarning, stacklevel=2)
