@@ -46,7 +46,18 @@ plainly, and the start of a ``\\u`` escape (which may spell one of them)."""
 def may_repeat(data: bytes) -> bool:
     """The frame ``data`` may give one of the members :func:`two_readings` compares twice: it names
     one of them twice as written, or holds a ``\\u`` escape. False is sure; True is for
-    :func:`two_readings` to tell."""
+    :func:`two_readings` to tell.
+
+    A frame that holds no ``\\u`` and each name at most once as ``bytes.count`` counts it is
+    answered False without the scan (the scan's matches of one name are occurrences that do not
+    overlap, of which ``count`` finds the most there are: never fewer): most requests, in five
+    counts and a search in C, where the regular expression's scan of a 100-byte ``tools/call``
+    took ~12,800 instructions (enforce asks twice per request, once before it is sent upstream).
+    Any other frame is scanned as before."""
+    count = data.count
+    if (data.find(b"\\u") < 0 and count(b'"id"') < 2 and count(b'"method"') < 2 and count(b'"params"') < 2
+            and count(b'"name"') < 2 and count(b'"taskId"') < 2):
+        return False
     found = _NAMES.findall(data)
     return len(found) > 1 and (len(set(found)) < len(found) or b"\\u" in found)
 
