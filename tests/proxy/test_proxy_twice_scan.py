@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from mcp_verdict.proxy import Relay
 from mcp_verdict.proxy._twice import may_repeat
 
 ROWS = [
@@ -41,3 +42,25 @@ ROWS = [
 @pytest.mark.parametrize(("frame", "expected"), [row[1:] for row in ROWS], ids=[row[0] for row in ROWS])
 def test_may_repeat(frame: bytes, expected: bool) -> None:
     assert may_repeat(frame) is expected
+
+
+TWICE = b'{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/call","params":{"name":"t","arguments":{}}}'
+"""A request whose method reads two ways: enforce answers it itself, -32600 (JSON-RPC 2.0 s5.1), unsent."""
+
+VOUCHED = [
+    ("none vouched", None, True),
+    ("an equal copy vouched: scanned all the same", bytes(bytearray(TWICE)), True),
+    ("other bytes vouched", b'{"jsonrpc":"2.0","id":1,"method":"ping"}', True),
+]
+
+
+@pytest.mark.parametrize(("vouched", "refused"), [row[1:] for row in VOUCHED], ids=[row[0] for row in VOUCHED])
+def test_the_relay_skips_its_scan_for_the_very_bytes_vouched_for_alone(vouched: bytes | None, refused: bool) -> None:
+    """``Relay.unrepeated``: the bridge, which asked ``may_repeat`` before it sent a frame in enforce,
+    names the frame it found none in; the relay skips its own scan for that very object only, and
+    forgets it after the call (a copy, or any other frame, is scanned)."""
+    relay = Relay(mode="enforce")
+    relay.unrepeated = vouched
+    outs = relay.from_host(TWICE)
+    assert [(out.to, b'"code":-32600' in out.data) for out in outs] == [("host", refused)]
+    assert relay.unrepeated is None

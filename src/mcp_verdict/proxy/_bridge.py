@@ -118,8 +118,12 @@ class Bridge:
                            host_frame=data)
             return None
         first = upstream is not None and not upstream.routes_by_key and len(data) <= relay.max_frame \
-            and not read_first and not (relay.enforce and may_repeat(data))  # (enforce may refuse one read
-        # two ways: _twice)
+            and not read_first
+        if first and relay.enforce:  # (enforce may refuse one read two ways: _twice)
+            if may_repeat(data):
+                first = False
+            else:
+                relay.unrepeated = data  # (its from_host, next, does not scan it again)
         withheld = note
         cancels: Key | None = None
         if data.find(b"notifications/cancelled") >= 0:

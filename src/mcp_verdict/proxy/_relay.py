@@ -327,6 +327,10 @@ class Relay:
         under the last: by the key of the first, (the key they wait under, their frame number) —
         an answer under the first is theirs (:meth:`_under_first_id`). Entries whose request no
         longer waits are dropped lazily (:meth:`_first_id`)."""
+        self.unrepeated: bytes | None = None
+        """The host frame its caller found no routing name repeated in (``_twice.may_repeat`` said
+        False: the bridge asks before it sends a frame in enforce): :meth:`from_host` of these
+        same bytes, next, does not scan them again (the answer is the bytes'; cleared by that call)."""
         self.withholds: Callable[[bytes, bool], str | None] | None = None
         """The upstream's word on a ``notifications/cancelled`` it will not send on (an HTTP
         upstream: the request stream's close is the cancellation), with whether the proxy wrote
@@ -343,6 +347,7 @@ class Relay:
         ``withheld``: the note of this notification's record: the upstream takes it without sending
         it on (a 2026-07-28 ``notifications/cancelled`` over HTTP is the request stream's close),
         or the host side changed it (a cancellation of a request sent under an id of the proxy's)."""
+        unrepeated, self.unrepeated = self.unrepeated, None  # (held for this call alone)
         if data[:1] != b"{" and len(data) <= self.max_frame and is_batch(data):  # (2025-03-26: followed message
             # by message; a frame starting with "{" is none, without a call)
             batch = host_batch(self, data, http, forwarded)
@@ -358,7 +363,7 @@ class Relay:
         if look.kind == "unreadable":
             return self._host_unreadable(data, look, http, at, forwarded, withheld)
         twice = None
-        if look.kind == "request" and may_repeat(data):  # (a scan in C; _twice)
+        if look.kind == "request" and unrepeated is not data and may_repeat(data):  # (a scan in C; _twice)
             read = read_two_ways(data)
             if read is not None:
                 if self.enforce and not forwarded:
