@@ -22,7 +22,8 @@ the server answers under either (the first, :attr:`Twice.first_id`, when its par
 first), and the relay takes an answer under either as the request's (judged against the id it
 carries), where it awaited the last one only and the host got UPSTREAM_TIMEOUT at ``--timeout``.
 
-Cost: :func:`may_repeat` is one regular-expression scan in C of the request's bytes; only a request
+Cost: :func:`may_repeat` is five counts and a search in C of the request's bytes (a regular-expression
+scan only where one of the names shows twice or a ``\\u`` escape shows); only a request
 that names one of these members twice, or holds a ``\\u`` escape, is read strictly (jiter, which
 refuses any repeated name), and only one the strict reader refuses is read twice more, as
 ``_params`` reads a request's arguments: the first values kept (``first_read``) and the last
@@ -52,8 +53,8 @@ def may_repeat(data: bytes) -> bool:
     answered False without the scan (the scan's matches of one name are occurrences that do not
     overlap, of which ``count`` finds the most there are: never fewer): most requests, in five
     counts and a search in C, where the regular expression's scan of a 100-byte ``tools/call``
-    took ~12,800 instructions (enforce asks twice per request, once before it is sent upstream).
-    Any other frame is scanned as before."""
+    took ~12,800 instructions (asked once per request: in enforce by the bridge before it is sent
+    upstream, ``Relay.unrepeated``). Any other frame is scanned as before."""
     count = data.count
     if (data.find(b"\\u") < 0 and count(b'"id"') < 2 and count(b'"method"') < 2 and count(b'"params"') < 2
             and count(b'"name"') < 2 and count(b'"taskId"') < 2):
