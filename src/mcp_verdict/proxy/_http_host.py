@@ -153,6 +153,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import ipaddress
 import logging
 import re
@@ -285,7 +286,14 @@ def _untold(count: int, named: str, version: str | None) -> str | None:
 
 def _stateless(version: str | None) -> bool:
     """``version`` (an ``MCP-Protocol-Version``) is 2026-07-28 or later (versions are dates)."""
-    return version is not None and _DATE.fullmatch(version) is not None and version >= _STATELESS
+    return version is not None and _stateless_date(version)
+
+
+@functools.lru_cache(maxsize=64)
+def _stateless_date(version: str) -> bool:
+    """:func:`_stateless` of a version given (read once per text: a host sends the same one on
+    each request, and a POST asks up to seven times; at most 64 texts kept)."""
+    return _DATE.fullmatch(version) is not None and version >= _STATELESS
 
 
 _ERROR_STATUS: Final = {-32700: 400, -32600: 400, -32602: 400, -32020: 400, -32021: 400, -32022: 400, -32601: 404}
@@ -366,9 +374,11 @@ def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Declared
                     method if isinstance(method, str) else None, message)
         if look.method is None:
             return None
+    if not _checked(look, headers):  # (a 2025 request: no header to check, asked once)
+        return None
     exact = None if body is None else lambda: exact_arguments(body)
     reason = _header_reason(look, headers, tool, exact)
-    if reason is None and body is not None and _checked(look, headers) and read_strict(body) is NOT_PARSED:
+    if reason is None and body is not None and read_strict(body) is NOT_PARSED:
         first = first_read(body)  # (a member name given twice: the server may keep the first)
         method = first.get("method") if isinstance(first, dict) else None
         if isinstance(first, dict) and isinstance(method, str):
@@ -1025,7 +1035,8 @@ class HttpHost:
         """Each ``Origin`` the request carries is a localhost one or one of ``--allow-origin``
         (a browser sends one; a request with two is refused unless both pass, as the upstream,
         which is sent both, may read the other)."""
-        return all(self._one_origin_ok(origin) for origin in request.headers.getall("Origin", ()))
+        headers = request.headers
+        return "Origin" not in headers or all(self._one_origin_ok(origin) for origin in headers.getall("Origin"))
 
     def _one_origin_ok(self, origin: str) -> bool:
         if origin in self.options.allowed_origins:
@@ -1061,20 +1072,26 @@ class HttpHost:
     async def _post(self, request: web.BaseRequest) -> web.StreamResponse:
         timeout = self.options.timeout
         deadline = asyncio.get_running_loop().time() + timeout  # (the body's whole read: a slow host is not waited on)
-        try:
-            async with asyncio.timeout_at(deadline):
-                body = await _read_body(request, self.options.max_frame + 1)
-        except TimeoutError:
-            return self._body_late(request)
-        session = self._session_of(request)
+        content = request.content
+        if content.is_eof():  # (the body came whole with its head: read at once, nothing to wait for)
+            body = content.read_nowait(self.options.max_frame + 1)
+        else:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    body = await _read_body(request, self.options.max_frame + 1)
+            except TimeoutError:
+                return self._body_late(request)
+        version = request.headers.get("MCP-Protocol-Version")  # (read once: asked all along the POST)
+        session = request.headers.get("Mcp-Session-Id")
+        if session is not None and _stateless(version):  # (as :meth:`_session_of`)
+            session = None
         if session is not None and self._stdio is not None and not self._holds(session):
             if len(body) > self.options.max_frame:
                 body = body[:65536]
             stream = PostStream(self._backlog)
             self._exchange += 1
             self._stdio.host_no_session(body, stream, {"exchange": self._exchange, "method": "POST",
-                                                       "session": session,
-                                                       "protocol_version": request.headers.get("MCP-Protocol-Version")})
+                                                       "session": session, "protocol_version": version})
             return await self._answer_queued(stream, 404)
         # a session's requests are routed by its id: only initialize and stateless requests are
         # read — and every body for a stdio upstream, which serves every host on one connection
@@ -1109,7 +1126,6 @@ class HttpHost:
         note = None
         send = True
         if body.find(b"notifications/cancelled") >= 0:
-            version = request.headers.get("MCP-Protocol-Version")
             if self._stdio is not None and self._stdio.relay.in_flight:
                 body, note, send = self._cancelled_as_sent(body, session, version)
             elif self._stdio is None and session is None and not initialize:
@@ -1123,7 +1139,7 @@ class HttpHost:
             self._opening += 1
         try:
             return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note, send,
-                                       look, deadline)
+                                       look, deadline, version)
         finally:
             self._release(bridge)
             self._unrename(stream)
@@ -1132,10 +1148,10 @@ class HttpHost:
     async def _post_on(self, request: web.BaseRequest, body: bytes, session: str | None, initialize: bool,
                        stream: PostStream, bridge: Bridge, read_first: bool = False,
                        note: str | None = None, send: bool = True, look: Peek | None = None,
-                       deadline: float | None = None) -> web.StreamResponse:
+                       deadline: float | None = None, version: str | None = None) -> web.StreamResponse:
+        """``version``: the POST's ``MCP-Protocol-Version``."""
         self._exchange += 1
-        http = {"exchange": self._exchange, "method": "POST", "session": session,
-                "protocol_version": request.headers.get("MCP-Protocol-Version")}
+        http = {"exchange": self._exchange, "method": "POST", "session": session, "protocol_version": version}
         if len(body) > self.options.max_frame:
             rest = len(body)
             whole = False  # (the rest of the body is read to tell its size, until the body's deadline)
@@ -1152,7 +1168,6 @@ class HttpHost:
         if _no_message(body) and not follows(bridge.relay, body, http):  # (a 2025-03-26 batch is accepted)
             bridge.host_no_message(body, stream, http)
             return await self._answer_queued(stream, 400)
-        version = request.headers.get("MCP-Protocol-Version")
         why = self._unfollowed(look, body, version) if self._stdio is not None else None
         if why is None and self._stdio is not None and look is not None and not _stateless(version):
             why = self._unasked(look, body, session)  # (a 2026-07-28 host sends no response: _unfollowed)
@@ -1187,13 +1202,13 @@ class HttpHost:
         if calls is not None:
             calls.update(keys)  # (a DELETE of the session answers them)
         try:
-            return await self._respond(request, stream, bridge, key, initialize)
+            return await self._respond(request, stream, bridge, key, initialize, version)
         except (asyncio.CancelledError, ConnectionResetError):
             stream.closed = True
             for each in keys:
                 if bridge.relay.is_waiting(each):
                     notify = self._stdio is not None or session is not None or self._closed_cancels(
-                        bridge, each, request.headers.get("MCP-Protocol-Version"))
+                        bridge, each, version)
                     bridge.cancel(each, "the host closed its stream", notify=notify)
             raise
         finally:
@@ -1367,9 +1382,9 @@ class HttpHost:
         return web.Response(body=data, status=status, content_type="application/json")
 
     async def _respond(self, request: web.BaseRequest, stream: PostStream, bridge: Bridge, key: Key,
-                       initialize: bool) -> web.StreamResponse:
+                       initialize: bool, version: str | None) -> web.StreamResponse:
         item = await stream.queue.get()
-        headers: CIMultiDict[str] = CIMultiDict()
+        headers: CIMultiDict[str] | None = None  # (none of its own: a stdio upstream's answer, mostly)
         if stream.headers is not None:
             headers = passed_back(stream.headers, _PASS_BACK)
             sid = stream.headers.get("Mcp-Session-Id")
@@ -1382,17 +1397,18 @@ class HttpHost:
             answer = item if item[0] == "end" or (item[0] != "prime" and item[2]) else await stream.answer()
             self._opened(stream)
             if _initialized(answer):
-                headers["Mcp-Session-Id"] = self._issue()
+                headers = CIMultiDict({"Mcp-Session-Id": self._issue()})
         kind, data, final, event_id = item
         status = stream.status or 200
         if kind == "end":  # (no answer comes: its host cancelled it)
             status = 200
         if kind == "frame" and final and stream.queue.empty() and not stream.sse:
-            if stream.status is None and self._stdio is not None \
-                    and _stateless(request.headers.get("MCP-Protocol-Version")):
+            if stream.status is None and self._stdio is not None and _stateless(version):
                 status = _error_status(data)  # (the HTTP server is the proxy: the status is its to give)
             return web.Response(body=data, status=status if status < 300 or data else 200,
                                 content_type="application/json", headers=headers)
+        if headers is None:
+            headers = CIMultiDict()
         headers.update({"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
         response = web.StreamResponse(status=status if status < 300 else 200, headers=headers)
         response.content_type = "text/event-stream"
