@@ -223,6 +223,8 @@ if TYPE_CHECKING:
 _PASS_BACK: Final = ("Mcp-Session-Id", "WWW-Authenticate", "Retry-After", "Location")
 """The upstream's headers an HTTP host gets with its answer (``Set-Cookie`` too: ``passed_back``);
 ``Location``: a redirect is passed back, never followed (RFC 9110 s15.4: the host decides)."""
+_JSON: Final = CIMultiDict({"Content-Type": "application/json"})
+"""The headers of an answer sent as one JSON body, with none of its own (each response copies them)."""
 _LOCAL: Final = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 _FIRST: Final = re.compile(rb"[ \t\r\n]*([^ \t\r\n])")
 """A body's first byte past JSON's whitespace."""
@@ -284,16 +286,12 @@ def _untold(count: int, named: str, version: str | None) -> str | None:
     return None
 
 
-def _stateless(version: str | None) -> bool:
-    """``version`` (an ``MCP-Protocol-Version``) is 2026-07-28 or later (versions are dates)."""
-    return version is not None and _stateless_date(version)
-
-
 @functools.lru_cache(maxsize=64)
-def _stateless_date(version: str) -> bool:
-    """:func:`_stateless` of a version given (read once per text: a host sends the same one on
-    each request, and a POST asks up to seven times; at most 64 texts kept)."""
-    return _DATE.fullmatch(version) is not None and version >= _STATELESS
+def _stateless(version: str | None) -> bool:
+    """``version`` (an ``MCP-Protocol-Version``) is 2026-07-28 or later (versions are dates).
+    Read once per text (a host sends the same one on each request, and a POST asks up to five
+    times; at most 64 texts kept)."""
+    return version is not None and _DATE.fullmatch(version) is not None and version >= _STATELESS
 
 
 _ERROR_STATUS: Final = {-32700: 400, -32600: 400, -32602: 400, -32020: 400, -32021: 400, -32022: 400, -32601: 404}
@@ -1097,6 +1095,7 @@ class HttpHost:
         # read — and every body for a stdio upstream, which serves every host on one connection
         # (one the relay would not await may draw an answer taken for another host's: ``unfollowed``)
         look = peek(body) if session is None or self._stdio is not None or body.find(b'"initialize"') >= 0 else None
+        peeked = body  # (the bytes ``look`` reads: the relay is given it while the body is these)
         if self._stdio is not None and look is not None:  # (an HTTP upstream validates its own)
             whole = body if len(body) <= self.options.max_frame else None  # (else refused: too large)
             mismatch = header_mismatch(look, request.headers, self._stdio.relay.param_declared, whole)
@@ -1139,7 +1138,7 @@ class HttpHost:
             self._opening += 1
         try:
             return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note, send,
-                                       look, deadline, version)
+                                       look, deadline, version, body is peeked)
         finally:
             self._release(bridge)
             self._unrename(stream)
@@ -1148,8 +1147,10 @@ class HttpHost:
     async def _post_on(self, request: web.BaseRequest, body: bytes, session: str | None, initialize: bool,
                        stream: PostStream, bridge: Bridge, read_first: bool = False,
                        note: str | None = None, send: bool = True, look: Peek | None = None,
-                       deadline: float | None = None, version: str | None = None) -> web.StreamResponse:
-        """``version``: the POST's ``MCP-Protocol-Version``."""
+                       deadline: float | None = None, version: str | None = None, read: bool = False
+                       ) -> web.StreamResponse:
+        """``version``: the POST's ``MCP-Protocol-Version``; ``read``: ``look`` reads ``body`` (the
+        relay reads it no more)."""
         self._exchange += 1
         http = {"exchange": self._exchange, "method": "POST", "session": session, "protocol_version": version}
         if len(body) > self.options.max_frame:
@@ -1185,7 +1186,8 @@ class HttpHost:
                 bridge.host_reused(body, stream, http)
                 return await self._answer_queued(stream, 200)
         key = bridge.from_host(body, stream, http=http, headers=headers, read_first=read_first,
-                               note=note if send else None, withhold=None if send else note)
+                               note=note if send else None, withhold=None if send else note,
+                               look=look if read else None)
         if key is None:
             if not stream.queue.empty():
                 return await self._answer_queued(stream, 200)
@@ -1744,6 +1746,10 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
     if hosts is not None:
         hosts.append(host)
     await host.start()
+    # aiohttp's low-level server: one endpoint needs no application, router or middleware chain
+    # (HTTP→stdio, alternating runs: 3–5% less proxy CPU per call without them)
+    # lingering_time 0: an answer given before its request's body came whole closes the connection
+    # once written, the rest unread (aiohttp's default reads it on for 10 s: _UNREAD)
     path = options.path
 
     async def endpoint(request: web.BaseRequest) -> web.StreamResponse:
@@ -1751,10 +1757,6 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
             return web.Response(status=404)
         return await host.handle(request)
 
-    # aiohttp's low-level server: one endpoint needs no application, router or middleware chain
-    # (HTTP→stdio, alternating runs: 3–5% less proxy CPU per call without them)
-    # lingering_time 0: an answer given before its request's body came whole closes the connection
-    # once written, the rest unread (aiohttp's default reads it on for 10 s: _UNREAD)
     runner = web.ServerRunner(web.Server(endpoint, handler_cancellation=True, access_log=None,
                                          logger=_endpoint_log(), keepalive_timeout=keepalive,
                                          lingering_time=_UNREAD))

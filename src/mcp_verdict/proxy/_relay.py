@@ -334,7 +334,7 @@ class Relay:
 
     # -- the host's frames ----------------------------------------------------------------------
     def from_host(self, data: bytes, http: Mapping[str, Any] | None = None, *, forwarded: bool = False,
-                  withheld: str | None = None) -> list[Out]:
+                  withheld: str | None = None, look: Peek | None = None) -> list[Out]:
         """A frame the host sent: what to send on.
 
         ``forwarded``: the caller sent it upstream already (a host frame within ``max_frame`` is
@@ -342,7 +342,8 @@ class Relay:
         upstream starts on it while the relay tracks it); nothing is returned for it then.
         ``withheld``: the note of this notification's record: the upstream takes it without sending
         it on (a 2026-07-28 ``notifications/cancelled`` over HTTP is the request stream's close),
-        or the host side changed it (a cancellation of a request sent under an id of the proxy's)."""
+        or the host side changed it (a cancellation of a request sent under an id of the proxy's).
+        ``look``: ``peek(data)``, when the caller read it already (an HTTP host side reads each body)."""
         if data[:1] != b"{" and len(data) <= self.max_frame and is_batch(data):  # (2025-03-26: followed message
             # by message; a frame starting with "{" is none, without a call)
             batch = host_batch(self, data, http, forwarded)
@@ -354,7 +355,8 @@ class Relay:
                 raise ValueError("a frame past max_frame is never forwarded")
             return self.host_too_large(data[:_RECOVER_PREFIX], len(data), http)
         at = time.time()
-        look = peek(data)
+        if look is None:
+            look = peek(data)
         if look.kind == "unreadable":
             return self._host_unreadable(data, look, http, at, forwarded, withheld)
         twice = None
