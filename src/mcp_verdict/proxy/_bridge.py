@@ -220,7 +220,9 @@ class Bridge:
     def from_upstream(self, data: bytes, via: HostStream | None = None, *,
                       http: Mapping[str, Any] | None = None, on_exchange: Collection[Key] | None = None,
                       during: Key | None = None) -> None:
-        """An upstream frame. In observe an answer reaches the host before it is judged, and a
+        """An upstream frame. In observe an answer reaches the host before it is judged (but one
+        of 2 kB or more for a host of many streams, an HTTP host, whose routing reads it before
+        it is sent: judged first, that read serving the routing, ``Relay.read_sent``), and a
         host with one stream (stdio) gets any frame the relay will forward unchanged before the
         relay reads it (an answer then read once, by its judge: ``Relay.read_sent``), and such an
         answer is judged (its verdict line, its span) as soon as all the relay sends for the frame
@@ -234,10 +236,13 @@ class Bridge:
             # (passes_early is False in observe, forwards_unread in enforce: the one that can say yes)
             early = relay.passes_early(data) if relay.enforce else relay.forwards_unread(data)
         else:  # (enforce: an answer whose verdict passes is then parsed once, by the judge; the
-            # relay's from_upstream of this same data reuses that read)
+            # relay's from_upstream of this same data reuses that read — in observe too, a long
+            # answer, which the routing must read before it is sent: read_sent's one read, not two)
             early = False
             if relay.enforce:
                 relay.passes_early(data)
+            elif relay.forwards_unread(data):
+                relay.read_sent(data)
         if early:
             assert self.standing is not None
             self.standing.send(data, final=False)

@@ -839,7 +839,8 @@ class Relay:
         return not ((verdict.kind is _TASK or exchange.task_id is not None) and self._task_known(exchange, verdict))
 
     def read_sent(self, data: bytes) -> None:
-        """observe, a frame the host was sent before the relay read it (:meth:`forwards_unread`):
+        """observe, a frame the host was sent before the relay read it (:meth:`forwards_unread`;
+        or, for a host of many streams, one whose routing is read before it is sent):
         an answer to a judged request waiting here is judged now, its request guessed as
         :meth:`passes_early` guesses it, and :meth:`from_upstream` of this same ``data``, next,
         reuses that read for its routing (when the verdict's message confirms the guess) and
