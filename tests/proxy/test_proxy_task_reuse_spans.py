@@ -40,6 +40,7 @@ SERVER = [sys.executable, str(Path(__file__).with_name("task_reuse_server.py"))]
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}
 REUSED = {"mcp_verdict.task.id": "T", "mcp_verdict.kind": "unclassified", "mcp_verdict.decision": "check_state"}
+REUSED_LONG = {**REUSED, "mcp_verdict.task.id": "pT"}
 
 # (mode, the task ids of the tools/calls made in turn) → (per call span: its mcp_verdict.kind, its
 # reuse events' attributes, its links: (the index of the span linked to, the link's attributes)), the
@@ -62,11 +63,19 @@ CASES: list[tuple[str, list[str], list[tuple[str, list[dict[str, Any]], list[tup
      {"unclassified": 3}),
     # no reuse: two ids
     ("observe", ["A", "B"], [("task", [], []), ("task", [], [])], {"task": 2}),
+    # handles of 3 kB: observe judges one of 2 kB or more before its routing, which reads it before it
+    # is sent (Relay.read_sent: the judge's read serves it); the same spans and counts
+    ("observe", ["pT", "pT"],
+     [("task", [], []), ("unclassified", [{**REUSED_LONG, "jsonrpc.request.id": "1"}],
+                         [(0, {"mcp_verdict.link": "task_id_reused", **REUSED_LONG, "jsonrpc.request.id": "1"})])],
+     {"unclassified": 2}),
+    ("observe", ["pA", "pB"], [("task", [], []), ("task", [], [])], {"task": 2}),
 ]
 
 
 @pytest.mark.parametrize(("mode", "tasks", "spans", "kinds"), CASES,
-                         ids=["observe", "enforce", "enforce-three-times", "two-ids"])
+                         ids=["observe", "enforce", "enforce-three-times", "two-ids", "observe-long",
+                              "two-ids-long"])
 def test_the_span_of_the_reusing_call_names_the_call_judged_again(
         mode: str, tasks: list[str], spans: list[tuple[str, list[dict[str, Any]], list[tuple[int, dict[str, Any]]]]],
         kinds: dict[str, int]) -> None:

@@ -17,7 +17,7 @@ from collections.abc import Collection, Mapping
 from typing import Any, Final, Protocol
 
 from ..frames import id_key
-from ..frames._jsonrpc import Id
+from ..frames._jsonrpc import Id, Peek
 from ._codes import UPSTREAM_UNAVAILABLE, cancelled_request
 from ._relay import Key, Out, Relay
 from ._twice import may_repeat
@@ -102,7 +102,7 @@ class Bridge:
     # -- frames from the host ------------------------------------------------------------------
     def from_host(self, data: bytes, stream: HostStream | None = None, *, http: Mapping[str, Any] | None = None,
                   headers: Mapping[str, str] | None = None, read_first: bool = False,
-                  note: str | None = None, withhold: str | None = None) -> Key | None:
+                  note: str | None = None, withhold: str | None = None, look: Peek | None = None) -> Key | None:
         """A host frame; returns the id key of the request it opened (None: no request).
 
         To an upstream that does not route by key, a frame within the limit is sent first and
@@ -110,12 +110,12 @@ class Bridge:
         (a caller that found the frame unreadable: the relay may answer it instead). ``note``:
         what the host side changed in a notification (its record says it); ``withhold``: why the
         host side does not send this notification on (its record says it: not sent, not read for
-        what it cancels)."""
+        what it cancels). ``look``: ``peek(data)``, when the caller read it already."""
         relay = self.relay
         upstream = self.upstream
         if withhold is not None:
-            self._dispatch(relay.from_host(data, http, forwarded=True, withheld=withhold), stream, None, headers,
-                           host_frame=data)
+            self._dispatch(relay.from_host(data, http, forwarded=True, withheld=withhold, look=look), stream, None,
+                           headers, host_frame=data)
             return None
         first = upstream is not None and not upstream.routes_by_key and len(data) <= relay.max_frame \
             and not read_first
@@ -136,7 +136,7 @@ class Bridge:
                 withheld = _noted(withheld, _NO_LONGER_AWAITED)
         sent = upstream.send(data, key=None, stream=None, headers=headers) if first and upstream is not None \
             else True
-        outs = relay.from_host(data, http, forwarded=first, withheld=withheld)
+        outs = relay.from_host(data, http, forwarded=first, withheld=withheld, look=look)
         key = relay.last_opened
         routed = stream is not None and not (self.one_stream and stream is self.standing)
         if key is not None and routed:
@@ -224,7 +224,9 @@ class Bridge:
     def from_upstream(self, data: bytes, via: HostStream | None = None, *,
                       http: Mapping[str, Any] | None = None, on_exchange: Collection[Key] | None = None,
                       during: Key | None = None) -> None:
-        """An upstream frame. In observe an answer reaches the host before it is judged, and a
+        """An upstream frame. In observe an answer reaches the host before it is judged (but one
+        of 2 kB or more for a host of many streams, an HTTP host, whose routing reads it before
+        it is sent: judged first, that read serving the routing, ``Relay.read_sent``), and a
         host with one stream (stdio) gets any frame the relay will forward unchanged before the
         relay reads it (an answer then read once, by its judge: ``Relay.read_sent``), and such an
         answer is judged (its verdict line, its span) as soon as all the relay sends for the frame
@@ -238,10 +240,13 @@ class Bridge:
             # (passes_early is False in observe, forwards_unread in enforce: the one that can say yes)
             early = relay.passes_early(data) if relay.enforce else relay.forwards_unread(data)
         else:  # (enforce: an answer whose verdict passes is then parsed once, by the judge; the
-            # relay's from_upstream of this same data reuses that read)
+            # relay's from_upstream of this same data reuses that read — in observe too, a long
+            # answer, which the routing must read before it is sent: read_sent's one read, not two)
             early = False
             if relay.enforce:
                 relay.passes_early(data)
+            elif relay.forwards_unread(data):
+                relay.read_sent(data)
         if early:
             assert self.standing is not None
             self.standing.send(data, final=False)

@@ -153,6 +153,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import ipaddress
 import logging
 import re
@@ -222,6 +223,8 @@ if TYPE_CHECKING:
 _PASS_BACK: Final = ("Mcp-Session-Id", "WWW-Authenticate", "Retry-After", "Location")
 """The upstream's headers an HTTP host gets with its answer (``Set-Cookie`` too: ``passed_back``);
 ``Location``: a redirect is passed back, never followed (RFC 9110 s15.4: the host decides)."""
+_JSON: Final = CIMultiDict({"Content-Type": "application/json"})
+"""The headers of an answer sent as one JSON body, with none of its own (each response copies them)."""
 _LOCAL: Final = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 _FIRST: Final = re.compile(rb"[ \t\r\n]*([^ \t\r\n])")
 """A body's first byte past JSON's whitespace."""
@@ -283,8 +286,11 @@ def _untold(count: int, named: str, version: str | None) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=64)
 def _stateless(version: str | None) -> bool:
-    """``version`` (an ``MCP-Protocol-Version``) is 2026-07-28 or later (versions are dates)."""
+    """``version`` (an ``MCP-Protocol-Version``) is 2026-07-28 or later (versions are dates).
+    Read once per text (a host sends the same one on each request, and a POST asks up to five
+    times; at most 64 texts kept)."""
     return version is not None and _DATE.fullmatch(version) is not None and version >= _STATELESS
 
 
@@ -366,9 +372,11 @@ def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Declared
                     method if isinstance(method, str) else None, message)
         if look.method is None:
             return None
+    if not _checked(look, headers):  # (a 2025 request: no header to check, asked once)
+        return None
     exact = None if body is None else lambda: exact_arguments(body)
     reason = _header_reason(look, headers, tool, exact)
-    if reason is None and body is not None and _checked(look, headers) and read_strict(body) is NOT_PARSED:
+    if reason is None and body is not None and read_strict(body) is NOT_PARSED:
         first = first_read(body)  # (a member name given twice: the server may keep the first)
         method = first.get("method") if isinstance(first, dict) else None
         if isinstance(first, dict) and isinstance(method, str):
@@ -1025,7 +1033,8 @@ class HttpHost:
         """Each ``Origin`` the request carries is a localhost one or one of ``--allow-origin``
         (a browser sends one; a request with two is refused unless both pass, as the upstream,
         which is sent both, may read the other)."""
-        return all(self._one_origin_ok(origin) for origin in request.headers.getall("Origin", ()))
+        headers = request.headers
+        return "Origin" not in headers or all(self._one_origin_ok(origin) for origin in headers.getall("Origin"))
 
     def _one_origin_ok(self, origin: str) -> bool:
         if origin in self.options.allowed_origins:
@@ -1061,25 +1070,32 @@ class HttpHost:
     async def _post(self, request: web.BaseRequest) -> web.StreamResponse:
         timeout = self.options.timeout
         deadline = asyncio.get_running_loop().time() + timeout  # (the body's whole read: a slow host is not waited on)
-        try:
-            async with asyncio.timeout_at(deadline):
-                body = await _read_body(request, self.options.max_frame + 1)
-        except TimeoutError:
-            return self._body_late(request)
-        session = self._session_of(request)
+        content = request.content
+        if content.is_eof():  # (the body came whole with its head: read at once, nothing to wait for)
+            body = content.read_nowait(self.options.max_frame + 1)
+        else:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    body = await _read_body(request, self.options.max_frame + 1)
+            except TimeoutError:
+                return self._body_late(request)
+        version = request.headers.get("MCP-Protocol-Version")  # (read once: asked all along the POST)
+        session = request.headers.get("Mcp-Session-Id")
+        if session is not None and _stateless(version):  # (as :meth:`_session_of`)
+            session = None
         if session is not None and self._stdio is not None and not self._holds(session):
             if len(body) > self.options.max_frame:
                 body = body[:65536]
             stream = PostStream(self._backlog)
             self._exchange += 1
             self._stdio.host_no_session(body, stream, {"exchange": self._exchange, "method": "POST",
-                                                       "session": session,
-                                                       "protocol_version": request.headers.get("MCP-Protocol-Version")})
+                                                       "session": session, "protocol_version": version})
             return await self._answer_queued(stream, 404)
         # a session's requests are routed by its id: only initialize and stateless requests are
         # read — and every body for a stdio upstream, which serves every host on one connection
         # (one the relay would not await may draw an answer taken for another host's: ``unfollowed``)
         look = peek(body) if session is None or self._stdio is not None or body.find(b'"initialize"') >= 0 else None
+        peeked = body  # (the bytes ``look`` reads: the relay is given it while the body is these)
         if self._stdio is not None and look is not None:  # (an HTTP upstream validates its own)
             whole = body if len(body) <= self.options.max_frame else None  # (else refused: too large)
             mismatch = header_mismatch(look, request.headers, self._stdio.relay.param_declared, whole)
@@ -1109,7 +1125,6 @@ class HttpHost:
         note = None
         send = True
         if body.find(b"notifications/cancelled") >= 0:
-            version = request.headers.get("MCP-Protocol-Version")
             if self._stdio is not None and self._stdio.relay.in_flight:
                 body, note, send = self._cancelled_as_sent(body, session, version)
             elif self._stdio is None and session is None and not initialize:
@@ -1123,7 +1138,7 @@ class HttpHost:
             self._opening += 1
         try:
             return await self._post_on(request, body, session, initialize, stream, bridge, read_first, note, send,
-                                       look, deadline)
+                                       look, deadline, version, body is peeked)
         finally:
             self._release(bridge)
             self._unrename(stream)
@@ -1132,10 +1147,12 @@ class HttpHost:
     async def _post_on(self, request: web.BaseRequest, body: bytes, session: str | None, initialize: bool,
                        stream: PostStream, bridge: Bridge, read_first: bool = False,
                        note: str | None = None, send: bool = True, look: Peek | None = None,
-                       deadline: float | None = None) -> web.StreamResponse:
+                       deadline: float | None = None, version: str | None = None, read: bool = False
+                       ) -> web.StreamResponse:
+        """``version``: the POST's ``MCP-Protocol-Version``; ``read``: ``look`` reads ``body`` (the
+        relay reads it no more)."""
         self._exchange += 1
-        http = {"exchange": self._exchange, "method": "POST", "session": session,
-                "protocol_version": request.headers.get("MCP-Protocol-Version")}
+        http = {"exchange": self._exchange, "method": "POST", "session": session, "protocol_version": version}
         if len(body) > self.options.max_frame:
             rest = len(body)
             whole = False  # (the rest of the body is read to tell its size, until the body's deadline)
@@ -1152,7 +1169,6 @@ class HttpHost:
         if _no_message(body) and not follows(bridge.relay, body, http):  # (a 2025-03-26 batch is accepted)
             bridge.host_no_message(body, stream, http)
             return await self._answer_queued(stream, 400)
-        version = request.headers.get("MCP-Protocol-Version")
         why = self._unfollowed(look, body, version) if self._stdio is not None else None
         if why is None and self._stdio is not None and look is not None and not _stateless(version):
             why = self._unasked(look, body, session)  # (a 2026-07-28 host sends no response: _unfollowed)
@@ -1170,7 +1186,8 @@ class HttpHost:
                 bridge.host_reused(body, stream, http)
                 return await self._answer_queued(stream, 200)
         key = bridge.from_host(body, stream, http=http, headers=headers, read_first=read_first,
-                               note=note if send else None, withhold=None if send else note)
+                               note=note if send else None, withhold=None if send else note,
+                               look=look if read else None)
         if key is None:
             if not stream.queue.empty():
                 return await self._answer_queued(stream, 200)
@@ -1187,13 +1204,13 @@ class HttpHost:
         if calls is not None:
             calls.update(keys)  # (a DELETE of the session answers them)
         try:
-            return await self._respond(request, stream, bridge, key, initialize)
+            return await self._respond(request, stream, bridge, key, initialize, version)
         except (asyncio.CancelledError, ConnectionResetError):
             stream.closed = True
             for each in keys:
                 if bridge.relay.is_waiting(each):
                     notify = self._stdio is not None or session is not None or self._closed_cancels(
-                        bridge, each, request.headers.get("MCP-Protocol-Version"))
+                        bridge, each, version)
                     bridge.cancel(each, "the host closed its stream", notify=notify)
             raise
         finally:
@@ -1367,9 +1384,9 @@ class HttpHost:
         return web.Response(body=data, status=status, content_type="application/json")
 
     async def _respond(self, request: web.BaseRequest, stream: PostStream, bridge: Bridge, key: Key,
-                       initialize: bool) -> web.StreamResponse:
+                       initialize: bool, version: str | None) -> web.StreamResponse:
         item = await stream.queue.get()
-        headers: CIMultiDict[str] = CIMultiDict()
+        headers: CIMultiDict[str] | None = None  # (none of its own: a stdio upstream's answer, mostly)
         if stream.headers is not None:
             headers = passed_back(stream.headers, _PASS_BACK)
             sid = stream.headers.get("Mcp-Session-Id")
@@ -1382,17 +1399,18 @@ class HttpHost:
             answer = item if item[0] == "end" or (item[0] != "prime" and item[2]) else await stream.answer()
             self._opened(stream)
             if _initialized(answer):
-                headers["Mcp-Session-Id"] = self._issue()
+                headers = CIMultiDict({"Mcp-Session-Id": self._issue()})
         kind, data, final, event_id = item
         status = stream.status or 200
         if kind == "end":  # (no answer comes: its host cancelled it)
             status = 200
         if kind == "frame" and final and stream.queue.empty() and not stream.sse:
-            if stream.status is None and self._stdio is not None \
-                    and _stateless(request.headers.get("MCP-Protocol-Version")):
+            if stream.status is None and self._stdio is not None and _stateless(version):
                 status = _error_status(data)  # (the HTTP server is the proxy: the status is its to give)
             return web.Response(body=data, status=status if status < 300 or data else 200,
                                 content_type="application/json", headers=headers)
+        if headers is None:
+            headers = CIMultiDict()
         headers.update({"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
         response = web.StreamResponse(status=status if status < 300 else 200, headers=headers)
         response.content_type = "text/event-stream"
@@ -1728,6 +1746,10 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
     if hosts is not None:
         hosts.append(host)
     await host.start()
+    # aiohttp's low-level server: one endpoint needs no application, router or middleware chain
+    # (HTTP→stdio, alternating runs: 3–5% less proxy CPU per call without them)
+    # lingering_time 0: an answer given before its request's body came whole closes the connection
+    # once written, the rest unread (aiohttp's default reads it on for 10 s: _UNREAD)
     path = options.path
 
     async def endpoint(request: web.BaseRequest) -> web.StreamResponse:
@@ -1735,10 +1757,6 @@ async def serve(options: ProxyOptions, recorder: Recorder | None, ready: asyncio
             return web.Response(status=404)
         return await host.handle(request)
 
-    # aiohttp's low-level server: one endpoint needs no application, router or middleware chain
-    # (HTTP→stdio, alternating runs: 3–5% less proxy CPU per call without them)
-    # lingering_time 0: an answer given before its request's body came whole closes the connection
-    # once written, the rest unread (aiohttp's default reads it on for 10 s: _UNREAD)
     runner = web.ServerRunner(web.Server(endpoint, handler_cancellation=True, access_log=None,
                                          logger=_endpoint_log(), keepalive_timeout=keepalive,
                                          lingering_time=_UNREAD))

@@ -338,7 +338,7 @@ class Relay:
 
     # -- the host's frames ----------------------------------------------------------------------
     def from_host(self, data: bytes, http: Mapping[str, Any] | None = None, *, forwarded: bool = False,
-                  withheld: str | None = None) -> list[Out]:
+                  withheld: str | None = None, look: Peek | None = None) -> list[Out]:
         """A frame the host sent: what to send on.
 
         ``forwarded``: the caller sent it upstream already (a host frame within ``max_frame`` is
@@ -346,7 +346,8 @@ class Relay:
         upstream starts on it while the relay tracks it); nothing is returned for it then.
         ``withheld``: the note of this notification's record: the upstream takes it without sending
         it on (a 2026-07-28 ``notifications/cancelled`` over HTTP is the request stream's close),
-        or the host side changed it (a cancellation of a request sent under an id of the proxy's)."""
+        or the host side changed it (a cancellation of a request sent under an id of the proxy's).
+        ``look``: ``peek(data)``, when the caller read it already (an HTTP host side reads each body)."""
         unrepeated, self.unrepeated = self.unrepeated, None  # (held for this call alone)
         if data[:1] != b"{" and len(data) <= self.max_frame and is_batch(data):  # (2025-03-26: followed message
             # by message; a frame starting with "{" is none, without a call)
@@ -359,7 +360,8 @@ class Relay:
                 raise ValueError("a frame past max_frame is never forwarded")
             return self.host_too_large(data[:_RECOVER_PREFIX], len(data), http)
         at = time.time()
-        look = peek(data)
+        if look is None:
+            look = peek(data)
         if look.kind == "unreadable":
             return self._host_unreadable(data, look, http, at, forwarded, withheld)
         twice = None
@@ -842,7 +844,8 @@ class Relay:
         return not ((verdict.kind is _TASK or exchange.task_id is not None) and self._task_known(exchange, verdict))
 
     def read_sent(self, data: bytes) -> None:
-        """observe, a frame the host was sent before the relay read it (:meth:`forwards_unread`):
+        """observe, a frame the host was sent before the relay read it (:meth:`forwards_unread`;
+        or, for a host of many streams, one whose routing is read before it is sent):
         an answer to a judged request waiting here is judged now, its request guessed as
         :meth:`passes_early` guesses it, and :meth:`from_upstream` of this same ``data``, next,
         reuses that read for its routing (when the verdict's message confirms the guess) and
