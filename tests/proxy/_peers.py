@@ -198,8 +198,16 @@ def demo_http() -> Iterator[str]:
 @contextlib.contextmanager
 def styled_http(style: str) -> Iterator[str]:
     """``styled_server.py`` (a hand-written HTTP upstream answering in ``style``) on 127.0.0.1."""
-    server = os.path.join(os.path.dirname(__file__), "styled_server.py")
-    process = subprocess.Popen([sys.executable, server, style], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    with script_http("styled_server.py", style) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def script_http(script: str, *args: str) -> Iterator[str]:
+    """A hand-written HTTP upstream of this folder that prints ``listening on URL`` (``script``,
+    run with ``args``) on 127.0.0.1, as its own process. Its URL."""
+    server = os.path.join(os.path.dirname(__file__), script)
+    process = subprocess.Popen([sys.executable, server, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
         yield _wait_for(rb"listening on (http://\S+)", process.stdout).decode()
     finally:

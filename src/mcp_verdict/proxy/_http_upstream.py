@@ -38,10 +38,21 @@ answer within ``--timeout``) is noted in the frame log (an ``error`` record afte
 ``message``), and the HTTP host gets the status, or 502/504 and the JSON-RPC error
 (:func:`upstream_fault`).
 
+A stdio host's frames reach the upstream in its order (each its own POST, maybe on its own
+connection: the server takes them in the order they come): a frame it sends after a
+notification or a response waits until that one's POST has its answer (a server's 202: it took
+the message), so a request never overtakes the ``notifications/initialized``, the
+``notifications/cancelled`` or the answer to a server request sent before it. Requests do not
+wait for each other (an answer may be a long event stream). The wait is bounded: ``--timeout``
+counts from the host's sending, the wait included, and when the frame waited for gets no
+answer in that time, those waiting are not sent (a request gets UPSTREAM_TIMEOUT; a
+cancellation of a request not sent is not sent either). An HTTP host orders its own POSTs: its
+notification's POST is answered once the upstream answered it (:attr:`HttpUpstream.delivery`).
+
 ``--timeout`` bounds every upstream exchange, one way for each kind: a request's answer by the
 relay's deadline (UPSTREAM_TIMEOUT, cancelled upstream), which also bounds the proxy's own
 resume GET of its stream (``Last-Event-ID``); an exchange that answers no request (the POST of a
-notification or a response; the host's GET, resume or not, up to its response headers, and its
+notification or a response, from its sending; the host's GET, resume or not, up to its response headers, and its
 body when it opens no stream; the host's DELETE; the proxy's own GET stream for a stdio host, up
 to its response headers) by ``asyncio.timeout`` (504 and UPSTREAM_TIMEOUT; for the proxy's own
 GET, an ``error`` record and a reopening). An event stream once open is not bounded: a GET stream may stay quiet for
@@ -123,6 +134,9 @@ _CONTROL: Final = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _JSON: Final = {"Content-Type": "application/json"}
 _INITIALIZED: Final = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
 """Sent after a new session's ``initialize`` when the host's own was never seen."""
+_BEHIND_LAPSED: Final = "not sent: the upstream did not answer the host's notification or response before it " \
+                        "within {:g} s"
+"""Why a stdio host's frame that waited for an earlier one was not sent (:meth:`HttpUpstream.send`)."""
 _STATELESS: Final = "2026-07-28"
 """The first protocol version without sessions (a request of it or later has no Mcp-Session-Id)."""
 
@@ -135,6 +149,9 @@ class Delivery(NamedTuple):
     status: int
     headers: Mapping[str, str]
     body: bytes
+    lapsed: bool = False
+    """The upstream did not answer it within ``--timeout``, or it was not sent, the one before it
+    having lapsed: a stdio host's frames that waited behind it are not sent (:meth:`HttpUpstream.send`)."""
 
 
 _HEAD: Final = 64 * 1024
@@ -322,6 +339,11 @@ def passed_back(headers: Mapping[str, str] | None, names: Sequence[str]) -> CIMu
     return out
 
 
+def _lapsed(ahead: asyncio.Task[Delivery]) -> bool:
+    """The delivery ``ahead`` (done) lapsed: no answer within ``--timeout`` (:attr:`Delivery.lapsed`)."""
+    return not ahead.cancelled() and ahead.exception() is None and ahead.result().lapsed
+
+
 def _answer_to(body: bytes, request_id: str, stream: bool) -> Mapping[str, Any] | None:
     """The message answering ``request_id`` in an answer's body (one JSON body, or the events of
     an event stream: :class:`SSEParser`); None when it holds none."""
@@ -367,7 +389,13 @@ class HttpUpstream:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.delivery: asyncio.Task[Delivery] | None = None
         """The POST of the last host frame sent that answers no request (a notification, a
-        response): its :class:`Delivery` (the HTTP host awaits it, for the status)."""
+        response): its :class:`Delivery` (the HTTP host awaits it, for the status; a stdio
+        host's frames sent after it wait for it: :meth:`_waits_for`, which drops it once done)."""
+        self._held: set[Key] = set()
+        """A stdio host's requests waiting for it, not yet sent (a cancellation of one is not sent
+        either). (No more fields: past 29, CPython 3.11 keeps an instance's fields in a dict of
+        its own, and every ``self.`` read on the request path costs more: ~1,000 instructions
+        per request measured, callgrind.)"""
         self._get: asyncio.Task[None] | None = None
         self._exchange = 0
         self._finished = asyncio.Event()
@@ -385,10 +413,10 @@ class HttpUpstream:
         self._renewals = 0
         """Renewals tried (:meth:`_renew`); :attr:`_renewals_made`: initializes sent (their ids)."""
         self._renewals_made = 0
-        self._renewal_failed: str | None = None
-        self._failed_end: str | None = None
-        """The ended session whose last renewal failed (None once one succeeds): the GET stream
-        meeting that end takes the failure and starts no renewal of its own (one end, one renewal)."""
+        self._failed_renewal: tuple[str, str] | None = None
+        """Why the last renewal failed, and the ended session it was for (None once one succeeds):
+        the GET stream meeting that end takes the failure and starts no renewal of its own (one
+        end, one renewal)."""
 
     def pause_reading(self) -> None:
         """The host's pipe is full (a stdio host not reading): stop reading the upstream's bodies."""
@@ -418,26 +446,54 @@ class HttpUpstream:
                     headers = self._host_of.get(cancels)
                 # closing the response stream is the cancellation — not of a 2025-03-26 batch's
                 # stream that still carries the answers to its other requests
-                relay = self.bridge.relay
-                if cancels in self._posts and not any(
-                        other != cancels and relay.is_waiting(other) for other in self.bridge.batch_of(cancels)):
+                unsent = self._unsent(cancels)
+                if self._closes(cancels):
                     self._posts.pop(cancels).cancel()  # (its headers dropped as it ends: the
                     # cancellations of the batch's other requests, said next, go under them too)
+                if unsent:
+                    self._held.discard(cancels)  # (its task may never have run)
+                    return True  # (withholds said so)
                 if not self._cancels_by_notification(headers):
                     return True  # 2026-07-28: no notification on HTTP (Bridge notes it: withholds)
         if key is None:
-            delivery = asyncio.get_running_loop().create_task(self._deliver(data, headers))
+            loop = asyncio.get_running_loop()
+            delivery = loop.create_task(self._deliver(data, headers, self._waits_for(), loop.time() + self.timeout))
             self.delivery = delivery
             self._tasks.add(delivery)
             delivery.add_done_callback(self._tasks.discard)
             return True
-        task = asyncio.get_running_loop().create_task(self._post(data, key, stream, headers))
+        if self.delivery is None or (ahead := self._waits_for()) is None:  # (one test when none is ahead)
+            task = asyncio.get_running_loop().create_task(self._post(data, key, stream, headers))
+        else:
+            self._held.add(key)
+            task = asyncio.get_running_loop().create_task(self._post_behind(ahead, data, key, stream, headers))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         self._posts[key] = task
         if headers is not None and not self.stdio_host:
             self._host_of[key] = headers
         return True
+
+    def _waits_for(self) -> asyncio.Task[Delivery] | None:
+        """The stdio host's notification or response sent last, while it has no answer: what a
+        frame it sends now waits for (:attr:`delivery`, dropped once done); None for an HTTP
+        host, which orders its own POSTs."""
+        ahead = self.delivery
+        if ahead is not None and ahead.done() and self.stdio_host:
+            ahead = self.delivery = None
+        return ahead if self.stdio_host else None
+
+    def _closes(self, cancels: Key) -> bool:
+        """A cancellation of the request ``cancels`` closes its POST: one in flight, unless it is
+        a 2025-03-26 batch's whose stream still carries the answers to its other requests."""
+        relay = self.bridge.relay
+        return cancels in self._posts and not any(
+            other != cancels and relay.is_waiting(other) for other in self.bridge.batch_of(cancels))
+
+    def _unsent(self, cancels: Key) -> bool:
+        """A cancellation of the request ``cancels`` takes it back before it was sent: its POST
+        waits for an earlier notification or response of a stdio host's (:attr:`_held`)."""
+        return cancels in self._held and self._closes(cancels)
 
     def batch_opened(self, keys: tuple[Key, ...]) -> None:
         """The host's frame just sent was a batch opening ``keys`` (one POST, held by the first):
@@ -462,6 +518,9 @@ class HttpUpstream:
         cancel, request = cancelled_request(data)
         if not cancel:
             return None
+        if self._held and self._unsent(id_key(request)):
+            return "not sent upstream: the request it cancels was never sent (it waited for the upstream to " \
+                   "answer the host's notification or response before it)"
         if headers is None:  # (as send finds them)
             headers = self._host_of.get(id_key(request))
         if self._cancels_by_notification(headers):
@@ -539,6 +598,22 @@ class HttpUpstream:
         if last_event_id is not None:
             headers["Last-Event-ID"] = last_event_id
         return headers
+
+    async def _post_behind(self, ahead: asyncio.Task[Delivery], data: bytes, key: Key, stream: HostStream | None,
+                           host: Mapping[str, str] | None) -> None:
+        """:meth:`_post`, once ``ahead``, the stdio host's notification or response sent before the
+        request (:meth:`_waits_for`), has its answer; not sent when that one lapses
+        (UPSTREAM_TIMEOUT). Held (:attr:`_held`) until then."""
+        try:
+            await asyncio.wait((ahead,))
+        finally:
+            self._held.discard(key)
+        if _lapsed(ahead):
+            if self._posts.get(key) is asyncio.current_task():
+                del self._posts[key]  # (a stdio host's: no headers nor batch of it kept)
+            self.bridge.fail(key, _BEHIND_LAPSED.format(self.timeout), UPSTREAM_TIMEOUT)
+            return
+        await self._post(data, key, stream, host)
 
     async def _post(self, data: bytes, key: Key, stream: HostStream | None,
                     host: Mapping[str, str] | None) -> None:
@@ -625,25 +700,26 @@ class HttpUpstream:
                               f"{neutral(cut(self.session_id or '', 100))}")
                 return None
             # (one failed while this request waited for it; for the GET stream, one for this end)
-            if self._renewals != tried or (listening is not None and self._failed_end == ended):
+            last = self._failed_renewal
+            if self._renewals != tried or (listening is not None and last is not None and last[1] == ended):
                 if listening is not None:
                     listening("; not reopened: the renewal for this end failed (its record above); "
                               "the next request's renewal, when it starts a session, reopens it there")
-                return self._renewal_failed
+                return last[0] if last is not None else None
             if listening is not None:
                 listening("")
             self._renewals += 1
             why = await self._initialize_again(ended)
             http = {"exchange": exchange, "status": 404, "session": ended}
             if why is None:
-                self._renewal_failed = self._failed_end = None
+                self._failed_renewal = None
                 self.bridge.relay.note("open", "c2s", f"the upstream ended the session (HTTP 404{shown}): a new one "
                                        f"started with the host's initialize (its answer not forwarded), session "
                                        f"{neutral(cut(self.session_id or '', 100))}; the requests the ended one "
                                        f"refused are sent again in it", transport="http", http=http)
                 return None
             failed = f"the upstream ended the session (HTTP 404{shown}) and a new one could not be started: {why}"
-            self._renewal_failed, self._failed_end = failed, ended
+            self._failed_renewal = failed, ended
             self.bridge.relay.note("error", "s2c", failed, transport="http", http=http)
             return failed
 
@@ -723,23 +799,35 @@ class HttpUpstream:
                                            timeout=aiohttp.ClientTimeout(total=2)) as response:
                 await capped(response, self.limit)  # (not kept: held to the limit all the same)
 
-    async def _deliver(self, data: bytes, host: Mapping[str, str] | None) -> Delivery:
+    async def _deliver(self, data: bytes, host: Mapping[str, str] | None, ahead: asyncio.Task[Delivery] | None,
+                       deadline: float) -> Delivery:
         """POST a host frame that answers no request (a notification, a response); its HTTP
-        answer, within ``--timeout``. An error status, or no answer, is noted in the frame log."""
+        answer, by ``deadline`` (``--timeout`` from its sending). ``ahead``: a stdio host's
+        notification or response sent before it and not yet answered, which it waits for (within
+        that time; not sent when that one lapses). An error status, or no answer, is noted in the
+        frame log."""
         assert self._client is not None
-        self._exchange += 1
         if self.stdio_host and self._initialized is None and data.find(b"notifications/initialized") >= 0 \
                 and peek(data).method == "notifications/initialized":
             self._initialized = data
+        posting = ahead is None
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout_at(deadline):
+                if ahead is not None:
+                    await asyncio.wait((ahead,))
+                    if _lapsed(ahead):
+                        return self._not_sent(data)
+                    posting = True
+                self._exchange += 1
                 async with self._client.post(self.url, data=data, headers=self._request_headers(data, host),
                                              allow_redirects=False) as response:
                     read = await capped(response, self.limit)
         except (aiohttp.ClientError, OSError, ValueError) as exc:
+            if not posting:  # (the deadline came as it waited: its own and the earlier one's fell on one tick)
+                return self._not_sent(data)
             status, fault, reason = upstream_fault(exc, self.timeout)
             self._undelivered(data, reason, f"answered HTTP {status}")
-            return Delivery(status, _JSON, fault)
+            return Delivery(status, _JSON, fault, lapsed=isinstance(exc, TimeoutError))
         body = given(response.status, read, self.limit)
         if isinstance(body, Refused):
             self._undelivered(data, body.reason, "answered HTTP 502")
@@ -747,6 +835,14 @@ class HttpUpstream:
         if response.status >= 300:
             self._undelivered(data, f"the upstream answered HTTP {response.status}", "passed to the host")
         return Delivery(response.status, response.headers, body)
+
+    def _not_sent(self, data: bytes) -> Delivery:
+        """A stdio host's frame answering no request that waited for the one before it, which
+        lapsed: not sent (noted in the frame log)."""
+        reason = _BEHIND_LAPSED.format(self.timeout)
+        self._undelivered(data, reason, "answered HTTP 504")
+        return Delivery(504, _JSON, error_frame(None, UPSTREAM_TIMEOUT, f"mcp-verdict proxy: {reason}",
+                                                {"reason": reason}), lapsed=True)
 
     def _undelivered(self, data: bytes, reason: str, told: str) -> None:
         """Note in the frame log that the upstream did not take a host frame answering no request."""
