@@ -186,10 +186,14 @@ def locked(response, **options):
 answers.mcp_receiver_input = locked.mcp_receiver_input = "both"
 '''
 
-STOPPED = ("the receiver gave no answer within 2 s (the time limit per case): it was stopped, and the run went on "
-           "with the next case")
+# The limit the receivers that hang are given. An answered case takes milliseconds (the rows
+# passed, on a 2-core machine at load 7, with --timeout 0.1): 1 s is ten times that and more,
+# and far below the hang (an hour). Each case stopped waits it out: 57 stops in this file.
+LIMIT = "1"
+STOPPED = (f"the receiver gave no answer within {LIMIT} s (the time limit per case): it was stopped, and the run "
+           "went on with the next case")
 HANGS = ("sleeps", "spins", "hangs_always", "hangs_but_third", "locked",
-         "spawns_and_sleeps", "hangs_every_other")  # (--timeout 2; the others: 10 s)
+         "spawns_and_sleeps", "hangs_every_other")  # (--timeout LIMIT; the others: 10 s)
 
 
 def _exited(how: str) -> str:
@@ -222,7 +226,7 @@ def _conform(tmp: Path, receiver: str, *args: str) -> subprocess.CompletedProces
     (tmp / "receivers.py").write_text(RECEIVERS, "utf-8")
     (tmp / "threaded.py").write_text(THREADED, "utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp), SRC]), "COLUMNS": "300"}
-    limit = ["--timeout", "2"] if receiver.rpartition(":")[2] in HANGS else []
+    limit = ["--timeout", LIMIT] if receiver.rpartition(":")[2] in HANGS else []
     path = receiver if ":" in receiver else f"receivers:{receiver}"
     return subprocess.run([*CLI, "conform", path, "--versions", VERSION, *limit, *args],
                           capture_output=True, text=True, cwd=tmp, env=env, stdin=subprocess.DEVNULL, timeout=300,
@@ -344,17 +348,17 @@ IDS = [case.id for case in mcp_verdict.corpus.load(versions=[VERSION])]  # (the 
 
 
 def _gave_up(cases: int) -> str:
-    return (f"the run gave up after {cases} case{'s' if cases > 1 else ''} in a row gave no answer within 2 s "
+    return (f"the run gave up after {cases} case{'s' if cases > 1 else ''} in a row gave no answer within {LIMIT} s "
             f"(--timeout; --give-up-after {cases})")
 
 
 def _gave_up_total(cases: int) -> str:
-    return (f"the run gave up after {cases} case{'s' if cases > 1 else ''} in all gave no answer within 2 s "
+    return (f"the run gave up after {cases} case{'s' if cases > 1 else ''} in all gave no answer within {LIMIT} s "
             f"(--timeout; --give-up-total {cases})")
 
 
 def _stopped_notice(index: int, then: str) -> str:
-    return f"mcp-verdict: case {IDS[index]} ({VERSION}) gave no answer within 2 s: stopped; {then}"
+    return f"mcp-verdict: case {IDS[index]} ({VERSION}) gave no answer within {LIMIT} s: stopped; {then}"
 
 
 # (receiver, arguments, exit status, summary (error: the rest), the cases not run, why)
@@ -510,7 +514,8 @@ THREADS_WARNING = ("mcp-verdict: warning: this process runs 1 other thread (hold
 THREADS_TABLE = [  # (receiver, arguments, exit status, stderr)
     ("threaded:answers", [], 0, [THREADS_WARNING.format("10 s")]),
     ("threaded:locked", ["--give-up-after", "1"], 3, [
-        THREADS_WARNING.format("2 s"), _stopped_notice(0, f"1 in a row: the run gives up, {CASES - 1} cases not run")]),
+        THREADS_WARNING.format(f"{LIMIT} s"),
+        _stopped_notice(0, f"1 in a row: the run gives up, {CASES - 1} cases not run")]),
     ("exits_3", [], 1, []),  # no thread: nothing said
 ]
 

@@ -201,11 +201,17 @@ SQLITE_CASES: list[tuple[str, dict[str, Any], Kind, Action]] = [
 ]
 
 
+# Each connecting step's bound: the server gives server/discover no answer, so the auto and modern
+# connections below wait out this bound (without it, the SDK's own probe's 10 s); initialize, from
+# the server's start, took 1.5 s at load 7.5 on 2 cores: 6 s is four times that.
+CONNECT = 6.0
+
+
 def test_a_legacy_server_that_dies_on_discover(tmp_path: Path) -> None:
     command = [str(need_venv(SQLITE, "mcp-server-sqlite (.venvs/sqlite)")), "--db-path", str(tmp_path / "t.db")]
 
     async def scenario() -> tuple[str, list[str], list[Any], str | None]:
-        async with VerdictClient.stdio(command, timeout=30) as client:
+        async with VerdictClient.stdio(command, timeout=30, connect_timeout=CONNECT) as client:
             outcomes = [await client.call_tool(n, a) for n, a, *_ in SQLITE_CASES]
             return client.version, list(client.warnings), outcomes, None
 
@@ -219,7 +225,7 @@ def test_a_legacy_server_that_dies_on_discover(tmp_path: Path) -> None:
     assert "content.suspect_error" in outcomes[-1].content_check.codes and not outcomes[-1].succeeded
 
     async def modern() -> None:
-        async with VerdictClient.stdio(command, timeout=30, mode="modern"):
+        async with VerdictClient.stdio(command, timeout=30, connect_timeout=CONNECT, mode="modern"):
             pass
 
     with pytest.raises(CannotConnect) as caught:
@@ -227,7 +233,7 @@ def test_a_legacy_server_that_dies_on_discover(tmp_path: Path) -> None:
     assert caught.value.cause in ("exited", "protocol") and caught.value.step == "server/discover"
 
     async def legacy() -> tuple[list[str], Any]:
-        async with VerdictClient.stdio(command, timeout=30, mode="legacy") as client:
+        async with VerdictClient.stdio(command, timeout=30, connect_timeout=CONNECT, mode="legacy") as client:
             return list(client.warnings), await client.call_tool("list_tables", {})
 
     legacy_warnings, listed = run(legacy)

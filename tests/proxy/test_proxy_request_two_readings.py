@@ -341,10 +341,13 @@ CALL = '{"jsonrpc":"2.0",%s,"method":"tools/call","params":{"name":"%s","argumen
 # answers under the first "id" member as written, as a parser keeping the first reads it; ``hang`` is
 # never answered): host B's ``hang`` is in flight when host A POSTs an ``echo`` giving its id twice.
 # (case, B's id member, A's id members) → (what B's POST gets: (id, code) — the proxy's
-# UPSTREAM_TIMEOUT at --timeout 5, as hang has no answer; what A's gets: (id, text)). When A's first id
+# UPSTREAM_TIMEOUT at --timeout 2, as hang has no answer; what A's gets: (id, text)). When A's first id
 # is B's, the server would take A's call as another request under B's id: the proxy sends A's under an
 # id of its own (both id members replaced) and A gets its answer under its last id as written. Before,
 # it went as written: the server's answer to it went to B as B's answer, and A got -31002.
+# (Each row waits B's limit out. A's call, sent once B's is in flight, took at most 22 ms at load 7
+# on 2 cores: 2 s keeps B in flight a hundred times longer than A needs.)
+CROSSED_TIMEOUT = 2.0
 CROSSED: list[tuple[str, str, str, tuple[Any, int], tuple[Any, str]]] = [
     ("first-is-in-flight", '"id":3', '"id":3,"id":"a"', (3, -31002), ("a", "ok")),
     ("last-is-in-flight", '"id":3', '"id":"a","id":3', (3, -31002), (3, "ok")),
@@ -362,13 +365,13 @@ def test_a_first_id_another_host_has_in_flight(tmp_path: Path, monkeypatch: pyte
     headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call"}
     with contextlib.ExitStack() as stack:
         if where == "process":
-            url = stack.enter_context(_proxy(["--mode", "observe", "--timeout", "5", "--", *VERBATIM],
-                                             tmp_path / "err"))
+            url = stack.enter_context(_proxy(["--mode", "observe", "--timeout", f"{CROSSED_TIMEOUT:g}", "--",
+                                              *VERBATIM], tmp_path / "err"))
         else:
             from mcp_verdict.proxy._run import ProxyOptions
 
             options = ProxyOptions(command=VERBATIM, listen=("127.0.0.1", 0), otel=False, mode="observe",
-                                   timeout=5.0)
+                                   timeout=CROSSED_TIMEOUT)
             url = stack.enter_context(http_host_in_thread(options)).url
         host, port, _ = _address(url)
         b = stack.enter_context(socket.create_connection((host, port), timeout=TIMEOUT))
