@@ -49,6 +49,10 @@ class Recorder:
                                       flush_each=flush_each) if frames is not None else None
         self._verdicts = RotatingLines(verdicts, max_bytes=max_bytes, backups=backups,
                                        flush_each=flush_each) if verdicts is not None else None
+        self.shares_digests = self._frames is not None and self._verdicts is not None and not payloads
+        """The frame log writes each payload's digest and verdict lines are written: an answer's
+        record and its verdict line name one digest, which the relay makes once
+        (``Relay._sha256``: a record it gives with ``redacted`` set is written as it is)."""
 
     @property
     def wants_verdicts(self) -> bool:
@@ -61,6 +65,7 @@ class Recorder:
                 writer.write(record)
             except (OSError, ValueError) as exc:
                 self._frames = None
+                self.shares_digests = False
                 _stopped("frame log", writer, exc)
 
     def verdict(self, line: Mapping[str, Any]) -> None:
@@ -79,12 +84,14 @@ class Recorder:
                 writer.write_line(data)
             except (OSError, ValueError) as exc:
                 self._verdicts = None
+                self.shares_digests = False
                 _stopped("verdict lines", writer, exc)
 
     def close(self) -> None:
         """Close both files; later records are dropped (a transport's last callbacks may still
         note something as the loop winds down)."""
         writers, self._frames, self._verdicts = (self._frames, self._verdicts), None, None
+        self.shares_digests = False
         for writer in writers:
             if writer is not None:
                 try:
