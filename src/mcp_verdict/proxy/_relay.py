@@ -1350,17 +1350,17 @@ class Relay:
         recorder = self.recorder
         wants = recorder is not None and recorder.wants_verdicts
         if verdict is not None and (wants or waiting.token is not None):
-            action = decide(verdict, tool=self._kept().tools.get(exchange.tool or "")).action.value
-        if wants and verdict is not None:
+            action = decide(verdict, tool=self._kept().tools.get(exchange.tool or "")).action._value_
+        if wants and verdict is not None:  # (each enum's ``_value_``: ``.value`` is two Python calls)
             assert recorder is not None
             recorder.verdict({
                 "conn": self.conn, "call": exchange.call, "round": exchange.round, "method": exchange.method,
                 "id": exchange.request_id, "tool": exchange.tool, "task": exchange.task_id,
-                "version": exchange.context.version, "kind": verdict.kind.value,
+                "version": exchange.context.version, "kind": verdict.kind._value_,
                 "findings": [{"code": f.code, "path": f.path, "severity": f.severity} for f in verdict.findings],
                 "decision": action, "forwarded": "refused" if refused else "unchanged",
                 "latency_ms": round((self.clock() - waiting.started) * 1000, 3),
-                "sha256": self._sha256(data, not refused and getattr(recorder, "shares_digests", False)),
+                "sha256": self._sha256(data, not refused and getattr(recorder, "redacts", False)),
                 "size": len(data)})
         if waiting.token is not None and self.telemetry is not None:
             self.telemetry.end(waiting.token, verdict, action, None, refused)
@@ -1516,13 +1516,13 @@ class Relay:
         if recorder is not None:
             if self.one_line and (data.find(b"\n") >= 0 or data.find(b"\r") >= 0):
                 note = _ONE_LINE if note is None else f"{note}; {_ONE_LINE}"
-            if getattr(recorder, "shares_digests", False):  # (its digest, made once with its verdict line's)
+            if getattr(recorder, "redacts", False):  # (its digest, made once with its verdict line's)
                 recorder.frame(FrameRecord(self.conn, seq, at, "s2c", "message", None,
-                                           (self._sha256(data, answers is not None), len(data)), note,
-                                           self.transport, _http(http)))
+                                           (self._sha256(data, answers is not None and recorder.wants_verdicts),
+                                            len(data)), note, self.transport, _http(http) if http else None))
             else:
                 recorder.frame(FrameRecord(self.conn, seq, at, "s2c", "message", data, None, note, self.transport,
-                                           _http(http)))
+                                           _http(http) if http else None))
         return [_tuple_new(Out, ("host", data, answers, related, ()))]  # (Out's, without its __new__: Python's)
 
     def _sha256(self, data: bytes, keep: bool) -> str:
@@ -1556,8 +1556,14 @@ class Relay:
             if self.upstream_one_line and direction == "c2s" and kind == "message" and data is not None \
                     and (data.find(b"\n") >= 0 or data.find(b"\r") >= 0):
                 note = _ONE_LINE_UP if note is None else f"{note}; {_ONE_LINE_UP}"
-            self.recorder.frame(FrameRecord(self.conn, seq, time.time() if at is None else at, direction, kind, data,
-                                            None, note, self.transport, _http(http)))
+            recorder = self.recorder
+            if data is not None and getattr(recorder, "redacts", False):  # (redact's record, made here once)
+                recorder.frame(FrameRecord(self.conn, seq, time.time() if at is None else at, direction, kind, None,
+                                           (hashlib.sha256(data).hexdigest(), len(data)), note, self.transport,
+                                           _http(http) if http else None))
+            else:
+                recorder.frame(FrameRecord(self.conn, seq, time.time() if at is None else at, direction, kind, data,
+                                           None, note, self.transport, _http(http) if http else None))
         return seq
 
     def noise(self, direction: Literal["c2s", "s2c"], line: bytes) -> bool:
