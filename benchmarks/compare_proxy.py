@@ -19,7 +19,9 @@ at the same percentile), and its CPU per call (the process's user+system time ov
 in ns from ``/proc/PID/task/*/schedstat``; its upstream not counted). ``--size``: the answer's
 text (bench_proxy's 160, ~250 B answers, by default; 60000 for its ~60 kB ones). ``--swap``
 starts NEW_SRC's proxies before OLD_SRC's (the chain started last may measure a little more
-whatever its code: run both orders). Numbers, not assertions: compare within one run.
+whatever its code: run both orders). ``--records DIR``: each proxy records as users run it, its
+frame log (payloads redacted) and its verdict lines in DIR (``LABEL-MODE.log``,
+``LABEL-MODE.verdicts``). Numbers, not assertions: compare within one run.
 """
 
 from __future__ import annotations
@@ -60,9 +62,10 @@ def pair_name(text: str) -> str:
     raise argparse.ArgumentTypeError(f"not a pair: {text!r} (one of {', '.join(PAIRS)})")
 
 
-def openers(pair: str, upstream_url: str | None, versions: list[tuple[str, str]], modes: list[str]
-            ) -> dict[str, Opener]:
-    """The chains of one comparison: direct, then each (label, src) version in each mode."""
+def openers(pair: str, upstream_url: str | None, versions: list[tuple[str, str]], modes: list[str],
+            records: Path | None = None) -> dict[str, Opener]:
+    """The chains of one comparison: direct, then each (label, src) version in each mode (with
+    ``records``: each proxy's frame log and verdict lines there)."""
     host_side, upstream_side = pair.split("→")
     if upstream_side == "HTTP":
         assert upstream_url is not None
@@ -83,12 +86,15 @@ def openers(pair: str, upstream_url: str | None, versions: list[tuple[str, str]]
     for mode in modes:
         for label, src in versions:
             env = ["env", f"PYTHONPATH={Path(src).resolve()}"]
+            recording = [] if records is None else ["--log", str(records / f"{label}-{mode}.log"),
+                                                    "--verdicts", str(records / f"{label}-{mode}.verdicts")]
             if host_side == "HTTP":
                 chains[f"{label} {mode}"] = bench.http_chain(
-                    [*env, *bench.OURS, "--mode", mode, "--listen", "127.0.0.1:{port}", *upstream_args],
+                    [*env, *bench.OURS, "--mode", mode, *recording, "--listen", "127.0.0.1:{port}", *upstream_args],
                     "http://127.0.0.1:{port}/mcp")
             else:
-                chains[f"{label} {mode}"] = bench.stdio_chain([*env, *bench.OURS, "--mode", mode, *upstream_args])
+                chains[f"{label} {mode}"] = bench.stdio_chain([*env, *bench.OURS, "--mode", mode, *recording,
+                                                               *upstream_args])
     return chains
 
 
@@ -113,6 +119,8 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2000, help="sequential calls per chain (default 2000)")
     parser.add_argument("--size", type=int, default=bench.SMALL, help="the answer's text in bytes (default 160)")
     parser.add_argument("--swap", action="store_true", help="start the new version's proxies first")
+    parser.add_argument("--records", type=Path, metavar="DIR",
+                        help="each proxy writes its frame log and verdict lines in DIR (as users run it)")
     args = parser.parse_args()
     versions = [("before", args.old), ("after", args.new)]
     if args.swap:
@@ -122,7 +130,9 @@ def main() -> None:
     pids: dict[str, int | None] = {}
     closers: list[Callable[[], None]] = []
     with upstream_for(args.pair) as url:
-        chains = openers(args.pair, url, versions, modes)
+        if args.records is not None:
+            args.records.mkdir(parents=True, exist_ok=True)
+        chains = openers(args.pair, url, versions, modes, args.records)
         try:
             for name, open_ in chains.items():
                 host, pid, close = open_()

@@ -34,6 +34,7 @@ from typing import Any, Final
 import orjson
 
 from ..frames import FrameLogWriter, FrameRecord, RotatingLines
+from ..frames._log import encode, redact
 from ..verdict._classify import DEFAULT_LIMITS
 from ..verdict._findings import ELIDED
 
@@ -49,18 +50,22 @@ class Recorder:
                                       flush_each=flush_each) if frames is not None else None
         self._verdicts = RotatingLines(verdicts, max_bytes=max_bytes, backups=backups,
                                        flush_each=flush_each) if verdicts is not None else None
-
-    @property
-    def wants_verdicts(self) -> bool:
-        return self._verdicts is not None
+        self.wants_verdicts = self._verdicts is not None
+        """Verdict lines are written (a plain attribute, read per answer: no property's call)."""
+        self.redacts = self._frames is not None and not payloads
+        """The frame log writes each payload's digest and size: the relay may give a record with
+        ``redacted`` set (written as it is), its digest made once for the record and the answer's
+        verdict line (``Relay._sha256``)."""
 
     def frame(self, record: FrameRecord) -> None:
         writer = self._frames
         if writer is not None:
-            try:
-                writer.write(record)
+            try:  # (FrameLogWriter.write's steps, in one call)
+                writer.write_line(encode(redact(record) if record.data is not None and not self.payloads
+                                         else record))
             except (OSError, ValueError) as exc:
                 self._frames = None
+                self.redacts = False
                 _stopped("frame log", writer, exc)
 
     def verdict(self, line: Mapping[str, Any]) -> None:
@@ -79,12 +84,14 @@ class Recorder:
                 writer.write_line(data)
             except (OSError, ValueError) as exc:
                 self._verdicts = None
+                self.wants_verdicts = False
                 _stopped("verdict lines", writer, exc)
 
     def close(self) -> None:
         """Close both files; later records are dropped (a transport's last callbacks may still
         note something as the loop winds down)."""
         writers, self._frames, self._verdicts = (self._frames, self._verdicts), None, None
+        self.wants_verdicts = self.redacts = False
         for writer in writers:
             if writer is not None:
                 try:

@@ -69,6 +69,7 @@ verdict passes; the verdict is made first, the pairing, records and verdict line
 from __future__ import annotations
 
 import gc
+import hashlib
 import json
 import re
 import time
@@ -276,6 +277,10 @@ class Relay:
         self._listing: tuple[Exchange, int] | None = None
         """A ``tools/list`` answered and forwarded whose tools are not kept yet (:meth:`_kept`)."""
         self._retold: tuple[Exchange, Taken, str, str] | None = None
+        self._digested: tuple[bytes, str] | None = None
+        """The bytes last digested for a record and their SHA-256 (hex) while their other record
+        waits (:meth:`_sha256`): one reading of an answer's bytes for its verdict line and its
+        frame log record, where there were two (~28 instructions a byte under callgrind)."""
         """The call judged again as an answer is judged (:meth:`_taken`): that answer's request, the
         call, the task id, the call's new decision, for the span of the call that answer ends
         (:meth:`_spans_of_tasks`)."""
@@ -1348,16 +1353,18 @@ class Relay:
         recorder = self.recorder
         wants = recorder is not None and recorder.wants_verdicts
         if verdict is not None and (wants or waiting.token is not None):
-            action = decide(verdict, tool=self._kept().tools.get(exchange.tool or "")).action.value
-        if wants and verdict is not None:
+            action = decide(verdict, tool=self._kept().tools.get(exchange.tool or "")).action._value_
+        if wants and verdict is not None:  # (each enum's ``_value_``: ``.value`` is two Python calls)
             assert recorder is not None
             recorder.verdict({
                 "conn": self.conn, "call": exchange.call, "round": exchange.round, "method": exchange.method,
                 "id": exchange.request_id, "tool": exchange.tool, "task": exchange.task_id,
-                "version": exchange.context.version, "kind": verdict.kind.value,
+                "version": exchange.context.version, "kind": verdict.kind._value_,
                 "findings": [{"code": f.code, "path": f.path, "severity": f.severity} for f in verdict.findings],
                 "decision": action, "forwarded": "refused" if refused else "unchanged",
-                "latency_ms": round((self.clock() - waiting.started) * 1000, 3), **digest(data)})
+                "latency_ms": round((self.clock() - waiting.started) * 1000, 3),
+                "sha256": self._sha256(data, not refused and getattr(recorder, "redacts", False)),
+                "size": len(data)})
         if waiting.token is not None and self.telemetry is not None:
             self.telemetry.end(waiting.token, verdict, action, None, refused)
 
@@ -1508,12 +1515,34 @@ class Relay:
     def _forward(self, data: bytes, seq: int, at: float, http: Mapping[str, Any] | None, *,
                  answers: Key | None = None, related: Key | None = None, note: str | None = None) -> list[Out]:
         self.stats.forwarded += 1
-        if self.recorder is not None:
+        recorder = self.recorder
+        if recorder is not None:
             if self.one_line and (data.find(b"\n") >= 0 or data.find(b"\r") >= 0):
                 note = _ONE_LINE if note is None else f"{note}; {_ONE_LINE}"
-            self.recorder.frame(FrameRecord(self.conn, seq, at, "s2c", "message", data, None, note, self.transport,
-                                            _http(http)))
+            if getattr(recorder, "redacts", False):  # (its digest, made once with its verdict line's)
+                recorder.frame(FrameRecord(self.conn, seq, at, "s2c", "message", None,
+                                           (self._sha256(data, answers is not None and recorder.wants_verdicts),
+                                            len(data)), note, self.transport, _http(http) if http else None))
+            else:
+                recorder.frame(FrameRecord(self.conn, seq, at, "s2c", "message", data, None, note, self.transport,
+                                           _http(http) if http else None))
         return [_tuple_new(Out, ("host", data, answers, related, ()))]  # (Out's, without its __new__: Python's)
+
+    def _sha256(self, data: bytes, keep: bool) -> str:
+        """The SHA-256 (hex) of ``data``, an answer's bytes, for its verdict line or its frame log
+        record (payloads redacted): read once for both. The digest last kept answers for the very
+        same bytes object (and is let go: its other record is written); ``keep``: this one is
+        kept for the other record, which is to follow (the bytes held until then, or until the
+        next digest kept: one frame at most; a frame between them that answers nothing, such as a
+        notification, lets it be)."""
+        held = self._digested
+        if held is not None and held[0] is data:
+            self._digested = None
+            return held[1]
+        made = hashlib.sha256(data).hexdigest()
+        if keep:
+            self._digested = (data, made)
+        return made
 
     def _refuse(self, data: bytes, seq: int, at: float, http: Mapping[str, Any] | None, note: str) -> list[Out]:
         self.stats.refused += 1
@@ -1530,8 +1559,14 @@ class Relay:
             if self.upstream_one_line and direction == "c2s" and kind == "message" and data is not None \
                     and (data.find(b"\n") >= 0 or data.find(b"\r") >= 0):
                 note = _ONE_LINE_UP if note is None else f"{note}; {_ONE_LINE_UP}"
-            self.recorder.frame(FrameRecord(self.conn, seq, time.time() if at is None else at, direction, kind, data,
-                                            None, note, self.transport, _http(http)))
+            recorder = self.recorder
+            if data is not None and getattr(recorder, "redacts", False):  # (redact's record, made here once)
+                recorder.frame(FrameRecord(self.conn, seq, time.time() if at is None else at, direction, kind, None,
+                                           (hashlib.sha256(data).hexdigest(), len(data)), note, self.transport,
+                                           _http(http) if http else None))
+            else:
+                recorder.frame(FrameRecord(self.conn, seq, time.time() if at is None else at, direction, kind, data,
+                                           None, note, self.transport, _http(http) if http else None))
         return seq
 
     def noise(self, direction: Literal["c2s", "s2c"], line: bytes) -> bool:
