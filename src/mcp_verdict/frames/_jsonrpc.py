@@ -729,6 +729,8 @@ _STEPS: Final = bytes.maketrans(b"[{]}\x00", b"\x02\x02\x00\x00\x01")
 """A structural byte as 1 + the change of depth it makes: an opening bracket 2, a closing one 0, a
 mark 1 (none)."""
 _ONE_BRACKET: Final = bytes.maketrans(b"[]{}", b"||||")
+_IS_MARK: Final = bytes.maketrans(b"\x00\x01\x02", b"\x00\x01\x00")
+"""A token's step (:data:`_STEPS`) as 1 where it is a mark."""
 _ONLY_BRACKETS: Final = bytes(0x5B if b in b"[]{}" else 0x2E for b in range(256))
 """Every byte as ``.`` but a bracket, as ``[``."""
 
@@ -766,10 +768,10 @@ def _quotes_after_backslashes(view: bytes, inside: bool) -> bytes:
     two mixed) the view's strings are read again by :data:`_STRING`, opened by either quote (a
     regular expression's split: in C, a few objects per string, no Python step)."""
     within = view.replace(b'\\"', _ESCAPED + _QUOTED)
-    if _QUOTED not in b"".join(within.split(b'"')[inside::2]):
+    if _QUOTED not in _between(within, inside):
         return within
     opening = view.replace(b'\\"', _STRAY + b'"')
-    if _STRAY not in b"".join(opening.split(b'"')[1 - inside::2]):
+    if _STRAY not in _between(opening, not inside):
         return opening
     head = b""
     if inside:  # (the string the view starts in, up to its closing quote)
@@ -778,6 +780,15 @@ def _quotes_after_backslashes(view: bytes, inside: bool) -> bytes:
     parts = _STRING.split(within)
     parts[1::2] = map(add, repeat(b'"'), parts[1::2])
     return head + b"".join(parts)
+
+
+def _between(view: bytes, inside: bool) -> bytes:
+    """The bytes of ``view`` outside its strings, joined, when it starts inside one if ``inside``
+    (with ``not inside``: those inside its strings). ``split`` steps a byte at a time: a view with
+    no quote is not split."""
+    if b'"' not in view:
+        return b"" if inside else view
+    return b"".join(view.split(b'"')[inside::2])
 
 
 def _outside(data: bytes, ids: bool) -> Iterator[tuple[int, bytes, bytes, bool]]:
@@ -882,14 +893,24 @@ def _member_blocks(data: bytes, last: bool = False) -> Iterator[list[int]]:
 
 def _at_depth_one(tokens: bytes, depth: int, last: bool) -> list[int]:
     """Which marks of a block's ``tokens`` (brackets and marks; the depth ``depth`` before them)
-    are at depth 1 (their numbers, from 0; with ``last``, the last only): the marks between two
-    brackets are at one depth, so the C iterators take a step per bracket, and a range per run of
-    marks at depth 1."""
+    are at depth 1 (their numbers, from 0; with ``last``, the last only), in C iterators, up to the
+    last mark (the brackets after it move none; none at all when ``last`` and that mark is at depth
+    1): a step per token where brackets are as many as marks or more; else a step per bracket and
+    a range per run of marks at depth 1 (the marks between two brackets are at one depth)."""
+    tokens = tokens[:tokens.rfind(b"\x00") + 1]
+    marks = tokens.count(b"\x00")
+    if last and depth + 2 * (tokens.count(b"[") + tokens.count(b"{")) + marks - len(tokens) == 1:
+        return [marks - 1]
+    if 2 * marks <= len(tokens):
+        # (the depth after the i-th token, depth + sum(steps[:i+1]) - (i+1), is 1 where the sum is i + 2 - depth)
+        steps = tokens.translate(_STEPS)
+        at_marks = compress(map(eq, accumulate(steps), count(2 - depth)), steps.translate(_IS_MARK))
+        ones = list(compress(count(), at_marks))
+        return ones[-1:] if last else ones
     # (the marks before each bracket, and after the last)
     runs = list(map(len, tokens.translate(_ONE_BRACKET).split(b"|")))
-    # (the depth after the i-th bracket: depth + sum(steps[:i+1]) - (i+1))
-    at_one = list(map(eq, map(sub, accumulate(tokens.translate(None, b"\x00").translate(_STEPS), initial=depth),
-                              count()), repeat(1)))
+    # (the depth after the i-th bracket, depth + sum(steps[:i+1]) - (i+1), is 1 where the sum is i + 1 - depth)
+    at_one = list(map(eq, accumulate(tokens.translate(None, b"\x00").translate(_STEPS), initial=depth), count(1)))
     ends = list(accumulate(runs))
     if last:  # (the end of the last run at depth 1 that holds a mark)
         held = list(compress(ends, map(mul, at_one, runs)))
