@@ -34,6 +34,8 @@ def frames(size: int) -> dict[str, tuple[bytes, bytes | None]]:
     text = b"lorem ipsum dolor sit amet, " * (size // 28)
     small = SMALL * (size // len(SMALL))
     deep = b'{"id":1,"result":' + b"[" * 1010 + small + b"1" + b"]" * 1010
+    row = b'{\\"type\\":\\"row\\",\\"n\\":12,\\"ok\\":true}, '
+    escaped = row * (size // len(row))
     return {
         "valid ascii text": (TEXT + text + b'"}]}}', None),
         "valid french text": (TEXT + ("déjà vu, ça fait " * (size // 20)).encode() + b'"}]}}', None),
@@ -49,7 +51,22 @@ def frames(size: int) -> dict[str, tuple[bytes, bytes | None]]:
         "1010 levels, a wrong last byte": (deep + b"x", deep + b"}"),
         "values then 2000 levels": (b'{"id":1,"result":[' + small + b"[" * 2000 + b"]" * 2000 + b"]}",
                                     b'{"id":1,"result":[' + small + b"[" * 1000 + b"]" * 1000 + b"]}"),
+        # (unreadable frames of escaped JSON text, as tools return it: backslashes inside strings only)
+        "NaN at end, escaped JSON text": (TEXT + escaped + b'"},NaN]}}', TEXT + escaped + b'"},1  ]}}'),
+        # backslashes outside strings (no JSON text holds one): each ignored by the id's scan
+        "cut, two backslashes and a quote repeated": (TEXT + b'\\\\"' * (size // 3), _valid_text(size)),
+        "a stray backslash, then [ repeated": (b'{\\ "id":1,"a":' + b"[" * size, _valid_text(size)),
+        "a stray backslash before each string, NaN": (ITEMS + b'\\"x",' * (size // 5) + b"NaN]}}",
+                                                      ITEMS + b'"xy",' * (size // 5) + b"1  ]}}"),
+        # members named "id" whose first quote closes a string: half the marks inside strings
+        '"a"id": repeated (ids in strings)': (b'{"id":1,"a":' + b'"a"id":' * (size // 7), _valid_text(size)),
+        '"id": repeated (top-level ids)': (b'{"id":1,"a":' + b'"id":' * (size // 5), _valid_text(size)),
     }
+
+
+def _valid_text(size: int) -> bytes:
+    """A valid frame of about ``size`` bytes: one text block."""
+    return TEXT + b"lorem ipsum dolor sit amet, " * (size // 28) + b'"}]}}'
 
 
 def _load_old(src: Path) -> dict[str, Any]:
@@ -89,7 +106,7 @@ def main() -> None:
             readers |= {"old peek": old["peek"], "old id_text": old["id_text"]}
             data |= {"old peek": frame, "old id_text": frame}
         best = _best(readers, data, options.rounds)
-        line = (f"{name:32s} {len(frame) / 2**20:5.1f} MiB  orjson {best['orjson']:8.1f} ms"
+        line = (f"{name:42s} {len(frame) / 2**20:5.1f} MiB  orjson {best['orjson']:8.1f} ms"
                 f"  peek {best['peek']:8.1f} ms ({best['peek'] / best['orjson']:.2f}x)  id {best['id_text']:8.1f} ms")
         if old is not None:
             line += (f"  | old peek {best['old peek']:8.1f} ms (new/old {best['peek'] / best['old peek']:.2f})"

@@ -4,7 +4,8 @@ of the bytes, whatever else is wrong (NaN, a lone surrogate, a truncated line, d
 JSON-RPC 2.0 s4 (an id is a string, a number or null), s5 (a response carries its request's id);
 RFC 8259 s7 (strings, escapes). The scan reads a frame a block at a time in C (64 KiB blocks:
 the large rows put a member, an escape or a bracket across a block's end); a backslash outside a
-string makes it read the frame token by token. Expected values are written by hand.
+string is a byte like any other there (tests/test_frames_id_scan_stray.py). Expected values are
+written by hand.
 """
 
 from __future__ import annotations

@@ -8,9 +8,10 @@ lone surrogate, a truncated line, invalid UTF-8 — still gets its id recovered 
 :func:`recover_id` where one is visible at the top level, so its call can be answered with an
 error rather than left waiting. The frame's strings and brackets are found in C a block at a time
 (:func:`id_values`: escapes paired by ``bytes.replace``, strings split on their quotes, the depth
-counted by C iterators), in time a part of what orjson takes to read a frame of that size; a frame
-with a backslash outside its strings is read token by token instead (a Python step per string or
-bracket), with the same answer.
+counted by C iterators), in time a part of what orjson takes to read a frame of that size. A
+backslash outside a string (no JSON text holds one) is a byte like any other there, and the quote
+after an odd run of them opens a string where it stands outside one: found in C too, by the
+quotes before it (:func:`_quotes_after_backslashes`).
 
 Ids are compared with their JSON type (``7`` is not ``"7"``, and ``1`` is not ``1.0``):
 :func:`id_key` is the key to use in a map of pending requests.
@@ -48,8 +49,8 @@ import sys
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from itertools import accumulate, compress, count, repeat
-from operator import eq, gt, sub
+from itertools import accumulate, chain, compress, count, repeat
+from operator import add, eq, gt, mul, sub
 from typing import Any, Final, Literal
 
 import msgspec
@@ -339,19 +340,17 @@ def _deep_problem(data: bytes | bytearray | memoryview | str) -> str | None:
     syntax error before that byte (its words), and with the recursion limit raised for the read
     (:func:`_deeper`); nesting of at most 1024 levels is checked whole so. In C, in memory a small
     part of the frame's size, no value built. None when orjson refuses the frame before it
-    builds anything (not UTF-8), or when msgspec cannot read it still (a backslash outside a
-    string that keeps the brackets from being counted, then nesting past the raised limit):
-    orjson reads it then."""
+    builds anything (not UTF-8), or when msgspec cannot read it still (nesting past the raised
+    limit): orjson reads it then. The brackets are counted past a backslash outside a string too,
+    as far as the nesting goes (no JSON text holds one: msgspec stops there, which is the problem
+    when it comes before the bracket past the levels, as orjson's first error is)."""
     try:
         whole = data.encode() if isinstance(data, str) else bytes(data) if not isinstance(data, bytes) else data
     except UnicodeEncodeError:
         return None
     if not _utf8(whole):
         return None
-    try:
-        over = _too_deep(whole)
-    except _Stray:  # (no JSON text holds one: msgspec names the error, at the raised limit)
-        over = None
+    over = _too_deep(whole)
     try:
         with _deeper():
             _SKIP.decode(memoryview(whole)[:len(whole) if over is None else over])
@@ -456,14 +455,11 @@ def _numbers_outside(data: bytes | bytearray) -> bool:
         return True
     parts = []
     size = 0
-    try:
-        for start, view, outside, _ in _outside(data, ids=False):
-            parts.append(outside)
-            size += len(outside)
-            if size * _MOSTLY_STRINGS > start + len(view):  # (not mostly strings: the whole scan is as quick)
-                return True
-    except _Stray:  # (cannot be: msgspec read the text)
-        return True
+    for start, view, outside, _ in _outside(data, ids=False):
+        parts.append(outside)
+        size += len(outside)
+        if size * _MOSTLY_STRINGS > start + len(view):  # (not mostly strings: the whole scan is as quick)
+            return True
     shapes = b"".join(parts).translate(_NUMBER_SHAPES)
     return any(shape in shapes for shape in _BIG_NUMBERS)
 
@@ -576,8 +572,9 @@ def names_method_member(data: bytes | bytearray | memoryview) -> bool:
     return _METHOD_MEMBER.search(data) is not None
 
 
-# Strings and brackets, matched in C; a Python step per match keeps the nesting depth, so the
-# scan is linear in the frame's size with a step per string or bracket.
+# Strings and brackets, matched in C (proxy/_codes.py keeps the nesting depth with a Python step
+# per match: small frames); the routing read's scan reads a frame as this does, a block at a time
+# (_outside).
 _TOKENS: Final = re.compile(rb'"(?:[^"\\]++|\\.)*+"?|[{}\[\]]', re.DOTALL)
 _NUMBER: Final = rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
 # after a member's name: its value when it is a number, a string or null, else group 1 is None
@@ -664,15 +661,13 @@ def error_json(request_id: object, code: int, message: str, data: object = None)
 def id_text(data: bytes) -> bytes | None:
     """The text of the last top-level ``"id"`` member's value, as written, when it is a number,
     a string or null followed by ``,`` or ``}`` (None: no member, or another value, or one cut
-    short). Linear time; never raises."""
-    try:
-        members = _id_members(data)
-    except _Stray:
-        last = None
-        for value in _scanned_ids(data, _ID_VALUE):
-            last = value
-        return None if last is None else last.group(1)
-    found = _ID_VALUE.match(data, members[-1] + 4) if members else None
+    short). Linear time, in memory a block's (the members of one block kept at a time); never
+    raises."""
+    last = None
+    for members in _member_blocks(data, last=True):
+        if members:
+            last = members[-1]
+    found = _ID_VALUE.match(data, last + 4) if last is not None else None
     return None if found is None else found.group(1)
 
 
@@ -686,33 +681,10 @@ def id_values(data: bytes, value: re.Pattern[bytes]) -> Iterator[re.Match[bytes]
     """The value of each top-level ``"id"`` member of ``data`` (a string token ``"id"`` at depth 1
     in the count of brackets outside strings, a colon after it past blanks) that ``value`` matches
     (matched at the end of the member's name), in order. Found in C a block at a time
-    (:func:`_id_members`), but in a frame with a backslash outside a string, which the token scan
-    reads (:func:`_scanned_ids`, a Python step per string or bracket). Linear in the frame's size;
-    never raises."""
-    try:
-        members = _id_members(data)
-    except _Stray:
-        yield from _scanned_ids(data, value)
-        return
-    for at in members:
-        found = value.match(data, at + 4)
-        if found is not None:
-            yield found
-
-
-def _scanned_ids(data: bytes, value: re.Pattern[bytes]) -> Iterator[re.Match[bytes]]:
-    """:func:`id_values` by the token scan (:data:`_TOKENS`): a Python step per string or bracket."""
-    depth = 0
-    for match in _TOKENS.finditer(data):
-        start = match.start()  # (a token is never copied out: a string token may be the whole frame)
-        first = data[start]
-        if first in {0x7B, 0x5B}:  # { [
-            depth += 1
-        elif first in {0x7D, 0x5D}:  # } ]
-            depth -= 1
-        elif depth == 1 and match.end() - start == 4 and data.startswith(b'"id"', start) \
-                and _COLON.match(data, match.end()) is not None:
-            found = value.match(data, match.end())
+    (:func:`_member_blocks`). Linear in the frame's size; never raises."""
+    for members in _member_blocks(data):
+        for at in members:
+            found = value.match(data, at + 4)
             if found is not None:
                 yield found
 
@@ -723,16 +695,28 @@ def _scanned_ids(data: bytes, value: re.Pattern[bytes]) -> Iterator[re.Match[byt
 # translate, count, replace) and C iterators, where a regular expression took a Python step per
 # string or bracket. Each escape pair (a backslash and the byte it escapes, when that is a
 # backslash or a quote) is first made two _ESCAPED bytes, so every quote left delimits a string;
-# that reads a frame as the token scan reads it (_TOKENS: a backslash outside a string is a plain
-# byte there) wherever no backslash stands outside a string, which the scan checks (_Stray).
+# that reads a frame as the token scan of its strings and brackets reads it (_TOKENS: in a string a
+# backslash escapes the byte after it; outside one it is a plain byte, no JSON but a byte the scan
+# steps over). A run of backslashes is whole inside a string or whole outside one (a quote ends
+# it); only the quote after an odd run is read two ways: escaped in a string, opening one outside
+# (_quotes_after_backslashes).
 
 _ESCAPED: Final = b"\x01"
+_QUOTED: Final = b"\x03"
+"""A quote after an odd run of backslashes in :func:`_plain`'s view, read as an escaped quote in
+a string (where every JSON text has it)."""
+_STRAY: Final = b"\x04"
+"""The last backslash of an odd run, in :func:`_plain`'s view where the quote after it opens a
+string (:func:`_quotes_after_backslashes`)."""
+_STRING: Final = re.compile(b'["' + _QUOTED + b']([^"]*"?)')
+"""A string of the view from its opening quote (a quote or :data:`_QUOTED`) to its closing one
+(none at the end), what follows the opening quote in group 1."""
 _ID_MARK: Final = b"\x00\x02\x02\x02"
 """Where a top-level member may be named ``"id"``: its four bytes (the name and its quotes) in
 :func:`_plain`'s view, when a colon follows past blanks. Its quotes gone, the strings around it are
 delimited as before (two quotes fewer), and the mark is outside a string exactly when its first
 quote opened the string ``"id"``."""
-_CLEAN: Final = bytes.maketrans(b"\x00\x01\x02", b"___")
+_CLEAN: Final = bytes.maketrans(b"\x00\x01\x02\x03\x04", b"_____")
 _SPACED_ID: Final = re.compile(rb'"id"(?=\s*:)')
 _COLON: Final = re.compile(rb"\s*:")
 _BLANKS_RE: Final = b" \t\n\r\f\v"
@@ -744,24 +728,27 @@ _NOT_STRUCTURE: Final = bytes(b for b in range(256) if b not in b"[]{}\x00")
 _STEPS: Final = bytes.maketrans(b"[{]}\x00", b"\x02\x02\x00\x00\x01")
 """A structural byte as 1 + the change of depth it makes: an opening bracket 2, a closing one 0, a
 mark 1 (none)."""
+_ONE_BRACKET: Final = bytes.maketrans(b"[]{}", b"||||")
 _IS_MARK: Final = bytes.maketrans(b"\x00\x01\x02", b"\x00\x01\x00")
+"""A token's step (:data:`_STEPS`) as 1 where it is a mark."""
 _ONLY_BRACKETS: Final = bytes(0x5B if b in b"[]{}" else 0x2E for b in range(256))
 """Every byte as ``.`` but a bracket, as ``[``."""
 
 
-class _Stray(Exception):
-    """A backslash outside a string: the view (:func:`_plain`) may pair it with a quote that opens
-    a string, so the token scan reads the frame instead."""
-
-
-def _plain(data: bytes, ids: bool) -> bytes:
-    """``data`` with each escape of a backslash or a quote two :data:`_ESCAPED` bytes (backslashes
-    pair from the left, as JSON reads them), and with ``ids``, each ``"id"`` a colon follows
-    :data:`_ID_MARK`; the bytes the view uses for itself (0, 1 and 2) made ``_`` first. Same length
-    and places as ``data``: a copy, or ``data`` when nothing changes."""
-    view = data.translate(_CLEAN) if b"\x00" in data or b"\x01" in data or b"\x02" in data else data
+def _plain(data: bytes, ids: bool, inside: bool = False) -> bytes:
+    """``data``, which starts inside a string when ``inside``, with each escape of a backslash or a
+    quote in a string two :data:`_ESCAPED` bytes (backslashes pair from the left, as JSON reads
+    them), and with ``ids``, each ``"id"`` a colon follows :data:`_ID_MARK`; the bytes the view
+    uses for itself (0 to 4) made ``_`` first. A backslash outside a string stays, or is made
+    another byte that is no quote, and the quote after it is kept (:func:`_quotes_after_backslashes`):
+    every quote of the view delimits a string. Same length and places as ``data``: a copy, or
+    ``data`` when nothing changes."""
+    view = data.translate(_CLEAN) if b"\x00" in data or b"\x01" in data or b"\x02" in data \
+        or b"\x03" in data or b"\x04" in data else data
     if b"\\" in view:
-        view = view.replace(b"\\\\", b"\x01\x01").replace(b'\\"', b"\x01\x01")
+        view = view.replace(b"\\\\", b"\x01\x01")
+        if b'\\"' in view:
+            view = _quotes_after_backslashes(view, inside)
     if ids and b'"id"' in view:
         view = view.replace(b'"id":', _ID_MARK + b":")
         if b'"id"' in view:
@@ -769,19 +756,53 @@ def _plain(data: bytes, ids: bool) -> bytes:
     return view
 
 
+def _quotes_after_backslashes(view: bytes, inside: bool) -> bytes:
+    """``view`` (starting inside a string when ``inside``; each pair of backslashes made two
+    :data:`_ESCAPED`, so ``\\"`` is the last backslash of an odd run and the quote after it) with
+    each such quote read: in a string an escaped quote (``_ESCAPED`` and :data:`_QUOTED`), outside
+    one the quote that opens a string (:data:`_STRAY` and the quote). Each leaves the scan in a
+    string (it was, or it opens one). Read in C, the block at a time: first as if each were in a
+    string (every JSON text), which holds when none of them lands outside the strings that reading
+    finds (the readings agree up to the first that does not hold); then as if each opened one
+    (a backslash before each string), which holds when none of them closes a string; else (the
+    two mixed) the view's strings are read again by :data:`_STRING`, opened by either quote (a
+    regular expression's split: in C, a few objects per string, no Python step)."""
+    within = view.replace(b'\\"', _ESCAPED + _QUOTED)
+    if _QUOTED not in _between(within, inside):
+        return within
+    opening = view.replace(b'\\"', _STRAY + b'"')
+    if _STRAY not in _between(opening, not inside):
+        return opening
+    head = b""
+    if inside:  # (the string the view starts in, up to its closing quote)
+        head, quote, within = within.partition(b'"')
+        head += quote
+    parts = _STRING.split(within)
+    parts[1::2] = map(add, repeat(b'"'), parts[1::2])
+    return head + b"".join(parts)
+
+
+def _between(view: bytes, inside: bool) -> bytes:
+    """The bytes of ``view`` outside its strings, joined, when it starts inside one if ``inside``
+    (with ``not inside``: those inside its strings). ``split`` steps a byte at a time: a view with
+    no quote is not split."""
+    if b'"' not in view:
+        return b"" if inside else view
+    return b"".join(view.split(b'"')[inside::2])
+
+
 def _outside(data: bytes, ids: bool) -> Iterator[tuple[int, bytes, bytes, bool]]:
     """``(start, view, outside, inside)`` for each block of about :data:`_STEP` bytes of ``data``:
     ``view`` the block's :func:`_plain` view (with ``ids``, its marks), ``outside`` the view's bytes
     outside strings (joined), ``inside`` whether the block starts inside a string. A block ends
     past an escape's backslash and past what may be a member named ``"id"`` and its colon (the
-    view of a block is the view of the frame there; memory: a block's). Raises :class:`_Stray` at
-    a block with a backslash outside a string."""
+    view of a block is the view of the frame there; memory: a block's)."""
     inside = False
     start = 0
     size = len(data)
     while start < size:
         end = _block_end(data, start, min(size, start + _STEP), ids)
-        view = _plain(data[start:end], ids)
+        view = _plain(data[start:end], ids, inside)
         was = inside
         if b'"' in view:
             pieces = view.split(b'"')
@@ -790,8 +811,6 @@ def _outside(data: bytes, ids: bool) -> Iterator[tuple[int, bytes, bytes, bool]]
                 inside = not inside
         else:
             outside = b"" if inside else view
-        if b"\\" in outside or _ESCAPED in outside:
-            raise _Stray
         yield start, view, outside, was
         start = end
 
@@ -833,55 +852,78 @@ def _run_before(data: bytes, start: int, end: int, bytes_: bytes) -> int:
 
 def _nth(block: bytes, byte: bytes, numbers: list[int]) -> list[int]:
     """Where the ``numbers``-th occurrences (from 0, ascending) of ``byte`` are in ``block``."""
+    if len(numbers) == 1:  # (the place of one: the length of what follows it, no list of places)
+        return [len(block) - len(block.split(byte, numbers[0] + 1)[-1]) - 1]
     places = list(accumulate(map(len, block.split(byte, numbers[-1] + 1)[:numbers[-1] + 1])))
-    return [places[n] + n for n in numbers]
+    return list(map(add, map(places.__getitem__, numbers), numbers))
+
+
+_FILL: Final = b"_"
 
 
 def _masked(block: bytes, inside: bool) -> bytes:
-    """``block`` with the bytes inside its strings zeros (places kept)."""
+    """``block`` with the bytes inside its strings :data:`_FILL` (places kept)."""
     pieces = block.split(b'"')
-    pieces[1 - inside::2] = map(bytes, map(len, pieces[1 - inside::2]))
+    pieces[1 - inside::2] = map(_FILL.__mul__, map(len, pieces[1 - inside::2]))
     return b'"'.join(pieces)
 
 
 def _id_members(data: bytes) -> list[int]:
     """Where each top-level ``"id"`` member's name starts (its first quote; a colon follows it
-    past blanks), in order, as the token scan finds them (:func:`_scanned_ids`): depth 1 in the
-    count of brackets outside strings. Raises :class:`_Stray`."""
-    if b'"id"' not in data:  # (neither scan finds a member)
-        return []
-    found: list[int] = []
+    past blanks), in order, as the token scan of strings and brackets finds them (:data:`_TOKENS`):
+    depth 1 in the count of brackets outside strings."""
+    return [at for members in _member_blocks(data) for at in members]
+
+
+def _member_blocks(data: bytes, last: bool = False) -> Iterator[list[int]]:
+    """:func:`_id_members`, a block of the scan at a time (some lists empty); with ``last``, the
+    last member of each block only."""
+    if b'"id"' not in data:  # (no member)
+        return
     depth = 0
     for start, block, outside, inside in _outside(data, ids=True):
         tokens = outside.translate(None, _NOT_STRUCTURE)
-        if b"\x00" in tokens and depth - _fall(tokens) <= 1:  # (a mark may be at depth 1)
-            steps = tokens.translate(_STEPS)
-            # (the depth after the i-th token is depth + sum(steps[:i+1]) - (i+1): 1 where the sum less i is 2 - depth)
-            at_marks = compress(map(sub, accumulate(steps), count()), steps.translate(_IS_MARK))
-            ones = list(compress(count(), map(eq, at_marks, repeat(2 - depth))))
+        marks = tokens.count(b"\x00")
+        if marks and depth - _fall(tokens) <= 1:  # (a mark may be at depth 1)
+            ones = _at_depth_one(tokens, depth, last)
             if ones:
-                found += [start + at for at in _marks_outside(block, inside, ones, tokens.count(b"\x00"))]
-        depth += 2 * (tokens.count(b"[") + tokens.count(b"{")) + tokens.count(b"\x00") - len(tokens)
-    return found
+                yield list(map(add, _marks_outside(block, inside, ones, marks), repeat(start)))
+        depth += 2 * (tokens.count(b"[") + tokens.count(b"{")) + marks - len(tokens)
+
+
+def _at_depth_one(tokens: bytes, depth: int, last: bool) -> list[int]:
+    """Which marks of a block's ``tokens`` (brackets and marks; the depth ``depth`` before them)
+    are at depth 1 (their numbers, from 0; with ``last``, the last only), in C iterators, up to the
+    last mark (the brackets after it move none; none at all when ``last`` and that mark is at depth
+    1): a step per token where brackets are as many as marks or more; else a step per bracket and
+    a range per run of marks at depth 1 (the marks between two brackets are at one depth)."""
+    tokens = tokens[:tokens.rfind(b"\x00") + 1]
+    marks = tokens.count(b"\x00")
+    if last and depth + 2 * (tokens.count(b"[") + tokens.count(b"{")) + marks - len(tokens) == 1:
+        return [marks - 1]
+    if 2 * marks <= len(tokens):
+        # (the depth after the i-th token, depth + sum(steps[:i+1]) - (i+1), is 1 where the sum is i + 2 - depth)
+        steps = tokens.translate(_STEPS)
+        at_marks = compress(map(eq, accumulate(steps), count(2 - depth)), steps.translate(_IS_MARK))
+        ones = list(compress(count(), at_marks))
+        return ones[-1:] if last else ones
+    # (the marks before each bracket, and after the last)
+    runs = list(map(len, tokens.translate(_ONE_BRACKET).split(b"|")))
+    # (the depth after the i-th bracket, depth + sum(steps[:i+1]) - (i+1), is 1 where the sum is i + 1 - depth)
+    at_one = list(map(eq, accumulate(tokens.translate(None, b"\x00").translate(_STEPS), initial=depth), count(1)))
+    ends = list(accumulate(runs))
+    if last:  # (the end of the last run at depth 1 that holds a mark)
+        held = list(compress(ends, map(mul, at_one, runs)))
+        return [held[-1] - 1] if held else []
+    return list(chain.from_iterable(map(range, compress(map(sub, ends, runs), at_one), compress(ends, at_one))))
 
 
 def _marks_outside(block: bytes, inside: bool, numbers: list[int], outside: int) -> list[int]:
-    """Where the ``numbers``-th marks outside strings are in ``block`` (``outside`` of them)."""
-    if block.count(b"\x00") == outside:  # (none in a string: the common case)
-        return _nth(block, b"\x00", numbers)
-    places = []
-    wanted = set(numbers)
-    number = last = 0
-    at = block.find(b"\x00")
-    while at >= 0:  # (a mark inside a string: a Python step per mark of the block)
-        inside ^= block.count(b'"', last, at) % 2 == 1
-        last = at
-        if not inside:
-            if number in wanted:
-                places.append(at)
-            number += 1
-        at = block.find(b"\x00", at + 1)
-    return places
+    """Where the ``numbers``-th marks outside strings are in ``block`` (``outside`` of them): the
+    marks in strings masked first (:func:`_masked`) where there are any, in C."""
+    if block.count(b"\x00") != outside:  # (a mark in a string: no member)
+        block = _masked(block, inside)
+    return _nth(block, b"\x00", numbers)
 
 
 _PAIRS: Final = bytes.maketrans(b"[{]}", b"(())")
@@ -917,8 +959,7 @@ def _fall(tokens: bytes) -> int:
 def _too_deep(data: bytes) -> int | None:
     """Where the first bracket that opens past :data:`_DEPTH` levels is in ``data`` (None: none
     does), counting the brackets outside strings. A block is walked bracket by bracket (C
-    iterators) only where its opening brackets may take the depth past the limit. Raises
-    :class:`_Stray`."""
+    iterators) only where its opening brackets may take the depth past the limit."""
     depth = 0
     for start, block, outside, inside in _outside(data, ids=False):
         tokens = outside.translate(None, _NOT_STRUCTURE)
