@@ -11,8 +11,6 @@ quote). Expected values are written by hand.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -23,6 +21,7 @@ from mcp_verdict.frames import _jsonrpc, peek
 from mcp_verdict.frames._jsonrpc import _id_members, _outside, _plain, id_text
 
 from ._calls import python_steps
+from ._scan_blocks import scan_blocks
 
 BLOCK = 1 << 16
 HEAD = b'{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"'
@@ -150,17 +149,6 @@ def _reference(data: bytes, ids: bool) -> tuple[list[bool], bytes, list[int]]:
     return inside_at, bytes(tokens), members
 
 
-@contextmanager
-def _step(size: int) -> Iterator[None]:
-    """The scan's blocks made ``size`` bytes (from 64 KiB), so a short frame has many ends."""
-    was = _jsonrpc._STEP
-    setattr(_jsonrpc, "_STEP", size)  # noqa: B010 (a Final name)
-    try:
-        yield
-    finally:
-        setattr(_jsonrpc, "_STEP", was)  # noqa: B010
-
-
 STRAY_AS_ESCAPED = bytes.maketrans(b"\x04", b"\x01")
 _PIECES = [b"\\", b'"', b"a", b"{", b"}", b"[", b"]", b",", b":", b"1", b"id", b" ", b'"id"', b'"id":']
 _OUTSIDE = [b"{", b"}", b"[", b"]", b",", b":", b"1", b" ", b"a", b'"id"', b'"id":', b'"id" :', b'id"id":',
@@ -191,7 +179,7 @@ MEMBERS: list[tuple[bytes, list[int]]] = [
 @pytest.mark.parametrize(("frame", "members"), MEMBERS)
 def test_the_members_named_id_whatever_the_blocks(frame: bytes, members: list[int]) -> None:
     for size in range(1, len(frame) + 1):
-        with _step(size):
+        with scan_blocks(size):
             assert _id_members(frame) == members, size
 
 
@@ -200,7 +188,7 @@ def test_the_members_named_id_whatever_the_blocks(frame: bytes, members: list[in
 def test_the_blocks_read_a_frame_as_a_byte_at_a_time(whole: bytes, cut: int, size: int, ids: bool) -> None:
     data = whole[:cut]
     inside_at, tokens, members = _reference(data, ids)
-    with _step(size):
+    with scan_blocks(size):
         blocks = list(_outside(data, ids))
         # the blocks follow each other, each starts where the byte-by-byte reading is in a string
         # or not, and their views are the frame's (a backslash outside a string, a plain byte

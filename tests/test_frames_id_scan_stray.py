@@ -14,18 +14,17 @@ a frame of that size. Expected values are written by hand; the rows about time c
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_verdict.frames import _jsonrpc, peek, recover_id
+from mcp_verdict.frames import peek, recover_id
 from mcp_verdict.frames._jsonrpc import _TOKENS, _id_members, id_text
 
 from ._calls import python_steps
+from ._scan_blocks import scan_blocks
 
 BLOCK = 1 << 16
 STRAY_STRINGS = b'\\"x",' * 20_000  # a stray backslash before each string (100 kB)
@@ -134,17 +133,6 @@ def _token_scan(data: bytes) -> list[int]:
     return found
 
 
-@contextmanager
-def _step(size: int) -> Iterator[None]:
-    """The scan's blocks made ``size`` bytes (from 64 KiB), so a short frame has many ends."""
-    was = _jsonrpc._STEP
-    setattr(_jsonrpc, "_STEP", size)  # noqa: B010 (a Final name)
-    try:
-        yield
-    finally:
-        setattr(_jsonrpc, "_STEP", was)  # noqa: B010
-
-
 _TOKEN_PIECES = [b"{", b"}", b"[", b"]", b",", b":", b" ", b"1", b"a", b'"', b'"a"', b'"id"', b'"id":', b'"id" :',
                  b"\\", b"\\\\", b'\\"', b'\\\\"', b'\\\\\\"', b'"x\\"y"', b'"\\\\"', b"\x00", b"\x03", b"\x04"]
 
@@ -153,7 +141,7 @@ _TOKEN_PIECES = [b"{", b"}", b"[", b"]", b",", b":", b" ", b"1", b"a", b'"', b'"
 @given(st.lists(st.sampled_from(_TOKEN_PIECES), max_size=120).map(b"".join), st.integers(1, 24))
 def test_the_scan_finds_the_members_the_token_scan_finds(data: bytes, size: int) -> None:
     members = _token_scan(data)
-    with _step(size):
+    with scan_blocks(size):
         assert _id_members(data) == members
         text = id_text(data)
     value = re.match(rb'\s*:\s*(-?[0-9]+|"[^"\\]*"|null)\s*[,}]', data[members[-1] + 4:]) if members else None
