@@ -277,13 +277,13 @@ class Relay:
         self._listing: tuple[Exchange, int] | None = None
         """A ``tools/list`` answered and forwarded whose tools are not kept yet (:meth:`_kept`)."""
         self._retold: tuple[Exchange, Taken, str, str] | None = None
+        """The call judged again as an answer is judged (:meth:`_taken`): that answer's request, the
+        call, the task id, the call's new decision, for the span of the call that answer ends
+        (:meth:`_spans_of_tasks`)."""
         self._digested: tuple[bytes, str] | None = None
         """The bytes last digested for a record and their SHA-256 (hex) while their other record
         waits (:meth:`_sha256`): one reading of an answer's bytes for its verdict line and its
         frame log record, where there were two (~28 instructions a byte under callgrind)."""
-        """The call judged again as an answer is judged (:meth:`_taken`): that answer's request, the
-        call, the task id, the call's new decision, for the span of the call that answer ends
-        (:meth:`_spans_of_tasks`)."""
         self._listing_read: tuple[int, Finding | None] | None = None
         """The last ``tools/list`` answer read strictly (:meth:`_listing_problem`; enforce:
         :meth:`_answer`'s reading), by its request's frame number, and why no strict parser
