@@ -2,7 +2,8 @@
 
 Holds the byte-faithful server-sent events reader (``_sse``), the bounded stdio line reader of a
 client's side (``_lines``), the lenient routing read of a
-JSON-RPC frame with tolerant id recovery (``_jsonrpc``), the conversation tracker that pairs
+JSON-RPC frame with tolerant id recovery (``_jsonrpc``), where a cancellation's ``params.requestId``
+members are in its bytes (``_request_ids``, for the proxy to name its own id), the conversation tracker that pairs
 answers with requests and knows the version, capabilities and extensions in force for each
 (``_track``), and the frame log format v1 with its JSON Schema (``_log``,
 ``framelog-v1.schema.json``) and its rotating file writer (``_logfile``, the one module here

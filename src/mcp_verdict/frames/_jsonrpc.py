@@ -51,7 +51,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from itertools import accumulate, chain, compress, count, repeat
 from operator import add, eq, gt, mul, sub
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 import msgspec
 import orjson
@@ -572,9 +572,9 @@ def names_method_member(data: bytes | bytearray | memoryview) -> bool:
     return _METHOD_MEMBER.search(data) is not None
 
 
-# Strings and brackets, matched in C (proxy/_codes.py keeps the nesting depth with a Python step
-# per match: small frames); the routing read's scan reads a frame as this does, a block at a time
-# (_outside).
+# Strings and brackets, as the scans of a frame read them a block at a time (_outside; the id
+# scan, and frames/_request_ids for proxy/_codes.py): a Python step per match read it before,
+# and the tests compare the scans with it.
 _TOKENS: Final = re.compile(rb'"(?:[^"\\]++|\\.)*+"?|[{}\[\]]', re.DOTALL)
 _NUMBER: Final = rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
 # after a member's name: its value when it is a number, a string or null, else group 1 is None
@@ -791,18 +791,23 @@ def _between(view: bytes, inside: bool) -> bytes:
     return b"".join(view.split(b'"')[inside::2])
 
 
-def _outside(data: bytes, ids: bool) -> Iterator[tuple[int, bytes, bytes, bool]]:
+def _outside(data: bytes, ids: bool, marks: Marks | None = None) -> Iterator[tuple[int, bytes, bytes, bool]]:
     """``(start, view, outside, inside)`` for each block of about :data:`_STEP` bytes of ``data``:
-    ``view`` the block's :func:`_plain` view (with ``ids``, its marks), ``outside`` the view's bytes
-    outside strings (joined), ``inside`` whether the block starts inside a string. A block ends
-    past an escape's backslash and past what may be a member named ``"id"`` and its colon (the
-    view of a block is the view of the frame there; memory: a block's)."""
+    ``view`` the block's :func:`_plain` view (with ``ids``, its marks; with ``marks``, the view
+    that makes, in place of both), ``outside`` the view's bytes outside strings (joined),
+    ``inside`` whether the block starts inside a string. A block ends past an escape's backslash
+    and past what may be a member named ``"id"`` and its colon (with ``marks``: where it says;
+    the view of a block is the view of the frame there; memory: a block's)."""
     inside = False
     start = 0
     size = len(data)
     while start < size:
-        end = _block_end(data, start, min(size, start + _STEP), ids)
-        view = _plain(data[start:end], ids, inside)
+        if marks is None:
+            end = _block_end(data, start, min(size, start + _STEP), ids)
+            view = _plain(data[start:end], ids, inside)
+        else:
+            end = marks.block_end(data, start, min(size, start + _STEP))
+            view = marks.view(data[start:end], inside)
         was = inside
         if b'"' in view:
             pieces = view.split(b'"')
@@ -813,6 +818,16 @@ def _outside(data: bytes, ids: bool) -> Iterator[tuple[int, bytes, bytes, bool]]
             outside = b"" if inside else view
         yield start, view, outside, was
         start = end
+
+
+class Marks(Protocol):
+    """Other marks than the ``"id"`` members' for :func:`_outside` (``frames._request_ids``)."""
+
+    def block_end(self, data: bytes, start: int, end: int) -> int:
+        """Where a block that starts at ``start`` ends, at ``end`` or just past it (as :func:`_block_end`)."""
+
+    def view(self, block: bytes, inside: bool) -> bytes:
+        """The view of ``block`` (starting inside a string when ``inside``): :func:`_plain`'s, marked."""
 
 
 _TAIL: Final = 64
