@@ -53,6 +53,12 @@ RENAMED = (f'the host\'s requestId 5 is the id of its request sent upstream as "
            f"that id; {NO_LONGER}")
 OTHERS = ("not sent upstream: no request of the host's with requestId 5 is in flight; another host's is, which the "
           "upstream would cancel")
+UNWRITTEN = (f'not sent upstream: the host\'s requestId 5 is the id of its request sent upstream as "{SENT_1}", and '
+             f"its cancellation could not be written naming that id (no requestId member shows as written in "
+             f"{{size}} bytes)")
+ESCAPED_REASON = 70_000
+"""A cancellation whose ``requestId`` is named with an escape (``request\\u0049d``) and whose
+reason is this long: past what ``_codes.with_request_id`` writes anew (64 KiB)."""
 ECHOED = (200, 6, None)
 """The POST of ``echo`` (id 6): its answer, under the host's id."""
 
@@ -88,6 +94,12 @@ ROWS: list[tuple[str, str, list[tuple[str, str, int]], list[Any], list[tuple[Any
     ("2025-session-names-another-sessions-id", "2025-06-18",
      [("s", "late", 5), ("t", "cancel", 5), ("a", "cancel", 5), ("s", "cancel", 5), ("a", "echo", 6)],
      [NOTHING, ECHOED], [(5, OTHERS), (5, OTHERS), (5, NO_LONGER)], [LATE]),
+    # t's cancellation of its renumbered 5 names it with an escape, past 64 KiB: not sent (as
+    # written it names s's 5 upstream); t's plain one then goes under the proxy's id
+    ("2025-escaped-name-past-64-KiB", "2025-06-18",
+     [("s", "late", 5), ("t", "late", 5), ("t", "escaped", 5), ("t", "cancel", 5), ("s", "cancel", 5),
+      ("a", "echo", 6)],
+     [NOTHING, NOTHING, ECHOED], [(5, "UNWRITTEN"), (SENT_1, RENAMED), (5, NO_LONGER)], [LATE, LATE]),
     # an initialize whose id another host has in flight gets its answer (it went to s)
     ("2025-initialize-renumbered", "2025-06-18",
      [("s", "late", 5), ("u", "init", 5), ("s", "cancel", 5), ("a", "echo", 6)],
@@ -114,9 +126,10 @@ def test_a_cancellation_names_the_id_its_request_was_sent_under(
             for index, (name, what, request_id) in enumerate(steps):
                 peer = hosts[name]
                 headers = stateless if name in ("a", "b") else None
-                if what == "cancel":
+                if what in ("cancel", "escaped"):
                     seen = len(_cancellations(log)) + 1
-                    assert peer.post(cancel(request_id), headers=headers)[0] == 202
+                    assert peer.post(cancel(request_id) if what == "cancel" else _escaped(request_id),
+                                     headers=headers)[0] == 202
                     assert wait_until(lambda seen=seen: len(_cancellations(log)) >= seen, TIMEOUT)
                     continue
                 message = {**INIT, "id": request_id} if what == "init" else tool(request_id, what)
@@ -135,8 +148,18 @@ def test_a_cancellation_names_the_id_its_request_was_sent_under(
         finally:
             for peer in hosts.values():
                 peer.close()
-    assert ([got.get(index) for index, step in enumerate(steps) if step[1] != "cancel"], _cancellations(log),
-            _refused(log)) == (posted, cancellations, refused)
+    size = len(_escaped(5))
+    cancellations = [(named, UNWRITTEN.format(size=size) if note == "UNWRITTEN" else note)
+                     for named, note in cancellations]
+    assert ([got.get(index) for index, step in enumerate(steps) if step[1] not in ("cancel", "escaped")],
+            _cancellations(log), _refused(log)) == (posted, cancellations, refused)
+
+
+def _escaped(request_id: int) -> bytes:
+    """A host's cancellation of ``request_id`` naming ``requestId`` with an escape, its reason
+    :data:`ESCAPED_REASON` bytes long."""
+    return (b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"request\\u0049d":%d,"reason":"%s"}}'
+            % (request_id, b"x" * ESCAPED_REASON))
 
 
 def _post(peer: HttpHostPeer, message: dict[str, Any], headers: dict[str, str] | None, got: dict[int, Any],

@@ -139,7 +139,8 @@ def with_request_id(data: bytes, new: bytes) -> bytes | None:
     small values). When none shows (a name escaped) a frame of up to :data:`_WRITTEN_ANEW`
     bytes is written anew by Python's json (its integers exact); None when that cannot read it
     either, or the frame is larger (Python's json builds the whole message, ~3 times orjson's
-    time: the notification then goes on as the host wrote it)."""
+    time: the HTTP host side then does not send it, for as written it names the host's id, which
+    upstream may be another request's: ``HttpHost._cancelled_as_sent``)."""
     spans = request_id_spans(data)
     if not spans:
         if len(data) > _WRITTEN_ANEW:

@@ -932,7 +932,9 @@ class HttpHost:
         In a session, whose ids are its own, it names the session's request with that id in
         flight: sent under that id, the body goes on unchanged; sent under an id of the proxy's
         (``_renumber``), the body names that id (``_codes.with_request_id``: only
-        ``requestId``'s bytes replaced). A POST of no session cannot be told to come from the host
+        ``requestId``'s bytes replaced; not sent when no ``requestId`` member shows as written and
+        the body is past what is written anew: as written it names the host's id, which upstream
+        may be another request's). A POST of no session cannot be told to come from the host
         of any request (each stateless POST stands alone; ids are unique per host only), so a
         cancellation of no session is applied to no request it may not be of: under 2026-07-28
         (or later), where closing a request's response stream is its cancellation and no
@@ -969,8 +971,10 @@ class HttpHost:
                               "another host's is, which the upstream would cancel"), False
             return body, None, True
         rewritten = with_request_id(body, sent[0])
-        if rewritten is None:
-            return body, None, True
+        if rewritten is None:  # (as written it names the host's id: upstream, another request's, maybe)
+            return body, (f"not sent upstream: the host's requestId {named} is the id of its request sent upstream "
+                          f"as {sent[0].decode()}, and its cancellation could not be written naming that id "
+                          f"(no requestId member shows as written in {len(body)} bytes)"), False
         return rewritten, (f"the host's requestId {named} is the id of its request sent upstream as "
                            f"{sent[0].decode()}: sent upstream naming that id"), True
 
