@@ -223,8 +223,6 @@ if TYPE_CHECKING:
 _PASS_BACK: Final = ("Mcp-Session-Id", "WWW-Authenticate", "Retry-After", "Location")
 """The upstream's headers an HTTP host gets with its answer (``Set-Cookie`` too: ``passed_back``);
 ``Location``: a redirect is passed back, never followed (RFC 9110 s15.4: the host decides)."""
-_JSON: Final = CIMultiDict({"Content-Type": "application/json"})
-"""The headers of an answer sent as one JSON body, with none of its own (each response copies them)."""
 _LOCAL: Final = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 _FIRST: Final = re.compile(rb"[ \t\r\n]*([^ \t\r\n])")
 """A body's first byte past JSON's whitespace."""
