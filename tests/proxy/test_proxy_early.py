@@ -33,6 +33,7 @@ class _Records:
         self.frames: list[tuple[Any, ...]] = []
         self.verdicts: list[dict[str, Any]] = []
         self.wants_verdicts = True
+        self.redacts = False
 
     def frame(self, record: FrameRecord) -> None:
         self.frames.append((record.seq, record.dir, record.kind, record.data, record.note))

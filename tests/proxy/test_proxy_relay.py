@@ -140,6 +140,7 @@ class _Lines:
     """A recorder keeping the verdict lines (frame records are not asked for here)."""
 
     wants_verdicts = True
+    redacts = False
 
     def __init__(self) -> None:
         self.verdicts: list[dict[str, object]] = []

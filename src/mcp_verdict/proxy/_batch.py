@@ -85,6 +85,9 @@ class _Elements:
     def wants_verdicts(self) -> bool:
         return self.inner.wants_verdicts
 
+    redacts = False
+    """The records it holds or passes on are given whole (the inner recorder redacts them)."""
+
 
 def follows(relay: Relay, body: bytes, http: Mapping[str, Any] | None) -> bool:
     """An HTTP host's body is a batch the relay follows (the session's version is 2025-03-26):

@@ -177,6 +177,12 @@ class Recorder(Protocol):
     @property
     def wants_verdicts(self) -> bool: ...
 
+    @property
+    def redacts(self) -> bool:
+        """It writes a payload's digest and size, not its bytes: the relay may give it a record
+        with ``redacted`` set, the digest made once for the record and the answer's verdict line."""
+        ...
+
 
 class Telemetry(Protocol):
     """Spans and metrics per tools/call (``_otel``)."""
@@ -1363,7 +1369,7 @@ class Relay:
                 "findings": [{"code": f.code, "path": f.path, "severity": f.severity} for f in verdict.findings],
                 "decision": action, "forwarded": "refused" if refused else "unchanged",
                 "latency_ms": round((self.clock() - waiting.started) * 1000, 3),
-                "sha256": self._sha256(data, not refused and getattr(recorder, "redacts", False)),
+                "sha256": self._sha256(data, not refused and recorder.redacts),
                 "size": len(data)})
         if waiting.token is not None and self.telemetry is not None:
             self.telemetry.end(waiting.token, verdict, action, None, refused)
@@ -1519,7 +1525,7 @@ class Relay:
         if recorder is not None:
             if self.one_line and (data.find(b"\n") >= 0 or data.find(b"\r") >= 0):
                 note = _ONE_LINE if note is None else f"{note}; {_ONE_LINE}"
-            if getattr(recorder, "redacts", False):  # (its digest, made once with its verdict line's)
+            if recorder.redacts:  # (its digest, made once with its verdict line's)
                 recorder.frame(FrameRecord(self.conn, seq, at, "s2c", "message", None,
                                            (self._sha256(data, answers is not None and recorder.wants_verdicts),
                                             len(data)), note, self.transport, _http(http) if http else None))
@@ -1560,7 +1566,7 @@ class Relay:
                     and (data.find(b"\n") >= 0 or data.find(b"\r") >= 0):
                 note = _ONE_LINE_UP if note is None else f"{note}; {_ONE_LINE_UP}"
             recorder = self.recorder
-            if data is not None and getattr(recorder, "redacts", False):  # (redact's record, made here once)
+            if data is not None and recorder.redacts:  # (redact's record, made here once)
                 recorder.frame(FrameRecord(self.conn, seq, time.time() if at is None else at, direction, kind, None,
                                            (hashlib.sha256(data).hexdigest(), len(data)), note, self.transport,
                                            _http(http) if http else None))
