@@ -18,7 +18,7 @@ import pytest
 from mcp import Client
 
 from mcp_verdict import VerdictTap
-from mcp_verdict.tap._tap import HISTORY_BYTES
+from mcp_verdict.tap._history import HISTORY_BYTES
 
 from .crafted_answers import answer, command
 

@@ -21,7 +21,7 @@ from mcp import Client
 
 from mcp_verdict import VerdictTap, classify
 from mcp_verdict.judgement._outcome import evaluate_listed
-from mcp_verdict.tap._tap import HISTORY_BYTES, TapCall, held_bytes
+from mcp_verdict.tap._history import HISTORY_BYTES, TapCall, held_bytes
 
 from .crafted_answers import answer, command
 

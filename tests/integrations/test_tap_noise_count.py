@@ -19,7 +19,7 @@ import pytest
 from mcp import Client
 
 from mcp_verdict import VerdictTap
-from mcp_verdict.tap import _tap
+from mcp_verdict.tap import _conn
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = ["-m", "tests.servers.noisy_stdio"]
@@ -72,7 +72,7 @@ def test_past_the_counts_kept_the_warning_says_at_least(monkeypatch: pytest.Monk
     """With one count kept per connection (``_NOISE_MARKS`` = 1), the second call's answer
     pushes out the count at its request: its 100 lines are then known to be at least the 64 the
     tap kept; the first call's request came before any noise, so its count stays exact."""
-    monkeypatch.setattr(_tap, "_NOISE_MARKS", 1)
+    monkeypatch.setattr(_conn, "_NOISE_MARKS", 1)
     outcomes, state = calls(100, 0, 2)
     assert [[f.message for f in o.verdict.findings] for o in outcomes] == [
         [WROTE.format(100) + LAST_64 + ": 'noise 36', 'noise 37', 'noise 38', …"],

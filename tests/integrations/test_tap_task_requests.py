@@ -214,7 +214,7 @@ def test_a_task_let_go_for_the_bound_blames_no_other_call(monkeypatch: pytest.Mo
     tap past its bound: A, the oldest, is let go. A request naming A afterwards, while ask_task
     waits, is no call's: A may still run, and ask_task did not ask for it. Before, A's findings
     were not counted: A stayed, and was judged a third time."""
-    from mcp_verdict.tap import _tap
+    from mcp_verdict.tap import _history, _tap
 
     async def scenario(polls: int, ask: bool) -> VerdictTap:
         tap = VerdictTap()
@@ -238,7 +238,8 @@ def test_a_task_let_go_for_the_bound_blames_no_other_call(monkeypatch: pytest.Mo
 
     handles = anyio.run(scenario, 0, False)
     assert len(handles._tasks) == 2  # (A and B kept: the 64 MiB bound is far)
-    monkeypatch.setattr(_tap, "HISTORY_BYTES", handles._tasks_size)
+    monkeypatch.setattr(_tap, "HISTORY_BYTES", handles._tasks_size)  # (the task calls' bound)
+    monkeypatch.setattr(_history, "HISTORY_BYTES", handles._tasks_size)  # (the history's and the held answers')
     tap = anyio.run(scenario, 2, True)
     assert rows(tap) == [("task_big", "unclassified", REFUSED * 2), ("task_name", "task", []),
                          ("ask_task", "normal_complete", [])]

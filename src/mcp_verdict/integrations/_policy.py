@@ -32,8 +32,9 @@ from ..judgement._check import prepared_expectations
 from ..judgement._decide import Action, Decision, RetryPolicy
 from ..judgement._outcome import Outcome
 from ..judgement._schema import DEFAULT_SCHEMA_LIMITS
+from ..tap._block import Judged
 from ..tap._error import PEER_TEXT_SHOWN, describe
-from ..tap._tap import Judged, VerdictTap
+from ..tap._tap import VerdictTap
 from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
 from ..verdict._peer_text import cut, neutral

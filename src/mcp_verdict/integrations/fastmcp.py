@@ -49,7 +49,7 @@ from ..frames._refusal import REFUSED, verdict_data  # noqa: E402
 from ..judgement._check import Expectation  # noqa: E402
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy  # noqa: E402
 from ..tap import VerdictError, VerdictTap  # noqa: E402
-from ..tap._tap import WriteProxy  # noqa: E402
+from ..tap._block import WriteProxy  # noqa: E402
 from ..verdict._classify import OptionError  # noqa: E402
 from ..verdict._shown import shown  # noqa: E402
 from ._policy import (  # noqa: E402

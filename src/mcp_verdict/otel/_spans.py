@@ -43,7 +43,8 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from ..judgement._decide import Action
 from ..judgement._outcome import Outcome
 from ..tap._error import describe
-from ..tap._tap import TapCall, VerdictTap
+from ..tap._history import TapCall
+from ..tap._tap import VerdictTap
 from ..verdict._classify import OptionError
 from ..verdict._kind import Kind
 from ..verdict._peer_text import cut, one_line

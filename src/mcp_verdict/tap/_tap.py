@@ -27,20 +27,18 @@ call's answer.
 
 from __future__ import annotations
 
-import contextvars
 import itertools
 import sys
 import time
 import warnings
 import weakref
 from collections import OrderedDict, deque
-from collections.abc import Awaitable, Iterable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, suppress
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import replace
 from decimal import Decimal
 from os import PathLike
-from types import MappingProxyType
-from typing import Any, Final, Literal, cast
+from typing import Any, Final, Literal
 
 import msgspec
 
@@ -61,10 +59,10 @@ from ..frames import (
 )
 from ..frames._jsonrpc import id_text
 from ..frames._sendable import check_call
-from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, parsed_bound, problem_words
+from ..frames._tools import problem_words
 from ..frames._track import ends_task, related_task, task_reused, task_taken
-from ..judgement._check import Expectation, judging_options
-from ..judgement._decide import DEFAULT_RETRY, RetryPolicy, plain_number
+from ..judgement._check import Expectation
+from ..judgement._decide import DEFAULT_RETRY, RetryPolicy
 from ..judgement._outcome import Observe, Outcome, evaluate_defaults, evaluate_listed, settle
 from ..judgement._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_key, schema_key
 from ..judgement._suspect import DEFAULT_SUSPECTS, Suspect
@@ -79,43 +77,35 @@ from ..verdict._classify import (
     held_id,
     judge,
 )
-from ..verdict._findings import Finding, finding, refused, refuses
-from ..verdict._input import RefusedAsks, RefusedCalls, judge_server_request, refused_findings
+from ..verdict._findings import Finding, refused, refuses
+from ..verdict._input import RefusedAsks, judge_server_request, refused_findings
 from ..verdict._kind import Kind
 from ..verdict._peer_text import utf8_text
-from ..verdict._shown import shown
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION, VERSIONS
-from ._error import VerdictError, local_verdict
+from ._block import _CURRENT, Judged, WriteProxy, _is_cancelled
+from ._conn import (
+    _ALL_TOOLS_BYTES,
+    _CLOSED_KEPT,
+    _KEEP,
+    _NOISE_SHOWN,
+    _TOOLS_BYTES,
+    _TOOLS_KEPT,
+    _UNCLAIMED,
+    Attempt,
+    _Conn,
+    _Failure,
+    _mark_noise,
+    _sent_again,
+    _with_noise,
+    _with_refused,
+)
+from ._error import local_verdict
+from ._history import _HISTORY_BIG, HISTORY_BYTES, TapCall, _bound_history, _Held, held_bytes
+from ._options import _OPTIONS_CHECKED, _attempt, _checked_options
 from ._sdk import request_of, session_of, write_stream_of
 
 Direction = Literal["c2s", "s2c"]
-_KEEP: Final = 4096
-"""Per connection: request exchanges and failures remembered (bounded memory)."""
-_UNCLAIMED: Final = 256
-"""Per connection: tools/call answers kept for a judging block that learns its call's id late
-(a session linked by content, a connection opened inside the block); a claimed call is judged
-when its answer arrives and nothing of it is kept."""
-_TOOLS_KEPT: Final = TOOLS_KEPT
-"""Per connection: the most listed tools kept (their definitions, for judging their calls:
-``frames._tools``, the rule the audit and the proxy keep too)."""
-_TOOLS_BYTES: Final = TOOLS_BYTES
-"""Per connection: the most bytes its kept tools count (each its JSON and an upper bound of its
-parsed form: :func:`frames._tools.tool_size`; 10,000 tools of a few fields count about 20 MB);
-and, for all the connections a tap keeps together, twice this (:data:`_ALL_TOOLS_BYTES`)."""
-_ALL_TOOLS_BYTES: Final = 2 * _TOOLS_BYTES
-"""What the kept connections' tools count together at most: past it, the tools of the oldest
-closed connections are forgotten first, then a new listing's are not kept."""
-_CLOSED_KEPT: Final = 64
-"""Closed connections kept (their answers, tools and strays, for a block that judges late); an
-older closed connection is forgotten, so a tap serving one connection per call stays bounded.
-What they hold of answers shares one byte bound with the open ones' (:class:`_Held`)."""
-_NOISE_KEPT: Final = 64
-"""Per connection: the last stdio lines that were no JSON-RPC message (noise) kept, for the
-verdicts of the calls they came during (every one is counted: ``_Conn.noise_count``)."""
-_NOISE_SHOWN: Final = 60
-"""Characters of a noise line a verdict's ``transport.noise`` message shows (``_preview``): each
-line kept is kept to one byte more (whether it went on), never whole."""
 _ASKS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
 """A 2025 server's own input requests (JSON-RPC requests to the client while a call waits)."""
 _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "tasks/cancel"})
@@ -123,103 +113,6 @@ _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "
 _TASK: Final = Kind.TASK
 _TASK_END_READ: Final = frozenset({"tasks/get", "tasks/result"})
 """The polls whose answer may say a task ended (:meth:`VerdictTap._task_polled`)."""
-_NOISE_MARKS: Final = 4096
-"""Per connection with noise: the noise count at each client frame and tools/call answer, the
-last this many (a call counts the noise between its request and its answer from them)."""
-Attempt = tuple[int, RetryPolicy] | None
-"""The attempt at a call and the retry policy its outcome carries; None for attempt 1 under
-``DEFAULT_RETRY`` (what ``evaluate_listed`` gives every outcome)."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Failure:
-    """HTTP: what went wrong in an exchange without a JSON-RPC answer."""
-
-    note: str
-    status: int | None = None
-    """The status of an HTTP error response (its body no JSON-RPC answer); None for a broken exchange."""
-    retry_after: int | None = None
-    """The seconds its Retry-After asked for (``frames.retry_after``)."""
-
-
-_CURRENT: Final[contextvars.ContextVar[Judged | None]] = contextvars.ContextVar("mcp_verdict_tap_call",
-                                                                                default=None)
-
-
-@dataclass(slots=True)
-class _Conn:
-    id: str
-    transport: Literal["stdio", "http"]
-    seq: itertools.count[int] = field(default_factory=itertools.count)
-    answered: OrderedDict[tuple[str, Any], Exchange] = field(default_factory=OrderedDict)
-    strays: deque[Stray] = field(default_factory=lambda: deque(maxlen=256))
-    listed: ListedTools = field(default_factory=ListedTools)
-    """The tools kept of the server's listings, within the connection's budget (``frames._tools``)."""
-    tools: dict[str, dict[str, Any]] = field(init=False)
-    """``listed.tools`` (the same dict, read here: every call reads it)."""
-    schemas: dict[str, str | bytes | None] = field(default_factory=dict)
-    """Per listed tool with an outputSchema: its content as listed (``schema_key``)."""
-    compiled: dict[str, tuple[SchemaLimits, CompiledSchema]] = field(default_factory=dict)
-    """Per listed tool: its outputSchema compiled, under the schema limits of the last call."""
-    tools_unkept: int = 0
-    """The listed tools this connection did not keep (past the budget), every listing counted."""
-    unread_told: set[str] = field(default_factory=set)
-    """The finding codes of the tools/list answers no strict parser reads that a warning told
-    (one per code: ``_tools``)."""
-    exchange_of: OrderedDict[tuple[str, Any], int] = field(default_factory=OrderedDict)
-    """HTTP: the exchange (POST) each request went out in."""
-    failures: dict[int, _Failure] = field(default_factory=dict)
-    """HTTP: what went wrong in an exchange without a JSON-RPC answer (status, broken body)."""
-    not_sent: OrderedDict[tuple[str, Any], None] = field(default_factory=OrderedDict)
-    """The requests that were not sent (the last ``_KEEP``); a request sent again under the same
-    id is no longer one of them."""
-    unwritten: OrderedDict[tuple[str, Any], str] = field(default_factory=OrderedDict)
-    """stdio: why each request the SDK could not write was not sent (the last ``_KEEP``)."""
-    tool_calls: deque[tuple[Any, str | None]] = field(default_factory=lambda: deque(maxlen=256))
-    """HTTP: the tools/call requests sent (id, tool name), for blocks that opened this connection."""
-    closed: str | None = None
-    proxy: WriteProxy | None = None
-    noise: deque[tuple[int, bytes]] = field(default_factory=lambda: deque(maxlen=_NOISE_KEPT))
-    """stdio: (seq, first bytes) of the last lines that were no JSON-RPC message (a sample: the
-    first ``_NOISE_SHOWN`` + 1 bytes of each, what a verdict shows of it)."""
-    noise_count: int = 0
-    """stdio: every line that was no JSON-RPC message, kept or not."""
-    noise_from: int | None = None
-    """The seq of the first of them (no noise came before it)."""
-    noise_marks: OrderedDict[int, int] = field(default_factory=OrderedDict)
-    """seq -> ``noise_count`` when that frame came, for the client's frames and the tools/call
-    answers after the first noise line (the last ``_NOISE_MARKS``)."""
-    cancelled: OrderedDict[tuple[str, Any], tuple[Exchange | None, str | None, Mapping[str, Any], Attempt]] = field(
-        default_factory=OrderedDict)
-    """The tools/call requests judged cancelled while they were waiting, with the tool's name,
-    the block's options and its attempt (the last ``_UNCLAIMED``): an answer arriving later is
-    judged as theirs (a late answer), never as another call's. None for a request the SDK had
-    handed the transport but the tap had not yet recorded going out (stdio: queued behind a
-    large request the server is slow to read): its answer pairs with it when it goes out."""
-    reused: dict[int, tuple[str, Any]] = field(default_factory=dict)
-    """HTTP: exchange -> the id key of the request it carried, when that id was already waiting on
-    this client (two sessions over one client): its answer cannot be told from the other's."""
-    ended: OrderedDict[tuple[str, Any], Exchange] = field(default_factory=OrderedDict)
-    """The client's tools/call requests still waiting when the connection closed (the last
-    ``_UNCLAIMED``), for judging them without their answer as the waiting ones are: the context
-    in force and the noise since each request."""
-    refused: RefusedCalls = field(default_factory=lambda: RefusedCalls(_UNCLAIMED))
-    """The tools/call requests during which a 2025 server made a request mcp-verdict refuses (the
-    last ``_UNCLAIMED``)."""
-    tasks_forgotten: bool = False
-    """A task call of this connection was let go (``VerdictTap._tasks``' bound): a request naming a
-    task the tracker knows and the tap no longer keeps is no call's (it may be that task's)."""
-    calls_waiting: dict[tuple[str, Any], Exchange] | None = None
-    """The client's tools/call requests (and polls of a task the tap judged) as they began to wait,
-    by id key: what :meth:`VerdictTap._asking` finds the only one waiting in, where a scan of every
-    request waiting made each server request cost as many steps as there were (the server's own
-    requests never answered among them). Made by the connection's first server request (from the
-    tracker's requests waiting; None before: a connection whose server asks nothing pays nothing
-    per call), kept from then on lazily: one no longer waiting stays until a look-up meets it, or
-    the table holds more than twice the requests waiting (and 64), then it is rebuilt."""
-
-    def __post_init__(self) -> None:
-        self.tools = self.listed.tools
 
 
 class _TaskCall:
@@ -251,247 +144,8 @@ class _TaskCall:
         self.index = 0
 
 
-class TapCall(msgspec.Struct, frozen=True, gc=False):
-    """One judged ``tools/call``: where it went, the exact bytes, the verdict and the outcome.
-
-    A frozen msgspec Struct, as the frames' values are: built in C (one per judged call), and
-    untracked by the cycle collector (it holds bytes and immutable values, which cannot refer
-    back to it)."""
-
-    conn: str | None
-    name: str | None
-    """The tool's name; a lone surrogate in it (a request's bytes that are no UTF-8, read
-    leniently) as its escape, ``\\udcff``."""
-    request_id: Any
-    request: bytes | None
-    response: bytes | None
-    verdict: Verdict
-    outcome: Outcome
-    round: int = 1
-    late: bool = False
-    """The answer of a call already judged cancelled (``transport.cancelled``), which arrived
-    afterwards: judged on its own bytes, kept on the history, never handed to the caller (what
-    the server did with the cancelled request: observed completion, or its error)."""
-    held: int = 0
-    """For a call whose request or answer is over ``_HISTORY_BIG`` bytes: what ``VerdictTap.history``
-    counts of it against :data:`HISTORY_BYTES` (:func:`held_bytes`: its bytes and an upper bound
-    of the parsed answer its verdict holds); 0 for a smaller call (counted when needed)."""
-
-
-HISTORY_BYTES: Final = 64 * 1024 * 1024
-"""The most bytes ``VerdictTap.history`` holds once a large call is on it, counted per call by
-:func:`held_bytes` (its request's and answer's bytes and an upper bound of the parsed answer its
-verdict holds); and, apart, the most bytes the connections a tap keeps (open, and the last
-``_CLOSED_KEPT`` closed) hold together of the calls no block has claimed yet (their requests and
-answers, kept without their parsed message) and of the answers to nothing (strays): :class:`_Held`."""
-_HISTORY_BIG: Final = 16 * 1024
-"""A request or answer longer than this bounds the history by bytes when its call is added. A
-smaller call holds at most its bytes and a parsed answer of a few times them (measured: at most
-35 times, for an array of small objects; an upper bound of 134 times by :func:`held_bytes`):
-100 of them, about 60 MiB at the very most."""
-
-
-def held_bytes(call: TapCall) -> int:
-    """What ``VerdictTap.history`` counts of ``call`` against :data:`HISTORY_BYTES`: the bytes of
-    its request and answer, and an upper bound of the parsed answer its verdict holds (when the
-    answer was parsed): the answer's length once more (five times when it is not ASCII or holds
-    a ``\\u`` escape: a character may take four bytes in a Python string, and the string may
-    keep its UTF-8 form beside them) and ``frames._tools.PARSED_TOKEN``
-    bytes per ``{``, ``[``, ``,`` or ``:`` and one more (the whole). Linear in the answer's size,
-    in C (~1.5 ms per MiB)."""
-    request, response = call.request, call.response
-    size = (len(request) if request is not None else 0) + (len(response) if response is not None else 0)
-    if response is None or call.verdict.message is None:
-        return size
-    return size + parsed_bound(response)
-
-
 _REUSED: Final = ("another request went out under the same id on this HTTP client while it waited (two sessions "
                   "share one tap.http_client(): give each its own); the tap cannot tell their answers apart")
-
-
-class WriteProxy:
-    """Stands in for a session's write stream: forwards everything, and tells the tap the id of
-    each request a judged call sends (in the caller's task, where the SDK writes it)."""
-
-    def __init__(self, inner: Any, tap: VerdictTap, conn: str | None) -> None:
-        self._inner = inner
-        self._tap = tap
-        self._route: tuple[VerdictTap, Any, str | None] = (tap, inner, conn)
-        """(``_tap``, ``_inner``, ``conn``) in one attribute, what ``send`` reads per request: each
-        attribute read on a class with ``__getattr__`` takes the slow path (~370 instructions,
-        valgrind), and this one read stands for three."""
-        self.sent: deque[tuple[str, tuple[str, Any], Any]] = deque(maxlen=64)
-        """Requests sent while not linked to a connection: (method, id key, params)."""
-
-    @property
-    def conn(self) -> str | None:
-        """The connection this proxy's requests go out on (None: not linked to one yet)."""
-        return self._route[2]
-
-    @conn.setter
-    def conn(self, conn: str | None) -> None:
-        self._route = (self._tap, self._inner, conn)
-
-    def send(self, item: Any) -> Awaitable[None]:
-        """The inner stream's ``send(item)``, to await (noted first; no coroutine of its own)."""
-        tap, inner, conn = self._route
-        tap._sent(self, conn, item)
-        return inner.send(item)  # type: ignore[no-any-return]
-
-    def send_nowait(self, item: Any) -> None:
-        tap, inner, conn = self._route
-        tap._sent(self, conn, item)
-        inner.send_nowait(item)
-
-    async def __aenter__(self) -> WriteProxy:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> Any:
-        return await self._inner.__aexit__(*exc)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
-class _Done(tuple[()]):
-    """An awaitable that is done at once, with None (what ``Judged.__aexit__`` returns: the
-    block's exit has nothing to wait for, and suppresses nothing): awaiting it iterates an empty
-    tuple, in C."""
-
-    __slots__ = ()
-    __await__ = tuple.__iter__
-
-
-_DONE: Final = cast("Awaitable[None]", _Done())
-
-
-class Judged:
-    """The calls judged inside one :meth:`VerdictTap.judging` block (or one ``call_tool``).
-
-    It is the block itself: entering it (``with`` or ``async with``) sets the context variable
-    the write proxies read, leaving it resets it (cheaper than a generator-based context manager,
-    and one object per judged block)."""
-
-    __slots__ = ("__weakref__", "_attempt", "_done", "_eager", "_options", "_tap", "_token", "error", "opened", "sent",
-                 "tokens")
-
-    def __init__(self, tap: VerdictTap, options: Mapping[str, Any], attempt: Attempt = None) -> None:
-        self._tap = tap
-        self._token: contextvars.Token[Judged | None] | None = None
-        self._options = dict(options) if options else _NO_OPTIONS
-        self._attempt = attempt
-        """(attempt, retry policy) every outcome of the block carries, None for (1, DEFAULT_RETRY)."""
-        self.sent: list[tuple[WriteProxy, Any, str | None]] = []
-        """(proxy, request id, tool name) of every tools/call sent, in order."""
-        self.opened: list[str] = []
-        """Connections opened inside the block (a stack that connects per call): their tools/call
-        requests belong to the block when no proxy saw one."""
-        self.error: BaseException | None = None
-        """What the SDK raised, if anything (the verdict comes from the wire all the same)."""
-        self.tokens: list[list[Any]] = []
-        """Per tools/call sent: what each observer kept when it was sent (a span...)."""
-        self._done: list[TapCall] = []
-        self._eager: dict[int, TapCall] = {}
-
-    def __enter__(self) -> Judged:
-        self._token = _CURRENT.set(self)
-        return self
-
-    def __exit__(self, kind: object, error: object, trace: object) -> None:
-        if self._token is not None:
-            _CURRENT.reset(self._token)
-            self._token = None
-        if error is not None and _is_cancelled(error):
-            self._cancelled(error)  # type: ignore[arg-type]
-
-    async def __aenter__(self) -> Judged:  # __enter__, written out (one call less per judged call)
-        self._token = _CURRENT.set(self)
-        return self
-
-    def __aexit__(self, kind: object, error: object, trace: object) -> Awaitable[None]:
-        """``__exit__``, written out, and an awaitable that is done at once (no coroutine made
-        per judged block: it had nothing to wait for)."""
-        if self._token is not None:
-            _CURRENT.reset(self._token)
-            self._token = None
-        if error is not None and _is_cancelled(error):
-            self._cancelled(error)  # type: ignore[arg-type]
-        return _DONE
-
-    def _cancelled(self, error: BaseException) -> None:
-        """The block was cancelled (a timeout of the caller's: ``move_on_after``, ``wait_for``):
-        every call it sent and whose answer has not arrived is judged now, without it (its
-        request was sent: its effect is unknown), and is no longer waited for — nobody will ask
-        for its verdict; an answer arriving later is judged as its late answer (on the history,
-        ``TapCall.late``), never as a call of its own."""
-        if self.error is None:
-            self.error = error
-        with suppress(Exception):  # judging never turns a cancellation into another error
-            _ = self.calls
-
-    def _targets(self) -> list[tuple[WriteProxy | str, Any, str | None]]:
-        if self.sent:
-            return list(self.sent)
-        return [(conn, rid, name) for conn in self.opened for rid, name in self._tap._tool_calls(conn)]
-
-    @property
-    def any_sent(self) -> bool:
-        """A tools/call of this block reached the transport."""
-        return bool(self._targets())
-
-    @property
-    def calls(self) -> list[TapCall]:
-        """Every tools/call of the block, judged (a round-trip retry is a call of its own); a call
-        whose answer arrived is judged when it arrives, the others when first asked for."""
-        done = self._done
-        if self.sent and len(done) == len(self.sent):  # every call sent is judged (what the loop below finds,
-            return done if not self._tap._amended else self._now(done)  # without a copy)
-        targets = self._targets()
-        while len(done) < len(targets):
-            index = len(done)
-            call = self._eager.pop(index, None)
-            if call is None:
-                target, rid, name = targets[index]
-                call = self._tap._judge(target, rid, name, self._options, self.error, attempt=self._attempt)
-                if self._tap._fresh is not None:
-                    self._tap._hold(self, index, call)
-                self._tap._observe(call, self.tokens[index] if index < len(self.tokens) else [])
-            done.append(call)
-        return done if not self._tap._amended else self._now(done)
-
-    def _now(self, done: list[TapCall]) -> list[TapCall]:
-        """The block's calls as they are now: a task's call judged again since it was judged
-        (:meth:`VerdictTap._task_refused`) as it is now (the block keeps each as first judged)."""
-        current = self._tap._current_of
-        return [current(call) for call in done]
-
-    @property
-    def outcomes(self) -> list[Outcome]:
-        return [call.outcome for call in self.calls]
-
-    @property
-    def outcome(self) -> Outcome:
-        """The outcome of the block's last tools/call (the final round of a multi-round call)."""
-        done = self._done
-        if done and len(done) == len(self.sent):  # every call sent is judged (what ``calls`` returns then)
-            return done[-1].outcome if not self._tap._amended else self._tap._current_of(done[-1]).outcome
-        calls = self.calls
-        if not calls:
-            raise LookupError("no tools/call was sent in this block")
-        return calls[-1].outcome
-
-    @property
-    def verdict(self) -> Verdict:
-        return self.outcome.verdict
-
-    def check(self) -> Outcome:
-        """The outcome; raises :class:`VerdictError` when its verdict is ``unclassified``."""
-        outcome = self.outcome
-        if outcome.verdict.kind is Kind.UNCLASSIFIED:
-            raise VerdictError(outcome, response=self.calls[-1].response)
-        return outcome
 
 
 class VerdictTap:
@@ -1683,22 +1337,6 @@ class VerdictTap:
 
 _NO_TOKENS: Final[list[Any]] = []
 """The tokens of a call sent while no observer is registered (shared, never written to)."""
-_NO_OPTIONS: Final[Mapping[str, Any]] = MappingProxyType({})
-"""The options of a judging block given none (shared: read only)."""
-_OPTIONS: Final = frozenset({"expect", "tool", "trusted_server", "suspects", "schema_limits", "absent_result_type",
-                             "limits"})
-
-
-def _kept(sizes: Iterable[int]) -> int:
-    """How many of the newest entries (their sizes given newest first) fit in
-    :data:`HISTORY_BYTES` together; the newest always does, whatever its size."""
-    total = kept = 0
-    for size in sizes:
-        total += size
-        if kept and total > HISTORY_BYTES:
-            break
-        kept += 1
-    return kept
 
 
 def _slim_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
@@ -1713,210 +1351,9 @@ def _slim_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
     return slim
 
 
-def _bound_history(history: deque[TapCall]) -> None:
-    """Drop the oldest calls of ``history`` past :data:`HISTORY_BYTES`, each counted by
-    :func:`held_bytes` (the newest is kept, whatever its size). Run when a call of more than
-    ``_HISTORY_BIG`` bytes is added (it carries its count: ``TapCall.held``; a smaller one is
-    counted here, at most that many bytes read)."""
-    for _ in range(len(history) - _kept(call.held or held_bytes(call) for call in reversed(history))):
-        history.popleft()
-
-
-class _Held:
-    """What the connections a tap keeps (open, and the last ``_CLOSED_KEPT`` closed) hold for
-    blocks that judge late: the calls no block claimed yet (``_Conn.answered``: a block that
-    learns its call's id later asks for it) and the answers to nothing (``_Conn.strays``: a late
-    answer, an id of another JSON type are read from them), each without its parsed message (its
-    bytes are judged again when asked for). All of them together hold at most
-    :data:`HISTORY_BYTES` of requests and answers, the newest always kept whatever its size;
-    past it the oldest are dropped, whichever connection holds them — where each connection kept
-    its own 64 MiB of each, and 64 closed ones theirs (8 GiB). What a connection still holds is
-    claimed as before; one dropped is judged as an answer that was not kept."""
-
-    __slots__ = ("order", "size")
-
-    def __init__(self) -> None:
-        self.order: OrderedDict[int, tuple[_Conn, Exchange | Stray, int]] = OrderedDict()
-        """id of each kept answer -> (its connection, it, its bytes), oldest first."""
-        self.size = 0
-        """Bytes of everything in ``order``."""
-
-    def answer(self, state: _Conn, key: tuple[str, Any], exchange: Exchange) -> None:
-        """Keep the call ``exchange`` (answered, no block claimed it) on ``state`` under its id
-        ``key``: the newest of its answers, the last ``_UNCLAIMED`` of the connection kept."""
-        answered = state.answered
-        older = answered.pop(key, None)
-        if older is not None:
-            self.drop(older)
-        look = exchange.response_peek
-        if look is not None and look.message is not None:
-            exchange = msgspec.structs.replace(exchange, response_peek=msgspec.structs.replace(look, message=None))
-        answered[key] = exchange
-        self._add(state, exchange, len(exchange.request.data)
-                  + (len(exchange.response.data) if exchange.response is not None else 0))
-        if len(answered) > _UNCLAIMED:
-            self.drop(answered.popitem(last=False)[1])
-        self._bound()
-
-    def stray(self, state: _Conn, stray: Stray) -> None:
-        """Keep an answer to nothing on ``state`` (the last 256 of the connection)."""
-        strays = state.strays
-        if strays and len(strays) == strays.maxlen:
-            self.drop(strays[0])  # the deque drops it on append
-        if stray.peek.message is not None:
-            stray = msgspec.structs.replace(stray, peek=msgspec.structs.replace(stray.peek, message=None))
-        strays.append(stray)
-        self._add(state, stray, len(stray.seen.data))
-        self._bound()
-
-    def drop(self, kept: Exchange | Stray) -> None:
-        """``kept`` is no longer held (its connection let it go)."""
-        entry = self.order.pop(id(kept), None)
-        if entry is not None:
-            self.size -= entry[2]
-
-    def forget(self, state: _Conn) -> None:
-        """The connection ``state`` is forgotten, and what it held with it."""
-        for exchange in state.answered.values():
-            self.drop(exchange)
-        for stray in state.strays:
-            self.drop(stray)
-
-    def _add(self, state: _Conn, kept: Exchange | Stray, size: int) -> None:
-        self.order[id(kept)] = (state, kept, size)
-        self.size += size
-
-    def _bound(self) -> None:
-        """Drop the oldest held past :data:`HISTORY_BYTES` (the newest stays, whatever its size)."""
-        order = self.order
-        while self.size > HISTORY_BYTES and len(order) > 1:
-            _, (state, kept, size) = order.popitem(last=False)
-            self.size -= size
-            if isinstance(kept, Stray):
-                strays = state.strays
-                if strays and strays[0] is kept:  # the connection's oldest: held in the order they came
-                    strays.popleft()
-                else:
-                    for index, stray in enumerate(strays):
-                        if stray is kept:
-                            del strays[index]
-                            break
-            else:
-                key = id_key(kept.request_id)
-                if state.answered.get(key) is kept:
-                    del state.answered[key]
-
-
-def _attempt(attempt: object, retry: object) -> Attempt:
-    """A judging block's attempt and policy (None for the defaults), or an OptionError naming
-    them. An int subclass is read as its plain value (its comparisons are caller code)."""
-    given = attempt if type(attempt) is int else plain_number(attempt)
-    if type(given) is not int or given < 1:
-        raise OptionError("attempt", "an integer from 1", attempt, f"attempt counts from 1, not {shown(attempt)}")
-    if not isinstance(retry, RetryPolicy):
-        raise OptionError("retry", "a RetryPolicy (mcp_verdict.RetryPolicy)", retry)
-    return None if given == 1 and retry == DEFAULT_RETRY else (given, retry)
-
-
-_OPTIONS_CHECKED: Final = local_verdict("transport.error", "no call: a judging block's options being checked",
-                                       LATEST_VERSION)
-"""The verdict the options of a judging block are checked with, before any call (never judged)."""
-
-
-def _checked_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """A judging block's options, checked when the block is made, before any request is sent:
-    an unknown name is a TypeError, a wrong value the :class:`~mcp_verdict.OptionError` that
-    judging the call would raise (classify's checks of ``limits`` and ``absent_result_type``, the
-    content check's of ``tool``, ``expect``, ``suspects`` and ``schema_limits``, evaluate's of
-    ``trusted_server``; None is the tap's default), so a call is never made only for its
-    judgement to refuse an option. The suspects come back as a tuple, read once."""
-    unknown = set(options) - _OPTIONS
-    if unknown:
-        raise TypeError(f"unknown judge option(s): {', '.join(sorted(unknown))}")
-    for name in ("limits", "absent_result_type"):
-        value = options.get(name)
-        if value is not None:
-            check_option(name, value)
-    trusted = options.get("trusted_server")
-    if trusted is not None and trusted is not True and trusted is not False:
-        evaluate_listed(_OPTIONS_CHECKED, None, None, trusted_server=trusted)  # raises: evaluate's own check
-    checked = dict(options)
-    expect, tool = options.get("expect"), options.get("tool")
-    suspects = options.get("suspects", DEFAULT_SUSPECTS)
-    schema_limits = options.get("schema_limits", DEFAULT_SCHEMA_LIMITS)
-    if expect is not None or tool is not None or suspects is not DEFAULT_SUSPECTS \
-            or schema_limits is not DEFAULT_SCHEMA_LIMITS:
-        _, checked["suspects"] = judging_options(_OPTIONS_CHECKED, tool, expect, suspects, schema_limits)
-    return checked
-
-
 def _dump(params: Any) -> Any:
     dump = getattr(params, "model_dump", None)
     return dump(by_alias=True, mode="json", exclude_none=True) if callable(dump) else None
-
-
-def _with_noise(verdict: Verdict, state: _Conn, after: int, response: Any) -> Verdict:
-    """The verdict with a ``transport.noise`` warning when the server wrote lines that are no
-    JSON-RPC message between the request and its answer (or since the request, unanswered):
-    the client's reading (``mcp_verdict.client``), where the noise is never the answer. Every
-    line is counted, and the message says how many of them the tap kept (the last
-    ``_NOISE_KEPT`` of the connection) and shows the first three of those."""
-    until = response.seq if response is not None else None
-    lines = [data for seq, data in state.noise if seq > after and (until is None or seq < until)]
-    seen = _noise_between(state, after, until)
-    at_least = seen is None  # (the count at the request was no longer kept: the lines kept, at least)
-    count = len(lines) if seen is None else seen
-    if not count:
-        return verdict
-    what = "1 line that is not a JSON-RPC message" if count == 1 else \
-        f"{count} lines that are not JSON-RPC messages"
-    when = "before its answer" if response is not None else "and no answer"
-    kept = ""
-    if at_least or len(lines) < count:
-        kept = f" (the tap kept the last {len(lines)} of them)" if lines else " (the tap kept none of them)"
-    shown = ", ".join(_preview(line) for line in lines[:3]) + (", …" if count > 3 else "")
-    message = f"the server wrote {'at least ' if at_least else ''}{what} {when}{kept}" + (f": {shown}" if lines else "")
-    extra = finding("", "transport.noise", message)
-    return make_verdict(verdict.kind, (*verdict.findings, extra), verdict.version, verdict.message)
-
-
-def _with_refused(verdict: Verdict, state: _Conn, call: Exchange) -> Verdict:
-    """``verdict`` of the tools/call ``call``, with the findings of the 2025 server requests
-    refused during it (:meth:`VerdictTap._asked`): ``unclassified``, the answer's own findings
-    first (the client's rule: the server asked for what it must not)."""
-    return state.refused.verdict(id_key(call.request_id), call.request.seq, verdict)
-
-
-def _sent_again(state: _Conn, key: tuple[str, Any]) -> None:
-    """Request ``key`` goes out (again): it is no longer marked not sent."""
-    if key in state.not_sent:
-        del state.not_sent[key]
-        state.unwritten.pop(key, None)
-
-
-def _mark_noise(state: _Conn, seq: int) -> None:
-    """Note the connection's noise count at frame ``seq`` (the last ``_NOISE_MARKS`` are kept)."""
-    marks = state.noise_marks
-    marks[seq] = state.noise_count
-    if len(marks) > _NOISE_MARKS:
-        marks.popitem(last=False)
-
-
-def _noise_between(state: _Conn, after: int, until: int | None) -> int | None:
-    """How many noise lines came after frame ``after`` and before frame ``until`` (None: up to
-    now); None when the count at one of them is no longer kept."""
-    first = state.noise_from
-    if first is None:
-        return 0
-    marks = state.noise_marks
-    end = state.noise_count if until is None else 0 if until < first else marks.get(until)
-    start = 0 if after < first else marks.get(after)
-    return None if end is None or start is None else end - start
-
-
-def _preview(data: bytes, limit: int = 60) -> str:
-    text = data[:limit].decode("utf-8", "replace")
-    return repr(text + ("…" if len(data) > limit else ""))
 
 
 def _same_id(stray: Stray, asked: Any) -> bool:
@@ -1958,16 +1395,6 @@ def _is_timeout(error: BaseException | None) -> bool:
         return True
     code = getattr(getattr(error, "error", None), "code", None)
     return code in (408, -32001) or "timed out" in str(error).lower()
-
-
-def _is_cancelled(error: object) -> bool:
-    """A cancellation (asyncio's ``CancelledError``, which anyio raises on asyncio; trio's
-    ``Cancelled``): the caller gave up on the block, not the server. Neither is imported here (a
-    cancellation of a loop means its module is loaded)."""
-    loop = sys.modules.get("asyncio")
-    if loop is not None and isinstance(error, loop.CancelledError):
-        return True
-    return type(error).__name__ == "Cancelled" and type(error).__module__.startswith("trio")
 
 
 def _describe(error: BaseException | None) -> str:
