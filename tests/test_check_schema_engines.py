@@ -37,7 +37,8 @@ from typing import Any
 import pytest
 
 from mcp_verdict import SchemaLimits, check_output, classify
-from mcp_verdict.judgement._schema import compile_schema, costly, for_instance, validate
+from mcp_verdict.judgement._schema import compile_schema, for_instance, validate
+from mcp_verdict.judgement._schema_cost import costly
 
 DRAFTS = {
     "04": "http://json-schema.org/draft-04/schema#",
@@ -489,7 +490,8 @@ def test_only_a_number_past_2_53_calls_back(schema: dict[str, Any], big: set[str
     import json
 
     from mcp_verdict.judgement._keywords import big_keywords
-    from mcp_verdict.judgement._schema import _drop_all_annotations, _nodes, schema_key
+    from mcp_verdict.judgement._schema import schema_key
+    from mcp_verdict.judgement._schema_bounds import _drop_all_annotations, _nodes
 
     key = schema_key(schema)
     assert key is not None

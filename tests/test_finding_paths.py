@@ -234,7 +234,8 @@ def test_the_walk_naming_an_invalid_value_holds_no_path_per_member() -> None:
 
 
 def test_the_output_schemas_walk_holds_no_long_path_per_subschema() -> None:
-    from mcp_verdict.judgement._schema import SchemaLimits, _check_bounds_and_refs
+    from mcp_verdict.judgement._schema import SchemaLimits
+    from mcp_verdict.judgement._schema_bounds import _check_bounds_and_refs
 
     # a 200,000-character property name over 1,000 subschemas: a path each (200 MB). The default
     # max_location_chars refuses it at once (test_check_schema_locations); past that bound, the

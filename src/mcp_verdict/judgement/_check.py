@@ -35,7 +35,8 @@ from ..verdict._findings import Finding, finding
 from ..verdict._kind import Kind
 from ..verdict._shown import described, shown, unreadable
 from ..verdict._verdict import Verdict
-from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_schema, costly, for_instance, validate
+from ._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_schema, for_instance, validate
+from ._schema_cost import costly
 from ._suspect import (
     DEFAULT_SUSPECTS,
     Suspect,
