@@ -2,7 +2,7 @@
 
 The fast path (``_fastpath.read_common`` on wire text, with msgspec's typed read and the
 proof that the text repeats no member name, and
-``_fastpath.common_kind`` on parsed values) may only ever say "well-formed, of this kind"
+``_common_kind.common_kind`` on parsed values) may only ever say "well-formed, of this kind"
 when the strict reader and the full checker say the same with no finding at all. These tests hold it to that
 on every corpus case (parsed and on the wire) and on generated responses built to sit on the
 fast path's boundaries: odd flags and ids, near-miss blocks, deep and wide open values, NaN,
@@ -28,7 +28,8 @@ from hypothesis import strategies as st
 
 from mcp_verdict import TASKS_EXTENSION, VERSIONS, Kind, Limits, Verdict, classify, corpus
 from mcp_verdict.verdict._classify import DEFAULT_LIMITS, _options, check_fully
-from mcp_verdict.verdict._fastpath import _WIDE_BYTES, _spliced, common_kind, read_common, read_quoted, wide_text
+from mcp_verdict.verdict._common_kind import common_kind
+from mcp_verdict.verdict._fastpath import _WIDE_BYTES, _spliced, read_common, read_quoted, wide_text
 from mcp_verdict.verdict._options import SKIM_BYTES
 from mcp_verdict.verdict._parser import NOT_PARSED, parse
 from mcp_verdict.verdict._verdict import make_verdict

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, cast
 
 import msgspec
 
-from ._fastpath import _WIDE_BYTES, common_kind, common_reader, quoted, read_common, read_typed, wide_text
+from ._common_kind import common_kind
+from ._fastpath import _WIDE_BYTES, common_reader, quoted, read_common, read_typed, wide_text
 from ._findings import Finding
 from ._kind import Kind
 from ._options import PARSER_MAX_DEPTH, SKIM_BYTES, Options

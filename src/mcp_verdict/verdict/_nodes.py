@@ -3,7 +3,7 @@
 The node budget (``Limits.max_nodes``) counts each value a walk meets: a container the value
 refers to twice is met twice, as its text would write it twice, so 60 levels of ``[x, x]`` are
 2**60 values in a handful of objects. The walks (``_walk.check_value``, its explanation and the
-fast path's ``_fastpath._open_value``) charge the budget value by value; past
+fast path's ``_common_kind._open_value``) charge the budget value by value; past
 :data:`LOOKED` values they ask :func:`more_values` once, which counts each distinct container
 once, so that a value of shared references is refused at the cost of its own objects, not of the
 text it would make (``json.too_many_nodes``).
