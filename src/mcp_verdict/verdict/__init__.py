@@ -9,8 +9,9 @@ the facts that differ per protocol version
 finding catalogue (``_findings``, built on first use), the walk over open-shaped values
 (``_walk``) and the count of a value's values with its shared references (``_nodes``), the
 Verdict value (``_verdict``) and its typed views (``_views``, loaded on first use), the fast
-path that knows no rule (``_fastpath`` on wire text, ``_common_kind`` on parsed values), ``classify`` itself (``_classify``), how peer text is shown on a
-terminal (``_peer_text``: what the CLI and the kit print of it), and the one bounded writer of a
+path that knows no rule (``_fastpath`` on wire text, ``_common_kind`` on parsed values),
+``classify`` itself (``_classify``), how peer text is shown on a terminal (``_peer_text``: what
+the CLI and the kit print of it), and the one bounded writer of a
 value of any size, depth or kind into a message (``_shown``: a wrong option's value, a match's
 evidence, a caller's exception, and ``unreadable``: the one OptionError for a caller's value
 whose reading raises).
