@@ -1,4 +1,4 @@
-"""How the audit reads a file's lines: in batches (``_run._batches``), each item one line as read
+"""How the audit reads a file's lines: in batches (``_files._batches``), each item one line as read
 (its line end kept) or why it cannot be read, with the bytes each batch took. The cases are
 bytes written by hand with the items and sizes expected, read with the line bound set to 8 bytes
 and batches of about 6 bytes, so every rule meets a batch's edge: a line of exactly the bound and
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict.audit import _formats, _run
+from mcp_verdict.audit import _files, _formats
 from mcp_verdict.frames import FrameRecord, LogProblem
 
 LONG = "the line is longer than 8 bytes"
@@ -45,23 +45,23 @@ BATCHES: list[tuple[str, bytes, int | None, list[tuple[list[Any], int]]]] = [
 @pytest.mark.parametrize(("name", "data", "limit", "expected"), BATCHES, ids=[c[0] for c in BATCHES])
 def test_batches(monkeypatch: pytest.MonkeyPatch, name: str, data: bytes, limit: int | None,
                  expected: list[tuple[list[Any], int]]) -> None:
-    monkeypatch.setattr(_run, "MAX_LINE", 8)
-    monkeypatch.setattr(_run, "_BATCH", 6)
-    assert list(_run._batches(io.BufferedReader(io.BytesIO(data)), limit)) == expected
+    monkeypatch.setattr(_files, "MAX_LINE", 8)
+    monkeypatch.setattr(_files, "_BATCH", 6)
+    assert list(_files._batches(io.BufferedReader(io.BytesIO(data)), limit)) == expected
 
 
 def test_a_gzip_stream_cut_off_gives_its_lines_then_why(tmp_path: Path) -> None:
     path = tmp_path / "cut.jsonl.gz"
     path.write_bytes(gzip.compress(b"ab\ncd\n", mtime=0) + b"\x1f\x8b\x08")
-    with _run._open(str(path)) as handle:
-        assert list(_run._batches(handle)) == [([b"ab\n", b"cd\n"], 6), ([CUT], 0)]
+    with _files._open(str(path)) as handle:
+        assert list(_files._batches(handle)) == [([b"ab\n", b"cd\n"], 6), ([CUT], 0)]
 
 
 def test_lines_number_the_batches_items(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_run, "MAX_LINE", 8)
-    monkeypatch.setattr(_run, "_BATCH", 6)
+    monkeypatch.setattr(_files, "MAX_LINE", 8)
+    monkeypatch.setattr(_files, "_BATCH", 6)
     data = b"ab\r\ncd\n" + b"1" * 12 + b"\nef"
-    assert list(_run._lines(io.BufferedReader(io.BytesIO(data)), first=5)) == [
+    assert list(_files._lines(io.BufferedReader(io.BytesIO(data)), first=5)) == [
         (5, b"ab", 4), (6, b"cd", 3), (7, LONG, 13), (8, b"ef", 2)]
 
 

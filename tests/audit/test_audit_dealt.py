@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict.audit import CallRow, Entry, Input, Totals, _run, audit, plan
+from mcp_verdict.audit import CallRow, Entry, Input, Totals, _files, _run, audit, plan
 from mcp_verdict.frames import FrameRecord, encode
 
 from .test_audit_jobs import conversation, request
@@ -37,7 +37,7 @@ def dealt_as(rule: Callable[[bytes], int]) -> Callable[[list[Input], int], dict[
             return None
         owners = {}
         for item in inputs:
-            with _run._open(item.path) as handle:
+            with _files._open(item.path) as handle:
                 for match in _run._FIRST_PASS.finditer(b"\n" + handle.read()):
                     owners[match[1]] = rule(match[1]) % jobs
         return owners
@@ -196,7 +196,7 @@ def test_processes_wait_for_the_parent_line_by_line(tmp_path: Path, monkeypatch:
     host_log(path, 4, 9)
     one, one_totals = run([str(path)], 1)
     monkeypatch.setattr(_run, "_start_method", lambda: "fork")
-    monkeypatch.setattr(_run, "_BATCH", 2)  # (each line a batch)
+    monkeypatch.setattr(_files, "_BATCH", 2)  # (each line a batch)
     monkeypatch.setattr(_run, "_WINDOW", 1)
     many, many_totals = run([str(path)], 3)
     assert many == one and many_totals.tally == one_totals.tally

@@ -38,11 +38,11 @@ def test_a_redacted_log_is_counted_not_judged(demo_log: Path, tmp_path: Path) ->
 
 def test_a_line_past_the_bound_is_unreadable_and_skipped(demo_log: Path, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    import mcp_verdict.audit._run as run_module
+    import mcp_verdict.audit._files as files_module
 
     lines = demo_log.read_bytes().splitlines(True)
     bound = max(len(line) for line in lines)
-    monkeypatch.setattr(run_module, "MAX_LINE", bound)
+    monkeypatch.setattr(files_module, "MAX_LINE", bound)
     long = tmp_path / "long.jsonl"
     long.write_bytes(b"".join(lines[:5]) + b"x" * (3 * bound) + b"\n" + b"".join(lines[5:]))
     rows, problems, totals = run([long])

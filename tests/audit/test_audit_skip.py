@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict.audit import CallRow, Entry, Totals, _run, audit, plan
+from mcp_verdict.audit import CallRow, Entry, Totals, _files, _run, audit, plan
 from mcp_verdict.frames import FrameRecord, encode
 
 from .test_audit_jobs import conversation, request
@@ -133,7 +133,7 @@ def test_a_busy_log_dealt_gives_the_one_process_report(tmp_path: Path, dealing: 
     one, one_totals = run([str(path)], 1)
     assert [(e.conn, e.end) for e in one if isinstance(e, CallRow) and e.request_id in ("700", "701")] == [
         ("srv-3", "answered"), ("srv-3", "answered")]
-    monkeypatch.setattr(_run, "_BATCH", batch)
+    monkeypatch.setattr(_files, "_BATCH", batch)
     inputs = plan([str(path)])
     sure = 0
     lines = _run._Share.lines

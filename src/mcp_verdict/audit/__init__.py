@@ -16,9 +16,10 @@ first use — pyarrow and pyspark (the [audit] and [spark] extras).
 from typing import Any
 
 from ._auditor import Auditor
+from ._files import AuditError, Input, plan
 from ._formats import FORMATS, detect
 from ._rows import CATEGORIES, FIDELITY, CallRow, Entry, FindingRow, Problem, RoundRow
-from ._run import MAX_JOBS, AuditError, Input, Totals, audit, audit_files, plan
+from ._run import MAX_JOBS, Totals, audit, audit_files
 
 LAYER_CONTRACT = {
     "layers": ("verdict", "judgement", "frames", "demo"),

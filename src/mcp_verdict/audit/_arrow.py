@@ -20,9 +20,9 @@ from typing import Any
 import pyarrow as pa
 
 from ._auditor import Auditor
+from ._files import Input, _lines, _open
 from ._formats import feed_framelog
 from ._rows import CallRow, Entry, Problem, utc
-from ._run import Input, _lines, _open
 
 _FINDING = pa.struct([("code", pa.string()), ("severity", pa.string()), ("path", pa.string()),
                       ("message", pa.string())])

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Final, cast
 
 from .._extras import require
-from ._run import _ROTATED
+from ._files import _ROTATED
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -56,8 +56,8 @@ def _split(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     import pyarrow as pa
 
     from ._arrow import FRAME_SCHEMA
+    from ._files import _lines
     from ._formats import framelog_conn
-    from ._run import _lines
 
     schema = FRAME_SCHEMA.append(pa.field("key", pa.int64()))
     for batch in batches:

@@ -28,8 +28,9 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColu
 from rich.table import Table
 
 from ..audit import FORMATS, MAX_JOBS, AuditError, CallRow, Problem, Totals, plan
+from ..audit._files import shown_path
 from ..audit._rows import FIDELITY
-from ..audit._run import audit, shown_path
+from ..audit._run import audit
 from ..audit._summary import Summary, fidelity_statement, named_fidelities, redacted_note
 from ..verdict._peer_text import neutral, one_line
 from ._json import json_line
