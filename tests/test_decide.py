@@ -102,6 +102,19 @@ def test_policy_row(row: str) -> None:
     assert (decision.rule, decision.action) == (row, action), decision.reason
 
 
+# The rows that read an Outcome, each given the bare verdict of its Outcome (and its kwargs): a bare
+# verdict is never accepted nor failed by its content, so each ends on normal_complete.
+OUTCOME_ROWS = ["accept", "suspect_error", "contract_broken", "expectation_failed_write", "expectation_failed_read",
+                "not_observed"]
+
+
+@pytest.mark.parametrize("row", OUTCOME_ROWS)
+def test_the_bare_verdict_of_an_outcome_row_is_decided_as_normal_complete(row: str) -> None:
+    subject, kwargs, _ = ROWS[row]
+    decision = decide(subject.verdict, **kwargs)
+    assert (decision.rule, decision.action) == ("normal_complete", Action.VERIFY_CONTENT), decision.reason
+
+
 # --- the rules that matter most, stated again as plain cases ------------------------------------------
 
 def test_tool_errors_are_never_retried_even_on_a_trusted_read_only_tool() -> None:
