@@ -391,6 +391,10 @@ class _StdoutReader(asyncio.BufferedProtocol):
     def __init__(self, process: _ProcessProtocol) -> None:
         self.process = process
         self.splitter = process.splitter
+        self._owner: StdioUpstream | None = getattr(process, "owner", None)
+        """The upstream whose lines these are: a read that is one whole line starting with ``{``
+        goes to its bridge at once, as its ``_line`` sends it, while no replayed ``initialize``
+        waits for its answer (None: every line to the splitter's ``on_line``)."""
         self._buffer = bytearray(_PIPE_BYTES)
         self._view = memoryview(self._buffer)
         buffer = self._buffer
@@ -406,7 +410,11 @@ class _StdoutReader(asyncio.BufferedProtocol):
         # (LineSplitter.feed's first case; the first LF of the buffer is the read's last byte: none before it)
         if (buffer[nbytes - 1] == 10 and splitter._dropping < 0 and not splitter._parts
                 and buffer.find(b"\n") == nbytes - 1 and nbytes - 1 <= splitter.limit):
-            splitter.on_line(bytes(self._view[:nbytes - 1]))  # one whole line: one copy
+            owner = self._owner  # one whole line: one copy
+            if buffer[0] == 123 and owner is not None and owner._replay_id is None:  # ("{": _line's, without a call)
+                owner.bridge.from_upstream(bytes(self._view[:nbytes - 1]))
+            else:
+                splitter.on_line(bytes(self._view[:nbytes - 1]))
         else:
             splitter.feed(bytes(self._view[:nbytes]))
 
