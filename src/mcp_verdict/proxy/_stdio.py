@@ -238,10 +238,12 @@ class _StdoutProtocol(asyncio.BaseProtocol):
 
 
 class _StdinProtocol(asyncio.Protocol):
-    def __init__(self, splitter: LineSplitter, on_eof: Callable[[bytes], None]) -> None:
+    def __init__(self, splitter: LineSplitter, on_eof: Callable[[bytes], None],
+                 on_read: Callable[[bytes], None] | None = None) -> None:
         self.splitter = splitter
         self.on_eof = on_eof
-        self.data_received = splitter.feed  # type: ignore[method-assign,assignment]  # (the class's, without a call)
+        self.data_received = on_read or splitter.feed  # type: ignore[method-assign,assignment]  # (the class's,
+        # without a call: each read to ``on_read``, else to the splitter)
 
     def data_received(self, data: bytes) -> None:
         self.splitter.feed(data)
@@ -294,13 +296,14 @@ class StdioHost:
         self.eof = asyncio.Event()
         self.gone = asyncio.Event()
         self._gone = False  # (gone.is_set(), without a call: set with it)
+        self._splitter = LineSplitter(limit, self._line, self._too_large)
         self._stdin = sys.stdin.fileno() if stdin is None else stdin
         self._stdout = sys.stdout.fileno() if stdout is None else stdout
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
         self.stream.on_broken = self._host_gone
-        splitter = LineSplitter(self.limit, self._line, self._too_large)
+        splitter = self._splitter
         if _pipe_like(self._stdout):
             out = os.fdopen(os.dup(self._stdout), "wb", buffering=0)
             transport, _ = await loop.connect_write_pipe(lambda: _StdoutProtocol(self.stream), out)
@@ -312,7 +315,7 @@ class StdioHost:
         self.bridge.one_stream = True
         if _pipe_like(self._stdin):
             inp = os.fdopen(os.dup(self._stdin), "rb", buffering=0)
-            await loop.connect_read_pipe(lambda: _StdinProtocol(splitter, self._ended), inp)
+            await loop.connect_read_pipe(lambda: _StdinProtocol(splitter, self._ended, self._read), inp)
         else:  # a regular file: read it on a thread
             loop.run_in_executor(None, self._read_file, loop, splitter)
 
@@ -321,6 +324,17 @@ class StdioHost:
             while chunk := handle.read(65536):
                 loop.call_soon_threadsafe(splitter.feed, chunk)
         loop.call_soon_threadsafe(lambda: self._ended(splitter.close()))
+
+    def _read(self, chunk: bytes) -> None:
+        """A read of stdin: one that is one whole line starting with ``{`` goes to the bridge at
+        once (the splitter's first case and :meth:`_line`'s, in one call: most reads); any other
+        to the splitter."""
+        splitter = self._splitter
+        if (chunk[:1] == b"{" and chunk[-1:] == b"\n" and splitter._dropping < 0 and not splitter._parts
+                and chunk.find(b"\n") == len(chunk) - 1 and len(chunk) - 1 <= splitter.limit and not self._gone):
+            self.bridge.from_host(chunk[:-1], self.stream)
+        else:
+            splitter.feed(chunk)
 
     def _line(self, line: bytes) -> None:
         if not line or self._gone:
