@@ -1359,14 +1359,17 @@ class Relay:
         recorder = self.recorder
         wants = recorder is not None and recorder.wants_verdicts
         if verdict is not None and (wants or waiting.token is not None):
-            action = decide(verdict, tool=self._kept().tools.get(exchange.tool or "")).action._value_
+            if self._listing is not None:  # (_kept's first test, without a call)
+                self._kept()
+            action = decide(verdict, tool=self._tools.tools.get(exchange.tool or "")).action._value_
         if wants and verdict is not None:  # (each enum's ``_value_``: ``.value`` is two Python calls)
             assert recorder is not None
             recorder.verdict({
                 "conn": self.conn, "call": exchange.call, "round": exchange.round, "method": exchange.method,
                 "id": exchange.request_id, "tool": exchange.tool, "task": exchange.task_id,
                 "version": exchange.context.version, "kind": verdict.kind._value_,
-                "findings": [{"code": f.code, "path": f.path, "severity": f.severity} for f in verdict.findings],
+                "findings": [{"code": f.code, "path": f.path, "severity": f.severity} for f in verdict.findings]
+                if verdict.findings else [],  # (a comprehension is a Python call: most verdicts hold none)
                 "decision": action, "forwarded": "refused" if refused else "unchanged",
                 "latency_ms": round((self.clock() - waiting.started) * 1000, 3),
                 "sha256": self._sha256(data, not refused and recorder.redacts),
