@@ -82,7 +82,7 @@ import msgspec
 import orjson
 
 from ..frames import Answered, Context, Exchange, FrameRecord, Seen, Stray, Tracker, Unanswered, id_key
-from ..frames._jsonrpc import Id, Peek, answer_peek, id_text, is_batch, names_method, peek, shown_id
+from ..frames._jsonrpc import NAMES_WHOLE, Id, Peek, answer_peek, id_text, is_batch, names_method, peek, shown_id
 from ..frames._log import RecordKind
 from ..frames._tools import ListedTools, ToolsBudget
 from ..judgement._decide import decide
@@ -882,9 +882,10 @@ class Relay:
             return None
         waiting: _Waiting | None = None
         look = None
-        if names_method(data):
-            # a server request or notification (or an answer holding one, such as input_required's
-            # requests): read first, not judged as an answer (that read kept for from_upstream)
+        if data.find(b'"method"') >= 0 if len(data) <= NAMES_WHOLE else names_method(data):  # (names_method's,
+            # without a call for a short frame) a server request or notification (or an answer holding
+            # one, such as input_required's requests): read first, not judged as an answer (that read
+            # kept for from_upstream)
             look = peek(data)
             if look.has_id and look.kind in _ANSWER_KINDS:
                 waiting = pending.get(id_key(look.id))
