@@ -90,6 +90,7 @@ from ..verdict._classify import DEFAULT_LIMITS, OptionsMemo, held_id, judge
 from ..verdict._findings import Finding
 from ..verdict._input import ASKED, RefusedCalls, judge_server_request, refused_findings
 from ..verdict._kind import Kind
+from ..verdict._options import Options
 from ..verdict._parser import parse
 from ..verdict._peer_text import cut, neutral
 from ..verdict._verdict import Verdict, make_verdict
@@ -244,8 +245,8 @@ named one costs ~2,000 instructions more per answer to make and read (callgrind)
 class Relay:
     """One conversation between a host and its upstream (see the module docstring)."""
 
-    __slots__ = ("_answered_by_proxy", "_asks_refused", "_declared", "_deferred", "_digested", "_early",
-                 "_first_ids", "_listing", "_listing_read", "_option_memo", "_progress", "_refused_asks", "_retold",
+    __slots__ = ("_answered_by_proxy", "_asks_refused", "_declared", "_deferred", "_digested", "_early", "_first_ids",
+                 "_listing", "_listing_read", "_option_memo", "_options_of", "_progress", "_refused_asks", "_retold",
                  "_seq", "_tasks", "_tools", "_tools_budget", "_unreadable", "_waiting", "batch_opened", "clock",
                  "conn", "enforce", "last_opened", "max_frame", "messages", "mode", "one_line", "recorder",
                  "refuse_as", "session", "stats", "telemetry", "timeout", "tracker", "transport", "twice_note",
@@ -314,6 +315,9 @@ class Relay:
         """The host's requests waiting by their progress token (:meth:`_track_progress`)."""
         self._deferred: deque[tuple[Exchange, _Waiting | None, bytes, Verdict | None]] = deque()
         self._option_memo = OptionsMemo()  # classify's options per request context, checked once (of)
+        self._options_of: tuple[object, Any] = (None, None)  # (Any: None until a first context's)
+        """The context :meth:`_options` gave options for last, and those options: consecutive
+        calls of a connection share a context (the memo's own lookup, without its call)."""
         self._refused_asks = RefusedCalls(_REFUSED_CALLS)
         """The host's tools/call requests during which the server made a request the proxy refuses
         (:meth:`_asked`), the last :data:`_REFUSED_CALLS`."""
@@ -917,10 +921,19 @@ class Relay:
         # the tracker pairs it with this very request (so from_upstream will take it as its answer)
         if self.tracker.waiting(self.conn, "client", key) is not exchange:
             return unjudged
-        verdict = judge(data, self._option_memo.of(exchange.context), held)
+        context = exchange.context
+        last = self._options_of
+        verdict = judge(data, last[1] if last[0] is context else self._options(context), held)
         if look is None and verdict.kind is not _UNCLASSIFIED:
             look = answer_peek(verdict, request_id)  # (None: the message's id is not the guess's)
         return data, look, verdict, exchange
+
+    def _options(self, context: Context) -> Options:
+        """classify's options for a request of ``context`` (``OptionsMemo.of``), kept as the last
+        given (:attr:`_options_of`)."""
+        options = self._option_memo.of(context)
+        self._options_of = (context, options)
+        return options
 
     def _near_miss(self, value: Id) -> _Waiting | None:
         """The waiting request an answer means with an id of another JSON type (``7`` → ``"7"``):
@@ -1241,7 +1254,9 @@ class Relay:
         if method in _JUDGED:
             request_id = exchange.request_id  # (held_id's, without a call for a str or int id)
             held = request_id if type(request_id) is int or type(request_id) is str else held_id(request_id)
-            verdict = judge(data, self._option_memo.of(exchange.context), held)
+            context = exchange.context
+            last = self._options_of
+            verdict = judge(data, last[1] if last[0] is context else self._options(context), held)
             if self._asks_refused and self._refused_asks:
                 verdict = self._with_asked(exchange, verdict)
             return verdict if verdict.kind is not _TASK and exchange.task_id is None else \
