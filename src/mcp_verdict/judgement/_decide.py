@@ -510,6 +510,12 @@ applies to a bare verdict, whose situation holds no outcome and is not accepted 
 _ON_VERDICT: Final = tuple(row for row in POLICY if row.name not in _READ_OUTCOME)
 """POLICY without those rows, in order: what ``decide`` tries for a bare verdict (the row that
 decides is the same; six tests fewer, eleven Python calls, per decision: the proxy's verdict line)."""
+_KIND_ROWS: Final = frozenset({"normal_complete", "tool_error", "input_required", "task"})
+"""The first rows of :data:`_ON_VERDICT`, each reading the verdict's kind alone (its test and its
+reason): the decision of a bare verdict of one of their kinds is its row's whatever else is given
+(the tool, the attempt, trust, the retry policy), made once per kind (:data:`_BY_KIND`)."""
+_BY_KIND: Final[dict[Kind, Decision]] = {}
+"""The decision of a bare verdict by its kind, for the kinds :data:`_KIND_ROWS` decide."""
 
 
 def decide(
@@ -600,11 +606,18 @@ def decide(
         tool_option = "verdict.tool"
         if tool is not None and type(tool) is not dict:
             _readable_tool(tool_option, tool)
+    if outcome is None:
+        known = _BY_KIND.get(plain.kind)
+        if known is not None:  # (a kind decided by its row alone: the decision made for it before)
+            return known
     read = _judged(outcome) if outcome is not None and plain.kind is _NORMAL_COMPLETE else _NOT_READ
     situation = _Situation(plain, outcome, tool, tool_option, attempt, trusted_server, request_sent, retry, read)
     for row in POLICY if outcome is not None else _ON_VERDICT:
         if row.applies(situation):
-            return _decision(row, situation)
+            decision = _decision(row, situation)
+            if outcome is None and row.name in _KIND_ROWS:
+                _BY_KIND[plain.kind] = decision
+            return decision
     raise AssertionError("the last policy row matches everything")  # pragma: no cover
 
 
