@@ -536,6 +536,11 @@ def decide(
     gives its outcome the attempt it ended on, and its policy); for a bare verdict, to no tool,
     untrusted, sent, attempt 1 and :data:`DEFAULT_RETRY`.
     """
+    if type(verdict) is Verdict and attempt is None and trusted_server is None and request_sent is None \
+            and retry is None and (tool is None or type(tool) is dict):  # (options none can refuse: checked)
+        known = _BY_KIND.get(verdict.kind)
+        if known is not None:
+            return known
     if isinstance(verdict, Verdict):
         outcome: Judged | None = None
         plain = verdict
