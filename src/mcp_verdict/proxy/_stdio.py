@@ -480,6 +480,12 @@ class _ProcessProtocol(asyncio.SubprocessProtocol):
 class StdioUpstream:
     """An upstream MCP server started as a process, with a restart policy."""
 
+    __slots__ = ("_closing", "_forced", "_init", "_initialized", "_input_closed", "_paused", "_protocol", "_queue",
+                 "_queued", "_replay_id", "_replay_late", "_replay_timer", "_stdin", "_stopping", "_taken_back",
+                 "_transport", "bridge", "command", "cwd", "delivery", "env", "exit_codes", "finished", "grace",
+                 "http_host", "limit", "max_restarts", "on_exit", "one_line", "restart", "restarts", "unsent_why")
+    # (slots: past 30 attributes an instance's own dict makes each read a hinted lookup: ``Relay``'s)
+
     def __init__(self, bridge: Bridge, command: Sequence[str], *, limit: int, restart: Restart = "never",
                  max_restarts: int = 5, grace: float = 5.0, env: Mapping[str, str] | None = None,
                  cwd: str | None = None) -> None:
@@ -534,6 +540,9 @@ class StdioUpstream:
         self._closing = False
         self._input_closed = False
         self._paused = False
+        self.one_line = False
+        """The host's frames may hold line breaks (an HTTP host's body, pretty-printed): each CR and
+        LF is written as a space (:func:`one_line`), so that the server reads one line per frame."""
         bridge.relay.withholds = self.withholds  # (the proxy's own cancellations of queued requests)
 
     async def start(self) -> None:
@@ -594,9 +603,6 @@ class StdioUpstream:
 
     # -- frames to the upstream ------------------------------------------------------------------
     routes_by_key = False  # one pipe: frames are written as they come
-    one_line = False
-    """The host's frames may hold line breaks (an HTTP host's body, pretty-printed): each CR and
-    LF is written as a space (:func:`one_line`), so that the server reads one line per frame."""
 
     def send(self, data: bytes, *, key: Key | None = None, stream: HostStream | None = None,
              headers: Mapping[str, str] | None = None, own: bool = False) -> bool:
