@@ -361,7 +361,7 @@ class Relay:
         it: the note its record carries (``HttpUpstream.withholds``)."""
 
     # -- the host's frames ----------------------------------------------------------------------
-    def from_host(self, data: bytes, http: Mapping[str, Any] | None = None, *, forwarded: bool = False,
+    def from_host(self, data: bytes, http: Mapping[str, Any] | None = None, forwarded: bool = False,
                   withheld: str | None = None, look: Peek | None = None) -> list[Out]:
         """A frame the host sent: what to send on.
 
@@ -400,7 +400,7 @@ class Relay:
         seq = self._seq  # (the record is written once the frame is known to be forwarded)
         self._seq += 1
         tracker = self.tracker
-        tracker.feed(self.conn, "c2s", data, at=at, seq=seq, http=http, look=look)
+        tracker.feed(self.conn, "c2s", data, at, seq, http, look)  # (positional: a call with keywords costs more)
         opened = tracker.opened(self.conn)
         if opened is not None and opened.origin == "client":
             request_id = opened.request_id
@@ -702,7 +702,7 @@ class Relay:
         return [self._unsent_answer(answer, "refused the request: too large", http)]
 
     # -- the upstream's frames ------------------------------------------------------------------
-    def from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None, *, defer: bool = False,
+    def from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None, defer: bool = False,
                       on_exchange: Collection[Key] | None = None, during: Key | None = None) -> list[Out]:
         """A frame the upstream sent: what to send on (a long one with the cyclic collector
         paused, :func:`_gc_paused`).
@@ -749,7 +749,7 @@ class Relay:
         fed = http
         if http is not None and look.id is None and "exchange" in http and look.kind in _NO_ID_KINDS:
             fed = {k: v for k, v in http.items() if k != "exchange"}  # (_unnumbered)
-        events = self.tracker.feed(self.conn, "s2c", data, at=at, seq=seq, http=fed, look=look)
+        events = self.tracker.feed(self.conn, "s2c", data, at, seq, fed, look)  # (positional: as from_host's)
         if not events:
             return self._server_message(data, seq, at, http, look, during)
         event = events[0]
