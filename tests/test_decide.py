@@ -6,7 +6,18 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict import POLICY, TASKS_EXTENSION, Action, Observation, Outcome, Verdict, classify, decide, evaluate
+from mcp_verdict import (
+    POLICY,
+    TASKS_EXTENSION,
+    Action,
+    Observation,
+    Outcome,
+    RetryPolicy,
+    Verdict,
+    classify,
+    decide,
+    evaluate,
+)
 from mcp_verdict.frames._track import task_reused, task_taken
 from mcp_verdict.verdict._findings import finding
 from mcp_verdict.verdict._kind import Kind
@@ -100,6 +111,56 @@ def test_policy_row(row: str) -> None:
     subject, kwargs, action = ROWS[row]
     decision = decide(subject, **kwargs)
     assert (decision.rule, decision.action) == (row, action), decision.reason
+
+
+# The rows that read an Outcome, each given the bare verdict of its Outcome (and its kwargs): a bare
+# verdict is never accepted nor failed by its content, so each ends on normal_complete.
+OUTCOME_ROWS = ["accept", "suspect_error", "contract_broken", "expectation_failed_write", "expectation_failed_read",
+                "not_observed"]
+
+
+@pytest.mark.parametrize("row", OUTCOME_ROWS)
+def test_the_bare_verdict_of_an_outcome_row_is_decided_as_normal_complete(row: str) -> None:
+    subject, kwargs, _ = ROWS[row]
+    decision = decide(subject.verdict, **kwargs)
+    assert (decision.rule, decision.action) == ("normal_complete", Action.VERIFY_CONTENT), decision.reason
+
+
+# Bare verdicts whose row reads their kind alone: the same row whatever else is given (decided once
+# per kind), each case decided twice; a bad option is still refused after the kind's decision is made.
+KIND_ROWS = [
+    ("normal_complete", NORMAL, {}, Action.VERIFY_CONTENT),
+    ("normal_complete", NORMAL, {"tool": WRITE, "attempt": 3}, Action.VERIFY_CONTENT),
+    ("normal_complete", NORMAL, {"tool": READ_ONLY, "trusted_server": True, "request_sent": False},
+     Action.VERIFY_CONTENT),
+    ("tool_error", ok({"resultType": "complete", "content": [], "isError": True}), {}, Action.RETURN_TO_MODEL),
+    ("tool_error", ok({"resultType": "complete", "content": [], "isError": True}),
+     {"tool": IDEMPOTENT, "trusted_server": True, "attempt": 2}, Action.RETURN_TO_MODEL),
+    ("input_required", ok({"resultType": "input_required", "requestState": "s"}), {"tool": WRITE},
+     Action.FULFIL_INPUT),
+    ("task", classify({"jsonrpc": "2.0", "id": 1, "result": TASK}, extensions=[TASKS_EXTENSION]),
+     {"retry": RetryPolicy(max_attempts=1)}, Action.POLL_TASK),
+]
+
+
+@pytest.mark.parametrize(("row", "verdict", "kwargs", "action"), KIND_ROWS,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(KIND_ROWS)])
+def test_a_bare_verdict_decided_by_its_kind_alone(row: str, verdict: Verdict, kwargs: dict[str, Any],
+                                                  action: Action) -> None:
+    for _ in range(2):
+        decision = decide(verdict, **kwargs)
+        assert (decision.rule, decision.action) == (row, action), decision.reason
+    with pytest.raises(ValueError, match="attempt"):
+        decide(verdict, **{**kwargs, "attempt": 0})
+    with pytest.raises(ValueError, match="tool"):
+        decide(verdict, **{**kwargs, "tool": "not a mapping"})
+
+
+def test_the_rows_a_bare_verdict_meets_first_read_its_kind() -> None:
+    """The rows a bare verdict is tried against begin with the four that read its kind alone (a row
+    put before them that reads anything else would make their decisions depend on it)."""
+    bare = [row.name for row in POLICY if row.name not in OUTCOME_ROWS]
+    assert bare[:5] == ["normal_complete", "tool_error", "input_required", "task", "unsupported_version"]
 
 
 # --- the rules that matter most, stated again as plain cases ------------------------------------------

@@ -131,6 +131,9 @@ def answer_peek(verdict: Verdict, request_id: Id) -> Peek | None:
 _SHOWN_ID: Final = re.compile(rb'"id"\s*:\s*(-?[0-9]{1,18}|"[^"\\]{0,256}")\s*[,}]')
 _ENDS: Final = 300
 """How many bytes at each end of a frame :func:`shown_id` and :func:`names_method` read."""
+NAMES_WHOLE: Final = 2 * _ENDS
+"""The frames :func:`names_method` searches whole: up to this size (its answer is then
+``data.find(b'"method"') >= 0``, which a caller may ask without the call)."""
 
 
 def shown_id(data: bytes) -> Id:
@@ -154,7 +157,7 @@ def names_method(data: bytes) -> bool:
     ``"method"`` (a frame over 600 bytes: in its first or last 300; a long answer is not
     scanned whole). One that does is read with :func:`peek` before anything is judged; one that
     does not is taken for an answer whose request can be guessed (:func:`shown_id`)."""
-    if len(data) <= 2 * _ENDS:
+    if len(data) <= NAMES_WHOLE:
         return data.find(b'"method"') >= 0
     return data.find(b'"method"', 0, _ENDS) >= 0 or data.find(b'"method"', len(data) - _ENDS) >= 0
 

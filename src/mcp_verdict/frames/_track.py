@@ -357,8 +357,8 @@ class Tracker:
         state.batch = (bytes(data), elements, {id(part) for part in elements})
         return elements
 
-    def feed(self, conn: str, direction: Literal["c2s", "s2c"], data: bytes, *, at: float, seq: int,
-             http: Mapping[str, Any] | None = None, look: Peek | None = None,
+    def feed(self, conn: str, direction: Literal["c2s", "s2c"], data: bytes, at: float, seq: int,
+             http: Mapping[str, Any] | None = None, look: Peek | None = None, *,
              element: bool = False) -> list[Event]:
         """One frame of ``conn``: what it completes. Never raises for any ``data``.
 

@@ -82,7 +82,7 @@ import msgspec
 import orjson
 
 from ..frames import Answered, Context, Exchange, FrameRecord, Seen, Stray, Tracker, Unanswered, id_key
-from ..frames._jsonrpc import Id, Peek, answer_peek, id_text, is_batch, names_method, peek, shown_id
+from ..frames._jsonrpc import NAMES_WHOLE, Id, Peek, answer_peek, id_text, is_batch, names_method, peek, shown_id
 from ..frames._log import RecordKind
 from ..frames._tools import ListedTools, ToolsBudget
 from ..judgement._decide import decide
@@ -90,6 +90,7 @@ from ..verdict._classify import DEFAULT_LIMITS, OptionsMemo, held_id, judge
 from ..verdict._findings import Finding
 from ..verdict._input import ASKED, RefusedCalls, judge_server_request, refused_findings
 from ..verdict._kind import Kind
+from ..verdict._options import Options
 from ..verdict._parser import parse
 from ..verdict._peer_text import cut, neutral
 from ..verdict._verdict import Verdict, make_verdict
@@ -244,6 +245,15 @@ named one costs ~2,000 instructions more per answer to make and read (callgrind)
 class Relay:
     """One conversation between a host and its upstream (see the module docstring)."""
 
+    __slots__ = ("_answered_by_proxy", "_asks_refused", "_declared", "_deferred", "_digested", "_early", "_first_ids",
+                 "_listing", "_listing_read", "_option_memo", "_options_of", "_progress", "_refused_asks", "_retold",
+                 "_seq", "_tasks", "_tools", "_tools_budget", "_unreadable", "_waiting", "batch_opened", "clock",
+                 "conn", "enforce", "last_opened", "max_frame", "messages", "mode", "one_line", "recorder",
+                 "refuse_as", "session", "stats", "telemetry", "timeout", "tracker", "transport", "twice_note",
+                 "unrepeated", "upstream_one_line", "withholds")
+    # (slots: an instance of more than 30 attributes keeps them in a dict of its own, not the class's
+    # shared keys, and on CPython 3.11 each read of one is a hinted dict lookup, ~16% slower in a loop)
+
     def __init__(self, conn: str = "proxy", *, mode: Mode = "observe", refuse_as: RefuseAs = "error",
                  timeout: float = 120.0, max_frame: int = DEFAULT_LIMITS.max_bytes,
                  default_version: str = LATEST_VERSION, recorder: Recorder | None = None,
@@ -305,6 +315,9 @@ class Relay:
         """The host's requests waiting by their progress token (:meth:`_track_progress`)."""
         self._deferred: deque[tuple[Exchange, _Waiting | None, bytes, Verdict | None]] = deque()
         self._option_memo = OptionsMemo()  # classify's options per request context, checked once (of)
+        self._options_of: tuple[object, Any] = (None, None)  # (Any: None until a first context's)
+        """The context :meth:`_options` gave options for last, and those options: consecutive
+        calls of a connection share a context (the memo's own lookup, without its call)."""
         self._refused_asks = RefusedCalls(_REFUSED_CALLS)
         """The host's tools/call requests during which the server made a request the proxy refuses
         (:meth:`_asked`), the last :data:`_REFUSED_CALLS`."""
@@ -348,7 +361,7 @@ class Relay:
         it: the note its record carries (``HttpUpstream.withholds``)."""
 
     # -- the host's frames ----------------------------------------------------------------------
-    def from_host(self, data: bytes, http: Mapping[str, Any] | None = None, *, forwarded: bool = False,
+    def from_host(self, data: bytes, http: Mapping[str, Any] | None = None, forwarded: bool = False,
                   withheld: str | None = None, look: Peek | None = None) -> list[Out]:
         """A frame the host sent: what to send on.
 
@@ -387,7 +400,7 @@ class Relay:
         seq = self._seq  # (the record is written once the frame is known to be forwarded)
         self._seq += 1
         tracker = self.tracker
-        tracker.feed(self.conn, "c2s", data, at=at, seq=seq, http=http, look=look)
+        tracker.feed(self.conn, "c2s", data, at, seq, http, look)  # (positional: a call with keywords costs more)
         opened = tracker.opened(self.conn)
         if opened is not None and opened.origin == "client":
             request_id = opened.request_id
@@ -689,7 +702,7 @@ class Relay:
         return [self._unsent_answer(answer, "refused the request: too large", http)]
 
     # -- the upstream's frames ------------------------------------------------------------------
-    def from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None, *, defer: bool = False,
+    def from_upstream(self, data: bytes, http: Mapping[str, Any] | None = None, defer: bool = False,
                       on_exchange: Collection[Key] | None = None, during: Key | None = None) -> list[Out]:
         """A frame the upstream sent: what to send on (a long one with the cyclic collector
         paused, :func:`_gc_paused`).
@@ -736,7 +749,7 @@ class Relay:
         fed = http
         if http is not None and look.id is None and "exchange" in http and look.kind in _NO_ID_KINDS:
             fed = {k: v for k, v in http.items() if k != "exchange"}  # (_unnumbered)
-        events = self.tracker.feed(self.conn, "s2c", data, at=at, seq=seq, http=fed, look=look)
+        events = self.tracker.feed(self.conn, "s2c", data, at, seq, fed, look)  # (positional: as from_host's)
         if not events:
             return self._server_message(data, seq, at, http, look, during)
         event = events[0]
@@ -882,9 +895,10 @@ class Relay:
             return None
         waiting: _Waiting | None = None
         look = None
-        if names_method(data):
-            # a server request or notification (or an answer holding one, such as input_required's
-            # requests): read first, not judged as an answer (that read kept for from_upstream)
+        if data.find(b'"method"') >= 0 if len(data) <= NAMES_WHOLE else names_method(data):  # (names_method's,
+            # without a call for a short frame) a server request or notification (or an answer holding
+            # one, such as input_required's requests): read first, not judged as an answer (that read
+            # kept for from_upstream)
             look = peek(data)
             if look.has_id and look.kind in _ANSWER_KINDS:
                 waiting = pending.get(id_key(look.id))
@@ -907,10 +921,19 @@ class Relay:
         # the tracker pairs it with this very request (so from_upstream will take it as its answer)
         if self.tracker.waiting(self.conn, "client", key) is not exchange:
             return unjudged
-        verdict = judge(data, self._option_memo.of(exchange.context), held)
+        context = exchange.context
+        last = self._options_of
+        verdict = judge(data, last[1] if last[0] is context else self._options(context), held)
         if look is None and verdict.kind is not _UNCLASSIFIED:
             look = answer_peek(verdict, request_id)  # (None: the message's id is not the guess's)
         return data, look, verdict, exchange
+
+    def _options(self, context: Context) -> Options:
+        """classify's options for a request of ``context`` (``OptionsMemo.of``), kept as the last
+        given (:attr:`_options_of`)."""
+        options = self._option_memo.of(context)
+        self._options_of = (context, options)
+        return options
 
     def _near_miss(self, value: Id) -> _Waiting | None:
         """The waiting request an answer means with an id of another JSON type (``7`` → ``"7"``):
@@ -1231,7 +1254,9 @@ class Relay:
         if method in _JUDGED:
             request_id = exchange.request_id  # (held_id's, without a call for a str or int id)
             held = request_id if type(request_id) is int or type(request_id) is str else held_id(request_id)
-            verdict = judge(data, self._option_memo.of(exchange.context), held)
+            context = exchange.context
+            last = self._options_of
+            verdict = judge(data, last[1] if last[0] is context else self._options(context), held)
             if self._asks_refused and self._refused_asks:
                 verdict = self._with_asked(exchange, verdict)
             return verdict if verdict.kind is not _TASK and exchange.task_id is None else \
@@ -1359,14 +1384,17 @@ class Relay:
         recorder = self.recorder
         wants = recorder is not None and recorder.wants_verdicts
         if verdict is not None and (wants or waiting.token is not None):
-            action = decide(verdict, tool=self._kept().tools.get(exchange.tool or "")).action._value_
+            if self._listing is not None:  # (_kept's first test, without a call)
+                self._kept()
+            action = decide(verdict, tool=self._tools.tools.get(exchange.tool or "")).action._value_
         if wants and verdict is not None:  # (each enum's ``_value_``: ``.value`` is two Python calls)
             assert recorder is not None
             recorder.verdict({
                 "conn": self.conn, "call": exchange.call, "round": exchange.round, "method": exchange.method,
                 "id": exchange.request_id, "tool": exchange.tool, "task": exchange.task_id,
                 "version": exchange.context.version, "kind": verdict.kind._value_,
-                "findings": [{"code": f.code, "path": f.path, "severity": f.severity} for f in verdict.findings],
+                "findings": [{"code": f.code, "path": f.path, "severity": f.severity} for f in verdict.findings]
+                if verdict.findings else [],  # (a comprehension is a Python call: most verdicts hold none)
                 "decision": action, "forwarded": "refused" if refused else "unchanged",
                 "latency_ms": round((self.clock() - waiting.started) * 1000, 3),
                 "sha256": self._sha256(data, not refused and recorder.redacts),

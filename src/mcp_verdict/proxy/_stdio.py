@@ -238,10 +238,12 @@ class _StdoutProtocol(asyncio.BaseProtocol):
 
 
 class _StdinProtocol(asyncio.Protocol):
-    def __init__(self, splitter: LineSplitter, on_eof: Callable[[bytes], None]) -> None:
+    def __init__(self, splitter: LineSplitter, on_eof: Callable[[bytes], None],
+                 on_read: Callable[[bytes], None] | None = None) -> None:
         self.splitter = splitter
         self.on_eof = on_eof
-        self.data_received = splitter.feed  # type: ignore[method-assign,assignment]  # (the class's, without a call)
+        self.data_received = on_read or splitter.feed  # type: ignore[method-assign,assignment]  # (the class's,
+        # without a call: each read to ``on_read``, else to the splitter)
 
     def data_received(self, data: bytes) -> None:
         self.splitter.feed(data)
@@ -294,13 +296,14 @@ class StdioHost:
         self.eof = asyncio.Event()
         self.gone = asyncio.Event()
         self._gone = False  # (gone.is_set(), without a call: set with it)
+        self._splitter = LineSplitter(limit, self._line, self._too_large)
         self._stdin = sys.stdin.fileno() if stdin is None else stdin
         self._stdout = sys.stdout.fileno() if stdout is None else stdout
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
         self.stream.on_broken = self._host_gone
-        splitter = LineSplitter(self.limit, self._line, self._too_large)
+        splitter = self._splitter
         if _pipe_like(self._stdout):
             out = os.fdopen(os.dup(self._stdout), "wb", buffering=0)
             transport, _ = await loop.connect_write_pipe(lambda: _StdoutProtocol(self.stream), out)
@@ -312,7 +315,7 @@ class StdioHost:
         self.bridge.one_stream = True
         if _pipe_like(self._stdin):
             inp = os.fdopen(os.dup(self._stdin), "rb", buffering=0)
-            await loop.connect_read_pipe(lambda: _StdinProtocol(splitter, self._ended), inp)
+            await loop.connect_read_pipe(lambda: _StdinProtocol(splitter, self._ended, self._read), inp)
         else:  # a regular file: read it on a thread
             loop.run_in_executor(None, self._read_file, loop, splitter)
 
@@ -321,6 +324,17 @@ class StdioHost:
             while chunk := handle.read(65536):
                 loop.call_soon_threadsafe(splitter.feed, chunk)
         loop.call_soon_threadsafe(lambda: self._ended(splitter.close()))
+
+    def _read(self, chunk: bytes) -> None:
+        """A read of stdin: one that is one whole line starting with ``{`` goes to the bridge at
+        once (the splitter's first case and :meth:`_line`'s, in one call: most reads); any other
+        to the splitter."""
+        splitter = self._splitter
+        if (chunk[:1] == b"{" and chunk[-1:] == b"\n" and splitter._dropping < 0 and not splitter._parts
+                and chunk.find(b"\n") == len(chunk) - 1 and len(chunk) - 1 <= splitter.limit and not self._gone):
+            self.bridge.from_host(chunk[:-1], self.stream)
+        else:
+            splitter.feed(chunk)
 
     def _line(self, line: bytes) -> None:
         if not line or self._gone:
@@ -391,6 +405,10 @@ class _StdoutReader(asyncio.BufferedProtocol):
     def __init__(self, process: _ProcessProtocol) -> None:
         self.process = process
         self.splitter = process.splitter
+        self._owner: StdioUpstream | None = getattr(process, "owner", None)
+        """The upstream whose lines these are: a read that is one whole line starting with ``{``
+        goes to its bridge at once, as its ``_line`` sends it, while no replayed ``initialize``
+        waits for its answer (None: every line to the splitter's ``on_line``)."""
         self._buffer = bytearray(_PIPE_BYTES)
         self._view = memoryview(self._buffer)
         buffer = self._buffer
@@ -406,7 +424,11 @@ class _StdoutReader(asyncio.BufferedProtocol):
         # (LineSplitter.feed's first case; the first LF of the buffer is the read's last byte: none before it)
         if (buffer[nbytes - 1] == 10 and splitter._dropping < 0 and not splitter._parts
                 and buffer.find(b"\n") == nbytes - 1 and nbytes - 1 <= splitter.limit):
-            splitter.on_line(bytes(self._view[:nbytes - 1]))  # one whole line: one copy
+            owner = self._owner  # one whole line: one copy
+            if buffer[0] == 123 and owner is not None and owner._replay_id is None:  # ("{": _line's, without a call)
+                owner.bridge.from_upstream(bytes(self._view[:nbytes - 1]))
+            else:
+                splitter.on_line(bytes(self._view[:nbytes - 1]))
         else:
             splitter.feed(bytes(self._view[:nbytes]))
 
@@ -457,6 +479,12 @@ class _ProcessProtocol(asyncio.SubprocessProtocol):
 
 class StdioUpstream:
     """An upstream MCP server started as a process, with a restart policy."""
+
+    __slots__ = ("_closing", "_forced", "_init", "_initialized", "_input_closed", "_paused", "_protocol", "_queue",
+                 "_queued", "_replay_id", "_replay_late", "_replay_timer", "_stdin", "_stopping", "_taken_back",
+                 "_transport", "bridge", "command", "cwd", "delivery", "env", "exit_codes", "finished", "grace",
+                 "http_host", "limit", "max_restarts", "on_exit", "one_line", "restart", "restarts", "unsent_why")
+    # (slots: past 30 attributes an instance's own dict makes each read a hinted lookup: ``Relay``'s)
 
     def __init__(self, bridge: Bridge, command: Sequence[str], *, limit: int, restart: Restart = "never",
                  max_restarts: int = 5, grace: float = 5.0, env: Mapping[str, str] | None = None,
@@ -512,6 +540,9 @@ class StdioUpstream:
         self._closing = False
         self._input_closed = False
         self._paused = False
+        self.one_line = False
+        """The host's frames may hold line breaks (an HTTP host's body, pretty-printed): each CR and
+        LF is written as a space (:func:`one_line`), so that the server reads one line per frame."""
         bridge.relay.withholds = self.withholds  # (the proxy's own cancellations of queued requests)
 
     async def start(self) -> None:
@@ -572,9 +603,6 @@ class StdioUpstream:
 
     # -- frames to the upstream ------------------------------------------------------------------
     routes_by_key = False  # one pipe: frames are written as they come
-    one_line = False
-    """The host's frames may hold line breaks (an HTTP host's body, pretty-printed): each CR and
-    LF is written as a space (:func:`one_line`), so that the server reads one line per frame."""
 
     def send(self, data: bytes, *, key: Key | None = None, stream: HostStream | None = None,
              headers: Mapping[str, str] | None = None, own: bool = False) -> bool:
