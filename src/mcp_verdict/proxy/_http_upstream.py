@@ -46,8 +46,11 @@ the message), so a request never overtakes the ``notifications/initialized``, th
 wait for each other (an answer may be a long event stream). The wait is bounded: ``--timeout``
 counts from the host's sending, the wait included, and when the frame waited for gets no
 answer in that time, those waiting are not sent (a request gets UPSTREAM_TIMEOUT; a
-cancellation of a request not sent is not sent either). An HTTP host orders its own POSTs: its
-notification's POST is answered once the upstream answered it (:attr:`HttpUpstream.delivery`).
+cancellation of a request not sent is not sent either). A ``notifications/cancelled`` also
+waits for the request it cancels to be taken (its POST's response head:
+:meth:`HttpUpstream._follow`); frames after it do not wait for that. An HTTP host orders its own
+POSTs: its notification's POST is answered once the upstream answered it
+(:attr:`HttpUpstream.delivery`).
 
 ``--timeout`` bounds every upstream exchange, one way for each kind: a request's answer by the
 relay's deadline (UPSTREAM_TIMEOUT, cancelled upstream), which also bounds the proxy's own
