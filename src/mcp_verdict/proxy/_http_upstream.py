@@ -481,7 +481,9 @@ class HttpUpstream:
                 # stream that still carries the answers to its other requests
                 unsent = self._unsent(cancels)
                 notifies = unsent or self._cancels_by_notification(headers)
-                carrier = self._untaken_post(cancels) if notifies and not unsent and self.stdio_host else None
+                # (the proxy's own, of a request it gave up --timeout after sending it: at once)
+                carrier = self._untaken_post(cancels) if notifies and not unsent and self.stdio_host and not own \
+                    else None
                 if carrier is not None:  # (it follows the request once that is taken: closed then)
                     self._follow(data, headers, cancels, carrier)
                     return True
@@ -540,7 +542,8 @@ class HttpUpstream:
         gets the cancellation first ignores it, an unknown request, and runs the request to its
         end: MCP basic/utilities/cancellation). Frames the host sends after it do not wait for
         it: they would wait for a request (on a server that answers with JSON, its whole answer).
-        Bounded by ``--timeout``: :meth:`_cancel_taken`."""
+        Bounded by ``--timeout``: :meth:`_cancel_taken`. (The proxy's own cancellation, of a
+        request it gave up ``--timeout`` after sending it, goes at once, as before.)"""
         loop = asyncio.get_running_loop()
         told: asyncio.Future[str | None] = loop.create_future()
         self._untaken.setdefault(post, []).append(told)
