@@ -26,7 +26,7 @@ from typing import Final
 
 from ._jsonrpc import _BLANKS_RE, _COLON, _ID_VALUE, _fall, _marks_outside, _outside, _plain, _run_before
 
-__all__ = ["request_id_spans"]
+__all__ = ["request_id_spans", "request_id_text"]
 
 _PARAMS: Final = b'"params"'
 _REQUEST_ID: Final = b'"requestId"'
@@ -135,3 +135,12 @@ def request_id_spans(data: bytes) -> list[tuple[int, int]]:
     iterators: no Python step a member)."""
     values = filter(None, map(_ID_VALUE.match, repeat(data), map(len(_REQUEST_ID).__add__, request_id_members(data))))
     return list(filter(partial(ne, (-1, -1)), map(methodcaller("span", 1), values)))  # ((-1, -1): no group 1)
+
+
+def request_id_text(data: bytes) -> bytes | None:
+    """The text of the value of the last ``requestId`` member of a top-level ``params`` object, as
+    written, when it is a number, a string or null (``,`` or ``}`` after it); None when there is
+    no member, or the last one's value is another (an object, a list) or cut short."""
+    members = request_id_members(data)
+    found = _ID_VALUE.match(data, members[-1] + len(_REQUEST_ID)) if members else None
+    return None if found is None else found.group(1)

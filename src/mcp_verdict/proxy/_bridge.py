@@ -197,6 +197,12 @@ class Bridge:
         batch = self._heads.get(key)
         return batch.keys if batch is not None else (key,)
 
+    def batch_head(self, key: Key) -> Key:
+        """The first request of the host batch the request ``key`` is in, not all answered yet
+        (the key of the batch's one upstream exchange); ``key`` itself for a request sent alone."""
+        batch = self._batches.get(key)
+        return batch.keys[0] if batch is not None else key
+
     def awaits(self, key: Key) -> bool:
         """The request ``key``, or one of the batch it is the first request of, is still awaited
         (an HTTP upstream reads a batch's response until each is answered)."""

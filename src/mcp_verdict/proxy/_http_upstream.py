@@ -46,8 +46,11 @@ the message), so a request never overtakes the ``notifications/initialized``, th
 wait for each other (an answer may be a long event stream). The wait is bounded: ``--timeout``
 counts from the host's sending, the wait included, and when the frame waited for gets no
 answer in that time, those waiting are not sent (a request gets UPSTREAM_TIMEOUT; a
-cancellation of a request not sent is not sent either). An HTTP host orders its own POSTs: its
-notification's POST is answered once the upstream answered it (:attr:`HttpUpstream.delivery`).
+cancellation of a request not sent is not sent either). A ``notifications/cancelled`` also
+waits for the request it cancels to be taken (its POST's response head:
+:meth:`HttpUpstream._follow`); frames after it do not wait for that. An HTTP host orders its own
+POSTs: its notification's POST is answered once the upstream answered it
+(:attr:`HttpUpstream.delivery`).
 
 ``--timeout`` bounds every upstream exchange, one way for each kind: a request's answer by the
 relay's deadline (UPSTREAM_TIMEOUT, cancelled upstream), which also bounds the proxy's own
@@ -137,6 +140,9 @@ _INITIALIZED: Final = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
 _BEHIND_LAPSED: Final = "not sent: the upstream did not answer the host's notification or response before it " \
                         "within {:g} s"
 """Why a stdio host's frame that waited for an earlier one was not sent (:meth:`HttpUpstream.send`)."""
+_NEVER_SENT: Final = "not sent: the request it cancels was never sent (it waited for the upstream to answer the " \
+                      "host's notification or response before it)"
+"""Why a stdio host's cancellation that waited for its request's POST is not sent (:meth:`HttpUpstream._follow`)."""
 _STATELESS: Final = "2026-07-28"
 """The first protocol version without sessions (a request of it or later has no Mcp-Session-Id)."""
 
@@ -344,6 +350,29 @@ def _lapsed(ahead: asyncio.Task[Delivery]) -> bool:
     return not ahead.cancelled() and ahead.exception() is None and ahead.result().lapsed
 
 
+def _reading(task: asyncio.Task[None]) -> bool:
+    """The POST ``task`` (:meth:`HttpUpstream._post`, maybe behind :meth:`HttpUpstream._post_behind`)
+    has its response head: its coroutine is suspended in :meth:`HttpUpstream._read`, which it
+    awaits once the head came (not before: a connection, the request's writing, a renewal)."""
+    coro: Any = task.get_coro()
+    while getattr(coro, "cr_code", None) in _POSTING:
+        coro = coro.cr_await
+    return getattr(coro, "cr_code", None) is _READING
+
+
+def _moot(response: aiohttp.ClientResponse | Answer) -> str | None:
+    """Why a stdio host's cancellation waiting for its request (:meth:`HttpUpstream._follow`) is not
+    sent, the request's POST having this response head: the upstream answered the request (a
+    JSON body, an error status, anything but an event stream: the exchange holds its whole
+    answer); None for an event stream (the request under way: the cancellation is sent)."""
+    ctype = response.headers.get("Content-Type", "")
+    if 200 <= response.status < 300 and event_stream(ctype):
+        return None
+    shown = f", {neutral(cut(ctype, 100))}" if ctype else ""
+    return f"not sent: the upstream answered the request it cancels (HTTP {response.status}{shown}) before the " \
+           "request was taken: nothing is in progress to cancel"
+
+
 def _answer_to(body: bytes, request_id: str, stream: bool) -> Mapping[str, Any] | None:
     """The message answering ``request_id`` in an answer's body (one JSON body, or the events of
     an event stream: :class:`SSEParser`); None when it holds none."""
@@ -411,8 +440,12 @@ class HttpUpstream:
         session when the upstream ends the one they started (:meth:`_renew`)."""
         self._renewing = asyncio.Lock()
         self._renewals = 0
-        """Renewals tried (:meth:`_renew`); :attr:`_renewals_made`: initializes sent (their ids)."""
-        self._renewals_made = 0
+        """Renewals tried (:meth:`_renew`), each one initialize sent (its id: :meth:`_initialize_again`)."""
+        self._untaken: dict[Key, list[asyncio.Future[str | None]]] = {}
+        """A stdio host's cancellations that wait for the request they cancel to be taken by the
+        upstream, by the key of the POST that carries it (:meth:`_follow`): each is told, when that
+        POST has its response head, None (an event stream: the request is under way), or why it
+        is not to be sent (the answer came whole; the request was never sent)."""
         self._failed_renewal: tuple[str, str] | None = None
         """Why the last renewal failed, and the ended session it was for (None once one succeeds):
         the GET stream meeting that end takes the failure and starts no renewal of its own (one
@@ -447,13 +480,22 @@ class HttpUpstream:
                 # closing the response stream is the cancellation — not of a 2025-03-26 batch's
                 # stream that still carries the answers to its other requests
                 unsent = self._unsent(cancels)
+                notifies = unsent or self._cancels_by_notification(headers)
+                # (the proxy's own, of a request it gave up --timeout after sending it: at once)
+                carrier = self._untaken_post(cancels) if notifies and not unsent and self.stdio_host and not own \
+                    else None
+                if carrier is not None:  # (it follows the request once that is taken: closed then)
+                    self._follow(data, headers, cancels, carrier)
+                    return True
                 if self._closes(cancels):
                     self._posts.pop(cancels).cancel()  # (its headers dropped as it ends: the
                     # cancellations of the batch's other requests, said next, go under them too)
                 if unsent:
                     self._held.discard(cancels)  # (its task may never have run)
+                    if self._untaken:  # (the cancellations of the batch's other requests: not sent either)
+                        self._took(cancels, _NEVER_SENT)
                     return True  # (withholds said so)
-                if not self._cancels_by_notification(headers):
+                if not notifies:
                     return True  # 2026-07-28: no notification on HTTP (Bridge notes it: withholds)
         if key is None:
             loop = asyncio.get_running_loop()
@@ -482,6 +524,74 @@ class HttpUpstream:
         if ahead is not None and ahead.done() and self.stdio_host:
             ahead = self.delivery = None
         return ahead if self.stdio_host else None
+
+    def _untaken_post(self, cancels: Key) -> Key | None:
+        """The key of the POST that carries the request ``cancels`` (its own, or its 2025-03-26
+        batch's, held by the batch's first request) while that POST has no response head yet
+        (waiting for a notification before it, or sent and unanswered); None once it has one, or
+        when none is in flight. Asked of a cancellation only: the POST's coroutine is looked at
+        (:func:`_reading`), no mark is kept per request."""
+        post = cancels if cancels in self._posts else self.bridge.batch_head(cancels)
+        task = self._posts.get(post)
+        return post if task is not None and not task.done() and not _reading(task) else None
+
+    def _follow(self, data: bytes, host: Mapping[str, str] | None, cancels: Key, post: Key) -> None:
+        """Send the stdio host's cancellation ``data`` of the request ``cancels`` once the upstream
+        has taken it: once the POST that carries it (``post``: :meth:`_untaken_post`) has its
+        response head, so that the server has the request before its cancellation (a server that
+        gets the cancellation first ignores it, an unknown request, and runs the request to its
+        end: MCP basic/utilities/cancellation). Frames the host sends after it do not wait for
+        it: they would wait for a request (on a server that answers with JSON, its whole answer).
+        Bounded by ``--timeout``: :meth:`_cancel_taken`. (The proxy's own cancellation, of a
+        request it gave up ``--timeout`` after sending it, goes at once, as before.)"""
+        loop = asyncio.get_running_loop()
+        told: asyncio.Future[str | None] = loop.create_future()
+        self._untaken.setdefault(post, []).append(told)
+        task = loop.create_task(self._cancel_taken(data, host, cancels, post, self._posts[post], told,
+                                                   self._waits_for(), loop.time() + self.timeout))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _cancel_taken(self, data: bytes, host: Mapping[str, str] | None, cancels: Key, post: Key,
+                            carrier: asyncio.Task[None], told: asyncio.Future[str | None],
+                            ahead: asyncio.Task[Delivery] | None, deadline: float) -> None:
+        """:meth:`_follow`'s wait, up to ``deadline`` (``--timeout`` from the host's sending), for the
+        POST ``carrier`` to have its response head (``told``) or to end; then the request's POST is
+        closed (unless another request of its batch is still awaited on it) and the cancellation
+        sent, after ``ahead`` as any notification. When the head says the upstream answered the
+        request (a JSON body, an error status: its processing is over) or the request was never
+        sent, the cancellation is not sent: a cancellation names only a request its sender
+        believes in progress (basic/utilities/cancellation, Behavior Requirements 1); it is
+        noted in the frame log. A POST that ends without a head (refused, reset), or no head
+        within the time (a server holding a JSON answer back: the request was sent ``--timeout``
+        or more before), and the cancellation is sent."""
+        loop = asyncio.get_running_loop()
+        try:
+            await asyncio.wait((told, carrier), timeout=max(0.0, deadline - loop.time()),
+                               return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiting = self._untaken.get(post)
+            if waiting is not None and told in waiting:
+                waiting.remove(told)
+                if not waiting:
+                    del self._untaken[post]
+        why = told.result() if told.done() else None
+        if why is not None:
+            self._undelivered(data, why, "")
+            return
+        if self._posts.get(post) is carrier and not any(
+                other != cancels and self.bridge.relay.is_waiting(other) for other in self.bridge.batch_of(post)):
+            del self._posts[post]
+            carrier.cancel()  # (closing its stream: a request under way is cancelled both ways)
+        await self._deliver(data, host, ahead, loop.time() + self.timeout)
+
+    def _took(self, post: Key, why: str | None) -> None:
+        """The POST ``post`` has its response head (``why``: None for an event stream, the request
+        under way; else why a cancellation of it is not sent), or never went: each cancellation
+        waiting for it is told (:meth:`_cancel_taken`)."""
+        for told in self._untaken.pop(post, ()):
+            if not told.done():
+                told.set_result(why)
 
     def _closes(self, cancels: Key) -> bool:
         """A cancellation of the request ``cancels`` closes its POST: one in flight, unless it is
@@ -611,6 +721,8 @@ class HttpUpstream:
         if _lapsed(ahead):
             if self._posts.get(key) is asyncio.current_task():
                 del self._posts[key]  # (a stdio host's: no headers nor batch of it kept)
+            if self._untaken:
+                self._took(key, _NEVER_SENT)
             self.bridge.fail(key, _BEHIND_LAPSED.format(self.timeout), UPSTREAM_TIMEOUT)
             return
         await self._post(data, key, stream, host)
@@ -633,6 +745,8 @@ class HttpUpstream:
                         self._learn_session(response, data)
                     ended = None if sent_again else self._session_ended(response, headers, data)
                     if ended is None:
+                        if self._untaken:  # (a cancellation waits for this request to be taken)
+                            self._took(key, _moot(response))
                         answered = await self._read(response, key, stream, exchange, host=host)
                     else:
                         body = await capped(response, self.limit)
@@ -731,8 +845,7 @@ class HttpUpstream:
         (the proxy's GET stream follows it), else why not (the ended session stays: a later
         request's 404 tries again)."""
         assert self._client is not None and self._init is not None
-        self._renewals_made += 1
-        replay = f"mcp-verdict-session-{self._renewals_made}"
+        replay = f"mcp-verdict-session-{self._renewals}"
         init = with_id(self._init, orjson.dumps(replay), peek(self._init).message)
         headers = upstream_headers(None, self.headers, _POST_HEADERS)
         try:
@@ -1227,3 +1340,8 @@ class HttpUpstream:
                 self._lean.close()
             await self._client.close()
         self._finished.set()
+
+
+_POSTING: Final = (HttpUpstream._post.__code__, HttpUpstream._post_behind.__code__)
+_READING: Final = HttpUpstream._read.__code__
+"""The code objects :func:`_reading` looks for in a POST's coroutine."""

@@ -346,11 +346,13 @@ class Relay:
         """The note of the last host request forwarded although it reads two ways (``_twice``; set
         by each such request, not cleared by other frames: its reader, ``_batch.host_batch``,
         clears it)."""
-        self._first_ids: dict[Key, tuple[Key, int]] = {}
+        self._first_ids: dict[Key, tuple[Key, int, Id]] = {}
         """The host's requests forwarded whose id two parsers read two ways (``_twice``), awaited
-        under the last: by the key of the first, (the key they wait under, their frame number) —
-        an answer under the first is theirs (:meth:`_under_first_id`). Entries whose request no
-        longer waits are dropped lazily (:meth:`_first_id`)."""
+        under the last: by the key of the first, (the key they wait under, their frame number, the
+        first id) — an answer under the first is theirs (:meth:`_under_first_id`); once the proxy
+        stops awaiting one, its cancellation names the first id too and a late answer under it is
+        refused as late (:meth:`_first_ids_of`). Entries whose request no longer waits are
+        dropped lazily (:meth:`_first_id`)."""
         self.unrepeated: bytes | None = None
         """The host frame its caller found no routing name repeated in (``_twice.may_repeat`` said
         False: the bridge asks before it sends a frame in enforce): :meth:`from_host` of these
@@ -437,9 +439,9 @@ class Relay:
         its answer too (a server whose parser keeps the first answers under it). Past twice the
         requests waiting (and 64) entries, those whose request no longer waits are dropped."""
         table = self._first_ids
-        table[id_key(first)] = (id_key(last), self._seq)
+        table[id_key(first)] = (id_key(last), self._seq, first)
         if len(table) > 2 * len(self._waiting) + 64:
-            self._first_ids = {k: v for k, v in table.items() if self._awaits(*v)}
+            self._first_ids = {k: v for k, v in table.items() if self._awaits(v[0], v[1])}
 
     def _awaits(self, key: Key, seq: int) -> bool:
         waiting = self._waiting.get(key)
@@ -454,7 +456,7 @@ class Relay:
         id it carries (the tracker's request renamed to it) and sent to the host as its answer
         (``answers``: the key it waited under); None otherwise."""
         entry = self._first_ids.get(key)
-        if entry is None or key in self._waiting or not self._awaits(*entry):
+        if entry is None or key in self._waiting or not self._awaits(entry[0], entry[1]):
             return None
         last = entry[0]
         if on_exchange is not None and last not in on_exchange:  # (not its exchange: its answer may yet come)
@@ -1430,7 +1432,7 @@ class Relay:
             reason = f"no answer within {self.timeout:g} s"
             out.append(self._own_answer(error_frame(request_id, UPSTREAM_TIMEOUT, f"mcp-verdict proxy: {reason}",
                                                     {"timeout": self.timeout}), key, reason))
-            out.extend(self._cancelled(waiting, request_id, reason))
+            out.extend(self._cancelled(waiting, request_id, reason, key))
         return out
 
     def stopping(self, reason: str, keys: Collection[Key] | None = None) -> list[Out]:
@@ -1443,7 +1445,7 @@ class Relay:
             request_id = _reply_id(waiting.exchange)
             out.append(self._own_answer(error_frame(request_id, UPSTREAM_CLOSED, f"mcp-verdict proxy: {reason}",
                                                     {"reason": reason}), key, reason))
-            out.extend(self._cancelled(waiting, request_id, reason))
+            out.extend(self._cancelled(waiting, request_id, reason, key))
         return out
 
     @property
@@ -1456,7 +1458,7 @@ class Relay:
         """The host is gone: cancel its requests upstream (``notifications/cancelled``)."""
         out: list[Out] = []
         for key, waiting in list(self._waiting.items()):
-            out.extend(self._cancelled(waiting, _reply_id(waiting.exchange), reason))
+            out.extend(self._cancelled(waiting, _reply_id(waiting.exchange), reason, key))
             self._forget(key, waiting, reason)
         return out
 
@@ -1468,16 +1470,31 @@ class Relay:
         if waiting is None:
             return []
         self._forget(key, waiting, reason)
-        return self._cancelled(waiting, _reply_id(waiting.exchange), reason) if notify else []
+        return self._cancelled(waiting, _reply_id(waiting.exchange), reason, key) if notify else []
 
-    def _cancelled(self, waiting: _Waiting, request_id: Id | bytes, reason: str) -> list[Out]:
+    def _cancelled(self, waiting: _Waiting, request_id: Id | bytes, reason: str, key: Key) -> list[Out]:
         """The proxy's own ``notifications/cancelled`` for the host's request ``waiting`` (its id
         as the host wrote it), sent upstream — none for an ``initialize``, which a client MUST NOT
         cancel (basic/utilities/cancellation, 2024-11-05 to 2025-11-25): the server may answer it
-        late, that answer is then refused as late, as any answer after the proxy gave up."""
+        late, that answer is then refused as late, as any answer after the proxy gave up. A
+        request that gave its id twice (observe: ``_twice``) is cancelled under each: under the
+        last it waited under, then under the first unless another request waits under that one
+        (a server keeping the first knows it by the first; each knows one of the two, and ignores
+        a cancellation of an id it does not know: basic/utilities/cancellation, Error Handling)."""
         if waiting.exchange.method == "initialize":
             return []
-        return [self._to_upstream(cancelled(request_id, f"mcp-verdict proxy: {reason}"))]
+        out = [self._to_upstream(cancelled(request_id, f"mcp-verdict proxy: {reason}"))]
+        if self._first_ids:
+            out += [self._to_upstream(cancelled(first, f"mcp-verdict proxy: {reason}"))
+                    for first in self._first_ids_of(key, waiting)]
+        return out
+
+    def _first_ids_of(self, key: Key, waiting: _Waiting) -> list[Id]:
+        """The first of the two ids the host's request ``waiting`` (awaited under ``key``) gave, when
+        it gave its id twice (:meth:`_first_id`) and no other request waits under that one."""
+        seq = waiting.exchange.request.seq
+        return [entry[2] for first, entry in self._first_ids.items()
+                if entry[0] == key and entry[1] == seq and first not in self._waiting]
 
     def _forget(self, key: Key, waiting: _Waiting, reason: str) -> None:
         """Stop awaiting the host's request ``key``: the tracker no longer pairs an answer with
@@ -1488,7 +1505,11 @@ class Relay:
             self.tracker.forget(self.conn, "client", key)
         if self._unreadable:
             self._unreadable.pop(key, None)
-        self._remember_answered(key, f"the proxy no longer awaited it ({reason})")
+        late = f"the proxy no longer awaited it ({reason})"
+        self._remember_answered(key, late)
+        if self._first_ids:  # (a late answer under its first id too: _first_ids_of)
+            for first in self._first_ids_of(key, waiting):
+                self._remember_answered(id_key(first), late)
         if waiting.token is not None and self.telemetry is not None:
             self.telemetry.end(waiting.token, None, None, reason, False)
 
@@ -1510,7 +1531,7 @@ class Relay:
         if key in self._waiting:
             return True
         first = self._first_ids.get(key) if self._first_ids else None
-        return first is not None and self._awaits(*first)
+        return first is not None and self._awaits(first[0], first[1])
 
     # -- helpers --------------------------------------------------------------------------------
     def _own_answer(self, answer: bytes, key: Key, reason: str) -> Out:
@@ -1523,6 +1544,9 @@ class Relay:
         if self._unreadable:
             self._unreadable.pop(key, None)
         self._remember_answered(key)
+        if self._first_ids and waiting is not None:  # (a late answer under its first id too: _first_ids_of)
+            for first in self._first_ids_of(key, waiting):
+                self._remember_answered(id_key(first))
         self.stats.proxy_answers += 1
         return Out("host", answer, answers=key)
 
