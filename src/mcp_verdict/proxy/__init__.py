@@ -9,7 +9,8 @@ host on stdin/stdout and an upstream process with its restart policy; ``_http_ho
 Streamable HTTP server for the host; ``_http_upstream``: a Streamable HTTP client to the
 upstream), the frame log and verdict lines (``_record``), the OpenTelemetry spans and metrics
 (``_otel``), the 2026-07-28 ``Mcp-Param`` headers a tool declares, written and checked
-(``_params``), stopping on a signal (``_shutdown``) and the wiring of the four transport pairs
+(``_params``), the 2026-07-28 headers an HTTP host's POST must carry, checked against its body
+(``_headers``), stopping on a signal (``_shutdown``) and the wiring of the four transport pairs
 (``_run``).
 
 May import: the verdict, the judgement and the frames layers; orjson, and msgspec (the exact
