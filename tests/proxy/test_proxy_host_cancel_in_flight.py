@@ -47,17 +47,22 @@ CLOSED: tuple[int, None, list[Any]] = (0, None, [])
 LATE_CLOSED = "a late answer: the proxy no longer awaited it (the host closed its stream)"
 
 
-@contextlib.contextmanager
-def _status_sse() -> Iterator[str]:
-    with port_server([*STATUS_SERVER, "sse"]) as base:
-        yield base + "/mcp"
-
-
-def _through(side: str, upstream: str, options: list[str]
+def _through(side: str, upstream: str, options: list[str], bases: list[str]
              ) -> contextlib.AbstractContextManager[LinePeer | HttpHostPeer]:
     """The proxy (``options``) between a naive host on ``side`` and the upstream (the fault
-    server, or the status server's ``sse`` mode)."""
-    return host(f"{side}-{upstream}", options, upstream=SERVER, http_upstream=_status_sse)
+    server, or the status server's ``sse`` mode, whose base URL goes to ``bases``)."""
+    @contextlib.contextmanager
+    def status_sse() -> Iterator[str]:
+        with port_server([*STATUS_SERVER, "sse"]) as base:
+            bases.append(base)
+            yield base + "/mcp"
+
+    return host(f"{side}-{upstream}", options, upstream=SERVER, http_upstream=status_sse)
+
+
+def _seen_call(base: str) -> bool:
+    """Whether the status server was sent a ``tools/call`` (its ``GET /seen``)."""
+    return any(entry[1] == "tools/call" for entry in httpx2.get(base + "/seen", timeout=TIMEOUT).json())
 
 
 def _answered(log: Path) -> list[Any]:
@@ -92,7 +97,8 @@ def test_a_request_its_host_cancels_in_flight_is_no_longer_awaited(
     options = ["--mode", mode, "--timeout", "4", "--grace", "2", "--log", str(log), "--log-payloads"]
     got: list[tuple[int, Any, list[Any]]] = []
     lines: list[Any] | None = None
-    with _through(side, upstream, options) as peer:
+    bases: list[str] = []
+    with _through(side, upstream, options, bases) as peer:
         assert json.loads(peer.exchange(INIT) or b"null")["id"] == 0
         if isinstance(peer, HttpHostPeer):
             assert peer.post(INITIALIZED)[0] == 202
@@ -102,6 +108,9 @@ def test_a_request_its_host_cancels_in_flight_is_no_longer_awaited(
             peer.send(INITIALIZED)
             peer.send(tool(5, name))
         assert wait_until(lambda: any(host_message(f'"{name}"')(r) for r in frame_records(log)), TIMEOUT)
+        if bases:  # in flight: the server has it (a stdio host's request is POSTed only once the POST
+            # of the notification before it has its answer; cancelled before, it is never sent)
+            assert wait_until(lambda: _seen_call(bases[0]), TIMEOUT)
         if isinstance(peer, HttpHostPeer):
             if posted == CLOSED:
                 call.join(TIMEOUT)
