@@ -363,3 +363,41 @@ def test_mcp_param_headers_are_checked_once_the_tool_is_listed(tmp_path: Path) -
         assert _status(_request(url, "POST", json.dumps(_LIST).encode(), {"MCP-Protocol-Version": V})) == 200
         after = round_()
     assert (before, after) == (expected(2), expected(3))
+
+
+# -- a task request's Mcp-Name (the tasks extension) ------------------------------------------------
+# ext-tasks (specification/draft/tasks.md): over Streamable HTTP the client MUST set Mcp-Name to
+# params.taskId on tasks/get, tasks/update and tasks/cancel, for intermediaries to route a task's
+# requests; a header that disagrees with its body is refused as the core's are (2026-07-28
+# basic/transports/streamable-http, Server Validation: 400, HeaderMismatch), one that is absent is
+# forwarded (the extension asks the client only). (the method, the Mcp-Name header or None;
+# refused) — by hand ("dC0x": "t-1" in Base64). Before, every one was forwarded.
+TASK_NAME = [
+    ("tasks/get", "t-1", False),
+    ("tasks/get", "=?base64?dC0x?=", False),
+    ("tasks/get", None, False),
+    ("tasks/get", "t-2", True),
+    ("tasks/get", "get_forecast", True),
+    ("tasks/cancel", "t-2", True),
+    ("tasks/cancel", "t-1", False),
+]
+
+
+@pytest.mark.parametrize(("method", "name", "refused"), TASK_NAME,
+                         ids=["get-agree", "get-base64", "get-absent", "get-other", "get-tool-name",
+                              "cancel-other", "cancel-agree"])
+def test_a_task_requests_mcp_name_must_be_its_task_id(tmp_path: Path, method: str, name: str | None,
+                                                        refused: bool) -> None:
+    meta = call(7, "get_forecast")["params"]["_meta"]
+    body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": method, "params": {"taskId": "t-1", "_meta": meta}})
+    headers = {"MCP-Protocol-Version": V, "Mcp-Method": method, **({"Mcp-Name": name} if name is not None else {})}
+    log = tmp_path / "frames.jsonl"
+    with _proxy(["--log", str(log), "--log-payloads", "--", *stdio_command()], tmp_path / "err") as url:
+        response = _request(url, "POST", body.encode(), headers, routing=False)
+    got = _body(response)
+    records = [r["kind"] for r in frame_records(log) if r["dir"] == "c2s" and r["kind"] in ("message", "refused")]
+    if refused:
+        assert (_status(response), got["id"], got["error"]["code"], records) == (400, 7, HEADER_MISMATCH, ["refused"])
+        assert "the Mcp-Name header" in got["error"]["message"]
+    else:
+        assert records == ["message"]

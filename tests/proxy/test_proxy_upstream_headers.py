@@ -343,3 +343,42 @@ def test_a_stdio_hosts_tool_call_gets_the_mcp_param_headers_of_its_tool() -> Non
     assert answered == list(range(len(WRITTEN) + 1))
     assert [sorted((k, v) for k, v in headers if k.lower().startswith("mcp-param-")) for headers in posts] == [
         written for _, _, written in WRITTEN]
+
+
+# A stdio host's 2026-07-28 requests to an HTTP upstream: the proxy writes Mcp-Method (every
+# request) and Mcp-Name from the body — params.name on tools/call and prompts/get, params.uri on
+# resources/read (2026-07-28 basic/transports/streamable-http, Standard Request Headers), and
+# params.taskId on the tasks extension's tasks/get, tasks/update and tasks/cancel (ext-tasks,
+# specification/draft/tasks.md: "the client MUST set the Mcp-Name header to the value of
+# params.taskId"), a value past visible ASCII as the Base64 sentinel (Value Encoding). (the
+# method, its params; the Mcp-Method and Mcp-Name the upstream sees) — by hand. Before, the task
+# requests went without Mcp-Name.
+NAMED_WRITTEN: list[tuple[str, dict[str, Any], list[tuple[str, str]]]] = [
+    ("tools/call", {"name": "route", "arguments": {}}, [("Mcp-Method", "tools/call"), ("Mcp-Name", "route")]),
+    ("prompts/get", {"name": "greet"}, [("Mcp-Method", "prompts/get"), ("Mcp-Name", "greet")]),
+    ("resources/read", {"uri": "file:///a b"}, [("Mcp-Method", "resources/read"), ("Mcp-Name", "file:///a b")]),
+    ("tasks/get", {"taskId": "t-1"}, [("Mcp-Method", "tasks/get"), ("Mcp-Name", "t-1")]),
+    ("tasks/update", {"taskId": "任务", "inputResponses": {}},
+     [("Mcp-Method", "tasks/update"), ("Mcp-Name", "=?base64?5Lu75Yqh?=")]),
+    ("tasks/cancel", {"taskId": "t-3"}, [("Mcp-Method", "tasks/cancel"), ("Mcp-Name", "t-3")]),
+    ("tasks/get", {"taskId": 7}, [("Mcp-Method", "tasks/get")]),  # no string: no header
+    ("ping", {}, [("Mcp-Method", "ping")]),
+    ("tools/list", {}, [("Mcp-Method", "tools/list")]),
+]
+
+
+def test_a_stdio_hosts_request_gets_the_mcp_name_of_its_method() -> None:
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {}}
+    with _headers_server() as upstream:
+        peer = LinePeer([*PROXY, "--upstream", upstream])
+        answered = []
+        for request_id, (method, params, _) in enumerate(NAMED_WRITTEN, 1):
+            peer.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": meta}})
+            answered.append(json.loads(peer.recv() or b"null")["id"])
+        peer.close()
+        posts = [headers for method, headers in _seen(upstream) if method == "POST"]
+    assert answered == list(range(1, len(NAMED_WRITTEN) + 1))
+    assert [sorted((k, v) for k, v in headers if k.lower() in ("mcp-method", "mcp-name")) for headers in posts] == [
+        written for _, _, written in NAMED_WRITTEN]

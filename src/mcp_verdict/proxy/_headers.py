@@ -19,6 +19,8 @@ from ..verdict._parser import NOT_PARSED, read_strict
 from ..verdict._peer_text import cut, neutral
 from ._codes import HEADER_MISMATCH, PARSE_ERROR
 from ._params import (
+    NAMED,
+    TASK_NAMED,
     Declared,
     Headers,
     decoded,
@@ -62,9 +64,6 @@ def _error_status(data: bytes) -> int:
 
 
 _META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
-_NAMED: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-"""The methods whose ``Mcp-Name`` header is required, and the ``params`` member it mirrors
-(2026-07-28 basic/transports/streamable-http, Standard Request Headers)."""
 
 
 def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Declared | None] | None = None,
@@ -173,13 +172,18 @@ def _header_reason(look: Peek, headers: Headers, tool: Callable[[str], Declared 
         return "the Mcp-Method header is missing (required on every request)"
     if given is not None and given != method:
         return f"the Mcp-Method header {shown_value(given)} does not match the body's method {shown_value(method)}"
-    source = _NAMED.get(method)
+    source = NAMED.get(method)
+    required = source is not None
+    if not required:
+        source = TASK_NAMED.get(method)  # (the tasks extension's: checked when given)
     target = params.get(source) if source is not None and look.kind == "request" else None
     if not isinstance(target, str):
         return None
     given, problem = one_header(headers, "Mcp-Name")
     if problem is not None:
         return problem
+    if given is None and not required:
+        return None
     if given is None:
         return f"the Mcp-Name header is missing (required on {method}: params.{source})"
     named = decoded(given)

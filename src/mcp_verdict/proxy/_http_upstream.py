@@ -98,7 +98,7 @@ from ._codes import (
     with_id,
 )
 from ._http_posts import Answer, Posts, posts_for, silent
-from ._params import exact_arguments, header_value, param_headers
+from ._params import NAMED, TASK_NAMED, exact_arguments, header_value, param_headers
 from ._relay import Key
 
 if TYPE_CHECKING:
@@ -679,8 +679,8 @@ class HttpUpstream:
             if isinstance(version, str):
                 out["MCP-Protocol-Version"] = version
                 out["Mcp-Method"] = look.method
-                target = params.get("name") if look.method in ("tools/call", "prompts/get") else \
-                    params.get("uri") if look.method == "resources/read" else None
+                source = NAMED.get(look.method) or TASK_NAMED.get(look.method)
+                target = params.get(source) if source is not None else None
                 if isinstance(target, str):
                     out["Mcp-Name"] = header_value(target)
                 if look.method == "tools/call" and isinstance(target, str):

@@ -49,10 +49,22 @@ from multidict import CIMultiDict, CIMultiDictProxy
 
 from ..verdict._peer_text import cut, neutral
 
-__all__ = ["Declared", "DeclaredCache", "Headers", "declared", "decoded", "exact_arguments", "exact_read",
-           "first_read", "header_value", "one_header", "param_headers", "param_mismatch", "shown_value"]
+__all__ = ["NAMED", "TASK_NAMED", "Declared", "DeclaredCache", "Headers", "declared", "decoded", "exact_arguments",
+           "exact_read", "first_read", "header_value", "one_header", "param_headers", "param_mismatch", "shown_value"]
 
 Headers = CIMultiDictProxy[str] | CIMultiDict[str]
+
+NAMED: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+"""The methods whose ``Mcp-Name`` header is required, and the ``params`` member it mirrors
+(2026-07-28 basic/transports/streamable-http, Standard Request Headers): the proxy writes it for a
+stdio host (``_http_upstream``) and requires it of an HTTP host (``_headers``)."""
+TASK_NAMED: Final = {"tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
+"""The tasks extension's requests whose ``Mcp-Name`` mirrors ``params.taskId`` (ext-tasks,
+specification/draft/tasks.md: over Streamable HTTP the client MUST set it, for intermediaries and
+load balancers to route a task's requests to the server instance holding it): the proxy writes it
+for a stdio host; from an HTTP host it is checked against the body when given (a header that
+disagrees with the body could route the request elsewhere), not required (the extension asks the
+client only)."""
 
 _SENTINEL: Final = ("=?base64?", "?=")
 _TOKEN: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
