@@ -304,6 +304,10 @@ def test_a_streams_headers_leave_an_http_hosts_post_headers_unchanged(last_event
 # argument gets no header, a tool whose annotations break the Schema Extension's constraints is
 # dropped by a client (none). Before, 42.0 got none and the number-typed property one.
 # An integer is the one the body writes (the host's JSON text), however large.
+META_2026: dict[str, Any] = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                             "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+                             "io.modelcontextprotocol/clientCapabilities": {}}
+"""The ``_meta`` of a stdio host's 2026-07-28 request (basic/index: each request carries it)."""
 WRITTEN: list[tuple[str, dict[str, Any], list[tuple[str, str]]]] = [
     ("route", {"region": "us-west1", "note": "n"}, [("Mcp-Param-Region", "us-west1")]),
     ("route", {"region": "Hello, 世界"}, [("Mcp-Param-Region", "=?base64?SGVsbG8sIOS4lueVjA==?=")]),
@@ -327,9 +331,7 @@ WRITTEN: list[tuple[str, dict[str, Any], list[tuple[str, str]]]] = [
 
 
 def test_a_stdio_hosts_tool_call_gets_the_mcp_param_headers_of_its_tool() -> None:
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
-            "io.modelcontextprotocol/clientCapabilities": {}}
+    meta = META_2026
     with _headers_server() as upstream:
         peer = LinePeer([*PROXY, "--upstream", upstream])
         peer.send({"jsonrpc": "2.0", "id": 0, "method": "tools/list", "params": {"_meta": meta}})
@@ -368,9 +370,7 @@ NAMED_WRITTEN: list[tuple[str, dict[str, Any], list[tuple[str, str]]]] = [
 
 
 def test_a_stdio_hosts_request_gets_the_mcp_name_of_its_method() -> None:
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
-            "io.modelcontextprotocol/clientCapabilities": {}}
+    meta = META_2026
     with _headers_server() as upstream:
         peer = LinePeer([*PROXY, "--upstream", upstream])
         answered = []
