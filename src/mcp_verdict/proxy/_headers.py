@@ -34,6 +34,7 @@ from ._params import (
 
 _DATE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _STATELESS: Final = "2026-07-28"
+"""The first protocol version without sessions (a request of it or later has no Mcp-Session-Id)."""
 
 
 @functools.lru_cache(maxsize=64)
@@ -81,8 +82,10 @@ def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Declared
     without, the server answers the missing field); ``Mcp-Method``, required on a request,
     matches ``method`` (on a notification, when present); ``Mcp-Name``, required on ``tools/call``
     and ``prompts/get`` (``params.name``) and ``resources/read`` (``params.uri``) when the body
-    holds that string, matches it once a Base64 sentinel is decoded. Each given once, in visible
-    ASCII. On ``tools/call``, the ``Mcp-Param-{name}`` headers the tool's ``inputSchema`` declares
+    holds that string (``_params.NAMED``), and on the tasks extension's requests checked when
+    given (``params.taskId``: ``_params.TASK_NAMED``), matches it once a Base64 sentinel is
+    decoded. Each given once, in visible ASCII. On ``tools/call``, the ``Mcp-Param-{name}``
+    headers the tool's ``inputSchema`` declares
     (``x-mcp-header``) agree with its ``arguments`` (``_params.param_mismatch``: a header
     missing for an argument there, given for one absent, malformed, or not the argument's
     value), ``tool(name)`` being the headers the tool declares in the upstream's last listing of

@@ -97,6 +97,7 @@ from ._codes import (
     error_frame,
     with_id,
 )
+from ._headers import _META_VERSION, _STATELESS
 from ._http_posts import Answer, Posts, posts_for, silent
 from ._params import NAMED, TASK_NAMED, exact_arguments, header_value, param_headers
 from ._relay import Key
@@ -112,7 +113,6 @@ never forwarded."""
 _WRITTEN: Final = frozenset({"host", "content-length", "accept-encoding"})
 """Written by the proxy's client for its own request (``Accept-Encoding``: ``identity``)."""
 _ACCEPT: Final = "application/json, text/event-stream"
-_META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 _RESUMES: Final = 3
 _LISTEN_FIRST: Final = 0.25
 """Seconds before the proxy's own GET stream is reopened the first time (no ``retry`` given)."""
@@ -143,8 +143,6 @@ _BEHIND_LAPSED: Final = "not sent: the upstream did not answer the host's notifi
 _NEVER_SENT: Final = "not sent: the request it cancels was never sent (it waited for the upstream to answer the " \
                       "host's notification or response before it)"
 """Why a stdio host's cancellation that waited for its request's POST is not sent (:meth:`HttpUpstream._follow`)."""
-_STATELESS: Final = "2026-07-28"
-"""The first protocol version without sessions (a request of it or later has no Mcp-Session-Id)."""
 
 
 class Delivery(NamedTuple):
