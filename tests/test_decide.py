@@ -18,7 +18,7 @@ from mcp_verdict import (
     decide,
     evaluate,
 )
-from mcp_verdict.frames._track import task_reused, task_taken
+from mcp_verdict.frames._tasks import task_reused, task_taken
 from mcp_verdict.verdict._findings import finding
 from mcp_verdict.verdict._kind import Kind
 from mcp_verdict.verdict._verdict import make_verdict

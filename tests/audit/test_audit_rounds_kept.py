@@ -253,9 +253,9 @@ def test_the_same_when_another_auditor_continues_the_connection(
 
 def held_after(frames: list[Frame]) -> int:
     """The bytes traced as held once ``frames`` are fed to an auditor (the call still in flight),
-    less the tracker's memory of the ids answered on the connection (``frames._track``: the ids
-    themselves, read in ``frames._jsonrpc``), which has its own bound (100,000 per connection:
-    ``Tracker(max_answered=...)``) and is no part of the call's."""
+    less the tracker's memory of the ids answered on the connection (``frames._track`` and
+    ``frames._connection``: the ids themselves, read in ``frames._jsonrpc``), which has its own
+    bound (100,000 per connection: ``Tracker(max_answered=...)``) and is no part of the call's."""
     gc.collect()
     tracemalloc.start()
     try:
@@ -267,6 +267,7 @@ def held_after(frames: list[Frame]) -> int:
         tracemalloc.stop()
     del auditor
     ours = snapshot.filter_traces([tracemalloc.Filter(False, "*/frames/_track.py"),
+                                   tracemalloc.Filter(False, "*/frames/_connection.py"),
                                    tracemalloc.Filter(False, "*/frames/_jsonrpc.py")])
     return sum(stat.size for stat in ours.statistics("filename"))
 

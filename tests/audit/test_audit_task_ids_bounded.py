@@ -1,7 +1,7 @@
 """A server's task ids are its own text, of any length (2025-11-25 basic/utilities/tasks: ``taskId``
 is a string, nothing bounds it): the tracker that pairs a task's polls with its call remembered
 the last 100,000 of a connection (``max_answered``) whatever their size — 100,000 ids of 1 MB held
-100 GB. It now holds at most ``frames._track.KEYS_BYTES`` (16 MiB) of them per connection (and
+100 GB. It now holds at most ``frames._connection.KEYS_BYTES`` (16 MiB) of them per connection (and
 apart of ``requestState`` values), the oldest forgotten first, as past the count: a poll of a
 task forgotten is a message line and its call ends where the log ends, with the verdict of its
 handle (``task``); the tasks remembered are followed as before.
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_verdict.audit import Auditor, CallRow
-from mcp_verdict.frames._track import KEYS_BYTES
+from mcp_verdict.frames._connection import KEYS_BYTES
 
 from .test_audit_asked_at_sight import RESULT, STAMP, poll, task_call
 from .test_audit_asked_judged import ALL, V3, answer, feed, init

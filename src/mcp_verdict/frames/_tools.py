@@ -45,8 +45,8 @@ from ..verdict._classify import DEFAULT_LIMITS
 from ..verdict._findings import Finding
 from ..verdict._parser import NOT_PARSED, parse, read_strict
 from ..verdict._peer_text import cut, one_line
+from ._exchange import Exchange
 from ._jsonrpc import peek
-from ._track import Exchange
 
 TOOLS_KEPT: Final = 10_000
 """Per connection: the most listed tools kept (their definitions, for judging their calls)."""

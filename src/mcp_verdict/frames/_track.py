@@ -65,28 +65,26 @@ With ``pair_mismatched_ids=True`` (the audit's reading), an answer whose id matc
 request by JSON type but equals, written as text, the id of the only waiting request with
 that text (``"7"`` for ``7``) is paired with it; ``classify`` given the request id then finds
 the mismatch (``envelope.id_mismatch``) instead of the call being left unanswered.
+
+The values the tracker makes and returns are in ``_exchange``, what it holds of one connection
+in ``_connection``, and what the frames say of tasks (a task's end, a task id created again) in
+``_tasks``.
 """
 
 from __future__ import annotations
 
 import re
-import sys
-from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from contextlib import suppress
-from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Final, Generic, Literal, NamedTuple, TypeVar
+from typing import Any, Final, Literal
 
 import msgspec
 
-from ..verdict._findings import TASK_ID_REUSED, Finding, finding
-from ..verdict._kind import Kind
-from ..verdict._shown import shown
-from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION, TASKS_EXTENSION, VERSIONS
+from ._connection import _both_wait, _Connection, _exchange_no, _index_exchange, _remember_text
+from ._exchange import _T, Answered, Context, Event, Exchange, Origin, Reuse, Seen, Stray, Unanswered, VersionSource
 from ._jsonrpc import (
-    Id,
     Peek,
     batch_elements,
     id_key,
@@ -97,9 +95,11 @@ from ._jsonrpc import (
     shown_id,
     with_bytes_id,
 )
+from ._tasks import ends_task as ends_task  # noqa: PLC0414 - re-exported: proxy/_tasks.py imports the four here
+from ._tasks import task_reused as task_reused  # noqa: PLC0414
+from ._tasks import task_taken as task_taken  # noqa: PLC0414
+from ._tasks import task_unowned as task_unowned  # noqa: PLC0414
 
-Origin = Literal["client", "server"]
-VersionSource = Literal["request_meta", "initialize", "header", "default"]
 _META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 _META_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
 _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "tasks/cancel"})
@@ -113,149 +113,6 @@ _replace: Final = msgspec.structs.replace
 _BATCHES: Final = frozenset({"2025-03-26"})
 """The versions whose messages may be JSON-RPC batches (2025-03-26 basic/index#batching; 2024-11-05
 has none, 2025-06-18 removed them: its changelog)."""
-
-
-# The values a frame makes are untracked by the cycle collector (``gc=False``): they hold bytes,
-# JSON values as parsed and other such values, never anything that could refer back to them, so
-# no reference cycle can pass through them; untracked, the many made per frame cost the
-# collector nothing (its share of the tap's work per call fell by ~1,900 instructions).
-class Seen(msgspec.Struct, frozen=True, gc=False):
-    """A frame as the tracker got it."""
-
-    data: bytes
-    at: float
-    seq: int
-    http: Mapping[str, Any] | None = None
-
-
-class Context(msgspec.Struct, frozen=True, gc=False):
-    """What is in force for one request: the options ``classify`` needs to judge its answer."""
-
-    version: str
-    source: VersionSource
-    claimed: str | None = None
-    """The version string as the wire gave it, when it is not one ``classify`` knows."""
-    client_capabilities: Mapping[str, Any] | None = None
-    extensions: tuple[str, ...] = ()
-
-    def classify_options(self) -> dict[str, Any]:
-        """Keyword arguments for ``classify`` (with the request id added by the caller)."""
-        return {"version": self.version, "client_capabilities": self.client_capabilities,
-                "extensions": self.extensions}
-
-
-class Exchange(msgspec.Struct, frozen=True, gc=False):
-    """A request and the frame that answers it (``response`` is None while unanswered)."""
-
-    conn: str
-    origin: Origin
-    """Who sent the request: the client (tools/call...) or the server (elicitation/create...)."""
-    method: str
-    request_id: Id
-    request: Seen
-    response: Seen | None
-    context: Context
-    call: int
-    """The logical call this exchange belongs to (numbered per connection from 1)."""
-    round: int
-    """1 for the call's first request; each MRTR retry and each task request adds one."""
-    tool: str | None = None
-    task_id: str | None = None
-    response_peek: Peek | None = None
-    batched: bool = False
-    """The request was an element of a JSON-RPC batch (2025-03-26): an element of the server's
-    batch answers it. A request sent alone that an element of a batch answers has the whole
-    batch as its ``response`` (JSON-RPC 2.0 section 6: a batch is the answer to a batch only),
-    so its verdict reads the array the server sent in reply to it."""
-
-
-class Answered(msgspec.Struct, frozen=True, gc=False):
-    exchange: Exchange
-
-
-class Unanswered(msgspec.Struct, frozen=True, gc=False):
-    exchange: Exchange
-    reason: str
-    evicted: bool = False
-    """True when the request was dropped for the bound on requests waiting (``max_pending``)."""
-
-
-class Stray(msgspec.Struct, frozen=True, gc=False):
-    """A frame that answers nothing this tracker knows of."""
-
-    conn: str
-    direction: Literal["c2s", "s2c"]
-    seen: Seen
-    peek: Peek
-    reason: str
-
-
-Event = Answered | Unanswered | Stray
-_T = TypeVar("_T")
-
-
-class Reuse(NamedTuple, Generic[_T]):
-    """What :meth:`Tracker.task_reuse` says of a task id a tools/call's answer created."""
-
-    reused: bool
-    """The id was in use: the answer broke the rule that task ids are unique."""
-    first: _T | None
-    """The caller's record of the call whose task held the id (reused for the first time), else None."""
-
-
-@dataclass
-class _Connection:
-    pending: dict[tuple[Origin, tuple[str, Any]], Exchange] = field(default_factory=dict)
-    """The requests waiting, by (origin, id key): (exchange.origin, id_key(exchange.request_id))."""
-    by_exchange: dict[tuple[Origin, int], dict[tuple[Origin, tuple[str, Any]], None]] = field(default_factory=dict)
-    """The keys in ``pending`` of the requests that came in each HTTP exchange, by (origin, the
-    exchange's number): an answer with no readable id pairs by it (:meth:`Tracker._match`).
-    Kept lazily: a key whose request was answered since stays until a lookup meets it or the
-    index is rebuilt, once it holds more than twice ``pending`` (:func:`_index_exchange`)."""
-    indexed: int = 0
-    """The keys ``by_exchange`` holds."""
-    answered: set[tuple[Origin, tuple[str, Any]]] = field(default_factory=set)
-    both: dict[tuple[str, Any], Origin] = field(default_factory=dict)
-    """Per id key under which the client's and the server's requests have waited at once (each side
-    numbers its own ids): the side whose request began waiting the later, its place in ``pending``
-    after the other's (written when a request begins waiting while the other side's waits under its
-    id: :meth:`Tracker.latest`). Kept lazily: a key whose requests no longer both wait stays until
-    the table holds more than twice ``pending`` (and 64), then it is rebuilt (:func:`_both_wait`)."""
-    version: str | None = None  # from initialize
-    claimed: str | None = None
-    capabilities: Mapping[str, Any] | None = None
-    server_extensions: frozenset[str] | None = None
-    calls: int = 0
-    rounds: OrderedDict[int, int] = field(default_factory=OrderedDict)
-    """The rounds seen of each call that has had more than one (a call not here is in its first)."""
-    states: OrderedDict[str, int] = field(default_factory=OrderedDict)  # requestState -> call
-    tasks: OrderedDict[str, int] = field(default_factory=OrderedDict)
-    """taskId -> the call whose answer created it; negated once a later call's answer created it
-    again (:meth:`Tracker.task_creator`): its polls and related requests are then no call's."""
-    states_bytes: int = 0
-    tasks_bytes: int = 0
-    """What the keys of ``states`` and ``tasks`` hold (``sys.getsizeof``), each kept within
-    :data:`KEYS_BYTES` (:func:`_remember_text`)."""
-    initialize_id: tuple[str, Any] | None = None
-    opened: Exchange | None = None  # the request the last frame fed opened
-    context: Context | None = None
-    """The context of the client's last request: the next one gets this same object while what
-    is in force stays equal (a 2026-07-28 request carries its capabilities in its own _meta), so
-    a judge keeps classify's options per context object (verdict's OptionsMemo)."""
-    context_plain: tuple[str | None, str | None, Mapping[str, Any] | None, frozenset[str] | None, Context] | None \
-        = None
-    """(``version``, ``claimed``, ``capabilities``, ``server_extensions``, the context read from
-    them) for a client request with no ``_meta`` and no ``task`` in a session (what is in force
-    comes from ``initialize``): a request like it while those four are the same objects gets that
-    context without reading again (what the reading would give: an equal context)."""
-    batch: tuple[bytes, list[bytes], set[int]] | None = None
-    """The batch :meth:`Tracker.batch` last gave the elements of (its bytes, the elements, their
-    ``id``), while they are fed: a frame that is one of these objects is an element of it."""
-    context_meta: tuple[dict[str, Any], frozenset[str] | None] | None = None
-    """(the request's ``_meta``, ``server_extensions``) that ``context`` was read from, when only
-    they decide it (a version of 2026-07-28 or later in the ``_meta``); else None. A request whose
-    ``_meta`` equals it, the server's extensions unchanged, is given ``context`` without reading
-    its ``_meta`` again (what the reading would give: an equal context, so this same object)."""
 
 
 class Tracker:
@@ -840,160 +697,6 @@ class Tracker:
                                                state.tasks_bytes)
 
 
-RELATED_TASK: Final = "io.modelcontextprotocol/related-task"
-"""The ``_meta`` key by which a 2025-11-25 message names the task it is about (basic/utilities/
-tasks, Associating Task-Related Messages: "an elicitation that a task-augmented tool call
-depends on MUST share the same related task ID with that tool call's task")."""
-
-
-def related_task(exchange: Exchange) -> str | None:
-    """The task a request names in its ``params._meta["io.modelcontextprotocol/related-task"]``
-    (its ``taskId``, a string); None when it names none (or its bytes are no JSON object)."""
-    meta = peek(exchange.request.data).params.get("_meta")
-    related = meta.get(RELATED_TASK) if type(meta) is dict else None
-    task = related.get("taskId") if type(related) is dict else None
-    return task if type(task) is str else None
-
-
-def _task_spec(verdict: Verdict) -> tuple[str, str]:
-    """Where a task handle (``verdict``'s answer) holds its task id, and the rule that makes it
-    unique: a 2025-11-25 ``CreateTaskResult`` holds the task as ``task``, a 2026-07-28 one
-    (ext-tasks) its fields in the result itself."""
-    message = verdict.message
-    result = message.get("result") if isinstance(message, Mapping) else None
-    if isinstance(result, Mapping) and "taskId" in result:
-        return "/result/taskId", "ext-tasks: each task is uniquely identifiable by a server-generated task ID"
-    return ("/result/task/taskId",
-            "2025-11-25 basic/utilities/tasks: task IDs MUST be unique among all tasks controlled by the receiver")
-
-
-def task_taken(verdict: Verdict, task_id: str, request_id: Any, refused: Sequence[Finding] = ()) -> Verdict:
-    """The verdict of the tools/call that created the task ``task_id`` (``verdict``: its task's
-    handle, or its last poll's), whose task had not ended when the tools/call ``request_id`` of the
-    same connection was answered the same task id (:func:`task_reused` judges that answer):
-    ``unclassified``, its findings, those of the server requests refused while its task ran
-    (``refused``), and one naming the reuse. The call's outcome is unknown from then on: the
-    polls and requests naming the id cannot be told to be its task's, so the audit follows it no
-    further (it ends ``reused_id``) and the tap judges it again."""
-    path, spec = _task_spec(verdict)
-    found = finding(path, "task.field", (
-        f"{TASK_ID_REUSED}{shown(task_id, 60)} of this call's task, not ended, was created again: the tools/call with "
-        f"request id {shown(request_id, 60)} on this connection was answered with it ({spec}); the two tasks' "
-        "polls and requests naming it cannot be told apart, so this call's outcome is unknown"))
-    return make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, *refused, found), verdict.version, verdict.message)
-
-
-_UNFOLLOWED: Final = object()
-
-
-def task_reused(verdict: Verdict, task_id: str, request_id: Any = _UNFOLLOWED) -> Verdict:
-    """The verdict of a tools/call whose answer (``verdict``: a task's handle) created the task
-    ``task_id`` that the tools/call ``request_id`` created earlier on the same connection, its
-    task not ended: ``unclassified``, its findings and one naming the reuse (a
-    2025-11-25 ``CreateTaskResult`` holds the task as ``task``, a 2026-07-28 one, ext-tasks, its
-    fields in the result itself). The two tasks' polls and related requests cannot be told apart:
-    the audit and the tap give them to neither call (:meth:`Tracker.task_creator`). Without
-    ``request_id``: the id two earlier calls' answers created already (:meth:`Tracker.unfollow_task`)."""
-    path, spec = _task_spec(verdict)
-    if request_id is _UNFOLLOWED:
-        found = finding(path, "task.field", (
-            f"{TASK_ID_REUSED}{shown(task_id, 60)} is still in use: two earlier tools/call answers on this connection "
-            f"created it, neither task known to have ended ({spec}); the tasks' polls and requests naming it cannot "
-            "be told apart, so they are no call's"))
-    else:
-        found = finding(path, "task.field", (
-            f"{TASK_ID_REUSED}{shown(task_id, 60)} is still in use: the tools/call with request id "
-            f"{shown(request_id, 60)} on this connection created it and its task has not ended ({spec}); the two "
-            "tasks' polls and requests naming it cannot be told apart, so they are neither call's"))
-    return make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, found), verdict.version, verdict.message)
-
-
-def task_unowned(verdict: Verdict, task_id: str, method: str) -> Verdict:
-    """The verdict of the answer to a ``method`` poll (``tasks/result``, a terminal ``tasks/get``:
-    ``verdict``, judged as the task's end) naming the task ``task_id``, which two tools/call
-    answers of the connection created, the first task not ended then (:meth:`Tracker.task_creator`
-    says it was created again): ``unclassified``, its findings and one naming the reuse. The answer
-    cannot be told to be either task's end (the proxy, which would hand it to its host as the end of
-    the task the host polls)."""
-    spec = ("2025-11-25 basic/utilities/tasks: task IDs MUST be unique among all tasks controlled by the receiver"
-            if verdict.version == "2025-11-25" else
-            "ext-tasks: each task is uniquely identifiable by a server-generated task ID")
-    found = finding("", "task.field", (
-        f"{TASK_ID_REUSED}{shown(task_id, 60)} that this {method} names is in use by two tasks: two tools/call answers "
-        f"on this connection created it, the first task not ended then ({spec}); this answer cannot be told to be "
-        "either task's"))
-    return make_verdict(Kind.UNCLASSIFIED, (*verdict.findings, found), verdict.version, verdict.message)
-
-
-_TASK_RUNNING: Final = frozenset({"working", "input_required"})
-"""A task's statuses while it runs (2025-11-25 basic/utilities/tasks, Task Status)."""
-_BY_RESULT: Final = frozenset({"completed", "failed"})
-_RESULT_VERSIONS: Final = frozenset({"2025-11-25"})
-"""The versions whose completed or failed task gives its end through ``tasks/result``."""
-
-
-def ends_task(exchange: Exchange) -> bool:
-    """Whether ``exchange``, a poll of a task answered (``response_peek`` set), answers the task's
-    end, as the audit reads it (``audit._judge.judge_task``): any answer to ``tasks/result`` (the
-    final result or its error, 2025-11-25 Result Retrieval), a ``tasks/get`` failed or unreadable,
-    or whose status is ``cancelled`` or not a status, or ``completed`` or ``failed`` where the result
-    is inlined (not 2025-11-25, whose result then comes with ``tasks/result``). ``tasks/update`` and
-    ``tasks/cancel`` are acknowledgements: the task runs until a poll says it ended."""
-    method = exchange.method
-    if method == "tasks/result":
-        return True
-    if method != "tasks/get":
-        return False
-    look = exchange.response_peek
-    message = look.message if look is not None else None
-    result = message.get("result") if message is not None else None
-    status = result.get("status") if type(result) is dict else None
-    return not (status in _TASK_RUNNING or (status in _BY_RESULT and exchange.context.version in _RESULT_VERSIONS))
-
-
-def _index_exchange(state: _Connection, key: tuple[Origin, tuple[str, Any]], exchange: Exchange) -> None:
-    """Note in ``state.by_exchange`` that the request ``exchange``, waiting under ``key``, came in
-    its HTTP exchange (none said: nothing). Past twice the requests waiting (and 64), the index is
-    rebuilt from ``pending``, its stale keys gone: each rebuild follows as many notes as it reads
-    requests, so the index costs a step or two per request whatever waits."""
-    number = _exchange_no(exchange)
-    if number is None:
-        return
-    index = state.by_exchange
-    keys = index.setdefault((key[0], number), {})
-    if key not in keys:
-        keys[key] = None
-        state.indexed += 1
-    if state.indexed > 2 * len(state.pending) + 64:
-        index.clear()
-        state.indexed = 0
-        for each, waiting in state.pending.items():
-            at = _exchange_no(waiting)
-            if at is not None:
-                index.setdefault((each[0], at), {})[each] = None
-                state.indexed += 1
-
-
-def _both_wait(state: _Connection, key: tuple[str, Any], origin: Origin) -> None:
-    """``origin``'s request under the id ``key`` began waiting while the other side's waits under
-    it: ``origin``'s is the later (``state.both``, what :meth:`Tracker.latest` says). Past twice the
-    requests waiting (and 64), the table is rebuilt with only the keys both sides still wait under:
-    each rebuild reads at most a third again as many keys as it drops, so the table costs a step
-    or two per note whatever waits."""
-    both = state.both
-    both[key] = origin
-    if len(both) > 2 * len(state.pending) + 64:
-        pending = state.pending
-        state.both = {k: o for k, o in both.items() if ("client", k) in pending and ("server", k) in pending}
-
-
-def _exchange_no(exchange: Exchange) -> int | None:
-    """The HTTP exchange (POST) the request came in, when the feed said."""
-    http = exchange.request.http
-    number = http.get("exchange") if http else None
-    return number if isinstance(number, int) else None
-
-
 def _id_text(value: Any) -> str:
     """An id as text, whatever its JSON type (``7`` and ``"7"`` both read ``7``)."""
     return value if isinstance(value, str) else repr(value)
@@ -1021,28 +724,3 @@ def _keys_read_as(text: str) -> list[tuple[str, Any]]:
     elif text == "None":
         keys.append(("NoneType", None))
     return keys
-
-
-KEYS_BYTES: Final = 16 * 1024 * 1024
-"""The most a connection's tracker holds of the ``requestState`` values it remembers, and apart of
-the task ids (each key counted by ``sys.getsizeof``): past it the oldest are forgotten, as past
-``max_answered`` of them. A peer's values are its own text of any length: 100,000 task ids of
-1 MB each held 100 GB. Ids of a usual length (a UUID: 73 bytes) reach ``max_answered`` first."""
-
-
-def _remember_text(table: OrderedDict[str, int], key: str, value: int, cap: int, size: int) -> int:
-    """Set a key of a table of a peer's strings, forgetting the oldest entries past ``cap`` or past
-    :data:`KEYS_BYTES` (the newest kept whatever its size): memory bounded on long connections.
-    ``size`` is what the keys hold (``sys.getsizeof``); what they hold now is returned.
-
-    An OrderedDict: forgetting its oldest entry is O(1), where ``del d[next(iter(d))]`` on a
-    dict scans past every entry deleted before it (9% of the tap's time on a connection past
-    ``max_answered`` calls, measured)."""
-    if key in table:
-        del table[key]
-        size -= sys.getsizeof(key)
-    table[key] = value
-    size += sys.getsizeof(key)
-    while len(table) > cap or (size > KEYS_BYTES and len(table) > 1):
-        size -= sys.getsizeof(table.popitem(last=False)[0])
-    return size

@@ -59,8 +59,8 @@ from ..frames import (
 )
 from ..frames._jsonrpc import id_text
 from ..frames._sendable import check_call
+from ..frames._tasks import ends_task, related_task, task_reused, task_taken
 from ..frames._tools import problem_words
-from ..frames._track import ends_task, related_task, task_reused, task_taken
 from ..judgement._check import Expectation
 from ..judgement._decide import DEFAULT_RETRY, RetryPolicy
 from ..judgement._outcome import Observe, Outcome, evaluate_defaults, evaluate_listed, settle
@@ -589,7 +589,7 @@ class VerdictTap:
 
     def _task_polled(self, state: _Conn, exchange: Exchange) -> None:
         """A poll of a task the tap judged (``exchange``, answered) that answers the task's end
-        (:func:`~mcp_verdict.frames._track.ends_task`, as the audit reads it: a ``tasks/result``
+        (:func:`~mcp_verdict.frames._tasks.ends_task`, as the audit reads it: a ``tasks/result``
         answered, a ``tasks/get`` terminal, failed or unreadable): the task no longer owns the
         requests the server makes (:meth:`_asking`)."""
         task = self._tasks.get((state.id, exchange.call))
