@@ -1,6 +1,6 @@
 """What the audit holds of one call in flight is bounded (issue #14: "memory bounded whatever the
 file size"): a task polled without end, or a 2025 server asking a thousand times during one call,
-keeps the call's first 100 rounds and its last 100 (``_auditor.ROUNDS_FIRST``, ``ROUNDS_LAST``),
+keeps the call's first 100 rounds and its last 100 (``_held.ROUNDS_FIRST``, ``ROUNDS_LAST``),
 the ones between counted (``CallRow.rounds_shed``, the ``rounds_shed`` column and ``--json``
 member), and the findings of its first 64 refused server requests with one more counting the
 others (the tap's rule and words, ``verdict._input.RefusedAsks``). What the row says of all its

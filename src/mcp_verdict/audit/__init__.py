@@ -1,12 +1,13 @@
 """The audit: recorded MCP traffic turned into a verdict per ``tools/call`` and a report.
 
-Holds the sans-I/O audit of a conversation (``_auditor``: frames in, one
-:class:`CallRow` per call out, every line counted; ``_judge``: the verdict of each round;
-``_rows``: what the audit says), the inputs it reads (``_formats``: the frame log, JSON-RPC
-JSON Lines; ``_otlp``: OTLP JSON trace exports), the same audit over Arrow record batches and
-the stable per-call schema (``_arrow``), the report's figures (``_summary``) and its HTML page
-(``_html``), and the edge that reads files and runs processes (``_run``). ``spark`` (public)
-runs the Arrow audit with PySpark.
+Holds the sans-I/O audit of a conversation (``_auditor``: frames in, one :class:`CallRow` per
+call out, every line counted; ``_held``: what it holds of a call and a connection, the rounds of
+a call bounded; ``_methods``: the methods it follows a call by; ``_judge``: the verdict of each
+round; ``_rows``: what the audit says), the inputs it reads (``_formats``: the frame log,
+JSON-RPC JSON Lines; ``_otlp``: OTLP JSON trace exports), the same audit over Arrow record
+batches and the stable per-call schema (``_arrow``), the report's figures (``_summary``) and its
+HTML page (``_html``), and the edge that reads files and runs processes (``_run``). ``spark``
+(public) runs the Arrow audit with PySpark.
 
 May import: the verdict, the judgement, the frames, the demo's definition of the naive
 receiver, orjson and msgspec (core dependencies), and — in ``_arrow`` and ``spark`` only, on

@@ -19,7 +19,7 @@ other's answer.
 Bounded memory: the state kept is the tracker's (requests in flight), the calls still waiting
 for a continuation (an input_required answer with a requestState, a running task: at most
 ``max_open``, the oldest ended early past it; of each call in flight its first
-:data:`ROUNDS_FIRST` and last :data:`ROUNDS_LAST` rounds, those between counted, and the
+``_held.ROUNDS_FIRST`` and last ``_held.ROUNDS_LAST`` rounds, those between counted, and the
 findings of its first ``_input.REFUSED_KEPT`` refused server requests), and per open connection
 its server's name and tools (those of its last whole listing and the pages since, at most 10,000 and 64 MiB:
 ``frames._tools``) — for at most ``max_conns`` connections: a recording whose connections never close (a
@@ -28,6 +28,9 @@ new connection's first line ends the least recently active one as a ``close`` wo
 requests and calls still waiting ended ``evicted``; a later line of it begins it again, as
 if the connection began there (as a part of ``--jobs`` does). Every line is counted in exactly
 one category (:data:`~mcp_verdict.audit.CATEGORIES`).
+
+What an auditor holds of a call and of a connection (and hands over to another auditor) is in
+``_held``; the JSON-RPC methods it follows a call by are in ``_methods``.
 """
 
 from __future__ import annotations
@@ -42,29 +45,25 @@ import orjson
 from ..frames import Answered, Exchange, Peek, Stray, Tracker, Unanswered, id_key, peek
 from ..frames._jsonrpc import is_batch, lenient_request, with_bytes_id
 from ..frames._tasks import related_task, task_reused, task_taken
-from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ListedTools, ToolsBudget, problem_words
+from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ToolsBudget, problem_words
 from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
-from ..judgement._schema import CompiledSchema, compile_key, schema_key
 from ..verdict._classify import OptionsMemo
 from ..verdict._input import RefusedAsks, judge_server_request, refused_findings
 from ..verdict._kind import Kind
 from ..verdict._peer_text import cut, one_line, utf8_text
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import LATEST_VERSION
+from ._held import Held, _Call, _Conn, _listed_schema, _Rounds
 from ._judge import ambiguous, cancelled, judge_call, judge_task, naive, unanswered
+from ._methods import _CALL_METHODS, _CANCELLED, _SERVER_METHODS, _TASK_METHODS
 from ._rows import CATEGORIES, CallRow, End, Entry, Fidelity, FindingRow, Problem, RoundRow
 
 Direction = Literal["c2s", "s2c"]
 END_OF_INPUT: Final = 1 << 62
 """The order of what the end of the input completes (after every line)."""
-_SERVER_METHODS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
-_TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "tasks/cancel"})
-_CALL_METHODS: Final = _TASK_METHODS | {"tools/call"}
-"""The client's requests a server's request may be made during (:meth:`Auditor._asking`)."""
 _WAITING: Final = frozenset({Kind.INPUT_REQUIRED, Kind.TASK})
 _ANSWERS: Final = frozenset({"response", "error", "unreadable", "invalid"})
-_CANCELLED: Final = "notifications/cancelled"
 _ASKING_KINDS: Final = frozenset({"request", "unreadable"})
 """The frame kinds a server's request is read as (one no strict parser reads, followed leniently)."""
 _ANY_CALL: Final[tuple[int, None]] = (0, None)
@@ -79,125 +78,6 @@ ALL_TOOLS_BYTES: Final = 256 * 1024 * 1024
 connection at most ``frames._tools.TOOLS_BYTES``): past it a listed tool is not kept."""
 _WEIGHT: Final = ("call", "message", "notification", "stray", "unreadable")
 """The category a batch's line is counted in: the first its messages count."""
-
-
-ROUNDS_FIRST: Final = 100
-"""The first rounds of a call its row keeps (``CallRow.rounds``; :class:`_Rounds`)."""
-ROUNDS_LAST: Final = 100
-"""The last rounds of a call its row keeps after its first :data:`ROUNDS_FIRST`: the rounds
-between are counted (``CallRow.rounds_shed``, their bytes in ``request_bytes`` and
-``response_bytes``), not kept. A task polled without end, or a server asking a million times
-during one call, holds at most ``ROUNDS_FIRST + ROUNDS_LAST`` rounds."""
-
-
-class _Rounds(msgspec.Struct):
-    """A call's rounds (or those of the server requests made while it waits), in order: the first
-    :data:`ROUNDS_FIRST` and the last :data:`ROUNDS_LAST` kept, those between counted; what its
-    row says of all of them (how many, how many answers, their bytes) counted as they come."""
-
-    head: list[RoundRow] = msgspec.field(default_factory=list)
-    tail: list[RoundRow] = msgspec.field(default_factory=list)
-    """The last rounds, once :attr:`head` is full (at most :data:`ROUNDS_LAST`)."""
-    total: int = 0
-    answers: int = 0
-    """The rounds that are answers to the client's call (a tools/call, a task request): what the
-    naive receiver's first answer is compared with (:meth:`Auditor._finish`)."""
-    shed_request_bytes: int = 0
-    shed_response_bytes: int = 0
-
-    def add(self, row: RoundRow) -> None:
-        self.total += 1
-        method = row.method
-        if method == "tools/call" or method in _TASK_METHODS:
-            self.answers += 1
-        head = self.head
-        if len(head) < ROUNDS_FIRST:
-            head.append(row)
-            return
-        tail = self.tail
-        tail.append(row)
-        if len(tail) > ROUNDS_LAST:
-            self._shed(tail.pop(0))
-
-    def _shed(self, row: RoundRow) -> None:
-        self.shed_request_bytes += row.request_bytes
-        self.shed_response_bytes += row.response_bytes or 0
-
-    def extend(self, other: _Rounds) -> None:
-        """``other``'s rounds after these, as if added one by one."""
-        total, answers = self.total + other.total, self.answers + other.answers
-        for row in other.head:
-            self.add(row)
-        if other.shed:  # (then its head was full, so is ours now; its ROUNDS_LAST last rounds come after the
-            for row in self.tail:  # ones it shed: every round in our tail goes)
-                self._shed(row)
-            self.tail = []
-            self.shed_request_bytes += other.shed_request_bytes
-            self.shed_response_bytes += other.shed_response_bytes
-        for row in other.tail:
-            self.add(row)
-        self.total, self.answers = total, answers
-
-    @property
-    def shed(self) -> int:
-        """The rounds counted, not kept."""
-        return self.total - len(self.head) - len(self.tail)
-
-    def kept(self) -> tuple[RoundRow, ...]:
-        return (*self.head, *self.tail) if self.tail else tuple(self.head)
-
-
-class _Call(msgspec.Struct):
-    first: Exchange
-    source: str
-    line: int
-    rounds: _Rounds = msgspec.field(default_factory=_Rounds)
-    """Each round's row, made when the round is over (a call's row takes those kept as they are)."""
-    verdict: Verdict | None = None
-    first_verdict: Verdict | None = None
-    naive: str = "no_response"
-    task_id: str | None = None
-    answered: bool = False
-    refused: RefusedAsks | None = None
-    """The 2025 server requests made during the call that mcp-verdict refuses: its final verdict
-    takes their findings and ends ``unclassified``."""
-
-
-class _Conn(msgspec.Struct):
-    server: str | None = None
-    server_version: str | None = None
-    transport: str | None = None
-    listed: ListedTools = msgspec.field(default_factory=ListedTools)
-    """The tools kept of the server's listings (``frames._tools``: a whole listing replaces them;
-    at most 10,000 tools and 64 MiB)."""
-    schemas: dict[str, CompiledSchema | None] = msgspec.field(default_factory=dict)
-    """Per kept tool called: its outputSchema compiled as listed, None when it has none (once per
-    listing, not per call: :func:`_listed_schema`); forgotten with the tool."""
-
-    def dropped(self, name: str, tool: Any, size: int) -> None:
-        """Tool ``name`` is no longer kept: its compiled schema neither."""
-        self.schemas.pop(name, None)
-
-
-class Held(msgspec.Struct):
-    """What an :class:`Auditor` holds of one connection (:meth:`Auditor.export`)."""
-
-    tracker: Any
-    info: _Conn
-    open: list[tuple[tuple[str, int], _Call]]
-    asked: list[tuple[tuple[str, int], _Rounds]]
-    lines: list[tuple[tuple[str, int], tuple[str, int]]]
-    aside: list[tuple[tuple[str, tuple[str, Any]], list[Exchange]]] = msgspec.field(default_factory=list)
-    cancels: list[tuple[tuple[str, int], tuple[str, int, str | None]]] = msgspec.field(default_factory=list)
-    shared: list[tuple[tuple[str, int], int]] = msgspec.field(default_factory=list)
-    """The batches whose requests wait: how many wait (``Auditor._shared``)."""
-    refused: list[tuple[tuple[str, int], RefusedAsks]] = msgspec.field(default_factory=list)
-    """The server requests refused while a call waits (``Auditor._refused``)."""
-    asks: list[tuple[tuple[str, int], tuple[int, RoundRow | None]]] = msgspec.field(default_factory=list)
-    """The server requests made during a call that the client has not answered (``Auditor._asks``)."""
-    asks_of: list[tuple[tuple[str, int], dict[tuple[str, int], None]]] = \
-        msgspec.field(default_factory=list)
-    """Per call, its keys of ``asks`` (``Auditor._asks_of``)."""
 
 
 class Auditor:
@@ -1166,17 +1046,6 @@ def _of_session(waiting: list[Exchange], http: Mapping[str, Any] | None) -> Exch
         return None
     same = [e for e in waiting if e.request.http and e.request.http.get("session") == session]
     return same[0] if len(same) == 1 else None
-
-
-def _listed_schema(info: _Conn, name: str, tool: Mapping[str, Any]) -> CompiledSchema | None:
-    """The outputSchema of a listed tool, compiled once per listing and kept in ``info.schemas``
-    (None: the tool declares none, or its schema is no JSON value, which the content check
-    reports from the tool itself)."""
-    schema = tool.get("outputSchema")
-    key = schema_key(schema) if "outputSchema" in tool else None
-    # (a large key copied from the schema on a miss, not parsed whole: compile_key's source)
-    compiled = info.schemas[name] = compile_key(key, "/outputSchema", source=schema) if key is not None else None
-    return compiled
 
 
 def _continues(verdict: Verdict) -> bool:

@@ -110,7 +110,7 @@ class CallRow(msgspec.Struct, frozen=True, array_like=True, gc=False, tag="call"
     ended_at: float | None
     rounds: tuple[RoundRow, ...]
     """The rounds kept, in order: all of them up to 200; past that the first 100 and the last 100
-    (``_auditor.ROUNDS_FIRST``, ``ROUNDS_LAST``), the :attr:`rounds_shed` between counted."""
+    (``_held.ROUNDS_FIRST``, ``ROUNDS_LAST``), the :attr:`rounds_shed` between counted."""
     kind: str | None
     """The final verdict kind; None when the input cannot say (a span without a result)."""
     first_kind: str | None

@@ -46,7 +46,7 @@ import msgspec
 from ..frames import FrameRecord, LogProblem
 from ..frames._log import LINE_START, decode_line
 from ..verdict._classify import OptionError
-from ._auditor import END_OF_INPUT, MAX_CONNS, Auditor, Held
+from ._auditor import END_OF_INPUT, MAX_CONNS, Auditor
 from ._files import _CHUNK, _READ_ERRORS, AuditError, Input, _batches, _lines, _open, plan
 from ._formats import (
     conn_of,
@@ -56,6 +56,7 @@ from ._formats import (
     framelog_conn,
     read_framelog,
 )
+from ._held import Held
 from ._otlp import OtlpReader
 from ._rows import CATEGORIES, DECODE, ENCODE, Entry
 
