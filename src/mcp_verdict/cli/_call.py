@@ -35,9 +35,10 @@ from rich.status import Status
 from rich.table import Table
 from rich.text import Text
 
-from ..client._client import MODES, CallRecord, VerdictClient
+from ..client._client import MODES, VerdictClient
 from ..client._connect import CannotConnect
 from ..client._handlers import AnswerRejected, ElicitAnswer, HandlerError, Handlers
+from ..client._records import CallRecord
 from ..judgement._outcome import Outcome
 from ..verdict._classify import Limits, OptionError
 from ..verdict._kind import Kind

@@ -26,14 +26,16 @@ exact ``requestState`` with a new JSON-RPC id, up to a rounds cap; an answer wit
 (``input_required`` in ``tasks/get``) go the same way, answered with ``tasks/update``, each key
 once. Calls are serialised on a client, so every frame between a call's start and end belongs
 to it.
+
+What a call records and the bounds of what it keeps are in ``_records``, the requests sent raw
+through the SDK in ``_sdk``, the findings and warnings the client writes itself in
+``_findings``, the constructor's options checked in ``_options``.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import numbers
-import os
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
@@ -45,12 +47,11 @@ import mcp_types as types
 from mcp import Client
 from mcp.client.extension import advertise
 from mcp.client.streamable_http import streamable_http_client
-from pydantic import ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from .. import __version__
 from ..frames._sendable import check_call
 from ..judgement._check import Expectation
-from ..judgement._decide import finite
 from ..judgement._outcome import Observe, Outcome, run_observation, settle
 from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, OptionError, classify, classify_options
 from ..verdict._findings import Finding, finding, pointer, refused, refuses
@@ -63,14 +64,17 @@ from ..verdict._task import STATUSES
 from ..verdict._verdict import Verdict, make_verdict
 from ..verdict._versions import TASKS_EXTENSION, VERSIONS
 from ._connect import CannotConnect, check_url, diagnose
+from ._findings import _asks_none, _noise_finding, _quoted, _warn_duplicates, _with
 from ._handlers import HandlerError, Handlers
 from ._http import RecordingTransport, recording_http_client
+from ._options import _check_options
+from ._records import _HISTORY, _HISTORY_BYTES, CallRecord, Round, _held, _shed_polls
+from ._sdk import _ANY, _first_error, _Raw, _RawCall, _RawList, _sdk_checks
 from ._stdio import StderrTail, recording_stdio, split_command
 from ._wire import (
     Exchange,
     Frame,
     WireLog,
-    bytes_field,
     exchange_of,
     not_messages,
     preview,
@@ -81,14 +85,8 @@ from ._wire import (
 
 Mode = Literal["auto", "modern", "legacy"]
 MODES: Final = ("auto", "modern", "legacy")
-_HISTORY: Final = 100
-_HISTORY_BYTES: Final = 64 * 1024 * 1024
-"""What the history's calls may hold together (:func:`_held`): 100 calls answered with many
-megabytes each were all kept, their frames and the verdicts' parse of them."""
 _PAGES: Final = 100
 """The most tools/list pages followed (a server whose cursors never end is cut there, with a warning)."""
-_POLLS_KEPT: Final = 100
-"""The polls of a running task one call's record keeps (:attr:`CallRecord.polls_shed`)."""
 _LEGACY_TASKS: Final = "2025-11-25"
 """The one handshake-era version with tasks (task-augmented requests, tasks/get, tasks/result)."""
 _SDK_DEFAULT_VERSION: Final = "2025-11-25"
@@ -97,86 +95,6 @@ ours, for a version we do not know)."""
 _TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
 _ASKS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
 """The server-to-client requests a 2025 server asks for input with."""
-
-
-@dataclass(frozen=True, slots=True)
-class Round:
-    """One request/answer exchange of a call: a ``tools/call`` round, or a task request."""
-
-    method: str
-    request: bytes | None
-    response: bytes | None
-    """The bytes judged (the answer), or None when no answer came."""
-    verdict: Verdict
-    """The verdict of this round: of its answer (a tools/call round, a terminal task result), or,
-    for a task request whose task is still running, the call's task verdict."""
-    started_at: float
-    finished_at: float
-    request_sent: bool = True
-    frames: tuple[Frame, ...] = ()
-    """Every frame of the exchange: the request, what came in for it, the answer."""
-    noise: tuple[Frame, ...] = ()
-    """Lines that were not JSON-RPC messages (stdio), recorded and not taken as the answer (the
-    ones the wire log kept)."""
-    status: str | None = None
-    """The task's status, for a task request (tasks/get, tasks/result)."""
-    noise_shed: int = 0
-    """Noise lines of the exchange the wire log was too full to keep: counted, not kept."""
-
-    @property
-    def noise_count(self) -> int:
-        """Every noise line the server wrote during the exchange, kept or not."""
-        return len(self.noise) + self.noise_shed
-
-    @property
-    def kind(self) -> str:
-        """What this round was: the kind of its verdict (``task`` while a task is running)."""
-        return self.verdict.kind.value
-
-    def to_dict(self, *, raw_bytes: bool = False) -> dict[str, Any]:
-        """JSON form; ``raw_bytes``: the request's, the response's and the frames' bytes as they
-        are (:func:`bytes_field`)."""
-        out: dict[str, Any] = {"method": self.method, "kind": self.kind}
-        if self.status is not None:
-            out["status"] = self.status
-        out["findings"] = [f.code for f in self.verdict.findings]
-        out.update(bytes_field("request", self.request, raw=raw_bytes))
-        out.update(bytes_field("response", self.response, raw=raw_bytes))
-        out["request_sent"] = self.request_sent
-        out["started_at"], out["finished_at"] = self.started_at, self.finished_at
-        out["frames"] = [frame.to_dict(raw_bytes=raw_bytes) for frame in self.frames]
-        return out
-
-
-@dataclass
-class CallRecord:
-    """Everything one call_tool did: its rounds (MRTR retries, task polls) and its outcome."""
-
-    name: str
-    arguments: Mapping[str, Any]
-    rounds: list[Round] = field(default_factory=list)
-    outcome: Outcome | None = None
-    polls_shed: int = 0
-    """Task polls of a still-running task not kept in :attr:`rounds`: past :data:`_POLLS_KEPT`
-    of them the first and the latest are kept (a task polled every 10 ms for ``task_timeout``
-    would otherwise hold thousands of rounds, each with its bytes), the ones between counted;
-    the polls that brought input requests and the tasks/update requests are always kept."""
-
-
-class _Raw(types.Request[dict[str, Any], str]):
-    """A request the SDK has no model for, or whose result it must not model (tasks/*)."""
-
-    name_param = "taskId"
-
-
-class _RawCall(types.Request[dict[str, Any], str]):
-    """A tools/call the SDK's call_tool cannot send (a 2025-11-25 task-augmented call)."""
-
-    name_param = "name"
-
-
-class _RawList(types.Request[dict[str, Any] | None, str]):
-    """tools/list, sent raw: its answer is read from the bytes, not through the SDK's models."""
 
 
 class VerdictClient:
@@ -1079,32 +997,7 @@ class VerdictClient:
             _Raw(method=method, params=params), _ANY, request_read_timeout_seconds=self.timeout), judge=False)
 
 
-class _AnyResult(types.Result):
-    """Accept any result object (the raw bytes are judged separately)."""
-
-    model_config = ConfigDict(extra="allow")
-
-
-_ANY: Final = _AnyResult
 _HANDSHAKE: Final = frozenset(v for v in VERSIONS if v < "2026-07-28")
-
-
-def _sdk_checks(version: str, tool: dict[str, Any]) -> None:
-    """Raise the ValidationError the SDK's own reading of this tool in a tools/list raises (its
-    per-version result models: a 2025 inputSchema without ``type`` fails there). Only what it
-    says of the tool counts: the rest of the listing is supplied here."""
-    try:
-        from mcp_types import methods
-    except ImportError:  # pragma: no cover - another SDK layout: the model check alone
-        return
-    listing = {"tools": [tool], "resultType": "complete", "ttlMs": 0, "cacheScope": "public"}
-    try:
-        methods.validate_server_result("tools/list", version, listing)
-    except KeyError:  # pragma: no cover - no model for this version
-        return
-    except ValidationError as exc:
-        if any(tuple(error.get("loc", ()))[:1] == ("tools",) for error in exc.errors()):
-            raise
 
 
 @dataclass
@@ -1121,129 +1014,15 @@ class _TaskInput:
     """Time spent in the handlers since the last poll (added to the task's deadline)."""
 
 
-def _held(record: CallRecord) -> int:
-    """What a call's record holds, counted: the bytes of its rounds' frames, and of their answers
-    once more (the verdict's parse of an answer: its length for a text block; JSON of many small
-    values takes more)."""
-    return sum(sum(len(frame.data) for frame in round_.frames) + len(round_.response or b"")
-               for round_ in record.rounds)
-
-
-def _shed_polls(record: CallRecord, first_poll: int, pinned: set[int]) -> None:
-    """Past :data:`_POLLS_KEPT` rounds of a task, shed the oldest poll after the first that is not
-    pinned (a poll that brought input requests, a tasks/update), counted in ``polls_shed``."""
-    if len(record.rounds) - first_poll <= _POLLS_KEPT:
-        return
-    for at in range(first_poll + 1, len(record.rounds) - 1):
-        if id(record.rounds[at]) not in pinned:
-            del record.rounds[at]
-            record.polls_shed += 1
-            return
-
-
 def _canonical(value: Any) -> str:
     """A JSON value as one text, whatever the order of its members (to compare two requests)."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
-def _first_error(exc: ValidationError) -> str:
-    """Where the first error of a pydantic ValidationError is, and what it says (cut)."""
-    errors = exc.errors()
-    first: Mapping[str, Any] = errors[0] if errors else {"loc": (), "msg": str(exc)}
-    where = ".".join(str(part) for part in first.get("loc", ()))
-    return f"{cut(where, 80)}: {cut(str(first.get('msg')), 120)}"
 
 
 def _status_of(value: Any) -> str | None:
     result = value.get("result") if isinstance(value, dict) else None
     status = result.get("status") if isinstance(result, dict) else None
     return status if isinstance(status, str) else None
-
-
-def _asks_none(subject: str, also: str, why: str, *, code: str = "input.unanswerable") -> Finding:
-    """The finding that ends a call on an ``input_required`` answer that asks for input and names
-    none to answer (an empty ``inputRequests``), where nothing the client could send would move it
-    on: ``subject`` names the answer (a result, a task), ``also`` what else it lacks, ``why`` the
-    rule that says so. One wording for a result (``input.unanswerable``: no ``requestState``
-    either) and a task (``task.input``: a task has no state to echo)."""
-    return finding("/result/inputRequests", code, f"{subject} is input_required but its inputRequests is empty{also}: "
-                   f"it asks for input and names no request to answer ({why})")
-
-
-def _with(verdict: Verdict, extra: Finding) -> Verdict:
-    """The verdict with one more finding after its own (a warning never changes the kind)."""
-    return make_verdict(verdict.kind, (*verdict.findings, extra), verdict.version, verdict.message)
-
-
-_NOISE_SHOWN: Final = 3
-"""Noise lines quoted in a ``transport.noise`` warning (the rest are in the round's frames)."""
-
-
-def _noise_finding(seen: Exchange, *, answered: bool) -> Finding:
-    """How many noise lines the server wrote in all (those the wire log could not keep
-    counted too), and the first few of them; what is not quoted is said to be left out."""
-    count = seen.noise_count
-    first = [preview(frame.data, 60) for frame in seen.noise[:_NOISE_SHOWN]]
-    notes = [f"the first {len(first)} shown"] if first and count > len(first) else []
-    if seen.noise_shed:
-        notes.append(f"the wire log kept {len(seen.noise)} of them")
-    when = "before its answer" if answered else "instead of an answer"
-    message = f"the server wrote {not_messages(count)} {when}" + (f" ({'; '.join(notes)})" if notes else "")
-    if first:
-        message += ": " + ", ".join(first) + (", …" if count > len(first) else "")
-    return finding("", "transport.noise", message)
-
-
-def _quoted(text: str, limit: int = 60) -> str:
-    """A server's string in a message: quoted, cut at ``limit`` characters with a mark."""
-    return repr(text[:limit]) + ("…" if len(text) > limit else "")
-
-
-def _warn_duplicates(tools: Sequence[Mapping[str, Any]], warnings: list[str]) -> None:
-    """One warning for the tool names listed more than once (the last listing is kept: the
-    one a call is checked against), naming the first three."""
-    counts: dict[str, int] = {}
-    for tool in tools:
-        counts[tool["name"]] = counts.get(tool["name"], 0) + 1
-    twice = [(name, count) for name, count in counts.items() if count > 1]
-    if not twice:
-        return
-    named = ", ".join(f"{_quoted(name)} ({count} times)" for name, count in twice[:3])
-    more = f" and {len(twice) - 3} more" if len(twice) > 3 else ""
-    subject = "1 name is" if len(twice) == 1 else f"{len(twice)} names are"
-    warnings.append(f"tools/list: {subject} listed more than once: {named}{more}; the last listing of each is "
-                    "the one kept")
-
-
-def _check_options(*, command: object, url: object, env: object, cwd: object, headers: object, handlers: object,
-                   tasks: object, timeout: object, connect_timeout: object, task_timeout: object,
-                   trusted_server: object, client_info: object) -> None:
-    """The constructor's options, each checked when the client is made: a wrong one is a
-    ValueError naming it and the value, never a failure at the first connect or settle."""
-    if command is not None and not isinstance(command, str) and (
-            not isinstance(command, Sequence) or not all(isinstance(word, str) for word in command)):
-        raise ValueError(f"command must be a string or a sequence of strings, not {shown(command)}")
-    if url is not None and not isinstance(url, str):
-        raise ValueError(f"url must be a string, not {shown(url)}")
-    for name, strings in (("env", env), ("headers", headers)):
-        if strings is not None and (not isinstance(strings, Mapping) or not all(
-                isinstance(key, str) and isinstance(value, str) for key, value in strings.items())):
-            raise ValueError(f"{name} must be a mapping of strings to strings or None, not {shown(strings)}")
-    if cwd is not None and not isinstance(cwd, (str, os.PathLike)):
-        raise ValueError(f"cwd must be a path (a string or os.PathLike) or None, not {shown(cwd)}")
-    if handlers is not None and not isinstance(handlers, Handlers):
-        raise ValueError(f"handlers must be a Handlers or None, not {shown(handlers)}")
-    for name, flag in (("tasks", tasks), ("trusted_server", trusted_server)):
-        if flag is not True and flag is not False:
-            raise ValueError(f"{name} must be True or False, not {shown(flag)}")
-    for name, seconds in (("timeout", timeout), ("connect_timeout", connect_timeout), ("task_timeout", task_timeout)):
-        if name == "connect_timeout" and seconds is None:
-            continue
-        if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) or not finite(seconds) \
-                or seconds <= 0:
-            raise ValueError(f"{name} must be a positive finite number of seconds, not {shown(seconds)}")
-    if not isinstance(client_info, tuple) or len(client_info) != 2 or not all(isinstance(p, str) for p in client_info):
-        raise ValueError(f"client_info must be a (name, version) pair of strings, not {shown(client_info)}")
 
 
 def _is_timeout(error: BaseException | None) -> bool:
