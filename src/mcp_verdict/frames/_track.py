@@ -95,10 +95,6 @@ from ._jsonrpc import (
     shown_id,
     with_bytes_id,
 )
-from ._tasks import ends_task as ends_task  # noqa: PLC0414 - re-exported: proxy/_tasks.py imports the four here
-from ._tasks import task_reused as task_reused  # noqa: PLC0414
-from ._tasks import task_taken as task_taken  # noqa: PLC0414
-from ._tasks import task_unowned as task_unowned  # noqa: PLC0414
 
 _META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 _META_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"

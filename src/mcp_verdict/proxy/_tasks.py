@@ -4,15 +4,15 @@ among all tasks controlled by the receiver"; ext-tasks: "Each task is uniquely i
 server-generated task ID"), read as the tap and the audit read it (``frames.Tracker.task_reuse``):
 
 - the answer that creates the id again is ``unclassified`` with a ``task.field`` finding naming
-  the reuse (``frames._track.task_reused``): enforce refuses it as any ``unclassified`` answer;
+  the reuse (``frames._tasks.task_reused``): enforce refuses it as any ``unclassified`` answer;
 - the call whose task held the id is judged again, ``unclassified`` with its findings and one
-  naming the reuse (``frames._track.task_taken``): its effect is unknown from then on;
+  naming the reuse (``frames._tasks.task_taken``): its effect is unknown from then on;
 - the answers to the polls naming the id that the proxy judges (``tasks/result``, a terminal
   ``tasks/get``) cannot be told to be either task's end: ``unclassified`` with a ``task.field``
-  finding (``frames._track.task_unowned``), so enforce never hands the host another task's result
+  finding (``frames._tasks.task_unowned``), so enforce never hands the host another task's result
   as the end of the task it polls.
 
-A task runs until a poll answers its end (``frames._track.ends_task``); once it ended, its id
+A task runs until a poll answers its end (``frames._tasks.ends_task``); once it ended, its id
 created again is the later call's. The last :data:`KEPT` tasks running are kept (a call, its
 verdict, its answer's digest: never its bytes); a task let go past that bound is taken as ended.
 """
@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
 from ..frames import Exchange, Tracker
-from ..frames._track import ends_task, task_reused, task_taken, task_unowned
+from ..frames._tasks import ends_task, task_reused, task_taken, task_unowned
 from ..verdict._verdict import Verdict, make_verdict
 from ._codes import digest
 

@@ -391,7 +391,7 @@ def refusal(item: Finding) -> tuple[int, int | None, bool] | None:
 
 TASK_ID_REUSED: Final = "the task id "
 """How a ``task.field`` finding saying a task id was created again while a task with it ran starts
-(``frames._track``: :func:`task_taken`, :func:`task_reused`, :func:`task_unowned`, each followed by
+(``frames._tasks``: :func:`task_taken`, :func:`task_reused`, :func:`task_unowned`, each followed by
 the id as ``shown``): every other ``task.field`` message starts with fixed words of its own, never
 these (:func:`task_id_reused` reads it back, as :func:`refusal` reads ``transport.refused``)."""
 
