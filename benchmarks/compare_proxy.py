@@ -1,6 +1,7 @@
 """Two versions of the proxy side by side on one transport pair: what a change did to the added latency.
 
 Run: python benchmarks/compare_proxy.py OLD_SRC NEW_SRC [--pair PAIR] [--mode MODE] [--calls N] [--size BYTES]
+[--block N]
 
 OLD_SRC and NEW_SRC are ``src`` folders of two checkouts (e.g. ``git worktree add /tmp/old
 REV`` then ``/tmp/old/src``). Each runs ``mcp-verdict proxy`` (in observe and in enforce mode,
@@ -21,7 +22,11 @@ text (bench_proxy's 160, ~250 B answers, by default; 60000 for its ~60 kB ones).
 starts NEW_SRC's proxies before OLD_SRC's (the chain started last may measure a little more
 whatever its code: run both orders). ``--records DIR``: each proxy records as users run it, its
 frame log (payloads redacted) and its verdict lines in DIR (``LABEL-MODE.log``,
-``LABEL-MODE.verdicts``). Numbers, not assertions: compare within one run.
+``LABEL-MODE.verdicts``). ``--block N``: N calls in a row through each chain before the turn
+passes (in the round's order), as bench_proxy's blocks of 10: a proxy's work after its send then
+runs before its own next call (with the host's turn around), where with 1, the default, it runs
+while the other chains are timed — a change that moves that work measures differently in the
+two. Numbers, not assertions: compare within one run.
 """
 
 from __future__ import annotations
@@ -119,6 +124,8 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2000, help="sequential calls per chain (default 2000)")
     parser.add_argument("--size", type=int, default=bench.SMALL, help="the answer's text in bytes (default 160)")
     parser.add_argument("--swap", action="store_true", help="start the new version's proxies first")
+    parser.add_argument("--block", type=int, default=1, metavar="N",
+                        help="calls in a row through one chain before the turn passes (default 1; bench_proxy's 10)")
     parser.add_argument("--records", type=Path, metavar="DIR",
                         help="each proxy writes its frame log and verdict lines in DIR (as users run it)")
     args = parser.parse_args()
@@ -144,14 +151,16 @@ def main() -> None:
             cpu = {name: cpu_ns(pid) for name, pid in pids.items()}
             names = list(hosts)
             order = random.Random(0)
-            for n in range(args.calls):
-                frame = bench.call_bytes(1000 + n, args.size)
+            block = max(1, args.block)
+            for n in range(0, args.calls, block):
                 order.shuffle(names)  # (a chain right after a proxy shares the CPU with its work after a send)
                 for name in names:
                     host = hosts[name]
-                    start = time.perf_counter()
-                    host.call(frame)
-                    times[name].append(time.perf_counter() - start)
+                    for m in range(n, min(n + block, args.calls)):
+                        frame = bench.call_bytes(1000 + m, args.size)
+                        start = time.perf_counter()
+                        host.call(frame)
+                        times[name].append(time.perf_counter() - start)
             cpu = {name: cpu_ns(pid) - cpu[name] for name, pid in pids.items()}
         finally:
             for close in closers:

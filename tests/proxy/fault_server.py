@@ -6,7 +6,8 @@ answers with a text of ``arguments.size`` bytes; ``progress`` sends two progress
 first; ``dup`` answers with isError twice; ``len`` answers with the length of
 ``arguments.text`` (in characters) as its text; ``reuse`` writes two ``elicitation/create``
 requests under one id (7: the second while the first is unanswered), then answers;
-``late`` answers only once its call is cancelled
+``then_ask`` answers, then writes an ``elicitation/create`` request (id ``"after"``) in the same
+write; ``late`` answers only once its call is cancelled
 (the answer after the cancellation: MCP basic/utilities/cancellation, Timing Considerations).
 ``tasks/get`` answers a completed task whose
 inlined result says isError twice (``taskId`` ``dup``) or once (any other).
@@ -103,6 +104,10 @@ def main() -> None:
                    b'"requestedSchema":{"type":"object","properties":{}}}}\n')
             out.write(ask + ask)
             out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[],"isError":false}}\n')
+        elif name == "then_ask":
+            out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[],"isError":false}}\n'
+                      b'{"jsonrpc":"2.0","id":"after","method":"elicitation/create","params":{"message":"m",'
+                      b'"requestedSchema":{"type":"object","properties":{}}}}\n')
         elif name == "dup":
             out.write(b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[],"isError":true,"isError":false}}\n')
         else:
