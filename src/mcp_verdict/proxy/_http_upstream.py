@@ -173,10 +173,13 @@ class _Past(NamedTuple):
 
 async def capped(response: aiohttp.ClientResponse | Answer, limit: int) -> bytes | _Past:
     """The response's body, or past ``limit`` bytes what was read of it (:class:`_Past`; the
-    rest is not read). A length known and within the limit: one read; else chunks until the
+    rest is not read). A length known and within the limit: one read (of what is there, when
+    the body came whole with its head on ``_http_posts``' connection); else chunks until the
     end or past the limit."""
     length = response.content_length
     if length is not None and length <= limit:
+        if type(response) is Answer and response.content.is_eof():  # (came whole with its head: no wait)
+            return response.content.read_nowait()
         return await response.read()
     chunks: list[bytes] = []
     size = 0
