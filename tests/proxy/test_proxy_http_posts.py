@@ -271,3 +271,152 @@ def test_the_sessions_connector_checks_only_the_connections_it_reuses(greeting: 
 
     got, opened = asyncio.run(go())
     assert (got, opened) == (answers, 1)
+
+
+# The bytes of each POST as the upstream reads them, POSTs one after the other on one kept-alive
+# connection (RFC 9112 s3, s6.2: a request line, its fields, CRLF, a body of Content-Length
+# bytes). (the body, the headers given; the request's bytes, ``{port}`` the upstream's port.) The
+# fields as aiohttp's ClientRequest writes them: Host first (a Host given replaces it, where
+# Host stands), the headers in their order, Content-Length last (a Content-Length given is
+# replaced where it stands). Those of a POST with the same headers as the one before are the
+# same bytes but for the Content-Length.
+_JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+WIRE_CASES = [
+    (b'{"n":1}', _JSON_HEADERS,
+     b"POST /mcp?t=a HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+     b"Accept: application/json, text/event-stream\r\nContent-Length: 7\r\n\r\n{\"n\":1}"),
+    (b'{"n":10}', _JSON_HEADERS,
+     b"POST /mcp?t=a HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+     b"Accept: application/json, text/event-stream\r\nContent-Length: 8\r\n\r\n{\"n\":10}"),
+    (b'{"n":100}', _JSON_HEADERS,
+     b"POST /mcp?t=a HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+     b"Accept: application/json, text/event-stream\r\nContent-Length: 9\r\n\r\n{\"n\":100}"),
+    (b'{"n":2}', {"Content-Type": "application/json", "host": "upstream.example", "Mcp-Session-Id": "s-1"},
+     b"POST /mcp?t=a HTTP/1.1\r\nhost: upstream.example\r\nContent-Type: application/json\r\n"
+     b"Mcp-Session-Id: s-1\r\nContent-Length: 7\r\n\r\n{\"n\":2}"),
+    (b'{"n":3}', {"Content-Length": "999", "X-After": "1"},
+     b"POST /mcp?t=a HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 7\r\nX-After: 1\r\n\r\n{\"n\":3}"),
+    (b'{"n":44}', {"Content-Length": "999", "X-After": "1"},
+     b"POST /mcp?t=a HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 8\r\nX-After: 1\r\n\r\n{\"n\":44}"),
+    (b'{"n":5}', _JSON_HEADERS,
+     b"POST /mcp?t=a HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+     b"Accept: application/json, text/event-stream\r\nContent-Length: 7\r\n\r\n{\"n\":5}"),
+    (b"", {"X-Empty": ""},
+     b"POST /mcp?t=a HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Empty: \r\nContent-Length: 0\r\n\r\n"),
+]
+
+
+def test_each_post_goes_upstream_as_its_bytes_on_one_connection() -> None:
+    """Each POST's request line, fields and body, byte for byte as the upstream read them, on the
+    one connection they all went on; each got its own answer."""
+
+    async def go() -> tuple[list[bytes], int, list[bytes], int]:
+        seen: list[bytes] = []
+        connections = 0
+        ended = asyncio.Event()
+
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            nonlocal connections
+            connections += 1
+            try:
+                while True:
+                    try:
+                        head = await reader.readuntil(b"\r\n\r\n")
+                    except asyncio.IncompleteReadError:
+                        break
+                    length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                                  if line.lower().startswith(b"content-length:"))
+                    body = await reader.readexactly(length)
+                    seen.append(head + body)
+                    answer = b'{"seen":%d}' % len(seen)
+                    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+                                 b"\r\n%s" % (len(answer), answer))
+                    await writer.drain()
+            finally:
+                writer.close()
+                ended.set()
+
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        answers: list[bytes] = []
+        try:
+            async with aiohttp.ClientSession() as client:
+                posts = posts_for(f"http://127.0.0.1:{port}/mcp?t=a", client, limit=1, connect=5.0)
+                assert posts is not None
+                for body, headers, _ in WIRE_CASES:
+                    answer = await asyncio.wait_for(posts.post(body, headers), 20)
+                    assert answer is not None
+                    async with answer:
+                        answers.append(await asyncio.wait_for(answer.read(), 20))
+                posts.close()  # (the connection closed: the upstream's reading ends)
+                await asyncio.wait_for(ended.wait(), 20)
+        finally:
+            server.close()
+            await server.wait_closed()
+        return seen, port, answers, connections
+
+    seen, port, answers, connections = asyncio.run(go())
+    assert seen == [wire.replace(b"{port}", b"%d" % port) for _, _, wire in WIRE_CASES]
+    assert answers == [b'{"seen":%d}' % n for n in range(1, len(WIRE_CASES) + 1)]
+    assert connections == 1
+
+
+# (headers holding a CR or LF; the POSTs sent with them, each refused before a byte is written)
+REFUSED_HEADER_CASES = [
+    ({"X-Bad": "a\r\nX-Injected: 1"}, 2),
+    ({"X-Bad\n": "a"}, 2),
+]
+
+
+@pytest.mark.parametrize(("headers", "sent"), REFUSED_HEADER_CASES)
+def test_a_header_holding_a_line_break_is_refused_on_every_post(headers: dict[str, str], sent: int) -> None:
+    """A field holding CR or LF would end the field early (RFC 9112 s2.2, a header injected):
+    aiohttp's serialiser refuses it (ValueError), on each POST, and the upstream reads nothing
+    of it; a POST after them with plain headers goes as usual."""
+
+    async def go() -> tuple[list[str], list[bytes], int]:
+        seen: list[bytes] = []
+        ended = asyncio.Event()
+
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            try:
+                while True:
+                    try:
+                        head = await reader.readuntil(b"\r\n\r\n")
+                    except asyncio.IncompleteReadError as exc:
+                        if exc.partial:
+                            seen.append(exc.partial)
+                        break
+                    seen.append(head + await reader.readexactly(2))
+                    writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+                    await writer.drain()
+            finally:
+                writer.close()
+                ended.set()
+
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        errors: list[str] = []
+        try:
+            async with aiohttp.ClientSession() as client:
+                posts = posts_for(f"http://127.0.0.1:{port}/mcp", client, limit=1, connect=5.0)
+                assert posts is not None
+                for _ in range(sent):
+                    try:
+                        await asyncio.wait_for(posts.post(b"{}", headers), 20)
+                    except ValueError:
+                        errors.append("ValueError")
+                answer = await asyncio.wait_for(posts.post(b"{}", {"X-Good": "1"}), 20)
+                assert answer is not None
+                async with answer:
+                    assert await asyncio.wait_for(answer.read(), 20) == b"{}"
+                posts.close()
+                await asyncio.wait_for(ended.wait(), 20)
+        finally:
+            server.close()
+            await server.wait_closed()
+        return errors, seen, port
+
+    errors, seen, port = asyncio.run(go())
+    assert errors == ["ValueError"] * sent
+    assert seen == [b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Good: 1\r\nContent-Length: 2\r\n\r\n{}" % port]

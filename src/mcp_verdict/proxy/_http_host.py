@@ -289,9 +289,13 @@ def _sse(data: bytes, event_id: str | None = None) -> bytes:
     when ``event_id`` is given — only where the stream's last event id changes (WHATWG: the last
     event id is kept for every later event, so each event without one has the id before it; an
     upstream's long id set once is written once, not repeated on each event after it)."""
-    body = data.rstrip(b"\r").replace(b"\r\n", b"\n").replace(b"\n", b"\ndata: ")
-    head = b"event: message\n" + (b"id: " + _id_bytes(event_id) + b"\n" if event_id is not None else b"")
-    return head + b"data: " + body + b"\n\n"
+    body = data.rstrip(b"\r")
+    if b"\r" in body:  # (a search for one byte, memchr; CPython 3.11's for the two of CRLF scans a 60 kB
+        # frame in ~90 µs, where most frames hold no CR at all)
+        body = body.replace(b"\r\n", b"\n")
+    body = body.replace(b"\n", b"\ndata: ")  # (the same object when it holds no LF: a compact frame)
+    named = b"id: " + _id_bytes(event_id) + b"\n" if event_id is not None else b""
+    return b"".join((b"event: message\n", named, b"data: ", body, b"\n\n"))  # (one copy of the body, not two)
 
 
 def _event(kind: str, data: bytes, event_id: str | None, written: str | None) -> tuple[bytes, str | None]:

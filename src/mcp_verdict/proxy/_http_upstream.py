@@ -173,10 +173,13 @@ class _Past(NamedTuple):
 
 async def capped(response: aiohttp.ClientResponse | Answer, limit: int) -> bytes | _Past:
     """The response's body, or past ``limit`` bytes what was read of it (:class:`_Past`; the
-    rest is not read). A length known and within the limit: one read; else chunks until the
+    rest is not read). A length known and within the limit: one read (of what is there, when
+    the body came whole with its head on ``_http_posts``' connection); else chunks until the
     end or past the limit."""
     length = response.content_length
     if length is not None and length <= limit:
+        if type(response) is Answer and response.content.is_eof():  # (came whole with its head: no wait)
+            return response.content.read_nowait()
         return await response.read()
     chunks: list[bytes] = []
     size = 0
@@ -1045,7 +1048,8 @@ class HttpUpstream:
                                   "(its id was not in its first bytes)", TOO_LARGE)
 
     def _after_answer(self, body: bytes, key: Key) -> None:
-        if self.stdio_host and body.find(b"protocolVersion") >= 0 and self.protocol_version is None:
+        if self.stdio_host and self.protocol_version is None and body.find(b"protocolVersion") >= 0:  # (the
+            # search last: ~20–30 µs over a 60 kB answer on CPython 3.11, once the version is known for nothing)
             result = peek(body).result
             version = result.get("protocolVersion") if result is not None else None
             if isinstance(version, str):
