@@ -382,3 +382,40 @@ def test_a_stdio_hosts_request_gets_the_mcp_name_of_its_method() -> None:
     assert answered == list(range(1, len(NAMED_WRITTEN) + 1))
     assert [sorted((k, v) for k, v in headers if k.lower() in ("mcp-method", "mcp-name")) for headers in posts] == [
         written for _, _, written in NAMED_WRITTEN]
+
+
+# Whether an HTTP host's cancellation goes to an HTTP upstream as notifications/cancelled (before
+# 2026-07-28; basic/utilities/cancellation) or is the closing of the request's stream (2026-07-28
+# and later, basic/transports/streamable-http: Cancellation): (the host's MCP-Protocol-Version;
+# sent as a notification). Without the header, 2025-03-26 (Protocol Version Header). A text that
+# is no version date is read as the host side reads it (proxy/_headers._stateless: not stateless,
+# its cancellation forwarded as a notification): before, the upstream side read "9999" and
+# "2026-07-28x" as stateless and dropped the notification the host side had forwarded.
+CANCEL_BY_NOTIFICATION = [
+    ("2026-07-28", False),
+    ("2027-01-15", False),
+    ("2025-11-25", True),
+    ("2025-03-26", True),
+    (None, True),
+    ("9999", True),
+    ("2026-07-28x", True),
+    ("draft", True),
+]
+
+
+@pytest.mark.parametrize(("version", "expected"), CANCEL_BY_NOTIFICATION)
+def test_an_http_hosts_cancellation_is_a_notification_before_2026_07_28(version: str | None,
+                                                                         expected: bool) -> None:
+    import asyncio
+
+    from mcp_verdict.proxy import Relay
+    from mcp_verdict.proxy._bridge import Bridge
+    from mcp_verdict.proxy._http_upstream import HttpUpstream
+
+    async def go() -> bool:
+        upstream = HttpUpstream(Bridge(Relay(mode="observe")), "http://127.0.0.1:9/mcp", limit=1 << 20,
+                                timeout=5.0, stdio_host=False)
+        host = {} if version is None else {"MCP-Protocol-Version": version}
+        return upstream._cancels_by_notification(host)
+
+    assert asyncio.run(go()) is expected

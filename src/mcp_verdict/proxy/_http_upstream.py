@@ -97,7 +97,7 @@ from ._codes import (
     error_frame,
     with_id,
 )
-from ._headers import _META_VERSION, _STATELESS
+from ._headers import _META_VERSION, _STATELESS, _stateless
 from ._http_posts import Answer, Posts, posts_for, silent
 from ._params import NAMED, TASK_NAMED, exact_arguments, header_value, param_headers
 from ._relay import Key
@@ -658,8 +658,7 @@ class HttpUpstream:
             return self.session_id is not None or (known is not None and known < _STATELESS)
         if host is None:
             return False
-        version = host.get("MCP-Protocol-Version", "")
-        return not (version[:4].isdigit() and version >= _STATELESS)
+        return not _stateless(host.get("MCP-Protocol-Version"))  # (the host side's test: _http_host)
 
     def _request_headers(self, data: bytes, host: Mapping[str, str] | None) -> CIMultiDict[str]:
         if not self.stdio_host:  # (an HTTP host's own headers: the same on most of its POSTs)
