@@ -227,7 +227,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds (default 5)")
     parser.add_argument("--valid", action="store_true", help="well-formed texts: the duplicate search on and off")
     parser.add_argument("--cases", default="", help="only the cases whose name holds this text (e.g. UTF-8)")
-    parser.add_argument("--kib", default="", help="text sizes in KiB instead (e.g. 4,64,200; at most 256)")
+    parser.add_argument("--kib", default="", help="text sizes in KiB instead (e.g. 0.5,2.4,64; at most 256)")
     args = parser.parse_args()
     if args.valid:
         return valid(args.rounds)
@@ -236,12 +236,13 @@ def main() -> int:
     print(f"{'case':<30}{unit:>5}{'orjson ms':>11}{'ours ms':>10}{'ours/orjson':>13}"
           f"{'peak ours':>11}{'peak orjson':>13}   finding")
     worst_time = worst_memory = 0.0
-    for size in (int(part) for part in (args.kib or args.sizes).split(",")):
-        calls = max(1, (1 << 20) // (size << shift))  # (~1 MiB of text per timing)
+    for size in (float(part) for part in (args.kib or args.sizes).split(",")):
+        length = int(size * (1 << shift))  # (fractions of a KiB: the texts classify reads at once, 0.5 to 2.5 KiB)
+        calls = max(1, (1 << 20) // length)  # (~1 MiB of text per timing)
         for name, (build, code) in CASES.items():
             if args.cases not in name:
                 continue
-            data = build(size << shift)
+            data = build(length)
             verdict = classify(data)
             assert verdict.kind is Kind.UNCLASSIFIED and [f.code for f in verdict.findings] == [code], verdict
             ours: list[float] = []
@@ -264,7 +265,7 @@ def main() -> int:
             worst_time = max(worst_time, ratio)
             finding = verdict.findings[0]
             digits = 4 if args.kib else 1
-            print(f"{name:<30}{size:>5}{statistics.median(reference) * 1e3:>11.{digits}f}"
+            print(f"{name:<30}{size:>5g}{statistics.median(reference) * 1e3:>11.{digits}f}"
                   f"{statistics.median(ours) * 1e3:>10.{digits}f}{ratio:>12.1f}x{memory}   "
                   f"{finding.code} at {finding.path or '/'!s}")
             del data, verdict

@@ -124,6 +124,28 @@ PLACED: list[tuple[str, int, str, str]] = [
     for bad in _BAD]
 
 
+# The same at most 2.5 KiB, where classify hands the text to msgspec's typed read at once (which
+# builds the values before such a byte, then refuses the text): the finding does not depend on the
+# route, nor on the byte's place (a contract for any check of these texts' UTF-8 before the read).
+PLACED_SHORT: list[tuple[str, int, str, str]] = [
+    (kind, size, place, bad)
+    for kind in _UNITS for size in (600, 1 << 10, 2 << 10, 2300) for place in ("first", "middle", "last")
+    for bad in _BAD]
+
+
+@pytest.mark.parametrize(("kind", "size", "place", "bad"), PLACED_SHORT,
+                         ids=[f"{k}-{s}B-{p}-{b}" for k, s, p, b in PLACED_SHORT])
+def test_the_byte_is_named_wherever_it_sits_in_a_short_text(kind: str, size: int, place: str, bad: str) -> None:
+    data, reason = _BAD[bad]
+    wire, offset = _placed(kind, size, place, data)
+    assert 512 < len(wire) <= 2560
+    verdict = classify(wire)
+    assert verdict.kind is Kind.UNCLASSIFIED
+    assert [(f.code, f.path, f.message) for f in verdict.findings] == [
+        ("json.encoding", "", f"{_NOT}{reason} at byte {offset}")]
+    assert read_common(wire, _options("2026-07-28"), None) is False  # (the judge's way in says so too)
+
+
 @pytest.mark.parametrize(("kind", "size", "place", "bad"), PLACED,
                          ids=[f"{k}-{s >> 10}KiB-{p}-{b}" for k, s, p, b in PLACED])
 def test_the_byte_is_named_wherever_it_sits(kind: str, size: int, place: str, bad: str) -> None:
@@ -189,6 +211,30 @@ WELL_FORMED: list[tuple[str, bytes, Kind, list[str], int]] = [
     ("a byte order mark, then records", b"\xef\xbb\xbf" + _placed("mixed records", 3 << 10, "last", b"e")[0],
      Kind.UNCLASSIFIED, ["json.bom"], 1),
 ]
+
+
+# the same at most 2.5 KiB: each read once (a contract for any check of their UTF-8 before the read)
+WELL_FORMED_SHORT: list[tuple[str, bytes, Kind, list[str], int]] = [
+    ("mixed records, 1 KiB", _placed("mixed records", 1 << 10, "last", b"\xc3\xa9")[0], Kind.NORMAL_COMPLETE, [], 1),
+    ("mixed records, 2.3 KiB", _placed("mixed records", 2300, "first", b"\xc3\xa9")[0], Kind.NORMAL_COMPLETE,
+     [], 1),
+    ("tokens, one é at the end, 2 KiB", _placed("tokens", 2 << 10, "last", b"\xc3\xa9")[0], Kind.NORMAL_COMPLETE,
+     [], 1),
+    ("CJK string, 1 KiB", _placed("CJK string", 1 << 10, "middle", "部".encode())[0], Kind.NORMAL_COMPLETE, [], 1),
+    ("a byte order mark, then records", b"\xef\xbb\xbf" + _placed("mixed records", 1 << 10, "last", b"e")[0],
+     Kind.UNCLASSIFIED, ["json.bom"], 1),
+]
+
+
+@pytest.mark.parametrize(("name", "wire", "kind", "codes", "reads"), WELL_FORMED_SHORT,
+                         ids=[c[0] for c in WELL_FORMED_SHORT])
+def test_a_well_formed_short_text_past_ascii_is_read_once(monkeypatch: pytest.MonkeyPatch, name: str, wire: bytes,
+                                                          kind: Kind, codes: list[str], reads: int) -> None:
+    sizes = _counted_reader(monkeypatch)
+    assert 512 < len(wire) <= 2560
+    verdict = classify(wire)
+    assert (verdict.kind, [f.code for f in verdict.findings]) == (kind, codes)
+    assert sizes == [len(wire)] * reads
 
 
 @pytest.mark.parametrize(("name", "wire", "kind", "codes", "reads"), WELL_FORMED, ids=[c[0] for c in WELL_FORMED])
