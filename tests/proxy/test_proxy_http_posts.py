@@ -5,11 +5,13 @@ through the session, as every POST did before (README, "The proxy", Design and s
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import aiohttp
 import pytest
 
-from mcp_verdict.proxy._http_posts import posts_for
+from mcp_verdict.proxy._http_posts import Posts, posts_for
 
 # (URL, aiohttp version; whether the POSTs go off the session)
 CASES = [
@@ -306,6 +308,23 @@ WIRE_CASES = [
 ]
 
 
+@contextlib.asynccontextmanager
+async def _posts_to(serve: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]],
+                    path: str) -> AsyncIterator[tuple[Posts, int]]:
+    """A raw upstream on 127.0.0.1 answering with ``serve``, and the proxy's POSTs to ``path``
+    on it (one connection at most), with the upstream's port."""
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        async with aiohttp.ClientSession() as client:
+            posts = posts_for(f"http://127.0.0.1:{port}{path}", client, limit=1, connect=5.0)
+            assert posts is not None
+            yield posts, port
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
 def test_each_post_goes_upstream_as_its_bytes_on_one_connection() -> None:
     """Each POST's request line, fields and body, byte for byte as the upstream read them, on the
     one connection they all went on; each got its own answer."""
@@ -336,23 +355,15 @@ def test_each_post_goes_upstream_as_its_bytes_on_one_connection() -> None:
                 writer.close()
                 ended.set()
 
-        server = await asyncio.start_server(serve, "127.0.0.1", 0)
-        port = server.sockets[0].getsockname()[1]
         answers: list[bytes] = []
-        try:
-            async with aiohttp.ClientSession() as client:
-                posts = posts_for(f"http://127.0.0.1:{port}/mcp?t=a", client, limit=1, connect=5.0)
-                assert posts is not None
-                for body, headers, _ in WIRE_CASES:
-                    answer = await asyncio.wait_for(posts.post(body, headers), 20)
-                    assert answer is not None
-                    async with answer:
-                        answers.append(await asyncio.wait_for(answer.read(), 20))
-                posts.close()  # (the connection closed: the upstream's reading ends)
-                await asyncio.wait_for(ended.wait(), 20)
-        finally:
-            server.close()
-            await server.wait_closed()
+        async with _posts_to(serve, "/mcp?t=a") as (posts, port):
+            for body, headers, _ in WIRE_CASES:
+                answer = await asyncio.wait_for(posts.post(body, headers), 20)
+                assert answer is not None
+                async with answer:
+                    answers.append(await asyncio.wait_for(answer.read(), 20))
+            posts.close()  # (the connection closed: the upstream's reading ends)
+            await asyncio.wait_for(ended.wait(), 20)
         return seen, port, answers, connections
 
     seen, port, answers, connections = asyncio.run(go())
@@ -394,27 +405,19 @@ def test_a_header_holding_a_line_break_is_refused_on_every_post(headers: dict[st
                 writer.close()
                 ended.set()
 
-        server = await asyncio.start_server(serve, "127.0.0.1", 0)
-        port = server.sockets[0].getsockname()[1]
         errors: list[str] = []
-        try:
-            async with aiohttp.ClientSession() as client:
-                posts = posts_for(f"http://127.0.0.1:{port}/mcp", client, limit=1, connect=5.0)
-                assert posts is not None
-                for _ in range(sent):
-                    try:
-                        await asyncio.wait_for(posts.post(b"{}", headers), 20)
-                    except ValueError:
-                        errors.append("ValueError")
-                answer = await asyncio.wait_for(posts.post(b"{}", {"X-Good": "1"}), 20)
-                assert answer is not None
-                async with answer:
-                    assert await asyncio.wait_for(answer.read(), 20) == b"{}"
-                posts.close()
-                await asyncio.wait_for(ended.wait(), 20)
-        finally:
-            server.close()
-            await server.wait_closed()
+        async with _posts_to(serve, "/mcp") as (posts, port):
+            for _ in range(sent):
+                try:
+                    await asyncio.wait_for(posts.post(b"{}", headers), 20)
+                except ValueError:
+                    errors.append("ValueError")
+            answer = await asyncio.wait_for(posts.post(b"{}", {"X-Good": "1"}), 20)
+            assert answer is not None
+            async with answer:
+                assert await asyncio.wait_for(answer.read(), 20) == b"{}"
+            posts.close()
+            await asyncio.wait_for(ended.wait(), 20)
         return errors, seen, port
 
     errors, seen, port = asyncio.run(go())
