@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
+import sys
 import time
+import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -70,11 +73,13 @@ def _valid_text(size: int) -> bytes:
 
 
 def _load_old(src: Path) -> dict[str, Any]:
-    """The functions of another copy's frames/_jsonrpc.py, run in this process."""
-    text = (src / "mcp_verdict/frames/_jsonrpc.py").read_text().replace("from ..verdict", "from mcp_verdict.verdict")
-    names: dict[str, Any] = {}
-    exec(compile(text, "old/_jsonrpc.py", "exec"), names)  # (the package's own code, at another commit)
-    return names
+    """The functions of another copy's frames/_jsonrpc.py, run in this process: that copy's package
+    imported as ``old_mcp_verdict`` (its ``__init__`` not run), so the modules ``_jsonrpc`` imports
+    beside it (``_structure``, ``_large`` since they were split from it) are that copy's too."""
+    package = types.ModuleType("old_mcp_verdict")
+    package.__path__ = [str(src / "mcp_verdict")]
+    sys.modules["old_mcp_verdict"] = package  # (the package's own code, at another commit)
+    return vars(importlib.import_module("old_mcp_verdict.frames._jsonrpc"))
 
 
 def _best(readers: dict[str, Callable[[bytes], object]], data: dict[str, bytes], rounds: int) -> dict[str, float]:

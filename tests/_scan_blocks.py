@@ -1,4 +1,4 @@
-"""The id scan's block size (``frames._jsonrpc._STEP``) made small for a test: a short frame then
+"""The id scan's block size (``frames._structure._STEP``) made small for a test: a short frame then
 has many block ends, where the scan's answer must stay the whole frame's."""
 
 from __future__ import annotations
@@ -6,15 +6,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from mcp_verdict.frames import _jsonrpc
+from mcp_verdict.frames import _structure
 
 
 @contextmanager
 def scan_blocks(size: int) -> Iterator[None]:
     """The scan's blocks made ``size`` bytes (from 64 KiB) while the block runs."""
-    was = _jsonrpc._STEP
-    setattr(_jsonrpc, "_STEP", size)  # noqa: B010 (a Final name)
+    was = _structure._STEP
+    setattr(_structure, "_STEP", size)  # noqa: B010 (a Final name)
     try:
         yield
     finally:
-        setattr(_jsonrpc, "_STEP", was)  # noqa: B010
+        setattr(_structure, "_STEP", was)  # noqa: B010

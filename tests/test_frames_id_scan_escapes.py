@@ -1,5 +1,5 @@
 """The id of a frame no strict parser reads, where escapes and quotes fill its strings
-(frames/_jsonrpc.py ``peek``, ``id_text``; the scan's blocks: ``_outside``). A block of the scan
+(frames/_jsonrpc.py ``peek``, ``id_text``; the scan's blocks: ``frames._structure._outside``). A block of the scan
 ends past an escape's backslash and past a member named ``"id"`` and its colon; where each byte
 is a backslash or a quote (``\\"`` repeated), that end was found a byte or three at a time, a
 Python step per two bytes of the frame (a cut frame of 1.4 MB: 0.8 s; 64 MiB: ~33 s). The house
@@ -17,8 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_verdict.frames import _jsonrpc, peek
-from mcp_verdict.frames._jsonrpc import _id_members, _outside, _plain, id_text
+from mcp_verdict.frames import _structure, peek
+from mcp_verdict.frames._jsonrpc import id_text
+from mcp_verdict.frames._structure import _id_members, _outside, _plain
 
 from ._calls import python_steps
 from ._scan_blocks import scan_blocks
@@ -199,6 +200,6 @@ def test_the_blocks_read_a_frame_as_a_byte_at_a_time(whole: bytes, cut: int, siz
             == _plain(data, ids).translate(STRAY_AS_ESCAPED)
         assert [inside for _, _, _, inside in blocks] == [inside_at[start] for start, *_ in blocks]
         outside = b"".join(out for _, _, out, _ in blocks)
-        assert outside.translate(None, _jsonrpc._NOT_STRUCTURE) == tokens
+        assert outside.translate(None, _structure._NOT_STRUCTURE) == tokens
         if ids:
             assert _id_members(data) == members

@@ -1,5 +1,6 @@
 """The id of a frame with backslashes outside its strings, or many names ``"id"`` in and out of
-strings (frames/_jsonrpc.py ``recover_id``, ``id_text``, ``peek``; the scan's blocks: ``_outside``).
+strings (frames/_jsonrpc.py ``recover_id``, ``id_text``, ``peek``; the scan's blocks:
+frames/_structure.py ``_outside``).
 No JSON text holds a backslash outside a string (RFC 8259 s7: a backslash escapes the byte after it
 in a string); the scan reads such a frame as a scan of its strings and brackets does, the backslash
 a byte like any other there, so the id visible at the top level is still found (JSON-RPC 2.0 s4,
@@ -21,7 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcp_verdict.frames import peek, recover_id
-from mcp_verdict.frames._jsonrpc import _TOKENS, _id_members, id_text
+from mcp_verdict.frames._jsonrpc import id_text
+from mcp_verdict.frames._structure import _TOKENS, _id_members
 
 from ._calls import python_steps
 from ._scan_blocks import scan_blocks

@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 import pytest
 
-from mcp_verdict.audit import Auditor, CallRow, Entry, _run
+from mcp_verdict.audit import Auditor, CallRow, Entry, _parts
 from mcp_verdict.frames import FrameRecord, encode
 
 from .test_audit_recorded import run
@@ -218,7 +218,7 @@ def test_the_same_when_the_log_is_cut_into_parts(tmp_path: Path, name: str, vers
     in the next (what the auditor holds of the call crosses: ``Auditor.export``, ``adopt``)."""
     path = tmp_path / "log.jsonl"
     path.write_bytes(frame_log([*init(version, capabilities), *frames]))
-    monkeypatch.setattr(_run, "_STRIPE", 1)
+    monkeypatch.setattr(_parts, "_STRIPE", 1)
     rows, problems, _ = run([path], jobs=2)
     assert problems == []
     assert [shape(r) for r in rows] == [expected]

@@ -101,9 +101,9 @@ CASES: list[tuple[str, str, bytes, list[tuple[Any, ...]], dict[str, int]]] = [
 def test_a_call_the_client_cancelled_says_so(tmp_path: Path, name: str, file: str, content: bytes,
                                             calls: list[tuple[Any, ...]], counts: dict[str, int], jobs: int,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcp_verdict.audit import _run
+    from mcp_verdict.audit import _parts
 
-    monkeypatch.setattr(_run, "_STRIPE", 1)  # with two processes: a part per line, the call across the cut
+    monkeypatch.setattr(_parts, "_STRIPE", 1)  # with two processes: a part per line, the call across the cut
     path = tmp_path / file
     path.write_bytes(content)
     monkeypatch.chdir(tmp_path)

@@ -1,5 +1,5 @@
 """The connection a frame log line is dealt by: one reader (``_formats.framelog_conn``) for
-``--jobs`` dealing (``_run._Share.mine``) and the Spark partitioner (``spark._split``,
+``--jobs`` dealing (``_deal._Share.mine``) and the Spark partitioner (``spark._split``,
 ``spark._keyed``). A record's key is the connection the audit reads (``frames.decode``: the
 last ``conn`` member where a line names two); a line that is no record is unreadable wherever it
 is audited (in no connection), keyed by a ``conn`` it names, else None (the first process; a
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict.audit import _formats, _run
+from mcp_verdict.audit import _deal, _formats
 from mcp_verdict.audit._formats import framelog_conn
 from mcp_verdict.frames import FrameRecord, encode
 from mcp_verdict.frames._log import LINE_START
@@ -95,8 +95,8 @@ def test_a_process_of_a_dealing_takes_the_lines_of_its_connections(name: str, li
                                                                    in_place: bool) -> None:
     jobs = 1 << 30  # (a connection in no dealing goes to its crc32's process: hardly ever 0 or 1)
     owners = {} if conn is None else {conn: 1}
-    assert _run._Share(1, jobs, owners).mine(line + b"\n") == (conn is not None)
-    assert _run._Share(0, jobs, owners).mine(line + b"\n") == (conn is None)  # (no conn: the first process's)
+    assert _deal._Share(1, jobs, owners).mine(line + b"\n") == (conn is not None)
+    assert _deal._Share(0, jobs, owners).mine(line + b"\n") == (conn is None)  # (no conn: the first process's)
 
 
 @pytest.mark.parametrize(("name", "line", "conn", "in_place"), LINES, ids=IDS)

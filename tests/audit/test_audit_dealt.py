@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict.audit import CallRow, Entry, Input, Totals, _files, _run, audit, plan
+from mcp_verdict.audit import CallRow, Entry, Input, Totals, _deal, _files, _run, audit, plan
 from mcp_verdict.frames import FrameRecord, encode
 
 from .test_audit_jobs import conversation, request
@@ -38,7 +38,7 @@ def dealt_as(rule: Callable[[bytes], int]) -> Callable[[list[Input], int], dict[
         owners = {}
         for item in inputs:
             with _files._open(item.path) as handle:
-                for match in _run._FIRST_PASS.finditer(b"\n" + handle.read()):
+                for match in _deal._FIRST_PASS.finditer(b"\n" + handle.read()):
                     owners[match[1]] = rule(match[1]) % jobs
         return owners
     return dealing
@@ -153,7 +153,7 @@ def test_a_host_log_gives_the_one_process_report(tmp_path: Path, name: str, serv
     assert sum(1 for e in one if isinstance(e, CallRow) and e.end == "closed") <= 1
     monkeypatch.setattr(_run, "_start_method", lambda: "fork")
     for jobs in (2, 3):
-        assert _run._dealing(plan([str(path)]), jobs) is not None, jobs  # (the byte cuts would audit again)
+        assert _deal._dealing(plan([str(path)]), jobs) is not None, jobs  # (the byte cuts would audit again)
         many, many_totals = run([str(path)], jobs)
         assert many == one, jobs
         assert many_totals.tally == one_totals.tally
@@ -227,7 +227,7 @@ def one_big(path: Path) -> None:
     path.write_bytes(b"".join(line for _, line in sorted(lines)))
 
 
-# (the log, processes, dealt) by the rule of _run._dealing: the busiest process's bytes (plus
+# (the log, processes, dealt) by the rule of _deal._dealing: the busiest process's bytes (plus
 # 20% of those it skips) against half (a third) of the bytes plus 0.7 of the bytes audited again
 CHOICES = [("connections one after another", sequential, 2, False),
            ("one connection with most bytes", one_big, 2, False),
@@ -241,7 +241,7 @@ def test_the_dealing_is_chosen_where_it_spares_work(tmp_path: Path, name: str, m
                                                     jobs: int, dealt: bool) -> None:
     path = tmp_path / "log.jsonl"
     make(path)
-    assert (_run._dealing(plan([str(path)]), jobs) is not None) == dealt
+    assert (_deal._dealing(plan([str(path)]), jobs) is not None) == dealt
     one, one_totals = run([str(path)], 1)
     many, many_totals = run([str(path)], jobs)
     assert many == one and many_totals.tally == one_totals.tally
@@ -257,10 +257,10 @@ def test_the_dealing_is_chosen_alike_from_samples(tmp_path: Path, name: str, mak
     lines each) on these small logs: the same choice as reading them whole."""
     path = tmp_path / "log.jsonl"
     make(path)
-    monkeypatch.setattr(_run, "_SMALL_SAMPLE", window)
-    monkeypatch.setattr(_run, "_SAMPLE", window)
+    monkeypatch.setattr(_deal, "_SMALL_SAMPLE", window)
+    monkeypatch.setattr(_deal, "_SAMPLE", window)
     assert path.stat().st_size > 32 * window or name == "JSON-RPC lines"  # (sampled; JSON-RPC is never dealt)
-    assert (_run._dealing(plan([str(path)]), jobs) is not None) == dealt
+    assert (_deal._dealing(plan([str(path)]), jobs) is not None) == dealt
 
 
 @pytest.mark.parametrize(("megabytes", "window"), [(1.5, None), (3, 64 * 1024), (12, 1 / 128)],
@@ -273,13 +273,13 @@ def test_the_first_pass_reads_a_quarter_of_a_log_over_2_mib(tmp_path: Path, mega
     lines = int(megabytes * 1024 * 1024) // len(line)
     path.write_bytes(b"".join(line.replace(b'"conn":"a"', b'"conn":"%d"' % (n % 3), 1) for n in range(lines)))
     scanned: list[int] = []
-    scan = _run._scan_conns
+    scan = _deal._scan_conns
 
     def counted(*args: Any, **kwargs: Any) -> int:
         scanned.append(scan(*args, **kwargs))
         return scanned[-1]
 
-    monkeypatch.setattr(_run, "_scan_conns", counted)
-    assert _run._dealing(plan([str(path)]), 2) is not None
+    monkeypatch.setattr(_deal, "_scan_conns", counted)
+    assert _deal._dealing(plan([str(path)]), 2) is not None
     size = path.stat().st_size
     assert sum(scanned) == (size if window is None else 32 * (int(window) if window > 1 else size // 128))

@@ -11,7 +11,7 @@ from typing import Literal
 
 import pytest
 
-from mcp_verdict.audit import CallRow, Problem, Totals, _run, audit, plan
+from mcp_verdict.audit import CallRow, Problem, Totals, _parts, audit, plan
 from mcp_verdict.frames import FrameRecord, encode
 
 CALL = b'{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"t","arguments":{},' \
@@ -38,7 +38,7 @@ def test_calls_with_ids_past_64_bits_get_their_own_answers(tmp_path: Path, jobs:
                                                 transport="stdio"))
                              for seq, (direction, data) in enumerate(FRAMES, 1)))
     if stripe is not None:
-        monkeypatch.setattr(_run, "_STRIPE", stripe)
+        monkeypatch.setattr(_parts, "_STRIPE", stripe)
     totals = Totals()
     entries = list(audit(plan([str(log)]), totals, jobs=jobs))
     calls = {e.request_id: (e.line, e.kind, e.end, e.rounds[0].answer_line, e.rounds[0].response_bytes)

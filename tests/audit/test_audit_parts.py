@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict.audit import CallRow, Entry, Input, Problem, Totals, _run, audit, plan
+from mcp_verdict.audit import CallRow, Entry, Input, Problem, Totals, _parts, _run, audit, plan
 from mcp_verdict.frames import FrameRecord, encode
 
 META = b'"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}'
@@ -242,7 +242,7 @@ def test_parts_give_the_one_process_report(tmp_path: Path, name: str, files: Cal
                                            stripe: int, monkeypatch: pytest.MonkeyPatch) -> None:
     paths = write(tmp_path, files())
     one, one_totals = run(paths, 1)
-    monkeypatch.setattr(_run, "_STRIPE", stripe)
+    monkeypatch.setattr(_parts, "_STRIPE", stripe)
     for jobs in (2, 3):
         many, many_totals = run(paths, jobs)
         assert many == one, (jobs, stripe)
@@ -254,7 +254,7 @@ def test_the_session_state_crosses_parts_when_spawned(tmp_path: Path, monkeypatc
     """Spawned processes (no fork) get the same parts and hand the same state over."""
     paths = write(tmp_path, initialize_then_calls())
     one, _ = run(paths, 1)
-    monkeypatch.setattr(_run, "_STRIPE", 1)
+    monkeypatch.setattr(_parts, "_STRIPE", 1)
     monkeypatch.setattr(_run, "_start_method", lambda: "spawn")
     many, _ = run(paths, 2)
     assert many == one
@@ -270,13 +270,13 @@ def test_a_log_is_cut_after_line_ends(tmp_path: Path) -> None:
     path = tmp_path / "frames.jsonl"
     path.write_bytes(b"a\nbb\nccc\ndddd")
     item = Input(str(path), "framelog", "wire", 0, 0, 13)
-    cut = _run.parts([item], 2, stripe=4)
+    cut = _parts.parts([item], 2, stripe=4)
     assert [(p.start, p.end, p.first_line, p.last_of_recording) for p in cut] == [
         (0, 5, 1, False), (5, 9, 3, False), (9, None, 4, True)]
     gz = tmp_path / "frames.jsonl.gz"
     gz.write_bytes(gzip.compress(b"a\nbb\nccc\ndddd"))
     whole = Input(str(gz), "framelog", "wire", 1, 0, gz.stat().st_size)
-    assert [(p.input, p.start, p.end) for p in _run.parts([item, whole], 2, stripe=4)][-1] == (1, 0, None)
+    assert [(p.input, p.start, p.end) for p in _parts.parts([item, whole], 2, stripe=4)][-1] == (1, 0, None)
 
 
 DEEP = b'{"v":1,"conn":"c","x":' + b"[" * 100_000 + b"]" * 100_000 + b"}\n"
@@ -302,7 +302,7 @@ def test_the_parent_decodes_in_full_only_the_lines_it_audits_again(tmp_path: Pat
     inputs = plan([str(path)])
     cut = len(b"".join(lines[:3]))
     monkeypatch.setattr(_run, "_cut", lambda items, jobs: [
-        _run.Part(0, 0, cut, 1, inputs[0], False), _run.Part(0, cut, None, 0, inputs[0], True)])
+        _parts.Part(0, 0, cut, 1, inputs[0], False), _parts.Part(0, cut, None, 0, inputs[0], True)])
     monkeypatch.setattr(_run, "_dealing", lambda items, jobs: None)  # (the byte cuts, not the connections dealt)
     monkeypatch.setattr(_run, "_start_method", lambda: "fork")
     decoded: list[int] = []

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_verdict.audit import _run
+from mcp_verdict.audit import _workers
 
 fcntl = pytest.importorskip("fcntl")
 LINUX = sys.platform.startswith("linux") and hasattr(fcntl, "F_GETPIPE_SZ")
@@ -23,7 +23,7 @@ def test_a_process_pipe_holds_one_mebibyte() -> None:
     read, write = os.pipe()
     try:
         assert fcntl.fcntl(read, fcntl.F_GETPIPE_SZ) == 65536  # the Linux default
-        _run._widen(read)
+        _workers._widen(read)
         assert (fcntl.fcntl(read, fcntl.F_GETPIPE_SZ), fcntl.fcntl(write, fcntl.F_GETPIPE_SZ)) == (1048576, 1048576)
     finally:
         os.close(read)
@@ -48,7 +48,7 @@ NOT_PIPES = [("a regular file", _file), ("a closed descriptor", _closed)]
 def test_what_cannot_be_widened_is_left_as_it_is(tmp_path: Path, what: str, opened: object) -> None:
     fd = opened(tmp_path)  # type: ignore[operator]
     try:
-        _run._widen(fd)  # raises nothing
+        _workers._widen(fd)  # raises nothing
     finally:
         if what != "a closed descriptor":
             os.close(fd)

@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict.audit import Auditor, CallRow, Entry, _files, _run
+from mcp_verdict.audit import Auditor, CallRow, Entry, _files, _parts
 from mcp_verdict.audit._rows import DECODE, ENCODE
 from mcp_verdict.frames import FrameRecord, encode
 
@@ -218,8 +218,8 @@ def test_the_same_through_two_processes_with_cuts_inside_the_call(
     path = tmp_path / "log.jsonl"
     path.write_bytes(frame_log(frames))
     alone, _, _ = run([path])
-    monkeypatch.setattr(_run, "_STRIPE", path.stat().st_size // 5 + 1)
-    assert len(_run.parts(_files.plan([str(path)], "auto"), 2)) == 6
+    monkeypatch.setattr(_parts, "_STRIPE", path.stat().st_size // 5 + 1)
+    assert len(_parts.parts(_files.plan([str(path)], "auto"), 2)) == 6
     rows, problems, _ = run([path], jobs=2)
     assert problems == []
     assert [shape(r) for r in rows] == [expected]

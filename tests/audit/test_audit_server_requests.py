@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 import pytest
 
-from mcp_verdict.audit import Auditor, CallRow, _run
+from mcp_verdict.audit import Auditor, CallRow, _parts
 from mcp_verdict.frames import FrameRecord, encode
 
 from .._calls import python_steps
@@ -219,7 +219,7 @@ def test_the_same_rounds_when_the_log_is_cut_into_parts(tmp_path: Path, name: st
     (``Auditor.export``, ``adopt``)."""
     path = tmp_path / "frames.jsonl"
     path.write_bytes(data)
-    monkeypatch.setattr(_run, "_STRIPE", 1)
+    monkeypatch.setattr(_parts, "_STRIPE", 1)
     rows, problems, totals = run([path], jobs=2)
     assert rows_of(rows) == calls
     assert problems == []

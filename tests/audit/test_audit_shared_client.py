@@ -122,9 +122,9 @@ CASES: list[tuple[str, bytes, list[tuple[Any, ...]], list[tuple[Any, ...]], dict
 def test_two_sessions_answers_are_told_apart_by_their_exchange(
         tmp_path: Path, name: str, content: bytes, calls: list[tuple[Any, ...]], problems: list[tuple[Any, ...]],
         counts: dict[str, int], jobs: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcp_verdict.audit import _run
+    from mcp_verdict.audit import _parts
 
-    monkeypatch.setattr(_run, "_STRIPE", 1)  # with two processes: a part per line, each call across a cut
+    monkeypatch.setattr(_parts, "_STRIPE", 1)  # with two processes: a part per line, each call across a cut
     monkeypatch.chdir(tmp_path)
     Path("frames.jsonl").write_bytes(content)
     rows, found, totals = run([Path("frames.jsonl")], jobs=jobs)

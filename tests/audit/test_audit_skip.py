@@ -1,5 +1,5 @@
 """A process of a dealing (``--jobs N``, connections dealt) leaves out the other processes'
-lines at C speed (``_run._Share.lines``: a line that begins as the writer begins a line of
+lines at C speed (``_deal._Share.lines``: a line that begins as the writer begins a line of
 another process's connection, and names no other after), and trusts its own lines without
 reading their ``conn`` again where the whole batch is as the writer writes it; every other line
 is left to ``_Share.mine`` (``_formats.framelog_conn``). The lines left out must be exactly lines
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict.audit import CallRow, Entry, Totals, _files, _run, audit, plan
+from mcp_verdict.audit import CallRow, Entry, Totals, _deal, _files, _run, audit, plan
 from mcp_verdict.frames import FrameRecord, encode
 
 from .test_audit_jobs import conversation, request
@@ -62,7 +62,7 @@ BATCHES: list[tuple[str, dict[bytes, int], int, list[bytes], list[int], bool]] =
 @pytest.mark.parametrize(("name", "owners", "index", "batch", "left", "sure"), BATCHES, ids=[b[0] for b in BATCHES])
 def test_a_process_leaves_out_only_lines_of_other_processes(name: str, owners: dict[bytes, int], index: int,
                                                             batch: list[bytes], left: list[int], sure: bool) -> None:
-    share = _run._Share(index, 2, owners)
+    share = _deal._Share(index, 2, owners)
     kept, all_mine = share.lines(list(batch))
     assert [k for k, line in enumerate(kept) if line is not None] == left
     assert all_mine == sure
@@ -136,9 +136,9 @@ def test_a_busy_log_dealt_gives_the_one_process_report(tmp_path: Path, dealing: 
     monkeypatch.setattr(_files, "_BATCH", batch)
     inputs = plan([str(path)])
     sure = 0
-    lines = _run._Share.lines
+    lines = _deal._Share.lines
 
-    def counted(share: _run._Share, batch: list[bytes | str]) -> tuple[list[bytes | str | None], bool]:
+    def counted(share: _deal._Share, batch: list[bytes | str]) -> tuple[list[bytes | str | None], bool]:
         nonlocal sure
         kept, all_mine = lines(share, batch)
         sure += all_mine
@@ -146,14 +146,14 @@ def test_a_busy_log_dealt_gives_the_one_process_report(tmp_path: Path, dealing: 
 
     for jobs in (2, 3):  # each process's entries, with the quick skip and without
         for index in range(jobs):
-            share = _run._Share(index, jobs, DEALINGS[dealing])
-            monkeypatch.setattr(_run._Share, "lines", counted)
+            share = _deal._Share(index, jobs, DEALINGS[dealing])
+            monkeypatch.setattr(_deal._Share, "lines", counted)
             quick = list(_run._audit(inputs, Totals(), share=share))
-            monkeypatch.setattr(_run._Share, "lines", lambda share, batch: (batch, False))
+            monkeypatch.setattr(_deal._Share, "lines", lambda share, batch: (batch, False))
             assert quick == list(_run._audit(inputs, Totals(), share=share)), (jobs, index)
     if dealing == "by the last letter" and batch < 4096:  # (every conn dealt; small batches with no odd line)
         assert sure > 0
-    monkeypatch.setattr(_run._Share, "lines", lines)
+    monkeypatch.setattr(_deal._Share, "lines", lines)
     monkeypatch.setattr(_run, "_start_method", lambda: "fork")
     monkeypatch.setattr(_run, "_dealing", lambda items, jobs: DEALINGS[dealing])
     for jobs in (2, 3):
@@ -166,6 +166,6 @@ def test_the_dealt_skip_reads_what_a_spawned_process_reads(tmp_path: Path, monke
     """A share is sent to a spawned process (pickled): its quick skip with it."""
     import pickle
 
-    share = _run._Share(1, 2, {b"a": 0, b"b": 1})
+    share = _deal._Share(1, 2, {b"a": 0, b"b": 1})
     again: Any = pickle.loads(pickle.dumps(share))
     assert again.lines([A, B, A, B]) == share.lines([A, B, A, B]) == ([None, B, None, B], True)

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from mcp_verdict.audit import Auditor, CallRow, Totals, _run, audit, plan
+from mcp_verdict.audit import Auditor, CallRow, Totals, _parts, audit, plan
 from mcp_verdict.frames import FrameRecord, encode
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
@@ -123,7 +123,7 @@ def test_the_listing_followed_crosses_the_parts_of_jobs(tmp_path: Path, steps: l
     path.write_bytes(b"".join(encode(FrameRecord("c", seq, 1_790_000_000.0 + seq, direction, "message", data,  # type: ignore[arg-type]
                                                  transport="stdio"))
                               for seq, (direction, data) in enumerate(frames, 1)))
-    monkeypatch.setattr(_run, "_STRIPE", 1)
+    monkeypatch.setattr(_parts, "_STRIPE", 1)
     for jobs in (1, 2):
         assert checked(list(audit(plan([str(path)]), Totals(), jobs=jobs))) == expected, jobs
 

@@ -6,8 +6,10 @@ a call bounded; ``_methods``: the methods it follows a call by; ``_judge``: the 
 round; ``_rows``: what the audit says), the inputs it reads (``_formats``: the frame log,
 JSON-RPC JSON Lines; ``_otlp``: OTLP JSON trace exports), the same audit over Arrow record
 batches and the stable per-call schema (``_arrow``), the report's figures (``_summary``) and its
-HTML page (``_html``), and the edge that reads files and runs processes (``_run``). ``spark``
-(public) runs the Arrow audit with PySpark.
+HTML page (``_html``), and the edge that reads files and runs processes (``_run``; the files
+planned and read a batch of lines at a time, ``_files``; the inputs cut into parts, one process
+each, ``_parts``; the connections of frame logs dealt to processes, ``_deal``; how the processes
+start, are heard and end, ``_workers``). ``spark`` (public) runs the Arrow audit with PySpark.
 
 May import: the verdict, the judgement, the frames, the demo's definition of the naive
 receiver, orjson and msgspec (core dependencies), and — in ``_arrow`` and ``spark`` only, on

@@ -135,7 +135,7 @@ _START: Final = len(LINE_START)
 
 def framelog_conn(line: bytes) -> bytes | None:
     """The connection of a frame log line as UTF-8 (``surrogatepass``), read cheaply, to share a
-    log's connections among processes (``--jobs``: :class:`mcp_verdict.audit._run._Share`) or
+    log's connections among processes (``--jobs``: :class:`mcp_verdict.audit._deal._Share`) or
     Spark partitions (:mod:`mcp_verdict.audit.spark`). A record's is the connection the audit
     reads: the last ``conn`` member, where a line names two. A line that is no record is audited
     alike wherever it goes (an unreadable line, in no connection): its key is the ``conn`` it

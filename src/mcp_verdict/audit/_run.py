@@ -6,69 +6,59 @@ stream); every other file is a recording of its own. Each line is read with a le
 (a longer line is an unreadable line, skipped to its end), so memory stays bounded whatever
 the file holds. gzip files are read through gzip.
 
-``jobs > 1`` starts that many processes (forked where that is safe, :func:`_start_method`).
-Where a first pass over frame logs says it costs less (:func:`_dealing`: a host's log, a few
-connections open throughout), the connections are dealt to the processes: each reads every
-line and audits its own connections' lines (:class:`_Share`), the parent merges the entries by
-line (:func:`_dealt`). Otherwise the inputs are cut into parts (:func:`parts`): a plain frame
-log at line boundaries, into parts of at most ``_STRIPE`` bytes, dealt to the processes in turn; a gzip file, a JSON-RPC
-file or an OTLP export is one part. Each process audits its parts only, as if every connection
-began in its part, and sends back its entries (MessagePack chunks) and, per part, its counts
-per connection and what it holds of the connections still open at the part's end. The parent
-puts the parts together in order: a connection that began in an earlier part (the parent holds
-it, the *carry*) is audited again from the carry up to its first ``close`` record, in place of
-the process's entries for those lines (:func:`_processes`). The output (entries, their order,
-the counts) is the same whatever ``jobs`` is. A process is at most ``_AHEAD_PARTS`` parts ahead
-of the parent, so memory stays bounded.
+``jobs > 1`` starts that many processes (forked where that is safe: ``_workers``, which starts,
+drains and ends them). Where a first pass over frame logs says it costs less (``_deal._dealing``:
+a host's log, a few connections open throughout), the connections are dealt to the processes:
+each reads every line and audits its own connections' lines (``_deal._Share``), the parent merges
+the entries by line (:func:`_dealt`). Otherwise the inputs are cut into parts (``_parts.parts``):
+a plain frame log at line boundaries, into parts of at most ``_parts._STRIPE`` bytes, dealt to the
+processes in turn; a gzip file, a JSON-RPC file or an OTLP export is one part. Each process
+audits its parts only, as if every connection began in its part, and sends back its entries
+(MessagePack chunks) and, per part, its counts per connection and what it holds of the
+connections still open at the part's end. The parent puts the parts together in order: a
+connection that began in an earlier part (the parent holds it, the *carry*) is audited again from
+the carry up to its first ``close`` record, in place of the process's entries for those lines
+(:func:`_processes`). The output (entries, their order, the counts) is the same whatever ``jobs``
+is. A process is at most ``_AHEAD_PARTS`` parts ahead of the parent, so memory stays bounded.
 """
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import dataclasses
 import heapq
-import io
-import itertools
 import multiprocessing
-import operator
-import queue
-import re
-import sys
-import threading
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any, Final, cast
+from typing import IO, Any, Final
 
 import msgspec
 
 from ..frames import FrameRecord, LogProblem
-from ..frames._log import LINE_START, decode_line
+from ..frames._log import decode_line
 from ..verdict._classify import OptionError
-from ._auditor import END_OF_INPUT, MAX_CONNS, Auditor
-from ._files import _CHUNK, _READ_ERRORS, AuditError, Input, _batches, _lines, _open, plan
+from ._auditor import END_OF_INPUT, Auditor
+from ._deal import _dealing, _Share
+from ._files import _CHUNK, AuditError, Input, _batches, _lines, _open, plan
 from ._formats import (
     conn_of,
     feed_framelog,
     feed_jsonrpc,
     feed_record,
-    framelog_conn,
     read_framelog,
 )
 from ._held import Held
 from ._otlp import OtlpReader
+from ._parts import Part, _cut, _first_lines
 from ._rows import CATEGORIES, DECODE, ENCODE, Entry
+from ._workers import _drained, _ended, _start_method, _started
 
 _PROGRESS_EVERY: Final = 4 * 1024 * 1024
 """Bytes read between two progress reports."""
-_STRIPE: Final = 16 * 1024 * 1024
-"""The largest part of a frame log one process audits at a time (with ``_AHEAD_PARTS``, it
-bounds what the parent holds of the processes' results)."""
 _AHEAD_PARTS: Final = 2
 """Parts a process may audit before the parent takes their results."""
-_COUNT_BLOCK: Final = 8 * 1024 * 1024
-_SCAN_BLOCK: Final = 64 * 1024
+
+
 @dataclass
 class Totals:
     """What the whole audit read: lines per category (they add up to ``lines``)."""
@@ -163,124 +153,6 @@ def _auditor_of(first: Input, trusted_server: bool) -> Auditor:
     """The auditor of a recording (configured by its first file)."""
     return Auditor(input_format=first.format, fidelity="wire", family=first.recording,
                    trusted_server=trusted_server, has_time=first.format != "jsonrpc")
-
-
-# -- parts of the inputs, one process each ---------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Part:
-    """A run of whole lines of one input: bytes ``start`` to ``end`` (None: to the file's end),
-    its first line numbered ``first_line``."""
-
-    input: int
-    start: int
-    end: int | None
-    first_line: int
-    first: Input
-    """The first file of its recording (which configures the recording's auditor)."""
-    last_of_recording: bool
-    through: int = -1
-    """An OTLP recording is one part: its last input (-1: ``input`` alone)."""
-
-
-def _gzipped(path: str) -> bool:
-    with open(path, "rb") as handle:
-        return handle.read(2) == b"\x1f\x8b"
-
-
-def _cut_points(path: str, targets: Sequence[int], size: int) -> list[int]:
-    """The offset of the first line starting after the first line end at or past each target
-    offset, without repeats, strictly inside the file."""
-    cuts: list[int] = []
-    with open(path, "rb") as handle:
-        for target in targets:
-            if cuts and target < cuts[-1]:
-                continue
-            handle.seek(target)
-            at = target
-            while True:
-                block = handle.read(_SCAN_BLOCK)
-                if not block:
-                    return cuts
-                found = block.find(b"\n")
-                if found >= 0:
-                    break
-                at += len(block)
-            cut = at + found + 1
-            if cut >= size:
-                return cuts
-            if not cuts or cut > cuts[-1]:
-                cuts.append(cut)
-    return cuts
-
-
-def _cut(inputs: Sequence[Input], jobs: int, stripe: int | None = None) -> list[Part]:
-    """The parts (:func:`parts`), the first line of each part inside a file not counted yet (0)."""
-    stripe = stripe or _STRIPE
-    total = sum(item.size for item in inputs)
-    pieces = max(jobs, -(-total // stripe))
-    pieces = -(-pieces // jobs) * jobs
-    target = max(1, total // pieces)
-    firsts: dict[int, Input] = {}
-    for item in inputs:
-        firsts.setdefault(item.recording, item)
-    out: list[Part] = []
-    for index, item in enumerate(inputs):
-        last = index + 1 == len(inputs) or inputs[index + 1].recording != item.recording
-        if item.format == "otlp":  # the recording's exports in one part (their spans are merged across files)
-            if firsts[item.recording] is item:
-                through = index
-                while through + 1 < len(inputs) and inputs[through + 1].recording == item.recording:
-                    through += 1
-                out.append(Part(index, 0, None, 1, item, True, through))
-            continue
-        n = max(1, round(item.size / target)) if item.format == "framelog" else 1
-        cuts = [] if n == 1 or _gzipped(item.path) else _cut_points(
-            item.path, [item.size * k // n for k in range(1, n)], item.size)
-        bounds = [0, *cuts]
-        for k, begin in enumerate(bounds):
-            end = bounds[k + 1] if k + 1 < len(bounds) else None
-            out.append(Part(index, begin, end, 1 if begin == 0 else 0, firsts[item.recording], last and end is None))
-    return out
-
-
-def _first_lines(inputs: Sequence[Input], cut: Sequence[Part]) -> Iterator[tuple[int, int]]:
-    """(part, the number of its first line) in order: the line ends before each part counted,
-    one read of each file cut in several parts (a part is known as soon as those before it are)."""
-    handle: io.FileIO | None = None
-    counted = at = 0
-    block = bytearray(_COUNT_BLOCK)  # read into and counted in place, one block for the whole run
-    view = memoryview(block)
-    try:
-        for number, part in enumerate(cut):
-            if part.start == 0:
-                if handle is not None:
-                    handle.close()
-                    handle = None
-                yield number, 1
-                continue
-            if handle is None:
-                handle = open(inputs[part.input].path, "rb", buffering=0)  # noqa: SIM115 - closed below
-                counted = at = 0
-            while at < part.start:
-                got = handle.readinto(view[:min(_COUNT_BLOCK, part.start - at)])
-                if not got:
-                    break
-                counted += block.count(b"\n", 0, got)
-                at += got
-            yield number, counted + 1
-    finally:
-        view.release()
-        if handle is not None:
-            handle.close()
-
-
-def parts(inputs: Sequence[Input], jobs: int, stripe: int | None = None) -> list[Part]:
-    """The inputs cut into parts for ``jobs`` processes: a plain frame log at line boundaries
-    into parts of at most ``stripe`` bytes (at least one per process, a multiple of ``jobs``
-    in all); a gzip file and a JSON-RPC file whole; the OTLP exports together, one part (their
-    spans are merged across files)."""
-    cut = _cut(inputs, jobs, stripe)
-    return [dataclasses.replace(cut[number], first_line=first) for number, first in _first_lines(inputs, cut)]
 
 
 class _Report(msgspec.Struct):
@@ -449,251 +321,8 @@ def _worker(inputs: Sequence[Input], all_parts: Sequence[Part], mine: Sequence[i
         go.close()
 
 
-_PIPE_BYTES: Final = 1024 * 1024
-"""The pipe a process sends its entries through holds this much where the system allows (Linux,
-``F_SETPIPE_SZ``; 64 KiB by default): a chunk of entries (~200 kB) is written at once, and the
-process goes on while the parent is busy, where it waited for the parent to read the rest."""
-
-
-def _widen(fd: int) -> None:
-    """Let the pipe of ``fd`` hold :data:`_PIPE_BYTES` where the system allows it (else as it is)."""
-    try:
-        import fcntl
-
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
-    except (ImportError, AttributeError, OSError):
-        pass
-
-
-def _start_method() -> str:
-    """``fork`` where it is safe: on Linux, from a process that runs no other thread (a forked
-    child inherits no lock another thread held), starting in a few ms with the audit already
-    imported and warm; else ``spawn``, a fresh interpreter that imports the audit (~0.3 s)."""
-    if sys.platform.startswith("linux") and threading.active_count() == 1:
-        return "fork"
-    return "spawn"
-
-
-# -- connections dealt to processes ----------------------------------------------------------
-_FIRST_PASS: Final = re.compile(b"\n" + re.escape(LINE_START) + rb'([\x20\x21\x23-\x5b\x5d-\x7e]*)"')
-"""The ``conn`` of a writer's line (printable ASCII, no escape) after the line end before it, for
-the first pass's estimate of each connection's bytes (:func:`_dealing`; led by a literal, the
-search runs ~8x faster than from ``^`` in MULTILINE mode: 0.02 s against 0.15-0.18 s per 30 MB)."""
-_SAMPLE: Final = 256 * 1024
-_SMALL_SAMPLE: Final = 64 * 1024
-_SAMPLES: Final = 32
-"""The first pass of a dealing reads a plain frame log over 2 MiB in 32 windows evenly spread,
-each a 128th of the log (a quarter in all) from 64 KiB to 256 KiB (whole, it cost ~7.5% of one
-process's audit: ~120 M instructions per 8 MB)."""
-_SKIP_COST: Final = 0.2
-"""What a process of a dealing spends on a line it skips (reads, and reads its ``conn``), as a
-share of a line's audit: callgrind, a host's log of three connections (8 MB), the lines of one
-and of the other two audited apart in one process: 0.47 and 0.77 of the whole audit's
-instructions, 1.24x it together (each line skipped once: ~0.24 of a line's audit; ``mine``
-alone ~2 µs a line of ~570 bytes, against ~22 µs for its audit). Since a batch's lines of the
-other processes are left out in C and its own lines are not read for their ``conn`` again
-(:meth:`_Share.lines`), the same measure on a 2 MB log gives 0.39 and 0.73, 1.11x; the rule is
-left at 0.2 (a log whose lines are not all as the writer writes them is read line by line)."""
-_CARRIED_COST: Final = 0.7
-"""What a byte the cuts audit again in the parent costs the run, as a share of a byte audited
-in a process (the parent's work overlaps the processes' in part: three connections open
-throughout, two processes, half the lines audited again, gave 1.04-1.23x)."""
 _WINDOW: Final = 16 * 1024 * 1024
 """The bytes a process of a dealing may read past what the parent has put out (memory bound)."""
-
-
-def _unmarked(position: tuple[Any, ...], read: int) -> None:
-    """Where the reading is, told to no one (a :class:`_Share` before its process sets ``mark``)."""
-
-
-_PLAIN_CONN: Final = re.compile(rb"[\x20\x21\x23-\x5b\x5d-\x7e]*")
-"""A ``conn`` the writer writes as it is (printable ASCII, no quote nor backslash)."""
-_SKIP_AT_MOST: Final = 32
-"""The most connections of other processes whose lines :meth:`_Share.lines` skips (each line
-is compared with the start of each one's lines)."""
-
-
-class _Share:
-    """One process's share of a dealing: the connections ``owners`` deals to ``index``, the
-    others' by :func:`zlib.crc32` of their ``conn`` (one the first pass did not read); the lines
-    with no ``conn`` (unreadable, blank) are the first process's. ``mark`` is told, after each
-    batch, where the reading is: (recording, file order, line, 1) and the bytes read."""
-
-    __slots__ = ("first", "index", "jobs", "mark", "others", "own", "owners")
-
-    def __init__(self, index: int, jobs: int, owners: dict[bytes, int]) -> None:
-        self.index = index
-        self.jobs = jobs
-        self.first = index == 0
-        self.owners = owners
-        self.mark: Callable[[tuple[Any, ...], int], None] = _unmarked
-        starts: tuple[list[bytes], list[bytes]] = ([], [])
-        for conn, owner in owners.items():
-            if _PLAIN_CONN.fullmatch(conn) is not None:
-                starts[owner == index].append(LINE_START + conn + b'"')
-        self.others: Callable[[bytes], bool] | None = None
-        """Whether a line begins as the writer begins a line of another process's connection."""
-        self.own: Callable[[bytes], bool] | None = None
-        """Whether a line begins as the writer begins a line of this process's connection."""
-        if starts[0] and len(starts[0]) <= _SKIP_AT_MOST:
-            self.others = operator.methodcaller("startswith", tuple(sorted(starts[0])))
-            if starts[1] and len(starts[1]) <= _SKIP_AT_MOST:
-                self.own = operator.methodcaller("startswith", tuple(sorted(starts[1])))
-
-    def lines(self, batch: list[bytes | str]) -> tuple[list[bytes | str | None], bool]:
-        """``batch`` (lines, each with its end but the file's last) less lines that :meth:`mine`
-        says are not this process's, found at C speed (None in their place), and whether every
-        line left in is this process's (else :meth:`mine` is asked of each).
-
-        A line is left out where it begins as the writer writes a line (:data:`LINE_START`) of a
-        connection of another process (:attr:`others`) and nothing follows that may name another
-        (:func:`framelog_conn`, read in place): the lines left out between two left in hold one
-        ``"conn"`` each and no ``\\u006`` (else the whole batch is left to :meth:`mine`). Every
-        line left in is this process's where each begins as the writer begins a line of its
-        connections (:attr:`own`) and the batch holds one ``"conn"`` a line and no ``\\u006``."""
-        others = self.others
-        if others is None or len(batch) < 2:  # (a str is alone in its batch)
-            return cast(list[bytes | str | None], batch), False
-        lines = cast(list[bytes], batch)
-        n = len(lines)
-        skipped = list(map(others, lines))
-        picked = list(itertools.compress(range(n), map(operator.not_, skipped)))
-        if len(picked) == n:
-            return cast(list[bytes | str | None], batch), False
-        kept: list[bytes | str | None] = [None] * n
-        for k in picked:
-            kept[k] = lines[k]
-        own = self.own
-        if own is not None and all(map(own, itertools.compress(lines, map(operator.not_, skipped)))):
-            data = b"".join(lines)
-            if data.count(b'"conn"') == n and data.find(b"\\u006") < 0:  # (each line holds one at its start)
-                return kept, True
-        after = 0  # the first line of a run of lines left out
-        picked.append(n)
-        for k in picked:
-            if k > after:
-                run = b"".join(lines[after:k]) if k - after > 1 else lines[after]
-                if run.count(b'"conn"') != k - after or run.find(b"\\u006") >= 0:
-                    return cast(list[bytes | str | None], batch), False
-            after = k + 1
-        return kept, False
-
-    def mine(self, line: bytes) -> bool:
-        """Whether this process audits ``line`` (its connection's, :func:`framelog_conn`)."""
-        key = framelog_conn(line)
-        if key is None:
-            return self.first  # an unreadable line
-        owner = self.owners.get(key)
-        if owner is None:
-            owner = zlib.crc32(key) % self.jobs
-        return owner == self.index
-
-
-def _scan_conns(handle: IO[bytes], length: int | None, base: int, sizes: dict[bytes, float],
-                spans: dict[bytes, list[int]], *, whole: bool) -> int:
-    """The writer's lines read from ``handle`` (``length`` bytes, or to its end), each one's bytes
-    added to its connection's ``sizes`` (a line of no such ``conn`` counts with the line before;
-    the first, partial line of a window is not counted) and each connection's first and last
-    line's offset (``base``: the handle's place in the whole) in ``spans``; the bytes read.
-    ``whole``: the handle is at its file's start (else its first line is cut: it starts no match)."""
-    tail = b"\n" if whole else b"x"
-    origin = base - 1  # the offset of data[0] in the whole
-    last: bytes | None = None
-    last_at = base
-    read = 0
-    while length is None or read < length:
-        try:
-            block = handle.read(_COUNT_BLOCK if length is None else min(_COUNT_BLOCK, length - read))
-        except _READ_ERRORS:  # (a damaged gzip file: the processes report it)
-            block = b""
-        read += len(block)
-        data = tail + block
-        end = data.rfind(b"\n") if block else len(data)  # (the lines before the last line end are whole)
-        for match in _FIRST_PASS.finditer(data, 0, end):
-            start = origin + match.start() + 1
-            if last is not None:
-                sizes[last] += start - last_at
-            last, last_at = match[1], start
-            span = spans.get(last)
-            if span is None:
-                spans[last] = [start, start]
-                sizes.setdefault(last, 0.0)
-                if len(spans) > MAX_CONNS:
-                    return read
-            else:
-                span[1] = start
-                if last not in sizes:
-                    sizes[last] = 0.0
-        origin += end
-        tail = data[end:]
-        if not block:
-            break
-    if last is not None:
-        sizes[last] += origin + len(tail) - last_at
-    return read
-
-
-def _dealing(inputs: Sequence[Input], jobs: int) -> dict[bytes, int] | None:
-    """The connections of frame logs dealt to ``jobs`` processes, the largest first to the
-    process with the fewest bytes; None where the byte cuts serve better: an input is no frame
-    log, more than ``MAX_CONNS`` connections (a process holding fewer would end none where one
-    process ends the least recently active), or the busiest process's bytes (plus
-    ``_SKIP_COST`` of the lines it skips) are more than the cuts' estimate: the busiest
-    process's parts (a gzip file is one part) plus ``_CARRIED_COST`` of the bytes the parent
-    audits again (each connection open at a cut, from there to its last line, its bytes taken
-    as spread evenly). One pass over the inputs reads the ``conn`` of the writer's lines
-    (a line of no such ``conn`` counts with the line before)."""
-    if not inputs or any(item.format != "framelog" for item in inputs):
-        return None
-    sizes: dict[bytes, float] = {}
-    spans: dict[bytes, list[int]] = {}
-    starts: list[int] = []
-    at = 0
-    for item in inputs:
-        starts.append(at)
-        gzipped = _gzipped(item.path)
-        window = min(_SAMPLE, max(_SMALL_SAMPLE, item.size // (4 * _SAMPLES)))
-        if gzipped or item.size <= _SAMPLES * window:
-            windows: list[tuple[int, int | None]] = [(0, None)]
-        else:
-            step = (item.size - window) // (_SAMPLES - 1)
-            windows = [(k * step, window) for k in range(_SAMPLES)]
-        read = 0
-        seen: dict[bytes, float] = {}
-        with _open(item.path) as handle:
-            for offset, length in windows:
-                if offset:
-                    handle.seek(offset)
-                read += _scan_conns(handle, length, at + offset, seen, spans, whole=not offset)
-        if len(spans) > MAX_CONNS:
-            return None
-        scale = 1.0 if windows[0][1] is None else item.size / read
-        for conn, size in seen.items():
-            sizes[conn] = sizes.get(conn, 0.0) + size * scale
-        at += read if windows[0][1] is None else item.size
-    starts.append(at)
-    total = sum(sizes.values())
-    if not total:
-        return None
-    loads = [0.0] * jobs
-    owners: dict[bytes, int] = {}
-    for conn, size in sorted(sizes.items(), key=lambda kv: (-kv[1], kv[0])):
-        index = loads.index(min(loads))
-        owners[conn] = index
-        loads[index] += size
-    dealt = max(load + (total - load) * _SKIP_COST for load in loads)
-    busy = [0] * jobs  # the cuts: each process's parts (dealt in turn, as _processes does)
-    cuts: list[int] = []
-    for number, part in enumerate(_cut(inputs, jobs)):
-        begin = starts[part.input] + part.start
-        busy[number % jobs] += (starts[part.input + 1] if part.end is None else starts[part.input] + part.end) - begin
-        if part.start:
-            cuts.append(begin)
-    carried = 0.0
-    for conn, (first, last_seen) in spans.items():
-        for k in range(bisect.bisect_right(cuts, first), bisect.bisect_left(cuts, last_seen)):
-            carried += sizes[conn] * (last_seen - cuts[k]) / (last_seen - first)
-    return owners if dealt < max(busy) + carried * _CARRIED_COST else None
 
 
 def _share_worker(inputs: Sequence[Input], share: _Share, trusted_server: bool, pipe: Any, go: Any) -> None:
@@ -726,62 +355,6 @@ def _share_worker(inputs: Sequence[Input], share: _Share, trusted_server: bool, 
         pipe.send(("error", f"{type(exc).__name__}: {exc}"))
     finally:
         pipe.close()
-        go.close()
-
-
-def _started(context: Any, jobs: int, work: Callable[[int], tuple[Callable[..., None], tuple[Any, ...]]]
-             ) -> tuple[list[Any], list[Any], list[Any]]:
-    """``jobs`` processes started, the ``index``-th running ``work(index)``'s function on its
-    arguments and then the two ends it is given (its messages' pipe, its go-ahead's): the
-    parent's ends of those pipes, and the processes."""
-    pipes, processes, gos = [], [], []
-    for index in range(jobs):
-        parent, child = context.Pipe(duplex=False)
-        _widen(parent.fileno())
-        go_child, go_parent = context.Pipe(duplex=False)
-        target, args = work(index)
-        process = context.Process(target=target, args=(*args, child, go_child), daemon=True)
-        process.start()
-        child.close()
-        go_child.close()
-        pipes.append(parent)
-        processes.append(process)
-        gos.append(go_parent)
-    return pipes, processes, gos
-
-
-def _drained(pipes: Sequence[Any]) -> list[queue.SimpleQueue[tuple[Any, ...]]]:
-    """A queue per process's pipe, each filled by a thread of its own as the messages come, up to
-    the process's last (``done``, ``error``, or ``("ended", None)`` when its pipe closed first)."""
-    queues: list[queue.SimpleQueue[tuple[Any, ...]]] = [queue.SimpleQueue() for _ in pipes]
-
-    def drain(index: int) -> None:
-        pipe = pipes[index]
-        while True:
-            try:
-                message = pipe.recv()
-            except (EOFError, OSError):
-                queues[index].put(("ended", None))
-                return
-            queues[index].put(message)
-            if message[0] in ("done", "error"):
-                return
-
-    readers = [threading.Thread(target=drain, args=(i,), daemon=True) for i in range(len(pipes))]
-    for reader in readers:
-        reader.start()
-    return queues
-
-
-def _ended(processes: Sequence[Any], gos: Sequence[Any], finished: bool) -> None:
-    """The processes waited for (up to 5 s each) when the audit ``finished``, and ended when
-    still alive (the audit stopped, or one hung); their go-ahead pipes closed."""
-    for process in processes:
-        if finished:
-            process.join(timeout=5)
-        if process.is_alive():
-            process.terminate()
-    for go in gos:
         go.close()
 
 

@@ -68,7 +68,7 @@ def _split(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             recording, order = (match["base"], -int(match["n"])) if match else (local, 0)
             rows: list[dict[str, Any]] = []
             handle: IO[bytes] = io.BytesIO(content)
-            if content[:2] == b"\x1f\x8b":  # read as the local audit reads it (_run._open, _run._lines)
+            if content[:2] == b"\x1f\x8b":  # read as the local audit reads it (_files._open, _files._lines)
                 handle = cast(IO[bytes], gzip.GzipFile(fileobj=handle))
             for number, line, _ in _lines(handle):
                 text = None if isinstance(line, str) else line  # (past MAX_LINE, or past a damaged gzip's end)

@@ -2,7 +2,9 @@
 
 Holds the byte-faithful server-sent events reader (``_sse``), the bounded stdio line reader of a
 client's side (``_lines``), the lenient routing read of a JSON-RPC frame with tolerant id recovery
-(``_jsonrpc``), where a cancellation's ``params.requestId`` members are in its bytes
+(``_jsonrpc``; the structure of a frame it reads in C, its strings, brackets and top-level ``"id"``
+members, ``_structure``; why orjson would find no JSON in a large frame, found before it reads it,
+``_large``), where a cancellation's ``params.requestId`` members are in its bytes
 (``_request_ids``, for the proxy to name its own id), the conversation tracker that pairs answers
 with requests and knows the version, capabilities and extensions in force for each (``_track``; the
 values it makes and returns, ``_exchange``; what it holds of one connection, ``_connection``), what

@@ -7,11 +7,12 @@ because the verdict reads the same bytes strictly). A frame no strict parser can
 lone surrogate, a truncated line, invalid UTF-8 — still gets its id recovered by
 :func:`recover_id` where one is visible at the top level, so its call can be answered with an
 error rather than left waiting. The frame's strings and brackets are found in C a block at a time
-(:func:`id_values`: escapes paired by ``bytes.replace``, strings split on their quotes, the depth
-counted by C iterators), in time a part of what orjson takes to read a frame of that size. A
-backslash outside a string (no JSON text holds one) is a byte like any other there, and the quote
-after an odd run of them opens a string where it stands outside one: found in C too, by the
-quotes before it (:func:`_quotes_after_backslashes`).
+(:func:`id_values`, by ``_structure``: escapes paired by ``bytes.replace``, strings split on their
+quotes, the depth counted by C iterators), in time a part of what orjson takes to read a frame of
+that size. A backslash outside a string (no JSON text holds one) is a byte like any other there,
+and the quote after an odd run of them opens a string where it stands outside one: found in C too,
+by the quotes before it (``_structure._quotes_after_backslashes``). A frame past :data:`LARGE` is
+checked before orjson reads it, with no value built (``_large``).
 
 Ids are compared with their JSON type (``7`` is not ``"7"``, and ``1`` is not ``1.0``):
 :func:`id_key` is the key to use in a map of pending requests.
@@ -46,18 +47,16 @@ import json
 import math
 import re
 import sys
-import threading
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from itertools import accumulate, chain, compress, count, repeat
-from operator import add, eq, gt, mul, sub
-from typing import Any, Final, Literal, Protocol
+from typing import Any, Final, Literal
 
 import msgspec
 import orjson
 
 from ..verdict._kind import Kind
 from ..verdict._verdict import Verdict
+from ._large import _large_problem, _utf8
+from ._structure import _member_blocks
 
 FrameKind = Literal["request", "notification", "response", "error", "batch", "invalid", "unreadable"]
 """``response`` holds ``result``; ``error`` holds ``error``; ``invalid`` is JSON but no JSON-RPC
@@ -175,8 +174,6 @@ def id_key(value: Id) -> tuple[str, Any]:
     return (_ID_TYPE_NAMES.get(of) or of.__name__, value)
 
 
-
-
 def peek(data: bytes | bytearray | memoryview | str) -> Peek:
     """Read one frame for routing, with its id exact. Never raises.
 
@@ -242,20 +239,6 @@ LARGE: Final = 1 << 20
 """The size past which :func:`peek` checks a frame before orjson reads it (bytes, or characters
 of a ``str``). Below it, orjson's transient on an invalid frame is at most ~32 MiB."""
 
-_SKIP: Final = msgspec.json.Decoder(msgspec.Raw)
-_CHUNK: Final = 1 << 20
-_NUMBER_SHAPES: Final = bytes.maketrans(b"123456789E-", b"000000000e+")
-_BIG_NUMBERS: Final = (b"e000", b"e+000", b"0" * 210)
-"""Where a number past the double range may be, in a frame whose digits are all read as ``0``,
-``E`` as ``e`` and ``-`` as ``+``: 210 digits or more in a row, or an exponent of 3 digits or
-more (a number of at most 209 integer digits and a 2-digit exponent is under 1e309). Found
-inside strings too: :func:`_infinite_number` tells them apart."""
-_NOT_ZERO: Final = re.compile(b"[^0]")
-_NUMBER_ENDS: Final = tuple(bytes([b]) for b in b" \t\r\n,:[")
-"""The bytes one of which comes before a number of a JSON text (or its start)."""
-_ESCAPED_QUOTES: Final = re.compile(rb'\\+"')
-_NUMBER_AT: Final = re.compile(rb"-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-
 
 _MEMBERS: Final = msgspec.json.Decoder(dict[str, msgspec.Raw])
 """The top-level members of an object, each value its text as written (in place: no copy, none built)."""
@@ -293,200 +276,6 @@ def peek_shape(data: bytes) -> Peek:
         look = peek(data)  # (orjson reads it as peek does; its values are let go)
         return msgspec.structs.replace(look, message=None)
     return _framed(data, members, read, method, None)
-
-
-_DEPTH: Final = 1024
-"""The deepest nesting orjson reads."""
-
-
-def _large_problem(data: bytes | bytearray | memoryview | str) -> str | None:
-    """Why orjson would find no JSON in a large frame, found with no value built: msgspec's
-    reason (it skips every value, checking it, in memory a small part of the frame's size), or
-    orjson's own words for a number past the double range, which msgspec does not check, or, for
-    a frame nested deeper than msgspec follows, :func:`_deep_problem`'s. None when orjson reads the
-    frame, or refuses it before it builds anything (bytes that are not UTF-8: orjson checks them
-    first, and a str holding a lone surrogate, which it cannot encode), or the frame cannot be
-    told apart (:func:`_deep_problem`): orjson reads it then."""
-    try:
-        _SKIP.decode(data)
-    except msgspec.DecodeError as exc:
-        if not _utf8(data):
-            return None  # (orjson's reason: it checks the bytes before it reads anything)
-        return _malformed(str(exc))
-    except RecursionError:  # (nested deeper than the interpreter's recursion limit lets msgspec go)
-        return _deep_problem(data)
-    except UnicodeEncodeError:  # (a str holding a lone surrogate: orjson refuses it first)
-        return None
-    # (a copy of a str or a memoryview, as orjson makes of a str: bytes and bytearray, the frames
-    # the proxy, the tap and the audit read, are not copied)
-    whole = data.encode() if isinstance(data, str) else bytes(data) if isinstance(data, memoryview) else data
-    problem = _infinite_number(whole)
-    # (UTF-8 checked only then: bytes that are not UTF-8 are orjson's first reason, found before
-    # it builds anything)
-    return problem if problem is None or _utf8(data) else None
-
-
-def _malformed(text: str) -> str:
-    """msgspec's reason as the problem of a frame: ``JSON is malformed: ...``."""
-    return text if text.startswith("JSON is malformed") else f"JSON is malformed: {text[:1].lower()}{text[1:]}"
-
-
-_DEEPER: Final = _DEPTH + 100
-"""How much deeper :func:`_deeper` lets msgspec go: orjson's levels and room for the caller's."""
-_LIMIT: Final = threading.Lock()
-
-
-def _deep_problem(data: bytes | bytearray | memoryview | str) -> str | None:
-    """:func:`_large_problem` of a frame nested deeper than msgspec followed: where orjson's 1024
-    levels are passed (:func:`_too_deep`), ``JSON is malformed: nested deeper than 1024 levels
-    (byte N)`` (N: the byte of the bracket that opens the level past them), unless msgspec finds a
-    syntax error before that byte (its words), and with the recursion limit raised for the read
-    (:func:`_deeper`); nesting of at most 1024 levels is checked whole so. In C, in memory a small
-    part of the frame's size, no value built. None when orjson refuses the frame before it
-    builds anything (not UTF-8), or when msgspec cannot read it still (nesting past the raised
-    limit): orjson reads it then. The brackets are counted past a backslash outside a string too,
-    as far as the nesting goes (no JSON text holds one: msgspec stops there, which is the problem
-    when it comes before the bracket past the levels, as orjson's first error is)."""
-    try:
-        whole = data.encode() if isinstance(data, str) else bytes(data) if not isinstance(data, bytes) else data
-    except UnicodeEncodeError:
-        return None
-    if not _utf8(whole):
-        return None
-    over = _too_deep(whole)
-    try:
-        with _deeper():
-            _SKIP.decode(memoryview(whole)[:len(whole) if over is None else over])
-    except msgspec.DecodeError as exc:
-        text = str(exc)
-        if over is None or text != "Input data was truncated":  # (the text before the bracket: cut short)
-            return _malformed(text)
-    except RecursionError:
-        return None
-    if over is not None:
-        return f"JSON is malformed: nested deeper than {_DEPTH} levels (byte {over})"
-    return _infinite_number(whole)
-
-
-@contextmanager
-def _deeper() -> Iterator[None]:
-    """The interpreter's recursion limit raised by :data:`_DEEPER` while msgspec reads (msgspec
-    counts its nesting against it on Python 3.11; from 3.12 against a fixed C limit, past
-    orjson's levels), one read at a time, then set back."""
-    with _LIMIT:
-        limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(limit + _DEEPER)
-        try:
-            yield
-        finally:
-            sys.setrecursionlimit(limit)
-
-
-def _utf8(data: bytes | bytearray | memoryview | str) -> bool:
-    """The frame is UTF-8 (a ``str``: it encodes, which msgspec checked), as the verdict's strict
-    reader checks a text (``verdict._parser._utf8_error``: a block at a time, no copy of the frame)."""
-    if isinstance(data, str):
-        return True
-    if not isinstance(data, memoryview) and data.isascii():
-        return True
-    from ..verdict._parser import _utf8_error  # (loaded on first use, as classify loads it)
-
-    return _utf8_error(memoryview(data).cast("B")) is None
-
-
-def _big_numbers(data: bytes | bytearray) -> Iterator[int]:
-    """Where a number past the double range may start or be (:data:`_BIG_NUMBERS`), in order,
-    found a chunk at a time in C (a regular expression took ~30 ns a byte)."""
-    longest = max(len(shape) for shape in _BIG_NUMBERS)
-    for start in range(0, len(data), _CHUNK):
-        shapes = data[start:start + _CHUNK + longest - 1].translate(_NUMBER_SHAPES)
-        found = []
-        for shape in _BIG_NUMBERS:
-            at = shapes.find(shape)
-            while at >= 0:
-                found.append(at)
-                if shape[:1] == b"0":  # (the rest of a run of digits is that one number)
-                    end = _NOT_ZERO.search(shapes, at)
-                    at = -1 if end is None else shapes.find(shape, end.start())
-                else:
-                    at = shapes.find(shape, at + 1)
-        yield from (start + at for at in sorted(found))
-
-
-def _infinite_number(data: bytes | bytearray) -> str | None:
-    """orjson's reason for the first number of a valid JSON text (msgspec read it) that is past
-    the double range, where orjson stops (``number is infinity when parsed as double: line 1
-    column 8 (char 7)``); None when there is none. Linear time; a Python step per candidate and
-    per escaped quote before it. A frame of few strings (at most one quote in :data:`_FEW_QUOTES`
-    bytes: mostly long strings) is first looked at outside its strings only (:func:`_outside`),
-    where its numbers are: most such frames are done with no scan of their strings' bytes."""
-    if not _numbers_outside(data):
-        return None
-    quotes = 0  # unescaped quotes before ``done``: odd inside a string
-    done = 0
-    for at in _big_numbers(data):
-        if at < done:
-            continue
-        quotes += data.count(b'"', done, at)
-        for escaped in _ESCAPED_QUOTES.finditer(data, done, at):
-            if (escaped.end() - escaped.start() - 1) % 2:  # (an odd run of backslashes escapes it)
-                quotes -= 1
-        done = at
-        if quotes % 2:
-            continue  # inside a string
-        start = max(data.rfind(end, 0, at) for end in _NUMBER_ENDS) + 1
-        number = _NUMBER_AT.match(data, start)
-        if number is None:  # (cannot be: msgspec read a number here)
-            continue
-        done = number.end()
-        if math.isinf(float(number.group())):
-            return _orjson_reason("number is infinity when parsed as double", data, start)
-    return None
-
-
-_FEW_QUOTES: Final = 256
-_MOSTLY_STRINGS: Final = 8
-"""... and that holds at most one byte in this many outside its strings, in every block read
-(else the look stops there)."""
-
-
-def _numbers_outside(data: bytes | bytearray) -> bool:
-    """Whether a number past the double range may be in ``data`` (:data:`_BIG_NUMBERS`): True,
-    but in a frame of few, long strings whose bytes outside strings hold no such shape (a number
-    is never cut by a string, so its shape is whole in the bytes outside them, joined)."""
-    if type(data) is not bytes or data.count(b'"') * _FEW_QUOTES > len(data):
-        return True
-    parts = []
-    size = 0
-    for start, view, outside, _ in _outside(data, ids=False):
-        parts.append(outside)
-        size += len(outside)
-        if size * _MOSTLY_STRINGS > start + len(view):  # (not mostly strings: the whole scan is as quick)
-            return True
-    shapes = b"".join(parts).translate(_NUMBER_SHAPES)
-    return any(shape in shapes for shape in _BIG_NUMBERS)
-
-
-def _orjson_reason(reason: str, data: bytes | bytearray, at: int) -> str:
-    """``reason`` with the place of byte ``at`` as orjson writes it (JSONDecodeError: line and
-    column from 1, the character's index), counted a chunk at a time."""
-    line, column = data.count(_LF, 0, at) + 1, _chars(data, data.rfind(_LF, 0, at) + 1, at) + 1
-    return f"{reason}: line {line} column {column} (char {_chars(data, 0, at)})"
-
-
-def _chars(data: bytes | bytearray, start: int, end: int) -> int:
-    """How many characters the UTF-8 bytes ``data[start:end]`` hold (``end`` at a character's
-    start): the bytes that start one."""
-    view = memoryview(data).cast("B")
-    count = 0
-    for at in range(start, end, _CHUNK):
-        chunk = bytes(view[at:min(end, at + _CHUNK)])
-        count += len(chunk) - len(chunk.translate(None, _NOT_CONTINUATION))
-    return count
-
-
-_LF: Final = b"\n"
-_NOT_CONTINUATION: Final = bytes(b for b in range(256) if not 0x80 <= b <= 0xBF)
 
 
 _ARRAY: Final = b"["
@@ -575,10 +364,6 @@ def names_method_member(data: bytes | bytearray | memoryview) -> bool:
     return _METHOD_MEMBER.search(data) is not None
 
 
-# Strings and brackets, as the scans of a frame read them a block at a time (_outside; the id
-# scan, and frames/_request_ids for proxy/_codes.py): a Python step per match read it before,
-# and the tests compare the scans with it.
-_TOKENS: Final = re.compile(rb'"(?:[^"\\]++|\\.)*+"?|[{}\[\]]', re.DOTALL)
 _NUMBER: Final = rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
 # after a member's name: its value when it is a number, a string or null, else group 1 is None
 _ID_VALUE: Final = re.compile(rb'\s*:\s*(?:(' + _NUMBER + rb'|"(?:[^"\\]++|\\.)*+"|null)(?=\s*[,}]))?', re.DOTALL)
@@ -690,303 +475,3 @@ def id_values(data: bytes, value: re.Pattern[bytes]) -> Iterator[re.Match[bytes]
             found = value.match(data, at + 4)
             if found is not None:
                 yield found
-
-
-# --- the structure of a frame, read in C -------------------------------------------------------
-#
-# A frame's strings and brackets, found a block at a time with bytes methods (split, join,
-# translate, count, replace) and C iterators, where a regular expression took a Python step per
-# string or bracket. Each escape pair (a backslash and the byte it escapes, when that is a
-# backslash or a quote) is first made two _ESCAPED bytes, so every quote left delimits a string;
-# that reads a frame as the token scan of its strings and brackets reads it (_TOKENS: in a string a
-# backslash escapes the byte after it; outside one it is a plain byte, no JSON but a byte the scan
-# steps over). A run of backslashes is whole inside a string or whole outside one (a quote ends
-# it); only the quote after an odd run is read two ways: escaped in a string, opening one outside
-# (_quotes_after_backslashes).
-
-_ESCAPED: Final = b"\x01"
-_QUOTED: Final = b"\x03"
-"""A quote after an odd run of backslashes in :func:`_plain`'s view, read as an escaped quote in
-a string (where every JSON text has it)."""
-_STRAY: Final = b"\x04"
-"""The last backslash of an odd run, in :func:`_plain`'s view where the quote after it opens a
-string (:func:`_quotes_after_backslashes`)."""
-_STRING: Final = re.compile(b'["' + _QUOTED + b']([^"]*"?)')
-"""A string of the view from its opening quote (a quote or :data:`_QUOTED`) to its closing one
-(none at the end), what follows the opening quote in group 1."""
-_ID_MARK: Final = b"\x00\x02\x02\x02"
-"""Where a top-level member may be named ``"id"``: its four bytes (the name and its quotes) in
-:func:`_plain`'s view, when a colon follows past blanks. Its quotes gone, the strings around it are
-delimited as before (two quotes fewer), and the mark is outside a string exactly when its first
-quote opened the string ``"id"``."""
-_CLEAN: Final = bytes.maketrans(b"\x00\x01\x02\x03\x04", b"_____")
-_SPACED_ID: Final = re.compile(rb'"id"(?=\s*:)')
-_COLON: Final = re.compile(rb"\s*:")
-_BLANKS_RE: Final = b" \t\n\r\f\v"
-"""What ``\\s`` matches in a bytes pattern."""
-_STEP: Final = 1 << 16
-"""The scan reads this many bytes at a time (a block of short strings splits into a list of
-about 30 times its size)."""
-_NOT_STRUCTURE: Final = bytes(b for b in range(256) if b not in b"[]{}\x00")
-_STEPS: Final = bytes.maketrans(b"[{]}\x00", b"\x02\x02\x00\x00\x01")
-"""A structural byte as 1 + the change of depth it makes: an opening bracket 2, a closing one 0, a
-mark 1 (none)."""
-_ONE_BRACKET: Final = bytes.maketrans(b"[]{}", b"||||")
-_IS_MARK: Final = bytes.maketrans(b"\x00\x01\x02", b"\x00\x01\x00")
-"""A token's step (:data:`_STEPS`) as 1 where it is a mark."""
-_ONLY_BRACKETS: Final = bytes(0x5B if b in b"[]{}" else 0x2E for b in range(256))
-"""Every byte as ``.`` but a bracket, as ``[``."""
-
-
-def _plain(data: bytes, ids: bool, inside: bool = False) -> bytes:
-    """``data``, which starts inside a string when ``inside``, with each escape of a backslash or a
-    quote in a string two :data:`_ESCAPED` bytes (backslashes pair from the left, as JSON reads
-    them), and with ``ids``, each ``"id"`` a colon follows :data:`_ID_MARK`; the bytes the view
-    uses for itself (0 to 4) made ``_`` first. A backslash outside a string stays, or is made
-    another byte that is no quote, and the quote after it is kept (:func:`_quotes_after_backslashes`):
-    every quote of the view delimits a string. Same length and places as ``data``: a copy, or
-    ``data`` when nothing changes."""
-    view = data.translate(_CLEAN) if b"\x00" in data or b"\x01" in data or b"\x02" in data \
-        or b"\x03" in data or b"\x04" in data else data
-    if b"\\" in view:
-        view = view.replace(b"\\\\", b"\x01\x01")
-        if b'\\"' in view:
-            view = _quotes_after_backslashes(view, inside)
-    if ids and b'"id"' in view:
-        view = view.replace(b'"id":', _ID_MARK + b":")
-        if b'"id"' in view:
-            view = _SPACED_ID.sub(_ID_MARK, view)
-    return view
-
-
-def _quotes_after_backslashes(view: bytes, inside: bool) -> bytes:
-    """``view`` (starting inside a string when ``inside``; each pair of backslashes made two
-    :data:`_ESCAPED`, so ``\\"`` is the last backslash of an odd run and the quote after it) with
-    each such quote read: in a string an escaped quote (``_ESCAPED`` and :data:`_QUOTED`), outside
-    one the quote that opens a string (:data:`_STRAY` and the quote). Each leaves the scan in a
-    string (it was, or it opens one). Read in C, the block at a time: first as if each were in a
-    string (every JSON text), which holds when none of them lands outside the strings that reading
-    finds (the readings agree up to the first that does not hold); then as if each opened one
-    (a backslash before each string), which holds when none of them closes a string; else (the
-    two mixed) the view's strings are read again by :data:`_STRING`, opened by either quote (a
-    regular expression's split: in C, a few objects per string, no Python step)."""
-    within = view.replace(b'\\"', _ESCAPED + _QUOTED)
-    if _QUOTED not in _between(within, inside):
-        return within
-    opening = view.replace(b'\\"', _STRAY + b'"')
-    if _STRAY not in _between(opening, not inside):
-        return opening
-    head = b""
-    if inside:  # (the string the view starts in, up to its closing quote)
-        head, quote, within = within.partition(b'"')
-        head += quote
-    parts = _STRING.split(within)
-    parts[1::2] = map(add, repeat(b'"'), parts[1::2])
-    return head + b"".join(parts)
-
-
-def _between(view: bytes, inside: bool) -> bytes:
-    """The bytes of ``view`` outside its strings, joined, when it starts inside one if ``inside``
-    (with ``not inside``: those inside its strings). ``split`` steps a byte at a time: a view with
-    no quote is not split."""
-    if b'"' not in view:
-        return b"" if inside else view
-    return b"".join(view.split(b'"')[inside::2])
-
-
-def _outside(data: bytes, ids: bool, marks: Marks | None = None) -> Iterator[tuple[int, bytes, bytes, bool]]:
-    """``(start, view, outside, inside)`` for each block of about :data:`_STEP` bytes of ``data``:
-    ``view`` the block's :func:`_plain` view (with ``ids``, its marks; with ``marks``, the view
-    that makes, in place of both), ``outside`` the view's bytes outside strings (joined),
-    ``inside`` whether the block starts inside a string. A block ends past an escape's backslash
-    and past what may be a member named ``"id"`` and its colon (with ``marks``: where it says;
-    the view of a block is the view of the frame there; memory: a block's)."""
-    inside = False
-    start = 0
-    size = len(data)
-    while start < size:
-        if marks is None:
-            end = _block_end(data, start, min(size, start + _STEP), ids)
-            view = _plain(data[start:end], ids, inside)
-        else:
-            end = marks.block_end(data, start, min(size, start + _STEP))
-            view = marks.view(data[start:end], inside)
-        was = inside
-        if b'"' in view:
-            pieces = view.split(b'"')
-            outside = b"".join(pieces[inside::2])
-            if len(pieces) % 2 == 0:
-                inside = not inside
-        else:
-            outside = b"" if inside else view
-        yield start, view, outside, was
-        start = end
-
-
-class Marks(Protocol):
-    """Other marks than the ``"id"`` members' for :func:`_outside` (``frames._request_ids``)."""
-
-    def block_end(self, data: bytes, start: int, end: int) -> int:
-        """Where a block that starts at ``start`` ends, at ``end`` or just past it (as :func:`_block_end`)."""
-
-    def view(self, block: bytes, inside: bool) -> bytes:
-        """The view of ``block`` (starting inside a string when ``inside``): :func:`_plain`'s, marked."""
-
-
-_TAIL: Final = 64
-
-
-def _block_end(data: bytes, start: int, end: int, ids: bool) -> int:
-    """Where a block of ``data`` that starts at ``start`` (a block's end: :func:`_outside`) ends,
-    at ``end`` or just past it: past an escape's backslash (the byte it escapes too), and with
-    ``ids``, past a name ``"id"`` that ends, or a part of one, and the blanks and colon after it.
-    A constant number of Python steps: the run of backslashes or blanks before ``end`` is measured
-    by ``rstrip`` and the blanks after a name by a regular expression, in C (a loop that stepped a
-    byte or three at a time took a Python step per two bytes of a frame of escaped quotes)."""
-    size = len(data)
-    if end >= size:
-        return size
-    if _run_before(data, start, end, b"\\") % 2:  # (an escape's backslash: its byte too)
-        end += 1
-    if ids:
-        after = end - _run_before(data, start, end, _BLANKS_RE)
-        for at in range(max(start, after - 4), after):
-            colon = _COLON.match(data, at + 4) if data.startswith(b'"id"', at) else None
-            if colon is not None:  # (a name "id" before the blanks, or cut at the end; '"id"id":' has two)
-                end = colon.end()
-                break
-    return min(size, end)
-
-
-def _run_before(data: bytes, start: int, end: int, bytes_: bytes) -> int:
-    """How many of the bytes of ``data[start:end]`` before ``end`` are in ``bytes_``, in a row:
-    from the last :data:`_TAIL` bytes, or from the whole block where they all are."""
-    tail = data[max(start, end - _TAIL):end]
-    run = len(tail) - len(tail.rstrip(bytes_))
-    if run == _TAIL:
-        return end - start - len(data[start:end].rstrip(bytes_))
-    return run
-
-
-def _nth(block: bytes, byte: bytes, numbers: list[int]) -> list[int]:
-    """Where the ``numbers``-th occurrences (from 0, ascending) of ``byte`` are in ``block``."""
-    if len(numbers) == 1:  # (the place of one: the length of what follows it, no list of places)
-        return [len(block) - len(block.split(byte, numbers[0] + 1)[-1]) - 1]
-    places = list(accumulate(map(len, block.split(byte, numbers[-1] + 1)[:numbers[-1] + 1])))
-    return list(map(add, map(places.__getitem__, numbers), numbers))
-
-
-_FILL: Final = b"_"
-
-
-def _masked(block: bytes, inside: bool) -> bytes:
-    """``block`` with the bytes inside its strings :data:`_FILL` (places kept)."""
-    pieces = block.split(b'"')
-    pieces[1 - inside::2] = map(_FILL.__mul__, map(len, pieces[1 - inside::2]))
-    return b'"'.join(pieces)
-
-
-def _id_members(data: bytes) -> list[int]:
-    """Where each top-level ``"id"`` member's name starts (its first quote; a colon follows it
-    past blanks), in order, as the token scan of strings and brackets finds them (:data:`_TOKENS`):
-    depth 1 in the count of brackets outside strings."""
-    return [at for members in _member_blocks(data) for at in members]
-
-
-def _member_blocks(data: bytes, last: bool = False) -> Iterator[list[int]]:
-    """:func:`_id_members`, a block of the scan at a time (some lists empty); with ``last``, the
-    last member of each block only."""
-    if b'"id"' not in data:  # (no member)
-        return
-    depth = 0
-    for start, block, outside, inside in _outside(data, ids=True):
-        tokens = outside.translate(None, _NOT_STRUCTURE)
-        marks = tokens.count(b"\x00")
-        if marks and depth - _fall(tokens) <= 1:  # (a mark may be at depth 1)
-            ones = _at_depth_one(tokens, depth, last)
-            if ones:
-                yield list(map(add, _marks_outside(block, inside, ones, marks), repeat(start)))
-        depth += 2 * (tokens.count(b"[") + tokens.count(b"{")) + marks - len(tokens)
-
-
-def _at_depth_one(tokens: bytes, depth: int, last: bool) -> list[int]:
-    """Which marks of a block's ``tokens`` (brackets and marks; the depth ``depth`` before them)
-    are at depth 1 (their numbers, from 0; with ``last``, the last only), in C iterators, up to the
-    last mark (the brackets after it move none; none at all when ``last`` and that mark is at depth
-    1): a step per token where brackets are as many as marks or more; else a step per bracket and
-    a range per run of marks at depth 1 (the marks between two brackets are at one depth)."""
-    tokens = tokens[:tokens.rfind(b"\x00") + 1]
-    marks = tokens.count(b"\x00")
-    if last and depth + 2 * (tokens.count(b"[") + tokens.count(b"{")) + marks - len(tokens) == 1:
-        return [marks - 1]
-    if 2 * marks <= len(tokens):
-        # (the depth after the i-th token, depth + sum(steps[:i+1]) - (i+1), is 1 where the sum is i + 2 - depth)
-        steps = tokens.translate(_STEPS)
-        at_marks = compress(map(eq, accumulate(steps), count(2 - depth)), steps.translate(_IS_MARK))
-        ones = list(compress(count(), at_marks))
-        return ones[-1:] if last else ones
-    # (the marks before each bracket, and after the last)
-    runs = list(map(len, tokens.translate(_ONE_BRACKET).split(b"|")))
-    # (the depth after the i-th bracket, depth + sum(steps[:i+1]) - (i+1), is 1 where the sum is i + 1 - depth)
-    at_one = list(map(eq, accumulate(tokens.translate(None, b"\x00").translate(_STEPS), initial=depth), count(1)))
-    ends = list(accumulate(runs))
-    if last:  # (the end of the last run at depth 1 that holds a mark)
-        held = list(compress(ends, map(mul, at_one, runs)))
-        return [held[-1] - 1] if held else []
-    return list(chain.from_iterable(map(range, compress(map(sub, ends, runs), at_one), compress(ends, at_one))))
-
-
-def _marks_outside(block: bytes, inside: bool, numbers: list[int], outside: int) -> list[int]:
-    """Where the ``numbers``-th marks outside strings are in ``block`` (``outside`` of them): the
-    marks in strings masked first (:func:`_masked`) where there are any, in C."""
-    if block.count(b"\x00") != outside:  # (a mark in a string: no member)
-        block = _masked(block, inside)
-    return _nth(block, b"\x00", numbers)
-
-
-_PAIRS: Final = bytes.maketrans(b"[{]}", b"(())")
-_LEAVES: Final = 4
-
-
-def _rise(tokens: bytes) -> int:
-    """At least how far a block's brackets take the depth above where it starts: its opening
-    brackets once the containers that hold no bracket are taken out (each pass of
-    :data:`_LEAVES`, a ``bytes.replace`` in C, lowers the count by at most one level)."""
-    pairs = tokens.translate(_PAIRS)
-    for passes in range(_LEAVES):
-        fewer = pairs.replace(b"()", b"")
-        if len(fewer) == len(pairs):
-            return pairs.count(b"(") + passes
-        pairs = fewer
-    return pairs.count(b"(") + _LEAVES
-
-
-def _fall(tokens: bytes) -> int:
-    """At most how far a block's brackets take the depth below where it starts: its closing
-    brackets once the containers that hold no bracket are taken out (which changes no depth
-    outside them), up to :data:`_LEAVES` times."""
-    pairs = tokens.translate(_PAIRS, b"\x00")
-    for _ in range(_LEAVES):
-        fewer = pairs.replace(b"()", b"")
-        if len(fewer) == len(pairs):
-            break
-        pairs = fewer
-    return pairs.count(b")")
-
-
-def _too_deep(data: bytes) -> int | None:
-    """Where the first bracket that opens past :data:`_DEPTH` levels is in ``data`` (None: none
-    does), counting the brackets outside strings. A block is walked bracket by bracket (C
-    iterators) only where its opening brackets may take the depth past the limit."""
-    depth = 0
-    for start, block, outside, inside in _outside(data, ids=False):
-        tokens = outside.translate(None, _NOT_STRUCTURE)
-        opens = tokens.count(b"[") + tokens.count(b"{")
-        if depth + opens > _DEPTH and depth + _rise(tokens) > _DEPTH:
-            # (the depth after the i-th bracket: depth + sum(steps[:i+1]) - (i+1))
-            over = next(compress(count(), map(gt, map(sub, accumulate(tokens.translate(_STEPS)), count()),
-                                               repeat(_DEPTH + 1 - depth))), None)
-            if over is not None:
-                return start + _nth(_masked(block, inside).translate(_ONLY_BRACKETS), b"[", [over])[0]
-        depth += 2 * opens - len(tokens)
-    return None

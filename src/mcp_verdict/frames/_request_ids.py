@@ -1,10 +1,10 @@
 """Where the ``requestId`` members of a ``notifications/cancelled``'s top-level ``params`` object
-are in its bytes (:func:`request_id_spans`), found in C a block at a time as ``_jsonrpc`` finds the
+are in its bytes (:func:`request_id_spans`), found in C a block at a time as ``_structure`` finds the
 top-level ``"id"`` members (``_outside``: escapes paired, strings split on their quotes, the depth
 counted by C iterators), where a regular expression of strings and brackets took a Python step
 per token (8 MiB of small objects in ``_meta``: ~0.8 s, ~3.5 times orjson's read of it).
 
-The frame is read as that token scan reads it (``_jsonrpc._TOKENS``: a backslash outside a string
+The frame is read as that token scan reads it (``_structure._TOKENS``: a backslash outside a string
 a byte like any other): a ``"params"`` string at depth 1 (brackets outside strings counted) whose
 value is an object (a colon, then ``{`` past blanks) opens a params object, which ends where the
 depth falls below 2; a ``"requestId"`` string at depth 2 in one, a colon after it, is a member.
@@ -24,7 +24,8 @@ from itertools import accumulate, chain, compress, count, repeat
 from operator import eq, methodcaller, mul, ne, sub
 from typing import Final
 
-from ._jsonrpc import _BLANKS_RE, _COLON, _ID_VALUE, _fall, _marks_outside, _outside, _plain, _run_before
+from ._jsonrpc import _ID_VALUE
+from ._structure import _BLANKS_RE, _COLON, _fall, _marks_outside, _outside, _plain, _run_before
 
 __all__ = ["request_id_spans", "request_id_text"]
 
@@ -49,11 +50,11 @@ _OPENERS: Final = bytes.maketrans(b"[{", b"||")
 
 
 class _Marks:
-    """The view of :func:`request_id_spans` (``_jsonrpc.Marks``)."""
+    """The view of :func:`request_id_spans` (``_structure.Marks``)."""
 
     @staticmethod
     def block_end(data: bytes, start: int, end: int) -> int:
-        """``_jsonrpc._block_end`` for these marks: past an escape's backslash, then past a name
+        """``_structure._block_end`` for these marks: past an escape's backslash, then past a name
         ``"params"`` that a colon and ``{`` follow or ``"requestId"`` that a colon follows, when the
         block would cut it or what follows it. A constant number of Python steps (runs measured
         in C)."""
@@ -75,7 +76,7 @@ class _Marks:
 
     @staticmethod
     def view(block: bytes, inside: bool) -> bytes:
-        """``_jsonrpc._plain``'s view (no ``"id"`` marks), :data:`_OPEN` made ``_`` first, marked."""
+        """``_structure._plain``'s view (no ``"id"`` marks), :data:`_OPEN` made ``_`` first, marked."""
         view = _plain(block.translate(_CLEAN_OPEN) if _OPEN in block else block, False, inside)
         if _PARAMS in view:
             view = view.replace(b'"params":{', _FILL * len(_PARAMS) + b":" + _OPEN)

@@ -2,7 +2,9 @@
 
 Holds the relay (``_relay``: one host↔upstream conversation, sans-I/O — limits, pairing with
 ``frames.Tracker``, the verdict of every ``tools/call`` answer on its exact bytes, the
-``observe``/``enforce`` modes, the faults), the frames the proxy writes itself and its error
+``observe``/``enforce`` modes, the faults), the ids of the host's requests as the host wrote
+them, for what the proxy writes itself (``_written_ids``), a frame written on one line for a
+peer that reads one a line (``_one_line``), the frames the proxy writes itself and its error
 codes (``_codes``), MCP 2025-03-26's JSON-RPC batches through the relay (``_batch``), the
 routing between a host side and an upstream side (``_bridge``), the transports (``_stdio``: the
 host on stdin/stdout and an upstream process with its restart policy; ``_http_host``: a

@@ -28,7 +28,7 @@ and send what it returns. For each frame it decides, in this order:
 - **ids**: an id is held exactly as written (``frames.peek``: an integer past 64 bits, which
   orjson reads as a float, is read again from the bytes; a string escaping a lone surrogate is
   read by Python's json), and the proxy's own answers and cancellations carry it as the host
-  wrote it, the text of the request's id member (:func:`as_written`: ``1E2``, ``-0``,
+  wrote it, the text of the request's id member (``_written_ids.as_written``: ``1E2``, ``-0``,
   ``"\\u0041"``, which written anew would be ``100.0``, ``0``, ``"A"``); an upstream's answer is
   forwarded as the upstream wrote it. A host request the proxy cannot await gets its answer at
   once (JSON-RPC 2.0 s5.1), and is not forwarded unless the transport sent it already: one whose
@@ -71,7 +71,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-import re
 import time
 from collections import deque
 from collections.abc import Callable, Collection, Mapping
@@ -79,10 +78,9 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple, Protocol, TypeVar
 
 import msgspec
-import orjson
 
 from ..frames import Answered, Context, Exchange, FrameRecord, Seen, Stray, Tracker, Unanswered, id_key
-from ..frames._jsonrpc import NAMES_WHOLE, Id, Peek, answer_peek, id_text, is_batch, names_method, peek, shown_id
+from ..frames._jsonrpc import NAMES_WHOLE, Id, Peek, answer_peek, is_batch, names_method, peek, shown_id
 from ..frames._log import RecordKind
 from ..frames._tools import ListedTools, ToolsBudget
 from ..judgement._decide import decide
@@ -114,11 +112,13 @@ from ._codes import (
     verdict_data,
 )
 from ._ids import recover
+from ._one_line import _ONE_LINE, _ONE_LINE_UP
 from ._params import Declared, DeclaredCache
 from ._tasks import Taken, Tasks
 from ._twice import may_repeat, read_two_ways
 from ._twice import note as twice_note
 from ._twice import reason as twice_reason
+from ._written_ids import _reply_id, _same_text, _shown, _unreadable_string_id, as_written
 
 Mode = Literal["observe", "enforce"]
 Side = Literal["host", "upstream"]
@@ -1658,13 +1658,6 @@ class Relay:
                                         _http(http)))
 
 
-_ONE_LINE: Final = ("written to the host as one line: each CR and LF between tokens a space, one inside a string "
-                    "(a frame no strict parser reads) a vertical tab")
-_ONE_LINE_UP: Final = ("written to the upstream as one line: each CR and LF between tokens a space, one inside a "
-                       "string (a frame no strict parser reads) a vertical tab")
-_BREAKS: Final = bytes.maketrans(b"\r\n", b"  ")
-
-
 def _gc_paused(size: int, work: Callable[..., _T], /, *args: Any, **kwargs: Any) -> _T:
     """``work(*args, **kwargs)``, the reading of an upstream frame of ``size`` bytes, with Python's
     cyclic garbage collector paused when it is :data:`_PAUSE_GC` bytes or more and the collector
@@ -1687,33 +1680,6 @@ def _gc_paused(size: int, work: Callable[..., _T], /, *args: Any, **kwargs: Any)
         gc.enable()
 
 
-def one_line(data: bytes) -> bytes:
-    """``data`` on one line, for a peer that reads one frame per line (stdio), its meaning and
-    its validity unchanged. In valid JSON a raw CR or LF can only be whitespace between tokens,
-    each written as a space. In a frame no strict parser reads (observe forwards it), a raw CR
-    or LF inside a string is itself what makes it invalid (RFC 8259 s7: a control character
-    inside a string must be escaped): it is written as a raw vertical tab (0x0B), a control
-    character a strict parser refuses alike, so that the peer reads the frame the proxy was
-    given as invalid, never a repaired one (a space there would make a valid message of it);
-    those between tokens become spaces. The frame log keeps the bytes as they came."""
-    try:
-        orjson.loads(data)
-    except orjson.JSONDecodeError:  # (a string holding a raw line break, or another fault)
-        data = _STRING.sub(_tab_breaks, data)
-    return data.translate(_BREAKS)
-
-
-_STRING: Final = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
-"""A string token, from its opening quote to its closing one (matched from the left, each
-string whole, so a closing quote is never taken for an opening one)."""
-_TABS: Final = bytes.maketrans(b"\r\n", b"\x0b\x0b")
-
-
-def _tab_breaks(found: re.Match[bytes]) -> bytes:
-    text = found.group()
-    return text.translate(_TABS) if text.find(b"\n") >= 0 or text.find(b"\r") >= 0 else text
-
-
 _UNRELAYED: Final = {
     False: "the proxy does not relay it",
     True: "it had reached the server before the proxy read it: the first answer to the id goes to the earlier "
@@ -1721,58 +1687,6 @@ _UNRELAYED: Final = {
 _UNFOLLOWED: Final = {
     False: "the proxy does not relay it",
     True: "it had reached the server before the proxy read it: the proxy does not follow its answer"}
-
-
-def as_written(request_id: Id | bytes, data: bytes) -> Id | bytes:
-    """``request_id`` as the frame ``data`` writes it: the text of its last top-level ``"id"``
-    member (the member orjson keeps), for the answers and cancellations the proxy writes itself.
-    JSON-RPC 2.0 s5: a response's id is the same as the request's, and a host may compare them
-    as text (``1E2`` is not ``100.0``, ``-0`` not ``0``, ``"\\u0041"`` not ``"A"``).
-    ``request_id`` itself when that text does not read as it (the member orjson kept is named
-    with an escape, ``"\\u0069d"``, which the scan does not see) or there is none; ``bytes``
-    (an id already as written) as they are. Linear in the frame's size: for the proxy's own
-    answers only."""
-    if isinstance(request_id, bytes):
-        return request_id
-    text = id_text(data)
-    if text is None:
-        return request_id
-    try:  # (Python's json: integers exact, a lone surrogate kept)
-        value = json.loads(text.decode("utf-8", "surrogatepass"))
-    except ValueError:  # (invalid UTF-8, a bad escape, more digits than Python converts)
-        return request_id
-    return text if type(value) is type(request_id) and value == request_id else request_id
-
-
-def _same_text(text: str) -> list[Key]:
-    """The id keys of every id that reads as ``text`` (``str`` of it): the string, and the
-    integer, float, null or boolean it spells exactly (``"7"``: ``7``; ``"7.0"``: ``7.0``)."""
-    keys: list[Key] = [("str", text)]
-    if text == "None":
-        keys.append(("NoneType", None))
-    elif text in ("True", "False"):
-        keys.append(("bool", text == "True"))
-    else:
-        try:
-            number = int(text)
-        except ValueError:  # (no integer, or past the digits Python converts)
-            pass
-        else:
-            if str(number) == text:
-                keys.append(("int", number))
-        try:
-            real = float(text)
-        except ValueError:
-            pass
-        else:
-            if str(real) == text:
-                keys.append(("float", real))
-    return keys
-
-
-def _reply_id(exchange: Exchange) -> Id | bytes:
-    """The id of the host's request ``exchange``, as the host wrote it (:func:`as_written`)."""
-    return as_written(exchange.request_id, exchange.request.data)
 
 
 def unfollowed(look: Peek, data: bytes) -> tuple[int, str] | None:
@@ -1800,25 +1714,6 @@ def unfollowed(look: Peek, data: bytes) -> tuple[int, str] | None:
     return None
 
 
-def _unreadable_string_id(data: bytes) -> bool:
-    """The frame's (last top-level) id member is a string no JSON parser reads — invalid UTF-8,
-    a bad escape, a raw control character —: a request with an id that cannot be told."""
-    text = id_text(data)
-    if text is None or text[:1] != b'"':
-        return False
-    try:
-        json.loads(text.decode("utf-8", "surrogatepass"))
-    except ValueError:
-        return True
-    return False
-
-
-def _shown(raw: bytes) -> str:
-    """A number as the peer wrote it (digits, sign, point, exponent only: ``Peek.unheld``), cut short."""
-    text = raw.decode("ascii", "replace")
-    return text if len(text) <= 40 else f"{text[:20]}...{text[-8:]} ({len(text)} characters)"
-
-
 _HTTP_KEYS: Final = ("exchange", "method", "status", "content_type", "session", "protocol_version", "event_id")
 
 
@@ -1829,4 +1724,4 @@ def _http(http: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     return {k: http[k] for k in _HTTP_KEYS if k in http and http[k] is not None}
 
 
-__all__ = ["Mode", "Out", "Recorder", "Relay", "Stats", "Telemetry", "as_written", "one_line"]
+__all__ = ["Mode", "Out", "Recorder", "Relay", "Stats", "Telemetry"]

@@ -70,7 +70,8 @@ from ..frames._jsonrpc import id_key, is_batch, peek
 from ..frames._lines import may_be_message
 from ._bridge import Bridge, HostStream
 from ._codes import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE, cancelled_request, with_id
-from ._relay import Key, one_line
+from ._one_line import one_line
+from ._relay import Key
 
 _KEEP: Final = 64 * 1024
 _HIGH_WATER: Final = 1024 * 1024
