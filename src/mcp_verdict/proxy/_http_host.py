@@ -197,11 +197,11 @@ from ._http_upstream import (
     upstream_fault,
     upstream_headers,
 )
+from ._ids import as_written
 from ._relay import Key, Telemetry, unfollowed
 from ._shutdown import stop_signals, wind_down
 from ._stdio import StdioUpstream, merge_env
 from ._twice import read_two_ways
-from ._written_ids import as_written
 
 if TYPE_CHECKING:
     from ._record import Recorder

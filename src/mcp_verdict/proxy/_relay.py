@@ -28,7 +28,7 @@ and send what it returns. For each frame it decides, in this order:
 - **ids**: an id is held exactly as written (``frames.peek``: an integer past 64 bits, which
   orjson reads as a float, is read again from the bytes; a string escaping a lone surrogate is
   read by Python's json), and the proxy's own answers and cancellations carry it as the host
-  wrote it, the text of the request's id member (``_written_ids.as_written``: ``1E2``, ``-0``,
+  wrote it, the text of the request's id member (``_ids.as_written``: ``1E2``, ``-0``,
   ``"\\u0041"``, which written anew would be ``100.0``, ``0``, ``"A"``); an upstream's answer is
   forwarded as the upstream wrote it. A host request the proxy cannot await gets its answer at
   once (JSON-RPC 2.0 s5.1), and is not forwarded unless the transport sent it already: one whose
@@ -111,14 +111,13 @@ from ._codes import (
     refusal,
     verdict_data,
 )
-from ._ids import recover
+from ._ids import _reply_id, _same_text, _shown, _unreadable_string_id, as_written, recover
 from ._one_line import _ONE_LINE, _ONE_LINE_UP
 from ._params import Declared, DeclaredCache
 from ._tasks import Taken, Tasks
 from ._twice import may_repeat, read_two_ways
 from ._twice import note as twice_note
 from ._twice import reason as twice_reason
-from ._written_ids import _reply_id, _same_text, _shown, _unreadable_string_id, as_written
 
 Mode = Literal["observe", "enforce"]
 Side = Literal["host", "upstream"]
