@@ -115,7 +115,7 @@ from ._ids import _reply_id, _same_text, _shown, _unreadable_string_id, as_writt
 from ._one_line import _ONE_LINE, _ONE_LINE_UP
 from ._params import Declared, DeclaredCache
 from ._tasks import Taken, Tasks
-from ._twice import may_repeat, read_two_ways
+from ._twice import may_repeat, read_repeated
 from ._twice import note as twice_note
 from ._twice import reason as twice_reason
 
@@ -390,8 +390,8 @@ class Relay:
         if look.kind == "unreadable":
             return self._host_unreadable(data, look, http, at, forwarded, withheld)
         twice = None
-        if look.kind == "request" and unrepeated is not data and may_repeat(data):  # (a scan in C; _twice)
-            read = read_two_ways(data)
+        if look.kind == "request" and unrepeated is not data and may_repeat(data, look.message):  # (_twice)
+            read = read_repeated(data)
             if read is not None:
                 if self.enforce and not forwarded:
                     return self._read_two_ways(data, look, read.member, http, at)

@@ -22,12 +22,14 @@ the server answers under either (the first, :attr:`Twice.first_id`, when its par
 first), and the relay takes an answer under either as the request's (judged against the id it
 carries), where it awaited the last one only and the host got UPSTREAM_TIMEOUT at ``--timeout``.
 
-Cost: :func:`may_repeat` is five counts and a search in C of the request's bytes (a regular-expression
-scan only where one of the names shows twice or a ``\\u`` escape shows); only a request
-that names one of these members twice, or holds a ``\\u`` escape, is read strictly (jiter, which
-refuses any repeated name), and only one the strict reader refuses is read twice more, as
-``_params`` reads a request's arguments: the first values kept (``first_read``) and the last
-(``exact_read``).
+Cost: :func:`may_repeat` is five counts and a search in C of the request's bytes; where one of the
+names shows twice as written (every 2026-07-28 ``tools/call``: its ``params.name`` and its client
+info's ``name``) and no ``\\u`` escape shows, the routing read's tree tells whether each is given
+once (:func:`each_once`: a few dictionary lookups for that shape, else a walk of at most
+:data:`_WALK` members); only then a regular-expression scan. Only a request it cannot clear is read
+strictly (jiter, which refuses any repeated name), and only one the strict reader refuses is read
+twice more, as ``_params`` reads a request's arguments: the first values kept (``first_read``) and
+the last (``exact_read``).
 """
 
 from __future__ import annotations
@@ -44,23 +46,151 @@ _NAMES: Final = re.compile(rb'"(?:method|id|params|name|taskId)"|\\u')
 plainly, and the start of a ``\\u`` escape (which may spell one of them)."""
 
 
-def may_repeat(data: bytes) -> bool:
+def may_repeat(data: bytes, message: object = None) -> bool:
     """The frame ``data`` may give one of the members :func:`two_readings` compares twice: it names
-    one of them twice as written, or holds a ``\\u`` escape. False is sure; True is for
-    :func:`two_readings` to tell.
+    one of them twice as written, or holds a ``\\u`` escape — unless ``message``, the routing
+    read (orjson's) of these very bytes, shows each name given once (:func:`each_once`). False is
+    sure; True is for :func:`two_readings` to tell.
 
     A frame that holds no ``\\u`` and each name at most once as ``bytes.count`` counts it is
     answered False without the scan (the scan's matches of one name are occurrences that do not
     overlap, of which ``count`` finds the most there are: never fewer): most requests, in five
     counts and a search in C, where the regular expression's scan of a 100-byte ``tools/call``
     took ~12,800 instructions (asked once per request: in enforce by the bridge before it is sent
-    upstream, ``Relay.unrepeated``). Any other frame is scanned as before."""
-    count = data.count
-    if (data.find(b"\\u") < 0 and count(b'"id"') < 2 and count(b'"method"') < 2 and count(b'"params"') < 2
-            and count(b'"name"') < 2 and count(b'"taskId"') < 2):
-        return False
+    upstream, ``Relay.unrepeated``). A 2026-07-28 request names ``"name"`` twice (its
+    ``_meta``'s ``io.modelcontextprotocol/clientInfo`` and, in a ``tools/call``, ``params.name``):
+    :func:`each_once` tells from ``message``. Any other frame is scanned as before."""
+    if data.find(b"\\u") < 0:
+        count = data.count
+        methods = count(b'"method"')
+        ids = count(b'"id"')
+        params = count(b'"params"')
+        names = count(b'"name"')
+        tasks = count(b'"taskId"')
+        if methods < 2 and ids < 2 and params < 2 and names < 2 and tasks < 2:
+            return False
+        if type(message) is dict and _once(message, methods, ids, params, names, tasks):
+            return False
     found = _NAMES.findall(data)
     return len(found) > 1 and (len(set(found)) < len(found) or b"\\u" in found)
+
+
+def plainly_once(data: bytes) -> bool:
+    """The frame ``data`` holds no ``\\u`` escape and names each member :func:`two_readings`
+    compares at most once as written: :func:`may_repeat` says False whatever ``message``. Not so
+    (a 2026-07-28 ``tools/call``), a caller that has not read the frame yet reads it for
+    :func:`may_repeat`'s ``message`` (the bridge, before it sends it)."""
+    count = data.count
+    return (data.find(b"\\u") < 0 and count(b'"method"') < 2 and count(b'"id"') < 2 and count(b'"params"') < 2
+            and count(b'"name"') < 2 and count(b'"taskId"') < 2)
+
+
+_WALK: Final = 64
+"""The most members and array elements :func:`each_once` looks at before it gives up (the old
+path then: the scan and the strict read). A 2026-07-28 ``tools/call`` with a few arguments holds
+about twenty."""
+
+
+def each_once(data: bytes, message: object) -> bool:
+    """Sure that no object of the JSON text ``data`` gives one of the names :func:`two_readings`
+    compares (``method``, ``id``, ``params``, ``name``, ``taskId``) twice, and that the routing
+    members' values are no object or array (whose insides may read two ways), told from
+    ``message``, orjson's reading of these very bytes (None, or anything but an object: not sure).
+    False is "not sure" (the caller reads ``data`` the old way); True is sure.
+
+    Why it is sure. orjson read ``data``, so it is JSON (RFC 8259: valid UTF-8, strings in
+    quotes, a repeated name kept once, the last); and it holds no ``\\u`` (else not sure). Each of
+    the five names is letters only, and without ``\\u`` the only escapes (``\\" \\\\ \\/ \\b \\f \\n
+    \\r \\t``) write no letter: a string equal to one, a member name or a string value, is
+    written plainly, ``"method"``. Where ``"X"`` (X one of the names) shows in the bytes, its first
+    quote is (a) a string's opening quote, and the string is exactly X (its next quote follows a
+    letter: the closing one); or (b) an escaped quote inside a string (``\\"X"``: the string
+    ends there). It cannot be a closing quote: after one, JSON has only white space, ``:``, ``,``,
+    ``}`` or ``]``, never a letter — for the same reason two showings never overlap (their shared
+    quote would be followed by a letter), so ``bytes.count`` counts every showing. So the count
+    of ``"X"`` is T + A: T the strings of the text equal to X, A the escaped-quote showings.
+    Every member name and string value in ``message`` is one of those strings, each a string of
+    its own (an object's member given twice is one name in ``message``, and the value dropped is
+    gone with its insides): the strings found equal to X there, F, are at most T. F equal to the
+    count proves A = 0 and that no string equal to X was lost — so no object gives X twice
+    (its two names would be one in ``message``: F ≤ T - 1). Then a parser that keeps the first of
+    a repeated name and one that keeps the last read the same text for ``method``, ``id``,
+    ``params`` and, within it, ``name`` and ``taskId``; a value that is no object or array reads
+    alike from the same text: :func:`read_two_ways` finds nothing. A name counted once or not at
+    all in the bytes is given at most once (two names would count two).
+
+    The walk stops as soon as every name counted more than once is found as often as counted,
+    looking at objects level by level (a 2026-07-28 request's ``clientInfo``, three levels down,
+    before anything deeper), and gives up past :data:`_WALK` members and elements: not sure."""
+    if type(message) is not dict or data.find(b"\\u") >= 0:
+        return False
+    count = data.count
+    return _once(message, count(b'"method"'), count(b'"id"'), count(b'"params"'), count(b'"name"'),
+                 count(b'"taskId"'))
+
+
+_NESTED: Final = frozenset({dict, list})
+
+
+def _once(message: dict[str, Any], methods: int, ids: int, params: int, names: int, tasks: int) -> bool:
+    """:func:`each_once` of a frame with no ``\\u`` that counts each name as given."""
+    method, routed = message.get("method"), message.get("params")
+    name = task = None
+    if type(routed) is dict:
+        name, task = routed.get("name"), routed.get("taskId")
+    if type(method) in _NESTED or type(message.get("id")) in _NESTED or type(name) in _NESTED \
+            or type(task) in _NESTED:
+        return False
+    if names == 2 and name is not None and methods < 2 and ids < 2 and params < 2 and tasks < 2:
+        # (a 2026-07-28 tools/call's, first: its params.name and its _meta's client info's name, two
+        # names of two objects: each found, both are)
+        meta = routed.get("_meta")  # type: ignore[union-attr]  # (name is not None: routed is an object)
+        client = meta.get(_CLIENT_INFO) if type(meta) is dict else None
+        if type(client) is dict and "name" in client:
+            return True
+    left = {plain: counted for plain, counted in (("method", methods), ("id", ids), ("params", params),
+                                                   ("name", names), ("taskId", tasks)) if counted > 1}
+    if not left:
+        return True
+    nodes: list[Any] = [message]
+    budget = _WALK
+    for node in nodes:  # (level by level: the list grows as it is walked)
+        budget -= len(node)
+        if budget < 0:
+            return False
+        if type(node) is dict:
+            for key, value in node.items():
+                if key in left and _found(left, key):
+                    return True
+                kind = type(value)
+                if kind is str:
+                    if value in left and _found(left, value):
+                        return True
+                elif kind is dict or kind is list:
+                    nodes.append(value)
+        else:
+            for value in node:
+                kind = type(value)
+                if kind is str:
+                    if value in left and _found(left, value):
+                        return True
+                elif kind is dict or kind is list:
+                    nodes.append(value)
+    return False
+
+
+_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
+"""Where a 2026-07-28 request's ``_meta`` names its client (``{"name": ..., "version": ...}``)."""
+
+
+def _found(left: dict[str, int], name: str) -> bool:
+    """One more string equal to ``name`` found: True once every name is found as often as counted."""
+    more = left[name] - 1
+    if more:
+        left[name] = more
+        return False
+    del left[name]
+    return not left
 
 
 def _member(message: object, path: tuple[str, ...]) -> tuple[bool, Any]:
@@ -88,14 +218,23 @@ class Twice(NamedTuple):
     else None."""
 
 
-def read_two_ways(data: bytes) -> Twice | None:
+def read_two_ways(data: bytes, message: object = None) -> Twice | None:
     """The routing member of the host request ``data`` that a parser keeping the first of a name
     given twice reads otherwise than one keeping the last (the module's rule): ``"method"``,
     ``"id"``, ``"params.name"`` (a ``tools/call`` by either reading) or ``"params.taskId"`` (a
     ``tasks/`` method by either reading), with the first reading's id when the ids differ; None
     when both read them alike, when the strict reader reads ``data`` (no name repeats), or when
-    Python's json does not read it."""
-    if not may_repeat(data) or read_strict(data) is not NOT_PARSED:
+    Python's json does not read it. ``message``: orjson's reading of ``data``, when the caller
+    has it (:func:`may_repeat`)."""
+    if not may_repeat(data, message):
+        return None
+    return read_repeated(data)
+
+
+def read_repeated(data: bytes) -> Twice | None:
+    """:func:`read_two_ways` for a caller that found :func:`may_repeat` True: the strict read
+    (jiter, which refuses any repeated name), then, when it refuses ``data``, the two readings."""
+    if read_strict(data) is not NOT_PARSED:
         return None
     first = first_read(data)
     if not isinstance(first, dict):
@@ -158,4 +297,5 @@ def note(read: Twice, sent: bool) -> str:
     return f"{reason(read.member)}; {said}; {paired}"
 
 
-__all__ = ["Twice", "may_repeat", "note", "read_two_ways", "reason", "two_readings"]
+__all__ = ["Twice", "each_once", "may_repeat", "note", "plainly_once", "read_repeated", "read_two_ways", "reason",
+           "two_readings"]
