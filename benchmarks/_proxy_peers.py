@@ -1,5 +1,11 @@
 """The upstream and the peers of bench_proxy.py: an echo MCP server (stdio or HTTP, 2025-06-18
-initialize sessions) and FastMCP's create_proxy, each run as its own process.
+initialize sessions, and 2026-07-28 stateless requests) and FastMCP's create_proxy, each run as
+its own process.
+
+The echo server answers a request whose ``params._meta`` names protocol version 2026-07-28 as a
+server of that version must: its results carry ``resultType`` ("complete"), and a tools/list
+result ``ttlMs`` and ``cacheScope`` (2026-07-28 schema: Result, CallToolResult, ListToolsResult).
+Every other request gets the 2025-06-18 answer, byte for byte as before.
 
     python benchmarks/_proxy_peers.py echo-stdio
     python benchmarks/_proxy_peers.py echo-http PORT
@@ -22,22 +28,36 @@ TOOL: dict[str, Any] = {"name": "echo", "description": "Answers with a text of `
         "inputSchema": {"type": "object", "properties": {"size": {"type": "integer"}}}}
 
 
+LATEST = "2026-07-28"
+
+
+def stateless(message: dict[str, Any]) -> bool:
+    """Whether the request is a 2026-07-28 one (its version in ``params._meta``, no session)."""
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and meta.get("io.modelcontextprotocol/protocolVersion") == LATEST
+
+
 def answer(message: dict[str, Any]) -> bytes | None:
     method = message.get("method")
     if "id" not in message:
         return None
     rid = json.dumps(message["id"]).encode()
+    latest = stateless(message)
     result: dict[str, Any]
     if method == "initialize":
         result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
                   "serverInfo": {"name": "echo", "version": "1"}}
     elif method == "tools/list":
-        result = {"tools": [TOOL]}
+        result = ({"resultType": "complete", "tools": [TOOL], "ttlMs": 0, "cacheScope": "public"} if latest
+                  else {"tools": [TOOL]})
     elif method == "ping":
         result = {}
     elif method == "tools/call":
         size = int((message.get("params") or {}).get("arguments", {}).get("size", 100))
-        return (b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":[{"type":"text","text":"'
+        return (b'{"jsonrpc":"2.0","id":' + rid + (b',"result":{"resultType":"complete","content":[{"type":"text",'
+                                                   b'"text":"' if latest else
+                                                   b',"result":{"content":[{"type":"text","text":"')
                 + b"x" * size + b'"}],"isError":false}}')
     else:
         return b'{"jsonrpc":"2.0","id":' + rid + b',"error":{"code":-32601,"message":"Method not found"}}'
