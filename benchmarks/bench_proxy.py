@@ -17,6 +17,17 @@ they offer the pair — and measures:
   counted) and its resident set after the calls (10k in a full run);
 - a 5 MB answer through stdio → stdio (seconds, beside direct).
 
+Then stdio→stdio again on protocol version 2026-07-28 (rows labelled ``stdio→stdio
+(2026-07-28)``, in the quick run too): no initialize, each tools/call carrying the version,
+clientInfo and clientCapabilities in ``params._meta``, the echo server answering with
+``resultType`` "complete"; direct, the floor and ours (observe, enforce), as on 2025-06-18.
+
+``--pair 'stdio→stdio (2026-07-28)'`` runs these alone (``--pair 'stdio→stdio'`` runs both versions).
+
+Every answer a host reads is checked to be a result (``"result"`` near its start, and at least
+as long as the text asked for), so an answer the proxy refused in enforce, or any error, stops
+the chain (reported as failed) instead of being timed as a call.
+
 On stdio→stdio a ``floor`` chain (``_proxy_peers.py floor``: a relay of bytes on uvloop's pipe
 protocols that reads nothing) shows what the extra process and its two pipe hops cost before
 any proxy work.
@@ -27,7 +38,7 @@ reported at once as too slow, with its warm-up median per call (``~`` in the p50
 waited on: FastMCP's proxy over an HTTP upstream takes hundreds of ms a call (it opens an
 upstream session per call).
 
-Numbers, not assertions (``--quick``, what ./run test runs: direct, the floor and ours only, 100
+Numbers, not timing assertions (``--quick``, what ./run test runs: direct, the floor and ours only, 100
 sequential calls per size instead of 2,000, the RSS after ~650 calls, not 10k). The machine may
 be shared: compare within a run.
 """
@@ -67,11 +78,29 @@ TICK = os.sysconf("SC_CLK_TCK")
 INIT = (b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
         b'"capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}')
 INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+V2025, V2026 = "2025-06-18", "2026-07-28"
+META_2026 = (b'"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":'
+             b'{"name":"bench","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}')
+"""A 2026-07-28 request's ``params._meta`` (basic/index: no initialize, each request carries these)."""
 
 
-def call_bytes(n: int, size: int) -> bytes:
+def call_bytes(n: int, size: int, version: str = V2025) -> bytes:
+    if version == V2026:
+        return (b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"size":%d},'
+                b'%s}}' % (n, size, META_2026))
     return (b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"size":%d}}}'
             % (n, size))
+
+
+class WrongAnswer(Exception):
+    """An answer through a chain that is not the echo's result (an error, a refusal in enforce): timed,
+    it would count as a call."""
+
+
+def expect_result(reply: bytes, size: int = 0) -> None:
+    """Check that ``reply`` is a result carrying a text of ``size`` bytes (cheap: run outside the timing)."""
+    if b'"result"' not in reply[:64] or len(reply) < size:
+        raise WrongAnswer(f"not a result of {size} bytes' text: {reply[:300]!r}")
 
 
 def free_port() -> int:
@@ -101,7 +130,8 @@ def rss_mib(pid: int) -> float:
 
 # -- hosts ------------------------------------------------------------------------------------------
 class StdioHost:
-    def __init__(self, command: list[str]) -> None:
+    def __init__(self, command: list[str], version: str = V2025) -> None:
+        self.version = version
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, bufsize=0)
         _OPEN.append(self._kill)
@@ -119,8 +149,9 @@ class StdioHost:
                 return line
 
     def start(self) -> None:
-        self.call(INIT)
-        self.w.write(INITIALIZED + b"\n")
+        if self.version == V2025:  # (2026-07-28: no initialize)
+            self.call(INIT)
+            self.w.write(INITIALIZED + b"\n")
 
     def pipelined(self, frames: list[bytes], window: int) -> None:
         sent = received = 0
@@ -132,6 +163,7 @@ class StdioHost:
             if not line:
                 raise ConnectionError("the process closed stdout")
             if b'"method"' not in line[:200]:
+                expect_result(line)
                 received += 1
 
     def _kill(self) -> None:
@@ -191,7 +223,7 @@ class HttpHost:
             host = HttpHost(self.url, self.session)
             try:
                 for frame in chunk:
-                    host.call(frame)
+                    expect_result(host.call(frame))
             except BaseException as exc:  # reported after the run
                 errors.append(exc)
             finally:
@@ -227,11 +259,18 @@ class Chain:
     pair: str
     open: Callable[[], tuple[Any, int | None, Callable[[], None]]]
     """() -> (host, the proxy's pid or None for direct, cleanup)."""
+    version: str = V2025
+    """The protocol version the host speaks (its frames: ``call_bytes``)."""
+
+    @property
+    def label(self) -> str:
+        """The pair as printed, and the key of its direct connection: the version named unless 2025-06-18."""
+        return self.pair if self.version == V2025 else f"{self.pair} ({self.version})"
 
 
-def stdio_chain(command: list[str]) -> Callable[[], tuple[Any, int | None, Callable[[], None]]]:
+def stdio_chain(command: list[str], version: str = V2025) -> Callable[[], tuple[Any, int | None, Callable[[], None]]]:
     def open_() -> tuple[Any, int | None, Callable[[], None]]:
-        host = StdioHost(command)
+        host = StdioHost(command, version)
         host.start()
         return host, host.process.pid, host.close
     return open_
@@ -289,8 +328,8 @@ def chains(upstream_url: str) -> list[Chain]:
     have_sg = NODE.exists() and SUPERGATEWAY.exists()
     echo_json = json.dumps(ECHO_STDIO)
 
-    def direct_stdio() -> tuple[Any, int | None, Callable[[], None]]:
-        host = StdioHost(ECHO_STDIO)
+    def direct_stdio(version: str = V2025) -> tuple[Any, int | None, Callable[[], None]]:
+        host = StdioHost(ECHO_STDIO, version)
         host.start()
         return host, None, host.close
 
@@ -344,6 +383,14 @@ def chains(upstream_url: str) -> list[Chain]:
     if fastmcp_ok:
         out.append(Chain("fastmcp create_proxy", "HTTP→HTTP", http_chain(
             [PY, PEERS, "fastmcp", "http", "{port}", upstream_url], "http://127.0.0.1:{port}/mcp")))
+
+    # the latest version, stateless (no initialize): stdio→stdio only, last, so the rows above run as before
+    out.append(Chain("direct", "stdio→stdio", functools.partial(direct_stdio, V2026), V2026))
+    out.append(Chain("floor: a bare uvloop relay", "stdio→stdio", stdio_chain([PY, PEERS, "floor", *ECHO_STDIO],
+                                                                               V2026), V2026))
+    out.extend(Chain(f"mcp-verdict ({mode})", "stdio→stdio", stdio_chain([*OURS, "--mode", mode, "--", *ECHO_STDIO],
+                                                                          V2026), V2026)
+               for mode in ("observe", "enforce"))
     return out
 
 
@@ -420,10 +467,12 @@ def measure(chain: Chain, n: int, flight_calls: int, rss_calls: int, bound: floa
     try:
         ids = iter(range(1, 10**9))
         warm: list[float] = []
+        version = chain.version
         for _ in range(50):  # warm up, and see whether the run can fit the bound
             t0 = time.perf_counter()
-            host.call(call_bytes(next(ids), SMALL))
+            reply = host.call(call_bytes(next(ids), SMALL, version))
             warm.append(time.perf_counter() - t0)
+            expect_result(reply, SMALL)
             if len(warm) >= 3 and time.monotonic() - started > bound / 10:
                 break
         per_call = statistics.median(warm)
@@ -446,10 +495,11 @@ def measure(chain: Chain, n: int, flight_calls: int, rss_calls: int, bound: floa
                 for who, sink in turns:
                     cpu0 = cpu_seconds(pid) if pid and who is host else 0.0
                     for _ in range(min(BLOCK, n - block)):
-                        frame = call_bytes(next(ids), size)
+                        frame = call_bytes(next(ids), size, version)
                         t0 = time.perf_counter()
-                        who.call(frame)
+                        reply = who.call(frame)
                         sink.append(time.perf_counter() - t0)
+                        expect_result(reply, size)
                     if pid and who is host:  # (the proxy's CPU over its own calls only)
                         cpu += cpu_seconds(pid) - cpu0
             calls += n
@@ -457,13 +507,13 @@ def measure(chain: Chain, n: int, flight_calls: int, rss_calls: int, bound: floa
             if base_times:
                 base_p50[size], base_p99[size] = percentiles(base_times)
         cpu_ms = cpu / calls * 1000 if pid else None
-        frames = [call_bytes(next(ids), SMALL) for _ in range(flight_calls)]
+        frames = [call_bytes(next(ids), SMALL, version) for _ in range(flight_calls)]
         t0 = time.perf_counter()
         host.pipelined(frames, 16)
         throughput = flight_calls / (time.perf_counter() - t0)
         calls += flight_calls + 50
         for _ in range(max(0, rss_calls - calls)):
-            host.call(call_bytes(next(ids), SMALL))
+            expect_result(host.call(call_bytes(next(ids), SMALL, version)), SMALL)
         rss = rss_mib(pid) if pid else None
         return Result(p50, p99, throughput, cpu_ms, rss, max(calls, rss_calls),
                       base_p50 if base is not None else None, base_p99 if base is not None else None)
@@ -521,28 +571,28 @@ def main() -> None:
         direct: dict[str, Result] = {}
         beside: dict[str, tuple[Any, Callable[[], None]]] = {}  # per pair: a direct connection kept open
         for chain in chains(url):
-            if args.pair and chain.pair not in args.pair:
+            if args.pair and chain.pair not in args.pair and chain.label not in args.pair:
                 continue
             if args.quick and not chain.name.startswith(("direct", "floor", "mcp-verdict")):
                 continue  # the quick run (./run test) measures ours beside direct; peers in a full run
             started = time.monotonic()
-            base = beside[chain.pair][0] if chain.pair in beside else None
+            base = beside[chain.label][0] if chain.label in beside else None
             try:
                 result = bounded(functools.partial(measure, chain, n, flight, rss_calls, base=base), BOUND)
             except TooSlow as exc:  # measured, and reported as such: not waited on
-                print(f"  {chain.pair:12s} {chain.name:24s} too slow: {exc}", flush=True)
-                slow.append((chain, exc.per_call * 1e6, direct.get(chain.pair)))
+                print(f"  {chain.label:12s} {chain.name:24s} too slow: {exc}", flush=True)
+                slow.append((chain, exc.per_call * 1e6, direct.get(chain.label)))
                 continue
             except Exception as exc:  # a peer that cannot run this pair is reported, not fatal
-                print(f"  {chain.pair:12s} {chain.name:24s} failed: {type(exc).__name__}: {exc}", flush=True)
+                print(f"  {chain.label:12s} {chain.name:24s} failed: {type(exc).__name__}: {exc}", flush=True)
                 continue
-            print(f"  {chain.pair:12s} {chain.name:24s} done in {time.monotonic() - started:.1f} s", flush=True)
+            print(f"  {chain.label:12s} {chain.name:24s} done in {time.monotonic() - started:.1f} s", flush=True)
             if chain.name.startswith("direct"):
-                direct[chain.pair] = result
+                direct[chain.label] = result
                 host, _, close = chain.open()  # the direct connection the pair's other chains are timed beside
                 _OPEN.append(close)
-                beside[chain.pair] = (host, close)
-            table.append((chain, result, direct.get(chain.pair)))
+                beside[chain.label] = (host, close)
+            table.append((chain, result, direct.get(chain.label)))
         for _, close in beside.values():
             _OPEN.remove(close)
             close()
@@ -560,13 +610,13 @@ def main() -> None:
             return f"{values[size] - base_values[size]:.0f}"
         p50, p99 = (r.base_p50, r.base_p99) if r.base_p50 is not None else (base.p50, base.p99) if base \
             else (None, None)
-        print(f"| {chain.pair} | {chain.name} | {added(r.p50, SMALL, p50)} "
+        print(f"| {chain.label} | {chain.name} | {added(r.p50, SMALL, p50)} "
               f"| {added(r.p99, SMALL, p99)} | {added(r.p50, LARGE, p50)} "
               f"| {added(r.p99, LARGE, p99)} | {r.throughput:.0f} "
               f"| {'' if r.cpu_ms is None else f'{r.cpu_ms:.3f}'} | {'' if r.rss is None else f'{r.rss:.0f}'} |")
     for chain, per_call, base in slow:
         added_p50 = f"~{per_call - base.p50[SMALL]:.0f}" if base else f"~({per_call:.0f})"
-        print(f"| {chain.pair} | {chain.name} | {added_p50} | too slow | | | | | |")
+        print(f"| {chain.label} | {chain.name} | {added_p50} | too slow | | | | | |")
     print(f"(added: the chain's percentile minus the direct connection's over calls interleaved with its own, "
           f"{BLOCK} at a time)")
     print("(direct rows: the absolute round trip in parentheses; RSS after", f"{max(rss_calls, 2 * n + flight)} calls"
