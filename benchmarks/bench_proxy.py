@@ -17,12 +17,12 @@ they offer the pair — and measures:
   counted) and its resident set after the calls (10k in a full run);
 - a 5 MB answer through stdio → stdio (seconds, beside direct).
 
-Then stdio→stdio again on protocol version 2026-07-28 (rows labelled ``stdio→stdio
+Then each pair again on protocol version 2026-07-28 (rows labelled e.g. ``stdio→stdio
 (2026-07-28)``, in the quick run too): no initialize, each tools/call carrying the version,
-clientInfo and clientCapabilities in ``params._meta``, the echo server answering with
-``resultType`` "complete"; direct, the floor and ours (observe, enforce), as on 2025-06-18.
-
-``--pair 'stdio→stdio (2026-07-28)'`` runs these alone (``--pair 'stdio→stdio'`` runs both versions).
+clientInfo and clientCapabilities in ``params._meta`` (and over HTTP the MCP-Protocol-Version,
+Mcp-Method and Mcp-Name headers), the echo server answering with ``resultType`` "complete";
+direct and ours (observe, enforce), and the floor on stdio→stdio. ``--pair 'stdio→stdio
+(2026-07-28)'`` runs one pair's alone (``--pair 'stdio→stdio'`` runs both versions).
 
 Every answer a host reads is checked to be a result (``"result"`` near its start, and at least
 as long as the text asked for), so an answer the proxy refused in enforce, or any error, stops
@@ -183,7 +183,13 @@ class StdioHost:
 
 
 class HttpHost:
-    def __init__(self, url: str, session: str | None = None) -> None:
+    def __init__(self, url: str, session: str | None = None, version: str = V2025) -> None:
+        self.version = version
+        self.headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                        "MCP-Protocol-Version": version}
+        if version == V2026:  # (transports, 2026-07-28: every request names its method, and a tools/call its tool;
+            # this host sends tools/call of "echo" only)
+            self.headers.update({"Mcp-Method": "tools/call", "Mcp-Name": "echo"})
         rest = url.split("//", 1)[1]
         hostport, _, path = rest.partition("/")
         host, _, port = hostport.partition(":")
@@ -193,8 +199,7 @@ class HttpHost:
         self.url = url
 
     def call(self, data: bytes) -> bytes:
-        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-                   "MCP-Protocol-Version": "2025-06-18"}
+        headers = dict(self.headers)
         if self.session:
             headers["Mcp-Session-Id"] = self.session
         self.conn.request("POST", self.path, body=data, headers=headers)
@@ -209,8 +214,9 @@ class HttpHost:
         return body
 
     def start(self) -> None:
-        self.call(INIT)
-        self.call(INITIALIZED)
+        if self.version == V2025:  # (2026-07-28: no initialize)
+            self.call(INIT)
+            self.call(INITIALIZED)
 
     def pipelined(self, frames: list[bytes], window: int) -> None:
         # this connection sits idle meanwhile, maybe past the server's keep-alive timeout (5 s for
@@ -220,7 +226,7 @@ class HttpHost:
         errors: list[BaseException] = []
 
         def run(chunk: list[bytes]) -> None:
-            host = HttpHost(self.url, self.session)
+            host = HttpHost(self.url, self.session, self.version)
             try:
                 for frame in chunk:
                     expect_result(host.call(frame))
@@ -276,7 +282,8 @@ def stdio_chain(command: list[str], version: str = V2025) -> Callable[[], tuple[
     return open_
 
 
-def http_chain(command: list[str] | None, url: str) -> Callable[[], tuple[Any, int | None, Callable[[], None]]]:
+def http_chain(command: list[str] | None, url: str,
+               version: str = V2025) -> Callable[[], tuple[Any, int | None, Callable[[], None]]]:
     """A chain whose host speaks HTTP: ``{port}`` in ``command`` and ``url`` is a port picked
     as the chain opens (picked minutes ahead, other processes on the machine may take it)."""
     def open_() -> tuple[Any, int | None, Callable[[], None]]:
@@ -298,7 +305,7 @@ def http_chain(command: list[str] | None, url: str) -> Callable[[], tuple[Any, i
                     process.kill()
                     process.wait()
             errors.close()
-        host = HttpHost(where)
+        host = HttpHost(where, version=version)
         try:
             wait_http(where)
             time.sleep(0.3)
@@ -333,8 +340,8 @@ def chains(upstream_url: str) -> list[Chain]:
         host.start()
         return host, None, host.close
 
-    def direct_http() -> tuple[Any, int | None, Callable[[], None]]:
-        host = HttpHost(upstream_url)
+    def direct_http(version: str = V2025) -> tuple[Any, int | None, Callable[[], None]]:
+        host = HttpHost(upstream_url, version=version)
         host.start()
         return host, None, host.close
 
@@ -384,13 +391,26 @@ def chains(upstream_url: str) -> list[Chain]:
         out.append(Chain("fastmcp create_proxy", "HTTP→HTTP", http_chain(
             [PY, PEERS, "fastmcp", "http", "{port}", upstream_url], "http://127.0.0.1:{port}/mcp")))
 
-    # the latest version, stateless (no initialize): stdio→stdio only, last, so the rows above run as before
+    # the latest version, stateless (no initialize): direct and ours on each pair, last, so the rows above run
+    # as before
     out.append(Chain("direct", "stdio→stdio", functools.partial(direct_stdio, V2026), V2026))
     out.append(Chain("floor: a bare uvloop relay", "stdio→stdio", stdio_chain([PY, PEERS, "floor", *ECHO_STDIO],
                                                                                V2026), V2026))
     out.extend(Chain(f"mcp-verdict ({mode})", "stdio→stdio", stdio_chain([*OURS, "--mode", mode, "--", *ECHO_STDIO],
                                                                           V2026), V2026)
                for mode in ("observe", "enforce"))
+    out.append(Chain("direct", "stdio→HTTP", functools.partial(direct_http, V2026), V2026))
+    out.extend(Chain(f"mcp-verdict ({mode})", "stdio→HTTP", stdio_chain([*OURS, "--mode", mode, "--upstream",
+                                                                          upstream_url], V2026), V2026)
+               for mode in ("observe", "enforce"))
+    out.append(Chain("direct (stdio)", "HTTP→stdio", functools.partial(direct_stdio, V2026), V2026))
+    out.extend(Chain(f"mcp-verdict ({mode})", "HTTP→stdio", http_chain(
+        [*OURS, "--mode", mode, "--listen", "127.0.0.1:{port}", "--", *ECHO_STDIO], "http://127.0.0.1:{port}/mcp",
+        V2026), V2026) for mode in ("observe", "enforce"))
+    out.append(Chain("direct", "HTTP→HTTP", functools.partial(direct_http, V2026), V2026))
+    out.extend(Chain(f"mcp-verdict ({mode})", "HTTP→HTTP", http_chain(
+        [*OURS, "--mode", mode, "--listen", "127.0.0.1:{port}", "--upstream", upstream_url],
+        "http://127.0.0.1:{port}/mcp", V2026), V2026) for mode in ("observe", "enforce"))
     return out
 
 
