@@ -571,6 +571,7 @@ class HttpHost:
                                      restart=self.options.restart, max_restarts=self.options.max_restarts,
                                      grace=self.options.grace, env=merge_env(self.options.env))
             upstream.one_line = relay.upstream_one_line = True  # an HTTP body may hold line breaks
+            relay.keeps_look = True  # (each answer's status read from the relay's reading: _respond)
             upstream.http_host = True
             upstream.on_exit = self._asked.clear  # (its requests die with it: ``_unasked``)
             bridge.upstream = upstream
@@ -1237,7 +1238,10 @@ class HttpHost:
             status = 200
         if kind == "frame" and final and stream.queue.empty() and not stream.sse:
             if stream.status is None and self._stdio is not None and _stateless(version):
-                status = _error_status(data)  # (the HTTP server is the proxy: the status is its to give)
+                read, bridge.relay.upstream_look = bridge.relay.upstream_look, None  # (the relay's reading
+                # of this very frame, when it is: dropped once read, the frame not held on)
+                status = _error_status(data, read[1] if read is not None and read[0] is data else None)
+                # (the HTTP server is the proxy: the status is its to give)
             return web.Response(body=data, status=status if status < 300 or data else 200,
                                 content_type="application/json", headers=headers)
         if headers is None:

@@ -247,9 +247,9 @@ class Relay:
     __slots__ = ("_answered_by_proxy", "_asks_refused", "_declared", "_deferred", "_digested", "_early", "_first_ids",
                  "_listing", "_listing_read", "_option_memo", "_options_of", "_progress", "_refused_asks", "_retold",
                  "_seq", "_tasks", "_tools", "_tools_budget", "_unreadable", "_waiting", "batch_opened", "clock",
-                 "conn", "enforce", "last_opened", "max_frame", "messages", "mode", "one_line", "recorder",
-                 "refuse_as", "session", "stats", "telemetry", "timeout", "tracker", "transport", "twice_note",
-                 "unrepeated", "upstream_one_line", "withholds")
+                 "conn", "enforce", "keeps_look", "last_opened", "max_frame", "messages", "mode", "one_line",
+                 "recorder", "refuse_as", "session", "stats", "telemetry", "timeout", "tracker", "transport",
+                 "twice_note", "unrepeated", "upstream_look", "upstream_one_line", "withholds")
     # (slots: an instance of more than 30 attributes keeps them in a dict of its own, not the class's
     # shared keys, and on CPython 3.11 each read of one is a hinted dict lookup, ~16% slower in a loop)
 
@@ -324,6 +324,13 @@ class Relay:
         """Some server request was refused during a call (:meth:`_refuse_during`): until then
         ``_refused_asks`` is empty, and not asked (its ``__bool__`` is a call)."""
         self._early: _Early | None = None
+        self.keeps_look = False
+        """Keep :attr:`upstream_look` (an HTTP host over a stdio upstream: ``_http_host``)."""
+        self.upstream_look: tuple[bytes, Peek] | None = None
+        """With :attr:`keeps_look`, the last upstream frame :meth:`from_upstream` read, with its
+        routing read: the HTTP host side gives a 2026-07-28 answer's status from it
+        (``_headers._error_status``) when the frame it sends is that very one, where it searched
+        the answer's bytes again, and drops it."""
         """The read of the frame :meth:`passes_early` or :meth:`read_sent` judged, for
         :meth:`from_upstream` of the same bytes next."""
         self._tasks = Tasks(self.tracker, conn)
@@ -744,6 +751,8 @@ class Relay:
                 look = peek(data)
         else:
             look = peek(data)
+        if self.keeps_look:
+            self.upstream_look = (data, look)
         if on_exchange is not None and look.kind in _ANSWER_KINDS and look.has_id \
                 and self._elsewhere(look.id, on_exchange):
             return self._elsewhere_answer(data, seq, at, http)
