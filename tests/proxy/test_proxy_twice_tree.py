@@ -90,6 +90,29 @@ def test_may_repeat_given_the_routing_read(frame: bytes, maybe: bool, member: st
     assert two_ways_member(_twice.read_two_ways(frame)) == member  # (the old path, no reading given: the same)
 
 
+@pytest.mark.parametrize(("frame", "maybe"), [row[1:3] for row in ROWS], ids=[row[0] for row in ROWS])
+def test_the_bridge_counts_once(frame: bytes, maybe: bool) -> None:
+    """The bridge in enforce counts a frame once before it reads it (``counted``) and asks
+    ``repeats`` with those counts and the routing read: the same answer as ``may_repeat``."""
+    assert _twice.repeats(frame, orjson.loads(frame), _twice.counted(frame)) is maybe
+
+
+COUNTED: list[tuple[str, bytes, tuple[int, ...] | None]] = [
+    # (row, frame, counted: "method", "id", "params", "name", "taskId" as written; () each at most once)
+    ("2025: a plain tools/call", b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}', ()),
+    ("2026: a tools/call", call26(b'"name":"get_weather","arguments":{}'), (1, 1, 1, 2, 0)),
+    ("2026: tasks/get", call26(b'"taskId":"t1"', b'"jsonrpc":"2.0","id":3,"method":"tasks/get"'), ()),
+    ("2026: id twice", call26(b'"name":"a"', b'"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call"'),
+     (1, 2, 1, 2, 0)),
+    ("a \\u escape: not counted", call26(b'"name":"a","arguments":{"city":"caf\\u00e9"}'), None),
+]
+
+
+@pytest.mark.parametrize(("frame", "expected"), [row[1:] for row in COUNTED], ids=[row[0] for row in COUNTED])
+def test_counted(frame: bytes, expected: tuple[int, ...] | None) -> None:
+    assert _twice.counted(frame) == expected
+
+
 def two_ways_member(read: _twice.Twice | None) -> str | None:
     return None if read is None else read.member
 

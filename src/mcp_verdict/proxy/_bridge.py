@@ -20,7 +20,7 @@ from ..frames import id_key
 from ..frames._jsonrpc import Id, Peek, peek
 from ._codes import UPSTREAM_UNAVAILABLE, cancelled_request
 from ._relay import Key, Out, Relay
-from ._twice import may_repeat, plainly_once
+from ._twice import PLAIN, counted, repeats
 
 _NO_LONGER_AWAITED: Final = "the proxy no longer awaits the request it cancels: nothing goes to the host for it"
 """The note of a host's ``notifications/cancelled`` for a request in flight (:meth:`Bridge.host_cancelled`)."""
@@ -120,10 +120,11 @@ class Bridge:
         first = upstream is not None and not upstream.routes_by_key and len(data) <= relay.max_frame \
             and not read_first
         if first and relay.enforce:  # (enforce may refuse one read two ways: _twice)
-            if not plainly_once(data):  # (a name counted twice: a 2026-07-28 request's "name", its clientInfo's)
+            counts = counted(data)  # (once: repeats reads these counts, not the bytes again)
+            if counts is not PLAIN:  # (a name counted twice: a 2026-07-28 request's "name", its clientInfo's)
                 if look is None:
                     look = peek(data)  # (the relay's read of it, made before the send: given to it below)
-                first = not may_repeat(data, look.message)
+                first = not repeats(data, look.message, counts)
             if first:
                 relay.unrepeated = data  # (its from_host, next, does not scan it again)
         withheld = note

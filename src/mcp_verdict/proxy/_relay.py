@@ -422,8 +422,13 @@ class Relay:
             message = look.message  # its _meta.progressToken, from this read (its _meta first: most have none)
             params = message.get("params") if message is not None else None
             meta = params.get("_meta") if type(params) is dict else None
-            waiting = _Waiting(opened, now + self.timeout, now, None, meta.get("progressToken")
-                               if type(meta) is dict and data.find(b"progressToken") >= 0 else None)
+            token = None
+            if type(meta) is dict:  # (a lookup, then the bytes searched only when it names a token: a
+                # 2026-07-28 request's _meta is an object, its bytes ~330)
+                token = meta.get("progressToken")
+                if token is not None and data.find(b"progressToken") < 0:
+                    token = None
+            waiting = _Waiting(opened, now + self.timeout, now, None, token)
             if self.telemetry is not None and opened.method == "tools/call":
                 waiting.token = self.telemetry.start(opened, self.session)
             pending[key] = waiting

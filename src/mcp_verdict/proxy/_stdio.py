@@ -612,10 +612,13 @@ class StdioUpstream:
             return True
         if self.one_line and (data.find(b"\n") >= 0 or data.find(b"\r") >= 0):
             data = one_line(data)
-        if self._init is None and data.find(b'"initialize"') >= 0:
-            self._remember_init(data)
-        elif self._initialized is None and data.find(b"notifications/initialized") >= 0:
-            self._initialized = data
+        if (self._init is None or self._initialized is None) and data.find(b"initialize") >= 0:
+            # (one search for both: a stateless 2026-07-28 host never sends either, and each frame was
+            # searched twice)
+            if self._init is None and data.find(b'"initialize"') >= 0:
+                self._remember_init(data)
+            elif self._initialized is None and data.find(b"notifications/initialized") >= 0:
+                self._initialized = data
         queue = self._queue
         if queue is not None and (len(queue) < _QUEUE_MOST and self._queued + len(data) <= max(_QUEUE_BYTES,
                                                                                                 self.limit)):

@@ -60,7 +60,7 @@ def may_repeat(data: bytes, message: object = None) -> bool:
     upstream, ``Relay.unrepeated``). A 2026-07-28 request names ``"name"`` twice (its
     ``_meta``'s ``io.modelcontextprotocol/clientInfo`` and, in a ``tools/call``, ``params.name``):
     :func:`each_once` tells from ``message``. Any other frame is scanned as before."""
-    if data.find(b"\\u") < 0:
+    if data.find(b"\\u") < 0:  # (counted's and repeats', in one call: asked of every request)
         count = data.count
         methods = count(b'"method"')
         ids = count(b'"id"')
@@ -75,14 +75,45 @@ def may_repeat(data: bytes, message: object = None) -> bool:
     return len(found) > 1 and (len(set(found)) < len(found) or b"\\u" in found)
 
 
-def plainly_once(data: bytes) -> bool:
-    """The frame ``data`` holds no ``\\u`` escape and names each member :func:`two_readings`
-    compares at most once as written: :func:`may_repeat` says False whatever ``message``. Not so
-    (a 2026-07-28 ``tools/call``), a caller that has not read the frame yet reads it for
-    :func:`may_repeat`'s ``message`` (the bridge, before it sends it)."""
+Counts = tuple[int, ...]
+"""How many times a frame shows ``"method"``, ``"id"``, ``"params"``, ``"name"``, ``"taskId"`` as
+written (:func:`counted`), or :data:`PLAIN`."""
+
+PLAIN: Final[Counts] = ()
+""":func:`counted` of a frame that holds no ``\\u`` and shows each name at most once as written:
+:func:`may_repeat` says False whatever its routing read."""
+
+
+def counted(data: bytes) -> Counts | None:
+    """How many times the frame ``data`` shows each name :func:`two_readings` compares as written
+    (``bytes.count``: ``"method"``, ``"id"``, ``"params"``, ``"name"``, ``"taskId"``); :data:`PLAIN`
+    when each at most once (most requests); None when it holds a ``\\u`` escape (which may spell
+    one of them: not counted). For a caller that asks before it has read the frame and again
+    with the routing read (the bridge in enforce; a 2026-07-28 request names ``"name"`` twice):
+    it counts once and gives the counts to :func:`repeats`."""
+    if data.find(b"\\u") >= 0:
+        return None
     count = data.count
-    return (data.find(b"\\u") < 0 and count(b'"method"') < 2 and count(b'"id"') < 2 and count(b'"params"') < 2
-            and count(b'"name"') < 2 and count(b'"taskId"') < 2)
+    methods = count(b'"method"')
+    ids = count(b'"id"')
+    params = count(b'"params"')
+    names = count(b'"name"')
+    tasks = count(b'"taskId"')
+    if methods < 2 and ids < 2 and params < 2 and names < 2 and tasks < 2:
+        return PLAIN
+    return methods, ids, params, names, tasks
+
+
+def repeats(data: bytes, message: object, counts: Counts | None) -> bool:
+    """:func:`may_repeat` of ``data`` given ``counts``, :func:`counted` of these very bytes."""
+    if counts is PLAIN:
+        return False
+    if counts is not None:
+        methods, ids, params, names, tasks = counts
+        if type(message) is dict and _once(message, methods, ids, params, names, tasks):
+            return False
+    found = _NAMES.findall(data)
+    return len(found) > 1 and (len(set(found)) < len(found) or b"\\u" in found)
 
 
 _WALK: Final = 64
@@ -297,5 +328,5 @@ def note(read: Twice, sent: bool) -> str:
     return f"{reason(read.member)}; {said}; {paired}"
 
 
-__all__ = ["Twice", "each_once", "may_repeat", "note", "plainly_once", "read_repeated", "read_two_ways", "reason",
-           "two_readings"]
+__all__ = ["PLAIN", "Counts", "Twice", "counted", "each_once", "may_repeat", "note", "read_repeated", "read_two_ways",
+           "reason", "repeats", "two_readings"]
