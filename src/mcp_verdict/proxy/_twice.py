@@ -60,19 +60,7 @@ def may_repeat(data: bytes, message: object = None) -> bool:
     upstream, ``Relay.unrepeated``). A 2026-07-28 request names ``"name"`` twice (its
     ``_meta``'s ``io.modelcontextprotocol/clientInfo`` and, in a ``tools/call``, ``params.name``):
     :func:`each_once` tells from ``message``. Any other frame is scanned as before."""
-    if data.find(b"\\u") < 0:  # (counted's and repeats', in one call: asked of every request)
-        count = data.count
-        methods = count(b'"method"')
-        ids = count(b'"id"')
-        params = count(b'"params"')
-        names = count(b'"name"')
-        tasks = count(b'"taskId"')
-        if methods < 2 and ids < 2 and params < 2 and names < 2 and tasks < 2:
-            return False
-        if type(message) is dict and _once(message, methods, ids, params, names, tasks):
-            return False
-    found = _NAMES.findall(data)
-    return len(found) > 1 and (len(set(found)) < len(found) or b"\\u" in found)
+    return repeats(data, message, counted(data))
 
 
 Counts = tuple[int, ...]
