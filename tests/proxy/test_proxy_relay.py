@@ -20,6 +20,8 @@ from mcp_verdict.proxy import REFUSED, Relay
 from mcp_verdict.proxy._codes import META_KEY
 from mcp_verdict.proxy._otel import telemetry
 
+from ._host_stream import KeptHost
+
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
         "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
 
@@ -438,14 +440,6 @@ class _Pipe:
         pass
 
 
-class _Host:
-    def __init__(self) -> None:
-        self.got: list[bytes] = []
-
-    def send(self, data: bytes, *, final: bool, answer: bool = False) -> None:
-        self.got.append(data)
-
-
 @pytest.mark.parametrize(("up", "answered"), [
     (True, []),  # sent; the answer comes from the upstream
     (False, [-31004]),  # the pipe is gone: UPSTREAM_UNAVAILABLE (README codes) at once, never a hang
@@ -455,9 +449,9 @@ def test_a_host_frame_goes_down_the_pipe_before_the_relay_reads_it(up: bool, ans
 
     from mcp_verdict.proxy._bridge import Bridge
 
-    async def go() -> tuple[_Pipe, _Host, Relay]:
+    async def go() -> tuple[_Pipe, KeptHost, Relay]:
         relay = Relay(mode="enforce")
-        pipe, host = _Pipe(up), _Host()
+        pipe, host = _Pipe(up), KeptHost()
         bridge = Bridge(relay, pipe, host)
         assert bridge.from_host(request(1), host) == ("int", 1)
         bridge.close()
@@ -487,9 +481,9 @@ def test_one_host_stream_gets_each_frame_once(mode: str, answer: bytes, timed_ou
 
     now = [0.0]
 
-    async def go() -> tuple[_Host, Bridge]:
+    async def go() -> tuple[KeptHost, Bridge]:
         relay = Relay(mode=mode, timeout=1.0, clock=lambda: now[0])  # type: ignore[arg-type]
-        host = _Host()
+        host = KeptHost()
         bridge = Bridge(relay, _Pipe(True), host)
         bridge.one_stream = True
         bridge.from_host(request(1), host)

@@ -26,6 +26,8 @@ from hypothesis import strategies as st
 from mcp_verdict.proxy import Relay, _twice
 from mcp_verdict.verdict._parser import read_strict
 
+from ._host_stream import KeptHost
+
 META = (b'"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
         b'"io.modelcontextprotocol/clientInfo":{"name":"ExampleClient","version":"1.0.0"},'
         b'"io.modelcontextprotocol/clientCapabilities":{}}')
@@ -164,14 +166,6 @@ class _Pipe:
         pass
 
 
-class _Host:
-    def __init__(self) -> None:
-        self.got: list[bytes] = []
-
-    def send(self, data: bytes, *, final: bool, answer: bool = False) -> None:
-        self.got.append(data)
-
-
 BRIDGE = [
     ("a 2026-07-28 tools/call: sent before the relay reads it", REQUEST26, [(REQUEST26, 0)], []),
     ("params.name twice: read first, answered -32600, not sent", TWICE26, [], [-32600]),
@@ -185,9 +179,9 @@ def test_enforce_sends_a_2026_request_first(frame: bytes, sent: list[tuple[bytes
     every 2026-07-28 tools/call was read first (``[(REQUEST26, 1)]``)."""
     from mcp_verdict.proxy._bridge import Bridge
 
-    async def go() -> tuple[_Pipe, _Host]:
+    async def go() -> tuple[_Pipe, KeptHost]:
         relay = Relay(mode="enforce")
-        pipe, host = _Pipe(relay), _Host()
+        pipe, host = _Pipe(relay), KeptHost()
         bridge = Bridge(relay, pipe, host)
         bridge.from_host(frame, host)
         bridge.close()
