@@ -177,24 +177,19 @@ def _once(message: dict[str, Any], methods: int, ids: int, params: int, names: i
         budget -= len(node)
         if budget < 0:
             return False
+        values = node
         if type(node) is dict:
-            for key, value in node.items():
+            for key in node:
                 if key in left and _found(left, key):
                     return True
-                kind = type(value)
-                if kind is str:
-                    if value in left and _found(left, value):
-                        return True
-                elif kind is dict or kind is list:
-                    nodes.append(value)
-        else:
-            for value in node:
-                kind = type(value)
-                if kind is str:
-                    if value in left and _found(left, value):
-                        return True
-                elif kind is dict or kind is list:
-                    nodes.append(value)
+            values = node.values()
+        for value in values:
+            kind = type(value)
+            if kind is str:
+                if value in left and _found(left, value):
+                    return True
+            elif kind is dict or kind is list:
+                nodes.append(value)
     return False
 
 
