@@ -324,6 +324,8 @@ class Relay:
         """Some server request was refused during a call (:meth:`_refuse_during`): until then
         ``_refused_asks`` is empty, and not asked (its ``__bool__`` is a call)."""
         self._early: _Early | None = None
+        """The read of the frame :meth:`passes_early` or :meth:`read_sent` judged, for
+        :meth:`from_upstream` of the same bytes next."""
         self.keeps_look = False
         """Keep :attr:`upstream_look` (an HTTP host over a stdio upstream: ``_http_host``)."""
         self.upstream_look: tuple[bytes, Peek] | None = None
@@ -331,8 +333,6 @@ class Relay:
         routing read: the HTTP host side gives a 2026-07-28 answer's status from it
         (``_headers._error_status``) when the frame it sends is that very one, where it searched
         the answer's bytes again, and drops it."""
-        """The read of the frame :meth:`passes_early` or :meth:`read_sent` judged, for
-        :meth:`from_upstream` of the same bytes next."""
         self._tasks = Tasks(self.tracker, conn)
         """The tasks running on the connection, for a task id created again (``_tasks``)."""
         self.one_line = False
