@@ -141,11 +141,10 @@ def each_once(data: bytes, message: object) -> bool:
     The walk stops as soon as every name counted more than once is found as often as counted,
     looking at objects level by level (a 2026-07-28 request's ``clientInfo``, three levels down,
     before anything deeper), and gives up past :data:`_WALK` members and elements: not sure."""
-    if type(message) is not dict or data.find(b"\\u") >= 0:
+    counts = counted(data)  # (None: a \u escape, not sure; PLAIN: each name at most once, none to find)
+    if counts is None or type(message) is not dict:
         return False
-    count = data.count
-    return _once(message, count(b'"method"'), count(b'"id"'), count(b'"params"'), count(b'"name"'),
-                 count(b'"taskId"'))
+    return _once(message, *(counts or (0, 0, 0, 0, 0)))
 
 
 _NESTED: Final = frozenset({dict, list})
