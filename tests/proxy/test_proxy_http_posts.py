@@ -6,12 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import aiohttp
 import pytest
 
+from mcp_verdict.proxy import UPSTREAM_UNAVAILABLE
 from mcp_verdict.proxy._http_posts import Posts, posts_for
+
+from ._peers import LinePeer, call, demo_http
 
 # (URL, aiohttp version; whether the POSTs go off the session)
 CASES = [
@@ -423,3 +429,64 @@ def test_a_header_holding_a_line_break_is_refused_on_every_post(headers: dict[st
     errors, seen, port = asyncio.run(go())
     assert errors == ["ValueError"] * sent
     assert seen == [b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Good: 1\r\nContent-Length: 2\r\n\r\n{}" % port]
+
+
+
+_HIDDEN = ("import sys, types, aiohttp.http_writer as w\n"
+           "shown = types.ModuleType(w.__name__)\n"
+           "shown.__dict__.update((k, v) for k, v in vars(w).items() if k != '_serialize_headers')\n"
+           "sys.modules[w.__name__] = shown\n")
+"""An aiohttp whose ``http_writer`` does not offer ``_serialize_headers`` to an importer (its own
+code still calls its own)."""
+_BROKEN = "import aiohttp.http_writer as w; del w._serialize_headers\n"
+"""An aiohttp that lacks it for its own code too: its session's every request raises NameError."""
+
+
+def _proxy(prelude: str) -> list[str]:
+    return [sys.executable, "-c", prelude + "from mcp_verdict.cli import main; main()", "proxy"]
+
+
+def test_an_aiohttp_without_its_head_serialiser_sends_every_post_through_the_session() -> None:
+    """``_serialize_headers`` is aiohttp's private name: an aiohttp that does not offer it still
+    imports the proxy, which sends every upstream POST through the session (the module's
+    ``_tested``). Was: ``ImportError`` on importing ``proxy._http_posts``, so no HTTP upstream."""
+    probe = _HIDDEN + (
+        "import asyncio, aiohttp\n"
+        "from mcp_verdict.proxy._http_posts import posts_for\n"
+        "async def go():\n"
+        "    async with aiohttp.ClientSession() as client:\n"
+        "        print(posts_for('http://127.0.0.1:8080/mcp', client, limit=4, connect=1.0, version='3.14.5'))\n"
+        "asyncio.run(go())\n")
+    done = subprocess.run([sys.executable, "-c", probe], check=False, capture_output=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"None\n", b"")
+
+
+# (the aiohttp, what the host's call gets: the sum, or the error code and the stderr line)
+FAULT_CASES = [
+    (_HIDDEN, {"sum": 5}, None),
+    # was: no answer until --timeout (UPSTREAM_TIMEOUT, -31002), nothing on stderr
+    (_BROKEN, UPSTREAM_UNAVAILABLE,
+     b"mcp-verdict proxy: the proxy failed sending the request upstream: NameError: "
+     b"name '_serialize_headers' is not defined\n"),
+]
+
+
+@pytest.mark.parametrize(("prelude", "expected", "line"), FAULT_CASES, ids=["hidden", "broken"])
+def test_a_call_through_the_proxy_to_an_http_server_on_an_odd_aiohttp(prelude: str, expected: object,
+                                                                       line: bytes | None) -> None:
+    """A stdio host's call through the proxy to the demo server over HTTP (README, "The proxy"):
+    the demo's answer when the serialiser is only hidden from the proxy; when a fault of the
+    HTTP library (or the proxy's own) stops the POST, the host's error at once and one stderr
+    line saying which, never a wait for --timeout in silence."""
+    with demo_http() as url:
+        peer = LinePeer([*_proxy(prelude), "--mode", "enforce", "--timeout", "120", "--upstream", url])
+        try:
+            raw = peer.exchange(call(7, "add_integers", {"a": 2, "b": 3}), timeout=60)
+        finally:
+            status = peer.close()
+    assert raw is not None
+    message = json.loads(raw)
+    got = message["result"]["structuredContent"] if "result" in message else message["error"]["code"]
+    assert (message["id"], got, status) == (7, expected, 0)
+    if line is not None:
+        assert b"".join(peer.stderr) == line

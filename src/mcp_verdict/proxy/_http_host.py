@@ -194,6 +194,7 @@ from ._http_upstream import (
     given,
     host_status,
     passed_back,
+    told,
     upstream_fault,
     upstream_headers,
 )
@@ -1538,8 +1539,6 @@ request's body after its answer, when the handler answered before the body came 
 the answer is written (the kernel resets it if bytes wait unread). aiohttp's default, 10 s, let
 a host that sends on (a byte at a time, or as fast as it can) hold its connection and have the
 proxy read it for 10 s after the answer."""
-_SHOWN: Final = 300
-"""Characters of an exception's message shown on the endpoint's one stderr line."""
 
 
 class _OneLine(logging.Handler):
@@ -1555,8 +1554,7 @@ class _OneLine(logging.Handler):
             exc = record.exc_info[1] if record.exc_info else None
             if exc is not None:
                 text = f"{text}: {type(exc).__name__}: {' '.join(str(exc).split())}"
-            sys.stderr.write(f"mcp-verdict proxy: {neutral(cut(text, _SHOWN))}\n")
-            sys.stderr.flush()
+            told(text)
         except Exception:  # a log line never stops the endpoint
             self.handleError(record)
 

@@ -45,16 +45,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from http.cookies import CookieError, SimpleCookie
 from typing import Final
 
 import aiohttp
 from aiohttp.client_proto import ResponseHandler
 from aiohttp.http import HttpProcessingError, StreamWriter
-from aiohttp.http_writer import _serialize_headers
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
+
+_serialised: Callable[[str, CIMultiDict[str]], bytes] | None
+"""aiohttp's own serialiser of a head, not its documented API: another version may not have it,
+and then no POST is sent here (:func:`posts_for`): the session sends them all."""
+try:
+    from aiohttp.http_writer import _serialize_headers as _serialised
+except ImportError:
+    _serialised = None
 
 _IDLE: Final = 15.0
 """Seconds an idle connection is kept (aiohttp's ``TCPConnector`` keep-alive timeout)."""
@@ -147,7 +154,8 @@ class Posts:
             if kept is not None and kept[0] == fields:  # (an HTTP host's POSTs: mostly the same headers)
                 written = b"".join((kept[1], b"%d\r\n\r\n" % len(data), data))
             else:
-                written = _serialize_headers(self._line, self._fields(headers, data))
+                assert _serialised is not None  # (posts_for makes no Posts without it)
+                written = _serialised(self._line, self._fields(headers, data))
                 tail = b"Content-Length: %d\r\n\r\n" % len(data)
                 if written.endswith(tail):  # (Content-Length last, as always but for a --header of that name)
                     self._head = fields, written[:len(written) - len(tail) + 16]
@@ -309,8 +317,12 @@ other version takes the session's path (the same answers, ~20% more CPU per call
 
 
 def _tested(version: str) -> bool:
+    """``version`` is the tested one (:data:`_TESTED`) and the aiohttp imported has the head's
+    serialiser this module calls (a private name: an install that lacks it imports this module
+    all the same, and every POST goes through the session)."""
     parts = version.split(".")[:2]
-    return all(part.isdigit() for part in parts) and tuple(map(int, parts)) == _TESTED
+    return (_serialised is not None and all(part.isdigit() for part in parts)
+            and tuple(map(int, parts)) == _TESTED)
 
 
 def posts_for(url: str, client: aiohttp.ClientSession, *, limit: int, connect: float,

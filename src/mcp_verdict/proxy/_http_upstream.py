@@ -75,6 +75,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import sys
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
@@ -766,6 +767,12 @@ class HttpUpstream:
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             self.bridge.fail(key, f"the upstream request failed: {type(exc).__name__}: {exc}", UPSTREAM_UNAVAILABLE)
             return
+        except Exception as exc:  # a fault of the proxy's or of its HTTP library's: the host is answered
+            # now (it waited for --timeout, and nothing said why) and the fault told on stderr
+            why = f"the proxy failed sending the request upstream: {type(exc).__name__}: {exc}"
+            self.bridge.fail(key, why, UPSTREAM_UNAVAILABLE)
+            told(why)
+            return
         finally:
             holds = self._posts.get(key)
             if holds is asyncio.current_task():
@@ -1346,3 +1353,14 @@ class HttpUpstream:
 _POSTING: Final = (HttpUpstream._post.__code__, HttpUpstream._post_behind.__code__)
 _READING: Final = HttpUpstream._read.__code__
 """The code objects :func:`_reading` looks for in a POST's coroutine."""
+
+
+_SHOWN: Final = 300
+"""Characters of a message shown on the proxy's one stderr line (:func:`told`)."""
+
+
+def told(text: str) -> None:
+    """``text`` as one stderr line: ``mcp-verdict proxy:`` and the text cut at :data:`_SHOWN`
+    characters, every control character shown as its escape (a peer's bytes may be in it)."""
+    sys.stderr.write(f"mcp-verdict proxy: {neutral(cut(text, _SHOWN))}\n")
+    sys.stderr.flush()
