@@ -27,6 +27,7 @@ from mcp_verdict import Limits, classify
 from mcp_verdict.verdict._classify import OptionError, OptionsMemo, check_option, classify_options
 
 from .hostile import nested_list
+from .raising import RaisingMapping
 
 ANSWER = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}'
 VERSIONS = "2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28"
@@ -369,3 +370,46 @@ def test_a_request_id_of_5000_digits_is_named_by_its_size() -> None:
     verdict = classify(ANSWER, request_id=BIG)
     assert [(f.code, f.message) for f in verdict.findings] == [
         ("envelope.id_mismatch", "the id is 1; the request's id is <an integer of about 5000 digits>")]
+
+
+class _ContainsRaises(dict[str, Any]):
+    """Capabilities whose ``in`` raises (a dict by type, so classify reads it member by member)."""
+
+    def __contains__(self, key: object) -> bool:
+        raise RuntimeError("boom")
+
+
+class _IdsThenRaise:
+    """An iterable of extension ids that raises after its first id."""
+
+    def __iter__(self) -> Any:
+        yield TASKS
+        raise RuntimeError("gen boom")
+
+    def __repr__(self) -> str:
+        return "<ids then boom>"
+
+
+# classify's options whose reading raises → (option, the message): the README's one wording,
+# "{option} must be {expected}; reading {value} raised {exception}" (README, "The API in five
+# minutes"). Was: the caller's own exception out of classify (RuntimeError, Boom).
+RAISING: list[tuple[str, dict[str, Any], str, str]] = [
+    ("capabilities raise on in", {"client_capabilities": _ContainsRaises()}, "client_capabilities",
+     "client_capabilities must be the capabilities object; reading {} raised RuntimeError: boom"),
+    ("every read raises", {"client_capabilities": RaisingMapping()}, "client_capabilities",
+     "client_capabilities must be the capabilities object; reading <RaisingMapping object; its repr raised Boom> "
+     "raised Boom: boom"),
+    ("a capability raises", {"client_capabilities": {"elicitation": RaisingMapping()}}, "client_capabilities",
+     "client_capabilities must be the capabilities object; reading {'elicitation': <RaisingMapping object; its "
+     "repr raised Boom>} raised Boom: boom"),
+    ("extensions raise part-way", {"extensions": _IdsThenRaise()}, "extensions",
+     "extensions must be an iterable of extension id strings; reading <ids then boom> raised RuntimeError: gen boom"),
+]
+
+
+@pytest.mark.parametrize(("options", "option", "message"), [row[1:] for row in RAISING], ids=[r[0] for r in RAISING])
+def test_an_option_whose_reading_raises_is_an_option_error(options: dict[str, Any], option: str,
+                                                           message: str) -> None:
+    with pytest.raises(OptionError) as caught:
+        classify(ANSWER, version="2026-07-28", **options)
+    assert (caught.value.option, str(caught.value)) == (option, message)

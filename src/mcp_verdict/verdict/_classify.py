@@ -40,6 +40,13 @@ def _shown(value: object) -> str:
     return shown(value)
 
 
+def _unreadable(option: str, expected: str, value: object, exc: BaseException) -> OptionError:
+    """``_shown.unreadable``: the OptionError of an option whose reading raised (imported then)."""
+    from ._shown import unreadable
+
+    return unreadable(option, expected, value, exc)
+
+
 class OptionError(ValueError):
     """A bad option of ``classify`` (its message says which and why), and where it is, for a
     caller that names places its own way (the corpus loader names a data line's member):
@@ -374,9 +381,21 @@ def _options(version: object, client_capabilities: object = None, extensions: ob
         expected = f"one of {', '.join(VERSIONS)}"
         raise OptionError("version", expected, version,
                           f"unknown protocol version {_shown(version)}; expected {expected}")
+    form = True
     if client_capabilities is not None:
-        _check_capabilities(client_capabilities)
-    negotiated = _NO_EXTENSIONS if type(extensions) in _COLLECTIONS and not extensions else _negotiated(extensions)
+        try:
+            _check_capabilities(client_capabilities)
+            form = _form_elicitation(client_capabilities)  # type: ignore[arg-type]
+        except OptionError:
+            raise
+        except Exception as exc:  # the caller's mapping (its __contains__, __getitem__...) raised as it was read
+            raise _unreadable("client_capabilities", "the capabilities object", client_capabilities, exc) from None
+    try:
+        negotiated = _NO_EXTENSIONS if type(extensions) in _COLLECTIONS and not extensions else _negotiated(extensions)
+    except OptionError:
+        raise
+    except Exception as exc:  # the caller's iterable (its __iter__, a generator's body...) raised as it was read
+        raise _unreadable("extensions", _EXTENSIONS, extensions, exc) from None
     if not isinstance(absent_result_type, str) or absent_result_type not in ("invalid", "complete"):
         raise OptionError("absent_result_type", '"invalid" or "complete"', absent_result_type)
     if type(limits) is not Limits:
@@ -390,7 +409,7 @@ def _options(version: object, client_capabilities: object = None, extensions: ob
     options = Options(rules, limits.max_bytes, limits.max_depth, limits.max_nodes,
                       client_capabilities,  # type: ignore[arg-type]
                       negotiated, absent_result_type == "complete", reader, quick_bytes,
-                      client_capabilities is None or _form_elicitation(client_capabilities),  # type: ignore[arg-type]
+                      form,
                       min(quick_bytes, SKIM_BYTES), min(quick_bytes, _WIDE_BYTES))
     if (client_capabilities is None and not negotiated and absent_result_type == "invalid"
             and limits is DEFAULT_LIMITS):
