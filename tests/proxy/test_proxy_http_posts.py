@@ -490,3 +490,29 @@ def test_a_call_through_the_proxy_to_an_http_server_on_an_odd_aiohttp(prelude: s
     assert (message["id"], got, status) == (7, expected, 0)
     if line is not None:
         assert b"".join(peer.stderr) == line
+
+
+def test_a_fault_while_posting_a_hosts_notification_is_said() -> None:
+    """A stdio host's 2025-06-18 session through the proxy to the demo server over HTTP on an
+    aiohttp whose session cannot send (the ``_BROKEN`` install): each request is answered at once
+    with UPSTREAM_UNAVAILABLE, and the host's notification, which no answer can carry to a stdio
+    host, is said on stderr. Was: the notification's task died unseen (nothing said anywhere)."""
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                             "clientInfo": {"name": "proxy-tests", "version": "0"}}}
+    with demo_http() as url:
+        peer = LinePeer([*_proxy(_BROKEN), "--mode", "enforce", "--timeout", "120", "--upstream", url])
+        try:
+            first = peer.exchange(initialize, timeout=60)
+            peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            second = peer.exchange({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, timeout=60)
+        finally:
+            status = peer.close()
+    codes = [json.loads(raw)["error"]["code"] if raw is not None else None for raw in (first, second)]
+    assert (codes, status) == ([UPSTREAM_UNAVAILABLE, UPSTREAM_UNAVAILABLE], 0)
+    fault = b"NameError: name '_serialize_headers' is not defined\n"
+    assert sorted(peer.stderr) == [
+        b"mcp-verdict proxy: the host's frame: the proxy failed sending it upstream: " + fault,
+        b"mcp-verdict proxy: the proxy failed sending the request upstream: " + fault,
+        b"mcp-verdict proxy: the proxy failed sending the request upstream: " + fault,
+    ]

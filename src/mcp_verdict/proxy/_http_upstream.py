@@ -948,6 +948,12 @@ class HttpUpstream:
             status, fault, reason = upstream_fault(exc, self.timeout)
             self._undelivered(data, reason, f"answered HTTP {status}")
             return Delivery(status, _JSON, fault, lapsed=isinstance(exc, TimeoutError))
+        except Exception as exc:  # a fault of the proxy's or of its HTTP library's: said, never lost unseen
+            reason = f"the proxy failed sending it upstream: {type(exc).__name__}: {exc}"
+            told(f"the host's frame: {reason}")
+            self._undelivered(data, reason, "answered HTTP 502")
+            return Delivery(502, _JSON, error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
+                                                    {"reason": reason}))
         body = given(response.status, read, self.limit)
         if isinstance(body, Refused):
             self._undelivered(data, body.reason, "answered HTTP 502")
