@@ -368,14 +368,14 @@ def test_mcp_param_headers_are_checked_once_the_tool_is_listed(tmp_path: Path) -
 # -- a task request's Mcp-Name (the tasks extension) ------------------------------------------------
 # ext-tasks (specification/draft/tasks.md): over Streamable HTTP the client MUST set Mcp-Name to
 # params.taskId on tasks/get, tasks/update and tasks/cancel, for intermediaries to route a task's
-# requests; a header that disagrees with its body is refused as the core's are (2026-07-28
-# basic/transports/streamable-http, Server Validation: 400, HeaderMismatch), one that is absent is
-# forwarded (the extension asks the client only). (the method, the Mcp-Name header or None;
-# refused) — by hand ("dC0x": "t-1" in Base64). Before, every one was forwarded.
+# requests; a header that disagrees with its body, or one that is absent — a required standard
+# header missing —, is refused as the core's are (2026-07-28 basic/transports/streamable-http,
+# Server Validation: 400, HeaderMismatch). (the method, the Mcp-Name header or None; refused) —
+# by hand ("dC0x": "t-1" in Base64). Before, every one was forwarded; then an absent one still was.
 TASK_NAME = [
     ("tasks/get", "t-1", False),
     ("tasks/get", "=?base64?dC0x?=", False),
-    ("tasks/get", None, False),
+    ("tasks/get", None, True),
     ("tasks/get", "t-2", True),
     ("tasks/get", "get_forecast", True),
     ("tasks/cancel", "t-2", True),

@@ -138,6 +138,9 @@ TWICE: list[tuple[str, str, tuple[str, str, str], tuple[int, Any]]] = [
     # before: 200, "called route" (Mcp-Method matched the last method, a tools/list, which names no tool)
     ("method-twice", '{"jsonrpc":"2.0","id":7,"method":"tools/call","method":"tools/list","params":{"name":"route",'
      '"arguments":{"count":1},"_meta":@}}', ("tools/list", "", ""), CHECKED),
+    # a task's id read two ways: its Mcp-Name (required, ext-tasks) cannot match both readings
+    ("task-id-twice", '{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"taskId":"a","taskId":"b","_meta":@}}',
+     ("tasks/get", "b", ""), CHECKED),
 ]
 
 

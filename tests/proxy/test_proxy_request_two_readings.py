@@ -236,13 +236,12 @@ def test_a_batch_element_read_two_ways(tmp_path: Path, mode: str, batch: str,
 
 # An HTTP host (2026-07-28, over the proxy's HTTP host side and the same stdio server): (case, body as
 # written, "@" the _meta value; its Mcp-Method header) → in enforce, what the POST gets: (status, the
-# JSON-RPC error's id, code, data.member), and nothing reaches the server. (A method or params.name read
-# two ways is refused before, by the header checks against both readings: test_proxy_listing_two_readings.)
+# JSON-RPC error's id, code, data.member), and nothing reaches the server. (A method, params.name or
+# params.taskId read two ways is refused before, by the header checks against both readings — Mcp-Name
+# is required on tasks/get, tasks/update and tasks/cancel too: test_proxy_listing_two_readings.)
 HTTP_ROWS: list[tuple[str, str, str, tuple[int, Any, int, str]]] = [
     ("id-twice", '{"jsonrpc":"2.0","id":3,"id":4,"method":"ping","params":{"_meta":@}}', "ping",
      (200, None, INVALID_REQUEST, "id")),
-    ("task-id-twice", '{"jsonrpc":"2.0","id":8,"method":"tasks/get","params":{"taskId":"a","taskId":"b","_meta":@}}',
-     "tasks/get", (200, 8, INVALID_REQUEST, "params.taskId")),
 ]
 
 

@@ -388,7 +388,7 @@ def test_a_stdio_hosts_request_gets_the_mcp_name_of_its_method() -> None:
 # 2026-07-28; basic/utilities/cancellation) or is the closing of the request's stream (2026-07-28
 # and later, basic/transports/streamable-http: Cancellation): (the host's MCP-Protocol-Version;
 # sent as a notification). Without the header, 2025-03-26 (Protocol Version Header). A text that
-# is no version date is read as the host side reads it (proxy/_headers._stateless: not stateless,
+# is no version date is read as the host side reads it (frames/_routing_headers.stateless: not stateless,
 # its cancellation forwarded as a notification): before, the upstream side read "9999" and
 # "2026-07-28x" as stateless and dropped the notification the host side had forwarded.
 CANCEL_BY_NOTIFICATION = [

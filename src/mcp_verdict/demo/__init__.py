@@ -52,7 +52,7 @@ def http_command(port: int = 0) -> list[str]:
     return [sys.executable, "-m", "mcp_verdict.demo", "http", "--port", str(port)]
 
 
-LAYER_CONTRACT = {"layers": ("verdict", "judgement"), "libraries": ("jsonschema", "uvicorn")}
+LAYER_CONTRACT = {"layers": ("verdict", "judgement", "frames"), "libraries": ("jsonschema", "uvicorn")}
 """What this layer may import (read by tests/test_layers.py, which also holds the fixed rules)."""
 
 __all__ = [

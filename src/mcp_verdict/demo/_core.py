@@ -39,7 +39,6 @@ from jsonschema.exceptions import best_match
 
 from .. import __version__
 from ._call import SERVER_INFO_KEY, TASKS_EXTENSION, Call, Services
-from ._headers import header_mismatch
 from ._notes import NoteStore
 from ._state import StateSealer
 from ._tasks import TaskStore, UnknownTask
@@ -85,8 +84,10 @@ class Connection:
     ``legacy_version``: the version a legacy ``initialize`` negotiated — for the whole stdio
     process (set by the core when it answers ``initialize``), or for one HTTP request (set by
     the core from a legacy ``MCP-Protocol-Version`` header). ``None``: modern only.
-    ``headers``: the HTTP request's headers (lower-case names); ``None`` on stdio. With them
-    the core applies the Streamable HTTP header rules (``_headers``).
+    ``headers``: the HTTP request's headers; ``None`` on stdio. With them the core applies the
+    Streamable HTTP header rules (``frames._routing_headers``, the proxy's too). The HTTP edge
+    gives a ``FieldList``, which keeps each value of a repeated name (a header given twice is
+    refused); a plain mapping holds one value a name.
     """
 
     legacy_version: str | None = None
@@ -132,9 +133,16 @@ class DemoServer:
     @staticmethod
     def _http_rules(message: object, connection: Connection) -> None:
         """A legacy ``MCP-Protocol-Version`` header on a request without the modern ``_meta``
-        selects legacy semantics; a present routing header that disagrees with a modern
-        request's body is -32020 (basic/transports/streamable-http)."""
-        headers = connection.headers or {}
+        selects legacy semantics; a modern request (its ``_meta`` holding the required members)
+        or notification whose routing headers fail Server Validation is -32020, 400
+        (basic/transports/streamable-http; the rule, as strict as the proxy's, is
+        ``frames._routing_headers``)."""
+        # (loaded on the first HTTP request: the frames layer costs a stdio demo process ~25 ms
+        # of start-up, ~190M instructions, which it never uses)
+        from ..frames._routing_headers import FieldList, applies, mismatch
+
+        given = connection.headers
+        headers = given if isinstance(given, FieldList) else FieldList((given or {}).items())
         if not isinstance(message, dict):
             return
         params = message.get("params")
@@ -142,8 +150,13 @@ class DemoServer:
         meta = meta if isinstance(meta, dict) else {}
         if PROTOCOL_VERSION_KEY not in meta and headers.get("mcp-protocol-version") in LEGACY_VERSIONS:
             connection.legacy_version = headers["mcp-protocol-version"]
-        if all(key in meta for key in REQUIRED_META) and "id" in message:
-            why = header_mismatch(message, headers)
+        method = message.get("method")
+        kind = "request" if "id" in message else "notification"
+        if not isinstance(method, str) or (kind == "request" and not all(key in meta for key in REQUIRED_META)):
+            return  # (a request missing its _meta fields: answered -32602 for that, below)
+        params = params if isinstance(params, dict) else {}
+        if applies(kind, params, headers):
+            why = mismatch(kind, method, params, headers)
             if why is not None:
                 raise RequestError(HEADER_MISMATCH, f"Header mismatch: {why}")
 

@@ -9,9 +9,14 @@ basic/transports/streamable-http
   streams SSE); a notification gets 202 with no body;
 - errors carry their HTTP status (``_wire.HTTP_STATUS``): 400 for -32700/-32600/-32602 (e.g.
   missing ``_meta`` fields)/-32020/-32021/-32022, 404 for -32601 (#protocol-version-header);
-- header validation, loosely (#server-validation, ``_headers``; applied by the core to every
-  request that came with headers): a present header that does not match the body is 400
-  -32020; an absent header is tolerated;
+- header validation (#server-validation, ``frames._routing_headers``, the proxy's rule too;
+  applied by the core to every modern request): a required header (``Mcp-Method``;
+  ``Mcp-Name`` on ``tools/call``, ``prompts/get``, ``resources/read`` and the tasks
+  extension's requests) missing, a header given twice, holding a character outside visible
+  ASCII, a Base64 sentinel that does not decode, or a value that is not the body's is 400
+  -32020; a request without ``MCP-Protocol-Version`` is required no header (a server serving
+  clients older than 2025-06-18 MAY take it as 2025-03-26's, #protocol-version-header), but
+  one it gives must match;
 - #security-endpoint: bound to 127.0.0.1 only, never another interface; an ``Origin`` or
   ``Host`` that is not loopback gets 403;
 - closing the connection while a (slow) request is pending cancels it (#cancellation);
@@ -30,19 +35,19 @@ import logging
 import socket
 import sys
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, MutableMapping
 from typing import IO, TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
 from ._core import Connection, DemoServer
-from ._headers import decode_header_value, header_mismatch
 from ._wire import HTTP_STATUS, INVALID_REQUEST, Reply, error_reply
 
 if TYPE_CHECKING:
     import uvicorn
 
-__all__ = ["DemoHttpApp", "decode_header_value", "header_mismatch", "run_http", "serve_http",
-           "serve_http_in_thread"]
+    from ..frames._routing_headers import FieldList
+
+__all__ = ["DemoHttpApp", "run_http", "serve_http", "serve_http_in_thread"]
 
 log = logging.getLogger("mcp_verdict.demo")
 
@@ -81,7 +86,9 @@ class DemoHttpApp:
             return
         if scope["type"] != "http":
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        from ..frames._routing_headers import FieldList  # (as the core: not loaded in a stdio demo)
+
+        headers = FieldList((k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers", []))
         if scope.get("path") != self.path:
             await _plain(send, 404, b"not found: the MCP endpoint is " + self.path.encode())
             return
@@ -98,7 +105,7 @@ class DemoHttpApp:
             return
         await self._post(body, headers, receive, send)
 
-    async def _post(self, body: bytes, headers: Mapping[str, str], receive: Receive, send: Send) -> None:
+    async def _post(self, body: bytes, headers: FieldList, receive: Receive, send: Send) -> None:
         reply = self.server.handle_bytes(body, Connection(headers=headers))
         if reply.delay > 0 and not await _wait_unless_disconnected(reply.delay, receive):
             log.info("the client disconnected: request cancelled")

@@ -15,8 +15,11 @@ here that does I/O), the seconds an HTTP error's Retry-After asks for (``_retry_
 caller may send in a tool call or an answer to an input request (``_sendable``: JSON values only,
 checked before anything is written), and what a connection keeps of the tools its server listed
 (``_tools``: a whole listing replaces them, within a per-connection budget, and nothing is learnt
-from one no strict parser reads; the tap, the audit and the proxy keep them by this one rule). The
-client, the tap, the proxy and the audit all read the wire through it.
+from one no strict parser reads; the tap, the audit and the proxy keep them by this one rule), and
+the Streamable HTTP routing headers of a 2026-07-28 request checked against its body
+(``_routing_headers``: ``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name``, the Base64
+sentinel; the demo server and the proxy apply this one rule). The client, the tap, the proxy and
+the audit all read the wire through it.
 
 May import: the verdict layer (versions and extension ids), the standard library, orjson, and msgspec
 (its frozen Structs are the immutable values a frame makes: built in C, ~10x a frozen dataclass).

@@ -1,49 +1,26 @@
 """What a host's POST must say in its headers under the 2026-07-28 Streamable HTTP transport,
 checked against its body (:func:`header_mismatch`: ``MCP-Protocol-Version`` against the body's
 ``_meta`` version, ``Mcp-Method``, ``Mcp-Name``, and the tool's ``Mcp-Param-{name}`` headers by
-``_params``), which versions are stateless (:func:`_stateless`), and the HTTP status of a
-stateless request's JSON-RPC error (:func:`_error_status`). 2026-07-28
+``_params``), and the HTTP status of a stateless request's JSON-RPC error (:func:`_error_status`). 2026-07-28
 basic/transports/streamable-http: Protocol Version Header, Standard Request Headers, Value
-Encoding, Server Validation.
+Encoding, Server Validation. The standard headers' rule itself (which request needs which
+header, the Base64 sentinel, a malformed header, the reasons) is ``frames/_routing_headers``',
+which the demo server applies too; this module adds what the proxy reads beyond it: the
+``Mcp-Param-*`` headers (``_params``), and the bodies orjson does not read or reads one way of two.
 """
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Callable
 from typing import Final
 
 from ..frames._jsonrpc import Peek, peek
+from ..frames._routing_headers import applies, mismatch
+from ..frames._routing_headers import stateless as _stateless
 from ..verdict._parser import NOT_PARSED, read_strict
 from ..verdict._peer_text import cut, neutral
 from ._codes import HEADER_MISMATCH, PARSE_ERROR
-from ._params import (
-    NAMED,
-    TASK_NAMED,
-    Declared,
-    Headers,
-    decoded,
-    exact_arguments,
-    exact_read,
-    first_read,
-    one_header,
-    param_mismatch,
-    shown_value,
-)
-
-_DATE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-_STATELESS: Final = "2026-07-28"
-"""The first protocol version without sessions (a request of it or later has no Mcp-Session-Id)."""
-
-
-@functools.lru_cache(maxsize=64)
-def _stateless(version: str | None) -> bool:
-    """``version`` (an ``MCP-Protocol-Version``) is 2026-07-28 or later (versions are dates).
-    Read once per text (a host sends the same one on each request, and a POST asks up to five
-    times; at most 64 texts kept)."""
-    return version is not None and _DATE.fullmatch(version) is not None and version >= _STATELESS
-
+from ._params import Declared, Headers, exact_arguments, exact_read, first_read, param_mismatch
 
 _ERROR_STATUS: Final = {-32700: 400, -32600: 400, -32602: 400, -32020: 400, -32021: 400, -32022: 400, -32601: 404}
 """The HTTP status of a 2026-07-28 request's JSON-RPC error (basic/transports/streamable-http,
@@ -68,9 +45,6 @@ def _error_status(data: bytes, look: Peek | None = None) -> int:
     return _ERROR_STATUS.get(code, 200) if type(code) is int else 200
 
 
-_META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
-
-
 def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Declared | None] | None = None,
                     body: bytes | None = None) -> tuple[int, str] | None:
     """Why a host's POST (its body read as ``look``, its HTTP ``headers``) fails the 2026-07-28
@@ -81,14 +55,17 @@ def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Declared
 
     It applies to a request or notification whose ``MCP-Protocol-Version`` header, or whose
     body's ``_meta`` version, is 2026-07-28 or later; an absent ``MCP-Protocol-Version`` header is
-    not required (a server MAY take the request as 2025-03-26's). Checked: the header matches
+    not required (a server MAY take the request as 2025-03-26's), and without it no header is
+    required, nor an ``Mcp-Param-*`` one checked, but a given ``Mcp-Method`` or ``Mcp-Name`` must
+    still match the body (before, none was checked). Checked, by the rule the demo
+    server shares (``frames._routing_headers.applies`` and ``mismatch``): the header matches
     the ``_meta`` ``io.modelcontextprotocol/protocolVersion`` (when the body holds one as a string:
     without, the server answers the missing field); ``Mcp-Method``, required on a request,
     matches ``method`` (on a notification, when present); ``Mcp-Name``, required on ``tools/call``
-    and ``prompts/get`` (``params.name``) and ``resources/read`` (``params.uri``) when the body
-    holds that string (``_params.NAMED``), and on the tasks extension's requests checked when
-    given (``params.taskId``: ``_params.TASK_NAMED``), matches it once a Base64 sentinel is
-    decoded. Each given once, in visible ASCII. On ``tools/call``, the ``Mcp-Param-{name}``
+    and ``prompts/get`` (``params.name``), ``resources/read`` (``params.uri``) and the tasks
+    extension's ``tasks/get``, ``tasks/update`` and ``tasks/cancel`` (``params.taskId``) when the
+    body holds that string (``frames._routing_headers.NAMED``), matches it once a Base64 sentinel
+    is decoded. Each given once, in visible ASCII. On ``tools/call``, the ``Mcp-Param-{name}``
     headers the tool's ``inputSchema`` declares
     (``x-mcp-header``) agree with its ``arguments`` (``_params.param_mismatch``: a header
     missing for an argument there, given for one absent, malformed, or not the argument's
@@ -126,7 +103,7 @@ def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Declared
                     method if isinstance(method, str) else None, message)
         if look.method is None:
             return None
-    if not _checked(look, headers):  # (a 2025 request: no header to check, asked once)
+    if not applies(look.kind, look.params, headers):  # (a 2025 request: no header to check, asked once)
         return None
     exact = None if body is None else lambda: exact_arguments(body)
     reason = _header_reason(look, headers, tool, exact)
@@ -141,65 +118,20 @@ def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Declared
     return None if reason is None else (HEADER_MISMATCH, reason)
 
 
-def _stated(look: Peek) -> str | None:
-    """The protocol version the body's ``_meta`` states, when a string."""
-    meta = look.params.get("_meta")
-    stated = meta.get(_META_VERSION) if isinstance(meta, dict) else None
-    return stated if isinstance(stated, str) else None
-
-
-def _checked(look: Peek, headers: Headers) -> bool:
-    """The headers of the request or notification read as ``look`` are checked against its body
-    (:func:`_header_reason`): a 2026-07-28 ``MCP-Protocol-Version`` header, or a body whose
-    ``_meta`` states 2026-07-28, and a header."""
-    if look.kind not in ("request", "notification"):
-        return False
-    versions = headers.getall("MCP-Protocol-Version", [])
-    return bool(versions) and (any(_stateless(v) for v in versions) or _stateless(_stated(look)))
-
-
 def _header_reason(look: Peek, headers: Headers, tool: Callable[[str], Declared | None] | None,
                    exact: Callable[[], object] | None) -> str | None:
-    """:func:`header_mismatch`'s HeaderMismatch reason, or None."""
-    if not _checked(look, headers):
-        return None
+    """:func:`header_mismatch`'s HeaderMismatch reason, or None: the standard headers
+    (``frames._routing_headers.mismatch``), then a ``tools/call``'s ``Mcp-Param-*`` headers."""
     params = look.params
-    stated = _stated(look)
-    version, problem = one_header(headers, "MCP-Protocol-Version")
-    if problem is not None:
-        return problem
-    if stated is not None and version != stated:
-        return (f"the MCP-Protocol-Version header {shown_value(version or '')} does not match the body's _meta "
-                f"{_META_VERSION} {shown_value(stated)}")
+    if not applies(look.kind, params, headers):
+        return None
     method = look.method or ""
-    given, problem = one_header(headers, "Mcp-Method")
-    if problem is not None:
-        return problem
-    if given is None and look.kind == "request":
-        return "the Mcp-Method header is missing (required on every request)"
-    if given is not None and given != method:
-        return f"the Mcp-Method header {shown_value(given)} does not match the body's method {shown_value(method)}"
-    source = NAMED.get(method)
-    required = source is not None
-    if not required:
-        source = TASK_NAMED.get(method)  # (the tasks extension's: checked when given)
-    target = params.get(source) if source is not None and look.kind == "request" else None
-    if not isinstance(target, str):
-        return None
-    given, problem = one_header(headers, "Mcp-Name")
-    if problem is not None:
-        return problem
-    if given is None and not required:
-        return None
-    if given is None:
-        return f"the Mcp-Name header is missing (required on {method}: params.{source})"
-    named = decoded(given)
-    if named is None:
-        return f"the Mcp-Name header {shown_value(given)} is a Base64 sentinel that does not decode to UTF-8"
-    if named != target:
-        return (f"the Mcp-Name header {shown_value(given)} does not match the body's params.{source} "
-                f"{shown_value(target)}")
-    found = tool(target) if tool is not None and method == "tools/call" else None
+    reason = mismatch(look.kind, method, params, headers)
+    if reason is not None or tool is None or method != "tools/call" or look.kind != "request" \
+            or not headers.getall("MCP-Protocol-Version", ()):  # (no version header: no Mcp-Param-* rule)
+        return reason
+    name = params.get("name")
+    found = tool(name) if isinstance(name, str) else None
     if found is None:
         return None
     return param_mismatch(found, params.get("arguments"), headers, exact)

@@ -170,6 +170,7 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from ..frames._jsonrpc import Peek, id_json, id_key, id_text, peek
+from ..frames._routing_headers import stateless as _stateless
 from ..frames._tools import ToolsBudget
 from ..verdict._peer_text import cut, neutral
 from ._batch import follows
@@ -183,7 +184,7 @@ from ._codes import (
     with_id,
     with_request_id,
 )
-from ._headers import _error_status, _stateless, header_mismatch
+from ._headers import _error_status, header_mismatch
 from ._http_posts import Posts, posts_for
 from ._http_upstream import (
     HttpUpstream,

@@ -88,6 +88,10 @@ from multidict import CIMultiDict
 
 from ..frames import SSEParser, id_key
 from ..frames._jsonrpc import peek
+from ..frames._routing_headers import NAMED, header_value
+from ..frames._routing_headers import PROTOCOL_VERSION_KEY as _META_VERSION
+from ..frames._routing_headers import STATELESS as _STATELESS
+from ..frames._routing_headers import stateless as _stateless
 from ..verdict._peer_text import cut, neutral
 from ._codes import (
     TOO_LARGE,
@@ -98,9 +102,8 @@ from ._codes import (
     error_frame,
     with_id,
 )
-from ._headers import _META_VERSION, _STATELESS, _stateless
 from ._http_posts import Answer, Posts, posts_for, silent
-from ._params import NAMED, TASK_NAMED, exact_arguments, header_value, param_headers
+from ._params import exact_arguments, param_headers
 from ._relay import Key
 
 if TYPE_CHECKING:
@@ -680,7 +683,7 @@ class HttpUpstream:
             if isinstance(version, str):
                 out["MCP-Protocol-Version"] = version
                 out["Mcp-Method"] = look.method
-                source = NAMED.get(look.method) or TASK_NAMED.get(look.method)
+                source = NAMED.get(look.method)
                 target = params.get(source) if source is not None else None
                 if isinstance(target, str):
                     out["Mcp-Name"] = header_value(target)

@@ -1,7 +1,10 @@
-"""The ``Mcp-Name`` and ``Mcp-Param-{name}`` header values of a 2026-07-28 request, one rule for
-the proxy as the client (an HTTP upstream: the headers it writes for a stdio host,
-``_http_upstream``) and as the server (a stdio upstream: the headers of an HTTP host's POST
-checked against its body, ``_http_host``).
+"""The ``Mcp-Param-{name}`` header values of a 2026-07-28 ``tools/call``, one rule for the proxy
+as the client (an HTTP upstream: the headers it writes for a stdio host, ``_http_upstream``) and
+as the server (a stdio upstream: the headers of an HTTP host's POST checked against its body,
+``_headers``), and the exact and first-kept readings of a body (``_twice`` reads them too). The
+standard headers' rule (``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name``), the Value
+Encoding (the Base64 sentinel, both ways) and what a malformed header is are
+``frames/_routing_headers``', shared with the demo server.
 
 2026-07-28 basic/transports/streamable-http, Custom Headers from Tool Parameters (Schema
 Extension, Value Encoding, Server Behavior for Custom Headers), Server Validation; server/tools,
@@ -35,8 +38,6 @@ x-mcp-header:
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import math
 import re
@@ -47,26 +48,14 @@ from typing import Any, Final
 import msgspec
 from multidict import CIMultiDict, CIMultiDictProxy
 
+from ..frames._routing_headers import decoded, header_value, one_header, shown_value
 from ..verdict._peer_text import cut, neutral
 
-__all__ = ["NAMED", "TASK_NAMED", "Declared", "DeclaredCache", "Headers", "declared", "decoded", "exact_arguments",
-           "exact_read", "first_read", "header_value", "one_header", "param_headers", "param_mismatch", "shown_value"]
+__all__ = ["Declared", "DeclaredCache", "Headers", "declared", "exact_arguments", "exact_read", "first_read",
+           "param_headers", "param_mismatch"]
 
 Headers = CIMultiDictProxy[str] | CIMultiDict[str]
 
-NAMED: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-"""The methods whose ``Mcp-Name`` header is required, and the ``params`` member it mirrors
-(2026-07-28 basic/transports/streamable-http, Standard Request Headers): the proxy writes it for a
-stdio host (``_http_upstream``) and requires it of an HTTP host (``_headers``)."""
-TASK_NAMED: Final = {"tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
-"""The tasks extension's requests whose ``Mcp-Name`` mirrors ``params.taskId`` (ext-tasks,
-specification/draft/tasks.md: over Streamable HTTP the client MUST set it, for intermediaries and
-load balancers to route a task's requests to the server instance holding it): the proxy writes it
-for a stdio host; from an HTTP host it is checked against the body when given (a header that
-disagrees with the body could route the request elsewhere), not required (the extension asks the
-client only)."""
-
-_SENTINEL: Final = ("=?base64?", "?=")
 _TOKEN: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 """RFC 9110 s5.6.2 ``token`` (``1*tchar``)."""
 _PRIMITIVE: Final = frozenset({"integer", "string", "boolean"})
@@ -82,47 +71,6 @@ _MAP: Final = frozenset({"patternProperties", "dependentSchemas", "$defs", "defi
 
 Declared = tuple[tuple[tuple[str, ...], str, str], ...]
 """Each declared header: (the path of ``properties`` keys to its property, its name, its type)."""
-
-
-def shown_value(value: str) -> str:
-    """A header or body value in a reason: quoted, cut short, neutralised (peer text)."""
-    return "'" + neutral(cut(value, 120)) + "'"
-
-
-def one_header(headers: Headers, name: str) -> tuple[str | None, str | None]:
-    """(the value of the header ``name``, or None when absent; why it is malformed, or None):
-    given more than once, or holding a character a header value may not (visible ASCII, space
-    and tab only: 2026-07-28 streamable-http, Value Encoding, after RFC 9110 s5.5)."""
-    values = headers.getall(name, [])
-    if not values:
-        return None, None
-    if len(values) > 1:
-        return values[0], f"the {name} header is given {len(values)} times"
-    value = values[0]
-    if any(not (0x20 <= ord(c) <= 0x7E or c == "\t") for c in value):
-        return value, f"the {name} header holds a character outside visible ASCII, space and tab"
-    return value, None
-
-
-def header_value(value: str) -> str:
-    """A value for Mcp-Name / Mcp-Param-*: as-is when plain visible ASCII (and inner spaces), else
-    the Base64 sentinel — a tab too: a control character, which a client MUST encode (Value
-    Encoding; RFC 9110 lets a field value hold one, and :func:`one_header` takes it)."""
-    plain = value == value.strip() and all(0x20 <= ord(c) <= 0x7E for c in value)
-    if plain and not (value.startswith(_SENTINEL[0]) and value.endswith(_SENTINEL[1])):
-        return value
-    return _SENTINEL[0] + base64.b64encode(value.encode("utf-8", "surrogatepass")).decode("ascii") + _SENTINEL[1]
-
-
-def decoded(value: str) -> str | None:
-    """A header value with the Base64 sentinel (``=?base64?...?=``) decoded (UTF-8), as is
-    without it; None: a sentinel that does not decode (2026-07-28 streamable-http, Value Encoding)."""
-    if not (value.startswith(_SENTINEL[0]) and value.endswith(_SENTINEL[1]) and len(value) >= 11):
-        return value
-    try:
-        return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
-        return None
 
 
 def declared(schema: object) -> Declared | None:
