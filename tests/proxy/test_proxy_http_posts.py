@@ -516,3 +516,4 @@ def test_a_fault_while_posting_a_hosts_notification_is_said() -> None:
         b"mcp-verdict proxy: the proxy failed sending the request upstream: " + fault,
         b"mcp-verdict proxy: the proxy failed sending the request upstream: " + fault,
     ]
+

@@ -154,3 +154,34 @@ def test_the_audit_does_not_end_the_calls_at_the_get_streams_end(tmp_path: Path,
     _, _, entries = audit_files([str(audited)])
     calls = [(e.answered, e.kind, e.finding) for e in entries if isinstance(e, CallRow)]
     assert calls == [call]
+
+
+_GET_BROKEN = ("import aiohttp\n"
+               "def _get(*args, **kwargs):\n"
+               "    raise RuntimeError('get broken')\n"
+               "aiohttp.ClientSession.get = _get\n")
+"""An aiohttp whose session's GET raises (a fault of the library's, or of the proxy's, as it opens
+the listening stream)."""
+FAILED = GET + "the proxy failed opening it: RuntimeError: get broken"
+
+
+def test_a_fault_while_opening_the_stream_is_said_and_the_stream_tried_again(tmp_path: Path) -> None:
+    """A fault as the proxy opens the session's GET stream is said on stderr and in the frame
+    log, the stream is opened again after the backoff, and the host's calls are answered.
+    Was: the listening task died unseen (the server's own messages lost for the session, nothing
+    said anywhere)."""
+    log = tmp_path / "frames.jsonl"
+    proxy = [sys.executable, "-c", _GET_BROKEN + "from mcp_verdict.cli import main; main()", "proxy"]
+    with port_server([*SERVER, "status:405"]) as base:
+        peer = LinePeer([*proxy, "--timeout", "20", "--log", str(log), "--upstream", base + "/mcp"])
+        try:
+            first = json.loads(peer.exchange(INITIALIZE) or b"null")
+            peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            second = json.loads(peer.exchange(CALL) or b"null")
+            assert wait_until(lambda: len(_stream_records(log)) >= 2, TIMEOUT)
+        finally:
+            peer.close()
+    assert (first["id"], "result" in first, second["id"], "result" in second) == (1, True, 2, True)
+    assert _stream_records(log)[:2] == [("error", "http", FAILED + "; reopened in 0.25 s"),
+                                        ("error", "http", FAILED + "; reopened in 0.5 s")]
+    assert peer.stderr[:2] == [b"mcp-verdict proxy: " + FAILED.encode() + b"\n"] * 2

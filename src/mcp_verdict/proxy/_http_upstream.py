@@ -1240,6 +1240,11 @@ class HttpUpstream:
             return "error", f"no response headers within {self.timeout:g} s", False, 0.0
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             return "error", f"the upstream request failed: {type(exc).__name__}: {exc}", False, 0.0
+        except Exception as exc:  # a fault of the proxy's or of its HTTP library's: said, and the stream
+            # opened again after the backoff (its task died unseen: the server's messages lost for the session)
+            why = f"the proxy failed opening it: {type(exc).__name__}: {exc}"
+            told(f"the proxy's GET stream: {why}")
+            return "error", why, False, 0.0
         ctype = response.headers.get("Content-Type", "")
         http.update(status=response.status, content_type=ctype or None)
         if response.status != 200 or not event_stream(ctype):
