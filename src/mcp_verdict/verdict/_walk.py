@@ -23,6 +23,7 @@ from typing import Any, Final
 from ._findings import Finding, describe, finding, pointer, pointer_of
 from ._nodes import LOOKED, more_values
 from ._options import Options
+from ._shown import shown
 
 
 class Context:
@@ -45,7 +46,7 @@ class Context:
         """
         if type(value) is float and value - value != 0.0:
             code = "json.number_out_of_range"
-            message = f"{value!r} is not a finite JSON number (a number like 1e400 on the wire)"
+            message = f"{float.__repr__(value)} is not a finite JSON number (a number like 1e400 on the wire)"
         item = finding(path, code, message)
         if item.severity == "error":
             self.errors += 1
@@ -157,7 +158,7 @@ def check_extras(ctx: Context, obj: Mapping[Any, Any], known: frozenset[str], pa
         if key in known:
             continue
         if not isinstance(key, str):
-            ctx.add(path, _NOT_JSON, f"member name {key!r} is not a string")
+            ctx.add(path, _NOT_JSON, f"member name {shown(key)} is not a string")
             return
         if not check_value(ctx, value, pointer(path, key), depth + 1):
             return
@@ -271,19 +272,21 @@ def _place(place: Any, path: str = "") -> str:
 
 
 def _plain(item: object) -> object:
-    """A subclass of a JSON type, seen as that type (bool is never read as an integer)."""
+    """A subclass of a JSON type, seen as that type (bool is never read as an integer), through
+    the type's own methods: none of the subclass's runs (its ``__iter__``, ``keys``,
+    ``__getitem__`` or ``__int__`` may raise, or answer something else than what it holds)."""
     if isinstance(item, bool):
         return bool(item)
     if isinstance(item, str):
-        return str(item)
+        return str.__str__(item)
     if isinstance(item, int):
-        return int(item)
+        return int.__int__(item)
     if isinstance(item, float):
-        return float(item)
+        return float.__float__(item)
     if isinstance(item, dict):
-        return dict(item)
+        return dict(dict.items(item))
     if isinstance(item, list):
-        return list(item)
+        return list.copy(item)
     return None
 
 
@@ -304,21 +307,24 @@ def _explain(ctx: Context, value: object, path: str, depth: int) -> None:
         if isinstance(item, float):
             if item - item == 0.0:
                 continue
-            ctx.add(_place(place, path), "json.number_out_of_range", f"{item!r} is not a finite JSON number")
+            ctx.add(_place(place, path), "json.number_out_of_range",
+                    f"{float.__repr__(item)} is not a finite JSON number")
             return
         if isinstance(item, (dict, list)):
             if level > ctx.options.max_depth:
                 ctx.add(_place(place, path), "json.too_deep",
                         f"the value nests deeper than {ctx.options.max_depth} levels")
                 return
+            # (a subclass read through dict's and list's own methods: none of its runs, as _plain)
             if isinstance(item, dict):
-                for key in item:
+                for key in dict.keys(item):
                     if not isinstance(key, str):
-                        ctx.add(_place(place, path), _NOT_JSON, f"member name {key!r} is not a string")
+                        ctx.add(_place(place, path), _NOT_JSON, f"member name {shown(key)} is not a string")
                         return
-                stack.extend((member, level + 1, (place, key)) for key, member in reversed(item.items()))
+                stack.extend((member, level + 1, (place, key)) for key, member in reversed(dict.items(item)))
             else:
-                stack.extend((member, level + 1, (place, index)) for index, member in reversed(list(enumerate(item))))
+                stack.extend((member, level + 1, (place, index))
+                             for index, member in reversed(list(enumerate(list.copy(item)))))
             continue
         ctx.add(_place(place, path), _NOT_JSON, f"a {type(item).__name__} is not a JSON value")
         return
