@@ -215,3 +215,44 @@ def test_a_peers_long_string_is_written_by_its_head(case: str) -> None:
     wire, options, findings = WIRE[case]
     verdict = classify(wire, extensions=[TASKS_EXTENSION], **options)
     assert [(f.code, f.path, f.message) for f in verdict.findings] == findings
+
+
+class RaisingText(str):
+    """Wire text as a str subclass whose encode and indexing raise."""
+
+    def encode(self, *args: Any, **kwargs: Any) -> bytes:
+        raise RuntimeError("encode")
+
+    def __getitem__(self, key: Any) -> str:
+        raise RuntimeError("getitem")
+
+
+class RaisingBytes(bytes):
+    def __bytes__(self) -> bytes:
+        raise RuntimeError("bytes")
+
+
+class RaisingBytearray(bytearray):
+    def __bytes__(self) -> bytes:
+        raise RuntimeError("bytes")
+
+
+WIRE_TEXT = '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}'
+# (case: the response, wire text of a subclass; its kind, then each finding's (code, path, message)).
+# The text is read as the str or bytes it is (RFC 8259 s8.1: UTF-8); before, the subclass's own
+# encode or __bytes__ ran, and its exception came out of classify.
+TEXTS: dict[str, tuple[Any, Kind, list[tuple[str, str, str]]]] = {
+    "a str subclass whose encode raises": (RaisingText(WIRE_TEXT), Kind.NORMAL_COMPLETE, []),
+    "the same, holding a lone surrogate": (
+        RaisingText("\ud800"), Kind.UNCLASSIFIED,
+        [("json.encoding", "", "the text holds a lone surrogate (U+D800) at character 0, which UTF-8 cannot encode")]),
+    "a bytes subclass whose __bytes__ raises": (RaisingBytes(WIRE_TEXT.encode()), Kind.NORMAL_COMPLETE, []),
+    "a bytearray subclass whose __bytes__ raises": (RaisingBytearray(WIRE_TEXT.encode()), Kind.NORMAL_COMPLETE, []),
+}
+
+
+@pytest.mark.parametrize("case", list(TEXTS))
+def test_wire_text_of_a_subclass_is_read_as_the_text_it_is(case: str) -> None:
+    value, kind, findings = TEXTS[case]
+    verdict = classify(value)
+    assert (verdict.kind, [(f.code, f.path, f.message) for f in verdict.findings]) == (kind, findings)
