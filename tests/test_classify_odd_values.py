@@ -145,10 +145,9 @@ PARSED: dict[str, tuple[Any, Kind, list[tuple[str, str, str]]]] = {
     "structuredContent member, a float whose __repr__ raises, not finite": (
         _with("structuredContent", {"a": RaisingFloat("inf")}), Kind.UNCLASSIFIED,
         [("json.number_out_of_range", "/result/structuredContent/a", "inf is not a finite JSON number")]),
-    "a member name whose __repr__ raises": (
+    "a member name, a float whose __repr__ raises": (
         _with("_meta", {(RaisingFloat(1.5)): 1}), Kind.UNCLASSIFIED,
-        [("json.not_json_value", "/result/_meta", "member name <RaisingFloat object; its repr raised RuntimeError> "
-                                                  "is not a string")]),
+        [("json.not_json_value", "/result/_meta", "member name 1.5 is not a string")]),
 }
 
 
@@ -256,3 +255,68 @@ def test_wire_text_of_a_subclass_is_read_as_the_text_it_is(case: str) -> None:
     value, kind, findings = TEXTS[case]
     verdict = classify(value)
     assert (verdict.kind, [(f.code, f.path, f.message) for f in verdict.findings]) == (kind, findings)
+
+
+class ReadingRaises(dict[str, Any]):
+    """A dict subclass whose reading (get, in, [], iteration, items) raises, or lies."""
+
+    def get(self, *args: Any) -> Any:
+        raise RuntimeError("get")
+
+    def __contains__(self, key: object) -> bool:
+        raise RuntimeError("in")
+
+    def __getitem__(self, key: str) -> Any:
+        raise KeyError(key)
+
+    def __iter__(self) -> Any:
+        raise RuntimeError("iter")
+
+    def items(self) -> Any:
+        raise RuntimeError("items")
+
+
+class EqualRaises(str):
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("eq")
+
+    def __hash__(self) -> int:
+        return 1
+
+
+def _cycle() -> ReadingRaises:
+    response = ReadingRaises(jsonrpc="2.0", id=1)
+    dict.__setitem__(response, "result", response)
+    return response
+
+
+COMPLETE: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "result": {
+    "resultType": "complete", "content": [{"type": "text", "text": "x"}]}}
+# (case: the parsed value; its kind, then each finding's (code, path)). The rules read a parsed
+# value's members (get, in, ==, hash): a subclass's own methods ran there, and their exceptions
+# came out of classify (RuntimeError: get, at the envelope). Each subclass is read as the dict,
+# list or str it holds, so each verdict is the plain value's.
+CONTAINERS: dict[str, tuple[Any, Kind, list[tuple[str, str]]]] = {
+    "the response, a dict whose reading raises": (ReadingRaises(COMPLETE), Kind.NORMAL_COMPLETE, []),
+    "the result, a dict whose reading raises": (
+        {**COMPLETE, "result": ReadingRaises(COMPLETE["result"])}, Kind.NORMAL_COMPLETE, []),
+    "the result, the same, on 2025-06-18 (no resultType)": (
+        {**COMPLETE, "result": ReadingRaises(content=[], isError=True)}, Kind.TOOL_ERROR, []),
+    "the content, a list whose iteration raises": (
+        {**COMPLETE, "result": {**COMPLETE["result"], "content": RaisingList([{"type": "text", "text": "x"}])}},
+        Kind.NORMAL_COMPLETE, []),
+    '"jsonrpc", a str whose == raises': ({**COMPLETE, "jsonrpc": EqualRaises("2.0")}, Kind.NORMAL_COMPLETE, []),
+    "resultType, a str whose == raises, not a known one": (
+        {**COMPLETE, "result": {**COMPLETE["result"], "resultType": EqualRaises("done")}}, Kind.UNCLASSIFIED,
+        [("result.result_type_unknown", "/result/resultType")]),
+    "the response, a dict whose reading raises, its own result (a cycle)": (
+        _cycle(), Kind.UNCLASSIFIED, [("result.result_type_missing", "/result")]),
+}
+
+
+@pytest.mark.parametrize("case", list(CONTAINERS))
+def test_a_parsed_values_subclasses_are_read_as_their_types(case: str) -> None:
+    value, kind, findings = CONTAINERS[case]
+    version = "2025-06-18" if "2025-06-18" in case else "2026-07-28"
+    verdict = classify(value, version=version)
+    assert (verdict.kind, [(f.code, f.path) for f in verdict.findings]) == (kind, findings)
