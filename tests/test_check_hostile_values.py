@@ -15,6 +15,10 @@
   still reports up to 20.
 - A validator's message writes the failing value whole (the whole structuredContent, up to the
   64 MiB a response may have): a finding keeps its head and its tail, about 500 characters.
+- So does a message about the schema itself (``output.schema_invalid``, ``output.ref`` for a $ref
+  that resolves to nothing), which writes the server's wrong value whole; a dialect or a $ref
+  outside the schema is named by its first 196 characters. Before, a 100 KB string where the
+  schema was wrong made a finding of 100-200 KB.
 """
 
 from __future__ import annotations
@@ -269,3 +273,45 @@ def test_a_schema_holding_an_integer_within_the_digit_limit_compiles() -> None:
     schema = {"properties": {"n": {"maximum": 10 ** 4299}}}
     assert check_output(parsed({"n": 10 ** 4299}), tool(schema)).passed
     assert not check_output(parsed({"n": 10 ** 4299 + 1}), tool(schema)).passed
+
+
+X = "x" * 100_000
+# A server's schema may hold a string of any length where it is wrong (a 100 KB type, dialect,
+# $ref or pattern): the finding that names it wrote it whole, once or twice (a 100 KB pattern in
+# a `then` list: a message of 100,088 characters; an unresolvable local $ref of 100 KB: 200,113).
+# It keeps the validator's message as output.schema keeps it (its head and tail, about 500
+# characters), and the value it names itself by its first 196 characters.
+# (label, outputSchema, code, path, the message's head, the count of the whole or None, its tail)
+SCHEMA_MESSAGE_CASES: list[tuple[str, Any, str, str, str, int | None, str]] = [
+    ("a type of 100 KB, jsonschema-rs", {"type": X}, "output.schema_invalid", "/outputSchema/type",
+     'the schema is invalid: "xxx',
+     100_002 + len(" is not valid under any of the schemas listed in the 'anyOf' keyword"),
+     "xxx\" is not valid under any of the schemas listed in the 'anyOf' keyword"),
+    ("a type of 100 KB, jsonschema", with_ref({"type": X}), "output.schema_invalid", "/outputSchema/$defs/it/type",
+     "the schema is invalid: 'xxx", 100_002 + len(" is not valid under any of the given schemas"),
+     "xxx' is not valid under any of the given schemas"),
+    ("a pattern of 100 KB only Python reads, jsonschema", {**with_ref({}), "pattern": "(?#" + X + ")"},
+     "output.schema_invalid", "/outputSchema/pattern", "the schema is invalid: '(?#xxx",
+     100_006 + len(" is not a 'regex'"), "xxx)' is not a 'regex'"),
+    ("a dialect of 100 KB", {"$schema": X}, "output.dialect", "/outputSchema/$schema",
+     "dialect '" + "x" * 196 + "... is not supported; supported: https://json-schema.org/draft/2020-12/schema", None,
+     "http://json-schema.org/draft-04/schema"),
+    ("a $ref of 100 KB outside the schema", {"$ref": "http://x/" + X}, "output.ref", "/outputSchema/$ref",
+     "$ref 'http://x/" + "x" * 187 + "... points outside the schema; it is never fetched", None,
+     "rather than treated as permissive"),
+    ("a $ref of 100 KB inside the schema that resolves to nothing", {"$ref": "#/$defs/" + X}, "output.ref",
+     "/result/structuredContent", "a $ref does not resolve inside the schema: PointerToNowhere: '/$defs/xxx", None,
+     "xxx'}"),
+]
+
+
+@pytest.mark.parametrize(("schema", "code", "path", "head", "whole", "tail"),
+                         [case[1:] for case in SCHEMA_MESSAGE_CASES], ids=[case[0] for case in SCHEMA_MESSAGE_CASES])
+def test_a_long_string_in_a_bad_schema_is_named_by_its_head(schema: Any, code: str, path: str, head: str,
+                                                              whole: int | None, tail: str) -> None:
+    (found,) = check_output(complete({"a": 1}), tool(schema)).findings
+    assert (found.code, found.path) == (code, path)
+    assert found.message.startswith(head) and found.message.endswith(tail), found.message[:300]
+    assert len(found.message) < 650, len(found.message)
+    if whole is not None:
+        assert f"… ({whole} characters in all) …" in found.message

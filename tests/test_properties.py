@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from mcp_verdict import TASKS_EXTENSION, VERSIONS, Kind, Verdict, classify, corpus
 
+from .test_classify_odd_values import RaisingFloat, RaisingInt, RaisingStr
+
 VALID = [c for c in corpus.load() if c.expect is not Kind.UNCLASSIFIED and not c.raw]
 
 json_values = st.recursive(
@@ -20,7 +22,10 @@ json_values = st.recursive(
 keys = st.sampled_from(["jsonrpc", "id", "result", "error", "resultType", "content", "isError",
                         "structuredContent", "inputRequests", "requestState", "type", "text", "code",
                         "message", "taskId", "status", "method", "params", "_meta"])
-python_junk = st.sampled_from([(1, 2), {1, 2}, b"x", object(), float("nan"), 1j, frozenset()])
+python_junk = st.sampled_from([(1, 2), {1, 2}, b"x", object(), float("nan"), 1j, frozenset()]) | st.one_of(
+    # subclasses of JSON types whose own __repr__, __len__ or __int__ raise (read as the type's value)
+    st.builds(RaisingFloat, st.floats()), st.builds(RaisingInt, st.integers()),
+    st.builds(RaisingStr, st.text(max_size=3)))
 options = st.fixed_dictionaries({}, optional={
     "version": st.sampled_from(VERSIONS),
     "request_id": st.none() | st.integers() | st.text(max_size=3),

@@ -2,9 +2,9 @@
 
 ``json.dumps(ensure_ascii=False)`` keeps non-ASCII text readable but leaves raw what a reader of
 the lines should not meet: DEL, the C1 controls (U+009B is CSI to a terminal), the bidi controls
-(``verdict._peer_text``'s table), the line and paragraph separators (line ends to
-``str.splitlines`` and to JavaScript before ES2019) and lone surrogates (no UTF-8 stream carries
-one). Each only ever stands inside a JSON string, where its ``\\uXXXX`` escape is the same
+and the invisible ones (``verdict._peer_text``'s table), the line and paragraph separators (line
+ends to ``str.splitlines`` and to JavaScript before ES2019) and lone surrogates (no UTF-8 stream
+carries one). Each only ever stands inside a JSON string, where its ``\\uXXXX`` escape is the same
 string: :func:`json_text` writes that escape, so the text stays the same JSON value. (No rich
 here: ``classify --json`` loads no terminal library.) :func:`echo_json_pieces` writes the same
 text a piece at a time, with bytes values as ``client._wire.bytes_field`` makes them: ``call
@@ -24,7 +24,7 @@ from typing import Any, Final, cast
 from ..verdict._peer_text import neutral
 from ._style import output_errors, require_stdout
 
-ESCAPED: Final = {code: f"\\u{code:04x}" for code in (*range(0x7F, 0x2070), *range(0xD800, 0xE000))
+ESCAPED: Final = {code: f"\\u{code:04x}" for code in (*range(0x7F, 0x2070), *range(0xD800, 0xE000), 0xFEFF)
                   if code in (0x2028, 0x2029) or neutral(chr(code)) != chr(code)}
 """The characters :func:`json_text` writes as their ``\\uXXXX`` escape (module docstring)."""
 

@@ -641,8 +641,9 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
     name = _DIALECTS.get(dialect.rstrip("#")) if isinstance(dialect, str) else None
     if name is None:
         return CompiledSchema(None, finding(pointer(where, "$schema"), "output.dialect",
-                                            f"dialect {dialect!r} is not supported; supported: "
-                                            + ", ".join(SUPPORTED_DIALECTS)), str(dialect))
+                                            f"dialect {shown(dialect, 200)} is not supported; supported: "
+                                            + ", ".join(SUPPORTED_DIALECTS)),
+                              dialect if isinstance(dialect, str) else shown(dialect, 200))
     problem, guarded, patterns = _check_bounds_and_refs(schema, where, limits)
     if problem is not None:
         return CompiledSchema(None, problem, str(dialect))
@@ -657,7 +658,7 @@ def _build(key: str | bytes, where: str, limits: SchemaLimits) -> CompiledSchema
         except jsonschema_rs.ValidationError as exc:
             at = pointer_of(where, exc.instance_path)
             return CompiledSchema(None, finding(at, "output.schema_invalid",
-                                                f"the schema is invalid: {exc.message}"), str(dialect))
+                                                f"the schema is invalid: {bounded(exc.message)}"), str(dialect))
         except ValueError:  # jsonschema-rs reads a schema nested past its recursion limit no further
             return CompiledSchema(None, finding(where, "output.bounds", "the schema nests too deeply to be checked"),
                                   str(dialect))
@@ -796,8 +797,8 @@ def _guarded_schema(schema: dict[str, Any], where: str, name: str, dialect: str,
     for at, pattern in patterns:  # run as jsonschema-rs runs the patterns of a schema without $ref
         reason = _patterns.compile_error(pattern)
         if reason is not None:
-            return CompiledSchema(None, finding(at, "output.schema_invalid", f"the schema is invalid: {reason}"),
-                                  dialect)
+            return CompiledSchema(None, finding(at, "output.schema_invalid",
+                                                f"the schema is invalid: {bounded(reason)}"), dialect)
     if name == "Draft4Validator":  # (after the meta-validation and the patterns, as on jsonschema-rs)
         problem = _draft4_enums(schema, where)
         if problem is not None:
@@ -836,7 +837,7 @@ def _meta_problem(cls: Any, schema: Mapping[str, Any], where: str) -> Finding | 
     if error is None:
         return None
     at = pointer_of(where, error.absolute_path)
-    return finding(at, "output.schema_invalid", f"the schema is invalid: {error.message}")
+    return finding(at, "output.schema_invalid", f"the schema is invalid: {bounded(error.message)}")
 
 
 @functools.cache
@@ -914,7 +915,7 @@ def validate(compiled: CompiledSchema, instance: object, where: str,
         return [finding(where, "output.budget",
                         f"validation ran past its budget of {limits.time_budget} s and was stopped")]
     except referencing.exceptions.Unresolvable as exc:
-        return [finding(where, "output.ref", f"a $ref does not resolve inside the schema: {exc}")]
+        return [finding(where, "output.ref", f"a $ref does not resolve inside the schema: {bounded(str(exc))}")]
     except RecursionError:
         return [finding(where, "output.bounds", "the schema recurses too deeply for this instance")]
     except ValueError as exc:  # the root schema false: the one message no keyword writes

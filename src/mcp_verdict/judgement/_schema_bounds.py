@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urldefrag, urljoin
 
 from ..verdict._findings import Finding, finding, pointer
+from ..verdict._shown import shown
 
 if TYPE_CHECKING:
     from ._schema import SchemaLimits
@@ -103,7 +104,7 @@ def _check_bounds_and_refs(schema: Mapping[str, Any], where: str, limits: Schema
         target = urldefrag(urljoin(base, ref)).url
         if target not in ids:
             return finding(path, "output.ref",
-                           f"$ref {ref!r} points outside the schema; it is never fetched, so the schema is "
+                           f"$ref {shown(ref, 200)} points outside the schema; it is never fetched, so the schema is "
                            "rejected rather than treated as permissive"), True, patterns
     if any(_names_annotation(ref) for _, _, ref in refs):  # a $ref into one: all kept, and counted
         if locations + kept > limits.max_location_chars:

@@ -43,9 +43,9 @@ def _m(name: str, description: str, *patches: tuple[str, str, str]) -> Mutant:
 
 MUTANTS: Final[tuple[Mutant, ...]] = (
     _m("result_means_success", "design note: a result is present → normal_complete",
-       ("_classify.py", "kind = _classify(ctx, message, request_id)",
-        'kind = Kind.NORMAL_COMPLETE if isinstance(message, dict) and "result" in message '
-        "else _classify(ctx, message, request_id)"),
+       ("_classify.py", "kind = _classify(ctx, checked, request_id)",
+        'kind = Kind.NORMAL_COMPLETE if isinstance(checked, dict) and "result" in checked '
+        "else _classify(ctx, checked, request_id)"),
        ("_common_kind.py", "if type(result) is not dict:\n        return None\n    rules = options.rules",
         "return _NORMAL_COMPLETE"),
        ("_fastpath.py", 'return make_verdict(_TOOL_ERROR if result.get("isError") is True else _NORMAL_COMPLETE, (),',

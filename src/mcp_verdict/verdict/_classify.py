@@ -350,12 +350,14 @@ def check_fully(message: object, options: Options, request_id: str | int | None,
     member name included) holding a surrogate code point, which no JSON text in UTF-8 carries,
     is then what the wire's lone surrogate escape is: ``json.encoding``, the only finding, as
     the strict reader's (``_walk.unencodable``)."""
-    if caller:
-        problem = _unencodable_string(message, options.max_depth, options.max_nodes)
+    checked = message
+    if caller:  # (the rules read its subclasses of JSON types as those types; the verdict holds it as it came)
+        checked = _exact_value(message, options.max_nodes)
+        problem = _unencodable_string(checked, options.max_depth, options.max_nodes)
         if problem is not None:
             return make_verdict(Kind.UNCLASSIFIED, (problem,), options.rules.version, message)
     ctx = _context(options)
-    kind = _classify(ctx, message, request_id)
+    kind = _classify(ctx, checked, request_id)
     if ctx.errors or kind is None:
         kind = Kind.UNCLASSIFIED
     return make_verdict(kind, tuple(ctx.findings) if ctx.findings else (), options.rules.version, message)
@@ -441,6 +443,8 @@ _read_duplicate: Callable[[bytes], Finding | None] = _on_first_use("_read_duplic
 _unencodable_string: Callable[[object, int, int], Finding | None] = _on_first_use(
     "_unencodable_string", "_walk", "unencodable")
 """The first string of a caller's parsed value that UTF-8 cannot carry, ``_walk.unencodable``."""
+_exact_value: Callable[[object, int], object] = _on_first_use("_exact_value", "_walk", "exact_value")
+"""A caller's parsed value with its subclasses of JSON types read as those types, ``_walk.exact_value``."""
 _context: Callable[[Options], Context] = _on_first_use("_context", "_walk", "Context")
 """A full check's state, ``_walk.Context`` (with the walk over open-shaped values), bound by the
 first full check."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from ._findings import describe, pointer
+from ._findings import describe, pointer, quoted
 from ._icons import check_icons
 from ._versions import ALL_CONTENT_TYPES, RULES_BY_VERSION
 from ._walk import Context, check_extras, check_value
@@ -73,7 +73,7 @@ def check_block(ctx: Context, block: object, path: str, allowed: frozenset[str],
         return
     if kind not in ALL_CONTENT_TYPES:
         ctx.add(pointer(path, "type"), "content.type",
-                f"{kind!r} is not a content block type of a tool result "
+                f"{quoted(kind)} is not a content block type of a tool result "
                 f"(text, image, audio, resource_link, resource)")
         return
     if kind not in allowed:

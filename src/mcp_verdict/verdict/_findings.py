@@ -495,22 +495,47 @@ def _elided(path: str) -> str:
     return "/".join([*tokens[:end], f"{ELIDED}{count}{_COUNTED}", *tokens[start:]])
 
 
+QUOTED_LIMIT: Final = 40
+"""The most characters of a peer's string a finding's message writes (:func:`quoted`)."""
+
+
+def quoted(text: str) -> str:
+    """A peer's string for a finding's message: its ``repr``, of its first 37 characters and
+    ``...`` past :data:`QUOTED_LIMIT`, whatever its length (a 1 MB ``resultType`` wrote the
+    message 1 MB long). A subclass is read as the string it is: none of its methods runs."""
+    plain = str.__str__(text)  # (an exact str: a subclass's own __len__, __getitem__, __repr__ never run)
+    return repr(plain if len(plain) <= QUOTED_LIMIT else plain[:QUOTED_LIMIT - 3] + "...")
+
+
+def integer_text(value: int) -> str:
+    """An integer's decimal text, or past Python's digit limit for ``str``
+    (``sys.get_int_max_str_digits()``, 4,300 by default: ``str`` raises there) its size, ``an
+    integer of about N digits``. A subclass is read as the integer it is."""
+    try:
+        return int.__repr__(value)
+    except ValueError:
+        return f"an integer of about {value.bit_length() * 0.30103:.0f} digits"
+
+
 def describe(value: object) -> str:
-    """A short, exact description of a JSON value for a finding message."""
+    """A short, exact description of a JSON value for a finding message, at a bounded length
+    (a string by its first characters: :func:`quoted`); never raises, and never runs a method of
+    the value's own (a subclass of a JSON type is described as that type's value, through the
+    type's methods: a parsed value handed to ``classify`` may hold any object)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        shown = value if len(value) <= 40 else value[:37] + "..."
-        return f"the string {shown!r}"
+        return f"the string {quoted(value)}"
     if isinstance(value, int):
-        return f"the integer {value}"
+        text = integer_text(value)
+        return text if text.startswith("an ") else f"the integer {text}"
     if isinstance(value, float):
-        return f"the number {value!r}"
+        return f"the number {float.__repr__(value)}"
     if isinstance(value, list):
-        return f"an array of {len(value)}"
+        return f"an array of {list.__len__(value)}"
     if isinstance(value, dict):
-        return f"an object of {len(value)} members"
+        return f"an object of {dict.__len__(value)} members"
     return f"a Python {type(value).__name__}"
 

@@ -43,6 +43,7 @@ from ._findings import Finding, describe, finding, pointer, pointer_in
 from ._kind import Kind
 from ._options import Options
 from ._sampling import check_sampling
+from ._shown import shown
 from ._verdict import Verdict, make_verdict
 from ._walk import Context, check_extras, check_value
 
@@ -79,7 +80,7 @@ def check_input_required(ctx: Context, result: Mapping[str, Any]) -> None:
                 "inputRequests is empty: there is nothing to fulfil")
     for key, request in requests.items():
         if not isinstance(key, str):
-            ctx.add("/result/inputRequests", "json.not_json_value", f"member name {key!r} is not a string")
+            ctx.add("/result/inputRequests", "json.not_json_value", f"member name {shown(key)} is not a string")
             continue
         _check_request(ctx, request, pointer("/result/inputRequests", key))
 

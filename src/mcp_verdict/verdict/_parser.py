@@ -144,18 +144,19 @@ def parse(raw: bytes | bytearray | memoryview | str, max_bytes: int, max_depth: 
     ``skimmed``: the caller has already skimmed this text (:func:`skim`) and found nothing;
     ``utf8``: the caller knows it is UTF-8 (the skim, or orjson's whole read, checked it), which
     an explanation then need not check again (:func:`_named`)."""
+    # (a subclass's text read through str's own methods and the buffer protocol: none of its runs)
     if type(raw) is bytes:
         data = raw
     elif isinstance(raw, str):
         try:
-            data = raw.encode("utf-8")
+            data = str.encode(raw, "utf-8")
         except UnicodeEncodeError as exc:
             return _NOT_PARSED, finding(
                 "", "json.encoding",
-                f"the text holds a lone surrogate (U+{ord(raw[exc.start]):04X}) at character "
+                f"the text holds a lone surrogate (U+{ord(str.__getitem__(raw, exc.start)):04X}) at character "
                 f"{exc.start}, which UTF-8 cannot encode") if explain else None
     else:
-        data = bytes(raw)
+        data = bytes(memoryview(raw))
     if len(data) > max_bytes:  # (one byte past the limit: what a reader that stops there holds, no size)
         size = f"more than {max_bytes} bytes, the limit" if len(data) == max_bytes + 1 \
             else f"{len(data)} bytes; the limit is {max_bytes}"

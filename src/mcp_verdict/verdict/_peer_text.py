@@ -3,10 +3,14 @@
 Anything that came from a server, a client, a receiver under test or a log is data. Terminal
 control would turn it into more: ESC starts ANSI and OSC sequences (``\\x1b[2J`` clears the
 screen, ``\\x1b]0;title\\x07`` retitles the window, OSC 8 forges links), CR overwrites a line,
-and the bidirectional controls reorder what is shown (Trojan Source, CVE-2021-42574). So every
-C0 control but LF and TAB, DEL, every C1 control and every bidi control is shown as its visible
-escape (``\\x1b``, ``\\r``, ``\\u202e``), and so is a lone surrogate, which no UTF-8 stream
-can carry. The one table for the CLI (``cli._term``, which adds rich's markup escaping) and the
+and the bidirectional controls reorder what is shown (Trojan Source, CVE-2021-42574), and the
+invisible characters hide what is there (a zero-width space makes ``read\\u200bfile`` look like
+the tool ``readfile``: CVE-2021-42694). So every C0 control but LF and TAB, DEL, every C1
+control, every bidi control and every invisible character that draws and joins nothing
+(:data:`_INVISIBLE`) is shown as its visible escape (``\\x1b``, ``\\r``, ``\\u202e``,
+``\\u200b``), and so is a lone surrogate, which no UTF-8 stream can carry. The zero-width joiner
+and non-joiner (U+200D, U+200C) are kept: they draw emoji sequences and Arabic, Persian and
+Indic words. The one table for the CLI (``cli._term``, which adds rich's markup escaping) and the
 conformance kit's messages (pytest's report).
 """
 
@@ -16,6 +20,10 @@ from typing import Final
 
 _NAMED: Final = {0x0D: "\\r", 0x08: "\\b", 0x0C: "\\f", 0x0B: "\\v", 0x00: "\\0", 0x07: "\\a", 0x1B: "\\x1b"}
 _BIDI: Final = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_INVISIBLE: Final = (0x180E, 0x200B, *range(0x2060, 0x2065), 0xFEFF)
+"""Zero-width characters that draw nothing and join nothing: the Mongolian vowel separator, the
+zero-width space, the word joiner, the invisible operators (function application, times,
+separator, plus) and the zero-width no-break space (a byte order mark inside a text)."""
 
 
 def _table() -> dict[int, str]:
@@ -23,7 +31,7 @@ def _table() -> dict[int, str]:
     for code in (*range(0x20), *range(0x7F, 0xA0)):
         if code not in (0x09, 0x0A):
             table[code] = _NAMED.get(code, f"\\x{code:02x}")
-    for code in _BIDI:
+    for code in (*_BIDI, *_INVISIBLE):
         table[code] = f"\\u{code:04x}"
     return table
 
@@ -32,7 +40,8 @@ _TABLE: Final = _table()
 
 
 def neutral(text: str) -> str:
-    """``text`` with every control, bidi and lone surrogate character shown as its visible escape."""
+    """``text`` with every control, bidi, invisible and lone surrogate character shown as its
+    visible escape."""
     shown = text.translate(_TABLE)
     if shown.isascii():
         return shown

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ._content import check_content
-from ._findings import describe
+from ._findings import describe, quoted
 from ._input import check_input_required
 from ._kind import Kind
 from ._meta import check_result_meta
@@ -89,8 +89,8 @@ def _why_unknown(ctx: Context, result_type: str) -> str:
             return f'"task" results exist from 2026-07-28 (tasks extension); this response is {rules.version}'
         return f'"task" needs the {TASKS_EXTENSION} extension, which was not negotiated'
     if result_type.lower() in ("complete", "input_required", "task"):
-        return f"resultType {result_type!r} is not recognized: values are case-sensitive"
-    return f"resultType {result_type!r} is not recognized and MUST be considered invalid"
+        return f"resultType {quoted(result_type)} is not recognized: values are case-sensitive"
+    return f"resultType {quoted(result_type)} is not recognized and MUST be considered invalid"
 
 
 def _check_complete(ctx: Context, result: Mapping[str, Any]) -> Kind:

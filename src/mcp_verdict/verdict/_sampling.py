@@ -52,7 +52,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ._content import check_block, check_content
-from ._findings import describe, pointer
+from ._findings import describe, pointer, quoted
 from ._icons import check_icons
 from ._walk import Context, check_extras, check_value, is_strings
 
@@ -157,7 +157,7 @@ def _block(ctx: Context, block: object, path: str, depth: int) -> None:
     rules = ctx.rules
     if not isinstance(block, dict) or not isinstance(kind, str) or kind not in _BLOCK_TYPES \
             or (kind not in _MEDIA_TYPES and not rules.sampling_tools):
-        what = (f"a {kind!r} block" if isinstance(kind, str) else
+        what = (f"a {quoted(kind)} block" if isinstance(kind, str) else
                 f"a block whose type is {describe(kind)}" if isinstance(block, dict) else describe(block))
         ctx.add(pointer(path, "type") if isinstance(kind, str) else path, "sampling.content",
                 f"{what} is not a sampling block: a message holds text, image, audio, tool_use and "

@@ -16,6 +16,7 @@ import msgspec
 
 from ._findings import Finding
 from ._kind import Kind
+from ._shown import shown
 
 JSON = Any
 """A JSON value as Python holds it: dict, list, str, int, float, bool or None."""
@@ -56,6 +57,8 @@ def __getattr__(name: str) -> Any:
 _RESULT_KINDS: Final = frozenset({Kind.TOOL_ERROR, Kind.NORMAL_COMPLETE, Kind.INPUT_REQUIRED, Kind.TASK})
 _COMPLETE_KINDS: Final = frozenset({Kind.TOOL_ERROR, Kind.NORMAL_COMPLETE})
 _MISSING: Final = object()
+_REPR_LIMIT: Final = 200
+"""The most characters of the id and the error code a verdict's repr writes."""
 
 
 class Verdict(msgspec.Struct, frozen=True):
@@ -88,10 +91,12 @@ class Verdict(msgspec.Struct, frozen=True):
 
     def __repr__(self) -> str:
         parts = [f"kind={self.kind.value!r}", f"version={self.version!r}"]
+        # (the id and the code as repr writes them, but never raising nor unbounded: a parsed
+        # value's integer past Python's digit limit for str, 10**5000, is named by its size)
         if self.id is not None:
-            parts.append(f"id={self.id!r}")
+            parts.append(f"id={shown(self.id, _REPR_LIMIT)}")
         if self.kind is Kind.PROTOCOL_ERROR:
-            parts.append(f"error_code={self.error_code!r}")
+            parts.append(f"error_code={shown(self.error_code, _REPR_LIMIT)}")
         if self.findings:
             parts.append("findings=[" + ", ".join(f"{f.code}@{f.path or '/'}" for f in self.findings) + "]")
         return f"Verdict({', '.join(parts)})"

@@ -23,6 +23,7 @@ from typing import Any, Final
 from ._findings import Finding, describe, finding, pointer, pointer_of
 from ._nodes import LOOKED, more_values
 from ._options import Options
+from ._shown import shown
 
 
 class Context:
@@ -45,7 +46,7 @@ class Context:
         """
         if type(value) is float and value - value != 0.0:
             code = "json.number_out_of_range"
-            message = f"{value!r} is not a finite JSON number (a number like 1e400 on the wire)"
+            message = f"{float.__repr__(value)} is not a finite JSON number (a number like 1e400 on the wire)"
         item = finding(path, code, message)
         if item.severity == "error":
             self.errors += 1
@@ -157,7 +158,7 @@ def check_extras(ctx: Context, obj: Mapping[Any, Any], known: frozenset[str], pa
         if key in known:
             continue
         if not isinstance(key, str):
-            ctx.add(path, _NOT_JSON, f"member name {key!r} is not a string")
+            ctx.add(path, _NOT_JSON, f"member name {shown(key)} is not a string")
             return
         if not check_value(ctx, value, pointer(path, key), depth + 1):
             return
@@ -270,20 +271,82 @@ def _place(place: Any, path: str = "") -> str:
                              else f"<{type(token).__name__}>" for token in reversed(tokens)])
 
 
+def exact_value(value: object, max_nodes: int) -> object:
+    """A caller's parsed value as the rules may read it: ``value`` itself when it holds only the
+    built-in types (``marshal`` writes it: proven in C, nothing of the caller's run), else a copy
+    in which every subclass of dict, list, str, int and float, at any depth, is the value it holds
+    of that type, read through the type's own methods (:func:`_plain`): the rules call ``get``,
+    ``items``, ``in``, ``==`` and ``hash`` on what they read, which a subclass may answer by
+    raising or otherwise than its contents say. Each container is copied once: a shared one stays shared
+    (it costs what its objects do), a cycle stays a cycle. Past ``max_nodes`` containers the value
+    is left as it is: the walks name it (``json.too_many_nodes``)."""
+    try:
+        _marshal(value, 4)  # type: ignore[arg-type]  # (what it does not write, it refuses)
+    except Exception:  # ValueError: a subclass or an object, or nested past its 2,000 levels
+        return _exact(value, max_nodes)
+    return value
+
+
+def _exact(value: object, budget: int) -> object:
+    """:func:`exact_value`'s copy, for a value ``marshal`` refused: each container copied once,
+    as an exact dict or list, so that a shared one stays shared and a cycle stays a cycle (of
+    exact containers, which the walks name as they name any)."""
+    if not isinstance(value, (dict, list)):
+        return _scalar(value)
+    copies: dict[int, Any] = {id(value): {} if isinstance(value, dict) else []}
+    """Each container met, by its id (alive: ``value`` holds it), and its copy, filled when popped."""
+    stack: list[Any] = [value]
+
+    def copy_of(member: object) -> object:
+        if not isinstance(member, (dict, list)):
+            return _scalar(member)
+        copy = copies.get(id(member))
+        if copy is None:
+            copy = copies[id(member)] = {} if isinstance(member, dict) else []
+            stack.append(member)
+        return copy
+
+    while stack:
+        item = stack.pop()
+        budget -= 1
+        if budget < 0:  # (the walks then say json.too_many_nodes, past the same budget)
+            return value
+        copy = copies[id(item)]
+        if isinstance(item, dict):
+            for name, member in dict.items(item):
+                copy[_scalar(name)] = copy_of(member)
+        else:
+            copy.extend([copy_of(member) for member in list.copy(item)])
+    return copies[id(value)]
+
+
+def _scalar(item: object) -> object:
+    """A subclass of str, int or float as the value of that type it holds (bool and the exact
+    types as they are; anything else as it is: the rules name it as no JSON value)."""
+    kind = type(item)
+    if kind is str or kind is int or kind is float or kind is bool or item is None:
+        return item
+    if isinstance(item, (str, int, float)):
+        return _plain(item)
+    return item
+
+
 def _plain(item: object) -> object:
-    """A subclass of a JSON type, seen as that type (bool is never read as an integer)."""
+    """A subclass of a JSON type, seen as that type (bool is never read as an integer), through
+    the type's own methods: none of the subclass's runs (its ``__iter__``, ``keys``,
+    ``__getitem__`` or ``__int__`` may raise, or answer something else than what it holds)."""
     if isinstance(item, bool):
         return bool(item)
     if isinstance(item, str):
-        return str(item)
+        return str.__str__(item)
     if isinstance(item, int):
-        return int(item)
+        return int.__int__(item)
     if isinstance(item, float):
-        return float(item)
+        return float.__float__(item)
     if isinstance(item, dict):
-        return dict(item)
+        return dict(dict.items(item))
     if isinstance(item, list):
-        return list(item)
+        return list.copy(item)
     return None
 
 
@@ -304,21 +367,24 @@ def _explain(ctx: Context, value: object, path: str, depth: int) -> None:
         if isinstance(item, float):
             if item - item == 0.0:
                 continue
-            ctx.add(_place(place, path), "json.number_out_of_range", f"{item!r} is not a finite JSON number")
+            ctx.add(_place(place, path), "json.number_out_of_range",
+                    f"{float.__repr__(item)} is not a finite JSON number")
             return
         if isinstance(item, (dict, list)):
             if level > ctx.options.max_depth:
                 ctx.add(_place(place, path), "json.too_deep",
                         f"the value nests deeper than {ctx.options.max_depth} levels")
                 return
+            # (a subclass read through dict's and list's own methods: none of its runs, as _plain)
             if isinstance(item, dict):
-                for key in item:
+                for key in dict.keys(item):
                     if not isinstance(key, str):
-                        ctx.add(_place(place, path), _NOT_JSON, f"member name {key!r} is not a string")
+                        ctx.add(_place(place, path), _NOT_JSON, f"member name {shown(key)} is not a string")
                         return
-                stack.extend((member, level + 1, (place, key)) for key, member in reversed(item.items()))
+                stack.extend((member, level + 1, (place, key)) for key, member in reversed(dict.items(item)))
             else:
-                stack.extend((member, level + 1, (place, index)) for index, member in reversed(list(enumerate(item))))
+                stack.extend((member, level + 1, (place, index))
+                             for index, member in reversed(list(enumerate(list.copy(item)))))
             continue
         ctx.add(_place(place, path), _NOT_JSON, f"a {type(item).__name__} is not a JSON value")
         return
