@@ -16,7 +16,6 @@ import msgspec
 
 from ._findings import Finding
 from ._kind import Kind
-from ._shown import shown
 
 JSON = Any
 """A JSON value as Python holds it: dict, list, str, int, float, bool or None."""
@@ -90,6 +89,8 @@ class Verdict(msgspec.Struct, frozen=True):
         return hash((self.kind, self.version, self.findings))
 
     def __repr__(self) -> str:
+        from ._shown import shown  # (loaded by the first repr: an import of classify does not load it)
+
         parts = [f"kind={self.kind.value!r}", f"version={self.version!r}"]
         # (the id and the code as repr writes them, but never raising nor unbounded: a parsed
         # value's integer past Python's digit limit for str, 10**5000, is named by its size)
