@@ -51,10 +51,11 @@ PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 
 
 @contextlib.contextmanager
-def _proxy(args: Sequence[str], stderr: Path) -> Iterator[str]:
-    """The proxy as its own process (``--listen 127.0.0.1:0``), its stderr written to ``stderr``: its URL."""
+def _proxy(args: Sequence[str], stderr: Path, command: Sequence[str] = PROXY) -> Iterator[str]:
+    """The proxy as its own process (``--listen 127.0.0.1:0``; ``command``: how it is started), its
+    stderr written to ``stderr``: its URL."""
     with stderr.open("wb") as err:
-        process = subprocess.Popen([*PROXY, "--listen", "127.0.0.1:0", *args], stdin=subprocess.DEVNULL,
+        process = subprocess.Popen([*command, "--listen", "127.0.0.1:0", *args], stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, stderr=err)
     try:
         assert wait_until(lambda: b"listening on " in stderr.read_bytes() or process.poll() is not None, TIMEOUT)
@@ -590,3 +591,34 @@ def test_an_answer_before_the_body_came_whole_closes_the_connection_unread(
             more = _sent_on(sock, _CHUNKED_PIECE if "Transfer-Encoding" in headers else _PIECE)
         after = _request(url, "POST", json.dumps(call(1, "echo")).encode(), V2026)  # it still serves
     assert (_status(answer), more, _status(after)) == (status, "closed", 200)
+
+
+_GET_BROKEN = [sys.executable, "-c", "import aiohttp\n"
+               "def _get(*args, **kwargs):\n"
+               "    raise RuntimeError('get broken')\n"
+               "aiohttp.ClientSession.get = _get\n"
+               "from mcp_verdict.cli import main; main()", "proxy"]
+"""The proxy on an aiohttp whose session's GET raises (a fault of the library's or the proxy's)."""
+
+
+def test_a_fault_while_forwarding_a_hosts_get_answers_it(tmp_path: Path) -> None:
+    """A host's GET in a 2025 session, forwarded to the HTTP upstream's stream: a fault as the
+    proxy opens it answers the host's GET 502 with UPSTREAM_UNAVAILABLE (-31004), says it on
+    stderr and in the frame log. Was: the forwarding task died and the host's GET waited for an
+    answer that never came (held until the host gave up)."""
+    err, log = tmp_path / "err", tmp_path / "frames.jsonl"
+    with contextlib.ExitStack() as stack:
+        base = stack.enter_context(port_server([*LISTEN, "cut:0"]))
+        url = stack.enter_context(_proxy(["--log", str(log), "--upstream", base + "/mcp"], err, _GET_BROKEN))
+        assert _status(_request(url, "POST", json.dumps(INIT).encode(), V2025)) == 200
+        host, port, address = _address(url)
+        with socket.create_connection((host, port), timeout=TIMEOUT) as sock:
+            sock.sendall(f"GET /mcp HTTP/1.1\r\nHost: {address}\r\nAccept: text/event-stream\r\n"
+                         "MCP-Protocol-Version: 2025-06-18\r\nMcp-Session-Id: s-1\r\nConnection: close\r\n\r\n"
+                         .encode())
+            raw = _read_all(sock)
+    reason = "the proxy failed opening the upstream's stream: RuntimeError: get broken"
+    assert (_status(raw), _body(raw)["error"]["code"], _body(raw)["error"]["data"]["reason"]) == (502, -31004, reason)
+    assert err.read_bytes().split(b"\n")[1:] == [b"mcp-verdict proxy: the host's GET: " + reason.encode(), b""]
+    assert [r["note"] for r in frame_records(log) if r["kind"] == "error"] == [
+        f"the host's GET: {reason} (answered HTTP 502)"]

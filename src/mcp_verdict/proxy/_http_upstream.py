@@ -1294,6 +1294,15 @@ class HttpUpstream:
             stream.status = status  # type: ignore[attr-defined]
             queue.put_nowait(("error", fault, True, None))
             return
+        except Exception as exc:  # a fault of the proxy's or of its HTTP library's: the host's GET is answered
+            # (it waited for an item that never came) and the fault said
+            reason = f"the proxy failed opening the upstream's stream: {type(exc).__name__}: {exc}"
+            told(f"the host's GET: {reason}")
+            note("error", "s2c", f"the host's GET: {reason} (answered HTTP 502)")
+            stream.status = 502  # type: ignore[attr-defined]
+            queue.put_nowait(("error", error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
+                                                  {"reason": reason}), True, None))
+            return
         if not opened:
             body = given(response.status, read, self.limit)
             if isinstance(body, Refused):
