@@ -29,6 +29,19 @@ DECLARED: dict[str, Any] = json.loads(json.dumps(dict(DEMO_CLIENT_CAPABILITIES))
 PROXY = [sys.executable, "-c", "from mcp_verdict.cli import main; main()", "proxy"]
 
 
+def proxy_after(prelude: str) -> list[str]:
+    """The proxy's command with ``prelude`` run first in its process (a library's fault simulated)."""
+    return [sys.executable, "-c", prelude + "from mcp_verdict.cli import main; main()", "proxy"]
+
+
+GET_BROKEN = ("import aiohttp\n"
+              "def _get(*args, **kwargs):\n"
+              "    raise RuntimeError('get broken')\n"
+              "aiohttp.ClientSession.get = _get\n")
+"""A prelude: an aiohttp whose session's GET raises (a fault of the library's, or of the proxy's,
+as it opens a stream)."""
+
+
 def call(request_id: int | str, name: str, arguments: Mapping[str, Any] | None = None,
          capabilities: Mapping[str, Any] | None = None, version: str = V, **extra: Any) -> dict[str, Any]:
     meta = {"io.modelcontextprotocol/protocolVersion": version,

@@ -38,7 +38,7 @@ from mcp_verdict.demo import stdio_command
 from tests.processes import port_server, stop
 
 from ._in_thread import http_host_in_thread
-from ._peers import PROXY, TIMEOUT, call, demo_http, wait_until
+from ._peers import GET_BROKEN, PROXY, TIMEOUT, call, demo_http, proxy_after, wait_until
 from ._restarting import frame_records
 from .test_proxy_http_edges import _address, _request, _status
 
@@ -593,14 +593,6 @@ def test_an_answer_before_the_body_came_whole_closes_the_connection_unread(
     assert (_status(answer), more, _status(after)) == (status, "closed", 200)
 
 
-_GET_BROKEN = [sys.executable, "-c", "import aiohttp\n"
-               "def _get(*args, **kwargs):\n"
-               "    raise RuntimeError('get broken')\n"
-               "aiohttp.ClientSession.get = _get\n"
-               "from mcp_verdict.cli import main; main()", "proxy"]
-"""The proxy on an aiohttp whose session's GET raises (a fault of the library's or the proxy's)."""
-
-
 def test_a_fault_while_forwarding_a_hosts_get_answers_it(tmp_path: Path) -> None:
     """A host's GET in a 2025 session, forwarded to the HTTP upstream's stream: a fault as the
     proxy opens it answers the host's GET 502 with UPSTREAM_UNAVAILABLE (-31004), says it on
@@ -609,7 +601,8 @@ def test_a_fault_while_forwarding_a_hosts_get_answers_it(tmp_path: Path) -> None
     err, log = tmp_path / "err", tmp_path / "frames.jsonl"
     with contextlib.ExitStack() as stack:
         base = stack.enter_context(port_server([*LISTEN, "cut:0"]))
-        url = stack.enter_context(_proxy(["--log", str(log), "--upstream", base + "/mcp"], err, _GET_BROKEN))
+        url = stack.enter_context(_proxy(["--log", str(log), "--upstream", base + "/mcp"], err,
+                                         proxy_after(GET_BROKEN)))
         assert _status(_request(url, "POST", json.dumps(INIT).encode(), V2025)) == 200
         host, port, address = _address(url)
         with socket.create_connection((host, port), timeout=TIMEOUT) as sock:

@@ -17,7 +17,7 @@ import pytest
 from mcp_verdict.proxy import UPSTREAM_UNAVAILABLE
 from mcp_verdict.proxy._http_posts import Posts, posts_for
 
-from ._peers import LinePeer, call, demo_http
+from ._peers import LinePeer, call, demo_http, proxy_after
 
 # (URL, aiohttp version; whether the POSTs go off the session)
 CASES = [
@@ -442,10 +442,6 @@ _BROKEN = "import aiohttp.http_writer as w; del w._serialize_headers\n"
 """An aiohttp that lacks it for its own code too: its session's every request raises NameError."""
 
 
-def _proxy(prelude: str) -> list[str]:
-    return [sys.executable, "-c", prelude + "from mcp_verdict.cli import main; main()", "proxy"]
-
-
 def test_an_aiohttp_without_its_head_serialiser_sends_every_post_through_the_session() -> None:
     """``_serialize_headers`` is aiohttp's private name: an aiohttp that does not offer it still
     imports the proxy, which sends every upstream POST through the session (the module's
@@ -479,7 +475,7 @@ def test_a_call_through_the_proxy_to_an_http_server_on_an_odd_aiohttp(prelude: s
     HTTP library (or the proxy's own) stops the POST, the host's error at once and one stderr
     line saying which, never a wait for --timeout in silence."""
     with demo_http() as url:
-        peer = LinePeer([*_proxy(prelude), "--mode", "enforce", "--timeout", "120", "--upstream", url])
+        peer = LinePeer([*proxy_after(prelude), "--mode", "enforce", "--timeout", "120", "--upstream", url])
         try:
             raw = peer.exchange(call(7, "add_integers", {"a": 2, "b": 3}), timeout=60)
         finally:
@@ -501,7 +497,7 @@ def test_a_fault_while_posting_a_hosts_notification_is_said() -> None:
                   "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                              "clientInfo": {"name": "proxy-tests", "version": "0"}}}
     with demo_http() as url:
-        peer = LinePeer([*_proxy(_BROKEN), "--mode", "enforce", "--timeout", "120", "--upstream", url])
+        peer = LinePeer([*proxy_after(_BROKEN), "--mode", "enforce", "--timeout", "120", "--upstream", url])
         try:
             first = peer.exchange(initialize, timeout=60)
             peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})

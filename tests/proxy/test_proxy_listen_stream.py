@@ -25,7 +25,7 @@ import pytest
 from mcp_verdict.audit import CallRow, audit_files
 from tests.processes import port_server
 
-from ._peers import PROXY, TIMEOUT, LinePeer, wait_until
+from ._peers import GET_BROKEN, PROXY, TIMEOUT, LinePeer, proxy_after, wait_until
 from ._restarting import frame_records
 
 SERVER = [sys.executable, str(Path(__file__).with_name("listen_http_server.py"))]
@@ -156,12 +156,6 @@ def test_the_audit_does_not_end_the_calls_at_the_get_streams_end(tmp_path: Path,
     assert calls == [call]
 
 
-_GET_BROKEN = ("import aiohttp\n"
-               "def _get(*args, **kwargs):\n"
-               "    raise RuntimeError('get broken')\n"
-               "aiohttp.ClientSession.get = _get\n")
-"""An aiohttp whose session's GET raises (a fault of the library's, or of the proxy's, as it opens
-the listening stream)."""
 FAILED = GET + "the proxy failed opening it: RuntimeError: get broken"
 
 
@@ -171,7 +165,7 @@ def test_a_fault_while_opening_the_stream_is_said_and_the_stream_tried_again(tmp
     Was: the listening task died unseen (the server's own messages lost for the session, nothing
     said anywhere)."""
     log = tmp_path / "frames.jsonl"
-    proxy = [sys.executable, "-c", _GET_BROKEN + "from mcp_verdict.cli import main; main()", "proxy"]
+    proxy = proxy_after(GET_BROKEN)
     with port_server([*SERVER, "status:405"]) as base:
         peer = LinePeer([*proxy, "--timeout", "20", "--log", str(log), "--upstream", base + "/mcp"])
         try:
