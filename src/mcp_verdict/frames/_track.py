@@ -95,8 +95,8 @@ from ._jsonrpc import (
     shown_id,
     with_bytes_id,
 )
+from ._routing_headers import PROTOCOL_VERSION_KEY as _META_VERSION
 
-_META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 _META_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
 _TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/update", "tasks/cancel"})
 _STATELESS: Final = frozenset(v for v in VERSIONS if v >= "2026-07-28")
