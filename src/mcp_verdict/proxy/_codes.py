@@ -37,8 +37,8 @@ from ..verdict._verdict import Verdict
 
 __all__ = ["CODES", "HEADER_MISMATCH", "INVALID_PARAMS", "INVALID_REQUEST", "META_KEY", "PARSE_ERROR", "REFUSED",
            "SOURCE", "TOO_LARGE", "UPSTREAM_CLOSED", "UPSTREAM_TIMEOUT", "UPSTREAM_UNAVAILABLE", "RefuseAs",
-           "cancelled", "cancelled_request", "digest", "error_frame", "findings_codes", "refusal", "verdict_data",
-           "with_id", "with_request_id"]
+           "cancelled", "cancelled_request", "digest", "error_frame", "fault_frame", "findings_codes", "refusal",
+           "verdict_data", "with_id", "with_request_id"]
 
 SOURCE: Final = "mcp-verdict proxy"
 PARSE_ERROR: Final = -32700
@@ -66,6 +66,12 @@ def error_frame(request_id: object, code: int, message: str, data: Mapping[str, 
     """A JSON-RPC error answer to ``request_id`` (written compactly, no line end; the id exactly:
     an int past 64 bits, a lone surrogate, ``bytes`` as they are, ``frames.id_json``)."""
     return error_json(request_id, code, message, {"source": SOURCE, **(data or {})})
+
+
+def fault_frame(code: int, reason: str) -> bytes:
+    """The proxy's JSON-RPC error answering no request (a null id): an HTTP host's error status
+    or an upstream exchange of its own that failed, ``reason`` in its message and ``data``."""
+    return error_frame(None, code, f"mcp-verdict proxy: {reason}", {"reason": reason})
 
 
 def refusal(request_id: object, verdict: Verdict, original: bytes, *, refuse_as: RefuseAs, version: str,

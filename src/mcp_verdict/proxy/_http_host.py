@@ -180,7 +180,7 @@ from ._codes import (
     UPSTREAM_TIMEOUT,
     UPSTREAM_UNAVAILABLE,
     cancelled_request,
-    error_frame,
+    fault_frame,
     with_id,
     with_request_id,
 )
@@ -273,8 +273,7 @@ def _untold(count: int, named: str, version: str | None) -> str | None:
 
 def _fault(status: int, code: int, reason: str) -> web.Response:
     """An HTTP error with the proxy's JSON-RPC error (a null id: it answers no request)."""
-    return web.Response(status=status, body=error_frame(None, code, f"mcp-verdict proxy: {reason}",
-                                                        {"reason": reason}), content_type="application/json")
+    return web.Response(status=status, body=fault_frame(code, reason), content_type="application/json")
 
 
 def _id_bytes(event_id: str) -> bytes:

@@ -99,7 +99,7 @@ from ._codes import (
     UPSTREAM_TIMEOUT,
     UPSTREAM_UNAVAILABLE,
     cancelled_request,
-    error_frame,
+    fault_frame,
     with_id,
 )
 from ._http_posts import Answer, Posts, posts_for, silent
@@ -238,7 +238,7 @@ def upstream_fault(exc: BaseException, timeout: float) -> tuple[int, bytes, str]
         status, code, reason = 502, UPSTREAM_CLOSED, f"the upstream closed the connection before answering: {exc}"
     else:
         status, code, reason = 502, UPSTREAM_UNAVAILABLE, f"the upstream request failed: {type(exc).__name__}: {exc}"
-    return status, error_frame(None, code, f"mcp-verdict proxy: {reason}", {"reason": reason}), reason
+    return status, fault_frame(code, reason), reason
 
 
 def event_stream(content_type: str) -> bool:
@@ -274,7 +274,7 @@ def given(status: int, body: bytes | _Past, limit: int) -> bytes | Refused:
         reason = f"the upstream answered HTTP {status}, no final status"
     else:
         return body
-    return Refused(error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}", {"reason": reason}), reason)
+    return Refused(fault_frame(UPSTREAM_UNAVAILABLE, reason), reason)
 
 
 class CheckedConnector(aiohttp.TCPConnector):
@@ -955,8 +955,7 @@ class HttpUpstream:
             reason = f"the proxy failed sending it upstream: {type(exc).__name__}: {exc}"
             told(f"the host's frame: {reason}")
             self._undelivered(data, reason, "answered HTTP 502")
-            return Delivery(502, _JSON, error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
-                                                    {"reason": reason}))
+            return Delivery(502, _JSON, fault_frame(UPSTREAM_UNAVAILABLE, reason))
         body = given(response.status, read, self.limit)
         if isinstance(body, Refused):
             self._undelivered(data, body.reason, "answered HTTP 502")
@@ -970,8 +969,7 @@ class HttpUpstream:
         lapsed: not sent (noted in the frame log)."""
         reason = _BEHIND_LAPSED.format(self.timeout)
         self._undelivered(data, reason, "answered HTTP 504")
-        return Delivery(504, _JSON, error_frame(None, UPSTREAM_TIMEOUT, f"mcp-verdict proxy: {reason}",
-                                                {"reason": reason}), lapsed=True)
+        return Delivery(504, _JSON, fault_frame(UPSTREAM_TIMEOUT, reason), lapsed=True)
 
     def _undelivered(self, data: bytes, reason: str, told: str) -> None:
         """Note in the frame log that the upstream did not take a host frame answering no request."""
@@ -1300,8 +1298,7 @@ class HttpUpstream:
             told(f"the host's GET: {reason}")
             note("error", "s2c", f"the host's GET: {reason} (answered HTTP 502)")
             stream.status = 502  # type: ignore[attr-defined]
-            queue.put_nowait(("error", error_frame(None, UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
-                                                  {"reason": reason}), True, None))
+            queue.put_nowait(("error", fault_frame(UPSTREAM_UNAVAILABLE, reason), True, None))
             return
         if not opened:
             body = given(response.status, read, self.limit)
