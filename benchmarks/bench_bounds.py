@@ -191,7 +191,7 @@ def _seconds(fn: Callable[[], object], calls: int = 1) -> float:
 
 def valid(rounds: int) -> int:
     """Bytes to verdict on well-formed texts, the skim's duplicate search on and off."""
-    from mcp_verdict.verdict import _classify, _parser
+    from mcp_verdict.verdict import _judge, _parser
 
     off = functools.partial(_parser.skim, duplicates=False)
     print(f"{'well-formed 1 MiB':<32}{'searched':>9}{'orjson ms':>11}{'off ms':>9}{'on ms':>9}{'on/off':>9}"
@@ -207,13 +207,13 @@ def valid(rounds: int) -> int:
             for round_ in range(rounds):
                 times["orjson"].append(_seconds(lambda d=data: orjson.loads(d)))  # type: ignore[misc]
                 for which in ("off", "on") if round_ % 2 else ("on", "off"):  # each first in half the rounds
-                    _classify._skim = off if which == "off" else _parser.skim
+                    _judge._skim = off if which == "off" else _parser.skim
                     times[which].append(_seconds(lambda d=data: classify(d)))  # type: ignore[misc]
-                _classify._skim = _parser.skim
+                _judge._skim = _parser.skim
                 times["search"].append(_seconds(lambda d=data, b=budget: _parser._first_duplicate(d, b)))  # type: ignore[misc]
         finally:
             gc.enable()
-            _classify._skim = _parser.skim
+            _judge._skim = _parser.skim
         ms = {key: statistics.median(values) * 1e3 for key, values in times.items()}
         ratio = statistics.median(o / f for o, f in zip(times["on"], times["off"], strict=True))
         print(f"{name:<32}{searched:>9}{ms['orjson']:>11.2f}{ms['off']:>9.2f}{ms['on']:>9.2f}"

@@ -42,8 +42,8 @@ from pathlib import Path
 from typing import Any
 
 from mcp_verdict import classify
-from mcp_verdict.verdict._classify import classify_options, judge
 from mcp_verdict.verdict._fastpath import read_quoted, read_typed
+from mcp_verdict.verdict._judge import classify_options, judge
 
 sys.path.insert(0, str(Path(__file__).parent))
 from shapes import SHAPES, compact

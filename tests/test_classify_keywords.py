@@ -57,3 +57,17 @@ def test_the_signature_shows_the_options_keyword_only() -> None:
         "client_capabilities: 'Mapping[str, Any] | None' = None, extensions: 'Iterable[str]' = (), "
         "absent_result_type: 'AbsentResultType' = 'invalid', "
         "limits: 'Limits' = Limits(max_bytes=67108864, max_depth=64, max_nodes=10000000)) -> 'Verdict'")
+
+
+def test_the_signature_shown_is_the_one_classify_takes() -> None:
+    """``classify`` presents ``_classify._as_called``'s signature (``__wrapped__``): the two name
+    the same options, in the same order, with the same defaults, but for the guard."""
+    from mcp_verdict.verdict._classify import _as_called
+
+    code, shown = classify.__code__, _as_called.__code__
+    taken = code.co_varnames[:code.co_argcount]
+    assert taken[1] == "_keywords"
+    assert (taken[0], *taken[2:]) == shown.co_varnames[:shown.co_argcount + shown.co_kwonlyargcount]
+    assert classify.__defaults__ is not None
+    assert dict(zip(taken[2:], classify.__defaults__[1:], strict=True)) == _as_called.__kwdefaults__
+    assert classify.__annotations__ | {"_keywords": None} == _as_called.__annotations__ | {"_keywords": None}

@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 
 from mcp_verdict import Limits, classify
-from mcp_verdict.verdict._classify import OptionError, OptionsMemo, check_option, classify_options
+from mcp_verdict.verdict._classify import OptionError, check_option
+from mcp_verdict.verdict._judge import OptionsMemo, classify_options
 
 from .hostile import nested_list
 from .raising import RaisingMapping

@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcp_verdict import Kind, classify
-from mcp_verdict.verdict._classify import _options, check_fully
+from mcp_verdict.verdict._judge import _options, check_fully
 
 from ._calls import python_steps
 

@@ -27,9 +27,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mcp_verdict import TASKS_EXTENSION, VERSIONS, Kind, Limits, Verdict, classify, corpus
-from mcp_verdict.verdict._classify import DEFAULT_LIMITS, _options, check_fully
+from mcp_verdict.verdict._classify import DEFAULT_LIMITS
 from mcp_verdict.verdict._common_kind import common_kind
 from mcp_verdict.verdict._fastpath import _WIDE_BYTES, _spliced, read_common, read_quoted, wide_text
+from mcp_verdict.verdict._judge import _options, check_fully
 from mcp_verdict.verdict._options import SKIM_BYTES
 from mcp_verdict.verdict._parser import NOT_PARSED, parse
 from mcp_verdict.verdict._verdict import make_verdict

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from mcp_verdict import Kind, classify
-from mcp_verdict.verdict._classify import classify_options
 from mcp_verdict.verdict._fastpath import long_ascii, read_common
+from mcp_verdict.verdict._judge import classify_options
 
 OPTIONS = classify_options()
 PROSE = "Lorem ipsum dolor sit amet, consectetur adipiscing elit.\\n" * 2000  # (as written: \n escaped)

@@ -22,8 +22,8 @@ import pytest
 
 from mcp_verdict import Kind, classify
 from mcp_verdict.verdict import _classify, _parser
-from mcp_verdict.verdict._classify import _options
 from mcp_verdict.verdict._fastpath import read_common
+from mcp_verdict.verdict._judge import _options
 
 _HEAD = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"'
 _TAIL = b'"}]}}'

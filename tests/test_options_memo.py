@@ -9,7 +9,8 @@ import pytest
 
 from mcp_verdict import TASKS_EXTENSION, Kind, Limits, classify
 from mcp_verdict.frames import Context
-from mcp_verdict.verdict._classify import DEFAULT_LIMITS, OptionsMemo, classify_options, held_id, judge
+from mcp_verdict.verdict._classify import DEFAULT_LIMITS
+from mcp_verdict.verdict._judge import OptionsMemo, classify_options, held_id, judge
 
 from .test_api import BAD_OPTIONS, COMPLETE
 

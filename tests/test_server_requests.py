@@ -26,8 +26,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcp_verdict import Kind
-from mcp_verdict.verdict._classify import classify_options
 from mcp_verdict.verdict._input import check_server_request
+from mcp_verdict.verdict._judge import classify_options
 
 from .conftest import require_shared
 

@@ -1,6 +1,9 @@
 """What ``from mcp_verdict import classify`` imports, and what the first call of each path adds.
 
-Issue #11 section 4: the import of classify ≤ 30 ms above a bare interpreter. The libraries only
+Issue #11 section 4: the import of classify ≤ 30 ms above a bare interpreter. msgspec, whose
+import costs more than the rest of the import together, is imported by the first call (its readers
+and the verdict value are msgspec's); so is ``inspect``, which msgspec imports and classify's
+signature no longer needs. The libraries only
 some paths need are imported by the first call that takes one: jiter by the strict reader (the
 common answers are proven by the fast path and never reach it), orjson by the fast path's first
 write-back (or its first read of a long json.dumps-written text, or the error path's naming of a
@@ -18,9 +21,10 @@ import sys
 
 import pytest
 
-DEFERRED = ("jiter", "orjson", "json", "bisect", "dataclasses")
+DEFERRED = ("jiter", "orjson", "json", "bisect", "dataclasses", "msgspec", "inspect")
 """The modules an import of classify does not load (json and dataclasses are also orjson's own
-imports; the catalogue's Rule, Finding and Limits are msgspec Structs, not dataclasses)."""
+imports; the catalogue's Rule and Finding are msgspec Structs, not dataclasses; inspect is
+msgspec's)."""
 
 COMPACT = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"ok"}]}}'
 DUPLICATE = b'{"jsonrpc":"2.0","id":1,"id":2,"result":{"resultType":"complete","content":[]}}'
@@ -45,18 +49,19 @@ print(repr((before, after, shown)))
     # the import alone: none of them
     ("import only", None, [], None),
     # a compact answer as the SDKs write it: the write-back proof (orjson.dumps), no strict reader
-    ("compact text block", COMPACT, ["dataclasses", "json", "orjson"], ("normal_complete", [])),
+    ("compact text block", COMPACT, ["dataclasses", "inspect", "json", "msgspec", "orjson"], ("normal_complete", [])),
     # a repeated member name: msgspec's typed read keeps the last copy, so the write-back cannot
     # prove it; the strict reader (jiter) finds it (RFC 8259 s4) and the error path names the
     # member (orjson reads the member names; json and bisect are the error path's own)
-    ("duplicate id", DUPLICATE, ["bisect", "dataclasses", "jiter", "json", "orjson"],
+    ("duplicate id", DUPLICATE, ["bisect", "dataclasses", "inspect", "jiter", "json", "msgspec", "orjson"],
      ("unclassified", [("json.duplicate_key", "/id")])),
     # not JSON (RFC 8259 s2): the typed read fails before any write-back; jiter finds the error
     # and the error path names the element it is in
-    ("trailing comma", TRAILING_COMMA, ["bisect", "dataclasses", "jiter", "json", "orjson"],
+    ("trailing comma", TRAILING_COMMA, ["bisect", "dataclasses", "inspect", "jiter", "json", "msgspec", "orjson"],
      ("unclassified", [("json.syntax", "/result/content/1")])),
     # a long spaced text: orjson.loads and the quote count, no strict reader
-    ("long json.dumps text", SPACED, ["dataclasses", "json", "orjson"], ("normal_complete", [])),
+    ("long json.dumps text", SPACED, ["dataclasses", "inspect", "json", "msgspec", "orjson"],
+     ("normal_complete", [])),
 ])
 def test_classify_imports_a_library_with_the_first_call_that_needs_it(
         name: str, response: bytes | None, loaded_by_the_call: list[str],
@@ -124,10 +129,12 @@ def test_classify_imports_the_rules_with_the_first_call_that_runs_them(
 _CATALOGUE_PROGRAM = """\
 import sys
 from mcp_verdict import classify
-findings = sys.modules["mcp_verdict.verdict._findings"]
-before = "RULES" in vars(findings)
+def built():  # (the module itself is loaded by the first call)
+    findings = sys.modules.get("mcp_verdict.verdict._findings")
+    return findings is not None and "RULES" in vars(findings)
+before = built()
 verdict = None if {response!r} is None else classify({response!r})
-after = "RULES" in vars(findings)
+after = built()
 shown = None if verdict is None else (verdict.kind.value, [(f.code, f.severity) for f in verdict.findings])
 print(repr((before, after, shown)))
 """
@@ -148,3 +155,38 @@ def test_the_catalogue_is_built_by_the_first_finding(
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
     before, after, shown = ast.literal_eval(done.stdout)
     assert (before, after, shown) == (False, built_by_the_call, verdict)
+
+
+_MODULES_PROGRAM = """\
+import sys
+from mcp_verdict import classify
+def loaded():
+    return sorted(m for m in sys.modules if m.startswith("mcp_verdict"))
+before = loaded()
+verdict = None if {response!r} is None else classify({response!r})
+print(repr((before, loaded(), None if verdict is None else verdict.kind.value)))
+"""
+
+_FRONT = ["mcp_verdict", "mcp_verdict.verdict", "mcp_verdict.verdict._classify", "mcp_verdict.verdict._frozen",
+          "mcp_verdict.verdict._versions"]
+"""What an import of classify loads of the package: the function, its options' types and errors
+(``_classify``, with ``_frozen`` for ``Limits``), the versions it knows (``_versions``)."""
+_FIRST_CALL = ["mcp_verdict.verdict._common_kind", "mcp_verdict.verdict._fastpath", "mcp_verdict.verdict._findings",
+               "mcp_verdict.verdict._judge", "mcp_verdict.verdict._kind", "mcp_verdict.verdict._nodes",
+               "mcp_verdict.verdict._options", "mcp_verdict.verdict._verdict"]
+"""What the first call adds on the fast path: its options checked (``_judge``, ``_options``), the
+fast path's readers and kinds, the verdict value and the finding type (msgspec's Structs)."""
+
+
+@pytest.mark.parametrize(("name", "response", "after", "kind"), [
+    ("import only", None, _FRONT, None),
+    # the common answer, proven by the fast path: the readers and the verdict, no strict reader
+    ("compact text block", COMPACT, sorted(_FRONT + _FIRST_CALL), "normal_complete"),
+    # a repeated member name: the strict reader (_parser) finds it (RFC 8259 s4)
+    ("duplicate id", DUPLICATE, sorted([*_FRONT, *_FIRST_CALL, "mcp_verdict.verdict._parser"]), "unclassified"),
+])
+def test_the_import_of_classify_loads_its_front_and_the_first_call_the_rest(
+        name: str, response: bytes | None, after: list[str], kind: str | None) -> None:
+    program = _MODULES_PROGRAM.format(response=response)
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    assert ast.literal_eval(done.stdout) == (_FRONT, after, kind)

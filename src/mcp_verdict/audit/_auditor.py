@@ -48,8 +48,8 @@ from ..frames._tasks import related_task, task_reused, task_taken
 from ..frames._tools import TOOLS_BYTES, TOOLS_KEPT, ToolsBudget, problem_words
 from ..judgement._decide import Action, decide
 from ..judgement._outcome import evaluate_listed
-from ..verdict._classify import OptionsMemo
 from ..verdict._input import RefusedAsks, judge_server_request, refused_findings
+from ..verdict._judge import OptionsMemo
 from ..verdict._kind import Kind
 from ..verdict._peer_text import cut, one_line, utf8_text
 from ..verdict._verdict import Verdict, make_verdict

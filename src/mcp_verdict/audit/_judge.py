@@ -27,8 +27,9 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ..frames import Exchange, Peek
-from ..verdict._classify import DEFAULT_LIMITS, held_id, judge
+from ..verdict._classify import DEFAULT_LIMITS
 from ..verdict._findings import finding
+from ..verdict._judge import held_id, judge
 from ..verdict._kind import Kind
 from ..verdict._options import Options
 from ..verdict._parser import parse

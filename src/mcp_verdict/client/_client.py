@@ -53,9 +53,10 @@ from .. import __version__
 from ..frames._sendable import check_call
 from ..judgement._check import Expectation
 from ..judgement._outcome import Observe, Outcome, run_observation, settle
-from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, OptionError, classify, classify_options
+from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, OptionError, classify
 from ..verdict._findings import Finding, finding, pointer, refused, refuses
 from ..verdict._input import check_server_request, refused_findings
+from ..verdict._judge import classify_options
 from ..verdict._kind import Kind
 from ..verdict._parser import parse
 from ..verdict._peer_text import cut, neutral

@@ -55,7 +55,7 @@ CORPUS_VERSION: Final = "1.3.0"
 
 SchemaLabel = Literal["valid", "invalid", "n/a"]
 _SCHEMA_LABELS: Final = ("valid", "invalid", "n/a")
-_LIMIT_NAMES: Final = Limits.__struct_fields__
+_LIMIT_NAMES: Final = Limits.__match_args__
 _FIELDS: Final = ("id", "version", "versions", "input", "raw", "raw_base64", "options", "expect", "finding",
                   "schema", "spec", "description", "recorded")
 _SOURCES: Final = ("input", "raw", "raw_base64")

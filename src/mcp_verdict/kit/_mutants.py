@@ -43,7 +43,7 @@ def _m(name: str, description: str, *patches: tuple[str, str, str]) -> Mutant:
 
 MUTANTS: Final[tuple[Mutant, ...]] = (
     _m("result_means_success", "design note: a result is present → normal_complete",
-       ("_classify.py", "kind = _classify(ctx, checked, request_id)",
+       ("_judge.py", "kind = _classify(ctx, checked, request_id)",
         'kind = Kind.NORMAL_COMPLETE if isinstance(checked, dict) and "result" in checked '
         "else _classify(ctx, checked, request_id)"),
        ("_common_kind.py", "if type(result) is not dict:\n        return None\n    rules = options.rules",

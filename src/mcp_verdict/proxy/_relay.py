@@ -84,9 +84,10 @@ from ..frames._jsonrpc import NAMES_WHOLE, Id, Peek, answer_peek, is_batch, name
 from ..frames._log import RecordKind
 from ..frames._tools import ListedTools, ToolsBudget
 from ..judgement._decide import decide
-from ..verdict._classify import DEFAULT_LIMITS, OptionsMemo, held_id, judge
+from ..verdict._classify import DEFAULT_LIMITS
 from ..verdict._findings import Finding
 from ..verdict._input import ASKED, RefusedCalls, judge_server_request, refused_findings
+from ..verdict._judge import OptionsMemo, held_id, judge
 from ..verdict._kind import Kind
 from ..verdict._options import Options
 from ..verdict._parser import parse

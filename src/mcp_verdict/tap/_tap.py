@@ -66,19 +66,10 @@ from ..judgement._decide import DEFAULT_RETRY, RetryPolicy
 from ..judgement._outcome import Observe, Outcome, evaluate_defaults, evaluate_listed, settle
 from ..judgement._schema import DEFAULT_SCHEMA_LIMITS, CompiledSchema, SchemaLimits, compile_key, schema_key
 from ..judgement._suspect import DEFAULT_SUSPECTS, Suspect
-from ..verdict._classify import (
-    DEFAULT_LIMITS,
-    AbsentResultType,
-    Limits,
-    OptionError,
-    OptionsMemo,
-    check_option,
-    classify,
-    held_id,
-    judge,
-)
+from ..verdict._classify import DEFAULT_LIMITS, AbsentResultType, Limits, OptionError, check_option, classify
 from ..verdict._findings import Finding, refused, refuses
 from ..verdict._input import RefusedAsks, judge_server_request, refused_findings
+from ..verdict._judge import OptionsMemo, held_id, judge
 from ..verdict._kind import Kind
 from ..verdict._peer_text import utf8_text
 from ..verdict._verdict import Verdict, make_verdict

@@ -1,9 +1,10 @@
-"""The checked options of a ``classify`` call, and the wire reader's bounds they are held to.
+"""The checked options of a ``classify`` call, and the skim's bound they are held to.
 
-``_classify`` checks a call's options once and builds their :class:`Options` (a memo holds them
+``_judge`` checks a call's options once and builds their :class:`Options` (a memo holds them
 per version); the fast path, the full checker (``_walk.Context``) and the edges (the proxy, the
-tap) read them. The bounds live here, beside the options held to them, so that an import of
-classify does not load the strict reader (``_parser``), which reads them too.
+tap) read them. The skim's bound lives here, beside the options held to it, so that the first
+call does not load the strict reader (``_parser``), which reads it too; the nesting bound
+(``PARSER_MAX_DEPTH``) lives with the ``Limits`` it bounds, in ``_classify``.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ import msgspec
 
 from ._versions import VersionRules
 
-PARSER_MAX_DEPTH: Final = 200
-"""jiter's own nesting limit; ``Limits.max_depth`` cannot be set above it."""
 SKIM_BYTES: Final = 1 << 18
 """Texts longer than this, of dense tokens, are skimmed for syntax errors before any value is built."""
 

@@ -75,8 +75,9 @@ from typing import Any, Final
 
 import msgspec
 
+from ._classify import PARSER_MAX_DEPTH
 from ._findings import Finding, finding, pointer
-from ._options import PARSER_MAX_DEPTH, SKIM_BYTES
+from ._options import SKIM_BYTES
 
 _BOM: Final = b"\xef\xbb\xbf"
 # The error paths' patterns, compiled by their first use (re keeps them): an import of

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-import msgspec
+from ._frozen import Frozen
 
 VERSIONS: Final = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 """Every protocol version the classifier knows, oldest first."""
@@ -25,7 +25,7 @@ SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
 """The result ``_meta`` key naming the server software (an Implementation), 2026-07-28."""
 
 
-class VersionRules(msgspec.Struct, frozen=True):  # a frozen Struct: defined in C, unlike a dataclass (~0.5 ms)
+class VersionRules(Frozen):  # a plain immutable class: an import of classify does not load msgspec (_frozen)
     version: str
     content_types: frozenset[str]
     """Content block types a tools/call result may carry."""
@@ -79,9 +79,48 @@ class VersionRules(msgspec.Struct, frozen=True):  # a frozen Struct: defined in 
     object of objects) and ``required`` (strings), its outputSchema needs ``type: "object"``,
     and ``execution.taskSupport`` is forbidden, optional or required (2025-11-25, the first
     version whose sampling carries tools; 2026-07-28 leaves the schemas open)."""
-    reserved_result_meta: frozenset[str] = frozenset()
+    reserved_result_meta: frozenset[str]
     """Result ``_meta`` keys the version's schema reserves with a defined type
     (2026-07-28: ``ResultMetaObject``'s ``io.modelcontextprotocol/serverInfo``)."""
+
+    __match_args__ = (  # in __init__'s order, which pickling follows (_frozen)
+        "version",
+        "content_types",
+        "result_type_required",
+        "input_required",
+        "structured_content",
+        "task_shape",
+        "block_meta",
+        "annotations_last_modified",
+        "resource_link_icons",
+        "error_id_required",
+        "elicitation_modes",
+        "elicitation_id",
+        "request_params",
+        "progress_token",
+        "requested_schema_defaults",
+        "sampling_tools",
+        "sampling_context",
+        "typed_tool_schemas",
+        "reserved_result_meta",
+    )
+    __slots__ = __match_args__
+
+    def __init__(self, version: str, content_types: frozenset[str], result_type_required: bool, input_required: bool,
+                 structured_content: Literal["undefined", "object", "any"],
+                 task_shape: Literal["none", "augmented", "extension"], block_meta: bool,
+                 annotations_last_modified: bool, resource_link_icons: bool, error_id_required: bool,
+                 elicitation_modes: frozenset[str], elicitation_id: bool, request_params: frozenset[str],
+                 progress_token: bool, requested_schema_defaults: bool, sampling_tools: bool, sampling_context: bool,
+                 typed_tool_schemas: bool, reserved_result_meta: frozenset[str] = frozenset()) -> None:
+        self._hold(version=version, content_types=content_types, result_type_required=result_type_required,
+                   input_required=input_required, structured_content=structured_content, task_shape=task_shape,
+                   block_meta=block_meta, annotations_last_modified=annotations_last_modified,
+                   resource_link_icons=resource_link_icons, error_id_required=error_id_required,
+                   elicitation_modes=elicitation_modes, elicitation_id=elicitation_id, request_params=request_params,
+                   progress_token=progress_token, requested_schema_defaults=requested_schema_defaults,
+                   sampling_tools=sampling_tools, sampling_context=sampling_context,
+                   typed_tool_schemas=typed_tool_schemas, reserved_result_meta=reserved_result_meta)
 
 
 _BASE_TYPES: Final = frozenset({"text", "image", "resource"})
