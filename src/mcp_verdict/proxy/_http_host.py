@@ -184,6 +184,7 @@ from ._codes import (
     with_id,
     with_request_id,
 )
+from ._faults import told
 from ._headers import _error_status, header_mismatch
 from ._http_posts import Posts, posts_for
 from ._http_upstream import (
@@ -195,7 +196,6 @@ from ._http_upstream import (
     given,
     host_status,
     passed_back,
-    told,
     upstream_fault,
     upstream_headers,
 )

@@ -75,7 +75,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-import sys
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
@@ -102,6 +101,7 @@ from ._codes import (
     fault_frame,
     with_id,
 )
+from ._faults import failed, told
 from ._http_posts import Answer, Posts, posts_for, silent
 from ._params import exact_arguments, param_headers
 from ._relay import Key
@@ -594,9 +594,9 @@ class HttpUpstream:
         """The POST ``post`` has its response head (``why``: None for an event stream, the request
         under way; else why a cancellation of it is not sent), or never went: each cancellation
         waiting for it is told (:meth:`_cancel_taken`)."""
-        for told in self._untaken.pop(post, ()):
-            if not told.done():
-                told.set_result(why)
+        for taken in self._untaken.pop(post, ()):
+            if not taken.done():
+                taken.set_result(why)
 
     def _closes(self, cancels: Key) -> bool:
         """A cancellation of the request ``cancels`` closes its POST: one in flight, unless it is
@@ -952,7 +952,7 @@ class HttpUpstream:
             self._undelivered(data, reason, f"answered HTTP {status}")
             return Delivery(status, _JSON, fault, lapsed=isinstance(exc, TimeoutError))
         except Exception as exc:  # a fault of the proxy's or of its HTTP library's: said, never lost unseen
-            reason = f"the proxy failed sending it upstream: {type(exc).__name__}: {exc}"
+            reason = failed("sending it upstream", exc)
             told(f"the host's frame: {reason}")
             self._undelivered(data, reason, "answered HTTP 502")
             return Delivery(502, _JSON, fault_frame(UPSTREAM_UNAVAILABLE, reason))
@@ -1240,7 +1240,7 @@ class HttpUpstream:
             return "error", f"the upstream request failed: {type(exc).__name__}: {exc}", False, 0.0
         except Exception as exc:  # a fault of the proxy's or of its HTTP library's: said, and the stream
             # opened again after the backoff (its task died unseen: the server's messages lost for the session)
-            why = f"the proxy failed opening it: {type(exc).__name__}: {exc}"
+            why = failed("opening it", exc)
             told(f"the proxy's GET stream: {why}")
             return "error", why, False, 0.0
         ctype = response.headers.get("Content-Type", "")
@@ -1294,7 +1294,7 @@ class HttpUpstream:
             return
         except Exception as exc:  # a fault of the proxy's or of its HTTP library's: the host's GET is answered
             # (it waited for an item that never came) and the fault said
-            reason = f"the proxy failed opening the upstream's stream: {type(exc).__name__}: {exc}"
+            reason = failed("opening the upstream's stream", exc)
             told(f"the host's GET: {reason}")
             note("error", "s2c", f"the host's GET: {reason} (answered HTTP 502)")
             stream.status = 502  # type: ignore[attr-defined]
@@ -1373,14 +1373,3 @@ class HttpUpstream:
 _POSTING: Final = (HttpUpstream._post.__code__, HttpUpstream._post_behind.__code__)
 _READING: Final = HttpUpstream._read.__code__
 """The code objects :func:`_reading` looks for in a POST's coroutine."""
-
-
-_SHOWN: Final = 300
-"""Characters of a message shown on the proxy's one stderr line (:func:`told`)."""
-
-
-def told(text: str) -> None:
-    """``text`` as one stderr line: ``mcp-verdict proxy:`` and the text cut at :data:`_SHOWN`
-    characters, every control character shown as its escape (a peer's bytes may be in it)."""
-    sys.stderr.write(f"mcp-verdict proxy: {neutral(cut(text, _SHOWN))}\n")
-    sys.stderr.flush()
