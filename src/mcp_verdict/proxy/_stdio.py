@@ -331,22 +331,28 @@ class StdioHost:
         once (the splitter's first case and :meth:`_line`'s, in one call: most reads); any other
         to the splitter."""
         splitter = self._splitter
-        if (chunk[:1] == b"{" and chunk[-1:] == b"\n" and splitter._dropping < 0 and not splitter._parts
-                and chunk.find(b"\n") == len(chunk) - 1 and len(chunk) - 1 <= splitter.limit and not self._gone):
-            self.bridge.from_host(chunk[:-1], self.stream)
-        else:
-            splitter.feed(chunk)
+        try:
+            if (chunk[:1] == b"{" and chunk[-1:] == b"\n" and splitter._dropping < 0 and not splitter._parts
+                    and chunk.find(b"\n") == len(chunk) - 1 and len(chunk) - 1 <= splitter.limit and not self._gone):
+                self.bridge.from_host(chunk[:-1], self.stream)
+            else:
+                splitter.feed(chunk)
+        except Exception as exc:  # (out of the callback, it closed stdin: taken for the host's end)
+            self.bridge.faulted(chunk, exc, self.stream)
 
     def _line(self, line: bytes) -> None:
         if not line or self._gone:
             return  # nothing more goes upstream once the host has gone
-        if line[:1] != b"{" and not may_be_message(line) and not is_batch(line):  # (a batch: a message, MCP
-            # 2025-03-26's; a line starting with "{" may be one, without a call)
-            upstream = self.bridge.upstream
-            if self.bridge.relay.noise("c2s", line) and upstream is not None:
-                upstream.send(line, key=None, stream=None, headers=None)
-            return
-        self.bridge.from_host(line, self.stream)
+        try:
+            if line[:1] != b"{" and not may_be_message(line) and not is_batch(line):  # (a batch: a message, MCP
+                # 2025-03-26's; a line starting with "{" may be one, without a call)
+                upstream = self.bridge.upstream
+                if self.bridge.relay.noise("c2s", line) and upstream is not None:
+                    upstream.send(line, key=None, stream=None, headers=None)
+                return
+            self.bridge.from_host(line, self.stream)
+        except Exception as exc:  # (the lines after it, in its read, still relayed)
+            self.bridge.faulted(line, exc, self.stream)
 
     def _too_large(self, prefix: bytes, size: int) -> None:
         self.bridge.host_too_large(prefix, size, self.stream)
@@ -423,15 +429,19 @@ class _StdoutReader(asyncio.BufferedProtocol):
         splitter = self.splitter
         buffer = self._buffer
         # (LineSplitter.feed's first case; the first LF of the buffer is the read's last byte: none before it)
-        if (buffer[nbytes - 1] == 10 and splitter._dropping < 0 and not splitter._parts
-                and buffer.find(b"\n") == nbytes - 1 and nbytes - 1 <= splitter.limit):
-            owner = self._owner  # one whole line: one copy
-            if buffer[0] == 123 and owner is not None and owner._replay_id is None:  # ("{": _line's, without a call)
-                owner.bridge.from_upstream(bytes(self._view[:nbytes - 1]))
+        try:
+            if (buffer[nbytes - 1] == 10 and splitter._dropping < 0 and not splitter._parts
+                    and buffer.find(b"\n") == nbytes - 1 and nbytes - 1 <= splitter.limit):
+                owner = self._owner  # one whole line: one copy
+                if buffer[0] == 123 and owner is not None and owner._replay_id is None:  # ("{": _line's, without a
+                    # call)
+                    owner.bridge.from_upstream(bytes(self._view[:nbytes - 1]))
+                else:
+                    splitter.on_line(bytes(self._view[:nbytes - 1]))
             else:
-                splitter.on_line(bytes(self._view[:nbytes - 1]))
-        else:
-            splitter.feed(bytes(self._view[:nbytes]))
+                splitter.feed(bytes(self._view[:nbytes]))
+        except Exception as exc:  # (out of the callback, it closed the pipe: taken for the upstream's exit)
+            self.process.owner.bridge.faulted(bytes(self._view[:nbytes]), exc)
 
     def data_received(self, data: bytes) -> None:
         """A read as asyncio's own loop hands it (its pipe transport takes no buffered protocol,
@@ -747,27 +757,30 @@ class StdioUpstream:
 
     # -- frames from the upstream ----------------------------------------------------------------
     def _line(self, line: bytes) -> None:
-        if not line:
-            return
-        if self._replay_id is not None and self._replay_id.encode() in line:
-            look = peek(line)
-            if look.id == self._replay_id:
-                self._replay_id = None
-                if self._replay_late is not None:  # (past its deadline: the process is being stopped)
-                    self.bridge.relay.note("error", "s2c", "the restarted upstream answered the replayed initialize "
-                                           "after its deadline: dropped (it is being stopped)")
-                    return
-                self._cancel_replay_timer()
-                self.bridge.relay.note("open", "s2c", "the restarted upstream answered the replayed initialize")
-                self._replayed()
+        try:
+            if not line:
                 return
-        if line[:1] != b"{" and not may_be_message(line) and not is_batch(line):  # (a batch: a message, MCP
-            # 2025-03-26's; a line starting with "{" may be one, without a call)
-            standing = self.bridge.standing
-            if self.bridge.relay.noise("s2c", line) and standing is not None:
-                standing.send(line, final=False)
-            return
-        self.bridge.from_upstream(line)
+            if self._replay_id is not None and self._replay_id.encode() in line:
+                look = peek(line)
+                if look.id == self._replay_id:
+                    self._replay_id = None
+                    if self._replay_late is not None:  # (past its deadline: the process is being stopped)
+                        self.bridge.relay.note("error", "s2c", "the restarted upstream answered the replayed "
+                                               "initialize after its deadline: dropped (it is being stopped)")
+                        return
+                    self._cancel_replay_timer()
+                    self.bridge.relay.note("open", "s2c", "the restarted upstream answered the replayed initialize")
+                    self._replayed()
+                    return
+            if line[:1] != b"{" and not may_be_message(line) and not is_batch(line):  # (a batch: a message, MCP
+                # 2025-03-26's; a line starting with "{" may be one, without a call)
+                standing = self.bridge.standing
+                if self.bridge.relay.noise("s2c", line) and standing is not None:
+                    standing.send(line, final=False)
+                return
+            self.bridge.from_upstream(line)
+        except Exception as exc:  # (the lines after it, in its read, still relayed)
+            self.bridge.faulted(line, exc)
 
     def _too_large(self, prefix: bytes, size: int) -> None:
         self.bridge.upstream_too_large(prefix, size)

@@ -1,0 +1,111 @@
+"""The proxy's own faults where no handler caught them (README, "The proxy", Faults: every frame in
+is forwarded, answered with an error, or logged as refused; no call waits past ``--timeout``).
+
+Each fault is simulated in the proxy's own process by a prelude run before it (a piece of the
+proxy or of its HTTP library made to raise, as a bug there would), with real peers: the demo
+server over stdio or HTTP, ``order_http_server.py``. What each must come to: one neutral stderr
+line, a frame-log record, and the host's calls answered (a documented error code, or their
+answers) in bounded time; the pipes and the proxy go on. Before, an exception out of an asyncio
+protocol's callback closed its pipe (stdin taken for the host's end, the upstream's stdout for
+its exit: calls lost or answered UPSTREAM_CLOSED as if the server had exited), and one out of a
+task's coroutine ended it unseen (a "Task exception was never retrieved" traceback at best).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_verdict.demo import stdio_command
+from mcp_verdict.proxy import UPSTREAM_UNAVAILABLE
+
+from ._peers import TIMEOUT, LinePeer, call, proxy_after
+from ._restarting import frame_records
+
+
+def _raising(where: str, method: str, test: str) -> str:
+    """A prelude: ``where``'s ``method`` raises ``RuntimeError('broken')`` when ``test`` (an
+    expression of ``data``, the frame, and ``caller``, the calling function's name) holds; else
+    it runs as it is."""
+    module, _, cls = where.rpartition(".")
+    return (f"import sys\nfrom {module} import {cls}\n"
+            f"_kept = {cls}.{method}\n"
+            "def _broken(self, data, *args, **kwargs):\n"
+            "    caller = sys._getframe(1).f_code.co_name\n"
+            f"    if {test}:\n"
+            "        raise RuntimeError('broken')\n"
+            "    return _kept(self, data, *args, **kwargs)\n"
+            f"{cls}.{method} = _broken\n")
+
+
+BOOM = "isinstance(data, bytes) and b'boom' in data"
+"""The frames the simulated fault meets: the host's call and the server's answer that hold ``boom``."""
+
+
+def _outcome(raw: bytes) -> tuple[Any, Any]:
+    """(an answer's id, its echoed text or its error's code)."""
+    answer = json.loads(raw)
+    return answer["id"], answer["error"]["code"] if "error" in answer else answer["result"]["structuredContent"]["text"]
+
+
+def _outcomes(peer: LinePeer, count: int) -> list[tuple[Any, Any]]:
+    """The answers the host gets, sorted, once it has ``count`` of them (or its stdout ended, or
+    the hang guard passed)."""
+    got = []
+    for raw in peer.lines_within(TIMEOUT):
+        got.append(_outcome(raw))
+        if len(got) >= count:
+            break
+    return sorted(got, key=repr)
+
+
+def _errors(log: Path) -> list[str]:
+    return [r["note"] for r in frame_records(log) if r["kind"] == "error"]
+
+
+HOST = "the proxy failed relaying the host's frame: RuntimeError: broken"
+UPSTREAM = "the proxy failed relaying the upstream's frame: RuntimeError: broken"
+# (the prelude, --mode; the answers the host gets, the frame log's error notes, the stderr line)
+CALLBACK_CASES = [
+    # the host's call meets the fault as the proxy reads it (stdin's callback): answered -31004
+    # under its id, and the host's next call relayed. Was: stdin closed (noted "the host closed
+    # stdin"), calls 2 and 3 never answered, the proxy ended once call 1 was answered
+    (_raising("mcp_verdict.proxy._bridge.Bridge", "from_host", BOOM), "observe",
+     [(1, "x"), (2, UPSTREAM_UNAVAILABLE), (3, "after")], [HOST + " (answered UPSTREAM_UNAVAILABLE)"], HOST),
+    # the server's answer meets it after the host was sent it (the upstream's stdout callback):
+    # no longer awaited, the pipe kept. Was: the upstream's stdout closed, the server exited, the
+    # calls answered UPSTREAM_CLOSED "the upstream exited (status 0)" (call 2 twice: its answer,
+    # then -31001), the proxy ended (call 3 lost, or answered -31001 too)
+    (_raising("mcp_verdict.proxy._relay.Relay", "from_upstream", BOOM), "observe",
+     [(1, "x"), (2, "boom"), (3, "after")], [UPSTREAM + " (the host has it: no longer awaited)"], UPSTREAM),
+    (_raising("mcp_verdict.proxy._relay.Relay", "from_upstream", BOOM), "enforce",
+     [(1, "x"), (2, "boom"), (3, "after")], [UPSTREAM + " (the host has it: no longer awaited)"], UPSTREAM),
+    # ...before the host was sent it (enforce, as its verdict is made): call 2 answered -31004
+    (_raising("mcp_verdict.proxy._relay.Relay", "passes_early", BOOM), "enforce",
+     [(1, "x"), (2, UPSTREAM_UNAVAILABLE), (3, "after")], [UPSTREAM + " (answered UPSTREAM_UNAVAILABLE)"], UPSTREAM),
+]
+
+
+@pytest.mark.parametrize(("prelude", "mode", "answers", "errors", "line"), CALLBACK_CASES,
+                         ids=["host-frame", "upstream-answer-sent-observe", "upstream-answer-sent-enforce",
+                              "upstream-answer-unsent"])
+def test_a_fault_in_a_pipes_callback_answers_the_call_and_keeps_the_pipe(
+        tmp_path: Path, prelude: str, mode: str, answers: list[tuple[Any, Any]], errors: list[str],
+        line: str) -> None:
+    """stdio → stdio (the demo server): a call in flight (``slow_echo``, 1 s), the call that meets
+    the fault, and one after it."""
+    log = tmp_path / "frames.jsonl"
+    peer = LinePeer([*proxy_after(prelude), "--mode", mode, "--timeout", "120", "--log", str(log), "--",
+                     *stdio_command()])
+    try:
+        peer.send(call(1, "slow_echo", {"text": "x", "seconds": 1}))
+        peer.send(call(2, "slow_echo", {"text": "boom", "seconds": 0}))
+        peer.send(call(3, "slow_echo", {"text": "after", "seconds": 0}))
+        got = _outcomes(peer, 3)
+    finally:
+        status = peer.close()
+    assert (got, _errors(log), status) == (answers, errors, 0)
+    assert peer.stderr == [f"mcp-verdict proxy: {line}\n".encode()]
