@@ -20,10 +20,11 @@ from typing import Any
 import pytest
 
 from mcp_verdict.demo import stdio_command
-from mcp_verdict.proxy import UPSTREAM_UNAVAILABLE
+from mcp_verdict.proxy import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE
 
-from ._peers import TIMEOUT, LinePeer, call, proxy_after
-from ._restarting import frame_records
+from ._peers import TIMEOUT, LinePeer, call, proxy_after, wait_until
+from ._restarting import EXIT, LATE, frame_records, initialise
+from ._restarting import SERVER as RESTARTING
 
 
 def _raising(where: str, method: str, test: str) -> str:
@@ -109,3 +110,58 @@ def test_a_fault_in_a_pipes_callback_answers_the_call_and_keeps_the_pipe(
         status = peer.close()
     assert (got, _errors(log), status) == (answers, errors, 0)
     assert peer.stderr == [f"mcp-verdict proxy: {line}\n".encode()]
+
+
+EXIT_LINE = "the proxy failed taking in the upstream's exit: RuntimeError: broken"
+
+
+def test_a_fault_as_the_upstreams_exit_is_taken_in_answers_the_calls_and_ends_the_proxy(tmp_path: Path) -> None:
+    """stdio → stdio: the demo server exits (``hang_up``) with a call in flight, and the proxy's
+    task that takes the exit in meets a fault: the calls get UPSTREAM_CLOSED with its reason, it
+    is said, and the proxy ends as when no restart is left. Was: the task died (a traceback), no
+    call answered within the hang guard (``--timeout 120``), the proxy never ended."""
+    log = tmp_path / "frames.jsonl"
+    prelude = ("from mcp_verdict.proxy._stdio import StdioUpstream\n"
+               "def _broken(self, **kwargs):\n"
+               "    raise RuntimeError('broken')\n"
+               "StdioUpstream._restarts_after = _broken\n")
+    peer = LinePeer([*proxy_after(prelude), "--timeout", "120", "--log", str(log), "--", *stdio_command()])
+    try:
+        peer.send(call(1, "slow_echo", {"text": "x", "seconds": 5}))
+        peer.send(call(2, "hang_up"))
+        got = _outcomes(peer, 2)
+        ended = wait_until(lambda: peer.process.poll() is not None, TIMEOUT)
+    finally:
+        status = peer.close()
+    assert (got, ended, status) == ([(1, UPSTREAM_CLOSED), (2, UPSTREAM_CLOSED)], True, 0)
+    assert _errors(log) == [EXIT_LINE + ": no restart"]
+    assert [line for line in peer.stderr if b"mcp-verdict proxy" in line or b"Traceback" in line] == [
+        f"mcp-verdict proxy: {EXIT_LINE}\n".encode()]
+
+
+def test_a_fault_as_the_silent_upstream_is_stopped_kills_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """stdio → stdio (``restart_server.py hang``, ``--max-restarts 1``): the restarted process is
+    silent to its replayed ``initialize`` past ``--timeout`` and is stopped; its stdin closed, it
+    outlives ``--grace``, and the signal meets a fault. It is said, the process killed, and the
+    proxy ends as when a stop leaves no restart (status 1, FORCED_EXIT). Was: the stopping task
+    died (a traceback), the process was kept, and the proxy did not end within the hang guard."""
+    log = tmp_path / "frames.jsonl"
+    monkeypatch.setenv("RESTART_DIR", str(tmp_path))
+    prelude = ("import mcp_verdict.proxy._stdio as stdio\n"
+               "def _broken(*args, **kwargs):\n"
+               "    raise RuntimeError('broken')\n"
+               "stdio.signal_group = _broken\n")
+    reason = "the proxy failed stopping the silent upstream: RuntimeError: broken"
+    peer = LinePeer([*proxy_after(prelude), "--restart", "on-failure", "--max-restarts", "1", "--timeout", "3",
+                     "--grace", "1", "--log", str(log), "--", *RESTARTING, "hang"])
+    try:
+        initialise(peer)
+        assert json.loads(peer.exchange(EXIT) or b"null")["error"]["code"] == UPSTREAM_CLOSED
+        ended = wait_until(lambda: peer.process.poll() is not None, TIMEOUT)
+    finally:
+        (tmp_path / "exit").touch()  # (the silent process may exit)
+        status = peer.close()
+    assert (ended, status) == (True, 1)
+    assert _errors(log) == [LATE + ": stopping it (no restart left)", reason + ": killing it"]
+    assert [line for line in peer.stderr if b"mcp-verdict proxy" in line or b"Traceback" in line] == [
+        f"mcp-verdict proxy: {reason}\n".encode()]

@@ -70,6 +70,7 @@ from ..frames._jsonrpc import id_key, is_batch, peek
 from ..frames._lines import may_be_message
 from ._bridge import Bridge, HostStream
 from ._codes import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE, cancelled_request, with_id
+from ._faults import failed, told
 from ._one_line import one_line
 from ._relay import Key
 
@@ -789,6 +790,25 @@ class StdioUpstream:
         asyncio.get_running_loop().create_task(self._after_exit(protocol))
 
     async def _after_exit(self, protocol: _ProcessProtocol) -> None:
+        """:meth:`_exited`, whose fault (the proxy's own) is said (stderr, the frame log) and ends
+        the upstream for good: the calls in flight get UPSTREAM_CLOSED, what waits for a restart
+        is dropped, and the proxy ends as when no restart is left. Its task died unseen: the
+        calls waited for ``--timeout``, and the proxy for an exit it never took in."""
+        try:
+            await self._exited(protocol)
+        except Exception as exc:
+            reason = failed("taking in the upstream's exit", exc)
+            told(reason)
+            steps: tuple[Callable[[], None], ...] = (
+                lambda: self.bridge.relay.note("error", "s2c", f"{reason}: no restart"),
+                lambda: self.bridge.upstream_lost(reason, UPSTREAM_CLOSED), lambda: self._drop_queue(reason))
+            for step in steps:
+                with contextlib.suppress(Exception):  # (the fault may be theirs: said on stderr already)
+                    step()
+            self._stdin = None
+            self.finished.set()
+
+    async def _exited(self, protocol: _ProcessProtocol) -> None:
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(protocol.exited), 2.0)
         code = self._transport.get_returncode() if self._transport is not None else None
@@ -871,7 +891,22 @@ class StdioUpstream:
                                f"{'restarted next' if again else 'no restart left'})")
         if not again:
             self._drop_queue(why)
-        self._stopping = asyncio.get_running_loop().create_task(self._stop(transport, protocol))
+        self._stopping = asyncio.get_running_loop().create_task(self._stop_silent(transport, protocol))
+
+    async def _stop_silent(self, transport: asyncio.SubprocessTransport, protocol: _ProcessProtocol) -> None:
+        """:meth:`_stop` of the process silent to its replayed ``initialize``. A fault of the
+        proxy's in it is said (stderr, the frame log) and the process killed, its exit then taken
+        in as the stop's would be (the restart policy applied). Its task died unseen: the process
+        was kept, what waited for the next one waited for ever, and the proxy did not end."""
+        try:
+            await self._stop(transport, protocol)
+        except Exception as exc:
+            reason = failed("stopping the silent upstream", exc)
+            told(reason)
+            with contextlib.suppress(Exception):  # (the fault may be the relay's: said on stderr already)
+                self.bridge.relay.note("error", "s2c", f"{reason}: killing it")
+            with contextlib.suppress(ProcessLookupError):  # (it exited meanwhile)
+                transport.kill()
 
     def _replayed(self) -> None:
         assert self._stdin is not None
