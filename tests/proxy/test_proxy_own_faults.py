@@ -13,6 +13,7 @@ task's coroutine ended it unseen (a "Task exception was never retrieved" traceba
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -22,9 +23,10 @@ import pytest
 from mcp_verdict.demo import stdio_command
 from mcp_verdict.proxy import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE
 
-from ._peers import TIMEOUT, LinePeer, call, proxy_after, wait_until
+from ._peers import TIMEOUT, HttpHostPeer, LinePeer, call, demo_http, proxy_after, wait_until
 from ._restarting import EXIT, LATE, frame_records, initialise
 from ._restarting import SERVER as RESTARTING
+from .test_proxy_http_host_hostile import _proxy
 
 
 def _raising(where: str, method: str, test: str) -> str:
@@ -137,6 +139,34 @@ def test_a_fault_as_the_upstreams_exit_is_taken_in_answers_the_calls_and_ends_th
     assert _errors(log) == [EXIT_LINE + ": no restart"]
     assert [line for line in peer.stderr if b"mcp-verdict proxy" in line or b"Traceback" in line] == [
         f"mcp-verdict proxy: {EXIT_LINE}\n".encode()]
+
+
+def test_a_fault_as_an_http_hosts_relay_is_closed_is_said(tmp_path: Path) -> None:
+    """HTTP → HTTP (the demo server): a 2025 initialize with no session from the upstream, its
+    relay closed once answered; a fault as the proxy closes it is said on stderr and in the frame
+    log, its other steps still run. Was: the closing task died (a traceback, "Task exception was
+    never retrieved"), nothing in the frame log."""
+    err, log = tmp_path / "err", tmp_path / "frames.jsonl"
+    prelude = ("from mcp_verdict.proxy._http_upstream import HttpUpstream\n"
+               "async def _broken(self, timeout):\n"
+               "    raise RuntimeError('broken')\n"
+               "HttpUpstream.settle = _broken\n")
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                             "clientInfo": {"name": "proxy-tests", "version": "0"}}}
+    reason = "the proxy failed closing a relay: RuntimeError: broken"
+    with contextlib.ExitStack() as stack:
+        upstream = stack.enter_context(demo_http())
+        url = stack.enter_context(_proxy(["--log", str(log), "--upstream", upstream], err, proxy_after(prelude)))
+        host = HttpHostPeer(url)
+        stack.callback(host.close)
+        status, raw, _ = host.post(initialize)
+        said = wait_until(lambda: reason in _errors(log), TIMEOUT)
+        answered = host.post(call(2, "slow_echo", {"text": "after", "seconds": 0}))
+    assert (status, json.loads(raw or b"null")["id"], said) == (200, 1, True)
+    assert (answered[0], _outcome(answered[1] or b"null")) == (200, (2, "after"))
+    assert err.read_bytes().split(b"\n")[1:] == [f"mcp-verdict proxy: {reason}".encode(), b""]  # (the stateless
+    # relay of call 2 is kept)
 
 
 def test_a_fault_as_the_silent_upstream_is_stopped_kills_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
