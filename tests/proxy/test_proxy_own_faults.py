@@ -23,10 +23,11 @@ import pytest
 from mcp_verdict.demo import stdio_command
 from mcp_verdict.proxy import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE
 
-from ._peers import TIMEOUT, HttpHostPeer, LinePeer, call, demo_http, proxy_after, wait_until
+from ._peers import TIMEOUT, HttpHostPeer, LinePeer, call, demo_http, proxy_after, script_http, wait_until
 from ._restarting import EXIT, LATE, frame_records, initialise
 from ._restarting import SERVER as RESTARTING
 from .test_proxy_http_host_hostile import _proxy
+from .test_proxy_upstream_order import INIT, INITIALIZED, _answers, _call, _cancel, _lines, _list, _order
 
 
 def _raising(where: str, method: str, test: str) -> str:
@@ -167,6 +168,34 @@ def test_a_fault_as_an_http_hosts_relay_is_closed_is_said(tmp_path: Path) -> Non
     assert (answered[0], _outcome(answered[1] or b"null")) == (200, (2, "after"))
     assert err.read_bytes().split(b"\n")[1:] == [f"mcp-verdict proxy: {reason}".encode(), b""]  # (the stateless
     # relay of call 2 is kept)
+
+
+def test_a_fault_as_a_cancellation_follows_its_request_is_said(tmp_path: Path) -> None:
+    """stdio → HTTP (``order_http_server.py``, a 2025-11-25 session): a call the server takes a
+    second late and its cancellation, which waits for the call to be taken; a fault on the way is
+    said on stderr and in the frame log (the cancellation not sent), and the host's next request
+    answered. Was: the task died (a traceback), the cancellation lost with nothing said."""
+    log = tmp_path / "frames.jsonl"
+    prelude = _raising("mcp_verdict.proxy._bridge.Bridge", "batch_of", "caller == '_cancel_taken'")
+    reason = "the proxy failed sending it upstream: RuntimeError: broken"
+    with script_http("order_http_server.py") as url:
+        peer = LinePeer([*proxy_after(prelude), "--log", str(log), "--upstream", url])
+        try:
+            assert json.loads(peer.exchange(INIT) or b"{}")["result"]["protocolVersion"] == "2025-11-25"
+            peer.send_raw(_lines(INITIALIZED, _list(1)))
+            assert _answers(peer, 1) == {(1, "listed")}
+            peer.send_raw(_lines(_call(2, "slow"), _cancel(2)))
+            said = wait_until(lambda: any(reason in note for note in _errors(log)), TIMEOUT)
+            peer.send(_list(3))
+            after = _answers(peer, 1)
+            taken = _order(url)
+        finally:
+            status = peer.close()
+    assert (said, after, taken, status) == (
+        True, {(3, "listed")}, ["initialize", "notifications/initialized", "tools/list", "tools/call", "tools/list"], 0)
+    assert [note for note in _errors(log) if "RuntimeError" in note] == [
+        f"the host's notification: {reason} (the host is not told: stdio)"]
+    assert peer.stderr == [f"mcp-verdict proxy: the host's frame: {reason}\n".encode()]
 
 
 def test_a_fault_as_the_silent_upstream_is_stopped_kills_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

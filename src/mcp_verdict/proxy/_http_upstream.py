@@ -550,18 +550,18 @@ class HttpUpstream:
         Bounded by ``--timeout``: :meth:`_cancel_taken`. (The proxy's own cancellation, of a
         request it gave up ``--timeout`` after sending it, goes at once, as before.)"""
         loop = asyncio.get_running_loop()
-        told: asyncio.Future[str | None] = loop.create_future()
-        self._untaken.setdefault(post, []).append(told)
-        task = loop.create_task(self._cancel_taken(data, host, cancels, post, self._posts[post], told,
+        taken: asyncio.Future[str | None] = loop.create_future()
+        self._untaken.setdefault(post, []).append(taken)
+        task = loop.create_task(self._cancel_taken(data, host, cancels, post, self._posts[post], taken,
                                                    self._waits_for(), loop.time() + self.timeout))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def _cancel_taken(self, data: bytes, host: Mapping[str, str] | None, cancels: Key, post: Key,
-                            carrier: asyncio.Task[None], told: asyncio.Future[str | None],
+                            carrier: asyncio.Task[None], taken: asyncio.Future[str | None],
                             ahead: asyncio.Task[Delivery] | None, deadline: float) -> None:
         """:meth:`_follow`'s wait, up to ``deadline`` (``--timeout`` from the host's sending), for the
-        POST ``carrier`` to have its response head (``told``) or to end; then the request's POST is
+        POST ``carrier`` to have its response head (``taken``) or to end; then the request's POST is
         closed (unless another request of its batch is still awaited on it) and the cancellation
         sent, after ``ahead`` as any notification. When the head says the upstream answered the
         request (a JSON body, an error status: its processing is over) or the request was never
@@ -569,26 +569,33 @@ class HttpUpstream:
         believes in progress (basic/utilities/cancellation, Behavior Requirements 1); it is
         noted in the frame log. A POST that ends without a head (refused, reset), or no head
         within the time (a server holding a JSON answer back: the request was sent ``--timeout``
-        or more before), and the cancellation is sent."""
+        or more before), and the cancellation is sent. A fault of the proxy's or of its HTTP
+        library's on the way is said (stderr, the frame log: not sent), as :meth:`_deliver` says
+        one; it never ends the task unseen."""
         loop = asyncio.get_running_loop()
         try:
-            await asyncio.wait((told, carrier), timeout=max(0.0, deadline - loop.time()),
-                               return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiting = self._untaken.get(post)
-            if waiting is not None and told in waiting:
-                waiting.remove(told)
-                if not waiting:
-                    del self._untaken[post]
-        why = told.result() if told.done() else None
-        if why is not None:
-            self._undelivered(data, why, "")
-            return
-        if self._posts.get(post) is carrier and not any(
-                other != cancels and self.bridge.relay.is_waiting(other) for other in self.bridge.batch_of(post)):
-            del self._posts[post]
-            carrier.cancel()  # (closing its stream: a request under way is cancelled both ways)
-        await self._deliver(data, host, ahead, loop.time() + self.timeout)
+            try:
+                await asyncio.wait((taken, carrier), timeout=max(0.0, deadline - loop.time()),
+                                   return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiting = self._untaken.get(post)
+                if waiting is not None and taken in waiting:
+                    waiting.remove(taken)
+                    if not waiting:
+                        del self._untaken[post]
+            why = taken.result() if taken.done() else None
+            if why is not None:
+                self._undelivered(data, why, "")
+                return
+            if self._posts.get(post) is carrier and not any(
+                    other != cancels and self.bridge.relay.is_waiting(other) for other in self.bridge.batch_of(post)):
+                del self._posts[post]
+                carrier.cancel()  # (closing its stream: a request under way is cancelled both ways)
+            await self._deliver(data, host, ahead, loop.time() + self.timeout)
+        except Exception as exc:  # (its task died unseen: the cancellation lost, nothing said)
+            reason = failed("sending it upstream", exc)
+            told(f"the host's frame: {reason}")
+            self._undelivered(data, reason, "")
 
     def _took(self, post: Key, why: str | None) -> None:
         """The POST ``post`` has its response head (``why``: None for an event stream, the request
