@@ -198,6 +198,39 @@ def test_a_fault_as_a_cancellation_follows_its_request_is_said(tmp_path: Path) -
     assert peer.stderr == [f"mcp-verdict proxy: the host's frame: {reason}\n".encode()]
 
 
+def test_a_fault_as_a_request_waits_behind_a_notification_answers_it() -> None:
+    """stdio → HTTP (the demo server, a 2025-06-18 session): ``notifications/initialized`` and a
+    call in one write, the call's POST waiting for the notification's answer (the host's order);
+    a fault as it stops waiting answers the call at once with UPSTREAM_UNAVAILABLE, said on
+    stderr. Was: the task died (a traceback), the call never sent nor answered within the hang
+    guard (it would have been at ``--timeout``, 120 s)."""
+    prelude = ("import sys\nimport mcp_verdict.proxy._http_upstream as up\n"
+               "_kept = up._lapsed\n"
+               "def _broken(ahead):\n"
+               "    if sys._getframe(1).f_code.co_name == '_post_behind':\n"
+               "        raise RuntimeError('broken')\n"
+               "    return _kept(ahead)\n"
+               "up._lapsed = _broken\n")
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                             "clientInfo": {"name": "proxy-tests", "version": "0"}}}
+    slow = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "slow_echo", "arguments": {"text": "x", "seconds": 0}}}
+    reason = "the proxy failed sending the request upstream: RuntimeError: broken"
+    with demo_http() as url:
+        peer = LinePeer([*proxy_after(prelude), "--timeout", "120", "--upstream", url])
+        try:
+            assert json.loads(peer.exchange(initialize) or b"null")["id"] == 1
+            peer.send_raw(_lines(INITIALIZED, slow))
+            raw = peer.recv()
+        finally:
+            status = peer.close()
+    answer = json.loads(raw or b"null")
+    assert (answer and answer["id"], answer and answer["error"]["message"], status) == (
+        2, f"mcp-verdict proxy: {reason}", 0)
+    assert peer.stderr == [f"mcp-verdict proxy: {reason}\n".encode()]
+
+
 def test_a_fault_as_the_silent_upstream_is_stopped_kills_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """stdio → stdio (``restart_server.py hang``, ``--max-restarts 1``): the restarted process is
     silent to its replayed ``initialize`` past ``--timeout`` and is stopped; its stdin closed, it

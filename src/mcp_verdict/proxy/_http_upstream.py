@@ -729,14 +729,28 @@ class HttpUpstream:
             await asyncio.wait((ahead,))
         finally:
             self._held.discard(key)
-        if _lapsed(ahead):
+        try:
+            if _lapsed(ahead):
+                if self._posts.get(key) is asyncio.current_task():
+                    del self._posts[key]  # (a stdio host's: no headers nor batch of it kept)
+                if self._untaken:
+                    self._took(key, _NEVER_SENT)
+                self.bridge.fail(key, _BEHIND_LAPSED.format(self.timeout), UPSTREAM_TIMEOUT)
+                return
+        except Exception as exc:  # (its task died unseen: the request never sent, its host waited for --timeout)
             if self._posts.get(key) is asyncio.current_task():
-                del self._posts[key]  # (a stdio host's: no headers nor batch of it kept)
-            if self._untaken:
-                self._took(key, _NEVER_SENT)
-            self.bridge.fail(key, _BEHIND_LAPSED.format(self.timeout), UPSTREAM_TIMEOUT)
+                del self._posts[key]
+            self._post_failed(key, exc)
             return
         await self._post(data, key, stream, host)
+
+    def _post_failed(self, key: Key, exc: Exception) -> None:
+        """A fault of the proxy's or of its HTTP library's as it sent the request ``key``: its host
+        is answered now (it waited for ``--timeout``, and nothing said why) and the fault told on
+        stderr."""
+        why = failed("sending the request upstream", exc)
+        self.bridge.fail(key, why, UPSTREAM_UNAVAILABLE)
+        told(why)
 
     async def _post(self, data: bytes, key: Key, stream: HostStream | None,
                     host: Mapping[str, str] | None) -> None:
@@ -777,11 +791,8 @@ class HttpUpstream:
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             self.bridge.fail(key, f"the upstream request failed: {type(exc).__name__}: {exc}", UPSTREAM_UNAVAILABLE)
             return
-        except Exception as exc:  # a fault of the proxy's or of its HTTP library's: the host is answered
-            # now (it waited for --timeout, and nothing said why) and the fault told on stderr
-            why = f"the proxy failed sending the request upstream: {type(exc).__name__}: {exc}"
-            self.bridge.fail(key, why, UPSTREAM_UNAVAILABLE)
-            told(why)
+        except Exception as exc:
+            self._post_failed(key, exc)
             return
         finally:
             holds = self._posts.get(key)
