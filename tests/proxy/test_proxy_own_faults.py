@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from mcp_verdict.demo import stdio_command
-from mcp_verdict.proxy import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE
+from mcp_verdict.proxy import UPSTREAM_CLOSED, UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE
 
 from ._peers import TIMEOUT, HttpHostPeer, LinePeer, call, demo_http, proxy_after, script_http, wait_until
 from ._restarting import EXIT, LATE, frame_records, initialise
@@ -113,6 +113,30 @@ def test_a_fault_in_a_pipes_callback_answers_the_call_and_keeps_the_pipe(
         status = peer.close()
     assert (got, _errors(log), status) == (answers, errors, 0)
     assert peer.stderr == [f"mcp-verdict proxy: {line}\n".encode()]
+
+
+def test_a_fault_as_the_calls_past_timeout_are_answered_answers_them(tmp_path: Path) -> None:
+    """stdio → stdio: a call the demo server answers in 30 s, ``--timeout 2``; the timer that
+    answers it at its deadline meets a fault: it is said, and the call answered UPSTREAM_TIMEOUT
+    with the fault as its reason. Was: an exception out of the timer's callback (a traceback), no
+    timer armed again: the call waited past ``--timeout`` (no answer within the hang guard)."""
+    log = tmp_path / "frames.jsonl"
+    prelude = ("from mcp_verdict.proxy._relay import Relay\n"
+               "def _broken(self, now=None):\n"
+               "    raise RuntimeError('broken')\n"
+               "Relay.expire = _broken\n")
+    reason = "the proxy failed answering the calls past --timeout: RuntimeError: broken"
+    peer = LinePeer([*proxy_after(prelude), "--timeout", "2", "--grace", "1", "--log", str(log), "--",
+                     *stdio_command()])
+    try:
+        raw = peer.exchange(call(1, "slow_echo", {"text": "x", "seconds": 30}))
+    finally:
+        status = peer.close()
+    error = json.loads(raw or b"null")["error"] if raw else {}
+    assert (_outcome(raw) if raw else None, error.get("message"), status) == (
+        (1, UPSTREAM_TIMEOUT), f"mcp-verdict proxy: {reason}", 0)
+    assert _errors(log) == [reason]
+    assert peer.stderr == [f"mcp-verdict proxy: {reason}\n".encode()]
 
 
 EXIT_LINE = "the proxy failed taking in the upstream's exit: RuntimeError: broken"

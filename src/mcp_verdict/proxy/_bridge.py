@@ -18,7 +18,7 @@ from typing import Any, Final, Protocol
 
 from ..frames import id_key
 from ..frames._jsonrpc import Id, Peek, peek
-from ._codes import UPSTREAM_UNAVAILABLE, cancelled_request, error_frame
+from ._codes import UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, cancelled_request, error_frame
 from ._faults import failed, told
 from ._ids import as_written
 from ._relay import Key, Out, Relay
@@ -429,19 +429,43 @@ class Bridge:
                 self.relay.note("error", "s2c", f"{why}: dropped")
                 self.relay.stats.refused += 1
 
-    def _arm(self) -> None:
-        """Keep one timer for the earliest request deadline."""
+    def _arm(self, least: float = 0.0) -> None:
+        """Keep one timer for the earliest request deadline (at least ``least`` seconds away)."""
         deadline = self.relay.next_deadline
         if deadline is None or self._timer is not None:
             return
         loop = asyncio.get_running_loop()
-        delay = max(0.0, deadline - self.relay.clock())
+        delay = max(least, deadline - self.relay.clock())
         self._timer = loop.call_later(min(delay, 3600.0) + 0.001, self._expire)
 
     def _expire(self) -> None:
         self._timer = None
-        self._dispatch(self.relay.expire(), None, None, None)
+        try:
+            self._dispatch(self.relay.expire(), None, None, None)
+        except Exception as exc:  # (out of the timer's callback, no timer was armed again: the calls past
+            # their deadline, and the later ones, waited past --timeout)
+            self._expire_failed(exc)
+            return
         self._arm()
+
+    def _expire_failed(self, exc: Exception) -> None:
+        """A fault of the proxy's as it answered the requests past their deadline: said (stderr,
+        the frame log); each is answered UPSTREAM_TIMEOUT with the fault as its reason, and the
+        timer armed again (a second later at the soonest: a fault that stays is said once a
+        second, not in a loop)."""
+        reason = failed("answering the calls past --timeout", exc)
+        told(reason)
+        relay = self.relay
+        try:
+            relay.note("error", "s2c", reason)
+            now = relay.clock()
+            while (deadline := relay.next_deadline) is not None and deadline <= now:
+                self.fail(relay.waiting_keys()[0], reason, UPSTREAM_TIMEOUT)  # (the first waiting: the soonest
+                # deadline, as the relay keeps them)
+        except Exception as again:
+            told(failed("answering for them", again))
+        finally:
+            self._arm(least=1.0)
 
     def close(self) -> None:
         """Judge what is left to judge; stop the deadline timer."""
