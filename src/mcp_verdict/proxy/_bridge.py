@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Collection, Mapping
-from typing import Any, Final, Protocol
+from typing import Any, Final, Literal, Protocol
 
 from ..frames import id_key
 from ..frames._jsonrpc import Id, Peek, peek
@@ -297,6 +297,7 @@ class Bridge:
         came on is kept: an exception out of a protocol's callback closed it, and the proxy took
         that for the host's end of stdin or the upstream's exit. Never raises."""
         side = "host" if host is not None else "upstream"
+        direction: Literal["c2s", "s2c"] = "c2s" if host is not None else "s2c"
         reason = failed(f"relaying the {side}'s frame", exc)
         told(reason)
         try:
@@ -304,21 +305,20 @@ class Bridge:
             look = peek(data)
             opens = look.kind == "request" if host is not None else look.kind in ("response", "error")
             key = id_key(look.id) if opens and look.id is not None else None
-            waited = key is not None and relay.is_waiting(key)
-            note = reason if key is None else f"{reason} (the host has it: no longer awaited)" if waited and sent \
-                else f"{reason} (answered UPSTREAM_UNAVAILABLE)" if waited or host is not None else reason
-            relay.note("error", "c2s" if host is not None else "s2c", note)
-            if key is None:
-                return
-            if waited and sent:
+            if key is not None and sent and relay.is_waiting(key):
+                relay.note("error", direction, f"{reason} (the host has it: no longer awaited)")
                 self._streams.pop(key, None)
                 self._answered(key)
                 self._dispatch(relay.cancel(key, reason, notify=False), None, None, None)
-            elif waited:
+            elif key is not None and relay.is_waiting(key):
+                relay.note("error", direction, f"{reason} (answered UPSTREAM_UNAVAILABLE)")
                 self.fail(key, reason, UPSTREAM_UNAVAILABLE)
-            elif host is not None:  # (a request the relay never took)
+            elif key is not None and host is not None:  # (a request the relay never took)
+                relay.note("error", direction, f"{reason} (answered UPSTREAM_UNAVAILABLE)")
                 host.send(error_frame(as_written(look.id, data), UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
                                       {"reason": reason}), final=True)
+            else:
+                relay.note("error", direction, reason)
         except Exception as again:  # (the relay's own fault, maybe: said, and the frames after it relayed)
             told(failed("answering for that frame", again))
 
