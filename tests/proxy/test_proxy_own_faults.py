@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shlex
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,9 @@ from mcp_verdict.proxy import UPSTREAM_CLOSED, UPSTREAM_TIMEOUT, UPSTREAM_UNAVAI
 from ._peers import TIMEOUT, HttpHostPeer, LinePeer, call, demo_http, proxy_after, script_http, wait_until
 from ._restarting import EXIT, LATE, frame_records, initialise
 from ._restarting import SERVER as RESTARTING
+from .test_proxy_faults import INIT as FAULT_INIT
+from .test_proxy_faults import SERVER as FAULTING
+from .test_proxy_faults import tool
 from .test_proxy_http_host_hostile import _proxy
 from .test_proxy_upstream_order import INIT, INITIALIZED, _answers, _call, _cancel, _lines, _list, _order
 
@@ -281,3 +286,36 @@ def test_a_fault_as_the_silent_upstream_is_stopped_kills_it(tmp_path: Path, monk
     assert _errors(log) == [LATE + ": stopping it (no restart left)", reason + ": killing it"]
     assert [line for line in peer.stderr if b"mcp-verdict proxy" in line or b"Traceback" in line] == [
         f"mcp-verdict proxy: {reason}\n".encode()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_a_fault_as_an_upstreams_leftover_is_ended_lets_its_stdout_go(tmp_path: Path) -> None:
+    """stdio → stdio: ``fault_server.py`` started by a shell that first starts a helper ignoring
+    SIGTERM, which holds the server's stdout (test_proxy_upstream_group); the server exits
+    mid-call, and ending the helper meets a fault. It is said, the server's stdout let go of, and
+    the call answered UPSTREAM_CLOSED at once. Was: the task died (a traceback), the exit went
+    unseen while the helper held the pipe: no answer within the hang guard (``--timeout 60``).
+    The stop at the proxy's end meets the fault again, said again."""
+    log = tmp_path / "frames.jsonl"
+    pid_file = tmp_path / "helper.pid"
+    prelude = ("import mcp_verdict.proxy._stdio as stdio\n"
+               "async def _broken(*args, **kwargs):\n"
+               "    raise RuntimeError('broken')\n"
+               "stdio.group_ended = _broken\n")
+    reason = "the proxy failed ending what the upstream left running: RuntimeError: broken"
+    shell = f"trap '' TERM; sleep 300 & echo $! > {shlex.quote(str(pid_file))}; exec {shlex.join(FAULTING)}"
+    peer = LinePeer([*proxy_after(prelude), "--timeout", "60", "--log", str(log), "--", "sh", "-c", shell],
+                    env={"FAULT_STARTS": str(tmp_path / "starts")})
+    try:
+        assert json.loads(peer.exchange(FAULT_INIT) or b"{}")["result"]["protocolVersion"] == "2025-06-18"
+        peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        raw = peer.exchange(tool(1, "exit"))
+        ended = wait_until(lambda: peer.process.poll() is not None, TIMEOUT)  # (no restart: the proxy ends)
+    finally:
+        status = peer.close()
+        subprocess.run(["kill", "-9", pid_file.read_text().strip()], check=False)  # (the helper: SIGKILL never came)
+    assert (_outcome(raw) if raw else None, ended, status) == ((1, UPSTREAM_CLOSED), True, 3)  # (the server's own
+    # status: it is gone for good)
+    assert _errors(log) == [f"{reason}: its stdout let go of"] * 2
+    assert [line for line in peer.stderr if b"mcp-verdict proxy" in line or b"Traceback" in line] == [
+        f"mcp-verdict proxy: {reason}\n".encode()] * 2

@@ -949,12 +949,31 @@ class StdioUpstream:
                 break
             except TimeoutError:
                 continue
-        await _leftovers_ended(transport.get_pid())
+        await self._leftovers(transport.get_pid())
 
     def _end_leftovers(self) -> None:
         """The upstream has exited: end what it left running in its process group."""
         if self._transport is not None and group_alive(self._transport.get_pid()):
-            asyncio.get_running_loop().create_task(_leftovers_ended(self._transport.get_pid()))
+            asyncio.get_running_loop().create_task(self._leftovers(self._transport.get_pid()))
+
+    async def _leftovers(self, pid: int) -> None:
+        """:func:`_leftovers_ended` for the exited process ``pid``. A fault of the proxy's there is
+        said (stderr, the frame log) and the process's stdout let go of: what it left running may
+        hold that pipe open, which hid the exit (the calls in flight waited for ``--timeout``,
+        and the task died unseen)."""
+        try:
+            await _leftovers_ended(pid)
+        except Exception as exc:
+            reason = failed("ending what the upstream left running", exc)
+            told(reason)
+            with contextlib.suppress(Exception):  # (the fault may be the relay's: said on stderr already)
+                self.bridge.relay.note("error", "s2c", f"{reason}: its stdout let go of")
+            protocol, transport = self._protocol, self._transport
+            pipe = protocol.stdout if protocol is not None else None
+            if pipe is None and transport is not None:  # (not POSIX: the subprocess transport's own pipe)
+                pipe = cast("asyncio.ReadTransport | None", transport.get_pipe_transport(1))
+            if pipe is not None:
+                pipe.close()
 
     async def wait(self) -> None:
         """Until the upstream has exited for good (no restart follows)."""
