@@ -7,7 +7,8 @@ cancellations (``_ids``: a host request's id as the host wrote it, a cut-short f
 request whose routing members two parsers read two ways (``_twice``), the task
 ids a server creates again while a task with it runs (``_tasks``), a frame written on one line
 for a peer that reads one a line (``_one_line``), the frames the proxy writes itself and its error
-codes (``_codes``), MCP 2025-03-26's JSON-RPC batches through the relay (``_batch``), the routing
+codes (``_codes``), the proxy's own faults a last-resort handler meets: their reason and one
+stderr line (``_faults``), MCP 2025-03-26's JSON-RPC batches through the relay (``_batch``), the routing
 between a host side and an upstream side (``_bridge``), the transports (``_stdio``: the host on
 stdin/stdout and an upstream process with its restart policy; ``_http_host``: a Streamable HTTP
 server for the host; ``_http_upstream``: a Streamable HTTP client to the upstream, its POSTs on

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Collection, Mapping
-from typing import Any, Final, Protocol
+from typing import Any, Final, Literal, Protocol
 
 from ..frames import id_key
 from ..frames._jsonrpc import Id, Peek, peek
-from ._codes import UPSTREAM_UNAVAILABLE, cancelled_request
+from ._codes import UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, cancelled_request, error_frame
+from ._faults import failed, told
+from ._ids import as_written
 from ._relay import Key, Out, Relay
 from ._twice import PLAIN, counted, repeats
 
@@ -246,23 +248,22 @@ class Bridge:
         came on, the only ones it may answer (``Relay.from_upstream``); ``during``: the request whose
         exchange it came on (a server request there is made during it)."""
         relay = self.relay
-        if self.one_stream and self.standing is not None:
-            # (passes_early is False in observe, forwards_unread in enforce: the one that can say yes)
-            early = relay.passes_early(data) if relay.enforce else relay.forwards_unread(data)
-        else:  # (enforce: an answer whose verdict passes is then parsed once, by the judge; the
-            # relay's from_upstream of this same data reuses that read — in observe too, a long
-            # answer, which the routing must read before it is sent: read_sent's one read, not two)
-            early = False
-            if relay.enforce:
+        early = False
+        try:
+            if self.one_stream and self.standing is not None:
+                # (passes_early is False in observe, forwards_unread in enforce: the one that can say yes)
+                early = relay.passes_early(data) if relay.enforce else relay.forwards_unread(data)
+            elif relay.enforce:  # (an answer whose verdict passes is then parsed once, by the judge;
+                # the relay's from_upstream of this same data reuses that read — in observe too, a
+                # long answer, which the routing must read before it is sent: read_sent's one read)
                 relay.passes_early(data)
             elif relay.forwards_unread(data):
                 relay.read_sent(data)
-        if early:
-            assert self.standing is not None
-            self.standing.send(data, final=False)
-            if not relay.enforce:  # (sent: judged now, the judge's read serving the routing too)
-                relay.read_sent(data)
-        try:
+            if early:
+                assert self.standing is not None
+                self.standing.send(data, final=False)
+                if not relay.enforce:  # (sent: judged now, the judge's read serving the routing too)
+                    relay.read_sent(data)
             outs = relay.from_upstream(data, http, True, on_exchange, during)  # (defer: positional)
             if not early:
                 self._dispatch(outs, via, None, None)
@@ -277,6 +278,8 @@ class Bridge:
                 except Exception as exc:  # (as the loop reports a callback's: the frames after it still relayed)
                     asyncio.get_running_loop().call_exception_handler(
                         {"message": "mcp-verdict proxy: judging an answer the host was sent failed", "exception": exc})
+        except Exception as exc:  # (the pipe it came on kept: the frames after it relayed)
+            self.faulted(data, exc, sent=early)
         finally:
             if not self._judging and (relay._deferred or relay._listing is not None):  # (relay.deferred's,
                 # without a call)
@@ -284,6 +287,40 @@ class Bridge:
                 # response waits on its queue) has sent the answer
                 self._judging = True
                 asyncio.get_running_loop().call_soon(self._judge)
+
+    def faulted(self, data: bytes, exc: Exception, host: HostStream | None = None, *, sent: bool = False) -> None:
+        """A fault of the proxy's own (or of a library's) as it relayed ``data``: the host's frame,
+        whose answer goes to ``host``, or (None) the upstream's, which the host has already when
+        ``sent``. Said on one stderr line and in the frame log; the host's request it opens, or
+        the one the upstream's answers, is answered now with UPSTREAM_UNAVAILABLE, never left to
+        wait for ``--timeout`` (one whose answer the host has is no longer awaited). The pipe it
+        came on is kept: an exception out of a protocol's callback closed it, and the proxy took
+        that for the host's end of stdin or the upstream's exit. Never raises."""
+        side = "host" if host is not None else "upstream"
+        direction: Literal["c2s", "s2c"] = "c2s" if host is not None else "s2c"
+        reason = failed(f"relaying the {side}'s frame", exc)
+        told(reason)
+        try:
+            relay = self.relay
+            look = peek(data)
+            opens = look.kind == "request" if host is not None else look.kind in ("response", "error")
+            key = id_key(look.id) if opens and look.id is not None else None
+            if key is not None and sent and relay.is_waiting(key):
+                relay.note("error", direction, f"{reason} (the host has it: no longer awaited)")
+                self._streams.pop(key, None)
+                self._answered(key)
+                self._dispatch(relay.cancel(key, reason, notify=False), None, None, None)
+            elif key is not None and relay.is_waiting(key):
+                relay.note("error", direction, f"{reason} (answered UPSTREAM_UNAVAILABLE)")
+                self.fail(key, reason, UPSTREAM_UNAVAILABLE)
+            elif key is not None and host is not None:  # (a request the relay never took)
+                relay.note("error", direction, f"{reason} (answered UPSTREAM_UNAVAILABLE)")
+                host.send(error_frame(as_written(look.id, data), UPSTREAM_UNAVAILABLE, f"mcp-verdict proxy: {reason}",
+                                      {"reason": reason}), final=True)
+            else:
+                relay.note("error", direction, reason)
+        except Exception as again:  # (the relay's own fault, maybe: said, and the frames after it relayed)
+            told(failed("answering for that frame", again))
 
     def _judge(self) -> None:
         self._judging = False
@@ -392,19 +429,43 @@ class Bridge:
                 self.relay.note("error", "s2c", f"{why}: dropped")
                 self.relay.stats.refused += 1
 
-    def _arm(self) -> None:
-        """Keep one timer for the earliest request deadline."""
+    def _arm(self, least: float = 0.0) -> None:
+        """Keep one timer for the earliest request deadline (at least ``least`` seconds away)."""
         deadline = self.relay.next_deadline
         if deadline is None or self._timer is not None:
             return
         loop = asyncio.get_running_loop()
-        delay = max(0.0, deadline - self.relay.clock())
+        delay = max(least, deadline - self.relay.clock())
         self._timer = loop.call_later(min(delay, 3600.0) + 0.001, self._expire)
 
     def _expire(self) -> None:
         self._timer = None
-        self._dispatch(self.relay.expire(), None, None, None)
+        try:
+            self._dispatch(self.relay.expire(), None, None, None)
+        except Exception as exc:  # (out of the timer's callback, no timer was armed again: the calls past
+            # their deadline, and the later ones, waited past --timeout)
+            self._expire_failed(exc)
+            return
         self._arm()
+
+    def _expire_failed(self, exc: Exception) -> None:
+        """A fault of the proxy's as it answered the requests past their deadline: said (stderr,
+        the frame log); each is answered UPSTREAM_TIMEOUT with the fault as its reason, and the
+        timer armed again (a second later at the soonest: a fault that stays is said once a
+        second, not in a loop)."""
+        reason = failed("answering the calls past --timeout", exc)
+        told(reason)
+        relay = self.relay
+        try:
+            relay.note("error", "s2c", reason)
+            now = relay.clock()
+            while (deadline := relay.next_deadline) is not None and deadline <= now:
+                self.fail(relay.waiting_keys()[0], reason, UPSTREAM_TIMEOUT)  # (the first waiting: the soonest
+                # deadline, as the relay keeps them)
+        except Exception as again:
+            told(failed("answering for them", again))
+        finally:
+            self._arm(least=1.0)
 
     def close(self) -> None:
         """Judge what is left to judge; stop the deadline timer."""

@@ -184,6 +184,7 @@ from ._codes import (
     with_id,
     with_request_id,
 )
+from ._faults import failed, told
 from ._headers import _error_status, header_mismatch
 from ._http_posts import Posts, posts_for
 from ._http_upstream import (
@@ -195,7 +196,6 @@ from ._http_upstream import (
     given,
     host_status,
     passed_back,
-    told,
     upstream_fault,
     upstream_headers,
 )
@@ -671,11 +671,21 @@ class HttpHost:
         task.add_done_callback(self._releasing.discard)
 
     async def _close(self, bridge: Bridge, upstream: HttpUpstream) -> None:
+        """:meth:`_drop`'s closing of ``bridge``. A fault of the proxy's in a step of it is said
+        (stderr, the frame log) and the steps after it still run: its task never dies unseen,
+        with the relays' tools budget or the upstream left held."""
         try:
             await upstream.settle(self.options.timeout)
+        except Exception as exc:
+            _closing_failed(bridge, exc)
         finally:
-            bridge.close()  # the verdicts still to write; the deadline timer stopped
-            bridge.relay.forget_tools()  # (their share of the relays' tools budget given back)
+            # the verdicts still to write, the deadline timer stopped; the relay's share of the
+            # relays' tools budget given back
+            for step in (bridge.close, bridge.relay.forget_tools):
+                try:
+                    step()
+                except Exception as exc:
+                    _closing_failed(bridge, exc)
             with contextlib.suppress(Exception):
                 await upstream.aclose()
             self._upstreams.pop(upstream, None)
@@ -1525,6 +1535,15 @@ class HttpHost:
             self._posts.close()
         if self._client is not None:
             await self._client.close()
+
+
+def _closing_failed(bridge: Bridge, exc: Exception) -> None:
+    """A fault of the proxy's as it closes ``bridge`` (:meth:`HttpHost._close`): said on stderr
+    and in the relay's frame log."""
+    reason = failed("closing a relay", exc)
+    told(reason)
+    with contextlib.suppress(Exception):  # (the relay's own fault, maybe: said on stderr already)
+        bridge.relay.note("error", "s2c", reason)
 
 
 KEEPALIVE: Final = 75.0

@@ -75,7 +75,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-import sys
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
@@ -102,6 +101,7 @@ from ._codes import (
     fault_frame,
     with_id,
 )
+from ._faults import failed, told
 from ._http_posts import Answer, Posts, posts_for, silent
 from ._params import exact_arguments, param_headers
 from ._relay import Key
@@ -550,18 +550,18 @@ class HttpUpstream:
         Bounded by ``--timeout``: :meth:`_cancel_taken`. (The proxy's own cancellation, of a
         request it gave up ``--timeout`` after sending it, goes at once, as before.)"""
         loop = asyncio.get_running_loop()
-        told: asyncio.Future[str | None] = loop.create_future()
-        self._untaken.setdefault(post, []).append(told)
-        task = loop.create_task(self._cancel_taken(data, host, cancels, post, self._posts[post], told,
+        taken: asyncio.Future[str | None] = loop.create_future()
+        self._untaken.setdefault(post, []).append(taken)
+        task = loop.create_task(self._cancel_taken(data, host, cancels, post, self._posts[post], taken,
                                                    self._waits_for(), loop.time() + self.timeout))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def _cancel_taken(self, data: bytes, host: Mapping[str, str] | None, cancels: Key, post: Key,
-                            carrier: asyncio.Task[None], told: asyncio.Future[str | None],
+                            carrier: asyncio.Task[None], taken: asyncio.Future[str | None],
                             ahead: asyncio.Task[Delivery] | None, deadline: float) -> None:
         """:meth:`_follow`'s wait, up to ``deadline`` (``--timeout`` from the host's sending), for the
-        POST ``carrier`` to have its response head (``told``) or to end; then the request's POST is
+        POST ``carrier`` to have its response head (``taken``) or to end; then the request's POST is
         closed (unless another request of its batch is still awaited on it) and the cancellation
         sent, after ``ahead`` as any notification. When the head says the upstream answered the
         request (a JSON body, an error status: its processing is over) or the request was never
@@ -569,34 +569,41 @@ class HttpUpstream:
         believes in progress (basic/utilities/cancellation, Behavior Requirements 1); it is
         noted in the frame log. A POST that ends without a head (refused, reset), or no head
         within the time (a server holding a JSON answer back: the request was sent ``--timeout``
-        or more before), and the cancellation is sent."""
+        or more before), and the cancellation is sent. A fault of the proxy's or of its HTTP
+        library's on the way is said (stderr, the frame log: not sent), as :meth:`_deliver` says
+        one; it never ends the task unseen."""
         loop = asyncio.get_running_loop()
         try:
-            await asyncio.wait((told, carrier), timeout=max(0.0, deadline - loop.time()),
-                               return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiting = self._untaken.get(post)
-            if waiting is not None and told in waiting:
-                waiting.remove(told)
-                if not waiting:
-                    del self._untaken[post]
-        why = told.result() if told.done() else None
-        if why is not None:
-            self._undelivered(data, why, "")
-            return
-        if self._posts.get(post) is carrier and not any(
-                other != cancels and self.bridge.relay.is_waiting(other) for other in self.bridge.batch_of(post)):
-            del self._posts[post]
-            carrier.cancel()  # (closing its stream: a request under way is cancelled both ways)
-        await self._deliver(data, host, ahead, loop.time() + self.timeout)
+            try:
+                await asyncio.wait((taken, carrier), timeout=max(0.0, deadline - loop.time()),
+                                   return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiting = self._untaken.get(post)
+                if waiting is not None and taken in waiting:
+                    waiting.remove(taken)
+                    if not waiting:
+                        del self._untaken[post]
+            why = taken.result() if taken.done() else None
+            if why is not None:
+                self._undelivered(data, why, "")
+                return
+            if self._posts.get(post) is carrier and not any(
+                    other != cancels and self.bridge.relay.is_waiting(other) for other in self.bridge.batch_of(post)):
+                del self._posts[post]
+                carrier.cancel()  # (closing its stream: a request under way is cancelled both ways)
+            await self._deliver(data, host, ahead, loop.time() + self.timeout)
+        except Exception as exc:  # (its task died unseen: the cancellation lost, nothing said)
+            reason = failed("sending it upstream", exc)
+            told(f"the host's frame: {reason}")
+            self._undelivered(data, reason, "")
 
     def _took(self, post: Key, why: str | None) -> None:
         """The POST ``post`` has its response head (``why``: None for an event stream, the request
         under way; else why a cancellation of it is not sent), or never went: each cancellation
         waiting for it is told (:meth:`_cancel_taken`)."""
-        for told in self._untaken.pop(post, ()):
-            if not told.done():
-                told.set_result(why)
+        for taken in self._untaken.pop(post, ()):
+            if not taken.done():
+                taken.set_result(why)
 
     def _closes(self, cancels: Key) -> bool:
         """A cancellation of the request ``cancels`` closes its POST: one in flight, unless it is
@@ -722,14 +729,28 @@ class HttpUpstream:
             await asyncio.wait((ahead,))
         finally:
             self._held.discard(key)
-        if _lapsed(ahead):
+        try:
+            if _lapsed(ahead):
+                if self._posts.get(key) is asyncio.current_task():
+                    del self._posts[key]  # (a stdio host's: no headers nor batch of it kept)
+                if self._untaken:
+                    self._took(key, _NEVER_SENT)
+                self.bridge.fail(key, _BEHIND_LAPSED.format(self.timeout), UPSTREAM_TIMEOUT)
+                return
+        except Exception as exc:  # (its task died unseen: the request never sent, its host waited for --timeout)
             if self._posts.get(key) is asyncio.current_task():
-                del self._posts[key]  # (a stdio host's: no headers nor batch of it kept)
-            if self._untaken:
-                self._took(key, _NEVER_SENT)
-            self.bridge.fail(key, _BEHIND_LAPSED.format(self.timeout), UPSTREAM_TIMEOUT)
+                del self._posts[key]
+            self._post_failed(key, exc)
             return
         await self._post(data, key, stream, host)
+
+    def _post_failed(self, key: Key, exc: Exception) -> None:
+        """A fault of the proxy's or of its HTTP library's as it sent the request ``key``: its host
+        is answered now (it waited for ``--timeout``, and nothing said why) and the fault told on
+        stderr."""
+        why = failed("sending the request upstream", exc)
+        self.bridge.fail(key, why, UPSTREAM_UNAVAILABLE)
+        told(why)
 
     async def _post(self, data: bytes, key: Key, stream: HostStream | None,
                     host: Mapping[str, str] | None) -> None:
@@ -770,11 +791,8 @@ class HttpUpstream:
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             self.bridge.fail(key, f"the upstream request failed: {type(exc).__name__}: {exc}", UPSTREAM_UNAVAILABLE)
             return
-        except Exception as exc:  # a fault of the proxy's or of its HTTP library's: the host is answered
-            # now (it waited for --timeout, and nothing said why) and the fault told on stderr
-            why = f"the proxy failed sending the request upstream: {type(exc).__name__}: {exc}"
-            self.bridge.fail(key, why, UPSTREAM_UNAVAILABLE)
-            told(why)
+        except Exception as exc:
+            self._post_failed(key, exc)
             return
         finally:
             holds = self._posts.get(key)
@@ -952,7 +970,7 @@ class HttpUpstream:
             self._undelivered(data, reason, f"answered HTTP {status}")
             return Delivery(status, _JSON, fault, lapsed=isinstance(exc, TimeoutError))
         except Exception as exc:  # a fault of the proxy's or of its HTTP library's: said, never lost unseen
-            reason = f"the proxy failed sending it upstream: {type(exc).__name__}: {exc}"
+            reason = failed("sending it upstream", exc)
             told(f"the host's frame: {reason}")
             self._undelivered(data, reason, "answered HTTP 502")
             return Delivery(502, _JSON, fault_frame(UPSTREAM_UNAVAILABLE, reason))
@@ -1240,7 +1258,7 @@ class HttpUpstream:
             return "error", f"the upstream request failed: {type(exc).__name__}: {exc}", False, 0.0
         except Exception as exc:  # a fault of the proxy's or of its HTTP library's: said, and the stream
             # opened again after the backoff (its task died unseen: the server's messages lost for the session)
-            why = f"the proxy failed opening it: {type(exc).__name__}: {exc}"
+            why = failed("opening it", exc)
             told(f"the proxy's GET stream: {why}")
             return "error", why, False, 0.0
         ctype = response.headers.get("Content-Type", "")
@@ -1294,7 +1312,7 @@ class HttpUpstream:
             return
         except Exception as exc:  # a fault of the proxy's or of its HTTP library's: the host's GET is answered
             # (it waited for an item that never came) and the fault said
-            reason = f"the proxy failed opening the upstream's stream: {type(exc).__name__}: {exc}"
+            reason = failed("opening the upstream's stream", exc)
             told(f"the host's GET: {reason}")
             note("error", "s2c", f"the host's GET: {reason} (answered HTTP 502)")
             stream.status = 502  # type: ignore[attr-defined]
@@ -1373,14 +1391,3 @@ class HttpUpstream:
 _POSTING: Final = (HttpUpstream._post.__code__, HttpUpstream._post_behind.__code__)
 _READING: Final = HttpUpstream._read.__code__
 """The code objects :func:`_reading` looks for in a POST's coroutine."""
-
-
-_SHOWN: Final = 300
-"""Characters of a message shown on the proxy's one stderr line (:func:`told`)."""
-
-
-def told(text: str) -> None:
-    """``text`` as one stderr line: ``mcp-verdict proxy:`` and the text cut at :data:`_SHOWN`
-    characters, every control character shown as its escape (a peer's bytes may be in it)."""
-    sys.stderr.write(f"mcp-verdict proxy: {neutral(cut(text, _SHOWN))}\n")
-    sys.stderr.flush()

@@ -70,6 +70,7 @@ from ..frames._jsonrpc import id_key, is_batch, peek
 from ..frames._lines import may_be_message
 from ._bridge import Bridge, HostStream
 from ._codes import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE, cancelled_request, with_id
+from ._faults import failed, told
 from ._one_line import one_line
 from ._relay import Key
 
@@ -331,22 +332,28 @@ class StdioHost:
         once (the splitter's first case and :meth:`_line`'s, in one call: most reads); any other
         to the splitter."""
         splitter = self._splitter
-        if (chunk[:1] == b"{" and chunk[-1:] == b"\n" and splitter._dropping < 0 and not splitter._parts
-                and chunk.find(b"\n") == len(chunk) - 1 and len(chunk) - 1 <= splitter.limit and not self._gone):
-            self.bridge.from_host(chunk[:-1], self.stream)
-        else:
-            splitter.feed(chunk)
+        try:
+            if (chunk[:1] == b"{" and chunk[-1:] == b"\n" and splitter._dropping < 0 and not splitter._parts
+                    and chunk.find(b"\n") == len(chunk) - 1 and len(chunk) - 1 <= splitter.limit and not self._gone):
+                self.bridge.from_host(chunk[:-1], self.stream)
+            else:
+                splitter.feed(chunk)
+        except Exception as exc:  # (out of the callback, it closed stdin: taken for the host's end)
+            self.bridge.faulted(chunk, exc, self.stream)
 
     def _line(self, line: bytes) -> None:
         if not line or self._gone:
             return  # nothing more goes upstream once the host has gone
-        if line[:1] != b"{" and not may_be_message(line) and not is_batch(line):  # (a batch: a message, MCP
-            # 2025-03-26's; a line starting with "{" may be one, without a call)
-            upstream = self.bridge.upstream
-            if self.bridge.relay.noise("c2s", line) and upstream is not None:
-                upstream.send(line, key=None, stream=None, headers=None)
-            return
-        self.bridge.from_host(line, self.stream)
+        try:
+            if line[:1] != b"{" and not may_be_message(line) and not is_batch(line):  # (a batch: a message, MCP
+                # 2025-03-26's; a line starting with "{" may be one, without a call)
+                upstream = self.bridge.upstream
+                if self.bridge.relay.noise("c2s", line) and upstream is not None:
+                    upstream.send(line, key=None, stream=None, headers=None)
+                return
+            self.bridge.from_host(line, self.stream)
+        except Exception as exc:  # (the lines after it, in its read, still relayed)
+            self.bridge.faulted(line, exc, self.stream)
 
     def _too_large(self, prefix: bytes, size: int) -> None:
         self.bridge.host_too_large(prefix, size, self.stream)
@@ -423,15 +430,19 @@ class _StdoutReader(asyncio.BufferedProtocol):
         splitter = self.splitter
         buffer = self._buffer
         # (LineSplitter.feed's first case; the first LF of the buffer is the read's last byte: none before it)
-        if (buffer[nbytes - 1] == 10 and splitter._dropping < 0 and not splitter._parts
-                and buffer.find(b"\n") == nbytes - 1 and nbytes - 1 <= splitter.limit):
-            owner = self._owner  # one whole line: one copy
-            if buffer[0] == 123 and owner is not None and owner._replay_id is None:  # ("{": _line's, without a call)
-                owner.bridge.from_upstream(bytes(self._view[:nbytes - 1]))
+        try:
+            if (buffer[nbytes - 1] == 10 and splitter._dropping < 0 and not splitter._parts
+                    and buffer.find(b"\n") == nbytes - 1 and nbytes - 1 <= splitter.limit):
+                owner = self._owner  # one whole line: one copy
+                if buffer[0] == 123 and owner is not None and owner._replay_id is None:  # ("{": _line's, without a
+                    # call)
+                    owner.bridge.from_upstream(bytes(self._view[:nbytes - 1]))
+                else:
+                    splitter.on_line(bytes(self._view[:nbytes - 1]))
             else:
-                splitter.on_line(bytes(self._view[:nbytes - 1]))
-        else:
-            splitter.feed(bytes(self._view[:nbytes]))
+                splitter.feed(bytes(self._view[:nbytes]))
+        except Exception as exc:  # (out of the callback, it closed the pipe: taken for the upstream's exit)
+            self.process.owner.bridge.faulted(bytes(self._view[:nbytes]), exc)
 
     def data_received(self, data: bytes) -> None:
         """A read as asyncio's own loop hands it (its pipe transport takes no buffered protocol,
@@ -747,27 +758,30 @@ class StdioUpstream:
 
     # -- frames from the upstream ----------------------------------------------------------------
     def _line(self, line: bytes) -> None:
-        if not line:
-            return
-        if self._replay_id is not None and self._replay_id.encode() in line:
-            look = peek(line)
-            if look.id == self._replay_id:
-                self._replay_id = None
-                if self._replay_late is not None:  # (past its deadline: the process is being stopped)
-                    self.bridge.relay.note("error", "s2c", "the restarted upstream answered the replayed initialize "
-                                           "after its deadline: dropped (it is being stopped)")
-                    return
-                self._cancel_replay_timer()
-                self.bridge.relay.note("open", "s2c", "the restarted upstream answered the replayed initialize")
-                self._replayed()
+        try:
+            if not line:
                 return
-        if line[:1] != b"{" and not may_be_message(line) and not is_batch(line):  # (a batch: a message, MCP
-            # 2025-03-26's; a line starting with "{" may be one, without a call)
-            standing = self.bridge.standing
-            if self.bridge.relay.noise("s2c", line) and standing is not None:
-                standing.send(line, final=False)
-            return
-        self.bridge.from_upstream(line)
+            if self._replay_id is not None and self._replay_id.encode() in line:
+                look = peek(line)
+                if look.id == self._replay_id:
+                    self._replay_id = None
+                    if self._replay_late is not None:  # (past its deadline: the process is being stopped)
+                        self.bridge.relay.note("error", "s2c", "the restarted upstream answered the replayed "
+                                               "initialize after its deadline: dropped (it is being stopped)")
+                        return
+                    self._cancel_replay_timer()
+                    self.bridge.relay.note("open", "s2c", "the restarted upstream answered the replayed initialize")
+                    self._replayed()
+                    return
+            if line[:1] != b"{" and not may_be_message(line) and not is_batch(line):  # (a batch: a message, MCP
+                # 2025-03-26's; a line starting with "{" may be one, without a call)
+                standing = self.bridge.standing
+                if self.bridge.relay.noise("s2c", line) and standing is not None:
+                    standing.send(line, final=False)
+                return
+            self.bridge.from_upstream(line)
+        except Exception as exc:  # (the lines after it, in its read, still relayed)
+            self.bridge.faulted(line, exc)
 
     def _too_large(self, prefix: bytes, size: int) -> None:
         self.bridge.upstream_too_large(prefix, size)
@@ -776,6 +790,25 @@ class StdioUpstream:
         asyncio.get_running_loop().create_task(self._after_exit(protocol))
 
     async def _after_exit(self, protocol: _ProcessProtocol) -> None:
+        """:meth:`_exited`, whose fault (the proxy's own) is said (stderr, the frame log) and ends
+        the upstream for good: the calls in flight get UPSTREAM_CLOSED, what waits for a restart
+        is dropped, and the proxy ends as when no restart is left. Its task died unseen: the
+        calls waited for ``--timeout``, and the proxy for an exit it never took in."""
+        try:
+            await self._exited(protocol)
+        except Exception as exc:
+            reason = failed("taking in the upstream's exit", exc)
+            told(reason)
+            steps: tuple[Callable[[], None], ...] = (
+                lambda: self.bridge.relay.note("error", "s2c", f"{reason}: no restart"),
+                lambda: self.bridge.upstream_lost(reason, UPSTREAM_CLOSED), lambda: self._drop_queue(reason))
+            for step in steps:
+                with contextlib.suppress(Exception):  # (the fault may be theirs: said on stderr already)
+                    step()
+            self._stdin = None
+            self.finished.set()
+
+    async def _exited(self, protocol: _ProcessProtocol) -> None:
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(protocol.exited), 2.0)
         code = self._transport.get_returncode() if self._transport is not None else None
@@ -858,7 +891,22 @@ class StdioUpstream:
                                f"{'restarted next' if again else 'no restart left'})")
         if not again:
             self._drop_queue(why)
-        self._stopping = asyncio.get_running_loop().create_task(self._stop(transport, protocol))
+        self._stopping = asyncio.get_running_loop().create_task(self._stop_silent(transport, protocol))
+
+    async def _stop_silent(self, transport: asyncio.SubprocessTransport, protocol: _ProcessProtocol) -> None:
+        """:meth:`_stop` of the process silent to its replayed ``initialize``. A fault of the
+        proxy's in it is said (stderr, the frame log) and the process killed, its exit then taken
+        in as the stop's would be (the restart policy applied). Its task died unseen: the process
+        was kept, what waited for the next one waited for ever, and the proxy did not end."""
+        try:
+            await self._stop(transport, protocol)
+        except Exception as exc:
+            reason = failed("stopping the silent upstream", exc)
+            told(reason)
+            with contextlib.suppress(Exception):  # (the fault may be the relay's: said on stderr already)
+                self.bridge.relay.note("error", "s2c", f"{reason}: killing it")
+            with contextlib.suppress(ProcessLookupError):  # (it exited meanwhile)
+                transport.kill()
 
     def _replayed(self) -> None:
         assert self._stdin is not None
@@ -901,12 +949,31 @@ class StdioUpstream:
                 break
             except TimeoutError:
                 continue
-        await _leftovers_ended(transport.get_pid())
+        await self._leftovers(transport.get_pid())
 
     def _end_leftovers(self) -> None:
         """The upstream has exited: end what it left running in its process group."""
         if self._transport is not None and group_alive(self._transport.get_pid()):
-            asyncio.get_running_loop().create_task(_leftovers_ended(self._transport.get_pid()))
+            asyncio.get_running_loop().create_task(self._leftovers(self._transport.get_pid()))
+
+    async def _leftovers(self, pid: int) -> None:
+        """:func:`_leftovers_ended` for the exited process ``pid``. A fault of the proxy's there is
+        said (stderr, the frame log) and the process's stdout let go of: what it left running may
+        hold that pipe open, which hid the exit (the calls in flight waited for ``--timeout``,
+        and the task died unseen)."""
+        try:
+            await _leftovers_ended(pid)
+        except Exception as exc:
+            reason = failed("ending what the upstream left running", exc)
+            told(reason)
+            with contextlib.suppress(Exception):  # (the fault may be the relay's: said on stderr already)
+                self.bridge.relay.note("error", "s2c", f"{reason}: its stdout let go of")
+            protocol, transport = self._protocol, self._transport
+            pipe = protocol.stdout if protocol is not None else None
+            if pipe is None and transport is not None:  # (not POSIX: the subprocess transport's own pipe)
+                pipe = cast("asyncio.ReadTransport | None", transport.get_pipe_transport(1))
+            if pipe is not None:
+                pipe.close()
 
     async def wait(self) -> None:
         """Until the upstream has exited for good (no restart follows)."""

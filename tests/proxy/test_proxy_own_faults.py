@@ -1,0 +1,321 @@
+"""The proxy's own faults where no handler caught them (README, "The proxy", Faults: every frame in
+is forwarded, answered with an error, or logged as refused; no call waits past ``--timeout``).
+
+Each fault is simulated in the proxy's own process by a prelude run before it (a piece of the
+proxy or of its HTTP library made to raise, as a bug there would), with real peers: the demo
+server over stdio or HTTP, ``order_http_server.py``. What each must come to: one neutral stderr
+line, a frame-log record, and the host's calls answered (a documented error code, or their
+answers) in bounded time; the pipes and the proxy go on. Before, an exception out of an asyncio
+protocol's callback closed its pipe (stdin taken for the host's end, the upstream's stdout for
+its exit: calls lost or answered UPSTREAM_CLOSED as if the server had exited), and one out of a
+task's coroutine ended it unseen (a "Task exception was never retrieved" traceback at best).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shlex
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_verdict.demo import stdio_command
+from mcp_verdict.proxy import UPSTREAM_CLOSED, UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE
+
+from ._peers import TIMEOUT, HttpHostPeer, LinePeer, call, demo_http, proxy_after, script_http, wait_until
+from ._restarting import EXIT, LATE, frame_records, initialise
+from ._restarting import SERVER as RESTARTING
+from .test_proxy_faults import INIT as FAULT_INIT
+from .test_proxy_faults import SERVER as FAULTING
+from .test_proxy_faults import tool
+from .test_proxy_http_host_hostile import _proxy
+from .test_proxy_upstream_order import INIT, INITIALIZED, _answers, _call, _cancel, _lines, _list, _order
+
+
+def _raising(where: str, method: str, test: str) -> str:
+    """A prelude: ``where``'s ``method`` raises ``RuntimeError('broken')`` when ``test`` (an
+    expression of ``data``, the frame, and ``caller``, the calling function's name) holds; else
+    it runs as it is."""
+    module, _, cls = where.rpartition(".")
+    return (f"import sys\nfrom {module} import {cls}\n"
+            f"_kept = {cls}.{method}\n"
+            "def _broken(self, data, *args, **kwargs):\n"
+            "    caller = sys._getframe(1).f_code.co_name\n"
+            f"    if {test}:\n"
+            "        raise RuntimeError('broken')\n"
+            "    return _kept(self, data, *args, **kwargs)\n"
+            f"{cls}.{method} = _broken\n")
+
+
+BOOM = "isinstance(data, bytes) and b'boom' in data"
+"""The frames the simulated fault meets: the host's call and the server's answer that hold ``boom``."""
+
+
+def _outcome(raw: bytes) -> tuple[Any, Any]:
+    """(an answer's id, its echoed text or its error's code)."""
+    answer = json.loads(raw)
+    return answer["id"], answer["error"]["code"] if "error" in answer else answer["result"]["structuredContent"]["text"]
+
+
+def _outcomes(peer: LinePeer, count: int) -> list[tuple[Any, Any]]:
+    """The answers the host gets, sorted, once it has ``count`` of them (or its stdout ended, or
+    the hang guard passed)."""
+    got = []
+    for raw in peer.lines_within(TIMEOUT):
+        got.append(_outcome(raw))
+        if len(got) >= count:
+            break
+    return sorted(got, key=repr)
+
+
+def _errors(log: Path) -> list[str]:
+    return [r["note"] for r in frame_records(log) if r["kind"] == "error"]
+
+
+HOST = "the proxy failed relaying the host's frame: RuntimeError: broken"
+UPSTREAM = "the proxy failed relaying the upstream's frame: RuntimeError: broken"
+# (the prelude, --mode; the answers the host gets, the frame log's error notes, the stderr line)
+CALLBACK_CASES = [
+    # the host's call meets the fault as the proxy reads it (stdin's callback): answered -31004
+    # under its id, and the host's next call relayed. Was: stdin closed (noted "the host closed
+    # stdin"), calls 2 and 3 never answered, the proxy ended once call 1 was answered
+    (_raising("mcp_verdict.proxy._bridge.Bridge", "from_host", BOOM), "observe",
+     [(1, "x"), (2, UPSTREAM_UNAVAILABLE), (3, "after")], [HOST + " (answered UPSTREAM_UNAVAILABLE)"], HOST),
+    # the server's answer meets it after the host was sent it (the upstream's stdout callback):
+    # no longer awaited, the pipe kept. Was: the upstream's stdout closed, the server exited, the
+    # calls answered UPSTREAM_CLOSED "the upstream exited (status 0)" (call 2 twice: its answer,
+    # then -31001), the proxy ended (call 3 lost, or answered -31001 too)
+    (_raising("mcp_verdict.proxy._relay.Relay", "from_upstream", BOOM), "observe",
+     [(1, "x"), (2, "boom"), (3, "after")], [UPSTREAM + " (the host has it: no longer awaited)"], UPSTREAM),
+    (_raising("mcp_verdict.proxy._relay.Relay", "from_upstream", BOOM), "enforce",
+     [(1, "x"), (2, "boom"), (3, "after")], [UPSTREAM + " (the host has it: no longer awaited)"], UPSTREAM),
+    # ...before the host was sent it (enforce, as its verdict is made): call 2 answered -31004
+    (_raising("mcp_verdict.proxy._relay.Relay", "passes_early", BOOM), "enforce",
+     [(1, "x"), (2, UPSTREAM_UNAVAILABLE), (3, "after")], [UPSTREAM + " (answered UPSTREAM_UNAVAILABLE)"], UPSTREAM),
+]
+
+
+@pytest.mark.parametrize(("prelude", "mode", "answers", "errors", "line"), CALLBACK_CASES,
+                         ids=["host-frame", "upstream-answer-sent-observe", "upstream-answer-sent-enforce",
+                              "upstream-answer-unsent"])
+def test_a_fault_in_a_pipes_callback_answers_the_call_and_keeps_the_pipe(
+        tmp_path: Path, prelude: str, mode: str, answers: list[tuple[Any, Any]], errors: list[str],
+        line: str) -> None:
+    """stdio → stdio (the demo server): a call in flight (``slow_echo``, 1 s), the call that meets
+    the fault, and one after it."""
+    log = tmp_path / "frames.jsonl"
+    peer = LinePeer([*proxy_after(prelude), "--mode", mode, "--timeout", "120", "--log", str(log), "--",
+                     *stdio_command()])
+    try:
+        peer.send(call(1, "slow_echo", {"text": "x", "seconds": 1}))
+        peer.send(call(2, "slow_echo", {"text": "boom", "seconds": 0}))
+        peer.send(call(3, "slow_echo", {"text": "after", "seconds": 0}))
+        got = _outcomes(peer, 3)
+    finally:
+        status = peer.close()
+    assert (got, _errors(log), status) == (answers, errors, 0)
+    assert peer.stderr == [f"mcp-verdict proxy: {line}\n".encode()]
+
+
+def test_a_fault_as_the_calls_past_timeout_are_answered_answers_them(tmp_path: Path) -> None:
+    """stdio → stdio: a call the demo server answers in 30 s, ``--timeout 2``; the timer that
+    answers it at its deadline meets a fault: it is said, and the call answered UPSTREAM_TIMEOUT
+    with the fault as its reason. Was: an exception out of the timer's callback (a traceback), no
+    timer armed again: the call waited past ``--timeout`` (no answer within the hang guard)."""
+    log = tmp_path / "frames.jsonl"
+    prelude = ("from mcp_verdict.proxy._relay import Relay\n"
+               "def _broken(self, now=None):\n"
+               "    raise RuntimeError('broken')\n"
+               "Relay.expire = _broken\n")
+    reason = "the proxy failed answering the calls past --timeout: RuntimeError: broken"
+    peer = LinePeer([*proxy_after(prelude), "--timeout", "2", "--grace", "1", "--log", str(log), "--",
+                     *stdio_command()])
+    try:
+        raw = peer.exchange(call(1, "slow_echo", {"text": "x", "seconds": 30}))
+    finally:
+        status = peer.close()
+    error = json.loads(raw or b"null")["error"] if raw else {}
+    assert (_outcome(raw) if raw else None, error.get("message"), status) == (
+        (1, UPSTREAM_TIMEOUT), f"mcp-verdict proxy: {reason}", 0)
+    assert _errors(log) == [reason]
+    assert peer.stderr == [f"mcp-verdict proxy: {reason}\n".encode()]
+
+
+EXIT_LINE = "the proxy failed taking in the upstream's exit: RuntimeError: broken"
+
+
+def test_a_fault_as_the_upstreams_exit_is_taken_in_answers_the_calls_and_ends_the_proxy(tmp_path: Path) -> None:
+    """stdio → stdio: the demo server exits (``hang_up``) with a call in flight, and the proxy's
+    task that takes the exit in meets a fault: the calls get UPSTREAM_CLOSED with its reason, it
+    is said, and the proxy ends as when no restart is left. Was: the task died (a traceback), no
+    call answered within the hang guard (``--timeout 120``), the proxy never ended."""
+    log = tmp_path / "frames.jsonl"
+    prelude = ("from mcp_verdict.proxy._stdio import StdioUpstream\n"
+               "def _broken(self, **kwargs):\n"
+               "    raise RuntimeError('broken')\n"
+               "StdioUpstream._restarts_after = _broken\n")
+    peer = LinePeer([*proxy_after(prelude), "--timeout", "120", "--log", str(log), "--", *stdio_command()])
+    try:
+        peer.send(call(1, "slow_echo", {"text": "x", "seconds": 5}))
+        peer.send(call(2, "hang_up"))
+        got = _outcomes(peer, 2)
+        ended = wait_until(lambda: peer.process.poll() is not None, TIMEOUT)
+    finally:
+        status = peer.close()
+    assert (got, ended, status) == ([(1, UPSTREAM_CLOSED), (2, UPSTREAM_CLOSED)], True, 0)
+    assert _errors(log) == [EXIT_LINE + ": no restart"]
+    assert [line for line in peer.stderr if b"mcp-verdict proxy" in line or b"Traceback" in line] == [
+        f"mcp-verdict proxy: {EXIT_LINE}\n".encode()]
+
+
+def test_a_fault_as_an_http_hosts_relay_is_closed_is_said(tmp_path: Path) -> None:
+    """HTTP → HTTP (the demo server): a 2025 initialize with no session from the upstream, its
+    relay closed once answered; a fault as the proxy closes it is said on stderr and in the frame
+    log, its other steps still run. Was: the closing task died (a traceback, "Task exception was
+    never retrieved"), nothing in the frame log."""
+    err, log = tmp_path / "err", tmp_path / "frames.jsonl"
+    prelude = ("from mcp_verdict.proxy._http_upstream import HttpUpstream\n"
+               "async def _broken(self, timeout):\n"
+               "    raise RuntimeError('broken')\n"
+               "HttpUpstream.settle = _broken\n")
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                             "clientInfo": {"name": "proxy-tests", "version": "0"}}}
+    reason = "the proxy failed closing a relay: RuntimeError: broken"
+    with contextlib.ExitStack() as stack:
+        upstream = stack.enter_context(demo_http())
+        url = stack.enter_context(_proxy(["--log", str(log), "--upstream", upstream], err, proxy_after(prelude)))
+        host = HttpHostPeer(url)
+        stack.callback(host.close)
+        status, raw, _ = host.post(initialize)
+        said = wait_until(lambda: reason in _errors(log), TIMEOUT)
+        answered = host.post(call(2, "slow_echo", {"text": "after", "seconds": 0}))
+    assert (status, json.loads(raw or b"null")["id"], said) == (200, 1, True)
+    assert (answered[0], _outcome(answered[1] or b"null")) == (200, (2, "after"))
+    assert err.read_bytes().split(b"\n")[1:] == [f"mcp-verdict proxy: {reason}".encode(), b""]  # (the stateless
+    # relay of call 2 is kept)
+
+
+def test_a_fault_as_a_cancellation_follows_its_request_is_said(tmp_path: Path) -> None:
+    """stdio → HTTP (``order_http_server.py``, a 2025-11-25 session): a call the server takes a
+    second late and its cancellation, which waits for the call to be taken; a fault on the way is
+    said on stderr and in the frame log (the cancellation not sent), and the host's next request
+    answered. Was: the task died (a traceback), the cancellation lost with nothing said."""
+    log = tmp_path / "frames.jsonl"
+    prelude = _raising("mcp_verdict.proxy._bridge.Bridge", "batch_of", "caller == '_cancel_taken'")
+    reason = "the proxy failed sending it upstream: RuntimeError: broken"
+    with script_http("order_http_server.py") as url:
+        peer = LinePeer([*proxy_after(prelude), "--log", str(log), "--upstream", url])
+        try:
+            assert json.loads(peer.exchange(INIT) or b"{}")["result"]["protocolVersion"] == "2025-11-25"
+            peer.send_raw(_lines(INITIALIZED, _list(1)))
+            assert _answers(peer, 1) == {(1, "listed")}
+            peer.send_raw(_lines(_call(2, "slow"), _cancel(2)))
+            said = wait_until(lambda: any(reason in note for note in _errors(log)), TIMEOUT)
+            peer.send(_list(3))
+            after = _answers(peer, 1)
+            taken = _order(url)
+        finally:
+            status = peer.close()
+    assert (said, after, taken, status) == (
+        True, {(3, "listed")}, ["initialize", "notifications/initialized", "tools/list", "tools/call", "tools/list"], 0)
+    assert [note for note in _errors(log) if "RuntimeError" in note] == [
+        f"the host's notification: {reason} (the host is not told: stdio)"]
+    assert peer.stderr == [f"mcp-verdict proxy: the host's frame: {reason}\n".encode()]
+
+
+def test_a_fault_as_a_request_waits_behind_a_notification_answers_it() -> None:
+    """stdio → HTTP (the demo server, a 2025-06-18 session): ``notifications/initialized`` and a
+    call in one write, the call's POST waiting for the notification's answer (the host's order);
+    a fault as it stops waiting answers the call at once with UPSTREAM_UNAVAILABLE, said on
+    stderr. Was: the task died (a traceback), the call never sent nor answered within the hang
+    guard (it would have been at ``--timeout``, 120 s)."""
+    prelude = ("import sys\nimport mcp_verdict.proxy._http_upstream as up\n"
+               "_kept = up._lapsed\n"
+               "def _broken(ahead):\n"
+               "    if sys._getframe(1).f_code.co_name == '_post_behind':\n"
+               "        raise RuntimeError('broken')\n"
+               "    return _kept(ahead)\n"
+               "up._lapsed = _broken\n")
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                             "clientInfo": {"name": "proxy-tests", "version": "0"}}}
+    slow = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "slow_echo", "arguments": {"text": "x", "seconds": 0}}}
+    reason = "the proxy failed sending the request upstream: RuntimeError: broken"
+    with demo_http() as url:
+        peer = LinePeer([*proxy_after(prelude), "--timeout", "120", "--upstream", url])
+        try:
+            assert json.loads(peer.exchange(initialize) or b"null")["id"] == 1
+            peer.send_raw(_lines(INITIALIZED, slow))
+            raw = peer.recv()
+        finally:
+            status = peer.close()
+    answer = json.loads(raw or b"null")
+    assert (answer and answer["id"], answer and answer["error"]["message"], status) == (
+        2, f"mcp-verdict proxy: {reason}", 0)
+    assert peer.stderr == [f"mcp-verdict proxy: {reason}\n".encode()]
+
+
+def test_a_fault_as_the_silent_upstream_is_stopped_kills_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """stdio → stdio (``restart_server.py hang``, ``--max-restarts 1``): the restarted process is
+    silent to its replayed ``initialize`` past ``--timeout`` and is stopped; its stdin closed, it
+    outlives ``--grace``, and the signal meets a fault. It is said, the process killed, and the
+    proxy ends as when a stop leaves no restart (status 1, FORCED_EXIT). Was: the stopping task
+    died (a traceback), the process was kept, and the proxy did not end within the hang guard."""
+    log = tmp_path / "frames.jsonl"
+    monkeypatch.setenv("RESTART_DIR", str(tmp_path))
+    prelude = ("import mcp_verdict.proxy._stdio as stdio\n"
+               "def _broken(*args, **kwargs):\n"
+               "    raise RuntimeError('broken')\n"
+               "stdio.signal_group = _broken\n")
+    reason = "the proxy failed stopping the silent upstream: RuntimeError: broken"
+    peer = LinePeer([*proxy_after(prelude), "--restart", "on-failure", "--max-restarts", "1", "--timeout", "3",
+                     "--grace", "1", "--log", str(log), "--", *RESTARTING, "hang"])
+    try:
+        initialise(peer)
+        assert json.loads(peer.exchange(EXIT) or b"null")["error"]["code"] == UPSTREAM_CLOSED
+        ended = wait_until(lambda: peer.process.poll() is not None, TIMEOUT)
+    finally:
+        (tmp_path / "exit").touch()  # (the silent process may exit)
+        status = peer.close()
+    assert (ended, status) == (True, 1)
+    assert _errors(log) == [LATE + ": stopping it (no restart left)", reason + ": killing it"]
+    assert [line for line in peer.stderr if b"mcp-verdict proxy" in line or b"Traceback" in line] == [
+        f"mcp-verdict proxy: {reason}\n".encode()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_a_fault_as_an_upstreams_leftover_is_ended_lets_its_stdout_go(tmp_path: Path) -> None:
+    """stdio → stdio: ``fault_server.py`` started by a shell that first starts a helper ignoring
+    SIGTERM, which holds the server's stdout (test_proxy_upstream_group); the server exits
+    mid-call, and ending the helper meets a fault. It is said, the server's stdout let go of, and
+    the call answered UPSTREAM_CLOSED at once. Was: the task died (a traceback), the exit went
+    unseen while the helper held the pipe: no answer within the hang guard (``--timeout 60``).
+    The stop at the proxy's end meets the fault again, said again."""
+    log = tmp_path / "frames.jsonl"
+    pid_file = tmp_path / "helper.pid"
+    prelude = ("import mcp_verdict.proxy._stdio as stdio\n"
+               "async def _broken(*args, **kwargs):\n"
+               "    raise RuntimeError('broken')\n"
+               "stdio.group_ended = _broken\n")
+    reason = "the proxy failed ending what the upstream left running: RuntimeError: broken"
+    shell = f"trap '' TERM; sleep 300 & echo $! > {shlex.quote(str(pid_file))}; exec {shlex.join(FAULTING)}"
+    peer = LinePeer([*proxy_after(prelude), "--timeout", "60", "--log", str(log), "--", "sh", "-c", shell],
+                    env={"FAULT_STARTS": str(tmp_path / "starts")})
+    try:
+        assert json.loads(peer.exchange(FAULT_INIT) or b"{}")["result"]["protocolVersion"] == "2025-06-18"
+        peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        raw = peer.exchange(tool(1, "exit"))
+        ended = wait_until(lambda: peer.process.poll() is not None, TIMEOUT)  # (no restart: the proxy ends)
+    finally:
+        status = peer.close()
+        subprocess.run(["kill", "-9", pid_file.read_text().strip()], check=False)  # (the helper: SIGKILL never came)
+    assert (_outcome(raw) if raw else None, ended, status) == ((1, UPSTREAM_CLOSED), True, 3)  # (the server's own
+    # status: it is gone for good)
+    assert _errors(log) == [f"{reason}: its stdout let go of"] * 2
+    assert [line for line in peer.stderr if b"mcp-verdict proxy" in line or b"Traceback" in line] == [
+        f"mcp-verdict proxy: {reason}\n".encode()] * 2
