@@ -459,9 +459,12 @@ class Bridge:
         try:
             relay.note("error", "s2c", reason)
             now = relay.clock()
-            while (deadline := relay.next_deadline) is not None and deadline <= now:
-                self.fail(relay.waiting_keys()[0], reason, UPSTREAM_TIMEOUT)  # (the first waiting: the soonest
-                # deadline, as the relay keeps them)
+            for key in relay.waiting_keys():  # (oldest first: the soonest deadline first, as the relay keeps
+                # them; at most once each, so the loop ends whatever ``fail`` does)
+                deadline = relay.next_deadline
+                if deadline is None or deadline > now:
+                    break
+                self.fail(key, reason, UPSTREAM_TIMEOUT)
         except Exception as again:
             told(failed("answering for them", again))
         finally:
