@@ -51,6 +51,9 @@ def _raising(where: str, method: str, test: str) -> str:
 
 
 BOOM = "isinstance(data, bytes) and b'boom' in data"
+INITIALIZE_2025 = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                   "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                              "clientInfo": {"name": "proxy-tests", "version": "0"}}}
 """The frames the simulated fault meets: the host's call and the server's answer that hold ``boom``."""
 
 
@@ -181,16 +184,13 @@ def test_a_fault_as_an_http_hosts_relay_is_closed_is_said(tmp_path: Path) -> Non
                "async def _broken(self, timeout):\n"
                "    raise RuntimeError('broken')\n"
                "HttpUpstream.settle = _broken\n")
-    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                  "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                             "clientInfo": {"name": "proxy-tests", "version": "0"}}}
     reason = "the proxy failed closing a relay: RuntimeError: broken"
     with contextlib.ExitStack() as stack:
         upstream = stack.enter_context(demo_http())
         url = stack.enter_context(_proxy(["--log", str(log), "--upstream", upstream], err, proxy_after(prelude)))
         host = HttpHostPeer(url)
         stack.callback(host.close)
-        status, raw, _ = host.post(initialize)
+        status, raw, _ = host.post(INITIALIZE_2025)
         said = wait_until(lambda: reason in _errors(log), TIMEOUT)
         answered = host.post(call(2, "slow_echo", {"text": "after", "seconds": 0}))
     assert (status, json.loads(raw or b"null")["id"], said) == (200, 1, True)
@@ -240,16 +240,13 @@ def test_a_fault_as_a_request_waits_behind_a_notification_answers_it() -> None:
                "        raise RuntimeError('broken')\n"
                "    return _kept(ahead)\n"
                "up._lapsed = _broken\n")
-    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                  "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                             "clientInfo": {"name": "proxy-tests", "version": "0"}}}
     slow = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
             "params": {"name": "slow_echo", "arguments": {"text": "x", "seconds": 0}}}
     reason = "the proxy failed sending the request upstream: RuntimeError: broken"
     with demo_http() as url:
         peer = LinePeer([*proxy_after(prelude), "--timeout", "120", "--upstream", url])
         try:
-            assert json.loads(peer.exchange(initialize) or b"null")["id"] == 1
+            assert json.loads(peer.exchange(INITIALIZE_2025) or b"null")["id"] == 1
             peer.send_raw(_lines(INITIALIZED, slow))
             raw = peer.recv()
         finally:
