@@ -316,3 +316,36 @@ def test_a_fault_as_an_upstreams_leftover_is_ended_lets_its_stdout_go(tmp_path: 
     assert _errors(log) == [f"{reason}: its stdout let go of"] * 2
     assert [line for line in peer.stderr if b"mcp-verdict proxy" in line or b"Traceback" in line] == [
         f"mcp-verdict proxy: {reason}\n".encode()] * 2
+
+
+JUDGING = "the proxy failed judging the upstream's answer: RuntimeError: broken"
+
+
+def test_a_fault_as_an_answer_is_judged_is_said_and_the_others_judged(tmp_path: Path) -> None:
+    """stdio → stdio (the demo server), observe, ``--verdicts``: the answer to call 2 meets a fault
+    as it is judged, after the host was sent it. It is said (one stderr line, the frame log), and
+    the other calls' verdict lines are written. Was: the fault left the judging (a traceback on
+    stderr, "judging an answer the host was sent failed"), the call's verdict lost with nothing in
+    the frame log."""
+    log, verdicts = tmp_path / "frames.jsonl", tmp_path / "verdicts.jsonl"
+    prelude = ("from mcp_verdict.proxy._relay import Relay\n"
+               "_kept = Relay._observe\n"
+               "def _broken(self, exchange, waiting, data, judged=None):\n"
+               "    if b'boom' in data:\n"
+               "        raise RuntimeError('broken')\n"
+               "    return _kept(self, exchange, waiting, data, judged)\n"
+               "Relay._observe = _broken\n")
+    peer = LinePeer([*proxy_after(prelude), "--mode", "observe", "--timeout", "120", "--log", str(log),
+                     "--verdicts", str(verdicts), "--", *stdio_command()])
+    try:
+        peer.send(call(1, "slow_echo", {"text": "x", "seconds": 1}))
+        peer.send(call(2, "slow_echo", {"text": "boom", "seconds": 0}))
+        peer.send(call(3, "slow_echo", {"text": "after", "seconds": 0}))
+        got = _outcomes(peer, 3)
+    finally:
+        status = peer.close()
+    judged = sorted((line["id"], line["kind"]) for line in map(json.loads, verdicts.read_text().splitlines()))
+    assert (got, judged, status) == (
+        [(1, "x"), (2, "boom"), (3, "after")], [(1, "normal_complete"), (3, "normal_complete")], 0)
+    assert _errors(log) == [JUDGING + " (the answer forwarded, no verdict written)"]
+    assert peer.stderr == [f"mcp-verdict proxy: {JUDGING}\n".encode()]

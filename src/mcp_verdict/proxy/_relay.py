@@ -112,6 +112,7 @@ from ._codes import (
     refusal,
     verdict_data,
 )
+from ._faults import failed, told
 from ._ids import _reply_id, _same_text, _shown, _unreadable_string_id, as_written, recover
 from ._one_line import _ONE_LINE, _ONE_LINE_UP
 from ._params import Declared, DeclaredCache
@@ -1182,10 +1183,27 @@ class Relay:
         deferred = self._deferred
         while deferred:
             exchange, waiting, data, judged = deferred.popleft()
-            if judged is not None or len(data) < _PAUSE_GC:  # (_observed's first case, without a call)
-                self._observe(exchange, waiting, data, judged)
-            else:
-                self._observed(exchange, waiting, data, judged)
+            try:  # (no cost unless raised, 3.11)
+                if judged is not None or len(data) < _PAUSE_GC:  # (_observed's first case, without a call)
+                    self._observe(exchange, waiting, data, judged)
+                else:
+                    self._observed(exchange, waiting, data, judged)
+            except Exception as exc:  # (the answers after it judged all the same)
+                self._judging_failed(waiting, exc)
+
+    def _judging_failed(self, waiting: _Waiting | None, exc: Exception) -> None:
+        """A fault of the proxy's own as it judged an answer the host has (``waiting``: its call's
+        state): said on one stderr line and in the frame log, its span ended with the fault as its
+        error; no verdict line is written for it. Before, the fault left the loop's callback (a
+        traceback): that verdict lost with nothing in the frame log, its span never ended."""
+        reason = failed("judging the upstream's answer", exc)
+        told(reason)
+        try:
+            self.note("error", "s2c", f"{reason} (the answer forwarded, no verdict written)")
+            if waiting is not None and waiting.token is not None and self.telemetry is not None:
+                self.telemetry.end(waiting.token, None, None, reason, False)
+        except Exception as again:
+            told(failed("noting that fault", again))
 
     def _kept(self) -> ListedTools:
         """The tools kept (``frames._tools``), with those of the ``tools/list`` answer forwarded
