@@ -349,3 +349,59 @@ def test_a_fault_as_an_answer_is_judged_is_said_and_the_others_judged(tmp_path: 
         [(1, "x"), (2, "boom"), (3, "after")], [(1, "normal_complete"), (3, "normal_complete")], 0)
     assert _errors(log) == [JUDGING + " (the answer forwarded, no verdict written)"]
     assert peer.stderr == [f"mcp-verdict proxy: {JUDGING}\n".encode()]
+
+
+def _closing_broken(caller: str) -> str:
+    """A prelude: the line splitter's ``close`` (the last line, at a pipe's end) raises
+    ``RuntimeError('broken')`` when called by ``caller``."""
+    return ("import sys\nfrom mcp_verdict.proxy._stdio import LineSplitter\n"
+            "_kept = LineSplitter.close\n"
+            "def _broken(self):\n"
+            f"    if sys._getframe(1).f_code.co_name == {caller!r}:\n"
+            "        raise RuntimeError('broken')\n"
+            "    return _kept(self)\n"
+            "LineSplitter.close = _broken\n")
+
+
+LAST_HOST = "the proxy failed reading the host's last line: RuntimeError: broken"
+LAST_UPSTREAM = "the proxy failed reading the upstream's last line: RuntimeError: broken"
+# (the splitter's caller that meets the fault; what the host does after call 1; the answers; the
+# frame log's error and eof notes; the stderr line)
+PIPE_END_CASES = [
+    # the host closes stdin: the proxy answers call 1 and ends. Was: the end went untaken (a
+    # traceback out of stdin's connection_lost), the proxy never ended (killed by the test)
+    ("connection_lost", "close", [(1, "x")],
+     [LAST_HOST, "the host closed stdin", "the upstream closed stdout (exit status 0)"], LAST_HOST),
+    # the server exits (hang_up) with call 1 in flight: both calls answered UPSTREAM_CLOSED at once,
+    # the proxy ends. Was: the exit went untaken (a traceback out of the stdout pipe's
+    # connection_lost): both calls answered UPSTREAM_TIMEOUT at --timeout, the proxy never ended
+    ("pipe_connection_lost", "hang_up", [(1, UPSTREAM_CLOSED), (2, UPSTREAM_CLOSED)],
+     [LAST_UPSTREAM, "the upstream closed stdout (exit status 0)"], LAST_UPSTREAM),
+]
+
+
+@pytest.mark.parametrize(("caller", "then", "answers", "notes", "line"), PIPE_END_CASES,
+                         ids=["stdin", "upstream-stdout"])
+def test_a_fault_at_a_pipes_end_still_takes_the_end_in(
+        tmp_path: Path, caller: str, then: str, answers: list[tuple[Any, Any]], notes: list[str], line: str) -> None:
+    """stdio → stdio (the demo server), ``--timeout 60``: call 1 in flight, then the host's stdin
+    or the server's stdout ends, and the last line (none here) meets a fault as it is read. It is
+    said (stderr, the frame log) and the pipe's end taken in: the calls answered, the proxy ends."""
+    log = tmp_path / "frames.jsonl"
+    peer = LinePeer([*proxy_after(_closing_broken(caller)), "--timeout", "60", "--log", str(log), "--",
+                     *stdio_command()])
+    try:
+        peer.send(call(1, "slow_echo", {"text": "x", "seconds": 1}))
+        if then == "close":
+            assert peer.process.stdin is not None
+            peer.process.stdin.close()
+        else:
+            peer.send(call(2, "hang_up"))
+        got = _outcomes(peer, len(answers))
+        ended = wait_until(lambda: peer.process.poll() is not None, TIMEOUT)
+    finally:
+        status = peer.close()
+    assert (got, ended, status) == (answers, True, 0)
+    assert [r["note"] for r in frame_records(log) if r["kind"] in ("error", "eof")] == notes
+    assert [each for each in peer.stderr if b"mcp-verdict proxy" in each or b"Traceback" in each] == [
+        f"mcp-verdict proxy: {line}\n".encode()]

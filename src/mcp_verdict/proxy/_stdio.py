@@ -240,7 +240,7 @@ class _StdoutProtocol(asyncio.BaseProtocol):
 
 
 class _StdinProtocol(asyncio.Protocol):
-    def __init__(self, splitter: LineSplitter, on_eof: Callable[[bytes], None],
+    def __init__(self, splitter: LineSplitter, on_eof: Callable[[bytes, Exception | None], None],
                  on_read: Callable[[bytes], None] | None = None) -> None:
         self.splitter = splitter
         self.on_eof = on_eof
@@ -254,7 +254,12 @@ class _StdinProtocol(asyncio.Protocol):
         return False
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.on_eof(self.splitter.close())
+        try:
+            rest = self.splitter.close()
+        except Exception as fault:  # (out of the callback, the host's end went untaken: the proxy never ended)
+            self.on_eof(b"", fault)
+            return
+        self.on_eof(rest, None)
 
 
 def _pipe_like(fd: int) -> bool:
@@ -325,7 +330,7 @@ class StdioHost:
         with open(os.dup(self._stdin), "rb", buffering=0) as handle:
             while chunk := handle.read(65536):
                 loop.call_soon_threadsafe(splitter.feed, chunk)
-        loop.call_soon_threadsafe(lambda: self._ended(splitter.close()))
+        loop.call_soon_threadsafe(lambda: self._ended(splitter.close(), None))
 
     def _read(self, chunk: bytes) -> None:
         """A read of stdin: one that is one whole line starting with ``{`` goes to the bridge at
@@ -358,10 +363,16 @@ class StdioHost:
     def _too_large(self, prefix: bytes, size: int) -> None:
         self.bridge.host_too_large(prefix, size, self.stream)
 
-    def _ended(self, rest: bytes) -> None:
+    def _ended(self, rest: bytes, fault: Exception | None) -> None:
+        """The host closed stdin; ``fault``: the proxy's own, met as it read the last line (lost,
+        said on stderr and in the frame log)."""
         if rest.strip():
             self._line(rest)  # a last line without its LF is still a line
         self.eof.set()  # (first: the proxy ends on it whatever the note does)
+        if fault is not None:
+            reason = failed("reading the host's last line", fault)
+            told(reason)
+            self.bridge.relay.note("error", "c2s", reason)
         self.bridge.relay.note("eof", "c2s", "the host closed stdin")
 
     def _host_gone(self) -> None:
@@ -473,9 +484,16 @@ class _ProcessProtocol(asyncio.SubprocessProtocol):
     def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
         if fd == 1 and not self.stdout_closed:
             self.stdout_closed = True
-            rest = self.splitter.close()
-            if rest.strip():
-                self.owner._line(rest)  # the last line, cut off by the exit: still judged
+            try:
+                rest = self.splitter.close()
+                if rest.strip():
+                    self.owner._line(rest)  # the last line, cut off by the exit: still judged
+            except Exception as fault:  # (out of the callback, the exit went untaken: each call waited for
+                # --timeout, the proxy never ended)
+                reason = failed("reading the upstream's last line", fault)
+                told(reason)
+                with contextlib.suppress(Exception):  # (the fault may be the relay's: said on stderr already)
+                    self.owner.bridge.relay.note("error", "s2c", reason)
             self.owner._stdout_closed(self)
 
     def stdout_lost(self, exc: Exception | None) -> None:
