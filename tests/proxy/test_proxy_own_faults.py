@@ -405,3 +405,39 @@ def test_a_fault_at_a_pipes_end_still_takes_the_end_in(
     assert [r["note"] for r in frame_records(log) if r["kind"] in ("error", "eof")] == notes
     assert [each for each in peer.stderr if b"mcp-verdict proxy" in each or b"Traceback" in each] == [
         f"mcp-verdict proxy: {line}\n".encode()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_a_fault_as_the_upstreams_exit_is_seen_lets_its_stdout_go(tmp_path: Path) -> None:
+    """stdio → stdio, ``--timeout 60``: ``fault_server.py`` started by a shell that first starts a
+    helper ignoring SIGTERM, which holds the server's stdout; the server exits mid-call, and the
+    proxy's look for what it left running (in the process's exit callback) meets a fault. It is
+    said as a fault in ending the leftovers is, the server's stdout let go of, and the call
+    answered UPSTREAM_CLOSED at once. Was: a traceback out of the callback, the exit unseen while
+    the helper held the pipe: the call answered UPSTREAM_TIMEOUT at ``--timeout``, the proxy never
+    ended (not within the hang guard)."""
+    log = tmp_path / "frames.jsonl"
+    pid_file = tmp_path / "helper.pid"
+    prelude = ("import sys\nimport mcp_verdict.proxy._stdio as stdio\n"
+               "_kept = stdio.group_alive\n"
+               "def _broken(pid):\n"
+               "    if sys._getframe(1).f_code.co_name == '_end_leftovers':\n"
+               "        raise RuntimeError('broken')\n"
+               "    return _kept(pid)\n"
+               "stdio.group_alive = _broken\n")
+    reason = "the proxy failed ending what the upstream left running: RuntimeError: broken"
+    shell = f"trap '' TERM; sleep 300 & echo $! > {shlex.quote(str(pid_file))}; exec {shlex.join(FAULTING)}"
+    peer = LinePeer([*proxy_after(prelude), "--timeout", "60", "--log", str(log), "--", "sh", "-c", shell],
+                    env={"FAULT_STARTS": str(tmp_path / "starts")})
+    try:
+        assert json.loads(peer.exchange(FAULT_INIT) or b"{}")["result"]["protocolVersion"] == "2025-06-18"
+        peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        raw = peer.exchange(tool(1, "exit"))
+        ended = wait_until(lambda: peer.process.poll() is not None, TIMEOUT)
+    finally:
+        status = peer.close()
+        subprocess.run(["kill", "-9", pid_file.read_text().strip()], check=False)  # (the helper: SIGKILL never came)
+    assert (_outcome(raw) if raw else None, ended, status) == ((1, UPSTREAM_CLOSED), True, 3)
+    assert _errors(log) == [f"{reason}: its stdout let go of"]
+    assert [line for line in peer.stderr if b"mcp-verdict proxy" in line or b"Traceback" in line] == [
+        f"mcp-verdict proxy: {reason}\n".encode()]

@@ -504,7 +504,10 @@ class _ProcessProtocol(asyncio.SubprocessProtocol):
             self.exited.set_result(None)
         # What it left running in its group may hold its stdout open: the exit would go unseen
         # (no end of stdout), and the calls in flight would wait for --timeout.
-        self.owner._end_leftovers()
+        try:
+            self.owner._end_leftovers()
+        except Exception as fault:  # (out of the callback, a traceback: the exit unseen, as above)
+            self.owner._let_go(fault)
 
 
 class StdioUpstream:
@@ -982,16 +985,21 @@ class StdioUpstream:
         try:
             await _leftovers_ended(pid)
         except Exception as exc:
-            reason = failed("ending what the upstream left running", exc)
-            told(reason)
-            with contextlib.suppress(Exception):  # (the fault may be the relay's: said on stderr already)
-                self.bridge.relay.note("error", "s2c", f"{reason}: its stdout let go of")
-            protocol, transport = self._protocol, self._transport
-            pipe = protocol.stdout if protocol is not None else None
-            if pipe is None and transport is not None:  # (not POSIX: the subprocess transport's own pipe)
-                pipe = cast("asyncio.ReadTransport | None", transport.get_pipe_transport(1))
-            if pipe is not None:
-                pipe.close()
+            self._let_go(exc)
+
+    def _let_go(self, exc: Exception) -> None:
+        """A fault of the proxy's as it ended what the exited upstream left running: said, and the
+        process's stdout let go of (what it left may hold it open: the exit would go unseen)."""
+        reason = failed("ending what the upstream left running", exc)
+        told(reason)
+        with contextlib.suppress(Exception):  # (the fault may be the relay's: said on stderr already)
+            self.bridge.relay.note("error", "s2c", f"{reason}: its stdout let go of")
+        protocol, transport = self._protocol, self._transport
+        pipe = protocol.stdout if protocol is not None else None
+        if pipe is None and transport is not None:  # (not POSIX: the subprocess transport's own pipe)
+            pipe = cast("asyncio.ReadTransport | None", transport.get_pipe_transport(1))
+        if pipe is not None:
+            pipe.close()
 
     async def wait(self) -> None:
         """Until the upstream has exited for good (no restart follows)."""
