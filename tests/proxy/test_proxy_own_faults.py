@@ -441,3 +441,34 @@ def test_a_fault_as_the_upstreams_exit_is_seen_lets_its_stdout_go(tmp_path: Path
     assert _errors(log) == [f"{reason}: its stdout let go of"]
     assert [line for line in peer.stderr if b"mcp-verdict proxy" in line or b"Traceback" in line] == [
         f"mcp-verdict proxy: {reason}\n".encode()]
+
+
+def test_a_fault_as_a_notifications_http_answer_is_read_answers_the_post(tmp_path: Path) -> None:
+    """HTTP → HTTP (the demo server, a 2025-06-18 session): the host's ``notifications/initialized``
+    is posted upstream, and the proxy meets a fault as it reads the server's answer to it. The
+    host's POST is answered 502 with UPSTREAM_UNAVAILABLE and the fault as its reason, said on
+    stderr and in the frame log; the next call relayed. Was: the fault left the delivery's task,
+    the host's POST got aiohttp's bare 500, nothing in the frame log."""
+    err, log = tmp_path / "err", tmp_path / "frames.jsonl"
+    prelude = ("import sys\nimport mcp_verdict.proxy._http_upstream as up\n"
+               "_kept = up.given\n"
+               "def _broken(*args, **kwargs):\n"
+               "    if sys._getframe(1).f_code.co_name == '_deliver':\n"
+               "        raise RuntimeError('broken')\n"
+               "    return _kept(*args, **kwargs)\n"
+               "up.given = _broken\n")
+    reason = "the proxy failed sending it upstream: RuntimeError: broken"
+    with contextlib.ExitStack() as stack:
+        upstream = stack.enter_context(demo_http())
+        url = stack.enter_context(_proxy(["--log", str(log), "--upstream", upstream], err, proxy_after(prelude)))
+        host = HttpHostPeer(url)
+        stack.callback(host.close)
+        assert host.post(INITIALIZE_2025)[0] == 200
+        status, raw, _ = host.post(INITIALIZED)
+        answered = host.post(call(2, "slow_echo", {"text": "after", "seconds": 0}))
+    error = json.loads(raw) if raw and raw.startswith(b"{") else None  # (aiohttp's 500: plain text)
+    assert (status, error and error["error"]["code"], error and error["error"]["data"]["reason"]) == (
+        502, UPSTREAM_UNAVAILABLE, reason)
+    assert (answered[0], _outcome(answered[1] or b"null")) == (200, (2, "after"))
+    assert _errors(log) == [f"the host's notification: {reason} (answered HTTP 502)"]
+    assert err.read_bytes().split(b"\n")[1:] == [f"mcp-verdict proxy: the host's frame: {reason}".encode(), b""]

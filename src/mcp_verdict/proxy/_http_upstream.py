@@ -948,11 +948,11 @@ class HttpUpstream:
         that time; not sent when that one lapses). An error status, or no answer, is noted in the
         frame log."""
         assert self._client is not None
-        if self.stdio_host and self._initialized is None and data.find(b"notifications/initialized") >= 0 \
-                and peek(data).method == "notifications/initialized":
-            self._initialized = data
         posting = ahead is None
-        try:
+        try:  # (all of it: a fault out of the task was the HTTP host's 500, nothing in the frame log)
+            if self.stdio_host and self._initialized is None and data.find(b"notifications/initialized") >= 0 \
+                    and peek(data).method == "notifications/initialized":
+                self._initialized = data
             async with asyncio.timeout_at(deadline):
                 if ahead is not None:
                     await asyncio.wait((ahead,))
@@ -963,6 +963,13 @@ class HttpUpstream:
                 async with self._client.post(self.url, data=data, headers=self._request_headers(data, host),
                                              allow_redirects=False) as response:
                     read = await capped(response, self.limit)
+            body = given(response.status, read, self.limit)
+            if isinstance(body, Refused):
+                self._undelivered(data, body.reason, "answered HTTP 502")
+                return Delivery(502, _JSON, body.frame)
+            if response.status >= 300:
+                self._undelivered(data, f"the upstream answered HTTP {response.status}", "passed to the host")
+            return Delivery(response.status, response.headers, body)
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             if not posting:  # (the deadline came as it waited: its own and the earlier one's fell on one tick)
                 return self._not_sent(data)
@@ -974,13 +981,6 @@ class HttpUpstream:
             told(f"the host's frame: {reason}")
             self._undelivered(data, reason, "answered HTTP 502")
             return Delivery(502, _JSON, fault_frame(UPSTREAM_UNAVAILABLE, reason))
-        body = given(response.status, read, self.limit)
-        if isinstance(body, Refused):
-            self._undelivered(data, body.reason, "answered HTTP 502")
-            return Delivery(502, _JSON, body.frame)
-        if response.status >= 300:
-            self._undelivered(data, f"the upstream answered HTTP {response.status}", "passed to the host")
-        return Delivery(response.status, response.headers, body)
 
     def _not_sent(self, data: bytes) -> Delivery:
         """A stdio host's frame answering no request that waited for the one before it, which
