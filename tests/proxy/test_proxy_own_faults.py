@@ -24,6 +24,7 @@ import pytest
 
 from mcp_verdict.demo import stdio_command
 from mcp_verdict.proxy import UPSTREAM_CLOSED, UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE
+from tests.processes import port_server
 
 from ._peers import TIMEOUT, HttpHostPeer, LinePeer, call, demo_http, proxy_after, script_http, wait_until
 from ._restarting import EXIT, LATE, frame_records, initialise
@@ -32,6 +33,9 @@ from .test_proxy_faults import INIT as FAULT_INIT
 from .test_proxy_faults import SERVER as FAULTING
 from .test_proxy_faults import tool
 from .test_proxy_http_host_hostile import _proxy
+from .test_proxy_listen_stream import CALL, _stream_records
+from .test_proxy_listen_stream import INITIALIZE as LISTEN_INIT
+from .test_proxy_listen_stream import SERVER as LISTENING
 from .test_proxy_upstream_order import INIT, INITIALIZED, _answers, _call, _cancel, _lines, _list, _order
 
 
@@ -472,3 +476,38 @@ def test_a_fault_as_a_notifications_http_answer_is_read_answers_the_post(tmp_pat
     assert (answered[0], _outcome(answered[1] or b"null")) == (200, (2, "after"))
     assert _errors(log) == [f"the host's notification: {reason} (answered HTTP 502)"]
     assert err.read_bytes().split(b"\n")[1:] == [f"mcp-verdict proxy: the host's frame: {reason}".encode(), b""]
+
+
+def test_a_fault_as_the_get_stream_is_reopened_is_said_and_it_reopens(tmp_path: Path) -> None:
+    """stdio → HTTP (``listen_http_server.py end``, a 2025-06-18 session): the server's GET stream
+    sends ``one`` and ends; the proxy meets a fault as it notes the end (the stream's Last-Event-ID
+    shown). It is said (stderr, the frame log) and the stream opened again after the backoff: the
+    server's ``two`` reaches the host, and the call's answer (which the server holds until the second
+    GET). Was: the stream's task died unseen (nothing said, nothing in the frame log), never
+    reopened: ``two`` lost, the call answered only once the server stopped holding it (20 s)."""
+    log = tmp_path / "frames.jsonl"
+    prelude = ("import sys\nimport mcp_verdict.proxy._http_upstream as up\n"
+               "_kept = up.neutral\n"
+               "def _broken(*args, **kwargs):\n"
+               "    if sys._getframe(1).f_code.co_name == '_listen':\n"
+               "        raise RuntimeError('broken')\n"
+               "    return _kept(*args, **kwargs)\n"
+               "up.neutral = _broken\n")
+    reason = "the proxy's GET stream: the proxy failed keeping it open: RuntimeError: broken"
+    with port_server([*LISTENING, "end"]) as base:
+        peer = LinePeer([*proxy_after(prelude), "--timeout", "10", "--log", str(log), "--upstream", base + "/mcp"])
+        try:
+            assert json.loads(peer.exchange(LISTEN_INIT) or b"null")["id"] == 1
+            peer.send(INITIALIZED)
+            peer.send(CALL)
+            got = []
+            for raw in peer.lines_within(TIMEOUT):
+                message = json.loads(raw)
+                got.append(message["params"]["data"] if "method" in message else f"answer {message.get('id')}")
+                if len(got) >= 3:
+                    break
+        finally:
+            status = peer.close()
+    assert (got, status) == (["one", "two", "answer 2"], 0)
+    assert _stream_records(log)[:1] == [("error", "http", f"{reason}; reopened in 0.25 s")]
+    assert peer.stderr == [f"mcp-verdict proxy: {reason}\n".encode()]

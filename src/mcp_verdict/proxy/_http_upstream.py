@@ -1196,48 +1196,59 @@ class HttpUpstream:
         served: str | None = None
         """The session whose GET stream last opened (its 404 then says the session ended)."""
         while True:
-            if self.session_id != session:  # (a new session: the ended one's event ids mean nothing)
-                session, last, retry = self.session_id, None, None
-            self._exchange += 1
-            http: dict[str, Any] = {"exchange": self._exchange, "method": "GET", "session": session}
-            parser = SSEParser()
-            parser.last_event_id, parser.retry = last, retry
-            events = [0]
-            gone: list[bytes | _Past] = [b""]
-            renewals = self._renewals  # (as a POST's: :meth:`_renew`)
-            kind, why, final, lived = await self._listen_once(parser, http, events, gone)
-            if http.get("status") == 200 and lived:
-                served = session
-            if final and http.get("status") == 404 and session is not None and session == served \
-                    and self._init is not None and self.protocol_version is not None:
-                # the stream worked in this session: the session ended (a new one, its stream
-                # opened; one renewal per end: :meth:`_renew`)
-                def noted(then: str, kind: Literal["eof", "error"] = kind, why: str = why,
-                          http: dict[str, Any] = http) -> None:
-                    self.bridge.relay.note(kind, "s2c", f"the proxy's GET stream: {why}{then}", transport="http",
-                                           http=http)
-                if await self._renew(session, gone[0], http["exchange"], renewals, listening=noted) is None:
-                    continue
-                return
-            last, retry = parser.last_event_id, parser.retry
-            soon = not events[0] and lived < delay
-            if not soon:
-                delay = _LISTEN_FIRST
-            wait, whose = delay, ""
-            if retry is not None:
-                asked = min(max(retry, _LISTEN_RETRY_LEAST), _LISTEN_RETRY_MOST) / 1000
-                if not soon or asked >= delay:
-                    wait, whose = asked, " (the server's retry)"
-            if final:
-                then = "not reopened"
-            else:
-                resume = f", Last-Event-ID {neutral(cut(last, 100))}" if last is not None else ""
-                then = f"reopened in {wait:g} s{whose}{resume}"
-            self.bridge.relay.note(kind, "s2c", f"the proxy's GET stream: {why}; {then}", transport="http", http=http)
-            if final:
-                return
-            await asyncio.sleep(wait)
-            if soon:
+            try:  # (a fault of the proxy's: said, the stream opened again after the backoff; it ended the task
+                # unseen, the stream never reopened: the server's messages lost for the session)
+                if self.session_id != session:  # (a new session: the ended one's event ids mean nothing)
+                    session, last, retry = self.session_id, None, None
+                self._exchange += 1
+                http: dict[str, Any] = {"exchange": self._exchange, "method": "GET", "session": session}
+                parser = SSEParser()
+                parser.last_event_id, parser.retry = last, retry
+                events = [0]
+                gone: list[bytes | _Past] = [b""]
+                renewals = self._renewals  # (as a POST's: :meth:`_renew`)
+                kind, why, final, lived = await self._listen_once(parser, http, events, gone)
+                if http.get("status") == 200 and lived:
+                    served = session
+                if final and http.get("status") == 404 and session is not None and session == served \
+                        and self._init is not None and self.protocol_version is not None:
+                    # the stream worked in this session: the session ended (a new one, its stream
+                    # opened; one renewal per end: :meth:`_renew`)
+                    def noted(then: str, kind: Literal["eof", "error"] = kind, why: str = why,
+                              http: dict[str, Any] = http) -> None:
+                        self.bridge.relay.note(kind, "s2c", f"the proxy's GET stream: {why}{then}", transport="http",
+                                               http=http)
+                    if await self._renew(session, gone[0], http["exchange"], renewals, listening=noted) is None:
+                        continue
+                    return
+                last, retry = parser.last_event_id, parser.retry
+                soon = not events[0] and lived < delay
+                if not soon:
+                    delay = _LISTEN_FIRST
+                wait, whose = delay, ""
+                if retry is not None:
+                    asked = min(max(retry, _LISTEN_RETRY_LEAST), _LISTEN_RETRY_MOST) / 1000
+                    if not soon or asked >= delay:
+                        wait, whose = asked, " (the server's retry)"
+                if final:
+                    then = "not reopened"
+                else:
+                    resume = f", Last-Event-ID {neutral(cut(last, 100))}" if last is not None else ""
+                    then = f"reopened in {wait:g} s{whose}{resume}"
+                self.bridge.relay.note(kind, "s2c", f"the proxy's GET stream: {why}; {then}", transport="http",
+                                       http=http)
+                if final:
+                    return
+                await asyncio.sleep(wait)
+                if soon:
+                    delay = min(delay * 2, _LISTEN_MOST)
+            except Exception as exc:
+                fault = failed("keeping it open", exc)
+                told(f"the proxy's GET stream: {fault}")
+                with contextlib.suppress(Exception):  # (the fault may be the relay's: said on stderr already)
+                    self.bridge.relay.note("error", "s2c", f"the proxy's GET stream: {fault}; reopened in {delay:g} s",
+                                           transport="http")
+                await asyncio.sleep(delay)
                 delay = min(delay * 2, _LISTEN_MOST)
 
     async def _listen_once(self, parser: SSEParser, http: dict[str, Any], events: list[int],
