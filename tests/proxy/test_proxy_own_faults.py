@@ -511,3 +511,29 @@ def test_a_fault_as_the_get_stream_is_reopened_is_said_and_it_reopens(tmp_path: 
     assert (got, status) == (["one", "two", "answer 2"], 0)
     assert _stream_records(log)[:1] == [("error", "http", f"{reason}; reopened in 0.25 s")]
     assert peer.stderr == [f"mcp-verdict proxy: {reason}\n".encode()]
+
+
+def test_a_fault_as_a_listings_tools_are_kept_is_said(tmp_path: Path) -> None:
+    """stdio → stdio (the demo server), observe, ``--verdicts``: the ``tools/list`` answer is
+    forwarded and its tools meet a fault as they are kept. It is said (stderr, the frame log:
+    no tool kept), and the next call is relayed and judged. Was: a traceback on stderr ("judging
+    an answer the host was sent failed"), nothing in the frame log."""
+    log, verdicts = tmp_path / "frames.jsonl", tmp_path / "verdicts.jsonl"
+    prelude = ("from mcp_verdict.proxy._relay import Relay\n"
+               "def _broken(self, exchange):\n"
+               "    raise RuntimeError('broken')\n"
+               "Relay._keep = _broken\n")
+    reason = "the proxy failed keeping the listed tools: RuntimeError: broken"
+    peer = LinePeer([*proxy_after(prelude), "--timeout", "120", "--log", str(log), "--verdicts", str(verdicts),
+                     "--", *stdio_command()])
+    try:
+        assert json.loads(peer.exchange(INITIALIZE_2025) or b"null")["id"] == 1
+        peer.send(INITIALIZED)
+        listed = json.loads(peer.exchange({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}) or b"null")
+        raw = peer.exchange(call(3, "slow_echo", {"text": "a", "seconds": 0}))
+    finally:
+        status = peer.close()
+    judged = [(line["id"], line["kind"]) for line in map(json.loads, verdicts.read_text().splitlines())]
+    assert (listed["id"], _outcome(raw or b"null"), judged, status) == (2, (3, "a"), [(3, "normal_complete")], 0)
+    assert _errors(log) == [f"{reason} (the listing forwarded, no tool kept)"]
+    assert peer.stderr == [f"mcp-verdict proxy: {reason}\n".encode()]

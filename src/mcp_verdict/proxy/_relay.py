@@ -1179,7 +1179,10 @@ class Relay:
         (their verdict lines, their spans), in the order they came; and, either mode, keep the
         tools of the last listing forwarded (:meth:`_kept`). Nothing when there are none."""
         if self._listing is not None:  # (_kept's first test, without a call)
-            self._kept()
+            try:
+                self._kept()
+            except Exception as exc:  # (said: a traceback before, the listing's tools lost unsaid)
+                self._judging_failed(None, exc, "keeping the listed tools", "the listing forwarded, no tool kept")
         deferred = self._deferred
         while deferred:
             exchange, waiting, data, judged = deferred.popleft()
@@ -1191,15 +1194,17 @@ class Relay:
             except Exception as exc:  # (the answers after it judged all the same)
                 self._judging_failed(waiting, exc)
 
-    def _judging_failed(self, waiting: _Waiting | None, exc: Exception) -> None:
+    def _judging_failed(self, waiting: _Waiting | None, exc: Exception, doing: str = "judging the upstream's answer",
+                        then: str = "the answer forwarded, no verdict written") -> None:
         """A fault of the proxy's own as it judged an answer the host has (``waiting``: its call's
         state): said on one stderr line and in the frame log, its span ended with the fault as its
-        error; no verdict line is written for it. Before, the fault left the loop's callback (a
+        error; no verdict line is written for it (``doing``, ``then``: what failed and what came
+        of it, for another step of the judging). Before, the fault left the loop's callback (a
         traceback): that verdict lost with nothing in the frame log, its span never ended."""
-        reason = failed("judging the upstream's answer", exc)
+        reason = failed(doing, exc)
         told(reason)
         try:
-            self.note("error", "s2c", f"{reason} (the answer forwarded, no verdict written)")
+            self.note("error", "s2c", f"{reason} ({then})")
             if waiting is not None and waiting.token is not None and self.telemetry is not None:
                 self.telemetry.end(waiting.token, None, None, reason, False)
         except Exception as again:
