@@ -17,6 +17,7 @@ import contextlib
 import json
 import shlex
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,19 @@ CALLBACK_CASES = [
 ]
 
 
+def _three_calls(peer: LinePeer) -> tuple[list[tuple[Any, Any]], int | None]:
+    """A call in flight (``slow_echo``, 1 s), the call that meets the fault ("boom"), and one after
+    it, sent through ``peer``: (their outcomes, the proxy's status once closed)."""
+    try:
+        peer.send(call(1, "slow_echo", {"text": "x", "seconds": 1}))
+        peer.send(call(2, "slow_echo", {"text": "boom", "seconds": 0}))
+        peer.send(call(3, "slow_echo", {"text": "after", "seconds": 0}))
+        return _outcomes(peer, 3), peer.close()
+    except BaseException:
+        peer.close()
+        raise
+
+
 @pytest.mark.parametrize(("prelude", "mode", "answers", "errors", "line"), CALLBACK_CASES,
                          ids=["host-frame", "upstream-answer-sent-observe", "upstream-answer-sent-enforce",
                               "upstream-answer-unsent"])
@@ -116,13 +130,7 @@ def test_a_fault_in_a_pipes_callback_answers_the_call_and_keeps_the_pipe(
     log = tmp_path / "frames.jsonl"
     peer = LinePeer([*proxy_after(prelude), "--mode", mode, "--timeout", "120", "--log", str(log), "--",
                      *stdio_command()])
-    try:
-        peer.send(call(1, "slow_echo", {"text": "x", "seconds": 1}))
-        peer.send(call(2, "slow_echo", {"text": "boom", "seconds": 0}))
-        peer.send(call(3, "slow_echo", {"text": "after", "seconds": 0}))
-        got = _outcomes(peer, 3)
-    finally:
-        status = peer.close()
+    got, status = _three_calls(peer)
     assert (got, _errors(log), status) == (answers, errors, 0)
     assert peer.stderr == [f"mcp-verdict proxy: {line}\n".encode()]
 
@@ -178,6 +186,18 @@ def test_a_fault_as_the_upstreams_exit_is_taken_in_answers_the_calls_and_ends_th
         f"mcp-verdict proxy: {EXIT_LINE}\n".encode()]
 
 
+@contextlib.contextmanager
+def _http_host(log: Path, err: Path, prelude: str) -> Iterator[HttpHostPeer]:
+    """An HTTP host's peer of the proxy (started after ``prelude``, its frame log ``log``, its
+    stderr ``err``) in front of the demo server over HTTP."""
+    with contextlib.ExitStack() as stack:
+        upstream = stack.enter_context(demo_http())
+        url = stack.enter_context(_proxy(["--log", str(log), "--upstream", upstream], err, proxy_after(prelude)))
+        host = HttpHostPeer(url)
+        stack.callback(host.close)
+        yield host
+
+
 def test_a_fault_as_an_http_hosts_relay_is_closed_is_said(tmp_path: Path) -> None:
     """HTTP → HTTP (the demo server): a 2025 initialize with no session from the upstream, its
     relay closed once answered; a fault as the proxy closes it is said on stderr and in the frame
@@ -189,11 +209,7 @@ def test_a_fault_as_an_http_hosts_relay_is_closed_is_said(tmp_path: Path) -> Non
                "    raise RuntimeError('broken')\n"
                "HttpUpstream.settle = _broken\n")
     reason = "the proxy failed closing a relay: RuntimeError: broken"
-    with contextlib.ExitStack() as stack:
-        upstream = stack.enter_context(demo_http())
-        url = stack.enter_context(_proxy(["--log", str(log), "--upstream", upstream], err, proxy_after(prelude)))
-        host = HttpHostPeer(url)
-        stack.callback(host.close)
+    with _http_host(log, err, prelude) as host:
         status, raw, _ = host.post(INITIALIZE_2025)
         said = wait_until(lambda: reason in _errors(log), TIMEOUT)
         answered = host.post(call(2, "slow_echo", {"text": "after", "seconds": 0}))
@@ -297,13 +313,26 @@ def test_a_fault_as_an_upstreams_leftover_is_ended_lets_its_stdout_go(tmp_path: 
     the call answered UPSTREAM_CLOSED at once. Was: the task died (a traceback), the exit went
     unseen while the helper held the pipe: no answer within the hang guard (``--timeout 60``).
     The stop at the proxy's end meets the fault again, said again."""
-    log = tmp_path / "frames.jsonl"
-    pid_file = tmp_path / "helper.pid"
     prelude = ("import mcp_verdict.proxy._stdio as stdio\n"
                "async def _broken(*args, **kwargs):\n"
                "    raise RuntimeError('broken')\n"
                "stdio.group_ended = _broken\n")
-    reason = "the proxy failed ending what the upstream left running: RuntimeError: broken"
+    assert _exit_beside_a_helper(tmp_path, prelude) == (
+        (1, UPSTREAM_CLOSED), True, 3, [LET_GO] * 2, [LEFT_SAID] * 2)  # (the server's own status: it is gone for good)
+
+
+LEFT = "the proxy failed ending what the upstream left running: RuntimeError: broken"
+LET_GO = f"{LEFT}: its stdout let go of"
+LEFT_SAID = f"mcp-verdict proxy: {LEFT}\n".encode()
+
+
+def _exit_beside_a_helper(tmp_path: Path, prelude: str) -> tuple[object, bool, int | None, list[str], list[bytes]]:
+    """The faulting server exits mid-call (tool ``exit``) behind a shell whose helper ignores
+    SIGTERM and holds its stdout, the proxy started after ``prelude``: (the call's outcome,
+    whether the proxy ended by itself, its status, the frame log's error notes, its stderr lines
+    of faults and tracebacks)."""
+    log = tmp_path / "frames.jsonl"
+    pid_file = tmp_path / "helper.pid"
     shell = f"trap '' TERM; sleep 300 & echo $! > {shlex.quote(str(pid_file))}; exec {shlex.join(FAULTING)}"
     peer = LinePeer([*proxy_after(prelude), "--timeout", "60", "--log", str(log), "--", "sh", "-c", shell],
                     env={"FAULT_STARTS": str(tmp_path / "starts")})
@@ -315,11 +344,8 @@ def test_a_fault_as_an_upstreams_leftover_is_ended_lets_its_stdout_go(tmp_path: 
     finally:
         status = peer.close()
         subprocess.run(["kill", "-9", pid_file.read_text().strip()], check=False)  # (the helper: SIGKILL never came)
-    assert (_outcome(raw) if raw else None, ended, status) == ((1, UPSTREAM_CLOSED), True, 3)  # (the server's own
-    # status: it is gone for good)
-    assert _errors(log) == [f"{reason}: its stdout let go of"] * 2
-    assert [line for line in peer.stderr if b"mcp-verdict proxy" in line or b"Traceback" in line] == [
-        f"mcp-verdict proxy: {reason}\n".encode()] * 2
+    said = [line for line in peer.stderr if b"mcp-verdict proxy" in line or b"Traceback" in line]
+    return (_outcome(raw) if raw else None, ended, status, _errors(log), said)
 
 
 JUDGING = "the proxy failed judging the upstream's answer: RuntimeError: broken"
@@ -341,13 +367,7 @@ def test_a_fault_as_an_answer_is_judged_is_said_and_the_others_judged(tmp_path: 
                "Relay._observe = _broken\n")
     peer = LinePeer([*proxy_after(prelude), "--mode", "observe", "--timeout", "120", "--log", str(log),
                      "--verdicts", str(verdicts), "--", *stdio_command()])
-    try:
-        peer.send(call(1, "slow_echo", {"text": "x", "seconds": 1}))
-        peer.send(call(2, "slow_echo", {"text": "boom", "seconds": 0}))
-        peer.send(call(3, "slow_echo", {"text": "after", "seconds": 0}))
-        got = _outcomes(peer, 3)
-    finally:
-        status = peer.close()
+    got, status = _three_calls(peer)
     judged = sorted((line["id"], line["kind"]) for line in map(json.loads, verdicts.read_text().splitlines()))
     assert (got, judged, status) == (
         [(1, "x"), (2, "boom"), (3, "after")], [(1, "normal_complete"), (3, "normal_complete")], 0)
@@ -420,8 +440,6 @@ def test_a_fault_as_the_upstreams_exit_is_seen_lets_its_stdout_go(tmp_path: Path
     answered UPSTREAM_CLOSED at once. Was: a traceback out of the callback, the exit unseen while
     the helper held the pipe: the call answered UPSTREAM_TIMEOUT at ``--timeout``, the proxy never
     ended (not within the hang guard)."""
-    log = tmp_path / "frames.jsonl"
-    pid_file = tmp_path / "helper.pid"
     prelude = ("import sys\nimport mcp_verdict.proxy._stdio as stdio\n"
                "_kept = stdio.group_alive\n"
                "def _broken(pid):\n"
@@ -429,22 +447,7 @@ def test_a_fault_as_the_upstreams_exit_is_seen_lets_its_stdout_go(tmp_path: Path
                "        raise RuntimeError('broken')\n"
                "    return _kept(pid)\n"
                "stdio.group_alive = _broken\n")
-    reason = "the proxy failed ending what the upstream left running: RuntimeError: broken"
-    shell = f"trap '' TERM; sleep 300 & echo $! > {shlex.quote(str(pid_file))}; exec {shlex.join(FAULTING)}"
-    peer = LinePeer([*proxy_after(prelude), "--timeout", "60", "--log", str(log), "--", "sh", "-c", shell],
-                    env={"FAULT_STARTS": str(tmp_path / "starts")})
-    try:
-        assert json.loads(peer.exchange(FAULT_INIT) or b"{}")["result"]["protocolVersion"] == "2025-06-18"
-        peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        raw = peer.exchange(tool(1, "exit"))
-        ended = wait_until(lambda: peer.process.poll() is not None, TIMEOUT)
-    finally:
-        status = peer.close()
-        subprocess.run(["kill", "-9", pid_file.read_text().strip()], check=False)  # (the helper: SIGKILL never came)
-    assert (_outcome(raw) if raw else None, ended, status) == ((1, UPSTREAM_CLOSED), True, 3)
-    assert _errors(log) == [f"{reason}: its stdout let go of"]
-    assert [line for line in peer.stderr if b"mcp-verdict proxy" in line or b"Traceback" in line] == [
-        f"mcp-verdict proxy: {reason}\n".encode()]
+    assert _exit_beside_a_helper(tmp_path, prelude) == ((1, UPSTREAM_CLOSED), True, 3, [LET_GO], [LEFT_SAID])
 
 
 def test_a_fault_as_a_notifications_http_answer_is_read_answers_the_post(tmp_path: Path) -> None:
@@ -462,11 +465,7 @@ def test_a_fault_as_a_notifications_http_answer_is_read_answers_the_post(tmp_pat
                "    return _kept(*args, **kwargs)\n"
                "up.given = _broken\n")
     reason = "the proxy failed sending it upstream: RuntimeError: broken"
-    with contextlib.ExitStack() as stack:
-        upstream = stack.enter_context(demo_http())
-        url = stack.enter_context(_proxy(["--log", str(log), "--upstream", upstream], err, proxy_after(prelude)))
-        host = HttpHostPeer(url)
-        stack.callback(host.close)
+    with _http_host(log, err, prelude) as host:
         assert host.post(INITIALIZE_2025)[0] == 200
         status, raw, _ = host.post(INITIALIZED)
         answered = host.post(call(2, "slow_echo", {"text": "after", "seconds": 0}))
