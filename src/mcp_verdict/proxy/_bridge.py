@@ -88,6 +88,7 @@ class Bridge:
 
     def __init__(self, relay: Relay, upstream: Upstream | None = None, standing: HostStream | None = None) -> None:
         self.relay = relay
+        relay.said = told  # (the relay's own faults in judging, said as the bridge's are)
         self.upstream = upstream
         self.standing = standing
         """The host stream for frames that belong to no request (stdout; a GET stream)."""

@@ -112,7 +112,7 @@ from ._codes import (
     refusal,
     verdict_data,
 )
-from ._faults import failed, told
+from ._faults import failed
 from ._ids import _reply_id, _same_text, _shown, _unreadable_string_id, as_written, recover
 from ._one_line import _ONE_LINE, _ONE_LINE_UP
 from ._params import Declared, DeclaredCache
@@ -243,6 +243,10 @@ verdict and the request it was judged as the answer of (None: not judged). A pla
 named one costs ~2,000 instructions more per answer to make and read (callgrind)."""
 
 
+def _unsaid(text: str) -> None:
+    """:attr:`Relay.said` of a relay no transport holds: the fault is in the frame log's note only."""
+
+
 class Relay:
     """One conversation between a host and its upstream (see the module docstring)."""
 
@@ -250,7 +254,7 @@ class Relay:
                  "_listing", "_listing_read", "_option_memo", "_options_of", "_progress", "_refused_asks", "_retold",
                  "_seq", "_tasks", "_tools", "_tools_budget", "_unreadable", "_waiting", "batch_opened", "clock",
                  "conn", "enforce", "keeps_look", "last_opened", "max_frame", "messages", "mode", "one_line",
-                 "recorder", "refuse_as", "session", "stats", "telemetry", "timeout", "tracker", "transport",
+                 "recorder", "refuse_as", "said", "session", "stats", "telemetry", "timeout", "tracker", "transport",
                  "twice_note", "unrepeated", "upstream_look", "upstream_one_line", "withholds")
     # (slots: an instance of more than 30 attributes keeps them in a dict of its own, not the class's
     # shared keys, and on CPython 3.11 each read of one is a hinted dict lookup, ~16% slower in a loop)
@@ -268,6 +272,10 @@ class Relay:
         self.conn = conn
         self.mode = mode
         self.enforce = mode == "enforce"
+        self.said: Callable[[str], None] = _unsaid
+        """Where a fault of the proxy's own met while judging is said (the relay does no I/O: the
+        transports' ``Bridge`` sets it to ``_faults.told``, its one stderr line); by default nowhere
+        but the frame log's note."""
         self.refuse_as: RefuseAs = refuse_as
         self.timeout = timeout
         self.max_frame = max_frame
@@ -1202,13 +1210,13 @@ class Relay:
         of it, for another step of the judging). Before, the fault left the loop's callback (a
         traceback): that verdict lost with nothing in the frame log, its span never ended."""
         reason = failed(doing, exc)
-        told(reason)
+        self.said(reason)
         try:
             self.note("error", "s2c", f"{reason} ({then})")
             if waiting is not None and waiting.token is not None and self.telemetry is not None:
                 self.telemetry.end(waiting.token, None, None, reason, False)
         except Exception as again:
-            told(failed("noting that fault", again))
+            self.said(failed("noting that fault", again))
 
     def _kept(self) -> ListedTools:
         """The tools kept (``frames._tools``), with those of the ``tools/list`` answer forwarded
