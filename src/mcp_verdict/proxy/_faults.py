@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Final
+from typing import TYPE_CHECKING, Final, Literal
 
 from ..verdict._peer_text import cut, neutral
+
+if TYPE_CHECKING:
+    from ._relay import Relay
 
 _SHOWN: Final = 300
 """Characters of a message shown on the proxy's one stderr line (:func:`told`)."""
@@ -29,3 +32,13 @@ def told(text: str) -> None:
     with contextlib.suppress(OSError, ValueError):
         sys.stderr.write(f"mcp-verdict proxy: {neutral(cut(text, _SHOWN))}\n")
         sys.stderr.flush()
+
+
+def said(relay: Relay, reason: str, note: str | None = None, *, transport: Literal["stdio", "http"] | None = None,
+         direction: Literal["c2s", "s2c"] = "s2c") -> None:
+    """``reason`` :func:`told`, then noted in ``relay``'s frame log as an ``error`` record (its text
+    ``note``, ``reason`` when None). A fault as it is noted (the fault may be the relay's own) is
+    not raised: the stderr line has said it."""
+    told(reason)
+    with contextlib.suppress(Exception):
+        relay.note("error", direction, reason if note is None else note, transport=transport)

@@ -184,7 +184,7 @@ from ._codes import (
     with_id,
     with_request_id,
 )
-from ._faults import failed, told
+from ._faults import failed, said, told
 from ._headers import _error_status, header_mismatch
 from ._http_posts import Posts, posts_for
 from ._http_upstream import (
@@ -1540,10 +1540,7 @@ class HttpHost:
 def _closing_failed(bridge: Bridge, exc: Exception) -> None:
     """A fault of the proxy's as it closes ``bridge`` (:meth:`HttpHost._close`): said on stderr
     and in the relay's frame log."""
-    reason = failed("closing a relay", exc)
-    told(reason)
-    with contextlib.suppress(Exception):  # (the relay's own fault, maybe: said on stderr already)
-        bridge.relay.note("error", "s2c", reason)
+    said(bridge.relay, failed("closing a relay", exc))
 
 
 KEEPALIVE: Final = 75.0

@@ -101,7 +101,7 @@ from ._codes import (
     fault_frame,
     with_id,
 )
-from ._faults import failed, told
+from ._faults import failed, said, told
 from ._http_posts import Answer, Posts, posts_for, silent
 from ._params import exact_arguments, param_headers
 from ._relay import Key
@@ -1243,11 +1243,8 @@ class HttpUpstream:
                 if soon:
                     delay = min(delay * 2, _LISTEN_MOST)
             except Exception as exc:
-                fault = failed("keeping it open", exc)
-                told(f"the proxy's GET stream: {fault}")
-                with contextlib.suppress(Exception):  # (the fault may be the relay's: said on stderr already)
-                    self.bridge.relay.note("error", "s2c", f"the proxy's GET stream: {fault}; reopened in {delay:g} s",
-                                           transport="http")
+                fault = f"the proxy's GET stream: {failed('keeping it open', exc)}"
+                said(self.bridge.relay, fault, f"{fault}; reopened in {delay:g} s", transport="http")
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, _LISTEN_MOST)
 

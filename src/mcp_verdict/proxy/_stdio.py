@@ -70,7 +70,7 @@ from ..frames._jsonrpc import id_key, is_batch, peek
 from ..frames._lines import may_be_message
 from ._bridge import Bridge, HostStream
 from ._codes import UPSTREAM_CLOSED, UPSTREAM_UNAVAILABLE, cancelled_request, with_id
-from ._faults import failed, told
+from ._faults import failed, said, told
 from ._one_line import one_line
 from ._relay import Key
 
@@ -490,10 +490,7 @@ class _ProcessProtocol(asyncio.SubprocessProtocol):
                     self.owner._line(rest)  # the last line, cut off by the exit: still judged
             except Exception as fault:  # (out of the callback, the exit went untaken: each call waited for
                 # --timeout, the proxy never ended)
-                reason = failed("reading the upstream's last line", fault)
-                told(reason)
-                with contextlib.suppress(Exception):  # (the fault may be the relay's: said on stderr already)
-                    self.owner.bridge.relay.note("error", "s2c", reason)
+                said(self.owner.bridge.relay, failed("reading the upstream's last line", fault))
             self.owner._stdout_closed(self)
 
     def stdout_lost(self, exc: Exception | None) -> None:
@@ -923,9 +920,7 @@ class StdioUpstream:
             await self._stop(transport, protocol)
         except Exception as exc:
             reason = failed("stopping the silent upstream", exc)
-            told(reason)
-            with contextlib.suppress(Exception):  # (the fault may be the relay's: said on stderr already)
-                self.bridge.relay.note("error", "s2c", f"{reason}: killing it")
+            said(self.bridge.relay, reason, f"{reason}: killing it")
             with contextlib.suppress(ProcessLookupError):  # (it exited meanwhile)
                 transport.kill()
 
@@ -991,9 +986,7 @@ class StdioUpstream:
         """A fault of the proxy's as it ended what the exited upstream left running: said, and the
         process's stdout let go of (what it left may hold it open: the exit would go unseen)."""
         reason = failed("ending what the upstream left running", exc)
-        told(reason)
-        with contextlib.suppress(Exception):  # (the fault may be the relay's: said on stderr already)
-            self.bridge.relay.note("error", "s2c", f"{reason}: its stdout let go of")
+        said(self.bridge.relay, reason, f"{reason}: its stdout let go of")
         protocol, transport = self._protocol, self._transport
         pipe = protocol.stdout if protocol is not None else None
         if pipe is None and transport is not None:  # (not POSIX: the subprocess transport's own pipe)
