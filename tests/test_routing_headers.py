@@ -80,6 +80,13 @@ ROWS: list[tuple[str, str, dict[str, Any], bool, Headers, str | None, bool, str]
      True, "VE, SV: invalid characters"),
     ("call-control-char", "tools/call", {**CALL, "name": "get\x01forecast"}, True,
      _sent("tools/call", "get\x01forecast"), NOT_ASCII, False, "VE, SV: invalid characters"),
+    # the edges of visible ASCII (0x20-0x7E) and the tab, the one control character a value may hold
+    ("call-delete-char", "tools/call", {**CALL, "name": "get\x7fforecast"}, True,
+     _sent("tools/call", "get\x7fforecast"), NOT_ASCII, False, "VE, SV: invalid characters (DEL)"),
+    ("call-no-break-space", "tools/call", {**CALL, "name": "get\u00a0forecast"}, True,
+     _sent("tools/call", "get\u00a0forecast"), NOT_ASCII, False, "VE, SV: invalid characters"),
+    ("call-tab-and-tilde", "tools/call", {**CALL, "name": "get\tforecast~ "}, True,
+     _sent("tools/call", "get\tforecast~ "), None, False, "SV: a tab, 0x7E and a space are valid characters"),
     ("call-name-twice", "tools/call", CALL, True, (*_sent("tools/call", "get_forecast"), (NAME, "get_forecast")),
      "the Mcp-Name header is given 2 times", True, "SV: malformed"),
     ("call-name-twice-other-first", "tools/call", CALL, True,
@@ -235,6 +242,9 @@ ENCODED = [
     ("=?base64?literal?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="),
     ("a\tb", "=?base64?YQli?="),
     ("inner space", "inner space"),
+    ("tilde~", "tilde~"),
+    ("del\x7f", "=?base64?ZGVsfw==?="),
+    ("é", "=?base64?w6k=?="),
 ]
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
+import orjson
+
 from ..frames._jsonrpc import Peek, peek
 from ..frames._routing_headers import applies, mismatch
 from ..frames._routing_headers import stateless as _stateless
@@ -107,24 +109,39 @@ def header_mismatch(look: Peek, headers: Headers, tool: Callable[[str], Declared
         return None
     exact = None if body is None else lambda: exact_arguments(body)
     reason = _header_reason(look, headers, tool, exact)
-    if reason is None and body is not None and read_strict(body) is NOT_PARSED:
+    if reason is None and body is not None and not _written_back(look, body) and read_strict(body) is NOT_PARSED:
         first = first_read(body)  # (a member name given twice: the server may keep the first)
         method = first.get("method") if isinstance(first, dict) else None
         if isinstance(first, dict) and isinstance(method, str):
             twice = Peek("request" if "id" in first else "notification", look.id, look.has_id, method, first)
-            why = _header_reason(twice, headers, tool, None)
+            why = _header_reason(twice, headers, tool, None) if applies(twice.kind, twice.params, headers) else None
             if why is not None:
                 reason = f"{why} (read as a parser that keeps the first of a member name given twice reads it)"
     return None if reason is None else (HEADER_MISMATCH, reason)
 
 
+def _written_back(look: Peek, body: bytes) -> bool:
+    """orjson writes the routing read ``look`` of ``body`` back as ``body`` itself, byte for byte
+    (a compact body, as the SDKs write one): then no object of it gives a member name twice (the
+    read keeps one of the two, and what it writes back would be shorter), so a parser that keeps
+    the first of a repeated name reads what ``look`` holds, and the check :func:`header_mismatch`
+    made on ``look`` stands for it. ~0.25 µs for a 2026-07-28 ``tools/call``, where the strict
+    read that tells so otherwise costs ~2 µs. False: not shown (the strict read tells)."""
+    message = look.message
+    if message is None or look.kind == "unreadable":
+        return False
+    try:
+        return orjson.dumps(message) == body
+    except orjson.JSONEncodeError:  # (cannot be, for orjson's own read: the strict read tells instead)
+        return False
+
+
 def _header_reason(look: Peek, headers: Headers, tool: Callable[[str], Declared | None] | None,
                    exact: Callable[[], object] | None) -> str | None:
-    """:func:`header_mismatch`'s HeaderMismatch reason, or None: the standard headers
+    """:func:`header_mismatch`'s HeaderMismatch reason for a message the headers' rule
+    :func:`~..frames._routing_headers.applies` to, or None: the standard headers
     (``frames._routing_headers.mismatch``), then a ``tools/call``'s ``Mcp-Param-*`` headers."""
     params = look.params
-    if not applies(look.kind, params, headers):
-        return None
     method = look.method or ""
     reason = mismatch(look.kind, method, params, headers)
     if reason is not None or tool is None or method != "tools/call" or look.kind != "request" \
