@@ -1,7 +1,7 @@
 """Two versions of the proxy side by side on one transport pair: what a change did to the added latency.
 
 Run: python benchmarks/compare_proxy.py OLD_SRC NEW_SRC [--pair PAIR] [--mode MODE] [--calls N] [--size BYTES]
-[--block N]
+[--block N] [--version 2026-07-28]
 
 OLD_SRC and NEW_SRC are ``src`` folders of two checkouts (e.g. ``git worktree add /tmp/old
 REV`` then ``/tmp/old/src``). Each runs ``mcp-verdict proxy`` (in observe and in enforce mode,
@@ -22,11 +22,13 @@ text (bench_proxy's 160, ~250 B answers, by default; 60000 for its ~60 kB ones).
 starts NEW_SRC's proxies before OLD_SRC's (the chain started last may measure a little more
 whatever its code: run both orders). ``--records DIR``: each proxy records as users run it, its
 frame log (payloads redacted) and its verdict lines in DIR (``LABEL-MODE.log``,
-``LABEL-MODE.verdicts``). ``--block N``: N calls in a row through each chain before the turn
-passes (in the round's order), as bench_proxy's blocks of 10: a proxy's work after its send then
-runs before its own next call (with the host's turn around), where with 1, the default, it runs
-while the other chains are timed — a change that moves that work measures differently in the
-two. Numbers, not assertions: compare within one run.
+``LABEL-MODE.verdicts``). ``--version``: the hosts' protocol version (2025-06-18, an
+``initialize`` session, by default; 2026-07-28: stateless requests carrying ``_meta`` and, over
+HTTP, the routing headers a proxy serving a stdio server checks). ``--block N``: N calls in a row
+through each chain before the turn passes (in the round's order), as bench_proxy's blocks of 10:
+a proxy's work after its send then runs before its own next call (with the host's turn around),
+where with 1, the default, it runs while the other chains are timed — a change that moves that
+work measures differently in the two. Numbers, not assertions: compare within one run.
 """
 
 from __future__ import annotations
@@ -68,22 +70,24 @@ def pair_name(text: str) -> str:
 
 
 def openers(pair: str, upstream_url: str | None, versions: list[tuple[str, str]], modes: list[str],
-            records: Path | None = None) -> dict[str, Opener]:
+            records: Path | None = None, protocol: str = bench.V2025) -> dict[str, Opener]:
     """The chains of one comparison: direct, then each (label, src) version in each mode (with
-    ``records``: each proxy's frame log and verdict lines there)."""
+    ``records``: each proxy's frame log and verdict lines there), their hosts speaking the
+    protocol version ``protocol`` (2025-06-18's ``initialize`` session, or 2026-07-28's
+    stateless requests with their ``_meta`` and routing headers, as bench_proxy's)."""
     host_side, upstream_side = pair.split("→")
     if upstream_side == "HTTP":
         assert upstream_url is not None
         url = upstream_url
 
         def direct() -> tuple[Host, int | None, Callable[[], None]]:
-            host = bench.HttpHost(url)
+            host = bench.HttpHost(url, version=protocol)
             host.start()
             return host, None, host.close
         upstream_args = ["--upstream", url]
     else:
         def direct() -> tuple[Host, int | None, Callable[[], None]]:
-            host = bench.StdioHost(bench.ECHO_STDIO)
+            host = bench.StdioHost(bench.ECHO_STDIO, protocol)
             host.start()
             return host, None, host.close
         upstream_args = ["--", *bench.ECHO_STDIO]
@@ -96,10 +100,10 @@ def openers(pair: str, upstream_url: str | None, versions: list[tuple[str, str]]
             if host_side == "HTTP":
                 chains[f"{label} {mode}"] = bench.http_chain(
                     [*env, *bench.OURS, "--mode", mode, *recording, "--listen", "127.0.0.1:{port}", *upstream_args],
-                    "http://127.0.0.1:{port}/mcp")
+                    "http://127.0.0.1:{port}/mcp", protocol)
             else:
                 chains[f"{label} {mode}"] = bench.stdio_chain([*env, *bench.OURS, "--mode", mode, *recording,
-                                                               *upstream_args])
+                                                               *upstream_args], protocol)
     return chains
 
 
@@ -126,6 +130,8 @@ def main() -> None:
     parser.add_argument("--swap", action="store_true", help="start the new version's proxies first")
     parser.add_argument("--block", type=int, default=1, metavar="N",
                         help="calls in a row through one chain before the turn passes (default 1; bench_proxy's 10)")
+    parser.add_argument("--version", choices=(bench.V2025, bench.V2026), default=bench.V2025,
+                        help=f"the hosts' protocol version (default {bench.V2025}, as bench_proxy's first rows)")
     parser.add_argument("--records", type=Path, metavar="DIR",
                         help="each proxy writes its frame log and verdict lines in DIR (as users run it)")
     args = parser.parse_args()
@@ -139,14 +145,14 @@ def main() -> None:
     with upstream_for(args.pair) as url:
         if args.records is not None:
             args.records.mkdir(parents=True, exist_ok=True)
-        chains = openers(args.pair, url, versions, modes, args.records)
+        chains = openers(args.pair, url, versions, modes, args.records, args.version)
         try:
             for name, open_ in chains.items():
                 host, pid, close = open_()
                 closers.append(close)
                 hosts[name], pids[name] = host, pid
                 for n in range(300):  # warm-up
-                    host.call(bench.call_bytes(n + 1, bench.SMALL))
+                    host.call(bench.call_bytes(n + 1, bench.SMALL, args.version))
             times: dict[str, list[float]] = {name: [] for name in chains}
             cpu = {name: cpu_ns(pid) for name, pid in pids.items()}
             names = list(hosts)
@@ -157,7 +163,7 @@ def main() -> None:
                 for name in names:
                     host = hosts[name]
                     for m in range(n, min(n + block, args.calls)):
-                        frame = bench.call_bytes(1000 + m, args.size)
+                        frame = bench.call_bytes(1000 + m, args.size, args.version)
                         start = time.perf_counter()
                         host.call(frame)
                         times[name].append(time.perf_counter() - start)
@@ -168,8 +174,8 @@ def main() -> None:
     calls = args.calls
     direct = sorted(times["direct"])
     p50, p99 = direct[calls // 2], direct[int(calls * 0.99)]
-    print(f"{args.pair}: direct round trip p50 {p50 * 1e6:.0f} µs, p99 {p99 * 1e6:.0f} µs ({calls} calls, text "
-          f"of {args.size} B)")
+    print(f"{args.pair} ({args.version}): direct round trip p50 {p50 * 1e6:.0f} µs, p99 {p99 * 1e6:.0f} µs "
+          f"({calls} calls, text of {args.size} B)")
     for name in sorted(list(chains)[1:], key=lambda name: (name.split()[1], name.split()[0] != "before")):
         ordered = sorted(times[name])
         print(f"  {name:16s} adds p50 {(ordered[calls // 2] - p50) * 1e6:7.1f} µs   "
