@@ -9,6 +9,7 @@ only (elsewhere the proxy keeps the subprocess transport's pipes).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -31,10 +32,8 @@ def _pipes(pid: int) -> int:
     """How many pipe ends the process ``pid`` holds open."""
     count = 0
     for entry in os.listdir(f"/proc/{pid}/fd"):
-        try:
+        with contextlib.suppress(OSError):  # (closed meanwhile)
             count += os.readlink(f"/proc/{pid}/fd/{entry}").startswith("pipe:")
-        except OSError:  # (closed meanwhile)
-            pass
     return count
 
 
