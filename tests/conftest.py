@@ -21,6 +21,17 @@ def require_shared() -> Path:
     return SCHEMAS
 
 
+@functools.cache
+def official_schema(version: str) -> dict[str, Any]:
+    """The version's official ``schema.json`` (../shared) as the tests' oracle: with the errata of
+    tests/schema_errata.py applied (where the generated file contradicts its ``schema.ts``, the
+    source of truth). Shared, never changed by a caller."""
+    from .schema_errata import corrected
+
+    root: dict[str, Any] = json.loads((require_shared() / version / "schema.json").read_text("utf-8"))
+    return corrected(root, version)
+
+
 def input_request_response(key: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
     """A 2026-07-28 tools/call response asking for one input: inputRequests[key] = method(params)."""
     return {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "inputRequests": {
@@ -43,6 +54,6 @@ def definition_validator(name: str, version: str = "2026-07-28") -> Any:
     """A jsonschema validator of one definition of the version's official schema (the oracle)."""
     from jsonschema import validators
 
-    root = json.loads((require_shared() / version / "schema.json").read_text("utf-8"))
+    root = official_schema(version)
     schema = {"$schema": root["$schema"], "$ref": f"#/$defs/{name}", "$defs": root["$defs"]}
     return validators.validator_for(schema)(schema)

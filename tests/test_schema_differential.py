@@ -20,7 +20,7 @@ from jsonschema import validators
 from mcp_verdict import Kind, corpus
 from mcp_verdict.corpus import Case
 
-from .conftest import require_shared
+from .conftest import official_schema
 
 CASES = [c for c in corpus.load() if c.schema != "n/a"]
 NEW_ENVELOPE = {"2025-11-25", "2026-07-28"}
@@ -28,7 +28,7 @@ NEW_ENVELOPE = {"2025-11-25", "2026-07-28"}
 
 @functools.cache
 def _validator(version: str, definition: str) -> Any:
-    root = json.loads((require_shared() / version / "schema.json").read_text("utf-8"))
+    root = official_schema(version)
     defs_key = "$defs" if "$defs" in root else "definitions"
     if definition not in root[defs_key]:
         raise LookupError(f"{version} defines no {definition}")
@@ -83,7 +83,7 @@ def test_official_schema_agrees(case: Case) -> None:
 def test_the_schema_union_alone_accepts_malformed_results() -> None:
     """Why we dispatch first: the 2026-07-28 union takes isError "false" and unknown resultTypes."""
     union = {"anyOf": [{"$ref": "#/$defs/CallToolResult"}, {"$ref": "#/$defs/InputRequiredResult"}]}
-    root = json.loads((require_shared() / "2026-07-28" / "schema.json").read_text("utf-8"))
+    root = official_schema("2026-07-28")
     validator = validators.validator_for(root)({**union, "$defs": root["$defs"]})
     assert validator.is_valid({"resultType": "complete", "content": [], "isError": "false"})
     assert validator.is_valid({"resultType": "future"})
