@@ -6,10 +6,12 @@ the JSON schema is "automatically generated from the TypeScript source of truth"
 shipped: when a new ``schema.json`` changes it (fixed upstream, or changed otherwise), loading
 fails and names the erratum, to be removed or written again.
 
-The generator writes a TypeScript ``number`` as ``integer`` in places (upstream: the NumberSchema
-``minimum``/``maximum``/``default`` of 2025-06-18 and 2025-11-25, corrected as an erratum of the
-released files, modelcontextprotocol/modelcontextprotocol#3139), and 2026-07-28's ``JSONValue``
-lost ``null`` with it: its scalar branch takes strings, integers and booleans only, so the
+The generator writes a TypeScript ``number`` as ``integer`` unless the member says
+``@TJS-type number`` (the counts — ``maxTokens``, ``size``, ``ttlMs``, ``minLength`` — are meant
+so; upstream corrected the NumberSchema ``minimum``/``maximum``/``default`` of 2025-06-18 and
+2025-11-25 as an erratum of the released files, modelcontextprotocol/modelcontextprotocol#3139).
+A union member cannot carry that note: 2026-07-28's ``JSONValue`` came out with its scalar
+branch taking strings, integers and booleans only (``null`` lost too), so the
 schema refused ``{"x": 2.5}`` or ``{"x": null}`` in a sampling request's ``metadata`` (a
 ``JSONObject``), which ``schema.ts`` takes and ``classify`` takes. Found by the generative
 differential test's deep profile (tests/test_schema_generative.py).
