@@ -112,6 +112,9 @@ def fastmcp(transport: str, port: int, target: str) -> None:
 
 
 def floor(command: list[str]) -> None:
+    """A relay of bytes that reads nothing, on the pipes the proxy uses: the host's stdin and
+    stdout, and a pipe of its own each way to the server (where uvloop's subprocess ``PIPE`` is a
+    socket pair, libuv's), so that it costs what any relay on them must."""
     import asyncio
     import os
 
@@ -121,20 +124,22 @@ def floor(command: list[str]) -> None:
         loop = asyncio.get_running_loop()
         out, _ = await loop.connect_write_pipe(asyncio.Protocol, os.fdopen(1, "wb", 0))
         done = loop.create_future()
+        to_child, child_in = os.pipe()  # (the server's stdin: it reads to_child)
+        from_child, child_out = os.pipe()
 
-        def finish() -> None:
-            if not done.done():
-                done.set_result(None)
-
-        class Child(asyncio.SubprocessProtocol):
-            def pipe_data_received(self, fd: int, data: bytes) -> None:
-                out.write(data)
-
+        class Exited(asyncio.SubprocessProtocol):
             def process_exited(self) -> None:
-                finish()
+                if not done.done():
+                    done.set_result(None)
 
-        child, _ = await loop.subprocess_exec(Child, *command, stderr=None)
-        stdin: Any = child.get_pipe_transport(0)
+        await loop.subprocess_exec(Exited, *command, stdin=to_child, stdout=child_out, stderr=None)
+        os.close(to_child)
+        os.close(child_out)
+        stdin, _ = await loop.connect_write_pipe(asyncio.Protocol, os.fdopen(child_in, "wb", 0))
+
+        class Child(asyncio.Protocol):
+            def data_received(self, data: bytes) -> None:
+                out.write(data)
 
         class Host(asyncio.Protocol):
             def data_received(self, data: bytes) -> None:
@@ -144,6 +149,7 @@ def floor(command: list[str]) -> None:
                 stdin.close()
                 return False
 
+        await loop.connect_read_pipe(Child, os.fdopen(from_child, "rb", 0))
         await loop.connect_read_pipe(Host, os.fdopen(0, "rb", 0))
         await done
 

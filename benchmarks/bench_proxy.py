@@ -29,8 +29,9 @@ as long as the text asked for), so an answer the proxy refused in enforce, or an
 the chain (reported as failed) instead of being timed as a call.
 
 On stdio→stdio a ``floor`` chain (``_proxy_peers.py floor``: a relay of bytes on uvloop's pipe
-protocols that reads nothing) shows what the extra process and its two pipe hops cost before
-any proxy work.
+protocols that reads nothing, on pipes as the proxy's: its own to the server both ways, where
+uvloop's subprocess ``PIPE`` is a socket pair) shows what the extra process and its two pipe
+hops cost before any proxy work.
 
 Each chain has 150 s (``BOUND``) for its start and all its measurements. A chain whose warm-up
 (up to 50 calls, or a tenth of the bound) shows its sequential calls alone would not fit is
