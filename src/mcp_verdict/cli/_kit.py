@@ -28,10 +28,10 @@ a case; ten seconds is a hang, not a slow machine."""
 MAX_TIMEOUT: Final = 86_400
 DEFAULT_GIVE_UP_AFTER: Final = 3
 """``conform --give-up-after``'s default: three cases in a row with no answer is a receiver that
-hangs on every case (the 1,711 cases at 10 s each were 4¾ hours), not one case it hangs on."""
+hangs on every case (the 1,712 cases at 10 s each were 4¾ hours), not one case it hangs on."""
 DEFAULT_GIVE_UP_TOTAL: Final = 10
 """``conform --give-up-total``'s default (none with ``--give-up-after 0``, which never gives up):
-a receiver that hangs on every other case gives up no count in a row (half the 1,711 cases at
+a receiver that hangs on every other case gives up no count in a row (half the 1,712 cases at
 10 s each were 2⅓ hours); ten cases stopped in all is at most 100 s of waiting at the default
 limit, and ten cases named in the report."""
 INCOMPLETE: Final = 3
