@@ -58,7 +58,7 @@ from typing import Any, Final, Protocol
 from ..verdict._peer_text import cut, neutral
 
 __all__ = ["NAMED", "PROTOCOL_VERSION_KEY", "STATELESS", "FieldList", "Fields", "applies", "decoded",
-           "header_value", "mismatch", "one_header", "shown_value", "stateless"]
+           "field_text", "header_value", "mismatch", "one_header", "shown_value", "stateless"]
 
 PROTOCOL_VERSION_KEY: Final = "io.modelcontextprotocol/protocolVersion"
 """The body's ``_meta`` member the ``MCP-Protocol-Version`` header mirrors."""
@@ -136,7 +136,7 @@ def one_header(headers: Fields, name: str) -> tuple[str | None, str | None]:
     if len(values) > 1:
         return values[0], f"the {name} header is given {len(values)} times"
     value = values[0]
-    if not _visible(value.replace("\t", " ")):  # (a tab, as a space; no tab: the value itself)
+    if not field_text(value):
         return value, f"the {name} header holds a character outside visible ASCII, space and tab"
     return value, None
 
@@ -146,6 +146,13 @@ def _visible(value: str) -> bool:
     printable as ``str.isprintable`` says, which in ASCII is exactly 0x20-0x7E (the control
     characters and DEL are not) — where a generator over the characters cost ~1 µs a header."""
     return value.isascii() and value.isprintable()
+
+
+def field_text(value: str) -> bool:
+    """Every character of ``value`` is one a header field value may hold as this module takes
+    it: visible ASCII, space and tab (after RFC 9110 s5.5; :func:`_visible`, a tab read as a
+    space). The proxy's trace-context headers are held to it too (``proxy/_otel``)."""
+    return _visible(value.replace("\t", " "))  # (no tab: the value itself, not a copy)
 
 
 def header_value(value: str) -> str:

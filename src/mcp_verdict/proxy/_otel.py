@@ -44,6 +44,7 @@ from typing import Any, Final
 
 from ..frames import Exchange
 from ..frames._jsonrpc import peek
+from ..frames._routing_headers import field_text
 from ..verdict._kind import Kind
 from ..verdict._peer_text import cut, one_line
 from ..verdict._verdict import Verdict
@@ -196,7 +197,7 @@ def _w3c_text(value: str) -> bool:
     is not given to the propagators, which ignore it anyway after a warning quoting it whole on
     stderr (the host's log): a baggage of megabytes, a line break forging a line of the log, an
     ANSI sequence, once per call."""
-    return len(value) <= _W3C_MAX and value.isascii() and value.replace("\t", " ").isprintable()
+    return len(value) <= _W3C_MAX and field_text(value)
 
 
 def attributes(exchange: Exchange, session: str | None, transport: str) -> dict[str, Any]:

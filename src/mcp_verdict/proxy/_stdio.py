@@ -404,6 +404,12 @@ up to it comes in one read, and the upstream may write as much before it blocks.
 of the buffer it is read into (:class:`_StdoutReader`), as uvloop's own was."""
 
 
+def _close(transport: asyncio.BaseTransport | None) -> None:
+    """Close ``transport`` unless there is none or it is closing already (the process's stdin)."""
+    if transport is not None and not transport.is_closing():
+        transport.close()
+
+
 def _widen(fd: int) -> None:
     """Ask for a pipe of :data:`_PIPE_BYTES` (Linux; elsewhere, or refused, the pipe stays as it is)."""
     import fcntl
@@ -785,8 +791,7 @@ class StdioUpstream:
     def close_input(self) -> None:
         """The host closed its input: close the upstream's stdin (the stdio shutdown)."""
         self._input_closed = True
-        if self._stdin is not None and not self._stdin.is_closing():
-            self._stdin.close()
+        _close(self._stdin)
 
     # -- frames from the upstream ----------------------------------------------------------------
     def _line(self, line: bytes) -> None:
@@ -837,9 +842,8 @@ class StdioUpstream:
             for step in steps:
                 with contextlib.suppress(Exception):  # (the fault may be theirs: said on stderr already)
                     step()
-            if self._stdin is not None and not self._stdin.is_closing():
-                with contextlib.suppress(Exception):
-                    self._stdin.close()
+            with contextlib.suppress(Exception):
+                _close(self._stdin)
             self._stdin = None
             self.finished.set()
 
@@ -872,8 +876,7 @@ class StdioUpstream:
             self._drop_queue(late or f"the restarted upstream exited (status {code}) before it was sent")
         if self._transport is not None:
             self._transport.close()
-        if self._stdin is not None and not self._stdin.is_closing():  # (POSIX: a pipe of its own, which
-            self._stdin.close()  # the subprocess transport's close leaves open)
+        _close(self._stdin)  # (POSIX: a pipe of its own, which the subprocess transport's close leaves open)
         if not again:
             self._stdin = None
             self.finished.set()
@@ -973,9 +976,7 @@ class StdioUpstream:
     async def _stop(self, transport: asyncio.SubprocessTransport, protocol: _ProcessProtocol) -> None:
         """Close the process's stdin, wait ``grace``, then SIGTERM its group, then SIGKILL; then
         end what it left running there."""
-        stdin = protocol.stdin or transport.get_pipe_transport(0)
-        if stdin is not None and not stdin.is_closing():
-            stdin.close()
+        _close(protocol.stdin or transport.get_pipe_transport(0))
         for sig in (None, signal.SIGTERM, SIGKILL):
             if sig is not None and transport.get_returncode() is None:
                 signal_group(transport.get_pid(), sig, transport.send_signal)
