@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +20,14 @@ def require_shared() -> Path:
     return SCHEMAS
 
 
-@functools.cache
 def official_schema(version: str) -> dict[str, Any]:
     """The version's official ``schema.json`` (../shared) as the tests' oracle: with the errata of
     tests/schema_errata.py applied (where the generated file contradicts its ``schema.ts``, the
-    source of truth). Shared, never changed by a caller."""
-    from .schema_errata import corrected
+    source of truth), as ``schema_oracle.schema_root`` reads it (cached there). Shared, never
+    changed by a caller."""
+    from .schema_oracle import schema_root
 
-    root: dict[str, Any] = json.loads((require_shared() / version / "schema.json").read_text("utf-8"))
-    return corrected(root, version)
+    return schema_root(require_shared(), version)
 
 
 def input_request_response(key: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
