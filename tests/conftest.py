@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Any
 
@@ -47,11 +46,9 @@ def assert_first_finding(verdict: Verdict, code: str | None, path: str, spec: st
         assert found[0] == (code, path), spec
 
 
-@functools.cache
 def definition_validator(name: str, version: str = "2026-07-28") -> Any:
-    """A jsonschema validator of one definition of the version's official schema (the oracle)."""
-    from jsonschema import validators
+    """A jsonschema validator of one definition of the version's official schema (the oracle),
+    as ``schema_oracle.definition_validator`` builds it (cached there)."""
+    from . import schema_oracle
 
-    root = official_schema(version)
-    schema = {"$schema": root["$schema"], "$ref": f"#/$defs/{name}", "$defs": root["$defs"]}
-    return validators.validator_for(schema)(schema)
+    return schema_oracle.definition_validator(require_shared(), version, name)

@@ -34,7 +34,9 @@ def schema_root(shared: Path, version: str) -> dict[str, Any]:
 
 
 @functools.cache
-def _validator(shared: Path, version: str, definition: str) -> Any:
+def definition_validator(shared: Path, version: str, definition: str) -> Any:
+    """A jsonschema validator of one definition of the version's schema (``$defs``, or
+    ``definitions`` in the older files), errata applied: the tests' one way to ask the oracle."""
     root = schema_root(shared, version)
     defs_key = "$defs" if "$defs" in root else "definitions"
     if definition not in root[defs_key]:
@@ -62,7 +64,7 @@ class SchemaSays:
     def why(self) -> str:
         """The first failure, for a message (computed only when asked: it costs)."""
         for definition, instance in self.checked:
-            errors = sorted(_validator(self.shared, self.version, definition).iter_errors(instance),
+            errors = sorted(definition_validator(self.shared, self.version, definition).iter_errors(instance),
                             key=lambda e: list(map(str, e.absolute_path)))
             if errors:
                 where = "/" + "/".join(map(str, errors[0].absolute_path))
@@ -92,5 +94,5 @@ def judge(shared: Path, version: str, message: Any, *, task_augmented: bool = Fa
             expect = {"InputRequiredResult": Kind.INPUT_REQUIRED, "CreateTaskResult": Kind.TASK}.get(
                 definition, Kind.TOOL_ERROR if isinstance(result, dict) and result.get("isError") is True
                 else Kind.NORMAL_COMPLETE)
-    valid = all(_validator(shared, version, d).is_valid(i) for d, i in pairs)
+    valid = all(definition_validator(shared, version, d).is_valid(i) for d, i in pairs)
     return SchemaSays(valid, expect if valid else None, tuple(pairs), shared, version)

@@ -10,7 +10,6 @@ resultType values, capabilities, integers written 1.0...).
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import Any
 
@@ -20,21 +19,10 @@ from jsonschema import validators
 from mcp_verdict import Kind, corpus
 from mcp_verdict.corpus import Case
 
-from .conftest import official_schema
+from .conftest import definition_validator, official_schema
+from .schema_oracle import NEW_ENVELOPE
 
 CASES = [c for c in corpus.load() if c.schema != "n/a"]
-NEW_ENVELOPE = {"2025-11-25", "2026-07-28"}
-
-
-@functools.cache
-def _validator(version: str, definition: str) -> Any:
-    root = official_schema(version)
-    defs_key = "$defs" if "$defs" in root else "definitions"
-    if definition not in root[defs_key]:
-        raise LookupError(f"{version} defines no {definition}")
-    schema = {"$schema": root["$schema"], "$ref": f"#/{defs_key}/{definition}", defs_key: root[defs_key]}
-    cls = validators.validator_for(schema)
-    return cls(schema)
 
 
 def _definitions(case: Case, message: Any) -> list[tuple[str, Any]]:
@@ -71,7 +59,7 @@ def test_official_schema_agrees(case: Case) -> None:
     message = _message(case)
     failures = []
     for definition, instance in _definitions(case, message):
-        errors = sorted(_validator(case.version, definition).iter_errors(instance), key=str)
+        errors = sorted(definition_validator(definition, case.version).iter_errors(instance), key=str)
         if errors:
             failures.append(f"{definition}: {errors[0].message}")
     if case.schema == "valid":
