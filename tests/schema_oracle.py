@@ -52,6 +52,28 @@ def envelope_definitions(version: str) -> tuple[str, str]:
     return "JSONRPCResponse", "JSONRPCError"
 
 
+DEFINED_ERRORS: dict[str, dict[int, str]] = {
+    "2025-11-25": {-32042: "URLElicitationRequiredError"},
+    "2026-07-28": {-32020: "HeaderMismatchError", -32021: "MissingRequiredClientCapabilityError",
+                   -32022: "UnsupportedProtocolVersionError"},
+}
+"""The error responses a version's schema defines for one code (their ``data`` typed): an error
+response with that code is held to that definition as well as to the generic one."""
+
+
+def error_definitions(version: str, message: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(definition, instance) pairs an error response is held to: the generic error response,
+    and the one the version defines for its code, if any (dispatched on the code)."""
+    pairs: list[tuple[str, Any]] = [(envelope_definitions(version)[1], message)]
+    error = message.get("error")
+    code = error.get("code") if isinstance(error, dict) else None
+    if type(code) in (int, float):
+        named = next((name for number, name in DEFINED_ERRORS.get(version, {}).items() if code == number), None)
+        if named is not None:
+            pairs.append((named, message))
+    return pairs
+
+
 @dataclass(frozen=True)
 class SchemaSays:
     valid: bool
@@ -73,11 +95,11 @@ class SchemaSays:
 
 
 def judge(shared: Path, version: str, message: Any, *, task_augmented: bool = False) -> SchemaSays:
-    result_def, error_def = envelope_definitions(version)
+    result_def = envelope_definitions(version)[0]
     pairs: list[tuple[str, Any]]
     expect: Kind | None = None
     if isinstance(message, dict) and "error" in message and "result" not in message:
-        pairs = [(error_def, message)]
+        pairs = error_definitions(version, message)
         expect = Kind.PROTOCOL_ERROR
     else:
         pairs = [(result_def, message)]

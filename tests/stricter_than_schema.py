@@ -53,11 +53,12 @@ STRICTER: Final[tuple[Stricter, ...]] = (
              "is the request's echoed, and a request's integer id is written without one, so 0.0 is "
              "not the ID the request wrote (the one integer rule stricter than the schema; maxTokens, "
              "size, error.code, ttl and the like take 0.0 as the schema does)"),
-    Stricter("elicitation.url", frozenset({"2026-07-28"}),
+    Stricter("elicitation.url", frozenset({"2025-11-25", "2026-07-28"}),
              "The url parameter MUST contain a valid URL.",
              _SPEC + "2026-07-28/client/elicitation#url-mode-elicitation-requests",
              'a url-mode elicitation whose url is not an absolute URL ("not a uri"): the schema\'s '
-             "format: uri annotates and is not asserted"),
+             "format: uri annotates and is not asserted (2026-07-28: an input request's; 2025-11-25: one "
+             "a -32042 error lists, client/elicitation#url-elicitation-required-error)"),
     Stricter("sampling.tool_result_mixed", frozenset({"2026-07-28"}),
              'When a user message contains tool results (type: "tool_result"), it MUST contain ONLY tool '
              "results.",

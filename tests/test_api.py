@@ -151,11 +151,12 @@ def test_an_integral_float_is_an_int_in_the_views(wire: bytes, view: Any, expect
 
 def test_protocol_error_accessors() -> None:
     verdict = classify({"jsonrpc": "2.0", "id": "a", "error": {
-        "code": -32022, "message": "Unsupported protocol version", "data": {"supported": ["2025-11-25"]}}})
+        "code": -32022, "message": "Unsupported protocol version",
+        "data": {"supported": ["2025-11-25"], "requested": "2026-07-28"}}})
     assert verdict.kind is Kind.PROTOCOL_ERROR
     assert verdict.error_code == -32022
     assert verdict.error_message == "Unsupported protocol version"
-    assert verdict.error_data == {"supported": ["2025-11-25"]}
+    assert verdict.error_data == {"supported": ["2025-11-25"], "requested": "2026-07-28"}
     assert verdict.error is not None and verdict.error.has_data
     assert verdict.is_error is None and verdict.content == ()
 

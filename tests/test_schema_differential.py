@@ -20,7 +20,7 @@ from mcp_verdict import Kind, corpus
 from mcp_verdict.corpus import Case
 
 from .conftest import definition_validator, official_schema
-from .schema_oracle import NEW_ENVELOPE
+from .schema_oracle import NEW_ENVELOPE, error_definitions
 
 CASES = [c for c in corpus.load() if c.schema != "n/a"]
 
@@ -31,7 +31,7 @@ def _definitions(case: Case, message: Any) -> list[tuple[str, Any]]:
     if not isinstance(message, dict):
         return [("JSONRPCResultResponse" if version in NEW_ENVELOPE else "JSONRPCResponse", message)]
     if "error" in message and "result" not in message:
-        return [("JSONRPCErrorResponse" if version in NEW_ENVELOPE else "JSONRPCError", message)]
+        return error_definitions(version, message)
     pairs: list[tuple[str, Any]] = [
         ("JSONRPCResultResponse" if version in NEW_ENVELOPE else "JSONRPCResponse", message)]
     result = message.get("result")

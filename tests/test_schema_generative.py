@@ -56,6 +56,19 @@ ROOTS: dict[str, tuple[str, ...]] = {
 }
 """The result definitions a tools/call response may carry, by version (2026-07-28 tasks are an
 extension whose schema is not in ../shared)."""
+ERROR_ROOTS: dict[str, tuple[str, ...]] = {
+    "2025-11-25": ("URLElicitationRequiredError",),
+    "2026-07-28": ("MissingRequiredClientCapabilityError", "UnsupportedProtocolVersionError"),
+}
+"""The error responses a version's schema defines with a typed ``data`` (whole responses,
+generated as they are): held to that definition by ``schema_oracle.judge``, dispatched on the
+code (``schema_oracle.DEFINED_ERRORS``)."""
+
+
+def roots(version: str) -> tuple[str, ...]:
+    """What the sweep and the generated mutants start from: the results, the generic error
+    response (:data:`ERROR`) and the errors whose data the version types."""
+    return (*ROOTS[version], ERROR, *ERROR_ROOTS.get(version, ()))
 ERROR = "error response"
 RESULT_TYPES = {"CallToolResult": "complete", "InputRequiredResult": "input_required"}
 ALL_CAPABILITIES: dict[str, Any] = {"elicitation": {"form": {}, "url": {}},
@@ -96,6 +109,8 @@ def _response_schema(gen: Generator, version: str, root: str) -> dict[str, Any]:
     result_def, error_def = envelope_definitions(version)
     if root == ERROR:
         return gen.definition(error_def)
+    if root in ERROR_ROOTS.get(version, ()):
+        return gen.definition(root)
     envelope = gen.resolve(gen.definition(result_def))
     return {**envelope, "properties": {**envelope["properties"], "result": gen.definition(root)}}
 
@@ -256,7 +271,7 @@ def sweep(version: str, tally: Tally | None = None) -> Iterator[Probe]:
     every definition gets reached."""
     gen = _generator(version)
     tried: set[tuple[str, str, tuple[str | int, ...]]] = set()
-    for root in (*ROOTS[version], ERROR):
+    for root in roots(version):
         for seed in range(SWEEP_SEEDS):
             message, sites = instance(gen, version, root, RandomChooser(random.Random(seed), full=seed % 4 == 0),
                                       plain_sampling=seed % 2 == 1)
@@ -287,7 +302,8 @@ def test_sweep_agrees_with_the_schema_and_meets_every_row(version: str) -> None:
     fixed = [k.name for k in LENIENT if version in k.versions and k.name not in tally.lenient]
     assert not fixed, f"known divergences that no longer happen on {version} (remove them from LENIENT): {fixed}"
     gen = _generator(version)
-    wanted = set().union(*(gen.reachable(root) for root in (*ROOTS[version], envelope_definitions(version)[1])))
+    wanted = set().union(*(gen.reachable(root) for root in (*ROOTS[version], envelope_definitions(version)[1],
+                                                           *ERROR_ROOTS.get(version, ()))))
     assert wanted <= tally.made, f"definitions the sweep never made on {version}: {sorted(wanted - tally.made)}"
 
 
@@ -303,8 +319,8 @@ class DrawChooser:
 @PROFILE
 @given(data=st.data())
 def test_generated_mutants_agree_with_the_schema(version: str, data: st.DataObject) -> None:
-    roots = (*ROOTS[version], ERROR)
-    root = roots[data.draw(st.integers(0, len(roots) - 1), label="root")]
+    starts = roots(version)
+    root = starts[data.draw(st.integers(0, len(starts) - 1), label="root")]
     gen = _generator(version)
     message, sites = instance(gen, version, root, DrawChooser(data))
     changes = list(mutations(message, sites))
@@ -333,7 +349,8 @@ def test_no_reachable_definition_is_closed(version: str) -> None:
     """The docstring's claim, kept true: when a schema closes a definition, its extra-member
     mutants become refusals (next test) and this docstring must say so."""
     gen = _generator(version)
-    reachable = set().union(*(gen.reachable(root) for root in (*ROOTS[version], envelope_definitions(version)[1])))
+    reachable = set().union(*(gen.reachable(root) for root in (*ROOTS[version], envelope_definitions(version)[1],
+                                                           *ERROR_ROOTS.get(version, ()))))
     assert sorted(d for d in reachable if '"additionalProperties": false' in json.dumps(gen.defs[d])) == []
 
 

@@ -423,8 +423,9 @@ def read_typed(data: bytes, options: Options, request_id: str | int | None) -> V
         return None
     result = message.get("result")
     if result is None:
-        if options.rules.result_type_required and -32099 <= message["error"]["code"] <= -32002:
-            return None  # maybe a reserved or retired code: the full checker decides on a warning
+        code = message["error"]["code"]
+        if -32099 <= code <= -32002 and (options.rules.result_type_required or code in options.rules.error_data):
+            return None  # maybe a reserved or retired code (a warning), or one whose data the version defines
         return make_verdict(_PROTOCOL_ERROR, (), options.rules.version, message)
     if "_meta" in result and options.rules.reserved_result_meta and not _plain_reserved(result["_meta"], options.rules):
         return None  # a reserved _meta key of a richer shape: _meta checks it

@@ -128,6 +128,13 @@ def _catalogue() -> dict[str, Rule]:
              "The error message is missing or not a string."),
         Rule("error.reserved_code", "warning", _LATEST + "basic/index#error-codes",
              "A code in -32020..-32099 that the specification does not define, or one it retired."),
+        Rule("error.data", "error", _LATEST + "schema#missingrequiredclientcapabilityerror",
+             "An error whose code the version defines with a data shape carries data that breaks it "
+             "(2026-07-28: -32021's data.requiredCapabilities a ClientCapabilities object, -32022's "
+             "data.supported a list of strings and data.requested a string; 2025-11-25: -32042's "
+             "data.elicitations a list of url-mode elicitations, each with its elicitationId: \"Any "
+             "elicitations returned in the error MUST be URL mode elicitations and have an "
+             "elicitationId property\")."),
         # --- result object (_result) ------------------------------------------------------------
         Rule("result.not_object", "error", _LATEST + "basic/index#result-responses",
              "The result member is not an object (null, a list, a string, a number)."),

@@ -233,7 +233,7 @@ def _check_request(ctx: Context, request: object, path: str) -> None:
         ctx.add_member(request, "params", path, "input.params", ", not an object", f"{method} needs params")
         return
     if ctx.rules.request_params:
-        _request_members(ctx, params, where)
+        request_params(ctx, params, where)
     if method == "elicitation/create":
         mode = check_elicitation(ctx, params, where)
         if mode is not None:
@@ -256,7 +256,7 @@ def _check_roots(ctx: Context, params: object, where: str) -> None:
     check_value(ctx, params, where, _PARAMS_DEPTH)
 
 
-def _request_members(ctx: Context, params: Mapping[str, Any], where: str) -> None:
+def request_params(ctx: Context, params: Mapping[str, Any], where: str) -> None:
     """2025-11-25: an elicitation's or a sampling request's ``_meta`` (an object, its
     progressToken a string or an integer) and ``task`` (TaskMetadata: an object, its ttl an
     integer), type-checked here; ``_elicitation`` and ``_sampling`` walk them to the JSON rules

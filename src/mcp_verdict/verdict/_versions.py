@@ -82,6 +82,12 @@ class VersionRules(Frozen):  # a plain immutable class: an import of classify do
     reserved_result_meta: frozenset[str]
     """Result ``_meta`` keys the version's schema reserves with a defined type
     (2026-07-28: ``ResultMetaObject``'s ``io.modelcontextprotocol/serverInfo``)."""
+    error_data: frozenset[int]
+    """Error codes whose ``data`` the version defines (``_error``): 2025-11-25's -32042
+    (``URLElicitationRequiredError``: the url-mode elicitations to complete; 2026-07-28 retired
+    the code), 2026-07-28's -32021 (``MissingRequiredClientCapabilityError``: the capabilities
+    required) and -32022 (``UnsupportedProtocolVersionError``: the versions supported and the one
+    requested)."""
 
     __match_args__ = (  # in __init__'s order, which pickling follows (_frozen)
         "version",
@@ -103,6 +109,7 @@ class VersionRules(Frozen):  # a plain immutable class: an import of classify do
         "sampling_context",
         "typed_tool_schemas",
         "reserved_result_meta",
+        "error_data",
     )
     __slots__ = __match_args__
 
@@ -112,7 +119,8 @@ class VersionRules(Frozen):  # a plain immutable class: an import of classify do
                  annotations_last_modified: bool, resource_link_icons: bool, error_id_required: bool,
                  elicitation_modes: frozenset[str], elicitation_id: bool, request_params: frozenset[str],
                  progress_token: bool, requested_schema_defaults: bool, sampling_tools: bool, sampling_context: bool,
-                 typed_tool_schemas: bool, reserved_result_meta: frozenset[str] = frozenset()) -> None:
+                 typed_tool_schemas: bool, reserved_result_meta: frozenset[str] = frozenset(),
+                 error_data: frozenset[int] = frozenset()) -> None:
         self._hold(version=version, content_types=content_types, result_type_required=result_type_required,
                    input_required=input_required, structured_content=structured_content, task_shape=task_shape,
                    block_meta=block_meta, annotations_last_modified=annotations_last_modified,
@@ -120,7 +128,8 @@ class VersionRules(Frozen):  # a plain immutable class: an import of classify do
                    elicitation_modes=elicitation_modes, elicitation_id=elicitation_id, request_params=request_params,
                    progress_token=progress_token, requested_schema_defaults=requested_schema_defaults,
                    sampling_tools=sampling_tools, sampling_context=sampling_context,
-                   typed_tool_schemas=typed_tool_schemas, reserved_result_meta=reserved_result_meta)
+                   typed_tool_schemas=typed_tool_schemas, reserved_result_meta=reserved_result_meta,
+                   error_data=error_data)
 
 
 _BASE_TYPES: Final = frozenset({"text", "image", "resource"})
@@ -153,13 +162,14 @@ RULES_BY_VERSION: Final[dict[str, VersionRules]] = {
         "augmented", block_meta=True, annotations_last_modified=True,
         resource_link_icons=True, error_id_required=False, elicitation_modes=_FORM_URL, elicitation_id=True,
         request_params=frozenset({"_meta", "task"}), progress_token=True, requested_schema_defaults=True,
-        sampling_tools=True, sampling_context=True, typed_tool_schemas=True),
+        sampling_tools=True, sampling_context=True, typed_tool_schemas=True, error_data=frozenset({-32042})),
     "2026-07-28": VersionRules(
         "2026-07-28", _BASE_TYPES | {"audio", "resource_link"}, True, True, "any", "extension",
         block_meta=True, annotations_last_modified=True, resource_link_icons=True,
         error_id_required=False, elicitation_modes=_FORM_URL, elicitation_id=False, request_params=_NONE,
         progress_token=False, requested_schema_defaults=True, sampling_tools=True, sampling_context=True,
-        typed_tool_schemas=False, reserved_result_meta=frozenset({SERVER_INFO})),
+        typed_tool_schemas=False, reserved_result_meta=frozenset({SERVER_INFO}),
+        error_data=frozenset({-32021, -32022})),
 }
 
 ALL_CONTENT_TYPES: Final = frozenset({"text", "image", "audio", "resource_link", "resource"})
