@@ -71,6 +71,12 @@ STRICTER: Final[tuple[Stricter, ...]] = (
              _SPEC + "2026-07-28/client/sampling#tool-use-and-result-balance",
              "a sampling request whose tool_use is not answered by the next message, or whose tool_result "
              "answers no tool_use"),
+    Stricter("content.resource_body", ALL,
+             "The text of the item. This must only be set if the item can actually be represented as text "
+             "(not binary data).",
+             _SPEC + "2026-07-28/schema#textresourcecontents",
+             "an embedded resource holding both a text and a blob (a base64 body): the schema's anyOf of "
+             "TextResourceContents and BlobResourceContents, open definitions both, takes it"),
     Stricter("result.result_type_unknown", ALL,
              "A resultType of any value unrecognized by the client MUST be considered invalid.",
              _SPEC + "2026-07-28/basic/index#resulttype",
