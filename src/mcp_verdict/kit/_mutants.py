@@ -98,6 +98,8 @@ MUTANTS: Final[tuple[Mutant, ...]] = (
     _m("error_code_any_number", "a float error code is accepted",
        ("_error.py", "if isinstance(code, bool) or not isinstance(code, int):",
         "if isinstance(code, bool) or not isinstance(code, (int, float)):")),
+    _m("error_data_ignored", "an error's data is not held to the shape its version types for the code",
+       ("_error.py", "if type(code) is int and code in ctx.rules.error_data:", "if False:")),
     _m("input_needs_nothing", "input_required accepted without inputRequests or requestState",
        ("_input.py", "if not has_requests and not has_state:", "if False:")),
     _m("capabilities_ignored", "the client's declared capabilities are ignored",
