@@ -91,7 +91,9 @@ ROWS: dict[str, tuple[Any, dict[str, Any], Action]] = {
                               "(HTTP 429: x)"), {"tool": WRITE}, Action.RETRY),
     "refused": (refused("HTTP 400: the server refused the request, which it did not run (HTTP 400: x)"),
                 {"tool": WRITE}, Action.INVESTIGATE),
-    "url_elicitation": (error(-32042), {}, Action.FULFIL_INPUT),
+    "url_elicitation": (classify({"jsonrpc": "2.0", "id": 1, "error": {"code": -32042, "message": "m", "data": {
+        "elicitations": [{"mode": "url", "elicitationId": "e", "url": "https://example.com/a", "message": "m"}]}}},
+        version="2025-11-25"), {}, Action.FULFIL_INPUT),
     "not_sent": (transport("transport.error"), {"request_sent": False, "tool": WRITE}, Action.RETRY),
     "safe_retry": (error(-32603), {"tool": READ_ONLY, "trusted_server": True}, Action.RETRY),
     "retries_exhausted": (transport("transport.timeout"), {"tool": IDEMPOTENT, "trusted_server": True, "attempt": 3},
@@ -113,6 +115,13 @@ def test_policy_row(row: str) -> None:
     subject, kwargs, action = ROWS[row]
     decision = decide(subject, **kwargs)
     assert (decision.rule, decision.action) == (row, action), decision.reason
+
+
+def test_a_retired_url_elicitation_code_asks_nothing_to_fulfil() -> None:
+    """-32042 is URLElicitationRequiredError on 2025-11-25 alone; 2026-07-28 retired it (basic/index
+    #error-codes: implementations MUST NOT emit it), so it names no elicitation to complete there."""
+    decision = decide(error(-32042, {"elicitations": []}))
+    assert (decision.rule, decision.action) == ("other_error", Action.INVESTIGATE), decision.reason
 
 
 # The rows that read an Outcome, each given the bare verdict of its Outcome (and its kwargs): a bare

@@ -26,7 +26,7 @@ from ..verdict._findings import refusal, task_id_reused
 from ..verdict._kind import Kind
 from ..verdict._shown import shown, unreadable
 from ..verdict._verdict import Verdict
-from ..verdict._versions import VERSIONS
+from ..verdict._versions import RULES_BY_VERSION, VERSIONS
 
 
 class Judged(Protocol):
@@ -469,7 +469,7 @@ POLICY: Final[tuple[PolicyRow, ...]] = (
                            "sent again unchanged it is refused again")),
     PolicyRow("url_elicitation", "protocol_error -32042 (URL elicitation required, 2025-11-25)",
               Action.FULFIL_INPUT,
-              lambda s: s.code == -32042,
+              lambda s: s.code == -32042 and -32042 in RULES_BY_VERSION[s.verdict.version].error_data,
               lambda s: "the server needs a URL-mode elicitation completed first"),
     PolicyRow("not_sent", "-32603 or a transport failure, and the request never reached the server",
               Action.RETRY,
