@@ -186,9 +186,9 @@ def beyond_the_value(version: str, root: str, message: dict[str, Any]) -> Iterat
         for value in ("complete", "input_required"):
             typed = {**message, "result": {**result, "resultType": value}}
             yield Probe(version, root, f"result_type:{value}", typed, _wire(typed), kwargs)
-    both = _text_and_blob(message)
-    if both is not None:
-        yield Probe(version, root, "resource:text_and_blob", both, _wire(both), kwargs)
+    resource_body = _text_and_blob(message)
+    if resource_body is not None:
+        yield Probe(version, root, "resource:text_and_blob", resource_body, _wire(resource_body), kwargs)
     requests = message.get("result", {}).get("inputRequests") if isinstance(message.get("result"), dict) else None
     if isinstance(requests, dict) and requests:
         yield Probe(version, root, "capabilities:none", message, body, {**kwargs, "client_capabilities": {}})
@@ -200,8 +200,10 @@ def _text_and_blob(message: dict[str, Any]) -> dict[str, Any] | None:
     """The message with its first embedded resource holding both a text and a blob, which the
     schema's anyOf of the two contents takes (``content.resource_body`` refuses it)."""
     result = message.get("result")
-    content = result.get("content") if isinstance(result, dict) else None
-    for index, block in enumerate(content if isinstance(content, list) else ()):
+    if not isinstance(result, dict) or not isinstance(result.get("content"), list):
+        return None
+    content: list[Any] = result["content"]
+    for index, block in enumerate(content):
         resource = block.get("resource") if isinstance(block, dict) and block.get("type") == "resource" else None
         if isinstance(resource, dict) and ("text" in resource) != ("blob" in resource):
             doubled = {**resource, "text": resource.get("text", "plain"), "blob": resource.get("blob", "AAAA")}
