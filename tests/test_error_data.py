@@ -124,3 +124,13 @@ NEXT: list[tuple[str, str, dict[str, Any], Action]] = [
 def test_the_next_action_acts_only_on_data_it_can_act_on(name: str, version: str, message: dict[str, Any],
                                                           action: Action) -> None:
     assert decide(classify(message, version=version)).action is action, name
+
+
+def test_a_setting_the_peer_named_is_shown_bounded_and_inert() -> None:
+    """A finding message names a peer's member by ``shown`` (its head, escaped): never the whole
+    name, never its control characters."""
+    name = "x" * 10_000 + "\x1b[31m"
+    verdict = classify(error(-32021, {"requiredCapabilities": {"experimental": {name: 1}}}), version="2026-07-28")
+    (found,) = verdict.findings
+    assert found.code == "error.data" and len(found.message) < 200 and "\x1b" not in found.message
+    assert found.message.startswith("requiredCapabilities.experimental['xxx")

@@ -44,6 +44,7 @@ from typing import Final
 from ._elicitation import check_elicitation
 from ._findings import describe, pointer
 from ._input import request_params
+from ._shown import shown
 from ._walk import Context, check_extras, check_value
 
 _KNOWN: Final = frozenset({"code", "message", "data"})
@@ -187,4 +188,4 @@ def _capabilities(ctx: Context, value: object, path: str) -> None:
         for key, setting in member.items():
             if isinstance(key, str) and (inner is None or key in inner) and not isinstance(setting, dict):
                 ctx.add(pointer(at, key), "error.data",
-                        f"requiredCapabilities.{name}.{key} is {describe(setting)}; expected an object")
+                        f"requiredCapabilities.{name}[{shown(key)}] is {describe(setting)}; expected an object")
