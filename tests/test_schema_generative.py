@@ -2,11 +2,13 @@
 
 For each protocol version, valid instances of each tools/call result definition
 (CallToolResult; InputRequiredResult on 2026-07-28; the task-augmented CreateTaskResult on
-2025-11-25) and of an error response are generated from the version's own schema.json, with
+2025-11-25) and of an error response (the generic one, and those whose ``data`` the version
+types for one code: ``ERROR_ROOTS``) are generated from the version's own schema.json, with
 every definition reachable from them (content blocks, resource contents, annotations, icons,
-input requests and their schemas, tasks, _meta), embedded in the version's JSON-RPC envelope,
-then changed one member at a time (tests/schema_gen.py lists the changes). The official schema,
-dispatched on resultType (tests/schema_oracle.py), is the oracle:
+input requests and their schemas, tasks, _meta, url-mode elicitations, client capabilities),
+embedded in the version's JSON-RPC envelope, then changed one member at a time
+(tests/schema_gen.py lists the changes). The official schema, dispatched on resultType and an
+error's code (tests/schema_oracle.py), is the oracle:
 
 - the schema rejects → ``classify`` says ``unclassified``;
 - the schema accepts → ``classify`` gives the kind the dispatch and ``isError`` name, or says
