@@ -77,6 +77,13 @@ STRICTER: Final[tuple[Stricter, ...]] = (
              _SPEC + "2026-07-28/schema#textresourcecontents",
              "an embedded resource holding both a text and a blob (a base64 body): the schema's anyOf of "
              "TextResourceContents and BlobResourceContents, open definitions both, takes it"),
+    Stricter("meta.reserved", frozenset({"2025-11-25"}),
+             "All requests, notifications, and responses related to a task MUST include the "
+             "io.modelcontextprotocol/related-task key in their _meta field, with the value set to an "
+             "object with a taskId matching the associated task ID.",
+             _SPEC + "2025-11-25/basic/utilities/tasks#associating-task-related-messages",
+             "a result whose _meta holds io.modelcontextprotocol/related-task as a string, or a "
+             "CreateTaskResult whose related-task names another task: the schema's result _meta is open"),
     Stricter("result.result_type_unknown", ALL,
              "A resultType of any value unrecognized by the client MUST be considered invalid.",
              _SPEC + "2026-07-28/basic/index#resulttype",

@@ -43,6 +43,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcp_verdict import TASKS_EXTENSION, VERSIONS, Kind, classify
+from mcp_verdict.verdict._versions import RELATED_TASK
 
 from .conftest import require_shared
 from .schema_gen import OPEN_KEYS, Generator, Mutation, RandomChooser, Site, mutations
@@ -188,6 +189,9 @@ def beyond_the_value(version: str, root: str, message: dict[str, Any]) -> Iterat
         for value in ("complete", "input_required"):
             typed = {**message, "result": {**result, "resultType": value}}
             yield Probe(version, root, f"result_type:{value}", typed, _wire(typed), kwargs)
+    if version == "2025-11-25" and isinstance(message.get("result"), dict):
+        related = {**message, "result": {**message["result"], "_meta": {RELATED_TASK: "task-1"}}}
+        yield Probe(version, root, "meta:related_task_string", related, _wire(related), kwargs)
     resource_body = _text_and_blob(message)
     if resource_body is not None:
         yield Probe(version, root, "resource:text_and_blob", resource_body, _wire(resource_body), kwargs)

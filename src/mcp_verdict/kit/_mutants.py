@@ -208,12 +208,16 @@ MUTANTS: Final[tuple[Mutant, ...]] = (
        ("_icons.py", '    """Check an ``icons`` member at nesting ``depth`` (each icon is one level deeper)."""\n',
         "    return\n")),
     _m("reserved_meta_unchecked", "the reserved result _meta key serverInfo may hold anything",
-       ("_meta.py", "    if SERVER_INFO in meta:\n", "    if False:\n")),
+       ("_meta.py", "    if SERVER_INFO in meta and SERVER_INFO in reserved:\n", "    if False:\n")),
+    _m("related_task_unchecked", "2025-11-25's reserved result _meta key related-task may hold anything",
+       ("_meta.py", "    if RELATED_TASK in meta and RELATED_TASK in reserved:\n", "    if False:\n")),
     _m("error_id_optional_everywhere", "an error response may omit its id on every version",
        ("_envelope.py", "    elif ctx.rules.error_id_required:\n", "    elif False:\n")),
     _m("fast_reserved_meta_taken", "fast path: a reserved result _meta key passes untyped",
-       ("_common_kind.py", "    info = meta.get(SERVER_INFO, _ABSENT)\n    if info is _ABSENT:",
-        "    return True\n    info = meta.get(SERVER_INFO, _ABSENT)\n    if info is _ABSENT:")),
+       ("_common_kind.py", "    info = meta.get(SERVER_INFO, _ABSENT) if SERVER_INFO in reserved else _ABSENT\n"
+        "    if info is _ABSENT:",
+        "    return True\n    info = meta.get(SERVER_INFO, _ABSENT) if SERVER_INFO in reserved else _ABSENT\n"
+        "    if info is _ABSENT:")),
 )
 
 

@@ -287,7 +287,7 @@ def _plain_reserved(meta: dict[str, Any], rules: VersionRules) -> bool:
     plainest Implementation shape (string name, version, title, description, websiteUrl), on
     which no rule of ``_meta`` can fire."""
     reserved = rules.reserved_result_meta
-    info = meta.get(SERVER_INFO, _ABSENT)
+    info = meta.get(SERVER_INFO, _ABSENT) if SERVER_INFO in reserved else _ABSENT
     if info is _ABSENT:
         return reserved.isdisjoint(meta)
     if type(info) is not dict or len(reserved) != 1:  # another reserved key would need its own check

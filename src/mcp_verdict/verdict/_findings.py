@@ -154,7 +154,9 @@ def _catalogue() -> dict[str, Rule]:
         Rule("meta.reserved", "error", _LATEST + "schema#resultmetaobject",
              "A reserved result _meta key has a value of the wrong type (2026-07-28: "
              "io.modelcontextprotocol/serverInfo is an Implementation with string name and version, "
-             "and string title, description, websiteUrl and icons when present)."),
+             "and string title, description, websiteUrl and icons when present; 2025-11-25: "
+             "io.modelcontextprotocol/related-task is an object whose taskId is a string, in a "
+             "CreateTaskResult the created task's id)."),
         Rule("result.content_missing", "error", _LATEST + "server/tools#tool-result",
              "A complete tools/call result has no content list."),
         Rule("result.content_type", "error", _LATEST + "server/tools#tool-result",

@@ -29,7 +29,7 @@ from ._content import check_content
 from ._findings import describe, quoted
 from ._input import check_input_required
 from ._kind import Kind
-from ._meta import check_result_meta
+from ._meta import check_result_meta, related_task_matches
 from ._task import check_task
 from ._versions import TASKS_EXTENSION
 from ._walk import Context, check_extras, check_value
@@ -131,5 +131,6 @@ def _check_augmented_task(ctx: Context, result: Mapping[str, Any]) -> Kind | Non
         ctx.add("/result/task", "task.field", f"task is {describe(task)}, not an object")
         return None
     check_task(ctx, task, "/result/task", 3, legacy=True)
+    related_task_matches(ctx, result.get("_meta"), task.get("taskId"), "/result/task")
     check_extras(ctx, result, _AUGMENTED_KEYS, "/result", 2)
     return Kind.TASK

@@ -22,6 +22,7 @@ TASKS_EXTENSION: Final = "io.modelcontextprotocol/tasks"
 """The official tasks extension (https://github.com/modelcontextprotocol/ext-tasks)."""
 
 SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+RELATED_TASK: Final = "io.modelcontextprotocol/related-task"
 """The result ``_meta`` key naming the server software (an Implementation), 2026-07-28."""
 
 
@@ -80,8 +81,9 @@ class VersionRules(Frozen):  # a plain immutable class: an import of classify do
     and ``execution.taskSupport`` is forbidden, optional or required (2025-11-25, the first
     version whose sampling carries tools; 2026-07-28 leaves the schemas open)."""
     reserved_result_meta: frozenset[str]
-    """Result ``_meta`` keys the version's schema reserves with a defined type
-    (2026-07-28: ``ResultMetaObject``'s ``io.modelcontextprotocol/serverInfo``)."""
+    """Result ``_meta`` keys the version reserves with a defined type (2026-07-28: the schema's
+    ``ResultMetaObject``'s ``io.modelcontextprotocol/serverInfo``; 2025-11-25: the tasks prose's
+    ``io.modelcontextprotocol/related-task``, a ``RelatedTaskMetadata``)."""
     error_data: frozenset[int]
     """Error codes whose ``data`` the version defines (``_error``): 2025-11-25's -32042
     (``URLElicitationRequiredError``: the url-mode elicitations to complete; 2026-07-28 retired
@@ -162,7 +164,8 @@ RULES_BY_VERSION: Final[dict[str, VersionRules]] = {
         "augmented", block_meta=True, annotations_last_modified=True,
         resource_link_icons=True, error_id_required=False, elicitation_modes=_FORM_URL, elicitation_id=True,
         request_params=frozenset({"_meta", "task"}), progress_token=True, requested_schema_defaults=True,
-        sampling_tools=True, sampling_context=True, typed_tool_schemas=True, error_data=frozenset({-32042})),
+        sampling_tools=True, sampling_context=True, typed_tool_schemas=True,
+        reserved_result_meta=frozenset({RELATED_TASK}), error_data=frozenset({-32042})),
     "2026-07-28": VersionRules(
         "2026-07-28", _BASE_TYPES | {"audio", "resource_link"}, True, True, "any", "extension",
         block_meta=True, annotations_last_modified=True, resource_link_icons=True,
