@@ -52,9 +52,10 @@ CASES: list[tuple[str, dict[str, Any], str, bool, str, int, str, int]] = [
      False, "ModelRetry, ModelRetry", 2, "return_to_model", 1),
     # invalid params: the server refused the request, nothing ran; the model corrects it
     ("invalid_params", {}, error(-32602), False, "ModelRetry, ModelRetry", 2, "fix_request", 1),
-    # a URL elicitation the server requires first: an input request, never a blanket retry
+    # -32042 on this 2026-07-28 session: retired (URL elicitation required is 2025-11-25's), it names
+    # nothing to fulfil: investigate, and never a blanket retry
     ("url_elicitation", {}, error(-32042, data='{"elicitations":[]}'), False, "failed return", 1,
-     "fulfil_input", 1),
+     "investigate", 1),
     # a client capability the server requires: the same call cannot succeed
     ("missing_capability", {}, error(-32021, data='{"requiredCapabilities":{"sampling":{}}}'), False,
      "failed return", 1, "add_capability", 1),
