@@ -124,6 +124,15 @@ def test_a_retired_url_elicitation_code_asks_nothing_to_fulfil() -> None:
     assert (decision.rule, decision.action) == ("other_error", Action.INVESTIGATE), decision.reason
 
 
+def test_a_verdict_of_a_version_the_rules_do_not_know_still_decides() -> None:
+    """A Verdict built by hand may name any version: the url_elicitation row reads the version's
+    rules, and a version it does not know defines no error data (no KeyError)."""
+    import msgspec
+
+    hand_built = msgspec.structs.replace(error(-32042, {"elicitations": []}), version="1999-01-01")
+    assert decide(hand_built).action is Action.INVESTIGATE
+
+
 # The rows that read an Outcome, each given the bare verdict of its Outcome (and its kwargs): a bare
 # verdict is never accepted nor failed by its content, so each ends on normal_complete.
 OUTCOME_ROWS = ["accept", "suspect_error", "contract_broken", "expectation_failed_write", "expectation_failed_read",

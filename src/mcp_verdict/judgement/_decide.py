@@ -149,6 +149,13 @@ class Decision:
         return out
 
 
+def _defines_data(version: str, code: int) -> bool:
+    """The version defines the error ``code``'s data (``VersionRules.error_data``); False for a
+    version the verdict layer does not know (a Verdict built by hand)."""
+    rules = RULES_BY_VERSION.get(version)
+    return rules is not None and code in rules.error_data
+
+
 class _Situation:
     """What the policy rows read (built once per ``decide``; never changed after). A plain class
     with slots: a frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``,
@@ -469,7 +476,7 @@ POLICY: Final[tuple[PolicyRow, ...]] = (
                            "sent again unchanged it is refused again")),
     PolicyRow("url_elicitation", "protocol_error -32042 (URL elicitation required, 2025-11-25)",
               Action.FULFIL_INPUT,
-              lambda s: s.code == -32042 and -32042 in RULES_BY_VERSION[s.verdict.version].error_data,
+              lambda s: s.code == -32042 and _defines_data(s.verdict.version, -32042),
               lambda s: "the server needs a URL-mode elicitation completed first"),
     PolicyRow("not_sent", "-32603 or a transport failure, and the request never reached the server",
               Action.RETRY,

@@ -19,7 +19,8 @@ Shapes recognised (exact JSON types only: a subclass of dict, str or int is "unu
 - the envelope ``{"jsonrpc": "2.0", "id": <str or int>, "result"|"error": ...}`` with exactly
   those three members, and the request id, when given, equal with the same JSON type;
 - an error ``{"code": <int>, "message": <str>}`` with an optional ``data``, whose code is
-  outside -32099..-32002 on versions that warn about reserved codes;
+  outside -32099..-32002 on versions that warn about reserved codes, and is none whose data the
+  version types (``VersionRules.error_data``);
 - a complete result (``resultType: "complete"``, or absent where the version reads absence
   as complete) with ``content`` of bare text blocks ``{"type": "text", "text": <str>}``,
   resource_link blocks (string uri and name, at most a string title, description and
