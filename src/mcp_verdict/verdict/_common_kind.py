@@ -156,7 +156,7 @@ def _error(error: object, options: Options, caller: bool = False) -> Kind | None
         return None
     if caller and not _carried(error["message"]):
         return None
-    if -32099 <= code <= -32002 and (options.rules.result_type_required or code in options.rules.error_data):
+    if code in options.rules.full_check_codes:
         return None  # maybe a reserved or retired code (a warning), or one whose data the version defines
     if len(error) != 2 and (len(error) != 3 or "data" not in error
                             or _open_value(error["data"], 3, options.max_depth, options.max_nodes, caller) < 0):

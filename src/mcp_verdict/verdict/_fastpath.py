@@ -19,8 +19,8 @@ Shapes recognised (exact JSON types only: a subclass of dict, str or int is "unu
 - the envelope ``{"jsonrpc": "2.0", "id": <str or int>, "result"|"error": ...}`` with exactly
   those three members, and the request id, when given, equal with the same JSON type;
 - an error ``{"code": <int>, "message": <str>}`` with an optional ``data``, whose code is
-  outside -32099..-32002 on versions that warn about reserved codes, and is none whose data the
-  version types (``VersionRules.error_data``);
+  none the full checker must see (``VersionRules.full_check_codes``: -32099..-32002 on versions
+  that warn about reserved codes, and the codes whose data the version types);
 - a complete result (``resultType: "complete"``, or absent where the version reads absence
   as complete) with ``content`` of bare text blocks ``{"type": "text", "text": <str>}``,
   resource_link blocks (string uri and name, at most a string title, description and
@@ -424,8 +424,7 @@ def read_typed(data: bytes, options: Options, request_id: str | int | None) -> V
         return None
     result = message.get("result")
     if result is None:
-        code = message["error"]["code"]
-        if -32099 <= code <= -32002 and (options.rules.result_type_required or code in options.rules.error_data):
+        if message["error"]["code"] in options.rules.full_check_codes:
             return None  # maybe a reserved or retired code (a warning), or one whose data the version defines
         return make_verdict(_PROTOCOL_ERROR, (), options.rules.version, message)
     if "_meta" in result and options.rules.reserved_result_meta and not _plain_reserved(result["_meta"], options.rules):

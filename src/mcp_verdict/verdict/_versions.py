@@ -113,7 +113,12 @@ class VersionRules(Frozen):  # a plain immutable class: an import of classify do
         "reserved_result_meta",
         "error_data",
     )
-    __slots__ = __match_args__
+    __slots__ = (*__match_args__, "full_check_codes")
+    full_check_codes: frozenset[int]
+    """Derived, not a member: the error codes the fast path leaves to the full checker (``_error``):
+    the range reserved for the specification where the version warns about its codes
+    (-32099..-32002 with ``result_type_required``), and the codes whose data it types
+    (``error_data``)."""
 
     def __init__(self, version: str, content_types: frozenset[str], result_type_required: bool, input_required: bool,
                  structured_content: Literal["undefined", "object", "any"],
@@ -132,6 +137,8 @@ class VersionRules(Frozen):  # a plain immutable class: an import of classify do
                    sampling_tools=sampling_tools, sampling_context=sampling_context,
                    typed_tool_schemas=typed_tool_schemas, reserved_result_meta=reserved_result_meta,
                    error_data=error_data)
+        object.__setattr__(self, "full_check_codes",
+                           frozenset(range(-32099, -32001)) | error_data if result_type_required else error_data)
 
 
 _BASE_TYPES: Final = frozenset({"text", "image", "resource"})
