@@ -20,7 +20,7 @@ from mcp_verdict import Kind, corpus
 from mcp_verdict.corpus import Case
 
 from .conftest import definition_validator, official_schema
-from .schema_oracle import NEW_ENVELOPE, error_definitions
+from .schema_oracle import envelope_definitions, error_definitions
 
 CASES = [c for c in corpus.load() if c.schema != "n/a"]
 
@@ -29,11 +29,11 @@ def _definitions(case: Case, message: Any) -> list[tuple[str, Any]]:
     """(definition, instance) pairs the case is held to, dispatched on its shape."""
     version = case.version
     if not isinstance(message, dict):
-        return [("JSONRPCResultResponse" if version in NEW_ENVELOPE else "JSONRPCResponse", message)]
+        return [(envelope_definitions(version)[0], message)]
     if "error" in message and "result" not in message:
         return error_definitions(version, message)
     pairs: list[tuple[str, Any]] = [
-        ("JSONRPCResultResponse" if version in NEW_ENVELOPE else "JSONRPCResponse", message)]
+        (envelope_definitions(version)[0], message)]
     result = message.get("result")
     if isinstance(result, dict):
         result_type = result.get("resultType")

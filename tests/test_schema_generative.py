@@ -2,8 +2,8 @@
 
 For each protocol version, valid instances of each tools/call result definition
 (CallToolResult; InputRequiredResult on 2026-07-28; the task-augmented CreateTaskResult on
-2025-11-25) and of an error response (the generic one, and those whose ``data`` the version
-types for one code: ``ERROR_ROOTS``) are generated from the version's own schema.json, with
+2025-11-25) and of an error response (the generic one, and those the version defines for one
+code, most with a typed ``data``: ``ERROR_ROOTS``) are generated from the version's own schema.json, with
 every definition reachable from them (content blocks, resource contents, annotations, icons,
 input requests and their schemas, tasks, _meta, url-mode elicitations, client capabilities),
 embedded in the version's JSON-RPC envelope, then changed one member at a time
@@ -47,7 +47,7 @@ from mcp_verdict.verdict._versions import RELATED_TASK
 
 from .conftest import require_shared
 from .schema_gen import OPEN_KEYS, Generator, Mutation, RandomChooser, Site, mutations
-from .schema_oracle import envelope_definitions, judge, schema_root
+from .schema_oracle import DEFINED_ERRORS, envelope_definitions, judge, schema_root
 from .stricter_than_schema import STRICTER, explains
 
 ROOTS: dict[str, tuple[str, ...]] = {
@@ -59,13 +59,10 @@ ROOTS: dict[str, tuple[str, ...]] = {
 }
 """The result definitions a tools/call response may carry, by version (2026-07-28 tasks are an
 extension whose schema is not in ../shared)."""
-ERROR_ROOTS: dict[str, tuple[str, ...]] = {
-    "2025-11-25": ("URLElicitationRequiredError",),
-    "2026-07-28": ("MissingRequiredClientCapabilityError", "UnsupportedProtocolVersionError"),
-}
-"""The error responses a version's schema defines with a typed ``data`` (whole responses,
-generated as they are): held to that definition by ``schema_oracle.judge``, dispatched on the
-code (``schema_oracle.DEFINED_ERRORS``)."""
+ERROR_ROOTS: dict[str, tuple[str, ...]] = {version: tuple(named.values()) for version, named in DEFINED_ERRORS.items()}
+"""The error responses a version's schema defines for one code (whole responses, generated as
+they are; their ``data`` typed but -32020's): held to that definition by ``schema_oracle.judge``,
+dispatched on the code (``schema_oracle.DEFINED_ERRORS``)."""
 
 
 def roots(version: str) -> tuple[str, ...]:
