@@ -98,7 +98,8 @@ CASES = [
 def test_a_findings_path_holds_a_long_name_cut(version: str, text: bytes, code: str, path: str) -> None:
     verdict = classify(text, version=version)
     assert verdict.kind is Kind.UNCLASSIFIED
-    assert (verdict.findings[0].code, verdict.findings[0].path) == (code, path)
+    errors = [f for f in verdict.findings if f.severity == "error"]  # (a key out of format: a warning too)
+    assert (errors[0].code, errors[0].path) == (code, path)
     assert all(len(f.path) <= 1024 for f in verdict.findings)
 
 

@@ -471,6 +471,22 @@ def test_kill_table_on_the_twelve() -> None:
     assert [r.healthy for r in rows] == [True, True, True, False]
 
 
+def test_a_mutant_that_drops_a_warning_is_killed_by_the_finding_it_drops() -> None:
+    """A case passes the kill table only with the finding it names (``Case.finding``): a warning
+    changes no kind, so without that the mutant of a warning's rule survives every case."""
+    cases = [c for c in CASES if c.id.startswith("content/meta_key/underscore_first")]
+    by_name = {m.name: m for m in MUTANTS}
+    rows = kit.kill_table(cases, [by_name["meta_key_name_unchecked"], by_name["fast_meta_key_names_taken"]])
+    assert [(r.name, r.failing, r.result) for r in rows] == [
+        ("real classifier", (), "passes all"),
+        ("meta_key_name_unchecked", tuple(c.id for c in cases), "killed"),
+        ("fast_meta_key_names_taken", tuple(c.id for c in cases), "killed"),
+    ]
+    assert {o.reason for o in rows[1].report.with_status("fail")} == {
+        "the kind is right, but not the finding that explains it (meta.key_name)"}
+    assert [c.version for c in cases] == ["2025-06-18", "2025-11-25", "2026-07-28"]
+
+
 def test_a_receiver_that_raises_is_caught_in_the_errors_column() -> None:
     twelve = [c for c in CASES if c.id.startswith("design/")]
     mutant = kit.KillRow("raises", "raises on everything", kit.run(kit.load_receiver("tests.test_kit:raises"),

@@ -172,10 +172,12 @@ _FRONT = ["mcp_verdict", "mcp_verdict.verdict", "mcp_verdict.verdict._classify",
 """What an import of classify loads of the package: the function, its options' types and errors
 (``_classify``, with ``_frozen`` for ``Limits``), the versions it knows (``_versions``)."""
 _FIRST_CALL = ["mcp_verdict.verdict._common_kind", "mcp_verdict.verdict._fastpath", "mcp_verdict.verdict._findings",
-               "mcp_verdict.verdict._judge", "mcp_verdict.verdict._kind", "mcp_verdict.verdict._nodes",
-               "mcp_verdict.verdict._options", "mcp_verdict.verdict._verdict"]
+               "mcp_verdict.verdict._judge", "mcp_verdict.verdict._kind", "mcp_verdict.verdict._meta_keys",
+               "mcp_verdict.verdict._nodes", "mcp_verdict.verdict._options", "mcp_verdict.verdict._verdict"]
 """What the first call adds on the fast path: its options checked (``_judge``, ``_options``), the
-fast path's readers and kinds, the verdict value and the finding type (msgspec's Structs)."""
+fast path's readers and kinds, the verdict value and the finding type (msgspec's Structs), and
+the ``_meta`` key name format the fast path holds a result's ``_meta`` to (its patterns compiled
+by the first ``_meta`` met, not by the import)."""
 
 
 @pytest.mark.parametrize(("name", "response", "after", "kind"), [

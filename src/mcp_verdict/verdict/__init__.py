@@ -2,7 +2,8 @@
 
 Holds the wire reader (``_parser``: UTF-8, standard JSON, duplicate keys, limits), the rules,
 each in the module named for what it inspects (``_envelope``, ``_error``, ``_result``,
-``_meta``, ``_content``, ``_icons``, ``_input``, ``_elicitation``, ``_sampling``, ``_task``)
+``_meta``, ``_meta_keys``, ``_content``, ``_icons``, ``_input``, ``_elicitation``, ``_sampling``,
+``_task``)
 and the order the full checker runs them in (``_check``; with them, loaded on its first run),
 the facts that differ per protocol version
 (``_versions``), the checked options of a call and the skim's bound (``_options``), the

@@ -4,10 +4,10 @@ read, or msgspec's typed read returned with its proof. Like ``_fastpath`` it enf
 its own and never produces a finding: it returns a kind only where the full checker returns the
 same with no finding (``tests/test_fastpath.py``), ``None`` for anything else. What its checks
 look at: the envelope and the error, a complete result's content blocks (text, resource_link,
-image and audio), ``structuredContent`` and ``_meta`` (a plain serverInfo, no other reserved
-key), an ``input_required`` result of form-mode elicitations with plain properties, and every
-open-shaped value's JSON types, numbers, member names and UTF-8 within the depth and the node
-budget (:func:`_open_value`).
+image and audio), ``structuredContent`` and ``_meta`` (its keys in the key name format, a plain
+serverInfo, no other reserved key), an ``input_required`` result of form-mode elicitations with
+plain properties, and every open-shaped value's JSON types, numbers, member names and UTF-8
+within the depth and the node budget (:func:`_open_value`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from collections.abc import Collection
 from typing import Any, Final
 
 from ._kind import Kind
+from ._meta_keys import key_names_valid
 from ._nodes import LOOKED, more_values
 from ._options import Options
 from ._versions import SERVER_INFO, VersionRules
@@ -67,8 +68,8 @@ def common_kind(message: object, options: Options, request_id: str | int | None,
     known = 0  # members of result checked so far
     meta = result.get("_meta", _ABSENT)
     if meta is not _ABSENT:
-        if type(meta) is not dict or (rules.reserved_result_meta and not _plain_reserved(meta, rules)):
-            return None  # not an object, or a reserved key of a richer shape: _meta checks it
+        if type(meta) is not dict or not plain_meta(meta, rules):
+            return None  # not an object, a key out of format, or a reserved key of a richer shape: _meta checks it
         budget = _open_value(meta, 3, options.max_depth, budget, caller)
         if budget < 0:
             return None
@@ -282,10 +283,13 @@ def _string_enum(items: dict[str, Any]) -> bool:
             and _STRINGS.issuperset(map(type, values)))
 
 
-def _plain_reserved(meta: dict[str, Any], rules: VersionRules) -> bool:
-    """A result ``_meta`` with no key the version reserves, or only a serverInfo of the
-    plainest Implementation shape (string name, version, title, description, websiteUrl), on
-    which no rule of ``_meta`` can fire."""
+def plain_meta(meta: dict[str, Any], rules: VersionRules) -> bool:
+    """A result ``_meta`` on which no rule of ``_meta`` can fire: every key in the key name format
+    where the version has it (``_meta_keys``), and no key the version reserves or only a
+    serverInfo of the plainest Implementation shape (string name, version, title, description,
+    websiteUrl)."""
+    if rules.meta_key_names and not key_names_valid(meta):
+        return False
     reserved = rules.reserved_result_meta
     info = meta.get(SERVER_INFO, _ABSENT) if SERVER_INFO in reserved else _ABSENT
     if info is _ABSENT:

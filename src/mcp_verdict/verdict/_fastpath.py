@@ -34,7 +34,8 @@ Shapes recognised (exact JSON types only: a subclass of dict, str or int is "unu
   elicitations with a requested schema of common properties: string, number, integer or
   boolean schemas and untitled multi-selects whose keywords have their exact JSON types,
   string enums included (titled enums are left to ``_elicitation``);
-- in a result ``_meta``, no key the version reserves with a type but a serverInfo of the
+- in a result ``_meta``, every key in the key name format where the version has it
+  (``_meta_keys``), and no key the version reserves with a type but a serverInfo of the
   plainest Implementation shape (string members only; icons are left to ``_meta``);
 - the open-shaped values inside them (structuredContent, _meta, error data, the requested
   schema) hold only JSON values with finite numbers and string member names, within the
@@ -150,8 +151,8 @@ from ._common_kind import (
     _TOOL_ERROR,
     _open_value,
     _plain_property,
-    _plain_reserved,
     common_kind,
+    plain_meta,
 )
 from ._options import Options
 from ._verdict import Verdict, make_verdict
@@ -427,8 +428,8 @@ def read_typed(data: bytes, options: Options, request_id: str | int | None) -> V
         if message["error"]["code"] in options.rules.full_check_codes:
             return None  # maybe a reserved or retired code (a warning), or one whose data the version defines
         return make_verdict(_PROTOCOL_ERROR, (), options.rules.version, message)
-    if "_meta" in result and options.rules.reserved_result_meta and not _plain_reserved(result["_meta"], options.rules):
-        return None  # a reserved _meta key of a richer shape: _meta checks it
+    if "_meta" in result and not plain_meta(result["_meta"], options.rules):
+        return None  # a key out of format, or a reserved key of a richer shape: _meta checks it
     if not options.rules.input_required or result["resultType"] != "input_required":  # (then required: the reader's)
         if "content" not in result or "inputRequests" in result or "requestState" in result:
             return None

@@ -157,6 +157,12 @@ def _catalogue() -> dict[str, Rule]:
              "and string title, description, websiteUrl and icons when present; 2025-11-25: "
              "io.modelcontextprotocol/related-task is an object whose taskId is a string, in a "
              "CreateTaskResult the created task's id)."),
+        Rule("meta.key_name", "warning", _LATEST + "basic/index#_meta",
+             "A _meta key (of the result, a content block, a resource, or an input request's params, "
+             "message, block or tool) is out of the key name format: an optional prefix of "
+             "dot-separated labels (a letter first, a letter or digit last, hyphens inside) and a "
+             "slash, then a name that, unless empty, begins and ends with a letter or digit and holds "
+             "only those, '-', '_' and '.' (since 2025-06-18; one warning per _meta object)."),
         Rule("result.content_missing", "error", _LATEST + "server/tools#tool-result",
              "A complete tools/call result has no content list."),
         Rule("result.content_type", "error", _LATEST + "server/tools#tool-result",

@@ -5,6 +5,8 @@ schema's ``ResultMetaObject``):
 
 - ``_meta`` is an object (``result.meta``, checked by ``_result``); its values are open,
   held to the JSON rules;
+- its keys are in the key name format (since 2025-06-18: ``_meta_keys``, which every ``_meta``
+  object of a response is held to; a warning);
 - on versions whose schema reserves a result ``_meta`` key with a defined type
   (``VersionRules.reserved_result_meta``), a present value has that type (``meta.reserved``).
   2026-07-28 reserves ``io.modelcontextprotocol/serverInfo``, an ``Implementation``: ``name``
@@ -24,6 +26,7 @@ from typing import Any, Final
 
 from ._findings import describe, pointer
 from ._icons import check_icons
+from ._meta_keys import check_key_names
 from ._versions import RELATED_TASK, SERVER_INFO
 from ._walk import Context, check_extras, check_value
 
@@ -36,6 +39,7 @@ _VALUE_DEPTH: Final = 4
 
 def check_result_meta(ctx: Context, meta: Mapping[str, Any], path: str) -> None:
     """Check a result ``_meta`` object (nesting level 3) whose pointer is ``path``."""
+    check_key_names(ctx, meta, path)
     reserved = ctx.rules.reserved_result_meta
     if not reserved or reserved.isdisjoint(meta):
         check_value(ctx, meta, path, _VALUE_DEPTH - 1)

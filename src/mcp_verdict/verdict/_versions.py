@@ -84,6 +84,9 @@ class VersionRules(Frozen):  # a plain immutable class: an import of classify do
     """Result ``_meta`` keys the version reserves with a defined type (2026-07-28: the schema's
     ``ResultMetaObject``'s ``io.modelcontextprotocol/serverInfo``; 2025-11-25: the tasks prose's
     ``io.modelcontextprotocol/related-task``, a ``RelatedTaskMetadata``)."""
+    meta_key_names: bool
+    """Every ``_meta`` key is in the key name format (``_meta_keys``; basic/index "Key name
+    format", since 2025-06-18)."""
     error_data: frozenset[int]
     """Error codes whose ``data`` the version defines (``_error``): 2025-11-25's -32042
     (``URLElicitationRequiredError``: the url-mode elicitations to complete; 2026-07-28 retired
@@ -112,6 +115,7 @@ class VersionRules(Frozen):  # a plain immutable class: an import of classify do
         "typed_tool_schemas",
         "reserved_result_meta",
         "error_data",
+        "meta_key_names",
     )
     __slots__ = (*__match_args__, "full_check_codes")
     full_check_codes: frozenset[int]
@@ -127,7 +131,7 @@ class VersionRules(Frozen):  # a plain immutable class: an import of classify do
                  elicitation_modes: frozenset[str], elicitation_id: bool, request_params: frozenset[str],
                  progress_token: bool, requested_schema_defaults: bool, sampling_tools: bool, sampling_context: bool,
                  typed_tool_schemas: bool, reserved_result_meta: frozenset[str] = frozenset(),
-                 error_data: frozenset[int] = frozenset()) -> None:
+                 error_data: frozenset[int] = frozenset(), meta_key_names: bool = False) -> None:
         self._hold(version=version, content_types=content_types, result_type_required=result_type_required,
                    input_required=input_required, structured_content=structured_content, task_shape=task_shape,
                    block_meta=block_meta, annotations_last_modified=annotations_last_modified,
@@ -136,7 +140,7 @@ class VersionRules(Frozen):  # a plain immutable class: an import of classify do
                    progress_token=progress_token, requested_schema_defaults=requested_schema_defaults,
                    sampling_tools=sampling_tools, sampling_context=sampling_context,
                    typed_tool_schemas=typed_tool_schemas, reserved_result_meta=reserved_result_meta,
-                   error_data=error_data)
+                   error_data=error_data, meta_key_names=meta_key_names)
         object.__setattr__(self, "full_check_codes",
                            frozenset(range(-32099, -32001)) | error_data if result_type_required else error_data)
 
@@ -165,21 +169,21 @@ RULES_BY_VERSION: Final[dict[str, VersionRules]] = {
         block_meta=True, annotations_last_modified=True, resource_link_icons=False,
         error_id_required=True, elicitation_modes=_FORM, elicitation_id=False, request_params=_NONE,
         progress_token=True, requested_schema_defaults=False, sampling_tools=False, sampling_context=False,
-        typed_tool_schemas=False),
+        typed_tool_schemas=False, meta_key_names=True),
     "2025-11-25": VersionRules(
         "2025-11-25", _BASE_TYPES | {"audio", "resource_link"}, False, False, "object",
         "augmented", block_meta=True, annotations_last_modified=True,
         resource_link_icons=True, error_id_required=False, elicitation_modes=_FORM_URL, elicitation_id=True,
         request_params=frozenset({"_meta", "task"}), progress_token=True, requested_schema_defaults=True,
         sampling_tools=True, sampling_context=True, typed_tool_schemas=True,
-        reserved_result_meta=frozenset({RELATED_TASK}), error_data=frozenset({-32042})),
+        reserved_result_meta=frozenset({RELATED_TASK}), error_data=frozenset({-32042}), meta_key_names=True),
     "2026-07-28": VersionRules(
         "2026-07-28", _BASE_TYPES | {"audio", "resource_link"}, True, True, "any", "extension",
         block_meta=True, annotations_last_modified=True, resource_link_icons=True,
         error_id_required=False, elicitation_modes=_FORM_URL, elicitation_id=False, request_params=_NONE,
         progress_token=False, requested_schema_defaults=True, sampling_tools=True, sampling_context=True,
         typed_tool_schemas=False, reserved_result_meta=frozenset({SERVER_INFO}),
-        error_data=frozenset({-32021, -32022})),
+        error_data=frozenset({-32021, -32022}), meta_key_names=True),
 }
 
 ALL_CONTENT_TYPES: Final = frozenset({"text", "image", "audio", "resource_link", "resource"})
