@@ -219,7 +219,7 @@ def test_the_problems_shown_are_bounded() -> None:
 
 
 def test_the_packaged_corpus_still_loads() -> None:
-    assert len(corpus.load()) == 1750
+    assert len(corpus.load()) == 1757
 
 
 # --- cases built in Python ----------------------------------------------------------------------

@@ -73,7 +73,7 @@ def test_classify_imports_a_library_with_the_first_call_that_needs_it(
 
 
 RULE_MODULES = ("_check", "_content", "_elicitation", "_envelope", "_error", "_icons", "_input", "_meta", "_parser",
-                "_result", "_sampling", "_task", "_views", "_walk")
+                "_result", "_sampling", "_task", "_trace_context", "_views", "_walk")
 """The verdict layer's modules an import of classify does not load: the strict reader
 (``_parser``), imported by its first read; the full checker's rules (``_check`` and the modules
 named for what they inspect) with its state and walk (``_walk``), imported by its first run;
@@ -110,12 +110,14 @@ print(repr((before, after, shown)))
     # views stay unloaded)
     ("full checker", IS_ERROR_TEXT, {},
      ["_check", "_content", "_elicitation", "_envelope", "_error", "_icons", "_input", "_meta", "_parser",
-      "_result", "_sampling", "_task", "_walk"],
+      "_result", "_sampling", "_task", "_trace_context", "_walk"],
      ("unclassified", [("result.is_error", "/result/isError")])),
     # capabilities given: whether form-mode elicitation is declared is _input's rule, imported
-    # with the modules it imports; the answer itself is the fast path's
+    # with the modules it imports (the rules of every _meta object's keys among them); the answer
+    # itself is the fast path's
     ("capabilities given", COMPACT, {"client_capabilities": {}},
-     ["_content", "_elicitation", "_icons", "_input", "_sampling", "_walk"], ("normal_complete", [])),
+     ["_content", "_elicitation", "_icons", "_input", "_meta", "_sampling", "_trace_context", "_walk"],
+     ("normal_complete", [])),
 ])
 def test_classify_imports_the_rules_with_the_first_call_that_runs_them(
         name: str, response: bytes | None, options: dict[str, object], loaded_by_the_call: list[str],

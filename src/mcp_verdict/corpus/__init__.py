@@ -50,7 +50,7 @@ from ..verdict._peer_text import neutral
 from ..verdict._shown import shown
 from ..verdict._versions import VERSIONS
 
-CORPUS_VERSION: Final = "1.5.0"
+CORPUS_VERSION: Final = "1.6.0"
 """Bumped when a case is added, removed or relabelled (see CHANGELOG.md beside this file)."""
 
 SchemaLabel = Literal["valid", "invalid", "n/a"]

@@ -20,7 +20,7 @@ from ._kind import Kind
 from ._meta_keys import key_names_valid
 from ._nodes import LOOKED, more_values
 from ._options import Options
-from ._versions import SERVER_INFO, VersionRules
+from ._versions import SERVER_INFO, TRACE_CONTEXT_KEYS, VersionRules
 
 _ABSENT: Final = object()
 _PLAIN_PROPERTY_TYPES: Final = frozenset({"string", "number", "integer", "boolean", "array"})
@@ -285,11 +285,14 @@ def _string_enum(items: dict[str, Any]) -> bool:
 
 def plain_meta(meta: dict[str, Any], rules: VersionRules) -> bool:
     """A result ``_meta`` on which no rule of ``_meta`` can fire: every key in the key name format
-    where the version has it (``_meta_keys``), and no key the version reserves or only a
+    where the version has it (``_meta_keys``), no trace-context key where the version formats
+    them (``_trace_context``), and no key the version reserves or only a
     serverInfo of the plainest Implementation shape (string name, version, title, description,
     websiteUrl)."""
     if rules.meta_key_names and not key_names_valid(meta):
         return False
+    if rules.trace_context and not TRACE_CONTEXT_KEYS.isdisjoint(meta):
+        return False  # (their W3C formats are _trace_context's)
     reserved = rules.reserved_result_meta
     info = meta.get(SERVER_INFO, _ABSENT) if SERVER_INFO in reserved else _ABSENT
     if info is _ABSENT:

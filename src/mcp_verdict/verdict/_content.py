@@ -28,7 +28,7 @@ from typing import Any, Final
 
 from ._findings import describe, pointer, quoted
 from ._icons import check_icons
-from ._meta_keys import check_key_names
+from ._meta import check_meta_keys
 from ._versions import ALL_CONTENT_TYPES, RULES_BY_VERSION
 from ._walk import Context, check_extras, check_value
 
@@ -109,7 +109,7 @@ def check_common(ctx: Context, block: Mapping[str, Any], path: str, known: froze
         known = known - {"_meta"}  # not defined before 2025-06-18: an unknown member
     elif "_meta" in block and _field(ctx, block, "_meta", path, required=False, kind=dict,
                                      what="an object"):
-        check_key_names(ctx, block["_meta"], pointer(path, "_meta"))
+        check_meta_keys(ctx, block["_meta"], pointer(path, "_meta"))
         check_value(ctx, block["_meta"], pointer(path, "_meta"), depth + 1)
     check_extras(ctx, block, known, path, depth)
 
@@ -184,7 +184,7 @@ def _resource(ctx: Context, block: Mapping[str, Any], path: str, depth: int) -> 
         known = _CONTENTS_KEYS
         if ctx.rules.block_meta:
             if _field(ctx, contents, "_meta", where, required=False, kind=dict, what="an object"):
-                check_key_names(ctx, contents["_meta"], pointer(where, "_meta"))
+                check_meta_keys(ctx, contents["_meta"], pointer(where, "_meta"))
                 check_value(ctx, contents["_meta"], pointer(where, "_meta"), depth + 2)
         else:
             known = known - {"_meta"}

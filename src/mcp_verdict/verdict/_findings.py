@@ -163,6 +163,11 @@ def _catalogue() -> dict[str, Rule]:
              "dot-separated labels (a letter first, a letter or digit last, hyphens inside) and a "
              "slash, then a name that, unless empty, begins and ends with a letter or digit and holds "
              "only those, '-', '_' and '.' (since 2025-06-18; one warning per _meta object)."),
+        Rule("meta.trace_context", "warning", _LATEST + "basic/index#_meta",
+             "A _meta traceparent, tracestate or baggage value is out of its W3C format (Trace Context: "
+             "version-traceid-parentid-flags in lowercase hex, no all-zero ids, no version ff; a list of "
+             "at most 32 key=value members; Baggage: at most 180 key=value members with properties, "
+             "a '%' only as a percent-encoding) (2026-07-28)."),
         Rule("result.content_missing", "error", _LATEST + "server/tools#tool-result",
              "A complete tools/call result has no content list."),
         Rule("result.content_type", "error", _LATEST + "server/tools#tool-result",

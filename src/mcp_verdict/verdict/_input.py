@@ -41,7 +41,7 @@ import msgspec
 from ._elicitation import check_elicitation, is_integer
 from ._findings import Finding, describe, finding, pointer, pointer_in
 from ._kind import Kind
-from ._meta_keys import check_key_names
+from ._meta import check_meta_keys
 from ._options import Options
 from ._sampling import check_sampling
 from ._shown import shown
@@ -253,7 +253,7 @@ def _check_roots(ctx: Context, params: object, where: str) -> None:
         check_extras(ctx, params, frozenset({"_meta"}), where, _PARAMS_DEPTH)
         return
     if "_meta" in params:
-        check_key_names(ctx, params["_meta"], pointer(where, "_meta"))
+        check_meta_keys(ctx, params["_meta"], pointer(where, "_meta"))
         if ctx.rules.progress_token:
             _progress_token(ctx, params["_meta"], pointer(where, "_meta"))
     check_value(ctx, params, where, _PARAMS_DEPTH)
@@ -270,7 +270,7 @@ def request_params(ctx: Context, params: Mapping[str, Any], where: str) -> None:
         if not isinstance(meta, dict):
             ctx.add(pointer(where, "_meta"), "input.params", f"params._meta is {describe(meta)}, not an object")
         else:
-            check_key_names(ctx, meta, pointer(where, "_meta"))
+            check_meta_keys(ctx, meta, pointer(where, "_meta"))
             if ctx.rules.progress_token:
                 _progress_token(ctx, meta, pointer(where, "_meta"))
     if "task" in params and "task" in defined:

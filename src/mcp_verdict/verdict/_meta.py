@@ -27,6 +27,7 @@ from typing import Any, Final
 from ._findings import describe, pointer
 from ._icons import check_icons
 from ._meta_keys import check_key_names
+from ._trace_context import check_trace_context
 from ._versions import RELATED_TASK, SERVER_INFO
 from ._walk import Context, check_extras, check_value
 
@@ -37,9 +38,19 @@ _TASK_ID: Final = frozenset({"taskId"})
 _VALUE_DEPTH: Final = 4
 
 
+def check_meta_keys(ctx: Context, meta: object, path: str) -> None:
+    """The rules on the keys of a ``_meta`` object at ``path``, any of those a response carries
+    (the result's, a block's, a resource's, an input request's params', a sampling message's,
+    block's and tool's): their name format (``_meta_keys``), and their trace-context values
+    (``_trace_context``). A ``_meta`` that is no object is its caller's finding."""
+    if isinstance(meta, dict):
+        check_key_names(ctx, meta, path)
+        check_trace_context(ctx, meta, path)
+
+
 def check_result_meta(ctx: Context, meta: Mapping[str, Any], path: str) -> None:
     """Check a result ``_meta`` object (nesting level 3) whose pointer is ``path``."""
-    check_key_names(ctx, meta, path)
+    check_meta_keys(ctx, meta, path)
     reserved = ctx.rules.reserved_result_meta
     if not reserved or reserved.isdisjoint(meta):
         check_value(ctx, meta, path, _VALUE_DEPTH - 1)

@@ -18,7 +18,8 @@ examples return ``openai/toolInvocation/invoking`` and ``…/invoked`` in a ``Ca
 ``_meta`` (openai/openai-apps-sdk-examples, ``pizzaz_server_python/main.py``); an error here
 would refuse every such answer. Which objects are ``_meta`` objects is each module's own
 (``_meta``: the result's; ``_content``: a block's and a resource's; ``_sampling``: a message's,
-a block's and a tool's; ``_input``: a request's params'); each calls :func:`check_key_names`,
+a block's and a tool's; ``_input``: a request's params'); each calls ``_meta.check_meta_keys``
+(this rule's :func:`check_key_names`, then ``_trace_context``'s),
 and the fast paths (``_fastpath``, ``_common_kind``) take a result ``_meta`` only when
 :func:`key_names_valid` holds. This module imports nothing of the package at run time, so the
 fast path's first call loads no checker with it (``_findings`` it imports, the fast path
@@ -80,19 +81,18 @@ def key_names_valid(meta: Mapping[Any, Any]) -> bool:
 def check_key_names(ctx: Context, meta: Mapping[Any, Any], path: str) -> None:
     """On versions with the format (``VersionRules.meta_key_names``), one ``meta.key_name``
     warning for the ``_meta`` object ``meta`` at ``path`` if any of its string keys is out of
-    format (a key that is no string is the JSON rules', reported where the object is walked; a
-    ``_meta`` that is no object, its caller's finding)."""
-    if not ctx.rules.meta_key_names or not isinstance(meta, dict):
-        return
-    if key_names_valid(meta):
+    format (a key that is no string is the JSON rules', reported where the object is walked)."""
+    if not ctx.rules.meta_key_names or key_names_valid(meta):
         return
     valid = _matchers()[0]
-    bad = [key for key in meta if type(key) is str and valid(key) is None]
-    if not bad:
+    bad = (key for key in meta if type(key) is str and valid(key) is None)  # (no list: a count and the first)
+    first = next(bad, None)
+    if first is None:
         return
-    more = f" ({len(bad)} keys of this _meta are out of format)" if len(bad) > 1 else ""
-    ctx.add(pointer(path, bad[0]), "meta.key_name",
-            f"the _meta key {quoted(bad[0])} is out of the key name format: {_fault(bad[0])}{more}")
+    count = 1 + sum(1 for _ in bad)
+    more = f" ({count} keys of this _meta are out of format)" if count > 1 else ""
+    ctx.add(pointer(path, first), "meta.key_name",
+            f"the _meta key {quoted(first)} is out of the key name format: {_fault(first)}{more}")
 
 
 def _fault(key: str) -> str:

@@ -54,7 +54,7 @@ from typing import Any, Final
 from ._content import check_block, check_content
 from ._findings import describe, pointer, quoted
 from ._icons import check_icons
-from ._meta_keys import check_key_names
+from ._meta import check_meta_keys
 from ._walk import Context, check_extras, check_value, is_strings
 
 _PARAMS_KEYS: Final = frozenset({"messages", "maxTokens", "modelPreferences", "systemPrompt", "includeContext",
@@ -145,7 +145,7 @@ def _message(ctx: Context, message: object, path: str) -> bool:
         return readable
     if "_meta" in message:
         if isinstance(message["_meta"], dict):
-            check_key_names(ctx, message["_meta"], pointer(path, "_meta"))
+            check_meta_keys(ctx, message["_meta"], pointer(path, "_meta"))
             check_value(ctx, message["_meta"], pointer(path, "_meta"), _MESSAGE_DEPTH + 1)
         else:
             ctx.add(pointer(path, "_meta"), "sampling.message",
@@ -196,7 +196,7 @@ def _block(ctx: Context, block: object, path: str, depth: int) -> None:
         known = _TOOL_RESULT_KEYS
     if "_meta" in block:
         if isinstance(block["_meta"], dict):
-            check_key_names(ctx, block["_meta"], pointer(path, "_meta"))
+            check_meta_keys(ctx, block["_meta"], pointer(path, "_meta"))
             check_value(ctx, block["_meta"], pointer(path, "_meta"), depth + 1)
         else:
             ctx.add(pointer(path, "_meta"), "sampling.content", f"_meta is {describe(block['_meta'])}, not an object")
@@ -377,7 +377,7 @@ def _tool(ctx: Context, tool: object, path: str) -> None:
         _tool_annotations(ctx, tool["annotations"], pointer(path, "annotations"), depth + 1)
     if "_meta" in tool:
         if isinstance(tool["_meta"], dict):
-            check_key_names(ctx, tool["_meta"], pointer(path, "_meta"))
+            check_meta_keys(ctx, tool["_meta"], pointer(path, "_meta"))
             check_value(ctx, tool["_meta"], pointer(path, "_meta"), depth + 1)
         else:
             ctx.add(pointer(path, "_meta"), "sampling.tool", f"_meta is {describe(tool['_meta'])}, not an object")

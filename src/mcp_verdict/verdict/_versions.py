@@ -23,6 +23,8 @@ TASKS_EXTENSION: Final = "io.modelcontextprotocol/tasks"
 
 SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
 RELATED_TASK: Final = "io.modelcontextprotocol/related-task"
+TRACE_CONTEXT_KEYS: Final = frozenset({"traceparent", "tracestate", "baggage"})
+"""The ``_meta`` keys of OpenTelemetry trace context, whose values have W3C formats (2026-07-28)."""
 """The result ``_meta`` key naming the server software (an Implementation), 2026-07-28."""
 
 
@@ -87,6 +89,9 @@ class VersionRules(Frozen):  # a plain immutable class: an import of classify do
     meta_key_names: bool
     """Every ``_meta`` key is in the key name format (``_meta_keys``; basic/index "Key name
     format", since 2025-06-18)."""
+    trace_context: bool
+    """A ``_meta`` object's ``traceparent``, ``tracestate`` and ``baggage`` follow the W3C formats
+    (``_trace_context``; basic/index "OpenTelemetry trace context", 2026-07-28)."""
     error_data: frozenset[int]
     """Error codes whose ``data`` the version defines (``_error``): 2025-11-25's -32042
     (``URLElicitationRequiredError``: the url-mode elicitations to complete; 2026-07-28 retired
@@ -116,6 +121,7 @@ class VersionRules(Frozen):  # a plain immutable class: an import of classify do
         "reserved_result_meta",
         "error_data",
         "meta_key_names",
+        "trace_context",
     )
     __slots__ = (*__match_args__, "full_check_codes")
     full_check_codes: frozenset[int]
@@ -131,7 +137,8 @@ class VersionRules(Frozen):  # a plain immutable class: an import of classify do
                  elicitation_modes: frozenset[str], elicitation_id: bool, request_params: frozenset[str],
                  progress_token: bool, requested_schema_defaults: bool, sampling_tools: bool, sampling_context: bool,
                  typed_tool_schemas: bool, reserved_result_meta: frozenset[str] = frozenset(),
-                 error_data: frozenset[int] = frozenset(), meta_key_names: bool = False) -> None:
+                 error_data: frozenset[int] = frozenset(), meta_key_names: bool = False,
+                 trace_context: bool = False) -> None:
         self._hold(version=version, content_types=content_types, result_type_required=result_type_required,
                    input_required=input_required, structured_content=structured_content, task_shape=task_shape,
                    block_meta=block_meta, annotations_last_modified=annotations_last_modified,
@@ -140,7 +147,7 @@ class VersionRules(Frozen):  # a plain immutable class: an import of classify do
                    progress_token=progress_token, requested_schema_defaults=requested_schema_defaults,
                    sampling_tools=sampling_tools, sampling_context=sampling_context,
                    typed_tool_schemas=typed_tool_schemas, reserved_result_meta=reserved_result_meta,
-                   error_data=error_data, meta_key_names=meta_key_names)
+                   error_data=error_data, meta_key_names=meta_key_names, trace_context=trace_context)
         object.__setattr__(self, "full_check_codes",
                            frozenset(range(-32099, -32001)) | error_data if result_type_required else error_data)
 
@@ -183,7 +190,7 @@ RULES_BY_VERSION: Final[dict[str, VersionRules]] = {
         error_id_required=False, elicitation_modes=_FORM_URL, elicitation_id=False, request_params=_NONE,
         progress_token=False, requested_schema_defaults=True, sampling_tools=True, sampling_context=True,
         typed_tool_schemas=False, reserved_result_meta=frozenset({SERVER_INFO}),
-        error_data=frozenset({-32021, -32022}), meta_key_names=True),
+        error_data=frozenset({-32021, -32022}), meta_key_names=True, trace_context=True),
 }
 
 ALL_CONTENT_TYPES: Final = frozenset({"text", "image", "audio", "resource_link", "resource"})
