@@ -124,6 +124,19 @@ def test_a_retired_url_elicitation_code_asks_nothing_to_fulfil() -> None:
     assert (decision.rule, decision.action) == ("other_error", Action.INVESTIGATE), decision.reason
 
 
+@pytest.mark.parametrize(("code", "reason"), [
+    (-32000, "error -32000 has no defined recovery"),
+    # a caller's parsed value may hold an integer past Python's limit for str() (4,300 digits): the
+    # reason names its size, estimated from its 16,610 bits (x log10 2 = 5,000.1; the number has
+    # 5,001 digits), where decide raised ValueError from its f-string before
+    (10**5000, "error an integer of about 5000 digits has no defined recovery"),
+    (-(10**5000), "error an integer of about 5000 digits has no defined recovery"),
+], ids=["-32000", "10**5000", "-10**5000"])
+def test_the_reason_names_any_error_code(code: int, reason: str) -> None:
+    decision = decide(error(code))
+    assert (decision.rule, decision.action, decision.reason) == ("other_error", Action.INVESTIGATE, reason)
+
+
 def test_a_verdict_of_a_version_the_rules_do_not_know_still_decides() -> None:
     """A Verdict built by hand may name any version: the url_elicitation row reads the version's
     rules, and a version it does not know defines no error data (no KeyError)."""

@@ -50,3 +50,20 @@ def test_the_error_code_on_a_span_is_bounded(code: str, expected: tuple[str, str
     attributes = dict(span.attributes or {})
     assert (attributes["mcp_verdict.kind"], attributes["error.type"]) == expected
     EXPORTER.clear()
+
+
+def test_a_callers_verdict_holding_integers_past_the_digit_limit_is_recorded() -> None:
+    """A verdict of a caller's parsed value may hold any integer: an error code and an id of 5,001
+    digits, past Python's limit for ``str()`` (4,300), which the span's attributes wrote with
+    ``str()`` (ValueError). Both are named by their size now, as ``_findings.integer_text`` names
+    them (16,610 bits x log10 2: about 5,000 digits)."""
+    from mcp_verdict import classify, evaluate
+
+    verdict = classify({"jsonrpc": "2.0", "id": 10**5000, "error": {"code": 10**5000, "message": "m"}},
+                       version="2025-11-25")
+    EXPORTER.clear()
+    span = cast(ReadableSpan, record(evaluate(verdict), tool="fails"))
+    attributes = dict(span.attributes or {})
+    assert (attributes["mcp_verdict.kind"], attributes["error.type"], attributes["jsonrpc.request.id"]) == (
+        "protocol_error", "an integer of about 5000 digits", "an integer of about 5000 digits")
+    EXPORTER.clear()

@@ -46,6 +46,7 @@ from ..tap._error import describe
 from ..tap._history import TapCall
 from ..tap._tap import VerdictTap
 from ..verdict._classify import OptionError
+from ..verdict._findings import integer_text
 from ..verdict._kind import Kind
 from ..verdict._peer_text import cut, one_line
 from ..verdict._verdict import Verdict
@@ -89,8 +90,9 @@ def verdict_error_type(verdict: Verdict, action: Action | str) -> str | None:
     _checked("verdict", verdict, Verdict, "a Verdict")
     if _action(action) is Action.ACCEPT:
         return None
-    if verdict.kind is Kind.PROTOCOL_ERROR:  # the server's code: 4,300 digits are one JSON integer
-        return cut(str(verdict.error_code), DESCRIPTION_LIMIT)
+    if verdict.kind is Kind.PROTOCOL_ERROR:  # the server's code: 4,300 digits are one JSON integer, and a
+        code = verdict.error_code  # caller's parsed value any integer (past the limit of str(): its size)
+        return cut(integer_text(code) if code is not None else "", DESCRIPTION_LIMIT)
     if verdict.kind is Kind.NORMAL_COMPLETE:
         return "content_check"
     return verdict.kind.value
@@ -164,7 +166,8 @@ def _apply(span: Span, outcome: Outcome, tool: str | None, request_id: Any) -> N
         attributes["mcp_verdict.attempt"] = outcome.attempt
     identifier = request_id if request_id is not None else verdict.id
     if identifier is not None:
-        attributes["jsonrpc.request.id"] = _shown(str(identifier))
+        attributes["jsonrpc.request.id"] = _shown(integer_text(identifier) if isinstance(identifier, int)
+                                                  else str(identifier))
     kind = attributes.get("error.type")
     span.set_attributes(attributes)
     if kind is not None:

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from ..judgement._decide import Decision
 from ..judgement._outcome import Outcome
-from ..verdict._findings import finding
+from ..verdict._findings import finding, integer_text
 from ..verdict._kind import Kind
 from ..verdict._peer_text import cut, one_line
 from ..verdict._verdict import Verdict, make_verdict
@@ -71,7 +71,8 @@ def describe(outcome: Outcome, decision: Decision | None = None) -> str:
     if first is not None:
         why = f" ({first.code}{' at ' + _shown(first.path) if first.path else ''}: {_shown(first.message)})"
     elif verdict.kind is Kind.PROTOCOL_ERROR:
-        why = f" (error {verdict.error_code}: {_shown(verdict.error_message)})"
+        code = verdict.error_code  # (a caller's parsed value may hold an integer past str()'s digit limit)
+        why = f" (error {integer_text(code) if code is not None else ''}: {_shown(verdict.error_message)})"
     elif outcome.content_check is not None and not outcome.content_check.passed:
         why = f" (content check: {', '.join(outcome.content_check.codes)})"
     if decision is None:
