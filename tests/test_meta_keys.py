@@ -9,8 +9,10 @@ or hyphens (-). [...] Name: Unless empty, MUST begin and end with an alphanumeri
 Two tables, written by hand from that text: the keys (each in a result's ``_meta`` on 2026-07-28,
 whether it is in format and, when not, the words that say why), and the ``_meta`` objects a
 response carries (result, content block, embedded resource, an input request's params, a
-sampling message, block and tool), each over the versions. A key out of format never changes the
-kind: the values under a ``_meta`` key are the peer's own, open in every schema.
+sampling message, block and tool), each over the versions, with the rows of the other rule on a
+``_meta`` object's keys, its trace-context values (``meta.trace_context``, whose values have
+their own table in tests/test_trace_context.py). A key out of format never changes the kind: the
+values under a ``_meta`` key are the peer's own, open in every schema.
 """
 
 from __future__ import annotations
@@ -94,6 +96,8 @@ def resource(**members: Any) -> dict[str, Any]:
     return {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "a", **members}}
 
 
+TRACE_BAD = {"traceparent": "00-x", "tracestate": "A=1", "baggage": "k=v w"}
+
 # (name, version, the result, the findings (code, path)); the kind is normal_complete throughout
 RESULTS: list[tuple[str, str, dict[str, Any], list[tuple[str, str]]]] = [
     ("result _meta, 2026-07-28", V4, complete(V4, _meta=BAD), [("meta.key_name", "/result/_meta/_bad")]),
@@ -120,6 +124,23 @@ RESULTS: list[tuple[str, str, dict[str, Any], list[tuple[str, str]]]] = [
      [("meta.key_name", "/result/_meta/_bad"), ("meta.key_name", "/result/content/0/_meta/x y")]),
     ("a structuredContent member named _meta is no _meta object", V4,
      complete(V4, structuredContent={"_meta": BAD}), []),
+    # OpenTelemetry trace context (meta.trace_context, 2026-07-28; its values: tests/test_trace_context.py)
+    ("all three in the result's _meta: one warning each, in key order", V4,
+     {"resultType": "complete", "content": [TEXT], "_meta": TRACE_BAD},
+     [("meta.trace_context", "/result/_meta/baggage"), ("meta.trace_context", "/result/_meta/traceparent"),
+      ("meta.trace_context", "/result/_meta/tracestate")]),
+    ("a block's traceparent", V4, {"resultType": "complete", "content": [{**TEXT, "_meta": {"traceparent": 7}}]},
+     [("meta.trace_context", "/result/content/0/_meta/traceparent")]),
+    ("a resource's baggage", V4, {"resultType": "complete", "content": [
+        {"type": "resource", "resource": {"uri": "file:///a", "text": "a", "_meta": {"baggage": "k v"}}}]},
+     [("meta.trace_context", "/result/content/0/resource/_meta/baggage")]),
+    ("beside a key out of the name format: both warnings", V4,
+     {"resultType": "complete", "content": [], "_meta": {"_x": 1, "tracestate": "A=1"}},
+     [("meta.key_name", "/result/_meta/_x"), ("meta.trace_context", "/result/_meta/tracestate")]),
+    ("2025-11-25 gives the trace-context keys no format", V3, {"content": [TEXT], "_meta": TRACE_BAD}, []),
+    ("2025-06-18 neither", V2, {"content": [TEXT], "_meta": TRACE_BAD}, []),
+    ("a structuredContent member named traceparent is no _meta key", V4,
+     {"resultType": "complete", "content": [], "structuredContent": {"traceparent": 1}}, []),
 ]
 
 

@@ -13,7 +13,6 @@ reason (empty when the value is in format). A value out of format never changes 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
@@ -88,39 +87,6 @@ def test_a_trace_context_value_is_held_to_its_w3c_format(key: str, value: object
             assert (found.code, found.severity, found.path) == ("meta.trace_context", "warning", f"/result/_meta/{key}")
             assert found.message.startswith(f"the _meta {key} is out of its W3C format: ")
             assert why in found.message
-
-
-BAD = {"traceparent": "00-x", "tracestate": "A=1", "baggage": "k=v w"}
-TEXT = {"type": "text", "text": "hi"}
-
-# (name, version, the result, the findings (code, path)); the kind is normal_complete throughout
-SITES: list[tuple[str, str, dict[str, Any], list[tuple[str, str]]]] = [
-    ("all three in the result's _meta: one warning each, in key order", "2026-07-28",
-     {"resultType": "complete", "content": [TEXT], "_meta": BAD},
-     [("meta.trace_context", "/result/_meta/baggage"), ("meta.trace_context", "/result/_meta/traceparent"),
-      ("meta.trace_context", "/result/_meta/tracestate")]),
-    ("a block's _meta", "2026-07-28", {"resultType": "complete", "content": [{**TEXT, "_meta": {"traceparent": 7}}]},
-     [("meta.trace_context", "/result/content/0/_meta/traceparent")]),
-    ("a resource's _meta", "2026-07-28", {"resultType": "complete", "content": [
-        {"type": "resource", "resource": {"uri": "file:///a", "text": "a", "_meta": {"baggage": "k v"}}}]},
-     [("meta.trace_context", "/result/content/0/resource/_meta/baggage")]),
-    ("beside a key out of the name format: both warnings", "2026-07-28",
-     {"resultType": "complete", "content": [], "_meta": {"_x": 1, "tracestate": "A=1"}},
-     [("meta.key_name", "/result/_meta/_x"), ("meta.trace_context", "/result/_meta/tracestate")]),
-    ("2025-11-25 gives the keys no format", "2025-11-25", {"content": [TEXT], "_meta": BAD}, []),
-    ("2025-06-18 neither", "2025-06-18", {"content": [TEXT], "_meta": BAD}, []),
-    ("a structuredContent member named traceparent is no _meta key", "2026-07-28",
-     {"resultType": "complete", "content": [], "structuredContent": {"traceparent": 1}}, []),
-]
-
-
-@pytest.mark.parametrize(("name", "version", "result", "findings"), SITES, ids=[c[0] for c in SITES])
-def test_every_meta_object_of_a_result(name: str, version: str, result: dict[str, Any],
-                                       findings: list[tuple[str, str]]) -> None:
-    message = {"jsonrpc": "2.0", "id": 1, "result": result}
-    for response in (json.dumps(message, separators=(",", ":")).encode(), message):
-        verdict = classify(response, version=version)
-        assert (verdict.kind, [(f.code, f.path) for f in verdict.findings]) == (Kind.NORMAL_COMPLETE, findings), name
 
 
 def test_an_input_requests_params_meta() -> None:
