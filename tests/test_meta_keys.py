@@ -21,6 +21,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mcp_verdict import Kind, classify
 from mcp_verdict.verdict._input import check_server_request
@@ -196,3 +198,52 @@ def test_every_meta_object_of_an_input_request(name: str, version: str, method: 
     for verdict in verdicts:
         assert (verdict.kind, [(f.code, f.path) for f in verdict.findings]) == (
             Kind.INPUT_REQUIRED, [(code, where + path) for code, path in findings]), name
+
+
+def _in_format(key: str) -> bool:
+    """The key name format read from the specification's words, character by character (the
+    oracle of the property test below; no regular expression, unlike the rule's module): a
+    prefix, if there is a '/', is everything before the one '/', dot-separated labels each a
+    letter first, a letter or digit last, letters, digits and hyphens inside; the name, unless
+    empty, an alphanumeric first and last, alphanumerics, '-', '_' and '.' inside."""
+    letters = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    alnum = letters | set("0123456789")
+    if key.count("/") > 1:
+        return False
+    if "/" in key:
+        prefix, name = key.split("/")
+        for label in prefix.split("."):
+            if not label or label[0] not in letters or label[-1] not in alnum:
+                return False
+            if any(c not in alnum and c != "-" for c in label):
+                return False
+    else:
+        name = key
+    if not name:
+        return True
+    return name[0] in alnum and name[-1] in alnum and all(c in alnum or c in "-_." for c in name)
+
+
+_PIECE = st.text(alphabet=st.sampled_from("aZ09-_. é"), max_size=4)
+KEY_TEXT = st.one_of(
+    st.text(alphabet=st.sampled_from("aZ09-_./ \né"), max_size=12),
+    # a prefix of labels and a name, each near its rule's edges (a hyphen or digit first or last)
+    st.builds(lambda labels, name: ".".join(labels) + "/" + name, st.lists(_PIECE, min_size=1, max_size=3), _PIECE))
+
+
+@settings(max_examples=800, suppress_health_check=[HealthCheck.too_slow])
+@given(keys=st.lists(KEY_TEXT, max_size=10, unique=True), version=st.sampled_from([V1, V2, V3, V4]))
+def test_the_warning_is_exactly_the_keys_out_of_format(keys: list[str], version: str) -> None:
+    """Any keys, a few or more than the joined match's threshold, in a result's ``_meta``: never
+    raises; the kind stands; one ``meta.key_name`` warning exactly when some key is out of format
+    on a version with the format, naming the first such key and their count; the bytes and the
+    parsed value agree (the fast path and the full checker)."""
+    meta = dict.fromkeys(keys, 1)
+    message = {"jsonrpc": "2.0", "id": 1, "result": complete(version, _meta=meta)}
+    bad = [key for key in keys if not _in_format(key)] if version != V1 else []
+    expected = [("meta.key_name", f"/result/_meta/{bad[0].replace('~', '~0').replace('/', '~1')}")] if bad else []
+    for response in (json.dumps(message).encode(), message):
+        verdict = classify(response, version=version)
+        assert (verdict.kind, [(f.code, f.path) for f in verdict.findings]) == (Kind.NORMAL_COMPLETE, expected)
+        if len(bad) > 1:
+            assert verdict.findings[0].message.endswith(f"({len(bad)} keys of this _meta are out of format)")

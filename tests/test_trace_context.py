@@ -13,8 +13,11 @@ reason (empty when the value is in format). A value out of format never changes 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mcp_verdict import Kind, classify
 from mcp_verdict.verdict._input import check_server_request
@@ -98,3 +101,36 @@ def test_an_input_requests_params_meta() -> None:
     # before 2026-07-28 a server's own roots/list request: no format for the key
     verdict = check_server_request("roots/list", {"_meta": {"traceparent": "00-x"}}, classify_options("2025-11-25"))
     assert (verdict.kind, verdict.findings) == (Kind.INPUT_REQUIRED, ())
+
+
+_W3C_TEXT = st.text(alphabet=st.sampled_from("ab0f-=,; \t%2@*/\"é"), max_size=40)
+_VALUE = st.one_of(_W3C_TEXT, st.integers(), st.none(), st.lists(st.integers(), max_size=2),
+                   st.builds(lambda flags: f"00-{TRACE_ID}-{PARENT_ID}-{flags}",
+                             st.sampled_from(["00", "01", "ff", "0A", "F0", "1", "abc", "zz", ""])))
+
+
+@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+@given(meta=st.dictionaries(st.sampled_from(["traceparent", "tracestate", "baggage", "other"]), _VALUE, max_size=4),
+       version=st.sampled_from(["2025-11-25", "2026-07-28"]))
+def test_any_trace_context_value_is_judged_without_raising(meta: dict[str, Any], version: str) -> None:
+    """Any value under the three keys: never raises, the kind stands, the only findings are
+    ``meta.trace_context`` warnings on those keys (none before 2026-07-28), and a traceparent is
+    in format exactly when it is version 00's 55 lowercase-hex characters with ids not all zeros
+    (the values generated here: no higher version); the bytes and the parsed value agree."""
+    message = {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [], "_meta": meta}}
+    results = []
+    for response in (json.dumps(message).encode(), message):
+        verdict = classify(response, version=version)
+        assert verdict.kind is Kind.NORMAL_COMPLETE
+        paths = [f.path for f in verdict.findings if f.code == "meta.trace_context"]
+        assert [f.code for f in verdict.findings] == ["meta.trace_context"] * len(paths)
+        assert all(path.rsplit("/", 1)[1] in {"traceparent", "tracestate", "baggage"} for path in paths)
+        results.append(paths)
+    assert results[0] == results[1]
+    if version == "2025-11-25":
+        assert results[0] == []
+    elif "traceparent" in meta:
+        value = meta["traceparent"]
+        valid = (isinstance(value, str) and len(value) == 55 and value.startswith(f"00-{TRACE_ID}-{PARENT_ID}-")
+                 and all(c in "0123456789abcdef" for c in value[-2:]))
+        assert ("/result/_meta/traceparent" not in results[0]) is valid
