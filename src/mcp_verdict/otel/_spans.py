@@ -92,7 +92,7 @@ def verdict_error_type(verdict: Verdict, action: Action | str) -> str | None:
         return None
     if verdict.kind is Kind.PROTOCOL_ERROR:  # the server's code: 4,300 digits are one JSON integer, and a
         code = verdict.error_code  # caller's parsed value any integer (past the limit of str(): its size)
-        return cut(integer_text(code) if code is not None else "", DESCRIPTION_LIMIT)
+        return cut(integer_text(code) if isinstance(code, int) else str(code), DESCRIPTION_LIMIT)
     if verdict.kind is Kind.NORMAL_COMPLETE:
         return "content_check"
     return verdict.kind.value

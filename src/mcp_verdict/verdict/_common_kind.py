@@ -69,7 +69,7 @@ def common_kind(message: object, options: Options, request_id: str | int | None,
     meta = result.get("_meta", _ABSENT)
     if meta is not _ABSENT:
         if type(meta) is not dict or not plain_meta(meta, rules):
-            return None  # not an object, a key out of format, or a reserved key of a richer shape: _meta checks it
+            return None  # no object, a key out of format, a trace-context key, a richer reserved key: _meta's
         budget = _open_value(meta, 3, options.max_depth, budget, caller)
         if budget < 0:
             return None
@@ -286,9 +286,8 @@ def _string_enum(items: dict[str, Any]) -> bool:
 def plain_meta(meta: dict[str, Any], rules: VersionRules) -> bool:
     """A result ``_meta`` on which no rule of ``_meta`` can fire: every key in the key name format
     where the version has it (``_meta_keys``), no trace-context key where the version formats
-    them (``_trace_context``), and no key the version reserves or only a
-    serverInfo of the plainest Implementation shape (string name, version, title, description,
-    websiteUrl)."""
+    them (``_trace_context``), and no key the version reserves but a serverInfo of the plainest
+    Implementation shape (string name, version, title, description, websiteUrl)."""
     if rules.meta_key_names and not key_names_valid(meta):
         return False
     if rules.trace_context and not TRACE_CONTEXT_KEYS.isdisjoint(meta):

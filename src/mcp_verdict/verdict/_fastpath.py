@@ -35,8 +35,9 @@ Shapes recognised (exact JSON types only: a subclass of dict, str or int is "unu
   boolean schemas and untitled multi-selects whose keywords have their exact JSON types,
   string enums included (titled enums are left to ``_elicitation``);
 - in a result ``_meta``, every key in the key name format where the version has it
-  (``_meta_keys``), and no key the version reserves with a type but a serverInfo of the
-  plainest Implementation shape (string members only; icons are left to ``_meta``);
+  (``_meta_keys``), no trace-context key where the version formats them (``_trace_context``),
+  and no key the version reserves with a type but a serverInfo of the plainest Implementation
+  shape (string members only; icons are left to ``_meta``);
 - the open-shaped values inside them (structuredContent, _meta, error data, the requested
   schema) hold only JSON values with finite numbers and string member names, within the
   depth limit and the node budget: the bounds ``_walk.check_value`` applies.
@@ -429,7 +430,7 @@ def read_typed(data: bytes, options: Options, request_id: str | int | None) -> V
             return None  # maybe a reserved or retired code (a warning), or one whose data the version defines
         return make_verdict(_PROTOCOL_ERROR, (), options.rules.version, message)
     if "_meta" in result and not plain_meta(result["_meta"], options.rules):
-        return None  # a key out of format, or a reserved key of a richer shape: _meta checks it
+        return None  # a key out of format, a trace-context key, a reserved key of a richer shape: _meta's
     if not options.rules.input_required or result["resultType"] != "input_required":  # (then required: the reader's)
         if "content" not in result or "inputRequests" in result or "requestState" in result:
             return None
