@@ -69,8 +69,13 @@ VALUES: list[tuple[str, object, str]] = [
     ("baggage", "user id=alice", "is not key=value"),  # a key is a token
     ("baggage", 'k="quoted"', "is not key=value"),  # no DQUOTE in a value
     ("baggage", "k=v;", "is not key=value"),  # a property has a key
-    ("baggage", "k=100%", "a '%' begins no percent-encoding"),
-    ("baggage", "k=%zz", "a '%' begins no percent-encoding"),
+    ("baggage", "k=100%", "a '%' in a value begins no percent-encoding"),
+    ("baggage", "k=%zz", "a '%' in a value begins no percent-encoding"),
+    ("baggage", "k=v;p=50%", "a '%' in a value begins no percent-encoding"),  # a property's value too
+    ("baggage", "k=%2F;p=%41", ""),
+    # a key is an RFC 7230 token, whose tchar holds '%': the percent rule is the values' alone
+    ("baggage", "a%=1", ""),
+    ("baggage", "k=v;p%;q%=1", ""),
     ("baggage", "naïve=1", "is not key=value"),
     ("baggage", None, "it is null, not a string"),
 ]

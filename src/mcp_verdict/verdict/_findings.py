@@ -167,7 +167,7 @@ def _catalogue() -> dict[str, Rule]:
              "A _meta traceparent, tracestate or baggage value is out of its W3C format (Trace Context: "
              "version-traceid-parentid-flags in lowercase hex, no all-zero ids, no version ff; a list of "
              "at most 32 key=value members; Baggage: at most 180 key=value members with properties, "
-             "a '%' only as a percent-encoding) (2026-07-28)."),
+             "a '%' in a value only as a percent-encoding) (2026-07-28)."),
         Rule("result.content_missing", "error", _LATEST + "server/tools#tool-result",
              "A complete tools/call result has no content list."),
         Rule("result.content_type", "error", _LATEST + "server/tools#tool-result",

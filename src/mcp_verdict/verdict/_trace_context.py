@@ -16,8 +16,9 @@ W3C Trace Context and W3C Baggage formats respectively." So each is a string, an
   up to 256 printable ASCII characters but ``,`` and ``=``, not ending with a space;
 - ``baggage`` (https://www.w3.org/TR/baggage/#definition): at most 180 comma-separated members,
   each ``key = value`` then ``;``-separated properties (``key`` or ``key = value``); a key an
-  RFC 7230 token; a value of printable ASCII but space, ``"``, ``,``, ``;`` and ``\\``, where a
-  ``%`` begins a percent-encoding ("The percent code point MUST be percent-encoded").
+  RFC 7230 token (a ``%`` among its characters); a value of printable ASCII but space, ``"``,
+  ``,``, ``;`` and ``\\``, where a ``%`` begins a percent-encoding ("The percent code point MUST
+  be percent-encoded", said of a value and of a property's value, not of a key).
 
 Like the key name format (``_meta_keys``; ``_meta.check_meta_keys`` calls both on every
 ``_meta`` object), a value out of format is a warning (``meta.trace_context``): it tells the
@@ -42,21 +43,27 @@ _TRACESTATE_MEMBERS: Final = 32
 _BAGGAGE_MEMBERS: Final = 180
 _OWS: Final = r"[ \t]*+"
 _TOKEN: Final = r"[!#$%&'*+.^_`|~0-9A-Za-z-]++"  # RFC 7230 s3.2.6 tchar
-_OCTETS: Final = r"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*+"  # baggage-octet
+_OCTETS: Final = r"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*+"  # baggage-octet, any '%'
+_ENCODED: Final = r"(?:[\x21\x23\x24\x26-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]++|%[0-9A-Fa-f]{2})*+"
+"""A baggage value whose every ``%`` begins a percent-encoding (a group a ``%``, not a character)."""
 
 
 @functools.cache
 def _matchers() -> tuple[Callable[[str], re.Match[str] | None], ...]:
     """``fullmatch`` of a traceparent's shape (its four fields, and what a higher version adds:
-    the values are judged by :func:`_traceparent_fault`), a tracestate member, a baggage member
-    (compiled by the first trace-context key met)."""
+    the values are judged by :func:`_traceparent_fault`), a tracestate member, a baggage member,
+    and one whose values may hold any ``%`` (to tell that fault from the others); compiled by the
+    first trace-context key met."""
     traceparent = r"([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}(-[\x20-\x7e]*+)?+"
     # (the value's run takes spaces, and backs off at most 255 characters to end on a non-space)
     tracestate = (rf"{_OWS}(?:[a-z0-9][a-z0-9_\-*/@]{{0,255}}="
                   rf"[\x20-\x2b\x2d-\x3c\x3e-\x7e]{{0,255}}[\x21-\x2b\x2d-\x3c\x3e-\x7e])?{_OWS}")
-    property_ = rf"{_TOKEN}{_OWS}(?:={_OWS}{_OCTETS}{_OWS})?+"
-    baggage = rf"{_OWS}{_TOKEN}{_OWS}={_OWS}{_OCTETS}{_OWS}(?:;{_OWS}{property_})*+"
-    return tuple(re.compile(pattern).fullmatch for pattern in (traceparent, tracestate, baggage))
+    def baggage(value: str) -> str:
+        property_ = rf"{_TOKEN}{_OWS}(?:={_OWS}{value}{_OWS})?+"
+        return rf"{_OWS}{_TOKEN}{_OWS}={_OWS}{value}{_OWS}(?:;{_OWS}{property_})*+"
+
+    patterns = (traceparent, tracestate, baggage(_ENCODED), baggage(_OCTETS))
+    return tuple(re.compile(pattern).fullmatch for pattern in patterns)
 
 
 def check_trace_context(ctx: Context, meta: Mapping[Any, Any], path: str) -> None:
@@ -73,7 +80,7 @@ def check_trace_context(ctx: Context, meta: Mapping[Any, Any], path: str) -> Non
 
 
 def _fault(key: str, value: str) -> str | None:
-    _, tracestate, baggage = _matchers()
+    _, tracestate, baggage, any_percent = _matchers()
     if key == "traceparent":
         return _traceparent_fault(value)
     if key == "tracestate":
@@ -81,9 +88,10 @@ def _fault(key: str, value: str) -> str | None:
                            "beginning with a letter or digit; a value of printable ASCII but ',' and '=', "
                            "not ending with a space; each at most 256 characters)")
     fault = _list_fault(value, _BAGGAGE_MEMBERS, baggage, "key=value, then ;-separated properties (a key a token; "
-                        "a value of printable ASCII but space, '\"', ',', ';' and '\\')")
-    if fault is None and re.search("%(?![0-9A-Fa-f]{2})", value) is not None:
-        return "a '%' begins no percent-encoding (a '%' itself MUST be written %25)"
+                        "a value of printable ASCII but space, '\"', ',', ';' and '\\', a '%' only as a "
+                        "percent-encoding)")
+    if fault is not None and _list_fault(value, _BAGGAGE_MEMBERS, any_percent, "") is None:
+        return "a '%' in a value begins no percent-encoding (a '%' itself MUST be written %25)"
     return fault
 
 
