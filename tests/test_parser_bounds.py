@@ -104,9 +104,10 @@ SKIM_CASES = [
     (DENSE + b'\\ud800"}}}', "json.encoding", "/result/structuredContent/t", None),
     # a duplicate name: the skip cannot see it; jiter finds it, at the start of its value
     (DENSE + b'b","t":"c"}}}', "json.duplicate_key", "/result/structuredContent/t", DENSE_LEN + 7),
-    # a duplicate name, then a syntax error: the syntax error is named (the documented exception)
+    # a duplicate name, then a syntax error: the syntax error is named (the documented exception),
+    # at the object, whose member pad had closed before the comma (a name was due, none came)
     (STRUCTURED + b'{"k":1,"k":2,"pad":[' + b"1," * 150_000 + b'1],}}}', "json.syntax",
-     "/result/structuredContent/pad", STRUCTURED_LEN + 20 + 300_003),
+     "/result/structuredContent", STRUCTURED_LEN + 20 + 300_003),
     # the same in sparse tokens (a long string): not skimmed, so jiter names the duplicate first
     (STRUCTURED + b'{"k":1,"k":2,"pad":"' + b"p" * SKIMMED + b'",}}}', "json.duplicate_key",
      "/result/structuredContent/k", STRUCTURED_LEN + 11),

@@ -588,7 +588,9 @@ def _open_at(data: bytes, offset: int) -> tuple[str, int]:
     (:func:`_collapse`: a listing of small objects walked 8x ``orjson.loads``' time, now a
     tenth of that), and only the brackets left are walked in Python, keeping the open containers:
     for an array the index of the current element (its commas counted in C), for an object the
-    number of the string that names the current member. The names are read from the text at
+    number of the string that names the current member (none from the comma that closes a member
+    to the colon after the next name: a fault in a name, or a comma with no name after it, is the
+    object's, not the member's before it). The names are read from the text at
     the end, one string each. Time linear in the text, memory one block and the open
     containers (at most :data:`PARSER_MAX_DEPTH`).
     """
@@ -637,6 +639,9 @@ def _open_at(data: bytes, offset: int) -> tuple[str, int]:
                             top[1] = strings + piece.count(b'"', 0, colon)
                         elif index == 0 and after_string and piece[:1] == b":":  # a name ending in the last block
                             top[1] = strings - 1
+                            colon = 0
+                        if piece.rfind(b",") > colon:  # the member closed, the next one's name not yet read:
+                            top[1] = None  # the object itself is open there (a fault in a name is the object's)
                     else:
                         top[1] += piece.count(b",")
                 strings += piece.count(b'"')
