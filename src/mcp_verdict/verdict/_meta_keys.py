@@ -19,11 +19,10 @@ examples return ``openai/toolInvocation/invoking`` and ``…/invoked`` in a ``Ca
 would refuse every such answer. Which objects are ``_meta`` objects is each module's own
 (``_meta``: the result's; ``_content``: a block's and a resource's; ``_sampling``: a message's,
 a block's and a tool's; ``_input``: a request's params'); each calls ``_meta.check_meta_keys``
-(this rule's :func:`check_key_names`, then ``_trace_context``'s),
-and the fast paths (``_fastpath``, ``_common_kind``) take a result ``_meta`` only when
-:func:`key_names_valid` holds. This module imports nothing of the package at run time, so the
-fast path's first call loads no checker with it (``_findings`` it imports, the fast path
-loads anyway).
+(this rule's :func:`check_key_names`, then ``_trace_context``'s), and the fast paths
+(``_fastpath``, ``_common_kind``) take a result ``_meta`` only when :func:`key_names_valid`
+holds. This module imports no checker of the package at run time (``_findings`` alone, which
+the fast path loads anyway), so the fast path's first call loads none with it.
 """
 
 from __future__ import annotations
