@@ -504,8 +504,8 @@ POLICY: Final[tuple[PolicyRow, ...]] = (
                         "its effect is unknown; observe the state before anything else; never resend blindly"),
     PolicyRow("other_error", "any other protocol_error", Action.INVESTIGATE,
               lambda s: s.verdict.kind is _PROTOCOL_ERROR,
-              lambda s: f"error {integer_text(s.code) if s.code is not None else 'without a code'} has no "
-                        "defined recovery"),
+              lambda s: f"error {integer_text(s.code) if isinstance(s.code, int) else s.code} has no defined "
+                        "recovery"),
     PolicyRow("unclassified", "unclassified", Action.INVESTIGATE,
               lambda s: True,
               lambda s: "the response is not a valid tools/call response: quarantine and log it; never success"),

@@ -72,7 +72,7 @@ def describe(outcome: Outcome, decision: Decision | None = None) -> str:
         why = f" ({first.code}{' at ' + _shown(first.path) if first.path else ''}: {_shown(first.message)})"
     elif verdict.kind is Kind.PROTOCOL_ERROR:
         code = verdict.error_code  # (a caller's parsed value may hold an integer past str()'s digit limit)
-        why = f" (error {integer_text(code) if code is not None else ''}: {_shown(verdict.error_message)})"
+        why = f" (error {integer_text(code) if isinstance(code, int) else code}: {_shown(verdict.error_message)})"
     elif outcome.content_check is not None and not outcome.content_check.passed:
         why = f" (content check: {', '.join(outcome.content_check.codes)})"
     if decision is None:

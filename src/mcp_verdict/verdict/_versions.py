@@ -22,10 +22,11 @@ TASKS_EXTENSION: Final = "io.modelcontextprotocol/tasks"
 """The official tasks extension (https://github.com/modelcontextprotocol/ext-tasks)."""
 
 SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+"""The result ``_meta`` key naming the server software (an Implementation), 2026-07-28."""
 RELATED_TASK: Final = "io.modelcontextprotocol/related-task"
+"""The ``_meta`` key naming the task a message belongs to (2025-11-25's tasks)."""
 TRACE_CONTEXT_KEYS: Final = frozenset({"traceparent", "tracestate", "baggage"})
 """The ``_meta`` keys of OpenTelemetry trace context, whose values have W3C formats (2026-07-28)."""
-"""The result ``_meta`` key naming the server software (an Implementation), 2026-07-28."""
 
 
 class VersionRules(Frozen):  # a plain immutable class: an import of classify does not load msgspec (_frozen)
