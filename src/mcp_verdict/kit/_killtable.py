@@ -57,13 +57,20 @@ def kill_table(cases: Iterable[Case] | None = None, mutants: Sequence[Mutant] = 
     selected = load() if cases is None else checked_cases(cases)
     if not isinstance(mutants, (list, tuple)) or not all(isinstance(mutant, Mutant) for mutant in mutants):
         raise KitError(f"mutants: expected a list or tuple of Mutant values, got {shown(mutants)}")
-    rows = [KillRow("real classifier", "mcp_verdict.classify",
-                    _explained(run(receiver_from(classify, name="real classifier"), selected), classify), True)]
-    for mutant in mutants:
-        mutated = build(mutant)
-        receiver = receiver_from(mutated, name=mutant.name, input="both")
-        rows.append(KillRow(mutant.name, mutant.description, _explained(run(receiver, selected), mutated), False))
-    return tuple(rows)
+    return (real_row(selected), *(mutant_row(mutant, selected) for mutant in mutants))
+
+
+def real_row(cases: tuple[Case, ...]) -> KillRow:
+    """The real classifier's row of the kill table over ``cases``."""
+    return KillRow("real classifier", "mcp_verdict.classify",
+                   _explained(run(receiver_from(classify, name="real classifier"), cases), classify), True)
+
+
+def mutant_row(mutant: Mutant, cases: tuple[Case, ...]) -> KillRow:
+    """``mutant``'s row of the kill table over ``cases`` (its classifier built here)."""
+    mutated = build(mutant)
+    receiver = receiver_from(mutated, name=mutant.name, input="both")
+    return KillRow(mutant.name, mutant.description, _explained(run(receiver, cases), mutated), False)
 
 
 def _explained(report: Report, function: Callable[..., Any]) -> Report:
